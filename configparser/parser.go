@@ -1,0 +1,153 @@
+// Package configparser reads Equalizer .eqc configuration files into an AST
+// and prints an AST back as canonical .eqc text.
+//
+// The grammar accepts everything Equalizer's own loader accepts (versions
+// 1.0, 1.1 and 1.2), including two quirks that real files rely on; those load
+// with a warning. Every error carries the file, line and column where the
+// problem is, and names what was expected and what was found.
+package configparser
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/alecthomas/participle/v2"
+	"github.com/alecthomas/participle/v2/lexer"
+)
+
+// Diagnostic is one error or warning at a position in a file.
+type Diagnostic struct {
+	Pos lexer.Position
+	Msg string
+}
+
+func (d Diagnostic) String() string {
+	return fmt.Sprintf("%s:%d:%d: %s", d.Pos.Filename, d.Pos.Line, d.Pos.Column, d.Msg)
+}
+
+// ErrorList is the set of errors found in one or more files, sorted by
+// position. Its Error string has one `file:line:col: message` line each.
+type ErrorList []Diagnostic
+
+func (l ErrorList) Error() string {
+	lines := make([]string, len(l))
+	for i, d := range l {
+		lines[i] = d.String()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Sort orders the list by file and position.
+func (l ErrorList) Sort() {
+	sort.SliceStable(l, func(i, j int) bool {
+		a, b := l[i].Pos, l[j].Pos
+		if a.Filename != b.Filename {
+			return a.Filename < b.Filename
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Column < b.Column
+	})
+}
+
+// Errorf returns an ErrorList holding one error at pos.
+func Errorf(pos lexer.Position, format string, args ...any) ErrorList {
+	return ErrorList{{Pos: pos, Msg: fmt.Sprintf(format, args...)}}
+}
+
+// Result is a parsed file with the warnings found while reading it.
+type Result struct {
+	File     *File
+	Warnings []Diagnostic
+	// Comments are the file's comments in order; fmt puts them back.
+	Comments []lexer.Token
+	// Version is the header's version (1.0 when the header is absent).
+	Version float64
+}
+
+var eqcParser = participle.MustBuild[File](
+	participle.Lexer(eqcLexer),
+	participle.Elide("Whitespace", "Comment"),
+)
+
+// MaxFileSize bounds what ParseFile reads: the largest real config is 40 kB.
+const MaxFileSize = 16 << 20
+
+// ParseFile reads and parses the named file.
+func ParseFile(filename string) (*Result, error) {
+	st, err := os.Stat(filename)
+	if err != nil {
+		return nil, err
+	}
+	if st.Size() > MaxFileSize {
+		return nil, Errorf(lexer.Position{Filename: filename, Line: 1, Column: 1},
+			"file is %d bytes; configurations larger than %d bytes are refused", st.Size(), MaxFileSize)
+	}
+	src, err := os.ReadFile(filename)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(filename, src)
+}
+
+// Parse parses src, naming it filename in positions. A syntax error stops
+// parsing; semantic checks of the parsed text (numbers, strings, keyword
+// lists) are all reported together.
+func Parse(filename string, src []byte) (*Result, error) {
+	if len(src) > MaxFileSize {
+		return nil, Errorf(lexer.Position{Filename: filename, Line: 1, Column: 1},
+			"input is %d bytes; configurations larger than %d bytes are refused", len(src), MaxFileSize)
+	}
+	tokens, err := lexAll(filename, src)
+	if err != nil {
+		return nil, err
+	}
+	file, perr := eqcParser.ParseBytes(filename, src)
+	if perr != nil {
+		return nil, explainSyntaxError(filename, tokens, perr)
+	}
+	res := &Result{File: file, Version: 1.0}
+	for _, t := range tokens {
+		if t.Type == eqcSymbols["Comment"] {
+			res.Comments = append(res.Comments, t)
+		}
+	}
+	v := &validator{res: res}
+	v.file(file)
+	if len(v.errs) > 0 {
+		v.errs.Sort()
+		return nil, v.errs
+	}
+	return res, nil
+}
+
+var eqcSymbols = eqcLexer.Symbols()
+
+// lexAll tokenizes the whole input; the lexer has a rule for every byte, so
+// it only fails on invalid UTF-8 or similar reader errors.
+func lexAll(filename string, src []byte) ([]lexer.Token, error) {
+	lx, err := eqcLexer.LexString(filename, string(src))
+	if err != nil {
+		return nil, err
+	}
+	var out []lexer.Token
+	for {
+		t, err := lx.Next()
+		if err != nil {
+			var perr participle.Error
+			if errors.As(err, &perr) {
+				return nil, Errorf(perr.Position(), "%s", perr.Message())
+			}
+			return nil, err
+		}
+		if t.EOF() {
+			out = append(out, t)
+			return out, nil
+		}
+		out = append(out, t)
+	}
+}

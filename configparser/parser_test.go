@@ -1,0 +1,122 @@
+package configparser
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// corpusFiles returns the shared Equalizer corpus, skipping the test when
+// the folder is not beside the checkout.
+func corpusFiles(t testing.TB) []string {
+	t.Helper()
+	dir := filepath.Join("..", "..", "shared", "eqc-corpus")
+	files, _ := filepath.Glob(filepath.Join(dir, "*.eqc"))
+	if len(files) == 0 {
+		t.Skipf("no corpus in %s", dir)
+	}
+	return files
+}
+
+func TestCorpusParses(t *testing.T) {
+	files := corpusFiles(t)
+	if len(files) != 80 {
+		t.Errorf("corpus has %d files, want 80", len(files))
+	}
+	for _, f := range files {
+		if _, err := ParseFile(f); err != nil {
+			t.Errorf("%v", err)
+		}
+	}
+}
+
+func TestCorpusQuirksWarn(t *testing.T) {
+	files := corpusFiles(t)
+	want := map[string]string{"1-pipe.LG_CF3D.eqc": "'buffers'", "stress.2D.eqc": "trailing 'f'"}
+	for _, f := range files {
+		r, err := ParseFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sub, ok := want[filepath.Base(f)]
+		if !ok {
+			continue
+		}
+		found := false
+		for _, w := range r.Warnings {
+			found = found || strings.Contains(w.Msg, sub)
+		}
+		if !found {
+			t.Errorf("%s: no warning containing %s; got %v", f, sub, r.Warnings)
+		}
+	}
+}
+
+func TestFormatFixedPoint(t *testing.T) {
+	for _, f := range corpusFiles(t) {
+		r, err := ParseFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		once := Format(r)
+		r2, err := Parse(f+" (formatted)", once)
+		if err != nil {
+			t.Errorf("%s: formatted output does not parse: %v", f, err)
+			continue
+		}
+		twice := Format(r2)
+		if !bytes.Equal(once, twice) {
+			t.Errorf("%s: fmt is not a fixed point:\n%s", f, firstDiff(once, twice))
+		}
+		if len(r2.Warnings) != 0 {
+			t.Errorf("%s: formatted output still has warnings: %v", f, r2.Warnings)
+		}
+	}
+}
+
+func TestFormatKeepsComments(t *testing.T) {
+	src := "#Equalizer 1.1 ascii\n# top\nserver\n{\n    config\n    {\n        # inside\n        latency 1 // trailing\n        # before close\n    }\n}\n# end\n"
+	r, err := Parse("c.eqc", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(Format(r))
+	for _, c := range []string{"# top", "# inside", "// trailing", "# before close", "# end"} {
+		if !strings.Contains(out, c) {
+			t.Errorf("comment %q lost:\n%s", c, out)
+		}
+	}
+	if strings.Index(out, "# before close") > strings.Index(out, "    }\n}") {
+		t.Errorf("comment before '}' moved out of its block:\n%s", out)
+	}
+}
+
+func TestGlobalKeyListsMatchGrammar(t *testing.T) {
+	for _, k := range blockKeywords["global"] {
+		sh, words := fieldShape("global", k)
+		val := map[shape]string{shapeString: `"x"`, shapeUint: "1", shapeFloat: "1.5", shapeChar: `'"'`, shapeFlags: "[ RED ]", shapeIAttr: "ON"}[sh]
+		if sh == shapeWords {
+			val = words[0]
+		}
+		src := "global { " + k + " " + val + " } config { }"
+		if _, err := Parse("g.eqc", []byte(src)); err != nil {
+			t.Errorf("%s: %v", k, err)
+		}
+	}
+}
+
+func firstDiff(a, b []byte) string {
+	al, bl := strings.Split(string(a), "\n"), strings.Split(string(b), "\n")
+	for i := range al {
+		if i >= len(bl) || al[i] != bl[i] {
+			other := "<eof>"
+			if i < len(bl) {
+				other = bl[i]
+			}
+			return fmt.Sprintf("line %d: %s | %s", i+1, al[i], other)
+		}
+	}
+	return "second is longer"
+}
