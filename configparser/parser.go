@@ -65,8 +65,13 @@ type Result struct {
 	Warnings []Diagnostic
 	// Comments are the file's comments in order; fmt puts them back.
 	Comments []lexer.Token
-	// Version is the header's version (1.0 when the header is absent).
+	// Version is the header's version; a file without header is read as
+	// the current version, 1.2.
 	Version float64
+	// HasHeader is true when the file starts with `#Equalizer <v> ascii`:
+	// it was written for Equalizer, and goeq keeps Equalizer's tolerance
+	// where Equalizer silently ignored a mistake.
+	HasHeader bool
 }
 
 var eqcParser = participle.MustBuild[File](
@@ -110,7 +115,7 @@ func Parse(filename string, src []byte) (*Result, error) {
 	if perr != nil {
 		return nil, explainSyntaxError(filename, tokens, perr)
 	}
-	res := &Result{File: file, Version: 1.0}
+	res := &Result{File: file, Version: 1.2, HasHeader: file.Header != nil}
 	for _, t := range tokens {
 		if t.Type == eqcSymbols["Comment"] {
 			res.Comments = append(res.Comments, t)

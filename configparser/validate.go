@@ -214,3 +214,29 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// GlobalKeys lists every EQ_* key the global block accepts.
+func GlobalKeys() []string { return blockKeywords["global"] }
+
+// ParseGlobalValue reads the value of global attribute key given as text
+// (from an environment variable) and returns it in canonical form.
+func ParseGlobalValue(key, text string) (string, error) {
+	src := "global { " + key + " " + text + " } config { }"
+	res, err := Parse(key, []byte(src))
+	if err != nil {
+		return "", fmt.Errorf("value %q is not valid for %s", text, key)
+	}
+	f := res.File.Global.Fields
+	if len(f) != 1 {
+		return "", fmt.Errorf("value %q is not valid for %s", text, key)
+	}
+	var b strings.Builder
+	p := &printer{}
+	p.globalField(f[0])
+	b.Write(p.buf.Bytes())
+	out := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(b.String()), key))
+	if len(out) >= 2 && out[0] == '"' {
+		out = out[1 : len(out)-1]
+	}
+	return out, nil
+}

@@ -1,0 +1,348 @@
+// Package compound resolves a parsed .eqc file into goeq's config model:
+// the resource tree (nodes, pipes, windows, channels), the display
+// description (observers, layouts, views, canvases, segments) and the
+// compound tree with every inherited value made explicit, the way Equalizer
+// resolves it. The result is plain data: the frame planner and equalizers
+// read it without GL or network.
+package compound
+
+import "github.com/alecthomas/participle/v2/lexer"
+
+// Viewport is a fractional rectangle: x, y, width, height in [0,1].
+type Viewport struct{ X, Y, W, H float64 }
+
+// FullViewport covers everything.
+var FullViewport = Viewport{0, 0, 1, 1}
+
+// Apply returns the sub-rectangle child of v (child is relative to v).
+func (v Viewport) Apply(child Viewport) Viewport {
+	return Viewport{v.X + child.X*v.W, v.Y + child.Y*v.H, v.W * child.W, v.H * child.H}
+}
+
+// Intersect returns the overlap of two viewports (zero size if none).
+func (v Viewport) Intersect(o Viewport) Viewport {
+	x0, y0 := max(v.X, o.X), max(v.Y, o.Y)
+	x1, y1 := min(v.X+v.W, o.X+o.W), min(v.Y+v.H, o.Y+o.H)
+	if x1 <= x0 || y1 <= y0 {
+		return Viewport{}
+	}
+	return Viewport{x0, y0, x1 - x0, y1 - y0}
+}
+
+// RelativeTo expresses v in the coordinates of outer.
+func (v Viewport) RelativeTo(outer Viewport) Viewport {
+	return Viewport{(v.X - outer.X) / outer.W, (v.Y - outer.Y) / outer.H, v.W / outer.W, v.H / outer.H}
+}
+
+// HasArea reports whether the viewport covers anything.
+func (v Viewport) HasArea() bool { return v.W > 0 && v.H > 0 }
+
+// PixelViewport is a rectangle in pixels.
+type PixelViewport struct{ X, Y, W, H int }
+
+// Apply returns the pixels of the fractional sub-rectangle vp. Edges are
+// rounded so that neighbouring viewports tile without gaps or overlap.
+func (p PixelViewport) Apply(vp Viewport) PixelViewport {
+	x0 := p.X + roundInt(vp.X*float64(p.W))
+	y0 := p.Y + roundInt(vp.Y*float64(p.H))
+	x1 := p.X + roundInt((vp.X+vp.W)*float64(p.W))
+	y1 := p.Y + roundInt((vp.Y+vp.H)*float64(p.H))
+	return PixelViewport{x0, y0, x1 - x0, y1 - y0}
+}
+
+func roundInt(f float64) int {
+	if f < 0 {
+		return -int(-f + 0.5)
+	}
+	return int(f + 0.5)
+}
+
+// Range is a fraction [Start, End) of the database (sort-last).
+type Range struct{ Start, End float64 }
+
+// FullRange is the whole database.
+var FullRange = Range{0, 1}
+
+// Apply returns the sub-range child of r.
+func (r Range) Apply(child Range) Range {
+	w := r.End - r.Start
+	return Range{r.Start + child.Start*w, r.Start + child.End*w}
+}
+
+// Pixel is a pixel decomposition: this source draws every W-th pixel
+// starting at X horizontally and every H-th starting at Y vertically.
+type Pixel struct{ X, Y, W, H int }
+
+// Apply nests child inside p.
+func (p Pixel) Apply(child Pixel) Pixel {
+	return Pixel{p.X + child.X*p.W, p.Y + child.Y*p.H, p.W * child.W, p.H * child.H}
+}
+
+// Subpixel is a subpixel (anti-aliasing) decomposition: sample Index of Size.
+type Subpixel struct{ Index, Size int }
+
+// Apply nests child inside s.
+func (s Subpixel) Apply(child Subpixel) Subpixel {
+	return Subpixel{s.Index*child.Size + child.Index, s.Size * child.Size}
+}
+
+// Zoom scales the rendered resolution.
+type Zoom struct{ X, Y float64 }
+
+// Eye bits.
+const (
+	EyeCyclop = 1 << iota
+	EyeLeft
+	EyeRight
+	EyesAll = EyeCyclop | EyeLeft | EyeRight
+)
+
+// Task bits, in execution order.
+const (
+	TaskClear = 1 << iota
+	TaskDraw
+	TaskAssemble
+	TaskReadback
+	TasksAll = TaskClear | TaskDraw | TaskAssemble | TaskReadback
+)
+
+// Buffer bits.
+const (
+	BufferColor = 1 << iota
+	BufferDepth
+)
+
+// Model is everything one .eqc file describes.
+type Model struct {
+	Version float64
+	Global  map[string]string // EQ_* attributes in effect (file, then environment)
+	Server  []Connection
+	Configs []*Config
+}
+
+// Config is one configuration.
+type Config struct {
+	Name       string
+	Latency    int
+	EyeBase    float64
+	Robustness string
+	Nodes      []*Node
+	Observers  []*Observer
+	Layouts    []*Layout
+	Canvases   []*Canvas
+	// Channels lists every channel: those declared in windows, then the
+	// destination channels that canvases create for each segment and view.
+	Channels  []*Channel
+	Compounds []*Compound // roots
+}
+
+// Connection describes how to reach a node or the server.
+type Connection struct {
+	Type      string
+	Hostname  string
+	Interface string
+	Port      int
+	Bandwidth int
+	Filename  string
+}
+
+// Node is one process (a render client or the application node).
+type Node struct {
+	Name        string
+	Host        string
+	App         bool
+	Connections []Connection
+	Attributes  map[string]string
+	Pipes       []*Pipe
+}
+
+// Pipe is one GPU.
+type Pipe struct {
+	Name          string
+	Node          *Node
+	Port, Device  int
+	PixelViewport PixelViewport
+	Attributes    map[string]string
+	Windows       []*Window
+}
+
+// Window is one drawable (on-screen window or offscreen FBO).
+type Window struct {
+	Name          string
+	Pipe          *Pipe
+	PixelViewport PixelViewport
+	Attributes    map[string]string
+	Channels      []*Channel
+}
+
+// Channel is a viewport of a window that compounds render into.
+type Channel struct {
+	Name          string
+	Window        *Window
+	Viewport      Viewport // fraction of the window
+	PixelViewport PixelViewport
+	Attributes    map[string]string
+	Drawable      []string
+	// For destination channels made from a canvas: the view and segment
+	// they show, and the segment's channel they are cut from.
+	View    *View
+	Segment *Segment
+	Source  *Channel
+	// Frustum is the wall a destination channel shows; nil otherwise.
+	Frustum *Wall
+}
+
+// Observer is a tracked viewer.
+type Observer struct {
+	Name          string
+	EyeLeft       Vec3
+	EyeCyclop     Vec3
+	EyeRight      Vec3
+	FocusDistance float64
+	FocusMode     string
+}
+
+// Layout is a set of views.
+type Layout struct {
+	Name  string
+	Views []*View
+}
+
+// View is a 3-D view on a layout.
+type View struct {
+	Name     string
+	Layout   *Layout
+	Mode     string // MONO or STEREO
+	Viewport Viewport
+	Frustum  *Wall // own wall or projection, if any
+	Observer *Observer
+}
+
+// Canvas is a display surface made of segments.
+type Canvas struct {
+	Name        string
+	Layouts     []*Layout // nil entries are `layout OFF`
+	Frustum     *Wall
+	SwapBarrier *SwapBarrier
+	Segments    []*Segment
+}
+
+// Segment is the part of a canvas one channel shows.
+type Segment struct {
+	Name        string
+	Canvas      *Canvas
+	Channel     *Channel
+	Eyes        int
+	Viewport    Viewport
+	Frustum     *Wall // own wall, or the canvas wall cut to the segment
+	SwapBarrier *SwapBarrier
+}
+
+// SwapBarrier synchronises buffer swaps.
+type SwapBarrier struct {
+	Name      string
+	NVGroup   string
+	NVBarrier string
+}
+
+// Frame is an output or input frame of a compound.
+type Frame struct {
+	Name     string
+	Type     string // memory or texture
+	Viewport Viewport
+	Buffers  int
+	Zoom     Zoom
+	Compound *Compound
+	// For an input frame, the compounds producing the frame of that name
+	// (several when period and phase alternate them); for an output frame,
+	// the compounds consuming it.
+	Producers []*Compound
+	Consumers []*Compound
+	Pos       lexer.Position
+}
+
+// TileQueue is an output or input tile queue.
+type TileQueue struct {
+	Name     string
+	Size     [2]int
+	Compound *Compound
+}
+
+// Equalizer is one equalizer attached to a compound, with every parameter
+// resolved (defaults filled in).
+type Equalizer struct {
+	Kind string // load, tree, DFR, framerate, monitor, view, tile
+	// load and tree
+	Mode              string // 2D, DB, HORIZONTAL, VERTICAL
+	Damping           float64
+	Boundary2D        [2]int
+	BoundaryDB        float64
+	Resistance2D      [2]int
+	ResistanceDB      float64
+	AssembleOnlyLimit *float64 // nil: no limit
+	Adaptive          bool
+	// DFR
+	Framerate float64
+	// tile
+	Name     string
+	TileSize [2]int
+	ChunkDB  float64 // tile equalizer in DB mode: range chunk
+}
+
+// Compound is one node of the compound tree with its inherited values.
+type Compound struct {
+	Name     string
+	Parent   *Compound
+	Children []*Compound
+	Index    int // position among its parent's children (or the roots)
+
+	Channel  *Channel
+	Tasks    int
+	Eyes     int
+	Buffers  int
+	Viewport Viewport // relative to the destination channel
+	Range    Range
+	Pixel    Pixel
+	Subpixel Subpixel
+	Zoom     Zoom
+	Period   int
+	Phase    int
+
+	// Frustum is the wall this compound renders (nil when none applies).
+	Frustum     *Wall
+	SwapBarrier *SwapBarrier
+	Attributes  map[string]string
+
+	OutputFrames []*Frame
+	InputFrames  []*Frame
+	OutputTiles  []*TileQueue
+	InputTiles   []*TileQueue
+	Equalizers   []*Equalizer
+
+	// Generated is true for compounds goeq made for canvases without one.
+	Generated bool
+}
+
+// IsLeaf reports whether the compound has no children.
+func (c *Compound) IsLeaf() bool { return len(c.Children) == 0 }
+
+// Walk visits c and its descendants depth-first, parents first.
+func (c *Compound) Walk(fn func(*Compound)) {
+	fn(c)
+	for _, ch := range c.Children {
+		ch.Walk(fn)
+	}
+}
+
+// Walk visits every compound of the config.
+func (c *Config) Walk(fn func(*Compound)) {
+	for _, r := range c.Compounds {
+		r.Walk(fn)
+	}
+}
+
+// IsActive reports whether the compound runs in the given frame (period
+// and phase).
+func (c *Compound) IsActive(frame int) bool {
+	return frame%c.Period == c.Phase%c.Period
+}
