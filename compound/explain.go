@@ -520,7 +520,7 @@ func writeCompoundText(p func(int, string, ...any), in int, c ExplainCompound) {
 	p(in+1, "tasks %v eyes %v buffers %v period %d phase %d", c.Tasks, c.Eyes, c.Buffers, c.Period, c.Phase)
 	p(in+1, "viewport %v pixel_viewport %v range %v pixel %v subpixel %v zoom %v", c.Viewport, c.PixelVP, c.Range, c.Pixel, c.Subpixel, c.Zoom)
 	if c.Wall != nil {
-		p(in+1, "wall%s", wallText(c.Wall))
+		p(in+1, "%s", strings.TrimPrefix(wallText(c.Wall), " "))
 	}
 	for _, f := range c.EyeFrusta {
 		p(in+1, "frustum %s [l r b t n f] %v", f.Eye, f.Frustum)
