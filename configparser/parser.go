@@ -111,6 +111,9 @@ func Parse(filename string, src []byte) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkNesting(tokens); err != nil {
+		return nil, err
+	}
 	file, perr := eqcParser.ParseBytes(filename, src)
 	if perr != nil {
 		return nil, explainSyntaxError(filename, tokens, perr)
@@ -131,6 +134,31 @@ func Parse(filename string, src []byte) (*Result, error) {
 }
 
 var eqcSymbols = eqcLexer.Symbols()
+
+// MaxNesting bounds how deep blocks and brackets may nest; real configs stay
+// under 12, and the recursive parser must not be driven into huge stacks.
+const MaxNesting = 256
+
+func checkNesting(tokens []lexer.Token) error {
+	depth := 0
+	for _, t := range tokens {
+		switch t.Value {
+		case "{", "[", "(":
+			if t.Type != eqcSymbols["Punct"] {
+				continue
+			}
+			depth++
+			if depth > MaxNesting {
+				return Errorf(t.Pos, "blocks are nested more than %d deep", MaxNesting)
+			}
+		case "}", "]", ")":
+			if t.Type == eqcSymbols["Punct"] && depth > 0 {
+				depth--
+			}
+		}
+	}
+	return nil
+}
 
 // lexAll tokenizes the whole input; the lexer has a rule for every byte, so
 // it only fails on invalid UTF-8 or similar reader errors.

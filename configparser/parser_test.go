@@ -3,6 +3,7 @@ package configparser
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -119,4 +120,33 @@ func firstDiff(a, b []byte) string {
 		}
 	}
 	return "second is longer"
+}
+
+// corpusFilesOrNone is corpusFiles for fuzz seeding: no skip when absent.
+func corpusFilesOrNone() []string {
+	files, _ := filepath.Glob(filepath.Join("..", "..", "shared", "eqc-corpus", "*.eqc"))
+	return files
+}
+
+func TestNestingIsBounded(t *testing.T) {
+	src := strings.Repeat("compound { ", MaxNesting+10)
+	_, err := Parse("deep.eqc", []byte("config { "+src))
+	if err == nil || !strings.Contains(err.Error(), "nested more than") {
+		t.Fatalf("want a nesting error, got %v", err)
+	}
+}
+
+// BenchmarkLex is the baseline for BenchmarkParseResolveLargest: the lexer
+// alone over the same file.
+func BenchmarkLex(b *testing.B) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "shared", "eqc-corpus", "4-window.all.eqc"))
+	if err != nil {
+		b.Skip("corpus not present")
+	}
+	b.SetBytes(int64(len(src)))
+	for i := 0; i < b.N; i++ {
+		if _, err := lexAll("x", src); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
