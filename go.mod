@@ -1,5 +1,5 @@
 module goeq
 
-go 1.26.8
+go 1.22
 
-require github.com/alecthomas/participle/v2 v2.1.4 // indirect
+require github.com/alecthomas/participle/v2 v2.1.4

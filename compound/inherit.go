@@ -92,10 +92,10 @@ func (r *resolver) inherit(c *Compound) {
 	switch {
 	case d.frustum != nil:
 		fb = frustumBase{wall: *d.frustum, vp: c.Viewport}
+	case c.Channel != nil && c.Channel.Frustum != nil && c.IsDestination():
+		fb = frustumBase{wall: *c.Channel.Frustum, vp: c.Viewport}
 	case p != nil:
 		fb = r.base[p]
-	case c.Channel != nil && c.Channel.Frustum != nil:
-		fb = frustumBase{wall: *c.Channel.Frustum, vp: FullViewport}
 	default:
 		fb = frustumBase{wall: DefaultWall, vp: FullViewport}
 	}

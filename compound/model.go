@@ -326,6 +326,21 @@ type Compound struct {
 // IsLeaf reports whether the compound has no children.
 func (c *Compound) IsLeaf() bool { return len(c.Children) == 0 }
 
+// IsDestination reports whether c is the top-most compound with a channel:
+// the one whose channel shows the result. Compounds below it are sources
+// and render parts of its frustum, whatever their own channel.
+func (c *Compound) IsDestination() bool {
+	if c.Channel == nil {
+		return false
+	}
+	for p := c.Parent; p != nil; p = p.Parent {
+		if p.Channel != nil {
+			return false
+		}
+	}
+	return true
+}
+
 // Walk visits c and its descendants depth-first, parents first.
 func (c *Compound) Walk(fn func(*Compound)) {
 	fn(c)

@@ -1,0 +1,37 @@
+# goeq — see README.md. `make demo` and `make test` work on a fresh Debian 12
+# machine as root: they install what they need first.
+SHELL := /bin/bash
+GO = $(shell scripts/ensure-go.sh)
+export LP_NUM_THREADS ?= 1
+
+.PHONY: all deps build test vet demo fuzz bench clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+build: deps
+	@$(GO) build -o bin/ ./cmd/...
+
+vet: deps
+	$(GO) vet ./...
+
+test: deps
+	$(GO) vet ./...
+	scripts/with-display.sh $(GO) test ./...
+
+# Until the runtime lands, the demo validates goeq's example configs and
+# explains the 4-source load-balanced 2D config.
+demo: build
+	bin/eqserver check examples/configs/*.eqc
+	bin/eqserver explain examples/configs/2d-lb-4.eqc
+
+fuzz: deps
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 60s ./configparser
+
+bench: deps
+	$(GO) test -run '^$$' -bench . -benchmem ./configparser ./compound
+
+clean:
+	rm -rf bin out

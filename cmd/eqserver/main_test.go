@@ -1,0 +1,118 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runCmd(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func examples(t *testing.T) []string {
+	files, _ := filepath.Glob(filepath.Join("..", "..", "examples", "configs", "*.eqc"))
+	if len(files) < 7 {
+		t.Fatalf("examples/configs has %d configs, want at least 7", len(files))
+	}
+	return files
+}
+
+func TestCheckExamples(t *testing.T) {
+	code, _, stderr := runCmd(append([]string{"check"}, examples(t)...)...)
+	if code != 0 || stderr != "" {
+		t.Fatalf("check of examples: exit %d, stderr:\n%s", code, stderr)
+	}
+}
+
+// The examples are kept in canonical form: fmt leaves them unchanged.
+func TestExamplesAreFormatted(t *testing.T) {
+	for _, f := range examples(t) {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		code, out, stderr := runCmd("fmt", f)
+		if code != 0 {
+			t.Fatalf("fmt %s: exit %d: %s", f, code, stderr)
+		}
+		if out != string(src) {
+			t.Errorf("%s is not in canonical form; run: bin/eqserver fmt %s", f, f)
+		}
+	}
+}
+
+func TestCheckReportsErrorsAndExit1(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.eqc")
+	os.WriteFile(bad, []byte("config\n{\n    compound { channel \"missing\" }\n}\n"), 0o644)
+	good := filepath.Join(dir, "good.eqc")
+	os.WriteFile(good, []byte("config { appNode { pipe { window { channel { name \"c\" } } } } compound { channel \"c\" } }\n"), 0o644)
+	code, _, stderr := runCmd("check", good, bad)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1", code)
+	}
+	want := bad + ":3:24: no channel named \"missing\""
+	if !strings.HasPrefix(stderr, want) {
+		t.Fatalf("stderr %q, want it to start with %q", stderr, want)
+	}
+	if n := strings.Count(strings.TrimSpace(stderr), "\n"); n != 0 {
+		t.Errorf("want one error line, got %d:\n%s", n+1, stderr)
+	}
+	if code, _, _ := runCmd("check", good); code != 0 {
+		t.Errorf("good file: exit %d", code)
+	}
+	if code, _, stderr := runCmd("check", filepath.Join(dir, "absent.eqc")); code != 1 || !strings.Contains(stderr, "no such file") {
+		t.Errorf("absent file: exit %d, %q", code, stderr)
+	}
+}
+
+func TestExplainJSON(t *testing.T) {
+	code, out, stderr := runCmd("explain", "--json", filepath.Join("..", "..", "examples", "configs", "2d-lb-4.eqc"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var m struct {
+		Configs []struct {
+			Compounds []struct {
+				Equalizers []struct {
+					Kind     string `json:"kind"`
+					Mode     string `json:"mode"`
+					Boundary string `json:"boundary"`
+				} `json:"equalizers"`
+				Children []struct {
+					Channel string   `json:"channel"`
+					Tasks   []string `json:"tasks"`
+				} `json:"children"`
+			} `json:"compounds"`
+		} `json:"configs"`
+	}
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		t.Fatalf("explain --json is not JSON: %v", err)
+	}
+	root := m.Configs[0].Compounds[0]
+	if len(root.Equalizers) != 1 || root.Equalizers[0].Kind != "load" || root.Equalizers[0].Mode != "2D" || root.Equalizers[0].Boundary != "[ 16 16 ]" {
+		t.Errorf("equalizer %+v", root.Equalizers)
+	}
+	if len(root.Children) != 4 || root.Children[0].Channel != "src1" ||
+		strings.Join(root.Children[0].Tasks, " ") != "CLEAR DRAW READBACK" {
+		t.Errorf("children %+v", root.Children)
+	}
+}
+
+func TestUsage(t *testing.T) {
+	if code, _, stderr := runCmd(); code != 2 || !strings.Contains(stderr, "usage") {
+		t.Errorf("no args: exit %d %q", code, stderr)
+	}
+	if code, _, stderr := runCmd("frobnicate"); code != 2 || !strings.Contains(stderr, "unknown command") {
+		t.Errorf("unknown command: exit %d %q", code, stderr)
+	}
+	if code, _, _ := runCmd("fmt"); code != 2 {
+		t.Errorf("fmt without file: exit %d", code)
+	}
+}

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Runs a command with an X display: the caller's DISPLAY when set, else a
+# private Xvfb started here and stopped afterwards. GL tests use it (GLX);
+# EGL tests run headless with DISPLAY unset on their own.
+set -euo pipefail
+if [ -n "${DISPLAY:-}" ] || ! command -v Xvfb >/dev/null; then
+  exec "$@"
+fi
+for n in $(seq 90 140); do
+  [ -e "/tmp/.X11-unix/X$n" ] || [ -e "/tmp/.X$n-lock" ] || break
+done
+setsid Xvfb ":$n" -screen 0 1920x1080x24 -nolisten tcp >/dev/null 2>&1 &
+xvfb=$!
+trap 'kill $xvfb 2>/dev/null || true' EXIT
+for _ in $(seq 1 100); do
+  [ -e "/tmp/.X11-unix/X$n" ] && break
+  sleep 0.05
+done
+DISPLAY=":$n" "$@"
