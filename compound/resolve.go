@@ -693,13 +693,14 @@ func (r *resolver) canvas(c *configparser.Canvas, cfg *Config) *Canvas {
 	}
 	for _, s := range segments {
 		seg := &Segment{Canvas: out, Eyes: EyesAll, Viewport: FullViewport, SwapBarrier: out.SwapBarrier}
-		eyesSet := false
+		eyesSet, named := false, false
 		for _, f := range s.Fields {
 			switch {
 			case f.Name != nil:
 				seg.Name = str(f.Name)
 			case f.Channel != nil:
 				seg.Channel = r.findChannelByName(f.Channel, cfg)
+				named = true
 			case f.Eye != nil:
 				seg.Eyes = flagBits(f.Eye, eyeBits)
 				eyesSet = true
@@ -713,7 +714,7 @@ func (r *resolver) canvas(c *configparser.Canvas, cfg *Config) *Canvas {
 				seg.Frustum = r.projection(f.Projection)
 			}
 		}
-		if seg.Channel == nil && len(r.errs) == 0 {
+		if !named {
 			r.errorf(s.Pos, "segment has no channel: add 'channel \"name\"' naming the channel that shows it")
 		}
 		if eyesSet && seg.Eyes == 0 {
@@ -917,8 +918,7 @@ type compoundData struct {
 
 func (r *resolver) compound(c *configparser.Compound, parent *Compound, cfg *Config) *Compound {
 	out := &Compound{Parent: parent, Attributes: map[string]string{}}
-	d := &compoundData{tasks: -1, eyes: -1, buffers: -1, viewport: FullViewport, rng: FullRange,
-		pixel: Pixel{0, 0, 1, 1}, subpixel: Subpixel{0, 1}, zoom: Zoom{1, 1}, period: -1, phase: -1}
+	d := newCompoundData()
 	var children []*configparser.Compound
 	for _, f := range c.Fields {
 		switch {
@@ -986,15 +986,7 @@ func (r *resolver) compound(c *configparser.Compound, parent *Compound, cfg *Con
 		case f.TreeEqualizer != nil:
 			out.Equalizers = append(out.Equalizers, r.loadEqualizer("tree", f.TreeEqualizer))
 		case f.DFREqualizer != nil:
-			eq := &Equalizer{Kind: "DFR", Damping: 0.5, Framerate: 10}
-			for _, df := range f.DFREqualizer.Fields {
-				if df.Damping != nil {
-					eq.Damping = num(df.Damping.Raw)
-				} else {
-					eq.Framerate = num(df.Framerate.Raw)
-				}
-			}
-			out.Equalizers = append(out.Equalizers, eq)
+			out.Equalizers = append(out.Equalizers, r.dfrEqualizer(f.DFREqualizer))
 		case f.FramerateEqualizer:
 			out.Equalizers = append(out.Equalizers, &Equalizer{Kind: "framerate"})
 		case f.MonitorEqualizer:
@@ -1105,34 +1097,24 @@ func (r *resolver) loadEqualizer(kind string, l *configparser.LoadEqualizer) *Eq
 }
 
 func (r *resolver) loadBalancer(lb *configparser.LoadBalancer) *Equalizer {
-	mode := "2D"
-	for _, f := range lb.Fields {
-		if f.Mode != "" {
-			mode = f.Mode
-		}
-	}
-	switch mode {
-	case "DPLEX":
-		return &Equalizer{Kind: "framerate"}
-	case "DDS":
-		return &Equalizer{Kind: "monitor"}
+	switch kind, load, dfr := lb.Convert(); kind {
+	case "framerate", "monitor":
+		return &Equalizer{Kind: kind}
 	case "DFR":
-		eq := &Equalizer{Kind: "DFR", Damping: 0.5, Framerate: 10}
-		for _, f := range lb.Fields {
-			if f.Damping != nil {
-				eq.Damping = num(f.Damping.Raw)
-			}
-			if f.Framerate != nil {
-				eq.Framerate = num(f.Framerate.Raw)
-			}
+		return r.dfrEqualizer(dfr)
+	default:
+		return r.loadEqualizer("load", load)
+	}
+}
+
+func (r *resolver) dfrEqualizer(d *configparser.DFREqualizer) *Equalizer {
+	eq := &Equalizer{Kind: "DFR", Damping: 0.5, Framerate: 10}
+	for _, f := range d.Fields {
+		if f.Damping != nil {
+			eq.Damping = num(f.Damping.Raw)
+		} else {
+			eq.Framerate = num(f.Framerate.Raw)
 		}
-		return eq
 	}
-	le := &configparser.LoadEqualizer{}
-	le.Fields = append(le.Fields, &configparser.LoadEqualizerField{Mode: mode})
-	for _, f := range lb.Fields {
-		le.Fields = append(le.Fields, &configparser.LoadEqualizerField{Pos: f.Pos, Damping: f.Damping,
-			Boundary: f.Boundary, Resistance: f.Resistance, AssembleOnlyLimit: f.AssembleOnlyLimit})
-	}
-	return r.loadEqualizer("load", le)
+	return eq
 }

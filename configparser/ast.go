@@ -613,6 +613,42 @@ type LoadBalancer struct {
 	Close  *Close               `parser:"@@"`
 }
 
+// Convert returns the equalizer a deprecated loadBalancer stands for: kind is
+// "load", "DFR", "framerate" or "monitor"; load and DFR come with the
+// fields that apply to them.
+func (lb *LoadBalancer) Convert() (kind string, load *LoadEqualizer, dfr *DFREqualizer) {
+	mode := "2D"
+	for _, f := range lb.Fields {
+		if f.Mode != "" {
+			mode = f.Mode
+		}
+	}
+	switch mode {
+	case "DPLEX":
+		return "framerate", nil, nil
+	case "DDS":
+		return "monitor", nil, nil
+	case "DFR":
+		dfr = &DFREqualizer{Pos: lb.Pos, Close: lb.Close}
+		for _, f := range lb.Fields {
+			if f.Damping != nil || f.Framerate != nil {
+				dfr.Fields = append(dfr.Fields, &DFRField{Pos: f.Pos, Damping: f.Damping, Framerate: f.Framerate})
+			}
+		}
+		return "DFR", nil, dfr
+	}
+	load = &LoadEqualizer{Pos: lb.Pos, Close: lb.Close}
+	load.Fields = append(load.Fields, &LoadEqualizerField{Pos: lb.Pos, Mode: mode})
+	for _, f := range lb.Fields {
+		if f.Mode != "" || f.Framerate != nil {
+			continue
+		}
+		load.Fields = append(load.Fields, &LoadEqualizerField{Pos: f.Pos, Damping: f.Damping,
+			Boundary: f.Boundary, Resistance: f.Resistance, AssembleOnlyLimit: f.AssembleOnlyLimit})
+	}
+	return "load", load, nil
+}
+
 // LoadBalancerField is one field of a deprecated loadBalancer.
 type LoadBalancerField struct {
 	Pos               lexer.Position

@@ -601,15 +601,7 @@ func (p *printer) compoundField(f *CompoundField) {
 	case f.TreeEqualizer != nil:
 		p.loadEqualizer(f.Pos, "tree_equalizer", f.TreeEqualizer)
 	case f.DFREqualizer != nil:
-		p.block(f.Pos, "DFR_equalizer", f.DFREqualizer.Close, func() {
-			for _, d := range f.DFREqualizer.Fields {
-				if d.Damping != nil {
-					p.line(d.Pos, "damping "+number(d.Damping.Raw))
-				} else {
-					p.line(d.Pos, "framerate "+number(d.Framerate.Raw))
-				}
-			}
-		})
+		p.dfrEqualizer(f.Pos, f.DFREqualizer)
 	case f.FramerateEqualizer:
 		p.line(f.Pos, "framerate_equalizer {}")
 	case f.MonitorEqualizer:
@@ -654,6 +646,18 @@ func (p *printer) compoundField(f *CompoundField) {
 	}
 }
 
+func (p *printer) dfrEqualizer(pos lexer.Position, d *DFREqualizer) {
+	p.block(pos, "DFR_equalizer", d.Close, func() {
+		for _, f := range d.Fields {
+			if f.Damping != nil {
+				p.line(f.Pos, "damping "+number(f.Damping.Raw))
+			} else {
+				p.line(f.Pos, "framerate "+number(f.Framerate.Raw))
+			}
+		}
+	})
+}
+
 func (p *printer) loadEqualizer(pos lexer.Position, kw string, l *LoadEqualizer) {
 	p.block(pos, kw, l.Close, func() {
 		for _, f := range l.Fields {
@@ -677,45 +681,16 @@ func (p *printer) loadEqualizer(pos lexer.Position, kw string, l *LoadEqualizer)
 
 // loadBalancer prints the deprecated syntax as the equalizer it stands for.
 func (p *printer) loadBalancer(pos lexer.Position, lb *LoadBalancer) {
-	mode := "2D"
-	for _, f := range lb.Fields {
-		if f.Mode != "" {
-			mode = f.Mode
-		}
-	}
-	switch mode {
-	case "DPLEX":
+	switch kind, load, dfr := lb.Convert(); kind {
+	case "framerate":
 		p.line(pos, "framerate_equalizer {}")
-		return
-	case "DDS":
+	case "monitor":
 		p.line(pos, "monitor_equalizer {}")
-		return
+	case "DFR":
+		p.dfrEqualizer(pos, dfr)
+	default:
+		p.loadEqualizer(pos, "load_equalizer", load)
 	}
-	kw := "load_equalizer"
-	if mode == "DFR" {
-		kw = "DFR_equalizer"
-	}
-	p.block(pos, kw, lb.Close, func() {
-		if mode != "DFR" {
-			p.line(pos, "mode "+mode)
-		}
-		for _, f := range lb.Fields {
-			switch {
-			case f.Damping != nil:
-				p.line(f.Pos, "damping "+number(f.Damping.Raw))
-			case f.Framerate != nil && mode == "DFR":
-				p.line(f.Pos, "framerate "+number(f.Framerate.Raw))
-			case mode == "DFR":
-				// the other fields only apply to a load equalizer
-			case f.Boundary != nil:
-				p.line(f.Pos, "boundary "+boundary(f.Boundary))
-			case f.Resistance != nil:
-				p.line(f.Pos, "resistance "+boundary(f.Resistance))
-			case f.AssembleOnlyLimit != nil:
-				p.line(f.Pos, "assemble_only_limit "+number(f.AssembleOnlyLimit.Raw))
-			}
-		}
-	})
 }
 
 func (p *printer) frame(pos lexer.Position, kw string, fr *Frame) {

@@ -150,3 +150,23 @@ func BenchmarkLex(b *testing.B) {
 		}
 	}
 }
+
+func TestLoadBalancerIsConverted(t *testing.T) {
+	for src, want := range map[string]string{
+		"loadBalancer { mode DB damping 0.3 boundary 0.1 }": "load_equalizer\n{\n    mode DB\n    damping 0.3\n    boundary 0.1\n}",
+		"loadBalancer { mode DFR framerate 20 }":            "DFR_equalizer\n{\n    framerate 20\n}",
+		"loadBalancer { mode DPLEX }":                       "framerate_equalizer {}",
+	} {
+		r, err := Parse("lb.eqc", []byte("config { compound { "+src+" } }"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Warnings) == 0 {
+			t.Errorf("%s: no deprecation warning", src)
+		}
+		out := strings.ReplaceAll(string(Format(r)), "        ", "")
+		if !strings.Contains(out, want) {
+			t.Errorf("%s formatted as\n%s\nwant\n%s", src, out, want)
+		}
+	}
+}
