@@ -1,5 +1,7 @@
 module goeq
 
-go 1.22
+go 1.25
 
 require github.com/alecthomas/participle/v2 v2.1.4
+
+require github.com/klauspost/compress v1.20.3 // indirect

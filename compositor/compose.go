@@ -1,0 +1,213 @@
+package compositor
+
+import "fmt"
+
+// Assemble copies src into dst with src's bottom-left pixel at (x, y): the
+// 2D (sort-first) case. Depth is copied too when both images have it.
+func Assemble(dst, src *Image, x, y int) error {
+	if err := dst.check(); err != nil {
+		return err
+	}
+	if err := src.check(); err != nil {
+		return err
+	}
+	if x < 0 || y < 0 || x+src.W > dst.W || y+src.H > dst.H {
+		return fmt.Errorf("compositor: %dx%d tile at (%d,%d) does not fit a %dx%d frame", src.W, src.H, x, y, dst.W, dst.H)
+	}
+	copyDepth := dst.Depth != nil && src.Depth != nil
+	parallel(src.H, src.W, func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			d := ((y+r)*dst.W + x)
+			s := r * src.W
+			copy(dst.Color[4*d:4*(d+src.W)], src.Color[4*s:4*(s+src.W)])
+			if copyDepth {
+				copy(dst.Depth[d:d+src.W], src.Depth[s:s+src.W])
+			}
+		}
+	})
+	return nil
+}
+
+// DepthMerge keeps, for every pixel, the nearer of dst and src (smaller
+// depth wins; ties keep dst, so merging is order-independent for distinct
+// depths). Both images need the same size and the same kind of depth.
+func DepthMerge(dst, src *Image) error {
+	if err := sameSize(dst, src); err != nil {
+		return err
+	}
+	dc, sc := dst.Pixels(), src.Pixels()
+	switch {
+	case dst.Depth != nil && src.Depth != nil:
+		dd, sd := dst.Depth, src.Depth
+		parallel(len(dd), 1, func(lo, hi int) {
+			dd, sd, dc, sc := dd[lo:hi], sd[lo:hi:hi], dc[lo:hi], sc[lo:hi:hi]
+			for i, z := range sd {
+				if z < dd[i] {
+					dd[i] = z
+					dc[i] = sc[i]
+				}
+			}
+		})
+	case dst.DepthU != nil && src.DepthU != nil:
+		dd, sd := dst.DepthU, src.DepthU
+		parallel(len(dd), 1, func(lo, hi int) {
+			dd, sd, dc, sc := dd[lo:hi], sd[lo:hi:hi], dc[lo:hi], sc[lo:hi:hi]
+			for i, z := range sd {
+				if z < dd[i] {
+					dd[i] = z
+					dc[i] = sc[i]
+				}
+			}
+		})
+	default:
+		return fmt.Errorf("compositor: depth merge needs depth of the same kind in both images")
+	}
+	return nil
+}
+
+// BlendUnder composites src behind dst: dst = dst + (1 - dst.alpha) * src,
+// with premultiplied RGBA8. Blending DB slabs front to back is a sequence
+// of BlendUnder calls; back to front, of BlendOver.
+func BlendUnder(dst, src *Image) error {
+	if err := sameSize(dst, src); err != nil {
+		return err
+	}
+	dc, sc := dst.Pixels(), src.Pixels()
+	parallel(len(dc), 1, func(lo, hi int) {
+		dc, sc := dc[lo:hi], sc[lo:hi:hi]
+		for i, s := range sc {
+			dc[i] = over(dc[i], s)
+		}
+	})
+	return nil
+}
+
+// BlendOver composites src in front of dst: dst = src + (1 - src.alpha) * dst.
+func BlendOver(dst, src *Image) error {
+	if err := sameSize(dst, src); err != nil {
+		return err
+	}
+	dc, sc := dst.Pixels(), src.Pixels()
+	parallel(len(dc), 1, func(lo, hi int) {
+		dc, sc := dc[lo:hi], sc[lo:hi:hi]
+		for i, s := range sc {
+			dc[i] = over(s, dc[i])
+		}
+	})
+	return nil
+}
+
+// over returns front + (1 - front.alpha) * back for premultiplied RGBA8
+// pixels packed little-endian (R in the low byte, A in the high byte). Two
+// channels are scaled at once in 16-bit lanes; x/255 is computed exactly as
+// (t + 1 + (t >> 8)) >> 8 with t = x + 128 (round to nearest).
+func over(front, back uint32) uint32 {
+	a := front >> 24
+	if a == 255 {
+		return front
+	}
+	if a == 0 && front == 0 {
+		return back
+	}
+	k := 255 - a
+	rb := (back & 0x00ff00ff) * k
+	ag := (back >> 8 & 0x00ff00ff) * k
+	rb += 0x00800080
+	ag += 0x00800080
+	rb = (rb + (rb >> 8 & 0x00ff00ff)) >> 8 & 0x00ff00ff
+	ag = (ag + (ag >> 8 & 0x00ff00ff)) & 0xff00ff00
+	return satAdd(front, rb|ag)
+}
+
+// satAdd adds bytewise with saturation (premultiplied sums never exceed
+// 255 for valid input; saturation keeps invalid input from wrapping).
+func satAdd(a, b uint32) uint32 {
+	var out uint32
+	for shift := uint(0); shift < 32; shift += 8 {
+		s := (a>>shift)&0xff + (b>>shift)&0xff
+		if s > 255 {
+			s = 255
+		}
+		out |= s << shift
+	}
+	return out
+}
+
+// Interleave writes src, rendered by a pixel-decomposed source with
+// parameters (px, py, pw, ph), into dst: src pixel (i, j) lands on
+// dst pixel (px + i*pw, py + j*ph). src must be the source's full
+// resolution: ceil((W-px)/pw) x ceil((H-py)/ph).
+func Interleave(dst, src *Image, px, py, pw, ph int) error {
+	if err := dst.check(); err != nil {
+		return err
+	}
+	if err := src.check(); err != nil {
+		return err
+	}
+	if pw < 1 || ph < 1 || px < 0 || py < 0 || px >= pw || py >= ph {
+		return fmt.Errorf("compositor: invalid pixel decomposition [ %d %d %d %d ]", px, py, pw, ph)
+	}
+	wantW, wantH := (dst.W-px+pw-1)/pw, (dst.H-py+ph-1)/ph
+	if src.W != wantW || src.H != wantH {
+		return fmt.Errorf("compositor: pixel source is %dx%d, want %dx%d for [ %d %d %d %d ] of %dx%d", src.W, src.H, wantW, wantH, px, py, pw, ph, dst.W, dst.H)
+	}
+	dc, sc := dst.Pixels(), src.Pixels()
+	parallel(src.H, src.W, func(lo, hi int) {
+		for j := lo; j < hi; j++ {
+			drow := dc[(py+j*ph)*dst.W:]
+			srow := sc[j*src.W : (j+1)*src.W]
+			for i, p := range srow {
+				drow[px+i*pw] = p
+			}
+		}
+	})
+	return nil
+}
+
+// Average sets dst to the per-channel mean of srcs (subpixel compositing:
+// each source rendered the frame with a different sub-pixel offset).
+// Rounding is to nearest.
+func Average(dst *Image, srcs []*Image) error {
+	if len(srcs) == 0 {
+		return fmt.Errorf("compositor: nothing to average")
+	}
+	for _, s := range srcs {
+		if err := sameSize(dst, s); err != nil {
+			return err
+		}
+	}
+	n := uint32(len(srcs))
+	pix := make([][]uint32, len(srcs))
+	for i, s := range srcs {
+		pix[i] = s.Pixels()
+	}
+	dc := dst.Pixels()
+	parallel(len(dc), len(srcs), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			var rb, ag uint32 // 16-bit lanes: up to 257 sources without overflow
+			for _, p := range pix {
+				rb += p[i] & 0x00ff00ff
+				ag += p[i] >> 8 & 0x00ff00ff
+			}
+			r := ((rb&0xffff)*2 + n) / (2 * n)
+			b := ((rb>>16)*2 + n) / (2 * n)
+			g := ((ag&0xffff)*2 + n) / (2 * n)
+			a := ((ag>>16)*2 + n) / (2 * n)
+			dc[i] = r | g<<8 | b<<16 | a<<24
+		}
+	})
+	return nil
+}
+
+func sameSize(a, b *Image) error {
+	if err := a.check(); err != nil {
+		return err
+	}
+	if err := b.check(); err != nil {
+		return err
+	}
+	if a.W != b.W || a.H != b.H {
+		return fmt.Errorf("compositor: images are %dx%d and %dx%d", a.W, a.H, b.W, b.H)
+	}
+	return nil
+}

@@ -1,0 +1,174 @@
+package compositor
+
+import (
+	"math"
+	"math/rand"
+	"testing"
+)
+
+func randomImage(r *rand.Rand, w, h int, depth bool) *Image {
+	img := NewImage(w, h, depth)
+	r.Read(img.Color)
+	for i := range img.Depth {
+		img.Depth[i] = r.Float32()
+	}
+	return img
+}
+
+// premultiplied makes a random image valid premultiplied RGBA.
+func premultiplied(img *Image) *Image {
+	for i := 0; i < len(img.Color); i += 4 {
+		a := img.Color[i+3]
+		for c := 0; c < 3; c++ {
+			img.Color[i+c] = byte(uint32(img.Color[i+c]) * uint32(a) / 255)
+		}
+	}
+	return img
+}
+
+func TestAssembleTilesRebuildTheFrame(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	for _, size := range [][2]int{{7, 5}, {640, 360}} {
+		w, h := size[0], size[1]
+		full := randomImage(r, w, h, true)
+		dst := NewImage(w, h, true)
+		// four uneven tiles, like a 2D load equalizer's split
+		xs, ys := []int{0, w / 3, w}, []int{0, h / 2, h}
+		for ty := 0; ty < 2; ty++ {
+			for tx := 0; tx < 2; tx++ {
+				x0, x1, y0, y1 := xs[tx], xs[tx+1], ys[ty], ys[ty+1]
+				tile := NewImage(x1-x0, y1-y0, true)
+				for y := y0; y < y1; y++ {
+					copy(tile.Color[4*(y-y0)*tile.W:], full.Color[4*(y*w+x0):4*(y*w+x1)])
+					copy(tile.Depth[(y-y0)*tile.W:], full.Depth[y*w+x0:y*w+x1])
+				}
+				if err := Assemble(dst, tile, x0, y0); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if string(dst.Color) != string(full.Color) {
+			t.Errorf("%dx%d: assembled colour differs", w, h)
+		}
+		for i := range dst.Depth {
+			if dst.Depth[i] != full.Depth[i] {
+				t.Fatalf("%dx%d: depth differs at %d", w, h, i)
+			}
+		}
+	}
+	if err := Assemble(NewImage(4, 4, false), NewImage(3, 3, false), 2, 2); err == nil {
+		t.Error("a tile that does not fit must be refused")
+	}
+}
+
+func TestDepthMergeKeepsNearest(t *testing.T) {
+	r := rand.New(rand.NewSource(2))
+	a, b := randomImage(r, 300, 300, true), randomImage(r, 300, 300, true)
+	want := NewImage(300, 300, true)
+	for i := range a.Depth {
+		src := a
+		if b.Depth[i] < a.Depth[i] {
+			src = b
+		}
+		want.Depth[i] = src.Depth[i]
+		copy(want.Color[4*i:4*i+4], src.Color[4*i:4*i+4])
+	}
+	if err := DepthMerge(a, b); err != nil {
+		t.Fatal(err)
+	}
+	if string(a.Color) != string(want.Color) {
+		t.Error("merged colour differs from the reference")
+	}
+	// integer depth
+	c, d := NewImage(2, 1, false), NewImage(2, 1, false)
+	c.DepthU, d.DepthU = []uint32{5, 1}, []uint32{3, 9}
+	copy(c.Color, []byte{1, 1, 1, 1, 2, 2, 2, 2})
+	copy(d.Color, []byte{3, 3, 3, 3, 4, 4, 4, 4})
+	if err := DepthMerge(c, d); err != nil {
+		t.Fatal(err)
+	}
+	if c.Color[0] != 3 || c.Color[4] != 2 || c.DepthU[0] != 3 || c.DepthU[1] != 1 {
+		t.Errorf("integer merge: %v %v", c.Color, c.DepthU)
+	}
+	if err := DepthMerge(NewImage(2, 1, true), c); err == nil {
+		t.Error("mixed depth kinds must be refused")
+	}
+}
+
+func TestBlendMatchesReference(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	front, back := premultiplied(randomImage(r, 257, 3, false)), premultiplied(randomImage(r, 257, 3, false))
+	// exhaustive over alpha for one colour value set
+	for a := 0; a < 256; a++ {
+		front.Color[4*a+3] = byte(a)
+	}
+	got := &Image{W: back.W, H: back.H, Color: append([]byte{}, back.Color...)}
+	if err := BlendOver(got, front); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < len(got.Color); i += 4 {
+		a := float64(front.Color[i+3])
+		for c := 0; c < 4; c++ {
+			want := float64(front.Color[i+c]) + math.Round(float64(back.Color[i+c])*(255-a)/255)
+			if want > 255 {
+				want = 255
+			}
+			if float64(got.Color[i+c]) != want {
+				t.Fatalf("pixel %d channel %d: got %d, want %v", i/4, c, got.Color[i+c], want)
+			}
+		}
+	}
+	// under is over with the roles swapped
+	under := &Image{W: front.W, H: front.H, Color: append([]byte{}, front.Color...)}
+	if err := BlendUnder(under, back); err != nil {
+		t.Fatal(err)
+	}
+	if string(under.Color) != string(got.Color) {
+		t.Error("BlendUnder(front, back) differs from BlendOver(back, front)")
+	}
+}
+
+func TestInterleaveRebuildsTheFrame(t *testing.T) {
+	r := rand.New(rand.NewSource(4))
+	w, h := 101, 53
+	full := randomImage(r, w, h, false)
+	dst := NewImage(w, h, false)
+	for py := 0; py < 2; py++ {
+		for px := 0; px < 2; px++ {
+			sw, sh := (w-px+1)/2, (h-py+1)/2
+			src := NewImage(sw, sh, false)
+			for j := 0; j < sh; j++ {
+				for i := 0; i < sw; i++ {
+					copy(src.Color[4*(j*sw+i):], full.Color[4*((py+2*j)*w+px+2*i):][:4])
+				}
+			}
+			if err := Interleave(dst, src, px, py, 2, 2); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if string(dst.Color) != string(full.Color) {
+		t.Error("interleaved 2x2 sources differ from the frame")
+	}
+	if err := Interleave(dst, NewImage(3, 3, false), 0, 0, 2, 2); err == nil {
+		t.Error("a pixel source of the wrong size must be refused")
+	}
+}
+
+func TestAverageRoundsToNearest(t *testing.T) {
+	r := rand.New(rand.NewSource(5))
+	srcs := []*Image{randomImage(r, 50, 50, false), randomImage(r, 50, 50, false), randomImage(r, 50, 50, false)}
+	dst := NewImage(50, 50, false)
+	if err := Average(dst, srcs); err != nil {
+		t.Fatal(err)
+	}
+	for i := range dst.Color {
+		sum := 0
+		for _, s := range srcs {
+			sum += int(s.Color[i])
+		}
+		if want := int(math.Floor(float64(sum)/3 + 0.5)); int(dst.Color[i]) != want {
+			t.Fatalf("byte %d: got %d want %d", i, dst.Color[i], want)
+		}
+	}
+}

@@ -1,0 +1,225 @@
+package compressor
+
+import (
+	"bytes"
+	"encoding/binary"
+	"io"
+	"sync"
+
+	"github.com/klauspost/compress/s2"
+	"github.com/klauspost/compress/zstd"
+)
+
+type noneCodec struct{}
+
+func (noneCodec) encode(dst, src []byte) []byte { return append(dst, src...) }
+func (noneCodec) decode(dst, src []byte) error {
+	if len(src) != len(dst) {
+		return corrupt("raw chunk has %d bytes, want %d", len(src), len(dst))
+	}
+	copy(dst, src)
+	return nil
+}
+
+type s2Codec struct{}
+
+func (s2Codec) encode(dst, src []byte) []byte { return append(dst, s2.Encode(nil, src)...) }
+func (s2Codec) decode(dst, src []byte) error  { return s2Into(dst, src) }
+
+// s2Into decodes an s2 block that must expand to exactly len(dst) bytes.
+func s2Into(dst, src []byte) error {
+	n, err := s2.DecodedLen(src)
+	if err != nil {
+		return corrupt("s2: %v", err)
+	}
+	if n != len(dst) {
+		return corrupt("s2 block expands to %d bytes, want %d", n, len(dst))
+	}
+	out, err := s2.Decode(dst, src)
+	if err != nil {
+		return corrupt("s2: %v", err)
+	}
+	if len(dst) > 0 && &out[0] != &dst[0] {
+		copy(dst, out)
+	}
+	return nil
+}
+
+var (
+	zstdEncoders = sync.Pool{New: func() any {
+		e, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(zstdWindow))
+		return e
+	}}
+	zstdDecoders = sync.Pool{New: func() any {
+		d, _ := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(zstdWindow))
+		return d
+	}}
+)
+
+// zstdWindow bounds the decoder's history buffer: decoding streams into the
+// chunk, so memory stays at the chunk plus this window whatever the input.
+const zstdWindow = 4 << 20
+
+type zstdCodec struct{}
+
+func (zstdCodec) encode(dst, src []byte) []byte {
+	e := zstdEncoders.Get().(*zstd.Encoder)
+	defer zstdEncoders.Put(e)
+	return e.EncodeAll(src, dst)
+}
+
+func (zstdCodec) decode(dst, src []byte) error {
+	var h zstd.Header
+	if err := h.Decode(src); err != nil {
+		return corrupt("zstd: %v", err)
+	}
+	if h.HasFCS && h.FrameContentSize != uint64(len(dst)) {
+		return corrupt("zstd frame declares %d bytes, want %d", h.FrameContentSize, len(dst))
+	}
+	d := zstdDecoders.Get().(*zstd.Decoder)
+	defer zstdDecoders.Put(d)
+	if err := d.Reset(bytes.NewReader(src)); err != nil {
+		return corrupt("zstd: %v", err)
+	}
+	if _, err := io.ReadFull(d, dst); err != nil {
+		return corrupt("zstd: %v", err)
+	}
+	var extra [1]byte
+	if n, err := d.Read(extra[:]); n != 0 || err != io.EOF {
+		return corrupt("zstd stream holds more than %d bytes", len(dst))
+	}
+	return nil
+}
+
+// planesCodec splits 4-byte pixels into 4 byte planes before s2: each plane
+// is smoother than the interleaved bytes.
+type planesCodec struct{}
+
+func (planesCodec) encode(dst, src []byte) []byte {
+	return append(dst, s2.Encode(nil, toPlanes(src))...)
+}
+
+func (planesCodec) decode(dst, src []byte) error {
+	tmp := make([]byte, len(dst))
+	if err := s2Into(tmp, src); err != nil {
+		return err
+	}
+	fromPlanes(dst, tmp)
+	return nil
+}
+
+func toPlanes(src []byte) []byte {
+	n := len(src) / 4
+	out := make([]byte, len(src))
+	p0, p1, p2, p3 := out[:n], out[n:2*n], out[2*n:3*n], out[3*n:]
+	for i := 0; i < n; i++ {
+		s := src[4*i : 4*i+4 : 4*i+4]
+		p0[i], p1[i], p2[i], p3[i] = s[0], s[1], s[2], s[3]
+	}
+	return out
+}
+
+func fromPlanes(dst, planes []byte) {
+	n := len(dst) / 4
+	p0, p1, p2, p3 := planes[:n], planes[n:2*n], planes[2*n:3*n], planes[3*n:]
+	for i := 0; i < n; i++ {
+		d := dst[4*i : 4*i+4 : 4*i+4]
+		d[0], d[1], d[2], d[3] = p0[i], p1[i], p2[i], p3[i]
+	}
+}
+
+// deltaCodec is for depth: each 32-bit value minus its left neighbour (row
+// by row), then byte planes, then s2. Smooth depth becomes mostly small
+// deltas whose high planes are zero.
+type deltaCodec struct{}
+
+func (deltaCodec) encode(dst, src []byte) []byte {
+	d := make([]byte, len(src))
+	var prev uint32
+	for i := 0; i+4 <= len(src); i += 4 {
+		v := binary.LittleEndian.Uint32(src[i:])
+		binary.LittleEndian.PutUint32(d[i:], v-prev)
+		prev = v
+	}
+	return append(dst, s2.Encode(nil, toPlanes(d))...)
+}
+
+func (deltaCodec) decode(dst, src []byte) error {
+	tmp := make([]byte, len(dst))
+	if err := s2Into(tmp, src); err != nil {
+		return err
+	}
+	fromPlanes(dst, tmp)
+	var prev uint32
+	for i := 0; i+4 <= len(dst); i += 4 {
+		prev += binary.LittleEndian.Uint32(dst[i:])
+		binary.LittleEndian.PutUint32(dst[i:], prev)
+	}
+	return nil
+}
+
+// rleCodec codes runs of identical 32-bit pixels. A control byte c < 128
+// is followed by c+1 literal pixels; c >= 128 by one pixel repeated
+// c-126 times (2..129).
+type rleCodec struct{}
+
+func (rleCodec) encode(dst, src []byte) []byte {
+	n := len(src) / 4
+	px := func(i int) uint32 { return binary.LittleEndian.Uint32(src[4*i:]) }
+	lit := -1 // start of the pending literal run
+	flush := func(end int) {
+		for lit >= 0 && lit < end {
+			k := min(end-lit, 128)
+			dst = append(dst, byte(k-1))
+			dst = append(dst, src[4*lit:4*(lit+k)]...)
+			lit += k
+		}
+		lit = -1
+	}
+	for i := 0; i < n; {
+		j := i + 1
+		for j < n && j-i < 129 && px(j) == px(i) {
+			j++
+		}
+		if j-i >= 2 {
+			flush(i)
+			dst = append(dst, byte(j-i+126))
+			dst = append(dst, src[4*i:4*i+4]...)
+		} else if lit < 0 {
+			lit = i
+		}
+		i = j
+	}
+	flush(n)
+	return dst
+}
+
+func (rleCodec) decode(dst, src []byte) error {
+	o := 0
+	for i := 0; i < len(src); {
+		c := int(src[i])
+		i++
+		if c < 128 {
+			k := 4 * (c + 1)
+			if i+k > len(src) || o+k > len(dst) {
+				return corrupt("rle literal overruns")
+			}
+			copy(dst[o:], src[i:i+k])
+			i, o = i+k, o+k
+			continue
+		}
+		k := c - 126
+		if i+4 > len(src) || o+4*k > len(dst) {
+			return corrupt("rle run overruns")
+		}
+		for r := 0; r < k; r++ {
+			copy(dst[o:o+4], src[i:i+4])
+			o += 4
+		}
+		i += 4
+	}
+	if o != len(dst) {
+		return corrupt("rle chunk decodes to %d bytes, want %d", o, len(dst))
+	}
+	return nil
+}

@@ -1,0 +1,265 @@
+// Package compressor packs pixel frames for the wire: RGBA8 colour and
+// depth (32-bit float or integer). A frame is cut into row chunks encoded in
+// parallel; each codec is lossless. Decoding is hardened: a malformed or
+// truncated input returns an error and never allocates beyond the frame size
+// its header declares (itself bounded).
+//
+// Codecs: None; S2 and Zstd (klauspost/compress); Planes (RGBA split into
+// byte planes, then S2); RLE (runs of identical 32-bit pixels); Delta (row
+// delta of 32-bit values, byte planes, S2: for depth). Chooser picks the
+// codec that minimises encode + transfer + decode time for a link.
+package compressor
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+)
+
+// Format is what a frame holds; every format has 4 bytes per pixel.
+type Format uint8
+
+const (
+	RGBA8     Format = 1
+	DepthF32  Format = 2
+	DepthU32  Format = 3 // 24-bit depth in the low bits, or full 32-bit
+	bytesPerPixel    = 4
+)
+
+func (f Format) String() string {
+	switch f {
+	case RGBA8:
+		return "rgba8"
+	case DepthF32:
+		return "depth-f32"
+	case DepthU32:
+		return "depth-u32"
+	}
+	return fmt.Sprintf("format(%d)", uint8(f))
+}
+
+// Codec identifies a compression method.
+type Codec uint8
+
+const (
+	None Codec = iota
+	S2
+	Zstd
+	Planes
+	RLE
+	Delta
+	numCodecs
+)
+
+var codecNames = [...]string{"none", "s2", "zstd", "planes-s2", "rle", "delta-s2"}
+
+func (c Codec) String() string {
+	if int(c) < len(codecNames) {
+		return codecNames[c]
+	}
+	return fmt.Sprintf("codec(%d)", uint8(c))
+}
+
+// Codecs lists every codec.
+func Codecs() []Codec { return []Codec{None, S2, Zstd, Planes, RLE, Delta} }
+
+// Limits on what a header may declare, so a decoder never allocates more.
+const (
+	MaxDimension = 16384
+	MaxChunks    = 1024
+	headerSize   = 20
+	chunkEntry   = 8
+	magic        = "GQF1"
+)
+
+var (
+	// ErrCorrupt is returned for any input that is not a valid encoding.
+	ErrCorrupt = errors.New("compressor: corrupt or truncated frame")
+)
+
+func corrupt(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrCorrupt, fmt.Sprintf(format, args...))
+}
+
+// chunkCodec encodes and decodes one chunk of whole rows.
+type chunkCodec interface {
+	encode(dst, src []byte) []byte
+	// decode writes exactly len(dst) bytes or fails.
+	decode(dst, src []byte) error
+}
+
+func codecFor(c Codec) chunkCodec {
+	switch c {
+	case None:
+		return noneCodec{}
+	case S2:
+		return s2Codec{}
+	case Zstd:
+		return zstdCodec{}
+	case Planes:
+		return planesCodec{}
+	case RLE:
+		return rleCodec{}
+	case Delta:
+		return deltaCodec{}
+	}
+	return nil
+}
+
+// Chunks picks how many row chunks a frame is cut into: one per core, but
+// not smaller than 64 KiB, so small frames stay in one chunk.
+func Chunks(width, height int) int {
+	n := runtime.GOMAXPROCS(0)
+	if max := width * height * bytesPerPixel / (64 << 10); n > max {
+		n = max
+	}
+	if n > height {
+		n = height
+	}
+	if n < 1 {
+		n = 1
+	}
+	return n
+}
+
+// Encode appends the encoding of a width x height frame to dst using codec
+// c split into the given number of row chunks (0: Chunks(width, height)).
+func Encode(dst []byte, c Codec, f Format, width, height, chunks int, pixels []byte) ([]byte, error) {
+	cc := codecFor(c)
+	if cc == nil {
+		return nil, fmt.Errorf("compressor: unknown codec %d", c)
+	}
+	if width < 0 || height < 0 || width > MaxDimension || height > MaxDimension {
+		return nil, fmt.Errorf("compressor: frame %dx%d exceeds %d pixels a side", width, height, MaxDimension)
+	}
+	if len(pixels) != width*height*bytesPerPixel {
+		return nil, fmt.Errorf("compressor: %dx%d frame needs %d bytes, got %d", width, height, width*height*bytesPerPixel, len(pixels))
+	}
+	if chunks <= 0 {
+		chunks = Chunks(width, height)
+	}
+	if chunks > height {
+		chunks = max(height, 1)
+	}
+	if chunks > MaxChunks {
+		chunks = MaxChunks
+	}
+	outs := make([][]byte, chunks)
+	stride := width * bytesPerPixel
+	run := func(i int) {
+		lo, hi := rowRange(height, chunks, i)
+		outs[i] = cc.encode(nil, pixels[lo*stride:hi*stride])
+	}
+	if chunks == 1 {
+		run(0)
+	} else {
+		var wg sync.WaitGroup
+		for i := 0; i < chunks; i++ {
+			wg.Add(1)
+			go func() { defer wg.Done(); run(i) }()
+		}
+		wg.Wait()
+	}
+	var h [headerSize]byte
+	copy(h[:4], magic)
+	h[4], h[5] = byte(c), byte(f)
+	binary.LittleEndian.PutUint32(h[8:], uint32(width))
+	binary.LittleEndian.PutUint32(h[12:], uint32(height))
+	binary.LittleEndian.PutUint32(h[16:], uint32(chunks))
+	dst = append(dst, h[:]...)
+	for _, o := range outs {
+		dst = binary.LittleEndian.AppendUint32(dst, uint32(len(o)))
+		dst = binary.LittleEndian.AppendUint32(dst, 0)
+	}
+	for _, o := range outs {
+		dst = append(dst, o...)
+	}
+	return dst, nil
+}
+
+func rowRange(height, chunks, i int) (int, int) {
+	return height * i / chunks, height * (i + 1) / chunks
+}
+
+// Header describes an encoded frame.
+type Header struct {
+	Codec         Codec
+	Format        Format
+	Width, Height int
+	Chunks        int
+}
+
+// ReadHeader validates and returns the header of an encoded frame.
+func ReadHeader(src []byte) (Header, error) {
+	if len(src) < headerSize || string(src[:4]) != magic {
+		return Header{}, corrupt("missing frame header")
+	}
+	h := Header{Codec: Codec(src[4]), Format: Format(src[5]),
+		Width: int(binary.LittleEndian.Uint32(src[8:])), Height: int(binary.LittleEndian.Uint32(src[12:])),
+		Chunks: int(binary.LittleEndian.Uint32(src[16:]))}
+	switch {
+	case h.Codec >= numCodecs:
+		return h, corrupt("unknown codec %d", h.Codec)
+	case h.Format < RGBA8 || h.Format > DepthU32:
+		return h, corrupt("unknown pixel format %d", h.Format)
+	case h.Width > MaxDimension || h.Height > MaxDimension:
+		return h, corrupt("frame %dx%d exceeds %d pixels a side", h.Width, h.Height, MaxDimension)
+	case h.Chunks < 1 || h.Chunks > MaxChunks || (h.Height > 0 && h.Chunks > h.Height):
+		return h, corrupt("invalid chunk count %d for %d rows", h.Chunks, h.Height)
+	case len(src) < headerSize+h.Chunks*chunkEntry:
+		return h, corrupt("chunk table truncated")
+	}
+	return h, nil
+}
+
+// Decode decodes an encoded frame into dst (grown as needed to exactly the
+// frame size) and returns the header and the pixels.
+func Decode(dst, src []byte) (Header, []byte, error) {
+	h, err := ReadHeader(src)
+	if err != nil {
+		return h, nil, err
+	}
+	size := h.Width * h.Height * bytesPerPixel
+	if cap(dst) >= size {
+		dst = dst[:size]
+	} else {
+		dst = make([]byte, size)
+	}
+	stride := h.Width * bytesPerPixel
+	payload := src[headerSize+h.Chunks*chunkEntry:]
+	offsets := make([]int, h.Chunks+1)
+	for i := 0; i < h.Chunks; i++ {
+		n := int(binary.LittleEndian.Uint32(src[headerSize+i*chunkEntry:]))
+		if n > len(payload)-offsets[i] {
+			return h, nil, corrupt("chunk %d claims %d bytes, %d left", i, n, len(payload)-offsets[i])
+		}
+		offsets[i+1] = offsets[i] + n
+	}
+	if offsets[h.Chunks] != len(payload) {
+		return h, nil, corrupt("%d trailing bytes after the last chunk", len(payload)-offsets[h.Chunks])
+	}
+	cc := codecFor(h.Codec)
+	errs := make([]error, h.Chunks)
+	run := func(i int) {
+		lo, hi := rowRange(h.Height, h.Chunks, i)
+		if err := cc.decode(dst[lo*stride:hi*stride], payload[offsets[i]:offsets[i+1]]); err != nil {
+			errs[i] = fmt.Errorf("chunk %d: %w", i, err)
+		}
+	}
+	if h.Chunks == 1 {
+		run(0)
+	} else {
+		var wg sync.WaitGroup
+		for i := 0; i < h.Chunks; i++ {
+			wg.Add(1)
+			go func() { defer wg.Done(); run(i) }()
+		}
+		wg.Wait()
+	}
+	if err := errors.Join(errs...); err != nil {
+		return h, nil, err
+	}
+	return h, dst, nil
+}
