@@ -30,8 +30,11 @@ demo: build
 fuzz: deps
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 60s ./configparser
 
+# Go benchmarks, then the pixel-path ratios into docs/bench.json and the
+# generated section of docs/benchmarks.md.
 bench: deps
-	$(GO) test -run '^$$' -bench . -benchmem ./configparser ./compound
+	$(GO) test -run '^$$' -bench . -benchmem ./configparser ./compound ./compositor ./compressor
+	$(GO) run ./cmd/goeq-bench -json docs/bench.json -md docs/benchmarks.md
 
 clean:
 	rm -rf bin out

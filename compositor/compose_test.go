@@ -172,3 +172,43 @@ func TestAverageRoundsToNearest(t *testing.T) {
 		}
 	}
 }
+
+// Blending slabs back to front with BlendOver equals blending them front to
+// back with BlendUnder into a transparent image, then over the background.
+func TestBlendOrderFrontToBackEqualsBackToFront(t *testing.T) {
+	r := rand.New(rand.NewSource(6))
+	var slabs []*Image
+	for i := 0; i < 4; i++ {
+		img := randomImage(r, 64, 64, false)
+		for p := 0; p < len(img.Color); p += 4 {
+			img.Color[p+3] = byte(r.Intn(4) * 85) // 0, 85, 170, 255: exact in 8 bits
+		}
+		slabs = append(slabs, premultiplied(img))
+	}
+	bg := NewImage(64, 64, false)
+	for p := 0; p < len(bg.Color); p += 4 {
+		copy(bg.Color[p:], []byte{10, 20, 30, 255})
+	}
+	backToFront := &Image{W: 64, H: 64, Color: append([]byte{}, bg.Color...)}
+	if err := BlendInOrder(backToFront, slabs); err != nil {
+		t.Fatal(err)
+	}
+	acc := NewImage(64, 64, false)
+	for i := len(slabs) - 1; i >= 0; i-- {
+		if err := BlendUnder(acc, slabs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	BlendUnder(acc, bg)
+	diff := 0
+	for i := range acc.Color {
+		d := int(acc.Color[i]) - int(backToFront.Color[i])
+		if d < -2 || d > 2 {
+			t.Fatalf("byte %d: front-to-back %d, back-to-front %d", i, acc.Color[i], backToFront.Color[i])
+		}
+		if d != 0 {
+			diff++
+		}
+	}
+	t.Logf("%d of %d bytes differ by at most 2 (8-bit rounding)", diff, len(acc.Color))
+}

@@ -37,9 +37,9 @@ func NewChooser() *Chooser {
 // Candidates are the codecs worth considering for a format.
 func Candidates(f Format) []Codec {
 	if f == RGBA8 {
-		return []Codec{None, S2, Zstd, Planes, RLE}
+		return []Codec{None, S2, Zstd, Planes, RLE, PlaneRLE}
 	}
-	return []Codec{None, S2, Zstd, Planes, Delta}
+	return []Codec{None, S2, Zstd, Planes, Delta, PlaneRLE}
 }
 
 // Observe records one measured encode/decode of raw bytes to encoded bytes.

@@ -223,3 +223,72 @@ func (rleCodec) decode(dst, src []byte) error {
 	}
 	return nil
 }
+
+// planeRLECodec codes each byte plane with byte runs (PackBits style: a
+// control byte c < 128 is followed by c+1 literal bytes, c >= 128 by one
+// byte repeated c-126 times). Alpha and the high bytes of depth are long
+// runs even where neighbouring pixels differ.
+type planeRLECodec struct{}
+
+func (planeRLECodec) encode(dst, src []byte) []byte {
+	p := toPlanes(src)
+	lit := -1
+	flush := func(end int) {
+		for lit >= 0 && lit < end {
+			k := min(end-lit, 128)
+			dst = append(dst, byte(k-1))
+			dst = append(dst, p[lit:lit+k]...)
+			lit += k
+		}
+		lit = -1
+	}
+	for i := 0; i < len(p); {
+		j := i + 1
+		for j < len(p) && j-i < 129 && p[j] == p[i] {
+			j++
+		}
+		if j-i >= 3 {
+			flush(i)
+			dst = append(dst, byte(j-i+126), p[i])
+		} else if lit < 0 {
+			lit = i
+		}
+		if j-i < 3 {
+			j = i + 1
+		}
+		i = j
+	}
+	flush(len(p))
+	return dst
+}
+
+func (planeRLECodec) decode(dst, src []byte) error {
+	p := make([]byte, len(dst))
+	o := 0
+	for i := 0; i < len(src); {
+		c := int(src[i])
+		i++
+		if c < 128 {
+			k := c + 1
+			if i+k > len(src) || o+k > len(p) {
+				return corrupt("plane rle literal overruns")
+			}
+			copy(p[o:], src[i:i+k])
+			i, o = i+k, o+k
+			continue
+		}
+		k := c - 126
+		if i >= len(src) || o+k > len(p) {
+			return corrupt("plane rle run overruns")
+		}
+		for r := 0; r < k; r++ {
+			p[o+r] = src[i]
+		}
+		i, o = i+1, o+k
+	}
+	if o != len(p) {
+		return corrupt("plane rle chunk decodes to %d bytes, want %d", o, len(p))
+	}
+	fromPlanes(dst, p)
+	return nil
+}

@@ -5,8 +5,9 @@
 // its header declares (itself bounded).
 //
 // Codecs: None; S2 and Zstd (klauspost/compress); Planes (RGBA split into
-// byte planes, then S2); RLE (runs of identical 32-bit pixels); Delta (row
-// delta of 32-bit values, byte planes, S2: for depth). Chooser picks the
+// byte planes, then S2); RLE (runs of identical 32-bit pixels); PlaneRLE
+// (byte runs per plane); Delta (row delta of 32-bit values, byte planes,
+// S2: for depth). Chooser picks the
 // codec that minimises encode + transfer + decode time for a link.
 package compressor
 
@@ -22,10 +23,10 @@ import (
 type Format uint8
 
 const (
-	RGBA8     Format = 1
-	DepthF32  Format = 2
-	DepthU32  Format = 3 // 24-bit depth in the low bits, or full 32-bit
-	bytesPerPixel    = 4
+	RGBA8         Format = 1
+	DepthF32      Format = 2
+	DepthU32      Format = 3 // 24-bit depth in the low bits, or full 32-bit
+	bytesPerPixel        = 4
 )
 
 func (f Format) String() string {
@@ -50,10 +51,11 @@ const (
 	Planes
 	RLE
 	Delta
+	PlaneRLE
 	numCodecs
 )
 
-var codecNames = [...]string{"none", "s2", "zstd", "planes-s2", "rle", "delta-s2"}
+var codecNames = [...]string{"none", "s2", "zstd", "planes-s2", "rle", "delta-s2", "plane-rle"}
 
 func (c Codec) String() string {
 	if int(c) < len(codecNames) {
@@ -63,7 +65,7 @@ func (c Codec) String() string {
 }
 
 // Codecs lists every codec.
-func Codecs() []Codec { return []Codec{None, S2, Zstd, Planes, RLE, Delta} }
+func Codecs() []Codec { return []Codec{None, S2, Zstd, Planes, RLE, Delta, PlaneRLE} }
 
 // Limits on what a header may declare, so a decoder never allocates more.
 const (
@@ -104,6 +106,8 @@ func codecFor(c Codec) chunkCodec {
 		return rleCodec{}
 	case Delta:
 		return deltaCodec{}
+	case PlaneRLE:
+		return planeRLECodec{}
 	}
 	return nil
 }

@@ -164,9 +164,30 @@ func fuzzDecoder(f *testing.F, c Codec, format Format) {
 	})
 }
 
-func FuzzDecodeNone(f *testing.F)   { fuzzDecoder(f, None, RGBA8) }
-func FuzzDecodeS2(f *testing.F)     { fuzzDecoder(f, S2, RGBA8) }
-func FuzzDecodeZstd(f *testing.F)   { fuzzDecoder(f, Zstd, RGBA8) }
-func FuzzDecodePlanes(f *testing.F) { fuzzDecoder(f, Planes, RGBA8) }
-func FuzzDecodeRLE(f *testing.F)    { fuzzDecoder(f, RLE, RGBA8) }
-func FuzzDecodeDelta(f *testing.F)  { fuzzDecoder(f, Delta, DepthF32) }
+func FuzzDecodeNone(f *testing.F)     { fuzzDecoder(f, None, RGBA8) }
+func FuzzDecodeS2(f *testing.F)       { fuzzDecoder(f, S2, RGBA8) }
+func FuzzDecodeZstd(f *testing.F)     { fuzzDecoder(f, Zstd, RGBA8) }
+func FuzzDecodePlanes(f *testing.F)   { fuzzDecoder(f, Planes, RGBA8) }
+func FuzzDecodeRLE(f *testing.F)      { fuzzDecoder(f, RLE, RGBA8) }
+func FuzzDecodeDelta(f *testing.F)    { fuzzDecoder(f, Delta, DepthF32) }
+func FuzzDecodePlaneRLE(f *testing.F) { fuzzDecoder(f, PlaneRLE, DepthU32) }
+
+func BenchmarkEncodeS2(b *testing.B) {
+	s := samples(b)[0]
+	b.SetBytes(int64(len(s.pixels)))
+	for i := 0; i < b.N; i++ {
+		Encode(nil, S2, s.format, s.w, s.h, 1, s.pixels)
+	}
+}
+
+func BenchmarkDecodeS2(b *testing.B) {
+	s := samples(b)[0]
+	enc, _ := Encode(nil, S2, s.format, s.w, s.h, 1, s.pixels)
+	out := make([]byte, len(s.pixels))
+	b.SetBytes(int64(len(s.pixels)))
+	for i := 0; i < b.N; i++ {
+		if _, _, err := Decode(out, enc); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,272 @@
+// Command goeq-bench measures goeq's pixel paths against baselines measured
+// in the same run and writes docs/bench.json and the generated section of
+// docs/benchmarks.md (make bench).
+//
+// Ratios are per core (GOMAXPROCS 1 while timing) so that they compare the
+// code, not how many cores the machine has:
+//   - zmerge_vs_memcpy: copying one frame's colour and depth with copy()
+//     ÷ depth-merging that frame into another;
+//   - assemble_vs_memcpy: copying a frame's colour ÷ assembling it from
+//     four tiles;
+//   - codec_*: the default lossless colour codec (s2) and the depth codec
+//     (row delta + byte planes + s2) on a rendered 1920x1080 frame; ratio
+//     against a reference RLE4B coder after Equalizer's published scheme.
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"goeq/compositor"
+	"goeq/compressor"
+	"goeq/internal/testframes"
+)
+
+type result struct {
+	Machine string `json:"machine"`
+	Frame   string `json:"frame"`
+	Go      string `json:"go"`
+	Date    string `json:"date"`
+
+	MemcpyGBps       float64 `json:"memcpy_gbps"`
+	ZMergeGBps       float64 `json:"zmerge_gbps"`
+	ZMergeVsMemcpy   float64 `json:"zmerge_vs_memcpy"`
+	AssembleGBps     float64 `json:"assemble_gbps"`
+	AssembleVsMemcpy float64 `json:"assemble_vs_memcpy"`
+
+	CodecColor         string  `json:"codec_color"`
+	CodecEncodeGBps    float64 `json:"codec_encode_gbps"`
+	CodecDecodeGBps    float64 `json:"codec_decode_gbps"`
+	CodecRatio         float64 `json:"codec_ratio"`
+	CodecRatioVsRLE    float64 `json:"codec_ratio_vs_rle"`
+	TexturedRatioVsRLE float64 `json:"textured_codec_ratio_vs_rle"`
+
+	CodecDepth      string  `json:"codec_depth"`
+	DepthEncodeGBps float64 `json:"depth_codec_encode_gbps"`
+	DepthDecodeGBps float64 `json:"depth_codec_decode_gbps"`
+	DepthRatio      float64 `json:"depth_codec_ratio"`
+	DepthRatioVsRLE float64 `json:"depth_codec_ratio_vs_rle"`
+
+	Codecs []codecRow `json:"codecs"`
+}
+
+type codecRow struct {
+	Frame      string  `json:"frame"`
+	Codec      string  `json:"codec"`
+	Ratio      float64 `json:"ratio"`
+	EncodeGBps float64 `json:"encode_gbps"`
+	DecodeGBps float64 `json:"decode_gbps"`
+}
+
+func gbps(bytes int, r testing.BenchmarkResult) float64 {
+	return float64(bytes) * float64(r.N) / r.T.Seconds() / 1e9
+}
+
+func main() {
+	jsonOut := flag.String("json", "docs/bench.json", "machine-readable results")
+	mdOut := flag.String("md", "docs/benchmarks.md", "markdown file whose generated section is replaced")
+	w := flag.Int("width", 1920, "frame width")
+	h := flag.Int("height", 1080, "frame height")
+	flag.Parse()
+
+	runtime.GOMAXPROCS(1)
+	front := testframes.Render(*w, *h, false)
+	textured := testframes.Render(*w, *h, true)
+	res := result{Machine: machine(), Frame: fmt.Sprintf("%dx%d rendered spheres (internal/testframes)", *w, *h),
+		Go: runtime.Version(), Date: time.Now().UTC().Format("2006-01-02")}
+
+	// memcpy baseline: colour + depth of one frame.
+	frameBytes := len(front.Color) + 4*len(front.Depth)
+	srcBuf, dstBuf := make([]byte, frameBytes), make([]byte, frameBytes)
+	mem := testing.Benchmark(func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			copy(dstBuf, srcBuf)
+		}
+	})
+	res.MemcpyGBps = gbps(frameBytes, mem)
+
+	// z-merge: the scene merged with its mirror image, so that each side
+	// wins on about half of the geometry, as two DB ranges do.
+	src := &compositor.Image{W: *w, H: *h, Color: front.Color, Depth: front.Depth}
+	back := &compositor.Image{W: *w, H: *h, Color: textured.Color, Depth: make([]float32, len(front.Depth))}
+	for y := 0; y < *h; y++ {
+		for x := 0; x < *w; x++ {
+			back.Depth[y**w+x] = front.Depth[y**w+*w-1-x]
+		}
+	}
+	work := compositor.NewImage(*w, *h, true)
+	zm := testing.Benchmark(func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			b.StopTimer()
+			copy(work.Color, back.Color)
+			copy(work.Depth, back.Depth)
+			b.StartTimer()
+			compositor.DepthMerge(work, src)
+		}
+	})
+	res.ZMergeGBps = gbps(frameBytes, zm)
+	res.ZMergeVsMemcpy = res.ZMergeGBps / res.MemcpyGBps
+
+	// 2D assembly of four tiles vs copying the colour once.
+	colorBytes := len(front.Color)
+	cdst := make([]byte, colorBytes)
+	memColor := testing.Benchmark(func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			copy(cdst, front.Color)
+		}
+	})
+	tiles := quarters(src)
+	dst := compositor.NewImage(*w, *h, false)
+	as := testing.Benchmark(func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			for _, t := range tiles {
+				compositor.Assemble(dst, t.img, t.x, t.y)
+			}
+		}
+	})
+	res.AssembleGBps = gbps(colorBytes, as)
+	res.AssembleVsMemcpy = res.AssembleGBps / gbps(colorBytes, memColor)
+
+	// Codecs on one core (one chunk).
+	depthBytes := front.DepthBytes()
+	rleColor, rleTextured, rleDepth := rle4b(front.Color), rle4b(textured.Color), rle4b(depthBytes)
+	for _, f := range []struct {
+		name   string
+		format compressor.Format
+		pixels []byte
+		rle    int
+	}{
+		{"color", compressor.RGBA8, front.Color, rleColor},
+		{"color-textured", compressor.RGBA8, textured.Color, rleTextured},
+		{"depth", compressor.DepthF32, depthBytes, rleDepth},
+	} {
+		for _, c := range compressor.Candidates(f.format) {
+			row := measureCodec(c, f.format, *w, *h, f.pixels)
+			row.Frame = f.name
+			res.Codecs = append(res.Codecs, row)
+			switch {
+			case f.name == "color" && c == compressor.S2:
+				res.CodecColor = c.String()
+				res.CodecEncodeGBps, res.CodecDecodeGBps, res.CodecRatio = row.EncodeGBps, row.DecodeGBps, row.Ratio
+				res.CodecRatioVsRLE = float64(len(f.pixels)) / row.Ratio / float64(f.rle)
+			case f.name == "color-textured" && c == compressor.S2:
+				res.TexturedRatioVsRLE = float64(len(f.pixels)) / row.Ratio / float64(f.rle)
+			case f.name == "depth" && c == compressor.Delta:
+				res.CodecDepth = c.String()
+				res.DepthEncodeGBps, res.DepthDecodeGBps, res.DepthRatio = row.EncodeGBps, row.DecodeGBps, row.Ratio
+				res.DepthRatioVsRLE = float64(len(f.pixels)) / row.Ratio / float64(f.rle)
+			}
+		}
+	}
+
+	js, _ := json.MarshalIndent(res, "", "  ")
+	if err := os.WriteFile(*jsonOut, append(js, '\n'), 0o644); err != nil {
+		fail(err)
+	}
+	if err := writeMarkdown(*mdOut, &res); err != nil {
+		fail(err)
+	}
+	fmt.Printf("zmerge_vs_memcpy %.2f  assemble_vs_memcpy %.2f  codec_encode_gbps %.2f  codec_ratio_vs_rle %.3f  depth_ratio_vs_rle %.3f\n",
+		res.ZMergeVsMemcpy, res.AssembleVsMemcpy, res.CodecEncodeGBps, res.CodecRatioVsRLE, res.DepthRatioVsRLE)
+}
+
+type tile struct {
+	img  *compositor.Image
+	x, y int
+}
+
+func quarters(full *compositor.Image) []tile {
+	var out []tile
+	xs, ys := []int{0, full.W / 2, full.W}, []int{0, full.H / 2, full.H}
+	for ty := 0; ty < 2; ty++ {
+		for tx := 0; tx < 2; tx++ {
+			img := compositor.NewImage(xs[tx+1]-xs[tx], ys[ty+1]-ys[ty], false)
+			for y := 0; y < img.H; y++ {
+				copy(img.Color[4*y*img.W:4*(y+1)*img.W], full.Color[4*((ys[ty]+y)*full.W+xs[tx]):])
+			}
+			out = append(out, tile{img, xs[tx], ys[ty]})
+		}
+	}
+	return out
+}
+
+func measureCodec(c compressor.Codec, f compressor.Format, w, h int, pixels []byte) codecRow {
+	enc, err := compressor.Encode(nil, c, f, w, h, 1, pixels)
+	if err != nil {
+		fail(err)
+	}
+	e := testing.Benchmark(func(b *testing.B) {
+		buf := make([]byte, 0, len(enc)+1024)
+		for i := 0; i < b.N; i++ {
+			compressor.Encode(buf[:0], c, f, w, h, 1, pixels)
+		}
+	})
+	out := make([]byte, len(pixels))
+	d := testing.Benchmark(func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if _, _, err := compressor.Decode(out, enc); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	return codecRow{Codec: c.String(), Ratio: float64(len(pixels)) / float64(len(enc)),
+		EncodeGBps: gbps(len(pixels), e), DecodeGBps: gbps(len(pixels), d)}
+}
+
+func machine() string {
+	model := "unknown CPU"
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(l, "model name") {
+				model = strings.TrimSpace(strings.SplitN(l, ":", 2)[1])
+				break
+			}
+		}
+	}
+	return fmt.Sprintf("%s, %d cores (timed on 1)", model, runtime.NumCPU())
+}
+
+const begin, end = "<!-- bench:begin (written by make bench) -->", "<!-- bench:end -->"
+
+func writeMarkdown(path string, r *result) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\n## Pixel paths: compositing and codecs\n\n", begin)
+	fmt.Fprintf(&b, "Command: `make bench` (runs `go run ./cmd/goeq-bench`). Machine: %s; %s; %s, %s.\n", r.Machine, r.Frame, r.Go, r.Date)
+	b.WriteString("Every ratio is against a baseline timed in the same run, on one core.\n\n")
+	b.WriteString("| measure | value | baseline | ratio | goal |\n|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "| depth merge (colour + float depth) | %.2f GB/s | memcpy %.2f GB/s | zmerge_vs_memcpy **%.2f** | ≥ 0.6 |\n", r.ZMergeGBps, r.MemcpyGBps, r.ZMergeVsMemcpy)
+	fmt.Fprintf(&b, "| 2D assembly of 4 tiles | %.2f GB/s | memcpy of the colour | assemble_vs_memcpy **%.2f** | ≥ 0.9 |\n", r.AssembleGBps, r.AssembleVsMemcpy)
+	fmt.Fprintf(&b, "| colour codec %s, encode | %.2f GB/s per core | | codec_encode_gbps **%.2f** | ≥ 1.5 |\n", r.CodecColor, r.CodecEncodeGBps, r.CodecEncodeGBps)
+	fmt.Fprintf(&b, "| colour codec %s, decode | %.2f GB/s per core | | | |\n", r.CodecColor, r.CodecDecodeGBps)
+	fmt.Fprintf(&b, "| colour codec size | %.1fx smaller than raw | RLE4B reference | codec_ratio_vs_rle **%.3f** | ≤ 0.85 |\n", r.CodecRatio, r.CodecRatioVsRLE)
+	fmt.Fprintf(&b, "| colour codec size, textured frame | | RLE4B reference | %.3f | |\n", r.TexturedRatioVsRLE)
+	fmt.Fprintf(&b, "| depth codec %s, encode / decode | %.2f / %.2f GB/s per core | | | |\n", r.CodecDepth, r.DepthEncodeGBps, r.DepthDecodeGBps)
+	fmt.Fprintf(&b, "| depth codec size | %.1fx smaller than raw | RLE4B reference | depth_codec_ratio_vs_rle **%.3f** | |\n\n", r.DepthRatio, r.DepthRatioVsRLE)
+	b.WriteString("All codecs (one chunk, one core):\n\n| frame | codec | ratio (raw/encoded) | encode GB/s | decode GB/s |\n|---|---|---|---|---|\n")
+	for _, c := range r.Codecs {
+		fmt.Fprintf(&b, "| %s | %s | %.1f | %.2f | %.2f |\n", c.Frame, c.Codec, c.Ratio, c.EncodeGBps, c.DecodeGBps)
+	}
+	b.WriteString("\n" + end)
+	old, err := os.ReadFile(path)
+	if err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	text := string(old)
+	if i, j := strings.Index(text, begin), strings.Index(text, end); i >= 0 && j > i {
+		text = text[:i] + b.String() + text[j+len(end):]
+	} else {
+		text = strings.TrimRight(text, "\n") + "\n\n" + b.String() + "\n"
+	}
+	return os.WriteFile(path, []byte(text), 0o644)
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "goeq-bench:", err)
+	os.Exit(1)
+}
