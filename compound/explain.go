@@ -309,13 +309,7 @@ func indexOf[T comparable](list []T, x T) int {
 	return -1
 }
 
-func compoundLabel(c *Compound) string {
-	parts := []string{}
-	for x := c; x != nil; x = x.Parent {
-		parts = append([]string{strconv.Itoa(x.Index)}, parts...)
-	}
-	return strings.Join(parts, ".")
-}
+func compoundLabel(c *Compound) string { return c.Path() }
 
 func explainCompound(cfg *Config, c *Compound, path string) ExplainCompound {
 	name, dest := channelLabel(c.Channel)

@@ -15,6 +15,7 @@ import (
 func (r *resolver) inherit(c *Compound) {
 	d := r.raw[c]
 	p := c.Parent
+	c.Local = Local{Viewport: d.viewport, Range: d.rng, Pixel: d.pixel, Subpixel: d.subpixel, Zoom: d.zoom}
 	if p == nil {
 		c.Viewport, c.Range, c.Pixel, c.Subpixel, c.Zoom = d.viewport, d.rng, d.pixel, d.subpixel, d.zoom
 		c.Eyes, c.Period, c.Phase, c.Buffers = EyesAll, 1, 0, BufferColor

@@ -6,7 +6,11 @@
 // read it without GL or network.
 package compound
 
-import "github.com/alecthomas/participle/v2/lexer"
+import (
+	"strconv"
+
+	"github.com/alecthomas/participle/v2/lexer"
+)
 
 // Viewport is a fractional rectangle: x, y, width, height in [0,1].
 type Viewport struct{ X, Y, W, H float64 }
@@ -321,6 +325,29 @@ type Compound struct {
 
 	// Generated is true for compounds goeq made for canvases without one.
 	Generated bool
+
+	// Local holds what the compound sets itself, relative to its parent;
+	// the fields above are those composed with the ancestors'. Equalizers
+	// replace local values per frame and the planner recomposes.
+	Local Local
+}
+
+// Local is a compound's own decomposition, relative to its parent.
+type Local struct {
+	Viewport Viewport
+	Range    Range
+	Pixel    Pixel
+	Subpixel Subpixel
+	Zoom     Zoom
+}
+
+// Path names the compound by its position: "0" for the first root, "0.2"
+// for that root's third child.
+func (c *Compound) Path() string {
+	if c.Parent == nil {
+		return strconv.Itoa(c.Index)
+	}
+	return c.Parent.Path() + "." + strconv.Itoa(c.Index)
 }
 
 // IsLeaf reports whether the compound has no children.
