@@ -19,6 +19,8 @@ type Times struct {
 	Transmit      time.Duration `json:"transmit"`
 	Wait          time.Duration `json:"wait"` // waiting for input frames
 	Assemble      time.Duration `json:"assemble"`
+	// DataLoad is time spent loading data for range newly assigned (DB).
+	DataLoad time.Duration `json:"data_load"`
 }
 
 // Busy is the time the channel's render goroutine was occupied: what a
@@ -26,7 +28,7 @@ type Times struct {
 // transmission overlap the next frame's drawing and are left out; waiting
 // is idle time.
 func (t Times) Busy() time.Duration {
-	return t.Clear + t.Draw + t.ReadbackSync + t.Assemble
+	return t.Clear + t.Draw + t.ReadbackSync + t.Assemble + t.DataLoad
 }
 
 // Record is one channel's statistics for one compound in one frame.
@@ -46,6 +48,9 @@ type Record struct {
 	Drawn compound.Viewport `json:"drawn"`
 	Times Times             `json:"times"`
 	Bytes int               `json:"bytes"`
+	// DataMoved is the range newly assigned to this channel (DB), which
+	// DataLoad was spent loading.
+	DataMoved float64 `json:"data_moved"`
 }
 
 // Frame is every record of one finished frame.

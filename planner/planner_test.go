@@ -1,0 +1,159 @@
+package planner
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"goeq/compound"
+	"goeq/stats"
+)
+
+func load(t *testing.T, name string) *compound.Config {
+	t.Helper()
+	m, _, err := compound.Load(filepath.Join("..", "examples", "configs", name), compound.Options{Getenv: func(string) (string, bool) { return "", false }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.Configs[0]
+}
+
+func channel(plan *FramePlan, name string) *ChannelPlan {
+	for _, c := range plan.Channels {
+		if c.Channel.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+func kinds(cp *ChannelPlan) string {
+	var k []string
+	for _, t := range cp.Tasks {
+		k = append(k, t.Kind)
+	}
+	return strings.Join(k, " ")
+}
+
+func TestPlan2DFirstFrame(t *testing.T) {
+	p := New(load(t, "2d-lb-4.eqc"))
+	plan := p.Plan(0)
+	dest := channel(plan, "dest")
+	if dest == nil || kinds(dest) != "clear assemble" {
+		t.Fatalf("dest tasks: %v", dest)
+	}
+	if n := len(dest.Tasks[1].Inputs); n != 4 {
+		t.Errorf("dest assembles %d frames, want 4", n)
+	}
+	// boundary [ 16 16 ]: the horizontal cuts land on 176, not 180
+	want := map[string]compound.PixelViewport{
+		"src1": {X: 0, Y: 0, W: 320, H: 176}, "src2": {X: 0, Y: 176, W: 320, H: 184},
+		"src3": {X: 320, Y: 0, W: 320, H: 176}, "src4": {X: 320, Y: 176, W: 320, H: 184},
+	}
+	for name, pvp := range want {
+		cp := channel(plan, name)
+		if cp == nil || kinds(cp) != "clear draw readback" {
+			t.Fatalf("%s tasks: %v", name, cp)
+		}
+		if cp.Tasks[1].PixelViewport != pvp {
+			t.Errorf("%s draws %+v, want %+v", name, cp.Tasks[1].PixelViewport, pvp)
+		}
+		out := cp.Tasks[2].Outputs
+		if len(out) != 1 || len(out[0].Peers) != 1 || out[0].Peers[0] != "dest" {
+			t.Errorf("%s output %+v, want one frame to dest", name, out)
+		}
+		if cp.Tasks[1].Eye != compound.EyeCyclop {
+			t.Errorf("%s: mono view renders the cyclop eye only", name)
+		}
+	}
+}
+
+func record(frame int, path string, vp compound.Viewport, draw time.Duration) stats.Record {
+	return stats.Record{Frame: frame, Compound: path, Viewport: vp, Times: stats.Times{Draw: draw}}
+}
+
+// src1 is three times slower than the others: the next frame gives it less.
+func TestStatisticsMoveTheSplit(t *testing.T) {
+	p := New(load(t, "2d-lb-4.eqc"))
+	plan := p.Plan(0)
+	var recs []stats.Record
+	for i, name := range []string{"src1", "src2", "src3", "src4"} {
+		d := 10 * time.Millisecond
+		if i == 0 {
+			d = 30 * time.Millisecond
+		}
+		recs = append(recs, record(0, "0."+string(rune('0'+i)), channel(plan, name).Tasks[1].Viewport, d))
+	}
+	p.Feed(stats.Frame{Frame: 0, Records: recs})
+	plan = p.Plan(1)
+	a1 := channel(plan, "src1").Tasks[1].PixelViewport
+	a2 := channel(plan, "src2").Tasks[1].PixelViewport
+	if a1.W*a1.H >= a2.W*a2.H {
+		t.Errorf("slow src1 kept %v, src2 has %v", a1, a2)
+	}
+}
+
+// With latency, statistics of frame 0 arrive after frames 1 and 2 were
+// planned; they are read against frame 0's regions.
+func TestLateStatistics(t *testing.T) {
+	p := New(load(t, "2d-lb-4.eqc"))
+	p0 := p.Plan(0)
+	p.Plan(1)
+	p.Plan(2)
+	var recs []stats.Record
+	for i, name := range []string{"src1", "src2", "src3", "src4"} {
+		recs = append(recs, record(0, "0."+string(rune('0'+i)), channel(p0, name).Tasks[1].Viewport, 10*time.Millisecond))
+	}
+	p.Feed(stats.Frame{Frame: 0, Records: recs})
+	plan := p.Plan(3)
+	if got := channel(plan, "src1").Tasks[1].PixelViewport; got != (compound.PixelViewport{X: 0, Y: 0, W: 320, H: 176}) {
+		t.Errorf("balanced statistics moved the split: %+v", got)
+	}
+}
+
+func TestDBPlanRanges(t *testing.T) {
+	plan := New(load(t, "db-lb-4.eqc")).Plan(0)
+	for i, name := range []string{"src1", "src2", "src3", "src4"} {
+		r := channel(plan, name).Tasks[1].Range
+		if r.Start != float64(i)/4 || r.End != float64(i+1)/4 {
+			t.Errorf("%s range %+v", name, r)
+		}
+		if pvp := channel(plan, name).Tasks[1].PixelViewport; pvp.W != 640 || pvp.H != 360 {
+			t.Errorf("%s: DB sources render the whole viewport, got %+v", name, pvp)
+		}
+	}
+}
+
+func TestPeriodPhaseAndStereo(t *testing.T) {
+	m, _, err := compound.Load(filepath.Join("..", "..", "shared", "eqc-corpus", "2-node.DPlex.eqc"), compound.Options{Getenv: func(string) (string, bool) { return "", false }})
+	if err != nil {
+		t.Skip("corpus not present")
+	}
+	p := New(m.Configs[0])
+	for f := 0; f < 4; f++ {
+		plan := p.Plan(f)
+		c1, c2 := channel(plan, "channel1"), channel(plan, "channel2")
+		if (f%2 == 0) != (c1 != nil) || (f%2 == 1) != (c2 != nil) {
+			t.Errorf("frame %d: channel1 %v channel2 %v", f, c1 != nil, c2 != nil)
+		}
+	}
+}
+
+func TestFrustumAndViewMatrix(t *testing.T) {
+	plan := New(load(t, "one-window.eqc")).Plan(0)
+	draw := channel(plan, "dest").Tasks[1]
+	if draw.Kind != Draw {
+		t.Fatalf("tasks %v", kinds(channel(plan, "dest")))
+	}
+	f := draw.Frustum
+	if !near(f.Left, -0.08) || !near(f.Right, 0.08) || !near(f.Bottom, -0.05) || !near(f.Top, 0.05) {
+		t.Errorf("frustum %+v for the default wall", f)
+	}
+	want := [16]float64{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}
+	if draw.ViewMatrix != want {
+		t.Errorf("view matrix %v, want identity for the default wall seen from the origin", draw.ViewMatrix)
+	}
+}
+
+func near(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
