@@ -128,7 +128,7 @@ func (l *Load) Plan(children []Child, samples []Sample) []Assignment {
 	total := g.total()
 	usage := 0.0
 	for _, c := range active {
-		usage += childUsage(c)
+		usage += l.weight(c)
 	}
 	assemble := map[string]float64{}
 	for _, s := range samples {
@@ -138,10 +138,10 @@ func (l *Load) Plan(children []Child, samples []Sample) []Assignment {
 	var assign func(n *node)
 	assign = func(n *node) {
 		if n.child != nil {
-			n.usage = childUsage(n.child)
+			n.usage = l.weight(n.child)
 			n.target = total * n.usage / usage
 			if n.child.Destination {
-				n.target = math.Max(0, n.target-assemble[n.child.Path])
+				n.target = math.Max(0, n.target-assemble[n.child.Path]*l.speed(n.child.Path))
 				if lim := l.Params.AssembleOnlyLimit; lim != nil && n.target < *lim/1000 {
 					n.target = 0
 				}
@@ -196,6 +196,20 @@ func (l *Load) Plan(children []Child, samples []Sample) []Assignment {
 		out = append(out, a)
 	}
 	return out
+}
+
+// weight is a child's share of the work: its usage, times its measured
+// speed under the adaptive policy (whose load model is in work units).
+func (l *Load) weight(c *Child) float64 { return childUsage(c) * l.speed(c.Path) }
+
+func (l *Load) speed(path string) float64 {
+	if l.Adaptive == nil {
+		return 1
+	}
+	if s, ok := l.Adaptive.speeds[path]; ok && s > 0 {
+		return s
+	}
+	return 1
 }
 
 func childUsage(c *Child) float64 {
@@ -304,7 +318,11 @@ func (l *Load) settle(key string, pos, lo, hi, boundary, resistance float64, lef
 		return hi
 	}
 	if old, ok := l.splits[key]; ok && old > lo && old < hi {
-		pos = old + (1-l.Params.Damping)*(pos-old)
+		// the adaptive policy filters measurements and gates moves
+		// instead of damping them
+		if l.Adaptive == nil {
+			pos = old + (1-l.Params.Damping)*(pos-old)
+		}
 		if math.Abs(pos-old) < resistance {
 			pos = old
 		}

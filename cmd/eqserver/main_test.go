@@ -96,7 +96,7 @@ func TestExplainJSON(t *testing.T) {
 		t.Fatalf("explain --json is not JSON: %v", err)
 	}
 	root := m.Configs[0].Compounds[0]
-	if len(root.Equalizers) != 1 || root.Equalizers[0].Kind != "load" || root.Equalizers[0].Mode != "2D" || root.Equalizers[0].Boundary != "[ 16 16 ]" {
+	if len(root.Equalizers) != 1 || root.Equalizers[0].Kind != "load" || root.Equalizers[0].Mode != "2D" || root.Equalizers[0].Boundary != "[ 1 1 ]" {
 		t.Errorf("equalizer %+v", root.Equalizers)
 	}
 	if len(root.Children) != 4 || root.Children[0].Channel != "src1" ||
