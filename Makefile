@@ -4,7 +4,7 @@ SHELL := /bin/bash
 GO = $(shell scripts/ensure-go.sh)
 export LP_NUM_THREADS ?= 1
 
-.PHONY: all deps build test vet demo fuzz bench clean
+.PHONY: all deps build test vet demo fuzz bench balance clean
 
 all: build
 
@@ -33,8 +33,13 @@ fuzz: deps
 # Go benchmarks, then the pixel-path ratios into docs/bench.json and the
 # generated section of docs/benchmarks.md.
 bench: deps
-	$(GO) test -run '^$$' -bench . -benchmem ./configparser ./compound ./compositor ./compressor
+	$(GO) test -run '^$$' -bench . -benchmem ./configparser ./compound ./planner ./compositor ./compressor
 	$(GO) run ./cmd/goeq-bench -json docs/bench.json -md docs/benchmarks.md
+
+# Every simulated scenario for both balancing policies: docs/balance.md and
+# its plots.
+balance: build
+	bin/eqserver simulate --report docs
 
 clean:
 	rm -rf bin out

@@ -326,6 +326,8 @@ type Compound struct {
 	// Generated is true for compounds goeq made for canvases without one.
 	Generated bool
 
+	path string // Path(), cached once the tree is built
+
 	// Local holds what the compound sets itself, relative to its parent;
 	// the fields above are those composed with the ancestors'. Equalizers
 	// replace local values per frame and the planner recomposes.
@@ -344,6 +346,9 @@ type Local struct {
 // Path names the compound by its position: "0" for the first root, "0.2"
 // for that root's third child.
 func (c *Compound) Path() string {
+	if c.path != "" {
+		return c.path
+	}
 	if c.Parent == nil {
 		return strconv.Itoa(c.Index)
 	}
@@ -366,6 +371,11 @@ func (c *Compound) IsDestination() bool {
 		}
 	}
 	return true
+}
+
+// CachePaths fixes every compound's Path (the tree must not change after).
+func (c *Config) CachePaths() {
+	c.Walk(func(x *Compound) { x.path = ""; x.path = x.Path() })
 }
 
 // Walk visits c and its descendants depth-first, parents first.

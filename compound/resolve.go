@@ -435,6 +435,7 @@ func (r *resolver) config(c *configparser.Config) *Config {
 		r.inherit(root)
 	}
 	r.frames(cfg)
+	cfg.CachePaths()
 	return cfg
 }
 

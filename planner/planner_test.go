@@ -156,3 +156,31 @@ func TestFrustumAndViewMatrix(t *testing.T) {
 }
 
 func near(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
+
+// BenchmarkPlanLargest plans one frame of the 143-compound
+// 4-window.all.eqc (all equalizers running, statistics fed every frame).
+// BenchmarkResolveLargest in package compound is the baseline.
+func BenchmarkPlanLargest(b *testing.B) {
+	m, _, err := compound.Load(filepath.Join("..", "..", "shared", "eqc-corpus", "4-window.all.eqc"), compound.Options{Getenv: func(string) (string, bool) { return "", false }})
+	if err != nil {
+		b.Skip("corpus not present")
+	}
+	p := New(m.Configs[0])
+	var recs []stats.Record
+	m.Configs[0].Walk(func(c *compound.Compound) {
+		if c.IsLeaf() && c.Channel != nil {
+			recs = append(recs, stats.Record{Compound: c.Path(), Channel: c.Channel.Name, Viewport: c.Viewport, Range: c.Range,
+				Times: stats.Times{Draw: time.Duration(5+len(recs)%7) * time.Millisecond}})
+		}
+	})
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for j := range recs {
+			recs[j].Frame = i
+		}
+		p.Feed(stats.Frame{Frame: i, Records: recs})
+		if plan := p.Plan(i + 1); len(plan.Channels) == 0 {
+			b.Fatal("empty plan")
+		}
+	}
+}

@@ -7,14 +7,18 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"goeq/compound"
 	"goeq/configparser"
+	"goeq/simulate"
 )
 
 const usage = `usage:
@@ -23,6 +27,10 @@ const usage = `usage:
   eqserver fmt FILE                  print FILE in canonical form on stdout
   eqserver explain [--json] FILE     print the resolved model: every compound with its
                                      inherited values, frames and equalizers
+  eqserver simulate --config FILE --scenario NAME [--frames N] [--policy equalizer|adaptive] [--json]
+                                     run the planner and equalizers on a synthetic workload
+  eqserver simulate --report DIR [--configs DIR]
+                                     every scenario, both policies: DIR/balance.md and plots
 `
 
 func main() {
@@ -41,6 +49,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return format(args[1:], stdout, stderr)
 	case "explain":
 		return explain(args[1:], stdout, stderr)
+	case "simulate":
+		return simulateCmd(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
@@ -148,5 +158,67 @@ func explain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "eqserver explain: %v\n", err)
 		return 1
 	}
+	return 0
+}
+
+func simulateCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	config := fs.String("config", "", "the .eqc config to balance")
+	scenario := fs.String("scenario", "", "workload: "+strings.Join(simulate.ScenarioNames(), ", "))
+	frames := fs.Int("frames", 300, "frames to simulate")
+	policy := fs.String("policy", "equalizer", "equalizer (Equalizer's) or adaptive (goeq's)")
+	asJSON := fs.Bool("json", false, "print one JSON summary")
+	reportDir := fs.String("report", "", "write balance.md and plots for every scenario into this folder")
+	configs := fs.String("configs", "examples/configs", "with --report: where the report configs are")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	load := func(path string) (*compound.Config, error) {
+		m, res, err := compound.Load(path, compound.Options{})
+		warn(stderr, res)
+		if err != nil {
+			return nil, err
+		}
+		return m.Configs[0], nil
+	}
+	if *reportDir != "" {
+		if err := os.MkdirAll(*reportDir, 0o755); err != nil {
+			fmt.Fprintf(stderr, "eqserver simulate: %v\n", err)
+			return 1
+		}
+		if err := simulate.Report(*configs, *reportDir, *frames, load); err != nil {
+			report(stderr, err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(*reportDir, "balance.md"))
+		return 0
+	}
+	if *config == "" || *scenario == "" {
+		fmt.Fprint(stderr, "eqserver simulate: --config and --scenario are required\n"+usage)
+		return 2
+	}
+	cfg, err := load(*config)
+	if err != nil {
+		report(stderr, err)
+		return 1
+	}
+	sum, err := simulate.Run(cfg, filepath.Base(*config), simulate.Options{Scenario: *scenario, Frames: *frames, Policy: *policy})
+	if err != nil {
+		fmt.Fprintf(stderr, "eqserver simulate: %v\n", err)
+		return 1
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(sum); err != nil {
+			return 1
+		}
+		return 0
+	}
+	fmt.Fprintf(stdout, "%s, scenario %s, policy %s, %d frames\n", sum.Config, sum.Scenario, sum.Policy, sum.Frames)
+	fmt.Fprintf(stdout, "frame time  mean %.2f ms  p95 %.2f ms  p99 %.2f ms\n", 1000*sum.FrameTimeMean, 1000*sum.FrameTimeP95, 1000*sum.FrameTimeP99)
+	fmt.Fprintf(stdout, "imbalance   %.3f (max/mean source time)   efficiency %.3f\n", sum.ImbalanceMean, sum.Efficiency)
+	fmt.Fprintf(stdout, "converge    %d frames   jitter %.3f%%   data moved %.4f per frame\n", sum.ConvergeFrames, sum.JitterPct, sum.DataMoved)
 	return 0
 }
