@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"goeq/compound"
+	"goeq/configparser"
 	"goeq/stats"
 )
 
@@ -182,5 +183,35 @@ func BenchmarkPlanLargest(b *testing.B) {
 		if plan := p.Plan(i + 1); len(plan.Channels) == 0 {
 			b.Fatal("empty plan")
 		}
+	}
+}
+
+// A tree equalizer weighs each child by the sources under it: a child
+// with two sources gets two thirds of the first frame.
+func TestTreeEqualizerWeighsBySources(t *testing.T) {
+	src := `config {
+    appNode { pipe { window { viewport [ 0 0 900 300 ] channel { name "dest" } channel { name "c1" } channel { name "c2" } channel { name "c3" } } } }
+    compound {
+        channel "dest"
+        tree_equalizer { mode VERTICAL }
+        compound { compound { channel "c1" outputframe { name "f1" } } compound { channel "c2" outputframe { name "f2" } } }
+        compound { channel "c3" outputframe { name "f3" } }
+        inputframe { name "f1" } inputframe { name "f2" } inputframe { name "f3" }
+    }
+}`
+	res, err := configparser.Parse("tree.eqc", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := compound.Resolve(res, compound.Options{Getenv: func(string) (string, bool) { return "", false }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := New(m.Configs[0]).Plan(0)
+	if vp := plan.Compounds["0.0"].Viewport; !near(vp.W, 2.0/3) {
+		t.Errorf("two-source child got %+v, want two thirds", vp)
+	}
+	if vp := plan.Compounds["0.1"].Viewport; !near(vp.X, 2.0/3) || !near(vp.W, 1.0/3) {
+		t.Errorf("one-source child got %+v", vp)
 	}
 }
