@@ -5,6 +5,8 @@ go 1.26.0
 require github.com/alecthomas/participle/v2 v2.1.4
 
 require (
+	github.com/go-gl/gl v0.0.0-20231021071112-07e5d0ea2e71 // indirect
+	github.com/go-gl/glfw/v3.3/glfw v0.0.0-20260823155953-d41da22a9587 // indirect
 	github.com/klauspost/compress v1.20.3 // indirect
 	golang.org/x/image v0.47.0 // indirect
 )

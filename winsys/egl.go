@@ -1,0 +1,134 @@
+package winsys
+
+/*
+#cgo LDFLAGS: -lEGL
+#include <stdlib.h>
+#include <EGL/egl.h>
+#include <EGL/eglext.h>
+
+// The surfaceless platform (Mesa) renders without any window system; the
+// device platform is how NVIDIA's driver does the same on GPU servers.
+static EGLDisplay goeqDisplay(int *platform) {
+	PFNEGLGETPLATFORMDISPLAYEXTPROC getPlatformDisplay =
+		(PFNEGLGETPLATFORMDISPLAYEXTPROC)eglGetProcAddress("eglGetPlatformDisplayEXT");
+	if (getPlatformDisplay) {
+		EGLDisplay d = getPlatformDisplay(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL);
+		if (d != EGL_NO_DISPLAY && eglInitialize(d, NULL, NULL)) { *platform = 1; return d; }
+		PFNEGLQUERYDEVICESEXTPROC queryDevices =
+			(PFNEGLQUERYDEVICESEXTPROC)eglGetProcAddress("eglQueryDevicesEXT");
+		if (queryDevices) {
+			EGLDeviceEXT devices[16];
+			EGLint n = 0;
+			if (queryDevices(16, devices, &n) && n > 0) {
+				for (int i = 0; i < n; i++) {
+					d = getPlatformDisplay(EGL_PLATFORM_DEVICE_EXT, devices[i], NULL);
+					if (d != EGL_NO_DISPLAY && eglInitialize(d, NULL, NULL)) { *platform = 2; return d; }
+				}
+			}
+		}
+	}
+	EGLDisplay d = eglGetDisplay(EGL_DEFAULT_DISPLAY);
+	if (d != EGL_NO_DISPLAY && eglInitialize(d, NULL, NULL)) { *platform = 3; return d; }
+	return EGL_NO_DISPLAY;
+}
+
+static EGLContext goeqContext(EGLDisplay d, EGLContext share, int major, int minor) {
+	EGLint cfgAttribs[] = {
+		EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT,
+		EGL_RED_SIZE, 8, EGL_GREEN_SIZE, 8, EGL_BLUE_SIZE, 8, EGL_ALPHA_SIZE, 8,
+		EGL_NONE };
+	EGLConfig cfg;
+	EGLint n = 0;
+	if (!eglBindAPI(EGL_OPENGL_API)) return EGL_NO_CONTEXT;
+	if (!eglChooseConfig(d, cfgAttribs, &cfg, 1, &n) || n < 1) {
+		// surfaceless displays may offer no config: contexts without one
+		cfg = (EGLConfig)0;
+	}
+	EGLint ctxAttribs[] = {
+		EGL_CONTEXT_MAJOR_VERSION, major, EGL_CONTEXT_MINOR_VERSION, minor,
+		EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
+		EGL_NONE };
+	return eglCreateContext(d, cfg, share, ctxAttribs);
+}
+
+static int goeqMakeCurrent(EGLDisplay d, EGLContext c) {
+	return eglMakeCurrent(d, EGL_NO_SURFACE, EGL_NO_SURFACE, c);
+}
+static int goeqRelease(EGLDisplay d) {
+	return eglMakeCurrent(d, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+}
+*/
+import "C"
+
+import (
+	"fmt"
+	"sync"
+)
+
+// EGL is the headless window system: contexts without surfaces that render
+// into framebuffer objects, through Mesa's surfaceless platform or a GPU's
+// EGL device. It has no main-thread rule.
+type EGL struct {
+	display  C.EGLDisplay
+	Platform string
+}
+
+var (
+	eglOnce sync.Once
+	eglSys  *EGL
+	eglErr  error
+)
+
+// OpenEGL initialises EGL once per process.
+func OpenEGL() (*EGL, error) {
+	eglOnce.Do(func() {
+		var platform C.int
+		d := C.goeqDisplay(&platform)
+		if d == C.EGLDisplay(C.EGL_NO_DISPLAY) {
+			eglErr = fmt.Errorf("winsys: no EGL display (surfaceless, device or default): 0x%x", uint32(C.eglGetError()))
+			return
+		}
+		eglSys = &EGL{display: d, Platform: map[C.int]string{1: "surfaceless", 2: "device", 3: "default"}[platform]}
+	})
+	return eglSys, eglErr
+}
+
+// Name describes the window system.
+func (e *EGL) Name() string { return "EGL (" + e.Platform + ")" }
+
+type eglContext struct {
+	sys *EGL
+	ctx C.EGLContext
+}
+
+// NewContext creates an OpenGL 3.3 core context sharing objects with share
+// (nil for none). It is not current anywhere yet.
+func (e *EGL) NewContext(share Context) (Context, error) {
+	var sh C.EGLContext = C.EGLContext(C.EGL_NO_CONTEXT)
+	if s, ok := share.(*eglContext); ok && s != nil {
+		sh = s.ctx
+	}
+	c := C.goeqContext(e.display, sh, 3, 3)
+	if c == C.EGLContext(C.EGL_NO_CONTEXT) {
+		return nil, fmt.Errorf("winsys: eglCreateContext failed: 0x%x", uint32(C.eglGetError()))
+	}
+	return &eglContext{sys: e, ctx: c}, nil
+}
+
+func (c *eglContext) MakeCurrent() error {
+	if C.goeqMakeCurrent(c.sys.display, c.ctx) == 0 {
+		return fmt.Errorf("winsys: eglMakeCurrent failed: 0x%x", uint32(C.eglGetError()))
+	}
+	return nil
+}
+
+func (c *eglContext) Release() { C.goeqRelease(c.sys.display) }
+
+func (c *eglContext) Destroy() {
+	C.eglDestroyContext(c.sys.display, c.ctx)
+}
+
+// Swap does nothing: EGL contexts here have no surface.
+func (c *eglContext) Swap() {}
+
+func (c *eglContext) Window() bool { return false }

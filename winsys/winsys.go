@@ -1,0 +1,71 @@
+// Package winsys hides the two window systems goeq renders with behind one
+// small interface: EGL for headless nodes (no X at all: Mesa's surfaceless
+// platform, or the EGL device platform on GPU servers), and GLFW for
+// on-screen windows on an X display. Every context is OpenGL 3.3 core or
+// newer; objects (textures, buffers, fences) are shared between a pipe's
+// contexts, containers (VAOs, FBOs) are not.
+package winsys
+
+import (
+	"fmt"
+	"os"
+	"strings"
+)
+
+// Context is one OpenGL context. A context is current on at most one
+// OS thread; callers lock their goroutine to a thread first.
+type Context interface {
+	MakeCurrent() error
+	Release()
+	// Swap presents the window's back buffer (no-op for headless).
+	Swap()
+	Destroy()
+	// Window reports whether the context has an on-screen window.
+	Window() bool
+}
+
+// System creates contexts.
+type System interface {
+	Name() string
+	// NewContext creates a context sharing objects with share (nil: none).
+	NewContext(share Context) (Context, error)
+}
+
+// Choice names the window system: "egl", "glfw" or "auto".
+type Choice string
+
+// Open returns the window system asked for. "auto" (and the empty choice)
+// takes GLFW when an X display is set and EGL otherwise; the environment
+// variable GOEQ_WINSYS overrides the choice. The second result says why,
+// for the log.
+func Open(choice Choice) (System, string, error) {
+	if env := os.Getenv("GOEQ_WINSYS"); env != "" {
+		choice = Choice(strings.ToLower(env))
+	}
+	switch choice {
+	case "egl":
+		s, err := OpenEGL()
+		if err != nil {
+			return nil, "", err
+		}
+		return s, "EGL as asked", nil
+	case "glfw":
+		s, err := OpenGLFW()
+		if err != nil {
+			return nil, "", err
+		}
+		return s, "GLFW as asked", nil
+	case "", "auto":
+		if os.Getenv("DISPLAY") != "" {
+			if s, err := OpenGLFW(); err == nil {
+				return s, "GLFW on X display " + os.Getenv("DISPLAY"), nil
+			}
+		}
+		s, err := OpenEGL()
+		if err != nil {
+			return nil, "", err
+		}
+		return s, "no X display: headless EGL", nil
+	}
+	return nil, "", fmt.Errorf("winsys: unknown window system %q (egl, glfw or auto)", choice)
+}

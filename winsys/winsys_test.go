@@ -1,0 +1,79 @@
+package winsys
+
+import (
+	"os"
+	"runtime"
+	"testing"
+
+	"github.com/go-gl/gl/v3.3-core/gl"
+)
+
+func TestMain(m *testing.M) {
+	done := make(chan struct{})
+	code := 0
+	go func() {
+		code = m.Run()
+		close(done)
+	}()
+	RunMain(done)
+	os.Exit(code)
+}
+
+// clearAndRead makes a context current on a locked thread, clears an FBO
+// to a colour and reads one pixel back.
+func clearAndRead(t *testing.T, sys System) [4]byte {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	ctx, err := sys.NewContext(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctx.Destroy()
+	if err := ctx.MakeCurrent(); err != nil {
+		t.Fatal(err)
+	}
+	defer ctx.Release()
+	if err := gl.Init(); err != nil {
+		t.Fatal(err)
+	}
+	var fbo, rb uint32
+	gl.GenFramebuffers(1, &fbo)
+	gl.BindFramebuffer(gl.FRAMEBUFFER, fbo)
+	gl.GenRenderbuffers(1, &rb)
+	gl.BindRenderbuffer(gl.RENDERBUFFER, rb)
+	gl.RenderbufferStorage(gl.RENDERBUFFER, gl.RGBA8, 4, 4)
+	gl.FramebufferRenderbuffer(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.RENDERBUFFER, rb)
+	if s := gl.CheckFramebufferStatus(gl.FRAMEBUFFER); s != gl.FRAMEBUFFER_COMPLETE {
+		t.Fatalf("framebuffer status 0x%x", s)
+	}
+	gl.Viewport(0, 0, 4, 4)
+	gl.ClearColor(1, 0.5, 0, 1)
+	gl.Clear(gl.COLOR_BUFFER_BIT)
+	var px [4]byte
+	gl.ReadPixels(1, 1, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, gl.Ptr(&px[0]))
+	t.Logf("%s: %s, GL %s", sys.Name(), gl.GoStr(gl.GetString(gl.RENDERER)), gl.GoStr(gl.GetString(gl.VERSION)))
+	return px
+}
+
+func TestEGLHeadless(t *testing.T) {
+	sys, err := OpenEGL()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if px := clearAndRead(t, sys); px != [4]byte{255, 128, 0, 255} {
+		t.Errorf("read %v", px)
+	}
+}
+
+func TestGLFWOnX(t *testing.T) {
+	if os.Getenv("DISPLAY") == "" {
+		t.Skip("no X display (make test runs this under Xvfb)")
+	}
+	sys, err := OpenGLFW()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if px := clearAndRead(t, sys); px != [4]byte{255, 128, 0, 255} {
+		t.Errorf("read %v", px)
+	}
+}
