@@ -17,9 +17,12 @@ build: deps
 vet: deps
 	$(GO) vet ./...
 
+# GL tests run twice: under X (GLX windows through GLFW, and EGL), then
+# with DISPLAY unset (EGL alone, as on a headless render node).
 test: deps
 	$(GO) vet ./...
-	scripts/with-display.sh $(GO) test ./...
+	scripts/with-display.sh $(GO) test -timeout 20m ./...
+	env -u DISPLAY $(GO) test -count=1 -timeout 10m ./winsys ./channel
 
 # Until the runtime lands, the demo validates goeq's example configs and
 # explains the 4-source load-balanced 2D config.

@@ -1,0 +1,165 @@
+// Package glutil holds the small OpenGL helpers goeq's GL code shares:
+// programs, framebuffers with texture attachments, and the full-viewport
+// quad. Every function needs a current context on the calling thread.
+package glutil
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/go-gl/gl/v3.3-core/gl"
+)
+
+var (
+	initOnce sync.Once
+	initErr  error
+)
+
+// Init loads the GL entry points; call it with a context current.
+func Init() error {
+	initOnce.Do(func() { initErr = gl.Init() })
+	return initErr
+}
+
+// Program compiles and links a vertex and a fragment shader.
+func Program(vertex, fragment string) (uint32, error) {
+	vs, err := compile(vertex, gl.VERTEX_SHADER)
+	if err != nil {
+		return 0, err
+	}
+	fs, err := compile(fragment, gl.FRAGMENT_SHADER)
+	if err != nil {
+		return 0, err
+	}
+	p := gl.CreateProgram()
+	gl.AttachShader(p, vs)
+	gl.AttachShader(p, fs)
+	gl.LinkProgram(p)
+	gl.DeleteShader(vs)
+	gl.DeleteShader(fs)
+	var ok int32
+	gl.GetProgramiv(p, gl.LINK_STATUS, &ok)
+	if ok == gl.FALSE {
+		return 0, fmt.Errorf("glutil: link: %s", programLog(p))
+	}
+	return p, nil
+}
+
+func compile(src string, kind uint32) (uint32, error) {
+	s := gl.CreateShader(kind)
+	cs, free := gl.Strs(src + "\x00")
+	gl.ShaderSource(s, 1, cs, nil)
+	free()
+	gl.CompileShader(s)
+	var ok int32
+	gl.GetShaderiv(s, gl.COMPILE_STATUS, &ok)
+	if ok == gl.FALSE {
+		var n int32
+		gl.GetShaderiv(s, gl.INFO_LOG_LENGTH, &n)
+		log := strings.Repeat("\x00", int(n+1))
+		gl.GetShaderInfoLog(s, n, nil, gl.Str(log))
+		return 0, fmt.Errorf("glutil: compile: %s", strings.TrimRight(log, "\x00"))
+	}
+	return s, nil
+}
+
+func programLog(p uint32) string {
+	var n int32
+	gl.GetProgramiv(p, gl.INFO_LOG_LENGTH, &n)
+	log := strings.Repeat("\x00", int(n+1))
+	gl.GetProgramInfoLog(p, n, nil, gl.Str(log))
+	return strings.TrimRight(log, "\x00")
+}
+
+// Uniform returns a uniform's location.
+func Uniform(p uint32, name string) int32 { return gl.GetUniformLocation(p, gl.Str(name+"\x00")) }
+
+// Target is a framebuffer object with an RGBA8 colour texture and a
+// DEPTH32F depth texture (so compositing can sample both).
+type Target struct {
+	FBO, Color, Depth uint32
+	W, H              int
+}
+
+// NewTarget creates a framebuffer of w x h pixels.
+func NewTarget(w, h int) (*Target, error) {
+	t := &Target{W: w, H: h}
+	t.Color = Texture(w, h, gl.RGBA8, gl.RGBA, gl.UNSIGNED_BYTE)
+	t.Depth = Texture(w, h, gl.DEPTH_COMPONENT32F, gl.DEPTH_COMPONENT, gl.FLOAT)
+	gl.GenFramebuffers(1, &t.FBO)
+	gl.BindFramebuffer(gl.FRAMEBUFFER, t.FBO)
+	gl.FramebufferTexture2D(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.TEXTURE_2D, t.Color, 0)
+	gl.FramebufferTexture2D(gl.FRAMEBUFFER, gl.DEPTH_ATTACHMENT, gl.TEXTURE_2D, t.Depth, 0)
+	if s := gl.CheckFramebufferStatus(gl.FRAMEBUFFER); s != gl.FRAMEBUFFER_COMPLETE {
+		return nil, fmt.Errorf("glutil: framebuffer %dx%d incomplete: 0x%x", w, h, s)
+	}
+	return t, nil
+}
+
+// Bind makes the target the draw and read framebuffer with a full viewport.
+func (t *Target) Bind() {
+	gl.BindFramebuffer(gl.FRAMEBUFFER, t.FBO)
+	gl.Viewport(0, 0, int32(t.W), int32(t.H))
+}
+
+// Delete frees the target.
+func (t *Target) Delete() {
+	gl.DeleteFramebuffers(1, &t.FBO)
+	gl.DeleteTextures(1, &t.Color)
+	gl.DeleteTextures(1, &t.Depth)
+}
+
+// Texture allocates a 2D texture with nearest filtering.
+func Texture(w, h int, internal int32, format, kind uint32) uint32 {
+	var tex uint32
+	gl.GenTextures(1, &tex)
+	gl.BindTexture(gl.TEXTURE_2D, tex)
+	gl.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.NEAREST)
+	gl.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.NEAREST)
+	gl.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_S, gl.CLAMP_TO_EDGE)
+	gl.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_T, gl.CLAMP_TO_EDGE)
+	gl.TexImage2D(gl.TEXTURE_2D, 0, internal, int32(w), int32(h), 0, format, kind, nil)
+	return tex
+}
+
+// Quad draws the full-viewport quad of shaders/quad.vert; vao is an empty
+// vertex array object of the current context (VAOs are not shared).
+func Quad(vao uint32) {
+	gl.BindVertexArray(vao)
+	gl.DrawArrays(gl.TRIANGLE_STRIP, 0, 4)
+}
+
+// ReadColor reads w x h RGBA8 pixels at (x, y) of the bound read buffer.
+func ReadColor(x, y, w, h int, dst []byte) []byte {
+	if cap(dst) < 4*w*h {
+		dst = make([]byte, 4*w*h)
+	}
+	dst = dst[:4*w*h]
+	gl.PixelStorei(gl.PACK_ALIGNMENT, 1)
+	if len(dst) > 0 {
+		gl.ReadPixels(int32(x), int32(y), int32(w), int32(h), gl.RGBA, gl.UNSIGNED_BYTE, gl.Ptr(&dst[0]))
+	}
+	return dst
+}
+
+// ReadDepth reads w x h float depths at (x, y) of the bound read buffer.
+func ReadDepth(x, y, w, h int, dst []float32) []float32 {
+	if cap(dst) < w*h {
+		dst = make([]float32, w*h)
+	}
+	dst = dst[:w*h]
+	gl.PixelStorei(gl.PACK_ALIGNMENT, 4)
+	if len(dst) > 0 {
+		gl.ReadPixels(int32(x), int32(y), int32(w), int32(h), gl.DEPTH_COMPONENT, gl.FLOAT, gl.Ptr(&dst[0]))
+	}
+	return dst
+}
+
+// Error returns the pending GL error, if any.
+func Error() error {
+	if e := gl.GetError(); e != gl.NO_ERROR {
+		return fmt.Errorf("glutil: GL error 0x%x", e)
+	}
+	return nil
+}
