@@ -2,9 +2,13 @@ package channel
 
 import (
 	"bytes"
+	"fmt"
 	"image"
 	"image/png"
 	"os"
+	"path/filepath"
+
+	"goeq/compound"
 )
 
 // EncodePNG encodes w x h RGBA8 pixels stored bottom-up (GL order) as PNG.
@@ -28,4 +32,21 @@ func WritePNG(path string, color []byte, w, h int) error {
 		return err
 	}
 	return os.WriteFile(path, b, 0o644)
+}
+
+// DumpPath is where a channel's frame is written: the channel's dump_image
+// attribute is a path prefix ("dump" writes dump000042.png); otherwise
+// outDir (if set) gets <channel>-<frame>.png. Empty means no file.
+func DumpPath(ch *compound.Channel, outDir string, frame int) string {
+	if prefix := ch.Attributes["dump_image"]; prefix != "" {
+		return fmt.Sprintf("%s%06d.png", prefix, frame)
+	}
+	if outDir == "" {
+		return ""
+	}
+	name := ch.Name
+	if name == "" {
+		name = "channel"
+	}
+	return filepath.Join(outDir, fmt.Sprintf("%s-%06d.png", name, frame))
 }

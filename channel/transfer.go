@@ -237,3 +237,18 @@ func (u *Upload) Release() {
 		gl.DeleteTextures(1, &u.Depth)
 	}
 }
+
+// RegionOfInterest is what a readback reads: the region the renderer said
+// it drew, clipped to the channel's pixels; all of them when it said
+// nothing (an empty region).
+func RegionOfInterest(drawn, whole compound.PixelViewport) compound.PixelViewport {
+	if drawn.W <= 0 || drawn.H <= 0 {
+		return whole
+	}
+	x0, y0 := max(drawn.X, whole.X), max(drawn.Y, whole.Y)
+	x1, y1 := min(drawn.X+drawn.W, whole.X+whole.W), min(drawn.Y+drawn.H, whole.Y+whole.H)
+	if x1 <= x0 || y1 <= y0 {
+		return compound.PixelViewport{X: x0, Y: y0}
+	}
+	return compound.PixelViewport{X: x0, Y: y0, W: x1 - x0, H: y1 - y0}
+}
