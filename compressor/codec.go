@@ -267,3 +267,29 @@ func Decode(dst, src []byte) (Header, []byte, error) {
 	}
 	return h, dst, nil
 }
+
+// DecodeView is Decode without a copy for frames sent raw (codec None): the
+// pixels are returned as a slice of src. Other codecs decode into a new
+// buffer.
+func DecodeView(src []byte) (Header, []byte, error) {
+	h, err := ReadHeader(src)
+	if err != nil || h.Codec != None {
+		return Decode(nil, src)
+	}
+	size := h.Width * h.Height * bytesPerPixel
+	start := headerSize + h.Chunks*chunkEntry
+	if len(src)-start != size {
+		return h, nil, corrupt("raw frame has %d bytes of pixels, want %d", len(src)-start, size)
+	}
+	stride := h.Width * bytesPerPixel
+	off := start
+	for i := 0; i < h.Chunks; i++ {
+		lo, hi := rowRange(h.Height, h.Chunks, i)
+		n := int(binary.LittleEndian.Uint32(src[headerSize+i*chunkEntry:]))
+		if n != (hi-lo)*stride {
+			return h, nil, corrupt("raw chunk %d has %d bytes, want %d", i, n, (hi-lo)*stride)
+		}
+		off += n
+	}
+	return h, src[start : start+size : start+size], nil
+}

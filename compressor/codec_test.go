@@ -191,3 +191,21 @@ func BenchmarkDecodeS2(b *testing.B) {
 		}
 	}
 }
+
+func TestDecodeViewAliasesRawFrames(t *testing.T) {
+	s := samples(t)[0]
+	for _, c := range []Codec{None, S2} {
+		enc, _ := Encode(nil, c, s.format, s.w, s.h, 3, s.pixels)
+		_, px, err := DecodeView(enc)
+		if err != nil || !bytes.Equal(px, s.pixels) {
+			t.Fatalf("%s: %v", c, err)
+		}
+		if c == None && &px[0] != &enc[len(enc)-len(px)] {
+			t.Error("raw frame was copied")
+		}
+	}
+	enc, _ := Encode(nil, None, s.format, s.w, s.h, 3, s.pixels)
+	if _, _, err := DecodeView(enc[:len(enc)-1]); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("truncated raw frame: %v", err)
+	}
+}
