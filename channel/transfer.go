@@ -252,3 +252,7 @@ func RegionOfInterest(drawn, whole compound.PixelViewport) compound.PixelViewpor
 	}
 	return compound.PixelViewport{X: x0, Y: y0, W: x1 - x0, H: y1 - y0}
 }
+
+// Wait blocks until the upload goroutine is done with the frame's pixels
+// (they may be reused afterwards); it does not make the GPU wait.
+func (u *Upload) Wait() { <-u.done }

@@ -7,6 +7,7 @@
 package compound
 
 import (
+	"fmt"
 	"strconv"
 
 	"github.com/alecthomas/participle/v2/lexer"
@@ -398,3 +399,47 @@ func (c *Config) Walk(fn func(*Compound)) {
 func (c *Compound) IsActive(frame int) bool {
 	return frame%c.Period == c.Phase%c.Period
 }
+
+// ChannelID names a channel the same way in every process that resolves
+// the same config: "n1.p0.w0.c2" for the third channel of the first window
+// of the first pipe of the second node; a destination channel made from a
+// canvas adds "/v<layout>.<view>s<canvas>.<segment>".
+func (c *Config) ChannelID(ch *Channel) string {
+	src := ch
+	if ch.Source != nil {
+		src = ch.Source
+	}
+	id := ""
+	for ni, n := range c.Nodes {
+		for pi, p := range n.Pipes {
+			for wi, w := range p.Windows {
+				for ci, x := range w.Channels {
+					if x == src {
+						id = fmt.Sprintf("n%d.p%d.w%d.c%d", ni, pi, wi, ci)
+					}
+				}
+			}
+		}
+	}
+	if ch.View == nil {
+		return id
+	}
+	for li, l := range c.Layouts {
+		for vi, v := range l.Views {
+			if v != ch.View {
+				continue
+			}
+			for ki, cv := range c.Canvases {
+				for si, s := range cv.Segments {
+					if s == ch.Segment {
+						return fmt.Sprintf("%s/v%d.%ds%d.%d", id, li, vi, ki, si)
+					}
+				}
+			}
+		}
+	}
+	return id
+}
+
+// NodeOf returns the node a channel's window belongs to.
+func (ch *Channel) NodeOf() *Node { return ch.Window.Pipe.Node }

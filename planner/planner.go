@@ -46,7 +46,15 @@ type Task struct {
 	Frustum       compound.Frustum       `json:"frustum"`
 	ViewMatrix    [16]float64            `json:"view_matrix"` // column-major
 	Buffers       int                    `json:"buffers"`
-	Outputs       []FrameRef             `json:"outputs,omitempty"`
+	// Dest is the destination channel's size in pixels, Offset the part of
+	// it this task covers, and DestFrustum the destination's frustum for
+	// the eye: a renderer projects with DestFrustum and the adjustment that
+	// maps its pixels onto Offset (render.Sub), which keeps decomposed
+	// renders pixel-exact.
+	Dest        compound.PixelViewport `json:"dest"`
+	Offset      compound.PixelViewport `json:"offset"`
+	DestFrustum compound.Frustum       `json:"dest_frustum"`
+	Outputs     []FrameRef             `json:"outputs,omitempty"`
 	Inputs        []FrameRef             `json:"inputs,omitempty"`
 }
 
@@ -92,6 +100,9 @@ type Planner struct {
 	// history keeps each planned frame's compound states so statistics that
 	// arrive late (latency) are read against the regions they measured.
 	history map[int]map[string]CompoundState
+	// down holds channels whose node died: their compounds leave the
+	// frame and the equalizers share their work out.
+	down map[*compound.Channel]bool
 	// Overhead is the planning and interaction cost the live server
 	// measures (seconds per frame); the adaptive policy sets its
 	// balancing period from it.
@@ -103,7 +114,7 @@ func New(cfg *compound.Config) *Planner {
 	p := &Planner{cfg: cfg, loads: map[*compound.Compound]*equalizer.Load{}, trees: map[*compound.Compound]bool{},
 		views: map[*compound.Compound]*equalizer.View{}, dfrs: map[*compound.Compound]*equalizer.DFR{},
 		framerate: map[*compound.Compound]*equalizer.Framerate{}, usage: map[*compound.Compound]float64{},
-		history: map[int]map[string]CompoundState{}}
+		history: map[int]map[string]CompoundState{}, down: map[*compound.Channel]bool{}}
 	cfg.Walk(func(c *compound.Compound) {
 		for _, eq := range c.Equalizers {
 			switch eq.Kind {
@@ -133,6 +144,16 @@ func (p *Planner) Config() *compound.Config { return p.cfg }
 // Load returns the load or tree equalizer attached to c, if any.
 func (p *Planner) Load(c *compound.Compound) *equalizer.Load { return p.loads[c] }
 
+// SetChannelDown takes a channel out of (or back into) the frames: its
+// compounds become inactive and the equalizers redistribute their work.
+func (p *Planner) SetChannelDown(ch *compound.Channel, down bool) {
+	if down {
+		p.down[ch] = true
+	} else {
+		delete(p.down, ch)
+	}
+}
+
 // Feed delivers the statistics of a finished frame. Only the newest frame
 // is used: each load equalizer balances on its last measurement.
 func (p *Planner) Feed(f stats.Frame) {
@@ -148,7 +169,7 @@ func (p *Planner) Plan(frame int) *FramePlan {
 	states := plan.Compounds
 	// 1. base state: active by period/phase, local values as configured
 	p.cfg.Walk(func(c *compound.Compound) {
-		states[c.Path()] = CompoundState{Active: c.IsActive(frame), Local: c.Local}
+		states[c.Path()] = CompoundState{Active: c.IsActive(frame) && !p.down[c.Channel], Local: c.Local}
 	})
 	// 2. equalizers, top-down so that inner ones see their share
 	p.cfg.Walk(func(c *compound.Compound) {
@@ -411,6 +432,16 @@ func (p *Planner) emit(c *compound.Compound, states map[string]CompoundState, by
 			t.Frustum = base.EyeFrustum(eyePos, compound.DefaultNear, compound.DefaultFar)
 			t.ViewMatrix = viewMatrix(*base, eyePos)
 		}
+		if dest := destinationOf(c); dest != nil {
+			ds := states[dest.Path()]
+			t.Dest = compound.PixelViewport{W: dest.Channel.PixelViewport.W, H: dest.Channel.PixelViewport.H}
+			t.Offset = t.Dest.Apply(s.Viewport.RelativeTo(ds.Viewport))
+			if dest.Frustum != nil {
+				eyePos := eyePosition(p.cfg, c, eye)
+				t.DestFrustum = dest.Frustum.EyeFrustum(eyePos, compound.DefaultNear, compound.DefaultFar)
+				t.ViewMatrix = viewMatrix(*dest.Frustum, eyePos)
+			}
+		}
 		return t
 	}
 	renders := cp != nil && !s.Skip
@@ -467,6 +498,18 @@ func (p *Planner) emit(c *compound.Compound, states map[string]CompoundState, by
 			cp.Tasks = append(cp.Tasks, t)
 		}
 	}
+}
+
+// destinationOf is the top-most compound with a channel above (or at) c:
+// the one whose channel shows the result.
+func destinationOf(c *compound.Compound) *compound.Compound {
+	var dest *compound.Compound
+	for x := c; x != nil; x = x.Parent {
+		if x.Channel != nil {
+			dest = x
+		}
+	}
+	return dest
 }
 
 // pixelViewport is the part of c's channel it renders: the channel's pixels

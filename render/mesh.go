@@ -40,7 +40,7 @@ func Bumpy(rings, segments int) *Model {
 			const e = 1e-4
 			du := sub3(pos(math.Min(u+e, 1), v), pos(math.Max(u-e, 0), v))
 			dv := sub3(pos(u, v+e), pos(u, v-e))
-			n := cross3(dv, du)
+			n := cross3(du, dv)
 			if l := math.Sqrt(n[0]*n[0] + n[1]*n[1] + n[2]*n[2]); l > 0 {
 				n = [3]float64{n[0] / l, n[1] / l, n[2] / l}
 			} else {

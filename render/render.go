@@ -16,6 +16,9 @@ type Params struct {
 	Frame         int
 	Eye           int
 	Width, Height int // pixels of this render
+	// X, Y is where the render's viewport starts in the bound framebuffer
+	// (gl_FragCoord counts from the framebuffer's corner).
+	X, Y int
 	// Viewport is the part of the destination this render covers; Range
 	// the part of the database; Pixel and Subpixel the decomposition.
 	Viewport compound.Viewport

@@ -33,7 +33,7 @@ func (r *Synthetic) Init() error {
 		return err
 	}
 	r.uniforms = map[string]int32{}
-	for _, u := range []string{"destSize", "origin", "iterations", "hotspot", "rangeLo", "rangeHi"} {
+	for _, u := range []string{"destSize", "origin", "viewOrigin", "iterations", "hotspot", "rangeLo", "rangeHi"} {
 		r.uniforms[u] = glutil.Uniform(r.prog, u)
 	}
 	gl.GenVertexArrays(1, &r.vao)
@@ -47,6 +47,7 @@ func (r *Synthetic) Draw(p Params) (compound.PixelViewport, error) {
 	gl.UseProgram(r.prog)
 	gl.Uniform2f(r.uniforms["destSize"], float32(r.DestW), float32(r.DestH))
 	gl.Uniform2f(r.uniforms["origin"], float32(p.Viewport.X*float64(r.DestW)), float32(p.Viewport.Y*float64(r.DestH)))
+	gl.Uniform2f(r.uniforms["viewOrigin"], float32(p.X), float32(p.Y))
 	gl.Uniform1f(r.uniforms["iterations"], float32(r.Iterations))
 	gl.Uniform2f(r.uniforms["hotspot"], r.Hotspot[0], r.Hotspot[1])
 	rng := p.Range

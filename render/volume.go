@@ -30,7 +30,7 @@ func (r *Volume) Init() error {
 		return err
 	}
 	r.uniforms = map[string]int32{}
-	for _, u := range []string{"invProjection", "invModelView", "viewport", "ndcAdjust", "slabLo", "slabHi", "dt"} {
+	for _, u := range []string{"invProjection", "invModelView", "viewport", "origin", "ndcAdjust", "slabLo", "slabHi", "dt"} {
 		r.uniforms[u] = glutil.Uniform(r.prog, u)
 	}
 	gl.GenVertexArrays(1, &r.vao)
@@ -58,6 +58,7 @@ func (r *Volume) Draw(p Params) (compound.PixelViewport, error) {
 	gl.UniformMatrix4fv(r.uniforms["invModelView"], 1, false, &invMV[0])
 	gl.UniformMatrix4fv(r.uniforms["ndcAdjust"], 1, false, &invAdj[0])
 	gl.Uniform2f(r.uniforms["viewport"], float32(p.Width), float32(p.Height))
+	gl.Uniform2f(r.uniforms["origin"], float32(p.X), float32(p.Y))
 	rng := p.Range
 	if rng.End <= rng.Start {
 		rng = compound.FullRange

@@ -6,6 +6,7 @@
 uniform mat4 invProjection;
 uniform mat4 invModelView;
 uniform vec2 viewport;   // pixels of the rendered area
+uniform vec2 origin;     // its corner in the framebuffer
 uniform mat4 ndcAdjust;  // inverse of the pixel/tile adjustment
 uniform float slabLo;
 uniform float slabHi;
@@ -26,7 +27,7 @@ vec4 transfer(float v) {
 }
 
 void main() {
-    vec2 ndc = gl_FragCoord.xy / viewport * 2.0 - 1.0;
+    vec2 ndc = (gl_FragCoord.xy - origin) / viewport * 2.0 - 1.0;
     vec4 dndc = ndcAdjust * vec4(ndc, 0.0, 1.0);
     vec4 nearP = invProjection * vec4(dndc.xy, -1.0, 1.0);
     vec4 farP = invProjection * vec4(dndc.xy, 1.0, 1.0);

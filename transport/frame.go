@@ -48,6 +48,7 @@ type Frame struct {
 	Frame    int    `json:"frame"`
 	Name     string `json:"name"`     // the output frame's name
 	Producer string `json:"producer"` // producing channel
+	Consumer string `json:"consumer"` // compositing channel
 	// Where the pixels go in the destination channel, and how they were
 	// decomposed, which decides how they are composited.
 	Offset   compound.PixelViewport `json:"offset"`

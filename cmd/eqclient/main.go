@@ -1,18 +1,60 @@
-// Command eqclient is goeq's render client: one process per render node,
-// joining an eqserver. The distributed runtime is not built yet; until it
-// is, eqclient says so instead of pretending to render.
+// Command eqclient is goeq's render client: one process per render node.
+// It joins an eqserver (eqserver run starts it, or start it yourself with
+// --server), opens its node's pipes, windows and channels, and renders the
+// frames the server plans.
+//
+//	eqclient --server HOST:PORT --node NAME [--token-file FILE] [--winsys auto|egl|glfw] [--drawable window|FBO]
+//
+// The token comes from --token-file or the GOEQ_TOKEN environment variable.
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
+	"log"
 	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"goeq/client"
+	"goeq/winsys"
 )
 
 func main() {
-	server := flag.String("server", "", "address of the eqserver to join (host:port)")
+	server := flag.String("server", "", "address of the eqserver control port (host:port)")
+	node := flag.String("node", "", "the config node this client renders")
+	tokenFile := flag.String("token-file", "", "file holding the shared token (default: $GOEQ_TOKEN)")
+	ws := flag.String("winsys", "auto", "window system: auto (GLFW with an X display, else EGL), egl or glfw")
+	drawable := flag.String("drawable", "", "override hint_drawable: window or FBO")
 	flag.Parse()
-	fmt.Fprintf(os.Stderr, "eqclient: the render runtime is not available in this build (server %q); "+
-		"use 'eqserver check|fmt|explain' to work with configurations\n", *server)
-	os.Exit(2)
+	logger := log.New(os.Stderr, fmt.Sprintf("eqclient %s: ", *node), log.LstdFlags)
+	if *server == "" || *node == "" {
+		fmt.Fprintln(os.Stderr, "eqclient: --server and --node are required")
+		flag.Usage()
+		os.Exit(2)
+	}
+	token := os.Getenv("GOEQ_TOKEN")
+	if *tokenFile != "" {
+		b, err := os.ReadFile(*tokenFile)
+		if err != nil {
+			logger.Fatal(err)
+		}
+		token = strings.TrimSpace(string(b))
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	done := make(chan struct{})
+	code := 0
+	go func() {
+		defer close(done)
+		err := client.Run(ctx, client.Options{Server: *server, Node: *node, Token: token, WinSys: winsys.Choice(*ws), Drawable: *drawable, Log: logger})
+		if err != nil {
+			logger.Print(err)
+			code = 1
+		}
+	}()
+	winsys.RunMain(done) // GLFW calls run on the main thread
+	os.Exit(code)
 }

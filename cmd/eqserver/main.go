@@ -29,6 +29,8 @@ const usage = `usage:
                                      inherited values, frames and equalizers
   eqserver simulate --config FILE --scenario NAME [--frames N] [--policy equalizer|adaptive] [--json]
                                      run the planner and equalizers on a synthetic workload
+  eqserver run [--local] [--frames N] [--out DIR] [--stats FILE] [--renderer mesh|volume|synthetic] CONFIG
+                                     render CONFIG across eqclient processes
   eqserver simulate --report DIR [--configs DIR]
                                      every scenario, both policies: DIR/balance.md and plots
 `
@@ -51,6 +53,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return explain(args[1:], stdout, stderr)
 	case "simulate":
 		return simulateCmd(args[1:], stdout, stderr)
+	case "run":
+		return runCmd(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-func runCmd(args ...string) (int, string, string) {
+func runArgs(args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
 	code := run(args, &out, &errb)
 	return code, out.String(), errb.String()
@@ -24,7 +24,7 @@ func examples(t *testing.T) []string {
 }
 
 func TestCheckExamples(t *testing.T) {
-	code, _, stderr := runCmd(append([]string{"check"}, examples(t)...)...)
+	code, _, stderr := runArgs(append([]string{"check"}, examples(t)...)...)
 	if code != 0 || stderr != "" {
 		t.Fatalf("check of examples: exit %d, stderr:\n%s", code, stderr)
 	}
@@ -37,7 +37,7 @@ func TestExamplesAreFormatted(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		code, out, stderr := runCmd("fmt", f)
+		code, out, stderr := runArgs("fmt", f)
 		if code != 0 {
 			t.Fatalf("fmt %s: exit %d: %s", f, code, stderr)
 		}
@@ -53,7 +53,7 @@ func TestCheckReportsErrorsAndExit1(t *testing.T) {
 	os.WriteFile(bad, []byte("config\n{\n    compound { channel \"missing\" }\n}\n"), 0o644)
 	good := filepath.Join(dir, "good.eqc")
 	os.WriteFile(good, []byte("config { appNode { pipe { window { channel { name \"c\" } } } } compound { channel \"c\" } }\n"), 0o644)
-	code, _, stderr := runCmd("check", good, bad)
+	code, _, stderr := runArgs("check", good, bad)
 	if code != 1 {
 		t.Fatalf("exit %d, want 1", code)
 	}
@@ -64,16 +64,16 @@ func TestCheckReportsErrorsAndExit1(t *testing.T) {
 	if n := strings.Count(strings.TrimSpace(stderr), "\n"); n != 0 {
 		t.Errorf("want one error line, got %d:\n%s", n+1, stderr)
 	}
-	if code, _, _ := runCmd("check", good); code != 0 {
+	if code, _, _ := runArgs("check", good); code != 0 {
 		t.Errorf("good file: exit %d", code)
 	}
-	if code, _, stderr := runCmd("check", filepath.Join(dir, "absent.eqc")); code != 1 || !strings.Contains(stderr, "no such file") {
+	if code, _, stderr := runArgs("check", filepath.Join(dir, "absent.eqc")); code != 1 || !strings.Contains(stderr, "no such file") {
 		t.Errorf("absent file: exit %d, %q", code, stderr)
 	}
 }
 
 func TestExplainJSON(t *testing.T) {
-	code, out, stderr := runCmd("explain", "--json", filepath.Join("..", "..", "examples", "configs", "2d-lb-4.eqc"))
+	code, out, stderr := runArgs("explain", "--json", filepath.Join("..", "..", "examples", "configs", "2d-lb-4.eqc"))
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -106,13 +106,13 @@ func TestExplainJSON(t *testing.T) {
 }
 
 func TestUsage(t *testing.T) {
-	if code, _, stderr := runCmd(); code != 2 || !strings.Contains(stderr, "usage") {
+	if code, _, stderr := runArgs(); code != 2 || !strings.Contains(stderr, "usage") {
 		t.Errorf("no args: exit %d %q", code, stderr)
 	}
-	if code, _, stderr := runCmd("frobnicate"); code != 2 || !strings.Contains(stderr, "unknown command") {
+	if code, _, stderr := runArgs("frobnicate"); code != 2 || !strings.Contains(stderr, "unknown command") {
 		t.Errorf("unknown command: exit %d %q", code, stderr)
 	}
-	if code, _, _ := runCmd("fmt"); code != 2 {
+	if code, _, _ := runArgs("fmt"); code != 2 {
 		t.Errorf("fmt without file: exit %d", code)
 	}
 }

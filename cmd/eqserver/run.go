@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+
+	"goeq/server"
+)
+
+func runCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	local := fs.Bool("local", false, "start every node's eqclient on this machine")
+	frames := fs.Int("frames", 100, "frames to render")
+	out := fs.String("out", "", "folder for the destination's PNGs")
+	statsPath := fs.String("stats", "", "write per-channel statistics as JSON lines to this file")
+	every := fs.Int("dump-every", 30, "write every N-th frame's PNG (with --out)")
+	renderer := fs.String("renderer", "mesh", "mesh, volume or synthetic")
+	triangles := fs.Int("triangles", 1_000_000, "triangles of the procedural mesh")
+	spin := fs.Float64("spin", 0.02, "radians the model turns per frame")
+	codec := fs.String("codec", "auto", "frame codec: auto (per link), none, s2, zstd, rle")
+	async := fs.Bool("async-readback", true, "finish readbacks on the download goroutine")
+	iterations := fs.Float64("iterations", 64, "synthetic renderer: loop length per pixel")
+	listen := fs.String("listen", "127.0.0.1:0", "control address")
+	tokenFile := fs.String("token-file", "", "shared token file (default: $GOEQ_TOKEN, or a new one for --local)")
+	clientBin := fs.String("client", "", "eqclient binary (default: beside eqserver, then PATH)")
+	drawable := fs.String("drawable", "", "override every window's hint_drawable: window or FBO")
+	summaryJSON := fs.Bool("json", false, "print the summary as JSON")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprint(stderr, "eqserver run: exactly one CONFIG expected\n"+usage)
+		return 2
+	}
+	logger := log.New(stderr, "eqserver: ", log.LstdFlags)
+	token := os.Getenv("GOEQ_TOKEN")
+	if *tokenFile != "" {
+		b, err := os.ReadFile(*tokenFile)
+		if err != nil {
+			logger.Print(err)
+			return 1
+		}
+		token = strings.TrimSpace(string(b))
+	}
+	if token == "" {
+		var b [16]byte
+		rand.Read(b[:])
+		token = hex.EncodeToString(b[:])
+	}
+	var progress io.Writer
+	if f, ok := stderr.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			progress = f
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	sum, err := server.Run(ctx, server.Options{ConfigPath: fs.Arg(0), Frames: *frames, OutDir: *out, StatsPath: *statsPath,
+		Local: *local, Listen: *listen, Token: token, ClientBinary: *clientBin, Renderer: *renderer, Triangles: *triangles,
+		Spin: *spin, DumpEvery: *every, Codec: *codec, Async: *async, Iterations: *iterations, Drawable: *drawable,
+		Log: logger, Progress: progress})
+	if err != nil {
+		report(stderr, err)
+		return 1
+	}
+	if *summaryJSON {
+		enc := jsonEncoder(stdout)
+		enc.Encode(sum)
+		return 0
+	}
+	fmt.Fprintf(stdout, "%d frames in %.1f s: %.1f fps; %d degraded frames", sum.Frames, sum.Seconds, sum.FPS, sum.Degraded)
+	if len(sum.LostNodes) > 0 {
+		fmt.Fprintf(stdout, "; lost nodes %v", sum.LostNodes)
+	}
+	fmt.Fprintln(stdout)
+	fmt.Fprintf(stdout, "%-12s %9s %9s %9s %9s %9s\n", "channel", "draw ms", "readback", "transmit", "assemble", "wait")
+	for _, c := range sum.Channels {
+		fmt.Fprintf(stdout, "%-12s %9.2f %9.2f %9.2f %9.2f %9.2f\n", c.Channel, c.Draw, c.Readback, c.Transmit, c.Assemble, c.Wait)
+	}
+	for _, name := range sortedKeysOf(sum.FinalSplit) {
+		fmt.Fprintf(stdout, "final split %-8s %s\n", name, sum.FinalSplit[name])
+	}
+	if len(sum.Written) > 0 {
+		fmt.Fprintf(stdout, "wrote %d images, the last %s\n", len(sum.Written), sum.Written[len(sum.Written)-1])
+	}
+	return 0
+}
+
+func jsonEncoder(w io.Writer) *json.Encoder {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc
+}
+
+func sortedKeysOf(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
