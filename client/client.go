@@ -67,6 +67,10 @@ func Run(ctx context.Context, opt Options) error {
 	}
 	defer ln.Close()
 	if err := stream.Send(&control.ClientMsg{Hello: &control.Hello{Node: opt.Node, FrameAddr: ln.Addr(), PID: os.Getpid()}}); err != nil {
+		// a stream the server ended (refused) reports why on receive
+		if _, rerr := stream.Recv(); rerr != nil {
+			err = rerr
+		}
 		return fmt.Errorf("hello: %s", control.ErrorText(err))
 	}
 	first, err := stream.Recv()
@@ -80,6 +84,10 @@ func Run(ctx context.Context, opt Options) error {
 		return err
 	}
 	defer c.shutdown()
+	// frames for this node may arrive from now on
+	if err := stream.Send(&control.ClientMsg{Ready: true}); err != nil {
+		return fmt.Errorf("ready: %s", control.ErrorText(err))
+	}
 
 	// heartbeats let the server notice a dead client within a second
 	hbDone := make(chan struct{})
@@ -446,43 +454,53 @@ func (c *client) draw(ps *pipeState, frame int, t planner.Task, region compound.
 	return err
 }
 
-// readback reads the task's region (only what a pixel source rendered)
-// and sends each output frame to its consumers.
+// readback reads each output frame's part of the task's region (only
+// what a pixel source rendered) with its buffers, and sends it to its
+// consumers.
 func (c *client) readback(ps *pipeState, frame int, ch *compound.Channel, t planner.Task, region compound.PixelViewport, r *stats.Record, sends *sync.WaitGroup) {
 	w, h := render.Size(region.W, region.H, t.Pixel)
-	read := compound.PixelViewport{X: region.X, Y: region.Y, W: w, H: h}
-	depth := t.Buffers&compound.BufferDepth != 0
-	start := time.Now()
-	var px *channel.Pixels
-	var rb *channel.Readback
-	if c.setupM.AsyncReadback {
-		rb = ps.pipe.StartReadback(frame, read, depth)
-	} else {
-		px = channel.ReadSync(frame, read, depth)
-		r.Times.ReadbackSync += time.Since(start)
-	}
-	sends.Add(1)
-	go func() {
-		defer sends.Done()
-		if rb != nil {
-			var err error
-			px, err = rb.Wait()
-			if err != nil {
-				c.opt.Log.Printf("frame %d: readback: %v", frame, err)
-				return
-			}
-			r.Times.ReadbackAsync += time.Since(start)
+	rendered := compound.PixelViewport{X: region.X, Y: region.Y, W: w, H: h}
+	for _, out := range t.Outputs {
+		vp := out.Viewport
+		if !vp.HasArea() {
+			vp = compound.FullViewport
 		}
-		for _, out := range t.Outputs {
+		read := rendered.Apply(vp)
+		offset := t.Offset
+		if t.Pixel.W <= 1 && t.Pixel.H <= 1 {
+			offset = t.Offset.Apply(vp)
+		}
+		depth := out.Buffers&compound.BufferDepth != 0
+		start := time.Now()
+		var px *channel.Pixels
+		var rb *channel.Readback
+		if c.setupM.AsyncReadback {
+			rb = ps.pipe.StartReadback(frame, read, depth)
+		} else {
+			px = channel.ReadSync(frame, read, depth)
+			r.Times.ReadbackSync += time.Since(start)
+		}
+		sends.Add(1)
+		go func() {
+			defer sends.Done()
+			if rb != nil {
+				var err error
+				px, err = rb.Wait()
+				if err != nil {
+					c.opt.Log.Printf("frame %d: readback: %v", frame, err)
+					return
+				}
+				r.Times.ReadbackAsync += time.Since(start)
+			}
 			for _, consumer := range out.Peers {
-				f := &transport.Frame{Frame: frame, Name: out.Name, Producer: ch.Name, Consumer: consumer, Offset: t.Offset,
-					Range: t.Range, Pixel: t.Pixel, Subpixel: t.Subpixel, W: w, H: h, Color: px.Color, Depth: px.Depth}
+				f := &transport.Frame{Frame: frame, Name: out.Name, Producer: ch.Name, Consumer: consumer, Offset: offset,
+					Range: t.Range, Pixel: t.Pixel, Subpixel: t.Subpixel, W: read.W, H: read.H, Color: px.Color, Depth: px.Depth}
 				if err := c.send(f, r); err != nil {
 					c.opt.Log.Printf("frame %d: sending %s to %s: %v", frame, out.Name, consumer, err)
 				}
 			}
-		}
-	}()
+		}()
+	}
 }
 
 // send delivers a frame: locally when the consumer is on this node,
@@ -587,7 +605,9 @@ func (c *client) assemble(ps *pipeState, frame int, t planner.Task, region compo
 			return degraded, err
 		}
 		f := a.frame
-		at := compound.PixelViewport{X: region.X + f.Offset.X, Y: region.Y + f.Offset.Y, W: f.W, H: f.H}
+		// offsets are in destination pixels; this task's region starts at
+		// its own offset there
+		at := compound.PixelViewport{X: region.X + f.Offset.X - t.Offset.X, Y: region.Y + f.Offset.Y - t.Offset.Y, W: f.W, H: f.H}
 		var err error
 		switch {
 		case f.Subpixel.Size > 1:
@@ -625,7 +645,7 @@ func (c *client) assemble(ps *pipeState, frame int, t planner.Task, region compo
 		}
 		for _, i := range order {
 			f := blend[i].frame
-			if err := ps.comp.BlendOver(blend[i].upload.Color, region.X+f.Offset.X, region.Y+f.Offset.Y, f.W, f.H); err != nil {
+			if err := ps.comp.BlendOver(blend[i].upload.Color, region.X+f.Offset.X-t.Offset.X, region.Y+f.Offset.Y-t.Offset.Y, f.W, f.H); err != nil {
 				return degraded, err
 			}
 		}

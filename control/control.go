@@ -41,6 +41,7 @@ func init() { encoding.RegisterCodec(jsonCodec{}) }
 // ClientMsg is what a render client sends.
 type ClientMsg struct {
 	Hello     *Hello     `json:"hello,omitempty"`
+	Ready     bool       `json:"ready,omitempty"` // set up: pipes, windows, channels open
 	Done      *FrameDone `json:"done,omitempty"`
 	Heartbeat bool       `json:"heartbeat,omitempty"`
 }

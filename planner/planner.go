@@ -28,6 +28,10 @@ const (
 // FrameRef names a frame a task produces or consumes.
 type FrameRef struct {
 	Name string `json:"name"`
+	// Viewport is the part of the task's region an output frame reads
+	// back, Buffers what it reads (colour, depth).
+	Viewport compound.Viewport `json:"viewport"`
+	Buffers  int               `json:"buffers"`
 	// Channels that consume an output frame, or produce an input frame.
 	Peers []string `json:"peers"`
 }
@@ -55,7 +59,7 @@ type Task struct {
 	Offset      compound.PixelViewport `json:"offset"`
 	DestFrustum compound.Frustum       `json:"dest_frustum"`
 	Outputs     []FrameRef             `json:"outputs,omitempty"`
-	Inputs        []FrameRef             `json:"inputs,omitempty"`
+	Inputs      []FrameRef             `json:"inputs,omitempty"`
 }
 
 // ChannelPlan is one channel's tasks for a frame, in execution order.
@@ -486,7 +490,7 @@ func (p *Planner) emit(c *compound.Compound, states map[string]CompoundState, by
 		if c.Tasks&compound.TaskReadback != 0 && len(c.OutputFrames) > 0 && renders {
 			t := task(Readback, e)
 			for _, f := range c.OutputFrames {
-				ref := FrameRef{Name: f.Name}
+				ref := FrameRef{Name: f.Name, Viewport: f.Viewport, Buffers: f.Buffers}
 				for _, cons := range f.Consumers {
 					if cs := states[cons.Path()]; cs.Active && cons.Channel != nil {
 						ref.Peers = append(ref.Peers, cons.Channel.Name)

@@ -285,6 +285,17 @@ func (s *server) Session(stream grpc.ServerStream, node string) error {
 	if err := stream.SendMsg(&control.ServerMsg{Setup: setup}); err != nil {
 		return err
 	}
+	// the node is part of the run once it has opened its pipes, windows
+	// and channels: frames sent to it earlier would find nothing to land in
+	for {
+		m := &control.ClientMsg{}
+		if err := stream.RecvMsg(m); err != nil {
+			return fmt.Errorf("node %s failed to set up: %s", node, control.ErrorText(err))
+		}
+		if m.Ready {
+			break
+		}
+	}
 	s.mu.Lock()
 	ns.stream, ns.frameAddr, ns.alive, ns.lastSeen = stream, hello.Hello.FrameAddr, true, time.Now()
 	s.mu.Unlock()
