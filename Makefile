@@ -24,20 +24,22 @@ test: deps
 	scripts/with-display.sh $(GO) test -timeout 20m ./...
 	env -u DISPLAY $(GO) test -count=1 -timeout 10m ./winsys ./channel
 
-# Until the runtime lands, the demo validates goeq's example configs and
-# explains the 4-source load-balanced 2D config.
+# The main job: a load-balanced 2D decomposition of a turning million-
+# triangle mesh over four sources on two render-client processes (plus the
+# destination's), 300 frames; every 30th frame as PNG and statistics in
+# out/. Under X the destination window shows on screen; headless it uses EGL.
 demo: build
-	bin/eqserver check examples/configs/*.eqc
-	bin/eqserver explain examples/configs/2d-lb-4.eqc
+	@mkdir -p out
+	scripts/with-display.sh bin/eqserver run --local --frames 300 --out out --stats out/stats.jsonl --dump-every 30 examples/configs/2d-lb-4.eqc
 
 fuzz: deps
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 60s ./configparser
 
 # Go benchmarks, then the pixel-path ratios into docs/bench.json and the
 # generated section of docs/benchmarks.md.
-bench: deps
-	$(GO) test -run '^$$' -bench . -benchmem ./configparser ./compound ./planner ./compositor ./compressor
-	$(GO) run ./cmd/goeq-bench -json docs/bench.json -md docs/benchmarks.md
+bench: build
+	$(GO) test -run '^$$' -bench . -benchmem ./configparser ./compound ./planner ./compositor ./compressor ./transport
+	$(GO) run ./cmd/goeq-bench -json docs/bench.json -md docs/benchmarks.md -eqserver bin/eqserver
 
 # Every simulated scenario for both balancing policies: docs/balance.md and
 # its plots.

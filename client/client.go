@@ -322,17 +322,20 @@ func (c *client) frame(fw *control.FrameWork) error {
 		byPipe[ch.Window.Pipe] = append(byPipe[ch.Window.Pipe], cw)
 	}
 	var mu sync.Mutex
-	var records []stats.Record
+	var records []*stats.Record
 	var written, degraded []string
 	var firstErr error
 	var wg sync.WaitGroup
+	// sends finish in the background: the next frame may start drawing
+	// while this frame's pixels are still read back, packed and sent
+	sends := &sync.WaitGroup{}
 	for p, works := range byPipe {
 		ps := c.pipes[p]
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for _, w := range works {
-				recs, files, deg, err := c.runChannel(ps, fw.Frame, w)
+				recs, files, deg, err := c.runChannel(ps, fw.Frame, w, sends)
 				mu.Lock()
 				records = append(records, recs...)
 				written = append(written, files...)
@@ -346,18 +349,32 @@ func (c *client) frame(fw *control.FrameWork) error {
 	}
 	wg.Wait()
 	c.inbox.forget(fw.Frame)
-	done := &control.FrameDone{Frame: fw.Frame, Records: records, Written: written, Degraded: degraded}
-	if firstErr != nil {
-		done.Error = firstErr.Error()
+	report := func() error {
+		sends.Wait()
+		done := &control.FrameDone{Frame: fw.Frame, Written: written, Degraded: degraded}
+		for _, r := range records {
+			done.Records = append(done.Records, *r)
+		}
+		if firstErr != nil {
+			done.Error = firstErr.Error()
+		}
+		c.sendMu.Lock()
+		defer c.sendMu.Unlock()
+		return c.stream.Send(&control.ClientMsg{Done: done})
 	}
-	c.sendMu.Lock()
-	err := c.stream.Send(&control.ClientMsg{Done: done})
-	c.sendMu.Unlock()
-	return err
+	if firstErr != nil {
+		return report()
+	}
+	go func() {
+		if err := report(); err != nil {
+			c.opt.Log.Printf("frame %d: reporting: %v", fw.Frame, err)
+		}
+	}()
+	return nil
 }
 
 // runChannel executes one channel's tasks on its pipe.
-func (c *client) runChannel(ps *pipeState, frame int, w control.ChannelWork) ([]stats.Record, []string, []string, error) {
+func (c *client) runChannel(ps *pipeState, frame int, w control.ChannelWork, sends *sync.WaitGroup) ([]*stats.Record, []string, []string, error) {
 	ch := c.byID[w.Channel]
 	win := c.windows[ch.Window]
 	recs := map[string]*stats.Record{}
@@ -371,7 +388,6 @@ func (c *client) runChannel(ps *pipeState, frame int, w control.ChannelWork) ([]
 		return r
 	}
 	var degraded []string
-	var sends sync.WaitGroup
 	isDest := false
 	err := ps.pipe.Do(func() error {
 		for _, t := range w.Tasks {
@@ -397,7 +413,7 @@ func (c *client) runChannel(ps *pipeState, frame int, w control.ChannelWork) ([]
 				gl.Finish() // draw time is what the equalizers balance
 				r.Times.Draw += time.Since(start)
 			case planner.Readback:
-				c.readback(ps, frame, ch, t, region, r, &sends)
+				c.readback(ps, frame, ch, t, region, r, sends)
 			case planner.Assemble:
 				isDest = true
 				deg, err := c.assemble(ps, frame, t, region, r)
@@ -410,19 +426,18 @@ func (c *client) runChannel(ps *pipeState, frame int, w control.ChannelWork) ([]
 		}
 		return nil
 	})
-	sends.Wait()
 	var files []string
 	if err == nil && (isDest || w.Destination) {
 		files, err = c.output(ps, win, ch, frame)
 	}
-	var out []stats.Record
+	var out []*stats.Record
 	keys := make([]string, 0, len(recs))
 	for k := range recs {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		out = append(out, *recs[k])
+		out = append(out, recs[k])
 	}
 	return out, files, degraded, err
 }

@@ -54,6 +54,18 @@ type result struct {
 	DepthRatioVsRLE float64 `json:"depth_codec_ratio_vs_rle"`
 
 	Codecs []codecRow `json:"codecs"`
+
+	// Transport: 8 MiB frames through goeq's frame transport (codec none)
+	// over raw TCP on loopback, measured in the same run.
+	TransportGBps  float64 `json:"transport_gbps"`
+	RawTCPGBps     float64 `json:"raw_tcp_gbps"`
+	TransportVsTCP float64 `json:"transport_vs_tcp"`
+	// Pipeline: eqserver run with the synthetic renderer, 4 sources,
+	// latency 1, asynchronous readback: frame time over the slowest
+	// source's mean draw time.
+	PipelineFrameMS   float64 `json:"pipeline_frame_ms,omitempty"`
+	PipelineSlowestMS float64 `json:"pipeline_slowest_draw_ms,omitempty"`
+	PipelineOverhead  float64 `json:"pipeline_overhead,omitempty"`
 }
 
 type codecRow struct {
@@ -73,6 +85,7 @@ func main() {
 	mdOut := flag.String("md", "docs/benchmarks.md", "markdown file whose generated section is replaced")
 	w := flag.Int("width", 1920, "frame width")
 	h := flag.Int("height", 1080, "frame height")
+	eqserver := flag.String("eqserver", "", "eqserver binary: also measure the end-to-end pipeline overhead")
 	flag.Parse()
 
 	runtime.GOMAXPROCS(1)
@@ -165,6 +178,16 @@ func main() {
 		}
 	}
 
+	// transport: sender and receiver need a core each, as in a real run
+	runtime.GOMAXPROCS(runtime.NumCPU())
+	res.TransportGBps, res.RawTCPGBps = transportBench()
+	res.TransportVsTCP = res.TransportGBps / res.RawTCPGBps
+	if *eqserver != "" {
+		if err := pipelineBench(*eqserver, &res); err != nil {
+			fail(err)
+		}
+	}
+
 	js, _ := json.MarshalIndent(res, "", "  ")
 	if err := os.WriteFile(*jsonOut, append(js, '\n'), 0o644); err != nil {
 		fail(err)
@@ -172,8 +195,8 @@ func main() {
 	if err := writeMarkdown(*mdOut, &res); err != nil {
 		fail(err)
 	}
-	fmt.Printf("zmerge_vs_memcpy %.2f  assemble_vs_memcpy %.2f  codec_encode_gbps %.2f  codec_ratio_vs_rle %.3f  depth_ratio_vs_rle %.3f\n",
-		res.ZMergeVsMemcpy, res.AssembleVsMemcpy, res.CodecEncodeGBps, res.CodecRatioVsRLE, res.DepthRatioVsRLE)
+	fmt.Printf("zmerge_vs_memcpy %.2f  assemble_vs_memcpy %.2f  codec_encode_gbps %.2f  codec_ratio_vs_rle %.3f  depth_ratio_vs_rle %.3f  transport_vs_tcp %.2f  pipeline_overhead %.2f\n",
+		res.ZMergeVsMemcpy, res.AssembleVsMemcpy, res.CodecEncodeGBps, res.CodecRatioVsRLE, res.DepthRatioVsRLE, res.TransportVsTCP, res.PipelineOverhead)
 }
 
 type tile struct {
@@ -248,6 +271,11 @@ func writeMarkdown(path string, r *result) error {
 	fmt.Fprintf(&b, "| colour codec size, textured frame | | RLE4B reference | %.3f | |\n", r.TexturedRatioVsRLE)
 	fmt.Fprintf(&b, "| depth codec %s, encode / decode | %.2f / %.2f GB/s per core | | | |\n", r.CodecDepth, r.DepthEncodeGBps, r.DepthDecodeGBps)
 	fmt.Fprintf(&b, "| depth codec size | %.1fx smaller than raw | RLE4B reference | depth_codec_ratio_vs_rle **%.3f** | |\n\n", r.DepthRatio, r.DepthRatioVsRLE)
+	fmt.Fprintf(&b, "| frame transport, 8 MiB frames, loopback | %.2f GB/s | raw TCP %.2f GB/s | transport_vs_tcp **%.2f** | >= 0.8 |\n", r.TransportGBps, r.RawTCPGBps, r.TransportVsTCP)
+	if r.PipelineOverhead > 0 {
+		fmt.Fprintf(&b, "| eqserver run, synthetic renderer, 4 sources, latency 1, async readback | frame %.1f ms | slowest source draw %.1f ms | pipeline_overhead **%.2f** | <= 1.15 |\n", r.PipelineFrameMS, r.PipelineSlowestMS, r.PipelineOverhead)
+	}
+	b.WriteString("\n")
 	b.WriteString("All codecs (one chunk, one core):\n\n| frame | codec | ratio (raw/encoded) | encode GB/s | decode GB/s |\n|---|---|---|---|---|\n")
 	for _, c := range r.Codecs {
 		fmt.Fprintf(&b, "| %s | %s | %.1f | %.2f | %.2f |\n", c.Frame, c.Codec, c.Ratio, c.EncodeGBps, c.DecodeGBps)
