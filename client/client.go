@@ -6,6 +6,7 @@ package client
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log"
@@ -37,6 +38,7 @@ type Options struct {
 	Token    string
 	WinSys   winsys.Choice
 	Drawable string // override of hint_drawable
+	TLS      *tls.Config
 	Log      *log.Logger
 }
 
@@ -47,7 +49,7 @@ func Run(ctx context.Context, opt Options) error {
 		opt.Log = log.New(os.Stderr, "eqclient "+opt.Node+": ", log.LstdFlags)
 	}
 	c := &client{opt: opt, inbox: newInbox(), senders: map[string]*transport.Sender{}}
-	stream, err := control.Dial(ctx, opt.Server, opt.Token, opt.Node, nil)
+	stream, err := control.Dial(ctx, opt.Server, opt.Token, opt.Node, opt.TLS)
 	if err != nil {
 		return err
 	}

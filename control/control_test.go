@@ -2,7 +2,14 @@ package control
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"log"
+	"math/big"
 	"net"
 	"strings"
 	"sync"
@@ -125,4 +132,56 @@ func TestOversizedMessageIsRejected(t *testing.T) {
 		t.Errorf("oversized message: %v, want ResourceExhausted", err)
 	}
 	TestSessionWithToken(t)
+}
+
+// With a certificate the control port speaks TLS; a client that trusts
+// the certificate connects, a plaintext client does not.
+func TestTLS(t *testing.T) {
+	cert, pool := selfSigned(t)
+	var logs lockedBuilder
+	s := NewServer(echo{}, "secret", &tls.Config{Certificates: []tls.Certificate{cert}}, log.New(&logs, "", 0))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Serve(ln)
+	defer s.Stop()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	st, err := Dial(ctx, ln.Addr().String(), "secret", "n", &tls.Config{RootCAs: pool, ServerName: "127.0.0.1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Send(&ClientMsg{Hello: &Hello{Node: "n"}})
+	if m, err := st.Recv(); err != nil || m.Setup == nil {
+		t.Fatalf("TLS session: %v", err)
+	}
+	st.Close()
+	plain, err := Dial(ctx, ln.Addr().String(), "secret", "n", nil)
+	if err == nil {
+		plain.Send(&ClientMsg{Hello: &Hello{Node: "n"}})
+		if _, err = plain.Recv(); err == nil {
+			t.Error("a plaintext client talked to the TLS server")
+		}
+		plain.Close()
+	}
+}
+
+func selfSigned(t *testing.T) (tls.Certificate, *x509.CertPool) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "goeq test"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, IsCA: true, BasicConstraintsValid: true}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := x509.ParseCertificate(der)
+	pool := x509.NewCertPool()
+	pool.AddCert(c)
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, pool
 }

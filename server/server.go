@@ -7,6 +7,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -38,6 +39,8 @@ type Options struct {
 	OutDir       string
 	StatsPath    string
 	Local        bool
+	NoLaunch     bool // wait for clients started by hand (eqclient --server)
+	TLSConfig    *tls.Config
 	Listen       string // control address; default 127.0.0.1:0
 	Token        string
 	ClientBinary string // eqclient; default: beside this executable, then PATH
@@ -171,13 +174,15 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	gs := control.NewServer(s, opt.Token, nil, opt.Log)
+	gs := control.NewServer(s, opt.Token, opt.TLSConfig, opt.Log)
 	go gs.Serve(ln)
 	defer gs.Stop()
 	opt.Log.Printf("control server on %s; config %s: %d nodes", ln.Addr(), opt.ConfigPath, len(s.order))
 
 	defer s.stopClients()
-	if err := s.launch(ln.Addr().String()); err != nil {
+	if opt.NoLaunch {
+		opt.Log.Printf("waiting for nodes %s to join: eqclient --server %s --node NAME", strings.Join(s.order, ", "), ln.Addr())
+	} else if err := s.launch(ln.Addr().String()); err != nil {
 		return nil, err
 	}
 	if err := s.awaitJoin(ctx); err != nil {

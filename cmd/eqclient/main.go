@@ -10,6 +10,8 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"flag"
 	"fmt"
 	"log"
@@ -28,6 +30,7 @@ func main() {
 	tokenFile := flag.String("token-file", "", "file holding the shared token (default: $GOEQ_TOKEN)")
 	ws := flag.String("winsys", "auto", "window system: auto (GLFW with an X display, else EGL), egl or glfw")
 	drawable := flag.String("drawable", "", "override hint_drawable: window or FBO")
+	tlsCA := flag.String("tls-ca", "", "CA certificate to verify a TLS control port (use TLS when set)")
 	flag.Parse()
 	logger := log.New(os.Stderr, fmt.Sprintf("eqclient %s: ", *node), log.LstdFlags)
 	if *server == "" || *node == "" {
@@ -43,13 +46,25 @@ func main() {
 		}
 		token = strings.TrimSpace(string(b))
 	}
+	var tlsConfig *tls.Config
+	if *tlsCA != "" {
+		pem, err := os.ReadFile(*tlsCA)
+		if err != nil {
+			logger.Fatal(err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			logger.Fatalf("%s: no certificate", *tlsCA)
+		}
+		tlsConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	done := make(chan struct{})
 	code := 0
 	go func() {
 		defer close(done)
-		err := client.Run(ctx, client.Options{Server: *server, Node: *node, Token: token, WinSys: winsys.Choice(*ws), Drawable: *drawable, Log: logger})
+		err := client.Run(ctx, client.Options{Server: *server, Node: *node, Token: token, WinSys: winsys.Choice(*ws), Drawable: *drawable, TLS: tlsConfig, Log: logger})
 		if err != nil {
 			logger.Print(err)
 			code = 1

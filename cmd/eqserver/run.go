@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"encoding/hex"
 	"encoding/json"
 	"flag"
@@ -37,6 +38,9 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	clientBin := fs.String("client", "", "eqclient binary (default: beside eqserver, then PATH)")
 	drawable := fs.String("drawable", "", "override every window's hint_drawable: window or FBO")
 	summaryJSON := fs.Bool("json", false, "print the summary as JSON")
+	noLaunch := fs.Bool("no-launch", false, "start no clients: wait for eqclient --server to join for every node")
+	tlsCert := fs.String("tls-cert", "", "TLS certificate for the control port (with --tls-key)")
+	tlsKey := fs.String("tls-key", "", "TLS key for the control port")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -59,6 +63,15 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		rand.Read(b[:])
 		token = hex.EncodeToString(b[:])
 	}
+	var tlsConfig *tls.Config
+	if *tlsCert != "" || *tlsKey != "" {
+		cert, err := tls.LoadX509KeyPair(*tlsCert, *tlsKey)
+		if err != nil {
+			logger.Printf("TLS: %v", err)
+			return 1
+		}
+		tlsConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	}
 	var progress io.Writer
 	if f, ok := stderr.(*os.File); ok {
 		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
@@ -70,7 +83,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	sum, err := server.Run(ctx, server.Options{ConfigPath: fs.Arg(0), Frames: *frames, OutDir: *out, StatsPath: *statsPath,
 		Local: *local, Listen: *listen, Token: token, ClientBinary: *clientBin, Renderer: *renderer, Triangles: *triangles,
 		Spin: *spin, DumpEvery: *every, Codec: *codec, Async: *async, Iterations: *iterations, Drawable: *drawable,
-		Log: logger, Progress: progress})
+		Log: logger, Progress: progress, NoLaunch: *noLaunch, TLSConfig: tlsConfig})
 	if err != nil {
 		report(stderr, err)
 		return 1
