@@ -150,7 +150,9 @@ func readTarget(tg *glutil.Target, depth bool) *Pixels {
 
 // 2D: four uneven tiles rendered separately, read back asynchronously,
 // uploaded and assembled on the GPU (and on the CPU) equal the single
-// render exactly.
+// render within 1: a tile's projection is the destination's scaled by a
+// ratio like 160/70, so a vertex can round differently and a shaded pixel
+// differ by one; coverage and the assembly itself are exact.
 func TestCompose2D(t *testing.T) {
 	withPipes(t, func(t *testing.T, f *fixture) {
 		tiles := []compound.PixelViewport{{X: 0, Y: 0, W: 70, H: 40}, {X: 70, Y: 0, W: 90, H: 40}, {X: 0, Y: 40, W: 100, H: 60}, {X: 100, Y: 40, W: 60, H: 60}}
@@ -199,8 +201,8 @@ func TestCompose2D(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		compare(t, "2D GPU assembly vs single render", got.Color, ref.Color, 0, 0)
-		compare(t, "2D CPU assembly vs single render", cpu.Color, ref.Color, 0, 0)
+		compare(t, "2D GPU assembly vs single render", got.Color, ref.Color, 1, 0)
+		compare(t, "2D CPU assembly vs GPU assembly", cpu.Color, got.Color, 0, 0)
 		if t.Failed() {
 			dumpPNG(t, "2d", got.Color, ref.Color)
 		}
