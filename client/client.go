@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"math"
 	"net"
 	"os"
 	"sort"
@@ -251,25 +252,17 @@ func (c *client) newRenderer() render.Renderer {
 		v.Spin = c.setupM.Spin
 		return v
 	case "synthetic":
-		w, h := 640, 360
-		return render.NewSynthetic(w, h, c.setupM.Iterations)
+		// the destination size is set per draw from the task
+		return render.NewSynthetic(1, 1, c.setupM.Iterations)
 	}
 	modelOnce.Do(func() {
 		n := max(c.setupM.Triangles, 2000)
-		rings := int(sqrt(float64(n) / 4))
+		rings := int(math.Sqrt(float64(n) / 4))
 		modelCache = render.Bumpy(max(rings, 4), max(2*rings, 8))
 	})
 	m := render.NewMesh(modelCache)
 	m.Spin = c.setupM.Spin
 	return m
-}
-
-func sqrt(x float64) float64 {
-	r := x
-	for i := 0; i < 40 && r > 0; i++ {
-		r = 0.5 * (r + x/r)
-	}
-	return r
 }
 
 func (c *client) shutdown() {
@@ -460,6 +453,9 @@ func (c *client) draw(ps *pipeState, frame int, t planner.Task, region compound.
 	var view [16]float32
 	for i, v := range t.ViewMatrix {
 		view[i] = float32(v)
+	}
+	if syn, ok := ps.renderer.(*render.Synthetic); ok {
+		syn.DestW, syn.DestH = sub.DestW, sub.DestH
 	}
 	gl.Viewport(int32(region.X), int32(region.Y), int32(w), int32(h))
 	gl.Enable(gl.SCISSOR_TEST)

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -34,7 +35,13 @@ func binaries(t *testing.T) string {
 		if binErr != nil {
 			return
 		}
-		out, err := exec.Command("go", "build", "-o", binDir, "goeq/cmd/eqserver", "goeq/cmd/eqclient").CombinedOutput()
+		// the go command that runs this test (make test may have installed
+		// it outside PATH)
+		goCmd := filepath.Join(runtime.GOROOT(), "bin", "go")
+		if _, err := os.Stat(goCmd); err != nil {
+			goCmd = "go"
+		}
+		out, err := exec.Command(goCmd, "build", "-o", binDir, "goeq/cmd/eqserver", "goeq/cmd/eqclient").CombinedOutput()
 		if err != nil {
 			binErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}
