@@ -113,6 +113,7 @@ func Run(ctx context.Context, opt Options) error {
 		}
 	}()
 
+	c.swaps = make(chan int, 16)
 	work := make(chan *control.FrameWork, 16)
 	workErr := make(chan error, 1)
 	go func() {
@@ -137,6 +138,8 @@ func Run(ctx context.Context, opt Options) error {
 			return <-workErr
 		case m.Abandon != nil:
 			c.inbox.abandon(m.Abandon.Frame, m.Abandon.Channels)
+		case m.Swap != nil:
+			c.swaps <- *m.Swap
 		case m.Frame != nil:
 			select {
 			case work <- m.Frame:
@@ -165,6 +168,7 @@ type client struct {
 	senders   map[string]*transport.Sender
 	peers     map[string]string // channel name -> frame address (latest)
 	peersMu   sync.Mutex
+	swaps     chan int // swap barrier releases from the server
 }
 
 type pipeState struct {
@@ -319,6 +323,7 @@ func (c *client) frame(fw *control.FrameWork) error {
 	var mu sync.Mutex
 	var records []*stats.Record
 	var written, degraded []string
+	var presents []*channel.Window
 	var firstErr error
 	var wg sync.WaitGroup
 	// sends finish in the background: the next frame may start drawing
@@ -330,8 +335,11 @@ func (c *client) frame(fw *control.FrameWork) error {
 		go func() {
 			defer wg.Done()
 			for _, w := range works {
-				recs, files, deg, err := c.runChannel(ps, fw.Frame, w, sends)
+				recs, files, deg, win, err := c.runChannel(ps, fw.Frame, w, sends)
 				mu.Lock()
+				if win != nil {
+					presents = append(presents, win)
+				}
 				records = append(records, recs...)
 				written = append(written, files...)
 				degraded = append(degraded, deg...)
@@ -344,6 +352,26 @@ func (c *client) frame(fw *control.FrameWork) error {
 	}
 	wg.Wait()
 	c.inbox.forget(fw.Frame)
+	if len(presents) > 0 && c.setupM.SwapBarrier && firstErr == nil {
+		// wait until every destination node has the frame, then show it
+		c.sendMu.Lock()
+		f := fw.Frame
+		err := c.stream.Send(&control.ClientMsg{Assembled: &f})
+		c.sendMu.Unlock()
+		if err != nil {
+			return err
+		}
+		for released := range c.swaps {
+			if released >= fw.Frame {
+				break
+			}
+		}
+	}
+	for _, win := range presents {
+		if err := win.Pipe.Do(win.Present); err != nil && firstErr == nil {
+			firstErr = err
+		}
+	}
 	report := func() error {
 		sends.Wait()
 		done := &control.FrameDone{Frame: fw.Frame, Written: written, Degraded: degraded}
@@ -369,7 +397,7 @@ func (c *client) frame(fw *control.FrameWork) error {
 }
 
 // runChannel executes one channel's tasks on its pipe.
-func (c *client) runChannel(ps *pipeState, frame int, w control.ChannelWork, sends *sync.WaitGroup) ([]*stats.Record, []string, []string, error) {
+func (c *client) runChannel(ps *pipeState, frame int, w control.ChannelWork, sends *sync.WaitGroup) ([]*stats.Record, []string, []string, *channel.Window, error) {
 	ch := c.byID[w.Channel]
 	win := c.windows[ch.Window]
 	recs := map[string]*stats.Record{}
@@ -422,8 +450,10 @@ func (c *client) runChannel(ps *pipeState, frame int, w control.ChannelWork, sen
 		return nil
 	})
 	var files []string
+	var present *channel.Window
 	if err == nil && (isDest || w.Destination) {
 		files, err = c.output(ps, win, ch, frame)
+		present = win
 	}
 	var out []*stats.Record
 	keys := make([]string, 0, len(recs))
@@ -434,7 +464,7 @@ func (c *client) runChannel(ps *pipeState, frame int, w control.ChannelWork, sen
 	for _, k := range keys {
 		out = append(out, recs[k])
 	}
-	return out, files, degraded, err
+	return out, files, degraded, present, err
 }
 
 // draw renders the task's part of the destination into region.
@@ -689,14 +719,12 @@ func (c *client) interleave(ps *pipeState, a *arrival, region compound.PixelView
 		region.X+region.W, region.Y+region.H)
 }
 
-// output presents the channel's window and writes the frame's PNG when
-// asked (dump_image, or every DumpEvery-th frame into OutDir).
+// output writes the frame's PNG when asked (dump_image, or every
+// DumpEvery-th frame into OutDir); the window is presented after the swap
+// barrier.
 func (c *client) output(ps *pipeState, win *channel.Window, ch *compound.Channel, frame int) ([]string, error) {
 	var files []string
 	err := ps.pipe.Do(func() error {
-		if err := win.Present(); err != nil {
-			return err
-		}
 		every := max(c.setupM.DumpEvery, 1)
 		if frame%every != 0 && ch.Attributes["dump_image"] == "" {
 			return nil

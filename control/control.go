@@ -40,8 +40,11 @@ func init() { encoding.RegisterCodec(jsonCodec{}) }
 
 // ClientMsg is what a render client sends.
 type ClientMsg struct {
-	Hello     *Hello     `json:"hello,omitempty"`
-	Ready     bool       `json:"ready,omitempty"` // set up: pipes, windows, channels open
+	Hello *Hello `json:"hello,omitempty"`
+	Ready bool   `json:"ready,omitempty"` // set up: pipes, windows, channels open
+	// Assembled says the node's destination channels finished a frame and
+	// wait at the swap barrier.
+	Assembled *int       `json:"assembled,omitempty"`
 	Done      *FrameDone `json:"done,omitempty"`
 	Heartbeat bool       `json:"heartbeat,omitempty"`
 }
@@ -70,6 +73,7 @@ type ServerMsg struct {
 	Setup   *Setup     `json:"setup,omitempty"`
 	Frame   *FrameWork `json:"frame,omitempty"`
 	Abandon *Abandon   `json:"abandon,omitempty"`
+	Swap    *int       `json:"swap,omitempty"` // release the swap barrier of a frame
 	Stop    bool       `json:"stop,omitempty"`
 }
 
@@ -87,6 +91,8 @@ type Setup struct {
 	Drawable      string  `json:"drawable"`
 	Iterations    float64 `json:"iterations"` // synthetic renderer cost
 	AsyncReadback bool    `json:"async_readback"`
+	// SwapBarrier: destinations on several nodes show each frame together.
+	SwapBarrier bool `json:"swap_barrier"`
 }
 
 // ChannelWork is one channel's tasks for a frame.

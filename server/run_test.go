@@ -398,3 +398,21 @@ func TestWrongTokenClientIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// A wall whose segments are on two nodes: both nodes hold destination
+// channels, so the swap barrier releases every frame to both together;
+// the run completes with every segment's image.
+func TestWallWithSwapBarrier(t *testing.T) {
+	r := run(t, config("wall-2x2-views.eqc"), 6)
+	if r.err != nil {
+		t.Fatalf("run failed: %v\n%s", r.err, r.stderr)
+	}
+	if r.summary.Frames != 6 || r.summary.Degraded != 0 {
+		t.Errorf("summary %+v", r.summary)
+	}
+	for _, ch := range []string{"src1", "src2", "src3", "src4"} {
+		if _, err := os.Stat(filepath.Join(r.out, fmt.Sprintf("%s-%06d.png", ch, 5))); err != nil {
+			t.Errorf("segment %s: %v", ch, err)
+		}
+	}
+}

@@ -97,9 +97,10 @@ type nodeState struct {
 }
 
 type event struct {
-	node string
-	done *control.FrameDone
-	lost error
+	node      string
+	done      *control.FrameDone
+	lost      error
+	assembled *int
 }
 
 type server struct {
@@ -286,7 +287,7 @@ func (s *server) Session(stream grpc.ServerStream, node string) error {
 	}
 	setup := &control.Setup{ConfigName: s.opt.ConfigPath, ConfigText: s.text, Node: node, Renderer: s.opt.Renderer,
 		Triangles: s.opt.Triangles, Spin: s.opt.Spin, OutDir: s.opt.OutDir, DumpEvery: s.opt.DumpEvery, Codec: s.opt.Codec,
-		Drawable: s.opt.Drawable, Iterations: s.opt.Iterations, AsyncReadback: s.opt.Async}
+		Drawable: s.opt.Drawable, Iterations: s.opt.Iterations, AsyncReadback: s.opt.Async, SwapBarrier: s.destNodes() > 1}
 	if err := stream.SendMsg(&control.ServerMsg{Setup: setup}); err != nil {
 		return err
 	}
@@ -317,6 +318,9 @@ func (s *server) Session(stream grpc.ServerStream, node string) error {
 		s.mu.Unlock()
 		if m.Done != nil {
 			s.events <- event{node: node, done: m.Done}
+		}
+		if m.Assembled != nil {
+			s.events <- event{node: node, assembled: m.Assembled}
 		}
 	}
 }
@@ -412,8 +416,25 @@ func (s *server) loop(ctx context.Context) (*Summary, error) {
 		}
 	}
 
+	barrier := map[int]map[string]bool{} // frame -> destination nodes at the barrier
 	handle := func(ev event) error {
 		ns := s.nodes[ev.node]
+		if ev.assembled != nil {
+			f := *ev.assembled
+			if barrier[f] == nil {
+				barrier[f] = map[string]bool{}
+			}
+			barrier[f][ev.node] = true
+			if len(barrier[f]) == s.destNodes() {
+				delete(barrier, f)
+				for _, name := range s.order {
+					if d := s.nodes[name]; d.hasDest && d.alive {
+						s.send(d, &control.ServerMsg{Swap: &f})
+					}
+				}
+			}
+			return nil
+		}
 		if ev.lost != nil {
 			if !ns.alive {
 				return nil
@@ -595,6 +616,18 @@ func (s *server) loop(ctx context.Context) (*Summary, error) {
 }
 
 func ms(d time.Duration) float64 { return d.Seconds() * 1000 }
+
+// destNodes counts the nodes showing destination channels: with more than
+// one, their swaps are released together.
+func (s *server) destNodes() int {
+	n := 0
+	for _, name := range s.order {
+		if s.nodes[name].hasDest {
+			n++
+		}
+	}
+	return n
+}
 
 func (s *server) nodeOf(ch *compound.Channel) *nodeState {
 	for _, name := range s.order {
