@@ -169,6 +169,9 @@ type client struct {
 	peers     map[string]string // channel name -> frame address (latest)
 	peersMu   sync.Mutex
 	swaps     chan int // swap barrier releases from the server
+	// recMu guards statistics records, which readback and send goroutines
+	// add to while the render goroutine goes on.
+	recMu sync.Mutex
 }
 
 type pipeState struct {
@@ -401,6 +404,13 @@ func (c *client) runChannel(ps *pipeState, frame int, w control.ChannelWork, sen
 	ch := c.byID[w.Channel]
 	win := c.windows[ch.Window]
 	recs := map[string]*stats.Record{}
+	// record updates on the render goroutine take recMu too: this frame's
+	// readbacks update the same records from their goroutines
+	add := func(d *time.Duration, v time.Duration) {
+		c.recMu.Lock()
+		*d += v
+		c.recMu.Unlock()
+	}
 	rec := func(t planner.Task) *stats.Record {
 		key := fmt.Sprintf("%s/%d", t.Compound, t.Eye)
 		r := recs[key]
@@ -428,13 +438,13 @@ func (c *client) runChannel(ps *pipeState, frame int, w control.ChannelWork, sen
 				gl.DepthMask(true)
 				gl.Clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT)
 				gl.Disable(gl.SCISSOR_TEST)
-				r.Times.Clear += time.Since(start)
+				add(&r.Times.Clear, time.Since(start))
 			case planner.Draw:
 				if err := c.draw(ps, frame, t, region); err != nil {
 					return err
 				}
 				gl.Finish() // draw time is what the equalizers balance
-				r.Times.Draw += time.Since(start)
+				add(&r.Times.Draw, time.Since(start))
 			case planner.Readback:
 				c.readback(ps, frame, ch, t, region, r, sends)
 			case planner.Assemble:
@@ -444,7 +454,9 @@ func (c *client) runChannel(ps *pipeState, frame int, w control.ChannelWork, sen
 					return err
 				}
 				degraded = append(degraded, deg...)
+				c.recMu.Lock()
 				r.Times.Assemble += time.Since(start) - r.Times.Wait
+				c.recMu.Unlock()
 			}
 		}
 		return nil
@@ -521,7 +533,9 @@ func (c *client) readback(ps *pipeState, frame int, ch *compound.Channel, t plan
 			rb = ps.pipe.StartReadback(frame, read, depth)
 		} else {
 			px = channel.ReadSync(frame, read, depth)
+			c.recMu.Lock()
 			r.Times.ReadbackSync += time.Since(start)
+			c.recMu.Unlock()
 		}
 		sends.Add(1)
 		go func() {
@@ -533,7 +547,9 @@ func (c *client) readback(ps *pipeState, frame int, ch *compound.Channel, t plan
 					c.opt.Log.Printf("frame %d: readback: %v", frame, err)
 					return
 				}
+				c.recMu.Lock()
 				r.Times.ReadbackAsync += time.Since(start)
+				c.recMu.Unlock()
 			}
 			for _, consumer := range out.Peers {
 				f := &transport.Frame{Frame: frame, Name: out.Name, Producer: ch.Name, Consumer: consumer, Offset: offset,
@@ -578,18 +594,21 @@ func (c *client) send(f *transport.Frame, r *stats.Record) error {
 	if err := f.Encode(codec); err != nil {
 		return err
 	}
-	r.Times.Compress += time.Since(start)
+	compress := time.Since(start)
 	start = time.Now()
 	err := s.Send(f)
+	c.recMu.Lock()
+	r.Times.Compress += compress
 	r.Times.Transmit += time.Since(start)
 	r.Bytes += len(f.Raw)
+	c.recMu.Unlock()
 	return err
 }
 
 func (c *client) codecFor(s *transport.Sender, raw int) compressor.Codec {
 	switch c.setupM.Codec {
 	case "", "auto":
-		bw := s.Bandwidth
+		bw := s.Bandwidth()
 		if bw == 0 {
 			bw = 1.25e9 // until measured: assume 10 GbE
 		}
@@ -641,7 +660,9 @@ func (c *client) assemble(ps *pipeState, frame int, t planner.Task, region compo
 		}
 		arrived = append(arrived, a)
 	}
+	c.recMu.Lock()
 	r.Times.Wait += time.Since(waitStart)
+	c.recMu.Unlock()
 	var blend, average []*arrival
 	for _, a := range arrived {
 		if err := a.upload.Use(); err != nil {

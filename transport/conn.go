@@ -7,6 +7,7 @@ import (
 	"math"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -15,12 +16,14 @@ func float32frombits(b uint32) float32 { return math.Float32frombits(b) }
 
 // Sender sends frames to one peer over one TCP connection.
 type Sender struct {
-	mu   sync.Mutex
-	conn net.Conn
-	// Bandwidth is the measured goodput to this peer (bytes per second),
-	// for choosing a codec.
-	Bandwidth float64
+	mu        sync.Mutex
+	conn      net.Conn
+	bandwidth atomic.Uint64 // float64 bits: measured goodput, bytes per second
 }
+
+// Bandwidth is the measured goodput to this peer (bytes per second; 0
+// until measured), for choosing a codec.
+func (s *Sender) Bandwidth() float64 { return math.Float64frombits(s.bandwidth.Load()) }
 
 // Dial connects to a peer's frame listener and authenticates.
 func Dial(addr, token, node string) (*Sender, error) {
@@ -49,12 +52,11 @@ func (s *Sender) Send(f *Frame) error {
 		return err
 	}
 	if d := time.Since(start).Seconds(); d > 0 && len(f.Raw) > 64<<10 {
-		bw := float64(len(f.Raw)) / d
-		if s.Bandwidth == 0 {
-			s.Bandwidth = bw
-		} else {
-			s.Bandwidth += 0.3 * (bw - s.Bandwidth)
+		bw, old := float64(len(f.Raw))/d, s.Bandwidth()
+		if old != 0 {
+			bw = old + 0.3*(bw-old)
 		}
+		s.bandwidth.Store(math.Float64bits(bw))
 	}
 	return nil
 }
