@@ -115,6 +115,50 @@ func withPipes(t *testing.T, fn func(t *testing.T, f *fixture)) {
 	}
 }
 
+// composite uploads each part on the pipe (as a received frame is),
+// composites it into a new destination target with op, after prep has
+// readied the target, and returns the destination's pixels.
+func composite(t *testing.T, f *fixture, prep func(), parts []*Pixels, op func(i int, up *Upload) error) *Pixels {
+	t.Helper()
+	var got *Pixels
+	err := f.pipe.Do(func() error {
+		dst, err := glutil.NewTarget(destW, destH)
+		if err != nil {
+			return err
+		}
+		defer dst.Delete()
+		dst.Bind()
+		if prep != nil {
+			prep()
+		}
+		for i, p := range parts {
+			up := f.pipe.StartUpload(p)
+			if err := up.Use(); err != nil {
+				return err
+			}
+			dst.Bind()
+			if err := op(i, up); err != nil {
+				return err
+			}
+			up.Release()
+		}
+		got = readTarget(dst, false)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+func clearTo(c [4]float32) func() {
+	return func() {
+		gl.ClearColor(c[0], c[1], c[2], c[3])
+		gl.ClearDepth(1)
+		gl.Clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT)
+	}
+}
+
 // compare counts pixels whose channels differ by more than tol.
 func compare(t *testing.T, what string, got, want []byte, tol int, maxBad int) {
 	t.Helper()
@@ -170,37 +214,20 @@ func TestCompose2D(t *testing.T) {
 			return nil
 		})
 		cpu := compositor.NewImage(destW, destH, false)
-		var got *Pixels
-		err := f.pipe.Do(func() error {
-			dst, err := glutil.NewTarget(destW, destH)
+		var parts []*Pixels
+		for i, rb := range reads {
+			px, err := rb.Wait()
 			if err != nil {
-				return err
+				t.Fatal(err)
 			}
-			defer dst.Delete()
-			for i, rb := range reads {
-				px, err := rb.Wait()
-				if err != nil {
-					return err
-				}
-				if err := compositor.Assemble(cpu, &compositor.Image{W: tiles[i].W, H: tiles[i].H, Color: px.Color}, tiles[i].X, tiles[i].Y); err != nil {
-					return err
-				}
-				up := f.pipe.StartUpload(px)
-				if err := up.Use(); err != nil {
-					return err
-				}
-				dst.Bind()
-				if err := f.comp.Assemble(up.Color, tiles[i].X, tiles[i].Y, tiles[i].W, tiles[i].H); err != nil {
-					return err
-				}
-				up.Release()
+			if err := compositor.Assemble(cpu, &compositor.Image{W: tiles[i].W, H: tiles[i].H, Color: px.Color}, tiles[i].X, tiles[i].Y); err != nil {
+				t.Fatal(err)
 			}
-			got = readTarget(dst, false)
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
+			parts = append(parts, px)
 		}
+		got := composite(t, f, nil, parts, func(i int, up *Upload) error {
+			return f.comp.Assemble(up.Color, tiles[i].X, tiles[i].Y, tiles[i].W, tiles[i].H)
+		})
 		compare(t, "2D GPU assembly vs single render", got.Color, ref.Color, 1, 0)
 		compare(t, "2D CPU assembly vs GPU assembly", cpu.Color, got.Color, 0, 0)
 		if t.Failed() {
@@ -242,34 +269,9 @@ func TestComposeDB(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		var got *Pixels
-		err := f.pipe.Do(func() error {
-			dst, err := glutil.NewTarget(destW, destH)
-			if err != nil {
-				return err
-			}
-			defer dst.Delete()
-			dst.Bind()
-			gl.ClearColor(background[0], background[1], background[2], background[3])
-			gl.ClearDepth(1)
-			gl.Clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT)
-			for _, p := range parts {
-				up := f.pipe.StartUpload(p)
-				if err := up.Use(); err != nil {
-					return err
-				}
-				dst.Bind()
-				if err := f.comp.DepthMerge(up.Color, up.Depth, 0, 0, destW, destH); err != nil {
-					return err
-				}
-				up.Release()
-			}
-			got = readTarget(dst, false)
-			return nil
+		got := composite(t, f, clearTo(background), parts, func(_ int, up *Upload) error {
+			return f.comp.DepthMerge(up.Color, up.Depth, 0, 0, destW, destH)
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
 		compare(t, "DB GPU merge vs single render", got.Color, ref.Color, 0, destW*destH/200)
 		compare(t, "DB CPU merge vs GPU merge", cpu.Color, got.Color, 0, 0)
 		if t.Failed() {
@@ -307,33 +309,13 @@ func TestComposeDBVolume(t *testing.T) {
 		if err := compositor.BlendInOrder(cpu, layers); err != nil {
 			t.Fatal(err)
 		}
-		var got *Pixels
-		err := f.pipe.Do(func() error {
-			dst, err := glutil.NewTarget(destW, destH)
-			if err != nil {
-				return err
-			}
-			defer dst.Delete()
-			dst.Bind()
-			gl.ClearColor(0, 0, 0, 0)
-			gl.Clear(gl.COLOR_BUFFER_BIT)
-			for _, i := range order {
-				up := f.pipe.StartUpload(parts[i])
-				if err := up.Use(); err != nil {
-					return err
-				}
-				dst.Bind()
-				if err := f.comp.BlendOver(up.Color, 0, 0, destW, destH); err != nil {
-					return err
-				}
-				up.Release()
-			}
-			got = readTarget(dst, false)
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
+		var ordered []*Pixels
+		for _, i := range order {
+			ordered = append(ordered, parts[i])
 		}
+		got := composite(t, f, clearTo(clear), ordered, func(_ int, up *Upload) error {
+			return f.comp.BlendOver(up.Color, 0, 0, destW, destH)
+		})
 		nonEmpty := 0
 		for i := 3; i < len(ref.Color); i += 4 {
 			if ref.Color[i] > 8 {
@@ -383,30 +365,13 @@ func TestComposePixel(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		var got *Pixels
-		err := f.pipe.Do(func() error {
-			dst, err := glutil.NewTarget(destW, destH)
-			if err != nil {
-				return err
-			}
-			defer dst.Delete()
-			for _, p := range parts {
-				up := f.pipe.StartUpload(p.px)
-				if err := up.Use(); err != nil {
-					return err
-				}
-				dst.Bind()
-				if err := f.comp.Interleave(up.Color, p.pix.X, p.pix.Y, 2, 2, destW, destH); err != nil {
-					return err
-				}
-				up.Release()
-			}
-			got = readTarget(dst, false)
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
+		var pixels []*Pixels
+		for _, p := range parts {
+			pixels = append(pixels, p.px)
 		}
+		got := composite(t, f, nil, pixels, func(i int, up *Upload) error {
+			return f.comp.Interleave(up.Color, parts[i].pix.X, parts[i].pix.Y, 2, 2, destW, destH)
+		})
 		compare(t, "pixel 2x2 GPU interleave vs single render", got.Color, ref.Color, 0, destW*destH/200)
 		compare(t, "pixel 2x2 CPU interleave vs GPU", cpu.Color, got.Color, 0, 0)
 		if t.Failed() {
