@@ -10,7 +10,6 @@
 package channel
 
 import (
-	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -157,6 +156,3 @@ func (w *worker) stop() {
 	close(w.jobs)
 	<-w.done
 }
-
-// ErrStopped is returned for work on a stopped pipe.
-var ErrStopped = errors.New("channel: pipe stopped")

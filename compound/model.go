@@ -440,6 +440,3 @@ func (c *Config) ChannelID(ch *Channel) string {
 	}
 	return id
 }
-
-// NodeOf returns the node a channel's window belongs to.
-func (ch *Channel) NodeOf() *Node { return ch.Window.Pipe.Node }

@@ -55,8 +55,6 @@ type Options struct {
 	JoinTimeout  time.Duration
 	Log          *log.Logger
 	Progress     io.Writer // one-line progress (a terminal), or nil
-	// Launched is called with each spawned client's node and process id.
-	Launched func(node string, pid int)
 }
 
 // Summary is what a run reports at the end.
@@ -249,9 +247,6 @@ func (s *server) launch(addr string) error {
 		}
 		ns.cmd = cmd
 		s.opt.Log.Printf("node %s: eqclient pid %d", name, cmd.Process.Pid)
-		if s.opt.Launched != nil {
-			s.opt.Launched(name, cmd.Process.Pid)
-		}
 		ns.exited = make(chan struct{})
 		go func() { cmd.Wait(); close(ns.exited) }()
 	}
