@@ -300,7 +300,7 @@ func TestComposeDBVolume(t *testing.T) {
 			}
 			return nil
 		})
-		order := f.volume.SlabsBackToFront(render.Identity, 0, ranges)
+		order := f.volume.BackToFront(render.Identity, 0, ranges)
 		var layers []*compositor.Image
 		for _, i := range order {
 			layers = append(layers, &compositor.Image{W: destW, H: destH, Color: parts[i].Color})
@@ -370,7 +370,7 @@ func TestComposePixel(t *testing.T) {
 			pixels = append(pixels, p.px)
 		}
 		got := composite(t, f, nil, pixels, func(i int, up *Upload) error {
-			return f.comp.Interleave(up.Color, parts[i].pix.X, parts[i].pix.Y, 2, 2, destW, destH)
+			return f.comp.Interleave(up.Color, [2]int{parts[i].pix.X, parts[i].pix.Y}, [2]int{2, 2}, gpu.Rect{W: destW, H: destH})
 		})
 		compare(t, "pixel 2x2 GPU interleave vs single render", got.Color, ref.Color, 0, destW*destH/200)
 		compare(t, "pixel 2x2 CPU interleave vs GPU", cpu.Color, got.Color, 0, 0)
@@ -411,7 +411,7 @@ func TestComposeSubpixel(t *testing.T) {
 			}
 			defer dst.Delete()
 			dst.Bind()
-			if err := f.comp.Average(texs, destW, destH); err != nil {
+			if err := f.comp.Average(texs, gpu.Rect{W: destW, H: destH}); err != nil {
 				return err
 			}
 			for _, u := range ups {

@@ -21,7 +21,7 @@ func TestRegionOfInterest(t *testing.T) {
 }
 
 func TestDumpPath(t *testing.T) {
-	ch := &compound.Channel{Name: "dest", Attributes: map[string]string{}}
+	ch := &compound.Channel{Name: "dest", Label: "dest", Attributes: map[string]string{}}
 	if p := DumpPath(ch, "", 3); p != "" {
 		t.Errorf("no dump asked: %q", p)
 	}
@@ -29,8 +29,15 @@ func TestDumpPath(t *testing.T) {
 		t.Errorf("out dir: %q", p)
 	}
 	ch.Attributes["dump_image"] = "shots/f"
-	if p := DumpPath(ch, "out", 12); p != "shots/f000012.png" {
+	if p := DumpPath(ch, "out", 12); p != filepath.Join("out", "shots", "f000012.png") {
+		t.Errorf("dump_image under out: %q", p)
+	}
+	if p := DumpPath(ch, "", 12); p != "shots/f000012.png" {
 		t.Errorf("dump_image: %q", p)
+	}
+	ch.Attributes["dump_image"] = "/abs/f"
+	if p := DumpPath(ch, "out", 12); p != "/abs/f000012.png" {
+		t.Errorf("absolute dump_image: %q", p)
 	}
 }
 

@@ -14,6 +14,8 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/go-gl/gl/v3.3-core/gl"
+
 	"goeq/internal/glutil"
 	"goeq/winsys"
 )
@@ -33,7 +35,8 @@ type Pipe struct {
 	download *worker
 	upload   *worker
 
-	pbos *pboPool
+	pbos     *pboPool
+	textures *texturePool
 	// downloadGate, when set (tests), holds each download until a value
 	// arrives: it shows that the render goroutine goes on meanwhile.
 	downloadGate chan struct{}
@@ -41,7 +44,7 @@ type Pipe struct {
 
 // StartPipe starts a pipe on the window system.
 func StartPipe(name string, sys winsys.System) (*Pipe, error) {
-	p := &Pipe{Name: name, sys: sys, queue: make(chan func()), done: make(chan struct{}), pbos: &pboPool{}}
+	p := &Pipe{Name: name, sys: sys, queue: make(chan func()), done: make(chan struct{}), pbos: &pboPool{}, textures: newTexturePool()}
 	ready := make(chan error)
 	go p.run(ready)
 	if err := <-ready; err != nil {
@@ -69,7 +72,9 @@ func (p *Pipe) run(ready chan<- error) {
 	for f := range p.queue {
 		f()
 	}
+	gl.Finish() // nothing may still sample a texture the pool deletes
 	p.pbos.free()
+	p.textures.release()
 	ctx.Release()
 	ctx.Destroy()
 	close(p.done)

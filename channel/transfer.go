@@ -171,45 +171,96 @@ func (p *Pipe) StartReadback(frame int, r compound.PixelViewport, depth bool) *R
 	return rb
 }
 
-// Upload is an input frame being uploaded into textures.
+// Upload is an input frame being uploaded into textures. Its textures
+// belong to the pipe's texture pool: the upload goroutine fills them, the
+// render goroutine samples them after Use and gives them back with
+// Release.
 type Upload struct {
 	done         chan struct{}
 	Color, Depth uint32 // textures (0 when absent)
-	W, H         int
-	fence        uintptr
-	err          error
+	W, H         int    // pixels uploaded
+	// TexW, TexH are the textures' sizes: a pooled texture may be larger
+	// than the frame (samplers must scale by W/TexW).
+	TexW, TexH int
+	color      *lease
+	depth      *lease
+	fence      uintptr
+	pool       *texturePool
+	err        error
+	released   bool
 }
 
 // StartUpload starts uploading a received frame on the pipe's upload
 // goroutine; it may be called from any goroutine (a network receiver).
-func (p *Pipe) StartUpload(px *Pixels) *Upload {
-	u := &Upload{done: make(chan struct{}), W: px.PixelViewport.W, H: px.PixelViewport.H}
+// release, if set, is called on the upload goroutine once the pixels have
+// been copied and px may be reused.
+func (p *Pipe) StartUpload(px *Pixels) *Upload { return p.StartUploadRelease(px, nil) }
+
+// StartUploadRelease is StartUpload with a function that gives px's memory
+// back once the upload no longer reads it.
+func (p *Pipe) StartUploadRelease(px *Pixels, release func()) *Upload {
+	u := &Upload{done: make(chan struct{}), W: px.PixelViewport.W, H: px.PixelViewport.H, pool: p.textures}
 	w, err := p.helper(&p.upload, "upload")
 	if err != nil {
 		u.err = err
 		close(u.done)
+		if release != nil {
+			release()
+		}
 		return u
 	}
 	w.jobs <- func() {
 		defer close(u.done)
+		if release != nil {
+			defer release()
+		}
+		defer u.finishUpload()
+		if u.W <= 0 || u.H <= 0 {
+			return
+		}
 		gl.PixelStorei(gl.UNPACK_ALIGNMENT, 1)
-		u.Color = glutil.Texture(u.W, u.H, gl.RGBA8, gl.RGBA, gl.UNSIGNED_BYTE)
-		if len(px.Color) > 0 {
+		if u.color, u.err = p.textures.take(u.W, u.H, formatColor); u.err != nil {
+			return
+		}
+		u.Color, u.TexW, u.TexH = u.color.id, u.color.w, u.color.h
+		gl.BindTexture(gl.TEXTURE_2D, u.Color)
+		if len(px.Color) >= 4*u.W*u.H {
 			gl.TexSubImage2D(gl.TEXTURE_2D, 0, 0, 0, int32(u.W), int32(u.H), gl.RGBA, gl.UNSIGNED_BYTE, gl.Ptr(px.Color))
+		} else if len(px.Color) > 0 {
+			u.err = fmt.Errorf("channel: frame of %dx%d with %d colour bytes", u.W, u.H, len(px.Color))
 		}
 		if px.Depth != nil {
+			if u.depth, u.err = p.textures.take(u.W, u.H, formatDepth); u.err != nil {
+				return
+			}
+			u.Depth = u.depth.id
 			gl.PixelStorei(gl.UNPACK_ALIGNMENT, 4)
-			u.Depth = glutil.Texture(u.W, u.H, gl.DEPTH_COMPONENT32F, gl.DEPTH_COMPONENT, gl.FLOAT)
-			if len(px.Depth) > 0 {
+			gl.BindTexture(gl.TEXTURE_2D, u.Depth)
+			if len(px.Depth) >= u.W*u.H {
 				gl.TexSubImage2D(gl.TEXTURE_2D, 0, 0, 0, int32(u.W), int32(u.H), gl.DEPTH_COMPONENT, gl.FLOAT, gl.Ptr(px.Depth))
 			}
 		}
 		gl.BindTexture(gl.TEXTURE_2D, 0)
-		u.fence = gl.FenceSync(gl.SYNC_GPU_COMMANDS_COMPLETE, 0)
-		gl.Flush() // the render context waits on this fence
-		u.err = glutil.Error()
+		if err := glutil.Error(); err != nil && u.err == nil {
+			u.err = err
+		}
 	}
 	return u
+}
+
+// finishUpload hands the upload's textures to the render goroutine behind
+// a fence (upload goroutine, whatever happened).
+func (u *Upload) finishUpload() {
+	if u.color == nil && u.depth == nil {
+		return
+	}
+	u.fence = gl.FenceSync(gl.SYNC_GPU_COMMANDS_COMPLETE, 0)
+	gl.Flush() // the render context waits on this fence
+	for _, l := range []*lease{u.color, u.depth} {
+		if l != nil {
+			l.hand(leaseUploading, leaseFilled)
+		}
+	}
 }
 
 // Use finishes the upload on the render goroutine: it waits until the
@@ -217,25 +268,43 @@ func (p *Pipe) StartUpload(px *Pixels) *Upload {
 // any later command reads the textures. Call inside Pipe.Do.
 func (u *Upload) Use() error {
 	<-u.done
-	if u.err != nil {
-		return u.err
-	}
 	if u.fence != 0 {
 		gl.WaitSync(u.fence, 0, gl.TIMEOUT_IGNORED)
 		gl.DeleteSync(u.fence)
 		u.fence = 0
+		u.color.hand(leaseFilled, leaseSampling)
+		if u.depth != nil {
+			u.depth.hand(leaseFilled, leaseSampling)
+		}
 	}
-	return nil
+	return u.err
 }
 
-// Release frees the textures (render goroutine).
+// Release gives the textures back to the pool (render goroutine, after
+// the commands that sample them were issued): a fence marks when those
+// commands are done, and the pool reuses or deletes a texture only after
+// it. Releasing twice is a no-op.
 func (u *Upload) Release() {
-	if u.Color != 0 {
-		gl.DeleteTextures(1, &u.Color)
+	<-u.done
+	if u.released {
+		return
 	}
-	if u.Depth != 0 {
-		gl.DeleteTextures(1, &u.Depth)
+	u.released = true
+	if u.fence != 0 { // never used: the render context issued nothing on it
+		gl.DeleteSync(u.fence)
+		u.fence = 0
+		for _, l := range []*lease{u.color, u.depth} {
+			if l != nil {
+				l.hand(leaseFilled, leaseSampling)
+			}
+		}
 	}
+	if u.color == nil && u.depth == nil {
+		return
+	}
+	fence := gl.FenceSync(gl.SYNC_GPU_COMMANDS_COMPLETE, 0)
+	gl.Flush() // the upload context waits on this fence
+	u.pool.give(fence, u.color, u.depth)
 }
 
 // RegionOfInterest is what a readback reads: the region the renderer said

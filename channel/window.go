@@ -40,49 +40,65 @@ func ChooseDrawable(m *compound.Window, sys winsys.System, override string) (Dra
 	return "window", "on-screen window on " + sys.Name()
 }
 
-// Window is a model window on a pipe. Channels always draw into the
-// window's framebuffer object (readback from an FBO is three times faster
-// than from a window's default framebuffer); an on-screen window shows it
-// with Present.
+// Window is a model window on a pipe. Channels draw into framebuffer
+// objects of their own (readback from an FBO is three times faster than
+// from a window's default framebuffer, and a source's share may be larger
+// than its channel); an on-screen window shows its channels' images with
+// Present.
 type Window struct {
 	Pipe     *Pipe
 	Model    *compound.Window
 	Drawable Drawable
-	Target   *glutil.Target
 	screen   winsys.Context
 	prog     uint32
 	vao      uint32
 }
 
-// OpenWindow creates the window's framebuffer (and on-screen window).
+// OpenWindow opens the window's on-screen window when it has one, and
+// checks that the window's size is one GL can have.
 func (p *Pipe) OpenWindow(m *compound.Window, d Drawable) (*Window, error) {
 	w := &Window{Pipe: p, Model: m, Drawable: d}
+	size := m.PixelViewport
+	if size.W <= 0 || size.H <= 0 {
+		return nil, fmt.Errorf("window %q: %dx%d pixels: a window needs a size", m.Name, size.W, size.H)
+	}
+	err := p.Do(func() error {
+		var limit int32
+		gl.GetIntegerv(gl.MAX_RENDERBUFFER_SIZE, &limit)
+		if size.W > int(limit) || size.H > int(limit) {
+			return fmt.Errorf("%dx%d pixels: larger than this GL's framebuffer limit of %d", size.W, size.H, limit)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("window %q: %w", m.Name, err)
+	}
 	if d == "window" {
 		g, ok := p.sys.(*winsys.GLFW)
 		if !ok {
 			return nil, fmt.Errorf("window %q: an on-screen drawable needs GLFW", m.Name)
 		}
-		ctx, err := g.NewWindow(p.ctx, m.PixelViewport.W, m.PixelViewport.H, "goeq "+m.Name)
+		ctx, err := g.NewWindow(p.ctx, size.W, size.H, "goeq "+m.Name)
 		if err != nil {
 			return nil, err
 		}
 		w.screen = ctx
 	}
-	err := p.Do(func() error {
-		t, err := glutil.NewTarget(m.PixelViewport.W, m.PixelViewport.H)
-		w.Target = t
-		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("window %q: %w", m.Name, err)
-	}
 	return w, nil
 }
 
-// Present shows the framebuffer in the on-screen window and swaps (no-op
-// for an FBO drawable). Call it on the pipe goroutine.
-func (w *Window) Present() error {
-	if w.screen == nil {
+// PresentPart is one channel's image: the TexW x TexH colour texture's
+// corner, drawn at At (the channel's pixel viewport in the window).
+type PresentPart struct {
+	Texture    uint32
+	TexW, TexH int
+	At         compound.PixelViewport
+}
+
+// Present draws the parts into the on-screen window and swaps (no-op for
+// an FBO drawable). Call it on the pipe goroutine.
+func (w *Window) Present(parts []PresentPart) error {
+	if w.screen == nil || len(parts) == 0 {
 		return nil
 	}
 	if err := w.screen.MakeCurrent(); err != nil {
@@ -99,14 +115,17 @@ func (w *Window) Present() error {
 		gl.GenVertexArrays(1, &w.vao)
 	}
 	gl.BindFramebuffer(gl.FRAMEBUFFER, 0)
-	gl.Viewport(0, 0, int32(w.Target.W), int32(w.Target.H))
 	gl.Disable(gl.DEPTH_TEST)
 	gl.Disable(gl.BLEND)
+	gl.ColorMask(true, true, true, true)
 	gl.ActiveTexture(gl.TEXTURE0)
-	gl.BindTexture(gl.TEXTURE_2D, w.Target.Color)
 	gl.UseProgram(w.prog)
-	gl.Uniform2i(glutil.Uniform(w.prog, "offset"), 0, 0)
-	glutil.Quad(w.vao)
+	for _, p := range parts {
+		gl.BindTexture(gl.TEXTURE_2D, p.Texture)
+		gl.Viewport(int32(p.At.X), int32(p.At.Y), int32(p.At.W), int32(p.At.H))
+		gl.Uniform2i(glutil.Uniform(w.prog, "offset"), int32(p.At.X), int32(p.At.Y))
+		glutil.Quad(w.vao)
+	}
 	w.screen.Swap()
 	err := glutil.Error()
 	if e := w.Pipe.ctx.MakeCurrent(); e != nil {
@@ -115,22 +134,15 @@ func (w *Window) Present() error {
 	return err
 }
 
-// Close frees the window.
+// Close closes the on-screen window.
 func (w *Window) Close() {
-	w.Pipe.Do(func() error {
-		w.Target.Delete()
-		return nil
-	})
 	if w.screen != nil {
+		w.Pipe.Do(func() error {
+			if w.prog != 0 {
+				gl.DeleteProgram(w.prog)
+			}
+			return nil
+		})
 		w.screen.Destroy()
 	}
 }
-
-// Channel is a model channel: a pixel viewport of its window.
-type Channel struct {
-	Window *Window
-	Model  *compound.Channel
-}
-
-// PixelViewport is where the channel draws in its window's framebuffer.
-func (c *Channel) PixelViewport() compound.PixelViewport { return c.Model.PixelViewport }

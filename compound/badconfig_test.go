@@ -49,7 +49,6 @@ var badCases = []badCase{
 	{name: "float where integer", splice: "    compound { channel \"c1\" period 1.5 }", pos: "19:36", message: "expected an unsigned integer, found number 1.5"},
 	{name: "forbidden character in string", splice: "    name \"my=config\"", pos: "19:13", message: `character '=' is not allowed in a string`},
 	{name: "unterminated string", splice: "    name \"open", pos: "19:10", message: "is not closed"},
-	{name: "stray character", splice: "    latency 1 $", pos: "19:15", message: `unexpected character "$"`},
 	{name: "undefined channel", splice: "    compound { channel \"nope\" }", pos: "19:24", message: `no channel named "nope"`},
 	{name: "undefined layout in canvas", splice: "    canvas { layout \"nope\" segment { channel \"c1\" } }", pos: "19:21", message: `no layout named "nope"`},
 	{name: "undefined layout index", splice: "    canvas { layout 3 segment { channel \"c1\" } }", pos: "19:21", message: "no layout with index 3"},

@@ -108,3 +108,41 @@ func (w Wall) EyeFrustum(eye Vec3, near, far float64) Frustum {
 		Far:    far,
 	}
 }
+
+// ViewMatrix is the column-major matrix from world to the wall-aligned
+// eye space: rows are the wall's right, up and normal axes, translated by
+// the eye.
+func (w Wall) ViewMatrix(eye Vec3) [16]float64 {
+	u := w.BottomRight.Sub(w.BottomLeft).Normalized()
+	v := w.TopLeft.Sub(w.BottomLeft).Normalized()
+	n := u.Cross(v).Normalized()
+	return [16]float64{
+		u[0], v[0], n[0], 0,
+		u[1], v[1], n[1], 0,
+		u[2], v[2], n[2], 0,
+		-u.Dot(eye), -v.Dot(eye), -n.Dot(eye), 1,
+	}
+}
+
+// EyePosition is where an eye of the observer watching compound c is: the
+// observer of the view its destination shows, or a default one at the
+// origin with the config's eye base.
+func (cfg *Config) EyePosition(c *Compound, eye int) Vec3 {
+	var obs *Observer
+	for x := c; x != nil && obs == nil; x = x.Parent {
+		if x.Channel != nil && x.Channel.View != nil {
+			obs = x.Channel.View.Observer
+		}
+	}
+	if obs == nil {
+		h := cfg.EyeBase / 2
+		obs = &Observer{EyeLeft: Vec3{-h, 0, 0}, EyeRight: Vec3{h, 0, 0}}
+	}
+	switch eye {
+	case EyeLeft:
+		return obs.EyeLeft
+	case EyeRight:
+		return obs.EyeRight
+	}
+	return obs.EyeCyclop
+}

@@ -63,22 +63,25 @@ func (r *resolver) inherit(c *Compound) {
 		c.Phase %= c.Period
 	}
 
-	// Tasks: a leaf does everything (but does not clear a channel an
-	// ancestor already cleared); an inner compound clears, assembles and
-	// reads back. Without frames there is nothing to read back or assemble.
+	// Tasks: a leaf does everything, an inner compound clears, assembles
+	// and reads back; neither clears a channel an ancestor already cleared
+	// (Equalizer spares only leaves, and an inner compound's second clear
+	// wipes what a sibling tree drew there, as in 4-window.DB.2D.lb).
+	// Without frames there is nothing to read back or assemble.
 	switch {
 	case d.tasks >= 0:
 		c.Tasks = d.tasks
-	case c.IsLeaf():
-		c.Tasks = TasksAll
+	default:
+		c.Tasks = TaskClear | TaskAssemble | TaskReadback
+		if c.IsLeaf() {
+			c.Tasks = TasksAll
+		}
 		for a := c.Parent; a != nil; a = a.Parent {
-			if a.Channel == c.Channel {
+			if a.Channel == c.Channel && (c.IsLeaf() || a.Tasks&TaskClear != 0) {
 				c.Tasks &^= TaskClear
 				break
 			}
 		}
-	default:
-		c.Tasks = TaskClear | TaskAssemble | TaskReadback
 	}
 	if len(d.outputFrames) == 0 {
 		c.Tasks &^= TaskReadback
@@ -92,17 +95,19 @@ func (r *resolver) inherit(c *Compound) {
 	var fb frustumBase
 	switch {
 	case d.frustum != nil:
-		fb = frustumBase{wall: *d.frustum, vp: c.Viewport}
+		fb = frustumBase{wall: *d.frustum, vp: c.Viewport, owner: c}
 	case c.Channel != nil && c.Channel.Frustum != nil && c.IsDestination():
-		fb = frustumBase{wall: *c.Channel.Frustum, vp: c.Viewport}
+		fb = frustumBase{wall: *c.Channel.Frustum, vp: c.Viewport, owner: c}
 	case p != nil:
 		fb = r.base[p]
 	default:
-		fb = frustumBase{wall: DefaultWall, vp: FullViewport}
+		fb = frustumBase{wall: DefaultWall, vp: FullViewport, owner: c}
 	}
 	r.base[c] = fb
 	w := fb.wall.Sub(c.Viewport.RelativeTo(fb.vp))
 	c.Frustum = &w
+	base := fb.wall
+	c.Wall, c.WallOwner = &base, fb.owner
 
 	for _, ch := range c.Children {
 		r.inherit(ch)
@@ -150,9 +155,22 @@ func (r *resolver) convert10(cfg *Config) {
 // uses a compound of its own, grouped by layout (as Equalizer does for
 // configs whose canvases have no compound).
 func (r *resolver) addOutputCompounds(cfg *Config) {
+	// a channel is used when it is some tree's destination: the first
+	// compound with a channel on a path from a root (as Equalizer's
+	// UnusedOutputChannelFinder looks)
 	used := map[*Channel]bool{}
+	var visit func(c *Compound)
+	visit = func(c *Compound) {
+		if c.Channel != nil {
+			used[c.Channel] = true
+			return
+		}
+		for _, ch := range c.Children {
+			visit(ch)
+		}
+	}
 	for _, root := range cfg.Compounds {
-		used[root.Channel] = true
+		visit(root)
 	}
 	var unused []*Channel
 	for _, ch := range cfg.Channels {
@@ -290,6 +308,9 @@ func (r *resolver) frame(f *configparser.Frame, c *Compound, pos lexer.Position)
 		case ff.Zoom != nil:
 			v := floats(ff.Zoom.V)
 			fr.Zoom = Zoom{v[0], v[1]}
+			if fr.Zoom != (Zoom{1, 1}) {
+				r.warnf(ff.Zoom.Pos, "frame zoom: goeq reads and assembles frames at the resolution they were rendered (use the compound's zoom)")
+			}
 		}
 	}
 	if fr.Name == "" {

@@ -7,7 +7,6 @@
 package compound
 
 import (
-	"fmt"
 	"strconv"
 
 	"github.com/alecthomas/participle/v2/lexer"
@@ -153,6 +152,9 @@ type Connection struct {
 
 // Node is one process (a render client or the application node).
 type Node struct {
+	// ID is the node's unique name at run time: its name, "app" for an
+	// unnamed application node, "node<index>" for other unnamed nodes.
+	ID          string
 	Name        string
 	Host        string
 	App         bool
@@ -182,6 +184,13 @@ type Window struct {
 
 // Channel is a viewport of a window that compounds render into.
 type Channel struct {
+	// ID is the channel's identity in every process that resolves the
+	// same config (control, transport, statistics); Label is a unique,
+	// file-name-safe name for logs and images. Name is what the config
+	// calls it (not unique: canvases make destination channels that share
+	// their segment channel's name).
+	ID            string
+	Label         string
 	Name          string
 	Window        *Window
 	Viewport      Viewport // fraction of the window
@@ -225,11 +234,14 @@ type View struct {
 
 // Canvas is a display surface made of segments.
 type Canvas struct {
-	Name        string
-	Layouts     []*Layout // nil entries are `layout OFF`
-	Frustum     *Wall
-	SwapBarrier *SwapBarrier
-	Segments    []*Segment
+	Name    string
+	Layouts []*Layout // nil entries are `layout OFF`
+	// ActiveLayout indexes Layouts: the layout the canvas shows (the first,
+	// as in Equalizer, until the application switches).
+	ActiveLayout int
+	Frustum      *Wall
+	SwapBarrier  *SwapBarrier
+	Segments     []*Segment
 }
 
 // Segment is the part of a canvas one channel shows.
@@ -314,7 +326,12 @@ type Compound struct {
 	Phase    int
 
 	// Frustum is the wall this compound renders (nil when none applies).
-	Frustum     *Wall
+	Frustum *Wall
+	// Wall is the whole wall Frustum is cut from, and WallOwner the
+	// compound whose region it spans: the compound that sets its own wall,
+	// or the destination, whose channel's view or segment gives it.
+	Wall        *Wall
+	WallOwner   *Compound
 	SwapBarrier *SwapBarrier
 	Attributes  map[string]string
 
@@ -400,43 +417,60 @@ func (c *Compound) IsActive(frame int) bool {
 	return frame%c.Period == c.Phase%c.Period
 }
 
-// ChannelID names a channel the same way in every process that resolves
-// the same config: "n1.p0.w0.c2" for the third channel of the first window
-// of the first pipe of the second node; a destination channel made from a
-// canvas adds "/v<layout>.<view>s<canvas>.<segment>".
-func (c *Config) ChannelID(ch *Channel) string {
-	src := ch
-	if ch.Source != nil {
-		src = ch.Source
-	}
-	id := ""
-	for ni, n := range c.Nodes {
-		for pi, p := range n.Pipes {
-			for wi, w := range p.Windows {
-				for ci, x := range w.Channels {
-					if x == src {
-						id = fmt.Sprintf("n%d.p%d.w%d.c%d", ni, pi, wi, ci)
-					}
-				}
-			}
+// ChannelID returns the channel's identity (see Channel.ID).
+func (c *Config) ChannelID(ch *Channel) string { return ch.ID }
+
+// ChannelByID finds a channel by its identity.
+func (c *Config) ChannelByID(id string) *Channel {
+	for _, ch := range c.Channels {
+		if ch.ID == id {
+			return ch
 		}
 	}
-	if ch.View == nil {
-		return id
+	return nil
+}
+
+// Showing reports whether a destination channel is on screen: one made
+// from a canvas shows while its view's layout is the canvas' active one;
+// other channels always do.
+func (ch *Channel) Showing() bool {
+	if ch.View == nil || ch.Segment == nil {
+		return true
 	}
-	for li, l := range c.Layouts {
-		for vi, v := range l.Views {
-			if v != ch.View {
-				continue
-			}
-			for ki, cv := range c.Canvases {
-				for si, s := range cv.Segments {
-					if s == ch.Segment {
-						return fmt.Sprintf("%s/v%d.%ds%d.%d", id, li, vi, ki, si)
-					}
-				}
-			}
+	cv := ch.Segment.Canvas
+	if cv == nil || ch.Segment.Canvas.ActiveLayout < 0 || cv.ActiveLayout >= len(cv.Layouts) {
+		return false
+	}
+	return cv.Layouts[cv.ActiveLayout] == ch.View.Layout
+}
+
+// DestinationEyes are the eyes a destination compound shows, as Equalizer
+// activates them: for a channel of a view, the view's eyes (MONO: cyclop;
+// STEREO: left and right) that its segment shows; otherwise the
+// compound's own eyes.
+func (c *Compound) DestinationEyes() int {
+	ch := c.Channel
+	if ch == nil || ch.View == nil || ch.Segment == nil {
+		return c.Eyes
+	}
+	seg := ch.Segment.Eyes
+	if seg == 0 {
+		seg = EyesAll
+	}
+	if ch.View.Mode == "STEREO" {
+		return (EyeLeft | EyeRight) & seg
+	}
+	return EyeCyclop & seg
+}
+
+// Destination is the top-most compound with a channel above or at c:
+// the one whose channel shows what c renders (nil for channel-less roots).
+func (c *Compound) Destination() *Compound {
+	var dest *Compound
+	for x := c; x != nil; x = x.Parent {
+		if x.Channel != nil {
+			dest = x
 		}
 	}
-	return id
+	return dest
 }

@@ -76,8 +76,9 @@ type resolver struct {
 // frustumBase is the wall a compound's frustum is cut from, and the
 // viewport (relative to the destination) that wall covers.
 type frustumBase struct {
-	wall Wall
-	vp   Viewport
+	wall  Wall
+	vp    Viewport
+	owner *Compound
 }
 
 // warnf records a warning in the parse result, next to the parser's.
@@ -242,6 +243,9 @@ func (r *resolver) swapBarrier(s *configparser.SwapBarrier) *SwapBarrier {
 			out.Name = str(f.Name)
 		case f.NVGroup != nil:
 			out.NVGroup = iattr(f.NVGroup)
+			if out.NVGroup != "OFF" && out.NVGroup != "0" {
+				r.warnf(f.NVGroup.Pos, "NV_group: goeq has no hardware swap barrier; the server's software barrier synchronises the swaps")
+			}
 		case f.NVBarrier != nil:
 			out.NVBarrier = iattr(f.NVBarrier)
 		}
@@ -271,8 +275,17 @@ func (r *resolver) global(g *configparser.Global) map[string]string {
 				out[f.MaskKey] = maskWords(f.Mask)
 			case f.TypeKey != "":
 				out[f.TypeKey] = f.Type
+				if f.Type != "TCPIP" {
+					r.warnf(f.Pos, "connection type %s: goeq's nodes talk TCP (gRPC control, framed TCP pixels)", f.Type)
+				}
 			case f.IAttr != nil:
 				out[f.IKey] = iattr(f.IAttr)
+				if i := strings.Index(f.IKey, "_IATTR_"); i > 0 {
+					r.runtimeAttr(f.Pos, strings.ToLower(f.IKey[i+len("_IATTR_"):]), out[f.IKey])
+				}
+				if f.IKey == "EQ_COMPOUND_IATTR_STEREO_MODE" && out[f.IKey] == "QUAD" {
+					r.warnf(f.Pos, "stereo_mode QUAD: goeq renders into framebuffer objects, which have no quad-buffered stereo; stereo destinations show anaglyph")
+				}
 			}
 		}
 	}
@@ -342,6 +355,9 @@ func (r *resolver) connection(c *configparser.Connection, g map[string]string) C
 		switch {
 		case f.Type != "":
 			out.Type = f.Type
+			if f.Type != "TCPIP" {
+				r.warnf(f.Pos, "connection type %s: goeq's nodes talk TCP (gRPC control, framed TCP pixels)", f.Type)
+			}
 		case f.Hostname != nil:
 			out.Hostname = str(f.Hostname)
 		case f.Interface != nil:
@@ -424,6 +440,7 @@ func (r *resolver) config(c *configparser.Config) *Config {
 		}
 	}
 	r.destinationChannels(cfg)
+	assignIdentities(cfg)
 	for i, cc := range compounds {
 		root := r.compound(cc, nil, cfg)
 		root.Index = i
@@ -473,6 +490,26 @@ func (r *resolver) node(n *configparser.Node) *Node {
 func (r *resolver) keyAttrs(dst map[string]string, a *configparser.KeyAttrs) {
 	for _, f := range a.Fields {
 		dst[f.Key] = iattr(f.Value)
+		r.runtimeAttr(f.Pos, f.Key, dst[f.Key])
+	}
+}
+
+// runtimeAttr warns about a window or pipe attribute whose effect goeq's
+// runtime does not have (see docs/config-language.md, "What runs").
+func (r *resolver) runtimeAttr(pos lexer.Position, key, value string) {
+	switch key {
+	case "hint_stereo":
+		if value == "ON" {
+			r.warnf(pos, "hint_stereo ON: goeq renders into framebuffer objects, which have no quad-buffered stereo; stereo destinations show anaglyph")
+		}
+	case "planes_samples":
+		if n, err := strconv.Atoi(value); err == nil && n > 1 {
+			r.warnf(pos, "planes_samples %d: goeq's framebuffers are not multisampled", n)
+		}
+	case "hint_cuda_gl_interop":
+		if value == "ON" {
+			r.warnf(pos, "hint_cuda_gl_interop: goeq does not set up CUDA interoperation")
+		}
 	}
 }
 
@@ -584,6 +621,8 @@ func (r *resolver) observer(o *configparser.Observer, cfg *Config) *Observer {
 			out.EyeRight = vec3(f.EyeRight)
 		case f.FocusDistance != nil:
 			out.FocusDistance = num(f.FocusDistance.Raw)
+		case f.OpenCVCamera != nil:
+			r.warnf(f.Pos, "opencv_camera: goeq does not track the observer")
 		case f.FocusMode != nil:
 			out.FocusMode = iattr(f.FocusMode)
 		}
@@ -620,6 +659,12 @@ func (r *resolver) layout(l *configparser.Layout, cfg *Config) *Layout {
 		v := &View{Layout: out, Mode: "MONO", Viewport: FullViewport}
 		for _, vf := range f.View.Fields {
 			switch {
+			case vf.DisplayCluster != nil:
+				r.warnf(vf.Pos, "DisplayCluster: goeq does not stream views")
+			case vf.Attributes != nil:
+				for _, a := range vf.Attributes.Fields {
+					r.warnf(a.Pos, "view streaming (DisplayCluster, deflect): goeq does not stream views")
+				}
 			case vf.Name != nil:
 				v.Name = str(vf.Name)
 			case vf.Mode != "":
@@ -1023,6 +1068,9 @@ func (r *resolver) compound(c *configparser.Compound, parent *Compound, cfg *Con
 				switch {
 				case a.StereoMode != nil:
 					out.Attributes["stereo_mode"] = iattr(a.StereoMode)
+					if out.Attributes["stereo_mode"] == "QUAD" {
+						r.warnf(a.StereoMode.Pos, "stereo_mode QUAD: goeq renders into framebuffer objects, which have no quad-buffered stereo; stereo destinations show anaglyph")
+					}
 				case a.LeftMask != nil:
 					out.Attributes["stereo_anaglyph_left_mask"] = maskWords(a.LeftMask)
 				case a.RightMask != nil:
@@ -1118,4 +1166,121 @@ func (r *resolver) dfrEqualizer(d *configparser.DFREqualizer) *Equalizer {
 		}
 	}
 	return eq
+}
+
+// assignIdentities gives every channel its ID and a unique label. The ID
+// is structural ("n1.p0.w0.c2": third channel of the first window of the
+// first pipe of the second node; a destination channel made from a canvas
+// adds "/v<layout>.<view>s<canvas>.<segment>"), so every process that
+// resolves the same file agrees on it. Labels are the config's names,
+// made unique where canvases give several channels one name.
+func assignIdentities(cfg *Config) {
+	seen := map[string]bool{}
+	for i, n := range cfg.Nodes {
+		id := n.Name
+		switch {
+		case id == "" && n.App:
+			id = "app"
+		case id == "":
+			id = fmt.Sprintf("node%d", i)
+		}
+		if seen[id] {
+			id = fmt.Sprintf("%s.%d", id, i)
+		}
+		seen[id] = true
+		n.ID = id
+	}
+	for ni, n := range cfg.Nodes {
+		for pi, p := range n.Pipes {
+			for wi, w := range p.Windows {
+				for ci, ch := range w.Channels {
+					ch.ID = fmt.Sprintf("n%d.p%d.w%d.c%d", ni, pi, wi, ci)
+				}
+			}
+		}
+	}
+	for _, ch := range cfg.Channels {
+		if ch.View == nil || ch.Source == nil {
+			continue
+		}
+		li, vi := viewIndex(cfg, ch.View)
+		ki, si := segmentIndex(cfg, ch.Segment)
+		ch.ID = fmt.Sprintf("%s/v%d.%ds%d.%d", ch.Source.ID, li, vi, ki, si)
+	}
+	// destination channels (what shows, what is written as images) take
+	// plain names first; window channels that share one get their ID
+	count := map[string]int{}
+	for _, ch := range cfg.Channels {
+		if ch.View != nil {
+			count[labelBase(ch)]++
+		}
+	}
+	taken := map[string]bool{}
+	for _, dest := range []bool{true, false} {
+		for _, ch := range cfg.Channels {
+			if (ch.View != nil) != dest {
+				continue
+			}
+			label := labelBase(ch)
+			if dest && count[label] > 1 {
+				li, vi := viewIndex(cfg, ch.View)
+				layout := fileSafe(ch.View.Layout.Name)
+				if layout == "" {
+					layout = fmt.Sprintf("layout%d", li)
+				}
+				view := fileSafe(ch.View.Name)
+				if view == "" {
+					view = fmt.Sprintf("view%d", vi)
+				}
+				label += "." + layout + "." + view
+			}
+			if taken[label] {
+				label += "." + fileSafe(ch.ID)
+			}
+			taken[label] = true
+			ch.Label = label
+		}
+	}
+}
+
+func labelBase(ch *Channel) string {
+	if name := fileSafe(ch.Name); name != "" {
+		return name
+	}
+	return "channel"
+}
+
+// fileSafe keeps letters, digits and "-_." and replaces the rest by "_".
+func fileSafe(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-', c == '_', c == '.':
+		default:
+			b[i] = '_'
+		}
+	}
+	return string(b)
+}
+
+func viewIndex(cfg *Config, v *View) (int, int) {
+	for li, l := range cfg.Layouts {
+		for vi, x := range l.Views {
+			if x == v {
+				return li, vi
+			}
+		}
+	}
+	return -1, -1
+}
+
+func segmentIndex(cfg *Config, s *Segment) (int, int) {
+	for ki, cv := range cfg.Canvases {
+		for si, x := range cv.Segments {
+			if x == s {
+				return ki, si
+			}
+		}
+	}
+	return -1, -1
 }

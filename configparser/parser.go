@@ -111,6 +111,25 @@ func Parse(filename string, src []byte) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Equalizer's lexer skipped characters it had no rule for (old files
+	// begin with `!#Equalizer`): skip them too, with a warning at each.
+	var skipped []Diagnostic
+	if stray := eqcSymbols["Stray"]; hasType(tokens, stray) {
+		clean := []byte(string(src))
+		for _, t := range tokens {
+			if t.Type != stray {
+				continue
+			}
+			skipped = append(skipped, Diagnostic{Pos: t.Pos, Msg: fmt.Sprintf("unexpected character %q skipped (as Equalizer's loader skipped it)", t.Value)})
+			for i := 0; i < len(t.Value); i++ {
+				clean[t.Pos.Offset+i] = ' '
+			}
+		}
+		src = clean
+		if tokens, err = lexAll(filename, src); err != nil {
+			return nil, err
+		}
+	}
 	if err := checkNesting(tokens); err != nil {
 		return nil, err
 	}
@@ -118,7 +137,7 @@ func Parse(filename string, src []byte) (*Result, error) {
 	if perr != nil {
 		return nil, explainSyntaxError(filename, tokens, perr)
 	}
-	res := &Result{File: file, Version: 1.2, HasHeader: file.Header != nil}
+	res := &Result{File: file, Version: 1.2, HasHeader: file.Header != nil, Warnings: skipped}
 	for _, t := range tokens {
 		if t.Type == eqcSymbols["Comment"] {
 			res.Comments = append(res.Comments, t)
@@ -158,6 +177,15 @@ func checkNesting(tokens []lexer.Token) error {
 		}
 	}
 	return nil
+}
+
+func hasType(tokens []lexer.Token, t lexer.TokenType) bool {
+	for _, x := range tokens {
+		if x.Type == t {
+			return true
+		}
+	}
+	return false
 }
 
 // lexAll tokenizes the whole input; the lexer has a rule for every byte, so

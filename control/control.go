@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -23,6 +24,7 @@ import (
 	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 
+	"goeq/compound"
 	"goeq/planner"
 	"goeq/stats"
 )
@@ -42,11 +44,14 @@ func init() { encoding.RegisterCodec(jsonCodec{}) }
 type ClientMsg struct {
 	Hello *Hello `json:"hello,omitempty"`
 	Ready bool   `json:"ready,omitempty"` // set up: pipes, windows, channels open
+	// Failed says why the client could not set up; it exits after.
+	Failed string `json:"failed,omitempty"`
 	// Assembled says the node's destination channels finished a frame and
 	// wait at the swap barrier.
 	Assembled *int       `json:"assembled,omitempty"`
 	Done      *FrameDone `json:"done,omitempty"`
-	Heartbeat bool       `json:"heartbeat,omitempty"`
+	Heartbeat *Heartbeat `json:"heartbeat,omitempty"`
+	Pull      *Pull      `json:"pull,omitempty"`
 }
 
 // Hello introduces a client: its node and where it receives frames.
@@ -54,7 +59,27 @@ type Hello struct {
 	Node      string `json:"node"`
 	FrameAddr string `json:"frame_addr"`
 	PID       int    `json:"pid"`
-	Drawable  string `json:"drawable"` // what the client renders into, for the log
+}
+
+// Heartbeat shows the client alive, with what its channels wait for.
+type Heartbeat struct {
+	Waits []Wait `json:"waits,omitempty"`
+}
+
+// Wait is a channel waiting in a frame; channel IDs in What are written
+// {id}.
+type Wait struct {
+	Frame   int    `json:"frame"`
+	Channel string `json:"channel"`
+	What    string `json:"what"`
+}
+
+// Pull asks for the next items of a tile queue for a channel.
+type Pull struct {
+	Frame   int    `json:"frame"`
+	Channel string `json:"channel"`
+	Queue   string `json:"queue"`
+	Max     int    `json:"max"`
 }
 
 // FrameDone reports a finished frame with its statistics.
@@ -74,6 +99,7 @@ type ServerMsg struct {
 	Frame   *FrameWork `json:"frame,omitempty"`
 	Abandon *Abandon   `json:"abandon,omitempty"`
 	Swap    *int       `json:"swap,omitempty"` // release the swap barrier of a frame
+	Grant   *Grant     `json:"grant,omitempty"`
 	Stop    bool       `json:"stop,omitempty"`
 }
 
@@ -91,16 +117,18 @@ type Setup struct {
 	Drawable      string  `json:"drawable"`
 	Iterations    float64 `json:"iterations"` // synthetic renderer cost
 	AsyncReadback bool    `json:"async_readback"`
-	// SwapBarrier: destinations on several nodes show each frame together.
-	SwapBarrier bool `json:"swap_barrier"`
+	// FullReadback reads back whole regions instead of what was drawn.
+	FullReadback bool `json:"full_readback,omitempty"`
+	// InputTimeout bounds a frame's wait for its inputs on the client
+	// (the server's frame timeout normally fails the run first).
+	InputTimeout time.Duration `json:"input_timeout"`
 }
 
 // ChannelWork is one channel's tasks for a frame.
 type ChannelWork struct {
-	Channel string         `json:"channel"` // compound.ChannelID
+	Channel string         `json:"channel"` // compound.Channel.ID
 	Tasks   []planner.Task `json:"tasks"`
-	// Destination is true when the channel shows a result (present it,
-	// write its PNG).
+	// Destination: the channel shows a result (present it, write its PNG).
 	Destination bool `json:"destination,omitempty"`
 }
 
@@ -109,13 +137,27 @@ type ChannelWork struct {
 type FrameWork struct {
 	Frame    int               `json:"frame"`
 	Channels []ChannelWork     `json:"channels"`
-	Peers    map[string]string `json:"peers"` // channel name -> frame address
+	Peers    map[string]string `json:"peers"` // channel ID -> frame address
+	// SwapBarrier: destinations on several nodes show this frame together
+	// (wait for Swap).
+	SwapBarrier bool `json:"swap_barrier,omitempty"`
 }
 
 // Abandon tells nodes that inputs of a frame in flight will not come.
 type Abandon struct {
-	Frame    int      `json:"frame"`
-	Channels []string `json:"channels"` // producer channel names that died
+	Frame     int      `json:"frame"`
+	Producers []string `json:"producers"` // channel IDs
+}
+
+// Grant hands a channel tile queue items.
+type Grant struct {
+	Frame   int                      `json:"frame"`
+	Channel string                   `json:"channel"`
+	Queue   string                   `json:"queue"`
+	First   int                      `json:"first"`
+	Tiles   []compound.PixelViewport `json:"tiles,omitempty"`
+	Ranges  []compound.Range         `json:"ranges,omitempty"`
+	Done    bool                     `json:"done,omitempty"`
 }
 
 // ServiceName and the stream method, spelled as gRPC paths.

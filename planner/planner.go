@@ -9,83 +9,184 @@
 package planner
 
 import (
+	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"goeq/compound"
 	"goeq/equalizer"
 	"goeq/stats"
 )
 
+// Kind is what a task does.
+type Kind uint8
+
 // Task kinds, in the order a compound runs them.
 const (
-	Clear    = "clear"
-	Draw     = "draw"
-	Assemble = "assemble"
-	Readback = "readback"
+	Clear Kind = iota + 1
+	Draw
+	Assemble
+	Readback
 )
 
-// FrameRef names a frame a task produces or consumes.
-type FrameRef struct {
+var kindNames = [...]string{Clear: "clear", Draw: "draw", Assemble: "assemble", Readback: "readback"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) && kindNames[k] != "" {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("kind(%d)", uint8(k))
+}
+
+// MarshalText writes the kind's name (control messages, logs).
+func (k Kind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// UnmarshalText reads a kind's name.
+func (k *Kind) UnmarshalText(b []byte) error {
+	for i, n := range kindNames {
+		if n != "" && n == string(b) {
+			*k = Kind(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("planner: unknown task kind %q", b)
+}
+
+// ColorMask selects the colour channels a task writes (anaglyph stereo);
+// zero writes all of them.
+type ColorMask uint8
+
+// Colour mask bits.
+const (
+	MaskRed ColorMask = 1 << iota
+	MaskGreen
+	MaskBlue
+	MaskAlpha
+)
+
+// Output is an output frame a readback produces.
+type Output struct {
 	Name string `json:"name"`
-	// Viewport is the part of the task's region an output frame reads
-	// back, Buffers what it reads (colour, depth).
+	// Viewport is the part of the task's region read back, Buffers what
+	// is read (colour, depth).
 	Viewport compound.Viewport `json:"viewport"`
 	Buffers  int               `json:"buffers"`
-	// Channels that consume an output frame, or produce an input frame.
-	Peers []string `json:"peers"`
+	// Consumers are the channels (IDs) that assemble the frame.
+	Consumers []string `json:"consumers"`
+	// ROI: only the region the renderer drew needs to travel, because
+	// every consumer cleared its region before assembling.
+	ROI bool `json:"roi,omitempty"`
+}
+
+// Input is an input frame an assemble task composites.
+type Input struct {
+	Name string `json:"name"`
+	// Producers are the channels (IDs) whose frames of that name arrive
+	// this frame (one each).
+	Producers []string `json:"producers"`
+	// Place, when set, is where the frame lands in the task's region,
+	// scaled to fit (the monitor equalizer); otherwise it lands at its
+	// share of the destination.
+	Place *compound.PixelViewport `json:"place,omitempty"`
+	// Tiles: the producers draw from a tile queue and send their part as
+	// tiles, then a count.
+	Tiles bool `json:"tiles,omitempty"`
+	// Native: the frame comes from another destination's tree; as in
+	// Equalizer it lands at the task's corner (its own origin there), not
+	// at its share of a destination it does not belong to.
+	Native bool `json:"native,omitempty"`
 }
 
 // Task is one unit of work for one channel in one frame.
 type Task struct {
-	Kind          string                 `json:"kind"`
-	Compound      string                 `json:"compound"`
-	Eye           int                    `json:"eye"`
-	Viewport      compound.Viewport      `json:"viewport"` // of the destination
-	PixelViewport compound.PixelViewport `json:"pixel_viewport"`
-	Range         compound.Range         `json:"range"`
-	Pixel         compound.Pixel         `json:"pixel"`
-	Subpixel      compound.Subpixel      `json:"subpixel"`
-	Zoom          compound.Zoom          `json:"zoom"`
-	Frustum       compound.Frustum       `json:"frustum"`
-	ViewMatrix    [16]float64            `json:"view_matrix"` // column-major
-	Buffers       int                    `json:"buffers"`
-	// Dest is the destination channel's size in pixels, Offset the part of
-	// it this task covers, and DestFrustum the destination's frustum for
-	// the eye: a renderer projects with DestFrustum and the adjustment that
-	// maps its pixels onto Offset (render.Sub), which keeps decomposed
-	// renders pixel-exact.
-	Dest        compound.PixelViewport `json:"dest"`
-	Offset      compound.PixelViewport `json:"offset"`
-	DestFrustum compound.Frustum       `json:"dest_frustum"`
-	Outputs     []FrameRef             `json:"outputs,omitempty"`
-	Inputs      []FrameRef             `json:"inputs,omitempty"`
+	Kind Kind `json:"kind"`
+	// Seq orders the frame's tasks as the plan emitted them: destination
+	// tree by tree, eye by eye within a tree, compound tree order within
+	// an eye. Home says the tree's destination is on the task's window.
+	// Channels that share a window run its tasks for other windows'
+	// destinations first, then its own trees' in Seq order, so that each
+	// destination's clear and assemble bracket what its window renders
+	// for it and the window ends showing its destinations.
+	Seq      int    `json:"seq"`
+	Home     bool   `json:"home,omitempty"`
+	Compound string `json:"compound"`
+	Eye      int    `json:"eye"`
+	// Region is the task's rectangle in its channel's framebuffer. On the
+	// destination channel it is the compound's share of it; on any other
+	// channel it starts at the channel's corner: as Equalizer does, a
+	// source renders its share one pixel per destination pixel at its
+	// native origin.
+	Region compound.PixelViewport `json:"region"`
+	// Share is the part of the destination the compound covers, in
+	// destination pixels. Region has its size unless the compound renders
+	// at another resolution (pixel decomposition, zoom).
+	Share compound.PixelViewport `json:"share"`
+	// Frustum is the eye's frustum of the wall the compound renders, a wall
+	// that spans Area (destination pixels): a renderer projects with it and
+	// the adjustment that maps its pixels onto Share (render.Sub), which
+	// keeps decomposed renders pixel-exact. ViewMatrix is that wall's.
+	Area       compound.PixelViewport `json:"area"`
+	Frustum    compound.Frustum       `json:"frustum"`
+	ViewMatrix [16]float64            `json:"view_matrix"` // column-major
+	Viewport   compound.Viewport      `json:"viewport"`    // of the destination
+	Range      compound.Range         `json:"range"`
+	Pixel      compound.Pixel         `json:"pixel"`
+	Subpixel   compound.Subpixel      `json:"subpixel"`
+	Zoom       compound.Zoom          `json:"zoom"`
+	Buffers    int                    `json:"buffers"`
+	ColorMask  ColorMask              `json:"color_mask,omitempty"`
+	Outputs    []Output               `json:"outputs,omitempty"`
+	Inputs     []Input                `json:"inputs,omitempty"`
+	// Queue, on a draw, names the tile queue the channel pulls tiles (or
+	// database chunks) from instead of drawing its share at once; each tile
+	// is read back and sent to the Outputs as it is drawn.
+	Queue string `json:"queue,omitempty"`
 }
 
 // ChannelPlan is one channel's tasks for a frame, in execution order.
 type ChannelPlan struct {
 	Channel *compound.Channel
 	Tasks   []Task
+	// Destination: the channel shows the result of a compound tree this
+	// frame (it is presented and its image written).
+	Destination bool
 }
 
 // CompoundState is what the planner decided for one compound this frame.
 type CompoundState struct {
 	Active   bool
 	Skip     bool // active but renders nothing (assemble-only, empty share)
+	Eyes     int  // the eyes it renders this frame
 	Local    compound.Local
 	Viewport compound.Viewport // composed, relative to the destination
 	Range    compound.Range
 	Pixel    compound.Pixel
 	Subpixel compound.Subpixel
 	Zoom     compound.Zoom
+	// Share is its part of the destination in destination pixels, cut
+	// level by level as Equalizer does so that siblings tile exactly.
+	Share compound.PixelViewport
 }
+
+// Queue is a tile equalizer's work for one frame: tiles of the compound's
+// share (destination pixels), or database chunks. Sources pull from it.
+type Queue struct {
+	ID     string                   `json:"id"`
+	Tiles  []compound.PixelViewport `json:"tiles,omitempty"`
+	Ranges []compound.Range         `json:"ranges,omitempty"`
+}
+
+// Len is the number of items in the queue.
+func (q *Queue) Len() int { return len(q.Tiles) + len(q.Ranges) }
 
 // FramePlan is the plan of one frame.
 type FramePlan struct {
 	Frame     int
 	Channels  []*ChannelPlan
 	Compounds map[string]CompoundState
-	// Interval is the minimum time between swaps the framerate equalizer
+	Queues    []*Queue
+	// Interval is the minimum time between frames the framerate equalizer
 	// asks for (seconds; 0: none).
 	Interval float64
 }
@@ -107,6 +208,7 @@ type Planner struct {
 	// down holds channels whose node died: their compounds leave the
 	// frame and the equalizers share their work out.
 	down map[*compound.Channel]bool
+	seq  int // task sequence of the frame being planned
 	// Overhead is the planning and interaction cost the live server
 	// measures (seconds per frame); the adaptive policy sets its
 	// balancing period from it.
@@ -142,6 +244,10 @@ func New(cfg *compound.Config) *Planner {
 	return p
 }
 
+// Planned returns the compound states planned for a recent frame (nil
+// when it is too old).
+func (p *Planner) Planned(frame int) map[string]CompoundState { return p.history[frame] }
+
 // Config returns the planned config.
 func (p *Planner) Config() *compound.Config { return p.cfg }
 
@@ -171,9 +277,17 @@ func (p *Planner) Feed(f stats.Frame) {
 func (p *Planner) Plan(frame int) *FramePlan {
 	plan := &FramePlan{Frame: frame, Compounds: map[string]CompoundState{}}
 	states := plan.Compounds
-	// 1. base state: active by period/phase, local values as configured
+	// 1. base state: active by period/phase and the destination's layout
+	// and eyes, local values as configured
 	p.cfg.Walk(func(c *compound.Compound) {
-		states[c.Path()] = CompoundState{Active: c.IsActive(frame) && !p.down[c.Channel], Local: c.Local}
+		eyes := 0
+		if dest := c.Destination(); dest != nil && dest.Channel.Showing() {
+			eyes = c.Eyes & dest.DestinationEyes()
+		} else if dest == nil {
+			eyes = c.Eyes
+		}
+		active := c.IsActive(frame) && !p.down[c.Channel] && eyes != 0
+		states[c.Path()] = CompoundState{Active: active, Eyes: eyes, Local: c.Local}
 	})
 	// 2. equalizers, top-down so that inner ones see their share
 	p.cfg.Walk(func(c *compound.Compound) {
@@ -185,26 +299,51 @@ func (p *Planner) Plan(frame int) *FramePlan {
 	}
 	p.history[frame] = states
 	delete(p.history, frame-64)
-	// 4. tasks
+	// 4. tile queues, then tasks, eye by eye as Equalizer runs them
+	p.cfg.Walk(func(c *compound.Compound) {
+		if q := queueFor(c, states); q != nil {
+			plan.Queues = append(plan.Queues, q)
+		}
+	})
 	byChannel := map[*compound.Channel]*ChannelPlan{}
-	for _, root := range p.cfg.Compounds {
-		p.emit(root, states, byChannel, plan)
-	}
+	p.seq = 0
+	p.cfg.Walk(func(c *compound.Compound) {
+		if c.Channel != nil && c.Destination() == c {
+			for _, eye := range []int{compound.EyeCyclop, compound.EyeLeft, compound.EyeRight} {
+				p.emit(c, eye, states, byChannel, plan)
+			}
+		}
+	})
 	return plan
 }
 
+// compose makes a compound's values destination-relative: viewport, range,
+// pixel, subpixel and zoom compose with its parent's, and its share of the
+// destination's pixels is cut from its parent's share (Equalizer rounds
+// level by level, which keeps siblings tiling their parent exactly).
 func compose(c *compound.Compound, parent *CompoundState, states map[string]CompoundState) {
 	s := states[c.Path()]
-	if parent == nil {
+	if parent == nil || parent.Share.W == 0 && c.Channel != nil && c.Destination() == c {
 		s.Viewport, s.Range, s.Pixel, s.Subpixel, s.Zoom = s.Local.Viewport, s.Local.Range, s.Local.Pixel, s.Local.Subpixel, s.Local.Zoom
+		if c.Channel != nil {
+			s.Share = compound.PixelViewport{W: c.Channel.PixelViewport.W, H: c.Channel.PixelViewport.H}.Apply(s.Local.Viewport)
+		}
+		if parent != nil {
+			s.Active = s.Active && parent.Active
+		}
 	} else {
 		s.Viewport = parent.Viewport.Apply(s.Local.Viewport)
 		s.Range = parent.Range.Apply(s.Local.Range)
 		s.Pixel = parent.Pixel.Apply(s.Local.Pixel)
 		s.Subpixel = parent.Subpixel.Apply(s.Local.Subpixel)
 		s.Zoom = compound.Zoom{X: parent.Zoom.X * s.Local.Zoom.X, Y: parent.Zoom.Y * s.Local.Zoom.Y}
+		s.Share = parent.Share.Apply(s.Local.Viewport)
 		s.Active = s.Active && parent.Active
 		s.Skip = s.Skip || parent.Skip && c.Channel == nil
+	}
+	if s.Share.W <= 0 || s.Share.H <= 0 || s.Range.End <= s.Range.Start {
+		// Equalizer: no pixels or no data, no tasks
+		s.Skip = true
 	}
 	states[c.Path()] = s
 	for _, ch := range c.Children {
@@ -377,38 +516,84 @@ func sourceID(ch *compound.Channel) string {
 	return pipe.Node.Name + "/" + pipe.Name + "/" + ch.Window.Name
 }
 
-// eyesFor returns the eyes a compound renders this frame: its eyes, cut to
-// what its view shows (a mono view only the cyclop eye, a stereo view only
-// left and right).
-func eyesFor(c *compound.Compound) []int {
-	mode := ""
-	for x := c; x != nil; x = x.Parent {
-		if x.Channel != nil && x.Channel.View != nil {
-			mode = x.Channel.View.Mode
-		}
+// region is where a compound renders in its channel's framebuffer (see
+// Task.Region): its share on the destination channel, else a rectangle of
+// its share's size at the channel's corner; pixel decomposition and zoom
+// change the number of pixels rendered.
+func region(c *compound.Compound, s CompoundState) compound.PixelViewport {
+	r := s.Share
+	if dest := c.Destination(); dest == nil || c.Channel != dest.Channel {
+		r.X, r.Y = 0, 0
 	}
-	var out []int
-	for _, e := range []int{compound.EyeCyclop, compound.EyeLeft, compound.EyeRight} {
-		if c.Eyes&e == 0 {
-			continue
-		}
-		if mode == "MONO" && e != compound.EyeCyclop || mode == "STEREO" && e == compound.EyeCyclop {
-			continue
-		}
-		out = append(out, e)
-	}
-	if len(out) == 0 && c.Eyes&compound.EyeCyclop != 0 {
-		out = []int{compound.EyeCyclop}
-	}
-	return out
+	r.W, r.H = renderSize(r.W, r.H, s.Pixel, s.Zoom)
+	return r
 }
 
-// emit appends c's tasks and its subtree's to the channels, in the order
-// they run: clear and draw on the way down, assemble and readback on the
-// way up.
-func (p *Planner) emit(c *compound.Compound, states map[string]CompoundState, byChannel map[*compound.Channel]*ChannelPlan, plan *FramePlan) {
+// renderSize is the size of a render covering w x h destination pixels
+// under a pixel decomposition and a zoom.
+func renderSize(w, h int, px compound.Pixel, z compound.Zoom) (int, int) {
+	pw, ph := max(px.W, 1), max(px.H, 1)
+	w, h = (w-px.X+pw-1)/pw, (h-px.Y+ph-1)/ph
+	if z.X > 0 && z.X != 1 {
+		w = max(1, int(float64(w)*z.X+0.5))
+	}
+	if z.Y > 0 && z.Y != 1 {
+		h = max(1, int(float64(h)*z.Y+0.5))
+	}
+	return w, h
+}
+
+// colorMask is the anaglyph mask of an eye when the compound's stereo
+// mode is anaglyph. Mode AUTO means anaglyph when the destination shows
+// both stereo eyes: goeq renders into framebuffer objects, which have no
+// quad-buffered stereo (Equalizer chooses the same for FBO windows).
+func colorMask(c *compound.Compound, eye int) ColorMask {
+	if eye == compound.EyeCyclop {
+		return 0
+	}
+	mode := c.Attributes["stereo_mode"]
+	dest := c.Destination()
+	switch mode {
+	case "PASSIVE":
+		return 0
+	case "ANAGLYPH", "QUAD":
+	default: // AUTO
+		if dest == nil || dest.DestinationEyes()&(compound.EyeLeft|compound.EyeRight) != compound.EyeLeft|compound.EyeRight {
+			return 0
+		}
+	}
+	key := "stereo_anaglyph_left_mask"
+	if eye == compound.EyeRight {
+		key = "stereo_anaglyph_right_mask"
+	}
+	return ParseColorMask(c.Attributes[key])
+}
+
+// ParseColorMask reads a mask attribute such as "[ GREEN BLUE ]".
+func ParseColorMask(v string) ColorMask {
+	var m ColorMask
+	for _, w := range strings.Fields(strings.Trim(v, "[] ")) {
+		switch w {
+		case "RED":
+			m |= MaskRed
+		case "GREEN":
+			m |= MaskGreen
+		case "BLUE":
+			m |= MaskBlue
+		}
+	}
+	if m == 0 {
+		return 0
+	}
+	return m
+}
+
+// emit appends c's tasks for one eye and its subtree's to the channels, in
+// the order they run: clear and draw on the way down, assemble and
+// readback on the way up.
+func (p *Planner) emit(c *compound.Compound, eye int, states map[string]CompoundState, byChannel map[*compound.Channel]*ChannelPlan, plan *FramePlan) {
 	s := states[c.Path()]
-	if !s.Active {
+	if !s.Active || s.Eyes&eye == 0 {
 		return
 	}
 	var cp *ChannelPlan
@@ -419,166 +604,178 @@ func (p *Planner) emit(c *compound.Compound, states map[string]CompoundState, by
 			byChannel[c.Channel] = cp
 			plan.Channels = append(plan.Channels, cp)
 		}
+		cp.Destination = cp.Destination || c.Destination() == c
 	}
-	eyes := eyesFor(c)
-	task := func(kind string, eye int) Task {
-		t := Task{Kind: kind, Compound: c.Path(), Eye: eye, Viewport: s.Viewport, Range: s.Range, Pixel: s.Pixel,
-			Subpixel: s.Subpixel, Zoom: s.Zoom, Buffers: c.Buffers}
-		if c.Channel != nil {
-			t.PixelViewport = pixelViewport(c, s.Viewport, states)
-		}
-		if c.Frustum != nil {
-			base := c.Frustum
-			if w := wallOf(c, s.Viewport); w != nil {
-				base = w
-			}
-			eyePos := eyePosition(p.cfg, c, eye)
-			t.Frustum = base.EyeFrustum(eyePos, compound.DefaultNear, compound.DefaultFar)
-			t.ViewMatrix = viewMatrix(*base, eyePos)
-		}
-		if dest := destinationOf(c); dest != nil {
-			ds := states[dest.Path()]
-			t.Dest = compound.PixelViewport{W: dest.Channel.PixelViewport.W, H: dest.Channel.PixelViewport.H}
-			t.Offset = t.Dest.Apply(s.Viewport.RelativeTo(ds.Viewport))
-			if dest.Frustum != nil {
-				eyePos := eyePosition(p.cfg, c, eye)
-				t.DestFrustum = dest.Frustum.EyeFrustum(eyePos, compound.DefaultNear, compound.DefaultFar)
-				t.ViewMatrix = viewMatrix(*dest.Frustum, eyePos)
-			}
+	task := func(kind Kind) Task {
+		p.seq++
+		t := Task{Kind: kind, Seq: p.seq, Home: c.Destination().Channel.Window == c.Channel.Window, Compound: c.Path(), Eye: eye, Viewport: s.Viewport, Range: s.Range, Pixel: s.Pixel,
+			Subpixel: s.Subpixel, Zoom: s.Zoom, Buffers: c.Buffers, Share: s.Share, Region: region(c, s),
+			ColorMask: colorMask(c, eye)}
+		if owner := c.WallOwner; owner != nil && c.Wall != nil {
+			t.Area = states[owner.Path()].Share
+			eyePos := p.cfg.EyePosition(c, eye)
+			t.Frustum = c.Wall.EyeFrustum(eyePos, compound.DefaultNear, compound.DefaultFar)
+			t.ViewMatrix = c.Wall.ViewMatrix(eyePos)
 		}
 		return t
 	}
 	renders := cp != nil && !s.Skip
+	queue := queueOf(c)
 	if renders {
-		for _, e := range eyes {
-			if c.Tasks&compound.TaskClear != 0 {
-				cp.Tasks = append(cp.Tasks, task(Clear, e))
-			}
-			if c.Tasks&compound.TaskDraw != 0 && c.IsLeaf() {
-				cp.Tasks = append(cp.Tasks, task(Draw, e))
-			}
+		if c.Tasks&compound.TaskClear != 0 {
+			cp.Tasks = append(cp.Tasks, task(Clear))
 		}
-	}
-	for _, ch := range c.Children {
-		p.emit(ch, states, byChannel, plan)
-	}
-	if cp == nil {
-		return
-	}
-	for _, e := range eyes {
-		if c.Tasks&compound.TaskDraw != 0 && !c.IsLeaf() && renders {
-			// an inner compound that draws does so before assembling
-			cp.Tasks = append(cp.Tasks, task(Draw, e))
-		}
-		if c.Tasks&compound.TaskAssemble != 0 && len(c.InputFrames) > 0 {
-			t := task(Assemble, e)
-			for _, f := range c.InputFrames {
-				ref := FrameRef{Name: f.Name}
-				for _, prod := range f.Producers {
-					if ps := states[prod.Path()]; ps.Active && !ps.Skip && prod.Channel != nil {
-						ref.Peers = append(ref.Peers, prod.Channel.Name)
-					}
+		if c.Tasks&compound.TaskDraw != 0 && c.IsLeaf() {
+			t := task(Draw)
+			if queue != "" {
+				// tiles are read back and sent as they are drawn
+				t.Queue = queue
+				if c.Tasks&compound.TaskReadback != 0 {
+					t.Outputs = p.outputs(c, states)
 				}
-				if len(ref.Peers) > 0 {
-					t.Inputs = append(t.Inputs, ref)
-				}
-			}
-			if len(t.Inputs) > 0 {
-				cp.Tasks = append(cp.Tasks, t)
-			}
-		}
-		if c.Tasks&compound.TaskReadback != 0 && len(c.OutputFrames) > 0 && renders {
-			t := task(Readback, e)
-			for _, f := range c.OutputFrames {
-				ref := FrameRef{Name: f.Name, Viewport: f.Viewport, Buffers: f.Buffers}
-				for _, cons := range f.Consumers {
-					if cs := states[cons.Path()]; cs.Active && cons.Channel != nil {
-						ref.Peers = append(ref.Peers, cons.Channel.Name)
-					}
-				}
-				sort.Strings(ref.Peers)
-				t.Outputs = append(t.Outputs, ref)
 			}
 			cp.Tasks = append(cp.Tasks, t)
 		}
 	}
-}
-
-// destinationOf is the top-most compound with a channel above (or at) c:
-// the one whose channel shows the result.
-func destinationOf(c *compound.Compound) *compound.Compound {
-	var dest *compound.Compound
-	for x := c; x != nil; x = x.Parent {
-		if x.Channel != nil {
-			dest = x
+	for _, ch := range c.Children {
+		p.emit(ch, eye, states, byChannel, plan)
+	}
+	if cp == nil {
+		return
+	}
+	if c.Tasks&compound.TaskDraw != 0 && !c.IsLeaf() && renders {
+		// an inner compound that draws does so before assembling
+		cp.Tasks = append(cp.Tasks, task(Draw))
+	}
+	if c.Tasks&compound.TaskAssemble != 0 && len(c.InputFrames) > 0 && !(s.Skip && s.Share.W == 0) {
+		t := task(Assemble)
+		monitor := hasEqualizer(c, "monitor")
+		for _, f := range c.InputFrames {
+			in := Input{Name: f.Name}
+			for _, prod := range f.Producers {
+				ps := states[prod.Path()]
+				if ps.Active && !ps.Skip && ps.Eyes&eye != 0 && prod.Channel != nil && prod.Tasks&compound.TaskReadback != 0 {
+					in.Producers = append(in.Producers, prod.Channel.ID)
+					in.Tiles = in.Tiles || queueOf(prod) != ""
+					in.Native = in.Native || prod.Destination() != c.Destination()
+					if monitor {
+						in.Place = monitorPlace(t.Region, prod, ps)
+					}
+				}
+			}
+			if len(in.Producers) > 0 {
+				sort.Strings(in.Producers)
+				t.Inputs = append(t.Inputs, in)
+			}
+		}
+		if len(t.Inputs) > 0 {
+			cp.Tasks = append(cp.Tasks, t)
 		}
 	}
-	return dest
+	if c.Tasks&compound.TaskReadback != 0 && len(c.OutputFrames) > 0 && renders && !(queue != "" && c.IsLeaf()) {
+		t := task(Readback)
+		t.Outputs = p.outputs(c, states)
+		cp.Tasks = append(cp.Tasks, t)
+	}
 }
 
-// pixelViewport is the part of c's channel it renders: the channel's pixels
-// cut by c's viewport relative to the top-most compound on that channel.
-func pixelViewport(c *compound.Compound, vp compound.Viewport, states map[string]CompoundState) compound.PixelViewport {
-	top := compound.FullViewport
-	for x := c.Parent; x != nil; x = x.Parent {
-		if x.Channel == c.Channel {
-			top = states[x.Path()].Viewport
+// outputs lists c's output frames with their active consumers.
+func (p *Planner) outputs(c *compound.Compound, states map[string]CompoundState) []Output {
+	var outs []Output
+	for _, f := range c.OutputFrames {
+		out := Output{Name: f.Name, Viewport: f.Viewport, Buffers: f.Buffers, ROI: true}
+		if !out.Viewport.HasArea() {
+			out.Viewport = compound.FullViewport
 		}
+		for _, cons := range f.Consumers {
+			if cs := states[cons.Path()]; cs.Active && cons.Channel != nil {
+				out.Consumers = append(out.Consumers, cons.Channel.ID)
+				out.ROI = out.ROI && clears(cons)
+			}
+		}
+		if s := states[c.Path()]; s.Pixel.W > 1 || s.Pixel.H > 1 || s.Subpixel.Size > 1 {
+			out.ROI = false // interleaving and averaging need every sample
+		}
+		sort.Strings(out.Consumers)
+		outs = append(outs, out)
 	}
-	return c.Channel.PixelViewport.Apply(vp.RelativeTo(top))
+	return outs
 }
 
-// wallOf returns the wall the compound renders this frame: its destination
-// wall cut to its (equalized) viewport.
-func wallOf(c *compound.Compound, vp compound.Viewport) *compound.Wall {
-	root := c
-	for root.Parent != nil {
-		root = root.Parent
-	}
-	var dest *compound.Compound
-	for x := c; x != nil; x = x.Parent {
-		if x.IsDestination() {
-			dest = x
+// clears reports whether a compound's region is cleared before it
+// assembles: by its own clear task, or by an ancestor's on the same
+// channel.
+func clears(c *compound.Compound) bool {
+	for x := c; x != nil && x.Channel == c.Channel; x = x.Parent {
+		if x.Tasks&compound.TaskClear != 0 {
+			return true
 		}
 	}
-	if dest == nil || dest.Frustum == nil {
+	return false
+}
+
+func hasEqualizer(c *compound.Compound, kind string) bool {
+	for _, eq := range c.Equalizers {
+		if eq.Kind == kind {
+			return true
+		}
+	}
+	return false
+}
+
+// tileEqualizer returns the tile equalizer of c, if any.
+func tileEqualizer(c *compound.Compound) *compound.Equalizer {
+	for _, eq := range c.Equalizers {
+		if eq.Kind == "tile" {
+			return eq
+		}
+	}
+	return nil
+}
+
+// queueOf names the tile queue a compound's draw pulls from: its parent's
+// tile equalizer's, as Equalizer gives each child an input queue.
+func queueOf(c *compound.Compound) string {
+	if c.Parent == nil {
+		return ""
+	}
+	if eq := tileEqualizer(c.Parent); eq != nil {
+		return c.Parent.Path() + "/" + eq.Name
+	}
+	return ""
+}
+
+// queueFor makes this frame's queue of a tile equalizer compound: tiles of
+// its share (destination pixels), or database chunks.
+func queueFor(c *compound.Compound, states map[string]CompoundState) *Queue {
+	eq := tileEqualizer(c)
+	s := states[c.Path()]
+	if eq == nil || !s.Active || s.Skip {
 		return nil
 	}
-	w := dest.Frustum.Sub(vp.RelativeTo(dest.Viewport))
-	return &w
-}
-
-func eyePosition(cfg *compound.Config, c *compound.Compound, eye int) compound.Vec3 {
-	var obs *compound.Observer
-	for x := c; x != nil && obs == nil; x = x.Parent {
-		if x.Channel != nil && x.Channel.View != nil {
-			obs = x.Channel.View.Observer
+	q := &Queue{ID: c.Path() + "/" + eq.Name}
+	if eq.ChunkDB > 0 {
+		for _, r := range equalizer.Chunks(eq.ChunkDB) {
+			q.Ranges = append(q.Ranges, s.Range.Apply(r))
 		}
+		return q
 	}
-	if obs == nil {
-		h := cfg.EyeBase / 2
-		obs = &compound.Observer{EyeLeft: compound.Vec3{-h, 0, 0}, EyeRight: compound.Vec3{h, 0, 0}}
+	for _, t := range equalizer.Tiles(s.Share.W, s.Share.H, eq.TileSize[0], eq.TileSize[1]) {
+		t.X += s.Share.X
+		t.Y += s.Share.Y
+		q.Tiles = append(q.Tiles, t)
 	}
-	switch eye {
-	case compound.EyeLeft:
-		return obs.EyeLeft
-	case compound.EyeRight:
-		return obs.EyeRight
-	}
-	return obs.EyeCyclop
+	return q
 }
 
-// viewMatrix is the column-major matrix from world to the wall-aligned eye
-// space: rows are the wall's right, up and normal axes, translated by the
-// eye.
-func viewMatrix(w compound.Wall, eye compound.Vec3) [16]float64 {
-	u := w.BottomRight.Sub(w.BottomLeft).Normalized()
-	v := w.TopLeft.Sub(w.BottomLeft).Normalized()
-	n := u.Cross(v).Normalized()
-	return [16]float64{
-		u[0], v[0], n[0], 0,
-		u[1], v[1], n[1], 0,
-		u[2], v[2], n[2], 0,
-		-u.Dot(eye), -v.Dot(eye), -n.Dot(eye), 1,
+// monitorPlace is where the monitor equalizer puts a frame of another
+// destination on the monitor channel: at its segment's place on the
+// canvas, scaled to the monitor's region.
+func monitorPlace(monitor compound.PixelViewport, prod *compound.Compound, ps CompoundState) *compound.PixelViewport {
+	vp := compound.FullViewport
+	if dest := prod.Destination(); dest != nil && dest.Channel.Segment != nil {
+		vp = dest.Channel.Segment.Viewport.Apply(ps.Viewport)
 	}
+	place := equalizer.Monitor(monitor, []equalizer.MonitorInput{{Viewport: vp, PixelW: ps.Share.W, PixelH: ps.Share.H}})[0].PixelViewport
+	return &place
 }

@@ -32,7 +32,7 @@ func channel(plan *FramePlan, name string) *ChannelPlan {
 func kinds(cp *ChannelPlan) string {
 	var k []string
 	for _, t := range cp.Tasks {
-		k = append(k, t.Kind)
+		k = append(k, t.Kind.String())
 	}
 	return strings.Join(k, " ")
 }
@@ -51,16 +51,20 @@ func TestPlan2DFirstFrame(t *testing.T) {
 		"src1": {X: 0, Y: 0, W: 320, H: 180}, "src2": {X: 0, Y: 180, W: 320, H: 180},
 		"src3": {X: 320, Y: 0, W: 320, H: 180}, "src4": {X: 320, Y: 180, W: 320, H: 180},
 	}
-	for name, pvp := range want {
+	for name, share := range want {
 		cp := channel(plan, name)
 		if cp == nil || kinds(cp) != "clear draw readback" {
 			t.Fatalf("%s tasks: %v", name, cp)
 		}
-		if cp.Tasks[1].PixelViewport != pvp {
-			t.Errorf("%s draws %+v, want %+v", name, cp.Tasks[1].PixelViewport, pvp)
+		if got := cp.Tasks[1].Share; got != share {
+			t.Errorf("%s draws share %+v, want %+v", name, got, share)
+		}
+		// a source renders its share one to one at its channel's corner
+		if got, want := cp.Tasks[1].Region, (compound.PixelViewport{W: share.W, H: share.H}); got != want {
+			t.Errorf("%s draws into %+v, want %+v", name, got, want)
 		}
 		out := cp.Tasks[2].Outputs
-		if len(out) != 1 || len(out[0].Peers) != 1 || out[0].Peers[0] != "dest" {
+		if len(out) != 1 || len(out[0].Consumers) != 1 || out[0].Consumers[0] != dest.Channel.ID {
 			t.Errorf("%s output %+v, want one frame to dest", name, out)
 		}
 		if cp.Tasks[1].Eye != compound.EyeCyclop {
@@ -87,8 +91,8 @@ func TestStatisticsMoveTheSplit(t *testing.T) {
 	}
 	p.Feed(stats.Frame{Frame: 0, Records: recs})
 	plan = p.Plan(1)
-	a1 := channel(plan, "src1").Tasks[1].PixelViewport
-	a2 := channel(plan, "src2").Tasks[1].PixelViewport
+	a1 := channel(plan, "src1").Tasks[1].Share
+	a2 := channel(plan, "src2").Tasks[1].Share
 	if a1.W*a1.H >= a2.W*a2.H {
 		t.Errorf("slow src1 kept %v, src2 has %v", a1, a2)
 	}
@@ -107,7 +111,7 @@ func TestLateStatistics(t *testing.T) {
 	}
 	p.Feed(stats.Frame{Frame: 0, Records: recs})
 	plan := p.Plan(3)
-	if got := channel(plan, "src1").Tasks[1].PixelViewport; got != (compound.PixelViewport{X: 0, Y: 0, W: 320, H: 180}) {
+	if got := channel(plan, "src1").Tasks[1].Share; got != (compound.PixelViewport{X: 0, Y: 0, W: 320, H: 180}) {
 		t.Errorf("balanced statistics moved the split: %+v", got)
 	}
 }
@@ -119,7 +123,7 @@ func TestDBPlanRanges(t *testing.T) {
 		if r.Start != float64(i)/4 || r.End != float64(i+1)/4 {
 			t.Errorf("%s range %+v", name, r)
 		}
-		if pvp := channel(plan, name).Tasks[1].PixelViewport; pvp.W != 640 || pvp.H != 360 {
+		if pvp := channel(plan, name).Tasks[1].Region; pvp.W != 640 || pvp.H != 360 {
 			t.Errorf("%s: DB sources render the whole viewport, got %+v", name, pvp)
 		}
 	}

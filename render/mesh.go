@@ -3,6 +3,7 @@ package render
 import (
 	"math"
 	"sort"
+	"sync"
 
 	"github.com/go-gl/gl/v3.3-core/gl"
 
@@ -18,6 +19,9 @@ import (
 type Model struct {
 	Vertices  []float32 // x y z nx ny nz per vertex
 	Triangles []uint32  // three indices per triangle
+
+	boundsOnce sync.Once
+	bounds     [][2][3]float32 // per chunk of the triangle list
 }
 
 // TriangleCount is the number of triangles.
@@ -185,7 +189,90 @@ func (r *Mesh) Draw(p Params) (compound.PixelViewport, error) {
 		gl.DrawElementsWithOffset(gl.TRIANGLES, int32(3*(last-first)), gl.UNSIGNED_INT, uintptr(12*first))
 	}
 	gl.BindVertexArray(0)
-	return compound.PixelViewport{}, glutil.Error()
+	return r.roi(p, mv, first, last), glutil.Error()
+}
+
+// roi is the render's region of interest: the screen box of the triangles
+// drawn (their chunks' bounding boxes, projected), in framebuffer pixels.
+func (r *Mesh) roi(p Params, mv [16]float32, first, last int) compound.PixelViewport {
+	if last <= first {
+		return compound.PixelViewport{X: p.X, Y: p.Y} // nothing drawn
+	}
+	box, ok := r.Model.RangeBounds(first, last)
+	if !ok {
+		return compound.PixelViewport{}
+	}
+	mvp := Mul(p.Projection, mv)
+	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for i := 0; i < 8; i++ {
+		c := [3]float32{box[0][0], box[0][1], box[0][2]}
+		for k := 0; k < 3; k++ {
+			if i&(1<<k) != 0 {
+				c[k] = box[1][k]
+			}
+		}
+		var v [4]float64
+		for row := 0; row < 4; row++ {
+			v[row] = float64(mvp[row]*c[0] + mvp[4+row]*c[1] + mvp[8+row]*c[2] + mvp[12+row])
+		}
+		if v[3] <= 1e-6 {
+			return compound.PixelViewport{} // the box reaches behind the eye: all of it
+		}
+		sx := (v[0]/v[3] + 1) / 2 * float64(p.Width)
+		sy := (v[1]/v[3] + 1) / 2 * float64(p.Height)
+		x0, y0, x1, y1 = math.Min(x0, sx), math.Min(y0, sy), math.Max(x1, sx), math.Max(y1, sy)
+	}
+	ix0 := max(0, int(math.Floor(x0))-1)
+	iy0 := max(0, int(math.Floor(y0))-1)
+	ix1 := min(p.Width, int(math.Ceil(x1))+1)
+	iy1 := min(p.Height, int(math.Ceil(y1))+1)
+	if ix1 <= ix0 || iy1 <= iy0 {
+		return compound.PixelViewport{X: p.X, Y: p.Y}
+	}
+	return compound.PixelViewport{X: p.X + ix0, Y: p.Y + iy0, W: ix1 - ix0, H: iy1 - iy0}
+}
+
+// boundChunks is how many pieces of the triangle list RangeBounds keeps a
+// bounding box for.
+const boundChunks = 64
+
+// RangeBounds is a bounding box (min, max corners) of the triangles
+// [first, last): the union of the boxes of the kd-ordered chunks they
+// touch.
+func (m *Model) RangeBounds(first, last int) ([2][3]float32, bool) {
+	n := m.TriangleCount()
+	if n == 0 || last <= first {
+		return [2][3]float32{}, false
+	}
+	m.boundsOnce.Do(m.computeBounds)
+	per := (n + boundChunks - 1) / boundChunks
+	box := [2][3]float32{{float32(math.Inf(1)), float32(math.Inf(1)), float32(math.Inf(1))}, {float32(math.Inf(-1)), float32(math.Inf(-1)), float32(math.Inf(-1))}}
+	for c := first / per; c <= (last-1)/per && c < len(m.bounds); c++ {
+		for k := 0; k < 3; k++ {
+			box[0][k] = min(box[0][k], m.bounds[c][0][k])
+			box[1][k] = max(box[1][k], m.bounds[c][1][k])
+		}
+	}
+	return box, true
+}
+
+func (m *Model) computeBounds() {
+	n := m.TriangleCount()
+	per := (n + boundChunks - 1) / boundChunks
+	for start := 0; start < n; start += per {
+		box := [2][3]float32{{float32(math.Inf(1)), float32(math.Inf(1)), float32(math.Inf(1))}, {float32(math.Inf(-1)), float32(math.Inf(-1)), float32(math.Inf(-1))}}
+		for t := start; t < min(n, start+per); t++ {
+			for j := 0; j < 3; j++ {
+				v := m.Triangles[3*t+j]
+				for k := 0; k < 3; k++ {
+					x := m.Vertices[6*int(v)+k]
+					box[0][k] = min(box[0][k], x)
+					box[1][k] = max(box[1][k], x)
+				}
+			}
+		}
+		m.bounds = append(m.bounds, box)
+	}
 }
 
 // Exit frees the GL objects.

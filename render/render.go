@@ -19,6 +19,11 @@ type Params struct {
 	// X, Y is where the render's viewport starts in the bound framebuffer
 	// (gl_FragCoord counts from the framebuffer's corner).
 	X, Y int
+	// DestW x DestH is the destination channel's size and Share the part
+	// of it this render covers, in destination pixels (Width x Height
+	// pixels cover Share; fewer or more under pixel decomposition or zoom).
+	DestW, DestH int
+	Share        compound.PixelViewport
 	// Viewport is the part of the destination this render covers; Range
 	// the part of the database; Pixel and Subpixel the decomposition.
 	Viewport compound.Viewport
@@ -55,12 +60,23 @@ type Sub struct {
 	W, H         int
 	Pixel        compound.Pixel
 	Jitter       [2]float64
+	// ShareW x ShareH are the destination pixels the render covers when
+	// it has another resolution (zoom); zero means W x H.
+	ShareW, ShareH int
 }
 
 // Matrix is the clip-space transform from the destination's projection to
 // the render's: a scale and offset of x and y that map the render's pixel
 // centres onto the destination's sample positions.
 func (s Sub) Matrix() [16]float32 {
+	if s.ShareW > 0 && s.ShareH > 0 && (s.ShareW != s.W || s.ShareH != s.H) && s.Pixel.W <= 1 && s.Pixel.H <= 1 {
+		// zoomed: the render's edges are the share's edges
+		sx := float64(s.DestW) / float64(s.ShareW)
+		sy := float64(s.DestH) / float64(s.ShareH)
+		ox := (float64(s.DestW)-2*float64(s.X))/float64(s.ShareW) - 1
+		oy := (float64(s.DestH)-2*float64(s.Y))/float64(s.ShareH) - 1
+		return [16]float32{float32(sx), 0, 0, 0, 0, float32(sy), 0, 0, 0, 0, 1, 0, float32(ox), float32(oy), 0, 1}
+	}
 	pw, ph := max(s.Pixel.W, 1), max(s.Pixel.H, 1)
 	sx := float64(s.DestW) / float64(pw*s.W)
 	sy := float64(s.DestH) / float64(ph*s.H)

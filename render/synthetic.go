@@ -33,7 +33,7 @@ func (r *Synthetic) Init() error {
 		return err
 	}
 	r.uniforms = map[string]int32{}
-	for _, u := range []string{"destSize", "origin", "viewOrigin", "iterations", "hotspot", "rangeLo", "rangeHi"} {
+	for _, u := range []string{"destSize", "origin", "viewOrigin", "scale", "iterations", "hotspot", "rangeLo", "rangeHi"} {
 		r.uniforms[u] = glutil.Uniform(r.prog, u)
 	}
 	gl.GenVertexArrays(1, &r.vao)
@@ -45,9 +45,19 @@ func (r *Synthetic) Draw(p Params) (compound.PixelViewport, error) {
 	gl.Disable(gl.DEPTH_TEST)
 	gl.Disable(gl.BLEND)
 	gl.UseProgram(r.prog)
-	gl.Uniform2f(r.uniforms["destSize"], float32(r.DestW), float32(r.DestH))
-	gl.Uniform2f(r.uniforms["origin"], float32(p.Viewport.X*float64(r.DestW)), float32(p.Viewport.Y*float64(r.DestH)))
+	destW, destH, origin := r.DestW, r.DestH, [2]float32{float32(p.Viewport.X * float64(r.DestW)), float32(p.Viewport.Y * float64(r.DestH))}
+	scale := [2]float32{1, 1}
+	if p.DestW > 0 && p.DestH > 0 {
+		destW, destH = p.DestW, p.DestH
+		origin = [2]float32{float32(p.Share.X), float32(p.Share.Y)}
+		if p.Width > 0 && p.Height > 0 && p.Share.W > 0 {
+			scale = [2]float32{float32(p.Share.W) / float32(p.Width), float32(p.Share.H) / float32(p.Height)}
+		}
+	}
+	gl.Uniform2f(r.uniforms["destSize"], float32(destW), float32(destH))
+	gl.Uniform2f(r.uniforms["origin"], origin[0], origin[1])
 	gl.Uniform2f(r.uniforms["viewOrigin"], float32(p.X), float32(p.Y))
+	gl.Uniform2f(r.uniforms["scale"], scale[0], scale[1])
 	gl.Uniform1f(r.uniforms["iterations"], float32(r.Iterations))
 	gl.Uniform2f(r.uniforms["hotspot"], r.Hotspot[0], r.Hotspot[1])
 	rng := p.Range

@@ -81,10 +81,10 @@ func (r *Volume) Exit() {
 	gl.DeleteProgram(r.prog)
 }
 
-// SlabsBackToFront orders DB ranges of the volume for compositing: the
+// BackToFront orders DB ranges of the volume for compositing: the
 // slab farthest from the eye first. The eye looks down -z in eye space; a
 // slab's distance is that of its centre after the model-view transform.
-func (r *Volume) SlabsBackToFront(view [16]float32, frame int, ranges []compound.Range) []int {
+func (r *Volume) BackToFront(view [16]float32, frame int, ranges []compound.Range) []int {
 	mv := r.ModelView(view, frame)
 	order := make([]int, len(ranges))
 	depth := make([]float32, len(ranges))
@@ -102,3 +102,6 @@ func (r *Volume) SlabsBackToFront(view [16]float32, frame int, ranges []compound
 	}
 	return order
 }
+
+// ClearColor is transparent: slabs blend over the background.
+func (r *Volume) ClearColor() [4]float32 { return [4]float32{0, 0, 0, 0} }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image"
 	"image/png"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -137,7 +138,7 @@ var (
 
 // reference renders the one-window config (the single channel) with the
 // renderer and returns its output folder.
-func reference(t *testing.T, renderer string, frames int) string {
+func referenceDir(t *testing.T, renderer string, frames int) string {
 	refMu.Lock()
 	defer refMu.Unlock()
 	key := fmt.Sprintf("%s/%d", renderer, frames)
@@ -211,7 +212,7 @@ func TestDecomposedRunsEqualSingleChannel(t *testing.T) {
 			}
 			name := fmt.Sprintf("dest-%06d.png", k)
 			got := loadPNG(t, filepath.Join(r.out, name))
-			want := loadPNG(t, filepath.Join(reference(t, c.renderer, frames), name))
+			want := loadPNG(t, filepath.Join(referenceDir(t, c.renderer, frames), name))
 			bad, worst := differing(got, want, c.tol)
 			if bad > c.maxBad {
 				t.Errorf("frame %d: %d pixels differ by more than %d (worst %d); allowed %d", k, bad, c.tol, worst, c.maxBad)
@@ -249,22 +250,26 @@ func startServer(t *testing.T, cfg string, frames int, args ...string) *serverPr
 	if err := sp.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	re := regexp.MustCompile(`node (\S+): eqclient pid (\d+)`)
-	go func() {
-		sc := bufio.NewScanner(pipe)
-		for sc.Scan() {
-			line := sc.Text()
-			sp.mu.Lock()
-			sp.stderr.WriteString(line + "\n")
-			if m := re.FindStringSubmatch(line); m != nil {
-				sp.pids[m[1]], _ = strconv.Atoi(m[2])
-			}
-			sp.mu.Unlock()
-		}
-		sp.done <- sp.cmd.Wait()
-	}()
+	go sp.scan(pipe)
 	t.Cleanup(func() { sp.cmd.Process.Kill() })
 	return sp
+}
+
+// scan reads the server's log, noting the clients' process ids, until
+// the server exits.
+func (sp *serverProcess) scan(r io.Reader) {
+	re := regexp.MustCompile(`node (\S+): eqclient pid (\d+)`)
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		line := sc.Text()
+		sp.mu.Lock()
+		sp.stderr.WriteString(line + "\n")
+		if m := re.FindStringSubmatch(line); m != nil {
+			sp.pids[m[1]], _ = strconv.Atoi(m[2])
+		}
+		sp.mu.Unlock()
+	}
+	sp.done <- sp.cmd.Wait()
 }
 
 // framesDone counts frames with statistics written so far.
@@ -334,7 +339,7 @@ func TestKilledClientIsSurvived(t *testing.T) {
 	}
 	name := fmt.Sprintf("dest-%06d.png", frames-1)
 	got := loadPNG(t, filepath.Join(sp.out, name))
-	want := loadPNG(t, filepath.Join(reference(t, "mesh", frames), name))
+	want := loadPNG(t, filepath.Join(referenceDir(t, "mesh", frames), name))
 	if bad, worst := differing(got, want, 1); bad > 0 {
 		t.Errorf("after recovery frame %d differs from the reference in %d pixels (worst %d)", frames-1, bad, worst)
 	}

@@ -1,8 +1,10 @@
-// Package server is `eqserver run`: it loads a config, launches a render
-// client per node (or lets them join), plans every frame with the planner
-// and equalizers, sends each node its tasks, keeps `latency` frames in
-// flight, collects statistics, survives render clients that die, and stops
-// cleanly.
+// Package server is `eqserver run`: I/O around the frame scheduler. It
+// loads a config, launches a render client per node (or lets them join),
+// feeds the scheduler what the clients report and the time, and carries
+// out what it decides: frames' tasks, swap releases, abandons and tiles to
+// the clients, statistics to the equalizers and the stats file. Every wait
+// is bounded: joins, frames (the scheduler's frame timeout), liveness, the
+// clients' exit.
 package server
 
 import (
@@ -24,12 +26,12 @@ import (
 
 	"google.golang.org/grpc"
 
-	"goeq/client"
 	"goeq/compound"
 	"goeq/configparser"
 	"goeq/control"
 	"goeq/planner"
-	"goeq/stats"
+	"goeq/reference"
+	"goeq/scheduler"
 )
 
 // Options configure a run.
@@ -50,9 +52,17 @@ type Options struct {
 	DumpEvery    int
 	Codec        string
 	Async        bool
+	FullReadback bool // read back whole regions, not just what was drawn
 	Iterations   float64
 	Drawable     string
+	// Reference renders every destination channel's whole frame itself:
+	// the oracle decomposed runs are compared with.
+	Reference bool
+	// Layout makes a layout of that name the active one on every canvas
+	// that has it.
+	Layout       string
 	JoinTimeout  time.Duration
+	FrameTimeout time.Duration // a frame that takes longer fails the run (10 s)
 	Log          *log.Logger
 	Progress     io.Writer // one-line progress (a terminal), or nil
 }
@@ -67,6 +77,8 @@ type Summary struct {
 	Channels   []ChannelSummary  `json:"channels"`
 	FinalSplit map[string]string `json:"final_split"`
 	Written    []string          `json:"written"`
+	// Interrupted is set when a signal ended the run early.
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // ChannelSummary is a channel's mean times over the run (milliseconds).
@@ -79,40 +91,47 @@ type ChannelSummary struct {
 	Wait     float64 `json:"wait_ms"`
 }
 
-type nodeState struct {
-	name      string
+// nodeConn is one node's client: its process (when launched here), its
+// control stream and the queue of messages to it.
+type nodeConn struct {
+	id        string
 	model     *compound.Node
-	channels  []*compound.Channel
-	hasDest   bool
 	frameAddr string
-	stream    grpc.ServerStream
-	sendMu    sync.Mutex
-	lastSeen  time.Time
-	alive     bool
-	joined    chan struct{}
 	cmd       *exec.Cmd
 	exited    chan struct{}
+	exitErr   error
+	// set while a session holds the node: a second client for the same
+	// node is refused
+	claimed bool
+	out     chan *control.ServerMsg
+	gone    chan struct{} // closed when the session ends
 }
 
+// sendQueue bounds the messages waiting for a client; a client that does
+// not read them is lost rather than holding the server.
+const sendQueue = 1024
+
+// event is what a session reports to the run loop.
 type event struct {
-	node      string
-	done      *control.FrameDone
-	lost      error
-	assembled *int
+	node   string
+	ev     scheduler.Event
+	failed string // the client could not set up
 }
 
 type server struct {
-	opt     Options
-	cfg     *compound.Config
-	text    string
-	nodes   map[string]*nodeState
-	order   []string
-	mu      sync.Mutex
-	events  chan event
-	destIDs map[string]bool
+	opt    Options
+	cfg    *compound.Config
+	text   string
+	sched  *scheduler.Scheduler
+	plan   *planner.Planner // nil in reference runs
+	nodes  map[string]*nodeConn
+	order  []string
+	mu     sync.Mutex
+	events chan event
 }
 
-// Run performs a run.
+// Run performs a run. On error (or interruption) the summary holds what
+// was done so far.
 func Run(ctx context.Context, opt Options) (*Summary, error) {
 	if opt.Log == nil {
 		opt.Log = log.New(os.Stderr, "eqserver: ", log.LstdFlags)
@@ -134,37 +153,47 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, w := range res.Warnings {
+		opt.Log.Printf("warning: %s", w)
+	}
 	m, err := compound.Resolve(res, compound.Options{})
 	if err != nil {
 		return nil, err
 	}
-	s := &server{opt: opt, cfg: m.Configs[0], text: string(text), nodes: map[string]*nodeState{}, events: make(chan event, 256), destIDs: map[string]bool{}}
-	s.cfg.Walk(func(c *compound.Compound) {
-		if c.IsDestination() {
-			s.destIDs[s.cfg.ChannelID(c.Channel)] = true
+	cfg := m.Configs[0]
+	if opt.Layout != "" {
+		if err := activateLayout(cfg, opt.Layout); err != nil {
+			return nil, err
 		}
-	})
-	for i, n := range s.cfg.Nodes {
-		name := client.NodeName(n, i)
-		ns := &nodeState{name: name, model: n, joined: make(chan struct{})}
-		for _, ch := range s.cfg.Channels {
-			if ch.Window.Pipe.Node == n {
-				ns.channels = append(ns.channels, ch)
-				ns.hasDest = ns.hasDest || s.destIDs[s.cfg.ChannelID(ch)]
+	}
+	s := &server{opt: opt, cfg: cfg, text: string(text), nodes: map[string]*nodeConn{}, events: make(chan event, 4096)}
+	sopt := scheduler.Options{Frames: opt.Frames, FrameTimeout: opt.FrameTimeout}
+	var p scheduler.Planner
+	if opt.Reference {
+		ref := reference.New(cfg)
+		sopt.Nodes = ref.Nodes()
+		p = ref
+	} else {
+		s.plan = planner.New(cfg)
+		p = plannerWithOverhead{s.plan}
+	}
+	s.sched = scheduler.New(cfg, p, sopt)
+	for _, id := range s.sched.Nodes() {
+		for _, n := range cfg.Nodes {
+			if n.ID == id {
+				s.nodes[id] = &nodeConn{id: id, model: n, out: make(chan *control.ServerMsg, sendQueue), gone: make(chan struct{})}
+				s.order = append(s.order, id)
 			}
 		}
-		if len(n.Pipes) == 0 {
-			continue // a node without pipes has nothing to render
-		}
-		s.nodes[name] = ns
-		s.order = append(s.order, name)
+	}
+	if len(s.order) == 0 {
+		return nil, fmt.Errorf("%s: no node has anything to render", opt.ConfigPath)
 	}
 	if opt.OutDir != "" {
 		if err := os.MkdirAll(opt.OutDir, 0o755); err != nil {
 			return nil, err
 		}
 	}
-
 	addr := opt.Listen
 	if addr == "" {
 		addr = "127.0.0.1:0"
@@ -176,7 +205,11 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 	gs := control.NewServer(s, opt.Token, opt.TLSConfig, opt.Log)
 	go gs.Serve(ln)
 	defer gs.Stop()
-	opt.Log.Printf("control server on %s; config %s: %d nodes", ln.Addr(), opt.ConfigPath, len(s.order))
+	mode := ""
+	if opt.Reference {
+		mode = " (reference: every destination renders its whole frame)"
+	}
+	opt.Log.Printf("control server on %s; config %s: %d nodes%s", ln.Addr(), opt.ConfigPath, len(s.order), mode)
 
 	defer s.stopClients()
 	if opt.NoLaunch {
@@ -184,10 +217,35 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 	} else if err := s.launch(ln.Addr().String()); err != nil {
 		return nil, err
 	}
-	if err := s.awaitJoin(ctx); err != nil {
-		return nil, err
-	}
 	return s.loop(ctx)
+}
+
+// plannerWithOverhead lets the scheduler hand the measured overhead to
+// the planner.
+type plannerWithOverhead struct{ *planner.Planner }
+
+func (p plannerWithOverhead) SetOverhead(seconds float64) { p.Planner.Overhead = seconds }
+
+// activateLayout makes the named layout the active one on every canvas
+// that has it.
+func activateLayout(cfg *compound.Config, name string) error {
+	found := false
+	for _, cv := range cfg.Canvases {
+		for i, l := range cv.Layouts {
+			if l != nil && l.Name == name {
+				cv.ActiveLayout = i
+				found = true
+			}
+		}
+	}
+	if !found {
+		var names []string
+		for _, l := range cfg.Layouts {
+			names = append(names, fmt.Sprintf("%q", l.Name))
+		}
+		return fmt.Errorf("no canvas has a layout %q (layouts: %s)", name, strings.Join(names, ", "))
+	}
+	return nil
 }
 
 // isLocal reports whether a node runs on this machine.
@@ -222,19 +280,19 @@ func (s *server) clientBinary() string {
 // --local), otherwise through the node's launch_command.
 func (s *server) launch(addr string) error {
 	bin := s.clientBinary()
-	for _, name := range s.order {
-		ns := s.nodes[name]
-		args := []string{"--server", addr, "--node", name}
+	for _, id := range s.order {
+		nc := s.nodes[id]
+		args := []string{"--server", addr, "--node", id}
 		var cmd *exec.Cmd
-		if s.opt.Local || isLocal(ns.model.Host) {
+		if s.opt.Local || isLocal(nc.model.Host) {
 			cmd = exec.Command(bin, args...)
 		} else {
-			launch := ns.model.Attributes["launch_command"]
+			launch := nc.model.Attributes["launch_command"]
 			if launch == "" {
 				launch = "ssh -n %h %c"
 			}
 			clientCmd := bin + " " + strings.Join(args, " ")
-			line := strings.ReplaceAll(strings.ReplaceAll(launch, "%h", ns.model.Host), "%c", clientCmd)
+			line := strings.ReplaceAll(strings.ReplaceAll(launch, "%h", nc.model.Host), "%c", clientCmd)
 			cmd = exec.Command("sh", "-c", line)
 		}
 		cmd.Env = append(os.Environ(), "GOEQ_TOKEN="+s.opt.Token)
@@ -243,109 +301,127 @@ func (s *server) launch(addr string) error {
 		// a client dies with the server, whatever ends the server
 		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 		if err := cmd.Start(); err != nil {
-			return fmt.Errorf("launching node %s (%s): %w", name, bin, err)
+			return fmt.Errorf("launching node %s (%s): %w", id, bin, err)
 		}
-		ns.cmd = cmd
-		s.opt.Log.Printf("node %s: eqclient pid %d", name, cmd.Process.Pid)
-		ns.exited = make(chan struct{})
-		go func() { cmd.Wait(); close(ns.exited) }()
+		nc.cmd = cmd
+		s.opt.Log.Printf("node %s: eqclient pid %d", id, cmd.Process.Pid)
+		nc.exited = make(chan struct{})
+		go func() {
+			nc.exitErr = cmd.Wait()
+			close(nc.exited)
+			s.events <- event{node: id, ev: scheduler.Lost{Node: id, Reason: fmt.Sprintf("eqclient exited (%v)", exitText(nc.exitErr))}}
+		}()
 	}
 	return nil
 }
 
-func (s *server) awaitJoin(ctx context.Context) error {
-	deadline := time.After(s.opt.JoinTimeout)
-	for _, name := range s.order {
-		select {
-		case <-s.nodes[name].joined:
-		case <-deadline:
-			return fmt.Errorf("node %s did not join within %v", name, s.opt.JoinTimeout)
-		case <-ctx.Done():
-			return ctx.Err()
-		}
+func exitText(err error) string {
+	if err == nil {
+		return "status 0"
 	}
-	return nil
+	return err.Error()
 }
 
 // Session serves one client's control stream.
 func (s *server) Session(stream grpc.ServerStream, node string) error {
-	s.mu.Lock()
-	ns := s.nodes[node]
-	s.mu.Unlock()
-	if ns == nil {
+	nc := s.nodes[node]
+	if nc == nil {
 		s.opt.Log.Printf("refused a client for unknown node %q", node)
-		return fmt.Errorf("unknown node %q", node)
+		return fmt.Errorf("unknown node %q (nodes: %s)", node, strings.Join(s.order, ", "))
 	}
+	s.mu.Lock()
+	if nc.claimed {
+		s.mu.Unlock()
+		s.opt.Log.Printf("refused a second client for node %s", node)
+		return fmt.Errorf("node %s already has a client", node)
+	}
+	nc.claimed = true
+	s.mu.Unlock()
 	hello := &control.ClientMsg{}
 	if err := stream.RecvMsg(hello); err != nil || hello.Hello == nil {
 		return fmt.Errorf("node %s sent no hello", node)
 	}
 	setup := &control.Setup{ConfigName: s.opt.ConfigPath, ConfigText: s.text, Node: node, Renderer: s.opt.Renderer,
 		Triangles: s.opt.Triangles, Spin: s.opt.Spin, OutDir: s.opt.OutDir, DumpEvery: s.opt.DumpEvery, Codec: s.opt.Codec,
-		Drawable: s.opt.Drawable, Iterations: s.opt.Iterations, AsyncReadback: s.opt.Async, SwapBarrier: s.destNodes() > 1}
+		Drawable: s.opt.Drawable, Iterations: s.opt.Iterations, AsyncReadback: s.opt.Async, FullReadback: s.opt.FullReadback,
+		InputTimeout: 2*max(s.opt.FrameTimeout, scheduler.DefaultFrameTimeout) + 5*time.Second}
 	if err := stream.SendMsg(&control.ServerMsg{Setup: setup}); err != nil {
 		return err
 	}
-	// the node is part of the run once it has opened its pipes, windows
-	// and channels: frames sent to it earlier would find nothing to land in
+	// the node takes part once it has opened its pipes, windows and
+	// channels: frames sent earlier would find nothing to land in
 	for {
 		m := &control.ClientMsg{}
 		if err := stream.RecvMsg(m); err != nil {
-			return fmt.Errorf("node %s failed to set up: %s", node, control.ErrorText(err))
+			s.events <- event{node: node, failed: "its session ended during setup: " + control.ErrorText(err)}
+			return nil
+		}
+		if m.Failed != "" {
+			s.events <- event{node: node, failed: m.Failed}
+			return nil
 		}
 		if m.Ready {
 			break
 		}
 	}
-	s.mu.Lock()
-	ns.stream, ns.frameAddr, ns.alive, ns.lastSeen = stream, hello.Hello.FrameAddr, true, time.Now()
-	s.mu.Unlock()
-	close(ns.joined)
+	nc.frameAddr = hello.Hello.FrameAddr
 	s.opt.Log.Printf("node %s joined (pid %d, frames at %s)", node, hello.Hello.PID, hello.Hello.FrameAddr)
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		for {
+			select {
+			case m := <-nc.out:
+				if err := stream.SendMsg(m); err != nil {
+					return
+				}
+				if m.Stop {
+					return
+				}
+			case <-done:
+				return
+			}
+		}
+	}()
+	s.events <- event{node: node, ev: scheduler.Join{Node: node}}
 	for {
 		m := &control.ClientMsg{}
 		if err := stream.RecvMsg(m); err != nil {
-			s.events <- event{node: node, lost: fmt.Errorf("control stream ended: %s", control.ErrorText(err))}
+			s.events <- event{node: node, ev: scheduler.Lost{Node: node, Reason: "control stream ended: " + control.ErrorText(err)}}
 			return nil
 		}
-		s.mu.Lock()
-		ns.lastSeen = time.Now()
-		s.mu.Unlock()
-		if m.Done != nil {
-			s.events <- event{node: node, done: m.Done}
-		}
-		if m.Assembled != nil {
-			s.events <- event{node: node, assembled: m.Assembled}
+		switch {
+		case m.Done != nil:
+			d := m.Done
+			s.events <- event{node: node, ev: scheduler.Done{Node: node, Frame: d.Frame, Records: d.Records, Degraded: d.Degraded,
+				Written: d.Written, Err: d.Error}}
+		case m.Assembled != nil:
+			s.events <- event{node: node, ev: scheduler.Assembled{Node: node, Frame: *m.Assembled}}
+		case m.Pull != nil:
+			s.events <- event{node: node, ev: scheduler.Pull{Node: node, Channel: m.Pull.Channel, Frame: m.Pull.Frame, Queue: m.Pull.Queue, Max: m.Pull.Max}}
+		case m.Heartbeat != nil:
+			var waits []scheduler.Wait
+			for _, w := range m.Heartbeat.Waits {
+				waits = append(waits, scheduler.Wait{Frame: w.Frame, Channel: w.Channel, What: w.What})
+			}
+			s.events <- event{node: node, ev: scheduler.Progress{Node: node, Waits: waits}}
 		}
 	}
 }
 
-func (s *server) send(ns *nodeState, m *control.ServerMsg) error {
-	ns.sendMu.Lock()
-	defer ns.sendMu.Unlock()
-	if ns.stream == nil {
-		return errors.New("not joined")
+// send queues a message for a node; a node whose queue is full is not
+// reading and is taken out.
+func (s *server) send(node string, m *control.ServerMsg) {
+	nc := s.nodes[node]
+	select {
+	case nc.out <- m:
+	default:
+		s.sched.Step(scheduler.Lost{Node: node, Reason: fmt.Sprintf("it does not read its messages (%d queued)", sendQueue)})
 	}
-	return ns.stream.SendMsg(m)
 }
 
-// frameTrack is a frame in flight: the nodes it waits for and what came
-// back.
-type frameTrack struct {
-	pending  map[string]bool
-	records  []stats.Record
-	degraded bool
-	written  []string
-	errs     []string
-}
-
-// heartbeatTimeout is how long a silent client is given before its node
-// is treated as dead (clients send heartbeats every 200 ms).
-const heartbeatTimeout = time.Second
-
+// loop runs the scheduler until the run ends.
 func (s *server) loop(ctx context.Context) (*Summary, error) {
-	plan := planner.New(s.cfg)
-	latency := s.cfg.Latency
 	var statsOut *json.Encoder
 	if s.opt.StatsPath != "" {
 		f, err := os.Create(s.opt.StatsPath)
@@ -355,303 +431,152 @@ func (s *server) loop(ctx context.Context) (*Summary, error) {
 		defer f.Close()
 		statsOut = json.NewEncoder(f)
 	}
-	sum := &Summary{FinalSplit: map[string]string{}}
-	inflight := map[int]*frameTrack{}
-	chanTotals := map[string]*ChannelSummary{}
-	chanCounts := map[string]int{}
-	start := time.Now()
-	lastDone := -1
-	var lastPlan *planner.FramePlan
-	ticker := time.NewTicker(100 * time.Millisecond)
-	defer ticker.Stop()
-
-	complete := func(f int) {
-		tr := inflight[f]
-		delete(inflight, f)
-		if tr.degraded {
-			sum.Degraded++
+	rep := newReport(s, statsOut)
+	tick := time.NewTimer(0)
+	defer tick.Stop()
+	joinBy := time.Now().Add(s.opt.JoinTimeout)
+	joined := map[string]bool{}
+	overhead := 0.0
+	for {
+		var ev *event
+		select {
+		case e := <-s.events:
+			ev = &e
+		case <-tick.C:
+		case <-ctx.Done():
+			return rep.summary(true), ctx.Err()
 		}
-		sum.Written = append(sum.Written, tr.written...)
-		plan.Feed(stats.Frame{Frame: f, Records: tr.records})
-		worst, total, n, slowest := 0.0, 0.0, 0, ""
-		for _, r := range tr.records {
-			if statsOut != nil {
-				statsOut.Encode(r)
+		work := time.Now()
+		s.sched.Step(scheduler.Tick{Now: work})
+		if ev != nil {
+			if ev.failed != "" {
+				return rep.summary(false), fmt.Errorf("node %s failed to set up: %s", ev.node, ev.failed)
 			}
-			cs := chanTotals[r.Channel]
-			if cs == nil {
-				cs = &ChannelSummary{Channel: r.Channel}
-				chanTotals[r.Channel] = cs
+			if j, ok := ev.ev.(scheduler.Join); ok {
+				joined[j.Node] = true
 			}
-			cs.Draw += ms(r.Times.Draw)
-			cs.Readback += ms(r.Times.ReadbackSync + r.Times.ReadbackAsync)
-			cs.Transmit += ms(r.Times.Transmit)
-			cs.Assemble += ms(r.Times.Assemble)
-			cs.Wait += ms(r.Times.Wait)
-			chanCounts[r.Channel]++
-			if d := r.Times.Draw.Seconds(); d > 0 {
-				total += d
-				n++
-				if d > worst {
-					worst, slowest = d, r.Channel
+			if l, ok := ev.ev.(scheduler.Lost); ok && !joined[l.Node] {
+				return rep.summary(false), fmt.Errorf("node %s did not join: %s", l.Node, l.Reason)
+			}
+			s.sched.Step(ev.ev)
+		}
+		if len(joined) < len(s.order) && time.Now().After(joinBy) {
+			var missing []string
+			for _, id := range s.order {
+				if !joined[id] {
+					missing = append(missing, id)
 				}
 			}
+			return rep.summary(false), fmt.Errorf("nodes %s did not join within %v", strings.Join(missing, ", "), s.opt.JoinTimeout)
 		}
-		lastDone = f
-		if s.opt.Progress != nil {
-			el := time.Since(start).Seconds()
-			imb := 1.0
-			if n > 0 && total > 0 {
-				imb = worst / (total / float64(n))
+		started := false
+		for s.sched.HasReady() {
+			rd := s.sched.Ready()
+			s.sched.Advance()
+			started = started || len(rd.Work) > 0
+			if err := s.act(rd, rep); err != nil {
+				return rep.summary(false), err
 			}
-			fmt.Fprintf(s.opt.Progress, "\rframe %d/%d  %.1f fps  imbalance %.2f  slowest %-12s", f+1, s.opt.Frames, float64(f+1)/el, imb, slowest)
-		}
-		for _, e := range tr.errs {
-			s.opt.Log.Printf("frame %d: %s", f, e)
-		}
-	}
-
-	barrier := map[int]map[string]bool{} // frame -> destination nodes at the barrier
-	handle := func(ev event) error {
-		ns := s.nodes[ev.node]
-		if ev.assembled != nil {
-			f := *ev.assembled
-			if barrier[f] == nil {
-				barrier[f] = map[string]bool{}
-			}
-			barrier[f][ev.node] = true
-			if len(barrier[f]) == s.destNodes() {
-				delete(barrier, f)
-				for _, name := range s.order {
-					if d := s.nodes[name]; d.hasDest && d.alive {
-						s.send(d, &control.ServerMsg{Swap: &f})
-					}
-				}
-			}
-			return nil
-		}
-		if ev.lost != nil {
-			if !ns.alive {
-				return nil
-			}
-			ns.alive = false
-			if ns.hasDest {
-				return fmt.Errorf("node %s, which shows the destination, died: %v", ev.node, ev.lost)
-			}
-			s.opt.Log.Printf("node %s lost (%v): its channels leave the compounds", ev.node, ev.lost)
-			sum.LostNodes = append(sum.LostNodes, ev.node)
-			var names []string
-			for _, ch := range ns.channels {
-				plan.SetChannelDown(ch, true)
-				names = append(names, ch.Name)
-			}
-			if ns.cmd != nil && ns.cmd.Process != nil {
-				ns.cmd.Process.Kill()
-			}
-			frames := make([]int, 0, len(inflight))
-			for f := range inflight {
-				frames = append(frames, f)
-			}
-			sort.Ints(frames)
-			for _, f := range frames {
-				tr := inflight[f]
-				delete(tr.pending, ev.node)
-				tr.degraded = true
-				for _, other := range s.order {
-					if o := s.nodes[other]; o.alive {
-						s.send(o, &control.ServerMsg{Abandon: &control.Abandon{Frame: f, Channels: names}})
-					}
-				}
-			}
-		} else if d := ev.done; d != nil {
-			tr := inflight[d.Frame]
-			if tr == nil {
-				return nil
-			}
-			delete(tr.pending, ev.node)
-			tr.records = append(tr.records, d.Records...)
-			tr.written = append(tr.written, d.Written...)
-			if len(d.Degraded) > 0 {
-				tr.degraded = true
-			}
-			if d.Error != "" {
-				tr.errs = append(tr.errs, ev.node+": "+d.Error)
-				if ns.hasDest {
-					return fmt.Errorf("frame %d failed on node %s: %s", d.Frame, ev.node, d.Error)
-				}
+			if rd.Finished {
+				return rep.summary(false), nil
 			}
 		}
-		// frames complete in order
-		for {
-			f := lastDone + 1
-			tr, ok := inflight[f]
-			if !ok || len(tr.pending) > 0 {
-				break
-			}
-			complete(f)
+		if started {
+			// planning and sending a frame's work is the per-frame overhead
+			// the adaptive policy sets its balancing period from
+			overhead = 0.8*overhead + 0.2*time.Since(work).Seconds()
+			s.sched.Step(scheduler.Overhead{Seconds: overhead})
 		}
-		return nil
-	}
-
-	wait := func(until func() bool) error {
-		for !until() {
+		next := 50 * time.Millisecond
+		if w := s.sched.Ready().WakeAt; !w.IsZero() {
+			next = max(time.Until(w), time.Millisecond)
+		}
+		if !tick.Stop() {
 			select {
-			case ev := <-s.events:
-				if err := handle(ev); err != nil {
-					return err
-				}
-			case <-ticker.C:
-				s.mu.Lock()
-				var silent []string
-				for _, name := range s.order {
-					ns := s.nodes[name]
-					if ns.alive && time.Since(ns.lastSeen) > heartbeatTimeout {
-						silent = append(silent, name)
-					}
-				}
-				s.mu.Unlock()
-				for _, name := range silent {
-					if err := handle(event{node: name, lost: fmt.Errorf("no heartbeat for %v", heartbeatTimeout)}); err != nil {
-						return err
-					}
-				}
-			case <-ctx.Done():
-				return ctx.Err()
+			case <-tick.C:
+			default:
 			}
 		}
-		return nil
+		tick.Reset(next)
 	}
+}
 
-	for f := 0; f < s.opt.Frames; f++ {
-		if err := wait(func() bool { return lastDone >= f-latency-1 }); err != nil {
-			return sum, err
+// act carries out one Ready.
+func (s *server) act(rd scheduler.Ready, rep *report) error {
+	for _, l := range rd.Lost {
+		s.opt.Log.Printf("node %s lost (%s): its channels %s leave the compounds", l.Node, l.Reason, strings.Join(l.Channels, ", "))
+		rep.lost = append(rep.lost, l.Node)
+		if nc := s.nodes[l.Node]; nc.cmd != nil && nc.cmd.Process != nil {
+			nc.cmd.Process.Kill()
 		}
-		p := plan.Plan(f)
-		lastPlan = p
+	}
+	if len(rd.Work) > 0 {
 		peers := map[string]string{}
-		for _, name := range s.order {
-			if ns := s.nodes[name]; ns.alive {
-				for _, ch := range ns.channels {
-					peers[ch.Name] = ns.frameAddr
+		for _, id := range s.order {
+			if nc := s.nodes[id]; nc.frameAddr != "" {
+				for _, ch := range s.cfg.Channels {
+					if ch.Window.Pipe.Node == nc.model {
+						peers[ch.ID] = nc.frameAddr
+					}
 				}
 			}
 		}
-		work := map[string]*control.FrameWork{}
-		for _, cp := range p.Channels {
-			node := s.nodeOf(cp.Channel)
-			if node == nil || !node.alive {
-				continue
+		for _, w := range rd.Work {
+			fw := &control.FrameWork{Frame: w.Frame, Peers: peers, SwapBarrier: s.sched.SwapBarrier(w.Frame)}
+			for _, cp := range w.Channels {
+				fw.Channels = append(fw.Channels, control.ChannelWork{Channel: cp.Channel.ID, Tasks: cp.Tasks, Destination: cp.Destination})
 			}
-			fw := work[node.name]
-			if fw == nil {
-				fw = &control.FrameWork{Frame: f, Peers: peers}
-				work[node.name] = fw
-			}
-			id := s.cfg.ChannelID(cp.Channel)
-			fw.Channels = append(fw.Channels, control.ChannelWork{Channel: id, Tasks: cp.Tasks, Destination: s.destIDs[id]})
-		}
-		tr := &frameTrack{pending: map[string]bool{}}
-		inflight[f] = tr
-		for _, name := range s.order {
-			ns := s.nodes[name]
-			if !ns.alive {
-				continue
-			}
-			fw := work[name]
-			if fw == nil {
-				fw = &control.FrameWork{Frame: f, Peers: peers}
-			}
-			tr.pending[name] = true
-			if err := s.send(ns, &control.ServerMsg{Frame: fw}); err != nil {
-				if herr := handle(event{node: name, lost: err}); herr != nil {
-					return sum, herr
-				}
-			}
+			s.send(w.Node, &control.ServerMsg{Frame: fw})
 		}
 	}
-	if err := wait(func() bool { return lastDone >= s.opt.Frames-1 }); err != nil {
-		return sum, err
+	for _, sw := range rd.Swaps {
+		f := sw.Frame
+		s.send(sw.Node, &control.ServerMsg{Swap: &f})
 	}
-	if s.opt.Progress != nil {
-		fmt.Fprintln(s.opt.Progress)
+	for _, a := range rd.Abandons {
+		s.send(a.Node, &control.ServerMsg{Abandon: &control.Abandon{Frame: a.Frame, Producers: a.Producers}})
 	}
-	sum.Frames = s.opt.Frames
-	sum.Seconds = time.Since(start).Seconds()
-	sum.FPS = float64(sum.Frames) / sum.Seconds
-	for name, cs := range chanTotals {
-		n := float64(chanCounts[name])
-		sum.Channels = append(sum.Channels, ChannelSummary{Channel: name, Draw: cs.Draw / n, Readback: cs.Readback / n,
-			Transmit: cs.Transmit / n, Assemble: cs.Assemble / n, Wait: cs.Wait / n})
+	for _, g := range rd.Grants {
+		s.send(g.Node, &control.ServerMsg{Grant: &control.Grant{Frame: g.Frame, Channel: g.Channel, Queue: g.Queue, First: g.First,
+			Tiles: g.Tiles, Ranges: g.Ranges, Done: g.Done}})
 	}
-	sort.Slice(sum.Channels, func(i, j int) bool { return sum.Channels[i].Channel < sum.Channels[j].Channel })
-	if lastPlan != nil {
-		s.cfg.Walk(func(c *compound.Compound) {
-			if plan.Load(c) == nil {
-				return
-			}
-			for _, ch := range c.Children {
-				st := lastPlan.Compounds[ch.Path()]
-				name := ch.Path()
-				if ch.Channel != nil {
-					name = ch.Channel.Name
-				}
-				switch {
-				case !st.Active || st.Skip:
-					sum.FinalSplit[name] = "nothing"
-				case plan.Load(c).Params.Mode == "DB":
-					sum.FinalSplit[name] = fmt.Sprintf("range [%.3f %.3f)", st.Local.Range.Start, st.Local.Range.End)
-				default:
-					v := st.Local.Viewport
-					sum.FinalSplit[name] = fmt.Sprintf("viewport [%.3f %.3f %.3f %.3f]", v.X, v.Y, v.W, v.H)
-				}
-			}
-		})
+	for _, c := range rd.Completed {
+		rep.complete(c)
 	}
-	return sum, nil
-}
-
-func ms(d time.Duration) float64 { return d.Seconds() * 1000 }
-
-// destNodes counts the nodes showing destination channels: with more than
-// one, their swaps are released together.
-func (s *server) destNodes() int {
-	n := 0
-	for _, name := range s.order {
-		if s.nodes[name].hasDest {
-			n++
-		}
-	}
-	return n
-}
-
-func (s *server) nodeOf(ch *compound.Channel) *nodeState {
-	for _, name := range s.order {
-		if s.nodes[name].model == ch.Window.Pipe.Node {
-			return s.nodes[name]
-		}
+	if rd.Failure != "" {
+		return errors.New(rd.Failure)
 	}
 	return nil
 }
 
-// stopClients tells every client to stop and waits a little for them to
-// exit; stragglers are killed (no orphans).
+// stopClients tells every client to stop and gives them a second to exit;
+// stragglers are killed (no orphans).
 func (s *server) stopClients() {
-	for _, name := range s.order {
-		if ns := s.nodes[name]; ns.alive {
-			s.send(ns, &control.ServerMsg{Stop: true})
+	for _, id := range s.order {
+		select {
+		case s.nodes[id].out <- &control.ServerMsg{Stop: true}:
+		default:
 		}
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for _, name := range s.order {
-		ns := s.nodes[name]
-		if ns.cmd == nil {
+	deadline := time.Now().Add(time.Second)
+	for _, id := range s.order {
+		nc := s.nodes[id]
+		if nc.cmd == nil {
 			continue
 		}
 		select {
-		case <-ns.exited:
+		case <-nc.exited:
 		case <-time.After(time.Until(deadline)):
-			ns.cmd.Process.Kill()
-			<-ns.exited
+			nc.cmd.Process.Kill()
+			select {
+			case <-nc.exited:
+			case <-time.After(500 * time.Millisecond):
+			}
 		}
 	}
+}
+
+// sortedChannels is the summary's order.
+func sortedChannels(cs []ChannelSummary) {
+	sort.Slice(cs, func(i, j int) bool { return cs[i].Channel < cs[j].Channel })
 }

@@ -4,9 +4,10 @@
 // out.)
 uniform sampler2D colors[8];
 uniform int count;
+uniform ivec2 offset; // the region's origin in framebuffer pixels
 out vec4 outColor;
 void main() {
-    ivec2 p = ivec2(gl_FragCoord.xy);
+    ivec2 p = ivec2(gl_FragCoord.xy) - offset;
     vec4 sum = texelFetch(colors[0], p, 0);
     if (count > 1) sum += texelFetch(colors[1], p, 0);
     if (count > 2) sum += texelFetch(colors[2], p, 0);

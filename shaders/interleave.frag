@@ -2,7 +2,7 @@
 // Pixel compositing: a source that rendered every step-th pixel starting at
 // first fills exactly those destination pixels.
 uniform sampler2D color;
-uniform ivec2 first;
+uniform ivec2 first; // framebuffer pixel of the source's first sample
 uniform ivec2 step;
 out vec4 outColor;
 void main() {

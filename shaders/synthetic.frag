@@ -5,13 +5,14 @@
 uniform vec2 destSize;     // destination pixels
 uniform vec2 origin;       // this render's origin in destination pixels
 uniform vec2 viewOrigin;   // its corner in the framebuffer
+uniform vec2 scale;        // destination pixels per rendered pixel
 uniform float iterations;  // loop length at cost 1
 uniform vec2 hotspot;      // centre of the expensive region (fraction)
 uniform float rangeLo;
 uniform float rangeHi;
 out vec4 outColor;
 void main() {
-    vec2 p = (gl_FragCoord.xy - viewOrigin + origin) / destSize;
+    vec2 p = ((gl_FragCoord.xy - viewOrigin) * scale + origin) / destSize;
     float cost = 1.0 + 9.0 * exp(-dot(p - hotspot, p - hotspot) / 0.02);
     float acc = 0.0;
     int n = int(iterations * cost * (rangeHi - rangeLo));

@@ -17,6 +17,7 @@ import (
 	"goeq/compound"
 	"goeq/equalizer"
 	"goeq/planner"
+	"goeq/scheduler"
 	"goeq/stats"
 )
 
@@ -86,61 +87,113 @@ func Run(cfg *compound.Config, configName string, opt Options) (*Summary, error)
 	db := load.Params.Mode == "DB"
 	rng := rand.New(rand.NewSource(opt.Seed + 1))
 	field := newField(sc, db)
-	latency := cfg.Latency
 
 	sum := &Summary{Config: configName, Scenario: opt.Scenario, Policy: opt.Policy, Frames: opt.Frames}
-	pending := map[int]stats.Frame{}
 	prevRange := map[string]compound.Range{}
 	var frameTimes []float64
 	busyTotal, capacity, moved := 0.0, 0.0, 0.0
-	for f := 0; f < opt.Frames; f++ {
-		if st, ok := pending[f-latency-1]; ok {
-			p.Feed(st)
-			delete(pending, f-latency-1)
-		}
-		plan := p.Plan(f)
-		field.advance(f)
-		var recs []stats.Record
-		var times []float64
-		for i, src := range sources {
-			state := plan.Compounds[src.Path()]
-			if !state.Active || state.Skip {
-				continue
+
+	// The same scheduler as a live run decides when frames start; the
+	// simulator is its cluster. It reports a frame done only when the
+	// scheduler has nothing more to start, so statistics reach the
+	// planner latency+1 frames late, as they do live.
+	sched := scheduler.New(cfg, p, scheduler.Options{Frames: opt.Frames, FrameTimeout: 1e6 * time.Second, Liveness: 1e6 * time.Second})
+	now := time.Unix(0, 0)
+	sched.Step(scheduler.Tick{Now: now})
+	for _, id := range sched.Nodes() {
+		sched.Step(scheduler.Join{Node: id})
+	}
+	type inFlight struct {
+		frame   int
+		nodes   []string
+		records []stats.Record
+		time    float64
+	}
+	var held []inFlight
+	started := map[int]int{}
+	for !sched.Finished() {
+		for sched.HasReady() {
+			rd := sched.Ready()
+			sched.Advance()
+			if rd.Failure != "" {
+				return nil, fmt.Errorf("simulation: %s", rd.Failure)
 			}
-			cost := field.cost(state.Viewport, state.Range)
-			speed := sc.speed(i, f, rng)
-			draw := cost / speed
-			var dataLoad, gained float64
-			if db && sc.MoveCost > 0 {
-				if prev, ok := prevRange[src.Path()]; ok {
-					gained = (state.Range.End - state.Range.Start) - overlap(prev, state.Range)
-					dataLoad = gained * sc.MoveCost
+			for _, w := range rd.Work {
+				i, ok := started[w.Frame]
+				if !ok {
+					// the frame's costs, from what was planned for it
+					f := w.Frame
+					states := p.Planned(f)
+					field.advance(f)
+					var recs []stats.Record
+					var times []float64
+					for i, src := range sources {
+						state := states[src.Path()]
+						if !state.Active || state.Skip {
+							continue
+						}
+						cost := field.cost(state.Viewport, state.Range)
+						speed := sc.speed(i, f, rng)
+						draw := cost / speed
+						var dataLoad, gained float64
+						if db && sc.MoveCost > 0 {
+							if prev, ok := prevRange[src.Path()]; ok {
+								gained = (state.Range.End - state.Range.Start) - overlap(prev, state.Range)
+								dataLoad = gained * sc.MoveCost
+							}
+							prevRange[src.Path()] = state.Range
+						}
+						t := sc.Overhead + draw + dataLoad
+						times = append(times, t)
+						recs = append(recs, stats.Record{Frame: f, Compound: src.Path(), Channel: src.Channel.ID,
+							Viewport: state.Viewport, Range: state.Range,
+							Times:     stats.Times{Clear: dur(sc.Overhead / 2), ReadbackSync: dur(sc.Overhead / 2), Draw: dur(draw), DataLoad: dur(dataLoad)},
+							DataMoved: gained})
+					}
+					ft, mean := 0.0, 0.0
+					for _, t := range times {
+						ft = math.Max(ft, t)
+						mean += t
+					}
+					imb := 1.0
+					if len(times) > 0 && mean > 0 {
+						mean /= float64(len(times))
+						imb = ft / mean
+						busyTotal += mean * float64(len(times))
+						capacity += ft * float64(len(sources))
+					}
+					frameTimes = append(frameTimes, ft)
+					moved += load.DataMoved
+					sum.Series = append(sum.Series, FrameSample{FrameTime: ft, Imbalance: imb, Splits: splitsOf(states, sources, db), Moved: load.DataMoved})
+					i = len(held)
+					started[f] = i
+					held = append(held, inFlight{frame: f, records: recs, time: ft})
 				}
-				prevRange[src.Path()] = state.Range
+				for k := range held {
+					if held[k].frame == w.Frame {
+						held[k].nodes = append(held[k].nodes, w.Node)
+					}
+				}
 			}
-			t := sc.Overhead + draw + dataLoad
-			times = append(times, t)
-			recs = append(recs, stats.Record{Frame: f, Compound: src.Path(), Channel: src.Channel.Name,
-				Viewport: state.Viewport, Range: state.Range,
-				Times:     stats.Times{Clear: dur(sc.Overhead / 2), ReadbackSync: dur(sc.Overhead / 2), Draw: dur(draw), DataLoad: dur(dataLoad)},
-				DataMoved: gained})
 		}
-		pending[f] = stats.Frame{Frame: f, Records: recs}
-		ft, mean := 0.0, 0.0
-		for _, t := range times {
-			ft = math.Max(ft, t)
-			mean += t
+		if len(held) == 0 {
+			if sched.Finished() {
+				break
+			}
+			return nil, fmt.Errorf("simulation: the scheduler started nothing (frame %d of %d)", sched.Completed(), opt.Frames)
 		}
-		imb := 1.0
-		if len(times) > 0 && mean > 0 {
-			mean /= float64(len(times))
-			imb = ft / mean
-			busyTotal += mean * float64(len(times))
-			capacity += ft * float64(len(sources))
+		// the oldest frame in flight finishes: its statistics go back
+		h := held[0]
+		held = held[1:]
+		now = now.Add(dur(h.time))
+		sched.Step(scheduler.Tick{Now: now})
+		for i, node := range h.nodes {
+			d := scheduler.Done{Node: node, Frame: h.frame}
+			if i == 0 {
+				d.Records = h.records
+			}
+			sched.Step(d)
 		}
-		frameTimes = append(frameTimes, ft)
-		moved += load.DataMoved
-		sum.Series = append(sum.Series, FrameSample{FrameTime: ft, Imbalance: imb, Splits: splitsOf(plan, sources, db), Moved: load.DataMoved})
 	}
 	sum.finish(frameTimes, sc, busyTotal, capacity, moved, db)
 	return sum, nil
@@ -171,10 +224,10 @@ func findBalanced(cfg *compound.Config) (*compound.Compound, []*compound.Compoun
 
 // splitsOf reports the boundaries between sources: range starts (DB) or
 // viewport edges (2D), in [0,1].
-func splitsOf(plan *planner.FramePlan, sources []*compound.Compound, db bool) []float64 {
+func splitsOf(states map[string]planner.CompoundState, sources []*compound.Compound, db bool) []float64 {
 	var out []float64
 	for i, s := range sources {
-		st := plan.Compounds[s.Path()]
+		st := states[s.Path()]
 		if db {
 			if i > 0 {
 				out = append(out, st.Range.Start)

@@ -47,7 +47,13 @@ type Record struct {
 	// when unknown.
 	Drawn compound.Viewport `json:"drawn"`
 	Times Times             `json:"times"`
-	Bytes int               `json:"bytes"`
+	// Bytes is what the channel sent over the network for the compound
+	// (encoded); Size the pixels its draws rendered (width, height of the
+	// last, which a DFR zoom shrinks); Tiles how many tiles it drew from
+	// a tile queue.
+	Bytes int    `json:"bytes"`
+	Size  [2]int `json:"size,omitempty"`
+	Tiles int    `json:"tiles,omitempty"`
 	// DataMoved is the range newly assigned to this channel (DB), which
 	// DataLoad was spent loading.
 	DataMoved float64 `json:"data_moved"`

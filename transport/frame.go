@@ -43,20 +43,31 @@ func malformed(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrMalformed, fmt.Sprintf(format, args...))
 }
 
-// Frame is one output frame on its way to a consumer.
+// Frame is one output frame on its way to a consumer. Channels are named
+// by their IDs (compound.Channel.ID).
 type Frame struct {
 	Frame    int    `json:"frame"`
+	Eye      int    `json:"eye"`
 	Name     string `json:"name"`     // the output frame's name
 	Producer string `json:"producer"` // producing channel
 	Consumer string `json:"consumer"` // compositing channel
-	// Where the pixels go in the destination channel, and how they were
-	// decomposed, which decides how they are composited.
-	Offset   compound.PixelViewport `json:"offset"`
+	// Share is where the pixels go, in destination pixels; W x H pixels
+	// cover it (fewer or more under pixel decomposition or zoom). Range,
+	// Pixel and Subpixel are how they were decomposed, which decides how
+	// they are composited.
+	Share    compound.PixelViewport `json:"share"`
+	Origin   [2]int                 `json:"origin"` // the output frame's corner (Share is cut to what was drawn)
 	Range    compound.Range         `json:"range"`
 	Pixel    compound.Pixel         `json:"pixel"`
 	Subpixel compound.Subpixel      `json:"subpixel"`
 	W        int                    `json:"w"`
 	H        int                    `json:"h"`
+	// Tile is 1 + the index of a tile in its queue (0: not a tile); Tiles,
+	// on a message without pixels, ends a tile stream: the producer sent
+	// that many tiles of this frame.
+	Tile  int  `json:"tile,omitempty"`
+	Tiles int  `json:"tiles,omitempty"`
+	End   bool `json:"end,omitempty"`
 	// Encoded colour and depth (compressor frames); depth may be empty.
 	ColorLen int `json:"color_len"`
 	DepthLen int `json:"depth_len"`

@@ -17,7 +17,7 @@ import (
 )
 
 func testFrame(w, h int, depth bool) *Frame {
-	f := &Frame{Frame: 7, Name: "f1", Producer: "src1", W: w, H: h, Offset: compound.PixelViewport{X: 3, Y: 4, W: w, H: h},
+	f := &Frame{Frame: 7, Name: "f1", Producer: "src1", W: w, H: h, Share: compound.PixelViewport{X: 3, Y: 4, W: w, H: h},
 		Range: compound.Range{Start: 0.25, End: 0.5}, Color: make([]byte, 4*w*h)}
 	for i := range f.Color {
 		f.Color[i] = byte(i / 97)
@@ -71,7 +71,7 @@ func TestSendReceive(t *testing.T) {
 		}
 		got := c.frames[len(c.frames)-1]
 		want := testFrame(64, 32, true)
-		if got.Frame != 7 || got.Name != "f1" || got.Offset != want.Offset || got.Range != want.Range ||
+		if got.Frame != 7 || got.Name != "f1" || got.Share != want.Share || got.Range != want.Range ||
 			!bytes.Equal(got.Color, want.Color) || len(got.Depth) != len(want.Depth) || got.Depth[100] != want.Depth[100] {
 			t.Errorf("%v: received frame differs", codec)
 		}

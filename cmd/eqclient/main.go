@@ -65,7 +65,10 @@ func main() {
 	go func() {
 		defer close(done)
 		err := client.Run(ctx, client.Options{Server: *server, Node: *node, Token: token, WinSys: winsys.Choice(*ws), Drawable: *drawable, TLS: tlsConfig, Log: logger})
-		if err != nil {
+		switch {
+		case ctx.Err() != nil:
+			logger.Print("stopped by a signal")
+		case err != nil:
 			logger.Print(err)
 			code = 1
 		}

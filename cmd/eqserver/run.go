@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+	"time"
 
 	"goeq/server"
 )
@@ -41,6 +42,10 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	noLaunch := fs.Bool("no-launch", false, "start no clients: wait for eqclient --server to join for every node")
 	tlsCert := fs.String("tls-cert", "", "TLS certificate for the control port (with --tls-key)")
 	tlsKey := fs.String("tls-key", "", "TLS key for the control port")
+	roi := fs.Bool("roi", true, "read back and send only the region each renderer drew")
+	ref := fs.Bool("reference", false, "every destination channel renders its whole frame itself (the oracle for decomposed runs)")
+	layout := fs.String("layout", "", "make this layout the active one on the canvases that have it")
+	frameTimeout := fs.Duration("frame-timeout", 10*time.Second, "a frame that does not complete in this time fails the run")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -78,24 +83,63 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 			progress = f
 		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	// SIGINT or SIGTERM ends the run and its clients; the summary of the
+	// frames done is printed and the exit status says which signal (128+n)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(signals)
+	var caught os.Signal
+	go func() {
+		select {
+		case caught = <-signals:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	sum, err := server.Run(ctx, server.Options{ConfigPath: fs.Arg(0), Frames: *frames, OutDir: *out, StatsPath: *statsPath,
 		Local: *local, Listen: *listen, Token: token, ClientBinary: *clientBin, Renderer: *renderer, Triangles: *triangles,
 		Spin: *spin, DumpEvery: *every, Codec: *codec, Async: *async, Iterations: *iterations, Drawable: *drawable,
-		Log: logger, Progress: progress, NoLaunch: *noLaunch, TLSConfig: tlsConfig})
-	if err != nil {
+		Log: logger, Progress: progress, NoLaunch: *noLaunch, TLSConfig: tlsConfig, Reference: *ref, Layout: *layout, FullReadback: !*roi,
+		FrameTimeout: *frameTimeout})
+	cancel()
+	code := 0
+	switch {
+	case caught != nil:
+		logger.Printf("stopped by %v after %d frames", caught, summaryFrames(sum))
+		code = 130
+		if caught == syscall.SIGTERM {
+			code = 143
+		}
+	case err != nil:
 		report(stderr, err)
-		return 1
+		code = 1
 	}
-	if *summaryJSON {
-		enc := jsonEncoder(stdout)
-		enc.Encode(sum)
+	if sum != nil && (err == nil || sum.Frames > 0) {
+		printSummary(stdout, sum, *summaryJSON)
+	}
+	return code
+}
+
+func summaryFrames(s *server.Summary) int {
+	if s == nil {
 		return 0
+	}
+	return s.Frames
+}
+
+func printSummary(stdout io.Writer, sum *server.Summary, asJSON bool) {
+	if asJSON {
+		jsonEncoder(stdout).Encode(sum)
+		return
 	}
 	fmt.Fprintf(stdout, "%d frames in %.1f s: %.1f fps; %d degraded frames", sum.Frames, sum.Seconds, sum.FPS, sum.Degraded)
 	if len(sum.LostNodes) > 0 {
 		fmt.Fprintf(stdout, "; lost nodes %v", sum.LostNodes)
+	}
+	if sum.Interrupted {
+		fmt.Fprint(stdout, "; interrupted")
 	}
 	fmt.Fprintln(stdout)
 	fmt.Fprintf(stdout, "%-12s %9s %9s %9s %9s %9s\n", "channel", "draw ms", "readback", "transmit", "assemble", "wait")
@@ -108,7 +152,6 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	if len(sum.Written) > 0 {
 		fmt.Fprintf(stdout, "wrote %d images, the last %s\n", len(sum.Written), sum.Written[len(sum.Written)-1])
 	}
-	return 0
 }
 
 func jsonEncoder(w io.Writer) *json.Encoder {

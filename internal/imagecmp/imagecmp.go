@@ -1,0 +1,100 @@
+// Package imagecmp compares rendered images with their references: pixels
+// beyond a per-channel tolerance, the worst difference, and PSNR.
+package imagecmp
+
+import (
+	"fmt"
+	"image"
+	"image/draw"
+	"image/png"
+	"math"
+	"os"
+)
+
+// Load reads a PNG as NRGBA.
+func Load(path string) (*image.NRGBA, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if n, ok := img.(*image.NRGBA); ok {
+		return n, nil
+	}
+	n := image.NewNRGBA(img.Bounds())
+	draw.Draw(n, n.Bounds(), img, img.Bounds().Min, draw.Src)
+	return n, nil
+}
+
+// Diff is how two images of one size differ (colour channels only: the
+// alpha of a displayed image carries nothing).
+type Diff struct {
+	Pixels int     // pixels in all
+	Bad    int     // pixels with a channel differing by more than the tolerance
+	Worst  int     // largest channel difference
+	PSNR   float64 // peak signal-to-noise ratio in dB (+Inf when equal)
+}
+
+// BadFraction is Bad / Pixels.
+func (d Diff) BadFraction() float64 {
+	if d.Pixels == 0 {
+		return 0
+	}
+	return float64(d.Bad) / float64(d.Pixels)
+}
+
+func (d Diff) String() string {
+	return fmt.Sprintf("%d of %d pixels beyond tolerance (%.3f%%), worst %d, PSNR %.1f dB", d.Bad, d.Pixels, 100*d.BadFraction(), d.Worst, d.PSNR)
+}
+
+// Compare measures a against b with a per-channel tolerance.
+func Compare(a, b *image.NRGBA, tol int) (Diff, error) {
+	if a.Bounds().Size() != b.Bounds().Size() {
+		return Diff{}, fmt.Errorf("sizes differ: %v and %v", a.Bounds().Size(), b.Bounds().Size())
+	}
+	w, h := a.Bounds().Dx(), a.Bounds().Dy()
+	d := Diff{Pixels: w * h}
+	var sq float64
+	for y := 0; y < h; y++ {
+		ra := a.Pix[y*a.Stride : y*a.Stride+4*w]
+		rb := b.Pix[y*b.Stride : y*b.Stride+4*w]
+		for i := 0; i < len(ra); i += 4 {
+			over := false
+			for c := 0; c < 3; c++ {
+				v := int(ra[i+c]) - int(rb[i+c])
+				if v < 0 {
+					v = -v
+				}
+				sq += float64(v * v)
+				d.Worst = max(d.Worst, v)
+				over = over || v > tol
+			}
+			if over {
+				d.Bad++
+			}
+		}
+	}
+	mse := sq / float64(3*d.Pixels)
+	d.PSNR = math.Inf(1)
+	if mse > 0 {
+		d.PSNR = 10 * math.Log10(255*255/mse)
+	}
+	return d, nil
+}
+
+// CompareFiles loads and compares two PNG files.
+func CompareFiles(a, b string, tol int) (Diff, error) {
+	ia, err := Load(a)
+	if err != nil {
+		return Diff{}, err
+	}
+	ib, err := Load(b)
+	if err != nil {
+		return Diff{}, err
+	}
+	return Compare(ia, ib, tol)
+}
