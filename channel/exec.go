@@ -675,7 +675,7 @@ func (fr *frameRun) readback(r *channelRun, t *planner.Task, rec *stats.Record, 
 		if !pixel {
 			read, outShare = region.Apply(vp), share.Apply(vp)
 		}
-		origin := [2]int{outShare.X, outShare.Y}
+		extent := outShare
 		if out.ROI && !pixel && !fr.e.opt.FullReadback {
 			// cut to the drawn region, and the share with it
 			if d, ok := r.dirty[t.Eye]; ok {
@@ -686,7 +686,7 @@ func (fr *frameRun) readback(r *channelRun, t *planner.Task, rec *stats.Record, 
 		}
 		depth := out.Buffers&compound.BufferDepth != 0
 		base := FrameData{Frame: fr.frame, Eye: t.Eye, Name: out.Name, Producer: r.plan.Channel.ID, Compound: t.Compound,
-			Share: outShare, Origin: origin, Range: rng, Pixel: t.Pixel, Subpixel: t.Subpixel, W: read.W, H: read.H, Tile: tile}
+			Share: outShare, Extent: extent, Range: rng, Pixel: t.Pixel, Subpixel: t.Subpixel, W: read.W, H: read.H, Tile: tile}
 		send := func(px *Pixels) {
 			for i, consumer := range out.Consumers {
 				f := base
@@ -920,11 +920,11 @@ func (a *assembly) progress() (bool, error) {
 // place is where an input frame lands in the channel's framebuffer.
 func (a *assembly) place(in planner.Input, f *FrameData) compound.PixelViewport {
 	if in.Place != nil {
-		return *in.Place
+		return scaleRect(f.Share, f.Extent, *in.Place)
 	}
 	t := a.t
 	if in.Native {
-		return compound.PixelViewport{X: t.Region.X + f.Share.X - f.Origin[0], Y: t.Region.Y + f.Share.Y - f.Origin[1], W: f.Share.W, H: f.Share.H}
+		return compound.PixelViewport{X: t.Region.X + f.Share.X - f.Extent.X, Y: t.Region.Y + f.Share.Y - f.Extent.Y, W: f.Share.W, H: f.Share.H}
 	}
 	return compound.PixelViewport{X: f.Share.X - t.Share.X + t.Region.X, Y: f.Share.Y - t.Share.Y + t.Region.Y, W: f.Share.W, H: f.Share.H}
 }

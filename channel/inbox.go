@@ -19,9 +19,10 @@ type FrameData struct {
 	// Share is where the pixels go in destination pixels; W x H pixels
 	// cover it.
 	Share compound.PixelViewport
-	// Origin is the output frame's corner in the same coordinates (Share
-	// is cut to what was drawn): frames between destinations land there.
-	Origin   [2]int
+	// Extent is the whole output frame in the same coordinates (Share is
+	// cut to what was drawn): frames between destinations land relative
+	// to its corner, and placed frames (monitor) map it onto their place.
+	Extent   compound.PixelViewport
 	Range    compound.Range
 	Pixel    compound.Pixel
 	Subpixel compound.Subpixel

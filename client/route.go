@@ -50,7 +50,7 @@ func (n *node) arrive(f *transport.Frame) {
 		return
 	}
 	p.exec.Deliver(&channel.FrameData{Frame: f.Frame, Eye: f.Eye, Name: f.Name, Producer: f.Producer, Consumer: f.Consumer,
-		Share: f.Share, Origin: f.Origin, Range: f.Range, Pixel: f.Pixel, Subpixel: f.Subpixel, W: f.W, H: f.H, Tile: f.Tile, Tiles: f.Tiles,
+		Share: f.Share, Extent: f.Extent, Range: f.Range, Pixel: f.Pixel, Subpixel: f.Subpixel, W: f.W, H: f.H, Tile: f.Tile, Tiles: f.Tiles,
 		End: f.End, Color: f.Color, Depth: f.Depth, Release: f.Release})
 }
 
@@ -103,7 +103,7 @@ func (n *node) runSender(s *sender) {
 			}
 		}
 		f := o.f
-		tf := &transport.Frame{Frame: f.Frame, Eye: f.Eye, Name: f.Name, Producer: f.Producer, Consumer: f.Consumer, Share: f.Share, Origin: f.Origin,
+		tf := &transport.Frame{Frame: f.Frame, Eye: f.Eye, Name: f.Name, Producer: f.Producer, Consumer: f.Consumer, Share: f.Share, Extent: f.Extent,
 			Range: f.Range, Pixel: f.Pixel, Subpixel: f.Subpixel, W: f.W, H: f.H, Tile: f.Tile, Tiles: f.Tiles, End: f.End,
 			Color: f.Color, Depth: f.Depth}
 		start := time.Now()

@@ -56,7 +56,7 @@ type Frame struct {
 	// Pixel and Subpixel are how they were decomposed, which decides how
 	// they are composited.
 	Share    compound.PixelViewport `json:"share"`
-	Origin   [2]int                 `json:"origin"` // the output frame's corner (Share is cut to what was drawn)
+	Extent   compound.PixelViewport `json:"extent"` // the whole output frame (Share is cut to what was drawn)
 	Range    compound.Range         `json:"range"`
 	Pixel    compound.Pixel         `json:"pixel"`
 	Subpixel compound.Subpixel      `json:"subpixel"`
