@@ -12,7 +12,8 @@ import (
 
 type noneCodec struct{}
 
-func (noneCodec) encode(dst, src []byte) []byte { return append(dst, src...) }
+func (noneCodec) encode(dst, src []byte) []byte  { return append(dst, src...) }
+func (noneCodec) decodedLen(src []byte) (int, error) { return len(src), nil }
 func (noneCodec) decode(dst, src []byte) error {
 	if len(src) != len(dst) {
 		return corrupt("raw chunk has %d bytes, want %d", len(src), len(dst))
@@ -25,6 +26,16 @@ type s2Codec struct{}
 
 func (s2Codec) encode(dst, src []byte) []byte { return append(dst, s2.Encode(nil, src)...) }
 func (s2Codec) decode(dst, src []byte) error  { return s2Into(dst, src) }
+func (s2Codec) decodedLen(src []byte) (int, error) { return s2Len(src) }
+
+// s2Len is the length an s2 block declares.
+func s2Len(src []byte) (int, error) {
+	n, err := s2.DecodedLen(src)
+	if err != nil {
+		return 0, corrupt("s2: %v", err)
+	}
+	return n, nil
+}
 
 // s2Into decodes an s2 block that must expand to exactly len(dst) bytes.
 func s2Into(dst, src []byte) error {
@@ -68,6 +79,20 @@ func (zstdCodec) encode(dst, src []byte) []byte {
 	return e.EncodeAll(src, dst)
 }
 
+func (zstdCodec) decodedLen(src []byte) (int, error) {
+	var h zstd.Header
+	if err := h.Decode(src); err != nil {
+		return 0, corrupt("zstd: %v", err)
+	}
+	if !h.HasFCS {
+		return unknownLen, nil // the encoder leaves it out for tiny inputs
+	}
+	if h.FrameContentSize > 1<<40 {
+		return 0, corrupt("zstd frame declares %d bytes", h.FrameContentSize)
+	}
+	return int(h.FrameContentSize), nil
+}
+
 func (zstdCodec) decode(dst, src []byte) error {
 	var h zstd.Header
 	if err := h.Decode(src); err != nil {
@@ -98,6 +123,8 @@ type planesCodec struct{}
 func (planesCodec) encode(dst, src []byte) []byte {
 	return append(dst, s2.Encode(nil, toPlanes(src))...)
 }
+
+func (planesCodec) decodedLen(src []byte) (int, error) { return s2Len(src) }
 
 func (planesCodec) decode(dst, src []byte) error {
 	tmp := make([]byte, len(dst))
@@ -143,6 +170,8 @@ func (deltaCodec) encode(dst, src []byte) []byte {
 	}
 	return append(dst, s2.Encode(nil, toPlanes(d))...)
 }
+
+func (deltaCodec) decodedLen(src []byte) (int, error) { return s2Len(src) }
 
 func (deltaCodec) decode(dst, src []byte) error {
 	tmp := make([]byte, len(dst))
@@ -192,6 +221,26 @@ func (rleCodec) encode(dst, src []byte) []byte {
 	}
 	flush(n)
 	return dst
+}
+
+// decodedLen walks the control bytes: the length the runs add up to.
+func (rleCodec) decodedLen(src []byte) (int, error) {
+	n := 0
+	for i := 0; i < len(src); {
+		c := int(src[i])
+		i++
+		if c < 128 {
+			i += 4 * (c + 1)
+			n += 4 * (c + 1)
+		} else {
+			i += 4
+			n += 4 * (c - 126)
+		}
+		if i > len(src) {
+			return 0, corrupt("rle chunk truncated")
+		}
+	}
+	return n, nil
 }
 
 func (rleCodec) decode(dst, src []byte) error {
@@ -260,6 +309,25 @@ func (planeRLECodec) encode(dst, src []byte) []byte {
 	}
 	flush(len(p))
 	return dst
+}
+
+func (planeRLECodec) decodedLen(src []byte) (int, error) {
+	n := 0
+	for i := 0; i < len(src); {
+		c := int(src[i])
+		i++
+		if c < 128 {
+			i += c + 1
+			n += c + 1
+		} else {
+			i++
+			n += c - 126
+		}
+		if i > len(src) {
+			return 0, corrupt("plane rle chunk truncated")
+		}
+	}
+	return n, nil
 }
 
 func (planeRLECodec) decode(dst, src []byte) error {

@@ -90,7 +90,17 @@ type chunkCodec interface {
 	encode(dst, src []byte) []byte
 	// decode writes exactly len(dst) bytes or fails.
 	decode(dst, src []byte) error
+	// decodedLen is the length the encoding declares, read without
+	// decoding, so that nothing is allocated for a chunk that lies
+	// (unknownLen when it declares none).
+	decodedLen(src []byte) (int, error)
 }
+
+// A chunk that declares no length is accepted only for tiny chunks.
+const (
+	unknownLen    = -1
+	maxUndeclared = 64 << 10
+)
 
 func codecFor(c Codec) chunkCodec {
 	switch c {
@@ -219,18 +229,34 @@ func ReadHeader(src []byte) (Header, error) {
 }
 
 // Decode decodes an encoded frame into dst (grown as needed to exactly the
-// frame size) and returns the header and the pixels.
+// frame size) and returns the header and the pixels. Nothing is allocated
+// before the chunk table and every chunk's declared length agree with the
+// header: a short input claiming a huge frame costs nothing.
 func Decode(dst, src []byte) (Header, []byte, error) {
+	return decode(dst, src, nil)
+}
+
+// Expect is what the receiver knows a frame must be.
+type Expect struct {
+	Width, Height int
+	Format        Format
+}
+
+// DecodeExpect is Decode for a frame whose size and format the receiver
+// knows: anything else is refused before any allocation.
+func DecodeExpect(dst, src []byte, want Expect) (Header, []byte, error) {
+	return decode(dst, src, &want)
+}
+
+func decode(dst, src []byte, want *Expect) (Header, []byte, error) {
 	h, err := ReadHeader(src)
 	if err != nil {
 		return h, nil, err
 	}
-	size := h.Width * h.Height * bytesPerPixel
-	if cap(dst) >= size {
-		dst = dst[:size]
-	} else {
-		dst = make([]byte, size)
+	if want != nil && (h.Width != want.Width || h.Height != want.Height || h.Format != want.Format) {
+		return h, nil, corrupt("frame is %dx%d %v, expected %dx%d %v", h.Width, h.Height, h.Format, want.Width, want.Height, want.Format)
 	}
+	size := h.Width * h.Height * bytesPerPixel
 	stride := h.Width * bytesPerPixel
 	payload := src[headerSize+h.Chunks*chunkEntry:]
 	offsets := make([]int, h.Chunks+1)
@@ -245,6 +271,24 @@ func Decode(dst, src []byte) (Header, []byte, error) {
 		return h, nil, corrupt("%d trailing bytes after the last chunk", len(payload)-offsets[h.Chunks])
 	}
 	cc := codecFor(h.Codec)
+	for i := 0; i < h.Chunks; i++ {
+		lo, hi := rowRange(h.Height, h.Chunks, i)
+		n, err := cc.decodedLen(payload[offsets[i]:offsets[i+1]])
+		if err != nil {
+			return h, nil, fmt.Errorf("chunk %d: %w", i, err)
+		}
+		if n == unknownLen && (hi-lo)*stride <= maxUndeclared {
+			continue
+		}
+		if n != (hi-lo)*stride {
+			return h, nil, corrupt("chunk %d declares %d bytes, its %d rows hold %d", i, n, hi-lo, (hi-lo)*stride)
+		}
+	}
+	if cap(dst) >= size {
+		dst = dst[:size]
+	} else {
+		dst = make([]byte, size)
+	}
 	errs := make([]error, h.Chunks)
 	run := func(i int) {
 		lo, hi := rowRange(h.Height, h.Chunks, i)
@@ -271,10 +315,19 @@ func Decode(dst, src []byte) (Header, []byte, error) {
 // DecodeView is Decode without a copy for frames sent raw (codec None): the
 // pixels are returned as a slice of src. Other codecs decode into a new
 // buffer.
-func DecodeView(src []byte) (Header, []byte, error) {
+func DecodeView(src []byte) (Header, []byte, error) { return decodeView(src, nil) }
+
+// DecodeViewExpect is DecodeView for a frame whose size and format the
+// receiver knows.
+func DecodeViewExpect(src []byte, want Expect) (Header, []byte, error) { return decodeView(src, &want) }
+
+func decodeView(src []byte, want *Expect) (Header, []byte, error) {
 	h, err := ReadHeader(src)
 	if err != nil || h.Codec != None {
-		return Decode(nil, src)
+		return decode(nil, src, want)
+	}
+	if want != nil && (h.Width != want.Width || h.Height != want.Height || h.Format != want.Format) {
+		return h, nil, corrupt("frame is %dx%d %v, expected %dx%d %v", h.Width, h.Height, h.Format, want.Width, want.Height, want.Format)
 	}
 	size := h.Width * h.Height * bytesPerPixel
 	start := headerSize + h.Chunks*chunkEntry

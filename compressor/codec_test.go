@@ -2,6 +2,8 @@ package compressor
 
 import (
 	"bytes"
+	"encoding/binary"
+	"runtime"
 	"errors"
 	"math/rand"
 	"testing"
@@ -207,5 +209,44 @@ func TestDecodeViewAliasesRawFrames(t *testing.T) {
 	enc, _ := Encode(nil, None, s.format, s.w, s.h, 3, s.pixels)
 	if _, _, err := DecodeView(enc[:len(enc)-1]); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("truncated raw frame: %v", err)
+	}
+}
+
+// A 28-byte frame (header and one chunk entry) that claims 16384x16384
+// pixels is refused by every codec's decoder before it allocates the
+// gigabyte it claims: sizes are checked against what arrived first.
+func TestDecodeChecksBeforeAllocating(t *testing.T) {
+	for _, c := range Codecs() {
+		for _, chunkLen := range []uint32{0, 8} {
+			src := make([]byte, headerSize+chunkEntry+int(chunkLen))
+			copy(src, magic)
+			src[4], src[5] = byte(c), byte(RGBA8)
+			binary.LittleEndian.PutUint32(src[8:], MaxDimension)
+			binary.LittleEndian.PutUint32(src[12:], MaxDimension)
+			binary.LittleEndian.PutUint32(src[16:], 1)
+			binary.LittleEndian.PutUint32(src[headerSize:], chunkLen)
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			_, _, err := Decode(nil, src)
+			runtime.ReadMemStats(&after)
+			if err == nil {
+				t.Errorf("%v: a %d-byte frame claiming %dx%d decoded", c, len(src), MaxDimension, MaxDimension)
+			}
+			if grew := after.TotalAlloc - before.TotalAlloc; grew > 1<<20 {
+				t.Errorf("%v: refusing a %d-byte frame allocated %d bytes", c, len(src), grew)
+			}
+		}
+	}
+	// and a frame that is not what the receiver expects is refused too
+	pixels := make([]byte, 4*16*16)
+	enc, err := Encode(nil, S2, RGBA8, 16, 16, 0, pixels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := DecodeExpect(nil, enc, Expect{Width: 16, Height: 8, Format: RGBA8}); err == nil {
+		t.Error("a 16x16 frame decoded where 16x8 was expected")
+	}
+	if _, _, err := DecodeExpect(nil, enc, Expect{Width: 16, Height: 16, Format: RGBA8}); err != nil {
+		t.Errorf("the expected frame: %v", err)
 	}
 }
