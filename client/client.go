@@ -78,7 +78,13 @@ func Run(ctx context.Context, opt Options) error {
 	if first.Setup == nil {
 		return errors.New("server sent no setup")
 	}
-	if err := n.setup(first.Setup, opt); err != nil {
+	err = n.setup(first.Setup, opt)
+	if err == nil {
+		// no frame is larger than the config's largest window at four
+		// times its pixels (a zoomed source)
+		ln.SetMaxPixels(4 * n.largestWindow())
+	}
+	if err != nil {
 		// say why before leaving, so the server need not wait for a join
 		s.send(&control.ClientMsg{Failed: err.Error()})
 		return err

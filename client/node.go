@@ -158,6 +158,19 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 	return nil
 }
 
+// largestWindow is the pixel count of the config's largest window.
+func (n *node) largestWindow() int {
+	most := 1
+	for _, nd := range n.cfg.Nodes {
+		for _, p := range nd.Pipes {
+			for _, w := range p.Windows {
+				most = max(most, w.PixelViewport.W*w.PixelViewport.H)
+			}
+		}
+	}
+	return most
+}
+
 func (n *node) shutdown() {
 	for _, p := range n.pipes {
 		close(p.work)

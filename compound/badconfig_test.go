@@ -133,3 +133,37 @@ func load(name, src string) error {
 	_, err = Resolve(res, noEnv)
 	return err
 }
+
+// check warns about what would render wrong or fail at run time: a source
+// channel smaller than the share of the destination it renders, and a
+// window beyond GL's framebuffer limit.
+func TestCheckWarnsAboutSizes(t *testing.T) {
+	src := `config {
+    appNode { pipe {
+        window { viewport [ 0 0 8192 8192 ] channel { name "dest" } }
+        window { viewport [ 0 0 320 240 ] channel { name "src" } }
+        window { viewport [ 0 0 16385 16 ] channel { name "wide" } }
+    } }
+    compound { channel "dest" compound { channel "src" outputframe { name "f" } } inputframe { name "f" } }
+}`
+	res, err := configparser.Parse("sizes.eqc", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Resolve(res, noEnv); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, w := range res.Warnings {
+		got = append(got, w.String())
+	}
+	all := strings.Join(got, "\n")
+	for _, want := range []string{
+		`sizes.eqc:7:42: channel "src" (320x240) renders up to 8192x8192 pixels of destination "dest"`,
+		"sizes.eqc:5:27: window of 16385x16 pixels: beyond the 16384-pixel framebuffer limit",
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("no warning %q in:\n%s", want, all)
+		}
+	}
+}

@@ -453,7 +453,47 @@ func (r *resolver) config(c *configparser.Config) *Config {
 	}
 	r.frames(cfg)
 	cfg.CachePaths()
+	r.checkShares(cfg)
 	return cfg
+}
+
+// MaxFramebuffer is the framebuffer size (pixels a side) common GL
+// implementations allow (Mesa's llvmpipe, NVIDIA).
+const MaxFramebuffer = 16384
+
+// checkShares warns where a source channel is smaller than the share of
+// its destination it may render: Equalizer renders a source's share one
+// pixel per destination pixel at the channel's corner and loses what falls
+// outside its window; goeq renders it offscreen at full size.
+func (r *resolver) checkShares(cfg *Config) {
+	cfg.Walk(func(c *Compound) {
+		d := r.raw[c]
+		dest := c.Destination()
+		if d == nil || d.channelPos.Line == 0 || dest == nil || dest == c || c.Channel == dest.Channel {
+			return
+		}
+		share := dest.Channel.PixelViewport.Apply(c.Viewport.RelativeTo(dest.Viewport))
+		w, h := int(float64(share.W)*c.Zoom.X+0.5), int(float64(share.H)*c.Zoom.Y+0.5)
+		if c.Parent != nil && hasLoadEqualizer(c.Parent) {
+			// a load equalizer may give the source all of its parent's share
+			p := dest.Channel.PixelViewport.Apply(c.Parent.Viewport.RelativeTo(dest.Viewport))
+			w, h = max(w, int(float64(p.W)*c.Zoom.X+0.5)), max(h, int(float64(p.H)*c.Zoom.Y+0.5))
+		}
+		own := c.Channel.PixelViewport
+		if own.W < w || own.H < h {
+			r.warnf(d.channelPos, "channel %q (%dx%d) renders up to %dx%d pixels of destination %q: larger than its window's channel, so goeq renders it offscreen at full size (Equalizer would lose what falls outside)",
+				c.Channel.Name, own.W, own.H, w, h, dest.Channel.Name)
+		}
+	})
+}
+
+func hasLoadEqualizer(c *Compound) bool {
+	for _, eq := range c.Equalizers {
+		if eq.Kind == "load" || eq.Kind == "tree" {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *resolver) node(n *configparser.Node) *Node {
@@ -555,6 +595,9 @@ func (r *resolver) window(w *configparser.Window, pipe *Pipe) *Window {
 				out.PixelViewport = *pvp
 			} else {
 				out.PixelViewport = pipe.PixelViewport.Apply(vp)
+			}
+			if w, h := out.PixelViewport.W, out.PixelViewport.H; w > MaxFramebuffer || h > MaxFramebuffer {
+				r.warnf(f.Viewport.Pos, "window of %dx%d pixels: beyond the %d-pixel framebuffer limit of common GL implementations; a render client whose GL allows less refuses it", w, h, MaxFramebuffer)
 			}
 		case f.Attributes != nil:
 			r.keyAttrs(out.Attributes, f.Attributes)
@@ -960,6 +1003,7 @@ type compoundData struct {
 	attributes             map[string]string
 	outputFrames, inFrames []*configparser.Frame
 	outPos, inPos          []lexer.Position
+	channelPos             lexer.Position // where the compound names its channel
 }
 
 func (r *resolver) compound(c *configparser.Compound, parent *Compound, cfg *Config) *Compound {
@@ -973,6 +1017,7 @@ func (r *resolver) compound(c *configparser.Compound, parent *Compound, cfg *Con
 		case f.Name != nil:
 			out.Name = str(f.Name)
 		case f.Channel != nil:
+			d.channelPos = f.Pos
 			if f.Channel.Name != nil {
 				out.Channel = r.findChannelByName(f.Channel.Name, cfg)
 			} else {

@@ -70,15 +70,41 @@ type Listener struct {
 	ln      net.Listener
 	token   string
 	handler func(*Frame)
+	limits  Limits
 	Log     *log.Logger
 	wg      sync.WaitGroup
 	mu      sync.Mutex
 	conns   map[net.Conn]bool
 	closing bool
+	// unauthenticated counts connections that have not authenticated yet
+	unauthenticated atomic.Int32
+	refused         atomic.Int64
+	maxPixels       atomic.Int64
 }
 
-// Listen listens on addr ("127.0.0.1:0" picks a port).
+// Limits bound what peers can make a listener hold.
+type Limits struct {
+	// MaxPixels bounds a frame's width x height (0: the protocol's limit):
+	// no frame is larger than the receiver's largest framebuffer.
+	MaxPixels int
+	// MessageTimeout bounds how long a message may take to arrive once
+	// its prefix came (default 30 s); a peer may stay idle between them.
+	MessageTimeout time.Duration
+	// MaxUnauthenticated bounds connections waiting to authenticate
+	// (default 16); more are closed at once.
+	MaxUnauthenticated int
+	// AuthTimeout bounds the time to authenticate (default 5 s).
+	AuthTimeout time.Duration
+}
+
+// Listen listens on addr ("127.0.0.1:0" picks a port) with default
+// limits.
 func Listen(addr, token string, handler func(*Frame), logger *log.Logger) (*Listener, error) {
+	return ListenLimited(addr, token, handler, logger, Limits{})
+}
+
+// ListenLimited is Listen with limits.
+func ListenLimited(addr, token string, handler func(*Frame), logger *log.Logger, limits Limits) (*Listener, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err
@@ -86,11 +112,30 @@ func Listen(addr, token string, handler func(*Frame), logger *log.Logger) (*List
 	if logger == nil {
 		logger = log.Default()
 	}
-	l := &Listener{ln: ln, token: token, handler: handler, Log: logger, conns: map[net.Conn]bool{}}
+	if limits.MessageTimeout <= 0 {
+		limits.MessageTimeout = 30 * time.Second
+	}
+	if limits.MaxUnauthenticated <= 0 {
+		limits.MaxUnauthenticated = 16
+	}
+	if limits.AuthTimeout <= 0 {
+		limits.AuthTimeout = 5 * time.Second
+	}
+	l := &Listener{ln: ln, token: token, handler: handler, limits: limits, Log: logger, conns: map[net.Conn]bool{}}
+	l.maxPixels.Store(int64(limits.MaxPixels))
 	l.wg.Add(1)
 	go l.accept()
 	return l, nil
 }
+
+// SetMaxPixels bounds the frames accepted from now on (width x height;
+// 0: the protocol's limit): a receiver knows its largest framebuffer once
+// it has its config.
+func (l *Listener) SetMaxPixels(n int) { l.maxPixels.Store(int64(n)) }
+
+// Refused counts connections closed for exceeding the unauthenticated
+// limit.
+func (l *Listener) Refused() int64 { return l.refused.Load() }
 
 // Addr is the listening address.
 func (l *Listener) Addr() string { return l.ln.Addr().String() }
@@ -123,25 +168,38 @@ func (l *Listener) serve(c net.Conn) {
 		l.mu.Unlock()
 		c.Close()
 	}()
-	// no read buffer: a frame is a prefix, a small header and a large payload
-	// read straight into its buffer
-	r := c
-	c.SetReadDeadline(time.Now().Add(5 * time.Second))
-	node, err := checkAuth(r, l.token)
+	if int(l.unauthenticated.Add(1)) > l.limits.MaxUnauthenticated {
+		l.unauthenticated.Add(-1)
+		if l.refused.Add(1)%100 == 1 {
+			l.Log.Printf("frame transport: refused %s: %d connections are already waiting to authenticate", c.RemoteAddr(), l.limits.MaxUnauthenticated)
+		}
+		return
+	}
+	// no read buffer: a frame is a prefix, a small header and a large
+	// payload read straight into its buffer
+	c.SetReadDeadline(time.Now().Add(l.limits.AuthTimeout))
+	node, err := checkAuth(c, l.token)
+	l.unauthenticated.Add(-1)
 	if err != nil {
 		l.Log.Printf("frame transport: refused %s (node %q): %v", c.RemoteAddr(), node, err)
 		return
 	}
-	c.SetReadDeadline(time.Time{})
 	for {
-		f, err := DecodeMessage(r)
-		if err != nil {
-			if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
-				l.Log.Printf("frame transport: dropping connection from %s (node %q): %v", c.RemoteAddr(), node, err)
+		c.SetReadDeadline(time.Time{}) // idle between frames is fine
+		kind, hl, pl, err := readPrefix(c)
+		if err == nil {
+			// once a message starts, all of it must come in time
+			c.SetReadDeadline(time.Now().Add(l.limits.MessageTimeout))
+			var f *Frame
+			if f, err = decodeFrame(c, kind, hl, pl, int(l.maxPixels.Load())); err == nil {
+				l.handler(f)
+				continue
 			}
-			return
 		}
-		l.handler(f)
+		if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
+			l.Log.Printf("frame transport: dropping connection from %s (node %q): %v", c.RemoteAddr(), node, err)
+		}
+		return
 	}
 }
 

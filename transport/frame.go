@@ -84,13 +84,18 @@ type Frame struct {
 // costs as much as the copy from the socket (zeroing, page faults).
 var payloadPool sync.Pool
 
+// getPayload returns a pooled buffer of at least n bytes, or nil: a new
+// buffer grows with what arrives (readBody) and joins the pool when its
+// frame is released.
 func getPayload(n int) *[]byte {
-	if p, ok := payloadPool.Get().(*[]byte); ok && cap(*p) >= n {
-		*p = (*p)[:n]
-		return p
+	if p, ok := payloadPool.Get().(*[]byte); ok {
+		if cap(*p) >= n {
+			*p = (*p)[:n]
+			return p
+		}
+		payloadPool.Put(p)
 	}
-	b := make([]byte, n)
-	return &b
+	return nil
 }
 
 // Release hands the frame's receive buffer back for reuse; the frame's
@@ -130,40 +135,61 @@ func writeMessage(w io.Writer, kind byte, header any, payload []byte) error {
 	return err
 }
 
-// readMessage reads one message, validating sizes before allocating; the
-// payload lands in buf when it is large enough.
-func readMessage(r io.Reader, buf []byte) (kind byte, header []byte, payload []byte, err error) {
+// readPrefix reads and checks a message's prefix: its kind and the
+// header and payload lengths it announces.
+func readPrefix(r io.Reader) (kind byte, hl, pl int, err error) {
 	var p [prefixSize]byte
 	if _, err := io.ReadFull(r, p[:]); err != nil {
 		if errors.Is(err, io.ErrUnexpectedEOF) {
-			return 0, nil, nil, malformed("truncated prefix")
+			return 0, 0, 0, malformed("truncated prefix")
 		}
-		return 0, nil, nil, err
+		return 0, 0, 0, err
 	}
 	if string(p[:2]) != magic || p[2] != version {
-		return 0, nil, nil, malformed("bad magic or version")
+		return 0, 0, 0, malformed("bad magic or version")
 	}
-	hl, pl := binary.LittleEndian.Uint32(p[4:]), binary.LittleEndian.Uint32(p[8:])
-	if hl == 0 || hl > MaxHeader {
-		return 0, nil, nil, malformed("header of %d bytes (at most %d)", hl, MaxHeader)
+	h, l := binary.LittleEndian.Uint32(p[4:]), binary.LittleEndian.Uint32(p[8:])
+	if h == 0 || h > MaxHeader {
+		return 0, 0, 0, malformed("header of %d bytes (at most %d)", h, MaxHeader)
 	}
-	if pl > MaxPayload {
-		return 0, nil, nil, malformed("payload of %d bytes (at most %d)", pl, MaxPayload)
+	if l > MaxPayload {
+		return 0, 0, 0, malformed("payload of %d bytes (at most %d)", l, MaxPayload)
 	}
+	return p[3], int(h), int(l), nil
+}
+
+// readBody reads a message's header and payload after its prefix. The
+// payload lands in buf when it is large enough; otherwise memory grows
+// with what actually arrives, so a peer that announces a large payload
+// and sends little costs little.
+func readBody(r io.Reader, hl, pl int, buf []byte) (header, payload []byte, err error) {
 	header = make([]byte, hl)
 	if _, err := io.ReadFull(r, header); err != nil {
-		return 0, nil, nil, malformed("truncated header")
+		return nil, nil, malformed("truncated header")
 	}
-	if cap(buf) >= int(pl) {
+	if cap(buf) >= pl {
 		payload = buf[:pl]
-	} else {
-		payload = make([]byte, pl)
+		if _, err := io.ReadFull(r, payload); err != nil {
+			return nil, nil, malformed("truncated payload")
+		}
+		return header, payload, nil
 	}
-	if _, err := io.ReadFull(r, payload); err != nil {
-		return 0, nil, nil, malformed("truncated payload")
+	payload = make([]byte, 0, min(pl, growStep))
+	for len(payload) < pl {
+		if len(payload) == cap(payload) {
+			payload = append(payload, make([]byte, min(cap(payload), pl-len(payload)))...)[:len(payload)]
+		}
+		n, err := r.Read(payload[len(payload):min(cap(payload), pl)])
+		payload = payload[:len(payload)+n]
+		if err != nil && len(payload) < pl {
+			return nil, nil, malformed("truncated payload")
+		}
 	}
-	return p[3], header, payload, nil
+	return header, payload, nil
 }
+
+// growStep is the first allocation for a payload the pool cannot hold.
+const growStep = 1 << 20
 
 // Encode compresses pixels into f.Raw with codec c.
 func (f *Frame) Encode(c compressor.Codec) error {
@@ -201,7 +227,7 @@ func (f *Frame) decode(payload []byte) error {
 	if f.ColorLen < 0 || f.DepthLen < 0 || f.ColorLen+f.DepthLen != len(payload) {
 		return malformed("payload of %d bytes, header announces %d + %d", len(payload), f.ColorLen, f.DepthLen)
 	}
-	h, color, err := compressor.DecodeView(payload[:f.ColorLen])
+	h, color, err := compressor.DecodeViewExpect(payload[:f.ColorLen], compressor.Expect{Width: f.W, Height: f.H, Format: compressor.RGBA8})
 	if err != nil {
 		return fmt.Errorf("%w: colour: %v", ErrMalformed, err)
 	}
@@ -210,7 +236,7 @@ func (f *Frame) decode(payload []byte) error {
 	}
 	f.Color = color
 	if f.DepthLen > 0 {
-		h, depth, err := compressor.Decode(nil, payload[f.ColorLen:])
+		h, depth, err := compressor.DecodeExpect(nil, payload[f.ColorLen:], compressor.Expect{Width: f.W, Height: f.H, Format: compressor.DepthF32})
 		if err != nil {
 			return fmt.Errorf("%w: depth: %v", ErrMalformed, err)
 		}
@@ -228,39 +254,45 @@ func (f *Frame) decode(payload []byte) error {
 // DecodeMessage reads one frame message from r (exported for fuzzing and
 // tests: receivers use Listen).
 func DecodeMessage(r io.Reader) (*Frame, error) {
-	var p [prefixSize]byte
-	br := &peekReader{r: r}
-	if _, err := io.ReadFull(br, p[:]); err != nil {
-		if errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, malformed("truncated prefix")
-		}
-		return nil, err
-	}
-	var pooled *[]byte
-	if pl := binary.LittleEndian.Uint32(p[8:]); pl <= MaxPayload && string(p[:2]) == magic {
-		pooled = getPayload(int(pl))
-	}
-	var buf []byte
-	if pooled != nil {
-		buf = *pooled
-	}
-	br.prefix = p[:]
-	kind, header, payload, err := readMessage(br, buf)
+	kind, hl, pl, err := readPrefix(r)
 	if err != nil {
-		if pooled != nil {
-			payloadPool.Put(pooled)
-		}
 		return nil, err
 	}
+	return decodeFrame(r, kind, hl, pl, 0)
+}
+
+// decodeFrame reads a frame message's header and payload after its
+// prefix; maxPixels (0: none) bounds the frame's size.
+func decodeFrame(r io.Reader, kind byte, hl, pl, maxPixels int) (*Frame, error) {
 	if kind != kindFrame {
 		return nil, malformed("message kind %d where a frame was expected", kind)
 	}
-	f := &Frame{}
-	if err := json.Unmarshal(header, f); err != nil {
+	var buf []byte
+	pooled := getPayload(pl)
+	if pooled != nil {
+		buf = *pooled
+	}
+	giveBack := func() {
 		if pooled != nil {
 			payloadPool.Put(pooled)
 		}
+	}
+	header, payload, err := readBody(r, hl, pl, buf)
+	if err != nil {
+		giveBack()
+		return nil, err
+	}
+	f := &Frame{}
+	if err := json.Unmarshal(header, f); err != nil {
+		giveBack()
 		return nil, malformed("header: %v", err)
+	}
+	if maxPixels > 0 && f.W*f.H > maxPixels {
+		giveBack()
+		return nil, malformed("frame %dx%d is larger than any framebuffer here (%d pixels)", f.W, f.H, maxPixels)
+	}
+	if pooled == nil {
+		pooled = &payload // a new buffer joins the pool on release
 	}
 	f.pooled = pooled
 	if err := f.decode(payload); err != nil {
@@ -270,37 +302,28 @@ func DecodeMessage(r io.Reader) (*Frame, error) {
 	return f, nil
 }
 
-// peekReader replays an already-read prefix before the rest of r.
-type peekReader struct {
-	r      io.Reader
-	prefix []byte
-}
-
-func (p *peekReader) Read(b []byte) (int, error) {
-	if p.prefix == nil {
-		return p.r.Read(b)
-	}
-	if len(p.prefix) == 0 {
-		p.prefix = nil
-		return p.r.Read(b)
-	}
-	n := copy(b, p.prefix)
-	p.prefix = p.prefix[n:]
-	return n, nil
-}
-
 // EncodeMessage writes a frame message (f.Raw must hold the encoding).
 func EncodeMessage(w io.Writer, f *Frame) error {
 	return writeMessage(w, kindFrame, f, f.Raw)
 }
 
+// maxAuth bounds an authentication message: a token and a node name.
+const maxAuth = 1024
+
+// checkAuth reads the first message of a connection, which must
+// authenticate. Nothing larger than an authentication needs is read or
+// allocated before the token is checked.
 func checkAuth(r io.Reader, token string) (string, error) {
-	kind, header, payload, err := readMessage(r, nil)
+	kind, hl, pl, err := readPrefix(r)
 	if err != nil {
 		return "", err
 	}
-	if kind != kindAuth || len(payload) != 0 {
-		return "", malformed("the first message must authenticate")
+	if kind != kindAuth || pl != 0 || hl > maxAuth {
+		return "", malformed("the first message must authenticate (kind %d, header %d bytes, payload %d bytes)", kind, hl, pl)
+	}
+	header, _, err := readBody(r, hl, 0, nil)
+	if err != nil {
+		return "", err
 	}
 	var a auth
 	if err := json.Unmarshal(header, &a); err != nil {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log"
 	"net"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -227,3 +228,107 @@ func BenchmarkRawTCP8MB(b *testing.B) {
 		<-done
 	}
 }
+
+// prefix writes a message prefix announcing header and payload lengths.
+func prefix(kind byte, hl, pl uint32) []byte {
+	var p [prefixSize]byte
+	copy(p[:2], magic)
+	p[2], p[3] = version, kind
+	binary.LittleEndian.PutUint32(p[4:], hl)
+	binary.LittleEndian.PutUint32(p[8:], pl)
+	return p[:]
+}
+
+// Before it authenticates, a peer can make a listener read and hold no
+// more than an authentication message: a claim of the largest payload is
+// refused without allocating it.
+func TestUnauthenticatedClaimsAllocateNothing(t *testing.T) {
+	l, err := Listen("127.0.0.1:0", "tok", func(f *Frame) { f.Release() }, quietLog())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for _, kind := range []byte{kindAuth, kindFrame} {
+		c, err := net.Dial("tcp", l.Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Write(prefix(kind, 16, MaxPayload))
+		c.Write(make([]byte, 64<<10))
+		c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		if _, err := c.Read(make([]byte, 1)); err == nil {
+			t.Errorf("kind %d: the listener answered instead of closing", kind)
+		}
+		c.Close()
+	}
+	runtime.ReadMemStats(&after)
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 8<<20 {
+		t.Errorf("two unauthenticated claims of %d bytes allocated %d bytes", MaxPayload, grew)
+	}
+}
+
+// Connections that never authenticate are bounded in number: beyond the
+// limit they are closed at once.
+func TestUnauthenticatedConnectionsAreLimited(t *testing.T) {
+	l, err := ListenLimited("127.0.0.1:0", "tok", func(f *Frame) { f.Release() }, quietLog(), Limits{MaxUnauthenticated: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var conns []net.Conn
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	for i := 0; i < 4; i++ {
+		c, err := net.Dial("tcp", l.Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+	}
+	time.Sleep(100 * time.Millisecond) // the four are waiting to authenticate
+	extra, err := net.Dial("tcp", l.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer extra.Close()
+	extra.SetReadDeadline(time.Now().Add(2 * time.Second))
+	if _, err := extra.Read(make([]byte, 1)); !errors.Is(err, io.EOF) {
+		t.Errorf("a fifth unauthenticated connection was kept (%v)", err)
+	}
+	if l.Refused() != 1 {
+		t.Errorf("refused %d connections, want 1", l.Refused())
+	}
+}
+
+// An authenticated peer that starts a frame and never finishes it is cut
+// off after the message timeout.
+func TestUnfinishedFrameTimesOut(t *testing.T) {
+	l, err := ListenLimited("127.0.0.1:0", "tok", func(f *Frame) { f.Release() }, quietLog(), Limits{MessageTimeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	s, err := Dial(l.Addr(), "tok", "peer")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s.conn.Write(prefix(kindFrame, 64, 1<<20))
+	s.conn.Write([]byte("{"))
+	s.conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	start := time.Now()
+	if _, err := s.conn.Read(make([]byte, 1)); err == nil {
+		t.Fatal("the listener answered")
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("an unfinished frame held the connection %v (timeout 300ms)", took)
+	}
+}
+
+func quietLog() *log.Logger { return log.New(io.Discard, "", 0) }
