@@ -4,7 +4,7 @@ SHELL := /bin/bash
 GO = $(shell scripts/ensure-go.sh)
 export LP_NUM_THREADS ?= 1
 
-.PHONY: all deps build test vet demo fuzz bench balance clean
+.PHONY: all deps build test vet demo fuzz bench balance soak clean
 
 all: build
 
@@ -31,6 +31,11 @@ test: deps
 demo: build
 	@mkdir -p out
 	scripts/with-display.sh bin/eqserver run --local --frames 300 --out out --stats out/stats.jsonl --dump-every 30 examples/configs/2d-lb-4.eqc
+
+# 20 consecutive 6000-frame runs of the configuration that crashed the
+# destination's uploads (issue 10); about 20 minutes, not part of test.
+soak: build
+	scripts/soak.sh
 
 fuzz: deps
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 60s ./configparser

@@ -551,25 +551,14 @@ func applyMask(m planner.ColorMask) {
 
 // run executes one task; ok is false when it must wait for inputs.
 func (fr *frameRun) run(r *channelRun, t *planner.Task) (bool, error) {
-	e := fr.e
 	rec := fr.record(r.plan.Channel, t)
 	start := time.Now()
 	r.target.FB.Bind()
 	applyMask(t.ColorMask)
 	switch t.Kind {
 	case planner.Clear:
-		cc := DefaultClearColor
-		if c, ok := e.Renderer.(ClearColorer); ok {
-			cc = c.ClearColor()
-		}
 		reg := t.Region
-		gl.Enable(gl.SCISSOR_TEST)
-		gl.Scissor(int32(reg.X), int32(reg.Y), int32(reg.W), int32(reg.H))
-		gl.ClearColor(cc[0], cc[1], cc[2], cc[3])
-		gl.ClearDepth(1)
-		gl.DepthMask(true)
-		gl.Clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT)
-		gl.Disable(gl.SCISSOR_TEST)
+		fr.clearRegion(reg)
 		if d, ok := r.dirty[t.Eye]; ok && contains(reg, d) {
 			delete(r.dirty, t.Eye)
 		}
@@ -817,6 +806,8 @@ func (fr *frameRun) drawTiles(r *channelRun, t *planner.Task, rec *stats.Record)
 	return true, nil
 }
 
+// clearRegion clears a rectangle of the bound framebuffer to the
+// renderer's background, depth to far.
 func (fr *frameRun) clearRegion(reg compound.PixelViewport) {
 	cc := DefaultClearColor
 	if c, ok := fr.e.Renderer.(ClearColorer); ok {

@@ -53,7 +53,7 @@ func Run(ctx context.Context, opt Options) error {
 		return err
 	}
 	defer stream.Close()
-	s := &session{opt: opt, stream: stream}
+	s := &session{stream: stream}
 
 	// Frames arrive on the listener; the advertised host is the address
 	// this client reaches the server from.
@@ -104,7 +104,6 @@ func Run(ctx context.Context, opt Options) error {
 // session is the control stream: sends are serialised, receives happen on
 // one goroutine.
 type session struct {
-	opt    Options
 	stream *control.Stream
 	sendMu sync.Mutex
 }

@@ -80,7 +80,6 @@ type frameTrack struct {
 	err      error
 	sends    sync.WaitGroup
 	extra    map[string]*sent // compression, transmission and bytes per record key
-	reported bool
 }
 
 func (n *node) setup(s *control.Setup, opt Options) error {

@@ -1000,7 +1000,6 @@ type compoundData struct {
 	zoom                   Zoom
 	period, phase          int // -1: not set
 	frustum                *Wall
-	attributes             map[string]string
 	outputFrames, inFrames []*configparser.Frame
 	outPos, inPos          []lexer.Position
 	channelPos             lexer.Position // where the compound names its channel

@@ -284,14 +284,10 @@ func TestLatencyBoundsFramesInFlight(t *testing.T) {
 func TestSwapBarrierAcrossNodes(t *testing.T) {
 	cfg := load(t, example("wall-2x2-views.eqc"))
 	c := newCluster(t, cfg, Options{Frames: 6})
-	var dests []string
-	for _, id := range c.s.Nodes() {
-		dests = append(dests, id)
-	}
 	// hold one destination node back: the other must wait at the barrier
 	slow := "wall-right"
 	if c.nodes[slow] == nil {
-		t.Fatalf("no node %s in %v", slow, dests)
+		t.Fatalf("no node %s in %v", slow, c.s.Nodes())
 	}
 	c.nodes[slow].silent = true
 	c.run(20)

@@ -70,7 +70,7 @@ func corpusRun(t *testing.T, cfg string, reference bool) string {
 	t.Helper()
 	dir := t.TempDir()
 	args := []string{"run", "--local", "--frames", fmt.Sprint(corpusFrames), "--out", dir, "--dump-every", "1",
-		"--triangles", "8000", "--spin", "0.2"}
+		"--triangles", "8000", "--spin", "0.2", "--frame-timeout", "60s"}
 	if reference {
 		args = append(args, "--reference")
 	}

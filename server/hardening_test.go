@@ -62,7 +62,6 @@ func TestUnauthenticatedClaimsDoNotGrowAClient(t *testing.T) {
 		return most
 	}
 	before := peak()
-	var conns []net.Conn
 	for i := 0; i < 4; i++ {
 		c, err := net.Dial("tcp", m[2])
 		if err != nil {
@@ -76,7 +75,6 @@ func TestUnauthenticatedClaimsDoNotGrowAClient(t *testing.T) {
 		binary.LittleEndian.PutUint32(p[8:], transport.MaxPayload)
 		c.Write(p[:])
 		c.Write(make([]byte, 1<<20))
-		conns = append(conns, c)
 	}
 	time.Sleep(time.Second)
 	after := peak()

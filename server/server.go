@@ -153,12 +153,12 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, w := range res.Warnings {
-		opt.Log.Printf("warning: %s", w)
-	}
 	m, err := compound.Resolve(res, compound.Options{})
 	if err != nil {
 		return nil, err
+	}
+	for _, w := range res.Warnings {
+		opt.Log.Printf("warning: %s", w)
 	}
 	cfg := m.Configs[0]
 	if opt.Layout != "" {
@@ -296,8 +296,11 @@ func (s *server) launch(addr string) error {
 			cmd = exec.Command("sh", "-c", line)
 		}
 		cmd.Env = append(os.Environ(), "GOEQ_TOKEN="+s.opt.Token)
-		cmd.Stdout = os.Stderr
-		cmd.Stderr = os.Stderr
+		// the client's output goes to ours; its last line also explains a
+		// client that exits before it joins
+		last := &lastLine{}
+		cmd.Stdout = io.MultiWriter(os.Stderr, last)
+		cmd.Stderr = cmd.Stdout
 		// a client dies with the server, whatever ends the server
 		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 		if err := cmd.Start(); err != nil {
@@ -309,7 +312,11 @@ func (s *server) launch(addr string) error {
 		go func() {
 			nc.exitErr = cmd.Wait()
 			close(nc.exited)
-			s.events <- event{node: id, ev: scheduler.Lost{Node: id, Reason: fmt.Sprintf("eqclient exited (%v)", exitText(nc.exitErr))}}
+			reason := fmt.Sprintf("eqclient exited (%v)", exitText(nc.exitErr))
+			if l := last.String(); l != "" {
+				reason += ": " + l
+			}
+			s.events <- event{node: id, ev: scheduler.Lost{Node: id, Reason: reason}}
 		}()
 	}
 	return nil
@@ -579,4 +586,37 @@ func (s *server) stopClients() {
 // sortedChannels is the summary's order.
 func sortedChannels(cs []ChannelSummary) {
 	sort.Slice(cs, func(i, j int) bool { return cs[i].Channel < cs[j].Channel })
+}
+
+// lastLine keeps the last complete line written to it.
+type lastLine struct {
+	mu      sync.Mutex
+	partial []byte
+	last    string
+}
+
+func (l *lastLine) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.partial = append(l.partial, p...)
+	for {
+		i := strings.IndexByte(string(l.partial), '\n')
+		if i < 0 {
+			break
+		}
+		if line := strings.TrimSpace(string(l.partial[:i])); line != "" {
+			l.last = line
+		}
+		l.partial = l.partial[i+1:]
+	}
+	if len(l.partial) > 4096 {
+		l.partial = l.partial[len(l.partial)-4096:]
+	}
+	return len(p), nil
+}
+
+func (l *lastLine) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.last
 }

@@ -119,8 +119,7 @@ func Run(cfg *compound.Config, configName string, opt Options) (*Summary, error)
 				return nil, fmt.Errorf("simulation: %s", rd.Failure)
 			}
 			for _, w := range rd.Work {
-				i, ok := started[w.Frame]
-				if !ok {
+				if _, ok := started[w.Frame]; !ok {
 					// the frame's costs, from what was planned for it
 					f := w.Frame
 					states := p.Planned(f)
@@ -165,8 +164,7 @@ func Run(cfg *compound.Config, configName string, opt Options) (*Summary, error)
 					frameTimes = append(frameTimes, ft)
 					moved += load.DataMoved
 					sum.Series = append(sum.Series, FrameSample{FrameTime: ft, Imbalance: imb, Splits: splitsOf(states, sources, db), Moved: load.DataMoved})
-					i = len(held)
-					started[f] = i
+					started[f] = len(held)
 					held = append(held, inFlight{frame: f, records: recs, time: ft})
 				}
 				for k := range held {

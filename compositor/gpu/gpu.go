@@ -100,15 +100,25 @@ func (c *Compositor) Assemble(color uint32, x, y, w, h int) error {
 // DepthMerge keeps, per pixel, the nearer of the framebuffer and the input
 // (colour and depth textures of w x h at (x, y)).
 func (c *Compositor) DepthMerge(color, depth uint32, x, y, w, h int) error {
+	c.beginDepth(c.depth, color, depth)
+	gl.Uniform2i(glutil.Uniform(c.depth, "offset"), int32(x), int32(y))
+	c.draw(c.depth, x, y, w, h)
+	return endDepth()
+}
+
+// beginDepth sets up a depth-tested pass of prog over a colour and a depth
+// texture: the depth test (LESS) keeps the nearer of framebuffer and input.
+func (c *Compositor) beginDepth(prog, color, depth uint32) {
 	gl.Enable(gl.DEPTH_TEST)
 	gl.DepthFunc(gl.LESS)
 	gl.DepthMask(true)
 	gl.Disable(gl.BLEND)
 	bind(0, color)
 	bind(1, depth)
-	gl.UseProgram(c.depth)
-	gl.Uniform2i(glutil.Uniform(c.depth, "offset"), int32(x), int32(y))
-	c.draw(c.depth, x, y, w, h)
+	gl.UseProgram(prog)
+}
+
+func endDepth() error {
 	bind(1, 0)
 	gl.ActiveTexture(gl.TEXTURE0)
 	gl.Disable(gl.DEPTH_TEST)
@@ -147,20 +157,11 @@ func (c *Compositor) Interleave(color uint32, first, step [2]int, clip Rect) err
 // InterleaveDepth is Interleave for a source with depth: each sample is
 // kept only where it is nearer than the framebuffer's.
 func (c *Compositor) InterleaveDepth(color, depth uint32, first, step [2]int, clip Rect) error {
-	gl.Enable(gl.DEPTH_TEST)
-	gl.DepthFunc(gl.LESS)
-	gl.DepthMask(true)
-	gl.Disable(gl.BLEND)
-	bind(0, color)
-	bind(1, depth)
-	gl.UseProgram(c.interleaveDepth)
+	c.beginDepth(c.interleaveDepth, color, depth)
 	gl.Uniform2i(glutil.Uniform(c.interleaveDepth, "first"), int32(first[0]), int32(first[1]))
 	gl.Uniform2i(glutil.Uniform(c.interleaveDepth, "step"), int32(step[0]), int32(step[1]))
 	c.draw(c.interleaveDepth, clip.X, clip.Y, clip.W, clip.H)
-	bind(1, 0)
-	gl.ActiveTexture(gl.TEXTURE0)
-	gl.Disable(gl.DEPTH_TEST)
-	return glutil.Error()
+	return endDepth()
 }
 
 // Rect is a rectangle of framebuffer pixels.
@@ -216,18 +217,9 @@ func (c *Compositor) AssembleScaled(color uint32, w, h, texW, texH int, r Rect, 
 // DepthMergeScaled is DepthMerge for an input of w x h samples covering
 // the framebuffer rectangle r (nearest sample per pixel).
 func (c *Compositor) DepthMergeScaled(color, depth uint32, w, h int, r Rect) error {
-	gl.Enable(gl.DEPTH_TEST)
-	gl.DepthFunc(gl.LESS)
-	gl.DepthMask(true)
-	gl.Disable(gl.BLEND)
-	bind(0, color)
-	bind(1, depth)
-	gl.UseProgram(c.depthScale)
+	c.beginDepth(c.depthScale, color, depth)
 	gl.Uniform2f(glutil.Uniform(c.depthScale, "offset"), float32(r.X), float32(r.Y))
 	gl.Uniform2f(glutil.Uniform(c.depthScale, "ratio"), float32(w)/float32(r.W), float32(h)/float32(r.H))
 	c.draw(c.depthScale, r.X, r.Y, r.W, r.H)
-	bind(1, 0)
-	gl.ActiveTexture(gl.TEXTURE0)
-	gl.Disable(gl.DEPTH_TEST)
-	return glutil.Error()
+	return endDepth()
 }
