@@ -330,6 +330,11 @@ func (e *Executor) Run(ctx context.Context, frame int, plans []*planner.ChannelP
 		}
 		defer func() {
 			gl.ColorMask(true, true, true, true)
+			for _, r := range fr.runs {
+				if r.asm != nil { // an assemble cut short (failure, stop)
+					ReleaseUploads(r.asm.used...)
+				}
+			}
 			for _, a := range e.inbox.forget(frame) {
 				a.upload.Release()
 			}
@@ -833,6 +838,7 @@ type assembly struct {
 	got       map[inputKey]int  // parts composited (tiles) per input
 	finished  map[inputKey]bool // complete, or abandoned
 	deferred  []*arrival        // blend and average inputs
+	used      []*Upload         // composited inputs, released together
 	degraded  []string
 	touched   compound.PixelViewport
 	waitUntil time.Time
@@ -904,6 +910,9 @@ func (a *assembly) progress() (bool, error) {
 	a.waitUntil = time.Now()
 	start := time.Now()
 	err := a.compositeDeferred()
+	// the inputs' textures go back behind one fence
+	ReleaseUploads(a.used...)
+	a.used = nil
 	a.busy += time.Since(start)
 	return true, err
 }
@@ -924,12 +933,11 @@ func (a *assembly) composite(in planner.Input, ar *arrival) error {
 	start := time.Now()
 	defer func() { a.busy += time.Since(start) }()
 	f := ar.data
+	a.used = append(a.used, ar.upload)
 	if f.W <= 0 || f.H <= 0 {
-		ar.upload.Release()
 		return nil // nothing was drawn there
 	}
 	if err := ar.upload.Use(); err != nil {
-		ar.upload.Release()
 		return err
 	}
 	c := a.fr.e.comp
@@ -960,7 +968,6 @@ func (a *assembly) composite(in planner.Input, ar *arrival) error {
 	default:
 		err = c.AssembleScaled(ar.upload.Color, f.W, f.H, ar.upload.TexW, ar.upload.TexH, rect, false)
 	}
-	ar.upload.Release()
 	a.touched = union(a.touched, at)
 	return err
 }
@@ -976,12 +983,7 @@ func (a *assembly) compositeDeferred() error {
 			blend = append(blend, ar)
 		}
 	}
-	defer func() {
-		for _, ar := range a.deferred {
-			ar.upload.Release()
-		}
-		a.deferred = nil
-	}()
+	defer func() { a.deferred = nil }()
 	c := a.fr.e.comp
 	if len(blend) > 0 {
 		order := make([]int, len(blend))

@@ -284,27 +284,40 @@ func (u *Upload) Use() error {
 // the commands that sample them were issued): a fence marks when those
 // commands are done, and the pool reuses or deletes a texture only after
 // it. Releasing twice is a no-op.
-func (u *Upload) Release() {
-	<-u.done
-	if u.released {
-		return
-	}
-	u.released = true
-	if u.fence != 0 { // never used: the render context issued nothing on it
-		gl.DeleteSync(u.fence)
-		u.fence = 0
+func (u *Upload) Release() { ReleaseUploads(u) }
+
+// ReleaseUploads releases several uploads behind one fence (one flush).
+func ReleaseUploads(ups ...*Upload) {
+	var leases []*lease
+	var pool *texturePool
+	for _, u := range ups {
+		<-u.done
+		if u.released {
+			continue
+		}
+		u.released = true
+		if u.fence != 0 { // never used: the render context issued nothing on it
+			gl.DeleteSync(u.fence)
+			u.fence = 0
+			for _, l := range []*lease{u.color, u.depth} {
+				if l != nil {
+					l.hand(leaseFilled, leaseSampling)
+				}
+			}
+		}
 		for _, l := range []*lease{u.color, u.depth} {
 			if l != nil {
-				l.hand(leaseFilled, leaseSampling)
+				leases = append(leases, l)
+				pool = u.pool
 			}
 		}
 	}
-	if u.color == nil && u.depth == nil {
+	if len(leases) == 0 {
 		return
 	}
 	fence := gl.FenceSync(gl.SYNC_GPU_COMMANDS_COMPLETE, 0)
 	gl.Flush() // the upload context waits on this fence
-	u.pool.give(fence, u.color, u.depth)
+	pool.give(fence, leases...)
 }
 
 // RegionOfInterest is what a readback reads: the region the renderer said

@@ -13,8 +13,9 @@ import (
 // report gathers what completed frames tell: the statistics file, the
 // progress line and the summary.
 type report struct {
-	s         *server
-	statsOut  *json.Encoder
+	s        *server
+	statsOut *json.Encoder
+	// start is when the first frame started (set up time is not counted)
 	start     time.Time
 	frames    int
 	degraded  int
@@ -26,7 +27,7 @@ type report struct {
 }
 
 func newReport(s *server, statsOut *json.Encoder) *report {
-	return &report{s: s, statsOut: statsOut, start: time.Now(), totals: map[string]*ChannelSummary{}, counts: map[string]int{}}
+	return &report{s: s, statsOut: statsOut, totals: map[string]*ChannelSummary{}, counts: map[string]int{}}
 }
 
 // statsLine is a record as written to the statistics file: the channel's
@@ -95,7 +96,11 @@ func (r *report) summary(interrupted bool) *Summary {
 	if r.s.opt.Progress != nil && r.frames > 0 {
 		fmt.Fprintln(r.s.opt.Progress)
 	}
-	sum := &Summary{Frames: r.frames, Seconds: time.Since(r.start).Seconds(), Degraded: r.degraded, LostNodes: r.lost,
+	seconds := 0.0
+	if !r.start.IsZero() {
+		seconds = time.Since(r.start).Seconds()
+	}
+	sum := &Summary{Frames: r.frames, Seconds: seconds, Degraded: r.degraded, LostNodes: r.lost,
 		Written: r.written, FinalSplit: map[string]string{}, Interrupted: interrupted}
 	if sum.Seconds > 0 {
 		sum.FPS = float64(sum.Frames) / sum.Seconds

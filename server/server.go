@@ -518,6 +518,9 @@ func (s *server) act(rd scheduler.Ready, rep *report) error {
 		}
 	}
 	if len(rd.Work) > 0 {
+		if rep.start.IsZero() {
+			rep.start = time.Now()
+		}
 		peers := map[string]string{}
 		for _, id := range s.order {
 			if nc := s.nodes[id]; nc.frameAddr != "" {
