@@ -22,7 +22,7 @@ vet: deps
 test: deps
 	$(GO) vet ./...
 	scripts/with-display.sh $(GO) test -timeout 20m ./...
-	env -u DISPLAY $(GO) test -count=1 -timeout 10m ./winsys ./channel
+	env -u DISPLAY $(GO) test -count=1 -timeout 10m ./internal/winsys ./internal/channel
 
 # The main job: a load-balanced 2D decomposition of a turning million-
 # triangle mesh over four sources on two render-client processes (plus the
@@ -38,12 +38,12 @@ soak: build
 	scripts/soak.sh
 
 fuzz: deps
-	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 60s ./configparser
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 60s ./internal/configparser
 
 # Go benchmarks, then the pixel-path ratios into docs/bench.json and the
 # generated section of docs/benchmarks.md.
 bench: build
-	$(GO) test -run '^$$' -bench . -benchmem ./configparser ./compound ./planner ./compositor ./compressor ./transport
+	$(GO) test -run '^$$' -bench . -benchmem ./internal/configparser ./internal/compound ./internal/planner ./internal/compositor ./internal/compressor ./internal/transport
 	$(GO) run ./cmd/goeq-bench -json docs/bench.json -md docs/benchmarks.md -eqserver bin/eqserver
 
 # Every simulated scenario for both balancing policies: docs/balance.md and

@@ -20,8 +20,8 @@ import (
 	"strings"
 	"syscall"
 
-	"goeq/client"
-	"goeq/winsys"
+	"github.com/goeq/goeq/internal/client"
+	"github.com/goeq/goeq/internal/winsys"
 )
 
 func main() {

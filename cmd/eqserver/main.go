@@ -16,9 +16,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"goeq/compound"
-	"goeq/configparser"
-	"goeq/simulate"
+	"github.com/goeq/goeq/internal/compound"
+	"github.com/goeq/goeq/internal/configparser"
+	"github.com/goeq/goeq/internal/simulate"
 )
 
 const usage = `usage:

@@ -17,7 +17,7 @@ import (
 	"syscall"
 	"time"
 
-	"goeq/server"
+	"github.com/goeq/goeq/internal/server"
 )
 
 func runCmd(args []string, stdout, stderr io.Writer) int {

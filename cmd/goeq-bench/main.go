@@ -23,9 +23,9 @@ import (
 	"testing"
 	"time"
 
-	"goeq/compositor"
-	"goeq/compressor"
-	"goeq/internal/testframes"
+	"github.com/goeq/goeq/internal/compositor"
+	"github.com/goeq/goeq/internal/compressor"
+	"github.com/goeq/goeq/internal/testframes"
 )
 
 type result struct {

@@ -10,8 +10,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"goeq/compressor"
-	"goeq/transport"
+	"github.com/goeq/goeq/internal/compressor"
+	"github.com/goeq/goeq/internal/transport"
 )
 
 // transportBench sends 8 MiB frames through the frame transport and the

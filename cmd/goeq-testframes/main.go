@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"os"
 
-	"goeq/internal/testframes"
+	"github.com/goeq/goeq/internal/testframes"
 )
 
 func main() {

@@ -1,0 +1,135 @@
+package channel
+
+import (
+	"sync"
+	"testing"
+
+	"github.com/go-gl/gl/v3.3-core/gl"
+
+	"github.com/goeq/goeq/internal/compound"
+	"github.com/goeq/goeq/internal/glutil"
+	"github.com/goeq/goeq/internal/render"
+	"github.com/goeq/goeq/internal/winsys"
+)
+
+// Benchmarks of the demo mesh (one million triangles) at 1920x1080 on this
+// machine's GPU through EGL (go test -run '^$' -bench . ./channel):
+// drawing, synchronous and asynchronous readback, and the frame time of a
+// draw+readback pipeline with asynchronous readback over the one with
+// synchronous readback.
+
+const benchW, benchH = 1920, 1080
+
+var (
+	benchOnce  sync.Once
+	benchModel *render.Model
+)
+
+type benchFixture struct {
+	pipe   *Pipe
+	mesh   *render.Mesh
+	target *glutil.Target
+}
+
+func newBench(b *testing.B) *benchFixture {
+	benchOnce.Do(func() { benchModel = render.Bumpy(500, 1000) })
+	sys, err := winsys.OpenEGL()
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := StartPipe("bench", sys)
+	if err != nil {
+		b.Fatal(err)
+	}
+	f := &benchFixture{pipe: p, mesh: render.NewMesh(benchModel)}
+	err = p.Do(func() error {
+		if err := f.mesh.Init(); err != nil {
+			return err
+		}
+		t, err := glutil.NewTarget(benchW, benchH)
+		f.target = t
+		return err
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		p.Do(func() error { f.mesh.Exit(); f.target.Delete(); return nil })
+		p.Stop()
+	})
+	return f
+}
+
+func (f *benchFixture) draw(frame int) {
+	f.target.Bind()
+	gl.ClearColor(0.1, 0.1, 0.15, 1)
+	gl.Clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT)
+	proj := render.Frustum(compound.Frustum{Left: -0.08 * 1.0667, Right: 0.08 * 1.0667, Bottom: -0.06, Top: 0.06, Near: 0.1, Far: 100})
+	f.mesh.Draw(render.Params{Frame: frame, Width: benchW, Height: benchH, Projection: proj, View: render.Identity, Adjust: render.Identity})
+}
+
+var full1080 = compound.PixelViewport{W: benchW, H: benchH}
+
+func BenchmarkDrawMesh1080p(b *testing.B) {
+	f := newBench(b)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		f.pipe.Do(func() error { f.draw(i); gl.Finish(); return nil })
+	}
+}
+
+func BenchmarkReadbackSync1080p(b *testing.B) {
+	f := newBench(b)
+	f.pipe.Do(func() error { f.draw(0); gl.Finish(); return nil })
+	b.SetBytes(4 * benchW * benchH)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		f.pipe.Do(func() error { f.target.Bind(); ReadSync(i, full1080, false); return nil })
+	}
+}
+
+func BenchmarkReadbackAsync1080p(b *testing.B) {
+	f := newBench(b)
+	f.pipe.Do(func() error { f.draw(0); gl.Finish(); return nil })
+	b.SetBytes(4 * benchW * benchH)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		var rb *Readback
+		f.pipe.Do(func() error { f.target.Bind(); rb = f.pipe.StartReadback(i, full1080, false); return nil })
+		if _, err := rb.Wait(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkFrameSyncReadback is a frame of draw then synchronous readback
+// on the render goroutine.
+func BenchmarkFrameSyncReadback(b *testing.B) {
+	f := newBench(b)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		f.pipe.Do(func() error { f.draw(i); ReadSync(i, full1080, false); return nil })
+	}
+}
+
+// BenchmarkFrameAsyncReadback is the same frame with the readback started
+// on the render goroutine and finished on the download goroutine while the
+// next frame draws (one frame in flight).
+func BenchmarkFrameAsyncReadback(b *testing.B) {
+	f := newBench(b)
+	var prev *Readback
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		var rb *Readback
+		f.pipe.Do(func() error { f.draw(i); rb = f.pipe.StartReadback(i, full1080, false); return nil })
+		if prev != nil {
+			if _, err := prev.Wait(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		prev = rb
+	}
+	if prev != nil {
+		prev.Wait()
+	}
+}

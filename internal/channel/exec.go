@@ -1,0 +1,1117 @@
+package channel
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-gl/gl/v3.3-core/gl"
+
+	"github.com/goeq/goeq/internal/compositor/gpu"
+	"github.com/goeq/goeq/internal/compound"
+	"github.com/goeq/goeq/internal/glutil"
+	"github.com/goeq/goeq/internal/planner"
+	"github.com/goeq/goeq/internal/render"
+	"github.com/goeq/goeq/internal/stats"
+)
+
+// Sink is where an executor's output leaves the pipe: frames to their
+// consumers (on this node through memory, elsewhere over the network) and
+// requests for tiles. Both are called on the pipe's goroutines and must
+// not block on the network.
+type Sink interface {
+	// Send takes ownership of f.
+	Send(f *FrameData)
+	// Pull asks for up to max items of a tile queue; the grant comes
+	// back through Executor.Grant.
+	Pull(frame int, channel, queue string, max int)
+}
+
+// ClearColorer is implemented by renderers whose background is not the
+// default opaque dark grey (a volume renderer clears to transparent).
+type ClearColorer interface {
+	ClearColor() [4]float32
+}
+
+// RangeOrderer is implemented by renderers that know in which order
+// database ranges must be blended (back to front for the eye).
+type RangeOrderer interface {
+	BackToFront(view [16]float32, frame int, ranges []compound.Range) []int
+}
+
+// DefaultClearColor is the background of renderers that do not say.
+var DefaultClearColor = [4]float32{0.1, 0.1, 0.15, 1}
+
+// Wait is what a channel waits for, for heartbeats and error messages.
+// Channel IDs in What are written {id}.
+type Wait struct {
+	Frame   int
+	Channel string
+	What    string
+}
+
+// ExecOptions configure an executor.
+type ExecOptions struct {
+	// AsyncReadback finishes readbacks on the download goroutine.
+	AsyncReadback bool
+	// FullReadback reads back whole regions, not just what was drawn.
+	FullReadback bool
+	// InputTimeout bounds how long a frame may wait for its inputs
+	// before the task fails (the server normally fails the run sooner).
+	InputTimeout time.Duration
+	// TileBatch is how many tiles a source asks for at a time.
+	TileBatch int
+}
+
+// Executor runs the tasks of one pipe's channels, frame after frame, in an
+// order that cannot deadlock: a channel whose assemble waits for an input
+// lets the pipe's other channels go on (their readbacks may be what it
+// waits for), and the pipe waits only when no channel can progress.
+type Executor struct {
+	Pipe     *Pipe
+	Renderer render.Renderer
+	comp     *gpu.Compositor
+	sink     Sink
+	opt      ExecOptions
+	inbox    *inbox
+	targets  map[*compound.Window]*Target
+
+	waitsMu sync.Mutex
+	waits   []Wait
+	stale   []*arrival // uploads for frames already finished
+}
+
+// NewExecutor starts an executor on p with the renderer (initialised here,
+// on the pipe's goroutine).
+func NewExecutor(p *Pipe, r render.Renderer, sink Sink, opt ExecOptions) (*Executor, error) {
+	if opt.InputTimeout <= 0 {
+		opt.InputTimeout = 30 * time.Second
+	}
+	if opt.TileBatch <= 0 {
+		opt.TileBatch = 4
+	}
+	e := &Executor{Pipe: p, Renderer: r, sink: sink, opt: opt, inbox: newInbox(), targets: map[*compound.Window]*Target{}}
+	err := p.Do(func() error {
+		if err := r.Init(); err != nil {
+			return err
+		}
+		comp, err := gpu.New()
+		e.comp = comp
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("pipe %s: %w", p.Name, err)
+	}
+	return e, nil
+}
+
+// Close frees the executor's GL objects (renderer, compositor,
+// framebuffers) and what is left of arrived frames.
+func (e *Executor) Close() {
+	e.Pipe.Do(func() error {
+		e.Renderer.Exit()
+		e.comp.Delete()
+		for _, t := range e.targets {
+			t.FB.Delete()
+		}
+		for _, a := range e.inbox.forget(int(^uint(0) >> 1)) {
+			a.upload.Release()
+		}
+		for _, a := range e.stale {
+			a.upload.Release()
+		}
+		return nil
+	})
+}
+
+// Target is a window's framebuffer. Channels are rectangles of it, as in
+// Equalizer: a destination channel's tasks cover its share there, a
+// source's start at its channel's corner (one pixel per destination
+// pixel), which may reach beyond the window, so the framebuffer grows to
+// hold them.
+type Target struct {
+	Window *compound.Window
+	FB     *glutil.Target
+}
+
+// target returns a window's framebuffer, made (or grown) to hold at least
+// w x h pixels and the window's own size. Call on the pipe.
+func (e *Executor) target(win *compound.Window, w, h int) (*Target, error) {
+	w, h = max(w, win.PixelViewport.W, 1), max(h, win.PixelViewport.H, 1)
+	key := win
+	t := e.targets[key]
+	if t != nil && t.FB.W >= w && t.FB.H >= h {
+		return t, nil
+	}
+	if t != nil {
+		w, h = max(w, t.FB.W), max(h, t.FB.H)
+		t.FB.Delete()
+	}
+	fb, err := glutil.NewTarget(w, h)
+	if err != nil {
+		return nil, fmt.Errorf("window %q: %w", win.Name, err)
+	}
+	t = &Target{Window: win, FB: fb}
+	e.targets[key] = t
+	return t, nil
+}
+
+// inWindow moves a channel's tasks from channel to window coordinates.
+func inWindow(p *planner.ChannelPlan) []planner.Task {
+	o := p.Channel.PixelViewport
+	tasks := make([]planner.Task, len(p.Tasks))
+	for i, t := range p.Tasks {
+		t.Region.X += o.X
+		t.Region.Y += o.Y
+		if len(t.Inputs) > 0 {
+			ins := make([]planner.Input, len(t.Inputs))
+			for j, in := range t.Inputs {
+				if in.Place != nil {
+					pl := *in.Place
+					pl.X += o.X
+					pl.Y += o.Y
+					in.Place = &pl
+				}
+				ins[j] = in
+			}
+			t.Inputs = ins
+		}
+		tasks[i] = t
+	}
+	return tasks
+}
+
+// Deliver hands the executor an input frame (any goroutine): its upload
+// starts at once.
+func (e *Executor) Deliver(f *FrameData) {
+	b := e.inbox
+	b.mu.Lock()
+	if f.Frame <= b.through {
+		b.mu.Unlock()
+		f.release()
+		return
+	}
+	if f.End {
+		b.ends[keyOf(f)] = f.Tiles
+		b.mu.Unlock()
+		f.release()
+		b.wake()
+		return
+	}
+	b.mu.Unlock()
+	px := &Pixels{Frame: f.Frame, PixelViewport: compound.PixelViewport{W: f.W, H: f.H}, Color: f.Color, Depth: f.Depth}
+	up := e.Pipe.StartUploadRelease(px, f.Release)
+	f.Release, f.Color, f.Depth = nil, nil, nil
+	a := &arrival{data: f, upload: up}
+	b.mu.Lock()
+	if f.Frame <= b.through {
+		e.stale = append(e.stale, a) // handed back by the next run
+	} else {
+		k := keyOf(f)
+		b.arrivals[k] = append(b.arrivals[k], a)
+	}
+	b.mu.Unlock()
+	b.wake()
+}
+
+// Abandon says that these producers' frames will not come for a frame.
+func (e *Executor) Abandon(frame int, producers []string) { e.inbox.abandon(frame, producers) }
+
+// Grant delivers tile queue items asked for with Sink.Pull.
+func (e *Executor) Grant(g Grant) { e.inbox.grant(g) }
+
+// Waits is what the executor's channels wait for now.
+func (e *Executor) Waits() []Wait {
+	e.waitsMu.Lock()
+	defer e.waitsMu.Unlock()
+	return append([]Wait(nil), e.waits...)
+}
+
+func (e *Executor) setWaits(w []Wait) {
+	e.waitsMu.Lock()
+	e.waits = w
+	e.waitsMu.Unlock()
+}
+
+// Result is what a frame's run produced. Readbacks finish and images are
+// written in the background: Wait for them before reading Records.
+type Result struct {
+	Frame    int
+	Records  []*stats.Record
+	Degraded []string
+	// Shown lists the channels that showed the frame: destinations.
+	Shown []*compound.Channel
+	// Images are the destination images asked for, by channel ID (RGBA,
+	// bottom-up).
+	Images map[string]*Pixels
+	Err    error
+	mu     sync.Mutex // guards Records' times updated in the background
+	bg     sync.WaitGroup
+}
+
+// Wait blocks until the frame's background work (readbacks) finished.
+func (r *Result) Wait() { r.bg.Wait() }
+
+// Add adds a duration to a record's field (any goroutine).
+func (r *Result) Add(d *time.Duration, v time.Duration) {
+	r.mu.Lock()
+	*d += v
+	r.mu.Unlock()
+}
+
+// channelRun is one channel's progress through its tasks of a frame.
+type channelRun struct {
+	plan   *planner.ChannelPlan
+	target *Target
+	next   int
+	done   []bool
+	// dirty is what was drawn or assembled since the last clear, per
+	// eye: the region of interest readbacks are cut to
+	dirty map[int]compound.PixelViewport
+	asm   *assembly
+	tiles *tileDraw
+}
+
+// frameRun is one frame on the pipe.
+type frameRun struct {
+	e       *Executor
+	snap    func(*compound.Channel) bool
+	frame   int
+	runs    []*channelRun
+	windows [][]taskRef
+	res     *Result
+	records map[string]*stats.Record
+}
+
+// Run executes a frame's tasks for this pipe's channels and returns when
+// all ran, the context ended, or inputs did not come in time. The pipe
+// goroutine is held for the whole frame.
+//
+// snap says which destination channels' images to keep (Result.Images),
+// taken when the channel finished its tasks.
+func (e *Executor) Run(ctx context.Context, frame int, plans []*planner.ChannelPlan, snap func(*compound.Channel) bool) *Result {
+	res := &Result{Frame: frame, Images: map[string]*Pixels{}}
+	fr := &frameRun{e: e, frame: frame, res: res, snap: snap, records: map[string]*stats.Record{}}
+	res.Err = e.Pipe.Do(func() error {
+		for _, a := range e.stale {
+			a.upload.Release()
+		}
+		e.stale = nil
+		for _, p := range plans {
+			tasks := inWindow(p)
+			w, h := 0, 0
+			for _, t := range tasks {
+				w, h = max(w, t.Region.X+t.Region.W), max(h, t.Region.Y+t.Region.H)
+			}
+			tg, err := e.target(p.Channel.Window, w, h)
+			if err != nil {
+				return err
+			}
+			wp := *p
+			wp.Tasks = tasks
+			fr.runs = append(fr.runs, &channelRun{plan: &wp, target: tg, dirty: map[int]compound.PixelViewport{}, done: make([]bool, len(tasks))})
+		}
+		fr.windowOrder()
+		// every frame starts from a cleared window, as from a fresh back
+		// buffer: pixels no channel writes (a channel masked to one eye's
+		// colours) are defined
+		cleared := map[*Target]bool{}
+		for _, r := range fr.runs {
+			if !cleared[r.target] {
+				cleared[r.target] = true
+				r.target.FB.Bind()
+				gl.ColorMask(true, true, true, true)
+				fr.clearRegion(compound.PixelViewport{W: r.target.FB.W, H: r.target.FB.H})
+			}
+		}
+		defer func() {
+			gl.ColorMask(true, true, true, true)
+			for _, r := range fr.runs {
+				if r.asm != nil { // an assemble cut short (failure, stop)
+					ReleaseUploads(r.asm.used...)
+				}
+			}
+			for _, a := range e.inbox.forget(frame) {
+				a.upload.Release()
+			}
+			e.setWaits(nil)
+		}()
+		lastProgress := time.Now()
+		for {
+			progressed, err := fr.step()
+			if err != nil {
+				return err
+			}
+			if fr.done() {
+				return nil
+			}
+			if progressed {
+				lastProgress = time.Now()
+				continue
+			}
+			waits := fr.waits()
+			e.setWaits(waits)
+			if time.Since(lastProgress) > e.opt.InputTimeout {
+				return fmt.Errorf("frame %d: %s: no input for %v", frame, describeWaits(waits), e.opt.InputTimeout)
+			}
+			t := time.NewTimer(200 * time.Millisecond)
+			select {
+			case <-e.inbox.changed:
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				return fmt.Errorf("frame %d: %w (%s)", frame, ctx.Err(), describeWaits(waits))
+			}
+			t.Stop()
+		}
+	})
+	for _, k := range sortedKeys(fr.records) {
+		res.Records = append(res.Records, fr.records[k])
+	}
+	for _, r := range fr.runs {
+		if r.next == len(r.plan.Tasks) && r.plan.Destination {
+			res.Shown = append(res.Shown, r.plan.Channel)
+		}
+	}
+	return res
+}
+
+func describeWaits(ws []Wait) string {
+	var parts []string
+	for _, w := range ws {
+		parts = append(parts, "channel {"+w.Channel+"} waits for "+w.What)
+	}
+	if len(parts) == 0 {
+		return "nothing to wait for"
+	}
+	return strings.Join(parts, "; ")
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func (fr *frameRun) done() bool {
+	for _, r := range fr.runs {
+		if r.next < len(r.plan.Tasks) {
+			return false
+		}
+	}
+	return true
+}
+
+// step runs what can run. Tasks on one window run in the plan's order
+// (channels that share a window share its pixels: see planner.Task.Seq);
+// different windows go on independently. Only when nothing can
+// run that way may a channel run ahead of another on its window, so that
+// two channels of one window exchanging frames cannot deadlock.
+func (fr *frameRun) step() (progressed bool, err error) {
+	for _, w := range fr.windows {
+		for _, it := range w {
+			if it.run.done[it.index] {
+				continue
+			}
+			ok, err := fr.runNext(it.run)
+			if err != nil {
+				return progressed, err
+			}
+			if !ok {
+				break
+			}
+			progressed = true
+		}
+	}
+	if progressed {
+		return true, nil
+	}
+	// nothing runs in order: if a waiting assemble needs a frame that a
+	// channel of this pipe has yet to render, that channel runs ahead;
+	// frames already on their way are just waited for
+	needed := map[string]bool{}
+	for _, r := range fr.runs {
+		if r.asm != nil {
+			for _, k := range r.asm.keys() {
+				if !r.asm.finished[k] {
+					needed[k.producer] = true
+				}
+			}
+		}
+	}
+	for _, r := range fr.runs {
+		if !needed[r.plan.Channel.ID] {
+			continue
+		}
+		for r.next < len(r.plan.Tasks) {
+			ok, err := fr.runNext(r)
+			if err != nil || !ok {
+				if err != nil {
+					return progressed, err
+				}
+				break
+			}
+			progressed = true
+		}
+	}
+	return progressed, nil
+}
+
+// runNext runs a channel's next task; false when it waits.
+func (fr *frameRun) runNext(r *channelRun) (bool, error) {
+	t := &r.plan.Tasks[r.next]
+	ok, err := fr.run(r, t)
+	if err != nil {
+		return false, fmt.Errorf("frame %d: channel %s: %s of compound %s: %w", fr.frame, r.plan.Channel.Label, t.Kind, t.Compound, err)
+	}
+	if ok {
+		r.done[r.next] = true
+		r.next++
+		if r.next == len(r.plan.Tasks) && r.plan.Destination && fr.snap != nil && fr.snap(r.plan.Channel) {
+			// the channel's view is finished: its image is taken now, as
+			// Equalizer does, before other channels of its window draw
+			r.target.FB.Bind()
+			fr.res.Images[r.plan.Channel.ID] = ReadSync(fr.frame, r.plan.Channel.PixelViewport, false)
+		}
+	}
+	return ok, nil
+}
+
+// windowOrder merges the tasks of the channels on each window in plan
+// order.
+func (fr *frameRun) windowOrder() {
+	byWindow := map[*compound.Window][]taskRef{}
+	var order []*compound.Window
+	for _, r := range fr.runs {
+		w := r.plan.Channel.Window
+		if _, ok := byWindow[w]; !ok {
+			order = append(order, w)
+		}
+		for i := range r.plan.Tasks {
+			byWindow[w] = append(byWindow[w], taskRef{run: r, index: i})
+		}
+	}
+	for _, w := range order {
+		refs := byWindow[w]
+		sort.SliceStable(refs, func(i, j int) bool {
+			a, b := &refs[i].run.plan.Tasks[refs[i].index], &refs[j].run.plan.Tasks[refs[j].index]
+			if a.Home != b.Home {
+				return !a.Home // other windows' destinations first
+			}
+			return a.Seq < b.Seq
+		})
+		fr.windows = append(fr.windows, refs)
+	}
+}
+
+// taskRef is one channel's task in its window's order.
+type taskRef struct {
+	run   *channelRun
+	index int
+}
+
+// waits lists what each blocked channel waits for.
+func (fr *frameRun) waits() []Wait {
+	var out []Wait
+	for _, r := range fr.runs {
+		if r.next >= len(r.plan.Tasks) {
+			continue
+		}
+		what := "its turn"
+		switch {
+		case r.asm != nil:
+			what = r.asm.missing()
+		case r.tiles != nil:
+			what = "tiles of queue " + r.tiles.queue + " from the server"
+		}
+		out = append(out, Wait{Frame: fr.frame, Channel: r.plan.Channel.ID, What: what})
+	}
+	return out
+}
+
+func (fr *frameRun) record(ch *compound.Channel, t *planner.Task) *stats.Record {
+	key := fmt.Sprintf("%s|%s|%d", ch.ID, t.Compound, t.Eye)
+	r := fr.records[key]
+	if r == nil {
+		r = &stats.Record{Frame: fr.frame, Compound: t.Compound, Channel: ch.ID, Eye: t.Eye, Viewport: t.Viewport, Range: t.Range}
+		fr.records[key] = r
+	}
+	return r
+}
+
+func applyMask(m planner.ColorMask) {
+	if m == 0 {
+		gl.ColorMask(true, true, true, true)
+		return
+	}
+	gl.ColorMask(m&planner.MaskRed != 0, m&planner.MaskGreen != 0, m&planner.MaskBlue != 0, m&planner.MaskAlpha != 0)
+}
+
+// run executes one task; ok is false when it must wait for inputs.
+func (fr *frameRun) run(r *channelRun, t *planner.Task) (bool, error) {
+	rec := fr.record(r.plan.Channel, t)
+	start := time.Now()
+	r.target.FB.Bind()
+	applyMask(t.ColorMask)
+	switch t.Kind {
+	case planner.Clear:
+		reg := t.Region
+		fr.clearRegion(reg)
+		if d, ok := r.dirty[t.Eye]; ok && contains(reg, d) {
+			delete(r.dirty, t.Eye)
+		}
+		rec.Times.Clear += time.Since(start)
+		return true, nil
+	case planner.Draw:
+		if t.Queue != "" {
+			return fr.drawTiles(r, t, rec)
+		}
+		roi, err := fr.draw(r, t, t.Share, t.Region, t.Range)
+		if err != nil {
+			return false, err
+		}
+		gl.Finish() // draw time is what the equalizers balance
+		rec.Times.Draw += time.Since(start)
+		rec.Size = [2]int{t.Region.W, t.Region.H}
+		fr.drawn(r, t, rec, roi)
+		return true, nil
+	case planner.Readback:
+		fr.readback(r, t, rec, t.Region, t.Share, 0, t.Range)
+		rec.Times.ReadbackSync += time.Since(start)
+		return true, nil
+	case planner.Assemble:
+		if r.asm == nil {
+			r.asm = newAssembly(fr, r, t)
+		}
+		done, err := r.asm.progress()
+		if err != nil {
+			return false, err
+		}
+		if !done {
+			return false, nil
+		}
+		rec.Times.Wait += r.asm.waited()
+		rec.Times.Assemble += r.asm.busy
+		fr.res.Degraded = append(fr.res.Degraded, r.asm.degraded...)
+		r.dirty[t.Eye] = union(r.dirty[t.Eye], r.asm.touched)
+		r.asm = nil
+		return true, nil
+	}
+	return false, fmt.Errorf("unknown task kind %v", t.Kind)
+}
+
+// drawn records the region a draw touched, for region-of-interest
+// readback and the statistics.
+func (fr *frameRun) drawn(r *channelRun, t *planner.Task, rec *stats.Record, roi compound.PixelViewport) {
+	whole := t.Region
+	if roi.W <= 0 && roi.H <= 0 && roi.X == 0 && roi.Y == 0 {
+		roi = whole // the renderer did not say: all of it
+	}
+	roi = RegionOfInterest(roi, whole)
+	if roi.W > 0 && roi.H > 0 {
+		r.dirty[t.Eye] = union(r.dirty[t.Eye], roi)
+	} else if _, ok := r.dirty[t.Eye]; !ok {
+		r.dirty[t.Eye] = compound.PixelViewport{X: whole.X, Y: whole.Y}
+	}
+	if whole.W > 0 && whole.H > 0 && roi.W > 0 && roi.H > 0 {
+		rec.Drawn = compound.Viewport{X: float64(roi.X-whole.X) / float64(whole.W), Y: float64(roi.Y-whole.Y) / float64(whole.H),
+			W: float64(roi.W) / float64(whole.W), H: float64(roi.H) / float64(whole.H)}
+	}
+}
+
+// draw renders share (destination pixels) into region of the channel's
+// framebuffer.
+func (fr *frameRun) draw(r *channelRun, t *planner.Task, share, region compound.PixelViewport, rng compound.Range) (compound.PixelViewport, error) {
+	area := t.Area
+	if area.W == 0 || area.H == 0 {
+		area = compound.PixelViewport{W: share.W, H: share.H}
+	}
+	sub := render.Sub{DestW: area.W, DestH: area.H, X: share.X - area.X, Y: share.Y - area.Y, W: region.W, H: region.H,
+		Pixel: t.Pixel, Jitter: render.SubpixelJitter(t.Subpixel.Index, t.Subpixel.Size), ShareW: share.W, ShareH: share.H}
+	adj := sub.Matrix()
+	var view [16]float32
+	for i, v := range t.ViewMatrix {
+		view[i] = float32(v)
+	}
+	vp := t.Viewport
+	if dest := t.Area; dest.W > 0 && dest.H > 0 {
+		vp = compound.Viewport{X: float64(share.X-dest.X) / float64(dest.W), Y: float64(share.Y-dest.Y) / float64(dest.H),
+			W: float64(share.W) / float64(dest.W), H: float64(share.H) / float64(dest.H)}
+	}
+	gl.Viewport(int32(region.X), int32(region.Y), int32(region.W), int32(region.H))
+	gl.Enable(gl.SCISSOR_TEST)
+	gl.Scissor(int32(region.X), int32(region.Y), int32(region.W), int32(region.H))
+	defer gl.Disable(gl.SCISSOR_TEST)
+	return fr.e.Renderer.Draw(render.Params{Frame: fr.frame, Eye: t.Eye, Width: region.W, Height: region.H, X: region.X, Y: region.Y,
+		DestW: area.W, DestH: area.H, Share: compound.PixelViewport{X: share.X - area.X, Y: share.Y - area.Y, W: share.W, H: share.H},
+		Viewport: vp, Range: rng, Pixel: t.Pixel, Subpixel: t.Subpixel,
+		Projection: render.Mul(adj, render.Frustum(t.Frustum)), View: view, Adjust: adj})
+}
+
+// readback reads each output frame's part of region (cut to what was
+// drawn where the consumers allow it) and sends it to every consumer.
+// share is what region covers in destination pixels; tile numbers a tile.
+func (fr *frameRun) readback(r *channelRun, t *planner.Task, rec *stats.Record, region, share compound.PixelViewport, tile int, rng compound.Range) {
+	pixel := t.Pixel.W > 1 || t.Pixel.H > 1
+	for _, out := range t.Outputs {
+		vp := out.Viewport
+		if !vp.HasArea() {
+			vp = compound.FullViewport
+		}
+		read, outShare := region, share
+		if !pixel {
+			read, outShare = region.Apply(vp), share.Apply(vp)
+		}
+		extent := outShare
+		if out.ROI && !pixel && !fr.e.opt.FullReadback {
+			// cut to the drawn region, and the share with it
+			if d, ok := r.dirty[t.Eye]; ok {
+				cut := intersect(read, d)
+				outShare = scaleRect(cut, read, outShare)
+				read = cut
+			}
+		}
+		depth := out.Buffers&compound.BufferDepth != 0
+		base := FrameData{Frame: fr.frame, Eye: t.Eye, Name: out.Name, Producer: r.plan.Channel.ID, Compound: t.Compound,
+			Share: outShare, Extent: extent, Range: rng, Pixel: t.Pixel, Subpixel: t.Subpixel, W: read.W, H: read.H, Tile: tile}
+		send := func(px *Pixels) {
+			for i, consumer := range out.Consumers {
+				f := base
+				f.Consumer = consumer
+				if px != nil {
+					f.Color, f.Depth = px.Color, px.Depth
+					if i < len(out.Consumers)-1 {
+						// every consumer owns its copy
+						f.Color = append([]byte(nil), px.Color...)
+						if px.Depth != nil {
+							f.Depth = append([]float32(nil), px.Depth...)
+						}
+					}
+				}
+				fr.e.sink.Send(&f)
+			}
+		}
+		if read.W <= 0 || read.H <= 0 {
+			base.W, base.H = 0, 0
+			send(nil)
+			continue
+		}
+		start := time.Now()
+		if !fr.e.opt.AsyncReadback {
+			send(ReadSync(fr.frame, read, depth))
+			continue
+		}
+		rb := fr.e.Pipe.StartReadback(fr.frame, read, depth)
+		fr.res.bg.Add(1)
+		go func() {
+			defer fr.res.bg.Done()
+			px, err := rb.Wait()
+			fr.res.Add(&rec.Times.ReadbackAsync, time.Since(start))
+			if err != nil {
+				fr.res.mu.Lock()
+				if fr.res.Err == nil {
+					fr.res.Err = err
+				}
+				fr.res.mu.Unlock()
+				return
+			}
+			send(px)
+		}()
+	}
+}
+
+// tileDraw is a draw task pulling tiles from a queue.
+type tileDraw struct {
+	queue   string
+	asked   bool // a pull is outstanding
+	last    bool // the queue said it is empty
+	pending []tileItem
+	sent    int
+}
+
+type tileItem struct {
+	index int
+	tile  *compound.PixelViewport
+	rng   *compound.Range
+}
+
+// drawTiles pulls tiles (or database chunks) and draws, reads back and
+// sends each; it is done when the queue is empty and every tile is sent,
+// which it tells the consumers.
+func (fr *frameRun) drawTiles(r *channelRun, t *planner.Task, rec *stats.Record) (bool, error) {
+	e := fr.e
+	if r.tiles == nil {
+		r.tiles = &tileDraw{queue: t.Queue}
+	}
+	td := r.tiles
+	for _, g := range e.inbox.takeGrants(grantKey{fr.frame, r.plan.Channel.ID, t.Queue}) {
+		td.asked = false
+		for i := range g.Tiles {
+			td.pending = append(td.pending, tileItem{index: g.First + i, tile: &g.Tiles[i]})
+		}
+		for i := range g.Ranges {
+			td.pending = append(td.pending, tileItem{index: g.First + i, rng: &g.Ranges[i]})
+		}
+		td.last = td.last || g.Done
+	}
+	if !td.asked && !td.last {
+		// ask for the next batch before drawing this one
+		e.sink.Pull(fr.frame, r.plan.Channel.ID, t.Queue, e.opt.TileBatch)
+		td.asked = true
+	}
+	for _, it := range td.pending {
+		start := time.Now()
+		share, region, rng := t.Share, t.Region, t.Range
+		if it.tile != nil {
+			share = *it.tile
+			region = compound.PixelViewport{X: t.Region.X + share.X - t.Share.X, Y: t.Region.Y + share.Y - t.Share.Y, W: share.W, H: share.H}
+		} else {
+			rng = *it.rng
+			if len(t.Outputs) > 0 {
+				// each chunk is its own frame: start from the background
+				fr.clearRegion(region)
+			}
+		}
+		roi, err := fr.draw(r, t, share, region, rng)
+		if err != nil {
+			return false, err
+		}
+		gl.Finish()
+		rec.Times.Draw += time.Since(start)
+		rec.Tiles++
+		fr.drawn(r, t, rec, roi)
+		if len(t.Outputs) > 0 {
+			start = time.Now()
+			dirty := r.dirty[t.Eye]
+			r.dirty[t.Eye] = region
+			fr.readback(r, t, rec, region, share, it.index+1, rng)
+			r.dirty[t.Eye] = dirty
+			rec.Times.ReadbackSync += time.Since(start)
+		}
+		td.sent++
+	}
+	td.pending = nil
+	if !td.last {
+		return false, nil
+	}
+	for _, out := range t.Outputs {
+		for _, consumer := range out.Consumers {
+			e.sink.Send(&FrameData{Frame: fr.frame, Eye: t.Eye, Name: out.Name, Producer: r.plan.Channel.ID, Consumer: consumer,
+				Compound: t.Compound, End: true, Tiles: td.sent})
+		}
+	}
+	r.tiles = nil
+	return true, nil
+}
+
+// clearRegion clears a rectangle of the bound framebuffer to the
+// renderer's background, depth to far.
+func (fr *frameRun) clearRegion(reg compound.PixelViewport) {
+	cc := DefaultClearColor
+	if c, ok := fr.e.Renderer.(ClearColorer); ok {
+		cc = c.ClearColor()
+	}
+	gl.Enable(gl.SCISSOR_TEST)
+	gl.Scissor(int32(reg.X), int32(reg.Y), int32(reg.W), int32(reg.H))
+	gl.ClearColor(cc[0], cc[1], cc[2], cc[3])
+	gl.ClearDepth(1)
+	gl.DepthMask(true)
+	gl.Clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT)
+	gl.Disable(gl.SCISSOR_TEST)
+}
+
+// assembly is an assemble task in progress: inputs are composited as they
+// arrive; those whose order matters (blending, averaging) once all came.
+type assembly struct {
+	fr        *frameRun
+	r         *channelRun
+	t         *planner.Task
+	started   time.Time
+	busy      time.Duration
+	got       map[inputKey]int  // parts composited (tiles) per input
+	finished  map[inputKey]bool // complete, or abandoned
+	deferred  []*arrival        // blend and average inputs
+	used      []*Upload         // composited inputs, released together
+	degraded  []string
+	touched   compound.PixelViewport
+	waitUntil time.Time
+}
+
+func newAssembly(fr *frameRun, r *channelRun, t *planner.Task) *assembly {
+	return &assembly{fr: fr, r: r, t: t, started: time.Now(), got: map[inputKey]int{}, finished: map[inputKey]bool{}}
+}
+
+func (a *assembly) waited() time.Duration {
+	return max(0, a.waitUntil.Sub(a.started)-a.busy)
+}
+
+func (a *assembly) keys() []inputKey {
+	var ks []inputKey
+	for _, in := range a.t.Inputs {
+		for _, p := range in.Producers {
+			ks = append(ks, inputKey{frame: a.fr.frame, eye: a.t.Eye, name: in.Name, producer: p, consumer: a.r.plan.Channel.ID})
+		}
+	}
+	return ks
+}
+
+// missing describes the inputs not yet complete.
+func (a *assembly) missing() string {
+	var parts []string
+	for _, k := range a.keys() {
+		if !a.finished[k] {
+			parts = append(parts, fmt.Sprintf("%s from {%s}", k.name, k.producer))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// progress composites what arrived; done when every input is complete.
+func (a *assembly) progress() (bool, error) {
+	b := a.fr.e.inbox
+	for _, in := range a.t.Inputs {
+		for _, p := range in.Producers {
+			k := inputKey{frame: a.fr.frame, eye: a.t.Eye, name: in.Name, producer: p, consumer: a.r.plan.Channel.ID}
+			if a.finished[k] {
+				continue
+			}
+			for _, ar := range b.take(k) {
+				if err := a.composite(in, ar); err != nil {
+					return false, err
+				}
+				a.got[k]++
+			}
+			switch {
+			case in.Tiles:
+				if n, ok := b.end(k); ok && a.got[k] >= n {
+					a.finished[k] = true
+				}
+			case a.got[k] > 0:
+				a.finished[k] = true
+			}
+			if !a.finished[k] && b.isAbandoned(a.fr.frame, p) {
+				a.finished[k] = true
+				a.degraded = append(a.degraded, in.Name)
+			}
+		}
+	}
+	for _, k := range a.keys() {
+		if !a.finished[k] {
+			return false, nil
+		}
+	}
+	a.waitUntil = time.Now()
+	start := time.Now()
+	err := a.compositeDeferred()
+	// the inputs' textures go back behind one fence
+	ReleaseUploads(a.used...)
+	a.used = nil
+	a.busy += time.Since(start)
+	return true, err
+}
+
+// place is where an input frame lands in the channel's framebuffer.
+func (a *assembly) place(in planner.Input, f *FrameData) compound.PixelViewport {
+	if in.Place != nil {
+		return scaleRect(f.Share, f.Extent, *in.Place)
+	}
+	t := a.t
+	if in.Native {
+		return compound.PixelViewport{X: t.Region.X + f.Share.X - f.Extent.X, Y: t.Region.Y + f.Share.Y - f.Extent.Y, W: f.Share.W, H: f.Share.H}
+	}
+	return compound.PixelViewport{X: f.Share.X - t.Share.X + t.Region.X, Y: f.Share.Y - t.Share.Y + t.Region.Y, W: f.Share.W, H: f.Share.H}
+}
+
+func (a *assembly) composite(in planner.Input, ar *arrival) error {
+	start := time.Now()
+	defer func() { a.busy += time.Since(start) }()
+	f := ar.data
+	a.used = append(a.used, ar.upload)
+	if f.W <= 0 || f.H <= 0 {
+		return nil // nothing was drawn there
+	}
+	if err := ar.upload.Use(); err != nil {
+		return err
+	}
+	c := a.fr.e.comp
+	at := a.place(in, f)
+	rect := gpu.Rect{X: at.X, Y: at.Y, W: at.W, H: at.H}
+	exact := f.W == at.W && f.H == at.H
+	var err error
+	switch {
+	case f.Subpixel.Size > 1, f.Range != compound.FullRange && f.Range.End > f.Range.Start && ar.upload.Depth == 0 && !(f.Pixel.W > 1 || f.Pixel.H > 1):
+		a.deferred = append(a.deferred, ar)
+		return nil
+	case f.Pixel.W > 1 || f.Pixel.H > 1:
+		region := a.t.Region
+		first := [2]int{region.X + f.Share.X - a.t.Share.X + f.Pixel.X, region.Y + f.Share.Y - a.t.Share.Y + f.Pixel.Y}
+		at = compound.PixelViewport{X: region.X + f.Share.X - a.t.Share.X, Y: region.Y + f.Share.Y - a.t.Share.Y, W: f.Share.W, H: f.Share.H}
+		step, clip := [2]int{max(f.Pixel.W, 1), max(f.Pixel.H, 1)}, gpu.Rect{X: at.X, Y: at.Y, W: at.W, H: at.H}
+		if ar.upload.Depth != 0 {
+			err = c.InterleaveDepth(ar.upload.Color, ar.upload.Depth, first, step, clip)
+		} else {
+			err = c.Interleave(ar.upload.Color, first, step, clip)
+		}
+	case ar.upload.Depth != 0 && exact:
+		err = c.DepthMerge(ar.upload.Color, ar.upload.Depth, at.X, at.Y, at.W, at.H)
+	case ar.upload.Depth != 0:
+		err = c.DepthMergeScaled(ar.upload.Color, ar.upload.Depth, f.W, f.H, rect)
+	case exact:
+		err = c.Assemble(ar.upload.Color, at.X, at.Y, at.W, at.H)
+	default:
+		err = c.AssembleScaled(ar.upload.Color, f.W, f.H, ar.upload.TexW, ar.upload.TexH, rect, false)
+	}
+	a.touched = union(a.touched, at)
+	return err
+}
+
+// compositeDeferred blends database slabs in the renderer's order (back
+// to front) and averages subpixel samples.
+func (a *assembly) compositeDeferred() error {
+	var blend, average []*arrival
+	for _, ar := range a.deferred {
+		if ar.data.Subpixel.Size > 1 {
+			average = append(average, ar)
+		} else {
+			blend = append(blend, ar)
+		}
+	}
+	defer func() { a.deferred = nil }()
+	c := a.fr.e.comp
+	if len(blend) > 0 {
+		order := make([]int, len(blend))
+		for i := range order {
+			order[i] = i
+		}
+		var ranges []compound.Range
+		for _, ar := range blend {
+			ranges = append(ranges, ar.data.Range)
+		}
+		if o, ok := a.fr.e.Renderer.(RangeOrderer); ok {
+			var view [16]float32
+			for i, x := range a.t.ViewMatrix {
+				view[i] = float32(x)
+			}
+			order = o.BackToFront(view, a.fr.frame, ranges)
+		} else {
+			// far ranges first: the database's order is its depth order
+			sort.Slice(order, func(i, j int) bool { return ranges[order[i]].Start > ranges[order[j]].Start })
+		}
+		for _, i := range order {
+			f := blend[i].data
+			at := a.place(planner.Input{}, f)
+			var err error
+			if f.W == at.W && f.H == at.H {
+				err = c.BlendOver(blend[i].upload.Color, at.X, at.Y, at.W, at.H)
+			} else {
+				err = c.AssembleScaled(blend[i].upload.Color, f.W, f.H, blend[i].upload.TexW, blend[i].upload.TexH, gpu.Rect{X: at.X, Y: at.Y, W: at.W, H: at.H}, true)
+			}
+			if err != nil {
+				return err
+			}
+			a.touched = union(a.touched, at)
+		}
+	}
+	for len(average) > 0 {
+		n := min(len(average), gpu.MaxAverage)
+		var texs []uint32
+		for _, ar := range average[:n] {
+			texs = append(texs, ar.upload.Color)
+		}
+		f := average[0].data
+		at := a.place(planner.Input{}, f)
+		if err := c.Average(texs, gpu.Rect{X: at.X, Y: at.Y, W: f.W, H: f.H}); err != nil {
+			return err
+		}
+		a.touched = union(a.touched, at)
+		average = average[n:]
+	}
+	return nil
+}
+
+// Present shows the windows of the channels that showed a frame (no-op
+// for offscreen windows). Call after the swap barrier released it.
+func (e *Executor) Present(windows []*Window, shown []*compound.Channel) error {
+	return e.Pipe.Do(func() error {
+		for _, w := range windows {
+			t := e.targets[w.Model]
+			if t == nil {
+				continue
+			}
+			showing := false
+			for _, ch := range shown {
+				showing = showing || ch.Window == w.Model
+			}
+			if !showing {
+				continue
+			}
+			size := w.Model.PixelViewport
+			if err := w.Present([]PresentPart{{Texture: t.FB.Color, TexW: t.FB.W, TexH: t.FB.H,
+				At: compound.PixelViewport{W: size.W, H: size.H}}}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// ReadChannel reads a channel's image (its pixel viewport of its window's
+// framebuffer), bottom-up RGBA. Call on the pipe.
+func (e *Executor) ReadChannel(ch *compound.Channel) (*Pixels, error) {
+	t := e.targets[ch.Window]
+	if t == nil {
+		return nil, errors.New("the channel's window has no framebuffer yet")
+	}
+	t.FB.Bind()
+	return ReadSync(0, ch.PixelViewport, false), nil
+}
+
+// ---- rectangles ------------------------------------------------------------
+
+func intersect(a, b compound.PixelViewport) compound.PixelViewport {
+	x0, y0 := max(a.X, b.X), max(a.Y, b.Y)
+	x1, y1 := min(a.X+a.W, b.X+b.W), min(a.Y+a.H, b.Y+b.H)
+	if x1 <= x0 || y1 <= y0 {
+		return compound.PixelViewport{X: x0, Y: y0}
+	}
+	return compound.PixelViewport{X: x0, Y: y0, W: x1 - x0, H: y1 - y0}
+}
+
+func union(a, b compound.PixelViewport) compound.PixelViewport {
+	if a.W <= 0 || a.H <= 0 {
+		return b
+	}
+	if b.W <= 0 || b.H <= 0 {
+		return a
+	}
+	x0, y0 := min(a.X, b.X), min(a.Y, b.Y)
+	x1, y1 := max(a.X+a.W, b.X+b.W), max(a.Y+a.H, b.Y+b.H)
+	return compound.PixelViewport{X: x0, Y: y0, W: x1 - x0, H: y1 - y0}
+}
+
+func contains(outer, inner compound.PixelViewport) bool {
+	return inner.X >= outer.X && inner.Y >= outer.Y && inner.X+inner.W <= outer.X+outer.W && inner.Y+inner.H <= outer.Y+outer.H
+}
+
+// scaleRect maps cut (a part of read) onto the same part of share.
+func scaleRect(cut, read, share compound.PixelViewport) compound.PixelViewport {
+	if read.W == share.W && read.H == share.H {
+		return compound.PixelViewport{X: share.X + cut.X - read.X, Y: share.Y + cut.Y - read.Y, W: cut.W, H: cut.H}
+	}
+	if read.W == 0 || read.H == 0 {
+		return share
+	}
+	fx, fy := float64(share.W)/float64(read.W), float64(share.H)/float64(read.H)
+	x0 := share.X + int(float64(cut.X-read.X)*fx+0.5)
+	y0 := share.Y + int(float64(cut.Y-read.Y)*fy+0.5)
+	x1 := share.X + int(float64(cut.X+cut.W-read.X)*fx+0.5)
+	y1 := share.Y + int(float64(cut.Y+cut.H-read.Y)*fy+0.5)
+	return compound.PixelViewport{X: x0, Y: y0, W: x1 - x0, H: y1 - y0}
+}

@@ -1,0 +1,80 @@
+package channel
+
+import (
+	"math"
+	"path/filepath"
+	"testing"
+
+	"github.com/goeq/goeq/internal/compound"
+	"github.com/goeq/goeq/internal/render"
+	"github.com/goeq/goeq/internal/winsys"
+)
+
+func TestRegionOfInterest(t *testing.T) {
+	whole := compound.PixelViewport{W: 100, H: 50}
+	if r := RegionOfInterest(compound.PixelViewport{}, whole); r != whole {
+		t.Errorf("no region: %+v", r)
+	}
+	if r := RegionOfInterest(compound.PixelViewport{X: 90, Y: -5, W: 20, H: 20}, whole); r != (compound.PixelViewport{X: 90, Y: 0, W: 10, H: 15}) {
+		t.Errorf("clipped: %+v", r)
+	}
+}
+
+func TestDumpPath(t *testing.T) {
+	ch := &compound.Channel{Name: "dest", Label: "dest", Attributes: map[string]string{}}
+	if p := DumpPath(ch, "", 3); p != "" {
+		t.Errorf("no dump asked: %q", p)
+	}
+	if p := DumpPath(ch, "out", 3); p != filepath.Join("out", "dest-000003.png") {
+		t.Errorf("out dir: %q", p)
+	}
+	ch.Attributes["dump_image"] = "shots/f"
+	if p := DumpPath(ch, "out", 12); p != filepath.Join("out", "shots", "f000012.png") {
+		t.Errorf("dump_image under out: %q", p)
+	}
+	if p := DumpPath(ch, "", 12); p != "shots/f000012.png" {
+		t.Errorf("dump_image: %q", p)
+	}
+	ch.Attributes["dump_image"] = "/abs/f"
+	if p := DumpPath(ch, "out", 12); p != "/abs/f000012.png" {
+		t.Errorf("absolute dump_image: %q", p)
+	}
+}
+
+// The synthetic renderer draws its pattern at the render's place in the
+// destination: red is x, green is y of the destination.
+func TestSyntheticPattern(t *testing.T) {
+	sys, err := winsys.OpenEGL()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := StartPipe("synthetic", sys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Stop()
+	r := render.NewSynthetic(200, 100, 4)
+	var px *Pixels
+	err = p.Do(func() error {
+		if err := r.Init(); err != nil {
+			return err
+		}
+		// the right half of the destination
+		tg := draw(t, r, render.Sub{DestW: 200, DestH: 100, X: 100, W: 100, H: 100}, compound.FullRange, background)
+		defer tg.Delete()
+		r.Draw(render.Params{Width: 100, Height: 100, Viewport: compound.Viewport{X: 0.5, W: 0.5, H: 1}})
+		px = readTarget(tg, false)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// pixel (10, 20) of the render is destination (110, 20): x = 110.5/200
+	i := 4 * (20*100 + 10)
+	if got, want := int(px.Color[i]), int(math.Round(110.5/200*255)); got < want-1 || got > want+1 {
+		t.Errorf("red %d, want %d", got, want)
+	}
+	if got, want := int(px.Color[i+1]), int(math.Round(20.5/100*255)); got < want-1 || got > want+1 {
+		t.Errorf("green %d, want %d", got, want)
+	}
+}

@@ -1,0 +1,64 @@
+package channel
+
+import (
+	"bytes"
+	"fmt"
+	"image"
+	"image/png"
+	"os"
+	"path/filepath"
+
+	"github.com/goeq/goeq/internal/compound"
+)
+
+// EncodePNG encodes w x h RGBA8 pixels stored bottom-up (GL order) as PNG.
+func EncodePNG(color []byte, w, h int) ([]byte, error) {
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	stride := 4 * w
+	for y := 0; y < h; y++ {
+		copy(img.Pix[y*stride:(y+1)*stride], color[(h-1-y)*stride:(h-y)*stride])
+	}
+	// a window shows colour; its alpha (left behind by anaglyph masks and
+	// blending) would only make the file look transparent
+	for i := 3; i < len(img.Pix); i += 4 {
+		img.Pix[i] = 255
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// WritePNG writes pixels (bottom-up RGBA8) to a PNG file.
+func WritePNG(path string, color []byte, w, h int) error {
+	b, err := EncodePNG(color, w, h)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o644)
+}
+
+// DumpPath is where a channel's frame is written: the channel's dump_image
+// attribute is a path prefix ("dump" writes dump000042.png; a relative
+// prefix goes under outDir when there is one); otherwise outDir (if set)
+// gets <label>-<frame>.png. Empty means no file.
+func DumpPath(ch *compound.Channel, outDir string, frame int) string {
+	if prefix := ch.Attributes["dump_image"]; prefix != "" {
+		if outDir != "" && !filepath.IsAbs(prefix) {
+			prefix = filepath.Join(outDir, prefix)
+		}
+		return fmt.Sprintf("%s%06d.png", prefix, frame)
+	}
+	if outDir == "" {
+		return ""
+	}
+	name := ch.Label
+	if name == "" {
+		name = ch.Name
+	}
+	if name == "" {
+		name = "channel"
+	}
+	return filepath.Join(outDir, fmt.Sprintf("%s-%06d.png", name, frame))
+}

@@ -1,0 +1,166 @@
+// Package client is eqclient's runtime: it joins an eqserver, opens the
+// pipes, windows and channels of its node, hands each frame's tasks to the
+// pipes' executors (package channel), carries output frames to the
+// channels that composite them (through memory on this node, over the
+// frame transport elsewhere) and reports statistics back. It is I/O
+// around the executors: no GL here.
+package client
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log"
+	"net"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/goeq/goeq/internal/control"
+	"github.com/goeq/goeq/internal/transport"
+	"github.com/goeq/goeq/internal/winsys"
+)
+
+// Options configure a client.
+type Options struct {
+	Server   string
+	Node     string
+	Token    string
+	WinSys   winsys.Choice
+	Drawable string // override of hint_drawable
+	TLS      *tls.Config
+	Log      *log.Logger
+}
+
+// heartbeatEvery is how often a client tells the server it is alive (and
+// what its channels wait for).
+const heartbeatEvery = 200 * time.Millisecond
+
+// ErrStopped is returned when the server ended the run normally.
+var errStopped = errors.New("stopped by the server")
+
+// Run joins the server and serves frames until the server stops the run,
+// the connection breaks or ctx ends (SIGTERM: a clean stop).
+func Run(ctx context.Context, opt Options) error {
+	if opt.Log == nil {
+		opt.Log = log.New(os.Stderr, "eqclient "+opt.Node+": ", log.LstdFlags)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stream, err := control.Dial(ctx, opt.Server, opt.Token, opt.Node, opt.TLS)
+	if err != nil {
+		return err
+	}
+	defer stream.Close()
+	s := &session{stream: stream}
+
+	// Frames arrive on the listener; the advertised host is the address
+	// this client reaches the server from.
+	host := "127.0.0.1"
+	if conn, err := net.DialTimeout("tcp", opt.Server, 5*time.Second); err == nil {
+		host, _, _ = net.SplitHostPort(conn.LocalAddr().String())
+		conn.Close()
+	}
+	n := &node{log: opt.Log, token: opt.Token, name: opt.Node, session: s, senders: map[string]*sender{}}
+	ln, err := transport.Listen(net.JoinHostPort(host, "0"), opt.Token, n.arrive, opt.Log)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	if err := s.send(&control.ClientMsg{Hello: &control.Hello{Node: opt.Node, FrameAddr: ln.Addr(), PID: os.Getpid()}}); err != nil {
+		return fmt.Errorf("hello: %s", s.refusal(err))
+	}
+	first, err := s.recv(ctx, 30*time.Second)
+	if err != nil {
+		return fmt.Errorf("server refused or closed the session: %s", control.ErrorText(err))
+	}
+	if first.Setup == nil {
+		return errors.New("server sent no setup")
+	}
+	err = n.setup(first.Setup, opt)
+	if err == nil {
+		// no frame is larger than the config's largest window at four
+		// times its pixels (a zoomed source)
+		ln.SetMaxPixels(4 * n.largestWindow())
+	}
+	if err != nil {
+		// say why before leaving, so the server need not wait for a join
+		s.send(&control.ClientMsg{Failed: err.Error()})
+		return err
+	}
+	defer n.shutdown()
+	if err := s.send(&control.ClientMsg{Ready: true}); err != nil {
+		return fmt.Errorf("ready: %s", control.ErrorText(err))
+	}
+	go s.heartbeats(ctx, n)
+	err = n.serve(ctx, s)
+	if errors.Is(err, errStopped) {
+		return nil
+	}
+	return err
+}
+
+// session is the control stream: sends are serialised, receives happen on
+// one goroutine.
+type session struct {
+	stream *control.Stream
+	sendMu sync.Mutex
+}
+
+func (s *session) send(m *control.ClientMsg) error {
+	s.sendMu.Lock()
+	defer s.sendMu.Unlock()
+	return s.stream.Send(m)
+}
+
+// refusal reads why a server ended the stream (a refusal arrives on
+// receive).
+func (s *session) refusal(err error) string {
+	if _, rerr := s.stream.Recv(); rerr != nil {
+		err = rerr
+	}
+	return control.ErrorText(err)
+}
+
+// recv receives one message, bounded by timeout (0: by ctx only).
+func (s *session) recv(ctx context.Context, timeout time.Duration) (*control.ServerMsg, error) {
+	type result struct {
+		m   *control.ServerMsg
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		m, err := s.stream.Recv()
+		ch <- result{m, err}
+	}()
+	var limit <-chan time.Time
+	if timeout > 0 {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		limit = t.C
+	}
+	select {
+	case r := <-ch:
+		return r.m, r.err
+	case <-limit:
+		return nil, fmt.Errorf("no message from the server for %v", timeout)
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (s *session) heartbeats(ctx context.Context, n *node) {
+	t := time.NewTicker(heartbeatEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			if err := s.send(&control.ClientMsg{Heartbeat: &control.Heartbeat{Waits: n.waits()}}); err != nil {
+				return
+			}
+		case <-ctx.Done():
+			return
+		}
+	}
+}

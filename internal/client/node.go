@@ -1,0 +1,495 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/goeq/goeq/internal/channel"
+	"github.com/goeq/goeq/internal/compound"
+	"github.com/goeq/goeq/internal/compressor"
+	"github.com/goeq/goeq/internal/configparser"
+	"github.com/goeq/goeq/internal/control"
+	"github.com/goeq/goeq/internal/planner"
+	"github.com/goeq/goeq/internal/winsys"
+)
+
+// node is this client's part of the config: its pipes with their
+// executors and windows.
+type node struct {
+	log     *log.Logger
+	token   string
+	name    string
+	session *session
+	setupM  *control.Setup
+	cfg     *compound.Config
+	model   *compound.Node
+	sys     winsys.System
+	pipes   []*pipe
+	byChan  map[string]*pipe // channel ID -> the pipe it is on (this node's)
+	chooser *compressor.Chooser
+
+	sendersMu sync.Mutex
+	senders   map[string]*sender // by frame address
+	peersMu   sync.Mutex
+	peers     map[string]string // channel ID -> frame address (latest)
+
+	framesMu sync.Mutex
+	frames   map[int]*frameTrack
+	// drop names output frames this node never sends: a fault injected
+	// by tests through GOEQ_DROP_FRAMES (comma-separated names)
+	drop map[string]bool
+
+	barrierMu sync.Mutex
+	released  map[int]chan struct{} // swap barrier releases by frame
+}
+
+// pipe is one GPU: its executor, windows and the frames it runs in order.
+type pipe struct {
+	model   *compound.Pipe
+	gl      *channel.Pipe
+	exec    *channel.Executor
+	windows []*channel.Window
+	work    chan *pipeJob
+	done    chan struct{}
+}
+
+type pipeJob struct {
+	track *frameTrack
+	plans []*planner.ChannelPlan
+	dest  bool
+}
+
+// frameTrack gathers one frame's results from the pipes and the sends.
+type frameTrack struct {
+	frame    int
+	barrier  bool
+	ctx      context.Context
+	cancel   context.CancelFunc
+	mu       sync.Mutex
+	pipes    int // pipes still running it
+	dests    int // destination pipes not yet at the barrier
+	results  []*channel.Result
+	written  []string
+	err      error
+	sends    sync.WaitGroup
+	extra    map[string]*sent // compression, transmission and bytes per record key
+}
+
+func (n *node) setup(s *control.Setup, opt Options) error {
+	n.setupM = s
+	res, err := configparser.Parse(s.ConfigName, []byte(s.ConfigText))
+	if err != nil {
+		return err
+	}
+	m, err := compound.Resolve(res, compound.Options{})
+	if err != nil {
+		return err
+	}
+	n.cfg = m.Configs[0]
+	for _, nd := range n.cfg.Nodes {
+		if nd.ID == opt.Node {
+			n.model = nd
+		}
+	}
+	if n.model == nil {
+		return fmt.Errorf("config %s has no node %q", s.ConfigName, opt.Node)
+	}
+	sys, why, err := winsys.Open(opt.WinSys)
+	if err != nil {
+		return err
+	}
+	n.sys = sys
+	n.log.Printf("window system: %s (%s)", sys.Name(), why)
+	n.chooser = compressor.NewChooser()
+	sample := make([]byte, 4*256*64)
+	for i := range sample {
+		sample[i] = byte(i / 4 / 64)
+	}
+	n.chooser.Calibrate(compressor.RGBA8, 256, 64, sample)
+	n.byChan = map[string]*pipe{}
+	n.frames = map[int]*frameTrack{}
+	n.drop = map[string]bool{}
+	if v := os.Getenv("GOEQ_DROP_FRAMES"); v != "" {
+		for _, name := range strings.Split(v, ",") {
+			n.drop[name] = true
+		}
+		n.log.Printf("fault injection: never sending frames %s", v)
+	}
+	n.released = map[int]chan struct{}{}
+	for _, pm := range n.model.Pipes {
+		glp, err := channel.StartPipe(pm.Name, sys)
+		if err != nil {
+			return err
+		}
+		p := &pipe{model: pm, gl: glp, work: make(chan *pipeJob, 16), done: make(chan struct{})}
+		n.pipes = append(n.pipes, p)
+		r, err := newRenderer(s)
+		if err != nil {
+			return err
+		}
+		p.exec, err = channel.NewExecutor(glp, r, n, channel.ExecOptions{AsyncReadback: s.AsyncReadback, FullReadback: s.FullReadback, InputTimeout: s.InputTimeout})
+		if err != nil {
+			return err
+		}
+		for _, w := range pm.Windows {
+			d, why := channel.ChooseDrawable(w, sys, s.Drawable)
+			cw, err := glp.OpenWindow(w, d)
+			if err != nil {
+				return err
+			}
+			n.log.Printf("window %q: %s (%s)", w.Name, d, why)
+			p.windows = append(p.windows, cw)
+		}
+		for _, ch := range n.cfg.Channels {
+			if ch.Window.Pipe == pm {
+				n.byChan[ch.ID] = p
+			}
+		}
+		go n.runPipe(p)
+	}
+	return nil
+}
+
+// largestWindow is the pixel count of the config's largest window.
+func (n *node) largestWindow() int {
+	most := 1
+	for _, nd := range n.cfg.Nodes {
+		for _, p := range nd.Pipes {
+			for _, w := range p.Windows {
+				most = max(most, w.PixelViewport.W*w.PixelViewport.H)
+			}
+		}
+	}
+	return most
+}
+
+func (n *node) shutdown() {
+	for _, p := range n.pipes {
+		close(p.work)
+		<-p.done
+		if p.exec != nil {
+			p.exec.Close()
+		}
+		for _, w := range p.windows {
+			w.Close()
+		}
+		p.gl.Stop()
+	}
+	n.sendersMu.Lock()
+	for _, s := range n.senders {
+		s.close()
+	}
+	n.sendersMu.Unlock()
+}
+
+// serve receives the server's messages until it stops the run.
+func (n *node) serve(ctx context.Context, s *session) error {
+	type msg struct {
+		m   *control.ServerMsg
+		err error
+	}
+	in := make(chan msg)
+	go func() {
+		for {
+			m, err := s.stream.Recv()
+			select {
+			case in <- msg{m, err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	for {
+		var r msg
+		select {
+		case r = <-in:
+		case <-ctx.Done():
+			n.cancelFrames()
+			return ctx.Err()
+		}
+		if r.err != nil {
+			n.cancelFrames()
+			return fmt.Errorf("connection to the server lost: %s", control.ErrorText(r.err))
+		}
+		m := r.m
+		switch {
+		case m.Stop:
+			n.cancelFrames()
+			return errStopped
+		case m.Abandon != nil:
+			for _, p := range n.pipes {
+				p.exec.Abandon(m.Abandon.Frame, m.Abandon.Producers)
+			}
+		case m.Swap != nil:
+			n.release(*m.Swap)
+		case m.Grant != nil:
+			if p := n.byChan[m.Grant.Channel]; p != nil {
+				g := m.Grant
+				p.exec.Grant(channel.Grant{Frame: g.Frame, Channel: g.Channel, Queue: g.Queue, First: g.First, Tiles: g.Tiles,
+					Ranges: g.Ranges, Done: g.Done})
+			}
+		case m.Frame != nil:
+			if err := n.start(ctx, m.Frame); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// start hands a frame's work to the pipes; each runs its frames in order.
+func (n *node) start(ctx context.Context, fw *control.FrameWork) error {
+	n.peersMu.Lock()
+	n.peers = fw.Peers
+	n.peersMu.Unlock()
+	byPipe := map[*pipe]*pipeJob{}
+	fctx, cancel := context.WithCancel(ctx)
+	track := &frameTrack{frame: fw.Frame, barrier: fw.SwapBarrier, ctx: fctx, cancel: cancel, extra: map[string]*sent{}}
+	for _, cw := range fw.Channels {
+		ch := n.cfg.ChannelByID(cw.Channel)
+		p := n.byChan[cw.Channel]
+		if ch == nil || p == nil {
+			cancel()
+			return fmt.Errorf("frame %d: channel %s is not on node %s", fw.Frame, cw.Channel, n.name)
+		}
+		job := byPipe[p]
+		if job == nil {
+			job = &pipeJob{track: track}
+			byPipe[p] = job
+		}
+		job.plans = append(job.plans, &planner.ChannelPlan{Channel: ch, Tasks: cw.Tasks, Destination: cw.Destination})
+		job.dest = job.dest || cw.Destination
+	}
+	track.pipes = len(byPipe)
+	for _, job := range byPipe {
+		if job.dest {
+			track.dests++
+		}
+	}
+	n.framesMu.Lock()
+	n.frames[fw.Frame] = track
+	n.framesMu.Unlock()
+	if len(byPipe) == 0 {
+		n.finish(track)
+		return nil
+	}
+	for _, p := range n.pipes {
+		if job := byPipe[p]; job != nil {
+			select {
+			case p.work <- job:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+	}
+	return nil
+}
+
+// runPipe runs a pipe's frames in order: the tasks, the images, the swap
+// barrier and presentation.
+func (n *node) runPipe(p *pipe) {
+	defer close(p.done)
+	for job := range p.work {
+		t := job.track
+		res := p.exec.Run(t.ctx, t.frame, job.plans, func(ch *compound.Channel) bool { return n.imagePath(ch, t.frame) != "" })
+		written, err := n.writeImages(t.frame, res)
+		if err == nil && res.Err == nil && job.dest {
+			err = n.barrier(t, p)
+			if err == nil {
+				err = p.exec.Present(p.windows, res.Shown)
+			}
+		}
+		t.mu.Lock()
+		t.results = append(t.results, res)
+		t.written = append(t.written, written...)
+		if err == nil {
+			err = res.Err
+		}
+		if err != nil && t.err == nil {
+			t.err = err
+		}
+		t.pipes--
+		last := t.pipes == 0
+		t.mu.Unlock()
+		if last {
+			go n.finish(t)
+		}
+	}
+}
+
+// imagePath is where a channel's image of a frame goes, "" when none is
+// asked for (dump_image, or every DumpEvery-th frame into OutDir).
+func (n *node) imagePath(ch *compound.Channel, frame int) string {
+	every := max(n.setupM.DumpEvery, 1)
+	if frame%every != 0 && ch.Attributes["dump_image"] == "" {
+		return ""
+	}
+	return channel.DumpPath(ch, n.setupM.OutDir, frame)
+}
+
+// writeImages writes the images the run kept.
+func (n *node) writeImages(frame int, res *channel.Result) ([]string, error) {
+	var written []string
+	for _, ch := range res.Shown {
+		px := res.Images[ch.ID]
+		path := n.imagePath(ch, frame)
+		if px == nil || path == "" {
+			continue
+		}
+		if err := channel.WritePNG(path, px.Color, ch.PixelViewport.W, ch.PixelViewport.H); err != nil {
+			return written, fmt.Errorf("channel %s: writing %s: %w", ch.Label, path, err)
+		}
+		written = append(written, path)
+	}
+	return written, nil
+}
+
+// barrier waits until every destination node has the frame, when the
+// frame has a swap barrier: the node says Assembled once its last
+// destination pipe arrives, and the server's Swap releases all.
+func (n *node) barrier(t *frameTrack, p *pipe) error {
+	if !t.barrier {
+		return nil
+	}
+	t.mu.Lock()
+	t.dests--
+	arrived := t.dests == 0
+	t.mu.Unlock()
+	rel := n.releaseOf(t.frame)
+	if arrived {
+		f := t.frame
+		if err := n.session.send(&control.ClientMsg{Assembled: &f}); err != nil {
+			return err
+		}
+	}
+	timer := time.NewTimer(max(n.setupM.InputTimeout, 30*time.Second))
+	defer timer.Stop()
+	select {
+	case <-rel:
+		return nil
+	case <-t.ctx.Done():
+		return fmt.Errorf("frame %d: waiting at the swap barrier: %w", t.frame, t.ctx.Err())
+	case <-timer.C:
+		return fmt.Errorf("frame %d: the swap barrier was not released", t.frame)
+	}
+}
+
+func (n *node) releaseOf(frame int) chan struct{} {
+	n.barrierMu.Lock()
+	defer n.barrierMu.Unlock()
+	ch := n.released[frame]
+	if ch == nil {
+		ch = make(chan struct{})
+		n.released[frame] = ch
+	}
+	return ch
+}
+
+func (n *node) release(frame int) {
+	ch := n.releaseOf(frame)
+	n.barrierMu.Lock()
+	defer n.barrierMu.Unlock()
+	select {
+	case <-ch:
+	default:
+		close(ch)
+	}
+	for f := range n.released {
+		if f < frame-64 {
+			delete(n.released, f)
+		}
+	}
+}
+
+// finish reports a frame once its pipes and sends are done.
+func (n *node) finish(t *frameTrack) {
+	for _, r := range t.results {
+		r.Wait()
+	}
+	t.sends.Wait()
+	t.cancel()
+	n.framesMu.Lock()
+	delete(n.frames, t.frame)
+	n.framesMu.Unlock()
+	done := &control.FrameDone{Frame: t.frame, Written: t.written}
+	for _, r := range t.results {
+		done.Degraded = append(done.Degraded, r.Degraded...)
+		for _, rec := range r.Records {
+			x := *rec
+			if e := t.extra[recordKey(rec.Channel, rec.Compound, rec.Eye)]; e != nil {
+				x.Times.Compress += e.compress
+				x.Times.Transmit += e.transmit
+				x.Bytes += e.bytes
+			}
+			done.Records = append(done.Records, x)
+		}
+		if r.Err != nil && t.err == nil {
+			t.err = r.Err
+		}
+	}
+	sort.Slice(done.Records, func(i, j int) bool {
+		a, b := done.Records[i], done.Records[j]
+		if a.Compound != b.Compound {
+			return a.Compound < b.Compound
+		}
+		return a.Eye < b.Eye
+	})
+	if t.err != nil && !errors.Is(t.err, context.Canceled) {
+		done.Error = n.describe(t.err.Error())
+	}
+	if err := n.session.send(&control.ClientMsg{Done: done}); err != nil {
+		n.log.Printf("frame %d: reporting: %v", t.frame, err)
+	}
+}
+
+// sent is what a record's frames cost on the network.
+type sent struct {
+	compress, transmit time.Duration
+	bytes              int
+}
+
+func recordKey(channelID, compoundPath string, eye int) string {
+	return fmt.Sprintf("%s|%s|%d", channelID, compoundPath, eye)
+}
+
+// describe replaces channel IDs written {id} by their labels.
+func (n *node) describe(s string) string {
+	for _, ch := range n.cfg.Channels {
+		s = replaceAll(s, "{"+ch.ID+"}", "channel "+ch.Label)
+	}
+	return s
+}
+
+func (n *node) cancelFrames() {
+	n.framesMu.Lock()
+	defer n.framesMu.Unlock()
+	for _, t := range n.frames {
+		t.cancel()
+	}
+}
+
+func (n *node) track(frame int) *frameTrack {
+	n.framesMu.Lock()
+	defer n.framesMu.Unlock()
+	return n.frames[frame]
+}
+
+// waits is what the node's channels wait for now.
+func (n *node) waits() []control.Wait {
+	var out []control.Wait
+	for _, p := range n.pipes {
+		for _, w := range p.exec.Waits() {
+			out = append(out, control.Wait{Frame: w.Frame, Channel: w.Channel, What: w.What})
+		}
+	}
+	return out
+}

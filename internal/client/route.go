@@ -1,0 +1,159 @@
+package client
+
+import (
+	"strings"
+	"time"
+
+	"github.com/goeq/goeq/internal/channel"
+	"github.com/goeq/goeq/internal/compressor"
+	"github.com/goeq/goeq/internal/control"
+	"github.com/goeq/goeq/internal/transport"
+)
+
+// Send delivers an output frame to its consumer (channel.Sink): through
+// memory when the consumer is on this node, else over the frame transport
+// to the consumer's node, on that link's sender goroutine.
+func (n *node) Send(f *channel.FrameData) {
+	if n.drop[f.Name] {
+		return // fault injection (GOEQ_DROP_FRAMES): the frame never comes
+	}
+	if p := n.byChan[f.Consumer]; p != nil {
+		p.exec.Deliver(f)
+		return
+	}
+	t := n.track(f.Frame)
+	n.peersMu.Lock()
+	addr := n.peers[f.Consumer]
+	n.peersMu.Unlock()
+	if addr == "" || t == nil {
+		n.log.Printf("frame %d: no frame address for channel %s: %s dropped", f.Frame, f.Consumer, f.Name)
+		return
+	}
+	s := n.sender(addr)
+	t.sends.Add(1)
+	s.queue <- outgoing{f: f, track: t}
+}
+
+// Pull asks the server for tiles (channel.Sink).
+func (n *node) Pull(frame int, ch, queue string, max int) {
+	if err := n.session.send(&control.ClientMsg{Pull: &control.Pull{Frame: frame, Channel: ch, Queue: queue, Max: max}}); err != nil {
+		n.log.Printf("frame %d: asking for tiles: %v", frame, err)
+	}
+}
+
+// arrive takes a frame from the network: its consumer's pipe uploads it.
+func (n *node) arrive(f *transport.Frame) {
+	p := n.byChan[f.Consumer]
+	if p == nil {
+		n.log.Printf("frame %d: %s for channel %s, which is not on this node: dropped", f.Frame, f.Name, f.Consumer)
+		f.Release()
+		return
+	}
+	p.exec.Deliver(&channel.FrameData{Frame: f.Frame, Eye: f.Eye, Name: f.Name, Producer: f.Producer, Consumer: f.Consumer,
+		Share: f.Share, Extent: f.Extent, Range: f.Range, Pixel: f.Pixel, Subpixel: f.Subpixel, W: f.W, H: f.H, Tile: f.Tile, Tiles: f.Tiles,
+		End: f.End, Color: f.Color, Depth: f.Depth, Release: f.Release})
+}
+
+type outgoing struct {
+	f     *channel.FrameData
+	track *frameTrack
+}
+
+// sender is one link to a peer node: frames go out in order on its own
+// goroutine, so that encoding and the network never hold a pipe.
+type sender struct {
+	addr  string
+	queue chan outgoing
+	done  chan struct{}
+}
+
+func (n *node) sender(addr string) *sender {
+	n.sendersMu.Lock()
+	defer n.sendersMu.Unlock()
+	s := n.senders[addr]
+	if s == nil {
+		s = &sender{addr: addr, queue: make(chan outgoing, 64), done: make(chan struct{})}
+		n.senders[addr] = s
+		go n.runSender(s)
+	}
+	return s
+}
+
+func (s *sender) close() {
+	close(s.queue)
+	<-s.done
+}
+
+func (n *node) runSender(s *sender) {
+	defer close(s.done)
+	var conn *transport.Sender
+	defer func() {
+		if conn != nil {
+			conn.Close()
+		}
+	}()
+	for o := range s.queue {
+		if conn == nil {
+			var err error
+			if conn, err = transport.Dial(s.addr, n.token, n.name); err != nil {
+				n.log.Printf("frame %d: %s to channel %s: %v", o.f.Frame, o.f.Name, o.f.Consumer, err)
+				conn = nil
+				o.track.sends.Done()
+				continue
+			}
+		}
+		f := o.f
+		tf := &transport.Frame{Frame: f.Frame, Eye: f.Eye, Name: f.Name, Producer: f.Producer, Consumer: f.Consumer, Share: f.Share, Extent: f.Extent,
+			Range: f.Range, Pixel: f.Pixel, Subpixel: f.Subpixel, W: f.W, H: f.H, Tile: f.Tile, Tiles: f.Tiles, End: f.End,
+			Color: f.Color, Depth: f.Depth}
+		start := time.Now()
+		err := tf.Encode(n.codecFor(conn, 4*f.W*f.H))
+		compress := time.Since(start)
+		if err == nil {
+			start = time.Now()
+			err = conn.Send(tf)
+		}
+		transmit := time.Since(start)
+		o.track.mu.Lock()
+		k := recordKey(f.Producer, f.Compound, f.Eye)
+		x := o.track.extra[k]
+		if x == nil {
+			x = &sent{}
+			o.track.extra[k] = x
+		}
+		x.compress += compress
+		x.transmit += transmit
+		x.bytes += len(tf.Raw)
+		o.track.mu.Unlock()
+		if err != nil {
+			n.log.Printf("frame %d: sending %s to channel %s: %v", f.Frame, f.Name, f.Consumer, err)
+			conn.Close()
+			conn = nil
+		}
+		o.track.sends.Done()
+	}
+}
+
+func (n *node) codecFor(s *transport.Sender, raw int) compressor.Codec {
+	switch n.setupM.Codec {
+	case "", "auto":
+		bw := s.Bandwidth()
+		if bw == 0 {
+			bw = 1.25e9 // until measured: assume 10 GbE
+		}
+		return n.chooser.Choose(compressor.RGBA8, raw, bw)
+	case "none":
+		return compressor.None
+	case "s2":
+		return compressor.S2
+	case "zstd":
+		return compressor.Zstd
+	case "rle":
+		return compressor.RLE
+	}
+	return compressor.None
+}
+
+func replaceAll(s, old, new string) string { return strings.ReplaceAll(s, old, new) }
+
+var _ channel.Sink = (*node)(nil)

@@ -1,0 +1,169 @@
+package compound
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/goeq/goeq/internal/configparser"
+)
+
+// base is a small valid config; cases splice mistakes into it.
+const base = `#Equalizer 1.2 ascii
+config
+{
+    appNode
+    {
+        pipe
+        {
+            window
+            {
+                viewport [ 0 0 400 300 ]
+                channel { name "c1" }
+                channel { name "c2" viewport [ 0.5 0 0.5 1 ] }
+            }
+        }
+    }
+    observer { name "o" }
+    layout { name "L" view { name "v" observer "o" } }
+    canvas { name "C" layout "L" segment { name "s" channel "c1" } }
+%s
+}
+`
+
+type badCase struct {
+	name    string
+	src     string // full file; %s in base when splice is set
+	splice  string
+	pos     string // "line:col"
+	message string // substring of the message
+}
+
+var badCases = []badCase{
+	{name: "missing closing brace", src: "config\n{\n    compound\n    {\n        channel \"c1\"\n", pos: "6:1", message: "compound block opened at line 4, column 5 is missing its closing '}'"},
+	{name: "one brace too many", src: "config { }\n}\n", pos: "2:1", message: "no block is open here"},
+	{name: "unknown keyword", splice: "    compund { }", pos: "19:5", message: `unknown keyword "compund" in config block (expected one of: name, latency`},
+	{name: "unknown keyword in window", src: "config { appNode { pipe { window { chanel { } } } } }", pos: "1:36", message: `unknown keyword "chanel" in window block`},
+	{name: "bad number", splice: "    compound { channel \"c1\" viewport [ 0 0 x 1 ] }", pos: "19:44", message: `expected a number, found "x"`},
+	{name: "negative unsigned", splice: "    latency -2", pos: "19:13", message: "expected an unsigned integer, found -2"},
+	{name: "float where integer", splice: "    compound { channel \"c1\" period 1.5 }", pos: "19:36", message: "expected an unsigned integer, found number 1.5"},
+	{name: "forbidden character in string", splice: "    name \"my=config\"", pos: "19:13", message: `character '=' is not allowed in a string`},
+	{name: "unterminated string", splice: "    name \"open", pos: "19:10", message: "is not closed"},
+	{name: "undefined channel", splice: "    compound { channel \"nope\" }", pos: "19:24", message: `no channel named "nope"`},
+	{name: "undefined layout in canvas", splice: "    canvas { layout \"nope\" segment { channel \"c1\" } }", pos: "19:21", message: `no layout named "nope"`},
+	{name: "undefined layout index", splice: "    canvas { layout 3 segment { channel \"c1\" } }", pos: "19:21", message: "no layout with index 3"},
+	{name: "undefined observer", splice: "    layout { view { observer \"nobody\" } }", pos: "19:30", message: `no observer named "nobody"`},
+	{name: "undefined observer index", splice: "    layout { view { observer 4 } }", pos: "19:30", message: "no observer with index 4"},
+	{name: "undefined segment channel", splice: "    canvas { layout \"L\" segment { channel \"zz\" } }", pos: "19:43", message: `no channel named "zz"`},
+	{name: "undefined canvas in channel reference", splice: "    compound { channel ( canvas \"X\" segment 0 ) }", pos: "19:33", message: `no canvas named "X"`},
+	{name: "undefined view in channel reference", splice: "    compound { channel ( layout \"L\" view \"w\" ) }", pos: "19:42", message: `no view named "w"`},
+	{name: "duplicate output frame", splice: "    compound { channel \"c1\" compound { channel \"c2\" outputframe { name \"f\" } } compound { channel \"c2\" outputframe { name \"f\" } } inputframe { name \"f\" } }", pos: "19:104", message: `duplicate output frame "f": already defined at line 19, column 53`},
+	{name: "input frame without output", src: "config { appNode { pipe { window { channel { name \"c1\" } } } }\n  compound { channel \"c1\" inputframe { name \"ghost\" } } }", pos: "2:27", message: `input frame "ghost" has no output frame of that name`},
+	{name: "viewport out of range", splice: "    compound { channel \"c1\" viewport [ 0.5 0 0.8 1 ] }", pos: "19:38", message: "is out of range: x+width and y+height must lie within [0,1]"},
+	{name: "viewport without area", splice: "    compound { channel \"c1\" viewport [ 0 0 0 1 ] }", pos: "19:38", message: "has no area"},
+	{name: "range reversed", splice: "    compound { channel \"c1\" range [ 0.8 0.2 ] }", pos: "19:35", message: "range [ 0.8 0.2 ] is invalid"},
+	{name: "range with one number", splice: "    compound { channel \"c1\" range [ 0.8 ] }", pos: "19:41", message: "expected 2 numbers in '[ a b ]', found only 1"},
+	{name: "pixel index too large", splice: "    compound { channel \"c1\" pixel [ 2 0 2 2 ] }", pos: "19:35", message: "pixel [ 2 0 2 2 ] is invalid"},
+	{name: "subpixel index too large", splice: "    compound { channel \"c1\" subpixel [ 3 3 ] }", pos: "19:38", message: "subpixel [ 3 3 ] is invalid"},
+	{name: "unknown task", splice: "    compound { channel \"c1\" task [ DRAW RENDER ] }", pos: "19:41", message: `unknown value "RENDER" in task list`},
+	{name: "unknown eye", splice: "    compound { channel \"c1\" eye [ MIDDLE ] }", pos: "19:35", message: `unknown value "MIDDLE" in eye list`},
+	{name: "unknown buffer", splice: "    compound { channel \"c1\" buffer [ STENCIL ] }", pos: "19:38", message: `unknown value "STENCIL" in buffer list`},
+	{name: "bad equalizer mode", splice: "    compound { channel \"c1\" load_equalizer { mode 3D } }", pos: "19:51", message: "expected one of 2D, DB, HORIZONTAL, VERTICAL, found \"3D\""},
+	{name: "damping out of range", splice: "    compound { channel \"c1\" load_equalizer { damping 2 } }", pos: "19:54", message: "damping 2 is out of range"},
+	{name: "zero boundary", splice: "    compound { channel \"c1\" load_equalizer { boundary [ 0 4 ] } }", pos: "19:55", message: "boundary [ 0 4 ] must be at least 1 pixel"},
+	{name: "tree equalizer with assemble_only_limit", splice: "    compound { channel \"c1\" tree_equalizer { assemble_only_limit 1 } }", pos: "19:46", message: "tree_equalizer has no assemble_only_limit"},
+	{name: "unknown window attribute", src: "config { appNode { pipe { window { attributes { hint_fast ON } } } } }", pos: "1:49", message: `unknown attribute "hint_fast" in window attributes`},
+	{name: "bad attribute value", src: "config { appNode { pipe { window { attributes { hint_fullscreen YES } } } } }", pos: "1:65", message: `expected an attribute value (ON, OFF, AUTO, NICEST, FASTEST, a number, ...), found "YES"`},
+	{name: "channel reference without quotes", splice: "    compound { channel c1 }", pos: "19:24", message: "expected a quoted channel name or '( canvas .. segment .. layout .. view .. )', found \"c1\""},
+	{name: "pre-1.0 hints block", src: "#Equalizer 1.0 ascii\nconfig { appNode { pipe { window { hints { fullscreen ON } } } } }", pos: "2:36", message: "pre-1.0 'hints { ... }' block is not supported"},
+	{name: "pre-1.0 eyeBase", src: "config {\n    eyeBase 0.05\n}", pos: "2:5", message: "pre-1.0 'eyeBase' keyword is not supported"},
+	{name: "unsupported version", src: "#Equalizer 0.9 ascii\nconfig { }", pos: "1:12", message: "unsupported format version 0.9"},
+	{name: "unknown top-level keyword", src: "servr { config { } }", pos: "1:1", message: `unknown keyword "servr" at top level`},
+	{name: "server without config", src: "server\n{\n    connection { hostname \"localhost\" }\n}", pos: "4:1", message: "a server block needs at least one config"},
+	{name: "port out of range", src: "config { node { connection { port 70000 } } }", pos: "1:35", message: "port 70000 is out of range"},
+	{name: "bad connection type", src: "config { node { connection { type TCP } } }", pos: "1:35", message: "expected one of TCPIP, SDP, PIPE, RSP, RDMA, UDT, found \"TCP\""},
+	{name: "bad frame type", splice: "    compound { channel \"c1\" outputframe { type disk } }", pos: "19:48", message: "expected one of texture, memory, found \"disk\""},
+	{name: "degenerate wall", splice: "    compound { channel \"c1\" wall { bottom_left [ 0 0 -1 ] bottom_right [ 0 0 -1 ] } }", pos: "19:29", message: "wall corners are degenerate"},
+	{name: "adaptive takes ON or OFF", splice: "    compound { channel \"c1\" load_equalizer { adaptive FASTEST } }", pos: "19:55", message: "adaptive takes ON or OFF"},
+}
+
+func TestBadConfigs(t *testing.T) {
+	if len(badCases) < 30 {
+		t.Fatalf("bad-config suite has %d cases, want at least 30", len(badCases))
+	}
+	for _, c := range badCases {
+		t.Run(c.name, func(t *testing.T) {
+			src := c.src
+			if c.splice != "" {
+				src = fmt.Sprintf(base, c.splice)
+			}
+			err := load("bad.eqc", src)
+			if err == nil {
+				t.Fatalf("no error for:\n%s", src)
+			}
+			list, ok := err.(configparser.ErrorList)
+			if !ok || len(list) == 0 {
+				t.Fatalf("error is %T, not a positioned list: %v", err, err)
+			}
+			first := list[0]
+			if got := fmt.Sprintf("%d:%d", first.Pos.Line, first.Pos.Column); got != c.pos {
+				t.Errorf("position %s, want %s (%s)", got, c.pos, first)
+			}
+			if !strings.Contains(first.Msg, c.message) {
+				t.Errorf("message %q does not contain %q", first.Msg, c.message)
+			}
+			if !strings.HasPrefix(err.Error(), "bad.eqc:"+c.pos+": ") {
+				t.Errorf("error text %q is not file:line:col: message", err.Error())
+			}
+		})
+	}
+}
+
+func TestBaseConfigIsValid(t *testing.T) {
+	if err := load("base.eqc", fmt.Sprintf(base, "")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func load(name, src string) error {
+	res, err := configparser.Parse(name, []byte(src))
+	if err != nil {
+		return err
+	}
+	_, err = Resolve(res, noEnv)
+	return err
+}
+
+// check warns about what would render wrong or fail at run time: a source
+// channel smaller than the share of the destination it renders, and a
+// window beyond GL's framebuffer limit.
+func TestCheckWarnsAboutSizes(t *testing.T) {
+	src := `config {
+    appNode { pipe {
+        window { viewport [ 0 0 8192 8192 ] channel { name "dest" } }
+        window { viewport [ 0 0 320 240 ] channel { name "src" } }
+        window { viewport [ 0 0 16385 16 ] channel { name "wide" } }
+    } }
+    compound { channel "dest" compound { channel "src" outputframe { name "f" } } inputframe { name "f" } }
+}`
+	res, err := configparser.Parse("sizes.eqc", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Resolve(res, noEnv); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, w := range res.Warnings {
+		got = append(got, w.String())
+	}
+	all := strings.Join(got, "\n")
+	for _, want := range []string{
+		`sizes.eqc:7:42: channel "src" (320x240) renders up to 8192x8192 pixels of destination "dest"`,
+		"sizes.eqc:5:27: window of 16385x16 pixels: beyond the 16384-pixel framebuffer limit",
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("no warning %q in:\n%s", want, all)
+		}
+	}
+}

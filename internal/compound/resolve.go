@@ -1,0 +1,1330 @@
+package compound
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/alecthomas/participle/v2/lexer"
+
+	"github.com/goeq/goeq/internal/configparser"
+)
+
+// Options tune resolution.
+type Options struct {
+	// Getenv reads EQ_* defaults from the environment; nil means os.LookupEnv.
+	Getenv func(string) (string, bool)
+}
+
+// Load parses and resolves a file.
+func Load(filename string, opt Options) (*Model, *configparser.Result, error) {
+	res, err := configparser.ParseFile(filename)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := Resolve(res, opt)
+	return m, res, err
+}
+
+// DefaultPipeViewport is the pixel viewport of a pipe that names none.
+var DefaultPipeViewport = PixelViewport{0, 0, 1920, 1080}
+
+// DefaultWindowViewport is the pixel viewport of a window that names none.
+var DefaultWindowViewport = PixelViewport{0, 0, 800, 600}
+
+// Resolve turns a parsed file into the model. All reference errors are
+// reported together, each at the position of the reference.
+func Resolve(res *configparser.Result, opt Options) (*Model, error) {
+	if opt.Getenv == nil {
+		opt.Getenv = os.LookupEnv
+	}
+	r := &resolver{res: res, opt: opt, raw: map[*Compound]*compoundData{}, base: map[*Compound]frustumBase{}}
+	m := &Model{Version: res.Version}
+	r.model = m
+	m.Global = r.global(res.File.Global)
+	var configs []*configparser.Config
+	if s := res.File.Server; s != nil {
+		for _, c := range s.Connections {
+			m.Server = append(m.Server, r.connection(c, m.Global))
+		}
+		configs = s.Configs
+	} else {
+		configs = []*configparser.Config{res.File.Config}
+	}
+	for _, c := range configs {
+		m.Configs = append(m.Configs, r.config(c))
+	}
+	if len(r.errs) > 0 {
+		r.errs.Sort()
+		return nil, r.errs
+	}
+	return m, nil
+}
+
+type resolver struct {
+	res   *configparser.Result
+	opt   Options
+	model *Model
+	errs  configparser.ErrorList
+	cfg   *Config
+	// raw keeps what each compound sets itself until inheritance runs.
+	raw  map[*Compound]*compoundData
+	base map[*Compound]frustumBase
+}
+
+// frustumBase is the wall a compound's frustum is cut from, and the
+// viewport (relative to the destination) that wall covers.
+type frustumBase struct {
+	wall  Wall
+	vp    Viewport
+	owner *Compound
+}
+
+// warnf records a warning in the parse result, next to the parser's.
+func (r *resolver) warnf(pos lexer.Position, format string, args ...any) {
+	r.res.Warnings = append(r.res.Warnings, configparser.Diagnostic{Pos: pos, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (r *resolver) errorf(pos lexer.Position, format string, args ...any) {
+	r.errs = append(r.errs, configparser.Diagnostic{Pos: pos, Msg: fmt.Sprintf(format, args...)})
+}
+
+// ---- values ---------------------------------------------------------------
+
+func num(raw string) float64 {
+	v, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimPrefix(raw, "+"), "f"), 64)
+	return v
+}
+
+func str(s *configparser.Str) string { return s.Raw[1 : len(s.Raw)-1] }
+
+func floats(v []*configparser.Float) []float64 {
+	out := make([]float64, len(v))
+	for i, f := range v {
+		out[i] = num(f.Raw)
+	}
+	return out
+}
+
+func uints(v []*configparser.Uint) []int {
+	out := make([]int, len(v))
+	for i, f := range v {
+		out[i] = int(num(f.Raw))
+	}
+	return out
+}
+
+func vec3(v *configparser.Vec3) Vec3 {
+	f := floats(v.V)
+	return Vec3{f[0], f[1], f[2]}
+}
+
+func iattr(a *configparser.IAttr) string {
+	switch {
+	case a.Core != nil:
+		return "CORE " + strconv.Itoa(int(num(a.Core.Raw)))
+	case a.Socket != nil:
+		return "SOCKET " + strconv.Itoa(int(num(a.Socket.Raw)))
+	case a.Number != nil:
+		return strconv.Itoa(int(num(a.Number.Raw)))
+	}
+	return configparser.CanonicalWord(a.Word)
+}
+
+func flagBits(f *configparser.Flags, bits map[string]int) int {
+	out := 0
+	for _, w := range f.Words {
+		out |= bits[w.Value]
+	}
+	return out
+}
+
+var (
+	eyeBits    = map[string]int{"CYCLOP": EyeCyclop, "LEFT": EyeLeft, "RIGHT": EyeRight}
+	taskBits   = map[string]int{"CLEAR": TaskClear, "DRAW": TaskDraw, "ASSEMBLE": TaskAssemble, "READBACK": TaskReadback}
+	bufferBits = map[string]int{"COLOR": BufferColor, "DEPTH": BufferDepth}
+)
+
+func maskWords(f *configparser.Flags) string {
+	if len(f.Words) == 0 {
+		return "[ ]"
+	}
+	var ws []string
+	for _, c := range []string{"RED", "GREEN", "BLUE"} {
+		for _, w := range f.Words {
+			if w.Value == c {
+				ws = append(ws, c)
+				break
+			}
+		}
+	}
+	return "[ " + strings.Join(ws, " ") + " ]"
+}
+
+// viewport checks a fractional viewport and returns it.
+func (r *resolver) fracViewport(v *configparser.Viewport, what string) Viewport {
+	f := floats(v.V)
+	vp := Viewport{f[0], f[1], f[2], f[3]}
+	// Real files write thirds as .3334 and overshoot 1 by a rounding step;
+	// accept that and clip it.
+	const eps = 1e-3
+	if vp.W <= 0 || vp.H <= 0 {
+		r.errorf(v.Pos, "%s viewport [ %g %g %g %g ] has no area: width and height must be positive", what, f[0], f[1], f[2], f[3])
+	} else if vp.X < -eps || vp.Y < -eps || vp.X+vp.W > 1+eps || vp.Y+vp.H > 1+eps {
+		r.errorf(v.Pos, "%s viewport [ %g %g %g %g ] is out of range: x+width and y+height must lie within [0,1]", what, f[0], f[1], f[2], f[3])
+	}
+	vp = vp.Intersect(FullViewport)
+	return vp
+}
+
+// windowViewport reads a window or channel viewport: fractional when both
+// width and height are at most 1, pixels otherwise (as Equalizer).
+func (r *resolver) windowViewport(v *configparser.Viewport, what string) (Viewport, *PixelViewport) {
+	f := floats(v.V)
+	if f[2] > 1 || f[3] > 1 {
+		if f[2] <= 0 || f[3] <= 0 {
+			r.errorf(v.Pos, "%s pixel viewport [ %g %g %g %g ] has no area", what, f[0], f[1], f[2], f[3])
+		}
+		return Viewport{}, &PixelViewport{int(f[0]), int(f[1]), int(f[2]), int(f[3])}
+	}
+	return r.fracViewport(v, what), nil
+}
+
+func (r *resolver) wall(w *configparser.Wall) *Wall {
+	out := DefaultWall
+	for _, f := range w.Fields {
+		switch {
+		case f.BottomLeft != nil:
+			out.BottomLeft = vec3(f.BottomLeft)
+		case f.BottomRight != nil:
+			out.BottomRight = vec3(f.BottomRight)
+		case f.TopLeft != nil:
+			out.TopLeft = vec3(f.TopLeft)
+		case f.Type != "":
+			out.Type = f.Type
+		}
+	}
+	u := out.BottomRight.Sub(out.BottomLeft)
+	v := out.TopLeft.Sub(out.BottomLeft)
+	if u.Cross(v).Len() == 0 {
+		r.errorf(w.Pos, "wall corners are degenerate: bottom_left, bottom_right and top_left must span a rectangle")
+	}
+	return &out
+}
+
+func (r *resolver) projection(p *configparser.Projection) *Wall {
+	pr := Projection{Distance: 1, FOV: [2]float64{90, 90}}
+	for _, f := range p.Fields {
+		switch {
+		case f.Origin != nil:
+			pr.Origin = vec3(f.Origin)
+		case f.Distance != nil:
+			pr.Distance = num(f.Distance.Raw)
+		case f.FOV != nil:
+			v := floats(f.FOV.V)
+			pr.FOV = [2]float64{v[0], v[1]}
+		case f.HPR != nil:
+			pr.HPR = vec3(f.HPR)
+		}
+	}
+	if pr.FOV[0] <= 0 || pr.FOV[0] >= 180 || pr.FOV[1] <= 0 || pr.FOV[1] >= 180 || pr.Distance == 0 {
+		r.errorf(p.Pos, "projection needs a field of view between 0 and 180 degrees and a non-zero distance")
+	}
+	w := pr.Wall()
+	return &w
+}
+
+func (r *resolver) swapBarrier(s *configparser.SwapBarrier) *SwapBarrier {
+	out := &SwapBarrier{Name: "barrier", NVGroup: "OFF", NVBarrier: "OFF"}
+	for _, f := range s.Fields {
+		switch {
+		case f.Name != nil:
+			out.Name = str(f.Name)
+		case f.NVGroup != nil:
+			out.NVGroup = iattr(f.NVGroup)
+			if out.NVGroup != "OFF" && out.NVGroup != "0" {
+				r.warnf(f.NVGroup.Pos, "NV_group: goeq has no hardware swap barrier; the server's software barrier synchronises the swaps")
+			}
+		case f.NVBarrier != nil:
+			out.NVBarrier = iattr(f.NVBarrier)
+		}
+	}
+	return out
+}
+
+// ---- global ---------------------------------------------------------------
+
+// global returns the EQ_* attributes in effect: the file's, then the
+// environment's for keys the file leaves out. Deprecated spellings map to
+// their current key.
+func (r *resolver) global(g *configparser.Global) map[string]string {
+	out := map[string]string{}
+	if g != nil {
+		for _, f := range g.Fields {
+			switch {
+			case f.Str != nil:
+				out[canonicalGlobalKey(f.StrKey)] = str(f.Str)
+			case f.Uint != nil:
+				out[canonicalGlobalKey(f.UintKey)] = strconv.Itoa(int(num(f.Uint.Raw)))
+			case f.Float != nil:
+				out[f.FloatKey] = strconv.FormatFloat(num(f.Float.Raw), 'f', -1, 64)
+			case f.Char != nil:
+				out[canonicalGlobalKey(f.CharKey)] = f.Char.Raw
+			case f.Mask != nil:
+				out[f.MaskKey] = maskWords(f.Mask)
+			case f.TypeKey != "":
+				out[f.TypeKey] = f.Type
+				if f.Type != "TCPIP" {
+					r.warnf(f.Pos, "connection type %s: goeq's nodes talk TCP (gRPC control, framed TCP pixels)", f.Type)
+				}
+			case f.IAttr != nil:
+				out[f.IKey] = iattr(f.IAttr)
+				if i := strings.Index(f.IKey, "_IATTR_"); i > 0 {
+					r.runtimeAttr(f.Pos, strings.ToLower(f.IKey[i+len("_IATTR_"):]), out[f.IKey])
+				}
+				if f.IKey == "EQ_COMPOUND_IATTR_STEREO_MODE" && out[f.IKey] == "QUAD" {
+					r.warnf(f.Pos, "stereo_mode QUAD: goeq renders into framebuffer objects, which have no quad-buffered stereo; stereo destinations show anaglyph")
+				}
+			}
+		}
+	}
+	for _, k := range configparser.GlobalKeys() {
+		k = canonicalGlobalKey(k)
+		if _, set := out[k]; set {
+			continue
+		}
+		if v, ok := r.opt.Getenv(k); ok && v != "" {
+			val, err := configparser.ParseGlobalValue(k, v)
+			if err != nil {
+				r.errorf(lexer.Position{Filename: "environment variable " + k, Line: 1, Column: 1}, "%v", err)
+				continue
+			}
+			out[k] = val
+		}
+	}
+	return out
+}
+
+func canonicalGlobalKey(k string) string {
+	switch k {
+	case "EQ_CONNECTION_IATTR_TCPIP_PORT":
+		return "EQ_CONNECTION_IATTR_PORT"
+	case "EQ_CONNECTION_SATTR_PIPE_FILENAME":
+		return "EQ_CONNECTION_SATTR_FILENAME"
+	case "EQ_CONNECTION_SATTR_LAUNCH_COMMAND":
+		return "EQ_NODE_SATTR_LAUNCH_COMMAND"
+	case "EQ_CONNECTION_CATTR_LAUNCH_COMMAND_QUOTE":
+		return "EQ_NODE_CATTR_LAUNCH_COMMAND_QUOTE"
+	case "EQ_CONNECTION_IATTR_LAUNCH_TIMEOUT":
+		return "EQ_NODE_IATTR_LAUNCH_TIMEOUT"
+	}
+	return k
+}
+
+// globalDefaults returns the attributes an element of the given kind
+// (NODE, PIPE, WINDOW, CHANNEL, COMPOUND) takes from the global block, keyed
+// as the element's own attributes block spells them.
+func globalDefaults(g map[string]string, kind string) map[string]string {
+	out := map[string]string{}
+	for k, v := range g {
+		for _, t := range []string{"IATTR", "SATTR", "CATTR", "FATTR"} {
+			prefix := "EQ_" + kind + "_" + t + "_"
+			if strings.HasPrefix(k, prefix) {
+				key := strings.ToLower(strings.TrimPrefix(k, prefix))
+				if key == "hint_cuda_gl_interop" {
+					key = "hint_cuda_GL_interop"
+				}
+				out[key] = v
+			}
+		}
+	}
+	return out
+}
+
+func (r *resolver) connection(c *configparser.Connection, g map[string]string) Connection {
+	out := Connection{Type: "TCPIP"}
+	if v, ok := g["EQ_CONNECTION_IATTR_TYPE"]; ok {
+		out.Type = v
+	}
+	out.Hostname = g["EQ_CONNECTION_SATTR_HOSTNAME"]
+	out.Filename = g["EQ_CONNECTION_SATTR_FILENAME"]
+	out.Port, _ = strconv.Atoi(g["EQ_CONNECTION_IATTR_PORT"])
+	out.Bandwidth, _ = strconv.Atoi(g["EQ_CONNECTION_IATTR_BANDWIDTH"])
+	for _, f := range c.Fields {
+		switch {
+		case f.Type != "":
+			out.Type = f.Type
+			if f.Type != "TCPIP" {
+				r.warnf(f.Pos, "connection type %s: goeq's nodes talk TCP (gRPC control, framed TCP pixels)", f.Type)
+			}
+		case f.Hostname != nil:
+			out.Hostname = str(f.Hostname)
+		case f.Interface != nil:
+			out.Interface = str(f.Interface)
+		case f.Port != nil:
+			out.Port = int(num(f.Port.Raw))
+			if out.Port > 65535 {
+				r.errorf(f.Port.Pos, "port %d is out of range (0-65535)", out.Port)
+			}
+		case f.Bandwidth != nil:
+			out.Bandwidth = int(num(f.Bandwidth.Raw))
+		case f.Filename != nil:
+			out.Filename = str(f.Filename)
+		}
+	}
+	return out
+}
+
+// ---- config ---------------------------------------------------------------
+
+func (r *resolver) config(c *configparser.Config) *Config {
+	cfg := &Config{Latency: 1, EyeBase: 0.05, Robustness: "ON"}
+	r.cfg = cfg
+	g := r.model.Global
+	if v, ok := g["EQ_CONFIG_FATTR_EYE_BASE"]; ok {
+		cfg.EyeBase, _ = strconv.ParseFloat(v, 64)
+	}
+	if v, ok := g["EQ_CONFIG_IATTR_ROBUSTNESS"]; ok {
+		cfg.Robustness = v
+	}
+	var compounds []*configparser.Compound
+	nodeCount := 0
+	for _, f := range c.Fields {
+		switch {
+		case f.Name != nil:
+			cfg.Name = str(f.Name)
+		case f.Latency != nil:
+			cfg.Latency = int(num(f.Latency.Raw))
+		case f.Attributes != nil:
+			for _, a := range f.Attributes.Fields {
+				if a.EyeBase != nil {
+					cfg.EyeBase = num(a.EyeBase.Raw)
+				} else {
+					cfg.Robustness = iattr(a.Robustness)
+				}
+			}
+		case f.Node != nil:
+			nodeCount++
+			cfg.Nodes = append(cfg.Nodes, r.node(f.Node))
+		case f.Observer != nil:
+			cfg.Observers = append(cfg.Observers, r.observer(f.Observer, cfg))
+		case f.Layout != nil:
+			cfg.Layouts = append(cfg.Layouts, r.layout(f.Layout, cfg))
+		case f.Canvas != nil:
+			cfg.Canvases = append(cfg.Canvases, r.canvas(f.Canvas, cfg))
+		case f.Compound != nil:
+			compounds = append(compounds, f.Compound)
+		}
+	}
+	// Equalizer always has an application node.
+	hasApp := false
+	for _, n := range cfg.Nodes {
+		hasApp = hasApp || n.App
+	}
+	if !hasApp {
+		app := &Node{Name: "", App: true, Attributes: globalDefaults(g, "NODE")}
+		cfg.Nodes = append([]*Node{app}, cfg.Nodes...)
+	}
+	// Version 1.2 moved the host name from the connection to the node.
+	if r.model.Version < 1.2 {
+		for _, n := range cfg.Nodes {
+			if n.Host == "" {
+				for _, conn := range n.Connections {
+					if conn.Hostname != "" {
+						n.Host = conn.Hostname
+						break
+					}
+				}
+			}
+		}
+	}
+	r.destinationChannels(cfg)
+	assignIdentities(cfg)
+	for i, cc := range compounds {
+		root := r.compound(cc, nil, cfg)
+		root.Index = i
+		cfg.Compounds = append(cfg.Compounds, root)
+	}
+	r.convert10(cfg)
+	r.addOutputCompounds(cfg)
+	for _, root := range cfg.Compounds {
+		r.inherit(root)
+	}
+	r.frames(cfg)
+	cfg.CachePaths()
+	r.checkShares(cfg)
+	return cfg
+}
+
+// MaxFramebuffer is the framebuffer size (pixels a side) common GL
+// implementations allow (Mesa's llvmpipe, NVIDIA).
+const MaxFramebuffer = 16384
+
+// checkShares warns where a source channel is smaller than the share of
+// its destination it may render: Equalizer renders a source's share one
+// pixel per destination pixel at the channel's corner and loses what falls
+// outside its window; goeq renders it offscreen at full size.
+func (r *resolver) checkShares(cfg *Config) {
+	cfg.Walk(func(c *Compound) {
+		d := r.raw[c]
+		dest := c.Destination()
+		if d == nil || d.channelPos.Line == 0 || dest == nil || dest == c || c.Channel == dest.Channel {
+			return
+		}
+		share := dest.Channel.PixelViewport.Apply(c.Viewport.RelativeTo(dest.Viewport))
+		w, h := int(float64(share.W)*c.Zoom.X+0.5), int(float64(share.H)*c.Zoom.Y+0.5)
+		if c.Parent != nil && hasLoadEqualizer(c.Parent) {
+			// a load equalizer may give the source all of its parent's share
+			p := dest.Channel.PixelViewport.Apply(c.Parent.Viewport.RelativeTo(dest.Viewport))
+			w, h = max(w, int(float64(p.W)*c.Zoom.X+0.5)), max(h, int(float64(p.H)*c.Zoom.Y+0.5))
+		}
+		own := c.Channel.PixelViewport
+		if own.W < w || own.H < h {
+			r.warnf(d.channelPos, "channel %q (%dx%d) renders up to %dx%d pixels of destination %q: larger than its window's channel, so goeq renders it offscreen at full size (Equalizer would lose what falls outside)",
+				c.Channel.Name, own.W, own.H, w, h, dest.Channel.Name)
+		}
+	})
+}
+
+func hasLoadEqualizer(c *Compound) bool {
+	for _, eq := range c.Equalizers {
+		if eq.Kind == "load" || eq.Kind == "tree" {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *resolver) node(n *configparser.Node) *Node {
+	out := &Node{App: n.Kind == "appNode", Attributes: globalDefaults(r.model.Global, "NODE")}
+	for _, f := range n.Fields {
+		switch {
+		case f.Name != nil:
+			out.Name = str(f.Name)
+		case f.Host != nil:
+			out.Host = str(f.Host)
+		case f.Connection != nil:
+			out.Connections = append(out.Connections, r.connection(f.Connection, r.model.Global))
+		case f.Pipe != nil:
+			out.Pipes = append(out.Pipes, r.pipe(f.Pipe, out))
+		case f.Attributes != nil:
+			for _, a := range f.Attributes.Fields {
+				switch {
+				case a.LaunchCommand != nil:
+					out.Attributes["launch_command"] = str(a.LaunchCommand)
+				case a.LaunchCommandQuote != nil:
+					out.Attributes["launch_command_quote"] = a.LaunchCommandQuote.Raw
+				case a.Key == "hint_statistics":
+					// deprecated and ignored, as in Equalizer
+				default:
+					out.Attributes[a.Key] = iattr(a.Value)
+				}
+			}
+		}
+	}
+	delete(out.Attributes, "hint_statistics")
+	return out
+}
+
+func (r *resolver) keyAttrs(dst map[string]string, a *configparser.KeyAttrs) {
+	for _, f := range a.Fields {
+		dst[f.Key] = iattr(f.Value)
+		r.runtimeAttr(f.Pos, f.Key, dst[f.Key])
+	}
+}
+
+// runtimeAttr warns about a window or pipe attribute whose effect goeq's
+// runtime does not have (see docs/config-language.md, "What runs").
+func (r *resolver) runtimeAttr(pos lexer.Position, key, value string) {
+	switch key {
+	case "hint_stereo":
+		if value == "ON" {
+			r.warnf(pos, "hint_stereo ON: goeq renders into framebuffer objects, which have no quad-buffered stereo; stereo destinations show anaglyph")
+		}
+	case "planes_samples":
+		if n, err := strconv.Atoi(value); err == nil && n > 1 {
+			r.warnf(pos, "planes_samples %d: goeq's framebuffers are not multisampled", n)
+		}
+	case "hint_cuda_gl_interop":
+		if value == "ON" {
+			r.warnf(pos, "hint_cuda_gl_interop: goeq does not set up CUDA interoperation")
+		}
+	}
+}
+
+func (r *resolver) pipe(p *configparser.Pipe, node *Node) *Pipe {
+	out := &Pipe{Node: node, PixelViewport: DefaultPipeViewport, Attributes: globalDefaults(r.model.Global, "PIPE")}
+	var windows []*configparser.Window
+	for _, f := range p.Fields {
+		switch {
+		case f.Name != nil:
+			out.Name = str(f.Name)
+		case f.Port != nil:
+			out.Port = int(num(f.Port.Raw))
+		case f.Device != nil:
+			out.Device = int(num(f.Device.Raw))
+		case f.Viewport != nil:
+			v := floats(f.Viewport.V)
+			if v[2] <= 0 || v[3] <= 0 {
+				r.errorf(f.Viewport.Pos, "pipe viewport is in pixels and needs a positive width and height")
+			}
+			out.PixelViewport = PixelViewport{int(v[0]), int(v[1]), int(v[2]), int(v[3])}
+		case f.Attributes != nil:
+			r.keyAttrs(out.Attributes, f.Attributes)
+		case f.Window != nil:
+			windows = append(windows, f.Window)
+		}
+	}
+	for _, w := range windows {
+		out.Windows = append(out.Windows, r.window(w, out))
+	}
+	return out
+}
+
+func (r *resolver) window(w *configparser.Window, pipe *Pipe) *Window {
+	out := &Window{Pipe: pipe, PixelViewport: DefaultWindowViewport, Attributes: globalDefaults(r.model.Global, "WINDOW")}
+	var channels []*configparser.Channel
+	for _, f := range w.Fields {
+		switch {
+		case f.Name != nil:
+			out.Name = str(f.Name)
+		case f.Viewport != nil:
+			vp, pvp := r.windowViewport(f.Viewport, "window")
+			if pvp != nil {
+				out.PixelViewport = *pvp
+			} else {
+				out.PixelViewport = pipe.PixelViewport.Apply(vp)
+			}
+			if w, h := out.PixelViewport.W, out.PixelViewport.H; w > MaxFramebuffer || h > MaxFramebuffer {
+				r.warnf(f.Viewport.Pos, "window of %dx%d pixels: beyond the %d-pixel framebuffer limit of common GL implementations; a render client whose GL allows less refuses it", w, h, MaxFramebuffer)
+			}
+		case f.Attributes != nil:
+			r.keyAttrs(out.Attributes, f.Attributes)
+		case f.Channel != nil:
+			channels = append(channels, f.Channel)
+		}
+	}
+	for _, c := range channels {
+		out.Channels = append(out.Channels, r.channel(c, out))
+	}
+	return out
+}
+
+func (r *resolver) channel(c *configparser.Channel, win *Window) *Channel {
+	full := PixelViewport{0, 0, win.PixelViewport.W, win.PixelViewport.H}
+	out := &Channel{Window: win, Viewport: FullViewport, PixelViewport: full, Attributes: globalDefaults(r.model.Global, "CHANNEL")}
+	for _, f := range c.Fields {
+		switch {
+		case f.Name != nil:
+			out.Name = str(f.Name)
+		case f.Viewport != nil:
+			vp, pvp := r.windowViewport(f.Viewport, "channel")
+			if pvp != nil {
+				out.PixelViewport = *pvp
+				out.Viewport = Viewport{float64(pvp.X) / float64(full.W), float64(pvp.Y) / float64(full.H),
+					float64(pvp.W) / float64(full.W), float64(pvp.H) / float64(full.H)}
+			} else {
+				out.Viewport = vp
+				out.PixelViewport = full.Apply(vp)
+			}
+		case f.Drawable != nil:
+			for _, w := range f.Drawable.Words {
+				out.Drawable = append(out.Drawable, w.Value)
+			}
+		case f.Attributes != nil:
+			for _, a := range f.Attributes.Fields {
+				if a.DumpImage != nil {
+					out.Attributes["dump_image"] = str(a.DumpImage)
+				} else {
+					out.Attributes[a.Key] = iattr(a.Value)
+				}
+			}
+		}
+	}
+	r.cfg.Channels = append(r.cfg.Channels, out)
+	return out
+}
+
+func (r *resolver) observer(o *configparser.Observer, cfg *Config) *Observer {
+	half := cfg.EyeBase / 2
+	out := &Observer{EyeLeft: Vec3{-half, 0, 0}, EyeRight: Vec3{half, 0, 0}, FocusDistance: 1, FocusMode: "fixed"}
+	for _, f := range o.Fields {
+		switch {
+		case f.Name != nil:
+			out.Name = str(f.Name)
+		case f.EyeBase != nil:
+			h := num(f.EyeBase.Raw) / 2
+			out.EyeLeft, out.EyeCyclop, out.EyeRight = Vec3{-h, 0, 0}, Vec3{}, Vec3{h, 0, 0}
+		case f.EyeLeft != nil:
+			out.EyeLeft = vec3(f.EyeLeft)
+		case f.EyeCyclop != nil:
+			out.EyeCyclop = vec3(f.EyeCyclop)
+		case f.EyeRight != nil:
+			out.EyeRight = vec3(f.EyeRight)
+		case f.FocusDistance != nil:
+			out.FocusDistance = num(f.FocusDistance.Raw)
+		case f.OpenCVCamera != nil:
+			r.warnf(f.Pos, "opencv_camera: goeq does not track the observer")
+		case f.FocusMode != nil:
+			out.FocusMode = iattr(f.FocusMode)
+		}
+	}
+	return out
+}
+
+func (r *resolver) findObserver(ref *configparser.Ref, cfg *Config) *Observer {
+	if ref.Name != nil {
+		name := str(ref.Name)
+		for _, o := range cfg.Observers {
+			if o.Name == name {
+				return o
+			}
+		}
+		r.errorf(ref.Pos, "no observer named %q (observers must be defined before they are used)", name)
+		return nil
+	}
+	i := int(num(ref.Index.Raw))
+	if i < len(cfg.Observers) {
+		return cfg.Observers[i]
+	}
+	r.errorf(ref.Pos, "no observer with index %d (%d defined before this point)", i, len(cfg.Observers))
+	return nil
+}
+
+func (r *resolver) layout(l *configparser.Layout, cfg *Config) *Layout {
+	out := &Layout{}
+	for _, f := range l.Fields {
+		if f.Name != nil {
+			out.Name = str(f.Name)
+			continue
+		}
+		v := &View{Layout: out, Mode: "MONO", Viewport: FullViewport}
+		for _, vf := range f.View.Fields {
+			switch {
+			case vf.DisplayCluster != nil:
+				r.warnf(vf.Pos, "DisplayCluster: goeq does not stream views")
+			case vf.Attributes != nil:
+				for _, a := range vf.Attributes.Fields {
+					r.warnf(a.Pos, "view streaming (DisplayCluster, deflect): goeq does not stream views")
+				}
+			case vf.Name != nil:
+				v.Name = str(vf.Name)
+			case vf.Mode != "":
+				v.Mode = vf.Mode
+			case vf.Viewport != nil:
+				v.Viewport = r.fracViewport(vf.Viewport, "view")
+			case vf.Wall != nil:
+				v.Frustum = r.wall(vf.Wall)
+			case vf.Projection != nil:
+				v.Frustum = r.projection(vf.Projection)
+			case vf.Observer != nil:
+				v.Observer = r.findObserver(vf.Observer, cfg)
+			}
+		}
+		out.Views = append(out.Views, v)
+	}
+	return out
+}
+
+func (r *resolver) findLayout(ref *configparser.Ref, cfg *Config) *Layout {
+	if ref.Name != nil {
+		name := str(ref.Name)
+		for _, l := range cfg.Layouts {
+			if l.Name == name {
+				return l
+			}
+		}
+		r.errorf(ref.Pos, "no layout named %q (layouts must be defined before the canvas that uses them)", name)
+		return nil
+	}
+	i := int(num(ref.Index.Raw))
+	if i < len(cfg.Layouts) {
+		return cfg.Layouts[i]
+	}
+	r.errorf(ref.Pos, "no layout with index %d (%d defined before this point)", i, len(cfg.Layouts))
+	return nil
+}
+
+func (r *resolver) findChannelByName(s *configparser.Str, cfg *Config) *Channel {
+	name := str(s)
+	for _, c := range cfg.Channels {
+		if c.Name == name {
+			return c
+		}
+	}
+	r.errorf(s.Pos, "no channel named %q (channels are declared in windows before they are used)", name)
+	return nil
+}
+
+func (r *resolver) canvas(c *configparser.Canvas, cfg *Config) *Canvas {
+	out := &Canvas{}
+	var segments []*configparser.Segment
+	for _, f := range c.Fields {
+		switch {
+		case f.Name != nil:
+			out.Name = str(f.Name)
+		case f.Layout != nil:
+			if f.Layout.Off {
+				out.Layouts = append(out.Layouts, nil)
+			} else if l := r.findLayout(f.Layout.Ref, cfg); l != nil {
+				out.Layouts = append(out.Layouts, l)
+			}
+		case f.SwapBarrier != nil:
+			out.SwapBarrier = r.swapBarrier(f.SwapBarrier)
+		case f.Wall != nil:
+			out.Frustum = r.wall(f.Wall)
+		case f.Projection != nil:
+			out.Frustum = r.projection(f.Projection)
+		case f.Segment != nil:
+			segments = append(segments, f.Segment)
+		}
+	}
+	for _, s := range segments {
+		seg := &Segment{Canvas: out, Eyes: EyesAll, Viewport: FullViewport, SwapBarrier: out.SwapBarrier}
+		eyesSet, named := false, false
+		for _, f := range s.Fields {
+			switch {
+			case f.Name != nil:
+				seg.Name = str(f.Name)
+			case f.Channel != nil:
+				seg.Channel = r.findChannelByName(f.Channel, cfg)
+				named = true
+			case f.Eye != nil:
+				seg.Eyes = flagBits(f.Eye, eyeBits)
+				eyesSet = true
+			case f.Viewport != nil:
+				seg.Viewport = r.fracViewport(f.Viewport, "segment")
+			case f.SwapBarrier != nil:
+				seg.SwapBarrier = r.swapBarrier(f.SwapBarrier)
+			case f.Wall != nil:
+				seg.Frustum = r.wall(f.Wall)
+			case f.Projection != nil:
+				seg.Frustum = r.projection(f.Projection)
+			}
+		}
+		if !named {
+			r.errorf(s.Pos, "segment has no channel: add 'channel \"name\"' naming the channel that shows it")
+		}
+		if eyesSet && seg.Eyes == 0 {
+			seg.Eyes = EyesAll
+		}
+		if seg.Frustum == nil {
+			base := DefaultWall
+			if out.Frustum != nil {
+				base = *out.Frustum
+			}
+			w := base.Sub(seg.Viewport)
+			seg.Frustum = &w
+		}
+		out.Segments = append(out.Segments, seg)
+	}
+	return out
+}
+
+// destinationChannels creates, for every canvas, layout, view and segment
+// that overlap, the channel that shows that part of the view on that
+// segment (Equalizer's canvas activation).
+func (r *resolver) destinationChannels(cfg *Config) {
+	for _, cv := range cfg.Canvases {
+		for _, l := range cv.Layouts {
+			if l == nil {
+				continue
+			}
+			for _, v := range l.Views {
+				for _, s := range cv.Segments {
+					if s.Channel == nil {
+						continue
+					}
+					area := s.Viewport.Intersect(v.Viewport)
+					if !area.HasArea() {
+						continue
+					}
+					src := s.Channel
+					inSegment := area.RelativeTo(s.Viewport)
+					vp := src.Viewport.Apply(inSegment)
+					full := PixelViewport{0, 0, src.Window.PixelViewport.W, src.Window.PixelViewport.H}
+					var wall Wall
+					if v.Frustum != nil {
+						wall = v.Frustum.Sub(area.RelativeTo(v.Viewport))
+					} else {
+						wall = s.Frustum.Sub(inSegment)
+					}
+					ch := &Channel{
+						Name: src.Name, Window: src.Window, Viewport: vp, PixelViewport: full.Apply(vp),
+						Attributes: src.Attributes, Drawable: src.Drawable,
+						View: v, Segment: s, Source: src, Frustum: &wall,
+					}
+					cfg.Channels = append(cfg.Channels, ch)
+				}
+			}
+		}
+	}
+}
+
+func (r *resolver) destinationChannel(seg *Segment, view *View, cfg *Config) *Channel {
+	for _, c := range cfg.Channels {
+		if c.Segment == seg && c.View == view {
+			return c
+		}
+	}
+	return nil
+}
+
+// viewSegmentRef resolves `( canvas .. segment .. layout .. view .. )`
+// with Equalizer's defaults: the first segment and the first view.
+func (r *resolver) viewSegmentRef(ref *configparser.ChannelRef, cfg *Config) *Channel {
+	var canvas *Canvas
+	var layout *Layout
+	var segment *Segment
+	var view *View
+	if len(cfg.Canvases) > 0 && len(cfg.Canvases[0].Segments) > 0 {
+		segment = cfg.Canvases[0].Segments[0]
+	}
+	if len(cfg.Layouts) > 0 && len(cfg.Layouts[0].Views) > 0 {
+		view = cfg.Layouts[0].Views[0]
+	}
+	for _, f := range ref.Fields {
+		name, idx := "", -1
+		if f.Ref.Name != nil {
+			name = str(f.Ref.Name)
+		} else {
+			idx = int(num(f.Ref.Index.Raw))
+		}
+		switch f.Kind {
+		case "canvas":
+			canvas = nil
+			for i, c := range cfg.Canvases {
+				if (idx < 0 && c.Name == name) || i == idx {
+					canvas = c
+					break
+				}
+			}
+			if canvas == nil {
+				r.errorf(f.Ref.Pos, "no canvas %s", refText(name, idx))
+				return nil
+			}
+			segment = nil
+			if len(canvas.Segments) > 0 {
+				segment = canvas.Segments[0]
+			}
+		case "segment":
+			segs := []*Segment{}
+			if canvas != nil {
+				segs = canvas.Segments
+			} else if idx >= 0 && len(cfg.Canvases) > 0 {
+				segs = cfg.Canvases[0].Segments
+			} else {
+				for _, c := range cfg.Canvases {
+					segs = append(segs, c.Segments...)
+				}
+			}
+			segment = nil
+			for i, s := range segs {
+				if (idx < 0 && s.Name == name) || i == idx {
+					segment = s
+					break
+				}
+			}
+			if segment == nil {
+				r.errorf(f.Ref.Pos, "no segment %s", refText(name, idx))
+				return nil
+			}
+		case "layout":
+			layout = nil
+			for i, l := range cfg.Layouts {
+				if (idx < 0 && l.Name == name) || i == idx {
+					layout = l
+					break
+				}
+			}
+			if layout == nil {
+				r.errorf(f.Ref.Pos, "no layout %s", refText(name, idx))
+				return nil
+			}
+			view = nil
+			if len(layout.Views) > 0 {
+				view = layout.Views[0]
+			}
+		case "view":
+			views := []*View{}
+			if layout != nil {
+				views = layout.Views
+			} else if idx >= 0 && len(cfg.Layouts) > 0 {
+				views = cfg.Layouts[0].Views
+			} else {
+				for _, l := range cfg.Layouts {
+					views = append(views, l.Views...)
+				}
+			}
+			view = nil
+			for i, v := range views {
+				if (idx < 0 && v.Name == name) || i == idx {
+					view = v
+					break
+				}
+			}
+			if view == nil {
+				r.errorf(f.Ref.Pos, "no view %s", refText(name, idx))
+				return nil
+			}
+		}
+	}
+	if segment == nil || view == nil {
+		r.errorf(ref.Pos, "incomplete channel reference: the config has no segment or no view to show")
+		return nil
+	}
+	ch := r.destinationChannel(segment, view, cfg)
+	if ch == nil {
+		r.errorf(ref.Pos, "no destination channel for this segment and view: they do not overlap, or no canvas uses the view's layout")
+	}
+	return ch
+}
+
+func refText(name string, idx int) string {
+	if idx >= 0 {
+		return fmt.Sprintf("with index %d", idx)
+	}
+	return fmt.Sprintf("named %q", name)
+}
+
+// ---- compounds ------------------------------------------------------------
+
+// compoundData is what a compound sets itself, before inheritance.
+type compoundData struct {
+	tasks, eyes, buffers   int // -1: not set
+	viewport               Viewport
+	rng                    Range
+	pixel                  Pixel
+	subpixel               Subpixel
+	zoom                   Zoom
+	period, phase          int // -1: not set
+	frustum                *Wall
+	outputFrames, inFrames []*configparser.Frame
+	outPos, inPos          []lexer.Position
+	channelPos             lexer.Position // where the compound names its channel
+}
+
+func (r *resolver) compound(c *configparser.Compound, parent *Compound, cfg *Config) *Compound {
+	out := &Compound{Parent: parent, Attributes: map[string]string{}}
+	d := newCompoundData()
+	var children []*configparser.Compound
+	for _, f := range c.Fields {
+		switch {
+		case f.Child != nil:
+			children = append(children, f.Child)
+		case f.Name != nil:
+			out.Name = str(f.Name)
+		case f.Channel != nil:
+			d.channelPos = f.Pos
+			if f.Channel.Name != nil {
+				out.Channel = r.findChannelByName(f.Channel.Name, cfg)
+			} else {
+				out.Channel = r.viewSegmentRef(f.Channel, cfg)
+			}
+		case f.Task != nil:
+			d.tasks = flagBits(f.Task, taskBits)
+		case f.Eye != nil:
+			d.eyes = flagBits(f.Eye, eyeBits)
+		case f.Buffer != nil:
+			d.buffers = flagBits(f.Buffer, bufferBits)
+		case f.Viewport != nil:
+			d.viewport = r.fracViewport(f.Viewport, "compound")
+		case f.Range != nil:
+			v := floats(f.Range.V)
+			d.rng = Range{v[0], v[1]}
+			if v[0] < 0 || v[1] > 1 || v[0] >= v[1] {
+				r.errorf(f.Range.Pos, "range [ %g %g ] is invalid: it needs 0 <= start < end <= 1", v[0], v[1])
+			}
+		case f.Period != nil:
+			d.period = int(num(f.Period.Raw))
+			if d.period == 0 {
+				r.errorf(f.Period.Pos, "period must be at least 1")
+			}
+		case f.Phase != nil:
+			d.phase = int(num(f.Phase.Raw))
+		case f.Zoom != nil:
+			v := floats(f.Zoom.V)
+			d.zoom = Zoom{v[0], v[1]}
+			if v[0] <= 0 || v[1] <= 0 {
+				r.errorf(f.Zoom.Pos, "zoom [ %g %g ] must be positive", v[0], v[1])
+			}
+		case f.Pixel != nil:
+			v := uints(f.Pixel.V)
+			d.pixel = Pixel{v[0], v[1], v[2], v[3]}
+			if v[2] == 0 || v[3] == 0 || v[0] >= v[2] || v[1] >= v[3] {
+				r.errorf(f.Pixel.Pos, "pixel [ %d %d %d %d ] is invalid: it needs x < width and y < height, width and height at least 1", v[0], v[1], v[2], v[3])
+			}
+		case f.Subpixel != nil:
+			v := uints(f.Subpixel.V)
+			d.subpixel = Subpixel{v[0], v[1]}
+			if v[1] == 0 || v[0] >= v[1] {
+				r.errorf(f.Subpixel.Pos, "subpixel [ %d %d ] is invalid: it needs index < size", v[0], v[1])
+			}
+		case f.Wall != nil:
+			d.frustum = r.wall(f.Wall)
+		case f.Projection != nil:
+			d.frustum = r.projection(f.Projection)
+		case f.SwapBarrier != nil:
+			out.SwapBarrier = r.swapBarrier(f.SwapBarrier)
+		case f.LoadBalancer != nil:
+			if eq := r.loadBalancer(f.LoadBalancer); eq != nil {
+				out.Equalizers = append(out.Equalizers, eq)
+			}
+		case f.LoadEqualizer != nil:
+			out.Equalizers = append(out.Equalizers, r.loadEqualizer("load", f.LoadEqualizer))
+		case f.TreeEqualizer != nil:
+			out.Equalizers = append(out.Equalizers, r.loadEqualizer("tree", f.TreeEqualizer))
+		case f.DFREqualizer != nil:
+			out.Equalizers = append(out.Equalizers, r.dfrEqualizer(f.DFREqualizer))
+		case f.FramerateEqualizer:
+			out.Equalizers = append(out.Equalizers, &Equalizer{Kind: "framerate"})
+		case f.MonitorEqualizer:
+			out.Equalizers = append(out.Equalizers, &Equalizer{Kind: "monitor"})
+		case f.ViewEqualizer:
+			out.Equalizers = append(out.Equalizers, &Equalizer{Kind: "view"})
+		case f.TileEqualizer != nil:
+			eq := &Equalizer{Kind: "tile", Name: "tiles", TileSize: [2]int{64, 64}}
+			for _, tf := range f.TileEqualizer.Fields {
+				if tf.Name != nil {
+					eq.Name = str(tf.Name)
+				} else if tf.Size.Pair != nil {
+					v := uints(tf.Size.Pair.V)
+					eq.TileSize = [2]int{v[0], v[1]}
+				} else {
+					eq.ChunkDB = num(tf.Size.Value.Raw)
+					eq.TileSize = [2]int{}
+				}
+			}
+			out.Equalizers = append(out.Equalizers, eq)
+		case f.OutputFrame != nil:
+			d.outputFrames = append(d.outputFrames, f.OutputFrame)
+			d.outPos = append(d.outPos, f.Pos)
+		case f.InputFrame != nil:
+			d.inFrames = append(d.inFrames, f.InputFrame)
+			d.inPos = append(d.inPos, f.Pos)
+		case f.OutputTiles != nil:
+			out.OutputTiles = append(out.OutputTiles, r.tileQueue(f.OutputTiles, out))
+		case f.InputTiles != nil:
+			out.InputTiles = append(out.InputTiles, r.tileQueue(f.InputTiles, out))
+		case f.Attributes != nil:
+			for _, a := range f.Attributes.Fields {
+				switch {
+				case a.StereoMode != nil:
+					out.Attributes["stereo_mode"] = iattr(a.StereoMode)
+					if out.Attributes["stereo_mode"] == "QUAD" {
+						r.warnf(a.StereoMode.Pos, "stereo_mode QUAD: goeq renders into framebuffer objects, which have no quad-buffered stereo; stereo destinations show anaglyph")
+					}
+				case a.LeftMask != nil:
+					out.Attributes["stereo_anaglyph_left_mask"] = maskWords(a.LeftMask)
+				case a.RightMask != nil:
+					out.Attributes["stereo_anaglyph_right_mask"] = maskWords(a.RightMask)
+				}
+			}
+		}
+	}
+	r.raw[out] = d
+	for i, ch := range children {
+		child := r.compound(ch, out, cfg)
+		child.Index = i
+		out.Children = append(out.Children, child)
+	}
+	return out
+}
+
+func (r *resolver) tileQueue(t *configparser.TileQueue, c *Compound) *TileQueue {
+	q := &TileQueue{Size: [2]int{64, 64}, Compound: c}
+	for _, f := range t.Fields {
+		if f.Name != nil {
+			q.Name = str(f.Name)
+		} else {
+			v := uints(f.Size.V)
+			q.Size = [2]int{v[0], v[1]}
+		}
+	}
+	return q
+}
+
+// loadEqualizer fills in Equalizer's defaults: mode 2D, damping 0.5,
+// boundary 1x1 pixels or the smallest float step, no resistance, no
+// assemble-only limit.
+func (r *resolver) loadEqualizer(kind string, l *configparser.LoadEqualizer) *Equalizer {
+	eq := &Equalizer{Kind: kind, Mode: "2D", Damping: 0.5, Boundary2D: [2]int{1, 1}, BoundaryDB: 1.0 / (1 << 23)} // float32 epsilon, as Equalizer
+	for _, f := range l.Fields {
+		switch {
+		case f.Mode != "":
+			eq.Mode = f.Mode
+		case f.Damping != nil:
+			eq.Damping = num(f.Damping.Raw)
+			if eq.Damping < 0 || eq.Damping > 1 {
+				r.errorf(f.Damping.Pos, "damping %g is out of range: it must lie in [0,1]", eq.Damping)
+			}
+		case f.Boundary != nil:
+			if f.Boundary.Pair != nil {
+				v := uints(f.Boundary.Pair.V)
+				eq.Boundary2D = [2]int{v[0], v[1]}
+				if v[0] == 0 || v[1] == 0 {
+					r.errorf(f.Boundary.Pos, "boundary [ %d %d ] must be at least 1 pixel in each direction", v[0], v[1])
+				}
+			} else {
+				eq.BoundaryDB = num(f.Boundary.Value.Raw)
+				if eq.BoundaryDB <= 0 || eq.BoundaryDB > 1 {
+					r.errorf(f.Boundary.Pos, "boundary %g is out of range: a DB boundary is a fraction in (0,1]", eq.BoundaryDB)
+				}
+			}
+		case f.Resistance != nil:
+			if f.Resistance.Pair != nil {
+				v := uints(f.Resistance.Pair.V)
+				eq.Resistance2D = [2]int{v[0], v[1]}
+			} else {
+				eq.ResistanceDB = num(f.Resistance.Value.Raw)
+			}
+		case f.AssembleOnlyLimit != nil:
+			v := num(f.AssembleOnlyLimit.Raw)
+			eq.AssembleOnlyLimit = &v
+		case f.Adaptive != nil:
+			eq.Adaptive = f.Adaptive.Word == "ON"
+		}
+	}
+	return eq
+}
+
+func (r *resolver) loadBalancer(lb *configparser.LoadBalancer) *Equalizer {
+	switch kind, load, dfr := lb.Convert(); kind {
+	case "framerate", "monitor":
+		return &Equalizer{Kind: kind}
+	case "DFR":
+		return r.dfrEqualizer(dfr)
+	default:
+		return r.loadEqualizer("load", load)
+	}
+}
+
+func (r *resolver) dfrEqualizer(d *configparser.DFREqualizer) *Equalizer {
+	eq := &Equalizer{Kind: "DFR", Damping: 0.5, Framerate: 10}
+	for _, f := range d.Fields {
+		if f.Damping != nil {
+			eq.Damping = num(f.Damping.Raw)
+		} else {
+			eq.Framerate = num(f.Framerate.Raw)
+		}
+	}
+	return eq
+}
+
+// assignIdentities gives every channel its ID and a unique label. The ID
+// is structural ("n1.p0.w0.c2": third channel of the first window of the
+// first pipe of the second node; a destination channel made from a canvas
+// adds "/v<layout>.<view>s<canvas>.<segment>"), so every process that
+// resolves the same file agrees on it. Labels are the config's names,
+// made unique where canvases give several channels one name.
+func assignIdentities(cfg *Config) {
+	seen := map[string]bool{}
+	for i, n := range cfg.Nodes {
+		id := n.Name
+		switch {
+		case id == "" && n.App:
+			id = "app"
+		case id == "":
+			id = fmt.Sprintf("node%d", i)
+		}
+		if seen[id] {
+			id = fmt.Sprintf("%s.%d", id, i)
+		}
+		seen[id] = true
+		n.ID = id
+	}
+	for ni, n := range cfg.Nodes {
+		for pi, p := range n.Pipes {
+			for wi, w := range p.Windows {
+				for ci, ch := range w.Channels {
+					ch.ID = fmt.Sprintf("n%d.p%d.w%d.c%d", ni, pi, wi, ci)
+				}
+			}
+		}
+	}
+	for _, ch := range cfg.Channels {
+		if ch.View == nil || ch.Source == nil {
+			continue
+		}
+		li, vi := viewIndex(cfg, ch.View)
+		ki, si := segmentIndex(cfg, ch.Segment)
+		ch.ID = fmt.Sprintf("%s/v%d.%ds%d.%d", ch.Source.ID, li, vi, ki, si)
+	}
+	// destination channels (what shows, what is written as images) take
+	// plain names first; window channels that share one get their ID
+	count := map[string]int{}
+	for _, ch := range cfg.Channels {
+		if ch.View != nil {
+			count[labelBase(ch)]++
+		}
+	}
+	taken := map[string]bool{}
+	for _, dest := range []bool{true, false} {
+		for _, ch := range cfg.Channels {
+			if (ch.View != nil) != dest {
+				continue
+			}
+			label := labelBase(ch)
+			if dest && count[label] > 1 {
+				li, vi := viewIndex(cfg, ch.View)
+				layout := fileSafe(ch.View.Layout.Name)
+				if layout == "" {
+					layout = fmt.Sprintf("layout%d", li)
+				}
+				view := fileSafe(ch.View.Name)
+				if view == "" {
+					view = fmt.Sprintf("view%d", vi)
+				}
+				label += "." + layout + "." + view
+			}
+			if taken[label] {
+				label += "." + fileSafe(ch.ID)
+			}
+			taken[label] = true
+			ch.Label = label
+		}
+	}
+}
+
+func labelBase(ch *Channel) string {
+	if name := fileSafe(ch.Name); name != "" {
+		return name
+	}
+	return "channel"
+}
+
+// fileSafe keeps letters, digits and "-_." and replaces the rest by "_".
+func fileSafe(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-', c == '_', c == '.':
+		default:
+			b[i] = '_'
+		}
+	}
+	return string(b)
+}
+
+func viewIndex(cfg *Config, v *View) (int, int) {
+	for li, l := range cfg.Layouts {
+		for vi, x := range l.Views {
+			if x == v {
+				return li, vi
+			}
+		}
+	}
+	return -1, -1
+}
+
+func segmentIndex(cfg *Config, s *Segment) (int, int) {
+	for ki, cv := range cfg.Canvases {
+		for si, x := range cv.Segments {
+			if x == s {
+				return ki, si
+			}
+		}
+	}
+	return -1, -1
+}

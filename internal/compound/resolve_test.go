@@ -1,0 +1,226 @@
+package compound
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/goeq/goeq/internal/configparser"
+)
+
+func mustResolve(t *testing.T, src string, opt Options) *Model {
+	t.Helper()
+	res, err := configparser.Parse("t.eqc", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opt.Getenv == nil {
+		opt = noEnv
+	}
+	m, err := Resolve(res, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+const twoChannels = `config {
+    appNode { pipe { window { viewport [ 0 0 800 600 ] channel { name "dest" } channel { name "src" viewport [ 0.5 0 0.5 1 ] } } } }
+    %s
+}`
+
+func cfgWith(body string) string { return strings.Replace(twoChannels, "%s", body, 1) }
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+
+func TestInheritanceComposesDecompositions(t *testing.T) {
+	m := mustResolve(t, cfgWith(`compound {
+        channel "dest" period 2 phase 1 eye [ LEFT RIGHT ] buffer [ COLOR DEPTH ]
+        compound {
+            viewport [ 0 0 0.5 1 ] range [ 0.5 1 ] pixel [ 1 0 2 1 ] zoom [ 0.5 0.5 ]
+            compound { channel "src" viewport [ 0.5 0 0.5 1 ] range [ 0 0.5 ] pixel [ 0 0 2 1 ] subpixel [ 1 2 ] eye [ LEFT ] }
+        }
+    }`), Options{})
+	leaf := m.Configs[0].Compounds[0].Children[0].Children[0]
+	if leaf.Viewport != (Viewport{0.25, 0, 0.25, 1}) {
+		t.Errorf("viewport %+v, want {0.25 0 0.25 1}", leaf.Viewport)
+	}
+	if !near(leaf.Range.Start, 0.5) || !near(leaf.Range.End, 0.75) {
+		t.Errorf("range %+v, want [0.5 0.75]", leaf.Range)
+	}
+	if leaf.Pixel != (Pixel{1, 0, 4, 1}) {
+		t.Errorf("pixel %+v, want {1 0 4 1}", leaf.Pixel)
+	}
+	if leaf.Subpixel != (Subpixel{1, 2}) || leaf.Zoom != (Zoom{0.5, 0.5}) {
+		t.Errorf("subpixel %+v zoom %+v", leaf.Subpixel, leaf.Zoom)
+	}
+	if leaf.Period != 2 || leaf.Phase != 1 || leaf.Buffers != BufferColor|BufferDepth || leaf.Eyes != EyeLeft {
+		t.Errorf("period %d phase %d buffers %b eyes %b", leaf.Period, leaf.Phase, leaf.Buffers, leaf.Eyes)
+	}
+	mid := m.Configs[0].Compounds[0].Children[0]
+	if mid.Channel.Name != "dest" || mid.Eyes != EyeLeft|EyeRight {
+		t.Errorf("middle compound channel %q eyes %b: channel and eyes come from the parent", mid.Channel.Name, mid.Eyes)
+	}
+	if !leaf.IsActive(1) || leaf.IsActive(2) {
+		t.Error("period 2 phase 1 must run odd frames only")
+	}
+}
+
+func TestRootDefaults(t *testing.T) {
+	root := mustResolve(t, cfgWith(`compound { channel "dest" }`), Options{}).Configs[0].Compounds[0]
+	if root.Eyes != EyesAll || root.Period != 1 || root.Phase != 0 || root.Buffers != BufferColor {
+		t.Errorf("eyes %b period %d phase %d buffers %b", root.Eyes, root.Period, root.Phase, root.Buffers)
+	}
+	// A lone leaf clears and draws; without frames it neither reads back
+	// nor assembles.
+	if root.Tasks != TaskClear|TaskDraw {
+		t.Errorf("tasks %b, want CLEAR|DRAW", root.Tasks)
+	}
+}
+
+func TestDefaultTasks(t *testing.T) {
+	m := mustResolve(t, cfgWith(`compound {
+        channel "dest"
+        compound { }
+        compound { channel "src" outputframe { } }
+        compound { channel "src" name "explicit" task [ DRAW READBACK ] outputframe { } }
+        inputframe { name "frame.src" }
+        inputframe { name "frame.explicit" }
+    }`), Options{})
+	root := m.Configs[0].Compounds[0]
+	if root.Tasks != TaskClear|TaskAssemble {
+		t.Errorf("root tasks %b, want CLEAR|ASSEMBLE (no output frames: no READBACK)", root.Tasks)
+	}
+	same, src, explicit := root.Children[0], root.Children[1], root.Children[2]
+	if same.Tasks != TaskDraw {
+		t.Errorf("leaf on the parent's channel: tasks %b, want DRAW only (no CLEAR, no frames)", same.Tasks)
+	}
+	if src.Tasks != TaskClear|TaskDraw|TaskReadback {
+		t.Errorf("source leaf: tasks %b, want CLEAR|DRAW|READBACK", src.Tasks)
+	}
+	if explicit.Tasks != TaskDraw|TaskReadback {
+		t.Errorf("explicit task list: %b", explicit.Tasks)
+	}
+	if src.OutputFrames[0].Name != "frame.src" || explicit.OutputFrames[0].Name != "frame.explicit" {
+		t.Errorf("default frame names %q %q", src.OutputFrames[0].Name, explicit.OutputFrames[0].Name)
+	}
+	in := root.InputFrames[0]
+	if len(in.Producers) != 1 || in.Producers[0] != src || len(src.OutputFrames[0].Consumers) != 1 {
+		t.Errorf("frame links wrong: producers %v", in.Producers)
+	}
+	if in.Buffers != BufferColor || in.Type != "memory" || in.Viewport != FullViewport {
+		t.Errorf("frame defaults %+v", in)
+	}
+}
+
+func TestCanvasWithoutCompoundGetsDestinationCompounds(t *testing.T) {
+	m := mustResolve(t, `config {
+        appNode { pipe {
+            window { viewport [ 0 0 400 300 ] channel { name "left" } }
+            window { viewport [ 400 0 400 300 ] channel { name "right" } }
+        } }
+        observer {}
+        layout { name "two" view { viewport [ 0 0 0.5 1 ] } view { viewport [ 0.5 0 0.5 1 ] } }
+        layout { name "one" view { } }
+        canvas { layout "two" layout "one" segment { channel "left" viewport [ 0 0 0.5 1 ] } segment { channel "right" viewport [ 0.5 0 0.5 1 ] } }
+    }`, Options{})
+	cfg := m.Configs[0]
+	if len(cfg.Compounds) != 2 {
+		t.Fatalf("%d root compounds, want one group per layout", len(cfg.Compounds))
+	}
+	two, one := cfg.Compounds[0], cfg.Compounds[1]
+	if two.Name != "two" || len(two.Children) != 2 || one.Name != "one" || len(one.Children) != 2 {
+		t.Fatalf("groups %q(%d) %q(%d), want two(2) one(2)", two.Name, len(two.Children), one.Name, len(one.Children))
+	}
+	for _, c := range append(two.Children, one.Children...) {
+		if !c.Generated || c.Channel.View == nil || c.Channel.Segment == nil {
+			t.Errorf("generated compound without destination channel: %+v", c)
+		}
+	}
+	// In layout "one" the single view spans both segments: each segment's
+	// destination channel shows half of the view's wall.
+	w := one.Children[1].Frustum
+	if !near(w.BottomLeft[0], 0) || !near(w.BottomRight[0], 0.8) {
+		t.Errorf("right half of the default wall: %+v", w)
+	}
+}
+
+func TestFrustumFromWallAndEyes(t *testing.T) {
+	m := mustResolve(t, cfgWith(`observer { eye_base 0.1 }
+        layout { view { observer 0 wall { bottom_left [ -1 -1 -2 ] bottom_right [ 1 -1 -2 ] top_left [ -1 1 -2 ] } } }
+        canvas { layout 0 segment { channel "dest" } }
+        compound { channel ( segment 0 view 0 ) compound { viewport [ 0.5 0 0.5 1 ] } }`), Options{})
+	root := m.Configs[0].Compounds[0]
+	f := root.Frustum.EyeFrustum(Vec3{}, 0.1, 100)
+	if !near(f.Left, -0.05) || !near(f.Right, 0.05) || !near(f.Bottom, -0.05) || !near(f.Top, 0.05) {
+		t.Errorf("cyclop frustum %+v, want ±0.05 at near 0.1 for a 2 m wall 2 m away", f)
+	}
+	half := root.Children[0].Frustum.EyeFrustum(Vec3{0.05, 0, 0}, 0.1, 100)
+	if !near(half.Left, -0.0025) || !near(half.Right, 0.0475) {
+		t.Errorf("right eye on the right half: %+v", half)
+	}
+}
+
+func TestProjectionBecomesWall(t *testing.T) {
+	w := Projection{Distance: 1, FOV: [2]float64{90, 90}}.Wall()
+	if !near(w.BottomLeft[0], -1) || !near(w.TopLeft[1], 1) || !near(w.BottomLeft[2], -1) {
+		t.Errorf("wall %+v, want 2x2 at z=-1", w)
+	}
+	turned := Projection{Distance: 1, FOV: [2]float64{90, 90}, HPR: Vec3{90, 0, 0}}.Wall()
+	if !near(turned.BottomLeft[0], -1) || !near(turned.BottomLeft[2], 1) {
+		t.Errorf("head 90 degrees: %+v, want the wall at x=-1", turned)
+	}
+}
+
+func TestGlobalAttributesFromEnvironment(t *testing.T) {
+	env := func(k string) (string, bool) {
+		switch k {
+		case "EQ_WINDOW_IATTR_HINT_FULLSCREEN":
+			return "ON", true
+		case "EQ_WINDOW_IATTR_HINT_DOUBLEBUFFER":
+			return "OFF", true
+		}
+		return "", false
+	}
+	src := `global { EQ_WINDOW_IATTR_HINT_DOUBLEBUFFER ON }
+config { appNode { pipe { window { channel { name "c" } } } } }`
+	m := mustResolve(t, src, Options{Getenv: env})
+	w := m.Configs[0].Nodes[0].Pipes[0].Windows[0]
+	if w.Attributes["hint_fullscreen"] != "ON" {
+		t.Errorf("environment default not applied: %v", w.Attributes)
+	}
+	if w.Attributes["hint_doublebuffer"] != "ON" {
+		t.Errorf("file must win over the environment: %v", w.Attributes)
+	}
+	res, _ := configparser.Parse("t.eqc", []byte(src))
+	_, err := Resolve(res, Options{Getenv: func(k string) (string, bool) {
+		return "SIDEWAYS", k == "EQ_WINDOW_IATTR_HINT_FULLSCREEN"
+	}})
+	if err == nil || !strings.Contains(err.Error(), "EQ_WINDOW_IATTR_HINT_FULLSCREEN") {
+		t.Errorf("bad environment value: %v", err)
+	}
+}
+
+func TestVersion11HostFromConnection(t *testing.T) {
+	src := "#Equalizer %s ascii\nconfig { node { connection { hostname \"render7\" } } }"
+	m11 := mustResolve(t, strings.Replace(src, "%s", "1.1", 1), Options{})
+	if h := m11.Configs[0].Nodes[1].Host; h != "render7" {
+		t.Errorf("1.1: host %q, want it taken from the connection", h)
+	}
+	m12 := mustResolve(t, strings.Replace(src, "%s", "1.2", 1), Options{})
+	if h := m12.Configs[0].Nodes[1].Host; h != "" {
+		t.Errorf("1.2: host %q, want empty", h)
+	}
+}
+
+func TestEqualizerDefaults(t *testing.T) {
+	m := mustResolve(t, cfgWith(`compound { channel "dest" load_equalizer { } tree_equalizer { mode DB } DFR_equalizer { } tile_equalizer { } }`), Options{})
+	eqs := m.Configs[0].Compounds[0].Equalizers
+	le := eqs[0]
+	if le.Mode != "2D" || le.Damping != 0.5 || le.Boundary2D != [2]int{1, 1} || le.AssembleOnlyLimit != nil || le.Adaptive {
+		t.Errorf("load defaults %+v", le)
+	}
+	if eqs[1].Kind != "tree" || eqs[1].Mode != "DB" || eqs[2].Framerate != 10 || eqs[3].TileSize != [2]int{64, 64} {
+		t.Errorf("defaults %+v %+v %+v", eqs[1], eqs[2], eqs[3])
+	}
+}

@@ -1,0 +1,252 @@
+package compressor
+
+import (
+	"bytes"
+	"encoding/binary"
+	"runtime"
+	"errors"
+	"math/rand"
+	"testing"
+	"time"
+
+	"github.com/goeq/goeq/internal/testframes"
+)
+
+type sample struct {
+	name   string
+	format Format
+	w, h   int
+	pixels []byte
+}
+
+// samples are the stored rendered frames (colour and depth) plus random,
+// constant and adversarial data.
+func samples(t testing.TB) []sample {
+	var out []sample
+	for _, s := range testframes.Stored {
+		f, err := testframes.Read("testdata", s.Name)
+		if err != nil {
+			t.Fatalf("%v (regenerate with: go run ./cmd/goeq-testframes)", err)
+		}
+		out = append(out, sample{s.Name, RGBA8, f.W, f.H, f.Color}, sample{s.Name + "-depth", DepthF32, f.W, f.H, f.DepthBytes()})
+	}
+	r := rand.New(rand.NewSource(7))
+	random := make([]byte, 4*333*77)
+	r.Read(random)
+	out = append(out, sample{"random", RGBA8, 333, 77, random})
+	constant := bytes.Repeat([]byte{1, 2, 3, 4}, 500*31)
+	out = append(out, sample{"constant", DepthU32, 500, 31, constant})
+	// alternating runs of length 1 and 2, and runs longer than one control
+	alt := make([]byte, 0, 4*1000)
+	for i := 0; len(alt) < 4*1000; i++ {
+		px := []byte{byte(i), 0, 0, 0}
+		for k := 0; k < 1+i%2+(i%7)*40 && len(alt) < 4*1000; k++ {
+			alt = append(alt, px...)
+		}
+	}
+	out = append(out, sample{"runs", RGBA8, 1000, 1, alt})
+	out = append(out, sample{"empty", RGBA8, 0, 0, nil}, sample{"one pixel", DepthF32, 1, 1, []byte{0, 0, 128, 63}})
+	return out
+}
+
+func TestRoundTripEveryCodec(t *testing.T) {
+	for _, s := range samples(t) {
+		for _, c := range Codecs() {
+			for _, chunks := range []int{0, 1, 3} {
+				enc, err := Encode(nil, c, s.format, s.w, s.h, chunks, s.pixels)
+				if err != nil {
+					t.Fatalf("%s/%s: %v", s.name, c, err)
+				}
+				h, dec, err := Decode(nil, enc)
+				if err != nil {
+					t.Fatalf("%s/%s/%d chunks: %v", s.name, c, chunks, err)
+				}
+				if h.Width != s.w || h.Height != s.h || h.Format != s.format || h.Codec != c {
+					t.Errorf("%s/%s: header %+v", s.name, c, h)
+				}
+				if !bytes.Equal(dec, s.pixels) {
+					t.Errorf("%s/%s/%d chunks: round trip differs", s.name, c, chunks)
+				}
+			}
+		}
+	}
+}
+
+// Rendered frames must actually compress: the default colour codec and the
+// depth codec beat raw by the margins the platform notes measured.
+func TestRenderedFramesCompress(t *testing.T) {
+	for _, s := range samples(t)[:2] {
+		for _, c := range []Codec{S2, RLE} {
+			enc, _ := Encode(nil, c, s.format, s.w, s.h, 1, s.pixels)
+			if ratio := float64(len(s.pixels)) / float64(len(enc)); ratio < 4 {
+				t.Errorf("%s/%s: ratio %.1f, want >= 4 for a shaded model on a plain background", s.name, c, ratio)
+			}
+		}
+	}
+	depth := samples(t)[1]
+	plain, _ := Encode(nil, S2, DepthF32, depth.w, depth.h, 1, depth.pixels)
+	delta, _ := Encode(nil, Delta, DepthF32, depth.w, depth.h, 1, depth.pixels)
+	if len(delta) >= len(plain) {
+		t.Errorf("delta coding (%d bytes) does not beat plain s2 (%d) on depth", len(delta), len(plain))
+	}
+}
+
+func TestCorruptInputIsAnError(t *testing.T) {
+	s := samples(t)[0]
+	for _, c := range Codecs() {
+		enc, _ := Encode(nil, c, s.format, s.w, s.h, 2, s.pixels)
+		for _, cut := range []int{0, 3, headerSize, headerSize + 5, len(enc) / 2, len(enc) - 1} {
+			if _, _, err := Decode(nil, enc[:cut]); !errors.Is(err, ErrCorrupt) {
+				t.Errorf("%s truncated to %d: err %v", c, cut, err)
+			}
+		}
+		flipped := append([]byte{}, enc...)
+		flipped[len(flipped)-3] ^= 0x5a
+		if _, dec, err := Decode(nil, flipped); err == nil && c != None && c != RLE && bytes.Equal(dec, s.pixels) {
+			t.Errorf("%s: a flipped byte went unnoticed and decoded to the original", c)
+		}
+	}
+	huge := make([]byte, headerSize+chunkEntry)
+	copy(huge, magic)
+	huge[4], huge[5] = byte(None), byte(RGBA8)
+	huge[8], huge[9], huge[12], huge[13], huge[16] = 0xff, 0xff, 0xff, 0xff, 1
+	if _, _, err := Decode(nil, huge); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("oversized header: %v", err)
+	}
+}
+
+func TestChooserPicksByLink(t *testing.T) {
+	s := samples(t)[0]
+	ch := NewChooser()
+	if ch.Choose(RGBA8, len(s.pixels), 1e9) != None {
+		t.Error("without measurements the choice must be None")
+	}
+	// Synthetic measurements: s2 encodes+decodes at 2 GB/s total and
+	// shrinks 20x; raw costs nothing to code.
+	raw := 8 << 20
+	ch.Observe(RGBA8, None, raw, raw, 0, 0)
+	ch.Observe(RGBA8, S2, raw, raw/20, time.Duration(float64(raw)/4e9*1e9), time.Duration(float64(raw)/4e9*1e9))
+	if got := ch.Choose(RGBA8, raw, 6e9); got != None {
+		t.Errorf("loopback (6 GB/s): chose %s, want none", got)
+	}
+	if got := ch.Choose(RGBA8, raw, 0.125e9); got != S2 {
+		t.Errorf("1 GbE: chose %s, want s2", got)
+	}
+	// The choice follows new measurements: s2 slows down 20x.
+	for i := 0; i < 20; i++ {
+		ch.Observe(RGBA8, S2, raw, raw/20, time.Duration(float64(raw)/0.2e9*1e9), 0)
+	}
+	if got := ch.Choose(RGBA8, raw, 1.25e9); got != None {
+		t.Errorf("10 GbE with a slow encoder: chose %s, want none", got)
+	}
+	if err := NewChooser().Calibrate(RGBA8, s.w, s.h, s.pixels); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func fuzzDecoder(f *testing.F, c Codec, format Format) {
+	s := sample{"seed", format, 64, 8, nil}
+	s.pixels = make([]byte, 4*64*8)
+	for i := range s.pixels {
+		s.pixels[i] = byte(i / 37)
+	}
+	enc, _ := Encode(nil, c, format, s.w, s.h, 2, s.pixels)
+	f.Add(enc)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		h, out, err := Decode(nil, data)
+		if err != nil {
+			if !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("error does not wrap ErrCorrupt: %v", err)
+			}
+			return
+		}
+		if len(out) != h.Width*h.Height*4 {
+			t.Fatalf("decoded %d bytes for %dx%d", len(out), h.Width, h.Height)
+		}
+	})
+}
+
+func FuzzDecodeNone(f *testing.F)     { fuzzDecoder(f, None, RGBA8) }
+func FuzzDecodeS2(f *testing.F)       { fuzzDecoder(f, S2, RGBA8) }
+func FuzzDecodeZstd(f *testing.F)     { fuzzDecoder(f, Zstd, RGBA8) }
+func FuzzDecodePlanes(f *testing.F)   { fuzzDecoder(f, Planes, RGBA8) }
+func FuzzDecodeRLE(f *testing.F)      { fuzzDecoder(f, RLE, RGBA8) }
+func FuzzDecodeDelta(f *testing.F)    { fuzzDecoder(f, Delta, DepthF32) }
+func FuzzDecodePlaneRLE(f *testing.F) { fuzzDecoder(f, PlaneRLE, DepthU32) }
+
+func BenchmarkEncodeS2(b *testing.B) {
+	s := samples(b)[0]
+	b.SetBytes(int64(len(s.pixels)))
+	for i := 0; i < b.N; i++ {
+		Encode(nil, S2, s.format, s.w, s.h, 1, s.pixels)
+	}
+}
+
+func BenchmarkDecodeS2(b *testing.B) {
+	s := samples(b)[0]
+	enc, _ := Encode(nil, S2, s.format, s.w, s.h, 1, s.pixels)
+	out := make([]byte, len(s.pixels))
+	b.SetBytes(int64(len(s.pixels)))
+	for i := 0; i < b.N; i++ {
+		if _, _, err := Decode(out, enc); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func TestDecodeViewAliasesRawFrames(t *testing.T) {
+	s := samples(t)[0]
+	for _, c := range []Codec{None, S2} {
+		enc, _ := Encode(nil, c, s.format, s.w, s.h, 3, s.pixels)
+		_, px, err := DecodeView(enc)
+		if err != nil || !bytes.Equal(px, s.pixels) {
+			t.Fatalf("%s: %v", c, err)
+		}
+		if c == None && &px[0] != &enc[len(enc)-len(px)] {
+			t.Error("raw frame was copied")
+		}
+	}
+	enc, _ := Encode(nil, None, s.format, s.w, s.h, 3, s.pixels)
+	if _, _, err := DecodeView(enc[:len(enc)-1]); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("truncated raw frame: %v", err)
+	}
+}
+
+// A 28-byte frame (header and one chunk entry) that claims 16384x16384
+// pixels is refused by every codec's decoder before it allocates the
+// gigabyte it claims: sizes are checked against what arrived first.
+func TestDecodeChecksBeforeAllocating(t *testing.T) {
+	for _, c := range Codecs() {
+		for _, chunkLen := range []uint32{0, 8} {
+			src := make([]byte, headerSize+chunkEntry+int(chunkLen))
+			copy(src, magic)
+			src[4], src[5] = byte(c), byte(RGBA8)
+			binary.LittleEndian.PutUint32(src[8:], MaxDimension)
+			binary.LittleEndian.PutUint32(src[12:], MaxDimension)
+			binary.LittleEndian.PutUint32(src[16:], 1)
+			binary.LittleEndian.PutUint32(src[headerSize:], chunkLen)
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			_, _, err := Decode(nil, src)
+			runtime.ReadMemStats(&after)
+			if err == nil {
+				t.Errorf("%v: a %d-byte frame claiming %dx%d decoded", c, len(src), MaxDimension, MaxDimension)
+			}
+			if grew := after.TotalAlloc - before.TotalAlloc; grew > 1<<20 {
+				t.Errorf("%v: refusing a %d-byte frame allocated %d bytes", c, len(src), grew)
+			}
+		}
+	}
+	// and a frame that is not what the receiver expects is refused too
+	pixels := make([]byte, 4*16*16)
+	enc, err := Encode(nil, S2, RGBA8, 16, 16, 0, pixels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := DecodeExpect(nil, enc, Expect{Width: 16, Height: 8, Format: RGBA8}); err == nil {
+		t.Error("a 16x16 frame decoded where 16x8 was expected")
+	}
+	if _, _, err := DecodeExpect(nil, enc, Expect{Width: 16, Height: 16, Format: RGBA8}); err != nil {
+		t.Errorf("the expected frame: %v", err)
+	}
+}

@@ -1,0 +1,278 @@
+// Package control is the control plane between eqserver and its render
+// clients: one gRPC bidirectional stream per client. Messages are JSON
+// (a registered gRPC codec), so no code generation is needed. Every client
+// authenticates with the shared token (gRPC metadata, compared in constant
+// time); TLS is used when the server is given a certificate. Message sizes
+// are bounded on both sides.
+package control
+
+import (
+	"context"
+	"crypto/subtle"
+	"crypto/tls"
+	"encoding/json"
+	"fmt"
+	"log"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/encoding"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/peer"
+	"google.golang.org/grpc/status"
+
+	"github.com/goeq/goeq/internal/compound"
+	"github.com/goeq/goeq/internal/planner"
+	"github.com/goeq/goeq/internal/stats"
+)
+
+// MaxMessage bounds a control message (a frame's tasks, statistics).
+const MaxMessage = 8 << 20
+
+type jsonCodec struct{}
+
+func (jsonCodec) Marshal(v any) ([]byte, error)      { return json.Marshal(v) }
+func (jsonCodec) Unmarshal(data []byte, v any) error { return json.Unmarshal(data, v) }
+func (jsonCodec) Name() string                       { return "json" }
+
+func init() { encoding.RegisterCodec(jsonCodec{}) }
+
+// ClientMsg is what a render client sends.
+type ClientMsg struct {
+	Hello *Hello `json:"hello,omitempty"`
+	Ready bool   `json:"ready,omitempty"` // set up: pipes, windows, channels open
+	// Failed says why the client could not set up; it exits after.
+	Failed string `json:"failed,omitempty"`
+	// Assembled says the node's destination channels finished a frame and
+	// wait at the swap barrier.
+	Assembled *int       `json:"assembled,omitempty"`
+	Done      *FrameDone `json:"done,omitempty"`
+	Heartbeat *Heartbeat `json:"heartbeat,omitempty"`
+	Pull      *Pull      `json:"pull,omitempty"`
+}
+
+// Hello introduces a client: its node and where it receives frames.
+type Hello struct {
+	Node      string `json:"node"`
+	FrameAddr string `json:"frame_addr"`
+	PID       int    `json:"pid"`
+}
+
+// Heartbeat shows the client alive, with what its channels wait for.
+type Heartbeat struct {
+	Waits []Wait `json:"waits,omitempty"`
+}
+
+// Wait is a channel waiting in a frame; channel IDs in What are written
+// {id}.
+type Wait struct {
+	Frame   int    `json:"frame"`
+	Channel string `json:"channel"`
+	What    string `json:"what"`
+}
+
+// Pull asks for the next items of a tile queue for a channel.
+type Pull struct {
+	Frame   int    `json:"frame"`
+	Channel string `json:"channel"`
+	Queue   string `json:"queue"`
+	Max     int    `json:"max"`
+}
+
+// FrameDone reports a finished frame with its statistics.
+type FrameDone struct {
+	Frame   int            `json:"frame"`
+	Records []stats.Record `json:"records"`
+	Error   string         `json:"error,omitempty"`
+	// Degraded lists input frames that never came (their producer died).
+	Degraded []string `json:"degraded,omitempty"`
+	// Written lists the PNG files the node wrote for this frame.
+	Written []string `json:"written,omitempty"`
+}
+
+// ServerMsg is what the server sends.
+type ServerMsg struct {
+	Setup   *Setup     `json:"setup,omitempty"`
+	Frame   *FrameWork `json:"frame,omitempty"`
+	Abandon *Abandon   `json:"abandon,omitempty"`
+	Swap    *int       `json:"swap,omitempty"` // release the swap barrier of a frame
+	Grant   *Grant     `json:"grant,omitempty"`
+	Stop    bool       `json:"stop,omitempty"`
+}
+
+// Setup tells a client what to run.
+type Setup struct {
+	ConfigName    string  `json:"config_name"`
+	ConfigText    string  `json:"config_text"`
+	Node          string  `json:"node"`
+	Renderer      string  `json:"renderer"` // mesh, volume or synthetic
+	Triangles     int     `json:"triangles"`
+	Spin          float64 `json:"spin"`
+	OutDir        string  `json:"out_dir"`
+	DumpEvery     int     `json:"dump_every"`
+	Codec         string  `json:"codec"` // auto, none, s2, ...
+	Drawable      string  `json:"drawable"`
+	Iterations    float64 `json:"iterations"` // synthetic renderer cost
+	AsyncReadback bool    `json:"async_readback"`
+	// FullReadback reads back whole regions instead of what was drawn.
+	FullReadback bool `json:"full_readback,omitempty"`
+	// InputTimeout bounds a frame's wait for its inputs on the client
+	// (the server's frame timeout normally fails the run first).
+	InputTimeout time.Duration `json:"input_timeout"`
+}
+
+// ChannelWork is one channel's tasks for a frame.
+type ChannelWork struct {
+	Channel string         `json:"channel"` // compound.Channel.ID
+	Tasks   []planner.Task `json:"tasks"`
+	// Destination: the channel shows a result (present it, write its PNG).
+	Destination bool `json:"destination,omitempty"`
+}
+
+// FrameWork is a node's work for one frame, with the frame addresses of
+// the nodes its outputs go to.
+type FrameWork struct {
+	Frame    int               `json:"frame"`
+	Channels []ChannelWork     `json:"channels"`
+	Peers    map[string]string `json:"peers"` // channel ID -> frame address
+	// SwapBarrier: destinations on several nodes show this frame together
+	// (wait for Swap).
+	SwapBarrier bool `json:"swap_barrier,omitempty"`
+}
+
+// Abandon tells nodes that inputs of a frame in flight will not come.
+type Abandon struct {
+	Frame     int      `json:"frame"`
+	Producers []string `json:"producers"` // channel IDs
+}
+
+// Grant hands a channel tile queue items.
+type Grant struct {
+	Frame   int                      `json:"frame"`
+	Channel string                   `json:"channel"`
+	Queue   string                   `json:"queue"`
+	First   int                      `json:"first"`
+	Tiles   []compound.PixelViewport `json:"tiles,omitempty"`
+	Ranges  []compound.Range         `json:"ranges,omitempty"`
+	Done    bool                     `json:"done,omitempty"`
+}
+
+// ServiceName and the stream method, spelled as gRPC paths.
+const (
+	ServiceName = "goeq.Control"
+	sessionPath = "/goeq.Control/Session"
+)
+
+// Handler serves client sessions.
+type Handler interface {
+	Session(stream grpc.ServerStream, node string) error
+}
+
+var serviceDesc = grpc.ServiceDesc{
+	ServiceName: ServiceName,
+	HandlerType: (*Handler)(nil),
+	Streams: []grpc.StreamDesc{{
+		StreamName:    "Session",
+		ServerStreams: true,
+		ClientStreams: true,
+		Handler: func(srv any, stream grpc.ServerStream) error {
+			md, _ := metadata.FromIncomingContext(stream.Context())
+			return srv.(Handler).Session(stream, first(md, "node"))
+		},
+	}},
+}
+
+func first(md metadata.MD, key string) string {
+	if v := md.Get(key); len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
+
+// NewServer returns a gRPC server for h that refuses clients without the
+// token (logging who was refused). tlsConfig may be nil.
+func NewServer(h Handler, token string, tlsConfig *tls.Config, logger *log.Logger) *grpc.Server {
+	check := func(ctx context.Context) error {
+		md, _ := metadata.FromIncomingContext(ctx)
+		if subtle.ConstantTimeCompare([]byte(first(md, "token")), []byte(token)) == 1 {
+			return nil
+		}
+		from := "unknown address"
+		if p, ok := peer.FromContext(ctx); ok {
+			from = p.Addr.String()
+		}
+		logger.Printf("control: refused client %s (node %q): wrong or missing token", from, first(md, "node"))
+		return status.Error(codes.Unauthenticated, "wrong or missing token")
+	}
+	opts := []grpc.ServerOption{
+		grpc.MaxRecvMsgSize(MaxMessage), grpc.MaxSendMsgSize(MaxMessage),
+		grpc.StreamInterceptor(func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+			if err := check(ss.Context()); err != nil {
+				return err
+			}
+			return handler(srv, ss)
+		}),
+	}
+	if tlsConfig != nil {
+		opts = append(opts, grpc.Creds(credentials.NewTLS(tlsConfig)))
+	}
+	s := grpc.NewServer(opts...)
+	s.RegisterService(&serviceDesc, h)
+	return s
+}
+
+// Stream is a client's session with the server.
+type Stream struct {
+	grpc.ClientStream
+	conn *grpc.ClientConn
+}
+
+// Dial opens a session: the token and node name travel as metadata.
+// tlsConfig nil means plaintext.
+func Dial(ctx context.Context, addr, token, node string, tlsConfig *tls.Config) (*Stream, error) {
+	creds := insecure.NewCredentials()
+	if tlsConfig != nil {
+		creds = credentials.NewTLS(tlsConfig)
+	}
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(creds),
+		grpc.WithDefaultCallOptions(grpc.CallContentSubtype("json"), grpc.MaxCallRecvMsgSize(MaxMessage), grpc.MaxCallSendMsgSize(MaxMessage)))
+	if err != nil {
+		return nil, err
+	}
+	ctx = metadata.AppendToOutgoingContext(ctx, "token", token, "node", node)
+	cs, err := conn.NewStream(ctx, &serviceDesc.Streams[0], sessionPath, grpc.CallContentSubtype("json"))
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return &Stream{ClientStream: cs, conn: conn}, nil
+}
+
+// Send sends a client message.
+func (s *Stream) Send(m *ClientMsg) error { return s.SendMsg(m) }
+
+// Recv receives a server message.
+func (s *Stream) Recv() (*ServerMsg, error) {
+	m := &ServerMsg{}
+	if err := s.RecvMsg(m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// Close ends the session.
+func (s *Stream) Close() error {
+	s.CloseSend()
+	return s.conn.Close()
+}
+
+// ErrorText makes an error message for the log from a gRPC error.
+func ErrorText(err error) string {
+	if s, ok := status.FromError(err); ok {
+		return fmt.Sprintf("%s: %s", s.Code(), s.Message())
+	}
+	return err.Error()
+}

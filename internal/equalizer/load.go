@@ -1,0 +1,488 @@
+// Package equalizer holds goeq's equalizers: deterministic state machines
+// that turn the statistics of finished frames into the next frame's
+// decomposition. Each is fed plain values (no GL, no network, no clock), so
+// the planner, the simulator and the tests drive the same code.
+package equalizer
+
+import (
+	"math"
+	"sort"
+
+	"github.com/goeq/goeq/internal/compound"
+)
+
+// Child is one source of a load-balanced compound as the planner sees it
+// for the frame being planned.
+type Child struct {
+	Path   string
+	Active bool // runs in this frame (period/phase)
+	// Usage is the share of a full resource this child may use (1 unless
+	// a view equalizer lends part of it to another view).
+	Usage float64
+	// Destination is true for the child rendering on the compound's own
+	// channel: it also assembles, and its assembly time comes off its
+	// share.
+	Destination bool
+}
+
+// Sample is what one child reported for one finished frame.
+type Sample struct {
+	Path     string
+	Frame    int
+	Viewport compound.Viewport // local, relative to the balanced compound
+	Range    compound.Range
+	Busy     float64 // seconds of rendering work (clear, draw, sync readback)
+	Assemble float64 // seconds spent assembling (destination child)
+}
+
+// Assignment is a child's share for the planned frame.
+type Assignment struct {
+	Path     string
+	Viewport compound.Viewport // local
+	Range    compound.Range
+	// Skip is true when the child renders nothing this frame (inactive,
+	// or its share fell under assemble_only_limit).
+	Skip bool
+}
+
+// Load is the load equalizer (and, with Tree set, the tree equalizer):
+// a binary split tree over the active children; each inner node splits its
+// region so that the load left of the split, integrated over a grid built
+// from the last samples (time per area, or per range for DB), matches the
+// left subtree's share of the time.
+type Load struct {
+	Params compound.Equalizer
+	// PixelW and PixelH are the balanced compound's size in pixels, for
+	// rounding 2D splits to the boundary.
+	PixelW, PixelH int
+	// Adaptive is the adaptive policy state; nil for Equalizer's policy.
+	Adaptive *Adaptive
+
+	splits map[string]float64 // previous split position per tree node
+	last   map[string]Assignment
+	// DataMoved is the amount of range (DB) or area (2D) that changed
+	// owner in the last planned frame.
+	DataMoved float64
+}
+
+// NewLoad returns a load equalizer for the parameters; adaptive selects
+// the adaptive policy (the config's `adaptive ON`).
+func NewLoad(p compound.Equalizer, pixelW, pixelH int) *Load {
+	l := &Load{Params: p, PixelW: max(pixelW, 1), PixelH: max(pixelH, 1), splits: map[string]float64{}, last: map[string]Assignment{}}
+	if p.Adaptive {
+		l.Adaptive = NewAdaptive()
+	}
+	return l
+}
+
+// node is a split-tree node: a leaf (child != nil) or a split of left and
+// right.
+type node struct {
+	child       *Child
+	left, right *node
+	key         string
+	target      float64 // seconds of work this subtree should get
+	usage       float64
+}
+
+// leftEmpty and rightEmpty report a subtree that must get nothing (its
+// children only assemble) while the other side has work.
+func (n *node) leftEmpty() bool  { return n.left.target == 0 && n.target > 0 }
+func (n *node) rightEmpty() bool { return n.right.target == 0 && n.target > 0 }
+
+func buildTree(children []*Child) *node {
+	if len(children) == 1 {
+		return &node{child: children[0], key: children[0].Path}
+	}
+	mid := (len(children) + 1) / 2
+	l, r := buildTree(children[:mid]), buildTree(children[mid:])
+	return &node{left: l, right: r, key: "(" + l.key + "|" + r.key + ")"}
+}
+
+// Plan computes the children's shares for the next frame from the most
+// recent samples (one per child that ran; latency makes them a few frames
+// old, which is fine: each sample carries the region it was measured on).
+func (l *Load) Plan(children []Child, samples []Sample) []Assignment {
+	var active []*Child
+	for i := range children {
+		if children[i].Active {
+			active = append(active, &children[i])
+		}
+	}
+	out := make([]Assignment, 0, len(children))
+	if len(active) == 0 {
+		for _, c := range children {
+			out = append(out, Assignment{Path: c.Path, Skip: true})
+		}
+		return out
+	}
+	db := l.Params.Mode == "DB"
+	g := newGrid(db, samples)
+	if l.Adaptive != nil {
+		g = l.Adaptive.filter(g, samples, db)
+	}
+
+	// Time shares: every active child's share of the total work, by usage;
+	// the destination's assembly comes off its share, and under the
+	// assemble-only limit it renders nothing.
+	total := g.total()
+	usage := 0.0
+	for _, c := range active {
+		usage += l.weight(c)
+	}
+	assemble := map[string]float64{}
+	for _, s := range samples {
+		assemble[s.Path] = s.Assemble
+	}
+	tree := buildTree(active)
+	var assign func(n *node)
+	assign = func(n *node) {
+		if n.child != nil {
+			n.usage = l.weight(n.child)
+			n.target = total * n.usage / usage
+			if n.child.Destination {
+				n.target = math.Max(0, n.target-assemble[n.child.Path]*l.speed(n.child.Path))
+				if lim := l.Params.AssembleOnlyLimit; lim != nil && n.target < *lim/1000 {
+					n.target = 0
+				}
+			}
+			return
+		}
+		assign(n.left)
+		assign(n.right)
+		n.usage = n.left.usage + n.right.usage
+		n.target = n.left.target + n.right.target
+	}
+	assign(tree)
+
+	regions := map[string]region{}
+	if l.Adaptive != nil {
+		l.Adaptive.keptSplits = map[string]float64{}
+		for k, v := range l.splits {
+			l.Adaptive.keptSplits[k] = v
+		}
+	}
+	if db {
+		if l.Adaptive != nil && l.Adaptive.Neighbour {
+			l.neighbourDB(tree, active, g, regions)
+		} else {
+			l.split(tree, region{r: compound.FullRange}, g, regions)
+		}
+	} else {
+		l.split(tree, region{vp: compound.FullViewport}, g, regions)
+	}
+	if l.Adaptive != nil {
+		regions = l.Adaptive.gate(l, active, g, regions)
+	}
+
+	l.DataMoved = 0
+	for _, c := range children {
+		a := Assignment{Path: c.Path, Viewport: compound.FullViewport, Range: compound.FullRange}
+		reg, ok := regions[c.Path]
+		switch {
+		case !c.Active || !ok:
+			a.Skip = true
+		case db:
+			a.Range = reg.r
+			a.Skip = reg.r.End-reg.r.Start <= 0
+		default:
+			a.Viewport = reg.vp
+			a.Skip = !reg.vp.HasArea()
+		}
+		if prev, ok := l.last[c.Path]; ok {
+			l.DataMoved += moved(prev, a, db)
+		}
+		l.last[c.Path] = a
+		out = append(out, a)
+	}
+	return out
+}
+
+// weight is a child's share of the work: its usage, times its measured
+// speed under the adaptive policy (whose load model is in work units).
+func (l *Load) weight(c *Child) float64 { return childUsage(c) * l.speed(c.Path) }
+
+func (l *Load) speed(path string) float64 {
+	if l.Adaptive == nil {
+		return 1
+	}
+	if s, ok := l.Adaptive.speeds[path]; ok && s > 0 {
+		return s
+	}
+	return 1
+}
+
+func childUsage(c *Child) float64 {
+	if c.Usage <= 0 {
+		return 1
+	}
+	return c.Usage
+}
+
+// moved is how much of a child's region or range changed owner: the size
+// of the symmetric difference (for 1-D ranges; for 2-D the area gained).
+func moved(prev, next Assignment, db bool) float64 {
+	if db {
+		if prev.Skip {
+			prev.Range = compound.Range{}
+		}
+		if next.Skip {
+			next.Range = compound.Range{}
+		}
+		inter := math.Max(0, math.Min(prev.Range.End, next.Range.End)-math.Max(prev.Range.Start, next.Range.Start))
+		return (prev.Range.End - prev.Range.Start) + (next.Range.End - next.Range.Start) - 2*inter
+	}
+	if next.Skip {
+		return 0
+	}
+	inter := next.Viewport.Intersect(prev.Viewport)
+	return next.Viewport.W*next.Viewport.H - inter.W*inter.H
+}
+
+// region is a node's part of the compound: a viewport (2D) or range (DB).
+type region struct {
+	vp compound.Viewport
+	r  compound.Range
+}
+
+// split walks the tree top-down, cutting each node's region between its
+// subtrees in proportion to their target times.
+func (l *Load) split(n *node, reg region, g *grid, out map[string]region) {
+	if n.child != nil {
+		out[n.child.Path] = reg
+		return
+	}
+	frac := 0.5
+	if n.target > 0 {
+		frac = n.left.target / n.target
+	} else if n.usage > 0 {
+		frac = n.left.usage / n.usage
+	}
+	db := l.Params.Mode == "DB"
+	if db {
+		lo, hi := reg.r.Start, reg.r.End
+		pos := g.findSplit1D(lo, hi, frac)
+		pos = l.settle(n.key, pos, lo, hi, l.Params.BoundaryDB, l.Params.ResistanceDB, n.leftEmpty(), n.rightEmpty())
+		l.split(n.left, region{r: compound.Range{Start: lo, End: pos}}, g, out)
+		l.split(n.right, region{r: compound.Range{Start: pos, End: hi}}, g, out)
+		return
+	}
+	vertical := l.splitVertically(reg.vp)
+	var lo, hi, px float64
+	var bound, resist int
+	if vertical {
+		lo, hi, px = reg.vp.X, reg.vp.X+reg.vp.W, float64(l.PixelW)
+		bound, resist = l.Params.Boundary2D[0], l.Params.Resistance2D[0]
+	} else {
+		lo, hi, px = reg.vp.Y, reg.vp.Y+reg.vp.H, float64(l.PixelH)
+		bound, resist = l.Params.Boundary2D[1], l.Params.Resistance2D[1]
+	}
+	if l.Adaptive != nil && l.Adaptive.Grain > 0 && bound <= 1 {
+		bound = l.Adaptive.Grain
+	}
+	pos := g.findSplit2D(reg.vp, vertical, frac)
+	pos = l.settle(n.key, pos, lo, hi, float64(max(bound, 1))/px, float64(resist)/px, n.leftEmpty(), n.rightEmpty())
+	left, right := reg.vp, reg.vp
+	if vertical {
+		left.W = pos - reg.vp.X
+		right.X, right.W = pos, reg.vp.X+reg.vp.W-pos
+	} else {
+		left.H = pos - reg.vp.Y
+		right.Y, right.H = pos, reg.vp.Y+reg.vp.H-pos
+	}
+	l.split(n.left, region{vp: left}, g, out)
+	l.split(n.right, region{vp: right}, g, out)
+}
+
+// splitVertically picks the split direction: VERTICAL mode cuts columns,
+// HORIZONTAL rows, 2D cuts across the longer side (in pixels).
+func (l *Load) splitVertically(vp compound.Viewport) bool {
+	switch l.Params.Mode {
+	case "VERTICAL":
+		return true
+	case "HORIZONTAL":
+		return false
+	}
+	return vp.W*float64(l.PixelW) >= vp.H*float64(l.PixelH)
+}
+
+// settle applies damping, resistance and boundary rounding to a computed
+// split position. An empty side (target 0) keeps its split at the edge.
+func (l *Load) settle(key string, pos, lo, hi, boundary, resistance float64, leftEmpty, rightEmpty bool) float64 {
+	switch {
+	case leftEmpty:
+		l.splits[key] = lo
+		return lo
+	case rightEmpty:
+		l.splits[key] = hi
+		return hi
+	}
+	if old, ok := l.splits[key]; ok && old > lo && old < hi {
+		// the adaptive policy filters measurements and gates moves
+		// instead of damping them
+		if l.Adaptive == nil {
+			pos = old + (1-l.Params.Damping)*(pos-old)
+		}
+		if math.Abs(pos-old) < resistance {
+			pos = old
+		}
+	}
+	if boundary > 0 {
+		pos = math.Round(pos/boundary) * boundary
+	}
+	// keep both sides non-empty: at least one boundary step each
+	step := math.Max(boundary, 1e-6)
+	if pos < lo+step {
+		pos = math.Min(lo+step, (lo+hi)/2)
+	}
+	if pos > hi-step {
+		pos = math.Max(hi-step, (lo+hi)/2)
+	}
+	l.splits[key] = pos
+	return pos
+}
+
+// Splits returns the current split positions, sorted by tree node, for
+// reports (jitter) and tests.
+func (l *Load) Splits() []float64 {
+	keys := make([]string, 0, len(l.splits))
+	for k := range l.splits {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]float64, len(keys))
+	for i, k := range keys {
+		out[i] = l.splits[k]
+	}
+	return out
+}
+
+// ---- load grid --------------------------------------------------------------
+
+// grid is the load distribution of the last frame: each cell a region with
+// a load density (seconds per unit area or per unit range). Parts of the
+// compound no sample covers get the mean density.
+type grid struct {
+	db    bool
+	cells []cell
+	mean  float64
+}
+
+type cell struct {
+	vp      compound.Viewport
+	r       compound.Range
+	density float64
+	path    string
+}
+
+func newGrid(db bool, samples []Sample) *grid {
+	g := &grid{db: db}
+	covered, load := 0.0, 0.0
+	for _, s := range samples {
+		size := s.Viewport.W * s.Viewport.H
+		if db {
+			size = s.Range.End - s.Range.Start
+		}
+		if size <= 0 {
+			continue
+		}
+		d := s.Busy / size
+		g.cells = append(g.cells, cell{vp: s.Viewport, r: s.Range, density: d, path: s.Path})
+		covered += size
+		load += s.Busy
+	}
+	if covered > 0 {
+		g.mean = load / covered
+	}
+	return g
+}
+
+// total is the load of the whole compound.
+func (g *grid) total() float64 {
+	if g.db {
+		return g.load1D(0, 1)
+	}
+	return g.load2D(compound.FullViewport)
+}
+
+func (g *grid) load2D(vp compound.Viewport) float64 {
+	area := vp.W * vp.H
+	if len(g.cells) == 0 {
+		return area
+	}
+	sum, covered := 0.0, 0.0
+	for _, c := range g.cells {
+		in := vp.Intersect(c.vp)
+		a := in.W * in.H
+		sum += a * c.density
+		covered += a
+	}
+	if rest := area - covered; rest > 1e-12 {
+		sum += rest * g.mean
+	}
+	return sum
+}
+
+func (g *grid) load1D(lo, hi float64) float64 {
+	if len(g.cells) == 0 {
+		return hi - lo
+	}
+	sum, covered := 0.0, 0.0
+	for _, c := range g.cells {
+		w := math.Max(0, math.Min(hi, c.r.End)-math.Max(lo, c.r.Start))
+		sum += w * c.density
+		covered += w
+	}
+	if rest := (hi - lo) - covered; rest > 1e-12 {
+		sum += rest * g.mean
+	}
+	return sum
+}
+
+// findSplit2D returns the position along the split axis where the load on
+// the low side is frac of the region's load (bisection: load is monotone).
+func (g *grid) findSplit2D(vp compound.Viewport, vertical bool, frac float64) float64 {
+	total := g.load2D(vp)
+	lo, hi := vp.Y, vp.Y+vp.H
+	if vertical {
+		lo, hi = vp.X, vp.X+vp.W
+	}
+	a, b := lo, hi
+	for i := 0; i < 50; i++ {
+		m := (a + b) / 2
+		part := vp
+		if vertical {
+			part.W = m - vp.X
+		} else {
+			part.H = m - vp.Y
+		}
+		if g.load2D(part) < frac*total {
+			a = m
+		} else {
+			b = m
+		}
+	}
+	return (a + b) / 2
+}
+
+func (g *grid) findSplit1D(lo, hi, frac float64) float64 {
+	total := g.load1D(lo, hi)
+	a, b := lo, hi
+	for i := 0; i < 50; i++ {
+		m := (a + b) / 2
+		if g.load1D(lo, m) < frac*total {
+			a = m
+		} else {
+			b = m
+		}
+	}
+	return (a + b) / 2
+}
+
+// load of a region, either kind.
+func (g *grid) load(r region) float64 {
+	if g.db {
+		return g.load1D(r.r.Start, r.r.End)
+	}
+	return g.load2D(r.vp)
+}

@@ -1,0 +1,177 @@
+package equalizer
+
+import (
+	"math"
+	"testing"
+
+	"github.com/goeq/goeq/internal/compound"
+)
+
+func params(mode string) compound.Equalizer {
+	return compound.Equalizer{Kind: "load", Mode: mode, Damping: 0, Boundary2D: [2]int{1, 1}, BoundaryDB: 1e-6}
+}
+
+func two(active ...bool) []Child {
+	a := []bool{true, true}
+	copy(a, active)
+	return []Child{{Path: "a", Active: a[0], Usage: 1}, {Path: "b", Active: a[1], Usage: 1}}
+}
+
+func near(a, b, eps float64) bool { return math.Abs(a-b) <= eps }
+
+func TestFirstFrameSplitsEvenly(t *testing.T) {
+	l := NewLoad(params("2D"), 960, 540)
+	out := l.Plan(two(), nil)
+	if out[0].Viewport != (vp(0, 0, 0.5, 1)) || out[1].Viewport != (vp(0.5, 0, 0.5, 1)) {
+		t.Errorf("got %+v", out)
+	}
+}
+
+// A took 30 ms on the left half, B 10 ms on the right: densities 60 and 20
+// per unit area, 40 ms in all, 20 ms each: the split moves to x = 1/3.
+func TestSplitFromLoadGrid(t *testing.T) {
+	samples := []Sample{
+		{Path: "a", Viewport: vp(0, 0, 0.5, 1), Busy: 0.030},
+		{Path: "b", Viewport: vp(0.5, 0, 0.5, 1), Busy: 0.010},
+	}
+	l := NewLoad(params("2D"), 960, 540)
+	l.Plan(two(), nil)
+	out := l.Plan(two(), samples)
+	if !near(out[0].Viewport.W, 1.0/3, 1e-6) || !near(out[1].Viewport.X, 1.0/3, 1e-6) {
+		t.Errorf("split at %v, want 1/3", out[0].Viewport.W)
+	}
+
+	// Damping 0.5 moves half way from the old split: 0.5 -> 0.41667.
+	p := params("2D")
+	p.Damping = 0.5
+	l = NewLoad(p, 960, 540)
+	l.Plan(two(), nil)
+	out = l.Plan(two(), samples)
+	if !near(out[0].Viewport.W, 0.5-0.5*(0.5-1.0/3), 1e-6) {
+		t.Errorf("damped split %v, want 0.41667", out[0].Viewport.W)
+	}
+
+	// Boundary 64 px rounds 400 px to 384 px.
+	p.Boundary2D = [2]int{64, 64}
+	l = NewLoad(p, 960, 540)
+	l.Plan(two(), nil)
+	out = l.Plan(two(), samples)
+	if !near(out[0].Viewport.W*960, 384, 1e-6) {
+		t.Errorf("boundary split %v px, want 384", out[0].Viewport.W*960)
+	}
+
+	// Resistance 100 px: a move of 80 px is refused.
+	p.Boundary2D, p.Resistance2D = [2]int{1, 1}, [2]int{100, 100}
+	l = NewLoad(p, 960, 540)
+	l.Plan(two(), nil)
+	out = l.Plan(two(), samples)
+	if !near(out[0].Viewport.W, 0.5, 1e-9) {
+		t.Errorf("resistance: split %v, want 0.5", out[0].Viewport.W)
+	}
+}
+
+func TestSplitDirection(t *testing.T) {
+	children := []Child{{Path: "a", Active: true}, {Path: "b", Active: true}, {Path: "c", Active: true}, {Path: "d", Active: true}}
+	// wide destination: first cut is vertical, then each half (480x540) is
+	// taller than wide: horizontal cuts
+	out := NewLoad(params("2D"), 960, 540).Plan(children, nil)
+	want := []compound.Viewport{vp(0, 0, 0.5, 0.5), vp(0, 0.5, 0.5, 0.5), vp(0.5, 0, 0.5, 0.5), vp(0.5, 0.5, 0.5, 0.5)}
+	for i, a := range out {
+		if !near(a.Viewport.X, want[i].X, 1e-9) || !near(a.Viewport.Y, want[i].Y, 1e-9) || !near(a.Viewport.W, want[i].W, 1e-9) || !near(a.Viewport.H, want[i].H, 1e-9) {
+			t.Errorf("child %d: %+v, want %+v", i, a.Viewport, want[i])
+		}
+	}
+	out = NewLoad(params("HORIZONTAL"), 960, 540).Plan(children, nil)
+	for i, a := range out {
+		if !near(a.Viewport.Y, float64(i)*0.25, 1e-9) || a.Viewport.W != 1 {
+			t.Errorf("HORIZONTAL child %d: %+v", i, a.Viewport)
+		}
+	}
+	out = NewLoad(params("VERTICAL"), 960, 540).Plan(children, nil)
+	for i, a := range out {
+		if !near(a.Viewport.X, float64(i)*0.25, 1e-9) || a.Viewport.H != 1 {
+			t.Errorf("VERTICAL child %d: %+v", i, a.Viewport)
+		}
+	}
+}
+
+func TestDBSplit(t *testing.T) {
+	l := NewLoad(params("DB"), 960, 540)
+	out := l.Plan(two(), nil)
+	if out[0].Range != (rng(0, 0.5)) {
+		t.Fatalf("first DB split %+v", out[0].Range)
+	}
+	// a: 0.3 s on [0,0.5), b: 0.1 s on [0.5,1): split at 1/3
+	out = l.Plan(two(), []Sample{{Path: "a", Range: rng(0, 0.5), Busy: 0.3}, {Path: "b", Range: rng(0.5, 1), Busy: 0.1}})
+	if !near(out[0].Range.End, 1.0/3, 1e-6) || !near(out[1].Range.Start, 1.0/3, 1e-6) {
+		t.Errorf("DB split %+v", out)
+	}
+	// DB boundary 0.25 rounds 1/3 to 0.25
+	p := params("DB")
+	p.BoundaryDB = 0.25
+	l = NewLoad(p, 960, 540)
+	l.Plan(two(), nil)
+	out = l.Plan(two(), []Sample{{Path: "a", Range: rng(0, 0.5), Busy: 0.3}, {Path: "b", Range: rng(0.5, 1), Busy: 0.1}})
+	if !near(out[0].Range.End, 0.25, 1e-9) {
+		t.Errorf("DB boundary split %+v", out[0].Range)
+	}
+}
+
+func TestInactiveChildGetsNothing(t *testing.T) {
+	out := NewLoad(params("2D"), 960, 540).Plan(two(true, false), nil)
+	if out[0].Skip || out[0].Viewport != compound.FullViewport || !out[1].Skip {
+		t.Errorf("got %+v", out)
+	}
+}
+
+// The destination child's assembly time comes off its share; under the
+// assemble-only limit it only assembles.
+func TestDestinationShareAndAssembleOnlyLimit(t *testing.T) {
+	children := []Child{{Path: "dest", Active: true, Destination: true}, {Path: "src", Active: true}}
+	samples := []Sample{
+		{Path: "dest", Viewport: vp(0, 0, 0.5, 1), Busy: 0.010, Assemble: 0.004},
+		{Path: "src", Viewport: vp(0.5, 0, 0.5, 1), Busy: 0.010},
+	}
+	l := NewLoad(params("2D"), 960, 540)
+	l.Plan(children, nil)
+	out := l.Plan(children, samples)
+	// total 20 ms: dest 10-4 = 6 ms, src 10 ms: split at 6/16 of uniform load
+	if !near(out[0].Viewport.W, 6.0/16, 1e-6) {
+		t.Errorf("destination share %v, want 0.375", out[0].Viewport.W)
+	}
+	p := params("2D")
+	lim := 8.0 // ms
+	p.AssembleOnlyLimit = &lim
+	l = NewLoad(p, 960, 540)
+	l.Plan(children, nil)
+	out = l.Plan(children, samples)
+	if !out[0].Skip || out[1].Viewport != compound.FullViewport {
+		t.Errorf("under the assemble-only limit the destination must only assemble: %+v", out)
+	}
+}
+
+// With latency the samples are older than the last plan; they carry the
+// region they were measured on, so the split is computed the same.
+func TestLateSamplesUseTheirOwnRegions(t *testing.T) {
+	l := NewLoad(params("2D"), 960, 540)
+	l.Plan(two(), nil)
+	l.Plan(two(), nil) // a second frame planned before any statistics
+	out := l.Plan(two(), []Sample{
+		{Path: "a", Frame: 0, Viewport: vp(0, 0, 0.5, 1), Busy: 0.030},
+		{Path: "b", Frame: 0, Viewport: vp(0.5, 0, 0.5, 1), Busy: 0.010},
+	})
+	if !near(out[0].Viewport.W, 1.0/3, 1e-6) {
+		t.Errorf("split %v, want 1/3", out[0].Viewport.W)
+	}
+}
+
+func TestUsageSharesResources(t *testing.T) {
+	children := []Child{{Path: "a", Active: true, Usage: 1}, {Path: "b", Active: true, Usage: 0.5}}
+	out := NewLoad(params("2D"), 960, 540).Plan(children, nil)
+	if !near(out[0].Viewport.W, 2.0/3, 1e-6) {
+		t.Errorf("usage 1 : 0.5 split %v, want 2/3", out[0].Viewport.W)
+	}
+}
+
+func vp(x, y, w, h float64) compound.Viewport { return compound.Viewport{X: x, Y: y, W: w, H: h} }
+func rng(a, b float64) compound.Range         { return compound.Range{Start: a, End: b} }

@@ -1,0 +1,781 @@
+// Package planner turns the resolved compound tree and the statistics of
+// finished frames into every channel's work for the next frame: the ordered
+// tasks (clear, draw, assemble, readback) with their pixel viewport,
+// fractional viewport, range, pixel/subpixel, eye, frustum and view matrix,
+// zoom, and the frames each task produces and consumes.
+//
+// It is pure: no GL, no network, no clock. The live server and the
+// simulator drive the same Planner.
+package planner
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/goeq/goeq/internal/compound"
+	"github.com/goeq/goeq/internal/equalizer"
+	"github.com/goeq/goeq/internal/stats"
+)
+
+// Kind is what a task does.
+type Kind uint8
+
+// Task kinds, in the order a compound runs them.
+const (
+	Clear Kind = iota + 1
+	Draw
+	Assemble
+	Readback
+)
+
+var kindNames = [...]string{Clear: "clear", Draw: "draw", Assemble: "assemble", Readback: "readback"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) && kindNames[k] != "" {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("kind(%d)", uint8(k))
+}
+
+// MarshalText writes the kind's name (control messages, logs).
+func (k Kind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// UnmarshalText reads a kind's name.
+func (k *Kind) UnmarshalText(b []byte) error {
+	for i, n := range kindNames {
+		if n != "" && n == string(b) {
+			*k = Kind(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("planner: unknown task kind %q", b)
+}
+
+// ColorMask selects the colour channels a task writes (anaglyph stereo);
+// zero writes all of them.
+type ColorMask uint8
+
+// Colour mask bits.
+const (
+	MaskRed ColorMask = 1 << iota
+	MaskGreen
+	MaskBlue
+	MaskAlpha
+)
+
+// Output is an output frame a readback produces.
+type Output struct {
+	Name string `json:"name"`
+	// Viewport is the part of the task's region read back, Buffers what
+	// is read (colour, depth).
+	Viewport compound.Viewport `json:"viewport"`
+	Buffers  int               `json:"buffers"`
+	// Consumers are the channels (IDs) that assemble the frame.
+	Consumers []string `json:"consumers"`
+	// ROI: only the region the renderer drew needs to travel, because
+	// every consumer cleared its region before assembling.
+	ROI bool `json:"roi,omitempty"`
+}
+
+// Input is an input frame an assemble task composites.
+type Input struct {
+	Name string `json:"name"`
+	// Producers are the channels (IDs) whose frames of that name arrive
+	// this frame (one each).
+	Producers []string `json:"producers"`
+	// Place, when set, is where the frame lands in the task's region,
+	// scaled to fit (the monitor equalizer); otherwise it lands at its
+	// share of the destination.
+	Place *compound.PixelViewport `json:"place,omitempty"`
+	// Tiles: the producers draw from a tile queue and send their part as
+	// tiles, then a count.
+	Tiles bool `json:"tiles,omitempty"`
+	// Native: the frame comes from another destination's tree; as in
+	// Equalizer it lands at the task's corner (its own origin there), not
+	// at its share of a destination it does not belong to.
+	Native bool `json:"native,omitempty"`
+}
+
+// Task is one unit of work for one channel in one frame.
+type Task struct {
+	Kind Kind `json:"kind"`
+	// Seq orders the frame's tasks as the plan emitted them: destination
+	// tree by tree, eye by eye within a tree, compound tree order within
+	// an eye. Home says the tree's destination is on the task's window.
+	// Channels that share a window run its tasks for other windows'
+	// destinations first, then its own trees' in Seq order, so that each
+	// destination's clear and assemble bracket what its window renders
+	// for it and the window ends showing its destinations.
+	Seq      int    `json:"seq"`
+	Home     bool   `json:"home,omitempty"`
+	Compound string `json:"compound"`
+	Eye      int    `json:"eye"`
+	// Region is the task's rectangle in its channel's framebuffer. On the
+	// destination channel it is the compound's share of it; on any other
+	// channel it starts at the channel's corner: as Equalizer does, a
+	// source renders its share one pixel per destination pixel at its
+	// native origin.
+	Region compound.PixelViewport `json:"region"`
+	// Share is the part of the destination the compound covers, in
+	// destination pixels. Region has its size unless the compound renders
+	// at another resolution (pixel decomposition, zoom).
+	Share compound.PixelViewport `json:"share"`
+	// Frustum is the eye's frustum of the wall the compound renders, a wall
+	// that spans Area (destination pixels): a renderer projects with it and
+	// the adjustment that maps its pixels onto Share (render.Sub), which
+	// keeps decomposed renders pixel-exact. ViewMatrix is that wall's.
+	Area       compound.PixelViewport `json:"area"`
+	Frustum    compound.Frustum       `json:"frustum"`
+	ViewMatrix [16]float64            `json:"view_matrix"` // column-major
+	Viewport   compound.Viewport      `json:"viewport"`    // of the destination
+	Range      compound.Range         `json:"range"`
+	Pixel      compound.Pixel         `json:"pixel"`
+	Subpixel   compound.Subpixel      `json:"subpixel"`
+	Zoom       compound.Zoom          `json:"zoom"`
+	Buffers    int                    `json:"buffers"`
+	ColorMask  ColorMask              `json:"color_mask,omitempty"`
+	Outputs    []Output               `json:"outputs,omitempty"`
+	Inputs     []Input                `json:"inputs,omitempty"`
+	// Queue, on a draw, names the tile queue the channel pulls tiles (or
+	// database chunks) from instead of drawing its share at once; each tile
+	// is read back and sent to the Outputs as it is drawn.
+	Queue string `json:"queue,omitempty"`
+}
+
+// ChannelPlan is one channel's tasks for a frame, in execution order.
+type ChannelPlan struct {
+	Channel *compound.Channel
+	Tasks   []Task
+	// Destination: the channel shows the result of a compound tree this
+	// frame (it is presented and its image written).
+	Destination bool
+}
+
+// CompoundState is what the planner decided for one compound this frame.
+type CompoundState struct {
+	Active   bool
+	Skip     bool // active but renders nothing (assemble-only, empty share)
+	Eyes     int  // the eyes it renders this frame
+	Local    compound.Local
+	Viewport compound.Viewport // composed, relative to the destination
+	Range    compound.Range
+	Pixel    compound.Pixel
+	Subpixel compound.Subpixel
+	Zoom     compound.Zoom
+	// Share is its part of the destination in destination pixels, cut
+	// level by level as Equalizer does so that siblings tile exactly.
+	Share compound.PixelViewport
+}
+
+// Queue is a tile equalizer's work for one frame: tiles of the compound's
+// share (destination pixels), or database chunks. Sources pull from it.
+type Queue struct {
+	ID     string                   `json:"id"`
+	Tiles  []compound.PixelViewport `json:"tiles,omitempty"`
+	Ranges []compound.Range         `json:"ranges,omitempty"`
+}
+
+// Len is the number of items in the queue.
+func (q *Queue) Len() int { return len(q.Tiles) + len(q.Ranges) }
+
+// FramePlan is the plan of one frame.
+type FramePlan struct {
+	Frame     int
+	Channels  []*ChannelPlan
+	Compounds map[string]CompoundState
+	Queues    []*Queue
+	// Interval is the minimum time between frames the framerate equalizer
+	// asks for (seconds; 0: none).
+	Interval float64
+}
+
+// Planner plans frames for one config. Feed it statistics as frames
+// finish, then Plan the next frame.
+type Planner struct {
+	cfg       *compound.Config
+	loads     map[*compound.Compound]*equalizer.Load
+	trees     map[*compound.Compound]bool
+	views     map[*compound.Compound]*equalizer.View
+	dfrs      map[*compound.Compound]*equalizer.DFR
+	framerate map[*compound.Compound]*equalizer.Framerate
+	usage     map[*compound.Compound]float64
+	latest    *stats.Frame
+	// history keeps each planned frame's compound states so statistics that
+	// arrive late (latency) are read against the regions they measured.
+	history map[int]map[string]CompoundState
+	// down holds channels whose node died: their compounds leave the
+	// frame and the equalizers share their work out.
+	down map[*compound.Channel]bool
+	seq  int // task sequence of the frame being planned
+	// Overhead is the planning and interaction cost the live server
+	// measures (seconds per frame); the adaptive policy sets its
+	// balancing period from it.
+	Overhead float64
+}
+
+// New prepares a planner with a state machine per equalizer of cfg.
+func New(cfg *compound.Config) *Planner {
+	p := &Planner{cfg: cfg, loads: map[*compound.Compound]*equalizer.Load{}, trees: map[*compound.Compound]bool{},
+		views: map[*compound.Compound]*equalizer.View{}, dfrs: map[*compound.Compound]*equalizer.DFR{},
+		framerate: map[*compound.Compound]*equalizer.Framerate{}, usage: map[*compound.Compound]float64{},
+		history: map[int]map[string]CompoundState{}, down: map[*compound.Channel]bool{}}
+	cfg.Walk(func(c *compound.Compound) {
+		for _, eq := range c.Equalizers {
+			switch eq.Kind {
+			case "load", "tree":
+				w, h := 1, 1
+				if c.Channel != nil {
+					pvp := c.Channel.PixelViewport.Apply(c.Viewport)
+					w, h = pvp.W, pvp.H
+				}
+				p.loads[c] = equalizer.NewLoad(*eq, w, h)
+				p.trees[c] = eq.Kind == "tree"
+			case "view":
+				p.views[c] = equalizer.NewView(0.5)
+			case "DFR":
+				p.dfrs[c] = equalizer.NewDFR(*eq)
+			case "framerate":
+				p.framerate[c] = &equalizer.Framerate{Damping: 0.5}
+			}
+		}
+	})
+	return p
+}
+
+// Planned returns the compound states planned for a recent frame (nil
+// when it is too old).
+func (p *Planner) Planned(frame int) map[string]CompoundState { return p.history[frame] }
+
+// Config returns the planned config.
+func (p *Planner) Config() *compound.Config { return p.cfg }
+
+// Load returns the load or tree equalizer attached to c, if any.
+func (p *Planner) Load(c *compound.Compound) *equalizer.Load { return p.loads[c] }
+
+// SetChannelDown takes a channel out of (or back into) the frames: its
+// compounds become inactive and the equalizers redistribute their work.
+func (p *Planner) SetChannelDown(ch *compound.Channel, down bool) {
+	if down {
+		p.down[ch] = true
+	} else {
+		delete(p.down, ch)
+	}
+}
+
+// Feed delivers the statistics of a finished frame. Only the newest frame
+// is used: each load equalizer balances on its last measurement.
+func (p *Planner) Feed(f stats.Frame) {
+	if p.latest == nil || f.Frame > p.latest.Frame {
+		cp := f
+		p.latest = &cp
+	}
+}
+
+// Plan computes the plan for frame.
+func (p *Planner) Plan(frame int) *FramePlan {
+	plan := &FramePlan{Frame: frame, Compounds: map[string]CompoundState{}}
+	states := plan.Compounds
+	// 1. base state: active by period/phase and the destination's layout
+	// and eyes, local values as configured
+	p.cfg.Walk(func(c *compound.Compound) {
+		eyes := 0
+		if dest := c.Destination(); dest != nil && dest.Channel.Showing() {
+			eyes = c.Eyes & dest.DestinationEyes()
+		} else if dest == nil {
+			eyes = c.Eyes
+		}
+		active := c.IsActive(frame) && !p.down[c.Channel] && eyes != 0
+		states[c.Path()] = CompoundState{Active: active, Eyes: eyes, Local: c.Local}
+	})
+	// 2. equalizers, top-down so that inner ones see their share
+	p.cfg.Walk(func(c *compound.Compound) {
+		p.runEqualizers(c, frame, states, plan)
+	})
+	// 3. compose locals into destination-relative values
+	for _, root := range p.cfg.Compounds {
+		compose(root, nil, states)
+	}
+	p.history[frame] = states
+	delete(p.history, frame-64)
+	// 4. tile queues, then tasks, eye by eye as Equalizer runs them
+	p.cfg.Walk(func(c *compound.Compound) {
+		if q := queueFor(c, states); q != nil {
+			plan.Queues = append(plan.Queues, q)
+		}
+	})
+	byChannel := map[*compound.Channel]*ChannelPlan{}
+	p.seq = 0
+	p.cfg.Walk(func(c *compound.Compound) {
+		if c.Channel != nil && c.Destination() == c {
+			for _, eye := range []int{compound.EyeCyclop, compound.EyeLeft, compound.EyeRight} {
+				p.emit(c, eye, states, byChannel, plan)
+			}
+		}
+	})
+	return plan
+}
+
+// compose makes a compound's values destination-relative: viewport, range,
+// pixel, subpixel and zoom compose with its parent's, and its share of the
+// destination's pixels is cut from its parent's share (Equalizer rounds
+// level by level, which keeps siblings tiling their parent exactly).
+func compose(c *compound.Compound, parent *CompoundState, states map[string]CompoundState) {
+	s := states[c.Path()]
+	if parent == nil || parent.Share.W == 0 && c.Channel != nil && c.Destination() == c {
+		s.Viewport, s.Range, s.Pixel, s.Subpixel, s.Zoom = s.Local.Viewport, s.Local.Range, s.Local.Pixel, s.Local.Subpixel, s.Local.Zoom
+		if c.Channel != nil {
+			s.Share = compound.PixelViewport{W: c.Channel.PixelViewport.W, H: c.Channel.PixelViewport.H}.Apply(s.Local.Viewport)
+		}
+		if parent != nil {
+			s.Active = s.Active && parent.Active
+		}
+	} else {
+		s.Viewport = parent.Viewport.Apply(s.Local.Viewport)
+		s.Range = parent.Range.Apply(s.Local.Range)
+		s.Pixel = parent.Pixel.Apply(s.Local.Pixel)
+		s.Subpixel = parent.Subpixel.Apply(s.Local.Subpixel)
+		s.Zoom = compound.Zoom{X: parent.Zoom.X * s.Local.Zoom.X, Y: parent.Zoom.Y * s.Local.Zoom.Y}
+		s.Share = parent.Share.Apply(s.Local.Viewport)
+		s.Active = s.Active && parent.Active
+		s.Skip = s.Skip || parent.Skip && c.Channel == nil
+	}
+	if s.Share.W <= 0 || s.Share.H <= 0 || s.Range.End <= s.Range.Start {
+		// Equalizer: no pixels or no data, no tasks
+		s.Skip = true
+	}
+	states[c.Path()] = s
+	for _, ch := range c.Children {
+		compose(ch, &s, states)
+	}
+}
+
+// samples collects, from the newest statistics, each child's busy and
+// assembly time with the local region it had in that frame.
+func (p *Planner) samples(c *compound.Compound) []equalizer.Sample {
+	if p.latest == nil {
+		return nil
+	}
+	then := p.history[p.latest.Frame]
+	var out []equalizer.Sample
+	for _, child := range c.Children {
+		var busy, assemble float64
+		found := false
+		for _, r := range p.latest.Records {
+			if r.Compound == child.Path() || isBelow(r.Compound, child.Path()) {
+				// the grid wants rendering work: assembly comes off the
+				// destination's share separately, data loading is one-off
+				busy += (r.Times.Busy() - r.Times.Assemble - r.Times.DataLoad).Seconds()
+				assemble += r.Times.Assemble.Seconds()
+				found = true
+			}
+		}
+		if !found {
+			continue
+		}
+		st, ok := then[child.Path()]
+		if !ok || !st.Active || st.Skip {
+			continue
+		}
+		out = append(out, equalizer.Sample{Path: child.Path(), Frame: p.latest.Frame, Viewport: st.Local.Viewport,
+			Range: st.Local.Range, Busy: busy, Assemble: assemble})
+	}
+	return out
+}
+
+func isBelow(path, ancestor string) bool {
+	return len(path) > len(ancestor) && path[:len(ancestor)] == ancestor && path[len(ancestor)] == '.'
+}
+
+func leaves(c *compound.Compound) int {
+	if c.IsLeaf() {
+		return 1
+	}
+	n := 0
+	for _, ch := range c.Children {
+		n += leaves(ch)
+	}
+	return n
+}
+
+func (p *Planner) runEqualizers(c *compound.Compound, frame int, states map[string]CompoundState, plan *FramePlan) {
+	if l := p.loads[c]; l != nil && len(c.Children) > 0 {
+		var children []equalizer.Child
+		for _, ch := range c.Children {
+			u := 1.0
+			if v, ok := p.usage[ch]; ok {
+				u = v
+			}
+			if p.trees[c] {
+				u *= float64(leaves(ch))
+			}
+			children = append(children, equalizer.Child{Path: ch.Path(), Active: states[ch.Path()].Active && states[c.Path()].Active,
+				Usage: u, Destination: ch.Channel == c.Channel})
+		}
+		samples := p.samples(c)
+		if l.Adaptive != nil {
+			p.observeAdaptive(l, samples)
+		}
+		for _, a := range l.Plan(children, samples) {
+			s := states[a.Path]
+			s.Skip = a.Skip
+			if l.Params.Mode == "DB" {
+				s.Local.Range = a.Range
+			} else {
+				s.Local.Viewport = a.Viewport
+			}
+			states[a.Path] = s
+		}
+	}
+	if v := p.views[c]; v != nil && p.latest != nil {
+		var loads []equalizer.ViewLoad
+		sourcesOf := map[string][]*compound.Compound{}
+		for _, view := range c.Children {
+			vl := equalizer.ViewLoad{Path: view.Path()}
+			view.Walk(func(x *compound.Compound) {
+				if x.IsLeaf() && x.Channel != nil {
+					vl.Sources = append(vl.Sources, sourceID(x.Channel))
+					sourcesOf[view.Path()+"|"+sourceID(x.Channel)] = append(sourcesOf[view.Path()+"|"+sourceID(x.Channel)], x)
+				}
+			})
+			for _, r := range p.latest.Records {
+				if r.Compound == view.Path() || isBelow(r.Compound, view.Path()) {
+					vl.Load += r.Times.Busy().Seconds()
+				}
+			}
+			loads = append(loads, vl)
+		}
+		for view, per := range v.Plan(loads) {
+			for src, u := range per {
+				for _, x := range sourcesOf[view+"|"+src] {
+					p.usage[x] = u
+				}
+			}
+		}
+	}
+	if d := p.dfrs[c]; d != nil && p.latest != nil {
+		worst := 0.0
+		for _, r := range p.latest.Records {
+			if r.Compound == c.Path() || isBelow(r.Compound, c.Path()) {
+				worst = math.Max(worst, r.Times.Busy().Seconds())
+			}
+		}
+		z := d.Update(worst)
+		s := states[c.Path()]
+		s.Local.Zoom = compound.Zoom{X: s.Local.Zoom.X * z, Y: s.Local.Zoom.Y * z}
+		states[c.Path()] = s
+	}
+	if f := p.framerate[c]; f != nil && p.latest != nil {
+		var times []float64
+		for _, ch := range c.Children {
+			t := 0.0
+			for _, r := range p.latest.ByCompound(ch.Path()) {
+				t += r.Times.Busy().Seconds()
+			}
+			if t > 0 {
+				times = append(times, t*float64(ch.Period))
+			}
+		}
+		plan.Interval = math.Max(plan.Interval, f.Update(times, len(c.Children)))
+	}
+}
+
+// observeAdaptive feeds the adaptive policy what it chooses its period and
+// grain from: planning overhead, frame time, per-task fixed cost and cost
+// per pixel, and data-load times after moves.
+func (p *Planner) observeAdaptive(l *equalizer.Load, samples []equalizer.Sample) {
+	if p.latest == nil {
+		return
+	}
+	frameTime, busy, draw, pixels, tasks, load, moved := 0.0, 0.0, 0.0, 0.0, 0, 0.0, 0.0
+	for _, r := range p.latest.Records {
+		frameTime = math.Max(frameTime, r.Times.Busy().Seconds())
+		busy += r.Times.Busy().Seconds()
+		draw += r.Times.Draw.Seconds()
+		pixels += r.Viewport.W * r.Viewport.H * float64(l.PixelW*l.PixelH)
+		tasks++
+		load += r.Times.DataLoad.Seconds()
+		moved += r.DataMoved
+	}
+	l.Adaptive.ObserveOverhead(p.Overhead, frameTime)
+	if tasks > 0 && pixels > 0 && l.Params.Mode != "DB" {
+		// a split edge runs across a source's region: about the shorter
+		// side of the compound over the number of sources along it
+		span := math.Min(float64(l.PixelW), float64(l.PixelH)) / math.Sqrt(float64(tasks))
+		l.Adaptive.ObserveGrain(busy/float64(tasks), draw/pixels, span)
+	}
+	if moved > 0 {
+		l.Adaptive.ObserveMove(load, moved)
+	}
+}
+
+// sourceID identifies the resource behind a channel: its pipe (GPU).
+func sourceID(ch *compound.Channel) string {
+	pipe := ch.Window.Pipe
+	return pipe.Node.Name + "/" + pipe.Name + "/" + ch.Window.Name
+}
+
+// region is where a compound renders in its channel's framebuffer (see
+// Task.Region): its share on the destination channel, else a rectangle of
+// its share's size at the channel's corner; pixel decomposition and zoom
+// change the number of pixels rendered.
+func region(c *compound.Compound, s CompoundState) compound.PixelViewport {
+	r := s.Share
+	if dest := c.Destination(); dest == nil || c.Channel != dest.Channel {
+		r.X, r.Y = 0, 0
+	}
+	r.W, r.H = renderSize(r.W, r.H, s.Pixel, s.Zoom)
+	return r
+}
+
+// renderSize is the size of a render covering w x h destination pixels
+// under a pixel decomposition and a zoom.
+func renderSize(w, h int, px compound.Pixel, z compound.Zoom) (int, int) {
+	pw, ph := max(px.W, 1), max(px.H, 1)
+	w, h = (w-px.X+pw-1)/pw, (h-px.Y+ph-1)/ph
+	if z.X > 0 && z.X != 1 {
+		w = max(1, int(float64(w)*z.X+0.5))
+	}
+	if z.Y > 0 && z.Y != 1 {
+		h = max(1, int(float64(h)*z.Y+0.5))
+	}
+	return w, h
+}
+
+// colorMask is the anaglyph mask of an eye when the compound's stereo
+// mode is anaglyph. Mode AUTO means anaglyph when the destination shows
+// both stereo eyes: goeq renders into framebuffer objects, which have no
+// quad-buffered stereo (Equalizer chooses the same for FBO windows).
+func colorMask(c *compound.Compound, eye int) ColorMask {
+	if eye == compound.EyeCyclop {
+		return 0
+	}
+	mode := c.Attributes["stereo_mode"]
+	dest := c.Destination()
+	switch mode {
+	case "PASSIVE":
+		return 0
+	case "ANAGLYPH", "QUAD":
+	default: // AUTO
+		if dest == nil || dest.DestinationEyes()&(compound.EyeLeft|compound.EyeRight) != compound.EyeLeft|compound.EyeRight {
+			return 0
+		}
+	}
+	key := "stereo_anaglyph_left_mask"
+	if eye == compound.EyeRight {
+		key = "stereo_anaglyph_right_mask"
+	}
+	return ParseColorMask(c.Attributes[key])
+}
+
+// ParseColorMask reads a mask attribute such as "[ GREEN BLUE ]".
+func ParseColorMask(v string) ColorMask {
+	var m ColorMask
+	for _, w := range strings.Fields(strings.Trim(v, "[] ")) {
+		switch w {
+		case "RED":
+			m |= MaskRed
+		case "GREEN":
+			m |= MaskGreen
+		case "BLUE":
+			m |= MaskBlue
+		}
+	}
+	if m == 0 {
+		return 0
+	}
+	return m
+}
+
+// emit appends c's tasks for one eye and its subtree's to the channels, in
+// the order they run: clear and draw on the way down, assemble and
+// readback on the way up.
+func (p *Planner) emit(c *compound.Compound, eye int, states map[string]CompoundState, byChannel map[*compound.Channel]*ChannelPlan, plan *FramePlan) {
+	s := states[c.Path()]
+	if !s.Active || s.Eyes&eye == 0 {
+		return
+	}
+	var cp *ChannelPlan
+	if c.Channel != nil {
+		cp = byChannel[c.Channel]
+		if cp == nil {
+			cp = &ChannelPlan{Channel: c.Channel}
+			byChannel[c.Channel] = cp
+			plan.Channels = append(plan.Channels, cp)
+		}
+		cp.Destination = cp.Destination || c.Destination() == c
+	}
+	task := func(kind Kind) Task {
+		p.seq++
+		t := Task{Kind: kind, Seq: p.seq, Home: c.Destination().Channel.Window == c.Channel.Window, Compound: c.Path(), Eye: eye, Viewport: s.Viewport, Range: s.Range, Pixel: s.Pixel,
+			Subpixel: s.Subpixel, Zoom: s.Zoom, Buffers: c.Buffers, Share: s.Share, Region: region(c, s),
+			ColorMask: colorMask(c, eye)}
+		if owner := c.WallOwner; owner != nil && c.Wall != nil {
+			t.Area = states[owner.Path()].Share
+			eyePos := p.cfg.EyePosition(c, eye)
+			t.Frustum = c.Wall.EyeFrustum(eyePos, compound.DefaultNear, compound.DefaultFar)
+			t.ViewMatrix = c.Wall.ViewMatrix(eyePos)
+		}
+		return t
+	}
+	renders := cp != nil && !s.Skip
+	queue := queueOf(c)
+	if renders {
+		if c.Tasks&compound.TaskClear != 0 {
+			cp.Tasks = append(cp.Tasks, task(Clear))
+		}
+		if c.Tasks&compound.TaskDraw != 0 && c.IsLeaf() {
+			t := task(Draw)
+			if queue != "" {
+				// tiles are read back and sent as they are drawn
+				t.Queue = queue
+				if c.Tasks&compound.TaskReadback != 0 {
+					t.Outputs = p.outputs(c, states)
+				}
+			}
+			cp.Tasks = append(cp.Tasks, t)
+		}
+	}
+	for _, ch := range c.Children {
+		p.emit(ch, eye, states, byChannel, plan)
+	}
+	if cp == nil {
+		return
+	}
+	if c.Tasks&compound.TaskDraw != 0 && !c.IsLeaf() && renders {
+		// an inner compound that draws does so before assembling
+		cp.Tasks = append(cp.Tasks, task(Draw))
+	}
+	if c.Tasks&compound.TaskAssemble != 0 && len(c.InputFrames) > 0 && !(s.Skip && s.Share.W == 0) {
+		t := task(Assemble)
+		monitor := hasEqualizer(c, "monitor")
+		for _, f := range c.InputFrames {
+			in := Input{Name: f.Name}
+			for _, prod := range f.Producers {
+				ps := states[prod.Path()]
+				if ps.Active && !ps.Skip && ps.Eyes&eye != 0 && prod.Channel != nil && prod.Tasks&compound.TaskReadback != 0 {
+					in.Producers = append(in.Producers, prod.Channel.ID)
+					in.Tiles = in.Tiles || queueOf(prod) != ""
+					in.Native = in.Native || prod.Destination() != c.Destination()
+					if monitor {
+						in.Place = monitorPlace(t.Region, prod, ps)
+					}
+				}
+			}
+			if len(in.Producers) > 0 {
+				sort.Strings(in.Producers)
+				t.Inputs = append(t.Inputs, in)
+			}
+		}
+		if len(t.Inputs) > 0 {
+			cp.Tasks = append(cp.Tasks, t)
+		}
+	}
+	if c.Tasks&compound.TaskReadback != 0 && len(c.OutputFrames) > 0 && renders && !(queue != "" && c.IsLeaf()) {
+		t := task(Readback)
+		t.Outputs = p.outputs(c, states)
+		cp.Tasks = append(cp.Tasks, t)
+	}
+}
+
+// outputs lists c's output frames with their active consumers.
+func (p *Planner) outputs(c *compound.Compound, states map[string]CompoundState) []Output {
+	var outs []Output
+	for _, f := range c.OutputFrames {
+		out := Output{Name: f.Name, Viewport: f.Viewport, Buffers: f.Buffers, ROI: true}
+		if !out.Viewport.HasArea() {
+			out.Viewport = compound.FullViewport
+		}
+		for _, cons := range f.Consumers {
+			if cs := states[cons.Path()]; cs.Active && cons.Channel != nil {
+				out.Consumers = append(out.Consumers, cons.Channel.ID)
+				out.ROI = out.ROI && clears(cons)
+			}
+		}
+		if s := states[c.Path()]; s.Pixel.W > 1 || s.Pixel.H > 1 || s.Subpixel.Size > 1 {
+			out.ROI = false // interleaving and averaging need every sample
+		}
+		sort.Strings(out.Consumers)
+		outs = append(outs, out)
+	}
+	return outs
+}
+
+// clears reports whether a compound's region is cleared before it
+// assembles: by its own clear task, or by an ancestor's on the same
+// channel.
+func clears(c *compound.Compound) bool {
+	for x := c; x != nil && x.Channel == c.Channel; x = x.Parent {
+		if x.Tasks&compound.TaskClear != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func hasEqualizer(c *compound.Compound, kind string) bool {
+	for _, eq := range c.Equalizers {
+		if eq.Kind == kind {
+			return true
+		}
+	}
+	return false
+}
+
+// tileEqualizer returns the tile equalizer of c, if any.
+func tileEqualizer(c *compound.Compound) *compound.Equalizer {
+	for _, eq := range c.Equalizers {
+		if eq.Kind == "tile" {
+			return eq
+		}
+	}
+	return nil
+}
+
+// queueOf names the tile queue a compound's draw pulls from: its parent's
+// tile equalizer's, as Equalizer gives each child an input queue.
+func queueOf(c *compound.Compound) string {
+	if c.Parent == nil {
+		return ""
+	}
+	if eq := tileEqualizer(c.Parent); eq != nil {
+		return c.Parent.Path() + "/" + eq.Name
+	}
+	return ""
+}
+
+// queueFor makes this frame's queue of a tile equalizer compound: tiles of
+// its share (destination pixels), or database chunks.
+func queueFor(c *compound.Compound, states map[string]CompoundState) *Queue {
+	eq := tileEqualizer(c)
+	s := states[c.Path()]
+	if eq == nil || !s.Active || s.Skip {
+		return nil
+	}
+	q := &Queue{ID: c.Path() + "/" + eq.Name}
+	if eq.ChunkDB > 0 {
+		for _, r := range equalizer.Chunks(eq.ChunkDB) {
+			q.Ranges = append(q.Ranges, s.Range.Apply(r))
+		}
+		return q
+	}
+	for _, t := range equalizer.Tiles(s.Share.W, s.Share.H, eq.TileSize[0], eq.TileSize[1]) {
+		t.X += s.Share.X
+		t.Y += s.Share.Y
+		q.Tiles = append(q.Tiles, t)
+	}
+	return q
+}
+
+// monitorPlace is where the monitor equalizer puts a frame of another
+// destination on the monitor channel: at its segment's place on the
+// canvas, scaled to the monitor's region.
+func monitorPlace(monitor compound.PixelViewport, prod *compound.Compound, ps CompoundState) *compound.PixelViewport {
+	vp := compound.FullViewport
+	if dest := prod.Destination(); dest != nil && dest.Channel.Segment != nil {
+		vp = dest.Channel.Segment.Viewport.Apply(ps.Viewport)
+	}
+	place := equalizer.Monitor(monitor, []equalizer.MonitorInput{{Viewport: vp, PixelW: ps.Share.W, PixelH: ps.Share.H}})[0].PixelViewport
+	return &place
+}

@@ -1,0 +1,221 @@
+package planner
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/goeq/goeq/internal/compound"
+	"github.com/goeq/goeq/internal/configparser"
+	"github.com/goeq/goeq/internal/stats"
+)
+
+func load(t *testing.T, name string) *compound.Config {
+	t.Helper()
+	m, _, err := compound.Load(filepath.Join("..", "..", "examples", "configs", name), compound.Options{Getenv: func(string) (string, bool) { return "", false }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.Configs[0]
+}
+
+func channel(plan *FramePlan, name string) *ChannelPlan {
+	for _, c := range plan.Channels {
+		if c.Channel.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+func kinds(cp *ChannelPlan) string {
+	var k []string
+	for _, t := range cp.Tasks {
+		k = append(k, t.Kind.String())
+	}
+	return strings.Join(k, " ")
+}
+
+func TestPlan2DFirstFrame(t *testing.T) {
+	p := New(load(t, "2d-lb-4.eqc"))
+	plan := p.Plan(0)
+	dest := channel(plan, "dest")
+	if dest == nil || kinds(dest) != "clear assemble" {
+		t.Fatalf("dest tasks: %v", dest)
+	}
+	if n := len(dest.Tasks[1].Inputs); n != 4 {
+		t.Errorf("dest assembles %d frames, want 4", n)
+	}
+	want := map[string]compound.PixelViewport{
+		"src1": {X: 0, Y: 0, W: 320, H: 180}, "src2": {X: 0, Y: 180, W: 320, H: 180},
+		"src3": {X: 320, Y: 0, W: 320, H: 180}, "src4": {X: 320, Y: 180, W: 320, H: 180},
+	}
+	for name, share := range want {
+		cp := channel(plan, name)
+		if cp == nil || kinds(cp) != "clear draw readback" {
+			t.Fatalf("%s tasks: %v", name, cp)
+		}
+		if got := cp.Tasks[1].Share; got != share {
+			t.Errorf("%s draws share %+v, want %+v", name, got, share)
+		}
+		// a source renders its share one to one at its channel's corner
+		if got, want := cp.Tasks[1].Region, (compound.PixelViewport{W: share.W, H: share.H}); got != want {
+			t.Errorf("%s draws into %+v, want %+v", name, got, want)
+		}
+		out := cp.Tasks[2].Outputs
+		if len(out) != 1 || len(out[0].Consumers) != 1 || out[0].Consumers[0] != dest.Channel.ID {
+			t.Errorf("%s output %+v, want one frame to dest", name, out)
+		}
+		if cp.Tasks[1].Eye != compound.EyeCyclop {
+			t.Errorf("%s: mono view renders the cyclop eye only", name)
+		}
+	}
+}
+
+func record(frame int, path string, vp compound.Viewport, draw time.Duration) stats.Record {
+	return stats.Record{Frame: frame, Compound: path, Viewport: vp, Times: stats.Times{Draw: draw}}
+}
+
+// src1 is three times slower than the others: the next frame gives it less.
+func TestStatisticsMoveTheSplit(t *testing.T) {
+	p := New(load(t, "2d-lb-4.eqc"))
+	plan := p.Plan(0)
+	var recs []stats.Record
+	for i, name := range []string{"src1", "src2", "src3", "src4"} {
+		d := 10 * time.Millisecond
+		if i == 0 {
+			d = 30 * time.Millisecond
+		}
+		recs = append(recs, record(0, "0."+string(rune('0'+i)), channel(plan, name).Tasks[1].Viewport, d))
+	}
+	p.Feed(stats.Frame{Frame: 0, Records: recs})
+	plan = p.Plan(1)
+	a1 := channel(plan, "src1").Tasks[1].Share
+	a2 := channel(plan, "src2").Tasks[1].Share
+	if a1.W*a1.H >= a2.W*a2.H {
+		t.Errorf("slow src1 kept %v, src2 has %v", a1, a2)
+	}
+}
+
+// With latency, statistics of frame 0 arrive after frames 1 and 2 were
+// planned; they are read against frame 0's regions.
+func TestLateStatistics(t *testing.T) {
+	p := New(load(t, "2d-lb-4.eqc"))
+	p0 := p.Plan(0)
+	p.Plan(1)
+	p.Plan(2)
+	var recs []stats.Record
+	for i, name := range []string{"src1", "src2", "src3", "src4"} {
+		recs = append(recs, record(0, "0."+string(rune('0'+i)), channel(p0, name).Tasks[1].Viewport, 10*time.Millisecond))
+	}
+	p.Feed(stats.Frame{Frame: 0, Records: recs})
+	plan := p.Plan(3)
+	if got := channel(plan, "src1").Tasks[1].Share; got != (compound.PixelViewport{X: 0, Y: 0, W: 320, H: 180}) {
+		t.Errorf("balanced statistics moved the split: %+v", got)
+	}
+}
+
+func TestDBPlanRanges(t *testing.T) {
+	plan := New(load(t, "db-lb-4.eqc")).Plan(0)
+	for i, name := range []string{"src1", "src2", "src3", "src4"} {
+		r := channel(plan, name).Tasks[1].Range
+		if r.Start != float64(i)/4 || r.End != float64(i+1)/4 {
+			t.Errorf("%s range %+v", name, r)
+		}
+		if pvp := channel(plan, name).Tasks[1].Region; pvp.W != 640 || pvp.H != 360 {
+			t.Errorf("%s: DB sources render the whole viewport, got %+v", name, pvp)
+		}
+	}
+}
+
+func TestPeriodPhaseAndStereo(t *testing.T) {
+	m, _, err := compound.Load(filepath.Join("..", "..", "..", "shared", "eqc-corpus", "2-node.DPlex.eqc"), compound.Options{Getenv: func(string) (string, bool) { return "", false }})
+	if err != nil {
+		t.Skip("corpus not present")
+	}
+	p := New(m.Configs[0])
+	for f := 0; f < 4; f++ {
+		plan := p.Plan(f)
+		c1, c2 := channel(plan, "channel1"), channel(plan, "channel2")
+		if (f%2 == 0) != (c1 != nil) || (f%2 == 1) != (c2 != nil) {
+			t.Errorf("frame %d: channel1 %v channel2 %v", f, c1 != nil, c2 != nil)
+		}
+	}
+}
+
+func TestFrustumAndViewMatrix(t *testing.T) {
+	plan := New(load(t, "one-window.eqc")).Plan(0)
+	draw := channel(plan, "dest").Tasks[1]
+	if draw.Kind != Draw {
+		t.Fatalf("tasks %v", kinds(channel(plan, "dest")))
+	}
+	f := draw.Frustum
+	if !near(f.Left, -0.08) || !near(f.Right, 0.08) || !near(f.Bottom, -0.05) || !near(f.Top, 0.05) {
+		t.Errorf("frustum %+v for the default wall", f)
+	}
+	want := [16]float64{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}
+	if draw.ViewMatrix != want {
+		t.Errorf("view matrix %v, want identity for the default wall seen from the origin", draw.ViewMatrix)
+	}
+}
+
+func near(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
+
+// BenchmarkPlanLargest plans one frame of the 143-compound
+// 4-window.all.eqc (all equalizers running, statistics fed every frame).
+// BenchmarkResolveLargest in package compound is the baseline.
+func BenchmarkPlanLargest(b *testing.B) {
+	m, _, err := compound.Load(filepath.Join("..", "..", "..", "shared", "eqc-corpus", "4-window.all.eqc"), compound.Options{Getenv: func(string) (string, bool) { return "", false }})
+	if err != nil {
+		b.Skip("corpus not present")
+	}
+	p := New(m.Configs[0])
+	var recs []stats.Record
+	m.Configs[0].Walk(func(c *compound.Compound) {
+		if c.IsLeaf() && c.Channel != nil {
+			recs = append(recs, stats.Record{Compound: c.Path(), Channel: c.Channel.Name, Viewport: c.Viewport, Range: c.Range,
+				Times: stats.Times{Draw: time.Duration(5+len(recs)%7) * time.Millisecond}})
+		}
+	})
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for j := range recs {
+			recs[j].Frame = i
+		}
+		p.Feed(stats.Frame{Frame: i, Records: recs})
+		if plan := p.Plan(i + 1); len(plan.Channels) == 0 {
+			b.Fatal("empty plan")
+		}
+	}
+}
+
+// A tree equalizer weighs each child by the sources under it: a child
+// with two sources gets two thirds of the first frame.
+func TestTreeEqualizerWeighsBySources(t *testing.T) {
+	src := `config {
+    appNode { pipe { window { viewport [ 0 0 900 300 ] channel { name "dest" } channel { name "c1" } channel { name "c2" } channel { name "c3" } } } }
+    compound {
+        channel "dest"
+        tree_equalizer { mode VERTICAL }
+        compound { compound { channel "c1" outputframe { name "f1" } } compound { channel "c2" outputframe { name "f2" } } }
+        compound { channel "c3" outputframe { name "f3" } }
+        inputframe { name "f1" } inputframe { name "f2" } inputframe { name "f3" }
+    }
+}`
+	res, err := configparser.Parse("tree.eqc", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := compound.Resolve(res, compound.Options{Getenv: func(string) (string, bool) { return "", false }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := New(m.Configs[0]).Plan(0)
+	if vp := plan.Compounds["0.0"].Viewport; !near(vp.W, 2.0/3) {
+		t.Errorf("two-source child got %+v, want two thirds", vp)
+	}
+	if vp := plan.Compounds["0.1"].Viewport; !near(vp.X, 2.0/3) || !near(vp.W, 1.0/3) {
+		t.Errorf("one-source child got %+v", vp)
+	}
+}

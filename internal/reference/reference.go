@@ -1,0 +1,186 @@
+// Package reference is the oracle that decomposed runs are checked
+// against (`eqserver run --reference`): every destination channel renders
+// the whole frame itself, with the same frame number, eye, frustum and
+// image names, and nothing else runs. It plans from the config model
+// alone; none of the planner's decomposition (shares, regions, frames,
+// equalizers) is used, so a bug there cannot hide in both.
+package reference
+
+import (
+	"strings"
+
+	"github.com/goeq/goeq/internal/compound"
+	"github.com/goeq/goeq/internal/planner"
+	"github.com/goeq/goeq/internal/stats"
+)
+
+// Planner plans reference frames (scheduler.Planner).
+type Planner struct {
+	cfg *compound.Config
+}
+
+// New returns the reference planner of cfg.
+func New(cfg *compound.Config) *Planner { return &Planner{cfg: cfg} }
+
+// Feed ignores statistics: nothing is balanced.
+func (p *Planner) Feed(stats.Frame) {}
+
+// SetChannelDown has nothing to redistribute.
+func (p *Planner) SetChannelDown(*compound.Channel, bool) {}
+
+// Nodes lists the nodes that own a destination channel: the only ones a
+// reference run needs.
+func (p *Planner) Nodes() []string {
+	seen := map[string]bool{}
+	var out []string
+	p.cfg.Walk(func(c *compound.Compound) {
+		if c.Channel != nil && c.Destination() == c {
+			id := c.Channel.Window.Pipe.Node.ID
+			if !seen[id] {
+				seen[id] = true
+				out = append(out, id)
+			}
+		}
+	})
+	return out
+}
+
+// Plan gives each destination channel that shows this frame a clear and a
+// full draw per eye it shows; a channel that only shows other channels'
+// images (a monitor) draws each of their views where it shows them.
+func (p *Planner) Plan(frame int) *planner.FramePlan {
+	plan := &planner.FramePlan{Frame: frame, Compounds: map[string]planner.CompoundState{}}
+	byChannel := map[*compound.Channel]*planner.ChannelPlan{}
+	seq := 0
+	next := func() int { seq++; return seq }
+	p.cfg.Walk(func(c *compound.Compound) {
+		if c.Channel == nil || c.Destination() != c || !c.Channel.Showing() || !c.IsActive(frame) {
+			return
+		}
+		eyes := c.Eyes & c.DestinationEyes()
+		if eyes == 0 {
+			return
+		}
+		cp := byChannel[c.Channel]
+		if cp == nil {
+			cp = &planner.ChannelPlan{Channel: c.Channel, Destination: true}
+			byChannel[c.Channel] = cp
+			plan.Channels = append(plan.Channels, cp)
+		}
+		full := compound.PixelViewport{W: c.Channel.PixelViewport.W, H: c.Channel.PixelViewport.H}
+		for _, eye := range []int{compound.EyeCyclop, compound.EyeLeft, compound.EyeRight} {
+			if eyes&eye == 0 {
+				continue
+			}
+			mask := anaglyph(c, eye)
+			cp.Tasks = append(cp.Tasks, planner.Task{Kind: planner.Clear, Seq: next(), Home: true, Compound: c.Path(), Eye: eye, Region: full, Share: full,
+				Area: full, Viewport: compound.FullViewport, Range: compound.FullRange, ColorMask: mask})
+			if views := shown(c); len(views) > 0 {
+				for _, v := range views {
+					cp.Tasks = append(cp.Tasks, p.draw(v.source, eye, v.place, mask, next()))
+				}
+				continue
+			}
+			cp.Tasks = append(cp.Tasks, p.draw(wallOwner(c), eye, full, mask, next()))
+		}
+	})
+	return plan
+}
+
+// draw is a full render of compound c's wall (as its destination shows
+// it) into region.
+func (p *Planner) draw(c *compound.Compound, eye int, region compound.PixelViewport, mask planner.ColorMask, seq int) planner.Task {
+	eyePos := p.cfg.EyePosition(c, eye)
+	all := compound.PixelViewport{W: region.W, H: region.H}
+	return planner.Task{Kind: planner.Draw, Seq: seq, Home: true, Compound: c.Path(), Eye: eye, Region: region, Share: all, Area: all,
+		Viewport: compound.FullViewport, Range: compound.FullRange, Pixel: compound.Pixel{W: 1, H: 1},
+		Subpixel: compound.Subpixel{Size: 1}, Zoom: compound.Zoom{X: 1, Y: 1}, Buffers: compound.BufferColor | compound.BufferDepth,
+		Frustum: c.Wall.EyeFrustum(eyePos, compound.DefaultNear, compound.DefaultFar), ViewMatrix: c.Wall.ViewMatrix(eyePos),
+		ColorMask: mask}
+}
+
+// wallOwner is the compound whose wall the destination shows: its own, or
+// that of a descendant covering it that sets its own wall (an HMD's
+// compound overrides the view's frustum so).
+func wallOwner(dest *compound.Compound) *compound.Compound {
+	owner := dest
+	for x := dest; len(x.Children) > 0; {
+		x = x.Children[0]
+		if x.Viewport != dest.Viewport {
+			break
+		}
+		if x.WallOwner == x {
+			owner = x
+		}
+	}
+	return owner
+}
+
+// view is another destination's picture shown by a channel that draws
+// nothing itself (a monitor): its source compound and where it lands.
+type view struct {
+	source *compound.Compound
+	place  compound.PixelViewport
+}
+
+// shown lists the pictures of other trees a monitor shows (a destination
+// that draws nothing of its own): each input frame's producing
+// destination, placed at its segment's place on the canvas.
+func shown(dest *compound.Compound) []view {
+	monitor := false
+	for _, eq := range dest.Equalizers {
+		monitor = monitor || eq.Kind == "monitor"
+	}
+	draws := false
+	dest.Walk(func(x *compound.Compound) { draws = draws || x.Tasks&compound.TaskDraw != 0 && x.Channel != nil })
+	if draws || !monitor {
+		// frames of other trees shown one to one show what this
+		// destination's own wall shows
+		return nil
+	}
+	var out []view
+	region := compound.PixelViewport{W: dest.Channel.PixelViewport.W, H: dest.Channel.PixelViewport.H}
+	for _, in := range dest.InputFrames {
+		for _, prod := range in.Producers {
+			src := prod.Destination()
+			if src == nil || src == dest {
+				continue
+			}
+			vp := compound.FullViewport
+			if seg := src.Channel.Segment; seg != nil {
+				vp = seg.Viewport
+			}
+			out = append(out, view{source: wallOwner(src), place: region.Apply(vp)})
+		}
+	}
+	return out
+}
+
+// anaglyph is the colour mask of an eye when the destination shows both
+// stereo eyes without quad-buffered stereo (always, on framebuffer
+// objects), read from the compound's attributes.
+func anaglyph(c *compound.Compound, eye int) planner.ColorMask {
+	if eye == compound.EyeCyclop || c.Attributes["stereo_mode"] == "PASSIVE" {
+		return 0
+	}
+	if c.Attributes["stereo_mode"] != "ANAGLYPH" && c.Attributes["stereo_mode"] != "QUAD" &&
+		c.DestinationEyes()&(compound.EyeLeft|compound.EyeRight) != compound.EyeLeft|compound.EyeRight {
+		return 0
+	}
+	attr := c.Attributes["stereo_anaglyph_left_mask"]
+	if eye == compound.EyeRight {
+		attr = c.Attributes["stereo_anaglyph_right_mask"]
+	}
+	var m planner.ColorMask
+	for _, w := range strings.Fields(strings.Trim(attr, "[] ")) {
+		switch w {
+		case "RED":
+			m |= planner.MaskRed
+		case "GREEN":
+			m |= planner.MaskGreen
+		case "BLUE":
+			m |= planner.MaskBlue
+		}
+	}
+	return m
+}

@@ -1,0 +1,284 @@
+package render
+
+import (
+	"math"
+	"sort"
+	"sync"
+
+	"github.com/go-gl/gl/v3.3-core/gl"
+
+	"github.com/goeq/goeq/internal/compound"
+	"github.com/goeq/goeq/internal/glutil"
+	"github.com/goeq/goeq/internal/shaders"
+)
+
+// Model is a triangle mesh: interleaved position and normal per vertex,
+// and triangles ordered along a kd-tree so that any contiguous range of
+// triangles is a spatially coherent part of the model (what a DB range
+// draws).
+type Model struct {
+	Vertices  []float32 // x y z nx ny nz per vertex
+	Triangles []uint32  // three indices per triangle
+
+	boundsOnce sync.Once
+	bounds     [][2][3]float32 // per chunk of the triangle list
+}
+
+// TriangleCount is the number of triangles.
+func (m *Model) TriangleCount() int { return len(m.Triangles) / 3 }
+
+// Bumpy generates a procedural model: a sphere of radius ~0.8 with ridges,
+// tessellated into 2 x rings x segments triangles (rings 500, segments
+// 1000 make one million), then kd-ordered.
+func Bumpy(rings, segments int) *Model {
+	m := &Model{}
+	pos := func(u, v float64) [3]float64 {
+		th, ph := u*math.Pi, v*2*math.Pi
+		r := 0.8 + 0.06*math.Sin(7*ph)*math.Sin(5*th) + 0.03*math.Sin(23*th+3*ph)
+		return [3]float64{r * math.Sin(th) * math.Cos(ph), r * math.Cos(th), r * math.Sin(th) * math.Sin(ph)}
+	}
+	for i := 0; i <= rings; i++ {
+		for j := 0; j <= segments; j++ {
+			u, v := float64(i)/float64(rings), float64(j)/float64(segments)
+			p := pos(u, v)
+			const e = 1e-4
+			du := sub3(pos(math.Min(u+e, 1), v), pos(math.Max(u-e, 0), v))
+			dv := sub3(pos(u, v+e), pos(u, v-e))
+			n := cross3(du, dv)
+			if l := math.Sqrt(n[0]*n[0] + n[1]*n[1] + n[2]*n[2]); l > 0 {
+				n = [3]float64{n[0] / l, n[1] / l, n[2] / l}
+			} else {
+				n = [3]float64{p[0] / 0.8, p[1] / 0.8, p[2] / 0.8}
+			}
+			m.Vertices = append(m.Vertices, float32(p[0]), float32(p[1]), float32(p[2]), float32(n[0]), float32(n[1]), float32(n[2]))
+		}
+	}
+	row := uint32(segments + 1)
+	for i := uint32(0); i < uint32(rings); i++ {
+		for j := uint32(0); j < uint32(segments); j++ {
+			a, b, c, d := i*row+j, i*row+j+1, (i+1)*row+j, (i+1)*row+j+1
+			m.Triangles = append(m.Triangles, a, c, b, b, c, d)
+		}
+	}
+	m.kdOrder()
+	return m
+}
+
+func sub3(a, b [3]float64) [3]float64 { return [3]float64{a[0] - b[0], a[1] - b[1], a[2] - b[2]} }
+func cross3(a, b [3]float64) [3]float64 {
+	return [3]float64{a[1]*b[2] - a[2]*b[1], a[2]*b[0] - a[0]*b[2], a[0]*b[1] - a[1]*b[0]}
+}
+
+// kdOrder sorts the triangles along a kd-tree over their centroids: split
+// at the median of the longest axis, recursively, so that the tree's leaves
+// in order form the triangle list.
+func (m *Model) kdOrder() {
+	n := m.TriangleCount()
+	type tri struct {
+		c   [3]float32
+		idx [3]uint32
+	}
+	tris := make([]tri, n)
+	for t := 0; t < n; t++ {
+		var c [3]float32
+		for k := 0; k < 3; k++ {
+			v := m.Triangles[3*t+k]
+			for a := 0; a < 3; a++ {
+				c[a] += m.Vertices[6*v+uint32(a)] / 3
+			}
+		}
+		tris[t] = tri{c, [3]uint32{m.Triangles[3*t], m.Triangles[3*t+1], m.Triangles[3*t+2]}}
+	}
+	var split func(ts []tri)
+	split = func(ts []tri) {
+		if len(ts) <= 64 {
+			return
+		}
+		lo, hi := ts[0].c, ts[0].c
+		for _, t := range ts {
+			for a := 0; a < 3; a++ {
+				lo[a] = min(lo[a], t.c[a])
+				hi[a] = max(hi[a], t.c[a])
+			}
+		}
+		axis := 0
+		for a := 1; a < 3; a++ {
+			if hi[a]-lo[a] > hi[axis]-lo[axis] {
+				axis = a
+			}
+		}
+		sort.Slice(ts, func(i, j int) bool { return ts[i].c[axis] < ts[j].c[axis] })
+		mid := len(ts) / 2
+		split(ts[:mid])
+		split(ts[mid:])
+	}
+	split(tris)
+	for t, tr := range tris {
+		copy(m.Triangles[3*t:], tr.idx[:])
+	}
+}
+
+// Mesh draws a Model: Lambert and specular shading, the model turning with
+// the frame number; a DB range [a, b) draws the triangles [a*n, b*n).
+type Mesh struct {
+	Model *Model
+	// Spin is radians per frame about the vertical axis.
+	Spin       float64
+	Color      [3]float32
+	prog, vao  uint32
+	vbo, ebo   uint32
+	uProj, uMV int32
+	uColor     int32
+}
+
+// NewMesh returns a mesh renderer for the model.
+func NewMesh(m *Model) *Mesh {
+	return &Mesh{Model: m, Spin: 0.02, Color: [3]float32{0.85, 0.55, 0.3}}
+}
+
+// Init uploads the model and compiles the shaders (per pipe).
+func (r *Mesh) Init() error {
+	var err error
+	r.prog, err = glutil.Program(shaders.MustSource("mesh.vert"), shaders.MustSource("mesh.frag"))
+	if err != nil {
+		return err
+	}
+	r.uProj, r.uMV, r.uColor = glutil.Uniform(r.prog, "projection"), glutil.Uniform(r.prog, "modelView"), glutil.Uniform(r.prog, "baseColor")
+	gl.GenVertexArrays(1, &r.vao)
+	gl.BindVertexArray(r.vao)
+	gl.GenBuffers(1, &r.vbo)
+	gl.BindBuffer(gl.ARRAY_BUFFER, r.vbo)
+	gl.BufferData(gl.ARRAY_BUFFER, 4*len(r.Model.Vertices), gl.Ptr(r.Model.Vertices), gl.STATIC_DRAW)
+	gl.EnableVertexAttribArray(0)
+	gl.VertexAttribPointerWithOffset(0, 3, gl.FLOAT, false, 24, 0)
+	gl.EnableVertexAttribArray(1)
+	gl.VertexAttribPointerWithOffset(1, 3, gl.FLOAT, false, 24, 12)
+	gl.GenBuffers(1, &r.ebo)
+	gl.BindBuffer(gl.ELEMENT_ARRAY_BUFFER, r.ebo)
+	gl.BufferData(gl.ELEMENT_ARRAY_BUFFER, 4*len(r.Model.Triangles), gl.Ptr(r.Model.Triangles), gl.STATIC_DRAW)
+	gl.BindVertexArray(0)
+	return glutil.Error()
+}
+
+// ModelView is the mesh's model-view matrix for a frame: turned by the
+// frame number, two units in front of the eye.
+func (r *Mesh) ModelView(view [16]float32, frame int) [16]float32 {
+	model := Mul(Translate(0, 0, -2.2), Mul(RotateX(0.35), RotateY(r.Spin*float64(frame))))
+	return Mul(view, model)
+}
+
+// Draw renders the triangles of the range with depth testing.
+func (r *Mesh) Draw(p Params) (compound.PixelViewport, error) {
+	gl.Enable(gl.DEPTH_TEST)
+	gl.DepthFunc(gl.LESS)
+	gl.Disable(gl.BLEND)
+	gl.UseProgram(r.prog)
+	proj := p.Projection
+	mv := r.ModelView(p.View, p.Frame)
+	gl.UniformMatrix4fv(r.uProj, 1, false, &proj[0])
+	gl.UniformMatrix4fv(r.uMV, 1, false, &mv[0])
+	gl.Uniform3f(r.uColor, r.Color[0], r.Color[1], r.Color[2])
+	n := r.Model.TriangleCount()
+	rng := p.Range
+	if rng.End <= rng.Start {
+		rng = compound.FullRange
+	}
+	first, last := int(math.Round(rng.Start*float64(n))), int(math.Round(rng.End*float64(n)))
+	gl.BindVertexArray(r.vao)
+	if last > first {
+		gl.DrawElementsWithOffset(gl.TRIANGLES, int32(3*(last-first)), gl.UNSIGNED_INT, uintptr(12*first))
+	}
+	gl.BindVertexArray(0)
+	return r.roi(p, mv, first, last), glutil.Error()
+}
+
+// roi is the render's region of interest: the screen box of the triangles
+// drawn (their chunks' bounding boxes, projected), in framebuffer pixels.
+func (r *Mesh) roi(p Params, mv [16]float32, first, last int) compound.PixelViewport {
+	if last <= first {
+		return compound.PixelViewport{X: p.X, Y: p.Y} // nothing drawn
+	}
+	box, ok := r.Model.RangeBounds(first, last)
+	if !ok {
+		return compound.PixelViewport{}
+	}
+	mvp := Mul(p.Projection, mv)
+	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for i := 0; i < 8; i++ {
+		c := [3]float32{box[0][0], box[0][1], box[0][2]}
+		for k := 0; k < 3; k++ {
+			if i&(1<<k) != 0 {
+				c[k] = box[1][k]
+			}
+		}
+		var v [4]float64
+		for row := 0; row < 4; row++ {
+			v[row] = float64(mvp[row]*c[0] + mvp[4+row]*c[1] + mvp[8+row]*c[2] + mvp[12+row])
+		}
+		if v[3] <= 1e-6 {
+			return compound.PixelViewport{} // the box reaches behind the eye: all of it
+		}
+		sx := (v[0]/v[3] + 1) / 2 * float64(p.Width)
+		sy := (v[1]/v[3] + 1) / 2 * float64(p.Height)
+		x0, y0, x1, y1 = math.Min(x0, sx), math.Min(y0, sy), math.Max(x1, sx), math.Max(y1, sy)
+	}
+	ix0 := max(0, int(math.Floor(x0))-1)
+	iy0 := max(0, int(math.Floor(y0))-1)
+	ix1 := min(p.Width, int(math.Ceil(x1))+1)
+	iy1 := min(p.Height, int(math.Ceil(y1))+1)
+	if ix1 <= ix0 || iy1 <= iy0 {
+		return compound.PixelViewport{X: p.X, Y: p.Y}
+	}
+	return compound.PixelViewport{X: p.X + ix0, Y: p.Y + iy0, W: ix1 - ix0, H: iy1 - iy0}
+}
+
+// boundChunks is how many pieces of the triangle list RangeBounds keeps a
+// bounding box for.
+const boundChunks = 64
+
+// RangeBounds is a bounding box (min, max corners) of the triangles
+// [first, last): the union of the boxes of the kd-ordered chunks they
+// touch.
+func (m *Model) RangeBounds(first, last int) ([2][3]float32, bool) {
+	n := m.TriangleCount()
+	if n == 0 || last <= first {
+		return [2][3]float32{}, false
+	}
+	m.boundsOnce.Do(m.computeBounds)
+	per := (n + boundChunks - 1) / boundChunks
+	box := [2][3]float32{{float32(math.Inf(1)), float32(math.Inf(1)), float32(math.Inf(1))}, {float32(math.Inf(-1)), float32(math.Inf(-1)), float32(math.Inf(-1))}}
+	for c := first / per; c <= (last-1)/per && c < len(m.bounds); c++ {
+		for k := 0; k < 3; k++ {
+			box[0][k] = min(box[0][k], m.bounds[c][0][k])
+			box[1][k] = max(box[1][k], m.bounds[c][1][k])
+		}
+	}
+	return box, true
+}
+
+func (m *Model) computeBounds() {
+	n := m.TriangleCount()
+	per := (n + boundChunks - 1) / boundChunks
+	for start := 0; start < n; start += per {
+		box := [2][3]float32{{float32(math.Inf(1)), float32(math.Inf(1)), float32(math.Inf(1))}, {float32(math.Inf(-1)), float32(math.Inf(-1)), float32(math.Inf(-1))}}
+		for t := start; t < min(n, start+per); t++ {
+			for j := 0; j < 3; j++ {
+				v := m.Triangles[3*t+j]
+				for k := 0; k < 3; k++ {
+					x := m.Vertices[6*int(v)+k]
+					box[0][k] = min(box[0][k], x)
+					box[1][k] = max(box[1][k], x)
+				}
+			}
+		}
+		m.bounds = append(m.bounds, box)
+	}
+}
+
+// Exit frees the GL objects.
+func (r *Mesh) Exit() {
+	gl.DeleteBuffers(1, &r.vbo)
+	gl.DeleteBuffers(1, &r.ebo)
+	gl.DeleteVertexArrays(1, &r.vao)
+	gl.DeleteProgram(r.prog)
+}

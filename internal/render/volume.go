@@ -1,0 +1,107 @@
+package render
+
+import (
+	"github.com/go-gl/gl/v3.3-core/gl"
+
+	"github.com/goeq/goeq/internal/compound"
+	"github.com/goeq/goeq/internal/glutil"
+	"github.com/goeq/goeq/internal/shaders"
+)
+
+// Volume ray-casts a procedural scalar field in a fragment shader. A DB
+// range [a, b) renders the slab -1+2a <= z < -1+2b of the unit cube;
+// slabs composited back to front (premultiplied "over") give the image of
+// the whole volume. The output is premultiplied RGBA.
+type Volume struct {
+	Step      float64 // ray step in object units
+	Spin      float64
+	prog, vao uint32
+	uniforms  map[string]int32
+}
+
+// NewVolume returns a volume renderer.
+func NewVolume() *Volume { return &Volume{Step: 0.01} }
+
+// Init compiles the ray caster (per pipe).
+func (r *Volume) Init() error {
+	var err error
+	r.prog, err = glutil.Program(shaders.MustSource("quad.vert"), shaders.MustSource("volume.frag"))
+	if err != nil {
+		return err
+	}
+	r.uniforms = map[string]int32{}
+	for _, u := range []string{"invProjection", "invModelView", "viewport", "origin", "ndcAdjust", "slabLo", "slabHi", "dt"} {
+		r.uniforms[u] = glutil.Uniform(r.prog, u)
+	}
+	gl.GenVertexArrays(1, &r.vao)
+	return glutil.Error()
+}
+
+// ModelView places the volume two units in front of the eye, turned by
+// the frame number about the vertical axis.
+func (r *Volume) ModelView(view [16]float32, frame int) [16]float32 {
+	return Mul(view, Mul(Translate(0, 0, -2.4), RotateY(r.Spin*float64(frame))))
+}
+
+// Draw casts rays through the slab of the range.
+func (r *Volume) Draw(p Params) (compound.PixelViewport, error) {
+	gl.Disable(gl.DEPTH_TEST)
+	gl.Disable(gl.BLEND)
+	gl.UseProgram(r.prog)
+	// The adjusted projection is Adjust * P; rays are cast in the
+	// destination's projection, so the shader undoes the adjustment on NDC.
+	base := Mul(Inverse(p.Adjust), p.Projection)
+	invP := Inverse(base)
+	invMV := Inverse(r.ModelView(p.View, p.Frame))
+	invAdj := Inverse(p.Adjust)
+	gl.UniformMatrix4fv(r.uniforms["invProjection"], 1, false, &invP[0])
+	gl.UniformMatrix4fv(r.uniforms["invModelView"], 1, false, &invMV[0])
+	gl.UniformMatrix4fv(r.uniforms["ndcAdjust"], 1, false, &invAdj[0])
+	gl.Uniform2f(r.uniforms["viewport"], float32(p.Width), float32(p.Height))
+	gl.Uniform2f(r.uniforms["origin"], float32(p.X), float32(p.Y))
+	rng := p.Range
+	if rng.End <= rng.Start {
+		rng = compound.FullRange
+	}
+	hi := float32(-1 + 2*rng.End)
+	if rng.End >= 1 {
+		hi = 2 // include the cube's far face
+	}
+	gl.Uniform1f(r.uniforms["slabLo"], float32(-1+2*rng.Start))
+	gl.Uniform1f(r.uniforms["slabHi"], hi)
+	gl.Uniform1f(r.uniforms["dt"], float32(r.Step))
+	glutil.Quad(r.vao)
+	gl.BindVertexArray(0)
+	return compound.PixelViewport{}, glutil.Error()
+}
+
+// Exit frees the GL objects.
+func (r *Volume) Exit() {
+	gl.DeleteVertexArrays(1, &r.vao)
+	gl.DeleteProgram(r.prog)
+}
+
+// BackToFront orders DB ranges of the volume for compositing: the
+// slab farthest from the eye first. The eye looks down -z in eye space; a
+// slab's distance is that of its centre after the model-view transform.
+func (r *Volume) BackToFront(view [16]float32, frame int, ranges []compound.Range) []int {
+	mv := r.ModelView(view, frame)
+	order := make([]int, len(ranges))
+	depth := make([]float32, len(ranges))
+	for i, rg := range ranges {
+		order[i] = i
+		z := float32(-1 + (rg.Start + rg.End))
+		// eye-space z of (0, 0, z): third row of mv applied to the point
+		depth[i] = mv[2]*0 + mv[6]*0 + mv[10]*z + mv[14]
+	}
+	// farther = more negative eye z: ascending
+	for i := 1; i < len(order); i++ {
+		for j := i; j > 0 && depth[order[j]] < depth[order[j-1]]; j-- {
+			order[j], order[j-1] = order[j-1], order[j]
+		}
+	}
+	return order
+}
+
+// ClearColor is transparent: slabs blend over the background.
+func (r *Volume) ClearColor() [4]float32 { return [4]float32{0, 0, 0, 0} }

@@ -1,0 +1,671 @@
+// Package scheduler is goeq's frame scheduler, a pure state machine in the
+// style of etcd's raft: the runtime (or the simulator) feeds it events with
+// Step, takes what it decided with Ready, and acknowledges with Advance.
+// It holds no goroutines, reads no clock (ticks carry the time) and does
+// no I/O, so every rule of running frames lives here once and is tested
+// without processes or GL:
+//
+//   - frame f starts when frame f-latency-1 is complete, every node has
+//     joined, and the framerate equalizer's interval has passed;
+//   - each node gets its channels' tasks; a frame completes when every node
+//     with work reported it done, and frames complete in order;
+//   - destinations on several nodes show each frame together (the swap
+//     barrier);
+//   - a lost node's channels leave the compounds, and frames in flight
+//     abandon its outputs; losing a destination fails the run;
+//   - sources pull tiles from the tile equalizer's queues;
+//   - a frame that does not complete within the frame timeout fails the run
+//     with what the oldest pending channel waits for.
+package scheduler
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/goeq/goeq/internal/compound"
+	"github.com/goeq/goeq/internal/planner"
+	"github.com/goeq/goeq/internal/stats"
+)
+
+// Planner plans frames; planner.Planner is one, the reference oracle
+// another.
+type Planner interface {
+	Plan(frame int) *planner.FramePlan
+	Feed(stats.Frame)
+	SetChannelDown(ch *compound.Channel, down bool)
+}
+
+// OverheadSetter is implemented by planners that choose their balancing
+// period from the measured per-frame overhead (planning and interaction).
+type OverheadSetter interface {
+	SetOverhead(seconds float64)
+}
+
+// Options tune the scheduler; zero values take the defaults.
+type Options struct {
+	// Frames is how many frames to run; 0 means until stopped (Request
+	// adds frames).
+	Frames int
+	// FrameTimeout bounds how long a frame may stay incomplete (10 s).
+	FrameTimeout time.Duration
+	// Liveness is the shortest silence after which a node is lost (2 s);
+	// it grows with the measured frame time so that a node busy with a
+	// long frame is not taken for dead.
+	Liveness time.Duration
+	// Nodes restricts the run to these nodes (IDs); nil means every node
+	// with pipes.
+	Nodes []string
+}
+
+// Defaults.
+const (
+	DefaultFrameTimeout = 10 * time.Second
+	DefaultLiveness     = 2 * time.Second
+)
+
+// Event is an input to Step.
+type Event interface{ isEvent() }
+
+// Tick carries the time; every other event happens at the last tick's.
+type Tick struct{ Now time.Time }
+
+// Request asks for more frames (continuous or on-demand rendering).
+type Request struct{ Frames int }
+
+// Join: a node's render client is set up and takes frames.
+type Join struct{ Node string }
+
+// Lost: a node died or its connection broke.
+type Lost struct {
+	Node   string
+	Reason string
+}
+
+// Done: a node finished its tasks of a frame.
+type Done struct {
+	Node     string
+	Frame    int
+	Records  []stats.Record
+	Degraded []string // input frames that never came
+	Written  []string // image files the node wrote
+	Err      string   // a task failed
+}
+
+// Assembled: a node's destination channels finished a frame and wait at
+// the swap barrier.
+type Assembled struct {
+	Node  string
+	Frame int
+}
+
+// Progress: what a node's channels are waiting for (sent with heartbeats);
+// any event from a node also shows it alive.
+type Progress struct {
+	Node  string
+	Waits []Wait
+}
+
+// Wait is one channel waiting in a frame.
+type Wait struct {
+	Frame   int    `json:"frame"`
+	Channel string `json:"channel"` // ID
+	What    string `json:"what"`
+}
+
+// Pull: a source asks for the next items of a tile queue.
+type Pull struct {
+	Node    string
+	Channel string
+	Frame   int
+	Queue   string
+	Max     int
+}
+
+// Overhead is the measured planning and interaction time per frame.
+type Overhead struct{ Seconds float64 }
+
+// Stop ends the run after the frames in flight (no new frames start).
+type Stop struct{}
+
+func (Tick) isEvent()      {}
+func (Request) isEvent()   {}
+func (Join) isEvent()      {}
+func (Lost) isEvent()      {}
+func (Done) isEvent()      {}
+func (Assembled) isEvent() {}
+func (Progress) isEvent()  {}
+func (Pull) isEvent()      {}
+func (Overhead) isEvent()  {}
+func (Stop) isEvent()      {}
+
+// Work is one node's tasks for one frame.
+type Work struct {
+	Node     string
+	Frame    int
+	Channels []*planner.ChannelPlan
+}
+
+// Swap releases a node's destinations to show a frame.
+type Swap struct {
+	Node  string
+	Frame int
+}
+
+// Abandon tells a node that the outputs of these producers (channel IDs)
+// will not come for a frame.
+type Abandon struct {
+	Node      string
+	Frame     int
+	Producers []string
+}
+
+// Grant hands a source the next items of a tile queue; Done says the queue
+// is empty after them.
+type Grant struct {
+	Node    string
+	Channel string
+	Frame   int
+	Queue   string
+	First   int // index of the first item in the queue
+	Tiles   []compound.PixelViewport
+	Ranges  []compound.Range
+	Done    bool
+}
+
+// Completed is a finished frame with its statistics.
+type Completed struct {
+	Frame    int
+	Started  time.Time
+	Finished time.Time
+	Records  []stats.Record
+	Degraded bool
+	Written  []string
+	Errors   []string
+}
+
+// NodeLoss reports a node the scheduler took out of the run.
+type NodeLoss struct {
+	Node     string
+	Reason   string
+	Channels []string // labels
+}
+
+// Ready is what the scheduler decided since the last Advance.
+type Ready struct {
+	Work      []Work
+	Swaps     []Swap
+	Abandons  []Abandon
+	Grants    []Grant
+	Completed []Completed
+	Lost      []NodeLoss
+	// Failure, once set, ends the run: a destination died, a node failed
+	// a frame, or a frame did not complete in time.
+	Failure string
+	// Finished is set once every frame asked for is complete (or the run
+	// was stopped and the frames in flight are).
+	Finished bool
+	// WakeAt is when the scheduler wants its next tick (a frame waits for
+	// the framerate interval), zero when any tick will do.
+	WakeAt time.Time
+}
+
+func (r *Ready) empty() bool {
+	return len(r.Work) == 0 && len(r.Swaps) == 0 && len(r.Abandons) == 0 && len(r.Grants) == 0 &&
+		len(r.Completed) == 0 && len(r.Lost) == 0 && r.Failure == "" && !r.Finished
+}
+
+type nodeState struct {
+	id       string
+	channels map[string]*compound.Channel // by ID
+	joined   bool
+	alive    bool
+	lastSeen time.Time
+	waits    []Wait
+}
+
+type frameState struct {
+	number  int
+	plan    *planner.FramePlan
+	started time.Time
+	// nodes with work this frame, and those that still owe Done
+	nodes   map[string]bool
+	pending map[string]bool
+	// destination nodes and those at the swap barrier
+	dests     map[string]bool
+	assembled map[string]bool
+	swapped   bool
+	queues    map[string]*queueState
+	done      Completed
+}
+
+type queueState struct {
+	q    *planner.Queue
+	next int
+}
+
+// Scheduler runs frames for one config. Create it with New.
+type Scheduler struct {
+	cfg     *compound.Config
+	planner Planner
+	opt     Options
+	latency int
+
+	nodes    map[string]*nodeState
+	order    []string
+	nodeOf   map[string]string // channel ID -> node ID
+	channels map[string]*compound.Channel
+
+	now       time.Time
+	requested int
+	next      int // next frame to start
+	completed int // frames completed (the next to complete)
+	inflight  map[int]*frameState
+	lastStart time.Time
+	interval  time.Duration
+	stopping  bool
+	finished  bool
+	failed    string
+	frameTime []float64 // recent frame times, seconds, for liveness
+
+	ready Ready
+}
+
+// New makes a scheduler for cfg's nodes that have pipes; frames are
+// planned by p.
+func New(cfg *compound.Config, p Planner, opt Options) *Scheduler {
+	if opt.FrameTimeout <= 0 {
+		opt.FrameTimeout = DefaultFrameTimeout
+	}
+	if opt.Liveness <= 0 {
+		opt.Liveness = DefaultLiveness
+	}
+	s := &Scheduler{cfg: cfg, planner: p, opt: opt, latency: cfg.Latency, nodes: map[string]*nodeState{},
+		nodeOf: map[string]string{}, channels: map[string]*compound.Channel{}, inflight: map[int]*frameState{},
+		requested: opt.Frames}
+	only := map[string]bool{}
+	for _, id := range opt.Nodes {
+		only[id] = true
+	}
+	for _, n := range cfg.Nodes {
+		if len(n.Pipes) == 0 || opt.Nodes != nil && !only[n.ID] {
+			continue // nothing to render: not part of the run
+		}
+		ns := &nodeState{id: n.ID, channels: map[string]*compound.Channel{}}
+		s.nodes[n.ID] = ns
+		s.order = append(s.order, n.ID)
+	}
+	for _, ch := range cfg.Channels {
+		node := ch.Window.Pipe.Node.ID
+		s.nodeOf[ch.ID] = node
+		s.channels[ch.ID] = ch
+		if ns := s.nodes[node]; ns != nil {
+			ns.channels[ch.ID] = ch
+		}
+	}
+	return s
+}
+
+// Nodes lists the nodes that take part (those with pipes), in config order.
+func (s *Scheduler) Nodes() []string { return append([]string(nil), s.order...) }
+
+// NodeOf returns the node a channel (ID) is on.
+func (s *Scheduler) NodeOf(channel string) string { return s.nodeOf[channel] }
+
+// Step feeds one event.
+func (s *Scheduler) Step(e Event) {
+	switch e := e.(type) {
+	case Tick:
+		if e.Now.After(s.now) {
+			s.now = e.Now
+		}
+		s.checkLiveness()
+		s.checkTimeout()
+	case Request:
+		s.requested += e.Frames
+	case Stop:
+		s.stopping = true
+		s.requested = s.next
+	case Overhead:
+		if o, ok := s.planner.(OverheadSetter); ok {
+			o.SetOverhead(e.Seconds)
+		}
+	case Join:
+		if ns := s.nodes[e.Node]; ns != nil {
+			ns.joined, ns.alive, ns.lastSeen = true, true, s.now
+		}
+	case Lost:
+		s.lose(e.Node, e.Reason)
+	case Done:
+		s.seen(e.Node)
+		s.done(e)
+	case Assembled:
+		s.seen(e.Node)
+		if f := s.inflight[e.Frame]; f != nil && f.dests[e.Node] {
+			f.assembled[e.Node] = true
+			s.releaseSwap(f)
+		}
+	case Progress:
+		if ns := s.nodes[e.Node]; ns != nil {
+			s.seen(e.Node)
+			ns.waits = e.Waits
+		}
+	case Pull:
+		s.seen(e.Node)
+		s.pull(e)
+	}
+	s.startFrames()
+	s.completeFrames()
+}
+
+// HasReady reports whether Ready has anything.
+func (s *Scheduler) HasReady() bool { return !s.ready.empty() }
+
+// Ready returns what was decided since the last Advance.
+func (s *Scheduler) Ready() Ready {
+	r := s.ready
+	r.WakeAt = s.wakeAt()
+	return r
+}
+
+// Advance acknowledges the last Ready: it has been acted upon.
+func (s *Scheduler) Advance() { s.ready = Ready{} }
+
+// Failure is why the run failed ("" while it has not).
+func (s *Scheduler) Failure() string { return s.failed }
+
+// Finished reports whether every frame asked for is complete.
+func (s *Scheduler) Finished() bool { return s.finished }
+
+// Completed is the number of frames completed.
+func (s *Scheduler) Completed() int { return s.completed }
+
+// Started is the number of frames started.
+func (s *Scheduler) Started() int { return s.next }
+
+func (s *Scheduler) seen(node string) {
+	if ns := s.nodes[node]; ns != nil && ns.alive {
+		ns.lastSeen = s.now
+	}
+}
+
+func (s *Scheduler) allJoined() bool {
+	for _, id := range s.order {
+		if !s.nodes[id].joined {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *Scheduler) wakeAt() time.Time {
+	if s.interval > 0 && s.next < s.requested && s.next <= s.completed+s.latency {
+		return s.lastStart.Add(s.interval)
+	}
+	return time.Time{}
+}
+
+func (s *Scheduler) fail(reason string) {
+	if s.failed == "" {
+		s.failed = reason
+		s.ready.Failure = reason
+	}
+}
+
+// startFrames starts every frame the latency rule and the framerate
+// interval allow.
+func (s *Scheduler) startFrames() {
+	for s.failed == "" && s.next < s.requested && s.next <= s.completed+s.latency && s.allJoined() {
+		if s.interval > 0 && !s.lastStart.IsZero() && s.now.Before(s.lastStart.Add(s.interval)) {
+			return
+		}
+		s.start(s.next)
+		s.next++
+	}
+}
+
+func (s *Scheduler) start(number int) {
+	plan := s.planner.Plan(number)
+	f := &frameState{number: number, plan: plan, started: s.now, nodes: map[string]bool{}, pending: map[string]bool{},
+		dests: map[string]bool{}, assembled: map[string]bool{}, queues: map[string]*queueState{}}
+	f.done = Completed{Frame: number, Started: s.now}
+	s.inflight[number] = f
+	s.lastStart = s.now
+	s.interval = time.Duration(plan.Interval * float64(time.Second))
+	for _, q := range plan.Queues {
+		f.queues[q.ID] = &queueState{q: q}
+	}
+	byNode := map[string]*Work{}
+	for _, cp := range plan.Channels {
+		node := s.nodeOf[cp.Channel.ID]
+		ns := s.nodes[node]
+		if ns == nil || !ns.alive || len(cp.Tasks) == 0 {
+			continue
+		}
+		w := byNode[node]
+		if w == nil {
+			w = &Work{Node: node, Frame: number}
+			byNode[node] = w
+		}
+		w.Channels = append(w.Channels, cp)
+		if s.isDestination(cp) {
+			f.dests[node] = true
+		}
+	}
+	for _, id := range s.order {
+		if w := byNode[id]; w != nil {
+			f.nodes[id], f.pending[id] = true, true
+			s.ready.Work = append(s.ready.Work, *w)
+		}
+	}
+}
+
+// isDestination reports whether a channel plan shows a result.
+func (s *Scheduler) isDestination(cp *planner.ChannelPlan) bool { return cp.Destination }
+
+func (s *Scheduler) done(e Done) {
+	f := s.inflight[e.Frame]
+	if f == nil || !f.pending[e.Node] {
+		return
+	}
+	delete(f.pending, e.Node)
+	f.done.Records = append(f.done.Records, e.Records...)
+	f.done.Written = append(f.done.Written, e.Written...)
+	if len(e.Degraded) > 0 {
+		f.done.Degraded = true
+	}
+	if e.Err != "" {
+		msg := fmt.Sprintf("frame %d failed on node %s: %s", e.Frame, e.Node, e.Err)
+		f.done.Errors = append(f.done.Errors, msg)
+		s.fail(msg)
+	}
+}
+
+func (s *Scheduler) releaseSwap(f *frameState) {
+	if f.swapped || len(f.dests) < 2 {
+		return
+	}
+	for node := range f.dests {
+		if s.nodes[node].alive && !f.assembled[node] {
+			return
+		}
+	}
+	f.swapped = true
+	for _, id := range s.order {
+		if f.dests[id] && s.nodes[id].alive {
+			s.ready.Swaps = append(s.ready.Swaps, Swap{Node: id, Frame: f.number})
+		}
+	}
+}
+
+// SwapBarrier reports whether a frame's destinations span several nodes,
+// so that they wait for a Swap before showing it.
+func (s *Scheduler) SwapBarrier(frame int) bool {
+	f := s.inflight[frame]
+	return f != nil && len(f.dests) > 1
+}
+
+func (s *Scheduler) completeFrames() {
+	for {
+		f := s.inflight[s.completed]
+		if f == nil || len(f.pending) > 0 {
+			break
+		}
+		delete(s.inflight, s.completed)
+		f.done.Finished = s.now
+		s.planner.Feed(stats.Frame{Frame: f.number, Records: f.done.Records})
+		s.ready.Completed = append(s.ready.Completed, f.done)
+		s.frameTime = append(s.frameTime, f.done.Finished.Sub(f.done.Started).Seconds())
+		if len(s.frameTime) > 32 {
+			s.frameTime = s.frameTime[1:]
+		}
+		s.completed++
+	}
+	if !s.finished && s.failed == "" && s.completed >= s.requested && len(s.inflight) == 0 && (s.requested > 0 || s.stopping) {
+		s.finished = true
+		s.ready.Finished = true
+	}
+}
+
+func (s *Scheduler) lose(node, reason string) {
+	ns := s.nodes[node]
+	if ns == nil || !ns.alive {
+		return
+	}
+	ns.alive = false
+	var labels []string
+	var ids []string
+	for id, ch := range ns.channels {
+		s.planner.SetChannelDown(ch, true)
+		ids = append(ids, id)
+		labels = append(labels, ch.Label)
+	}
+	sort.Strings(ids)
+	sort.Strings(labels)
+	s.ready.Lost = append(s.ready.Lost, NodeLoss{Node: node, Reason: reason, Channels: labels})
+	frames := make([]int, 0, len(s.inflight))
+	for n := range s.inflight {
+		frames = append(frames, n)
+	}
+	sort.Ints(frames)
+	for _, n := range frames {
+		f := s.inflight[n]
+		if f.dests[node] {
+			s.fail(fmt.Sprintf("node %s, which shows the destination, died: %s", node, reason))
+		}
+		if !f.nodes[node] {
+			continue
+		}
+		delete(f.pending, node)
+		f.done.Degraded = true
+		for _, id := range s.order {
+			if id != node && f.nodes[id] && s.nodes[id].alive {
+				s.ready.Abandons = append(s.ready.Abandons, Abandon{Node: id, Frame: n, Producers: ids})
+			}
+		}
+		s.releaseSwap(f)
+	}
+	if s.next == 0 {
+		return
+	}
+	for _, id := range s.order {
+		if s.nodes[id].alive {
+			return
+		}
+	}
+	s.fail("every node is lost")
+}
+
+func (s *Scheduler) pull(e Pull) {
+	f := s.inflight[e.Frame]
+	if f == nil {
+		return
+	}
+	q := f.queues[e.Queue]
+	g := Grant{Node: e.Node, Channel: e.Channel, Frame: e.Frame, Queue: e.Queue, Done: true}
+	if q != nil {
+		n := max(e.Max, 1)
+		g.First = q.next
+		for ; n > 0 && q.next < q.q.Len(); n-- {
+			if len(q.q.Tiles) > 0 {
+				g.Tiles = append(g.Tiles, q.q.Tiles[q.next])
+			} else {
+				g.Ranges = append(g.Ranges, q.q.Ranges[q.next])
+			}
+			q.next++
+		}
+		g.Done = q.next >= q.q.Len()
+	}
+	s.ready.Grants = append(s.ready.Grants, g)
+}
+
+// livenessTimeout is how long a node may be silent: the configured floor,
+// or four times the slowest recent frame, whichever is longer.
+func (s *Scheduler) livenessTimeout() time.Duration {
+	slowest := 0.0
+	for _, t := range s.frameTime {
+		slowest = math.Max(slowest, t)
+	}
+	return max(s.opt.Liveness, time.Duration(4*slowest*float64(time.Second)))
+}
+
+func (s *Scheduler) checkLiveness() {
+	limit := s.livenessTimeout()
+	for _, id := range s.order {
+		ns := s.nodes[id]
+		if ns.alive && !ns.lastSeen.IsZero() && s.now.Sub(ns.lastSeen) > limit {
+			s.lose(id, fmt.Sprintf("no heartbeat for %v", limit.Round(time.Millisecond)))
+		}
+	}
+}
+
+func (s *Scheduler) checkTimeout() {
+	if s.failed != "" {
+		return
+	}
+	f := s.inflight[s.completed]
+	if f == nil || s.now.Sub(f.started) <= s.opt.FrameTimeout {
+		return
+	}
+	s.fail(s.diagnose(f))
+}
+
+// diagnose says why a frame is incomplete: per pending node, what its
+// channels reported waiting for.
+func (s *Scheduler) diagnose(f *frameState) string {
+	var parts []string
+	for _, id := range s.order {
+		if !f.pending[id] {
+			continue
+		}
+		ns := s.nodes[id]
+		var waits []string
+		for _, w := range ns.waits {
+			if w.Frame != f.number {
+				continue
+			}
+			label := w.Channel
+			if ch := s.channels[w.Channel]; ch != nil {
+				label = ch.Label
+			}
+			waits = append(waits, fmt.Sprintf("channel %s on node %s: waiting for %s", label, id, s.describe(w.What)))
+		}
+		if len(waits) == 0 {
+			waits = append(waits, fmt.Sprintf("node %s: reported no wait (last heard %v ago)", id, s.now.Sub(ns.lastSeen).Round(time.Millisecond)))
+		}
+		parts = append(parts, waits...)
+	}
+	return fmt.Sprintf("frame %d: %s (incomplete after %v)", f.number, strings.Join(parts, "; "), s.opt.FrameTimeout)
+}
+
+// describe replaces channel IDs in a wait by labels and their node.
+func (s *Scheduler) describe(what string) string {
+	for id, ch := range s.channels {
+		if strings.Contains(what, "{"+id+"}") {
+			what = strings.ReplaceAll(what, "{"+id+"}", fmt.Sprintf("channel %s on node %s", ch.Label, s.nodeOf[id]))
+		}
+	}
+	return what
+}

@@ -1,0 +1,521 @@
+package scheduler
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/goeq/goeq/internal/compound"
+	"github.com/goeq/goeq/internal/planner"
+	"github.com/goeq/goeq/internal/stats"
+)
+
+func load(t *testing.T, path string) *compound.Config {
+	t.Helper()
+	m, _, err := compound.Load(path, compound.Options{Getenv: func(string) (string, bool) { return "", false }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.Configs[0]
+}
+
+func example(name string) string { return filepath.Join("..", "..", "examples", "configs", name) }
+func corpus(name string) string  { return filepath.Join("..", "..", "..", "shared", "eqc-corpus", name) }
+
+// withLatency loads a config and sets its latency.
+func withLatency(t *testing.T, path string, latency int) *compound.Config {
+	cfg := load(t, path)
+	cfg.Latency = latency
+	return cfg
+}
+
+// frameKey names one output frame instance: what a consumer waits for.
+type frameKey struct {
+	frame    int
+	eye      int
+	name     string
+	producer string
+}
+
+// fakeCluster runs the scheduler's work in memory: each node executes its
+// channels' tasks in plan order, a readback makes its output available to
+// consumers, and an assemble blocks until its inputs are available or
+// abandoned. Time advances by step on every round.
+type fakeCluster struct {
+	t     *testing.T
+	s     *Scheduler
+	cfg   *compound.Config
+	now   time.Time
+	step  time.Duration
+	nodes map[string]*fakeNode
+	// produced output frames, and abandoned producers per frame
+	produced  map[frameKey]bool
+	abandoned map[int]map[string]bool
+	tiles     map[string][]int // queue -> item indexes handed out
+	completed []Completed
+	failure   string
+	finished  bool
+	starts    map[int]time.Time
+	// maxInflight is the most frames started but not completed
+	maxInflight int
+	log         []string
+}
+
+type fakeNode struct {
+	id      string
+	work    []Work // in arrival order
+	pos     map[string]int
+	dead    bool
+	silent  bool // alive but never answers (a frame that cannot complete)
+	swaps   map[int]bool
+	waiting map[int]bool // at the swap barrier
+	pulls   map[string]bool
+	grants  map[string]*Grant
+	lastHB  time.Time
+}
+
+func newCluster(t *testing.T, cfg *compound.Config, opt Options) *fakeCluster {
+	c := &fakeCluster{t: t, cfg: cfg, now: time.Unix(1000, 0), step: 5 * time.Millisecond, nodes: map[string]*fakeNode{},
+		produced: map[frameKey]bool{}, abandoned: map[int]map[string]bool{}, tiles: map[string][]int{}, starts: map[int]time.Time{}}
+	c.s = New(cfg, planner.New(cfg), opt)
+	c.s.Step(Tick{Now: c.now})
+	for _, id := range c.s.Nodes() {
+		c.nodes[id] = &fakeNode{id: id, pos: map[string]int{}, swaps: map[int]bool{}, waiting: map[int]bool{},
+			pulls: map[string]bool{}, grants: map[string]*Grant{}}
+		c.s.Step(Join{Node: id})
+	}
+	return c
+}
+
+// run drives the cluster until the run ends or rounds run out.
+func (c *fakeCluster) run(rounds int) {
+	for i := 0; i < rounds && c.failure == "" && !c.finished; i++ {
+		c.round()
+	}
+}
+
+func (c *fakeCluster) round() {
+	c.now = c.now.Add(c.step)
+	c.s.Step(Tick{Now: c.now})
+	c.drain()
+	for _, id := range c.s.Nodes() {
+		n := c.nodes[id]
+		if n.dead || n.silent {
+			continue
+		}
+		if c.now.Sub(n.lastHB) >= 200*time.Millisecond {
+			n.lastHB = c.now
+			c.s.Step(Progress{Node: id})
+		}
+		c.advance(n)
+		c.drain()
+	}
+}
+
+func (c *fakeCluster) drain() {
+	for c.s.HasReady() {
+		rd := c.s.Ready()
+		c.s.Advance()
+		for _, w := range rd.Work {
+			c.starts[w.Frame] = c.now
+			c.nodes[w.Node].work = append(c.nodes[w.Node].work, w)
+			for _, ch := range w.Channels {
+				if c.s.NodeOf(ch.Channel.ID) != w.Node {
+					c.t.Errorf("frame %d: channel %s sent to node %s", w.Frame, ch.Channel.ID, w.Node)
+				}
+			}
+		}
+		for _, sw := range rd.Swaps {
+			c.nodes[sw.Node].swaps[sw.Frame] = true
+		}
+		for _, a := range rd.Abandons {
+			if c.abandoned[a.Frame] == nil {
+				c.abandoned[a.Frame] = map[string]bool{}
+			}
+			for _, p := range a.Producers {
+				c.abandoned[a.Frame][p] = true
+			}
+		}
+		for _, g := range rd.Grants {
+			gc := g
+			c.nodes[g.Node].grants[g.Channel] = &gc
+			for i := range len(g.Tiles) + len(g.Ranges) {
+				c.tiles[g.Queue] = append(c.tiles[g.Queue], g.First+i)
+			}
+		}
+		c.completed = append(c.completed, rd.Completed...)
+		for _, l := range rd.Lost {
+			c.log = append(c.log, fmt.Sprintf("lost %s: %s", l.Node, l.Reason))
+		}
+		if rd.Failure != "" {
+			c.failure = rd.Failure
+		}
+		c.finished = c.finished || rd.Finished
+		inflight := c.s.Started() - c.s.Completed()
+		c.maxInflight = max(c.maxInflight, inflight)
+	}
+}
+
+// advance runs a node's oldest frame as far as its inputs allow.
+func (c *fakeCluster) advance(n *fakeNode) {
+	if len(n.work) == 0 {
+		return
+	}
+	w := n.work[0]
+	if len(n.work) > 1 && n.work[1].Frame <= w.Frame {
+		c.t.Fatalf("node %s got frame %d after frame %d", n.id, n.work[1].Frame, w.Frame)
+	}
+	finished, dest := true, false
+	for _, cp := range w.Channels {
+		key := fmt.Sprintf("%d/%s", w.Frame, cp.Channel.ID)
+		for n.pos[key] < len(cp.Tasks) {
+			t := cp.Tasks[n.pos[key]]
+			if !c.run1(n, w.Frame, cp.Channel.ID, t) {
+				break
+			}
+			n.pos[key]++
+		}
+		if n.pos[key] < len(cp.Tasks) {
+			finished = false
+		}
+		dest = dest || c.s.isDestination(cp)
+	}
+	if !finished {
+		return
+	}
+	if dest && c.s.SwapBarrier(w.Frame) && !n.swaps[w.Frame] {
+		if !n.waiting[w.Frame] {
+			n.waiting[w.Frame] = true
+			c.s.Step(Assembled{Node: n.id, Frame: w.Frame})
+		}
+		return
+	}
+	n.work = n.work[1:]
+	var recs []stats.Record
+	for _, cp := range w.Channels {
+		for _, t := range cp.Tasks {
+			if t.Kind == planner.Draw {
+				recs = append(recs, stats.Record{Frame: w.Frame, Compound: t.Compound, Channel: cp.Channel.ID, Viewport: t.Viewport,
+					Range: t.Range, Times: stats.Times{Draw: time.Millisecond}})
+			}
+		}
+	}
+	c.s.Step(Done{Node: n.id, Frame: w.Frame, Records: recs})
+}
+
+// run1 executes one task; false when it must wait.
+func (c *fakeCluster) run1(n *fakeNode, frame int, channel string, t planner.Task) bool {
+	switch t.Kind {
+	case planner.Draw:
+		if t.Queue != "" {
+			// pull until the queue says done
+			g := n.grants[channel]
+			if g == nil || g.Frame != frame || g.Queue != t.Queue {
+				if !n.pulls[channel+t.Queue+fmt.Sprint(frame)] {
+					n.pulls[channel+t.Queue+fmt.Sprint(frame)] = true
+					c.s.Step(Pull{Node: n.id, Channel: channel, Frame: frame, Queue: t.Queue, Max: 4})
+				}
+				return false
+			}
+			if !g.Done {
+				delete(n.grants, channel)
+				c.s.Step(Pull{Node: n.id, Channel: channel, Frame: frame, Queue: t.Queue, Max: 4})
+				return false
+			}
+			delete(n.grants, channel)
+			for _, o := range t.Outputs {
+				c.produced[frameKey{frame, t.Eye, o.Name, channel}] = true
+			}
+		}
+	case planner.Readback:
+		for _, o := range t.Outputs {
+			c.produced[frameKey{frame, t.Eye, o.Name, channel}] = true
+		}
+	case planner.Assemble:
+		for _, in := range t.Inputs {
+			for _, p := range in.Producers {
+				if !c.produced[frameKey{frame, t.Eye, in.Name, p}] && !c.abandoned[frame][p] {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// Frame f+latency+1 never starts before frame f completes, and as many
+// frames as the latency allows overlap.
+func TestLatencyBoundsFramesInFlight(t *testing.T) {
+	for _, latency := range []int{0, 1, 2} {
+		t.Run(fmt.Sprintf("latency %d", latency), func(t *testing.T) {
+			cfg := withLatency(t, example("2d-lb-4.eqc"), latency)
+			c := newCluster(t, cfg, Options{Frames: 20})
+			c.run(10000)
+			if c.failure != "" || !c.finished {
+				t.Fatalf("failure %q finished %v", c.failure, c.finished)
+			}
+			if len(c.completed) != 20 {
+				t.Fatalf("%d frames completed", len(c.completed))
+			}
+			for i, f := range c.completed {
+				if f.Frame != i {
+					t.Fatalf("completed out of order: %d at %d", f.Frame, i)
+				}
+				for _, r := range f.Records {
+					if r.Frame != f.Frame {
+						t.Errorf("frame %d carries a record of frame %d", f.Frame, r.Frame)
+					}
+				}
+				if j := i + latency + 1; j < len(c.completed) && c.completed[j].Started.Before(f.Finished) {
+					t.Errorf("frame %d started at %v, before frame %d completed at %v", j, c.completed[j].Started, i, f.Finished)
+				}
+			}
+			if c.maxInflight != latency+1 {
+				t.Errorf("at most %d frames in flight, want %d", c.maxInflight, latency+1)
+			}
+		})
+	}
+}
+
+// Destinations on two nodes: neither shows a frame before both assembled
+// it, and both are released together.
+func TestSwapBarrierAcrossNodes(t *testing.T) {
+	cfg := load(t, example("wall-2x2-views.eqc"))
+	c := newCluster(t, cfg, Options{Frames: 6})
+	// hold one destination node back: the other must wait at the barrier
+	slow := "wall-right"
+	if c.nodes[slow] == nil {
+		t.Fatalf("no node %s in %v", slow, c.s.Nodes())
+	}
+	c.nodes[slow].silent = true
+	c.run(20)
+	for _, n := range c.nodes {
+		if len(n.swaps) != 0 {
+			t.Fatalf("node %s released %v while %s had not assembled", n.id, n.swaps, slow)
+		}
+	}
+	waiting := 0
+	for _, n := range c.nodes {
+		if n.waiting[0] {
+			waiting++
+		}
+	}
+	if waiting == 0 {
+		t.Fatal("no destination reached the barrier")
+	}
+	c.nodes[slow].silent = false
+	c.run(10000)
+	if c.failure != "" || !c.finished || len(c.completed) != 6 {
+		t.Fatalf("failure %q finished %v completed %d", c.failure, c.finished, len(c.completed))
+	}
+	for f := 0; f < 6; f++ {
+		released := 0
+		for _, n := range c.nodes {
+			if n.swaps[f] {
+				released++
+			}
+		}
+		if released != waitingNodes(c, f) {
+			t.Errorf("frame %d: %d nodes released, %d waited", f, released, waitingNodes(c, f))
+		}
+	}
+}
+
+func waitingNodes(c *fakeCluster, f int) int {
+	n := 0
+	for _, x := range c.nodes {
+		if x.waiting[f] {
+			n++
+		}
+	}
+	return n
+}
+
+// A source node lost mid-frame: the frames in flight abandon its outputs
+// and complete degraded, later frames leave its channels out, and the run
+// ends normally.
+func TestNodeLostMidFrame(t *testing.T) {
+	cfg := load(t, example("2d-lb-4.eqc"))
+	c := newCluster(t, cfg, Options{Frames: 30})
+	for len(c.completed) < 5 {
+		c.round()
+	}
+	c.nodes["render2"].dead = true
+	lostAt := c.s.Started()
+	c.s.Step(Lost{Node: "render2", Reason: "killed"})
+	c.drain()
+	c.run(20000)
+	if c.failure != "" || !c.finished || len(c.completed) != 30 {
+		t.Fatalf("failure %q finished %v completed %d", c.failure, c.finished, len(c.completed))
+	}
+	degraded := 0
+	for _, f := range c.completed {
+		if f.Degraded {
+			degraded++
+			if f.Frame >= lostAt {
+				t.Errorf("frame %d, started after the loss, is degraded", f.Frame)
+			}
+		}
+	}
+	if degraded == 0 || degraded > cfg.Latency+1 {
+		t.Errorf("%d degraded frames, want 1..%d", degraded, cfg.Latency+1)
+	}
+	for _, w := range c.nodes["render2"].work {
+		if w.Frame >= lostAt {
+			t.Errorf("frame %d sent to the lost node", w.Frame)
+		}
+	}
+	if len(c.log) != 1 || !strings.Contains(c.log[0], "lost render2: killed") {
+		t.Errorf("log %v", c.log)
+	}
+}
+
+// Losing the node that shows the destination fails the run at once.
+func TestDestinationLostFailsTheRun(t *testing.T) {
+	c := newCluster(t, load(t, example("2d-lb-4.eqc")), Options{Frames: 30})
+	for len(c.completed) < 3 {
+		c.round()
+	}
+	c.s.Step(Lost{Node: "app", Reason: "control stream ended"})
+	c.drain()
+	if !strings.Contains(c.failure, "node app, which shows the destination, died: control stream ended") {
+		t.Fatalf("failure %q", c.failure)
+	}
+}
+
+// A silent node is lost after the liveness timeout; a node that keeps
+// reporting while a frame takes long is not, and a frame that can never
+// complete fails the run within the frame timeout, naming what waits.
+func TestFrameThatCannotComplete(t *testing.T) {
+	cfg := load(t, example("2d-lb-4.eqc"))
+	c := newCluster(t, cfg, Options{Frames: 30, FrameTimeout: 3 * time.Second})
+	for len(c.completed) < 2 {
+		c.round()
+	}
+	// render1 stays alive (heartbeats) but never sends its frames: the
+	// destination waits for them
+	c.nodes["render1"].silent = true
+	start := c.now
+	for c.failure == "" && c.now.Sub(start) < 10*time.Second {
+		c.now = c.now.Add(100 * time.Millisecond)
+		c.s.Step(Progress{Node: "render1"})
+		c.s.Step(Progress{Node: "app", Waits: []Wait{{Frame: c.s.Completed(), Channel: destID(cfg), What: "f1 from {n1.p0.w0.c0}"}}})
+		c.s.Step(Progress{Node: "render2"})
+		c.s.Step(Tick{Now: c.now})
+		c.drain()
+	}
+	if c.failure == "" {
+		t.Fatal("no failure after 10 s")
+	}
+	if took := c.now.Sub(start); took > 3*time.Second+cfg2Latency(cfg)*time.Second {
+		t.Errorf("failed after %v, bound 3 s from the frame's start", took)
+	}
+	want := fmt.Sprintf("frame %d: channel dest on node app: waiting for f1 from channel src1 on node render1", c.s.Completed())
+	if !strings.Contains(c.failure, want) {
+		t.Errorf("failure %q\nwant it to contain %q", c.failure, want)
+	}
+	if len(c.log) != 0 {
+		t.Errorf("a node that kept reporting was lost: %v", c.log)
+	}
+}
+
+func cfg2Latency(cfg *compound.Config) time.Duration { return time.Duration(cfg.Latency + 1) }
+
+func destID(cfg *compound.Config) string {
+	for _, ch := range cfg.Channels {
+		if ch.Label == "dest" {
+			return ch.ID
+		}
+	}
+	return ""
+}
+
+// A node that stops answering altogether is lost after the liveness
+// timeout, and the run goes on without it.
+func TestSilentNodeIsLost(t *testing.T) {
+	c := newCluster(t, load(t, example("2d-lb-4.eqc")), Options{Frames: 200, Liveness: time.Second})
+	for len(c.completed) < 2 {
+		c.round()
+	}
+	c.nodes["render1"].silent = true
+	c.run(100000)
+	if c.failure != "" || !c.finished {
+		t.Fatalf("failure %q finished %v", c.failure, c.finished)
+	}
+	if len(c.log) != 1 || !strings.Contains(c.log[0], "lost render1: no heartbeat for 1s") {
+		t.Errorf("log %v", c.log)
+	}
+}
+
+// Sources pull tiles until the queue is empty; every tile of every frame
+// is handed out exactly once.
+func TestTileQueuePulls(t *testing.T) {
+	cfg := load(t, corpus("2-node.tile.eqc"))
+	c := newCluster(t, cfg, Options{Frames: 4})
+	c.run(100000)
+	if c.failure != "" || !c.finished {
+		t.Fatalf("failure %q finished %v", c.failure, c.finished)
+	}
+	if len(c.tiles) == 0 {
+		t.Fatal("no tiles pulled")
+	}
+	for q, got := range c.tiles {
+		count := map[int]int{}
+		for _, idx := range got {
+			count[idx]++
+		}
+		for idx, n := range count {
+			if n != 4 {
+				t.Errorf("queue %s: item %d handed out %d times over 4 frames", q, idx, n)
+			}
+		}
+		if len(count) != 135 {
+			t.Errorf("queue %s: %d distinct items, want 135 tiles of 64x64 in 960x540", q, len(count))
+		}
+	}
+}
+
+// fixedInterval plans like the planner but asks for a fixed interval
+// between frames, as the framerate equalizer does.
+type fixedInterval struct {
+	*planner.Planner
+	interval float64
+}
+
+func (p fixedInterval) Plan(f int) *planner.FramePlan {
+	plan := p.Planner.Plan(f)
+	plan.Interval = p.interval
+	return plan
+}
+
+// The framerate equalizer's interval spaces frame starts, and the
+// scheduler asks to be woken when the next frame is due.
+func TestFramerateIntervalSpacesFrames(t *testing.T) {
+	cfg := load(t, example("2d-lb-4.eqc"))
+	c := newCluster(t, cfg, Options{})
+	c.s = New(cfg, fixedInterval{planner.New(cfg), 0.05}, Options{Frames: 12})
+	c.s.Step(Tick{Now: c.now})
+	for _, id := range c.s.Nodes() {
+		c.s.Step(Join{Node: id})
+	}
+	sawWake := false
+	for i := 0; i < 100000 && !c.finished && c.failure == ""; i++ {
+		c.round()
+		if !c.s.Ready().WakeAt.IsZero() {
+			sawWake = true
+		}
+	}
+	if c.failure != "" || !c.finished {
+		t.Fatalf("failure %q finished %v", c.failure, c.finished)
+	}
+	for f := 1; f < 12; f++ {
+		if gap := c.completed[f].Started.Sub(c.completed[f-1].Started); gap < 50*time.Millisecond {
+			t.Errorf("frame %d started %v after frame %d; the interval is 50ms", f, gap, f-1)
+		}
+	}
+	if !sawWake {
+		t.Error("the scheduler never asked for a wake-up at the next frame's time")
+	}
+}

@@ -1,0 +1,200 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/goeq/goeq/internal/compound"
+	"github.com/goeq/goeq/internal/imagecmp"
+)
+
+// The corpus test runs every real Equalizer configuration the way a user
+// would, decomposed and again with --reference (each destination renders
+// its whole frame itself, a code path that shares nothing of the
+// decomposition), and compares every image frame by frame.
+//
+// Tolerances, per what the decomposition does to the pixels:
+//   - 2D, DB, eye, time-multiplexed, tiles, pixel: equal within 2 per
+//     colour channel, except at most 0.02% of the pixels: where a triangle
+//     edge passes exactly through a sample, the sub-frustum of a part
+//     rasterises it differently from the whole (a few pixels a frame).
+//   - subpixel, zoom, DFR and monitor change the resolution or the
+//     sampling on purpose (antialiasing, a render scaled on assembly, a
+//     downscaled copy): PSNR of at least 30 dB.
+//
+// A mixed-generation frame fails: every image of frame N is compared with
+// the reference of frame N, and the test checks that the tolerance does
+// tell frame N from frame N+1.
+
+const (
+	corpusFrames    = 8
+	exactTolerance  = 2
+	exactBadMax     = 0.0002 // fraction of pixels
+	resamplePSNRMin = 30.0   // dB
+)
+
+func corpusDir() string { return filepath.Join("..", "..", "..", "shared", "eqc-corpus") }
+
+// resamples reports whether a config changes resolution or sampling on
+// purpose (subpixel, zoom, DFR, monitor), and why.
+func resamples(cfg *compound.Config) string {
+	why := ""
+	cfg.Walk(func(c *compound.Compound) {
+		if dest := c.Destination(); dest != nil && !dest.Channel.Showing() {
+			return // a layout that is not on screen
+		}
+		switch {
+		case c.Subpixel.Size > 1:
+			why = "subpixel"
+		case c.Zoom.X != 1 || c.Zoom.Y != 1:
+			why = "zoom"
+		}
+		for _, eq := range c.Equalizers {
+			if eq.Kind == "DFR" || eq.Kind == "monitor" {
+				why = eq.Kind
+			}
+		}
+	})
+	return why
+}
+
+// corpusRun runs one config; it must end by itself.
+func corpusRun(t *testing.T, cfg string, reference bool) string {
+	t.Helper()
+	dir := t.TempDir()
+	args := []string{"run", "--local", "--frames", fmt.Sprint(corpusFrames), "--out", dir, "--dump-every", "1",
+		"--triangles", "8000", "--spin", "0.2", "--frame-timeout", "60s"}
+	if reference {
+		args = append(args, "--reference")
+	}
+	args = append(args, cfg)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(binaries(t), "eqserver"), args...)
+	cmd.Env = append(testEnv(), "DISPLAY=")
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf("did not end within 2 minutes (reference %v)\n%s", reference, tailOf(string(out), 4000))
+	}
+	if err != nil {
+		t.Fatalf("failed (reference %v): %v\n%s", reference, err, tailOf(string(out), 4000))
+	}
+	return dir
+}
+
+func tailOf(s string, n int) string {
+	if len(s) > n {
+		return "..." + s[len(s)-n:]
+	}
+	return s
+}
+
+func pngs(t *testing.T, dir string) []string {
+	var names []string
+	filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+		if err == nil && strings.HasSuffix(p, ".png") {
+			rel, _ := filepath.Rel(dir, p)
+			names = append(names, rel)
+		}
+		return nil
+	})
+	sort.Strings(names)
+	return names
+}
+
+func TestEveryCorpusConfigRunsAndMatchesItsReference(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(corpusDir(), "*.eqc"))
+	if err != nil || len(files) != 80 {
+		t.Fatalf("the corpus at %s has %d configs (want 80): %v", corpusDir(), len(files), err)
+	}
+	distinguished := 0
+	for _, file := range files {
+		name := strings.TrimSuffix(filepath.Base(file), ".eqc")
+		t.Run(name, func(t *testing.T) {
+			m, _, err := compound.Load(file, compound.Options{Getenv: func(string) (string, bool) { return "", false }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			mode := resamples(m.Configs[0])
+			dec := corpusRun(t, file, false)
+			ref := corpusRun(t, file, true)
+			got, want := pngs(t, dec), pngs(t, ref)
+			if len(want) == 0 {
+				t.Fatal("the reference wrote no images")
+			}
+			if strings.Join(got, " ") != strings.Join(want, " ") {
+				t.Fatalf("images differ in name: decomposed %v, reference %v", got, want)
+			}
+			for _, img := range got {
+				d, err := imagecmp.CompareFiles(filepath.Join(dec, img), filepath.Join(ref, img), exactTolerance)
+				if err != nil {
+					t.Fatalf("%s: %v", img, err)
+				}
+				if !withinTolerance(d, mode) {
+					t.Errorf("%s (%s): %s", img, modeName(mode), d)
+				}
+			}
+			// the tolerance tells frames apart: frame N against the
+			// reference of N+1 must fail it somewhere
+			for i := 0; i+1 < len(got); i++ {
+				next := nextFrame(got[i])
+				if next == "" || !contains(want, next) {
+					continue
+				}
+				d, err := imagecmp.CompareFiles(filepath.Join(dec, got[i]), filepath.Join(ref, next), exactTolerance)
+				if err == nil && !withinTolerance(d, mode) {
+					distinguished++
+					break
+				}
+			}
+			t.Logf("%d images, %s", len(got), modeName(mode))
+		})
+	}
+	if distinguished < len(files)*3/4 {
+		t.Errorf("the tolerances told frame N from frame N+1 in only %d of %d configs", distinguished, len(files))
+	}
+}
+
+func withinTolerance(d imagecmp.Diff, mode string) bool {
+	if mode != "" {
+		return d.PSNR >= resamplePSNRMin
+	}
+	return d.BadFraction() <= exactBadMax
+}
+
+func modeName(mode string) string {
+	if mode == "" {
+		return fmt.Sprintf("within %d except %.2f%% of pixels", exactTolerance, 100*exactBadMax)
+	}
+	return fmt.Sprintf("%s: PSNR >= %.0f dB", mode, resamplePSNRMin)
+}
+
+// nextFrame is the image name of the next frame: <label>-<frame>.png or a
+// dump_image prefix with the frame number.
+func nextFrame(name string) string {
+	base := strings.TrimSuffix(name, ".png")
+	if len(base) < 6 {
+		return ""
+	}
+	var n int
+	if _, err := fmt.Sscanf(base[len(base)-6:], "%06d", &n); err != nil {
+		return ""
+	}
+	return fmt.Sprintf("%s%06d.png", base[:len(base)-6], n+1)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

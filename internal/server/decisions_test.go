@@ -1,0 +1,198 @@
+package server
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"image"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+
+	"github.com/goeq/goeq/internal/imagecmp"
+	"github.com/goeq/goeq/internal/stats"
+)
+
+// readStats reads a run's statistics file.
+func readStats(t *testing.T, dir string) []stats.Record {
+	f, err := os.Open(filepath.Join(dir, "stats.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []stats.Record
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var r stats.Record
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func corpusConfig(name string) string { return filepath.Join(corpusDir(), name) }
+
+// The tile equalizer's queue is drained by both sources: every tile of
+// every frame is drawn once, by whichever source pulled it.
+func TestTileQueueIsDrawnBySources(t *testing.T) {
+	r := run(t, corpusConfig("2-node.tile.eqc"), 4)
+	if r.err != nil {
+		t.Fatalf("run failed: %v\n%s", r.err, r.stderr)
+	}
+	perFrame := map[int]int{}
+	perChannel := map[string]int{}
+	for _, rec := range readStats(t, r.out) {
+		perFrame[rec.Frame] += rec.Tiles
+		perChannel[rec.Channel] += rec.Tiles
+	}
+	for f := 0; f < 4; f++ {
+		// 960x540 in tiles of 64x64
+		if perFrame[f] != 15*9 {
+			t.Errorf("frame %d: %d tiles drawn, want 135", f, perFrame[f])
+		}
+	}
+	if len(perChannel) != 2 {
+		t.Errorf("tiles drawn per channel %v: both sources should pull", perChannel)
+	}
+}
+
+// The DFR equalizer lowers the resolution of a source that misses its
+// frame rate: it renders fewer pixels, and the destination still shows
+// the whole frame, scaled up.
+func TestDFRRendersSmaller(t *testing.T) {
+	b, err := os.ReadFile(corpusConfig("1-window.DFR.eqc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// a frame rate no renderer reaches: the zoom goes down
+	cfg := filepath.Join(t.TempDir(), "dfr.eqc")
+	os.WriteFile(cfg, regexp.MustCompile(`framerate\s+[0-9.]+`).ReplaceAll(b, []byte("framerate 10000")), 0o644)
+	r := run(t, cfg, 12)
+	if r.err != nil {
+		t.Fatalf("run failed: %v\n%s", r.err, r.stderr)
+	}
+	first, last := [2]int{}, [2]int{}
+	for _, rec := range readStats(t, r.out) {
+		if rec.Size == ([2]int{}) {
+			continue
+		}
+		if rec.Frame == 0 {
+			first = rec.Size
+		}
+		if rec.Frame == 11 {
+			last = rec.Size
+		}
+	}
+	if first[0] == 0 || last[0] == 0 || last[0]*last[1]*2 > first[0]*first[1] {
+		t.Errorf("rendered %v in frame 0 and %v in frame 11: the DFR zoom did not shrink the render", first, last)
+	}
+	ref := run(t, cfg, 12, "--reference")
+	if ref.err != nil {
+		t.Fatalf("reference run failed: %v\n%s", ref.err, ref.stderr)
+	}
+	d, err := imagecmp.CompareFiles(filepath.Join(r.out, "channel-000011.png"), filepath.Join(ref.out, "channel-000011.png"), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.PSNR < 20 {
+		t.Errorf("the scaled-up frame is not the picture: %s", d)
+	}
+	t.Logf("render %v -> %v; frame 11 against the full render: %s", first, last, d)
+}
+
+// The monitor equalizer shows each wall segment's frame on the monitor at
+// its place, scaled down: the monitor's halves are the segments' images
+// at half size.
+func TestMonitorShowsTheWallScaledDown(t *testing.T) {
+	r := run(t, corpusConfig("3-window.monitor.eqc"), 3)
+	if r.err != nil {
+		t.Fatalf("run failed: %v\n%s", r.err, r.stderr)
+	}
+	viewer := loadPNG(t, filepath.Join(r.out, "viewer-000002.png"))
+	for i, seg := range []string{"channel1", "channel2"} {
+		src := loadPNG(t, filepath.Join(r.out, seg+"-000002.png"))
+		half := halve(src)
+		part := viewer.SubImage(image.Rect(i*half.Rect.Dx(), 0, (i+1)*half.Rect.Dx(), half.Rect.Dy())).(*image.NRGBA)
+		got := image.NewNRGBA(image.Rect(0, 0, part.Rect.Dx(), part.Rect.Dy()))
+		for y := 0; y < got.Rect.Dy(); y++ {
+			copy(got.Pix[y*got.Stride:(y+1)*got.Stride], part.Pix[part.PixOffset(part.Rect.Min.X, part.Rect.Min.Y+y):])
+		}
+		d, err := imagecmp.Compare(got, half, 8)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.PSNR < 30 {
+			t.Errorf("monitor half %d is not %s scaled down: %s", i, seg, d)
+		}
+	}
+}
+
+// halve downscales by two with a 2x2 box filter.
+func halve(src *image.NRGBA) *image.NRGBA {
+	w, h := src.Rect.Dx()/2, src.Rect.Dy()/2
+	out := image.NewNRGBA(image.Rect(0, 0, w, h))
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			for c := 0; c < 4; c++ {
+				s := 0
+				for dy := 0; dy < 2; dy++ {
+					for dx := 0; dx < 2; dx++ {
+						s += int(src.Pix[src.PixOffset(2*x+dx, 2*y+dy)+c])
+					}
+				}
+				out.Pix[out.PixOffset(x, y)+c] = uint8(math.Round(float64(s) / 4))
+			}
+		}
+	}
+	return out
+}
+
+// Only the region a source drew crosses the transport: with region of
+// interest readback a DB source sends fewer bytes than its whole region
+// (colour and depth, uncompressed), and the picture is the same.
+func TestOnlyTheRegionOfInterestIsSent(t *testing.T) {
+	roi := run(t, config("db-lb-4.eqc"), 4, "--codec", "none")
+	full := run(t, config("db-lb-4.eqc"), 4, "--codec", "none", "--roi=false")
+	for _, r := range []runResult{roi, full} {
+		if r.err != nil {
+			t.Fatalf("run failed: %v\n%s", r.err, r.stderr)
+		}
+	}
+	sent := func(r runResult) (bytes, sources int) {
+		for _, rec := range readStats(t, r.out) {
+			if rec.Bytes > 0 {
+				bytes += rec.Bytes
+				sources++
+			}
+		}
+		return
+	}
+	rb, rn := sent(roi)
+	fb, fn := sent(full)
+	// a whole 640x360 region of colour and depth
+	whole := 8 * 640 * 360
+	if fn == 0 || fb < fn*whole {
+		t.Fatalf("without region of interest %d frames sent %d bytes; want at least %d each", fn, fb, whole)
+	}
+	if rn == 0 || rb >= fb*3/4 {
+		t.Errorf("with region of interest %d bytes were sent, without %d: the drawn region is much smaller than the region", rb, fb)
+	}
+	for f := 0; f < 4; f++ {
+		name := filepathFrame("dest", f)
+		d, err := imagecmp.CompareFiles(filepath.Join(roi.out, name), filepath.Join(full.out, name), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Bad != 0 {
+			t.Errorf("frame %d differs with and without region of interest: %s", f, d)
+		}
+	}
+	t.Logf("sent %d bytes with region of interest, %d without (%.0f%%)", rb, fb, 100*float64(rb)/float64(fb))
+}
+
+func filepathFrame(label string, f int) string { return fmt.Sprintf("%s-%06d.png", label, f) }

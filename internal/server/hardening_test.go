@@ -1,0 +1,167 @@
+package server
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/goeq/goeq/internal/transport"
+)
+
+// rss is a process's resident memory in bytes.
+func rss(t *testing.T, pid int) int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`VmRSS:\s+(\d+) kB`).FindSubmatch(b)
+	if m == nil {
+		t.Fatalf("no VmRSS for pid %d", pid)
+	}
+	kb, _ := strconv.Atoi(string(m[1]))
+	return kb << 10
+}
+
+// waitLog waits (bounded) for a log line matching re and returns its
+// submatches.
+func (sp *serverProcess) waitLog(t *testing.T, re *regexp.Regexp) []string {
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if m := re.FindStringSubmatch(sp.log()); m != nil {
+			return m
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("no log line matching %s:\n%s", re, tailOf(sp.log(), 3000))
+	return nil
+}
+
+// Four connections to a client's frame port that each claim the largest
+// payload before authenticating cost the client less than 64 MB.
+func TestUnauthenticatedClaimsDoNotGrowAClient(t *testing.T) {
+	sp := startServer(t, config("2d-lb-4.eqc"), 100000)
+	m := sp.waitLog(t, regexp.MustCompile(`node app joined \(pid (\d+), frames at (\S+)\)`))
+	pid, _ := strconv.Atoi(m[1])
+	sp.waitFrames(t, 3)
+	peak := func() int {
+		most := 0
+		for i := 0; i < 5; i++ {
+			most = max(most, rss(t, pid))
+			time.Sleep(50 * time.Millisecond)
+		}
+		return most
+	}
+	before := peak()
+	for i := 0; i < 4; i++ {
+		c, err := net.Dial("tcp", m[2])
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		var p [12]byte
+		copy(p[:], "GQ")
+		p[2], p[3] = 1, byte(1+i%2) // authentication, then frame messages
+		binary.LittleEndian.PutUint32(p[4:], 64)
+		binary.LittleEndian.PutUint32(p[8:], transport.MaxPayload)
+		c.Write(p[:])
+		c.Write(make([]byte, 1<<20))
+	}
+	time.Sleep(time.Second)
+	after := peak()
+	if grew := after - before; grew > 64<<20 {
+		t.Errorf("four unauthenticated claims of %d bytes grew the client by %d MB", transport.MaxPayload, grew>>20)
+	}
+	t.Logf("client resident memory %d MB before, %d MB after", before>>20, after>>20)
+}
+
+// A second client for a node that already has one is refused with a clear
+// error, and the run goes on.
+func TestDuplicateJoinIsRefused(t *testing.T) {
+	t.Setenv("GOEQ_TOKEN", "duplicate-join-token")
+	sp := startServer(t, config("2d-lb-4.eqc"), 100000)
+	addr := sp.waitLog(t, regexp.MustCompile(`control server on (\S+);`))[1]
+	sp.waitFrames(t, 2)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(binaries(t), "eqclient"), "--server", addr, "--node", "render1")
+	cmd.Env = testEnv()
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("a second client for render1 was accepted:\n%s", out)
+	}
+	if !strings.Contains(string(out), "node render1 already has a client") {
+		t.Errorf("the refused client does not say why:\n%s", out)
+	}
+	before := sp.framesDone()
+	sp.waitFrames(t, before+3)
+	if !strings.Contains(sp.log(), "refused a second client for node render1") {
+		t.Errorf("no refusal in the server's log")
+	}
+}
+
+// A client that cannot set up (a window larger than GL allows) makes the
+// run fail at once with the client's own reason, not after the join
+// timeout.
+func TestSetupFailureIsReportedAtOnce(t *testing.T) {
+	b, err := os.ReadFile(config("one-window.eqc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(t.TempDir(), "huge.eqc")
+	os.WriteFile(cfg, regexp.MustCompile(`viewport \[ 0 0 \d+ \d+ \]`).ReplaceAll(b, []byte("viewport [ 0 0 16385 200 ]")), 0o644)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	start := time.Now()
+	cmd := exec.CommandContext(ctx, filepath.Join(binaries(t), "eqserver"), "run", "--local", "--frames", "3", cfg)
+	cmd.Env = testEnv()
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("a 16385-pixel window ran:\n%s", out)
+	}
+	if took := time.Since(start); took > 15*time.Second {
+		t.Errorf("the failure took %v to report; the join timeout is 30 s", took)
+	}
+	if !strings.Contains(string(out), "failed to set up") || !strings.Contains(string(out), "16385x200 pixels") {
+		t.Errorf("the error does not carry the client's reason:\n%s", tailOf(string(out), 2000))
+	}
+}
+
+// A node busy with long frames is not taken for dead (its heartbeats do
+// not wait for rendering); a frozen one (SIGSTOP) is lost within the
+// liveness timeout and the run goes on without it.
+func TestBusyNodeLivesFrozenNodeIsLost(t *testing.T) {
+	// frames of about three seconds each: longer than the 2 s liveness
+	// floor, so only heartbeats keep the nodes in
+	busy := startServer(t, config("2d-lb-4.eqc"), 3, "--renderer", "synthetic", "--iterations", "30000")
+	if err := busy.wait(t); err != nil {
+		t.Fatalf("the busy run failed: %v\n%s", err, tailOf(busy.log(), 3000))
+	}
+	if strings.Contains(busy.log(), " lost (") {
+		t.Errorf("a busy node was taken for dead:\n%s", tailOf(busy.log(), 3000))
+	}
+
+	sp := startServer(t, config("2d-lb-4.eqc"), 100000)
+	sp.waitFrames(t, 3)
+	sp.mu.Lock()
+	pid := sp.pids["render2"]
+	sp.mu.Unlock()
+	syscall.Kill(pid, syscall.SIGSTOP)
+	defer syscall.Kill(pid, syscall.SIGKILL)
+	stopped := time.Now()
+	sp.waitLog(t, regexp.MustCompile(`node render2 lost \(no heartbeat`))
+	if took := time.Since(stopped); took > 10*time.Second {
+		t.Errorf("the frozen node was lost after %v", took)
+	}
+	before := sp.framesDone()
+	sp.waitFrames(t, before+5)
+}

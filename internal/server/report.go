@@ -1,0 +1,150 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/goeq/goeq/internal/compound"
+	"github.com/goeq/goeq/internal/scheduler"
+	"github.com/goeq/goeq/internal/stats"
+)
+
+// report gathers what completed frames tell: the statistics file, the
+// progress line and the summary.
+type report struct {
+	s        *server
+	statsOut *json.Encoder
+	// start is when the first frame started (set up time is not counted)
+	start     time.Time
+	frames    int
+	degraded  int
+	lost      []string
+	written   []string
+	totals    map[string]*ChannelSummary
+	counts    map[string]int
+	lastFrame int
+}
+
+func newReport(s *server, statsOut *json.Encoder) *report {
+	return &report{s: s, statsOut: statsOut, totals: map[string]*ChannelSummary{}, counts: map[string]int{}}
+}
+
+// statsLine is a record as written to the statistics file: the channel's
+// label beside its ID, for people.
+type statsLine struct {
+	stats.Record
+	Label string `json:"label"`
+}
+
+func (r *report) label(id string) string {
+	if ch := r.s.cfg.ChannelByID(id); ch != nil {
+		return ch.Label
+	}
+	return id
+}
+
+func (r *report) complete(c scheduler.Completed) {
+	r.frames++
+	r.lastFrame = c.Frame
+	if c.Degraded {
+		r.degraded++
+	}
+	r.written = append(r.written, c.Written...)
+	for _, e := range c.Errors {
+		r.s.opt.Log.Printf("frame %d: %s", c.Frame, e)
+	}
+	worst, total, n, slowest := 0.0, 0.0, 0, ""
+	for _, rec := range c.Records {
+		label := r.label(rec.Channel)
+		if r.statsOut != nil {
+			r.statsOut.Encode(statsLine{Record: rec, Label: label})
+		}
+		cs := r.totals[label]
+		if cs == nil {
+			cs = &ChannelSummary{Channel: label}
+			r.totals[label] = cs
+		}
+		cs.Draw += ms(rec.Times.Draw)
+		cs.Readback += ms(rec.Times.ReadbackSync + rec.Times.ReadbackAsync)
+		cs.Transmit += ms(rec.Times.Transmit)
+		cs.Assemble += ms(rec.Times.Assemble)
+		cs.Wait += ms(rec.Times.Wait)
+		r.counts[label]++
+		if d := rec.Times.Draw.Seconds(); d > 0 {
+			total += d
+			n++
+			if d > worst {
+				worst, slowest = d, label
+			}
+		}
+	}
+	if w := r.s.opt.Progress; w != nil {
+		el := time.Since(r.start).Seconds()
+		imb := 1.0
+		if n > 0 && total > 0 {
+			imb = worst / (total / float64(n))
+		}
+		fmt.Fprintf(w, "\rframe %d/%d  %.1f fps  imbalance %.2f  slowest %-12s", c.Frame+1, r.s.opt.Frames, float64(r.frames)/el, imb, slowest)
+	}
+}
+
+func ms(d time.Duration) float64 { return d.Seconds() * 1000 }
+
+// summary is what was done so far.
+func (r *report) summary(interrupted bool) *Summary {
+	if r.s.opt.Progress != nil && r.frames > 0 {
+		fmt.Fprintln(r.s.opt.Progress)
+	}
+	seconds := 0.0
+	if !r.start.IsZero() {
+		seconds = time.Since(r.start).Seconds()
+	}
+	sum := &Summary{Frames: r.frames, Seconds: seconds, Degraded: r.degraded, LostNodes: r.lost,
+		Written: r.written, FinalSplit: map[string]string{}, Interrupted: interrupted}
+	if sum.Seconds > 0 {
+		sum.FPS = float64(sum.Frames) / sum.Seconds
+	}
+	for label, cs := range r.totals {
+		n := float64(r.counts[label])
+		sum.Channels = append(sum.Channels, ChannelSummary{Channel: label, Draw: cs.Draw / n, Readback: cs.Readback / n,
+			Transmit: cs.Transmit / n, Assemble: cs.Assemble / n, Wait: cs.Wait / n})
+	}
+	sortedChannels(sum.Channels)
+	r.finalSplit(sum)
+	return sum
+}
+
+// finalSplit describes what each balanced source had in the last frame.
+func (r *report) finalSplit(sum *Summary) {
+	p := r.s.plan
+	if p == nil || r.frames == 0 {
+		return
+	}
+	last := p.Planned(r.lastFrame)
+	if last == nil {
+		return
+	}
+	r.s.cfg.Walk(func(c *compound.Compound) {
+		l := p.Load(c)
+		if l == nil {
+			return
+		}
+		for _, ch := range c.Children {
+			st := last[ch.Path()]
+			name := ch.Path()
+			if ch.Channel != nil {
+				name = ch.Channel.Label
+			}
+			switch {
+			case !st.Active || st.Skip:
+				sum.FinalSplit[name] = "nothing"
+			case l.Params.Mode == "DB":
+				sum.FinalSplit[name] = fmt.Sprintf("range [%.3f %.3f)", st.Local.Range.Start, st.Local.Range.End)
+			default:
+				v := st.Local.Viewport
+				sum.FinalSplit[name] = fmt.Sprintf("viewport [%.3f %.3f %.3f %.3f]", v.X, v.Y, v.W, v.H)
+			}
+		}
+	})
+}

@@ -1,0 +1,423 @@
+package server
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"image"
+	"image/png"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// These tests start real eqserver and eqclient processes talking over
+// loopback TCP, render with Mesa, and compare the destination's PNG of a
+// frame with the single-channel render of the same frame.
+
+var (
+	binOnce sync.Once
+	binDir  string
+	binErr  error
+)
+
+func binaries(t *testing.T) string {
+	binOnce.Do(func() {
+		binDir, binErr = os.MkdirTemp("", "goeq-bin")
+		if binErr != nil {
+			return
+		}
+		// the go command that runs this test (make test may have installed
+		// it outside PATH)
+		goCmd := filepath.Join(runtime.GOROOT(), "bin", "go")
+		if _, err := os.Stat(goCmd); err != nil {
+			goCmd = "go"
+		}
+		out, err := exec.Command(goCmd, "build", "-o", binDir, "github.com/goeq/goeq/cmd/eqserver", "github.com/goeq/goeq/cmd/eqclient").CombinedOutput()
+		if err != nil {
+			binErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return binDir
+}
+
+// testEnv runs the clients headless through EGL: the GLFW window path is
+// tested in package channel; here the runtime is under test.
+func testEnv() []string { return append(os.Environ(), "GOEQ_WINSYS=egl") }
+
+func config(name string) string { return filepath.Join("..", "..", "examples", "configs", name) }
+
+type runResult struct {
+	out     string
+	summary Summary
+	stderr  string
+	err     error
+}
+
+// run runs eqserver and returns its summary; extra arguments go first.
+func run(t *testing.T, cfg string, frames int, args ...string) runResult {
+	t.Helper()
+	dir := t.TempDir()
+	bin := binaries(t)
+	all := append([]string{"run", "--local", "--json", "--frames", strconv.Itoa(frames), "--out", dir, "--dump-every", "1",
+		"--triangles", "20000", "--stats", filepath.Join(dir, "stats.jsonl")}, args...)
+	all = append(all, cfg)
+	cmd := exec.Command(filepath.Join(bin, "eqserver"), all...)
+	cmd.Env = testEnv()
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	r := runResult{out: dir, stderr: stderr.String(), err: err}
+	if err == nil {
+		if jerr := json.Unmarshal([]byte(stdout.String()), &r.summary); jerr != nil {
+			t.Fatalf("summary: %v\n%s", jerr, stdout.String())
+		}
+	}
+	return r
+}
+
+func loadPNG(t *testing.T, path string) *image.NRGBA {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, ok := img.(*image.NRGBA)
+	if !ok {
+		b := img.Bounds()
+		n = image.NewNRGBA(b)
+		for y := b.Min.Y; y < b.Max.Y; y++ {
+			for x := b.Min.X; x < b.Max.X; x++ {
+				n.Set(x, y, img.At(x, y))
+			}
+		}
+	}
+	return n
+}
+
+// differing counts pixels whose channels differ by more than tol.
+func differing(a, b *image.NRGBA, tol int) (bad, worst int) {
+	for i := 0; i < len(a.Pix); i += 4 {
+		over := false
+		for c := 0; c < 4; c++ {
+			d := int(a.Pix[i+c]) - int(b.Pix[i+c])
+			if d < 0 {
+				d = -d
+			}
+			worst = max(worst, d)
+			over = over || d > tol
+		}
+		if over {
+			bad++
+		}
+	}
+	return
+}
+
+var (
+	refMu    sync.Mutex
+	refCache = map[string]string{}
+)
+
+// reference renders the one-window config (the single channel) with the
+// renderer and returns its output folder.
+func referenceDir(t *testing.T, renderer string, frames int) string {
+	refMu.Lock()
+	defer refMu.Unlock()
+	key := fmt.Sprintf("%s/%d", renderer, frames)
+	if dir, ok := refCache[key]; ok {
+		return dir
+	}
+	r := run(t, config("one-window.eqc"), frames, "--renderer", renderer)
+	if r.err != nil {
+		t.Fatalf("reference run: %v\n%s", r.err, r.stderr)
+	}
+	dir, err := os.MkdirTemp("", "goeq-ref")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for f := 0; f < frames; f++ {
+		name := fmt.Sprintf("dest-%06d.png", f)
+		b, err := os.ReadFile(filepath.Join(r.out, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, name), b, 0o644)
+	}
+	refCache[key] = dir
+	return dir
+}
+
+// withLatency writes a copy of a config with another latency.
+func withLatency(t *testing.T, cfg string, latency int) string {
+	b, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := regexp.MustCompile(`latency \d+`).ReplaceAllString(string(b), fmt.Sprintf("latency %d", latency))
+	if !strings.Contains(s, "latency") {
+		s = strings.Replace(s, "config\n{", fmt.Sprintf("config\n{\n    latency %d", latency), 1)
+	}
+	path := filepath.Join(t.TempDir(), filepath.Base(cfg))
+	os.WriteFile(path, []byte(s), 0o644)
+	return path
+}
+
+func TestDecomposedRunsEqualSingleChannel(t *testing.T) {
+	const frames, k = 6, 5
+	cases := []struct {
+		name, cfg, renderer string
+		latency             int // -1: as configured
+		tol, maxBad         int
+	}{
+		// 2D tiles at arbitrary split positions scale the projection by
+		// ratios like 360/197: vertex positions round differently and a few
+		// shaded pixels differ by one
+		{"2D load-balanced, latency 1", "2d-lb-4.eqc", "mesh", 1, 1, 0},
+		{"2D load-balanced, latency 0", "2d-lb-4.eqc", "mesh", 0, 1, 0},
+		{"DB load-balanced", "db-lb-4.eqc", "mesh", -1, 0, 640 * 360 / 1000},
+		{"DB direct send", "db-direct-send.eqc", "mesh", -1, 0, 640 * 360 / 1000},
+		{"DB volume, ordered blending", "db-volume-4.eqc", "volume", -1, 3, 0},
+		{"pixel 2x2", "pixel-2x2.eqc", "mesh", -1, 0, 640 * 360 / 200},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := config(c.cfg)
+			if c.latency >= 0 {
+				cfg = withLatency(t, cfg, c.latency)
+			}
+			r := run(t, cfg, frames, "--renderer", c.renderer)
+			if r.err != nil {
+				t.Fatalf("run failed: %v\n%s", r.err, r.stderr)
+			}
+			if r.summary.Frames != frames || r.summary.Degraded != 0 {
+				t.Errorf("summary %+v", r.summary)
+			}
+			name := fmt.Sprintf("dest-%06d.png", k)
+			got := loadPNG(t, filepath.Join(r.out, name))
+			want := loadPNG(t, filepath.Join(referenceDir(t, c.renderer, frames), name))
+			bad, worst := differing(got, want, c.tol)
+			if bad > c.maxBad {
+				t.Errorf("frame %d: %d pixels differ by more than %d (worst %d); allowed %d", k, bad, c.tol, worst, c.maxBad)
+			} else {
+				t.Logf("frame %d: %d pixels beyond %d (worst %d)", k, bad, c.tol, worst)
+			}
+			if st, err := os.Stat(filepath.Join(r.out, "stats.jsonl")); err != nil || st.Size() == 0 {
+				t.Errorf("no statistics written")
+			}
+		})
+	}
+}
+
+// serverProcess starts eqserver in the background and reports the
+// clients' process ids as it logs them.
+type serverProcess struct {
+	cmd    *exec.Cmd
+	out    string
+	pids   map[string]int
+	mu     sync.Mutex
+	stderr strings.Builder
+	stdout strings.Builder
+	done   chan error
+}
+
+func startServer(t *testing.T, cfg string, frames int, args ...string) *serverProcess {
+	bin := binaries(t)
+	dir := t.TempDir()
+	all := append([]string{"run", "--local", "--json", "--frames", strconv.Itoa(frames), "--out", dir, "--dump-every", "1",
+		"--triangles", "20000", "--stats", filepath.Join(dir, "stats.jsonl")}, args...)
+	sp := &serverProcess{cmd: exec.Command(filepath.Join(bin, "eqserver"), append(all, cfg)...), out: dir, pids: map[string]int{}, done: make(chan error, 1)}
+	sp.cmd.Env = testEnv()
+	pipe, _ := sp.cmd.StderrPipe()
+	sp.cmd.Stdout = &sp.stdout
+	if err := sp.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go sp.scan(pipe)
+	t.Cleanup(func() { sp.cmd.Process.Kill() })
+	return sp
+}
+
+// scan reads the server's log, noting the clients' process ids, until
+// the server exits.
+func (sp *serverProcess) scan(r io.Reader) {
+	re := regexp.MustCompile(`node (\S+): eqclient pid (\d+)`)
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		line := sc.Text()
+		sp.mu.Lock()
+		sp.stderr.WriteString(line + "\n")
+		if m := re.FindStringSubmatch(line); m != nil {
+			sp.pids[m[1]], _ = strconv.Atoi(m[2])
+		}
+		sp.mu.Unlock()
+	}
+	sp.done <- sp.cmd.Wait()
+}
+
+// framesDone counts frames with statistics written so far.
+func (sp *serverProcess) framesDone() int {
+	b, _ := os.ReadFile(filepath.Join(sp.out, "stats.jsonl"))
+	seen := map[int]bool{}
+	for _, line := range strings.Split(string(b), "\n") {
+		var r struct{ Frame int }
+		if json.Unmarshal([]byte(line), &r) == nil && line != "" {
+			seen[r.Frame] = true
+		}
+	}
+	return len(seen)
+}
+
+func (sp *serverProcess) waitFrames(t *testing.T, n int) {
+	deadline := time.Now().Add(60 * time.Second)
+	for sp.framesDone() < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d frames after 60 s\n%s", sp.framesDone(), sp.log())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func (sp *serverProcess) log() string {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	return sp.stderr.String()
+}
+
+func (sp *serverProcess) wait(t *testing.T) error {
+	select {
+	case err := <-sp.done:
+		return err
+	case <-time.After(90 * time.Second):
+		t.Fatalf("eqserver did not finish\n%s", sp.log())
+		return nil
+	}
+}
+
+// A render client killed mid-run: the run completes, at most two frames
+// are degraded, and frames after recovery equal the reference.
+func TestKilledClientIsSurvived(t *testing.T) {
+	const frames = 30
+	sp := startServer(t, config("2d-lb-4.eqc"), frames, "--spin", "0.02")
+	sp.waitFrames(t, 8)
+	sp.mu.Lock()
+	pid := sp.pids["render2"]
+	sp.mu.Unlock()
+	if pid == 0 {
+		t.Fatalf("no pid for render2\n%s", sp.log())
+	}
+	syscall.Kill(pid, syscall.SIGKILL)
+	if err := sp.wait(t); err != nil {
+		t.Fatalf("run failed after a client died: %v\n%s", err, sp.log())
+	}
+	var sum Summary
+	if err := json.Unmarshal([]byte(sp.stdout.String()), &sum); err != nil {
+		t.Fatalf("summary: %v", err)
+	}
+	if len(sum.LostNodes) != 1 || sum.LostNodes[0] != "render2" || sum.Degraded > 2 || sum.Frames != frames {
+		t.Errorf("summary %+v", sum)
+	}
+	if !strings.Contains(sp.log(), "node render2 lost") {
+		t.Errorf("no log line about the lost node")
+	}
+	name := fmt.Sprintf("dest-%06d.png", frames-1)
+	got := loadPNG(t, filepath.Join(sp.out, name))
+	want := loadPNG(t, filepath.Join(referenceDir(t, "mesh", frames), name))
+	if bad, worst := differing(got, want, 1); bad > 0 {
+		t.Errorf("after recovery frame %d differs from the reference in %d pixels (worst %d)", frames-1, bad, worst)
+	}
+	if sum.FinalSplit["src3"] != "nothing" || sum.FinalSplit["src4"] != "nothing" {
+		t.Errorf("the dead node's sources still have work: %v", sum.FinalSplit)
+	}
+}
+
+// The destination's node dying stops the run with a clear error and a
+// non-zero exit, without hanging.
+func TestDestinationDeathStopsTheRun(t *testing.T) {
+	sp := startServer(t, config("2d-lb-4.eqc"), 500)
+	sp.waitFrames(t, 3)
+	sp.mu.Lock()
+	pid := sp.pids["app"]
+	sp.mu.Unlock()
+	syscall.Kill(pid, syscall.SIGKILL)
+	err := sp.wait(t)
+	if err == nil {
+		t.Fatal("the run succeeded without its destination")
+	}
+	if !strings.Contains(sp.log(), "shows the destination, died") {
+		t.Errorf("no clear error:\n%s", sp.log())
+	}
+}
+
+// A client with the wrong token is refused with a log line; the run goes
+// on.
+func TestWrongTokenClientIsRefused(t *testing.T) {
+	sp := startServer(t, config("2d-lb-4.eqc"), 100000)
+	sp.waitFrames(t, 2)
+	addr := regexp.MustCompile(`control server on (\S+);`).FindStringSubmatch(sp.log())
+	if addr == nil {
+		t.Fatalf("no control address in the log:\n%s", sp.log())
+	}
+	cmd := exec.Command(filepath.Join(binaries(t), "eqclient"), "--server", addr[1], "--node", "render1")
+	cmd.Env = append(os.Environ(), "GOEQ_TOKEN=wrong")
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("a wrong-token client was accepted:\n%s", out)
+	}
+	if !strings.Contains(string(out), "Unauthenticated") {
+		t.Errorf("client output: %s", out)
+	}
+	before := sp.framesDone()
+	sp.waitFrames(t, before+3)
+	if !strings.Contains(sp.log(), "refused client") {
+		t.Errorf("no refusal in the server log:\n%s", sp.log())
+	}
+	sp.cmd.Process.Signal(os.Interrupt)
+	if err := sp.wait(t); err == nil {
+		t.Log("interrupted run ended cleanly")
+	}
+	for node, pid := range sp.pids {
+		if syscall.Kill(pid, 0) == nil {
+			// reaped children are gone; a live one is an orphan
+			time.Sleep(200 * time.Millisecond)
+			if syscall.Kill(pid, 0) == nil {
+				t.Errorf("client %s (pid %d) outlived the server", node, pid)
+			}
+		}
+	}
+}
+
+// A wall whose segments are on two nodes: both nodes hold destination
+// channels, so the swap barrier releases every frame to both together;
+// the run completes with every segment's image.
+func TestWallWithSwapBarrier(t *testing.T) {
+	r := run(t, config("wall-2x2-views.eqc"), 6)
+	if r.err != nil {
+		t.Fatalf("run failed: %v\n%s", r.err, r.stderr)
+	}
+	if r.summary.Frames != 6 || r.summary.Degraded != 0 {
+		t.Errorf("summary %+v", r.summary)
+	}
+	for _, ch := range []string{"src1", "src2", "src3", "src4"} {
+		if _, err := os.Stat(filepath.Join(r.out, fmt.Sprintf("%s-%06d.png", ch, 5))); err != nil {
+			t.Errorf("segment %s: %v", ch, err)
+		}
+	}
+}

@@ -1,0 +1,625 @@
+// Package server is `eqserver run`: I/O around the frame scheduler. It
+// loads a config, launches a render client per node (or lets them join),
+// feeds the scheduler what the clients report and the time, and carries
+// out what it decides: frames' tasks, swap releases, abandons and tiles to
+// the clients, statistics to the equalizers and the stats file. Every wait
+// is bounded: joins, frames (the scheduler's frame timeout), liveness, the
+// clients' exit.
+package server
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"google.golang.org/grpc"
+
+	"github.com/goeq/goeq/internal/compound"
+	"github.com/goeq/goeq/internal/configparser"
+	"github.com/goeq/goeq/internal/control"
+	"github.com/goeq/goeq/internal/planner"
+	"github.com/goeq/goeq/internal/reference"
+	"github.com/goeq/goeq/internal/scheduler"
+)
+
+// Options configure a run.
+type Options struct {
+	ConfigPath   string
+	Frames       int
+	OutDir       string
+	StatsPath    string
+	Local        bool
+	NoLaunch     bool // wait for clients started by hand (eqclient --server)
+	TLSConfig    *tls.Config
+	Listen       string // control address; default 127.0.0.1:0
+	Token        string
+	ClientBinary string // eqclient; default: beside this executable, then PATH
+	Renderer     string
+	Triangles    int
+	Spin         float64
+	DumpEvery    int
+	Codec        string
+	Async        bool
+	FullReadback bool // read back whole regions, not just what was drawn
+	Iterations   float64
+	Drawable     string
+	// Reference renders every destination channel's whole frame itself:
+	// the oracle decomposed runs are compared with.
+	Reference bool
+	// Layout makes a layout of that name the active one on every canvas
+	// that has it.
+	Layout       string
+	JoinTimeout  time.Duration
+	FrameTimeout time.Duration // a frame that takes longer fails the run (10 s)
+	Log          *log.Logger
+	Progress     io.Writer // one-line progress (a terminal), or nil
+}
+
+// Summary is what a run reports at the end.
+type Summary struct {
+	Frames     int               `json:"frames"`
+	Seconds    float64           `json:"seconds"`
+	FPS        float64           `json:"fps"`
+	Degraded   int               `json:"degraded_frames"`
+	LostNodes  []string          `json:"lost_nodes,omitempty"`
+	Channels   []ChannelSummary  `json:"channels"`
+	FinalSplit map[string]string `json:"final_split"`
+	Written    []string          `json:"written"`
+	// Interrupted is set when a signal ended the run early.
+	Interrupted bool `json:"interrupted,omitempty"`
+}
+
+// ChannelSummary is a channel's mean times over the run (milliseconds).
+type ChannelSummary struct {
+	Channel  string  `json:"channel"`
+	Draw     float64 `json:"draw_ms"`
+	Readback float64 `json:"readback_ms"`
+	Transmit float64 `json:"transmit_ms"`
+	Assemble float64 `json:"assemble_ms"`
+	Wait     float64 `json:"wait_ms"`
+}
+
+// nodeConn is one node's client: its process (when launched here), its
+// control stream and the queue of messages to it.
+type nodeConn struct {
+	id        string
+	model     *compound.Node
+	frameAddr string
+	cmd       *exec.Cmd
+	exited    chan struct{}
+	exitErr   error
+	// set while a session holds the node: a second client for the same
+	// node is refused
+	claimed bool
+	out     chan *control.ServerMsg
+	gone    chan struct{} // closed when the session ends
+}
+
+// sendQueue bounds the messages waiting for a client; a client that does
+// not read them is lost rather than holding the server.
+const sendQueue = 1024
+
+// event is what a session reports to the run loop.
+type event struct {
+	node   string
+	ev     scheduler.Event
+	failed string // the client could not set up
+}
+
+type server struct {
+	opt    Options
+	cfg    *compound.Config
+	text   string
+	sched  *scheduler.Scheduler
+	plan   *planner.Planner // nil in reference runs
+	nodes  map[string]*nodeConn
+	order  []string
+	mu     sync.Mutex
+	events chan event
+}
+
+// Run performs a run. On error (or interruption) the summary holds what
+// was done so far.
+func Run(ctx context.Context, opt Options) (*Summary, error) {
+	if opt.Log == nil {
+		opt.Log = log.New(os.Stderr, "eqserver: ", log.LstdFlags)
+	}
+	if opt.Frames <= 0 {
+		opt.Frames = 100
+	}
+	if opt.JoinTimeout == 0 {
+		opt.JoinTimeout = 30 * time.Second
+	}
+	if opt.Token == "" {
+		return nil, errors.New("no token: set GOEQ_TOKEN or --token-file")
+	}
+	text, err := os.ReadFile(opt.ConfigPath)
+	if err != nil {
+		return nil, err
+	}
+	res, err := configparser.Parse(opt.ConfigPath, text)
+	if err != nil {
+		return nil, err
+	}
+	m, err := compound.Resolve(res, compound.Options{})
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range res.Warnings {
+		opt.Log.Printf("warning: %s", w)
+	}
+	cfg := m.Configs[0]
+	if opt.Layout != "" {
+		if err := activateLayout(cfg, opt.Layout); err != nil {
+			return nil, err
+		}
+	}
+	s := &server{opt: opt, cfg: cfg, text: string(text), nodes: map[string]*nodeConn{}, events: make(chan event, 4096)}
+	sopt := scheduler.Options{Frames: opt.Frames, FrameTimeout: opt.FrameTimeout}
+	var p scheduler.Planner
+	if opt.Reference {
+		ref := reference.New(cfg)
+		sopt.Nodes = ref.Nodes()
+		p = ref
+	} else {
+		s.plan = planner.New(cfg)
+		p = plannerWithOverhead{s.plan}
+	}
+	s.sched = scheduler.New(cfg, p, sopt)
+	for _, id := range s.sched.Nodes() {
+		for _, n := range cfg.Nodes {
+			if n.ID == id {
+				s.nodes[id] = &nodeConn{id: id, model: n, out: make(chan *control.ServerMsg, sendQueue), gone: make(chan struct{})}
+				s.order = append(s.order, id)
+			}
+		}
+	}
+	if len(s.order) == 0 {
+		return nil, fmt.Errorf("%s: no node has anything to render", opt.ConfigPath)
+	}
+	if opt.OutDir != "" {
+		if err := os.MkdirAll(opt.OutDir, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	addr := opt.Listen
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	gs := control.NewServer(s, opt.Token, opt.TLSConfig, opt.Log)
+	go gs.Serve(ln)
+	defer gs.Stop()
+	mode := ""
+	if opt.Reference {
+		mode = " (reference: every destination renders its whole frame)"
+	}
+	opt.Log.Printf("control server on %s; config %s: %d nodes%s", ln.Addr(), opt.ConfigPath, len(s.order), mode)
+
+	defer s.stopClients()
+	if opt.NoLaunch {
+		opt.Log.Printf("waiting for nodes %s to join: eqclient --server %s --node NAME", strings.Join(s.order, ", "), ln.Addr())
+	} else if err := s.launch(ln.Addr().String()); err != nil {
+		return nil, err
+	}
+	return s.loop(ctx)
+}
+
+// plannerWithOverhead lets the scheduler hand the measured overhead to
+// the planner.
+type plannerWithOverhead struct{ *planner.Planner }
+
+func (p plannerWithOverhead) SetOverhead(seconds float64) { p.Planner.Overhead = seconds }
+
+// activateLayout makes the named layout the active one on every canvas
+// that has it.
+func activateLayout(cfg *compound.Config, name string) error {
+	found := false
+	for _, cv := range cfg.Canvases {
+		for i, l := range cv.Layouts {
+			if l != nil && l.Name == name {
+				cv.ActiveLayout = i
+				found = true
+			}
+		}
+	}
+	if !found {
+		var names []string
+		for _, l := range cfg.Layouts {
+			names = append(names, fmt.Sprintf("%q", l.Name))
+		}
+		return fmt.Errorf("no canvas has a layout %q (layouts: %s)", name, strings.Join(names, ", "))
+	}
+	return nil
+}
+
+// isLocal reports whether a node runs on this machine.
+func isLocal(host string) bool {
+	switch host {
+	case "", "localhost", "127.0.0.1", "::1":
+		return true
+	}
+	if h, _ := os.Hostname(); h == host {
+		return true
+	}
+	return strings.HasPrefix(host, "127.")
+}
+
+func (s *server) clientBinary() string {
+	if s.opt.ClientBinary != "" {
+		return s.opt.ClientBinary
+	}
+	if exe, err := os.Executable(); err == nil {
+		sib := strings.TrimSuffix(exe, "eqserver") + "eqclient"
+		if _, err := os.Stat(sib); err == nil && sib != exe {
+			return sib
+		}
+	}
+	if p, err := exec.LookPath("eqclient"); err == nil {
+		return p
+	}
+	return "eqclient"
+}
+
+// launch starts a client per node: here for local nodes (and with
+// --local), otherwise through the node's launch_command.
+func (s *server) launch(addr string) error {
+	bin := s.clientBinary()
+	for _, id := range s.order {
+		nc := s.nodes[id]
+		args := []string{"--server", addr, "--node", id}
+		var cmd *exec.Cmd
+		if s.opt.Local || isLocal(nc.model.Host) {
+			cmd = exec.Command(bin, args...)
+		} else {
+			launch := nc.model.Attributes["launch_command"]
+			if launch == "" {
+				launch = "ssh -n %h %c"
+			}
+			clientCmd := bin + " " + strings.Join(args, " ")
+			line := strings.ReplaceAll(strings.ReplaceAll(launch, "%h", nc.model.Host), "%c", clientCmd)
+			cmd = exec.Command("sh", "-c", line)
+		}
+		cmd.Env = append(os.Environ(), "GOEQ_TOKEN="+s.opt.Token)
+		// the client's output goes to ours; its last line also explains a
+		// client that exits before it joins
+		last := &lastLine{}
+		cmd.Stdout = io.MultiWriter(os.Stderr, last)
+		cmd.Stderr = cmd.Stdout
+		// a client dies with the server, whatever ends the server
+		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+		if err := cmd.Start(); err != nil {
+			return fmt.Errorf("launching node %s (%s): %w", id, bin, err)
+		}
+		nc.cmd = cmd
+		s.opt.Log.Printf("node %s: eqclient pid %d", id, cmd.Process.Pid)
+		nc.exited = make(chan struct{})
+		go func() {
+			nc.exitErr = cmd.Wait()
+			close(nc.exited)
+			reason := fmt.Sprintf("eqclient exited (%v)", exitText(nc.exitErr))
+			if l := last.String(); l != "" {
+				reason += ": " + l
+			}
+			s.events <- event{node: id, ev: scheduler.Lost{Node: id, Reason: reason}}
+		}()
+	}
+	return nil
+}
+
+func exitText(err error) string {
+	if err == nil {
+		return "status 0"
+	}
+	return err.Error()
+}
+
+// Session serves one client's control stream.
+func (s *server) Session(stream grpc.ServerStream, node string) error {
+	nc := s.nodes[node]
+	if nc == nil {
+		s.opt.Log.Printf("refused a client for unknown node %q", node)
+		return fmt.Errorf("unknown node %q (nodes: %s)", node, strings.Join(s.order, ", "))
+	}
+	s.mu.Lock()
+	if nc.claimed {
+		s.mu.Unlock()
+		s.opt.Log.Printf("refused a second client for node %s", node)
+		return fmt.Errorf("node %s already has a client", node)
+	}
+	nc.claimed = true
+	s.mu.Unlock()
+	hello := &control.ClientMsg{}
+	if err := stream.RecvMsg(hello); err != nil || hello.Hello == nil {
+		return fmt.Errorf("node %s sent no hello", node)
+	}
+	setup := &control.Setup{ConfigName: s.opt.ConfigPath, ConfigText: s.text, Node: node, Renderer: s.opt.Renderer,
+		Triangles: s.opt.Triangles, Spin: s.opt.Spin, OutDir: s.opt.OutDir, DumpEvery: s.opt.DumpEvery, Codec: s.opt.Codec,
+		Drawable: s.opt.Drawable, Iterations: s.opt.Iterations, AsyncReadback: s.opt.Async, FullReadback: s.opt.FullReadback,
+		InputTimeout: 2*max(s.opt.FrameTimeout, scheduler.DefaultFrameTimeout) + 5*time.Second}
+	if err := stream.SendMsg(&control.ServerMsg{Setup: setup}); err != nil {
+		return err
+	}
+	// the node takes part once it has opened its pipes, windows and
+	// channels: frames sent earlier would find nothing to land in
+	for {
+		m := &control.ClientMsg{}
+		if err := stream.RecvMsg(m); err != nil {
+			s.events <- event{node: node, failed: "its session ended during setup: " + control.ErrorText(err)}
+			return nil
+		}
+		if m.Failed != "" {
+			s.events <- event{node: node, failed: m.Failed}
+			return nil
+		}
+		if m.Ready {
+			break
+		}
+	}
+	nc.frameAddr = hello.Hello.FrameAddr
+	s.opt.Log.Printf("node %s joined (pid %d, frames at %s)", node, hello.Hello.PID, hello.Hello.FrameAddr)
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		for {
+			select {
+			case m := <-nc.out:
+				if err := stream.SendMsg(m); err != nil {
+					return
+				}
+				if m.Stop {
+					return
+				}
+			case <-done:
+				return
+			}
+		}
+	}()
+	s.events <- event{node: node, ev: scheduler.Join{Node: node}}
+	for {
+		m := &control.ClientMsg{}
+		if err := stream.RecvMsg(m); err != nil {
+			s.events <- event{node: node, ev: scheduler.Lost{Node: node, Reason: "control stream ended: " + control.ErrorText(err)}}
+			return nil
+		}
+		switch {
+		case m.Done != nil:
+			d := m.Done
+			s.events <- event{node: node, ev: scheduler.Done{Node: node, Frame: d.Frame, Records: d.Records, Degraded: d.Degraded,
+				Written: d.Written, Err: d.Error}}
+		case m.Assembled != nil:
+			s.events <- event{node: node, ev: scheduler.Assembled{Node: node, Frame: *m.Assembled}}
+		case m.Pull != nil:
+			s.events <- event{node: node, ev: scheduler.Pull{Node: node, Channel: m.Pull.Channel, Frame: m.Pull.Frame, Queue: m.Pull.Queue, Max: m.Pull.Max}}
+		case m.Heartbeat != nil:
+			var waits []scheduler.Wait
+			for _, w := range m.Heartbeat.Waits {
+				waits = append(waits, scheduler.Wait{Frame: w.Frame, Channel: w.Channel, What: w.What})
+			}
+			s.events <- event{node: node, ev: scheduler.Progress{Node: node, Waits: waits}}
+		}
+	}
+}
+
+// send queues a message for a node; a node whose queue is full is not
+// reading and is taken out.
+func (s *server) send(node string, m *control.ServerMsg) {
+	nc := s.nodes[node]
+	select {
+	case nc.out <- m:
+	default:
+		s.sched.Step(scheduler.Lost{Node: node, Reason: fmt.Sprintf("it does not read its messages (%d queued)", sendQueue)})
+	}
+}
+
+// loop runs the scheduler until the run ends.
+func (s *server) loop(ctx context.Context) (*Summary, error) {
+	var statsOut *json.Encoder
+	if s.opt.StatsPath != "" {
+		f, err := os.Create(s.opt.StatsPath)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		statsOut = json.NewEncoder(f)
+	}
+	rep := newReport(s, statsOut)
+	tick := time.NewTimer(0)
+	defer tick.Stop()
+	joinBy := time.Now().Add(s.opt.JoinTimeout)
+	joined := map[string]bool{}
+	overhead := 0.0
+	for {
+		var ev *event
+		select {
+		case e := <-s.events:
+			ev = &e
+		case <-tick.C:
+		case <-ctx.Done():
+			return rep.summary(true), ctx.Err()
+		}
+		work := time.Now()
+		s.sched.Step(scheduler.Tick{Now: work})
+		if ev != nil {
+			if ev.failed != "" {
+				return rep.summary(false), fmt.Errorf("node %s failed to set up: %s", ev.node, ev.failed)
+			}
+			if j, ok := ev.ev.(scheduler.Join); ok {
+				joined[j.Node] = true
+			}
+			if l, ok := ev.ev.(scheduler.Lost); ok && !joined[l.Node] {
+				return rep.summary(false), fmt.Errorf("node %s did not join: %s", l.Node, l.Reason)
+			}
+			s.sched.Step(ev.ev)
+		}
+		if len(joined) < len(s.order) && time.Now().After(joinBy) {
+			var missing []string
+			for _, id := range s.order {
+				if !joined[id] {
+					missing = append(missing, id)
+				}
+			}
+			return rep.summary(false), fmt.Errorf("nodes %s did not join within %v", strings.Join(missing, ", "), s.opt.JoinTimeout)
+		}
+		started := false
+		for s.sched.HasReady() {
+			rd := s.sched.Ready()
+			s.sched.Advance()
+			started = started || len(rd.Work) > 0
+			if err := s.act(rd, rep); err != nil {
+				return rep.summary(false), err
+			}
+			if rd.Finished {
+				return rep.summary(false), nil
+			}
+		}
+		if started {
+			// planning and sending a frame's work is the per-frame overhead
+			// the adaptive policy sets its balancing period from
+			overhead = 0.8*overhead + 0.2*time.Since(work).Seconds()
+			s.sched.Step(scheduler.Overhead{Seconds: overhead})
+		}
+		next := 50 * time.Millisecond
+		if w := s.sched.Ready().WakeAt; !w.IsZero() {
+			next = max(time.Until(w), time.Millisecond)
+		}
+		if !tick.Stop() {
+			select {
+			case <-tick.C:
+			default:
+			}
+		}
+		tick.Reset(next)
+	}
+}
+
+// act carries out one Ready.
+func (s *server) act(rd scheduler.Ready, rep *report) error {
+	for _, l := range rd.Lost {
+		s.opt.Log.Printf("node %s lost (%s): its channels %s leave the compounds", l.Node, l.Reason, strings.Join(l.Channels, ", "))
+		rep.lost = append(rep.lost, l.Node)
+		if nc := s.nodes[l.Node]; nc.cmd != nil && nc.cmd.Process != nil {
+			nc.cmd.Process.Kill()
+		}
+	}
+	if len(rd.Work) > 0 {
+		if rep.start.IsZero() {
+			rep.start = time.Now()
+		}
+		peers := map[string]string{}
+		for _, id := range s.order {
+			if nc := s.nodes[id]; nc.frameAddr != "" {
+				for _, ch := range s.cfg.Channels {
+					if ch.Window.Pipe.Node == nc.model {
+						peers[ch.ID] = nc.frameAddr
+					}
+				}
+			}
+		}
+		for _, w := range rd.Work {
+			fw := &control.FrameWork{Frame: w.Frame, Peers: peers, SwapBarrier: s.sched.SwapBarrier(w.Frame)}
+			for _, cp := range w.Channels {
+				fw.Channels = append(fw.Channels, control.ChannelWork{Channel: cp.Channel.ID, Tasks: cp.Tasks, Destination: cp.Destination})
+			}
+			s.send(w.Node, &control.ServerMsg{Frame: fw})
+		}
+	}
+	for _, sw := range rd.Swaps {
+		f := sw.Frame
+		s.send(sw.Node, &control.ServerMsg{Swap: &f})
+	}
+	for _, a := range rd.Abandons {
+		s.send(a.Node, &control.ServerMsg{Abandon: &control.Abandon{Frame: a.Frame, Producers: a.Producers}})
+	}
+	for _, g := range rd.Grants {
+		s.send(g.Node, &control.ServerMsg{Grant: &control.Grant{Frame: g.Frame, Channel: g.Channel, Queue: g.Queue, First: g.First,
+			Tiles: g.Tiles, Ranges: g.Ranges, Done: g.Done}})
+	}
+	for _, c := range rd.Completed {
+		rep.complete(c)
+	}
+	if rd.Failure != "" {
+		return errors.New(rd.Failure)
+	}
+	return nil
+}
+
+// stopClients tells every client to stop and gives them a second to exit;
+// stragglers are killed (no orphans).
+func (s *server) stopClients() {
+	for _, id := range s.order {
+		select {
+		case s.nodes[id].out <- &control.ServerMsg{Stop: true}:
+		default:
+		}
+	}
+	deadline := time.Now().Add(time.Second)
+	for _, id := range s.order {
+		nc := s.nodes[id]
+		if nc.cmd == nil {
+			continue
+		}
+		select {
+		case <-nc.exited:
+		case <-time.After(time.Until(deadline)):
+			nc.cmd.Process.Kill()
+			select {
+			case <-nc.exited:
+			case <-time.After(500 * time.Millisecond):
+			}
+		}
+	}
+}
+
+// sortedChannels is the summary's order.
+func sortedChannels(cs []ChannelSummary) {
+	sort.Slice(cs, func(i, j int) bool { return cs[i].Channel < cs[j].Channel })
+}
+
+// lastLine keeps the last complete line written to it.
+type lastLine struct {
+	mu      sync.Mutex
+	partial []byte
+	last    string
+}
+
+func (l *lastLine) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.partial = append(l.partial, p...)
+	for {
+		i := strings.IndexByte(string(l.partial), '\n')
+		if i < 0 {
+			break
+		}
+		if line := strings.TrimSpace(string(l.partial[:i])); line != "" {
+			l.last = line
+		}
+		l.partial = l.partial[i+1:]
+	}
+	if len(l.partial) > 4096 {
+		l.partial = l.partial[len(l.partial)-4096:]
+	}
+	return len(p), nil
+}
+
+func (l *lastLine) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.last
+}

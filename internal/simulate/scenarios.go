@@ -1,0 +1,163 @@
+package simulate
+
+import (
+	"math"
+	"math/rand"
+	"sort"
+
+	"github.com/goeq/goeq/internal/compound"
+)
+
+// Scenario is a synthetic workload.
+type Scenario struct {
+	Name  string
+	About string
+	// Density is the cost field over the destination (x, y in [0,1]); for
+	// DB configs x is the database range and y is integrated over.
+	Density func(x, y float64, frame int) float64
+	Moving  bool      // the field changes every frame
+	Speeds  []float64 // per-source speed (default 1)
+	// Competing load on one source: its speed halves from StepFrame on,
+	// or alternates between full and half every OscPeriod/2 frames.
+	Loaded    int
+	StepFrame int
+	OscPeriod int
+	Noise     float64 // per-frame random speed variation, +-fraction
+	Overhead  float64 // seconds per source per frame (clear, readback)
+	MoveCost  float64 // seconds to load one unit of database range
+	Sessions  bool
+}
+
+// FrameCost is the cost of the whole frame at speed 1 (seconds): four
+// sources make ~10 ms frames.
+const FrameCost = 0.040
+
+func uniform(x, y float64, _ int) float64 { return 1 }
+
+func hotspotAt(cx, cy float64) func(x, y float64, _ int) float64 {
+	return func(x, y float64, _ int) float64 {
+		d2 := (x-cx)*(x-cx) + (y-cy)*(y-cy)
+		return 1 + 9*math.Exp(-d2/(2*0.1*0.1))
+	}
+}
+
+// Scenarios are the named workloads of `eqserver simulate --scenario`.
+var Scenarios = map[string]*Scenario{
+	"uniform": {Name: "uniform", About: "uniform cost, equal sources, 2% timer noise",
+		Density: uniform, Noise: 0.02, Overhead: 0.0005},
+	"hotspot": {Name: "hotspot", About: "static hotspot (10x cost) at (0.3, 0.6), 2% timer noise",
+		Density: hotspotAt(0.3, 0.6), Noise: 0.02, Overhead: 0.0005},
+	"moving-hotspot": {Name: "moving-hotspot", About: "hotspot circling the screen every 120 frames, 2% noise",
+		Density: func(x, y float64, f int) float64 {
+			a := 2 * math.Pi * float64(f) / 120
+			return hotspotAt(0.5+0.3*math.Cos(a), 0.5+0.3*math.Sin(a))(x, y, f)
+		}, Moving: true, Noise: 0.02, Overhead: 0.0005},
+	"step": {Name: "step", About: "competing load halves source 2's speed from frame 100",
+		Density: uniform, Loaded: 1, StepFrame: 100, Overhead: 0.0005},
+	"oscillating": {Name: "oscillating", About: "source 2 alternates between full and half speed every 3 frames",
+		Density: uniform, Loaded: 1, OscPeriod: 6, Overhead: 0.0005},
+	"noisy": {Name: "noisy", About: "every source's speed varies randomly by +-20% each frame",
+		Density: uniform, Noise: 0.2, Overhead: 0.0005},
+	"heterogeneous": {Name: "heterogeneous", About: "source speeds 1, 1, 2, 0.5 (mixed GPUs), 2% noise",
+		Density: uniform, Speeds: []float64{1, 1, 2, 0.5}, Noise: 0.02, Overhead: 0.0005},
+	"db-step": {Name: "db-step", About: "cost rising along the range, source 2 halves at frame 100, 2% noise, loading data costs 20 ms per unit of range",
+		Density: func(x, y float64, _ int) float64 { return 1 + x }, Loaded: 1, StepFrame: 100, Noise: 0.02, Overhead: 0.0005, MoveCost: 0.020},
+	"sessions": {Name: "sessions", About: "views arrive and leave on a pool of 4 pipes: least-loaded sticky placement (adaptive) vs round-robin (equalizer)",
+		Sessions: true},
+}
+
+// ScenarioNames lists the scenarios in order.
+func ScenarioNames() []string {
+	out := make([]string, 0, len(Scenarios))
+	for k := range Scenarios {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (s *Scenario) speed(i, f int, rng *rand.Rand) float64 {
+	v := 1.0
+	if i < len(s.Speeds) {
+		v = s.Speeds[i]
+	}
+	if i == s.Loaded {
+		if s.StepFrame > 0 && f >= s.StepFrame {
+			v *= 0.5
+		}
+		if s.OscPeriod > 0 && (f/(s.OscPeriod/2))%2 == 1 {
+			v *= 0.5
+		}
+	}
+	if s.Noise > 0 {
+		v *= 1 + s.Noise*(2*rng.Float64()-1)
+	}
+	return v
+}
+
+// field is the cost field sampled on a grid with a summed-area table, so
+// the cost of any rectangle is exact for the piecewise-constant field.
+type field struct {
+	sc    *Scenario
+	db    bool
+	n     int
+	sat   []float64 // (n+1) x (n+1) cumulative cost
+	frame int
+}
+
+const gridSize = 128
+
+func newField(sc *Scenario, db bool) *field {
+	f := &field{sc: sc, db: db, n: gridSize, sat: make([]float64, (gridSize+1)*(gridSize+1)), frame: -1}
+	f.build(0)
+	return f
+}
+
+func (f *field) advance(frame int) {
+	if f.sc.Moving && frame != f.frame {
+		f.build(frame)
+	}
+}
+
+func (f *field) build(frame int) {
+	n := f.n
+	f.frame = frame
+	total := 0.0
+	for j := 0; j < n; j++ {
+		row := 0.0
+		for i := 0; i < n; i++ {
+			row += f.sc.Density((float64(i)+0.5)/float64(n), (float64(j)+0.5)/float64(n), frame)
+			f.sat[(j+1)*(n+1)+i+1] = f.sat[j*(n+1)+i+1] + row
+		}
+		total += row
+	}
+	scale := FrameCost / total
+	for i := range f.sat {
+		f.sat[i] *= scale
+	}
+}
+
+// at is the cumulative cost of [0,x] x [0,y], bilinear between grid nodes
+// (exact for a piecewise-constant field).
+func (f *field) at(x, y float64) float64 {
+	n := float64(f.n)
+	gx, gy := math.Max(0, math.Min(n, x*n)), math.Max(0, math.Min(n, y*n))
+	i, j := int(math.Min(gx, n-1)), int(math.Min(gy, n-1))
+	fx, fy := gx-float64(i), gy-float64(j)
+	w := f.n + 1
+	a, b := f.sat[j*w+i], f.sat[j*w+i+1]
+	c, d := f.sat[(j+1)*w+i], f.sat[(j+1)*w+i+1]
+	return a*(1-fx)*(1-fy) + b*fx*(1-fy) + c*(1-fx)*fy + d*fx*fy
+}
+
+func (f *field) rect(x0, y0, x1, y1 float64) float64 {
+	return f.at(x1, y1) - f.at(x0, y1) - f.at(x1, y0) + f.at(x0, y0)
+}
+
+// cost of rendering a viewport and range of the destination at speed 1.
+func (f *field) cost(vp compound.Viewport, r compound.Range) float64 {
+	if f.db {
+		return f.rect(r.Start, 0, r.End, 1) * vp.W * vp.H
+	}
+	return f.rect(vp.X, vp.Y, vp.X+vp.W, vp.Y+vp.H) * (r.End - r.Start)
+}

@@ -1,0 +1,395 @@
+// Package simulate drives goeq's planner and equalizers with a synthetic
+// cost model instead of GPUs: a cost field over the destination (or along
+// the database range), per-source speeds with competing load, per-task
+// overhead and the cost of moving data. A source's draw time is the
+// integral of the cost over its viewport and range divided by its speed.
+// The same planner the live server uses plans every frame; statistics are
+// delivered latency+1 frames late, as in a live run.
+package simulate
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	"sort"
+	"time"
+
+	"github.com/goeq/goeq/internal/compound"
+	"github.com/goeq/goeq/internal/equalizer"
+	"github.com/goeq/goeq/internal/planner"
+	"github.com/goeq/goeq/internal/scheduler"
+	"github.com/goeq/goeq/internal/stats"
+)
+
+// Options choose the run.
+type Options struct {
+	Scenario string
+	Frames   int
+	Policy   string // "equalizer" or "adaptive"
+	Seed     int64
+}
+
+// Summary is the outcome of a run (the --json output).
+type Summary struct {
+	Config         string  `json:"config"`
+	Scenario       string  `json:"scenario"`
+	Policy         string  `json:"policy"`
+	Frames         int     `json:"frames"`
+	FrameTimeMean  float64 `json:"frame_time_mean"` // seconds
+	FrameTimeP95   float64 `json:"frame_time_p95"`
+	FrameTimeP99   float64 `json:"frame_time_p99"`
+	ImbalanceMean  float64 `json:"imbalance_mean"`  // mean over frames of max/mean source time
+	ConvergeFrames int     `json:"converge_frames"` // after the step; -1 if never; 0 if no step
+	JitterPct      float64 `json:"jitter_pct"`      // std of split positions in steady state, % of the viewport/range
+	Efficiency     float64 `json:"efficiency"`      // busy time / (sources x frame time)
+	DataMoved      float64 `json:"data_moved"`      // range units per frame (DB)
+	// Per-frame series for plots.
+	Series []FrameSample `json:"-"`
+}
+
+// FrameSample is one simulated frame.
+type FrameSample struct {
+	FrameTime float64
+	Imbalance float64
+	Splits    []float64
+	Moved     float64
+}
+
+// Run simulates cfg under the scenario.
+func Run(cfg *compound.Config, configName string, opt Options) (*Summary, error) {
+	sc, ok := Scenarios[opt.Scenario]
+	if !ok {
+		return nil, fmt.Errorf("unknown scenario %q (have %v)", opt.Scenario, ScenarioNames())
+	}
+	if opt.Frames <= 0 {
+		opt.Frames = 300
+	}
+	if opt.Policy == "" {
+		opt.Policy = "equalizer"
+	}
+	if opt.Policy != "equalizer" && opt.Policy != "adaptive" {
+		return nil, fmt.Errorf("unknown policy %q (equalizer or adaptive)", opt.Policy)
+	}
+	if sc.Sessions {
+		return runSessions(configName, sc, opt), nil
+	}
+	balanced, sources := findBalanced(cfg)
+	if balanced == nil {
+		return nil, fmt.Errorf("config %s has no load_equalizer compound to balance", configName)
+	}
+	for _, eq := range balanced.Equalizers {
+		if eq.Kind == "load" || eq.Kind == "tree" {
+			eq.Adaptive = opt.Policy == "adaptive"
+		}
+	}
+	p := planner.New(cfg)
+	load := p.Load(balanced)
+	db := load.Params.Mode == "DB"
+	rng := rand.New(rand.NewSource(opt.Seed + 1))
+	field := newField(sc, db)
+
+	sum := &Summary{Config: configName, Scenario: opt.Scenario, Policy: opt.Policy, Frames: opt.Frames}
+	prevRange := map[string]compound.Range{}
+	var frameTimes []float64
+	busyTotal, capacity, moved := 0.0, 0.0, 0.0
+
+	// The same scheduler as a live run decides when frames start; the
+	// simulator is its cluster. It reports a frame done only when the
+	// scheduler has nothing more to start, so statistics reach the
+	// planner latency+1 frames late, as they do live.
+	sched := scheduler.New(cfg, p, scheduler.Options{Frames: opt.Frames, FrameTimeout: 1e6 * time.Second, Liveness: 1e6 * time.Second})
+	now := time.Unix(0, 0)
+	sched.Step(scheduler.Tick{Now: now})
+	for _, id := range sched.Nodes() {
+		sched.Step(scheduler.Join{Node: id})
+	}
+	type inFlight struct {
+		frame   int
+		nodes   []string
+		records []stats.Record
+		time    float64
+	}
+	var held []inFlight
+	started := map[int]int{}
+	for !sched.Finished() {
+		for sched.HasReady() {
+			rd := sched.Ready()
+			sched.Advance()
+			if rd.Failure != "" {
+				return nil, fmt.Errorf("simulation: %s", rd.Failure)
+			}
+			for _, w := range rd.Work {
+				if _, ok := started[w.Frame]; !ok {
+					// the frame's costs, from what was planned for it
+					f := w.Frame
+					states := p.Planned(f)
+					field.advance(f)
+					var recs []stats.Record
+					var times []float64
+					for i, src := range sources {
+						state := states[src.Path()]
+						if !state.Active || state.Skip {
+							continue
+						}
+						cost := field.cost(state.Viewport, state.Range)
+						speed := sc.speed(i, f, rng)
+						draw := cost / speed
+						var dataLoad, gained float64
+						if db && sc.MoveCost > 0 {
+							if prev, ok := prevRange[src.Path()]; ok {
+								gained = (state.Range.End - state.Range.Start) - overlap(prev, state.Range)
+								dataLoad = gained * sc.MoveCost
+							}
+							prevRange[src.Path()] = state.Range
+						}
+						t := sc.Overhead + draw + dataLoad
+						times = append(times, t)
+						recs = append(recs, stats.Record{Frame: f, Compound: src.Path(), Channel: src.Channel.ID,
+							Viewport: state.Viewport, Range: state.Range,
+							Times:     stats.Times{Clear: dur(sc.Overhead / 2), ReadbackSync: dur(sc.Overhead / 2), Draw: dur(draw), DataLoad: dur(dataLoad)},
+							DataMoved: gained})
+					}
+					ft, mean := 0.0, 0.0
+					for _, t := range times {
+						ft = math.Max(ft, t)
+						mean += t
+					}
+					imb := 1.0
+					if len(times) > 0 && mean > 0 {
+						mean /= float64(len(times))
+						imb = ft / mean
+						busyTotal += mean * float64(len(times))
+						capacity += ft * float64(len(sources))
+					}
+					frameTimes = append(frameTimes, ft)
+					moved += load.DataMoved
+					sum.Series = append(sum.Series, FrameSample{FrameTime: ft, Imbalance: imb, Splits: splitsOf(states, sources, db), Moved: load.DataMoved})
+					started[f] = len(held)
+					held = append(held, inFlight{frame: f, records: recs, time: ft})
+				}
+				for k := range held {
+					if held[k].frame == w.Frame {
+						held[k].nodes = append(held[k].nodes, w.Node)
+					}
+				}
+			}
+		}
+		if len(held) == 0 {
+			if sched.Finished() {
+				break
+			}
+			return nil, fmt.Errorf("simulation: the scheduler started nothing (frame %d of %d)", sched.Completed(), opt.Frames)
+		}
+		// the oldest frame in flight finishes: its statistics go back
+		h := held[0]
+		held = held[1:]
+		now = now.Add(dur(h.time))
+		sched.Step(scheduler.Tick{Now: now})
+		for i, node := range h.nodes {
+			d := scheduler.Done{Node: node, Frame: h.frame}
+			if i == 0 {
+				d.Records = h.records
+			}
+			sched.Step(d)
+		}
+	}
+	sum.finish(frameTimes, sc, busyTotal, capacity, moved, db)
+	return sum, nil
+}
+
+func dur(s float64) time.Duration { return time.Duration(s * 1e9) }
+
+func overlap(a, b compound.Range) float64 {
+	return math.Max(0, math.Min(a.End, b.End)-math.Max(a.Start, b.Start))
+}
+
+// findBalanced returns the first compound with a load equalizer and its
+// children (the sources).
+func findBalanced(cfg *compound.Config) (*compound.Compound, []*compound.Compound) {
+	var found *compound.Compound
+	cfg.Walk(func(c *compound.Compound) {
+		for _, eq := range c.Equalizers {
+			if found == nil && (eq.Kind == "load" || eq.Kind == "tree") {
+				found = c
+			}
+		}
+	})
+	if found == nil {
+		return nil, nil
+	}
+	return found, found.Children
+}
+
+// splitsOf reports the boundaries between sources: range starts (DB) or
+// viewport edges (2D), in [0,1].
+func splitsOf(states map[string]planner.CompoundState, sources []*compound.Compound, db bool) []float64 {
+	var out []float64
+	for i, s := range sources {
+		st := states[s.Path()]
+		if db {
+			if i > 0 {
+				out = append(out, st.Range.Start)
+			}
+			continue
+		}
+		out = append(out, st.Viewport.X, st.Viewport.Y)
+	}
+	return out
+}
+
+func (s *Summary) finish(ft []float64, sc *Scenario, busy, capacity, moved float64, db bool) {
+	n := len(ft)
+	sorted := append([]float64{}, ft...)
+	sort.Float64s(sorted)
+	total := 0.0
+	for _, t := range ft {
+		total += t
+	}
+	s.FrameTimeMean = total / float64(n)
+	s.FrameTimeP95 = percentile(sorted, 0.95)
+	s.FrameTimeP99 = percentile(sorted, 0.99)
+	imb := 0.0
+	for _, fs := range s.Series {
+		imb += fs.Imbalance
+	}
+	s.ImbalanceMean = imb / float64(n)
+	if capacity > 0 {
+		s.Efficiency = busy / capacity
+	}
+	s.DataMoved = moved / float64(n)
+	if db {
+		s.DataMoved = moved / float64(n)
+	} else {
+		s.DataMoved = 0
+	}
+	s.ConvergeFrames = 0
+	if sc.StepFrame > 0 {
+		s.ConvergeFrames = -1
+		for f := sc.StepFrame; f < n; f++ {
+			if s.Series[f].Imbalance <= 1.05 {
+				s.ConvergeFrames = f - sc.StepFrame
+				break
+			}
+		}
+	}
+	// jitter: std of each split position over the steady second half,
+	// averaged over splits, in percent of the viewport or range
+	half := s.Series[n/2:]
+	if len(half) > 1 && len(half[0].Splits) > 0 {
+		j := 0.0
+		for k := range half[0].Splits {
+			mean, sq := 0.0, 0.0
+			for _, fs := range half {
+				mean += fs.Splits[k]
+			}
+			mean /= float64(len(half))
+			for _, fs := range half {
+				sq += (fs.Splits[k] - mean) * (fs.Splits[k] - mean)
+			}
+			j += math.Sqrt(sq / float64(len(half)))
+		}
+		s.JitterPct = 100 * j / float64(len(half[0].Splits))
+	}
+}
+
+func percentile(sorted []float64, p float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(math.Ceil(p*float64(len(sorted)))) - 1
+	return sorted[max(0, min(i, len(sorted)-1))]
+}
+
+// ---- sessions -----------------------------------------------------------------
+
+// runSessions compares session placement on a pool of 4 pipes: sessions
+// (views or applications) arrive, render for a while and leave; a pipe's
+// frame time is the sum of its sessions' costs, plus set-up time for a
+// session's first frames there. Least-loaded placement with session cost
+// (adaptive) against round-robin (equalizer), judged by p95/p99 frame time.
+func runSessions(configName string, sc *Scenario, opt Options) *Summary {
+	const pipes = 4
+	rng := rand.New(rand.NewSource(opt.Seed + 7))
+	type session struct {
+		id         string
+		cost       float64
+		start, end int
+		pipe       int
+	}
+	var place func(string, float64) int
+	var release func(string)
+	if opt.Policy == "adaptive" {
+		pl := equalizer.NewPlacer(pipes)
+		place, release = pl.Place, pl.Release
+	} else {
+		rr := equalizer.NewRoundRobin(pipes)
+		place, release = rr.Place, rr.Release
+	}
+	var live []*session
+	var all []float64
+	sum := &Summary{Config: configName, Scenario: opt.Scenario, Policy: opt.Policy, Frames: opt.Frames}
+	busy, capacity := 0.0, 0.0
+	next := 0
+	for f := 0; f < opt.Frames; f++ {
+		// arrivals: about one session every 4 frames, heavy-tailed costs
+		for rng.Float64() < 0.25 {
+			cost := 0.002 * math.Exp(rng.NormFloat64()*0.9)
+			s := &session{id: fmt.Sprintf("s%d", next), cost: cost, start: f, end: f + 40 + rng.Intn(160)}
+			next++
+			s.pipe = place(s.id, cost)
+			live = append(live, s)
+		}
+		load := make([]float64, pipes)
+		for _, s := range live {
+			c := s.cost
+			if f-s.start < 3 {
+				c += 0.004 // session set-up on the pipe
+			}
+			load[s.pipe] += c
+		}
+		maxLoad, total := 0.0, 0.0
+		for _, l := range load {
+			maxLoad = math.Max(maxLoad, l)
+			total += l
+		}
+		for _, s := range live {
+			all = append(all, load[s.pipe])
+		}
+		mean := total / pipes
+		imb := 1.0
+		if mean > 0 {
+			imb = maxLoad / mean
+		}
+		busy += total
+		capacity += maxLoad * pipes
+		sum.Series = append(sum.Series, FrameSample{FrameTime: maxLoad, Imbalance: imb})
+		kept := live[:0]
+		for _, s := range live {
+			if f >= s.end {
+				release(s.id)
+				continue
+			}
+			kept = append(kept, s)
+		}
+		live = kept
+	}
+	sort.Float64s(all)
+	t := 0.0
+	for _, v := range all {
+		t += v
+	}
+	if len(all) > 0 {
+		sum.FrameTimeMean = t / float64(len(all))
+	}
+	sum.FrameTimeP95 = percentile(all, 0.95)
+	sum.FrameTimeP99 = percentile(all, 0.99)
+	imb := 0.0
+	for _, fs := range sum.Series {
+		imb += fs.Imbalance
+	}
+	sum.ImbalanceMean = imb / float64(len(sum.Series))
+	if capacity > 0 {
+		sum.Efficiency = busy / capacity
+	}
+	return sum
+}

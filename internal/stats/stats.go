@@ -1,0 +1,77 @@
+// Package stats is the statistics model: what each channel reports about
+// each frame it worked on. The server's equalizers and the simulator read
+// it; render clients write it.
+package stats
+
+import (
+	"time"
+
+	"github.com/goeq/goeq/internal/compound"
+)
+
+// Times are the durations of one channel's work for one compound task set.
+type Times struct {
+	Clear         time.Duration `json:"clear"`
+	Draw          time.Duration `json:"draw"`
+	ReadbackSync  time.Duration `json:"readback_sync"`  // on the render goroutine
+	ReadbackAsync time.Duration `json:"readback_async"` // finished on the download goroutine
+	Compress      time.Duration `json:"compress"`
+	Transmit      time.Duration `json:"transmit"`
+	Wait          time.Duration `json:"wait"` // waiting for input frames
+	Assemble      time.Duration `json:"assemble"`
+	// DataLoad is time spent loading data for range newly assigned (DB).
+	DataLoad time.Duration `json:"data_load"`
+}
+
+// Busy is the time the channel's render goroutine was occupied: what a
+// load equalizer balances. Asynchronous readback, compression and
+// transmission overlap the next frame's drawing and are left out; waiting
+// is idle time.
+func (t Times) Busy() time.Duration {
+	return t.Clear + t.Draw + t.ReadbackSync + t.Assemble + t.DataLoad
+}
+
+// Record is one channel's statistics for one compound in one frame.
+type Record struct {
+	Frame    int    `json:"frame"`
+	Compound string `json:"compound"` // compound.Path()
+	Channel  string `json:"channel"`
+	Eye      int    `json:"eye"`
+	// What the channel was asked to render: the equalizers interpret the
+	// times against the region and range they were measured on, so late
+	// statistics (latency > 0) are read correctly.
+	Viewport compound.Viewport `json:"viewport"`
+	Range    compound.Range    `json:"range"`
+	// Drawn is the region the application reported as actually drawn (its
+	// region of interest), in the compound's viewport coordinates; zero
+	// when unknown.
+	Drawn compound.Viewport `json:"drawn"`
+	Times Times             `json:"times"`
+	// Bytes is what the channel sent over the network for the compound
+	// (encoded); Size the pixels its draws rendered (width, height of the
+	// last, which a DFR zoom shrinks); Tiles how many tiles it drew from
+	// a tile queue.
+	Bytes int    `json:"bytes"`
+	Size  [2]int `json:"size,omitempty"`
+	Tiles int    `json:"tiles,omitempty"`
+	// DataMoved is the range newly assigned to this channel (DB), which
+	// DataLoad was spent loading.
+	DataMoved float64 `json:"data_moved"`
+}
+
+// Frame is every record of one finished frame.
+type Frame struct {
+	Frame   int
+	Records []Record
+}
+
+// ByCompound returns the records of the compound with the given path.
+func (f *Frame) ByCompound(path string) []Record {
+	var out []Record
+	for _, r := range f.Records {
+		if r.Compound == path {
+			out = append(out, r)
+		}
+	}
+	return out
+}

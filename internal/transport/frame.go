@@ -1,0 +1,339 @@
+// Package transport carries pixel frames from the channels that render
+// them to the channels that composite them, peer to peer over TCP. A
+// connection starts with an authentication message (the shared token);
+// every message is a small JSON header and a binary payload (colour and
+// depth, each encoded with a compressor codec), length-prefixed and bounded
+// so that malformed or hostile input is an error, never a panic or an
+// unbounded allocation.
+package transport
+
+import (
+	"crypto/subtle"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+
+	"github.com/goeq/goeq/internal/compound"
+	"github.com/goeq/goeq/internal/compressor"
+)
+
+// Limits on what a peer may send.
+const (
+	MaxHeader  = 4 << 10
+	MaxPayload = 2 * compressor.MaxDimension * 4096 * 4 // two 16k x 4k planes
+	prefixSize = 12
+	magic      = "GQ"
+	version    = 1
+)
+
+// Message kinds.
+const (
+	kindAuth  = 1
+	kindFrame = 2
+)
+
+// ErrMalformed wraps every decoding failure.
+var ErrMalformed = errors.New("transport: malformed message")
+
+func malformed(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrMalformed, fmt.Sprintf(format, args...))
+}
+
+// Frame is one output frame on its way to a consumer. Channels are named
+// by their IDs (compound.Channel.ID).
+type Frame struct {
+	Frame    int    `json:"frame"`
+	Eye      int    `json:"eye"`
+	Name     string `json:"name"`     // the output frame's name
+	Producer string `json:"producer"` // producing channel
+	Consumer string `json:"consumer"` // compositing channel
+	// Share is where the pixels go, in destination pixels; W x H pixels
+	// cover it (fewer or more under pixel decomposition or zoom). Range,
+	// Pixel and Subpixel are how they were decomposed, which decides how
+	// they are composited.
+	Share    compound.PixelViewport `json:"share"`
+	Extent   compound.PixelViewport `json:"extent"` // the whole output frame (Share is cut to what was drawn)
+	Range    compound.Range         `json:"range"`
+	Pixel    compound.Pixel         `json:"pixel"`
+	Subpixel compound.Subpixel      `json:"subpixel"`
+	W        int                    `json:"w"`
+	H        int                    `json:"h"`
+	// Tile is 1 + the index of a tile in its queue (0: not a tile); Tiles,
+	// on a message without pixels, ends a tile stream: the producer sent
+	// that many tiles of this frame.
+	Tile  int  `json:"tile,omitempty"`
+	Tiles int  `json:"tiles,omitempty"`
+	End   bool `json:"end,omitempty"`
+	// Encoded colour and depth (compressor frames); depth may be empty.
+	ColorLen int `json:"color_len"`
+	DepthLen int `json:"depth_len"`
+	// Decoded pixels (filled by Decode, not sent).
+	Color []byte    `json:"-"`
+	Depth []float32 `json:"-"`
+	// Raw is the encoded payload (colour then depth) as sent.
+	Raw []byte `json:"-"`
+	// pooled is the receive buffer Color may point into (Release returns it).
+	pooled *[]byte
+}
+
+// payloadPool recycles receive buffers: a fresh 8 MB allocation per frame
+// costs as much as the copy from the socket (zeroing, page faults).
+var payloadPool sync.Pool
+
+// getPayload returns a pooled buffer of at least n bytes, or nil: a new
+// buffer grows with what arrives (readBody) and joins the pool when its
+// frame is released.
+func getPayload(n int) *[]byte {
+	if p, ok := payloadPool.Get().(*[]byte); ok {
+		if cap(*p) >= n {
+			*p = (*p)[:n]
+			return p
+		}
+		payloadPool.Put(p)
+	}
+	return nil
+}
+
+// Release hands the frame's receive buffer back for reuse; the frame's
+// pixels must not be used afterwards. Optional: an unreleased buffer is
+// garbage collected.
+func (f *Frame) Release() {
+	if f.pooled != nil {
+		payloadPool.Put(f.pooled)
+		f.pooled, f.Color, f.Raw = nil, nil, nil
+	}
+}
+
+type auth struct {
+	Token string `json:"token"`
+	Node  string `json:"node"`
+}
+
+// writeMessage writes prefix (magic, version, kind, header length,
+// payload length), header and payload.
+func writeMessage(w io.Writer, kind byte, header any, payload []byte) error {
+	h, err := json.Marshal(header)
+	if err != nil {
+		return err
+	}
+	if len(h) > MaxHeader || len(payload) > MaxPayload {
+		return fmt.Errorf("transport: message too large (header %d, payload %d)", len(h), len(payload))
+	}
+	var p [prefixSize]byte
+	copy(p[:2], magic)
+	p[2], p[3] = version, kind
+	binary.LittleEndian.PutUint32(p[4:], uint32(len(h)))
+	binary.LittleEndian.PutUint32(p[8:], uint32(len(payload)))
+	// one gathered write (writev on a TCP connection): no copy of the
+	// payload into a user-space buffer
+	bufs := net.Buffers{p[:], h, payload}
+	_, err = bufs.WriteTo(w)
+	return err
+}
+
+// readPrefix reads and checks a message's prefix: its kind and the
+// header and payload lengths it announces.
+func readPrefix(r io.Reader) (kind byte, hl, pl int, err error) {
+	var p [prefixSize]byte
+	if _, err := io.ReadFull(r, p[:]); err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return 0, 0, 0, malformed("truncated prefix")
+		}
+		return 0, 0, 0, err
+	}
+	if string(p[:2]) != magic || p[2] != version {
+		return 0, 0, 0, malformed("bad magic or version")
+	}
+	h, l := binary.LittleEndian.Uint32(p[4:]), binary.LittleEndian.Uint32(p[8:])
+	if h == 0 || h > MaxHeader {
+		return 0, 0, 0, malformed("header of %d bytes (at most %d)", h, MaxHeader)
+	}
+	if l > MaxPayload {
+		return 0, 0, 0, malformed("payload of %d bytes (at most %d)", l, MaxPayload)
+	}
+	return p[3], int(h), int(l), nil
+}
+
+// readBody reads a message's header and payload after its prefix. The
+// payload lands in buf when it is large enough; otherwise memory grows
+// with what actually arrives, so a peer that announces a large payload
+// and sends little costs little.
+func readBody(r io.Reader, hl, pl int, buf []byte) (header, payload []byte, err error) {
+	header = make([]byte, hl)
+	if _, err := io.ReadFull(r, header); err != nil {
+		return nil, nil, malformed("truncated header")
+	}
+	if cap(buf) >= pl {
+		payload = buf[:pl]
+		if _, err := io.ReadFull(r, payload); err != nil {
+			return nil, nil, malformed("truncated payload")
+		}
+		return header, payload, nil
+	}
+	payload = make([]byte, 0, min(pl, growStep))
+	for len(payload) < pl {
+		if len(payload) == cap(payload) {
+			payload = append(payload, make([]byte, min(cap(payload), pl-len(payload)))...)[:len(payload)]
+		}
+		n, err := r.Read(payload[len(payload):min(cap(payload), pl)])
+		payload = payload[:len(payload)+n]
+		if err != nil && len(payload) < pl {
+			return nil, nil, malformed("truncated payload")
+		}
+	}
+	return header, payload, nil
+}
+
+// growStep is the first allocation for a payload the pool cannot hold.
+const growStep = 1 << 20
+
+// Encode compresses pixels into f.Raw with codec c.
+func (f *Frame) Encode(c compressor.Codec) error {
+	var err error
+	f.Raw, err = compressor.Encode(f.Raw[:0], c, compressor.RGBA8, f.W, f.H, 0, f.Color)
+	if err != nil {
+		return err
+	}
+	f.ColorLen = len(f.Raw)
+	f.DepthLen = 0
+	if f.Depth != nil {
+		depth := make([]byte, 4*len(f.Depth))
+		for i, d := range f.Depth {
+			binary.LittleEndian.PutUint32(depth[4*i:], float32bits(d))
+		}
+		dc := compressor.Delta
+		if c == compressor.None {
+			dc = compressor.None
+		}
+		f.Raw, err = compressor.Encode(f.Raw, dc, compressor.DepthF32, f.W, f.H, 0, depth)
+		if err != nil {
+			return err
+		}
+		f.DepthLen = len(f.Raw) - f.ColorLen
+	}
+	return nil
+}
+
+// decode fills Color and Depth from the payload, checking that it holds
+// exactly what the header announces.
+func (f *Frame) decode(payload []byte) error {
+	if f.W < 0 || f.H < 0 || f.W > compressor.MaxDimension || f.H > compressor.MaxDimension {
+		return malformed("frame %dx%d", f.W, f.H)
+	}
+	if f.ColorLen < 0 || f.DepthLen < 0 || f.ColorLen+f.DepthLen != len(payload) {
+		return malformed("payload of %d bytes, header announces %d + %d", len(payload), f.ColorLen, f.DepthLen)
+	}
+	h, color, err := compressor.DecodeViewExpect(payload[:f.ColorLen], compressor.Expect{Width: f.W, Height: f.H, Format: compressor.RGBA8})
+	if err != nil {
+		return fmt.Errorf("%w: colour: %v", ErrMalformed, err)
+	}
+	if h.Width != f.W || h.Height != f.H || h.Format != compressor.RGBA8 {
+		return malformed("colour is %dx%d %v, header says %dx%d", h.Width, h.Height, h.Format, f.W, f.H)
+	}
+	f.Color = color
+	if f.DepthLen > 0 {
+		h, depth, err := compressor.DecodeExpect(nil, payload[f.ColorLen:], compressor.Expect{Width: f.W, Height: f.H, Format: compressor.DepthF32})
+		if err != nil {
+			return fmt.Errorf("%w: depth: %v", ErrMalformed, err)
+		}
+		if h.Width != f.W || h.Height != f.H || h.Format != compressor.DepthF32 {
+			return malformed("depth is %dx%d %v, header says %dx%d", h.Width, h.Height, h.Format, f.W, f.H)
+		}
+		f.Depth = make([]float32, f.W*f.H)
+		for i := range f.Depth {
+			f.Depth[i] = float32frombits(binary.LittleEndian.Uint32(depth[4*i:]))
+		}
+	}
+	return nil
+}
+
+// DecodeMessage reads one frame message from r (exported for fuzzing and
+// tests: receivers use Listen).
+func DecodeMessage(r io.Reader) (*Frame, error) {
+	kind, hl, pl, err := readPrefix(r)
+	if err != nil {
+		return nil, err
+	}
+	return decodeFrame(r, kind, hl, pl, 0)
+}
+
+// decodeFrame reads a frame message's header and payload after its
+// prefix; maxPixels (0: none) bounds the frame's size.
+func decodeFrame(r io.Reader, kind byte, hl, pl, maxPixels int) (*Frame, error) {
+	if kind != kindFrame {
+		return nil, malformed("message kind %d where a frame was expected", kind)
+	}
+	var buf []byte
+	pooled := getPayload(pl)
+	if pooled != nil {
+		buf = *pooled
+	}
+	giveBack := func() {
+		if pooled != nil {
+			payloadPool.Put(pooled)
+		}
+	}
+	header, payload, err := readBody(r, hl, pl, buf)
+	if err != nil {
+		giveBack()
+		return nil, err
+	}
+	f := &Frame{}
+	if err := json.Unmarshal(header, f); err != nil {
+		giveBack()
+		return nil, malformed("header: %v", err)
+	}
+	if maxPixels > 0 && f.W*f.H > maxPixels {
+		giveBack()
+		return nil, malformed("frame %dx%d is larger than any framebuffer here (%d pixels)", f.W, f.H, maxPixels)
+	}
+	if pooled == nil {
+		pooled = &payload // a new buffer joins the pool on release
+	}
+	f.pooled = pooled
+	if err := f.decode(payload); err != nil {
+		f.Release()
+		return nil, err
+	}
+	return f, nil
+}
+
+// EncodeMessage writes a frame message (f.Raw must hold the encoding).
+func EncodeMessage(w io.Writer, f *Frame) error {
+	return writeMessage(w, kindFrame, f, f.Raw)
+}
+
+// maxAuth bounds an authentication message: a token and a node name.
+const maxAuth = 1024
+
+// checkAuth reads the first message of a connection, which must
+// authenticate. Nothing larger than an authentication needs is read or
+// allocated before the token is checked.
+func checkAuth(r io.Reader, token string) (string, error) {
+	kind, hl, pl, err := readPrefix(r)
+	if err != nil {
+		return "", err
+	}
+	if kind != kindAuth || pl != 0 || hl > maxAuth {
+		return "", malformed("the first message must authenticate (kind %d, header %d bytes, payload %d bytes)", kind, hl, pl)
+	}
+	header, _, err := readBody(r, hl, 0, nil)
+	if err != nil {
+		return "", err
+	}
+	var a auth
+	if err := json.Unmarshal(header, &a); err != nil {
+		return "", malformed("auth header: %v", err)
+	}
+	if subtle.ConstantTimeCompare([]byte(a.Token), []byte(token)) != 1 {
+		return a.Node, ErrWrongToken
+	}
+	return a.Node, nil
+}
+
+// ErrWrongToken is returned when a peer's token does not match.
+var ErrWrongToken = errors.New("transport: wrong token")

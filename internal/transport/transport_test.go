@@ -1,0 +1,334 @@
+package transport
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"io"
+	"log"
+	"net"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/goeq/goeq/internal/compound"
+	"github.com/goeq/goeq/internal/compressor"
+)
+
+func testFrame(w, h int, depth bool) *Frame {
+	f := &Frame{Frame: 7, Name: "f1", Producer: "src1", W: w, H: h, Share: compound.PixelViewport{X: 3, Y: 4, W: w, H: h},
+		Range: compound.Range{Start: 0.25, End: 0.5}, Color: make([]byte, 4*w*h)}
+	for i := range f.Color {
+		f.Color[i] = byte(i / 97)
+	}
+	if depth {
+		f.Depth = make([]float32, w*h)
+		for i := range f.Depth {
+			f.Depth[i] = float32(i) / float32(w*h)
+		}
+	}
+	return f
+}
+
+type collector struct {
+	mu     sync.Mutex
+	frames []*Frame
+	got    chan struct{}
+}
+
+func (c *collector) handle(f *Frame) {
+	c.mu.Lock()
+	c.frames = append(c.frames, f)
+	c.mu.Unlock()
+	c.got <- struct{}{}
+}
+
+func TestSendReceive(t *testing.T) {
+	c := &collector{got: make(chan struct{}, 8)}
+	l, err := Listen("127.0.0.1:0", "secret", c.handle, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	s, err := Dial(l.Addr(), "secret", "n1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, codec := range []compressor.Codec{compressor.None, compressor.S2} {
+		f := testFrame(64, 32, true)
+		if err := f.Encode(codec); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Send(f); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-c.got:
+		case <-time.After(5 * time.Second):
+			t.Fatal("no frame arrived")
+		}
+		got := c.frames[len(c.frames)-1]
+		want := testFrame(64, 32, true)
+		if got.Frame != 7 || got.Name != "f1" || got.Share != want.Share || got.Range != want.Range ||
+			!bytes.Equal(got.Color, want.Color) || len(got.Depth) != len(want.Depth) || got.Depth[100] != want.Depth[100] {
+			t.Errorf("%v: received frame differs", codec)
+		}
+	}
+}
+
+func TestWrongTokenIsRefusedWithALogLine(t *testing.T) {
+	var logs strings.Builder
+	var mu sync.Mutex
+	logger := log.New(writerFunc(func(p []byte) (int, error) { mu.Lock(); defer mu.Unlock(); return logs.Write(p) }), "", 0)
+	c := &collector{got: make(chan struct{}, 8)}
+	l, err := Listen("127.0.0.1:0", "secret", c.handle, logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	s, err := Dial(l.Addr(), "guess", "intruder")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := testFrame(8, 8, false)
+	f.Encode(compressor.None)
+	s.Send(f)
+	time.Sleep(200 * time.Millisecond)
+	s.Close()
+	select {
+	case <-c.got:
+		t.Fatal("a frame from a wrong-token peer was delivered")
+	case <-time.After(300 * time.Millisecond):
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !strings.Contains(logs.String(), "refused") || !strings.Contains(logs.String(), "wrong token") || !strings.Contains(logs.String(), "intruder") {
+		t.Errorf("log: %q", logs.String())
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (w writerFunc) Write(p []byte) (int, error) { return w(p) }
+
+func encoded(t testing.TB) []byte {
+	f := testFrame(16, 8, true)
+	if err := f.Encode(compressor.S2); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := EncodeMessage(&b, f); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func TestMalformedMessages(t *testing.T) {
+	msg := encoded(t)
+	if _, err := DecodeMessage(bytes.NewReader(msg)); err != nil {
+		t.Fatalf("valid message: %v", err)
+	}
+	for cut := 1; cut < len(msg); cut += 7 {
+		if _, err := DecodeMessage(bytes.NewReader(msg[:cut])); err == nil {
+			t.Fatalf("truncated to %d bytes: accepted", cut)
+		}
+	}
+	oversized := append([]byte{}, msg...)
+	binary.LittleEndian.PutUint32(oversized[8:], MaxPayload+1)
+	if _, err := DecodeMessage(bytes.NewReader(oversized)); !errors.Is(err, ErrMalformed) {
+		t.Errorf("oversized payload: %v", err)
+	}
+	bigHeader := append([]byte{}, msg...)
+	binary.LittleEndian.PutUint32(bigHeader[4:], MaxHeader+1)
+	if _, err := DecodeMessage(bytes.NewReader(bigHeader)); !errors.Is(err, ErrMalformed) {
+		t.Errorf("oversized header: %v", err)
+	}
+	lying := append([]byte{}, msg...)
+	hl := binary.LittleEndian.Uint32(lying[4:])
+	copy(lying[prefixSize:prefixSize+hl], bytes.Replace(lying[prefixSize:prefixSize+hl], []byte(`"w":16`), []byte(`"w":17`), 1))
+	if _, err := DecodeMessage(bytes.NewReader(lying)); !errors.Is(err, ErrMalformed) {
+		t.Errorf("header disagreeing with the payload: %v", err)
+	}
+}
+
+func FuzzDecodeMessage(f *testing.F) {
+	f.Add(encoded(f))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fr, err := DecodeMessage(bytes.NewReader(data))
+		if err == nil && len(fr.Color) != 4*fr.W*fr.H {
+			t.Fatalf("accepted a frame whose colour is %d bytes for %dx%d", len(fr.Color), fr.W, fr.H)
+		}
+	})
+}
+
+// BenchmarkTransport8MB sends 8 MiB frames through the frame transport
+// (codec none); BenchmarkRawTCP8MB writes the same bytes on a plain TCP
+// connection: the baseline for transport_vs_tcp.
+func BenchmarkTransport8MB(b *testing.B) {
+	const w, h = 2048, 1024
+	done := make(chan struct{}, 1)
+	l, err := Listen("127.0.0.1:0", "t", func(f *Frame) { f.Release(); done <- struct{}{} }, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	s, err := Dial(l.Addr(), "t", "bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	f := &Frame{W: w, H: h, Color: make([]byte, 4*w*h)}
+	f.Encode(compressor.None)
+	b.SetBytes(int64(4 * w * h))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := s.Send(f); err != nil {
+			b.Fatal(err)
+		}
+		<-done
+	}
+}
+
+func BenchmarkRawTCP8MB(b *testing.B) {
+	const n = 4 * 2048 * 1024
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ln.Close()
+	done := make(chan struct{}, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		buf := make([]byte, n)
+		for {
+			if _, err := io.ReadFull(c, buf); err != nil {
+				return
+			}
+			done <- struct{}{}
+		}
+	}()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	data := make([]byte, n)
+	b.SetBytes(n)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := c.Write(data); err != nil {
+			b.Fatal(err)
+		}
+		<-done
+	}
+}
+
+// prefix writes a message prefix announcing header and payload lengths.
+func prefix(kind byte, hl, pl uint32) []byte {
+	var p [prefixSize]byte
+	copy(p[:2], magic)
+	p[2], p[3] = version, kind
+	binary.LittleEndian.PutUint32(p[4:], hl)
+	binary.LittleEndian.PutUint32(p[8:], pl)
+	return p[:]
+}
+
+// Before it authenticates, a peer can make a listener read and hold no
+// more than an authentication message: a claim of the largest payload is
+// refused without allocating it.
+func TestUnauthenticatedClaimsAllocateNothing(t *testing.T) {
+	l, err := Listen("127.0.0.1:0", "tok", func(f *Frame) { f.Release() }, quietLog())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for _, kind := range []byte{kindAuth, kindFrame} {
+		c, err := net.Dial("tcp", l.Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Write(prefix(kind, 16, MaxPayload))
+		c.Write(make([]byte, 64<<10))
+		c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		if _, err := c.Read(make([]byte, 1)); err == nil {
+			t.Errorf("kind %d: the listener answered instead of closing", kind)
+		}
+		c.Close()
+	}
+	runtime.ReadMemStats(&after)
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 8<<20 {
+		t.Errorf("two unauthenticated claims of %d bytes allocated %d bytes", MaxPayload, grew)
+	}
+}
+
+// Connections that never authenticate are bounded in number: beyond the
+// limit they are closed at once.
+func TestUnauthenticatedConnectionsAreLimited(t *testing.T) {
+	l, err := ListenLimited("127.0.0.1:0", "tok", func(f *Frame) { f.Release() }, quietLog(), Limits{MaxUnauthenticated: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var conns []net.Conn
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	for i := 0; i < 4; i++ {
+		c, err := net.Dial("tcp", l.Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+	}
+	time.Sleep(100 * time.Millisecond) // the four are waiting to authenticate
+	extra, err := net.Dial("tcp", l.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer extra.Close()
+	extra.SetReadDeadline(time.Now().Add(2 * time.Second))
+	if _, err := extra.Read(make([]byte, 1)); !errors.Is(err, io.EOF) {
+		t.Errorf("a fifth unauthenticated connection was kept (%v)", err)
+	}
+	if l.Refused() != 1 {
+		t.Errorf("refused %d connections, want 1", l.Refused())
+	}
+}
+
+// An authenticated peer that starts a frame and never finishes it is cut
+// off after the message timeout.
+func TestUnfinishedFrameTimesOut(t *testing.T) {
+	l, err := ListenLimited("127.0.0.1:0", "tok", func(f *Frame) { f.Release() }, quietLog(), Limits{MessageTimeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	s, err := Dial(l.Addr(), "tok", "peer")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s.conn.Write(prefix(kindFrame, 64, 1<<20))
+	s.conn.Write([]byte("{"))
+	s.conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	start := time.Now()
+	if _, err := s.conn.Read(make([]byte, 1)); err == nil {
+		t.Fatal("the listener answered")
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("an unfinished frame held the connection %v (timeout 300ms)", took)
+	}
+}
+
+func quietLog() *log.Logger { return log.New(io.Discard, "", 0) }
