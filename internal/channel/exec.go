@@ -281,6 +281,7 @@ type frameRun struct {
 	e       *Executor
 	snap    func(*compound.Channel) bool
 	frame   int
+	data    []byte // the application's frame data
 	runs    []*channelRun
 	windows [][]taskRef
 	res     *Result
@@ -293,9 +294,9 @@ type frameRun struct {
 //
 // snap says which destination channels' images to keep (Result.Images),
 // taken when the channel finished its tasks.
-func (e *Executor) Run(ctx context.Context, frame int, plans []*planner.ChannelPlan, snap func(*compound.Channel) bool) *Result {
+func (e *Executor) Run(ctx context.Context, frame int, data []byte, plans []*planner.ChannelPlan, snap func(*compound.Channel) bool) *Result {
 	res := &Result{Frame: frame, Images: map[string]*Pixels{}}
-	fr := &frameRun{e: e, frame: frame, res: res, snap: snap, records: map[string]*stats.Record{}}
+	fr := &frameRun{e: e, frame: frame, data: data, res: res, snap: snap, records: map[string]*stats.Record{}}
 	res.Err = e.Pipe.Do(func() error {
 		for _, a := range e.stale {
 			a.upload.Release()
@@ -649,7 +650,7 @@ func (fr *frameRun) draw(r *channelRun, t *planner.Task, share, region compound.
 	gl.Enable(gl.SCISSOR_TEST)
 	gl.Scissor(int32(region.X), int32(region.Y), int32(region.W), int32(region.H))
 	defer gl.Disable(gl.SCISSOR_TEST)
-	return fr.e.Renderer.Draw(render.Params{Frame: fr.frame, Eye: t.Eye, Width: region.W, Height: region.H, X: region.X, Y: region.Y,
+	return fr.e.Renderer.Draw(render.Params{Frame: fr.frame, Channel: r.plan.Channel.ID, Data: fr.data, Eye: t.Eye, Width: region.W, Height: region.H, X: region.X, Y: region.Y,
 		DestW: area.W, DestH: area.H, Share: compound.PixelViewport{X: share.X - area.X, Y: share.Y - area.Y, W: share.W, H: share.H},
 		Viewport: vp, Range: rng, Pixel: t.Pixel, Subpixel: t.Subpixel,
 		Projection: render.Mul(adj, render.Frustum(t.Frustum)), View: view, Adjust: adj})

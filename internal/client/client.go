@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/goeq/goeq/internal/control"
+	"github.com/goeq/goeq/internal/render"
 	"github.com/goeq/goeq/internal/transport"
 	"github.com/goeq/goeq/internal/winsys"
 )
@@ -31,6 +32,16 @@ type Options struct {
 	Drawable string // override of hint_drawable
 	TLS      *tls.Config
 	Log      *log.Logger
+	// NewRenderer makes each pipe's renderer (an application's); nil
+	// means the built-in renderer the server's setup names.
+	NewRenderer func(PipeInfo) (render.Renderer, error)
+}
+
+// PipeInfo is what a renderer factory knows of its pipe.
+type PipeInfo struct {
+	Node, Pipe string
+	Device     int
+	InitData   []byte // the application's init data
 }
 
 // heartbeatEvery is how often a client tells the server it is alive (and

@@ -17,6 +17,7 @@ import (
 	"github.com/goeq/goeq/internal/configparser"
 	"github.com/goeq/goeq/internal/control"
 	"github.com/goeq/goeq/internal/planner"
+	"github.com/goeq/goeq/internal/render"
 	"github.com/goeq/goeq/internal/winsys"
 )
 
@@ -34,6 +35,7 @@ type node struct {
 	pipes   []*pipe
 	byChan  map[string]*pipe // channel ID -> the pipe it is on (this node's)
 	chooser *compressor.Chooser
+	data    []byte // the latest frame data (only changes travel)
 
 	sendersMu sync.Mutex
 	senders   map[string]*sender // by frame address
@@ -68,18 +70,19 @@ type pipeJob struct {
 
 // frameTrack gathers one frame's results from the pipes and the sends.
 type frameTrack struct {
-	frame    int
-	barrier  bool
-	ctx      context.Context
-	cancel   context.CancelFunc
-	mu       sync.Mutex
-	pipes    int // pipes still running it
-	dests    int // destination pipes not yet at the barrier
-	results  []*channel.Result
-	written  []string
-	err      error
-	sends    sync.WaitGroup
-	extra    map[string]*sent // compression, transmission and bytes per record key
+	frame   int
+	data    []byte // the application's frame data
+	barrier bool
+	ctx     context.Context
+	cancel  context.CancelFunc
+	mu      sync.Mutex
+	pipes   int // pipes still running it
+	dests   int // destination pipes not yet at the barrier
+	results []*channel.Result
+	written []string
+	err     error
+	sends   sync.WaitGroup
+	extra   map[string]*sent // compression, transmission and bytes per record key
 }
 
 func (n *node) setup(s *control.Setup, opt Options) error {
@@ -130,7 +133,17 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 		}
 		p := &pipe{model: pm, gl: glp, work: make(chan *pipeJob, 16), done: make(chan struct{})}
 		n.pipes = append(n.pipes, p)
-		r, err := newRenderer(s)
+		var r render.Renderer
+		if opt.NewRenderer != nil {
+			// with the pipe's context current: the factory may make GL objects
+			err = glp.Do(func() error {
+				var err error
+				r, err = opt.NewRenderer(PipeInfo{Node: n.name, Pipe: pm.Name, Device: pm.Device, InitData: s.InitData})
+				return err
+			})
+		} else {
+			r, err = newRenderer(s)
+		}
 		if err != nil {
 			return err
 		}
@@ -253,7 +266,10 @@ func (n *node) start(ctx context.Context, fw *control.FrameWork) error {
 	n.peersMu.Unlock()
 	byPipe := map[*pipe]*pipeJob{}
 	fctx, cancel := context.WithCancel(ctx)
-	track := &frameTrack{frame: fw.Frame, barrier: fw.SwapBarrier, ctx: fctx, cancel: cancel, extra: map[string]*sent{}}
+	if !fw.DataKept {
+		n.data = fw.Data
+	}
+	track := &frameTrack{frame: fw.Frame, data: n.data, barrier: fw.SwapBarrier, ctx: fctx, cancel: cancel, extra: map[string]*sent{}}
 	for _, cw := range fw.Channels {
 		ch := n.cfg.ChannelByID(cw.Channel)
 		p := n.byChan[cw.Channel]
@@ -300,7 +316,7 @@ func (n *node) runPipe(p *pipe) {
 	defer close(p.done)
 	for job := range p.work {
 		t := job.track
-		res := p.exec.Run(t.ctx, t.frame, job.plans, func(ch *compound.Channel) bool { return n.imagePath(ch, t.frame) != "" })
+		res := p.exec.Run(t.ctx, t.frame, t.data, job.plans, func(ch *compound.Channel) bool { return n.imagePath(ch, t.frame) != "" })
 		written, err := n.writeImages(t.frame, res)
 		if err == nil && res.Err == nil && job.dest {
 			err = n.barrier(t, p)

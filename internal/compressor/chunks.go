@@ -12,7 +12,7 @@ import (
 
 type noneCodec struct{}
 
-func (noneCodec) encode(dst, src []byte) []byte  { return append(dst, src...) }
+func (noneCodec) encode(dst, src []byte) []byte      { return append(dst, src...) }
 func (noneCodec) decodedLen(src []byte) (int, error) { return len(src), nil }
 func (noneCodec) decode(dst, src []byte) error {
 	if len(src) != len(dst) {
@@ -24,8 +24,8 @@ func (noneCodec) decode(dst, src []byte) error {
 
 type s2Codec struct{}
 
-func (s2Codec) encode(dst, src []byte) []byte { return append(dst, s2.Encode(nil, src)...) }
-func (s2Codec) decode(dst, src []byte) error  { return s2Into(dst, src) }
+func (s2Codec) encode(dst, src []byte) []byte      { return append(dst, s2.Encode(nil, src)...) }
+func (s2Codec) decode(dst, src []byte) error       { return s2Into(dst, src) }
 func (s2Codec) decodedLen(src []byte) (int, error) { return s2Len(src) }
 
 // s2Len is the length an s2 block declares.

@@ -3,9 +3,9 @@ package compressor
 import (
 	"bytes"
 	"encoding/binary"
-	"runtime"
 	"errors"
 	"math/rand"
+	"runtime"
 	"testing"
 	"time"
 

@@ -122,6 +122,9 @@ type Setup struct {
 	// InputTimeout bounds a frame's wait for its inputs on the client
 	// (the server's frame timeout normally fails the run first).
 	InputTimeout time.Duration `json:"input_timeout"`
+	// InitData is the application's init data (encoded once, by the
+	// application), handed to every renderer factory.
+	InitData []byte `json:"init_data,omitempty"`
 }
 
 // ChannelWork is one channel's tasks for a frame.
@@ -141,6 +144,11 @@ type FrameWork struct {
 	// SwapBarrier: destinations on several nodes show this frame together
 	// (wait for Swap).
 	SwapBarrier bool `json:"swap_barrier,omitempty"`
+	// Data is the application's frame data for this frame. Only what
+	// changed travels: DataKept says it is the same as the previous
+	// frame's the node was sent.
+	Data     []byte `json:"data,omitempty"`
+	DataKept bool   `json:"data_kept,omitempty"`
 }
 
 // Abandon tells nodes that inputs of a frame in flight will not come.

@@ -13,7 +13,9 @@ import (
 // Params is everything a renderer needs for one draw task. The target
 // framebuffer is bound with a viewport of Width x Height pixels.
 type Params struct {
-	Frame         int
+	Frame int
+	// Channel is the channel's ID (compound.Channel.ID).
+	Channel       string
 	Eye           int
 	Width, Height int // pixels of this render
 	// X, Y is where the render's viewport starts in the bound framebuffer
@@ -37,6 +39,9 @@ type Params struct {
 	// Adjust is the tile/pixel/subpixel adjustment alone (already part of
 	// Projection), for renderers that cast rays in NDC.
 	Adjust [16]float32
+	// Data is the application's frame data of this frame (as it encoded
+	// it), nil when it sent none.
+	Data []byte
 }
 
 // Renderer is implemented by applications. Init runs once per pipe with the

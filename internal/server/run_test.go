@@ -258,7 +258,7 @@ func startServer(t *testing.T, cfg string, frames int, args ...string) *serverPr
 // scan reads the server's log, noting the clients' process ids, until
 // the server exits.
 func (sp *serverProcess) scan(r io.Reader) {
-	re := regexp.MustCompile(`node (\S+): eqclient pid (\d+)`)
+	re := regexp.MustCompile(`node (\S+): client pid (\d+)`)
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		line := sc.Text()

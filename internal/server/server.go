@@ -8,6 +8,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"encoding/json"
@@ -65,6 +66,28 @@ type Options struct {
 	FrameTimeout time.Duration // a frame that takes longer fails the run (10 s)
 	Log          *log.Logger
 	Progress     io.Writer // one-line progress (a terminal), or nil
+
+	// App, when set, is an application that drives the run frame by
+	// frame (package goeq); Frames is then ignored.
+	App *App
+	// ClientArgs go before a launched client's own arguments (the
+	// application binary's client flag).
+	ClientArgs []string
+	// InitData is the application's init data, sent to every client.
+	InitData []byte
+}
+
+// App connects a run to the application driving it. Its functions are
+// called on the run's goroutine and must not block.
+type App struct {
+	// Frames carries each frame's data, one value per frame asked for;
+	// closing it ends the run once the frames asked for are done.
+	Frames <-chan []byte
+	// Ready is called once every node has joined, with the config's
+	// latency (frames that may be in flight beyond the one finishing).
+	Ready func(latency int)
+	// Completed is called as each frame completes, in order.
+	Completed func(frame int, degraded bool)
 }
 
 // Summary is what a run reports at the end.
@@ -105,6 +128,9 @@ type nodeConn struct {
 	claimed bool
 	out     chan *control.ServerMsg
 	gone    chan struct{} // closed when the session ends
+	// the frame data last sent (only changes travel)
+	lastData []byte
+	dataSent bool
 }
 
 // sendQueue bounds the messages waiting for a client; a client that does
@@ -128,6 +154,9 @@ type server struct {
 	order  []string
 	mu     sync.Mutex
 	events chan event
+	// frame data by frame, from the application, until the frame is done
+	data  map[int][]byte
+	asked int
 }
 
 // Run performs a run. On error (or interruption) the summary holds what
@@ -136,7 +165,9 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 	if opt.Log == nil {
 		opt.Log = log.New(os.Stderr, "eqserver: ", log.LstdFlags)
 	}
-	if opt.Frames <= 0 {
+	if opt.App != nil {
+		opt.Frames = 0 // the application asks for each frame
+	} else if opt.Frames <= 0 {
 		opt.Frames = 100
 	}
 	if opt.JoinTimeout == 0 {
@@ -166,7 +197,8 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 			return nil, err
 		}
 	}
-	s := &server{opt: opt, cfg: cfg, text: string(text), nodes: map[string]*nodeConn{}, events: make(chan event, 4096)}
+	s := &server{opt: opt, cfg: cfg, text: string(text), nodes: map[string]*nodeConn{}, events: make(chan event, 4096),
+		data: map[int][]byte{}}
 	sopt := scheduler.Options{Frames: opt.Frames, FrameTimeout: opt.FrameTimeout}
 	var p scheduler.Planner
 	if opt.Reference {
@@ -282,7 +314,7 @@ func (s *server) launch(addr string) error {
 	bin := s.clientBinary()
 	for _, id := range s.order {
 		nc := s.nodes[id]
-		args := []string{"--server", addr, "--node", id}
+		args := append(append([]string(nil), s.opt.ClientArgs...), "--server", addr, "--node", id)
 		var cmd *exec.Cmd
 		if s.opt.Local || isLocal(nc.model.Host) {
 			cmd = exec.Command(bin, args...)
@@ -307,7 +339,7 @@ func (s *server) launch(addr string) error {
 			return fmt.Errorf("launching node %s (%s): %w", id, bin, err)
 		}
 		nc.cmd = cmd
-		s.opt.Log.Printf("node %s: eqclient pid %d", id, cmd.Process.Pid)
+		s.opt.Log.Printf("node %s: client pid %d", id, cmd.Process.Pid)
 		nc.exited = make(chan struct{})
 		go func() {
 			nc.exitErr = cmd.Wait()
@@ -351,7 +383,7 @@ func (s *server) Session(stream grpc.ServerStream, node string) error {
 	setup := &control.Setup{ConfigName: s.opt.ConfigPath, ConfigText: s.text, Node: node, Renderer: s.opt.Renderer,
 		Triangles: s.opt.Triangles, Spin: s.opt.Spin, OutDir: s.opt.OutDir, DumpEvery: s.opt.DumpEvery, Codec: s.opt.Codec,
 		Drawable: s.opt.Drawable, Iterations: s.opt.Iterations, AsyncReadback: s.opt.Async, FullReadback: s.opt.FullReadback,
-		InputTimeout: 2*max(s.opt.FrameTimeout, scheduler.DefaultFrameTimeout) + 5*time.Second}
+		InputTimeout: 2*max(s.opt.FrameTimeout, scheduler.DefaultFrameTimeout) + 5*time.Second, InitData: s.opt.InitData}
 	if err := stream.SendMsg(&control.ServerMsg{Setup: setup}); err != nil {
 		return err
 	}
@@ -444,11 +476,24 @@ func (s *server) loop(ctx context.Context) (*Summary, error) {
 	joinBy := time.Now().Add(s.opt.JoinTimeout)
 	joined := map[string]bool{}
 	overhead := 0.0
+	var frames <-chan []byte
+	if s.opt.App != nil {
+		frames = s.opt.App.Frames
+	}
 	for {
 		var ev *event
 		select {
 		case e := <-s.events:
 			ev = &e
+		case d, ok := <-frames:
+			if !ok {
+				frames = nil
+				ev = &event{ev: scheduler.Stop{}}
+				break
+			}
+			s.data[s.asked] = d
+			s.asked++
+			ev = &event{ev: scheduler.Request{Frames: 1}}
 		case <-tick.C:
 		case <-ctx.Done():
 			return rep.summary(true), ctx.Err()
@@ -461,6 +506,9 @@ func (s *server) loop(ctx context.Context) (*Summary, error) {
 			}
 			if j, ok := ev.ev.(scheduler.Join); ok {
 				joined[j.Node] = true
+				if len(joined) == len(s.order) && s.opt.App != nil && s.opt.App.Ready != nil {
+					s.opt.App.Ready(s.cfg.Latency)
+				}
 			}
 			if l, ok := ev.ev.(scheduler.Lost); ok && !joined[l.Node] {
 				return rep.summary(false), fmt.Errorf("node %s did not join: %s", l.Node, l.Reason)
@@ -536,6 +584,15 @@ func (s *server) act(rd scheduler.Ready, rep *report) error {
 			for _, cp := range w.Channels {
 				fw.Channels = append(fw.Channels, control.ChannelWork{Channel: cp.Channel.ID, Tasks: cp.Tasks, Destination: cp.Destination})
 			}
+			if nc := s.nodes[w.Node]; s.opt.App != nil {
+				// only a change travels
+				d := s.data[w.Frame]
+				if nc.dataSent && bytes.Equal(d, nc.lastData) {
+					fw.DataKept = true
+				} else {
+					fw.Data, nc.lastData, nc.dataSent = d, d, true
+				}
+			}
 			s.send(w.Node, &control.ServerMsg{Frame: fw})
 		}
 	}
@@ -552,6 +609,10 @@ func (s *server) act(rd scheduler.Ready, rep *report) error {
 	}
 	for _, c := range rd.Completed {
 		rep.complete(c)
+		delete(s.data, c.Frame)
+		if s.opt.App != nil && s.opt.App.Completed != nil {
+			s.opt.App.Completed(c.Frame, c.Degraded)
+		}
 	}
 	if rd.Failure != "" {
 		return errors.New(rd.Failure)

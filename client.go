@@ -1,0 +1,72 @@
+package goeq
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/goeq/goeq/internal/client"
+	"github.com/goeq/goeq/internal/render"
+	"github.com/goeq/goeq/internal/winsys"
+)
+
+// Init must be the first thing main does, before parsing flags. In a
+// process that Start launched as a render client (this executable with
+// goeq's client flag) it serves the run with app's renderers and exits the
+// process; anywhere else it returns at once.
+//
+// GLFW must run on the main thread, so call it from main's goroutine.
+func Init(app Application) {
+	if len(os.Args) < 2 || os.Args[1] != clientFlag {
+		return
+	}
+	os.Exit(serveClient(app, os.Args[2:]))
+}
+
+// serveClient is a render client's whole life: join, render, stop.
+func serveClient(app Application, args []string) int {
+	fs := flag.NewFlagSet("goeq client", flag.ContinueOnError)
+	server := fs.String("server", "", "the server's control address")
+	node := fs.String("node", "", "the config node this client renders")
+	ws := fs.String("winsys", "auto", "window system: auto, egl or glfw")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	logger := log.New(os.Stderr, fmt.Sprintf("goeq client %s: ", *node), log.LstdFlags)
+	if *server == "" || *node == "" {
+		logger.Print("--server and --node are required")
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	newRenderer := func(pi client.PipeInfo) (render.Renderer, error) {
+		r, err := app.NewRenderer(&Pipe{Node: pi.Node, Name: pi.Pipe, Device: pi.Device, init: pi.InitData})
+		if err != nil {
+			return nil, err
+		}
+		if r == nil {
+			return nil, fmt.Errorf("pipe %s: the application made no renderer", pi.Pipe)
+		}
+		return runtimeRenderer(r), nil
+	}
+	done := make(chan struct{})
+	code := 0
+	go func() {
+		defer close(done)
+		err := client.Run(ctx, client.Options{Server: *server, Node: *node, Token: os.Getenv("GOEQ_TOKEN"),
+			WinSys: winsys.Choice(*ws), Log: logger, NewRenderer: newRenderer})
+		switch {
+		case ctx.Err() != nil:
+			logger.Print("stopped by a signal")
+		case err != nil:
+			logger.Print(err)
+			code = 1
+		}
+	}()
+	winsys.RunMain(done) // GLFW calls run on the main thread
+	return code
+}

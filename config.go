@@ -1,0 +1,217 @@
+package goeq
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/goeq/goeq/internal/server"
+)
+
+// MaxFrameData bounds the encoded frame data of one frame (and the init
+// data): it travels with every frame's work.
+const MaxFrameData = 1 << 20
+
+// Options configure a run of an application.
+type Options struct {
+	// Config is the .eqc file: nodes, pipes, windows, channels and the
+	// compound tree.
+	Config string
+	// InitData is sent once to every render client (encoded as JSON); a
+	// renderer factory reads it with Pipe.InitData.
+	InitData any
+	// OutDir, when set, receives every frame's destination images as PNG.
+	OutDir string
+	// Reference makes every destination channel render its whole frame
+	// itself, undecomposed: the oracle a decomposed run is compared with.
+	Reference bool
+	// FrameTimeout fails the run when a frame takes longer (10 s).
+	FrameTimeout time.Duration
+	// Log receives the run's log; nil means standard error.
+	Log *log.Logger
+}
+
+// Summary is what a run did.
+type Summary struct {
+	Frames   int      `json:"frames"`
+	Seconds  float64  `json:"seconds"`
+	FPS      float64  `json:"fps"`
+	Degraded int      `json:"degraded_frames"`
+	Written  []string `json:"written,omitempty"` // PNG files, in order
+}
+
+// Config is a running configuration: the application drives its frames.
+// Its methods are for the application's goroutine (one at a time).
+type Config struct {
+	frames  chan []byte
+	done    chan struct{} // closed when the run has ended
+	latency int
+
+	mu        sync.Mutex
+	changed   *sync.Cond
+	started   int
+	completed int
+	ended     bool // the run is over (Exit, or an error)
+	err       error
+	summary   *server.Summary
+	exited    bool
+}
+
+// clientFlag marks a process the launcher started as a render client.
+const clientFlag = "--goeq-client"
+
+// Start loads opt.Config, starts a render client for every node (this
+// executable, started again with goeq's client flag: call Init first in
+// main) and returns once every node has joined. The server runs inside
+// this process. Cancelling ctx ends the run.
+func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
+	if app == nil {
+		return nil, errors.New("goeq: no application")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("goeq: finding this executable to start render clients: %w", err)
+	}
+	var initData []byte
+	if opt.InitData != nil {
+		if initData, err = json.Marshal(opt.InitData); err != nil {
+			return nil, fmt.Errorf("goeq: init data: %w", err)
+		}
+		if len(initData) > MaxFrameData {
+			return nil, fmt.Errorf("goeq: init data is %d bytes encoded, more than the %d allowed", len(initData), MaxFrameData)
+		}
+	}
+	logger := opt.Log
+	if logger == nil {
+		logger = log.New(os.Stderr, "goeq: ", log.LstdFlags)
+	}
+	token := os.Getenv("GOEQ_TOKEN")
+	if token == "" {
+		var b [16]byte
+		rand.Read(b[:])
+		token = hex.EncodeToString(b[:])
+	}
+	c := &Config{frames: make(chan []byte), done: make(chan struct{})}
+	c.changed = sync.NewCond(&c.mu)
+	ready := make(chan int, 1)
+	app2 := &server.App{
+		Frames: c.frames,
+		Ready:  func(latency int) { ready <- latency },
+		Completed: func(frame int, degraded bool) {
+			c.mu.Lock()
+			c.completed = frame + 1
+			c.changed.Broadcast()
+			c.mu.Unlock()
+		},
+	}
+	sopt := server.Options{ConfigPath: opt.Config, OutDir: opt.OutDir, DumpEvery: 1, Local: true, Token: token,
+		ClientBinary: exe, ClientArgs: []string{clientFlag}, InitData: initData, App: app2, Async: true,
+		Reference: opt.Reference, FrameTimeout: opt.FrameTimeout, Log: logger, Codec: "auto"}
+	go func() {
+		sum, err := server.Run(ctx, sopt)
+		c.mu.Lock()
+		c.summary, c.err, c.ended = sum, err, true
+		if c.err == nil && !c.exited {
+			c.err = errors.New("goeq: the run ended")
+		}
+		c.changed.Broadcast()
+		c.mu.Unlock()
+		close(c.done)
+		close(ready)
+	}()
+	latency, ok := <-ready
+	if !ok {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return nil, c.err
+	}
+	c.latency = latency
+	return c, nil
+}
+
+// Latency is how many frames may be in flight beyond the one FinishFrame
+// waits for (the config's latency).
+func (c *Config) Latency() int { return c.latency }
+
+// StartFrame asks for the next frame with its data (any value encoding/json
+// takes; nil for none) and returns its number. Only data that differs from
+// the previous frame's travels to the render clients.
+func (c *Config) StartFrame(data any) (int, error) {
+	var b []byte
+	if data != nil {
+		var err error
+		if b, err = json.Marshal(data); err != nil {
+			return 0, fmt.Errorf("goeq: frame data: %w", err)
+		}
+		if len(b) > MaxFrameData {
+			return 0, fmt.Errorf("goeq: frame data is %d bytes encoded, more than the %d allowed", len(b), MaxFrameData)
+		}
+	}
+	select {
+	case c.frames <- b: // the run's loop takes it at once
+	case <-c.done:
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return 0, c.err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	frame := c.started
+	c.started++
+	return frame, nil
+}
+
+// FinishFrame returns once frame (started − 1 − latency) is complete: the
+// last frame started minus the config's latency, as in Equalizer.
+func (c *Config) FinishFrame() error {
+	return c.waitCompleted(c.started - c.latency)
+}
+
+// FinishAllFrames returns once every frame started is complete.
+func (c *Config) FinishAllFrames() error {
+	return c.waitCompleted(c.started)
+}
+
+func (c *Config) waitCompleted(n int) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for c.completed < n && !c.ended {
+		c.changed.Wait()
+	}
+	if c.completed < n {
+		return c.err
+	}
+	return nil
+}
+
+// Exit finishes every frame started, ends the run and every render client,
+// and returns what the run did.
+func (c *Config) Exit() (*Summary, error) {
+	ferr := c.FinishAllFrames()
+	c.mu.Lock()
+	if !c.exited {
+		c.exited = true
+		if !c.ended {
+			close(c.frames)
+		}
+	}
+	for !c.ended {
+		c.changed.Wait()
+	}
+	sum, err := c.summary, c.err
+	c.mu.Unlock()
+	if err == nil {
+		err = ferr
+	}
+	if sum == nil {
+		return nil, err
+	}
+	return &Summary{Frames: sum.Frames, Seconds: sum.Seconds, FPS: sum.FPS, Degraded: sum.Degraded, Written: sum.Written}, err
+}

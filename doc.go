@@ -1,0 +1,70 @@
+// Package goeq is a parallel rendering framework: an application writes
+// how to draw one part of a frame, and goeq splits every frame over the
+// GPUs and hosts an Equalizer configuration (.eqc) describes, balances the
+// split from measured times, composites the parts and shows the result on
+// the destination windows (or writes it as PNG).
+//
+// # An application
+//
+// An application is three things:
+//
+//   - an [Application], which makes a [Renderer] for each pipe (GPU);
+//   - a Renderer, whose Draw renders the part of a frame a [DrawContext]
+//     describes (viewport, database range, eye, projection, view) with
+//     OpenGL 3.3 core;
+//   - a main that drives frames through a [Config].
+//
+// The smallest complete one is examples/hello:
+//
+//	func main() {
+//		goeq.Init(app{}) // in a render client, this serves and exits
+//		flag.Parse()
+//		cfg, err := goeq.Start(ctx, app{}, goeq.Options{Config: "wall.eqc"})
+//		...
+//		for i := 0; i < frames; i++ {
+//			cfg.StartFrame(frameData{Angle: 0.05 * float64(i)})
+//			cfg.FinishFrame()
+//		}
+//		summary, err := cfg.Exit()
+//	}
+//
+// # Processes and goroutines
+//
+// One executable is both the application and its render clients.
+//
+//   - The application process calls [Init] first (it returns at once
+//     there), then [Start]. Start runs goeq's server on a goroutine of this
+//     process, launches a render client for every node of the config (this
+//     executable again, with goeq's client flag) and returns once all have
+//     joined. The application's goroutine then calls StartFrame,
+//     FinishFrame and at last Exit.
+//   - A render-client process enters main, and [Init] never returns: it
+//     joins the server, opens its node's pipes, windows and channels, and
+//     renders until the server stops it. Each pipe has its own goroutine,
+//     locked to an OS thread that owns the pipe's GL context; the
+//     Application's NewRenderer and every Draw run there, with the context
+//     current. Init keeps main's goroutine for the window system (GLFW
+//     must run on the main thread).
+//
+// # Frame data and init data
+//
+// Init data ([Options].InitData) is any value encoding/json takes; every
+// renderer factory reads it with [Pipe.InitData]. Frame data is given to
+// StartFrame each frame and read in Draw with [DrawContext.FrameData]:
+// each draw sees exactly its own frame's data, however many frames are in
+// flight (the config's latency). Data is encoded once per frame, and only
+// a change travels to the clients; more than [MaxFrameData] bytes is an
+// error.
+//
+// # Latency
+//
+// StartFrame does not wait. FinishFrame waits until the frame started
+// latency frames ago is complete, so up to latency+1 frames are in
+// flight, as in Equalizer. FinishAllFrames waits for all of them.
+//
+// # Optional interfaces
+//
+// A Renderer may also implement [Exiter] (release GL objects when its pipe
+// stops) and [ClearColorer] (a background other than goeq's dark grey);
+// goeq finds them by type assertion.
+package goeq
