@@ -9,8 +9,8 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/goeq/goeq/draw"
 	"github.com/goeq/goeq/internal/client"
-	"github.com/goeq/goeq/internal/render"
 	"github.com/goeq/goeq/internal/winsys"
 )
 
@@ -43,7 +43,7 @@ func serveClient(app Application, args []string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	newRenderer := func(pi client.PipeInfo) (render.Renderer, error) {
+	newRenderer := func(pi client.PipeInfo) (draw.Renderer, error) {
 		r, err := app.NewRenderer(&Pipe{Node: pi.Node, Name: pi.Pipe, Device: pi.Device, init: pi.InitData})
 		if err != nil {
 			return nil, err
@@ -51,7 +51,7 @@ func serveClient(app Application, args []string) int {
 		if r == nil {
 			return nil, fmt.Errorf("pipe %s: the application made no renderer", pi.Pipe)
 		}
-		return runtimeRenderer(r), nil
+		return r, nil
 	}
 	done := make(chan struct{})
 	code := 0

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Installs the Debian packages goeq needs (GL/EGL through Mesa, Xvfb, the X11
-# headers GLFW builds against, pkg-config) when any is missing. Quiet and
-# fast when everything is present.
+# headers GLFW builds against, pkg-config, xdotool for the pointer tests)
+# when any is missing. Quiet and fast when everything is present.
 set -euo pipefail
 packages=(
   ca-certificates curl unzip pkg-config gcc libc6-dev
   libegl-dev libegl-mesa0 libgl1-mesa-dri libgl1-mesa-dev libgles-dev
-  xvfb xauth libx11-dev libxrandr-dev libxinerama-dev libxcursor-dev libxi-dev libxxf86vm-dev
+  xvfb xauth xdotool libx11-dev libxrandr-dev libxinerama-dev libxcursor-dev libxi-dev libxxf86vm-dev
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -12,6 +12,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"log"
@@ -20,7 +21,9 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/goeq/goeq/draw"
 	"github.com/goeq/goeq/internal/client"
+	"github.com/goeq/goeq/internal/render"
 	"github.com/goeq/goeq/internal/winsys"
 )
 
@@ -64,7 +67,8 @@ func main() {
 	code := 0
 	go func() {
 		defer close(done)
-		err := client.Run(ctx, client.Options{Server: *server, Node: *node, Token: token, WinSys: winsys.Choice(*ws), Drawable: *drawable, TLS: tlsConfig, Log: logger})
+		err := client.Run(ctx, client.Options{Server: *server, Node: *node, Token: token, WinSys: winsys.Choice(*ws), Drawable: *drawable,
+			TLS: tlsConfig, Log: logger, NewRenderer: builtinRenderer})
 		switch {
 		case ctx.Err() != nil:
 			logger.Print("stopped by a signal")
@@ -75,4 +79,16 @@ func main() {
 	}()
 	winsys.RunMain(done) // GLFW calls run on the main thread
 	os.Exit(code)
+}
+
+// builtinRenderer makes the built-in renderer the init data names: eqclient
+// is an application like any other, with no say of its own in the runtime.
+func builtinRenderer(p client.PipeInfo) (draw.Renderer, error) {
+	var b render.Builtin
+	if len(p.InitData) > 0 {
+		if err := json.Unmarshal(p.InitData, &b); err != nil {
+			return nil, fmt.Errorf("init data: %w", err)
+		}
+	}
+	return b.New()
 }

@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/goeq/goeq/internal/render"
 	"github.com/goeq/goeq/internal/server"
 )
 
@@ -98,9 +99,17 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		case <-ctx.Done():
 		}
 	}()
+	// eqclient is an application like any other: the init data names its
+	// renderer
+	builtin := render.Builtin{Renderer: *renderer, Triangles: *triangles, Spin: *spin, Iterations: *iterations}
+	if err := builtin.Check(); err != nil {
+		logger.Print(err)
+		return 2
+	}
+	initData, _ := json.Marshal(builtin)
 	sum, err := server.Run(ctx, server.Options{ConfigPath: fs.Arg(0), Frames: *frames, OutDir: *out, StatsPath: *statsPath,
-		Local: *local, Listen: *listen, Token: token, ClientBinary: *clientBin, Renderer: *renderer, Triangles: *triangles,
-		Spin: *spin, DumpEvery: *every, Codec: *codec, Async: *async, Iterations: *iterations, Drawable: *drawable,
+		Local: *local, Listen: *listen, Token: token, ClientBinary: *clientBin, InitData: initData,
+		DumpEvery: *every, Codec: *codec, Async: *async, Drawable: *drawable,
 		Log: logger, Progress: progress, NoLaunch: *noLaunch, TLSConfig: tlsConfig, Reference: *ref, Layout: *layout, FullReadback: !*roi,
 		FrameTimeout: *frameTimeout})
 	cancel()

@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-gl/gl/v3.3-core/gl"
 
+	"github.com/goeq/goeq/draw"
 	"github.com/goeq/goeq/internal/compound"
 	"github.com/goeq/goeq/internal/glutil"
 	"github.com/goeq/goeq/internal/render"
@@ -65,7 +66,7 @@ func (f *benchFixture) draw(frame int) {
 	gl.ClearColor(0.1, 0.1, 0.15, 1)
 	gl.Clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT)
 	proj := render.Frustum(compound.Frustum{Left: -0.08 * 1.0667, Right: 0.08 * 1.0667, Bottom: -0.06, Top: 0.06, Near: 0.1, Far: 100})
-	f.mesh.Draw(render.Params{Frame: frame, Width: benchW, Height: benchH, Projection: proj, View: render.Identity, Adjust: render.Identity})
+	f.mesh.Draw(&draw.Context{Frame: frame, Width: benchW, Height: benchH, Projection: proj, View: draw.Identity, Adjust: draw.Identity})
 }
 
 var full1080 = compound.PixelViewport{W: benchW, H: benchH}

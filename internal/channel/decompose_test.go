@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-gl/gl/v3.3-core/gl"
 
+	"github.com/goeq/goeq/draw"
 	"github.com/goeq/goeq/internal/compositor"
 	"github.com/goeq/goeq/internal/compositor/gpu"
 	"github.com/goeq/goeq/internal/compound"
@@ -53,13 +54,13 @@ const destW, destH = 160, 100
 var background = [4]float32{0.1, 0.1, 0.15, 1}
 
 // destProjection is the default wall seen from the origin.
-func destProjection() [16]float32 {
+func destProjection() draw.Mat4 {
 	return render.Frustum(compound.DefaultWall.EyeFrustum(compound.Vec3{}, compound.DefaultNear, compound.DefaultFar))
 }
 
-// draw renders r into a new w x h target with the sub-frame adjustment and
+// renderSub renders r into a new w x h target with the sub-frame adjustment and
 // returns the target (left bound).
-func draw(t *testing.T, r render.Renderer, sub render.Sub, rng compound.Range, clear [4]float32) *glutil.Target {
+func renderSub(t *testing.T, r draw.Renderer, sub render.Sub, rng compound.Range, clear [4]float32) *glutil.Target {
 	tg, err := glutil.NewTarget(sub.W, sub.H)
 	if err != nil {
 		t.Fatal(err)
@@ -69,8 +70,8 @@ func draw(t *testing.T, r render.Renderer, sub render.Sub, rng compound.Range, c
 	gl.ClearDepth(1)
 	gl.Clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT)
 	adj := sub.Matrix()
-	p := render.Params{Width: sub.W, Height: sub.H, Range: rng, Pixel: sub.Pixel, Adjust: adj,
-		Projection: render.Mul(adj, destProjection()), View: render.Identity}
+	p := &draw.Context{Width: sub.W, Height: sub.H, Range: draw.Range(rng), Pixel: draw.Pixel(sub.Pixel), Adjust: adj,
+		Projection: adj.Mul(destProjection()), View: draw.Identity}
 	if _, err := r.Draw(p); err != nil {
 		t.Fatal(err)
 	}
@@ -203,11 +204,11 @@ func TestCompose2D(t *testing.T) {
 		var ref *Pixels
 		var reads []*Readback
 		f.pipe.Do(func() error {
-			tg := draw(t, f.mesh, full(), compound.FullRange, background)
+			tg := renderSub(t, f.mesh, full(), compound.FullRange, background)
 			ref = readTarget(tg, false)
 			tg.Delete()
 			for _, tile := range tiles {
-				tg := draw(t, f.mesh, render.Sub{DestW: destW, DestH: destH, X: tile.X, Y: tile.Y, W: tile.W, H: tile.H}, compound.FullRange, background)
+				tg := renderSub(t, f.mesh, render.Sub{DestW: destW, DestH: destH, X: tile.X, Y: tile.Y, W: tile.W, H: tile.H}, compound.FullRange, background)
 				reads = append(reads, f.pipe.StartReadback(0, compound.PixelViewport{W: tile.W, H: tile.H}, false))
 				tg.Delete()
 			}
@@ -244,12 +245,12 @@ func TestComposeDB(t *testing.T) {
 		var ref *Pixels
 		var parts []*Pixels
 		f.pipe.Do(func() error {
-			tg := draw(t, f.mesh, full(), compound.FullRange, background)
+			tg := renderSub(t, f.mesh, full(), compound.FullRange, background)
 			ref = readTarget(tg, false)
 			tg.Delete()
 			var reads []*Readback
 			for i := 0; i < 4; i++ {
-				tg := draw(t, f.mesh, full(), compound.Range{Start: float64(i) / 4, End: float64(i+1) / 4}, background)
+				tg := renderSub(t, f.mesh, full(), compound.Range{Start: float64(i) / 4, End: float64(i+1) / 4}, background)
 				reads = append(reads, f.pipe.StartReadback(0, compound.PixelViewport{W: destW, H: destH}, true))
 				tg.Delete()
 			}
@@ -290,17 +291,21 @@ func TestComposeDBVolume(t *testing.T) {
 		var ref *Pixels
 		parts := make([]*Pixels, len(ranges))
 		f.pipe.Do(func() error {
-			tg := draw(t, f.volume, full(), compound.FullRange, clear)
+			tg := renderSub(t, f.volume, full(), compound.FullRange, clear)
 			ref = readTarget(tg, false)
 			tg.Delete()
 			for i, r := range ranges {
-				tg := draw(t, f.volume, full(), r, clear)
+				tg := renderSub(t, f.volume, full(), r, clear)
 				parts[i] = readTarget(tg, false)
 				tg.Delete()
 			}
 			return nil
 		})
-		order := f.volume.BackToFront(render.Identity, 0, ranges)
+		dranges := make([]draw.Range, len(ranges))
+		for i, r := range ranges {
+			dranges[i] = draw.Range(r)
+		}
+		order := f.volume.BackToFront(draw.Identity, 0, dranges)
 		var layers []*compositor.Image
 		for _, i := range order {
 			layers = append(layers, &compositor.Image{W: destW, H: destH, Color: parts[i].Color})
@@ -344,14 +349,14 @@ func TestComposePixel(t *testing.T) {
 		}
 		var parts []part
 		f.pipe.Do(func() error {
-			tg := draw(t, f.mesh, full(), compound.FullRange, background)
+			tg := renderSub(t, f.mesh, full(), compound.FullRange, background)
 			ref = readTarget(tg, false)
 			tg.Delete()
 			for j := 0; j < 2; j++ {
 				for i := 0; i < 2; i++ {
 					pix := compound.Pixel{X: i, Y: j, W: 2, H: 2}
 					w, h := render.Size(destW, destH, pix)
-					tg := draw(t, f.mesh, render.Sub{DestW: destW, DestH: destH, W: w, H: h, Pixel: pix}, compound.FullRange, background)
+					tg := renderSub(t, f.mesh, render.Sub{DestW: destW, DestH: destH, W: w, H: h, Pixel: pix}, compound.FullRange, background)
 					parts = append(parts, part{readTarget(tg, false), pix})
 					tg.Delete()
 				}
@@ -394,7 +399,7 @@ func TestComposeSubpixel(t *testing.T) {
 			for i := 0; i < n; i++ {
 				sub := full()
 				sub.Jitter = render.SubpixelJitter(i, n)
-				tg := draw(t, f.mesh, sub, compound.FullRange, background)
+				tg := renderSub(t, f.mesh, sub, compound.FullRange, background)
 				px := readTarget(tg, false)
 				tg.Delete()
 				samples = append(samples, px)
@@ -444,7 +449,7 @@ func TestAsyncReadbackEqualsSync(t *testing.T) {
 		var sync *Pixels
 		var rb *Readback
 		f.pipe.Do(func() error {
-			tg := draw(t, f.mesh, full(), compound.FullRange, background)
+			tg := renderSub(t, f.mesh, full(), compound.FullRange, background)
 			defer tg.Delete()
 			r := compound.PixelViewport{X: 10, Y: 5, W: 120, H: 80}
 			sync = ReadSync(0, r, true)
@@ -475,14 +480,14 @@ func TestRenderDoesNotWaitForDownload(t *testing.T) {
 		defer func() { f.pipe.downloadGate = nil }()
 		var rb *Readback
 		f.pipe.Do(func() error {
-			tg := draw(t, f.mesh, full(), compound.FullRange, background)
+			tg := renderSub(t, f.mesh, full(), compound.FullRange, background)
 			rb = f.pipe.StartReadback(0, compound.PixelViewport{W: destW, H: destH}, false)
 			tg.Delete()
 			return nil
 		})
 		drewNext := false
 		f.pipe.Do(func() error { // frame N+1
-			tg := draw(t, f.mesh, full(), compound.FullRange, background)
+			tg := renderSub(t, f.mesh, full(), compound.FullRange, background)
 			gl.Finish()
 			tg.Delete()
 			drewNext = !rb.Done()

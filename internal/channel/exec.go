@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-gl/gl/v3.3-core/gl"
 
+	"github.com/goeq/goeq/draw"
 	"github.com/goeq/goeq/internal/compositor/gpu"
 	"github.com/goeq/goeq/internal/compound"
 	"github.com/goeq/goeq/internal/glutil"
@@ -29,18 +30,6 @@ type Sink interface {
 	// Pull asks for up to max items of a tile queue; the grant comes
 	// back through Executor.Grant.
 	Pull(frame int, channel, queue string, max int)
-}
-
-// ClearColorer is implemented by renderers whose background is not the
-// default opaque dark grey (a volume renderer clears to transparent).
-type ClearColorer interface {
-	ClearColor() [4]float32
-}
-
-// RangeOrderer is implemented by renderers that know in which order
-// database ranges must be blended (back to front for the eye).
-type RangeOrderer interface {
-	BackToFront(view [16]float32, frame int, ranges []compound.Range) []int
 }
 
 // DefaultClearColor is the background of renderers that do not say.
@@ -73,7 +62,7 @@ type ExecOptions struct {
 // waits for), and the pipe waits only when no channel can progress.
 type Executor struct {
 	Pipe     *Pipe
-	Renderer render.Renderer
+	Renderer draw.Renderer
 	comp     *gpu.Compositor
 	sink     Sink
 	opt      ExecOptions
@@ -85,9 +74,13 @@ type Executor struct {
 	stale   []*arrival // uploads for frames already finished
 }
 
+// initer is a renderer made off the pipe's goroutine that sets up its GL
+// objects there (the built-in renderers in tests).
+type initer interface{ Init() error }
+
 // NewExecutor starts an executor on p with the renderer (initialised here,
-// on the pipe's goroutine).
-func NewExecutor(p *Pipe, r render.Renderer, sink Sink, opt ExecOptions) (*Executor, error) {
+// on the pipe's goroutine, when it has an Init).
+func NewExecutor(p *Pipe, r draw.Renderer, sink Sink, opt ExecOptions) (*Executor, error) {
 	if opt.InputTimeout <= 0 {
 		opt.InputTimeout = 30 * time.Second
 	}
@@ -96,8 +89,10 @@ func NewExecutor(p *Pipe, r render.Renderer, sink Sink, opt ExecOptions) (*Execu
 	}
 	e := &Executor{Pipe: p, Renderer: r, sink: sink, opt: opt, inbox: newInbox(), targets: map[*compound.Window]*Target{}}
 	err := p.Do(func() error {
-		if err := r.Init(); err != nil {
-			return err
+		if i, ok := r.(initer); ok {
+			if err := i.Init(); err != nil {
+				return err
+			}
 		}
 		comp, err := gpu.New()
 		e.comp = comp
@@ -113,7 +108,9 @@ func NewExecutor(p *Pipe, r render.Renderer, sink Sink, opt ExecOptions) (*Execu
 // framebuffers) and what is left of arrived frames.
 func (e *Executor) Close() {
 	e.Pipe.Do(func() error {
-		e.Renderer.Exit()
+		if x, ok := e.Renderer.(draw.Exiter); ok {
+			x.Exit()
+		}
 		e.comp.Delete()
 		for _, t := range e.targets {
 			t.FB.Delete()
@@ -612,10 +609,7 @@ func (fr *frameRun) run(r *channelRun, t *planner.Task) (bool, error) {
 // readback and the statistics.
 func (fr *frameRun) drawn(r *channelRun, t *planner.Task, rec *stats.Record, roi compound.PixelViewport) {
 	whole := t.Region
-	if roi.W <= 0 && roi.H <= 0 && roi.X == 0 && roi.Y == 0 {
-		roi = whole // the renderer did not say: all of it
-	}
-	roi = RegionOfInterest(roi, whole)
+	roi = clip(roi, whole)
 	if roi.W > 0 && roi.H > 0 {
 		r.dirty[t.Eye] = union(r.dirty[t.Eye], roi)
 	} else if _, ok := r.dirty[t.Eye]; !ok {
@@ -637,7 +631,7 @@ func (fr *frameRun) draw(r *channelRun, t *planner.Task, share, region compound.
 	sub := render.Sub{DestW: area.W, DestH: area.H, X: share.X - area.X, Y: share.Y - area.Y, W: region.W, H: region.H,
 		Pixel: t.Pixel, Jitter: render.SubpixelJitter(t.Subpixel.Index, t.Subpixel.Size), ShareW: share.W, ShareH: share.H}
 	adj := sub.Matrix()
-	var view [16]float32
+	var view draw.Mat4
 	for i, v := range t.ViewMatrix {
 		view[i] = float32(v)
 	}
@@ -650,10 +644,18 @@ func (fr *frameRun) draw(r *channelRun, t *planner.Task, share, region compound.
 	gl.Enable(gl.SCISSOR_TEST)
 	gl.Scissor(int32(region.X), int32(region.Y), int32(region.W), int32(region.H))
 	defer gl.Disable(gl.SCISSOR_TEST)
-	return fr.e.Renderer.Draw(render.Params{Frame: fr.frame, Channel: r.plan.Channel.ID, Data: fr.data, Eye: t.Eye, Width: region.W, Height: region.H, X: region.X, Y: region.Y,
-		DestW: area.W, DestH: area.H, Share: compound.PixelViewport{X: share.X - area.X, Y: share.Y - area.Y, W: share.W, H: share.H},
-		Viewport: vp, Range: rng, Pixel: t.Pixel, Subpixel: t.Subpixel,
-		Projection: render.Mul(adj, render.Frustum(t.Frustum)), View: view, Adjust: adj})
+	roi, err := fr.e.Renderer.Draw(&draw.Context{Frame: fr.frame, Channel: r.plan.Channel.ID, Data: fr.data, Eye: draw.Eye(t.Eye),
+		X: region.X, Y: region.Y, Width: region.W, Height: region.H,
+		DestWidth: area.W, DestHeight: area.H, Share: draw.Region{X: share.X - area.X, Y: share.Y - area.Y, W: share.W, H: share.H},
+		Viewport: draw.Viewport(vp), Range: draw.Range(rng), Pixel: draw.Pixel(t.Pixel), Subpixel: draw.Subpixel(t.Subpixel),
+		Projection: adj.Mul(render.Frustum(t.Frustum)), View: view, Adjust: adj})
+	switch {
+	case roi == draw.All:
+		return region, err
+	case roi.W <= 0 || roi.H <= 0: // nothing drawn
+		return compound.PixelViewport{X: region.X, Y: region.Y}, err
+	}
+	return compound.PixelViewport{X: region.X + roi.X, Y: region.Y + roi.Y, W: roi.W, H: roi.H}, err
 }
 
 // readback reads each output frame's part of region (cut to what was
@@ -816,7 +818,7 @@ func (fr *frameRun) drawTiles(r *channelRun, t *planner.Task, rec *stats.Record)
 // renderer's background, depth to far.
 func (fr *frameRun) clearRegion(reg compound.PixelViewport) {
 	cc := DefaultClearColor
-	if c, ok := fr.e.Renderer.(ClearColorer); ok {
+	if c, ok := fr.e.Renderer.(draw.ClearColorer); ok {
 		cc = c.ClearColor()
 	}
 	gl.Enable(gl.SCISSOR_TEST)
@@ -995,12 +997,16 @@ func (a *assembly) compositeDeferred() error {
 		for _, ar := range blend {
 			ranges = append(ranges, ar.data.Range)
 		}
-		if o, ok := a.fr.e.Renderer.(RangeOrderer); ok {
-			var view [16]float32
+		if o, ok := a.fr.e.Renderer.(draw.RangeOrderer); ok {
+			var view draw.Mat4
 			for i, x := range a.t.ViewMatrix {
 				view[i] = float32(x)
 			}
-			order = o.BackToFront(view, a.fr.frame, ranges)
+			dranges := make([]draw.Range, len(ranges))
+			for i, r := range ranges {
+				dranges[i] = draw.Range(r)
+			}
+			order = o.BackToFront(view, a.fr.frame, dranges)
 		} else {
 			// far ranges first: the database's order is its depth order
 			sort.Slice(order, func(i, j int) bool { return ranges[order[i]].Start > ranges[order[j]].Start })

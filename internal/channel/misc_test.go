@@ -5,17 +5,18 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/goeq/goeq/draw"
 	"github.com/goeq/goeq/internal/compound"
 	"github.com/goeq/goeq/internal/render"
 	"github.com/goeq/goeq/internal/winsys"
 )
 
-func TestRegionOfInterest(t *testing.T) {
+func TestClip(t *testing.T) {
 	whole := compound.PixelViewport{W: 100, H: 50}
-	if r := RegionOfInterest(compound.PixelViewport{}, whole); r != whole {
-		t.Errorf("no region: %+v", r)
+	if r := clip(compound.PixelViewport{X: 10, Y: 10}, whole); r.W != 0 || r.H != 0 {
+		t.Errorf("nothing drawn: %+v", r)
 	}
-	if r := RegionOfInterest(compound.PixelViewport{X: 90, Y: -5, W: 20, H: 20}, whole); r != (compound.PixelViewport{X: 90, Y: 0, W: 10, H: 15}) {
+	if r := clip(compound.PixelViewport{X: 90, Y: -5, W: 20, H: 20}, whole); r != (compound.PixelViewport{X: 90, Y: 0, W: 10, H: 15}) {
 		t.Errorf("clipped: %+v", r)
 	}
 }
@@ -60,9 +61,9 @@ func TestSyntheticPattern(t *testing.T) {
 			return err
 		}
 		// the right half of the destination
-		tg := draw(t, r, render.Sub{DestW: 200, DestH: 100, X: 100, W: 100, H: 100}, compound.FullRange, background)
+		tg := renderSub(t, r, render.Sub{DestW: 200, DestH: 100, X: 100, W: 100, H: 100}, compound.FullRange, background)
 		defer tg.Delete()
-		r.Draw(render.Params{Width: 100, Height: 100, Viewport: compound.Viewport{X: 0.5, W: 0.5, H: 1}})
+		r.Draw(&draw.Context{Width: 100, Height: 100, Viewport: draw.Viewport{X: 0.5, W: 0.5, H: 1}})
 		px = readTarget(tg, false)
 		return nil
 	})

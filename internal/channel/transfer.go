@@ -320,13 +320,9 @@ func ReleaseUploads(ups ...*Upload) {
 	pool.give(fence, leases...)
 }
 
-// RegionOfInterest is what a readback reads: the region the renderer said
-// it drew, clipped to the channel's pixels; all of them when it said
-// nothing (an empty region).
-func RegionOfInterest(drawn, whole compound.PixelViewport) compound.PixelViewport {
-	if drawn.W <= 0 || drawn.H <= 0 {
-		return whole
-	}
+// clip is the part of drawn inside whole; empty (at its corner) when
+// they do not meet.
+func clip(drawn, whole compound.PixelViewport) compound.PixelViewport {
 	x0, y0 := max(drawn.X, whole.X), max(drawn.Y, whole.Y)
 	x1, y1 := min(drawn.X+drawn.W, whole.X+whole.W), min(drawn.Y+drawn.H, whole.Y+whole.H)
 	if x1 <= x0 || y1 <= y0 {

@@ -17,8 +17,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/goeq/goeq/draw"
 	"github.com/goeq/goeq/internal/control"
-	"github.com/goeq/goeq/internal/render"
 	"github.com/goeq/goeq/internal/transport"
 	"github.com/goeq/goeq/internal/winsys"
 )
@@ -32,9 +32,9 @@ type Options struct {
 	Drawable string // override of hint_drawable
 	TLS      *tls.Config
 	Log      *log.Logger
-	// NewRenderer makes each pipe's renderer (an application's); nil
-	// means the built-in renderer the server's setup names.
-	NewRenderer func(PipeInfo) (render.Renderer, error)
+	// NewRenderer makes each pipe's renderer (the application's), on the
+	// pipe's goroutine with its context current.
+	NewRenderer func(PipeInfo) (draw.Renderer, error)
 }
 
 // PipeInfo is what a renderer factory knows of its pipe.
@@ -56,6 +56,9 @@ var errStopped = errors.New("stopped by the server")
 func Run(ctx context.Context, opt Options) error {
 	if opt.Log == nil {
 		opt.Log = log.New(os.Stderr, "eqclient "+opt.Node+": ", log.LstdFlags)
+	}
+	if opt.NewRenderer == nil {
+		return errors.New("client: no renderer factory")
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

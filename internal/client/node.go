@@ -11,13 +11,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/goeq/goeq/draw"
 	"github.com/goeq/goeq/internal/channel"
 	"github.com/goeq/goeq/internal/compound"
 	"github.com/goeq/goeq/internal/compressor"
 	"github.com/goeq/goeq/internal/configparser"
 	"github.com/goeq/goeq/internal/control"
 	"github.com/goeq/goeq/internal/planner"
-	"github.com/goeq/goeq/internal/render"
 	"github.com/goeq/goeq/internal/winsys"
 )
 
@@ -133,17 +133,13 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 		}
 		p := &pipe{model: pm, gl: glp, work: make(chan *pipeJob, 16), done: make(chan struct{})}
 		n.pipes = append(n.pipes, p)
-		var r render.Renderer
-		if opt.NewRenderer != nil {
-			// with the pipe's context current: the factory may make GL objects
-			err = glp.Do(func() error {
-				var err error
-				r, err = opt.NewRenderer(PipeInfo{Node: n.name, Pipe: pm.Name, Device: pm.Device, InitData: s.InitData})
-				return err
-			})
-		} else {
-			r, err = newRenderer(s)
-		}
+		var r draw.Renderer
+		// with the pipe's context current: the factory may make GL objects
+		err = glp.Do(func() error {
+			var err error
+			r, err = opt.NewRenderer(PipeInfo{Node: n.name, Pipe: pm.Name, Device: pm.Device, InitData: s.InitData})
+			return err
+		})
 		if err != nil {
 			return err
 		}

@@ -105,18 +105,14 @@ type ServerMsg struct {
 
 // Setup tells a client what to run.
 type Setup struct {
-	ConfigName    string  `json:"config_name"`
-	ConfigText    string  `json:"config_text"`
-	Node          string  `json:"node"`
-	Renderer      string  `json:"renderer"` // mesh, volume or synthetic
-	Triangles     int     `json:"triangles"`
-	Spin          float64 `json:"spin"`
-	OutDir        string  `json:"out_dir"`
-	DumpEvery     int     `json:"dump_every"`
-	Codec         string  `json:"codec"` // auto, none, s2, ...
-	Drawable      string  `json:"drawable"`
-	Iterations    float64 `json:"iterations"` // synthetic renderer cost
-	AsyncReadback bool    `json:"async_readback"`
+	ConfigName    string `json:"config_name"`
+	ConfigText    string `json:"config_text"`
+	Node          string `json:"node"`
+	OutDir        string `json:"out_dir"`
+	DumpEvery     int    `json:"dump_every"`
+	Codec         string `json:"codec"` // auto, none, s2, ...
+	Drawable      string `json:"drawable"`
+	AsyncReadback bool   `json:"async_readback"`
 	// FullReadback reads back whole regions instead of what was drawn.
 	FullReadback bool `json:"full_readback,omitempty"`
 	// InputTimeout bounds a frame's wait for its inputs on the client

@@ -7,7 +7,7 @@ import (
 
 	"github.com/go-gl/gl/v3.3-core/gl"
 
-	"github.com/goeq/goeq/internal/compound"
+	"github.com/goeq/goeq/draw"
 	"github.com/goeq/goeq/internal/glutil"
 	"github.com/goeq/goeq/internal/shaders"
 )
@@ -162,13 +162,12 @@ func (r *Mesh) Init() error {
 
 // ModelView is the mesh's model-view matrix for a frame: turned by the
 // frame number, two units in front of the eye.
-func (r *Mesh) ModelView(view [16]float32, frame int) [16]float32 {
-	model := Mul(Translate(0, 0, -2.2), Mul(RotateX(0.35), RotateY(r.Spin*float64(frame))))
-	return Mul(view, model)
+func (r *Mesh) ModelView(view draw.Mat4, frame int) draw.Mat4 {
+	return view.Mul(draw.Translate(0, 0, -2.2)).Mul(draw.RotateX(0.35)).Mul(draw.RotateY(r.Spin * float64(frame)))
 }
 
 // Draw renders the triangles of the range with depth testing.
-func (r *Mesh) Draw(p Params) (compound.PixelViewport, error) {
+func (r *Mesh) Draw(p *draw.Context) (draw.Region, error) {
 	gl.Enable(gl.DEPTH_TEST)
 	gl.DepthFunc(gl.LESS)
 	gl.Disable(gl.BLEND)
@@ -181,7 +180,7 @@ func (r *Mesh) Draw(p Params) (compound.PixelViewport, error) {
 	n := r.Model.TriangleCount()
 	rng := p.Range
 	if rng.End <= rng.Start {
-		rng = compound.FullRange
+		rng = draw.Range{Start: 0, End: 1}
 	}
 	first, last := int(math.Round(rng.Start*float64(n))), int(math.Round(rng.End*float64(n)))
 	gl.BindVertexArray(r.vao)
@@ -193,16 +192,16 @@ func (r *Mesh) Draw(p Params) (compound.PixelViewport, error) {
 }
 
 // roi is the render's region of interest: the screen box of the triangles
-// drawn (their chunks' bounding boxes, projected), in framebuffer pixels.
-func (r *Mesh) roi(p Params, mv [16]float32, first, last int) compound.PixelViewport {
+// drawn (their chunks' bounding boxes, projected), in viewport pixels.
+func (r *Mesh) roi(p *draw.Context, mv draw.Mat4, first, last int) draw.Region {
 	if last <= first {
-		return compound.PixelViewport{X: p.X, Y: p.Y} // nothing drawn
+		return draw.Nothing
 	}
 	box, ok := r.Model.RangeBounds(first, last)
 	if !ok {
-		return compound.PixelViewport{}
+		return draw.All
 	}
-	mvp := Mul(p.Projection, mv)
+	mvp := p.Projection.Mul(mv)
 	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 	for i := 0; i < 8; i++ {
 		c := [3]float32{box[0][0], box[0][1], box[0][2]}
@@ -216,7 +215,7 @@ func (r *Mesh) roi(p Params, mv [16]float32, first, last int) compound.PixelView
 			v[row] = float64(mvp[row]*c[0] + mvp[4+row]*c[1] + mvp[8+row]*c[2] + mvp[12+row])
 		}
 		if v[3] <= 1e-6 {
-			return compound.PixelViewport{} // the box reaches behind the eye: all of it
+			return draw.All // the box reaches behind the eye
 		}
 		sx := (v[0]/v[3] + 1) / 2 * float64(p.Width)
 		sy := (v[1]/v[3] + 1) / 2 * float64(p.Height)
@@ -227,9 +226,9 @@ func (r *Mesh) roi(p Params, mv [16]float32, first, last int) compound.PixelView
 	ix1 := min(p.Width, int(math.Ceil(x1))+1)
 	iy1 := min(p.Height, int(math.Ceil(y1))+1)
 	if ix1 <= ix0 || iy1 <= iy0 {
-		return compound.PixelViewport{X: p.X, Y: p.Y}
+		return draw.Nothing
 	}
-	return compound.PixelViewport{X: p.X + ix0, Y: p.Y + iy0, W: ix1 - ix0, H: iy1 - iy0}
+	return draw.Region{X: ix0, Y: iy0, W: ix1 - ix0, H: iy1 - iy0}
 }
 
 // boundChunks is how many pieces of the triangle list RangeBounds keeps a

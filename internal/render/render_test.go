@@ -133,16 +133,6 @@ func TestSubMatrix(t *testing.T) {
 	}
 }
 
-func TestInverse(t *testing.T) {
-	m := Mul(Translate(1, 2, 3), Mul(RotateX(0.3), RotateY(0.7)))
-	p := Mul(m, Inverse(m))
-	for i, v := range p {
-		if math.Abs(float64(v-Identity[i])) > 1e-5 {
-			t.Fatalf("m * inverse(m) = %v", p)
-		}
-	}
-}
-
 func TestOneMillionTriangles(t *testing.T) {
 	if n := Bumpy(500, 1000).TriangleCount(); n < 1_000_000 {
 		t.Errorf("%d triangles", n)

@@ -3,7 +3,7 @@ package render
 import (
 	"github.com/go-gl/gl/v3.3-core/gl"
 
-	"github.com/goeq/goeq/internal/compound"
+	"github.com/goeq/goeq/draw"
 	"github.com/goeq/goeq/internal/glutil"
 	"github.com/goeq/goeq/internal/shaders"
 )
@@ -41,14 +41,14 @@ func (r *Synthetic) Init() error {
 }
 
 // Draw fills the render with the pattern at its place in the destination.
-func (r *Synthetic) Draw(p Params) (compound.PixelViewport, error) {
+func (r *Synthetic) Draw(p *draw.Context) (draw.Region, error) {
 	gl.Disable(gl.DEPTH_TEST)
 	gl.Disable(gl.BLEND)
 	gl.UseProgram(r.prog)
 	destW, destH, origin := r.DestW, r.DestH, [2]float32{float32(p.Viewport.X * float64(r.DestW)), float32(p.Viewport.Y * float64(r.DestH))}
 	scale := [2]float32{1, 1}
-	if p.DestW > 0 && p.DestH > 0 {
-		destW, destH = p.DestW, p.DestH
+	if p.DestWidth > 0 && p.DestHeight > 0 {
+		destW, destH = p.DestWidth, p.DestHeight
 		origin = [2]float32{float32(p.Share.X), float32(p.Share.Y)}
 		if p.Width > 0 && p.Height > 0 && p.Share.W > 0 {
 			scale = [2]float32{float32(p.Share.W) / float32(p.Width), float32(p.Share.H) / float32(p.Height)}
@@ -62,13 +62,13 @@ func (r *Synthetic) Draw(p Params) (compound.PixelViewport, error) {
 	gl.Uniform2f(r.uniforms["hotspot"], r.Hotspot[0], r.Hotspot[1])
 	rng := p.Range
 	if rng.End <= rng.Start {
-		rng = compound.FullRange
+		rng = draw.Range{Start: 0, End: 1}
 	}
 	gl.Uniform1f(r.uniforms["rangeLo"], float32(rng.Start))
 	gl.Uniform1f(r.uniforms["rangeHi"], float32(rng.End))
 	glutil.Quad(r.vao)
 	gl.BindVertexArray(0)
-	return compound.PixelViewport{}, glutil.Error()
+	return draw.All, glutil.Error()
 }
 
 // Exit frees the GL objects.

@@ -3,7 +3,7 @@ package render
 import (
 	"github.com/go-gl/gl/v3.3-core/gl"
 
-	"github.com/goeq/goeq/internal/compound"
+	"github.com/goeq/goeq/draw"
 	"github.com/goeq/goeq/internal/glutil"
 	"github.com/goeq/goeq/internal/shaders"
 )
@@ -39,21 +39,20 @@ func (r *Volume) Init() error {
 
 // ModelView places the volume two units in front of the eye, turned by
 // the frame number about the vertical axis.
-func (r *Volume) ModelView(view [16]float32, frame int) [16]float32 {
-	return Mul(view, Mul(Translate(0, 0, -2.4), RotateY(r.Spin*float64(frame))))
+func (r *Volume) ModelView(view draw.Mat4, frame int) draw.Mat4 {
+	return view.Mul(draw.Translate(0, 0, -2.4)).Mul(draw.RotateY(r.Spin * float64(frame)))
 }
 
 // Draw casts rays through the slab of the range.
-func (r *Volume) Draw(p Params) (compound.PixelViewport, error) {
+func (r *Volume) Draw(p *draw.Context) (draw.Region, error) {
 	gl.Disable(gl.DEPTH_TEST)
 	gl.Disable(gl.BLEND)
 	gl.UseProgram(r.prog)
 	// The adjusted projection is Adjust * P; rays are cast in the
 	// destination's projection, so the shader undoes the adjustment on NDC.
-	base := Mul(Inverse(p.Adjust), p.Projection)
-	invP := Inverse(base)
-	invMV := Inverse(r.ModelView(p.View, p.Frame))
-	invAdj := Inverse(p.Adjust)
+	invAdj := p.Adjust.Inverse()
+	invP := invAdj.Mul(p.Projection).Inverse()
+	invMV := r.ModelView(p.View, p.Frame).Inverse()
 	gl.UniformMatrix4fv(r.uniforms["invProjection"], 1, false, &invP[0])
 	gl.UniformMatrix4fv(r.uniforms["invModelView"], 1, false, &invMV[0])
 	gl.UniformMatrix4fv(r.uniforms["ndcAdjust"], 1, false, &invAdj[0])
@@ -61,7 +60,7 @@ func (r *Volume) Draw(p Params) (compound.PixelViewport, error) {
 	gl.Uniform2f(r.uniforms["origin"], float32(p.X), float32(p.Y))
 	rng := p.Range
 	if rng.End <= rng.Start {
-		rng = compound.FullRange
+		rng = draw.Range{Start: 0, End: 1}
 	}
 	hi := float32(-1 + 2*rng.End)
 	if rng.End >= 1 {
@@ -72,7 +71,7 @@ func (r *Volume) Draw(p Params) (compound.PixelViewport, error) {
 	gl.Uniform1f(r.uniforms["dt"], float32(r.Step))
 	glutil.Quad(r.vao)
 	gl.BindVertexArray(0)
-	return compound.PixelViewport{}, glutil.Error()
+	return draw.All, glutil.Error()
 }
 
 // Exit frees the GL objects.
@@ -84,7 +83,7 @@ func (r *Volume) Exit() {
 // BackToFront orders DB ranges of the volume for compositing: the
 // slab farthest from the eye first. The eye looks down -z in eye space; a
 // slab's distance is that of its centre after the model-view transform.
-func (r *Volume) BackToFront(view [16]float32, frame int, ranges []compound.Range) []int {
+func (r *Volume) BackToFront(view draw.Mat4, frame int, ranges []draw.Range) []int {
 	mv := r.ModelView(view, frame)
 	order := make([]int, len(ranges))
 	depth := make([]float32, len(ranges))

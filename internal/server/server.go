@@ -47,14 +47,10 @@ type Options struct {
 	Listen       string // control address; default 127.0.0.1:0
 	Token        string
 	ClientBinary string // eqclient; default: beside this executable, then PATH
-	Renderer     string
-	Triangles    int
-	Spin         float64
 	DumpEvery    int
 	Codec        string
 	Async        bool
 	FullReadback bool // read back whole regions, not just what was drawn
-	Iterations   float64
 	Drawable     string
 	// Reference renders every destination channel's whole frame itself:
 	// the oracle decomposed runs are compared with.
@@ -73,7 +69,8 @@ type Options struct {
 	// ClientArgs go before a launched client's own arguments (the
 	// application binary's client flag).
 	ClientArgs []string
-	// InitData is the application's init data, sent to every client.
+	// InitData is the application's init data, sent to every client
+	// (eqclient's: which built-in renderer, render.Builtin).
 	InitData []byte
 }
 
@@ -380,9 +377,9 @@ func (s *server) Session(stream grpc.ServerStream, node string) error {
 	if err := stream.RecvMsg(hello); err != nil || hello.Hello == nil {
 		return fmt.Errorf("node %s sent no hello", node)
 	}
-	setup := &control.Setup{ConfigName: s.opt.ConfigPath, ConfigText: s.text, Node: node, Renderer: s.opt.Renderer,
-		Triangles: s.opt.Triangles, Spin: s.opt.Spin, OutDir: s.opt.OutDir, DumpEvery: s.opt.DumpEvery, Codec: s.opt.Codec,
-		Drawable: s.opt.Drawable, Iterations: s.opt.Iterations, AsyncReadback: s.opt.Async, FullReadback: s.opt.FullReadback,
+	setup := &control.Setup{ConfigName: s.opt.ConfigPath, ConfigText: s.text, Node: node,
+		OutDir: s.opt.OutDir, DumpEvery: s.opt.DumpEvery, Codec: s.opt.Codec,
+		Drawable: s.opt.Drawable, AsyncReadback: s.opt.Async, FullReadback: s.opt.FullReadback,
 		InputTimeout: 2*max(s.opt.FrameTimeout, scheduler.DefaultFrameTimeout) + 5*time.Second, InitData: s.opt.InitData}
 	if err := stream.SendMsg(&control.ServerMsg{Setup: setup}); err != nil {
 		return err

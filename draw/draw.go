@@ -1,0 +1,201 @@
+// Package draw is what a renderer sees of a frame: the Renderer interface
+// an application implements and the Context of one draw. Package goeq
+// re-exports it; the runtime and the built-in renderers use it directly.
+package draw
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+)
+
+// Renderer draws one pipe's share of each frame. Draw is called on the
+// pipe's goroutine, with its GL context current and the target bound:
+// viewport and scissor are set to the part to draw.
+type Renderer interface {
+	// Draw renders c's part of the frame and returns the region it
+	// actually drew, relative to its viewport (only that is read back and
+	// sent); All means all of it.
+	Draw(c *Context) (Region, error)
+}
+
+// All is the region a renderer returns when it does not know better: the
+// whole viewport. Nothing says it drew nothing (any region without area
+// but All does).
+var (
+	All     = Region{}
+	Nothing = Region{X: -1, Y: -1}
+)
+
+// Exiter is implemented by renderers that release GL objects when their
+// pipe stops (called with the context current).
+type Exiter interface {
+	Exit()
+}
+
+// ClearColorer is implemented by renderers whose background is not the
+// default dark grey (a volume renderer clears to transparent for
+// blending).
+type ClearColorer interface {
+	ClearColor() [4]float32
+}
+
+// RangeOrderer is implemented by renderers that know in which order
+// database ranges are blended (back to front for the eye): it returns the
+// indexes of ranges in that order.
+type RangeOrderer interface {
+	BackToFront(view Mat4, frame int, ranges []Range) []int
+}
+
+// Eye is the eye a draw renders.
+type Eye int
+
+// The eyes. A mono view renders Cyclop.
+const (
+	Cyclop Eye = 1 << iota
+	Left
+	Right
+)
+
+func (e Eye) String() string {
+	switch e {
+	case Cyclop:
+		return "cyclop"
+	case Left:
+		return "left"
+	case Right:
+		return "right"
+	}
+	return fmt.Sprintf("eye(%d)", int(e))
+}
+
+// Region is a rectangle of pixels.
+type Region struct{ X, Y, W, H int }
+
+// Viewport is a fraction of a destination (0 to 1 on each axis).
+type Viewport struct{ X, Y, W, H float64 }
+
+// Range is a fraction of the database [Start, End).
+type Range struct{ Start, End float64 }
+
+// Pixel is a pixel decomposition: the draw renders every W-th pixel from
+// X horizontally and every H-th from Y vertically.
+type Pixel struct{ X, Y, W, H int }
+
+// Subpixel is a subpixel decomposition: sample Index of Size.
+type Subpixel struct{ Index, Size int }
+
+// Context is everything one draw needs.
+type Context struct {
+	Frame   int    // the frame number, counted from 0
+	Channel string // the channel's identity (as in statistics and logs)
+	Eye     Eye
+	// X, Y, Width, Height is the viewport of the bound framebuffer to draw
+	// into, in pixels.
+	X, Y, Width, Height int
+	// Viewport is the part of the destination this draw covers, Range the
+	// part of the database, Pixel and Subpixel the decomposition.
+	Viewport Viewport
+	Range    Range
+	Pixel    Pixel
+	Subpixel Subpixel
+	// DestWidth x DestHeight is the destination channel's size, and Share
+	// the destination pixels this draw covers (Width x Height covers
+	// Share: fewer pixels under a pixel decomposition or a zoom).
+	DestWidth, DestHeight int
+	Share                 Region
+	// Projection is the draw's projection: the wall's or projection's
+	// frustum for this eye, already adjusted to the part drawn. Adjust is
+	// that adjustment alone, for renderers that cast rays.
+	Projection Mat4
+	Adjust     Mat4
+	// View is the eye's view matrix: the observer's head and eye offset
+	// (the model transform is the application's).
+	View Mat4
+	// Data is the application's frame data of this frame, as encoded.
+	Data []byte
+}
+
+// FrameData decodes the frame data the application gave for this frame
+// into v, a pointer to its type. The data is the frame's own, whatever
+// the latency. No data leaves v as it is.
+func (c *Context) FrameData(v any) error {
+	if len(c.Data) == 0 {
+		return nil
+	}
+	return json.Unmarshal(c.Data, v)
+}
+
+// Mat4 is a 4x4 matrix, column-major as OpenGL takes it.
+type Mat4 [16]float32
+
+// Identity is the identity matrix.
+var Identity = Mat4{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}
+
+// Mul returns m·n.
+func (m Mat4) Mul(n Mat4) Mat4 {
+	var out Mat4
+	for c := 0; c < 4; c++ {
+		for r := 0; r < 4; r++ {
+			var s float32
+			for k := 0; k < 4; k++ {
+				s += m[k*4+r] * n[c*4+k]
+			}
+			out[c*4+r] = s
+		}
+	}
+	return out
+}
+
+// Translate is a translation.
+func Translate(x, y, z float32) Mat4 {
+	m := Identity
+	m[12], m[13], m[14] = x, y, z
+	return m
+}
+
+// RotateX is a rotation about the x axis by radians.
+func RotateX(radians float64) Mat4 {
+	c, s := float32(math.Cos(radians)), float32(math.Sin(radians))
+	return Mat4{1, 0, 0, 0, 0, c, s, 0, 0, -s, c, 0, 0, 0, 0, 1}
+}
+
+// RotateY is a rotation about the y axis by radians.
+func RotateY(radians float64) Mat4 {
+	c, s := float32(math.Cos(radians)), float32(math.Sin(radians))
+	return Mat4{c, 0, -s, 0, 0, 1, 0, 0, s, 0, c, 0, 0, 0, 0, 1}
+}
+
+// Inverse returns m's inverse (zero if m is singular).
+func (m Mat4) Inverse() Mat4 {
+	var a [16]float64
+	for i, v := range m {
+		a[i] = float64(v)
+	}
+	var inv [16]float64
+	inv[0] = a[5]*a[10]*a[15] - a[5]*a[11]*a[14] - a[9]*a[6]*a[15] + a[9]*a[7]*a[14] + a[13]*a[6]*a[11] - a[13]*a[7]*a[10]
+	inv[4] = -a[4]*a[10]*a[15] + a[4]*a[11]*a[14] + a[8]*a[6]*a[15] - a[8]*a[7]*a[14] - a[12]*a[6]*a[11] + a[12]*a[7]*a[10]
+	inv[8] = a[4]*a[9]*a[15] - a[4]*a[11]*a[13] - a[8]*a[5]*a[15] + a[8]*a[7]*a[13] + a[12]*a[5]*a[11] - a[12]*a[7]*a[9]
+	inv[12] = -a[4]*a[9]*a[14] + a[4]*a[10]*a[13] + a[8]*a[5]*a[14] - a[8]*a[6]*a[13] - a[12]*a[5]*a[10] + a[12]*a[6]*a[9]
+	inv[1] = -a[1]*a[10]*a[15] + a[1]*a[11]*a[14] + a[9]*a[2]*a[15] - a[9]*a[3]*a[14] - a[13]*a[2]*a[11] + a[13]*a[3]*a[10]
+	inv[5] = a[0]*a[10]*a[15] - a[0]*a[11]*a[14] - a[8]*a[2]*a[15] + a[8]*a[3]*a[14] + a[12]*a[2]*a[11] - a[12]*a[3]*a[10]
+	inv[9] = -a[0]*a[9]*a[15] + a[0]*a[11]*a[13] + a[8]*a[1]*a[15] - a[8]*a[3]*a[13] - a[12]*a[1]*a[11] + a[12]*a[3]*a[9]
+	inv[13] = a[0]*a[9]*a[14] - a[0]*a[10]*a[13] - a[8]*a[1]*a[14] + a[8]*a[2]*a[13] + a[12]*a[1]*a[10] - a[12]*a[2]*a[9]
+	inv[2] = a[1]*a[6]*a[15] - a[1]*a[7]*a[14] - a[5]*a[2]*a[15] + a[5]*a[3]*a[14] + a[13]*a[2]*a[7] - a[13]*a[3]*a[6]
+	inv[6] = -a[0]*a[6]*a[15] + a[0]*a[7]*a[14] + a[4]*a[2]*a[15] - a[4]*a[3]*a[14] - a[12]*a[2]*a[7] + a[12]*a[3]*a[6]
+	inv[10] = a[0]*a[5]*a[15] - a[0]*a[7]*a[13] - a[4]*a[1]*a[15] + a[4]*a[3]*a[13] + a[12]*a[1]*a[7] - a[12]*a[3]*a[5]
+	inv[14] = -a[0]*a[5]*a[14] + a[0]*a[6]*a[13] + a[4]*a[1]*a[14] - a[4]*a[2]*a[13] - a[12]*a[1]*a[6] + a[12]*a[2]*a[5]
+	inv[3] = -a[1]*a[6]*a[11] + a[1]*a[7]*a[10] + a[5]*a[2]*a[11] - a[5]*a[3]*a[10] - a[9]*a[2]*a[7] + a[9]*a[3]*a[6]
+	inv[7] = a[0]*a[6]*a[11] - a[0]*a[7]*a[10] - a[4]*a[2]*a[11] + a[4]*a[3]*a[10] + a[8]*a[2]*a[7] - a[8]*a[3]*a[6]
+	inv[11] = -a[0]*a[5]*a[11] + a[0]*a[7]*a[9] + a[4]*a[1]*a[11] - a[4]*a[3]*a[9] - a[8]*a[1]*a[7] + a[8]*a[3]*a[5]
+	inv[15] = a[0]*a[5]*a[10] - a[0]*a[6]*a[9] - a[4]*a[1]*a[10] + a[4]*a[2]*a[9] + a[8]*a[1]*a[6] - a[8]*a[2]*a[5]
+	det := a[0]*inv[0] + a[1]*inv[4] + a[2]*inv[8] + a[3]*inv[12]
+	var out Mat4
+	if det == 0 {
+		return out
+	}
+	for i := range inv {
+		out[i] = float32(inv[i] / det)
+	}
+	return out
+}
