@@ -48,13 +48,16 @@ type (
 	// RangeOrderer is implemented by renderers that know the order DB
 	// ranges blend in.
 	RangeOrderer = draw.RangeOrderer
-	Eye          = draw.Eye
-	Region       = draw.Region
-	Viewport     = draw.Viewport
-	Range        = draw.Range
-	Pixel        = draw.Pixel
-	Subpixel     = draw.Subpixel
-	Mat4         = draw.Mat4
+	// Overlayer is implemented by renderers that draw over a destination's
+	// finished image (a HUD).
+	Overlayer = draw.Overlayer
+	Eye       = draw.Eye
+	Region    = draw.Region
+	Viewport  = draw.Viewport
+	Range     = draw.Range
+	Pixel     = draw.Pixel
+	Subpixel  = draw.Subpixel
+	Mat4      = draw.Mat4
 )
 
 // The eyes.

@@ -12,12 +12,18 @@ import (
 	"sync"
 	"time"
 
+	"github.com/goeq/goeq/internal/control"
 	"github.com/goeq/goeq/internal/server"
+	"github.com/goeq/goeq/internal/stats"
 )
 
 // MaxFrameData bounds the encoded frame data of one frame (and the init
 // data): it travels with every frame's work.
 const MaxFrameData = 1 << 20
+
+// maxPendingEvents bounds the window events an application has not taken;
+// past it the oldest go.
+const maxPendingEvents = 4096
 
 // Options configure a run of an application.
 type Options struct {
@@ -27,6 +33,11 @@ type Options struct {
 	// InitData is sent once to every render client (encoded as JSON); a
 	// renderer factory reads it with Pipe.InitData.
 	InitData any
+	// Local starts every node's client on this machine; otherwise nodes
+	// whose host is another machine are started through their
+	// launch_command (ssh by default; %c is this executable with goeq's
+	// client arguments).
+	Local bool
 	// OutDir, when set, receives every frame's destination images as PNG.
 	OutDir string
 	// Reference makes every destination channel render its whole frame
@@ -62,6 +73,8 @@ type Config struct {
 	err       error
 	summary   *server.Summary
 	exited    bool
+	events    []Event // window events not yet taken
+	stats     FrameStats
 }
 
 // clientFlag marks a process the launcher started as a render client.
@@ -104,14 +117,26 @@ func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 	app2 := &server.App{
 		Frames: c.frames,
 		Ready:  func(latency int) { ready <- latency },
-		Completed: func(frame int, degraded bool) {
+		Completed: func(frame int, degraded bool, records []stats.Record) {
 			c.mu.Lock()
 			c.completed = frame + 1
+			c.stats = frameStatsOf(frame, records)
+			c.changed.Broadcast()
+			c.mu.Unlock()
+		},
+		Input: func(node string, evs []control.WindowEvent) {
+			c.mu.Lock()
+			for _, e := range evs {
+				c.events = append(c.events, eventOf(node, e))
+			}
+			if over := len(c.events) - maxPendingEvents; over > 0 {
+				c.events = c.events[over:] // an application that never takes them
+			}
 			c.changed.Broadcast()
 			c.mu.Unlock()
 		},
 	}
-	sopt := server.Options{ConfigPath: opt.Config, OutDir: opt.OutDir, DumpEvery: 1, Local: true, Token: token,
+	sopt := server.Options{ConfigPath: opt.Config, OutDir: opt.OutDir, DumpEvery: 1, Local: opt.Local, Token: token,
 		ClientBinary: exe, ClientArgs: []string{clientFlag}, InitData: initData, App: app2, Async: true,
 		Reference: opt.Reference, FrameTimeout: opt.FrameTimeout, Log: logger, Codec: "auto"}
 	go func() {
@@ -214,4 +239,39 @@ func (c *Config) Exit() (*Summary, error) {
 		return nil, err
 	}
 	return &Summary{Frames: sum.Frames, Seconds: sum.Seconds, FPS: sum.FPS, Degraded: sum.Degraded, Written: sum.Written}, err
+}
+
+// ChannelStats is one channel's work on one frame: what it rendered and
+// how long each step took.
+type ChannelStats struct {
+	Channel                                  string // its identity
+	Eye                                      Eye
+	Viewport                                 Viewport // the part of the destination it rendered
+	Range                                    Range    // the part of the database
+	Draw, Readback, Transmit, Assemble, Wait time.Duration
+}
+
+// FrameStats is every channel's work on one frame.
+type FrameStats struct {
+	Frame    int
+	Channels []ChannelStats
+}
+
+func frameStatsOf(frame int, records []stats.Record) FrameStats {
+	fs := FrameStats{Frame: frame}
+	for _, r := range records {
+		t := r.Times
+		fs.Channels = append(fs.Channels, ChannelStats{Channel: r.Channel, Eye: Eye(r.Eye), Viewport: Viewport(r.Viewport),
+			Range: Range(r.Range), Draw: t.Draw, Readback: t.ReadbackSync + t.ReadbackAsync, Transmit: t.Compress + t.Transmit,
+			Assemble: t.Assemble, Wait: t.Wait})
+	}
+	return fs
+}
+
+// LastFrameStats is the statistics of the last frame completed (the zero
+// value before any).
+func (c *Config) LastFrameStats() FrameStats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.stats
 }

@@ -62,9 +62,20 @@
 // latency frames ago is complete, so up to latency+1 frames are in
 // flight, as in Equalizer. FinishAllFrames waits for all of them.
 //
+// # Events
+//
+// On-screen destination windows deliver key, pointer, wheel, resize and
+// close events to the application process, in order, placed in the view
+// of the channel under the pointer. Take them with [Config.PendingEvents]
+// each frame, or wait for them with [Config.WaitEvents] to render only on
+// demand. [Config.LastFrameStats] gives the last frame's per-channel
+// times and split.
+//
 // # Optional interfaces
 //
 // A Renderer may also implement [Exiter] (release GL objects when its pipe
-// stops) and [ClearColorer] (a background other than goeq's dark grey);
-// goeq finds them by type assertion.
+// stops), [ClearColorer] (a background other than goeq's dark grey),
+// [RangeOrderer] (the order DB ranges blend in) and [Overlayer] (a HUD
+// over the destination's finished image); goeq finds them by type
+// assertion.
 package goeq

@@ -47,6 +47,14 @@ type RangeOrderer interface {
 	BackToFront(view Mat4, frame int, ranges []Range) []int
 }
 
+// Overlayer is implemented by renderers that draw over a destination's
+// finished image (a HUD): DrawOverlay runs once per destination channel
+// and frame after assembly, before the image is shown or written, with
+// the channel's whole pixel viewport.
+type Overlayer interface {
+	DrawOverlay(c *Context) error
+}
+
 // Eye is the eye a draw renders.
 type Eye int
 

@@ -472,6 +472,11 @@ func (fr *frameRun) runNext(r *channelRun) (bool, error) {
 	if ok {
 		r.done[r.next] = true
 		r.next++
+		if r.next == len(r.plan.Tasks) && r.plan.Destination {
+			if err := fr.overlay(r); err != nil {
+				return false, fmt.Errorf("frame %d: channel %s: overlay: %w", fr.frame, r.plan.Channel.Label, err)
+			}
+		}
 		if r.next == len(r.plan.Tasks) && r.plan.Destination && fr.snap != nil && fr.snap(r.plan.Channel) {
 			// the channel's view is finished: its image is taken now, as
 			// Equalizer does, before other channels of its window draw
@@ -480,6 +485,24 @@ func (fr *frameRun) runNext(r *channelRun) (bool, error) {
 		}
 	}
 	return ok, nil
+}
+
+// overlay lets a renderer that is an Overlayer draw over a destination
+// channel's finished image.
+func (fr *frameRun) overlay(r *channelRun) error {
+	o, ok := fr.e.Renderer.(draw.Overlayer)
+	if !ok {
+		return nil
+	}
+	pv := r.plan.Channel.PixelViewport
+	r.target.FB.Bind()
+	gl.Viewport(int32(pv.X), int32(pv.Y), int32(pv.W), int32(pv.H))
+	gl.Enable(gl.SCISSOR_TEST)
+	gl.Scissor(int32(pv.X), int32(pv.Y), int32(pv.W), int32(pv.H))
+	defer gl.Disable(gl.SCISSOR_TEST)
+	return o.DrawOverlay(&draw.Context{Frame: fr.frame, Channel: r.plan.Channel.ID, Data: fr.data, Eye: draw.Cyclop,
+		X: pv.X, Y: pv.Y, Width: pv.W, Height: pv.H, DestWidth: pv.W, DestHeight: pv.H, Share: draw.Region{W: pv.W, H: pv.H},
+		Viewport: draw.Viewport{W: 1, H: 1}, Range: draw.Range{End: 1}, Projection: draw.Identity, Adjust: draw.Identity, View: draw.Identity})
 }
 
 // windowOrder merges the tasks of the channels on each window in plan

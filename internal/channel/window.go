@@ -87,6 +87,17 @@ func (p *Pipe) OpenWindow(m *compound.Window, d Drawable) (*Window, error) {
 	return w, nil
 }
 
+// OnEvent delivers the on-screen window's input events to handler (on
+// the window system's thread; it must not block). It reports false for a
+// window with nothing on screen.
+func (w *Window) OnEvent(handler func(winsys.Event)) bool {
+	src, ok := w.screen.(winsys.EventSource)
+	if ok {
+		src.OnEvent(handler)
+	}
+	return ok
+}
+
 // PresentPart is one channel's image: the TexW x TexH colour texture's
 // corner, drawn at At (the channel's pixel viewport in the window).
 type PresentPart struct {

@@ -108,6 +108,7 @@ func Run(ctx context.Context, opt Options) error {
 		return fmt.Errorf("ready: %s", control.ErrorText(err))
 	}
 	go s.heartbeats(ctx, n)
+	go n.forwardEvents(ctx, s)
 	err = n.serve(ctx, s)
 	if errors.Is(err, errStopped) {
 		return nil

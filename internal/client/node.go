@@ -36,6 +36,10 @@ type node struct {
 	byChan  map[string]*pipe // channel ID -> the pipe it is on (this node's)
 	chooser *compressor.Chooser
 	data    []byte // the latest frame data (only changes travel)
+	// input events of on-screen windows, on their way to the server
+	events chan control.WindowEvent
+	// where the pointer is, per window (keys go to the channel under it)
+	pointer map[*compound.Window][2]float64
 
 	sendersMu sync.Mutex
 	senders   map[string]*sender // by frame address
@@ -126,6 +130,8 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 		n.log.Printf("fault injection: never sending frames %s", v)
 	}
 	n.released = map[int]chan struct{}{}
+	n.events = make(chan control.WindowEvent, eventQueue)
+	n.pointer = map[*compound.Window][2]float64{}
 	for _, pm := range n.model.Pipes {
 		glp, err := channel.StartPipe(pm.Name, sys)
 		if err != nil {
@@ -155,6 +161,8 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 			}
 			n.log.Printf("window %q: %s (%s)", w.Name, d, why)
 			p.windows = append(p.windows, cw)
+			model := w
+			cw.OnEvent(func(e winsys.Event) { n.windowEvent(model, e) })
 		}
 		for _, ch := range n.cfg.Channels {
 			if ch.Window.Pipe == pm {
@@ -504,4 +512,64 @@ func (n *node) waits() []control.Wait {
 		}
 	}
 	return out
+}
+
+// eventQueue bounds the window events waiting to be sent; past it they are
+// dropped (and logged), never blocking the window system's thread.
+const eventQueue = 4096
+
+// windowEvent runs on the window system's thread: it places the event in
+// the view of the channel under the pointer and queues it.
+func (n *node) windowEvent(w *compound.Window, e winsys.Event) {
+	x, y := e.X, e.Y
+	switch e.Kind {
+	case winsys.PointerMotion, winsys.ButtonPress, winsys.ButtonRelease, winsys.Wheel:
+		n.pointer[w] = [2]float64{x, y}
+	default:
+		p := n.pointer[w]
+		x, y = p[0], p[1]
+	}
+	// window pixels from the top left; channels count from the bottom left
+	gx, gy := x, float64(w.PixelViewport.H)-y
+	ev := control.WindowEvent{Kind: int(e.Kind), Window: w.Name, DX: e.DX, DY: e.DY, Button: e.Button, Key: e.Key, W: e.W, H: e.H}
+	for _, ch := range n.cfg.Channels {
+		pv := ch.PixelViewport
+		if ch.Window != w || !ch.Showing() || pv.W <= 0 || pv.H <= 0 {
+			continue
+		}
+		if gx >= float64(pv.X) && gx < float64(pv.X+pv.W) && gy >= float64(pv.Y) && gy < float64(pv.Y+pv.H) {
+			ev.Channel = ch.ID
+			ev.X, ev.Y = ch.ViewPoint((gx-float64(pv.X))/float64(pv.W), (gy-float64(pv.Y))/float64(pv.H))
+		}
+	}
+	select {
+	case n.events <- ev:
+	default:
+		n.log.Printf("window %q: %d events waiting to be sent: this one is dropped", w.Name, eventQueue)
+	}
+}
+
+// forwardEvents sends window events to the server as they come, batched.
+func (n *node) forwardEvents(ctx context.Context, s *session) {
+	for {
+		var batch []control.WindowEvent
+		select {
+		case e := <-n.events:
+			batch = append(batch, e)
+		case <-ctx.Done():
+			return
+		}
+	more:
+		for len(batch) < 256 {
+			select {
+			case e := <-n.events:
+				batch = append(batch, e)
+			default:
+				break more
+			}
+		}
+		if err := s.send(&control.ClientMsg{Events: batch}); err != nil {
+			return
+		}
+	}
 }

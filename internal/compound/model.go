@@ -206,6 +206,21 @@ type Channel struct {
 	Frustum *Wall
 }
 
+// ViewPoint maps a point of the channel (x, y in [0, 1] from its
+// bottom-left corner) to the view it shows: a destination channel of a
+// canvas shows the part of its view inside its segment. Other channels
+// are their own view.
+func (c *Channel) ViewPoint(x, y float64) (float64, float64) {
+	if c.View == nil || c.Segment == nil || c.View.Viewport.W <= 0 || c.View.Viewport.H <= 0 {
+		return x, y
+	}
+	seg, v := c.Segment.Viewport, c.View.Viewport
+	x0, y0 := max(seg.X, v.X), max(seg.Y, v.Y)
+	x1, y1 := min(seg.X+seg.W, v.X+v.W), min(seg.Y+seg.H, v.Y+v.H)
+	cx, cy := x0+x*(x1-x0), y0+y*(y1-y0) // on the canvas
+	return (cx - v.X) / v.W, (cy - v.Y) / v.H
+}
+
 // Observer is a tracked viewer.
 type Observer struct {
 	Name          string

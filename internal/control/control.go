@@ -52,6 +52,25 @@ type ClientMsg struct {
 	Done      *FrameDone `json:"done,omitempty"`
 	Heartbeat *Heartbeat `json:"heartbeat,omitempty"`
 	Pull      *Pull      `json:"pull,omitempty"`
+	// Events are input events of the node's on-screen windows, in order.
+	Events []WindowEvent `json:"events,omitempty"`
+}
+
+// WindowEvent is an input event of an on-screen window. X, Y is the
+// pointer in the view of the channel under it (0 to 1 from the bottom
+// left).
+type WindowEvent struct {
+	Kind    int     `json:"kind"` // winsys.EventKind
+	Window  string  `json:"window"`
+	Channel string  `json:"channel,omitempty"` // ID
+	X       float64 `json:"x"`
+	Y       float64 `json:"y"`
+	DX      float64 `json:"dx,omitempty"`
+	DY      float64 `json:"dy,omitempty"`
+	Button  int     `json:"button,omitempty"`
+	Key     int     `json:"key,omitempty"`
+	W       int     `json:"w,omitempty"`
+	H       int     `json:"h,omitempty"`
 }
 
 // Hello introduces a client: its node and where it receives frames.

@@ -168,12 +168,17 @@ func (r *Mesh) ModelView(view draw.Mat4, frame int) draw.Mat4 {
 
 // Draw renders the triangles of the range with depth testing.
 func (r *Mesh) Draw(p *draw.Context) (draw.Region, error) {
+	return r.DrawPlaced(p, r.ModelView(p.View, p.Frame))
+}
+
+// DrawPlaced renders the triangles of the range with the model-view
+// matrix mv (an application's camera) instead of the turning one.
+func (r *Mesh) DrawPlaced(p *draw.Context, mv draw.Mat4) (draw.Region, error) {
 	gl.Enable(gl.DEPTH_TEST)
 	gl.DepthFunc(gl.LESS)
 	gl.Disable(gl.BLEND)
 	gl.UseProgram(r.prog)
 	proj := p.Projection
-	mv := r.ModelView(p.View, p.Frame)
 	gl.UniformMatrix4fv(r.uProj, 1, false, &proj[0])
 	gl.UniformMatrix4fv(r.uMV, 1, false, &mv[0])
 	gl.Uniform3f(r.uColor, r.Color[0], r.Color[1], r.Color[2])

@@ -523,7 +523,7 @@ func (s *Scheduler) completeFrames() {
 		}
 		s.completed++
 	}
-	if !s.finished && s.failed == "" && s.completed >= s.requested && len(s.inflight) == 0 && (s.requested > 0 || s.stopping) {
+	if !s.finished && s.failed == "" && s.completed >= s.requested && len(s.inflight) == 0 && (s.opt.Frames > 0 || s.stopping) {
 		s.finished = true
 		s.ready.Finished = true
 	}

@@ -279,6 +279,28 @@ func TestLatencyBoundsFramesInFlight(t *testing.T) {
 	}
 }
 
+// An application drives an open-ended run: frames start only when it
+// asks, the run is not over when they are done, and Stop ends it.
+func TestRequestedFramesUntilStopped(t *testing.T) {
+	c := newCluster(t, withLatency(t, example("2d-lb-4.eqc"), 1), Options{})
+	c.run(200)
+	if len(c.completed) != 0 || c.finished {
+		t.Fatalf("nothing asked: %d frames, finished %v", len(c.completed), c.finished)
+	}
+	c.s.Step(Request{Frames: 3})
+	c.run(2000)
+	if len(c.completed) != 3 || c.finished || c.failure != "" {
+		t.Fatalf("3 asked: %d frames, finished %v, failure %q", len(c.completed), c.finished, c.failure)
+	}
+	c.s.Step(Request{Frames: 1})
+	c.s.Step(Stop{})
+	c.drain()
+	c.run(2000)
+	if len(c.completed) != 4 || !c.finished {
+		t.Fatalf("asked once more, then stopped: %d frames, finished %v", len(c.completed), c.finished)
+	}
+}
+
 // Destinations on two nodes: neither shows a frame before both assembled
 // it, and both are released together.
 func TestSwapBarrierAcrossNodes(t *testing.T) {

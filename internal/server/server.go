@@ -33,6 +33,7 @@ import (
 	"github.com/goeq/goeq/internal/planner"
 	"github.com/goeq/goeq/internal/reference"
 	"github.com/goeq/goeq/internal/scheduler"
+	"github.com/goeq/goeq/internal/stats"
 )
 
 // Options configure a run.
@@ -83,8 +84,12 @@ type App struct {
 	// Ready is called once every node has joined, with the config's
 	// latency (frames that may be in flight beyond the one finishing).
 	Ready func(latency int)
-	// Completed is called as each frame completes, in order.
-	Completed func(frame int, degraded bool)
+	// Completed is called as each frame completes, in order, with its
+	// statistics.
+	Completed func(frame int, degraded bool, records []stats.Record)
+	// Input is called with the input events of the nodes' windows, in the
+	// order each node saw them.
+	Input func(node string, events []control.WindowEvent)
 }
 
 // Summary is what a run reports at the end.
@@ -139,6 +144,8 @@ type event struct {
 	node   string
 	ev     scheduler.Event
 	failed string // the client could not set up
+	// input events of the node's windows, for the application
+	input []control.WindowEvent
 }
 
 type server struct {
@@ -427,6 +434,8 @@ func (s *server) Session(stream grpc.ServerStream, node string) error {
 			return nil
 		}
 		switch {
+		case len(m.Events) > 0:
+			s.events <- event{node: node, input: m.Events}
 		case m.Done != nil:
 			d := m.Done
 			s.events <- event{node: node, ev: scheduler.Done{Node: node, Frame: d.Frame, Records: d.Records, Degraded: d.Degraded,
@@ -501,6 +510,14 @@ func (s *server) loop(ctx context.Context) (*Summary, error) {
 			if ev.failed != "" {
 				return rep.summary(false), fmt.Errorf("node %s failed to set up: %s", ev.node, ev.failed)
 			}
+			if ev.input != nil {
+				if s.opt.App != nil && s.opt.App.Input != nil {
+					s.opt.App.Input(ev.node, ev.input)
+				}
+				ev = nil
+			}
+		}
+		if ev != nil {
 			if j, ok := ev.ev.(scheduler.Join); ok {
 				joined[j.Node] = true
 				if len(joined) == len(s.order) && s.opt.App != nil && s.opt.App.Ready != nil {
@@ -608,7 +625,7 @@ func (s *server) act(rd scheduler.Ready, rep *report) error {
 		rep.complete(c)
 		delete(s.data, c.Frame)
 		if s.opt.App != nil && s.opt.App.Completed != nil {
-			s.opt.App.Completed(c.Frame, c.Degraded)
+			s.opt.App.Completed(c.Frame, c.Degraded, c.Records)
 		}
 	}
 	if rd.Failure != "" {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"time"
 
 	"github.com/go-gl/glfw/v3.3/glfw"
 )
@@ -19,13 +20,27 @@ func init() {
 	runtime.LockOSThread()
 }
 
-// RunMain serves GLFW calls on the main thread until done is closed. A
-// program that uses GLFW calls it from main (tests: from TestMain).
+// glfwReady is set on the main thread once GLFW is initialised.
+var glfwReady bool
+
+// pollEvery is how often windows' events are polled while no frame is
+// presented (an application that renders on demand waits for them).
+const pollEvery = 10 * time.Millisecond
+
+// RunMain serves GLFW calls on the main thread until done is closed, and
+// polls window events. A program that uses GLFW calls it from main (tests:
+// from TestMain).
 func RunMain(done <-chan struct{}) {
+	poll := time.NewTicker(pollEvery)
+	defer poll.Stop()
 	for {
 		select {
 		case f := <-mainQueue:
 			f()
+		case <-poll.C:
+			if glfwReady {
+				glfw.PollEvents()
+			}
 		case <-done:
 			return
 		}
@@ -49,7 +64,10 @@ var (
 // OpenGLFW initialises GLFW once (on the main thread).
 func OpenGLFW() (*GLFW, error) {
 	glfwOnce.Do(func() {
-		onMain(func() { glfwErr = glfw.Init() })
+		onMain(func() {
+			glfwErr = glfw.Init()
+			glfwReady = glfwErr == nil
+		})
 	})
 	if glfwErr != nil {
 		return nil, fmt.Errorf("winsys: GLFW: %w", glfwErr)
@@ -104,5 +122,56 @@ func (c *glfwContext) Swap() {
 	c.win.SwapBuffers()
 	onMain(glfw.PollEvents)
 }
-func (c *glfwContext) Destroy()     { onMain(c.win.Destroy) }
+func (c *glfwContext) Destroy() { onMain(c.win.Destroy) }
+
+// OnEvent delivers the window's key, pointer, wheel, resize and close
+// events to handler (on the main thread, while events are polled).
+func (c *glfwContext) OnEvent(handler func(Event)) {
+	onMain(func() {
+		w := c.win
+		w.SetKeyCallback(func(_ *glfw.Window, key glfw.Key, _ int, action glfw.Action, _ glfw.ModifierKey) {
+			k := keyOf(key)
+			switch {
+			case k == 0:
+			case action == glfw.Press:
+				handler(Event{Kind: KeyPress, Key: k})
+			case action == glfw.Release:
+				handler(Event{Kind: KeyRelease, Key: k})
+			}
+		})
+		w.SetCursorPosCallback(func(_ *glfw.Window, x, y float64) {
+			handler(Event{Kind: PointerMotion, X: x, Y: y})
+		})
+		w.SetMouseButtonCallback(func(w *glfw.Window, b glfw.MouseButton, action glfw.Action, _ glfw.ModifierKey) {
+			x, y := w.GetCursorPos()
+			button := map[glfw.MouseButton]int{glfw.MouseButtonLeft: 1, glfw.MouseButtonMiddle: 2, glfw.MouseButtonRight: 3}[b]
+			kind := ButtonPress
+			if action == glfw.Release {
+				kind = ButtonRelease
+			}
+			handler(Event{Kind: kind, X: x, Y: y, Button: button})
+		})
+		w.SetScrollCallback(func(w *glfw.Window, dx, dy float64) {
+			x, y := w.GetCursorPos()
+			handler(Event{Kind: Wheel, X: x, Y: y, DX: dx, DY: dy})
+		})
+		w.SetFramebufferSizeCallback(func(_ *glfw.Window, width, height int) {
+			handler(Event{Kind: Resize, W: width, H: height})
+		})
+		w.SetCloseCallback(func(*glfw.Window) { handler(Event{Kind: Close}) })
+	})
+}
+
+// keyOf maps GLFW's key codes: characters to their lower-case rune,
+// named keys to ours, the rest to 0.
+func keyOf(k glfw.Key) int {
+	switch {
+	case k >= glfw.KeyA && k <= glfw.KeyZ:
+		return int('a' + (k - glfw.KeyA))
+	case k >= glfw.Key0 && k <= glfw.Key9, k == glfw.KeySpace:
+		return int(k)
+	}
+	return map[glfw.Key]int{glfw.KeyEscape: KeyEscape, glfw.KeyEnter: KeyEnter, glfw.KeyTab: KeyTab, glfw.KeyBackspace: KeyBackspace,
+		glfw.KeyLeft: KeyLeft, glfw.KeyRight: KeyRight, glfw.KeyUp: KeyUp, glfw.KeyDown: KeyDown}[k]
+}
 func (c *glfwContext) Window() bool { return c.window }

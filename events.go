@@ -1,0 +1,129 @@
+package goeq
+
+import (
+	"context"
+
+	"github.com/goeq/goeq/internal/control"
+	"github.com/goeq/goeq/internal/winsys"
+)
+
+// EventKind is what happened.
+type EventKind int
+
+// The kinds of events a destination window delivers.
+const (
+	KeyPress      = EventKind(winsys.KeyPress)
+	KeyRelease    = EventKind(winsys.KeyRelease)
+	PointerMotion = EventKind(winsys.PointerMotion)
+	ButtonPress   = EventKind(winsys.ButtonPress)
+	ButtonRelease = EventKind(winsys.ButtonRelease)
+	Wheel         = EventKind(winsys.Wheel)
+	Resize        = EventKind(winsys.Resize)
+	// WindowClose: the user asked to close a window (goeq leaves it open;
+	// the application decides).
+	WindowClose = EventKind(winsys.Close)
+)
+
+func (k EventKind) String() string {
+	switch k {
+	case KeyPress:
+		return "key press"
+	case KeyRelease:
+		return "key release"
+	case PointerMotion:
+		return "pointer motion"
+	case ButtonPress:
+		return "button press"
+	case ButtonRelease:
+		return "button release"
+	case Wheel:
+		return "wheel"
+	case Resize:
+		return "resize"
+	case WindowClose:
+		return "window close"
+	}
+	return "event"
+}
+
+// Key is a key: a character key is its lower-case rune ('q', ' '), other
+// keys are the constants.
+type Key int
+
+// Keys that are not characters.
+const (
+	KeyEscape    = Key(winsys.KeyEscape)
+	KeyEnter     = Key(winsys.KeyEnter)
+	KeyTab       = Key(winsys.KeyTab)
+	KeyBackspace = Key(winsys.KeyBackspace)
+	KeyLeft      = Key(winsys.KeyLeft)
+	KeyRight     = Key(winsys.KeyRight)
+	KeyUp        = Key(winsys.KeyUp)
+	KeyDown      = Key(winsys.KeyDown)
+)
+
+// Buttons of a pointer.
+const (
+	ButtonLeft   = 1
+	ButtonMiddle = 2
+	ButtonRight  = 3
+)
+
+// Event is an input event of a destination window, delivered to the
+// application process in the order the window saw it.
+type Event struct {
+	Kind    EventKind
+	Node    string // the node whose window it is
+	Window  string // the window's name
+	Channel string // the channel under the pointer (its identity), if any
+	// X, Y is the pointer in the normalised coordinates of the view the
+	// channel shows: 0 to 1 from its bottom-left corner (the last
+	// position, for keys).
+	X, Y   float64
+	DX, DY float64 // a wheel's turn
+	Button int     // ButtonLeft, ButtonMiddle or ButtonRight
+	Key    Key
+	// Width x Height is a resized window's new size in pixels.
+	Width, Height int
+}
+
+func eventOf(node string, e control.WindowEvent) Event {
+	return Event{Kind: EventKind(e.Kind), Node: node, Window: e.Window, Channel: e.Channel, X: e.X, Y: e.Y, DX: e.DX, DY: e.DY,
+		Button: e.Button, Key: Key(e.Key), Width: e.W, Height: e.H}
+}
+
+// PendingEvents takes the events that arrived since the last call, in
+// order, without waiting (none in a headless run).
+func (c *Config) PendingEvents() []Event {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	evs := c.events
+	c.events = nil
+	return evs
+}
+
+// WaitEvents waits until an event arrives and takes every pending one:
+// an application that redraws on demand renders no frame while it waits.
+// It returns early with ctx's error, or the run's when the run ends.
+func (c *Config) WaitEvents(ctx context.Context) ([]Event, error) {
+	stop := context.AfterFunc(ctx, func() {
+		c.mu.Lock()
+		c.changed.Broadcast()
+		c.mu.Unlock()
+	})
+	defer stop()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for len(c.events) == 0 && !c.ended && ctx.Err() == nil {
+		c.changed.Wait()
+	}
+	evs := c.events
+	c.events = nil
+	switch {
+	case len(evs) > 0:
+		return evs, nil
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	}
+	return nil, c.err
+}

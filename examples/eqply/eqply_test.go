@@ -1,0 +1,226 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/goeq/goeq/internal/imagecmp"
+)
+
+// build builds eqply into a temporary folder.
+func build(t *testing.T) string {
+	t.Helper()
+	goCmd := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if _, err := os.Stat(goCmd); err != nil {
+		goCmd = "go"
+	}
+	bin := filepath.Join(t.TempDir(), "eqply")
+	if out, err := exec.Command(goCmd, "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// display is an X display for the test: the one set, or a private Xvfb.
+func display(t *testing.T) string {
+	if d := os.Getenv("DISPLAY"); d != "" {
+		return d
+	}
+	for n := 150; n < 200; n++ {
+		if _, err := os.Stat(fmt.Sprintf("/tmp/.X11-unix/X%d", n)); err == nil {
+			continue
+		}
+		x := exec.Command("Xvfb", fmt.Sprintf(":%d", n), "-screen", "0", "1280x720x24", "-nolisten", "tcp")
+		if err := x.Start(); err != nil {
+			t.Fatalf("no DISPLAY, and Xvfb does not start (make test installs it): %v", err)
+		}
+		t.Cleanup(func() { x.Process.Kill(); x.Wait() })
+		for i := 0; i < 100; i++ {
+			if _, err := os.Stat(fmt.Sprintf("/tmp/.X11-unix/X%d", n)); err == nil {
+				return fmt.Sprintf(":%d", n)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		t.Fatalf("Xvfb :%d did not come up", n)
+	}
+	t.Fatal("no free X display number")
+	return ""
+}
+
+// xdotool runs xdotool on the display.
+func xdotool(t *testing.T, disp string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("xdotool", args...)
+	cmd.Env = append(os.Environ(), "DISPLAY="+disp)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("xdotool %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+type traceLine struct {
+	Frame  *int   `json:"frame"`
+	Event  string `json:"event"`
+	Camera camera `json:"camera"`
+}
+
+func readTrace(t *testing.T, path string) []traceLine {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var lines []traceLine
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var l traceLine
+		if json.Unmarshal(sc.Bytes(), &l) == nil {
+			lines = append(lines, l)
+		}
+	}
+	return lines
+}
+
+// waitFor polls until ok or the bound passes.
+func waitFor(t *testing.T, what string, bound time.Duration, ok func() bool) {
+	t.Helper()
+	for end := time.Now().Add(bound); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		if ok() {
+			return
+		}
+	}
+	t.Fatalf("no %s within %v", what, bound)
+}
+
+// A pointer drag on eqply's window, made by the X server's test extension
+// as a user's would be, reaches the application; the next frame shows the
+// model turned as computed from the drag (compared with a headless render
+// of that camera on one window), and q ends the application and every
+// render client.
+func TestPointerDragTurnsTheModelAndQQuits(t *testing.T) {
+	if _, err := exec.LookPath("xdotool"); err != nil {
+		t.Fatal("xdotool is needed (make test installs it)")
+	}
+	bin := build(t)
+	disp := display(t)
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "trace.jsonl")
+	app := exec.Command(bin, "--config", "../configs/2d-lb-4.eqc", "--triangles", "20000", "--out", filepath.Join(dir, "out"), "--trace", trace)
+	app.Env = append(os.Environ(), "DISPLAY="+disp, "GOEQ_WINSYS=glfw")
+	logFile, err := os.Create(filepath.Join(dir, "log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logFile.Close()
+	app.Stdout, app.Stderr = logFile, logFile
+	if err := app.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- app.Wait() }()
+	ended := false
+	defer func() {
+		if !ended {
+			app.Process.Kill()
+			<-exited
+		}
+	}()
+	var win string
+	waitFor(t, "eqply window", 30*time.Second, func() bool {
+		cmd := exec.Command("xdotool", "search", "--name", "^goeq dest$")
+		cmd.Env = append(os.Environ(), "DISPLAY="+disp)
+		out, _ := cmd.Output()
+		win = strings.TrimSpace(strings.Split(string(out), "\n")[0])
+		return win != ""
+	})
+	waitFor(t, "first frame", 30*time.Second, func() bool { return len(readTrace(t, trace)) > 0 })
+	geometry := xdotool(t, disp, "getwindowgeometry", win)
+	var x0, y0, w, h int
+	for _, l := range strings.Split(geometry, "\n") {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "Position:") {
+			fmt.Sscanf(l, "Position: %d,%d", &x0, &y0)
+		}
+		if strings.HasPrefix(l, "Geometry:") {
+			fmt.Sscanf(l, "Geometry: %dx%d", &w, &h)
+		}
+	}
+	if w != 640 || h != 360 {
+		t.Fatalf("window geometry %q", geometry)
+	}
+	// drag from the middle 64 pixels right and 36 up: a tenth of the view
+	// each way
+	xdotool(t, disp, "windowfocus", "--sync", win)
+	xdotool(t, disp, "mousemove", "--sync", fmt.Sprint(x0+320), fmt.Sprint(y0+180))
+	time.Sleep(200 * time.Millisecond)
+	xdotool(t, disp, "mousedown", "1")
+	time.Sleep(200 * time.Millisecond)
+	xdotool(t, disp, "mousemove", "--sync", fmt.Sprint(x0+384), fmt.Sprint(y0+144))
+	time.Sleep(200 * time.Millisecond)
+	xdotool(t, disp, "mouseup", "1")
+	want := camera{Yaw: homeCamera.Yaw + math.Pi*0.1, Pitch: homeCamera.Pitch - math.Pi*0.1, Distance: homeCamera.Distance}
+	var turned int
+	waitFor(t, "frame after the drag", 30*time.Second, func() bool {
+		for _, l := range readTrace(t, trace) {
+			if l.Frame != nil && math.Abs(l.Camera.Yaw-want.Yaw) < 1e-9 && math.Abs(l.Camera.Pitch-want.Pitch) < 1e-9 {
+				turned = *l.Frame
+				return true
+			}
+		}
+		return false
+	})
+	time.Sleep(500 * time.Millisecond) // the frame is written
+	xdotool(t, disp, "key", "q")
+	select {
+	case err := <-exited:
+		ended = true
+		if err != nil {
+			t.Fatalf("eqply ended with %v:\n%s", err, readTraceText(logFile.Name()))
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatalf("q did not end eqply:\n%s", readTraceText(logFile.Name()))
+	}
+	// no render client is left behind
+	if out, _ := exec.Command("pgrep", "-f", bin).Output(); len(strings.TrimSpace(string(out))) > 0 {
+		t.Errorf("render clients still run after eqply ended: pids %s", out)
+	}
+	if !strings.Contains(readTraceText(trace), "button press") {
+		t.Errorf("the handler saw no button press")
+	}
+
+	// the reference: the drag's camera rendered headless on one window
+	ref := exec.Command(bin, "--config", "../configs/one-window.eqc", "--triangles", "20000", "--frames", "1", "--camera-path", "orbit",
+		"--camera", fmt.Sprintf("%.17g,%.17g,%.17g", want.Yaw, want.Pitch, want.Distance), "--out", filepath.Join(dir, "ref"))
+	ref.Env = append(os.Environ(), "GOEQ_WINSYS=egl")
+	if out, err := ref.CombinedOutput(); err != nil {
+		t.Fatalf("reference: %v\n%s", err, out)
+	}
+	got := filepath.Join(dir, "out", fmt.Sprintf("dest-%06d.png", turned))
+	d, err := imagecmp.CompareFiles(got, filepath.Join(dir, "ref", "dest-000000.png"), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.BadFraction() > 0.0002 {
+		t.Errorf("frame %d after the drag against the reference of its camera: %s", turned, d)
+	}
+	// and the frame before the drag is not that picture
+	d0, err := imagecmp.CompareFiles(filepath.Join(dir, "out", "dest-000000.png"), filepath.Join(dir, "ref", "dest-000000.png"), 2)
+	if err == nil && d0.BadFraction() <= 0.0002 {
+		t.Error("the frame before the drag already matches the turned reference: the test cannot tell")
+	}
+}
+
+func readTraceText(path string) string {
+	b, _ := os.ReadFile(path)
+	return string(b)
+}

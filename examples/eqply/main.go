@@ -1,0 +1,291 @@
+// Command eqply is an interactive PLY viewer on goeq: the model (a PLY
+// file, or a procedural one) is loaded on every render node, kd-ordered so
+// that DB ranges are compact pieces of it, and drawn with the camera the
+// application sends as frame data.
+//
+//	eqply [--config FILE] [--model FILE.ply] [--frames N] [--out DIR] [--json]
+//	      [--camera-path orbit] [--camera YAW,PITCH,DISTANCE] [--trace FILE]
+//
+// In a window: left-drag turns the model, right-drag or the wheel zooms,
+// middle-drag pans; s toggles the statistics overlay (per-channel times
+// and the current split), space resets the camera, q or Esc (or closing
+// the window) quits. It renders only when something changed. Headless (or
+// with --camera-path orbit) the camera orbits for --frames frames.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log"
+	"math"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/go-gl/gl/v3.3-core/gl"
+
+	"github.com/goeq/goeq"
+	"github.com/goeq/goeq/internal/render"
+)
+
+// initData goes to every render node once.
+type initData struct {
+	Model     string // a PLY file every node can read; empty: procedural
+	Triangles int    // of the procedural model
+}
+
+// camera places the model: turned by Yaw then Pitch, Distance in front of
+// the eye, moved by Pan.
+type camera struct {
+	Yaw, Pitch, Distance float64
+	Pan                  [2]float64
+}
+
+var homeCamera = camera{Pitch: 0.35, Distance: 2.2}
+
+func (c camera) matrix() goeq.Mat4 {
+	return goeq.Translate(float32(c.Pan[0]), float32(c.Pan[1]), float32(-c.Distance)).Mul(goeq.RotateX(c.Pitch)).Mul(goeq.RotateY(c.Yaw))
+}
+
+// frameData is what changes from frame to frame.
+type frameData struct {
+	Camera camera
+	// Stats is the statistics overlay's content, when it is on: the last
+	// finished frame's per-channel times and split.
+	Stats *goeq.FrameStats `json:",omitempty"`
+}
+
+type app struct{}
+
+var (
+	modelOnce sync.Once
+	model     *render.Model
+	modelErr  error
+)
+
+func (app) NewRenderer(p *goeq.Pipe) (goeq.Renderer, error) {
+	var in initData
+	if err := p.InitData(&in); err != nil {
+		return nil, err
+	}
+	modelOnce.Do(func() { // once per process, shared by its pipes
+		if in.Model != "" {
+			model, modelErr = render.LoadPLY(in.Model)
+			return
+		}
+		rings := int(math.Sqrt(float64(max(in.Triangles, 2000)) / 4))
+		model = render.Bumpy(max(rings, 4), max(2*rings, 8))
+	})
+	if modelErr != nil {
+		return nil, modelErr
+	}
+	m := render.NewMesh(model)
+	if err := m.Init(); err != nil {
+		return nil, err
+	}
+	return &viewer{mesh: m}, nil
+}
+
+type viewer struct{ mesh *render.Mesh }
+
+func (v *viewer) Draw(dc *goeq.DrawContext) (goeq.Region, error) {
+	f := frameData{Camera: homeCamera}
+	if err := dc.FrameData(&f); err != nil {
+		return goeq.All, err
+	}
+	return v.mesh.DrawPlaced(dc, dc.View.Mul(f.Camera.matrix()))
+}
+
+func (v *viewer) Exit() { v.mesh.Exit() }
+
+// DrawOverlay draws the statistics overlay on the destination: a bar per
+// channel (draw, readback, transmit, assemble and wait times, 1 pixel per
+// 0.2 ms) and each channel's share of the destination as a frame.
+func (v *viewer) DrawOverlay(dc *goeq.DrawContext) error {
+	var f frameData
+	if err := dc.FrameData(&f); err != nil || f.Stats == nil {
+		return err
+	}
+	rect := func(x, y, w, h int, c [3]float32) {
+		gl.Scissor(int32(dc.X+x), int32(dc.Y+y), int32(max(w, 0)), int32(max(h, 0)))
+		gl.ClearColor(c[0], c[1], c[2], 1)
+		gl.Clear(gl.COLOR_BUFFER_BIT)
+	}
+	colours := [][3]float32{{0.2, 0.8, 0.2}, {0.9, 0.8, 0.1}, {0.2, 0.5, 1}, {0.9, 0.3, 0.9}, {0.5, 0.5, 0.5}}
+	for i, ch := range f.Stats.Channels {
+		x, y := 8, dc.Height-12-10*i
+		for k, d := range []time.Duration{ch.Draw, ch.Readback, ch.Transmit, ch.Assemble, ch.Wait} {
+			w := int(d / (200 * time.Microsecond))
+			rect(x, y, w, 7, colours[k])
+			x += w
+		}
+		// the split: the channel's viewport outlined, its range as a bar
+		vp := ch.Viewport
+		x0, y0 := int(vp.X*float64(dc.Width)), int(vp.Y*float64(dc.Height))
+		x1, y1 := int((vp.X+vp.W)*float64(dc.Width))-1, int((vp.Y+vp.H)*float64(dc.Height))-1
+		c := colours[i%len(colours)]
+		rect(x0, y0, x1-x0, 1, c)
+		rect(x0, y1, x1-x0, 1, c)
+		rect(x0, y0, 1, y1-y0, c)
+		rect(x1, y0, 1, y1-y0, c)
+		if ch.Range.End > ch.Range.Start && (ch.Range.Start > 0 || ch.Range.End < 1) {
+			rect(int(ch.Range.Start*float64(dc.Width)), 2, int((ch.Range.End-ch.Range.Start)*float64(dc.Width)), 4, c)
+		}
+	}
+	return nil
+}
+
+// controls turns window events into camera moves.
+type controls struct {
+	cam      camera
+	dragging int // the button held, 0 for none
+	last     [2]float64
+	stats    bool
+	quit     bool
+}
+
+// handle applies one event; it reports whether the picture changes.
+func (c *controls) handle(ev goeq.Event) bool {
+	switch ev.Kind {
+	case goeq.ButtonPress:
+		c.dragging, c.last = ev.Button, [2]float64{ev.X, ev.Y}
+	case goeq.ButtonRelease:
+		c.dragging = 0
+	case goeq.PointerMotion:
+		if c.dragging == 0 || ev.Channel == "" {
+			return false
+		}
+		dx, dy := ev.X-c.last[0], ev.Y-c.last[1]
+		c.last = [2]float64{ev.X, ev.Y}
+		switch c.dragging {
+		case goeq.ButtonLeft: // a drag across the whole view turns half a turn
+			c.cam.Yaw += math.Pi * dx
+			c.cam.Pitch -= math.Pi * dy
+		case goeq.ButtonRight:
+			c.cam.Distance *= math.Exp(-2 * dy)
+		case goeq.ButtonMiddle:
+			c.cam.Pan[0] += dx * c.cam.Distance
+			c.cam.Pan[1] += dy * c.cam.Distance
+		}
+		return true
+	case goeq.Wheel:
+		c.cam.Distance *= math.Pow(0.9, ev.DY)
+		return true
+	case goeq.KeyPress:
+		switch ev.Key {
+		case 's':
+			c.stats = !c.stats
+			return true
+		case ' ':
+			c.cam = homeCamera
+			return true
+		case 'q', goeq.KeyEscape:
+			c.quit = true
+		}
+	case goeq.WindowClose:
+		c.quit = true
+	}
+	return false
+}
+
+// tracer writes what the viewer did as JSON lines: each event handled with
+// the camera after it, and each frame started with its camera.
+type tracer struct{ enc *json.Encoder }
+
+func (t *tracer) write(v any) {
+	if t.enc != nil {
+		t.enc.Encode(v)
+	}
+}
+
+func main() {
+	goeq.Init(app{}) // a render client never returns from here
+	config := flag.String("config", "examples/configs/2d-lb-4.eqc", "the configuration")
+	modelPath := flag.String("model", "", "PLY model (ASCII or binary), read by every node; default: a procedural one")
+	triangles := flag.Int("triangles", 200_000, "triangles of the procedural model")
+	frames := flag.Int("frames", 0, "frames to render (0: until quit; headless: 100)")
+	out := flag.String("out", "", "write every frame's destination PNG here")
+	asJSON := flag.Bool("json", false, "print the run's summary as JSON")
+	path := flag.String("camera-path", "", "orbit: turn the camera around the model (the default headless)")
+	start := flag.String("camera", "", "the camera to start from: YAW,PITCH,DISTANCE (radians, units)")
+	tracePath := flag.String("trace", "", "write each event handled and each frame's camera as JSON lines here")
+	flag.Parse()
+
+	c := &controls{cam: homeCamera}
+	if *start != "" {
+		if _, err := fmt.Sscanf(*start, "%g,%g,%g", &c.cam.Yaw, &c.cam.Pitch, &c.cam.Distance); err != nil {
+			log.Fatalf("--camera %q: want YAW,PITCH,DISTANCE", *start)
+		}
+	}
+	var tr tracer
+	if *tracePath != "" {
+		f, err := os.Create(*tracePath)
+		if err != nil {
+			log.Fatal(err)
+		}
+		defer f.Close()
+		tr.enc = json.NewEncoder(f)
+	}
+	interactive := os.Getenv("DISPLAY") != "" && *path == ""
+	if !interactive && *frames == 0 {
+		*frames = 100
+	}
+	ctx := context.Background()
+	cfg, err := goeq.Start(ctx, app{}, goeq.Options{Config: *config, OutDir: *out,
+		InitData: initData{Model: *modelPath, Triangles: *triangles}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	home := c.cam
+	n := 0
+	frame := func() error {
+		if !interactive {
+			c.cam.Yaw = home.Yaw + 2*math.Pi*float64(n)/float64(*frames)
+		}
+		fd := frameData{Camera: c.cam}
+		if c.stats {
+			st := cfg.LastFrameStats()
+			fd.Stats = &st
+		}
+		f, err := cfg.StartFrame(fd)
+		if err != nil {
+			return err
+		}
+		tr.write(map[string]any{"frame": f, "camera": c.cam})
+		n++
+		return cfg.FinishFrame()
+	}
+	for err == nil && !c.quit && (*frames == 0 || n < *frames) {
+		if err = frame(); err != nil || !interactive {
+			continue
+		}
+		// on demand: the next frame only when an event changed the picture
+		// (while the statistics show, every frame changes them)
+		changed := c.stats
+		for !changed && !c.quit && err == nil {
+			var evs []goeq.Event
+			if err = cfg.FinishAllFrames(); err == nil {
+				evs, err = cfg.WaitEvents(ctx)
+			}
+			for _, ev := range evs {
+				if c.handle(ev) {
+					changed = true
+				}
+				tr.write(map[string]any{"event": ev.Kind.String(), "x": ev.X, "y": ev.Y, "button": ev.Button, "key": ev.Key, "camera": c.cam})
+			}
+		}
+		for _, ev := range cfg.PendingEvents() {
+			c.handle(ev)
+			tr.write(map[string]any{"event": ev.Kind.String(), "x": ev.X, "y": ev.Y, "button": ev.Button, "key": ev.Key, "camera": c.cam})
+		}
+	}
+	sum, exitErr := cfg.Exit()
+	if *asJSON {
+		json.NewEncoder(os.Stdout).Encode(sum)
+	}
+	if err != nil || exitErr != nil {
+		log.Fatal(err, exitErr)
+	}
+}

@@ -1,0 +1,47 @@
+package winsys
+
+// EventKind is what happened in an on-screen window.
+type EventKind int
+
+// The kinds of window events.
+const (
+	KeyPress EventKind = iota + 1
+	KeyRelease
+	PointerMotion
+	ButtonPress
+	ButtonRelease
+	Wheel
+	Resize
+	Close
+)
+
+// Keys that are not characters; a character key is its lower-case rune.
+const (
+	KeyEscape = 0x10000 + iota
+	KeyEnter
+	KeyTab
+	KeyBackspace
+	KeyLeft
+	KeyRight
+	KeyUp
+	KeyDown
+)
+
+// Event is an input event of an on-screen window. X and Y are the pointer
+// in window pixels from the top-left corner, as the window system gives
+// them; DX, DY the wheel's turn; W, H the new size of a resize.
+type Event struct {
+	Kind   EventKind
+	X, Y   float64
+	DX, DY float64
+	Button int // 1 left, 2 middle, 3 right
+	Key    int
+	W, H   int
+}
+
+// EventSource is implemented by contexts with an on-screen window. The
+// handler runs on the main thread while events are polled and must not
+// block.
+type EventSource interface {
+	OnEvent(handler func(Event))
+}
