@@ -114,7 +114,7 @@ func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 	c := &Config{frames: make(chan []byte), done: make(chan struct{})}
 	c.changed = sync.NewCond(&c.mu)
 	ready := make(chan int, 1)
-	app2 := &server.App{
+	hooks := &server.App{
 		Frames: c.frames,
 		Ready:  func(latency int) { ready <- latency },
 		Completed: func(frame int, degraded bool, records []stats.Record) {
@@ -137,7 +137,7 @@ func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 		},
 	}
 	sopt := server.Options{ConfigPath: opt.Config, OutDir: opt.OutDir, DumpEvery: 1, Local: opt.Local, Token: token,
-		ClientBinary: exe, ClientArgs: []string{clientFlag}, InitData: initData, App: app2, Async: true,
+		ClientBinary: exe, ClientArgs: []string{clientFlag}, InitData: initData, App: hooks, Async: true,
 		Reference: opt.Reference, FrameTimeout: opt.FrameTimeout, Log: logger, Codec: "auto"}
 	go func() {
 		sum, err := server.Run(ctx, sopt)
