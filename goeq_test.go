@@ -7,13 +7,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/go-gl/gl/v3.3-core/gl"
 
 	"github.com/goeq/goeq"
+	"github.com/goeq/goeq/internal/gotool"
 	"github.com/goeq/goeq/internal/imagecmp"
 )
 
@@ -197,12 +197,8 @@ func TestHelloAsAnotherModule(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	goCmd := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goCmd); err != nil {
-		goCmd = "go"
-	}
 	bin := filepath.Join(dir, "hello")
-	build := exec.Command(goCmd, "build", "-o", bin, ".")
+	build := exec.Command(gotool.Path(), "build", "-o", bin, ".")
 	build.Dir = dir
 	build.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
 	if out, err := build.CombinedOutput(); err != nil {

@@ -200,6 +200,10 @@ func (t *tracer) write(v any) {
 	}
 }
 
+func (t *tracer) event(ev goeq.Event, cam camera) {
+	t.write(map[string]any{"event": ev.Kind.String(), "x": ev.X, "y": ev.Y, "button": ev.Button, "key": ev.Key, "camera": cam})
+}
+
 func main() {
 	goeq.Init(app{}) // a render client never returns from here
 	config := flag.String("config", "examples/configs/2d-lb-4.eqc", "the configuration")
@@ -273,12 +277,12 @@ func main() {
 				if c.handle(ev) {
 					changed = true
 				}
-				tr.write(map[string]any{"event": ev.Kind.String(), "x": ev.X, "y": ev.Y, "button": ev.Button, "key": ev.Key, "camera": c.cam})
+				tr.event(ev, c.cam)
 			}
 		}
 		for _, ev := range cfg.PendingEvents() {
 			c.handle(ev)
-			tr.write(map[string]any{"event": ev.Kind.String(), "x": ev.X, "y": ev.Y, "button": ev.Button, "key": ev.Key, "camera": c.cam})
+			tr.event(ev, c.cam)
 		}
 	}
 	sum, exitErr := cfg.Exit()

@@ -11,13 +11,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/goeq/goeq/internal/gotool"
 )
 
 // These tests start real eqserver and eqclient processes talking over
@@ -36,13 +37,7 @@ func binaries(t *testing.T) string {
 		if binErr != nil {
 			return
 		}
-		// the go command that runs this test (make test may have installed
-		// it outside PATH)
-		goCmd := filepath.Join(runtime.GOROOT(), "bin", "go")
-		if _, err := os.Stat(goCmd); err != nil {
-			goCmd = "go"
-		}
-		out, err := exec.Command(goCmd, "build", "-o", binDir, "github.com/goeq/goeq/cmd/eqserver", "github.com/goeq/goeq/cmd/eqclient").CombinedOutput()
+		out, err := exec.Command(gotool.Path(), "build", "-o", binDir, "github.com/goeq/goeq/cmd/eqserver", "github.com/goeq/goeq/cmd/eqclient").CombinedOutput()
 		if err != nil {
 			binErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}
