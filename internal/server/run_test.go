@@ -183,10 +183,12 @@ func TestDecomposedRunsEqualSingleChannel(t *testing.T) {
 		tol, maxBad         int
 	}{
 		// 2D tiles at arbitrary split positions scale the projection by
-		// ratios like 360/197: vertex positions round differently and a few
-		// shaded pixels differ by one
-		{"2D load-balanced, latency 1", "2d-lb-4.eqc", "mesh", 1, 1, 0},
-		{"2D load-balanced, latency 0", "2d-lb-4.eqc", "mesh", 0, 1, 0},
+		// ratios like 360/197: vertex positions round differently, a few
+		// shaded pixels differ by one, and now and then an edge that
+		// crosses a pixel centre exactly lands on the other side (one pixel
+		// of 230400 was seen in CI): allow 0.01% (the corpus test allows 0.02%)
+		{"2D load-balanced, latency 1", "2d-lb-4.eqc", "mesh", 1, 1, 640 * 360 / 10000},
+		{"2D load-balanced, latency 0", "2d-lb-4.eqc", "mesh", 0, 1, 640 * 360 / 10000},
 		{"DB load-balanced", "db-lb-4.eqc", "mesh", -1, 0, 640 * 360 / 1000},
 		{"DB direct send", "db-direct-send.eqc", "mesh", -1, 0, 640 * 360 / 1000},
 		{"DB volume, ordered blending", "db-volume-4.eqc", "volume", -1, 3, 0},
