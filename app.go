@@ -51,13 +51,18 @@ type (
 	// Overlayer is implemented by renderers that draw over a destination's
 	// finished image (a HUD).
 	Overlayer = draw.Overlayer
-	Eye       = draw.Eye
-	Region    = draw.Region
-	Viewport  = draw.Viewport
-	Range     = draw.Range
-	Pixel     = draw.Pixel
-	Subpixel  = draw.Subpixel
-	Mat4      = draw.Mat4
+	// Receiver is implemented by renderers that take the application's
+	// cluster events (Config.Broadcast).
+	Receiver = draw.Receiver
+	// Message is one cluster event as a renderer receives it.
+	Message  = draw.Message
+	Eye      = draw.Eye
+	Region   = draw.Region
+	Viewport = draw.Viewport
+	Range    = draw.Range
+	Pixel    = draw.Pixel
+	Subpixel = draw.Subpixel
+	Mat4     = draw.Mat4
 )
 
 // The eyes.

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/goeq/goeq/internal/compound"
 	"github.com/goeq/goeq/internal/control"
 	"github.com/goeq/goeq/internal/server"
 	"github.com/goeq/goeq/internal/stats"
@@ -61,9 +62,15 @@ type Summary struct {
 // Config is a running configuration: the application drives its frames.
 // Its methods are for the application's goroutine (one at a time).
 type Config struct {
-	frames  chan []byte
-	done    chan struct{} // closed when the run has ended
-	latency int
+	frames    chan server.AppFrame
+	done      chan struct{} // closed when the run has ended
+	latency   int
+	observers []string
+
+	// what goes with the next frame started
+	messages     [][]byte
+	messageBytes int
+	heads        map[int]compound.Head
 
 	mu        sync.Mutex
 	changed   *sync.Cond
@@ -111,12 +118,12 @@ func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 		rand.Read(b[:])
 		token = hex.EncodeToString(b[:])
 	}
-	c := &Config{frames: make(chan []byte), done: make(chan struct{})}
+	c := &Config{frames: make(chan server.AppFrame), done: make(chan struct{})}
 	c.changed = sync.NewCond(&c.mu)
-	ready := make(chan int, 1)
+	ready := make(chan server.RunInfo, 1)
 	hooks := &server.App{
 		Frames: c.frames,
-		Ready:  func(latency int) { ready <- latency },
+		Ready:  func(info server.RunInfo) { ready <- info },
 		Completed: func(frame int, degraded bool, records []stats.Record) {
 			c.mu.Lock()
 			c.completed = frame + 1
@@ -151,13 +158,13 @@ func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 		close(c.done)
 		close(ready)
 	}()
-	latency, ok := <-ready
+	info, ok := <-ready
 	if !ok {
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		return nil, c.err
 	}
-	c.latency = latency
+	c.latency, c.observers = info.Latency, info.Observers
 	return c, nil
 }
 
@@ -179,8 +186,9 @@ func (c *Config) StartFrame(data any) (int, error) {
 			return 0, fmt.Errorf("goeq: frame data is %d bytes encoded, more than the %d allowed", len(b), MaxFrameData)
 		}
 	}
+	af := server.AppFrame{Data: b, Messages: c.messages, Heads: c.heads}
 	select {
-	case c.frames <- b: // the run's loop takes it at once
+	case c.frames <- af: // the run's loop takes it at once
 	case <-c.done:
 		c.mu.Lock()
 		defer c.mu.Unlock()
@@ -190,7 +198,59 @@ func (c *Config) StartFrame(data any) (int, error) {
 	defer c.mu.Unlock()
 	frame := c.started
 	c.started++
+	c.messages, c.messageBytes, c.heads = nil, 0, nil
 	return frame, nil
+}
+
+// maxMessages bounds the cluster events that go with one frame.
+const maxMessages = 1024
+
+// Broadcast sends v (any value encoding/json takes) to every node with the
+// next frame started: on every node, every pipe's renderer that is a
+// Receiver takes it before drawing that frame, in the order sent. The
+// messages of one frame share the frame data's bound, MaxFrameData.
+func (c *Config) Broadcast(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("goeq: broadcast: %w", err)
+	}
+	if len(c.messages) >= maxMessages {
+		return fmt.Errorf("goeq: broadcast: %d messages wait for the next frame already, the most one frame carries", maxMessages)
+	}
+	if c.messageBytes+len(b) > MaxFrameData {
+		return fmt.Errorf("goeq: broadcast: the next frame's messages would be %d bytes encoded, more than the %d allowed", c.messageBytes+len(b), MaxFrameData)
+	}
+	c.messages = append(c.messages, b)
+	c.messageBytes += len(b)
+	return nil
+}
+
+// Observers lists the config's observers' names (some may be empty), in
+// the order SetHead numbers them.
+func (c *Config) Observers() []string { return append([]string(nil), c.observers...) }
+
+// SetHead places a tracked observer's head from the next frame started
+// on: head takes head space to world space (a tracker's matrix), and
+// eyeBase, when above zero, sets the distance between the eyes (zero keeps
+// the eyes the config gives). Walls and projections stay where the config
+// puts them, so their frusta follow the head off axis, as in a CAVE; an
+// HMD wall moves with the head.
+func (c *Config) SetHead(observer int, head Mat4, eyeBase float64) error {
+	if observer < 0 || observer >= len(c.observers) {
+		return fmt.Errorf("goeq: no observer %d: the config has %d", observer, len(c.observers))
+	}
+	if eyeBase < 0 {
+		return fmt.Errorf("goeq: eye base %g is negative", eyeBase)
+	}
+	h := compound.Head{EyeBase: eyeBase}
+	for i, v := range head {
+		h.Matrix[i] = float64(v)
+	}
+	if c.heads == nil {
+		c.heads = map[int]compound.Head{}
+	}
+	c.heads[observer] = h
+	return nil
 }
 
 // FinishFrame returns once frame (started − 1 − latency) is complete: the

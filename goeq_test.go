@@ -1,9 +1,12 @@
 package goeq_test
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,10 +37,31 @@ type camera struct {
 	Angle float64
 }
 
+// squareInit is the test's init data: the square's size, and where a
+// renderer records what it received and drew ("" for nowhere).
+type squareInit struct {
+	Scale  float64
+	Record string
+}
+
+// tint is the test's cluster event: the frame it is broadcast with, and
+// the colour the square takes from then on.
+type tint struct {
+	Frame int
+	Name  string
+	RGB   [3]float32
+}
+
+// drawn is what a draw records: its frame and matrices.
+type drawn struct {
+	Frame            int
+	Projection, View goeq.Mat4
+}
+
 type turningSquare struct{}
 
 func (turningSquare) NewRenderer(p *goeq.Pipe) (goeq.Renderer, error) {
-	var init struct{ Scale float64 }
+	var init squareInit
 	if err := p.InitData(&init); err != nil {
 		return nil, err
 	}
@@ -51,16 +75,54 @@ void main() {
 	uv = c;
 	gl_Position = mvp * vec4(c - 0.5, 0, 1);
 }`, `#version 330 core
-in vec2 uv; out vec4 frag;
-void main() { frag = vec4(uv, 1.0 - uv.x * uv.y, 1); }`)
+in vec2 uv; out vec4 frag; uniform vec3 tint;
+void main() { frag = vec4(vec3(uv, 1.0 - uv.x * uv.y) * tint, 1); }`)
 	var vao uint32
 	gl.GenVertexArrays(1, &vao)
-	return &square{prog: prog, vao: vao, scale: float32(init.Scale)}, err
+	return &square{prog: prog, vao: vao, scale: float32(init.Scale), tint: [3]float32{1, 1, 1},
+		record: init.Record, pipe: p.Node + "-" + p.Name}, err
 }
 
 type square struct {
 	prog, vao uint32
 	scale     float32
+	tint      [3]float32
+	record    string // a directory, or ""
+	pipe      string
+}
+
+// Receive takes the broadcast tints: each must arrive in its own frame.
+func (s *square) Receive(frame int, msgs []goeq.Message) error {
+	for _, m := range msgs {
+		var c tint
+		if err := m.Decode(&c); err != nil {
+			return err
+		}
+		if c.Frame != frame {
+			return fmt.Errorf("tint %q of frame %d arrived in frame %d", c.Name, c.Frame, frame)
+		}
+		s.tint = c.RGB
+		if err := s.note("recv-"+s.pipe, fmt.Sprintf("%d %s\n", frame, c.Name)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// note appends a line to a record file.
+func (s *square) note(name, line string) error {
+	if s.record == "" {
+		return nil
+	}
+	f, err := os.OpenFile(filepath.Join(s.record, name), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(line)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 func (s *square) Draw(dc *goeq.DrawContext) (goeq.Region, error) {
@@ -74,7 +136,14 @@ func (s *square) Draw(dc *goeq.DrawContext) (goeq.Region, error) {
 	model := goeq.Translate(0, 0, -2).Mul(goeq.RotateY(cam.Angle)).Mul(goeq.RotateX(0.3 * cam.Angle))
 	model[0], model[5] = model[0]*s.scale, model[5]*s.scale
 	mvp := dc.Projection.Mul(dc.View).Mul(model)
+	if s.record != "" {
+		line, _ := json.Marshal(drawn{dc.Frame, dc.Projection, dc.View})
+		if err := s.note("draw-"+url.PathEscape(dc.Channel), string(line)+"\n"); err != nil {
+			return goeq.Region{}, err
+		}
+	}
 	gl.UseProgram(s.prog)
+	gl.Uniform3f(gl.GetUniformLocation(s.prog, gl.Str("tint\x00")), s.tint[0], s.tint[1], s.tint[2])
 	gl.UniformMatrix4fv(gl.GetUniformLocation(s.prog, gl.Str("mvp\x00")), 1, false, &mvp[0])
 	gl.BindVertexArray(s.vao)
 	gl.DrawArrays(gl.TRIANGLE_STRIP, 0, 4)
@@ -103,14 +172,25 @@ func withLatency(t *testing.T, name string, latency int) string {
 // runSquare runs frames of the turning square, the camera changing every
 // frame, and returns the images written.
 func runSquare(t *testing.T, cfgPath string, frames int, reference bool) []string {
+	return runScript(t, cfgPath, frames, reference, squareInit{Scale: 1.4}, nil)
+}
+
+// runScript runs frames of the turning square; before each frame starts,
+// script (when given) may broadcast or move heads.
+func runScript(t *testing.T, cfgPath string, frames int, reference bool, init squareInit, script func(*goeq.Config, int) error) []string {
 	t.Helper()
 	out := t.TempDir()
 	cfg, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: cfgPath, OutDir: out, Reference: reference,
-		InitData: struct{ Scale float64 }{1.4}})
+		InitData: init})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < frames && err == nil; i++ {
+		if script != nil {
+			if err = script(cfg, i); err != nil {
+				break
+			}
+		}
 		var n int
 		if n, err = cfg.StartFrame(camera{Frame: i, Angle: 0.35 * float64(i)}); err == nil && n != i {
 			err = fmt.Errorf("StartFrame numbered frame %d as %d", i, n)
@@ -131,8 +211,8 @@ func runSquare(t *testing.T, cfgPath string, frames int, reference bool) []strin
 	if err != nil || exitErr != nil {
 		t.Fatalf("run: %v; exit: %v", err, exitErr)
 	}
-	if sum.Frames != frames || len(sum.Written) != frames {
-		t.Fatalf("%d frames, %d images; want %d", sum.Frames, len(sum.Written), frames)
+	if sum.Frames != frames || len(sum.Written)%frames != 0 || len(sum.Written) == 0 {
+		t.Fatalf("%d frames, %d images; want %d frames and as many images per frame", sum.Frames, len(sum.Written), frames)
 	}
 	return sum.Written
 }
@@ -217,4 +297,134 @@ func TestHelloAsAnotherModule(t *testing.T) {
 		return files
 	}
 	compareRuns(t, run("2d-lb-4.eqc"), run("one-window.eqc"))
+}
+
+// TestBroadcastReachesEveryPipeInItsFrame broadcasts tints on the
+// four-source config with one more node that renders nothing: every pipe
+// of every node takes each tint before drawing the frame it was sent with
+// (the renderer fails the run otherwise), in order, and the images equal
+// the reference run's, which took the same tints.
+func TestBroadcastReachesEveryPipeInItsFrame(t *testing.T) {
+	text, err := os.ReadFile(examples("2d-lb-4.eqc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	idle := `    latency 1
+    node
+    {
+        name "idle"
+        host "localhost"
+        pipe { name "spare" window { name "wi" viewport [ 0 0 64 64 ] attributes { hint_drawable FBO } channel { name "unused" } } }
+    }
+`
+	withIdle := strings.Replace(string(text), "    latency 1\n", idle, 1)
+	if withIdle == string(text) {
+		t.Fatal("2d-lb-4.eqc has no latency line to add a node after")
+	}
+	cfgPath := filepath.Join(t.TempDir(), "2d-lb-4-idle.eqc")
+	if err := os.WriteFile(cfgPath, []byte(withIdle), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := func(cfg *goeq.Config, frame int) error {
+		switch frame {
+		case 2:
+			return cfg.Broadcast(tint{Frame: 2, Name: "red", RGB: [3]float32{1, 0.3, 0.3}})
+		case 5:
+			if err := cfg.Broadcast(tint{Frame: 5, Name: "green", RGB: [3]float32{0.3, 1, 0.3}}); err != nil {
+				return err
+			}
+			return cfg.Broadcast(tint{Frame: 5, Name: "blue", RGB: [3]float32{0.3, 0.3, 1}})
+		}
+		return nil
+	}
+	record := t.TempDir()
+	got := runScript(t, cfgPath, 8, false, squareInit{Scale: 1.4, Record: record}, script)
+	want := runScript(t, cfgPath, 8, true, squareInit{Scale: 1.4}, script)
+	compareRuns(t, got, want)
+	// six pipes: the application node's, four sources' on two nodes, and
+	// the idle node's, which draws nothing
+	files, _ := filepath.Glob(filepath.Join(record, "recv-*"))
+	if len(files) != 6 {
+		t.Errorf("%d pipes took broadcasts, want 6: %v", len(files), files)
+	}
+	idleSeen := false
+	for _, f := range files {
+		idleSeen = idleSeen || strings.HasSuffix(f, "recv-idle-spare")
+		if b, err := os.ReadFile(f); err != nil || string(b) != "2 red\n5 green\n5 blue\n" {
+			t.Errorf("%s took %q (%v), want red in frame 2, green then blue in frame 5", filepath.Base(f), b, err)
+		}
+	}
+	if !idleSeen {
+		t.Errorf("the node with nothing to draw took no broadcast")
+	}
+}
+
+// TestTrackedHeadMovesTheDrawnFrustum moves the observer's head in the
+// 3-sided CAVE of the corpus from frame 2 on: the front wall's draw gets
+// the off-axis projection and the view computed here by hand.
+func TestTrackedHeadMovesTheDrawnFrustum(t *testing.T) {
+	cave := filepath.Join("..", "shared", "eqc-corpus", "3-channel.cave.eqc")
+	record := t.TempDir()
+	script := func(cfg *goeq.Config, frame int) error {
+		if frame == 0 {
+			if n := len(cfg.Observers()); n != 1 {
+				return fmt.Errorf("%d observers, want 1", n)
+			}
+			if err := cfg.SetHead(1, goeq.Identity, 0); err == nil {
+				return errors.New("SetHead accepted observer 1 of 1")
+			}
+		}
+		if frame == 2 {
+			return cfg.SetHead(0, goeq.Translate(0.5, 0, 0.2), 0)
+		}
+		return nil
+	}
+	runScript(t, cave, 4, false, squareInit{Scale: 1.4, Record: record}, script)
+	// channel-middle: the window's second channel, showing view 0 of
+	// layout 0 on canvas 0 through segment 1
+	f, err := os.Open(filepath.Join(record, "draw-"+url.PathEscape("n0.p0.w0.c1/v0.0s0.1")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	// glFrustum's matrix, near 0.1 and far 100 as the planner sets them
+	frustum := func(l, r, b, tp float64) goeq.Mat4 {
+		const n, fa = 0.1, 100.0
+		return goeq.Mat4{float32(2 * n / (r - l)), 0, 0, 0, 0, float32(2 * n / (tp - b)), 0, 0,
+			float32((r + l) / (r - l)), float32((tp + b) / (tp - b)), float32(-(fa + n) / (fa - n)), -1,
+			0, 0, float32(-2 * fa * n / (fa - n)), 0}
+	}
+	centred := frustum(-0.1, 0.1, -0.1, 0.1)
+	// the eye at (0.5, 0, 0.2) sees the front wall (z = -1, x and y from
+	// -1 to 1) 1.2 m away: x from -1.5 to 0.5 and y from -1 to 1, at the
+	// near plane scaled by 0.1/1.2
+	moved := frustum(-1.5/12, 0.5/12, -1.0/12, 1.0/12)
+	frames := 0
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var d drawn
+		if err := json.Unmarshal(sc.Bytes(), &d); err != nil {
+			t.Fatal(err)
+		}
+		frames++
+		wantP, wantView := centred, goeq.Identity
+		if d.Frame >= 2 {
+			wantP, wantView = moved, goeq.Translate(-0.5, 0, -0.2)
+		}
+		if !closeMat(d.Projection, wantP) || !closeMat(d.View, wantView) {
+			t.Errorf("frame %d: projection %v view %v; want %v and %v", d.Frame, d.Projection, d.View, wantP, wantView)
+		}
+	}
+	if frames != 4 {
+		t.Errorf("the front wall drew %d frames, want 4", frames)
+	}
+}
+
+func closeMat(a, b goeq.Mat4) bool {
+	for i := range a {
+		if d := a[i] - b[i]; d > 1e-5 || d < -1e-5 {
+			return false
+		}
+	}
+	return true
 }

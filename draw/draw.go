@@ -55,6 +55,24 @@ type Overlayer interface {
 	DrawOverlay(c *Context) error
 }
 
+// Message is one of the application's cluster events (goeq's
+// Config.Broadcast): encoded once on the application's node, the same bytes
+// on every node.
+type Message []byte
+
+// Decode decodes the message into v, a pointer to the type the
+// application sent.
+func (m Message) Decode(v any) error { return json.Unmarshal(m, v) }
+
+// Receiver is implemented by renderers that take the application's
+// cluster events. Receive runs on every pipe of every node, on the pipe's
+// goroutine with its context current, before anything of frame is drawn,
+// whether or not the pipe draws in that frame; the messages come in the
+// order they were sent. An error fails the frame.
+type Receiver interface {
+	Receive(frame int, msgs []Message) error
+}
+
 // Eye is the eye a draw renders.
 type Eye int
 

@@ -285,6 +285,25 @@ type frameRun struct {
 	records map[string]*stats.Record
 }
 
+// Receive hands a frame's cluster events to the renderer, when it takes
+// them (draw.Receiver), on the pipe's goroutine.
+func (e *Executor) Receive(frame int, msgs [][]byte) error {
+	r, ok := e.Renderer.(draw.Receiver)
+	if !ok || len(msgs) == 0 {
+		return nil
+	}
+	ms := make([]draw.Message, len(msgs))
+	for i, m := range msgs {
+		ms[i] = m
+	}
+	return e.Pipe.Do(func() error {
+		if err := r.Receive(frame, ms); err != nil {
+			return fmt.Errorf("frame %d: cluster events: %w", frame, err)
+		}
+		return nil
+	})
+}
+
 // Run executes a frame's tasks for this pipe's channels and returns when
 // all ran, the context ended, or inputs did not come in time. The pipe
 // goroutine is held for the whole frame.

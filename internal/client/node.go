@@ -74,19 +74,20 @@ type pipeJob struct {
 
 // frameTrack gathers one frame's results from the pipes and the sends.
 type frameTrack struct {
-	frame   int
-	data    []byte // the application's frame data
-	barrier bool
-	ctx     context.Context
-	cancel  context.CancelFunc
-	mu      sync.Mutex
-	pipes   int // pipes still running it
-	dests   int // destination pipes not yet at the barrier
-	results []*channel.Result
-	written []string
-	err     error
-	sends   sync.WaitGroup
-	extra   map[string]*sent // compression, transmission and bytes per record key
+	frame    int
+	data     []byte // the application's frame data
+	messages [][]byte
+	barrier  bool
+	ctx      context.Context
+	cancel   context.CancelFunc
+	mu       sync.Mutex
+	pipes    int // pipes still running it
+	dests    int // destination pipes not yet at the barrier
+	results  []*channel.Result
+	written  []string
+	err      error
+	sends    sync.WaitGroup
+	extra    map[string]*sent // compression, transmission and bytes per record key
 }
 
 func (n *node) setup(s *control.Setup, opt Options) error {
@@ -273,7 +274,7 @@ func (n *node) start(ctx context.Context, fw *control.FrameWork) error {
 	if !fw.DataKept {
 		n.data = fw.Data
 	}
-	track := &frameTrack{frame: fw.Frame, data: n.data, barrier: fw.SwapBarrier, ctx: fctx, cancel: cancel, extra: map[string]*sent{}}
+	track := &frameTrack{frame: fw.Frame, data: n.data, messages: fw.Messages, barrier: fw.SwapBarrier, ctx: fctx, cancel: cancel, extra: map[string]*sent{}}
 	for _, cw := range fw.Channels {
 		ch := n.cfg.ChannelByID(cw.Channel)
 		p := n.byChan[cw.Channel]
@@ -288,6 +289,14 @@ func (n *node) start(ctx context.Context, fw *control.FrameWork) error {
 		}
 		job.plans = append(job.plans, &planner.ChannelPlan{Channel: ch, Tasks: cw.Tasks, Destination: cw.Destination})
 		job.dest = job.dest || cw.Destination
+	}
+	if len(fw.Messages) > 0 {
+		// every pipe takes the frame's messages, drawing or not
+		for _, p := range n.pipes {
+			if byPipe[p] == nil {
+				byPipe[p] = &pipeJob{track: track}
+			}
+		}
 	}
 	track.pipes = len(byPipe)
 	for _, job := range byPipe {
@@ -320,7 +329,12 @@ func (n *node) runPipe(p *pipe) {
 	defer close(p.done)
 	for job := range p.work {
 		t := job.track
-		res := p.exec.Run(t.ctx, t.frame, t.data, job.plans, func(ch *compound.Channel) bool { return n.imagePath(ch, t.frame) != "" })
+		var res *channel.Result
+		if err := p.exec.Receive(t.frame, t.messages); err != nil {
+			res = &channel.Result{Frame: t.frame, Err: err}
+		} else {
+			res = p.exec.Run(t.ctx, t.frame, t.data, job.plans, func(ch *compound.Channel) bool { return n.imagePath(ch, t.frame) != "" })
+		}
 		written, err := n.writeImages(t.frame, res)
 		if err == nil && res.Err == nil && job.dest {
 			err = n.barrier(t, p)

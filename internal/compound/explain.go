@@ -326,12 +326,12 @@ func explainCompound(cfg *Config, c *Compound, path string) ExplainCompound {
 		e.PixelVP = pvp4(c.Channel.PixelViewport.Apply(c.Viewport.RelativeTo(destinationViewport(c))))
 	}
 	if c.Frustum != nil {
-		obs := observerFor(cfg, c)
-		for i, eye := range []Vec3{obs.EyeCyclop, obs.EyeLeft, obs.EyeRight} {
-			if c.Eyes&(1<<i) == 0 {
+		for i, eye := range []int{EyeCyclop, EyeLeft, EyeRight} {
+			if c.Eyes&eye == 0 {
 				continue
 			}
-			f := c.Frustum.EyeFrustum(eye, DefaultNear, DefaultFar)
+			wall, pos := (*Tracking)(nil).Eye(cfg, c, *c.Frustum, eye)
+			f := wall.EyeFrustum(pos, DefaultNear, DefaultFar)
 			e.EyeFrusta = append(e.EyeFrusta, ExplainEyeFrustum{eyeNames[i], [6]float64{r6(f.Left), r6(f.Right), r6(f.Bottom), r6(f.Top), f.Near, f.Far}})
 		}
 	}
@@ -378,16 +378,6 @@ func destinationViewport(c *Compound) Viewport {
 		return FullViewport
 	}
 	return top.Viewport
-}
-
-func observerFor(cfg *Config, c *Compound) *Observer {
-	for x := c; x != nil; x = x.Parent {
-		if x.Channel != nil && x.Channel.View != nil && x.Channel.View.Observer != nil {
-			return x.Channel.View.Observer
-		}
-	}
-	h := cfg.EyeBase / 2
-	return &Observer{EyeLeft: Vec3{-h, 0, 0}, EyeRight: Vec3{h, 0, 0}}
 }
 
 func explainFrame(f *Frame) ExplainFrame {

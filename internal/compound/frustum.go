@@ -124,25 +124,14 @@ func (w Wall) ViewMatrix(eye Vec3) [16]float64 {
 	}
 }
 
-// EyePosition is where an eye of the observer watching compound c is: the
-// observer of the view its destination shows, or a default one at the
-// origin with the config's eye base.
-func (cfg *Config) EyePosition(c *Compound, eye int) Vec3 {
-	var obs *Observer
-	for x := c; x != nil && obs == nil; x = x.Parent {
-		if x.Channel != nil && x.Channel.View != nil {
-			obs = x.Channel.View.Observer
+// ObserverOf is the observer watching compound c: the observer of the view
+// its destination shows, or nil (an untracked default observer at the
+// origin with the config's eye base).
+func (cfg *Config) ObserverOf(c *Compound) *Observer {
+	for x := c; x != nil; x = x.Parent {
+		if x.Channel != nil && x.Channel.View != nil && x.Channel.View.Observer != nil {
+			return x.Channel.View.Observer
 		}
 	}
-	if obs == nil {
-		h := cfg.EyeBase / 2
-		obs = &Observer{EyeLeft: Vec3{-h, 0, 0}, EyeRight: Vec3{h, 0, 0}}
-	}
-	switch eye {
-	case EyeLeft:
-		return obs.EyeLeft
-	case EyeRight:
-		return obs.EyeRight
-	}
-	return obs.EyeCyclop
+	return nil
 }

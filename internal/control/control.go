@@ -164,6 +164,10 @@ type FrameWork struct {
 	// frame's the node was sent.
 	Data     []byte `json:"data,omitempty"`
 	DataKept bool   `json:"data_kept,omitempty"`
+	// Messages are the application's cluster events for this frame: every
+	// node gets the frame, and every pipe's renderer takes them before
+	// drawing it.
+	Messages [][]byte `json:"messages,omitempty"`
 }
 
 // Abandon tells nodes that inputs of a frame in flight will not come.

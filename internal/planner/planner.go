@@ -209,6 +209,8 @@ type Planner struct {
 	// frame and the equalizers share their work out.
 	down map[*compound.Channel]bool
 	seq  int // task sequence of the frame being planned
+	// heads are the tracked observers' heads: frusta follow them
+	heads compound.Tracking
 	// Overhead is the planning and interaction cost the live server
 	// measures (seconds per frame); the adaptive policy sets its
 	// balancing period from it.
@@ -244,6 +246,10 @@ func New(cfg *compound.Config) *Planner {
 	return p
 }
 
+// SetHead places an observer's tracked head from frame on
+// (scheduler.HeadSetter).
+func (p *Planner) SetHead(frame int, o *compound.Observer, h compound.Head) { p.heads.Set(frame, o, h) }
+
 // Planned returns the compound states planned for a recent frame (nil
 // when it is too old).
 func (p *Planner) Planned(frame int) map[string]CompoundState { return p.history[frame] }
@@ -277,6 +283,7 @@ func (p *Planner) Feed(f stats.Frame) {
 func (p *Planner) Plan(frame int) *FramePlan {
 	plan := &FramePlan{Frame: frame, Compounds: map[string]CompoundState{}}
 	states := plan.Compounds
+	p.heads.Advance(frame)
 	// 1. base state: active by period/phase and the destination's layout
 	// and eyes, local values as configured
 	p.cfg.Walk(func(c *compound.Compound) {
@@ -613,9 +620,9 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 			ColorMask: colorMask(c, eye)}
 		if owner := c.WallOwner; owner != nil && c.Wall != nil {
 			t.Area = states[owner.Path()].Share
-			eyePos := p.cfg.EyePosition(c, eye)
-			t.Frustum = c.Wall.EyeFrustum(eyePos, compound.DefaultNear, compound.DefaultFar)
-			t.ViewMatrix = c.Wall.ViewMatrix(eyePos)
+			wall, eyePos := p.heads.Eye(p.cfg, c, *c.Wall, eye)
+			t.Frustum = wall.EyeFrustum(eyePos, compound.DefaultNear, compound.DefaultFar)
+			t.ViewMatrix = wall.ViewMatrix(eyePos)
 		}
 		return t
 	}

@@ -219,3 +219,83 @@ func TestTreeEqualizerWeighsBySources(t *testing.T) {
 		t.Errorf("one-source child got %+v", vp)
 	}
 }
+
+// A tracked head moves the eye, and the fixed walls of a CAVE are seen off
+// axis from it: every frustum below is computed by hand from the walls of
+// 3-channel.cave.eqc (2 m cube faces one metre from the origin) and the
+// near plane 0.1.
+func TestTrackedHeadMovesCaveFrusta(t *testing.T) {
+	m, _, err := compound.Load(filepath.Join("..", "..", "..", "shared", "eqc-corpus", "3-channel.cave.eqc"), compound.Options{Getenv: func(string) (string, bool) { return "", false }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := m.Configs[0]
+	if len(cfg.Observers) != 1 {
+		t.Fatalf("%d observers", len(cfg.Observers))
+	}
+	p := New(cfg)
+	// the head steps 0.5 m right and 0.2 m back from frame 1 on; a later
+	// move waits for its frame
+	head := compound.IdentityHead
+	head.Matrix[12], head.Matrix[14] = 0.5, 0.2
+	p.SetHead(1, cfg.Observers[0], head)
+	later := compound.IdentityHead
+	later.Matrix[13] = 3
+	p.SetHead(5, cfg.Observers[0], later)
+	type lrbt [4]float64
+	frustum := func(plan *FramePlan, name string) (lrbt, [16]float64) {
+		t.Helper()
+		cp := channel(plan, name)
+		if cp == nil {
+			t.Fatalf("frame %d: no tasks for %s", plan.Frame, name)
+		}
+		for _, task := range cp.Tasks {
+			if task.Kind == Draw {
+				f := task.Frustum
+				return lrbt{f.Left, f.Right, f.Bottom, f.Top}, task.ViewMatrix
+			}
+		}
+		t.Fatalf("frame %d: %s does not draw (%s)", plan.Frame, name, kinds(cp))
+		return lrbt{}, [16]float64{}
+	}
+	check := func(frame int, want map[string]lrbt) map[string][16]float64 {
+		t.Helper()
+		plan := p.Plan(frame)
+		views := map[string][16]float64{}
+		for name, w := range want {
+			got, view := frustum(plan, name)
+			for i := range got {
+				if !near6(got[i], w[i]) {
+					t.Errorf("frame %d %s: frustum l r b t %v, want %v", frame, name, got, w)
+					break
+				}
+			}
+			views[name] = view
+		}
+		return views
+	}
+	// untracked: the eye at the origin sees every wall centred
+	check(0, map[string]lrbt{
+		"channel-left":   {-0.1, 0.1, -0.1, 0.1},
+		"channel-middle": {-0.1, 0.1, -0.1, 0.1},
+		"channel-right":  {-0.1, 0.1, -0.1, 0.1},
+	})
+	// eye at (0.5, 0, 0.2):
+	//   front wall z=-1, 1.2 m away: x from -1.5 to 0.5, y ±1, scaled 0.1/1.2
+	//   left wall x=-1, 1.5 m away, its right axis -z: from -0.8 to 1.2, y ±1, scaled 0.1/1.5
+	//   right wall x=1, 0.5 m away, its right axis +z: from -1.2 to 0.8, y ±1, scaled 0.1/0.5
+	views := check(1, map[string]lrbt{
+		"channel-middle": {-1.5 / 12, 0.5 / 12, -1.0 / 12, 1.0 / 12},
+		"channel-left":   {-0.8 / 15, 1.2 / 15, -1.0 / 15, 1.0 / 15},
+		"channel-right":  {-1.2 / 5, 0.8 / 5, -1.0 / 5, 1.0 / 5},
+	})
+	// the front wall's view matrix moves the world by minus the eye
+	if v := views["channel-middle"]; !near6(v[12], -0.5) || !near6(v[13], 0) || !near6(v[14], -0.2) {
+		t.Errorf("front wall view translation %v, want (-0.5, 0, -0.2)", v[12:15])
+	}
+	check(4, map[string]lrbt{"channel-middle": {-1.5 / 12, 0.5 / 12, -1.0 / 12, 1.0 / 12}})
+	// eye at (0, 3, 0): the front wall from y -4 to -2, 1 m away
+	check(5, map[string]lrbt{"channel-middle": {-0.1, 0.1, -0.4, -0.2}})
+}
+
+func near6(a, b float64) bool { return a-b < 1e-6 && b-a < 1e-6 }

@@ -16,11 +16,16 @@ import (
 
 // Planner plans reference frames (scheduler.Planner).
 type Planner struct {
-	cfg *compound.Config
+	cfg   *compound.Config
+	heads compound.Tracking
 }
 
 // New returns the reference planner of cfg.
 func New(cfg *compound.Config) *Planner { return &Planner{cfg: cfg} }
+
+// SetHead places an observer's tracked head from frame on
+// (scheduler.HeadSetter): the reference follows the head too.
+func (p *Planner) SetHead(frame int, o *compound.Observer, h compound.Head) { p.heads.Set(frame, o, h) }
 
 // Feed ignores statistics: nothing is balanced.
 func (p *Planner) Feed(stats.Frame) {}
@@ -50,6 +55,7 @@ func (p *Planner) Nodes() []string {
 // images (a monitor) draws each of their views where it shows them.
 func (p *Planner) Plan(frame int) *planner.FramePlan {
 	plan := &planner.FramePlan{Frame: frame, Compounds: map[string]planner.CompoundState{}}
+	p.heads.Advance(frame)
 	byChannel := map[*compound.Channel]*planner.ChannelPlan{}
 	seq := 0
 	next := func() int { seq++; return seq }
@@ -90,12 +96,12 @@ func (p *Planner) Plan(frame int) *planner.FramePlan {
 // draw is a full render of compound c's wall (as its destination shows
 // it) into region.
 func (p *Planner) draw(c *compound.Compound, eye int, region compound.PixelViewport, mask planner.ColorMask, seq int) planner.Task {
-	eyePos := p.cfg.EyePosition(c, eye)
+	wall, eyePos := p.heads.Eye(p.cfg, c, *c.Wall, eye)
 	all := compound.PixelViewport{W: region.W, H: region.H}
 	return planner.Task{Kind: planner.Draw, Seq: seq, Home: true, Compound: c.Path(), Eye: eye, Region: region, Share: all, Area: all,
 		Viewport: compound.FullViewport, Range: compound.FullRange, Pixel: compound.Pixel{W: 1, H: 1},
 		Subpixel: compound.Subpixel{Size: 1}, Zoom: compound.Zoom{X: 1, Y: 1}, Buffers: compound.BufferColor | compound.BufferDepth,
-		Frustum: c.Wall.EyeFrustum(eyePos, compound.DefaultNear, compound.DefaultFar), ViewMatrix: c.Wall.ViewMatrix(eyePos),
+		Frustum: wall.EyeFrustum(eyePos, compound.DefaultNear, compound.DefaultFar), ViewMatrix: wall.ViewMatrix(eyePos),
 		ColorMask: mask}
 }
 

@@ -44,6 +44,12 @@ type OverheadSetter interface {
 	SetOverhead(seconds float64)
 }
 
+// HeadSetter is implemented by planners whose frusta follow tracked
+// observers.
+type HeadSetter interface {
+	SetHead(frame int, o *compound.Observer, h compound.Head)
+}
+
 // Options tune the scheduler; zero values take the defaults.
 type Options struct {
 	// Frames is how many frames to run; 0 means until stopped (Request
@@ -73,7 +79,16 @@ type Event interface{ isEvent() }
 type Tick struct{ Now time.Time }
 
 // Request asks for more frames (continuous or on-demand rendering).
-type Request struct{ Frames int }
+type Request struct {
+	Frames int
+	// Heads places tracked observers from the first of these frames on
+	// (planners that are HeadSetters follow them).
+	Heads map[*compound.Observer]compound.Head
+	// EveryNode sends these frames to every node alive, also to nodes
+	// with nothing to render in them: the frames carry the application's
+	// cluster events, which every node takes in the same frame.
+	EveryNode bool
+}
 
 // Join: a node's render client is set up and takes frames.
 type Join struct{ Node string }
@@ -268,7 +283,8 @@ type Scheduler struct {
 	stopping  bool
 	finished  bool
 	failed    string
-	frameTime []float64 // recent frame times, seconds, for liveness
+	frameTime []float64    // recent frame times, seconds, for liveness
+	everyNode map[int]bool // frames that go to every node (Request.EveryNode)
 
 	ready Ready
 }
@@ -284,7 +300,7 @@ func New(cfg *compound.Config, p Planner, opt Options) *Scheduler {
 	}
 	s := &Scheduler{cfg: cfg, planner: p, opt: opt, latency: cfg.Latency, nodes: map[string]*nodeState{},
 		nodeOf: map[string]string{}, channels: map[string]*compound.Channel{}, inflight: map[int]*frameState{},
-		requested: opt.Frames}
+		requested: opt.Frames, everyNode: map[int]bool{}}
 	only := map[string]bool{}
 	for _, id := range opt.Nodes {
 		only[id] = true
@@ -324,6 +340,16 @@ func (s *Scheduler) Step(e Event) {
 		s.checkLiveness()
 		s.checkTimeout()
 	case Request:
+		if hs, ok := s.planner.(HeadSetter); ok {
+			for o, h := range e.Heads {
+				hs.SetHead(s.requested, o, h)
+			}
+		}
+		if e.EveryNode {
+			for f := s.requested; f < s.requested+e.Frames; f++ {
+				s.everyNode[f] = true
+			}
+		}
 		s.requested += e.Frames
 	case Stop:
 		s.stopping = true
@@ -452,6 +478,14 @@ func (s *Scheduler) start(number int) {
 		w.Channels = append(w.Channels, cp)
 		if s.isDestination(cp) {
 			f.dests[node] = true
+		}
+	}
+	if s.everyNode[number] {
+		delete(s.everyNode, number)
+		for _, id := range s.order {
+			if byNode[id] == nil && s.nodes[id].alive {
+				byNode[id] = &Work{Node: id, Frame: number}
+			}
 		}
 	}
 	for _, id := range s.order {

@@ -78,18 +78,33 @@ type Options struct {
 // App connects a run to the application driving it. Its functions are
 // called on the run's goroutine and must not block.
 type App struct {
-	// Frames carries each frame's data, one value per frame asked for;
+	// Frames carries each frame the application asks for, in order;
 	// closing it ends the run once the frames asked for are done.
-	Frames <-chan []byte
-	// Ready is called once every node has joined, with the config's
-	// latency (frames that may be in flight beyond the one finishing).
-	Ready func(latency int)
+	Frames <-chan AppFrame
+	// Ready is called once every node has joined.
+	Ready func(RunInfo)
 	// Completed is called as each frame completes, in order, with its
 	// statistics.
 	Completed func(frame int, degraded bool, records []stats.Record)
 	// Input is called with the input events of the nodes' windows, in the
 	// order each node saw them.
 	Input func(node string, events []control.WindowEvent)
+}
+
+// AppFrame is one frame an application asks for.
+type AppFrame struct {
+	Data []byte // its frame data, encoded
+	// Messages are cluster events every node takes before drawing it.
+	Messages [][]byte
+	// Heads places tracked observers (by index in the config) from this
+	// frame on.
+	Heads map[int]compound.Head
+}
+
+// RunInfo is what an application learns of the run once it is ready.
+type RunInfo struct {
+	Latency   int      // frames that may be in flight beyond the one finishing
+	Observers []string // the config's observers' names, by index
 }
 
 // Summary is what a run reports at the end.
@@ -159,8 +174,9 @@ type server struct {
 	mu     sync.Mutex
 	events chan event
 	// frame data by frame, from the application, until the frame is done
-	data  map[int][]byte
-	asked int
+	data     map[int][]byte
+	messages map[int][][]byte
+	asked    int
 }
 
 // Run performs a run. On error (or interruption) the summary holds what
@@ -202,7 +218,7 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 		}
 	}
 	s := &server{opt: opt, cfg: cfg, text: string(text), nodes: map[string]*nodeConn{}, events: make(chan event, 4096),
-		data: map[int][]byte{}}
+		data: map[int][]byte{}, messages: map[int][][]byte{}}
 	sopt := scheduler.Options{Frames: opt.Frames, FrameTimeout: opt.FrameTimeout}
 	var p scheduler.Planner
 	if opt.Reference {
@@ -482,7 +498,7 @@ func (s *server) loop(ctx context.Context) (*Summary, error) {
 	joinBy := time.Now().Add(s.opt.JoinTimeout)
 	joined := map[string]bool{}
 	overhead := 0.0
-	var frames <-chan []byte
+	var frames <-chan AppFrame
 	if s.opt.App != nil {
 		frames = s.opt.App.Frames
 	}
@@ -491,15 +507,17 @@ func (s *server) loop(ctx context.Context) (*Summary, error) {
 		select {
 		case e := <-s.events:
 			ev = &e
-		case d, ok := <-frames:
+		case af, ok := <-frames:
 			if !ok {
 				frames = nil
 				ev = &event{ev: scheduler.Stop{}}
 				break
 			}
-			s.data[s.asked] = d
-			s.asked++
-			ev = &event{ev: scheduler.Request{Frames: 1}}
+			req, err := s.request(af)
+			if err != nil {
+				return rep.summary(false), err
+			}
+			ev = &event{ev: req}
 		case <-tick.C:
 		case <-ctx.Done():
 			return rep.summary(true), ctx.Err()
@@ -521,7 +539,11 @@ func (s *server) loop(ctx context.Context) (*Summary, error) {
 			if j, ok := ev.ev.(scheduler.Join); ok {
 				joined[j.Node] = true
 				if len(joined) == len(s.order) && s.opt.App != nil && s.opt.App.Ready != nil {
-					s.opt.App.Ready(s.cfg.Latency)
+					info := RunInfo{Latency: s.cfg.Latency}
+					for _, o := range s.cfg.Observers {
+						info.Observers = append(info.Observers, o.Name)
+					}
+					s.opt.App.Ready(info)
 				}
 			}
 			if l, ok := ev.ev.(scheduler.Lost); ok && !joined[l.Node] {
@@ -570,6 +592,28 @@ func (s *server) loop(ctx context.Context) (*Summary, error) {
 	}
 }
 
+// request takes an application's frame: its data and messages wait for
+// the frame's work, its heads go to the planner.
+func (s *server) request(af AppFrame) (scheduler.Request, error) {
+	frame := s.asked
+	s.asked++
+	s.data[frame] = af.Data
+	req := scheduler.Request{Frames: 1, EveryNode: len(af.Messages) > 0}
+	if req.EveryNode {
+		s.messages[frame] = af.Messages
+	}
+	for i, h := range af.Heads {
+		if i < 0 || i >= len(s.cfg.Observers) {
+			return req, fmt.Errorf("frame %d: no observer %d (the config has %d)", frame, i, len(s.cfg.Observers))
+		}
+		if req.Heads == nil {
+			req.Heads = map[*compound.Observer]compound.Head{}
+		}
+		req.Heads[s.cfg.Observers[i]] = h
+	}
+	return req, nil
+}
+
 // act carries out one Ready.
 func (s *server) act(rd scheduler.Ready, rep *report) error {
 	for _, l := range rd.Lost {
@@ -594,7 +638,7 @@ func (s *server) act(rd scheduler.Ready, rep *report) error {
 			}
 		}
 		for _, w := range rd.Work {
-			fw := &control.FrameWork{Frame: w.Frame, Peers: peers, SwapBarrier: s.sched.SwapBarrier(w.Frame)}
+			fw := &control.FrameWork{Frame: w.Frame, Peers: peers, SwapBarrier: s.sched.SwapBarrier(w.Frame), Messages: s.messages[w.Frame]}
 			for _, cp := range w.Channels {
 				fw.Channels = append(fw.Channels, control.ChannelWork{Channel: cp.Channel.ID, Tasks: cp.Tasks, Destination: cp.Destination})
 			}
@@ -624,6 +668,7 @@ func (s *server) act(rd scheduler.Ready, rep *report) error {
 	for _, c := range rd.Completed {
 		rep.complete(c)
 		delete(s.data, c.Frame)
+		delete(s.messages, c.Frame)
 		if s.opt.App != nil && s.opt.App.Completed != nil {
 			s.opt.App.Completed(c.Frame, c.Degraded, c.Records)
 		}

@@ -1,0 +1,97 @@
+package compound
+
+// Head is where a tracked observer's head is: Matrix takes head space to
+// world space (column-major, as OpenGL's), and EyeBase, when above zero,
+// puts the eyes that far apart along the head's x axis (otherwise the
+// observer's configured eyes are used).
+type Head struct {
+	Matrix  [16]float64
+	EyeBase float64
+}
+
+// IdentityHead is an untracked head: at the origin, looking down -z.
+var IdentityHead = Head{Matrix: [16]float64{0: 1, 5: 1, 10: 1, 15: 1}}
+
+// Point maps a point of head space to world space.
+func (h Head) Point(v Vec3) Vec3 {
+	m := h.Matrix
+	return Vec3{
+		m[0]*v[0] + m[4]*v[1] + m[8]*v[2] + m[12],
+		m[1]*v[0] + m[5]*v[1] + m[9]*v[2] + m[13],
+		m[2]*v[0] + m[6]*v[1] + m[10]*v[2] + m[14],
+	}
+}
+
+// Tracking is the observers' heads frame by frame: a head set for frame N
+// holds from frame N on. Planning reads it; it has no clock of its own.
+type Tracking struct {
+	heads   map[*Observer]Head
+	pending []headChange
+}
+
+type headChange struct {
+	frame    int
+	observer *Observer
+	head     Head
+}
+
+// Set places observer o's head from frame on.
+func (t *Tracking) Set(frame int, o *Observer, h Head) {
+	t.pending = append(t.pending, headChange{frame, o, h})
+}
+
+// Advance applies the heads set for frames up to frame: call it before
+// planning frame.
+func (t *Tracking) Advance(frame int) {
+	kept := t.pending[:0]
+	for _, c := range t.pending {
+		if c.frame > frame {
+			kept = append(kept, c)
+			continue
+		}
+		if t.heads == nil {
+			t.heads = map[*Observer]Head{}
+		}
+		t.heads[c.observer] = c.head
+	}
+	t.pending = kept
+}
+
+// Eye returns the wall compound c renders as eye sees it, and where that
+// eye is, both in world space: the observer watching c, moved by its
+// tracked head. An HMD wall moves with the head; a fixed wall stays.
+func (t *Tracking) Eye(cfg *Config, c *Compound, wall Wall, eye int) (Wall, Vec3) {
+	obs := cfg.ObserverOf(c)
+	h, tracked := Head{}, false
+	if obs != nil && t != nil {
+		h, tracked = t.heads[obs]
+	}
+	if obs == nil {
+		half := cfg.EyeBase / 2
+		obs = &Observer{EyeLeft: Vec3{-half, 0, 0}, EyeRight: Vec3{half, 0, 0}}
+	}
+	offset := obs.EyeCyclop
+	switch eye {
+	case EyeLeft:
+		offset = obs.EyeLeft
+	case EyeRight:
+		offset = obs.EyeRight
+	}
+	if !tracked {
+		return wall, offset
+	}
+	if h.EyeBase > 0 {
+		switch eye {
+		case EyeLeft:
+			offset = Vec3{-h.EyeBase / 2, 0, 0}
+		case EyeRight:
+			offset = Vec3{h.EyeBase / 2, 0, 0}
+		default:
+			offset = Vec3{}
+		}
+	}
+	if wall.Type == "HMD" {
+		wall.BottomLeft, wall.BottomRight, wall.TopLeft = h.Point(wall.BottomLeft), h.Point(wall.BottomRight), h.Point(wall.TopLeft)
+	}
+	return wall, h.Point(offset)
+}
