@@ -12,7 +12,7 @@ deps:
 	@scripts/install-deps.sh
 
 build: deps
-	@$(GO) build -o bin/ ./cmd/...
+	@$(GO) build -o bin/ ./cmd/... ./examples/hello ./examples/eqply ./examples/volume
 
 vet: deps
 	$(GO) vet ./...
@@ -24,13 +24,18 @@ test: deps
 	scripts/with-display.sh $(GO) test -timeout 20m ./...
 	env -u DISPLAY $(GO) test -count=1 -timeout 10m ./internal/winsys ./internal/channel
 
-# The main job: a load-balanced 2D decomposition of a turning million-
-# triangle mesh over four sources on two render-client processes (plus the
-# destination's), 300 frames; every 30th frame as PNG and statistics in
-# out/. Under X the destination window shows on screen; headless it uses EGL.
+# The main job: eqply, the interactive PLY viewer, on the load-balanced 2D
+# decomposition (four sources on two render-client processes plus the
+# destination's) of a million-triangle model. Under X: a window you turn
+# with the mouse (s: statistics overlay, q: quit). Headless: 300 frames of
+# an orbit through EGL, every frame as PNG in out/, and a summary.
 demo: build
 	@mkdir -p out
-	scripts/with-display.sh bin/eqserver run --local --frames 300 --out out --stats out/stats.jsonl --dump-every 30 examples/configs/2d-lb-4.eqc
+	@if [ -n "$$DISPLAY" ]; then \
+		bin/eqply --config examples/configs/2d-lb-4.eqc --triangles 1000000; \
+	else \
+		bin/eqply --config examples/configs/2d-lb-4.eqc --triangles 1000000 --camera-path orbit --frames 300 --out out; \
+	fi
 
 # 20 consecutive 6000-frame runs of the configuration that crashed the
 # destination's uploads (issue 10); about 20 minutes, not part of test.

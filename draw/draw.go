@@ -42,9 +42,11 @@ type ClearColorer interface {
 
 // RangeOrderer is implemented by renderers that know in which order
 // database ranges are blended (back to front for the eye): it returns the
-// indexes of ranges in that order.
+// indexes of ranges in that order. It runs where the ranges are assembled,
+// which need not be where they were drawn: c carries the frame, eye, view
+// and frame data, not a viewport to draw into.
 type RangeOrderer interface {
-	BackToFront(view Mat4, frame int, ranges []Range) []int
+	BackToFront(c *Context, ranges []Range) []int
 }
 
 // Overlayer is implemented by renderers that draw over a destination's

@@ -288,6 +288,8 @@ func main() {
 	sum, exitErr := cfg.Exit()
 	if *asJSON {
 		json.NewEncoder(os.Stdout).Encode(sum)
+	} else if sum != nil {
+		log.Printf("%d frames in %.1f s (%.1f fps), %d degraded, %d images written", sum.Frames, sum.Seconds, sum.FPS, sum.Degraded, len(sum.Written))
 	}
 	if err != nil || exitErr != nil {
 		log.Fatal(err, exitErr)

@@ -305,7 +305,7 @@ func TestComposeDBVolume(t *testing.T) {
 		for i, r := range ranges {
 			dranges[i] = draw.Range(r)
 		}
-		order := f.volume.BackToFront(draw.Identity, 0, dranges)
+		order := f.volume.BackToFront(&draw.Context{View: draw.Identity}, dranges)
 		var layers []*compositor.Image
 		for _, i := range order {
 			layers = append(layers, &compositor.Image{W: destW, H: destH, Color: parts[i].Color})

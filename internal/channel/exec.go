@@ -1048,7 +1048,8 @@ func (a *assembly) compositeDeferred() error {
 			for i, r := range ranges {
 				dranges[i] = draw.Range(r)
 			}
-			order = o.BackToFront(view, a.fr.frame, dranges)
+			order = o.BackToFront(&draw.Context{Frame: a.fr.frame, Channel: a.r.plan.Channel.ID, Eye: draw.Eye(a.t.Eye), View: view,
+				Data: a.fr.data}, dranges)
 		} else {
 			// far ranges first: the database's order is its depth order
 			sort.Slice(order, func(i, j int) bool { return ranges[order[i]].Start > ranges[order[j]].Start })

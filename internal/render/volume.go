@@ -13,14 +13,20 @@ import (
 // slabs composited back to front (premultiplied "over") give the image of
 // the whole volume. The output is premultiplied RGBA.
 type Volume struct {
-	Step      float64 // ray step in object units
-	Spin      float64
+	Step float64 // ray step in object units
+	Spin float64
+	// Density scales the transfer function's opacity (1: as designed).
+	Density float64
+	// Model places the unit cube in the eye's space for a draw (or for
+	// ordering its ranges); nil puts it 2.4 units in front of the eye,
+	// turned Spin radians per frame about the vertical axis.
+	Model     func(c *draw.Context) draw.Mat4
 	prog, vao uint32
 	uniforms  map[string]int32
 }
 
 // NewVolume returns a volume renderer.
-func NewVolume() *Volume { return &Volume{Step: 0.01} }
+func NewVolume() *Volume { return &Volume{Step: 0.01, Density: 1} }
 
 // Init compiles the ray caster (per pipe).
 func (r *Volume) Init() error {
@@ -30,17 +36,20 @@ func (r *Volume) Init() error {
 		return err
 	}
 	r.uniforms = map[string]int32{}
-	for _, u := range []string{"invProjection", "invModelView", "viewport", "origin", "ndcAdjust", "slabLo", "slabHi", "dt"} {
+	for _, u := range []string{"invProjection", "invModelView", "viewport", "origin", "ndcAdjust", "slabLo", "slabHi", "dt", "density"} {
 		r.uniforms[u] = glutil.Uniform(r.prog, u)
 	}
 	gl.GenVertexArrays(1, &r.vao)
 	return glutil.Error()
 }
 
-// ModelView places the volume two units in front of the eye, turned by
-// the frame number about the vertical axis.
-func (r *Volume) ModelView(view draw.Mat4, frame int) draw.Mat4 {
-	return view.Mul(draw.Translate(0, 0, -2.4)).Mul(draw.RotateY(r.Spin * float64(frame)))
+// ModelView is the volume's model-view matrix for a draw: the eye's view
+// and the model's placement.
+func (r *Volume) ModelView(c *draw.Context) draw.Mat4 {
+	if r.Model != nil {
+		return c.View.Mul(r.Model(c))
+	}
+	return c.View.Mul(draw.Translate(0, 0, -2.4)).Mul(draw.RotateY(r.Spin * float64(c.Frame)))
 }
 
 // Draw casts rays through the slab of the range.
@@ -52,7 +61,7 @@ func (r *Volume) Draw(p *draw.Context) (draw.Region, error) {
 	// destination's projection, so the shader undoes the adjustment on NDC.
 	invAdj := p.Adjust.Inverse()
 	invP := invAdj.Mul(p.Projection).Inverse()
-	invMV := r.ModelView(p.View, p.Frame).Inverse()
+	invMV := r.ModelView(p).Inverse()
 	gl.UniformMatrix4fv(r.uniforms["invProjection"], 1, false, &invP[0])
 	gl.UniformMatrix4fv(r.uniforms["invModelView"], 1, false, &invMV[0])
 	gl.UniformMatrix4fv(r.uniforms["ndcAdjust"], 1, false, &invAdj[0])
@@ -69,6 +78,7 @@ func (r *Volume) Draw(p *draw.Context) (draw.Region, error) {
 	gl.Uniform1f(r.uniforms["slabLo"], float32(-1+2*rng.Start))
 	gl.Uniform1f(r.uniforms["slabHi"], hi)
 	gl.Uniform1f(r.uniforms["dt"], float32(r.Step))
+	gl.Uniform1f(r.uniforms["density"], float32(r.Density))
 	glutil.Quad(r.vao)
 	gl.BindVertexArray(0)
 	return draw.All, glutil.Error()
@@ -83,8 +93,8 @@ func (r *Volume) Exit() {
 // BackToFront orders DB ranges of the volume for compositing: the
 // slab farthest from the eye first. The eye looks down -z in eye space; a
 // slab's distance is that of its centre after the model-view transform.
-func (r *Volume) BackToFront(view draw.Mat4, frame int, ranges []draw.Range) []int {
-	mv := r.ModelView(view, frame)
+func (r *Volume) BackToFront(c *draw.Context, ranges []draw.Range) []int {
+	mv := r.ModelView(c)
 	order := make([]int, len(ranges))
 	depth := make([]float32, len(ranges))
 	for i, rg := range ranges {

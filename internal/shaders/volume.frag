@@ -11,6 +11,7 @@ uniform mat4 ndcAdjust;  // inverse of the pixel/tile adjustment
 uniform float slabLo;
 uniform float slabHi;
 uniform float dt;
+uniform float density;   // opacity scale of the transfer function
 out vec4 outColor;
 
 float field(vec3 p) {
@@ -21,7 +22,7 @@ float field(vec3 p) {
 }
 
 vec4 transfer(float v) {
-    float a = smoothstep(0.05, 0.6, v) * 0.05;
+    float a = min(smoothstep(0.05, 0.6, v) * 0.05 * density, 1.0);
     vec3 c = mix(vec3(0.1, 0.3, 0.9), vec3(1.0, 0.55, 0.1), v);
     return vec4(c * a, a);
 }

@@ -1,0 +1,164 @@
+// Command volume is an interactive volume renderer on goeq: a procedural
+// scalar field ray-cast on every pipe. DB ranges are slabs of the volume,
+// blended back to front for the eye; 2D splits share the screen.
+//
+//	volume [--config FILE] [--frames N] [--out DIR] [--json]
+//	       [--camera-path orbit] [--density D]
+//
+// In a window: left-drag turns the volume, right-drag or the wheel zooms;
+// + and - make it denser or thinner on every node at once (a cluster
+// event), space resets the view, q or Esc (or closing the window) quits.
+// It renders only when something changed. Headless (or with
+// --camera-path orbit) the camera orbits for --frames frames.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"log"
+	"math"
+	"os"
+
+	"github.com/goeq/goeq"
+	"github.com/goeq/goeq/internal/render"
+)
+
+// view places the volume: turned by Yaw then Pitch, Distance in front of
+// the eye. It is the frame data.
+type view struct{ Yaw, Pitch, Distance float64 }
+
+var home = view{Pitch: 0.3, Distance: 2.4}
+
+// density is the cluster event that changes the transfer function's
+// opacity on every pipe in the same frame.
+type density struct{ Scale float64 }
+
+type app struct{}
+
+func (app) NewRenderer(*goeq.Pipe) (goeq.Renderer, error) {
+	v := render.NewVolume()
+	v.Model = func(c *goeq.DrawContext) goeq.Mat4 {
+		at := home
+		c.FrameData(&at) // undecodable data keeps the home view
+		return goeq.Translate(0, 0, float32(-at.Distance)).Mul(goeq.RotateX(at.Pitch)).Mul(goeq.RotateY(at.Yaw))
+	}
+	if err := v.Init(); err != nil {
+		return nil, err
+	}
+	return &volume{v}, nil
+}
+
+// volume is render.Volume (draw, exit, the blending order of slabs, a
+// transparent background) that also takes density changes.
+type volume struct{ *render.Volume }
+
+func (v *volume) Receive(frame int, msgs []goeq.Message) error {
+	for _, m := range msgs {
+		var d density
+		if err := m.Decode(&d); err != nil {
+			return err
+		}
+		v.Density = d.Scale
+	}
+	return nil
+}
+
+func main() {
+	goeq.Init(app{}) // a render client never returns from here
+	config := flag.String("config", "examples/configs/2d-lb-4.eqc", "the configuration")
+	frames := flag.Int("frames", 0, "frames to render (0: until quit; headless: 100)")
+	out := flag.String("out", "", "write every frame's destination PNG here")
+	asJSON := flag.Bool("json", false, "print the run's summary as JSON")
+	path := flag.String("camera-path", "", "orbit: turn the camera around the volume (the default headless)")
+	dens := flag.Float64("density", 1, "the transfer function's opacity scale")
+	flag.Parse()
+
+	interactive := os.Getenv("DISPLAY") != "" && *path == ""
+	if !interactive && *frames == 0 {
+		*frames = 100
+	}
+	ctx := context.Background()
+	cfg, err := goeq.Start(ctx, app{}, goeq.Options{Config: *config, OutDir: *out})
+	if err != nil {
+		log.Fatal(err)
+	}
+	at, scale := home, *dens
+	if scale != 1 {
+		err = cfg.Broadcast(density{scale})
+	}
+	quit, dragging, last := false, 0, [2]float64{}
+	// handle applies one event; it reports whether the picture changes
+	handle := func(ev goeq.Event) (bool, error) {
+		switch ev.Kind {
+		case goeq.ButtonPress:
+			dragging, last = ev.Button, [2]float64{ev.X, ev.Y}
+		case goeq.ButtonRelease:
+			dragging = 0
+		case goeq.PointerMotion:
+			if dragging == 0 || ev.Channel == "" {
+				return false, nil
+			}
+			dx, dy := ev.X-last[0], ev.Y-last[1]
+			last = [2]float64{ev.X, ev.Y}
+			if dragging == goeq.ButtonLeft {
+				at.Yaw += math.Pi * dx
+				at.Pitch -= math.Pi * dy
+			} else {
+				at.Distance *= math.Exp(-2 * dy)
+			}
+			return true, nil
+		case goeq.Wheel:
+			at.Distance *= math.Pow(0.9, ev.DY)
+			return true, nil
+		case goeq.KeyPress:
+			switch ev.Key {
+			case '+', '=':
+				scale *= 1.5
+				return true, cfg.Broadcast(density{scale})
+			case '-':
+				scale /= 1.5
+				return true, cfg.Broadcast(density{scale})
+			case ' ':
+				at = home
+				return true, nil
+			case 'q', goeq.KeyEscape:
+				quit = true
+			}
+		case goeq.WindowClose:
+			quit = true
+		}
+		return false, nil
+	}
+	for n := 0; err == nil && !quit && (*frames == 0 || n < *frames); n++ {
+		if !interactive {
+			at.Yaw = home.Yaw + 2*math.Pi*float64(n)/float64(*frames)
+		}
+		if _, err = cfg.StartFrame(at); err == nil {
+			err = cfg.FinishFrame()
+		}
+		// on demand: the next frame only when an event changed the picture
+		for changed := !interactive; !changed && !quit && err == nil; {
+			var evs []goeq.Event
+			if err = cfg.FinishAllFrames(); err == nil {
+				evs, err = cfg.WaitEvents(ctx)
+			}
+			for _, ev := range evs {
+				c, herr := handle(ev)
+				changed = changed || c
+				if err == nil {
+					err = herr
+				}
+			}
+		}
+	}
+	sum, exitErr := cfg.Exit()
+	if *asJSON {
+		json.NewEncoder(os.Stdout).Encode(sum)
+	} else if sum != nil {
+		log.Printf("%d frames in %.1f s (%.1f fps), %d degraded, %d images written", sum.Frames, sum.Seconds, sum.FPS, sum.Degraded, len(sum.Written))
+	}
+	if err != nil || exitErr != nil {
+		log.Fatal(err, exitErr)
+	}
+}
