@@ -9,9 +9,11 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
+	"github.com/goeq/goeq/internal/appconn"
 	"github.com/goeq/goeq/internal/compound"
 	"github.com/goeq/goeq/internal/control"
 	"github.com/goeq/goeq/internal/server"
@@ -48,6 +50,12 @@ type Options struct {
 	FrameTimeout time.Duration
 	// Log receives the run's log; nil means standard error.
 	Log *log.Logger
+	// Server, when set, is the address of an eqserver already running and
+	// waiting for an application (`eqserver run --app ADDR CONFIG`): it
+	// loads its own config (Config is ignored) and starts this executable
+	// as the render clients. The token is GOEQ_TOKEN's, which the server
+	// must share. Otherwise the server runs inside this process.
+	Server string
 }
 
 // Summary is what a run did.
@@ -90,7 +98,8 @@ const clientFlag = "--goeq-client"
 // Start loads opt.Config, starts a render client for every node (this
 // executable, started again with goeq's client flag: call Init first in
 // main) and returns once every node has joined. The server runs inside
-// this process. Cancelling ctx ends the run.
+// this process, or is the eqserver at opt.Server. Cancelling ctx ends the
+// run.
 func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 	if app == nil {
 		return nil, errors.New("goeq: no application")
@@ -143,11 +152,28 @@ func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 			c.mu.Unlock()
 		},
 	}
-	sopt := server.Options{ConfigPath: opt.Config, OutDir: opt.OutDir, DumpEvery: 1, Local: opt.Local, Token: token,
-		ClientBinary: exe, ClientArgs: []string{clientFlag}, InitData: initData, App: hooks, Async: true,
-		Reference: opt.Reference, FrameTimeout: opt.FrameTimeout, Log: logger, Codec: "auto"}
+	run := func() (*server.Summary, error) {
+		return server.Run(ctx, server.Options{ConfigPath: opt.Config, OutDir: opt.OutDir, DumpEvery: 1, Local: opt.Local, Token: token,
+			ClientBinary: exe, ClientArgs: []string{clientFlag}, InitData: initData, App: hooks, Async: true,
+			Reference: opt.Reference, FrameTimeout: opt.FrameTimeout, Log: logger, Codec: "auto"})
+	}
+	if opt.Server != "" {
+		if os.Getenv("GOEQ_TOKEN") == "" {
+			return nil, errors.New("goeq: a run on a running eqserver needs its token in GOEQ_TOKEN")
+		}
+		out := opt.OutDir
+		if out != "" {
+			// the render clients start in the server's directory
+			if out, err = filepath.Abs(out); err != nil {
+				return nil, fmt.Errorf("goeq: %w", err)
+			}
+		}
+		hello := appconn.Hello{Executable: exe, ClientArgs: []string{clientFlag}, InitData: initData, OutDir: out,
+			Reference: opt.Reference, FrameTimeout: opt.FrameTimeout}
+		run = func() (*server.Summary, error) { return appconn.Run(ctx, opt.Server, token, hello, hooks) }
+	}
 	go func() {
-		sum, err := server.Run(ctx, sopt)
+		sum, err := run()
 		c.mu.Lock()
 		c.summary, c.err, c.ended = sum, err, true
 		if c.err == nil && !c.exited {

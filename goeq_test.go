@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-gl/gl/v3.3-core/gl"
 
@@ -172,16 +173,15 @@ func withLatency(t *testing.T, name string, latency int) string {
 // runSquare runs frames of the turning square, the camera changing every
 // frame, and returns the images written.
 func runSquare(t *testing.T, cfgPath string, frames int, reference bool) []string {
-	return runScript(t, cfgPath, frames, reference, squareInit{Scale: 1.4}, nil)
+	return runScript(t, goeq.Options{Config: cfgPath, Reference: reference}, frames, squareInit{Scale: 1.4}, nil)
 }
 
 // runScript runs frames of the turning square; before each frame starts,
 // script (when given) may broadcast or move heads.
-func runScript(t *testing.T, cfgPath string, frames int, reference bool, init squareInit, script func(*goeq.Config, int) error) []string {
+func runScript(t *testing.T, opt goeq.Options, frames int, init squareInit, script func(*goeq.Config, int) error) []string {
 	t.Helper()
-	out := t.TempDir()
-	cfg, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: cfgPath, OutDir: out, Reference: reference,
-		InitData: init})
+	opt.OutDir, opt.InitData = t.TempDir(), init
+	cfg, err := goeq.Start(context.Background(), turningSquare{}, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -338,8 +338,8 @@ func TestBroadcastReachesEveryPipeInItsFrame(t *testing.T) {
 		return nil
 	}
 	record := t.TempDir()
-	got := runScript(t, cfgPath, 8, false, squareInit{Scale: 1.4, Record: record}, script)
-	want := runScript(t, cfgPath, 8, true, squareInit{Scale: 1.4}, script)
+	got := runScript(t, goeq.Options{Config: cfgPath}, 8, squareInit{Scale: 1.4, Record: record}, script)
+	want := runScript(t, goeq.Options{Config: cfgPath, Reference: true}, 8, squareInit{Scale: 1.4}, script)
 	compareRuns(t, got, want)
 	// six pipes: the application node's, four sources' on two nodes, and
 	// the idle node's, which draws nothing
@@ -379,7 +379,7 @@ func TestTrackedHeadMovesTheDrawnFrustum(t *testing.T) {
 		}
 		return nil
 	}
-	runScript(t, cave, 4, false, squareInit{Scale: 1.4, Record: record}, script)
+	runScript(t, goeq.Options{Config: cave}, 4, squareInit{Scale: 1.4, Record: record}, script)
 	// channel-middle: the window's second channel, showing view 0 of
 	// layout 0 on canvas 0 through segment 1
 	f, err := os.Open(filepath.Join(record, "draw-"+url.PathEscape("n0.p0.w0.c1/v0.0s0.1")))
@@ -427,4 +427,72 @@ func closeMat(a, b goeq.Mat4) bool {
 		}
 	}
 	return true
+}
+
+// TestRunOnARunningEqserver starts eqserver on its own, waiting for an
+// application; this test's binary connects to it (Options.Server), the
+// server starts it again as the render clients, and the frames equal an
+// in-process reference run's. A wrong token is refused, saying so.
+func TestRunOnARunningEqserver(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "eqserver")
+	if out, err := exec.Command(gotool.Path(), "build", "-o", bin, "./cmd/eqserver").CombinedOutput(); err != nil {
+		t.Fatalf("building eqserver: %v\n%s", err, out)
+	}
+	t.Setenv("GOEQ_TOKEN", "the-shared-token")
+	cfgPath := withLatency(t, "2d-lb-4.eqc", 2)
+	srv := exec.Command(bin, "run", "--app", "127.0.0.1:0", "--local", "--frame-timeout", "20s", cfgPath)
+	stderr, err := srv.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout strings.Builder
+	srv.Stdout = &stdout
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	t.Cleanup(func() {
+		srv.Process.Kill()
+		<-exited
+	})
+	addrs := make(chan string, 1)
+	var logged strings.Builder
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			line := sc.Text()
+			logged.WriteString(line + "\n")
+			if _, addr, ok := strings.Cut(line, "waiting for an application on "); ok {
+				addrs <- addr
+			}
+		}
+		exited <- srv.Wait()
+	}()
+	var addr string
+	select {
+	case addr = <-addrs:
+	case err := <-exited:
+		exited <- err
+		t.Fatalf("eqserver ended before it waited for an application: %v", err)
+	}
+
+	t.Setenv("GOEQ_TOKEN", "a-guess")
+	if _, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Server: addr, InitData: squareInit{Scale: 1.4}}); err == nil || !strings.Contains(err.Error(), "token does not match") {
+		t.Errorf("a wrong token: got %v, want a refusal that names the token", err)
+	}
+	t.Setenv("GOEQ_TOKEN", "the-shared-token")
+	got := runScript(t, goeq.Options{Server: addr}, 12, squareInit{Scale: 1.4}, nil)
+	select {
+	case err := <-exited:
+		exited <- err
+		if err != nil {
+			t.Errorf("eqserver: %v\n%s", err, logged.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("eqserver did not end with the application's run")
+	}
+	if !strings.Contains(stdout.String(), "12 frames") {
+		t.Errorf("eqserver's summary: %q", stdout.String())
+	}
+	compareRuns(t, got, runSquare(t, cfgPath, 12, true))
 }

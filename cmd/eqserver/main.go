@@ -30,6 +30,7 @@ const usage = `usage:
   eqserver simulate --config FILE --scenario NAME [--frames N] [--policy equalizer|adaptive] [--json]
                                      run the planner and equalizers on a synthetic workload
   eqserver run [--local] [--frames N] [--out DIR] [--stats FILE] [--renderer mesh|volume|synthetic] CONFIG
+  eqserver run --app ADDR [--local] [--stats FILE] CONFIG   (an application drives the run)
                                      render CONFIG across eqclient processes
   eqserver simulate --report DIR [--configs DIR]
                                      every scenario, both policies: DIR/balance.md and plots

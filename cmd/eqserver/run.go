@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"net"
 	"os"
 	"os/signal"
 	"sort"
@@ -17,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/goeq/goeq/internal/appconn"
 	"github.com/goeq/goeq/internal/render"
 	"github.com/goeq/goeq/internal/server"
 )
@@ -47,6 +49,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	ref := fs.Bool("reference", false, "every destination channel renders its whole frame itself (the oracle for decomposed runs)")
 	layout := fs.String("layout", "", "make this layout the active one on the canvases that have it")
 	frameTimeout := fs.Duration("frame-timeout", 10*time.Second, "a frame that does not complete in this time fails the run")
+	appAddr := fs.String("app", "", "wait on this address for an application (goeq.Options.Server) to drive the run; its executable becomes the render clients")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -63,6 +66,10 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 		token = strings.TrimSpace(string(b))
+	}
+	if token == "" && *appAddr != "" {
+		logger.Print("--app needs the token the application will present: set GOEQ_TOKEN or --token-file")
+		return 2
 	}
 	if token == "" {
 		var b [16]byte
@@ -107,11 +114,37 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	initData, _ := json.Marshal(builtin)
-	sum, err := server.Run(ctx, server.Options{ConfigPath: fs.Arg(0), Frames: *frames, OutDir: *out, StatsPath: *statsPath,
+	opt := server.Options{ConfigPath: fs.Arg(0), Frames: *frames, OutDir: *out, StatsPath: *statsPath,
 		Local: *local, Listen: *listen, Token: token, ClientBinary: *clientBin, InitData: initData,
 		DumpEvery: *every, Codec: *codec, Async: *async, Drawable: *drawable,
 		Log: logger, Progress: progress, NoLaunch: *noLaunch, TLSConfig: tlsConfig, Reference: *ref, Layout: *layout, FullReadback: !*roi,
-		FrameTimeout: *frameTimeout})
+		FrameTimeout: *frameTimeout}
+	var app *appconn.Session
+	if *appAddr != "" {
+		var err error
+		if app, err = acceptApp(ctx, *appAddr, token, logger); err != nil {
+			if caught != nil {
+				return 130
+			}
+			logger.Print(err)
+			return 1
+		}
+		h := app.Hello
+		// the application's executable renders, with its init data; the
+		// frames are the ones it asks for
+		opt.App, opt.ClientBinary, opt.ClientArgs, opt.InitData = app.App, h.Executable, h.ClientArgs, h.InitData
+		opt.Reference = opt.Reference || h.Reference
+		if h.OutDir != "" {
+			opt.OutDir, opt.DumpEvery = h.OutDir, 1
+		}
+		if h.FrameTimeout > 0 {
+			opt.FrameTimeout = h.FrameTimeout
+		}
+	}
+	sum, err := server.Run(ctx, opt)
+	if app != nil {
+		app.End(sum, err)
+	}
 	cancel()
 	code := 0
 	switch {
@@ -129,6 +162,24 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		printSummary(stdout, sum, *summaryJSON)
 	}
 	return code
+}
+
+// acceptApp waits for the application that drives the run.
+func acceptApp(ctx context.Context, addr, token string, logger *log.Logger) (*appconn.Session, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("--app: %w", err)
+	}
+	defer ln.Close()
+	logger.Printf("waiting for an application on %s", ln.Addr())
+	s, err := appconn.Accept(ctx, ln, token, func(peer string, err error) {
+		logger.Printf("refused an application from %s: %v", peer, err)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("waiting for an application: %w", err)
+	}
+	logger.Printf("application %s connected", s.Hello.Executable)
+	return s, nil
 }
 
 func summaryFrames(s *server.Summary) int {

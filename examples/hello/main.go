@@ -1,7 +1,7 @@
 // Command hello is the shortest complete goeq application: a cube that
 // turns by the angle each frame's data carries, on any configuration.
 //
-//	hello [--config FILE] [--frames N] [--out DIR] [--json]
+//	hello [--config FILE] [--frames N] [--out DIR] [--json] [--server HOST:PORT]
 package main
 
 import (
@@ -61,8 +61,9 @@ func main() {
 	frames := flag.Int("frames", 100, "frames to render")
 	out := flag.String("out", "", "write every frame's destination PNG here")
 	asJSON := flag.Bool("json", false, "print the run's summary as JSON")
+	server := flag.String("server", "", "a running eqserver's application address (eqserver run --app ADDR); default: the server runs in this process")
 	flag.Parse()
-	cfg, err := goeq.Start(context.Background(), app{}, goeq.Options{Config: *config, OutDir: *out})
+	cfg, err := goeq.Start(context.Background(), app{}, goeq.Options{Config: *config, Server: *server, OutDir: *out})
 	if err != nil {
 		log.Fatal(err)
 	}

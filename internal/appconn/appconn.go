@@ -1,0 +1,318 @@
+// Package appconn connects an application to an eqserver that runs on its
+// own (`eqserver run --app ADDR`): the application's frames (data, cluster
+// events, heads) go to the server, and the run's progress (ready,
+// completed frames, window events, the end) comes back. The server then
+// starts the application's executable as its render clients, as the
+// in-process server does.
+//
+// The wire is TCP: each message a 4-byte big-endian length and JSON. The
+// first message is the token alone and may be at most 4 KiB, read within
+// 10 s: an unauthenticated peer gets nothing bigger buffered. The server
+// answers it (welcome, or why not) before the application says more.
+package appconn
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/goeq/goeq/internal/control"
+	"github.com/goeq/goeq/internal/server"
+	"github.com/goeq/goeq/internal/stats"
+)
+
+// Bounds on what a peer may send.
+const (
+	maxAuth     = 4 << 10
+	maxMessage  = 8 << 20 // a frame's data and messages are 1 MiB each at most
+	authTimeout = 10 * time.Second
+	// sendQueue bounds what waits for a slow peer; past it the peer is
+	// dropped rather than holding the run.
+	sendQueue = 4096
+)
+
+// Hello is what an application tells the server after the token.
+type Hello struct {
+	Executable   string   // the application's executable: the render clients
+	ClientArgs   []string // its client flag
+	InitData     []byte
+	OutDir       string // where every frame's destination PNGs go ("" for none)
+	Reference    bool
+	FrameTimeout time.Duration
+}
+
+type auth struct {
+	Token string `json:"token"`
+}
+
+type toServer struct {
+	Hello *Hello           `json:"hello,omitempty"`
+	Frame *server.AppFrame `json:"frame,omitempty"`
+	Exit  bool             `json:"exit,omitempty"` // no more frames
+}
+
+type toApp struct {
+	Refused   string          `json:"refused,omitempty"`
+	Welcome   bool            `json:"welcome,omitempty"` // the token matched
+	Ready     *server.RunInfo `json:"ready,omitempty"`
+	Completed *completed      `json:"completed,omitempty"`
+	Input     *input          `json:"input,omitempty"`
+	End       *end            `json:"end,omitempty"`
+}
+
+type completed struct {
+	Frame    int            `json:"frame"`
+	Degraded bool           `json:"degraded,omitempty"`
+	Records  []stats.Record `json:"records,omitempty"`
+}
+
+type input struct {
+	Node   string                `json:"node"`
+	Events []control.WindowEvent `json:"events"`
+}
+
+type end struct {
+	Summary *server.Summary `json:"summary,omitempty"`
+	Err     string          `json:"err,omitempty"`
+}
+
+func write(w io.Writer, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	var n [4]byte
+	binary.BigEndian.PutUint32(n[:], uint32(len(b)))
+	if _, err := w.Write(n[:]); err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
+}
+
+func read(r io.Reader, limit int, v any) error {
+	var n [4]byte
+	if _, err := io.ReadFull(r, n[:]); err != nil {
+		return err
+	}
+	size := binary.BigEndian.Uint32(n[:])
+	if size > uint32(limit) {
+		return fmt.Errorf("a message of %d bytes, more than the %d allowed", size, limit)
+	}
+	b := make([]byte, size)
+	if _, err := io.ReadFull(r, b); err != nil {
+		return err
+	}
+	return json.Unmarshal(b, v)
+}
+
+// Session is an application connected to this server.
+type Session struct {
+	Hello Hello
+	// App drives the run (server.Options.App).
+	App  *server.App
+	conn net.Conn
+	out  chan toApp
+	done chan struct{} // the writer has stopped
+	once sync.Once
+}
+
+// Accept waits on ln for an application with the token. Peers that fail to
+// authenticate are told so, logged through refused and dropped; Accept
+// goes on waiting for the application until ctx ends.
+func Accept(ctx context.Context, ln net.Listener, token string, refused func(peer string, err error)) (*Session, error) {
+	stop := context.AfterFunc(ctx, func() { ln.Close() })
+	defer stop()
+	for {
+		conn, err := ln.Accept()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, err
+		}
+		s, err := handshake(conn, token)
+		if err != nil {
+			conn.SetWriteDeadline(time.Now().Add(2 * time.Second))
+			write(conn, toApp{Refused: err.Error()})
+			conn.Close()
+			if refused != nil {
+				refused(conn.RemoteAddr().String(), err)
+			}
+			continue
+		}
+		return s, nil
+	}
+}
+
+func handshake(conn net.Conn, token string) (*Session, error) {
+	conn.SetReadDeadline(time.Now().Add(authTimeout))
+	var a auth
+	if err := read(conn, maxAuth, &a); err != nil {
+		return nil, fmt.Errorf("no token: %w", err)
+	}
+	if subtle.ConstantTimeCompare([]byte(a.Token), []byte(token)) != 1 {
+		return nil, errors.New("the token does not match the server's")
+	}
+	conn.SetWriteDeadline(time.Now().Add(authTimeout))
+	if err := write(conn, toApp{Welcome: true}); err != nil {
+		return nil, err
+	}
+	conn.SetWriteDeadline(time.Time{})
+	var m toServer
+	if err := read(conn, maxMessage, &m); err != nil || m.Hello == nil {
+		return nil, fmt.Errorf("no hello after the token (%v)", err)
+	}
+	if m.Hello.Executable == "" {
+		return nil, errors.New("the hello names no executable for the render clients")
+	}
+	conn.SetReadDeadline(time.Time{})
+	frames := make(chan server.AppFrame)
+	s := &Session{Hello: *m.Hello, conn: conn, out: make(chan toApp, sendQueue), done: make(chan struct{})}
+	s.App = &server.App{
+		Frames: frames,
+		Ready:  func(info server.RunInfo) { s.send(toApp{Ready: &info}) },
+		Completed: func(frame int, degraded bool, records []stats.Record) {
+			s.send(toApp{Completed: &completed{frame, degraded, records}})
+		},
+		Input: func(node string, evs []control.WindowEvent) { s.send(toApp{Input: &input{node, evs}}) },
+	}
+	go s.writeLoop()
+	go func() {
+		// the application's frames, until it exits or goes: a lost
+		// application ends the run as Exit would
+		defer close(frames)
+		for {
+			var m toServer
+			if err := read(conn, maxMessage, &m); err != nil || m.Exit {
+				return
+			}
+			if m.Frame != nil {
+				select {
+				case frames <- *m.Frame:
+				case <-s.done:
+					return
+				}
+			}
+		}
+	}()
+	return s, nil
+}
+
+// send queues a message for the application without blocking the run.
+func (s *Session) send(m toApp) {
+	select {
+	case s.out <- m:
+	default:
+		s.conn.Close() // an application that does not read
+	}
+}
+
+func (s *Session) writeLoop() {
+	defer close(s.done)
+	for m := range s.out {
+		if write(s.conn, m) != nil {
+			s.conn.Close()
+			for range s.out {
+			}
+			return
+		}
+	}
+}
+
+// End tells the application how the run ended and closes the connection.
+func (s *Session) End(sum *server.Summary, err error) {
+	s.once.Do(func() {
+		e := &end{Summary: sum}
+		if err != nil {
+			e.Err = err.Error()
+		}
+		select {
+		case s.out <- toApp{End: e}:
+		default:
+		}
+		close(s.out)
+		select {
+		case <-s.done:
+		case <-time.After(5 * time.Second):
+		}
+		s.conn.Close()
+	})
+}
+
+// Run connects to the server at addr as an application and drives the run
+// through hooks until it ends: it returns the run's summary and error as
+// the server reports them.
+func Run(ctx context.Context, addr, token string, hello Hello, hooks *server.App) (*server.Summary, error) {
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("connecting to eqserver at %s: %w", addr, err)
+	}
+	defer conn.Close()
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	defer stop()
+	if err := write(conn, auth{token}); err != nil {
+		return nil, err
+	}
+	var w toApp
+	if err := read(conn, maxAuth, &w); err != nil {
+		return nil, fmt.Errorf("eqserver at %s did not answer the token: %w", addr, err)
+	}
+	if !w.Welcome {
+		return nil, fmt.Errorf("eqserver at %s refused the application: %s", addr, w.Refused)
+	}
+	if err := write(conn, toServer{Hello: &hello}); err != nil {
+		return nil, err
+	}
+	// frames go out on their own goroutine; this one reads the run
+	finished := make(chan struct{})
+	defer close(finished)
+	go func() {
+		for {
+			select {
+			case f, ok := <-hooks.Frames:
+				if !ok {
+					write(conn, toServer{Exit: true})
+					return
+				}
+				if write(conn, toServer{Frame: &f}) != nil {
+					return
+				}
+			case <-finished:
+				return
+			}
+		}
+	}()
+	for {
+		var m toApp
+		if err := read(conn, maxMessage, &m); err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, fmt.Errorf("the connection to eqserver at %s ended: %w", addr, err)
+		}
+		switch {
+		case m.Refused != "":
+			return nil, fmt.Errorf("eqserver at %s refused the application: %s", addr, m.Refused)
+		case m.Ready != nil && hooks.Ready != nil:
+			hooks.Ready(*m.Ready)
+		case m.Completed != nil && hooks.Completed != nil:
+			hooks.Completed(m.Completed.Frame, m.Completed.Degraded, m.Completed.Records)
+		case m.Input != nil && hooks.Input != nil:
+			hooks.Input(m.Input.Node, m.Input.Events)
+		case m.End != nil:
+			if m.End.Err != "" {
+				return m.End.Summary, errors.New(m.End.Err)
+			}
+			return m.End.Summary, nil
+		}
+	}
+}
