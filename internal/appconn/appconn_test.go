@@ -1,0 +1,96 @@
+package appconn
+
+import (
+	"context"
+	"encoding/binary"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/goeq/goeq/internal/server"
+)
+
+// A peer that claims a big first message, or presents another token, is
+// refused with the reason and dropped; the application with the token is
+// then accepted, and what it says arrives.
+func TestAcceptRefusesUntilTheTokenComes(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var refusals []string
+	got := make(chan *Session, 1)
+	go func() {
+		s, err := Accept(context.Background(), ln, "secret", func(peer string, err error) {
+			mu.Lock()
+			refusals = append(refusals, err.Error())
+			mu.Unlock()
+		})
+		if err != nil {
+			t.Error(err)
+		}
+		got <- s
+	}()
+	refusedWith := func(send func(net.Conn)) string {
+		t.Helper()
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		send(c)
+		c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		var m toApp
+		if err := read(c, maxAuth, &m); err != nil {
+			t.Fatalf("no answer: %v", err)
+		}
+		return m.Refused
+	}
+	// 512 MiB claimed before authenticating: refused on the length alone
+	if r := refusedWith(func(c net.Conn) {
+		var n [4]byte
+		binary.BigEndian.PutUint32(n[:], 512<<20)
+		c.Write(n[:])
+	}); !strings.Contains(r, "more than the 4096 allowed") {
+		t.Errorf("a 512 MiB first message: refused with %q", r)
+	}
+	if r := refusedWith(func(c net.Conn) { write(c, auth{"guess"}) }); !strings.Contains(r, "token does not match") {
+		t.Errorf("a wrong token: refused with %q", r)
+	}
+	// the application: Run drives it; the session sees its hello and frame
+	frames := make(chan server.AppFrame, 1)
+	frames <- server.AppFrame{Data: []byte(`{"a":1}`)}
+	close(frames)
+	ran := make(chan error, 1)
+	go func() {
+		_, err := Run(context.Background(), ln.Addr().String(), "secret", Hello{Executable: "/bin/app", ClientArgs: []string{"--c"}},
+			&server.App{Frames: frames})
+		ran <- err
+	}()
+	s := <-got
+	if s == nil {
+		t.FailNow()
+	}
+	if s.Hello.Executable != "/bin/app" || len(s.Hello.ClientArgs) != 1 {
+		t.Errorf("hello %+v", s.Hello)
+	}
+	f, ok := <-s.App.Frames
+	if !ok || string(f.Data) != `{"a":1}` {
+		t.Errorf("frame %q (%v)", f.Data, ok)
+	}
+	if _, ok := <-s.App.Frames; ok {
+		t.Errorf("the application's exit did not end its frames")
+	}
+	s.End(&server.Summary{Frames: 1}, nil)
+	if err := <-ran; err != nil {
+		t.Errorf("the application's run: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(refusals) != 2 {
+		t.Errorf("refusals logged: %q", refusals)
+	}
+}
