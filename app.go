@@ -55,7 +55,15 @@ type (
 	// cluster events (Config.Broadcast).
 	Receiver = draw.Receiver
 	// Message is one cluster event as a renderer receives it.
-	Message  = draw.Message
+	Message = draw.Message
+	// Reader is implemented by renderers that read their pixels back
+	// themselves.
+	Reader = draw.Reader
+	// Assembler is implemented by renderers that composite input frames
+	// themselves.
+	Assembler = draw.Assembler
+	// Image is an input frame as an Assembler gets it.
+	Image    = draw.Image
 	Eye      = draw.Eye
 	Region   = draw.Region
 	Viewport = draw.Viewport

@@ -71,11 +71,17 @@
 // demand. [Config.LastFrameStats] gives the last frame's per-channel
 // times and split.
 //
+// [Config.Broadcast] sends the application's own events to every node
+// with the next frame: every pipe's [Receiver] takes them before drawing
+// that frame. [Config.SetHead] moves a tracked observer: the frusta of
+// the walls it watches follow.
+//
 // # Optional interfaces
 //
 // A Renderer may also implement [Exiter] (release GL objects when its pipe
 // stops), [ClearColorer] (a background other than goeq's dark grey),
-// [RangeOrderer] (the order DB ranges blend in) and [Overlayer] (a HUD
-// over the destination's finished image); goeq finds them by type
-// assertion.
+// [RangeOrderer] (the order DB ranges blend in), [Overlayer] (a HUD over
+// the destination's finished image), [Receiver] (cluster events),
+// [Reader] (its own readback) and [Assembler] (its own compositing); goeq
+// finds them by type assertion.
 package goeq

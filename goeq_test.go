@@ -43,6 +43,8 @@ type camera struct {
 type squareInit struct {
 	Scale  float64
 	Record string
+	// Hooks: the renderer reads back and assembles itself
+	Hooks bool
 }
 
 // tint is the test's cluster event: the frame it is broadcast with, and
@@ -80,8 +82,48 @@ in vec2 uv; out vec4 frag; uniform vec3 tint;
 void main() { frag = vec4(vec3(uv, 1.0 - uv.x * uv.y) * tint, 1); }`)
 	var vao uint32
 	gl.GenVertexArrays(1, &vao)
-	return &square{prog: prog, vao: vao, scale: float32(init.Scale), tint: [3]float32{1, 1, 1},
-		record: init.Record, pipe: p.Node + "-" + p.Name}, err
+	sq := &square{prog: prog, vao: vao, scale: float32(init.Scale), tint: [3]float32{1, 1, 1},
+		record: init.Record, pipe: p.Node + "-" + p.Name}
+	if init.Hooks {
+		h := &hookedSquare{square: sq}
+		gl.GenFramebuffers(1, &h.readFBO)
+		return h, err
+	}
+	return sq, err
+}
+
+// hookedSquare reads its pixels back and assembles its input frames
+// itself, with plain GL (glReadPixels, and a framebuffer blit per input):
+// a different path from goeq's asynchronous readback and shaders.
+type hookedSquare struct {
+	*square
+	readFBO uint32
+}
+
+func (h *hookedSquare) ReadBack(dc *goeq.DrawContext, r goeq.Region, depth bool) ([]byte, []float32, error) {
+	color := make([]byte, 4*r.W*r.H)
+	gl.PixelStorei(gl.PACK_ALIGNMENT, 1)
+	gl.ReadPixels(int32(r.X), int32(r.Y), int32(r.W), int32(r.H), gl.RGBA, gl.UNSIGNED_BYTE, gl.Ptr(color))
+	var z []float32
+	if depth {
+		z = make([]float32, r.W*r.H)
+		gl.ReadPixels(int32(r.X), int32(r.Y), int32(r.W), int32(r.H), gl.DEPTH_COMPONENT, gl.FLOAT, gl.Ptr(z))
+	}
+	return color, z, h.note("readback-"+url.PathEscape(dc.Channel), fmt.Sprintf("%d %dx%d\n", dc.Frame, r.W, r.H))
+}
+
+func (h *hookedSquare) Assemble(dc *goeq.DrawContext, images []goeq.Image) error {
+	var prev int32
+	gl.GetIntegerv(gl.READ_FRAMEBUFFER_BINDING, &prev)
+	gl.BindFramebuffer(gl.READ_FRAMEBUFFER, h.readFBO)
+	for _, im := range images {
+		gl.FramebufferTexture2D(gl.READ_FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.TEXTURE_2D, im.Color, 0)
+		gl.BlitFramebuffer(0, 0, int32(im.Width), int32(im.Height), int32(im.At.X), int32(im.At.Y),
+			int32(im.At.X+im.At.W), int32(im.At.Y+im.At.H), gl.COLOR_BUFFER_BIT, gl.NEAREST)
+	}
+	gl.FramebufferTexture2D(gl.READ_FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.TEXTURE_2D, 0, 0)
+	gl.BindFramebuffer(gl.READ_FRAMEBUFFER, uint32(prev))
+	return h.note("assemble-"+url.PathEscape(dc.Channel), fmt.Sprintf("%d %d\n", dc.Frame, len(images)))
 }
 
 type square struct {
@@ -495,4 +537,37 @@ func TestRunOnARunningEqserver(t *testing.T) {
 		t.Errorf("eqserver's summary: %q", stdout.String())
 	}
 	compareRuns(t, got, runSquare(t, cfgPath, 12, true))
+}
+
+// TestReadbackAndAssemblyByTheRenderer: a renderer that reads back
+// (Reader) and composites (Assembler) itself, with plain GL, makes the
+// same frames as the reference; goeq called it for every source's
+// readback and every assembly.
+func TestReadbackAndAssemblyByTheRenderer(t *testing.T) {
+	record := t.TempDir()
+	cfgPath := examples("2d-lb-4.eqc")
+	got := runScript(t, goeq.Options{Config: cfgPath}, 6, squareInit{Scale: 1.4, Record: record, Hooks: true}, nil)
+	compareRuns(t, got, runSquare(t, cfgPath, 6, true))
+	// four sources read back every frame; the destination assembled their
+	// four frames every frame
+	reads, _ := filepath.Glob(filepath.Join(record, "readback-*"))
+	asms, _ := filepath.Glob(filepath.Join(record, "assemble-*"))
+	if len(reads) != 4 || len(asms) != 1 {
+		t.Fatalf("the renderer read back on %d channels and assembled on %d, want 4 and 1", len(reads), len(asms))
+	}
+	for _, f := range reads {
+		b, _ := os.ReadFile(f)
+		lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+		for i, l := range lines {
+			if !strings.HasPrefix(l, fmt.Sprintf("%d ", i)) {
+				t.Errorf("%s: line %d is %q", filepath.Base(f), i, l)
+			}
+		}
+		if len(lines) != 6 {
+			t.Errorf("%s: %d readbacks, want 6", filepath.Base(f), len(lines))
+		}
+	}
+	if b, _ := os.ReadFile(asms[0]); string(b) != "0 4\n1 4\n2 4\n3 4\n4 4\n5 4\n" {
+		t.Errorf("assemblies (frame, images): %q", b)
+	}
 }

@@ -57,6 +57,47 @@ type Overlayer interface {
 	DrawOverlay(c *Context) error
 }
 
+// Reader is implemented by renderers that read their pixels back
+// themselves (Equalizer's frameReadback): after a post-process, or from a
+// framebuffer of their own. ReadBack runs on the pipe's goroutine, with
+// the channel's framebuffer bound, once for each output frame of a draw
+// (c's X, Y, Width, Height is region): it returns region's pixels as
+// RGBA8, 4 bytes per pixel in rows from the bottom, and their depth (0 to
+// 1, a float per pixel) when depth is true. Sizes other than those fail
+// the frame. goeq's own readback is asynchronous; a Reader's is not.
+type Reader interface {
+	ReadBack(c *Context, region Region, depth bool) (color []byte, depthValues []float32, err error)
+}
+
+// Image is an input frame of an assembly, uploaded: its textures hold
+// Width x Height pixels (from the bottom-left corner of textures of
+// TexWidth x TexHeight: pooled textures may be larger).
+type Image struct {
+	Color, Depth        uint32 // GL textures; Depth is 0 when the frame has none
+	Width, Height       int
+	TexWidth, TexHeight int
+	// At is where goeq would put it, in pixels of the bound framebuffer
+	// (a frame of a zoomed source is scaled to it).
+	At       Region
+	Producer string // the channel that drew it
+	Viewport Viewport
+	Range    Range
+	Pixel    Pixel
+	Subpixel Subpixel
+}
+
+// Assembler is implemented by renderers that composite a channel's input
+// frames themselves (Equalizer's frameAssemble): their own blending, a
+// border around each part. Assemble runs on the pipe's goroutine with the
+// channel's framebuffer bound and c's X, Y, Width, Height set to the
+// assembly's region, once per assembly when every input has arrived
+// (goeq's own compositing starts with the first arrival). The textures
+// are goeq's, valid during the call only. Inputs from sources that drew
+// nothing are left out.
+type Assembler interface {
+	Assemble(c *Context, images []Image) error
+}
+
 // Message is one of the application's cluster events (goeq's
 // Config.Broadcast): encoded once on the application's node, the same bytes
 // on every node.

@@ -749,6 +749,15 @@ func (fr *frameRun) readback(r *channelRun, t *planner.Task, rec *stats.Record, 
 			continue
 		}
 		start := time.Now()
+		if rd, ok := fr.e.Renderer.(draw.Reader); ok {
+			px, err := fr.readByRenderer(rd, r, t, read, depth)
+			if err != nil {
+				fr.fail(err)
+				continue
+			}
+			send(px)
+			continue
+		}
 		if !fr.e.opt.AsyncReadback {
 			send(ReadSync(fr.frame, read, depth))
 			continue
@@ -760,16 +769,42 @@ func (fr *frameRun) readback(r *channelRun, t *planner.Task, rec *stats.Record, 
 			px, err := rb.Wait()
 			fr.res.Add(&rec.Times.ReadbackAsync, time.Since(start))
 			if err != nil {
-				fr.res.mu.Lock()
-				if fr.res.Err == nil {
-					fr.res.Err = err
-				}
-				fr.res.mu.Unlock()
+				fr.fail(err)
 				return
 			}
 			send(px)
 		}()
 	}
+}
+
+// fail records a frame's error from any goroutine (the first one stays).
+func (fr *frameRun) fail(err error) {
+	fr.res.mu.Lock()
+	if fr.res.Err == nil {
+		fr.res.Err = err
+	}
+	fr.res.mu.Unlock()
+}
+
+// readByRenderer has a renderer that is a draw.Reader read region back,
+// and checks what it returns.
+func (fr *frameRun) readByRenderer(rd draw.Reader, r *channelRun, t *planner.Task, read compound.PixelViewport, depth bool) (*Pixels, error) {
+	color, z, err := rd.ReadBack(&draw.Context{Frame: fr.frame, Channel: r.plan.Channel.ID, Data: fr.data, Eye: draw.Eye(t.Eye),
+		X: read.X, Y: read.Y, Width: read.W, Height: read.H, Range: draw.Range(t.Range), Pixel: draw.Pixel(t.Pixel),
+		Subpixel: draw.Subpixel(t.Subpixel)}, draw.Region{X: read.X, Y: read.Y, W: read.W, H: read.H}, depth)
+	n := read.W * read.H
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("frame %d: channel %s: the renderer's readback: %w", fr.frame, r.plan.Channel.Label, err)
+	case len(color) != 4*n:
+		return nil, fmt.Errorf("frame %d: channel %s: the renderer read back %d bytes of colour for %dx%d pixels, want %d", fr.frame, r.plan.Channel.Label, len(color), read.W, read.H, 4*n)
+	case depth && len(z) != n:
+		return nil, fmt.Errorf("frame %d: channel %s: the renderer read back %d depth values for %dx%d pixels, want %d", fr.frame, r.plan.Channel.Label, len(z), read.W, read.H, n)
+	}
+	if !depth {
+		z = nil
+	}
+	return &Pixels{Frame: fr.frame, PixelViewport: read, Color: color, Depth: z}, nil
 }
 
 // tileDraw is a draw task pulling tiles from a queue.
@@ -880,10 +915,11 @@ type assembly struct {
 	t         *planner.Task
 	started   time.Time
 	busy      time.Duration
-	got       map[inputKey]int  // parts composited (tiles) per input
-	finished  map[inputKey]bool // complete, or abandoned
-	deferred  []*arrival        // blend and average inputs
-	used      []*Upload         // composited inputs, released together
+	got       map[inputKey]int         // parts composited (tiles) per input
+	finished  map[inputKey]bool        // complete, or abandoned
+	deferred  []*arrival               // blend and average inputs (all, for a draw.Assembler)
+	placed    []compound.PixelViewport // where each deferred input lands (a draw.Assembler's)
+	used      []*Upload                // composited inputs, released together
 	degraded  []string
 	touched   compound.PixelViewport
 	waitUntil time.Time
@@ -985,6 +1021,12 @@ func (a *assembly) composite(in planner.Input, ar *arrival) error {
 	if err := ar.upload.Use(); err != nil {
 		return err
 	}
+	if _, ok := a.fr.e.Renderer.(draw.Assembler); ok {
+		// the renderer composites them all at once
+		a.deferred = append(a.deferred, ar)
+		a.placed = append(a.placed, a.place(in, f))
+		return nil
+	}
 	c := a.fr.e.comp
 	at := a.place(in, f)
 	rect := gpu.Rect{X: at.X, Y: at.Y, W: at.W, H: at.H}
@@ -1028,7 +1070,10 @@ func (a *assembly) compositeDeferred() error {
 			blend = append(blend, ar)
 		}
 	}
-	defer func() { a.deferred = nil }()
+	defer func() { a.deferred, a.placed = nil, nil }()
+	if asm, ok := a.fr.e.Renderer.(draw.Assembler); ok {
+		return a.assembleByRenderer(asm)
+	}
 	c := a.fr.e.comp
 	if len(blend) > 0 {
 		order := make([]int, len(blend))
@@ -1082,6 +1127,39 @@ func (a *assembly) compositeDeferred() error {
 		}
 		a.touched = union(a.touched, at)
 		average = average[n:]
+	}
+	return nil
+}
+
+// assembleByRenderer hands every input to a renderer that is a
+// draw.Assembler.
+func (a *assembly) assembleByRenderer(asm draw.Assembler) error {
+	if len(a.deferred) == 0 {
+		return nil
+	}
+	images := make([]draw.Image, len(a.deferred))
+	for i, ar := range a.deferred {
+		f, at := ar.data, a.placed[i]
+		images[i] = draw.Image{Color: ar.upload.Color, Depth: ar.upload.Depth, Width: f.W, Height: f.H, TexWidth: ar.upload.TexW,
+			TexHeight: ar.upload.TexH, At: draw.Region{X: at.X, Y: at.Y, W: at.W, H: at.H}, Producer: f.Producer,
+			Range: draw.Range(f.Range), Pixel: draw.Pixel(f.Pixel), Subpixel: draw.Subpixel(f.Subpixel)}
+		if ext := f.Extent; ext.W > 0 && ext.H > 0 {
+			images[i].Viewport = draw.Viewport{X: float64(f.Share.X-ext.X) / float64(ext.W), Y: float64(f.Share.Y-ext.Y) / float64(ext.H),
+				W: float64(f.Share.W) / float64(ext.W), H: float64(f.Share.H) / float64(ext.H)}
+		}
+		a.touched = union(a.touched, at)
+	}
+	reg := a.t.Region
+	var view draw.Mat4
+	for i, x := range a.t.ViewMatrix {
+		view[i] = float32(x)
+	}
+	gl.Viewport(int32(reg.X), int32(reg.Y), int32(reg.W), int32(reg.H))
+	gl.Disable(gl.SCISSOR_TEST)
+	err := asm.Assemble(&draw.Context{Frame: a.fr.frame, Channel: a.r.plan.Channel.ID, Data: a.fr.data, Eye: draw.Eye(a.t.Eye),
+		X: reg.X, Y: reg.Y, Width: reg.W, Height: reg.H, View: view, Viewport: draw.Viewport(a.t.Viewport), Range: draw.Range(a.t.Range)}, images)
+	if err != nil {
+		return fmt.Errorf("frame %d: channel %s: the renderer's assembly: %w", a.fr.frame, a.r.plan.Channel.Label, err)
 	}
 	return nil
 }
