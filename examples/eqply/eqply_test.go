@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log"
 	"math"
 	"os"
 	"os/exec"
@@ -11,6 +13,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jezek/xgb"
+	"github.com/jezek/xgb/xproto"
 
 	"github.com/goeq/goeq/internal/gotool"
 	"github.com/goeq/goeq/internal/imagecmp"
@@ -103,43 +108,74 @@ func waitFor(t *testing.T, what string, bound time.Duration, ok func() bool) {
 // model turned as computed from the drag (compared with a headless render
 // of that camera on one window), and q ends the application and every
 // render client.
-func TestPointerDragTurnsTheModelAndQQuits(t *testing.T) {
+// running is eqply started under X for a test.
+type running struct {
+	bin, disp, dir, trace string
+	log                   *os.File
+	win                   string // its window
+	exited                chan error
+	ended                 bool
+}
+
+// startEqply starts eqply on the four-source config under X and waits for
+// its window and first frame; the test's cleanup kills it if it still
+// runs.
+func startEqply(t *testing.T) *running {
+	t.Helper()
 	if _, err := exec.LookPath("xdotool"); err != nil {
 		t.Fatal("xdotool is needed (make test installs it)")
 	}
-	bin := build(t)
-	disp := display(t)
-	dir := t.TempDir()
-	trace := filepath.Join(dir, "trace.jsonl")
-	app := exec.Command(bin, "--config", "../configs/2d-lb-4.eqc", "--triangles", "20000", "--out", filepath.Join(dir, "out"), "--trace", trace)
-	app.Env = append(os.Environ(), "DISPLAY="+disp, "GOEQ_WINSYS=glfw")
-	logFile, err := os.Create(filepath.Join(dir, "log"))
-	if err != nil {
+	r := &running{bin: build(t), disp: display(t), dir: t.TempDir(), exited: make(chan error, 1)}
+	r.trace = filepath.Join(r.dir, "trace.jsonl")
+	app := exec.Command(r.bin, "--config", "../configs/2d-lb-4.eqc", "--triangles", "20000", "--out", filepath.Join(r.dir, "out"), "--trace", r.trace)
+	app.Env = append(os.Environ(), "DISPLAY="+r.disp, "GOEQ_WINSYS=glfw")
+	var err error
+	if r.log, err = os.Create(filepath.Join(r.dir, "log")); err != nil {
 		t.Fatal(err)
 	}
-	defer logFile.Close()
-	app.Stdout, app.Stderr = logFile, logFile
+	t.Cleanup(func() { r.log.Close() })
+	app.Stdout, app.Stderr = r.log, r.log
 	if err := app.Start(); err != nil {
 		t.Fatal(err)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- app.Wait() }()
-	ended := false
-	defer func() {
-		if !ended {
+	go func() { r.exited <- app.Wait() }()
+	t.Cleanup(func() {
+		if !r.ended {
 			app.Process.Kill()
-			<-exited
+			<-r.exited
 		}
-	}()
-	var win string
+	})
 	waitFor(t, "eqply window", 30*time.Second, func() bool {
 		cmd := exec.Command("xdotool", "search", "--name", "^goeq dest$")
-		cmd.Env = append(os.Environ(), "DISPLAY="+disp)
+		cmd.Env = append(os.Environ(), "DISPLAY="+r.disp)
 		out, _ := cmd.Output()
-		win = strings.TrimSpace(strings.Split(string(out), "\n")[0])
-		return win != ""
+		r.win = strings.TrimSpace(strings.Split(string(out), "\n")[0])
+		return r.win != ""
 	})
-	waitFor(t, "first frame", 30*time.Second, func() bool { return len(readTrace(t, trace)) > 0 })
+	waitFor(t, "first frame", 30*time.Second, func() bool { return len(readTrace(t, r.trace)) > 0 })
+	return r
+}
+
+// endsCleanly checks that eqply exits 0 soon, leaving no render client.
+func (r *running) endsCleanly(t *testing.T, after string) {
+	t.Helper()
+	select {
+	case err := <-r.exited:
+		r.ended = true
+		if err != nil {
+			t.Fatalf("eqply ended with %v after %s:\n%s", err, after, readTraceText(r.log.Name()))
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatalf("%s did not end eqply:\n%s", after, readTraceText(r.log.Name()))
+	}
+	if out, _ := exec.Command("pgrep", "-f", r.bin).Output(); len(strings.TrimSpace(string(out))) > 0 {
+		t.Errorf("render clients still run after eqply ended: pids %s", out)
+	}
+}
+
+func TestPointerDragTurnsTheModelAndQQuits(t *testing.T) {
+	r := startEqply(t)
+	bin, disp, dir, trace, win := r.bin, r.disp, r.dir, r.trace, r.win
 	geometry := xdotool(t, disp, "getwindowgeometry", win)
 	var x0, y0, w, h int
 	for _, l := range strings.Split(geometry, "\n") {
@@ -177,19 +213,7 @@ func TestPointerDragTurnsTheModelAndQQuits(t *testing.T) {
 	})
 	time.Sleep(500 * time.Millisecond) // the frame is written
 	xdotool(t, disp, "key", "q")
-	select {
-	case err := <-exited:
-		ended = true
-		if err != nil {
-			t.Fatalf("eqply ended with %v:\n%s", err, readTraceText(logFile.Name()))
-		}
-	case <-time.After(15 * time.Second):
-		t.Fatalf("q did not end eqply:\n%s", readTraceText(logFile.Name()))
-	}
-	// no render client is left behind
-	if out, _ := exec.Command("pgrep", "-f", bin).Output(); len(strings.TrimSpace(string(out))) > 0 {
-		t.Errorf("render clients still run after eqply ended: pids %s", out)
-	}
+	r.endsCleanly(t, "q")
 	if !strings.Contains(readTraceText(trace), "button press") {
 		t.Errorf("the handler saw no button press")
 	}
@@ -219,4 +243,50 @@ func TestPointerDragTurnsTheModelAndQQuits(t *testing.T) {
 func readTraceText(path string) string {
 	b, _ := os.ReadFile(path)
 	return string(b)
+}
+
+// TestClosingTheWindowQuits asks the window to close as a window manager
+// does (a WM_DELETE_WINDOW client message): eqply takes the close event,
+// ends, and takes every client with it.
+func TestClosingTheWindowQuits(t *testing.T) {
+	r := startEqply(t)
+	var win uint32
+	if _, err := fmt.Sscan(r.win, &win); err != nil {
+		t.Fatalf("window id %q: %v", r.win, err)
+	}
+	if err := askToClose(r.disp, xproto.Window(win)); err != nil {
+		t.Fatal(err)
+	}
+	r.endsCleanly(t, "closing the window")
+	if !strings.Contains(readTraceText(r.trace), "window close") {
+		t.Errorf("the handler saw no window close event")
+	}
+}
+
+// askToClose sends window the WM_DELETE_WINDOW message of the ICCCM.
+func askToClose(display string, window xproto.Window) error {
+	xgb.Logger = log.New(io.Discard, "", 0) // it notes the missing ~/.Xauthority
+	x, err := xgb.NewConnDisplay(display)
+	if err != nil {
+		return err
+	}
+	defer x.Close()
+	atom := func(name string) (xproto.Atom, error) {
+		r, err := xproto.InternAtom(x, false, uint16(len(name)), name).Reply()
+		if err != nil {
+			return 0, err
+		}
+		return r.Atom, nil
+	}
+	protocols, err := atom("WM_PROTOCOLS")
+	if err != nil {
+		return err
+	}
+	del, err := atom("WM_DELETE_WINDOW")
+	if err != nil {
+		return err
+	}
+	ev := xproto.ClientMessageEvent{Format: 32, Window: window, Type: protocols,
+		Data: xproto.ClientMessageDataUnionData32New([]uint32{uint32(del), uint32(xproto.TimeCurrentTime), 0, 0, 0})}
+	return xproto.SendEventChecked(x, false, window, xproto.EventMaskNoEvent, string(ev.Bytes())).Check()
 }
