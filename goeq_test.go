@@ -571,3 +571,32 @@ func TestReadbackAndAssemblyByTheRenderer(t *testing.T) {
 		t.Errorf("assemblies (frame, images): %q", b)
 	}
 }
+
+// TestLaunchCommandStartsThisExecutable gives a node another host and a
+// launch_command: the server starts this executable through it (%c is the
+// executable with goeq's client arguments, %h the host), and the frames
+// equal the reference.
+func TestLaunchCommandStartsThisExecutable(t *testing.T) {
+	text, err := os.ReadFile(examples("2d-lb-4.eqc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	launched := filepath.Join(dir, "launched")
+	far := fmt.Sprintf(`name "render1"
+        host "render-far"
+        attributes { launch_command "echo %%h >> %s && exec %%c" }`, launched)
+	changed := strings.Replace(string(text), "name \"render1\"\n        host \"localhost\"", far, 1)
+	if changed == string(text) {
+		t.Fatal("2d-lb-4.eqc has no render1 on localhost to move")
+	}
+	cfgPath := filepath.Join(dir, "2d-lb-4-far.eqc")
+	if err := os.WriteFile(cfgPath, []byte(changed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := runScript(t, goeq.Options{Config: cfgPath}, 6, squareInit{Scale: 1.4}, nil)
+	compareRuns(t, got, runSquare(t, cfgPath, 6, true))
+	if b, err := os.ReadFile(launched); err != nil || string(b) != "render-far\n" {
+		t.Errorf("the launch command ran for %q (%v), want once for render-far", b, err)
+	}
+}
