@@ -20,6 +20,7 @@ vet: deps
 # GL tests run twice: under X (GLX windows through GLFW, and EGL), then
 # with DISPLAY unset (EGL alone, as on a headless render node).
 test: deps
+	@scripts/install-deps.sh test
 	$(GO) vet ./...
 	scripts/with-display.sh $(GO) test -timeout 20m ./...
 	env -u DISPLAY $(GO) test -count=1 -timeout 10m ./internal/winsys ./internal/channel

@@ -56,6 +56,10 @@ type Options struct {
 	// as the render clients. The token is GOEQ_TOKEN's, which the server
 	// must share. Otherwise the server runs inside this process.
 	Server string
+	// HTTP, when set, serves the run's live dashboard (frames, split,
+	// task timing, nodes, links) and Prometheus /metrics on this address,
+	// with the server in this process.
+	HTTP string
 }
 
 // Summary is what a run did.
@@ -155,7 +159,7 @@ func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 	run := func() (*server.Summary, error) {
 		return server.Run(ctx, server.Options{ConfigPath: opt.Config, OutDir: opt.OutDir, DumpEvery: 1, Local: opt.Local, Token: token,
 			ClientBinary: exe, ClientArgs: []string{clientFlag}, InitData: initData, App: hooks, Async: true,
-			Reference: opt.Reference, FrameTimeout: opt.FrameTimeout, Log: logger, Codec: "auto"})
+			Reference: opt.Reference, FrameTimeout: opt.FrameTimeout, Log: logger, Codec: "auto", HTTP: opt.HTTP})
 	}
 	if opt.Server != "" {
 		if os.Getenv("GOEQ_TOKEN") == "" {

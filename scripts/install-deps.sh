@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages goeq needs (GL/EGL through Mesa, Xvfb, the X11
-# headers GLFW builds against, pkg-config, xdotool for the pointer tests)
+# headers GLFW builds against, pkg-config, xdotool for the pointer tests;
+# with the argument "test" also Chromium, which the dashboard test drives)
 # when any is missing. Quiet and fast when everything is present.
 set -euo pipefail
 packages=(
@@ -8,6 +9,9 @@ packages=(
   libegl-dev libegl-mesa0 libgl1-mesa-dri libgl1-mesa-dev libgles-dev
   xvfb xauth xdotool libx11-dev libxrandr-dev libxinerama-dev libxcursor-dev libxi-dev libxxf86vm-dev
 )
+if [ "${1:-}" = test ]; then
+  packages+=(chromium)
+fi
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

@@ -52,6 +52,9 @@ type node struct {
 	// by tests through GOEQ_DROP_FRAMES (comma-separated names)
 	drop map[string]bool
 
+	previewMu sync.Mutex
+	previewed map[string]time.Time // when each destination last went to the dashboard
+
 	barrierMu sync.Mutex
 	released  map[int]chan struct{} // swap barrier releases by frame
 }
@@ -87,7 +90,8 @@ type frameTrack struct {
 	written  []string
 	err      error
 	sends    sync.WaitGroup
-	extra    map[string]*sent // compression, transmission and bytes per record key
+	extra    map[string]*sent  // compression, transmission and bytes per record key
+	links    map[[2]string]int // bytes sent by consumer channel and codec
 }
 
 func (n *node) setup(s *control.Setup, opt Options) error {
@@ -274,7 +278,7 @@ func (n *node) start(ctx context.Context, fw *control.FrameWork) error {
 	if !fw.DataKept {
 		n.data = fw.Data
 	}
-	track := &frameTrack{frame: fw.Frame, data: n.data, messages: fw.Messages, barrier: fw.SwapBarrier, ctx: fctx, cancel: cancel, extra: map[string]*sent{}}
+	track := &frameTrack{frame: fw.Frame, data: n.data, messages: fw.Messages, barrier: fw.SwapBarrier, ctx: fctx, cancel: cancel, extra: map[string]*sent{}, links: map[[2]string]int{}}
 	for _, cw := range fw.Channels {
 		ch := n.cfg.ChannelByID(cw.Channel)
 		p := n.byChan[cw.Channel]
@@ -333,7 +337,14 @@ func (n *node) runPipe(p *pipe) {
 		if err := p.exec.Receive(t.frame, t.messages); err != nil {
 			res = &channel.Result{Frame: t.frame, Err: err}
 		} else {
-			res = p.exec.Run(t.ctx, t.frame, t.data, job.plans, func(ch *compound.Channel) bool { return n.imagePath(ch, t.frame) != "" })
+			previews := map[string]bool{}
+			res = p.exec.Run(t.ctx, t.frame, t.data, job.plans, func(ch *compound.Channel) bool {
+				if n.previewDue(ch) {
+					previews[ch.ID] = true
+				}
+				return n.imagePath(ch, t.frame) != "" || previews[ch.ID]
+			})
+			n.sendPreviews(t.frame, res, previews)
 		}
 		written, err := n.writeImages(t.frame, res)
 		if err == nil && res.Err == nil && job.dest {
@@ -455,6 +466,9 @@ func (n *node) finish(t *frameTrack) {
 	delete(n.frames, t.frame)
 	n.framesMu.Unlock()
 	done := &control.FrameDone{Frame: t.frame, Written: t.written}
+	for k, b := range t.links {
+		done.Links = append(done.Links, control.LinkBytes{To: k[0], Codec: k[1], Bytes: b})
+	}
 	for _, r := range t.results {
 		done.Degraded = append(done.Degraded, r.Degraded...)
 		for _, rec := range r.Records {

@@ -107,7 +107,8 @@ func (n *node) runSender(s *sender) {
 			Range: f.Range, Pixel: f.Pixel, Subpixel: f.Subpixel, W: f.W, H: f.H, Tile: f.Tile, Tiles: f.Tiles, End: f.End,
 			Color: f.Color, Depth: f.Depth}
 		start := time.Now()
-		err := tf.Encode(n.codecFor(conn, 4*f.W*f.H))
+		codec := n.codecFor(conn, 4*f.W*f.H)
+		err := tf.Encode(codec)
 		compress := time.Since(start)
 		if err == nil {
 			start = time.Now()
@@ -124,6 +125,7 @@ func (n *node) runSender(s *sender) {
 		x.compress += compress
 		x.transmit += transmit
 		x.bytes += len(tf.Raw)
+		o.track.links[[2]string{f.Consumer, codec.String()}] += len(tf.Raw)
 		o.track.mu.Unlock()
 		if err != nil {
 			n.log.Printf("frame %d: sending %s to channel %s: %v", f.Frame, f.Name, f.Consumer, err)

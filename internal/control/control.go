@@ -54,6 +54,8 @@ type ClientMsg struct {
 	Pull      *Pull      `json:"pull,omitempty"`
 	// Events are input events of the node's on-screen windows, in order.
 	Events []WindowEvent `json:"events,omitempty"`
+	// Preview is a destination's image for the dashboard.
+	Preview *Preview `json:"preview,omitempty"`
 }
 
 // WindowEvent is an input event of an on-screen window. X, Y is the
@@ -110,6 +112,8 @@ type FrameDone struct {
 	Degraded []string `json:"degraded,omitempty"`
 	// Written lists the PNG files the node wrote for this frame.
 	Written []string `json:"written,omitempty"`
+	// Links is what the node sent for this frame, by consumer and codec.
+	Links []LinkBytes `json:"links,omitempty"`
 }
 
 // ServerMsg is what the server sends.
@@ -140,6 +144,27 @@ type Setup struct {
 	// InitData is the application's init data (encoded once, by the
 	// application), handed to every renderer factory.
 	InitData []byte `json:"init_data,omitempty"`
+	// PreviewEvery, when above zero, asks for a small image of each
+	// destination channel at most this often (the dashboard's).
+	PreviewEvery time.Duration `json:"preview_every,omitempty"`
+}
+
+// MaxPreview bounds a preview image (JPEG).
+const MaxPreview = 512 << 10
+
+// Preview is a destination channel's image of a frame, small, as JPEG.
+type Preview struct {
+	Channel string `json:"channel"`
+	Frame   int    `json:"frame"`
+	JPEG    []byte `json:"jpeg"`
+}
+
+// LinkBytes is what a node sent to a channel's node with one codec in a
+// frame (encoded).
+type LinkBytes struct {
+	To    string `json:"to"` // the consuming channel
+	Codec string `json:"codec"`
+	Bytes int    `json:"bytes"`
 }
 
 // ChannelWork is one channel's tasks for a frame.

@@ -324,6 +324,24 @@ func New(cfg *compound.Config, p Planner, opt Options) *Scheduler {
 	return s
 }
 
+// NodeStatus is what the scheduler knows of a node.
+type NodeStatus struct {
+	Node     string
+	Joined   bool // it joined once
+	Alive    bool
+	LastSeen time.Time // its last heartbeat or message
+}
+
+// NodeStatus reports every node's state, in config order.
+func (s *Scheduler) NodeStatus() []NodeStatus {
+	out := make([]NodeStatus, 0, len(s.order))
+	for _, id := range s.order {
+		ns := s.nodes[id]
+		out = append(out, NodeStatus{Node: id, Joined: ns.joined, Alive: ns.alive, LastSeen: ns.lastSeen})
+	}
+	return out
+}
+
 // Nodes lists the nodes that take part (those with pipes), in config order.
 func (s *Scheduler) Nodes() []string { return append([]string(nil), s.order...) }
 

@@ -73,6 +73,9 @@ type Options struct {
 	// InitData is the application's init data, sent to every client
 	// (eqclient's: which built-in renderer, render.Builtin).
 	InitData []byte
+	// HTTP, when set, serves the run's dashboard and Prometheus metrics
+	// on this address.
+	HTTP string
 }
 
 // App connects a run to the application driving it. Its functions are
@@ -161,6 +164,17 @@ type event struct {
 	failed string // the client could not set up
 	// input events of the node's windows, for the application
 	input []control.WindowEvent
+	// for the dashboard: what the node sent, a destination's image
+	links   []control.LinkBytes
+	preview *control.Preview
+}
+
+// orNil is the scheduler event of ev, nil when there is none.
+func (ev *event) orNil() scheduler.Event {
+	if ev == nil {
+		return nil
+	}
+	return ev.ev
 }
 
 type server struct {
@@ -176,6 +190,7 @@ type server struct {
 	// frame data by frame, from the application, until the frame is done
 	data     map[int][]byte
 	messages map[int][][]byte
+	live     *live // the dashboard, when asked for
 	asked    int
 }
 
@@ -253,6 +268,12 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err
+	}
+	if opt.HTTP != "" {
+		if s.live, err = s.startDashboard(opt.HTTP); err != nil {
+			return nil, err
+		}
+		defer s.live.stop()
 	}
 	gs := control.NewServer(s, opt.Token, opt.TLSConfig, opt.Log)
 	go gs.Serve(ln)
@@ -404,6 +425,9 @@ func (s *server) Session(stream grpc.ServerStream, node string) error {
 		OutDir: s.opt.OutDir, DumpEvery: s.opt.DumpEvery, Codec: s.opt.Codec,
 		Drawable: s.opt.Drawable, AsyncReadback: s.opt.Async, FullReadback: s.opt.FullReadback,
 		InputTimeout: 2*max(s.opt.FrameTimeout, scheduler.DefaultFrameTimeout) + 5*time.Second, InitData: s.opt.InitData}
+	if s.live != nil {
+		setup.PreviewEvery = previewEvery
+	}
 	if err := stream.SendMsg(&control.ServerMsg{Setup: setup}); err != nil {
 		return err
 	}
@@ -455,7 +479,11 @@ func (s *server) Session(stream grpc.ServerStream, node string) error {
 		case m.Done != nil:
 			d := m.Done
 			s.events <- event{node: node, ev: scheduler.Done{Node: node, Frame: d.Frame, Records: d.Records, Degraded: d.Degraded,
-				Written: d.Written, Err: d.Error}}
+				Written: d.Written, Err: d.Error}, links: d.Links}
+		case m.Preview != nil:
+			if s.live != nil && len(m.Preview.JPEG) <= control.MaxPreview {
+				s.events <- event{node: node, preview: m.Preview}
+			}
 		case m.Assembled != nil:
 			s.events <- event{node: node, ev: scheduler.Assembled{Node: node, Frame: *m.Assembled}}
 		case m.Pull != nil:
@@ -533,6 +561,11 @@ func (s *server) loop(ctx context.Context) (*Summary, error) {
 					s.opt.App.Input(ev.node, ev.input)
 				}
 				ev = nil
+			} else if ev.preview != nil {
+				s.live.dash.Preview(ev.preview.Channel, ev.preview.Frame, ev.preview.JPEG)
+				ev = nil
+			} else if len(ev.links) > 0 && s.live != nil {
+				s.live.links(ev.node, ev.links, s.sched.NodeOf)
 			}
 		}
 		if ev != nil {
@@ -577,6 +610,13 @@ func (s *server) loop(ctx context.Context) (*Summary, error) {
 			// the adaptive policy sets its balancing period from
 			overhead = 0.8*overhead + 0.2*time.Since(work).Seconds()
 			s.sched.Step(scheduler.Overhead{Seconds: overhead})
+		}
+		if s.live != nil {
+			_, joinOrLoss := ev.orNil().(scheduler.Join)
+			if _, lost := ev.orNil().(scheduler.Lost); lost {
+				joinOrLoss = true
+			}
+			s.live.nodes(time.Now(), s.sched.NodeStatus(), joinOrLoss)
 		}
 		next := 50 * time.Millisecond
 		if w := s.sched.Ready().WakeAt; !w.IsZero() {
@@ -667,6 +707,9 @@ func (s *server) act(rd scheduler.Ready, rep *report) error {
 	}
 	for _, c := range rd.Completed {
 		rep.complete(c)
+		if s.live != nil {
+			s.live.completed(c)
+		}
 		delete(s.data, c.Frame)
 		delete(s.messages, c.Frame)
 		if s.opt.App != nil && s.opt.App.Completed != nil {

@@ -1,0 +1,362 @@
+// Package dashboard is a run's live view (`--http ADDR`): a web page
+// (embedded, no network needed) that shows the latest destination frames
+// with the current split drawn over them, per-channel task timing as a
+// Gantt chart, frame-rate and imbalance plots, node status, links and
+// codecs, and the balancing policy; and Prometheus metrics at /metrics.
+//
+// The run feeds it (Frame, Preview, Nodes); it never blocks the run: each
+// call takes a lock, updates the state and returns. Browsers poll nothing:
+// /events streams the state as server-sent events, at most ten per
+// second, only when it changed.
+package dashboard
+
+import (
+	"embed"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/goeq/goeq/internal/compound"
+	"github.com/goeq/goeq/internal/stats"
+)
+
+//go:embed web
+var web embed.FS
+
+// history is how many frames the plots show.
+const history = 200
+
+// Info is what a run is, as the dashboard shows it.
+type Info struct {
+	Config       string
+	Destinations []Destination
+	Channels     []ChannelInfo
+	Policies     []Policy
+}
+
+// Destination is a destination channel: the frames shown.
+type Destination struct {
+	ID     string `json:"id"`
+	Label  string `json:"label"`
+	Width  int    `json:"width"`
+	Height int    `json:"height"`
+}
+
+// ChannelInfo names a channel and says which destination its compounds
+// render for (a source of two destinations appears once per destination).
+type ChannelInfo struct {
+	ID          string `json:"id"`
+	Label       string `json:"label"`
+	Destination string `json:"destination"`
+	Color       string `json:"color"`
+}
+
+// Policy is the balancing of one load or tree equalizer.
+type Policy struct {
+	Compound string `json:"compound"`
+	Kind     string `json:"kind"`   // load, tree, ...
+	Policy   string `json:"policy"` // equalizer (Equalizer's) or adaptive (goeq's)
+}
+
+// Link is the traffic of one node-to-node link with one codec.
+type Link struct {
+	From  string `json:"from"`
+	To    string `json:"to"`
+	Codec string `json:"codec"`
+	Bytes int64  `json:"bytes"`
+}
+
+// NodeStatus is a node as the dashboard shows it.
+type NodeStatus struct {
+	Node      string  `json:"node"`
+	Status    string  `json:"status"` // joining, alive, lost, rejoined
+	Heartbeat float64 `json:"heartbeat_age_ms"`
+}
+
+// part is one channel's work on the destination of one frame.
+type part struct {
+	Channel     string             `json:"channel"`
+	Destination string             `json:"destination"`
+	Viewport    [4]float64         `json:"viewport"` // of the destination: x, y, w, h
+	Range       [2]float64         `json:"range"`
+	Times       map[string]float64 `json:"times"` // milliseconds by task
+}
+
+type point struct {
+	Frame     int     `json:"frame"`
+	Seconds   float64 `json:"seconds"`
+	Imbalance float64 `json:"imbalance"`
+}
+
+type preview struct {
+	frame int
+	jpeg  []byte
+}
+
+// state is what /events sends.
+type state struct {
+	Version      int            `json:"version"`
+	Config       string         `json:"config"`
+	Destinations []Destination  `json:"destinations"`
+	Channels     []ChannelInfo  `json:"channels"`
+	Policies     []Policy       `json:"policies"`
+	Frame        int            `json:"frame"` // the last frame completed, -1 before any
+	Degraded     int            `json:"degraded_frames"`
+	FPS          float64        `json:"fps"`
+	Parts        []part         `json:"parts"`
+	History      []point        `json:"history"`
+	Nodes        []NodeStatus   `json:"nodes"`
+	Links        []Link         `json:"links"`
+	Previews     map[string]int `json:"previews"` // destination -> frame of its latest image
+}
+
+// Dashboard is a run's live view.
+type Dashboard struct {
+	mu       sync.Mutex
+	st       state
+	previews map[string]preview
+	links    map[[3]string]int64
+	channels map[string]ChannelInfo
+
+	reg       *prometheus.Registry
+	frames    prometheus.Counter
+	degraded  prometheus.Counter
+	frameSecs prometheus.Histogram
+	taskSecs  *prometheus.HistogramVec
+	linkBytes *prometheus.CounterVec
+	alive     prometheus.Gauge
+}
+
+// New makes the dashboard of a run.
+func New(info Info) *Dashboard {
+	d := &Dashboard{previews: map[string]preview{}, links: map[[3]string]int64{}, channels: map[string]ChannelInfo{},
+		reg: prometheus.NewRegistry()}
+	d.st = state{Config: info.Config, Destinations: info.Destinations, Channels: info.Channels, Policies: info.Policies,
+		Frame: -1, Previews: map[string]int{}}
+	for _, c := range info.Channels {
+		d.channels[c.ID+"|"+c.Destination] = c
+	}
+	d.frames = prometheus.NewCounter(prometheus.CounterOpts{Name: "goeq_frames_total", Help: "Frames completed."})
+	d.degraded = prometheus.NewCounter(prometheus.CounterOpts{Name: "goeq_degraded_frames_total", Help: "Frames completed without some input (a lost producer)."})
+	d.frameSecs = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "goeq_frame_seconds", Help: "Time from a frame's start to its completion.",
+		Buckets: prometheus.ExponentialBuckets(0.002, 1.6, 16)})
+	d.taskSecs = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "goeq_task_seconds", Help: "Time of one task of one channel in one frame.",
+		Buckets: prometheus.ExponentialBuckets(0.0002, 1.8, 16)}, []string{"channel", "task"})
+	d.linkBytes = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "goeq_link_bytes_total", Help: "Encoded pixel bytes sent from node to node."},
+		[]string{"from", "to", "codec"})
+	d.alive = prometheus.NewGauge(prometheus.GaugeOpts{Name: "goeq_nodes_alive", Help: "Render nodes alive."})
+	d.reg.MustRegister(d.frames, d.degraded, d.frameSecs, d.taskSecs, d.linkBytes, d.alive)
+	return d
+}
+
+// Colors gives channels distinct colours, in order.
+func Colors(i int) string {
+	palette := []string{"#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#42d4f4", "#f032e6", "#bfef45",
+		"#fabed4", "#469990", "#dcbeff", "#9a6324", "#fffac8", "#800000", "#aaffc3", "#808000"}
+	return palette[i%len(palette)]
+}
+
+// Frame records a completed frame: how long it took, whether it was
+// degraded, and its statistics (destOf names each record's destination).
+func (d *Dashboard) Frame(frame int, seconds float64, degraded bool, records []stats.Record, destOf func(compoundPath string) string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.frames.Inc()
+	d.frameSecs.Observe(seconds)
+	if degraded {
+		d.degraded.Inc()
+		d.st.Degraded++
+	}
+	var parts []part
+	busiest, total, n := 0.0, 0.0, 0
+	for _, r := range records {
+		t := r.Times
+		times := map[string]float64{"clear": ms(t.Clear), "draw": ms(t.Draw), "readback": ms(t.ReadbackSync + t.ReadbackAsync),
+			"compress": ms(t.Compress), "transmit": ms(t.Transmit), "wait": ms(t.Wait), "assemble": ms(t.Assemble)}
+		for task, v := range times {
+			if v > 0 {
+				d.taskSecs.WithLabelValues(r.Channel, task).Observe(v / 1000)
+			}
+		}
+		dest := destOf(r.Compound)
+		parts = append(parts, part{Channel: r.Channel, Destination: dest,
+			Viewport: [4]float64{r.Viewport.X, r.Viewport.Y, r.Viewport.W, r.Viewport.H},
+			Range:    [2]float64{r.Range.Start, r.Range.End}, Times: times})
+		if busy := t.Busy().Seconds(); t.Draw > 0 {
+			busiest, total, n = max(busiest, busy), total+busy, n+1
+		}
+	}
+	imbalance := 0.0
+	if n > 0 && total > 0 {
+		imbalance = busiest/(total/float64(n)) - 1
+	}
+	d.st.Frame = frame
+	d.st.Parts = parts
+	d.st.History = append(d.st.History, point{frame, seconds, imbalance})
+	if len(d.st.History) > history {
+		d.st.History = d.st.History[len(d.st.History)-history:]
+	}
+	if h := d.st.History; len(h) > 1 {
+		span := 0.0
+		for _, p := range h[1:] {
+			span += p.Seconds
+		}
+		if span > 0 {
+			d.st.FPS = float64(len(h)-1) / span
+		}
+	}
+	d.st.Version++
+}
+
+// Links counts what nodes sent each other.
+func (d *Dashboard) Links(links []Link) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, l := range links {
+		d.links[[3]string{l.From, l.To, l.Codec}] += l.Bytes
+		d.linkBytes.WithLabelValues(l.From, l.To, l.Codec).Add(float64(l.Bytes))
+	}
+}
+
+// Preview takes a destination's latest image (JPEG).
+func (d *Dashboard) Preview(destination string, frame int, jpeg []byte) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if p, ok := d.previews[destination]; ok && p.frame > frame {
+		return
+	}
+	d.previews[destination] = preview{frame, jpeg}
+	d.st.Previews[destination] = frame
+	d.st.Version++
+}
+
+// Nodes takes the nodes' status.
+func (d *Dashboard) Nodes(nodes []NodeStatus) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	alive := 0
+	for _, n := range nodes {
+		if n.Status == "alive" || n.Status == "rejoined" {
+			alive++
+		}
+	}
+	d.alive.Set(float64(alive))
+	d.st.Nodes = nodes
+	d.st.Version++
+}
+
+func ms(t time.Duration) float64 { return float64(t) / float64(time.Millisecond) }
+
+// snapshot is the state as JSON, and its version.
+func (d *Dashboard) snapshot() ([]byte, int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.st.Links = d.st.Links[:0]
+	for k, b := range d.links {
+		d.st.Links = append(d.st.Links, Link{From: k[0], To: k[1], Codec: k[2], Bytes: b})
+	}
+	sort.Slice(d.st.Links, func(i, j int) bool {
+		a, b := d.st.Links[i], d.st.Links[j]
+		return a.From+a.To+a.Codec < b.From+b.To+b.Codec
+	})
+	b, _ := json.Marshal(&d.st)
+	return b, d.st.Version
+}
+
+// Handler serves the page, its assets, /events, /state, /frame?id=ID (a
+// destination's latest image) and /metrics.
+func (d *Dashboard) Handler() http.Handler {
+	mux := http.NewServeMux()
+	assets, _ := fs.Sub(web, "web")
+	mux.Handle("GET /", http.FileServerFS(assets))
+	mux.HandleFunc("GET /events", d.events)
+	mux.HandleFunc("GET /state", func(w http.ResponseWriter, r *http.Request) {
+		b, _ := d.snapshot()
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(b)
+	})
+	mux.HandleFunc("GET /frame", d.frame)
+	mux.Handle("GET /metrics", promhttp.HandlerFor(d.reg, promhttp.HandlerOpts{}))
+	return mux
+}
+
+// events streams the state as server-sent events while it changes.
+func (d *Dashboard) events(w http.ResponseWriter, r *http.Request) {
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		http.Error(w, "streaming is not supported here", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	sent := -1
+	for {
+		if b, v := d.snapshot(); v != sent {
+			sent = v
+			if _, err := fmt.Fprintf(w, "data: %s\n\n", b); err != nil {
+				return
+			}
+			flusher.Flush()
+		}
+		select {
+		case <-r.Context().Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// frame serves a destination's latest image.
+func (d *Dashboard) frame(w http.ResponseWriter, r *http.Request) {
+	id := r.URL.Query().Get("id")
+	d.mu.Lock()
+	p, ok := d.previews[id]
+	d.mu.Unlock()
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	w.Header().Set("Content-Type", "image/jpeg")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Goeq-Frame", fmt.Sprint(p.frame))
+	w.Write(p.jpeg)
+}
+
+// InfoOf describes a config's destinations, channels and policies;
+// policyOf names the policy of a load or tree equalizer's compound.
+func InfoOf(cfg *compound.Config, name string, policyOf func(*compound.Compound) string) Info {
+	info := Info{Config: name}
+	seen := map[string]bool{}
+	cfg.Walk(func(c *compound.Compound) {
+		dest := c.Destination()
+		if c.Channel == nil || dest == nil || dest.Channel == nil {
+			return
+		}
+		if dest == c && !seen["dest|"+c.Channel.ID] {
+			seen["dest|"+c.Channel.ID] = true
+			info.Destinations = append(info.Destinations, Destination{ID: c.Channel.ID, Label: c.Channel.Label,
+				Width: c.Channel.PixelViewport.W, Height: c.Channel.PixelViewport.H})
+		}
+		key := c.Channel.ID + "|" + dest.Channel.ID
+		if !seen[key] {
+			seen[key] = true
+			info.Channels = append(info.Channels, ChannelInfo{ID: c.Channel.ID, Label: c.Channel.Label, Destination: dest.Channel.ID,
+				Color: Colors(len(info.Channels))})
+		}
+		for _, eq := range c.Equalizers {
+			if eq.Kind == "load" || eq.Kind == "tree" {
+				info.Policies = append(info.Policies, Policy{Compound: c.Path(), Kind: eq.Kind, Policy: policyOf(c)})
+			}
+		}
+	})
+	return info
+}

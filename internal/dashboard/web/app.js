@@ -1,0 +1,147 @@
+// goeq's live view: the state arrives as server-sent events (/events).
+"use strict";
+const TASKS = [["clear", "#666"], ["draw", "#3cb44b"], ["readback", "#ffe119"], ["compress", "#f58231"],
+  ["transmit", "#4363d8"], ["wait", "#555a66"], ["assemble", "#f032e6"]];
+const SVG = "http://www.w3.org/2000/svg";
+const $ = (id) => document.getElementById(id);
+let last = null, lastTime = 0;
+
+function el(tag, attrs, parent) {
+  const e = document.createElementNS(tag === "svgroot" ? SVG : SVG, tag);
+  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+  if (parent) parent.appendChild(e);
+  return e;
+}
+
+function colorOf(st, channel, dest) {
+  const c = st.channels.find((c) => c.id === channel && c.destination === dest);
+  return c ? c.color : "#fff";
+}
+
+// frames: each destination's latest image with the split drawn over it
+function drawFrames(st) {
+  const box = $("frames");
+  st.destinations.forEach((d, i) => {
+    let div = box.querySelector(`[data-destination="${CSS.escape(d.id)}"]`);
+    if (!div) {
+      div = document.createElement("div");
+      div.className = "dest";
+      div.dataset.destination = d.id;
+      div.innerHTML = `<div class="label"></div><div style="position:relative"><img width="${d.width}" height="${d.height}" alt="frame of ${d.label}"><svg viewBox="0 0 ${d.width} ${d.height}" preserveAspectRatio="none"></svg></div>`;
+      div.querySelector(".label").textContent = d.label;
+      box.appendChild(div);
+    }
+    const img = div.querySelector("img");
+    const shown = st.previews[d.id];
+    if (shown !== undefined && img.dataset.frame !== String(shown)) {
+      img.dataset.frame = shown;
+      img.src = `frame?id=${encodeURIComponent(d.id)}&f=${shown}`;
+    }
+    const svg = div.querySelector("svg");
+    svg.replaceChildren();
+    for (const p of st.parts) {
+      if (p.destination !== d.id) continue;
+      const [x, y, w, h] = p.viewport;
+      // viewports count from the bottom left, as OpenGL does
+      el("rect", {
+        class: "split", "data-channel": p.channel, "data-viewport": p.viewport.join(","),
+        x: x * d.width, y: (1 - y - h) * d.height, width: w * d.width, height: h * d.height,
+        fill: "none", stroke: colorOf(st, p.channel, d.id), "stroke-width": 2, "vector-effect": "non-scaling-stroke",
+      }, svg);
+    }
+  });
+}
+
+// the Gantt chart: one row per channel, its tasks of the last frame in
+// order
+function drawGantt(st) {
+  const svg = $("gantt"), rowH = 20, labelW = 220, width = 900;
+  svg.replaceChildren();
+  const rows = st.channels.map((c) => {
+    const sum = {};
+    for (const p of st.parts) {
+      if (p.channel !== c.id || p.destination !== c.destination) continue;
+      for (const [k, v] of Object.entries(p.times)) sum[k] = (sum[k] || 0) + v;
+    }
+    return { c, sum, total: TASKS.reduce((a, [k]) => a + (sum[k] || 0), 0) };
+  });
+  const most = Math.max(1, ...rows.map((r) => r.total));
+  const scale = (width - labelW - 60) / most;
+  svg.setAttribute("viewBox", `0 0 ${width} ${rows.length * rowH + 4}`);
+  rows.forEach((r, i) => {
+    const g = el("g", { class: "row", "data-channel": r.c.id, transform: `translate(0 ${i * rowH})` }, svg);
+    el("rect", { x: 0, y: 4, width: 8, height: rowH - 8, fill: r.c.color }, g);
+    const t = el("text", { x: 14, y: rowH - 6, fill: "#ccc", "font-size": 12 }, g);
+    t.textContent = r.c.label;
+    let x = labelW;
+    for (const [k, color] of TASKS) {
+      const v = r.sum[k] || 0;
+      if (v <= 0) continue;
+      const seg = el("rect", { class: "task", "data-task": k, x, y: 3, width: Math.max(1, v * scale), height: rowH - 6, fill: color }, g);
+      el("title", {}, seg).textContent = `${k} ${v.toFixed(2)} ms`;
+      x += v * scale;
+    }
+    const tt = el("text", { x: x + 6, y: rowH - 6, fill: "#888", "font-size": 11 }, g);
+    tt.textContent = `${r.total.toFixed(1)} ms`;
+  });
+  $("legend").innerHTML = TASKS.map(([k, c]) => `<span><i style="background:${c}"></i>${k}</span>`).join("");
+}
+
+function plot(svg, values, fmt) {
+  const w = 420, h = 120;
+  svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
+  svg.replaceChildren();
+  if (values.length < 2) return;
+  const most = Math.max(...values, 1e-9);
+  const pts = values.map((v, i) => `${(i / (values.length - 1)) * w},${h - 4 - (v / most) * (h - 20)}`).join(" ");
+  el("polyline", { points: pts, fill: "none", stroke: "#6cf", "stroke-width": 1.5 }, svg);
+  el("text", { x: 4, y: 12, fill: "#888", "font-size": 11 }, svg).textContent = `max ${fmt(most)}`;
+}
+
+function fillTable(id, rows) {
+  const body = $(id).querySelector("tbody");
+  body.replaceChildren();
+  for (const cells of rows) {
+    const tr = document.createElement("tr");
+    for (const c of cells) {
+      const td = document.createElement("td");
+      if (typeof c === "object") { td.textContent = c.text; td.className = c.cls; } else td.textContent = c;
+      tr.appendChild(td);
+    }
+    body.appendChild(tr);
+  }
+}
+
+function human(bytes) {
+  const u = ["B", "KB", "MB", "GB"];
+  let i = 0;
+  while (bytes >= 1000 && i < u.length - 1) { bytes /= 1000; i++; }
+  return `${bytes.toFixed(i ? 1 : 0)} ${u[i]}`;
+}
+
+function show(st) {
+  const now = performance.now();
+  $("config").textContent = st.config;
+  $("frame").textContent = st.frame;
+  $("fps").textContent = st.fps.toFixed(1);
+  $("degraded").textContent = st.degraded_frames;
+  drawFrames(st);
+  drawGantt(st);
+  plot($("plot-time"), st.history.map((p) => p.seconds * 1000), (v) => `${v.toFixed(1)} ms`);
+  plot($("plot-imbalance"), st.history.map((p) => p.imbalance), (v) => v.toFixed(2));
+  fillTable("nodes", (st.nodes || []).map((n) => [n.node, { text: n.status, cls: n.status }, `${Math.round(n.heartbeat_age_ms)} ms`]));
+  const before = new Map((last ? last.links || [] : []).map((l) => [`${l.from}|${l.to}|${l.codec}`, l.bytes]));
+  const dt = (now - lastTime) / 1000;
+  fillTable("links", (st.links || []).map((l) => {
+    const prev = before.get(`${l.from}|${l.to}|${l.codec}`);
+    const rate = prev !== undefined && dt > 0 ? `${human((l.bytes - prev) / dt)}/s` : "";
+    return [l.from, l.to, l.codec, human(l.bytes), rate];
+  }));
+  fillTable("policies", (st.policies || []).map((p) => [p.compound, p.kind, p.policy]));
+  document.body.dataset.frame = st.frame;
+  last = st;
+  lastTime = now;
+}
+
+const source = new EventSource("events");
+source.onmessage = (e) => show(JSON.parse(e.data));
