@@ -4,13 +4,13 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"log"
 	"os"
 	"os/signal"
 	"syscall"
 
 	"github.com/goeq/goeq/draw"
 	"github.com/goeq/goeq/internal/client"
+	"github.com/goeq/goeq/internal/logging"
 	"github.com/goeq/goeq/internal/winsys"
 )
 
@@ -36,7 +36,7 @@ func serveClient(app Application, args []string) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	logger := log.New(os.Stderr, fmt.Sprintf("goeq client %s: ", *node), log.LstdFlags)
+	logger := logging.New(os.Stderr, logging.FromEnv(), "goeq client "+*node)
 	if *server == "" || *node == "" {
 		logger.Print("--server and --node are required")
 		return 2

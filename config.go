@@ -16,6 +16,7 @@ import (
 	"github.com/goeq/goeq/internal/appconn"
 	"github.com/goeq/goeq/internal/compound"
 	"github.com/goeq/goeq/internal/control"
+	"github.com/goeq/goeq/internal/logging"
 	"github.com/goeq/goeq/internal/server"
 	"github.com/goeq/goeq/internal/stats"
 )
@@ -123,7 +124,7 @@ func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 	}
 	logger := opt.Log
 	if logger == nil {
-		logger = log.New(os.Stderr, "goeq: ", log.LstdFlags)
+		logger = logging.New(os.Stderr, logging.FromEnv(), "goeq")
 	}
 	token := os.Getenv("GOEQ_TOKEN")
 	if token == "" {

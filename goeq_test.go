@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -504,8 +505,8 @@ func TestRunOnARunningEqserver(t *testing.T) {
 		for sc.Scan() {
 			line := sc.Text()
 			logged.WriteString(line + "\n")
-			if _, addr, ok := strings.Cut(line, "waiting for an application on "); ok {
-				addrs <- addr
+			if m := regexp.MustCompile(`waiting for an application on ([0-9.]+:[0-9]+)`).FindStringSubmatch(line); m != nil {
+				addrs <- m[1]
 			}
 		}
 		exited <- srv.Wait()

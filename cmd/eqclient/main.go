@@ -15,7 +15,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"log"
 	"os"
 	"os/signal"
 	"strings"
@@ -23,6 +22,7 @@ import (
 
 	"github.com/goeq/goeq/draw"
 	"github.com/goeq/goeq/internal/client"
+	"github.com/goeq/goeq/internal/logging"
 	"github.com/goeq/goeq/internal/render"
 	"github.com/goeq/goeq/internal/winsys"
 )
@@ -35,7 +35,7 @@ func main() {
 	drawable := flag.String("drawable", "", "override hint_drawable: window or FBO")
 	tlsCA := flag.String("tls-ca", "", "CA certificate to verify a TLS control port (use TLS when set)")
 	flag.Parse()
-	logger := log.New(os.Stderr, fmt.Sprintf("eqclient %s: ", *node), log.LstdFlags)
+	logger := logging.New(os.Stderr, logging.FromEnv(), "eqclient "+*node)
 	if *server == "" || *node == "" {
 		fmt.Fprintln(os.Stderr, "eqclient: --server and --node are required")
 		flag.Usage()

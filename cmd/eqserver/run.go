@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/goeq/goeq/internal/appconn"
+	"github.com/goeq/goeq/internal/logging"
 	"github.com/goeq/goeq/internal/render"
 	"github.com/goeq/goeq/internal/server"
 )
@@ -49,6 +50,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	ref := fs.Bool("reference", false, "every destination channel renders its whole frame itself (the oracle for decomposed runs)")
 	layout := fs.String("layout", "", "make this layout the active one on the canvases that have it")
 	frameTimeout := fs.Duration("frame-timeout", 10*time.Second, "a frame that does not complete in this time fails the run")
+	logFormat := fs.String("log-format", "text", "log records as text or json (log/slog), also the clients'")
 	httpAddr := fs.String("http", "", "serve the run's live dashboard and Prometheus /metrics on this address (e.g. 127.0.0.1:8080)")
 	appAddr := fs.String("app", "", "wait on this address for an application (goeq.Options.Server) to drive the run; its executable becomes the render clients")
 	if err := fs.Parse(args); err != nil {
@@ -58,7 +60,14 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, "eqserver run: exactly one CONFIG expected\n"+usage)
 		return 2
 	}
-	logger := log.New(stderr, "eqserver: ", log.LstdFlags)
+	format, err := logging.ParseFormat(*logFormat)
+	if err != nil {
+		fmt.Fprintf(stderr, "eqserver run: %v\n", err)
+		return 2
+	}
+	// launched clients log the same way
+	os.Setenv(logging.EnvFormat, string(format))
+	logger := logging.New(stderr, format, "eqserver")
 	token := os.Getenv("GOEQ_TOKEN")
 	if *tokenFile != "" {
 		b, err := os.ReadFile(*tokenFile)

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -55,8 +56,8 @@ func TestDashboardInABrowser(t *testing.T) {
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
 			logged.WriteString(sc.Text() + "\n")
-			if _, u, ok := strings.Cut(sc.Text(), "dashboard on "); ok {
-				urls <- u
+			if m := regexp.MustCompile(`dashboard on (http://[0-9.:]+/)`).FindStringSubmatch(sc.Text()); m != nil {
+				urls <- m[1]
 			}
 		}
 		exited <- cmd.Wait()

@@ -1,0 +1,60 @@
+// Package logging makes the loggers of goeq's processes: log/slog records,
+// as text (the default) or as JSON lines (`--log-format json`), each with
+// the component that wrote it (eqserver, a node's client). Launched
+// clients inherit the format through GOEQ_LOG_FORMAT.
+package logging
+
+import (
+	"fmt"
+	"io"
+	"log"
+	"log/slog"
+	"os"
+)
+
+// Format is how log records are written.
+type Format string
+
+// The formats.
+const (
+	Text Format = "text"
+	JSON Format = "json"
+)
+
+// EnvFormat is the environment variable that carries the format to
+// launched render clients.
+const EnvFormat = "GOEQ_LOG_FORMAT"
+
+// ParseFormat checks a --log-format value.
+func ParseFormat(s string) (Format, error) {
+	switch Format(s) {
+	case Text, JSON:
+		return Format(s), nil
+	case "":
+		return Text, nil
+	}
+	return "", fmt.Errorf("log format %q: want text or json", s)
+}
+
+// FromEnv is the format launched clients inherit (text when unset or
+// unknown).
+func FromEnv() Format {
+	f, err := ParseFormat(os.Getenv(EnvFormat))
+	if err != nil {
+		return Text
+	}
+	return f
+}
+
+// New returns a logger whose lines are slog records of the component in
+// format f. goeq's packages take a *log.Logger: each Printf is one record
+// at level INFO.
+func New(w io.Writer, f Format, component string) *log.Logger {
+	var h slog.Handler
+	if f == JSON {
+		h = slog.NewJSONHandler(w, nil)
+	} else {
+		h = slog.NewTextHandler(w, nil)
+	}
+	return slog.NewLogLogger(h.WithAttrs([]slog.Attr{slog.String("component", component)}), slog.LevelInfo)
+}
