@@ -34,6 +34,9 @@ const usage = `usage:
                                      render CONFIG across eqclient processes
   eqserver simulate --report DIR [--configs DIR]
                                      every scenario, both policies: DIR/balance.md and plots
+  eqserver replay --config FILE [--policy equalizer|adaptive] [--json] STATS.jsonl
+                                     how each policy would have balanced a recorded run
+                                     (run --stats) of FILE
 `
 
 func main() {
@@ -56,6 +59,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return simulateCmd(args[1:], stdout, stderr)
 	case "run":
 		return runCmd(args[1:], stdout, stderr)
+	case "replay":
+		return replayCmd(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
@@ -225,5 +230,64 @@ func simulateCmd(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "frame time  mean %.2f ms  p95 %.2f ms  p99 %.2f ms\n", 1000*sum.FrameTimeMean, 1000*sum.FrameTimeP95, 1000*sum.FrameTimeP99)
 	fmt.Fprintf(stdout, "imbalance   %.3f (max/mean source time)   efficiency %.3f\n", sum.ImbalanceMean, sum.Efficiency)
 	fmt.Fprintf(stdout, "converge    %d frames   jitter %.3f%%   data moved %.4f per frame\n", sum.ConvergeFrames, sum.JitterPct, sum.DataMoved)
+	return 0
+}
+
+func replayCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	config := fs.String("config", "", "the .eqc config the run was recorded with")
+	policy := fs.String("policy", "", "equalizer (Equalizer's) or adaptive (goeq's); default both")
+	asJSON := fs.Bool("json", false, "print the summaries as JSON")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *config == "" || fs.NArg() != 1 {
+		fmt.Fprint(stderr, "eqserver replay: --config and one STATS.jsonl are required\n"+usage)
+		return 2
+	}
+	f, err := os.Open(fs.Arg(0))
+	if err != nil {
+		fmt.Fprintf(stderr, "eqserver replay: %v\n", err)
+		return 1
+	}
+	recorded, err := simulate.ReadStats(f)
+	f.Close()
+	if err != nil {
+		fmt.Fprintf(stderr, "eqserver replay: %s: %v\n", fs.Arg(0), err)
+		return 1
+	}
+	policies := []string{"equalizer", "adaptive"}
+	if *policy != "" {
+		policies = []string{*policy}
+	}
+	var sums []*simulate.Summary
+	for _, pol := range policies {
+		m, res, err := compound.Load(*config, compound.Options{})
+		warn(stderr, res)
+		if err != nil {
+			report(stderr, err)
+			return 1
+		}
+		sum, _, err := simulate.Replay(m.Configs[0], filepath.Base(*config), recorded, pol)
+		if err != nil {
+			fmt.Fprintf(stderr, "eqserver replay: %v\n", err)
+			return 1
+		}
+		sums = append(sums, sum)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(sums); err != nil {
+			return 1
+		}
+		return 0
+	}
+	fmt.Fprintf(stdout, "%s: %d recorded frames of %s replayed\n\n", fs.Arg(0), sums[0].Frames, filepath.Base(*config))
+	fmt.Fprint(stdout, simulate.TableHeader)
+	for _, s := range sums {
+		fmt.Fprint(stdout, s.TableRow())
+	}
 	return 0
 }

@@ -18,6 +18,15 @@ import (
 	"github.com/goeq/goeq/internal/compound"
 )
 
+// TableHeader heads docs/balance.md's tables (and eqserver replay's).
+const TableHeader = "| scenario | policy | mean | p95 | p99 | imbalance | converge | jitter % | efficiency | moved |\n|---|---|---|---|---|---|---|---|---|---|\n"
+
+// TableRow is the summary as a row of those tables.
+func (s *Summary) TableRow() string {
+	return fmt.Sprintf("| %s | %s | %.2f | %.2f | %.2f | %.3f | %d | %.3f | %.3f | %.4f |\n", s.Scenario, s.Policy,
+		1000*s.FrameTimeMean, 1000*s.FrameTimeP95, 1000*s.FrameTimeP99, s.ImbalanceMean, s.ConvergeFrames, s.JitterPct, s.Efficiency, s.DataMoved)
+}
+
 // ReportConfigs are the configs docs/balance.md tabulates.
 var ReportConfigs = []string{"2d-lb-4.eqc", "db-lb-4.eqc"}
 
@@ -36,7 +45,7 @@ func Report(configDir, outDir string, frames int, load func(string) (*compound.C
 	series := map[string]*Summary{}
 	for _, name := range ReportConfigs {
 		fmt.Fprintf(&b, "## %s\n\n", name)
-		b.WriteString("| scenario | policy | mean | p95 | p99 | imbalance | converge | jitter % | efficiency | moved |\n|---|---|---|---|---|---|---|---|---|---|\n")
+		b.WriteString(TableHeader)
 		for _, sc := range ScenarioNames() {
 			for _, pol := range []string{"equalizer", "adaptive"} {
 				cfg, err := load(filepath.Join(configDir, name))
@@ -47,8 +56,7 @@ func Report(configDir, outDir string, frames int, load func(string) (*compound.C
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(&b, "| %s | %s | %.2f | %.2f | %.2f | %.3f | %d | %.3f | %.3f | %.4f |\n", sc, pol,
-					1000*s.FrameTimeMean, 1000*s.FrameTimeP95, 1000*s.FrameTimeP99, s.ImbalanceMean, s.ConvergeFrames, s.JitterPct, s.Efficiency, s.DataMoved)
+				b.WriteString(s.TableRow())
 				series[name+"/"+sc+"/"+pol] = s
 			}
 		}

@@ -77,27 +77,66 @@ func Run(cfg *compound.Config, configName string, opt Options) (*Summary, error)
 	if balanced == nil {
 		return nil, fmt.Errorf("config %s has no load_equalizer compound to balance", configName)
 	}
-	for _, eq := range balanced.Equalizers {
-		if eq.Kind == "load" || eq.Kind == "tree" {
-			eq.Adaptive = opt.Policy == "adaptive"
-		}
-	}
+	setPolicy(balanced, opt.Policy)
 	p := planner.New(cfg)
-	load := p.Load(balanced)
-	db := load.Params.Mode == "DB"
+	db := p.Load(balanced).Params.Mode == "DB"
 	rng := rand.New(rand.NewSource(opt.Seed + 1))
 	field := newField(sc, db)
-
-	sum := &Summary{Config: configName, Scenario: opt.Scenario, Policy: opt.Policy, Frames: opt.Frames}
 	prevRange := map[string]compound.Range{}
+	// a source's time: the cost field over what it was planned, at its
+	// speed, plus overhead and moving data
+	work := func(f, i int, src *compound.Compound, state planner.CompoundState) stats.Record {
+		if i == 0 {
+			field.advance(f)
+		}
+		cost := field.cost(state.Viewport, state.Range)
+		speed := sc.speed(i, f, rng)
+		draw := cost / speed
+		var dataLoad, gained float64
+		if db && sc.MoveCost > 0 {
+			if prev, ok := prevRange[src.Path()]; ok {
+				gained = (state.Range.End - state.Range.Start) - overlap(prev, state.Range)
+				dataLoad = gained * sc.MoveCost
+			}
+			prevRange[src.Path()] = state.Range
+		}
+		return stats.Record{Frame: f, Compound: src.Path(), Channel: src.Channel.ID, Viewport: state.Viewport, Range: state.Range,
+			Times:     stats.Times{Clear: dur(sc.Overhead / 2), ReadbackSync: dur(sc.Overhead / 2), Draw: dur(draw), DataLoad: dur(dataLoad)},
+			DataMoved: gained}
+	}
+	sum := &Summary{Config: configName, Scenario: opt.Scenario, Policy: opt.Policy, Frames: opt.Frames}
+	if _, err := drive(cfg, p, balanced, sources, db, opt.Frames, sum, work); err != nil {
+		return nil, err
+	}
+	sum.convergence(sc.StepFrame)
+	return sum, nil
+}
+
+// setPolicy makes the balanced compound's equalizers use a policy.
+func setPolicy(balanced *compound.Compound, policy string) {
+	for _, eq := range balanced.Equalizers {
+		if eq.Kind == "load" || eq.Kind == "tree" {
+			eq.Adaptive = policy == "adaptive"
+		}
+	}
+}
+
+// drive runs frames through the live scheduler and planner, the workload
+// giving each active source's statistics for what it was planned (an
+// idle time makes a source's whole frame time the sum of its busy times).
+// It returns every statistic the workload gave, in frame order.
+func drive(cfg *compound.Config, p *planner.Planner, balanced *compound.Compound, sources []*compound.Compound, db bool, frames int,
+	sum *Summary, work func(f, i int, src *compound.Compound, state planner.CompoundState) stats.Record) ([]stats.Record, error) {
+	load := p.Load(balanced)
 	var frameTimes []float64
+	var given []stats.Record
 	busyTotal, capacity, moved := 0.0, 0.0, 0.0
 
 	// The same scheduler as a live run decides when frames start; the
 	// simulator is its cluster. It reports a frame done only when the
 	// scheduler has nothing more to start, so statistics reach the
 	// planner latency+1 frames late, as they do live.
-	sched := scheduler.New(cfg, p, scheduler.Options{Frames: opt.Frames, FrameTimeout: 1e6 * time.Second, Liveness: 1e6 * time.Second})
+	sched := scheduler.New(cfg, p, scheduler.Options{Frames: frames, FrameTimeout: 1e6 * time.Second, Liveness: 1e6 * time.Second})
 	now := time.Unix(0, 0)
 	sched.Step(scheduler.Tick{Now: now})
 	for _, id := range sched.Nodes() {
@@ -123,7 +162,6 @@ func Run(cfg *compound.Config, configName string, opt Options) (*Summary, error)
 					// the frame's costs, from what was planned for it
 					f := w.Frame
 					states := p.Planned(f)
-					field.advance(f)
 					var recs []stats.Record
 					var times []float64
 					for i, src := range sources {
@@ -131,24 +169,11 @@ func Run(cfg *compound.Config, configName string, opt Options) (*Summary, error)
 						if !state.Active || state.Skip {
 							continue
 						}
-						cost := field.cost(state.Viewport, state.Range)
-						speed := sc.speed(i, f, rng)
-						draw := cost / speed
-						var dataLoad, gained float64
-						if db && sc.MoveCost > 0 {
-							if prev, ok := prevRange[src.Path()]; ok {
-								gained = (state.Range.End - state.Range.Start) - overlap(prev, state.Range)
-								dataLoad = gained * sc.MoveCost
-							}
-							prevRange[src.Path()] = state.Range
-						}
-						t := sc.Overhead + draw + dataLoad
-						times = append(times, t)
-						recs = append(recs, stats.Record{Frame: f, Compound: src.Path(), Channel: src.Channel.ID,
-							Viewport: state.Viewport, Range: state.Range,
-							Times:     stats.Times{Clear: dur(sc.Overhead / 2), ReadbackSync: dur(sc.Overhead / 2), Draw: dur(draw), DataLoad: dur(dataLoad)},
-							DataMoved: gained})
+						r := work(f, i, src, state)
+						recs = append(recs, r)
+						times = append(times, (r.Times.Busy() + r.Times.ReadbackAsync).Seconds())
 					}
+					given = append(given, recs...)
 					ft, mean := 0.0, 0.0
 					for _, t := range times {
 						ft = math.Max(ft, t)
@@ -178,7 +203,7 @@ func Run(cfg *compound.Config, configName string, opt Options) (*Summary, error)
 			if sched.Finished() {
 				break
 			}
-			return nil, fmt.Errorf("simulation: the scheduler started nothing (frame %d of %d)", sched.Completed(), opt.Frames)
+			return nil, fmt.Errorf("simulation: the scheduler started nothing (frame %d of %d)", sched.Completed(), frames)
 		}
 		// the oldest frame in flight finishes: its statistics go back
 		h := held[0]
@@ -193,8 +218,8 @@ func Run(cfg *compound.Config, configName string, opt Options) (*Summary, error)
 			sched.Step(d)
 		}
 	}
-	sum.finish(frameTimes, sc, busyTotal, capacity, moved, db)
-	return sum, nil
+	sum.finish(frameTimes, busyTotal, capacity, moved, db)
+	return given, nil
 }
 
 func dur(s float64) time.Duration { return time.Duration(s * 1e9) }
@@ -237,7 +262,7 @@ func splitsOf(states map[string]planner.CompoundState, sources []*compound.Compo
 	return out
 }
 
-func (s *Summary) finish(ft []float64, sc *Scenario, busy, capacity, moved float64, db bool) {
+func (s *Summary) finish(ft []float64, busy, capacity, moved float64, db bool) {
 	n := len(ft)
 	sorted := append([]float64{}, ft...)
 	sort.Float64s(sorted)
@@ -262,16 +287,6 @@ func (s *Summary) finish(ft []float64, sc *Scenario, busy, capacity, moved float
 	} else {
 		s.DataMoved = 0
 	}
-	s.ConvergeFrames = 0
-	if sc.StepFrame > 0 {
-		s.ConvergeFrames = -1
-		for f := sc.StepFrame; f < n; f++ {
-			if s.Series[f].Imbalance <= 1.05 {
-				s.ConvergeFrames = f - sc.StepFrame
-				break
-			}
-		}
-	}
 	// jitter: std of each split position over the steady second half,
 	// averaged over splits, in percent of the viewport or range
 	half := s.Series[n/2:]
@@ -289,6 +304,21 @@ func (s *Summary) finish(ft []float64, sc *Scenario, busy, capacity, moved float
 			j += math.Sqrt(sq / float64(len(half)))
 		}
 		s.JitterPct = 100 * j / float64(len(half[0].Splits))
+	}
+}
+
+// convergence counts the frames after a step in the workload until the
+// imbalance is within 5% (-1: never; 0: no step).
+func (s *Summary) convergence(step int) {
+	s.ConvergeFrames = 0
+	if step > 0 {
+		s.ConvergeFrames = -1
+		for f := step; f < len(s.Series); f++ {
+			if s.Series[f].Imbalance <= 1.05 {
+				s.ConvergeFrames = f - step
+				break
+			}
+		}
 	}
 }
 

@@ -1,0 +1,123 @@
+package simulate
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+
+	"github.com/goeq/goeq/internal/compound"
+	"github.com/goeq/goeq/internal/planner"
+	"github.com/goeq/goeq/internal/stats"
+)
+
+// ReadStats reads a statistics file (`eqserver run --stats`): a JSON
+// record per line.
+func ReadStats(r io.Reader) ([]stats.Record, error) {
+	var out []stats.Record
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<16), 1<<24)
+	for line := 1; sc.Scan(); line++ {
+		if len(sc.Bytes()) == 0 {
+			continue
+		}
+		var rec stats.Record
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			return nil, fmt.Errorf("line %d: %w", line, err)
+		}
+		out = append(out, rec)
+	}
+	return out, sc.Err()
+}
+
+// Replay feeds a recorded run's costs through the live scheduler and
+// equalizers under a policy, frame for frame: a source's draw time for
+// what the replay plans it is the recorded cost of that region in the
+// same frame (each recorded part's draw time spread evenly over the part
+// of the screen or database it drew), and its other times are its own
+// recorded ones. A source planned exactly what it drew in the recording
+// gets its recorded statistics unchanged, so a replay under the recorded
+// policy plans the recorded splits. It returns the summary and the
+// statistics it gave, whose viewports and ranges are its decisions.
+func Replay(cfg *compound.Config, configName string, recorded []stats.Record, policy string) (*Summary, []stats.Record, error) {
+	if policy != "equalizer" && policy != "adaptive" {
+		return nil, nil, fmt.Errorf("unknown policy %q (equalizer or adaptive)", policy)
+	}
+	balanced, sources := findBalanced(cfg)
+	if balanced == nil {
+		return nil, nil, fmt.Errorf("config %s has no load_equalizer compound to balance", configName)
+	}
+	isSource := map[string]bool{}
+	for _, s := range sources {
+		isSource[s.Path()] = true
+	}
+	byFrame := map[int][]stats.Record{}
+	for _, r := range recorded {
+		if isSource[r.Compound] {
+			byFrame[r.Frame] = append(byFrame[r.Frame], r)
+		}
+	}
+	if len(byFrame) == 0 {
+		return nil, nil, fmt.Errorf("the statistics have no source of %s's load-balanced compound %s (recorded with another config?)", configName, balanced.Path())
+	}
+	frames := make([]int, 0, len(byFrame))
+	for f := range byFrame {
+		frames = append(frames, f)
+	}
+	sort.Ints(frames)
+	// replayed frames are the recorded ones in order, from 0
+	first := frames[0]
+	setPolicy(balanced, policy)
+	p := planner.New(cfg)
+	db := p.Load(balanced).Params.Mode == "DB"
+	work := func(f, i int, src *compound.Compound, state planner.CompoundState) stats.Record {
+		recs := byFrame[first+f]
+		var own *stats.Record
+		for k := range recs {
+			if recs[k].Compound == src.Path() {
+				own = &recs[k]
+			}
+		}
+		if own != nil && own.Viewport == state.Viewport && own.Range == state.Range {
+			r := *own
+			r.Frame = f
+			return r
+		}
+		r := stats.Record{Frame: f, Compound: src.Path(), Channel: src.Channel.ID, Viewport: state.Viewport, Range: state.Range}
+		if own != nil {
+			r.Times = own.Times
+		}
+		draw := 0.0
+		for _, x := range recs {
+			draw += x.Times.Draw.Seconds() * share(x, state, db)
+		}
+		r.Times.Draw = dur(draw)
+		return r
+	}
+	sum := &Summary{Config: configName, Scenario: "replay", Policy: policy, Frames: len(frames)}
+	given, err := drive(cfg, p, balanced, sources, db, len(frames), sum, work)
+	if err != nil {
+		return nil, nil, err
+	}
+	return sum, given, nil
+}
+
+// share is the fraction of recorded part x that state covers: of its
+// range (DB), or of its viewport's area (2D).
+func share(x stats.Record, state planner.CompoundState, db bool) float64 {
+	if db {
+		if w := x.Range.End - x.Range.Start; w > 0 {
+			return overlap(x.Range, state.Range) / w
+		}
+		return 0
+	}
+	a, b := x.Viewport, state.Viewport
+	if a.W <= 0 || a.H <= 0 {
+		return 0
+	}
+	w := math.Max(0, math.Min(a.X+a.W, b.X+b.W)-math.Max(a.X, b.X))
+	h := math.Max(0, math.Min(a.Y+a.H, b.Y+b.H)-math.Max(a.Y, b.Y))
+	return w * h / (a.W * a.H)
+}
