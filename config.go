@@ -57,6 +57,9 @@ type Options struct {
 	// as the render clients. The token is GOEQ_TOKEN's, which the server
 	// must share. Otherwise the server runs inside this process.
 	Server string
+	// Overlay starts the run with the statistics overlay on (see
+	// Config.SetOverlay).
+	Overlay bool
 	// HTTP, when set, serves the run's live dashboard (frames, split,
 	// task timing, nodes, links) and Prometheus /metrics on this address,
 	// with the server in this process.
@@ -84,6 +87,7 @@ type Config struct {
 	messages     [][]byte
 	messageBytes int
 	heads        map[int]compound.Head
+	overlay      *bool
 
 	mu        sync.Mutex
 	changed   *sync.Cond
@@ -160,7 +164,7 @@ func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 	run := func() (*server.Summary, error) {
 		return server.Run(ctx, server.Options{ConfigPath: opt.Config, OutDir: opt.OutDir, DumpEvery: 1, Local: opt.Local, Token: token,
 			ClientBinary: exe, ClientArgs: []string{clientFlag}, InitData: initData, App: hooks, Async: true,
-			Reference: opt.Reference, FrameTimeout: opt.FrameTimeout, Log: logger, Codec: "auto", HTTP: opt.HTTP})
+			Reference: opt.Reference, FrameTimeout: opt.FrameTimeout, Log: logger, Codec: "auto", HTTP: opt.HTTP, Overlay: opt.Overlay})
 	}
 	if opt.Server != "" {
 		if os.Getenv("GOEQ_TOKEN") == "" {
@@ -174,7 +178,7 @@ func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 			}
 		}
 		hello := appconn.Hello{Executable: exe, ClientArgs: []string{clientFlag}, InitData: initData, OutDir: out,
-			Reference: opt.Reference, FrameTimeout: opt.FrameTimeout}
+			Reference: opt.Reference, FrameTimeout: opt.FrameTimeout, Overlay: opt.Overlay}
 		run = func() (*server.Summary, error) { return appconn.Run(ctx, opt.Server, token, hello, hooks) }
 	}
 	go func() {
@@ -217,7 +221,7 @@ func (c *Config) StartFrame(data any) (int, error) {
 			return 0, fmt.Errorf("goeq: frame data is %d bytes encoded, more than the %d allowed", len(b), MaxFrameData)
 		}
 	}
-	af := server.AppFrame{Data: b, Messages: c.messages, Heads: c.heads}
+	af := server.AppFrame{Data: b, Messages: c.messages, Heads: c.heads, Overlay: c.overlay}
 	select {
 	case c.frames <- af: // the run's loop takes it at once
 	case <-c.done:
@@ -229,9 +233,16 @@ func (c *Config) StartFrame(data any) (int, error) {
 	defer c.mu.Unlock()
 	frame := c.started
 	c.started++
-	c.messages, c.messageBytes, c.heads = nil, 0, nil
+	c.messages, c.messageBytes, c.heads, c.overlay = nil, 0, nil, nil
 	return frame, nil
 }
+
+// SetOverlay switches the statistics overlay on or off from the next
+// frame started: drawn over every destination after assembly, as
+// Equalizer's, it shows each channel's times of the last frame completed
+// as bars (draw, readback, transmit, assemble, wait; a pixel per 0.2 ms)
+// and outlines each channel's share of the destination in its colour.
+func (c *Config) SetOverlay(on bool) { c.overlay = &on }
 
 // maxMessages bounds the cluster events that go with one frame.
 const maxMessages = 1024

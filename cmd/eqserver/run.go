@@ -50,6 +50,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	ref := fs.Bool("reference", false, "every destination channel renders its whole frame itself (the oracle for decomposed runs)")
 	layout := fs.String("layout", "", "make this layout the active one on the canvases that have it")
 	frameTimeout := fs.Duration("frame-timeout", 10*time.Second, "a frame that does not complete in this time fails the run")
+	overlay := fs.Bool("overlay", false, "draw the statistics overlay (per-channel time bars, split outlines) over the destinations")
 	logFormat := fs.String("log-format", "text", "log records as text or json (log/slog), also the clients'")
 	httpAddr := fs.String("http", "", "serve the run's live dashboard and Prometheus /metrics on this address (e.g. 127.0.0.1:8080)")
 	appAddr := fs.String("app", "", "wait on this address for an application (goeq.Options.Server) to drive the run; its executable becomes the render clients")
@@ -128,7 +129,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		Local: *local, Listen: *listen, Token: token, ClientBinary: *clientBin, InitData: initData,
 		DumpEvery: *every, Codec: *codec, Async: *async, Drawable: *drawable,
 		Log: logger, Progress: progress, NoLaunch: *noLaunch, TLSConfig: tlsConfig, Reference: *ref, Layout: *layout, FullReadback: !*roi,
-		FrameTimeout: *frameTimeout, HTTP: *httpAddr}
+		FrameTimeout: *frameTimeout, HTTP: *httpAddr, Overlay: *overlay}
 	var app *appconn.Session
 	if *appAddr != "" {
 		var err error
@@ -144,6 +145,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		// frames are the ones it asks for
 		opt.App, opt.ClientBinary, opt.ClientArgs, opt.InitData = app.App, h.Executable, h.ClientArgs, h.InitData
 		opt.Reference = opt.Reference || h.Reference
+		opt.Overlay = opt.Overlay || h.Overlay
 		if h.OutDir != "" {
 			opt.OutDir, opt.DumpEvery = h.OutDir, 1
 		}

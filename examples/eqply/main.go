@@ -5,7 +5,7 @@
 //
 //	eqply [--config FILE] [--model FILE.ply] [--frames N] [--out DIR] [--json]
 //	      [--camera-path orbit] [--camera YAW,PITCH,DISTANCE] [--trace FILE]
-//	      [--server HOST:PORT]
+//	      [--overlay] [--server HOST:PORT]
 //
 // In a window: left-drag turns the model, right-drag or the wheel zooms,
 // middle-drag pans; s toggles the statistics overlay (per-channel times
@@ -23,9 +23,6 @@ import (
 	"math"
 	"os"
 	"sync"
-	"time"
-
-	"github.com/go-gl/gl/v3.3-core/gl"
 
 	"github.com/goeq/goeq"
 	"github.com/goeq/goeq/internal/render"
@@ -53,9 +50,6 @@ func (c camera) matrix() goeq.Mat4 {
 // frameData is what changes from frame to frame.
 type frameData struct {
 	Camera camera
-	// Stats is the statistics overlay's content, when it is on: the last
-	// finished frame's per-channel times and split.
-	Stats *goeq.FrameStats `json:",omitempty"`
 }
 
 type app struct{}
@@ -100,43 +94,6 @@ func (v *viewer) Draw(dc *goeq.DrawContext) (goeq.Region, error) {
 }
 
 func (v *viewer) Exit() { v.mesh.Exit() }
-
-// DrawOverlay draws the statistics overlay on the destination: a bar per
-// channel (draw, readback, transmit, assemble and wait times, 1 pixel per
-// 0.2 ms) and each channel's share of the destination as a frame.
-func (v *viewer) DrawOverlay(dc *goeq.DrawContext) error {
-	var f frameData
-	if err := dc.FrameData(&f); err != nil || f.Stats == nil {
-		return err
-	}
-	rect := func(x, y, w, h int, c [3]float32) {
-		gl.Scissor(int32(dc.X+x), int32(dc.Y+y), int32(max(w, 0)), int32(max(h, 0)))
-		gl.ClearColor(c[0], c[1], c[2], 1)
-		gl.Clear(gl.COLOR_BUFFER_BIT)
-	}
-	colours := [][3]float32{{0.2, 0.8, 0.2}, {0.9, 0.8, 0.1}, {0.2, 0.5, 1}, {0.9, 0.3, 0.9}, {0.5, 0.5, 0.5}}
-	for i, ch := range f.Stats.Channels {
-		x, y := 8, dc.Height-12-10*i
-		for k, d := range []time.Duration{ch.Draw, ch.Readback, ch.Transmit, ch.Assemble, ch.Wait} {
-			w := int(d / (200 * time.Microsecond))
-			rect(x, y, w, 7, colours[k])
-			x += w
-		}
-		// the split: the channel's viewport outlined, its range as a bar
-		vp := ch.Viewport
-		x0, y0 := int(vp.X*float64(dc.Width)), int(vp.Y*float64(dc.Height))
-		x1, y1 := int((vp.X+vp.W)*float64(dc.Width))-1, int((vp.Y+vp.H)*float64(dc.Height))-1
-		c := colours[i%len(colours)]
-		rect(x0, y0, x1-x0, 1, c)
-		rect(x0, y1, x1-x0, 1, c)
-		rect(x0, y0, 1, y1-y0, c)
-		rect(x1, y0, 1, y1-y0, c)
-		if ch.Range.End > ch.Range.Start && (ch.Range.Start > 0 || ch.Range.End < 1) {
-			rect(int(ch.Range.Start*float64(dc.Width)), 2, int((ch.Range.End-ch.Range.Start)*float64(dc.Width)), 4, c)
-		}
-	}
-	return nil
-}
 
 // controls turns window events into camera moves.
 type controls struct {
@@ -216,10 +173,11 @@ func main() {
 	server := flag.String("server", "", "a running eqserver's application address (eqserver run --app ADDR); default: the server runs in this process")
 	path := flag.String("camera-path", "", "orbit: turn the camera around the model (the default headless)")
 	start := flag.String("camera", "", "the camera to start from: YAW,PITCH,DISTANCE (radians, units)")
+	overlay := flag.Bool("overlay", false, "start with the statistics overlay on (s toggles it)")
 	tracePath := flag.String("trace", "", "write each event handled and each frame's camera as JSON lines here")
 	flag.Parse()
 
-	c := &controls{cam: homeCamera}
+	c := &controls{cam: homeCamera, stats: *overlay}
 	if *start != "" {
 		if _, err := fmt.Sscanf(*start, "%g,%g,%g", &c.cam.Yaw, &c.cam.Pitch, &c.cam.Distance); err != nil {
 			log.Fatalf("--camera %q: want YAW,PITCH,DISTANCE", *start)
@@ -239,23 +197,23 @@ func main() {
 		*frames = 100
 	}
 	ctx := context.Background()
-	cfg, err := goeq.Start(ctx, app{}, goeq.Options{Config: *config, Server: *server, OutDir: *out,
+	cfg, err := goeq.Start(ctx, app{}, goeq.Options{Config: *config, Server: *server, OutDir: *out, Overlay: *overlay,
 		InitData: initData{Model: *modelPath, Triangles: *triangles}})
 	if err != nil {
 		log.Fatal(err)
 	}
 	home := c.cam
 	n := 0
+	shown := *overlay // what the overlay is set to
 	frame := func() error {
 		if !interactive {
 			c.cam.Yaw = home.Yaw + 2*math.Pi*float64(n)/float64(*frames)
 		}
-		fd := frameData{Camera: c.cam}
-		if c.stats {
-			st := cfg.LastFrameStats()
-			fd.Stats = &st
+		if c.stats != shown {
+			cfg.SetOverlay(c.stats)
+			shown = c.stats
 		}
-		f, err := cfg.StartFrame(fd)
+		f, err := cfg.StartFrame(frameData{Camera: c.cam})
 		if err != nil {
 			return err
 		}

@@ -46,6 +46,7 @@ type Hello struct {
 	OutDir       string // where every frame's destination PNGs go ("" for none)
 	Reference    bool
 	FrameTimeout time.Duration
+	Overlay      bool // the statistics overlay from the start
 }
 
 type auth struct {

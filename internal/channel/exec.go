@@ -14,6 +14,7 @@ import (
 	"github.com/goeq/goeq/draw"
 	"github.com/goeq/goeq/internal/compositor/gpu"
 	"github.com/goeq/goeq/internal/compound"
+	"github.com/goeq/goeq/internal/control"
 	"github.com/goeq/goeq/internal/glutil"
 	"github.com/goeq/goeq/internal/planner"
 	"github.com/goeq/goeq/internal/render"
@@ -72,6 +73,8 @@ type Executor struct {
 	waitsMu sync.Mutex
 	waits   []Wait
 	stale   []*arrival // uploads for frames already finished
+	// the statistics overlay of the next frame (SetOverlay)
+	overlay []control.OverlayPart
 }
 
 // initer is a renderer made off the pipe's goroutine that sets up its GL
@@ -492,6 +495,7 @@ func (fr *frameRun) runNext(r *channelRun) (bool, error) {
 		r.done[r.next] = true
 		r.next++
 		if r.next == len(r.plan.Tasks) && r.plan.Destination {
+			fr.statsOverlay(r)
 			if err := fr.overlay(r); err != nil {
 				return false, fmt.Errorf("frame %d: channel %s: overlay: %w", fr.frame, r.plan.Channel.Label, err)
 			}

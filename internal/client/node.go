@@ -80,6 +80,7 @@ type frameTrack struct {
 	frame    int
 	data     []byte // the application's frame data
 	messages [][]byte
+	overlay  []control.OverlayPart // the statistics overlay's content
 	barrier  bool
 	ctx      context.Context
 	cancel   context.CancelFunc
@@ -278,7 +279,7 @@ func (n *node) start(ctx context.Context, fw *control.FrameWork) error {
 	if !fw.DataKept {
 		n.data = fw.Data
 	}
-	track := &frameTrack{frame: fw.Frame, data: n.data, messages: fw.Messages, barrier: fw.SwapBarrier, ctx: fctx, cancel: cancel, extra: map[string]*sent{}, links: map[[2]string]int{}}
+	track := &frameTrack{frame: fw.Frame, data: n.data, messages: fw.Messages, overlay: fw.Overlay, barrier: fw.SwapBarrier, ctx: fctx, cancel: cancel, extra: map[string]*sent{}, links: map[[2]string]int{}}
 	for _, cw := range fw.Channels {
 		ch := n.cfg.ChannelByID(cw.Channel)
 		p := n.byChan[cw.Channel]
@@ -338,6 +339,7 @@ func (n *node) runPipe(p *pipe) {
 			res = &channel.Result{Frame: t.frame, Err: err}
 		} else {
 			previews := map[string]bool{}
+			p.exec.SetOverlay(t.overlay)
 			res = p.exec.Run(t.ctx, t.frame, t.data, job.plans, func(ch *compound.Channel) bool {
 				if n.previewDue(ch) {
 					previews[ch.ID] = true

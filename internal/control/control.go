@@ -167,6 +167,23 @@ type LinkBytes struct {
 	Bytes int    `json:"bytes"`
 }
 
+// Palette is the colours channels are told apart by, in the statistics
+// overlay and on the dashboard: a channel's colour is
+// Palette[ColourIndex % len(Palette)].
+var Palette = [][3]uint8{{230, 25, 75}, {60, 180, 75}, {67, 99, 216}, {245, 130, 49}, {145, 30, 180}, {66, 212, 244},
+	{240, 50, 230}, {191, 239, 69}, {250, 190, 212}, {70, 153, 144}, {220, 190, 255}, {154, 99, 36}}
+
+// OverlayPart is one channel's work for a destination in a frame, as the
+// statistics overlay draws it: its times as bars, its share as an outline.
+type OverlayPart struct {
+	Destination string            `json:"destination"` // channel ID
+	Label       string            `json:"label"`
+	Colour      int               `json:"colour"` // index into Palette
+	Viewport    compound.Viewport `json:"viewport"`
+	Range       compound.Range    `json:"range"`
+	Times       stats.Times       `json:"times"`
+}
+
 // ChannelWork is one channel's tasks for a frame.
 type ChannelWork struct {
 	Channel string         `json:"channel"` // compound.Channel.ID
@@ -189,6 +206,9 @@ type FrameWork struct {
 	// frame's the node was sent.
 	Data     []byte `json:"data,omitempty"`
 	DataKept bool   `json:"data_kept,omitempty"`
+	// Overlay is what the statistics overlay draws over this node's
+	// destinations: the last frame completed when this one started.
+	Overlay []OverlayPart `json:"overlay,omitempty"`
 	// Messages are the application's cluster events for this frame: every
 	// node gets the frame, and every pipe's renderer takes them before
 	// drawing it.

@@ -24,6 +24,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/goeq/goeq/internal/compound"
+	"github.com/goeq/goeq/internal/control"
 	"github.com/goeq/goeq/internal/stats"
 )
 
@@ -156,11 +157,26 @@ func New(info Info) *Dashboard {
 	return d
 }
 
-// Colors gives channels distinct colours, in order.
-func Colors(i int) string {
-	palette := []string{"#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#42d4f4", "#f032e6", "#bfef45",
-		"#fabed4", "#469990", "#dcbeff", "#9a6324", "#fffac8", "#800000", "#aaffc3", "#808000"}
-	return palette[i%len(palette)]
+// colour is the i-th channel's colour (as the statistics overlay draws
+// it).
+func colour(i int) string {
+	c := control.Palette[i%len(control.Palette)]
+	return fmt.Sprintf("#%02x%02x%02x", c[0], c[1], c[2])
+}
+
+// ColourIndexes numbers each channel of each destination in the order the
+// dashboard lists them (InfoOf): by channel ID and destination channel ID.
+func ColourIndexes(cfg *compound.Config) map[[2]string]int {
+	out := map[[2]string]int{}
+	cfg.Walk(func(c *compound.Compound) {
+		if d := c.Destination(); c.Channel != nil && d != nil && d.Channel != nil {
+			k := [2]string{c.Channel.ID, d.Channel.ID}
+			if _, ok := out[k]; !ok {
+				out[k] = len(out)
+			}
+		}
+	})
+	return out
 }
 
 // Frame records a completed frame: how long it took, whether it was
@@ -350,7 +366,7 @@ func InfoOf(cfg *compound.Config, name string, policyOf func(*compound.Compound)
 		if !seen[key] {
 			seen[key] = true
 			info.Channels = append(info.Channels, ChannelInfo{ID: c.Channel.ID, Label: c.Channel.Label, Destination: dest.Channel.ID,
-				Color: Colors(len(info.Channels))})
+				Color: colour(len(info.Channels))})
 		}
 		for _, eq := range c.Equalizers {
 			if eq.Kind == "load" || eq.Kind == "tree" {

@@ -30,6 +30,7 @@ import (
 	"github.com/goeq/goeq/internal/compound"
 	"github.com/goeq/goeq/internal/configparser"
 	"github.com/goeq/goeq/internal/control"
+	"github.com/goeq/goeq/internal/dashboard"
 	"github.com/goeq/goeq/internal/planner"
 	"github.com/goeq/goeq/internal/reference"
 	"github.com/goeq/goeq/internal/scheduler"
@@ -76,6 +77,9 @@ type Options struct {
 	// HTTP, when set, serves the run's dashboard and Prometheus metrics
 	// on this address.
 	HTTP string
+	// Overlay draws the statistics overlay over every destination (an
+	// application switches it per frame: AppFrame.Overlay).
+	Overlay bool
 }
 
 // App connects a run to the application driving it. Its functions are
@@ -102,6 +106,9 @@ type AppFrame struct {
 	// Heads places tracked observers (by index in the config) from this
 	// frame on.
 	Heads map[int]compound.Head
+	// Overlay, when set, switches the statistics overlay on or off from
+	// this frame on.
+	Overlay *bool
 }
 
 // RunInfo is what an application learns of the run once it is ready.
@@ -191,6 +198,13 @@ type server struct {
 	data     map[int][]byte
 	messages map[int][][]byte
 	live     *live // the dashboard, when asked for
+	// the statistics overlay: on or off by frame (from the application),
+	// and what it shows (the last frame completed)
+	overlayFrom  map[int]bool
+	overlayOn    bool
+	overlayParts []control.OverlayPart
+	destOf       map[string]string // compound path -> its destination channel
+	colours      map[[2]string]int // (channel, destination) -> colour index
 	asked    int
 }
 
@@ -233,7 +247,13 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 		}
 	}
 	s := &server{opt: opt, cfg: cfg, text: string(text), nodes: map[string]*nodeConn{}, events: make(chan event, 4096),
-		data: map[int][]byte{}, messages: map[int][][]byte{}}
+		data: map[int][]byte{}, messages: map[int][][]byte{}, overlayFrom: map[int]bool{}, overlayOn: opt.Overlay,
+		destOf: map[string]string{}, colours: dashboard.ColourIndexes(cfg)}
+	cfg.Walk(func(c *compound.Compound) {
+		if d := c.Destination(); d != nil && d.Channel != nil {
+			s.destOf[c.Path()] = d.Channel.ID
+		}
+	})
 	sopt := scheduler.Options{Frames: opt.Frames, FrameTimeout: opt.FrameTimeout}
 	var p scheduler.Planner
 	if opt.Reference {
@@ -638,6 +658,9 @@ func (s *server) request(af AppFrame) (scheduler.Request, error) {
 	frame := s.asked
 	s.asked++
 	s.data[frame] = af.Data
+	if af.Overlay != nil {
+		s.overlayFrom[frame] = *af.Overlay
+	}
 	req := scheduler.Request{Frames: 1, EveryNode: len(af.Messages) > 0}
 	if req.EveryNode {
 		s.messages[frame] = af.Messages
@@ -652,6 +675,38 @@ func (s *server) request(af AppFrame) (scheduler.Request, error) {
 		req.Heads[s.cfg.Observers[i]] = h
 	}
 	return req, nil
+}
+
+// overlayFor is the statistics overlay of a node's work: the parts of its
+// destinations in the last frame completed, when the overlay is on.
+func (s *server) overlayFor(w scheduler.Work) []control.OverlayPart {
+	// a switch holds from its frame on (frames start in order)
+	from := -1
+	for f, on := range s.overlayFrom {
+		if f <= w.Frame && f > from {
+			from, s.overlayOn = f, on
+		}
+	}
+	for f := range s.overlayFrom {
+		if f <= w.Frame {
+			delete(s.overlayFrom, f)
+		}
+	}
+	if !s.overlayOn {
+		return nil
+	}
+	var out []control.OverlayPart
+	for _, cp := range w.Channels {
+		if !cp.Destination {
+			continue
+		}
+		for _, p := range s.overlayParts {
+			if p.Destination == cp.Channel.ID {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
 }
 
 // act carries out one Ready.
@@ -678,7 +733,8 @@ func (s *server) act(rd scheduler.Ready, rep *report) error {
 			}
 		}
 		for _, w := range rd.Work {
-			fw := &control.FrameWork{Frame: w.Frame, Peers: peers, SwapBarrier: s.sched.SwapBarrier(w.Frame), Messages: s.messages[w.Frame]}
+			fw := &control.FrameWork{Frame: w.Frame, Peers: peers, SwapBarrier: s.sched.SwapBarrier(w.Frame), Messages: s.messages[w.Frame],
+				Overlay: s.overlayFor(w)}
 			for _, cp := range w.Channels {
 				fw.Channels = append(fw.Channels, control.ChannelWork{Channel: cp.Channel.ID, Tasks: cp.Tasks, Destination: cp.Destination})
 			}
@@ -707,6 +763,12 @@ func (s *server) act(rd scheduler.Ready, rep *report) error {
 	}
 	for _, c := range rd.Completed {
 		rep.complete(c)
+		s.overlayParts = s.overlayParts[:0]
+		for _, r := range c.Records {
+			dest := s.destOf[r.Compound]
+			s.overlayParts = append(s.overlayParts, control.OverlayPart{Destination: dest, Label: rep.label(r.Channel),
+				Colour: s.colours[[2]string{r.Channel, dest}], Viewport: r.Viewport, Range: r.Range, Times: r.Times})
+		}
 		if s.live != nil {
 			s.live.completed(c)
 		}
