@@ -205,7 +205,7 @@ type server struct {
 	overlayParts []control.OverlayPart
 	destOf       map[string]string // compound path -> its destination channel
 	colours      map[[2]string]int // (channel, destination) -> colour index
-	asked    int
+	asked        int
 }
 
 // Run performs a run. On error (or interruption) the summary holds what
