@@ -17,6 +17,7 @@ import (
 	"io/fs"
 	"net/http"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -40,6 +41,16 @@ type Info struct {
 	Destinations []Destination
 	Channels     []ChannelInfo
 	Policies     []Policy
+	Compounds    []CompoundInfo
+}
+
+// CompoundInfo is a compound of the tree, in depth-first order.
+type CompoundInfo struct {
+	Path    string `json:"path"`
+	Depth   int    `json:"depth"`
+	Channel string `json:"channel,omitempty"` // ID
+	Label   string `json:"label,omitempty"`
+	What    string `json:"what"` // its tasks and equalizers, in words
 }
 
 // Destination is a destination channel: the frames shown.
@@ -83,6 +94,7 @@ type NodeStatus struct {
 
 // part is one channel's work on the destination of one frame.
 type part struct {
+	Compound    string             `json:"compound"`
 	Channel     string             `json:"channel"`
 	Destination string             `json:"destination"`
 	Viewport    [4]float64         `json:"viewport"` // of the destination: x, y, w, h
@@ -108,6 +120,7 @@ type state struct {
 	Destinations []Destination  `json:"destinations"`
 	Channels     []ChannelInfo  `json:"channels"`
 	Policies     []Policy       `json:"policies"`
+	Compounds    []CompoundInfo `json:"compounds"`
 	Frame        int            `json:"frame"` // the last frame completed, -1 before any
 	Degraded     int            `json:"degraded_frames"`
 	FPS          float64        `json:"fps"`
@@ -139,7 +152,7 @@ type Dashboard struct {
 func New(info Info) *Dashboard {
 	d := &Dashboard{previews: map[string]preview{}, links: map[[3]string]int64{}, channels: map[string]ChannelInfo{},
 		reg: prometheus.NewRegistry()}
-	d.st = state{Config: info.Config, Destinations: info.Destinations, Channels: info.Channels, Policies: info.Policies,
+	d.st = state{Config: info.Config, Destinations: info.Destinations, Channels: info.Channels, Policies: info.Policies, Compounds: info.Compounds,
 		Frame: -1, Previews: map[string]int{}}
 	for _, c := range info.Channels {
 		d.channels[c.ID+"|"+c.Destination] = c
@@ -202,7 +215,7 @@ func (d *Dashboard) Frame(frame int, seconds float64, degraded bool, records []s
 			}
 		}
 		dest := destOf(r.Compound)
-		parts = append(parts, part{Channel: r.Channel, Destination: dest,
+		parts = append(parts, part{Compound: r.Compound, Channel: r.Channel, Destination: dest,
 			Viewport: [4]float64{r.Viewport.X, r.Viewport.Y, r.Viewport.W, r.Viewport.H},
 			Range:    [2]float64{r.Range.Start, r.Range.End}, Times: times})
 		if busy := t.Busy().Seconds(); t.Draw > 0 {
@@ -353,6 +366,19 @@ func InfoOf(cfg *compound.Config, name string, policyOf func(*compound.Compound)
 	info := Info{Config: name}
 	seen := map[string]bool{}
 	cfg.Walk(func(c *compound.Compound) {
+		ci := CompoundInfo{Path: c.Path(), Depth: strings.Count(c.Path(), ".")}
+		if c.Channel != nil {
+			ci.Channel, ci.Label = c.Channel.ID, c.Channel.Label
+		}
+		var what []string
+		for _, eq := range c.Equalizers {
+			what = append(what, eq.Kind+" equalizer")
+		}
+		if len(c.Children) > 0 {
+			what = append(what, fmt.Sprintf("%d children", len(c.Children)))
+		}
+		ci.What = strings.Join(what, ", ")
+		info.Compounds = append(info.Compounds, ci)
 		dest := c.Destination()
 		if c.Channel == nil || dest == nil || dest.Channel == nil {
 			return

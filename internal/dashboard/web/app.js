@@ -39,8 +39,18 @@ function drawFrames(st) {
     }
     const svg = div.querySelector("svg");
     svg.replaceChildren();
+    let ranges = 0;
     for (const p of st.parts) {
       if (p.destination !== d.id) continue;
+      const [start, end] = p.range;
+      if (end > start && (start > 0 || end < 1)) {
+        // a database range: a bar along the bottom, one row per part
+        el("rect", {
+          class: "range", "data-channel": p.channel, "data-range": p.range.join(","),
+          x: start * d.width, y: d.height - 8 - 7 * ranges++, width: (end - start) * d.width, height: 5,
+          fill: colorOf(st, p.channel, d.id),
+        }, svg);
+      }
       const [x, y, w, h] = p.viewport;
       // viewports count from the bottom left, as OpenGL does
       el("rect", {
@@ -119,6 +129,34 @@ function human(bytes) {
   return `${bytes.toFixed(i ? 1 : 0)} ${u[i]}`;
 }
 
+// the compound tree, each compound with what it did in the last frame
+function drawTree(st) {
+  const list = $("tree");
+  list.replaceChildren();
+  for (const c of st.compounds || []) {
+    const li = document.createElement("li");
+    li.style.paddingLeft = `${c.depth * 18}px`;
+    li.dataset.path = c.path;
+    const part = st.parts.find((p) => p.compound === c.path);
+    let text = `${c.path} ${c.label || ""}`;
+    if (c.what) text += ` (${c.what})`;
+    if (part) {
+      const [x, y, w, h] = part.viewport.map((v) => v.toFixed(3));
+      text += `: viewport [${x} ${y} ${w} ${h}]`;
+      const [a, b] = part.range;
+      if (a > 0 || b < 1) text += ` range [${a.toFixed(3)} ${b.toFixed(3)}]`;
+    }
+    li.textContent = text;
+    if (part) {
+      const sw = document.createElement("i");
+      sw.className = "swatch";
+      sw.style.background = colorOf(st, part.channel, part.destination);
+      li.prepend(sw);
+    }
+    list.appendChild(li);
+  }
+}
+
 function show(st) {
   const now = performance.now();
   $("config").textContent = st.config;
@@ -127,6 +165,7 @@ function show(st) {
   $("degraded").textContent = st.degraded_frames;
   drawFrames(st);
   drawGantt(st);
+  drawTree(st);
   plot($("plot-time"), st.history.map((p) => p.seconds * 1000), (v) => `${v.toFixed(1)} ms`);
   plot($("plot-imbalance"), st.history.map((p) => p.imbalance), (v) => v.toFixed(2));
   fillTable("nodes", (st.nodes || []).map((n) => [n.node, { text: n.status, cls: n.status }, `${Math.round(n.heartbeat_age_ms)} ms`]));
