@@ -31,7 +31,8 @@ import (
 // drawn and not blank, the split drawn over it is the plan's (as the
 // statistics file records it for the frame the page shows), and the Gantt
 // chart has a row per channel. /metrics parses, and goeq_frames_total
-// grows. With GOEQ_SCREENSHOT set, the page's screenshot is saved there.
+// grows. The page's screenshot is saved (GOEQ_SCREENSHOT=docs/dashboard.jpg
+// renews the README's).
 func TestDashboardInABrowser(t *testing.T) {
 	browser, err := exec.LookPath("chromium")
 	if err != nil {
@@ -175,16 +176,21 @@ func TestDashboardInABrowser(t *testing.T) {
 	if spread := colourSpread(t, shot); spread < 20 {
 		t.Errorf("the frame drawn is blank (colour spread %d)", spread)
 	}
-	if path := os.Getenv("GOEQ_SCREENSHOT"); path != "" {
-		page, err := chromedp.Run(ctx, chromedp.FullScreenshot(90))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, page, 0o644); err != nil {
+	// the page's screenshot: an artifact (go test -artifacts keeps it),
+	// and docs/dashboard.jpg when GOEQ_SCREENSHOT names it
+	page, err := chromedp.Run(ctx, chromedp.FullScreenshot(90))
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := []string{filepath.Join(t.ArtifactDir(), "dashboard.jpg")}
+	if p := os.Getenv("GOEQ_SCREENSHOT"); p != "" {
+		paths = append(paths, p)
+	}
+	for _, p := range paths {
+		if err := os.WriteFile(p, page, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-
 	// /metrics: Prometheus text that parses, and frames that count up
 	base := strings.TrimSuffix(url, "/")
 	before := framesTotal(t, base)
