@@ -5,7 +5,7 @@
 //
 //	eqply [--config FILE] [--model FILE.ply] [--frames N] [--out DIR] [--json]
 //	      [--camera-path orbit] [--camera YAW,PITCH,DISTANCE] [--trace FILE]
-//	      [--overlay] [--server HOST:PORT]
+//	      [--overlay] [--server HOST:PORT] [--http ADDR]
 //
 // In a window: left-drag turns the model, right-drag or the wheel zooms,
 // middle-drag pans; s toggles the statistics overlay (per-channel times
@@ -170,6 +170,7 @@ func main() {
 	frames := flag.Int("frames", 0, "frames to render (0: until quit; headless: 100)")
 	out := flag.String("out", "", "write every frame's destination PNG here")
 	asJSON := flag.Bool("json", false, "print the run's summary as JSON")
+	httpAddr := flag.String("http", "", "serve the run's live dashboard and Prometheus /metrics on this address")
 	server := flag.String("server", "", "a running eqserver's application address (eqserver run --app ADDR); default: the server runs in this process")
 	path := flag.String("camera-path", "", "orbit: turn the camera around the model (the default headless)")
 	start := flag.String("camera", "", "the camera to start from: YAW,PITCH,DISTANCE (radians, units)")
@@ -197,7 +198,7 @@ func main() {
 		*frames = 100
 	}
 	ctx := context.Background()
-	cfg, err := goeq.Start(ctx, app{}, goeq.Options{Config: *config, Server: *server, OutDir: *out, Overlay: *overlay,
+	cfg, err := goeq.Start(ctx, app{}, goeq.Options{Config: *config, Server: *server, HTTP: *httpAddr, OutDir: *out, Overlay: *overlay,
 		InitData: initData{Model: *modelPath, Triangles: *triangles}})
 	if err != nil {
 		log.Fatal(err)

@@ -3,7 +3,7 @@
 // blended back to front for the eye; 2D splits share the screen.
 //
 //	volume [--config FILE] [--frames N] [--out DIR] [--json]
-//	       [--camera-path orbit] [--density D] [--server HOST:PORT]
+//	       [--camera-path orbit] [--density D] [--server HOST:PORT] [--http ADDR]
 //
 // In a window: left-drag turns the volume, right-drag or the wheel zooms;
 // + and - make it denser or thinner on every node at once (a cluster
@@ -70,6 +70,7 @@ func main() {
 	frames := flag.Int("frames", 0, "frames to render (0: until quit; headless: 100)")
 	out := flag.String("out", "", "write every frame's destination PNG here")
 	asJSON := flag.Bool("json", false, "print the run's summary as JSON")
+	httpAddr := flag.String("http", "", "serve the run's live dashboard and Prometheus /metrics on this address")
 	server := flag.String("server", "", "a running eqserver's application address (eqserver run --app ADDR); default: the server runs in this process")
 	path := flag.String("camera-path", "", "orbit: turn the camera around the volume (the default headless)")
 	dens := flag.Float64("density", 1, "the transfer function's opacity scale")
@@ -80,7 +81,7 @@ func main() {
 		*frames = 100
 	}
 	ctx := context.Background()
-	cfg, err := goeq.Start(ctx, app{}, goeq.Options{Config: *config, Server: *server, OutDir: *out})
+	cfg, err := goeq.Start(ctx, app{}, goeq.Options{Config: *config, Server: *server, HTTP: *httpAddr, OutDir: *out})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -236,6 +236,7 @@ type nodeState struct {
 	id       string
 	channels map[string]*compound.Channel // by ID
 	joined   bool
+	joins    int
 	alive    bool
 	lastSeen time.Time
 	waits    []Wait
@@ -327,7 +328,7 @@ func New(cfg *compound.Config, p Planner, opt Options) *Scheduler {
 // NodeStatus is what the scheduler knows of a node.
 type NodeStatus struct {
 	Node     string
-	Joined   bool // it joined once
+	Joins    int // how often it joined (more than once: it rejoined)
 	Alive    bool
 	LastSeen time.Time // its last heartbeat or message
 }
@@ -337,7 +338,7 @@ func (s *Scheduler) NodeStatus() []NodeStatus {
 	out := make([]NodeStatus, 0, len(s.order))
 	for _, id := range s.order {
 		ns := s.nodes[id]
-		out = append(out, NodeStatus{Node: id, Joined: ns.joined, Alive: ns.alive, LastSeen: ns.lastSeen})
+		out = append(out, NodeStatus{Node: id, Joins: ns.joins, Alive: ns.alive, LastSeen: ns.lastSeen})
 	}
 	return out
 }
@@ -379,6 +380,7 @@ func (s *Scheduler) Step(e Event) {
 	case Join:
 		if ns := s.nodes[e.Node]; ns != nil {
 			ns.joined, ns.alive, ns.lastSeen = true, true, s.now
+			ns.joins++
 		}
 	case Lost:
 		s.lose(e.Node, e.Reason)

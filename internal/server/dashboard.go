@@ -91,9 +91,11 @@ func (lv *live) nodes(now time.Time, st []scheduler.NodeStatus, force bool) {
 	for _, n := range st {
 		status := "joining"
 		switch {
+		case n.Alive && n.Joins > 1:
+			status = "rejoined"
 		case n.Alive:
 			status = "alive"
-		case n.Joined:
+		case n.Joins > 0:
 			status = "lost"
 		}
 		age := 0.0
