@@ -38,7 +38,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	codec := fs.String("codec", "auto", "frame codec: auto (per link), none, s2, zstd, rle")
 	async := fs.Bool("async-readback", true, "finish readbacks on the download goroutine")
 	iterations := fs.Float64("iterations", 64, "synthetic renderer: loop length per pixel")
-	listen := fs.String("listen", "127.0.0.1:0", "control address")
+	listen := fs.String("listen", "", "control address (default: loopback when every node runs here, else the config's server connection or every interface)")
 	tokenFile := fs.String("token-file", "", "shared token file (default: $GOEQ_TOKEN, or a new one for --local)")
 	clientBin := fs.String("client", "", "eqclient binary (default: beside eqserver, then PATH)")
 	drawable := fs.String("drawable", "", "override every window's hint_drawable: window or FBO")

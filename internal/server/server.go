@@ -283,11 +283,11 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 	}
 	addr := opt.Listen
 	if addr == "" {
-		addr = "127.0.0.1:0"
+		addr = s.listenAddr(m.Server)
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("the control server cannot listen on %s (the config's server connection, or --listen): %w", addr, err)
 	}
 	if opt.HTTP != "" {
 		if s.live, err = s.startDashboard(opt.HTTP); err != nil {
@@ -307,7 +307,7 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 	defer s.stopClients()
 	if opt.NoLaunch {
 		opt.Log.Printf("waiting for nodes %s to join: eqclient --server %s --node NAME", strings.Join(s.order, ", "), ln.Addr())
-	} else if err := s.launch(ln.Addr().String()); err != nil {
+	} else if err := s.launch(ln.Addr()); err != nil {
 		return nil, err
 	}
 	return s.loop(ctx)
@@ -341,18 +341,6 @@ func activateLayout(cfg *compound.Config, name string) error {
 	return nil
 }
 
-// isLocal reports whether a node runs on this machine.
-func isLocal(host string) bool {
-	switch host {
-	case "", "localhost", "127.0.0.1", "::1":
-		return true
-	}
-	if h, _ := os.Hostname(); h == host {
-		return true
-	}
-	return strings.HasPrefix(host, "127.")
-}
-
 func (s *server) clientBinary() string {
 	if s.opt.ClientBinary != "" {
 		return s.opt.ClientBinary
@@ -371,11 +359,11 @@ func (s *server) clientBinary() string {
 
 // launch starts a client per node: here for local nodes (and with
 // --local), otherwise through the node's launch_command.
-func (s *server) launch(addr string) error {
+func (s *server) launch(listening net.Addr) error {
 	bin := s.clientBinary()
 	for _, id := range s.order {
 		nc := s.nodes[id]
-		args := append(append([]string(nil), s.opt.ClientArgs...), "--server", addr, "--node", id)
+		args := append(append([]string(nil), s.opt.ClientArgs...), "--server", s.addrFor(nc, listening), "--node", id)
 		var cmd *exec.Cmd
 		if s.opt.Local || isLocal(nc.model.Host) {
 			cmd = exec.Command(bin, args...)
