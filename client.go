@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/goeq/goeq/draw"
 	"github.com/goeq/goeq/internal/client"
@@ -33,6 +34,7 @@ func serveClient(app Application, args []string) int {
 	server := fs.String("server", "", "the server's control address")
 	node := fs.String("node", "", "the config node this client renders")
 	ws := fs.String("winsys", "auto", "window system: auto, egl or glfw")
+	tokenStdin := fs.Bool("token-stdin", false, "read the token from standard input's first line")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -40,6 +42,14 @@ func serveClient(app Application, args []string) int {
 	if *server == "" || *node == "" {
 		logger.Print("--server and --node are required")
 		return 2
+	}
+	token := os.Getenv("GOEQ_TOKEN")
+	if *tokenStdin {
+		var err error
+		if token, err = client.ReadToken(os.Stdin, 10*time.Second); err != nil {
+			logger.Print(err)
+			return 2
+		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -57,7 +67,7 @@ func serveClient(app Application, args []string) int {
 	code := 0
 	go func() {
 		defer close(done)
-		err := client.Run(ctx, client.Options{Server: *server, Node: *node, Token: os.Getenv("GOEQ_TOKEN"),
+		err := client.Run(ctx, client.Options{Server: *server, Node: *node, Token: token,
 			WinSys: winsys.Choice(*ws), Log: logger, NewRenderer: newRenderer})
 		switch {
 		case ctx.Err() != nil:

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages goeq needs (GL/EGL through Mesa, Xvfb, the X11
 # headers GLFW builds against, pkg-config, xdotool for the pointer tests;
-# with the argument "test" also Chromium, which the dashboard test drives)
+# with the argument "test" also Chromium, which the dashboard test drives,
+# and openssh for the ssh launch test)
 # when any is missing. Quiet and fast when everything is present.
 set -euo pipefail
 packages=(
@@ -10,7 +11,7 @@ packages=(
   xvfb xauth xdotool libx11-dev libxrandr-dev libxinerama-dev libxcursor-dev libxi-dev libxxf86vm-dev
 )
 if [ "${1:-}" = test ]; then
-  packages+=(chromium)
+  packages+=(chromium openssh-server openssh-client)
 fi
 missing=()
 for p in "${packages[@]}"; do

@@ -5,7 +5,8 @@
 //
 //	eqclient --server HOST:PORT --node NAME [--token-file FILE] [--winsys auto|egl|glfw] [--drawable window|FBO]
 //
-// The token comes from --token-file or the GOEQ_TOKEN environment variable.
+// The token comes from --token-stdin (how eqserver launches clients),
+// --token-file or the GOEQ_TOKEN environment variable.
 package main
 
 import (
@@ -19,6 +20,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/goeq/goeq/draw"
 	"github.com/goeq/goeq/internal/client"
@@ -31,6 +33,7 @@ func main() {
 	server := flag.String("server", "", "address of the eqserver control port (host:port)")
 	node := flag.String("node", "", "the config node this client renders")
 	tokenFile := flag.String("token-file", "", "file holding the shared token (default: $GOEQ_TOKEN)")
+	tokenStdin := flag.Bool("token-stdin", false, "read the token from the first line of standard input (how eqserver launches clients)")
 	ws := flag.String("winsys", "auto", "window system: auto (GLFW with an X display, else EGL), egl or glfw")
 	drawable := flag.String("drawable", "", "override hint_drawable: window or FBO")
 	tlsCA := flag.String("tls-ca", "", "CA certificate to verify a TLS control port (use TLS when set)")
@@ -42,6 +45,12 @@ func main() {
 		os.Exit(2)
 	}
 	token := os.Getenv("GOEQ_TOKEN")
+	if *tokenStdin {
+		var err error
+		if token, err = client.ReadToken(os.Stdin, 10*time.Second); err != nil {
+			logger.Fatal(err)
+		}
+	}
 	if *tokenFile != "" {
 		b, err := os.ReadFile(*tokenFile)
 		if err != nil {

@@ -7,7 +7,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/goeq/goeq/internal/netns"
 )
@@ -87,5 +90,246 @@ func TestRunsAcrossNamespacedHosts(t *testing.T) {
 				t.Errorf("processes left on %s after the run: %s", c.Hosts[1].Name, out)
 			}
 		})
+	}
+}
+
+// sshHosts runs an sshd on each host but the first, with a host key and a
+// client key of the test's own, and returns an ssh config that logs in
+// with them.
+func sshHosts(t *testing.T, c *netns.Cluster) string {
+	t.Helper()
+	sshd, err := exec.LookPath("sshd")
+	if err != nil {
+		if _, err = os.Stat("/usr/sbin/sshd"); err != nil {
+			t.Fatal("sshd is needed (make test installs openssh-server)")
+		}
+		sshd = "/usr/sbin/sshd"
+	}
+	dir := t.TempDir()
+	for _, key := range []string{"hostkey", "userkey"} {
+		if out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", filepath.Join(dir, key)).CombinedOutput(); err != nil {
+			t.Fatalf("ssh-keygen: %v: %s", err, out)
+		}
+	}
+	pub, err := os.ReadFile(filepath.Join(dir, "userkey.pub"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "authorized_keys"), pub, 0o600)
+	os.MkdirAll("/run/sshd", 0o755) // sshd's privilege separation directory
+	for i, h := range c.Hosts[1:] {
+		cfg := filepath.Join(dir, fmt.Sprintf("sshd_config.%d", i))
+		os.WriteFile(cfg, []byte(fmt.Sprintf(`Port 22
+ListenAddress %s
+HostKey %s/hostkey
+PidFile %s/sshd.%d.pid
+AuthorizedKeysFile %s/authorized_keys
+PermitRootLogin prohibit-password
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+StrictModes no
+`, h.Addr, dir, dir, i, dir)), 0o600)
+		cmd := h.Command(sshd, "-D", "-e", "-f", cfg)
+		var log strings.Builder
+		cmd.Stderr = &log
+		if err := cmd.Start(); err != nil {
+			t.Fatalf("sshd on %s: %v", h.Name, err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	}
+	client := filepath.Join(dir, "ssh_config")
+	os.WriteFile(client, []byte(fmt.Sprintf(`Host *
+  User root
+  IdentityFile %s/userkey
+  StrictHostKeyChecking no
+  UserKnownHostsFile /dev/null
+  LogLevel ERROR
+  BatchMode yes
+  ConnectTimeout 5
+`, dir)), 0o600)
+	// sshd listens once it has started: wait for its port on each host
+	for _, h := range c.Hosts[1:] {
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			out, _ := c.Hosts[0].Command("ssh", "-F", client, h.Addr, "true").CombinedOutput()
+			if len(out) == 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no ssh login to %s: %s", h.Addr, out)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	return client
+}
+
+// TestSSHLaunch launches the render nodes of the 2D config over ssh (key
+// login to an sshd on each namespaced host, launch_command with %h, %n
+// and %c): the token reaches them on stdin, so no process's command line
+// and no client's environment holds it; the run renders; a signal to the
+// server ends it and every remote client.
+func TestSSHLaunch(t *testing.T) {
+	c := netns.New(t, 3)
+	sshConfig := sshHosts(t, c)
+	bin := binaries(t)
+	b, err := os.ReadFile(config("2d-lb-4.eqc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	launched := filepath.Join(dir, "launched")
+	text := strings.Replace(string(b), "appNode\n    {", fmt.Sprintf("appNode\n    {\n        host %q", c.Hosts[0].Addr), 1)
+	for i, name := range []string{"render1", "render2"} {
+		text = strings.Replace(text, fmt.Sprintf("name %q\n        host \"localhost\"", name),
+			fmt.Sprintf("name %q\n        host %q\n        attributes { launch_command \"echo %%n >> %s && ssh -F %s %%h %%c\" }", name, c.Hosts[i+1].Addr, launched, sshConfig), 1)
+	}
+	cfg := filepath.Join(dir, "2d-lb-4.eqc")
+	os.WriteFile(cfg, []byte(text), 0o644)
+	const token = "a-token-nobody-may-see-8d1c"
+	srv := c.Hosts[0].Command(filepath.Join(bin, "eqserver"), "run", "--json", "--frames", "100000", "--triangles", "20000", cfg)
+	srv.Env = append(testEnv(), "GOEQ_TOKEN="+token)
+	var stdout strings.Builder
+	srv.Stdout = &stdout
+	logs := &lockedLog{}
+	srv.Stderr = logs
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- srv.Wait() }()
+	defer func() {
+		select {
+		case <-exited:
+		default:
+			srv.Process.Kill()
+			<-exited
+		}
+	}()
+	deadline := time.Now().Add(60 * time.Second)
+	for !(strings.Contains(logs.String(), "node render1 joined") && strings.Contains(logs.String(), "node render2 joined")) {
+		select {
+		case err := <-exited:
+			exited <- err
+			t.Fatalf("eqserver ended: %v\n%s", err, logs.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the render nodes did not join over ssh:\n%s", logs.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	time.Sleep(time.Second) // frames flow
+	// the token is on no command line here, and in no render client's
+	// environment
+	procs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, p := range procs {
+		if b, err := os.ReadFile(filepath.Join(p, "cmdline")); err == nil && strings.Contains(string(b), token) {
+			t.Errorf("process %s has the token on its command line: %q", filepath.Base(p), b)
+		}
+	}
+	clients := 0
+	for _, h := range c.Hosts[1:] {
+		out, _ := exec.Command("ip", "netns", "pids", h.Name).Output()
+		for _, pid := range strings.Fields(string(out)) {
+			cmdline, _ := os.ReadFile(filepath.Join("/proc", pid, "cmdline"))
+			if !strings.Contains(string(cmdline), "eqclient") {
+				continue
+			}
+			clients++
+			if env, err := os.ReadFile(filepath.Join("/proc", pid, "environ")); err == nil && strings.Contains(string(env), token) {
+				t.Errorf("the client %s on %s has the token in its environment", pid, h.Name)
+			}
+		}
+	}
+	if clients != 2 {
+		t.Errorf("%d render clients run on the ssh hosts, want 2", clients)
+	}
+	if b, _ := os.ReadFile(launched); string(b) != "render1\nrender2\n" && string(b) != "render2\nrender1\n" {
+		t.Errorf("%%n expanded to %q", b)
+	}
+	srv.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-exited:
+		exited <- err
+	case <-time.After(15 * time.Second):
+		t.Fatal("eqserver did not end on SIGTERM")
+	}
+	var sum Summary
+	if err := json.Unmarshal([]byte(stdout.String()), &sum); err != nil || sum.Frames < 5 {
+		t.Errorf("summary %q (%v): want frames rendered over ssh", stdout.String(), err)
+	}
+	// every remote client ends with the server
+	waitGone := time.Now().Add(10 * time.Second)
+	for _, h := range c.Hosts[1:] {
+		for {
+			out, _ := exec.Command("ip", "netns", "pids", h.Name).Output()
+			left := 0
+			for _, pid := range strings.Fields(string(out)) {
+				cmdline, _ := os.ReadFile(filepath.Join("/proc", pid, "cmdline"))
+				if strings.Contains(string(cmdline), "eqclient") {
+					left++
+				}
+			}
+			if left == 0 {
+				break
+			}
+			if time.Now().After(waitGone) {
+				t.Errorf("%d render clients still run on %s after the server ended", left, h.Name)
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+}
+
+// lockedLog collects a process's log while it runs.
+type lockedLog struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestLaunchTimeout gives a node a launch_command that never starts its
+// client and a launch_timeout of 1.5 s: the run fails soon after, naming
+// the node and its launch_timeout.
+func TestLaunchTimeout(t *testing.T) {
+	b, err := os.ReadFile(config("2d-lb-4.eqc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(b), "name \"render1\"\n        host \"localhost\"",
+		"name \"render1\"\n        host \"render-nowhere\"\n        attributes { launch_command \"sleep 60\" launch_timeout 1500 }", 1)
+	cfg := filepath.Join(t.TempDir(), "2d-lb-4.eqc")
+	os.WriteFile(cfg, []byte(text), 0o644)
+	bin := binaries(t)
+	start := time.Now()
+	cmd := exec.Command(filepath.Join(bin, "eqserver"), "run", "--frames", "5", "--triangles", "2000", cfg)
+	cmd.Env = testEnv()
+	out, err := cmd.CombinedOutput()
+	took := time.Since(start)
+	if err == nil {
+		t.Fatalf("the run succeeded without render1:\n%s", out)
+	}
+	if !strings.Contains(string(out), "render1 (within 1.5s, its launch_timeout)") {
+		t.Errorf("the error does not name render1's launch_timeout:\n%s", out)
+	}
+	if took > 6*time.Second {
+		t.Errorf("the run took %v to give up on a 1.5 s launch_timeout", took)
+	}
+	if out, _ := exec.Command("pgrep", "-f", "sleep 60").Output(); len(out) > 0 {
+		t.Errorf("the launcher's sleep outlived the run: pids %s", out)
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -158,6 +159,12 @@ type nodeConn struct {
 	// the frame data last sent (only changes travel)
 	lastData []byte
 	dataSent bool
+}
+
+// kill ends a launched client and whatever its launcher started.
+func (nc *nodeConn) kill() {
+	syscall.Kill(-nc.cmd.Process.Pid, syscall.SIGKILL)
+	nc.cmd.Process.Kill()
 }
 
 // sendQueue bounds the messages waiting for a client; a client that does
@@ -358,32 +365,35 @@ func (s *server) clientBinary() string {
 }
 
 // launch starts a client per node: here for local nodes (and with
-// --local), otherwise through the node's launch_command.
+// --local), otherwise through the node's launch_command, with Equalizer's
+// %h (the host), %n (the node) and %c (the client's command line, each
+// argument in launch_command_quote's quotes). The token goes to the
+// client on its standard input, never on a command line or in the
+// environment: ssh forwards stdin (which is why goeq's default is "ssh %h
+// %c", without Equalizer's -n), and needs no SendEnv.
 func (s *server) launch(listening net.Addr) error {
 	bin := s.clientBinary()
 	for _, id := range s.order {
 		nc := s.nodes[id]
-		args := append(append([]string(nil), s.opt.ClientArgs...), "--server", s.addrFor(nc, listening), "--node", id)
+		args := append(append([]string(nil), s.opt.ClientArgs...), "--server", s.addrFor(nc, listening), "--node", id, "--token-stdin")
 		var cmd *exec.Cmd
 		if s.opt.Local || isLocal(nc.model.Host) {
 			cmd = exec.Command(bin, args...)
 		} else {
-			launch := nc.model.Attributes["launch_command"]
-			if launch == "" {
-				launch = "ssh -n %h %c"
-			}
-			clientCmd := bin + " " + strings.Join(args, " ")
-			line := strings.ReplaceAll(strings.ReplaceAll(launch, "%h", nc.model.Host), "%c", clientCmd)
-			cmd = exec.Command("sh", "-c", line)
+			cmd = exec.Command("sh", "-c", launchLine(nc.model, bin, args))
 		}
-		cmd.Env = append(os.Environ(), "GOEQ_TOKEN="+s.opt.Token)
+		cmd.Stdin = strings.NewReader(s.opt.Token + "\n")
+		cmd.Env = withoutToken(os.Environ())
 		// the client's output goes to ours; its last line also explains a
 		// client that exits before it joins
 		last := &lastLine{}
 		cmd.Stdout = io.MultiWriter(os.Stderr, last)
 		cmd.Stderr = cmd.Stdout
-		// a client dies with the server, whatever ends the server
-		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+		// a client dies with the server, whatever ends the server; a
+		// launcher's children (ssh, sleep) are in its process group, and
+		// one that holds the output open does not hold Wait
+		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+		cmd.WaitDelay = time.Second
 		if err := cmd.Start(); err != nil {
 			return fmt.Errorf("launching node %s (%s): %w", id, bin, err)
 		}
@@ -401,6 +411,53 @@ func (s *server) launch(listening net.Addr) error {
 		}()
 	}
 	return nil
+}
+
+// joinTimeout is how long a node has to join: its launch_timeout
+// (milliseconds, as in Equalizer), else the run's join timeout.
+func (s *server) joinTimeout(n *compound.Node) time.Duration {
+	if v, err := strconv.Atoi(n.Attributes["launch_timeout"]); err == nil && v > 0 {
+		return time.Duration(v) * time.Millisecond
+	}
+	return s.opt.JoinTimeout
+}
+
+func launchTimeoutNote(n *compound.Node) string {
+	if n.Attributes["launch_timeout"] != "" {
+		return ", its launch_timeout"
+	}
+	return ""
+}
+
+// launchLine is a node's launch_command with its %h, %n and %c expanded.
+func launchLine(n *compound.Node, bin string, args []string) string {
+	launch := n.Attributes["launch_command"]
+	if launch == "" {
+		launch = "ssh %h %c"
+	}
+	q := "'" // the config gives a character literal: '"' or '\''
+	if raw := n.Attributes["launch_command_quote"]; len(raw) >= 3 && raw[0] == '\'' && raw[len(raw)-1] == '\'' {
+		if inner := strings.TrimPrefix(raw[1:len(raw)-1], `\`); len(inner) == 1 {
+			q = inner
+		}
+	}
+	parts := []string{q + bin + q}
+	for _, a := range args {
+		parts = append(parts, q+a+q)
+	}
+	return strings.NewReplacer("%h", n.Host, "%n", n.ID, "%c", strings.Join(parts, " ")).Replace(launch)
+}
+
+// withoutToken is an environment without GOEQ_TOKEN: launched clients get
+// the token on stdin.
+func withoutToken(env []string) []string {
+	out := env[:0:0]
+	for _, e := range env {
+		if !strings.HasPrefix(e, "GOEQ_TOKEN=") {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 func exitText(err error) string {
@@ -531,7 +588,10 @@ func (s *server) loop(ctx context.Context) (*Summary, error) {
 	rep := newReport(s, statsOut)
 	tick := time.NewTimer(0)
 	defer tick.Stop()
-	joinBy := time.Now().Add(s.opt.JoinTimeout)
+	joinBy := map[string]time.Time{}
+	for _, id := range s.order {
+		joinBy[id] = time.Now().Add(s.joinTimeout(s.nodes[id].model))
+	}
 	joined := map[string]bool{}
 	overhead := 0.0
 	var frames <-chan AppFrame
@@ -592,14 +652,16 @@ func (s *server) loop(ctx context.Context) (*Summary, error) {
 			}
 			s.sched.Step(ev.ev)
 		}
-		if len(joined) < len(s.order) && time.Now().After(joinBy) {
+		if len(joined) < len(s.order) {
 			var missing []string
 			for _, id := range s.order {
-				if !joined[id] {
-					missing = append(missing, id)
+				if !joined[id] && time.Now().After(joinBy[id]) {
+					missing = append(missing, fmt.Sprintf("%s (within %v%s)", id, s.joinTimeout(s.nodes[id].model), launchTimeoutNote(s.nodes[id].model)))
 				}
 			}
-			return rep.summary(false), fmt.Errorf("nodes %s did not join within %v", strings.Join(missing, ", "), s.opt.JoinTimeout)
+			if len(missing) > 0 {
+				return rep.summary(false), fmt.Errorf("nodes did not join: %s", strings.Join(missing, ", "))
+			}
 		}
 		started := false
 		for s.sched.HasReady() {
@@ -703,7 +765,7 @@ func (s *server) act(rd scheduler.Ready, rep *report) error {
 		s.opt.Log.Printf("node %s lost (%s): its channels %s leave the compounds", l.Node, l.Reason, strings.Join(l.Channels, ", "))
 		rep.lost = append(rep.lost, l.Node)
 		if nc := s.nodes[l.Node]; nc.cmd != nil && nc.cmd.Process != nil {
-			nc.cmd.Process.Kill()
+			nc.kill()
 		}
 	}
 	if len(rd.Work) > 0 {
@@ -790,7 +852,7 @@ func (s *server) stopClients() {
 		select {
 		case <-nc.exited:
 		case <-time.After(time.Until(deadline)):
-			nc.cmd.Process.Kill()
+			nc.kill()
 			select {
 			case <-nc.exited:
 			case <-time.After(500 * time.Millisecond):
