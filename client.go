@@ -2,6 +2,7 @@ package goeq
 
 import (
 	"context"
+	"crypto/tls"
 	"flag"
 	"fmt"
 	"os"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/goeq/goeq/draw"
 	"github.com/goeq/goeq/internal/client"
+	"github.com/goeq/goeq/internal/control"
 	"github.com/goeq/goeq/internal/logging"
 	"github.com/goeq/goeq/internal/winsys"
 )
@@ -44,9 +46,18 @@ func serveClient(app Application, args []string) int {
 		return 2
 	}
 	token := os.Getenv("GOEQ_TOKEN")
+	var launchCert []byte // the control port's certificate, from the launcher
 	if *tokenStdin {
 		var err error
-		if token, err = client.ReadToken(os.Stdin, 10*time.Second); err != nil {
+		if token, launchCert, err = client.ReadLaunchSecrets(os.Stdin, 10*time.Second); err != nil {
+			logger.Print(err)
+			return 2
+		}
+	}
+	var tlsConfig *tls.Config
+	if launchCert != nil {
+		var err error
+		if tlsConfig, err = control.PinnedTLS(launchCert); err != nil {
 			logger.Print(err)
 			return 2
 		}
@@ -67,7 +78,7 @@ func serveClient(app Application, args []string) int {
 	code := 0
 	go func() {
 		defer close(done)
-		err := client.Run(ctx, client.Options{Server: *server, Node: *node, Token: token,
+		err := client.Run(ctx, client.Options{Server: *server, Node: *node, Token: token, TLS: tlsConfig,
 			WinSys: winsys.Choice(*ws), Log: logger, NewRenderer: newRenderer})
 		switch {
 		case ctx.Err() != nil:

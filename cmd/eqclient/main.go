@@ -24,6 +24,7 @@ import (
 
 	"github.com/goeq/goeq/draw"
 	"github.com/goeq/goeq/internal/client"
+	"github.com/goeq/goeq/internal/control"
 	"github.com/goeq/goeq/internal/logging"
 	"github.com/goeq/goeq/internal/render"
 	"github.com/goeq/goeq/internal/winsys"
@@ -45,9 +46,10 @@ func main() {
 		os.Exit(2)
 	}
 	token := os.Getenv("GOEQ_TOKEN")
+	var launchCert []byte // the control port's certificate, from the launcher
 	if *tokenStdin {
 		var err error
-		if token, err = client.ReadToken(os.Stdin, 10*time.Second); err != nil {
+		if token, launchCert, err = client.ReadLaunchSecrets(os.Stdin, 10*time.Second); err != nil {
 			logger.Fatal(err)
 		}
 	}
@@ -69,6 +71,11 @@ func main() {
 			logger.Fatalf("%s: no certificate", *tlsCA)
 		}
 		tlsConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	} else if launchCert != nil {
+		var err error
+		if tlsConfig, err = control.PinnedTLS(launchCert); err != nil {
+			logger.Fatal(err)
+		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -50,6 +50,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	ref := fs.Bool("reference", false, "every destination channel renders its whole frame itself (the oracle for decomposed runs)")
 	layout := fs.String("layout", "", "make this layout the active one on the canvases that have it")
 	frameTimeout := fs.Duration("frame-timeout", 10*time.Second, "a frame that does not complete in this time fails the run")
+	encrypt := fs.Bool("encrypt-frames", false, "encrypt the pixel links between nodes (TLS 1.3, keys made per run; implied by --tls-cert)")
 	overlay := fs.Bool("overlay", false, "draw the statistics overlay (per-channel time bars, split outlines) over the destinations")
 	logFormat := fs.String("log-format", "text", "log records as text or json (log/slog), also the clients'")
 	httpAddr := fs.String("http", "", "serve the run's live dashboard and Prometheus /metrics on this address (e.g. 127.0.0.1:8080)")
@@ -129,7 +130,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		Local: *local, Listen: *listen, Token: token, ClientBinary: *clientBin, InitData: initData,
 		DumpEvery: *every, Codec: *codec, Async: *async, Drawable: *drawable,
 		Log: logger, Progress: progress, NoLaunch: *noLaunch, TLSConfig: tlsConfig, Reference: *ref, Layout: *layout, FullReadback: !*roi,
-		FrameTimeout: *frameTimeout, HTTP: *httpAddr, Overlay: *overlay}
+		FrameTimeout: *frameTimeout, HTTP: *httpAddr, Overlay: *overlay, EncryptFrames: *encrypt}
 	var app *appconn.Session
 	if *appAddr != "" {
 		var err error

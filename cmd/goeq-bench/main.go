@@ -60,6 +60,9 @@ type result struct {
 	TransportGBps  float64 `json:"transport_gbps"`
 	RawTCPGBps     float64 `json:"raw_tcp_gbps"`
 	TransportVsTCP float64 `json:"transport_vs_tcp"`
+	// encrypted frame links (TLS 1.3) against raw TCP
+	TransportEncryptedGBps  float64 `json:"transport_encrypted_gbps"`
+	TransportEncryptedVsTCP float64 `json:"transport_encrypted_vs_tcp"`
 	// Pipeline: eqserver run with the synthetic renderer, 4 sources,
 	// latency 1, asynchronous readback: frame time over the slowest
 	// source's mean draw time.
@@ -180,8 +183,9 @@ func main() {
 
 	// transport: sender and receiver need a core each, as in a real run
 	runtime.GOMAXPROCS(runtime.NumCPU())
-	res.TransportGBps, res.RawTCPGBps = transportBench()
+	res.TransportGBps, res.TransportEncryptedGBps, res.RawTCPGBps = transportBench()
 	res.TransportVsTCP = res.TransportGBps / res.RawTCPGBps
+	res.TransportEncryptedVsTCP = res.TransportEncryptedGBps / res.RawTCPGBps
 	if *eqserver != "" {
 		if err := pipelineBench(*eqserver, &res); err != nil {
 			fail(err)
@@ -272,6 +276,7 @@ func writeMarkdown(path string, r *result) error {
 	fmt.Fprintf(&b, "| depth codec %s, encode / decode | %.2f / %.2f GB/s per core | | | |\n", r.CodecDepth, r.DepthEncodeGBps, r.DepthDecodeGBps)
 	fmt.Fprintf(&b, "| depth codec size | %.1fx smaller than raw | RLE4B reference | depth_codec_ratio_vs_rle **%.3f** | |\n\n", r.DepthRatio, r.DepthRatioVsRLE)
 	fmt.Fprintf(&b, "| frame transport, 8 MiB frames, loopback | %.2f GB/s | raw TCP %.2f GB/s | transport_vs_tcp **%.2f** | >= 0.8 |\n", r.TransportGBps, r.RawTCPGBps, r.TransportVsTCP)
+	fmt.Fprintf(&b, "| encrypted frame links (TLS 1.3), same frames | %.2f GB/s | raw TCP %.2f GB/s | transport_encrypted_vs_tcp **%.2f** | (cost of encryption) |\n", r.TransportEncryptedGBps, r.RawTCPGBps, r.TransportEncryptedVsTCP)
 	if r.PipelineOverhead > 0 {
 		fmt.Fprintf(&b, "| eqserver run, synthetic renderer, 4 sources, latency 1, async readback | frame %.1f ms | slowest source draw %.1f ms | pipeline_overhead **%.2f** | <= 1.15 |\n", r.PipelineFrameMS, r.PipelineSlowestMS, r.PipelineOverhead)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -14,32 +15,48 @@ import (
 	"github.com/goeq/goeq/internal/transport"
 )
 
-// transportBench sends 8 MiB frames through the frame transport and the
-// same bytes over a plain TCP connection (GB/s each).
-func transportBench() (float64, float64) {
+// transportBench sends 8 MiB frames through the frame transport, through
+// its encrypted links (TLS 1.3, a run's keys) and the same bytes over a
+// plain TCP connection (GB/s each).
+func transportBench() (plain, encrypted, tcp float64) {
 	const w, h = 2048, 1024
 	const n = 4 * w * h
-	done := make(chan struct{}, 1)
-	l, err := transport.Listen("127.0.0.1:0", "bench", func(f *transport.Frame) { f.Release(); done <- struct{}{} }, nil)
-	if err != nil {
-		fail(err)
-	}
-	defer l.Close()
-	s, err := transport.Dial(l.Addr(), "bench", "bench")
-	if err != nil {
-		fail(err)
-	}
-	defer s.Close()
-	f := &transport.Frame{W: w, H: h, Color: make([]byte, n)}
-	f.Encode(compressor.None)
-	tr := testing.Benchmark(func(b *testing.B) {
-		for i := 0; i < b.N; i++ {
-			if err := s.Send(f); err != nil {
-				b.Fatal(err)
-			}
-			<-done
+	frames := func(encrypt bool) float64 {
+		done := make(chan struct{}, 1)
+		l, err := transport.Listen("127.0.0.1:0", "bench", func(f *transport.Frame) { f.Release(); done <- struct{}{} }, nil)
+		if err != nil {
+			fail(err)
 		}
-	})
+		defer l.Close()
+		var dialTLS *tls.Config
+		if encrypt {
+			cert, key, err := transport.NewRunKeys()
+			if err != nil {
+				fail(err)
+			}
+			var listenTLS *tls.Config
+			if listenTLS, dialTLS, err = transport.RunTLS(cert, key); err != nil {
+				fail(err)
+			}
+			l.SetTLS(listenTLS)
+		}
+		s, err := transport.Dial(l.Addr(), "bench", "bench", dialTLS)
+		if err != nil {
+			fail(err)
+		}
+		defer s.Close()
+		f := &transport.Frame{W: w, H: h, Color: make([]byte, n)}
+		f.Encode(compressor.None)
+		return gbps(n, testing.Benchmark(func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if err := s.Send(f); err != nil {
+					b.Fatal(err)
+				}
+				<-done
+			}
+		}))
+	}
+	plain, encrypted = frames(false), frames(true)
 
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -74,7 +91,7 @@ func transportBench() (float64, float64) {
 			<-got
 		}
 	})
-	return gbps(n, tr), gbps(n, raw)
+	return plain, encrypted, gbps(n, raw)
 }
 
 // pipelineBench runs eqserver on the 4-source 2D config with the

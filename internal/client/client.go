@@ -64,7 +64,7 @@ func Run(ctx context.Context, opt Options) error {
 	defer cancel()
 	stream, err := control.Dial(ctx, opt.Server, opt.Token, opt.Node, opt.TLS)
 	if err != nil {
-		return err
+		return errors.New(control.ExplainConnect(err, opt.TLS != nil))
 	}
 	defer stream.Close()
 	s := &session{stream: stream}
@@ -83,7 +83,7 @@ func Run(ctx context.Context, opt Options) error {
 	}
 	defer ln.Close()
 	if err := s.send(&control.ClientMsg{Hello: &control.Hello{Node: opt.Node, FrameAddr: ln.Addr(), PID: os.Getpid()}}); err != nil {
-		return fmt.Errorf("hello: %s", s.refusal(err))
+		return fmt.Errorf("hello: %s", control.ExplainConnect(errors.New(s.refusal(err)), opt.TLS != nil))
 	}
 	first, err := s.recv(ctx, 30*time.Second)
 	if err != nil {
@@ -93,6 +93,16 @@ func Run(ctx context.Context, opt Options) error {
 		return errors.New("server sent no setup")
 	}
 	err = n.setup(first.Setup, opt)
+	if err == nil && first.Setup.FrameCert != nil {
+		// the run's pixel links are encrypted with its keys
+		var listen *tls.Config
+		if listen, n.frameTLS, err = transport.RunTLS(first.Setup.FrameCert, first.Setup.FrameKey); err == nil {
+			ln.SetTLS(listen)
+			opt.Log.Print("frame links: TLS 1.3 with this run's keys")
+		} else {
+			err = fmt.Errorf("the run's frame-link keys: %w", err)
+		}
+	}
 	if err == nil {
 		// no frame is larger than the config's largest window at four
 		// times its pixels (a zoomed source)

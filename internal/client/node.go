@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log"
@@ -51,6 +52,8 @@ type node struct {
 	// drop names output frames this node never sends: a fault injected
 	// by tests through GOEQ_DROP_FRAMES (comma-separated names)
 	drop map[string]bool
+
+	frameTLS *tls.Config // the run's frame links' TLS, or nil
 
 	previewMu sync.Mutex
 	previewed map[string]time.Time // when each destination last went to the dashboard

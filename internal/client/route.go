@@ -95,7 +95,7 @@ func (n *node) runSender(s *sender) {
 	for o := range s.queue {
 		if conn == nil {
 			var err error
-			if conn, err = transport.Dial(s.addr, n.token, n.name); err != nil {
+			if conn, err = transport.Dial(s.addr, n.token, n.name, n.frameTLS); err != nil {
 				n.log.Printf("frame %d: %s to channel %s: %v", o.f.Frame, o.f.Name, o.f.Consumer, err)
 				conn = nil
 				o.track.sends.Done()

@@ -9,30 +9,40 @@ import (
 	"time"
 )
 
-// ReadToken reads the token a launcher writes on a client's standard
-// input: its first line, within timeout. The token then appears on no
-// command line and in no environment.
-func ReadToken(r io.Reader, timeout time.Duration) (string, error) {
-	type result struct {
-		line string
-		err  error
-	}
-	got := make(chan result, 1)
+// maxLaunchInput bounds what a launcher writes on a client's stdin.
+const maxLaunchInput = 64 << 10
+
+// ReadLaunchSecrets reads what eqserver writes on a launched client's
+// standard input: the token on the first line, within timeout, then,
+// when the control port uses TLS, its certificate (PEM) to trust, up to
+// the end of the input. The token thus appears on no command line and in
+// no environment, and the client needs no CA file.
+func ReadLaunchSecrets(r io.Reader, timeout time.Duration) (token string, certPEM []byte, err error) {
+	lines := make(chan string, 1)
+	rest := make(chan []byte, 1)
 	go func() {
-		line, err := bufio.NewReaderSize(io.LimitReader(r, 4096), 4096).ReadString('\n')
-		got <- result{line, err}
+		br := bufio.NewReader(io.LimitReader(r, maxLaunchInput))
+		line, _ := br.ReadString('\n')
+		lines <- line
+		b, _ := io.ReadAll(br)
+		rest <- b
 	}()
 	select {
-	case res := <-got:
-		token := strings.TrimSpace(res.line)
-		if token == "" {
-			if res.err != nil {
-				return "", fmt.Errorf("no token on standard input: %w", res.err)
-			}
-			return "", errors.New("an empty token on standard input")
+	case line := <-lines:
+		if token = strings.TrimSpace(line); token == "" {
+			return "", nil, errors.New("no token on standard input")
 		}
-		return token, nil
 	case <-time.After(timeout):
-		return "", fmt.Errorf("no token on standard input within %v", timeout)
+		return "", nil, fmt.Errorf("no token on standard input within %v", timeout)
 	}
+	// a launcher closes stdin after the certificate; one started by hand
+	// with only a token may leave it open
+	select {
+	case b := <-rest:
+		if strings.Contains(string(b), "-----BEGIN CERTIFICATE-----") {
+			certPEM = b
+		}
+	case <-time.After(2 * time.Second):
+	}
+	return token, certPEM, nil
 }

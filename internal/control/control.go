@@ -7,12 +7,17 @@
 package control
 
 import (
+	"bytes"
 	"context"
 	"crypto/subtle"
 	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
+	"encoding/pem"
+	"errors"
 	"fmt"
 	"log"
+	"strings"
 	"time"
 
 	"google.golang.org/grpc"
@@ -147,6 +152,10 @@ type Setup struct {
 	// PreviewEvery, when above zero, asks for a small image of each
 	// destination channel at most this often (the dashboard's).
 	PreviewEvery time.Duration `json:"preview_every,omitempty"`
+	// FrameCert and FrameKey, when set, are the run's frame-link keys
+	// (PEM): pixel links between nodes are then TLS 1.3 with them.
+	FrameCert []byte `json:"frame_cert,omitempty"`
+	FrameKey  []byte `json:"frame_key,omitempty"`
 }
 
 // MaxPreview bounds a preview image (JPEG).
@@ -347,4 +356,39 @@ func ErrorText(err error) string {
 		return fmt.Sprintf("%s: %s", s.Code(), s.Message())
 	}
 	return err.Error()
+}
+
+// ExplainConnect adds what a failed connection to a control port most
+// likely means when TLS is the problem: a plaintext client at a TLS port
+// sees the server hang up before gRPC's preface; a TLS client at a
+// plaintext port sees a first record that is no TLS handshake; an
+// unknown certificate fails verification.
+func ExplainConnect(err error, usingTLS bool) string {
+	text := ErrorText(err)
+	switch {
+	case !usingTLS && (strings.Contains(text, "server preface") || strings.Contains(text, "connection reset")):
+		return text + " (the control port may be TLS: give the client its CA, eqclient --tls-ca, or let eqserver launch it)"
+	case usingTLS && strings.Contains(text, "first record does not look like a TLS handshake"):
+		return text + " (TLS: the control port does not speak TLS; drop --tls-ca)"
+	case usingTLS && (strings.Contains(text, "certificate") || strings.Contains(text, "x509")):
+		return text + " (TLS: the server's certificate is not the one trusted)"
+	}
+	return text
+}
+
+// PinnedTLS is a client TLS configuration that trusts exactly the
+// certificate in certPEM (eqserver hands its launched clients its own).
+func PinnedTLS(certPEM []byte) (*tls.Config, error) {
+	block, _ := pem.Decode(certPEM)
+	if block == nil || block.Type != "CERTIFICATE" {
+		return nil, errors.New("no PEM certificate to trust")
+	}
+	pinned := block.Bytes
+	return &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: true, // verified below: this certificate only
+		VerifyPeerCertificate: func(raw [][]byte, _ [][]*x509.Certificate) error {
+			if len(raw) == 0 || !bytes.Equal(raw[0], pinned) {
+				return errors.New("TLS: the control port's certificate is not the one eqserver handed out")
+			}
+			return nil
+		}}, nil
 }

@@ -181,18 +181,20 @@ func TestDecomposedRunsEqualSingleChannel(t *testing.T) {
 		name, cfg, renderer string
 		latency             int // -1: as configured
 		tol, maxBad         int
+		args                []string
 	}{
 		// 2D tiles at arbitrary split positions scale the projection by
 		// ratios like 360/197: vertex positions round differently, a few
 		// shaded pixels differ by one, and now and then an edge that
 		// crosses a pixel centre exactly lands on the other side (one pixel
 		// of 230400 was seen in CI): allow 0.01% (the corpus test allows 0.02%)
-		{"2D load-balanced, latency 1", "2d-lb-4.eqc", "mesh", 1, 1, 640 * 360 / 10000},
-		{"2D load-balanced, latency 0", "2d-lb-4.eqc", "mesh", 0, 1, 640 * 360 / 10000},
-		{"DB load-balanced", "db-lb-4.eqc", "mesh", -1, 0, 640 * 360 / 1000},
-		{"DB direct send", "db-direct-send.eqc", "mesh", -1, 0, 640 * 360 / 1000},
-		{"DB volume, ordered blending", "db-volume-4.eqc", "volume", -1, 3, 0},
-		{"pixel 2x2", "pixel-2x2.eqc", "mesh", -1, 0, 640 * 360 / 200},
+		{"2D load-balanced, latency 1", "2d-lb-4.eqc", "mesh", 1, 1, 640 * 360 / 10000, nil},
+		{"2D load-balanced, latency 0", "2d-lb-4.eqc", "mesh", 0, 1, 640 * 360 / 10000, nil},
+		{"2D load-balanced, encrypted pixel links", "2d-lb-4.eqc", "mesh", -1, 1, 640 * 360 / 10000, []string{"--encrypt-frames"}},
+		{"DB load-balanced", "db-lb-4.eqc", "mesh", -1, 0, 640 * 360 / 1000, nil},
+		{"DB direct send", "db-direct-send.eqc", "mesh", -1, 0, 640 * 360 / 1000, nil},
+		{"DB volume, ordered blending", "db-volume-4.eqc", "volume", -1, 3, 0, nil},
+		{"pixel 2x2", "pixel-2x2.eqc", "mesh", -1, 0, 640 * 360 / 200, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -200,12 +202,15 @@ func TestDecomposedRunsEqualSingleChannel(t *testing.T) {
 			if c.latency >= 0 {
 				cfg = withLatency(t, cfg, c.latency)
 			}
-			r := run(t, cfg, frames, "--renderer", c.renderer)
+			r := run(t, cfg, frames, append([]string{"--renderer", c.renderer}, c.args...)...)
 			if r.err != nil {
 				t.Fatalf("run failed: %v\n%s", r.err, r.stderr)
 			}
 			if r.summary.Frames != frames || r.summary.Degraded != 0 {
 				t.Errorf("summary %+v", r.summary)
+			}
+			if len(c.args) > 0 && c.args[0] == "--encrypt-frames" && strings.Count(r.stderr, "frame links: TLS 1.3") != 3 {
+				t.Errorf("not every node encrypted its frame links:\n%s", r.stderr)
 			}
 			name := fmt.Sprintf("dest-%06d.png", k)
 			got := loadPNG(t, filepath.Join(r.out, name))

@@ -12,6 +12,7 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
@@ -36,6 +37,7 @@ import (
 	"github.com/goeq/goeq/internal/reference"
 	"github.com/goeq/goeq/internal/scheduler"
 	"github.com/goeq/goeq/internal/stats"
+	"github.com/goeq/goeq/internal/transport"
 )
 
 // Options configure a run.
@@ -81,6 +83,10 @@ type Options struct {
 	// Overlay draws the statistics overlay over every destination (an
 	// application switches it per frame: AppFrame.Overlay).
 	Overlay bool
+	// EncryptFrames encrypts the pixel links between nodes (TLS 1.3 with
+	// keys made for this run, handed out over the control plane); a TLS
+	// control port implies it.
+	EncryptFrames bool
 }
 
 // App connects a run to the application driving it. Its functions are
@@ -205,6 +211,8 @@ type server struct {
 	data     map[int][]byte
 	messages map[int][][]byte
 	live     *live // the dashboard, when asked for
+	// the run's frame-link keys (PEM), when links are encrypted
+	frameCert, frameKey []byte
 	// the statistics overlay: on or off by frame (from the application),
 	// and what it shows (the last frame completed)
 	overlayFrom  map[int]bool
@@ -282,6 +290,11 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 	}
 	if len(s.order) == 0 {
 		return nil, fmt.Errorf("%s: no node has anything to render", opt.ConfigPath)
+	}
+	if opt.EncryptFrames || opt.TLSConfig != nil {
+		if s.frameCert, s.frameKey, err = transport.NewRunKeys(); err != nil {
+			return nil, fmt.Errorf("making the frame links' keys: %w", err)
+		}
 	}
 	if opt.OutDir != "" {
 		if err := os.MkdirAll(opt.OutDir, 0o755); err != nil {
@@ -382,7 +395,7 @@ func (s *server) launch(listening net.Addr) error {
 		} else {
 			cmd = exec.Command("sh", "-c", launchLine(nc.model, bin, args))
 		}
-		cmd.Stdin = strings.NewReader(s.opt.Token + "\n")
+		cmd.Stdin = strings.NewReader(s.opt.Token + "\n" + string(s.launchCert()))
 		cmd.Env = withoutToken(os.Environ())
 		// the client's output goes to ours; its last line also explains a
 		// client that exits before it joins
@@ -427,6 +440,15 @@ func launchTimeoutNote(n *compound.Node) string {
 		return ", its launch_timeout"
 	}
 	return ""
+}
+
+// launchCert is the control port's certificate (PEM) that launched
+// clients trust, nil without TLS.
+func (s *server) launchCert() []byte {
+	if s.opt.TLSConfig == nil || len(s.opt.TLSConfig.Certificates) == 0 || len(s.opt.TLSConfig.Certificates[0].Certificate) == 0 {
+		return nil
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s.opt.TLSConfig.Certificates[0].Certificate[0]})
 }
 
 // launchLine is a node's launch_command with its %h, %n and %c expanded.
@@ -493,6 +515,7 @@ func (s *server) Session(stream grpc.ServerStream, node string) error {
 	if s.live != nil {
 		setup.PreviewEvery = previewEvery
 	}
+	setup.FrameCert, setup.FrameKey = s.frameCert, s.frameKey
 	if err := stream.SendMsg(&control.ServerMsg{Setup: setup}); err != nil {
 		return err
 	}

@@ -1,7 +1,9 @@
 package transport
 
 import (
+	"crypto/tls"
 	"errors"
+	"fmt"
 	"io"
 	"log"
 	"math"
@@ -25,14 +27,25 @@ type Sender struct {
 // until measured), for choosing a codec.
 func (s *Sender) Bandwidth() float64 { return math.Float64frombits(s.bandwidth.Load()) }
 
-// Dial connects to a peer's frame listener and authenticates.
-func Dial(addr, token, node string) (*Sender, error) {
+// Dial connects to a peer's frame listener and authenticates; with a
+// TLS configuration (RunTLS's dial one) the link is encrypted.
+func Dial(addr, token, node string, tlsConfig *tls.Config) (*Sender, error) {
 	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
 	if err != nil {
 		return nil, err
 	}
 	if tc, ok := c.(*net.TCPConn); ok {
 		tc.SetNoDelay(true)
+	}
+	if tlsConfig != nil {
+		tc := tls.Client(c, tlsConfig)
+		tc.SetDeadline(time.Now().Add(5 * time.Second))
+		if err := tc.Handshake(); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("TLS with the frame listener at %s: %w", addr, err)
+		}
+		tc.SetDeadline(time.Time{})
+		c = tc
 	}
 	s := &Sender{conn: c}
 	if err := writeMessage(c, kindAuth, auth{Token: token, Node: node}, nil); err != nil {
@@ -80,6 +93,7 @@ type Listener struct {
 	unauthenticated atomic.Int32
 	refused         atomic.Int64
 	maxPixels       atomic.Int64
+	tls             atomic.Pointer[tls.Config]
 }
 
 // Limits bound what peers can make a listener hold.
@@ -133,6 +147,11 @@ func ListenLimited(addr, token string, handler func(*Frame), logger *log.Logger,
 // it has its config.
 func (l *Listener) SetMaxPixels(n int) { l.maxPixels.Store(int64(n)) }
 
+// SetTLS encrypts the connections accepted from now on (RunTLS's listen
+// configuration): a client learns the run's keys with its setup, after it
+// listens and before any peer sends it a frame.
+func (l *Listener) SetTLS(c *tls.Config) { l.tls.Store(c) }
+
 // Refused counts connections closed for exceeding the unauthenticated
 // limit.
 func (l *Listener) Refused() int64 { return l.refused.Load() }
@@ -160,14 +179,15 @@ func (l *Listener) accept() {
 	}
 }
 
-func (l *Listener) serve(c net.Conn) {
+func (l *Listener) serve(raw net.Conn) {
 	defer l.wg.Done()
 	defer func() {
 		l.mu.Lock()
-		delete(l.conns, c)
+		delete(l.conns, raw)
 		l.mu.Unlock()
-		c.Close()
+		raw.Close()
 	}()
+	c := raw // or its TLS session
 	if int(l.unauthenticated.Add(1)) > l.limits.MaxUnauthenticated {
 		l.unauthenticated.Add(-1)
 		if l.refused.Add(1)%100 == 1 {
@@ -178,6 +198,17 @@ func (l *Listener) serve(c net.Conn) {
 	// no read buffer: a frame is a prefix, a small header and a large
 	// payload read straight into its buffer
 	c.SetReadDeadline(time.Now().Add(l.limits.AuthTimeout))
+	if cfg := l.tls.Load(); cfg != nil {
+		tc := tls.Server(c, cfg)
+		c.SetWriteDeadline(time.Now().Add(l.limits.AuthTimeout))
+		if err := tc.Handshake(); err != nil {
+			l.unauthenticated.Add(-1)
+			l.Log.Printf("frame transport: refused %s: TLS: %v", c.RemoteAddr(), err)
+			return
+		}
+		c.SetWriteDeadline(time.Time{})
+		c = tc
+	}
 	node, err := checkAuth(c, l.token)
 	l.unauthenticated.Add(-1)
 	if err != nil {

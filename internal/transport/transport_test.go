@@ -52,7 +52,7 @@ func TestSendReceive(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	s, err := Dial(l.Addr(), "secret", "n1")
+	s, err := Dial(l.Addr(), "secret", "n1", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestWrongTokenIsRefusedWithALogLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	s, err := Dial(l.Addr(), "guess", "intruder")
+	s, err := Dial(l.Addr(), "guess", "intruder", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +175,7 @@ func BenchmarkTransport8MB(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer l.Close()
-	s, err := Dial(l.Addr(), "t", "bench")
+	s, err := Dial(l.Addr(), "t", "bench", nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -314,7 +314,7 @@ func TestUnfinishedFrameTimesOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	s, err := Dial(l.Addr(), "tok", "peer")
+	s, err := Dial(l.Addr(), "tok", "peer", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,3 +332,67 @@ func TestUnfinishedFrameTimesOut(t *testing.T) {
 }
 
 func quietLog() *log.Logger { return log.New(io.Discard, "", 0) }
+
+// An encrypted listener takes frames from a sender with the run's keys;
+// a plaintext sender and a listener with another run's certificate are
+// refused.
+func TestEncryptedLinks(t *testing.T) {
+	certPEM, keyPEM, err := NewRunKeys()
+	if err != nil {
+		t.Fatal(err)
+	}
+	listenTLS, dialTLS, err := RunTLS(certPEM, keyPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &collector{got: make(chan struct{}, 8)}
+	l, err := Listen("127.0.0.1:0", "secret", c.handle, quietLog())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	l.SetTLS(listenTLS)
+	send := func(s *Sender) error {
+		f := testFrame(64, 32, true)
+		f.Encode(compressor.S2)
+		return s.Send(f)
+	}
+	s, err := Dial(l.Addr(), "secret", "n1", dialTLS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := send(s); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-c.got:
+		if got, want := c.frames[0], testFrame(64, 32, true); !bytes.Equal(got.Color, want.Color) {
+			t.Error("the encrypted frame arrived changed")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no frame arrived over TLS")
+	}
+	// plaintext to an encrypted listener: nothing arrives
+	if plain, err := Dial(l.Addr(), "secret", "n2", nil); err == nil {
+		send(plain)
+		plain.Close()
+	}
+	// a listener with another run's certificate: the sender refuses it
+	otherCert, otherKey, _ := NewRunKeys()
+	otherListen, _, _ := RunTLS(otherCert, otherKey)
+	l2, err := Listen("127.0.0.1:0", "secret", c.handle, quietLog())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l2.Close()
+	l2.SetTLS(otherListen)
+	if _, err := Dial(l2.Addr(), "secret", "n3", dialTLS); err == nil || !strings.Contains(err.Error(), "this run's certificate") {
+		t.Errorf("dialing another run's listener: %v", err)
+	}
+	select {
+	case <-c.got:
+		t.Fatal("a plaintext frame reached the encrypted listener")
+	case <-time.After(300 * time.Millisecond):
+	}
+}
