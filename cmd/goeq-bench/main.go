@@ -199,8 +199,8 @@ func main() {
 	if err := writeMarkdown(*mdOut, &res); err != nil {
 		fail(err)
 	}
-	fmt.Printf("zmerge_vs_memcpy %.2f  assemble_vs_memcpy %.2f  codec_encode_gbps %.2f  codec_ratio_vs_rle %.3f  depth_ratio_vs_rle %.3f  transport_vs_tcp %.2f  pipeline_overhead %.2f\n",
-		res.ZMergeVsMemcpy, res.AssembleVsMemcpy, res.CodecEncodeGBps, res.CodecRatioVsRLE, res.DepthRatioVsRLE, res.TransportVsTCP, res.PipelineOverhead)
+	fmt.Printf("zmerge_vs_memcpy %.2f  assemble_vs_memcpy %.2f  codec_encode_gbps %.2f  codec_ratio_vs_rle %.3f  depth_ratio_vs_rle %.3f  transport_vs_tcp %.2f  transport_encrypted_vs_tcp %.2f  pipeline_overhead %.2f\n",
+		res.ZMergeVsMemcpy, res.AssembleVsMemcpy, res.CodecEncodeGBps, res.CodecRatioVsRLE, res.DepthRatioVsRLE, res.TransportVsTCP, res.TransportEncryptedVsTCP, res.PipelineOverhead)
 }
 
 type tile struct {
