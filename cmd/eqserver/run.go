@@ -50,6 +50,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	ref := fs.Bool("reference", false, "every destination channel renders its whole frame itself (the oracle for decomposed runs)")
 	layout := fs.String("layout", "", "make this layout the active one on the canvases that have it")
 	frameTimeout := fs.Duration("frame-timeout", 10*time.Second, "a frame that does not complete in this time fails the run")
+	relaunch := fs.Int("relaunch", 0, "start a lost node's client again, up to N times per node: it rejoins and gets work again")
 	encrypt := fs.Bool("encrypt-frames", false, "encrypt the pixel links between nodes (TLS 1.3, keys made per run; implied by --tls-cert)")
 	overlay := fs.Bool("overlay", false, "draw the statistics overlay (per-channel time bars, split outlines) over the destinations")
 	logFormat := fs.String("log-format", "text", "log records as text or json (log/slog), also the clients'")
@@ -130,7 +131,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		Local: *local, Listen: *listen, Token: token, ClientBinary: *clientBin, InitData: initData,
 		DumpEvery: *every, Codec: *codec, Async: *async, Drawable: *drawable,
 		Log: logger, Progress: progress, NoLaunch: *noLaunch, TLSConfig: tlsConfig, Reference: *ref, Layout: *layout, FullReadback: !*roi,
-		FrameTimeout: *frameTimeout, HTTP: *httpAddr, Overlay: *overlay, EncryptFrames: *encrypt}
+		FrameTimeout: *frameTimeout, HTTP: *httpAddr, Overlay: *overlay, EncryptFrames: *encrypt, Relaunch: *relaunch}
 	var app *appconn.Session
 	if *appAddr != "" {
 		var err error
@@ -210,6 +211,9 @@ func printSummary(stdout io.Writer, sum *server.Summary, asJSON bool) {
 	fmt.Fprintf(stdout, "%d frames in %.1f s: %.1f fps; %d degraded frames", sum.Frames, sum.Seconds, sum.FPS, sum.Degraded)
 	if len(sum.LostNodes) > 0 {
 		fmt.Fprintf(stdout, "; lost nodes %v", sum.LostNodes)
+	}
+	if len(sum.RejoinedNodes) > 0 {
+		fmt.Fprintf(stdout, "; rejoined %v", sum.RejoinedNodes)
 	}
 	if sum.Interrupted {
 		fmt.Fprint(stdout, "; interrupted")

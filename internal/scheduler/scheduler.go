@@ -378,7 +378,13 @@ func (s *Scheduler) Step(e Event) {
 			o.SetOverhead(e.Seconds)
 		}
 	case Join:
-		if ns := s.nodes[e.Node]; ns != nil {
+		if ns := s.nodes[e.Node]; ns != nil && !ns.alive {
+			if ns.joined {
+				// a lost node rejoins: its channels take part again
+				for _, ch := range ns.channels {
+					s.planner.SetChannelDown(ch, false)
+				}
+			}
 			ns.joined, ns.alive, ns.lastSeen = true, true, s.now
 			ns.joins++
 		}

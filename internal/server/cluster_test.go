@@ -333,3 +333,160 @@ func TestLaunchTimeout(t *testing.T) {
 		t.Errorf("the launcher's sleep outlived the run: pids %s", out)
 	}
 }
+
+// namespacedConfig puts a config's application node on the cluster's
+// first host and render1 and render2 on the others, launched into their
+// namespaces.
+func namespacedConfig(t *testing.T, c *netns.Cluster, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(config(name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(b), "appNode\n    {", fmt.Sprintf("appNode\n    {\n        host %q", c.Hosts[0].Addr), 1)
+	for i, node := range []string{"render1", "render2"} {
+		h := c.Hosts[i+1]
+		text = strings.Replace(text, fmt.Sprintf("name %q\n        host \"localhost\"", node),
+			fmt.Sprintf("name %q\n        host %q\n        attributes { launch_command \"%s %%c\" }", node, h.Addr, h.Exec()), 1)
+	}
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// clientPID is the pid of a node's render client on a host, 0 if none.
+func clientPID(h netns.Host, node string) int {
+	out, _ := exec.Command("ip", "netns", "pids", h.Name).Output()
+	for _, f := range strings.Fields(string(out)) {
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", f, "cmdline"))
+		if strings.Contains(string(cmdline), "eqclient") && strings.Contains(string(cmdline), "--node\x00"+node+"\x00") {
+			var pid int
+			fmt.Sscan(f, &pid)
+			return pid
+		}
+	}
+	return 0
+}
+
+// TestKilledNodeRejoins kills render1's client (kill -9) while frames
+// flow across the namespaced hosts: the server notices within a second,
+// goes on with render2's sources, starts render1's client again
+// (--relaunch 1), and render1 draws again soon after it rejoins; the
+// summary lists it as lost and rejoined, with at most two degraded frames.
+func TestKilledNodeRejoins(t *testing.T) {
+	c := netns.New(t, 3)
+	cfg := namespacedConfig(t, c, "2d-lb-4.eqc")
+	dir := t.TempDir()
+	statsPath := filepath.Join(dir, "stats.jsonl")
+	srv := c.Hosts[0].Command(filepath.Join(binaries(t), "eqserver"), "run", "--json", "--frames", "100000", "--triangles", "20000",
+		"--relaunch", "1", "--stats", statsPath, cfg)
+	srv.Env = testEnv()
+	var stdout strings.Builder
+	srv.Stdout = &stdout
+	logs := &lockedLog{}
+	srv.Stderr = logs
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- srv.Wait() }()
+	defer func() {
+		select {
+		case <-exited:
+		default:
+			srv.Process.Kill()
+			<-exited
+		}
+	}()
+	// render1's channels, and the frames each drew in
+	drewIn := func() (last int, frames int) {
+		b, _ := os.ReadFile(statsPath)
+		seen := map[int]bool{}
+		last = -1
+		for _, line := range strings.Split(string(b), "\n") {
+			var r struct {
+				Frame   int
+				Channel string
+				Times   struct{ Draw int64 }
+			}
+			if json.Unmarshal([]byte(line), &r) != nil {
+				continue
+			}
+			seen[r.Frame] = true
+			if strings.HasPrefix(r.Channel, "n1.") && r.Times.Draw > 0 && r.Frame > last {
+				last = r.Frame
+			}
+		}
+		return last, len(seen)
+	}
+	waitFor := func(what string, bound time.Duration, ok func() bool) time.Duration {
+		t.Helper()
+		start := time.Now()
+		for !ok() {
+			select {
+			case err := <-exited:
+				exited <- err
+				t.Fatalf("eqserver ended while waiting for %s: %v\n%s", what, err, logs.String())
+			default:
+			}
+			if time.Since(start) > bound {
+				t.Fatalf("no %s within %v:\n%s", what, bound, logs.String())
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		return time.Since(start)
+	}
+	waitFor("frames from both render nodes", 60*time.Second, func() bool { last, _ := drewIn(); return last >= 10 })
+	pid := clientPID(c.Hosts[1], "render1")
+	if pid == 0 {
+		t.Fatalf("no render1 client on %s", c.Hosts[1].Name)
+	}
+	syscall.Kill(pid, syscall.SIGKILL)
+	if took := waitFor("loss", 10*time.Second, func() bool { return strings.Contains(logs.String(), "node render1 lost") }); took > time.Second {
+		t.Errorf("the loss was noticed after %v, want within 1 s", took)
+	}
+	_, before := drewIn()
+	waitFor("rejoin", 30*time.Second, func() bool { return strings.Contains(logs.String(), "node render1 rejoined") })
+	// frames went on without render1; it draws again after rejoining
+	_, atRejoin := drewIn()
+	if atRejoin <= before {
+		t.Logf("no frame completed while render1 was away (%d then %d)", before, atRejoin)
+	}
+	if took := waitFor("render1 drawing again", 10*time.Second, func() bool { last, _ := drewIn(); return last >= atRejoin }); took > 2*time.Second {
+		t.Errorf("render1 got work again %v after it rejoined, want within 2 s", took)
+	}
+	if p := clientPID(c.Hosts[1], "render1"); p == 0 || p == pid {
+		t.Errorf("render1's client after the relaunch: pid %d (the killed one was %d)", p, pid)
+	}
+	srv.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-exited:
+		exited <- err
+	case <-time.After(15 * time.Second):
+		t.Fatal("eqserver did not end on SIGTERM")
+	}
+	var sum Summary
+	if err := json.Unmarshal([]byte(stdout.String()), &sum); err != nil {
+		t.Fatalf("summary: %v\n%s", err, stdout.String())
+	}
+	if len(sum.LostNodes) != 1 || sum.LostNodes[0] != "render1" || len(sum.RejoinedNodes) != 1 || sum.RejoinedNodes[0] != "render1" {
+		t.Errorf("lost %v, rejoined %v; want render1 in both", sum.LostNodes, sum.RejoinedNodes)
+	}
+	t.Logf("summary: %d frames, %d degraded, lost %v, rejoined %v", sum.Frames, sum.Degraded, sum.LostNodes, sum.RejoinedNodes)
+	if sum.Degraded > 2 {
+		t.Errorf("%d degraded frames, want at most 2", sum.Degraded)
+	}
+	for _, h := range c.Hosts[1:] {
+		for _, node := range []string{"render1", "render2"} {
+			deadline := time.Now().Add(5 * time.Second)
+			for clientPID(h, node) != 0 && time.Now().Before(deadline) {
+				time.Sleep(50 * time.Millisecond)
+			}
+			if p := clientPID(h, node); p != 0 {
+				t.Errorf("%s's client %d still runs on %s", node, p, h.Name)
+			}
+		}
+	}
+}

@@ -20,6 +20,7 @@ type report struct {
 	frames    int
 	degraded  int
 	lost      []string
+	rejoined  []string
 	written   []string
 	totals    map[string]*ChannelSummary
 	counts    map[string]int
@@ -100,7 +101,7 @@ func (r *report) summary(interrupted bool) *Summary {
 	if !r.start.IsZero() {
 		seconds = time.Since(r.start).Seconds()
 	}
-	sum := &Summary{Frames: r.frames, Seconds: seconds, Degraded: r.degraded, LostNodes: r.lost,
+	sum := &Summary{Frames: r.frames, Seconds: seconds, Degraded: r.degraded, LostNodes: r.lost, RejoinedNodes: r.rejoined,
 		Written: r.written, FinalSplit: map[string]string{}, Interrupted: interrupted}
 	if sum.Seconds > 0 {
 		sum.FPS = float64(sum.Frames) / sum.Seconds

@@ -83,6 +83,9 @@ type Options struct {
 	// Overlay draws the statistics overlay over every destination (an
 	// application switches it per frame: AppFrame.Overlay).
 	Overlay bool
+	// Relaunch starts a lost node's client again, up to this many times
+	// per node; the node rejoins and gets work again.
+	Relaunch int
 	// EncryptFrames encrypts the pixel links between nodes (TLS 1.3 with
 	// keys made for this run, handed out over the control plane); a TLS
 	// control port implies it.
@@ -131,6 +134,9 @@ type Summary struct {
 	FPS        float64           `json:"fps"`
 	Degraded   int               `json:"degraded_frames"`
 	LostNodes  []string          `json:"lost_nodes,omitempty"`
+	// RejoinedNodes lists nodes that came back after a loss (a client
+	// started again by hand, or relaunched)
+	RejoinedNodes []string `json:"rejoined_nodes,omitempty"`
 	Channels   []ChannelSummary  `json:"channels"`
 	FinalSplit map[string]string `json:"final_split"`
 	Written    []string          `json:"written"`
@@ -156,11 +162,18 @@ type nodeConn struct {
 	frameAddr string
 	cmd       *exec.Cmd
 	exited    chan struct{}
-	exitErr   error
 	// set while a session holds the node: a second client for the same
-	// node is refused
+	// node is refused, unless the run has lost the node (stale), when a
+	// new client takes over
 	claimed bool
-	out     chan *control.ServerMsg
+	stale   bool
+	// gen numbers the node's sessions and launches the number of its
+	// processes: events of an earlier one are dropped once the node has
+	// a newer one (a rejoined node)
+	gen       int
+	launches  int
+	relaunch  int // relaunches so far
+	out       chan *control.ServerMsg
 	gone    chan struct{} // closed when the session ends
 	// the frame data last sent (only changes travel)
 	lastData []byte
@@ -187,6 +200,8 @@ type event struct {
 	// for the dashboard: what the node sent, a destination's image
 	links   []control.LinkBytes
 	preview *control.Preview
+	// the session (gen) or process (launch) it came from, 0 for none
+	gen, launch int
 }
 
 // orNil is the scheduler event of ev, nil when there is none.
@@ -213,6 +228,7 @@ type server struct {
 	live     *live // the dashboard, when asked for
 	// the run's frame-link keys (PEM), when links are encrypted
 	frameCert, frameKey []byte
+	listening           net.Addr // the control port
 	// the statistics overlay: on or off by frame (from the application),
 	// and what it shows (the last frame completed)
 	overlayFrom  map[int]bool
@@ -315,6 +331,7 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 		}
 		defer s.live.stop()
 	}
+	s.listening = ln.Addr()
 	gs := control.NewServer(s, opt.Token, opt.TLSConfig, opt.Log)
 	go gs.Serve(ln)
 	defer gs.Stop()
@@ -385,44 +402,56 @@ func (s *server) clientBinary() string {
 // environment: ssh forwards stdin (which is why goeq's default is "ssh %h
 // %c", without Equalizer's -n), and needs no SendEnv.
 func (s *server) launch(listening net.Addr) error {
-	bin := s.clientBinary()
 	for _, id := range s.order {
-		nc := s.nodes[id]
-		args := append(append([]string(nil), s.opt.ClientArgs...), "--server", s.addrFor(nc, listening), "--node", id, "--token-stdin")
-		var cmd *exec.Cmd
-		if s.opt.Local || isLocal(nc.model.Host) {
-			cmd = exec.Command(bin, args...)
-		} else {
-			cmd = exec.Command("sh", "-c", launchLine(nc.model, bin, args))
+		if err := s.launchNode(id, listening); err != nil {
+			return err
 		}
-		cmd.Stdin = strings.NewReader(s.opt.Token + "\n" + string(s.launchCert()))
-		cmd.Env = withoutToken(os.Environ())
-		// the client's output goes to ours; its last line also explains a
-		// client that exits before it joins
-		last := &lastLine{}
-		cmd.Stdout = io.MultiWriter(os.Stderr, last)
-		cmd.Stderr = cmd.Stdout
-		// a client dies with the server, whatever ends the server; a
-		// launcher's children (ssh, sleep) are in its process group, and
-		// one that holds the output open does not hold Wait
-		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
-		cmd.WaitDelay = time.Second
-		if err := cmd.Start(); err != nil {
-			return fmt.Errorf("launching node %s (%s): %w", id, bin, err)
-		}
-		nc.cmd = cmd
-		s.opt.Log.Printf("node %s: client pid %d", id, cmd.Process.Pid)
-		nc.exited = make(chan struct{})
-		go func() {
-			nc.exitErr = cmd.Wait()
-			close(nc.exited)
-			reason := fmt.Sprintf("eqclient exited (%v)", exitText(nc.exitErr))
-			if l := last.String(); l != "" {
-				reason += ": " + l
-			}
-			s.events <- event{node: id, ev: scheduler.Lost{Node: id, Reason: reason}}
-		}()
 	}
+	return nil
+}
+
+// launchNode starts one node's client.
+func (s *server) launchNode(id string, listening net.Addr) error {
+	bin := s.clientBinary()
+	nc := s.nodes[id]
+	args := append(append([]string(nil), s.opt.ClientArgs...), "--server", s.addrFor(nc, listening), "--node", id, "--token-stdin")
+	var cmd *exec.Cmd
+	if s.opt.Local || isLocal(nc.model.Host) {
+		cmd = exec.Command(bin, args...)
+	} else {
+		cmd = exec.Command("sh", "-c", launchLine(nc.model, bin, args))
+	}
+	cmd.Stdin = strings.NewReader(s.opt.Token + "\n" + string(s.launchCert()))
+	cmd.Env = withoutToken(os.Environ())
+	// the client's output goes to ours; its last line also explains a
+	// client that exits before it joins
+	last := &lastLine{}
+	cmd.Stdout = io.MultiWriter(os.Stderr, last)
+	cmd.Stderr = cmd.Stdout
+	// a client dies with the server, whatever ends the server; a
+	// launcher's children (ssh, sleep) are in its process group, and
+	// one that holds the output open does not hold Wait
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+	cmd.WaitDelay = time.Second
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("launching node %s (%s): %w", id, bin, err)
+	}
+	exited := make(chan struct{})
+	s.mu.Lock()
+	nc.cmd, nc.exited = cmd, exited
+	nc.launches++
+	launch := nc.launches
+	s.mu.Unlock()
+	s.opt.Log.Printf("node %s: client pid %d", id, cmd.Process.Pid)
+	go func() {
+		err := cmd.Wait()
+		close(exited)
+		reason := fmt.Sprintf("eqclient exited (%v)", exitText(err))
+		if l := last.String(); l != "" {
+			reason += ": " + l
+		}
+		s.events <- event{node: id, ev: scheduler.Lost{Node: id, Reason: reason}, launch: launch}
+	}()
 	return nil
 }
 
@@ -497,13 +526,24 @@ func (s *server) Session(stream grpc.ServerStream, node string) error {
 		return fmt.Errorf("unknown node %q (nodes: %s)", node, strings.Join(s.order, ", "))
 	}
 	s.mu.Lock()
-	if nc.claimed {
+	if nc.claimed && !nc.stale {
 		s.mu.Unlock()
 		s.opt.Log.Printf("refused a second client for node %s", node)
 		return fmt.Errorf("node %s already has a client", node)
 	}
-	nc.claimed = true
+	nc.claimed, nc.stale = true, false
+	nc.gen++
+	gen := nc.gen
+	out := make(chan *control.ServerMsg, sendQueue)
+	nc.out = out
 	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		if nc.gen == gen {
+			nc.claimed = false
+		}
+		s.mu.Unlock()
+	}()
 	hello := &control.ClientMsg{}
 	if err := stream.RecvMsg(hello); err != nil || hello.Hello == nil {
 		return fmt.Errorf("node %s sent no hello", node)
@@ -524,25 +564,27 @@ func (s *server) Session(stream grpc.ServerStream, node string) error {
 	for {
 		m := &control.ClientMsg{}
 		if err := stream.RecvMsg(m); err != nil {
-			s.events <- event{node: node, failed: "its session ended during setup: " + control.ErrorText(err)}
+			s.events <- event{node: node, failed: "its session ended during setup: " + control.ErrorText(err), gen: gen}
 			return nil
 		}
 		if m.Failed != "" {
-			s.events <- event{node: node, failed: m.Failed}
+			s.events <- event{node: node, failed: m.Failed, gen: gen}
 			return nil
 		}
 		if m.Ready {
 			break
 		}
 	}
+	s.mu.Lock()
 	nc.frameAddr = hello.Hello.FrameAddr
+	s.mu.Unlock()
 	s.opt.Log.Printf("node %s joined (pid %d, frames at %s)", node, hello.Hello.PID, hello.Hello.FrameAddr)
 	done := make(chan struct{})
 	defer close(done)
 	go func() {
 		for {
 			select {
-			case m := <-nc.out:
+			case m := <-out:
 				if err := stream.SendMsg(m); err != nil {
 					return
 				}
@@ -554,34 +596,34 @@ func (s *server) Session(stream grpc.ServerStream, node string) error {
 			}
 		}
 	}()
-	s.events <- event{node: node, ev: scheduler.Join{Node: node}}
+	s.events <- event{node: node, ev: scheduler.Join{Node: node}, gen: gen}
 	for {
 		m := &control.ClientMsg{}
 		if err := stream.RecvMsg(m); err != nil {
-			s.events <- event{node: node, ev: scheduler.Lost{Node: node, Reason: "control stream ended: " + control.ErrorText(err)}}
+			s.events <- event{node: node, ev: scheduler.Lost{Node: node, Reason: "control stream ended: " + control.ErrorText(err)}, gen: gen}
 			return nil
 		}
 		switch {
 		case len(m.Events) > 0:
-			s.events <- event{node: node, input: m.Events}
+			s.events <- event{node: node, input: m.Events, gen: gen}
 		case m.Done != nil:
 			d := m.Done
 			s.events <- event{node: node, ev: scheduler.Done{Node: node, Frame: d.Frame, Records: d.Records, Degraded: d.Degraded,
-				Written: d.Written, Err: d.Error}, links: d.Links}
+				Written: d.Written, Err: d.Error}, links: d.Links, gen: gen}
 		case m.Preview != nil:
 			if s.live != nil && len(m.Preview.JPEG) <= control.MaxPreview {
-				s.events <- event{node: node, preview: m.Preview}
+				s.events <- event{node: node, preview: m.Preview, gen: gen}
 			}
 		case m.Assembled != nil:
-			s.events <- event{node: node, ev: scheduler.Assembled{Node: node, Frame: *m.Assembled}}
+			s.events <- event{node: node, ev: scheduler.Assembled{Node: node, Frame: *m.Assembled}, gen: gen}
 		case m.Pull != nil:
-			s.events <- event{node: node, ev: scheduler.Pull{Node: node, Channel: m.Pull.Channel, Frame: m.Pull.Frame, Queue: m.Pull.Queue, Max: m.Pull.Max}}
+			s.events <- event{node: node, ev: scheduler.Pull{Node: node, Channel: m.Pull.Channel, Frame: m.Pull.Frame, Queue: m.Pull.Queue, Max: m.Pull.Max}, gen: gen}
 		case m.Heartbeat != nil:
 			var waits []scheduler.Wait
 			for _, w := range m.Heartbeat.Waits {
 				waits = append(waits, scheduler.Wait{Frame: w.Frame, Channel: w.Channel, What: w.What})
 			}
-			s.events <- event{node: node, ev: scheduler.Progress{Node: node, Waits: waits}}
+			s.events <- event{node: node, ev: scheduler.Progress{Node: node, Waits: waits}, gen: gen}
 		}
 	}
 }
@@ -590,11 +632,33 @@ func (s *server) Session(stream grpc.ServerStream, node string) error {
 // reading and is taken out.
 func (s *server) send(node string, m *control.ServerMsg) {
 	nc := s.nodes[node]
+	s.mu.Lock()
+	out := nc.out
+	s.mu.Unlock()
 	select {
-	case nc.out <- m:
+	case out <- m:
 	default:
 		s.sched.Step(scheduler.Lost{Node: node, Reason: fmt.Sprintf("it does not read its messages (%d queued)", sendQueue)})
 	}
+}
+
+// outOf is the queue of a node's current session.
+func (s *server) outOf(id string) chan *control.ServerMsg {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.nodes[id].out
+}
+
+// stale reports an event of a node's earlier session or process, which
+// a newer one has replaced.
+func (s *server) stale(ev *event) bool {
+	nc := s.nodes[ev.node]
+	if nc == nil {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return ev.gen != 0 && ev.gen != nc.gen || ev.launch != 0 && ev.launch != nc.launches
 }
 
 // loop runs the scheduler until the run ends.
@@ -643,9 +707,16 @@ func (s *server) loop(ctx context.Context) (*Summary, error) {
 		}
 		work := time.Now()
 		s.sched.Step(scheduler.Tick{Now: work})
+		if ev != nil && s.stale(ev) {
+			ev = nil // from a session or process the node has replaced
+		}
 		if ev != nil {
-			if ev.failed != "" {
+			if ev.failed != "" && !joined[ev.node] {
 				return rep.summary(false), fmt.Errorf("node %s failed to set up: %s", ev.node, ev.failed)
+			}
+			if ev.failed != "" {
+				// a rejoining client that could not set up: lost again
+				ev.ev = scheduler.Lost{Node: ev.node, Reason: "it failed to set up again: " + ev.failed}
 			}
 			if ev.input != nil {
 				if s.opt.App != nil && s.opt.App.Input != nil {
@@ -660,7 +731,10 @@ func (s *server) loop(ctx context.Context) (*Summary, error) {
 			}
 		}
 		if ev != nil {
-			if j, ok := ev.ev.(scheduler.Join); ok {
+			if j, ok := ev.ev.(scheduler.Join); ok && joined[j.Node] {
+				s.opt.Log.Printf("node %s rejoined: its channels take part again", j.Node)
+				rep.rejoined = append(rep.rejoined, j.Node)
+			} else if ok {
 				joined[j.Node] = true
 				if len(joined) == len(s.order) && s.opt.App != nil && s.opt.App.Ready != nil {
 					info := RunInfo{Latency: s.cfg.Latency}
@@ -787,8 +861,19 @@ func (s *server) act(rd scheduler.Ready, rep *report) error {
 	for _, l := range rd.Lost {
 		s.opt.Log.Printf("node %s lost (%s): its channels %s leave the compounds", l.Node, l.Reason, strings.Join(l.Channels, ", "))
 		rep.lost = append(rep.lost, l.Node)
-		if nc := s.nodes[l.Node]; nc.cmd != nil && nc.cmd.Process != nil {
+		nc := s.nodes[l.Node]
+		s.mu.Lock()
+		nc.stale = true // a new client may take the node over
+		s.mu.Unlock()
+		if nc.cmd != nil && nc.cmd.Process != nil {
 			nc.kill()
+			if nc.relaunch < s.opt.Relaunch && !s.opt.NoLaunch {
+				nc.relaunch++
+				s.opt.Log.Printf("node %s: starting its client again (%d of %d)", l.Node, nc.relaunch, s.opt.Relaunch)
+				if err := s.launchNode(l.Node, s.listening); err != nil {
+					s.opt.Log.Printf("node %s: %v", l.Node, err)
+				}
+			}
 		}
 	}
 	if len(rd.Work) > 0 {
@@ -862,7 +947,7 @@ func (s *server) act(rd scheduler.Ready, rep *report) error {
 func (s *server) stopClients() {
 	for _, id := range s.order {
 		select {
-		case s.nodes[id].out <- &control.ServerMsg{Stop: true}:
+		case s.outOf(id) <- &control.ServerMsg{Stop: true}:
 		default:
 		}
 	}
