@@ -129,17 +129,17 @@ type RunInfo struct {
 
 // Summary is what a run reports at the end.
 type Summary struct {
-	Frames     int               `json:"frames"`
-	Seconds    float64           `json:"seconds"`
-	FPS        float64           `json:"fps"`
-	Degraded   int               `json:"degraded_frames"`
-	LostNodes  []string          `json:"lost_nodes,omitempty"`
+	Frames    int      `json:"frames"`
+	Seconds   float64  `json:"seconds"`
+	FPS       float64  `json:"fps"`
+	Degraded  int      `json:"degraded_frames"`
+	LostNodes []string `json:"lost_nodes,omitempty"`
 	// RejoinedNodes lists nodes that came back after a loss (a client
 	// started again by hand, or relaunched)
-	RejoinedNodes []string `json:"rejoined_nodes,omitempty"`
-	Channels   []ChannelSummary  `json:"channels"`
-	FinalSplit map[string]string `json:"final_split"`
-	Written    []string          `json:"written"`
+	RejoinedNodes []string          `json:"rejoined_nodes,omitempty"`
+	Channels      []ChannelSummary  `json:"channels"`
+	FinalSplit    map[string]string `json:"final_split"`
+	Written       []string          `json:"written"`
 	// Interrupted is set when a signal ended the run early.
 	Interrupted bool `json:"interrupted,omitempty"`
 }
@@ -170,11 +170,11 @@ type nodeConn struct {
 	// gen numbers the node's sessions and launches the number of its
 	// processes: events of an earlier one are dropped once the node has
 	// a newer one (a rejoined node)
-	gen       int
-	launches  int
-	relaunch  int // relaunches so far
-	out       chan *control.ServerMsg
-	gone    chan struct{} // closed when the session ends
+	gen      int
+	launches int
+	relaunch int // relaunches so far
+	out      chan *control.ServerMsg
+	gone     chan struct{} // closed when the session ends
 	// the frame data last sent (only changes travel)
 	lastData []byte
 	dataSent bool
