@@ -490,3 +490,109 @@ func TestKilledNodeRejoins(t *testing.T) {
 		}
 	}
 }
+
+// TestFrozenAndCutNodes freezes render1's client (SIGSTOP) in one run and
+// cuts render2's link (ip link set down) in another while frames flow
+// across the namespaced hosts: each is lost after the liveness bound (2 s
+// without a heartbeat), the run goes on with the other render node, and
+// its summary lists the node as lost.
+func TestFrozenAndCutNodes(t *testing.T) {
+	c := netns.New(t, 3)
+	cfg := namespacedConfig(t, c, "2d-lb-4.eqc")
+	for _, tc := range []struct {
+		name, node string
+		host       netns.Host
+		fault      func(pid int) error
+	}{
+		{"frozen", "render1", c.Hosts[1], func(pid int) error { return syscall.Kill(pid, syscall.SIGSTOP) }},
+		{"link down", "render2", c.Hosts[2], func(int) error {
+			return c.Hosts[2].Command("ip", "link", "set", "eth0", "down").Run()
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			statsPath := filepath.Join(dir, "stats.jsonl")
+			srv := c.Hosts[0].Command(filepath.Join(binaries(t), "eqserver"), "run", "--json", "--frames", "100000", "--triangles", "20000",
+				"--stats", statsPath, cfg)
+			srv.Env = testEnv()
+			var stdout strings.Builder
+			srv.Stdout = &stdout
+			logs := &lockedLog{}
+			srv.Stderr = logs
+			if err := srv.Start(); err != nil {
+				t.Fatal(err)
+			}
+			exited := make(chan error, 1)
+			go func() { exited <- srv.Wait() }()
+			defer func() {
+				select {
+				case <-exited:
+				default:
+					srv.Process.Kill()
+					<-exited
+				}
+				// the frozen client is killed by the server; a cut link
+				// comes back for the next test
+				tc.host.Command("ip", "link", "set", "eth0", "up").Run()
+			}()
+			frames := func() int {
+				b, _ := os.ReadFile(statsPath)
+				last := -1
+				for _, line := range strings.Split(string(b), "\n") {
+					var r struct{ Frame int }
+					if json.Unmarshal([]byte(line), &r) == nil && line != "" && r.Frame > last {
+						last = r.Frame
+					}
+				}
+				return last
+			}
+			deadline := time.Now().Add(60 * time.Second)
+			for frames() < 10 {
+				if time.Now().After(deadline) {
+					t.Fatalf("no frames:\n%s", logs.String())
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			pid := clientPID(tc.host, tc.node)
+			if pid == 0 {
+				t.Fatalf("no %s client", tc.node)
+			}
+			if err := tc.fault(pid); err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			for !strings.Contains(logs.String(), "node "+tc.node+" lost") {
+				if time.Since(start) > 10*time.Second {
+					t.Fatalf("%s was not lost:\n%s", tc.node, logs.String())
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			if took := time.Since(start); took > 3*time.Second {
+				t.Errorf("%s was lost %v after the fault, want within the 2 s liveness bound", tc.node, took)
+			}
+			// frames go on without it
+			at := frames()
+			deadline = time.Now().Add(10 * time.Second)
+			for frames() < at+5 {
+				if time.Now().After(deadline) {
+					t.Fatalf("no frames after %s was lost:\n%s", tc.node, logs.String())
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			srv.Process.Signal(syscall.SIGTERM)
+			select {
+			case <-exited:
+				exited <- nil
+			case <-time.After(15 * time.Second):
+				t.Fatal("eqserver did not end on SIGTERM")
+			}
+			var sum Summary
+			if err := json.Unmarshal([]byte(stdout.String()), &sum); err != nil {
+				t.Fatalf("summary: %v\n%s", err, stdout.String())
+			}
+			if len(sum.LostNodes) != 1 || sum.LostNodes[0] != tc.node {
+				t.Errorf("lost nodes %v, want [%s]", sum.LostNodes, tc.node)
+			}
+		})
+	}
+}
