@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -594,5 +595,189 @@ func TestFrozenAndCutNodes(t *testing.T) {
 				t.Errorf("lost nodes %v, want [%s]", sum.LostNodes, tc.node)
 			}
 		})
+	}
+}
+
+// TestDestinationLossOverSSH kills the destination's client while the
+// render nodes run over ssh: the run fails saying so, and no client is
+// left on any host, the ssh-launched ones included.
+func TestDestinationLossOverSSH(t *testing.T) {
+	c := netns.New(t, 3)
+	sshConfig := sshHosts(t, c)
+	b, err := os.ReadFile(config("2d-lb-4.eqc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(b), "appNode\n    {", fmt.Sprintf("appNode\n    {\n        host %q", c.Hosts[0].Addr), 1)
+	for i, name := range []string{"render1", "render2"} {
+		text = strings.Replace(text, fmt.Sprintf("name %q\n        host \"localhost\"", name),
+			fmt.Sprintf("name %q\n        host %q\n        attributes { launch_command \"ssh -F %s %%h %%c\" }", name, c.Hosts[i+1].Addr, sshConfig), 1)
+	}
+	cfg := filepath.Join(t.TempDir(), "2d-lb-4.eqc")
+	os.WriteFile(cfg, []byte(text), 0o644)
+	srv := c.Hosts[0].Command(filepath.Join(binaries(t), "eqserver"), "run", "--frames", "100000", "--triangles", "20000", cfg)
+	srv.Env = testEnv()
+	logs := &lockedLog{}
+	srv.Stdout, srv.Stderr = logs, logs
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- srv.Wait() }()
+	defer func() {
+		select {
+		case <-exited:
+		default:
+			srv.Process.Kill()
+			<-exited
+		}
+	}()
+	deadline := time.Now().Add(60 * time.Second)
+	for !(strings.Contains(logs.String(), "node render1 joined") && strings.Contains(logs.String(), "node render2 joined") &&
+		strings.Contains(logs.String(), "node app joined")) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the nodes did not join:\n%s", logs.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(500 * time.Millisecond)
+	app := clientPID(c.Hosts[0], "app")
+	if app == 0 {
+		t.Fatal("no app client")
+	}
+	syscall.Kill(app, syscall.SIGKILL)
+	select {
+	case err := <-exited:
+		exited <- err
+		if err == nil {
+			t.Fatal("the run succeeded without its destination")
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the run went on without its destination")
+	}
+	if !strings.Contains(logs.String(), "shows the destination") {
+		t.Errorf("the error does not say the destination's node was lost:\n%s", logs.String())
+	}
+	ended := time.Now()
+	defer func() { t.Logf("clients gone %v after the run ended", time.Since(ended)) }()
+	for _, h := range c.Hosts {
+		for _, node := range []string{"app", "render1", "render2"} {
+			deadline := time.Now().Add(10 * time.Second)
+			for clientPID(h, node) != 0 && time.Now().Before(deadline) {
+				time.Sleep(50 * time.Millisecond)
+			}
+			if p := clientPID(h, node); p != 0 {
+				t.Errorf("%s's client %d is left on %s", node, p, h.Name)
+			}
+		}
+	}
+}
+
+// TestRejoinByHand runs with --no-launch and clients started by hand on
+// the namespaced hosts; render2's client is killed and started again by
+// hand, and render2 rejoins and draws again.
+func TestRejoinByHand(t *testing.T) {
+	c := netns.New(t, 3)
+	b, err := os.ReadFile(config("2d-lb-4.eqc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the server listens on the first host's address, which the config
+	// names as the server's connection
+	text := fmt.Sprintf("server\n{\n    connection { hostname %q }\n%s\n}\n", c.Hosts[0].Addr, b)
+	cfg := filepath.Join(t.TempDir(), "2d-lb-4.eqc")
+	os.WriteFile(cfg, []byte(text), 0o644)
+	bin := binaries(t)
+	srv := c.Hosts[0].Command(filepath.Join(bin, "eqserver"), "run", "--no-launch", "--json", "--frames", "100000", "--triangles", "20000", cfg)
+	srv.Env = append(testEnv(), "GOEQ_TOKEN=by-hand")
+	var stdout strings.Builder
+	srv.Stdout = &stdout
+	logs := &lockedLog{}
+	srv.Stderr = logs
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- srv.Wait() }()
+	defer func() {
+		select {
+		case <-exited:
+		default:
+			srv.Process.Kill()
+			<-exited
+		}
+	}()
+	var addr string
+	deadline := time.Now().Add(20 * time.Second)
+	for addr == "" {
+		if m := regexp.MustCompile(`control server on ([0-9.]+:[0-9]+)`).FindStringSubmatch(logs.String()); m != nil {
+			addr = m[1]
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no control address:\n%s", logs.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !strings.HasPrefix(addr, c.Hosts[0].Addr+":") {
+		t.Fatalf("the server listens on %s, not on the config's server connection %s", addr, c.Hosts[0].Addr)
+	}
+	start := func(h netns.Host, node string) *exec.Cmd {
+		cmd := h.Command(filepath.Join(bin, "eqclient"), "--server", addr, "--node", node)
+		cmd.Env = append(testEnv(), "GOEQ_TOKEN=by-hand")
+		cmd.Stdout, cmd.Stderr = logs, logs
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		return cmd
+	}
+	start(c.Hosts[0], "app")
+	start(c.Hosts[1], "render1")
+	render2 := start(c.Hosts[2], "render2")
+	waitLog := func(what string) {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for !strings.Contains(logs.String(), what) {
+			if time.Now().After(deadline) {
+				t.Fatalf("no %q:\n%s", what, logs.String())
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	waitLog("node render2 joined")
+	time.Sleep(time.Second)
+	// ip netns exec runs the client in its place: kill it, not the
+	// wrapper only
+	if pid := clientPID(c.Hosts[2], "render2"); pid != 0 {
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+	render2.Wait()
+	waitLog("node render2 lost")
+	start(c.Hosts[2], "render2")
+	waitLog("node render2 rejoined")
+	time.Sleep(time.Second)
+	srv.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-exited:
+		exited <- nil
+	case <-time.After(15 * time.Second):
+		t.Fatal("eqserver did not end on SIGTERM")
+	}
+	var sum Summary
+	if err := json.Unmarshal([]byte(stdout.String()), &sum); err != nil {
+		t.Fatalf("summary: %v\n%s", err, stdout.String())
+	}
+	if len(sum.RejoinedNodes) != 1 || sum.RejoinedNodes[0] != "render2" {
+		t.Errorf("rejoined %v, want [render2]", sum.RejoinedNodes)
+	}
+	// render2's sources drew in the last frames
+	drew := false
+	for _, ch := range sum.Channels {
+		if (ch.Channel == "src3" || ch.Channel == "src4") && ch.Draw > 0 {
+			drew = true
+		}
+	}
+	if !drew {
+		t.Errorf("render2's channels never drew: %+v", sum.Channels)
 	}
 }
