@@ -4,7 +4,7 @@ SHELL := /bin/bash
 GO = $(shell scripts/ensure-go.sh)
 export LP_NUM_THREADS ?= 1
 
-.PHONY: all deps build test vet demo fuzz bench balance soak clean
+.PHONY: all deps build test vet demo fuzz bench bench-cluster balance soak clean
 
 all: build
 
@@ -51,6 +51,11 @@ fuzz: deps
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./internal/configparser ./internal/compound ./internal/planner ./internal/compositor ./internal/compressor ./internal/transport
 	$(GO) run ./cmd/goeq-bench -json docs/bench.json -md docs/benchmarks.md -eqserver bin/eqserver
+
+# Frame codecs on links shaped with tc between hosts in network namespaces
+# (needs root): the table in docs/benchmarks.md.
+bench-cluster: build
+	GOEQ_BENCH_MD=$(CURDIR)/docs/benchmarks.md $(GO) test -run '^$$' -bench BenchmarkClusterCodecs -benchtime 1x -timeout 30m ./internal/server
 
 # Every simulated scenario for both balancing policies: docs/balance.md and
 # its plots.

@@ -338,7 +338,7 @@ func TestLaunchTimeout(t *testing.T) {
 // namespacedConfig puts a config's application node on the cluster's
 // first host and render1 and render2 on the others, launched into their
 // namespaces.
-func namespacedConfig(t *testing.T, c *netns.Cluster, name string) string {
+func namespacedConfig(t testing.TB, c *netns.Cluster, name string) string {
 	t.Helper()
 	b, err := os.ReadFile(config(name))
 	if err != nil {

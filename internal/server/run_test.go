@@ -31,7 +31,7 @@ var (
 	binErr  error
 )
 
-func binaries(t *testing.T) string {
+func binaries(t testing.TB) string {
 	binOnce.Do(func() {
 		binDir, binErr = os.MkdirTemp("", "goeq-bin")
 		if binErr != nil {
