@@ -1,22 +1,55 @@
 #!/usr/bin/env bash
-# The destination client's upload crash (issue 10) came within a minute in
-# 4 of 5 runs of this: 6000 frames of the synthetic renderer on the 2D
-# load-balanced four-source config at 320x240, headless. soak.sh runs it
-# RUNS times in a row (default 20) and stops at the first failure.
+# make soak: ten minutes of the three-node 2D load-balanced run at full
+# speed (issue 13). Every 30 s it reads the goroutines and resident memory
+# of the server and of every node's client from the run's /metrics, and
+# prints them; after a minute of warm-up, growth of more than 5% in any of
+# them fails. SOAK_SECONDS, SOAK_EVERY and SOAK_WARMUP change the times.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-runs=${RUNS:-20}
-frames=${FRAMES:-6000}
+total=${SOAK_SECONDS:-600}
+every=${SOAK_EVERY:-30}
+warmup=${SOAK_WARMUP:-60}
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-sed 's/640 360/320 240/' examples/configs/2d-lb-4.eqc > "$tmp/2d-320.eqc"
-start=$(date +%s)
-for i in $(seq 1 "$runs"); do
-  if ! env -u DISPLAY LP_NUM_THREADS=1 bin/eqserver run --local --frames "$frames" --renderer synthetic "$tmp/2d-320.eqc" > "$tmp/run.out" 2>&1; then
-    echo "soak: run $i of $runs failed:" >&2
-    tail -n 40 "$tmp/run.out" >&2
-    exit 1
-  fi
-  echo "soak: run $i of $runs: $(grep -m1 'frames in' "$tmp/run.out")"
+env -u DISPLAY LP_NUM_THREADS=1 bin/eqserver run --local --frames 1000000000 --triangles 200000 \
+  --http 127.0.0.1:0 examples/configs/2d-lb-4.eqc > "$tmp/summary" 2> "$tmp/log" &
+pid=$!
+trap 'kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; rm -rf "$tmp"' EXIT
+url=""
+for _ in $(seq 1 150); do
+  url=$(grep -o 'dashboard on http://[0-9.:]*/' "$tmp/log" | head -n1 | sed 's/^dashboard on //') || true
+  [ -n "$url" ] && break
+  sleep 0.2
 done
-echo "soak: $runs consecutive runs of $frames frames without a crash in $(( $(date +%s) - start )) s"
+[ -n "$url" ] || { echo "soak: no dashboard address" >&2; tail -n 20 "$tmp/log" >&2; exit 1; }
+# one line per process: seconds frames process goroutines rss
+sample() {
+  curl -fsS "${url}metrics" | awk -v t="$1" '
+    /^goeq_frames_total / { frames = $2 }
+    /^goeq_process_goroutines\{/ { match($0, /process="[^"]*"/); p = substr($0, RSTART + 9, RLENGTH - 10); g[p] = $2 }
+    /^goeq_process_resident_bytes\{/ { match($0, /process="[^"]*"/); p = substr($0, RSTART + 9, RLENGTH - 10); r[p] = $2 }
+    END { for (p in g) printf "%d %d %s %d %d\n", t, frames, p, g[p], r[p] }'
+}
+start=$(date +%s)
+printf "%8s %9s %-10s %11s %10s\n" seconds frames process goroutines "RSS MiB"
+for (( t = 0; t <= total; t += every )); do
+  while (( $(date +%s) - start < t )); do sleep 1; done
+  kill -0 "$pid" 2>/dev/null || { echo "soak: eqserver ended early" >&2; tail -n 30 "$tmp/log" >&2; exit 1; }
+  sample "$t" | sort -k3 | tee -a "$tmp/samples" | awk '{ printf "%8d %9d %-10s %11d %10.1f\n", $1, $2, $3, $4, $5 / 1048576 }'
+done
+kill -TERM "$pid"
+wait "$pid" || true
+tail -n 12 "$tmp/summary"
+# growth after warm-up: the first sample at or after it against the last
+awk -v w="$warmup" '
+  $1 >= w && !($3 in g0) { g0[$3] = $4; r0[$3] = $5 }
+  { g1[$3] = $4; r1[$3] = $5 }
+  END {
+    bad = 0
+    for (p in g0) {
+      gg = (g1[p] - g0[p]) / g0[p] * 100; rg = (r1[p] - r0[p]) / r0[p] * 100
+      printf "soak: %-10s goroutines %d -> %d (%+.1f%%), RSS %.1f -> %.1f MiB (%+.1f%%)\n", p, g0[p], g1[p], gg, r0[p] / 1048576, r1[p] / 1048576, rg
+      if (gg > 5 || rg > 5) bad = 1
+    }
+    if (bad) { print "soak: growth above 5% after warm-up"; exit 1 }
+    print "soak: no process grew by more than 5% after warm-up"
+  }' "$tmp/samples"

@@ -19,6 +19,7 @@ import (
 
 	"github.com/goeq/goeq/draw"
 	"github.com/goeq/goeq/internal/control"
+	"github.com/goeq/goeq/internal/procstat"
 	"github.com/goeq/goeq/internal/transport"
 	"github.com/goeq/goeq/internal/winsys"
 )
@@ -181,7 +182,9 @@ func (s *session) heartbeats(ctx context.Context, n *node) {
 	for {
 		select {
 		case <-t.C:
-			if err := s.send(&control.ClientMsg{Heartbeat: &control.Heartbeat{Waits: n.waits()}}); err != nil {
+			h := procstat.Self()
+			hb := &control.Heartbeat{Waits: n.waits(), Goroutines: h.Goroutines, RSS: h.RSS}
+			if err := s.send(&control.ClientMsg{Heartbeat: hb}); err != nil {
 				return
 			}
 		case <-ctx.Done():

@@ -90,6 +90,9 @@ type Hello struct {
 // Heartbeat shows the client alive, with what its channels wait for.
 type Heartbeat struct {
 	Waits []Wait `json:"waits,omitempty"`
+	// the client process's health: its goroutines and resident memory
+	Goroutines int   `json:"goroutines,omitempty"`
+	RSS        int64 `json:"rss,omitempty"`
 }
 
 // Wait is a channel waiting in a frame; channel IDs in What are written

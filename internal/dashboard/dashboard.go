@@ -87,9 +87,11 @@ type Link struct {
 
 // NodeStatus is a node as the dashboard shows it.
 type NodeStatus struct {
-	Node      string  `json:"node"`
-	Status    string  `json:"status"` // joining, alive, lost, rejoined
-	Heartbeat float64 `json:"heartbeat_age_ms"`
+	Node       string  `json:"node"`
+	Status     string  `json:"status"` // joining, alive, lost, rejoined
+	Heartbeat  float64 `json:"heartbeat_age_ms"`
+	Goroutines int64   `json:"goroutines"`
+	RSS        int64   `json:"rss_bytes"`
 }
 
 // part is one channel's work on the destination of one frame.
@@ -146,6 +148,9 @@ type Dashboard struct {
 	taskSecs  *prometheus.HistogramVec
 	linkBytes *prometheus.CounterVec
 	alive     prometheus.Gauge
+	procGo    *prometheus.GaugeVec
+	procRSS   *prometheus.GaugeVec
+	health    map[string][2]int64 // process -> goroutines, resident bytes
 }
 
 // New makes the dashboard of a run.
@@ -166,7 +171,10 @@ func New(info Info) *Dashboard {
 	d.linkBytes = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "goeq_link_bytes_total", Help: "Encoded pixel bytes sent from node to node."},
 		[]string{"from", "to", "codec"})
 	d.alive = prometheus.NewGauge(prometheus.GaugeOpts{Name: "goeq_nodes_alive", Help: "Render nodes alive."})
-	d.reg.MustRegister(d.frames, d.degraded, d.frameSecs, d.taskSecs, d.linkBytes, d.alive)
+	d.procGo = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "goeq_process_goroutines", Help: "Goroutines of the server and of each node's client."}, []string{"process"})
+	d.procRSS = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "goeq_process_resident_bytes", Help: "Resident memory of the server and of each node's client."}, []string{"process"})
+	d.reg.MustRegister(d.frames, d.degraded, d.frameSecs, d.taskSecs, d.linkBytes, d.alive, d.procGo, d.procRSS)
+	d.health = map[string][2]int64{}
 	return d
 }
 
@@ -266,6 +274,16 @@ func (d *Dashboard) Preview(destination string, frame int, jpeg []byte) {
 	d.st.Version++
 }
 
+// Process takes a process's health: the server's ("eqserver") or a
+// node's client's (by node).
+func (d *Dashboard) Process(name string, goroutines int, rss int64) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.procGo.WithLabelValues(name).Set(float64(goroutines))
+	d.procRSS.WithLabelValues(name).Set(float64(rss))
+	d.health[name] = [2]int64{int64(goroutines), rss}
+}
+
 // Nodes takes the nodes' status.
 func (d *Dashboard) Nodes(nodes []NodeStatus) {
 	d.mu.Lock()
@@ -277,6 +295,10 @@ func (d *Dashboard) Nodes(nodes []NodeStatus) {
 		}
 	}
 	d.alive.Set(float64(alive))
+	for i := range nodes {
+		h := d.health[nodes[i].Node]
+		nodes[i].Goroutines, nodes[i].RSS = h[0], h[1]
+	}
 	d.st.Nodes = nodes
 	d.st.Version++
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/goeq/goeq/internal/compound"
 	"github.com/goeq/goeq/internal/control"
 	"github.com/goeq/goeq/internal/dashboard"
+	"github.com/goeq/goeq/internal/procstat"
 	"github.com/goeq/goeq/internal/scheduler"
 )
 
@@ -105,4 +106,6 @@ func (lv *live) nodes(now time.Time, st []scheduler.NodeStatus, force bool) {
 		out = append(out, dashboard.NodeStatus{Node: n.Node, Status: status, Heartbeat: age})
 	}
 	lv.dash.Nodes(out)
+	self := procstat.Self()
+	lv.dash.Process("eqserver", self.Goroutines, self.RSS)
 }

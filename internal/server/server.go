@@ -34,6 +34,7 @@ import (
 	"github.com/goeq/goeq/internal/control"
 	"github.com/goeq/goeq/internal/dashboard"
 	"github.com/goeq/goeq/internal/planner"
+	"github.com/goeq/goeq/internal/procstat"
 	"github.com/goeq/goeq/internal/reference"
 	"github.com/goeq/goeq/internal/scheduler"
 	"github.com/goeq/goeq/internal/stats"
@@ -202,6 +203,8 @@ type event struct {
 	preview *control.Preview
 	// the session (gen) or process (launch) it came from, 0 for none
 	gen, launch int
+	// a heartbeat's account of the client process
+	health *procstat.Health
 }
 
 // orNil is the scheduler event of ev, nil when there is none.
@@ -623,7 +626,8 @@ func (s *server) Session(stream grpc.ServerStream, node string) error {
 			for _, w := range m.Heartbeat.Waits {
 				waits = append(waits, scheduler.Wait{Frame: w.Frame, Channel: w.Channel, What: w.What})
 			}
-			s.events <- event{node: node, ev: scheduler.Progress{Node: node, Waits: waits}, gen: gen}
+			s.events <- event{node: node, ev: scheduler.Progress{Node: node, Waits: waits}, gen: gen,
+				health: &procstat.Health{Goroutines: m.Heartbeat.Goroutines, RSS: m.Heartbeat.RSS}}
 		}
 	}
 }
@@ -717,6 +721,9 @@ func (s *server) loop(ctx context.Context) (*Summary, error) {
 			if ev.failed != "" {
 				// a rejoining client that could not set up: lost again
 				ev.ev = scheduler.Lost{Node: ev.node, Reason: "it failed to set up again: " + ev.failed}
+			}
+			if ev.health != nil && s.live != nil {
+				s.live.dash.Process(ev.node, ev.health.Goroutines, ev.health.RSS)
 			}
 			if ev.input != nil {
 				if s.opt.App != nil && s.opt.App.Input != nil {

@@ -1,0 +1,28 @@
+// Package procstat reads a process's health for the soak and the
+// dashboard: its goroutines and resident memory.
+package procstat
+
+import (
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+)
+
+// Health is a process's goroutines and resident bytes.
+type Health struct {
+	Goroutines int
+	RSS        int64
+}
+
+// Self is this process's health (RSS 0 where /proc is not there to say).
+func Self() Health {
+	h := Health{Goroutines: runtime.NumGoroutine()}
+	if b, err := os.ReadFile("/proc/self/statm"); err == nil {
+		if f := strings.Fields(string(b)); len(f) >= 2 {
+			pages, _ := strconv.ParseInt(f[1], 10, 64)
+			h.RSS = pages * int64(os.Getpagesize())
+		}
+	}
+	return h
+}
