@@ -4,7 +4,7 @@ SHELL := /bin/bash
 GO = $(shell scripts/ensure-go.sh)
 export LP_NUM_THREADS ?= 1
 
-.PHONY: all deps build test vet demo fuzz bench bench-cluster balance soak soak-uploads clean
+.PHONY: all deps build test test-cluster vet demo fuzz bench bench-cluster balance soak soak-uploads clean
 
 all: build
 
@@ -56,6 +56,12 @@ fuzz: deps
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./internal/configparser ./internal/compound ./internal/planner ./internal/compositor ./internal/compressor ./internal/transport
 	$(GO) run ./cmd/goeq-bench -json docs/bench.json -md docs/benchmarks.md -eqserver bin/eqserver
+
+# The namespace-cluster tests alone (root; they are part of test too):
+# three hosts in network namespaces, sshd in each, faults, rejoin.
+test-cluster: deps
+	@scripts/install-deps.sh test
+	$(GO) test -count=1 -v -run 'Namespaced|SSH|Rejoin|Frozen|DestinationLoss|LaunchTimeout' ./internal/server
 
 # Frame codecs on links shaped with tc between hosts in network namespaces
 # (needs root): the table in docs/benchmarks.md.
