@@ -7,7 +7,8 @@ import (
 )
 
 // launchLine expands %h, %n and %c, quoting each argument of the client's
-// command line with launch_command_quote ('\” when none is given).
+// command line with launch_command_quote (a single quote when none is
+// given).
 func TestLaunchLineExpansion(t *testing.T) {
 	node := &compound.Node{ID: "render1", Host: "gpu7", Attributes: map[string]string{"launch_command": "ssh %h env NODE=%n %c"}}
 	args := []string{"--server", "10.0.0.1:4242", "--node", "render1"}
