@@ -128,12 +128,19 @@ func startEqply(t *testing.T) *running {
 	r := &running{bin: build(t), disp: display(t), dir: t.TempDir(), exited: make(chan error, 1)}
 	r.trace = filepath.Join(r.dir, "trace.jsonl")
 	app := exec.Command(r.bin, "--config", "../configs/2d-lb-4.eqc", "--triangles", "20000", "--out", filepath.Join(r.dir, "out"), "--trace", r.trace)
-	app.Env = append(os.Environ(), "DISPLAY="+r.disp, "GOEQ_WINSYS=glfw")
+	// auto: the destination's node opens its window through GLFW; the
+	// render nodes, all offscreen, take EGL (fewer X clients to start)
+	app.Env = append(os.Environ(), "DISPLAY="+r.disp, "GOEQ_WINSYS=auto")
 	var err error
 	if r.log, err = os.Create(filepath.Join(r.dir, "log")); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { r.log.Close() })
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("eqply's log:\n%s", readTraceText(r.log.Name()))
+		}
+		r.log.Close()
+	})
 	app.Stdout, app.Stderr = r.log, r.log
 	if err := app.Start(); err != nil {
 		t.Fatal(err)

@@ -98,6 +98,26 @@ type frameTrack struct {
 	links    map[[2]string]int // bytes sent by consumer channel and codec
 }
 
+// showsWindows reports whether any window of this node asks to be on
+// screen (its hint_drawable, or the override, is not offscreen).
+func (n *node) showsWindows(override string) bool {
+	if env := os.Getenv("GOEQ_DRAWABLE"); override == "" && env != "" {
+		override = env
+	}
+	for _, p := range n.model.Pipes {
+		for _, w := range p.Windows {
+			want := strings.ToLower(override)
+			if want == "" {
+				want = strings.ToLower(w.Attributes["hint_drawable"])
+			}
+			if want != "fbo" && want != "pbuffer" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func (n *node) setup(s *control.Setup, opt Options) error {
 	n.setupM = s
 	res, err := configparser.Parse(s.ConfigName, []byte(s.ConfigText))
@@ -117,7 +137,7 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 	if n.model == nil {
 		return fmt.Errorf("config %s has no node %q", s.ConfigName, opt.Node)
 	}
-	sys, why, err := winsys.Open(opt.WinSys)
+	sys, why, err := winsys.Open(opt.WinSys, n.showsWindows(s.Drawable))
 	if err != nil {
 		return err
 	}

@@ -35,10 +35,12 @@ type System interface {
 type Choice string
 
 // Open returns the window system asked for. "auto" (and the empty choice)
-// takes GLFW when an X display is set and EGL otherwise; the environment
+// takes GLFW when an X display is set and the node has a window to show
+// (onScreen), and EGL otherwise: a node whose windows are all offscreen
+// renders without X even on a machine with a display. The environment
 // variable GOEQ_WINSYS overrides the choice. The second result says why,
 // for the log.
-func Open(choice Choice) (System, string, error) {
+func Open(choice Choice, onScreen bool) (System, string, error) {
 	if env := os.Getenv("GOEQ_WINSYS"); env != "" {
 		choice = Choice(strings.ToLower(env))
 	}
@@ -56,14 +58,23 @@ func Open(choice Choice) (System, string, error) {
 		}
 		return s, "GLFW as asked", nil
 	case "", "auto":
-		if os.Getenv("DISPLAY") != "" {
+		display := os.Getenv("DISPLAY")
+		if display != "" && onScreen {
 			if s, err := OpenGLFW(); err == nil {
-				return s, "GLFW on X display " + os.Getenv("DISPLAY"), nil
+				return s, "GLFW on X display " + display, nil
 			}
 		}
 		s, err := OpenEGL()
 		if err != nil {
+			if display != "" {
+				if g, gerr := OpenGLFW(); gerr == nil {
+					return g, "GLFW on X display " + display + " (no EGL: " + err.Error() + ")", nil
+				}
+			}
 			return nil, "", err
+		}
+		if display != "" {
+			return s, "every window of this node is offscreen: EGL", nil
 		}
 		return s, "no X display: headless EGL", nil
 	}
