@@ -40,7 +40,7 @@ func display(t *testing.T) string {
 		if _, err := os.Stat(fmt.Sprintf("/tmp/.X11-unix/X%d", n)); err == nil {
 			continue
 		}
-		x := exec.Command("Xvfb", fmt.Sprintf(":%d", n), "-screen", "0", "1280x720x24", "-nolisten", "tcp")
+		x := exec.Command("Xvfb", fmt.Sprintf(":%d", n), "-screen", "0", "1280x720x24", "-nolisten", "tcp", "-noreset")
 		if err := x.Start(); err != nil {
 			t.Fatalf("no DISPLAY, and Xvfb does not start (make test installs it): %v", err)
 		}

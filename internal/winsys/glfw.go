@@ -2,6 +2,7 @@ package winsys
 
 import (
 	"fmt"
+	"os"
 	"runtime"
 	"sync"
 	"time"
@@ -61,18 +62,44 @@ var (
 	glfwErr  error
 )
 
-// OpenGLFW initialises GLFW once (on the main thread).
+// OpenGLFW initialises GLFW once (on the main thread). An X server that
+// is resetting (its last client just left) refuses connections for a
+// moment, so a failed start is tried again a few times.
 func OpenGLFW() (*GLFW, error) {
 	glfwOnce.Do(func() {
-		onMain(func() {
-			glfwErr = glfw.Init()
-			glfwReady = glfwErr == nil
-		})
+		for try := 0; try < 5; try++ {
+			if try > 0 {
+				time.Sleep(200 * time.Millisecond)
+			}
+			onMain(func() {
+				glfwErr = initGLFW()
+				glfwReady = glfwErr == nil
+			})
+			if glfwErr == nil {
+				break
+			}
+		}
 	})
 	if glfwErr != nil {
 		return nil, fmt.Errorf("winsys: GLFW: %w", glfwErr)
 	}
 	return &GLFW{}, nil
+}
+
+// initGLFW initialises GLFW and checks that it is: go-gl's Init reports
+// some failures (an X display it cannot open) only to its log, after
+// which every call panics.
+func initGLFW() (err error) {
+	if err := glfw.Init(); err != nil {
+		return err
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("GLFW did not start (X display %q): %v", os.Getenv("DISPLAY"), r)
+		}
+	}()
+	glfw.PollEvents() // panics when GLFW is not initialised
+	return nil
 }
 
 // Name describes the window system.
