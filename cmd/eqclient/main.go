@@ -35,7 +35,7 @@ func main() {
 	node := flag.String("node", "", "the config node this client renders")
 	tokenFile := flag.String("token-file", "", "file holding the shared token (default: $GOEQ_TOKEN)")
 	tokenStdin := flag.Bool("token-stdin", false, "read the token from the first line of standard input (how eqserver launches clients)")
-	ws := flag.String("winsys", "auto", "window system: auto (GLFW with an X display, else EGL), egl or glfw")
+	ws := flag.String("winsys", "auto", "window system: auto (GLFW when the node shows a window on an X display, else EGL), egl or glfw")
 	drawable := flag.String("drawable", "", "override hint_drawable: window or FBO")
 	tlsCA := flag.String("tls-ca", "", "CA certificate to verify a TLS control port (use TLS when set)")
 	flag.Parse()
