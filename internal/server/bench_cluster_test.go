@@ -21,7 +21,7 @@ import (
 // bench-cluster section with the table.
 func BenchmarkClusterCodecs(b *testing.B) {
 	c := netns.New(b, 3)
-	path := namespacedConfig(b, c, "2d-lb-4.eqc")
+	path := namespacedConfig(b, c, "2d-lb-4.eqc", nil)
 	text, err := os.ReadFile(path)
 	if err != nil {
 		b.Fatal(err)

@@ -34,21 +34,8 @@ func TestRunsAcrossNamespacedHosts(t *testing.T) {
 		{"DB", "db-lb-4.eqc", 0, 640 * 360 / 1000},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b, err := os.ReadFile(config(tc.cfg))
-			if err != nil {
-				t.Fatal(err)
-			}
-			text := strings.Replace(string(b), "appNode\n    {", fmt.Sprintf("appNode\n    {\n        host %q", c.Hosts[0].Addr), 1)
-			for i, name := range []string{"render1", "render2"} {
-				h := c.Hosts[i+1]
-				text = strings.Replace(text, fmt.Sprintf("name %q\n        host \"localhost\"", name),
-					fmt.Sprintf("name %q\n        host %q\n        attributes { launch_command \"%s %%c\" }", name, h.Addr, h.Exec()), 1)
-			}
 			dir := t.TempDir()
-			cfg := filepath.Join(dir, tc.cfg)
-			if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			cfg := namespacedConfig(t, c, tc.cfg, nil)
 			runOn := func(out string, extra ...string) (Summary, string) {
 				t.Helper()
 				args := append([]string{"run", "--json", "--frames", fmt.Sprint(frames), "--out", out, "--dump-every", "1", "--triangles", "20000"}, extra...)
@@ -174,53 +161,14 @@ StrictModes no
 func TestSSHLaunch(t *testing.T) {
 	c := netns.New(t, 3)
 	sshConfig := sshHosts(t, c)
-	bin := binaries(t)
-	b, err := os.ReadFile(config("2d-lb-4.eqc"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	launched := filepath.Join(dir, "launched")
-	text := strings.Replace(string(b), "appNode\n    {", fmt.Sprintf("appNode\n    {\n        host %q", c.Hosts[0].Addr), 1)
-	for i, name := range []string{"render1", "render2"} {
-		text = strings.Replace(text, fmt.Sprintf("name %q\n        host \"localhost\"", name),
-			fmt.Sprintf("name %q\n        host %q\n        attributes { launch_command \"echo %%n >> %s && ssh -F %s %%h %%c\" }", name, c.Hosts[i+1].Addr, launched, sshConfig), 1)
-	}
-	cfg := filepath.Join(dir, "2d-lb-4.eqc")
-	os.WriteFile(cfg, []byte(text), 0o644)
+	launched := filepath.Join(t.TempDir(), "launched")
+	cfg := namespacedConfig(t, c, "2d-lb-4.eqc", func(netns.Host) string {
+		return fmt.Sprintf("echo %%n >> %s && ssh -F %s %%h %%c", launched, sshConfig)
+	})
 	const token = "a-token-nobody-may-see-8d1c"
-	srv := c.Hosts[0].Command(filepath.Join(bin, "eqserver"), "run", "--json", "--frames", "100000", "--triangles", "20000", cfg)
-	srv.Env = append(testEnv(), "GOEQ_TOKEN="+token)
-	var stdout strings.Builder
-	srv.Stdout = &stdout
-	logs := &lockedLog{}
-	srv.Stderr = logs
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- srv.Wait() }()
-	defer func() {
-		select {
-		case <-exited:
-		default:
-			srv.Process.Kill()
-			<-exited
-		}
-	}()
-	deadline := time.Now().Add(60 * time.Second)
-	for !(strings.Contains(logs.String(), "node render1 joined") && strings.Contains(logs.String(), "node render2 joined")) {
-		select {
-		case err := <-exited:
-			exited <- err
-			t.Fatalf("eqserver ended: %v\n%s", err, logs.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the render nodes did not join over ssh:\n%s", logs.String())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	srv := startServerOn(t, c.Hosts[0], append(testEnv(), "GOEQ_TOKEN="+token), "run", "--json", "--frames", "100000", "--triangles", "20000", cfg)
+	srv.logged(t, "node render1 joined", 60*time.Second)
+	srv.logged(t, "node render2 joined", 60*time.Second)
 	time.Sleep(time.Second) // frames flow
 	// the token is on no command line here, and in no render client's
 	// environment
@@ -250,39 +198,11 @@ func TestSSHLaunch(t *testing.T) {
 	if b, _ := os.ReadFile(launched); string(b) != "render1\nrender2\n" && string(b) != "render2\nrender1\n" {
 		t.Errorf("%%n expanded to %q", b)
 	}
-	srv.Process.Signal(syscall.SIGTERM)
-	select {
-	case err := <-exited:
-		exited <- err
-	case <-time.After(15 * time.Second):
-		t.Fatal("eqserver did not end on SIGTERM")
-	}
-	var sum Summary
-	if err := json.Unmarshal([]byte(stdout.String()), &sum); err != nil || sum.Frames < 5 {
-		t.Errorf("summary %q (%v): want frames rendered over ssh", stdout.String(), err)
+	if sum := srv.stop(t); sum.Frames < 5 {
+		t.Errorf("summary %+v: want frames rendered over ssh", sum)
 	}
 	// every remote client ends with the server
-	waitGone := time.Now().Add(10 * time.Second)
-	for _, h := range c.Hosts[1:] {
-		for {
-			out, _ := exec.Command("ip", "netns", "pids", h.Name).Output()
-			left := 0
-			for _, pid := range strings.Fields(string(out)) {
-				cmdline, _ := os.ReadFile(filepath.Join("/proc", pid, "cmdline"))
-				if strings.Contains(string(cmdline), "eqclient") {
-					left++
-				}
-			}
-			if left == 0 {
-				break
-			}
-			if time.Now().After(waitGone) {
-				t.Errorf("%d render clients still run on %s after the server ended", left, h.Name)
-				break
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-	}
+	noClientsLeft(t, c.Hosts[1:], []string{"render1", "render2"}, 10*time.Second)
 }
 
 // lockedLog collects a process's log while it runs.
@@ -336,25 +256,157 @@ func TestLaunchTimeout(t *testing.T) {
 }
 
 // namespacedConfig puts a config's application node on the cluster's
-// first host and render1 and render2 on the others, launched into their
-// namespaces.
-func namespacedConfig(t testing.TB, c *netns.Cluster, name string) string {
+// first host and render1 and render2 on the others, started by the
+// launch_command launch gives for their host (nil: run in the host's
+// namespace).
+func namespacedConfig(t testing.TB, c *netns.Cluster, name string, launch func(netns.Host) string) string {
 	t.Helper()
 	b, err := os.ReadFile(config(name))
 	if err != nil {
 		t.Fatal(err)
 	}
+	if launch == nil {
+		launch = func(h netns.Host) string { return h.Exec() + " %c" }
+	}
 	text := strings.Replace(string(b), "appNode\n    {", fmt.Sprintf("appNode\n    {\n        host %q", c.Hosts[0].Addr), 1)
 	for i, node := range []string{"render1", "render2"} {
 		h := c.Hosts[i+1]
 		text = strings.Replace(text, fmt.Sprintf("name %q\n        host \"localhost\"", node),
-			fmt.Sprintf("name %q\n        host %q\n        attributes { launch_command \"%s %%c\" }", node, h.Addr, h.Exec()), 1)
+			fmt.Sprintf("name %q\n        host %q\n        attributes { launch_command %q }", node, h.Addr, launch(h)), 1)
 	}
 	path := filepath.Join(t.TempDir(), name)
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// bgServer is an eqserver running in the background on a namespaced host;
+// the test's cleanup kills it if it still runs.
+type bgServer struct {
+	cmd    *exec.Cmd
+	stdout strings.Builder
+	log    lockedLog
+	exited chan error
+}
+
+// startServerOn starts eqserver with args on host h.
+func startServerOn(t testing.TB, h netns.Host, env []string, args ...string) *bgServer {
+	t.Helper()
+	s := &bgServer{cmd: h.Command(filepath.Join(binaries(t), "eqserver"), args...), exited: make(chan error, 1)}
+	s.cmd.Env = env
+	s.cmd.Stdout, s.cmd.Stderr = &s.stdout, &s.log
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { s.exited <- s.cmd.Wait() }()
+	t.Cleanup(func() {
+		if ended, _ := s.ended(); !ended {
+			s.cmd.Process.Kill()
+			<-s.exited
+		}
+	})
+	return s
+}
+
+// ended reports whether eqserver has exited, and how.
+func (s *bgServer) ended() (bool, error) {
+	select {
+	case err := <-s.exited:
+		s.exited <- err
+		return true, err
+	default:
+		return false, nil
+	}
+}
+
+// waitFor polls ok until it holds and returns how long that took; it fails
+// the test when eqserver ends first or bound passes.
+func (s *bgServer) waitFor(t testing.TB, what string, bound time.Duration, ok func() bool) time.Duration {
+	t.Helper()
+	start := time.Now()
+	for !ok() {
+		if ended, err := s.ended(); ended {
+			t.Fatalf("eqserver ended while waiting for %s: %v\n%s", what, err, s.log.String())
+		}
+		if time.Since(start) > bound {
+			t.Fatalf("no %s within %v:\n%s", what, bound, s.log.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return time.Since(start)
+}
+
+// logged waits for a line of eqserver's log.
+func (s *bgServer) logged(t testing.TB, text string, bound time.Duration) time.Duration {
+	t.Helper()
+	return s.waitFor(t, fmt.Sprintf("%q in the log", text), bound, func() bool { return strings.Contains(s.log.String(), text) })
+}
+
+// exit waits for eqserver to end by itself, and returns how.
+func (s *bgServer) exit(t testing.TB, bound time.Duration) error {
+	t.Helper()
+	select {
+	case err := <-s.exited:
+		s.exited <- err
+		return err
+	case <-time.After(bound):
+		t.Fatalf("eqserver did not end within %v:\n%s", bound, s.log.String())
+		return nil
+	}
+}
+
+// stop ends the run with SIGTERM and returns its summary (run --json).
+func (s *bgServer) stop(t testing.TB) Summary {
+	t.Helper()
+	s.cmd.Process.Signal(syscall.SIGTERM)
+	s.exit(t, 15*time.Second)
+	var sum Summary
+	if err := json.Unmarshal([]byte(s.stdout.String()), &sum); err != nil {
+		t.Fatalf("summary: %v\n%s", err, s.stdout.String())
+	}
+	return sum
+}
+
+// recorded reads a statistics file: how many frames it has, the last, and
+// the last that a channel whose ID starts with prefix drew in.
+func recorded(path, prefix string) (frames, last, lastDrawnBy int) {
+	b, _ := os.ReadFile(path)
+	seen := map[int]bool{}
+	last, lastDrawnBy = -1, -1
+	for _, line := range strings.Split(string(b), "\n") {
+		var r struct {
+			Frame   int
+			Channel string
+			Times   struct{ Draw int64 }
+		}
+		if line == "" || json.Unmarshal([]byte(line), &r) != nil {
+			continue
+		}
+		seen[r.Frame] = true
+		last = max(last, r.Frame)
+		if prefix != "" && strings.HasPrefix(r.Channel, prefix) && r.Times.Draw > 0 {
+			lastDrawnBy = max(lastDrawnBy, r.Frame)
+		}
+	}
+	return len(seen), last, lastDrawnBy
+}
+
+// noClientsLeft checks that no client of the nodes runs on the hosts once
+// bound has passed.
+func noClientsLeft(t testing.TB, hosts []netns.Host, nodes []string, bound time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(bound)
+	for _, h := range hosts {
+		for _, node := range nodes {
+			for clientPID(h, node) != 0 && time.Now().Before(deadline) {
+				time.Sleep(50 * time.Millisecond)
+			}
+			if p := clientPID(h, node); p != 0 {
+				t.Errorf("%s's client %d is left on %s", node, p, h.Name)
+			}
+		}
+	}
 }
 
 // clientPID is the pid of a node's render client on a host, 0 if none.
@@ -378,100 +430,36 @@ func clientPID(h netns.Host, node string) int {
 // summary lists it as lost and rejoined, with at most two degraded frames.
 func TestKilledNodeRejoins(t *testing.T) {
 	c := netns.New(t, 3)
-	cfg := namespacedConfig(t, c, "2d-lb-4.eqc")
-	dir := t.TempDir()
-	statsPath := filepath.Join(dir, "stats.jsonl")
-	srv := c.Hosts[0].Command(filepath.Join(binaries(t), "eqserver"), "run", "--json", "--frames", "100000", "--triangles", "20000",
+	cfg := namespacedConfig(t, c, "2d-lb-4.eqc", nil)
+	statsPath := filepath.Join(t.TempDir(), "stats.jsonl")
+	srv := startServerOn(t, c.Hosts[0], testEnv(), "run", "--json", "--frames", "100000", "--triangles", "20000",
 		"--relaunch", "1", "--stats", statsPath, cfg)
-	srv.Env = testEnv()
-	var stdout strings.Builder
-	srv.Stdout = &stdout
-	logs := &lockedLog{}
-	srv.Stderr = logs
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- srv.Wait() }()
-	defer func() {
-		select {
-		case <-exited:
-		default:
-			srv.Process.Kill()
-			<-exited
-		}
-	}()
-	// render1's channels, and the frames each drew in
-	drewIn := func() (last int, frames int) {
-		b, _ := os.ReadFile(statsPath)
-		seen := map[int]bool{}
-		last = -1
-		for _, line := range strings.Split(string(b), "\n") {
-			var r struct {
-				Frame   int
-				Channel string
-				Times   struct{ Draw int64 }
-			}
-			if json.Unmarshal([]byte(line), &r) != nil {
-				continue
-			}
-			seen[r.Frame] = true
-			if strings.HasPrefix(r.Channel, "n1.") && r.Times.Draw > 0 && r.Frame > last {
-				last = r.Frame
-			}
-		}
-		return last, len(seen)
-	}
-	waitFor := func(what string, bound time.Duration, ok func() bool) time.Duration {
-		t.Helper()
-		start := time.Now()
-		for !ok() {
-			select {
-			case err := <-exited:
-				exited <- err
-				t.Fatalf("eqserver ended while waiting for %s: %v\n%s", what, err, logs.String())
-			default:
-			}
-			if time.Since(start) > bound {
-				t.Fatalf("no %s within %v:\n%s", what, bound, logs.String())
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-		return time.Since(start)
-	}
-	waitFor("frames from both render nodes", 60*time.Second, func() bool { last, _ := drewIn(); return last >= 10 })
+	// render1's channels are n1.*: the last frame they drew in
+	render1Drew := func() int { _, _, last := recorded(statsPath, "n1."); return last }
+	framesSeen := func() int { n, _, _ := recorded(statsPath, ""); return n }
+	srv.waitFor(t, "frames from both render nodes", 60*time.Second, func() bool { return render1Drew() >= 10 })
 	pid := clientPID(c.Hosts[1], "render1")
 	if pid == 0 {
 		t.Fatalf("no render1 client on %s", c.Hosts[1].Name)
 	}
 	syscall.Kill(pid, syscall.SIGKILL)
-	if took := waitFor("loss", 10*time.Second, func() bool { return strings.Contains(logs.String(), "node render1 lost") }); took > time.Second {
+	if took := srv.logged(t, "node render1 lost", 10*time.Second); took > time.Second {
 		t.Errorf("the loss was noticed after %v, want within 1 s", took)
 	}
-	_, before := drewIn()
-	waitFor("rejoin", 30*time.Second, func() bool { return strings.Contains(logs.String(), "node render1 rejoined") })
+	before := framesSeen()
+	srv.logged(t, "node render1 rejoined", 30*time.Second)
 	// frames went on without render1; it draws again after rejoining
-	_, atRejoin := drewIn()
+	atRejoin := framesSeen()
 	if atRejoin <= before {
 		t.Logf("no frame completed while render1 was away (%d then %d)", before, atRejoin)
 	}
-	if took := waitFor("render1 drawing again", 10*time.Second, func() bool { last, _ := drewIn(); return last >= atRejoin }); took > 2*time.Second {
+	if took := srv.waitFor(t, "render1 drawing again", 10*time.Second, func() bool { return render1Drew() >= atRejoin }); took > 2*time.Second {
 		t.Errorf("render1 got work again %v after it rejoined, want within 2 s", took)
 	}
 	if p := clientPID(c.Hosts[1], "render1"); p == 0 || p == pid {
 		t.Errorf("render1's client after the relaunch: pid %d (the killed one was %d)", p, pid)
 	}
-	srv.Process.Signal(syscall.SIGTERM)
-	select {
-	case err := <-exited:
-		exited <- err
-	case <-time.After(15 * time.Second):
-		t.Fatal("eqserver did not end on SIGTERM")
-	}
-	var sum Summary
-	if err := json.Unmarshal([]byte(stdout.String()), &sum); err != nil {
-		t.Fatalf("summary: %v\n%s", err, stdout.String())
-	}
+	sum := srv.stop(t)
 	if len(sum.LostNodes) != 1 || sum.LostNodes[0] != "render1" || len(sum.RejoinedNodes) != 1 || sum.RejoinedNodes[0] != "render1" {
 		t.Errorf("lost %v, rejoined %v; want render1 in both", sum.LostNodes, sum.RejoinedNodes)
 	}
@@ -479,17 +467,7 @@ func TestKilledNodeRejoins(t *testing.T) {
 	if sum.Degraded > 2 {
 		t.Errorf("%d degraded frames, want at most 2", sum.Degraded)
 	}
-	for _, h := range c.Hosts[1:] {
-		for _, node := range []string{"render1", "render2"} {
-			deadline := time.Now().Add(5 * time.Second)
-			for clientPID(h, node) != 0 && time.Now().Before(deadline) {
-				time.Sleep(50 * time.Millisecond)
-			}
-			if p := clientPID(h, node); p != 0 {
-				t.Errorf("%s's client %d still runs on %s", node, p, h.Name)
-			}
-		}
-	}
+	noClientsLeft(t, c.Hosts[1:], []string{"render1", "render2"}, 5*time.Second)
 }
 
 // TestFrozenAndCutNodes freezes render1's client (SIGSTOP) in one run and
@@ -499,7 +477,7 @@ func TestKilledNodeRejoins(t *testing.T) {
 // its summary lists the node as lost.
 func TestFrozenAndCutNodes(t *testing.T) {
 	c := netns.New(t, 3)
-	cfg := namespacedConfig(t, c, "2d-lb-4.eqc")
+	cfg := namespacedConfig(t, c, "2d-lb-4.eqc", nil)
 	for _, tc := range []struct {
 		name, node string
 		host       netns.Host
@@ -511,49 +489,14 @@ func TestFrozenAndCutNodes(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			statsPath := filepath.Join(dir, "stats.jsonl")
-			srv := c.Hosts[0].Command(filepath.Join(binaries(t), "eqserver"), "run", "--json", "--frames", "100000", "--triangles", "20000",
+			// the frozen client is killed by the server; a cut link comes
+			// back for the next test
+			t.Cleanup(func() { tc.host.Command("ip", "link", "set", "eth0", "up").Run() })
+			statsPath := filepath.Join(t.TempDir(), "stats.jsonl")
+			srv := startServerOn(t, c.Hosts[0], testEnv(), "run", "--json", "--frames", "100000", "--triangles", "20000",
 				"--stats", statsPath, cfg)
-			srv.Env = testEnv()
-			var stdout strings.Builder
-			srv.Stdout = &stdout
-			logs := &lockedLog{}
-			srv.Stderr = logs
-			if err := srv.Start(); err != nil {
-				t.Fatal(err)
-			}
-			exited := make(chan error, 1)
-			go func() { exited <- srv.Wait() }()
-			defer func() {
-				select {
-				case <-exited:
-				default:
-					srv.Process.Kill()
-					<-exited
-				}
-				// the frozen client is killed by the server; a cut link
-				// comes back for the next test
-				tc.host.Command("ip", "link", "set", "eth0", "up").Run()
-			}()
-			frames := func() int {
-				b, _ := os.ReadFile(statsPath)
-				last := -1
-				for _, line := range strings.Split(string(b), "\n") {
-					var r struct{ Frame int }
-					if json.Unmarshal([]byte(line), &r) == nil && line != "" && r.Frame > last {
-						last = r.Frame
-					}
-				}
-				return last
-			}
-			deadline := time.Now().Add(60 * time.Second)
-			for frames() < 10 {
-				if time.Now().After(deadline) {
-					t.Fatalf("no frames:\n%s", logs.String())
-				}
-				time.Sleep(20 * time.Millisecond)
-			}
+			last := func() int { _, l, _ := recorded(statsPath, ""); return l }
+			srv.waitFor(t, "frames", 60*time.Second, func() bool { return last() >= 10 })
 			pid := clientPID(tc.host, tc.node)
 			if pid == 0 {
 				t.Fatalf("no %s client", tc.node)
@@ -561,37 +504,13 @@ func TestFrozenAndCutNodes(t *testing.T) {
 			if err := tc.fault(pid); err != nil {
 				t.Fatal(err)
 			}
-			start := time.Now()
-			for !strings.Contains(logs.String(), "node "+tc.node+" lost") {
-				if time.Since(start) > 10*time.Second {
-					t.Fatalf("%s was not lost:\n%s", tc.node, logs.String())
-				}
-				time.Sleep(20 * time.Millisecond)
-			}
-			if took := time.Since(start); took > 3*time.Second {
+			if took := srv.logged(t, "node "+tc.node+" lost", 10*time.Second); took > 3*time.Second {
 				t.Errorf("%s was lost %v after the fault, want within the 2 s liveness bound", tc.node, took)
 			}
 			// frames go on without it
-			at := frames()
-			deadline = time.Now().Add(10 * time.Second)
-			for frames() < at+5 {
-				if time.Now().After(deadline) {
-					t.Fatalf("no frames after %s was lost:\n%s", tc.node, logs.String())
-				}
-				time.Sleep(20 * time.Millisecond)
-			}
-			srv.Process.Signal(syscall.SIGTERM)
-			select {
-			case <-exited:
-				exited <- nil
-			case <-time.After(15 * time.Second):
-				t.Fatal("eqserver did not end on SIGTERM")
-			}
-			var sum Summary
-			if err := json.Unmarshal([]byte(stdout.String()), &sum); err != nil {
-				t.Fatalf("summary: %v\n%s", err, stdout.String())
-			}
-			if len(sum.LostNodes) != 1 || sum.LostNodes[0] != tc.node {
+			at := last()
+			srv.waitFor(t, "frames after "+tc.node+" was lost", 10*time.Second, func() bool { return last() >= at+5 })
+			if sum := srv.stop(t); len(sum.LostNodes) != 1 || sum.LostNodes[0] != tc.node {
 				t.Errorf("lost nodes %v, want [%s]", sum.LostNodes, tc.node)
 			}
 		})
@@ -604,41 +523,10 @@ func TestFrozenAndCutNodes(t *testing.T) {
 func TestDestinationLossOverSSH(t *testing.T) {
 	c := netns.New(t, 3)
 	sshConfig := sshHosts(t, c)
-	b, err := os.ReadFile(config("2d-lb-4.eqc"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := strings.Replace(string(b), "appNode\n    {", fmt.Sprintf("appNode\n    {\n        host %q", c.Hosts[0].Addr), 1)
-	for i, name := range []string{"render1", "render2"} {
-		text = strings.Replace(text, fmt.Sprintf("name %q\n        host \"localhost\"", name),
-			fmt.Sprintf("name %q\n        host %q\n        attributes { launch_command \"ssh -F %s %%h %%c\" }", name, c.Hosts[i+1].Addr, sshConfig), 1)
-	}
-	cfg := filepath.Join(t.TempDir(), "2d-lb-4.eqc")
-	os.WriteFile(cfg, []byte(text), 0o644)
-	srv := c.Hosts[0].Command(filepath.Join(binaries(t), "eqserver"), "run", "--frames", "100000", "--triangles", "20000", cfg)
-	srv.Env = testEnv()
-	logs := &lockedLog{}
-	srv.Stdout, srv.Stderr = logs, logs
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- srv.Wait() }()
-	defer func() {
-		select {
-		case <-exited:
-		default:
-			srv.Process.Kill()
-			<-exited
-		}
-	}()
-	deadline := time.Now().Add(60 * time.Second)
-	for !(strings.Contains(logs.String(), "node render1 joined") && strings.Contains(logs.String(), "node render2 joined") &&
-		strings.Contains(logs.String(), "node app joined")) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the nodes did not join:\n%s", logs.String())
-		}
-		time.Sleep(50 * time.Millisecond)
+	cfg := namespacedConfig(t, c, "2d-lb-4.eqc", func(netns.Host) string { return "ssh -F " + sshConfig + " %h %c" })
+	srv := startServerOn(t, c.Hosts[0], testEnv(), "run", "--frames", "100000", "--triangles", "20000", cfg)
+	for _, node := range []string{"app", "render1", "render2"} {
+		srv.logged(t, "node "+node+" joined", 60*time.Second)
 	}
 	time.Sleep(500 * time.Millisecond)
 	app := clientPID(c.Hosts[0], "app")
@@ -646,31 +534,13 @@ func TestDestinationLossOverSSH(t *testing.T) {
 		t.Fatal("no app client")
 	}
 	syscall.Kill(app, syscall.SIGKILL)
-	select {
-	case err := <-exited:
-		exited <- err
-		if err == nil {
-			t.Fatal("the run succeeded without its destination")
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("the run went on without its destination")
+	if err := srv.exit(t, 20*time.Second); err == nil {
+		t.Fatal("the run succeeded without its destination")
 	}
-	if !strings.Contains(logs.String(), "shows the destination") {
-		t.Errorf("the error does not say the destination's node was lost:\n%s", logs.String())
+	if !strings.Contains(srv.log.String(), "shows the destination") {
+		t.Errorf("the error does not say the destination's node was lost:\n%s", srv.log.String())
 	}
-	ended := time.Now()
-	defer func() { t.Logf("clients gone %v after the run ended", time.Since(ended)) }()
-	for _, h := range c.Hosts {
-		for _, node := range []string{"app", "render1", "render2"} {
-			deadline := time.Now().Add(10 * time.Second)
-			for clientPID(h, node) != 0 && time.Now().Before(deadline) {
-				time.Sleep(50 * time.Millisecond)
-			}
-			if p := clientPID(h, node); p != 0 {
-				t.Errorf("%s's client %d is left on %s", node, p, h.Name)
-			}
-		}
-	}
+	noClientsLeft(t, c.Hosts, []string{"app", "render1", "render2"}, 10*time.Second)
 }
 
 // TestRejoinByHand runs with --no-launch and clients started by hand on
@@ -687,44 +557,23 @@ func TestRejoinByHand(t *testing.T) {
 	text := fmt.Sprintf("server\n{\n    connection { hostname %q }\n%s\n}\n", c.Hosts[0].Addr, b)
 	cfg := filepath.Join(t.TempDir(), "2d-lb-4.eqc")
 	os.WriteFile(cfg, []byte(text), 0o644)
-	bin := binaries(t)
-	srv := c.Hosts[0].Command(filepath.Join(bin, "eqserver"), "run", "--no-launch", "--json", "--frames", "100000", "--triangles", "20000", cfg)
-	srv.Env = append(testEnv(), "GOEQ_TOKEN=by-hand")
-	var stdout strings.Builder
-	srv.Stdout = &stdout
-	logs := &lockedLog{}
-	srv.Stderr = logs
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- srv.Wait() }()
-	defer func() {
-		select {
-		case <-exited:
-		default:
-			srv.Process.Kill()
-			<-exited
-		}
-	}()
+	env := append(testEnv(), "GOEQ_TOKEN=by-hand")
+	srv := startServerOn(t, c.Hosts[0], env, "run", "--no-launch", "--json", "--frames", "100000", "--triangles", "20000", cfg)
 	var addr string
-	deadline := time.Now().Add(20 * time.Second)
-	for addr == "" {
-		if m := regexp.MustCompile(`control server on ([0-9.]+:[0-9]+)`).FindStringSubmatch(logs.String()); m != nil {
+	srv.waitFor(t, "the control address", 20*time.Second, func() bool {
+		if m := regexp.MustCompile(`control server on ([0-9.]+:[0-9]+)`).FindStringSubmatch(srv.log.String()); m != nil {
 			addr = m[1]
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no control address:\n%s", logs.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return addr != ""
+	})
 	if !strings.HasPrefix(addr, c.Hosts[0].Addr+":") {
 		t.Fatalf("the server listens on %s, not on the config's server connection %s", addr, c.Hosts[0].Addr)
 	}
+	bin := binaries(t)
 	start := func(h netns.Host, node string) *exec.Cmd {
 		cmd := h.Command(filepath.Join(bin, "eqclient"), "--server", addr, "--node", node)
-		cmd.Env = append(testEnv(), "GOEQ_TOKEN=by-hand")
-		cmd.Stdout, cmd.Stderr = logs, logs
+		cmd.Env = env
+		cmd.Stdout, cmd.Stderr = &srv.log, &srv.log
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
@@ -734,17 +583,7 @@ func TestRejoinByHand(t *testing.T) {
 	start(c.Hosts[0], "app")
 	start(c.Hosts[1], "render1")
 	render2 := start(c.Hosts[2], "render2")
-	waitLog := func(what string) {
-		t.Helper()
-		deadline := time.Now().Add(30 * time.Second)
-		for !strings.Contains(logs.String(), what) {
-			if time.Now().After(deadline) {
-				t.Fatalf("no %q:\n%s", what, logs.String())
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
-	waitLog("node render2 joined")
+	srv.logged(t, "node render2 joined", 30*time.Second)
 	time.Sleep(time.Second)
 	// ip netns exec runs the client in its place: kill it, not the
 	// wrapper only
@@ -752,21 +591,11 @@ func TestRejoinByHand(t *testing.T) {
 		syscall.Kill(pid, syscall.SIGKILL)
 	}
 	render2.Wait()
-	waitLog("node render2 lost")
+	srv.logged(t, "node render2 lost", 30*time.Second)
 	start(c.Hosts[2], "render2")
-	waitLog("node render2 rejoined")
+	srv.logged(t, "node render2 rejoined", 30*time.Second)
 	time.Sleep(time.Second)
-	srv.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-exited:
-		exited <- nil
-	case <-time.After(15 * time.Second):
-		t.Fatal("eqserver did not end on SIGTERM")
-	}
-	var sum Summary
-	if err := json.Unmarshal([]byte(stdout.String()), &sum); err != nil {
-		t.Fatalf("summary: %v\n%s", err, stdout.String())
-	}
+	sum := srv.stop(t)
 	if len(sum.RejoinedNodes) != 1 || sum.RejoinedNodes[0] != "render2" {
 		t.Errorf("rejoined %v, want [render2]", sum.RejoinedNodes)
 	}
