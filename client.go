@@ -2,17 +2,14 @@ package goeq
 
 import (
 	"context"
-	"crypto/tls"
 	"flag"
 	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"github.com/goeq/goeq/draw"
 	"github.com/goeq/goeq/internal/client"
-	"github.com/goeq/goeq/internal/control"
 	"github.com/goeq/goeq/internal/logging"
 	"github.com/goeq/goeq/internal/winsys"
 )
@@ -45,22 +42,10 @@ func serveClient(app Application, args []string) int {
 		logger.Print("--server and --node are required")
 		return 2
 	}
-	token := os.Getenv("GOEQ_TOKEN")
-	var launchCert []byte // the control port's certificate, from the launcher
-	if *tokenStdin {
-		var err error
-		if token, launchCert, err = client.ReadLaunchSecrets(os.Stdin, 10*time.Second); err != nil {
-			logger.Print(err)
-			return 2
-		}
-	}
-	var tlsConfig *tls.Config
-	if launchCert != nil {
-		var err error
-		if tlsConfig, err = control.PinnedTLS(launchCert); err != nil {
-			logger.Print(err)
-			return 2
-		}
+	token, tlsConfig, err := client.Credentials(*tokenStdin)
+	if err != nil {
+		logger.Print(err)
+		return 2
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -20,11 +20,9 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/goeq/goeq/draw"
 	"github.com/goeq/goeq/internal/client"
-	"github.com/goeq/goeq/internal/control"
 	"github.com/goeq/goeq/internal/logging"
 	"github.com/goeq/goeq/internal/render"
 	"github.com/goeq/goeq/internal/winsys"
@@ -45,13 +43,9 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	token := os.Getenv("GOEQ_TOKEN")
-	var launchCert []byte // the control port's certificate, from the launcher
-	if *tokenStdin {
-		var err error
-		if token, launchCert, err = client.ReadLaunchSecrets(os.Stdin, 10*time.Second); err != nil {
-			logger.Fatal(err)
-		}
+	token, tlsConfig, err := client.Credentials(*tokenStdin)
+	if err != nil {
+		logger.Fatal(err)
 	}
 	if *tokenFile != "" {
 		b, err := os.ReadFile(*tokenFile)
@@ -60,7 +54,6 @@ func main() {
 		}
 		token = strings.TrimSpace(string(b))
 	}
-	var tlsConfig *tls.Config
 	if *tlsCA != "" {
 		pem, err := os.ReadFile(*tlsCA)
 		if err != nil {
@@ -71,11 +64,6 @@ func main() {
 			logger.Fatalf("%s: no certificate", *tlsCA)
 		}
 		tlsConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
-	} else if launchCert != nil {
-		var err error
-		if tlsConfig, err = control.PinnedTLS(launchCert); err != nil {
-			logger.Fatal(err)
-		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

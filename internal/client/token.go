@@ -2,11 +2,15 @@ package client
 
 import (
 	"bufio"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
+
+	"github.com/goeq/goeq/internal/control"
 )
 
 // maxLaunchInput bounds what a launcher writes on a client's stdin.
@@ -45,4 +49,21 @@ func ReadLaunchSecrets(r io.Reader, timeout time.Duration) (token string, certPE
 	case <-time.After(2 * time.Second):
 	}
 	return token, certPEM, nil
+}
+
+// Credentials are the token and the TLS configuration a client joins
+// with: GOEQ_TOKEN's token, or, when fromStdin, what a launcher wrote on
+// standard input (ReadLaunchSecrets), whose certificate, if any, is then
+// the only one the client trusts. A nil configuration means plaintext.
+func Credentials(fromStdin bool) (token string, tlsConfig *tls.Config, err error) {
+	token = os.Getenv("GOEQ_TOKEN")
+	if !fromStdin {
+		return token, nil, nil
+	}
+	token, certPEM, err := ReadLaunchSecrets(os.Stdin, 10*time.Second)
+	if err != nil || certPEM == nil {
+		return token, nil, err
+	}
+	tlsConfig, err = control.PinnedTLS(certPEM)
+	return token, tlsConfig, err
 }
