@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func runArgs(args ...string) (int, string, string) {
@@ -114,5 +116,40 @@ func TestUsage(t *testing.T) {
 	}
 	if code, _, _ := runArgs("fmt"); code != 2 {
 		t.Errorf("fmt without file: exit %d", code)
+	}
+}
+
+// eqserver run --app waits for its application a bounded time, and says
+// so; an application that connects but never presents the token does not
+// extend the wait.
+func TestAppWaitIsBounded(t *testing.T) {
+	t.Setenv("GOEQ_TOKEN", "test-token")
+	cfg := filepath.Join("..", "..", "examples", "configs", "one-window.eqc")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	go func() {
+		for i := 0; i < 50; i++ { // a silent peer, once the port is open
+			if c, err := net.Dial("tcp", addr); err == nil {
+				defer c.Close()
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
+	start := time.Now()
+	code, _, stderr := runArgs("run", "--app", addr, "--app-timeout", "1500ms", cfg)
+	took := time.Since(start)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1; stderr:\n%s", code, stderr)
+	}
+	if want := "no application connected to " + addr + " within 1.5s (--app-timeout)"; !strings.Contains(stderr, want) {
+		t.Errorf("stderr does not say %q:\n%s", want, stderr)
+	}
+	if took > 15*time.Second {
+		t.Errorf("gave up after %v on a 1.5 s --app-timeout", took)
 	}
 }

@@ -56,6 +56,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	logFormat := fs.String("log-format", "text", "log records as text or json (log/slog), also the clients'")
 	httpAddr := fs.String("http", "", "serve the run's live dashboard and Prometheus /metrics on this address (e.g. 127.0.0.1:8080)")
 	appAddr := fs.String("app", "", "wait on this address for an application (goeq.Options.Server) to drive the run; its executable becomes the render clients")
+	appTimeout := fs.Duration("app-timeout", 5*time.Minute, "with --app: give up when no application has connected in this time")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -135,7 +136,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	var app *appconn.Session
 	if *appAddr != "" {
 		var err error
-		if app, err = acceptApp(ctx, *appAddr, token, logger); err != nil {
+		if app, err = acceptApp(ctx, *appAddr, token, *appTimeout, logger); err != nil {
 			if caught != nil {
 				return 130
 			}
@@ -178,17 +179,26 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
-// acceptApp waits for the application that drives the run.
-func acceptApp(ctx context.Context, addr, token string, logger *log.Logger) (*appconn.Session, error) {
+// acceptApp waits for the application that drives the run, at most
+// timeout.
+func acceptApp(ctx context.Context, addr, token string, timeout time.Duration, logger *log.Logger) (*appconn.Session, error) {
+	if timeout <= 0 {
+		return nil, fmt.Errorf("--app-timeout must be positive, not %v", timeout)
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("--app: %w", err)
 	}
 	defer ln.Close()
-	logger.Printf("waiting for an application on %s", ln.Addr())
-	s, err := appconn.Accept(ctx, ln, token, func(peer string, err error) {
+	logger.Printf("waiting for an application on %s (at most %v)", ln.Addr(), timeout)
+	wait, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	s, err := appconn.Accept(wait, ln, token, func(peer string, err error) {
 		logger.Printf("refused an application from %s: %v", peer, err)
 	})
+	if err != nil && ctx.Err() == nil && wait.Err() != nil {
+		return nil, fmt.Errorf("no application connected to %s within %v (--app-timeout)", ln.Addr(), timeout)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("waiting for an application: %w", err)
 	}

@@ -20,7 +20,6 @@ package scheduler
 
 import (
 	"fmt"
-	"math"
 	"sort"
 	"strings"
 	"time"
@@ -57,9 +56,10 @@ type Options struct {
 	Frames int
 	// FrameTimeout bounds how long a frame may stay incomplete (10 s).
 	FrameTimeout time.Duration
-	// Liveness is the shortest silence after which a node is lost (2 s);
-	// it grows with the measured frame time so that a node busy with a
-	// long frame is not taken for dead.
+	// Liveness is the shortest silence after which a node is lost
+	// (800 ms, four heartbeats). It grows with the gaps measured between
+	// the node's messages, so that a node on a loaded machine, whose
+	// heartbeats come late, is not taken for dead.
 	Liveness time.Duration
 	// Nodes restricts the run to these nodes (IDs); nil means every node
 	// with pipes.
@@ -69,7 +69,19 @@ type Options struct {
 // Defaults.
 const (
 	DefaultFrameTimeout = 10 * time.Second
-	DefaultLiveness     = 2 * time.Second
+	DefaultLiveness     = 800 * time.Millisecond
+	// StartupLiveness holds until a node's gaps are measured (its first
+	// livenessGaps messages): set-up is when a client is busiest.
+	StartupLiveness = 2 * time.Second
+)
+
+const (
+	// livenessGaps is how many recent gaps between a node's messages its
+	// timeout is judged from (about six seconds of heartbeats).
+	livenessGaps = 32
+	// livenessMargin times the longest recent gap is how long a node may
+	// be silent.
+	livenessMargin = 4
 )
 
 // Event is an input to Step.
@@ -239,6 +251,7 @@ type nodeState struct {
 	joins    int
 	alive    bool
 	lastSeen time.Time
+	gaps     []time.Duration // recent gaps between its messages
 	waits    []Wait
 }
 
@@ -275,6 +288,7 @@ type Scheduler struct {
 	channels map[string]*compound.Channel
 
 	now       time.Time
+	lastTick  time.Time
 	requested int
 	next      int // next frame to start
 	completed int // frames completed (the next to complete)
@@ -284,7 +298,6 @@ type Scheduler struct {
 	stopping  bool
 	finished  bool
 	failed    string
-	frameTime []float64    // recent frame times, seconds, for liveness
 	everyNode map[int]bool // frames that go to every node (Request.EveryNode)
 
 	ready Ready
@@ -356,6 +369,7 @@ func (s *Scheduler) Step(e Event) {
 		if e.Now.After(s.now) {
 			s.now = e.Now
 		}
+		s.forgiveStall()
 		s.checkLiveness()
 		s.checkTimeout()
 	case Request:
@@ -385,7 +399,7 @@ func (s *Scheduler) Step(e Event) {
 					s.planner.SetChannelDown(ch, false)
 				}
 			}
-			ns.joined, ns.alive, ns.lastSeen = true, true, s.now
+			ns.joined, ns.alive, ns.lastSeen, ns.gaps = true, true, s.now, nil
 			ns.joins++
 		}
 	case Lost:
@@ -439,6 +453,10 @@ func (s *Scheduler) Started() int { return s.next }
 
 func (s *Scheduler) seen(node string) {
 	if ns := s.nodes[node]; ns != nil && ns.alive {
+		ns.gaps = append(ns.gaps, s.now.Sub(ns.lastSeen))
+		if len(ns.gaps) > livenessGaps {
+			ns.gaps = ns.gaps[1:]
+		}
 		ns.lastSeen = s.now
 	}
 }
@@ -577,10 +595,6 @@ func (s *Scheduler) completeFrames() {
 		f.done.Finished = s.now
 		s.planner.Feed(stats.Frame{Frame: f.number, Records: f.done.Records})
 		s.ready.Completed = append(s.ready.Completed, f.done)
-		s.frameTime = append(s.frameTime, f.done.Finished.Sub(f.done.Started).Seconds())
-		if len(s.frameTime) > 32 {
-			s.frameTime = s.frameTime[1:]
-		}
 		s.completed++
 	}
 	if !s.finished && s.failed == "" && s.completed >= s.requested && len(s.inflight) == 0 && (s.opt.Frames > 0 || s.stopping) {
@@ -661,21 +675,45 @@ func (s *Scheduler) pull(e Pull) {
 	s.ready.Grants = append(s.ready.Grants, g)
 }
 
-// livenessTimeout is how long a node may be silent: the configured floor,
-// or four times the slowest recent frame, whichever is longer.
-func (s *Scheduler) livenessTimeout() time.Duration {
-	slowest := 0.0
-	for _, t := range s.frameTime {
-		slowest = math.Max(slowest, t)
+// livenessTimeout is how long a node may be silent: livenessMargin times
+// the longest of its recent gaps, at least the configured floor; while
+// its gaps are not yet measured, StartupLiveness.
+func (s *Scheduler) livenessTimeout(ns *nodeState) time.Duration {
+	if len(ns.gaps) < livenessGaps/4 {
+		return max(s.opt.Liveness, StartupLiveness)
 	}
-	return max(s.opt.Liveness, time.Duration(4*slowest*float64(time.Second)))
+	longest := time.Duration(0)
+	for _, g := range ns.gaps {
+		longest = max(longest, g)
+	}
+	return max(s.opt.Liveness, livenessMargin*longest)
+}
+
+// forgiveStall keeps the runtime's own stalls from counting as silence:
+// ticks come at least every heartbeat while nodes are alive, so a longer
+// gap between ticks means messages waited unread (the runtime was
+// starved or busy), and the nodes cannot be blamed for that time.
+func (s *Scheduler) forgiveStall() {
+	stall := s.now.Sub(s.lastTick)
+	first := s.lastTick.IsZero()
+	s.lastTick = s.now
+	if first || stall <= s.opt.Liveness/2 {
+		return
+	}
+	for _, ns := range s.nodes {
+		if ns.alive && !ns.lastSeen.IsZero() {
+			ns.lastSeen = ns.lastSeen.Add(stall)
+		}
+	}
 }
 
 func (s *Scheduler) checkLiveness() {
-	limit := s.livenessTimeout()
 	for _, id := range s.order {
 		ns := s.nodes[id]
-		if ns.alive && !ns.lastSeen.IsZero() && s.now.Sub(ns.lastSeen) > limit {
+		if !ns.alive || ns.lastSeen.IsZero() {
+			continue
+		}
+		if limit := s.livenessTimeout(ns); s.now.Sub(ns.lastSeen) > limit {
 			s.lose(id, fmt.Sprintf("no heartbeat for %v", limit.Round(time.Millisecond)))
 		}
 	}

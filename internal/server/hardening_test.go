@@ -140,7 +140,7 @@ func TestSetupFailureIsReportedAtOnce(t *testing.T) {
 // not wait for rendering); a frozen one (SIGSTOP) is lost within the
 // liveness timeout and the run goes on without it.
 func TestBusyNodeLivesFrozenNodeIsLost(t *testing.T) {
-	// frames of about three seconds each: longer than the 2 s liveness
+	// frames of about three seconds each: longer than any liveness
 	// floor, so only heartbeats keep the nodes in
 	busy := startServer(t, config("2d-lb-4.eqc"), 3, "--renderer", "synthetic", "--iterations", "30000")
 	if err := busy.wait(t); err != nil {
