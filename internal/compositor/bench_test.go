@@ -38,6 +38,9 @@ func BenchmarkDepthMerge(b *testing.B) {
 func BenchmarkDepthMergeMemcpy(b *testing.B) {
 	n := 1920 * 1080 * 8
 	src, dst := make([]byte, n), make([]byte, n)
+	for i := range src { // never-written memory reads as the zero page
+		src[i] = byte(i)
+	}
 	b.SetBytes(int64(n))
 	for i := 0; i < b.N; i++ {
 		copy(dst, src)
@@ -53,6 +56,23 @@ func BenchmarkAssemble4Tiles(b *testing.B) {
 			if err := Assemble(dst, tile, p[0], p[1]); err != nil {
 				b.Fatal(err)
 			}
+		}
+	}
+}
+
+func BenchmarkBlendOver(b *testing.B) {
+	f := testframes.Render(1920, 1080, false)
+	src := &Image{W: f.W, H: f.H, Color: f.Color}
+	dst := NewImage(f.W, f.H, false)
+	back := testframes.Render(1920, 1080, true)
+	b.SetBytes(int64(len(f.Color)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		copy(dst.Color, back.Color)
+		b.StartTimer()
+		if err := BlendOver(dst, src); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
