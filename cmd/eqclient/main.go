@@ -36,6 +36,7 @@ func main() {
 	ws := flag.String("winsys", "auto", "window system: auto (GLFW when the node shows a window on an X display, else EGL), egl or glfw")
 	drawable := flag.String("drawable", "", "override hint_drawable: window or FBO")
 	tlsCA := flag.String("tls-ca", "", "CA certificate to verify a TLS control port (use TLS when set)")
+	null := flag.Bool("null", false, "no GL: take the tasks, report fixed draw times and send empty frames (for measuring the server on many nodes)")
 	flag.Parse()
 	logger := logging.New(os.Stderr, logging.FromEnv(), "eqclient "+*node)
 	if *server == "" || *node == "" {
@@ -72,7 +73,7 @@ func main() {
 	go func() {
 		defer close(done)
 		err := client.Run(ctx, client.Options{Server: *server, Node: *node, Token: token, WinSys: winsys.Choice(*ws), Drawable: *drawable,
-			TLS: tlsConfig, Log: logger, NewRenderer: builtinRenderer})
+			TLS: tlsConfig, Log: logger, NewRenderer: builtinRenderer, Null: *null})
 		switch {
 		case ctx.Err() != nil:
 			logger.Print("stopped by a signal")

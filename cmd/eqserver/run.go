@@ -13,6 +13,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"syscall"
@@ -21,6 +22,7 @@ import (
 	"github.com/goeq/goeq/internal/appconn"
 	"github.com/goeq/goeq/internal/logging"
 	"github.com/goeq/goeq/internal/render"
+	"github.com/goeq/goeq/internal/scheduler"
 	"github.com/goeq/goeq/internal/server"
 )
 
@@ -50,12 +52,15 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	ref := fs.Bool("reference", false, "every destination channel renders its whole frame itself (the oracle for decomposed runs)")
 	layout := fs.String("layout", "", "make this layout the active one on the canvases that have it")
 	frameTimeout := fs.Duration("frame-timeout", 10*time.Second, "a frame that does not complete in this time fails the run")
+	liveness := fs.Duration("liveness", scheduler.DefaultLiveness, "the shortest silence after which a node is lost (it grows by itself with each node's heartbeat gaps and the frame time)")
 	relaunch := fs.Int("relaunch", 0, "start a lost node's client again, up to N times per node: it rejoins and gets work again")
 	encrypt := fs.Bool("encrypt-frames", false, "encrypt the pixel links between nodes (TLS 1.3, keys made per run; implied by --tls-cert)")
 	overlay := fs.Bool("overlay", false, "draw the statistics overlay (per-channel time bars, split outlines) over the destinations")
 	logFormat := fs.String("log-format", "text", "log records as text or json (log/slog), also the clients'")
 	httpAddr := fs.String("http", "", "serve the run's live dashboard and Prometheus /metrics on this address (e.g. 127.0.0.1:8080)")
 	appAddr := fs.String("app", "", "wait on this address for an application (goeq.Options.Server) to drive the run; its executable becomes the render clients")
+	cpuProfile := fs.String("cpuprofile", "", "write the server's CPU profile to this file (go tool pprof)")
+	nullClients := fs.Bool("null-clients", false, "launch render clients without GL (eqclient --null): they report fixed draw times and send empty frames, to measure the server on many nodes")
 	appTimeout := fs.Duration("app-timeout", 5*time.Minute, "with --app: give up when no application has connected in this time")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -132,7 +137,31 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		Local: *local, Listen: *listen, Token: token, ClientBinary: *clientBin, InitData: initData,
 		DumpEvery: *every, Codec: *codec, Async: *async, Drawable: *drawable,
 		Log: logger, Progress: progress, NoLaunch: *noLaunch, TLSConfig: tlsConfig, Reference: *ref, Layout: *layout, FullReadback: !*roi,
-		FrameTimeout: *frameTimeout, HTTP: *httpAddr, Overlay: *overlay, EncryptFrames: *encrypt, Relaunch: *relaunch}
+		FrameTimeout: *frameTimeout, Liveness: *liveness, HTTP: *httpAddr, Overlay: *overlay, EncryptFrames: *encrypt, Relaunch: *relaunch}
+	if *nullClients {
+		if *appAddr != "" {
+			logger.Print("--null-clients launches eqclient; an application's executable (--app) renders for itself")
+			return 2
+		}
+		if *out != "" || *ref {
+			logger.Print("--null-clients render nothing: no images for --out or --reference")
+			return 2
+		}
+		opt.ClientArgs = []string{"--null"}
+	}
+	if path := *cpuProfile; path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			logger.Print(err)
+			return 1
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			logger.Print(err)
+			return 1
+		}
+		defer pprof.StopCPUProfile()
+	}
 	var app *appconn.Session
 	if *appAddr != "" {
 		var err error
@@ -229,6 +258,7 @@ func printSummary(stdout io.Writer, sum *server.Summary, asJSON bool) {
 		fmt.Fprint(stdout, "; interrupted")
 	}
 	fmt.Fprintln(stdout)
+	fmt.Fprintf(stdout, "server: %.2f ms per frame in its loop, %.2f ms CPU\n", sum.ControlMsPerFrame, sum.ServerCPUMsPerFrame)
 	fmt.Fprintf(stdout, "%-12s %9s %9s %9s %9s %9s\n", "channel", "draw ms", "readback", "transmit", "assemble", "wait")
 	for _, c := range sum.Channels {
 		fmt.Fprintf(stdout, "%-12s %9.2f %9.2f %9.2f %9.2f %9.2f\n", c.Channel, c.Draw, c.Readback, c.Transmit, c.Assemble, c.Wait)

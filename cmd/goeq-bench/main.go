@@ -73,6 +73,12 @@ type result struct {
 	PipelineFrameMS   float64 `json:"pipeline_frame_ms,omitempty"`
 	PipelineSlowestMS float64 `json:"pipeline_slowest_draw_ms,omitempty"`
 	PipelineOverhead  float64 `json:"pipeline_overhead,omitempty"`
+	// Control plane: walls of 64 and 256 null render nodes (no GL), the
+	// server's loop time and CPU time per frame.
+	ControlMSPerFrame64    float64 `json:"control_ms_per_frame_64,omitempty"`
+	ControlMSPerFrame256   float64 `json:"control_ms_per_frame_256,omitempty"`
+	ServerCPUMSPerFrame64  float64 `json:"server_cpu_ms_per_frame_64,omitempty"`
+	ServerCPUMSPerFrame256 float64 `json:"server_cpu_ms_per_frame_256,omitempty"`
 }
 
 type codecRow struct {
@@ -200,6 +206,17 @@ func main() {
 		if err := pipelineBench(*eqserver, &res); err != nil {
 			fail(err)
 		}
+		var err error
+		if res.ControlMSPerFrame64, res.ServerCPUMSPerFrame64, err = controlBench(*eqserver, 64); err != nil {
+			fail(err)
+		}
+		// 256 null nodes do not run on a 2-core machine (docs/benchmarks.md
+		// says why); where there are cores enough, they are measured too
+		if runtime.NumCPU() >= 16 {
+			if res.ControlMSPerFrame256, res.ServerCPUMSPerFrame256, err = controlBench(*eqserver, 256); err != nil {
+				fail(err)
+			}
+		}
 	}
 
 	js, _ := json.MarshalIndent(res, "", "  ")
@@ -288,9 +305,22 @@ func writeMarkdown(path string, r *result) error {
 	fmt.Fprintf(&b, "| colour codec size | %.1fx smaller than raw | RLE4B reference | codec_ratio_vs_rle **%.3f** | ≤ 0.85 |\n", r.CodecRatio, r.CodecRatioVsRLE)
 	fmt.Fprintf(&b, "| colour codec size, textured frame | | RLE4B reference | %.3f | |\n", r.TexturedRatioVsRLE)
 	fmt.Fprintf(&b, "| depth codec %s, encode / decode | %.2f / %.2f GB/s per core | | | |\n", r.CodecDepth, r.DepthEncodeGBps, r.DepthDecodeGBps)
-	fmt.Fprintf(&b, "| depth codec size | %.1fx smaller than raw | RLE4B reference | depth_codec_ratio_vs_rle **%.3f** | |\n\n", r.DepthRatio, r.DepthRatioVsRLE)
+	fmt.Fprintf(&b, "| depth codec size | %.1fx smaller than raw | RLE4B reference | depth_codec_ratio_vs_rle **%.3f** | |\n", r.DepthRatio, r.DepthRatioVsRLE)
 	fmt.Fprintf(&b, "| frame transport, 8 MiB frames, loopback | %.2f GB/s | raw TCP %.2f GB/s | transport_vs_tcp **%.2f** | >= 0.8 |\n", r.TransportGBps, r.RawTCPGBps, r.TransportVsTCP)
 	fmt.Fprintf(&b, "| encrypted frame links (TLS 1.3), same frames | %.2f GB/s | raw TCP %.2f GB/s | transport_encrypted_vs_tcp **%.2f** | (cost of encryption) |\n", r.TransportEncryptedGBps, r.RawTCPGBps, r.TransportEncryptedVsTCP)
+	if r.ControlMSPerFrame64 > 0 {
+		for _, c := range []struct {
+			n         int
+			loop, cpu float64
+		}{{64, r.ControlMSPerFrame64, r.ServerCPUMSPerFrame64}, {256, r.ControlMSPerFrame256, r.ServerCPUMSPerFrame256}} {
+			if c.loop == 0 {
+				fmt.Fprintf(&b, "| eqserver's control plane, %d null render nodes | not run: fewer than 16 cores | | control_ms_per_frame_%d | <= 2 at 256 |\n", c.n, c.n)
+				continue
+			}
+			fmt.Fprintf(&b, "| eqserver's control plane, a wall of %d null render nodes (no GL) with a swap barrier, all on this machine | %.2f ms per frame in its loop | %.2f ms CPU per frame | control_ms_per_frame_%d **%.2f** | <= 2 at 256 |\n",
+				c.n, c.loop, c.cpu, c.n, c.loop)
+		}
+	}
 	if r.PipelineOverhead > 0 {
 		fmt.Fprintf(&b, "| eqserver run, synthetic renderer, 4 sources, latency 1, async readback | frame %.1f ms | slowest source draw %.1f ms | pipeline_overhead **%.2f** | <= 1.15 |\n", r.PipelineFrameMS, r.PipelineSlowestMS, r.PipelineOverhead)
 	}

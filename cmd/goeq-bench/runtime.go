@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/goeq/goeq/internal/compressor"
@@ -124,4 +125,82 @@ func pipelineBench(eqserver string, res *result) error {
 	res.PipelineSlowestMS = slowest
 	res.PipelineOverhead = res.PipelineFrameMS / slowest
 	return nil
+}
+
+// controlBench runs walls of n null render nodes (eqclient --null: no GL,
+// fixed draw times, empty frames) with a swap barrier across all of them,
+// and reports the server's time per frame: its loop's (planning, dispatch,
+// statistics) and its process's CPU (with the control streams' encoding).
+// Every client runs on this machine too, so the loop's time includes
+// waiting for a core.
+func controlBench(eqserver string, n int) (loopMS, cpuMS float64, err error) {
+	dir, err := os.MkdirTemp("", "goeq-control")
+	if err != nil {
+		return 0, 0, err
+	}
+	defer os.RemoveAll(dir)
+	cfg := filepath.Join(dir, fmt.Sprintf("wall-%d.eqc", n))
+	if err := os.WriteFile(cfg, []byte(nullWall(n)), 0o644); err != nil {
+		return 0, 0, err
+	}
+	// hundreds of processes on a few cores wait long for a core: generous
+	// bounds for the first frame and for silence (a node missing a frame
+	// is lost only when nothing is heard from it for 10 s)
+	cmd := exec.Command(eqserver, "run", "--local", "--null-clients", "--json", "--frames", "200", "--frame-timeout", "120s",
+		"--liveness", "10s", cfg)
+	cmd.Env = append(os.Environ(), "DISPLAY=")
+	out, err := cmd.Output()
+	if err != nil {
+		return 0, 0, fmt.Errorf("eqserver run of %d null nodes: %v", n, err)
+	}
+	var sum struct {
+		Frames int      `json:"frames"`
+		LoopMS float64  `json:"control_ms_per_frame"`
+		CPUMS  float64  `json:"server_cpu_ms_per_frame"`
+		Lost   []string `json:"lost_nodes"`
+	}
+	if err := json.Unmarshal(out, &sum); err != nil {
+		return 0, 0, err
+	}
+	if sum.Frames != 200 || len(sum.Lost) > 0 {
+		return 0, 0, fmt.Errorf("%d null nodes: %d frames, lost %v", n, sum.Frames, sum.Lost)
+	}
+	return sum.LoopMS, sum.CPUMS, nil
+}
+
+// nullWall is a wall of n displays (a square grid), one render node each,
+// its canvas segments released together by a swap barrier.
+func nullWall(n int) string {
+	side := 1
+	for side*side < n {
+		side++
+	}
+	var nodes, segments, compounds strings.Builder
+	for i := 0; i < n; i++ {
+		x, y := i%side, i/side
+		fmt.Fprintf(&nodes, "    node { name \"n%d\" host \"localhost\" attributes { launch_timeout 600000 } pipe { window { viewport [ 0 0 64 36 ] attributes { hint_drawable FBO } channel { name \"c%d\" } } } }\n", i, i)
+		fmt.Fprintf(&segments, "        segment { name \"s%d\" channel \"c%d\" viewport [ %g %g %g %g ] }\n", i, i,
+			float64(x)/float64(side), float64(y)/float64(side), 1/float64(side), 1/float64(side))
+		fmt.Fprintf(&compounds, "        compound { channel ( canvas \"wall\" segment \"s%d\" layout \"L\" view 0 ) }\n", i)
+	}
+	return fmt.Sprintf(`#Equalizer 1.2 ascii
+server
+{
+  config
+  {
+    appNode { name "app" }
+%s    layout { name "L" view { } }
+    canvas
+    {
+        name "wall"
+        layout "L"
+        wall { bottom_left [ -1.6 -0.9 -2 ] bottom_right [ 1.6 -0.9 -2 ] top_left [ -1.6 0.9 -2 ] }
+        swapbarrier { name "wall" }
+%s    }
+    compound
+    {
+%s    }
+  }
+}
+`, nodes.String(), segments.String(), compounds.String())
 }

@@ -36,6 +36,10 @@ type Options struct {
 	// NewRenderer makes each pipe's renderer (the application's), on the
 	// pipe's goroutine with its context current.
 	NewRenderer func(PipeInfo) (draw.Renderer, error)
+	// Null runs the node without GL or windows: draws report a fixed
+	// time and readbacks send empty frames, so that one machine can stand
+	// in for many render nodes when the server's cost is measured.
+	Null bool
 }
 
 // PipeInfo is what a renderer factory knows of its pipe.

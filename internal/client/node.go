@@ -32,7 +32,6 @@ type node struct {
 	setupM  *control.Setup
 	cfg     *compound.Config
 	model   *compound.Node
-	sys     winsys.System
 	pipes   []*pipe
 	byChan  map[string]*pipe // channel ID -> the pipe it is on (this node's)
 	chooser *compressor.Chooser
@@ -65,8 +64,8 @@ type node struct {
 // pipe is one GPU: its executor, windows and the frames it runs in order.
 type pipe struct {
 	model   *compound.Pipe
-	gl      *channel.Pipe
-	exec    *channel.Executor
+	gl      *channel.Pipe // nil for a null node
+	exec    executor
 	windows []*channel.Window
 	work    chan *pipeJob
 	done    chan struct{}
@@ -137,12 +136,14 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 	if n.model == nil {
 		return fmt.Errorf("config %s has no node %q", s.ConfigName, opt.Node)
 	}
-	sys, why, err := winsys.Open(opt.WinSys, n.showsWindows(s.Drawable))
-	if err != nil {
-		return err
+	var sys winsys.System
+	if !opt.Null {
+		var why string
+		if sys, why, err = winsys.Open(opt.WinSys, n.showsWindows(s.Drawable)); err != nil {
+			return err
+		}
+		n.log.Printf("window system: %s (%s)", sys.Name(), why)
 	}
-	n.sys = sys
-	n.log.Printf("window system: %s (%s)", sys.Name(), why)
 	n.chooser = compressor.NewChooser()
 	sample := make([]byte, 4*256*64)
 	for i := range sample {
@@ -162,6 +163,13 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 	n.events = make(chan control.WindowEvent, eventQueue)
 	n.pointer = map[*compound.Window][2]float64{}
 	for _, pm := range n.model.Pipes {
+		if opt.Null {
+			p := &pipe{model: pm, exec: nullExecutor{sink: n}, work: make(chan *pipeJob, 16), done: make(chan struct{})}
+			n.pipes = append(n.pipes, p)
+			n.claimChannels(p)
+			go n.runPipe(p)
+			continue
+		}
 		glp, err := channel.StartPipe(pm.Name, sys)
 		if err != nil {
 			return err
@@ -193,14 +201,19 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 			model := w
 			cw.OnEvent(func(e winsys.Event) { n.windowEvent(model, e) })
 		}
-		for _, ch := range n.cfg.Channels {
-			if ch.Window.Pipe == pm {
-				n.byChan[ch.ID] = p
-			}
-		}
+		n.claimChannels(p)
 		go n.runPipe(p)
 	}
 	return nil
+}
+
+// claimChannels routes the channels of p's windows to p.
+func (n *node) claimChannels(p *pipe) {
+	for _, ch := range n.cfg.Channels {
+		if ch.Window.Pipe == p.model {
+			n.byChan[ch.ID] = p
+		}
+	}
 }
 
 // largestWindow is the pixel count of the config's largest window.
@@ -226,7 +239,9 @@ func (n *node) shutdown() {
 		for _, w := range p.windows {
 			w.Close()
 		}
-		p.gl.Stop()
+		if p.gl != nil {
+			p.gl.Stop()
+		}
 	}
 	n.sendersMu.Lock()
 	for _, s := range n.senders {
@@ -294,9 +309,11 @@ func (n *node) serve(ctx context.Context, s *session) error {
 
 // start hands a frame's work to the pipes; each runs its frames in order.
 func (n *node) start(ctx context.Context, fw *control.FrameWork) error {
-	n.peersMu.Lock()
-	n.peers = fw.Peers
-	n.peersMu.Unlock()
+	if fw.Peers != nil { // sent when they changed
+		n.peersMu.Lock()
+		n.peers = fw.Peers
+		n.peersMu.Unlock()
+	}
 	byPipe := map[*pipe]*pipeJob{}
 	fctx, cancel := context.WithCancel(ctx)
 	if !fw.DataKept {

@@ -209,7 +209,7 @@ type ChannelWork struct {
 type FrameWork struct {
 	Frame    int               `json:"frame"`
 	Channels []ChannelWork     `json:"channels"`
-	Peers    map[string]string `json:"peers"` // channel ID -> frame address
+	Peers    map[string]string `json:"peers,omitempty"` // channel ID -> frame address; sent when they changed
 	// SwapBarrier: destinations on several nodes show this frame together
 	// (wait for Swap).
 	SwapBarrier bool `json:"swap_barrier,omitempty"`

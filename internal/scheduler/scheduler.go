@@ -58,8 +58,8 @@ type Options struct {
 	FrameTimeout time.Duration
 	// Liveness is the shortest silence after which a node is lost
 	// (800 ms, four heartbeats). It grows with the gaps measured between
-	// the node's messages, so that a node on a loaded machine, whose
-	// heartbeats come late, is not taken for dead.
+	// the node's messages and with the frame time, so that a node on a
+	// loaded machine, whose heartbeats come late, is not taken for dead.
 	Liveness time.Duration
 	// Nodes restricts the run to these nodes (IDs); nil means every node
 	// with pipes.
@@ -79,8 +79,8 @@ const (
 	// livenessGaps is how many recent gaps between a node's messages its
 	// timeout is judged from (about six seconds of heartbeats).
 	livenessGaps = 32
-	// livenessMargin times the longest recent gap is how long a node may
-	// be silent.
+	// livenessMargin times the longest recent gap, or the slowest recent
+	// frame, is how long a node may be silent.
 	livenessMargin = 4
 )
 
@@ -88,7 +88,13 @@ const (
 type Event interface{ isEvent() }
 
 // Tick carries the time; every other event happens at the last tick's.
-type Tick struct{ Now time.Time }
+// Unread is how many messages the runtime has received but not yet
+// stepped: nodes are judged silent only when it is 0, because a loaded
+// server's backlog may hold their heartbeats.
+type Tick struct {
+	Now    time.Time
+	Unread int
+}
 
 // Request asks for more frames (continuous or on-demand rendering).
 type Request struct {
@@ -289,6 +295,7 @@ type Scheduler struct {
 
 	now       time.Time
 	lastTick  time.Time
+	frameTime []time.Duration // recent frame times (livenessGaps of them)
 	requested int
 	next      int // next frame to start
 	completed int // frames completed (the next to complete)
@@ -370,7 +377,9 @@ func (s *Scheduler) Step(e Event) {
 			s.now = e.Now
 		}
 		s.forgiveStall()
-		s.checkLiveness()
+		if e.Unread == 0 {
+			s.checkLiveness()
+		}
 		s.checkTimeout()
 	case Request:
 		if hs, ok := s.planner.(HeadSetter); ok {
@@ -594,6 +603,10 @@ func (s *Scheduler) completeFrames() {
 		delete(s.inflight, s.completed)
 		f.done.Finished = s.now
 		s.planner.Feed(stats.Frame{Frame: f.number, Records: f.done.Records})
+		s.frameTime = append(s.frameTime, f.done.Finished.Sub(f.done.Started))
+		if len(s.frameTime) > livenessGaps {
+			s.frameTime = s.frameTime[1:]
+		}
 		s.ready.Completed = append(s.ready.Completed, f.done)
 		s.completed++
 	}
@@ -676,17 +689,23 @@ func (s *Scheduler) pull(e Pull) {
 }
 
 // livenessTimeout is how long a node may be silent: livenessMargin times
-// the longest of its recent gaps, at least the configured floor; while
-// its gaps are not yet measured, StartupLiveness.
+// the longest of its recent gaps or of the recent frames, at least the
+// configured floor; while its gaps are not yet measured, StartupLiveness.
+// (Heartbeats do not wait for rendering, but where frames are slow the
+// machine is loaded, and a process may wait long for a core.)
 func (s *Scheduler) livenessTimeout(ns *nodeState) time.Duration {
-	if len(ns.gaps) < livenessGaps/4 {
-		return max(s.opt.Liveness, StartupLiveness)
-	}
 	longest := time.Duration(0)
+	for _, d := range s.frameTime {
+		longest = max(longest, d)
+	}
+	floor := s.opt.Liveness
+	if len(ns.gaps) < livenessGaps/4 {
+		floor = max(floor, StartupLiveness)
+	}
 	for _, g := range ns.gaps {
 		longest = max(longest, g)
 	}
-	return max(s.opt.Liveness, livenessMargin*longest)
+	return max(floor, livenessMargin*longest)
 }
 
 // forgiveStall keeps the runtime's own stalls from counting as silence:

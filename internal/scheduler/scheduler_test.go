@@ -704,3 +704,57 @@ func TestFramesNeverMix(t *testing.T) {
 		t.Error("the rejoined render2 never drew again")
 	}
 }
+
+// While the runtime has messages it has not read (a loaded server's
+// backlog), nobody is judged silent: the backlog may hold their
+// heartbeats.
+func TestNoLossWhileMessagesWaitUnread(t *testing.T) {
+	cfg := load(t, example("2d-lb-4.eqc"))
+	s := New(cfg, planner.New(cfg), Options{})
+	now := time.Unix(1000, 0)
+	s.Step(Tick{Now: now})
+	for _, id := range s.Nodes() {
+		s.Step(Join{Node: id})
+	}
+	for i := 0; i < 40; i++ { // 3 s of silence, 75 ms ticks, always a backlog
+		now = now.Add(75 * time.Millisecond)
+		s.Step(Tick{Now: now, Unread: 100})
+	}
+	if l := s.Ready().Lost; len(l) != 0 {
+		t.Fatalf("lost %v with messages unread", l)
+	}
+	now = now.Add(75 * time.Millisecond)
+	s.Step(Tick{Now: now})
+	if l := s.Ready().Lost; len(l) != len(s.Nodes()) {
+		t.Fatalf("lost %v once everything was read, want every node", l)
+	}
+}
+
+// Slow frames (a loaded machine) make the silence a node is allowed
+// longer: four times the slowest recent frame.
+func TestSlowFramesLengthenLiveness(t *testing.T) {
+	c := newCluster(t, load(t, example("2d-lb-4.eqc")), Options{Frames: 400})
+	c.step = 150 * time.Millisecond
+	for len(c.completed) < 40 {
+		c.round()
+	}
+	slowest := time.Duration(0)
+	for _, f := range c.completed[len(c.completed)-32:] {
+		slowest = max(slowest, f.Finished.Sub(f.Started))
+	}
+	if 4*slowest <= DefaultLiveness {
+		t.Fatalf("frames of %v are not slow enough for this test", slowest)
+	}
+	c.nodes["render1"].silent = true
+	silent := c.now
+	for len(c.log) == 0 && c.failure == "" {
+		c.round()
+	}
+	want := fmt.Sprintf("lost render1: no heartbeat for %v", (4 * slowest).Round(time.Millisecond))
+	if len(c.log) != 1 || c.log[0] != want {
+		t.Errorf("log %v, want %q", c.log, want)
+	}
+	if took := c.now.Sub(silent); took < 4*slowest {
+		t.Errorf("lost after %v of silence, before 4 frames of %v", took, slowest)
+	}
+}

@@ -113,13 +113,19 @@ func TestDashboardInABrowser(t *testing.T) {
 		Width  int
 		Height int
 	}
-	look, err := chromedp.Run(ctx, chromedp.Evaluate[lookType](`({
-		Frame: document.body.dataset.frame,
-		Splits: [...document.querySelectorAll(".dest rect.split")].map(r => ({Channel: r.dataset.channel, Viewport: r.dataset.viewport})),
-		Rows: [...document.querySelectorAll("#gantt g.row")].map(g => g.dataset.channel),
-		Width: document.querySelector(".dest img").naturalWidth,
-		Height: document.querySelector(".dest img").naturalHeight,
-	})`))
+	// taken when the preview shown is decoded (a new one arriving has no
+	// size until then)
+	look, err := chromedp.Run(ctx, chromedp.Poll[lookType](`(() => {
+		const img = document.querySelector(".dest img");
+		if (!img || !img.complete || !img.naturalWidth) return null;
+		return {
+			Frame: document.body.dataset.frame,
+			Splits: [...document.querySelectorAll(".dest rect.split")].map(r => ({Channel: r.dataset.channel, Viewport: r.dataset.viewport})),
+			Rows: [...document.querySelectorAll("#gantt g.row")].map(g => g.dataset.channel),
+			Width: img.naturalWidth,
+			Height: img.naturalHeight,
+		};
+	})()`))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,8 @@ type report struct {
 	statsOut *json.Encoder
 	// start is when the first frame started (set up time is not counted)
 	start     time.Time
+	startCPU  time.Duration // the process's CPU time then
+	busy      time.Duration // the server loop's time since then
 	frames    int
 	degraded  int
 	lost      []string
@@ -105,6 +107,10 @@ func (r *report) summary(interrupted bool) *Summary {
 		Written: r.written, FinalSplit: map[string]string{}, Interrupted: interrupted}
 	if sum.Seconds > 0 {
 		sum.FPS = float64(sum.Frames) / sum.Seconds
+	}
+	if r.frames > 0 {
+		sum.ControlMsPerFrame = r.busy.Seconds() * 1000 / float64(r.frames)
+		sum.ServerCPUMsPerFrame = (processCPU() - r.startCPU).Seconds() * 1000 / float64(r.frames)
 	}
 	for label, cs := range r.totals {
 		n := float64(r.counts[label])

@@ -423,3 +423,45 @@ func TestWallWithSwapBarrier(t *testing.T) {
 		}
 	}
 }
+
+// Null render clients (eqserver run --null-clients, eqclient --null) take
+// part in every frame without GL: a wall with a swap barrier and a
+// load-balanced 2D compound run to the end, none of them opens a window
+// system, and the summary says what the server's control plane cost.
+func TestNullClients(t *testing.T) {
+	bin := binaries(t)
+	for _, cfg := range []string{"wall-2x2-views.eqc", "2d-lb-4.eqc"} {
+		t.Run(cfg, func(t *testing.T) {
+			cmd := exec.Command(filepath.Join(bin, "eqserver"), "run", "--local", "--null-clients", "--json", "--frames", "40", config(cfg))
+			cmd.Env = testEnv()
+			var stdout, stderr strings.Builder
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("run: %v\n%s", err, stderr.String())
+			}
+			var sum Summary
+			if err := json.Unmarshal([]byte(stdout.String()), &sum); err != nil {
+				t.Fatalf("summary: %v\n%s", err, stdout.String())
+			}
+			if sum.Frames != 40 || sum.Degraded != 0 || len(sum.LostNodes) != 0 {
+				t.Errorf("%d frames, %d degraded, lost %v", sum.Frames, sum.Degraded, sum.LostNodes)
+			}
+			if sum.ControlMsPerFrame <= 0 || sum.ServerCPUMsPerFrame <= 0 {
+				t.Errorf("control %.3f ms, CPU %.3f ms per frame", sum.ControlMsPerFrame, sum.ServerCPUMsPerFrame)
+			}
+			if strings.Contains(stderr.String(), "window system:") {
+				t.Errorf("a null client opened a window system:\n%s", stderr.String())
+			}
+			for _, c := range sum.Channels {
+				if c.Draw != 1 { // the null draw time
+					t.Errorf("channel %s: draw %.3f ms", c.Channel, c.Draw)
+				}
+			}
+		})
+	}
+	out := t.TempDir()
+	cmd := exec.Command(filepath.Join(bin, "eqserver"), "run", "--local", "--null-clients", "--out", out, config("2d-lb-4.eqc"))
+	if b, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(b), "--null-clients render nothing") {
+		t.Errorf("--null-clients with --out: %v\n%s", err, b)
+	}
+}

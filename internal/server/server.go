@@ -66,8 +66,11 @@ type Options struct {
 	Layout       string
 	JoinTimeout  time.Duration
 	FrameTimeout time.Duration // a frame that takes longer fails the run (10 s)
-	Log          *log.Logger
-	Progress     io.Writer // one-line progress (a terminal), or nil
+	// Liveness is the shortest silence after which a node is lost (800 ms;
+	// it grows by itself with each node's gaps and the frame time).
+	Liveness time.Duration
+	Log      *log.Logger
+	Progress io.Writer // one-line progress (a terminal), or nil
 
 	// App, when set, is an application that drives the run frame by
 	// frame (package goeq); Frames is then ignored.
@@ -143,6 +146,12 @@ type Summary struct {
 	Written       []string          `json:"written"`
 	// Interrupted is set when a signal ended the run early.
 	Interrupted bool `json:"interrupted,omitempty"`
+	// ControlMsPerFrame is the server loop's time per frame (planning,
+	// dispatch, statistics), and ServerCPUMsPerFrame the server process's
+	// CPU time per frame (also its control streams' encoding), from the
+	// first frame on.
+	ControlMsPerFrame   float64 `json:"control_ms_per_frame"`
+	ServerCPUMsPerFrame float64 `json:"server_cpu_ms_per_frame"`
 }
 
 // ChannelSummary is a channel's mean times over the run (milliseconds).
@@ -176,9 +185,11 @@ type nodeConn struct {
 	relaunch int // relaunches so far
 	out      chan *control.ServerMsg
 	gone     chan struct{} // closed when the session ends
-	// the frame data last sent (only changes travel)
+	// the frame data last sent (only changes travel) and the version of
+	// the peers it has; both start again with each session
 	lastData []byte
 	dataSent bool
+	peersGen int
 }
 
 // kill ends a launched client and whatever its launcher started.
@@ -216,6 +227,14 @@ func (ev *event) orNil() scheduler.Event {
 }
 
 type server struct {
+	// peers is every channel's frame address; it changes only when a node
+	// (re)joins, and each node gets it again only then (peersGen counts
+	// its versions): sent with every frame, it made the control traffic
+	// grow with the square of the nodes
+	peers    map[string]string
+	peersKey string
+	peersGen int
+
 	opt    Options
 	cfg    *compound.Config
 	text   string
@@ -288,7 +307,7 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 			s.destOf[c.Path()] = d.Channel.ID
 		}
 	})
-	sopt := scheduler.Options{Frames: opt.Frames, FrameTimeout: opt.FrameTimeout}
+	sopt := scheduler.Options{Frames: opt.Frames, FrameTimeout: opt.FrameTimeout, Liveness: opt.Liveness}
 	var p scheduler.Planner
 	if opt.Reference {
 		ref := reference.New(cfg)
@@ -710,7 +729,11 @@ func (s *server) loop(ctx context.Context) (*Summary, error) {
 			return rep.summary(true), ctx.Err()
 		}
 		work := time.Now()
-		s.sched.Step(scheduler.Tick{Now: work})
+		unread := len(s.events)
+		if ev != nil {
+			unread++
+		}
+		s.sched.Step(scheduler.Tick{Now: work, Unread: unread})
 		if ev != nil && s.stale(ev) {
 			ev = nil // from a session or process the node has replaced
 		}
@@ -738,6 +761,11 @@ func (s *server) loop(ctx context.Context) (*Summary, error) {
 			}
 		}
 		if ev != nil {
+			if j, ok := ev.ev.(scheduler.Join); ok {
+				// a new session has nothing of what earlier ones were sent
+				nc := s.nodes[j.Node]
+				nc.dataSent, nc.lastData, nc.peersGen = false, nil, 0
+			}
 			if j, ok := ev.ev.(scheduler.Join); ok && joined[j.Node] {
 				s.opt.Log.Printf("node %s rejoined: its channels take part again", j.Node)
 				rep.rejoined = append(rep.rejoined, j.Node)
@@ -802,8 +830,43 @@ func (s *server) loop(ctx context.Context) (*Summary, error) {
 			default:
 			}
 		}
+		if !rep.start.IsZero() {
+			// the loop's work (planning, dispatch, statistics) once frames
+			// run: what bounds the frame rate of a large cluster
+			rep.busy += time.Since(work)
+		}
 		tick.Reset(next)
 	}
+}
+
+// refreshPeers rebuilds the channels' frame addresses when a node's
+// address changed since the last time.
+func (s *server) refreshPeers() {
+	var key strings.Builder
+	for _, id := range s.order {
+		key.WriteString(s.nodes[id].frameAddr)
+		key.WriteByte(' ')
+	}
+	if key.String() == s.peersKey && s.peers != nil {
+		return
+	}
+	s.peersKey = key.String()
+	s.peersGen++
+	s.peers = map[string]string{}
+	for _, ch := range s.cfg.Channels {
+		if nc := s.nodes[ch.Window.Pipe.Node.ID]; nc != nil && nc.frameAddr != "" {
+			s.peers[ch.ID] = nc.frameAddr
+		}
+	}
+}
+
+// processCPU is the CPU time this process has used (user and system).
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // request takes an application's frame: its data and messages wait for
@@ -886,20 +949,15 @@ func (s *server) act(rd scheduler.Ready, rep *report) error {
 	if len(rd.Work) > 0 {
 		if rep.start.IsZero() {
 			rep.start = time.Now()
+			rep.startCPU = processCPU()
 		}
-		peers := map[string]string{}
-		for _, id := range s.order {
-			if nc := s.nodes[id]; nc.frameAddr != "" {
-				for _, ch := range s.cfg.Channels {
-					if ch.Window.Pipe.Node == nc.model {
-						peers[ch.ID] = nc.frameAddr
-					}
-				}
-			}
-		}
+		s.refreshPeers()
 		for _, w := range rd.Work {
-			fw := &control.FrameWork{Frame: w.Frame, Peers: peers, SwapBarrier: s.sched.SwapBarrier(w.Frame), Messages: s.messages[w.Frame],
+			fw := &control.FrameWork{Frame: w.Frame, SwapBarrier: s.sched.SwapBarrier(w.Frame), Messages: s.messages[w.Frame],
 				Overlay: s.overlayFor(w)}
+			if nc := s.nodes[w.Node]; nc.peersGen != s.peersGen {
+				fw.Peers, nc.peersGen = s.peers, s.peersGen
+			}
 			for _, cp := range w.Channels {
 				fw.Channels = append(fw.Channels, control.ChannelWork{Channel: cp.Channel.ID, Tasks: cp.Tasks, Destination: cp.Destination})
 			}
