@@ -842,6 +842,9 @@ func (s *server) loop(ctx context.Context) (*Summary, error) {
 // refreshPeers rebuilds the channels' frame addresses when a node's
 // address changed since the last time.
 func (s *server) refreshPeers() {
+	// sessions set the addresses as they join
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	var key strings.Builder
 	for _, id := range s.order {
 		key.WriteString(s.nodes[id].frameAddr)
