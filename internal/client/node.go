@@ -186,10 +186,13 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 		if err != nil {
 			return err
 		}
-		p.exec, err = channel.NewExecutor(glp, r, n, channel.ExecOptions{AsyncReadback: s.AsyncReadback, FullReadback: s.FullReadback, InputTimeout: s.InputTimeout})
+		// through a *channel.Executor: a nil one failed, and must not become
+		// a non-nil executor that shutdown would close
+		exec, err := channel.NewExecutor(glp, r, n, channel.ExecOptions{AsyncReadback: s.AsyncReadback, FullReadback: s.FullReadback, InputTimeout: s.InputTimeout})
 		if err != nil {
 			return err
 		}
+		p.exec = exec
 		for _, w := range pm.Windows {
 			d, why := channel.ChooseDrawable(w, sys, s.Drawable)
 			cw, err := glp.OpenWindow(w, d)
