@@ -38,19 +38,23 @@ func DepthMerge(dst, src *Image) error {
 	dc, sc := dst.Pixels(), src.Pixels()
 	switch {
 	case dst.Depth != nil && src.Depth != nil:
-		parallel(len(dc), 1, func(lo, hi int) {
-			done := mergeNearestFloatVector(dst.Depth[lo:hi], src.Depth[lo:hi], dc[lo:hi], sc[lo:hi])
-			mergeNearest(dst.Depth[lo+done:hi], src.Depth[lo+done:hi], dc[lo+done:hi], sc[lo+done:hi])
-		})
+		mergeAcrossCores(dst.Depth, src.Depth, dc, sc, mergeNearestFloatVector)
 	case dst.DepthU != nil && src.DepthU != nil:
-		parallel(len(dc), 1, func(lo, hi int) {
-			done := mergeNearestUintVector(dst.DepthU[lo:hi], src.DepthU[lo:hi], dc[lo:hi], sc[lo:hi])
-			mergeNearest(dst.DepthU[lo+done:hi], src.DepthU[lo+done:hi], dc[lo+done:hi], sc[lo+done:hi])
-		})
+		mergeAcrossCores(dst.DepthU, src.DepthU, dc, sc, mergeNearestUintVector)
 	default:
 		return fmt.Errorf("compositor: depth merge needs depth of the same kind in both images")
 	}
 	return nil
+}
+
+// mergeAcrossCores splits a depth merge across cores; in each part the
+// vector kernel (where there is one) merges what it can and the portable
+// loop the rest.
+func mergeAcrossCores[D float32 | uint32](dd, sd []D, dc, sc []uint32, vector func(dd, sd []D, dc, sc []uint32) int) {
+	parallel(len(dc), 1, func(lo, hi int) {
+		done := vector(dd[lo:hi], sd[lo:hi], dc[lo:hi], sc[lo:hi])
+		mergeNearest(dd[lo+done:hi], sd[lo+done:hi], dc[lo+done:hi], sc[lo+done:hi])
+	})
 }
 
 // mergeNearest is the portable depth merge for either kind of depth: the

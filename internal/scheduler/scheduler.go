@@ -689,19 +689,16 @@ func (s *Scheduler) pull(e Pull) {
 }
 
 // livenessTimeout is how long a node may be silent: livenessMargin times
-// the longest of its recent gaps or of the recent frames, at least the
-// configured floor; while its gaps are not yet measured, StartupLiveness.
-// (Heartbeats do not wait for rendering, but where frames are slow the
-// machine is loaded, and a process may wait long for a core.)
-func (s *Scheduler) livenessTimeout(ns *nodeState) time.Duration {
-	longest := time.Duration(0)
-	for _, d := range s.frameTime {
-		longest = max(longest, d)
-	}
+// the longest of its recent gaps or of the recent frames (slowestFrame),
+// at least the configured floor; while its gaps are not yet measured,
+// StartupLiveness. (Heartbeats do not wait for rendering, but where frames
+// are slow the machine is loaded, and a process may wait long for a core.)
+func (s *Scheduler) livenessTimeout(ns *nodeState, slowestFrame time.Duration) time.Duration {
 	floor := s.opt.Liveness
 	if len(ns.gaps) < livenessGaps/4 {
 		floor = max(floor, StartupLiveness)
 	}
+	longest := slowestFrame
 	for _, g := range ns.gaps {
 		longest = max(longest, g)
 	}
@@ -727,12 +724,16 @@ func (s *Scheduler) forgiveStall() {
 }
 
 func (s *Scheduler) checkLiveness() {
+	slowest := time.Duration(0) // the same for every node: found once per tick
+	for _, d := range s.frameTime {
+		slowest = max(slowest, d)
+	}
 	for _, id := range s.order {
 		ns := s.nodes[id]
 		if !ns.alive || ns.lastSeen.IsZero() {
 			continue
 		}
-		if limit := s.livenessTimeout(ns); s.now.Sub(ns.lastSeen) > limit {
+		if limit := s.livenessTimeout(ns, slowest); s.now.Sub(ns.lastSeen) > limit {
 			s.lose(id, fmt.Sprintf("no heartbeat for %v", limit.Round(time.Millisecond)))
 		}
 	}

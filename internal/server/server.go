@@ -765,18 +765,18 @@ func (s *server) loop(ctx context.Context) (*Summary, error) {
 				// a new session has nothing of what earlier ones were sent
 				nc := s.nodes[j.Node]
 				nc.dataSent, nc.lastData, nc.peersGen = false, nil, 0
-			}
-			if j, ok := ev.ev.(scheduler.Join); ok && joined[j.Node] {
-				s.opt.Log.Printf("node %s rejoined: its channels take part again", j.Node)
-				rep.rejoined = append(rep.rejoined, j.Node)
-			} else if ok {
-				joined[j.Node] = true
-				if len(joined) == len(s.order) && s.opt.App != nil && s.opt.App.Ready != nil {
-					info := RunInfo{Latency: s.cfg.Latency}
-					for _, o := range s.cfg.Observers {
-						info.Observers = append(info.Observers, o.Name)
+				if joined[j.Node] {
+					s.opt.Log.Printf("node %s rejoined: its channels take part again", j.Node)
+					rep.rejoined = append(rep.rejoined, j.Node)
+				} else {
+					joined[j.Node] = true
+					if len(joined) == len(s.order) && s.opt.App != nil && s.opt.App.Ready != nil {
+						info := RunInfo{Latency: s.cfg.Latency}
+						for _, o := range s.cfg.Observers {
+							info.Observers = append(info.Observers, o.Name)
+						}
+						s.opt.App.Ready(info)
 					}
-					s.opt.App.Ready(info)
 				}
 			}
 			if l, ok := ev.ev.(scheduler.Lost); ok && !joined[l.Node] {
