@@ -10,13 +10,19 @@ import (
 // Adaptive is goeq's adaptive balancing policy (`adaptive ON`), after
 // Siegell and Steenkiste's study of load-balancing parameters:
 //
-//   - measurements are filtered with a history fraction h chosen by a small
-//     state machine that trusts slow-downs at once and speed-ups only as
-//     they persist (an overloaded source stalls everyone; an underloaded
-//     one costs little);
+//   - the load model separates what a source is (its speed) from what it
+//     renders (a raster of work density); a change in a source's time is
+//     split between the two: what is balanced by opposite changes of other
+//     sources is work that moved in the scene, the rest a change of speed;
+//   - changes within the measured noise band are followed slowly, so timer
+//     noise and jitter do not move work; beyond it, slow-downs are trusted
+//     at once and speed-ups only once they persist, for longer on a source
+//     seen to oscillate (an overloaded source stalls everyone; an
+//     underloaded one costs little);
 //   - work moves only when the predicted frame time improves by at least
-//     Threshold (10%); a split stuck just under it gets a small correction
-//     every CorrectEvery frames;
+//     Threshold (10%) where moving costs (DB with data to load), elsewhere
+//     by three times the noise left in the model; a split stuck just under
+//     it gets a small correction every CorrectEvery frames;
 //   - a move whose cost (DB: range to load, per measured unit cost) exceeds
 //     its benefit over the frames it is expected to pay off is cancelled;
 //   - the balancing period follows the measured planning overhead and the
@@ -39,27 +45,48 @@ type Adaptive struct {
 	Grain  int
 	Period int
 
-	model     *raster                 // work density with history
-	speeds    map[string]float64      // filtered speed per child
-	filtered  map[string]filteredCell // per child: last region and filtered density
-	speedUps  map[string]int          // consecutive speed-ups per child
+	model     *raster // work density with history
+	sources   map[string]*source
 	below     int
 	sincePlan int
 	settling  int     // frames after a move with a relaxed threshold
-	noise     float64 // relative frame-to-frame variation of unchanged work
-	lastDens  map[string]float64
+	noise     float64 // relative timer noise and jitter (see measureNoise)
+	changes   []float64
+	lastDens  map[string][2]float64 // the last two densities on lastReg (newest first)
 	lastReg   map[string]region
 	// keptSplits are the split positions before this frame's computation,
 	// restored when the gate keeps the current regions.
 	keptSplits map[string]float64
+	// vertical is the split direction of each 2D tree node, kept while
+	// the region's shape leaves the choice open.
+	vertical map[string]bool
+	// firstPlans counts the 2D plans after the first samples that move
+	// splits only half way: the model then knows only one uniform density
+	// per region, and a full move on that overshoots a concentrated load
+	// (later moves build on the shape the raster learnt; a range split
+	// measures its 1-D shape directly)
+	firstPlans int
 	// Decisions of the last Plan, for reports and tests.
 	LastDecision string
+}
+
+// source is what the policy knows of one child.
+type source struct {
+	speed float64 // filtered speed (1: as fast as the model's unit)
+	seen  bool    // a sample of it reached the model
+	// hold is how many consecutive frames a speed-up must last before it
+	// is trusted; pending counts them. A source whose speed-ups are
+	// followed by slow-downs oscillates: hold doubles, and it halves again
+	// after calm frames.
+	hold, pending int
+	sinceUp       int // frames since the last trusted speed-up (-1: none)
+	calm          int // frames without sign of oscillation
 }
 
 // NewAdaptive returns the policy with the defaults from the study.
 func NewAdaptive() *Adaptive {
 	return &Adaptive{Threshold: 0.1, CorrectEvery: 8, MinCorrection: 0.01, Neighbour: true, StableFrames: 10, Period: 1,
-		speedUps: map[string]int{}, lastDens: map[string]float64{}, lastReg: map[string]region{}, filtered: map[string]filteredCell{}, speeds: map[string]float64{}}
+		sources: map[string]*source{}, lastDens: map[string][2]float64{}, lastReg: map[string]region{}, vertical: map[string]bool{}}
 }
 
 // settleFrames is how long after a move follow-up corrections may be small:
@@ -67,54 +94,127 @@ func NewAdaptive() *Adaptive {
 // latency of a frame or two.
 const settleFrames = 4
 
-// speedUpTrust is h for the n-th consecutive frame a child got faster:
-// doubt the first speed-up, trust it fully after four.
-var speedUpTrust = []float64{0.75, 0.5, 0.25, 0}
+const (
+	minHold, maxHold = 4, 32
+	// noiseGain is the weight of a change within the noise band
+	noiseGain = 0.3
+	// noiseWindow is how many recent changes the noise is the median of:
+	// a median, because a source that oscillates changes a few samples a
+	// lot, and noise changes all a little
+	noiseWindow = 64
+)
 
-// filter turns this frame's samples into the load model the split uses.
-// The model separates what a source is from what it renders: a raster of
-// work density over the compound (seconds at unit speed per unit area or
-// range) that keeps the shape earlier frames taught, and a speed per
-// source. A source that rendered (nearly) the same region as before and
-// took a different time changed speed (competing load, clocks): its speed
-// is updated through the asymmetric filter, slow-downs at once (h = 0),
-// speed-ups blended in by h from speedUpTrust. A source on a new region
-// measured new ground: the raster under the region is rescaled to match,
-// at the source's speed.
+func (a *Adaptive) source(path string) *source {
+	st := a.sources[path]
+	if st == nil {
+		st = &source{speed: 1, hold: minHold, sinceUp: -1}
+		a.sources[path] = st
+	}
+	return st
+}
+
+// filter turns this frame's samples into the load model the split uses: a
+// raster of work density over the compound (seconds at unit speed per unit
+// area or range) that keeps the shape earlier frames taught, and a speed
+// per source. A source's first sample (and every sample of the first
+// frame) measures new ground: the raster under its region is rescaled to
+// match, at the source's speed. Later, a source that took a different time
+// than the model predicts changed speed, or its work changed: the part of
+// the change that other sources' opposite changes balance is work that
+// moved, the rest is speed.
 func (a *Adaptive) filter(raw *grid, samples []Sample, db bool) *grid {
 	a.measureNoise(samples, db)
 	if a.model == nil || a.model.db != db {
 		a.model = newRaster(db)
 	}
 	m := a.model
+	type obs struct {
+		st               *source
+		reg              region
+		density          float64
+		work, pred, took float64
+		predicted        bool // pred is the model's prediction
+	}
+	var all []obs
+	var excess, up, down float64
+	known := m.init
 	for _, c := range raw.cells {
-		reg := region{vp: c.vp, r: c.r}
-		sp, known := a.speeds[c.path]
-		if !known || sp <= 0 {
-			sp = 1
-		}
-		work := m.mean(reg) // work density the model expects here
-		prev, seen := a.filtered[c.path]
-		if m.init && seen && work > 0 && c.density > 0 && sameRegion(prev.reg, reg, db) {
-			raw := work / c.density // the speed this measurement implies
-			if raw < sp {
-				a.speedUps[c.path] = 0
-				sp = raw
+		o := obs{st: a.source(c.path), reg: region{vp: c.vp, r: c.r}, density: c.density}
+		o.work = m.mean(o.reg)
+		size := regionSize(o.reg, db)
+		o.predicted = known && o.st.seen && o.work > 0 && c.density > 0
+		if o.predicted {
+			o.pred, o.took = o.work*size/o.st.speed, c.density*size
+			e := o.took - o.pred
+			excess += e
+			if e > 0 {
+				up += e
 			} else {
-				n := a.speedUps[c.path]
-				h := speedUpTrust[min(n, len(speedUpTrust)-1)]
-				a.speedUps[c.path] = n + 1
-				sp = h*sp + (1-h)*raw
+				down -= e
 			}
-		} else {
-			a.speedUps[c.path] = 0
-			m.rescale(reg, work, c.density*sp)
 		}
-		a.speeds[c.path] = sp
-		a.filtered[c.path] = filteredCell{reg: reg, density: c.density}
+		all = append(all, o)
+	}
+	band := 3 * math.Max(a.noise, 0.01)
+	for _, o := range all {
+		st := o.st
+		st.seen = true
+		if st.sinceUp >= 0 {
+			st.sinceUp++
+		}
+		st.calm++
+		if st.calm > 8*st.hold && st.hold > minHold {
+			st.hold, st.calm = st.hold/2, 0
+		}
+		if !o.predicted {
+			st.pending = 0
+			m.rescale(o.reg, o.work, o.density*st.speed)
+			continue
+		}
+		e := o.took - o.pred
+		share := 0.0 // of e, explained by a change of speed
+		switch {
+		case e > 0 && excess > 0:
+			share = math.Min(1, excess/up)
+		case e < 0 && excess < 0:
+			share = math.Min(1, -excess/down)
+		}
+		bySpeed := o.pred + share*e
+		speed := st.speed * o.pred / bySpeed
+		workFactor := o.took / bySpeed
+		switch q := o.took / o.pred; {
+		case math.Abs(q-1) <= band:
+			// noise: follow slowly
+			if st.pending > 0 {
+				st.calm = 0 // a speed-up that did not last
+			}
+			st.pending = 0
+			gain := a.inBandGain()
+			st.speed += gain * (speed - st.speed)
+			workFactor = 1 + gain*(workFactor-1)
+		case speed < st.speed*(1-1e-9):
+			if st.pending > 0 || (st.sinceUp >= 0 && st.sinceUp <= 2*st.hold) {
+				// slower again soon after getting faster: it oscillates
+				st.hold, st.calm = min(2*st.hold, maxHold), 0
+			}
+			st.pending, st.speed = 0, speed
+		case speed > st.speed*(1+1e-9):
+			st.pending++
+			if st.pending >= st.hold {
+				st.speed, st.pending, st.sinceUp = speed, 0, 0
+			}
+		}
+		if workFactor != 1 {
+			m.rescale(o.reg, o.work, o.work*workFactor)
+		}
 	}
 	if !m.init {
 		return raw // nothing measured yet: the even split
+	}
+	if !known && !db {
+		a.firstPlans = 2
+	} else if a.firstPlans > 0 {
+		a.firstPlans--
 	}
 	return m.grid()
 }
@@ -207,20 +307,25 @@ func (m *raster) rescale(reg region, avg, d float64) {
 }
 
 func (m *raster) grid() *grid {
-	g := &grid{db: m.db}
-	total := 0.0
-	for k, d := range m.d {
-		c := m.cellRegion(k)
-		g.cells = append(g.cells, cell{vp: c.vp, r: c.r, density: d})
-		total += d
+	g := &grid{db: m.db, n: m.n}
+	cellSize := 1 / float64(m.n)
+	if m.db {
+		g.sat = make([]float64, m.n+1)
+		for k, d := range m.d {
+			g.sat[k+1] = g.sat[k] + d*cellSize
+		}
+		return g
 	}
-	g.mean = total / float64(len(m.d))
+	w := m.n + 1
+	g.sat = make([]float64, w*w)
+	for j := 0; j < m.n; j++ {
+		row := 0.0
+		for i := 0; i < m.n; i++ {
+			row += m.d[j*m.n+i] * cellSize * cellSize
+			g.sat[(j+1)*w+i+1] = g.sat[j*w+i+1] + row
+		}
+	}
 	return g
-}
-
-type filteredCell struct {
-	reg     region
-	density float64
 }
 
 // sameRegion reports whether two regions overlap by at least 90% of each.
@@ -235,9 +340,10 @@ func sameRegion(a, b region, db bool) bool {
 	return sa > 0 && sb > 0 && inter >= 0.9*sa && inter >= 0.9*sb
 }
 
-// measureNoise tracks how much a child's density varies between samples
-// whose region did not change: timer noise and jitter, which set the
-// balancing period.
+// measureNoise tracks how much a child's density varies over three samples
+// on (nearly) the same region, less what a steady drift explains: timer
+// noise and jitter, which set the noise band, the balancing period and the
+// grain. The noise is the median of the last noiseWindow such changes.
 func (a *Adaptive) measureNoise(samples []Sample, db bool) {
 	for _, s := range samples {
 		reg := region{vp: s.Viewport, r: s.Range}
@@ -246,12 +352,43 @@ func (a *Adaptive) measureNoise(samples []Sample, db bool) {
 			continue
 		}
 		d := s.Busy / size
-		if prev, ok := a.lastReg[s.Path]; ok && prev == reg && a.lastDens[s.Path] > 0 {
-			v := math.Abs(d-a.lastDens[s.Path]) / a.lastDens[s.Path]
-			a.noise += 0.2 * (v - a.noise)
+		last := a.lastDens[s.Path]
+		if prev, ok := a.lastReg[s.Path]; !ok || !sameRegion(prev, reg, db) {
+			last = [2]float64{}
 		}
-		a.lastReg[s.Path], a.lastDens[s.Path] = reg, d
+		if last[0] > 0 && last[1] > 0 {
+			// a second difference: a load that drifts steadily (work that
+			// moves with the scene) cancels, noise does not; its spread is
+			// sqrt(3) times that of a first difference
+			a.changes = append(a.changes, math.Abs(d-2*last[0]+last[1])/last[0]/math.Sqrt(3))
+			if len(a.changes) > noiseWindow {
+				a.changes = a.changes[1:]
+			}
+		}
+		a.lastReg[s.Path], a.lastDens[s.Path] = reg, [2]float64{d, last[0]}
 	}
+	if len(a.changes) < 8 {
+		// until measured, assume noise at half the threshold: the first
+		// samples then move work only on changes clearly beyond it
+		a.noise = a.Threshold / 2
+		return
+	}
+	sorted := append([]float64(nil), a.changes...)
+	sort.Float64s(sorted)
+	a.noise = sorted[(len(sorted)-1)/2]
+}
+
+// inBandGain is the weight a change within the noise band gets: average
+// over as many frames as it takes the noise to fall under half the
+// threshold.
+func (a *Adaptive) inBandGain() float64 {
+	return math.Min(noiseGain, math.Pow(a.Threshold/2/math.Max(a.noise, 1e-9), 2))
+}
+
+// modelNoise is the relative noise left in the filtered model.
+func (a *Adaptive) modelNoise() float64 {
+	g := a.inBandGain()
+	return a.noise * math.Sqrt(g/(2-g))
 }
 
 // ObserveOverhead sets the balancing period from the measured planning
@@ -279,7 +416,9 @@ func (a *Adaptive) ObserveGrain(busySeconds, secondsPerPixel, span float64) {
 	if busySeconds <= 0 || secondsPerPixel <= 0 || span <= 0 {
 		return
 	}
-	resolve := math.Max(a.noise, 0.01)
+	// not coarser than 2%: the noise band already keeps noise from moving
+	// work, and a coarse grain leaves imbalance no correction can remove
+	resolve := math.Min(math.Max(a.noise, 0.01), 0.02)
 	b := resolve * busySeconds / (secondsPerPixel * span)
 	g := 1
 	for float64(g) < b && g < 64 {
@@ -338,16 +477,22 @@ func (a *Adaptive) gate(l *Load, active []*Child, g *grid, next map[string]regio
 		saving = 1 - nextT/curT
 	}
 	threshold, settlingMove := a.Threshold, false
+	if !g.db || a.MoveCost == 0 {
+		// moving work costs nothing measurable (2D, or no data to load):
+		// the threshold only has to keep noise from moving it, and a
+		// scene whose load moves is followed every frame
+		threshold = math.Max(2*a.MinCorrection, 3*a.modelNoise())
+	}
 	if a.settling > 0 {
 		// right after a move the measurements test its prediction: what is
 		// left over is model error, not noise, so follow-ups need less
 		a.settling--
-		threshold = 2 * a.MinCorrection
+		threshold = math.Max(2*a.MinCorrection, 3*a.modelNoise())
 		settlingMove = saving < a.Threshold
 	}
 	switch {
 	case saving >= threshold:
-	case a.below+1 >= a.CorrectEvery && saving >= math.Max(a.MinCorrection, 2*a.noise):
+	case a.below+1 >= a.CorrectEvery && saving >= math.Max(a.MinCorrection, 2*a.modelNoise()):
 		// a small correction so a split cannot stay stuck under the threshold
 	default:
 		a.below++

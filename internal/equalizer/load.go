@@ -206,8 +206,8 @@ func (l *Load) speed(path string) float64 {
 	if l.Adaptive == nil {
 		return 1
 	}
-	if s, ok := l.Adaptive.speeds[path]; ok && s > 0 {
-		return s
+	if s, ok := l.Adaptive.sources[path]; ok && s.speed > 0 {
+		return s.speed
 	}
 	return 1
 }
@@ -267,7 +267,7 @@ func (l *Load) split(n *node, reg region, g *grid, out map[string]region) {
 		l.split(n.right, region{r: compound.Range{Start: pos, End: hi}}, g, out)
 		return
 	}
-	vertical := l.splitVertically(reg.vp)
+	vertical := l.splitVertically(n.key, reg.vp)
 	var lo, hi, px float64
 	var bound, resist int
 	if vertical {
@@ -296,14 +296,25 @@ func (l *Load) split(n *node, reg region, g *grid, out map[string]region) {
 
 // splitVertically picks the split direction: VERTICAL mode cuts columns,
 // HORIZONTAL rows, 2D cuts across the longer side (in pixels).
-func (l *Load) splitVertically(vp compound.Viewport) bool {
+func (l *Load) splitVertically(key string, vp compound.Viewport) bool {
 	switch l.Params.Mode {
 	case "VERTICAL":
 		return true
 	case "HORIZONTAL":
 		return false
 	}
-	return vp.W*float64(l.PixelW) >= vp.H*float64(l.PixelH)
+	w, h := vp.W*float64(l.PixelW), vp.H*float64(l.PixelH)
+	vertical := w >= h
+	if l.Adaptive != nil {
+		// a region near square would flip direction on small moves and
+		// turn every region below it over: keep the direction until the
+		// other side is clearly longer
+		if prev, ok := l.Adaptive.vertical[key]; ok && prev != vertical && math.Max(w, h) < 1.5*math.Min(w, h) {
+			vertical = prev
+		}
+		l.Adaptive.vertical[key] = vertical
+	}
+	return vertical
 }
 
 // settle applies damping, resistance and boundary rounding to a computed
@@ -322,6 +333,8 @@ func (l *Load) settle(key string, pos, lo, hi, boundary, resistance float64, lef
 		// instead of damping them
 		if l.Adaptive == nil {
 			pos = old + (1-l.Params.Damping)*(pos-old)
+		} else if l.Adaptive.firstPlans > 0 {
+			pos = old + (pos-old)/2
 		}
 		if math.Abs(pos-old) < resistance {
 			pos = old
@@ -366,6 +379,12 @@ type grid struct {
 	db    bool
 	cells []cell
 	mean  float64
+	// sat, when set, is the cumulative load of a regular raster of n cells
+	// per side (2D: (n+1)^2 summed-area table; DB: n+1 prefix sums), so a
+	// region's load costs four lookups instead of a pass over the cells:
+	// the splits integrate it some thousand times per frame.
+	sat []float64
+	n   int
 }
 
 type cell struct {
@@ -406,6 +425,9 @@ func (g *grid) total() float64 {
 }
 
 func (g *grid) load2D(vp compound.Viewport) float64 {
+	if g.sat != nil {
+		return g.satAt(vp.X+vp.W, vp.Y+vp.H) - g.satAt(vp.X, vp.Y+vp.H) - g.satAt(vp.X+vp.W, vp.Y) + g.satAt(vp.X, vp.Y)
+	}
 	area := vp.W * vp.H
 	if len(g.cells) == 0 {
 		return area
@@ -424,6 +446,9 @@ func (g *grid) load2D(vp compound.Viewport) float64 {
 }
 
 func (g *grid) load1D(lo, hi float64) float64 {
+	if g.sat != nil {
+		return g.satAt(hi, 0) - g.satAt(lo, 0)
+	}
 	if len(g.cells) == 0 {
 		return hi - lo
 	}
@@ -437,6 +462,25 @@ func (g *grid) load1D(lo, hi float64) float64 {
 		sum += rest * g.mean
 	}
 	return sum
+}
+
+// satAt is the load of [0,x] x [0,y] (DB: of [0,x]) on a raster grid:
+// bilinear between the table's nodes, exact for piecewise-constant cells.
+func (g *grid) satAt(x, y float64) float64 {
+	n := float64(g.n)
+	gx := math.Max(0, math.Min(n, x*n))
+	i := int(math.Min(gx, n-1))
+	fx := gx - float64(i)
+	if g.db {
+		return g.sat[i]*(1-fx) + g.sat[i+1]*fx
+	}
+	gy := math.Max(0, math.Min(n, y*n))
+	j := int(math.Min(gy, n-1))
+	fy := gy - float64(j)
+	w := g.n + 1
+	a, b := g.sat[j*w+i], g.sat[j*w+i+1]
+	c, d := g.sat[(j+1)*w+i], g.sat[(j+1)*w+i+1]
+	return a*(1-fx)*(1-fy) + b*fx*(1-fy) + c*(1-fx)*fy + d*fx*fy
 }
 
 // findSplit2D returns the position along the split axis where the load on

@@ -1,0 +1,96 @@
+package simulate
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/goeq/goeq/internal/compound"
+	"github.com/goeq/goeq/internal/configparser"
+)
+
+// Generated describes a config as a new user would write it for a
+// load-balanced wall: one destination window of W x H pixels and Sources
+// render pipes, two per node, in a 2D or DB load_equalizer compound with
+// Equalizer's defaults. The balancing goals are checked on these as well
+// as on the examples, so the policies are not tuned to a handful of files.
+type Generated struct {
+	Mode    string // "2D" or "DB"
+	Sources int
+	W, H    int
+}
+
+// Name is the file name the config would have.
+func (g Generated) Name() string {
+	return fmt.Sprintf("gen-%s-%d-%dx%d.eqc", g.Mode, g.Sources, g.W, g.H)
+}
+
+// EQC is the config's text.
+func (g Generated) EQC() string {
+	var nodes, children, inputs strings.Builder
+	for i := 0; i < g.Sources; i++ {
+		if i%2 == 0 {
+			fmt.Fprintf(&nodes, "    node\n    {\n        name \"render%d\"\n        host \"localhost\"\n", i/2+1)
+		}
+		fmt.Fprintf(&nodes, "        pipe { name \"gpu%d\" window { name \"w%d\" viewport [ 0 0 %d %d ] attributes { hint_drawable FBO } channel { name \"src%d\" } } }\n",
+			i+1, i+1, g.W, g.H, i+1)
+		if i%2 == 1 || i == g.Sources-1 {
+			nodes.WriteString("    }\n")
+		}
+		fmt.Fprintf(&children, "        compound { channel \"src%d\" outputframe { name \"f%d\" } }\n", i+1, i+1)
+		fmt.Fprintf(&inputs, "        inputframe { name \"f%d\" }\n", i+1)
+	}
+	buffer := "COLOR"
+	if g.Mode == "DB" {
+		buffer = "COLOR DEPTH"
+	}
+	return fmt.Sprintf(`#Equalizer 1.2 ascii
+# generated: %s load balancing over %d sources on a %dx%d destination
+config
+{
+    name "%s"
+    latency 1
+    appNode
+    {
+        pipe { name "display" window { name "dest" viewport [ 0 0 %d %d ] channel { name "dest" } } }
+    }
+%s    observer {}
+    layout { name "L" view { observer 0 } }
+    canvas { layout "L" wall {} segment { channel "dest" } }
+    compound
+    {
+        channel ( canvas 0 segment 0 layout "L" view 0 )
+        buffer [ %s ]
+        load_equalizer { mode %s }
+%s%s    }
+}
+`, g.Mode, g.Sources, g.W, g.H, g.Name(), g.W, g.H, nodes.String(), buffer, g.Mode, children.String(), inputs.String())
+}
+
+// Config parses and resolves the config, as `eqserver` would the file.
+func (g Generated) Config() (*compound.Config, error) {
+	res, err := configparser.Parse(g.Name(), []byte(g.EQC()))
+	if err != nil {
+		return nil, err
+	}
+	m, err := compound.Resolve(res, compound.Options{Getenv: func(string) (string, bool) { return "", false }})
+	if err != nil {
+		return nil, err
+	}
+	return m.Configs[0], nil
+}
+
+// GeneratedConfigs are the generated configs the balancing goals hold on:
+// 4, 8 and 16 sources; 2D at aspect ratios 4:3, 16:9, 1:1 and 32:9 from
+// 320x240 to 3840x2160; DB at two sizes (a range split does not depend on
+// the window's shape).
+func GeneratedConfigs() []Generated {
+	sizes := [][2]int{{320, 240}, {1600, 1200}, {1280, 720}, {3840, 2160}, {512, 512}, {2048, 2048}, {640, 180}, {3840, 1080}}
+	var out []Generated
+	for _, n := range []int{4, 8, 16} {
+		for _, s := range sizes {
+			out = append(out, Generated{Mode: "2D", Sources: n, W: s[0], H: s[1]})
+		}
+		out = append(out, Generated{Mode: "DB", Sources: n, W: 320, H: 240}, Generated{Mode: "DB", Sources: n, W: 1920, H: 1080})
+	}
+	return out
+}
