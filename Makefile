@@ -7,7 +7,7 @@ export LP_NUM_THREADS ?= 1
 # build` takes the portable loops, which `make test` checks too.
 export GOEXPERIMENT ?= simd
 
-.PHONY: all deps build test test-cluster vet demo fuzz bench bench-cluster balance soak soak-uploads clean
+.PHONY: all deps build test test-cluster vet demo fuzz bench bench-cluster balance balance-live soak soak-uploads clean
 
 all: build
 
@@ -76,6 +76,13 @@ bench-cluster: build
 # its plots.
 balance: build
 	bin/eqserver simulate --report docs
+
+# The same policies on live runs (not part of make test): real eqserver
+# runs of the load-balanced examples with a CPU hog switched on and off on
+# one render node's core; docs/balance-live.md and its plots. Needs taskset
+# and 2 cores; about 20 minutes.
+balance-live: build
+	bin/goeq-balancelive -docs docs
 
 clean:
 	rm -rf bin out

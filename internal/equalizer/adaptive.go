@@ -378,6 +378,9 @@ func (a *Adaptive) measureNoise(samples []Sample, db bool) {
 	a.noise = sorted[(len(sorted)-1)/2]
 }
 
+// Noise is the measured relative timer noise (see measureNoise).
+func (a *Adaptive) Noise() float64 { return a.noise }
+
 // inBandGain is the weight a change within the noise band gets: average
 // over as many frames as it takes the noise to fall under half the
 // threshold.

@@ -330,7 +330,7 @@ func (l *Load) settle(key string, pos, lo, hi, boundary, resistance float64, lef
 	}
 	if old, ok := l.splits[key]; ok && old > lo && old < hi {
 		// the adaptive policy filters measurements and gates moves
-		// instead of damping them
+		// instead of damping them, but for its first plans
 		if l.Adaptive == nil {
 			pos = old + (1-l.Params.Damping)*(pos-old)
 		} else if l.Adaptive.firstPlans > 0 {

@@ -260,6 +260,30 @@ func (p *Planner) Config() *compound.Config { return p.cfg }
 // Load returns the load or tree equalizer attached to c, if any.
 func (p *Planner) Load(c *compound.Compound) *equalizer.Load { return p.loads[c] }
 
+// BalanceState is what the adaptive policy of one load-balanced compound
+// chose from what it measured, for the statistics file and reports.
+type BalanceState struct {
+	Compound   string  `json:"compound"`
+	Period     int     `json:"period"`      // frames between moves
+	Grain      int     `json:"grain"`       // 2D boundary in pixels (0: not chosen)
+	Noise      float64 `json:"noise"`       // measured relative timer noise
+	OverheadMs float64 `json:"overhead_ms"` // measured planning and interaction per frame
+	Decision   string  `json:"decision"`
+}
+
+// Balance returns the adaptive policies' state, by compound path.
+func (p *Planner) Balance() []BalanceState {
+	var out []BalanceState
+	p.cfg.Walk(func(c *compound.Compound) {
+		if l := p.loads[c]; l != nil && l.Adaptive != nil {
+			a := l.Adaptive
+			out = append(out, BalanceState{Compound: c.Path(), Period: a.Period, Grain: a.Grain, Noise: a.Noise(),
+				OverheadMs: 1000 * p.Overhead, Decision: a.LastDecision})
+		}
+	})
+	return out
+}
+
 // SetChannelDown takes a channel out of (or back into) the frames: its
 // compounds become inactive and the equalizers redistribute their work.
 func (p *Planner) SetChannelDown(ch *compound.Channel, down bool) {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/goeq/goeq/internal/compound"
+	"github.com/goeq/goeq/internal/planner"
 	"github.com/goeq/goeq/internal/scheduler"
 	"github.com/goeq/goeq/internal/stats"
 )
@@ -38,6 +39,11 @@ func newReport(s *server, statsOut *json.Encoder) *report {
 type statsLine struct {
 	stats.Record
 	Label string `json:"label"`
+	// Completed is when the frame completed, in seconds since the first
+	// frame started; the first line of a frame also carries the adaptive
+	// policies' state after planning it.
+	Completed float64                `json:"completed_s"`
+	Balance   []planner.BalanceState `json:"balance,omitempty"`
 }
 
 func (r *report) label(id string) string {
@@ -58,10 +64,15 @@ func (r *report) complete(c scheduler.Completed) {
 		r.s.opt.Log.Printf("frame %d: %s", c.Frame, e)
 	}
 	worst, total, n, slowest := 0.0, 0.0, 0, ""
-	for _, rec := range c.Records {
+	completed := time.Since(r.start).Seconds()
+	for i, rec := range c.Records {
 		label := r.label(rec.Channel)
 		if r.statsOut != nil {
-			r.statsOut.Encode(statsLine{Record: rec, Label: label})
+			line := statsLine{Record: rec, Label: label, Completed: completed}
+			if i == 0 && r.s.plan != nil {
+				line.Balance = r.s.plan.Balance()
+			}
+			r.statsOut.Encode(line)
 		}
 		cs := r.totals[label]
 		if cs == nil {

@@ -14,11 +14,8 @@ import (
 	"strings"
 	"sync"
 
-	"golang.org/x/image/font"
-	"golang.org/x/image/font/basicfont"
-	"golang.org/x/image/math/fixed"
-
 	"github.com/goeq/goeq/internal/compound"
+	"github.com/goeq/goeq/internal/plot"
 )
 
 // TableHeader heads docs/balance.md's tables (and eqserver replay's).
@@ -235,7 +232,7 @@ func Report(configDir, outDir string, frames int, load func(string) (*compound.C
 	}
 	for _, sc := range []string{"step", "oscillating"} {
 		file := "balance-" + sc + ".png"
-		if err := plot(filepath.Join(outDir, file), sc, series["2d-lb-4.eqc/"+sc+"/equalizer"], series["2d-lb-4.eqc/"+sc+"/adaptive"]); err != nil {
+		if err := plotRun(filepath.Join(outDir, file), sc, series["2d-lb-4.eqc/"+sc+"/equalizer"], series["2d-lb-4.eqc/"+sc+"/adaptive"]); err != nil {
 			return err
 		}
 		fmt.Fprintf(&b, "### %s on 2d-lb-4.eqc\n\n![%s: split position and imbalance per frame](%s)\n\n", sc, sc, file)
@@ -297,9 +294,9 @@ func generatedText(compared []Comparison) string {
 	return b.String()
 }
 
-// plot draws split position (top) and imbalance (bottom) per frame for
+// plotRun draws split position (top) and imbalance (bottom) per frame for
 // both policies.
-func plot(path, title string, eq, ad *Summary) error {
+func plotRun(path, title string, eq, ad *Summary) error {
 	const w, h, pad = 900, 520, 40
 	img := image.NewRGBA(image.Rect(0, 0, w, h))
 	draw.Draw(img, img.Bounds(), image.NewUniform(color.White), image.Point{}, draw.Src)
@@ -325,8 +322,8 @@ func plot(path, title string, eq, ad *Summary) error {
 	for i, p := range panels {
 		top := pad + i*(ph+pad)
 		r := image.Rect(pad+20, top, w-pad, top+ph)
-		rect(img, r, axis)
-		label(img, r.Min.X+4, r.Min.Y+14, fmt.Sprintf("%s: %s (%.0f..%.0f)", title, p.label, p.lo, p.hi), axis)
+		plot.Rect(img, r, axis)
+		plot.Label(img, r.Min.X+4, r.Min.Y+14, fmt.Sprintf("%s: %s (%.0f..%.0f)", title, p.label, p.lo, p.hi), axis)
 		for k, s := range []*Summary{eq, ad} {
 			c := grey
 			if k == 1 {
@@ -339,71 +336,17 @@ func plot(path, title string, eq, ad *Summary) error {
 				x := r.Min.X + (r.Dx()-1)*f/max(n-1, 1)
 				y := r.Max.Y - 1 - int(float64(r.Dy()-2)*(v-p.lo)/(p.hi-p.lo))
 				if px >= 0 {
-					line(img, px, py, x, y, c)
+					plot.Line(img, px, py, x, y, c)
 				}
 				px, py = x, y
 			}
 		}
 	}
-	label(img, pad+24, h-12, "frame ->   grey: equalizer   blue: adaptive", axis)
+	plot.Label(img, pad+24, h-12, "frame ->   grey: equalizer   blue: adaptive", axis)
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
 	return png.Encode(f, img)
-}
-
-func rect(img *image.RGBA, r image.Rectangle, c color.Color) {
-	for x := r.Min.X; x < r.Max.X; x++ {
-		img.Set(x, r.Min.Y, c)
-		img.Set(x, r.Max.Y-1, c)
-	}
-	for y := r.Min.Y; y < r.Max.Y; y++ {
-		img.Set(r.Min.X, y, c)
-		img.Set(r.Max.X-1, y, c)
-	}
-}
-
-func line(img *image.RGBA, x0, y0, x1, y1 int, c color.Color) {
-	dx, dy := abs(x1-x0), -abs(y1-y0)
-	sx, sy := sign(x1-x0), sign(y1-y0)
-	e := dx + dy
-	for {
-		img.Set(x0, y0, c)
-		if x0 == x1 && y0 == y1 {
-			return
-		}
-		e2 := 2 * e
-		if e2 >= dy {
-			e += dy
-			x0 += sx
-		}
-		if e2 <= dx {
-			e += dx
-			y0 += sy
-		}
-	}
-}
-
-func abs(v int) int {
-	if v < 0 {
-		return -v
-	}
-	return v
-}
-
-func sign(v int) int {
-	switch {
-	case v < 0:
-		return -1
-	case v > 0:
-		return 1
-	}
-	return 0
-}
-
-func label(img *image.RGBA, x, y int, s string, c color.Color) {
-	d := &font.Drawer{Dst: img, Src: image.NewUniform(c), Face: basicfont.Face7x13, Dot: fixed.P(x, y)}
-	d.DrawString(s)
 }

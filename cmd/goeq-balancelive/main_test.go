@@ -1,0 +1,87 @@
+package main
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/goeq/goeq/internal/compound"
+	"github.com/goeq/goeq/internal/configparser"
+)
+
+func TestWithPolicyMakesTheLoadEqualizerAdaptive(t *testing.T) {
+	for _, name := range []string{"2d-lb-4.eqc", "db-lb-4.eqc"} {
+		text, err := os.ReadFile(filepath.Join("..", "..", "examples", "configs", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, pol := range []string{"equalizer", "adaptive"} {
+			res, err := configparser.Parse(name, []byte(withPolicy(string(text), pol)))
+			if err != nil {
+				t.Fatalf("%s %s: %v", name, pol, err)
+			}
+			m, err := compound.Resolve(res, compound.Options{Getenv: func(string) (string, bool) { return "", false }})
+			if err != nil {
+				t.Fatalf("%s %s: %v", name, pol, err)
+			}
+			found := false
+			m.Configs[0].Walk(func(c *compound.Compound) {
+				for _, eq := range c.Equalizers {
+					if eq.Kind == "load" {
+						found = true
+						if eq.Adaptive != (pol == "adaptive") {
+							t.Errorf("%s %s: adaptive %v", name, pol, eq.Adaptive)
+						}
+					}
+				}
+			})
+			if !found {
+				t.Errorf("%s: no load equalizer", name)
+			}
+		}
+	}
+}
+
+func TestSchedules(t *testing.T) {
+	p := schedule{Name: "every 2 s", Period: 2, Duration: 10}
+	for tm, want := range map[float64]bool{0.5: false, 2.5: true, 4.5: false, 6.1: true} {
+		if p.on(tm) != want {
+			t.Errorf("periodic at %v: on %v", tm, p.on(tm))
+		}
+	}
+	if c := p.changes(); len(c) != 4 || c[0] != 2 || c[3] != 8 {
+		t.Errorf("periodic changes %v", c)
+	}
+	s := schedule{Name: "step", Step: 10, Duration: 40}
+	if s.on(9.9) || !s.on(10) || !s.on(39) {
+		t.Error("step schedule")
+	}
+	if c := s.changes(); len(c) != 1 || c[0] != 10 {
+		t.Errorf("step changes %v", c)
+	}
+}
+
+// A run whose loaded source slows at 1 s and is balanced again 3 frames
+// later: frame times, imbalance and frames to settle.
+func TestMeasure(t *testing.T) {
+	r := &runResult{Schedule: schedule{Step: 1, Duration: 2}, Policy: "adaptive"}
+	for i := 0; i < 20; i++ {
+		f := frame{Completed: 0.1 * float64(i), Busy: []float64{0.05, 0.05}}
+		if i >= 10 && i < 13 {
+			f.Busy = []float64{0.05, 0.15} // imbalance 1.5
+			f.Loaded = true
+		}
+		r.Frames = append(r.Frames, f)
+	}
+	m := measure(r)
+	if m.Frames != 19 || math.Abs(m.Mean-100) > 1e-6 {
+		t.Errorf("frames %d, mean %v ms", m.Frames, m.Mean)
+	}
+	if m.Settle != 3 || m.Unsettled != 0 || m.Changes != 1 {
+		t.Errorf("settle %v, unsettled %d of %d", m.Settle, m.Unsettled, m.Changes)
+	}
+	if want := (16*1.0 + 3*1.5) / 19; math.Abs(m.Imbalance-want) > 1e-9 {
+		t.Errorf("imbalance %v, want %v", m.Imbalance, want)
+	}
+}
