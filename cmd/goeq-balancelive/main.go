@@ -87,6 +87,8 @@ var schedules = []schedule{
 func main() {
 	docs := flag.String("docs", "docs", "where balance-live.md and its plots go")
 	quick := flag.Float64("scale", 1, "scale every schedule's times (a smaller value for a quick look)")
+	only := flag.String("only", "", "run only the experiments whose label contains this")
+	keep := flag.String("keep", "", "keep every run's config, log and statistics in this folder")
 	hog := flag.Bool("hog", false, "be the CPU hog: spin until killed")
 	flag.Parse()
 	if *hog {
@@ -97,7 +99,16 @@ func main() {
 		schedules[i].Step *= *quick
 		schedules[i].Duration *= *quick
 	}
-	if err := run(*docs, *quick); err != nil {
+	if *only != "" {
+		var kept []experiment
+		for _, e := range experiments {
+			if strings.Contains(e.Label, *only) {
+				kept = append(kept, e)
+			}
+		}
+		experiments = kept
+	}
+	if err := run(*docs, *quick, *keep); err != nil {
 		fmt.Fprintf(os.Stderr, "goeq-balancelive: %v\n", err)
 		os.Exit(1)
 	}
@@ -116,7 +127,7 @@ func spin() {
 	}
 }
 
-func run(docs string, scale float64) error {
+func run(docs string, scale float64, keep string) error {
 	bin, err := binDir()
 	if err != nil {
 		return err
@@ -127,8 +138,12 @@ func run(docs string, scale float64) error {
 	if runtime.NumCPU() < 2 {
 		return errors.New("needs at least 2 cores: one render node and the hog share one, the other node has the other")
 	}
-	work, err := os.MkdirTemp("", "goeq-balancelive-")
-	if err != nil {
+	work := keep
+	if work == "" {
+		if work, err = os.MkdirTemp("", "goeq-balancelive-"); err != nil {
+			return err
+		}
+	} else if err := os.MkdirAll(work, 0o755); err != nil {
 		return err
 	}
 	var results []*caseResult
@@ -149,6 +164,9 @@ func run(docs string, scale float64) error {
 	}
 	if err := writeReport(docs, scale, results); err != nil {
 		return err
+	}
+	if keep != "" {
+		return nil
 	}
 	return os.RemoveAll(work)
 }
@@ -214,7 +232,7 @@ func runOnce(bin, work string, ex experiment, sc schedule, policy string) (*runR
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp(work, "run-")
+	dir, err := os.MkdirTemp(work, fmt.Sprintf("%s-%s-%s-", strings.Fields(ex.Label)[0], strings.ReplaceAll(sc.Name, " ", ""), policy))
 	if err != nil {
 		return nil, err
 	}

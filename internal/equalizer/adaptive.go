@@ -96,8 +96,9 @@ const settleFrames = 4
 
 const (
 	minHold, maxHold = 4, 32
-	// noiseGain is the weight of a change within the noise band
-	noiseGain = 0.3
+	// noiseGain and minNoiseGain bound the weight of a change within the
+	// noise band
+	noiseGain, minNoiseGain = 0.3, 0.15
 	// noiseWindow is how many recent changes the noise is the median of:
 	// a median, because a source that oscillates changes a few samples a
 	// lot, and noise changes all a little
@@ -383,9 +384,11 @@ func (a *Adaptive) Noise() float64 { return a.noise }
 
 // inBandGain is the weight a change within the noise band gets: average
 // over as many frames as it takes the noise to fall under half the
-// threshold.
+// threshold, but no fewer than 0.15: live noise is not independent from
+// frame to frame (processes sharing cores), and a filter slower than that
+// lags the load it should follow.
 func (a *Adaptive) inBandGain() float64 {
-	return math.Min(noiseGain, math.Pow(a.Threshold/2/math.Max(a.noise, 1e-9), 2))
+	return math.Max(minNoiseGain, math.Min(noiseGain, math.Pow(a.Threshold/2/math.Max(a.noise, 1e-9), 2)))
 }
 
 // modelNoise is the relative noise left in the filtered model.
@@ -395,16 +398,14 @@ func (a *Adaptive) modelNoise() float64 {
 }
 
 // ObserveOverhead sets the balancing period from the measured planning
-// and interaction overhead and the measured timer noise: interactions may
-// cost at most 5% of the frame time, and measurements are averaged over
-// enough frames that noise falls under half the threshold.
+// and interaction overhead: interactions may cost at most 5% of the frame
+// time. (Noise does not lengthen it: the noise band and the filter's
+// weight already average it out, and a longer period only reacts later
+// to competing load, as the live runs showed.)
 func (a *Adaptive) ObserveOverhead(planSeconds, frameSeconds float64) {
 	p := 1
 	if frameSeconds > 0 {
 		p = max(p, int(math.Ceil(planSeconds/(0.05*frameSeconds))))
-	}
-	if a.noise > 0 {
-		p = max(p, int(math.Ceil(math.Pow(a.noise/(a.Threshold/2), 2))))
 	}
 	a.Period = min(p, 8)
 }
