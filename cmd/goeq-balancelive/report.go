@@ -196,7 +196,7 @@ func writeReport(docs string, scale float64, results []*caseResult) error {
 			return err
 		}
 		fmt.Fprintf(&b, "![imbalance per frame, both policies, each schedule](%s)\n\nImbalance (max/mean source busy time, 1 to 2) over the run's time for each schedule; shaded: the hog runs. Grey: equalizer, blue: adaptive.\n\n", file)
-		b.WriteString("What the adaptive policy measured and chose (its balancing period follows the measured planning overhead and noise, its grain the measured cost per pixel and noise):\n\n")
+		b.WriteString("What the adaptive policy measured and chose (its balancing period follows the measured planning overhead, its grain the measured cost per pixel and noise; noise is the median relative second difference of a source's time):\n\n")
 		b.WriteString("| load | period without / with hog | grain px (min-max) | noise without / with hog | overhead ms/frame |\n|---|---|---|---|---|\n")
 		for _, r := range cr.Runs {
 			if r.Policy != "adaptive" {

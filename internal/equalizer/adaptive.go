@@ -25,15 +25,15 @@ import (
 //     it gets a small correction every CorrectEvery frames;
 //   - a move whose cost (DB: range to load, per measured unit cost) exceeds
 //     its benefit over the frames it is expected to pay off is cancelled;
-//   - the balancing period follows the measured planning overhead and the
-//     timer noise; the grain (boundary) follows the measured per-task
-//     overhead when the config leaves the boundary at its default;
+//   - the balancing period follows the measured planning overhead; the
+//     grain (boundary) follows the measured cost per pixel and the noise
+//     when the config leaves the boundary at its default;
 //   - DB ranges move only between neighbours (the MPI "string of cells"
 //     pattern), so data moves as little as the balance allows.
 type Adaptive struct {
 	Threshold     float64 // fraction of frame time a move must save
 	CorrectEvery  int     // frames under the threshold before a small correction
-	MinCorrection float64 // smallest saving a correction makes (at least twice the timer noise)
+	MinCorrection float64 // smallest saving a correction makes (at least twice the model's noise)
 	Neighbour     bool    // DB: move ranges between neighbours only
 	// MoveCost is the measured seconds to load one range unit of data
 	// (DB); StableFrames the number of frames a new distribution is
