@@ -192,6 +192,30 @@ type nodeConn struct {
 	peersGen int
 }
 
+// newSession forgets what an earlier session of the node was sent: a
+// rejoined client has none of it.
+func (nc *nodeConn) newSession() {
+	nc.dataSent, nc.lastData, nc.peersGen = false, nil, 0
+}
+
+// addPeers gives a frame the peers' addresses when the node's session has
+// not got this version of them yet.
+func (nc *nodeConn) addPeers(fw *control.FrameWork, peers map[string]string, gen int) {
+	if nc.peersGen != gen {
+		fw.Peers, nc.peersGen = peers, gen
+	}
+}
+
+// addData gives a frame the application's data, or marks it kept when the
+// node's session already has the same: only a change travels.
+func (nc *nodeConn) addData(fw *control.FrameWork, data []byte) {
+	if nc.dataSent && bytes.Equal(data, nc.lastData) {
+		fw.DataKept = true
+		return
+	}
+	fw.Data, nc.lastData, nc.dataSent = data, data, true
+}
+
 // kill ends a launched client and whatever its launcher started.
 func (nc *nodeConn) kill() {
 	syscall.Kill(-nc.cmd.Process.Pid, syscall.SIGKILL)
@@ -764,7 +788,7 @@ func (s *server) loop(ctx context.Context) (*Summary, error) {
 			if j, ok := ev.ev.(scheduler.Join); ok {
 				// a new session has nothing of what earlier ones were sent
 				nc := s.nodes[j.Node]
-				nc.dataSent, nc.lastData, nc.peersGen = false, nil, 0
+				nc.newSession()
 				if joined[j.Node] {
 					s.opt.Log.Printf("node %s rejoined: its channels take part again", j.Node)
 					rep.rejoined = append(rep.rejoined, j.Node)
@@ -958,20 +982,13 @@ func (s *server) act(rd scheduler.Ready, rep *report) error {
 		for _, w := range rd.Work {
 			fw := &control.FrameWork{Frame: w.Frame, SwapBarrier: s.sched.SwapBarrier(w.Frame), Messages: s.messages[w.Frame],
 				Overlay: s.overlayFor(w)}
-			if nc := s.nodes[w.Node]; nc.peersGen != s.peersGen {
-				fw.Peers, nc.peersGen = s.peers, s.peersGen
-			}
 			for _, cp := range w.Channels {
 				fw.Channels = append(fw.Channels, control.ChannelWork{Channel: cp.Channel.ID, Tasks: cp.Tasks, Destination: cp.Destination})
 			}
-			if nc := s.nodes[w.Node]; s.opt.App != nil {
-				// only a change travels
-				d := s.data[w.Frame]
-				if nc.dataSent && bytes.Equal(d, nc.lastData) {
-					fw.DataKept = true
-				} else {
-					fw.Data, nc.lastData, nc.dataSent = d, d, true
-				}
+			nc := s.nodes[w.Node]
+			nc.addPeers(fw, s.peers, s.peersGen)
+			if s.opt.App != nil {
+				nc.addData(fw, s.data[w.Frame])
 			}
 			s.send(w.Node, &control.ServerMsg{Frame: fw})
 		}
