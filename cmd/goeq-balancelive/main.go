@@ -203,6 +203,32 @@ type frame struct {
 	Loaded    bool // the hog ran when the frame completed
 }
 
+// slowest and total are the sources' largest and summed busy times.
+func (f frame) slowest() float64 {
+	worst := 0.0
+	for _, b := range f.Busy {
+		worst = math.Max(worst, b)
+	}
+	return worst
+}
+
+func (f frame) total() float64 {
+	sum := 0.0
+	for _, b := range f.Busy {
+		sum += b
+	}
+	return sum
+}
+
+// imbalance is the slowest source's busy time over the mean (1 when
+// nothing was measured).
+func (f frame) imbalance() float64 {
+	if sum := f.total(); sum > 0 {
+		return f.slowest() / (sum / float64(len(f.Busy)))
+	}
+	return 1
+}
+
 type runResult struct {
 	Schedule schedule
 	Policy   string
@@ -407,15 +433,10 @@ type line struct {
 // frame order.
 func readRun(path string, cfg *compound.Config) ([]frame, []stats.Record, error) {
 	sources := map[string]int{}
-	cfg.Walk(func(c *compound.Compound) {
-		for _, eq := range c.Equalizers {
-			if (eq.Kind == "load" || eq.Kind == "tree") && len(sources) == 0 {
-				for i, ch := range c.Children {
-					sources[ch.Path()] = i
-				}
-			}
-		}
-	})
+	_, children := simulate.Balanced(cfg)
+	for i, ch := range children {
+		sources[ch.Path()] = i
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, err

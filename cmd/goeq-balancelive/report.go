@@ -46,15 +46,8 @@ func measure(r *runResult) metrics {
 	var periodOn, periodOff, noiseOn, noiseOff []float64
 	m.GrainMin = math.MaxInt
 	for i, f := range r.Frames {
-		worst, sum := 0.0, 0.0
-		for _, b := range f.Busy {
-			worst = math.Max(worst, b)
-			sum += b
-		}
-		imbalances[i] = 1
-		if sum > 0 {
-			imbalances[i] = worst / (sum / float64(len(f.Busy)))
-		}
+		imbalances[i] = f.imbalance()
+		worst, sum := f.slowest(), f.total()
 		if i == 0 {
 			continue // its frame time includes the start
 		}
@@ -78,7 +71,7 @@ func measure(r *runResult) metrics {
 	m.Frames = len(times)
 	sorted := append([]float64(nil), times...)
 	sort.Float64s(sorted)
-	m.Mean, m.P95, m.P99 = mean(times), percentile(sorted, 0.95), percentile(sorted, 0.99)
+	m.Mean, m.P95, m.P99 = mean(times), simulate.Percentile(sorted, 0.95), simulate.Percentile(sorted, 0.99)
 	m.Imbalance = imb / float64(len(times))
 	if capacity > 0 {
 		m.Efficiency = busy / capacity
@@ -142,14 +135,6 @@ func mean(v []float64) float64 {
 		s += x
 	}
 	return s / float64(len(v))
-}
-
-func percentile(sorted []float64, p float64) float64 {
-	if len(sorted) == 0 {
-		return 0
-	}
-	i := int(math.Ceil(p*float64(len(sorted)))) - 1
-	return sorted[max(0, min(i, len(sorted)-1))]
 }
 
 func cpuModel() string {
@@ -298,15 +283,7 @@ func plotCase(path string, cr *caseResult) error {
 			}
 			px, py := -1, -1
 			for _, f := range run.Frames {
-				worst, sum := 0.0, 0.0
-				for _, b := range f.Busy {
-					worst, sum = math.Max(worst, b), sum+b
-				}
-				v := 1.0
-				if sum > 0 {
-					v = worst / (sum / float64(len(f.Busy)))
-				}
-				v = math.Max(1, math.Min(2, v))
+				v := math.Max(1, math.Min(2, f.imbalance()))
 				xx := min(x(run, f.Completed), r.Max.X-1)
 				yy := r.Max.Y - 1 - int(float64(r.Dy()-2)*(v-1))
 				if px >= 0 {

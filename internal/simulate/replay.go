@@ -45,7 +45,7 @@ func Replay(cfg *compound.Config, configName string, recorded []stats.Record, po
 	if policy != "equalizer" && policy != "adaptive" {
 		return nil, nil, fmt.Errorf("unknown policy %q (equalizer or adaptive)", policy)
 	}
-	balanced, sources := findBalanced(cfg)
+	balanced, sources := Balanced(cfg)
 	if balanced == nil {
 		return nil, nil, fmt.Errorf("config %s has no load_equalizer compound to balance", configName)
 	}

@@ -73,7 +73,7 @@ func Run(cfg *compound.Config, configName string, opt Options) (*Summary, error)
 	if sc.Sessions {
 		return runSessions(configName, sc, opt), nil
 	}
-	balanced, sources := findBalanced(cfg)
+	balanced, sources := Balanced(cfg)
 	if balanced == nil {
 		return nil, fmt.Errorf("config %s has no load_equalizer compound to balance", configName)
 	}
@@ -228,9 +228,9 @@ func overlap(a, b compound.Range) float64 {
 	return math.Max(0, math.Min(a.End, b.End)-math.Max(a.Start, b.Start))
 }
 
-// findBalanced returns the first compound with a load equalizer and its
+// Balanced returns the first compound with a load equalizer and its
 // children (the sources).
-func findBalanced(cfg *compound.Config) (*compound.Compound, []*compound.Compound) {
+func Balanced(cfg *compound.Config) (*compound.Compound, []*compound.Compound) {
 	var found *compound.Compound
 	cfg.Walk(func(c *compound.Compound) {
 		for _, eq := range c.Equalizers {
@@ -271,8 +271,8 @@ func (s *Summary) finish(ft []float64, busy, capacity, moved float64, db bool) {
 		total += t
 	}
 	s.FrameTimeMean = total / float64(n)
-	s.FrameTimeP95 = percentile(sorted, 0.95)
-	s.FrameTimeP99 = percentile(sorted, 0.99)
+	s.FrameTimeP95 = Percentile(sorted, 0.95)
+	s.FrameTimeP99 = Percentile(sorted, 0.99)
 	imb := 0.0
 	for _, fs := range s.Series {
 		imb += fs.Imbalance
@@ -322,7 +322,9 @@ func (s *Summary) convergence(step int) {
 	}
 }
 
-func percentile(sorted []float64, p float64) float64 {
+// Percentile is the p-quantile of sorted values (the smallest with at least
+// a fraction p at or below it).
+func Percentile(sorted []float64, p float64) float64 {
 	if len(sorted) == 0 {
 		return 0
 	}
@@ -411,8 +413,8 @@ func runSessions(configName string, sc *Scenario, opt Options) *Summary {
 	if len(all) > 0 {
 		sum.FrameTimeMean = t / float64(len(all))
 	}
-	sum.FrameTimeP95 = percentile(all, 0.95)
-	sum.FrameTimeP99 = percentile(all, 0.99)
+	sum.FrameTimeP95 = Percentile(all, 0.95)
+	sum.FrameTimeP99 = Percentile(all, 0.99)
 	imb := 0.0
 	for _, fs := range sum.Series {
 		imb += fs.Imbalance

@@ -67,7 +67,7 @@ func TestGeneratedConfigs(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", g.Name(), err)
 		}
-		balanced, sources := findBalanced(cfg)
+		balanced, sources := Balanced(cfg)
 		if balanced == nil || len(sources) != g.Sources {
 			t.Fatalf("%s: %d sources balanced", g.Name(), len(sources))
 		}
