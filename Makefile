@@ -7,7 +7,7 @@ export LP_NUM_THREADS ?= 1
 # build` takes the portable loops, which `make test` checks too.
 export GOEXPERIMENT ?= simd
 
-.PHONY: all deps build test test-cluster vet demo fuzz bench bench-cluster balance balance-live soak soak-uploads clean
+.PHONY: all deps build test test-cluster vet demo fuzz bench bench-peer bench-cluster balance balance-live soak soak-uploads clean
 
 all: build
 
@@ -66,6 +66,15 @@ bench: build
 test-cluster: deps
 	@scripts/install-deps.sh test
 	$(GO) test -count=1 -v -run 'Namespaced|SSH|Rejoin|Frozen|DestinationLoss|LaunchTimeout' ./internal/server
+
+# goeq against ParaView/IceT (not part of make test): the same
+# million-triangle PLY at 1920x1080 with 1, 2 and 4 sources/ranks, sort-last
+# and sort-first; vs_paraview_* in docs/bench.json and a table in
+# docs/benchmarks.md. Installs ParaView and Open MPI when missing; about 15
+# minutes.
+bench-peer: build
+	@scripts/install-deps.sh peer
+	scripts/with-display.sh bin/goeq-benchpeer -json docs/bench.json -md docs/benchmarks.md -eqply bin/eqply
 
 # Frame codecs on links shaped with tc between hosts in network namespaces
 # (needs root): the table in docs/benchmarks.md.

@@ -2,7 +2,8 @@
 # Installs the Debian packages goeq needs (GL/EGL through Mesa, Xvfb, the X11
 # headers GLFW builds against, pkg-config, xdotool for the pointer tests;
 # with the argument "test" also Chromium, which the dashboard test drives,
-# and openssh for the ssh launch test)
+# and openssh for the ssh launch test; with "peer" ParaView under Open MPI,
+# which make bench-peer compares goeq against)
 # when any is missing. Quiet and fast when everything is present.
 set -euo pipefail
 packages=(
@@ -12,6 +13,9 @@ packages=(
 )
 if [ "${1:-}" = test ]; then
   packages+=(chromium openssh-server openssh-client)
+fi
+if [ "${1:-}" = peer ]; then
+  packages+=(paraview python3-paraview python3-mpi4py openmpi-bin)
 fi
 missing=()
 for p in "${packages[@]}"; do

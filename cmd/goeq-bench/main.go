@@ -1,6 +1,7 @@
 // Command goeq-bench measures goeq's pixel paths against baselines measured
 // in the same run and writes docs/bench.json and the generated section of
-// docs/benchmarks.md (make bench).
+// docs/benchmarks.md (make bench). Keys of docs/bench.json it does not
+// write (make bench-peer's) are kept.
 //
 // Ratios are per core (GOMAXPROCS 1 while timing) so that they compare the
 // code, not how many cores the machine has:
@@ -14,7 +15,6 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -24,6 +24,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/goeq/goeq/internal/benchdoc"
 	"github.com/goeq/goeq/internal/compositor"
 	"github.com/goeq/goeq/internal/compressor"
 	"github.com/goeq/goeq/internal/testframes"
@@ -219,8 +220,7 @@ func main() {
 		}
 	}
 
-	js, _ := json.MarshalIndent(res, "", "  ")
-	if err := os.WriteFile(*jsonOut, append(js, '\n'), 0o644); err != nil {
+	if err := benchdoc.MergeJSON(*jsonOut, res); err != nil {
 		fail(err)
 	}
 	if err := writeMarkdown(*mdOut, &res); err != nil {
@@ -286,11 +286,11 @@ func machine() string {
 	return fmt.Sprintf("%s, %d cores (timed on 1)", model, runtime.NumCPU())
 }
 
-const begin, end = "<!-- bench:begin (written by make bench) -->", "<!-- bench:end -->"
+var section = benchdoc.Marks("bench", "make bench")
 
 func writeMarkdown(path string, r *result) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n## Pixel paths: compositing and codecs\n\n", begin)
+	b.WriteString("## Pixel paths: compositing and codecs\n\n")
 	fmt.Fprintf(&b, "Command: `make bench` (runs `go run ./cmd/goeq-bench`). Machine: %s; %s; %s, %s.\n", r.Machine, r.Frame, r.Go, r.Date)
 	b.WriteString("Every ratio is against a baseline timed in the same run, on one core.\n\n")
 	b.WriteString("| measure | value | baseline | ratio | goal |\n|---|---|---|---|---|\n")
@@ -329,18 +329,7 @@ func writeMarkdown(path string, r *result) error {
 	for _, c := range r.Codecs {
 		fmt.Fprintf(&b, "| %s | %s | %.1f | %.2f | %.2f |\n", c.Frame, c.Codec, c.Ratio, c.EncodeGBps, c.DecodeGBps)
 	}
-	b.WriteString("\n" + end)
-	old, err := os.ReadFile(path)
-	if err != nil && !os.IsNotExist(err) {
-		return err
-	}
-	text := string(old)
-	if i, j := strings.Index(text, begin), strings.Index(text, end); i >= 0 && j > i {
-		text = text[:i] + b.String() + text[j+len(end):]
-	} else {
-		text = strings.TrimRight(text, "\n") + "\n\n" + b.String() + "\n"
-	}
-	return os.WriteFile(path, []byte(text), 0o644)
+	return section.Write(path, b.String())
 }
 
 func fail(err error) {

@@ -134,3 +134,27 @@ func BenchmarkFrameAsyncReadback(b *testing.B) {
 		prev.Wait()
 	}
 }
+
+func BenchmarkReadbackSyncDepth1080p(b *testing.B) {
+	f := newBench(b)
+	f.pipe.Do(func() error { f.draw(0); gl.Finish(); return nil })
+	b.SetBytes(8 * benchW * benchH)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		f.pipe.Do(func() error { f.target.Bind(); ReadSync(i, full1080, true); return nil })
+	}
+}
+
+func BenchmarkReadbackAsyncDepth1080p(b *testing.B) {
+	f := newBench(b)
+	f.pipe.Do(func() error { f.draw(0); gl.Finish(); return nil })
+	b.SetBytes(8 * benchW * benchH)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		var rb *Readback
+		f.pipe.Do(func() error { f.target.Bind(); rb = f.pipe.StartReadback(i, full1080, true); return nil })
+		if _, err := rb.Wait(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

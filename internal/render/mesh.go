@@ -189,8 +189,8 @@ func (r *Mesh) DrawPlaced(p *draw.Context, mv draw.Mat4) (draw.Region, error) {
 	}
 	first, last := int(math.Round(rng.Start*float64(n))), int(math.Round(rng.End*float64(n)))
 	gl.BindVertexArray(r.vao)
-	if last > first {
-		gl.DrawElementsWithOffset(gl.TRIANGLES, int32(3*(last-first)), gl.UNSIGNED_INT, uintptr(12*first))
+	for _, run := range r.Model.VisibleRuns(proj.Mul(mv), first, last) {
+		gl.DrawElementsWithOffset(gl.TRIANGLES, int32(3*(run[1]-run[0])), gl.UNSIGNED_INT, uintptr(12*run[0]))
 	}
 	gl.BindVertexArray(0)
 	return r.roi(p, mv, first, last), glutil.Error()
@@ -236,9 +236,71 @@ func (r *Mesh) roi(p *draw.Context, mv draw.Mat4, first, last int) draw.Region {
 	return draw.Region{X: ix0, Y: iy0, W: ix1 - ix0, H: iy1 - iy0}
 }
 
-// boundChunks is how many pieces of the triangle list RangeBounds keeps a
-// bounding box for.
-const boundChunks = 64
+// boundChunks is how many pieces of the triangle list the model keeps a
+// bounding box for (RangeBounds, VisibleRuns).
+const boundChunks = 256
+
+// VisibleRuns are the parts of the triangles [first, last) whose chunks the
+// frustum of the model-view-projection mvp may see, adjacent ones merged.
+// llvmpipe transforms every vertex it is given, so a sort-first source that
+// drew the whole model would pay for all of it whatever its tile; culled,
+// it pays about for its share (eqPly culls its kd-tree the same way). Only
+// chunks entirely outside one clip plane are left out, so the image is
+// unchanged.
+func (m *Model) VisibleRuns(mvp draw.Mat4, first, last int) [][2]int {
+	n := m.TriangleCount()
+	first, last = max(first, 0), min(last, n)
+	if last <= first {
+		return nil
+	}
+	m.boundsOnce.Do(m.computeBounds)
+	per := (n + boundChunks - 1) / boundChunks
+	var runs [][2]int
+	for c := first / per; c <= (last-1)/per && c < len(m.bounds); c++ {
+		if outside(mvp, m.bounds[c]) {
+			continue
+		}
+		lo, hi := max(first, c*per), min(last, (c+1)*per)
+		if k := len(runs) - 1; k >= 0 && runs[k][1] == lo {
+			runs[k][1] = hi
+		} else {
+			runs = append(runs, [2]int{lo, hi})
+		}
+	}
+	return runs
+}
+
+// outside reports whether every corner of the box lies beyond the same
+// clip plane of mvp's frustum.
+func outside(mvp draw.Mat4, box [2][3]float32) bool {
+	var out [6]int
+	for i := 0; i < 8; i++ {
+		c := [3]float32{box[0][0], box[0][1], box[0][2]}
+		for k := 0; k < 3; k++ {
+			if i&(1<<k) != 0 {
+				c[k] = box[1][k]
+			}
+		}
+		var v [4]float32
+		for row := 0; row < 4; row++ {
+			v[row] = mvp[row]*c[0] + mvp[4+row]*c[1] + mvp[8+row]*c[2] + mvp[12+row]
+		}
+		for a := 0; a < 3; a++ {
+			if v[a] < -v[3] {
+				out[2*a]++
+			}
+			if v[a] > v[3] {
+				out[2*a+1]++
+			}
+		}
+	}
+	for _, n := range out {
+		if n == 8 {
+			return true
+		}
+	}
+	return false
+}
 
 // RangeBounds is a bounding box (min, max corners) of the triangles
 // [first, last): the union of the boxes of the kd-ordered chunks they

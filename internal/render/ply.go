@@ -35,6 +35,10 @@ func LoadPLY(path string) (*Model, error) {
 	return m, nil
 }
 
+// plySizes are the byte sizes of PLY's scalar types.
+var plySizes = map[string]int{"char": 1, "int8": 1, "uchar": 1, "uint8": 1, "short": 2, "int16": 2, "ushort": 2, "uint16": 2,
+	"int": 4, "int32": 4, "uint": 4, "uint32": 4, "float": 4, "float32": 4, "double": 8, "float64": 8}
+
 type plyProperty struct {
 	name      string
 	kind      string // scalar type, or the item type of a list
@@ -125,8 +129,7 @@ func readPLYBody(r *bufio.Reader, format string, elems []*plyElement) (*Model, e
 			return strconv.ParseFloat(tokens.Text(), 64)
 		}
 		var b [8]byte
-		size := map[string]int{"char": 1, "int8": 1, "uchar": 1, "uint8": 1, "short": 2, "int16": 2, "ushort": 2, "uint16": 2,
-			"int": 4, "int32": 4, "uint": 4, "uint32": 4, "float": 4, "float32": 4, "double": 8, "float64": 8}[kind]
+		size := plySizes[kind]
 		if size == 0 {
 			return 0, fmt.Errorf("ply: unknown type %q", kind)
 		}
@@ -281,4 +284,29 @@ func (m *Model) computeNormals() {
 			m.Vertices[v+3], m.Vertices[v+4], m.Vertices[v+5] = x/l, y/l, z/l
 		}
 	}
+}
+
+// WritePLY writes m as a binary little-endian PLY file with vertex
+// positions and normals and triangle faces: what other renderers (ParaView's
+// PLYReader among them) read, so that they draw the very same model.
+func WritePLY(w io.Writer, m *Model) error {
+	bw := bufio.NewWriterSize(w, 1<<20)
+	fmt.Fprintf(bw, "ply\nformat binary_little_endian 1.0\ncomment goeq\nelement vertex %d\n", len(m.Vertices)/6)
+	for _, p := range []string{"x", "y", "z", "nx", "ny", "nz"} {
+		fmt.Fprintf(bw, "property float %s\n", p)
+	}
+	fmt.Fprintf(bw, "element face %d\nproperty list uchar int vertex_indices\nend_header\n", m.TriangleCount())
+	var b [13]byte
+	for _, v := range m.Vertices {
+		binary.LittleEndian.PutUint32(b[:4], math.Float32bits(v))
+		bw.Write(b[:4])
+	}
+	b[0] = 3
+	for t := 0; t+2 < len(m.Triangles); t += 3 {
+		for k := 0; k < 3; k++ {
+			binary.LittleEndian.PutUint32(b[1+4*k:], m.Triangles[t+k])
+		}
+		bw.Write(b[:13])
+	}
+	return bw.Flush()
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/goeq/goeq/draw"
 	"github.com/goeq/goeq/internal/compound"
 )
 
@@ -136,5 +137,102 @@ func TestSubMatrix(t *testing.T) {
 func TestOneMillionTriangles(t *testing.T) {
 	if n := Bumpy(500, 1000).TriangleCount(); n < 1_000_000 {
 		t.Errorf("%d triangles", n)
+	}
+}
+
+// TestWritePLYReadsBack writes a model and reads it with ReadPLY, which
+// kd-orders again: the same triangles (by their vertices' positions and
+// normals, in any order) must come back.
+func TestWritePLYReadsBack(t *testing.T) {
+	m := Bumpy(12, 24)
+	var b bytes.Buffer
+	if err := WritePLY(&b, m); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadPLY(bufio.NewReader(&b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	triangles := func(m *Model) map[[18]float32]int {
+		out := map[[18]float32]int{}
+		for t := 0; t+2 < len(m.Triangles); t += 3 {
+			var k [18]float32
+			for c := 0; c < 3; c++ {
+				copy(k[6*c:], m.Vertices[6*m.Triangles[t+c]:6*m.Triangles[t+c]+6])
+			}
+			out[k]++
+		}
+		return out
+	}
+	want, got := triangles(m), triangles(back)
+	if back.TriangleCount() != m.TriangleCount() || len(got) != len(want) {
+		t.Fatalf("read back %d triangles (%d distinct), wrote %d (%d distinct)", back.TriangleCount(), len(got), m.TriangleCount(), len(want))
+	}
+	for k, n := range want {
+		if got[k] != n {
+			t.Fatalf("triangle %v: written %d times, read back %d", k, n, got[k])
+		}
+	}
+}
+
+// TestVisibleRunsLeaveOutOnlyHiddenTriangles checks the culled chunks
+// triangle by triangle: every triangle of [first, last) left out must lie
+// entirely beyond one clip plane, and a quarter of the view must leave out
+// most of the model.
+func TestVisibleRunsLeaveOutOnlyHiddenTriangles(t *testing.T) {
+	m := Bumpy(60, 120)
+	n := m.TriangleCount()
+	mv := draw.Translate(0, 0, -2.2).Mul(draw.RotateX(0.35)).Mul(draw.RotateY(0.7))
+	hidden := func(mvp draw.Mat4, tri int) bool {
+		for plane := 0; plane < 6; plane++ {
+			beyond := 0
+			for k := 0; k < 3; k++ {
+				v := m.Vertices[6*m.Triangles[3*tri+k]:]
+				var c [4]float32
+				for row := 0; row < 4; row++ {
+					c[row] = mvp[row]*v[0] + mvp[4+row]*v[1] + mvp[8+row]*v[2] + mvp[12+row]
+				}
+				if a := plane / 2; (plane%2 == 0 && c[a] < -c[3]) || (plane%2 == 1 && c[a] > c[3]) {
+					beyond++
+				}
+			}
+			if beyond == 3 {
+				return true
+			}
+		}
+		return false
+	}
+	for _, tc := range []struct {
+		name        string
+		f           compound.Frustum
+		first, last int
+		maxShare    float64
+	}{
+		{"whole view", compound.Frustum{Left: -0.9, Right: 0.9, Bottom: -0.5, Top: 0.5, Near: 1, Far: 100}, 0, n, 1},
+		{"top right quarter", compound.Frustum{Left: 0, Right: 0.9, Bottom: 0, Top: 0.5, Near: 1, Far: 100}, 0, n, 0.5},
+		{"left edge", compound.Frustum{Left: -0.9, Right: -0.3, Bottom: -0.5, Top: 0.5, Near: 1, Far: 100}, 0, n, 0.35},
+		{"a DB range, quarter", compound.Frustum{Left: -0.9, Right: 0, Bottom: -0.5, Top: 0, Near: 1, Far: 100}, n / 3, 2 * n / 3, 0.5},
+	} {
+		mvp := Frustum(tc.f).Mul(mv)
+		runs := m.VisibleRuns(mvp, tc.first, tc.last)
+		drawn := make([]bool, n)
+		count := 0
+		for _, r := range runs {
+			if r[0] < tc.first || r[1] > tc.last || r[0] >= r[1] {
+				t.Fatalf("%s: run %v outside [%d, %d)", tc.name, r, tc.first, tc.last)
+			}
+			for i := r[0]; i < r[1]; i++ {
+				drawn[i] = true
+				count++
+			}
+		}
+		for i := tc.first; i < tc.last; i++ {
+			if !drawn[i] && !hidden(mvp, i) {
+				t.Fatalf("%s: triangle %d is left out but visible", tc.name, i)
+			}
+		}
+		if share := float64(count) / float64(tc.last-tc.first); share > tc.maxShare {
+			t.Errorf("%s: draws %.0f%% of its triangles, want at most %.0f%%", tc.name, 100*share, 100*tc.maxShare)
+		}
 	}
 }

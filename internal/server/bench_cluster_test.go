@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goeq/goeq/internal/benchdoc"
 	"github.com/goeq/goeq/internal/netns"
 )
 
@@ -71,13 +72,10 @@ func BenchmarkClusterCodecs(b *testing.B) {
 	}
 }
 
-const clusterBegin, clusterEnd = "<!-- bench-cluster:begin (written by make bench-cluster) -->", "<!-- bench-cluster:end -->"
-
-// writeClusterSection puts the table between the markers of a markdown
-// file (appending them when absent).
+// writeClusterSection puts the table into its section of a markdown file.
 func writeClusterSection(path, slow, fast string, codecs []string, r map[string]map[string]float64) error {
 	var s strings.Builder
-	fmt.Fprintf(&s, "%s\n## Frame codecs on shaped links\n\n", clusterBegin)
+	s.WriteString("## Frame codecs on shaped links\n\n")
 	fmt.Fprintf(&s, "Command: `make bench-cluster` (%s). The 2D load-balanced config at 1920x1080 (four sources on two render hosts, the destination on a third), 40 frames of a 20k-triangle mesh, hosts in network namespaces whose links tc's token bucket shapes. ms per frame; `auto` is the per-link chooser. tc's netem (added delay) is not available on this machine type, so the 10 Gbit/s link has no added latency.\n\n", time.Now().UTC().Format("2006-01-02"))
 	s.WriteString("| link |")
 	for _, c := range codecs {
@@ -98,16 +96,5 @@ func writeClusterSection(path, slow, fast string, codecs []string, r map[string]
 		sort.Slice(fixed, func(i, j int) bool { return row[fixed[i]] < row[fixed[j]] })
 		fmt.Fprintf(&s, " %s | %.2f |\n", fixed[0], row["auto"]/row[fixed[0]])
 	}
-	s.WriteString(clusterEnd + "\n")
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	text := string(b)
-	if i, j := strings.Index(text, clusterBegin), strings.Index(text, clusterEnd); i >= 0 && j > i {
-		text = text[:i] + s.String() + text[j+len(clusterEnd)+1:]
-	} else {
-		text += "\n" + s.String()
-	}
-	return os.WriteFile(path, []byte(text), 0o644)
+	return benchdoc.Marks("bench-cluster", "make bench-cluster").Write(path, s.String())
 }

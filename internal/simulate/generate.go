@@ -10,13 +10,16 @@ import (
 
 // Generated describes a config as a new user would write it for a
 // load-balanced wall: one destination window of W x H pixels and Sources
-// render pipes, two per node, in a 2D or DB load_equalizer compound with
-// Equalizer's defaults. The balancing goals are checked on these as well
+// render pipes, two per node unless PipesPerNode says otherwise, in a 2D
+// or DB load_equalizer compound with Equalizer's defaults. The balancing goals are checked on these as well
 // as on the examples, so the policies are not tuned to a handful of files.
 type Generated struct {
 	Mode    string // "2D" or "DB"
 	Sources int
 	W, H    int
+	// PipesPerNode is how many of the sources share a node (a process);
+	// 0 means 2.
+	PipesPerNode int
 }
 
 // Name is the file name the config would have.
@@ -26,14 +29,18 @@ func (g Generated) Name() string {
 
 // EQC is the config's text.
 func (g Generated) EQC() string {
+	per := g.PipesPerNode
+	if per <= 0 {
+		per = 2
+	}
 	var nodes, children, inputs strings.Builder
 	for i := 0; i < g.Sources; i++ {
-		if i%2 == 0 {
-			fmt.Fprintf(&nodes, "    node\n    {\n        name \"render%d\"\n        host \"localhost\"\n", i/2+1)
+		if i%per == 0 {
+			fmt.Fprintf(&nodes, "    node\n    {\n        name \"render%d\"\n        host \"localhost\"\n", i/per+1)
 		}
 		fmt.Fprintf(&nodes, "        pipe { name \"gpu%d\" window { name \"w%d\" viewport [ 0 0 %d %d ] attributes { hint_drawable FBO } channel { name \"src%d\" } } }\n",
 			i+1, i+1, g.W, g.H, i+1)
-		if i%2 == 1 || i == g.Sources-1 {
+		if i%per == per-1 || i == g.Sources-1 {
 			nodes.WriteString("    }\n")
 		}
 		fmt.Fprintf(&children, "        compound { channel \"src%d\" outputframe { name \"f%d\" } }\n", i+1, i+1)
