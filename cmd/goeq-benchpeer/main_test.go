@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/goeq/goeq/internal/configparser"
 	"github.com/goeq/goeq/internal/compound"
+	"github.com/goeq/goeq/internal/configparser"
 )
 
 // TestConfigsMatchParaViewsCamera checks the configs goeq runs: they
