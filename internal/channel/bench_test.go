@@ -7,6 +7,7 @@ import (
 	"github.com/go-gl/gl/v3.3-core/gl"
 
 	"github.com/goeq/goeq/draw"
+	"github.com/goeq/goeq/internal/compositor/gpu"
 	"github.com/goeq/goeq/internal/compound"
 	"github.com/goeq/goeq/internal/glutil"
 	"github.com/goeq/goeq/internal/render"
@@ -156,5 +157,48 @@ func BenchmarkReadbackAsyncDepth1080p(b *testing.B) {
 		if _, err := rb.Wait(); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkCompositeDepthMergeGPU1080p is one sort-last input arriving at
+// the destination: its colour and depth uploaded to textures and merged
+// into the framebuffer by the GPU compositor, to glFinish. Compare with
+// compositor's BenchmarkDepthMerge (the same pixels merged on the CPU).
+func BenchmarkCompositeDepthMergeGPU1080p(b *testing.B) {
+	f := newBench(b)
+	color := make([]byte, 4*benchW*benchH)
+	depth := make([]float32, benchW*benchH)
+	for i := range depth {
+		depth[i] = float32(i%997) / 997
+		color[4*i] = byte(i)
+	}
+	var comp *gpu.Compositor
+	var colorTex, depthTex uint32
+	err := f.pipe.Do(func() error {
+		var err error
+		comp, err = gpu.New()
+		colorTex = glutil.Texture(benchW, benchH, gl.RGBA8, gl.RGBA, gl.UNSIGNED_BYTE)
+		depthTex = glutil.Texture(benchW, benchH, gl.DEPTH_COMPONENT32F, gl.DEPTH_COMPONENT, gl.FLOAT)
+		return err
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		f.pipe.Do(func() error { comp.Delete(); gl.DeleteTextures(1, &colorTex); gl.DeleteTextures(1, &depthTex); return nil })
+	})
+	b.SetBytes(8 * benchW * benchH)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		f.pipe.Do(func() error {
+			f.target.Bind()
+			gl.BindTexture(gl.TEXTURE_2D, colorTex)
+			gl.TexSubImage2D(gl.TEXTURE_2D, 0, 0, 0, benchW, benchH, gl.RGBA, gl.UNSIGNED_BYTE, gl.Ptr(color))
+			gl.BindTexture(gl.TEXTURE_2D, depthTex)
+			gl.TexSubImage2D(gl.TEXTURE_2D, 0, 0, 0, benchW, benchH, gl.DEPTH_COMPONENT, gl.FLOAT, gl.Ptr(depth))
+			err := comp.DepthMerge(colorTex, depthTex, 0, 0, benchW, benchH)
+			gl.Finish()
+			return err
+		})
 	}
 }
