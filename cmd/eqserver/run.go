@@ -49,6 +49,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	tlsCert := fs.String("tls-cert", "", "TLS certificate for the control port (with --tls-key)")
 	tlsKey := fs.String("tls-key", "", "TLS key for the control port")
 	roi := fs.Bool("roi", true, "read back and send only the region each renderer drew")
+	merge := fs.String("merge", "auto", "where destinations depth-merge sort-last inputs: auto (the CPU under a software GL such as llvmpipe), gpu or cpu")
 	ref := fs.Bool("reference", false, "every destination channel renders its whole frame itself (the oracle for decomposed runs)")
 	layout := fs.String("layout", "", "make this layout the active one on the canvases that have it")
 	frameTimeout := fs.Duration("frame-timeout", 10*time.Second, "a frame that does not complete in this time fails the run")
@@ -72,6 +73,10 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	format, err := logging.ParseFormat(*logFormat)
 	if err != nil {
 		fmt.Fprintf(stderr, "eqserver run: %v\n", err)
+		return 2
+	}
+	if m := *merge; m != "auto" && m != "gpu" && m != "cpu" {
+		fmt.Fprintf(stderr, "eqserver run: --merge %q: want auto, gpu or cpu\n", m)
 		return 2
 	}
 	// launched clients log the same way
@@ -136,7 +141,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	opt := server.Options{ConfigPath: fs.Arg(0), Frames: *frames, OutDir: *out, StatsPath: *statsPath,
 		Local: *local, Listen: *listen, Token: token, ClientBinary: *clientBin, InitData: initData,
 		DumpEvery: *every, Codec: *codec, Async: *async, Drawable: *drawable,
-		Log: logger, Progress: progress, NoLaunch: *noLaunch, TLSConfig: tlsConfig, Reference: *ref, Layout: *layout, FullReadback: !*roi,
+		Log: logger, Progress: progress, NoLaunch: *noLaunch, TLSConfig: tlsConfig, Reference: *ref, Layout: *layout, FullReadback: !*roi, Merge: *merge,
 		FrameTimeout: *frameTimeout, Liveness: *liveness, HTTP: *httpAddr, Overlay: *overlay, EncryptFrames: *encrypt, Relaunch: *relaunch}
 	if *nullClients {
 		if *appAddr != "" {

@@ -98,14 +98,14 @@ func transportBench() (plain, encrypted, tcp float64) {
 // pipelineBench runs eqserver on the 4-source 2D config with the
 // synthetic renderer and compares the frame time with the slowest
 // source's draw time.
-func pipelineBench(eqserver string, res *result) error {
+func pipelineBench(eqserver string) (frameMS, slowestMS float64, err error) {
 	cfg := filepath.Join("examples", "configs", "2d-lb-4.eqc")
 	cmd := exec.Command(eqserver, "run", "--local", "--json", "--frames", "120", "--renderer", "synthetic", "--iterations", "200",
 		"--async-readback", cfg)
 	cmd.Env = append(os.Environ(), "GOEQ_WINSYS=egl", "LP_NUM_THREADS=1")
 	out, err := cmd.Output()
 	if err != nil {
-		return fmt.Errorf("eqserver run: %v", err)
+		return 0, 0, fmt.Errorf("eqserver run: %v", err)
 	}
 	var sum struct {
 		FPS      float64 `json:"fps"`
@@ -115,16 +115,15 @@ func pipelineBench(eqserver string, res *result) error {
 		} `json:"channels"`
 	}
 	if err := json.Unmarshal(out, &sum); err != nil {
-		return err
+		return 0, 0, err
 	}
-	slowest := 0.0
 	for _, c := range sum.Channels {
-		slowest = max(slowest, c.Draw)
+		slowestMS = max(slowestMS, c.Draw)
 	}
-	res.PipelineFrameMS = 1000 / sum.FPS
-	res.PipelineSlowestMS = slowest
-	res.PipelineOverhead = res.PipelineFrameMS / slowest
-	return nil
+	if sum.FPS <= 0 || slowestMS <= 0 {
+		return 0, 0, fmt.Errorf("eqserver run: no frames timed")
+	}
+	return 1000 / sum.FPS, slowestMS, nil
 }
 
 // controlBench runs walls of n null render nodes (eqclient --null: no GL,

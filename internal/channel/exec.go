@@ -55,6 +55,36 @@ type ExecOptions struct {
 	InputTimeout time.Duration
 	// TileBatch is how many tiles a source asks for at a time.
 	TileBatch int
+	// Merge says where sort-last inputs are depth-merged.
+	Merge MergeOn
+}
+
+// MergeOn is where a destination depth-merges its sort-last inputs.
+type MergeOn int
+
+const (
+	// MergeAuto merges on the CPU when the GL renders in software (Mesa's
+	// llvmpipe or softpipe, where a shader pass is CPU work and costs
+	// about 20 times the vector CPU merge), else on the GPU.
+	MergeAuto MergeOn = iota
+	// MergeGPU uploads every input and merges it with a shader.
+	MergeGPU
+	// MergeCPU merges inputs in memory as they arrive, then uploads and
+	// merges the result once.
+	MergeCPU
+)
+
+// ParseMergeOn reads "auto", "gpu" or "cpu" ("" is auto).
+func ParseMergeOn(s string) (MergeOn, error) {
+	switch s {
+	case "", "auto":
+		return MergeAuto, nil
+	case "gpu":
+		return MergeGPU, nil
+	case "cpu":
+		return MergeCPU, nil
+	}
+	return MergeAuto, fmt.Errorf("merge %q: want auto, gpu or cpu", s)
 }
 
 // Executor runs the tasks of one pipe's channels, frame after frame, in an
@@ -69,6 +99,13 @@ type Executor struct {
 	opt      ExecOptions
 	inbox    *inbox
 	targets  map[*compound.Window]*Target
+
+	// cpuMerge: sort-last inputs are held in memory and merged there
+	// (cpumerge.go); mergeAll are the in-memory merges made, mergeFree
+	// those no assembly uses now
+	cpuMerge  bool
+	mergeAll  []*cpuMerged
+	mergeFree []*cpuMerged
 
 	waitsMu sync.Mutex
 	waits   []Wait
@@ -99,6 +136,12 @@ func NewExecutor(p *Pipe, r draw.Renderer, sink Sink, opt ExecOptions) (*Executo
 		}
 		comp, err := gpu.New()
 		e.comp = comp
+		switch opt.Merge {
+		case MergeCPU:
+			e.cpuMerge = true
+		case MergeAuto:
+			e.cpuMerge = softwareGL()
+		}
 		return err
 	})
 	if err != nil {
@@ -115,6 +158,9 @@ func (e *Executor) Close() {
 			x.Exit()
 		}
 		e.comp.Delete()
+		for _, m := range e.mergeAll {
+			m.deleteTextures()
+		}
 		for _, t := range e.targets {
 			t.FB.Delete()
 		}
@@ -204,7 +250,12 @@ func (e *Executor) Deliver(f *FrameData) {
 	}
 	b.mu.Unlock()
 	px := &Pixels{Frame: f.Frame, PixelViewport: compound.PixelViewport{W: f.W, H: f.H}, Color: f.Color, Depth: f.Depth}
-	up := e.Pipe.StartUploadRelease(px, f.Release)
+	var up *Upload
+	if e.holds(f) {
+		up = HoldUpload(px, f.Release)
+	} else {
+		up = e.Pipe.StartUploadRelease(px, f.Release)
+	}
 	f.Release, f.Color, f.Depth = nil, nil, nil
 	a := &arrival{data: f, upload: up}
 	b.mu.Lock()
@@ -352,6 +403,7 @@ func (e *Executor) Run(ctx context.Context, frame int, data []byte, plans []*pla
 			gl.ColorMask(true, true, true, true)
 			for _, r := range fr.runs {
 				if r.asm != nil { // an assemble cut short (failure, stop)
+					r.asm.releaseCPUMerge()
 					ReleaseUploads(r.asm.used...)
 				}
 			}
@@ -927,6 +979,7 @@ type assembly struct {
 	degraded  []string
 	touched   compound.PixelViewport
 	waitUntil time.Time
+	merged    *cpuMerged // sort-last inputs merged in memory (cpumerge.go)
 }
 
 func newAssembly(fr *frameRun, r *channelRun, t *planner.Task) *assembly {
@@ -994,7 +1047,11 @@ func (a *assembly) progress() (bool, error) {
 	}
 	a.waitUntil = time.Now()
 	start := time.Now()
-	err := a.compositeDeferred()
+	err := a.flushCPUMerge()
+	a.releaseCPUMerge()
+	if err == nil {
+		err = a.compositeDeferred()
+	}
 	// the inputs' textures go back behind one fence
 	ReleaseUploads(a.used...)
 	a.used = nil
@@ -1031,10 +1088,30 @@ func (a *assembly) composite(in planner.Input, ar *arrival) error {
 		a.placed = append(a.placed, a.place(in, f))
 		return nil
 	}
-	c := a.fr.e.comp
 	at := a.place(in, f)
-	rect := gpu.Rect{X: at.X, Y: at.Y, W: at.W, H: at.H}
 	exact := f.W == at.W && f.H == at.H
+	if ar.upload.held != nil {
+		fb := a.r.target.FB
+		if exact && at.X >= 0 && at.Y >= 0 && at.X+at.W <= fb.W && at.Y+at.H <= fb.H {
+			a.touched = union(a.touched, at)
+			return a.mergeOnCPU(ar.upload.held, at)
+		}
+		// placed where it does not fit unscaled: the GPU scales and clips it
+		held, release := ar.upload.held, ar.upload.releaseHeld
+		ar.upload.held, ar.upload.releaseHeld = nil, nil
+		ar.upload.released = true
+		ar.upload = a.fr.e.Pipe.StartUploadRelease(held, release)
+		a.used = append(a.used, ar.upload)
+		if err := ar.upload.Use(); err != nil {
+			return err
+		}
+	}
+	// what was merged in memory goes first, to keep the order of arrival
+	if err := a.flushCPUMerge(); err != nil {
+		return err
+	}
+	c := a.fr.e.comp
+	rect := gpu.Rect{X: at.X, Y: at.Y, W: at.W, H: at.H}
 	var err error
 	switch {
 	case f.Subpixel.Size > 1, f.Range != compound.FullRange && f.Range.End > f.Range.Start && ar.upload.Depth == 0 && !(f.Pixel.W > 1 || f.Pixel.H > 1):

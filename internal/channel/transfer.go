@@ -215,6 +215,19 @@ type Upload struct {
 	pool       *texturePool
 	err        error
 	released   bool
+	// held are pixels kept in memory instead of uploaded (HoldUpload), and
+	// releaseHeld gives their memory back
+	held        *Pixels
+	releaseHeld func()
+}
+
+// HoldUpload keeps a received frame's pixels in memory instead of
+// uploading them, for an executor that merges them on the CPU; releasing
+// the upload gives them back (release, if set).
+func HoldUpload(px *Pixels, release func()) *Upload {
+	u := &Upload{done: make(chan struct{}), W: px.PixelViewport.W, H: px.PixelViewport.H, held: px, releaseHeld: release}
+	close(u.done)
+	return u
 }
 
 // StartUpload starts uploading a received frame on the pipe's upload
@@ -323,6 +336,13 @@ func ReleaseUploads(ups ...*Upload) {
 			continue
 		}
 		u.released = true
+		if u.held != nil {
+			if u.releaseHeld != nil {
+				u.releaseHeld()
+			}
+			u.held = nil
+			continue
+		}
 		if u.fence != 0 { // never used: the render context issued nothing on it
 			gl.DeleteSync(u.fence)
 			u.fence = 0

@@ -186,9 +186,13 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 		if err != nil {
 			return err
 		}
+		merge, err := channel.ParseMergeOn(s.Merge)
+		if err != nil {
+			return err
+		}
 		// through a *channel.Executor: a nil one failed, and must not become
 		// a non-nil executor that shutdown would close
-		exec, err := channel.NewExecutor(glp, r, n, channel.ExecOptions{AsyncReadback: s.AsyncReadback, FullReadback: s.FullReadback, InputTimeout: s.InputTimeout})
+		exec, err := channel.NewExecutor(glp, r, n, channel.ExecOptions{AsyncReadback: s.AsyncReadback, FullReadback: s.FullReadback, InputTimeout: s.InputTimeout, Merge: merge})
 		if err != nil {
 			return err
 		}

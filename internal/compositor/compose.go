@@ -47,6 +47,35 @@ func DepthMerge(dst, src *Image) error {
 	return nil
 }
 
+// DepthMergeAt merges src (float depth) into dst with src's first pixel at
+// (x, y) of dst: DepthMerge on the part of dst src covers. A destination
+// merging sort-last inputs as they arrive, each the size of what its source
+// drew, uses it.
+func DepthMergeAt(dst, src *Image, x, y int) error {
+	if err := dst.check(); err != nil {
+		return err
+	}
+	if err := src.check(); err != nil {
+		return err
+	}
+	if dst.Depth == nil || src.Depth == nil {
+		return fmt.Errorf("compositor: depth merge at an offset needs float depth in both images")
+	}
+	if x < 0 || y < 0 || x+src.W > dst.W || y+src.H > dst.H {
+		return fmt.Errorf("compositor: %dx%d input at (%d,%d) does not fit a %dx%d frame", src.W, src.H, x, y, dst.W, dst.H)
+	}
+	dc, sc := dst.Pixels(), src.Pixels()
+	parallel(src.H, src.W, func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			d, s := (y+r)*dst.W+x, r*src.W
+			dd, sd, drow, srow := dst.Depth[d:d+src.W], src.Depth[s:s+src.W], dc[d:d+src.W], sc[s:s+src.W]
+			done := mergeNearestFloatVector(dd, sd, drow, srow)
+			mergeNearest(dd[done:], sd[done:], drow[done:], srow[done:])
+		}
+	})
+	return nil
+}
+
 // mergeAcrossCores splits a depth merge across cores; in each part the
 // vector kernel (where there is one) merges what it can and the portable
 // loop the rest.

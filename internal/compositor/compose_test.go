@@ -212,3 +212,42 @@ func TestBlendOrderFrontToBackEqualsBackToFront(t *testing.T) {
 	}
 	t.Logf("%d of %d bytes differ by at most 2 (8-bit rounding)", diff, len(acc.Color))
 }
+
+// TestDepthMergeAtMatchesPixelLoop merges inputs of several sizes at
+// offsets (ties included) and compares with a per-pixel loop.
+func TestDepthMergeAtMatchesPixelLoop(t *testing.T) {
+	r := rand.New(rand.NewSource(4))
+	dst := randomImage(r, 640, 360, true)
+	want := NewImage(640, 360, true)
+	copy(want.Color, dst.Color)
+	copy(want.Depth, dst.Depth)
+	for _, in := range []struct{ x, y, w, h int }{{0, 0, 640, 360}, {13, 7, 300, 200}, {639, 359, 1, 1}, {100, 0, 531, 360}} {
+		src := randomImage(r, in.w, in.h, true)
+		for i := 0; i < len(src.Depth); i += 5 { // ties keep dst
+			src.Depth[i] = dst.Depth[(in.y+i/in.w)*dst.W+in.x+i%in.w]
+		}
+		for row := 0; row < in.h; row++ {
+			for col := 0; col < in.w; col++ {
+				s, d := row*in.w+col, (in.y+row)*want.W+in.x+col
+				if src.Depth[s] < want.Depth[d] {
+					want.Depth[d] = src.Depth[s]
+					copy(want.Color[4*d:4*d+4], src.Color[4*s:4*s+4])
+				}
+			}
+		}
+		if err := DepthMergeAt(dst, src, in.x, in.y); err != nil {
+			t.Fatal(err)
+		}
+		if string(dst.Color) != string(want.Color) {
+			t.Fatalf("%dx%d at (%d,%d): merged colour differs from the per-pixel loop", in.w, in.h, in.x, in.y)
+		}
+		for i := range want.Depth {
+			if dst.Depth[i] != want.Depth[i] {
+				t.Fatalf("%dx%d at (%d,%d): depth %d differs", in.w, in.h, in.x, in.y, i)
+			}
+		}
+	}
+	if err := DepthMergeAt(dst, NewImage(10, 10, true), 635, 0); err == nil {
+		t.Error("an input past the frame's edge must be refused")
+	}
+}

@@ -146,6 +146,9 @@ type Setup struct {
 	AsyncReadback bool   `json:"async_readback"`
 	// FullReadback reads back whole regions instead of what was drawn.
 	FullReadback bool `json:"full_readback,omitempty"`
+	// Merge is where destinations depth-merge sort-last inputs: auto
+	// (the CPU under a software GL), gpu or cpu.
+	Merge string `json:"merge,omitempty"`
 	// InputTimeout bounds a frame's wait for its inputs on the client
 	// (the server's frame timeout normally fails the run first).
 	InputTimeout time.Duration `json:"input_timeout"`

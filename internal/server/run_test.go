@@ -193,6 +193,8 @@ func TestDecomposedRunsEqualSingleChannel(t *testing.T) {
 		{"2D load-balanced, encrypted pixel links", "2d-lb-4.eqc", "mesh", -1, 1, 640 * 360 / 10000, []string{"--encrypt-frames"}},
 		{"DB load-balanced", "db-lb-4.eqc", "mesh", -1, 0, 640 * 360 / 1000, nil},
 		{"DB direct send", "db-direct-send.eqc", "mesh", -1, 0, 640 * 360 / 1000, nil},
+		// merged on the GPU (on llvmpipe the default merges on the CPU)
+		{"DB load-balanced, GPU merge", "db-lb-4.eqc", "mesh", -1, 0, 640 * 360 / 1000, []string{"--merge", "gpu"}},
 		{"DB volume, ordered blending", "db-volume-4.eqc", "volume", -1, 3, 0, nil},
 		{"pixel 2x2", "pixel-2x2.eqc", "mesh", -1, 0, 640 * 360 / 200, nil},
 	}
@@ -225,6 +227,25 @@ func TestDecomposedRunsEqualSingleChannel(t *testing.T) {
 				t.Errorf("no statistics written")
 			}
 		})
+	}
+}
+
+// TestCPUMergeEqualsGPUMerge renders the fixed-range sort-last config with
+// its inputs merged in memory and with a shader per input: the frames must
+// be identical, pixel for pixel.
+func TestCPUMergeEqualsGPUMerge(t *testing.T) {
+	const frames, k = 4, 3
+	out := map[string]string{}
+	for _, m := range []string{"cpu", "gpu"} {
+		r := run(t, config("db-direct-send.eqc"), frames, "--renderer", "mesh", "--merge", m)
+		if r.err != nil || r.summary.Frames != frames || r.summary.Degraded != 0 {
+			t.Fatalf("--merge %s: %v %+v\n%s", m, r.err, r.summary, r.stderr)
+		}
+		out[m] = r.out
+	}
+	name := fmt.Sprintf("dest-%06d.png", k)
+	if bad, worst := differing(loadPNG(t, filepath.Join(out["cpu"], name)), loadPNG(t, filepath.Join(out["gpu"], name)), 0); bad > 0 {
+		t.Errorf("frame %d: %d pixels differ between the CPU and the GPU merge (worst %d)", k, bad, worst)
 	}
 }
 

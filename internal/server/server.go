@@ -57,6 +57,9 @@ type Options struct {
 	Codec        string
 	Async        bool
 	FullReadback bool // read back whole regions, not just what was drawn
+	// Merge is where destinations depth-merge sort-last inputs ("" or
+	// auto: the CPU under a software GL; gpu; cpu).
+	Merge string
 	Drawable     string
 	// Reference renders every destination channel's whole frame itself:
 	// the oracle decomposed runs are compared with.
@@ -596,7 +599,7 @@ func (s *server) Session(stream grpc.ServerStream, node string) error {
 	}
 	setup := &control.Setup{ConfigName: s.opt.ConfigPath, ConfigText: s.text, Node: node,
 		OutDir: s.opt.OutDir, DumpEvery: s.opt.DumpEvery, Codec: s.opt.Codec,
-		Drawable: s.opt.Drawable, AsyncReadback: s.opt.Async, FullReadback: s.opt.FullReadback,
+		Drawable: s.opt.Drawable, AsyncReadback: s.opt.Async, FullReadback: s.opt.FullReadback, Merge: s.opt.Merge,
 		InputTimeout: 2*max(s.opt.FrameTimeout, scheduler.DefaultFrameTimeout) + 5*time.Second, InitData: s.opt.InitData}
 	if s.live != nil {
 		setup.PreviewEvery = previewEvery
