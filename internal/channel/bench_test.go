@@ -185,7 +185,12 @@ func BenchmarkCompositeDepthMergeGPU1080p(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() {
-		f.pipe.Do(func() error { comp.Delete(); gl.DeleteTextures(1, &colorTex); gl.DeleteTextures(1, &depthTex); return nil })
+		f.pipe.Do(func() error {
+			comp.Delete()
+			gl.DeleteTextures(1, &colorTex)
+			gl.DeleteTextures(1, &depthTex)
+			return nil
+		})
 	})
 	b.SetBytes(8 * benchW * benchH)
 	b.ResetTimer()

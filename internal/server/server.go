@@ -59,8 +59,8 @@ type Options struct {
 	FullReadback bool // read back whole regions, not just what was drawn
 	// Merge is where destinations depth-merge sort-last inputs ("" or
 	// auto: the CPU under a software GL; gpu; cpu).
-	Merge string
-	Drawable     string
+	Merge    string
+	Drawable string
 	// Reference renders every destination channel's whole frame itself:
 	// the oracle decomposed runs are compared with.
 	Reference bool
