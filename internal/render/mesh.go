@@ -206,19 +206,9 @@ func (r *Mesh) roi(p *draw.Context, mv draw.Mat4, first, last int) draw.Region {
 	if !ok {
 		return draw.All
 	}
-	mvp := p.Projection.Mul(mv)
 	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
-	for i := 0; i < 8; i++ {
-		c := [3]float32{box[0][0], box[0][1], box[0][2]}
-		for k := 0; k < 3; k++ {
-			if i&(1<<k) != 0 {
-				c[k] = box[1][k]
-			}
-		}
-		var v [4]float64
-		for row := 0; row < 4; row++ {
-			v[row] = float64(mvp[row]*c[0] + mvp[4+row]*c[1] + mvp[8+row]*c[2] + mvp[12+row])
-		}
+	for _, c := range clipCorners(p.Projection.Mul(mv), box) {
+		v := [4]float64{float64(c[0]), float64(c[1]), float64(c[2]), float64(c[3])}
 		if v[3] <= 1e-6 {
 			return draw.All // the box reaches behind the eye
 		}
@@ -270,21 +260,28 @@ func (m *Model) VisibleRuns(mvp draw.Mat4, first, last int) [][2]int {
 	return runs
 }
 
-// outside reports whether every corner of the box lies beyond the same
-// clip plane of mvp's frustum.
-func outside(mvp draw.Mat4, box [2][3]float32) bool {
-	var out [6]int
-	for i := 0; i < 8; i++ {
+// clipCorners are the box's eight corners in mvp's clip space.
+func clipCorners(mvp draw.Mat4, box [2][3]float32) [8][4]float32 {
+	var out [8][4]float32
+	for i := range out {
 		c := [3]float32{box[0][0], box[0][1], box[0][2]}
 		for k := 0; k < 3; k++ {
 			if i&(1<<k) != 0 {
 				c[k] = box[1][k]
 			}
 		}
-		var v [4]float32
 		for row := 0; row < 4; row++ {
-			v[row] = mvp[row]*c[0] + mvp[4+row]*c[1] + mvp[8+row]*c[2] + mvp[12+row]
+			out[i][row] = mvp[row]*c[0] + mvp[4+row]*c[1] + mvp[8+row]*c[2] + mvp[12+row]
 		}
+	}
+	return out
+}
+
+// outside reports whether every corner of the box lies beyond the same
+// clip plane of mvp's frustum.
+func outside(mvp draw.Mat4, box [2][3]float32) bool {
+	var out [6]int
+	for _, v := range clipCorners(mvp, box) {
 		for a := 0; a < 3; a++ {
 			if v[a] < -v[3] {
 				out[2*a]++
