@@ -9,6 +9,7 @@ import (
 	"github.com/goeq/goeq/internal/compositor"
 	"github.com/goeq/goeq/internal/compound"
 	"github.com/goeq/goeq/internal/glutil"
+	"github.com/goeq/goeq/internal/planner"
 )
 
 // softwareGL reports whether the current context renders on the CPU
@@ -20,15 +21,33 @@ func softwareGL() bool {
 
 // holds reports whether an arriving frame stays in memory to be merged on
 // the CPU: a sort-last input (depth, no pixel or subpixel decomposition) at
-// its drawn size, for a destination that composites itself.
+// its drawn size, for a destination that composites itself and took more
+// than one input in the last frame.
 func (e *Executor) holds(f *FrameData) bool {
 	if !e.cpuMerge || f.Depth == nil || f.Subpixel.Size > 1 || f.Pixel.W > 1 || f.Pixel.H > 1 {
+		return false
+	}
+	if fan := e.fanIn.Load(); fan == nil || (*fan)[f.Consumer] < 2 {
 		return false
 	}
 	if _, ok := e.Renderer.(draw.Assembler); ok {
 		return false
 	}
 	return f.W == f.Share.W && f.H == f.Share.H && f.W > 0 && f.H > 0
+}
+
+// noteFanIn records how many input frames each channel of the plans
+// composites.
+func (e *Executor) noteFanIn(plans []*planner.ChannelPlan) {
+	fan := map[string]int{}
+	for _, p := range plans {
+		for _, t := range p.Tasks {
+			for _, in := range t.Inputs {
+				fan[p.Channel.ID] += len(in.Producers)
+			}
+		}
+	}
+	e.fanIn.Store(&fan)
 }
 
 // cpuMerged is an assembly's depth merge in memory: inputs merged as they

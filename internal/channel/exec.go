@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-gl/gl/v3.3-core/gl"
@@ -106,6 +107,10 @@ type Executor struct {
 	cpuMerge  bool
 	mergeAll  []*cpuMerged
 	mergeFree []*cpuMerged
+	// fanIn is how many input frames each channel (ID) composited in the
+	// last frame run: a lone input is uploaded as it arrives, on the
+	// upload goroutine, as merging it in memory would gain nothing
+	fanIn atomic.Pointer[map[string]int]
 
 	waitsMu sync.Mutex
 	waits   []Wait
@@ -372,6 +377,7 @@ func (e *Executor) Run(ctx context.Context, frame int, data []byte, plans []*pla
 			a.upload.Release()
 		}
 		e.stale = nil
+		e.noteFanIn(plans)
 		for _, p := range plans {
 			tasks := inWindow(p)
 			w, h := 0, 0
