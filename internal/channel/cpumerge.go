@@ -1,6 +1,7 @@
 package channel
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/go-gl/gl/v3.3-core/gl"
@@ -140,7 +141,9 @@ func (a *assembly) releaseCPUMerge() {
 	}
 }
 
-// takeMerged is a free in-memory merge of at least w x h pixels.
+// takeMerged is a free in-memory merge of w x h pixels. Free ones of
+// another size are dropped (a window that was resized), so that they do
+// not pile up.
 func (e *Executor) takeMerged(w, h int) *cpuMerged {
 	for i, m := range e.mergeFree {
 		if m.img.W == w && m.img.H == h {
@@ -148,6 +151,11 @@ func (e *Executor) takeMerged(w, h int) *cpuMerged {
 			return m
 		}
 	}
+	for _, m := range e.mergeFree {
+		m.deleteTextures()
+		e.mergeAll = slices.DeleteFunc(e.mergeAll, func(x *cpuMerged) bool { return x == m })
+	}
+	e.mergeFree = nil
 	m := &cpuMerged{img: compositor.NewImage(w, h, true)}
 	e.mergeAll = append(e.mergeAll, m)
 	return m
