@@ -114,7 +114,7 @@ func main() {
 	runtime.GOMAXPROCS(1)
 	front := testframes.Render(*w, *h, false)
 	textured := testframes.Render(*w, *h, true)
-	res := result{Machine: machine(), Frame: fmt.Sprintf("%dx%d rendered spheres (internal/testframes)", *w, *h),
+	res := result{Machine: benchdoc.Machine() + " (timed on 1)", Frame: fmt.Sprintf("%dx%d rendered spheres (internal/testframes)", *w, *h),
 		Go: runtime.Version(), Date: time.Now().UTC().Format("2006-01-02")}
 
 	// memcpy baseline: colour + depth of one frame. The source holds the
@@ -308,19 +308,6 @@ func measureCodec(c compressor.Codec, f compressor.Format, w, h int, pixels []by
 	})
 	return codecRow{Codec: c.String(), Ratio: float64(len(pixels)) / float64(len(enc)),
 		EncodeGBps: gbps(len(pixels), e), DecodeGBps: gbps(len(pixels), d)}
-}
-
-func machine() string {
-	model := "unknown CPU"
-	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		for _, l := range strings.Split(string(b), "\n") {
-			if strings.HasPrefix(l, "model name") {
-				model = strings.TrimSpace(strings.SplitN(l, ":", 2)[1])
-				break
-			}
-		}
-	}
-	return fmt.Sprintf("%s, %d cores (timed on 1)", model, runtime.NumCPU())
 }
 
 var section = benchdoc.Marks("bench", "make bench")

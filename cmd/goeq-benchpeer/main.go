@@ -36,6 +36,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -139,7 +140,7 @@ func main() {
 		fail(err)
 	}
 	b.model = model
-	res := result{Machine: machine(), Date: time.Now().UTC().Format("2006-01-02"), Triangles: n,
+	res := result{Machine: benchdoc.Machine(), Date: time.Now().UTC().Format("2006-01-02"), Triangles: n,
 		Model:     fmt.Sprintf("procedural bumpy sphere (render.Bumpy), %d triangles, binary PLY", n),
 		Size:      fmt.Sprintf("%dx%d", *width, *height),
 		LPThreads: lp, ParaView: paraviewVersion(), Frames: *frames, Repeats: *repeat}
@@ -176,7 +177,7 @@ func main() {
 	}
 	for _, key := range order {
 		r := runs[key]
-		r.MSPerFrame, r.Min, r.Max = median(r.samples), slicesMin(r.samples), slicesMax(r.samples)
+		r.MSPerFrame, r.Min, r.Max = median(r.samples), slices.Min(r.samples), slices.Max(r.samples)
 		r.CoresBusy = median(r.busy)
 	}
 	sort.SliceStable(order, func(i, j int) bool {
@@ -482,19 +483,6 @@ func paraviewVersion() string {
 	return "ParaView " + string(out) + " (Debian)"
 }
 
-func machine() string {
-	model := "unknown CPU"
-	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		for _, line := range strings.Split(string(data), "\n") {
-			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-				model = strings.TrimSpace(v)
-				break
-			}
-		}
-	}
-	return fmt.Sprintf("%s, %d cores", model, runtime.NumCPU())
-}
-
 func median(xs []float64) float64 {
 	s := append([]float64(nil), xs...)
 	sort.Float64s(s)
@@ -505,22 +493,6 @@ func median(xs []float64) float64 {
 		return s[len(s)/2]
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
-func slicesMin(xs []float64) float64 {
-	m := math.Inf(1)
-	for _, x := range xs {
-		m = min(m, x)
-	}
-	return m
-}
-
-func slicesMax(xs []float64) float64 {
-	m := math.Inf(-1)
-	for _, x := range xs {
-		m = max(m, x)
-	}
-	return m
 }
 
 func writeMarkdown(path string, r *result, k int) error {

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 )
 
@@ -81,6 +82,21 @@ func objectFields(data []byte) ([]string, map[string]json.RawMessage, error) {
 		values[k] = raw
 	}
 	return keys, values, nil
+}
+
+// Machine names this machine for a results table: its CPU model and how
+// many cores it has.
+func Machine() string {
+	model := "unknown CPU"
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
+				model = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	return fmt.Sprintf("%s, %d cores", model, runtime.NumCPU())
 }
 
 // Section is a generated part of a markdown file between two marker
