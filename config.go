@@ -73,6 +73,10 @@ type Summary struct {
 	FPS      float64  `json:"fps"`
 	Degraded int      `json:"degraded_frames"`
 	Written  []string `json:"written,omitempty"` // PNG files, in order
+	// Exchanges counts the frames whose sort-last compounds composited by
+	// exchanging bands among their sources, by "compound STRATEGY among
+	// N" (the others gathered every image at the compound).
+	Exchanges map[string]int `json:"exchanges,omitempty"`
 }
 
 // Config is a running configuration: the application drives its frames.
@@ -340,7 +344,7 @@ func (c *Config) Exit() (*Summary, error) {
 	if sum == nil {
 		return nil, err
 	}
-	return &Summary{Frames: sum.Frames, Seconds: sum.Seconds, FPS: sum.FPS, Degraded: sum.Degraded, Written: sum.Written}, err
+	return &Summary{Frames: sum.Frames, Seconds: sum.Seconds, FPS: sum.FPS, Degraded: sum.Degraded, Written: sum.Written, Exchanges: sum.Exchanges}, err
 }
 
 // ChannelStats is one channel's work on one frame: what it rendered and

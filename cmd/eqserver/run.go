@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/goeq/goeq/internal/appconn"
+	"github.com/goeq/goeq/internal/compositing"
 	"github.com/goeq/goeq/internal/logging"
 	"github.com/goeq/goeq/internal/render"
 	"github.com/goeq/goeq/internal/scheduler"
@@ -50,6 +51,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	tlsKey := fs.String("tls-key", "", "TLS key for the control port")
 	roi := fs.Bool("roi", true, "read back and send only the region each renderer drew")
 	merge := fs.String("merge", "auto", "where destinations depth-merge sort-last inputs: auto (the CPU under a software GL such as llvmpipe), gpu or cpu")
+	compositingFlag := fs.String("compositing", "", "how every sort-last compound composites, overriding the config: auto (chosen by the cost model), gather, direct_send, binary_swap or radix_k")
 	ref := fs.Bool("reference", false, "every destination channel renders its whole frame itself (the oracle for decomposed runs)")
 	layout := fs.String("layout", "", "make this layout the active one on the canvases that have it")
 	frameTimeout := fs.Duration("frame-timeout", 10*time.Second, "a frame that does not complete in this time fails the run")
@@ -74,6 +76,12 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "eqserver run: %v\n", err)
 		return 2
+	}
+	if *compositingFlag != "" {
+		if _, err := compositing.Parse(*compositingFlag); err != nil {
+			fmt.Fprintf(stderr, "eqserver run: --compositing: %v\n", err)
+			return 2
+		}
 	}
 	if m := *merge; m != "auto" && m != "gpu" && m != "cpu" {
 		fmt.Fprintf(stderr, "eqserver run: --merge %q: want auto, gpu or cpu\n", m)
@@ -141,7 +149,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	opt := server.Options{ConfigPath: fs.Arg(0), Frames: *frames, OutDir: *out, StatsPath: *statsPath,
 		Local: *local, Listen: *listen, Token: token, ClientBinary: *clientBin, InitData: initData,
 		DumpEvery: *every, Codec: *codec, Async: *async, Drawable: *drawable,
-		Log: logger, Progress: progress, NoLaunch: *noLaunch, TLSConfig: tlsConfig, Reference: *ref, Layout: *layout, FullReadback: !*roi, Merge: *merge,
+		Log: logger, Progress: progress, NoLaunch: *noLaunch, TLSConfig: tlsConfig, Reference: *ref, Layout: *layout, FullReadback: !*roi, Merge: *merge, Compositing: *compositingFlag,
 		FrameTimeout: *frameTimeout, Liveness: *liveness, HTTP: *httpAddr, Overlay: *overlay, EncryptFrames: *encrypt, Relaunch: *relaunch}
 	if *nullClients {
 		if *appAddr != "" {

@@ -109,7 +109,16 @@ func main() {
 	h := flag.Int("height", 1080, "frame height")
 	eqserver := flag.String("eqserver", "", "eqserver binary: also measure the end-to-end pipeline overhead")
 	runs := flag.Int("runs", 5, "runs of the transport and pipeline measures (the median counts)")
+	onlyCompositing := flag.Bool("compositing-only", false, "measure only the sort-last compositing strategies (needs -eqserver)")
 	flag.Parse()
+	if *onlyCompositing {
+		if *eqserver == "" {
+			fail(fmt.Errorf("-compositing-only needs -eqserver"))
+		}
+		plain, _, _ := transportBench()
+		benchCompositing(*eqserver, *jsonOut, *mdOut, plain)
+		return
+	}
 
 	runtime.GOMAXPROCS(1)
 	front := testframes.Render(*w, *h, false)
@@ -263,8 +272,27 @@ func main() {
 	if err := writeMarkdown(*mdOut, &res); err != nil {
 		fail(err)
 	}
+	if *eqserver != "" {
+		benchCompositing(*eqserver, *jsonOut, *mdOut, res.TransportGBps)
+	}
 	fmt.Printf("zmerge_vs_memcpy %.2f  assemble_vs_memcpy %.2f  codec_encode_gbps %.2f  codec_ratio_vs_rle %.3f  depth_ratio_vs_rle %.3f  transport_vs_tcp %.2f  transport_encrypted_vs_tcp %.2f  pipeline_overhead %.2f\n",
 		res.ZMergeVsMemcpy, res.AssembleVsMemcpy, res.CodecEncodeGBps, res.CodecRatioVsRLE, res.DepthRatioVsRLE, res.TransportVsTCP, res.TransportEncryptedVsTCP, res.PipelineOverhead)
+}
+
+// benchCompositing measures and models the sort-last compositing
+// strategies and writes their keys and section.
+func benchCompositing(eqserver, jsonOut, mdOut string, linkGBps float64) {
+	c, err := compositingBench(eqserver, 3, linkGBps)
+	if err != nil {
+		fail(err)
+	}
+	if err := benchdoc.MergeJSON(jsonOut, c); err != nil {
+		fail(err)
+	}
+	if err := writeCompositing(mdOut, c, benchdoc.Machine()); err != nil {
+		fail(err)
+	}
+	fmt.Printf("compositing_auto_vs_best_4 %.2f  compositing_auto_vs_best_8 %.2f\n", c.AutoVsBest4, c.AutoVsBest8)
 }
 
 type tile struct {

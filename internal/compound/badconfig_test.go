@@ -85,6 +85,7 @@ var badCases = []badCase{
 	{name: "bad frame type", splice: "    compound { channel \"c1\" outputframe { type disk } }", pos: "19:48", message: "expected one of texture, memory, found \"disk\""},
 	{name: "degenerate wall", splice: "    compound { channel \"c1\" wall { bottom_left [ 0 0 -1 ] bottom_right [ 0 0 -1 ] } }", pos: "19:29", message: "wall corners are degenerate"},
 	{name: "adaptive takes ON or OFF", splice: "    compound { channel \"c1\" load_equalizer { adaptive FASTEST } }", pos: "19:55", message: "adaptive takes ON or OFF"},
+	{name: "unknown compositing", splice: "    compound { channel \"c1\" attributes { compositing TREE } }", pos: "19:54", message: "compositing takes one of: AUTO, GATHER, DIRECT_SEND, BINARY_SWAP, RADIX_K"},
 }
 
 func TestBadConfigs(t *testing.T) {
@@ -165,5 +166,57 @@ func TestCheckWarnsAboutSizes(t *testing.T) {
 		if !strings.Contains(all, want) {
 			t.Errorf("no warning %q in:\n%s", want, all)
 		}
+	}
+}
+
+// compositing names a strategy that compounds below inherit; check warns
+// where it applies to nothing, and fmt keeps it.
+func TestCompositingAttribute(t *testing.T) {
+	src := `config {
+    appNode { pipe {
+        window { viewport [ 0 0 320 240 ] channel { name "dest" } }
+        window { viewport [ 0 0 320 240 ] channel { name "a" } }
+        window { viewport [ 0 0 320 240 ] channel { name "b" } }
+    } }
+    compound { channel "dest" buffer [ COLOR DEPTH ] attributes { compositing binary_swap }
+        compound { channel "a" range [ 0 .5 ] outputframe { name "fa" } }
+        compound { channel "b" range [ .5 1 ] outputframe { name "fb" } }
+        inputframe { name "fa" } inputframe { name "fb" } }
+    compound { channel "dest" attributes { compositing RADIX_K }
+        compound { channel "a" viewport [ 0 0 .5 1 ] outputframe { name "ga" } }
+        compound { channel "b" viewport [ .5 0 .5 1 ] outputframe { name "gb" } }
+        inputframe { name "ga" } inputframe { name "gb" } }
+}`
+	res, err := configparser.Parse("compositing.eqc", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Resolve(res, noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, twoD := m.Configs[0].Compounds[0], m.Configs[0].Compounds[1]
+	if got := db.Compositing().String(); got != "BINARY_SWAP" {
+		t.Errorf("sort-last compound composites %s, want BINARY_SWAP", got)
+	}
+	if got := db.Children[0].Compositing().String(); got != "BINARY_SWAP" {
+		t.Errorf("its child inherits %s", got)
+	}
+	if len(db.SortLastSources()) != 2 || twoD.SortLastSources() != nil {
+		t.Errorf("sort-last sources: DB %d, 2D %d", len(db.SortLastSources()), len(twoD.SortLastSources()))
+	}
+	var warned []string
+	for _, w := range res.Warnings {
+		warned = append(warned, w.String())
+	}
+	all := strings.Join(warned, "\n")
+	if want := "compositing.eqc:11:56: compositing RADIX_K: no compound here merges sort-last sources"; !strings.Contains(all, want) {
+		t.Errorf("no warning %q in:\n%s", want, all)
+	}
+	if strings.Contains(all, "compositing BINARY_SWAP") {
+		t.Errorf("warned about a usable strategy:\n%s", all)
+	}
+	if text := string(configparser.Format(res)); !strings.Contains(text, "compositing BINARY_SWAP") || !strings.Contains(text, "compositing RADIX_K") {
+		t.Errorf("fmt lost the attribute:\n%s", text)
 	}
 }

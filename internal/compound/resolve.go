@@ -8,6 +8,7 @@ import (
 
 	"github.com/alecthomas/participle/v2/lexer"
 
+	"github.com/goeq/goeq/internal/compositing"
 	"github.com/goeq/goeq/internal/configparser"
 )
 
@@ -454,7 +455,24 @@ func (r *resolver) config(c *configparser.Config) *Config {
 	r.frames(cfg)
 	cfg.CachePaths()
 	r.checkShares(cfg)
+	r.checkCompositing(cfg)
 	return cfg
+}
+
+// checkCompositing warns where a config names a compositing strategy that
+// no compound below can use.
+func (r *resolver) checkCompositing(cfg *Config) {
+	cfg.Walk(func(c *Compound) {
+		d := r.raw[c]
+		if d == nil || d.compositingPos.Line == 0 || c.Compositing() == compositing.Auto {
+			return
+		}
+		usable := false
+		c.Walk(func(x *Compound) { usable = usable || x.SortLastSources() != nil })
+		if !usable {
+			r.warnf(d.compositingPos, "compositing %s: no compound here merges sort-last sources that could exchange bands (each a leaf on a window of its own, drawing a range over the whole region and sending colour and depth to its parent alone); they composite as written", c.Compositing())
+		}
+	})
 }
 
 // MaxFramebuffer is the framebuffer size (pixels a side) common GL
@@ -1003,6 +1021,7 @@ type compoundData struct {
 	outputFrames, inFrames []*configparser.Frame
 	outPos, inPos          []lexer.Position
 	channelPos             lexer.Position // where the compound names its channel
+	compositingPos         lexer.Position // where it names its compositing
 }
 
 func (r *resolver) compound(c *configparser.Compound, parent *Compound, cfg *Config) *Compound {
@@ -1119,6 +1138,10 @@ func (r *resolver) compound(c *configparser.Compound, parent *Compound, cfg *Con
 					out.Attributes["stereo_anaglyph_left_mask"] = maskWords(a.LeftMask)
 				case a.RightMask != nil:
 					out.Attributes["stereo_anaglyph_right_mask"] = maskWords(a.RightMask)
+				case a.Compositing != nil:
+					s, _ := compositing.Parse(a.Compositing.Value) // the parser checked the word
+					out.Attributes[CompositingAttr] = s.String()
+					d.compositingPos = a.Compositing.Pos
 				}
 			}
 		}

@@ -705,4 +705,6 @@ type CompoundAttr struct {
 	LeftMask   *Flags `parser:"| 'stereo_anaglyph_left_mask' @@"`
 	RightMask  *Flags `parser:"| 'stereo_anaglyph_right_mask' @@"`
 	UpdateFOV  *IAttr `parser:"| 'update_FOV' @@"`
+	// Compositing is goeq's: how a sort-last compound composites.
+	Compositing *Word `parser:"| 'compositing' @@"`
 }

@@ -38,7 +38,7 @@ var blockKeywords = map[string][]string{
 	"projection":          {"origin", "distance", "fov", "hpr"},
 	"swapbarrier":         {"name", "NV_group", "NV_barrier"},
 	"compound":            {"name", "channel", "task", "eye", "buffer", "viewport", "range", "period", "phase", "zoom", "pixel", "subpixel", "wall", "projection", "swapbarrier", "outputframe", "inputframe", "outputtiles", "inputtiles", "attributes", "compound", "load_equalizer", "tree_equalizer", "DFR_equalizer", "framerate_equalizer", "monitor_equalizer", "view_equalizer", "tile_equalizer"},
-	"compound attributes": {"stereo_mode", "stereo_anaglyph_left_mask", "stereo_anaglyph_right_mask"},
+	"compound attributes": {"stereo_mode", "stereo_anaglyph_left_mask", "stereo_anaglyph_right_mask", "compositing"},
 	"load_equalizer":      {"mode", "damping", "boundary", "resistance", "assemble_only_limit", "adaptive"},
 	"tree_equalizer":      {"mode", "damping", "boundary", "resistance", "adaptive"},
 	"DFR_equalizer":       {"damping", "framerate"},

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/alecthomas/participle/v2/lexer"
+
+	"github.com/goeq/goeq/internal/compositing"
 )
 
 // Format prints a parsed file as canonical .eqc: four-space indentation,
@@ -640,6 +642,12 @@ func (p *printer) compoundField(f *CompoundField) {
 					p.line(a.Pos, "stereo_anaglyph_right_mask "+flags(a.RightMask))
 				case a.UpdateFOV != nil:
 					p.line(a.Pos, "update_FOV "+iattr(a.UpdateFOV))
+				case a.Compositing != nil:
+					word := a.Compositing.Value
+					if s, err := compositing.Parse(word); err == nil {
+						word = s.String() // as the strategy is spelled in configs
+					}
+					p.line(a.Pos, "compositing "+word)
 				}
 			}
 		})

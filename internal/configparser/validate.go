@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/alecthomas/participle/v2/lexer"
+
+	"github.com/goeq/goeq/internal/compositing"
 )
 
 // Keys of the global block, grouped by value type. They repeat the grammar's
@@ -157,6 +159,11 @@ func (v *validator) check(node any, owner, field string) {
 			v.warnf(n.Pos, "EQ_COMPOUND_IATTR_UPDATE_FOV was removed from Equalizer and is ignored")
 		}
 	case *CompoundAttr:
+		if n.Compositing != nil {
+			if _, err := compositing.Parse(n.Compositing.Value); err != nil {
+				v.errorf(n.Compositing.Pos, "compositing takes one of: %s", strings.Join(compositing.Words(), ", "))
+			}
+		}
 		if n.UpdateFOV != nil {
 			v.warnf(n.Pos, "compound attribute update_FOV was removed from Equalizer and is ignored")
 		}

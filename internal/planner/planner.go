@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/goeq/goeq/internal/compositing"
 	"github.com/goeq/goeq/internal/compound"
 	"github.com/goeq/goeq/internal/equalizer"
 	"github.com/goeq/goeq/internal/stats"
@@ -189,6 +190,9 @@ type FramePlan struct {
 	// Interval is the minimum time between frames the framerate equalizer
 	// asks for (seconds; 0: none).
 	Interval float64
+	// Exchanges are the sort-last compounds whose sources exchange bands
+	// this frame, and how.
+	Exchanges []Exchanged
 }
 
 // Planner plans frames for one config. Feed it statistics as frames
@@ -211,6 +215,14 @@ type Planner struct {
 	seq  int // task sequence of the frame being planned
 	// heads are the tracked observers' heads: frusta follow them
 	heads compound.Tracking
+	// sortLast holds each compound's sources that may exchange bands
+	// (compound.SortLastSources), firstSends what each of them sends in
+	// the first round of this frame and eye.
+	sortLast   map[*compound.Compound][]*compound.Compound
+	firstSends map[*compound.Compound][]Output
+	// Rates are the costs the compositing strategy is chosen by where the
+	// config leaves it to goeq (compositing AUTO).
+	Rates compositing.Rates
 	// Overhead is the planning and interaction cost the live server
 	// measures (seconds per frame); the adaptive policy sets its
 	// balancing period from it.
@@ -222,8 +234,12 @@ func New(cfg *compound.Config) *Planner {
 	p := &Planner{cfg: cfg, loads: map[*compound.Compound]*equalizer.Load{}, trees: map[*compound.Compound]bool{},
 		views: map[*compound.Compound]*equalizer.View{}, dfrs: map[*compound.Compound]*equalizer.DFR{},
 		framerate: map[*compound.Compound]*equalizer.Framerate{}, usage: map[*compound.Compound]float64{},
-		history: map[int]map[string]CompoundState{}, down: map[*compound.Channel]bool{}}
+		history: map[int]map[string]CompoundState{}, down: map[*compound.Channel]bool{},
+		sortLast: map[*compound.Compound][]*compound.Compound{}, firstSends: map[*compound.Compound][]Output{}, Rates: compositing.DefaultRates}
 	cfg.Walk(func(c *compound.Compound) {
+		if src := c.SortLastSources(); src != nil {
+			p.sortLast[c] = src
+		}
 		for _, eq := range c.Equalizers {
 			switch eq.Kind {
 			case "load", "tree":
@@ -338,6 +354,7 @@ func (p *Planner) Plan(frame int) *FramePlan {
 	})
 	byChannel := map[*compound.Channel]*ChannelPlan{}
 	p.seq = 0
+	clear(p.firstSends)
 	p.cfg.Walk(func(c *compound.Compound) {
 		if c.Channel != nil && c.Destination() == c {
 			for _, eye := range []int{compound.EyeCyclop, compound.EyeLeft, compound.EyeRight} {
@@ -637,19 +654,7 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 		}
 		cp.Destination = cp.Destination || c.Destination() == c
 	}
-	task := func(kind Kind) Task {
-		p.seq++
-		t := Task{Kind: kind, Seq: p.seq, Home: c.Destination().Channel.Window == c.Channel.Window, Compound: c.Path(), Eye: eye, Viewport: s.Viewport, Range: s.Range, Pixel: s.Pixel,
-			Subpixel: s.Subpixel, Zoom: s.Zoom, Buffers: c.Buffers, Share: s.Share, Region: region(c, s),
-			ColorMask: colorMask(c, eye)}
-		if owner := c.WallOwner; owner != nil && c.Wall != nil {
-			t.Area = states[owner.Path()].Share
-			wall, eyePos := p.heads.Eye(p.cfg, c, *c.Wall, eye)
-			t.Frustum = wall.EyeFrustum(eyePos, compound.DefaultNear, compound.DefaultFar)
-			t.ViewMatrix = wall.ViewMatrix(eyePos)
-		}
-		return t
-	}
+	task := func(kind Kind) Task { return p.task(c, kind, eye, states) }
 	renders := cp != nil && !s.Skip
 	queue := queueOf(c)
 	if renders {
@@ -668,8 +673,18 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 			cp.Tasks = append(cp.Tasks, t)
 		}
 	}
+	x := p.exchangeFor(c, eye, states)
+	if x != nil {
+		for i, src := range x.sources {
+			p.firstSends[src] = x.sends(0, i)
+		}
+		plan.Exchanges = append(plan.Exchanges, Exchanged{Compound: c.Path(), Strategy: x.strategy, Sources: len(x.sources)})
+	}
 	for _, ch := range c.Children {
 		p.emit(ch, eye, states, byChannel, plan)
+	}
+	if x != nil {
+		p.rounds(x, states, byChannel)
 	}
 	if cp == nil {
 		return
@@ -681,7 +696,13 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 	if c.Tasks&compound.TaskAssemble != 0 && len(c.InputFrames) > 0 && !(s.Skip && s.Share.W == 0) {
 		t := task(Assemble)
 		monitor := hasEqualizer(c, "monitor")
+		if x != nil {
+			t.Inputs = x.collected()
+		}
 		for _, f := range c.InputFrames {
+			if x != nil && allIn(f.Producers, p.sortLast[c]) {
+				continue // its band arrives merged
+			}
 			in := Input{Name: f.Name}
 			for _, prod := range f.Producers {
 				ps := states[prod.Path()]
@@ -703,11 +724,32 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 			cp.Tasks = append(cp.Tasks, t)
 		}
 	}
-	if c.Tasks&compound.TaskReadback != 0 && len(c.OutputFrames) > 0 && renders && !(queue != "" && c.IsLeaf()) {
+	sends, exchanging := p.firstSends[c]
+	if (c.Tasks&compound.TaskReadback != 0 && len(c.OutputFrames) > 0 || exchanging) && renders && !(queue != "" && c.IsLeaf()) {
 		t := task(Readback)
 		t.Outputs = p.outputs(c, states)
+		if exchanging {
+			t.Outputs = sends // its image goes to the exchange's first round
+			delete(p.firstSends, c)
+		}
 		cp.Tasks = append(cp.Tasks, t)
 	}
+}
+
+// task makes compound c's next task of the frame.
+func (p *Planner) task(c *compound.Compound, kind Kind, eye int, states map[string]CompoundState) Task {
+	s := states[c.Path()]
+	p.seq++
+	t := Task{Kind: kind, Seq: p.seq, Home: c.Destination().Channel.Window == c.Channel.Window, Compound: c.Path(), Eye: eye, Viewport: s.Viewport, Range: s.Range, Pixel: s.Pixel,
+		Subpixel: s.Subpixel, Zoom: s.Zoom, Buffers: c.Buffers, Share: s.Share, Region: region(c, s),
+		ColorMask: colorMask(c, eye)}
+	if owner := c.WallOwner; owner != nil && c.Wall != nil {
+		t.Area = states[owner.Path()].Share
+		wall, eyePos := p.heads.Eye(p.cfg, c, *c.Wall, eye)
+		t.Frustum = wall.EyeFrustum(eyePos, compound.DefaultNear, compound.DefaultFar)
+		t.ViewMatrix = wall.ViewMatrix(eyePos)
+	}
+	return t
 }
 
 // outputs lists c's output frames with their active consumers.

@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/goeq/goeq/internal/compound"
@@ -129,6 +130,9 @@ func (r *report) summary(interrupted bool) *Summary {
 			Transmit: cs.Transmit / n, Assemble: cs.Assemble / n, Wait: cs.Wait / n})
 	}
 	sortedChannels(sum.Channels)
+	if len(r.s.exchanges) > 0 {
+		sum.Exchanges = maps.Clone(r.s.exchanges)
+	}
 	r.finalSplit(sum)
 	return sum
 }

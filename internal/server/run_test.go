@@ -191,8 +191,13 @@ func TestDecomposedRunsEqualSingleChannel(t *testing.T) {
 		{"2D load-balanced, latency 1", "2d-lb-4.eqc", "mesh", 1, 1, 640 * 360 / 10000, nil},
 		{"2D load-balanced, latency 0", "2d-lb-4.eqc", "mesh", 0, 1, 640 * 360 / 10000, nil},
 		{"2D load-balanced, encrypted pixel links", "2d-lb-4.eqc", "mesh", -1, 1, 640 * 360 / 10000, []string{"--encrypt-frames"}},
+		// left to goeq, 4 sources on this machine's cores exchange bands
 		{"DB load-balanced", "db-lb-4.eqc", "mesh", -1, 0, 640 * 360 / 1000, nil},
+		{"DB load-balanced, gathered at the destination", "db-lb-4.eqc", "mesh", -1, 0, 640 * 360 / 1000, []string{"--compositing", "gather"}},
 		{"DB direct send", "db-direct-send.eqc", "mesh", -1, 0, 640 * 360 / 1000, nil},
+		// the sources exchange bands and merge one each (package compositing)
+		{"DB load-balanced, binary swap", "db-lb-4.eqc", "mesh", -1, 0, 640 * 360 / 1000, []string{"--compositing", "binary_swap"}},
+		{"DB load-balanced, direct send among the sources", "db-lb-4.eqc", "mesh", -1, 0, 640 * 360 / 1000, []string{"--compositing", "direct_send"}},
 		// merged on the GPU (on llvmpipe the default merges on the CPU)
 		{"DB load-balanced, GPU merge", "db-lb-4.eqc", "mesh", -1, 0, 640 * 360 / 1000, []string{"--merge", "gpu"}},
 		{"DB volume, ordered blending", "db-volume-4.eqc", "volume", -1, 3, 0, nil},
@@ -210,6 +215,14 @@ func TestDecomposedRunsEqualSingleChannel(t *testing.T) {
 			}
 			if r.summary.Frames != frames || r.summary.Degraded != 0 {
 				t.Errorf("summary %+v", r.summary)
+			}
+			if len(c.args) == 2 && c.args[0] == "--compositing" {
+				want := "0 " + strings.ToUpper(c.args[1]) + " among 4"
+				if c.args[1] == "gather" && len(r.summary.Exchanges) > 0 {
+					t.Errorf("exchanges %v, want none", r.summary.Exchanges)
+				} else if c.args[1] != "gather" && r.summary.Exchanges[want] != frames {
+					t.Errorf("exchanges %v, want %d frames of %q", r.summary.Exchanges, frames, want)
+				}
 			}
 			if len(c.args) > 0 && c.args[0] == "--encrypt-frames" && strings.Count(r.stderr, "frame links: TLS 1.3") != 3 {
 				t.Errorf("not every node encrypted its frame links:\n%s", r.stderr)

@@ -20,6 +20,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -29,6 +30,7 @@ import (
 
 	"google.golang.org/grpc"
 
+	"github.com/goeq/goeq/internal/compositing"
 	"github.com/goeq/goeq/internal/compound"
 	"github.com/goeq/goeq/internal/configparser"
 	"github.com/goeq/goeq/internal/control"
@@ -61,6 +63,9 @@ type Options struct {
 	// auto: the CPU under a software GL; gpu; cpu).
 	Merge    string
 	Drawable string
+	// Compositing, when set, overrides how every sort-last compound
+	// composites (a compositing.Strategy word; "" keeps the config's).
+	Compositing string
 	// Reference renders every destination channel's whole frame itself:
 	// the oracle decomposed runs are compared with.
 	Reference bool
@@ -155,6 +160,10 @@ type Summary struct {
 	// first frame on.
 	ControlMsPerFrame   float64 `json:"control_ms_per_frame"`
 	ServerCPUMsPerFrame float64 `json:"server_cpu_ms_per_frame"`
+	// Exchanges counts the frames whose sort-last compounds composited by
+	// exchanging bands among their sources, by "compound STRATEGY among
+	// N"; frames not counted gathered every image at the compound.
+	Exchanges map[string]int `json:"exchanges,omitempty"`
 }
 
 // ChannelSummary is a channel's mean times over the run (milliseconds).
@@ -262,15 +271,17 @@ type server struct {
 	peersKey string
 	peersGen int
 
-	opt    Options
-	cfg    *compound.Config
-	text   string
-	sched  *scheduler.Scheduler
-	plan   *planner.Planner // nil in reference runs
-	nodes  map[string]*nodeConn
-	order  []string
-	mu     sync.Mutex
-	events chan event
+	opt   Options
+	cfg   *compound.Config
+	text  string
+	sched *scheduler.Scheduler
+	plan  *planner.Planner // nil in reference runs
+	// exchanges counts frames composited by exchange (Summary.Exchanges)
+	exchanges map[string]int
+	nodes     map[string]*nodeConn
+	order     []string
+	mu        sync.Mutex
+	events    chan event
 	// frame data by frame, from the application, until the frame is done
 	data     map[int][]byte
 	messages map[int][][]byte
@@ -326,6 +337,17 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 			return nil, err
 		}
 	}
+	if opt.Compositing != "" {
+		strategy, err := compositing.Parse(opt.Compositing)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Walk(func(c *compound.Compound) {
+			if c.SortLastSources() != nil {
+				c.Attributes[compound.CompositingAttr] = strategy.String()
+			}
+		})
+	}
 	s := &server{opt: opt, cfg: cfg, text: string(text), nodes: map[string]*nodeConn{}, events: make(chan event, 4096),
 		data: map[int][]byte{}, messages: map[int][][]byte{}, overlayFrom: map[int]bool{}, overlayOn: opt.Overlay,
 		destOf: map[string]string{}, colours: dashboard.ColourIndexes(cfg)}
@@ -342,7 +364,13 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 		p = ref
 	} else {
 		s.plan = planner.New(cfg)
-		p = plannerWithOverhead{s.plan}
+		if opt.Local {
+			// every node shares this machine's cores: the compositing
+			// cost model counts the work of all of them
+			s.plan.Rates.Cores = float64(runtime.NumCPU())
+		}
+		s.exchanges = map[string]int{}
+		p = plannerWithOverhead{s.plan, s.exchanges}
 	}
 	s.sched = scheduler.New(cfg, p, sopt)
 	for _, id := range s.sched.Nodes() {
@@ -400,10 +428,27 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 }
 
 // plannerWithOverhead lets the scheduler hand the measured overhead to
-// the planner.
-type plannerWithOverhead struct{ *planner.Planner }
+// the planner, and counts the frames each sort-last compound composited
+// by exchange, by strategy.
+type plannerWithOverhead struct {
+	*planner.Planner
+	exchanges map[string]int
+}
 
 func (p plannerWithOverhead) SetOverhead(seconds float64) { p.Planner.Overhead = seconds }
+
+func (p plannerWithOverhead) Plan(frame int) *planner.FramePlan {
+	plan := p.Planner.Plan(frame)
+	seen := map[string]bool{}
+	for _, x := range plan.Exchanges {
+		k := fmt.Sprintf("%s %s among %d", x.Compound, x.Strategy, x.Sources)
+		if !seen[k] { // once per frame, not per eye
+			seen[k] = true
+			p.exchanges[k]++
+		}
+	}
+	return plan
+}
 
 // activateLayout makes the named layout the active one on every canvas
 // that has it.

@@ -1,0 +1,72 @@
+package compound
+
+import "github.com/goeq/goeq/internal/compositing"
+
+// CompositingAttr is the compound attribute that names how a sort-last
+// compound composites (a goeq extension: AUTO, GATHER, DIRECT_SEND,
+// BINARY_SWAP or RADIX_K; see package compositing). Like every compound
+// attribute it is inherited.
+const CompositingAttr = "compositing"
+
+// Compositing returns the strategy the compound's attributes name (Auto when
+// none does).
+func (c *Compound) Compositing() compositing.Strategy {
+	s, _ := compositing.Parse(c.Attributes[CompositingAttr])
+	return s
+}
+
+// SortLastSources returns the sources whose images c merges by depth when
+// the planner may replace that merge with an exchange among them: two or
+// more leaf children, each on a window of its own, each drawing a range of
+// the data over all of c's region and sending colour and depth of all of it
+// to c alone (or drawing it into c's image, on c's channel). It returns nil for anything else (2D, pixel, eye, tile, zoomed
+// or blended compounds, and trees the config wires by hand), which composite
+// as written.
+func (c *Compound) SortLastSources() []*Compound {
+	if len(c.Children) < 2 || c.Channel == nil || c.Buffers&BufferDepth == 0 || len(c.OutputTiles)+len(c.InputTiles) > 0 {
+		return nil
+	}
+	db := false
+	for _, eq := range c.Equalizers {
+		switch eq.Kind {
+		case "load", "tree":
+			if eq.Mode != "DB" {
+				return nil
+			}
+			db = true
+		case "tile", "monitor", "DFR":
+			return nil
+		}
+	}
+	windows := map[*Window]bool{}
+	fed := map[string]bool{} // c's input frames
+	for _, f := range c.InputFrames {
+		fed[f.Name] = true
+	}
+	for _, ch := range c.Children {
+		l := ch.Local
+		inPlace := ch.Channel == c.Channel && len(ch.OutputFrames) == 0 // draws straight into c's image
+		if !ch.IsLeaf() || ch.Channel == nil || ch.Tasks&TaskDraw == 0 || ch.Tasks&TaskReadback == 0 && !inPlace ||
+			l.Viewport != FullViewport || l.Pixel != (Pixel{0, 0, 1, 1}) || l.Subpixel != (Subpixel{0, 1}) || l.Zoom != (Zoom{1, 1}) ||
+			ch.Period != c.Period || ch.Phase != c.Phase || ch.Eyes != c.Eyes || len(ch.Equalizers) > 0 ||
+			!db && l.Range == FullRange {
+			return nil
+		}
+		if windows[ch.Channel.Window] || ch.Channel != c.Channel && ch.Channel.Window == c.Channel.Window {
+			return nil
+		}
+		windows[ch.Channel.Window] = true
+		if inPlace {
+			continue
+		}
+		if len(ch.OutputFrames) != 1 {
+			return nil
+		}
+		f := ch.OutputFrames[0]
+		if f.Viewport != FullViewport || f.Buffers&BufferDepth == 0 || f.Zoom != (Zoom{1, 1}) ||
+			len(f.Consumers) != 1 || f.Consumers[0] != c || !fed[f.Name] {
+			return nil
+		}
+	}
+	return c.Children
+}
