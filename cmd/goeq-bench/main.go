@@ -282,7 +282,7 @@ func main() {
 // benchCompositing measures and models the sort-last compositing
 // strategies and writes their keys and section.
 func benchCompositing(eqserver, jsonOut, mdOut string, linkGBps float64) {
-	c, err := compositingBench(eqserver, 3, linkGBps)
+	c, err := compositingBench(eqserver, 5, linkGBps)
 	if err != nil {
 		fail(err)
 	}

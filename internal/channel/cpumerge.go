@@ -42,10 +42,16 @@ func (e *Executor) holds(f *FrameData) bool {
 func (e *Executor) noteFanIn(plans []*planner.ChannelPlan) {
 	fan := map[string]int{}
 	for _, p := range plans {
+		exchanges := false
 		for _, t := range p.Tasks {
 			for _, in := range t.Inputs {
 				fan[p.Channel.ID] += len(in.Producers)
 			}
+			exchanges = exchanges || t.Exchange == planner.ExchangeMerge || t.Exchange == planner.ExchangeShow
+		}
+		if exchanges {
+			// an exchange's parts are held for its band (band.go)
+			fan[p.Channel.ID] = max(fan[p.Channel.ID], 2)
 		}
 	}
 	e.fanIn.Store(&fan)

@@ -330,6 +330,8 @@ type channelRun struct {
 	dirty map[int]compound.PixelViewport
 	asm   *assembly
 	tiles *tileDraw
+	// bands are an exchange's bands kept in memory, per eye (band.go)
+	bands map[int]*cpuMerged
 }
 
 // frameRun is one frame on the pipe.
@@ -412,6 +414,7 @@ func (e *Executor) Run(ctx context.Context, frame int, data []byte, plans []*pla
 					r.asm.releaseCPUMerge()
 					ReleaseUploads(r.asm.used...)
 				}
+				r.releaseBands(e)
 			}
 			for _, a := range e.inbox.forget(frame) {
 				a.upload.Release()
@@ -767,6 +770,7 @@ func (fr *frameRun) draw(r *channelRun, t *planner.Task, share, region compound.
 // share is what region covers in destination pixels; tile numbers a tile.
 func (fr *frameRun) readback(r *channelRun, t *planner.Task, rec *stats.Record, region, share compound.PixelViewport, tile int, rng compound.Range) {
 	pixel := t.Pixel.W > 1 || t.Pixel.H > 1
+	band := fr.band(r, t, region)
 	for _, out := range t.Outputs {
 		vp := out.Viewport
 		if !vp.HasArea() {
@@ -808,6 +812,10 @@ func (fr *frameRun) readback(r *channelRun, t *planner.Task, rec *stats.Record, 
 		if read.W <= 0 || read.H <= 0 {
 			base.W, base.H = 0, 0
 			send(nil)
+			continue
+		}
+		if band != nil {
+			send(band.slice(fr.frame, read, depth))
 			continue
 		}
 		start := time.Now()
@@ -956,10 +964,7 @@ func (fr *frameRun) drawTiles(r *channelRun, t *planner.Task, rec *stats.Record)
 // clearRegion clears a rectangle of the bound framebuffer to the
 // renderer's background, depth to far.
 func (fr *frameRun) clearRegion(reg compound.PixelViewport) {
-	cc := DefaultClearColor
-	if c, ok := fr.e.Renderer.(draw.ClearColorer); ok {
-		cc = c.ClearColor()
-	}
+	cc := fr.clearColor()
 	gl.Enable(gl.SCISSOR_TEST)
 	gl.Scissor(int32(reg.X), int32(reg.Y), int32(reg.W), int32(reg.H))
 	gl.ClearColor(cc[0], cc[1], cc[2], cc[3])
@@ -1053,6 +1058,16 @@ func (a *assembly) progress() (bool, error) {
 	}
 	a.waitUntil = time.Now()
 	start := time.Now()
+	if a.t.Exchange == planner.ExchangeShow {
+		// the band this channel shows goes back to its image
+		keep := a.t.Region
+		if a.t.Band != nil {
+			keep = a.t.Region.Apply(*a.t.Band)
+		}
+		if err := a.returnBand(keep); err != nil {
+			return false, err
+		}
+	}
 	err := a.flushCPUMerge()
 	a.releaseCPUMerge()
 	if err == nil {
@@ -1099,6 +1114,9 @@ func (a *assembly) composite(in planner.Input, ar *arrival) error {
 	if ar.upload.held != nil {
 		fb := a.r.target.FB
 		if exact && at.X >= 0 && at.Y >= 0 && at.X+at.W <= fb.W && at.Y+at.H <= fb.H {
+			if b := a.band(); b != nil {
+				return a.mergeIntoBand(b, ar.upload.held, at)
+			}
 			a.touched = union(a.touched, at)
 			return a.mergeOnCPU(ar.upload.held, at)
 		}
@@ -1109,6 +1127,12 @@ func (a *assembly) composite(in planner.Input, ar *arrival) error {
 		ar.upload = a.fr.e.Pipe.StartUploadRelease(held, release)
 		a.used = append(a.used, ar.upload)
 		if err := ar.upload.Use(); err != nil {
+			return err
+		}
+	}
+	if a.band() != nil {
+		// an input the band cannot take: the GL holds the band from here
+		if err := a.returnBand(a.t.Region); err != nil {
 			return err
 		}
 	}

@@ -195,6 +195,13 @@ type Shape struct {
 	// DestinationRenders: the destination's channel is one of the
 	// sources, so its own band stays where it is.
 	DestinationRenders bool
+	// Draw is the slowest source's draw (seconds; 0 when not known yet).
+	// Pipelined: frames overlap (latency 1 or more), so a destination that
+	// does not render merges one frame while the sources draw the next.
+	// Gathering hides its merge behind the draws that way; an exchange
+	// keeps the sources busy until it ends.
+	Draw      float64
+	Pipelined bool
 }
 
 // Rates are the measured costs a schedule's time is made of. Times are
@@ -222,10 +229,14 @@ type Rates struct {
 	// Cores: when nonzero, all nodes share that many cores, and the time is
 	// at least the work of all nodes divided by them.
 	Cores float64 `json:"cores"`
+	// BandsInMemory: exchanging sources keep their band in memory between
+	// rounds (under a software GL): each reads its whole image once, and
+	// only the bands shown are uploaded.
+	BandsInMemory bool `json:"bands_in_memory"`
 }
 
-// Time models the seconds from the sources' finished draws to the
-// destination's finished image.
+// Time models a frame's seconds: the sources' draw, then the compositing
+// until the destination's image is finished, less what pipelining hides.
 func (r Rates) Time(s Strategy, sh Shape) float64 {
 	path, work := r.cost(s, sh)
 	if r.Cores > 0 {
@@ -251,26 +262,43 @@ func (r Rates) cost(s Strategy, sh Shape) (path, work float64) {
 		}
 		return pixels / r.UploadPixels
 	}
+	// frame is the critical path: the sources' part (their draw and what
+	// they composite) and the destination's, one after the other, or side
+	// by side when the frames are pipelined and the destination does not
+	// draw
+	frame := func(sources, destination float64) float64 {
+		if sh.Pipelined && !sh.DestinationRenders {
+			return math.Max(sh.Draw+sources, destination)
+		}
+		return sh.Draw + sources + destination
+	}
 	if len(groups) == 0 {
 		// each source reads its image back; the destination takes them in turn
 		merge := float64(collected)*in(px, r.DepthBytes) + upload(px)
-		path = px/r.ReadbackPixels + r.PerRound + merge
+		path = frame(px/r.ReadbackPixels+r.PerRound, merge)
 		work = float64(n)*px/r.ReadbackPixels + merge
 		return path, work
 	}
+	exchange := 0.0
 	held := px
-	for _, k := range groups {
+	for j, k := range groups {
 		part := held / float64(k)
 		others := float64(k - 1)
-		step := others*(part/r.ReadbackPixels+in(part, r.DepthBytes)) + upload(part)
-		path += r.PerRound + step
+		step := others * (part/r.ReadbackPixels + in(part, r.DepthBytes))
+		switch {
+		case !r.BandsInMemory:
+			step += upload(part) // the merged band goes back to the GL
+		case j == 0:
+			step += part / r.ReadbackPixels // the part kept is read as well
+		}
+		exchange += r.PerRound + step
 		work += float64(n) * step
 		held = part
 	}
 	// the merged bands travel as colour to the destination, which takes
 	// them in turn and shows them
 	collect := float64(collected)*in(held, r.ColorBytes) + upload(float64(collected)*held)
-	path += r.PerRound + held/r.ReadbackPixels + collect
+	path = frame(exchange+r.PerRound+held/r.ReadbackPixels, collect)
 	work += float64(n)*held/r.ReadbackPixels + collect
 	return path, work
 }
@@ -278,23 +306,28 @@ func (r Rates) cost(s Strategy, sh Shape) (path, work float64) {
 // Candidates are the strategies Auto chooses among, simplest first.
 var Candidates = []Strategy{Gather, DirectSend, BinarySwap, RadixK}
 
-// Choose returns the strategy with the shortest modelled time; a tie goes to
-// the simpler one.
+// Choose returns the simplest strategy (first in Candidates) whose
+// modelled time is within 5% of the shortest: the model's error is of that
+// order, and the simpler strategy sends fewer messages.
 func (r Rates) Choose(sh Shape) Strategy {
-	best, bestT := Gather, math.Inf(1)
+	fastest := math.Inf(1)
 	for _, s := range Candidates {
-		if t := r.Time(s, sh); t < bestT*0.999 {
-			best, bestT = s, t
+		fastest = math.Min(fastest, r.Time(s, sh))
+	}
+	for _, s := range Candidates {
+		if r.Time(s, sh) <= fastest*1.05 {
+			return s
 		}
 	}
-	return best
+	return Gather
 }
 
 // DefaultRates are the costs measured on this project's reference machine
 // type, llvmpipe on a 2-core AMD EPYC (docs/benchmarks.md, "Sort-last
 // compositing"): readback and merge from the sources' and destination's
 // per-frame times of 1080p runs, the upload from the GPU-merge benchmark
-// (26 ms a 1080p frame), and a 10 Gbit/s link. Compressed rendered frames
+// (26 ms a 1080p frame), a 10 Gbit/s link, and bands kept in memory, as
+// the executor does under a software GL. Compressed rendered frames
 // are taken at 1 byte a pixel with depth, 0.3 without.
 var DefaultRates = Rates{
 	MergePixels:    150e6,
@@ -305,4 +338,5 @@ var DefaultRates = Rates{
 	ColorBytes:     0.3,
 	PerMessage:     0.5e-3,
 	PerRound:       1e-3,
+	BandsInMemory:  true,
 }

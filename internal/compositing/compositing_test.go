@@ -140,3 +140,22 @@ func TestChooseBySizeAndCount(t *testing.T) {
 		}
 	}
 }
+
+// A destination that does not draw merges one frame while the sources draw
+// the next: behind a long draw a gather costs nothing more, where an
+// exchange keeps the sources from drawing.
+func TestLongDrawsHideTheGather(t *testing.T) {
+	r := DefaultRates
+	sh := Shape{Sources: 8, Pixels: 1920 * 1080, Pipelined: true}
+	if s := r.Choose(sh); s == Gather {
+		t.Errorf("no draw time: %s", s)
+	}
+	sh.Draw = 0.2
+	if s := r.Choose(sh); s != Gather {
+		t.Errorf("200 ms draws, pipelined: %s, want GATHER", s)
+	}
+	sh.Pipelined = false
+	if s := r.Choose(sh); s == Gather {
+		t.Errorf("200 ms draws, not pipelined: %s", s)
+	}
+}

@@ -195,3 +195,13 @@ func TestStrayCharactersAreSkippedWithAWarning(t *testing.T) {
 		t.Errorf("header not read after the skipped character: header %v version %v", r.HasHeader, r.Version)
 	}
 }
+
+// compositing takes any strategy word, AUTO included (a keyword elsewhere).
+func TestCompositingWords(t *testing.T) {
+	for _, w := range []string{"AUTO", "GATHER", "DIRECT_SEND", "BINARY_SWAP", "RADIX_K", "radix_k"} {
+		src := "config { compound { attributes { compositing " + w + " } } }"
+		if _, err := Parse("c.eqc", []byte(src)); err != nil {
+			t.Errorf("compositing %s: %v", w, err)
+		}
+	}
+}

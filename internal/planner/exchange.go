@@ -53,7 +53,15 @@ func (p *Planner) exchangeFor(c *compound.Compound, eye int, states map[string]C
 	}
 	strategy := c.Compositing()
 	if strategy == compositing.Auto {
-		strategy = p.Rates.Choose(compositing.Shape{Sources: len(sources), Pixels: float64(ps.Share.W) * float64(ps.Share.H), DestinationRenders: renders})
+		shape := compositing.Shape{Sources: len(sources), Pixels: float64(ps.Share.W) * float64(ps.Share.H),
+			DestinationRenders: renders, Draw: p.slowestDraw(sources), Pipelined: p.cfg.Latency > 0}
+		strategy = p.Rates.Choose(shape)
+		// a change must pay: the last frame's strategy stays while it is
+		// within 5% of the new choice (draw times jitter from frame to frame)
+		if last, ok := p.chosen[c]; ok && last != strategy && p.Rates.Time(last, shape) <= 1.05*p.Rates.Time(strategy, shape) {
+			strategy = last
+		}
+		p.chosen[c] = strategy
 	}
 	groups := strategy.Rounds(len(sources))
 	if len(groups) == 0 {
@@ -64,6 +72,23 @@ func (p *Planner) exchangeFor(c *compound.Compound, eye int, states map[string]C
 		panic(err) // Rounds always multiplies to the count
 	}
 	return &exchange{parent: c, strategy: strategy, sources: sources, sched: sched, eye: eye}
+}
+
+// slowestDraw is the longest draw of the sources in the newest statistics
+// (seconds).
+func (p *Planner) slowestDraw(sources []*compound.Compound) float64 {
+	if p.latest == nil {
+		return 0
+	}
+	slowest := 0.0
+	for _, r := range p.latest.Records {
+		for _, src := range sources {
+			if r.Compound == src.Path() {
+				slowest = max(slowest, r.Times.Draw.Seconds())
+			}
+		}
+	}
+	return slowest
 }
 
 func (x *exchange) name(round, from, to int) string {
@@ -124,8 +149,14 @@ func (p *Planner) rounds(x *exchange, states map[string]CompoundState, byChannel
 			cp := byChannel[src.Channel]
 			asm := p.task(src, Assemble, x.eye, states)
 			asm.Inputs = x.receives(r, i)
+			asm.Exchange = ExchangeMerge
+			if r == last && src.Channel == x.parent.Channel {
+				keep := bandViewport(x.sched.Final[i])
+				asm.Exchange, asm.Band = ExchangeShow, &keep
+			}
 			cp.Tasks = append(cp.Tasks, asm)
 			rb := p.task(src, Readback, x.eye, states)
+			rb.Exchange = ExchangeSend
 			if r < last {
 				rb.Outputs = x.sends(r+1, i)
 			} else if src.Channel != x.parent.Channel {

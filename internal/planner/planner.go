@@ -143,7 +143,33 @@ type Task struct {
 	// database chunks) from instead of drawing its share at once; each tile
 	// is read back and sent to the Outputs as it is drawn.
 	Queue string `json:"queue,omitempty"`
+	// Exchange marks the tasks of a sort-last exchange (exchange.go): what
+	// each does with the band its source holds, so that an executor may
+	// keep that band in memory from the first readback to the last merge.
+	// Band, on the last merge on the compound's own channel, is the part
+	// of the region the source ends up holding (which it shows).
+	Exchange ExchangeStep       `json:"exchange,omitempty"`
+	Band     *compound.Viewport `json:"band,omitempty"`
 }
+
+// ExchangeStep is what a task of a sort-last exchange does with the band
+// its source holds.
+type ExchangeStep uint8
+
+// Exchange steps.
+const (
+	// ExchangeFirst: a readback after the draw; the source's image is its
+	// band, parts of which it sends.
+	ExchangeFirst ExchangeStep = iota + 1
+	// ExchangeMerge: an assemble of parts others sent into the band.
+	ExchangeMerge
+	// ExchangeSend: a readback of parts of the band (or, at the end, the
+	// merged band's colour for the compound).
+	ExchangeSend
+	// ExchangeShow: the last merge, on the compound's own channel: the
+	// band stays in the channel's image.
+	ExchangeShow
+)
 
 // ChannelPlan is one channel's tasks for a frame, in execution order.
 type ChannelPlan struct {
@@ -221,8 +247,10 @@ type Planner struct {
 	sortLast   map[*compound.Compound][]*compound.Compound
 	firstSends map[*compound.Compound][]Output
 	// Rates are the costs the compositing strategy is chosen by where the
-	// config leaves it to goeq (compositing AUTO).
-	Rates compositing.Rates
+	// config leaves it to goeq (compositing AUTO); chosen holds the last
+	// choice for each compound.
+	Rates  compositing.Rates
+	chosen map[*compound.Compound]compositing.Strategy
 	// Overhead is the planning and interaction cost the live server
 	// measures (seconds per frame); the adaptive policy sets its
 	// balancing period from it.
@@ -235,7 +263,8 @@ func New(cfg *compound.Config) *Planner {
 		views: map[*compound.Compound]*equalizer.View{}, dfrs: map[*compound.Compound]*equalizer.DFR{},
 		framerate: map[*compound.Compound]*equalizer.Framerate{}, usage: map[*compound.Compound]float64{},
 		history: map[int]map[string]CompoundState{}, down: map[*compound.Channel]bool{},
-		sortLast: map[*compound.Compound][]*compound.Compound{}, firstSends: map[*compound.Compound][]Output{}, Rates: compositing.DefaultRates}
+		sortLast: map[*compound.Compound][]*compound.Compound{}, firstSends: map[*compound.Compound][]Output{}, Rates: compositing.DefaultRates,
+		chosen: map[*compound.Compound]compositing.Strategy{}}
 	cfg.Walk(func(c *compound.Compound) {
 		if src := c.SortLastSources(); src != nil {
 			p.sortLast[c] = src
@@ -730,6 +759,7 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 		t.Outputs = p.outputs(c, states)
 		if exchanging {
 			t.Outputs = sends // its image goes to the exchange's first round
+			t.Exchange = ExchangeFirst
 			delete(p.firstSends, c)
 		}
 		cp.Tasks = append(cp.Tasks, t)

@@ -1,9 +1,11 @@
 package server
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/goeq/goeq/internal/simulate"
@@ -11,9 +13,9 @@ import (
 
 // TestExchangesMatchTheReference runs sort-last configs whose sources
 // exchange bands in several rounds (binary swap over 8, radix-k as 4x2),
-// with the destination drawing its own range in place or not, and
-// compares each image with the reference: the destination rendering the
-// whole frame alone.
+// with the destination drawing its own range in place or not, the bands
+// kept in memory or merged through the GL, and compares each image with
+// the reference: the destination rendering the whole frame alone.
 func TestExchangesMatchTheReference(t *testing.T) {
 	const frames, k = 4, 3
 	gen := filepath.Join(t.TempDir(), "gen-db-8.eqc")
@@ -26,6 +28,10 @@ func TestExchangesMatchTheReference(t *testing.T) {
 		{"binary swap among 8 generated sources", gen, "binary_swap", "0 BINARY_SWAP among 8", nil},
 		{"radix-k among 8 generated sources", gen, "radix_k", "0 RADIX_K among 8", nil},
 		{"binary swap, the destination in place", corpus8, "binary_swap", "0 BINARY_SWAP among 8", []string{"--layout", "DB"}},
+		// under llvmpipe the bands stay in memory between rounds; through
+		// the GL, as on a GPU, each round's merge is uploaded and read back
+		{"binary swap through the GL", gen, "binary_swap", "0 BINARY_SWAP among 8", []string{"--merge", "gpu"}},
+		{"direct send through the GL, the destination in place", corpus8, "direct_send", "0 DIRECT_SEND among 8", []string{"--layout", "DB", "--merge", "gpu"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -52,5 +58,40 @@ func TestExchangesMatchTheReference(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A render node killed while its sources exchange bands: the others stop
+// waiting for its parts, at most two frames are degraded, and the next
+// frames exchange among the sources left and equal the reference.
+func TestExchangeSurvivesAKilledNode(t *testing.T) {
+	const frames = 30
+	sp := startServer(t, config("db-lb-4.eqc"), frames, "--spin", "0.02", "--compositing", "direct_send")
+	sp.waitFrames(t, 8)
+	sp.mu.Lock()
+	pid := sp.pids["render2"]
+	sp.mu.Unlock()
+	if pid == 0 {
+		t.Fatalf("no pid for render2\n%s", sp.log())
+	}
+	syscall.Kill(pid, syscall.SIGKILL)
+	if err := sp.wait(t); err != nil {
+		t.Fatalf("run failed after a client died: %v\n%s", err, sp.log())
+	}
+	var sum Summary
+	if err := json.Unmarshal([]byte(sp.stdout.String()), &sum); err != nil {
+		t.Fatalf("summary: %v\n%s", err, sp.stdout.String())
+	}
+	if len(sum.LostNodes) != 1 || sum.Degraded > 2 || sum.Frames != frames {
+		t.Errorf("summary %+v", sum)
+	}
+	if sum.Exchanges["0 DIRECT_SEND among 4"] == 0 || sum.Exchanges["0 DIRECT_SEND among 2"] == 0 {
+		t.Errorf("exchanges %v: want frames among 4 sources, then among the 2 left", sum.Exchanges)
+	}
+	name := fmt.Sprintf("dest-%06d.png", frames-1)
+	got := loadPNG(t, filepath.Join(sp.out, name))
+	want := loadPNG(t, filepath.Join(referenceDir(t, "mesh", frames), name))
+	if bad, worst := differing(got, want, 1); bad > 640*360/1000 {
+		t.Errorf("after recovery frame %d differs from the reference in %d pixels (worst %d)", frames-1, bad, worst)
 	}
 }

@@ -369,6 +369,9 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 			// cost model counts the work of all of them
 			s.plan.Rates.Cores = float64(runtime.NumCPU())
 		}
+		if opt.Merge == "gpu" {
+			s.plan.Rates.BandsInMemory = false // every merge goes through the GL
+		}
 		s.exchanges = map[string]int{}
 		p = plannerWithOverhead{s.plan, s.exchanges}
 	}
