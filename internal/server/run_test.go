@@ -191,7 +191,7 @@ func TestDecomposedRunsEqualSingleChannel(t *testing.T) {
 		{"2D load-balanced, latency 1", "2d-lb-4.eqc", "mesh", 1, 1, 640 * 360 / 10000, nil},
 		{"2D load-balanced, latency 0", "2d-lb-4.eqc", "mesh", 0, 1, 640 * 360 / 10000, nil},
 		{"2D load-balanced, encrypted pixel links", "2d-lb-4.eqc", "mesh", -1, 1, 640 * 360 / 10000, []string{"--encrypt-frames"}},
-		// left to goeq, 4 sources on this machine's cores exchange bands
+		// left to goeq (AUTO): the cost model gathers or exchanges by frame
 		{"DB load-balanced", "db-lb-4.eqc", "mesh", -1, 0, 640 * 360 / 1000, nil},
 		{"DB load-balanced, gathered at the destination", "db-lb-4.eqc", "mesh", -1, 0, 640 * 360 / 1000, []string{"--compositing", "gather"}},
 		{"DB direct send", "db-direct-send.eqc", "mesh", -1, 0, 640 * 360 / 1000, nil},
