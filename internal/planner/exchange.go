@@ -69,7 +69,7 @@ func (p *Planner) exchangeFor(c *compound.Compound, eye int, states map[string]C
 	}
 	sched, err := compositing.Schedule(len(sources), groups)
 	if err != nil {
-		panic(err) // Rounds always multiplies to the count
+		return nil // not reached: Rounds always multiplies to the count; gather
 	}
 	return &exchange{parent: c, strategy: strategy, sources: sources, sched: sched, eye: eye}
 }
