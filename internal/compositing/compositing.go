@@ -267,9 +267,11 @@ func (r Rates) cost(s Strategy, sh Shape) (path, work float64) {
 	// by side when the frames are pipelined and the destination does not
 	// draw
 	frame := func(sources, destination float64) float64 {
-		if sh.Pipelined && !sh.DestinationRenders {
+		if sh.Pipelined && !sh.DestinationRenders && r.Cores == 0 {
 			return math.Max(sh.Draw+sources, destination)
 		}
+		// (on shared cores the destination's work takes the draws' cores:
+		// it does not hide)
 		return sh.Draw + sources + destination
 	}
 	if len(groups) == 0 {

@@ -159,3 +159,14 @@ func TestLongDrawsHideTheGather(t *testing.T) {
 		t.Errorf("200 ms draws, not pipelined: %s", s)
 	}
 }
+
+// On cores all nodes share, the destination's merge takes the draws'
+// cores: long draws do not make gathering free.
+func TestSharedCoresHideNothing(t *testing.T) {
+	r := DefaultRates
+	sh := Shape{Sources: 4, Pixels: 1920 * 1080, Pipelined: true, Draw: 0.2}
+	r.Cores = 2
+	if s := r.Choose(sh); s == Gather {
+		t.Errorf("4 sources on 2 shared cores, long draws: %s", s)
+	}
+}

@@ -9,6 +9,16 @@ import (
 	"github.com/goeq/goeq/internal/compound"
 )
 
+// allLocal reports whether every node of cfg runs on this machine.
+func allLocal(cfg *compound.Config) bool {
+	for _, n := range cfg.Nodes {
+		if !isLocal(n.Host) {
+			return false
+		}
+	}
+	return true
+}
+
 // isLocal reports whether a node runs on this machine: no host, a
 // loopback name or address, this machine's name, or an address of one of
 // its interfaces.

@@ -364,7 +364,7 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 		p = ref
 	} else {
 		s.plan = planner.New(cfg)
-		if opt.Local {
+		if opt.Local || !opt.NoLaunch && allLocal(cfg) {
 			// every node shares this machine's cores: the compositing
 			// cost model counts the work of all of them
 			s.plan.Rates.Cores = float64(runtime.NumCPU())
