@@ -1,11 +1,9 @@
 package server
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 
 	"github.com/goeq/goeq/internal/simulate"
@@ -66,22 +64,7 @@ func TestExchangesMatchTheReference(t *testing.T) {
 // frames exchange among the sources left and equal the reference.
 func TestExchangeSurvivesAKilledNode(t *testing.T) {
 	const frames = 30
-	sp := startServer(t, config("db-lb-4.eqc"), frames, "--spin", "0.02", "--compositing", "direct_send")
-	sp.waitFrames(t, 8)
-	sp.mu.Lock()
-	pid := sp.pids["render2"]
-	sp.mu.Unlock()
-	if pid == 0 {
-		t.Fatalf("no pid for render2\n%s", sp.log())
-	}
-	syscall.Kill(pid, syscall.SIGKILL)
-	if err := sp.wait(t); err != nil {
-		t.Fatalf("run failed after a client died: %v\n%s", err, sp.log())
-	}
-	var sum Summary
-	if err := json.Unmarshal([]byte(sp.stdout.String()), &sum); err != nil {
-		t.Fatalf("summary: %v\n%s", err, sp.stdout.String())
-	}
+	sp, sum := runKillingRender2(t, config("db-lb-4.eqc"), frames, "--compositing", "direct_send")
 	if len(sum.LostNodes) != 1 || sum.Degraded > 2 || sum.Frames != frames {
 		t.Errorf("summary %+v", sum)
 	}

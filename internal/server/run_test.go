@@ -262,6 +262,29 @@ func TestCPUMergeEqualsGPUMerge(t *testing.T) {
 	}
 }
 
+// runKillingRender2 runs cfg, kills node render2's client (SIGKILL) once
+// 8 frames are done, waits for the run to end and returns its summary.
+func runKillingRender2(t *testing.T, cfg string, frames int, args ...string) (*serverProcess, Summary) {
+	t.Helper()
+	sp := startServer(t, cfg, frames, append([]string{"--spin", "0.02"}, args...)...)
+	sp.waitFrames(t, 8)
+	sp.mu.Lock()
+	pid := sp.pids["render2"]
+	sp.mu.Unlock()
+	if pid == 0 {
+		t.Fatalf("no pid for render2\n%s", sp.log())
+	}
+	syscall.Kill(pid, syscall.SIGKILL)
+	if err := sp.wait(t); err != nil {
+		t.Fatalf("run failed after a client died: %v\n%s", err, sp.log())
+	}
+	var sum Summary
+	if err := json.Unmarshal([]byte(sp.stdout.String()), &sum); err != nil {
+		t.Fatalf("summary: %v\n%s", err, sp.stdout.String())
+	}
+	return sp, sum
+}
+
 // serverProcess starts eqserver in the background and reports the
 // clients' process ids as it logs them.
 type serverProcess struct {
@@ -351,22 +374,7 @@ func (sp *serverProcess) wait(t *testing.T) error {
 // are degraded, and frames after recovery equal the reference.
 func TestKilledClientIsSurvived(t *testing.T) {
 	const frames = 30
-	sp := startServer(t, config("2d-lb-4.eqc"), frames, "--spin", "0.02")
-	sp.waitFrames(t, 8)
-	sp.mu.Lock()
-	pid := sp.pids["render2"]
-	sp.mu.Unlock()
-	if pid == 0 {
-		t.Fatalf("no pid for render2\n%s", sp.log())
-	}
-	syscall.Kill(pid, syscall.SIGKILL)
-	if err := sp.wait(t); err != nil {
-		t.Fatalf("run failed after a client died: %v\n%s", err, sp.log())
-	}
-	var sum Summary
-	if err := json.Unmarshal([]byte(sp.stdout.String()), &sum); err != nil {
-		t.Fatalf("summary: %v", err)
-	}
+	sp, sum := runKillingRender2(t, config("2d-lb-4.eqc"), frames)
 	if len(sum.LostNodes) != 1 || sum.LostNodes[0] != "render2" || sum.Degraded > 2 || sum.Frames != frames {
 		t.Errorf("summary %+v", sum)
 	}
