@@ -2,10 +2,12 @@ package channel
 
 import (
 	"math"
+	"slices"
 
 	"github.com/goeq/goeq/draw"
 	"github.com/goeq/goeq/internal/compositor"
 	"github.com/goeq/goeq/internal/compound"
+	"github.com/goeq/goeq/internal/glutil"
 	"github.com/goeq/goeq/internal/planner"
 )
 
@@ -51,10 +53,10 @@ func (fr *frameRun) band(r *channelRun, t *planner.Task, region compound.PixelVi
 	if d, ok := r.dirty[t.Eye]; ok && !fr.e.opt.FullReadback {
 		drawn = intersect(region, d)
 	}
-	b.fill(region, fr.clearColor())
-	if drawn.W > 0 && drawn.H > 0 {
-		b.put(ReadSync(fr.frame, drawn, true))
+	for _, rest := range outside(region, drawn) {
+		b.fill(rest, fr.clearColor())
 	}
+	glutil.ReadInto(drawn.X, drawn.Y, drawn.W, drawn.H, b.img.W, b.img.Color, b.img.Depth)
 	r.bands[t.Eye] = b
 	return b
 }
@@ -84,13 +86,20 @@ func (m *cpuMerged) fill(r compound.PixelViewport, c [4]float32) {
 	}
 }
 
-// put copies read-back pixels into the image at their place.
-func (m *cpuMerged) put(px *Pixels) {
-	r, w := px.PixelViewport, m.img.W
-	for y := 0; y < r.H; y++ {
-		copy(m.img.Color[4*((r.Y+y)*w+r.X):], px.Color[4*y*r.W:4*(y+1)*r.W])
-		copy(m.img.Depth[(r.Y+y)*w+r.X:], px.Depth[y*r.W:(y+1)*r.W])
+// outside returns the parts of r that in does not cover (in lies within
+// r or is empty): up to four rectangles, the rows below and above in and
+// the columns left and right of it.
+func outside(r, in compound.PixelViewport) []compound.PixelViewport {
+	if in.W <= 0 || in.H <= 0 {
+		return []compound.PixelViewport{r}
 	}
+	parts := []compound.PixelViewport{
+		{X: r.X, Y: r.Y, W: r.W, H: in.Y - r.Y},
+		{X: r.X, Y: in.Y + in.H, W: r.W, H: r.Y + r.H - in.Y - in.H},
+		{X: r.X, Y: in.Y, W: in.X - r.X, H: in.H},
+		{X: in.X + in.W, Y: in.Y, W: r.X + r.W - in.X - in.W, H: in.H},
+	}
+	return slices.DeleteFunc(parts, func(p compound.PixelViewport) bool { return p.W <= 0 || p.H <= 0 })
 }
 
 // slice copies a rectangle of the image out, as a readback would return it.

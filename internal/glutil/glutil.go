@@ -156,6 +156,25 @@ func ReadDepth(x, y, w, h int, dst []float32) []float32 {
 	return dst
 }
 
+// ReadInto reads the w x h pixels at (x, y) of the bound read buffer into
+// an image of rows stride pixels wide at the same place: RGBA8 colour
+// into color (4 bytes a pixel) and, when depth is not nil, float depth.
+// Reading in place spares a readback buffer and a copy per read.
+func ReadInto(x, y, w, h, stride int, color []byte, depth []float32) {
+	if w <= 0 || h <= 0 {
+		return
+	}
+	at := y*stride + x
+	gl.PixelStorei(gl.PACK_ROW_LENGTH, int32(stride))
+	gl.PixelStorei(gl.PACK_ALIGNMENT, 1)
+	gl.ReadPixels(int32(x), int32(y), int32(w), int32(h), gl.RGBA, gl.UNSIGNED_BYTE, gl.Ptr(&color[4*at]))
+	if depth != nil {
+		gl.PixelStorei(gl.PACK_ALIGNMENT, 4)
+		gl.ReadPixels(int32(x), int32(y), int32(w), int32(h), gl.DEPTH_COMPONENT, gl.FLOAT, gl.Ptr(&depth[at]))
+	}
+	gl.PixelStorei(gl.PACK_ROW_LENGTH, 0)
+}
+
 // Error returns the pending GL error, if any.
 func Error() error {
 	if e := gl.GetError(); e != gl.NO_ERROR {
