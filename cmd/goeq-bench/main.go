@@ -18,6 +18,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
@@ -80,6 +81,15 @@ type result struct {
 	PipelineOverhead    float64 `json:"pipeline_overhead,omitempty"`
 	PipelineOverheadMin float64 `json:"pipeline_overhead_min,omitempty"`
 	PipelineOverheadMax float64 `json:"pipeline_overhead_max,omitempty"`
+	// PipelineCoresBusy is the cores the four-source runs kept busy; the
+	// one-source figures are the same pipeline with a core per process.
+	PipelineCoresBusy      float64 `json:"pipeline_cores_busy,omitempty"`
+	PipelineOneFrameMS     float64 `json:"pipeline_one_source_frame_ms,omitempty"`
+	PipelineOneDrawMS      float64 `json:"pipeline_one_source_draw_ms,omitempty"`
+	PipelineOverheadOne    float64 `json:"pipeline_overhead_one_source,omitempty"`
+	PipelineOverheadOneMin float64 `json:"pipeline_overhead_one_source_min,omitempty"`
+	PipelineOverheadOneMax float64 `json:"pipeline_overhead_one_source_max,omitempty"`
+	PipelineOneCoresBusy   float64 `json:"pipeline_one_source_cores_busy,omitempty"`
 	// Runs is how many times the transport and the pipeline were measured.
 	Runs int `json:"runs"`
 	// Control plane: walls of 64 and 256 null render nodes (no GL), the
@@ -237,23 +247,36 @@ func main() {
 	res.TransportVsTCPMax = transports[len(transports)-1].plain / transports[len(transports)-1].tcp
 	res.TransportEncryptedVsTCP = res.TransportEncryptedGBps / res.RawTCPGBps
 	if *eqserver != "" {
-		type pipelineRun struct{ frame, slowest float64 }
-		var pipelines []pipelineRun
-		for i := 0; i < *runs; i++ {
-			f, s, err := pipelineBench(*eqserver)
-			if err != nil {
-				fail(err)
-			}
-			pipelines = append(pipelines, pipelineRun{f, s})
+		// the four-source config, and one source with a core to itself,
+		// alternating so that both see the same machine
+		dir, err := os.MkdirTemp("", "goeq-pipeline")
+		if err != nil {
+			fail(err)
 		}
-		sort.Slice(pipelines, func(i, j int) bool {
-			return pipelines[i].frame/pipelines[i].slowest < pipelines[j].frame/pipelines[j].slowest
-		})
-		mid := pipelines[len(pipelines)/2]
-		res.PipelineFrameMS, res.PipelineSlowestMS, res.PipelineOverhead = mid.frame, mid.slowest, mid.frame/mid.slowest
-		res.PipelineOverheadMin = pipelines[0].frame / pipelines[0].slowest
-		res.PipelineOverheadMax = pipelines[len(pipelines)-1].frame / pipelines[len(pipelines)-1].slowest
-		var err error
+		defer os.RemoveAll(dir)
+		oneSource, err := oneSourceConfig(dir)
+		if err != nil {
+			fail(err)
+		}
+		var four, one []pipelineRun
+		for i := 0; i < *runs; i++ {
+			for _, c := range []struct {
+				cfg  string
+				runs *[]pipelineRun
+			}{{filepath.Join("examples", "configs", "2d-lb-4.eqc"), &four}, {oneSource, &one}} {
+				f, s, cores, err := pipelineBench(*eqserver, c.cfg)
+				if err != nil {
+					fail(err)
+				}
+				*c.runs = append(*c.runs, pipelineRun{f, s, cores})
+			}
+		}
+		mid, lo, hi := medianPipeline(four)
+		res.PipelineFrameMS, res.PipelineSlowestMS, res.PipelineOverhead = mid.frame, mid.slowest, mid.overhead()
+		res.PipelineOverheadMin, res.PipelineOverheadMax, res.PipelineCoresBusy = lo, hi, mid.cores
+		mid, lo, hi = medianPipeline(one)
+		res.PipelineOneFrameMS, res.PipelineOneDrawMS, res.PipelineOverheadOne = mid.frame, mid.slowest, mid.overhead()
+		res.PipelineOverheadOneMin, res.PipelineOverheadOneMax, res.PipelineOneCoresBusy = lo, hi, mid.cores
 		if res.ControlMSPerFrame64, res.ServerCPUMSPerFrame64, err = controlBench(*eqserver, 64); err != nil {
 			fail(err)
 		}
@@ -277,6 +300,18 @@ func main() {
 	}
 	fmt.Printf("zmerge_vs_memcpy %.2f  assemble_vs_memcpy %.2f  codec_encode_gbps %.2f  codec_ratio_vs_rle %.3f  depth_ratio_vs_rle %.3f  transport_vs_tcp %.2f  transport_encrypted_vs_tcp %.2f  pipeline_overhead %.2f\n",
 		res.ZMergeVsMemcpy, res.AssembleVsMemcpy, res.CodecEncodeGBps, res.CodecRatioVsRLE, res.DepthRatioVsRLE, res.TransportVsTCP, res.TransportEncryptedVsTCP, res.PipelineOverhead)
+}
+
+// pipelineRun is one run of pipelineBench.
+type pipelineRun struct{ frame, slowest, cores float64 }
+
+func (p pipelineRun) overhead() float64 { return p.frame / p.slowest }
+
+// medianPipeline returns the run with the median overhead and the
+// smallest and largest overheads.
+func medianPipeline(runs []pipelineRun) (mid pipelineRun, lo, hi float64) {
+	sort.Slice(runs, func(i, j int) bool { return runs[i].overhead() < runs[j].overhead() })
+	return runs[len(runs)/2], runs[0].overhead(), runs[len(runs)-1].overhead()
 }
 
 // benchCompositing measures and models the sort-last compositing
@@ -374,7 +409,8 @@ func writeMarkdown(path string, r *result) error {
 		}
 	}
 	if r.PipelineOverhead > 0 {
-		fmt.Fprintf(&b, "| eqserver run, synthetic renderer, 4 sources, latency 1, async readback; median of %d runs | frame %.1f ms | slowest source draw %.1f ms | pipeline_overhead **%.2f** (%.2f–%.2f) | <= 1.15 |\n", r.Runs, r.PipelineFrameMS, r.PipelineSlowestMS, r.PipelineOverhead, r.PipelineOverheadMin, r.PipelineOverheadMax)
+		fmt.Fprintf(&b, "| eqserver run, synthetic renderer, 4 sources, latency 1, async readback; median of %d runs; %.2f cores busy | frame %.1f ms | slowest source draw %.1f ms | pipeline_overhead **%.2f** (%.2f–%.2f) | <= 1.15 |\n", r.Runs, r.PipelineCoresBusy, r.PipelineFrameMS, r.PipelineSlowestMS, r.PipelineOverhead, r.PipelineOverheadMin, r.PipelineOverheadMax)
+		fmt.Fprintf(&b, "| the same with 1 source on a node of its own (a core per render process); %.2f cores busy | frame %.1f ms | source draw %.1f ms | pipeline_overhead_one_source **%.2f** (%.2f–%.2f) | (what bounds the line above) |\n", r.PipelineOneCoresBusy, r.PipelineOneFrameMS, r.PipelineOneDrawMS, r.PipelineOverheadOne, r.PipelineOverheadOneMin, r.PipelineOverheadOneMax)
 	}
 	b.WriteString("\n")
 	b.WriteString("All codecs (one chunk, one core):\n\n| frame | codec | ratio (raw/encoded) | encode GB/s | decode GB/s |\n|---|---|---|---|---|\n")

@@ -11,8 +11,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/goeq/goeq/internal/compressor"
+	"github.com/goeq/goeq/internal/simulate"
 	"github.com/goeq/goeq/internal/transport"
 )
 
@@ -95,18 +97,22 @@ func transportBench() (plain, encrypted, tcp float64) {
 	return plain, encrypted, gbps(n, raw)
 }
 
-// pipelineBench runs eqserver on the 4-source 2D config with the
-// synthetic renderer and compares the frame time with the slowest
-// source's draw time.
-func pipelineBench(eqserver string) (frameMS, slowestMS float64, err error) {
-	cfg := filepath.Join("examples", "configs", "2d-lb-4.eqc")
+// pipelineBench runs eqserver on cfg with the synthetic renderer and
+// compares the frame time with the slowest source's draw time. cores is
+// how many cores eqserver and its clients kept busy on average (their CPU
+// time over the run's wall time, set-up included).
+func pipelineBench(eqserver, cfg string) (frameMS, slowestMS, cores float64, err error) {
 	cmd := exec.Command(eqserver, "run", "--local", "--json", "--frames", "120", "--renderer", "synthetic", "--iterations", "200",
 		"--async-readback", cfg)
 	cmd.Env = append(os.Environ(), "GOEQ_WINSYS=egl", "LP_NUM_THREADS=1")
+	start := time.Now()
 	out, err := cmd.Output()
 	if err != nil {
-		return 0, 0, fmt.Errorf("eqserver run: %v", err)
+		return 0, 0, 0, fmt.Errorf("eqserver run: %v", err)
 	}
+	// eqserver waits for the clients it launched, so its usage holds theirs
+	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	cores = cpu.Seconds() / time.Since(start).Seconds()
 	var sum struct {
 		FPS      float64 `json:"fps"`
 		Channels []struct {
@@ -115,15 +121,24 @@ func pipelineBench(eqserver string) (frameMS, slowestMS float64, err error) {
 		} `json:"channels"`
 	}
 	if err := json.Unmarshal(out, &sum); err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	for _, c := range sum.Channels {
 		slowestMS = max(slowestMS, c.Draw)
 	}
 	if sum.FPS <= 0 || slowestMS <= 0 {
-		return 0, 0, fmt.Errorf("eqserver run: no frames timed")
+		return 0, 0, 0, fmt.Errorf("eqserver run: no frames timed")
 	}
-	return 1000 / sum.FPS, slowestMS, nil
+	return 1000 / sum.FPS, slowestMS, cores, nil
+}
+
+// oneSourceConfig writes a config of one source on a node of its own and
+// a destination that only assembles, at the size of the four-source
+// config: the same pipeline with a core for each render process.
+func oneSourceConfig(dir string) (string, error) {
+	g := simulate.Generated{Mode: "2D", Sources: 1, W: 640, H: 360, PipesPerNode: 1}
+	path := filepath.Join(dir, g.Name())
+	return path, os.WriteFile(path, []byte(g.EQC()), 0o644)
 }
 
 // controlBench runs walls of n null render nodes (eqclient --null: no GL,

@@ -79,3 +79,36 @@ func TestSyntheticPattern(t *testing.T) {
 		t.Errorf("green %d, want %d", got, want)
 	}
 }
+
+// What a band fills with the clear colour and what it reads back cover
+// the source's region exactly once.
+func TestOutsideAndInsideTileTheRegion(t *testing.T) {
+	r := compound.PixelViewport{X: 3, Y: 2, W: 12, H: 9}
+	for _, in := range []compound.PixelViewport{
+		r, {X: 3, Y: 2, W: 0, H: 0}, {X: 5, Y: 4, W: 3, H: 2}, {X: 3, Y: 2, W: 12, H: 1},
+		{X: 14, Y: 10, W: 1, H: 1}, {X: 3, Y: 4, W: 5, H: 7}, {X: 9, Y: 2, W: 6, H: 9},
+	} {
+		count := map[[2]int]int{}
+		parts := outside(r, in)
+		if in.W > 0 && in.H > 0 {
+			parts = append(parts, in)
+		}
+		for _, p := range parts {
+			for y := p.Y; y < p.Y+p.H; y++ {
+				for x := p.X; x < p.X+p.W; x++ {
+					count[[2]int{x, y}]++
+				}
+			}
+		}
+		for y := r.Y; y < r.Y+r.H; y++ {
+			for x := r.X; x < r.X+r.W; x++ {
+				if count[[2]int{x, y}] != 1 {
+					t.Fatalf("inside %+v: pixel (%d,%d) covered %d times", in, x, y, count[[2]int{x, y}])
+				}
+			}
+		}
+		if len(count) != r.W*r.H {
+			t.Fatalf("inside %+v: %d pixels covered outside the region", in, len(count)-r.W*r.H)
+		}
+	}
+}
