@@ -219,17 +219,29 @@ func TestPeriodAndGrain(t *testing.T) {
 	if a.Period != 1 {
 		t.Errorf("period %d with noise alone, want 1", a.Period)
 	}
-	// 10 ms per source, 1.7e-7 s per pixel, 180-pixel edges: one step
-	// should move what the timers resolve, but at most 2% (0.2 ms):
-	// 0.0002/(1.7e-7*180) = 6.5 -> 8 px, with 10% noise as with 2%
-	a.ObserveGrain(0.010, 1.7e-7, 180)
+	// 10 ms per source, 1e-8 s per pixel, 100-pixel edges: one step may
+	// change a source's time by a tenth of the noise, taken as at most 2%:
+	// 0.00002/(1e-8*100) = 20 -> 16 px, with 10% noise as with 2%
+	a.ObserveGrain(0.010, 1e-8, 100)
+	if a.Grain != 16 {
+		t.Errorf("grain %d, want 16", a.Grain)
+	}
+	a.noise = 0.002 // quiet timers: taken as 1%, 10 px -> 8
+	a.ObserveGrain(0.010, 1e-8, 100)
 	if a.Grain != 8 {
 		t.Errorf("grain %d, want 8", a.Grain)
 	}
-	a.noise = 0.002 // quiet timers: at least 1%, 3.3 px -> 4
-	a.ObserveGrain(0.010, 1.7e-7, 180)
-	if a.Grain != 4 {
-		t.Errorf("grain %d, want 4", a.Grain)
+	// a hotspot ten times the mean density: a step next to it costs ten
+	// times as much, 1 px
+	a.model = newRaster(false)
+	a.model.init = true
+	for k := range a.model.d {
+		a.model.d[k] = 1
+	}
+	a.model.d[0] = 10
+	a.ObserveGrain(0.010, 1e-8, 100)
+	if a.Grain != 1 {
+		t.Errorf("grain %d next to a hotspot, want 1", a.Grain)
 	}
 	// tiles: 0.5 ms overhead at 1e-8 s/px: sqrt(1e6) = 1000 -> 256; 10 us -> 144
 	if TileSize(0.0005, 1e-8) != 256 || TileSize(0.00001, 1e-8) != 144 {

@@ -308,8 +308,9 @@ func (l *Load) splitVertically(key string, vp compound.Viewport) bool {
 	if l.Adaptive != nil {
 		// a region near square would flip direction on small moves and
 		// turn every region below it over: keep the direction until the
-		// other side is clearly longer
-		if prev, ok := l.Adaptive.vertical[key]; ok && prev != vertical && math.Max(w, h) < 1.5*math.Min(w, h) {
+		// other side is clearly longer (not in the first plans, which
+		// move as Equalizer's do)
+		if prev, ok := l.Adaptive.vertical[key]; ok && l.Adaptive.firstPlans == 0 && prev != vertical && math.Max(w, h) < 1.5*math.Min(w, h) {
 			vertical = prev
 		}
 		l.Adaptive.vertical[key] = vertical
