@@ -186,6 +186,11 @@ func (c *glfwContext) OnEvent(handler func(Event)) {
 			handler(Event{Kind: Resize, W: width, H: height})
 		})
 		w.SetCloseCallback(func(*glfw.Window) { handler(Event{Kind: Close}) })
+		if w.ShouldClose() {
+			// asked to close between the window's creation and now: GLFW
+			// only set the flag, no callback saw it
+			handler(Event{Kind: Close})
+		}
 	})
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/go-gl/gl/v3.3-core/gl"
+	"github.com/go-gl/glfw/v3.3/glfw"
 )
 
 func TestMain(m *testing.M) {
@@ -75,5 +76,37 @@ func TestGLFWOnX(t *testing.T) {
 	}
 	if px := clearAndRead(t, sys); px != [4]byte{255, 128, 0, 255} {
 		t.Errorf("read %v", px)
+	}
+}
+
+// A window asked to close (as a window manager does) before its events
+// are handled still delivers the close once they are.
+func TestCloseBeforeEventsAreHandledIsDelivered(t *testing.T) {
+	if os.Getenv("DISPLAY") == "" {
+		t.Skip("no X display (make test runs this under Xvfb)")
+	}
+	sys, err := OpenGLFW()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, err := sys.NewWindow(nil, 64, 64, "goeq close test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctx.Destroy()
+	c := ctx.(*glfwContext)
+	// what GLFW does with WM_DELETE_WINDOW while no close callback is set
+	onMain(func() { c.win.SetShouldClose(true) })
+	var got []Event
+	c.OnEvent(func(e Event) { got = append(got, e) })
+	onMain(glfw.PollEvents)
+	closes := 0
+	for _, e := range got {
+		if e.Kind == Close {
+			closes++
+		}
+	}
+	if closes != 1 {
+		t.Errorf("%d close events, want 1 (events %v)", closes, got)
 	}
 }
