@@ -81,6 +81,7 @@ var (
 
 // OpenEGL initialises EGL once per process.
 func OpenEGL() (*EGL, error) {
+	keepMallocMemory()
 	eglOnce.Do(func() {
 		var platform C.int
 		d := C.goeqDisplay(&platform)

@@ -66,6 +66,7 @@ var (
 // is resetting (its last client just left) refuses connections for a
 // moment, so a failed start is tried again a few times.
 func OpenGLFW() (*GLFW, error) {
+	keepMallocMemory()
 	glfwOnce.Do(func() {
 		for try := 0; try < 5; try++ {
 			if try > 0 {

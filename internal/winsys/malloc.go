@@ -9,7 +9,8 @@ import "sync"
 
 var keepMallocOnce sync.Once
 
-// keepMallocMemory stops the C allocator from handing freed memory back
+// keepMallocMemory (called as either window system opens, before the GL
+// starts) stops the C allocator from handing freed memory back
 // to the kernel between frames. A software GL (llvmpipe) allocates and
 // frees its scene's bins, tens of megabytes, every frame on its own
 // threads; with glibc's defaults a free at the top of a thread's arena is

@@ -41,7 +41,6 @@ type Choice string
 // variable GOEQ_WINSYS overrides the choice. The second result says why,
 // for the log.
 func Open(choice Choice, onScreen bool) (System, string, error) {
-	keepMallocMemory()
 	if env := os.Getenv("GOEQ_WINSYS"); env != "" {
 		choice = Choice(strings.ToLower(env))
 	}
