@@ -66,7 +66,9 @@ func TestEGLHeadless(t *testing.T) {
 	}
 }
 
-func TestGLFWOnX(t *testing.T) {
+// openGLFW opens GLFW on the X display, or skips where there is none.
+func openGLFW(t *testing.T) *GLFW {
+	t.Helper()
 	if os.Getenv("DISPLAY") == "" {
 		t.Skip("no X display (make test runs this under Xvfb)")
 	}
@@ -74,6 +76,11 @@ func TestGLFWOnX(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return sys
+}
+
+func TestGLFWOnX(t *testing.T) {
+	sys := openGLFW(t)
 	if px := clearAndRead(t, sys); px != [4]byte{255, 128, 0, 255} {
 		t.Errorf("read %v", px)
 	}
@@ -82,14 +89,7 @@ func TestGLFWOnX(t *testing.T) {
 // A window asked to close (as a window manager does) before its events
 // are handled still delivers the close once they are.
 func TestCloseBeforeEventsAreHandledIsDelivered(t *testing.T) {
-	if os.Getenv("DISPLAY") == "" {
-		t.Skip("no X display (make test runs this under Xvfb)")
-	}
-	sys, err := OpenGLFW()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, err := sys.NewWindow(nil, 64, 64, "goeq close test")
+	ctx, err := openGLFW(t).NewWindow(nil, 64, 64, "goeq close test")
 	if err != nil {
 		t.Fatal(err)
 	}
