@@ -77,6 +77,9 @@ type Summary struct {
 	// exchanging bands among their sources, by "compound STRATEGY among
 	// N" (the others gathered every image at the compound).
 	Exchanges map[string]int `json:"exchanges,omitempty"`
+	// CodecBytes is what crossed frame links between nodes, in bytes by
+	// codec.
+	CodecBytes map[string]int64 `json:"codec_bytes,omitempty"`
 }
 
 // Config is a running configuration: the application drives its frames.
@@ -344,7 +347,8 @@ func (c *Config) Exit() (*Summary, error) {
 	if sum == nil {
 		return nil, err
 	}
-	return &Summary{Frames: sum.Frames, Seconds: sum.Seconds, FPS: sum.FPS, Degraded: sum.Degraded, Written: sum.Written, Exchanges: sum.Exchanges}, err
+	return &Summary{Frames: sum.Frames, Seconds: sum.Seconds, FPS: sum.FPS, Degraded: sum.Degraded, Written: sum.Written, Exchanges: sum.Exchanges,
+		CodecBytes: sum.CodecBytes}, err
 }
 
 // ChannelStats is one channel's work on one frame: what it rendered and

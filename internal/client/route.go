@@ -7,6 +7,7 @@ import (
 	"github.com/goeq/goeq/internal/channel"
 	"github.com/goeq/goeq/internal/compressor"
 	"github.com/goeq/goeq/internal/control"
+	"github.com/goeq/goeq/internal/procstat"
 	"github.com/goeq/goeq/internal/transport"
 )
 
@@ -106,10 +107,26 @@ func (n *node) runSender(s *sender) {
 		tf := &transport.Frame{Frame: f.Frame, Eye: f.Eye, Name: f.Name, Producer: f.Producer, Consumer: f.Consumer, Share: f.Share, Extent: f.Extent,
 			Range: f.Range, Pixel: f.Pixel, Subpixel: f.Subpixel, W: f.W, H: f.H, Tile: f.Tile, Tiles: f.Tiles, End: f.End,
 			Color: f.Color, Depth: f.Depth}
+		raw := 4 * f.W * f.H
+		if f.Depth != nil {
+			raw *= 2
+		}
 		start := time.Now()
-		codec := n.codecFor(conn, 4*f.W*f.H)
-		err := tf.Encode(codec)
+		codec, chosen := n.codecFor(conn, raw)
+		var err error
+		cpu := procstat.CPUTime(func() { err = tf.Encode(codec) })
 		compress := time.Since(start)
+		if chosen && err == nil {
+			// the CPU time, not the wall time: on cores the renderer
+			// shares, the wall time is mostly waiting, and varies
+			// with it
+			n.chooser.ObserveEncode(compressor.RGBA8, codec, raw, len(tf.Raw), cpu)
+			if n.chooser.WantsDecode(compressor.RGBA8, codec) {
+				// the receiver's decode, measured here on the same
+				// bytes: decoders differ by content as well
+				n.chooser.ObserveDecode(compressor.RGBA8, codec, raw, procstat.CPUTime(func() { tf.Redecode() }))
+			}
+		}
 		if err == nil {
 			start = time.Now()
 			err = conn.Send(tf)
@@ -136,24 +153,27 @@ func (n *node) runSender(s *sender) {
 	}
 }
 
-func (n *node) codecFor(s *transport.Sender, raw int) compressor.Codec {
+// codecFor is the codec for a frame of raw bytes on a link, and whether
+// the per-link chooser picked it (--codec auto), which then learns from
+// the frame's encode.
+func (n *node) codecFor(s *transport.Sender, raw int) (compressor.Codec, bool) {
 	switch n.setupM.Codec {
 	case "", "auto":
 		bw := s.Bandwidth()
 		if bw == 0 {
 			bw = 1.25e9 // until measured: assume 10 GbE
 		}
-		return n.chooser.Choose(compressor.RGBA8, raw, bw)
+		return n.chooser.Pick(compressor.RGBA8, raw, bw), true
 	case "none":
-		return compressor.None
+		return compressor.None, false
 	case "s2":
-		return compressor.S2
+		return compressor.S2, false
 	case "zstd":
-		return compressor.Zstd
+		return compressor.Zstd, false
 	case "rle":
-		return compressor.RLE
+		return compressor.RLE, false
 	}
-	return compressor.None
+	return compressor.None, false
 }
 
 func replaceAll(s, old, new string) string { return strings.ReplaceAll(s, old, new) }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goeq/goeq/internal/procstat"
 	"github.com/goeq/goeq/internal/testframes"
 )
 
@@ -248,5 +249,167 @@ func TestDecodeChecksBeforeAllocating(t *testing.T) {
 	}
 	if _, _, err := DecodeExpect(nil, enc, Expect{Width: 16, Height: 16, Format: RGBA8}); err != nil {
 		t.Errorf("the expected frame: %v", err)
+	}
+}
+
+// A chooser calibrated on data unlike the frames a run sends (random bytes,
+// which no codec shrinks, or rows of one colour each, which every codec
+// shrinks): after 64 rendered frames sent, probed and observed as a
+// sender does (encodes, and decodes when asked), its codec costs at most
+// 1.5x the cheapest for that frame and link (plus half a millisecond: on
+// 10 Gbit/s every codec costs a millisecond or two, mostly CPU), measured
+// directly: encode and decode in CPU time (as senders time them), and the
+// bytes over the link, best of three.
+func TestChooserLearnsFromTheFramesSent(t *testing.T) {
+	var rendered sample
+	misleading := []sample{{name: "rows", format: RGBA8, w: 256, h: 64, pixels: make([]byte, 4*256*64)}}
+	for i := range misleading[0].pixels {
+		misleading[0].pixels[i] = byte(i / 4 / 256)
+	}
+	for _, s := range samples(t) {
+		if s.format == RGBA8 && rendered.pixels == nil && s.name != "random" {
+			rendered = s
+		}
+		if s.name == "random" {
+			misleading = append(misleading, s)
+		}
+	}
+	raw := len(rendered.pixels)
+	measured := map[Codec]time.Duration{} // encode + decode, best of three
+	size := map[Codec]int{}
+	for _, codec := range Candidates(RGBA8) {
+		for i := 0; i < 3; i++ {
+			var enc []byte
+			var encErr, decErr error
+			d := procstat.CPUTime(func() {
+				enc, encErr = Encode(nil, codec, RGBA8, rendered.w, rendered.h, 0, rendered.pixels)
+				_, _, decErr = Decode(nil, enc)
+			})
+			if encErr != nil || decErr != nil {
+				t.Fatal(encErr, decErr)
+			}
+			if i == 0 || d < measured[codec] {
+				measured[codec] = d
+			}
+			size[codec] = len(enc)
+		}
+	}
+	for _, link := range []struct {
+		name      string
+		bandwidth float64
+	}{{"100 Mbit/s", 12.5e6}, {"1 Gbit/s", 125e6}, {"10 Gbit/s", 1.25e9}} {
+		cost := func(c Codec) time.Duration {
+			return measured[c] + time.Duration(float64(size[c])/link.bandwidth*1e9)
+		}
+		cheapest := None
+		for _, c := range Candidates(RGBA8) {
+			if cost(c) < cost(cheapest) {
+				cheapest = c
+			}
+		}
+		for _, calibration := range misleading {
+			ch := NewChooser()
+			if err := ch.Calibrate(RGBA8, calibration.w, calibration.h, calibration.pixels); err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i < 64; i++ {
+				codec := ch.Pick(RGBA8, raw, link.bandwidth)
+				var enc []byte
+				var err error
+				cpu := procstat.CPUTime(func() { enc, err = Encode(nil, codec, RGBA8, rendered.w, rendered.h, 0, rendered.pixels) })
+				if err != nil {
+					t.Fatal(err)
+				}
+				ch.ObserveEncode(RGBA8, codec, raw, len(enc), cpu)
+				if ch.WantsDecode(RGBA8, codec) {
+					cpu := procstat.CPUTime(func() { _, _, err = Decode(nil, enc) })
+					if err != nil {
+						t.Fatal(err)
+					}
+					ch.ObserveDecode(RGBA8, codec, raw, cpu)
+				}
+			}
+			got := ch.Choose(RGBA8, raw, link.bandwidth)
+			if float64(cost(got)) > 1.5*float64(cost(cheapest))+0.5e6 {
+				t.Errorf("%s, calibrated on %s: after 64 rendered frames the chooser took %s (%v), the cheapest is %s (%v)",
+					link.name, calibration.name, got, cost(got), cheapest, cost(cheapest))
+			}
+		}
+	}
+}
+
+// Pick probes every ProbeEvery-th frame, in turn, the codecs predicted to
+// cost at most ProbeWithin times the cheapest, and otherwise returns
+// Choose's codec.
+func TestChooserProbesOnlyCodecsThatCouldWin(t *testing.T) {
+	ch := NewChooser()
+	ch.ProbeEvery = 8
+	raw, bw := 1<<20, 1e8 // 10.5 ms raw
+	ms := func(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
+	// all tried on frames sent; the decode is taken to cost the encode's
+	ch.Observe(RGBA8, None, raw, raw, 0, 0)
+	ch.ObserveEncode(RGBA8, S2, raw, raw/10, ms(1))      // 3 ms: the cheapest
+	ch.ObserveEncode(RGBA8, Zstd, raw, raw/20, ms(2))    // 4.5 ms: within 2x
+	ch.ObserveEncode(RGBA8, Planes, raw, raw/5, ms(1.5)) // 5 ms: within 2x
+	ch.ObserveEncode(RGBA8, RLE, raw, raw/2, ms(1))      // 7 ms: beyond
+	ch.ObserveEncode(RGBA8, PlaneRLE, raw, raw/4, ms(4)) // 10.5 ms: beyond
+	seen := map[Codec]int{}
+	for i := 0; i < 8*6; i++ {
+		got := ch.Pick(RGBA8, raw, bw)
+		if i%8 != 7 && got != S2 {
+			t.Fatalf("pick %d: %s, want the cheapest, s2", i, got)
+		}
+		seen[got]++
+	}
+	if seen[Zstd] != 3 || seen[Planes] != 3 || seen[None] != 0 || seen[RLE] != 0 || seen[PlaneRLE] != 0 {
+		t.Errorf("probes %v: want zstd and planes 3 times each, nothing else", seen)
+	}
+	// a codec known only from calibration is probed however much it is
+	// predicted to cost, but None
+	fresh := NewChooser()
+	fresh.ProbeEvery = 1
+	fresh.Observe(RGBA8, None, raw, raw, ms(50), 0)
+	fresh.ObserveEncode(RGBA8, S2, raw, raw/10, ms(1))
+	fresh.Observe(RGBA8, Zstd, raw, raw, ms(50), ms(50))
+	if got := fresh.Pick(RGBA8, raw, bw); got != Zstd {
+		t.Errorf("a codec known only from calibration was not probed: %s", got)
+	}
+	fresh.ObserveEncode(RGBA8, Zstd, raw, raw, ms(50))
+	for i := 0; i < 8; i++ {
+		if got := fresh.Pick(RGBA8, raw, bw); got == Zstd || got == None {
+			t.Fatalf("%s, far too slow, was probed", got)
+		}
+	}
+	ch.ProbeEvery = 0
+	for i := 0; i < 16; i++ {
+		if got := ch.Pick(RGBA8, raw, bw); got != S2 {
+			t.Fatalf("probing off: pick %d is %s", i, got)
+		}
+	}
+}
+
+// The sender is asked to measure a codec's decode on its first frame and
+// then every decodeEvery frames; what it measures replaces calibration's
+// figure at once, and later ones move it by Weight.
+func TestChooserAsksForDecodesNowAndThen(t *testing.T) {
+	ch := NewChooser()
+	raw := 1 << 20
+	ch.Observe(RGBA8, S2, raw, raw/10, time.Millisecond, time.Millisecond)
+	if ch.WantsDecode(RGBA8, S2) {
+		t.Error("asked to measure a decode before any frame was sent")
+	}
+	asked := 0
+	for i := 1; i <= 2*decodeEvery; i++ {
+		ch.ObserveEncode(RGBA8, S2, raw, raw/10, time.Millisecond)
+		if ch.WantsDecode(RGBA8, S2) {
+			asked++
+			ch.ObserveDecode(RGBA8, S2, raw, 5*time.Millisecond)
+			if i == 1 && ch.Cost(RGBA8, S2, raw, 1e12) < 5*time.Millisecond {
+				t.Errorf("the first measured decode did not replace calibration's: cost %v", ch.Cost(RGBA8, S2, raw, 1e12))
+			}
+		}
+	}
+	if asked != 3 { // the first frame, then frames 64 and 128
+		t.Errorf("asked for %d decodes over %d frames, want 3", asked, 2*decodeEvery)
 	}
 }

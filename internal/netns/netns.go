@@ -13,10 +13,13 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // Host is one namespaced host.
@@ -82,6 +85,50 @@ func (h Host) Command(name string, args ...string) *exec.Cmd {
 // Exec is the command prefix that runs something on h (for a
 // launch_command: Exec() + " %c").
 func (h Host) Exec() string { return "ip netns exec " + h.Name }
+
+// Shape limits what h sends to the others to bitsPerSecond with tc's
+// token bucket, which lets a burst of a millisecond's worth (at least
+// 16 KiB) through at full speed, as a switch port's buffer would.
+func (h Host) Shape(bitsPerSecond float64) error {
+	burst := max(int(bitsPerSecond/8/1000), 16<<10)
+	out, err := h.Command("tc", "qdisc", "replace", "dev", "eth0", "root", "tbf",
+		"rate", fmt.Sprintf("%.0fbit", bitsPerSecond), "burst", strconv.Itoa(burst), "latency", "50ms").CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("tc on %s: %v: %s", h.Name, err, out)
+	}
+	return nil
+}
+
+// Do calls fn with the calling goroutine's thread in h's network
+// namespace, so that the sockets fn opens (net.Listen, net.Dial) are h's;
+// they stay h's after Do returns. fn must not leave its goroutine to open
+// them.
+func (h Host) Do(fn func() error) error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	own, err := os.Open(fmt.Sprintf("/proc/self/task/%d/ns/net", unix.Gettid()))
+	if err != nil {
+		return err
+	}
+	defer own.Close()
+	target, err := os.Open("/var/run/netns/" + h.Name)
+	if err != nil {
+		return err
+	}
+	defer target.Close()
+	if err := unix.Setns(int(target.Fd()), unix.CLONE_NEWNET); err != nil {
+		return fmt.Errorf("entering %s: %w", h.Name, err)
+	}
+	defer func() {
+		if unix.Setns(int(own.Fd()), unix.CLONE_NEWNET) != nil {
+			// a thread left in another namespace must not run
+			// anything else: keep it locked, so it exits with the
+			// goroutine
+			runtime.LockOSThread()
+		}
+	}()
+	return fn()
+}
 
 // remove kills what runs on the hosts and deletes them and the bridge.
 func (c *Cluster) remove() {

@@ -1,5 +1,6 @@
 // Package procstat reads a process's health for the soak and the
-// dashboard: its goroutines and resident memory.
+// dashboard (its goroutines and resident memory), and what a piece of work
+// costs in CPU time.
 package procstat
 
 import (

@@ -57,6 +57,13 @@ func TestRunsAcrossNamespacedHosts(t *testing.T) {
 			if got.Frames != frames || got.Degraded != 0 {
 				t.Errorf("summary %+v", got)
 			}
+			var sent int64
+			for _, b := range got.CodecBytes {
+				sent += b
+			}
+			if sent == 0 {
+				t.Errorf("no bytes counted over the frame links: codec_bytes %v", got.CodecBytes)
+			}
 			// the render nodes took frames on their own hosts' addresses
 			for i, name := range []string{"render1", "render2"} {
 				if want := fmt.Sprintf("node %s joined (pid ", name); !strings.Contains(log, want) ||

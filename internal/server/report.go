@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/goeq/goeq/internal/compound"
+	"github.com/goeq/goeq/internal/control"
 	"github.com/goeq/goeq/internal/planner"
 	"github.com/goeq/goeq/internal/scheduler"
 	"github.com/goeq/goeq/internal/stats"
@@ -29,10 +30,19 @@ type report struct {
 	totals    map[string]*ChannelSummary
 	counts    map[string]int
 	lastFrame int
+	// codecBytes is what crossed frame links, by codec (Summary.CodecBytes)
+	codecBytes map[string]int64
 }
 
 func newReport(s *server, statsOut *json.Encoder) *report {
-	return &report{s: s, statsOut: statsOut, totals: map[string]*ChannelSummary{}, counts: map[string]int{}}
+	return &report{s: s, statsOut: statsOut, totals: map[string]*ChannelSummary{}, counts: map[string]int{}, codecBytes: map[string]int64{}}
+}
+
+// sent counts what a node sent over frame links for a frame.
+func (r *report) sent(links []control.LinkBytes) {
+	for _, l := range links {
+		r.codecBytes[l.Codec] += int64(l.Bytes)
+	}
 }
 
 // statsLine is a record as written to the statistics file: the channel's
@@ -130,6 +140,9 @@ func (r *report) summary(interrupted bool) *Summary {
 			Transmit: cs.Transmit / n, Assemble: cs.Assemble / n, Wait: cs.Wait / n})
 	}
 	sortedChannels(sum.Channels)
+	if len(r.codecBytes) > 0 {
+		sum.CodecBytes = maps.Clone(r.codecBytes)
+	}
 	if len(r.s.exchanges) > 0 {
 		sum.Exchanges = maps.Clone(r.s.exchanges)
 	}

@@ -164,6 +164,9 @@ type Summary struct {
 	// exchanging bands among their sources, by "compound STRATEGY among
 	// N"; frames not counted gathered every image at the compound.
 	Exchanges map[string]int `json:"exchanges,omitempty"`
+	// CodecBytes is what crossed frame links between nodes, in bytes by
+	// codec: what the per-link chooser (--codec auto) picked.
+	CodecBytes map[string]int64 `json:"codec_bytes,omitempty"`
 }
 
 // ChannelSummary is a channel's mean times over the run (milliseconds).
@@ -831,8 +834,11 @@ func (s *server) loop(ctx context.Context) (*Summary, error) {
 			} else if ev.preview != nil {
 				s.live.dash.Preview(ev.preview.Channel, ev.preview.Frame, ev.preview.JPEG)
 				ev = nil
-			} else if len(ev.links) > 0 && s.live != nil {
-				s.live.links(ev.node, ev.links, s.sched.NodeOf)
+			} else if len(ev.links) > 0 {
+				rep.sent(ev.links)
+				if s.live != nil {
+					s.live.links(ev.node, ev.links, s.sched.NodeOf)
+				}
 			}
 		}
 		if ev != nil {

@@ -18,13 +18,26 @@ func float32frombits(b uint32) float32 { return math.Float32frombits(b) }
 
 // Sender sends frames to one peer over one TCP connection.
 type Sender struct {
-	mu        sync.Mutex
-	conn      net.Conn
-	bandwidth atomic.Uint64 // float64 bits: measured goodput, bytes per second
+	mu   sync.Mutex
+	conn net.Conn
+	tcp  *net.TCPConn // under conn (TLS or not): the kernel counts its progress
+	// the kernel's counts where the current measurement began
+	ackedFrom, busyFrom uint64
+	measured            bool
+	bandwidth           atomic.Uint64 // float64 bits: bytes per second
 }
 
-// Bandwidth is the measured goodput to this peer (bytes per second; 0
-// until measured), for choosing a codec.
+// busyWindow is how long the connection must have been busy for a
+// measurement of its bandwidth: the kernel counts busy time in ticks of a
+// few milliseconds.
+const busyWindow = 50_000 // µs
+
+// Bandwidth is the measured bandwidth to this peer (bytes per second; 0
+// until measured), for choosing a codec: bytes delivered per second of the
+// connection being busy, from the kernel's counts where it keeps them
+// (Linux), else the rate of the last large writes. Timing writes alone is
+// wrong when the socket buffer takes a whole frame at memory speed, as it
+// does on a slow link that is not busy all the time.
 func (s *Sender) Bandwidth() float64 { return math.Float64frombits(s.bandwidth.Load()) }
 
 // Dial connects to a peer's frame listener and authenticates; with a
@@ -34,8 +47,9 @@ func Dial(addr, token, node string, tlsConfig *tls.Config) (*Sender, error) {
 	if err != nil {
 		return nil, err
 	}
-	if tc, ok := c.(*net.TCPConn); ok {
-		tc.SetNoDelay(true)
+	tcp, _ := c.(*net.TCPConn)
+	if tcp != nil {
+		tcp.SetNoDelay(true)
 	}
 	if tlsConfig != nil {
 		tc := tls.Client(c, tlsConfig)
@@ -47,7 +61,7 @@ func Dial(addr, token, node string, tlsConfig *tls.Config) (*Sender, error) {
 		tc.SetDeadline(time.Time{})
 		c = tc
 	}
-	s := &Sender{conn: c}
+	s := &Sender{conn: c, tcp: tcp}
 	if err := writeMessage(c, kindAuth, auth{Token: token, Node: node}, nil); err != nil {
 		c.Close()
 		return nil, err
@@ -64,14 +78,39 @@ func (s *Sender) Send(f *Frame) error {
 	if err := EncodeMessage(s.conn, f); err != nil {
 		return err
 	}
-	if d := time.Since(start).Seconds(); d > 0 && len(f.Raw) > 64<<10 {
-		bw, old := float64(len(f.Raw))/d, s.Bandwidth()
-		if old != 0 {
-			bw = old + 0.3*(bw-old)
-		}
-		s.bandwidth.Store(math.Float64bits(bw))
+	if acked, busy, ok := tcpProgress(s.tcp); ok {
+		s.measure(acked, busy)
+	} else if d := time.Since(start).Seconds(); d > 0 && len(f.Raw) > 64<<10 {
+		s.blend(float64(len(f.Raw)) / d)
 	}
 	return nil
+}
+
+// measure takes the kernel's counts after a send: once the connection has
+// been busy for a window since the last measurement, its rate over that
+// window; until the first window, the rate so far.
+func (s *Sender) measure(acked, busy uint64) {
+	window := busy - s.busyFrom
+	switch {
+	case window >= busyWindow:
+		rate := float64(acked-s.ackedFrom) / (float64(window) / 1e6)
+		if s.measured {
+			s.blend(rate)
+		} else {
+			s.bandwidth.Store(math.Float64bits(rate))
+		}
+		s.ackedFrom, s.busyFrom, s.measured = acked, busy, true
+	case !s.measured && busy > 0:
+		s.bandwidth.Store(math.Float64bits(float64(acked) / (float64(busy) / 1e6)))
+	}
+}
+
+// blend moves the bandwidth a part of the way to a new measurement.
+func (s *Sender) blend(rate float64) {
+	if old := s.Bandwidth(); old != 0 {
+		rate = old + 0.3*(rate-old)
+	}
+	s.bandwidth.Store(math.Float64bits(rate))
 }
 
 // Close closes the connection.

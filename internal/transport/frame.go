@@ -218,6 +218,14 @@ func (f *Frame) Encode(c compressor.Codec) error {
 	return nil
 }
 
+// Redecode decodes the frame's encoding (Raw) as its receiver will, into a
+// frame that is thrown away: a sender times it to learn what a codec costs
+// the receiver.
+func (f *Frame) Redecode() error {
+	scratch := &Frame{W: f.W, H: f.H, ColorLen: f.ColorLen, DepthLen: f.DepthLen}
+	return scratch.decode(f.Raw)
+}
+
 // decode fills Color and Depth from the payload, checking that it holds
 // exactly what the header announces.
 func (f *Frame) decode(payload []byte) error {

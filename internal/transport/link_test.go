@@ -1,0 +1,79 @@
+package transport
+
+import (
+	"testing"
+	"time"
+
+	"github.com/goeq/goeq/internal/compressor"
+	"github.com/goeq/goeq/internal/netns"
+)
+
+// A sender measures the bandwidth of a link shaped with tc between two
+// namespaced hosts: within a factor of 1.5 of the shaped rate, both for
+// frames that the socket buffer takes at memory speed (timing the writes
+// would report gigabytes per second) and for frames larger than the
+// buffer. (Frames are at least 8 times the token bucket's burst, which
+// passes at full speed.)
+func TestSenderMeasuresAShapedLink(t *testing.T) {
+	c := netns.New(t, 2)
+	receiver, sender := c.Hosts[0], c.Hosts[1]
+	for _, link := range []struct {
+		name    string
+		bits    float64
+		w, h    int
+		frames  int
+		spacing time.Duration
+	}{
+		{"100 Mbit/s, 256 KiB frames", 100e6, 256, 256, 24, 25 * time.Millisecond},
+		{"1 Gbit/s, 1 MiB frames", 1e9, 512, 512, 24, 10 * time.Millisecond},
+		{"1 Gbit/s, 8 MiB frames", 1e9, 1024, 2048, 6, 0},
+	} {
+		if err := sender.Shape(link.bits); err != nil {
+			t.Fatal(err)
+		}
+		got := make(chan struct{}, link.frames)
+		var l *Listener
+		if err := receiver.Do(func() (err error) {
+			l, err = Listen(receiver.Addr+":0", "tok", func(f *Frame) { f.Release(); got <- struct{}{} }, quietLog())
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		var s *Sender
+		if err := sender.Do(func() (err error) {
+			s, err = Dial(l.Addr(), "tok", "sender", nil)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		f := testFrame(link.w, link.h, false)
+		for i := range f.Color {
+			f.Color[i] = byte(i * 7919 >> 3) // not compressible, not that it matters: None
+		}
+		for i := 0; i < link.frames; i++ {
+			if err := f.Encode(compressor.None); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Send(f); err != nil {
+				t.Fatal(err)
+			}
+			// frames come with gaps, as rendered ones do
+			time.Sleep(link.spacing)
+		}
+		for i := 0; i < link.frames; i++ {
+			select {
+			case <-got:
+			case <-time.After(20 * time.Second):
+				t.Fatalf("%s: %d of %d frames arrived", link.name, i, link.frames)
+			}
+		}
+		want := link.bits / 8
+		if bw := s.Bandwidth(); bw < want/1.5 || bw > want*1.5 {
+			t.Errorf("%s: measured %.1f MB/s, shaped to %.1f MB/s", link.name, bw/1e6, want/1e6)
+		} else {
+			t.Logf("%s: measured %.1f MB/s, shaped to %.1f MB/s", link.name, bw/1e6, want/1e6)
+		}
+		s.Close()
+		l.Close()
+	}
+}
