@@ -529,12 +529,14 @@ func (a *Adaptive) gate(l *Load, active []*Child, g *grid, next map[string]regio
 		settlingMove = saving < a.Threshold
 	}
 	switch {
-	case a.firstPlans > 0 && (saving >= a.Threshold || a.firstMoved && saving >= 2*a.MinCorrection):
+	case a.firstPlans > 0 && (saving >= a.Threshold || a.firstMoved):
 		// the first plans after the even split move half way, as
 		// Equalizer's damping does, where the first measurements show
 		// the threshold's imbalance, and the next one finishes such a
 		// move: the noise is not measured yet, and a threshold from its
-		// prior held splits the first measurements had shown to be off
+		// prior held splits the first measurements had shown to be off.
+		// The next plan's model has not seen the first move's result
+		// yet (latency), so its prediction is no reason to stop half way
 		a.firstMoved = true
 	case saving >= threshold:
 	case a.below+1 >= a.CorrectEvery && saving >= math.Max(a.MinCorrection, 2*a.modelNoise()):

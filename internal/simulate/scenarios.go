@@ -25,7 +25,12 @@ type Scenario struct {
 	Noise     float64 // per-frame random speed variation, +-fraction
 	Overhead  float64 // seconds per source per frame (clear, readback)
 	MoveCost  float64 // seconds to load one unit of database range
-	Sessions  bool
+	// SharedCores: sources share cores in pairs (0 and 1, 2 and 3, ...),
+	// as two pipes of a software-rendered node on one core do: both run
+	// at half speed until the shorter is done, so a source's time is its
+	// own work plus as much of its sibling's as overlaps it.
+	SharedCores bool
+	Sessions    bool
 }
 
 // FrameCost is the cost of the whole frame at speed 1 (seconds): four
@@ -62,6 +67,8 @@ var Scenarios = map[string]*Scenario{
 		Density: uniform, Speeds: []float64{1, 1, 2, 0.5}, Noise: 0.02, Overhead: 0.0005},
 	"db-step": {Name: "db-step", About: "cost rising along the range, source 2 halves at frame 100, 2% noise, loading data costs 20 ms per unit of range",
 		Density: func(x, y float64, _ int) float64 { return 1 + x }, Loaded: 1, StepFrame: 100, Noise: 0.02, Overhead: 0.0005, MoveCost: 0.020},
+	"shared-cores": {Name: "shared-cores", About: "static hotspot as in hotspot; sources share cores in pairs, so each one's time includes its sibling's overlapping work, 2% noise",
+		Density: hotspotAt(0.3, 0.6), SharedCores: true, Noise: 0.02, Overhead: 0.0005},
 	"sessions": {Name: "sessions", About: "views arrive and leave on a pool of 4 pipes: least-loaded sticky placement (adaptive) vs round-robin (equalizer)",
 		Sessions: true},
 }

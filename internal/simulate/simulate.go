@@ -85,13 +85,27 @@ func Run(cfg *compound.Config, configName string, opt Options) (*Summary, error)
 	prevRange := map[string]compound.Range{}
 	// a source's time: the cost field over what it was planned, at its
 	// speed, plus overhead and moving data
+	own, ownFrame := make([]float64, len(sources)), -1
 	work := func(f, i int, src *compound.Compound, state planner.CompoundState) stats.Record {
 		if i == 0 {
 			field.advance(f)
 		}
-		cost := field.cost(state.Viewport, state.Range)
-		speed := sc.speed(i, f, rng)
-		draw := cost / speed
+		if ownFrame != f {
+			// every source's own work this frame, in source order
+			states := p.Planned(f)
+			for j, s := range sources {
+				if st := states[s.Path()]; st.Active && !st.Skip {
+					own[j] = field.cost(st.Viewport, st.Range) / sc.speed(j, f, rng)
+				} else {
+					own[j] = 0
+				}
+			}
+			ownFrame = f
+		}
+		draw := own[i]
+		if sibling := i ^ 1; sc.SharedCores && sibling < len(sources) {
+			draw += math.Min(own[i], own[sibling])
+		}
 		var dataLoad, gained float64
 		if db && sc.MoveCost > 0 {
 			if prev, ok := prevRange[src.Path()]; ok {
