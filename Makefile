@@ -62,10 +62,12 @@ bench: build
 	$(GO) run ./cmd/goeq-bench -json docs/bench.json -md docs/benchmarks.md -eqserver bin/eqserver
 
 # The namespace-cluster tests alone (root; they are part of test too):
-# three hosts in network namespaces, sshd in each, faults, rejoin.
+# three hosts in network namespaces, sshd in each, faults, rejoin, links
+# shaped with tc (codec choice, measured bandwidth).
 test-cluster: deps
 	@scripts/install-deps.sh test
 	$(GO) test -count=1 -v -run 'Namespaced|SSH|Rejoin|Frozen|DestinationLoss|LaunchTimeout' ./internal/server
+	$(GO) test -count=1 -v -run 'ShapedLink' ./internal/transport
 
 # goeq against ParaView/IceT (not part of make test): the same
 # million-triangle PLY at 1920x1080 with 1, 2 and 4 sources/ranks, sort-last
