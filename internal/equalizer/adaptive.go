@@ -90,6 +90,18 @@ func NewAdaptive() *Adaptive {
 		sources: map[string]*source{}, lastDens: map[string][2]float64{}, lastReg: map[string]region{}, vertical: map[string]bool{}}
 }
 
+// minSpeedRatio is the slowest, relative to the fastest source, the model
+// takes a source to be: one that seems slower is not slow, its time is not
+// its region's work. Two pipes of one process share a software rasterizer,
+// which serves one of them first by chance, and the other's time is then
+// both ones' work however small its region. Slow samples count at once and
+// fast ones only once they last, so without a floor such a source's speed
+// fell with every slow sample and its region with it, to 0.1% of the
+// screen on live runs, its node left with too little of the frame and the
+// other node with too much. (Sources really differ up to 4x: the
+// heterogeneous scenario.)
+const minSpeedRatio = 1.0 / 4
+
 // settleFrames is how long after a move follow-up corrections may be small:
 // long enough for the statistics of the new distribution to arrive with a
 // latency of a frame or two.
@@ -215,6 +227,16 @@ func (a *Adaptive) filter(raw *grid, samples []Sample, db bool) *grid {
 				// took its shape along
 				m.flatten(o.reg, math.Min(1, math.Abs(workFactor-1)))
 			}
+		}
+	}
+	if len(all) > 1 {
+		// see minSpeedRatio
+		fastest := 0.0
+		for _, o := range all {
+			fastest = math.Max(fastest, o.st.speed)
+		}
+		for _, o := range all {
+			o.st.speed = math.Max(o.st.speed, minSpeedRatio*fastest)
 		}
 	}
 	if !m.init {

@@ -272,3 +272,32 @@ func TestRasterTableMatchesCells(t *testing.T) {
 		}
 	}
 }
+
+// Two children that share a software rasterizer, which serves one of them
+// first by chance each frame: the other's time is both ones' work, however
+// small its region. Slow samples count at once and fast ones only once
+// they last; without a floor on the speed the model takes a source to
+// have, one region shrank to nothing (minSpeedRatio).
+func TestASharedRasterizerDoesNotStarveASource(t *testing.T) {
+	l := NewLoad(adaptiveParams("2D"), 960, 540)
+	out := l.Plan(two(), nil)
+	r := rand.New(rand.NewSource(3))
+	narrowest := 1.0
+	for f := 0; f < 300; f++ {
+		ownA, ownB := 0.040*out[0].Viewport.W, 0.040*out[1].Viewport.W
+		busyA, busyB := ownA, ownA+ownB
+		if r.Intn(2) == 0 {
+			busyA, busyB = ownA+ownB, ownB
+		}
+		out = l.Plan(two(), []Sample{
+			{Path: "a", Viewport: out[0].Viewport, Busy: busyA},
+			{Path: "b", Viewport: out[1].Viewport, Busy: busyB},
+		})
+		if f >= 100 {
+			narrowest = math.Min(narrowest, math.Min(out[0].Viewport.W, out[1].Viewport.W))
+		}
+	}
+	if narrowest < 0.1 {
+		t.Errorf("a source's region fell to %.4f of the width", narrowest)
+	}
+}
