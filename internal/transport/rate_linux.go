@@ -7,9 +7,10 @@ import (
 )
 
 // tcpProgress is what the kernel counts of a connection: bytes the peer
-// acknowledged, and microseconds the connection had data in flight. Their
-// ratio over a while is the rate the link delivers while there is
-// something to send, whatever the gaps between frames.
+// acknowledged, and microseconds the connection had data in flight without
+// waiting for the receiver's window (a receiver slow to read is not the
+// link). Their ratio over a while is the rate the link delivers while
+// there is something to send, whatever the gaps between frames.
 func tcpProgress(c *net.TCPConn) (acked, busyMicros uint64, ok bool) {
 	if c == nil {
 		return 0, 0, false
