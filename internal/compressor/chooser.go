@@ -65,11 +65,7 @@ func (c *Chooser) Observe(f Format, codec Codec, raw, encoded int, encode, decod
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	m := c.stats[f]
-	if m == nil {
-		m = map[Codec]*codecStats{}
-		c.stats[f] = m
-	}
+	m := c.format(f)
 	s := m[codec]
 	e, d, r := encode.Seconds()/float64(raw), decode.Seconds()/float64(raw), float64(encoded)/float64(raw)
 	if s == nil {
@@ -83,6 +79,16 @@ func (c *Chooser) Observe(f Format, codec Codec, raw, encoded int, encode, decod
 	s.samples++
 }
 
+// format is the figures of a format's codecs (c.mu held).
+func (c *Chooser) format(f Format) map[Codec]*codecStats {
+	m := c.stats[f]
+	if m == nil {
+		m = map[Codec]*codecStats{}
+		c.stats[f] = m
+	}
+	return m
+}
+
 // ObserveEncode records a real frame's encode, raw bytes to encoded bytes.
 // Its decode happens on the receiver and is not measured there: the decode
 // figures are those of calibration until the sender measures one
@@ -93,11 +99,7 @@ func (c *Chooser) ObserveEncode(f Format, codec Codec, raw, encoded int, encode 
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	m := c.stats[f]
-	if m == nil {
-		m = map[Codec]*codecStats{}
-		c.stats[f] = m
-	}
+	m := c.format(f)
 	e, r := encode.Seconds()/float64(raw), float64(encoded)/float64(raw)
 	s := m[codec]
 	switch {
