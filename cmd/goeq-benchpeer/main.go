@@ -35,7 +35,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -43,6 +42,7 @@ import (
 	"time"
 
 	"github.com/goeq/goeq/internal/benchdoc"
+	"github.com/goeq/goeq/internal/procstat"
 	"github.com/goeq/goeq/internal/render"
 	"github.com/goeq/goeq/internal/simulate"
 )
@@ -287,7 +287,7 @@ func (b *bench) goeq(mode string, k int) (ms, busy float64, err error) {
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	var t0, t1 time.Time
-	var c0, c1 cpuTimes
+	var c0, c1 procstat.Machine
 	tick := time.NewTicker(5 * time.Millisecond)
 	defer tick.Stop()
 	for {
@@ -306,17 +306,17 @@ func (b *bench) goeq(mode string, k int) (ms, busy float64, err error) {
 			if t1.IsZero() {
 				return 0, 0, fmt.Errorf("eqply %s with %d sources: the trace has fewer than %d frames", mode, k, total)
 			}
-			return 1000 * t1.Sub(t0).Seconds() / float64(b.frames), c1.coresSince(c0), nil
+			return 1000 * t1.Sub(t0).Seconds() / float64(b.frames), c1.CoresSince(c0), nil
 		case <-tick.C:
 			if !t1.IsZero() {
 				continue
 			}
 			n := startedFrames(trace)
 			if n >= b.warmup+1 && t0.IsZero() {
-				t0, c0 = time.Now(), readCPU()
+				t0, c0 = time.Now(), procstat.ReadMachine()
 			}
 			if n >= b.warmup+1+b.frames {
-				t1, c1 = time.Now(), readCPU()
+				t1, c1 = time.Now(), procstat.ReadMachine()
 			}
 		}
 	}
@@ -430,35 +430,6 @@ func foreground(path string) (float64, error) {
 }
 
 func area(r image.Rectangle) int { return r.Dx() * r.Dy() }
-
-// cpuTimes is the machine's busy and total jiffies from /proc/stat.
-type cpuTimes struct{ busy, total float64 }
-
-func readCPU() cpuTimes {
-	data, err := os.ReadFile("/proc/stat")
-	if err != nil {
-		return cpuTimes{}
-	}
-	line, _, _ := strings.Cut(string(data), "\n")
-	f := strings.Fields(line)
-	var t cpuTimes
-	for i, v := range f[1:] {
-		x, _ := strconv.ParseFloat(v, 64)
-		t.total += x
-		if i != 3 && i != 4 { // idle, iowait
-			t.busy += x
-		}
-	}
-	return t
-}
-
-// coresSince is how many of the machine's cores were busy on average.
-func (c cpuTimes) coresSince(prev cpuTimes) float64 {
-	if c.total <= prev.total {
-		return 0
-	}
-	return (c.busy - prev.busy) / (c.total - prev.total) * float64(runtime.NumCPU())
-}
 
 func withoutDisplay() []string {
 	var env []string

@@ -1,6 +1,6 @@
 // Package procstat reads a process's health for the soak and the
-// dashboard (its goroutines and resident memory), and what a piece of work
-// costs in CPU time.
+// dashboard (its goroutines and resident memory), what a piece of work
+// costs in CPU time, and how busy the machine's cores are.
 package procstat
 
 import (

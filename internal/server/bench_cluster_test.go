@@ -6,13 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/goeq/goeq/internal/benchdoc"
 	"github.com/goeq/goeq/internal/netns"
+	"github.com/goeq/goeq/internal/procstat"
 )
 
 // BenchmarkClusterCodecs (make bench-cluster) renders the 2D load-balanced
@@ -59,12 +59,12 @@ func BenchmarkClusterCodecs(b *testing.B) {
 				cmd := c.Hosts[0].Command(filepath.Join(bin, "eqserver"), "run", "--json", "--frames", "60", "--triangles", "20000",
 					"--codec", codec, path)
 				cmd.Env = testEnv()
-				before := machineCPU()
+				before := procstat.ReadMachine().Busy
 				out, err := cmd.Output()
 				if err != nil {
 					b.Fatalf("eqserver: %v", err)
 				}
-				cpu := machineCPU() - before
+				cpu := procstat.ReadMachine().Busy - before
 				var sum Summary
 				if err := json.Unmarshal(out, &sum); err != nil || sum.FPS == 0 {
 					b.Fatalf("summary %q: %v", out, err)
@@ -100,33 +100,16 @@ type codecRuns struct {
 	bytes map[string]int64
 }
 
-// machineCPU is the CPU time all cores have spent busy since boot.
-func machineCPU() time.Duration {
-	data, err := os.ReadFile("/proc/stat")
-	if err != nil {
-		return 0
-	}
-	line, _, _ := strings.Cut(string(data), "\n")
-	var ticks int64
-	for i, v := range strings.Fields(line)[1:] {
-		if i == 3 || i == 4 { // idle, iowait
-			continue
-		}
-		n, _ := strconv.ParseInt(v, 10, 64)
-		ticks += n
-	}
-	return time.Duration(ticks) * time.Second / 100 // USER_HZ
-}
-
-func (r *codecRuns) median() float64 {
+func (r *codecRuns) sorted() []float64 {
 	s := append([]float64(nil), r.ms...)
 	sort.Float64s(s)
-	return s[len(s)/2]
+	return s
 }
+
+func (r *codecRuns) median() float64 { return r.sorted()[len(r.ms)/2] }
 
 func (r *codecRuns) spread() string {
-	s := append([]float64(nil), r.ms...)
-	sort.Float64s(s)
+	s := r.sorted()
 	return fmt.Sprintf("%.1f (%.1f-%.1f)", s[len(s)/2], s[0], s[len(s)-1])
 }
 
