@@ -31,10 +31,13 @@ import (
 //   - DB ranges move only between neighbours (the MPI "string of cells"
 //     pattern), so data moves as little as the balance allows.
 type Adaptive struct {
-	Threshold     float64 // fraction of frame time a move must save
-	CorrectEvery  int     // frames under the threshold before a small correction
-	MinCorrection float64 // smallest saving a correction makes (at least twice the model's noise)
-	Neighbour     bool    // DB: move ranges between neighbours only
+	Threshold    float64 // fraction of frame time a move must save
+	CorrectEvery int     // frames under the threshold before a small correction
+	// MinCorrection is the smallest saving a correction makes (and half
+	// the least threshold where moving is free); the noise band raises
+	// both where timers are noisy
+	MinCorrection float64
+	Neighbour     bool // DB: move ranges between neighbours only
 	// MoveCost is the measured seconds to load one range unit of data
 	// (DB); StableFrames the number of frames a new distribution is
 	// expected to pay off over.
@@ -86,7 +89,7 @@ type source struct {
 
 // NewAdaptive returns the policy with the defaults from the study.
 func NewAdaptive() *Adaptive {
-	return &Adaptive{Threshold: 0.1, CorrectEvery: 8, MinCorrection: 0.01, Neighbour: true, StableFrames: 10, Period: 1,
+	return &Adaptive{Threshold: 0.1, CorrectEvery: 8, MinCorrection: 0.005, Neighbour: true, StableFrames: 10, Period: 1,
 		sources: map[string]*source{}, lastDens: map[string][2]float64{}, lastReg: map[string]region{}, vertical: map[string]bool{}}
 }
 
