@@ -91,7 +91,7 @@ balance: build
 # The same policies on live runs (not part of make test): real eqserver
 # runs of the load-balanced examples with a CPU hog switched on and off on
 # one render node's core; docs/balance-live.md and its plots. Needs taskset
-# and 2 cores; about 20 minutes.
+# and 2 cores; about 30 minutes.
 balance-live: build
 	bin/goeq-balancelive -docs docs
 

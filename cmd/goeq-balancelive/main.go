@@ -150,13 +150,17 @@ func run(docs string, scale float64, keep string) error {
 	for _, ex := range experiments {
 		cr := &caseResult{Experiment: ex}
 		for _, sc := range schedules {
-			for _, pol := range simulate.Policies {
+			// Equalizer's policy runs again after goeq's: the two runs of
+			// one policy show how far identical runs differ on this
+			// machine, which a difference between the policies must exceed
+			for i, pol := range append(simulate.Policies, "equalizer") {
 				fmt.Fprintf(os.Stderr, "%s, %s, %s ...\n", ex.Label, sc.Name, pol)
 				r, err := runOnce(bin, work, ex, sc, pol)
 				if err != nil {
 					// the logs stay for a look
 					return fmt.Errorf("%s, %s, %s: %w", ex.Label, sc.Name, pol, err)
 				}
+				r.Again = i >= len(simulate.Policies)
 				cr.Runs = append(cr.Runs, r)
 			}
 		}
@@ -232,6 +236,7 @@ func (f frame) imbalance() float64 {
 type runResult struct {
 	Schedule schedule
 	Policy   string
+	Again    bool // the policy's second run on the schedule
 	Frames   []frame
 	Spans    [][2]float64 // hog on, in the frames' time
 	Records  []stats.Record

@@ -58,6 +58,10 @@ type ExecOptions struct {
 	TileBatch int
 	// Merge says where sort-last inputs are depth-merged.
 	Merge MergeOn
+	// Node, Port and Device name the pipe's renderer in its statistics
+	// (stats.Record.Renderer).
+	Node         string
+	Port, Device int
 }
 
 // MergeOn is where a destination depth-merges its sort-last inputs.
@@ -105,6 +109,7 @@ type Executor struct {
 	// (cpumerge.go); mergeAll are the in-memory merges made, mergeFree
 	// those no assembly uses now
 	cpuMerge  bool
+	renderer  string // stats.Record.Renderer
 	mergeAll  []*cpuMerged
 	mergeFree []*cpuMerged
 	// fanIn is how many input frames each channel (ID) composited in the
@@ -141,11 +146,18 @@ func NewExecutor(p *Pipe, r draw.Renderer, sink Sink, opt ExecOptions) (*Executo
 		}
 		comp, err := gpu.New()
 		e.comp = comp
+		software := softwareGL()
 		switch opt.Merge {
 		case MergeCPU:
 			e.cpuMerge = true
 		case MergeAuto:
-			e.cpuMerge = softwareGL()
+			e.cpuMerge = software
+		}
+		// llvmpipe rasterizes for one context at a time, whichever pipe
+		// of the process it belongs to; a GPU serves the pipes opened on it
+		e.renderer = fmt.Sprintf("%s GPU %d:%d", opt.Node, opt.Port, opt.Device)
+		if software {
+			e.renderer = opt.Node + " software"
 		}
 		return err
 	})
@@ -645,7 +657,8 @@ func (fr *frameRun) record(ch *compound.Channel, t *planner.Task) *stats.Record 
 	key := fmt.Sprintf("%s|%s|%d", ch.ID, t.Compound, t.Eye)
 	r := fr.records[key]
 	if r == nil {
-		r = &stats.Record{Frame: fr.frame, Compound: t.Compound, Channel: ch.ID, Eye: t.Eye, Viewport: t.Viewport, Range: t.Range}
+		r = &stats.Record{Frame: fr.frame, Compound: t.Compound, Channel: ch.ID, Eye: t.Eye, Viewport: t.Viewport, Range: t.Range,
+			Renderer: fr.e.renderer}
 		fr.records[key] = r
 	}
 	return r

@@ -192,7 +192,8 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 		}
 		// through a *channel.Executor: a nil one failed, and must not become
 		// a non-nil executor that shutdown would close
-		exec, err := channel.NewExecutor(glp, r, n, channel.ExecOptions{AsyncReadback: s.AsyncReadback, FullReadback: s.FullReadback, InputTimeout: s.InputTimeout, Merge: merge})
+		exec, err := channel.NewExecutor(glp, r, n, channel.ExecOptions{AsyncReadback: s.AsyncReadback, FullReadback: s.FullReadback, InputTimeout: s.InputTimeout, Merge: merge,
+			Node: n.name, Port: pm.Port, Device: pm.Device})
 		if err != nil {
 			return err
 		}

@@ -70,6 +70,9 @@ type Adaptive struct {
 	// measures its 1-D shape directly)
 	firstPlans int
 	firstMoved bool // a first plan moved
+	// shared names, by child path, the renderer a child shares with
+	// others of the compound (Sample.Renderer)
+	shared map[string]string
 	// Decisions of the last Plan, for reports and tests.
 	LastDecision string
 }
@@ -85,6 +88,7 @@ type source struct {
 	hold, pending int
 	sinceUp       int // frames since the last trusted speed-up (-1: none)
 	calm          int // frames without sign of oscillation
+	sharers       int // children that share it (see learnShared)
 }
 
 // NewAdaptive returns the policy with the defaults from the study.
@@ -122,12 +126,23 @@ const (
 )
 
 func (a *Adaptive) source(path string) *source {
-	st := a.sources[path]
+	key := path
+	if r, ok := a.shared[path]; ok {
+		key = "shared renderer " + r
+	}
+	st := a.sources[key]
 	if st == nil {
-		st = &source{speed: 1, hold: minHold, sinceUp: -1}
-		a.sources[path] = st
+		st = &source{speed: 1, hold: minHold, sinceUp: -1, sharers: 1}
+		a.sources[key] = st
 	}
 	return st
+}
+
+// speed is the speed the split gives a child: a shared renderer's speed
+// is that of all its children together.
+func (a *Adaptive) speed(path string) float64 {
+	st := a.source(path)
+	return st.speed / float64(max(st.sharers, 1))
 }
 
 // filter turns this frame's samples into the load model the split uses: a
@@ -140,28 +155,48 @@ func (a *Adaptive) source(path string) *source {
 // the change that other sources' opposite changes balance is work that
 // moved, the rest is speed.
 func (a *Adaptive) filter(raw *grid, samples []Sample, db bool) *grid {
-	a.measureNoise(samples, db)
+	a.learnShared(samples)
+	a.measureNoise(a.renderers(samples, db), db)
 	if a.model == nil || a.model.db != db {
 		a.model = newRaster(db)
 	}
 	m := a.model
+	// one observation per renderer: a child, or the children that share
+	// one (their time is the slowest one's, their work all of theirs)
+	type member struct {
+		reg        region
+		work, took float64
+	}
 	type obs struct {
 		st               *source
-		reg              region
-		density          float64
+		members          []member
 		work, pred, took float64
 		predicted        bool // pred is the model's prediction
 	}
-	var all []obs
-	var excess, up, down float64
+	var all []*obs
+	byRenderer := map[*source]*obs{}
 	known := m.init
 	for _, c := range raw.cells {
-		o := obs{st: a.source(c.path), reg: region{vp: c.vp, r: c.r}, density: c.density}
-		o.work = m.mean(o.reg)
-		size := regionSize(o.reg, db)
-		o.predicted = known && o.st.seen && o.work > 0 && c.density > 0
+		st := a.source(c.path)
+		o := byRenderer[st]
+		if o == nil {
+			o = &obs{st: st, predicted: known && st.seen}
+			byRenderer[st] = o
+			all = append(all, o)
+		}
+		reg := region{vp: c.vp, r: c.r}
+		size := regionSize(reg, db)
+		mb := member{reg: reg, work: m.mean(reg), took: c.density * size}
+		o.members = append(o.members, mb)
+		o.work += mb.work * size
+		o.took = math.Max(o.took, mb.took)
+		o.predicted = o.predicted && mb.work > 0 && c.density > 0
+	}
+	var excess, up, down float64
+	for _, o := range all {
+		o.st.sharers = len(o.members)
 		if o.predicted {
-			o.pred, o.took = o.work*size/o.st.speed, c.density*size
+			o.pred = o.work / o.st.speed
 			e := o.took - o.pred
 			excess += e
 			if e > 0 {
@@ -170,9 +205,7 @@ func (a *Adaptive) filter(raw *grid, samples []Sample, db bool) *grid {
 				down -= e
 			}
 		}
-		all = append(all, o)
 	}
-	band := 3 * math.Max(a.noise, 0.01)
 	for _, o := range all {
 		st := o.st
 		st.seen = true
@@ -185,7 +218,23 @@ func (a *Adaptive) filter(raw *grid, samples []Sample, db bool) *grid {
 		}
 		if !o.predicted {
 			st.pending = 0
-			m.rescale(o.reg, o.work, o.density*st.speed)
+			// new ground: the raster under each region takes its time, at
+			// the renderer's speed; children sharing a renderer each took
+			// part of the others' time, so theirs are scaled to the
+			// slowest one's, which is all of their work
+			sum := 0.0
+			for _, mb := range o.members {
+				sum += mb.took
+			}
+			scale := 1.0
+			if sum > 0 {
+				scale = o.took / sum
+			}
+			for _, mb := range o.members {
+				if size := regionSize(mb.reg, db); size > 0 {
+					m.rescale(mb.reg, mb.work, mb.took/size*st.speed*scale)
+				}
+			}
 			continue
 		}
 		e := o.took - o.pred
@@ -199,7 +248,7 @@ func (a *Adaptive) filter(raw *grid, samples []Sample, db bool) *grid {
 		bySpeed := o.pred + share*e
 		speed := st.speed * o.pred / bySpeed
 		workFactor := o.took / bySpeed
-		inBand := math.Abs(o.took/o.pred-1) <= band
+		inBand := a.inBand(o.took, o.pred)
 		switch {
 		case inBand:
 			// noise: follow slowly
@@ -223,12 +272,14 @@ func (a *Adaptive) filter(raw *grid, samples []Sample, db bool) *grid {
 			}
 		}
 		if workFactor != 1 {
-			m.rescale(o.reg, o.work, o.work*workFactor)
-			if !inBand {
-				// the shape learnt inside the region is trusted only as
-				// far as its work stayed: work that moved in the scene
-				// took its shape along
-				m.flatten(o.reg, math.Min(1, math.Abs(workFactor-1)))
+			for _, mb := range o.members {
+				m.rescale(mb.reg, mb.work, mb.work*workFactor)
+				if !inBand {
+					// the shape learnt inside the region is trusted only
+					// as far as its work stayed: work that moved in the
+					// scene took its shape along
+					m.flatten(mb.reg, math.Min(1, math.Abs(workFactor-1)))
+				}
 			}
 		}
 	}
@@ -236,10 +287,10 @@ func (a *Adaptive) filter(raw *grid, samples []Sample, db bool) *grid {
 		// see minSpeedRatio
 		fastest := 0.0
 		for _, o := range all {
-			fastest = math.Max(fastest, o.st.speed)
+			fastest = math.Max(fastest, o.st.speed/float64(o.st.sharers))
 		}
 		for _, o := range all {
-			o.st.speed = math.Max(o.st.speed, minSpeedRatio*fastest)
+			o.st.speed = math.Max(o.st.speed, minSpeedRatio*fastest*float64(o.st.sharers))
 		}
 	}
 	if !m.init {
@@ -251,6 +302,71 @@ func (a *Adaptive) filter(raw *grid, samples []Sample, db bool) *grid {
 		a.firstPlans--
 	}
 	return m.grid()
+}
+
+// learnShared notes the children that share a renderer with others of
+// the compound. Such children take turns on it (two pipes of a node on its
+// software rasterizer, which llvmpipe shares between contexts, or two on
+// one GPU): together they take the sum of their work, and which of them
+// waits for the others changes from frame to frame, so one of them takes
+// the others' time however small its region. The model gives them one
+// speed, learnt from the slowest one's time against all their work, and
+// splits it between them.
+func (a *Adaptive) learnShared(samples []Sample) {
+	count := map[string]int{}
+	for _, s := range samples {
+		if s.Renderer != "" {
+			count[s.Renderer]++
+		}
+	}
+	for _, s := range samples {
+		if count[s.Renderer] > 1 {
+			if a.shared == nil {
+				a.shared = map[string]string{}
+			}
+			a.shared[s.Path] = s.Renderer
+		}
+	}
+}
+
+// renderers turns the samples of children that share a renderer into one
+// sample of them all, for the noise: the slowest one's time over all
+// their regions, on the first one's region. Which of them waits for the
+// others changes from frame to frame, and that is not timer noise.
+func (a *Adaptive) renderers(samples []Sample, db bool) []Sample {
+	if len(a.shared) == 0 {
+		return samples
+	}
+	type shared struct {
+		at                int
+		busy, size, total float64
+	}
+	var out []Sample
+	groups := map[string]*shared{}
+	var order []*shared
+	for _, s := range samples {
+		r, ok := a.shared[s.Path]
+		if !ok {
+			out = append(out, s)
+			continue
+		}
+		size := regionSize(region{vp: s.Viewport, r: s.Range}, db)
+		g := groups[r]
+		if g == nil {
+			g = &shared{at: len(out), size: size}
+			groups[r] = g
+			order = append(order, g)
+			s.Path = "shared renderer " + r
+			out = append(out, s)
+		}
+		g.busy, g.total = math.Max(g.busy, s.Busy), g.total+size
+	}
+	for _, g := range order {
+		if g.total > 0 {
+			out[g.at].Busy = g.busy * g.size / g.total
+		}
+	}
+	return out
 }
 
 // raster is the adaptive load model: densities (seconds per unit area or
@@ -420,6 +536,15 @@ func (a *Adaptive) measureNoise(samples []Sample, db bool) {
 
 // Noise is the measured relative timer noise (see measureNoise).
 func (a *Adaptive) Noise() float64 { return a.noise }
+
+// inBand reports whether a time within three times the noise of the
+// prediction, on a log scale: a source twice as fast leaves the band as
+// surely as one twice as slow. (As a plain ratio a halving is 0.5 from 1
+// and a doubling 1.0; with live noise of 18% the band was +-54%, and the
+// end of every competing load was taken for noise.)
+func (a *Adaptive) inBand(took, pred float64) bool {
+	return math.Abs(math.Log(took/pred)) <= 3*math.Max(a.noise, 0.01)
+}
 
 // inBandGain is the weight a change within the noise band gets: average
 // over as many frames as it takes the noise to fall under half the

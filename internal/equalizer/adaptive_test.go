@@ -321,3 +321,60 @@ func TestASharedRasterizerDoesNotStarveASource(t *testing.T) {
 		t.Errorf("a source's region fell to %.4f of the width", narrowest)
 	}
 }
+
+// Two children that take turns on one software rasterizer (a and b) and
+// two on GPUs of their own (c and d), all as fast: the pair does a third
+// of the work, as much as each GPU, once the statistics name the shared
+// renderer. One of the pair, by chance each frame, takes both ones' time.
+func TestChildrenSharingARendererGetItsShare(t *testing.T) {
+	run := func(renderers [4]string) float64 {
+		l := NewLoad(adaptiveParams("VERTICAL"), 960, 540)
+		kids := []Child{{Path: "a", Active: true, Usage: 1}, {Path: "b", Active: true, Usage: 1},
+			{Path: "c", Active: true, Usage: 1}, {Path: "d", Active: true, Usage: 1}}
+		out := l.Plan(kids, nil)
+		r := rand.New(rand.NewSource(5))
+		sum := 0.0
+		for f := 0; f < 300; f++ {
+			var own [4]float64
+			for i := range own {
+				own[i] = 0.040 * out[i].Viewport.W * (1 + 0.02*r.NormFloat64())
+			}
+			busy := own
+			if r.Intn(2) == 0 {
+				busy[0] += own[1]
+			} else {
+				busy[1] += own[0]
+			}
+			if f >= 100 {
+				sum += max(busy[0], busy[1], busy[2], busy[3])
+			}
+			var samples []Sample
+			for i, k := range kids {
+				samples = append(samples, Sample{Path: k.Path, Viewport: out[i].Viewport, Busy: busy[i], Renderer: renderers[i]})
+			}
+			out = l.Plan(kids, samples)
+		}
+		return sum / 200 / (0.040 / 3)
+	}
+	shared := run([4]string{"n1 software", "n1 software", "n2 GPU 0:0", "n2 GPU 0:1"})
+	unnamed := run([4]string{})
+	t.Logf("mean frame time over the best: %.3f with the renderers named, %.3f without", shared, unnamed)
+	if shared > 1.05 {
+		t.Errorf("frames %.1f%% over the best split with the shared renderer named", 100*(shared-1))
+	}
+}
+
+// The noise band is as wide for a source that got faster as for one that
+// got slower by the same factor.
+func TestNoiseBandIsSymmetricInFactors(t *testing.T) {
+	a := NewAdaptive()
+	a.noise = 0.18 // as measured on live runs sharing two cores
+	for _, f := range []float64{1.3, 1.6, 2, 3} {
+		if a.inBand(f, 1) != a.inBand(1, f) {
+			t.Errorf("%gx slower in band %v, %gx faster %v", f, a.inBand(f, 1), f, a.inBand(1, f))
+		}
+	}
+	if !a.inBand(1.3, 1) || a.inBand(1, 2) {
+		t.Errorf("band: 1.3x slower in %v (want in), 2x faster in %v (want out)", a.inBand(1.3, 1), a.inBand(1, 2))
+	}
+}

@@ -33,6 +33,9 @@ type Sample struct {
 	Range    compound.Range
 	Busy     float64 // seconds of rendering work (clear, draw, sync readback)
 	Assemble float64 // seconds spent assembling (destination child)
+	// Renderer is what drew it (stats.Record.Renderer): children with
+	// the same renderer take turns on it
+	Renderer string
 }
 
 // Assignment is a child's share for the planned frame.
@@ -206,8 +209,8 @@ func (l *Load) speed(path string) float64 {
 	if l.Adaptive == nil {
 		return 1
 	}
-	if s, ok := l.Adaptive.sources[path]; ok && s.speed > 0 {
-		return s.speed
+	if s := l.Adaptive.speed(path); s > 0 {
+		return s
 	}
 	return 1
 }

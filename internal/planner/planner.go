@@ -438,9 +438,14 @@ func (p *Planner) samples(c *compound.Compound) []equalizer.Sample {
 	var out []equalizer.Sample
 	for _, child := range c.Children {
 		var busy, assemble float64
-		found := false
+		found, renderer := false, ""
 		for _, r := range p.latest.Records {
 			if r.Compound == child.Path() || isBelow(r.Compound, child.Path()) {
+				if !found {
+					renderer = r.Renderer
+				} else if r.Renderer != renderer {
+					renderer = "" // drawn by several: it shares no one renderer
+				}
 				// the grid wants rendering work: assembly comes off the
 				// destination's share separately, data loading is one-off
 				busy += (r.Times.Busy() - r.Times.Assemble - r.Times.DataLoad).Seconds()
@@ -456,7 +461,7 @@ func (p *Planner) samples(c *compound.Compound) []equalizer.Sample {
 			continue
 		}
 		out = append(out, equalizer.Sample{Path: child.Path(), Frame: p.latest.Frame, Viewport: st.Local.Viewport,
-			Range: st.Local.Range, Busy: busy, Assemble: assemble})
+			Range: st.Local.Range, Busy: busy, Assemble: assemble, Renderer: renderer})
 	}
 	return out
 }

@@ -34,6 +34,29 @@ func TestReplayReproducesTheRecordedSplits(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// the statistics name each channel's renderer: one per render
+			// node here, its pipes on one rasterizer (or one GPU)
+			nodeOf := map[string]string{}
+			for _, ch := range m.Configs[0].Channels {
+				nodeOf[ch.ID] = ch.Window.Pipe.Node.ID
+			}
+			rendererOf := map[string]string{}
+			for _, rec := range recorded {
+				node := nodeOf[rec.Channel]
+				if node == "app" {
+					continue
+				}
+				if !strings.HasPrefix(rec.Renderer, node+" ") {
+					t.Fatalf("channel %s on node %s: renderer %q", rec.Channel, node, rec.Renderer)
+				}
+				if prev, ok := rendererOf[node]; ok && prev != rec.Renderer {
+					t.Fatalf("node %s: renderers %q and %q", node, prev, rec.Renderer)
+				}
+				rendererOf[node] = rec.Renderer
+			}
+			if len(rendererOf) != 2 {
+				t.Errorf("renderers of %d render nodes named, want 2: %v", len(rendererOf), rendererOf)
+			}
 			sum, replayed, err := simulate.Replay(m.Configs[0], name, recorded, "equalizer")
 			if err != nil {
 				t.Fatal(err)

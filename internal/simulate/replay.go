@@ -87,7 +87,7 @@ func Replay(cfg *compound.Config, configName string, recorded []stats.Record, po
 		}
 		r := stats.Record{Frame: f, Compound: src.Path(), Channel: src.Channel.ID, Viewport: state.Viewport, Range: state.Range}
 		if own != nil {
-			r.Times = own.Times
+			r.Times, r.Renderer = own.Times, own.Renderer
 		}
 		draw := 0.0
 		for _, x := range recs {

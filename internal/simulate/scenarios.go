@@ -30,7 +30,13 @@ type Scenario struct {
 	// at half speed until the shorter is done, so a source's time is its
 	// own work plus as much of its sibling's as overlaps it.
 	SharedCores bool
-	Sessions    bool
+	// SharedRasterizer: sources share a rasterizer in pairs, as two pipes
+	// of a process on llvmpipe do: it serves one of them, chosen by chance
+	// each frame, and then the other, whose time is then both ones' work.
+	// (The statistics of both shared scenarios name the pair's renderer,
+	// as live statistics name a node's software rasterizer.)
+	SharedRasterizer bool
+	Sessions         bool
 }
 
 // FrameCost is the cost of the whole frame at speed 1 (seconds): four
@@ -69,6 +75,8 @@ var Scenarios = map[string]*Scenario{
 		Density: func(x, y float64, _ int) float64 { return 1 + x }, Loaded: 1, StepFrame: 100, Noise: 0.02, Overhead: 0.0005, MoveCost: 0.020},
 	"shared-cores": {Name: "shared-cores", About: "static hotspot as in hotspot; sources share cores in pairs, so each one's time includes its sibling's overlapping work, 2% noise",
 		Density: hotspotAt(0.3, 0.6), SharedCores: true, Noise: 0.02, Overhead: 0.0005},
+	"shared-rasterizer": {Name: "shared-rasterizer", About: "static hotspot as in hotspot; sources share a rasterizer in pairs, which serves them one after the other in a random order each frame, 2% noise",
+		Density: hotspotAt(0.3, 0.6), SharedRasterizer: true, Noise: 0.02, Overhead: 0.0005},
 	"sessions": {Name: "sessions", About: "views arrive and leave on a pool of 4 pipes: least-loaded sticky placement (adaptive) vs round-robin (equalizer)",
 		Sessions: true},
 }

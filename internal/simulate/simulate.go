@@ -106,6 +106,13 @@ func Run(cfg *compound.Config, configName string, opt Options) (*Summary, error)
 		if sibling := i ^ 1; sc.SharedCores && sibling < len(sources) {
 			draw += math.Min(own[i], own[sibling])
 		}
+		if sibling := i ^ 1; sc.SharedRasterizer && sibling < len(sources) {
+			// a coin per pair and frame says which one is served first
+			firstServed := rand.New(rand.NewSource(int64(f)*7919 + int64(i/2))).Intn(2)
+			if i%2 != firstServed {
+				draw += own[sibling]
+			}
+		}
 		var dataLoad, gained float64
 		if db && sc.MoveCost > 0 {
 			if prev, ok := prevRange[src.Path()]; ok {
@@ -114,9 +121,15 @@ func Run(cfg *compound.Config, configName string, opt Options) (*Summary, error)
 			}
 			prevRange[src.Path()] = state.Range
 		}
-		return stats.Record{Frame: f, Compound: src.Path(), Channel: src.Channel.ID, Viewport: state.Viewport, Range: state.Range,
+		rec := stats.Record{Frame: f, Compound: src.Path(), Channel: src.Channel.ID, Viewport: state.Viewport, Range: state.Range,
 			Times:     stats.Times{Clear: dur(sc.Overhead / 2), ReadbackSync: dur(sc.Overhead / 2), Draw: dur(draw), DataLoad: dur(dataLoad)},
 			DataMoved: gained}
+		if sc.SharedCores || sc.SharedRasterizer {
+			// the pair's renderer, as a live client names its node's
+			// software rasterizer
+			rec.Renderer = fmt.Sprintf("pair %d software", i/2)
+		}
+		return rec
 	}
 	sum := &Summary{Config: configName, Scenario: opt.Scenario, Policy: opt.Policy, Frames: opt.Frames}
 	if _, err := drive(cfg, p, balanced, sources, db, opt.Frames, sum, work); err != nil {

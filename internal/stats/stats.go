@@ -57,6 +57,11 @@ type Record struct {
 	// DataMoved is the range newly assigned to this channel (DB), which
 	// DataLoad was spent loading.
 	DataMoved float64 `json:"data_moved"`
+	// Renderer names what drew it where others draw too: the node's
+	// software rasterizer (llvmpipe serves one context at a time) or one
+	// GPU. Channels with the same renderer take turns on it, so one's time
+	// includes part of the others' work.
+	Renderer string `json:"renderer,omitempty"`
 }
 
 // Frame is every record of one finished frame.
