@@ -192,7 +192,7 @@ func writeReport(docs string, scale float64, results []*caseResult) error {
 			fmt.Fprintf(&b, "| %s | %.2f / %.2f | %d-%d | %.3f / %.3f | %.3f |\n", r.Schedule.Name, m.PeriodOff, m.PeriodOn, m.GrainMin, m.GrainMax, m.NoiseOff, m.NoiseOn, m.OverheadMs)
 		}
 		b.WriteString("\n")
-		b.WriteString("Replay: each recorded run's statistics (`--stats`) fed through both policies (`eqserver replay`), frame for frame; a source's cost for what a policy plans it is the recorded cost of that region in the same frame.\n\n")
+		b.WriteString("Replay: each recorded run's statistics (`--stats`) fed through both policies (`eqserver replay`), frame for frame; a source's cost for what a policy plans it is the recorded cost of that region in the same frame. Replayed sources are independent: where they shared a renderer, its turns are in the recorded costs already, and the replay does not name it.\n\n")
 		b.WriteString("| recorded | replayed policy | mean | p95 | p99 | imbalance | converge | jitter % | efficiency | moved |\n|---|---|---|---|---|---|---|---|---|---|\n")
 		for _, r := range cr.Runs {
 			for _, pol := range simulate.Policies {

@@ -537,7 +537,7 @@ func (a *Adaptive) measureNoise(samples []Sample, db bool) {
 // Noise is the measured relative timer noise (see measureNoise).
 func (a *Adaptive) Noise() float64 { return a.noise }
 
-// inBand reports whether a time within three times the noise of the
+// inBand reports whether a time is within three times the noise of the
 // prediction, on a log scale: a source twice as fast leaves the band as
 // surely as one twice as slow. (As a plain ratio a halving is 0.5 from 1
 // and a doubling 1.0; with live noise of 18% the band was +-54%, and the

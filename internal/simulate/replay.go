@@ -80,14 +80,19 @@ func Replay(cfg *compound.Config, configName string, recorded []stats.Record, po
 				own = &recs[k]
 			}
 		}
+		// A replayed source's time is its own regions' recorded costs,
+		// independent of the others': where sources shared a renderer,
+		// their recorded costs hold its turns already, and the replay
+		// does not take them again, so it does not name the renderer
+		// either (the adaptive policy would balance them as taking turns).
 		if own != nil && own.Viewport == state.Viewport && own.Range == state.Range {
 			r := *own
-			r.Frame = f
+			r.Frame, r.Renderer = f, ""
 			return r
 		}
 		r := stats.Record{Frame: f, Compound: src.Path(), Channel: src.Channel.ID, Viewport: state.Viewport, Range: state.Range}
 		if own != nil {
-			r.Times, r.Renderer = own.Times, own.Renderer
+			r.Times = own.Times
 		}
 		draw := 0.0
 		for _, x := range recs {
