@@ -126,16 +126,22 @@ const (
 )
 
 func (a *Adaptive) source(path string) *source {
-	key := path
-	if r, ok := a.shared[path]; ok {
-		key = "shared renderer " + r
-	}
+	key := a.modelKey(path)
 	st := a.sources[key]
 	if st == nil {
 		st = &source{speed: 1, hold: minHold, sinceUp: -1, sharers: 1}
 		a.sources[key] = st
 	}
 	return st
+}
+
+// modelKey is what the model knows a child as: itself, or the renderer it
+// shares with others (see learnShared).
+func (a *Adaptive) modelKey(path string) string {
+	if r, ok := a.shared[path]; ok {
+		return "shared renderer " + r
+	}
+	return path
 }
 
 // speed is the speed the split gives a child: a shared renderer's speed
@@ -345,18 +351,18 @@ func (a *Adaptive) renderers(samples []Sample, db bool) []Sample {
 	groups := map[string]*shared{}
 	var order []*shared
 	for _, s := range samples {
-		r, ok := a.shared[s.Path]
-		if !ok {
+		key := a.modelKey(s.Path)
+		if key == s.Path {
 			out = append(out, s)
 			continue
 		}
 		size := regionSize(region{vp: s.Viewport, r: s.Range}, db)
-		g := groups[r]
+		g := groups[key]
 		if g == nil {
 			g = &shared{at: len(out), size: size}
-			groups[r] = g
+			groups[key] = g
 			order = append(order, g)
-			s.Path = "shared renderer " + r
+			s.Path = key
 			out = append(out, s)
 		}
 		g.busy, g.total = math.Max(g.busy, s.Busy), g.total+size

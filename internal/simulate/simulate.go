@@ -86,6 +86,7 @@ func Run(cfg *compound.Config, configName string, opt Options) (*Summary, error)
 	// a source's time: the cost field over what it was planned, at its
 	// speed, plus overhead and moving data
 	own, ownFrame := make([]float64, len(sources)), -1
+	firstServed := make([]int, (len(sources)+1)/2) // shared-rasterizer: per pair, 0 or 1
 	work := func(f, i int, src *compound.Compound, state planner.CompoundState) stats.Record {
 		if i == 0 {
 			field.advance(f)
@@ -100,16 +101,20 @@ func Run(cfg *compound.Config, configName string, opt Options) (*Summary, error)
 					own[j] = 0
 				}
 			}
+			if sc.SharedRasterizer {
+				// a coin per pair and frame says which one is served first
+				for pair := range firstServed {
+					firstServed[pair] = rand.New(rand.NewSource(int64(f)*7919 + int64(pair))).Intn(2)
+				}
+			}
 			ownFrame = f
 		}
 		draw := own[i]
-		if sibling := i ^ 1; sc.SharedCores && sibling < len(sources) {
-			draw += math.Min(own[i], own[sibling])
-		}
-		if sibling := i ^ 1; sc.SharedRasterizer && sibling < len(sources) {
-			// a coin per pair and frame says which one is served first
-			firstServed := rand.New(rand.NewSource(int64(f)*7919 + int64(i/2))).Intn(2)
-			if i%2 != firstServed {
+		if sibling := i ^ 1; sibling < len(sources) {
+			switch {
+			case sc.SharedCores:
+				draw += math.Min(own[i], own[sibling])
+			case sc.SharedRasterizer && i%2 != firstServed[i/2]:
 				draw += own[sibling]
 			}
 		}
