@@ -73,7 +73,10 @@ type Load struct {
 func NewLoad(p compound.Equalizer, pixelW, pixelH int) *Load {
 	l := &Load{Params: p, PixelW: max(pixelW, 1), PixelH: max(pixelH, 1), splits: map[string]float64{}, last: map[string]Assignment{}}
 	if p.Adaptive {
+		eq := p
+		eq.Adaptive = false
 		l.Adaptive = NewAdaptive()
+		l.Adaptive.equalizer, l.Adaptive.coldLeft = NewLoad(eq, pixelW, pixelH), coldPlans
 	}
 	return l
 }
@@ -123,6 +126,9 @@ func (l *Load) Plan(children []Child, samples []Sample) []Assignment {
 	g := newGrid(db, samples)
 	if l.Adaptive != nil {
 		g = l.Adaptive.filter(g, samples, db)
+		if out, ok := l.Adaptive.planCold(l, children, samples, db); ok {
+			return out
+		}
 	}
 
 	// Time shares: every active child's share of the total work, by usage;
@@ -311,9 +317,8 @@ func (l *Load) splitVertically(key string, vp compound.Viewport) bool {
 	if l.Adaptive != nil {
 		// a region near square would flip direction on small moves and
 		// turn every region below it over: keep the direction until the
-		// other side is clearly longer (not in the first plans, which
-		// move as Equalizer's do)
-		if prev, ok := l.Adaptive.vertical[key]; ok && l.Adaptive.firstPlans == 0 && prev != vertical && math.Max(w, h) < 1.5*math.Min(w, h) {
+		// other side is clearly longer
+		if prev, ok := l.Adaptive.vertical[key]; ok && prev != vertical && math.Max(w, h) < 1.5*math.Min(w, h) {
 			vertical = prev
 		}
 		l.Adaptive.vertical[key] = vertical
@@ -334,10 +339,10 @@ func (l *Load) settle(key string, pos, lo, hi, boundary, resistance float64, lef
 	}
 	if old, ok := l.splits[key]; ok && old > lo && old < hi {
 		// the adaptive policy filters measurements and gates moves
-		// instead of damping them, but for its first plans
+		// instead of damping them, but for the model's first plan (see coldPlans)
 		if l.Adaptive == nil {
 			pos = old + (1-l.Params.Damping)*(pos-old)
-		} else if l.Adaptive.firstPlans > 0 {
+		} else if l.Adaptive.handover {
 			pos = old + (pos-old)/2
 		}
 		if math.Abs(pos-old) < resistance {

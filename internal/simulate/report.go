@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strings"
 	"sync"
 
@@ -96,10 +97,14 @@ func Compare(names []string, load func(string) (*compound.Config, error), frames
 	return out, errors.Join(errs...)
 }
 
-// GeneratedLoader loads the generated configs by name.
+// GeneratedLoader loads the generated and held-out configs by name.
 func GeneratedLoader() func(string) (*compound.Config, error) {
+	return loaderFor(append(GeneratedConfigs(), HeldOutConfigs()...))
+}
+
+func loaderFor(gens []Generated) func(string) (*compound.Config, error) {
 	byName := map[string]Generated{}
-	for _, g := range GeneratedConfigs() {
+	for _, g := range gens {
 		byName[g.Name()] = g
 	}
 	return func(name string) (*compound.Config, error) {
@@ -112,9 +117,14 @@ func GeneratedLoader() func(string) (*compound.Config, error) {
 }
 
 // GeneratedNames lists the generated configs' names.
-func GeneratedNames() []string {
+func GeneratedNames() []string { return names(GeneratedConfigs()) }
+
+// HeldOutNames lists the held-out configs' names.
+func HeldOutNames() []string { return names(HeldOutConfigs()) }
+
+func names(gens []Generated) []string {
 	var out []string
-	for _, g := range GeneratedConfigs() {
+	for _, g := range gens {
 		out = append(out, g.Name())
 	}
 	return out
@@ -175,8 +185,8 @@ func Goals(series map[string]*Summary, compared []Comparison) []Goal {
 		"at least %+.1f points (%s)", worstGain, worstGainAt)
 	add(true, worstMean <= 1.01, "adaptive mean frame time at most 1% above equalizer's on every scenario and config (a guard against regressions)",
 		"worst %+.1f%% (%s)", 100*(worstMean-1), worstMeanAt)
-	add(true, worstP99 <= 1.10, "adaptive p99 frame time at most 10% above equalizer's on every scenario and config (a guard against regressions)",
-		"worst %+.1f%% (%s)", 100*(worstP99-1), worstP99At)
+	add(true, worstP99 <= 1, "adaptive p99 frame time never above equalizer's on any scenario and config",
+		"slower in %d of %d; worst %+.2f%% (%s)", slowerP99, len(compared), 100*(worstP99-1), worstP99At)
 	add(false, slowerMean == 0 && slowerP99 == 0, "adaptive never slower than equalizer on mean or p99 frame time, every scenario and config",
 		"slower on mean in %d and on p99 in %d of %d; worst mean %+.1f%% (%s), worst p99 %+.1f%% (%s)",
 		slowerMean, slowerP99, len(compared), 100*(worstMean-1), worstMeanAt, 100*(worstP99-1), worstP99At)
@@ -240,8 +250,26 @@ func Report(configDir, outDir string, frames int, load func(string) (*compound.C
 		fmt.Fprintf(&b, "### %s on 2d-lb-4.eqc\n\n![%s: split position and imbalance per frame](%s)\n\n", sc, sc, file)
 		b.WriteString("Top: position of the first split (fraction of the viewport); bottom: imbalance (max/mean source time). Grey: equalizer, blue: adaptive.\n\n")
 	}
+	heldOut, err := Compare(HeldOutNames(), GeneratedLoader(), frames, runtime.GOMAXPROCS(0))
+	if err != nil {
+		return err
+	}
 	b.WriteString(generatedText(generated))
-	b.WriteString(goalsText(Goals(series, append(exampleComparisons(series), generated...))))
+	b.WriteString(heldOutText(heldOut))
+	goals := Goals(series, append(exampleComparisons(series), generated...))
+	slowerMean, slowerP99 := 0, 0
+	for _, c := range heldOut {
+		if c.MeanRatio() > 1 {
+			slowerMean++
+		}
+		if c.P99Ratio() > 1 {
+			slowerP99++
+		}
+	}
+	goals = append(goals, Goal{Text: "adaptive never slower than equalizer on mean or p99 frame time on the held-out configs",
+		Reached: fmt.Sprintf("slower on mean in %d and on p99 in %d of %d (see Held-out configs)", slowerMean, slowerP99, len(heldOut)),
+		Met:     slowerMean == 0 && slowerP99 == 0})
+	b.WriteString(goalsText(goals))
 	return os.WriteFile(filepath.Join(outDir, "balance.md"), []byte(b.String()), 0o644)
 }
 
@@ -291,6 +319,60 @@ func generatedText(compared []Comparison) string {
 		fmt.Fprintf(&b, "| %s | %s | %.2f / %.2f | %.2f / %.2f | %.3f | %.3f | %.3f / %.3f | %+.1f |\n", strings.TrimSuffix(c.Config, ".eqc"), c.Scenario,
 			1000*c.Equalizer.FrameTimeMean, 1000*c.Adaptive.FrameTimeMean, 1000*c.Equalizer.FrameTimeP99, 1000*c.Adaptive.FrameTimeP99,
 			c.MeanRatio(), c.P99Ratio(), c.Equalizer.Efficiency, c.Adaptive.Efficiency, c.Gain())
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// heldOutText summarises the held-out configs by scenario and lists the
+// runs where the adaptive policy is clearly slower.
+func heldOutText(compared []Comparison) string {
+	var b strings.Builder
+	b.WriteString("## Held-out configs\n\n")
+	b.WriteString("Generated as above but with what no balancing change was tuned on (`simulate.HeldOutConfigs`): 2, 3, 6 and 12 sources (3, 6 and 12 make unbalanced split trees), 2D at 1024x768, 2560x1080 (21:9), 800x800, 1366x768 and 7680x2160, and DB at 1024x768. ")
+	b.WriteString("Not checked by `TestBalanceGoals`: this is where the policy is tried on what it has not seen. ")
+	b.WriteString("With 2 sources, `oscillating` cannot gain 10 points: a split that does not predict the phase does best at source 2's slow-phase share (1/3), whose efficiency is 7/8, a few points above Equalizer's; in the shared scenarios 2 sources are one pair, whose time is their sum however it is split.\n\n")
+	type agg struct {
+		runs, slowMean, slowP99 int
+		worstMean, worstP99     float64
+		minGain                 float64
+	}
+	by := map[string]*agg{}
+	var order []string
+	var notable []Comparison
+	for _, c := range compared {
+		a := by[c.Scenario]
+		if a == nil {
+			a = &agg{minGain: math.Inf(1)}
+			by[c.Scenario] = a
+			order = append(order, c.Scenario)
+		}
+		a.runs++
+		if c.MeanRatio() > 1 {
+			a.slowMean++
+		}
+		if c.P99Ratio() > 1 {
+			a.slowP99++
+		}
+		a.worstMean, a.worstP99, a.minGain = math.Max(a.worstMean, c.MeanRatio()), math.Max(a.worstP99, c.P99Ratio()), math.Min(a.minGain, c.Gain())
+		if c.MeanRatio() > 1.001 || c.P99Ratio() > 1.01 {
+			notable = append(notable, c)
+		}
+	}
+	b.WriteString("| scenario | runs | adaptive slower on mean | on p99 | worst mean ratio | worst p99 ratio | least efficiency gain |\n|---|---|---|---|---|---|---|\n")
+	for _, sc := range order {
+		a := by[sc]
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %.4f | %.4f | %+.1f |\n", sc, a.runs, a.slowMean, a.slowP99, a.worstMean, a.worstP99, a.minGain)
+	}
+	b.WriteString("\nRuns where the adaptive policy is slower by more than 0.1% on the mean or 1% on p99:\n\n")
+	if len(notable) == 0 {
+		b.WriteString("none\n\n")
+		return b.String()
+	}
+	sort.Slice(notable, func(i, j int) bool { return notable[i].P99Ratio() > notable[j].P99Ratio() })
+	b.WriteString("| config | scenario | mean ratio | p99 ratio |\n|---|---|---|---|\n")
+	for _, c := range notable {
+		fmt.Fprintf(&b, "| %s | %s | %.4f | %.4f |\n", strings.TrimSuffix(c.Config, ".eqc"), c.Scenario, c.MeanRatio(), c.P99Ratio())
 	}
 	b.WriteString("\n")
 	return b.String()
