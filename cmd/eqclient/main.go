@@ -4,6 +4,7 @@
 // frames the server plans.
 //
 //	eqclient --server HOST:PORT --node NAME [--token-file FILE] [--winsys auto|egl|glfw] [--drawable window|FBO]
+//	eqclient --null --server HOST:PORT --node NAME [--node NAME...]
 //
 // The token comes from --token-stdin (how eqserver launches clients),
 // --token-file or the GOEQ_TOKEN environment variable.
@@ -19,6 +20,8 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/goeq/goeq/draw"
@@ -28,9 +31,16 @@ import (
 	"github.com/goeq/goeq/internal/winsys"
 )
 
+// nodeNames is --node, given once per node.
+type nodeNames []string
+
+func (n *nodeNames) String() string     { return strings.Join(*n, ",") }
+func (n *nodeNames) Set(v string) error { *n = append(*n, v); return nil }
+
 func main() {
 	server := flag.String("server", "", "address of the eqserver control port (host:port)")
-	node := flag.String("node", "", "the config node this client renders")
+	var nodes nodeNames
+	flag.Var(&nodes, "node", "the config node this client renders (with --null, once per node: one process then stands in for many nodes)")
 	tokenFile := flag.String("token-file", "", "file holding the shared token (default: $GOEQ_TOKEN)")
 	tokenStdin := flag.Bool("token-stdin", false, "read the token from the first line of standard input (how eqserver launches clients)")
 	ws := flag.String("winsys", "auto", "window system: auto (GLFW when the node shows a window on an X display, else EGL), egl or glfw")
@@ -38,12 +48,17 @@ func main() {
 	tlsCA := flag.String("tls-ca", "", "CA certificate to verify a TLS control port (use TLS when set)")
 	null := flag.Bool("null", false, "no GL: take the tasks, report fixed draw times and send empty frames (for measuring the server on many nodes)")
 	flag.Parse()
-	logger := logging.New(os.Stderr, logging.FromEnv(), "eqclient "+*node)
-	if *server == "" || *node == "" {
+	if *server == "" || len(nodes) == 0 {
 		fmt.Fprintln(os.Stderr, "eqclient: --server and --node are required")
 		flag.Usage()
 		os.Exit(2)
 	}
+	if len(nodes) > 1 && !*null {
+		// a node's pipes own their process's GL and windows
+		fmt.Fprintln(os.Stderr, "eqclient: one --node per process; only --null clients serve several")
+		os.Exit(2)
+	}
+	logger := logging.New(os.Stderr, logging.FromEnv(), "eqclient "+nodes.String())
 	token, tlsConfig, err := client.Credentials(*tokenStdin)
 	if err != nil {
 		logger.Fatal(err)
@@ -69,21 +84,36 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	done := make(chan struct{})
-	code := 0
-	go func() {
-		defer close(done)
-		err := client.Run(ctx, client.Options{Server: *server, Node: *node, Token: token, WinSys: winsys.Choice(*ws), Drawable: *drawable,
-			TLS: tlsConfig, Log: logger, NewRenderer: builtinRenderer, Null: *null})
-		switch {
-		case ctx.Err() != nil:
-			logger.Print("stopped by a signal")
-		case err != nil:
-			logger.Print(err)
-			code = 1
+	var failed atomic.Bool
+	var wg sync.WaitGroup
+	for _, node := range nodes {
+		log := logger
+		if len(nodes) > 1 {
+			log = logging.New(os.Stderr, logging.FromEnv(), "eqclient "+node)
 		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := client.Run(ctx, client.Options{Server: *server, Node: node, Token: token, WinSys: winsys.Choice(*ws), Drawable: *drawable,
+				TLS: tlsConfig, Log: log, NewRenderer: builtinRenderer, Null: *null})
+			switch {
+			case ctx.Err() != nil:
+				log.Print("stopped by a signal")
+			case err != nil:
+				log.Print(err)
+				failed.Store(true)
+			}
+		}()
+	}
+	go func() {
+		wg.Wait()
+		close(done)
 	}()
 	winsys.RunMain(done) // GLFW calls run on the main thread
-	os.Exit(code)
+	if failed.Load() {
+		os.Exit(1)
+	}
+	os.Exit(0)
 }
 
 // builtinRenderer makes the built-in renderer the init data names: eqclient

@@ -280,12 +280,8 @@ func main() {
 		if res.ControlMSPerFrame64, res.ServerCPUMSPerFrame64, err = controlBench(*eqserver, 64); err != nil {
 			fail(err)
 		}
-		// 256 null nodes do not run on a 2-core machine (docs/benchmarks.md
-		// says why); where there are cores enough, they are measured too
-		if runtime.NumCPU() >= 16 {
-			if res.ControlMSPerFrame256, res.ServerCPUMSPerFrame256, err = controlBench(*eqserver, 256); err != nil {
-				fail(err)
-			}
+		if res.ControlMSPerFrame256, res.ServerCPUMSPerFrame256, err = controlBench(*eqserver, 256); err != nil {
+			fail(err)
 		}
 	}
 
@@ -400,10 +396,6 @@ func writeMarkdown(path string, r *result) error {
 			n         int
 			loop, cpu float64
 		}{{64, r.ControlMSPerFrame64, r.ServerCPUMSPerFrame64}, {256, r.ControlMSPerFrame256, r.ServerCPUMSPerFrame256}} {
-			if c.loop == 0 {
-				fmt.Fprintf(&b, "| eqserver's control plane, %d null render nodes | not run: fewer than 16 cores | | control_ms_per_frame_%d | <= 2 at 256 |\n", c.n, c.n)
-				continue
-			}
 			fmt.Fprintf(&b, "| eqserver's control plane, a wall of %d null render nodes (no GL) with a swap barrier, all on this machine | %.2f ms per frame in its loop | %.2f ms CPU per frame | control_ms_per_frame_%d **%.2f** | <= 2 at 256 |\n",
 				c.n, c.loop, c.cpu, c.n, c.loop)
 		}

@@ -1,7 +1,11 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"crypto/rand"
 	"crypto/tls"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -145,8 +149,11 @@ func oneSourceConfig(dir string) (string, error) {
 // fixed draw times, empty frames) with a swap barrier across all of them,
 // and reports the server's time per frame: its loop's (planning, dispatch,
 // statistics) and its process's CPU (with the control streams' encoding).
-// Every client runs on this machine too, so the loop's time includes
-// waiting for a core.
+// Every node keeps its own connection, heartbeats and protocol, but a few
+// eqclient processes serve them all (eqclient --null takes --node once
+// per node): a process per node left a 2-core machine busy switching
+// between hundreds of processes. They run on this machine too, so the
+// loop's time includes waiting for a core.
 func controlBench(eqserver string, n int) (loopMS, cpuMS float64, err error) {
 	dir, err := os.MkdirTemp("", "goeq-control")
 	if err != nil {
@@ -157,15 +164,69 @@ func controlBench(eqserver string, n int) (loopMS, cpuMS float64, err error) {
 	if err := os.WriteFile(cfg, []byte(nullWall(n)), 0o644); err != nil {
 		return 0, 0, err
 	}
-	// hundreds of processes on a few cores wait long for a core: generous
-	// bounds for the first frame and for silence (a node missing a frame
-	// is lost only when nothing is heard from it for 10 s)
-	cmd := exec.Command(eqserver, "run", "--local", "--null-clients", "--json", "--frames", "200", "--frame-timeout", "120s",
-		"--liveness", "10s", cfg)
-	cmd.Env = append(os.Environ(), "DISPLAY=")
-	out, err := cmd.Output()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return 0, 0, fmt.Errorf("eqserver run of %d null nodes: %v", n, err)
+		return 0, 0, err
+	}
+	addr := l.Addr().String()
+	l.Close()
+	tok := make([]byte, 16)
+	if _, err := rand.Read(tok); err != nil {
+		return 0, 0, err
+	}
+	env := append(os.Environ(), "DISPLAY=", "GOEQ_TOKEN="+hex.EncodeToString(tok))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	// generous bounds for the first frame and for silence (a node missing
+	// a frame is lost only when nothing is heard from it for 10 s)
+	server := exec.CommandContext(ctx, eqserver, "run", "--no-launch", "--listen", addr, "--null-clients", "--json", "--frames", "200",
+		"--frame-timeout", "120s", "--liveness", "10s", cfg)
+	var out, serverLog bytes.Buffer
+	server.Env, server.Stdout, server.Stderr = env, &out, &serverLog
+	if err := server.Start(); err != nil {
+		return 0, 0, err
+	}
+	done := make(chan error, 1)
+	go func() { done <- server.Wait() }()
+	for up := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(up) {
+			server.Process.Kill()
+			<-done
+			return 0, 0, fmt.Errorf("%d null nodes: the server did not listen on %s within 30 s: %s", n, addr, tail(serverLog.String()))
+		}
+	}
+	nodes := []string{"app"}
+	for i := 0; i < n; i++ {
+		nodes = append(nodes, fmt.Sprintf("n%d", i))
+	}
+	const processes = 4
+	eqclient := filepath.Join(filepath.Dir(eqserver), "eqclient")
+	var clients []*exec.Cmd
+	for p := 0; p < processes; p++ {
+		args := []string{"--null", "--server", addr}
+		for i := p; i < len(nodes); i += processes {
+			args = append(args, "--node", nodes[i])
+		}
+		c := exec.CommandContext(ctx, eqclient, args...)
+		c.Env = env
+		if err := c.Start(); err != nil {
+			server.Process.Kill()
+			<-done
+			return 0, 0, err
+		}
+		clients = append(clients, c)
+	}
+	serverErr := <-done
+	for _, c := range clients {
+		c.Process.Kill()
+		c.Wait()
+	}
+	if serverErr != nil {
+		return 0, 0, fmt.Errorf("eqserver run of %d null nodes: %v: %s", n, serverErr, tail(serverLog.String()))
 	}
 	var sum struct {
 		Frames int      `json:"frames"`
@@ -173,13 +234,21 @@ func controlBench(eqserver string, n int) (loopMS, cpuMS float64, err error) {
 		CPUMS  float64  `json:"server_cpu_ms_per_frame"`
 		Lost   []string `json:"lost_nodes"`
 	}
-	if err := json.Unmarshal(out, &sum); err != nil {
+	if err := json.Unmarshal(out.Bytes(), &sum); err != nil {
 		return 0, 0, err
 	}
 	if sum.Frames != 200 || len(sum.Lost) > 0 {
 		return 0, 0, fmt.Errorf("%d null nodes: %d frames, lost %v", n, sum.Frames, sum.Lost)
 	}
 	return sum.LoopMS, sum.CPUMS, nil
+}
+
+// tail is the end of a log, for an error message.
+func tail(s string) string {
+	if len(s) > 2000 {
+		s = "..." + s[len(s)-2000:]
+	}
+	return s
 }
 
 // nullWall is a wall of n displays (a square grid), one render node each,

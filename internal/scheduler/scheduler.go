@@ -574,9 +574,14 @@ func (s *Scheduler) releaseSwap(f *frameState) {
 	if f.swapped || len(f.dests) < 2 {
 		return
 	}
-	for node := range f.dests {
-		if s.nodes[node].alive && !f.assembled[node] {
-			return
+	if len(f.assembled) < len(f.dests) {
+		// some have not assembled: are they all lost? (the scan stops at
+		// the first live one, so a wall of n displays costs about n log n
+		// a frame, not n squared)
+		for node := range f.dests {
+			if s.nodes[node].alive && !f.assembled[node] {
+				return
+			}
 		}
 	}
 	f.swapped = true
