@@ -7,6 +7,7 @@ import (
 	"image"
 	"image/png"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -500,6 +501,74 @@ func TestNullClients(t *testing.T) {
 				}
 			}
 		})
+	}
+	t.Run("one process, every node", func(t *testing.T) {
+		// a wall's nodes served by one eqclient --null process, each node
+		// its own connection (how make bench runs 256 of them)
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := l.Addr().String()
+		l.Close()
+		env := append(testEnv(), "GOEQ_TOKEN=null-token")
+		server := exec.Command(filepath.Join(bin, "eqserver"), "run", "--no-launch", "--listen", addr, "--null-clients", "--json", "--frames", "40",
+			config("wall-2x2-views.eqc"))
+		var stdout, stderr strings.Builder
+		server.Env, server.Stdout, server.Stderr = env, &stdout, &stderr
+		if err := server.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { server.Process.Kill() })
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+				c.Close()
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the server did not listen on %s:\n%s", addr, stderr.String())
+			}
+		}
+		client := exec.Command(filepath.Join(bin, "eqclient"), "--null", "--server", addr, "--node", "app", "--node", "wall-left", "--node", "wall-right")
+		var clientLog strings.Builder
+		client.Env, client.Stderr = env, &clientLog
+		if err := client.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { client.Process.Kill(); client.Wait() })
+		done := make(chan error, 1)
+		go func() { done <- server.Wait() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("run: %v\n%s\nclient:\n%s", err, stderr.String(), clientLog.String())
+			}
+		case <-time.After(2 * time.Minute):
+			t.Fatalf("no end of the run within 2 minutes:\n%s", stderr.String())
+		}
+		var sum Summary
+		if err := json.Unmarshal([]byte(stdout.String()), &sum); err != nil {
+			t.Fatalf("summary: %v\n%s", err, stdout.String())
+		}
+		if sum.Frames != 40 || sum.Degraded != 0 || len(sum.LostNodes) != 0 {
+			t.Errorf("%d frames, %d degraded, lost %v", sum.Frames, sum.Degraded, sum.LostNodes)
+		}
+		exited := make(chan error, 1)
+		go func() { exited <- client.Wait() }()
+		select {
+		case err := <-exited:
+			if err != nil {
+				t.Errorf("the client's exit: %v\n%s", err, clientLog.String())
+			}
+		case <-time.After(10 * time.Second):
+			t.Errorf("the client did not exit after the run:\n%s", clientLog.String())
+		}
+	})
+	// a node's pipes own their process's GL and windows: several nodes
+	// only without GL
+	b, err := exec.Command(filepath.Join(bin, "eqclient"), "--server", "127.0.0.1:1", "--node", "a", "--node", "b").CombinedOutput()
+	if err == nil || !strings.Contains(string(b), "only --null clients serve several") {
+		t.Errorf("two --node without --null: %v\n%s", err, b)
 	}
 	out := t.TempDir()
 	cmd := exec.Command(filepath.Join(bin, "eqserver"), "run", "--local", "--null-clients", "--out", out, config("2d-lb-4.eqc"))
