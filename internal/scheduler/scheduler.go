@@ -268,9 +268,11 @@ type frameState struct {
 	// nodes with work this frame, and those that still owe Done
 	nodes   map[string]bool
 	pending map[string]bool
-	// destination nodes and those at the swap barrier
+	// destination nodes and those at the swap barrier; lostDest: one of
+	// the destinations was lost (the run fails, but the others go on)
 	dests     map[string]bool
 	assembled map[string]bool
+	lostDest  bool
 	swapped   bool
 	queues    map[string]*queueState
 	done      Completed
@@ -575,9 +577,9 @@ func (s *Scheduler) releaseSwap(f *frameState) {
 		return
 	}
 	if len(f.assembled) < len(f.dests) {
-		// some have not assembled: are they all lost? (the scan stops at
-		// the first live one, so a wall of n displays costs about n log n
-		// a frame, not n squared)
+		if !f.lostDest {
+			return
+		}
 		for node := range f.dests {
 			if s.nodes[node].alive && !f.assembled[node] {
 				return
@@ -645,6 +647,7 @@ func (s *Scheduler) lose(node, reason string) {
 	for _, n := range frames {
 		f := s.inflight[n]
 		if f.dests[node] {
+			f.lostDest = true
 			s.fail(fmt.Sprintf("node %s, which shows the destination, died: %s", node, reason))
 		}
 		if !f.nodes[node] {
