@@ -162,7 +162,7 @@ func Goals(series map[string]*Summary, compared []Comparison) []Goal {
 	worstGain, worstGainAt := math.Inf(1), ""
 	worstMean, worstMeanAt := 0.0, ""
 	worstP99, worstP99At := 0.0, ""
-	slowerMean, slowerP99 := 0, 0
+	slowerMean, slowerP99 := countSlower(compared)
 	for _, c := range compared {
 		at := c.Config + " " + c.Scenario
 		if c.Scenario == "oscillating" && c.Gain() < worstGain {
@@ -173,12 +173,6 @@ func Goals(series map[string]*Summary, compared []Comparison) []Goal {
 		}
 		if r := c.P99Ratio(); r > worstP99 {
 			worstP99, worstP99At = r, at
-		}
-		if c.MeanRatio() > 1 {
-			slowerMean++
-		}
-		if c.P99Ratio() > 1 {
-			slowerP99++
 		}
 	}
 	add(true, worstGain >= 10, "`oscillating` efficiency at least 10 points above equalizer on every example and generated config",
@@ -191,6 +185,20 @@ func Goals(series map[string]*Summary, compared []Comparison) []Goal {
 		"slower on mean in %d and on p99 in %d of %d; worst mean %+.1f%% (%s), worst p99 %+.1f%% (%s)",
 		slowerMean, slowerP99, len(compared), 100*(worstMean-1), worstMeanAt, 100*(worstP99-1), worstP99At)
 	return goals
+}
+
+// countSlower counts the runs where the adaptive policy's mean and p99
+// frame times are above Equalizer's.
+func countSlower(compared []Comparison) (mean, p99 int) {
+	for _, c := range compared {
+		if c.MeanRatio() > 1 {
+			mean++
+		}
+		if c.P99Ratio() > 1 {
+			p99++
+		}
+	}
+	return mean, p99
 }
 
 func goalsText(goals []Goal) string {
@@ -257,15 +265,7 @@ func Report(configDir, outDir string, frames int, load func(string) (*compound.C
 	b.WriteString(generatedText(generated))
 	b.WriteString(heldOutText(heldOut))
 	goals := Goals(series, append(exampleComparisons(series), generated...))
-	slowerMean, slowerP99 := 0, 0
-	for _, c := range heldOut {
-		if c.MeanRatio() > 1 {
-			slowerMean++
-		}
-		if c.P99Ratio() > 1 {
-			slowerP99++
-		}
-	}
+	slowerMean, slowerP99 := countSlower(heldOut)
 	goals = append(goals, Goal{Text: "adaptive never slower than equalizer on mean or p99 frame time on the held-out configs",
 		Reached: fmt.Sprintf("slower on mean in %d and on p99 in %d of %d (see Held-out configs)", slowerMean, slowerP99, len(heldOut)),
 		Met:     slowerMean == 0 && slowerP99 == 0})
