@@ -199,7 +199,7 @@ type nodeConn struct {
 	launches int
 	relaunch int // relaunches so far
 	out      chan *control.ServerMsg
-	gone     chan struct{} // closed when the session ends
+	gone     chan struct{} // closed when the current session ends
 	// the frame data last sent (only changes travel) and the version of
 	// the peers it has; both start again with each session
 	lastData []byte
@@ -635,7 +635,8 @@ func (s *server) Session(stream grpc.ServerStream, node string) error {
 	nc.gen++
 	gen := nc.gen
 	out := make(chan *control.ServerMsg, sendQueue)
-	nc.out = out
+	gone := make(chan struct{})
+	nc.out, nc.gone = out, gone
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
@@ -643,6 +644,7 @@ func (s *server) Session(stream grpc.ServerStream, node string) error {
 			nc.claimed = false
 		}
 		s.mu.Unlock()
+		close(gone)
 	}()
 	hello := &control.ClientMsg{}
 	if err := stream.RecvMsg(hello); err != nil || hello.Hello == nil {
@@ -1084,8 +1086,9 @@ func (s *server) act(rd scheduler.Ready, rep *report) error {
 	return nil
 }
 
-// stopClients tells every client to stop and gives them a second to exit;
-// stragglers are killed (no orphans).
+// stopClients tells every client to stop and gives them a second to exit
+// (to end their sessions, where started by hand); launched stragglers are
+// killed (no orphans).
 func (s *server) stopClients() {
 	for _, id := range s.order {
 		select {
@@ -1097,6 +1100,17 @@ func (s *server) stopClients() {
 	for _, id := range s.order {
 		nc := s.nodes[id]
 		if nc.cmd == nil {
+			// a client started by hand: let it read the stop and leave,
+			// or it finds the connection gone and reports an error
+			s.mu.Lock()
+			claimed, gone := nc.claimed, nc.gone
+			s.mu.Unlock()
+			if claimed {
+				select {
+				case <-gone:
+				case <-time.After(time.Until(deadline)):
+				}
+			}
 			continue
 		}
 		select {
