@@ -87,20 +87,20 @@ func main() {
 	var failed atomic.Bool
 	var wg sync.WaitGroup
 	for _, node := range nodes {
-		log := logger
+		nodeLog := logger
 		if len(nodes) > 1 {
-			log = logging.New(os.Stderr, logging.FromEnv(), "eqclient "+node)
+			nodeLog = logging.New(os.Stderr, logging.FromEnv(), "eqclient "+node)
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			err := client.Run(ctx, client.Options{Server: *server, Node: node, Token: token, WinSys: winsys.Choice(*ws), Drawable: *drawable,
-				TLS: tlsConfig, Log: log, NewRenderer: builtinRenderer, Null: *null})
+				TLS: tlsConfig, Log: nodeLog, NewRenderer: builtinRenderer, Null: *null})
 			switch {
 			case ctx.Err() != nil:
-				log.Print("stopped by a signal")
+				nodeLog.Print("stopped by a signal")
 			case err != nil:
-				log.Print(err)
+				nodeLog.Print(err)
 				failed.Store(true)
 			}
 		}()

@@ -29,7 +29,9 @@ import (
 //     grain (boundary) follows the measured cost per pixel and the noise
 //     when the config leaves the boundary at its default;
 //   - DB ranges move only between neighbours (the MPI "string of cells"
-//     pattern), so data moves as little as the balance allows.
+//     pattern), so data moves as little as the balance allows;
+//   - until the model has seen the load through a few distributions, the
+//     plans are Equalizer's (see coldPlans).
 type Adaptive struct {
 	Threshold    float64 // fraction of frame time a move must save
 	CorrectEvery int     // frames under the threshold before a small correction
