@@ -1,6 +1,7 @@
 package equalizer
 
 import (
+	"maps"
 	"math"
 	"sort"
 
@@ -675,12 +676,8 @@ func (a *Adaptive) planCold(l *Load, children []Child, samples []Sample, db bool
 	l.DataMoved = a.equalizer.DataMoved
 	clear(l.last)
 	clear(l.splits)
-	for k, v := range a.equalizer.last {
-		l.last[k] = v
-	}
-	for k, v := range a.equalizer.splits {
-		l.splits[k] = v
-	}
+	maps.Copy(l.last, a.equalizer.last)
+	maps.Copy(l.splits, a.equalizer.splits)
 	a.LastDecision = "cold: Equalizer's plan"
 	return out, true
 }
@@ -761,12 +758,8 @@ func (a *Adaptive) gate(l *Load, active []*Child, g *grid, next map[string]regio
 
 // keep restores the current regions and the split positions that made them.
 func (a *Adaptive) keep(l *Load, cur map[string]region) map[string]region {
-	for k := range l.splits {
-		delete(l.splits, k)
-	}
-	for k, v := range a.keptSplits {
-		l.splits[k] = v
-	}
+	clear(l.splits)
+	maps.Copy(l.splits, a.keptSplits)
 	return cur
 }
 

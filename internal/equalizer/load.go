@@ -5,6 +5,7 @@
 package equalizer
 
 import (
+	"maps"
 	"math"
 	"sort"
 
@@ -166,10 +167,7 @@ func (l *Load) Plan(children []Child, samples []Sample) []Assignment {
 
 	regions := map[string]region{}
 	if l.Adaptive != nil {
-		l.Adaptive.keptSplits = map[string]float64{}
-		for k, v := range l.splits {
-			l.Adaptive.keptSplits[k] = v
-		}
+		l.Adaptive.keptSplits = maps.Clone(l.splits)
 	}
 	if db {
 		if l.Adaptive != nil && l.Adaptive.Neighbour {
