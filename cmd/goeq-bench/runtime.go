@@ -14,7 +14,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"testing"
 	"time"
 
@@ -162,7 +161,7 @@ func controlBench(eqserver string, n int) (loopMS, cpuMS float64, err error) {
 	}
 	defer os.RemoveAll(dir)
 	cfg := filepath.Join(dir, fmt.Sprintf("wall-%d.eqc", n))
-	if err := os.WriteFile(cfg, []byte(nullWall(n)), 0o644); err != nil {
+	if err := os.WriteFile(cfg, []byte(simulate.Wall(n)), 0o644); err != nil {
 		return 0, 0, err
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -262,41 +261,4 @@ func tail(s string) string {
 		s = "..." + s[len(s)-2000:]
 	}
 	return s
-}
-
-// nullWall is a wall of n displays (a square grid), one render node each,
-// its canvas segments released together by a swap barrier.
-func nullWall(n int) string {
-	side := 1
-	for side*side < n {
-		side++
-	}
-	var nodes, segments, compounds strings.Builder
-	for i := 0; i < n; i++ {
-		x, y := i%side, i/side
-		fmt.Fprintf(&nodes, "    node { name \"n%d\" host \"localhost\" attributes { launch_timeout 600000 } pipe { window { viewport [ 0 0 64 36 ] attributes { hint_drawable FBO } channel { name \"c%d\" } } } }\n", i, i)
-		fmt.Fprintf(&segments, "        segment { name \"s%d\" channel \"c%d\" viewport [ %g %g %g %g ] }\n", i, i,
-			float64(x)/float64(side), float64(y)/float64(side), 1/float64(side), 1/float64(side))
-		fmt.Fprintf(&compounds, "        compound { channel ( canvas \"wall\" segment \"s%d\" layout \"L\" view 0 ) }\n", i)
-	}
-	return fmt.Sprintf(`#Equalizer 1.2 ascii
-server
-{
-  config
-  {
-    appNode { name "app" }
-%s    layout { name "L" view { } }
-    canvas
-    {
-        name "wall"
-        layout "L"
-        wall { bottom_left [ -1.6 -0.9 -2 ] bottom_right [ 1.6 -0.9 -2 ] top_left [ -1.6 0.9 -2 ] }
-        swapbarrier { name "wall" }
-%s    }
-    compound
-    {
-%s    }
-  }
-}
-`, nodes.String(), segments.String(), compounds.String())
 }

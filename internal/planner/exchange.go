@@ -147,7 +147,8 @@ func (p *Planner) rounds(x *exchange, states map[string]CompoundState, byChannel
 	for r := 0; r <= last; r++ {
 		for i, src := range x.sources {
 			cp := byChannel[src.Channel]
-			asm := p.task(src, Assemble, x.eye, states)
+			base := p.task(src, x.eye, states)
+			asm := p.numbered(base, Assemble)
 			asm.Inputs = x.receives(r, i)
 			asm.Exchange = ExchangeMerge
 			if r == last && src.Channel == x.parent.Channel {
@@ -155,7 +156,7 @@ func (p *Planner) rounds(x *exchange, states map[string]CompoundState, byChannel
 				asm.Exchange, asm.Band = ExchangeShow, &keep
 			}
 			cp.Tasks = append(cp.Tasks, asm)
-			rb := p.task(src, Readback, x.eye, states)
+			rb := p.numbered(base, Readback)
 			rb.Exchange = ExchangeSend
 			if r < last {
 				rb.Outputs = x.sends(r+1, i)

@@ -239,6 +239,9 @@ type Planner struct {
 	// frame and the equalizers share their work out.
 	down map[*compound.Channel]bool
 	seq  int // task sequence of the frame being planned
+	// compounds is how many the config has (a frame's states, sized once)
+	compounds int
+	eyeViews  map[eyeKey]*eyeView
 	// heads are the tracked observers' heads: frusta follow them
 	heads compound.Tracking
 	// sortLast holds each compound's sources that may exchange bands
@@ -264,8 +267,9 @@ func New(cfg *compound.Config) *Planner {
 		framerate: map[*compound.Compound]*equalizer.Framerate{}, usage: map[*compound.Compound]float64{},
 		history: map[int]map[string]CompoundState{}, down: map[*compound.Channel]bool{},
 		sortLast: map[*compound.Compound][]*compound.Compound{}, firstSends: map[*compound.Compound][]Output{}, Rates: compositing.DefaultRates,
-		chosen: map[*compound.Compound]compositing.Strategy{}}
+		chosen: map[*compound.Compound]compositing.Strategy{}, eyeViews: map[eyeKey]*eyeView{}}
 	cfg.Walk(func(c *compound.Compound) {
+		p.compounds++
 		if src := c.SortLastSources(); src != nil {
 			p.sortLast[c] = src
 		}
@@ -350,7 +354,7 @@ func (p *Planner) Feed(f stats.Frame) {
 
 // Plan computes the plan for frame.
 func (p *Planner) Plan(frame int) *FramePlan {
-	plan := &FramePlan{Frame: frame, Compounds: map[string]CompoundState{}}
+	plan := &FramePlan{Frame: frame, Compounds: make(map[string]CompoundState, p.compounds)}
 	states := plan.Compounds
 	p.heads.Advance(frame)
 	// 1. base state: active by period/phase and the destination's layout
@@ -381,7 +385,7 @@ func (p *Planner) Plan(frame int) *FramePlan {
 			plan.Queues = append(plan.Queues, q)
 		}
 	})
-	byChannel := map[*compound.Channel]*ChannelPlan{}
+	byChannel := make(map[*compound.Channel]*ChannelPlan, len(p.cfg.Channels))
 	p.seq = 0
 	clear(p.firstSends)
 	p.cfg.Walk(func(c *compound.Compound) {
@@ -682,13 +686,23 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 	if c.Channel != nil {
 		cp = byChannel[c.Channel]
 		if cp == nil {
-			cp = &ChannelPlan{Channel: c.Channel}
+			// a channel that renders clears and draws at least
+			cp = &ChannelPlan{Channel: c.Channel, Tasks: make([]Task, 0, 2)}
 			byChannel[c.Channel] = cp
 			plan.Channels = append(plan.Channels, cp)
 		}
 		cp.Destination = cp.Destination || c.Destination() == c
 	}
-	task := func(kind Kind) Task { return p.task(c, kind, eye, states) }
+	// c's tasks for this eye differ only in kind and order: the eye's
+	// frustum is worked out once
+	var base *Task
+	task := func(kind Kind) Task {
+		if base == nil {
+			b := p.task(c, eye, states)
+			base = &b
+		}
+		return p.numbered(*base, kind)
+	}
 	renders := cp != nil && !s.Skip
 	queue := queueOf(c)
 	if renders {
@@ -771,20 +785,46 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 	}
 }
 
-// task makes compound c's next task of the frame.
-func (p *Planner) task(c *compound.Compound, kind Kind, eye int, states map[string]CompoundState) Task {
-	s := states[c.Path()]
+// numbered is t as the frame's next task, of a kind.
+func (p *Planner) numbered(t Task, kind Kind) Task {
 	p.seq++
-	t := Task{Kind: kind, Seq: p.seq, Home: c.Destination().Channel.Window == c.Channel.Window, Compound: c.Path(), Eye: eye, Viewport: s.Viewport, Range: s.Range, Pixel: s.Pixel,
+	t.Kind, t.Seq = kind, p.seq
+	return t
+}
+
+// task makes compound c's task for an eye, without its kind and order.
+func (p *Planner) task(c *compound.Compound, eye int, states map[string]CompoundState) Task {
+	s := states[c.Path()]
+	t := Task{Home: c.Destination().Channel.Window == c.Channel.Window, Compound: c.Path(), Eye: eye, Viewport: s.Viewport, Range: s.Range, Pixel: s.Pixel,
 		Subpixel: s.Subpixel, Zoom: s.Zoom, Buffers: c.Buffers, Share: s.Share, Region: region(c, s),
 		ColorMask: colorMask(c, eye)}
 	if owner := c.WallOwner; owner != nil && c.Wall != nil {
 		t.Area = states[owner.Path()].Share
 		wall, eyePos := p.heads.Eye(p.cfg, c, *c.Wall, eye)
-		t.Frustum = wall.EyeFrustum(eyePos, compound.DefaultNear, compound.DefaultFar)
-		t.ViewMatrix = wall.ViewMatrix(eyePos)
+		v := p.eyeViews[eyeKey{c, eye}]
+		if v == nil || v.wall != wall || v.eye != eyePos {
+			v = &eyeView{wall: wall, eye: eyePos, frustum: wall.EyeFrustum(eyePos, compound.DefaultNear, compound.DefaultFar),
+				view: wall.ViewMatrix(eyePos)}
+			p.eyeViews[eyeKey{c, eye}] = v
+		}
+		t.Frustum, t.ViewMatrix = v.frustum, v.view
 	}
 	return t
+}
+
+// eyeKey is a compound's eye; eyeView the frustum and view matrix it had
+// last, from that wall and eye position (they change when a tracked head
+// moves, and were worked out again for every task of every frame).
+type eyeKey struct {
+	c   *compound.Compound
+	eye int
+}
+
+type eyeView struct {
+	wall    compound.Wall
+	eye     compound.Vec3
+	frustum compound.Frustum
+	view    [16]float64
 }
 
 // outputs lists c's output frames with their active consumers.

@@ -20,6 +20,7 @@ package scheduler
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -82,6 +83,10 @@ const (
 	// livenessMargin times the longest recent gap, or the slowest recent
 	// frame, is how long a node may be silent.
 	livenessMargin = 4
+	// livenessCheckEvery spaces the checks for silence (a pass over every
+	// node), which are measured in hundreds of milliseconds: a busy run
+	// loop ticks far more often.
+	livenessCheckEvery = 10 * time.Millisecond
 )
 
 // Event is an input to Step.
@@ -252,13 +257,42 @@ func (r *Ready) empty() bool {
 
 type nodeState struct {
 	id       string
+	index    int                          // in order
 	channels map[string]*compound.Channel // by ID
 	joined   bool
 	joins    int
 	alive    bool
 	lastSeen time.Time
-	gaps     []time.Duration // recent gaps between its messages
+	gaps     gapWindow // recent gaps between its messages
 	waits    []Wait
+}
+
+// gapWindow holds a node's last livenessGaps gaps between messages and
+// the longest of them, kept as they come: silence is judged often, on
+// every node.
+type gapWindow struct {
+	gaps    [livenessGaps]time.Duration
+	n, next int
+	longest time.Duration
+}
+
+func (w *gapWindow) add(g time.Duration) {
+	evicted := time.Duration(-1)
+	if w.n == livenessGaps {
+		evicted = w.gaps[w.next]
+	} else {
+		w.n++
+	}
+	w.gaps[w.next] = g
+	w.next = (w.next + 1) % livenessGaps
+	if g >= w.longest {
+		w.longest = g
+	} else if evicted == w.longest {
+		w.longest = 0
+		for _, x := range w.gaps[:w.n] {
+			w.longest = max(w.longest, x)
+		}
+	}
 }
 
 type frameState struct {
@@ -266,16 +300,41 @@ type frameState struct {
 	plan    *planner.FramePlan
 	started time.Time
 	// nodes with work this frame, and those that still owe Done
-	nodes   map[string]bool
-	pending map[string]bool
+	nodes   nodeSet
+	pending nodeSet
 	// destination nodes and those at the swap barrier; lostDest: one of
 	// the destinations was lost (the run fails, but the others go on)
-	dests     map[string]bool
-	assembled map[string]bool
+	dests     nodeSet
+	assembled nodeSet
 	lostDest  bool
 	swapped   bool
 	queues    map[string]*queueState
 	done      Completed
+}
+
+// nodeSet is a set of the run's nodes by their index in the config's
+// order: a frame's sets are looked up for every message of a large wall.
+type nodeSet struct {
+	in []bool
+	n  int
+}
+
+func newNodeSet(nodes int) nodeSet { return nodeSet{in: make([]bool, nodes)} }
+
+func (s *nodeSet) has(i int) bool { return s.in[i] }
+
+func (s *nodeSet) add(i int) {
+	if !s.in[i] {
+		s.in[i] = true
+		s.n++
+	}
+}
+
+func (s *nodeSet) remove(i int) {
+	if s.in[i] {
+		s.in[i] = false
+		s.n--
+	}
 }
 
 type queueState struct {
@@ -290,24 +349,29 @@ type Scheduler struct {
 	opt     Options
 	latency int
 
-	nodes    map[string]*nodeState
-	order    []string
-	nodeOf   map[string]string // channel ID -> node ID
-	channels map[string]*compound.Channel
+	nodes   map[string]*nodeState
+	order   []string
+	inOrder []*nodeState // the nodes of order
+	// joinedAll: every node joined once (a lost one stays joined)
+	joinedAll bool
+	nodeOf    map[string]string // channel ID -> node ID
+	channels  map[string]*compound.Channel
 
-	now       time.Time
-	lastTick  time.Time
-	frameTime []time.Duration // recent frame times (livenessGaps of them)
-	requested int
-	next      int // next frame to start
-	completed int // frames completed (the next to complete)
-	inflight  map[int]*frameState
-	lastStart time.Time
-	interval  time.Duration
-	stopping  bool
-	finished  bool
-	failed    string
-	everyNode map[int]bool // frames that go to every node (Request.EveryNode)
+	now      time.Time
+	lastTick time.Time
+	// livenessChecked is when silence was last checked for
+	livenessChecked time.Time
+	frameTime       []time.Duration // recent frame times (livenessGaps of them)
+	requested       int
+	next            int // next frame to start
+	completed       int // frames completed (the next to complete)
+	inflight        map[int]*frameState
+	lastStart       time.Time
+	interval        time.Duration
+	stopping        bool
+	finished        bool
+	failed          string
+	everyNode       map[int]bool // frames that go to every node (Request.EveryNode)
 
 	ready Ready
 }
@@ -332,9 +396,10 @@ func New(cfg *compound.Config, p Planner, opt Options) *Scheduler {
 		if len(n.Pipes) == 0 || opt.Nodes != nil && !only[n.ID] {
 			continue // nothing to render: not part of the run
 		}
-		ns := &nodeState{id: n.ID, channels: map[string]*compound.Channel{}}
+		ns := &nodeState{id: n.ID, index: len(s.inOrder), channels: map[string]*compound.Channel{}}
 		s.nodes[n.ID] = ns
 		s.order = append(s.order, n.ID)
+		s.inOrder = append(s.inOrder, ns)
 	}
 	for _, ch := range cfg.Channels {
 		node := ch.Window.Pipe.Node.ID
@@ -379,7 +444,8 @@ func (s *Scheduler) Step(e Event) {
 			s.now = e.Now
 		}
 		s.forgiveStall()
-		if e.Unread == 0 {
+		if e.Unread == 0 && s.now.Sub(s.livenessChecked) >= livenessCheckEvery {
+			s.livenessChecked = s.now
 			s.checkLiveness()
 		}
 		s.checkTimeout()
@@ -410,23 +476,23 @@ func (s *Scheduler) Step(e Event) {
 					s.planner.SetChannelDown(ch, false)
 				}
 			}
-			ns.joined, ns.alive, ns.lastSeen, ns.gaps = true, true, s.now, nil
+			ns.joined, ns.alive, ns.lastSeen, ns.gaps = true, true, s.now, gapWindow{}
 			ns.joins++
 		}
 	case Lost:
 		s.lose(e.Node, e.Reason)
 	case Done:
-		s.seen(e.Node)
-		s.done(e)
+		if ns := s.seen(e.Node); ns != nil {
+			s.done(ns, e)
+		}
 	case Assembled:
-		s.seen(e.Node)
-		if f := s.inflight[e.Frame]; f != nil && f.dests[e.Node] {
-			f.assembled[e.Node] = true
+		ns := s.seen(e.Node)
+		if f := s.inflight[e.Frame]; f != nil && ns != nil && f.dests.has(ns.index) {
+			f.assembled.add(ns.index)
 			s.releaseSwap(f)
 		}
 	case Progress:
-		if ns := s.nodes[e.Node]; ns != nil {
-			s.seen(e.Node)
+		if ns := s.seen(e.Node); ns != nil {
 			ns.waits = e.Waits
 		}
 	case Pull:
@@ -462,23 +528,22 @@ func (s *Scheduler) Completed() int { return s.completed }
 // Started is the number of frames started.
 func (s *Scheduler) Started() int { return s.next }
 
-func (s *Scheduler) seen(node string) {
-	if ns := s.nodes[node]; ns != nil && ns.alive {
-		ns.gaps = append(ns.gaps, s.now.Sub(ns.lastSeen))
-		if len(ns.gaps) > livenessGaps {
-			ns.gaps = ns.gaps[1:]
-		}
+// seen notes a message from a node, and returns the node (nil for one
+// not in the run).
+func (s *Scheduler) seen(node string) *nodeState {
+	ns := s.nodes[node]
+	if ns != nil && ns.alive {
+		ns.gaps.add(s.now.Sub(ns.lastSeen))
 		ns.lastSeen = s.now
 	}
+	return ns
 }
 
 func (s *Scheduler) allJoined() bool {
-	for _, id := range s.order {
-		if !s.nodes[id].joined {
-			return false
-		}
+	if !s.joinedAll {
+		s.joinedAll = !slices.ContainsFunc(s.inOrder, func(ns *nodeState) bool { return !ns.joined })
 	}
-	return true
+	return s.joinedAll
 }
 
 func (s *Scheduler) wakeAt() time.Time {
@@ -509,16 +574,18 @@ func (s *Scheduler) startFrames() {
 
 func (s *Scheduler) start(number int) {
 	plan := s.planner.Plan(number)
-	f := &frameState{number: number, plan: plan, started: s.now, nodes: map[string]bool{}, pending: map[string]bool{},
-		dests: map[string]bool{}, assembled: map[string]bool{}, queues: map[string]*queueState{}}
-	f.done = Completed{Frame: number, Started: s.now}
+	n := len(s.order)
+	f := &frameState{number: number, plan: plan, started: s.now, nodes: newNodeSet(n), pending: newNodeSet(n),
+		dests: newNodeSet(n), assembled: newNodeSet(n), queues: map[string]*queueState{}}
+	// a record per channel drawn is the usual count
+	f.done = Completed{Frame: number, Started: s.now, Records: make([]stats.Record, 0, len(plan.Channels))}
 	s.inflight[number] = f
 	s.lastStart = s.now
 	s.interval = time.Duration(plan.Interval * float64(time.Second))
 	for _, q := range plan.Queues {
 		f.queues[q.ID] = &queueState{q: q}
 	}
-	byNode := map[string]*Work{}
+	byNode := make(map[string]*Work, n)
 	for _, cp := range plan.Channels {
 		node := s.nodeOf[cp.Channel.ID]
 		ns := s.nodes[node]
@@ -532,7 +599,7 @@ func (s *Scheduler) start(number int) {
 		}
 		w.Channels = append(w.Channels, cp)
 		if s.isDestination(cp) {
-			f.dests[node] = true
+			f.dests.add(ns.index)
 		}
 	}
 	if s.everyNode[number] {
@@ -543,9 +610,10 @@ func (s *Scheduler) start(number int) {
 			}
 		}
 	}
-	for _, id := range s.order {
+	for i, id := range s.order {
 		if w := byNode[id]; w != nil {
-			f.nodes[id], f.pending[id] = true, true
+			f.nodes.add(i)
+			f.pending.add(i)
 			s.ready.Work = append(s.ready.Work, *w)
 		}
 	}
@@ -554,12 +622,12 @@ func (s *Scheduler) start(number int) {
 // isDestination reports whether a channel plan shows a result.
 func (s *Scheduler) isDestination(cp *planner.ChannelPlan) bool { return cp.Destination }
 
-func (s *Scheduler) done(e Done) {
+func (s *Scheduler) done(ns *nodeState, e Done) {
 	f := s.inflight[e.Frame]
-	if f == nil || !f.pending[e.Node] {
+	if f == nil || !f.pending.has(ns.index) {
 		return
 	}
-	delete(f.pending, e.Node)
+	f.pending.remove(ns.index)
 	f.done.Records = append(f.done.Records, e.Records...)
 	f.done.Written = append(f.done.Written, e.Written...)
 	if len(e.Degraded) > 0 {
@@ -573,23 +641,23 @@ func (s *Scheduler) done(e Done) {
 }
 
 func (s *Scheduler) releaseSwap(f *frameState) {
-	if f.swapped || len(f.dests) < 2 {
+	if f.swapped || f.dests.n < 2 {
 		return
 	}
-	if len(f.assembled) < len(f.dests) {
+	if f.assembled.n < f.dests.n {
 		if !f.lostDest {
 			return
 		}
-		for node := range f.dests {
-			if s.nodes[node].alive && !f.assembled[node] {
+		for i, ns := range s.inOrder {
+			if f.dests.has(i) && ns.alive && !f.assembled.has(i) {
 				return
 			}
 		}
 	}
 	f.swapped = true
-	for _, id := range s.order {
-		if f.dests[id] && s.nodes[id].alive {
-			s.ready.Swaps = append(s.ready.Swaps, Swap{Node: id, Frame: f.number})
+	for i, ns := range s.inOrder {
+		if f.dests.has(i) && ns.alive {
+			s.ready.Swaps = append(s.ready.Swaps, Swap{Node: ns.id, Frame: f.number})
 		}
 	}
 }
@@ -598,13 +666,13 @@ func (s *Scheduler) releaseSwap(f *frameState) {
 // so that they wait for a Swap before showing it.
 func (s *Scheduler) SwapBarrier(frame int) bool {
 	f := s.inflight[frame]
-	return f != nil && len(f.dests) > 1
+	return f != nil && f.dests.n > 1
 }
 
 func (s *Scheduler) completeFrames() {
 	for {
 		f := s.inflight[s.completed]
-		if f == nil || len(f.pending) > 0 {
+		if f == nil || f.pending.n > 0 {
 			break
 		}
 		delete(s.inflight, s.completed)
@@ -646,18 +714,18 @@ func (s *Scheduler) lose(node, reason string) {
 	sort.Ints(frames)
 	for _, n := range frames {
 		f := s.inflight[n]
-		if f.dests[node] {
+		if f.dests.has(ns.index) {
 			f.lostDest = true
 			s.fail(fmt.Sprintf("node %s, which shows the destination, died: %s", node, reason))
 		}
-		if !f.nodes[node] {
+		if !f.nodes.has(ns.index) {
 			continue
 		}
-		delete(f.pending, node)
+		f.pending.remove(ns.index)
 		f.done.Degraded = true
-		for _, id := range s.order {
-			if id != node && f.nodes[id] && s.nodes[id].alive {
-				s.ready.Abandons = append(s.ready.Abandons, Abandon{Node: id, Frame: n, Producers: ids})
+		for i, other := range s.inOrder {
+			if other != ns && f.nodes.has(i) && other.alive {
+				s.ready.Abandons = append(s.ready.Abandons, Abandon{Node: other.id, Frame: n, Producers: ids})
 			}
 		}
 		s.releaseSwap(f)
@@ -703,14 +771,10 @@ func (s *Scheduler) pull(e Pull) {
 // are slow the machine is loaded, and a process may wait long for a core.)
 func (s *Scheduler) livenessTimeout(ns *nodeState, slowestFrame time.Duration) time.Duration {
 	floor := s.opt.Liveness
-	if len(ns.gaps) < livenessGaps/4 {
+	if ns.gaps.n < livenessGaps/4 {
 		floor = max(floor, StartupLiveness)
 	}
-	longest := slowestFrame
-	for _, g := range ns.gaps {
-		longest = max(longest, g)
-	}
-	return max(floor, livenessMargin*longest)
+	return max(floor, livenessMargin*max(slowestFrame, ns.gaps.longest))
 }
 
 // forgiveStall keeps the runtime's own stalls from counting as silence:
@@ -724,7 +788,7 @@ func (s *Scheduler) forgiveStall() {
 	if first || stall <= s.opt.Liveness/2 {
 		return
 	}
-	for _, ns := range s.nodes {
+	for _, ns := range s.inOrder {
 		if ns.alive && !ns.lastSeen.IsZero() {
 			ns.lastSeen = ns.lastSeen.Add(stall)
 		}
@@ -736,13 +800,12 @@ func (s *Scheduler) checkLiveness() {
 	for _, d := range s.frameTime {
 		slowest = max(slowest, d)
 	}
-	for _, id := range s.order {
-		ns := s.nodes[id]
+	for _, ns := range s.inOrder {
 		if !ns.alive || ns.lastSeen.IsZero() {
 			continue
 		}
 		if limit := s.livenessTimeout(ns, slowest); s.now.Sub(ns.lastSeen) > limit {
-			s.lose(id, fmt.Sprintf("no heartbeat for %v", limit.Round(time.Millisecond)))
+			s.lose(ns.id, fmt.Sprintf("no heartbeat for %v", limit.Round(time.Millisecond)))
 		}
 	}
 }
@@ -762,11 +825,11 @@ func (s *Scheduler) checkTimeout() {
 // channels reported waiting for.
 func (s *Scheduler) diagnose(f *frameState) string {
 	var parts []string
-	for _, id := range s.order {
-		if !f.pending[id] {
+	for i, id := range s.order {
+		if !f.pending.has(i) {
 			continue
 		}
-		ns := s.nodes[id]
+		ns := s.inOrder[i]
 		var waits []string
 		for _, w := range ns.waits {
 			if w.Frame != f.number {

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goeq/goeq/internal/simulate"
 	"github.com/goeq/goeq/internal/transport"
 )
 
@@ -164,4 +165,78 @@ func TestBusyNodeLivesFrozenNodeIsLost(t *testing.T) {
 	}
 	before := sp.framesDone()
 	sp.waitFrames(t, before+5)
+}
+
+// On a wall whose nodes keep talking (heartbeats from many clients, whose
+// phases differ), the run loop never idles long enough for its timer to
+// tick: a frozen node is still lost for its silence, within the liveness
+// bound, and not left to the frame timeout.
+func TestFrozenNodeIsLostWhileOthersTalk(t *testing.T) {
+	const nodes = 24
+	bin, dir := binaries(t), t.TempDir()
+	cfg := filepath.Join(dir, "wall.eqc")
+	if err := os.WriteFile(cfg, []byte(simulate.Wall(nodes)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	env := append(testEnv(), "GOEQ_TOKEN=frozen-wall-token")
+	sp := &serverProcess{cmd: exec.Command(filepath.Join(bin, "eqserver"), "run", "--no-launch", "--listen", addr, "--null-clients",
+		"--frames", "100000", "--frame-timeout", "60s", "--liveness", "1s", "--stats", filepath.Join(dir, "stats.jsonl"), cfg),
+		out: dir, pids: map[string]int{}, done: make(chan error, 1)}
+	sp.cmd.Env = env
+	pipe, _ := sp.cmd.StderrPipe()
+	if err := sp.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go sp.scan(pipe)
+	t.Cleanup(func() { sp.cmd.Process.Kill() })
+	sp.waitLog(t, regexp.MustCompile(`control server on`))
+	// every node but the last, over eight processes started apart (their
+	// heartbeats interleave); the last node in a process of its own
+	var clients []*exec.Cmd
+	client := func(names ...string) *exec.Cmd {
+		args := []string{"--null", "--server", addr}
+		for _, n := range names {
+			args = append(args, "--node", n)
+		}
+		c := exec.Command(filepath.Join(bin, "eqclient"), args...)
+		c.Env = env
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		clients = append(clients, c)
+		return c
+	}
+	t.Cleanup(func() {
+		for _, c := range clients {
+			c.Process.Kill()
+			c.Wait()
+		}
+	})
+	groups := make([][]string, 8)
+	groups[0] = []string{"app"}
+	for i := 0; i < nodes-1; i++ {
+		groups[i%8] = append(groups[i%8], fmt.Sprintf("n%d", i))
+	}
+	for _, g := range groups {
+		client(g...)
+		time.Sleep(25 * time.Millisecond)
+	}
+	last := client(fmt.Sprintf("n%d", nodes-1))
+	sp.waitFrames(t, 5)
+	syscall.Kill(last.Process.Pid, syscall.SIGSTOP)
+	stopped := time.Now()
+	sp.waitLog(t, regexp.MustCompile(fmt.Sprintf(`node n%d lost \(no heartbeat`, nodes-1)))
+	if took := time.Since(stopped); took > 15*time.Second {
+		t.Errorf("the frozen node was lost after %v (liveness 1 s, frame timeout 60 s)", took)
+	}
+	// it showed a part of the wall: the run fails, saying so
+	if err := sp.wait(t); err == nil || !strings.Contains(sp.log(), "which shows the destination, died") {
+		t.Errorf("the run's end: %v\n%s", err, tailOf(sp.log(), 2000))
+	}
 }

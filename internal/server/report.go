@@ -27,15 +27,20 @@ type report struct {
 	lost      []string
 	rejoined  []string
 	written   []string
-	totals    map[string]*ChannelSummary
-	counts    map[string]int
+	totals    map[string]*channelTotals // by channel ID
 	lastFrame int
 	// codecBytes is what crossed frame links, by codec (Summary.CodecBytes)
 	codecBytes map[string]int64
+	labels     map[string]string // channel ID -> label
 }
 
 func newReport(s *server, statsOut *json.Encoder) *report {
-	return &report{s: s, statsOut: statsOut, totals: map[string]*ChannelSummary{}, counts: map[string]int{}, codecBytes: map[string]int64{}}
+	labels := make(map[string]string, len(s.cfg.Channels))
+	for _, ch := range s.cfg.Channels {
+		labels[ch.ID] = ch.Label
+	}
+	return &report{s: s, statsOut: statsOut, totals: map[string]*channelTotals{}, codecBytes: map[string]int64{},
+		labels: labels}
 }
 
 // sent counts what a node sent over frame links for a frame.
@@ -57,9 +62,11 @@ type statsLine struct {
 	Balance   []planner.BalanceState `json:"balance,omitempty"`
 }
 
+// label is a channel's label (a large wall has a record per channel per
+// frame: looked up, not searched for).
 func (r *report) label(id string) string {
-	if ch := r.s.cfg.ChannelByID(id); ch != nil {
-		return ch.Label
+	if l, ok := r.labels[id]; ok {
+		return l
 	}
 	return id
 }
@@ -77,30 +84,24 @@ func (r *report) complete(c scheduler.Completed) {
 	worst, total, n, slowest := 0.0, 0.0, 0, ""
 	completed := time.Since(r.start).Seconds()
 	for i, rec := range c.Records {
-		label := r.label(rec.Channel)
 		if r.statsOut != nil {
-			line := statsLine{Record: rec, Label: label, Completed: completed}
+			line := statsLine{Record: rec, Label: r.label(rec.Channel), Completed: completed}
 			if i == 0 && r.s.plan != nil {
 				line.Balance = r.s.plan.Balance()
 			}
 			r.statsOut.Encode(line)
 		}
-		cs := r.totals[label]
-		if cs == nil {
-			cs = &ChannelSummary{Channel: label}
-			r.totals[label] = cs
+		ct := r.totals[rec.Channel]
+		if ct == nil {
+			ct = &channelTotals{}
+			r.totals[rec.Channel] = ct
 		}
-		cs.Draw += ms(rec.Times.Draw)
-		cs.Readback += ms(rec.Times.ReadbackSync + rec.Times.ReadbackAsync)
-		cs.Transmit += ms(rec.Times.Transmit)
-		cs.Assemble += ms(rec.Times.Assemble)
-		cs.Wait += ms(rec.Times.Wait)
-		r.counts[label]++
+		ct.add(rec.Times)
 		if d := rec.Times.Draw.Seconds(); d > 0 {
 			total += d
 			n++
 			if d > worst {
-				worst, slowest = d, label
+				worst, slowest = d, rec.Channel
 			}
 		}
 	}
@@ -110,11 +111,31 @@ func (r *report) complete(c scheduler.Completed) {
 		if n > 0 && total > 0 {
 			imb = worst / (total / float64(n))
 		}
-		fmt.Fprintf(w, "\rframe %d/%d  %.1f fps  imbalance %.2f  slowest %-12s", c.Frame+1, r.s.opt.Frames, float64(r.frames)/el, imb, slowest)
+		fmt.Fprintf(w, "\rframe %d/%d  %.1f fps  imbalance %.2f  slowest %-12s", c.Frame+1, r.s.opt.Frames, float64(r.frames)/el, imb, r.label(slowest))
 	}
 }
 
 func ms(d time.Duration) float64 { return d.Seconds() * 1000 }
+
+// channelTotals sums a channel's times (ms) over its records.
+type channelTotals struct {
+	draw, readback, transmit, assemble, wait float64
+	records                                  int
+}
+
+func (t *channelTotals) add(times stats.Times) {
+	t.draw += ms(times.Draw)
+	t.readback += ms(times.ReadbackSync + times.ReadbackAsync)
+	t.transmit += ms(times.Transmit)
+	t.assemble += ms(times.Assemble)
+	t.wait += ms(times.Wait)
+	t.records++
+}
+
+func (t *channelTotals) merge(o *channelTotals) {
+	t.draw, t.readback, t.transmit, t.assemble, t.wait = t.draw+o.draw, t.readback+o.readback, t.transmit+o.transmit, t.assemble+o.assemble, t.wait+o.wait
+	t.records += o.records
+}
 
 // summary is what was done so far.
 func (r *report) summary(interrupted bool) *Summary {
@@ -134,10 +155,19 @@ func (r *report) summary(interrupted bool) *Summary {
 		sum.ControlMsPerFrame = r.busy.Seconds() * 1000 / float64(r.frames)
 		sum.ServerCPUMsPerFrame = (processCPU() - r.startCPU).Seconds() * 1000 / float64(r.frames)
 	}
-	for label, cs := range r.totals {
-		n := float64(r.counts[label])
-		sum.Channels = append(sum.Channels, ChannelSummary{Channel: label, Draw: cs.Draw / n, Readback: cs.Readback / n,
-			Transmit: cs.Transmit / n, Assemble: cs.Assemble / n, Wait: cs.Wait / n})
+	// by label, as people know the channels
+	byLabel := map[string]*channelTotals{}
+	for id, ct := range r.totals {
+		label := r.label(id)
+		if byLabel[label] == nil {
+			byLabel[label] = &channelTotals{}
+		}
+		byLabel[label].merge(ct)
+	}
+	for label, ct := range byLabel {
+		n := float64(ct.records)
+		sum.Channels = append(sum.Channels, ChannelSummary{Channel: label, Draw: ct.draw / n, Readback: ct.readback / n,
+			Transmit: ct.transmit / n, Assemble: ct.assemble / n, Wait: ct.wait / n})
 	}
 	sortedChannels(sum.Channels)
 	if len(r.codecBytes) > 0 {

@@ -251,28 +251,25 @@ type event struct {
 	// for the dashboard: what the node sent, a destination's image
 	links   []control.LinkBytes
 	preview *control.Preview
-	// the session (gen) or process (launch) it came from, 0 for none
+	// the node's connection, and the session (gen) or process (launch) it
+	// came from, 0 for none; the application's events have none
+	conn        *nodeConn
 	gen, launch int
 	// a heartbeat's account of the client process
 	health *procstat.Health
-}
-
-// orNil is the scheduler event of ev, nil when there is none.
-func (ev *event) orNil() scheduler.Event {
-	if ev == nil {
-		return nil
-	}
-	return ev.ev
 }
 
 type server struct {
 	// peers is every channel's frame address; it changes only when a node
 	// (re)joins, and each node gets it again only then (peersGen counts
 	// its versions): sent with every frame, it made the control traffic
-	// grow with the square of the nodes
-	peers    map[string]string
-	peersKey string
-	peersGen int
+	// grow with the square of the nodes. addrChanges counts the sessions
+	// that set a node's address (under mu), peersOf its count when peers
+	// was built.
+	peers       map[string]string
+	peersGen    int
+	addrChanges int
+	peersOf     int
 
 	opt   Options
 	cfg   *compound.Config
@@ -293,13 +290,15 @@ type server struct {
 	frameCert, frameKey []byte
 	listening           net.Addr // the control port
 	// the statistics overlay: on or off by frame (from the application),
-	// and what it shows (the last frame completed)
-	overlayFrom  map[int]bool
-	overlayOn    bool
-	overlayParts []control.OverlayPart
-	destOf       map[string]string // compound path -> its destination channel
-	colours      map[[2]string]int // (channel, destination) -> colour index
-	asked        int
+	// and what it shows: the last frame completed, its records made into
+	// parts by destination when a frame with the overlay on is sent
+	overlayFrom   map[int]bool
+	overlayOn     bool
+	lastRecords   []stats.Record
+	overlayByDest map[string][]control.OverlayPart
+	destOf        map[string]string // compound path -> its destination channel
+	colours       map[[2]string]int // (channel, destination) -> colour index
+	asked         int
 }
 
 // Run performs a run. On error (or interruption) the summary holds what
@@ -550,7 +549,7 @@ func (s *server) launchNode(id string, listening net.Addr) error {
 		if l := last.String(); l != "" {
 			reason += ": " + l
 		}
-		s.events <- event{node: id, ev: scheduler.Lost{Node: id, Reason: reason}, launch: launch}
+		s.events <- event{node: id, conn: nc, ev: scheduler.Lost{Node: id, Reason: reason}, launch: launch}
 	}()
 	return nil
 }
@@ -638,6 +637,11 @@ func (s *server) Session(stream grpc.ServerStream, node string) error {
 	gone := make(chan struct{})
 	nc.out, nc.gone = out, gone
 	s.mu.Unlock()
+	// tell hands the run loop what this session heard
+	tell := func(e event) {
+		e.node, e.conn, e.gen = node, nc, gen
+		s.events <- e
+	}
 	defer func() {
 		s.mu.Lock()
 		if nc.gen == gen {
@@ -666,11 +670,11 @@ func (s *server) Session(stream grpc.ServerStream, node string) error {
 	for {
 		m := &control.ClientMsg{}
 		if err := stream.RecvMsg(m); err != nil {
-			s.events <- event{node: node, failed: "its session ended during setup: " + control.ErrorText(err), gen: gen}
+			tell(event{failed: "its session ended during setup: " + control.ErrorText(err)})
 			return nil
 		}
 		if m.Failed != "" {
-			s.events <- event{node: node, failed: m.Failed, gen: gen}
+			tell(event{failed: m.Failed})
 			return nil
 		}
 		if m.Ready {
@@ -679,6 +683,7 @@ func (s *server) Session(stream grpc.ServerStream, node string) error {
 	}
 	s.mu.Lock()
 	nc.frameAddr = hello.Hello.FrameAddr
+	s.addrChanges++
 	s.mu.Unlock()
 	s.opt.Log.Printf("node %s joined (pid %d, frames at %s)", node, hello.Hello.PID, hello.Hello.FrameAddr)
 	done := make(chan struct{})
@@ -698,35 +703,35 @@ func (s *server) Session(stream grpc.ServerStream, node string) error {
 			}
 		}
 	}()
-	s.events <- event{node: node, ev: scheduler.Join{Node: node}, gen: gen}
+	tell(event{ev: scheduler.Join{Node: node}})
 	for {
 		m := &control.ClientMsg{}
 		if err := stream.RecvMsg(m); err != nil {
-			s.events <- event{node: node, ev: scheduler.Lost{Node: node, Reason: "control stream ended: " + control.ErrorText(err)}, gen: gen}
+			tell(event{ev: scheduler.Lost{Node: node, Reason: "control stream ended: " + control.ErrorText(err)}})
 			return nil
 		}
 		switch {
 		case len(m.Events) > 0:
-			s.events <- event{node: node, input: m.Events, gen: gen}
+			tell(event{input: m.Events})
 		case m.Done != nil:
 			d := m.Done
-			s.events <- event{node: node, ev: scheduler.Done{Node: node, Frame: d.Frame, Records: d.Records, Degraded: d.Degraded,
-				Written: d.Written, Err: d.Error}, links: d.Links, gen: gen}
+			tell(event{ev: scheduler.Done{Node: node, Frame: d.Frame, Records: d.Records, Degraded: d.Degraded,
+				Written: d.Written, Err: d.Error}, links: d.Links})
 		case m.Preview != nil:
 			if s.live != nil && len(m.Preview.JPEG) <= control.MaxPreview {
-				s.events <- event{node: node, preview: m.Preview, gen: gen}
+				tell(event{preview: m.Preview})
 			}
 		case m.Assembled != nil:
-			s.events <- event{node: node, ev: scheduler.Assembled{Node: node, Frame: *m.Assembled}, gen: gen}
+			tell(event{ev: scheduler.Assembled{Node: node, Frame: *m.Assembled}})
 		case m.Pull != nil:
-			s.events <- event{node: node, ev: scheduler.Pull{Node: node, Channel: m.Pull.Channel, Frame: m.Pull.Frame, Queue: m.Pull.Queue, Max: m.Pull.Max}, gen: gen}
+			tell(event{ev: scheduler.Pull{Node: node, Channel: m.Pull.Channel, Frame: m.Pull.Frame, Queue: m.Pull.Queue, Max: m.Pull.Max}})
 		case m.Heartbeat != nil:
 			var waits []scheduler.Wait
 			for _, w := range m.Heartbeat.Waits {
 				waits = append(waits, scheduler.Wait{Frame: w.Frame, Channel: w.Channel, What: w.What})
 			}
-			s.events <- event{node: node, ev: scheduler.Progress{Node: node, Waits: waits}, gen: gen,
-				health: &procstat.Health{Goroutines: m.Heartbeat.Goroutines, RSS: m.Heartbeat.RSS}}
+			tell(event{ev: scheduler.Progress{Node: node, Waits: waits},
+				health: &procstat.Health{Goroutines: m.Heartbeat.Goroutines, RSS: m.Heartbeat.RSS}})
 		}
 	}
 }
@@ -755,7 +760,7 @@ func (s *server) outOf(id string) chan *control.ServerMsg {
 // stale reports an event of a node's earlier session or process, which
 // a newer one has replaced.
 func (s *server) stale(ev *event) bool {
-	nc := s.nodes[ev.node]
+	nc := ev.conn
 	if nc == nil {
 		return false
 	}
@@ -788,84 +793,59 @@ func (s *server) loop(ctx context.Context) (*Summary, error) {
 	if s.opt.App != nil {
 		frames = s.opt.App.Frames
 	}
+	var batch []event
 	for {
-		var ev *event
+		batch = batch[:0]
 		select {
 		case e := <-s.events:
-			ev = &e
+			batch = append(batch, e)
 		case af, ok := <-frames:
 			if !ok {
 				frames = nil
-				ev = &event{ev: scheduler.Stop{}}
+				batch = append(batch, event{ev: scheduler.Stop{}})
 				break
 			}
 			req, err := s.request(af)
 			if err != nil {
 				return rep.summary(false), err
 			}
-			ev = &event{ev: req}
+			batch = append(batch, event{ev: req})
 		case <-tick.C:
 		case <-ctx.Done():
 			return rep.summary(true), ctx.Err()
 		}
+		// what came while the last pass ran is taken in this one: a wall's
+		// messages come in bursts (every node's done, every node's
+		// assembled), and a pass per message repeated the pass's own costs
+	more:
+		for len(batch) > 0 && len(batch) < maxBatch {
+			select {
+			case e := <-s.events:
+				batch = append(batch, e)
+			default:
+				break more
+			}
+		}
 		work := time.Now()
-		unread := len(s.events)
-		if ev != nil {
-			unread++
-		}
-		s.sched.Step(scheduler.Tick{Now: work, Unread: unread})
-		if ev != nil && s.stale(ev) {
-			ev = nil // from a session or process the node has replaced
-		}
-		if ev != nil {
-			if ev.failed != "" && !joined[ev.node] {
-				return rep.summary(false), fmt.Errorf("node %s failed to set up: %s", ev.node, ev.failed)
+		s.sched.Step(scheduler.Tick{Now: work, Unread: len(batch) + len(s.events)})
+		joinOrLoss := false
+		for i := range batch {
+			ev, err := s.take(&batch[i], rep, joined)
+			if err != nil {
+				return rep.summary(false), err
 			}
-			if ev.failed != "" {
-				// a rejoining client that could not set up: lost again
-				ev.ev = scheduler.Lost{Node: ev.node, Reason: "it failed to set up again: " + ev.failed}
-			}
-			if ev.health != nil && s.live != nil {
-				s.live.dash.Process(ev.node, ev.health.Goroutines, ev.health.RSS)
-			}
-			if ev.input != nil {
-				if s.opt.App != nil && s.opt.App.Input != nil {
-					s.opt.App.Input(ev.node, ev.input)
+			if ev != nil {
+				switch ev.(type) {
+				case scheduler.Join, scheduler.Lost:
+					joinOrLoss = true
 				}
-				ev = nil
-			} else if ev.preview != nil {
-				s.live.dash.Preview(ev.preview.Channel, ev.preview.Frame, ev.preview.JPEG)
-				ev = nil
-			} else if len(ev.links) > 0 {
-				rep.sent(ev.links)
-				if s.live != nil {
-					s.live.links(ev.node, ev.links, s.sched.NodeOf)
-				}
+				s.sched.Step(ev)
 			}
 		}
-		if ev != nil {
-			if j, ok := ev.ev.(scheduler.Join); ok {
-				// a new session has nothing of what earlier ones were sent
-				nc := s.nodes[j.Node]
-				nc.newSession()
-				if joined[j.Node] {
-					s.opt.Log.Printf("node %s rejoined: its channels take part again", j.Node)
-					rep.rejoined = append(rep.rejoined, j.Node)
-				} else {
-					joined[j.Node] = true
-					if len(joined) == len(s.order) && s.opt.App != nil && s.opt.App.Ready != nil {
-						info := RunInfo{Latency: s.cfg.Latency}
-						for _, o := range s.cfg.Observers {
-							info.Observers = append(info.Observers, o.Name)
-						}
-						s.opt.App.Ready(info)
-					}
-				}
-			}
-			if l, ok := ev.ev.(scheduler.Lost); ok && !joined[l.Node] {
-				return rep.summary(false), fmt.Errorf("node %s did not join: %s", l.Node, l.Reason)
-			}
-			s.sched.Step(ev.ev)
+		if len(batch) > 0 && len(s.events) == 0 {
+			// everything received is stepped: silence can be judged now
+			// (the timer's ticks stop coming while messages do)
+			s.sched.Step(scheduler.Tick{Now: work})
 		}
 		if len(joined) < len(s.order) {
 			var missing []string
@@ -897,10 +877,6 @@ func (s *server) loop(ctx context.Context) (*Summary, error) {
 			s.sched.Step(scheduler.Overhead{Seconds: overhead})
 		}
 		if s.live != nil {
-			_, joinOrLoss := ev.orNil().(scheduler.Join)
-			if _, lost := ev.orNil().(scheduler.Lost); lost {
-				joinOrLoss = true
-			}
 			s.live.nodes(time.Now(), s.sched.NodeStatus(), joinOrLoss)
 		}
 		next := 50 * time.Millisecond
@@ -922,21 +898,76 @@ func (s *server) loop(ctx context.Context) (*Summary, error) {
 	}
 }
 
-// refreshPeers rebuilds the channels' frame addresses when a node's
-// address changed since the last time.
+// maxBatch bounds the messages one pass of the run loop takes.
+const maxBatch = 256
+
+// take handles what a session reported outside the scheduler and returns
+// the scheduler's event, nil when there is none (a stale session's, an
+// input event, a preview).
+func (s *server) take(ev *event, rep *report, joined map[string]bool) (scheduler.Event, error) {
+	if s.stale(ev) {
+		return nil, nil // from a session or process the node has replaced
+	}
+	if ev.failed != "" && !joined[ev.node] {
+		return nil, fmt.Errorf("node %s failed to set up: %s", ev.node, ev.failed)
+	}
+	if ev.failed != "" {
+		// a rejoining client that could not set up: lost again
+		ev.ev = scheduler.Lost{Node: ev.node, Reason: "it failed to set up again: " + ev.failed}
+	}
+	if ev.health != nil && s.live != nil {
+		s.live.dash.Process(ev.node, ev.health.Goroutines, ev.health.RSS)
+	}
+	switch {
+	case ev.input != nil:
+		if s.opt.App != nil && s.opt.App.Input != nil {
+			s.opt.App.Input(ev.node, ev.input)
+		}
+		return nil, nil
+	case ev.preview != nil:
+		s.live.dash.Preview(ev.preview.Channel, ev.preview.Frame, ev.preview.JPEG)
+		return nil, nil
+	case len(ev.links) > 0:
+		rep.sent(ev.links)
+		if s.live != nil {
+			s.live.links(ev.node, ev.links, s.sched.NodeOf)
+		}
+	}
+	switch e := ev.ev.(type) {
+	case scheduler.Join:
+		// a new session has nothing of what earlier ones were sent
+		s.nodes[e.Node].newSession()
+		if joined[e.Node] {
+			s.opt.Log.Printf("node %s rejoined: its channels take part again", e.Node)
+			rep.rejoined = append(rep.rejoined, e.Node)
+		} else {
+			joined[e.Node] = true
+			if len(joined) == len(s.order) && s.opt.App != nil && s.opt.App.Ready != nil {
+				info := RunInfo{Latency: s.cfg.Latency}
+				for _, o := range s.cfg.Observers {
+					info.Observers = append(info.Observers, o.Name)
+				}
+				s.opt.App.Ready(info)
+			}
+		}
+	case scheduler.Lost:
+		if !joined[e.Node] {
+			return nil, fmt.Errorf("node %s did not join: %s", e.Node, e.Reason)
+		}
+	}
+	return ev.ev, nil
+}
+
+// refreshPeers rebuilds the channels' frame addresses when a session set
+// a node's address since the last time.
 func (s *server) refreshPeers() {
 	// sessions set the addresses as they join
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var key strings.Builder
-	for _, id := range s.order {
-		key.WriteString(s.nodes[id].frameAddr)
-		key.WriteByte(' ')
-	}
-	if key.String() == s.peersKey && s.peers != nil {
+	if s.peers != nil && s.peersOf == s.addrChanges {
 		return
 	}
-	s.peersKey = key.String()
+	s.peersOf = s.addrChanges
 	s.peersGen++
 	s.peers = map[string]string{}
 	for _, ch := range s.cfg.Channels {
@@ -982,7 +1013,7 @@ func (s *server) request(af AppFrame) (scheduler.Request, error) {
 
 // overlayFor is the statistics overlay of a node's work: the parts of its
 // destinations in the last frame completed, when the overlay is on.
-func (s *server) overlayFor(w scheduler.Work) []control.OverlayPart {
+func (s *server) overlayFor(w scheduler.Work, rep *report) []control.OverlayPart {
 	// a switch holds from its frame on (frames start in order)
 	from := -1
 	for f, on := range s.overlayFrom {
@@ -998,15 +1029,18 @@ func (s *server) overlayFor(w scheduler.Work) []control.OverlayPart {
 	if !s.overlayOn {
 		return nil
 	}
+	if s.overlayByDest == nil {
+		s.overlayByDest = map[string][]control.OverlayPart{}
+		for _, r := range s.lastRecords {
+			dest := s.destOf[r.Compound]
+			s.overlayByDest[dest] = append(s.overlayByDest[dest], control.OverlayPart{Destination: dest, Label: rep.label(r.Channel),
+				Colour: s.colours[[2]string{r.Channel, dest}], Viewport: r.Viewport, Range: r.Range, Times: r.Times})
+		}
+	}
 	var out []control.OverlayPart
 	for _, cp := range w.Channels {
-		if !cp.Destination {
-			continue
-		}
-		for _, p := range s.overlayParts {
-			if p.Destination == cp.Channel.ID {
-				out = append(out, p)
-			}
+		if cp.Destination {
+			out = append(out, s.overlayByDest[cp.Channel.ID]...)
 		}
 	}
 	return out
@@ -1040,7 +1074,7 @@ func (s *server) act(rd scheduler.Ready, rep *report) error {
 		s.refreshPeers()
 		for _, w := range rd.Work {
 			fw := &control.FrameWork{Frame: w.Frame, SwapBarrier: s.sched.SwapBarrier(w.Frame), Messages: s.messages[w.Frame],
-				Overlay: s.overlayFor(w)}
+				Overlay: s.overlayFor(w, rep)}
 			for _, cp := range w.Channels {
 				fw.Channels = append(fw.Channels, control.ChannelWork{Channel: cp.Channel.ID, Tasks: cp.Tasks, Destination: cp.Destination})
 			}
@@ -1065,12 +1099,7 @@ func (s *server) act(rd scheduler.Ready, rep *report) error {
 	}
 	for _, c := range rd.Completed {
 		rep.complete(c)
-		s.overlayParts = s.overlayParts[:0]
-		for _, r := range c.Records {
-			dest := s.destOf[r.Compound]
-			s.overlayParts = append(s.overlayParts, control.OverlayPart{Destination: dest, Label: rep.label(r.Channel),
-				Colour: s.colours[[2]string{r.Channel, dest}], Viewport: r.Viewport, Range: r.Range, Times: r.Times})
-		}
+		s.lastRecords, s.overlayByDest = c.Records, nil
 		if s.live != nil {
 			s.live.completed(c)
 		}

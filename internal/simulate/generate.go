@@ -118,3 +118,41 @@ func GeneratedConfigs() []Generated {
 	}
 	return out
 }
+
+// Wall is a wall of n displays (a square grid), one render node each,
+// its canvas segments released together by a swap barrier: the control
+// plane's bench and tests (64x36 pixels a display, no load to balance).
+func Wall(n int) string {
+	side := 1
+	for side*side < n {
+		side++
+	}
+	var nodes, segments, compounds strings.Builder
+	for i := 0; i < n; i++ {
+		x, y := i%side, i/side
+		fmt.Fprintf(&nodes, "    node { name \"n%d\" host \"localhost\" attributes { launch_timeout 600000 } pipe { window { viewport [ 0 0 64 36 ] attributes { hint_drawable FBO } channel { name \"c%d\" } } } }\n", i, i)
+		fmt.Fprintf(&segments, "        segment { name \"s%d\" channel \"c%d\" viewport [ %g %g %g %g ] }\n", i, i,
+			float64(x)/float64(side), float64(y)/float64(side), 1/float64(side), 1/float64(side))
+		fmt.Fprintf(&compounds, "        compound { channel ( canvas \"wall\" segment \"s%d\" layout \"L\" view 0 ) }\n", i)
+	}
+	return fmt.Sprintf(`#Equalizer 1.2 ascii
+server
+{
+  config
+  {
+    appNode { name "app" }
+%s    layout { name "L" view { } }
+    canvas
+    {
+        name "wall"
+        layout "L"
+        wall { bottom_left [ -1.6 -0.9 -2 ] bottom_right [ 1.6 -0.9 -2 ] top_left [ -1.6 0.9 -2 ] }
+        swapbarrier { name "wall" }
+%s    }
+    compound
+    {
+%s    }
+  }
+}
+`, nodes.String(), segments.String(), compounds.String())
+}
