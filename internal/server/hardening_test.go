@@ -178,12 +178,7 @@ func TestFrozenNodeIsLostWhileOthersTalk(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte(simulate.Wall(nodes)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
+	addr := freeLoopbackAddr(t)
 	env := append(testEnv(), "GOEQ_TOKEN=frozen-wall-token")
 	sp := &serverProcess{cmd: exec.Command(filepath.Join(bin, "eqserver"), "run", "--no-launch", "--listen", addr, "--null-clients",
 		"--frames", "100000", "--frame-timeout", "60s", "--liveness", "1s", "--stats", filepath.Join(dir, "stats.jsonl"), cfg),

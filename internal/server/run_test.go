@@ -51,6 +51,17 @@ func binaries(t testing.TB) string {
 
 // testEnv runs the clients headless through EGL: the GLFW window path is
 // tested in package channel; here the runtime is under test.
+// freeLoopbackAddr is a loopback address with a port free a moment ago,
+// for a server started by hand (--no-launch) to listen on.
+func freeLoopbackAddr(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
 func testEnv() []string { return append(os.Environ(), "GOEQ_WINSYS=egl") }
 
 func config(name string) string { return filepath.Join("..", "..", "examples", "configs", name) }
@@ -505,12 +516,7 @@ func TestNullClients(t *testing.T) {
 	t.Run("one process, every node", func(t *testing.T) {
 		// a wall's nodes served by one eqclient --null process, each node
 		// its own connection (how make bench runs 256 of them)
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		addr := l.Addr().String()
-		l.Close()
+		addr := freeLoopbackAddr(t)
 		env := append(testEnv(), "GOEQ_TOKEN=null-token")
 		server := exec.Command(filepath.Join(bin, "eqserver"), "run", "--no-launch", "--listen", addr, "--null-clients", "--json", "--frames", "40",
 			config("wall-2x2-views.eqc"))
