@@ -93,11 +93,17 @@ type result struct {
 	// Runs is how many times the transport and the pipeline were measured.
 	Runs int `json:"runs"`
 	// Control plane: walls of 64 and 256 null render nodes (no GL), the
-	// server's loop time and CPU time per frame.
-	ControlMSPerFrame64    float64 `json:"control_ms_per_frame_64,omitempty"`
-	ControlMSPerFrame256   float64 `json:"control_ms_per_frame_256,omitempty"`
-	ServerCPUMSPerFrame64  float64 `json:"server_cpu_ms_per_frame_64,omitempty"`
-	ServerCPUMSPerFrame256 float64 `json:"server_cpu_ms_per_frame_256,omitempty"`
+	// server's loop time and CPU time per frame, of the run with the
+	// median loop time (ControlRuns runs each), and the least and most.
+	ControlRuns             int     `json:"control_runs,omitempty"`
+	ControlMSPerFrame64     float64 `json:"control_ms_per_frame_64,omitempty"`
+	ControlMSPerFrame64Min  float64 `json:"control_ms_per_frame_64_min,omitempty"`
+	ControlMSPerFrame64Max  float64 `json:"control_ms_per_frame_64_max,omitempty"`
+	ControlMSPerFrame256    float64 `json:"control_ms_per_frame_256,omitempty"`
+	ControlMSPerFrame256Min float64 `json:"control_ms_per_frame_256_min,omitempty"`
+	ControlMSPerFrame256Max float64 `json:"control_ms_per_frame_256_max,omitempty"`
+	ServerCPUMSPerFrame64   float64 `json:"server_cpu_ms_per_frame_64,omitempty"`
+	ServerCPUMSPerFrame256  float64 `json:"server_cpu_ms_per_frame_256,omitempty"`
 }
 
 type codecRow struct {
@@ -144,7 +150,7 @@ func main() {
 	srcBuf, dstBuf := make([]byte, frameBytes), make([]byte, frameBytes)
 	n := copy(srcBuf, front.Color)
 	copy(srcBuf[n:], unsafe.Slice((*byte)(unsafe.Pointer(&front.Depth[0])), 4*len(front.Depth)))
-	mem := testing.Benchmark(func(b *testing.B) {
+	mem := fastest(func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			copy(dstBuf, srcBuf)
 		}
@@ -161,7 +167,7 @@ func main() {
 		}
 	}
 	work := compositor.NewImage(*w, *h, true)
-	zm := testing.Benchmark(func(b *testing.B) {
+	zm := fastest(func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			b.StopTimer()
 			copy(work.Color, back.Color)
@@ -177,14 +183,14 @@ func main() {
 	// 2D assembly of four tiles vs copying the colour once.
 	colorBytes := len(front.Color)
 	cdst := make([]byte, colorBytes)
-	memColor := testing.Benchmark(func(b *testing.B) {
+	memColor := fastest(func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			copy(cdst, front.Color)
 		}
 	})
 	tiles := quarters(src)
 	dst := compositor.NewImage(*w, *h, false)
-	as := testing.Benchmark(func(b *testing.B) {
+	as := fastest(func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			for _, t := range tiles {
 				compositor.Assemble(dst, t.img, t.x, t.y)
@@ -277,12 +283,19 @@ func main() {
 		mid, lo, hi = medianPipeline(one)
 		res.PipelineOneFrameMS, res.PipelineOneDrawMS, res.PipelineOverheadOne = mid.frame, mid.slowest, mid.overhead()
 		res.PipelineOverheadOneMin, res.PipelineOverheadOneMax, res.PipelineOneCoresBusy = lo, hi, mid.cores
-		if res.ControlMSPerFrame64, res.ServerCPUMSPerFrame64, err = controlBench(*eqserver, 64); err != nil {
+		// the loop's time moves with what else the machine does: the
+		// median of three runs
+		res.ControlRuns = 3
+		c64, err := medianControl(*eqserver, 64, res.ControlRuns)
+		if err != nil {
 			fail(err)
 		}
-		if res.ControlMSPerFrame256, res.ServerCPUMSPerFrame256, err = controlBench(*eqserver, 256); err != nil {
+		c256, err := medianControl(*eqserver, 256, res.ControlRuns)
+		if err != nil {
 			fail(err)
 		}
+		res.ControlMSPerFrame64, res.ControlMSPerFrame64Min, res.ControlMSPerFrame64Max, res.ServerCPUMSPerFrame64 = c64.loop, c64.least, c64.most, c64.cpu
+		res.ControlMSPerFrame256, res.ControlMSPerFrame256Min, res.ControlMSPerFrame256Max, res.ServerCPUMSPerFrame256 = c256.loop, c256.least, c256.most, c256.cpu
 	}
 
 	if err := benchdoc.MergeJSON(*jsonOut, res); err != nil {
@@ -308,6 +321,38 @@ func (p pipelineRun) overhead() float64 { return p.frame / p.slowest }
 func medianPipeline(runs []pipelineRun) (mid pipelineRun, lo, hi float64) {
 	sort.Slice(runs, func(i, j int) bool { return runs[i].overhead() < runs[j].overhead() })
 	return runs[len(runs)/2], runs[0].overhead(), runs[len(runs)-1].overhead()
+}
+
+// fastest is the fastest of three runs of a memory-bound benchmark: with
+// a single run of each, the 2D assembly read 0.62 of memcpy in one make
+// bench and 0.99 in the one before; noise only ever adds time.
+func fastest(f func(b *testing.B)) testing.BenchmarkResult {
+	best := testing.Benchmark(f)
+	for range 2 {
+		if r := testing.Benchmark(f); r.NsPerOp() < best.NsPerOp() {
+			best = r
+		}
+	}
+	return best
+}
+
+// controlRuns is a wall's control-plane figures over several runs: the
+// run with the median loop time, and the least and most loop time.
+type controlRuns struct{ loop, cpu, least, most float64 }
+
+func medianControl(eqserver string, nodes, runs int) (controlRuns, error) {
+	type run struct{ loop, cpu float64 }
+	var all []run
+	for range runs {
+		loop, cpu, err := controlBench(eqserver, nodes)
+		if err != nil {
+			return controlRuns{}, err
+		}
+		all = append(all, run{loop, cpu})
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].loop < all[j].loop })
+	mid := all[len(all)/2]
+	return controlRuns{loop: mid.loop, cpu: mid.cpu, least: all[0].loop, most: all[len(all)-1].loop}, nil
 }
 
 // benchCompositing measures and models the sort-last compositing
@@ -393,11 +438,12 @@ func writeMarkdown(path string, r *result) error {
 	fmt.Fprintf(&b, "| encrypted frame links (TLS 1.3), same frames | %.2f GB/s | raw TCP %.2f GB/s | transport_encrypted_vs_tcp **%.2f** | (cost of encryption) |\n", r.TransportEncryptedGBps, r.RawTCPGBps, r.TransportEncryptedVsTCP)
 	if r.ControlMSPerFrame64 > 0 {
 		for _, c := range []struct {
-			n         int
-			loop, cpu float64
-		}{{64, r.ControlMSPerFrame64, r.ServerCPUMSPerFrame64}, {256, r.ControlMSPerFrame256, r.ServerCPUMSPerFrame256}} {
-			fmt.Fprintf(&b, "| eqserver's control plane, a wall of %d null render nodes (no GL) with a swap barrier, all on this machine | %.2f ms per frame in its loop | %.2f ms CPU per frame | control_ms_per_frame_%d **%.2f** | <= 2 at 256 |\n",
-				c.n, c.loop, c.cpu, c.n, c.loop)
+			n                      int
+			loop, least, most, cpu float64
+		}{{64, r.ControlMSPerFrame64, r.ControlMSPerFrame64Min, r.ControlMSPerFrame64Max, r.ServerCPUMSPerFrame64},
+			{256, r.ControlMSPerFrame256, r.ControlMSPerFrame256Min, r.ControlMSPerFrame256Max, r.ServerCPUMSPerFrame256}} {
+			fmt.Fprintf(&b, "| eqserver's control plane, a wall of %d null render nodes (no GL) with a swap barrier, all on this machine; median of %d runs | %.2f ms per frame in its loop | %.2f ms CPU per frame | control_ms_per_frame_%d **%.2f** (%.2f–%.2f) | <= 2 at 256 |\n",
+				c.n, r.ControlRuns, c.loop, c.cpu, c.n, c.loop, c.least, c.most)
 		}
 	}
 	if r.PipelineOverhead > 0 {

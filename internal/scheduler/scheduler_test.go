@@ -2,7 +2,9 @@ package scheduler
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -756,5 +758,25 @@ func TestSlowFramesLengthenLiveness(t *testing.T) {
 	}
 	if took := c.now.Sub(silent); took < 4*slowest {
 		t.Errorf("lost after %v of silence, before 4 frames of %v", took, slowest)
+	}
+}
+
+// A node's gap window keeps the longest of its last livenessGaps gaps as
+// they come, whatever the order: checked against the window kept whole.
+func TestGapWindowKeepsTheLongestRecentGap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	var w gapWindow
+	var all []time.Duration
+	for i := range 2000 {
+		g := time.Duration(rng.IntN(1000)) * time.Millisecond
+		if i%300 < 40 {
+			g = time.Duration(i%300) * time.Second // a rising run, then it leaves the window
+		}
+		w.add(g)
+		all = append(all, g)
+		recent := all[max(0, len(all)-livenessGaps):]
+		if want := slices.Max(recent); w.longest != want || w.n != len(recent) {
+			t.Fatalf("after %d gaps: longest %v of %d, want %v of %d", i+1, w.longest, w.n, want, len(recent))
+		}
 	}
 }
