@@ -150,7 +150,7 @@ func main() {
 	srcBuf, dstBuf := make([]byte, frameBytes), make([]byte, frameBytes)
 	n := copy(srcBuf, front.Color)
 	copy(srcBuf[n:], unsafe.Slice((*byte)(unsafe.Pointer(&front.Depth[0])), 4*len(front.Depth)))
-	mem := fastest(func(b *testing.B) {
+	mem := testing.Benchmark(func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			copy(dstBuf, srcBuf)
 		}
@@ -167,7 +167,7 @@ func main() {
 		}
 	}
 	work := compositor.NewImage(*w, *h, true)
-	zm := fastest(func(b *testing.B) {
+	zm := testing.Benchmark(func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			b.StopTimer()
 			copy(work.Color, back.Color)
@@ -183,14 +183,14 @@ func main() {
 	// 2D assembly of four tiles vs copying the colour once.
 	colorBytes := len(front.Color)
 	cdst := make([]byte, colorBytes)
-	memColor := fastest(func(b *testing.B) {
+	memColor := testing.Benchmark(func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			copy(cdst, front.Color)
 		}
 	})
 	tiles := quarters(src)
 	dst := compositor.NewImage(*w, *h, false)
-	as := fastest(func(b *testing.B) {
+	as := testing.Benchmark(func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			for _, t := range tiles {
 				compositor.Assemble(dst, t.img, t.x, t.y)
@@ -321,19 +321,6 @@ func (p pipelineRun) overhead() float64 { return p.frame / p.slowest }
 func medianPipeline(runs []pipelineRun) (mid pipelineRun, lo, hi float64) {
 	sort.Slice(runs, func(i, j int) bool { return runs[i].overhead() < runs[j].overhead() })
 	return runs[len(runs)/2], runs[0].overhead(), runs[len(runs)-1].overhead()
-}
-
-// fastest is the fastest of three runs of a memory-bound benchmark: with
-// a single run of each, the 2D assembly read 0.62 of memcpy in one make
-// bench and 0.99 in the one before; noise only ever adds time.
-func fastest(f func(b *testing.B)) testing.BenchmarkResult {
-	best := testing.Benchmark(f)
-	for range 2 {
-		if r := testing.Benchmark(f); r.NsPerOp() < best.NsPerOp() {
-			best = r
-		}
-	}
-	return best
 }
 
 // controlRuns is a wall's control-plane figures over several runs: the
