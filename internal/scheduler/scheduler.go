@@ -349,9 +349,8 @@ type Scheduler struct {
 	opt     Options
 	latency int
 
-	nodes   map[string]*nodeState
-	order   []string
-	inOrder []*nodeState // the nodes of order
+	nodes map[string]*nodeState
+	order []*nodeState // the nodes, in config order
 	// joinedAll: every node joined once (a lost one stays joined)
 	joinedAll bool
 	nodeOf    map[string]string // channel ID -> node ID
@@ -396,10 +395,9 @@ func New(cfg *compound.Config, p Planner, opt Options) *Scheduler {
 		if len(n.Pipes) == 0 || opt.Nodes != nil && !only[n.ID] {
 			continue // nothing to render: not part of the run
 		}
-		ns := &nodeState{id: n.ID, index: len(s.inOrder), channels: map[string]*compound.Channel{}}
+		ns := &nodeState{id: n.ID, index: len(s.order), channels: map[string]*compound.Channel{}}
 		s.nodes[n.ID] = ns
-		s.order = append(s.order, n.ID)
-		s.inOrder = append(s.inOrder, ns)
+		s.order = append(s.order, ns)
 	}
 	for _, ch := range cfg.Channels {
 		node := ch.Window.Pipe.Node.ID
@@ -423,15 +421,20 @@ type NodeStatus struct {
 // NodeStatus reports every node's state, in config order.
 func (s *Scheduler) NodeStatus() []NodeStatus {
 	out := make([]NodeStatus, 0, len(s.order))
-	for _, id := range s.order {
-		ns := s.nodes[id]
-		out = append(out, NodeStatus{Node: id, Joins: ns.joins, Alive: ns.alive, LastSeen: ns.lastSeen})
+	for _, ns := range s.order {
+		out = append(out, NodeStatus{Node: ns.id, Joins: ns.joins, Alive: ns.alive, LastSeen: ns.lastSeen})
 	}
 	return out
 }
 
 // Nodes lists the nodes that take part (those with pipes), in config order.
-func (s *Scheduler) Nodes() []string { return append([]string(nil), s.order...) }
+func (s *Scheduler) Nodes() []string {
+	ids := make([]string, len(s.order))
+	for i, ns := range s.order {
+		ids[i] = ns.id
+	}
+	return ids
+}
 
 // NodeOf returns the node a channel (ID) is on.
 func (s *Scheduler) NodeOf(channel string) string { return s.nodeOf[channel] }
@@ -541,7 +544,7 @@ func (s *Scheduler) seen(node string) *nodeState {
 
 func (s *Scheduler) allJoined() bool {
 	if !s.joinedAll {
-		s.joinedAll = !slices.ContainsFunc(s.inOrder, func(ns *nodeState) bool { return !ns.joined })
+		s.joinedAll = !slices.ContainsFunc(s.order, func(ns *nodeState) bool { return !ns.joined })
 	}
 	return s.joinedAll
 }
@@ -604,14 +607,14 @@ func (s *Scheduler) start(number int) {
 	}
 	if s.everyNode[number] {
 		delete(s.everyNode, number)
-		for _, id := range s.order {
-			if byNode[id] == nil && s.nodes[id].alive {
-				byNode[id] = &Work{Node: id, Frame: number}
+		for _, ns := range s.order {
+			if byNode[ns.id] == nil && ns.alive {
+				byNode[ns.id] = &Work{Node: ns.id, Frame: number}
 			}
 		}
 	}
-	for i, id := range s.order {
-		if w := byNode[id]; w != nil {
+	for i, ns := range s.order {
+		if w := byNode[ns.id]; w != nil {
 			f.nodes.add(i)
 			f.pending.add(i)
 			s.ready.Work = append(s.ready.Work, *w)
@@ -648,14 +651,14 @@ func (s *Scheduler) releaseSwap(f *frameState) {
 		if !f.lostDest {
 			return
 		}
-		for i, ns := range s.inOrder {
+		for i, ns := range s.order {
 			if f.dests.has(i) && ns.alive && !f.assembled.has(i) {
 				return
 			}
 		}
 	}
 	f.swapped = true
-	for i, ns := range s.inOrder {
+	for i, ns := range s.order {
 		if f.dests.has(i) && ns.alive {
 			s.ready.Swaps = append(s.ready.Swaps, Swap{Node: ns.id, Frame: f.number})
 		}
@@ -723,7 +726,7 @@ func (s *Scheduler) lose(node, reason string) {
 		}
 		f.pending.remove(ns.index)
 		f.done.Degraded = true
-		for i, other := range s.inOrder {
+		for i, other := range s.order {
 			if other != ns && f.nodes.has(i) && other.alive {
 				s.ready.Abandons = append(s.ready.Abandons, Abandon{Node: other.id, Frame: n, Producers: ids})
 			}
@@ -733,10 +736,8 @@ func (s *Scheduler) lose(node, reason string) {
 	if s.next == 0 {
 		return
 	}
-	for _, id := range s.order {
-		if s.nodes[id].alive {
-			return
-		}
+	if slices.ContainsFunc(s.order, func(ns *nodeState) bool { return ns.alive }) {
+		return
 	}
 	s.fail("every node is lost")
 }
@@ -788,7 +789,7 @@ func (s *Scheduler) forgiveStall() {
 	if first || stall <= s.opt.Liveness/2 {
 		return
 	}
-	for _, ns := range s.inOrder {
+	for _, ns := range s.order {
 		if ns.alive && !ns.lastSeen.IsZero() {
 			ns.lastSeen = ns.lastSeen.Add(stall)
 		}
@@ -800,7 +801,7 @@ func (s *Scheduler) checkLiveness() {
 	for _, d := range s.frameTime {
 		slowest = max(slowest, d)
 	}
-	for _, ns := range s.inOrder {
+	for _, ns := range s.order {
 		if !ns.alive || ns.lastSeen.IsZero() {
 			continue
 		}
@@ -825,11 +826,11 @@ func (s *Scheduler) checkTimeout() {
 // channels reported waiting for.
 func (s *Scheduler) diagnose(f *frameState) string {
 	var parts []string
-	for i, id := range s.order {
+	for i, ns := range s.order {
 		if !f.pending.has(i) {
 			continue
 		}
-		ns := s.inOrder[i]
+		id := ns.id
 		var waits []string
 		for _, w := range ns.waits {
 			if w.Frame != f.number {
