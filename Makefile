@@ -63,11 +63,13 @@ bench: build
 
 # The namespace-cluster tests alone (root; they are part of test too):
 # three hosts in network namespaces, sshd in each, faults, rejoin, links
-# shaped with tc (codec choice, measured bandwidth).
+# shaped with tc (codec choice, measured bandwidth), links with latency
+# (the delay line).
 test-cluster: deps
 	@scripts/install-deps.sh test
 	$(GO) test -count=1 -v -run 'Namespaced|SSH|Rejoin|Frozen|DestinationLoss|LaunchTimeout' ./internal/server
 	$(GO) test -count=1 -v -run 'ShapedLink' ./internal/transport
+	$(GO) test -count=1 -v ./internal/netns
 
 # goeq against ParaView/IceT (not part of make test): the same
 # million-triangle PLY at 1920x1080 with 1, 2 and 4 sources/ranks, sort-last
@@ -78,8 +80,9 @@ bench-peer: build
 	@scripts/install-deps.sh peer
 	scripts/with-display.sh bin/goeq-benchpeer -json docs/bench.json -md docs/benchmarks.md -eqply bin/eqply
 
-# Frame codecs on links shaped with tc between hosts in network namespaces
-# (needs root): the table in docs/benchmarks.md.
+# Frame codecs on links shaped with tc between hosts in network namespaces,
+# one with 0.2 ms of latency each way (needs root): the table in
+# docs/benchmarks.md.
 bench-cluster: build
 	GOEQ_BENCH_MD=$(CURDIR)/docs/benchmarks.md $(GO) test -run '^$$' -bench BenchmarkClusterCodecs -benchtime 1x -timeout 30m ./internal/server
 

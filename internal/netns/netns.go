@@ -1,10 +1,11 @@
 // Package netns makes test clusters: hosts in Linux network namespaces on
-// one private bridge, with addresses the test picked, removed again when
+// one private bridge (or a delay line: NewDelayed), with addresses the
+// test picked, removed again when
 // the test ends (its processes killed), even when it fails. It needs root
 // and iproute2; tests that use it skip, saying why, without them.
 //
-// Traffic between the hosts stays on the bridge: nothing is routed to or
-// from the machine's own network.
+// Traffic between the hosts stays on the bridge or the delay line: nothing
+// is routed to or from the machine's own network.
 package netns
 
 import (
@@ -31,12 +32,37 @@ type Host struct {
 // Cluster is the hosts of a test.
 type Cluster struct {
 	Hosts  []Host
-	bridge string
+	id     string
+	subnet string     // the hosts' /24, as "10.x.y"
+	bridge string     // the bridge that joins the hosts (New)
+	line   *delayLine // or the delay line (NewDelayed)
 }
 
 // New makes n hosts on a bridge of their own, or skips the test when
 // this machine cannot (not root, no ip, no namespaces).
 func New(t testing.TB, n int) *Cluster {
+	t.Helper()
+	c := newCluster(t)
+	c.bridge = "gqb" + c.id
+	c.run(t, "link", "add", c.bridge, "type", "bridge")
+	c.run(t, "link", "set", c.bridge, "up")
+	for i := 0; i < n; i++ {
+		h := c.addHost(i)
+		veth := fmt.Sprintf("gq%sh%d", c.id, i)
+		c.run(t, "netns", "add", h.Name)
+		c.run(t, "link", "add", veth, "type", "veth", "peer", "name", "eth0", "netns", h.Name)
+		c.run(t, "link", "set", veth, "master", c.bridge, "up")
+		c.run(t, "-n", h.Name, "addr", "add", h.Addr+"/24", "dev", "eth0")
+		c.run(t, "-n", h.Name, "link", "set", "eth0", "up")
+		c.run(t, "-n", h.Name, "link", "set", "lo", "up")
+	}
+	return c
+}
+
+// newCluster checks that this machine can make namespaced hosts (it skips
+// the test if not), picks the cluster's names and subnet, and arranges
+// for everything made to be removed when the test ends.
+func newCluster(t testing.TB) *Cluster {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("the namespace cluster needs root (CI runs tests as root)")
@@ -46,35 +72,30 @@ func New(t testing.TB, n int) *Cluster {
 	}
 	var b [3]byte
 	rand.Read(b[:])
-	id := hex.EncodeToString(b[:2])
 	// a /24 of 10.0.0.0/8 picked at random, so that parallel runs differ
-	subnet := fmt.Sprintf("10.%d.%d", 100+int(b[0])%100, b[2])
-	c := &Cluster{bridge: "gqb" + id}
+	c := &Cluster{id: hex.EncodeToString(b[:2]), subnet: fmt.Sprintf("10.%d.%d", 100+int(b[0])%100, b[2])}
 	t.Cleanup(c.remove)
-	if out, err := exec.Command("ip", "netns", "add", "goeq-probe-"+id).CombinedOutput(); err != nil {
+	probe := "goeq-probe-" + c.id
+	if out, err := exec.Command("ip", "netns", "add", probe).CombinedOutput(); err != nil {
 		t.Skipf("network namespaces are not available here: %v: %s", err, out)
 	}
-	exec.Command("ip", "netns", "del", "goeq-probe-"+id).Run()
-	run := func(args ...string) {
-		t.Helper()
-		if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
-			t.Fatalf("ip %s: %v: %s", strings.Join(args, " "), err, out)
-		}
-	}
-	run("link", "add", c.bridge, "type", "bridge")
-	run("link", "set", c.bridge, "up")
-	for i := 0; i < n; i++ {
-		h := Host{Name: fmt.Sprintf("goeq-%s-h%d", id, i), Addr: fmt.Sprintf("%s.%d", subnet, 10+i)}
-		c.Hosts = append(c.Hosts, h)
-		veth := fmt.Sprintf("gq%sh%d", id, i)
-		run("netns", "add", h.Name)
-		run("link", "add", veth, "type", "veth", "peer", "name", "eth0", "netns", h.Name)
-		run("link", "set", veth, "master", c.bridge, "up")
-		run("-n", h.Name, "addr", "add", h.Addr+"/24", "dev", "eth0")
-		run("-n", h.Name, "link", "set", "eth0", "up")
-		run("-n", h.Name, "link", "set", "lo", "up")
-	}
+	exec.Command("ip", "netns", "del", probe).Run()
 	return c
+}
+
+// addHost names host i and gives it its address.
+func (c *Cluster) addHost(i int) Host {
+	h := Host{Name: fmt.Sprintf("goeq-%s-h%d", c.id, i), Addr: fmt.Sprintf("%s.%d", c.subnet, 10+i)}
+	c.Hosts = append(c.Hosts, h)
+	return h
+}
+
+// run runs ip with args and fails the test if it fails.
+func (c *Cluster) run(t testing.TB, args ...string) {
+	t.Helper()
+	if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
+		t.Fatalf("ip %s: %v: %s", strings.Join(args, " "), err, out)
+	}
 }
 
 // Command is a command run on host h.
@@ -130,8 +151,12 @@ func (h Host) Do(fn func() error) error {
 	return fn()
 }
 
-// remove kills what runs on the hosts and deletes them and the bridge.
+// remove kills what runs on the hosts and deletes them and the bridge or
+// the delay line.
 func (c *Cluster) remove() {
+	if c.line != nil {
+		c.line.stop()
+	}
 	for _, h := range c.Hosts {
 		if out, err := exec.Command("ip", "netns", "pids", h.Name).Output(); err == nil {
 			for _, f := range strings.Fields(string(out)) {
@@ -142,5 +167,7 @@ func (c *Cluster) remove() {
 		}
 		exec.Command("ip", "netns", "del", h.Name).Run()
 	}
-	exec.Command("ip", "link", "del", c.bridge).Run()
+	if c.bridge != "" {
+		exec.Command("ip", "link", "del", c.bridge).Run()
+	}
 }

@@ -22,30 +22,38 @@ import (
 // GOEQ_BENCH_MD set to a markdown file, it rewrites that file's
 // bench-cluster section with the table.
 func BenchmarkClusterCodecs(b *testing.B) {
-	c := netns.New(b, 3)
-	path := namespacedConfig(b, c, "2d-lb-4.eqc", nil)
-	text, err := os.ReadFile(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	big := strings.ReplaceAll(string(text), "viewport [ 0 0 640 360 ]", "viewport [ 0 0 1920 1080 ]")
-	if err := os.WriteFile(path, []byte(big), 0o644); err != nil {
-		b.Fatal(err)
-	}
+	bridged := netns.New(b, 3)
 	bin := binaries(b)
-	links := []struct {
-		name, rate string
-		bits       float64
-	}{{"100 Mbit/s", "100mbit", 100e6}, {"1 Gbit/s", "1gbit", 1e9}, {"10 Gbit/s", "10gbit", 10e9}}
+	links := []clusterLink{
+		{name: "100 Mbit/s", rate: "100mbit", bits: 100e6},
+		{name: "1 Gbit/s", rate: "1gbit", bits: 1e9},
+		{name: "10 Gbit/s", rate: "10gbit", bits: 10e9},
+		{name: "10 Gbit/s, 0.2 ms each way", rate: "10gbit-0.2ms", bits: 10e9, oneWay: 200 * time.Microsecond},
+	}
 	codecs := []string{"auto", "none", "s2", "zstd"}
-	const rounds = 3
+	const rounds = 5
 	results := map[string]map[string]*codecRuns{}
-	for _, l := range links {
+	for i := range links {
+		l := &links[i]
+		c := bridged
+		if l.oneWay > 0 {
+			c = netns.NewDelayed(b, 3, l.oneWay)
+		}
+		path := bigConfig(b, c)
 		for _, h := range c.Hosts {
 			// every host's egress, so each link is shaped both ways
 			if err := h.Shape(l.bits); err != nil {
 				b.Fatal(err)
 			}
+		}
+		// what the link came to: render host to destination and back,
+		// and what one stream gets through it
+		var err error
+		if l.rtt, err = netns.RoundTrip(c.Hosts[1], c.Hosts[0]); err != nil {
+			b.Fatal(err)
+		}
+		if l.stream, err = netns.Throughput(c.Hosts[1], c.Hosts[0], time.Second); err != nil {
+			b.Fatal(err)
 		}
 		results[l.name] = map[string]*codecRuns{}
 		for _, codec := range codecs {
@@ -82,14 +90,34 @@ func BenchmarkClusterCodecs(b *testing.B) {
 		}
 	}
 	if md := os.Getenv("GOEQ_BENCH_MD"); md != "" {
-		names := make([]string, len(links))
-		for i, l := range links {
-			names[i] = l.name
-		}
-		if err := writeClusterSection(md, names, codecs, results); err != nil {
+		if err := writeClusterSection(md, links, codecs, results); err != nil {
 			b.Fatal(err)
 		}
 	}
+}
+
+// clusterLink is a link the cluster benchmark shapes, and what it measured
+// the shaped link to be.
+type clusterLink struct {
+	name, rate string
+	bits       float64
+	oneWay     time.Duration // added latency each way (netns.NewDelayed)
+	rtt        time.Duration
+	stream     float64 // bytes per second of one TCP stream
+}
+
+// bigConfig is the 2D load-balanced config on c's hosts, at 1920x1080.
+func bigConfig(b *testing.B, c *netns.Cluster) string {
+	path := namespacedConfig(b, c, "2d-lb-4.eqc", nil)
+	text, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	big := strings.ReplaceAll(string(text), "viewport [ 0 0 640 360 ]", "viewport [ 0 0 1920 1080 ]")
+	if err := os.WriteFile(path, []byte(big), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return path
 }
 
 // codecRuns is one codec's runs on one link: ms per frame of each run and
@@ -132,22 +160,23 @@ func (r *codecRuns) picked() string {
 }
 
 // writeClusterSection puts the table into its section of a markdown file.
-func writeClusterSection(path string, links, codecs []string, r map[string]map[string]*codecRuns) error {
+func writeClusterSection(path string, links []clusterLink, codecs []string, r map[string]map[string]*codecRuns) error {
 	var s strings.Builder
 	s.WriteString("## Frame codecs on shaped links\n\n")
-	fmt.Fprintf(&s, "Command: `make bench-cluster` (%s). The 2D load-balanced config at 1920x1080 (four sources on two render hosts, the destination on a third), 60 frames of a 20k-triangle mesh, hosts in network namespaces whose links tc's token bucket shapes (a burst of a millisecond's worth passes at full speed). Median ms per frame of %d runs (min-max), the codecs interleaved; `auto` is the per-link chooser, and \"auto sent\" the share of the bytes each codec carried under it; \"cores busy\" is the machine's CPU time per frame over the frame time, the median of all runs on the link (2 on this machine: every core busy, so the frame is bound by CPU, not by the link). tc's netem (added delay) is not available on this machine type, so the 10 Gbit/s link has no added latency.\n\n", time.Now().UTC().Format("2006-01-02"), len(r[links[0]]["auto"].ms))
-	s.WriteString("| link |")
+	fmt.Fprintf(&s, "Command: `make bench-cluster` (%s). The 2D load-balanced config at 1920x1080 (four sources on two render hosts, the destination on a third), 60 frames of a 20k-triangle mesh, hosts in network namespaces whose links tc's token bucket shapes (a burst of a millisecond's worth passes at full speed). Median ms per frame of %d runs (min-max), the codecs interleaved; `auto` is the per-link chooser, and \"auto sent\" the share of the bytes each codec carried under it; \"cores busy\" is the machine's CPU time per frame over the frame time, the median of all runs on the link (2 on this machine: every core busy, so the frame is bound by CPU, not by the link). \"Round trip\" is the median of 200 one-byte TCP exchanges between a render host and the destination, \"one stream\" what a single TCP stream got through the shaped link in a second.\n\n", time.Now().UTC().Format("2006-01-02"), len(r[links[0].name]["auto"].ms))
+	s.WriteString("The link with latency: this machine's kernel has no netem (tc's delay), so its hosts are joined by a delay line (`netns.NewDelayed`) instead of a bridge: each host's eth0 is a tun device, shaped with tbf like the others, and the benchmark process forwards the packets between them, holding each one 0.2 ms. The forwarding takes CPU from the same two cores (it is in \"cores busy\"), and it caps one stream at what \"one stream\" shows, more than the frames need here.\n\n")
+	s.WriteString("| link | round trip | one stream |")
 	for _, c := range codecs {
 		fmt.Fprintf(&s, " %s |", c)
 	}
-	s.WriteString(" auto sent | fastest fixed codec | auto vs fastest | cores busy |\n|---|")
+	s.WriteString(" auto sent | fastest fixed codec | auto vs fastest | cores busy |\n|---|---|---|")
 	for range codecs {
 		s.WriteString("---|")
 	}
 	s.WriteString("---|---|---|---|\n")
 	for _, link := range links {
-		row := r[link]
-		fmt.Fprintf(&s, "| %s |", link)
+		row := r[link.name]
+		fmt.Fprintf(&s, "| %s | %.2f ms | %.0f MB/s |", link.name, link.rtt.Seconds()*1000, link.stream/1e6)
 		for _, c := range codecs {
 			fmt.Fprintf(&s, " %s |", row[c].spread())
 		}

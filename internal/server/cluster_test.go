@@ -18,22 +18,28 @@ import (
 
 // TestRunsAcrossNamespacedHosts puts the application node and the two
 // render nodes of the 2D and DB load-balanced configs on three hosts in
-// network namespaces: the server runs on the first and starts the others
-// through their launch_command, every address comes from the config or
-// the route to the peer (none is loopback), and every frame equals the
-// reference run's.
+// network namespaces (2D also on links with latency): the server runs on
+// the first and starts the others through their launch_command, every
+// address comes from the config or the route to the peer (none is
+// loopback), and every frame equals the reference run's.
 func TestRunsAcrossNamespacedHosts(t *testing.T) {
-	c := netns.New(t, 3)
+	bridged := netns.New(t, 3)
 	bin := binaries(t)
 	const frames = 6
 	for _, tc := range []struct {
 		name, cfg   string
 		tol, maxBad int
+		oneWay      time.Duration // links with latency (netns.NewDelayed)
 	}{
-		{"2D", "2d-lb-4.eqc", 1, 640 * 360 / 10000},
-		{"DB", "db-lb-4.eqc", 0, 640 * 360 / 1000},
+		{"2D", "2d-lb-4.eqc", 1, 640 * 360 / 10000, 0},
+		{"DB", "db-lb-4.eqc", 0, 640 * 360 / 1000, 0},
+		{"2D with 0.2 ms each way", "2d-lb-4.eqc", 1, 640 * 360 / 10000, 200 * time.Microsecond},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			c := bridged
+			if tc.oneWay > 0 {
+				c = netns.NewDelayed(t, 3, tc.oneWay)
+			}
 			dir := t.TempDir()
 			cfg := namespacedConfig(t, c, tc.cfg, nil)
 			runOn := func(out string, extra ...string) (Summary, string) {

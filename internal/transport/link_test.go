@@ -12,22 +12,32 @@ import (
 // namespaced hosts: within a factor of 1.5 of the shaped rate, both for
 // frames that the socket buffer takes at memory speed (timing the writes
 // would report gigabytes per second) and for frames larger than the
-// buffer. (Frames are at least 8 times the token bucket's burst, which
-// passes at full speed.)
+// buffer, and on a link with latency. (Frames are at least 8 times the
+// token bucket's burst, which passes at full speed.)
 func TestSenderMeasuresAShapedLink(t *testing.T) {
-	c := netns.New(t, 2)
-	receiver, sender := c.Hosts[0], c.Hosts[1]
+	bridged := netns.New(t, 2)
+	var delayed *netns.Cluster
 	for _, link := range []struct {
 		name    string
 		bits    float64
 		w, h    int
 		frames  int
 		spacing time.Duration
+		oneWay  time.Duration
 	}{
-		{"100 Mbit/s, 256 KiB frames", 100e6, 256, 256, 24, 25 * time.Millisecond},
-		{"1 Gbit/s, 1 MiB frames", 1e9, 512, 512, 24, 10 * time.Millisecond},
-		{"1 Gbit/s, 8 MiB frames", 1e9, 1024, 2048, 6, 0},
+		{"100 Mbit/s, 256 KiB frames", 100e6, 256, 256, 24, 25 * time.Millisecond, 0},
+		{"1 Gbit/s, 1 MiB frames", 1e9, 512, 512, 24, 10 * time.Millisecond, 0},
+		{"1 Gbit/s, 8 MiB frames", 1e9, 1024, 2048, 6, 0, 0},
+		{"1 Gbit/s with 0.2 ms each way, 8 MiB frames", 1e9, 1024, 2048, 6, 0, 200 * time.Microsecond},
 	} {
+		c := bridged
+		if link.oneWay > 0 {
+			if delayed == nil {
+				delayed = netns.NewDelayed(t, 2, link.oneWay)
+			}
+			c = delayed
+		}
+		receiver, sender := c.Hosts[0], c.Hosts[1]
 		if err := sender.Shape(link.bits); err != nil {
 			t.Fatal(err)
 		}
