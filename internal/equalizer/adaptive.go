@@ -16,10 +16,11 @@ import (
 //     split between the two: what is balanced by opposite changes of other
 //     sources is work that moved in the scene, the rest a change of speed;
 //   - changes within the measured noise band are followed slowly, so timer
-//     noise and jitter do not move work; beyond it, slow-downs are trusted
-//     at once and speed-ups only once they persist, for longer on a source
-//     seen to oscillate (an overloaded source stalls everyone; an
-//     underloaded one costs little);
+//     noise and jitter do not move work, unless a tracking signal shows
+//     the errors keep their sign (work drifting in the scene); beyond it,
+//     slow-downs are trusted at once and speed-ups only once they persist,
+//     for longer on a source seen to oscillate (an overloaded source
+//     stalls everyone; an underloaded one costs little);
 //   - work moves only when the predicted frame time improves by at least
 //     Threshold (10%) where moving costs (DB with data to load), elsewhere
 //     by three times the noise left in the model; a split stuck just under
@@ -92,6 +93,32 @@ type source struct {
 	sinceUp       int // frames since the last trusted speed-up (-1: none)
 	calm          int // frames without sign of oscillation
 	sharers       int // children that share it (see learnShared)
+	// errMean and errSize are exponential means of the source's
+	// prediction errors (measured over predicted time, less 1) and of
+	// their sizes, for the tracking signal (see drift)
+	errMean, errSize float64
+}
+
+// trackingWeight is the weight of a new error in the tracking signal's
+// means: about the last five frames count.
+const trackingWeight = 0.2
+
+// observeError notes a prediction error for the tracking signal.
+func (st *source) observeError(e float64) {
+	st.errMean += trackingWeight * (e - st.errMean)
+	st.errSize += trackingWeight * (math.Abs(e) - st.errSize)
+}
+
+// drift is how surely the source's recent errors are a drift and not
+// noise: the tracking signal (Trigg's: the mean error over the mean size
+// of the errors) cubed. Errors that keep their sign, frame after frame, as
+// while a load moves across the screen, make it near 1; noise, whose
+// errors cancel, about 0.3, which cubed adds next to nothing.
+func (st *source) drift() float64 {
+	if st.errSize <= 0 {
+		return 0
+	}
+	return math.Pow(math.Abs(st.errMean)/st.errSize, 3)
 }
 
 // NewAdaptive returns the policy with the defaults from the study.
@@ -268,6 +295,7 @@ func (a *Adaptive) filter(raw *grid, samples []Sample, db bool) *grid {
 		bySpeed := o.pred + share*e
 		speed := st.speed * o.pred / bySpeed
 		workFactor := o.took / bySpeed
+		st.observeError(o.took/o.pred - 1)
 		inBand := a.inBand(o.took, o.pred)
 		switch {
 		case inBand:
@@ -278,7 +306,10 @@ func (a *Adaptive) filter(raw *grid, samples []Sample, db bool) *grid {
 			st.pending = 0
 			gain := a.inBandGain()
 			st.speed += gain * (speed - st.speed)
-			workFactor = 1 + gain*(workFactor-1)
+			// work that drifts is followed as fast as the tracking
+			// signal is sure of it: at the noise's slow gain, a load
+			// moving slowly across the screen was followed frames late
+			workFactor = 1 + math.Max(gain, st.drift())*(workFactor-1)
 		case speed < st.speed*(1-1e-9):
 			if st.pending > 0 || (st.sinceUp >= 0 && st.sinceUp <= 2*st.hold) {
 				// slower again soon after getting faster: it oscillates

@@ -430,3 +430,36 @@ func TestNoiseBandIsSymmetricInFactors(t *testing.T) {
 		t.Errorf("band: 1.3x slower in %v (want in), 2x faster in %v (want out)", a.inBand(1.3, 1), a.inBand(1, 2))
 	}
 }
+
+// The tracking signal tells a drift from noise: errors of +-2% at random
+// leave it small, so the in-band gain stays the noise's; errors that keep
+// their sign on the whole (a drift of 1% a frame with noise of +-1.5%)
+// make it near 1 within a few frames. Means over ten sequences.
+func TestTrackingSignalTellsDriftFromNoise(t *testing.T) {
+	var noisy, drifting float64
+	for seed := int64(1); seed <= 10; seed++ {
+		r := rand.New(rand.NewSource(seed))
+		noise := &source{}
+		sum, n := 0.0, 0
+		for f := 0; f < 500; f++ {
+			noise.observeError(0.02 * (2*r.Float64() - 1))
+			if f >= 20 {
+				sum += noise.drift()
+				n++
+			}
+		}
+		noisy += sum / float64(n) / 10
+		drift := &source{}
+		for f := 0; f < 12; f++ {
+			drift.observeError(0.01 + 0.015*(2*r.Float64()-1))
+		}
+		drifting += drift.drift() / 10
+	}
+	if noisy > 0.1 {
+		t.Errorf("noise: mean drift %.3f, want under 0.1 (the in-band gain's floor is 0.15)", noisy)
+	}
+	if drifting < 0.6 {
+		t.Errorf("errors of one sign on the whole for 12 frames: drift %.3f, want at least 0.6", drifting)
+	}
+	t.Logf("drift: %.3f for noise, %.3f for a drift", noisy, drifting)
+}

@@ -86,11 +86,11 @@ func (g Generated) Config() (*compound.Config, error) {
 	return m.Configs[0], nil
 }
 
-// HeldOutConfigs are generated configs no balancing change was tuned on:
-// source counts, sizes and shapes the goals do not name (2, 3, 6 and 12
-// sources, which also make unbalanced split trees; 21:9 and 7680x2160).
-// docs/balance.md reports both policies on them, so a change that only
-// fits GeneratedConfigs shows.
+// HeldOutConfigs are generated configs with source counts, sizes and
+// shapes the goals do not name (2, 3, 6 and 12 sources, which also make
+// unbalanced split trees; 21:9 and 7680x2160; then 5, 7 and 10 sources, a
+// pipe per node, 5:4 and portrait). docs/balance.md reports both policies
+// on them, so a change that only fits GeneratedConfigs shows.
 func HeldOutConfigs() []Generated {
 	sizes := [][2]int{{1024, 768}, {2560, 1080}, {800, 800}, {1366, 768}, {7680, 2160}}
 	var out []Generated
@@ -99,6 +99,14 @@ func HeldOutConfigs() []Generated {
 			out = append(out, Generated{Mode: "2D", Sources: n, W: s[0], H: s[1]})
 		}
 		out = append(out, Generated{Mode: "DB", Sources: n, W: 1024, H: 768})
+	}
+	// a second group, added after the drift tracking was tuned: source
+	// counts that are neither powers of two nor pairs, a pipe per node
+	for _, n := range []int{5, 7, 10} {
+		for _, s := range [][2]int{{1280, 1024}, {3440, 1440}, {600, 900}} {
+			out = append(out, Generated{Mode: "2D", Sources: n, W: s[0], H: s[1], PipesPerNode: 1})
+		}
+		out = append(out, Generated{Mode: "DB", Sources: n, W: 1280, H: 1024, PipesPerNode: 1})
 	}
 	return out
 }

@@ -177,12 +177,8 @@ func Goals(series map[string]*Summary, compared []Comparison) []Goal {
 	}
 	add(true, worstGain >= 10, "`oscillating` efficiency at least 10 points above equalizer on every example and generated config",
 		"at least %+.1f points (%s)", worstGain, worstGainAt)
-	add(true, worstMean <= 1.01, "adaptive mean frame time at most 1% above equalizer's on every scenario and config (a guard against regressions)",
-		"worst %+.1f%% (%s)", 100*(worstMean-1), worstMeanAt)
-	add(true, worstP99 <= 1, "adaptive p99 frame time never above equalizer's on any scenario and config",
-		"slower in %d of %d; worst %+.2f%% (%s)", slowerP99, len(compared), 100*(worstP99-1), worstP99At)
-	add(false, slowerMean == 0 && slowerP99 == 0, "adaptive never slower than equalizer on mean or p99 frame time, every scenario and config",
-		"slower on mean in %d and on p99 in %d of %d; worst mean %+.1f%% (%s), worst p99 %+.1f%% (%s)",
+	add(true, slowerMean == 0 && slowerP99 == 0, "adaptive never slower than equalizer on mean or p99 frame time, every scenario and config",
+		"slower on mean in %d and on p99 in %d of %d; worst mean %+.2f%% (%s), worst p99 %+.2f%% (%s)",
 		slowerMean, slowerP99, len(compared), 100*(worstMean-1), worstMeanAt, 100*(worstP99-1), worstP99At)
 	return goals
 }
@@ -329,7 +325,7 @@ func generatedText(compared []Comparison) string {
 func heldOutText(compared []Comparison) string {
 	var b strings.Builder
 	b.WriteString("## Held-out configs\n\n")
-	b.WriteString("Generated as above but with what no balancing change was tuned on (`simulate.HeldOutConfigs`): 2, 3, 6 and 12 sources (3, 6 and 12 make unbalanced split trees), 2D at 1024x768, 2560x1080 (21:9), 800x800, 1366x768 and 7680x2160, and DB at 1024x768. ")
+	b.WriteString("Generated as above but with what the goals do not name (`simulate.HeldOutConfigs`): 2, 3, 6 and 12 sources (3, 6 and 12 make unbalanced split trees), 2D at 1024x768, 2560x1080 (21:9), 800x800, 1366x768 and 7680x2160, and DB at 1024x768; and 5, 7 and 10 sources with a pipe per node, 2D at 1280x1024 (5:4), 3440x1440 and 600x900 (portrait), and DB at 1280x1024. The first group was looked at when the tracking signal's weight and power were chosen; the second was added afterwards and was run once with the chosen values. ")
 	b.WriteString("Not checked by `TestBalanceGoals`: this is where the policy is tried on what it has not seen. ")
 	b.WriteString("With 2 sources, `oscillating` cannot gain 10 points: a split that does not predict the phase does best at source 2's slow-phase share (1/3), whose efficiency is 7/8, a few points above Equalizer's; in the shared scenarios 2 sources are one pair, whose time is their sum however it is split.\n\n")
 	type agg struct {
