@@ -26,7 +26,7 @@ import (
 func NewDelayed(t testing.TB, n int, oneWay time.Duration) *Cluster {
 	t.Helper()
 	c := newCluster(t)
-	if _, err := os.Stat("/dev/net/tun"); err != nil {
+	if err := tunDevice(); err != nil {
 		t.Skipf("a delayed cluster needs /dev/net/tun: %v", err)
 	}
 	line := &delayLine{delay: oneWay, byAddr: map[[4]byte]*port{}}
@@ -147,6 +147,21 @@ func (l *delayLine) stop() {
 		close(p.queue)
 	}
 	l.writers.Wait()
+}
+
+// tunDevice makes sure /dev/net/tun exists, making the node where a
+// minimal /dev lacks it (containers often do); the kernel must have tun.
+func tunDevice() error {
+	if _, err := os.Stat("/dev/net/tun"); err == nil {
+		return nil
+	}
+	if err := os.MkdirAll("/dev/net", 0o755); err != nil {
+		return err
+	}
+	if err := unix.Mknod("/dev/net/tun", unix.S_IFCHR|0o600, int(unix.Mkdev(10, 200))); err != nil {
+		return fmt.Errorf("making /dev/net/tun: %w", err)
+	}
+	return nil
 }
 
 // openTun makes a tun device called name in h's namespace; its file is
