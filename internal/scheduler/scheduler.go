@@ -83,6 +83,12 @@ const (
 	// livenessMargin times the longest recent gap, or the slowest recent
 	// frame, is how long a node may be silent.
 	livenessMargin = 4
+	// warmupFrames are the run's first frames, left out of the recent
+	// frames liveness is judged from: they compile shaders and allocate
+	// (a 640x360 frame 0 took 200-400 ms under llvmpipe, its successors
+	// 30-60), which is set-up, not load, and would stretch every node's
+	// timeout past a second for the next livenessGaps frames.
+	warmupFrames = 3
 	// livenessCheckEvery spaces the checks for silence (a pass over every
 	// node), which are measured in hundreds of milliseconds: a busy run
 	// loop ticks far more often.
@@ -681,9 +687,11 @@ func (s *Scheduler) completeFrames() {
 		delete(s.inflight, s.completed)
 		f.done.Finished = s.now
 		s.planner.Feed(stats.Frame{Frame: f.number, Records: f.done.Records})
-		s.frameTime = append(s.frameTime, f.done.Finished.Sub(f.done.Started))
-		if len(s.frameTime) > livenessGaps {
-			s.frameTime = s.frameTime[1:]
+		if f.number >= warmupFrames {
+			s.frameTime = append(s.frameTime, f.done.Finished.Sub(f.done.Started))
+			if len(s.frameTime) > livenessGaps {
+				s.frameTime = s.frameTime[1:]
+			}
 		}
 		s.ready.Completed = append(s.ready.Completed, f.done)
 		s.completed++

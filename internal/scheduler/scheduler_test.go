@@ -780,3 +780,32 @@ func TestGapWindowKeepsTheLongestRecentGap(t *testing.T) {
 		}
 	}
 }
+
+// The run's first frames (shader compiles, allocation) are slow without
+// the machine being loaded: they do not stretch the liveness timeout, so
+// a node that falls silent right after them is lost within a second.
+func TestFirstFramesDoNotLengthenLiveness(t *testing.T) {
+	c := newCluster(t, load(t, example("2d-lb-4.eqc")), Options{Frames: 400})
+	c.step = 150 * time.Millisecond
+	for len(c.completed) < 3 {
+		c.round()
+	}
+	if first := c.completed[0]; 4*first.Finished.Sub(first.Started) <= time.Second {
+		t.Fatalf("a first frame of %v is not slow enough for this test", first.Finished.Sub(first.Started))
+	}
+	c.step = 5 * time.Millisecond
+	for len(c.completed) < 10 {
+		c.round()
+	}
+	c.nodes["render1"].silent = true
+	silent := c.now
+	for len(c.log) == 0 && c.failure == "" {
+		c.round()
+	}
+	if took := c.now.Sub(silent); took > time.Second {
+		t.Errorf("lost %v after it fell silent, want within 1 s (log %v)", took, c.log)
+	}
+	if len(c.log) != 1 || !strings.Contains(c.log[0], "lost render1: no heartbeat for 800ms") {
+		t.Errorf("log %v", c.log)
+	}
+}
