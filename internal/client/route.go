@@ -7,7 +7,6 @@ import (
 	"github.com/goeq/goeq/internal/channel"
 	"github.com/goeq/goeq/internal/compressor"
 	"github.com/goeq/goeq/internal/control"
-	"github.com/goeq/goeq/internal/procstat"
 	"github.com/goeq/goeq/internal/transport"
 )
 
@@ -113,8 +112,7 @@ func (n *node) runSender(s *sender) {
 		}
 		start := time.Now()
 		codec, chosen := n.codecFor(conn, raw)
-		var err error
-		cpu := procstat.CPUTime(func() { err = tf.Encode(codec) })
+		cpu, err := tf.EncodeCPU(codec)
 		compress := time.Since(start)
 		if chosen && err == nil {
 			// the CPU time, not the wall time: on cores the renderer
@@ -124,7 +122,9 @@ func (n *node) runSender(s *sender) {
 			if n.chooser.WantsDecode(compressor.RGBA8, codec) {
 				// the receiver's decode, measured here on the same
 				// bytes: decoders differ by content as well
-				n.chooser.ObserveDecode(compressor.RGBA8, codec, raw, procstat.CPUTime(func() { tf.Redecode() }))
+				if decode, err := tf.Redecode(); err == nil {
+					n.chooser.ObserveDecode(compressor.RGBA8, codec, raw, decode)
+				}
 			}
 		}
 		if err == nil {

@@ -11,37 +11,75 @@ import (
 //	encode time + compressed size / link bandwidth + decode time
 //
 // from measured codec speeds and ratios, refreshed as measurements come in
-// (an exponentially weighted mean, so a change of content or of CPU load
-// moves the choice within a few frames). Calibration on a sample only
-// starts it: the frames a run sends compress and encode differently (mostly
-// background, cores shared with the renderer), so senders report each real
-// encode (ObserveEncode) and Pick now and then sends with another codec
-// that could win, to keep its figures real too. Lossless codecs only: depth
-// and colour must arrive bit-exact.
+// (see recent for the times; sizes are a weighted mean), so a change of
+// content moves the choice within a few frames. Calibration on a sample
+// only starts it: the frames a run sends compress and encode differently
+// (mostly background, cores shared with the renderer), so senders report
+// each real encode (ObserveEncode) and Pick now and then sends with
+// another codec that could win, to keep its figures real too. Lossless
+// codecs only: depth and colour must arrive bit-exact.
 type Chooser struct {
 	mu    sync.Mutex
 	stats map[Format]map[Codec]*codecStats
 	picks map[Format]int
-	// Weight of a new measurement in the running means.
+	// Weight of a new size in the running mean of a codec's ratio.
 	Weight float64
 	// ProbeEvery: every ProbeEvery-th Pick of a format tries, in turn, a
-	// codec predicted to cost at most ProbeWithin times the cheapest, or
-	// (but None) not yet tried on a frame sent (0: never probe).
+	// codec predicted to cost at most ProbeWithin times the cheapest; four
+	// times as often one not yet sent on framesJudged frames, but None
+	// (0: never probe). See Pick.
 	ProbeEvery  int
 	ProbeWithin float64
 }
 
 type codecStats struct {
-	encodeSecPerByte float64
-	decodeSecPerByte float64
-	ratio            float64 // compressed / raw
-	samples          int
-	framesSent       int // of the samples, real frames (ObserveEncode)
-	framesDecoded    int // real frames decoded (ObserveDecode)
+	encode, decode recent  // seconds per raw byte
+	ratio          float64 // compressed / raw
+	framesSent     int     // real frames encoded (ObserveEncode)
+	framesDecoded  int     // real frames decoded (ObserveDecode)
+}
+
+// recent holds the last few measured times of a codec; its value is the
+// least of them. Whatever else a process does while it codes (a garbage
+// collector's assist, page faults in a fresh buffer) only adds CPU time,
+// and on a virtual machine so does the host running something else,
+// which the thread's clock counts as its own, for stretches of up to
+// tens of milliseconds: single decodes measured 20-30 times their cost,
+// and a codec in use 7 times its cost on several frames in a row. As a running mean's
+// first figure one such measurement kept a codec from being chosen, or
+// probed, for the next 64 frames. The least of eight follows a real rise
+// of cost within eight frames; a codec is judged once it has
+// framesJudged of them.
+type recent struct {
+	v [8]float64
+	n int
+}
+
+const framesJudged = 3
+
+func (r *recent) add(x float64) {
+	r.v[r.n%len(r.v)] = x
+	r.n++
+}
+
+// replace forgets what was measured before (calibration's guesses).
+func (r *recent) replace(x float64) {
+	*r = recent{}
+	r.add(x)
+}
+
+func (r *recent) value() float64 {
+	least := r.v[0]
+	for _, x := range r.v[1:min(r.n, len(r.v))] {
+		least = math.Min(least, x)
+	}
+	return least
 }
 
 // decodeEvery is how often, in frames sent, WantsDecode asks for a decode
 // to be measured again: a decoder's speed moves slowly with the content.
+// The first framesJudged frames a codec sends are all measured, so that
+// its figure does not rest on one measurement (see recent).
 const decodeEvery = 64
 
 // NewChooser returns a chooser with no measurements; Calibrate or Observe
@@ -69,14 +107,13 @@ func (c *Chooser) Observe(f Format, codec Codec, raw, encoded int, encode, decod
 	s := m[codec]
 	e, d, r := encode.Seconds()/float64(raw), decode.Seconds()/float64(raw), float64(encoded)/float64(raw)
 	if s == nil {
-		m[codec] = &codecStats{encodeSecPerByte: e, decodeSecPerByte: d, ratio: r, samples: 1}
-		return
+		s = &codecStats{ratio: r}
+		m[codec] = s
+	} else {
+		s.ratio += c.Weight * (r - s.ratio)
 	}
-	w := c.Weight
-	s.encodeSecPerByte += w * (e - s.encodeSecPerByte)
-	s.decodeSecPerByte += w * (d - s.decodeSecPerByte)
-	s.ratio += w * (r - s.ratio)
-	s.samples++
+	s.encode.add(e)
+	s.decode.add(d)
 }
 
 // format is the figures of a format's codecs (c.mu held).
@@ -104,27 +141,29 @@ func (c *Chooser) ObserveEncode(f Format, codec Codec, raw, encoded int, encode 
 	s := m[codec]
 	switch {
 	case s == nil:
-		s = &codecStats{encodeSecPerByte: e, decodeSecPerByte: e, ratio: r}
+		s = &codecStats{ratio: r}
+		s.encode.add(e)
+		s.decode.add(e)
 		m[codec] = s
 	case s.framesSent == 0:
 		// the first real frame replaces what calibration guessed
-		s.encodeSecPerByte, s.ratio = e, r
+		s.encode.replace(e)
+		s.ratio = r
 	default:
-		s.encodeSecPerByte += c.Weight * (e - s.encodeSecPerByte)
+		s.encode.add(e)
 		s.ratio += c.Weight * (r - s.ratio)
 	}
-	s.samples++
 	s.framesSent++
 }
 
 // WantsDecode says whether the sender should decode the frame it just
 // encoded with codec and report the time (ObserveDecode): for the first
-// frame a codec encodes, and then now and then.
+// frames a codec encodes (framesJudged), and then now and then.
 func (c *Chooser) WantsDecode(f Format, codec Codec) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s := c.stats[f][codec]
-	return s != nil && s.framesSent > 0 && (s.framesDecoded == 0 || s.framesSent%decodeEvery == 0)
+	return s != nil && s.framesSent > 0 && (s.framesDecoded < framesJudged || s.framesSent%decodeEvery == 0)
 }
 
 // ObserveDecode records the decode of a real frame of raw bytes.
@@ -137,31 +176,33 @@ func (c *Chooser) ObserveDecode(f Format, codec Codec, raw int, decode time.Dura
 	}
 	d := decode.Seconds() / float64(raw)
 	if s.framesDecoded == 0 {
-		s.decodeSecPerByte = d
+		s.decode.replace(d)
 	} else {
-		s.decodeSecPerByte += c.Weight * (d - s.decodeSecPerByte)
+		s.decode.add(d)
 	}
 	s.framesDecoded++
 }
 
 // Calibrate measures every candidate codec on a sample frame, taking the
-// fastest of three encodes and decodes (a process that is starting has
-// other things on its cores).
+// least CPU time of three encodes and decodes (a process that is starting
+// has other things on its cores).
 func (c *Chooser) Calibrate(f Format, width, height int, pixels []byte) error {
 	for _, codec := range Candidates(f) {
 		var encode, decode time.Duration
 		var size int
 		for i := 0; i < 3; i++ {
-			start := time.Now()
-			enc, err := Encode(nil, codec, f, width, height, 0, pixels)
+			var enc []byte
+			var err error
+			e := MeasureCPU(func(cpu *CPU) { enc, err = EncodeCPU(cpu, nil, codec, f, width, height, 0, pixels) })
 			if err != nil {
 				return err
 			}
-			mid := time.Now()
-			if _, _, err := Decode(nil, enc); err != nil {
+			d := MeasureCPU(func(cpu *CPU) {
+				_, _, err = DecodeExpect(nil, enc, Expect{Width: width, Height: height, Format: f, CPU: cpu})
+			})
+			if err != nil {
 				return err
 			}
-			e, d := mid.Sub(start), time.Since(mid)
 			if i == 0 || e < encode {
 				encode = e
 			}
@@ -184,7 +225,7 @@ func (c *Chooser) Cost(f Format, codec Codec, raw int, bandwidth float64) time.D
 	if s == nil || bandwidth <= 0 {
 		return time.Duration(math.MaxInt64)
 	}
-	sec := float64(raw) * (s.encodeSecPerByte + s.decodeSecPerByte + s.ratio/bandwidth)
+	sec := float64(raw) * (s.encode.value() + s.decode.value() + s.ratio/bandwidth)
 	return time.Duration(sec * 1e9)
 }
 
@@ -206,26 +247,34 @@ func (c *Chooser) cheapest(f Format, raw int, bandwidth float64) (Codec, time.Du
 }
 
 // Pick is Choose for a frame about to be sent, which the sender then
-// reports with ObserveEncode: now and then (ProbeEvery) it returns instead
-// another codec that could win: one predicted within ProbeWithin of the
-// cheapest, or one known only from calibration, except None, whose size is
-// known and which would cost a slow link dearly.
+// reports with ObserveEncode. Now and then it returns instead another
+// codec that could win. A codec is judged on the least of its last
+// measurements (see recent) once it has framesJudged of them, so one
+// sent on fewer frames is tried first, four times per ProbeEvery picks,
+// however much it is predicted to cost: a codec probed once, in a slow
+// moment, was never tried again. None is not: its size is known, and it
+// would cost a slow link dearly. Then every ProbeEvery-th pick tries, in
+// turn, one predicted within ProbeWithin of the cheapest.
 func (c *Chooser) Pick(f Format, raw int, bandwidth float64) Codec {
 	best, bestCost := c.cheapest(f, raw, bandwidth)
 	c.mu.Lock()
 	n := c.picks[f]
 	c.picks[f]++
 	c.mu.Unlock()
-	if c.ProbeEvery <= 0 || n%c.ProbeEvery != c.ProbeEvery-1 || bestCost == time.Duration(math.MaxInt64) {
+	if c.ProbeEvery <= 0 || bestCost == time.Duration(math.MaxInt64) {
+		return best
+	}
+	if every := max(c.ProbeEvery/4, 1); n%every == every-1 {
+		if codec, ok := c.leastMeasured(f, best, raw, bandwidth); ok {
+			return codec
+		}
+	}
+	if n%c.ProbeEvery != c.ProbeEvery-1 {
 		return best
 	}
 	var rivals []Codec
 	for _, other := range Candidates(f) {
-		if other == best {
-			continue
-		}
-		untried := other != None && !c.triedOnFrames(f, other)
-		if untried || float64(c.Cost(f, other, raw, bandwidth)) <= c.ProbeWithin*float64(bestCost) {
+		if other != best && float64(c.Cost(f, other, raw, bandwidth)) <= c.ProbeWithin*float64(bestCost) {
 			rivals = append(rivals, other)
 		}
 	}
@@ -235,9 +284,26 @@ func (c *Chooser) Pick(f Format, raw int, bandwidth float64) Codec {
 	return rivals[(n/c.ProbeEvery)%len(rivals)]
 }
 
-func (c *Chooser) triedOnFrames(f Format, codec Codec) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	s := c.stats[f][codec]
-	return s != nil && s.framesSent > 0
+// leastMeasured is the codec, but None and best, sent on the fewest
+// frames if that is fewer than it is judged on, the cheapest of those.
+func (c *Chooser) leastMeasured(f Format, best Codec, raw int, bandwidth float64) (Codec, bool) {
+	found, fewest, cost := None, framesJudged, time.Duration(0)
+	for _, codec := range Candidates(f) {
+		if codec == None || codec == best {
+			continue
+		}
+		c.mu.Lock()
+		sent := 0
+		if s := c.stats[f][codec]; s != nil {
+			sent = s.framesSent
+		}
+		c.mu.Unlock()
+		if sent >= framesJudged {
+			continue
+		}
+		if cc := c.Cost(f, codec, raw, bandwidth); sent < fewest || sent == fewest && cc < cost {
+			found, fewest, cost = codec, sent, cc
+		}
+	}
+	return found, found != None
 }

@@ -17,6 +17,10 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/goeq/goeq/internal/procstat"
 )
 
 // Format is what a frame holds; every format has 4 bytes per pixel.
@@ -141,6 +145,53 @@ func Chunks(width, height int) int {
 // Encode appends the encoding of a width x height frame to dst using codec
 // c split into the given number of row chunks (0: Chunks(width, height)).
 func Encode(dst []byte, c Codec, f Format, width, height, chunks int, pixels []byte) ([]byte, error) {
+	return EncodeCPU(nil, dst, c, f, width, height, chunks, pixels)
+}
+
+// CPU adds up the CPU time of the goroutines that code a frame's chunks
+// in parallel, on threads other than the caller's. A thread's clock is
+// all a caller can read, and it holds none of that work: a sender timing
+// its own thread saw a two-chunk frame's encode as its header alone.
+// MeasureCPU adds the caller's own part. The zero value is ready; a nil
+// *CPU measures nothing.
+type CPU struct{ ns atomic.Int64 }
+
+// Total is the CPU time added so far.
+func (c *CPU) Total() time.Duration { return time.Duration(c.ns.Load()) }
+
+// MeasureCPU runs fn, which codes with the meter it is given, and returns
+// the CPU time it took on its own thread and on those of its chunks.
+func MeasureCPU(fn func(cpu *CPU)) time.Duration {
+	var chunks CPU
+	own := procstat.CPUTime(func() { fn(&chunks) })
+	return own + chunks.Total()
+}
+
+// inChunks runs run for each of n chunks: on the caller's goroutine when
+// there is one, else in parallel goroutines whose CPU time goes to cpu.
+func inChunks(n int, cpu *CPU, run func(i int)) {
+	if n == 1 {
+		run(0)
+		return
+	}
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if cpu == nil {
+				run(i)
+				return
+			}
+			cpu.ns.Add(int64(procstat.CPUTime(func() { run(i) })))
+		}()
+	}
+	wg.Wait()
+}
+
+// EncodeCPU is Encode that adds the CPU time of its chunk goroutines to
+// cpu (see CPU).
+func EncodeCPU(cpu *CPU, dst []byte, c Codec, f Format, width, height, chunks int, pixels []byte) ([]byte, error) {
 	cc := codecFor(c)
 	if cc == nil {
 		return nil, fmt.Errorf("compressor: unknown codec %d", c)
@@ -162,20 +213,10 @@ func Encode(dst []byte, c Codec, f Format, width, height, chunks int, pixels []b
 	}
 	outs := make([][]byte, chunks)
 	stride := width * bytesPerPixel
-	run := func(i int) {
+	inChunks(chunks, cpu, func(i int) {
 		lo, hi := rowRange(height, chunks, i)
 		outs[i] = cc.encode(nil, pixels[lo*stride:hi*stride])
-	}
-	if chunks == 1 {
-		run(0)
-	} else {
-		var wg sync.WaitGroup
-		for i := 0; i < chunks; i++ {
-			wg.Add(1)
-			go func() { defer wg.Done(); run(i) }()
-		}
-		wg.Wait()
-	}
+	})
 	var h [headerSize]byte
 	copy(h[:4], magic)
 	h[4], h[5] = byte(c), byte(f)
@@ -240,6 +281,8 @@ func Decode(dst, src []byte) (Header, []byte, error) {
 type Expect struct {
 	Width, Height int
 	Format        Format
+	// CPU, if not nil, gets the CPU time of the chunk goroutines (see CPU).
+	CPU *CPU
 }
 
 // DecodeExpect is Decode for a frame whose size and format the receiver
@@ -290,22 +333,16 @@ func decode(dst, src []byte, want *Expect) (Header, []byte, error) {
 		dst = make([]byte, size)
 	}
 	errs := make([]error, h.Chunks)
-	run := func(i int) {
+	var cpu *CPU
+	if want != nil {
+		cpu = want.CPU
+	}
+	inChunks(h.Chunks, cpu, func(i int) {
 		lo, hi := rowRange(h.Height, h.Chunks, i)
 		if err := cc.decode(dst[lo*stride:hi*stride], payload[offsets[i]:offsets[i+1]]); err != nil {
 			errs[i] = fmt.Errorf("chunk %d: %w", i, err)
 		}
-	}
-	if h.Chunks == 1 {
-		run(0)
-	} else {
-		var wg sync.WaitGroup
-		for i := 0; i < h.Chunks; i++ {
-			wg.Add(1)
-			go func() { defer wg.Done(); run(i) }()
-		}
-		wg.Wait()
-	}
+	})
 	if err := errors.Join(errs...); err != nil {
 		return h, nil, err
 	}

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/goeq/goeq/internal/procstat"
 	"github.com/goeq/goeq/internal/testframes"
+	"golang.org/x/sys/unix"
 )
 
 type sample struct {
@@ -256,10 +256,12 @@ func TestDecodeChecksBeforeAllocating(t *testing.T) {
 // which no codec shrinks, or rows of one colour each, which every codec
 // shrinks): after 64 rendered frames sent, probed and observed as a
 // sender does (encodes, and decodes when asked), its codec costs at most
-// 1.5x the cheapest for that frame and link (plus half a millisecond: on
-// 10 Gbit/s every codec costs a millisecond or two, mostly CPU), measured
-// directly: encode and decode in CPU time (as senders time them), and the
-// bytes over the link, best of three.
+// twice the cheapest for that frame and link (plus half a millisecond),
+// measured directly: encode and decode in CPU time (as senders time them),
+// and the bytes over the link. Misled, it costs 10-20 times that on the
+// slow link; on the fast ones four codecs cost 1.5-5 ms, within 2x of one
+// another, and the CPU clock of a shared virtual machine does not tell
+// them apart more finely over 64 frames (1.5x failed one run in 30).
 func TestChooserLearnsFromTheFramesSent(t *testing.T) {
 	var rendered sample
 	misleading := []sample{{name: "rows", format: RGBA8, w: 256, h: 64, pixels: make([]byte, 4*256*64)}}
@@ -275,18 +277,33 @@ func TestChooserLearnsFromTheFramesSent(t *testing.T) {
 		}
 	}
 	raw := len(rendered.pixels)
-	measured := map[Codec]time.Duration{} // encode + decode, best of three
+	// into buffers kept from frame to frame, as a sender's are: a fresh
+	// one's page faults add more to the CPU time than some codecs cost
+	enc, dec := make([]byte, 0, 2*raw), make([]byte, raw)
+	encode := func(cpu *CPU, codec Codec) (err error) {
+		enc, err = EncodeCPU(cpu, enc[:0], codec, RGBA8, rendered.w, rendered.h, 0, rendered.pixels)
+		return err
+	}
+	decode := func(cpu *CPU) (err error) {
+		_, dec, err = DecodeExpect(dec, enc, Expect{Width: rendered.w, Height: rendered.h, Format: RGBA8, CPU: cpu})
+		return err
+	}
+	// encode + decode, the best of seven rounds over the codecs: on a
+	// virtual machine a thread's CPU time includes moments the host ran
+	// something else, which last up to tens of milliseconds, so a codec's
+	// runs are spread over the whole measurement
+	measured := map[Codec]time.Duration{}
 	size := map[Codec]int{}
-	for _, codec := range Candidates(RGBA8) {
-		for i := 0; i < 3; i++ {
-			var enc []byte
-			var encErr, decErr error
-			d := procstat.CPUTime(func() {
-				enc, encErr = Encode(nil, codec, RGBA8, rendered.w, rendered.h, 0, rendered.pixels)
-				_, _, decErr = Decode(nil, enc)
+	for i := 0; i < 7; i++ {
+		for _, codec := range Candidates(RGBA8) {
+			var err error
+			d := MeasureCPU(func(cpu *CPU) {
+				if err = encode(cpu, codec); err == nil {
+					err = decode(cpu)
+				}
 			})
-			if encErr != nil || decErr != nil {
-				t.Fatal(encErr, decErr)
+			if err != nil {
+				t.Fatal(err)
 			}
 			if i == 0 || d < measured[codec] {
 				measured[codec] = d
@@ -313,16 +330,16 @@ func TestChooserLearnsFromTheFramesSent(t *testing.T) {
 				t.Fatal(err)
 			}
 			for i := 0; i < 64; i++ {
+				time.Sleep(2 * time.Millisecond) // the next frame renders
 				codec := ch.Pick(RGBA8, raw, link.bandwidth)
-				var enc []byte
 				var err error
-				cpu := procstat.CPUTime(func() { enc, err = Encode(nil, codec, RGBA8, rendered.w, rendered.h, 0, rendered.pixels) })
+				cpu := MeasureCPU(func(cpu *CPU) { err = encode(cpu, codec) })
 				if err != nil {
 					t.Fatal(err)
 				}
 				ch.ObserveEncode(RGBA8, codec, raw, len(enc), cpu)
 				if ch.WantsDecode(RGBA8, codec) {
-					cpu := procstat.CPUTime(func() { _, _, err = Decode(nil, enc) })
+					cpu := MeasureCPU(func(cpu *CPU) { err = decode(cpu) })
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -330,7 +347,7 @@ func TestChooserLearnsFromTheFramesSent(t *testing.T) {
 				}
 			}
 			got := ch.Choose(RGBA8, raw, link.bandwidth)
-			if float64(cost(got)) > 1.5*float64(cost(cheapest))+0.5e6 {
+			if float64(cost(got)) > 2*float64(cost(cheapest))+0.5e6 {
 				t.Errorf("%s, calibrated on %s: after 64 rendered frames the chooser took %s (%v), the cheapest is %s (%v)",
 					link.name, calibration.name, got, cost(got), cheapest, cost(cheapest))
 			}
@@ -340,19 +357,22 @@ func TestChooserLearnsFromTheFramesSent(t *testing.T) {
 
 // Pick probes every ProbeEvery-th frame, in turn, the codecs predicted to
 // cost at most ProbeWithin times the cheapest, and otherwise returns
-// Choose's codec.
+// Choose's codec; a codec sent on fewer frames than it is judged on is
+// probed first, however much it is predicted to cost, but None.
 func TestChooserProbesOnlyCodecsThatCouldWin(t *testing.T) {
 	ch := NewChooser()
 	ch.ProbeEvery = 8
 	raw, bw := 1<<20, 1e8 // 10.5 ms raw
 	ms := func(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
-	// all tried on frames sent; the decode is taken to cost the encode's
+	// all sent on enough frames; the decode is taken to cost the encode's
 	ch.Observe(RGBA8, None, raw, raw, 0, 0)
-	ch.ObserveEncode(RGBA8, S2, raw, raw/10, ms(1))      // 3 ms: the cheapest
-	ch.ObserveEncode(RGBA8, Zstd, raw, raw/20, ms(2))    // 4.5 ms: within 2x
-	ch.ObserveEncode(RGBA8, Planes, raw, raw/5, ms(1.5)) // 5 ms: within 2x
-	ch.ObserveEncode(RGBA8, RLE, raw, raw/2, ms(1))      // 7 ms: beyond
-	ch.ObserveEncode(RGBA8, PlaneRLE, raw, raw/4, ms(4)) // 10.5 ms: beyond
+	for range framesJudged {
+		ch.ObserveEncode(RGBA8, S2, raw, raw/10, ms(1))      // 3 ms: the cheapest
+		ch.ObserveEncode(RGBA8, Zstd, raw, raw/20, ms(2))    // 4.5 ms: within 2x
+		ch.ObserveEncode(RGBA8, Planes, raw, raw/5, ms(1.5)) // 5 ms: within 2x
+		ch.ObserveEncode(RGBA8, RLE, raw, raw/2, ms(1))      // 7 ms: beyond
+		ch.ObserveEncode(RGBA8, PlaneRLE, raw, raw/4, ms(4)) // 10.5 ms: beyond
+	}
 	seen := map[Codec]int{}
 	for i := 0; i < 8*6; i++ {
 		got := ch.Pick(RGBA8, raw, bw)
@@ -364,20 +384,34 @@ func TestChooserProbesOnlyCodecsThatCouldWin(t *testing.T) {
 	if seen[Zstd] != 3 || seen[Planes] != 3 || seen[None] != 0 || seen[RLE] != 0 || seen[PlaneRLE] != 0 {
 		t.Errorf("probes %v: want zstd and planes 3 times each, nothing else", seen)
 	}
-	// a codec known only from calibration is probed however much it is
-	// predicted to cost, but None
+	// zstd, known only from calibration and predicted at 100 ms, is
+	// probed until sent on three frames, on every fourth of ProbeEvery's
+	// picks; None, as slow, is not
 	fresh := NewChooser()
-	fresh.ProbeEvery = 1
+	fresh.ProbeEvery = 8
 	fresh.Observe(RGBA8, None, raw, raw, ms(50), 0)
-	fresh.ObserveEncode(RGBA8, S2, raw, raw/10, ms(1))
-	fresh.Observe(RGBA8, Zstd, raw, raw, ms(50), ms(50))
-	if got := fresh.Pick(RGBA8, raw, bw); got != Zstd {
-		t.Errorf("a codec known only from calibration was not probed: %s", got)
+	for range framesJudged {
+		fresh.ObserveEncode(RGBA8, S2, raw, raw/10, ms(1))
+		for _, slow := range []Codec{Planes, RLE, PlaneRLE} {
+			fresh.ObserveEncode(RGBA8, slow, raw, raw/10, ms(10))
+		}
 	}
-	fresh.ObserveEncode(RGBA8, Zstd, raw, raw, ms(50))
-	for i := 0; i < 8; i++ {
-		if got := fresh.Pick(RGBA8, raw, bw); got == Zstd || got == None {
-			t.Fatalf("%s, far too slow, was probed", got)
+	fresh.Observe(RGBA8, Zstd, raw, raw, ms(50), ms(50))
+	var picked []Codec
+	for i := 0; i < 32; i++ {
+		got := fresh.Pick(RGBA8, raw, bw)
+		picked = append(picked, got)
+		if got == Zstd {
+			fresh.ObserveEncode(RGBA8, Zstd, raw, raw, ms(50))
+		}
+	}
+	for i, got := range picked {
+		want := S2
+		if i == 1 || i == 3 || i == 5 {
+			want = Zstd
+		}
+		if got != want {
+			t.Fatalf("picks %v: pick %d is %s, want %s", picked, i, got, want)
 		}
 	}
 	ch.ProbeEvery = 0
@@ -388,9 +422,9 @@ func TestChooserProbesOnlyCodecsThatCouldWin(t *testing.T) {
 	}
 }
 
-// The sender is asked to measure a codec's decode on its first frame and
-// then every decodeEvery frames; what it measures replaces calibration's
-// figure at once, and later ones move it by Weight.
+// The sender is asked to measure a codec's decode on its first
+// framesJudged frames and then every decodeEvery frames; what it measures
+// replaces calibration's figure at once.
 func TestChooserAsksForDecodesNowAndThen(t *testing.T) {
 	ch := NewChooser()
 	raw := 1 << 20
@@ -409,7 +443,81 @@ func TestChooserAsksForDecodesNowAndThen(t *testing.T) {
 			}
 		}
 	}
-	if asked != 3 { // the first frame, then frames 64 and 128
-		t.Errorf("asked for %d decodes over %d frames, want 3", asked, 2*decodeEvery)
+	if asked != framesJudged+2 { // the first frames, then frames 64 and 128
+		t.Errorf("asked for %d decodes over %d frames, want %d", asked, 2*decodeEvery, framesJudged+2)
+	}
+}
+
+// A measurement inflated by what else the process did (a garbage
+// collector's assist, page faults) does not steer the choice, whether it
+// is a codec's first decode or a stretch of slow encodes shorter than
+// the window; a cost that really rises is followed within it.
+func TestChooserIgnoresASingleInflatedMeasurement(t *testing.T) {
+	raw, bw := 1<<20, 1.25e9
+	ms := func(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
+	ch := NewChooser()
+	ch.ProbeEvery = 0
+	ch.Observe(RGBA8, None, raw, raw, 0, 0) // 0.84 ms over the link
+	send := func(codec Codec, encode, decode time.Duration) {
+		ch.ObserveEncode(RGBA8, codec, raw, raw/10, encode)
+		if ch.WantsDecode(RGBA8, codec) {
+			ch.ObserveDecode(RGBA8, codec, raw, decode)
+		}
+	}
+	send(S2, ms(0.2), ms(6)) // s2: 0.5 ms, but its first decode took 6
+	send(S2, ms(0.2), ms(0.2))
+	send(S2, ms(0.2), ms(0.2))
+	if got := ch.Choose(RGBA8, raw, bw); got != S2 {
+		t.Errorf("after a first decode 30 times its cost and two true ones: chose %s (s2 costs %v), want s2", got, ch.Cost(RGBA8, S2, raw, bw))
+	}
+	window := len(recent{}.v)
+	for range window - 1 {
+		send(S2, ms(5), 0)
+	}
+	if got := ch.Choose(RGBA8, raw, bw); got != S2 {
+		t.Errorf("%d slow encodes among fast ones moved the choice to %s", window-1, got)
+	}
+	send(S2, ms(5), 0)
+	if got := ch.Choose(RGBA8, raw, bw); got != None {
+		t.Errorf("s2's encode slowed 25x for %d frames: chose %s, want none", window, got)
+	}
+}
+
+// A frame cut into chunks is coded on several threads; MeasureCPU holds
+// all of them: what the process spent, less what its runtime did beside
+// (a collector's workers, 20-50% here), and never more. (Timing the calling thread
+// alone, as senders did, measured a 2-chunk encode as its header: 1% of
+// the process's time.)
+func TestMeasureCPUCountsEveryChunk(t *testing.T) {
+	s := samples(t)[0]
+	process := func() time.Duration {
+		var ru unix.Rusage
+		if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
+			t.Fatal(err)
+		}
+		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	for _, codec := range []Codec{S2, Zstd, Planes} {
+		for _, chunks := range []int{2, 8} {
+			var metered, spent time.Duration
+			enc, dec := make([]byte, 0, 2*len(s.pixels)), make([]byte, len(s.pixels))
+			for i := 0; i < 10; i++ {
+				before := process()
+				metered += MeasureCPU(func(cpu *CPU) {
+					var err error
+					enc, err = EncodeCPU(cpu, enc[:0], codec, s.format, s.w, s.h, chunks, s.pixels)
+					if err == nil {
+						_, dec, err = DecodeExpect(dec, enc, Expect{Width: s.w, Height: s.h, Format: s.format, CPU: cpu})
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+				})
+				spent += process() - before
+			}
+			if r := float64(metered) / float64(spent); r < 0.4 || r > 1.05 {
+				t.Errorf("%s in %d chunks: measured %v of CPU, the process spent %v (%.2f)", codec, chunks, metered, spent, r)
+			}
+		}
 	}
 }

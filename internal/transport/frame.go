@@ -16,6 +16,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"time"
 
 	"github.com/goeq/goeq/internal/compound"
 	"github.com/goeq/goeq/internal/compressor"
@@ -193,8 +194,21 @@ const growStep = 1 << 20
 
 // Encode compresses pixels into f.Raw with codec c.
 func (f *Frame) Encode(c compressor.Codec) error {
+	return f.encode(c, nil)
+}
+
+// EncodeCPU is Encode that returns the CPU time encoding took, on the
+// calling thread and on those its chunks were coded on: what the codec
+// costs the sender's machine.
+func (f *Frame) EncodeCPU(c compressor.Codec) (time.Duration, error) {
 	var err error
-	f.Raw, err = compressor.Encode(f.Raw[:0], c, compressor.RGBA8, f.W, f.H, 0, f.Color)
+	cpu := compressor.MeasureCPU(func(cpu *compressor.CPU) { err = f.encode(c, cpu) })
+	return cpu, err
+}
+
+func (f *Frame) encode(c compressor.Codec, cpu *compressor.CPU) error {
+	var err error
+	f.Raw, err = compressor.EncodeCPU(cpu, f.Raw[:0], c, compressor.RGBA8, f.W, f.H, 0, f.Color)
 	if err != nil {
 		return err
 	}
@@ -209,7 +223,7 @@ func (f *Frame) Encode(c compressor.Codec) error {
 		if c == compressor.None {
 			dc = compressor.None
 		}
-		f.Raw, err = compressor.Encode(f.Raw, dc, compressor.DepthF32, f.W, f.H, 0, depth)
+		f.Raw, err = compressor.EncodeCPU(cpu, f.Raw, dc, compressor.DepthF32, f.W, f.H, 0, depth)
 		if err != nil {
 			return err
 		}
@@ -219,23 +233,26 @@ func (f *Frame) Encode(c compressor.Codec) error {
 }
 
 // Redecode decodes the frame's encoding (Raw) as its receiver will, into a
-// frame that is thrown away: a sender times it to learn what a codec costs
-// the receiver.
-func (f *Frame) Redecode() error {
+// frame that is thrown away, and returns the CPU time it took (as
+// EncodeCPU's): a sender learns so what a codec costs the receiver.
+func (f *Frame) Redecode() (time.Duration, error) {
 	scratch := &Frame{W: f.W, H: f.H, ColorLen: f.ColorLen, DepthLen: f.DepthLen}
-	return scratch.decode(f.Raw)
+	var err error
+	cpu := compressor.MeasureCPU(func(cpu *compressor.CPU) { err = scratch.decode(f.Raw, cpu) })
+	return cpu, err
 }
 
 // decode fills Color and Depth from the payload, checking that it holds
-// exactly what the header announces.
-func (f *Frame) decode(payload []byte) error {
+// exactly what the header announces; cpu (nil: none) gets the CPU time of
+// the chunk goroutines.
+func (f *Frame) decode(payload []byte, cpu *compressor.CPU) error {
 	if f.W < 0 || f.H < 0 || f.W > compressor.MaxDimension || f.H > compressor.MaxDimension {
 		return malformed("frame %dx%d", f.W, f.H)
 	}
 	if f.ColorLen < 0 || f.DepthLen < 0 || f.ColorLen+f.DepthLen != len(payload) {
 		return malformed("payload of %d bytes, header announces %d + %d", len(payload), f.ColorLen, f.DepthLen)
 	}
-	h, color, err := compressor.DecodeViewExpect(payload[:f.ColorLen], compressor.Expect{Width: f.W, Height: f.H, Format: compressor.RGBA8})
+	h, color, err := compressor.DecodeViewExpect(payload[:f.ColorLen], compressor.Expect{Width: f.W, Height: f.H, Format: compressor.RGBA8, CPU: cpu})
 	if err != nil {
 		return fmt.Errorf("%w: colour: %v", ErrMalformed, err)
 	}
@@ -244,7 +261,7 @@ func (f *Frame) decode(payload []byte) error {
 	}
 	f.Color = color
 	if f.DepthLen > 0 {
-		h, depth, err := compressor.DecodeExpect(nil, payload[f.ColorLen:], compressor.Expect{Width: f.W, Height: f.H, Format: compressor.DepthF32})
+		h, depth, err := compressor.DecodeExpect(nil, payload[f.ColorLen:], compressor.Expect{Width: f.W, Height: f.H, Format: compressor.DepthF32, CPU: cpu})
 		if err != nil {
 			return fmt.Errorf("%w: depth: %v", ErrMalformed, err)
 		}
@@ -303,7 +320,7 @@ func decodeFrame(r io.Reader, kind byte, hl, pl, maxPixels int) (*Frame, error) 
 		pooled = &payload // a new buffer joins the pool on release
 	}
 	f.pooled = pooled
-	if err := f.decode(payload); err != nil {
+	if err := f.decode(payload, nil); err != nil {
 		f.Release()
 		return nil, err
 	}
