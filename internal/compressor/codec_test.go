@@ -384,31 +384,37 @@ func TestChooserProbesOnlyCodecsThatCouldWin(t *testing.T) {
 	if seen[Zstd] != 3 || seen[Planes] != 3 || seen[None] != 0 || seen[RLE] != 0 || seen[PlaneRLE] != 0 {
 		t.Errorf("probes %v: want zstd and planes 3 times each, nothing else", seen)
 	}
-	// zstd, known only from calibration and predicted at 100 ms, is
-	// probed until sent on three frames, on every fourth of ProbeEvery's
-	// picks; None, as slow, is not
+	// zstd and rle, known only from calibration and predicted at 100 ms,
+	// are probed on every fourth of ProbeEvery's picks: zstd until sent on
+	// framesJudged frames, rle once, since its first frame shows that its
+	// bytes alone cost the link more than s2 does in all; None, as slow,
+	// not at all
 	fresh := NewChooser()
 	fresh.ProbeEvery = 8
 	fresh.Observe(RGBA8, None, raw, raw, ms(50), 0)
 	for range framesJudged {
-		fresh.ObserveEncode(RGBA8, S2, raw, raw/10, ms(1))
-		for _, slow := range []Codec{Planes, RLE, PlaneRLE} {
+		fresh.ObserveEncode(RGBA8, S2, raw, raw/10, ms(1)) // 3 ms
+		for _, slow := range []Codec{Planes, PlaneRLE} {
 			fresh.ObserveEncode(RGBA8, slow, raw, raw/10, ms(10))
 		}
 	}
-	fresh.Observe(RGBA8, Zstd, raw, raw, ms(50), ms(50))
+	fresh.Observe(RGBA8, Zstd, raw, raw/20, ms(50), ms(50))
+	fresh.Observe(RGBA8, RLE, raw, raw/20, ms(50), ms(50))
 	var picked []Codec
 	for i := 0; i < 32; i++ {
 		got := fresh.Pick(RGBA8, raw, bw)
 		picked = append(picked, got)
-		if got == Zstd {
-			fresh.ObserveEncode(RGBA8, Zstd, raw, raw, ms(50))
+		switch got {
+		case Zstd:
+			fresh.ObserveEncode(RGBA8, Zstd, raw, raw/20, ms(50))
+		case RLE:
+			fresh.ObserveEncode(RGBA8, RLE, raw, raw/2, ms(1)) // 5.2 ms over the link
 		}
 	}
 	for i, got := range picked {
-		want := S2
-		if i == 1 || i == 3 || i == 5 {
-			want = Zstd
+		want := map[int]Codec{1: Zstd, 3: RLE, 5: Zstd, 7: Zstd}[i]
+		if want == None {
+			want = S2
 		}
 		if got != want {
 			t.Fatalf("picks %v: pick %d is %s, want %s", picked, i, got, want)
