@@ -89,7 +89,7 @@ func (g Generated) Config() (*compound.Config, error) {
 // HeldOutConfigs are generated configs with source counts, sizes and
 // shapes the goals do not name (2, 3, 6 and 12 sources, which also make
 // unbalanced split trees; 21:9 and 7680x2160; then 5, 7 and 10 sources, a
-// pipe per node, 5:4 and portrait). docs/balance.md reports both policies
+// pipe per node, 5:4 and portrait; then 9 and 14 sources, 16:10 and 9:16). docs/balance.md reports both policies
 // on them, so a change that only fits GeneratedConfigs shows.
 func HeldOutConfigs() []Generated {
 	sizes := [][2]int{{1024, 768}, {2560, 1080}, {800, 800}, {1366, 768}, {7680, 2160}}
@@ -107,6 +107,14 @@ func HeldOutConfigs() []Generated {
 			out = append(out, Generated{Mode: "2D", Sources: n, W: s[0], H: s[1], PipesPerNode: 1})
 		}
 		out = append(out, Generated{Mode: "DB", Sources: n, W: 1280, H: 1024, PipesPerNode: 1})
+	}
+	// a third, added after the split direction's hysteresis and the
+	// overshoot damping were chosen on the first two
+	for _, n := range []int{9, 14} {
+		for _, s := range [][2]int{{1920, 1200}, {2560, 1440}, {1080, 1920}} {
+			out = append(out, Generated{Mode: "2D", Sources: n, W: s[0], H: s[1]})
+		}
+		out = append(out, Generated{Mode: "DB", Sources: n, W: 1920, H: 1200})
 	}
 	return out
 }

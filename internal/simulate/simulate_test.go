@@ -112,3 +112,45 @@ func TestUnknownScenarioAndPolicy(t *testing.T) {
 		t.Error("a config without load equalizer accepted")
 	}
 }
+
+// p99Ratio is the adaptive policy's p99 frame time over Equalizer's for a
+// generated config and scenario.
+func p99Ratio(t *testing.T, g Generated, scenario string) float64 {
+	t.Helper()
+	cfg, err := g.Config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p99 [2]float64
+	for i, policy := range []string{"equalizer", "adaptive"} {
+		s, err := Run(cfg, g.Name(), Options{Scenario: scenario, Policy: policy, Frames: 300})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p99[i] = s.FrameTimeP99
+	}
+	return p99[1] / p99[0]
+}
+
+// A hotspot circling a 3440x1440 window over 7 sources makes one split's
+// region turn from wide to tall and back each circle. Turning the split
+// over when the region was 1.5 times taller than wide cut across what the
+// model had measured: frames up to 75% longer than Equalizer's, p99 11%
+// above it (see flipAspect in the equalizer package).
+func TestASplitTurnedOverCostsNoFrames(t *testing.T) {
+	g := Generated{Mode: "2D", Sources: 7, W: 3440, H: 1440, PipesPerNode: 1}
+	if r := p99Ratio(t, g, "moving-hotspot"); r > 1.01 {
+		t.Errorf("%s moving-hotspot: adaptive p99 %.3f times Equalizer's", g.Name(), r)
+	}
+}
+
+// A hotspot crossing the split between two of three sources swung the
+// adaptive policy's split back and forth, p99 14% above Equalizer's; a
+// split whose sources' errors alternate now moves part of the way (see
+// Adaptive.overshoot).
+func TestAnOvershootingSplitIsDamped(t *testing.T) {
+	g := Generated{Mode: "2D", Sources: 3, W: 800, H: 800}
+	if r := p99Ratio(t, g, "moving-hotspot"); r > 1.10 {
+		t.Errorf("%s moving-hotspot: adaptive p99 %.3f times Equalizer's", g.Name(), r)
+	}
+}
