@@ -91,6 +91,17 @@ func newCluster(t *testing.T, cfg *compound.Config, opt Options) *fakeCluster {
 	return c
 }
 
+// silenceUntilReported makes a node fall silent and runs the cluster until
+// the scheduler logs something or fails; it returns how long that took.
+func (c *fakeCluster) silenceUntilReported(node string) time.Duration {
+	c.nodes[node].silent = true
+	silent := c.now
+	for len(c.log) == 0 && c.failure == "" {
+		c.round()
+	}
+	return c.now.Sub(silent)
+}
+
 // run drives the cluster until the run ends or rounds run out.
 func (c *fakeCluster) run(rounds int) {
 	for i := 0; i < rounds && c.failure == "" && !c.finished; i++ {
@@ -463,12 +474,8 @@ func TestSilentNodeIsLost(t *testing.T) {
 	for c.now.Sub(time.Unix(1000, 0)) < 3*time.Second {
 		c.round()
 	}
-	c.nodes["render1"].silent = true
-	silent := c.now
-	for len(c.log) == 0 && c.failure == "" {
-		c.round()
-	}
-	if took := c.now.Sub(silent); took > time.Second {
+	took := c.silenceUntilReported("render1")
+	if took > time.Second {
 		t.Errorf("lost %v after it fell silent, want within 1 s", took)
 	}
 	c.run(100000)
@@ -747,16 +754,12 @@ func TestSlowFramesLengthenLiveness(t *testing.T) {
 	if 4*slowest <= DefaultLiveness {
 		t.Fatalf("frames of %v are not slow enough for this test", slowest)
 	}
-	c.nodes["render1"].silent = true
-	silent := c.now
-	for len(c.log) == 0 && c.failure == "" {
-		c.round()
-	}
+	took := c.silenceUntilReported("render1")
 	want := fmt.Sprintf("lost render1: no heartbeat for %v", (4 * slowest).Round(time.Millisecond))
 	if len(c.log) != 1 || c.log[0] != want {
 		t.Errorf("log %v, want %q", c.log, want)
 	}
-	if took := c.now.Sub(silent); took < 4*slowest {
+	if took < 4*slowest {
 		t.Errorf("lost after %v of silence, before 4 frames of %v", took, slowest)
 	}
 }
@@ -797,12 +800,8 @@ func TestFirstFramesDoNotLengthenLiveness(t *testing.T) {
 	for len(c.completed) < 10 {
 		c.round()
 	}
-	c.nodes["render1"].silent = true
-	silent := c.now
-	for len(c.log) == 0 && c.failure == "" {
-		c.round()
-	}
-	if took := c.now.Sub(silent); took > time.Second {
+	took := c.silenceUntilReported("render1")
+	if took > time.Second {
 		t.Errorf("lost %v after it fell silent, want within 1 s (log %v)", took, c.log)
 	}
 	if len(c.log) != 1 || !strings.Contains(c.log[0], "lost render1: no heartbeat for 800ms") {
