@@ -89,8 +89,9 @@ func (g Generated) Config() (*compound.Config, error) {
 // HeldOutConfigs are generated configs with source counts, sizes and
 // shapes the goals do not name (2, 3, 6 and 12 sources, which also make
 // unbalanced split trees; 21:9 and 7680x2160; then 5, 7 and 10 sources, a
-// pipe per node, 5:4 and portrait; then 9 and 14 sources, 16:10 and 9:16). docs/balance.md reports both policies
-// on them, so a change that only fits GeneratedConfigs shows.
+// pipe per node, 5:4 and portrait; then 9 and 14 sources, 16:10 and 9:16).
+// docs/balance.md reports both policies on them, so a change that only
+// fits GeneratedConfigs shows.
 func HeldOutConfigs() []Generated {
 	sizes := [][2]int{{1024, 768}, {2560, 1080}, {800, 800}, {1366, 768}, {7680, 2160}}
 	var out []Generated
