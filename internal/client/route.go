@@ -112,7 +112,15 @@ func (n *node) runSender(s *sender) {
 		}
 		start := time.Now()
 		codec, chosen := n.codecFor(conn, raw)
-		cpu, err := tf.EncodeCPU(codec)
+		// the CPU time is measured only for the chooser: it locks each
+		// chunk's goroutine to its thread
+		var cpu time.Duration
+		var err error
+		if chosen {
+			cpu, err = tf.EncodeCPU(codec)
+		} else {
+			err = tf.Encode(codec)
+		}
 		compress := time.Since(start)
 		if chosen && err == nil {
 			// the CPU time, not the wall time: on cores the renderer

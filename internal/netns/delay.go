@@ -21,8 +21,8 @@ import (
 // the packets between them, holding each one until oneWay after it left
 // its host. The hosts' addresses, eth0 and Shape work as in New (tbf on a
 // tun device shapes what the host sends), so a test or benchmark runs
-// unchanged on either. The delay is at least oneWay less the sleeper's
-// jitter; RoundTrip measures what it came to.
+// unchanged on either. The delay is at least oneWay, and more by the
+// writer's lateness (see write); RoundTrip measures what it came to.
 func NewDelayed(t testing.TB, n int, oneWay time.Duration) *Cluster {
 	t.Helper()
 	c := newCluster(t)

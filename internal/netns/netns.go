@@ -1,8 +1,8 @@
 // Package netns makes test clusters: hosts in Linux network namespaces on
 // one private bridge (or a delay line: NewDelayed), with addresses the
-// test picked, removed again when
-// the test ends (its processes killed), even when it fails. It needs root
-// and iproute2; tests that use it skip, saying why, without them.
+// test picked, removed again when the test ends (its processes killed),
+// even when it fails. It needs root and iproute2; tests that use it skip,
+// saying why, without them.
 //
 // Traffic between the hosts stays on the bridge or the delay line: nothing
 // is routed to or from the machine's own network.

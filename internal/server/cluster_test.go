@@ -98,7 +98,7 @@ func TestRunsAcrossNamespacedHosts(t *testing.T) {
 // to cross than to render, the per-link chooser sends compressed frames:
 // what crosses the links under auto is at most half the raw bytes that
 // --codec none sends (about a fifth here: the first frames go out before
-// the link is measured, and every 16th tries another codec). Unshaped, the
+// the link is measured, and the chooser probes other codecs). Unshaped, the
 // same run matches the reference with auto (TestRunsAcrossNamespacedHosts).
 func TestCodecsOnAShapedNamespacedLink(t *testing.T) {
 	c := netns.New(t, 3)
