@@ -70,6 +70,9 @@ func (s schedule) changes() []float64 {
 	if s.Step > 0 {
 		return []float64{s.Step}
 	}
+	if s.Period <= 0 {
+		return nil // no competing load
+	}
 	var out []float64
 	for t := s.Period; t < s.Duration; t += s.Period {
 		out = append(out, t)
@@ -203,32 +206,38 @@ func withPolicy(text, policy string) string {
 type frame struct {
 	Completed float64 // seconds since the first frame started
 	Busy      []float64
+	Renderer  []string // of each source, as its statistics name it
 	Balance   []planner.BalanceState
 	Loaded    bool // the hog ran when the frame completed
 }
 
-// slowest and total are the sources' largest and summed busy times.
-func (f frame) slowest() float64 {
+// renderers are the busy times of what ran in parallel: a node's sources
+// share its software rasterizer and core, and count as one (see
+// stats.ByRenderer).
+func (f frame) renderers() []float64 { return stats.ByRenderer(f.Renderer, f.Busy) }
+
+// slowest and total are the largest and summed busy times.
+func slowest(busy []float64) float64 {
 	worst := 0.0
-	for _, b := range f.Busy {
+	for _, b := range busy {
 		worst = math.Max(worst, b)
 	}
 	return worst
 }
 
-func (f frame) total() float64 {
+func total(busy []float64) float64 {
 	sum := 0.0
-	for _, b := range f.Busy {
+	for _, b := range busy {
 		sum += b
 	}
 	return sum
 }
 
-// imbalance is the slowest source's busy time over the mean (1 when
-// nothing was measured).
-func (f frame) imbalance() float64 {
-	if sum := f.total(); sum > 0 {
-		return f.slowest() / (sum / float64(len(f.Busy)))
+// imbalance is the slowest busy time over the mean (1 when nothing was
+// measured).
+func imbalance(busy []float64) float64 {
+	if sum := total(busy); sum > 0 {
+		return slowest(busy) / (sum / float64(len(busy)))
 	}
 	return 1
 }
@@ -459,7 +468,7 @@ func readRun(path string, cfg *compound.Config) ([]frame, []stats.Record, error)
 		records = append(records, l.Record)
 		fr := byFrame[l.Frame]
 		if fr == nil {
-			fr = &frame{Busy: make([]float64, len(sources))}
+			fr = &frame{Busy: make([]float64, len(sources)), Renderer: make([]string, len(sources))}
 			byFrame[l.Frame] = fr
 		}
 		fr.Completed = math.Max(fr.Completed, l.Completed)
@@ -468,6 +477,7 @@ func readRun(path string, cfg *compound.Config) ([]frame, []stats.Record, error)
 		}
 		if i, ok := sources[l.Compound]; ok {
 			fr.Busy[i] += l.Times.Busy().Seconds()
+			fr.Renderer[i] = l.Renderer
 		}
 	}
 	var nums []int

@@ -85,3 +85,23 @@ func TestMeasure(t *testing.T) {
 		t.Errorf("imbalance %v, want %v", m.Imbalance, want)
 	}
 }
+
+// Two nodes of two sources each, the sources of a node taking turns on its
+// core: balance is the nodes', each busy until its slower source is done.
+// The first node's sources split its work unevenly and the nodes are even:
+// the run is balanced, though its sources are not.
+func TestMeasureCountsANodesSourcesOnce(t *testing.T) {
+	r := &runResult{Schedule: schedule{Duration: 1}, Policy: "adaptive"}
+	for i := 0; i < 10; i++ {
+		r.Frames = append(r.Frames, frame{Completed: 0.1 * float64(i),
+			Busy:     []float64{0.04, 0.08, 0.08, 0.08},
+			Renderer: []string{"n1 software", "n1 software", "n2 software", "n2 software"}})
+	}
+	m := measure(r)
+	if math.Abs(m.Imbalance-1) > 1e-9 || math.Abs(m.Efficiency-1) > 1e-9 {
+		t.Errorf("node imbalance %v, efficiency %v; want 1, 1", m.Imbalance, m.Efficiency)
+	}
+	if want := 0.08 / 0.07; math.Abs(m.SourceImbalance-want) > 1e-9 {
+		t.Errorf("source imbalance %v, want %v", m.SourceImbalance, want)
+	}
+}

@@ -28,8 +28,9 @@ const settleImbalance = 1.10
 type metrics struct {
 	Frames              int
 	Mean, P95, P99      float64 // frame time, ms (between completions)
-	Imbalance           float64 // mean over frames of max/mean source busy time
-	Efficiency          float64 // busy time / (sources x slowest source's busy time)
+	Imbalance           float64 // mean over frames of max/mean renderer busy time
+	SourceImbalance     float64 // the same over sources, each one's time on its own
+	Efficiency          float64 // busy time / (renderers x slowest one's busy time)
 	Settle              float64 // mean frames to settle after a change (-1: some never did)
 	Unsettled, Changes  int
 	PeriodOn, PeriodOff float64 // adaptive: mean balancing period with and without the hog
@@ -41,20 +42,22 @@ type metrics struct {
 func measure(r *runResult) metrics {
 	var m metrics
 	var times []float64
-	busy, capacity, imb := 0.0, 0.0, 0.0
+	busy, capacity, imb, sourceImb := 0.0, 0.0, 0.0, 0.0
 	imbalances := make([]float64, len(r.Frames))
 	var periodOn, periodOff, noiseOn, noiseOff []float64
 	m.GrainMin = math.MaxInt
 	for i, f := range r.Frames {
-		imbalances[i] = f.imbalance()
-		worst, sum := f.slowest(), f.total()
+		units := f.renderers()
+		imbalances[i] = imbalance(units)
+		worst, sum := slowest(units), total(units)
 		if i == 0 {
 			continue // its frame time includes the start
 		}
 		times = append(times, 1000*(f.Completed-r.Frames[i-1].Completed))
 		busy += sum
-		capacity += worst * float64(len(f.Busy))
+		capacity += worst * float64(len(units))
 		imb += imbalances[i]
+		sourceImb += imbalance(f.Busy)
 		for _, b := range f.Balance {
 			if f.Loaded {
 				periodOn, noiseOn = append(periodOn, float64(b.Period)), append(noiseOn, b.Noise)
@@ -72,7 +75,7 @@ func measure(r *runResult) metrics {
 	sorted := append([]float64(nil), times...)
 	sort.Float64s(sorted)
 	m.Mean, m.P95, m.P99 = mean(times), simulate.Percentile(sorted, 0.95), simulate.Percentile(sorted, 0.99)
-	m.Imbalance = imb / float64(len(times))
+	m.Imbalance, m.SourceImbalance = imb/float64(len(times)), sourceImb/float64(len(times))
 	if capacity > 0 {
 		m.Efficiency = busy / capacity
 	}
@@ -166,22 +169,22 @@ func writeReport(docs string, scale float64, results []*caseResult) error {
 	}
 	b.WriteString("`equalizer` is Equalizer's policy, `adaptive` goeq's (`adaptive ON` added to the config's load equalizer). ")
 	b.WriteString("On each schedule Equalizer's policy runs first, then goeq's, then Equalizer's again (`equalizer again`): the two runs of one policy measure how far identical runs differ here.\n\n")
-	fmt.Fprintf(&b, "Columns: frame time in ms between completed frames (mean, p95, p99); imbalance = mean over frames of the slowest source's busy time over the mean; efficiency = busy time / (sources x slowest busy time); settle = mean frames after a change of load until imbalance <= %.2f, or 1.05 times the run's median imbalance without the hog if that is higher (in brackets: after how many of the changes it never did before the next).\n\n", settleImbalance)
+	fmt.Fprintf(&b, "Columns: frame time in ms between completed frames (mean, p95, p99); imbalance = mean over frames of the slowest render node's busy time over the mean, a node's time being its slowest source's (its two sources take turns on its core and software rasterizer, so each one's time holds part of the other's work, and the core is busy until the last one is done); source imbalance = the same over the four sources, each on its own: within a node it falls when the source that finishes first is given more work, though the node finishes no sooner; efficiency = busy time / (nodes x slowest node's busy time); settle = mean frames after a change of load until imbalance <= %.2f, or 1.05 times the run's median imbalance without the hog if that is higher (in brackets: after how many of the changes it never did before the next).\n\n", settleImbalance)
 	b.WriteString("On 2 cores the four sources, the destination, the server and the hog share two cores, so every figure includes the operating system's scheduling: the hog takes half of its core while it runs, and the render goroutines of the other processes compete with it.\n\n")
 	for ci, cr := range results {
 		fmt.Fprintf(&b, "## %s (%s, `--renderer %s`)\n\n", cr.Experiment.Label, filepath.Base(cr.Experiment.Config), cr.Experiment.Renderer)
-		b.WriteString("| load | policy | frames | mean | p95 | p99 | imbalance | efficiency | settle |\n|---|---|---|---|---|---|---|---|---|\n")
+		b.WriteString("| load | policy | frames | mean | p95 | p99 | imbalance | source imbalance | efficiency | settle |\n|---|---|---|---|---|---|---|---|---|---|\n")
 		for _, r := range cr.Runs {
 			m := measure(r)
-			fmt.Fprintf(&b, "| %s | %s | %d | %.1f | %.1f | %.1f | %.3f | %.3f | %.1f (%d of %d) |\n", r.Schedule.Name, r.label(), m.Frames,
-				m.Mean, m.P95, m.P99, m.Imbalance, m.Efficiency, m.Settle, m.Unsettled, m.Changes)
+			fmt.Fprintf(&b, "| %s | %s | %d | %.1f | %.1f | %.1f | %.3f | %.3f | %.3f | %.1f (%d of %d) |\n", r.Schedule.Name, r.label(), m.Frames,
+				m.Mean, m.P95, m.P99, m.Imbalance, m.SourceImbalance, m.Efficiency, m.Settle, m.Unsettled, m.Changes)
 		}
 		b.WriteString("\n")
 		file := fmt.Sprintf("balance-live-%d.png", ci+1)
 		if err := plotCase(filepath.Join(docs, file), cr); err != nil {
 			return err
 		}
-		fmt.Fprintf(&b, "![imbalance per frame, both policies, each schedule](%s)\n\nImbalance (max/mean source busy time, 1 to 2) over the run's time for each schedule; shaded: the hog runs. Grey: equalizer (light grey: its second run), blue: adaptive.\n\n", file)
+		fmt.Fprintf(&b, "![imbalance per frame, both policies, each schedule](%s)\n\nImbalance (max/mean node busy time, 1 to 2) over the run's time for each schedule; shaded: the hog runs. Grey: equalizer (light grey: its second run), blue: adaptive.\n\n", file)
 		b.WriteString("What the adaptive policy measured and chose (its balancing period follows the measured planning overhead, its grain the measured cost per pixel and noise; noise is the median relative second difference of a source's time):\n\n")
 		b.WriteString("| load | period without / with hog | grain px (min-max) | noise without / with hog | overhead ms/frame |\n|---|---|---|---|---|\n")
 		for _, r := range cr.Runs {
@@ -312,7 +315,7 @@ func plotCase(path string, cr *caseResult) error {
 			}
 			px, py := -1, -1
 			for _, f := range run.Frames {
-				v := math.Max(1, math.Min(2, f.imbalance()))
+				v := math.Max(1, math.Min(2, imbalance(f.renderers())))
 				xx := min(x(run, f.Completed), r.Max.X-1)
 				yy := r.Max.Y - 1 - int(float64(r.Dy()-2)*(v-1))
 				if px >= 0 {

@@ -235,7 +235,7 @@ func Report(configDir, outDir string, frames int, load func(string) (*compound.C
 	b.WriteString("`equalizer` is Equalizer's policy (load grid from the last frame, damping, boundary, resistance); ")
 	b.WriteString("`adaptive` is goeq's (`adaptive ON`: speed and work model told apart by how sources change together, a measured noise band, slow-downs at once and speed-ups once they last, 10% threshold where moving costs, cost-benefit, neighbour-only DB moves). ")
 	b.WriteString("In `sessions`, `equalizer` is round-robin placement and `adaptive` least-loaded sticky placement with a ratcheting index.\n\n")
-	b.WriteString("Columns: frame times in ms; imbalance = mean over frames of max/mean source time; converge = frames after the step until max/mean <= 1.05 (-1 never, 0 no step); jitter = std of split positions over the second half, % of the viewport or range; efficiency = busy time / (sources x frame time); moved = range units per frame (DB).\n\n")
+	b.WriteString("Columns: frame times in ms; imbalance = mean over frames of max/mean source time; converge = frames after the step until max/mean <= 1.05 (-1 never, 0 no step); jitter = std of split positions over the second half, % of the viewport or range; efficiency = busy time / (sources x frame time); in the shared scenarios a pair of sources sharing a renderer counts as one source, busy until the slower of the two is done (the two take turns on it, so each one's time holds part of the other's work, and counting both would count the renderer's time twice); moved = range units per frame (DB).\n\n")
 	for _, name := range ReportConfigs {
 		fmt.Fprintf(&b, "## %s\n\n", name)
 		b.WriteString(TableHeader)

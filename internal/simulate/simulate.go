@@ -38,10 +38,10 @@ type Summary struct {
 	FrameTimeMean  float64 `json:"frame_time_mean"` // seconds
 	FrameTimeP95   float64 `json:"frame_time_p95"`
 	FrameTimeP99   float64 `json:"frame_time_p99"`
-	ImbalanceMean  float64 `json:"imbalance_mean"`  // mean over frames of max/mean source time
+	ImbalanceMean  float64 `json:"imbalance_mean"`  // mean over frames of max/mean source time (a shared renderer counts once)
 	ConvergeFrames int     `json:"converge_frames"` // after the step; -1 if never; 0 if no step
 	JitterPct      float64 `json:"jitter_pct"`      // std of split positions in steady state, % of the viewport/range
-	Efficiency     float64 `json:"efficiency"`      // busy time / (sources x frame time)
+	Efficiency     float64 `json:"efficiency"`      // busy time / (sources x frame time), a shared renderer once
 	DataMoved      float64 `json:"data_moved"`      // range units per frame (DB)
 	// Per-frame series for plots.
 	Series []FrameSample `json:"-"`
@@ -196,6 +196,7 @@ func drive(cfg *compound.Config, p *planner.Planner, balanced *compound.Compound
 					states := p.Planned(f)
 					var recs []stats.Record
 					var times []float64
+					var renderers []string
 					for i, src := range sources {
 						state := states[src.Path()]
 						if !state.Active || state.Skip {
@@ -204,19 +205,25 @@ func drive(cfg *compound.Config, p *planner.Planner, balanced *compound.Compound
 						r := work(f, i, src, state)
 						recs = append(recs, r)
 						times = append(times, (r.Times.Busy() + r.Times.ReadbackAsync).Seconds())
+						renderers = append(renderers, r.Renderer)
 					}
 					given = append(given, recs...)
+					// balance is measured over what runs in parallel: sources
+					// sharing a renderer are one (see stats.ByRenderer), and
+					// idle sources leave capacity unused
+					units := stats.ByRenderer(renderers, times)
+					idle := len(sources) - len(recs)
 					ft, mean := 0.0, 0.0
-					for _, t := range times {
+					for _, t := range units {
 						ft = math.Max(ft, t)
 						mean += t
 					}
 					imb := 1.0
-					if len(times) > 0 && mean > 0 {
-						mean /= float64(len(times))
+					if len(units) > 0 && mean > 0 {
+						mean /= float64(len(units))
 						imb = ft / mean
-						busyTotal += mean * float64(len(times))
-						capacity += ft * float64(len(sources))
+						busyTotal += mean * float64(len(units))
+						capacity += ft * float64(len(units)+idle)
 					}
 					frameTimes = append(frameTimes, ft)
 					moved += load.DataMoved

@@ -80,3 +80,32 @@ func (f *Frame) ByCompound(path string) []Record {
 	}
 	return out
 }
+
+// ByRenderer folds the times of channels that share a renderer into one:
+// the slowest one's, which is when the renderer was done with all of them.
+// Unnamed renderers stay one time each, in order. Balance is measured on
+// what runs in parallel: two channels taking turns on one core are busy
+// for the same seconds, and counting each one's time would count the
+// core's time twice (the shared channel that finished first would make
+// the renderer look idle, though it was busy with the other).
+func ByRenderer(renderers []string, times []float64) []float64 {
+	out := make([]float64, 0, len(times))
+	at := map[string]int{}
+	for i, t := range times {
+		name := ""
+		if i < len(renderers) {
+			name = renderers[i]
+		}
+		if name == "" {
+			out = append(out, t)
+			continue
+		}
+		if k, ok := at[name]; ok {
+			out[k] = max(out[k], t)
+			continue
+		}
+		at[name] = len(out)
+		out = append(out, t)
+	}
+	return out
+}
