@@ -67,9 +67,6 @@ type Adaptive struct {
 	// keptSplits are the split positions before this frame's computation,
 	// restored when the gate keeps the current regions.
 	keptSplits map[string]float64
-	// vertical is the split direction of each 2D tree node, kept while
-	// the region's shape leaves the choice open.
-	vertical map[string]bool
 	// equalizer is Equalizer's policy, which plans the first coldPlans
 	// frames after the first samples (nil once the model plans); handover
 	// marks the model's first plan, which moves 2D splits half way
@@ -148,7 +145,7 @@ func (a *Adaptive) overshoot(n *node) float64 {
 // NewAdaptive returns the policy with the defaults from the study.
 func NewAdaptive() *Adaptive {
 	return &Adaptive{Threshold: 0.1, CorrectEvery: 8, MinCorrection: 0.005, Neighbour: true, StableFrames: 10, Period: 1,
-		sources: map[string]*source{}, lastDens: map[string][2]float64{}, lastReg: map[string]region{}, vertical: map[string]bool{}}
+		sources: map[string]*source{}, lastDens: map[string][2]float64{}, lastReg: map[string]region{}}
 }
 
 // coldPlans is how many plans after the first samples are Equalizer's.
@@ -353,7 +350,7 @@ func (a *Adaptive) filter(raw *grid, samples []Sample, db bool) *grid {
 					// the shape learnt inside the region is trusted only
 					// as far as its work stayed: work that moved in the
 					// scene took its shape along
-					m.flatten(mb.reg, math.Min(1, math.Abs(workFactor-1)))
+					m.flatten(mb.reg, math.Min(1, 3*math.Abs(workFactor-1)))
 				}
 			}
 		}
@@ -856,7 +853,7 @@ func (l *Load) neighbourDB(tree *node, active []*Child, g *grid, out map[string]
 	for i, c := range active {
 		prev, ok := l.last[c.Path]
 		if !ok || prev.Skip {
-			l.split(tree, region{r: compound.FullRange}, g, out)
+			l.split(tree, region{r: compound.FullRange}, compound.Viewport{}, g, out)
 			return
 		}
 		doms[i] = dom{c, prev.Range.Start}

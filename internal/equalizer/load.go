@@ -173,10 +173,10 @@ func (l *Load) Plan(children []Child, samples []Sample) []Assignment {
 		if l.Adaptive != nil && l.Adaptive.Neighbour {
 			l.neighbourDB(tree, active, g, regions)
 		} else {
-			l.split(tree, region{r: compound.FullRange}, g, regions)
+			l.split(tree, region{r: compound.FullRange}, compound.Viewport{}, g, regions)
 		}
 	} else {
-		l.split(tree, region{vp: compound.FullViewport}, g, regions)
+		l.split(tree, region{vp: compound.FullViewport}, compound.FullViewport, g, regions)
 	}
 	if l.Adaptive != nil {
 		regions = l.Adaptive.gate(l, active, g, regions)
@@ -253,8 +253,10 @@ type region struct {
 }
 
 // split walks the tree top-down, cutting each node's region between its
-// subtrees in proportion to their target times.
-func (l *Load) split(n *node, reg region, g *grid, out map[string]region) {
+// subtrees in proportion to their target times. even is the node's region
+// in the tree split in halves, whose shape gives Equalizer's policy the
+// split's direction (2D).
+func (l *Load) split(n *node, reg region, even compound.Viewport, g *grid, out map[string]region) {
 	if n.child != nil {
 		out[n.child.Path] = reg
 		return
@@ -270,11 +272,11 @@ func (l *Load) split(n *node, reg region, g *grid, out map[string]region) {
 		lo, hi := reg.r.Start, reg.r.End
 		pos := g.findSplit1D(lo, hi, frac)
 		pos = l.settle(n.key, pos, lo, hi, l.Params.BoundaryDB, l.Params.ResistanceDB, l.step(n), n.leftEmpty(), n.rightEmpty())
-		l.split(n.left, region{r: compound.Range{Start: lo, End: pos}}, g, out)
-		l.split(n.right, region{r: compound.Range{Start: pos, End: hi}}, g, out)
+		l.split(n.left, region{r: compound.Range{Start: lo, End: pos}}, even, g, out)
+		l.split(n.right, region{r: compound.Range{Start: pos, End: hi}}, even, g, out)
 		return
 	}
-	vertical := l.splitVertically(n.key, reg.vp)
+	vertical := l.splitVertically(even)
 	var lo, hi, px float64
 	var bound, resist int
 	if vertical {
@@ -287,8 +289,18 @@ func (l *Load) split(n *node, reg region, g *grid, out map[string]region) {
 	if l.Adaptive != nil && l.Adaptive.Grain > 0 && bound <= 1 {
 		bound = l.Adaptive.Grain
 	}
+	// a node's split is kept per direction: when the active children
+	// change, a node of the same children can sit where the tree splits
+	// the other way, and its last position is then on the other axis;
+	// damping the new split toward it (or holding it there by resistance)
+	// put it where nothing was measured
+	key, turned := n.key+" columns", n.key+" rows"
+	if !vertical {
+		key, turned = turned, key
+	}
+	delete(l.splits, turned)
 	pos := g.findSplit2D(reg.vp, vertical, frac)
-	pos = l.settle(n.key, pos, lo, hi, float64(max(bound, 1))/px, float64(resist)/px, l.step(n), n.leftEmpty(), n.rightEmpty())
+	pos = l.settle(key, pos, lo, hi, float64(max(bound, 1))/px, float64(resist)/px, l.step(n), n.leftEmpty(), n.rightEmpty())
 	left, right := reg.vp, reg.vp
 	if vertical {
 		left.W = pos - reg.vp.X
@@ -297,41 +309,35 @@ func (l *Load) split(n *node, reg region, g *grid, out map[string]region) {
 		left.H = pos - reg.vp.Y
 		right.Y, right.H = pos, reg.vp.Y+reg.vp.H-pos
 	}
-	l.split(n.left, region{vp: left}, g, out)
-	l.split(n.right, region{vp: right}, g, out)
+	evenLeft, evenRight := even, even
+	if vertical {
+		evenLeft.W /= 2
+		evenRight.X, evenRight.W = even.X+evenLeft.W, evenLeft.W
+	} else {
+		evenLeft.H /= 2
+		evenRight.Y, evenRight.H = even.Y+evenLeft.H, evenLeft.H
+	}
+	l.split(n.left, region{vp: left}, evenLeft, g, out)
+	l.split(n.right, region{vp: right}, evenRight, g, out)
 }
 
 // splitVertically picks the split direction: VERTICAL mode cuts columns,
-// HORIZONTAL rows, 2D cuts across the longer side (in pixels).
-func (l *Load) splitVertically(key string, vp compound.Viewport) bool {
+// HORIZONTAL rows, and 2D across the longer side (in pixels) of the
+// node's region in the tree split in halves, even. A tree node's direction
+// is fixed, as Equalizer sets each node's mode from that shape whatever
+// the load does to the regions, and both policies keep it: a split turned
+// over as its region changed shape cut across the regions the statistics
+// were measured on, and the plan after it rested on a shape nobody saw (a
+// hotspot circling the screen cost frames up to 75% longer).
+func (l *Load) splitVertically(even compound.Viewport) bool {
 	switch l.Params.Mode {
 	case "VERTICAL":
 		return true
 	case "HORIZONTAL":
 		return false
 	}
-	w, h := vp.W*float64(l.PixelW), vp.H*float64(l.PixelH)
-	vertical := w >= h
-	if l.Adaptive != nil {
-		// keep the direction until the other side is clearly longer (see
-		// flipAspect)
-		if prev, ok := l.Adaptive.vertical[key]; ok && prev != vertical && math.Max(w, h) < flipAspect*math.Min(w, h) {
-			vertical = prev
-		}
-		l.Adaptive.vertical[key] = vertical
-	}
-	return vertical
+	return even.W*float64(l.PixelW) >= even.H*float64(l.PixelH)
 }
-
-// flipAspect is how many times longer one side of a region must be than
-// the other before the adaptive policy turns the region's split direction
-// over. A region near square would flip on small moves and turn every
-// region below it over; and a flip cuts across the regions the model
-// measured, so the plan after it rests on a shape the model never saw.
-// At 1.5, held-out configs with 7 and 10 sources lost a frame or two to a
-// flip on each circle of a moving hotspot, the frame up to 75% longer
-// than Equalizer's, and their p99 10-11% above it.
-const flipAspect = 2.5
 
 // step is the fraction of the way from a node's split to the computed one
 // that the split moves: 1 less Equalizer's damping; for the adaptive

@@ -175,3 +175,64 @@ func TestUsageSharesResources(t *testing.T) {
 
 func vp(x, y, w, h float64) compound.Viewport { return compound.Viewport{X: x, Y: y, W: w, H: h} }
 func rng(a, b float64) compound.Range         { return compound.Range{Start: a, End: b} }
+
+// Three sources on a 2:1 window: a and b share the left part, c the
+// right, where drawing costs a thousandth. The balance moves the root split
+// left until a and b's region is taller than wide.
+func TestSplitDirectionsAreTheTrees(t *testing.T) {
+	for _, adaptive := range []bool{false, true} {
+		p := params("2D")
+		p.Damping, p.Adaptive = 0.5, adaptive
+		l := NewLoad(p, 2000, 1000)
+		children := []Child{{Path: "a", Active: true}, {Path: "b", Active: true}, {Path: "c", Active: true}}
+		cost := func(v compound.Viewport) float64 {
+			dense := math.Max(0, math.Min(v.X+v.W, 0.3)-v.X) * v.H
+			return 0.030 * (dense + 0.001*(v.W*v.H-dense))
+		}
+		out, tall := l.Plan(children, nil), false
+		for frame := 0; frame < 40; frame++ {
+			a, b := out[0].Viewport, out[1].Viewport
+			if a.Y != b.Y || a.H != 1 {
+				t.Fatalf("adaptive %v, frame %d: a %+v and b %+v are not side by side", adaptive, frame, a, b)
+			}
+			tall = tall || (a.W+b.W)*2000 < 1000
+			var samples []Sample
+			for _, as := range out {
+				samples = append(samples, Sample{Path: as.Path, Viewport: as.Viewport, Busy: cost(as.Viewport)})
+			}
+			out = l.Plan(children, samples)
+		}
+		if !tall {
+			t.Errorf("adaptive %v: a and b's region never became taller than wide", adaptive)
+		}
+	}
+}
+
+// When the active children change, a tree node of the same children can
+// sit where the tree splits the other way. Its split then starts where the
+// load puts it: a took 30 ms on the left half and b 10 ms on the right, so
+// the columns split is at 1/3 and a rows split at 1/2. It used to be
+// damped toward the columns split's position, a coordinate on the other
+// axis (5/12).
+func TestASplitThatTurnsStartsAfresh(t *testing.T) {
+	p := params("2D")
+	p.Damping = 0.5
+	l := NewLoad(p, 2000, 1000)
+	a, b := &Child{Path: "a", Active: true}, &Child{Path: "b", Active: true}
+	tree := buildTree([]*Child{a, b})
+	tree.target, tree.left.target, tree.right.target = 0.02, 0.01, 0.01
+	g := newGrid(false, []Sample{
+		{Path: "a", Viewport: vp(0, 0, 0.5, 1), Busy: 0.030},
+		{Path: "b", Viewport: vp(0.5, 0, 0.5, 1), Busy: 0.010},
+	})
+	out := map[string]region{}
+	l.split(tree, region{vp: compound.FullViewport}, compound.FullViewport, g, out)
+	if w := out["a"].vp.W; !near(w, 1.0/3, 1e-3) {
+		t.Fatalf("columns: a's width %.4f, want 1/3", w)
+	}
+	// the same node where the tree's region is taller than wide
+	l.split(tree, region{vp: compound.FullViewport}, vp(0, 0, 0.25, 1), g, out)
+	if h := out["a"].vp.H; !near(h, 0.5, 1e-3) || out["a"].vp.W != 1 {
+		t.Errorf("rows: a %+v, want the top half", out["a"].vp)
+	}
+}

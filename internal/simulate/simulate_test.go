@@ -136,7 +136,8 @@ func p99Ratio(t *testing.T, g Generated, scenario string) float64 {
 // region turn from wide to tall and back each circle. Turning the split
 // over when the region was 1.5 times taller than wide cut across what the
 // model had measured: frames up to 75% longer than Equalizer's, p99 11%
-// above it (see flipAspect in the equalizer package).
+// above it. Both policies now keep the tree's directions (see
+// splitVertically in the equalizer package).
 func TestASplitTurnedOverCostsNoFrames(t *testing.T) {
 	g := Generated{Mode: "2D", Sources: 7, W: 3440, H: 1440, PipesPerNode: 1}
 	if r := p99Ratio(t, g, "moving-hotspot"); r > 1.01 {
