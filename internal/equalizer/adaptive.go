@@ -3,6 +3,7 @@ package equalizer
 import (
 	"maps"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/goeq/goeq/internal/compound"
@@ -77,6 +78,9 @@ type Adaptive struct {
 	// shared names, by child path, the renderer a child shares with
 	// others of the compound (Sample.Renderer)
 	shared map[string]string
+	// lag is how many frames old the statistics are when the plan they
+	// feed is drawn (see ObserveLag)
+	lag int
 	// Decisions of the last Plan, for reports and tests.
 	LastDecision string
 }
@@ -97,6 +101,9 @@ type source struct {
 	// prediction errors (measured over predicted time, less 1) and of
 	// their sizes, for the tracking signal (see drift)
 	errMean, errSize float64
+	// workMean and workSize are the same for the part of the error
+	// taken for a change of work (see trend)
+	workMean, workSize float64
 }
 
 // trackingWeight is the weight of a new error in the tracking signal's
@@ -115,10 +122,32 @@ func (st *source) observeError(e float64) {
 // while a load moves across the screen, make it near 1; noise, whose
 // errors cancel, about 0.3, which cubed adds next to nothing.
 func (st *source) drift() float64 {
-	if st.errSize <= 0 {
+	return trackingSignal(st.errMean, st.errSize)
+}
+
+func trackingSignal(mean, size float64) float64 {
+	if size <= 0 {
 		return 0
 	}
-	return math.Pow(math.Abs(st.errMean)/st.errSize, 3)
+	return math.Pow(math.Abs(mean)/size, 3)
+}
+
+// observeWork notes the relative change of the source's work this frame.
+func (st *source) observeWork(change float64) {
+	st.workMean += trackingWeight * (change - st.workMean)
+	st.workSize += trackingWeight * (math.Abs(change) - st.workSize)
+}
+
+// trend is the relative change of work per frame that the source's
+// region is taken to go on with: the mean change, where it exceeds the
+// noise, as far as the tracking signal is sure it is a drift. A scene
+// whose load moves changes its regions' work the same way frame after
+// frame; noise and a speed that oscillates do not.
+func (st *source) trend(noise float64) float64 {
+	if math.Abs(st.workMean) <= noise {
+		return 0
+	}
+	return trackingSignal(st.workMean, st.workSize) * st.workMean
 }
 
 // overshoot is how surely the policy overshoots under a split-tree node:
@@ -242,6 +271,7 @@ func (a *Adaptive) filter(raw *grid, samples []Sample, db bool) *grid {
 		predicted        bool // pred is the model's prediction
 	}
 	var all []*obs
+	var drifting []*obs
 	byRenderer := map[*source]*obs{}
 	known := m.init
 	for _, c := range raw.cells {
@@ -317,6 +347,10 @@ func (a *Adaptive) filter(raw *grid, samples []Sample, db bool) *grid {
 		speed := st.speed * o.pred / bySpeed
 		workFactor := o.took / bySpeed
 		st.observeError(o.took/o.pred - 1)
+		st.observeWork(workFactor - 1)
+		if st.trend(a.noise) != 0 {
+			drifting = append(drifting, o)
+		}
 		inBand := a.inBand(o.took, o.pred)
 		switch {
 		case inBand:
@@ -368,8 +402,33 @@ func (a *Adaptive) filter(raw *grid, samples []Sample, db bool) *grid {
 	if !m.init {
 		return raw // nothing measured yet: the even split
 	}
-	return m.grid()
+	if len(drifting) == 0 || a.lag <= 0 {
+		return m.grid()
+	}
+	// The plan is drawn lag frames after the statistics: work that keeps
+	// moving is planned where it will be by then, half way (the trend is
+	// an average over frames that lags a turning load, and a full
+	// extrapolation overshot where a hotspot sits on a split). The model
+	// keeps what was measured; only the plan looks ahead.
+	ahead := m.clone()
+	for _, o := range drifting {
+		factor := 1 + 0.5*float64(a.lag)*o.st.trend(a.noise)
+		factor = math.Min(maxTrend, math.Max(1/maxTrend, factor))
+		for _, mb := range o.members {
+			avg := ahead.mean(mb.reg)
+			ahead.rescale(mb.reg, avg, avg*factor)
+		}
+	}
+	return ahead.grid()
 }
+
+// maxTrend bounds the change a trend may predict for a region.
+const maxTrend = 1.5
+
+// ObserveLag records how many frames old the statistics are when the plan
+// they feed is drawn: with latency, a frame's statistics arrive frames
+// after it was planned.
+func (a *Adaptive) ObserveLag(frames int) { a.lag = frames }
 
 // learnShared notes the children that share a renderer with others of
 // the compound. Such children take turns on it (two pipes of a node on its
@@ -491,6 +550,12 @@ func (m *raster) coverage(reg region, fn func(k int, frac float64)) {
 			}
 		}
 	}
+}
+
+func (m *raster) clone() *raster {
+	c := *m
+	c.d = slices.Clone(m.d)
+	return &c
 }
 
 // mean is the model's density over reg (0 before the first measurement).

@@ -3,6 +3,7 @@ package equalizer
 import (
 	"math"
 	"math/rand"
+	"slices"
 	"testing"
 
 	"github.com/goeq/goeq/internal/compound"
@@ -462,4 +463,53 @@ func TestTrackingSignalTellsDriftFromNoise(t *testing.T) {
 		t.Errorf("errors of one sign on the whole for 12 frames: drift %.3f, want at least 0.6", drifting)
 	}
 	t.Logf("drift: %.3f for noise, %.3f for a drift", noisy, drifting)
+}
+
+// With statistics two frames old when a plan is drawn, work that moves 3%
+// a frame from b's half to a's is planned a frame ahead: every split
+// leads the one planned without the lag, and lies nearer the split that
+// balances the frame it is drawn for. Noise of +-20% has no trend, and
+// the lag changes no split of it.
+func TestAdaptivePlansAMovingLoadAhead(t *testing.T) {
+	splits := func(lag int) []float64 {
+		l := NewLoad(adaptiveParams("2D"), 960, 540)
+		out := l.Plan(two(), nil)
+		out, _ = steady(l, out, coldPlans+3, constant(0.020), constant(0.020))
+		l.Adaptive.ObserveLag(lag)
+		_, w := steady(l, out, 30, moving(1.03), moving(1/1.03))
+		return w
+	}
+	now, ahead := splits(0), splits(2)
+	var missNow, missAhead float64
+	for f := 5; f < len(now); f++ {
+		if ahead[f] >= now[f] {
+			t.Fatalf("frame %d: a's share %.4f with the lag, %.4f without: not ahead", f, ahead[f], now[f])
+		}
+		// the split that balances frame f+2: densities 1.03^(f+2) on a's half, 1.03^-(f+2) on b's
+		due := 1 / (1 + math.Pow(1.03, 2*float64(f+2)))
+		missNow += math.Abs(now[f] - due)
+		missAhead += math.Abs(ahead[f] - due)
+	}
+	if missAhead > 0.8*missNow {
+		t.Errorf("mean distance from the split due: %.4f with the look-ahead, %.4f without", missAhead/25, missNow/25)
+	}
+	for seed := int64(1); seed <= 10; seed++ {
+		var w [2][]float64
+		for i, lag := range []int{0, 2} {
+			l := NewLoad(adaptiveParams("2D"), 960, 540)
+			out := l.Plan(two(), nil)
+			l.Adaptive.ObserveLag(lag)
+			r := rand.New(rand.NewSource(seed))
+			noisy := func(int) float64 { return 0.020 * (1 + 0.2*(2*r.Float64()-1)) }
+			_, w[i] = steady(l, out, 200, noisy, noisy)
+		}
+		if !slices.Equal(w[0], w[1]) {
+			t.Errorf("noise, seed %d: the lag changed the splits", seed)
+		}
+	}
+}
+
+// moving is a density that grows by factor a frame.
+func moving(factor float64) func(int) float64 {
+	return func(f int) float64 { return 0.020 * math.Pow(factor, float64(f)) }
 }

@@ -502,6 +502,9 @@ func (p *Planner) runEqualizers(c *compound.Compound, frame int, states map[stri
 		samples := p.samples(c)
 		if l.Adaptive != nil {
 			p.observeAdaptive(l, samples)
+			if len(samples) > 0 {
+				l.Adaptive.ObserveLag(frame - samples[0].Frame)
+			}
 		}
 		for _, a := range l.Plan(children, samples) {
 			s := states[a.Path]
