@@ -81,6 +81,9 @@ type Adaptive struct {
 	// lag is how many frames old the statistics are when the plan they
 	// feed is drawn (see ObserveLag)
 	lag int
+	// hiccups is an exponential mean, over isolated slow-downs, of 1 for
+	// a hiccup and 0 for one that lasted (see hiccupGap)
+	hiccups float64
 	// Decisions of the last Plan, for reports and tests.
 	LastDecision string
 }
@@ -96,7 +99,12 @@ type source struct {
 	hold, pending int
 	sinceUp       int // frames since the last trusted speed-up (-1: none)
 	calm          int // frames without sign of oscillation
-	sharers       int // children that share it (see learnShared)
+	// sinceSlow counts frames since the last slow-down beyond the noise
+	// band (-1: none); probe is the last one while the next frame has yet
+	// to tell whether it was a hiccup (see hiccupGap)
+	sinceSlow int
+	probe     *slowDown
+	sharers   int // children that share it (see learnShared)
 	// errMean and errSize are exponential means of the source's
 	// prediction errors (measured over predicted time, less 1) and of
 	// their sizes, for the tracking signal (see drift)
@@ -104,6 +112,34 @@ type source struct {
 	// workMean and workSize are the same for the part of the error
 	// taken for a change of work (see trend)
 	workMean, workSize float64
+}
+
+// hiccupGap: a slow-down beyond the noise band that comes more than
+// hiccupGap frames after the one before may be a hiccup, a frame that
+// took long for a reason gone by the next: on live runs here one frame in
+// twenty of a node's takes 1.8 to 2 times as long as the one before, or
+// longer (the operating system's scheduling on two shared cores). Taken
+// as slow-downs, hiccups moved the split for a frame each, set the
+// source's speed back until a speed-up had lasted the hold, and fed the
+// hold and the overshoot damping as if the source oscillated. The next
+// frame tells: back within the band of the speed before, it was a
+// hiccup, and a hiccup taken is undone. Where most isolated slow-downs
+// turn out hiccups (Adaptive.hiccups over a half), the next one waits for
+// that frame before it is taken: a frame late where it was real, where
+// taking it would have cost a frame more often. Slow-downs closer
+// together are a source that oscillates, and are taken at once.
+const hiccupGap = 2
+
+// minHiccup is the least slow-down taken for a possible hiccup: smaller
+// ones, a few times the timer noise where it is low, are taken at once,
+// as hiccups on live runs are twice as long and more.
+const minHiccup = 1.1
+
+// slowDown is an isolated slow-down whose next frame is awaited: the
+// source before it, and whether it was left untaken until then.
+type slowDown struct {
+	before *source
+	waited bool
 }
 
 // trackingWeight is the weight of a new error in the tracking signal's
@@ -125,6 +161,8 @@ func (st *source) drift() float64 {
 	return trackingSignal(st.errMean, st.errSize)
 }
 
+// trackingSignal is Trigg's signal of an exponential mean of changes over
+// the mean of their sizes, cubed (see drift).
 func trackingSignal(mean, size float64) float64 {
 	if size <= 0 {
 		return 0
@@ -220,7 +258,7 @@ func (a *Adaptive) source(path string) *source {
 	key := a.modelKey(path)
 	st := a.sources[key]
 	if st == nil {
-		st = &source{speed: 1, hold: minHold, sinceUp: -1, sharers: 1}
+		st = &source{speed: 1, hold: minHold, sinceUp: -1, sinceSlow: -1, sharers: 1}
 		a.sources[key] = st
 	}
 	return st
@@ -306,9 +344,16 @@ func (a *Adaptive) filter(raw *grid, samples []Sample, db bool) *grid {
 	}
 	for _, o := range all {
 		st := o.st
+		unseen := *st // kept where this frame may turn out a hiccup
+		unseen.probe = nil
+		probe := st.probe
+		st.probe = nil
 		st.seen = true
 		if st.sinceUp >= 0 {
 			st.sinceUp++
+		}
+		if st.sinceSlow >= 0 {
+			st.sinceSlow++
 		}
 		st.calm++
 		if st.calm > 8*st.hold && st.hold > minHold {
@@ -346,12 +391,36 @@ func (a *Adaptive) filter(raw *grid, samples []Sample, db bool) *grid {
 		bySpeed := o.pred + share*e
 		speed := st.speed * o.pred / bySpeed
 		workFactor := o.took / bySpeed
+		inBand := a.inBand(o.took, o.pred)
+		if probe != nil {
+			predBefore := o.work / probe.before.speed
+			hiccup := o.took < predBefore || a.inBand(o.took, predBefore)
+			a.hiccups += trackingWeight * (b2f(hiccup) - a.hiccups)
+			if hiccup && !probe.waited && !inBand {
+				// undone, as if it had not been seen
+				sinceSlow := st.sinceSlow
+				*st = *probe.before
+				st.sinceSlow = sinceSlow
+				continue
+			}
+		}
+		if !inBand && speed < st.speed*(1-1e-9) {
+			isolated := (st.sinceSlow < 0 || st.sinceSlow > hiccupGap) && speed < st.speed/minHiccup
+			if isolated && a.hiccups > 0.5 {
+				*st = unseen
+				st.sinceSlow, st.probe = 0, &slowDown{before: &unseen, waited: true}
+				continue
+			}
+			st.sinceSlow = 0
+			if isolated {
+				st.probe = &slowDown{before: &unseen}
+			}
+		}
 		st.observeError(o.took/o.pred - 1)
 		st.observeWork(workFactor - 1)
 		if st.trend(a.noise) != 0 {
 			drifting = append(drifting, o)
 		}
-		inBand := a.inBand(o.took, o.pred)
 		switch {
 		case inBand:
 			// noise: follow slowly
@@ -941,4 +1010,11 @@ func (l *Load) neighbourDB(tree *node, active []*Child, g *grid, out map[string]
 		out[d.c.Path] = region{r: compound.Range{Start: lo, End: hi}}
 		lo = hi
 	}
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }

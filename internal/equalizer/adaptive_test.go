@@ -161,13 +161,70 @@ func TestAdaptiveTrustsSlowDownsAtOnceAndSpeedUpsSlowly(t *testing.T) {
 	if s := l.Adaptive.sources["a"].speed; !near(s, 1.0/3, 1e-6) {
 		t.Errorf("a slower alone is a slower source: speed %v, want 1/3", s)
 	}
-	// a speeds up again
+	// it stays slow for a second frame, so it was no hiccup (see
+	// TestAdaptiveUndoesAHiccup); then a speeds up again
+	out, _ = steady(l, out, 1, constant(0.060), constant(0.020))
 	_, w = steady(l, out, 14, constant(0.020), constant(0.020))
 	if w[0] > 0.45 {
 		t.Errorf("first speed-up trusted at once: split %v", w[0])
 	}
 	if !near(w[len(w)-1], 0.5, 0.02) {
 		t.Errorf("persistent speed-up not followed: splits %v", w)
+	}
+}
+
+// A slow-down that lasts one frame is a hiccup: the next frame's speed-up
+// undoes it at once. A second one soon after is no hiccup but a source
+// that oscillates, and the speed-up after it waits out the hold.
+func TestAdaptiveUndoesAHiccup(t *testing.T) {
+	l := NewLoad(adaptiveParams("2D"), 960, 540)
+	out := l.Plan(two(), nil)
+	out, _ = steady(l, out, coldPlans+3, constant(0.020), constant(0.020))
+	hiccup := func(f int) float64 {
+		if f == 0 {
+			return 0.060
+		}
+		return 0.020
+	}
+	out, w := steady(l, out, 2, hiccup, constant(0.020))
+	if !near(w[0], 0.25, 1e-6) {
+		t.Fatalf("slow-down not taken at once: split %v, want 0.25", w[0])
+	}
+	if !near(w[1], 0.5, 1e-6) {
+		t.Errorf("hiccup not undone: splits %v, want 0.5 after it", w)
+	}
+	_, w = steady(l, out, 3, hiccup, constant(0.020))
+	if w[1] > 0.45 {
+		t.Errorf("a second slow-down two frames later undone at once: splits %v", w)
+	}
+}
+
+// Where most isolated slow-downs have been hiccups, the next one is not
+// taken until the frame after it confirms it: a hiccup then moves no
+// split, and a slow-down that lasts is taken a frame late.
+func TestAdaptiveWaitsWhereSlowDownsAreMostlyHiccups(t *testing.T) {
+	l := NewLoad(adaptiveParams("2D"), 960, 540)
+	out := l.Plan(two(), nil)
+	out, _ = steady(l, out, coldPlans+3, constant(0.020), constant(0.020))
+	hiccupEvery10 := func(f int) float64 {
+		if f%10 == 5 {
+			return 0.060
+		}
+		return 0.020
+	}
+	out, w := steady(l, out, 60, hiccupEvery10, constant(0.020))
+	if l.Adaptive.hiccups <= 0.5 {
+		t.Fatalf("six hiccups: rate %.2f, want over 0.5", l.Adaptive.hiccups)
+	}
+	if !near(w[5], 0.25, 1e-6) || !near(w[6], 0.5, 1e-6) {
+		t.Errorf("first hiccup: splits %v, want 0.25 (taken) and then 0.5 (undone)", w[4:8])
+	}
+	if !near(w[55], 0.5, 1e-6) {
+		t.Errorf("sixth hiccup moved the split to %v", w[55])
+	}
+	_, w = steady(l, out, 3, constant(0.060), constant(0.020))
+	if !near(w[0], 0.5, 1e-6) || !near(w[1], 0.25, 1e-6) {
+		t.Errorf("a slow-down that lasts: splits %v, want 0.5 (waited) and then 0.25", w)
 	}
 }
 

@@ -23,8 +23,13 @@ type Scenario struct {
 	StepFrame int
 	OscPeriod int
 	Noise     float64 // per-frame random speed variation, +-fraction
-	Overhead  float64 // seconds per source per frame (clear, readback)
-	MoveCost  float64 // seconds to load one unit of database range
+	// Hiccups is the chance that a source's frame takes 1.5 to 2.5 times
+	// as long: the operating system's scheduling on shared cores, as node
+	// times on live runs here show (one frame in twenty takes 1.8-2 times
+	// as long as the one before, or longer).
+	Hiccups  float64
+	Overhead float64 // seconds per source per frame (clear, readback)
+	MoveCost float64 // seconds to load one unit of database range
 	// SharedCores: sources share cores in pairs (0 and 1, 2 and 3, ...),
 	// as two pipes of a software-rendered node on one core do: both run
 	// at half speed until the shorter is done, so a source's time is its
@@ -69,6 +74,8 @@ var Scenarios = map[string]*Scenario{
 		Density: uniform, Loaded: 1, OscPeriod: 6, Overhead: 0.0005},
 	"noisy": {Name: "noisy", About: "every source's speed varies randomly by +-20% each frame",
 		Density: uniform, Noise: 0.2, Overhead: 0.0005},
+	"hiccups": {Name: "hiccups", About: "every source's speed varies by +-10% and 5% of its frames take 1.5-2.5 times as long (scheduling on shared cores)",
+		Density: uniform, Noise: 0.1, Hiccups: 0.05, Overhead: 0.0005},
 	"heterogeneous": {Name: "heterogeneous", About: "source speeds 1, 1, 2, 0.5 (mixed GPUs), 2% noise",
 		Density: uniform, Speeds: []float64{1, 1, 2, 0.5}, Noise: 0.02, Overhead: 0.0005},
 	"db-step": {Name: "db-step", About: "cost rising along the range, source 2 halves at frame 100, 2% noise, loading data costs 20 ms per unit of range",
@@ -106,6 +113,9 @@ func (s *Scenario) speed(i, f int, rng *rand.Rand) float64 {
 	}
 	if s.Noise > 0 {
 		v *= 1 + s.Noise*(2*rng.Float64()-1)
+	}
+	if s.Hiccups > 0 && rng.Float64() < s.Hiccups {
+		v /= 1.5 + rng.Float64()
 	}
 	return v
 }
