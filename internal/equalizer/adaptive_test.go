@@ -148,10 +148,17 @@ func steady(l *Load, out []Assignment, frames int, da, db func(f int) float64) (
 
 func constant(v float64) func(int) float64 { return func(int) float64 { return v } }
 
-func TestAdaptiveTrustsSlowDownsAtOnceAndSpeedUpsSlowly(t *testing.T) {
+// pastColdPlans is an adaptive equalizer of two children whose model plans
+// (see coldPlans), on a uniform load.
+func pastColdPlans() (*Load, []Assignment) {
 	l := NewLoad(adaptiveParams("2D"), 960, 540)
 	out := l.Plan(two(), nil)
 	out, _ = steady(l, out, coldPlans+3, constant(0.020), constant(0.020))
+	return l, out
+}
+
+func TestAdaptiveTrustsSlowDownsAtOnceAndSpeedUpsSlowly(t *testing.T) {
+	l, out := pastColdPlans()
 	// a takes 3x as long on the same region: its speed fell to 1/3, so it
 	// gets a quarter of the (uniform) work
 	out, w := steady(l, out, 1, constant(0.060), constant(0.020))
@@ -177,9 +184,7 @@ func TestAdaptiveTrustsSlowDownsAtOnceAndSpeedUpsSlowly(t *testing.T) {
 // undoes it at once. A second one soon after is no hiccup but a source
 // that oscillates, and the speed-up after it waits out the hold.
 func TestAdaptiveUndoesAHiccup(t *testing.T) {
-	l := NewLoad(adaptiveParams("2D"), 960, 540)
-	out := l.Plan(two(), nil)
-	out, _ = steady(l, out, coldPlans+3, constant(0.020), constant(0.020))
+	l, out := pastColdPlans()
 	hiccup := func(f int) float64 {
 		if f == 0 {
 			return 0.060
@@ -203,9 +208,7 @@ func TestAdaptiveUndoesAHiccup(t *testing.T) {
 // taken until the frame after it confirms it: a hiccup then moves no
 // split, and a slow-down that lasts is taken a frame late.
 func TestAdaptiveWaitsWhereSlowDownsAreMostlyHiccups(t *testing.T) {
-	l := NewLoad(adaptiveParams("2D"), 960, 540)
-	out := l.Plan(two(), nil)
-	out, _ = steady(l, out, coldPlans+3, constant(0.020), constant(0.020))
+	l, out := pastColdPlans()
 	hiccupEvery10 := func(f int) float64 {
 		if f%10 == 5 {
 			return 0.060
@@ -529,9 +532,7 @@ func TestTrackingSignalTellsDriftFromNoise(t *testing.T) {
 // the lag changes no split of it.
 func TestAdaptivePlansAMovingLoadAhead(t *testing.T) {
 	splits := func(lag int) []float64 {
-		l := NewLoad(adaptiveParams("2D"), 960, 540)
-		out := l.Plan(two(), nil)
-		out, _ = steady(l, out, coldPlans+3, constant(0.020), constant(0.020))
+		l, out := pastColdPlans()
 		l.Adaptive.ObserveLag(lag)
 		_, w := steady(l, out, 30, moving(1.03), moving(1/1.03))
 		return w
