@@ -104,7 +104,10 @@ type source struct {
 	// to tell whether it was a hiccup (see hiccupGap)
 	sinceSlow int
 	probe     *slowDown
-	sharers   int // children that share it (see learnShared)
+	// closeSlows counts slow-downs in a row that each came within
+	// hiccupGap frames of the one before
+	closeSlows int
+	sharers    int // children that share it (see learnShared)
 	// errMean and errSize are exponential means of the source's
 	// prediction errors (measured over predicted time, less 1) and of
 	// their sizes, for the tracking signal (see drift)
@@ -114,20 +117,21 @@ type source struct {
 	workMean, workSize float64
 }
 
-// hiccupGap: a slow-down beyond the noise band that comes more than
-// hiccupGap frames after the one before may be a hiccup, a frame that
-// took long for a reason gone by the next: on live runs here one frame in
-// twenty of a node's takes 1.8 to 2 times as long as the one before, or
-// longer (the operating system's scheduling on two shared cores). Taken
-// as slow-downs, hiccups moved the split for a frame each, set the
-// source's speed back until a speed-up had lasted the hold, and fed the
-// hold and the overshoot damping as if the source oscillated. The next
-// frame tells: back within the band of the speed before, it was a
-// hiccup, and a hiccup taken is undone. Where most isolated slow-downs
+// hiccupGap: a slow-down beyond the noise band may be a hiccup, a frame
+// that took long for a reason gone by the next: on live runs here one
+// frame in twenty of a node's takes 1.8 to 2 times as long as the one
+// before, or longer (the operating system's scheduling on two shared
+// cores). Taken as slow-downs, hiccups moved the split for a frame each,
+// set the source's speed back until a speed-up had lasted the hold, and
+// fed the hold and the overshoot damping as if the source oscillated.
+// The next frame tells: back within the band of the speed before, it was
+// a hiccup, and a hiccup taken is undone. Where most slow-downs probed so
 // turn out hiccups (Adaptive.hiccups over a half), the next one waits for
 // that frame before it is taken: a frame late where it was real, where
-// taking it would have cost a frame more often. Slow-downs closer
-// together are a source that oscillates, and are taken at once.
+// taking it would have cost a frame more often. The third slow-down in a
+// row within hiccupGap frames of the one before is a source that
+// oscillates, and is taken at once (two hiccups that close are common
+// enough at one frame in twenty).
 const hiccupGap = 2
 
 // minHiccup is the least slow-down taken for a possible hiccup: smaller
@@ -392,23 +396,31 @@ func (a *Adaptive) filter(raw *grid, samples []Sample, db bool) *grid {
 		speed := st.speed * o.pred / bySpeed
 		workFactor := o.took / bySpeed
 		inBand := a.inBand(o.took, o.pred)
+		confirmed := false // the slow-down under probe lasted
 		if probe != nil {
 			predBefore := o.work / probe.before.speed
 			hiccup := o.took < predBefore || a.inBand(o.took, predBefore)
+			confirmed = !hiccup
 			a.hiccups += trackingWeight * (b2f(hiccup) - a.hiccups)
 			if hiccup && !probe.waited && !inBand {
 				// undone, as if it had not been seen
-				sinceSlow := st.sinceSlow
+				sinceSlow, closeSlows := st.sinceSlow, st.closeSlows
 				*st = *probe.before
-				st.sinceSlow = sinceSlow
+				st.sinceSlow, st.closeSlows = sinceSlow, closeSlows
 				continue
 			}
 		}
 		if !inBand && speed < st.speed*(1-1e-9) {
-			isolated := (st.sinceSlow < 0 || st.sinceSlow > hiccupGap) && speed < st.speed/minHiccup
+			if st.sinceSlow >= 0 && st.sinceSlow <= hiccupGap {
+				st.closeSlows++
+			} else {
+				st.closeSlows = 0
+			}
+			isolated := !confirmed && st.closeSlows < 2 && speed < st.speed/minHiccup
 			if isolated && a.hiccups > 0.5 {
+				closeSlows := st.closeSlows
 				*st = unseen
-				st.sinceSlow, st.probe = 0, &slowDown{before: &unseen, waited: true}
+				st.sinceSlow, st.closeSlows, st.probe = 0, closeSlows, &slowDown{before: &unseen, waited: true}
 				continue
 			}
 			st.sinceSlow = 0

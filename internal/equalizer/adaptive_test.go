@@ -181,8 +181,9 @@ func TestAdaptiveTrustsSlowDownsAtOnceAndSpeedUpsSlowly(t *testing.T) {
 }
 
 // A slow-down that lasts one frame is a hiccup: the next frame's speed-up
-// undoes it at once. A second one soon after is no hiccup but a source
-// that oscillates, and the speed-up after it waits out the hold.
+// undoes it at once. So is a second one two frames later, but a third in
+// a row is a source that oscillates, and the speed-up after it waits out
+// the hold.
 func TestAdaptiveUndoesAHiccup(t *testing.T) {
 	l, out := pastColdPlans()
 	hiccup := func(f int) float64 {
@@ -198,9 +199,13 @@ func TestAdaptiveUndoesAHiccup(t *testing.T) {
 	if !near(w[1], 0.5, 1e-6) {
 		t.Errorf("hiccup not undone: splits %v, want 0.5 after it", w)
 	}
+	out, w = steady(l, out, 2, hiccup, constant(0.020))
+	if !near(w[1], 0.5, 1e-6) {
+		t.Errorf("a second hiccup two frames later not undone: splits %v", w)
+	}
 	_, w = steady(l, out, 3, hiccup, constant(0.020))
 	if w[1] > 0.45 {
-		t.Errorf("a second slow-down two frames later undone at once: splits %v", w)
+		t.Errorf("a third slow-down two frames later undone at once: splits %v", w)
 	}
 }
 
