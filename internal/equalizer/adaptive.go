@@ -146,6 +146,14 @@ type slowDown struct {
 	waited bool
 }
 
+// rewind sets the source back to what it was before a frame, all but its
+// history of slow-downs, which tells hiccups from oscillation.
+func (st *source) rewind(to *source) {
+	sinceSlow, closeSlows := st.sinceSlow, st.closeSlows
+	*st = *to
+	st.sinceSlow, st.closeSlows = sinceSlow, closeSlows
+}
+
 // trackingWeight is the weight of a new error in the tracking signal's
 // means: about the last five frames count.
 const trackingWeight = 0.2
@@ -403,10 +411,7 @@ func (a *Adaptive) filter(raw *grid, samples []Sample, db bool) *grid {
 			confirmed = !hiccup
 			a.hiccups += trackingWeight * (b2f(hiccup) - a.hiccups)
 			if hiccup && !probe.waited && !inBand {
-				// undone, as if it had not been seen
-				sinceSlow, closeSlows := st.sinceSlow, st.closeSlows
-				*st = *probe.before
-				st.sinceSlow, st.closeSlows = sinceSlow, closeSlows
+				st.rewind(probe.before) // undone, as if it had not been seen
 				continue
 			}
 		}
@@ -417,13 +422,12 @@ func (a *Adaptive) filter(raw *grid, samples []Sample, db bool) *grid {
 				st.closeSlows = 0
 			}
 			isolated := !confirmed && st.closeSlows < 2 && speed < st.speed/minHiccup
+			st.sinceSlow = 0
 			if isolated && a.hiccups > 0.5 {
-				closeSlows := st.closeSlows
-				*st = unseen
-				st.sinceSlow, st.closeSlows, st.probe = 0, closeSlows, &slowDown{before: &unseen, waited: true}
+				st.rewind(&unseen)
+				st.probe = &slowDown{before: &unseen, waited: true}
 				continue
 			}
-			st.sinceSlow = 0
 			if isolated {
 				st.probe = &slowDown{before: &unseen}
 			}
