@@ -128,10 +128,14 @@ type source struct {
 // a hiccup, and a hiccup taken is undone. Where most slow-downs probed so
 // turn out hiccups (Adaptive.hiccups over a half), the next one waits for
 // that frame before it is taken: a frame late where it was real, where
-// taking it would have cost a frame more often. The third slow-down in a
-// row within hiccupGap frames of the one before is a source that
-// oscillates, and is taken at once (two hiccups that close are common
-// enough at one frame in twenty).
+// taking it would have cost a frame more often. There, two hiccups in a
+// row are not rare either: a waited slow-down that its second frame
+// confirmed is taken and probed once more, and undone if the third frame
+// is back. (Only there: a source switched on and off every two frames
+// looks the same in its first cycle, and undoing that cycle cost it the
+// next one's slow frames.) The third slow-down in a row within hiccupGap
+// frames of the one before is a source that oscillates, and is taken at
+// once (two hiccups that close are common enough at one frame in twenty).
 const hiccupGap = 2
 
 // minHiccup is the least slow-down taken for a possible hiccup: smaller
@@ -140,10 +144,12 @@ const hiccupGap = 2
 const minHiccup = 1.1
 
 // slowDown is an isolated slow-down whose next frame is awaited: the
-// source before it, and whether it was left untaken until then.
+// source before it, whether it was left untaken until then, and whether
+// it has lasted a frame already.
 type slowDown struct {
 	before *source
 	waited bool
+	lasted bool
 }
 
 // rewind sets the source back to what it was before a frame, all but its
@@ -408,11 +414,16 @@ func (a *Adaptive) filter(raw *grid, samples []Sample, db bool) *grid {
 		if probe != nil {
 			predBefore := o.work / probe.before.speed
 			hiccup := o.took < predBefore || a.inBand(o.took, predBefore)
-			confirmed = !hiccup
+			confirmed = !hiccup && !probe.lasted
 			a.hiccups += trackingWeight * (b2f(hiccup) - a.hiccups)
 			if hiccup && !probe.waited && !inBand {
 				st.rewind(probe.before) // undone, as if it had not been seen
 				continue
+			}
+			if confirmed && probe.waited {
+				// taken now, and probed once more: where hiccups are the
+				// rule, two in a row are not rare (see hiccupGap)
+				st.probe = &slowDown{before: probe.before, lasted: true}
 			}
 		}
 		if !inBand && speed < st.speed*(1-1e-9) {

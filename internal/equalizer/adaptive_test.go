@@ -236,6 +236,37 @@ func TestAdaptiveWaitsWhereSlowDownsAreMostlyHiccups(t *testing.T) {
 	}
 }
 
+// Where hiccups are the rule, two in a row are not rare: a slow-down
+// waited for and confirmed by its second frame is taken, and undone when
+// the third frame is back. Where they are not, the same two frames are
+// taken at once and kept: a source switched on and off every two frames
+// looks the same in its first cycle.
+func TestAdaptiveUndoesTwoHiccupsInARowWhereHiccupsAreTheRule(t *testing.T) {
+	twoSlow := func(f int) float64 {
+		if f == 1 || f == 2 {
+			return 0.060
+		}
+		return 0.020
+	}
+	l, out := pastColdPlans()
+	_, w := steady(l, out, 4, twoSlow, constant(0.020))
+	if !near(w[1], 0.25, 1e-6) || !near(w[3], 0.25, 1e-6) {
+		t.Errorf("hiccups not the rule: splits %v, want 0.25 from the first slow frame on", w)
+	}
+	l, out = pastColdPlans()
+	hiccupEvery10 := func(f int) float64 {
+		if f%10 == 5 {
+			return 0.060
+		}
+		return 0.020
+	}
+	out, _ = steady(l, out, 60, hiccupEvery10, constant(0.020))
+	_, w = steady(l, out, 4, twoSlow, constant(0.020))
+	if !near(w[1], 0.5, 1e-6) || !near(w[2], 0.25, 1e-6) || !near(w[3], 0.5, 1e-6) {
+		t.Errorf("hiccups the rule: splits %v, want 0.5 (waited), 0.25 (taken) and 0.5 (undone)", w)
+	}
+}
+
 // When a's time rises by what b's falls, the work moved in the scene: the
 // speeds stay, and the model's work moves.
 func TestAdaptiveTellsMovedWorkFromSlowerSource(t *testing.T) {
