@@ -84,6 +84,9 @@ type Adaptive struct {
 	// hiccups is an exponential mean, over isolated slow-downs, of 1 for
 	// a hiccup and 0 for one that lasted (see hiccupGap)
 	hiccups float64
+	// undone: a slow-down that moved the regions turned out a hiccup and
+	// was undone, and the regions go back whatever that saves (see gate)
+	undone bool
 	// Decisions of the last Plan, for reports and tests.
 	LastDecision string
 }
@@ -418,6 +421,7 @@ func (a *Adaptive) filter(raw *grid, samples []Sample, db bool) *grid {
 			a.hiccups += trackingWeight * (b2f(hiccup) - a.hiccups)
 			if hiccup && !probe.waited && !inBand {
 				st.rewind(probe.before) // undone, as if it had not been seen
+				a.undone = true
 				continue
 			}
 			if confirmed && probe.waited {
@@ -919,6 +923,8 @@ func (a *Adaptive) gate(l *Load, active []*Child, g *grid, next map[string]regio
 	if curT > 0 {
 		saving = 1 - nextT/curT
 	}
+	undone := a.undone
+	a.undone = false
 	threshold, settlingMove := a.Threshold, false
 	if !g.db || a.MoveCost == 0 {
 		// moving work costs nothing measurable (2D, or no data to load):
@@ -940,6 +946,9 @@ func (a *Adaptive) gate(l *Load, active []*Child, g *grid, next map[string]regio
 		// every frame, and its prior held splits Equalizer was still
 		// moving, which lost the first frames of a moving hotspot
 	case saving >= threshold:
+	case undone && saving > 0:
+		// a hiccup's move taken back: the threshold keeps noise from
+		// moving the regions, and what moved them was no more than noise
 	case a.below+1 >= a.CorrectEvery && saving >= math.Max(a.MinCorrection, 2*a.modelNoise()):
 		// a small correction so a split cannot stay stuck under the threshold
 	default:

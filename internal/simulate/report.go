@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -38,6 +39,7 @@ var Policies = []string{"equalizer", "adaptive"}
 // Comparison is one scenario on one config under both policies.
 type Comparison struct {
 	Config, Scenario string
+	Seed             int64
 	Equalizer        *Summary
 	Adaptive         *Summary
 }
@@ -54,23 +56,35 @@ func (c Comparison) Gain() float64 { return 100 * (c.Adaptive.Efficiency - c.Equ
 // split) under both policies on each config, spread over workers
 // goroutines (each run is a pure function of its inputs).
 func Compare(names []string, load func(string) (*compound.Config, error), frames, workers int) ([]Comparison, error) {
+	var scenarios []string
+	for _, sc := range ScenarioNames() {
+		if !Scenarios[sc].Sessions {
+			scenarios = append(scenarios, sc)
+		}
+	}
+	return compare(names, load, scenarios, []int64{0}, frames, workers)
+}
+
+// compare runs the scenarios under both policies on each config with each
+// seed.
+func compare(names []string, load func(string) (*compound.Config, error), scenarios []string, seeds []int64, frames, workers int) ([]Comparison, error) {
 	type job struct {
 		name, scenario, policy string
+		seed                   int64
 		out                    **Summary
 	}
 	var jobs []job
-	out := make([]Comparison, 0, len(names)*len(Scenarios))
+	out := make([]Comparison, 0, len(names)*len(scenarios)*len(seeds))
 	for _, name := range names {
-		for _, sc := range ScenarioNames() {
-			if Scenarios[sc].Sessions {
-				continue
+		for _, sc := range scenarios {
+			for _, seed := range seeds {
+				out = append(out, Comparison{Config: name, Scenario: sc, Seed: seed})
 			}
-			out = append(out, Comparison{Config: name, Scenario: sc})
 		}
 	}
 	for i := range out {
 		c := &out[i]
-		jobs = append(jobs, job{c.Config, c.Scenario, "equalizer", &c.Equalizer}, job{c.Config, c.Scenario, "adaptive", &c.Adaptive})
+		jobs = append(jobs, job{c.Config, c.Scenario, "equalizer", c.Seed, &c.Equalizer}, job{c.Config, c.Scenario, "adaptive", c.Seed, &c.Adaptive})
 	}
 	errs := make([]error, len(jobs))
 	next := make(chan int)
@@ -83,7 +97,7 @@ func Compare(names []string, load func(string) (*compound.Config, error), frames
 				j := jobs[i]
 				cfg, err := load(j.name)
 				if err == nil {
-					*j.out, err = Run(cfg, j.name, Options{Scenario: j.scenario, Policy: j.policy, Frames: frames})
+					*j.out, err = Run(cfg, j.name, Options{Scenario: j.scenario, Policy: j.policy, Frames: frames, Seed: j.seed})
 				}
 				errs[i] = err
 			}
@@ -179,9 +193,8 @@ func Goals(series map[string]*Summary, compared []Comparison) []Goal {
 		"at least %+.1f points (%s)", worstGain, worstGainAt)
 	add(true, slowerMean == 0, "adaptive never slower than equalizer on mean frame time, every scenario and config",
 		"slower in %d of %d; worst %+.2f%% (%s)", slowerMean, len(compared), 100*(worstMean-1), worstMeanAt)
-	// open since Equalizer's policy keeps its tree's split directions, as
-	// Equalizer does: its p99 on a moving hotspot fell below the adaptive
-	// policy's on some 8-source configs (docs/equalizers.md, Direction)
+	// open: on seed 0, p99s that single frames decide (`hiccups`, `noisy`)
+	// fall either way; SeedGoal checks them over many seeds
 	add(false, slowerP99 == 0, "adaptive never slower than equalizer on p99 frame time, every scenario and config",
 		"slower in %d of %d; worst %+.2f%% (%s)", slowerP99, len(compared), 100*(worstP99-1), worstP99At)
 	return goals
@@ -264,8 +277,14 @@ func Report(configDir, outDir string, frames int, load func(string) (*compound.C
 	}
 	b.WriteString(generatedText(generated))
 	b.WriteString(heldOutText(heldOut))
+	seeded, err := Seeded(configDir, frames, load)
+	if err != nil {
+		return err
+	}
+	b.WriteString(seedsText(seeded))
 	goals := Goals(series, append(exampleComparisons(series), generated...))
 	slowerMean, slowerP99 := countSlower(heldOut)
+	goals = append(goals, SeedGoal(seeded))
 	goals = append(goals, Goal{Text: "adaptive never slower than equalizer on mean or p99 frame time on the held-out configs",
 		Reached: fmt.Sprintf("slower on mean in %d and on p99 in %d of %d (see Held-out configs)", slowerMean, slowerP99, len(heldOut)),
 		Met:     slowerMean == 0 && slowerP99 == 0})
@@ -322,6 +341,130 @@ func generatedText(compared []Comparison) string {
 	}
 	b.WriteString("\n")
 	return b.String()
+}
+
+// sweptScenarios draw most of their frame times from the seed: their p99s
+// are decided by a few frames each, so the report also runs them over
+// sweepSeeds seeds.
+var sweptScenarios = []string{"hiccups", "noisy"}
+
+const sweepSeeds = 20
+
+// Seeded runs the swept scenarios on the report configs (in configDir) and
+// the generated ones with seeds 0 to sweepSeeds-1.
+func Seeded(configDir string, frames int, load func(string) (*compound.Config, error)) ([]Comparison, error) {
+	checkedLoad := func(name string) (*compound.Config, error) {
+		if slices.Contains(ReportConfigs, name) {
+			return load(filepath.Join(configDir, name))
+		}
+		return GeneratedLoader()(name)
+	}
+	seeds := make([]int64, sweepSeeds)
+	for i := range seeds {
+		seeds[i] = int64(i)
+	}
+	return compare(append(slices.Clone(ReportConfigs), GeneratedNames()...), checkedLoad, sweptScenarios, seeds, frames, runtime.GOMAXPROCS(0))
+}
+
+// seedAverage is one config's ratios in one scenario over the seeds.
+type seedAverage struct {
+	mean, p99             float64 // average ratios
+	runs                  int
+	slowerMean, slowerP99 int // runs above 1
+}
+
+// seedAverages averages each config's ratios over its seeds, by scenario
+// and config.
+func seedAverages(compared []Comparison) map[string]map[string]*seedAverage {
+	out := map[string]map[string]*seedAverage{}
+	for _, c := range compared {
+		if out[c.Scenario] == nil {
+			out[c.Scenario] = map[string]*seedAverage{}
+		}
+		a := out[c.Scenario][c.Config]
+		if a == nil {
+			a = &seedAverage{}
+			out[c.Scenario][c.Config] = a
+		}
+		a.mean += c.MeanRatio()
+		a.p99 += c.P99Ratio()
+		a.runs++
+		a.slowerMean += b2i(c.MeanRatio() > 1)
+		a.slowerP99 += b2i(c.P99Ratio() > 1)
+	}
+	for _, byConfig := range out {
+		for _, a := range byConfig {
+			a.mean /= float64(a.runs)
+			a.p99 /= float64(a.runs)
+		}
+	}
+	return out
+}
+
+// SeedGoal is the checked goal over the seeds: no config slower on
+// average, mean or p99, in any swept scenario.
+func SeedGoal(seeded []Comparison) Goal {
+	worstMean, worstP99, worstAt, configs := 0.0, 0.0, "", 0
+	averages := seedAverages(seeded)
+	for _, sc := range sweptScenarios {
+		for name, a := range averages[sc] {
+			if max(a.mean, a.p99) > max(worstMean, worstP99) {
+				worstAt = name + " " + sc
+			}
+			worstMean, worstP99 = max(worstMean, a.mean), max(worstP99, a.p99)
+			configs++
+		}
+	}
+	return Goal{Text: fmt.Sprintf("adaptive not slower than equalizer on mean or p99 frame time averaged over %d seeds, %s, every example and generated config", sweepSeeds, strings.Join(quoted(sweptScenarios), " and ")),
+		Reached: fmt.Sprintf("highest averages %.4f (mean) and %.4f (p99) of %d; the highest at %s", worstMean, worstP99, configs, worstAt),
+		Met:     worstMean <= 1 && worstP99 <= 1, Checked: true}
+}
+
+// seedsText summarises the checked configs over many seeds, by scenario.
+func seedsText(compared []Comparison) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## Over %d seeds\n\n", sweepSeeds)
+	fmt.Fprintf(&b, "The tables above run every scenario with seed 0. In %s most of a frame's time is drawn from the seed, and a p99 of 300 frames is decided by its three or four slowest frames (under `hiccups`: which source's hiccup falls on which region, and when). ", strings.Join(quoted(sweptScenarios), " and "))
+	fmt.Fprintf(&b, "Here every checked config (the examples and the generated ones) runs them with seeds 0 to %d. The ratios are adaptive over equalizer, averaged over the seeds; a config counts as slower where its average is above 1.\n\n", sweepSeeds-1)
+	b.WriteString("| scenario | configs | runs | mean ratio | p99 ratio | runs slower on mean | on p99 | configs slower on mean | on p99 | worst config mean ratio | worst config p99 ratio |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
+	averages := seedAverages(compared)
+	for _, sc := range sweptScenarios {
+		var all seedAverage
+		var worstMean, worstP99 float64
+		cfgMean, cfgP99 := 0, 0
+		for _, a := range averages[sc] {
+			all.mean += a.mean * float64(a.runs)
+			all.p99 += a.p99 * float64(a.runs)
+			all.runs += a.runs
+			all.slowerMean += a.slowerMean
+			all.slowerP99 += a.slowerP99
+			cfgMean += b2i(a.mean > 1)
+			cfgP99 += b2i(a.p99 > 1)
+			worstMean, worstP99 = max(worstMean, a.mean), max(worstP99, a.p99)
+		}
+		if all.runs == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "| %s | %d | %d | %.4f | %.4f | %d | %d | %d | %d | %.4f | %.4f |\n", sc, len(averages[sc]), all.runs,
+			all.mean/float64(all.runs), all.p99/float64(all.runs), all.slowerMean, all.slowerP99, cfgMean, cfgP99, worstMean, worstP99)
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+func quoted(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = "`" + n + "`"
+	}
+	return out
+}
+
+func b2i(v bool) int {
+	if v {
+		return 1
+	}
+	return 0
 }
 
 // heldOutText summarises the held-out configs by scenario and lists the

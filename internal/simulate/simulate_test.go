@@ -28,7 +28,8 @@ func run(t testing.TB, config, scenario, policy string) *Summary {
 
 // The simulations are deterministic (seeded), so the balancing goals of
 // docs/balance.md are asserted: every scenario on the example configs and
-// on the generated ones, both policies.
+// on the generated ones, both policies, and the random scenarios over
+// many seeds.
 func TestBalanceGoals(t *testing.T) {
 	load := func(path string) (*compound.Config, error) {
 		m, _, err := compound.Load(path, compound.Options{Getenv: func(string) (string, bool) { return "", false }})
@@ -45,7 +46,11 @@ func TestBalanceGoals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, g := range Goals(series, append(exampleComparisons(series), generated...)) {
+	seeded, err := Seeded(filepath.Join("..", "..", "examples", "configs"), 300, load)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range append(Goals(series, append(exampleComparisons(series), generated...)), SeedGoal(seeded)) {
 		switch {
 		case g.Checked && !g.Met:
 			t.Errorf("goal missed: %s: %s", g.Text, g.Reached)
