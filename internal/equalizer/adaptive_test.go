@@ -157,6 +157,14 @@ func pastColdPlans() (*Load, []Assignment) {
 	return l, out
 }
 
+// hiccupEvery10 is a density that triples for one frame in ten.
+func hiccupEvery10(f int) float64 {
+	if f%10 == 5 {
+		return 0.060
+	}
+	return 0.020
+}
+
 func TestAdaptiveTrustsSlowDownsAtOnceAndSpeedUpsSlowly(t *testing.T) {
 	l, out := pastColdPlans()
 	// a takes 3x as long on the same region: its speed fell to 1/3, so it
@@ -214,12 +222,6 @@ func TestAdaptiveUndoesAHiccup(t *testing.T) {
 // split, and a slow-down that lasts is taken a frame late.
 func TestAdaptiveWaitsWhereSlowDownsAreMostlyHiccups(t *testing.T) {
 	l, out := pastColdPlans()
-	hiccupEvery10 := func(f int) float64 {
-		if f%10 == 5 {
-			return 0.060
-		}
-		return 0.020
-	}
 	out, w := steady(l, out, 60, hiccupEvery10, constant(0.020))
 	if l.Adaptive.hiccups <= 0.5 {
 		t.Fatalf("six hiccups: rate %.2f, want over 0.5", l.Adaptive.hiccups)
@@ -254,12 +256,6 @@ func TestAdaptiveUndoesTwoHiccupsInARowWhereHiccupsAreTheRule(t *testing.T) {
 		t.Errorf("hiccups not the rule: splits %v, want 0.25 from the first slow frame on", w)
 	}
 	l, out = pastColdPlans()
-	hiccupEvery10 := func(f int) float64 {
-		if f%10 == 5 {
-			return 0.060
-		}
-		return 0.020
-	}
 	out, _ = steady(l, out, 60, hiccupEvery10, constant(0.020))
 	_, w = steady(l, out, 4, twoSlow, constant(0.020))
 	if !near(w[1], 0.5, 1e-6) || !near(w[2], 0.25, 1e-6) || !near(w[3], 0.5, 1e-6) {

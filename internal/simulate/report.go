@@ -353,11 +353,12 @@ const sweepSeeds = 20
 // Seeded runs the swept scenarios on the report configs (in configDir) and
 // the generated ones with seeds 0 to sweepSeeds-1.
 func Seeded(configDir string, frames int, load func(string) (*compound.Config, error)) ([]Comparison, error) {
+	generated := GeneratedLoader()
 	checkedLoad := func(name string) (*compound.Config, error) {
 		if slices.Contains(ReportConfigs, name) {
 			return load(filepath.Join(configDir, name))
 		}
-		return GeneratedLoader()(name)
+		return generated(name)
 	}
 	seeds := make([]int64, sweepSeeds)
 	for i := range seeds {
@@ -368,23 +369,25 @@ func Seeded(configDir string, frames int, load func(string) (*compound.Config, e
 
 // seedAverage is one config's ratios in one scenario over the seeds.
 type seedAverage struct {
+	config                string
 	mean, p99             float64 // average ratios
 	runs                  int
 	slowerMean, slowerP99 int // runs above 1
 }
 
-// seedAverages averages each config's ratios over its seeds, by scenario
-// and config.
-func seedAverages(compared []Comparison) map[string]map[string]*seedAverage {
-	out := map[string]map[string]*seedAverage{}
+// seedAverages averages each config's ratios over its seeds, by scenario,
+// the configs in the order compared lists them (so sums and ties come out
+// the same every run).
+func seedAverages(compared []Comparison) map[string][]*seedAverage {
+	out := map[string][]*seedAverage{}
+	byKey := map[[2]string]*seedAverage{}
 	for _, c := range compared {
-		if out[c.Scenario] == nil {
-			out[c.Scenario] = map[string]*seedAverage{}
-		}
-		a := out[c.Scenario][c.Config]
+		key := [2]string{c.Scenario, c.Config}
+		a := byKey[key]
 		if a == nil {
-			a = &seedAverage{}
-			out[c.Scenario][c.Config] = a
+			a = &seedAverage{config: c.Config}
+			byKey[key] = a
+			out[c.Scenario] = append(out[c.Scenario], a)
 		}
 		a.mean += c.MeanRatio()
 		a.p99 += c.P99Ratio()
@@ -392,11 +395,9 @@ func seedAverages(compared []Comparison) map[string]map[string]*seedAverage {
 		a.slowerMean += b2i(c.MeanRatio() > 1)
 		a.slowerP99 += b2i(c.P99Ratio() > 1)
 	}
-	for _, byConfig := range out {
-		for _, a := range byConfig {
-			a.mean /= float64(a.runs)
-			a.p99 /= float64(a.runs)
-		}
+	for _, a := range byKey {
+		a.mean /= float64(a.runs)
+		a.p99 /= float64(a.runs)
 	}
 	return out
 }
@@ -407,9 +408,9 @@ func SeedGoal(seeded []Comparison) Goal {
 	worstMean, worstP99, worstAt, configs := 0.0, 0.0, "", 0
 	averages := seedAverages(seeded)
 	for _, sc := range sweptScenarios {
-		for name, a := range averages[sc] {
+		for _, a := range averages[sc] {
 			if max(a.mean, a.p99) > max(worstMean, worstP99) {
-				worstAt = name + " " + sc
+				worstAt = a.config + " " + sc
 			}
 			worstMean, worstP99 = max(worstMean, a.mean), max(worstP99, a.p99)
 			configs++
