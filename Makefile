@@ -3,8 +3,9 @@
 SHELL := /bin/bash
 GO = $(shell scripts/ensure-go.sh)
 export LP_NUM_THREADS ?= 1
-# Vector kernels (simd/archsimd, AVX2) for the depth merge; a plain `go
-# build` takes the portable loops, which `make test` checks too.
+# Vector kernels (simd/archsimd, AVX2) for the depth merge, the blends and
+# the plane and run-length codecs; a plain `go build` takes the portable
+# loops, which `make test` checks too.
 export GOEXPERIMENT ?= simd
 
 .PHONY: all deps build test test-cluster vet demo fuzz bench bench-peer bench-cluster balance balance-live soak soak-uploads clean
@@ -27,7 +28,7 @@ test: deps
 	$(GO) vet ./...
 	scripts/with-display.sh $(GO) test -timeout 20m ./...
 	env -u DISPLAY $(GO) test -count=1 -timeout 10m ./internal/winsys ./internal/channel
-	env GOEXPERIMENT= $(GO) test -count=1 ./internal/compositor
+	env GOEXPERIMENT= $(GO) test -count=1 ./internal/compositor ./internal/compressor
 
 # The main job: eqply, the interactive PLY viewer, on the load-balanced 2D
 # decomposition (four sources on two render-client processes plus the

@@ -59,6 +59,9 @@ type result struct {
 	DepthDecodeGBps float64 `json:"depth_codec_decode_gbps"`
 	DepthRatio      float64 `json:"depth_codec_ratio"`
 	DepthRatioVsRLE float64 `json:"depth_codec_ratio_vs_rle"`
+	// CodecKernels is the vector instruction set of the byte-plane and
+	// run-length loops ("" for the portable ones).
+	CodecKernels string `json:"codec_kernels"`
 
 	Codecs []codecRow `json:"codecs"`
 
@@ -179,6 +182,7 @@ func main() {
 	res.ZMergeGBps = gbps(frameBytes, zm)
 	res.ZMergeVsMemcpy = res.ZMergeGBps / res.MemcpyGBps
 	res.ZMergeKernels = compositor.VectorKernels()
+	res.CodecKernels = compressor.VectorKernels()
 
 	// 2D assembly of four tiles vs copying the colour once.
 	colorBytes := len(front.Color)

@@ -121,35 +121,55 @@ func (zstdCodec) decode(dst, src []byte) error {
 type planesCodec struct{}
 
 func (planesCodec) encode(dst, src []byte) []byte {
-	return append(dst, s2.Encode(nil, toPlanes(src))...)
+	p := scratch(len(src))
+	defer release(p)
+	toPlanes(*p, src)
+	return append(dst, s2.Encode(nil, *p)...)
 }
 
 func (planesCodec) decodedLen(src []byte) (int, error) { return s2Len(src) }
 
 func (planesCodec) decode(dst, src []byte) error {
-	tmp := make([]byte, len(dst))
-	if err := s2Into(tmp, src); err != nil {
+	p := scratch(len(dst))
+	defer release(p)
+	if err := s2Into(*p, src); err != nil {
 		return err
 	}
-	fromPlanes(dst, tmp)
+	fromPlanes(dst, *p)
 	return nil
 }
 
-func toPlanes(src []byte) []byte {
+// scratchBuffers keeps the buffers that byte planes and deltas are built
+// in while a chunk is coded: a chunk is megabytes, and a fresh buffer's
+// page faults and clearing cost more than splitting the planes.
+var scratchBuffers sync.Pool
+
+func scratch(n int) *[]byte {
+	if b, ok := scratchBuffers.Get().(*[]byte); ok && cap(*b) >= n {
+		*b = (*b)[:n]
+		return b
+	}
+	b := make([]byte, n)
+	return &b
+}
+
+func release(b *[]byte) { scratchBuffers.Put(b) }
+
+// toPlanes splits src's 4-byte pixels into planes: the pixels' first
+// bytes, then their second, and so on.
+func toPlanes(planes, src []byte) {
 	n := len(src) / 4
-	out := make([]byte, len(src))
-	p0, p1, p2, p3 := out[:n], out[n:2*n], out[2*n:3*n], out[3*n:]
-	for i := 0; i < n; i++ {
+	p0, p1, p2, p3 := planes[:n], planes[n:2*n], planes[2*n:3*n], planes[3*n:4*n]
+	for i := planesVector(planes, src); i < n; i++ {
 		s := src[4*i : 4*i+4 : 4*i+4]
 		p0[i], p1[i], p2[i], p3[i] = s[0], s[1], s[2], s[3]
 	}
-	return out
 }
 
 func fromPlanes(dst, planes []byte) {
 	n := len(dst) / 4
-	p0, p1, p2, p3 := planes[:n], planes[n:2*n], planes[2*n:3*n], planes[3*n:]
-	for i := 0; i < n; i++ {
+	p0, p1, p2, p3 := planes[:n], planes[n:2*n], planes[2*n:3*n], planes[3*n:4*n]
+	for i := interleaveVector(dst, planes); i < n; i++ {
 		d := dst[4*i : 4*i+4 : 4*i+4]
 		d[0], d[1], d[2], d[3] = p0[i], p1[i], p2[i], p3[i]
 	}
@@ -161,24 +181,38 @@ func fromPlanes(dst, planes []byte) {
 type deltaCodec struct{}
 
 func (deltaCodec) encode(dst, src []byte) []byte {
-	d := make([]byte, len(src))
-	var prev uint32
-	for i := 0; i+4 <= len(src); i += 4 {
-		v := binary.LittleEndian.Uint32(src[i:])
-		binary.LittleEndian.PutUint32(d[i:], v-prev)
+	d, p := scratch(len(src)), scratch(len(src))
+	defer release(d)
+	defer release(p)
+	deltas(*d, src)
+	toPlanes(*p, *d)
+	return append(dst, s2.Encode(nil, *p)...)
+}
+
+// deltas sets each 32-bit word of d to src's word less the one before it.
+func deltas(d, src []byte) {
+	n := len(src) / 4
+	if n == 0 {
+		return
+	}
+	copy(d[:4], src[:4])
+	i := max(deltasVector(d, src), 1)
+	for prev := pixel(src, i-1); i < n; i++ {
+		v := pixel(src, i)
+		binary.LittleEndian.PutUint32(d[4*i:], v-prev)
 		prev = v
 	}
-	return append(dst, s2.Encode(nil, toPlanes(d))...)
 }
 
 func (deltaCodec) decodedLen(src []byte) (int, error) { return s2Len(src) }
 
 func (deltaCodec) decode(dst, src []byte) error {
-	tmp := make([]byte, len(dst))
-	if err := s2Into(tmp, src); err != nil {
+	p := scratch(len(dst))
+	defer release(p)
+	if err := s2Into(*p, src); err != nil {
 		return err
 	}
-	fromPlanes(dst, tmp)
+	fromPlanes(dst, *p)
 	var prev uint32
 	for i := 0; i+4 <= len(dst); i += 4 {
 		prev += binary.LittleEndian.Uint32(dst[i:])
@@ -194,7 +228,6 @@ type rleCodec struct{}
 
 func (rleCodec) encode(dst, src []byte) []byte {
 	n := len(src) / 4
-	px := func(i int) uint32 { return binary.LittleEndian.Uint32(src[4*i:]) }
 	lit := -1 // start of the pending literal run
 	flush := func(end int) {
 		for lit >= 0 && lit < end {
@@ -206,21 +239,50 @@ func (rleCodec) encode(dst, src []byte) []byte {
 		lit = -1
 	}
 	for i := 0; i < n; {
-		j := i + 1
-		for j < n && j-i < 129 && px(j) == px(i) {
-			j++
-		}
-		if j-i >= 2 {
+		if j := pixelRunEnd(src, i, min(n, i+129)); j-i >= 2 {
 			flush(i)
 			dst = append(dst, byte(j-i+126))
 			dst = append(dst, src[4*i:4*i+4]...)
-		} else if lit < 0 {
+			i = j
+			continue
+		}
+		// a literal up to the next pixel that its neighbour repeats
+		if lit < 0 {
 			lit = i
 		}
-		i = j
+		i = nextPixelPair(src, i+1, n)
 	}
 	flush(n)
 	return dst
+}
+
+func pixel(src []byte, i int) uint32 { return binary.LittleEndian.Uint32(src[4*i:]) }
+
+// pixelRunEnd is the first pixel after i, before limit, that differs from
+// pixel i (limit if none).
+func pixelRunEnd(src []byte, i, limit int) int {
+	j, found := pixelRunVector(src, i, i+1, limit)
+	if found {
+		return j
+	}
+	for px := pixel(src, i); j < limit && pixel(src, j) == px; j++ {
+	}
+	return j
+}
+
+// nextPixelPair is the first pixel from k on that the next pixel repeats
+// (n if none).
+func nextPixelPair(src []byte, k, n int) int {
+	k, found := pixelPairVector(src, k, n)
+	if found {
+		return k
+	}
+	for ; k+1 < n; k++ {
+		if pixel(src, k) == pixel(src, k+1) {
+			return k
+		}
+	}
+	return n
 }
 
 // decodedLen walks the control bytes: the length the runs add up to.
@@ -261,16 +323,23 @@ func (rleCodec) decode(dst, src []byte) error {
 		if i+4 > len(src) || o+4*k > len(dst) {
 			return corrupt("rle run overruns")
 		}
-		for r := 0; r < k; r++ {
-			copy(dst[o:o+4], src[i:i+4])
-			o += 4
-		}
+		repeat(dst[o:o+4*k], src[i:i+4])
+		o += 4 * k
 		i += 4
 	}
 	if o != len(dst) {
 		return corrupt("rle chunk decodes to %d bytes, want %d", o, len(dst))
 	}
 	return nil
+}
+
+// repeat fills dst with copies of unit, doubling what is filled with each
+// copy (a run is up to 129 units).
+func repeat(dst, unit []byte) {
+	f := copy(dst, unit)
+	for f < len(dst) {
+		f += copy(dst[f:], dst[:f])
+	}
 }
 
 // planeRLECodec codes each byte plane with byte runs (PackBits style: a
@@ -280,7 +349,10 @@ func (rleCodec) decode(dst, src []byte) error {
 type planeRLECodec struct{}
 
 func (planeRLECodec) encode(dst, src []byte) []byte {
-	p := toPlanes(src)
+	planes := scratch(len(src))
+	defer release(planes)
+	p := *planes
+	toPlanes(p, src)
 	lit := -1
 	flush := func(end int) {
 		for lit >= 0 && lit < end {
@@ -292,23 +364,48 @@ func (planeRLECodec) encode(dst, src []byte) []byte {
 		lit = -1
 	}
 	for i := 0; i < len(p); {
-		j := i + 1
-		for j < len(p) && j-i < 129 && p[j] == p[i] {
-			j++
-		}
-		if j-i >= 3 {
+		if j := byteRunEnd(p, i, min(len(p), i+129)); j-i >= 3 {
 			flush(i)
 			dst = append(dst, byte(j-i+126), p[i])
-		} else if lit < 0 {
+			i = j
+			continue
+		}
+		// a literal up to the next byte repeated twice after it
+		if lit < 0 {
 			lit = i
 		}
-		if j-i < 3 {
-			j = i + 1
-		}
-		i = j
+		i = nextByteTriple(p, i+1, len(p))
 	}
 	flush(len(p))
 	return dst
+}
+
+// byteRunEnd is the first byte after i, before limit, that differs from
+// p[i] (limit if none).
+func byteRunEnd(p []byte, i, limit int) int {
+	j, found := byteRunVector(p, i, i+1, limit)
+	if found {
+		return j
+	}
+	for j < limit && p[j] == p[i] {
+		j++
+	}
+	return j
+}
+
+// nextByteTriple is the first byte from k on that the next two repeat (n
+// if none).
+func nextByteTriple(p []byte, k, n int) int {
+	k, found := byteTripleVector(p, k, n)
+	if found {
+		return k
+	}
+	for ; k+2 < n; k++ {
+		if p[k] == p[k+1] && p[k] == p[k+2] {
+			return k
+		}
+	}
+	return n
 }
 
 func (planeRLECodec) decodedLen(src []byte) (int, error) {
@@ -331,7 +428,9 @@ func (planeRLECodec) decodedLen(src []byte) (int, error) {
 }
 
 func (planeRLECodec) decode(dst, src []byte) error {
-	p := make([]byte, len(dst))
+	planes := scratch(len(dst))
+	defer release(planes)
+	p := *planes
 	o := 0
 	for i := 0; i < len(src); {
 		c := int(src[i])
@@ -349,9 +448,7 @@ func (planeRLECodec) decode(dst, src []byte) error {
 		if i >= len(src) || o+k > len(p) {
 			return corrupt("plane rle run overruns")
 		}
-		for r := 0; r < k; r++ {
-			p[o+r] = src[i]
-		}
+		repeat(p[o:o+k], src[i:i+1])
 		i, o = i+1, o+k
 	}
 	if o != len(p) {
