@@ -59,6 +59,9 @@ type FrameSample struct {
 func Run(cfg *compound.Config, configName string, opt Options) (*Summary, error) {
 	sc, ok := Scenarios[opt.Scenario]
 	if !ok {
+		sc, ok = switched[opt.Scenario]
+	}
+	if !ok {
 		return nil, fmt.Errorf("unknown scenario %q (have %v)", opt.Scenario, ScenarioNames())
 	}
 	if opt.Frames <= 0 {
