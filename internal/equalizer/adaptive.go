@@ -248,10 +248,10 @@ func NewAdaptive() *Adaptive {
 const coldPlans = 4
 
 // minSpeedRatio is the slowest, relative to the fastest source, the model
-// takes a source's speed to be: a slower seeming speed may not be one. Two
-// pipes of one process share a software rasterizer,
-// which serves one of them first by chance, and the other's time is then
-// both ones' work however small its region. Slow samples count at once and
+// takes a source's speed to be: a slower seeming speed may not be one.
+// Two pipes of one process share a software rasterizer, which serves one
+// of them first by chance, and the other's time is then both ones' work
+// however small its region. Slow samples count at once and
 // fast ones only once they last, so without a floor such a source's speed
 // fell with every slow sample and its region with it, to 0.1% of the
 // screen on live runs, its node left with too little of the frame and the

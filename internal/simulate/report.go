@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -282,7 +283,7 @@ func Report(configDir, outDir string, frames int, load func(string) (*compound.C
 		return err
 	}
 	b.WriteString(seedsText(seeded))
-	switched, err := compare(GeneratedNames(), GeneratedLoader(), switchedNames(), switchedSeeds, frames, runtime.GOMAXPROCS(0))
+	switched, err := compare(GeneratedNames(), GeneratedLoader(), switchedNames, switchedSeeds, frames, runtime.GOMAXPROCS(0))
 	if err != nil {
 		return err
 	}
@@ -593,48 +594,44 @@ func plotRun(path, title string, eq, ad *Summary) error {
 }
 
 // Loads switched on and off: the oscillating scenario's load (source 2 at
-// half speed every other half period) with other periods, and with the
-// noise and hiccups of the noisy scenarios, on the generated configs.
+// half speed for half of each period) with other periods, alone and with
+// the noise and hiccups of the noisy scenarios, on the generated configs.
 // Not checked by TestBalanceGoals: it is where a change to the policy is
 // tried on workloads its scenarios do not name.
 var (
-	switchedPeriods = []int{2, 4, 10, 20, 60}
-	switchedSeeds   = []int64{0, 1, 2}
-	switched        = map[string]*Scenario{}
+	switchedPeriods         = []int{2, 4, 10, 20, 60}
+	switchedSeeds           = []int64{0, 1, 2}
+	switchedNames, switched = switchedLoads()
 )
 
-func init() {
+func switchedLoads() ([]string, map[string]*Scenario) {
+	var names []string
+	loads := map[string]*Scenario{}
 	for _, period := range switchedPeriods {
-		for _, noise := range []float64{0, 0.1} {
-			for _, hiccups := range []float64{0, 0.05} {
-				name := fmt.Sprintf("switched every %d", period/2)
-				if noise > 0 {
-					name += fmt.Sprintf(", noise ±%.0f%%", 100*noise)
-				}
-				if hiccups > 0 {
-					name += fmt.Sprintf(", hiccups %.0f%%", 100*hiccups)
-				}
-				switched[name] = &Scenario{Name: name, Density: uniform, Loaded: 1, OscPeriod: period, Noise: noise, Hiccups: hiccups, Overhead: 0.0005}
+		for _, v := range []struct{ noise, hiccups float64 }{{0, 0}, {0.1, 0}, {0, 0.05}, {0.1, 0.05}} {
+			name := fmt.Sprintf("switched every %d", period/2)
+			if v.noise > 0 {
+				name += fmt.Sprintf(", noise ±%.0f%%", 100*v.noise)
 			}
+			if v.hiccups > 0 {
+				name += fmt.Sprintf(", hiccups %.0f%%", 100*v.hiccups)
+			}
+			names = append(names, name)
+			loads[name] = &Scenario{Name: name, Density: uniform, Loaded: 1, OscPeriod: period, Noise: v.noise, Hiccups: v.hiccups, Overhead: 0.0005}
 		}
 	}
-}
-
-// switchedNames are the switched loads in the order of the report.
-func switchedNames() []string {
-	var out []string
-	for _, period := range switchedPeriods {
-		for _, suffix := range []string{"", ", noise ±10%", ", hiccups 5%", ", noise ±10%, hiccups 5%"} {
-			out = append(out, fmt.Sprintf("switched every %d%s", period/2, suffix))
-		}
-	}
-	return out
+	return names, loads
 }
 
 func switchedText(compared []Comparison) string {
 	var b strings.Builder
 	b.WriteString("## Loads switched on and off\n\n")
-	fmt.Fprintf(&b, "The `oscillating` load (source 2 at half speed for half of each period) switched every 1, 2, 5, 10 and 30 frames, alone, with ±10%% timer noise, with `hiccups`' hiccups (5%% of a source's frames 1.5 to 2.5 times as long), and with both, on the generated configs, seeds %d to %d; ratios averaged over the seeds as above. Not checked by `TestBalanceGoals`: these were added after the policy's rules were chosen, and found that a source's speeds could drift below the model's speed floor and stay there (see `minSpeedRatio`).\n\n", switchedSeeds[0], switchedSeeds[len(switchedSeeds)-1])
-	b.WriteString(seedTable(compared, switchedNames()))
+	var every []string
+	for _, period := range switchedPeriods {
+		every = append(every, strconv.Itoa(period/2))
+	}
+	fmt.Fprintf(&b, "The `oscillating` load (source 2 at half speed for half of each period) switched every %s frames, alone, with ±10%% timer noise, with `hiccups`' hiccups (5%% of a source's frames 1.5 to 2.5 times as long), and with both, on the generated configs, seeds %d to %d; ratios averaged over the seeds as above. Not checked by `TestBalanceGoals`: these were added after the policy's rules were chosen, and found that a source's speeds could drift below the model's speed floor and stay there (see `minSpeedRatio`).\n\n",
+		strings.Join(every[:len(every)-1], ", ")+" and "+every[len(every)-1], switchedSeeds[0], switchedSeeds[len(switchedSeeds)-1])
+	b.WriteString(seedTable(compared, switchedNames))
 	return b.String()
 }
