@@ -604,20 +604,26 @@ var (
 	switchedNames, switched = switchedLoads()
 )
 
+// switchedLoads are the oscillating scenario with each period, alone, with
+// the hiccups scenario's noise, its hiccups, and both.
 func switchedLoads() ([]string, map[string]*Scenario) {
+	hiccups := Scenarios["hiccups"]
 	var names []string
 	loads := map[string]*Scenario{}
 	for _, period := range switchedPeriods {
-		for _, v := range []struct{ noise, hiccups float64 }{{0, 0}, {0.1, 0}, {0, 0.05}, {0.1, 0.05}} {
-			name := fmt.Sprintf("switched every %d", period/2)
+		for _, v := range []struct{ noise, hiccups float64 }{{0, 0}, {hiccups.Noise, 0}, {0, hiccups.Hiccups}, {hiccups.Noise, hiccups.Hiccups}} {
+			sc := *Scenarios["oscillating"]
+			sc.Name = fmt.Sprintf("switched every %d", period/2)
 			if v.noise > 0 {
-				name += fmt.Sprintf(", noise ±%.0f%%", 100*v.noise)
+				sc.Name += fmt.Sprintf(", noise ±%.0f%%", 100*v.noise)
 			}
 			if v.hiccups > 0 {
-				name += fmt.Sprintf(", hiccups %.0f%%", 100*v.hiccups)
+				sc.Name += fmt.Sprintf(", hiccups %.0f%%", 100*v.hiccups)
 			}
-			names = append(names, name)
-			loads[name] = &Scenario{Name: name, Density: uniform, Loaded: 1, OscPeriod: period, Noise: v.noise, Hiccups: v.hiccups, Overhead: 0.0005}
+			sc.About = "source 2 at half speed for half of each period, " + sc.Name
+			sc.OscPeriod, sc.Noise, sc.Hiccups = period, v.noise, v.hiccups
+			names = append(names, sc.Name)
+			loads[sc.Name] = &sc
 		}
 	}
 	return names, loads
