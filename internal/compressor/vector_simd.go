@@ -46,17 +46,22 @@ func planesVector(planes, src []byte) int {
 	// after the in-lane shuffle a vector's 32-bit words are the planes of
 	// pixels 0-3 then 4-7; this puts each plane's 8 bytes together
 	pair := archsimd.LoadUint32x8(&[8]uint32{0, 4, 1, 5, 2, 6, 3, 7})
-	// u[k] holds 8 bytes of each plane for pixels 8k..8k+7, as the four
-	// 64-bit words (plane 0, 1, 2, 3)
-	var u [4]archsimd.Uint64x4
+	// after the shuffle and pairing, u_k holds 8 bytes of each plane for
+	// pixels 8k..8k+7, as the four 64-bit words (plane 0, 1, 2, 3); each
+	// vector is a variable of its own: an array of them goes through the
+	// stack (in interleaveVector, half-width copies made it 4x slower)
+	group := func(v archsimd.Uint8x32) archsimd.Uint64x4 {
+		return v.PermuteOrZeroGrouped(shuffle).AsUint32x8().Permute(pair).AsUint64x4()
+	}
 	for i := 0; i < done; i += 32 {
-		for k := range u {
-			v := archsimd.LoadUint8x32((*[32]byte)(src[4*i+32*k:]))
-			u[k] = v.PermuteOrZeroGrouped(shuffle).AsUint32x8().Permute(pair).AsUint64x4()
-		}
+		s := src[4*i : 4*i+128 : 4*i+128]
+		u0 := group(archsimd.LoadUint8x32((*[32]byte)(s[0:])))
+		u1 := group(archsimd.LoadUint8x32((*[32]byte)(s[32:])))
+		u2 := group(archsimd.LoadUint8x32((*[32]byte)(s[64:])))
+		u3 := group(archsimd.LoadUint8x32((*[32]byte)(s[96:])))
 		// a 4x4 transpose of 64-bit words: plane k's 32 bytes together
-		lo01, hi01 := u[0].InterleaveLoGrouped(u[1]), u[0].InterleaveHiGrouped(u[1])
-		lo23, hi23 := u[2].InterleaveLoGrouped(u[3]), u[2].InterleaveHiGrouped(u[3])
+		lo01, hi01 := u0.InterleaveLoGrouped(u1), u0.InterleaveHiGrouped(u1)
+		lo23, hi23 := u2.InterleaveLoGrouped(u3), u2.InterleaveHiGrouped(u3)
 		lo01.Select128FromPair(0, 2, lo23).AsUint8x32().Store((*[32]byte)(planes[i:]))
 		hi01.Select128FromPair(0, 2, hi23).AsUint8x32().Store((*[32]byte)(planes[n+i:]))
 		lo01.Select128FromPair(1, 3, lo23).AsUint8x32().Store((*[32]byte)(planes[2*n+i:]))
@@ -75,6 +80,9 @@ func interleaveVector(dst, planes []byte) int {
 	done := n &^ 31
 	shuffle := archsimd.LoadInt8x32(&byPlane)
 	unpair := archsimd.LoadUint32x8(&[8]uint32{0, 2, 4, 6, 1, 3, 5, 7})
+	ungroup := func(w archsimd.Uint64x4) archsimd.Uint8x32 {
+		return w.AsUint32x8().Permute(unpair).AsUint8x32().PermuteOrZeroGrouped(shuffle)
+	}
 	for i := 0; i < done; i += 32 {
 		p0 := archsimd.LoadUint8x32((*[32]byte)(planes[i:])).AsUint64x4()
 		p1 := archsimd.LoadUint8x32((*[32]byte)(planes[n+i:])).AsUint64x4()
@@ -82,13 +90,11 @@ func interleaveVector(dst, planes []byte) int {
 		p3 := archsimd.LoadUint8x32((*[32]byte)(planes[3*n+i:])).AsUint64x4()
 		lo01, hi01 := p0.Select128FromPair(0, 2, p2), p1.Select128FromPair(0, 2, p3)
 		lo23, hi23 := p0.Select128FromPair(1, 3, p2), p1.Select128FromPair(1, 3, p3)
-		u := [4]archsimd.Uint64x4{
-			lo01.InterleaveLoGrouped(hi01), lo01.InterleaveHiGrouped(hi01),
-			lo23.InterleaveLoGrouped(hi23), lo23.InterleaveHiGrouped(hi23),
-		}
-		for k, w := range u {
-			w.AsUint32x8().Permute(unpair).AsUint8x32().PermuteOrZeroGrouped(shuffle).Store((*[32]byte)(dst[4*i+32*k:]))
-		}
+		d := dst[4*i : 4*i+128 : 4*i+128]
+		ungroup(lo01.InterleaveLoGrouped(hi01)).Store((*[32]byte)(d[0:]))
+		ungroup(lo01.InterleaveHiGrouped(hi01)).Store((*[32]byte)(d[32:]))
+		ungroup(lo23.InterleaveLoGrouped(hi23)).Store((*[32]byte)(d[64:]))
+		ungroup(lo23.InterleaveHiGrouped(hi23)).Store((*[32]byte)(d[96:]))
 	}
 	return done
 }
