@@ -1,12 +1,14 @@
 package client
 
 import (
+	"runtime"
 	"strings"
 	"time"
 
 	"github.com/goeq/goeq/internal/channel"
 	"github.com/goeq/goeq/internal/compressor"
 	"github.com/goeq/goeq/internal/control"
+	"github.com/goeq/goeq/internal/procstat"
 	"github.com/goeq/goeq/internal/transport"
 )
 
@@ -65,6 +67,37 @@ type sender struct {
 	addr  string
 	queue chan outgoing
 	done  chan struct{}
+	load  linkLoad // the sender goroutine's own
+}
+
+// linkLoad measures what the chooser weighs a link's crossing time by
+// (compressor.Link): the raw bytes offered to the link per second, and
+// whether this host's cores were all busy, over windows of loadWindow.
+type linkLoad struct {
+	start time.Time
+	cpu   procstat.Machine
+	raw   int
+	link  compressor.Link // as of the last whole window
+}
+
+const (
+	loadWindow = time.Second
+	// coresFull is the share of the cores busy at which a host counts as
+	// bound by its CPU (a host rendering with llvmpipe here: 2.07 of 2)
+	coresFull = 0.9
+)
+
+func (l *linkLoad) offer(raw int, now time.Time) {
+	if l.start.IsZero() {
+		l.start, l.cpu = now, procstat.ReadMachine()
+	}
+	l.raw += raw
+	if elapsed := now.Sub(l.start); elapsed >= loadWindow {
+		m := procstat.ReadMachine()
+		l.link.RawPerSecond = float64(l.raw) / elapsed.Seconds()
+		l.link.CoresFull = m.CoresSince(l.cpu) >= coresFull*float64(runtime.NumCPU())
+		l.start, l.cpu, l.raw = now, m, 0
+	}
 }
 
 func (n *node) sender(addr string) *sender {
@@ -111,7 +144,8 @@ func (n *node) runSender(s *sender) {
 			raw *= 2
 		}
 		start := time.Now()
-		codec, chosen := n.codecFor(conn, raw)
+		s.load.offer(raw, start)
+		codec, chosen := n.codecFor(conn, raw, s.load.link)
 		// the CPU time is measured only for the chooser: it locks each
 		// chunk's goroutine to its thread
 		var cpu time.Duration
@@ -161,17 +195,17 @@ func (n *node) runSender(s *sender) {
 	}
 }
 
-// codecFor is the codec for a frame of raw bytes on a link, and whether
-// the per-link chooser picked it (--codec auto), which then learns from
-// the frame's encode.
-func (n *node) codecFor(s *transport.Sender, raw int) (compressor.Codec, bool) {
+// codecFor is the codec for a frame of raw bytes on a link under load,
+// and whether the per-link chooser picked it (--codec auto), which then
+// learns from the frame's encode.
+func (n *node) codecFor(s *transport.Sender, raw int, load compressor.Link) (compressor.Codec, bool) {
 	switch n.setupM.Codec {
 	case "", "auto":
-		bw := s.Bandwidth()
-		if bw == 0 {
-			bw = 1.25e9 // until measured: assume 10 GbE
+		load.Bandwidth = s.Bandwidth()
+		if load.Bandwidth == 0 {
+			load.Bandwidth = 1.25e9 // until measured: assume 10 GbE
 		}
-		return n.chooser.Pick(compressor.RGBA8, raw, bw), true
+		return n.chooser.Pick(compressor.RGBA8, raw, load), true
 	case "none":
 		return compressor.None, false
 	case "s2":

@@ -10,7 +10,8 @@ import (
 //
 //	encode time + compressed size / link bandwidth + decode time
 //
-// from measured codec speeds and ratios, refreshed as measurements come in
+// (less where the sending host's cores are all busy: see Link) from
+// measured codec speeds and ratios, refreshed as measurements come in
 // (see recent for the times; sizes are a weighted mean), so a change of
 // content moves the choice within a few frames. Calibration on a sample
 // only starts it: the frames a run sends compress and encode differently
@@ -216,30 +217,56 @@ func (c *Chooser) Calibrate(f Format, width, height int, pixels []byte) error {
 	return nil
 }
 
-// Cost predicts the time to move raw bytes of format f with codec over a
-// link of the given bandwidth (bytes per second); +Inf when unmeasured.
-func (c *Chooser) Cost(f Format, codec Codec, raw int, bandwidth float64) time.Duration {
+// Link is what the chooser knows of a link and of the host sending on it.
+type Link struct {
+	Bandwidth float64 // bytes per second
+	// RawPerSecond is the raw bytes offered to the link per second (0:
+	// not measured yet), and CoresFull says the sending host's cores are
+	// all busy. With both, frames are pipelined and bound by the CPU: a
+	// codec's coding time is taken from rendering, while a link busy for
+	// a fraction u of the time adds to the frame period only about as
+	// much as u of the bytes' crossing time (make bench-cluster: on a
+	// 10 Gbit/s link carrying a tenth of its rate from hosts whose cores
+	// were full, raw frames took 4% less time than s2's, which the
+	// crossing time alone ranks first).
+	RawPerSecond float64
+	CoresFull    bool
+}
+
+// Cost predicts the time raw bytes of format f with codec add to a frame
+// on link; +Inf when unmeasured.
+func (c *Chooser) Cost(f Format, codec Codec, raw int, link Link) time.Duration {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s := c.stats[f][codec]
-	if s == nil || bandwidth <= 0 {
+	if s == nil || link.Bandwidth <= 0 {
 		return time.Duration(math.MaxInt64)
 	}
-	sec := float64(raw) * (s.encode.value() + s.decode.value() + s.ratio/bandwidth)
+	sec := float64(raw) * (s.encode.value() + s.decode.value() + link.share(s.ratio)*s.ratio/link.Bandwidth)
 	return time.Duration(sec * 1e9)
+}
+
+// share is how much of the bytes' crossing time a codec of the given
+// ratio adds to a frame: all of it, but on a pipelined host whose cores
+// are full, where it is the link's busy fraction with that codec.
+func (l Link) share(ratio float64) float64 {
+	if !l.CoresFull || l.RawPerSecond <= 0 {
+		return 1
+	}
+	return math.Min(1, l.RawPerSecond*ratio/l.Bandwidth)
 }
 
 // Choose returns the cheapest measured codec for the link; None when
 // nothing is measured yet.
-func (c *Chooser) Choose(f Format, raw int, bandwidth float64) Codec {
-	best, _ := c.cheapest(f, raw, bandwidth)
+func (c *Chooser) Choose(f Format, raw int, link Link) Codec {
+	best, _ := c.cheapest(f, raw, link)
 	return best
 }
 
-func (c *Chooser) cheapest(f Format, raw int, bandwidth float64) (Codec, time.Duration) {
+func (c *Chooser) cheapest(f Format, raw int, link Link) (Codec, time.Duration) {
 	best, bestCost := None, time.Duration(math.MaxInt64)
 	for _, codec := range Candidates(f) {
-		if cost := c.Cost(f, codec, raw, bandwidth); cost < bestCost {
+		if cost := c.Cost(f, codec, raw, link); cost < bestCost {
 			best, bestCost = codec, cost
 		}
 	}
@@ -256,8 +283,8 @@ func (c *Chooser) cheapest(f Format, raw int, bandwidth float64) (Codec, time.Du
 // (see leastMeasured). None is not: its size is known, and it would cost
 // a slow link dearly. Then every ProbeEvery-th pick tries, in
 // turn, one predicted within ProbeWithin of the cheapest.
-func (c *Chooser) Pick(f Format, raw int, bandwidth float64) Codec {
-	best, bestCost := c.cheapest(f, raw, bandwidth)
+func (c *Chooser) Pick(f Format, raw int, link Link) Codec {
+	best, bestCost := c.cheapest(f, raw, link)
 	c.mu.Lock()
 	n := c.picks[f]
 	c.picks[f]++
@@ -266,7 +293,7 @@ func (c *Chooser) Pick(f Format, raw int, bandwidth float64) Codec {
 		return best
 	}
 	if every := max(c.ProbeEvery/4, 1); n%every == every-1 {
-		if codec, ok := c.leastMeasured(f, best, bestCost, raw, bandwidth); ok {
+		if codec, ok := c.leastMeasured(f, best, bestCost, raw, link); ok {
 			return codec
 		}
 	}
@@ -275,7 +302,7 @@ func (c *Chooser) Pick(f Format, raw int, bandwidth float64) Codec {
 	}
 	var rivals []Codec
 	for _, other := range Candidates(f) {
-		if other != best && float64(c.Cost(f, other, raw, bandwidth)) <= c.ProbeWithin*float64(bestCost) {
+		if other != best && float64(c.Cost(f, other, raw, link)) <= c.ProbeWithin*float64(bestCost) {
 			rivals = append(rivals, other)
 		}
 	}
@@ -287,27 +314,27 @@ func (c *Chooser) Pick(f Format, raw int, bandwidth float64) Codec {
 
 // leastMeasured is the codec, but None and best, sent on the fewest
 // frames if that is fewer than it is judged on, the cheapest of those;
-// once sent, a codec whose bytes alone (its size is exact from the first
-// frame) cost the link more than best costs in all cannot win, however
+// once sent, a codec whose bytes' crossing alone (its size is exact from
+// the first frame) costs more than best costs in all cannot win, however
 // fast it codes, and is not tried again. (On a 100 Mbit/s link, probing
 // rle and plane-rle three times each cost 60-frame runs 10% of their
 // frame time.)
-func (c *Chooser) leastMeasured(f Format, best Codec, bestCost time.Duration, raw int, bandwidth float64) (Codec, bool) {
+func (c *Chooser) leastMeasured(f Format, best Codec, bestCost time.Duration, raw int, link Link) (Codec, bool) {
 	found, fewest, cost := None, framesJudged, time.Duration(0)
 	for _, codec := range Candidates(f) {
 		if codec == None || codec == best {
 			continue
 		}
 		c.mu.Lock()
-		sent, bytes := 0, 0.0
+		sent, crossing := 0, 0.0
 		if s := c.stats[f][codec]; s != nil {
-			sent, bytes = s.framesSent, float64(raw)*s.ratio
+			sent, crossing = s.framesSent, float64(raw)*link.share(s.ratio)*s.ratio/link.Bandwidth
 		}
 		c.mu.Unlock()
-		if sent >= framesJudged || sent > 0 && bytes/bandwidth >= bestCost.Seconds() {
+		if sent >= framesJudged || sent > 0 && crossing >= bestCost.Seconds() {
 			continue
 		}
-		if cc := c.Cost(f, codec, raw, bandwidth); sent < fewest || sent == fewest && cc < cost {
+		if cc := c.Cost(f, codec, raw, link); sent < fewest || sent == fewest && cc < cost {
 			found, fewest, cost = codec, sent, cc
 		}
 	}
