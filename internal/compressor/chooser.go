@@ -242,18 +242,20 @@ func (c *Chooser) Cost(f Format, codec Codec, raw int, link Link) time.Duration 
 	if s == nil || link.Bandwidth <= 0 {
 		return time.Duration(math.MaxInt64)
 	}
-	sec := float64(raw) * (s.encode.value() + s.decode.value() + link.share(s.ratio)*s.ratio/link.Bandwidth)
+	sec := float64(raw)*(s.encode.value()+s.decode.value()) + link.crossing(raw, s.ratio)
 	return time.Duration(sec * 1e9)
 }
 
-// share is how much of the bytes' crossing time a codec of the given
-// ratio adds to a frame: all of it, but on a pipelined host whose cores
-// are full, where it is the link's busy fraction with that codec.
-func (l Link) share(ratio float64) float64 {
-	if !l.CoresFull || l.RawPerSecond <= 0 {
-		return 1
+// crossing is how many seconds raw bytes coded at ratio add to a frame by
+// crossing the link: all of their crossing time, but on a pipelined host
+// whose cores are full, where it counts times the link's busy fraction
+// with that codec.
+func (l Link) crossing(raw int, ratio float64) float64 {
+	share := 1.0
+	if l.CoresFull && l.RawPerSecond > 0 {
+		share = math.Min(1, l.RawPerSecond*ratio/l.Bandwidth)
 	}
-	return math.Min(1, l.RawPerSecond*ratio/l.Bandwidth)
+	return share * float64(raw) * ratio / l.Bandwidth
 }
 
 // Choose returns the cheapest measured codec for the link; None when
@@ -328,7 +330,7 @@ func (c *Chooser) leastMeasured(f Format, best Codec, bestCost time.Duration, ra
 		c.mu.Lock()
 		sent, crossing := 0, 0.0
 		if s := c.stats[f][codec]; s != nil {
-			sent, crossing = s.framesSent, float64(raw)*link.share(s.ratio)*s.ratio/link.Bandwidth
+			sent, crossing = s.framesSent, link.crossing(raw, s.ratio)
 		}
 		c.mu.Unlock()
 		if sent >= framesJudged || sent > 0 && crossing >= bestCost.Seconds() {
