@@ -145,7 +145,7 @@ func (n *node) runSender(s *sender) {
 		}
 		start := time.Now()
 		s.load.offer(raw, start)
-		codec, chosen := n.codecFor(conn, raw, s.load.link)
+		codec, chosen := n.codecFor(conn, tf, raw, s.load.link)
 		// the CPU time is measured only for the chooser: it locks each
 		// chunk's goroutine to its thread
 		var cpu time.Duration
@@ -195,16 +195,17 @@ func (n *node) runSender(s *sender) {
 	}
 }
 
-// codecFor is the codec for a frame of raw bytes on a link under load,
+// codecFor is the codec for frame f of raw bytes on a link under load,
 // and whether the per-link chooser picked it (--codec auto), which then
-// learns from the frame's encode.
-func (n *node) codecFor(s *transport.Sender, raw int, load compressor.Link) (compressor.Codec, bool) {
+// learns from the frame's encode. The node's first such frame is sampled
+// for the chooser first.
+func (n *node) codecFor(s *transport.Sender, f *transport.Frame, raw int, load compressor.Link) (compressor.Codec, bool) {
 	switch n.setupM.Codec {
 	case "", "auto":
-		load.Bandwidth = s.Bandwidth()
-		if load.Bandwidth == 0 {
-			load.Bandwidth = 1.25e9 // until measured: assume 10 GbE
+		if n.chooser.WantsSample(compressor.RGBA8) {
+			sampleCodecs(n.chooser, f)
 		}
+		load.Bandwidth = s.Bandwidth() // 0 until measured
 		return n.chooser.Pick(compressor.RGBA8, raw, load), true
 	case "none":
 		return compressor.None, false
@@ -216,6 +217,50 @@ func (n *node) codecFor(s *transport.Sender, raw int, load compressor.Link) (com
 		return compressor.RLE, false
 	}
 	return compressor.None, false
+}
+
+// sampleBands and sampleShare: a frame is sampled in bands of rows
+// spread over it, a sixteenth of its rows in all, so that background and
+// model both are in the sample as they are in the frame.
+const sampleBands, sampleShare = 8, 16
+
+// sampleCodecs measures every candidate codec on a sample of f's rows,
+// coded and decoded as f would be (colour, and depth where f has it), and
+// reports them to the chooser (compressor.Chooser.ObserveSample).
+func sampleCodecs(ch *compressor.Chooser, f *transport.Frame) {
+	if f.W <= 0 || f.H <= 0 || len(f.Color) < 4*f.W*f.H || f.Depth != nil && len(f.Depth) < f.W*f.H {
+		return
+	}
+	sample := &transport.Frame{W: f.W}
+	rows := max(f.H/(sampleBands*sampleShare), 1)
+	end := 0 // of the band before
+	for b := range sampleBands {
+		y := b*f.H/sampleBands + (f.H/sampleBands-rows)/2
+		if y < end || y+rows > f.H {
+			continue // a frame of few rows: its bands would overlap
+		}
+		end = y + rows
+		sample.Color = append(sample.Color, f.Color[4*f.W*y:4*f.W*(y+rows)]...)
+		if f.Depth != nil {
+			sample.Depth = append(sample.Depth, f.Depth[f.W*y:f.W*(y+rows)]...)
+		}
+		sample.H += rows
+	}
+	raw := 4 * sample.W * sample.H
+	if sample.Depth != nil {
+		raw *= 2
+	}
+	for _, codec := range compressor.Candidates(compressor.RGBA8) {
+		encode, err := sample.EncodeCPU(codec)
+		if err != nil {
+			return
+		}
+		decode, err := sample.Redecode()
+		if err != nil {
+			return
+		}
+		ch.ObserveSample(compressor.RGBA8, codec, raw, len(sample.Raw), encode, decode)
+	}
 }
 
 func replaceAll(s, old, new string) string { return strings.ReplaceAll(s, old, new) }

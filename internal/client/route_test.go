@@ -3,6 +3,10 @@ package client
 import (
 	"testing"
 	"time"
+
+	"github.com/goeq/goeq/internal/compressor"
+	"github.com/goeq/goeq/internal/testframes"
+	"github.com/goeq/goeq/internal/transport"
 )
 
 // A link's load is the raw bytes offered per second over whole windows:
@@ -30,5 +34,39 @@ func TestLinkLoadMeasuresTheRawRatePerWindow(t *testing.T) {
 	}
 	if got, want := l.link.RawPerSecond, 4*float64(frame); got < 0.999*want || got > 1.001*want {
 		t.Errorf("after the rate fell: %.0f B/s, want %.0f", got, want)
+	}
+}
+
+// The sample a node's first frame gives the chooser holds the frame's
+// content: each codec's ratio on it is near its ratio on the whole frame
+// (where calibration's gradient puts zstd's at a twentieth), for colour
+// alone and with depth.
+func TestSampleCodecsMeasuresTheFrame(t *testing.T) {
+	for _, stored := range testframes.Stored {
+		tf, err := testframes.Read("../compressor/testdata", stored.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, depth := range []bool{false, true} {
+			f := &transport.Frame{W: tf.W, H: tf.H, Color: tf.Color}
+			raw := 4 * f.W * f.H
+			if depth {
+				f.Depth, raw = tf.Depth, 2*raw
+			}
+			ch := compressor.NewChooser()
+			sampleCodecs(ch, f)
+			slow := compressor.Link{Bandwidth: 1} // a byte a second: the cost is the size
+			for _, codec := range compressor.Candidates(compressor.RGBA8) {
+				if err := f.Encode(codec); err != nil {
+					t.Fatal(err)
+				}
+				whole := float64(len(f.Raw)) / float64(raw)
+				sampled := ch.Cost(compressor.RGBA8, codec, raw, slow).Seconds() / float64(raw)
+				t.Logf("%s depth %v %s: whole frame %.3f, sample %.3f", stored.Name, depth, codec, whole, sampled)
+				if sampled < whole/1.5 || sampled > whole*1.5 {
+					t.Errorf("%s (depth %v), %s: ratio %.3f on the sample, %.3f on the whole frame", stored.Name, depth, codec, sampled, whole)
+				}
+			}
+		}
 	}
 }

@@ -23,6 +23,9 @@ type Chooser struct {
 	mu    sync.Mutex
 	stats map[Format]map[Codec]*codecStats
 	picks map[Format]int
+	// sampleTaken: a real frame of the format has been sampled (see
+	// WantsSample)
+	sampleTaken map[Format]bool
 	// Weight of a new size in the running mean of a codec's ratio.
 	Weight float64
 	// ProbeEvery: every ProbeEvery-th Pick of a format tries, in turn, a
@@ -38,6 +41,10 @@ type codecStats struct {
 	ratio          float64 // compressed / raw
 	framesSent     int     // real frames encoded (ObserveEncode)
 	framesDecoded  int     // real frames decoded (ObserveDecode)
+	probedAt       int     // the pick that last sent it to be judged (see leastMeasured)
+	// sampled: the figures are from a sample of a real frame
+	// (ObserveSample), its ratio the content's
+	sampled bool
 }
 
 // recent holds the last few measured times of a codec; its value is the
@@ -86,7 +93,8 @@ const decodeEvery = 64
 // NewChooser returns a chooser with no measurements; Calibrate or Observe
 // before Choose.
 func NewChooser() *Chooser {
-	return &Chooser{stats: map[Format]map[Codec]*codecStats{}, picks: map[Format]int{}, Weight: 0.3, ProbeEvery: 16, ProbeWithin: 2}
+	return &Chooser{stats: map[Format]map[Codec]*codecStats{}, picks: map[Format]int{}, sampleTaken: map[Format]bool{},
+		Weight: 0.3, ProbeEvery: 16, ProbeWithin: 2}
 }
 
 // Candidates are the codecs worth considering for a format.
@@ -217,9 +225,55 @@ func (c *Chooser) Calibrate(f Format, width, height int, pixels []byte) error {
 	return nil
 }
 
+// WantsSample says, once per format, that the sender should measure every
+// candidate codec on a sample of the frame it is about to send and report
+// each with ObserveSample.
+func (c *Chooser) WantsSample(f Format) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	wants := !c.sampleTaken[f]
+	c.sampleTaken[f] = true
+	return wants
+}
+
+// ObserveSample records a codec's encode and decode of a sample of a
+// real frame (rows spread over it), raw bytes to encoded bytes, in place
+// of calibration's. Unlike calibration's, its ratio is near the
+// content's, so Pick does not send to be judged a codec whose sampled
+// bytes alone clearly cost more than the cheapest in all (see
+// cannotWin): on a 100 Mbit/s link the first frame of rle and of
+// plane-rle took two or three frames' time each, to show what a sample
+// shows. It is not taken for frames sent: an LZ codec's ratio on the
+// sample was up to 35% above the whole frame's (its matches reach across
+// the frame), and choosing by it sent s2 where zstd was faster. A codec
+// already sent keeps what its frames measured.
+func (c *Chooser) ObserveSample(f Format, codec Codec, raw, encoded int, encode, decode time.Duration) {
+	if raw <= 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	m := c.format(f)
+	s := m[codec]
+	if s == nil {
+		s = &codecStats{}
+		m[codec] = s
+	}
+	if s.framesSent > 0 {
+		return
+	}
+	s.encode.replace(encode.Seconds() / float64(raw))
+	s.decode.replace(decode.Seconds() / float64(raw))
+	s.ratio = float64(encoded) / float64(raw)
+	s.sampled = true
+}
+
 // Link is what the chooser knows of a link and of the host sending on it.
 type Link struct {
-	Bandwidth float64 // bytes per second
+	// Bandwidth is in bytes per second; 0 until measured, when Pick
+	// assumes assumedBandwidth but does not send None, whose cost is all
+	// the link's (on a slow link a raw frame takes many frames' time).
+	Bandwidth float64
 	// RawPerSecond is the raw bytes offered to the link per second (0:
 	// not measured yet), and CoresFull says the sending host's cores are
 	// all busy. With both, frames are pipelined and bound by the CPU: a
@@ -261,13 +315,16 @@ func (l Link) crossing(raw int, ratio float64) float64 {
 // Choose returns the cheapest measured codec for the link; None when
 // nothing is measured yet.
 func (c *Chooser) Choose(f Format, raw int, link Link) Codec {
-	best, _ := c.cheapest(f, raw, link)
+	best, _ := c.cheapest(f, raw, link, true)
 	return best
 }
 
-func (c *Chooser) cheapest(f Format, raw int, link Link) (Codec, time.Duration) {
+func (c *Chooser) cheapest(f Format, raw int, link Link, withNone bool) (Codec, time.Duration) {
 	best, bestCost := None, time.Duration(math.MaxInt64)
 	for _, codec := range Candidates(f) {
+		if codec == None && !withNone {
+			continue
+		}
 		if cost := c.Cost(f, codec, raw, link); cost < bestCost {
 			best, bestCost = codec, cost
 		}
@@ -280,13 +337,17 @@ func (c *Chooser) cheapest(f Format, raw int, link Link) (Codec, time.Duration) 
 // codec that could win. A codec is judged on the least of its last
 // measurements (see recent) once it has framesJudged of them, so one
 // sent on fewer frames is tried first, four times per ProbeEvery picks,
-// however much its coding is predicted to cost (a codec probed once, in a
-// slow moment, was never tried again), unless its bytes alone cost more
-// (see leastMeasured). None is not: its size is known, and it would cost
-// a slow link dearly. Then every ProbeEvery-th pick tries, in
-// turn, one predicted within ProbeWithin of the cheapest.
+// however much calibration predicts it to cost (a codec probed once, in
+// a slow moment, was never tried again), and one never sent at once,
+// unless its size shows that it cannot win or the frames it was sent on
+// that it is unlikely to (see leastMeasured). Then every ProbeEvery-th
+// pick tries, in turn, one predicted within ProbeWithin of the cheapest.
 func (c *Chooser) Pick(f Format, raw int, link Link) Codec {
-	best, bestCost := c.cheapest(f, raw, link)
+	measured := link.Bandwidth > 0
+	if !measured {
+		link.Bandwidth = assumedBandwidth
+	}
+	best, bestCost := c.cheapest(f, raw, link, measured)
 	c.mu.Lock()
 	n := c.picks[f]
 	c.picks[f]++
@@ -294,17 +355,23 @@ func (c *Chooser) Pick(f Format, raw int, link Link) Codec {
 	if c.ProbeEvery <= 0 || bestCost == time.Duration(math.MaxInt64) {
 		return best
 	}
-	if every := max(c.ProbeEvery/4, 1); n%every == every-1 {
-		if codec, ok := c.leastMeasured(f, best, bestCost, raw, link); ok {
-			return codec
+	// a codec never sent is tried at once: until it is, best may rest on
+	// calibration's guesses alone
+	every := max(c.ProbeEvery/4, 1)
+	if codec, sent, ok := c.leastMeasured(f, n, best, bestCost, raw, link, measured); ok && (sent == 0 || n%every == every-1) {
+		c.mu.Lock()
+		if s := c.stats[f][codec]; s != nil {
+			s.probedAt = n
 		}
+		c.mu.Unlock()
+		return codec
 	}
 	if n%c.ProbeEvery != c.ProbeEvery-1 {
 		return best
 	}
 	var rivals []Codec
 	for _, other := range Candidates(f) {
-		if other != best && float64(c.Cost(f, other, raw, link)) <= c.ProbeWithin*float64(bestCost) {
+		if other != best && (other != None || measured) && float64(c.Cost(f, other, raw, link)) <= c.ProbeWithin*float64(bestCost) {
 			rivals = append(rivals, other)
 		}
 	}
@@ -314,31 +381,76 @@ func (c *Chooser) Pick(f Format, raw int, link Link) Codec {
 	return rivals[(n/c.ProbeEvery)%len(rivals)]
 }
 
-// leastMeasured is the codec, but None and best, sent on the fewest
-// frames if that is fewer than it is judged on, the cheapest of those;
-// once sent, a codec whose bytes' crossing alone (its size is exact from
-// the first frame) costs more than best costs in all cannot win, however
-// fast it codes, and is not tried again. (On a 100 Mbit/s link, probing
-// rle and plane-rle three times each cost 60-frame runs 10% of their
-// frame time.)
-func (c *Chooser) leastMeasured(f Format, best Codec, bestCost time.Duration, raw int, link Link) (Codec, bool) {
-	found, fewest, cost := None, framesJudged, time.Duration(0)
+// leastMeasured is the codec, but best, sent on the fewest frames if
+// that is fewer than it is judged on, the cheapest of those; not one
+// that cannotWin (on a 100 Mbit/s link, probing rle and plane-rle three
+// times each cost 60-frame runs 10% of their frame time), nor None on a
+// link not measured yet. One whose frames so far cost more than best waits
+// deferProbe picks before it is tried again: a measured cost is too high
+// only where the host ran something else meanwhile (see recent), which
+// a codec's next frames rarely share, so one that lost on its first
+// frame most likely loses; judging each on framesJudged frames at once
+// took every fourth frame of a 60-frame run. It is tried again, not
+// dropped, for the frame that was measured too high, and those within
+// ProbeWithin of best are tried anyway now and then (see Pick).
+func (c *Chooser) leastMeasured(f Format, pick int, best Codec, bestCost time.Duration, raw int, link Link, measured bool) (Codec, int, bool) {
+	found, ok, fewest, cost := None, false, framesJudged, time.Duration(0)
 	for _, codec := range Candidates(f) {
-		if codec == None || codec == best {
+		if codec == best || codec == None && !measured {
 			continue
 		}
 		c.mu.Lock()
-		sent, crossing := 0, 0.0
-		if s := c.stats[f][codec]; s != nil {
-			sent, crossing = s.framesSent, link.crossing(raw, s.ratio)
+		s := c.stats[f][codec]
+		var sent, probedAt int
+		if s != nil {
+			sent, probedAt = s.framesSent, s.probedAt
 		}
 		c.mu.Unlock()
-		if sent >= framesJudged || sent > 0 && crossing >= bestCost.Seconds() {
+		if s == nil {
+			continue // not even calibrated
+		}
+		if sent >= framesJudged || c.cannotWin(f, codec, raw, link, bestCost) {
 			continue
 		}
-		if cc := c.Cost(f, codec, raw, link); sent < fewest || sent == fewest && cc < cost {
-			found, fewest, cost = codec, sent, cc
+		cc := c.Cost(f, codec, raw, link)
+		if sent > 0 && cc > bestCost && pick-probedAt < deferProbe {
+			continue
+		}
+		if sent < fewest || sent == fewest && cc < cost {
+			found, ok, fewest, cost = codec, true, sent, cc
 		}
 	}
-	return found, found != None
+	return found, fewest, ok
 }
+
+// cannotWin says that a codec's bytes alone take longer to cross the link
+// than best takes in all, however fast it codes; only where its size is
+// known: from frames sent, and None's always; or from a sample, with a
+// margin for its error (see ObserveSample).
+func (c *Chooser) cannotWin(f Format, codec Codec, raw int, link Link, bestCost time.Duration) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := c.stats[f][codec]
+	switch {
+	case s == nil:
+		return false
+	case s.framesSent > 0 || codec == None:
+		return link.crossing(raw, s.ratio) >= bestCost.Seconds()
+	case s.sampled:
+		return link.crossing(raw, s.ratio) >= sampleMargin*bestCost.Seconds()
+	}
+	return false
+}
+
+// sampleMargin is how much more than the cheapest codec's cost a codec's
+// sampled bytes must take to cross before it is ruled out unsent: its
+// ratio on a sample was up to 35% off the whole frame's.
+const sampleMargin = 1.5
+
+// assumedBandwidth is what Pick takes a link whose bandwidth is not
+// measured yet to carry: 10 Gbit/s.
+const assumedBandwidth = 1.25e9
+
+// deferProbe is how many picks a codec whose first frames cost more than
+// the cheapest waits before it is judged further.
+const deferProbe = 128
