@@ -243,10 +243,11 @@ func (c *Chooser) WantsSample(f Format) bool {
 // bytes alone clearly cost more than the cheapest in all (see
 // cannotWin): on a 100 Mbit/s link the first frame of rle and of
 // plane-rle took two or three frames' time each, to show what a sample
-// shows. It is not taken for frames sent: an LZ codec's ratio on the
-// sample was up to 35% above the whole frame's (its matches reach across
-// the frame), and choosing by it sent s2 where zstd was faster. A codec
-// already sent keeps what its frames measured.
+// shows. It does not count as a frame sent with the codec, which judges
+// it: an LZ codec's ratio on the sample was up to 35% above the whole
+// frame's (its matches reach across the frame), and choosing by it sent
+// s2 where zstd was faster. A codec already sent keeps what its frames
+// measured.
 func (c *Chooser) ObserveSample(f Format, codec Codec, raw, encoded int, encode, decode time.Duration) {
 	if raw <= 0 {
 		return
