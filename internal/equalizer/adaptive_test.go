@@ -477,6 +477,47 @@ func TestRasterTableMatchesCells(t *testing.T) {
 	}
 }
 
+// Work that moved into a region is put next to the edges it shares with
+// regions that lost work: the model's density in the region rises toward
+// those edges, and the region's work is kept. Edges are found between
+// touching regions only, in 2D and along the range.
+func TestMovedWorkLiesNextToTheEdgeItCrossed(t *testing.T) {
+	left, right, below := region{vp: vp(0, 0, 0.5, 0.5)}, region{vp: vp(0.5, 0, 0.5, 0.5)}, region{vp: vp(0, 0.5, 1, 0.5)}
+	apart := region{vp: vp(0.75, 0.75, 0.25, 0.25)}
+	edges := sharedEdges(left, []region{right, below, apart}, false)
+	want := []region{{vp: vp(0.5, 0, 0, 0.5)}, {vp: vp(0, 0.5, 0.5, 0)}}
+	if !slices.Equal(edges, want) {
+		t.Fatalf("edges of the top left quarter: %+v, want %+v", edges, want)
+	}
+	if edges := sharedEdges(region{r: rng(0.2, 0.5)}, []region{{r: rng(0.5, 1)}, {r: rng(0, 0.1)}}, true); !slices.Equal(edges, []region{{r: rng(0.5, 0.5)}}) {
+		t.Fatalf("edges of range 0.2-0.5: %+v, want the point 0.5", edges)
+	}
+	for _, db := range []bool{false, true} {
+		m := newRaster(db)
+		m.init = true
+		for k := range m.d {
+			m.d[k] = 1
+		}
+		reg, edge := left, region{vp: vp(0.5, 0, 0, 0.5)}
+		near, far := region{vp: vp(0.4, 0, 0.1, 0.5)}, region{vp: vp(0, 0, 0.1, 0.5)}
+		if db {
+			reg, edge = region{r: rng(0, 0.5)}, region{r: rng(0.5, 0.5)}
+			near, far = region{r: rng(0.4, 0.5)}, region{r: rng(0, 0.1)}
+		}
+		before := m.mean(reg)
+		m.flattenToward(reg, 0.5, []region{edge})
+		if got := m.mean(reg); math.Abs(got-before) > 1e-9 {
+			t.Errorf("db %v: the region's mean density went from %v to %v", db, before, got)
+		}
+		if m.mean(near) <= 1.1*m.mean(far) {
+			t.Errorf("db %v: density next to the edge %.3f, far from it %.3f", db, m.mean(near), m.mean(far))
+		}
+		if outside := m.mean(region{vp: vp(0.5, 0.5, 0.5, 0.5), r: rng(0.5, 1)}); outside != 1 {
+			t.Errorf("db %v: outside the region the density changed to %v", db, outside)
+		}
+	}
+}
+
 // Two children that share a software rasterizer, which serves one of them
 // first by chance each frame: the other's time is both ones' work, however
 // small its region. Slow samples count at once and fast ones only once
