@@ -781,10 +781,10 @@ func (m *raster) flattenToward(reg region, phi float64, edges []region) {
 // into a region is taken to reach from the edge it crossed. Broad, as
 // the moved work's shape is not known: on the generated and held-out
 // configs (seed 0), reaches of 0.05 and 0.1 put it too close (moving
-// hotspots' p99 on average 4-11% above Equalizer's, against 0-0.6% with
-// flatten alone); 0.2, 0.3 and 0.5 all brought the worst held-out
-// moving hotspot from 10% above Equalizer's p99 to 2-8%, and 0.5 had the
-// fewest runs slower on the mean.
+// hotspots' p99 on average 1.5-11% above Equalizer's, against 0-0.6%
+// with flatten alone); 0.2, 0.3 and 0.5 kept them within 0.1%, and 0.5
+// had the fewest held-out runs slower on the mean (26 of 484, against
+// 29). docs/equalizers.md has the table.
 const edgeReach = 0.5
 
 // edgeDistance is the distance from the centre of cell c to edge e, a
