@@ -202,7 +202,7 @@ func (n *node) runSender(s *sender) {
 func (n *node) codecFor(s *transport.Sender, f *transport.Frame, raw int, load compressor.Link) (compressor.Codec, bool) {
 	switch n.setupM.Codec {
 	case "", "auto":
-		if n.chooser.WantsSample(compressor.RGBA8) {
+		if sampleable(f) && n.chooser.WantsSample(compressor.RGBA8) {
 			sampleCodecs(n.chooser, f)
 		}
 		load.Bandwidth = s.Bandwidth() // 0 until measured
@@ -224,11 +224,17 @@ func (n *node) codecFor(s *transport.Sender, f *transport.Frame, raw int, load c
 // model both are in the sample as they are in the frame.
 const sampleBands, sampleShare = 8, 16
 
+// sampleable says that frame f has pixels to sample (an empty region's
+// frame has none, and the node's next frame is sampled instead).
+func sampleable(f *transport.Frame) bool {
+	return f.W > 0 && f.H > 0 && len(f.Color) >= 4*f.W*f.H && (f.Depth == nil || len(f.Depth) >= f.W*f.H)
+}
+
 // sampleCodecs measures every candidate codec on a sample of f's rows,
 // coded and decoded as f would be (colour, and depth where f has it), and
 // reports them to the chooser (compressor.Chooser.ObserveSample).
 func sampleCodecs(ch *compressor.Chooser, f *transport.Frame) {
-	if f.W <= 0 || f.H <= 0 || len(f.Color) < 4*f.W*f.H || f.Depth != nil && len(f.Depth) < f.W*f.H {
+	if !sampleable(f) {
 		return
 	}
 	sample := &transport.Frame{W: f.W}

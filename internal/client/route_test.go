@@ -40,8 +40,13 @@ func TestLinkLoadMeasuresTheRawRatePerWindow(t *testing.T) {
 // The sample a node's first frame gives the chooser holds the frame's
 // content: each codec's ratio on it is near its ratio on the whole frame
 // (where calibration's gradient puts zstd's at a twentieth), for colour
-// alone and with depth.
+// alone and with depth. A frame without all its pixels is not sampled.
 func TestSampleCodecsMeasuresTheFrame(t *testing.T) {
+	for _, f := range []*transport.Frame{{}, {W: 4, H: 4, Color: make([]byte, 60)}, {W: 4, H: 4, Color: make([]byte, 64), Depth: make([]float32, 15)}} {
+		if sampleable(f) {
+			t.Errorf("a %dx%d frame of %d colour bytes and %d depths is taken for a sample", f.W, f.H, len(f.Color), len(f.Depth))
+		}
+	}
 	for _, stored := range testframes.Stored {
 		tf, err := testframes.Read("../compressor/testdata", stored.Name)
 		if err != nil {
