@@ -419,8 +419,8 @@ func TestChooserProbesOnlyCodecsThatCouldWin(t *testing.T) {
 	// zstd and rle, known only from calibration and predicted at 100 ms,
 	// are probed at once, once each: rle's
 	// first frame shows that its bytes alone cost the link more than s2
-	// does in all, and zstd's that it costs more than ProbeWithin times
-	// s2, so it waits deferProbe picks before its next; None, as slow,
+	// does in all, and zstd's that it costs more than s2, so it waits
+	// deferProbe picks before its next; None, as slow,
 	// not at all
 	fresh := NewChooser()
 	fresh.ProbeEvery = 8
@@ -553,8 +553,8 @@ func b2i(b bool) int {
 
 // A sample of the first frame gives every codec its ratio on the content
 // before it is sent: on a 100 Mbit/s link rle and plane-rle, whose bytes
-// take two and three of zstd's frames to cross, are not sent to be
-// judged. Calibration's gradient, which every codec shrinks 12 to 125
+// alone take 2.3 and 1.8 times zstd's whole cost to cross, are not sent
+// to be judged. Calibration's gradient, which every codec shrinks 12 to 125
 // times, does not show it. (Every ProbeEvery-th frame may still try them
 // among the codecs within ProbeWithin of the cheapest.)
 func TestChooserStartsFromASampleOfTheContent(t *testing.T) {
