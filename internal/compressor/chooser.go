@@ -112,12 +112,10 @@ func (c *Chooser) Observe(f Format, codec Codec, raw, encoded int, encode, decod
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	m := c.format(f)
-	s := m[codec]
+	s, fresh := c.entry(f, codec)
 	e, d, r := encode.Seconds()/float64(raw), decode.Seconds()/float64(raw), float64(encoded)/float64(raw)
-	if s == nil {
-		s = &codecStats{ratio: r}
-		m[codec] = s
+	if fresh {
+		s.ratio = r
 	} else {
 		s.ratio += c.Weight * (r - s.ratio)
 	}
@@ -125,14 +123,20 @@ func (c *Chooser) Observe(f Format, codec Codec, raw, encoded int, encode, decod
 	s.decode.add(d)
 }
 
-// format is the figures of a format's codecs (c.mu held).
-func (c *Chooser) format(f Format) map[Codec]*codecStats {
+// entry is a codec's figures for a format, made empty (fresh) if it had
+// none (c.mu held).
+func (c *Chooser) entry(f Format, codec Codec) (s *codecStats, fresh bool) {
 	m := c.stats[f]
 	if m == nil {
 		m = map[Codec]*codecStats{}
 		c.stats[f] = m
 	}
-	return m
+	if s = m[codec]; s == nil {
+		s = &codecStats{}
+		m[codec] = s
+		fresh = true
+	}
+	return s, fresh
 }
 
 // ObserveEncode records a real frame's encode, raw bytes to encoded bytes.
@@ -145,15 +149,13 @@ func (c *Chooser) ObserveEncode(f Format, codec Codec, raw, encoded int, encode 
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	m := c.format(f)
+	s, fresh := c.entry(f, codec)
 	e, r := encode.Seconds()/float64(raw), float64(encoded)/float64(raw)
-	s := m[codec]
 	switch {
-	case s == nil:
-		s = &codecStats{ratio: r}
+	case fresh:
+		s.ratio = r
 		s.encode.add(e)
 		s.decode.add(e)
-		m[codec] = s
 	case s.framesSent == 0:
 		// the first real frame replaces what calibration guessed
 		s.encode.replace(e)
@@ -254,12 +256,7 @@ func (c *Chooser) ObserveSample(f Format, codec Codec, raw, encoded int, encode,
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	m := c.format(f)
-	s := m[codec]
-	if s == nil {
-		s = &codecStats{}
-		m[codec] = s
-	}
+	s, _ := c.entry(f, codec)
 	if s.framesSent > 0 {
 		return
 	}
