@@ -22,7 +22,11 @@ type Scenario struct {
 	Loaded    int
 	StepFrame int
 	OscPeriod int
-	Noise     float64 // per-frame random speed variation, +-fraction
+	// LoadedPair: the load is on the core that Loaded shares with its
+	// sibling (see SharedCores), so both slow down, as a CPU hog on a
+	// render node's core slows both of its pipes.
+	LoadedPair bool
+	Noise      float64 // per-frame random speed variation, +-fraction
 	// Hiccups is the chance that a source's frame takes 1.5 to 2.5 times
 	// as long: the operating system's scheduling on shared cores, as node
 	// times on live runs here show (one frame in twenty takes 1.8-2 times
@@ -103,7 +107,7 @@ func (s *Scenario) speed(i, f int, rng *rand.Rand) float64 {
 	if i < len(s.Speeds) {
 		v = s.Speeds[i]
 	}
-	if i == s.Loaded {
+	if i == s.Loaded || (s.LoadedPair && i == s.Loaded^1) {
 		if s.StepFrame > 0 && f >= s.StepFrame {
 			v *= 0.5
 		}

@@ -62,6 +62,9 @@ func Run(cfg *compound.Config, configName string, opt Options) (*Summary, error)
 		sc, ok = switched[opt.Scenario]
 	}
 	if !ok {
+		sc, ok = hogged[opt.Scenario]
+	}
+	if !ok {
 		return nil, fmt.Errorf("unknown scenario %q (have %v)", opt.Scenario, ScenarioNames())
 	}
 	if opt.Frames <= 0 {

@@ -1,6 +1,7 @@
 package simulate
 
 import (
+	"math/rand"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -95,6 +96,40 @@ func TestEveryScenarioRunsOnBothConfigs(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// The hog of "A hog on a shared core" slows both sources on its core,
+// and only while it runs; under Equalizer's policy the frames it runs in
+// are the longer ones.
+func TestAHogOnASharedCoreSlowsBothItsSources(t *testing.T) {
+	sc := hogged[hogNames[1]]
+	rng := rand.New(rand.NewSource(1))
+	quiet := *sc
+	quiet.Noise, quiet.Hiccups = 0, 0
+	on := sc.OscPeriod / 2 // the first frame the hog runs
+	for i, want := range []float64{1, 1, 0.5, 0.5} {
+		if got := quiet.speed(i, 0, rng); got != 1 {
+			t.Errorf("source %d before the hog: speed %v", i+1, got)
+		}
+		if got := quiet.speed(i, on, rng); got != want {
+			t.Errorf("source %d with the hog: speed %v, want %v", i+1, got, want)
+		}
+	}
+	s, err := Run(loadConfig(t, "2d-lb-4.eqc"), "2d-lb-4.eqc", Options{Scenario: sc.Name, Policy: "equalizer", Frames: hogFrames})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var with, without float64
+	for f, fs := range s.Series {
+		if (f/on)%2 == 1 {
+			with += fs.FrameTime
+		} else {
+			without += fs.FrameTime
+		}
+	}
+	if with < 1.2*without {
+		t.Errorf("frames with the hog took %.3f s in all, without %.3f s", with, without)
 	}
 }
 
