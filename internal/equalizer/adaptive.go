@@ -21,7 +21,9 @@ import (
 //     the errors keep their sign (work drifting in the scene); beyond it,
 //     slow-downs are trusted at once and speed-ups only once they persist,
 //     for longer on a source seen to oscillate (an overloaded source
-//     stalls everyone; an underloaded one costs little);
+//     stalls everyone; an underloaded one costs little); where hiccups
+//     are the rule, a source whose last speed-up lasted is followed half
+//     way every frame while its next one is held (see longUp);
 //   - a split moves all the way to where the model puts it, but only part
 //     of the way while its sources' large errors alternate in sign: the
 //     policy's own moves overshooting (see overshoot);
@@ -101,6 +103,10 @@ type source struct {
 	// after calm frames.
 	hold, pending int
 	sinceUp       int // frames since the last trusted speed-up (-1: none)
+	// upFor counts the frames since a speed-up beyond the noise band
+	// began, until the next slow-down (-1: none under way); lastUp is
+	// how long the last one lasted (-1: none seen). See longUp.
+	upFor, lastUp int
 	calm          int // frames without sign of oscillation
 	// sinceSlow counts frames since the last slow-down beyond the noise
 	// band (-1: none); probe is the last one while the next frame has yet
@@ -140,6 +146,22 @@ type source struct {
 // frames of the one before is a source that oscillates, and is taken at
 // once (two hiccups that close are common enough at one frame in twenty).
 const hiccupGap = 2
+
+// longUp is how many frames a source's last speed-up must have lasted for
+// the next one to be followed half way every frame while it is held,
+// where hiccups are the rule. There a speed-up was rarely trusted: a
+// hiccup of either of two pipes sharing a core broke its run of fast
+// frames, and a load switched every 40 frames kept the hold at its
+// longest (a speed-up trusted late leaves the load's return within twice
+// the hold, which doubles it again). The source then stayed underloaded
+// for most of each phase without the load, and the other node took its
+// surplus: on simulated runs like the live ones (docs/balance.md, "A hog
+// on a shared core") frames were 1.0% longer than Equalizer's with the
+// load switched every 40 frames and 2.2% every 20, and 0.0% and 0.9% with
+// this. Loads switched every 10 frames or faster are better left at their
+// slow share, as the hold leaves them; so are sources where hiccups are
+// rare, whose speed-ups the hold does not break.
+const longUp = 16
 
 // minHiccup is the least slow-down taken for a possible hiccup: smaller
 // ones, a few times the timer noise where it is low, are taken at once,
@@ -287,7 +309,7 @@ func (a *Adaptive) source(path string) *source {
 	key := a.modelKey(path)
 	st := a.sources[key]
 	if st == nil {
-		st = &source{speed: 1, hold: minHold, sinceUp: -1, sinceSlow: -1, sharers: 1}
+		st = &source{speed: 1, hold: minHold, sinceUp: -1, upFor: -1, lastUp: -1, sinceSlow: -1, sharers: 1}
 		a.sources[key] = st
 	}
 	return st
@@ -392,6 +414,9 @@ func (a *Adaptive) filter(raw *grid, samples []Sample, db bool) *grid {
 		if st.sinceSlow >= 0 {
 			st.sinceSlow++
 		}
+		if st.upFor >= 0 {
+			st.upFor++
+		}
 		st.calm++
 		if st.calm > 8*st.hold && st.hold > minHold {
 			st.hold, st.calm = st.hold/2, 0
@@ -482,15 +507,25 @@ func (a *Adaptive) filter(raw *grid, samples []Sample, db bool) *grid {
 			// moving slowly across the screen was followed frames late
 			workFactor = 1 + math.Max(gain, st.drift())*(workFactor-1)
 		case speed < st.speed*(1-1e-9):
+			if st.upFor >= 0 {
+				st.lastUp = st.upFor
+			}
+			st.upFor = -1
 			if st.pending > 0 || (st.sinceUp >= 0 && st.sinceUp <= 2*st.hold) {
 				// slower again soon after getting faster: it oscillates
 				st.hold, st.calm = min(2*st.hold, maxHold), 0
 			}
 			st.pending, st.speed = 0, speed
 		case speed > st.speed*(1+1e-9):
+			if st.upFor < 0 {
+				st.upFor = 0
+			}
 			st.pending++
 			if st.pending >= st.hold {
 				st.speed, st.pending, st.sinceUp = speed, 0, 0
+			} else if a.hiccups > 0.5 && st.lastUp > longUp {
+				// followed half way while it is held (see longUp)
+				st.speed += 0.5 * (speed - st.speed)
 			}
 		}
 		if workFactor != 1 {

@@ -188,6 +188,38 @@ func TestAdaptiveTrustsSlowDownsAtOnceAndSpeedUpsSlowly(t *testing.T) {
 	}
 }
 
+// Where hiccups are the rule, a source whose last speed-up lasted longer
+// than longUp frames is followed half way every frame while its next one
+// is held; one whose fast phases were short keeps its slow share until
+// the hold is out (see longUp).
+func TestAdaptiveFollowsASpeedUpHalfWayWhereItsLastOneLasted(t *testing.T) {
+	slow, fast := constant(0.060), constant(0.020)
+	for _, lasted := range []int{longUp + 4, longUp / 2} {
+		l, out := pastColdPlans()
+		// b's hiccups make hiccups the rule; a is slowed, sped up for
+		// lasted frames, and slowed again
+		out, _ = steady(l, out, 60, hiccupEvery10, hiccupEvery10)
+		out, _ = steady(l, out, 3, slow, hiccupEvery10)
+		out, _ = steady(l, out, lasted, fast, hiccupEvery10)
+		out, _ = steady(l, out, 44, slow, hiccupEvery10)
+		st := l.Adaptive.sources["a"]
+		if l.Adaptive.hiccups <= 0.5 || st.lastUp != lasted || !near(st.speed, 1.0/3, 1e-6) {
+			t.Fatalf("before the speed-up: hiccups %.2f, a's last speed-up %d frames (want %d), speed %.4f (want 1/3)",
+				l.Adaptive.hiccups, st.lastUp, lasted, st.speed)
+		}
+		want := []float64{2.0 / 3, 5.0 / 6, 11.0 / 12} // half way each frame
+		if lasted <= longUp {
+			want = []float64{1.0 / 3, 1.0 / 3, 1.0 / 3}
+		}
+		for f, speed := range want {
+			out, _ = steady(l, out, 1, fast, fast)
+			if !near(st.speed, speed, 1e-6) {
+				t.Errorf("last speed-up %d frames long: a's speed %.4f in frame %d of the next, want %.4f", lasted, st.speed, f+1, speed)
+			}
+		}
+	}
+}
+
 // A slow-down that lasts one frame is a hiccup: the next frame's speed-up
 // undoes it at once. So is a second one two frames later, but a third in
 // a row is a source that oscillates, and the speed-up after it waits out
