@@ -659,14 +659,17 @@ var (
 	hogNames, hogged = hogLoads()
 )
 
-// hogFrames is long enough for two periods of the slowest switching.
-const hogFrames = 400
+// hogFrames is long enough for two periods of the slowest switching, and
+// hogStep is when the hog that stays comes on.
+const hogFrames, hogStep = 400, 100
 
 func hogLoads() ([]string, map[string]*Scenario) {
-	base := Scenario{Density: hotspotAt(0.3, 0.6), SharedCores: true, Noise: 0.05, Hiccups: 0.05, Overhead: 0.0005, Loaded: 2, LoadedPair: true}
+	base := *Scenarios["shared-cores"]
+	base.Noise, base.Hiccups, base.Loaded, base.LoadedPair = 0.05, 0.05, 2, true
 	var names []string
 	loads := map[string]*Scenario{}
 	add := func(sc Scenario) {
+		sc.About = "sources 3 and 4 share a core, as in shared-cores, at half speed while a hog runs on it; static hotspot, ±5% noise, 5% hiccups; " + sc.Name
 		names = append(names, sc.Name)
 		loads[sc.Name] = &sc
 	}
@@ -677,20 +680,17 @@ func hogLoads() ([]string, map[string]*Scenario) {
 		add(sc)
 	}
 	step := base
-	step.Name = "hog on a shared core from frame 100"
-	step.StepFrame = 100
+	step.Name = fmt.Sprintf("hog on a shared core from frame %d", hogStep)
+	step.StepFrame = hogStep
 	add(step)
-	for _, sc := range loads {
-		sc.About = "sources 3 and 4 share a core, as in shared-cores, at half speed while a hog runs on it; static hotspot, ±5% noise, 5% hiccups; " + sc.Name
-	}
 	return names, loads
 }
 
 func hogText(compared []Comparison) string {
 	var b strings.Builder
 	b.WriteString("## A hog on a shared core\n\n")
-	fmt.Fprintf(&b, "The live 2D synthetic runs (docs/balance-live.md) as a simulation: sources share cores in pairs as in `shared-cores` (a render node's two pipes), and sources 3 and 4 run at half speed while a hog runs on their core, switched every %d, %d and %d frames (at the live runs' 20 frames a second: every 1, 2 and 5 s) or on from frame 100; static hotspot, ±5%% noise, and 5%% of a source's frames 1.5 to 2.5 times as long (a pair's frame more than 1.3 times as long in about 9%% of frames; 5-13%% of a node's frames on the live runs). %d frames, on the generated configs, seeds %d to %d; ratios averaged over the seeds as above. Not checked by `TestBalanceGoals`: it holds the simulator to what the live runs showed, where the adaptive policy was slower than Equalizer's on the mean by 3-7%% with the hog switched every 2 or 10 s (docs/equalizers.md, \"A hog on a shared core\", says what was tried against it).\n\n",
-		hogPeriods[0]/2, hogPeriods[1]/2, hogPeriods[2]/2, hogFrames, switchedSeeds[0], switchedSeeds[len(switchedSeeds)-1])
+	fmt.Fprintf(&b, "The live 2D synthetic runs (docs/balance-live.md) as a simulation: sources share cores in pairs as in `shared-cores` (a render node's two pipes), and sources 3 and 4 run at half speed while a hog runs on their core, switched every %d, %d and %d frames (at the live runs' 20 frames a second: every 1, 2 and 5 s) or on from frame %d; static hotspot, ±5%% noise, and 5%% of a source's frames 1.5 to 2.5 times as long (a pair's frame more than 1.3 times as long in about 9%% of frames; 5-13%% of a node's frames on the live runs). %d frames, on the generated configs, seeds %d to %d; ratios averaged over the seeds as above. Not checked by `TestBalanceGoals`: it holds the simulator to what the live runs showed, where the adaptive policy was slower than Equalizer's on the mean by 3-7%% with the hog switched every 2 or 10 s (docs/equalizers.md, \"A hog on a shared core\", says what was tried against it).\n\n",
+		hogPeriods[0]/2, hogPeriods[1]/2, hogPeriods[2]/2, hogStep, hogFrames, switchedSeeds[0], switchedSeeds[len(switchedSeeds)-1])
 	b.WriteString(seedTable(compared, hogNames))
 	return b.String()
 }
