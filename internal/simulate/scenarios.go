@@ -26,7 +26,12 @@ type Scenario struct {
 	// sibling (see SharedCores), so both slow down, as a CPU hog on a
 	// render node's core slows both of its pipes.
 	LoadedPair bool
-	Noise      float64 // per-frame random speed variation, +-fraction
+	// Bursts: the load comes in bursts, as a CPU hog's does on live runs
+	// here: the first frames after it comes on are slower still, and
+	// while it runs more of the frames are slow, one or two in a row
+	// (see burst).
+	Bursts bool
+	Noise  float64 // per-frame random speed variation, +-fraction
 	// Hiccups is the chance that a source's frame takes 1.5 to 2.5 times
 	// as long: the operating system's scheduling on shared cores, as node
 	// times on live runs here show (one frame in twenty takes 1.8-2 times
@@ -122,6 +127,64 @@ func (s *Scenario) speed(i, f int, rng *rand.Rand) float64 {
 		v /= 1.5 + rng.Float64()
 	}
 	return v
+}
+
+// loadedFor is how many frames the competing load has been on at frame f
+// (-1: off).
+func (s *Scenario) loadedFor(f int) int {
+	on := -1
+	if s.StepFrame > 0 && f >= s.StepFrame {
+		on = f - s.StepFrame
+	}
+	if half := s.OscPeriod / 2; half > 0 && (f/half)%2 == 1 {
+		if since := f % half; on < 0 || since < on {
+			on = since
+		}
+	}
+	return on
+}
+
+// Burst figures, from the kept statistics of live 2D synthetic runs here
+// with Equalizer's policy and a hog that stays from 10 s on
+// (goeq-balancelive -keep; docs/equalizers.md, "A hog on a shared
+// core"): the hogged node's first three frames under the hog took 1.5-1.7
+// times its time under the hog after, and then its frames more than 1.3
+// times the median of the ten before rose from 12-15% to 21-22%, at a
+// median 1.45 and a p90 of 1.75 times, about one run in five two frames
+// long and almost none longer.
+const (
+	burstStart  = 3    // frames slowed after the load comes on
+	burstChance = 0.08 // a run of slow frames starting, per frame
+	burstTwice  = 0.2  // a run lasting two frames
+)
+
+// burst is how many times as long source i's frame f takes for the
+// bursts of its competing load (1 where it has none). Bursts belong to
+// the core, so both sources on it share them; they draw on a random
+// source of their own, seeded by the run's seed, the frame and the core,
+// so that other scenarios' draws stay as they were.
+func (s *Scenario) burst(i, f int, seed int64) float64 {
+	if !s.Bursts || (i != s.Loaded && !(s.LoadedPair && i == s.Loaded^1)) {
+		return 1
+	}
+	on := s.loadedFor(f)
+	if on < 0 {
+		return 1
+	}
+	draw := func(f int) *rand.Rand {
+		return rand.New(rand.NewSource(seed*1_000_003 + int64(f)*7919 + int64(s.Loaded/2)))
+	}
+	if on < burstStart {
+		return 1.5 + 0.2*draw(f).Float64()
+	}
+	// a run starting at f, or a two-frame run at f-1
+	for back := 0; back < 2 && on-back >= burstStart; back++ {
+		r := draw(f - back)
+		if starts, twice, factor := r.Float64() < burstChance, r.Float64() < burstTwice, 1.3+0.5*r.Float64(); starts && (back == 0 || twice) {
+			return factor
+		}
+	}
+	return 1
 }
 
 // field is the cost field sampled on a grid with a summed-area table, so

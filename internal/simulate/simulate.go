@@ -102,7 +102,7 @@ func Run(cfg *compound.Config, configName string, opt Options) (*Summary, error)
 			states := p.Planned(f)
 			for j, s := range sources {
 				if st := states[s.Path()]; st.Active && !st.Skip {
-					own[j] = field.cost(st.Viewport, st.Range) / sc.speed(j, f, rng)
+					own[j] = field.cost(st.Viewport, st.Range) / sc.speed(j, f, rng) * sc.burst(j, f, opt.Seed)
 				} else {
 					own[j] = 0
 				}

@@ -133,6 +133,62 @@ func TestAHogOnASharedCoreSlowsBothItsSources(t *testing.T) {
 	}
 }
 
+// The hog's bursts: its first frames on the core slower still, then runs
+// of one or two slow frames (rarely three) at about the live rate, on
+// both sources of the core and no other, and none while the hog is off.
+func TestAHogComesInBursts(t *testing.T) {
+	sc := *hogged[hogNames[0]]
+	sc.OscPeriod, sc.StepFrame = 0, 100
+	const frames = 20000
+	slow, runs, run, longer := 0, 0, 0, 0
+	for f := range frames {
+		b := [4]float64{}
+		for i := range b {
+			b[i] = sc.burst(i, f, 3)
+		}
+		if b[0] != 1 || b[1] != 1 || b[2] != b[3] {
+			t.Fatalf("frame %d: bursts %v, want 1 on sources 1 and 2 and the same on 3 and 4", f, b)
+		}
+		switch on := f - sc.StepFrame; {
+		case on < 0 && b[2] != 1:
+			t.Fatalf("frame %d, before the hog: burst %v", f, b[2])
+		case on >= 0 && on < burstStart && (b[2] < 1.5 || b[2] > 1.7):
+			t.Errorf("frame %d, the hog's first: burst %v, want 1.5-1.7", f, b[2])
+		case on >= burstStart && b[2] != 1:
+			if b[2] < 1.3 || b[2] > 1.8 {
+				t.Errorf("frame %d: burst %v, want 1.3-1.8", f, b[2])
+			}
+			slow++
+			if run++; run == 1 {
+				runs++
+			}
+			switch run {
+			case 3: // two runs back to back
+				longer++
+			case 4:
+				t.Errorf("frame %d: %d slow frames in a row", f, run)
+			}
+		default:
+			run = 0
+		}
+	}
+	if rate := float64(slow) / float64(frames-sc.StepFrame-burstStart); rate < 0.07 || rate > 0.12 {
+		t.Errorf("%.3f of the hog's frames slow, want about %.2f", rate, burstChance*(1+burstTwice))
+	}
+	if twice := float64(slow-runs) / float64(runs); twice < 0.1 || twice > 0.3 {
+		t.Errorf("%.2f of the runs two frames long or more, want about %.1f", twice, burstTwice)
+	}
+	if longer > runs/20 {
+		t.Errorf("%d of %d runs three frames long", longer, runs)
+	}
+	plain := *Scenarios["step"]
+	for f := range 300 {
+		if b := plain.burst(plain.Loaded, f, 3); b != 1 {
+			t.Fatalf("step, frame %d: burst %v without Bursts", f, b)
+		}
+	}
+}
+
 func TestDeterministic(t *testing.T) {
 	a, b := run(t, "2d-lb-4.eqc", "noisy", "adaptive"), run(t, "2d-lb-4.eqc", "noisy", "adaptive")
 	if a.FrameTimeMean != b.FrameTimeMean || a.JitterPct != b.JitterPct {
