@@ -651,7 +651,7 @@ func switchedText(compared []Comparison) string {
 // docs/balance-live.md, where each render node's two pipes take turns on
 // one core and a CPU hog on one node's core is switched on and off. Their
 // noise and hiccups are about those measured there (a node's frame more
-// than 1.3 times its neighbours' median in 5-13% of frames). Not checked
+// than 1.3 times its neighbours' median in 5-15% of frames). Not checked
 // by TestBalanceGoals: it is where the simulator is held to what the live
 // runs showed.
 var (

@@ -112,7 +112,7 @@ func (s *Scenario) speed(i, f int, rng *rand.Rand) float64 {
 	if i < len(s.Speeds) {
 		v = s.Speeds[i]
 	}
-	if i == s.Loaded || (s.LoadedPair && i == s.Loaded^1) {
+	if s.loads(i) {
 		if s.StepFrame > 0 && f >= s.StepFrame {
 			v *= 0.5
 		}
@@ -127,6 +127,12 @@ func (s *Scenario) speed(i, f int, rng *rand.Rand) float64 {
 		v /= 1.5 + rng.Float64()
 	}
 	return v
+}
+
+// loads tells whether the competing load is on source i's core: Loaded,
+// and its sibling where LoadedPair.
+func (s *Scenario) loads(i int) bool {
+	return i == s.Loaded || (s.LoadedPair && i == s.Loaded^1)
 }
 
 // loadedFor is how many frames the competing load has been on at frame f
@@ -147,8 +153,8 @@ func (s *Scenario) loadedFor(f int) int {
 // Burst figures, from the kept statistics of live 2D synthetic runs here
 // with Equalizer's policy and a hog that stays from 10 s on
 // (goeq-balancelive -keep; docs/equalizers.md, "A hog on a shared
-// core"): the hogged node's first three frames under the hog took 1.5-1.7
-// times its time under the hog after, and then its frames more than 1.3
+// core"): the hogged node's first three frames under the hog took about
+// 1.45-1.65 times its time under the hog after, and then its frames more than 1.3
 // times the median of the ten before rose from 12-15% to 21-22%, at a
 // median 1.45 and a p90 of 1.75 times, about one run in five two frames
 // long and almost none longer.
@@ -164,7 +170,7 @@ const (
 // source of their own, seeded by the run's seed, the frame and the core,
 // so that other scenarios' draws stay as they were.
 func (s *Scenario) burst(i, f int, seed int64) float64 {
-	if !s.Bursts || (i != s.Loaded && !(s.LoadedPair && i == s.Loaded^1)) {
+	if !s.Bursts || !s.loads(i) {
 		return 1
 	}
 	on := s.loadedFor(f)
