@@ -1,9 +1,11 @@
 package simulate
 
 import (
+	"math"
 	"math/rand"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/goeq/goeq/internal/compound"
@@ -96,6 +98,31 @@ func TestEveryScenarioRunsOnBothConfigs(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// Hiccups have the live runs' sizes (see hiccupSize): 1.3 to 4 times as
+// long, with a median of 1.5 and a p98 near 2.9, in the scenario's share
+// of frames.
+func TestHiccupsHaveTheLiveRunsSizes(t *testing.T) {
+	sc := *Scenarios["hiccups"]
+	sc.Noise = 0
+	rng := rand.New(rand.NewSource(1))
+	var sizes []float64
+	const frames = 40000
+	for f := range frames {
+		if v := sc.speed(0, f, rng); v != 1 {
+			sizes = append(sizes, 1/v)
+		}
+	}
+	if rate := float64(len(sizes)) / frames; math.Abs(rate-sc.Hiccups) > 0.005 {
+		t.Errorf("%.3f of frames hiccups, want %.3f", rate, sc.Hiccups)
+	}
+	slices.Sort(sizes)
+	low, high := sizes[0], sizes[len(sizes)-1]
+	median, p98 := Percentile(sizes, 0.5), Percentile(sizes, 0.98)
+	if low < 1.3 || high > 4 || math.Abs(median-1.5) > 0.05 || math.Abs(p98-2.9) > 0.25 {
+		t.Errorf("hiccups %.2f to %.2f times as long, median %.2f, p98 %.2f; want 1.3 to 4, 1.5 and 2.9", low, high, median, p98)
 	}
 }
 
