@@ -328,27 +328,39 @@ func TestAdaptiveTakesTwoSlowFramesAtTheLessSlow(t *testing.T) {
 	}
 }
 
-// A slow-down is probed as a possible hiccup by the whole of the frame's
-// time over its prediction, not by the part of it put down to speed: with
-// eight sources, one 1.6 times as long while the others were 8% faster
-// has most of its excess put down to work, and was taken at once.
-func TestAdaptiveProbesAHiccupByItsWholeTime(t *testing.T) {
+// eightSources is an adaptive equalizer of eight children on a uniform
+// load at 1280x720, and a frame: each child takes its region's time
+// times factor(child), and the next plan comes back.
+func eightSources() (*Load, func(factor func(child int) float64) []Assignment) {
 	children := make([]Child, 8)
 	for i := range children {
 		children[i] = Child{Path: string(rune('a' + i)), Active: true, Usage: 1}
 	}
 	l := NewLoad(adaptiveParams("2D"), 1280, 720)
 	out := l.Plan(children, nil)
-	frame := func(slowA, others float64) {
+	return l, func(factor func(int) float64) []Assignment {
 		samples := make([]Sample, len(out))
-		for i, as := range out {
-			busy := 0.040 * as.Viewport.W * as.Viewport.H * others
-			if i == 0 {
-				busy = 0.040 * as.Viewport.W * as.Viewport.H * slowA
-			}
-			samples[i] = Sample{Path: as.Path, Viewport: as.Viewport, Busy: busy}
+		for i, a := range out {
+			samples[i] = Sample{Path: a.Path, Viewport: a.Viewport, Busy: 0.040 * a.Viewport.W * a.Viewport.H * factor(i)}
 		}
 		out = l.Plan(children, samples)
+		return out
+	}
+}
+
+// A slow-down is probed as a possible hiccup by the whole of the frame's
+// time over its prediction, not by the part of it put down to speed: with
+// eight sources, one 1.6 times as long while the others were 8% faster
+// has most of its excess put down to work, and was taken at once.
+func TestAdaptiveProbesAHiccupByItsWholeTime(t *testing.T) {
+	l, plan := eightSources()
+	frame := func(slowA, others float64) {
+		plan(func(i int) float64 {
+			if i == 0 {
+				return slowA
+			}
+			return others
+		})
 	}
 	for range 40 {
 		frame(1, 1)
@@ -372,23 +384,17 @@ func TestAdaptiveProbesAHiccupByItsWholeTime(t *testing.T) {
 // hiccup's move stayed until the slow source's speed-up had lasted the
 // hold, and the others' next hiccups came on top of it.
 func TestAnUndoneHiccupsMoveIsTakenBack(t *testing.T) {
-	children := make([]Child, 8)
-	for i := range children {
-		children[i] = Child{Path: string(rune('a' + i)), Active: true, Usage: 1}
-	}
-	l := NewLoad(adaptiveParams("2D"), 1280, 720)
-	out := l.Plan(children, nil)
+	l, plan := eightSources()
 	noise := rand.New(rand.NewSource(1))
+	var out []Assignment
 	frame := func(slow float64) {
-		samples := make([]Sample, len(out))
-		for i, a := range out {
-			busy := 0.040 * a.Viewport.W * a.Viewport.H * (1 + 0.1*(2*noise.Float64()-1))
+		out = plan(func(i int) float64 {
+			f := 1 + 0.1*(2*noise.Float64()-1)
 			if i == 0 {
-				busy *= slow
+				f *= slow
 			}
-			samples[i] = Sample{Path: a.Path, Viewport: a.Viewport, Busy: busy}
-		}
-		out = l.Plan(children, samples)
+			return f
+		})
 	}
 	area := func() float64 { return out[0].Viewport.W * out[0].Viewport.H }
 	for range 40 {
