@@ -113,10 +113,10 @@ func (s *Scenario) speed(i, f int, rng *rand.Rand) float64 {
 		v = s.Speeds[i]
 	}
 	if s.loads(i) {
-		if s.StepFrame > 0 && f >= s.StepFrame {
+		if s.sinceStep(f) >= 0 {
 			v *= 0.5
 		}
-		if s.OscPeriod > 0 && (f/(s.OscPeriod/2))%2 == 1 {
+		if s.sinceSwitch(f) >= 0 {
 			v *= 0.5
 		}
 	}
@@ -151,16 +151,29 @@ func (s *Scenario) loads(i int) bool {
 // loadedFor is how many frames the competing load has been on at frame f
 // (-1: off).
 func (s *Scenario) loadedFor(f int) int {
-	on := -1
+	step, switched := s.sinceStep(f), s.sinceSwitch(f)
+	if step < 0 || (switched >= 0 && switched < step) {
+		return switched
+	}
+	return step
+}
+
+// sinceStep is how many frames the load that stays has been on at frame f
+// (-1: off).
+func (s *Scenario) sinceStep(f int) int {
 	if s.StepFrame > 0 && f >= s.StepFrame {
-		on = f - s.StepFrame
+		return f - s.StepFrame
 	}
+	return -1
+}
+
+// sinceSwitch is how many frames the load switched on and off has been on
+// at frame f (-1: off): the second half of each OscPeriod.
+func (s *Scenario) sinceSwitch(f int) int {
 	if half := s.OscPeriod / 2; half > 0 && (f/half)%2 == 1 {
-		if since := f % half; on < 0 || since < on {
-			on = since
-		}
+		return f % half
 	}
-	return on
+	return -1
 }
 
 // Burst figures, from the kept statistics of live 2D synthetic runs here
