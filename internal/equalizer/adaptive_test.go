@@ -847,3 +847,31 @@ func TestASourceBelowTheSpeedFloorIsBalanced(t *testing.T) {
 		t.Errorf("a at a fifth of the others' speed: times %.4f, the slowest %.2f times the fastest", times, slowest/fastest)
 	}
 }
+
+// A source whose competing load goes off while the others' timers are
+// noisy has the whole of its speed-up taken once the hold is out: the
+// others' noise, within the band, is not taken for work that left its
+// region. (Counted against it, the others' faster frames took part of the
+// speed-up for lost work in every frame of the hold, and the speed
+// trusted then was too low; see changeSum.)
+func TestNoiseDoesNotTakeASpeedUpForMovedWork(t *testing.T) {
+	l, frame := fourSources()
+	for range 10 {
+		frame(nil)
+	}
+	for range 20 {
+		frame(map[string]float64{"a": 0.5})
+	}
+	for f := range 12 {
+		// b and c noisy in turn, within the band
+		speeds := map[string]float64{"b": 0.98, "c": 1.02}
+		if f%2 == 1 {
+			speeds = map[string]float64{"b": 1.02, "c": 0.98}
+		}
+		frame(speeds)
+	}
+	a, d := l.Adaptive.sources["a"].speed, l.Adaptive.sources["d"].speed
+	if !near(a/d, 1, 0.03) {
+		t.Errorf("a back at the others' speed is taken at %.3f of d's", a/d)
+	}
+}
