@@ -418,6 +418,10 @@ func (a *Adaptive) filter(raw *grid, samples []Sample, db bool) *grid {
 		members          []member
 		work, pred, took float64
 		predicted        bool // pred is the model's prediction
+		// where predicted: took less pred, and whether that is within
+		// the noise band
+		change float64
+		inBand bool
 	}
 	var all []*obs
 	var drifting []*obs
@@ -455,10 +459,10 @@ func (a *Adaptive) filter(raw *grid, samples []Sample, db bool) *grid {
 		o.st.sharers = len(o.members)
 		if o.predicted {
 			o.pred = o.work / o.st.speed
-			e := o.took - o.pred
-			everyChange.add(e)
-			if !a.inBand(o.took, o.pred) {
-				beyondBand.add(e)
+			o.change, o.inBand = o.took-o.pred, a.inBand(o.took, o.pred)
+			everyChange.add(o.change)
+			if !o.inBand {
+				beyondBand.add(o.change)
 			}
 		}
 	}
@@ -503,17 +507,13 @@ func (a *Adaptive) filter(raw *grid, samples []Sample, db bool) *grid {
 			}
 			continue
 		}
-		e := o.took - o.pred
-		inBand := a.inBand(o.took, o.pred)
+		e, inBand := o.change, o.inBand
 		balancing := everyChange
 		if !inBand {
 			balancing = beyondBand
 			for _, q := range all {
-				if q == o || !q.predicted || !a.inBand(q.took, q.pred) {
-					continue
-				}
-				if eq := q.took - q.pred; math.Abs(eq) >= minBalancing*math.Abs(e) {
-					balancing.add(eq)
+				if q != o && q.predicted && q.inBand && math.Abs(q.change) >= minBalancing*math.Abs(e) {
+					balancing.add(q.change)
 				}
 			}
 		}
