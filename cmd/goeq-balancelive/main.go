@@ -4,7 +4,9 @@
 // switched on and off the way Siegell and Steenkiste's study adds it: a CPU
 // hog of its own pinned to one render node's core. Both policies run the
 // same schedules; the recorded statistics are also replayed through both
-// policies. It writes docs/balance-live.md and its plots.
+// policies. It writes docs/balance-live.md and its plots; with -repeat N
+// it runs N rounds of both policies on each schedule instead, and prints
+// how they compare (see runRounds).
 package main
 
 import (
@@ -93,6 +95,8 @@ func main() {
 	only := flag.String("only", "", "run only the experiments whose label contains this")
 	keep := flag.String("keep", "", "keep every run's config, log and statistics in this folder")
 	hog := flag.Bool("hog", false, "be the CPU hog: spin until killed")
+	repeat := flag.Int("repeat", 0, "run this many rounds of both policies on each schedule and print their comparison, instead of the report")
+	onlySchedule := flag.String("schedule", "", "run only the schedules whose name contains this (with -repeat)")
 	flag.Parse()
 	if *hog {
 		spin()
@@ -111,7 +115,24 @@ func main() {
 		}
 		experiments = kept
 	}
-	if err := run(*docs, *quick, *keep); err != nil {
+	if *onlySchedule != "" {
+		if *repeat <= 0 {
+			fmt.Fprintln(os.Stderr, "goeq-balancelive: -schedule is for -repeat: the report runs every schedule")
+			os.Exit(2)
+		}
+		var kept []schedule
+		for _, sc := range schedules {
+			if strings.Contains(sc.Name, *onlySchedule) {
+				kept = append(kept, sc)
+			}
+		}
+		schedules = kept
+	}
+	if len(experiments) == 0 || len(schedules) == 0 {
+		fmt.Fprintln(os.Stderr, "goeq-balancelive: -only or -schedule leaves nothing to run")
+		os.Exit(2)
+	}
+	if err := run(*docs, *quick, *keep, *repeat); err != nil {
 		fmt.Fprintf(os.Stderr, "goeq-balancelive: %v\n", err)
 		os.Exit(1)
 	}
@@ -130,7 +151,7 @@ func spin() {
 	}
 }
 
-func run(docs string, scale float64, keep string) error {
+func run(docs string, scale float64, keep string, repeat int) error {
 	bin, err := binDir()
 	if err != nil {
 		return err
@@ -148,6 +169,15 @@ func run(docs string, scale float64, keep string) error {
 		}
 	} else if err := os.MkdirAll(work, 0o755); err != nil {
 		return err
+	}
+	if repeat > 0 {
+		if err := runRounds(bin, work, repeat, os.Stdout); err != nil {
+			return err
+		}
+		if keep != "" {
+			return nil
+		}
+		return os.RemoveAll(work)
 	}
 	var results []*caseResult
 	for _, ex := range experiments {

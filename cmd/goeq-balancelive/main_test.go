@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/goeq/goeq/internal/compound"
@@ -103,5 +104,36 @@ func TestMeasureCountsANodesSourcesOnce(t *testing.T) {
 	}
 	if want := 0.08 / 0.07; math.Abs(m.SourceImbalance-want) > 1e-9 {
 		t.Errorf("source imbalance %v, want %v", m.SourceImbalance, want)
+	}
+}
+
+// Rounds of both policies on a load switched every second: the ratios'
+// average and spread, and the frame times by the time since the load
+// last switched.
+func TestRoundsText(t *testing.T) {
+	sc := schedule{Name: "every 1 s", Period: 1, Duration: 4}
+	// frames every dt seconds, just after the switches at whole seconds
+	run := func(policy string, dt float64) *runResult {
+		r := &runResult{Schedule: sc, Policy: policy, Spans: [][2]float64{{1, 2}, {3, 4}}}
+		for tm := 0.001; tm < 4; tm += dt {
+			r.Frames = append(r.Frames, frame{Completed: tm, Busy: []float64{0.01}, Renderer: []string{"n1"}, Loaded: sc.on(tm)})
+		}
+		return r
+	}
+	rounds := []round{
+		{"equalizer": run("equalizer", 0.05), "adaptive": run("adaptive", 0.04)},
+		{"equalizer": run("equalizer", 0.05), "adaptive": run("adaptive", 0.0625)},
+	}
+	text := roundsText(experiment{Label: "test"}, sc, rounds)
+	for _, want := range []string{
+		"## test, every 1 s: 2 rounds",
+		"mean 1.025 ± 0.225 (0.800-1.250; over 1 in 1 of 2)",
+		// the first tenth of a second with the load on: two frames of
+		// each phase at 50 ms; three at 40 and two at 62.5 ms
+		"| on | 0.0-0.1 | 50.0 | 49.0 | -1.0 | 8, 10 |",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("no %q in\n%s", want, text)
+		}
 	}
 }
