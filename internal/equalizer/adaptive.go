@@ -79,8 +79,10 @@ type Adaptive struct {
 	coldLeft  int
 	handover  bool
 	// shared names, by child path, the renderer a child shares with
-	// others of the compound (Sample.Renderer)
+	// others of the compound and takes turns on (Sample.Renderer); turns
+	// is what tells, by renderer (see learnShared)
 	shared map[string]string
+	turns  map[string]*turnEvidence
 	// lag is how many frames old the statistics are when the plan they
 	// feed is drawn (see ObserveLag)
 	lag int
@@ -687,28 +689,149 @@ const maxTrend = 1.5
 func (a *Adaptive) ObserveLag(frames int) { a.lag = frames }
 
 // learnShared notes the children that share a renderer with others of
-// the compound. Such children take turns on it (two pipes of a node on its
-// software rasterizer, which llvmpipe shares between contexts, or two on
-// one GPU): together they take the sum of their work, and which of them
-// waits for the others changes from frame to frame, so one of them takes
-// the others' time however small its region. The model gives them one
-// speed, learnt from the slowest one's time against all their work, and
-// splits it between them.
+// the compound and take turns on it: two pipes of a node on its software
+// rasterizer, which llvmpipe shares between contexts, or two on one GPU.
+// Served one after the other, together they take the sum of their work,
+// and the one served first takes only its own: which one that is changes
+// by chance from frame to frame, so the other takes the others' time
+// however small its region. The model then gives them one speed, learnt
+// from the slowest one's time against all their work, and splits it
+// between them. Whether they take turns is read from their times (see
+// turnEvidence): where each one's time holds all of their work, each is
+// its own source from then on, as Equalizer's policy takes them.
 func (a *Adaptive) learnShared(samples []Sample) {
-	count := map[string]int{}
-	for _, s := range samples {
-		if s.Renderer != "" {
-			count[s.Renderer]++
-		}
+	type frame struct {
+		children         int
+		quickest         string
+		fastest, slowest float64
 	}
+	byRenderer := map[string]*frame{}
+	var names []string
 	for _, s := range samples {
-		if count[s.Renderer] > 1 {
-			if a.shared == nil {
-				a.shared = map[string]string{}
+		if s.Renderer == "" {
+			continue
+		}
+		f := byRenderer[s.Renderer]
+		if f == nil {
+			f = &frame{fastest: math.Inf(1)}
+			byRenderer[s.Renderer] = f
+			names = append(names, s.Renderer)
+		}
+		f.children++
+		if s.Busy < f.fastest {
+			f.quickest, f.fastest = s.Path, s.Busy
+		}
+		f.slowest = math.Max(f.slowest, s.Busy)
+	}
+	for _, name := range names {
+		f := byRenderer[name]
+		if f.children < 2 {
+			continue
+		}
+		if a.turns == nil {
+			a.turns, a.shared = map[string]*turnEvidence{}, map[string]string{}
+		}
+		ev := a.turns[name]
+		if ev == nil {
+			ev = &turnEvidence{}
+			a.turns[name] = ev
+		}
+		if ev.apart {
+			continue
+		}
+		if f.slowest > 0 && ev.observe(f.quickest, f.fastest/f.slowest, f.children) {
+			a.separate(name, samples)
+			continue
+		}
+		for _, s := range samples {
+			if s.Renderer == name {
+				a.shared[s.Path] = name
 			}
-			a.shared[s.Path] = s.Renderer
 		}
 	}
+}
+
+// separate makes each child of a renderer its own source, at its part of
+// the renderer's speed, so that the plan goes on from where it was; the
+// rest (hold, hiccups, tracking) was learnt from the slowest one's times,
+// and is learnt again.
+func (a *Adaptive) separate(renderer string, samples []Sample) {
+	key := "shared renderer " + renderer
+	together := a.sources[key]
+	delete(a.sources, key)
+	for _, s := range samples {
+		if s.Renderer != renderer {
+			continue
+		}
+		delete(a.shared, s.Path)
+		delete(a.sources, s.Path)
+		if together != nil {
+			own := a.source(s.Path)
+			own.speed, own.seen = together.speed/float64(max(together.sharers, 1)), together.seen
+		}
+	}
+}
+
+// turnEvidence tells whether children sharing a renderer take turns on
+// it, while they are taken to: from the quickest one's time over the
+// slowest one's in each frame, by which child was the quickest. Served in
+// turns, the first one's time is its own work and the last one's all of
+// theirs, so the ratio is the first one's share of the work; summed over
+// the children, each at its median of the recent frames it came first,
+// that is 1. Where each one's time holds all of their work, it is about 1
+// for each child, and the sum the number of children. Live here, each
+// pipe's readback waits for llvmpipe: the sum over 32 frames was
+// 1.62-1.96 at the median and 1.18-1.92 at the tenth percentile (the node
+// with a competing load the lowest, its pipes' hiccups making the
+// rest). Taken as one renderer there, the pair was balanced by its
+// slowest time, which holds the hiccups of both: its speed-ups rarely
+// lasted the hold, and the node was left underloaded (2D synthetic runs
+// with a hog switched every 2 s, six rounds: frames 6.6% longer than
+// Equalizer's on the mean, 2.3% with this). Once apart, children stay
+// apart: whether they take turns is how their renderer serves them, which
+// does not change during a run.
+type turnEvidence struct {
+	recent []turn // the last turnFrames frames, oldest first
+	apart  bool   // the children are each their own source
+}
+
+// turn is one frame's quickest child and its time over the slowest one's.
+type turn struct {
+	quickest string
+	ratio    float64
+}
+
+// turnFrames is how many frames are weighed.
+const turnFrames = 32
+
+// observe adds a frame of n children, and says whether they are now taken
+// apart: the sum is half way from 1 (turns) to n (each one's time holds
+// all their work), with every child seen the quickest.
+func (ev *turnEvidence) observe(quickest string, ratio float64, n int) bool {
+	ev.recent = append(ev.recent, turn{quickest, ratio})
+	if len(ev.recent) > turnFrames {
+		ev.recent = ev.recent[1:]
+	}
+	if len(ev.recent) < turnFrames {
+		return false
+	}
+	byChild := map[string][]float64{}
+	var children []string // in the order first seen, for a sum that does not depend on the map's
+	for _, t := range ev.recent {
+		if byChild[t.quickest] == nil {
+			children = append(children, t.quickest)
+		}
+		byChild[t.quickest] = append(byChild[t.quickest], t.ratio)
+	}
+	if len(children) < n {
+		return false
+	}
+	sum := 0.0
+	for _, c := range children {
+		sum += median(byChild[c])
+	}
+	ev.apart = sum > float64(n+1)/2
+	return ev.apart
 }
 
 // renderers turns the samples of children that share a renderer into one
@@ -1002,9 +1125,14 @@ func (a *Adaptive) measureNoise(samples []Sample, db bool) {
 		a.noise = a.Threshold / 2
 		return
 	}
-	sorted := append([]float64(nil), a.changes...)
-	sort.Float64s(sorted)
-	a.noise = sorted[(len(sorted)-1)/2]
+	a.noise = median(a.changes)
+}
+
+// median is the middle value (the lower of the two middle ones).
+func median(v []float64) float64 {
+	sorted := slices.Clone(v)
+	slices.Sort(sorted)
+	return sorted[(len(sorted)-1)/2]
 }
 
 // Noise is the measured relative timer noise (see measureNoise).

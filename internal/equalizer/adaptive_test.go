@@ -702,6 +702,109 @@ func TestChildrenSharingARendererGetItsShare(t *testing.T) {
 	}
 }
 
+// Two children on one software rasterizer (a and b) whose readbacks wait
+// for it, so that each one's time holds both ones' work, frame after
+// frame, with jitter and hiccups of its own, as live pipes on llvmpipe
+// here; two on GPUs of their own (c and d). Taken as taking turns, the
+// pair was balanced by its slowest time, which holds both ones' hiccups,
+// and its speed-ups rarely lasted the hold. The times show that they do
+// not take turns, and each is its own source.
+func TestChildrenThatWaitForEachOtherAreTakenOneByOne(t *testing.T) {
+	kids := []Child{{Path: "a", Active: true, Usage: 1}, {Path: "b", Active: true, Usage: 1},
+		{Path: "c", Active: true, Usage: 1}, {Path: "d", Active: true, Usage: 1}}
+	renderers := [4]string{"n1 software", "n1 software", "n2 GPU 0:0", "n2 GPU 0:1"}
+	// run is the mean frame time from frame 100 on, planned by l, or at
+	// the best split (a sixth of the width for a and b each) where l is nil
+	run := func(l *Load) float64 {
+		widths := []float64{1.0 / 6, 1.0 / 6, 1.0 / 3, 1.0 / 3}
+		var out []Assignment
+		if l != nil {
+			out = l.Plan(kids, nil)
+		}
+		r := rand.New(rand.NewSource(7))
+		sum := 0.0
+		for f := 0; f < 300; f++ {
+			if l != nil {
+				for i := range widths {
+					widths[i] = out[i].Viewport.W
+				}
+			}
+			var busy [4]float64
+			for i := range busy {
+				busy[i] = 0.040 * widths[i]
+			}
+			busy[0] += busy[1]
+			busy[1] = busy[0]
+			for i := range busy {
+				busy[i] *= 1 + 0.05*(2*r.Float64()-1)
+				if r.Float64() < 0.1 {
+					busy[i] *= 1.5 + r.Float64()
+				}
+			}
+			if f >= 100 {
+				sum += max(busy[0], busy[1], busy[2], busy[3])
+			}
+			if l != nil {
+				var samples []Sample
+				for i, k := range kids {
+					samples = append(samples, Sample{Path: k.Path, Viewport: out[i].Viewport, Busy: busy[i], Renderer: renderers[i]})
+				}
+				out = l.Plan(kids, samples)
+			}
+		}
+		return sum / 200
+	}
+	l := NewLoad(adaptiveParams("VERTICAL"), 960, 540)
+	planned, best := run(l), run(nil)
+	if _, ok := l.Adaptive.shared["a"]; ok {
+		t.Errorf("a and b, each taking both ones' time, are taken to take turns")
+	}
+	t.Logf("mean frame time over the best split's: %.3f", planned/best)
+	if planned > 1.05*best {
+		t.Errorf("frames %.1f%% over the best split's", 100*(planned/best-1))
+	}
+}
+
+// Children served in turns, whatever their shares, stay together; children
+// that each take all of their work, with jitter and hiccups of their own,
+// are taken apart within a few windows of frames.
+func TestTurnsAreToldFromChildrenWaitingForEachOther(t *testing.T) {
+	r := rand.New(rand.NewSource(11))
+	for _, share := range []float64{0.5, 0.2, 0.05} {
+		var ev turnEvidence
+		for f := 0; f < 1000; f++ {
+			first, own := "a", share
+			if r.Intn(2) == 0 {
+				first, own = "b", 1-share
+			}
+			if ev.observe(first, own*(1+0.02*r.NormFloat64()), 2) {
+				t.Fatalf("children served in turns, shares %g and %g, taken apart at frame %d", share, 1-share, f)
+			}
+		}
+	}
+	var ev turnEvidence
+	apart := -1
+	for f := 0; f < 300 && apart < 0; f++ {
+		busy := [2]float64{1, 1}
+		for i := range busy {
+			busy[i] *= 1 + 0.05*(2*r.Float64()-1)
+			if r.Float64() < 0.1 {
+				busy[i] *= 1.5 + r.Float64()
+			}
+		}
+		first := "a"
+		if busy[1] < busy[0] {
+			first = "b"
+		}
+		if ev.observe(first, min(busy[0], busy[1])/max(busy[0], busy[1]), 2) {
+			apart = f
+		}
+	}
+	if apart < 0 || apart > 3*turnFrames {
+		t.Errorf("children each taking all of their work taken apart at frame %d, want by %d", apart, 3*turnFrames)
+	}
+}
+
 // The noise band is as wide for a source that got faster as for one that
 // got slower by the same factor.
 func TestNoiseBandIsSymmetricInFactors(t *testing.T) {
