@@ -700,10 +700,12 @@ func (a *Adaptive) ObserveLag(frames int) { a.lag = frames }
 // turnEvidence): where each one's time holds all of their work, each is
 // its own source from then on, as Equalizer's policy takes them.
 func (a *Adaptive) learnShared(samples []Sample) {
+	// a renderer's children in this frame: how many, which one was the
+	// quickest, and the quickest and slowest times
 	type frame struct {
-		children         int
-		quickest         string
-		fastest, slowest float64
+		children          int
+		quickest          string
+		shortest, longest float64
 	}
 	byRenderer := map[string]*frame{}
 	var names []string
@@ -713,15 +715,15 @@ func (a *Adaptive) learnShared(samples []Sample) {
 		}
 		f := byRenderer[s.Renderer]
 		if f == nil {
-			f = &frame{fastest: math.Inf(1)}
+			f = &frame{shortest: math.Inf(1)}
 			byRenderer[s.Renderer] = f
 			names = append(names, s.Renderer)
 		}
 		f.children++
-		if s.Busy < f.fastest {
-			f.quickest, f.fastest = s.Path, s.Busy
+		if s.Busy < f.shortest {
+			f.quickest, f.shortest = s.Path, s.Busy
 		}
-		f.slowest = math.Max(f.slowest, s.Busy)
+		f.longest = math.Max(f.longest, s.Busy)
 	}
 	for _, name := range names {
 		f := byRenderer[name]
@@ -739,7 +741,7 @@ func (a *Adaptive) learnShared(samples []Sample) {
 		if ev.apart {
 			continue
 		}
-		if f.slowest > 0 && ev.observe(f.quickest, f.fastest/f.slowest, f.children) {
+		if f.longest > 0 && ev.observe(f.quickest, f.shortest/f.longest, f.children) {
 			a.separate(name, samples)
 			continue
 		}
