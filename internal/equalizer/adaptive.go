@@ -381,10 +381,13 @@ func (a *Adaptive) source(path string) *source {
 // shares with others (see learnShared).
 func (a *Adaptive) modelKey(path string) string {
 	if r, ok := a.shared[path]; ok {
-		return "shared renderer " + r
+		return sharedKey(r)
 	}
 	return path
 }
+
+// sharedKey is what the model knows the children sharing a renderer as.
+func sharedKey(renderer string) string { return "shared renderer " + renderer }
 
 // speed is the speed the split gives a child: a shared renderer's speed
 // is that of all its children together.
@@ -700,10 +703,10 @@ func (a *Adaptive) ObserveLag(frames int) { a.lag = frames }
 // turnEvidence): where each one's time holds all of their work, each is
 // its own source from then on, as Equalizer's policy takes them.
 func (a *Adaptive) learnShared(samples []Sample) {
-	// a renderer's children in this frame: how many, which one was the
-	// quickest, and the quickest and slowest times
+	// a renderer's children in this frame, which one was the quickest,
+	// and the quickest and slowest times
 	type frame struct {
-		children          int
+		paths             []string
 		quickest          string
 		shortest, longest float64
 	}
@@ -719,7 +722,7 @@ func (a *Adaptive) learnShared(samples []Sample) {
 			byRenderer[s.Renderer] = f
 			names = append(names, s.Renderer)
 		}
-		f.children++
+		f.paths = append(f.paths, s.Path)
 		if s.Busy < f.shortest {
 			f.quickest, f.shortest = s.Path, s.Busy
 		}
@@ -727,7 +730,7 @@ func (a *Adaptive) learnShared(samples []Sample) {
 	}
 	for _, name := range names {
 		f := byRenderer[name]
-		if f.children < 2 {
+		if len(f.paths) < 2 {
 			continue
 		}
 		if a.turns == nil {
@@ -741,14 +744,12 @@ func (a *Adaptive) learnShared(samples []Sample) {
 		if ev.apart {
 			continue
 		}
-		if f.longest > 0 && ev.observe(f.quickest, f.shortest/f.longest, f.children) {
-			a.separate(name, samples)
+		if f.longest > 0 && ev.observe(f.quickest, f.shortest/f.longest, len(f.paths)) {
+			a.separate(name, f.paths)
 			continue
 		}
-		for _, s := range samples {
-			if s.Renderer == name {
-				a.shared[s.Path] = name
-			}
+		for _, p := range f.paths {
+			a.shared[p] = name
 		}
 	}
 }
@@ -757,18 +758,15 @@ func (a *Adaptive) learnShared(samples []Sample) {
 // the renderer's speed, so that the plan goes on from where it was; the
 // rest (hold, hiccups, tracking) was learnt from the slowest one's times,
 // and is learnt again.
-func (a *Adaptive) separate(renderer string, samples []Sample) {
-	key := "shared renderer " + renderer
+func (a *Adaptive) separate(renderer string, children []string) {
+	key := sharedKey(renderer)
 	together := a.sources[key]
 	delete(a.sources, key)
-	for _, s := range samples {
-		if s.Renderer != renderer {
-			continue
-		}
-		delete(a.shared, s.Path)
-		delete(a.sources, s.Path)
+	for _, p := range children {
+		delete(a.shared, p)
+		delete(a.sources, p)
 		if together != nil {
-			own := a.source(s.Path)
+			own := a.source(p)
 			own.speed, own.seen = together.speed/float64(max(together.sharers, 1)), together.seen
 		}
 	}
