@@ -97,6 +97,7 @@ func main() {
 	hog := flag.Bool("hog", false, "be the CPU hog: spin until killed")
 	repeat := flag.Int("repeat", 0, "run this many rounds of both policies on each schedule and print their comparison, instead of the report")
 	onlySchedule := flag.String("schedule", "", "run only the schedules whose name contains this (with -repeat)")
+	against := flag.String("against", "", "with -repeat: a folder with another build's eqserver and eqclient (a change's baseline), whose adaptive policy runs in every round too and is compared with this build's")
 	flag.Parse()
 	if *hog {
 		spin()
@@ -128,11 +129,15 @@ func main() {
 		}
 		schedules = kept
 	}
+	if *against != "" && *repeat <= 0 {
+		fmt.Fprintln(os.Stderr, "goeq-balancelive: -against is for -repeat")
+		os.Exit(2)
+	}
 	if len(experiments) == 0 || len(schedules) == 0 {
 		fmt.Fprintln(os.Stderr, "goeq-balancelive: -only or -schedule leaves nothing to run")
 		os.Exit(2)
 	}
-	if err := run(*docs, *quick, *keep, *repeat); err != nil {
+	if err := run(*docs, *quick, *keep, *repeat, *against); err != nil {
 		fmt.Fprintf(os.Stderr, "goeq-balancelive: %v\n", err)
 		os.Exit(1)
 	}
@@ -151,10 +156,15 @@ func spin() {
 	}
 }
 
-func run(docs string, scale float64, keep string, repeat int) error {
+func run(docs string, scale float64, keep string, repeat int, against string) error {
 	bin, err := binDir()
 	if err != nil {
 		return err
+	}
+	if against != "" {
+		if err := hasBinaries(against); err != nil {
+			return fmt.Errorf("-against: %w", err)
+		}
 	}
 	if _, err := exec.LookPath("taskset"); err != nil {
 		return errors.New("taskset (util-linux) is needed to pin the render clients and the hog to cores")
@@ -171,7 +181,7 @@ func run(docs string, scale float64, keep string, repeat int) error {
 		return err
 	}
 	if repeat > 0 {
-		if err := runRounds(bin, work, repeat, os.Stdout); err != nil {
+		if err := runRounds(bin, against, work, repeat, os.Stdout); err != nil {
 			return err
 		}
 		if keep != "" {
@@ -214,12 +224,20 @@ func binDir() (string, error) {
 		return "", err
 	}
 	dir := filepath.Dir(exe)
-	for _, b := range []string{"eqserver", "eqclient"} {
-		if _, err := os.Stat(filepath.Join(dir, b)); err != nil {
-			return "", fmt.Errorf("%s is not beside %s (make build)", b, exe)
-		}
+	if err := hasBinaries(dir); err != nil {
+		return "", fmt.Errorf("%w (make build)", err)
 	}
 	return dir, nil
+}
+
+// hasBinaries tells whether dir holds the server and client a run starts.
+func hasBinaries(dir string) error {
+	for _, b := range []string{"eqserver", "eqclient"} {
+		if _, err := os.Stat(filepath.Join(dir, b)); err != nil {
+			return fmt.Errorf("no %s in %s", b, dir)
+		}
+	}
+	return nil
 }
 
 // withPolicy is the config's text with the load equalizer under a policy.
@@ -237,8 +255,11 @@ type frame struct {
 	Completed float64 // seconds since the first frame started
 	Busy      []float64
 	Renderer  []string // of each source, as its statistics name it
-	Balance   []planner.BalanceState
-	Loaded    bool // the hog ran when the frame completed
+	// Share is each source's part of the frame: its viewport's area times
+	// its range
+	Share   []float64
+	Balance []planner.BalanceState
+	Loaded  bool // the hog ran when the frame completed
 }
 
 // renderers are the busy times of what ran in parallel: a node's sources
@@ -278,6 +299,7 @@ type runResult struct {
 	Again    bool // the policy's second run on the schedule
 	Frames   []frame
 	Spans    [][2]float64 // hog on, in the frames' time
+	Hogged   []bool       // of each source: on the render node whose core the hog shares
 	Records  []stats.Record
 	Config   *compound.Config
 	Name     string
@@ -360,11 +382,13 @@ func runOnce(bin, work string, ex experiment, sc schedule, policy string) (*runR
 	// render nodes on alternate cores; the application node (destination)
 	// and the server where the kernel puts them
 	core := 0
+	var hoggedNode string // the last render node pinned
 	for _, n := range cfg.Nodes {
 		args := []string{filepath.Join(bin, "eqclient"), "--server", addr, "--node", n.ID}
 		if !n.App {
 			args = append([]string{"taskset", "-c", fmt.Sprint(core % 2)}, args...)
 			core++
+			hoggedNode = n.ID
 		}
 		c := exec.Command(args[0], args[1:]...)
 		c.Env, c.Stdout, c.Stderr = env, logFile, logFile
@@ -453,7 +477,12 @@ func runOnce(bin, work string, ex experiment, sc schedule, policy string) (*runR
 			}
 		}
 	}
-	return &runResult{Schedule: sc, Policy: policy, Frames: frames, Spans: spans, Records: records, Config: cfg, Name: filepath.Base(ex.Config)}, nil
+	_, children := simulate.Balanced(cfg)
+	hogged := make([]bool, len(children))
+	for i, ch := range children {
+		hogged[i] = ch.Channel != nil && ch.Channel.Window.Pipe.Node.ID == hoggedNode
+	}
+	return &runResult{Schedule: sc, Policy: policy, Frames: frames, Spans: spans, Hogged: hogged, Records: records, Config: cfg, Name: filepath.Base(ex.Config)}, nil
 }
 
 func withoutDisplay(env []string) []string {
@@ -498,7 +527,7 @@ func readRun(path string, cfg *compound.Config) ([]frame, []stats.Record, error)
 		records = append(records, l.Record)
 		fr := byFrame[l.Frame]
 		if fr == nil {
-			fr = &frame{Busy: make([]float64, len(sources)), Renderer: make([]string, len(sources))}
+			fr = &frame{Busy: make([]float64, len(sources)), Renderer: make([]string, len(sources)), Share: make([]float64, len(sources))}
 			byFrame[l.Frame] = fr
 		}
 		fr.Completed = math.Max(fr.Completed, l.Completed)
@@ -508,6 +537,7 @@ func readRun(path string, cfg *compound.Config) ([]frame, []stats.Record, error)
 		if i, ok := sources[l.Compound]; ok {
 			fr.Busy[i] += l.Times.Busy().Seconds()
 			fr.Renderer[i] = l.Renderer
+			fr.Share[i] = l.Viewport.W * l.Viewport.H * (l.Range.End - l.Range.Start)
 		}
 	}
 	var nums []int

@@ -112,11 +112,17 @@ func TestMeasureCountsANodesSourcesOnce(t *testing.T) {
 // last switched.
 func TestRoundsText(t *testing.T) {
 	sc := schedule{Name: "every 1 s", Period: 1, Duration: 4}
-	// frames every dt seconds, just after the switches at whole seconds
+	// frames every dt seconds, just after the switches at whole seconds;
+	// two sources, the second on the hogged node, which Equalizer's
+	// policy gives half the frame and the adaptive one 0.4
 	run := func(policy string, dt float64) *runResult {
-		r := &runResult{Schedule: sc, Policy: policy, Spans: [][2]float64{{1, 2}, {3, 4}}}
+		r := &runResult{Schedule: sc, Policy: policy, Spans: [][2]float64{{1, 2}, {3, 4}}, Hogged: []bool{false, true}}
+		share := []float64{0.5, 0.5}
+		if policy == "adaptive" {
+			share = []float64{0.3, 0.2} // of a DB range drawn over half the window
+		}
 		for tm := 0.001; tm < 4; tm += dt {
-			r.Frames = append(r.Frames, frame{Completed: tm, Busy: []float64{0.01}, Renderer: []string{"n1"}, Loaded: sc.on(tm)})
+			r.Frames = append(r.Frames, frame{Completed: tm, Busy: []float64{0.01, 0.01}, Renderer: []string{"n1", "n2"}, Share: share, Loaded: sc.on(tm)})
 		}
 		return r
 	}
@@ -130,10 +136,28 @@ func TestRoundsText(t *testing.T) {
 		"mean 1.025 ± 0.225 (0.800-1.250; over 1 in 1 of 2)",
 		// the first tenth of a second with the load on: two frames of
 		// each phase at 50 ms; three at 40 and two at 62.5 ms
-		"| on | 0.0-0.1 | 50.0 | 49.0 | -1.0 | 8, 10 |",
+		"| on | 0.0-0.1 | 50.0 | 49.0 | -1.0 | 0.500 | 0.400 | 8, 10 |",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("no %q in\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "other build") {
+		t.Errorf("columns for another build without -against:\n%s", text)
+	}
+
+	// -against: the other build's adaptive policy runs as Equalizer's
+	// does, at 50 ms a frame, with half the frame on the hogged node
+	rounds[0][otherBuild], rounds[1][otherBuild] = run("other", 0.05), run("other", 0.05)
+	text = roundsText(experiment{Label: "test"}, sc, rounds)
+	for _, want := range []string{
+		"| 1 | 50.0 | 40.0 | 0.800 |",
+		"This build's over the other build's, averaged over the rounds: mean 1.025 ± 0.225 (0.800-1.250; over 1 in 1 of 2)",
+		"The other build's over Equalizer's: mean 1.000 ± 0.000",
+		"| on | 0.0-0.1 | 50.0 | 49.0 | -1.0 | 50.0 | -1.0 | 0.500 | 0.400 | 0.500 | 8, 10, 8 |",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("with -against, no %q in\n%s", want, text)
 		}
 	}
 }

@@ -14,27 +14,43 @@ import (
 // Rounds of both policies on one schedule (-repeat): identical live runs
 // here differ by up to 10% on the mean, so one run of each, as in the
 // report, cannot tell a policy change of a few percent; the mean of the
-// rounds' ratios can. The order of the two policies alternates from round
-// to round, so that a drift of the machine's speed during the rounds
-// falls on both.
+// rounds' ratios can. The order of the runs alternates from round to
+// round, so that a drift of the machine's speed during the rounds falls
+// on all. A change to the policy is measured against its baseline build
+// in the same rounds (-against): two blocks of rounds of the same build,
+// run one after the other here, put the adaptive policy at 1.023 +-
+// 0.005 and 1.035 +- 0.004 of Equalizer's mean, and a build against
+// itself in the same rounds came out at 0.999 +- 0.010 over four.
 
 // round is one run of each policy on a schedule, by name
-// (simulate.Policies: Equalizer's, then goeq's adaptive one).
+// (simulate.Policies: Equalizer's, then goeq's adaptive one), and of the
+// other build's adaptive policy (otherBuild) with -against.
 type round map[string]*runResult
 
-func runRounds(bin, work string, n int, out io.Writer) error {
+// otherBuild names the -against build's adaptive runs in a round.
+const otherBuild = "adaptive, other build"
+
+func runRounds(bin, against, work string, n int, out io.Writer) error {
+	policies := slices.Clone(simulate.Policies)
+	if against != "" {
+		policies = append(policies, otherBuild)
+	}
 	for _, ex := range experiments {
 		for _, sc := range schedules {
 			var rounds []round
 			for i := 0; i < n; i++ {
-				order := slices.Clone(simulate.Policies)
+				order := slices.Clone(policies)
 				if i%2 == 1 {
 					slices.Reverse(order)
 				}
 				r := round{}
 				for _, pol := range order {
 					fmt.Fprintf(os.Stderr, "%s, %s, round %d of %d, %s ...\n", ex.Label, sc.Name, i+1, n, pol)
-					run, err := runOnce(bin, work, ex, sc, pol)
+					dir, policy := bin, pol
+					if pol == otherBuild {
+						dir, policy = against, "adaptive"
+					}
+					run, err := runOnce(dir, work, ex, sc, policy)
 					if err != nil {
 						return fmt.Errorf("%s, %s, %s: %w", ex.Label, sc.Name, pol, err)
 					}
@@ -59,7 +75,28 @@ func roundsText(ex experiment, sc schedule, rounds []round) string {
 		fmt.Fprintf(&b, "| %d | %.1f | %.1f | %.3f | %.1f | %.1f | %.3f |\n", i+1, eq.Mean, ad.Mean, ad.Mean/eq.Mean, eq.P99, ad.P99, ad.P99/eq.P99)
 	}
 	fmt.Fprintf(&b, "\nAdaptive over Equalizer's, averaged over the rounds: mean %s, p99 %s.\n\n", spread(meanRatios), spread(p99Ratios))
+	if len(rounds) > 0 && rounds[0][otherBuild] != nil {
+		b.WriteString(againstText(rounds))
+	}
 	b.WriteString(phaseText(sc, rounds))
+	return b.String()
+}
+
+// againstText compares this build's adaptive policy with the other
+// build's (-against), round by round.
+func againstText(rounds []round) string {
+	var b strings.Builder
+	b.WriteString("This build's adaptive policy against the other build's (-against):\n\n")
+	b.WriteString("| round | other build's mean | this build's mean | ratio | other build's p99 | this build's p99 | ratio |\n|---|---|---|---|---|---|---|\n")
+	var meanRatios, p99Ratios, otherMean, otherP99 []float64
+	for i, r := range rounds {
+		eq, other, this := measure(r["equalizer"]), measure(r[otherBuild]), measure(r["adaptive"])
+		meanRatios, p99Ratios = append(meanRatios, this.Mean/other.Mean), append(p99Ratios, this.P99/other.P99)
+		otherMean, otherP99 = append(otherMean, other.Mean/eq.Mean), append(otherP99, other.P99/eq.P99)
+		fmt.Fprintf(&b, "| %d | %.1f | %.1f | %.3f | %.1f | %.1f | %.3f |\n", i+1, other.Mean, this.Mean, this.Mean/other.Mean, other.P99, this.P99, this.P99/other.P99)
+	}
+	fmt.Fprintf(&b, "\nThis build's over the other build's, averaged over the rounds: mean %s, p99 %s. The other build's over Equalizer's: mean %s, p99 %s.\n\n",
+		spread(meanRatios), spread(p99Ratios), spread(otherMean), spread(otherP99))
 	return b.String()
 }
 
@@ -86,18 +123,25 @@ func spread(v []float64) string {
 // is cut into by phaseText.
 const phaseBins = 10
 
-// phaseText is the frame time by the time since the load last switched,
-// over all rounds: where in a phase one policy loses to the other.
+// phaseText is the frame time, and the hogged node's share of the frame,
+// by the time since the load last switched, over all rounds: where in a
+// phase one policy loses to the other, and whether the hogged node had
+// too much or too little of the frame there. With -against, the other
+// build's adaptive policy has columns too.
 func phaseText(sc schedule, rounds []round) string {
 	interval := sc.Period
 	if sc.Step > 0 {
 		interval = sc.Duration - sc.Step
 	}
 	width := interval / phaseBins
-	type bin struct{ sum, n [2]float64 }
+	policies := slices.Clone(simulate.Policies) // Equalizer's, then the adaptive one
+	if len(rounds) > 0 && rounds[0][otherBuild] != nil {
+		policies = append(policies, otherBuild)
+	}
+	type bin struct{ sum, share, n [3]float64 }
 	var bins [2][phaseBins + 1]bin // [loaded][part]
 	for _, r := range rounds {
-		for k, pol := range simulate.Policies {
+		for k, pol := range policies {
 			run := r[pol]
 			for i, f := range run.Frames {
 				if i == 0 {
@@ -120,22 +164,65 @@ func phaseText(sc schedule, rounds []round) string {
 					on = 1
 				}
 				bins[on][part].sum[k] += 1000 * (f.Completed - run.Frames[i-1].Completed)
+				bins[on][part].share[k] += run.hoggedShare(f)
 				bins[on][part].n[k]++
 			}
 		}
 	}
+	other := len(policies) > 2
 	var b strings.Builder
-	fmt.Fprintf(&b, "Frame time (ms) by the time since the load last switched (the run's start for the first phase), all rounds:\n\n")
-	b.WriteString("| load | since (s) | equalizer | adaptive | adaptive less equalizer | frames |\n|---|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "Frame time (ms), and the hogged node's share of the frame, by the time since the load last switched (the run's start for the first phase), all rounds:\n\n")
+	header := []string{"load", "since (s)", "equalizer", "adaptive", "adaptive less equalizer"}
+	if other {
+		header = append(header, "other build", "adaptive less other build")
+	}
+	header = append(header, "hogged node's share, equalizer", "adaptive")
+	if other {
+		header = append(header, "other build")
+	}
+	header = append(header, "frames")
+	fmt.Fprintf(&b, "| %s |\n|%s\n", strings.Join(header, " | "), strings.Repeat("---|", len(header)))
 	for on, name := range []string{"off", "on"} {
 		for part, bn := range bins[on] {
-			if bn.n[0] == 0 || bn.n[1] == 0 {
+			if slices.Contains(bn.n[:len(policies)], 0) {
 				continue
 			}
-			eq, ad := bn.sum[0]/bn.n[0], bn.sum[1]/bn.n[1]
-			fmt.Fprintf(&b, "| %s | %.1f-%.1f | %.1f | %.1f | %+.1f | %.0f, %.0f |\n", name, float64(part)*width, float64(part+1)*width, eq, ad, ad-eq, bn.n[0], bn.n[1])
+			var t, share [3]float64
+			for k := range policies {
+				t[k], share[k] = bn.sum[k]/bn.n[k], bn.share[k]/bn.n[k]
+			}
+			row := []string{name, fmt.Sprintf("%.1f-%.1f", float64(part)*width, float64(part+1)*width),
+				fmt.Sprintf("%.1f", t[0]), fmt.Sprintf("%.1f", t[1]), fmt.Sprintf("%+.1f", t[1]-t[0])}
+			if other {
+				row = append(row, fmt.Sprintf("%.1f", t[2]), fmt.Sprintf("%+.1f", t[1]-t[2]))
+			}
+			row = append(row, fmt.Sprintf("%.3f", share[0]), fmt.Sprintf("%.3f", share[1]))
+			if other {
+				row = append(row, fmt.Sprintf("%.3f", share[2]))
+			}
+			var frames []string
+			for k := range policies {
+				frames = append(frames, fmt.Sprintf("%.0f", bn.n[k]))
+			}
+			row = append(row, strings.Join(frames, ", "))
+			fmt.Fprintf(&b, "| %s |\n", strings.Join(row, " | "))
 		}
 	}
 	b.WriteString("\n")
 	return b.String()
+}
+
+// hoggedShare is the part of frame f that the hogged node's sources drew.
+func (r *runResult) hoggedShare(f frame) float64 {
+	hogged, all := 0.0, 0.0
+	for i, share := range f.Share {
+		all += share
+		if i < len(r.Hogged) && r.Hogged[i] {
+			hogged += share
+		}
+	}
+	if all <= 0 {
+		return 0
+	}
+	return hogged / all
 }
