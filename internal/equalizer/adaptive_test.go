@@ -452,6 +452,51 @@ func TestAdaptiveHoldsTheSlowShareOfAnOscillatingSource(t *testing.T) {
 	}
 }
 
+// A source whose competing load switches every 40 frames, one of whose
+// frames in five is quick (a node's core serving it alone first, as live)
+// and one in 23 a hiccup, is followed in every phase: quick frames are
+// no sign that it oscillates, and a hold that doubled once does not make
+// the next slow-down double it again (see oscillationFrames). Before,
+// its hold climbed to 32 and from the second fast phase on it kept its
+// slow share to the phase's end.
+func TestAdaptiveFollowsALoadSwitchedEvery40FramesThroughQuickFrames(t *testing.T) {
+	l, out := pastColdPlans()
+	a := func(f int) float64 {
+		d := 0.020
+		if (f/40)%2 == 1 {
+			d = 0.040 // the load on: half speed
+		}
+		if f%5 == 2 {
+			d *= 0.5 // served alone first
+		}
+		if f%23 == 11 {
+			d *= 1.8
+		}
+		return d
+	}
+	_, w := steady(l, out, 400, a, constant(0.020))
+	for phase := 2; phase < 10; phase++ {
+		want := 0.5 // a's share of the width once its speed is followed
+		if phase%2 == 1 {
+			want = 1.0 / 3
+		}
+		// frames 12 to 27 of the phase, but for a frame where a quick one
+		// and a hiccup come together
+		off := 0
+		for f := phase*40 + 12; f < phase*40+28; f++ {
+			if !near(w[f], want, 0.03) {
+				off++
+			}
+		}
+		if off > 2 {
+			t.Errorf("phase %d: a's share off %.3f in %d of frames 12-27: %.3f", phase, want, off, w[phase*40+12:phase*40+28])
+		}
+	}
+	if h := l.Adaptive.sources["a"].hold; h > 2*minHold {
+		t.Errorf("hold %d after ten phases of 40 frames", h)
+	}
+}
+
 // Noise of +-20% per frame and source moves the adaptive split much less
 // than Equalizer's damped one: the measured noise widens the band and
 // slows the filter. (Over ten noise sequences: in any one, where a
