@@ -454,11 +454,11 @@ func TestAdaptiveHoldsTheSlowShareOfAnOscillatingSource(t *testing.T) {
 
 // A source whose competing load switches every 40 frames, one of whose
 // frames in five is quick (a node's core serving it alone first, as live)
-// and one in 23 a hiccup, is followed in every phase: quick frames are
-// no sign that it oscillates, and a hold that doubled once does not make
-// the next slow-down double it again (see oscillationFrames). Before,
-// its hold climbed to 32 and from the second fast phase on it kept its
-// slow share to the phase's end.
+// and one in 23 a hiccup, is followed in every phase: a quick frame is no
+// sign that it oscillates (see oscillationFrames). Before, a quick frame
+// just before a slow-down doubled its hold, the hold climbed to 32, and
+// from the second fast phase on the source kept its slow share to the
+// phase's end.
 func TestAdaptiveFollowsALoadSwitchedEvery40FramesThroughQuickFrames(t *testing.T) {
 	l, out := pastColdPlans()
 	a := func(f int) float64 {
