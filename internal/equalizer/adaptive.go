@@ -358,16 +358,16 @@ const settleFrames = 4
 
 // oscillationFrames is how soon after a speed-up was trusted a slow-down
 // shows that the source oscillates (and doubles its hold); a speed-up
-// still held shows it once it has lasted two frames. One fast frame is
-// no sign: live, a node's core serves one of its two pipes alone first
-// in 9-41% of frames, and that pipe's frame is then about twice as fast.
-// Nor does "soon" grow with the hold: as twice the hold, each slow-down
-// within 64 frames of a speed-up doubled a hold of 32 again, the hogged
-// pipes of the live runs kept holds of 16 and 32 frames, and their node
-// got its share back 0.6-0.8 s after the hog went off (Equalizer's in
-// 0.2-0.4 s); with this, about 0.2 s after Equalizer's, and the mean
-// frame 1.4% shorter (docs/equalizers.md, "The first frames after a
-// switch").
+// still held shows it once it has lasted two frames. One fast frame is no
+// sign: live, a node's core serves one of its two pipes alone first in
+// 9-41% of frames, and that pipe's frame is then about twice as fast. Nor
+// does "soon" grow with the hold: as twice the hold, a hold of 16 doubled
+// again at any slow-down within 32 frames of a speed-up and one of 32
+// stayed so at any within 64, the hogged pipes of the live runs kept holds
+// of 16 and 32 frames, and their node got its share back 0.6-0.8 s after
+// the hog went off (Equalizer's in 0.2-0.4 s); with this, about 0.2 s
+// after Equalizer's, and the 2D synthetic runs' mean frame 1.4% shorter
+// (docs/equalizers.md, "The first frames after a switch").
 const oscillationFrames = 2 * minHold
 
 const (
