@@ -67,14 +67,8 @@ func runRounds(bin, against, work string, n int, out io.Writer) error {
 func roundsText(ex experiment, sc schedule, rounds []round) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## %s, %s: %d rounds\n\n", ex.Label, sc.Name, len(rounds))
-	b.WriteString("| round | equalizer mean | adaptive mean | ratio | equalizer p99 | adaptive p99 | ratio |\n|---|---|---|---|---|---|---|\n")
-	var meanRatios, p99Ratios []float64
-	for i, r := range rounds {
-		eq, ad := measure(r["equalizer"]), measure(r["adaptive"])
-		meanRatios, p99Ratios = append(meanRatios, ad.Mean/eq.Mean), append(p99Ratios, ad.P99/eq.P99)
-		fmt.Fprintf(&b, "| %d | %.1f | %.1f | %.3f | %.1f | %.1f | %.3f |\n", i+1, eq.Mean, ad.Mean, ad.Mean/eq.Mean, eq.P99, ad.P99, ad.P99/eq.P99)
-	}
-	fmt.Fprintf(&b, "\nAdaptive over Equalizer's, averaged over the rounds: mean %s, p99 %s.\n\n", spread(meanRatios), spread(p99Ratios))
+	means, p99s := ratioTable(&b, rounds, "equalizer", "adaptive", "equalizer", "adaptive")
+	fmt.Fprintf(&b, "\nAdaptive over Equalizer's, averaged over the rounds: mean %s, p99 %s.\n\n", spread(means), spread(p99s))
 	if len(rounds) > 0 && rounds[0][otherBuild] != nil {
 		b.WriteString(againstText(rounds))
 	}
@@ -82,21 +76,32 @@ func roundsText(ex experiment, sc schedule, rounds []round) string {
 	return b.String()
 }
 
+// ratioTable writes, round by round, the mean and p99 frame times of the
+// runs named base and of in each round and their ratios (of over base),
+// and returns the ratios.
+func ratioTable(b *strings.Builder, rounds []round, base, of, baseLabel, ofLabel string) (means, p99s []float64) {
+	fmt.Fprintf(b, "| round | %[1]s mean | %[2]s mean | ratio | %[1]s p99 | %[2]s p99 | ratio |\n|---|---|---|---|---|---|---|\n", baseLabel, ofLabel)
+	for i, r := range rounds {
+		x, y := measure(r[base]), measure(r[of])
+		means, p99s = append(means, y.Mean/x.Mean), append(p99s, y.P99/x.P99)
+		fmt.Fprintf(b, "| %d | %.1f | %.1f | %.3f | %.1f | %.1f | %.3f |\n", i+1, x.Mean, y.Mean, y.Mean/x.Mean, x.P99, y.P99, y.P99/x.P99)
+	}
+	return means, p99s
+}
+
 // againstText compares this build's adaptive policy with the other
 // build's (-against), round by round.
 func againstText(rounds []round) string {
 	var b strings.Builder
 	b.WriteString("This build's adaptive policy against the other build's (-against):\n\n")
-	b.WriteString("| round | other build's mean | this build's mean | ratio | other build's p99 | this build's p99 | ratio |\n|---|---|---|---|---|---|---|\n")
-	var meanRatios, p99Ratios, otherMean, otherP99 []float64
-	for i, r := range rounds {
-		eq, other, this := measure(r["equalizer"]), measure(r[otherBuild]), measure(r["adaptive"])
-		meanRatios, p99Ratios = append(meanRatios, this.Mean/other.Mean), append(p99Ratios, this.P99/other.P99)
+	means, p99s := ratioTable(&b, rounds, otherBuild, "adaptive", "other build's", "this build's")
+	var otherMean, otherP99 []float64
+	for _, r := range rounds {
+		eq, other := measure(r["equalizer"]), measure(r[otherBuild])
 		otherMean, otherP99 = append(otherMean, other.Mean/eq.Mean), append(otherP99, other.P99/eq.P99)
-		fmt.Fprintf(&b, "| %d | %.1f | %.1f | %.3f | %.1f | %.1f | %.3f |\n", i+1, other.Mean, this.Mean, this.Mean/other.Mean, other.P99, this.P99, this.P99/other.P99)
 	}
 	fmt.Fprintf(&b, "\nThis build's over the other build's, averaged over the rounds: mean %s, p99 %s. The other build's over Equalizer's: mean %s, p99 %s.\n\n",
-		spread(meanRatios), spread(p99Ratios), spread(otherMean), spread(otherP99))
+		spread(means), spread(p99s), spread(otherMean), spread(otherP99))
 	return b.String()
 }
 
