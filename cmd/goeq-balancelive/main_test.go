@@ -161,3 +161,39 @@ func TestRoundsText(t *testing.T) {
 		}
 	}
 }
+
+// The nodes' imbalance once the load is steady: under one policy the
+// hogged node is 25% slower and faster by turns (each frame undoes the
+// last: a correlation of -1), under the other in blocks of four frames
+// (an imbalance that lasts: 12 of the 15 pairs in a phase alike, +0.60).
+// Frames of the first second after a switch do not count. Frames come
+// every 1/16 s, at times a float holds exactly: 16 of each phase count.
+func TestImbalanceText(t *testing.T) {
+	sc := schedule{Name: "every 2 s", Period: 2, Duration: 8}
+	run := func(policy string, block int) *runResult {
+		r := &runResult{Schedule: sc, Policy: policy, Spans: [][2]float64{{2, 4}, {6, 8}}, Hogged: []bool{false, true}}
+		for k := 0; k < 128; k++ {
+			tm := 0.03125 + float64(k)*0.0625
+			hogged := 0.0125
+			if (k/block)%2 == 1 {
+				hogged = 0.008
+			}
+			if k%32 < 16 {
+				hogged = 0.05 // the first second after a switch: not counted
+			}
+			r.Frames = append(r.Frames, frame{Completed: tm, Busy: []float64{0.01, hogged}, Renderer: []string{"n1", "n2"}, Share: []float64{0.5, 0.5}, Loaded: sc.on(tm)})
+		}
+		return r
+	}
+	text := imbalanceText([]round{{"equalizer": run("equalizer", 1), "adaptive": run("adaptive", 4)}})
+	for _, want := range []string{
+		"| off | equalizer | +0.000 | 0.223 | -1.00 | 32 |",
+		"| off | adaptive | +0.000 | 0.223 | +0.60 | 32 |",
+		"| on | equalizer | +0.000 | 0.223 | -1.00 | 32 |",
+		"| on | adaptive | +0.000 | 0.223 | +0.60 | 32 |",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("no %q in\n%s", want, text)
+		}
+	}
+}

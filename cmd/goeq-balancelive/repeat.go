@@ -73,6 +73,7 @@ func roundsText(ex experiment, sc schedule, rounds []round) string {
 		b.WriteString(againstText(rounds))
 	}
 	b.WriteString(phaseText(sc, rounds))
+	b.WriteString(imbalanceText(rounds))
 	return b.String()
 }
 
@@ -152,16 +153,9 @@ func phaseText(sc schedule, rounds []round) string {
 				if i == 0 {
 					continue
 				}
-				since := f.Completed - run.Frames[0].Completed // the schedule's clock
-				if since >= sc.Duration {
+				since, ok := run.sinceSwitch(sc, f)
+				if !ok {
 					break // the frames completed while the run stopped
-				}
-				for _, s := range run.Spans {
-					for _, t := range s {
-						if f.Completed >= t {
-							since = f.Completed - t
-						}
-					}
 				}
 				part := min(int(since/width), phaseBins)
 				on := 0
@@ -230,4 +224,114 @@ func (r *runResult) hoggedShare(f frame) float64 {
 		return 0
 	}
 	return hogged / all
+}
+
+// sinceSwitch is the time from the last switch of the load (or the run's
+// start) to frame f's completion, and false for the frames completed
+// while the run stopped.
+func (r *runResult) sinceSwitch(sc schedule, f frame) (float64, bool) {
+	since := f.Completed - r.Frames[0].Completed // the schedule's clock
+	if since >= sc.Duration {
+		return 0, false
+	}
+	for _, s := range r.Spans {
+		for _, t := range s {
+			if f.Completed >= t {
+				since = f.Completed - t
+			}
+		}
+	}
+	return since, true
+}
+
+// steadyAfter is how long after a switch imbalanceText takes the load as
+// steady: both policies have the hogged node's share settled by then.
+const steadyAfter = 1.0
+
+// nodeImbalance is the log of the hogged node's busy time over the
+// slowest other render node's in frame f, and false where one drew
+// nothing.
+func (r *runResult) nodeImbalance(f frame) (float64, bool) {
+	hogged, other := 0.0, 0.0
+	for i, b := range f.Busy {
+		if i < len(r.Hogged) && r.Hogged[i] {
+			hogged = math.Max(hogged, b)
+		} else {
+			other = math.Max(other, b)
+		}
+	}
+	if hogged <= 0 || other <= 0 {
+		return 0, false
+	}
+	return math.Log(hogged / other), true
+}
+
+// imbalanceText is how the render nodes' imbalance goes from frame to
+// frame while the load is steady, by policy, over all rounds: its mean,
+// its spread and its correlation with the frame before. A plan that
+// follows the nodes' speeds as they change leaves an imbalance that does
+// not last (a correlation near 0, or below where it overcorrects); one
+// that follows them late leaves the same imbalance in the next frame
+// too. Live here, the adaptive policy's imbalance was the more lasting
+// and wider one while the node's share of the frame was the same as
+// under Equalizer's (see docs/equalizers.md).
+func imbalanceText(rounds []round) string {
+	if len(rounds) == 0 {
+		return ""
+	}
+	policies := slices.Clone(simulate.Policies)
+	if rounds[0][otherBuild] != nil {
+		policies = append(policies, otherBuild)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "The render nodes' imbalance (the log of the hogged node's busy time over the other's) from %.0f s after a switch, all rounds: its mean, its spread about each run's own mean, and its correlation with the frame before:\n\n", steadyAfter)
+	b.WriteString("| load | policy | mean | spread | lag-1 correlation | frames |\n|---|---|---|---|---|---|\n")
+	for _, on := range []bool{false, true} {
+		for _, pol := range policies {
+			var sum, sq, prod, pairs, n float64
+			for _, r := range rounds {
+				run := r[pol]
+				sc := run.Schedule
+				// the steady frames of this run, each with whether the
+				// frame before is in the same steady phase
+				var x []float64
+				var follows []bool
+				lastSince := math.Inf(1)
+				for _, f := range run.Frames {
+					since, ok := run.sinceSwitch(sc, f)
+					if !ok {
+						break
+					}
+					v, ok := run.nodeImbalance(f)
+					if !ok || f.Loaded != on || since < steadyAfter {
+						lastSince = math.Inf(1)
+						continue
+					}
+					x = append(x, v)
+					follows = append(follows, since > lastSince)
+					lastSince = since
+				}
+				if len(x) < 2 {
+					continue
+				}
+				m := mean(x)
+				for i, v := range x {
+					sum, sq, n = sum+v, sq+(v-m)*(v-m), n+1
+					if follows[i] {
+						prod, pairs = prod+(v-m)*(x[i-1]-m), pairs+1
+					}
+				}
+			}
+			if n < 2 || sq <= 0 || pairs == 0 {
+				continue
+			}
+			load := "off"
+			if on {
+				load = "on"
+			}
+			fmt.Fprintf(&b, "| %s | %s | %+.3f | %.3f | %+.2f | %.0f |\n", load, pol, sum/n, math.Sqrt(sq/n), (prod/pairs)/(sq/n), n)
+		}
+	}
+	b.WriteString("\n")
+	return b.String()
 }
