@@ -131,17 +131,13 @@ func TestRoundsText(t *testing.T) {
 		{"equalizer": run("equalizer", 0.05), "adaptive": run("adaptive", 0.0625)},
 	}
 	text := roundsText(experiment{Label: "test"}, sc, rounds)
-	for _, want := range []string{
+	wantLines(t, text, "",
 		"## test, every 1 s: 2 rounds",
 		"mean 1.025 ± 0.225 (0.800-1.250; over 1 in 1 of 2)",
 		// the first tenth of a second with the load on: two frames of
 		// each phase at 50 ms; three at 40 and two at 62.5 ms
 		"| on | 0.0-0.1 | 50.0 | 49.0 | -1.0 | 0.500 | 0.400 | 8, 10 |",
-	} {
-		if !strings.Contains(text, want) {
-			t.Errorf("no %q in\n%s", want, text)
-		}
-	}
+	)
 	if strings.Contains(text, "other build") {
 		t.Errorf("columns for another build without -against:\n%s", text)
 	}
@@ -150,16 +146,12 @@ func TestRoundsText(t *testing.T) {
 	// does, at 50 ms a frame, with half the frame on the hogged node
 	rounds[0][otherBuild], rounds[1][otherBuild] = run("other", 0.05), run("other", 0.05)
 	text = roundsText(experiment{Label: "test"}, sc, rounds)
-	for _, want := range []string{
+	wantLines(t, text, "with -against, ",
 		"| 1 | 50.0 | 40.0 | 0.800 |",
 		"This build's over the other build's, averaged over the rounds: mean 1.025 ± 0.225 (0.800-1.250; over 1 in 1 of 2)",
 		"The other build's over Equalizer's: mean 1.000 ± 0.000",
 		"| on | 0.0-0.1 | 50.0 | 49.0 | -1.0 | 50.0 | -1.0 | 0.500 | 0.400 | 0.500 | 8, 10, 8 |",
-	} {
-		if !strings.Contains(text, want) {
-			t.Errorf("with -against, no %q in\n%s", want, text)
-		}
-	}
+	)
 }
 
 // The nodes' imbalance once the load is steady: under one policy the
@@ -186,14 +178,21 @@ func TestImbalanceText(t *testing.T) {
 		return r
 	}
 	text := imbalanceText([]round{{"equalizer": run("equalizer", 1), "adaptive": run("adaptive", 4)}})
-	for _, want := range []string{
+	wantLines(t, text, "",
 		"| off | equalizer | +0.000 | 0.223 | -1.00 | 32 |",
 		"| off | adaptive | +0.000 | 0.223 | +0.60 | 32 |",
 		"| on | equalizer | +0.000 | 0.223 | -1.00 | 32 |",
 		"| on | adaptive | +0.000 | 0.223 | +0.60 | 32 |",
-	} {
+	)
+}
+
+// wantLines reports each line that text lacks (what says where, if not
+// the first check).
+func wantLines(t *testing.T, text, what string, lines ...string) {
+	t.Helper()
+	for _, want := range lines {
 		if !strings.Contains(text, want) {
-			t.Errorf("no %q in\n%s", want, text)
+			t.Errorf("%sno %q in\n%s", what, want, text)
 		}
 	}
 }
