@@ -140,10 +140,7 @@ func phaseText(sc schedule, rounds []round) string {
 		interval = sc.Duration - sc.Step
 	}
 	width := interval / phaseBins
-	policies := slices.Clone(simulate.Policies) // Equalizer's, then the adaptive one
-	if len(rounds) > 0 && rounds[0][otherBuild] != nil {
-		policies = append(policies, otherBuild)
-	}
+	policies := roundPolicies(rounds)
 	type bin struct{ sum, share, n [3]float64 }
 	var bins [2][phaseBins + 1]bin // [loaded][part]
 	for _, r := range rounds {
@@ -153,7 +150,7 @@ func phaseText(sc schedule, rounds []round) string {
 				if i == 0 {
 					continue
 				}
-				since, ok := run.sinceSwitch(sc, f)
+				since, ok := run.sinceSwitch(f)
 				if !ok {
 					break // the frames completed while the run stopped
 				}
@@ -226,12 +223,22 @@ func (r *runResult) hoggedShare(f frame) float64 {
 	return hogged / all
 }
 
+// roundPolicies are the policies each round ran: Equalizer's, then the
+// adaptive one, then the other build's adaptive one with -against.
+func roundPolicies(rounds []round) []string {
+	policies := slices.Clone(simulate.Policies)
+	if len(rounds) > 0 && rounds[0][otherBuild] != nil {
+		policies = append(policies, otherBuild)
+	}
+	return policies
+}
+
 // sinceSwitch is the time from the last switch of the load (or the run's
 // start) to frame f's completion, and false for the frames completed
 // while the run stopped.
-func (r *runResult) sinceSwitch(sc schedule, f frame) (float64, bool) {
+func (r *runResult) sinceSwitch(f frame) (float64, bool) {
 	since := f.Completed - r.Frames[0].Completed // the schedule's clock
-	if since >= sc.Duration {
+	if since >= r.Schedule.Duration {
 		return 0, false
 	}
 	for _, s := range r.Spans {
@@ -279,38 +286,14 @@ func imbalanceText(rounds []round) string {
 	if len(rounds) == 0 {
 		return ""
 	}
-	policies := slices.Clone(simulate.Policies)
-	if rounds[0][otherBuild] != nil {
-		policies = append(policies, otherBuild)
-	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "The render nodes' imbalance (the log of the hogged node's busy time over the other's) from %.0f s after a switch, all rounds: its mean, its spread about each run's own mean, and its correlation with the frame before:\n\n", steadyAfter)
 	b.WriteString("| load | policy | mean | spread | lag-1 correlation | frames |\n|---|---|---|---|---|---|\n")
 	for _, on := range []bool{false, true} {
-		for _, pol := range policies {
+		for _, pol := range roundPolicies(rounds) {
 			var sum, sq, prod, pairs, n float64
 			for _, r := range rounds {
-				run := r[pol]
-				sc := run.Schedule
-				// the steady frames of this run, each with whether the
-				// frame before is in the same steady phase
-				var x []float64
-				var follows []bool
-				lastSince := math.Inf(1)
-				for _, f := range run.Frames {
-					since, ok := run.sinceSwitch(sc, f)
-					if !ok {
-						break
-					}
-					v, ok := run.nodeImbalance(f)
-					if !ok || f.Loaded != on || since < steadyAfter {
-						lastSince = math.Inf(1)
-						continue
-					}
-					x = append(x, v)
-					follows = append(follows, since > lastSince)
-					lastSince = since
-				}
+				x, follows := r[pol].steadyImbalance(on)
 				if len(x) < 2 {
 					continue
 				}
@@ -334,4 +317,26 @@ func imbalanceText(rounds []round) string {
 	}
 	b.WriteString("\n")
 	return b.String()
+}
+
+// steadyImbalance is the nodes' imbalance in the run's frames from
+// steadyAfter after a switch, with the hog on or off, each with whether
+// the frame before is in the same steady phase.
+func (r *runResult) steadyImbalance(on bool) (x []float64, follows []bool) {
+	lastSince := math.Inf(1)
+	for _, f := range r.Frames {
+		since, ok := r.sinceSwitch(f)
+		if !ok {
+			break
+		}
+		v, ok := r.nodeImbalance(f)
+		if !ok || f.Loaded != on || since < steadyAfter {
+			lastSince = math.Inf(1)
+			continue
+		}
+		x = append(x, v)
+		follows = append(follows, since > lastSince)
+		lastSince = since
+	}
+	return x, follows
 }
