@@ -162,27 +162,32 @@ func TestRoundsText(t *testing.T) {
 // every 1/16 s, at times a float holds exactly: 16 of each phase count.
 func TestImbalanceText(t *testing.T) {
 	sc := schedule{Name: "every 2 s", Period: 2, Duration: 8}
-	run := func(policy string, block int) *runResult {
+	// the imbalance alternates in blocks of block frames, the hogged
+	// node's share in blocks of shareBlock
+	run := func(policy string, block, shareBlock int) *runResult {
 		r := &runResult{Schedule: sc, Policy: policy, Spans: [][2]float64{{2, 4}, {6, 8}}, Hogged: []bool{false, true}}
 		for k := 0; k < 128; k++ {
 			tm := 0.03125 + float64(k)*0.0625
-			hogged := 0.0125
+			hogged, share := 0.0125, 0.48
 			if (k/block)%2 == 1 {
 				hogged = 0.008
 			}
-			if k%32 < 16 {
-				hogged = 0.05 // the first second after a switch: not counted
+			if (k/shareBlock)%2 == 1 {
+				share = 0.52
 			}
-			r.Frames = append(r.Frames, frame{Completed: tm, Busy: []float64{0.01, hogged}, Renderer: []string{"n1", "n2"}, Share: []float64{0.5, 0.5}, Loaded: sc.on(tm)})
+			if k%32 < 16 {
+				hogged, share = 0.05, 0.9 // the first second after a switch: not counted
+			}
+			r.Frames = append(r.Frames, frame{Completed: tm, Busy: []float64{0.01, hogged}, Renderer: []string{"n1", "n2"}, Share: []float64{1 - share, share}, Loaded: sc.on(tm)})
 		}
 		return r
 	}
-	text := imbalanceText([]round{{"equalizer": run("equalizer", 1), "adaptive": run("adaptive", 4)}})
+	text := imbalanceText([]round{{"equalizer": run("equalizer", 1, 2), "adaptive": run("adaptive", 4, 8)}})
 	wantLines(t, text, "",
-		"| off | equalizer | +0.000 | 0.223 | -1.00 | 32 |",
-		"| off | adaptive | +0.000 | 0.223 | +0.60 | 32 |",
-		"| on | equalizer | +0.000 | 0.223 | -1.00 | 32 |",
-		"| on | adaptive | +0.000 | 0.223 | +0.60 | 32 |",
+		"| off | equalizer | +0.000 | 0.223 | -1.00 | 0.020 | +0.07 | 32 |",
+		"| off | adaptive | +0.000 | 0.223 | +0.60 | 0.020 | +0.87 | 32 |",
+		"| on | equalizer | +0.000 | 0.223 | -1.00 | 0.020 | +0.07 | 32 |",
+		"| on | adaptive | +0.000 | 0.223 | +0.60 | 0.020 | +0.87 | 32 |",
 	)
 }
 

@@ -275,61 +275,89 @@ func (r *runResult) nodeImbalance(f frame) (float64, bool) {
 
 // imbalanceText is how the render nodes' imbalance goes from frame to
 // frame while the load is steady, by policy, over all rounds: its mean,
-// its spread and its correlation with the frame before. A plan that
+// its spread and its correlation with the frame before; and the same for
+// the hogged node's share of the frame, which the plan sets. A plan that
 // follows the nodes' speeds as they change leaves an imbalance that does
 // not last (a correlation near 0, or below where it overcorrects); one
-// that follows them late leaves the same imbalance in the next frame
-// too. Live here, the adaptive policy's imbalance was the more lasting
-// and wider one while the node's share of the frame was the same as
-// under Equalizer's (see docs/equalizers.md).
+// that follows them late, or moves the share for what does not last and
+// keeps it there, leaves the same imbalance in the next frame too. Live
+// here, the adaptive policy's imbalance was the more lasting and wider
+// one while the node's mean share of the frame was the same as under
+// Equalizer's, and its share wandered further about that mean and for
+// longer (see docs/equalizers.md).
 func imbalanceText(rounds []round) string {
 	if len(rounds) == 0 {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "The render nodes' imbalance (the log of the hogged node's busy time over the other's) from %.0f s after a switch, all rounds: its mean, its spread about each run's own mean, and its correlation with the frame before:\n\n", steadyAfter)
-	b.WriteString("| load | policy | mean | spread | lag-1 correlation | frames |\n|---|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "The render nodes' imbalance (the log of the hogged node's busy time over the other's) from %.0f s after a switch, all rounds: its mean, its spread about each run's own mean, and its correlation with the frame before; and the spread and correlation of the hogged node's share of the frame:\n\n", steadyAfter)
+	b.WriteString("| load | policy | mean | spread | lag-1 correlation | share's spread | its lag-1 correlation | frames |\n|---|---|---|---|---|---|---|---|\n")
 	for _, on := range []bool{false, true} {
+		load := "off"
+		if on {
+			load = "on"
+		}
 		for _, pol := range roundPolicies(rounds) {
-			var sum, sq, prod, pairs, n float64
-			for _, r := range rounds {
-				x, follows := r[pol].steadyImbalance(on)
-				if len(x) < 2 {
-					continue
-				}
-				m := mean(x)
-				for i, v := range x {
-					sum, sq, n = sum+v, sq+(v-m)*(v-m), n+1
-					if follows[i] {
-						prod, pairs = prod+(v-m)*(x[i-1]-m), pairs+1
-					}
-				}
-			}
-			if n < 2 || sq <= 0 || pairs == 0 {
+			imbalance := pooled(rounds, pol, func(r *runResult) ([]float64, []bool) { return r.steadySeries(on, r.nodeImbalance) })
+			share := pooled(rounds, pol, func(r *runResult) ([]float64, []bool) {
+				return r.steadySeries(on, func(f frame) (float64, bool) { return r.hoggedShare(f), true })
+			})
+			if !imbalance.ok {
 				continue
 			}
-			load := "off"
-			if on {
-				load = "on"
+			shareSpread, shareLag1 := "-", "-"
+			if share.ok {
+				shareSpread, shareLag1 = fmt.Sprintf("%.3f", share.spread), fmt.Sprintf("%+.2f", share.lag1)
 			}
-			fmt.Fprintf(&b, "| %s | %s | %+.3f | %.3f | %+.2f | %.0f |\n", load, pol, sum/n, math.Sqrt(sq/n), (prod/pairs)/(sq/n), n)
+			fmt.Fprintf(&b, "| %s | %s | %+.3f | %.3f | %+.2f | %s | %s | %.0f |\n", load, pol,
+				imbalance.mean, imbalance.spread, imbalance.lag1, shareSpread, shareLag1, imbalance.n)
 		}
 	}
 	b.WriteString("\n")
 	return b.String()
 }
 
-// steadyImbalance is the nodes' imbalance in the run's frames from
-// steadyAfter after a switch, with the hog on or off, each with whether
-// the frame before is in the same steady phase.
-func (r *runResult) steadyImbalance(on bool) (x []float64, follows []bool) {
+// seriesStats are a series' figures pooled over runs: its mean, its
+// spread about each run's own mean, its lag-1 correlation and its length.
+type seriesStats struct {
+	mean, spread, lag1, n float64
+	ok                    bool // enough frames, and not constant
+}
+
+// pooled pools over the rounds one policy's runs' series (values, and
+// whether each value's frame follows the one before).
+func pooled(rounds []round, pol string, series func(*runResult) ([]float64, []bool)) seriesStats {
+	var sum, sq, prod, pairs, n float64
+	for _, r := range rounds {
+		x, follows := series(r[pol])
+		if len(x) < 2 {
+			continue
+		}
+		m := mean(x)
+		for i, v := range x {
+			sum, sq, n = sum+v, sq+(v-m)*(v-m), n+1
+			if follows[i] {
+				prod, pairs = prod+(v-m)*(x[i-1]-m), pairs+1
+			}
+		}
+	}
+	if n < 2 || sq <= 0 || pairs == 0 {
+		return seriesStats{}
+	}
+	return seriesStats{mean: sum / n, spread: math.Sqrt(sq / n), lag1: (prod / pairs) / (sq / n), n: n, ok: true}
+}
+
+// steadySeries is a value of the run's frames from steadyAfter after a
+// switch, with the hog on or off, each with whether the frame before is
+// in the same steady phase.
+func (r *runResult) steadySeries(on bool, value func(frame) (float64, bool)) (x []float64, follows []bool) {
 	lastSince := math.Inf(1)
 	for _, f := range r.Frames {
 		since, ok := r.sinceSwitch(f)
 		if !ok {
 			break
 		}
-		v, ok := r.nodeImbalance(f)
+		v, ok := value(f)
 		if !ok || f.Loaded != on || since < steadyAfter {
 			lastSince = math.Inf(1)
 			continue
