@@ -20,9 +20,11 @@ import (
 //   - changes within the measured noise band are followed slowly, so timer
 //     noise and jitter do not move work, unless a tracking signal shows
 //     the errors keep their sign (work drifting in the scene); beyond it,
-//     slow-downs are trusted at once and speed-ups only once they persist,
-//     for longer on a source seen to oscillate (an overloaded source
-//     stalls everyone; an underloaded one costs little); where hiccups
+//     so is work that moved (pipes sharing cores swing against each
+//     other for a frame), while slow-downs are trusted at once and
+//     speed-ups only once they persist, for longer on a source seen to
+//     oscillate (an overloaded source stalls everyone; an underloaded
+//     one costs little); where hiccups
 //     are the rule, a source whose last speed-up lasted is followed half
 //     way every frame while its next one is held (see longUp);
 //   - a split moves all the way to where the model puts it, but only part
@@ -589,12 +591,7 @@ func (a *Adaptive) filter(raw *grid, samples []Sample, db bool) *grid {
 				st.calm = 0 // a speed-up that did not last
 			}
 			st.pending = 0
-			gain := a.inBandGain()
-			st.speed += gain * (speed - st.speed)
-			// work that drifts is followed as fast as the tracking
-			// signal is sure of it: at the noise's slow gain, a load
-			// moving slowly across the screen was followed frames late
-			workFactor = 1 + math.Max(gain, st.drift())*(workFactor-1)
+			st.speed += a.inBandGain() * (speed - st.speed)
 		case speed < st.speed*(1-1e-9):
 			if st.upFor >= 0 {
 				st.lastUp = st.upFor
@@ -616,6 +613,20 @@ func (a *Adaptive) filter(raw *grid, samples []Sample, db bool) *grid {
 				// followed half way while it is held (see longUp)
 				st.speed += 0.5 * (speed - st.speed)
 			}
+		}
+		// Work is followed at the noise's gain, or as fast as the
+		// tracking signal is sure of a drift (at the noise's gain alone,
+		// a load moving slowly across the screen was followed frames
+		// late). So it is beyond the band too, once the band is measured:
+		// live, a pipe served first on its node's cores takes half its
+		// time while another takes half again, and such one-frame changes
+		// balance one another. Taken for moved work at once, they moved
+		// the split, which stayed where they put it until the filter
+		// brought it back: the render nodes' share wandered further from
+		// its mean than under Equalizer's policy, and for longer (see
+		// TestOneFrameSwingsDoNotMoveTheSplit).
+		if inBand || a.noiseMeasured() {
+			workFactor = 1 + math.Max(a.inBandGain(), st.drift())*(workFactor-1)
 		}
 		if workFactor != 1 {
 			changes = append(changes, workChange{o.members, workFactor, inBand})
@@ -1133,7 +1144,7 @@ func (a *Adaptive) measureNoise(samples []Sample, db bool) {
 		}
 		a.lastReg[s.Path], a.lastDens[s.Path] = reg, [2]float64{d, last[0]}
 	}
-	if len(a.changes) < 8 {
+	if !a.noiseMeasured() {
 		// until measured, assume noise at half the threshold: the first
 		// samples then move work only on changes clearly beyond it
 		a.noise = a.Threshold / 2
@@ -1141,6 +1152,10 @@ func (a *Adaptive) measureNoise(samples []Sample, db bool) {
 	}
 	a.noise = median(a.changes)
 }
+
+// noiseMeasured reports whether enough changes were seen to measure the
+// noise: before that, the band is a guess.
+func (a *Adaptive) noiseMeasured() bool { return len(a.changes) >= 8 }
 
 // median is the middle value (the lower of the two middle ones).
 func median(v []float64) float64 {
