@@ -508,22 +508,12 @@ func TestAdaptiveIsNotMovedByNoise(t *testing.T) {
 		r := rand.New(rand.NewSource(seed))
 		noisy := func(int) float64 { return 0.020 * (1 + 0.2*(2*r.Float64()-1)) }
 		_, w := steady(l, out, 200, noisy, noisy)
-		sq := 0.0
-		for _, v := range w[50:] {
-			sq += (v - 0.5) * (v - 0.5)
-		}
 		if l.Adaptive != nil && (l.Adaptive.noise < 0.05 || l.Adaptive.noise > 0.2) {
 			t.Errorf("measured noise %v for +-20%% uniform noise", l.Adaptive.noise)
 		}
-		return math.Sqrt(sq / float64(len(w)-50))
+		return rmsFromMiddle(w)
 	}
-	damped := params("2D")
-	damped.Damping = 0.5
-	eq, ad := 0.0, 0.0
-	for seed := int64(1); seed <= 10; seed++ {
-		eq += spread(damped, seed) / 10
-		ad += spread(adaptiveParams("2D"), seed) / 10
-	}
+	eq, ad := againstDampedEqualizer(10, spread)
 	if ad > eq/1.5 {
 		t.Errorf("rms distance of the split from the middle: adaptive %.4f, equalizer %.4f", ad, eq)
 	}
@@ -557,23 +547,35 @@ func TestOneFrameSwingsDoNotMoveTheSplit(t *testing.T) {
 		}
 		db := func(int) float64 { return 0.020 * fb }
 		_, w := steady(l, out, 400, da, db)
-		sq := 0.0
-		for _, v := range w[50:] {
-			sq += (v - 0.5) * (v - 0.5)
-		}
-		return math.Sqrt(sq / float64(len(w)-50))
+		return rmsFromMiddle(w)
 	}
-	damped := params("2D")
-	damped.Damping = 0.5
-	eq, ad := 0.0, 0.0
-	for seed := int64(1); seed <= 8; seed++ {
-		eq += spread(damped, seed) / 8
-		ad += spread(adaptiveParams("2D"), seed) / 8
-	}
+	eq, ad := againstDampedEqualizer(8, spread)
 	if ad >= eq {
 		t.Errorf("rms distance of the split from the middle: adaptive %.4f, equalizer %.4f", ad, eq)
 	}
 	t.Logf("rms distance from the middle: adaptive %.4f, equalizer %.4f", ad, eq)
+}
+
+// rmsFromMiddle is the rms distance of a's share from half, from frame
+// 50 on (once the adaptive model plans).
+func rmsFromMiddle(w []float64) float64 {
+	sq := 0.0
+	for _, v := range w[50:] {
+		sq += (v - 0.5) * (v - 0.5)
+	}
+	return math.Sqrt(sq / float64(len(w)-50))
+}
+
+// againstDampedEqualizer averages spread over seeds 1 to seeds, under
+// Equalizer's policy with its default damping and under the adaptive one.
+func againstDampedEqualizer(seeds int64, spread func(p compound.Equalizer, seed int64) float64) (eq, ad float64) {
+	damped := params("2D")
+	damped.Damping = 0.5
+	for seed := int64(1); seed <= seeds; seed++ {
+		eq += spread(damped, seed) / float64(seeds)
+		ad += spread(adaptiveParams("2D"), seed) / float64(seeds)
+	}
+	return eq, ad
 }
 
 // Four DB children; the range [0.5, 0.75) costs twice as much as the
