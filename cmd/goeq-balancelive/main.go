@@ -260,6 +260,11 @@ type frame struct {
 	Share   []float64
 	Balance []planner.BalanceState
 	Loaded  bool // the hog ran when the frame completed
+	// Started is when the frame's tasks were sent, and Done when each
+	// source's node reported it done (seconds since the first frame
+	// started)
+	Started float64
+	Done    []float64
 }
 
 // renderers are the busy times of what ran in parallel: a node's sources
@@ -499,6 +504,8 @@ func withoutDisplay(env []string) []string {
 type line struct {
 	stats.Record
 	Completed float64                `json:"completed_s"`
+	Started   float64                `json:"started_s"`
+	Done      float64                `json:"done_s"`
 	Balance   []planner.BalanceState `json:"balance"`
 }
 
@@ -527,10 +534,12 @@ func readRun(path string, cfg *compound.Config) ([]frame, []stats.Record, error)
 		records = append(records, l.Record)
 		fr := byFrame[l.Frame]
 		if fr == nil {
-			fr = &frame{Busy: make([]float64, len(sources)), Renderer: make([]string, len(sources)), Share: make([]float64, len(sources))}
+			fr = &frame{Busy: make([]float64, len(sources)), Renderer: make([]string, len(sources)), Share: make([]float64, len(sources)),
+				Done: make([]float64, len(sources))}
 			byFrame[l.Frame] = fr
 		}
 		fr.Completed = math.Max(fr.Completed, l.Completed)
+		fr.Started = l.Started
 		if l.Balance != nil {
 			fr.Balance = l.Balance
 		}
@@ -538,6 +547,7 @@ func readRun(path string, cfg *compound.Config) ([]frame, []stats.Record, error)
 			fr.Busy[i] += l.Times.Busy().Seconds()
 			fr.Renderer[i] = l.Renderer
 			fr.Share[i] = l.Viewport.W * l.Viewport.H * (l.Range.End - l.Range.Start)
+			fr.Done[i] = l.Done
 		}
 	}
 	var nums []int

@@ -191,6 +191,51 @@ func TestImbalanceText(t *testing.T) {
 	)
 }
 
+// TestWaitingText: frames start when the one two before completes
+// (latency 1). The hogged node finishes every other frame 5 ms before
+// the next one's tasks come under one policy, and after them under the
+// other; the other node is always after them. The first second after a
+// switch does not count.
+func TestWaitingText(t *testing.T) {
+	sc := schedule{Name: "every 2 s", Period: 2, Duration: 8}
+	run := func(policy string, ahead bool) *runResult {
+		r := &runResult{Schedule: sc, Policy: policy, Spans: [][2]float64{{2, 4}, {6, 8}}, Hogged: []bool{false, true}}
+		for k := 0; k < 128; k++ {
+			tm := 0.03125 + float64(k)*0.0625
+			r.Frames = append(r.Frames, frame{Completed: tm, Started: tm - 0.125, Busy: []float64{0.01, 0.01},
+				Renderer: []string{"n1", "n2"}, Share: []float64{0.5, 0.5}, Loaded: sc.on(tm)})
+		}
+		for k := 0; k+1 < len(r.Frames); k++ {
+			next := r.Frames[k+1].Started
+			hogged := next + 0.01
+			if ahead && k%2 == 0 {
+				hogged = next - 0.005
+			}
+			r.Frames[k].Done = []float64{next + 0.02, hogged}
+		}
+		return r
+	}
+	text := waitingText([]round{{"equalizer": run("equalizer", false), "adaptive": run("adaptive", true)}})
+	wantLines(t, text, "",
+		"| off | equalizer | 0.00 | 0% | 0.00 | 0% | 32 |",
+		"| off | adaptive | 2.50 | 50% | 0.00 | 0% | 32 |",
+		"| on | equalizer | 0.00 | 0% | 0.00 | 0% | 32 |",
+		"| on | adaptive | 2.50 | 50% | 0.00 | 0% | 32 |",
+	)
+	// statistics without the times (recorded before they were): no table
+	for _, f := range []func(*frame){func(f *frame) { f.Started = 0 }, func(f *frame) { clear(f.Done) }} {
+		rd := round{"equalizer": run("equalizer", false), "adaptive": run("adaptive", true)}
+		for _, r := range rd {
+			for i := range r.Frames {
+				f(&r.Frames[i])
+			}
+		}
+		if text := waitingText([]round{rd}); text != "" {
+			t.Errorf("a table without the times:\n%s", text)
+		}
+	}
+}
+
 // wantLines reports each line that text lacks (what says where, if not
 // the first check).
 func wantLines(t *testing.T, text, what string, lines ...string) {

@@ -74,6 +74,7 @@ func roundsText(ex experiment, sc schedule, rounds []round) string {
 	}
 	b.WriteString(phaseText(sc, rounds))
 	b.WriteString(imbalanceText(rounds))
+	b.WriteString(waitingText(rounds))
 	return b.String()
 }
 
@@ -367,4 +368,91 @@ func (r *runResult) steadySeries(on bool, value func(frame) (float64, bool)) (x 
 		lastSince = since
 	}
 	return x, follows
+}
+
+// waiting is how long the hogged render node and the other ones (the
+// longest of them) waited for frame f's tasks after they had finished
+// the frame before, prev; false where that is not known. A frame starts
+// when the one latency frames before it completes, so a node more than
+// that ahead of the others waits: an imbalance that lasts costs the
+// faster node's time, where one that changes sign from frame to frame
+// is taken up by the frames in flight.
+func (r *runResult) waiting(prev, f frame) (hogged, other float64, ok bool) {
+	if f.Started <= 0 || len(prev.Done) != len(f.Busy) {
+		return 0, 0, false
+	}
+	// a node's sources share its renderer: it is done with the frame
+	// when the last of them is
+	done := map[string]float64{}
+	onHogged := map[string]bool{}
+	for i, d := range prev.Done {
+		if d <= 0 || prev.Renderer[i] == "" {
+			return 0, 0, false
+		}
+		done[prev.Renderer[i]] = math.Max(done[prev.Renderer[i]], d)
+		onHogged[prev.Renderer[i]] = onHogged[prev.Renderer[i]] || (i < len(r.Hogged) && r.Hogged[i])
+	}
+	for renderer, d := range done {
+		w := math.Max(0, f.Started-d)
+		if onHogged[renderer] {
+			hogged = math.Max(hogged, w)
+		} else {
+			other = math.Max(other, w)
+		}
+	}
+	return hogged, other, true
+}
+
+// waitingText is how long the render nodes waited for their tasks while
+// the load was steady, by policy, over all rounds: in ms a frame, and in
+// how many frames they waited at all.
+func waitingText(rounds []round) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "The render nodes waiting for their next frame's tasks after finishing a frame (frames overlap by the config's latency: a node that gets further ahead of the others than that waits), from %.0f s after a switch, all rounds:\n\n", steadyAfter)
+	b.WriteString("| load | policy | hogged node, ms a frame | frames it waited | other node, ms a frame | frames it waited | frames |\n|---|---|---|---|---|---|---|\n")
+	rows := 0
+	for _, on := range []bool{false, true} {
+		load := "off"
+		if on {
+			load = "on"
+		}
+		for _, pol := range roundPolicies(rounds) {
+			var hogged, other []float64
+			for _, rd := range rounds {
+				r := rd[pol]
+				for i := 1; i < len(r.Frames); i++ {
+					f := r.Frames[i]
+					since, ok := r.sinceSwitch(f)
+					if !ok || f.Loaded != on || since < steadyAfter {
+						continue
+					}
+					if h, o, ok := r.waiting(r.Frames[i-1], f); ok {
+						hogged, other = append(hogged, h), append(other, o)
+					}
+				}
+			}
+			if len(hogged) == 0 {
+				continue
+			}
+			rows++
+			fmt.Fprintf(&b, "| %s | %s | %.2f | %.0f%% | %.2f | %.0f%% | %d |\n", load, pol,
+				1000*mean(hogged), 100*positive(hogged), 1000*mean(other), 100*positive(other), len(hogged))
+		}
+	}
+	if rows == 0 {
+		return "" // statistics without the frames' start and done times
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// positive is the fraction of v above 0.
+func positive(v []float64) float64 {
+	n := 0
+	for _, x := range v {
+		if x > 0 {
+			n++
+		}
+	}
+	return float64(n) / float64(len(v))
 }

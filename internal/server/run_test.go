@@ -248,10 +248,39 @@ func TestDecomposedRunsEqualSingleChannel(t *testing.T) {
 			} else {
 				t.Logf("frame %d: %d pixels beyond %d (worst %d)", k, bad, c.tol, worst)
 			}
-			if st, err := os.Stat(filepath.Join(r.out, "stats.jsonl")); err != nil || st.Size() == 0 {
-				t.Errorf("no statistics written")
-			}
+			checkStatsTimes(t, filepath.Join(r.out, "stats.jsonl"), frames)
 		})
+	}
+}
+
+// checkStatsTimes checks that every frame of a run has statistics, and
+// that each line's frame started before its node reported it done, and
+// that before the frame completed.
+func checkStatsTimes(t *testing.T, path string, frames int) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil || len(b) == 0 {
+		t.Fatalf("no statistics written: %v", err)
+	}
+	seen := map[int]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var r struct {
+			Frame   int
+			Channel string
+			S       float64 `json:"started_s"`
+			D       float64 `json:"done_s"`
+			C       float64 `json:"completed_s"`
+		}
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("statistics line %q: %v", line, err)
+		}
+		seen[r.Frame] = true
+		if r.D <= 0 || r.S > r.D || r.D > r.C {
+			t.Errorf("frame %d, channel %s: started %.4f s, done %.4f s, completed %.4f s", r.Frame, r.Channel, r.S, r.D, r.C)
+		}
+	}
+	if len(seen) != frames {
+		t.Errorf("statistics of %d frames, want %d", len(seen), frames)
 	}
 }
 

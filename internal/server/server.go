@@ -251,6 +251,9 @@ type event struct {
 	// for the dashboard: what the node sent, a destination's image
 	links   []control.LinkBytes
 	preview *control.Preview
+	// when a node's done arrived (the server's loop takes messages in
+	// batches, and a batch's time is not when each came)
+	received time.Time
 	// the node's connection, and the session (gen) or process (launch) it
 	// came from, 0 for none; the application's events have none
 	conn        *nodeConn
@@ -716,7 +719,7 @@ func (s *server) Session(stream grpc.ServerStream, node string) error {
 		case m.Done != nil:
 			d := m.Done
 			tell(event{ev: scheduler.Done{Node: node, Frame: d.Frame, Records: d.Records, Degraded: d.Degraded,
-				Written: d.Written, Err: d.Error}, links: d.Links})
+				Written: d.Written, Err: d.Error}, links: d.Links, received: time.Now()})
 		case m.Preview != nil:
 			if s.live != nil && len(m.Preview.JPEG) <= control.MaxPreview {
 				tell(event{preview: m.Preview})
@@ -954,6 +957,8 @@ func (s *server) take(ev *event, rep *report, joined map[string]bool) (scheduler
 		if !joined[e.Node] {
 			return nil, fmt.Errorf("node %s did not join: %s", e.Node, e.Reason)
 		}
+	case scheduler.Done:
+		rep.done(e, ev.received)
 	}
 	return ev.ev, nil
 }
