@@ -291,3 +291,38 @@ func TestMovedWorkIsPutByTheSplitItCrossed(t *testing.T) {
 		}
 	}
 }
+
+// Frames that overlap by the latency (Options.Overlap) are planned as
+// without it: only their time differs. A renderer that finishes a frame
+// early starts its next one early, so no frame completes later than one
+// after the other; where one renderer's frame takes long now and then
+// (hiccups, a hog's bursts), the frames in flight take up part of it.
+func TestOverlappedFramesArePlannedAlikeAndCompleteNoLater(t *testing.T) {
+	cfg := loadConfig(t, "2d-lb-4.eqc")
+	for _, sc := range []string{"uniform", "noisy", "hiccups", "shared-cores", hogNames[1]} {
+		for _, pol := range Policies {
+			one, err := Run(cfg, "2d-lb-4.eqc", Options{Scenario: sc, Policy: pol, Frames: 200})
+			if err != nil {
+				t.Fatal(err)
+			}
+			both, err := Run(cfg, "2d-lb-4.eqc", Options{Scenario: sc, Policy: pol, Frames: 200, Overlap: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			apart, together := 0.0, 0.0
+			for i := range one.Series {
+				if !slices.Equal(one.Series[i].Splits, both.Series[i].Splits) {
+					t.Fatalf("%s, %s: frame %d planned %v overlapped, %v not", sc, pol, i, both.Series[i].Splits, one.Series[i].Splits)
+				}
+				apart += one.Series[i].FrameTime
+				together += both.Series[i].FrameTime
+				if together > apart*(1+1e-9) {
+					t.Fatalf("%s, %s: frame %d completed at %.4f s overlapped, %.4f s not", sc, pol, i, together, apart)
+				}
+			}
+			if varies := sc != "uniform" && sc != "shared-cores"; varies && together > 0.99*apart {
+				t.Errorf("%s, %s: %.4f s overlapped, %.4f s not: the frames in flight took up nothing", sc, pol, together, apart)
+			}
+		}
+	}
+}
