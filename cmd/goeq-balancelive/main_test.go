@@ -161,13 +161,10 @@ func TestRoundsText(t *testing.T) {
 // Frames of the first second after a switch do not count. Frames come
 // every 1/16 s, at times a float holds exactly: 16 of each phase count.
 func TestImbalanceText(t *testing.T) {
-	sc := schedule{Name: "every 2 s", Period: 2, Duration: 8}
 	// the imbalance alternates in blocks of block frames, the hogged
 	// node's share in blocks of shareBlock
 	run := func(policy string, block, shareBlock int) *runResult {
-		r := &runResult{Schedule: sc, Policy: policy, Spans: [][2]float64{{2, 4}, {6, 8}}, Hogged: []bool{false, true}}
-		for k := 0; k < 128; k++ {
-			tm := 0.03125 + float64(k)*0.0625
+		return steadyRun(policy, func(k int) frame {
 			hogged, share := 0.0125, 0.48
 			if (k/block)%2 == 1 {
 				hogged = 0.008
@@ -178,9 +175,8 @@ func TestImbalanceText(t *testing.T) {
 			if k%32 < 16 {
 				hogged, share = 0.05, 0.9 // the first second after a switch: not counted
 			}
-			r.Frames = append(r.Frames, frame{Completed: tm, Busy: []float64{0.01, hogged}, Renderer: []string{"n1", "n2"}, Share: []float64{1 - share, share}, Loaded: sc.on(tm)})
-		}
-		return r
+			return frame{Busy: []float64{0.01, hogged}, Renderer: []string{"n1", "n2"}, Share: []float64{1 - share, share}}
+		})
 	}
 	text := imbalanceText([]round{{"equalizer": run("equalizer", 1, 2), "adaptive": run("adaptive", 4, 8)}})
 	wantLines(t, text, "",
@@ -197,13 +193,12 @@ func TestImbalanceText(t *testing.T) {
 // other; the other node is always after them. The first second after a
 // switch does not count.
 func TestWaitingText(t *testing.T) {
-	sc := schedule{Name: "every 2 s", Period: 2, Duration: 8}
 	run := func(policy string, ahead bool) *runResult {
-		r := &runResult{Schedule: sc, Policy: policy, Spans: [][2]float64{{2, 4}, {6, 8}}, Hogged: []bool{false, true}}
-		for k := 0; k < 128; k++ {
-			tm := 0.03125 + float64(k)*0.0625
-			r.Frames = append(r.Frames, frame{Completed: tm, Started: tm - 0.125, Busy: []float64{0.01, 0.01},
-				Renderer: []string{"n1", "n2"}, Share: []float64{0.5, 0.5}, Loaded: sc.on(tm)})
+		r := steadyRun(policy, func(int) frame {
+			return frame{Busy: []float64{0.01, 0.01}, Renderer: []string{"n1", "n2"}, Share: []float64{0.5, 0.5}}
+		})
+		for k := range r.Frames {
+			r.Frames[k].Started = r.Frames[k].Completed - 0.125
 		}
 		for k := 0; k+1 < len(r.Frames); k++ {
 			next := r.Frames[k+1].Started
@@ -216,12 +211,11 @@ func TestWaitingText(t *testing.T) {
 		return r
 	}
 	text := waitingText([]round{{"equalizer": run("equalizer", false), "adaptive": run("adaptive", true)}})
-	wantLines(t, text, "",
-		"| off | equalizer | 0.00 | 0% | 0.00 | 0% | 32 |",
-		"| off | adaptive | 2.50 | 50% | 0.00 | 0% | 32 |",
-		"| on | equalizer | 0.00 | 0% | 0.00 | 0% | 32 |",
-		"| on | adaptive | 2.50 | 50% | 0.00 | 0% | 32 |",
-	)
+	for _, load := range []string{"off", "on"} { // the same with the hog on and off
+		wantLines(t, text, load+": ",
+			"| "+load+" | equalizer | 0.00 | 0% | 0.00 | 0% | 32 |",
+			"| "+load+" | adaptive | 2.50 | 50% | 0.00 | 0% | 32 |")
+	}
 	// statistics without the times (recorded before they were): no table
 	for _, f := range []func(*frame){func(f *frame) { f.Started = 0 }, func(f *frame) { clear(f.Done) }} {
 		rd := round{"equalizer": run("equalizer", false), "adaptive": run("adaptive", true)}
@@ -234,6 +228,21 @@ func TestWaitingText(t *testing.T) {
 			t.Errorf("a table without the times:\n%s", text)
 		}
 	}
+}
+
+// steadyRun is a run of 128 frames on a load switched every 2 s, one
+// every 1/16 s (at times a float holds exactly), frame k's busy times and
+// shares as made returns them; the hog is on the second node.
+func steadyRun(policy string, made func(k int) frame) *runResult {
+	sc := schedule{Name: "every 2 s", Period: 2, Duration: 8}
+	r := &runResult{Schedule: sc, Policy: policy, Spans: [][2]float64{{2, 4}, {6, 8}}, Hogged: []bool{false, true}}
+	for k := 0; k < 128; k++ {
+		f := made(k)
+		f.Completed = 0.03125 + float64(k)*0.0625
+		f.Loaded = sc.on(f.Completed)
+		r.Frames = append(r.Frames, f)
+	}
+	return r
 }
 
 // wantLines reports each line that text lacks (what says where, if not
