@@ -55,7 +55,9 @@ type Options struct {
 	// Frames is how many frames to run; 0 means until stopped (Request
 	// adds frames).
 	Frames int
-	// FrameTimeout bounds how long a frame may stay incomplete (10 s).
+	// FrameTimeout bounds how long a frame may stay incomplete once it is
+	// the oldest one in flight (10 s): with latency, a frame started
+	// beside the one before it waits for that one first.
 	FrameTimeout time.Duration
 	// Liveness is the shortest silence after which a node is lost
 	// (800 ms, four heartbeats). It grows with the gaps measured between
@@ -370,6 +372,7 @@ type Scheduler struct {
 	requested       int
 	next            int // next frame to start
 	completed       int // frames completed (the next to complete)
+	lastCompleted   time.Time
 	inflight        map[int]*frameState
 	lastStart       time.Time
 	interval        time.Duration
@@ -685,7 +688,7 @@ func (s *Scheduler) completeFrames() {
 			break
 		}
 		delete(s.inflight, s.completed)
-		f.done.Finished = s.now
+		f.done.Finished, s.lastCompleted = s.now, s.now
 		s.planner.Feed(stats.Frame{Frame: f.number, Records: f.done.Records})
 		if f.number >= warmupFrames {
 			s.frameTime = append(s.frameTime, f.done.Finished.Sub(f.done.Started))
@@ -824,7 +827,17 @@ func (s *Scheduler) checkTimeout() {
 		return
 	}
 	f := s.inflight[s.completed]
-	if f == nil || s.now.Sub(f.started) <= s.opt.FrameTimeout {
+	if f == nil {
+		return
+	}
+	// a frame is judged from when it became the oldest: frames of 5 s at
+	// latency 1 started two at a time, and the second one, 10 s after its
+	// start, had been on its own for 5
+	oldest := f.started
+	if s.lastCompleted.After(oldest) {
+		oldest = s.lastCompleted
+	}
+	if s.now.Sub(oldest) <= s.opt.FrameTimeout {
 		return
 	}
 	s.fail(s.diagnose(f))

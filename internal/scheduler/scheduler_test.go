@@ -458,6 +458,36 @@ func TestFrameThatCannotComplete(t *testing.T) {
 
 func cfg2Latency(cfg *compound.Config) time.Duration { return time.Duration(cfg.Latency + 1) }
 
+// Frames that each take most of the frame timeout, at latency 1: the
+// second of two started together waits for the first, so it completes
+// more than the timeout after its start, and it is not failed for that;
+// the timeout counts from when it became the oldest frame in flight.
+func TestFrameTimeoutCountsFromTheFrameBefore(t *testing.T) {
+	cfg := load(t, example("2d-lb-4.eqc"))
+	const timeout = 2500 * time.Millisecond
+	c := newCluster(t, cfg, Options{Frames: 12, FrameTimeout: timeout})
+	c.step = time.Second // a round takes a second: a frame takes a few
+	c.run(200)
+	if c.failure != "" || !c.finished {
+		t.Fatalf("failure %q, finished %v after %d frames", c.failure, c.finished, len(c.completed))
+	}
+	longest, before := time.Duration(0), time.Duration(0)
+	for i, f := range c.completed {
+		if took := f.Finished.Sub(f.Started); took > longest {
+			longest = took
+			if i > 0 {
+				before = f.Finished.Sub(c.completed[i-1].Finished)
+			}
+		}
+	}
+	if longest <= timeout {
+		t.Fatalf("no frame took longer than the timeout from its start (longest %v): not a test", longest)
+	}
+	if before > timeout {
+		t.Errorf("a frame completed %v after the one before it, beyond the timeout", before)
+	}
+}
+
 func destID(cfg *compound.Config) string {
 	for _, ch := range cfg.Channels {
 		if ch.Label == "dest" {
