@@ -350,7 +350,8 @@ func pooled(rounds []round, pol string, series func(*runResult) ([]float64, []bo
 
 // steadySeries is a value of the run's frames from steadyAfter after a
 // switch, with the hog on or off, each with whether the frame before is
-// in the same steady phase.
+// in the same steady phase. value sees every frame in order, steady or
+// not, until the schedule ends.
 func (r *runResult) steadySeries(on bool, value func(frame) (float64, bool)) (x []float64, follows []bool) {
 	lastSince := math.Inf(1)
 	for _, f := range r.Frames {
@@ -403,6 +404,24 @@ func (r *runResult) waiting(prev, f frame) (hogged, other float64, ok bool) {
 	return hogged, other, true
 }
 
+// waitingOf is waiting as a value of each frame for steadySeries (which
+// is given the run's frames in order): the hogged node's or the others'.
+func (r *runResult) waitingOf(hoggedNode bool) func(frame) (float64, bool) {
+	var prev *frame
+	return func(f frame) (float64, bool) {
+		before := prev
+		prev = &f
+		if before == nil {
+			return 0, false
+		}
+		hogged, other, ok := r.waiting(*before, f)
+		if hoggedNode {
+			return hogged, ok
+		}
+		return other, ok
+	}
+}
+
 // waitingText is how long the render nodes waited for their tasks while
 // the load was steady, by policy, over all rounds: in ms a frame, and in
 // how many frames they waited at all.
@@ -419,17 +438,9 @@ func waitingText(rounds []round) string {
 		for _, pol := range roundPolicies(rounds) {
 			var hogged, other []float64
 			for _, rd := range rounds {
-				r := rd[pol]
-				for i := 1; i < len(r.Frames); i++ {
-					f := r.Frames[i]
-					since, ok := r.sinceSwitch(f)
-					if !ok || f.Loaded != on || since < steadyAfter {
-						continue
-					}
-					if h, o, ok := r.waiting(r.Frames[i-1], f); ok {
-						hogged, other = append(hogged, h), append(other, o)
-					}
-				}
+				h, _ := rd[pol].steadySeries(on, rd[pol].waitingOf(true))
+				o, _ := rd[pol].steadySeries(on, rd[pol].waitingOf(false))
+				hogged, other = append(hogged, h...), append(other, o...)
 			}
 			if len(hogged) == 0 {
 				continue
