@@ -27,7 +27,7 @@ const usage = `usage:
   eqserver fmt FILE                  print FILE in canonical form on stdout
   eqserver explain [--json] FILE     print the resolved model: every compound with its
                                      inherited values, frames and equalizers
-  eqserver simulate --config FILE --scenario NAME [--frames N] [--policy equalizer|adaptive] [--overlap] [--json]
+  eqserver simulate --config FILE --scenario NAME [--frames N] [--policy equalizer|adaptive] [--json]
                                      run the planner and equalizers on a synthetic workload
   eqserver run [--local] [--frames N] [--out DIR] [--stats FILE] [--renderer mesh|volume|synthetic] CONFIG
   eqserver run --app ADDR [--local] [--stats FILE] CONFIG   (an application drives the run)
@@ -179,7 +179,6 @@ func simulateCmd(args []string, stdout, stderr io.Writer) int {
 	frames := fs.Int("frames", 300, "frames to simulate")
 	policy := fs.String("policy", "equalizer", "equalizer (Equalizer's) or adaptive (goeq's)")
 	asJSON := fs.Bool("json", false, "print one JSON summary")
-	overlapFrames := fs.Bool("overlap", false, "frames overlap by the config's latency, each renderer on its own timeline, as on live runs")
 	reportDir := fs.String("report", "", "write balance.md and plots for every scenario into this folder")
 	configs := fs.String("configs", "examples/configs", "with --report: where the report configs are")
 	if err := fs.Parse(args); err != nil {
@@ -214,7 +213,7 @@ func simulateCmd(args []string, stdout, stderr io.Writer) int {
 		report(stderr, err)
 		return 1
 	}
-	sum, err := simulate.Run(cfg, filepath.Base(*config), simulate.Options{Scenario: *scenario, Frames: *frames, Policy: *policy, Overlap: *overlapFrames})
+	sum, err := simulate.Run(cfg, filepath.Base(*config), simulate.Options{Scenario: *scenario, Frames: *frames, Policy: *policy})
 	if err != nil {
 		fmt.Fprintf(stderr, "eqserver simulate: %v\n", err)
 		return 1

@@ -97,6 +97,8 @@ type Adaptive struct {
 	// undone: a slow-down that moved the regions turned out a hiccup and
 	// was undone, and the regions go back whatever that saves (see gate)
 	undone bool
+	// finish follows the renderers' frames as they overlap (see finishes)
+	finish finishes
 	// Decisions of the last Plan, for reports and tests.
 	LastDecision string
 }
@@ -1344,6 +1346,9 @@ func (a *Adaptive) gate(l *Load, active []*Child, g *grid, next map[string]regio
 		// every frame, and its prior held splits Equalizer was still
 		// moving, which lost the first frames of a moving hotspot
 	case saving >= threshold:
+	case a.finish.overlapping && saving > 0:
+		// frames overlap and moving is free: any plan that has the
+		// renderers finish sooner pays (see finishes)
 	case undone && saving > 0:
 		// a hiccup's move taken back: the threshold keeps noise from
 		// moving the regions, and what moved them was no more than noise
@@ -1383,12 +1388,13 @@ func (a *Adaptive) keep(l *Load, cur map[string]region) map[string]region {
 	return cur
 }
 
-// predicted is the frame time the model predicts for regions: the slowest
-// child's work over its speed and usage.
+// predicted is the frame time the model predicts for regions: when the
+// slowest child finishes its work, at its speed and usage, from when its
+// renderer starts the frame (with frames overlapping, see finishes).
 func (l *Load) predicted(g *grid, active []*Child, regs map[string]region) float64 {
 	worst := 0.0
 	for _, c := range active {
-		t := g.load(regs[c.Path]) / l.weight(c)
+		t := g.load(regs[c.Path])/l.weight(c) + l.Adaptive.startOf(c.Path)
 		worst = math.Max(worst, t)
 	}
 	return worst
@@ -1429,14 +1435,14 @@ func (l *Load) neighbourDB(tree *node, active []*Child, g *grid, out map[string]
 	sort.SliceStable(doms, func(i, j int) bool { return doms[i].start < doms[j].start })
 	total, usage := g.load1D(0, 1), 0.0
 	for _, d := range doms {
-		usage += l.weight(d.c)
+		usage += l.share(d.c)
 	}
 	step := math.Max(l.Params.BoundaryDB, 1e-6)
 	lo := 0.0
 	for i, d := range doms {
 		hi := 1.0
 		if i < n-1 {
-			target := total * l.weight(d.c) / usage
+			target := total * l.share(d.c) / usage
 			hi = g.findSplit1D(lo, 1, target/math.Max(g.load1D(lo, 1), 1e-12))
 			hi = math.Round(hi/step) * step
 			hi = math.Min(math.Max(hi, lo+step), 1-float64(n-1-i)*step)

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"math"
 	"sort"
+	"time"
 
 	"github.com/goeq/goeq/internal/compound"
 )
@@ -37,6 +38,10 @@ type Sample struct {
 	// Renderer is what drew it (stats.Record.Renderer): children with
 	// the same renderer take turns on it
 	Renderer string
+	// Started and Completed are when the frame's tasks were sent and when
+	// it completed (stats.Frame; zero: unknown), which tell how its
+	// renderers' frames overlap (see finishes)
+	Started, Completed time.Time
 }
 
 // Assignment is a child's share for the planned frame.
@@ -134,11 +139,19 @@ func (l *Load) Plan(children []Child, samples []Sample) []Assignment {
 
 	// Time shares: every active child's share of the total work, by usage;
 	// the destination's assembly comes off its share, and under the
-	// assemble-only limit it renders nothing.
+	// assemble-only limit it renders nothing. With frames overlapping, a
+	// renderer that starts late gets less (see finishes).
 	total := g.total()
 	usage := 0.0
 	for _, c := range active {
 		usage += l.weight(c)
+	}
+	if l.Adaptive != nil {
+		l.Adaptive.followFinishes(l, active, g, samples, db)
+		usage = 0
+		for _, c := range active {
+			usage += l.share(c)
+		}
 	}
 	assemble := map[string]float64{}
 	for _, s := range samples {
@@ -148,7 +161,7 @@ func (l *Load) Plan(children []Child, samples []Sample) []Assignment {
 	var assign func(n *node)
 	assign = func(n *node) {
 		if n.child != nil {
-			n.usage = l.weight(n.child)
+			n.usage = l.share(n.child)
 			n.target = total * n.usage / usage
 			if n.child.Destination {
 				n.target = math.Max(0, n.target-assemble[n.child.Path]*l.speed(n.child.Path))
@@ -208,6 +221,15 @@ func (l *Load) Plan(children []Child, samples []Sample) []Assignment {
 // weight is a child's share of the work: its usage, times its measured
 // speed under the adaptive policy (whose load model is in work units).
 func (l *Load) weight(c *Child) float64 { return childUsage(c) * l.speed(c.Path) }
+
+// share is the weight the split gives a child: its weight, less where its
+// renderer starts the frame late with frames overlapping (see finishes).
+func (l *Load) share(c *Child) float64 {
+	if l.Adaptive == nil {
+		return l.weight(c)
+	}
+	return l.weight(c) * l.Adaptive.catchUp(c.Path)
+}
 
 func (l *Load) speed(path string) float64 {
 	if l.Adaptive == nil {

@@ -465,7 +465,8 @@ func (p *Planner) samples(c *compound.Compound) []equalizer.Sample {
 			continue
 		}
 		out = append(out, equalizer.Sample{Path: child.Path(), Frame: p.latest.Frame, Viewport: st.Local.Viewport,
-			Range: st.Local.Range, Busy: busy, Assemble: assemble, Renderer: renderer})
+			Range: st.Local.Range, Busy: busy, Assemble: assemble, Renderer: renderer,
+			Started: p.latest.Started, Completed: p.latest.Completed})
 	}
 	return out
 }

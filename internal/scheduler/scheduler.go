@@ -689,7 +689,7 @@ func (s *Scheduler) completeFrames() {
 		}
 		delete(s.inflight, s.completed)
 		f.done.Finished, s.lastCompleted = s.now, s.now
-		s.planner.Feed(stats.Frame{Frame: f.number, Records: f.done.Records})
+		s.planner.Feed(stats.Frame{Frame: f.number, Records: f.done.Records, Started: f.started, Completed: s.now})
 		if f.number >= warmupFrames {
 			s.frameTime = append(s.frameTime, f.done.Finished.Sub(f.done.Started))
 			if len(s.frameTime) > livenessGaps {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/goeq/goeq/internal/compound"
+	"github.com/goeq/goeq/internal/stats"
 )
 
 func loadConfig(t testing.TB, name string) *compound.Config {
@@ -53,7 +54,7 @@ func TestBalanceGoals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, g := range append(Goals(series, append(exampleComparisons(series), generated...)), SeedGoal(seeded)) {
+	for _, g := range append(Goals(series, append(exampleComparisons(series), generated...)), SeedGoals(seeded)...) {
 		switch {
 		case g.Checked && !g.Met:
 			t.Errorf("goal missed: %s: %s", g.Text, g.Reached)
@@ -292,37 +293,42 @@ func TestMovedWorkIsPutByTheSplitItCrossed(t *testing.T) {
 	}
 }
 
-// Frames that overlap by the latency (Options.Overlap) are planned as
-// without it: only their time differs. A renderer that finishes a frame
-// early starts its next one early, so no frame completes later than one
-// after the other; where one renderer's frame takes long now and then
-// (hiccups, a hog's bursts), the frames in flight take up part of it.
-func TestOverlappedFramesArePlannedAlikeAndCompleteNoLater(t *testing.T) {
-	cfg := loadConfig(t, "2d-lb-4.eqc")
-	for _, sc := range []string{"uniform", "noisy", "hiccups", "shared-cores", hogNames[1]} {
-		for _, pol := range Policies {
-			one, err := Run(cfg, "2d-lb-4.eqc", Options{Scenario: sc, Policy: pol, Frames: 200})
-			if err != nil {
-				t.Fatal(err)
-			}
-			both, err := Run(cfg, "2d-lb-4.eqc", Options{Scenario: sc, Policy: pol, Frames: 200, Overlap: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			apart, together := 0.0, 0.0
-			for i := range one.Series {
-				if !slices.Equal(one.Series[i].Splits, both.Series[i].Splits) {
-					t.Fatalf("%s, %s: frame %d planned %v overlapped, %v not", sc, pol, i, both.Series[i].Splits, one.Series[i].Splits)
-				}
-				apart += one.Series[i].FrameTime
-				together += both.Series[i].FrameTime
-				if together > apart*(1+1e-9) {
-					t.Fatalf("%s, %s: frame %d completed at %.4f s overlapped, %.4f s not", sc, pol, i, together, apart)
-				}
-			}
-			if varies := sc != "uniform" && sc != "shared-cores"; varies && together > 0.99*apart {
-				t.Errorf("%s, %s: %.4f s overlapped, %.4f s not: the frames in flight took up nothing", sc, pol, together, apart)
-			}
-		}
+// Frames overlap as live: each renderer starts a frame when its tasks
+// come or when it finishes the one before, so an imbalance that changes
+// sign from frame to frame is taken up, one that lasts is not, and a
+// renderer a whole frame ahead waits for the tasks.
+func TestRenderersWorkThroughTheirFramesInOrder(t *testing.T) {
+	free := map[string]float64{}
+	rec := func(renderer string) stats.Record { return stats.Record{Renderer: renderer} }
+	two := []stats.Record{rec("a"), rec("b")}
+	// frames 1 and 2 are sent together (latency 1), a slow in the first
+	// and b in the second: both done at 15, where one after the other
+	// would take 20
+	if done := renderersDone(free, two, []float64{10, 5}, 0); done != 10 {
+		t.Fatalf("frame 1 done at %v, want 10", done)
+	}
+	if done := renderersDone(free, two, []float64{5, 10}, 0); done != 15 {
+		t.Fatalf("frame 2 done at %v, want 15", done)
+	}
+	// frame 3 is sent when frame 1 completes (10): both are still busy
+	if done := renderersDone(free, two, []float64{10, 10}, 10); done != 25 {
+		t.Fatalf("frame 3 done at %v, want 25", done)
+	}
+	// frame 4, sent at 15 when frame 2 completed, and frame 5, sent at 25:
+	// a lasting imbalance (a 2, b 20) puts a a whole frame ahead, and it
+	// waits from 29 for frame 6's tasks, sent when frame 4 completes (45)
+	if done := renderersDone(free, two, []float64{2, 20}, 15); done != 45 || free["a"] != 27 {
+		t.Fatalf("frame 4 done at %v, a free at %v; want 45 and 27", done, free["a"])
+	}
+	if done := renderersDone(free, two, []float64{2, 2}, 25); done != 47 || free["a"] != 29 {
+		t.Fatalf("frame 5 done at %v, a free at %v; want 47 and 29", done, free["a"])
+	}
+	if done := renderersDone(free, two, []float64{2, 2}, 45); done != 49 || free["a"] != 47 {
+		t.Fatalf("frame 6 done at %v, a free at %v; want 49 and 47", done, free["a"])
+	}
+	// sources sharing a renderer are one: the slower one's time
+	shared := []stats.Record{rec("n"), rec("n")}
+	if done := renderersDone(map[string]float64{}, shared, []float64{3, 4}, 1); done != 5 {
+		t.Fatalf("a shared renderer done at %v, want 5", done)
 	}
 }

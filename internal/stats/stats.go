@@ -64,10 +64,12 @@ type Record struct {
 	Renderer string `json:"renderer,omitempty"`
 }
 
-// Frame is every record of one finished frame.
+// Frame is every record of one finished frame, and when its tasks were
+// sent and it completed, on the server's clock (zero: unknown).
 type Frame struct {
-	Frame   int
-	Records []Record
+	Frame              int
+	Records            []Record
+	Started, Completed time.Time
 }
 
 // ByCompound returns the records of the compound with the given path.

@@ -1,0 +1,110 @@
+package equalizer
+
+import (
+	"math"
+	"math/rand"
+	"slices"
+	"testing"
+	"time"
+)
+
+// overlapRun is two children, a and b, whose frames run as the server runs
+// them at latency 1: frame f's tasks are sent when frame f-2 completes,
+// or paced seconds after frame f-1's were where the frame rate is capped,
+// each renderer starts a frame when its tasks come or when it finishes the
+// one before, whichever is later, and the plan of frame f sees the
+// statistics of frame f-2.
+type overlapRun struct {
+	splits []float64 // a's share, by frame
+	total  float64   // when the last frame completed (s)
+	waited float64   // the renderers' time without work (s)
+}
+
+// runOverlapped plans frames from a past-cold start: a's and b's work
+// density by frame (seconds for the whole viewport), and whether the
+// samples say when frames started and completed.
+func runOverlapped(frames int, da, db func(f int) float64, paced float64, timed bool) overlapRun {
+	l, out := pastColdPlans()
+	const first = 100 // frame numbers past the cold plans' samples
+	type frame struct {
+		plan               []Assignment
+		took               [2]float64
+		started, completed float64
+	}
+	var run overlapRun
+	var done [2]float64 // when each renderer finished its last frame
+	var fs []frame
+	epoch := time.Unix(0, 0)
+	at := func(s float64) time.Time { return epoch.Add(time.Duration(s * 1e9)) }
+	for f := 0; f < frames; f++ {
+		var samples []Sample
+		release := 0.0
+		if f >= 2 {
+			old := fs[f-2]
+			release = math.Max(old.completed, fs[f-1].started+paced)
+			for i, path := range []string{"a", "b"} {
+				samples = append(samples, Sample{Path: path, Frame: first + f - 2, Viewport: old.plan[i].Viewport, Busy: old.took[i]})
+				if timed {
+					samples[i].Started, samples[i].Completed = at(old.started), at(old.completed)
+				}
+			}
+			l.Adaptive.ObserveLag(2)
+			out = l.Plan(two(), samples)
+		}
+		fr := frame{plan: out, started: release}
+		for i, d := range []func(int) float64{da, db} {
+			fr.took[i] = d(f) * out[i].Viewport.W
+			from := math.Max(done[i], release)
+			run.waited += from - done[i]
+			done[i] = from + fr.took[i]
+			fr.completed = math.Max(fr.completed, done[i])
+		}
+		if f > 0 {
+			fr.completed = math.Max(fr.completed, fs[f-1].completed)
+		}
+		fs = append(fs, fr)
+		run.splits = append(run.splits, out[0].Viewport.W)
+	}
+	run.total = fs[len(fs)-1].completed
+	return run
+}
+
+// With frames overlapping, a renderer whose frames were slower than
+// planned falls behind, and the other waits for it once it is a whole
+// frame ahead. The adaptive model filters ±20% of noise out, so without
+// the frames' times the split stays put and the leads wander; with them,
+// the renderer that will start late gets less, and both wait less and
+// finish sooner, on every seed.
+func TestARendererBehindCatchesUpWhereFramesOverlap(t *testing.T) {
+	for seed := int64(1); seed <= 10; seed++ {
+		var runs [2]overlapRun
+		for i, timed := range []bool{false, true} {
+			r := rand.New(rand.NewSource(seed))
+			noisy := func(int) float64 { return 0.020 * (1 + 0.2*(2*r.Float64()-1)) }
+			runs[i] = runOverlapped(300, noisy, noisy, 0, timed)
+		}
+		without, with := runs[0], runs[1]
+		if with.total >= without.total || with.waited >= 0.8*without.waited {
+			t.Errorf("seed %d: %.3f s and %.3f s waited with the frames' times, %.3f s and %.3f s without",
+				seed, with.total, with.waited, without.total, without.waited)
+		}
+	}
+}
+
+// Where frames do not overlap (a frame rate capped at 20 a second sends
+// the tasks of 10 ms frames after every renderer is done), no renderer
+// carries anything into the next frame, and the plans are the same as
+// without the frames' times.
+func TestPacedFramesAreNotCaughtUp(t *testing.T) {
+	for seed := int64(1); seed <= 5; seed++ {
+		var runs [2]overlapRun
+		for i, timed := range []bool{false, true} {
+			r := rand.New(rand.NewSource(seed))
+			noisy := func(int) float64 { return 0.020 * (1 + 0.2*(2*r.Float64()-1)) }
+			runs[i] = runOverlapped(200, noisy, noisy, 0.050, timed)
+		}
+		if !slices.Equal(runs[0].splits, runs[1].splits) {
+			t.Errorf("seed %d: the paced frames' times changed the splits", seed)
+		}
+	}
+}
