@@ -41,6 +41,10 @@ import (
 //     when the config leaves the boundary at its default;
 //   - DB ranges move only between neighbours (the MPI "string of cells"
 //     pattern), so data moves as little as the balance allows;
+//   - where frames overlap (latency) and moving is free, the plan
+//     balances when the renderers finish: one that will start the planned
+//     frame late, still on the frames before, gets less of it (see
+//     finishes);
 //   - until the model has seen the load through a few distributions, the
 //     plans are Equalizer's (see coldPlans).
 type Adaptive struct {

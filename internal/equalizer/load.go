@@ -141,17 +141,13 @@ func (l *Load) Plan(children []Child, samples []Sample) []Assignment {
 	// the destination's assembly comes off its share, and under the
 	// assemble-only limit it renders nothing. With frames overlapping, a
 	// renderer that starts late gets less (see finishes).
+	if l.Adaptive != nil {
+		l.Adaptive.followFinishes(l, active, g, samples, db)
+	}
 	total := g.total()
 	usage := 0.0
 	for _, c := range active {
-		usage += l.weight(c)
-	}
-	if l.Adaptive != nil {
-		l.Adaptive.followFinishes(l, active, g, samples, db)
-		usage = 0
-		for _, c := range active {
-			usage += l.share(c)
-		}
+		usage += l.share(c)
 	}
 	assemble := map[string]float64{}
 	for _, s := range samples {
