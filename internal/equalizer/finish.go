@@ -25,22 +25,21 @@ import (
 // catchUpSlack of a frame: a renderer a little ahead absorbs its own next
 // slow frame, which aligned renderers do not (taken back in full from the
 // first millisecond, the p99 of noisy and hiccups rose 5-10% over
-// Equalizer's; with neither, the mean rose 1-2%).
+// Equalizer's; with neither, the mean rose 1-2%; taken back by half
+// beyond a fifth of a frame, the p99 of a hotspot moving across three
+// sources rose 11-13%).
 
 // finishes follows the renderers' frames as they overlap.
 type finishes struct {
-	frame int // the newest sampled frame followed (-1: none)
-	// done is when each renderer finished that frame, and completed when
-	// it and the frames before it completed (newest last), relative to its
-	// completion, in the model's time (the renderers' measured busy times)
-	done      map[*source]float64
-	completed []float64
+	frame int // the newest sampled frame (-1: none)
 	// measured is when the sampled frames completed, by frame, on the
 	// server's clock; sent is how long after the completion that let a
 	// frame start its tasks were sent (0 back to back, more where the
 	// frame rate is capped)
 	measured map[int]time.Time
 	sent     float64
+	// done is when each renderer finished the newest sampled frame
+	done map[*source]time.Time
 	// start is when each renderer will start the frame being planned,
 	// relative to the earliest (nil: no catching up this plan); mean is
 	// its mean by weight, and duration the balanced frame's duration
@@ -54,21 +53,28 @@ type finishes struct {
 
 // catchUpGain is the part of a renderer's lateness beyond catchUpSlack
 // (in frames) that a plan takes back; maxCatchUp bounds the change of its
-// share.
+// share. Chosen on the simulator's checks (docs/equalizers.md, "Balancing
+// when the renderers finish").
 const (
-	catchUpGain  = 0.5
-	catchUpSlack = 0.2
+	catchUpGain  = 0.4
+	catchUpSlack = 0.25
 	maxCatchUp   = 0.5
 )
 
-// followFinishes updates the renderers' timelines with the newest samples
-// and predicts when each will start the frame being planned: at latency L
-// a frame's tasks are sent when frame f-L-1 completes (the newest whose
-// statistics its plan saw, lag frames before it), and each renderer
-// starts them when they come or when it finishes the frame before,
-// whichever is later. Only where the samples say when frames started and
-// completed; where moving costs, the threshold and the cost-benefit check
-// decide, as with frames in turn.
+// followFinishes predicts when each renderer will start the frame being
+// planned: at latency L a frame's tasks are sent when the frame whose
+// statistics its plan saw (lag frames before it) completes, and each
+// renderer starts them when they come or when it finishes the frame
+// before, whichever is later. It starts from when each renderer's node
+// reported the sampled frame done, as measured, and predicts the frames
+// in flight from their regions with the model, so that neither the
+// model's errors add up from frame to frame nor a correction already
+// planned is made twice. (Following the renderers from their busy times
+// alone, live, put one node 110-130 ms behind the other where it was 20
+// ms ahead: the pipes' busy times are not all of a node's time.) Only
+// where the samples say when frames started, completed and were done;
+// where moving costs, the threshold and the cost-benefit check decide, as
+// with frames in turn.
 func (a *Adaptive) followFinishes(l *Load, active []*Child, g *grid, samples []Sample, db bool) {
 	fin := &a.finish
 	fin.start, fin.overlapping = nil, false
@@ -76,77 +82,108 @@ func (a *Adaptive) followFinishes(l *Load, active []*Child, g *grid, samples []S
 		fin.frame = -1
 		return
 	}
-	took := map[*source]float64{}
-	for _, s := range samples {
-		st := a.source(s.Path)
-		took[st] = math.Max(took[st], s.Busy+s.Assemble)
-	}
-	frame := samples[0].Frame
+	frame, completed := samples[0].Frame, samples[0].Completed
 	if frame == fin.frame {
 		return // no new statistics: the plan before stands
 	}
-	if frame != fin.frame+1 || fin.done == nil {
-		fin.done, fin.completed, fin.measured = map[*source]float64{}, nil, map[int]time.Time{}
+	if fin.measured == nil || frame != fin.frame+1 {
+		fin.measured, fin.done = map[int]time.Time{}, nil
 	}
 	fin.frame = frame
-	fin.measured[frame] = samples[0].Completed
-	before, known := fin.measured[frame-a.lag]
-	if known {
-		fin.sent = math.Max(0, samples[0].Started.Sub(before).Seconds())
-	}
+	fin.measured[frame] = completed
 	delete(fin.measured, frame-a.lag-1)
+	// when each renderer finished the sampled frame, relative to its
+	// completion: it started when the frame's tasks came or when it
+	// finished the frame before, whichever was later, and took its busy
+	// time; a node reports once for all its renderers (its records carry
+	// one time), so its renderers are moved together to have the last one
+	// finish when it reported. Anchored so every frame, the busy times'
+	// errors do not add up.
+	since := func(t time.Time) float64 { return t.Sub(completed).Seconds() }
+	took := map[*source]float64{}
+	reported := map[*source]float64{}
+	for _, s := range samples {
+		if s.Finished.IsZero() {
+			fin.done = nil
+			return
+		}
+		st := a.source(s.Path)
+		took[st] = math.Max(took[st], s.Busy+s.Assemble)
+		if r, ok := reported[st]; !ok || since(s.Finished) > r {
+			reported[st] = since(s.Finished)
+		}
+	}
+	done := map[*source]float64{}
+	for st, t := range took {
+		from := since(samples[0].Started)
+		if d, ok := fin.done[st]; ok {
+			from = math.Max(from, since(d))
+		}
+		done[st] = from + t
+	}
+	byNode := map[float64][]*source{}
+	for st, r := range reported {
+		byNode[r] = append(byNode[r], st)
+	}
+	last := math.Inf(-1)
+	for r, sts := range byNode {
+		latest := math.Inf(-1)
+		for _, st := range sts {
+			latest = math.Max(latest, done[st])
+		}
+		for _, st := range sts {
+			done[st] += r - latest
+		}
+		last = math.Max(last, r)
+	}
+	fin.done = map[*source]time.Time{}
+	for st, d := range done {
+		fin.done[st] = completed.Add(time.Duration(d * 1e9))
+	}
+	// what the frame took after its last node reported (the destination
+	// assembling) comes after each predicted frame too
+	delivery := math.Max(0, -last)
+	var completions []float64 // frame-lag+1 .. frame, oldest first
+	for f := frame - a.lag + 1; f <= frame; f++ {
+		at, ok := fin.measured[f]
+		if !ok {
+			return // not enough frames measured yet
+		}
+		completions = append(completions, since(at))
+	}
+	before, ok := fin.measured[frame-a.lag]
+	if !ok {
+		return
+	}
+	fin.sent = math.Max(0, samples[0].Started.Sub(before).Seconds())
 	release := func() float64 { // when the next frame's tasks come
-		if len(fin.completed) < a.lag {
-			return math.Inf(-1)
-		}
-		return fin.completed[len(fin.completed)-a.lag] + fin.sent
-	}
-	step := func(took map[*source]float64) {
-		rel := release()
-		end := math.Inf(-1)
-		next := map[*source]float64{}
-		for st, t := range took {
-			from := rel
-			if d, ok := fin.done[st]; ok {
-				from = math.Max(from, d)
-			}
-			if math.IsInf(from, -1) {
-				from = 0
-			}
-			next[st] = from + t
-			end = math.Max(end, next[st])
-		}
-		// relative to this completion
-		for st := range next {
-			next[st] -= end
-		}
-		for i := range fin.completed {
-			fin.completed[i] -= end
-		}
-		fin.completed = append(fin.completed, 0)
-		if len(fin.completed) > a.lag+1 {
-			fin.completed = fin.completed[len(fin.completed)-a.lag-1:]
-		}
-		fin.done = next
-	}
-	step(took)
-	if !known {
-		return // how the frames are sent is not known yet
+		return completions[len(completions)-a.lag] + fin.sent
 	}
 	// the frames in flight, planned with the last regions: what the model
 	// predicts they take
-	done, completed := fin.done, append([]float64(nil), fin.completed...)
-	inFlight := map[*source]float64{}
+	for st := range took {
+		delete(took, st)
+	}
 	for _, c := range active {
 		prev, ok := l.last[c.Path]
 		if !ok || prev.Skip {
 			continue
 		}
 		st := a.source(c.Path)
-		inFlight[st] = math.Max(inFlight[st], g.load(region{vp: prev.Viewport, r: prev.Range})/l.weight(c))
+		took[st] = math.Max(took[st], g.load(region{vp: prev.Viewport, r: prev.Range})/l.weight(c))
 	}
 	for k := 1; k < a.lag; k++ {
-		step(inFlight)
+		rel := release()
+		end := math.Inf(-1)
+		for st, t := range took {
+			from := rel
+			if d, ok := done[st]; ok {
+				from = math.Max(from, d)
+			}
+			done[st] = from + t
+			end = math.Max(end, done[st])
+		}
+		completions = append(completions, end+delivery)
 	}
 	rel := release()
 	fin.start = map[*source]float64{}
@@ -154,11 +191,8 @@ func (a *Adaptive) followFinishes(l *Load, active []*Child, g *grid, samples []S
 	for _, c := range active {
 		st := a.source(c.Path)
 		s := rel
-		if d, ok := fin.done[st]; ok {
+		if d, ok := done[st]; ok {
 			s = math.Max(s, d)
-		}
-		if math.IsInf(s, -1) {
-			s = 0
 		}
 		fin.start[st] = s
 		first = math.Min(first, s)
@@ -166,7 +200,6 @@ func (a *Adaptive) followFinishes(l *Load, active []*Child, g *grid, samples []S
 	for st := range fin.start {
 		fin.start[st] -= first
 	}
-	fin.done, fin.completed = done, completed
 	usage := 0.0
 	fin.mean = 0
 	for _, c := range active {

@@ -39,9 +39,10 @@ type Sample struct {
 	// the same renderer take turns on it
 	Renderer string
 	// Started and Completed are when the frame's tasks were sent and when
-	// it completed (stats.Frame; zero: unknown), which tell how its
-	// renderers' frames overlap (see finishes)
-	Started, Completed time.Time
+	// it completed (stats.Frame), and Finished when the child's node
+	// reported it done (stats.Record.Finished); zero: unknown. They tell
+	// how the renderers' frames overlap (see finishes).
+	Started, Completed, Finished time.Time
 }
 
 // Assignment is a child's share for the planned frame.

@@ -13,6 +13,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/goeq/goeq/internal/compositing"
 	"github.com/goeq/goeq/internal/compound"
@@ -442,6 +443,7 @@ func (p *Planner) samples(c *compound.Compound) []equalizer.Sample {
 	var out []equalizer.Sample
 	for _, child := range c.Children {
 		var busy, assemble float64
+		var finished time.Time
 		found, renderer := false, ""
 		for _, r := range p.latest.Records {
 			if r.Compound == child.Path() || isBelow(r.Compound, child.Path()) {
@@ -454,6 +456,9 @@ func (p *Planner) samples(c *compound.Compound) []equalizer.Sample {
 				// destination's share separately, data loading is one-off
 				busy += (r.Times.Busy() - r.Times.Assemble - r.Times.DataLoad).Seconds()
 				assemble += r.Times.Assemble.Seconds()
+				if r.Finished.After(finished) {
+					finished = r.Finished
+				}
 				found = true
 			}
 		}
@@ -466,7 +471,7 @@ func (p *Planner) samples(c *compound.Compound) []equalizer.Sample {
 		}
 		out = append(out, equalizer.Sample{Path: child.Path(), Frame: p.latest.Frame, Viewport: st.Local.Viewport,
 			Range: st.Local.Range, Busy: busy, Assemble: assemble, Renderer: renderer,
-			Started: p.latest.Started, Completed: p.latest.Completed})
+			Started: p.latest.Started, Completed: p.latest.Completed, Finished: finished})
 	}
 	return out
 }

@@ -132,8 +132,12 @@ type Lost struct {
 
 // Done: a node finished its tasks of a frame.
 type Done struct {
-	Node     string
-	Frame    int
+	Node  string
+	Frame int
+	// At is when the node's message came (zero: the scheduler's now): the
+	// server takes messages in batches, and its records are stamped with
+	// it (stats.Record.Finished)
+	At       time.Time
 	Records  []stats.Record
 	Degraded []string // input frames that never came
 	Written  []string // image files the node wrote
@@ -640,7 +644,15 @@ func (s *Scheduler) done(ns *nodeState, e Done) {
 		return
 	}
 	f.pending.remove(ns.index)
+	at := e.At
+	if at.IsZero() {
+		at = s.now
+	}
+	from := len(f.done.Records)
 	f.done.Records = append(f.done.Records, e.Records...)
+	for i := from; i < len(f.done.Records); i++ {
+		f.done.Records[i].Finished = at
+	}
 	f.done.Written = append(f.done.Written, e.Written...)
 	if len(e.Degraded) > 0 {
 		f.done.Degraded = true

@@ -838,3 +838,43 @@ func TestFirstFramesDoNotLengthenLiveness(t *testing.T) {
 		t.Errorf("log %v", c.log)
 	}
 }
+
+// Each record says when its node reported the frame done (the adaptive
+// policy follows the renderers' frames from it), within the frame's
+// start and completion; a Done that says when it came is stamped so.
+func TestRecordsSayWhenTheirNodeWasDone(t *testing.T) {
+	cfg := load(t, example("2d-lb-4.eqc"))
+	c := newCluster(t, cfg, Options{Frames: 10})
+	c.run(2000)
+	if c.failure != "" || !c.finished {
+		t.Fatalf("failure %q, finished %v", c.failure, c.finished)
+	}
+	for _, f := range c.completed {
+		for _, r := range f.Records {
+			if r.Finished.IsZero() || r.Finished.Before(f.Started) || r.Finished.After(f.Finished) {
+				t.Fatalf("frame %d: channel %s done at %v, the frame from %v to %v", f.Frame, r.Channel, r.Finished, f.Started, f.Finished)
+			}
+		}
+	}
+	s := New(cfg, planner.New(cfg), Options{Frames: 1})
+	s.Step(Tick{Now: time.Unix(100, 0)})
+	for _, id := range s.Nodes() {
+		s.Step(Join{Node: id})
+	}
+	rd := s.Ready()
+	s.Advance()
+	at := time.Unix(99, 0)
+	for _, w := range rd.Work {
+		s.Step(Done{Node: w.Node, Frame: w.Frame, At: at, Records: []stats.Record{{Frame: w.Frame, Channel: w.Channels[0].Channel.ID}}})
+	}
+	s.Step(Tick{Now: time.Unix(101, 0)})
+	rd = s.Ready()
+	if len(rd.Completed) != 1 || len(rd.Completed[0].Records) == 0 {
+		t.Fatalf("completed %+v", rd.Completed)
+	}
+	for _, r := range rd.Completed[0].Records {
+		if !r.Finished.Equal(at) {
+			t.Errorf("channel %s stamped %v, want the Done's %v", r.Channel, r.Finished, at)
+		}
+	}
+}

@@ -717,9 +717,9 @@ func (s *server) Session(stream grpc.ServerStream, node string) error {
 		case len(m.Events) > 0:
 			tell(event{input: m.Events})
 		case m.Done != nil:
-			d := m.Done
-			tell(event{ev: scheduler.Done{Node: node, Frame: d.Frame, Records: d.Records, Degraded: d.Degraded,
-				Written: d.Written, Err: d.Error}, links: d.Links, received: time.Now()})
+			d, now := m.Done, time.Now()
+			tell(event{ev: scheduler.Done{Node: node, Frame: d.Frame, At: now, Records: d.Records, Degraded: d.Degraded,
+				Written: d.Written, Err: d.Error}, links: d.Links, received: now})
 		case m.Preview != nil:
 			if s.live != nil && len(m.Preview.JPEG) <= control.MaxPreview {
 				tell(event{preview: m.Preview})

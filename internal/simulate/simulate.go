@@ -194,8 +194,9 @@ func drive(cfg *compound.Config, p *planner.Planner, balanced *compound.Compound
 		frame   int
 		nodes   []string
 		records []stats.Record
-		units   int     // renderers it could have kept busy
-		done    float64 // when its last renderer finishes (s)
+		units   int       // renderers it could have kept busy
+		done    float64   // when its last renderer finishes (s)
+		finish  []float64 // when each record's renderer finishes it (s)
 	}
 	var held []inFlight
 	// when each renderer finishes the frames it has, and when the last
@@ -203,6 +204,7 @@ func drive(cfg *compound.Config, p *planner.Planner, balanced *compound.Compound
 	free := map[string]float64{}
 	completed := 0.0
 	started := map[int]int{}
+	channelNode := map[string]string{}
 	for !sched.Finished() {
 		for sched.HasReady() {
 			rd := sched.Ready()
@@ -248,8 +250,11 @@ func drive(cfg *compound.Config, p *planner.Planner, balanced *compound.Compound
 					moved += load.DataMoved
 					sum.Series = append(sum.Series, FrameSample{Imbalance: imb, Splits: splitsOf(states, sources, db), Moved: load.DataMoved})
 					started[f] = len(held)
-					held = append(held, inFlight{frame: f, records: recs, units: len(units) + idle,
-						done: renderersDone(free, recs, times, completed)})
+					done, finish := renderersDone(free, recs, times, completed)
+					held = append(held, inFlight{frame: f, records: recs, units: len(units) + idle, done: done, finish: finish})
+				}
+				for _, cp := range w.Channels {
+					channelNode[cp.Channel.ID] = w.Node
 				}
 				for k := range held {
 					if held[k].frame == w.Frame {
@@ -275,12 +280,25 @@ func drive(cfg *compound.Config, p *planner.Planner, balanced *compound.Compound
 		sum.Series[len(frameTimes)-1].FrameTime = ft
 		capacity += ft * float64(h.units)
 		sched.Step(scheduler.Tick{Now: now})
-		for i, node := range h.nodes {
-			d := scheduler.Done{Node: node, Frame: h.frame}
-			if i == 0 {
-				d.Records = h.records
+		// each node reports its records, done when its last renderer
+		// finishes the frame
+		byNode := map[string][]stats.Record{}
+		nodeDone := map[string]float64{}
+		for i, r := range h.records {
+			n := channelNode[r.Channel]
+			byNode[n] = append(byNode[n], r)
+			nodeDone[n] = math.Max(nodeDone[n], h.finish[i])
+		}
+		for _, node := range h.nodes {
+			d := scheduler.Done{Node: node, Frame: h.frame, At: now, Records: byNode[node]}
+			if t, ok := nodeDone[node]; ok {
+				d.At = time.Unix(0, 0).Add(dur(t))
 			}
+			delete(byNode, node)
 			sched.Step(d)
+		}
+		if len(byNode) > 0 {
+			return nil, fmt.Errorf("simulation: frame %d has records of channels no node had work for", h.frame)
 		}
 		// as the live server's loop does after the messages it took: the
 		// frame that completion lets start starts now
@@ -294,22 +312,28 @@ func dur(s float64) time.Duration { return time.Duration(s * 1e9) }
 
 // renderersDone starts a frame's work on each renderer (sources sharing
 // one are one; see stats.ByRenderer) when its tasks come at now or when it
-// finishes its frame before, and returns when the last one finishes.
-func renderersDone(free map[string]float64, recs []stats.Record, times []float64, now float64) float64 {
+// finishes its frame before, and returns when the last one finishes, and
+// when each record's renderer does.
+func renderersDone(free map[string]float64, recs []stats.Record, times []float64, now float64) (float64, []float64) {
 	took := map[string]float64{}
+	keys := make([]string, len(recs))
 	for i, r := range recs {
-		key := r.Renderer
-		if key == "" {
-			key = r.Compound
+		keys[i] = r.Renderer
+		if keys[i] == "" {
+			keys[i] = r.Compound
 		}
-		took[key] = math.Max(took[key], times[i])
+		took[keys[i]] = math.Max(took[keys[i]], times[i])
 	}
 	done := now
 	for key, t := range took {
 		free[key] = math.Max(free[key], now) + t
 		done = math.Max(done, free[key])
 	}
-	return done
+	finish := make([]float64, len(recs))
+	for i, key := range keys {
+		finish[i] = free[key]
+	}
+	return done, finish
 }
 
 func overlap(a, b compound.Range) float64 {

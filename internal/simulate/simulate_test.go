@@ -304,31 +304,31 @@ func TestRenderersWorkThroughTheirFramesInOrder(t *testing.T) {
 	// frames 1 and 2 are sent together (latency 1), a slow in the first
 	// and b in the second: both done at 15, where one after the other
 	// would take 20
-	if done := renderersDone(free, two, []float64{10, 5}, 0); done != 10 {
-		t.Fatalf("frame 1 done at %v, want 10", done)
+	if done, finish := renderersDone(free, two, []float64{10, 5}, 0); done != 10 || !slices.Equal(finish, []float64{10, 5}) {
+		t.Fatalf("frame 1 done at %v, its renderers at %v; want 10, and 10 and 5", done, finish)
 	}
-	if done := renderersDone(free, two, []float64{5, 10}, 0); done != 15 {
+	if done, _ := renderersDone(free, two, []float64{5, 10}, 0); done != 15 {
 		t.Fatalf("frame 2 done at %v, want 15", done)
 	}
 	// frame 3 is sent when frame 1 completes (10): both are still busy
-	if done := renderersDone(free, two, []float64{10, 10}, 10); done != 25 {
+	if done, _ := renderersDone(free, two, []float64{10, 10}, 10); done != 25 {
 		t.Fatalf("frame 3 done at %v, want 25", done)
 	}
 	// frame 4, sent at 15 when frame 2 completed, and frame 5, sent at 25:
 	// a lasting imbalance (a 2, b 20) puts a a whole frame ahead, and it
 	// waits from 29 for frame 6's tasks, sent when frame 4 completes (45)
-	if done := renderersDone(free, two, []float64{2, 20}, 15); done != 45 || free["a"] != 27 {
+	if done, _ := renderersDone(free, two, []float64{2, 20}, 15); done != 45 || free["a"] != 27 {
 		t.Fatalf("frame 4 done at %v, a free at %v; want 45 and 27", done, free["a"])
 	}
-	if done := renderersDone(free, two, []float64{2, 2}, 25); done != 47 || free["a"] != 29 {
+	if done, _ := renderersDone(free, two, []float64{2, 2}, 25); done != 47 || free["a"] != 29 {
 		t.Fatalf("frame 5 done at %v, a free at %v; want 47 and 29", done, free["a"])
 	}
-	if done := renderersDone(free, two, []float64{2, 2}, 45); done != 49 || free["a"] != 47 {
+	if done, _ := renderersDone(free, two, []float64{2, 2}, 45); done != 49 || free["a"] != 47 {
 		t.Fatalf("frame 6 done at %v, a free at %v; want 49 and 47", done, free["a"])
 	}
 	// sources sharing a renderer are one: the slower one's time
 	shared := []stats.Record{rec("n"), rec("n")}
-	if done := renderersDone(map[string]float64{}, shared, []float64{3, 4}, 1); done != 5 {
+	if done, _ := renderersDone(map[string]float64{}, shared, []float64{3, 4}, 1); done != 5 {
 		t.Fatalf("a shared renderer done at %v, want 5", done)
 	}
 }

@@ -62,6 +62,10 @@ type Record struct {
 	// GPU. Channels with the same renderer take turns on it, so one's time
 	// includes part of the others' work.
 	Renderer string `json:"renderer,omitempty"`
+	// Finished is when the channel's node reported the frame done, on the
+	// scheduler's clock (zero: unknown); the statistics file has it as
+	// done_s
+	Finished time.Time `json:"-"`
 }
 
 // Frame is every record of one finished frame, and when its tasks were
