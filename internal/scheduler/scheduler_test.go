@@ -102,6 +102,16 @@ func (c *fakeCluster) silenceUntilReported(node string) time.Duration {
 	return c.now.Sub(silent)
 }
 
+// runToEnd drives the cluster until the run ends, and fails the test
+// where the run failed or the rounds ran out first.
+func (c *fakeCluster) runToEnd(rounds int) {
+	c.t.Helper()
+	c.run(rounds)
+	if c.failure != "" || !c.finished {
+		c.t.Fatalf("failure %q, finished %v after %d frames", c.failure, c.finished, len(c.completed))
+	}
+}
+
 // run drives the cluster until the run ends or rounds run out.
 func (c *fakeCluster) run(rounds int) {
 	for i := 0; i < rounds && c.failure == "" && !c.finished; i++ {
@@ -265,10 +275,7 @@ func TestLatencyBoundsFramesInFlight(t *testing.T) {
 		t.Run(fmt.Sprintf("latency %d", latency), func(t *testing.T) {
 			cfg := withLatency(t, example("2d-lb-4.eqc"), latency)
 			c := newCluster(t, cfg, Options{Frames: 20})
-			c.run(10000)
-			if c.failure != "" || !c.finished {
-				t.Fatalf("failure %q finished %v", c.failure, c.finished)
-			}
+			c.runToEnd(10000)
 			if len(c.completed) != 20 {
 				t.Fatalf("%d frames completed", len(c.completed))
 			}
@@ -467,10 +474,7 @@ func TestFrameTimeoutCountsFromTheFrameBefore(t *testing.T) {
 	const timeout = 2500 * time.Millisecond
 	c := newCluster(t, cfg, Options{Frames: 12, FrameTimeout: timeout})
 	c.step = time.Second // a round takes a second: a frame takes a few
-	c.run(200)
-	if c.failure != "" || !c.finished {
-		t.Fatalf("failure %q, finished %v after %d frames", c.failure, c.finished, len(c.completed))
-	}
+	c.runToEnd(200)
 	longest, before := time.Duration(0), time.Duration(0)
 	for i, f := range c.completed {
 		if took := f.Finished.Sub(f.Started); took > longest {
@@ -508,10 +512,7 @@ func TestSilentNodeIsLost(t *testing.T) {
 	if took > time.Second {
 		t.Errorf("lost %v after it fell silent, want within 1 s", took)
 	}
-	c.run(100000)
-	if c.failure != "" || !c.finished {
-		t.Fatalf("failure %q finished %v", c.failure, c.finished)
-	}
+	c.runToEnd(100000)
 	if len(c.log) != 1 || !strings.Contains(c.log[0], "lost render1: no heartbeat for 800ms") {
 		t.Errorf("log %v", c.log)
 	}
@@ -590,10 +591,7 @@ func TestLivenessAdaptsToGaps(t *testing.T) {
 func TestTileQueuePulls(t *testing.T) {
 	cfg := load(t, corpus("2-node.tile.eqc"))
 	c := newCluster(t, cfg, Options{Frames: 4})
-	c.run(100000)
-	if c.failure != "" || !c.finished {
-		t.Fatalf("failure %q finished %v", c.failure, c.finished)
-	}
+	c.runToEnd(100000)
 	if len(c.tiles) == 0 {
 		t.Fatal("no tiles pulled")
 	}
@@ -845,10 +843,7 @@ func TestFirstFramesDoNotLengthenLiveness(t *testing.T) {
 func TestRecordsSayWhenTheirNodeWasDone(t *testing.T) {
 	cfg := load(t, example("2d-lb-4.eqc"))
 	c := newCluster(t, cfg, Options{Frames: 10})
-	c.run(2000)
-	if c.failure != "" || !c.finished {
-		t.Fatalf("failure %q, finished %v", c.failure, c.finished)
-	}
+	c.runToEnd(2000)
 	for _, f := range c.completed {
 		for _, r := range f.Records {
 			if r.Finished.IsZero() || r.Finished.Before(f.Started) || r.Finished.After(f.Finished) {
