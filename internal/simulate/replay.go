@@ -38,8 +38,10 @@ func ReadStats(r io.Reader) ([]stats.Record, error) {
 // same frame (each recorded part's draw time spread evenly over the part
 // of the screen or database it drew), and its other times are its own
 // recorded ones. A source planned exactly what it drew in the recording
-// gets its recorded statistics unchanged, so a replay under the recorded
-// policy plans the recorded splits. It returns the summary and the
+// gets its recorded statistics unchanged, so a replay under Equalizer's
+// policy, recorded under it, plans the recorded splits (the adaptive
+// policy also follows when each node finished its frames, which the
+// replay times as the simulator does). It returns the summary and the
 // statistics it gave, whose viewports and ranges are its decisions.
 func Replay(cfg *compound.Config, configName string, recorded []stats.Record, policy string) (*Summary, []stats.Record, error) {
 	if policy != "equalizer" && policy != "adaptive" {
