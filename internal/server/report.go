@@ -33,9 +33,6 @@ type report struct {
 	// codecBytes is what crossed frame links, by codec (Summary.CodecBytes)
 	codecBytes map[string]int64
 	labels     map[string]string // channel ID -> label
-	// doneAt is when each channel's node reported a frame done, in
-	// seconds since start, by frame, until the frame completes
-	doneAt map[int]map[string]float64
 }
 
 func newReport(s *server, statsOut *json.Encoder) *report {
@@ -44,23 +41,7 @@ func newReport(s *server, statsOut *json.Encoder) *report {
 		labels[ch.ID] = ch.Label
 	}
 	return &report{s: s, statsOut: statsOut, totals: map[string]*channelTotals{}, codecBytes: map[string]int64{},
-		labels: labels, doneAt: map[int]map[string]float64{}}
-}
-
-// done notes when a node's done for a frame arrived, for its channels'
-// statistics lines.
-func (r *report) done(d scheduler.Done, received time.Time) {
-	if r.statsOut == nil || r.start.IsZero() || received.IsZero() {
-		return
-	}
-	byChannel := r.doneAt[d.Frame]
-	if byChannel == nil {
-		byChannel = map[string]float64{}
-		r.doneAt[d.Frame] = byChannel
-	}
-	for _, rec := range d.Records {
-		byChannel[rec.Channel] = received.Sub(r.start).Seconds()
-	}
+		labels: labels}
 }
 
 // sent counts what a node sent over frame links for a frame.
@@ -109,15 +90,13 @@ func (r *report) complete(c scheduler.Completed) {
 	worst, total, n, slowest := 0.0, 0.0, 0, ""
 	completed := time.Since(r.start).Seconds()
 	started := math.Max(0, c.Started.Sub(r.start).Seconds())
-	doneAt := r.doneAt[c.Frame]
-	for f := range r.doneAt {
-		if f <= c.Frame { // frames complete in order; a dropped one's go too
-			delete(r.doneAt, f)
-		}
-	}
 	for i, rec := range c.Records {
 		if r.statsOut != nil {
-			line := statsLine{Record: rec, Label: r.label(rec.Channel), Completed: completed, Started: started, Done: doneAt[rec.Channel]}
+			// the scheduler stamped the record with its Done's arrival
+			line := statsLine{Record: rec, Label: r.label(rec.Channel), Completed: completed, Started: started}
+			if !rec.Finished.IsZero() {
+				line.Done = math.Max(0, rec.Finished.Sub(r.start).Seconds())
+			}
 			if i == 0 && r.s.plan != nil {
 				line.Balance = r.s.plan.Balance()
 			}

@@ -251,9 +251,6 @@ type event struct {
 	// for the dashboard: what the node sent, a destination's image
 	links   []control.LinkBytes
 	preview *control.Preview
-	// when a node's done arrived (the server's loop takes messages in
-	// batches, and a batch's time is not when each came)
-	received time.Time
 	// the node's connection, and the session (gen) or process (launch) it
 	// came from, 0 for none; the application's events have none
 	conn        *nodeConn
@@ -717,9 +714,11 @@ func (s *server) Session(stream grpc.ServerStream, node string) error {
 		case len(m.Events) > 0:
 			tell(event{input: m.Events})
 		case m.Done != nil:
-			d, now := m.Done, time.Now()
-			tell(event{ev: scheduler.Done{Node: node, Frame: d.Frame, At: now, Records: d.Records, Degraded: d.Degraded,
-				Written: d.Written, Err: d.Error}, links: d.Links, received: now})
+			// the loop takes messages in batches: a batch's time is not
+			// when each came
+			d := m.Done
+			tell(event{ev: scheduler.Done{Node: node, Frame: d.Frame, At: time.Now(), Records: d.Records, Degraded: d.Degraded,
+				Written: d.Written, Err: d.Error}, links: d.Links})
 		case m.Preview != nil:
 			if s.live != nil && len(m.Preview.JPEG) <= control.MaxPreview {
 				tell(event{preview: m.Preview})
@@ -957,8 +956,6 @@ func (s *server) take(ev *event, rep *report, joined map[string]bool) (scheduler
 		if !joined[e.Node] {
 			return nil, fmt.Errorf("node %s did not join: %s", e.Node, e.Reason)
 		}
-	case scheduler.Done:
-		rep.done(e, ev.received)
 	}
 	return ev.ev, nil
 }
