@@ -161,21 +161,19 @@ func (a *Adaptive) followFinishes(l *Load, active []*Child, g *grid, samples []S
 	}
 	// the frames in flight, planned with the last regions: what the model
 	// predicts they take
-	for st := range took {
-		delete(took, st)
-	}
+	inFlight := map[*source]float64{}
 	for _, c := range active {
 		prev, ok := l.last[c.Path]
 		if !ok || prev.Skip {
 			continue
 		}
 		st := a.source(c.Path)
-		took[st] = math.Max(took[st], g.load(region{vp: prev.Viewport, r: prev.Range})/l.weight(c))
+		inFlight[st] = math.Max(inFlight[st], g.load(region{vp: prev.Viewport, r: prev.Range})/l.weight(c))
 	}
 	for k := 1; k < a.lag; k++ {
 		rel := release()
 		end := math.Inf(-1)
-		for st, t := range took {
+		for st, t := range inFlight {
 			from := rel
 			if d, ok := done[st]; ok {
 				from = math.Max(from, d)
