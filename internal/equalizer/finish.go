@@ -100,6 +100,29 @@ func (a *Adaptive) followFinishes(l *Load, active []*Child, g *grid, samples []S
 	// finish when it reported. Anchored so every frame, the busy times'
 	// errors do not add up.
 	since := func(t time.Time) float64 { return t.Sub(completed).Seconds() }
+	// children that name one renderer take turns on it: it works through
+	// their frames as one, and is done with a frame when it is done with
+	// all of them (as the simulator times them), so they are followed as
+	// one, by the first one's source. (Followed each on its own, live,
+	// two pipes of a node were put up to 60 ms apart, and one's share cut
+	// by a third while the other's stood, which moved work between them
+	// on the same core.) The first child by path stands for the renderer
+	// from frame to frame.
+	unit := map[*source]*source{}
+	firstPath := map[string]string{} // by renderer
+	for _, s := range samples {
+		if p, ok := firstPath[s.Renderer]; s.Renderer != "" && (!ok || s.Path < p) {
+			firstPath[s.Renderer] = s.Path
+		}
+	}
+	for _, s := range samples {
+		st := a.source(s.Path)
+		if p, ok := firstPath[s.Renderer]; ok {
+			unit[st] = a.source(p)
+		} else {
+			unit[st] = st
+		}
+	}
 	took := map[*source]float64{}
 	reported := map[*source]float64{}
 	for _, s := range samples {
@@ -107,7 +130,7 @@ func (a *Adaptive) followFinishes(l *Load, active []*Child, g *grid, samples []S
 			fin.done = nil
 			return
 		}
-		st := a.source(s.Path)
+		st := unit[a.source(s.Path)]
 		took[st] = math.Max(took[st], s.Busy+s.Assemble)
 		if r, ok := reported[st]; !ok || since(s.Finished) > r {
 			reported[st] = since(s.Finished)
@@ -167,7 +190,10 @@ func (a *Adaptive) followFinishes(l *Load, active []*Child, g *grid, samples []S
 		if !ok || prev.Skip {
 			continue
 		}
-		st := a.source(c.Path)
+		st, ok := unit[a.source(c.Path)]
+		if !ok {
+			continue
+		}
 		inFlight[st] = math.Max(inFlight[st], g.load(region{vp: prev.Viewport, r: prev.Range})/l.weight(c))
 	}
 	for k := 1; k < a.lag; k++ {
@@ -189,7 +215,7 @@ func (a *Adaptive) followFinishes(l *Load, active []*Child, g *grid, samples []S
 	for _, c := range active {
 		st := a.source(c.Path)
 		s := rel
-		if d, ok := done[st]; ok {
+		if d, ok := done[unit[st]]; ok {
 			s = math.Max(s, d)
 		}
 		fin.start[st] = s

@@ -119,3 +119,60 @@ func TestPacedFramesAreNotCaughtUp(t *testing.T) {
 		}
 	}
 }
+
+// Children that name one renderer take turns on it: the renderer is done
+// with a frame when it is done with all of them, and starts the next one
+// for all of them, so they start the planned frame together and have
+// their shares changed alike, whatever their busy times say (each one's
+// holds the other's work). Followed each on its own, the child whose busy
+// time was short was put to start early and given more, at its sibling's
+// cost, on the same core.
+func TestChildrenOfOneRendererAreFollowedAsOne(t *testing.T) {
+	kids := []Child{{Path: "a", Active: true, Usage: 1}, {Path: "b", Active: true, Usage: 1},
+		{Path: "c", Active: true, Usage: 1}, {Path: "d", Active: true, Usage: 1}}
+	renderers := []string{"n1 software", "n1 software", "n2 software", "n2 software"}
+	l := NewLoad(adaptiveParams("2D"), 1280, 720)
+	out := l.Plan(kids, nil)
+	epoch := time.Unix(0, 0)
+	at := func(s float64) time.Time { return epoch.Add(time.Duration(s * 1e9)) }
+	for f := 0; f < 80; f++ {
+		// each child's busy time holds the other's work, as live pipes'
+		// on llvmpipe: they are each their own source (see turnEvidence),
+		// and the quicker one changes from frame to frame
+		busy := []float64{0.030, 0.024, 0.030, 0.024}
+		if f%2 == 1 {
+			busy = []float64{0.024, 0.030, 0.024, 0.030}
+		}
+		// back to back: a frame's tasks are sent when the frame two
+		// before completes; each renderer takes 30 ms a frame, and n1
+		// reports 15 ms after n2
+		started := 0.030 * float64(f)
+		var samples []Sample
+		for i, k := range kids {
+			done := started + 0.040
+			if i < 2 {
+				done += 0.015
+			}
+			samples = append(samples, Sample{Path: k.Path, Frame: f, Viewport: out[i].Viewport, Busy: busy[i], Renderer: renderers[i],
+				Started: at(started), Completed: at(started + 0.060), Finished: at(done)})
+		}
+		l.Adaptive.ObserveLag(2)
+		out = l.Plan(kids, samples)
+	}
+	a := l.Adaptive
+	if _, ok := a.shared["a"]; ok {
+		t.Fatal("a and b are taken to take turns")
+	}
+	if a.finish.start == nil {
+		t.Fatal("the renderers start the planned frame together: nothing to catch up")
+	}
+	if a.startOf("a") <= a.startOf("c") {
+		t.Errorf("n1, reported last, starts at %.1f ms, n2 at %.1f ms", 1000*a.startOf("a"), 1000*a.startOf("c"))
+	}
+	for _, pair := range [][2]string{{"a", "b"}, {"c", "d"}} {
+		if a.startOf(pair[0]) != a.startOf(pair[1]) || a.catchUp(pair[0]) != a.catchUp(pair[1]) {
+			t.Errorf("%s and %s share a renderer, but start at %.1f and %.1f ms, their shares times %.3f and %.3f",
+				pair[0], pair[1], 1000*a.startOf(pair[0]), 1000*a.startOf(pair[1]), a.catchUp(pair[0]), a.catchUp(pair[1]))
+		}
+	}
+}

@@ -88,7 +88,12 @@ func (r *report) complete(c scheduler.Completed) {
 		r.s.opt.Log.Printf("frame %d: %s", c.Frame, e)
 	}
 	worst, total, n, slowest := 0.0, 0.0, 0, ""
+	// the scheduler's completion, which the planner saw, rather than when
+	// the report got to it: a replay times the plans from these
 	completed := time.Since(r.start).Seconds()
+	if !c.Finished.IsZero() {
+		completed = math.Max(0, c.Finished.Sub(r.start).Seconds())
+	}
 	started := math.Max(0, c.Started.Sub(r.start).Seconds())
 	for i, rec := range c.Records {
 		if r.statsOut != nil {
