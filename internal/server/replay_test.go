@@ -1,14 +1,18 @@
 package server
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/goeq/goeq/internal/compound"
+	"github.com/goeq/goeq/internal/planner"
 	"github.com/goeq/goeq/internal/simulate"
+	"github.com/goeq/goeq/internal/stats"
 )
 
 // TestReplayReproducesTheRecordedSplits records live runs (2D and DB,
@@ -98,5 +102,100 @@ func TestReplayReproducesTheRecordedSplits(t *testing.T) {
 				t.Errorf("eqserver replay printed:\n%s", text)
 			}
 		})
+	}
+}
+
+// TestAStatisticsFileReplansItsRunExactly records a live run under the
+// adaptive policy, which follows when frames were sent and completed and
+// when each node was done, and feeds its statistics file to a new planner
+// as the scheduler fed the run's: each frame planned from the frames that
+// had completed when its tasks were sent. Every frame's split comes out as
+// the run's: the file holds what the planner saw, so a recorded run can be
+// studied decision by decision. (Its completions were once stamped when
+// the report got to them, up to a millisecond after the next frame was
+// planned, and a re-planned run drifted off after 150 frames.)
+func TestAStatisticsFileReplansItsRunExactly(t *testing.T) {
+	const frames = 80
+	text, err := os.ReadFile(config("2d-lb-4.eqc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	adaptive := strings.Replace(string(text), "load_equalizer\n        {", "load_equalizer\n        { adaptive ON", 1)
+	if adaptive == string(text) {
+		t.Fatal("2d-lb-4.eqc's load_equalizer is not where the test expects it")
+	}
+	cfgPath := filepath.Join(t.TempDir(), "2d-lb-4-adaptive.eqc")
+	if err := os.WriteFile(cfgPath, []byte(adaptive), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, cfgPath, frames, "--renderer", "synthetic")
+	if r.err != nil {
+		t.Fatalf("run: %v\n%s", r.err, r.stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(r.out, "stats.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	epoch := time.Unix(0, 0)
+	at := func(s float64) time.Time { return epoch.Add(time.Duration(s * 1e9)) }
+	recorded := map[int]*stats.Frame{}
+	overhead := map[int]float64{}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var rec stats.Record
+		var times struct {
+			Started   float64 `json:"started_s"`
+			Completed float64 `json:"completed_s"`
+			Done      float64 `json:"done_s"`
+			Balance   []planner.BalanceState
+		}
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal([]byte(line), &times); err != nil {
+			t.Fatal(err)
+		}
+		rec.Finished = at(times.Done)
+		f := recorded[rec.Frame]
+		if f == nil {
+			f = &stats.Frame{Frame: rec.Frame, Started: at(times.Started), Completed: at(times.Completed)}
+			recorded[rec.Frame] = f
+		}
+		f.Records = append(f.Records, rec)
+		if len(times.Balance) > 0 {
+			overhead[rec.Frame] = times.Balance[0].OverheadMs / 1000
+		}
+	}
+	if len(recorded) != frames {
+		t.Fatalf("statistics of %d frames, want %d", len(recorded), frames)
+	}
+	m, _, err := compound.Load(cfgPath, compound.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := planner.New(m.Configs[0])
+	fed, moves := 0, 0
+	for n := 0; n < frames; n++ {
+		for fed < n && !recorded[fed].Completed.After(recorded[n].Started) {
+			p.Feed(*recorded[fed])
+			fed++
+		}
+		// the overhead the run had measured by then (its balance state
+		// is written as the frame the plan saw completed)
+		p.Overhead = overhead[n-m.Configs[0].Latency-1]
+		plan := p.Plan(n)
+		for _, rec := range recorded[n].Records {
+			if got := plan.Compounds[rec.Compound].Viewport; got != rec.Viewport {
+				t.Fatalf("frame %d, compound %s: re-planned %v, the run planned %v", n, rec.Compound, got, rec.Viewport)
+			}
+			if n > 0 && rec.Viewport != recorded[n-1].ByCompound(rec.Compound)[0].Viewport {
+				moves++
+			}
+		}
+		if bs := p.Balance(); len(bs) == 0 {
+			t.Fatal("the re-planned run has no adaptive policy")
+		}
+	}
+	if moves < 10 {
+		t.Errorf("the split moved %d times in %d frames: the comparison proves little", moves, frames)
 	}
 }
