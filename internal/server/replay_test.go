@@ -109,11 +109,12 @@ func TestReplayReproducesTheRecordedSplits(t *testing.T) {
 // adaptive policy, which follows when frames were sent and completed and
 // when each node was done, and feeds its statistics file to a new planner
 // as the scheduler fed the run's: each frame planned from the frames that
-// had completed when its tasks were sent. Every frame's split comes out as
-// the run's: the file holds what the planner saw, so a recorded run can be
-// studied decision by decision. (Its completions were once stamped when
-// the report got to them, up to a millisecond after the next frame was
-// planned, and a re-planned run drifted off after 150 frames.)
+// had completed when its tasks were sent. Every frame's split and
+// decision come out as the run's: the file holds what the planner saw, so
+// a recorded run can be studied decision by decision. (Its completions
+// were once stamped when the report got to them, up to a millisecond
+// after the next frame was planned, and its balance state was the one
+// when the frame completed.)
 func TestAStatisticsFileReplansItsRunExactly(t *testing.T) {
 	const frames = 80
 	text, err := os.ReadFile(config("2d-lb-4.eqc"))
@@ -139,7 +140,7 @@ func TestAStatisticsFileReplansItsRunExactly(t *testing.T) {
 	epoch := time.Unix(0, 0)
 	at := func(s float64) time.Time { return epoch.Add(time.Duration(s * 1e9)) }
 	recorded := map[int]*stats.Frame{}
-	overhead := map[int]float64{}
+	balance := map[int]planner.BalanceState{}
 	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
 		var rec stats.Record
 		var times struct {
@@ -162,7 +163,7 @@ func TestAStatisticsFileReplansItsRunExactly(t *testing.T) {
 		}
 		f.Records = append(f.Records, rec)
 		if len(times.Balance) > 0 {
-			overhead[rec.Frame] = times.Balance[0].OverheadMs / 1000
+			balance[rec.Frame] = times.Balance[0]
 		}
 	}
 	if len(recorded) != frames {
@@ -179,20 +180,25 @@ func TestAStatisticsFileReplansItsRunExactly(t *testing.T) {
 			p.Feed(*recorded[fed])
 			fed++
 		}
-		// the overhead the run had measured by then (its balance state
-		// is written as the frame the plan saw completed)
-		p.Overhead = overhead[n-m.Configs[0].Latency-1]
+		// the overhead the run had measured when it planned the frame
+		want, ok := balance[n]
+		if !ok {
+			t.Fatalf("frame %d: no balance state recorded", n)
+		}
+		p.Overhead = want.OverheadMs / 1000
 		plan := p.Plan(n)
 		for _, rec := range recorded[n].Records {
 			if got := plan.Compounds[rec.Compound].Viewport; got != rec.Viewport {
 				t.Fatalf("frame %d, compound %s: re-planned %v, the run planned %v", n, rec.Compound, got, rec.Viewport)
 			}
-			if n > 0 && rec.Viewport != recorded[n-1].ByCompound(rec.Compound)[0].Viewport {
-				moves++
+			if prev := recorded[n-1]; prev != nil {
+				if before := prev.ByCompound(rec.Compound); len(before) > 0 && before[0].Viewport != rec.Viewport {
+					moves++
+				}
 			}
 		}
-		if bs := p.Balance(); len(bs) == 0 {
-			t.Fatal("the re-planned run has no adaptive policy")
+		if bs := p.Balance(); len(bs) == 0 || bs[0] != want {
+			t.Fatalf("frame %d: re-planned %+v, the run %+v", n, bs, want)
 		}
 	}
 	if moves < 10 {

@@ -61,7 +61,7 @@ type statsLine struct {
 	// Done when the channel's node reported it done: frames overlap
 	// (latency), and a node that finished one late may start the next
 	// late. The first line of a frame also carries the adaptive policies'
-	// state after planning it.
+	// state as the frame was planned.
 	Completed float64                `json:"completed_s"`
 	Started   float64                `json:"started_s"`
 	Done      float64                `json:"done_s,omitempty"`
@@ -102,8 +102,8 @@ func (r *report) complete(c scheduler.Completed) {
 			if !rec.Finished.IsZero() {
 				line.Done = math.Max(0, rec.Finished.Sub(r.start).Seconds())
 			}
-			if i == 0 && r.s.plan != nil {
-				line.Balance = r.s.plan.Balance()
+			if i == 0 {
+				line.Balance = r.s.balanced[c.Frame]
 			}
 			r.statsOut.Encode(line)
 		}
@@ -121,6 +121,7 @@ func (r *report) complete(c scheduler.Completed) {
 			}
 		}
 	}
+	delete(r.s.balanced, c.Frame)
 	if w := r.s.opt.Progress; w != nil {
 		el := time.Since(r.start).Seconds()
 		imb := 1.0

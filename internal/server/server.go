@@ -278,10 +278,13 @@ type server struct {
 	plan  *planner.Planner // nil in reference runs
 	// exchanges counts frames composited by exchange (Summary.Exchanges)
 	exchanges map[string]int
-	nodes     map[string]*nodeConn
-	order     []string
-	mu        sync.Mutex
-	events    chan event
+	// balanced is the adaptive policies' state as each frame in flight
+	// was planned, for the statistics file
+	balanced map[int][]planner.BalanceState
+	nodes    map[string]*nodeConn
+	order    []string
+	mu       sync.Mutex
+	events   chan event
 	// frame data by frame, from the application, until the frame is done
 	data     map[int][]byte
 	messages map[int][][]byte
@@ -374,8 +377,8 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 		if opt.Merge == "gpu" {
 			s.plan.Rates.BandsInMemory = false // every merge goes through the GL
 		}
-		s.exchanges = map[string]int{}
-		p = plannerWithOverhead{s.plan, s.exchanges}
+		s.exchanges, s.balanced = map[string]int{}, map[int][]planner.BalanceState{}
+		p = plannerWithOverhead{s.plan, s.exchanges, s.balanced}
 	}
 	s.sched = scheduler.New(cfg, p, sopt)
 	for _, id := range s.sched.Nodes() {
@@ -433,17 +436,22 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 }
 
 // plannerWithOverhead lets the scheduler hand the measured overhead to
-// the planner, and counts the frames each sort-last compound composited
-// by exchange, by strategy.
+// the planner, counts the frames each sort-last compound composited by
+// exchange, by strategy, and keeps the adaptive policies' state as each
+// frame was planned.
 type plannerWithOverhead struct {
 	*planner.Planner
 	exchanges map[string]int
+	balanced  map[int][]planner.BalanceState
 }
 
 func (p plannerWithOverhead) SetOverhead(seconds float64) { p.Planner.Overhead = seconds }
 
 func (p plannerWithOverhead) Plan(frame int) *planner.FramePlan {
 	plan := p.Planner.Plan(frame)
+	if b := p.Planner.Balance(); len(b) > 0 {
+		p.balanced[frame] = b
+	}
 	seen := map[string]bool{}
 	for _, x := range plan.Exchanges {
 		k := fmt.Sprintf("%s %s among %d", x.Compound, x.Strategy, x.Sources)
