@@ -38,8 +38,9 @@ type finishes struct {
 	// frame rate is capped)
 	measured map[int]time.Time
 	sent     float64
-	// done is when each renderer finished the newest sampled frame
-	done map[*source]time.Time
+	// done is when each renderer (see followFinishes' unit) finished the
+	// newest sampled frame
+	done map[string]time.Time
 	// start is when each renderer will start the frame being planned,
 	// relative to the earliest (nil: no catching up this plan); mean is
 	// its mean by weight, and duration the balanced frame's duration
@@ -100,43 +101,35 @@ func (a *Adaptive) followFinishes(l *Load, active []*Child, g *grid, samples []S
 	// finish when it reported. Anchored so every frame, the busy times'
 	// errors do not add up.
 	since := func(t time.Time) float64 { return t.Sub(completed).Seconds() }
-	// children that name one renderer take turns on it: it works through
-	// their frames as one, and is done with a frame when it is done with
-	// all of them (as the simulator times them), so they are followed as
-	// one, by the first one's source. (Followed each on its own, live,
+	// unit is what each child's frames run on, by child path: children
+	// that name one renderer take turns on it, and it works through their
+	// frames as one and is done with a frame when it is done with all of
+	// them (as the simulator times them), so they are followed as one;
+	// other children are each their own. (Followed each on its own, live,
 	// two pipes of a node were put up to 60 ms apart, and one's share cut
 	// by a third while the other's stood, which moved work between them
-	// on the same core.) The first child by path stands for the renderer
-	// from frame to frame.
-	unit := map[*source]*source{}
-	firstPath := map[string]string{} // by renderer
+	// on the same core.)
+	unit := map[string]string{}
 	for _, s := range samples {
-		if p, ok := firstPath[s.Renderer]; s.Renderer != "" && (!ok || s.Path < p) {
-			firstPath[s.Renderer] = s.Path
+		unit[s.Path] = s.Renderer
+		if s.Renderer == "" {
+			unit[s.Path] = s.Path
 		}
 	}
-	for _, s := range samples {
-		st := a.source(s.Path)
-		if p, ok := firstPath[s.Renderer]; ok {
-			unit[st] = a.source(p)
-		} else {
-			unit[st] = st
-		}
-	}
-	took := map[*source]float64{}
-	reported := map[*source]float64{}
+	took := map[string]float64{}
+	reported := map[string]float64{}
 	for _, s := range samples {
 		if s.Finished.IsZero() {
 			fin.done = nil
 			return
 		}
-		st := unit[a.source(s.Path)]
+		st := unit[s.Path]
 		took[st] = math.Max(took[st], s.Busy+s.Assemble)
 		if r, ok := reported[st]; !ok || since(s.Finished) > r {
 			reported[st] = since(s.Finished)
 		}
 	}
-	done := map[*source]float64{}
+	done := map[string]float64{}
 	for st, t := range took {
 		from := since(samples[0].Started)
 		if d, ok := fin.done[st]; ok {
@@ -144,7 +137,7 @@ func (a *Adaptive) followFinishes(l *Load, active []*Child, g *grid, samples []S
 		}
 		done[st] = from + t
 	}
-	byNode := map[float64][]*source{}
+	byNode := map[float64][]string{}
 	for st, r := range reported {
 		byNode[r] = append(byNode[r], st)
 	}
@@ -159,7 +152,7 @@ func (a *Adaptive) followFinishes(l *Load, active []*Child, g *grid, samples []S
 		}
 		last = math.Max(last, r)
 	}
-	fin.done = map[*source]time.Time{}
+	fin.done = map[string]time.Time{}
 	for st, d := range done {
 		fin.done[st] = completed.Add(time.Duration(d * 1e9))
 	}
@@ -184,13 +177,13 @@ func (a *Adaptive) followFinishes(l *Load, active []*Child, g *grid, samples []S
 	}
 	// the frames in flight, planned with the last regions: what the model
 	// predicts they take
-	inFlight := map[*source]float64{}
+	inFlight := map[string]float64{}
 	for _, c := range active {
 		prev, ok := l.last[c.Path]
 		if !ok || prev.Skip {
 			continue
 		}
-		st, ok := unit[a.source(c.Path)]
+		st, ok := unit[c.Path]
 		if !ok {
 			continue
 		}
@@ -213,12 +206,11 @@ func (a *Adaptive) followFinishes(l *Load, active []*Child, g *grid, samples []S
 	fin.start = map[*source]float64{}
 	first := math.Inf(1)
 	for _, c := range active {
-		st := a.source(c.Path)
 		s := rel
-		if d, ok := done[unit[st]]; ok {
+		if d, ok := done[unit[c.Path]]; ok {
 			s = math.Max(s, d)
 		}
-		fin.start[st] = s
+		fin.start[a.source(c.Path)] = s
 		first = math.Min(first, s)
 	}
 	for st := range fin.start {

@@ -90,10 +90,7 @@ func (r *report) complete(c scheduler.Completed) {
 	worst, total, n, slowest := 0.0, 0.0, 0, ""
 	// the scheduler's completion, which the planner saw, rather than when
 	// the report got to it: a replay times the plans from these
-	completed := time.Since(r.start).Seconds()
-	if !c.Finished.IsZero() {
-		completed = math.Max(0, c.Finished.Sub(r.start).Seconds())
-	}
+	completed := math.Max(0, c.Finished.Sub(r.start).Seconds())
 	started := math.Max(0, c.Started.Sub(r.start).Seconds())
 	for i, rec := range c.Records {
 		if r.statsOut != nil {
