@@ -75,7 +75,8 @@ test-cluster: deps
 # goeq against ParaView/IceT (not part of make test): the same
 # million-triangle PLY at 1920x1080 with 1, 2 and 4 sources/ranks, sort-last
 # and sort-first; vs_paraview_* in docs/bench.json and a table in
-# docs/benchmarks.md. Installs ParaView and Open MPI when missing; about 15
+# docs/benchmarks.md; goeq's single source also pinned to one core (taskset),
+# as a rank has. Installs ParaView and Open MPI when missing; about 20
 # minutes.
 bench-peer: build
 	@scripts/install-deps.sh peer

@@ -35,6 +35,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -59,13 +60,14 @@ const (
 // run is one renderer, mode and source count: the median and range of its
 // repeats.
 type run struct {
-	Renderer   string    `json:"renderer"` // goeq or paraview
-	Mode       string    `json:"mode"`     // DB (sort-last) or 2D (sort-first)
-	Sources    int       `json:"sources"`  // goeq's source channels, ParaView's ranks
+	Renderer   string    `json:"renderer"`        // goeq or paraview
+	Mode       string    `json:"mode"`            // DB (sort-last) or 2D (sort-first)
+	Sources    int       `json:"sources"`         // goeq's source channels, ParaView's ranks
+	Cores      int       `json:"cores,omitempty"` // the cores it was pinned to (taskset); 0: all
 	MSPerFrame float64   `json:"ms_per_frame"`
 	Min        float64   `json:"min_ms"`
 	Max        float64   `json:"max_ms"`
-	Speedup    float64   `json:"speedup"`    // over 1 source, same renderer and mode
+	Speedup    float64   `json:"speedup"`    // over 1 source, same renderer, mode and pinning
 	CoresBusy  float64   `json:"cores_busy"` // of the machine's, while timing
 	samples    []float64 // ms per frame of each repeat
 	busy       []float64
@@ -85,6 +87,10 @@ type result struct {
 	Coverage  [2]float64 `json:"peer_coverage"` // share of the frame the model covers: goeq, ParaView
 	VsDB      float64    `json:"vs_paraview_db"`
 	Vs2D      float64    `json:"vs_paraview_2d"`
+	// The 1 -> 2 speedups where each source has the cores a ParaView rank
+	// has, one: goeq's single source pinned to one core, against its two
+	// sources on two. ParaView's are its own (a rank keeps one core busy).
+	EqualCores map[string]float64 `json:"peer_speedup_1_to_2_equal_cores,omitempty"`
 }
 
 func main() {
@@ -145,62 +151,39 @@ func main() {
 		Size:      fmt.Sprintf("%dx%d", *width, *height),
 		LPThreads: lp, ParaView: paraviewVersion(), Frames: *frames, Repeats: *repeat}
 
-	runs := map[string]*run{}
-	var order []string
-	get := func(renderer, mode string, k int) *run {
-		key := fmt.Sprintf("%s %s %d", renderer, mode, k)
-		if runs[key] == nil {
-			runs[key] = &run{Renderer: renderer, Mode: mode, Sources: k}
-			order = append(order, key)
-		}
-		return runs[key]
-	}
+	t := &table{}
 	for r := 0; r < *repeat; r++ {
 		for _, k := range counts {
 			ms, busy, err := b.paraview(k, r == 0 && k == counts[0])
 			if err != nil {
 				fail(err)
 			}
-			pv := get("paraview", "DB", k)
-			pv.samples, pv.busy = append(pv.samples, ms), append(pv.busy, busy)
+			t.add(runKey{"paraview", "DB", k, 0}, ms, busy)
 			fmt.Printf("paraview %d ranks: %.1f ms/frame, %.2f cores busy\n", k, ms, busy)
 			for _, mode := range []string{"DB", "2D"} {
-				ms, busy, err := b.goeq(mode, k)
-				if err != nil {
-					fail(err)
+				// unpinned, and, where there are fewer sources than
+				// cores, pinned to a core per source as a rank has
+				pinnings := []int{0}
+				if k < runtime.NumCPU() {
+					pinnings = append(pinnings, k)
 				}
-				g := get("goeq", mode, k)
-				g.samples, g.busy = append(g.samples, ms), append(g.busy, busy)
-				fmt.Printf("goeq %s %d sources: %.1f ms/frame, %.2f cores busy\n", mode, k, ms, busy)
+				for _, cores := range pinnings {
+					ms, busy, err := b.goeq(mode, k, cores)
+					if err != nil {
+						fail(err)
+					}
+					t.add(runKey{"goeq", mode, k, cores}, ms, busy)
+					fmt.Printf("goeq %s %d sources%s: %.1f ms/frame, %.2f cores busy\n", mode, k, pinned(cores), ms, busy)
+				}
 			}
 		}
 	}
-	for _, key := range order {
-		r := runs[key]
-		r.MSPerFrame, r.Min, r.Max = median(r.samples), slices.Min(r.samples), slices.Max(r.samples)
-		r.CoresBusy = median(r.busy)
-	}
-	sort.SliceStable(order, func(i, j int) bool {
-		a, b := runs[order[i]], runs[order[j]]
-		if a.Renderer != b.Renderer {
-			return a.Renderer == "paraview"
-		}
-		if a.Mode != b.Mode {
-			return a.Mode == "DB"
-		}
-		return a.Sources < b.Sources
-	})
-	for _, key := range order {
-		r := runs[key]
-		if one := runs[fmt.Sprintf("%s %s %d", r.Renderer, r.Mode, 1)]; one != nil {
-			r.Speedup = one.MSPerFrame / r.MSPerFrame
-		}
-		res.Runs = append(res.Runs, *r)
-	}
+	res.Runs, res.EqualCores = t.summary(runtime.NumCPU())
+	runs := t.runs
 	last := counts[len(counts)-1]
-	if pv := runs[fmt.Sprintf("paraview DB %d", last)]; pv != nil {
-		res.VsDB = runs[fmt.Sprintf("goeq DB %d", last)].MSPerFrame / pv.MSPerFrame
-		res.Vs2D = runs[fmt.Sprintf("goeq 2D %d", last)].MSPerFrame / pv.MSPerFrame
+	if pv := runs[runKey{"paraview", "DB", last, 0}]; pv != nil {
+		res.VsDB = runs[runKey{"goeq", "DB", last, 0}].MSPerFrame / pv.MSPerFrame
+		res.Vs2D = runs[runKey{"goeq", "2D", last, 0}].MSPerFrame / pv.MSPerFrame
 	}
 	if res.Coverage, err = b.coverage(); err != nil {
 		fail(err)
@@ -212,6 +195,88 @@ func main() {
 		fail(err)
 	}
 	fmt.Printf("vs_paraview_db %.2f  vs_paraview_2d %.2f (at %d sources)\n", res.VsDB, res.Vs2D, last)
+}
+
+// runKey names a run: renderer, mode, sources, and the cores it was
+// pinned to (0: all).
+type runKey struct {
+	renderer, mode string
+	sources, cores int
+}
+
+// table collects the repeats of each run, in the order first seen.
+type table struct {
+	runs  map[runKey]*run
+	order []runKey
+}
+
+func (t *table) add(k runKey, ms, busy float64) {
+	if t.runs == nil {
+		t.runs = map[runKey]*run{}
+	}
+	r := t.runs[k]
+	if r == nil {
+		r = &run{Renderer: k.renderer, Mode: k.mode, Sources: k.sources, Cores: k.cores}
+		t.runs[k] = r
+		t.order = append(t.order, k)
+	}
+	r.samples, r.busy = append(r.samples, ms), append(r.busy, busy)
+}
+
+// summary sets each run's median, range and speedup, and orders them:
+// ParaView first, then goeq's sort-last and sort-first, each unpinned and
+// then pinned, by sources. A pinned run's speedup is over the single
+// source pinned to one core. equalCores has the 1 -> 2 speedups with a
+// core per source: goeq's single source on one core against its two on
+// two (all of a two-core machine), and ParaView's, whose rank has one.
+func (t *table) summary(ncpu int) (runs []run, equalCores map[string]float64) {
+	for _, r := range t.runs {
+		r.MSPerFrame, r.Min, r.Max = median(r.samples), slices.Min(r.samples), slices.Max(r.samples)
+		r.CoresBusy = median(r.busy)
+	}
+	order := slices.Clone(t.order)
+	sort.SliceStable(order, func(i, j int) bool {
+		a, b := order[i], order[j]
+		if a.renderer != b.renderer {
+			return a.renderer == "paraview"
+		}
+		if a.mode != b.mode {
+			return a.mode == "DB"
+		}
+		if (a.cores == 0) != (b.cores == 0) {
+			return a.cores == 0
+		}
+		return a.sources < b.sources
+	})
+	for _, k := range order {
+		r := t.runs[k]
+		one := runKey{k.renderer, k.mode, 1, 0}
+		if k.cores > 0 {
+			one.cores = 1
+		}
+		if o := t.runs[one]; o != nil {
+			r.Speedup = o.MSPerFrame / r.MSPerFrame
+		}
+		runs = append(runs, *r)
+	}
+	for _, mode := range []string{"DB", "2D"} {
+		one := t.runs[runKey{"goeq", mode, 1, 1}]
+		two := t.runs[runKey{"goeq", mode, 2, 2}]
+		if two == nil && ncpu == 2 {
+			two = t.runs[runKey{"goeq", mode, 2, 0}]
+		}
+		if one != nil && two != nil {
+			if equalCores == nil {
+				equalCores = map[string]float64{}
+			}
+			equalCores["goeq_"+strings.ToLower(mode)] = one.MSPerFrame / two.MSPerFrame
+		}
+	}
+	pv1, pv2 := t.runs[runKey{"paraview", "DB", 1, 0}], t.runs[runKey{"paraview", "DB", 2, 0}]
+	if pv1 != nil && pv2 != nil && equalCores != nil {
+		equalCores["paraview"] = pv1.MSPerFrame / pv2.MSPerFrame
+	}
+	return runs, equalCores
 }
 
 type bench struct {
@@ -258,20 +323,29 @@ func (b *bench) config(mode string, k int) (string, error) {
 	return path, os.WriteFile(path, []byte(text), 0o644)
 }
 
-// goeq runs eqply on a k-source config and times the frames after the
-// warm-up from its trace (a line as each frame starts).
-func (b *bench) goeq(mode string, k int) (ms, busy float64, err error) {
+// goeq runs eqply on a k-source config, on the first cores of the machine
+// where cores > 0 (taskset; its processes inherit it), and times the
+// frames after the warm-up from its trace (a line as each frame starts).
+func (b *bench) goeq(mode string, k, cores int) (ms, busy float64, err error) {
 	cfg, err := b.config(mode, k)
 	if err != nil {
 		return 0, 0, err
 	}
-	trace := filepath.Join(b.dir, fmt.Sprintf("goeq-%s-%d.trace", mode, k))
-	logPath := filepath.Join(b.dir, fmt.Sprintf("goeq-%s-%d.log", mode, k))
+	name := fmt.Sprintf("goeq-%s-%d", mode, k)
+	if cores > 0 {
+		name += fmt.Sprintf("-on-%d-cores", cores)
+	}
+	trace := filepath.Join(b.dir, name+".trace")
+	logPath := filepath.Join(b.dir, name+".log")
 	total := b.warmup + b.frames + 1
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, b.eqply, "--config", cfg, "--model", b.model, "--frames", strconv.Itoa(total),
-		"--camera-path", "orbit", "--trace", trace, "--json")
+	args := []string{b.eqply, "--config", cfg, "--model", b.model, "--frames", strconv.Itoa(total),
+		"--camera-path", "orbit", "--trace", trace, "--json"}
+	if cores > 0 {
+		args = append([]string{"taskset", "-c", fmt.Sprintf("0-%d", cores-1)}, args...)
+	}
+	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 	cmd.Env = append(withoutDisplay(), "LP_NUM_THREADS="+b.lp, "GOEQ_WINSYS=egl")
 	logFile, err := os.Create(logPath)
 	if err != nil {
@@ -294,17 +368,17 @@ func (b *bench) goeq(mode string, k int) (ms, busy float64, err error) {
 		select {
 		case err := <-done:
 			if err != nil {
-				return 0, 0, fmt.Errorf("eqply %s with %d sources: %v (log: %s)", mode, k, err, logPath)
+				return 0, 0, fmt.Errorf("eqply %s with %d sources%s: %v (log: %s)", mode, k, pinned(cores), err, logPath)
 			}
 			var sum struct {
 				Frames   int `json:"frames"`
 				Degraded int `json:"degraded_frames"`
 			}
 			if err := json.Unmarshal(lastLine(out.Bytes()), &sum); err != nil || sum.Frames != total || sum.Degraded > 0 {
-				return 0, 0, fmt.Errorf("eqply %s with %d sources: summary %q", mode, k, lastLine(out.Bytes()))
+				return 0, 0, fmt.Errorf("eqply %s with %d sources%s: summary %q", mode, k, pinned(cores), lastLine(out.Bytes()))
 			}
 			if t1.IsZero() {
-				return 0, 0, fmt.Errorf("eqply %s with %d sources: the trace has fewer than %d frames", mode, k, total)
+				return 0, 0, fmt.Errorf("eqply %s with %d sources%s: the trace has fewer than %d frames", mode, k, pinned(cores), total)
 			}
 			return 1000 * t1.Sub(t0).Seconds() / float64(b.frames), c1.CoresSince(c0), nil
 		case <-tick.C:
@@ -320,6 +394,14 @@ func (b *bench) goeq(mode string, k int) (ms, busy float64, err error) {
 			}
 		}
 	}
+}
+
+// pinned says where a run was pinned, for messages.
+func pinned(cores int) string {
+	if cores == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" on %d core(s)", cores)
 }
 
 // startedFrames counts the frame lines of an eqply trace (JSON objects
@@ -474,15 +556,19 @@ func writeMarkdown(path string, r *result, k int) error {
 	fmt.Fprintf(&s, "Milliseconds per frame in steady state (%d frames timed after the warm-up, an orbit of the model), median of %d interleaved runs, min–max in brackets. ", r.Frames, r.Repeats)
 	fmt.Fprintf(&s, "goeq: eqply on a generated config of N sources (DB or 2D compound with its load equalizer), headless through EGL; ParaView: `mpirun -np N pvbatch` with `RedistributeDataSet`, IceT compositing, under Xvfb. The model covers %.1f%% of goeq's first frame and %.1f%% of ParaView's. Cores busy: the machine's, while timing.\n\n",
 		100*r.Coverage[0], 100*r.Coverage[1])
-	s.WriteString("| renderer | mode | sources | ms/frame | speedup over 1 | cores busy |\n|---|---|---|---|---|---|\n")
+	s.WriteString("| renderer | mode | sources | pinned to | ms/frame | speedup over 1 | cores busy |\n|---|---|---|---|---|---|---|\n")
 	for _, run := range r.Runs {
 		mode := map[string]string{"DB": "sort-last (DB)", "2D": "sort-first (2D)"}[run.Mode]
-		fmt.Fprintf(&s, "| %s | %s | %d | %.0f (%.0f–%.0f) | %.2f | %.2f |\n", run.Renderer, mode, run.Sources, run.MSPerFrame, run.Min, run.Max, run.Speedup, run.CoresBusy)
+		on := "all cores"
+		if run.Cores > 0 {
+			on = fmt.Sprintf("%d core(s)", run.Cores)
+		}
+		fmt.Fprintf(&s, "| %s | %s | %d | %s | %.0f (%.0f–%.0f) | %.2f | %.2f |\n", run.Renderer, mode, run.Sources, on, run.MSPerFrame, run.Min, run.Max, run.Speedup, run.CoresBusy)
 	}
 	fmt.Fprintf(&s, "\nAt %d sources: vs_paraview_db **%.2f**, vs_paraview_2d **%.2f** (goeq's frame time ÷ ParaView's sort-last; goal ≤ 0.7).\n", k, r.VsDB, r.Vs2D)
 	speedup := func(renderer, mode string) float64 {
 		for _, run := range r.Runs {
-			if run.Renderer == renderer && run.Mode == mode && run.Sources == 2 {
+			if run.Renderer == renderer && run.Mode == mode && run.Sources == 2 && run.Cores == 0 {
 				return run.Speedup
 			}
 		}
@@ -491,6 +577,10 @@ func writeMarkdown(path string, r *result, k int) error {
 	if pv := speedup("paraview", "DB"); pv > 0 {
 		fmt.Fprintf(&s, "Speedup from 1 to 2 sources: goeq %.2f (sort-last) and %.2f (sort-first), ParaView %.2f (goal: goeq's at least ParaView's).\n",
 			speedup("goeq", "DB"), speedup("goeq", "2D"), pv)
+	}
+	if e := r.EqualCores; e["paraview"] > 0 && e["goeq_db"] > 0 && e["goeq_2d"] > 0 {
+		fmt.Fprintf(&s, "The same with a core per source, as a ParaView rank has (goeq's single source pinned to one core, against its two sources on two): goeq %.2f (sort-last) and %.2f (sort-first), ParaView %.2f.\n",
+			e["goeq_db"], e["goeq_2d"], e["paraview"])
 	}
 	return benchdoc.Marks("bench-peer", "make bench-peer").Write(path, s.String())
 }

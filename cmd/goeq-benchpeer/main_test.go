@@ -1,12 +1,15 @@
 package main
 
 import (
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/goeq/goeq/internal/compound"
@@ -85,5 +88,49 @@ func TestForeground(t *testing.T) {
 	}
 	if got != 0.2 {
 		t.Errorf("foreground %.3f, want 0.2", got)
+	}
+}
+
+// TestSummaryComparesEqualCores checks the speedups: unpinned runs over
+// the unpinned single source, pinned ones over the single source on one
+// core, and the equal-cores 1 -> 2 speedup on a two-core machine (two
+// sources on all of it) and on a larger one (two sources pinned to two).
+func TestSummaryComparesEqualCores(t *testing.T) {
+	tab := &table{}
+	tab.add(runKey{"goeq", "DB", 2, 0}, 300, 2)
+	tab.add(runKey{"goeq", "DB", 1, 0}, 330, 1.6)
+	tab.add(runKey{"goeq", "DB", 1, 0}, 310, 1.6)
+	tab.add(runKey{"goeq", "DB", 1, 0}, 320, 1.6)
+	tab.add(runKey{"goeq", "DB", 1, 1}, 480, 1)
+	tab.add(runKey{"paraview", "DB", 1, 0}, 800, 1)
+	tab.add(runKey{"paraview", "DB", 2, 0}, 500, 2)
+	runs, equal := tab.summary(2)
+	var got []string
+	for _, r := range runs {
+		got = append(got, fmt.Sprintf("%s %s %d/%d %.0f %.3f", r.Renderer, r.Mode, r.Sources, r.Cores, r.MSPerFrame, r.Speedup))
+	}
+	want := []string{
+		"paraview DB 1/0 800 1.000",
+		"paraview DB 2/0 500 1.600",
+		"goeq DB 1/0 320 1.000",
+		"goeq DB 2/0 300 1.067",
+		"goeq DB 1/1 480 1.000",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("runs\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if equal["goeq_db"] != 480.0/300 || equal["paraview"] != 800.0/500 {
+		t.Errorf("equal cores %v, want goeq_db %.3f and paraview 1.6", equal, 480.0/300)
+	}
+	if _, ok := equal["goeq_2d"]; ok {
+		t.Errorf("equal cores %v: no 2D runs were made", equal)
+	}
+	// on four cores, two unpinned sources have twice a rank's cores
+	if _, equal := tab.summary(4); equal != nil {
+		t.Errorf("four cores, no run pinned to two: equal cores %v, want none", equal)
+	}
+	tab.add(runKey{"goeq", "DB", 2, 2}, 360, 2)
+	if _, equal := tab.summary(4); equal["goeq_db"] != 480.0/360 {
+		t.Errorf("four cores: equal cores %v, want goeq_db %.3f", equal, 480.0/360)
 	}
 }
