@@ -102,11 +102,10 @@ func TestAdaptiveKeepsSmallImbalanceThenCorrects(t *testing.T) {
 func TestAdaptiveFollowsSmallImbalanceWhereMovingIsFree(t *testing.T) {
 	l := NewLoad(adaptiveParams("2D"), 960, 540)
 	l.Plan(two(), nil)
-	var out []Assignment
 	for i := 0; i < 8; i++ { // past the first plans and the noise prior
-		out = l.Plan(two(), halves(0.010, 0.010))
+		l.Plan(two(), halves(0.010, 0.010))
 	}
-	out = l.Plan(two(), halves(0.0105, 0.0095))
+	out := l.Plan(two(), halves(0.0105, 0.0095))
 	if out[0].Viewport.W >= 0.5 {
 		t.Errorf("a free move saving 2.4%% waited: split %v (%s)", out[0].Viewport.W, l.Adaptive.LastDecision)
 	}
