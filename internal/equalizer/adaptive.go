@@ -23,10 +23,10 @@ import (
 //     so is work that moved (pipes sharing cores swing against each
 //     other for a frame), while slow-downs are trusted at once and
 //     speed-ups only once they persist, for longer on a source seen to
-//     oscillate (an overloaded source stalls everyone; an underloaded
-//     one costs little); where hiccups
-//     are the rule, a source whose last speed-up lasted is followed half
-//     way every frame while its next one is held (see longUp);
+//     oscillate (an overloaded source stalls everyone; an underloaded one
+//     costs little); where hiccups are the rule, a source whose last
+//     speed-up lasted is followed half way every frame while its next one
+//     is held (see longUp);
 //   - a split moves all the way to where the model puts it, but only part
 //     of the way while its sources' large errors alternate in sign: the
 //     policy's own moves overshooting (see overshoot);
