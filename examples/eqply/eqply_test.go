@@ -2,7 +2,9 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -31,29 +33,39 @@ func build(t *testing.T) string {
 	return bin
 }
 
-// display is an X display for the test: the one set, or a private Xvfb.
+// display is a private Xvfb for the test: the tests synthesize input
+// with xdotool, and on a display shared with other packages' tests (make
+// test runs them in parallel under one) their windows took the pointer,
+// and a drag never reached eqply. Xvfb picks a free display number
+// itself and writes it to the pipe (-displayfd).
 func display(t *testing.T) string {
-	if d := os.Getenv("DISPLAY"); d != "" {
-		return d
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
 	}
-	for n := 150; n < 200; n++ {
-		if _, err := os.Stat(fmt.Sprintf("/tmp/.X11-unix/X%d", n)); err == nil {
-			continue
-		}
-		x := exec.Command("Xvfb", fmt.Sprintf(":%d", n), "-screen", "0", "1280x720x24", "-nolisten", "tcp", "-noreset")
-		if err := x.Start(); err != nil {
-			t.Fatalf("no DISPLAY, and Xvfb does not start (make test installs it): %v", err)
-		}
-		t.Cleanup(func() { x.Process.Kill(); x.Wait() })
-		for i := 0; i < 100; i++ {
-			if _, err := os.Stat(fmt.Sprintf("/tmp/.X11-unix/X%d", n)); err == nil {
-				return fmt.Sprintf(":%d", n)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-		t.Fatalf("Xvfb :%d did not come up", n)
+	defer r.Close()
+	x := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "1280x720x24", "-nolisten", "tcp", "-noreset")
+	x.ExtraFiles = []*os.File{w}
+	err = x.Start()
+	w.Close()
+	if err != nil {
+		t.Fatalf("Xvfb does not start (make test installs it): %v", err)
 	}
-	t.Fatal("no free X display number")
+	t.Cleanup(func() { x.Process.Kill(); x.Wait() })
+	number := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(r).ReadString('\n')
+		number <- strings.TrimSpace(line)
+	}()
+	select {
+	case n := <-number:
+		if n == "" {
+			t.Fatal("Xvfb ended without a display")
+		}
+		return ":" + n
+	case <-time.After(30 * time.Second):
+		t.Fatal("Xvfb did not come up within 30 s")
+	}
 	return ""
 }
 
@@ -296,4 +308,26 @@ func askToClose(display string, window xproto.Window) error {
 	ev := xproto.ClientMessageEvent{Format: 32, Window: window, Type: protocols,
 		Data: xproto.ClientMessageDataUnionData32New([]uint32{uint32(del), uint32(xproto.TimeCurrentTime), 0, 0, 0})}
 	return xproto.SendEventChecked(x, false, window, xproto.EventMaskNoEvent, string(ev.Bytes())).Check()
+}
+
+// Flag values eqply would otherwise run with silently (no frames, an
+// empty model, an unknown camera path taken for none) are errors.
+func TestBadFlagsAreRejected(t *testing.T) {
+	bin := build(t)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--frames", "-5"}, "--frames -5: want 0 (until quit) or more"},
+		{[]string{"--triangles", "0"}, "--triangles 0: want at least 1"},
+		{[]string{"--camera-path", "spiral"}, `--camera-path "spiral": want orbit`},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		out, err := exec.CommandContext(ctx, bin, c.args...).CombinedOutput()
+		cancel()
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 1 || !strings.Contains(string(out), c.want) {
+			t.Errorf("%v: %v, output %q; want exit 1 and %q", c.args, err, out, c.want)
+		}
+	}
 }
