@@ -53,6 +53,14 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
+	if c := strings.ToLower(*ws); c != "auto" && c != "egl" && c != "glfw" {
+		fmt.Fprintf(os.Stderr, "eqclient: --winsys %q: want auto, egl or glfw\n", *ws)
+		os.Exit(2)
+	}
+	if d := strings.ToLower(*drawable); d != "" && d != "window" && d != "fbo" {
+		fmt.Fprintf(os.Stderr, "eqclient: --drawable %q: want window or FBO\n", *drawable)
+		os.Exit(2)
+	}
 	if len(nodes) > 1 && !*null {
 		// a node's pipes own their process's GL and windows
 		fmt.Fprintln(os.Stderr, "eqclient: one --node per process; only --null clients serve several")
@@ -94,7 +102,7 @@ func main() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			err := client.Run(ctx, client.Options{Server: *server, Node: node, Token: token, WinSys: winsys.Choice(*ws), Drawable: *drawable,
+			err := client.Run(ctx, client.Options{Server: *server, Node: node, Token: token, WinSys: winsys.Choice(strings.ToLower(*ws)), Drawable: *drawable,
 				TLS: tlsConfig, Log: nodeLog, NewRenderer: builtinRenderer, Null: *null})
 			switch {
 			case ctx.Err() != nil:

@@ -184,6 +184,10 @@ func simulateCmd(args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
+	if *frames < 1 {
+		fmt.Fprintf(stderr, "eqserver simulate: --frames %d: want at least 1\n", *frames)
+		return 2
+	}
 	load := func(path string) (*compound.Config, error) {
 		m, res, err := compound.Load(path, compound.Options{})
 		warn(stderr, res)

@@ -153,3 +153,35 @@ func TestAppWaitIsBounded(t *testing.T) {
 		t.Errorf("gave up after %v on a 1.5 s --app-timeout", took)
 	}
 }
+
+// eqserver run rejects flag values it would otherwise replace by a
+// default or clamp (--frames 0 rendered 100 frames, --codec with a typo
+// sent raw frames), before it starts anything.
+func TestRunRejectsValuesItWouldReplace(t *testing.T) {
+	cfg := filepath.Join("..", "..", "examples", "configs", "one-window.eqc")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--frames", "0"}, "--frames 0: want at least 1"},
+		{[]string{"--frames", "-3"}, "--frames -3: want at least 1"},
+		{[]string{"--dump-every", "0"}, "--dump-every 0: want at least 1"},
+		{[]string{"--triangles", "0"}, "--triangles 0: want at least 1"},
+		{[]string{"--iterations", "-5"}, "--iterations -5: want more than 0"},
+		{[]string{"--iterations", "NaN"}, "--iterations NaN: want more than 0"},
+		{[]string{"--frame-timeout", "0s"}, "--frame-timeout 0s: want more than 0"},
+		{[]string{"--liveness", "-1s"}, "--liveness -1s: want more than 0"},
+		{[]string{"--relaunch", "-1"}, "--relaunch -1: want 0 or more"},
+		{[]string{"--app-timeout", "0s"}, "--app-timeout 0s: want more than 0"},
+		{[]string{"--drawable", "pbuffer"}, `--drawable "pbuffer": want window or FBO`},
+		{[]string{"--codec", "zstd2"}, `--codec: unknown codec "zstd2": want auto or one of none, s2, zstd, planes-s2, rle, delta-s2, plane-rle`},
+	} {
+		code, _, stderr := runArgs(append(append([]string{"run"}, c.args...), cfg)...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+	if code, _, stderr := runArgs("simulate", "--config", cfg, "--scenario", "uniform", "--frames", "0"); code != 2 || !strings.Contains(stderr, "--frames 0: want at least 1") {
+		t.Errorf("simulate --frames 0: exit %d, stderr %q", code, stderr)
+	}
+}

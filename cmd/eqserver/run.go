@@ -21,6 +21,7 @@ import (
 
 	"github.com/goeq/goeq/internal/appconn"
 	"github.com/goeq/goeq/internal/compositing"
+	"github.com/goeq/goeq/internal/compressor"
 	"github.com/goeq/goeq/internal/logging"
 	"github.com/goeq/goeq/internal/render"
 	"github.com/goeq/goeq/internal/scheduler"
@@ -38,7 +39,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	renderer := fs.String("renderer", "mesh", "mesh, volume or synthetic")
 	triangles := fs.Int("triangles", 1_000_000, "triangles of the procedural mesh")
 	spin := fs.Float64("spin", 0.02, "radians the model turns per frame")
-	codec := fs.String("codec", "auto", "frame codec: auto (per link), none, s2, zstd, rle")
+	codec := fs.String("codec", "auto", "frame codec: auto (each link chooses), or one for every link: none, s2, zstd, planes-s2, rle, delta-s2 or plane-rle")
 	async := fs.Bool("async-readback", true, "finish readbacks on the download goroutine")
 	iterations := fs.Float64("iterations", 64, "synthetic renderer: loop length per pixel")
 	listen := fs.String("listen", "", "control address (default: loopback when every node runs here, else the config's server connection or every interface)")
@@ -70,6 +71,34 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	if fs.NArg() != 1 {
 		fmt.Fprint(stderr, "eqserver run: exactly one CONFIG expected\n"+usage)
+		return 2
+	}
+	// values the run would otherwise put a default in place of, or clamp
+	for _, c := range []struct {
+		bad  bool
+		flag string
+		want string
+	}{
+		{*frames < 1, fmt.Sprintf("--frames %d", *frames), "at least 1"},
+		{*every < 1, fmt.Sprintf("--dump-every %d", *every), "at least 1"},
+		{*triangles < 1, fmt.Sprintf("--triangles %d", *triangles), "at least 1"},
+		{!(*iterations > 0), fmt.Sprintf("--iterations %g", *iterations), "more than 0"},
+		{*frameTimeout <= 0, fmt.Sprintf("--frame-timeout %v", *frameTimeout), "more than 0"},
+		{*liveness <= 0, fmt.Sprintf("--liveness %v", *liveness), "more than 0"},
+		{*relaunch < 0, fmt.Sprintf("--relaunch %d", *relaunch), "0 or more"},
+		{*appTimeout <= 0, fmt.Sprintf("--app-timeout %v", *appTimeout), "more than 0"},
+	} {
+		if c.bad {
+			fmt.Fprintf(stderr, "eqserver run: %s: want %s\n", c.flag, c.want)
+			return 2
+		}
+	}
+	if d := strings.ToLower(*drawable); d != "" && d != "window" && d != "fbo" {
+		fmt.Fprintf(stderr, "eqserver run: --drawable %q: want window or FBO\n", *drawable)
+		return 2
+	}
+	if _, _, err := compressor.ParseChoice(*codec); err != nil {
+		fmt.Fprintf(stderr, "eqserver run: --codec: %v\n", err)
 		return 2
 	}
 	format, err := logging.ParseFormat(*logFormat)

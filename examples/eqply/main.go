@@ -178,6 +178,14 @@ func main() {
 	tracePath := flag.String("trace", "", "write each event handled and each frame's camera as JSON lines here")
 	flag.Parse()
 
+	switch {
+	case *frames < 0:
+		log.Fatalf("--frames %d: want 0 (until quit) or more", *frames)
+	case *triangles < 1:
+		log.Fatalf("--triangles %d: want at least 1", *triangles)
+	case *path != "" && *path != "orbit":
+		log.Fatalf("--camera-path %q: want orbit", *path)
+	}
 	c := &controls{cam: homeCamera, stats: *overlay}
 	if *start != "" {
 		if _, err := fmt.Sscanf(*start, "%g,%g,%g", &c.cam.Yaw, &c.cam.Pitch, &c.cam.Distance); err != nil {

@@ -63,6 +63,9 @@ func main() {
 	asJSON := flag.Bool("json", false, "print the run's summary as JSON")
 	server := flag.String("server", "", "a running eqserver's application address (eqserver run --app ADDR); default: the server runs in this process")
 	flag.Parse()
+	if *frames < 1 {
+		log.Fatalf("--frames %d: want at least 1", *frames)
+	}
 	cfg, err := goeq.Start(context.Background(), app{}, goeq.Options{Config: *config, Server: *server, OutDir: *out})
 	if err != nil {
 		log.Fatal(err)

@@ -75,6 +75,14 @@ func main() {
 	path := flag.String("camera-path", "", "orbit: turn the camera around the volume (the default headless)")
 	dens := flag.Float64("density", 1, "the transfer function's opacity scale")
 	flag.Parse()
+	switch {
+	case *frames < 0:
+		log.Fatalf("--frames %d: want 0 (until quit) or more", *frames)
+	case *path != "" && *path != "orbit":
+		log.Fatalf("--camera-path %q: want orbit", *path)
+	case !(*dens > 0) || math.IsInf(*dens, 0):
+		log.Fatalf("--density %g: want a number more than 0", *dens)
+	}
 
 	interactive := os.Getenv("DISPLAY") != "" && *path == ""
 	if !interactive && *frames == 0 {

@@ -200,23 +200,16 @@ func (n *node) runSender(s *sender) {
 // learns from the frame's encode. The node's first such frame is sampled
 // for the chooser first.
 func (n *node) codecFor(s *transport.Sender, f *transport.Frame, raw int, load compressor.Link) (compressor.Codec, bool) {
-	switch n.setupM.Codec {
-	case "", "auto":
-		if sampleable(f) && n.chooser.WantsSample(compressor.RGBA8) {
-			sampleCodecs(n.chooser, f)
-		}
-		load.Bandwidth = s.Bandwidth() // 0 until measured
-		return n.chooser.Pick(compressor.RGBA8, raw, load), true
-	case "none":
-		return compressor.None, false
-	case "s2":
-		return compressor.S2, false
-	case "zstd":
-		return compressor.Zstd, false
-	case "rle":
-		return compressor.RLE, false
+	// the server checked the choice (an unknown one sends raw frames)
+	fixed, auto, _ := compressor.ParseChoice(n.setupM.Codec)
+	if !auto {
+		return fixed, false
 	}
-	return compressor.None, false
+	if sampleable(f) && n.chooser.WantsSample(compressor.RGBA8) {
+		sampleCodecs(n.chooser, f)
+	}
+	load.Bandwidth = s.Bandwidth() // 0 until measured
+	return n.chooser.Pick(compressor.RGBA8, raw, load), true
 }
 
 // sampleBands and sampleShare: a frame is sampled in bands of rows

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -70,6 +71,21 @@ func (c Codec) String() string {
 
 // Codecs lists every codec.
 func Codecs() []Codec { return []Codec{None, S2, Zstd, Planes, RLE, Delta, PlaneRLE} }
+
+// ParseChoice reads a choice of codec (eqserver run --codec): "auto", or
+// "", lets each link's Chooser pick; a codec's name (Codec.String) fixes
+// that codec on every link.
+func ParseChoice(name string) (c Codec, auto bool, err error) {
+	if name == "" || name == "auto" {
+		return None, true, nil
+	}
+	for _, c := range Codecs() {
+		if c.String() == name {
+			return c, false, nil
+		}
+	}
+	return None, false, fmt.Errorf("unknown codec %q: want auto or one of %s", name, strings.Join(codecNames[:], ", "))
+}
 
 // Limits on what a header may declare, so a decoder never allocates more.
 const (

@@ -7,6 +7,7 @@ import (
 	"math/rand"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -699,6 +700,25 @@ func TestMeasureCPUCountsEveryChunk(t *testing.T) {
 			if r := float64(metered) / float64(spent); r < 0.4 || r > 1.05 {
 				t.Errorf("%s in %d chunks: measured %v of CPU, the process spent %v (%.2f)", codec, chunks, metered, spent, r)
 			}
+		}
+	}
+}
+
+func TestParseChoice(t *testing.T) {
+	for _, name := range []string{"", "auto"} {
+		if _, auto, err := ParseChoice(name); !auto || err != nil {
+			t.Errorf("%q: auto %v, err %v; want the chooser", name, auto, err)
+		}
+	}
+	for _, c := range Codecs() {
+		got, auto, err := ParseChoice(c.String())
+		if got != c || auto || err != nil {
+			t.Errorf("%q: %v auto %v err %v; want %v fixed", c.String(), got, auto, err, c)
+		}
+	}
+	for _, name := range []string{"zstd2", "S2", "codec(9)"} {
+		if _, _, err := ParseChoice(name); err == nil || !strings.Contains(err.Error(), "unknown codec") {
+			t.Errorf("%q: err %v, want unknown codec", name, err)
 		}
 	}
 }

@@ -235,3 +235,13 @@ func TestFrozenNodeIsLostWhileOthersTalk(t *testing.T) {
 		t.Errorf("the run's end: %v\n%s", err, tailOf(sp.log(), 2000))
 	}
 }
+
+// An unknown codec is an error before anything starts: a client sent raw
+// frames for any name it did not know.
+func TestRunRejectsAnUnknownCodec(t *testing.T) {
+	cfg := filepath.Join("..", "..", "examples", "configs", "one-window.eqc")
+	_, err := Run(context.Background(), Options{ConfigPath: cfg, Token: "t", Codec: "zstd2", Local: true})
+	if err == nil || !strings.Contains(err.Error(), `unknown codec "zstd2"`) {
+		t.Fatalf("err %v, want unknown codec", err)
+	}
+}

@@ -32,6 +32,7 @@ import (
 
 	"github.com/goeq/goeq/internal/compositing"
 	"github.com/goeq/goeq/internal/compound"
+	"github.com/goeq/goeq/internal/compressor"
 	"github.com/goeq/goeq/internal/configparser"
 	"github.com/goeq/goeq/internal/control"
 	"github.com/goeq/goeq/internal/dashboard"
@@ -320,6 +321,9 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 	}
 	if opt.Token == "" {
 		return nil, errors.New("no token: set GOEQ_TOKEN or --token-file")
+	}
+	if _, _, err := compressor.ParseChoice(opt.Codec); err != nil {
+		return nil, err
 	}
 	text, err := os.ReadFile(opt.ConfigPath)
 	if err != nil {

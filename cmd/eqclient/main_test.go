@@ -1,0 +1,35 @@
+package main
+
+import (
+	"errors"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/goeq/goeq/internal/gotool"
+)
+
+// A window system or drawable eqclient does not know is an error before
+// it connects (an unknown drawable was taken for a window).
+func TestBadFlagsAreRejected(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "eqclient")
+	if out, err := exec.Command(gotool.Path(), "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--winsys", "wayland"}, `--winsys "wayland": want auto, egl or glfw`},
+		{[]string{"--drawable", "pbuffer"}, `--drawable "pbuffer": want window or FBO`},
+	} {
+		// a server nobody listens on: the flags are checked first
+		args := append([]string{"--server", "127.0.0.1:1", "--node", "n"}, c.args...)
+		out, err := exec.Command(bin, args...).CombinedOutput()
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.Contains(string(out), c.want) {
+			t.Errorf("%v: %v, output %q; want exit 2 and %q", c.args, err, out, c.want)
+		}
+	}
+}
