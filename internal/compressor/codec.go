@@ -75,7 +75,7 @@ func Codecs() []Codec { return []Codec{None, S2, Zstd, Planes, RLE, Delta, Plane
 // ParseChoice reads a choice of codec (eqserver run --codec): "auto", or
 // "", lets each link's Chooser pick; a codec's name (Codec.String) fixes
 // that codec on every link.
-func ParseChoice(name string) (c Codec, auto bool, err error) {
+func ParseChoice(name string) (fixed Codec, auto bool, err error) {
 	if name == "" || name == "auto" {
 		return None, true, nil
 	}
