@@ -6,7 +6,8 @@
 // same schedules; the recorded statistics are also replayed through both
 // policies. It writes docs/balance-live.md and its plots; with -repeat N
 // it runs N rounds of both policies on each schedule instead, and prints
-// how they compare (see runRounds).
+// how they compare (see runRounds), with the hog on the first render
+// node's core in every other round where -alternate-hog asks.
 package main
 
 import (
@@ -98,6 +99,7 @@ func main() {
 	repeat := flag.Int("repeat", 0, "run this many rounds of both policies on each schedule and print their comparison, instead of the report")
 	onlySchedule := flag.String("schedule", "", "run only the schedules whose name contains this (with -repeat)")
 	against := flag.String("against", "", "with -repeat: a folder with another build's eqserver and eqclient (a change's baseline), whose adaptive policy runs in every round too and is compared with this build's")
+	alternate := flag.Bool("alternate-hog", false, "with -repeat: put the hog on the first render node's core in every other round (the last one's in the others), so that a node the layout leaves slack is not always the hogged one")
 	flag.Parse()
 	if *hog {
 		spin()
@@ -129,15 +131,15 @@ func main() {
 		}
 		schedules = kept
 	}
-	if *against != "" && *repeat <= 0 {
-		fmt.Fprintln(os.Stderr, "goeq-balancelive: -against is for -repeat")
+	if (*against != "" || *alternate) && *repeat <= 0 {
+		fmt.Fprintln(os.Stderr, "goeq-balancelive: -against and -alternate-hog are for -repeat")
 		os.Exit(2)
 	}
 	if len(experiments) == 0 || len(schedules) == 0 {
 		fmt.Fprintln(os.Stderr, "goeq-balancelive: -only or -schedule leaves nothing to run")
 		os.Exit(2)
 	}
-	if err := run(*docs, *quick, *keep, *repeat, *against); err != nil {
+	if err := run(*docs, *quick, *keep, *repeat, *against, *alternate); err != nil {
 		fmt.Fprintf(os.Stderr, "goeq-balancelive: %v\n", err)
 		os.Exit(1)
 	}
@@ -156,7 +158,7 @@ func spin() {
 	}
 }
 
-func run(docs string, scale float64, keep string, repeat int, against string) error {
+func run(docs string, scale float64, keep string, repeat int, against string, alternate bool) error {
 	bin, err := binDir()
 	if err != nil {
 		return err
@@ -181,7 +183,7 @@ func run(docs string, scale float64, keep string, repeat int, against string) er
 		return err
 	}
 	if repeat > 0 {
-		if err := runRounds(bin, against, work, repeat, os.Stdout); err != nil {
+		if err := runRounds(bin, against, work, repeat, alternate, os.Stdout); err != nil {
 			return err
 		}
 		if keep != "" {
@@ -198,7 +200,7 @@ func run(docs string, scale float64, keep string, repeat int, against string) er
 			// machine, which a difference between the policies must exceed
 			for i, pol := range append(simulate.Policies, "equalizer") {
 				fmt.Fprintf(os.Stderr, "%s, %s, %s ...\n", ex.Label, sc.Name, pol)
-				r, err := runOnce(bin, work, ex, sc, pol)
+				r, err := runOnce(bin, work, ex, sc, pol, false)
 				if err != nil {
 					// the logs stay for a look
 					return fmt.Errorf("%s, %s, %s: %w", ex.Label, sc.Name, pol, err)
@@ -324,7 +326,9 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-func runOnce(bin, work string, ex experiment, sc schedule, policy string) (*runResult, error) {
+// runOnce runs one policy on a schedule; the hog shares the core of the
+// last render node pinned, or of the first with hogFirst.
+func runOnce(bin, work string, ex experiment, sc schedule, policy string, hogFirst bool) (*runResult, error) {
 	text, err := os.ReadFile(ex.Config)
 	if err != nil {
 		return nil, err
@@ -386,14 +390,16 @@ func runOnce(bin, work string, ex experiment, sc schedule, policy string) (*runR
 	defer stopAll()
 	// render nodes on alternate cores; the application node (destination)
 	// and the server where the kernel puts them
-	core := 0
-	var hoggedNode string // the last render node pinned
+	core, hogCore := 0, 0
+	var hoggedNode string
 	for _, n := range cfg.Nodes {
 		args := []string{filepath.Join(bin, "eqclient"), "--server", addr, "--node", n.ID}
 		if !n.App {
 			args = append([]string{"taskset", "-c", fmt.Sprint(core % 2)}, args...)
+			if hoggedNode == "" || !hogFirst {
+				hoggedNode, hogCore = n.ID, core%2
+			}
 			core++
-			hoggedNode = n.ID
 		}
 		c := exec.Command(args[0], args[1:]...)
 		c.Env, c.Stdout, c.Stderr = env, logFile, logFile
@@ -424,8 +430,7 @@ func runOnce(bin, work string, ex experiment, sc schedule, policy string) (*runR
 	if err != nil {
 		return nil, err
 	}
-	// the hog shares the core of the last render node pinned
-	hog := exec.Command("taskset", "-c", fmt.Sprint((core-1)%2), self, "-hog")
+	hog := exec.Command("taskset", "-c", fmt.Sprint(hogCore), self, "-hog")
 	if err := hog.Start(); err != nil {
 		return nil, err
 	}

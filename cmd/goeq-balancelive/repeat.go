@@ -30,7 +30,7 @@ type round map[string]*runResult
 // otherBuild names the -against build's adaptive runs in a round.
 const otherBuild = "adaptive, other build"
 
-func runRounds(bin, against, work string, n int, out io.Writer) error {
+func runRounds(bin, against, work string, n int, alternate bool, out io.Writer) error {
 	policies := slices.Clone(simulate.Policies)
 	if against != "" {
 		policies = append(policies, otherBuild)
@@ -45,12 +45,16 @@ func runRounds(bin, against, work string, n int, out io.Writer) error {
 				}
 				r := round{}
 				for _, pol := range order {
-					fmt.Fprintf(os.Stderr, "%s, %s, round %d of %d, %s ...\n", ex.Label, sc.Name, i+1, n, pol)
+					hog := ""
+					if alternate && i%2 == 1 {
+						hog = ", the hog on the first render node"
+					}
+					fmt.Fprintf(os.Stderr, "%s, %s, round %d of %d, %s%s ...\n", ex.Label, sc.Name, i+1, n, pol, hog)
 					dir, policy := bin, pol
 					if pol == otherBuild {
 						dir, policy = against, "adaptive"
 					}
-					run, err := runOnce(dir, work, ex, sc, policy)
+					run, err := runOnce(dir, work, ex, sc, policy, alternate && i%2 == 1)
 					if err != nil {
 						return fmt.Errorf("%s, %s, %s: %w", ex.Label, sc.Name, pol, err)
 					}
