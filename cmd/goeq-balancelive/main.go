@@ -99,7 +99,7 @@ func main() {
 	repeat := flag.Int("repeat", 0, "run this many rounds of both policies on each schedule and print their comparison, instead of the report")
 	onlySchedule := flag.String("schedule", "", "run only the schedules whose name contains this (with -repeat)")
 	against := flag.String("against", "", "with -repeat: a folder with another build's eqserver and eqclient (a change's baseline), whose adaptive policy runs in every round too and is compared with this build's")
-	alternate := flag.Bool("alternate-hog", false, "with -repeat: put the hog on the first render node's core in every other round (the last one's in the others), so that a node the layout leaves slack is not always the hogged one")
+	alternate := flag.Bool("alternate-hog", false, "with -repeat: put the hog on the first render node's core in every other round (the last one's in the others): the two nodes do not share the machine alike, and a comparison should not rest on one")
 	flag.Parse()
 	if *hog {
 		spin()
