@@ -26,6 +26,7 @@ import (
 
 	"github.com/goeq/goeq/draw"
 	"github.com/goeq/goeq/internal/client"
+	"github.com/goeq/goeq/internal/compound"
 	"github.com/goeq/goeq/internal/logging"
 	"github.com/goeq/goeq/internal/render"
 	"github.com/goeq/goeq/internal/winsys"
@@ -57,8 +58,8 @@ func main() {
 		fmt.Fprintf(os.Stderr, "eqclient: --winsys %q: want auto, egl or glfw\n", *ws)
 		os.Exit(2)
 	}
-	if d := strings.ToLower(*drawable); d != "" && d != "window" && d != "fbo" {
-		fmt.Fprintf(os.Stderr, "eqclient: --drawable %q: want window or FBO\n", *drawable)
+	if err := compound.CheckDrawableOverride(*drawable); err != nil {
+		fmt.Fprintf(os.Stderr, "eqclient: %v\n", err)
 		os.Exit(2)
 	}
 	if len(nodes) > 1 && !*null {

@@ -21,6 +21,7 @@ import (
 
 	"github.com/goeq/goeq/internal/appconn"
 	"github.com/goeq/goeq/internal/compositing"
+	"github.com/goeq/goeq/internal/compound"
 	"github.com/goeq/goeq/internal/compressor"
 	"github.com/goeq/goeq/internal/logging"
 	"github.com/goeq/goeq/internal/render"
@@ -93,8 +94,8 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
-	if d := strings.ToLower(*drawable); d != "" && d != "window" && d != "fbo" {
-		fmt.Fprintf(stderr, "eqserver run: --drawable %q: want window or FBO\n", *drawable)
+	if err := compound.CheckDrawableOverride(*drawable); err != nil {
+		fmt.Fprintf(stderr, "eqserver run: %v\n", err)
 		return 2
 	}
 	if _, _, err := compressor.ParseChoice(*codec); err != nil {

@@ -7,7 +7,9 @@
 package compound
 
 import (
+	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/alecthomas/participle/v2/lexer"
 )
@@ -488,4 +490,14 @@ func (c *Compound) Destination() *Compound {
 		}
 	}
 	return dest
+}
+
+// CheckDrawableOverride checks a --drawable override of every window's
+// hint_drawable: window or FBO, in any case, or "" for none.
+func CheckDrawableOverride(d string) error {
+	switch strings.ToLower(d) {
+	case "", "window", "fbo":
+		return nil
+	}
+	return fmt.Errorf("--drawable %q: want window or FBO", d)
 }
