@@ -81,8 +81,12 @@ func TestDashboardInABrowser(t *testing.T) {
 		t.Fatal("no dashboard address logged")
 	}
 
+	// Chromium's profile and its singleton socket directory go into the
+	// test's own directory: left to themselves, the socket's stayed in
+	// the system's temporary directory after every run
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browser), chromedp.NoSandbox,
-		chromedp.WindowSize(1100, 900), chromedp.Flag("disable-gpu", true))
+		chromedp.WindowSize(1100, 900), chromedp.Flag("disable-gpu", true),
+		chromedp.UserDataDir(t.TempDir()), chromedp.Env("TMPDIR="+t.TempDir()))
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	defer cancelAlloc()
 	ctx, cancel := chromedp.NewContext(actx)
