@@ -1,0 +1,45 @@
+package scheduler
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/goeq/goeq/internal/compound"
+	"github.com/goeq/goeq/internal/configparser"
+)
+
+// FuzzConfigRuns feeds arbitrary config text through the parser, the
+// resolver and the scheduler, with nodes that run their tasks in memory:
+// a config that resolves either runs its frames or fails with a message,
+// and nothing panics or waits without bound (the rounds are the bound:
+// the frame timeout falls within them). Run with `make fuzz`; the
+// corpus and the examples seed it.
+func FuzzConfigRuns(f *testing.F) {
+	for _, dir := range []string{filepath.Join("..", "..", "examples", "configs"), filepath.Join("..", "..", "..", "shared", "eqc-corpus")} {
+		names, _ := filepath.Glob(filepath.Join(dir, "*.eqc"))
+		for _, name := range names {
+			if b, err := os.ReadFile(name); err == nil {
+				f.Add(b)
+			}
+		}
+	}
+	f.Add([]byte("server { config { appNode { pipe { window { channel { name \"c\" } } } } compound { channel \"c\" } } }"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		res, err := configparser.Parse("fuzz.eqc", src)
+		if err != nil {
+			return
+		}
+		m, err := compound.Resolve(res, compound.Options{Getenv: func(string) (string, bool) { return "", false }})
+		if err != nil {
+			return
+		}
+		for _, cfg := range m.Configs {
+			c := newCluster(t, cfg, Options{Frames: 3})
+			c.run(20000)
+			if !c.finished && c.failure == "" {
+				t.Fatalf("3 frames neither done nor failed after %v: %d completed", c.now.Sub(c.starts[0]), len(c.completed))
+			}
+		}
+	})
+}
