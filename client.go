@@ -39,12 +39,12 @@ func serveClient(app Application, args []string) int {
 	}
 	logger := logging.New(os.Stderr, logging.FromEnv(), "goeq client "+*node)
 	if *server == "" || *node == "" {
-		logger.Print("--server and --node are required")
+		logger.Error("--server and --node are required")
 		return 2
 	}
 	token, tlsConfig, err := client.Credentials(*tokenStdin)
 	if err != nil {
-		logger.Print(err)
+		logger.Error(err.Error())
 		return 2
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -67,9 +67,9 @@ func serveClient(app Application, args []string) int {
 			WinSys: winsys.Choice(*ws), Log: logger, NewRenderer: newRenderer})
 		switch {
 		case ctx.Err() != nil:
-			logger.Print("stopped by a signal")
+			logger.Info("stopped by a signal")
 		case err != nil:
-			logger.Print(err)
+			logger.Error(err.Error())
 			code = 1
 		}
 	}()

@@ -7,7 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sync"
@@ -49,8 +49,9 @@ type Options struct {
 	Reference bool
 	// FrameTimeout fails the run when a frame takes longer (10 s).
 	FrameTimeout time.Duration
-	// Log receives the run's log; nil means standard error.
-	Log *log.Logger
+	// Log receives the run's log records (see logging levels in the
+	// README); nil means standard error, in GOEQ_LOG_FORMAT.
+	Log *slog.Logger
 	// Server, when set, is the address of an eqserver already running and
 	// waiting for an application (`eqserver run --app ADDR CONFIG`): it
 	// loads its own config (Config is ignored) and starts this executable

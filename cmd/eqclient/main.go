@@ -68,25 +68,29 @@ func main() {
 		os.Exit(2)
 	}
 	logger := logging.New(os.Stderr, logging.FromEnv(), "eqclient "+nodes.String())
+	fatal := func(msg string) {
+		logger.Error(msg)
+		os.Exit(1)
+	}
 	token, tlsConfig, err := client.Credentials(*tokenStdin)
 	if err != nil {
-		logger.Fatal(err)
+		fatal(err.Error())
 	}
 	if *tokenFile != "" {
 		b, err := os.ReadFile(*tokenFile)
 		if err != nil {
-			logger.Fatal(err)
+			fatal(err.Error())
 		}
 		token = strings.TrimSpace(string(b))
 	}
 	if *tlsCA != "" {
 		pem, err := os.ReadFile(*tlsCA)
 		if err != nil {
-			logger.Fatal(err)
+			fatal(err.Error())
 		}
 		pool := x509.NewCertPool()
 		if !pool.AppendCertsFromPEM(pem) {
-			logger.Fatalf("%s: no certificate", *tlsCA)
+			fatal(*tlsCA + ": no certificate")
 		}
 		tlsConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
 	}
@@ -107,9 +111,9 @@ func main() {
 				TLS: tlsConfig, Log: nodeLog, NewRenderer: builtinRenderer, Null: *null})
 			switch {
 			case ctx.Err() != nil:
-				nodeLog.Print("stopped by a signal")
+				nodeLog.Info("stopped by a signal")
 			case err != nil:
-				nodeLog.Print(err)
+				nodeLog.Error(err.Error())
 				failed.Store(true)
 			}
 		}()

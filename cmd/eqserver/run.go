@@ -9,7 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log"
+	"log/slog"
 	"net"
 	"os"
 	"os/signal"
@@ -124,13 +124,13 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	if *tokenFile != "" {
 		b, err := os.ReadFile(*tokenFile)
 		if err != nil {
-			logger.Print(err)
+			logger.Error(err.Error())
 			return 1
 		}
 		token = strings.TrimSpace(string(b))
 	}
 	if token == "" && *appAddr != "" {
-		logger.Print("--app needs the token the application will present: set GOEQ_TOKEN or --token-file")
+		logger.Error("--app needs the token the application will present: set GOEQ_TOKEN or --token-file")
 		return 2
 	}
 	if token == "" {
@@ -142,7 +142,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	if *tlsCert != "" || *tlsKey != "" {
 		cert, err := tls.LoadX509KeyPair(*tlsCert, *tlsKey)
 		if err != nil {
-			logger.Printf("TLS: %v", err)
+			logger.Error(fmt.Sprintf("TLS: %v", err))
 			return 1
 		}
 		tlsConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
@@ -172,7 +172,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	// renderer
 	builtin := render.Builtin{Renderer: *renderer, Triangles: *triangles, Spin: *spin, Iterations: *iterations}
 	if err := builtin.Check(); err != nil {
-		logger.Print(err)
+		logger.Error(err.Error())
 		return 2
 	}
 	initData, _ := json.Marshal(builtin)
@@ -183,11 +183,11 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		FrameTimeout: *frameTimeout, Liveness: *liveness, HTTP: *httpAddr, Overlay: *overlay, EncryptFrames: *encrypt, Relaunch: *relaunch}
 	if *nullClients {
 		if *appAddr != "" {
-			logger.Print("--null-clients launches eqclient; an application's executable (--app) renders for itself")
+			logger.Error("--null-clients launches eqclient; an application's executable (--app) renders for itself")
 			return 2
 		}
 		if *out != "" || *ref {
-			logger.Print("--null-clients render nothing: no images for --out or --reference")
+			logger.Error("--null-clients render nothing: no images for --out or --reference")
 			return 2
 		}
 		opt.ClientArgs = []string{"--null"}
@@ -195,12 +195,12 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	if path := *cpuProfile; path != "" {
 		f, err := os.Create(path)
 		if err != nil {
-			logger.Print(err)
+			logger.Error(err.Error())
 			return 1
 		}
 		defer f.Close()
 		if err := pprof.StartCPUProfile(f); err != nil {
-			logger.Print(err)
+			logger.Error(err.Error())
 			return 1
 		}
 		defer pprof.StopCPUProfile()
@@ -212,7 +212,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 			if caught != nil {
 				return 130
 			}
-			logger.Print(err)
+			logger.Error(err.Error())
 			return 1
 		}
 		h := app.Hello
@@ -236,7 +236,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	code := 0
 	switch {
 	case caught != nil:
-		logger.Printf("stopped by %v after %d frames", caught, summaryFrames(sum))
+		logger.Info(fmt.Sprintf("stopped by %v after %d frames", caught, summaryFrames(sum)))
 		code = 130
 		if caught == syscall.SIGTERM {
 			code = 143
@@ -253,7 +253,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 
 // acceptApp waits for the application that drives the run, at most
 // timeout.
-func acceptApp(ctx context.Context, addr, token string, timeout time.Duration, logger *log.Logger) (*appconn.Session, error) {
+func acceptApp(ctx context.Context, addr, token string, timeout time.Duration, logger *slog.Logger) (*appconn.Session, error) {
 	if timeout <= 0 {
 		return nil, fmt.Errorf("--app-timeout must be positive, not %v", timeout)
 	}
@@ -262,11 +262,11 @@ func acceptApp(ctx context.Context, addr, token string, timeout time.Duration, l
 		return nil, fmt.Errorf("--app: %w", err)
 	}
 	defer ln.Close()
-	logger.Printf("waiting for an application on %s (at most %v)", ln.Addr(), timeout)
+	logger.Info(fmt.Sprintf("waiting for an application on %s (at most %v)", ln.Addr(), timeout))
 	wait, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	s, err := appconn.Accept(wait, ln, token, func(peer string, err error) {
-		logger.Printf("refused an application from %s: %v", peer, err)
+		logger.Warn(fmt.Sprintf("refused an application from %s: %v", peer, err))
 	})
 	if err != nil && ctx.Err() == nil && wait.Err() != nil {
 		return nil, fmt.Errorf("no application connected to %s within %v (--app-timeout)", ln.Addr(), timeout)
@@ -274,7 +274,7 @@ func acceptApp(ctx context.Context, addr, token string, timeout time.Duration, l
 	if err != nil {
 		return nil, fmt.Errorf("waiting for an application: %w", err)
 	}
-	logger.Printf("application %s connected", s.Hello.Executable)
+	logger.Info(fmt.Sprintf("application %s connected", s.Hello.Executable))
 	return s, nil
 }
 

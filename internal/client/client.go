@@ -11,7 +11,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"log"
+	"log/slog"
 	"net"
 	"os"
 	"sync"
@@ -19,6 +19,7 @@ import (
 
 	"github.com/goeq/goeq/draw"
 	"github.com/goeq/goeq/internal/control"
+	"github.com/goeq/goeq/internal/logging"
 	"github.com/goeq/goeq/internal/procstat"
 	"github.com/goeq/goeq/internal/transport"
 	"github.com/goeq/goeq/internal/winsys"
@@ -32,7 +33,7 @@ type Options struct {
 	WinSys   winsys.Choice
 	Drawable string // override of hint_drawable
 	TLS      *tls.Config
-	Log      *log.Logger
+	Log      *slog.Logger
 	// NewRenderer makes each pipe's renderer (the application's), on the
 	// pipe's goroutine with its context current.
 	NewRenderer func(PipeInfo) (draw.Renderer, error)
@@ -60,7 +61,7 @@ var errStopped = errors.New("stopped by the server")
 // the connection breaks or ctx ends (SIGTERM: a clean stop).
 func Run(ctx context.Context, opt Options) error {
 	if opt.Log == nil {
-		opt.Log = log.New(os.Stderr, "eqclient "+opt.Node+": ", log.LstdFlags)
+		opt.Log = logging.New(os.Stderr, logging.Text, "eqclient "+opt.Node)
 	}
 	if opt.NewRenderer == nil {
 		return errors.New("client: no renderer factory")
@@ -103,7 +104,7 @@ func Run(ctx context.Context, opt Options) error {
 		var listen *tls.Config
 		if listen, n.frameTLS, err = transport.RunTLS(first.Setup.FrameCert, first.Setup.FrameKey); err == nil {
 			ln.SetTLS(listen)
-			opt.Log.Print("frame links: TLS 1.3 with this run's keys")
+			opt.Log.Info("frame links: TLS 1.3 with this run's keys")
 		} else {
 			err = fmt.Errorf("the run's frame-link keys: %w", err)
 		}

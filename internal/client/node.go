@@ -5,7 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"log"
+	"log/slog"
 	"os"
 	"sort"
 	"strings"
@@ -25,7 +25,7 @@ import (
 // node is this client's part of the config: its pipes with their
 // executors and windows.
 type node struct {
-	log     *log.Logger
+	log     *slog.Logger
 	token   string
 	name    string
 	session *session
@@ -142,7 +142,7 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 		if sys, why, err = winsys.Open(opt.WinSys, n.showsWindows(s.Drawable)); err != nil {
 			return err
 		}
-		n.log.Printf("window system: %s (%s)", sys.Name(), why)
+		n.log.Info(fmt.Sprintf("window system: %s (%s)", sys.Name(), why))
 	}
 	n.chooser = compressor.NewChooser()
 	sample := make([]byte, 4*256*64)
@@ -157,7 +157,7 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 		for _, name := range strings.Split(v, ",") {
 			n.drop[name] = true
 		}
-		n.log.Printf("fault injection: never sending frames %s", v)
+		n.log.Warn(fmt.Sprintf("fault injection: never sending frames %s", v))
 	}
 	n.released = map[int]chan struct{}{}
 	n.events = make(chan control.WindowEvent, eventQueue)
@@ -204,7 +204,7 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 			if err != nil {
 				return err
 			}
-			n.log.Printf("window %q: %s (%s)", w.Name, d, why)
+			n.log.Info(fmt.Sprintf("window %q: %s (%s)", w.Name, d, why))
 			p.windows = append(p.windows, cw)
 			model := w
 			cw.OnEvent(func(e winsys.Event) { n.windowEvent(model, e) })
@@ -545,7 +545,7 @@ func (n *node) finish(t *frameTrack) {
 		done.Error = n.describe(t.err.Error())
 	}
 	if err := n.session.send(&control.ClientMsg{Done: done}); err != nil {
-		n.log.Printf("frame %d: reporting: %v", t.frame, err)
+		n.log.Warn(fmt.Sprintf("frame %d: reporting: %v", t.frame, err))
 	}
 }
 
@@ -623,7 +623,7 @@ func (n *node) windowEvent(w *compound.Window, e winsys.Event) {
 	select {
 	case n.events <- ev:
 	default:
-		n.log.Printf("window %q: %d events waiting to be sent: this one is dropped", w.Name, eventQueue)
+		n.log.Warn(fmt.Sprintf("window %q: %d events waiting to be sent: this one is dropped", w.Name, eventQueue))
 	}
 }
 

@@ -2,6 +2,7 @@ package client
 
 import (
 	"bytes"
+	"fmt"
 	"image"
 	"image/jpeg"
 	"time"
@@ -51,7 +52,7 @@ func (n *node) sendPreviews(frame int, res *channel.Result, due map[string]bool)
 				return
 			}
 			if err := n.session.send(&control.ClientMsg{Preview: &control.Preview{Channel: id, Frame: frame, JPEG: b}}); err != nil {
-				n.log.Printf("frame %d: preview of %s: %v", frame, ch.Label, err)
+				n.log.Warn(fmt.Sprintf("frame %d: preview of %s: %v", frame, ch.Label, err))
 			}
 		}()
 	}

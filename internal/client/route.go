@@ -1,6 +1,7 @@
 package client
 
 import (
+	"fmt"
 	"runtime"
 	"strings"
 	"time"
@@ -28,7 +29,7 @@ func (n *node) Send(f *channel.FrameData) {
 	addr := n.peers[f.Consumer]
 	n.peersMu.Unlock()
 	if addr == "" || t == nil {
-		n.log.Printf("frame %d: no frame address for channel %s: %s dropped", f.Frame, f.Consumer, f.Name)
+		n.log.Warn(fmt.Sprintf("frame %d: no frame address for channel %s: %s dropped", f.Frame, f.Consumer, f.Name))
 		return
 	}
 	s := n.sender(addr)
@@ -39,7 +40,7 @@ func (n *node) Send(f *channel.FrameData) {
 // Pull asks the server for tiles (channel.Sink).
 func (n *node) Pull(frame int, ch, queue string, max int) {
 	if err := n.session.send(&control.ClientMsg{Pull: &control.Pull{Frame: frame, Channel: ch, Queue: queue, Max: max}}); err != nil {
-		n.log.Printf("frame %d: asking for tiles: %v", frame, err)
+		n.log.Warn(fmt.Sprintf("frame %d: asking for tiles: %v", frame, err))
 	}
 }
 
@@ -47,7 +48,7 @@ func (n *node) Pull(frame int, ch, queue string, max int) {
 func (n *node) arrive(f *transport.Frame) {
 	p := n.byChan[f.Consumer]
 	if p == nil {
-		n.log.Printf("frame %d: %s for channel %s, which is not on this node: dropped", f.Frame, f.Name, f.Consumer)
+		n.log.Warn(fmt.Sprintf("frame %d: %s for channel %s, which is not on this node: dropped", f.Frame, f.Name, f.Consumer))
 		f.Release()
 		return
 	}
@@ -129,7 +130,7 @@ func (n *node) runSender(s *sender) {
 		if conn == nil {
 			var err error
 			if conn, err = transport.Dial(s.addr, n.token, n.name, n.frameTLS); err != nil {
-				n.log.Printf("frame %d: %s to channel %s: %v", o.f.Frame, o.f.Name, o.f.Consumer, err)
+				n.log.Warn(fmt.Sprintf("frame %d: %s to channel %s: %v", o.f.Frame, o.f.Name, o.f.Consumer, err))
 				conn = nil
 				o.track.sends.Done()
 				continue
@@ -187,7 +188,7 @@ func (n *node) runSender(s *sender) {
 		o.track.links[[2]string{f.Consumer, codec.String()}] += len(tf.Raw)
 		o.track.mu.Unlock()
 		if err != nil {
-			n.log.Printf("frame %d: sending %s to channel %s: %v", f.Frame, f.Name, f.Consumer, err)
+			n.log.Warn(fmt.Sprintf("frame %d: sending %s to channel %s: %v", f.Frame, f.Name, f.Consumer, err))
 			conn.Close()
 			conn = nil
 		}

@@ -16,7 +16,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"log"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -281,7 +281,7 @@ func first(md metadata.MD, key string) string {
 
 // NewServer returns a gRPC server for h that refuses clients without the
 // token (logging who was refused). tlsConfig may be nil.
-func NewServer(h Handler, token string, tlsConfig *tls.Config, logger *log.Logger) *grpc.Server {
+func NewServer(h Handler, token string, tlsConfig *tls.Config, logger *slog.Logger) *grpc.Server {
 	check := func(ctx context.Context) error {
 		md, _ := metadata.FromIncomingContext(ctx)
 		if subtle.ConstantTimeCompare([]byte(first(md, "token")), []byte(token)) == 1 {
@@ -291,7 +291,7 @@ func NewServer(h Handler, token string, tlsConfig *tls.Config, logger *log.Logge
 		if p, ok := peer.FromContext(ctx); ok {
 			from = p.Addr.String()
 		}
-		logger.Printf("control: refused client %s (node %q): wrong or missing token", from, first(md, "node"))
+		logger.Warn(fmt.Sprintf("control: refused client %s (node %q): wrong or missing token", from, first(md, "node")))
 		return status.Error(codes.Unauthenticated, "wrong or missing token")
 	}
 	opts := []grpc.ServerOption{

@@ -7,7 +7,6 @@ package logging
 import (
 	"fmt"
 	"io"
-	"log"
 	"log/slog"
 	"os"
 )
@@ -46,15 +45,19 @@ func FromEnv() Format {
 	return f
 }
 
-// New returns a logger whose lines are slog records of the component in
-// format f. goeq's packages take a *log.Logger: each Printf is one record
-// at level INFO.
-func New(w io.Writer, f Format, component string) *log.Logger {
+// New returns a logger that writes the component's records in format f.
+// goeq logs what a run does at INFO, what it survives (a node lost, a
+// frame dropped, a client refused) at WARN, and what ends it at ERROR, so
+// that a filter on the level finds the faults.
+func New(w io.Writer, f Format, component string) *slog.Logger {
 	var h slog.Handler
 	if f == JSON {
 		h = slog.NewJSONHandler(w, nil)
 	} else {
 		h = slog.NewTextHandler(w, nil)
 	}
-	return slog.NewLogLogger(h.WithAttrs([]slog.Attr{slog.String("component", component)}), slog.LevelInfo)
+	return slog.New(h.WithAttrs([]slog.Attr{slog.String("component", component)}))
 }
+
+// Discard is a logger that writes nothing.
+func Discard() *slog.Logger { return slog.New(slog.DiscardHandler) }

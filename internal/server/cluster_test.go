@@ -567,6 +567,11 @@ func TestFrozenAndCutNodes(t *testing.T) {
 			if m == nil {
 				t.Fatalf("%s was not lost for silence:\n%s", tc.node, srv.log.String())
 			}
+			// a fault the run survives is a warning, which a filter on
+			// the level finds
+			if !strings.Contains(srv.log.String(), `level=WARN msg="node `+tc.node+` lost`) {
+				t.Errorf("the loss of %s is not logged as a warning:\n%s", tc.node, srv.log.String())
+			}
 			// the bound adapts to the gaps between a node's heartbeats: on
 			// a quiet link it is four heartbeats (800 ms)
 			limit, _ := time.ParseDuration(m[1])

@@ -54,10 +54,10 @@ func (s *server) startDashboard(addr string) (*live, error) {
 	lv.http = &http.Server{Handler: lv.dash.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		if err := lv.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			s.opt.Log.Printf("dashboard: %v", err)
+			s.opt.Log.Error(fmt.Sprintf("dashboard: %v", err))
 		}
 	}()
-	s.opt.Log.Printf("dashboard on http://%s/", ln.Addr())
+	s.opt.Log.Info(fmt.Sprintf("dashboard on http://%s/", ln.Addr()))
 	return lv, nil
 }
 

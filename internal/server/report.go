@@ -85,7 +85,7 @@ func (r *report) complete(c scheduler.Completed) {
 	}
 	r.written = append(r.written, c.Written...)
 	for _, e := range c.Errors {
-		r.s.opt.Log.Printf("frame %d: %s", c.Frame, e)
+		r.s.opt.Log.Warn(fmt.Sprintf("frame %d: %s", c.Frame, e))
 	}
 	worst, total, n, slowest := 0.0, 0.0, 0, ""
 	// the scheduler's completion, which the planner saw, rather than when

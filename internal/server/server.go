@@ -16,7 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log"
+	"log/slog"
 	"net"
 	"os"
 	"os/exec"
@@ -36,6 +36,7 @@ import (
 	"github.com/goeq/goeq/internal/configparser"
 	"github.com/goeq/goeq/internal/control"
 	"github.com/goeq/goeq/internal/dashboard"
+	"github.com/goeq/goeq/internal/logging"
 	"github.com/goeq/goeq/internal/planner"
 	"github.com/goeq/goeq/internal/procstat"
 	"github.com/goeq/goeq/internal/reference"
@@ -78,7 +79,7 @@ type Options struct {
 	// Liveness is the shortest silence after which a node is lost (800 ms;
 	// it grows by itself with each node's gaps and the frame time).
 	Liveness time.Duration
-	Log      *log.Logger
+	Log      *slog.Logger
 	Progress io.Writer // one-line progress (a terminal), or nil
 
 	// App, when set, is an application that drives the run frame by
@@ -309,7 +310,7 @@ type server struct {
 // was done so far.
 func Run(ctx context.Context, opt Options) (*Summary, error) {
 	if opt.Log == nil {
-		opt.Log = log.New(os.Stderr, "eqserver: ", log.LstdFlags)
+		opt.Log = logging.New(os.Stderr, logging.Text, "eqserver")
 	}
 	if opt.App != nil {
 		opt.Frames = 0 // the application asks for each frame
@@ -338,7 +339,7 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 		return nil, err
 	}
 	for _, w := range res.Warnings {
-		opt.Log.Printf("warning: %s", w)
+		opt.Log.Warn(w.String())
 	}
 	cfg := m.Configs[0]
 	if opt.Layout != "" {
@@ -428,11 +429,11 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 	if opt.Reference {
 		mode = " (reference: every destination renders its whole frame)"
 	}
-	opt.Log.Printf("control server on %s; config %s: %d nodes%s", ln.Addr(), opt.ConfigPath, len(s.order), mode)
+	opt.Log.Info(fmt.Sprintf("control server on %s; config %s: %d nodes%s", ln.Addr(), opt.ConfigPath, len(s.order), mode))
 
 	defer s.stopClients()
 	if opt.NoLaunch {
-		opt.Log.Printf("waiting for nodes %s to join: eqclient --server %s --node NAME", strings.Join(s.order, ", "), ln.Addr())
+		opt.Log.Info(fmt.Sprintf("waiting for nodes %s to join: eqclient --server %s --node NAME", strings.Join(s.order, ", "), ln.Addr()))
 	} else if err := s.launch(ln.Addr()); err != nil {
 		return nil, err
 	}
@@ -553,7 +554,7 @@ func (s *server) launchNode(id string, listening net.Addr) error {
 	nc.launches++
 	launch := nc.launches
 	s.mu.Unlock()
-	s.opt.Log.Printf("node %s: client pid %d", id, cmd.Process.Pid)
+	s.opt.Log.Info(fmt.Sprintf("node %s: client pid %d", id, cmd.Process.Pid))
 	go func() {
 		err := cmd.Wait()
 		close(exited)
@@ -633,13 +634,13 @@ func exitText(err error) string {
 func (s *server) Session(stream grpc.ServerStream, node string) error {
 	nc := s.nodes[node]
 	if nc == nil {
-		s.opt.Log.Printf("refused a client for unknown node %q", node)
+		s.opt.Log.Warn(fmt.Sprintf("refused a client for unknown node %q", node))
 		return fmt.Errorf("unknown node %q (nodes: %s)", node, strings.Join(s.order, ", "))
 	}
 	s.mu.Lock()
 	if nc.claimed && !nc.stale {
 		s.mu.Unlock()
-		s.opt.Log.Printf("refused a second client for node %s", node)
+		s.opt.Log.Warn(fmt.Sprintf("refused a second client for node %s", node))
 		return fmt.Errorf("node %s already has a client", node)
 	}
 	nc.claimed, nc.stale = true, false
@@ -697,7 +698,7 @@ func (s *server) Session(stream grpc.ServerStream, node string) error {
 	nc.frameAddr = hello.Hello.FrameAddr
 	s.addrChanges++
 	s.mu.Unlock()
-	s.opt.Log.Printf("node %s joined (pid %d, frames at %s)", node, hello.Hello.PID, hello.Hello.FrameAddr)
+	s.opt.Log.Info(fmt.Sprintf("node %s joined (pid %d, frames at %s)", node, hello.Hello.PID, hello.Hello.FrameAddr))
 	done := make(chan struct{})
 	defer close(done)
 	go func() {
@@ -952,7 +953,7 @@ func (s *server) take(ev *event, rep *report, joined map[string]bool) (scheduler
 		// a new session has nothing of what earlier ones were sent
 		s.nodes[e.Node].newSession()
 		if joined[e.Node] {
-			s.opt.Log.Printf("node %s rejoined: its channels take part again", e.Node)
+			s.opt.Log.Info(fmt.Sprintf("node %s rejoined: its channels take part again", e.Node))
 			rep.rejoined = append(rep.rejoined, e.Node)
 		} else {
 			joined[e.Node] = true
@@ -1063,7 +1064,7 @@ func (s *server) overlayFor(w scheduler.Work, rep *report) []control.OverlayPart
 // act carries out one Ready.
 func (s *server) act(rd scheduler.Ready, rep *report) error {
 	for _, l := range rd.Lost {
-		s.opt.Log.Printf("node %s lost (%s): its channels %s leave the compounds", l.Node, l.Reason, strings.Join(l.Channels, ", "))
+		s.opt.Log.Warn(fmt.Sprintf("node %s lost (%s): its channels %s leave the compounds", l.Node, l.Reason, strings.Join(l.Channels, ", ")))
 		rep.lost = append(rep.lost, l.Node)
 		nc := s.nodes[l.Node]
 		s.mu.Lock()
@@ -1073,9 +1074,9 @@ func (s *server) act(rd scheduler.Ready, rep *report) error {
 			nc.kill()
 			if nc.relaunch < s.opt.Relaunch && !s.opt.NoLaunch {
 				nc.relaunch++
-				s.opt.Log.Printf("node %s: starting its client again (%d of %d)", l.Node, nc.relaunch, s.opt.Relaunch)
+				s.opt.Log.Info(fmt.Sprintf("node %s: starting its client again (%d of %d)", l.Node, nc.relaunch, s.opt.Relaunch))
 				if err := s.launchNode(l.Node, s.listening); err != nil {
-					s.opt.Log.Printf("node %s: %v", l.Node, err)
+					s.opt.Log.Warn(fmt.Sprintf("node %s: %v", l.Node, err))
 				}
 			}
 		}

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log"
+	"log/slog"
 	"math"
 	"net"
 	"sync"
@@ -123,7 +123,7 @@ type Listener struct {
 	token   string
 	handler func(*Frame)
 	limits  Limits
-	Log     *log.Logger
+	Log     *slog.Logger
 	wg      sync.WaitGroup
 	mu      sync.Mutex
 	conns   map[net.Conn]bool
@@ -152,18 +152,18 @@ type Limits struct {
 
 // Listen listens on addr ("127.0.0.1:0" picks a port) with default
 // limits.
-func Listen(addr, token string, handler func(*Frame), logger *log.Logger) (*Listener, error) {
+func Listen(addr, token string, handler func(*Frame), logger *slog.Logger) (*Listener, error) {
 	return ListenLimited(addr, token, handler, logger, Limits{})
 }
 
 // ListenLimited is Listen with limits.
-func ListenLimited(addr, token string, handler func(*Frame), logger *log.Logger, limits Limits) (*Listener, error) {
+func ListenLimited(addr, token string, handler func(*Frame), logger *slog.Logger, limits Limits) (*Listener, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err
 	}
 	if logger == nil {
-		logger = log.Default()
+		logger = slog.Default()
 	}
 	if limits.MessageTimeout <= 0 {
 		limits.MessageTimeout = 30 * time.Second
@@ -230,7 +230,7 @@ func (l *Listener) serve(raw net.Conn) {
 	if int(l.unauthenticated.Add(1)) > l.limits.MaxUnauthenticated {
 		l.unauthenticated.Add(-1)
 		if l.refused.Add(1)%100 == 1 {
-			l.Log.Printf("frame transport: refused %s: %d connections are already waiting to authenticate", c.RemoteAddr(), l.limits.MaxUnauthenticated)
+			l.Log.Warn(fmt.Sprintf("frame transport: refused %s: %d connections are already waiting to authenticate", c.RemoteAddr(), l.limits.MaxUnauthenticated))
 		}
 		return
 	}
@@ -242,7 +242,7 @@ func (l *Listener) serve(raw net.Conn) {
 		c.SetWriteDeadline(time.Now().Add(l.limits.AuthTimeout))
 		if err := tc.Handshake(); err != nil {
 			l.unauthenticated.Add(-1)
-			l.Log.Printf("frame transport: refused %s: TLS: %v", c.RemoteAddr(), err)
+			l.Log.Warn(fmt.Sprintf("frame transport: refused %s: TLS: %v", c.RemoteAddr(), err))
 			return
 		}
 		c.SetWriteDeadline(time.Time{})
@@ -251,7 +251,7 @@ func (l *Listener) serve(raw net.Conn) {
 	node, err := checkAuth(c, l.token)
 	l.unauthenticated.Add(-1)
 	if err != nil {
-		l.Log.Printf("frame transport: refused %s (node %q): %v", c.RemoteAddr(), node, err)
+		l.Log.Warn(fmt.Sprintf("frame transport: refused %s (node %q): %v", c.RemoteAddr(), node, err))
 		return
 	}
 	for {
@@ -267,7 +267,7 @@ func (l *Listener) serve(raw net.Conn) {
 			}
 		}
 		if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
-			l.Log.Printf("frame transport: dropping connection from %s (node %q): %v", c.RemoteAddr(), node, err)
+			l.Log.Warn(fmt.Sprintf("frame transport: dropping connection from %s (node %q): %v", c.RemoteAddr(), node, err))
 		}
 		return
 	}

@@ -3,9 +3,10 @@ package transport
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"io"
-	"log"
+	"log/slog"
 	"net"
 	"runtime"
 	"strings"
@@ -82,7 +83,7 @@ func TestSendReceive(t *testing.T) {
 func TestWrongTokenIsRefusedWithALogLine(t *testing.T) {
 	var logs strings.Builder
 	var mu sync.Mutex
-	logger := log.New(writerFunc(func(p []byte) (int, error) { mu.Lock(); defer mu.Unlock(); return logs.Write(p) }), "", 0)
+	logger := slog.New(slog.NewJSONHandler(writerFunc(func(p []byte) (int, error) { mu.Lock(); defer mu.Unlock(); return logs.Write(p) }), nil))
 	c := &collector{got: make(chan struct{}, 8)}
 	l, err := Listen("127.0.0.1:0", "secret", c.handle, logger)
 	if err != nil {
@@ -105,7 +106,10 @@ func TestWrongTokenIsRefusedWithALogLine(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if !strings.Contains(logs.String(), "refused") || !strings.Contains(logs.String(), "wrong token") || !strings.Contains(logs.String(), "intruder") {
+	// a warning, which a filter on the level finds
+	var rec struct{ Level, Msg string }
+	if err := json.Unmarshal([]byte(strings.TrimSpace(logs.String())), &rec); err != nil || rec.Level != "WARN" ||
+		!strings.Contains(rec.Msg, "refused") || !strings.Contains(rec.Msg, "wrong token") || !strings.Contains(rec.Msg, "intruder") {
 		t.Errorf("log: %q", logs.String())
 	}
 }
@@ -331,7 +335,7 @@ func TestUnfinishedFrameTimesOut(t *testing.T) {
 	}
 }
 
-func quietLog() *log.Logger { return log.New(io.Discard, "", 0) }
+func quietLog() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
 // An encrypted listener takes frames from a sender with the run's keys;
 // a plaintext sender and a listener with another run's certificate are
