@@ -496,6 +496,46 @@ func TestAdaptiveFollowsALoadSwitchedEvery40FramesThroughQuickFrames(t *testing.
 	}
 }
 
+// A source under a competing load switched every 30 frames, whose loaded
+// frames come with runs of two quick ones and a slow one after them (as
+// live, where a node's pipes under a hog are now and then served alone,
+// and the hog makes up for it), keeps a short hold, and its
+// share is followed in every phase without the load. Before, each quick
+// run that a slow frame ended doubled the hold, which reached 32 frames,
+// longer than the phase, and the source kept its loaded share through
+// the phases without the load.
+func TestQuickRunsUnderALoadDoNotLengthenTheHold(t *testing.T) {
+	l, out := pastColdPlans()
+	a := func(f int) float64 {
+		d := 0.020
+		if (f/30)%2 == 1 {
+			d = 0.040 // the load on: half speed
+			switch f % 7 {
+			case 2, 3:
+				d *= 0.5
+			case 4:
+				d *= 1.5 // the load making up for the quick run
+			}
+		}
+		return d
+	}
+	_, w := steady(l, out, 360, a, constant(0.020))
+	for phase := 2; phase < 12; phase += 2 {
+		off := 0
+		for f := phase*30 + 12; f < phase*30+28; f++ {
+			if !near(w[f], 0.5, 0.03) {
+				off++
+			}
+		}
+		if off > 2 {
+			t.Errorf("phase %d without the load: a's share off 0.5 in %d of frames 12-27: %.3f", phase, off, w[phase*30+12:phase*30+28])
+		}
+	}
+	if h := l.Adaptive.sources["a"].hold; h > 2*minHold {
+		t.Errorf("hold %d after six phases of the load", h)
+	}
+}
+
 // Noise of +-20% per frame and source moves the adaptive split much less
 // than Equalizer's damped one: the measured noise widens the band and
 // slows the filter. (Over ten noise sequences: in any one, where a
