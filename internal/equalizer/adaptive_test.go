@@ -451,6 +451,24 @@ func TestAdaptiveHoldsTheSlowShareOfAnOscillatingSource(t *testing.T) {
 	}
 }
 
+// followedInPhase fails the test where a's share w is off want in more
+// than 2 of frames 12 to 27 of a phase of the given length: by then its
+// speed is followed, but for a frame where a quick one and a hiccup come
+// together.
+func followedInPhase(t *testing.T, w []float64, length, phase int, want float64) {
+	t.Helper()
+	from, to := phase*length+12, phase*length+28
+	off := 0
+	for f := from; f < to; f++ {
+		if !near(w[f], want, 0.03) {
+			off++
+		}
+	}
+	if off > 2 {
+		t.Errorf("phase %d: a's share off %.3f in %d of frames 12-27: %.3f", phase, want, off, w[from:to])
+	}
+}
+
 // A source whose competing load switches every 40 frames, one of whose
 // frames in five is quick (a node's core serving it alone first, as live)
 // and one in 23 a hiccup, is followed in every phase: a quick frame is no
@@ -479,17 +497,7 @@ func TestAdaptiveFollowsALoadSwitchedEvery40FramesThroughQuickFrames(t *testing.
 		if phase%2 == 1 {
 			want = 1.0 / 3
 		}
-		// frames 12 to 27 of the phase, but for a frame where a quick one
-		// and a hiccup come together
-		off := 0
-		for f := phase*40 + 12; f < phase*40+28; f++ {
-			if !near(w[f], want, 0.03) {
-				off++
-			}
-		}
-		if off > 2 {
-			t.Errorf("phase %d: a's share off %.3f in %d of frames 12-27: %.3f", phase, want, off, w[phase*40+12:phase*40+28])
-		}
+		followedInPhase(t, w, 40, phase, want)
 	}
 	if h := l.Adaptive.sources["a"].hold; h > 2*minHold {
 		t.Errorf("hold %d after ten phases of 40 frames", h)
@@ -507,29 +515,20 @@ func TestAdaptiveFollowsALoadSwitchedEvery40FramesThroughQuickFrames(t *testing.
 func TestQuickRunsUnderALoadDoNotLengthenTheHold(t *testing.T) {
 	l, out := pastColdPlans()
 	a := func(f int) float64 {
-		d := 0.020
-		if (f/30)%2 == 1 {
-			d = 0.040 // the load on: half speed
-			switch f % 7 {
-			case 2, 3:
-				d *= 0.5
-			case 4:
-				d *= 1.5 // the load making up for the quick run
-			}
+		if (f/30)%2 == 0 {
+			return 0.020
 		}
-		return d
+		switch f % 7 { // the load on: half speed, but for
+		case 2, 3:
+			return 0.020 // a quick run
+		case 4:
+			return 0.060 // the load making up for it
+		}
+		return 0.040
 	}
 	_, w := steady(l, out, 360, a, constant(0.020))
-	for phase := 2; phase < 12; phase += 2 {
-		off := 0
-		for f := phase*30 + 12; f < phase*30+28; f++ {
-			if !near(w[f], 0.5, 0.03) {
-				off++
-			}
-		}
-		if off > 2 {
-			t.Errorf("phase %d without the load: a's share off 0.5 in %d of frames 12-27: %.3f", phase, off, w[phase*30+12:phase*30+28])
-		}
+	for phase := 2; phase < 12; phase += 2 { // the phases without the load
+		followedInPhase(t, w, 30, phase, 0.5)
 	}
 	if h := l.Adaptive.sources["a"].hold; h > 2*minHold {
 		t.Errorf("hold %d after six phases of the load", h)
