@@ -58,6 +58,3 @@ func New(w io.Writer, f Format, component string) *slog.Logger {
 	}
 	return slog.New(h.WithAttrs([]slog.Attr{slog.String("component", component)}))
 }
-
-// Discard is a logger that writes nothing.
-func Discard() *slog.Logger { return slog.New(slog.DiscardHandler) }
