@@ -49,8 +49,9 @@ type Options struct {
 	Reference bool
 	// FrameTimeout fails the run when a frame takes longer (10 s).
 	FrameTimeout time.Duration
-	// Log receives the run's log records (see logging levels in the
-	// README); nil means standard error, in GOEQ_LOG_FORMAT.
+	// Log receives the run's log records: what it does at INFO, what it
+	// survives (a node lost, a frame dropped) at WARN, what ends it at
+	// ERROR. nil means standard error, in GOEQ_LOG_FORMAT.
 	Log *slog.Logger
 	// Server, when set, is the address of an eqserver already running and
 	// waiting for an application (`eqserver run --app ADDR CONFIG`): it

@@ -365,26 +365,23 @@ const minSpeedRatio = 1.0 / 4
 const settleFrames = 4
 
 // oscillationFrames is how soon after a speed-up was trusted a slow-down
-// shows that the source oscillates (and doubles its hold). A speed-up
-// still held that a slow-down ends is no sign: a load switched faster
-// than the hold is left at its slow share without it, and live, under a
-// hog, a node's two pipes have runs of two or three quick frames between
-// slow ones (one pipe served alone first, the hog descheduled). Counted
-// as signs once they lasted two frames, they doubled the hogged pipes'
+// shows that the source oscillates (and doubles its hold). A speed-up still
+// held that a slow-down ends is no sign: a load switched faster than the
+// hold stays at its slow share anyway, as none of its speed-ups lasts the
+// hold; and live, under a hog, a node's two pipes have runs of two or three
+// quick frames between slow ones (one pipe served alone first, the hog
+// descheduled). Counted as signs, those runs doubled the hogged pipes'
 // holds to 16 and 32 frames within a phase of the hog every 2 s, longer
 // than the phase without it, and the node's speed-ups were then followed
 // only by the in-band filter (2D synthetic, six rounds against the build
 // that counted them: p99 0.891 +- 0.034 of its, lower in all six, mean
-// 0.998 +- 0.019). Nor is one fast frame a sign: live, a node's core
-// serves one of its two pipes alone first in 9-41% of frames, and that
-// pipe's frame is then about twice as fast. Nor
-// does "soon" grow with the hold: as twice the hold, a hold of 16 doubled
-// again at any slow-down within 32 frames of a speed-up and one of 32
-// stayed so at any within 64, the hogged pipes of the live runs kept holds
-// of 16 and 32 frames, and their node got its share back 0.6-0.8 s after
-// the hog went off (Equalizer's in 0.2-0.4 s); with this, about 0.2 s
-// after Equalizer's, and the 2D synthetic runs' mean frame 1.4% shorter
-// (docs/equalizers.md, "The first frames after a switch").
+// 0.998 +- 0.019). Nor does "soon" grow with the hold: as twice the hold, a
+// hold of 16 doubled again at any slow-down within 32 frames of a speed-up
+// and one of 32 stayed so at any within 64, the hogged pipes of the live
+// runs kept holds of 16 and 32 frames, and their node got its share back
+// 0.6-0.8 s after the hog went off (Equalizer's in 0.2-0.4 s); with this,
+// about 0.2 s after Equalizer's, and the 2D synthetic runs' mean frame 1.4%
+// shorter (docs/equalizers.md, "The first frames after a switch").
 const oscillationFrames = 2 * minHold
 
 const (
