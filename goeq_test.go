@@ -478,8 +478,8 @@ func closeMat(a, b goeq.Mat4) bool {
 // in-process reference run's. A wrong token is refused, saying so.
 func TestRunOnARunningEqserver(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "eqserver")
-	if out, err := exec.Command(gotool.Path(), "build", "-o", bin, "./cmd/eqserver").CombinedOutput(); err != nil {
-		t.Fatalf("building eqserver: %v\n%s", err, out)
+	if err := gotool.Build(bin, "./cmd/eqserver"); err != nil {
+		t.Fatal(err)
 	}
 	t.Setenv("GOEQ_TOKEN", "the-shared-token")
 	cfgPath := withLatency(t, "2d-lb-4.eqc", 2)

@@ -14,8 +14,8 @@ import (
 // it connects (an unknown drawable was taken for a window).
 func TestBadFlagsAreRejected(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "eqclient")
-	if out, err := exec.Command(gotool.Path(), "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	if err := gotool.Build(bin, "."); err != nil {
+		t.Fatal(err)
 	}
 	for _, c := range []struct {
 		args []string

@@ -27,8 +27,8 @@ import (
 func build(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "eqply")
-	if out, err := exec.Command(gotool.Path(), "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	if err := gotool.Build(bin, "."); err != nil {
+		t.Fatal(err)
 	}
 	return bin
 }

@@ -16,8 +16,8 @@ import (
 // broadcasts: every frame's images agree, and the density shows.
 func TestSlabsBlendToTheWholeVolume(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "volume")
-	if out, err := exec.Command(gotool.Path(), "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	if err := gotool.Build(bin, "."); err != nil {
+		t.Fatal(err)
 	}
 	const frames = 6
 	run := func(cfg, density string) []string {

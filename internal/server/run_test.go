@@ -54,10 +54,7 @@ func binaries(t testing.TB) string {
 		if binErr != nil {
 			return
 		}
-		out, err := exec.Command(gotool.Path(), "build", "-o", binDir, "github.com/goeq/goeq/cmd/eqserver", "github.com/goeq/goeq/cmd/eqclient").CombinedOutput()
-		if err != nil {
-			binErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
+		binErr = gotool.Build(binDir, "github.com/goeq/goeq/cmd/eqserver", "github.com/goeq/goeq/cmd/eqclient")
 	})
 	if binErr != nil {
 		t.Fatal(binErr)
