@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -106,6 +108,56 @@ func TestKDOrderMakesRangesCoherent(t *testing.T) {
 			t.Errorf("quarter %d spans %.2f of the model's box", q, b/whole)
 		}
 	}
+}
+
+// selectNth leaves the k smallest keys before k, as sorting does, on
+// random keys, keys with few values, sorted, reversed and equal ones, and
+// whatever NaNs a PLY file may hold cannot make it loop.
+func TestSelectNthSplitsAsSortingDoes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	inputs := map[string]func(i, n int) float32{
+		"random":   func(int, int) float32 { return rng.Float32() },
+		"3 values": func(int, int) float32 { return float32(rng.IntN(3)) },
+		"sorted":   func(i, _ int) float32 { return float32(i) },
+		"reversed": func(i, n int) float32 { return float32(n - i) },
+		"equal":    func(int, int) float32 { return 1 },
+		"organ":    func(i, n int) float32 { return float32(min(i, n-i)) },
+	}
+	for name, key := range inputs {
+		for _, n := range []int{17, 100, 1000, 5001} {
+			ts := make([]kdTriangle, n)
+			want := make([]float32, n)
+			for i := range ts {
+				ts[i].c[1] = key(i, n)
+				ts[i].idx[0] = uint32(i)
+				want[i] = ts[i].c[1]
+			}
+			slices.Sort(want)
+			for _, k := range []int{0, n / 3, n / 2, n - 1} {
+				selectNth(ts, k, 1)
+				got := make([]float32, k)
+				seen := map[uint32]bool{}
+				for i, tr := range ts {
+					seen[tr.idx[0]] = true
+					if i < k {
+						got[i] = tr.c[1]
+					}
+				}
+				slices.Sort(got)
+				if len(seen) != n || !slices.Equal(got, want[:k]) {
+					t.Fatalf("%s, %d keys, k %d: the first k are not the k smallest (or a triangle was lost)", name, n, k)
+				}
+			}
+		}
+	}
+	nan := make([]kdTriangle, 1000)
+	for i := range nan {
+		nan[i].c[0] = rng.Float32()
+		if i%7 == 0 {
+			nan[i].c[0] = float32(math.NaN())
+		}
+	}
+	selectNth(nan, 500, 0)
 }
 
 // The sub-frame matrix maps a tile's pixel centres onto the destination's:
