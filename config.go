@@ -196,6 +196,9 @@ func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 		c.summary, c.err, c.ended = sum, err, true
 		if c.err == nil && !c.exited {
 			c.err = errors.New("goeq: the run ended")
+			if sum != nil && sum.Interrupted {
+				c.err = fmt.Errorf("goeq: the server was stopped (a signal) after %d frames", sum.Frames)
+			}
 		}
 		c.changed.Broadcast()
 		c.mu.Unlock()

@@ -477,67 +477,113 @@ func closeMat(a, b goeq.Mat4) bool {
 // server starts it again as the render clients, and the frames equal an
 // in-process reference run's. A wrong token is refused, saying so.
 func TestRunOnARunningEqserver(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "eqserver")
-	if err := gotool.Build(bin, "./cmd/eqserver"); err != nil {
-		t.Fatal(err)
-	}
 	t.Setenv("GOEQ_TOKEN", "the-shared-token")
 	cfgPath := withLatency(t, "2d-lb-4.eqc", 2)
-	srv := exec.Command(bin, "run", "--app", "127.0.0.1:0", "--local", "--frame-timeout", "20s", cfgPath)
-	stderr, err := srv.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stdout strings.Builder
-	srv.Stdout = &stdout
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	t.Cleanup(func() {
-		srv.Process.Kill()
-		<-exited
-	})
-	addrs := make(chan string, 1)
-	var logged strings.Builder
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			line := sc.Text()
-			logged.WriteString(line + "\n")
-			if m := regexp.MustCompile(`waiting for an application on ([0-9.]+:[0-9]+)`).FindStringSubmatch(line); m != nil {
-				addrs <- m[1]
-			}
-		}
-		exited <- srv.Wait()
-	}()
-	var addr string
-	select {
-	case addr = <-addrs:
-	case err := <-exited:
-		exited <- err
-		t.Fatalf("eqserver ended before it waited for an application: %v", err)
-	}
-
+	srv := startAppServer(t, cfgPath)
 	t.Setenv("GOEQ_TOKEN", "a-guess")
-	if _, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Server: addr, InitData: squareInit{Scale: 1.4}}); err == nil || !strings.Contains(err.Error(), "token does not match") {
+	if _, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Server: srv.addr, InitData: squareInit{Scale: 1.4}}); err == nil || !strings.Contains(err.Error(), "token does not match") {
 		t.Errorf("a wrong token: got %v, want a refusal that names the token", err)
 	}
 	t.Setenv("GOEQ_TOKEN", "the-shared-token")
-	got := runScript(t, goeq.Options{Server: addr}, 12, squareInit{Scale: 1.4}, nil)
+	got := runScript(t, goeq.Options{Server: srv.addr}, 12, squareInit{Scale: 1.4}, nil)
 	select {
-	case err := <-exited:
-		exited <- err
+	case err := <-srv.exited:
+		srv.exited <- err
 		if err != nil {
-			t.Errorf("eqserver: %v\n%s", err, logged.String())
+			t.Errorf("eqserver: %v\n%s", err, srv.log.String())
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatalf("eqserver did not end with the application's run")
 	}
-	if !strings.Contains(stdout.String(), "12 frames") {
-		t.Errorf("eqserver's summary: %q", stdout.String())
+	if !strings.Contains(srv.stdout.String(), "12 frames") {
+		t.Errorf("eqserver's summary: %q", srv.stdout.String())
 	}
 	compareRuns(t, got, runSquare(t, cfgPath, 12, true))
+}
+
+// appServer is an eqserver run --app waiting for an application.
+type appServer struct {
+	cmd         *exec.Cmd
+	addr        string
+	exited      chan error // its exit, put back once read
+	log, stdout strings.Builder
+}
+
+func startAppServer(t *testing.T, cfgPath string) *appServer {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "eqserver")
+	if err := gotool.Build(bin, "./cmd/eqserver"); err != nil {
+		t.Fatal(err)
+	}
+	srv := &appServer{cmd: exec.Command(bin, "run", "--app", "127.0.0.1:0", "--local", "--frame-timeout", "20s", cfgPath), exited: make(chan error, 1)}
+	stderr, err := srv.cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.cmd.Stdout = &srv.stdout
+	if err := srv.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		srv.cmd.Process.Kill()
+		<-srv.exited
+	})
+	addrs := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			line := sc.Text()
+			srv.log.WriteString(line + "\n")
+			if m := regexp.MustCompile(`waiting for an application on ([0-9.]+:[0-9]+)`).FindStringSubmatch(line); m != nil {
+				addrs <- m[1]
+			}
+		}
+		srv.exited <- srv.cmd.Wait()
+	}()
+	select {
+	case srv.addr = <-addrs:
+	case err := <-srv.exited:
+		srv.exited <- err
+		t.Fatalf("eqserver ended before it waited for an application: %v", err)
+	}
+	return srv
+}
+
+// A signal to the eqserver an application drives: the frames in flight
+// finish, and the application's next call says the server was stopped,
+// not only that the run ended; eqserver exits 130.
+func TestAnApplicationLearnsItsServerWasStopped(t *testing.T) {
+	t.Setenv("GOEQ_TOKEN", "the-shared-token")
+	srv := startAppServer(t, examples("2d-lb-4.eqc"))
+	cfg, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Server: srv.addr, InitData: squareInit{Scale: 1.4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	frames := 0
+	for ; err == nil && frames < 10000; frames++ {
+		if frames == 3 {
+			srv.cmd.Process.Signal(os.Interrupt)
+		}
+		if _, err = cfg.StartFrame(camera{Frame: frames, Angle: 0.35 * float64(frames)}); err == nil {
+			err = cfg.FinishFrame()
+		}
+	}
+	if err == nil || !strings.Contains(err.Error(), "server was stopped (a signal)") {
+		t.Errorf("after %d frames: %v, want the server's stop", frames, err)
+	}
+	if _, exitErr := cfg.Exit(); exitErr == nil {
+		t.Errorf("Exit after the server was stopped: no error")
+	}
+	select {
+	case err := <-srv.exited:
+		srv.exited <- err
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+			t.Errorf("eqserver: %v, want exit status 130\n%s", err, srv.log.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("eqserver still running 20 s after SIGINT")
+	}
 }
 
 // TestReadbackAndAssemblyByTheRenderer: a renderer that reads back

@@ -16,6 +16,7 @@ import (
 	"runtime/pprof"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -153,17 +154,29 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 			progress = f
 		}
 	}
-	// SIGINT or SIGTERM ends the run and its clients; the summary of the
-	// frames done is printed and the exit status says which signal (128+n)
+	// SIGINT or SIGTERM ends the run and its clients once the frames in
+	// flight are done and written (a second one at once); the summary of
+	// the frames done is printed and the exit status says which signal
+	// (128+n)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	signals := make(chan os.Signal, 1)
+	signals := make(chan os.Signal, 2)
 	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(signals)
-	var caught os.Signal
+	var caughtSignal atomic.Value
+	caught := func() os.Signal { s, _ := caughtSignal.Load().(os.Signal); return s }
+	stop := make(chan struct{})
 	go func() {
 		select {
-		case caught = <-signals:
+		case sig := <-signals:
+			caughtSignal.Store(sig)
+			logger.Info(fmt.Sprintf("%v: finishing the frames in flight (again to stop at once)", sig))
+			close(stop)
+		case <-ctx.Done():
+			return
+		}
+		select {
+		case <-signals:
 			cancel()
 		case <-ctx.Done():
 		}
@@ -180,7 +193,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		Local: *local, Listen: *listen, Token: token, ClientBinary: *clientBin, InitData: initData,
 		DumpEvery: *every, Codec: *codec, Async: *async, Drawable: *drawable,
 		Log: logger, Progress: progress, NoLaunch: *noLaunch, TLSConfig: tlsConfig, Reference: *ref, Layout: *layout, FullReadback: !*roi, Merge: *merge, Compositing: *compositingFlag,
-		FrameTimeout: *frameTimeout, Liveness: *liveness, HTTP: *httpAddr, Overlay: *overlay, EncryptFrames: *encrypt, Relaunch: *relaunch}
+		FrameTimeout: *frameTimeout, Stop: stop, Liveness: *liveness, HTTP: *httpAddr, Overlay: *overlay, EncryptFrames: *encrypt, Relaunch: *relaunch}
 	if *nullClients {
 		if *appAddr != "" {
 			logger.Error("--null-clients launches eqclient; an application's executable (--app) renders for itself")
@@ -207,9 +220,20 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	var app *appconn.Session
 	if *appAddr != "" {
+		// no frame is in flight yet: a signal ends the wait at once
+		waitCtx, waitCancel := context.WithCancel(ctx)
+		go func() {
+			select {
+			case <-stop:
+				waitCancel()
+			case <-waitCtx.Done():
+			}
+		}()
 		var err error
-		if app, err = acceptApp(ctx, *appAddr, token, *appTimeout, logger); err != nil {
-			if caught != nil {
+		app, err = acceptApp(waitCtx, *appAddr, token, *appTimeout, logger)
+		waitCancel()
+		if err != nil {
+			if caught() != nil {
 				return 130
 			}
 			logger.Error(err.Error())
@@ -235,10 +259,10 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	cancel()
 	code := 0
 	switch {
-	case caught != nil:
-		logger.Info(fmt.Sprintf("stopped by %v after %d frames", caught, summaryFrames(sum)))
+	case caught() != nil:
+		logger.Info(fmt.Sprintf("stopped by %v after %d frames", caught(), summaryFrames(sum)))
 		code = 130
-		if caught == syscall.SIGTERM {
+		if caught() == syscall.SIGTERM {
 			code = 143
 		}
 	case err != nil:

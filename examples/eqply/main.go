@@ -15,6 +15,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
@@ -260,7 +261,7 @@ func main() {
 	} else if sum != nil {
 		log.Printf("%d frames in %.1f s (%.1f fps), %d degraded, %d images written", sum.Frames, sum.Seconds, sum.FPS, sum.Degraded, len(sum.Written))
 	}
-	if err != nil || exitErr != nil {
-		log.Fatal(err, exitErr)
+	if err := cmp.Or(err, exitErr); err != nil {
+		log.Fatal(err) // the run's error, or what ended it
 	}
 }

@@ -5,6 +5,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
@@ -79,7 +80,7 @@ func main() {
 	if *asJSON {
 		json.NewEncoder(os.Stdout).Encode(sum)
 	}
-	if err != nil || exitErr != nil {
-		log.Fatal(err, exitErr)
+	if err := cmp.Or(err, exitErr); err != nil {
+		log.Fatal(err) // the run's error, or what ended it
 	}
 }

@@ -177,7 +177,8 @@ type Pull struct {
 // Overhead is the measured planning and interaction time per frame.
 type Overhead struct{ Seconds float64 }
 
-// Stop ends the run after the frames in flight (no new frames start).
+// Stop ends the run after the frames in flight: no new frames start, those
+// asked for and not started included, and later requests are ignored.
 type Stop struct{}
 
 func (Tick) isEvent()      {}
@@ -466,6 +467,9 @@ func (s *Scheduler) Step(e Event) {
 		}
 		s.checkTimeout()
 	case Request:
+		if s.stopping {
+			break // asked for after the run was told to stop
+		}
 		if hs, ok := s.planner.(HeadSetter); ok {
 			for o, h := range e.Heads {
 				hs.SetHead(s.requested, o, h)

@@ -321,6 +321,26 @@ func TestRequestedFramesUntilStopped(t *testing.T) {
 	}
 }
 
+// Stop in the middle of a run of a fixed length (a signal to eqserver):
+// the frames in flight complete, no other frame starts, a request after
+// it is ignored, and the run finishes.
+func TestStopFinishesTheFramesInFlight(t *testing.T) {
+	c := newCluster(t, withLatency(t, example("2d-lb-4.eqc"), 1), Options{Frames: 1000})
+	for len(c.completed) < 5 {
+		c.round()
+	}
+	started := c.s.Started()
+	if started <= len(c.completed) {
+		t.Fatalf("no frame in flight to finish: %d started, %d completed", started, len(c.completed))
+	}
+	c.s.Step(Stop{})
+	c.s.Step(Request{Frames: 3})
+	c.runToEnd(2000)
+	if c.s.Started() != started || len(c.completed) != started {
+		t.Errorf("stopped with %d frames started: %d started and %d completed in the end", started, c.s.Started(), len(c.completed))
+	}
+}
+
 // Destinations on two nodes: neither shows a frame before both assembled
 // it, and both are released together.
 func TestSwapBarrierAcrossNodes(t *testing.T) {

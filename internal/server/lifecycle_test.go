@@ -38,9 +38,11 @@ func gone(pid int) bool {
 	return err != nil || strings.Contains(string(b), ") Z ")
 }
 
-// SIGTERM or SIGINT to eqserver run: the run and every client it started
-// end within 2 s, the exit status says which signal, and the summary of
-// the frames done is printed.
+// SIGTERM or SIGINT to eqserver run: the frames in flight finish and are
+// written (every frame the summary counts has its image, and no node
+// reports a frame it could not send), then the run and every client it
+// started end; the exit status says which signal, and the summary of the
+// frames done is printed.
 func TestSignalsEndTheRunAndItsClients(t *testing.T) {
 	for _, c := range []struct {
 		sig  syscall.Signal
@@ -49,26 +51,15 @@ func TestSignalsEndTheRunAndItsClients(t *testing.T) {
 		t.Run(c.sig.String(), func(t *testing.T) {
 			sp := startServer(t, config("2d-lb-4.eqc"), 100000)
 			sp.waitFrames(t, 3)
-			sp.mu.Lock()
-			pids := map[string]int{}
-			for k, v := range sp.pids {
-				pids[k] = v
-			}
-			sp.mu.Unlock()
-			if len(pids) != 3 {
-				t.Fatalf("client pids %v", pids)
-			}
-			sent := time.Now()
+			pids := sp.clientPIDs(t)
 			sp.cmd.Process.Signal(c.sig)
 			var err error
 			select {
 			case err = <-sp.done:
-			case <-time.After(10 * time.Second):
-				t.Fatalf("eqserver still running 10 s after %v\n%s", c.sig, sp.log())
-			}
-			took := time.Since(sent)
-			if took > 2*time.Second {
-				t.Errorf("eqserver took %v to end after %v (bound 2 s)", took, c.sig)
+			case <-time.After(15 * time.Second):
+				// a frame in flight that does not finish fails the run
+				// after --frame-timeout (10 s)
+				t.Fatalf("eqserver still running 15 s after %v\n%s", c.sig, sp.log())
 			}
 			if code := exitCode(err); code != c.code {
 				t.Errorf("exit status %d after %v, want %d", code, c.sig, c.code)
@@ -85,11 +76,72 @@ func TestSignalsEndTheRunAndItsClients(t *testing.T) {
 			if sum.Frames < 3 || !sum.Interrupted {
 				t.Errorf("summary after %v: %d frames, interrupted %v", c.sig, sum.Frames, sum.Interrupted)
 			}
-			if !strings.Contains(sp.log(), "stopped by "+c.sig.String()) {
-				t.Errorf("no log line about the signal:\n%s", tailOf(sp.log(), 2000))
+			images, _ := filepath.Glob(filepath.Join(sp.out, "dest-*.png"))
+			if len(images) != sum.Frames || len(sum.Written) != sum.Frames {
+				t.Errorf("%d frames done, %d images in the folder, %d in the summary", sum.Frames, len(images), len(sum.Written))
+			}
+			log := sp.log()
+			if !strings.Contains(log, "stopped by "+c.sig.String()) {
+				t.Errorf("no log line about the signal:\n%s", tailOf(log, 2000))
+			}
+			if strings.Contains(log, "level=WARN") || strings.Contains(log, "level=ERROR") {
+				t.Errorf("a fault on the way out:\n%s", tailOf(log, 2000))
 			}
 		})
 	}
+}
+
+// A second signal ends the run at once, without waiting for the frames in
+// flight: here a frame of the synthetic renderer that takes seconds.
+func TestSecondSignalStopsAtOnce(t *testing.T) {
+	sp := startServer(t, config("2d-lb-4.eqc"), 100000, "--renderer", "synthetic", "--iterations", "40000", "--frame-timeout", "60s")
+	deadline := time.Now().Add(60 * time.Second)
+	for strings.Count(sp.log(), " joined (pid") < 3 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the nodes did not join within 60 s:\n%s", sp.log())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	pids := sp.clientPIDs(t)
+	sp.cmd.Process.Signal(syscall.SIGINT)
+	time.Sleep(300 * time.Millisecond)
+	if sp.framesDone() > 0 {
+		t.Fatalf("the first frame took less than 0.3 s; this test needs it to take seconds")
+	}
+	sent := time.Now()
+	sp.cmd.Process.Signal(syscall.SIGINT)
+	var err error
+	select {
+	case err = <-sp.done:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("eqserver still running 10 s after a second SIGINT\n%s", sp.log())
+	}
+	if took := time.Since(sent); took > 2*time.Second {
+		t.Errorf("eqserver took %v to end after a second SIGINT (bound 2 s)", took)
+	}
+	if code := exitCode(err); code != 130 {
+		t.Errorf("exit status %d, want 130", code)
+	}
+	for node, pid := range pids {
+		if !gone(pid) {
+			t.Errorf("client %s (pid %d) outlived the server", node, pid)
+		}
+	}
+}
+
+// clientPIDs is the launched clients' process ids, by node.
+func (sp *serverProcess) clientPIDs(t *testing.T) map[string]int {
+	t.Helper()
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	pids := map[string]int{}
+	for k, v := range sp.pids {
+		pids[k] = v
+	}
+	if len(pids) != 3 {
+		t.Fatalf("client pids %v", pids)
+	}
+	return pids
 }
 
 // A client started by hand (eqserver --no-launch) stops cleanly on

@@ -76,6 +76,11 @@ type Options struct {
 	Layout       string
 	JoinTimeout  time.Duration
 	FrameTimeout time.Duration // a frame that takes longer fails the run (10 s)
+	// Stop, once closed, ends the run after the frames in flight: none
+	// starts after it, and those started complete and are written as any
+	// other (the summary says Interrupted). Cancelling Run's context ends
+	// the run at once instead.
+	Stop <-chan struct{}
 	// Liveness is the shortest silence after which a node is lost (800 ms;
 	// it grows by itself with each node's gaps and the frame time).
 	Liveness time.Duration
@@ -154,7 +159,8 @@ type Summary struct {
 	Channels      []ChannelSummary  `json:"channels"`
 	FinalSplit    map[string]string `json:"final_split"`
 	Written       []string          `json:"written"`
-	// Interrupted is set when a signal ended the run early.
+	// Interrupted is set when the run was stopped early (Options.Stop, or
+	// Run's context cancelled).
 	Interrupted bool `json:"interrupted,omitempty"`
 	// ControlMsPerFrame is the server loop's time per frame (planning,
 	// dispatch, statistics), and ServerCPUMsPerFrame the server process's
@@ -809,11 +815,15 @@ func (s *server) loop(ctx context.Context) (*Summary, error) {
 		frames = s.opt.App.Frames
 	}
 	var batch []event
+	stop, interrupted := s.opt.Stop, false
 	for {
 		batch = batch[:0]
 		select {
 		case e := <-s.events:
 			batch = append(batch, e)
+		case <-stop:
+			stop, interrupted = nil, true
+			batch = append(batch, event{ev: scheduler.Stop{}})
 		case af, ok := <-frames:
 			if !ok {
 				frames = nil
@@ -882,7 +892,7 @@ func (s *server) loop(ctx context.Context) (*Summary, error) {
 				return rep.summary(false), err
 			}
 			if rd.Finished {
-				return rep.summary(false), nil
+				return rep.summary(interrupted), nil
 			}
 		}
 		if started {
