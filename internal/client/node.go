@@ -138,11 +138,15 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 	}
 	var sys winsys.System
 	if !opt.Null {
-		var why string
+		var why winsys.Why
 		if sys, why, err = winsys.Open(opt.WinSys, n.showsWindows(s.Drawable)); err != nil {
 			return err
 		}
-		n.log.Info(fmt.Sprintf("window system: %s (%s)", sys.Name(), why))
+		logAt := n.log.Info
+		if why.DisplayUnusable {
+			logAt = n.log.Warn // the wall shows nothing
+		}
+		logAt(fmt.Sprintf("window system: %s (%s)", sys.Name(), why))
 	}
 	n.chooser = compressor.NewChooser()
 	sample := make([]byte, 4*256*64)

@@ -96,7 +96,7 @@ func initGLFW() (err error) {
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("GLFW did not start (X display %q): %v", os.Getenv("DISPLAY"), r)
+			err = fmt.Errorf("GLFW could not open X display %q (%v)", os.Getenv("DISPLAY"), r)
 		}
 	}()
 	glfw.PollEvents() // panics when GLFW is not initialised

@@ -34,13 +34,22 @@ type System interface {
 // Choice names the window system: "egl", "glfw" or "auto".
 type Choice string
 
+// Why says why Open chose its window system, for the log.
+type Why struct {
+	Text string
+	// DisplayUnusable is set when the node has windows to show and an X
+	// display is set that GLFW could not use: they are offscreen instead.
+	DisplayUnusable bool
+}
+
+func (w Why) String() string { return w.Text }
+
 // Open returns the window system asked for. "auto" (and the empty choice)
 // takes GLFW when an X display is set and the node has a window to show
 // (onScreen), and EGL otherwise: a node whose windows are all offscreen
 // renders without X even on a machine with a display. The environment
-// variable GOEQ_WINSYS overrides the choice. The second result says why,
-// for the log.
-func Open(choice Choice, onScreen bool) (System, string, error) {
+// variable GOEQ_WINSYS overrides the choice.
+func Open(choice Choice, onScreen bool) (System, Why, error) {
 	if env := os.Getenv("GOEQ_WINSYS"); env != "" {
 		choice = Choice(strings.ToLower(env))
 	}
@@ -48,35 +57,41 @@ func Open(choice Choice, onScreen bool) (System, string, error) {
 	case "egl":
 		s, err := OpenEGL()
 		if err != nil {
-			return nil, "", err
+			return nil, Why{}, err
 		}
-		return s, "EGL as asked", nil
+		return s, Why{Text: "EGL as asked"}, nil
 	case "glfw":
 		s, err := OpenGLFW()
 		if err != nil {
-			return nil, "", err
+			return nil, Why{}, err
 		}
-		return s, "GLFW as asked", nil
+		return s, Why{Text: "GLFW as asked"}, nil
 	case "", "auto":
 		display := os.Getenv("DISPLAY")
+		var xErr error // why the X display could not be used
 		if display != "" && onScreen {
-			if s, err := OpenGLFW(); err == nil {
-				return s, "GLFW on X display " + display, nil
+			s, err := OpenGLFW()
+			if err == nil {
+				return s, Why{Text: "GLFW on X display " + display}, nil
 			}
+			xErr = err
 		}
 		s, err := OpenEGL()
 		if err != nil {
-			if display != "" {
+			if display != "" && xErr == nil {
 				if g, gerr := OpenGLFW(); gerr == nil {
-					return g, "GLFW on X display " + display + " (no EGL: " + err.Error() + ")", nil
+					return g, Why{Text: "GLFW on X display " + display + " (no EGL: " + err.Error() + ")"}, nil
 				}
 			}
-			return nil, "", err
+			return nil, Why{}, err
 		}
-		if display != "" {
-			return s, "every window of this node is offscreen: EGL", nil
+		switch {
+		case xErr != nil:
+			return s, Why{Text: "every window offscreen, on EGL: " + xErr.Error(), DisplayUnusable: true}, nil
+		case display != "":
+			return s, Why{Text: "every window of this node is offscreen: EGL"}, nil
 		}
-		return s, "no X display: headless EGL", nil
+		return s, Why{Text: "no X display: headless EGL"}, nil
 	}
-	return nil, "", fmt.Errorf("winsys: unknown window system %q (egl, glfw or auto)", choice)
+	return nil, Why{}, fmt.Errorf("winsys: unknown window system %q (egl, glfw or auto)", choice)
 }

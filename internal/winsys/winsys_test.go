@@ -2,7 +2,9 @@ package winsys
 
 import (
 	"os"
+	"os/exec"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/go-gl/gl/v3.3-core/gl"
@@ -108,5 +110,28 @@ func TestCloseBeforeEventsAreHandledIsDelivered(t *testing.T) {
 	}
 	if closes != 1 {
 		t.Errorf("%d close events, want 1 (events %v)", closes, got)
+	}
+}
+
+// A node with a window to show, under a DISPLAY that names no X server:
+// auto falls back to EGL and says the display is unusable, so the client
+// warns that the wall shows nothing. GLFW's failed start is kept for the
+// process, so the choice is made in a child process of this test.
+func TestUnusableDisplayFallsBackToEGL(t *testing.T) {
+	if os.Getenv("WINSYS_TEST_CHILD") == "1" {
+		sys, why, err := Open("auto", true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, isEGL := sys.(*EGL); !isEGL || !why.DisplayUnusable || !strings.Contains(why.Text, ":4242") {
+			t.Fatalf("%s (%s), display unusable %v", sys.Name(), why, why.DisplayUnusable)
+		}
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestUnusableDisplayFallsBackToEGL$", "-test.v")
+	cmd.Env = append(os.Environ(), "WINSYS_TEST_CHILD=1", "DISPLAY=:4242", "GOEQ_WINSYS=")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS") {
+		t.Fatalf("%v\n%s", err, out)
 	}
 }
