@@ -427,15 +427,16 @@ func (r *resolver) config(c *configparser.Config) *Config {
 		app := &Node{Name: "", App: true, Attributes: globalDefaults(g, "NODE")}
 		cfg.Nodes = append([]*Node{app}, cfg.Nodes...)
 	}
-	// Version 1.2 moved the host name from the connection to the node.
-	if r.model.Version < 1.2 {
-		for _, n := range cfg.Nodes {
-			if n.Host == "" {
-				for _, conn := range n.Connections {
-					if conn.Hostname != "" {
-						n.Host = conn.Hostname
-						break
-					}
+	// Version 1.2 moved the host name from the connection to the node;
+	// Equalizer converts older files so, and at launch still takes a host
+	// it lacks from its connections in any version (a 1.2 file that names
+	// its hosts only in connections runs across them, not all here).
+	for _, n := range cfg.Nodes {
+		if n.Host == "" {
+			for _, conn := range n.Connections {
+				if conn.Hostname != "" {
+					n.Host = conn.Hostname
+					break
 				}
 			}
 		}

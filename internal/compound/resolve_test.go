@@ -201,15 +201,18 @@ config { appNode { pipe { window { channel { name "c" } } } } }`
 	}
 }
 
-func TestVersion11HostFromConnection(t *testing.T) {
-	src := "#Equalizer %s ascii\nconfig { node { connection { hostname \"render7\" } } }"
-	m11 := mustResolve(t, strings.Replace(src, "%s", "1.1", 1), Options{})
-	if h := m11.Configs[0].Nodes[1].Host; h != "render7" {
-		t.Errorf("1.1: host %q, want it taken from the connection", h)
-	}
-	m12 := mustResolve(t, strings.Replace(src, "%s", "1.2", 1), Options{})
-	if h := m12.Configs[0].Nodes[1].Host; h != "" {
-		t.Errorf("1.2: host %q, want empty", h)
+// A node without a host runs on its first connection's hostname, in every
+// version, as Equalizer launches it; a host it names wins.
+func TestHostFromConnection(t *testing.T) {
+	for _, version := range []string{"1.1", "1.2"} {
+		src := "#Equalizer " + version + " ascii\nconfig { node { connection { hostname \"render7\" } } node { host \"render8\" connection { hostname \"10.0.0.8\" } } }"
+		nodes := mustResolve(t, src, Options{}).Configs[0].Nodes
+		if h := nodes[1].Host; h != "render7" {
+			t.Errorf("%s: host %q, want it taken from the connection", version, h)
+		}
+		if h := nodes[2].Host; h != "render8" {
+			t.Errorf("%s: host %q, want the node's own", version, h)
+		}
 	}
 }
 
