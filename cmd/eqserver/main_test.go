@@ -155,16 +155,16 @@ func TestAppWaitIsBounded(t *testing.T) {
 }
 
 // eqserver run rejects flag values it would otherwise replace by a
-// default or clamp (--frames 0 rendered 100 frames, --codec with a typo
-// sent raw frames), before it starts anything.
+// default or clamp (--frames 0 rendered 100 frames, where it now renders
+// until a signal; --codec with a typo sent raw frames), before it starts
+// anything.
 func TestRunRejectsValuesItWouldReplace(t *testing.T) {
 	cfg := filepath.Join("..", "..", "examples", "configs", "one-window.eqc")
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"--frames", "0"}, "--frames 0: want at least 1"},
-		{[]string{"--frames", "-3"}, "--frames -3: want at least 1"},
+		{[]string{"--frames", "-3"}, "--frames -3: want 0 (until a signal) or more"},
 		{[]string{"--dump-every", "0"}, "--dump-every 0: want at least 1"},
 		{[]string{"--triangles", "0"}, "--triangles 0: want at least 1"},
 		{[]string{"--iterations", "-5"}, "--iterations -5: want more than 0"},

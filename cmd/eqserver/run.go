@@ -34,7 +34,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	local := fs.Bool("local", false, "start every node's eqclient on this machine")
-	frames := fs.Int("frames", 100, "frames to render")
+	frames := fs.Int("frames", 100, "frames to render; 0: until SIGINT or SIGTERM")
 	out := fs.String("out", "", "folder for the destination's PNGs")
 	statsPath := fs.String("stats", "", "write per-channel statistics as JSON lines to this file")
 	every := fs.Int("dump-every", 30, "write every N-th frame's PNG (with --out)")
@@ -81,7 +81,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		flag string
 		want string
 	}{
-		{*frames < 1, fmt.Sprintf("--frames %d", *frames), "at least 1"},
+		{*frames < 0, fmt.Sprintf("--frames %d", *frames), "0 (until a signal) or more"},
 		{*every < 1, fmt.Sprintf("--dump-every %d", *every), "at least 1"},
 		{*triangles < 1, fmt.Sprintf("--triangles %d", *triangles), "at least 1"},
 		{!(*iterations > 0), fmt.Sprintf("--iterations %g", *iterations), "more than 0"},
@@ -189,6 +189,9 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	initData, _ := json.Marshal(builtin)
+	if *frames == 0 {
+		*frames = server.Forever
+	}
 	opt := server.Options{ConfigPath: fs.Arg(0), Frames: *frames, OutDir: *out, StatsPath: *statsPath,
 		Local: *local, Listen: *listen, Token: token, ClientBinary: *clientBin, InitData: initData,
 		DumpEvery: *every, Codec: *codec, Async: *async, Drawable: *drawable,

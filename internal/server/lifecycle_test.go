@@ -38,18 +38,18 @@ func gone(pid int) bool {
 	return err != nil || strings.Contains(string(b), ") Z ")
 }
 
-// SIGTERM or SIGINT to eqserver run: the frames in flight finish and are
-// written (every frame the summary counts has its image, and no node
-// reports a frame it could not send), then the run and every client it
-// started end; the exit status says which signal, and the summary of the
-// frames done is printed.
+// SIGTERM or SIGINT to eqserver run --frames 0 (until a signal): the
+// frames in flight finish and are written (every frame the summary counts
+// has its image, and no node reports a frame it could not send), then the
+// run and every client it started end; the exit status says which signal,
+// and the summary of the frames done is printed.
 func TestSignalsEndTheRunAndItsClients(t *testing.T) {
 	for _, c := range []struct {
 		sig  syscall.Signal
 		code int
 	}{{syscall.SIGTERM, 143}, {syscall.SIGINT, 130}} {
 		t.Run(c.sig.String(), func(t *testing.T) {
-			sp := startServer(t, config("2d-lb-4.eqc"), 100000)
+			sp := startServer(t, config("2d-lb-4.eqc"), 0) // until a signal
 			sp.waitFrames(t, 3)
 			pids := sp.clientPIDs(t)
 			sp.cmd.Process.Signal(c.sig)

@@ -125,7 +125,11 @@ func (r *report) complete(c scheduler.Completed) {
 		if n > 0 && total > 0 {
 			imb = worst / (total / float64(n))
 		}
-		fmt.Fprintf(w, "\rframe %d/%d  %.1f fps  imbalance %.2f  slowest %-12s", c.Frame+1, r.s.opt.Frames, float64(r.frames)/el, imb, r.label(slowest))
+		of := ""
+		if r.s.opt.Frames < math.MaxInt {
+			of = fmt.Sprintf("/%d", r.s.opt.Frames)
+		}
+		fmt.Fprintf(w, "\rframe %d%s  %.1f fps  imbalance %.2f  slowest %-12s", c.Frame+1, of, float64(r.frames)/el, imb, r.label(slowest))
 	}
 }
 

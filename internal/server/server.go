@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"os"
 	"os/exec"
@@ -47,7 +48,9 @@ import (
 
 // Options configure a run.
 type Options struct {
-	ConfigPath   string
+	ConfigPath string
+	// Frames is how many frames to render (100 when 0); Forever renders
+	// until Stop or the context ends the run.
 	Frames       int
 	OutDir       string
 	StatsPath    string
@@ -312,15 +315,21 @@ type server struct {
 	asked         int
 }
 
+// Forever, as Options.Frames, renders until the run is stopped.
+const Forever = -1
+
 // Run performs a run. On error (or interruption) the summary holds what
 // was done so far.
 func Run(ctx context.Context, opt Options) (*Summary, error) {
 	if opt.Log == nil {
 		opt.Log = logging.New(os.Stderr, logging.Text, "eqserver")
 	}
-	if opt.App != nil {
+	switch {
+	case opt.App != nil:
 		opt.Frames = 0 // the application asks for each frame
-	} else if opt.Frames <= 0 {
+	case opt.Frames == Forever:
+		opt.Frames = math.MaxInt
+	case opt.Frames <= 0:
 		opt.Frames = 100
 	}
 	if opt.JoinTimeout == 0 {
