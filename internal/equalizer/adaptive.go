@@ -598,9 +598,13 @@ func (a *Adaptive) filter(raw *grid, samples []Sample, db bool) *grid {
 		}
 		switch {
 		case inBand:
-			// noise: follow slowly
-			if st.pending > 0 {
-				st.calm = 0 // a speed-up that did not last
+			// noise: follow slowly. A speed-up that lasted half the hold
+			// and then did not is a sign of oscillation at the hold's
+			// scale, and keeps the hold from halving; a run of one or two
+			// quick frames, as a hogged node's pipes have, is not (see
+			// TestShortQuickRunsDoNotKeepALongHold)
+			if 2*st.pending >= st.hold {
+				st.calm = 0
 			}
 			st.pending = 0
 			st.speed += a.inBandGain() * (speed - st.speed)

@@ -535,6 +535,36 @@ func TestQuickRunsUnderALoadDoNotLengthenTheHold(t *testing.T) {
 	}
 }
 
+// A source whose hold an oscillation doubled twice, then under a lasting
+// load with runs of two quick frames that frames back in the noise band
+// end (as live, where a hogged node's pipe is now and then served alone),
+// gets its hold halved back by calm: runs far shorter than the hold are no
+// sign that it oscillates at the hold's scale. Before, each of them kept
+// the hold from halving, and when the load went off the source's speed-up
+// was held for 16 frames (followed at frame 15, where now at frame 3).
+func TestShortQuickRunsDoNotKeepALongHold(t *testing.T) {
+	l, out := pastColdPlans()
+	l.Adaptive.sources["a"].hold = 4 * minHold
+	a := func(f int) float64 {
+		switch {
+		case f >= 300:
+			return 0.020 // the load off
+		case f%9 < 2:
+			return 0.020 // a quick run
+		}
+		return 0.040
+	}
+	_, w := steady(l, out, 330, a, constant(0.020))
+	if h := l.Adaptive.sources["a"].hold; h > minHold {
+		t.Errorf("hold %d after 300 frames without a sign of oscillation", h)
+	}
+	for f := 308; f < 330; f++ { // 8 frames after the load went off
+		if !near(w[f], 0.5, 0.03) {
+			t.Fatalf("a's share not followed 8 frames after the load went off: %.3f", w[300:])
+		}
+	}
+}
+
 // Noise of +-20% per frame and source moves the adaptive split much less
 // than Equalizer's damped one: the measured noise widens the band and
 // slows the filter. (Over ten noise sequences: in any one, where a
