@@ -123,6 +123,7 @@ func waitFor(t *testing.T, what string, bound time.Duration, ok func() bool) {
 // running is eqply started under X for a test.
 type running struct {
 	bin, disp, dir, trace string
+	process               *os.Process
 	log                   *os.File
 	win                   string // its window
 	exited                chan error
@@ -157,6 +158,7 @@ func startEqply(t *testing.T) *running {
 	if err := app.Start(); err != nil {
 		t.Fatal(err)
 	}
+	r.process = app.Process
 	go func() { r.exited <- app.Wait() }()
 	t.Cleanup(func() {
 		if !r.ended {
@@ -178,11 +180,25 @@ func startEqply(t *testing.T) *running {
 // endsCleanly checks that eqply exits 0 soon, leaving no render client.
 func (r *running) endsCleanly(t *testing.T, after string) {
 	t.Helper()
+	r.endsWith(t, after, 0)
+}
+
+// endsWith checks that eqply exits with code soon, leaving no render
+// client.
+func (r *running) endsWith(t *testing.T, after string, code int) {
+	t.Helper()
 	select {
 	case err := <-r.exited:
 		r.ended = true
-		if err != nil {
-			t.Fatalf("eqply ended with %v after %s:\n%s", err, after, readTraceText(r.log.Name()))
+		got := 0
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			got = ee.ExitCode()
+		} else if err != nil {
+			got = -1
+		}
+		if got != code {
+			t.Fatalf("eqply ended with %v after %s, want exit status %d:\n%s", err, after, code, readTraceText(r.log.Name()))
 		}
 	case <-time.After(15 * time.Second):
 		t.Fatalf("%s did not end eqply:\n%s", after, readTraceText(r.log.Name()))
@@ -279,6 +295,18 @@ func TestClosingTheWindowQuits(t *testing.T) {
 	r.endsCleanly(t, "closing the window")
 	if !strings.Contains(readTraceText(r.trace), "window close") {
 		t.Errorf("the handler saw no window close event")
+	}
+}
+
+// Ctrl-C in eqply's terminal (SIGINT) stops it as q does: the frames in
+// flight finish, the summary is printed, no render client is left, and it
+// exits 130.
+func TestInterruptStopsAsQDoes(t *testing.T) {
+	r := startEqply(t)
+	r.process.Signal(os.Interrupt)
+	r.endsWith(t, "SIGINT", 130)
+	if log := readTraceText(r.log.Name()); !strings.Contains(log, "images written") || !strings.Contains(log, "stopped by interrupt") {
+		t.Errorf("no summary, or no word of the signal:\n%s", log)
 	}
 }
 

@@ -11,19 +11,24 @@
 // middle-drag pans; s toggles the statistics overlay (per-channel times
 // and the current split), space resets the camera, q or Esc (or closing
 // the window) quits. It renders only when something changed. Headless (or
-// with --camera-path orbit) the camera orbits for --frames frames.
+// with --camera-path orbit) the camera orbits for --frames frames. Ctrl-C
+// (SIGINT or SIGTERM) stops it as q does, and it exits with 130 or 143; a
+// second one ends it at once.
 package main
 
 import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"log"
 	"math"
 	"os"
+	"os/signal"
 	"sync"
+	"syscall"
 
 	"github.com/goeq/goeq"
 	"github.com/goeq/goeq/internal/render"
@@ -206,8 +211,18 @@ func main() {
 	if !interactive && *frames == 0 {
 		*frames = 100
 	}
-	ctx := context.Background()
-	cfg, err := goeq.Start(ctx, app{}, goeq.Options{Config: *config, Server: *server, HTTP: *httpAddr, OutDir: *out, Overlay: *overlay,
+	// a signal ends the loop; the run itself goes on until Exit has
+	// finished and written the frames in flight
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	ctx, interrupt := context.WithCancel(context.Background())
+	var caught os.Signal
+	go func() {
+		caught = <-signals
+		signal.Stop(signals) // a second one: the default, at once
+		interrupt()
+	}()
+	cfg, err := goeq.Start(context.Background(), app{}, goeq.Options{Config: *config, Server: *server, HTTP: *httpAddr, OutDir: *out, Overlay: *overlay,
 		InitData: initData{Model: *modelPath, Triangles: *triangles}})
 	if err != nil {
 		log.Fatal(err)
@@ -231,7 +246,7 @@ func main() {
 		n++
 		return cfg.FinishFrame()
 	}
-	for err == nil && !c.quit && (*frames == 0 || n < *frames) {
+	for err == nil && !c.quit && ctx.Err() == nil && (*frames == 0 || n < *frames) {
 		if err = frame(); err != nil || !interactive {
 			continue
 		}
@@ -255,6 +270,9 @@ func main() {
 			tr.event(ev, c.cam)
 		}
 	}
+	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		err = nil // the wait for events ended by the signal
+	}
 	sum, exitErr := cfg.Exit()
 	if *asJSON {
 		json.NewEncoder(os.Stdout).Encode(sum)
@@ -263,5 +281,9 @@ func main() {
 	}
 	if err := cmp.Or(err, exitErr); err != nil {
 		log.Fatal(err) // the run's error, or what ended it
+	}
+	if ctx.Err() != nil {
+		log.Printf("stopped by %v", caught)
+		os.Exit(128 + int(caught.(syscall.Signal)))
 	}
 }

@@ -127,8 +127,8 @@ type kdTriangle struct {
 // the axis before k and those after it from k on (quickselect: Hoare's
 // partition, whose scans both stop at keys equal to the pivot, so equal
 // centroids split evenly; the pivot a median of three; deterministic, as
-// every process must order a model alike). Past a depth good pivots
-// reach, it sorts what is left.
+// every process must order a model alike). What is left after the
+// partitions good pivots would need, or once 16 or fewer, is sorted.
 func selectNth(ts []kdTriangle, k, axis int) {
 	key := func(i int) float32 { return ts[i].c[axis] }
 	lo, hi := 0, len(ts) // the k-th lies in [lo, hi)

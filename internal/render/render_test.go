@@ -160,6 +160,14 @@ func TestSelectNthSplitsAsSortingDoes(t *testing.T) {
 	selectNth(nan, 500, 0)
 }
 
+// BenchmarkBumpyMillion makes the demo's model: a million triangles,
+// generated and kd-ordered, as every process that renders it does first.
+func BenchmarkBumpyMillion(b *testing.B) {
+	for b.Loop() {
+		Bumpy(500, 1000)
+	}
+}
+
 // The sub-frame matrix maps a tile's pixel centres onto the destination's:
 // the centre of tile pixel (0,0) is destination pixel (X, Y) centre.
 func TestSubMatrix(t *testing.T) {

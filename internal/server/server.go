@@ -49,8 +49,8 @@ import (
 // Options configure a run.
 type Options struct {
 	ConfigPath string
-	// Frames is how many frames to render (100 when 0); Forever renders
-	// until Stop or the context ends the run.
+	// Frames is how many frames to render (100 when not positive);
+	// Forever renders until Stop or the context ends the run.
 	Frames       int
 	OutDir       string
 	StatsPath    string
