@@ -165,13 +165,16 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	defer signal.Stop(signals)
 	var caughtSignal atomic.Value
 	caught := func() os.Signal { s, _ := caughtSignal.Load().(os.Signal); return s }
-	stop := make(chan struct{})
+	// stopping ends what has no frames in flight (the wait for an
+	// application) at once, and the run after its frames in flight
+	stopping, stop := context.WithCancel(ctx)
+	defer stop()
 	go func() {
 		select {
 		case sig := <-signals:
 			caughtSignal.Store(sig)
 			logger.Info(fmt.Sprintf("%v: finishing the frames in flight (again to stop at once)", sig))
-			close(stop)
+			stop()
 		case <-ctx.Done():
 			return
 		}
@@ -196,7 +199,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		Local: *local, Listen: *listen, Token: token, ClientBinary: *clientBin, InitData: initData,
 		DumpEvery: *every, Codec: *codec, Async: *async, Drawable: *drawable,
 		Log: logger, Progress: progress, NoLaunch: *noLaunch, TLSConfig: tlsConfig, Reference: *ref, Layout: *layout, FullReadback: !*roi, Merge: *merge, Compositing: *compositingFlag,
-		FrameTimeout: *frameTimeout, Stop: stop, Liveness: *liveness, HTTP: *httpAddr, Overlay: *overlay, EncryptFrames: *encrypt, Relaunch: *relaunch}
+		FrameTimeout: *frameTimeout, Stop: stopping.Done(), Liveness: *liveness, HTTP: *httpAddr, Overlay: *overlay, EncryptFrames: *encrypt, Relaunch: *relaunch}
 	if *nullClients {
 		if *appAddr != "" {
 			logger.Error("--null-clients launches eqclient; an application's executable (--app) renders for itself")
@@ -223,19 +226,8 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	var app *appconn.Session
 	if *appAddr != "" {
-		// no frame is in flight yet: a signal ends the wait at once
-		waitCtx, waitCancel := context.WithCancel(ctx)
-		go func() {
-			select {
-			case <-stop:
-				waitCancel()
-			case <-waitCtx.Done():
-			}
-		}()
 		var err error
-		app, err = acceptApp(waitCtx, *appAddr, token, *appTimeout, logger)
-		waitCancel()
-		if err != nil {
+		if app, err = acceptApp(stopping, *appAddr, token, *appTimeout, logger); err != nil {
 			if caught() != nil {
 				return 130
 			}
