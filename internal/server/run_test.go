@@ -248,6 +248,9 @@ func TestDecomposedRunsEqualSingleChannel(t *testing.T) {
 				} else if c.args[1] != "gather" && r.summary.Exchanges[want] != frames {
 					t.Errorf("exchanges %v, want %d frames of %q", r.summary.Exchanges, frames, want)
 				}
+				if strings.Contains(r.stderr, "changes nothing") {
+					t.Errorf("warned that a strategy the run used changes nothing:\n%s", r.stderr)
+				}
 			}
 			if len(c.args) > 0 && c.args[0] == "--encrypt-frames" && strings.Count(r.stderr, "frame links: TLS 1.3") != 3 {
 				t.Errorf("not every node encrypted its frame links:\n%s", r.stderr)
@@ -263,6 +266,18 @@ func TestDecomposedRunsEqualSingleChannel(t *testing.T) {
 			}
 			checkStatsTimes(t, filepath.Join(r.out, "stats.jsonl"), frames)
 		})
+	}
+}
+
+// A strategy asked for on a config that composites nothing sort-last would
+// otherwise be believed used.
+func TestCompositingWithoutSortLastWarns(t *testing.T) {
+	r := run(t, config("2d-lb-4.eqc"), 1, "--compositing", "binary_swap")
+	if r.err != nil {
+		t.Fatalf("run failed: %v\n%s", r.err, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "level=WARN") || !strings.Contains(r.stderr, "--compositing binary_swap changes nothing") {
+		t.Errorf("no warning that the strategy changes nothing:\n%s", r.stderr)
 	}
 }
 

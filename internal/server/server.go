@@ -367,11 +367,18 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 		if err != nil {
 			return nil, err
 		}
+		applied := 0
 		cfg.Walk(func(c *compound.Compound) {
 			if c.SortLastSources() != nil {
 				c.Attributes[compound.CompositingAttr] = strategy.String()
+				applied++
 			}
 		})
+		if applied == 0 {
+			// the user asked for a strategy and would otherwise believe the run used it
+			opt.Log.Warn("--compositing " + opt.Compositing + " changes nothing: no compound of " + opt.ConfigPath +
+				" composites sort-last (a DB compound with depth, whose sources are its children)")
+		}
 	}
 	s := &server{opt: opt, cfg: cfg, text: string(text), nodes: map[string]*nodeConn{}, events: make(chan event, 4096),
 		data: map[int][]byte{}, messages: map[int][][]byte{}, overlayFrom: map[int]bool{}, overlayOn: opt.Overlay,
