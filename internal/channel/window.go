@@ -2,6 +2,7 @@ package channel
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"strings"
 
@@ -50,7 +51,9 @@ type Window struct {
 	Model    *compound.Window
 	Drawable Drawable
 	screen   winsys.Context
-	prog     uint32
+	prog     uint32 // unscaled: texel for pixel
+	scaled   uint32 // into a window of another size
+	linear   uint32 // the scaled program's sampler
 	vao      uint32
 }
 
@@ -78,7 +81,10 @@ func (p *Pipe) OpenWindow(m *compound.Window, d Drawable) (*Window, error) {
 		if !ok {
 			return nil, fmt.Errorf("window %q: an on-screen drawable needs GLFW", m.Name)
 		}
-		ctx, err := g.NewWindow(p.ctx, size.W, size.H, "goeq "+m.Name)
+		spec := winsys.WindowSpec{Title: "goeq " + m.Name, X: size.X, Y: size.Y, W: size.W, H: size.H,
+			Undecorated: strings.EqualFold(m.Attributes["hint_decoration"], "OFF"),
+			Fullscreen:  strings.EqualFold(m.Attributes["hint_fullscreen"], "ON")}
+		ctx, err := g.NewWindow(p.ctx, spec)
 		if err != nil {
 			return nil, err
 		}
@@ -98,6 +104,33 @@ func (w *Window) OnEvent(handler func(winsys.Event)) bool {
 	return ok
 }
 
+// ScreenSize is the on-screen window's framebuffer size now; ok is false
+// for a window with nothing on screen. It differs from the config's size
+// once a user resized the window, or when it is fullscreen.
+func (w *Window) ScreenSize() (width, height int, ok bool) {
+	s, ok := w.screen.(winsys.Sizer)
+	if !ok {
+		return 0, 0, false
+	}
+	width, height = s.FramebufferSize()
+	return width, height, true
+}
+
+// Fit is where a w x h image shows in a screenW x screenH window: as large
+// as fits with its aspect kept, centred, from the bottom left.
+func Fit(w, h, screenW, screenH int) compound.PixelViewport {
+	if w <= 0 || h <= 0 {
+		return compound.PixelViewport{}
+	}
+	fw, fh := screenW, screenH
+	if screenW*h > screenH*w {
+		fw = int(math.Round(float64(screenH) * float64(w) / float64(h)))
+	} else {
+		fh = int(math.Round(float64(screenW) * float64(h) / float64(w)))
+	}
+	return compound.PixelViewport{X: (screenW - fw) / 2, Y: (screenH - fh) / 2, W: fw, H: fh}
+}
+
 // PresentPart is one channel's image: the TexW x TexH colour texture's
 // corner, drawn at At (the channel's pixel viewport in the window).
 type PresentPart struct {
@@ -107,7 +140,9 @@ type PresentPart struct {
 }
 
 // Present draws the parts into the on-screen window and swaps (no-op for
-// an FBO drawable). Call it on the pipe goroutine.
+// an FBO drawable). Call it on the pipe goroutine. Frames are rendered at
+// the config's window size; a window of another size (resized, or
+// fullscreen) shows them scaled to fit, with their aspect kept.
 func (w *Window) Present(parts []PresentPart) error {
 	if w.screen == nil || len(parts) == 0 {
 		return nil
@@ -115,27 +150,8 @@ func (w *Window) Present(parts []PresentPart) error {
 	if err := w.screen.MakeCurrent(); err != nil {
 		return err
 	}
-	if w.prog == 0 {
-		// programs and textures are shared with the pipe's context; the
-		// vertex array object is not, so the window gets its own
-		prog, err := glutil.Program(shaders.MustSource("quad.vert"), shaders.MustSource("assemble.frag"))
-		if err != nil {
-			return err
-		}
-		w.prog = prog
-		gl.GenVertexArrays(1, &w.vao)
-	}
-	gl.BindFramebuffer(gl.FRAMEBUFFER, 0)
-	gl.Disable(gl.DEPTH_TEST)
-	gl.Disable(gl.BLEND)
-	gl.ColorMask(true, true, true, true)
-	gl.ActiveTexture(gl.TEXTURE0)
-	gl.UseProgram(w.prog)
-	for _, p := range parts {
-		gl.BindTexture(gl.TEXTURE_2D, p.Texture)
-		gl.Viewport(int32(p.At.X), int32(p.At.Y), int32(p.At.W), int32(p.At.H))
-		gl.Uniform2i(glutil.Uniform(w.prog, "offset"), int32(p.At.X), int32(p.At.Y))
-		glutil.Quad(w.vao)
+	if err := w.draw(parts); err != nil {
+		return err
 	}
 	w.screen.Swap()
 	err := glutil.Error()
@@ -145,12 +161,76 @@ func (w *Window) Present(parts []PresentPart) error {
 	return err
 }
 
+// draw draws the parts into the window's back buffer (its context current).
+func (w *Window) draw(parts []PresentPart) error {
+	if w.prog == 0 {
+		// programs and textures are shared with the pipe's context; the
+		// vertex array object is not, so the window gets its own
+		prog, err := glutil.Program(shaders.MustSource("quad.vert"), shaders.MustSource("assemble.frag"))
+		if err != nil {
+			return err
+		}
+		scaled, err := glutil.Program(shaders.MustSource("quad.vert"), shaders.MustSource("scale.frag"))
+		if err != nil {
+			return err
+		}
+		w.prog, w.scaled = prog, scaled
+		gl.GenVertexArrays(1, &w.vao)
+		gl.GenSamplers(1, &w.linear)
+		gl.SamplerParameteri(w.linear, gl.TEXTURE_MIN_FILTER, gl.LINEAR)
+		gl.SamplerParameteri(w.linear, gl.TEXTURE_MAG_FILTER, gl.LINEAR)
+		gl.SamplerParameteri(w.linear, gl.TEXTURE_WRAP_S, gl.CLAMP_TO_EDGE)
+		gl.SamplerParameteri(w.linear, gl.TEXTURE_WRAP_T, gl.CLAMP_TO_EDGE)
+	}
+	gl.BindFramebuffer(gl.FRAMEBUFFER, 0)
+	gl.Disable(gl.DEPTH_TEST)
+	gl.Disable(gl.BLEND)
+	gl.ColorMask(true, true, true, true)
+	gl.ActiveTexture(gl.TEXTURE0)
+	size := w.Model.PixelViewport
+	sw, sh, _ := w.ScreenSize()
+	if sw == size.W && sh == size.H {
+		gl.UseProgram(w.prog)
+		for _, p := range parts {
+			gl.BindTexture(gl.TEXTURE_2D, p.Texture)
+			gl.Viewport(int32(p.At.X), int32(p.At.Y), int32(p.At.W), int32(p.At.H))
+			gl.Uniform2i(glutil.Uniform(w.prog, "offset"), int32(p.At.X), int32(p.At.Y))
+			glutil.Quad(w.vao)
+		}
+		return nil
+	}
+	if sw <= 0 || sh <= 0 {
+		return nil // minimised
+	}
+	gl.Viewport(0, 0, int32(sw), int32(sh))
+	gl.ClearColor(0, 0, 0, 1)
+	gl.Clear(gl.COLOR_BUFFER_BIT)
+	fit := Fit(size.W, size.H, sw, sh)
+	sx, sy := float64(fit.W)/float64(size.W), float64(fit.H)/float64(size.H)
+	gl.UseProgram(w.scaled)
+	gl.BindSampler(0, w.linear)
+	defer gl.BindSampler(0, 0)
+	for _, p := range parts {
+		x0, y0 := fit.X+int(math.Round(float64(p.At.X)*sx)), fit.Y+int(math.Round(float64(p.At.Y)*sy))
+		x1, y1 := fit.X+int(math.Round(float64(p.At.X+p.At.W)*sx)), fit.Y+int(math.Round(float64(p.At.Y+p.At.H)*sy))
+		gl.BindTexture(gl.TEXTURE_2D, p.Texture)
+		gl.Viewport(int32(x0), int32(y0), int32(x1-x0), int32(y1-y0))
+		gl.Uniform2f(glutil.Uniform(w.scaled, "offset"), float32(x0), float32(y0))
+		gl.Uniform2f(glutil.Uniform(w.scaled, "size"), float32(x1-x0), float32(y1-y0))
+		gl.Uniform2f(glutil.Uniform(w.scaled, "extent"), float32(p.At.W)/float32(p.TexW), float32(p.At.H)/float32(p.TexH))
+		glutil.Quad(w.vao)
+	}
+	return nil
+}
+
 // Close closes the on-screen window.
 func (w *Window) Close() {
 	if w.screen != nil {
 		w.Pipe.Do(func() error {
 			if w.prog != 0 {
 				gl.DeleteProgram(w.prog)
+				gl.DeleteProgram(w.scaled)
+				gl.DeleteSamplers(1, &w.linear)
 			}
 			return nil
 		})

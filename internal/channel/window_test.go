@@ -83,3 +83,98 @@ func TestWindowPresentsChannels(t *testing.T) {
 		t.Errorf("window shows %v on the left and %v on the right; want blue and red", left, right)
 	}
 }
+
+// A fullscreen window (hint_fullscreen ON) has the screen's size, not its
+// viewport's: the frame, rendered at the viewport's size, shows scaled to
+// fit with its aspect kept, and black bars beside it.
+func TestFullscreenWindowShowsTheFrameScaled(t *testing.T) {
+	sys, ok := systems(t)["glfw"]
+	if !ok {
+		t.Log("no X display: the window path runs under make test's Xvfb")
+		return
+	}
+	p, err := StartPipe("glfw", sys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Stop()
+	m := &compound.Window{Name: "wall", PixelViewport: compound.PixelViewport{W: 64, H: 32}, Attributes: map[string]string{"hint_fullscreen": "ON"}}
+	w, err := p.OpenWindow(m, "window")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	sw, sh, ok := w.ScreenSize()
+	if !ok || sw == 64 || sh == 32 {
+		t.Fatalf("fullscreen window is %dx%d (on screen: %v), want the screen's size", sw, sh, ok)
+	}
+	fit := Fit(64, 32, sw, sh)
+	var px []byte
+	err = p.Do(func() error {
+		var parts []PresentPart
+		for i, at := range []compound.PixelViewport{{W: 32, H: 32}, {X: 32, W: 32, H: 32}} {
+			tg, err := glutil.NewTarget(32, 32)
+			if err != nil {
+				return err
+			}
+			defer tg.Delete()
+			tg.Bind()
+			gl.ClearColor(float32(i), 0, float32(1-i), 1)
+			gl.Clear(gl.COLOR_BUFFER_BIT)
+			parts = append(parts, PresentPart{Texture: tg.Color, TexW: 32, TexH: 32, At: at})
+		}
+		if err := w.screen.MakeCurrent(); err != nil {
+			return err
+		}
+		if err := w.draw(parts); err != nil {
+			return err
+		}
+		px = glutil.ReadColor(0, 0, sw, sh, nil)
+		return p.ctx.MakeCurrent()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(x, y int) [3]byte {
+		i := 4 * (y*sw + x)
+		return [3]byte{px[i], px[i+1], px[i+2]}
+	}
+	black, blue, red := [3]byte{0, 0, 0}, [3]byte{0, 0, 255}, [3]byte{255, 0, 0}
+	mid := fit.Y + fit.H/2
+	for _, c := range []struct {
+		name string
+		x, y int
+		want [3]byte
+	}{
+		{"the left channel, scaled", fit.X + fit.W/4, mid, blue},
+		{"the right channel, scaled", fit.X + 3*fit.W/4, mid, red},
+		{"just inside the frame's left edge", fit.X + 1, mid, blue},
+		{"just inside its right edge", fit.X + fit.W - 2, mid, red},
+		{"the bar below the frame", sw / 2, fit.Y / 2, black},
+		{"the bar above it", sw / 2, fit.Y + fit.H + (sh-fit.Y-fit.H)/2, black},
+	} {
+		if got := at(c.x, c.y); got != c.want {
+			t.Errorf("%s (%d, %d) of %dx%d (frame at %v): %v, want %v", c.name, c.x, c.y, sw, sh, fit, got, c.want)
+		}
+	}
+	if fit.Y == 0 && fit.X == 0 {
+		t.Errorf("the screen %dx%d has the frame's aspect: no bars tested", sw, sh)
+	}
+}
+
+func TestFit(t *testing.T) {
+	for _, c := range []struct {
+		w, h, sw, sh int
+		want         compound.PixelViewport
+	}{
+		{640, 360, 640, 360, compound.PixelViewport{W: 640, H: 360}},
+		{640, 360, 1920, 1080, compound.PixelViewport{W: 1920, H: 1080}},
+		{64, 32, 1920, 1080, compound.PixelViewport{Y: 60, W: 1920, H: 960}},
+		{640, 360, 1280, 360, compound.PixelViewport{X: 320, W: 640, H: 360}},
+		{640, 360, 0, 0, compound.PixelViewport{}},
+	} {
+		if got := Fit(c.w, c.h, c.sw, c.sh); got != c.want {
+			t.Errorf("Fit(%d, %d, %d, %d) = %v, want %v", c.w, c.h, c.sw, c.sh, got, c.want)
+		}
+	}
+}

@@ -40,6 +40,8 @@ type node struct {
 	events chan control.WindowEvent
 	// where the pointer is, per window (keys go to the channel under it)
 	pointer map[*compound.Window][2]float64
+	// the windows whose frames were said to show scaled (*channel.Window)
+	scaledNoted sync.Map
 
 	sendersMu sync.Mutex
 	senders   map[string]*sender // by frame address
@@ -210,8 +212,10 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 			}
 			n.log.Info(fmt.Sprintf("window %q: %s (%s)", w.Name, d, why))
 			p.windows = append(p.windows, cw)
-			model := w
-			cw.OnEvent(func(e winsys.Event) { n.windowEvent(model, e) })
+			if sw, sh, ok := cw.ScreenSize(); ok {
+				n.noteScreenSize(cw, sw, sh)
+			}
+			cw.OnEvent(func(e winsys.Event) { n.windowEvent(cw, e) })
 		}
 		n.claimChannels(p)
 		go n.runPipe(p)
@@ -602,17 +606,24 @@ const eventQueue = 4096
 
 // windowEvent runs on the window system's thread: it places the event in
 // the view of the channel under the pointer and queues it.
-func (n *node) windowEvent(w *compound.Window, e winsys.Event) {
+func (n *node) windowEvent(cw *channel.Window, e winsys.Event) {
+	w := cw.Model
 	x, y := e.X, e.Y
 	switch e.Kind {
 	case winsys.PointerMotion, winsys.ButtonPress, winsys.ButtonRelease, winsys.Wheel:
 		n.pointer[w] = [2]float64{x, y}
+	case winsys.Resize:
+		n.noteScreenSize(cw, e.W, e.H)
+		fallthrough
 	default:
 		p := n.pointer[w]
 		x, y = p[0], p[1]
 	}
-	// window pixels from the top left; channels count from the bottom left
-	gx, gy := x, float64(w.PixelViewport.H)-y
+	screenW, screenH, ok := cw.ScreenSize()
+	if !ok {
+		screenW, screenH = w.PixelViewport.W, w.PixelViewport.H
+	}
+	gx, gy := windowPoint(w.PixelViewport, screenW, screenH, x, y)
 	ev := control.WindowEvent{Kind: int(e.Kind), Window: w.Name, DX: e.DX, DY: e.DY, Button: e.Button, Key: e.Key, W: e.W, H: e.H}
 	for _, ch := range n.cfg.Channels {
 		pv := ch.PixelViewport
@@ -629,6 +640,32 @@ func (n *node) windowEvent(w *compound.Window, e winsys.Event) {
 	default:
 		n.log.Warn(fmt.Sprintf("window %q: %d events waiting to be sent: this one is dropped", w.Name, eventQueue))
 	}
+}
+
+// windowPoint maps a pointer position in a screenW x screenH window (from
+// its top left) to the config's window (from its bottom left, as channels
+// count), where the frame shows in it (channel.Fit).
+func windowPoint(model compound.PixelViewport, screenW, screenH int, x, y float64) (float64, float64) {
+	fit := channel.Fit(model.W, model.H, screenW, screenH)
+	if fit.W <= 0 || fit.H <= 0 {
+		return -1, -1
+	}
+	gx := (x - float64(fit.X)) * float64(model.W) / float64(fit.W)
+	gy := (float64(screenH) - y - float64(fit.Y)) * float64(model.H) / float64(fit.H)
+	return gx, gy
+}
+
+// noteScreenSize says, once for each window, that its frames show scaled:
+// they are rendered at the config's size.
+func (n *node) noteScreenSize(cw *channel.Window, w, h int) {
+	size := cw.Model.PixelViewport
+	if w == size.W && h == size.H {
+		return
+	}
+	if _, noted := n.scaledNoted.LoadOrStore(cw, true); noted {
+		return
+	}
+	n.log.Info(fmt.Sprintf("window %q is %dx%d on screen: its frames are rendered at its viewport's %dx%d and shown scaled to fit, their aspect kept", cw.Model.Name, w, h, size.W, size.H))
 }
 
 // forwardEvents sends window events to the server as they come, batched.

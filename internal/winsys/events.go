@@ -45,3 +45,10 @@ type Event struct {
 type EventSource interface {
 	OnEvent(handler func(Event))
 }
+
+// Sizer is implemented by contexts with an on-screen window: its
+// framebuffer's size now, which a user's resize or fullscreen can make
+// other than the size it was opened with.
+type Sizer interface {
+	FramebufferSize() (w, h int)
+}

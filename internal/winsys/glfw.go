@@ -5,6 +5,7 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-gl/glfw/v3.3/glfw"
@@ -109,39 +110,92 @@ func (*GLFW) Name() string { return "GLFW (X11)" }
 type glfwContext struct {
 	win    *glfw.Window
 	window bool
+	// size is the window's framebuffer size now (width<<32 | height):
+	// written on the main thread, read by the pipe and the event handler
+	size atomic.Int64
+	// handler receives the window's events (set and called on the main
+	// thread)
+	handler func(Event)
 }
 
 // NewContext creates a hidden window with a core 3.3 context; the first
 // context of a pipe is its window, shared ones are hidden helpers.
 func (g *GLFW) NewContext(share Context) (Context, error) {
-	return g.newWindow(share, 64, 64, false, "goeq")
+	return g.newWindow(share, WindowSpec{Title: "goeq", W: 64, H: 64}, false)
 }
 
-// NewWindow creates a visible window of the given size.
-func (g *GLFW) NewWindow(share Context, w, h int, title string) (Context, error) {
-	return g.newWindow(share, w, h, true, title)
+// WindowSpec is an on-screen window's place and look, as a config's
+// window gives them.
+type WindowSpec struct {
+	Title string
+	// X, Y place the window's top-left corner on the screen (from the
+	// screen's top left, as X does); W, H are its size.
+	X, Y, W, H int
+	// Undecorated leaves out the title bar and border (hint_decoration
+	// OFF), so that windows tile a wall exactly.
+	Undecorated bool
+	// Fullscreen covers the whole screen, undecorated, in place of X, Y,
+	// W and H (hint_fullscreen ON), as Equalizer does.
+	Fullscreen bool
 }
 
-func (g *GLFW) newWindow(share Context, w, h int, visible bool, title string) (Context, error) {
-	var win *glfw.Window
+// NewWindow creates a visible window.
+func (g *GLFW) NewWindow(share Context, spec WindowSpec) (Context, error) {
+	return g.newWindow(share, spec, true)
+}
+
+func (g *GLFW) newWindow(share Context, spec WindowSpec, visible bool) (Context, error) {
+	c := &glfwContext{window: visible}
 	var err error
 	onMain(func() {
+		if spec.Fullscreen {
+			if m := glfw.GetPrimaryMonitor(); m != nil {
+				mode := m.GetVideoMode()
+				spec.X, spec.Y, spec.W, spec.H = 0, 0, mode.Width, mode.Height
+			}
+			spec.Undecorated = true
+		}
 		glfw.DefaultWindowHints()
 		glfw.WindowHint(glfw.ContextVersionMajor, 3)
 		glfw.WindowHint(glfw.ContextVersionMinor, 3)
 		glfw.WindowHint(glfw.OpenGLProfile, glfw.OpenGLCoreProfile)
 		glfw.WindowHint(glfw.OpenGLForwardCompatible, glfw.True)
-		glfw.WindowHint(glfw.Visible, map[bool]int{true: glfw.True, false: glfw.False}[visible])
+		// shown once placed: a window manager places a mapped window itself
+		glfw.WindowHint(glfw.Visible, glfw.False)
+		glfw.WindowHint(glfw.Decorated, map[bool]int{true: glfw.False, false: glfw.True}[spec.Undecorated])
 		var sh *glfw.Window
 		if s, ok := share.(*glfwContext); ok && s != nil {
 			sh = s.win
 		}
-		win, err = glfw.CreateWindow(w, h, title, nil, sh)
+		if c.win, err = glfw.CreateWindow(spec.W, spec.H, spec.Title, nil, sh); err != nil {
+			return
+		}
+		if !visible {
+			return
+		}
+		c.win.SetPos(spec.X, spec.Y)
+		c.setSize(c.win.GetFramebufferSize())
+		c.win.SetFramebufferSizeCallback(func(_ *glfw.Window, width, height int) {
+			c.setSize(width, height)
+			if c.handler != nil {
+				c.handler(Event{Kind: Resize, W: width, H: height})
+			}
+		})
+		c.win.Show()
 	})
 	if err != nil {
 		return nil, fmt.Errorf("winsys: GLFW window: %w", err)
 	}
-	return &glfwContext{win: win, window: visible}, nil
+	return c, nil
+}
+
+func (c *glfwContext) setSize(w, h int) { c.size.Store(int64(w)<<32 | int64(uint32(h))) }
+
+// FramebufferSize is the window's size in pixels now: a user may have
+// resized it, and a fullscreen one has the screen's.
+func (c *glfwContext) FramebufferSize() (w, h int) {
+	v := c.size.Load()
+	return int(v >> 32), int(uint32(v))
 }
 
 func (c *glfwContext) MakeCurrent() error { c.win.MakeContextCurrent(); return nil }
@@ -183,9 +237,7 @@ func (c *glfwContext) OnEvent(handler func(Event)) {
 			x, y := w.GetCursorPos()
 			handler(Event{Kind: Wheel, X: x, Y: y, DX: dx, DY: dy})
 		})
-		w.SetFramebufferSizeCallback(func(_ *glfw.Window, width, height int) {
-			handler(Event{Kind: Resize, W: width, H: height})
-		})
+		c.handler = handler // the framebuffer size callback passes resizes on
 		w.SetCloseCallback(func(*glfw.Window) { handler(Event{Kind: Close}) })
 		if w.ShouldClose() {
 			// asked to close between the window's creation and now: GLFW

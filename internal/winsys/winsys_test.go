@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-gl/gl/v3.3-core/gl"
 	"github.com/go-gl/glfw/v3.3/glfw"
@@ -91,7 +92,7 @@ func TestGLFWOnX(t *testing.T) {
 // A window asked to close (as a window manager does) before its events
 // are handled still delivers the close once they are.
 func TestCloseBeforeEventsAreHandledIsDelivered(t *testing.T) {
-	ctx, err := openGLFW(t).NewWindow(nil, 64, 64, "goeq close test")
+	ctx, err := openGLFW(t).NewWindow(nil, WindowSpec{Title: "goeq close test", W: 64, H: 64})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,5 +134,43 @@ func TestUnusableDisplayFallsBackToEGL(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "--- PASS") {
 		t.Fatalf("%v\n%s", err, out)
+	}
+}
+
+// A window is placed where its viewport says, undecorated when asked, and
+// a resize (here by the program, as a user's drag would) reaches both its
+// size and its events.
+func TestWindowPlaceLookAndResize(t *testing.T) {
+	ctx, err := openGLFW(t).NewWindow(nil, WindowSpec{Title: "goeq place test", X: 120, Y: 70, W: 64, H: 48, Undecorated: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctx.Destroy()
+	c := ctx.(*glfwContext)
+	var x, y, decorated int
+	onMain(func() {
+		x, y = c.win.GetPos()
+		decorated = c.win.GetAttrib(glfw.Decorated)
+	})
+	if x != 120 || y != 70 || decorated != glfw.False {
+		t.Errorf("window at (%d, %d), decorated %d; want (120, 70), undecorated", x, y, decorated)
+	}
+	if w, h := c.FramebufferSize(); w != 64 || h != 48 {
+		t.Errorf("framebuffer %dx%d, want 64x48", w, h)
+	}
+	var resized []Event
+	c.OnEvent(func(e Event) {
+		if e.Kind == Resize {
+			resized = append(resized, e)
+		}
+	})
+	onMain(func() { c.win.SetSize(100, 40) })
+	n := 0 // resized is written on the main thread
+	for try := 0; try < 200 && n == 0; try++ {
+		time.Sleep(10 * time.Millisecond)
+		onMain(func() { glfw.PollEvents(); n = len(resized) })
+	}
+	if w, h := c.FramebufferSize(); w != 100 || h != 40 || n == 0 {
+		t.Errorf("after a resize to 100x40: framebuffer %dx%d, %d resize events", w, h, n)
 	}
 }
