@@ -176,7 +176,7 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 			go n.runPipe(p)
 			continue
 		}
-		glp, err := channel.StartPipe(pm.Name, sys)
+		glp, err := channel.StartPipe(pm.Name, n.pipeSystem(sys, pm))
 		if err != nil {
 			return err
 		}
@@ -640,6 +640,44 @@ func (n *node) windowEvent(cw *channel.Window, e winsys.Event) {
 	default:
 		n.log.Warn(fmt.Sprintf("window %q: %d events waiting to be sent: this one is dropped", w.Name, eventQueue))
 	}
+}
+
+// pipeSystem is where the pipe renders: a headless pipe that names a
+// device other than 0 gets that GPU of the EGL device platform, as
+// Equalizer gives each pipe its GPU; the node's window system otherwise.
+// A device this machine lacks leaves the pipe on the node's, and says so:
+// the pipes then share a GPU.
+func (n *node) pipeSystem(sys winsys.System, pm *compound.Pipe) winsys.System {
+	if pm.Device == 0 {
+		return sys
+	}
+	if _, headless := sys.(*winsys.EGL); !headless {
+		n.log.Warn(fmt.Sprintf("%s names device %d: under X every window of a node opens on the node's DISPLAY %q, not on that screen as Equalizer does; to use it, give the pipe a node of its own whose launch command sets DISPLAY",
+			pipeLabel(pm), pm.Device, os.Getenv("DISPLAY")))
+		return sys
+	}
+	dev, count, err := winsys.OpenEGLDevice(pm.Device)
+	if err != nil {
+		n.log.Warn(fmt.Sprintf("%s names device %d (%v): it renders on %s, with the node's other pipes", pipeLabel(pm), pm.Device, err, sys.Name()))
+		return sys
+	}
+	n.log.Info(fmt.Sprintf("%s: %s of %d", pipeLabel(pm), dev.Name(), count))
+	return dev
+}
+
+// pipeLabel names a pipe for the log: by its name, or its place in its node.
+func pipeLabel(pm *compound.Pipe) string {
+	if pm.Name != "" {
+		return fmt.Sprintf("pipe %q", pm.Name)
+	}
+	if pm.Node != nil {
+		for i, p := range pm.Node.Pipes {
+			if p == pm {
+				return fmt.Sprintf("pipe %d of node %s", i+1, pm.Node.ID)
+			}
+		}
+	}
+	return "a pipe"
 }
 
 // windowPoint maps a pointer position in a screenW x screenH window (from

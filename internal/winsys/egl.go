@@ -32,6 +32,25 @@ static EGLDisplay goeqDisplay(int *platform) {
 	return EGL_NO_DISPLAY;
 }
 
+// goeqDeviceDisplay is the EGL device platform's display of device index
+// (in eglQueryDevicesEXT's order), initialised; count is how many devices
+// there are.
+static EGLDisplay goeqDeviceDisplay(int index, int *count) {
+	*count = 0;
+	PFNEGLGETPLATFORMDISPLAYEXTPROC getPlatformDisplay =
+		(PFNEGLGETPLATFORMDISPLAYEXTPROC)eglGetProcAddress("eglGetPlatformDisplayEXT");
+	PFNEGLQUERYDEVICESEXTPROC queryDevices =
+		(PFNEGLQUERYDEVICESEXTPROC)eglGetProcAddress("eglQueryDevicesEXT");
+	if (!getPlatformDisplay || !queryDevices) return EGL_NO_DISPLAY;
+	EGLDeviceEXT devices[16];
+	EGLint n = 0;
+	if (!queryDevices(16, devices, &n)) return EGL_NO_DISPLAY;
+	*count = n;
+	if (index < 0 || index >= n) return EGL_NO_DISPLAY;
+	EGLDisplay d = getPlatformDisplay(EGL_PLATFORM_DEVICE_EXT, devices[index], NULL);
+	if (d == EGL_NO_DISPLAY || !eglInitialize(d, NULL, NULL)) return EGL_NO_DISPLAY;
+	return d;
+}
 static EGLContext goeqContext(EGLDisplay d, EGLContext share, int major, int minor) {
 	EGLint cfgAttribs[] = {
 		EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT,
@@ -92,6 +111,35 @@ func OpenEGL() (*EGL, error) {
 		eglSys = &EGL{display: d, Platform: map[C.int]string{1: "surfaceless", 2: "device", 3: "default"}[platform]}
 	})
 	return eglSys, eglErr
+}
+
+var (
+	devicesMu sync.Mutex
+	devices   = map[int]*EGL{}
+)
+
+// OpenEGLDevice opens GPU index of the EGL device platform (in the order
+// eglQueryDevicesEXT lists them), once per process: where a pipe that
+// names its `device` renders. count is how many devices EGL lists.
+func OpenEGLDevice(index int) (sys *EGL, count int, err error) {
+	keepMallocMemory()
+	devicesMu.Lock()
+	defer devicesMu.Unlock()
+	var n C.int
+	if sys = devices[index]; sys != nil {
+		C.goeqDeviceDisplay(-1, &n) // only the count
+		return sys, int(n), nil
+	}
+	d := C.goeqDeviceDisplay(C.int(index), &n)
+	if d == C.EGLDisplay(C.EGL_NO_DISPLAY) {
+		if int(n) <= index {
+			return nil, int(n), fmt.Errorf("winsys: no EGL device %d: EGL lists %d", index, int(n))
+		}
+		return nil, int(n), fmt.Errorf("winsys: EGL device %d: 0x%x", index, uint32(C.eglGetError()))
+	}
+	sys = &EGL{display: d, Platform: fmt.Sprintf("device %d", index)}
+	devices[index] = sys
+	return sys, int(n), nil
 }
 
 // Name describes the window system.

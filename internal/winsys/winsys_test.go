@@ -1,6 +1,7 @@
 package winsys
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"runtime"
@@ -172,5 +173,29 @@ func TestWindowPlaceLookAndResize(t *testing.T) {
 	}
 	if w, h := c.FramebufferSize(); w != 100 || h != 40 || n == 0 {
 		t.Errorf("after a resize to 100x40: framebuffer %dx%d, %d resize events", w, h, n)
+	}
+}
+
+// A pipe's device is a GPU of the EGL device platform; Mesa lists its
+// software renderer as one, so device 0 renders here, and a device past
+// the list is refused, saying how many there are.
+func TestEGLDevice(t *testing.T) {
+	sys, count, err := OpenEGLDevice(0)
+	if err != nil {
+		t.Fatalf("device 0: %v", err)
+	}
+	if count < 1 || !strings.Contains(sys.Name(), "device 0") {
+		t.Errorf("%s, %d devices", sys.Name(), count)
+	}
+	if px := clearAndRead(t, sys); px != [4]byte{255, 128, 0, 255} {
+		t.Errorf("device 0 read %v", px)
+	}
+	again, _, err := OpenEGLDevice(0)
+	if err != nil || again != sys {
+		t.Errorf("device 0 opened twice: %v", err)
+	}
+	_, n, err := OpenEGLDevice(count)
+	if err == nil || n != count || !strings.Contains(err.Error(), fmt.Sprintf("EGL lists %d", count)) {
+		t.Errorf("device %d of %d: %v (count %d)", count, count, err, n)
 	}
 }
