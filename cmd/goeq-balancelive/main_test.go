@@ -255,3 +255,38 @@ func wantLines(t *testing.T, text, what string, lines ...string) {
 		}
 	}
 }
+
+// The yardstick line takes only the frames with the load off in the
+// second half of its phases: there the adaptive runs below draw as fast
+// as Equalizer's in one round and 1.25 times as slow in the other, and
+// four times as slow everywhere else.
+func TestSettledText(t *testing.T) {
+	sc := schedule{Name: "every 1 s", Period: 1, Duration: 4}
+	run := func(policy string, settledDt float64) *runResult {
+		r := &runResult{Schedule: sc, Policy: policy, Spans: [][2]float64{{1, 2}, {3, 4}}, Hogged: []bool{false, true}}
+		for tm := 0.001; tm < 4; {
+			r.Frames = append(r.Frames, frame{Completed: tm, Busy: []float64{0.01, 0.01}, Renderer: []string{"n1", "n2"}, Share: []float64{0.5, 0.5}, Loaded: sc.on(tm)})
+			dt := 0.2
+			// fast from a little before the second half, so that its first
+			// frame's interval is a fast one too
+			if inPart := math.Mod(tm, 2); inPart >= 0.4 && inPart < 1 {
+				dt = settledDt
+			}
+			tm += dt
+		}
+		return r
+	}
+	equalizer := func() *runResult {
+		r := &runResult{Schedule: sc, Policy: "equalizer", Spans: [][2]float64{{1, 2}, {3, 4}}, Hogged: []bool{false, true}}
+		for tm := 0.001; tm < 4; tm += 0.05 {
+			r.Frames = append(r.Frames, frame{Completed: tm, Busy: []float64{0.01, 0.01}, Renderer: []string{"n1", "n2"}, Share: []float64{0.5, 0.5}, Loaded: sc.on(tm)})
+		}
+		return r
+	}
+	rounds := []round{
+		{"equalizer": equalizer(), "adaptive": run("adaptive", 0.05)},
+		{"equalizer": equalizer(), "adaptive": run("adaptive", 0.0625)},
+	}
+	wantLines(t, settledText(sc, rounds), "",
+		"adaptive over Equalizer's frame time: 1.125 ± 0.125 (1.000-1.250; over 1 in 1 of 2)")
+}

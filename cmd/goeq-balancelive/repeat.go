@@ -73,6 +73,7 @@ func roundsText(ex experiment, sc schedule, rounds []round) string {
 	fmt.Fprintf(&b, "## %s, %s: %d rounds\n\n", ex.Label, sc.Name, len(rounds))
 	means, p99s := ratioTable(&b, rounds, "equalizer", "adaptive", "equalizer", "adaptive")
 	fmt.Fprintf(&b, "\nAdaptive over Equalizer's, averaged over the rounds: mean %s, p99 %s.\n\n", spread(means), spread(p99s))
+	b.WriteString(settledText(sc, rounds))
 	if len(rounds) > 0 && rounds[0][otherBuild] != nil {
 		b.WriteString(againstText(rounds))
 	}
@@ -80,6 +81,43 @@ func roundsText(ex experiment, sc schedule, rounds []round) string {
 	b.WriteString(imbalanceText(rounds))
 	b.WriteString(waitingText(rounds))
 	return b.String()
+}
+
+// settledText is the yardstick for the ratios: the two policies' frame
+// times where they should hold the same plan, with the load off in the
+// second half of each of its phases (both back at the split the unloaded
+// nodes need). What they differ by there is how much two runs of this
+// machine differ, not the policies.
+func settledText(sc schedule, rounds []round) string {
+	half := sc.Period / 2
+	if sc.Step > 0 {
+		half = sc.Step / 2
+	}
+	var ratios []float64
+	for _, r := range rounds {
+		var t [2]float64
+		for k, pol := range simulate.Policies {
+			run, sum, n := r[pol], 0.0, 0
+			for i, f := range run.Frames {
+				since, ok := run.sinceSwitch(f)
+				if !ok {
+					break
+				}
+				if i > 0 && !f.Loaded && since >= half {
+					sum += f.Completed - run.Frames[i-1].Completed
+					n++
+				}
+			}
+			t[k] = sum / float64(n)
+		}
+		if t[0] > 0 && t[1] > 0 {
+			ratios = append(ratios, t[1]/t[0])
+		}
+	}
+	if len(ratios) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("Where both policies should hold the same plan (the load off, the second half of each of its phases), adaptive over Equalizer's frame time: %s. Runs differ this much with one plan: a ratio above within it is not the policy's.\n\n", spread(ratios))
 }
 
 // ratioTable writes, round by round, the mean and p99 frame times of the
