@@ -30,16 +30,10 @@ func TestDrawableChoice(t *testing.T) {
 // A window with two channels: each channel's image (its own framebuffer)
 // lands in its pixel viewport of the on-screen window when presented.
 func TestWindowPresentsChannels(t *testing.T) {
-	sys, ok := systems(t)["glfw"]
-	if !ok {
-		t.Log("no X display: the window path runs under make test's Xvfb")
+	p, sys := glfwPipe(t)
+	if p == nil {
 		return
 	}
-	p, err := StartPipe("glfw", sys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Stop()
 	m := &compound.Window{Name: "w", PixelViewport: compound.PixelViewport{W: 64, H: 32}, Attributes: map[string]string{}}
 	d, _ := ChooseDrawable(m, sys, "")
 	if d != "window" {
@@ -52,18 +46,11 @@ func TestWindowPresentsChannels(t *testing.T) {
 	defer w.Close()
 	var px []byte
 	err = p.Do(func() error {
-		var parts []PresentPart
-		for i, at := range []compound.PixelViewport{{W: 32, H: 32}, {X: 32, W: 32, H: 32}} {
-			tg, err := glutil.NewTarget(32, 32)
-			if err != nil {
-				return err
-			}
-			defer tg.Delete()
-			tg.Bind()
-			gl.ClearColor(float32(i), 0, float32(1-i), 1)
-			gl.Clear(gl.COLOR_BUFFER_BIT)
-			parts = append(parts, PresentPart{Texture: tg.Color, TexW: 32, TexH: 32, At: at})
+		parts, targets, err := blueAndRed()
+		if err != nil {
+			return err
 		}
+		defer deleteTargets(targets)
 		if err := w.Present(parts); err != nil {
 			return err
 		}
@@ -88,16 +75,10 @@ func TestWindowPresentsChannels(t *testing.T) {
 // viewport's: the frame, rendered at the viewport's size, shows scaled to
 // fit with its aspect kept, and black bars beside it.
 func TestFullscreenWindowShowsTheFrameScaled(t *testing.T) {
-	sys, ok := systems(t)["glfw"]
-	if !ok {
-		t.Log("no X display: the window path runs under make test's Xvfb")
+	p, _ := glfwPipe(t)
+	if p == nil {
 		return
 	}
-	p, err := StartPipe("glfw", sys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Stop()
 	m := &compound.Window{Name: "wall", PixelViewport: compound.PixelViewport{W: 64, H: 32}, Attributes: map[string]string{"hint_fullscreen": "ON"}}
 	w, err := p.OpenWindow(m, "window")
 	if err != nil {
@@ -111,18 +92,11 @@ func TestFullscreenWindowShowsTheFrameScaled(t *testing.T) {
 	fit := Fit(64, 32, sw, sh)
 	var px []byte
 	err = p.Do(func() error {
-		var parts []PresentPart
-		for i, at := range []compound.PixelViewport{{W: 32, H: 32}, {X: 32, W: 32, H: 32}} {
-			tg, err := glutil.NewTarget(32, 32)
-			if err != nil {
-				return err
-			}
-			defer tg.Delete()
-			tg.Bind()
-			gl.ClearColor(float32(i), 0, float32(1-i), 1)
-			gl.Clear(gl.COLOR_BUFFER_BIT)
-			parts = append(parts, PresentPart{Texture: tg.Color, TexW: 32, TexH: 32, At: at})
+		parts, targets, err := blueAndRed()
+		if err != nil {
+			return err
 		}
+		defer deleteTargets(targets)
 		if err := w.screen.MakeCurrent(); err != nil {
 			return err
 		}
@@ -177,4 +151,46 @@ func TestFit(t *testing.T) {
 			t.Errorf("Fit(%d, %d, %d, %d) = %v, want %v", c.w, c.h, c.sw, c.sh, got, c.want)
 		}
 	}
+}
+
+// blueAndRed are two channels' images side by side in a 64x32 window:
+// blue on the left, red on the right (on the pipe goroutine).
+func blueAndRed() ([]PresentPart, []*glutil.Target, error) {
+	var parts []PresentPart
+	var targets []*glutil.Target
+	for i, at := range []compound.PixelViewport{{W: 32, H: 32}, {X: 32, W: 32, H: 32}} {
+		tg, err := glutil.NewTarget(32, 32)
+		if err != nil {
+			deleteTargets(targets)
+			return nil, nil, err
+		}
+		targets = append(targets, tg)
+		tg.Bind()
+		gl.ClearColor(float32(i), 0, float32(1-i), 1)
+		gl.Clear(gl.COLOR_BUFFER_BIT)
+		parts = append(parts, PresentPart{Texture: tg.Color, TexW: 32, TexH: 32, At: at})
+	}
+	return parts, targets, nil
+}
+
+func deleteTargets(targets []*glutil.Target) {
+	for _, tg := range targets {
+		tg.Delete()
+	}
+}
+
+// glfwPipe starts a pipe on GLFW, stopped when the test ends; nil where
+// there is no X display.
+func glfwPipe(t *testing.T) (*Pipe, winsys.System) {
+	sys, ok := systems(t)["glfw"]
+	if !ok {
+		t.Log("no X display: the window path runs under make test's Xvfb")
+		return nil, nil
+	}
+	p, err := StartPipe("glfw", sys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Stop)
+	return p, sys
 }
