@@ -34,6 +34,11 @@ type Options struct {
 	// Config is the .eqc file: nodes, pipes, windows, channels and the
 	// compound tree.
 	Config string
+	// ConfigText, when set, is the config itself, in the .eqc language,
+	// in place of reading the file Config (which then only names it in
+	// messages, as in "name:line:col: ..."): an application can make its
+	// config in code, or carry one built in.
+	ConfigText string
 	// InitData is sent once to every render client (encoded as JSON); a
 	// renderer factory reads it with Pipe.InitData.
 	InitData any
@@ -113,7 +118,7 @@ type Config struct {
 // clientFlag marks a process the launcher started as a render client.
 const clientFlag = "--goeq-client"
 
-// Start loads opt.Config, starts a render client for every node (this
+// Start loads opt.Config (or opt.ConfigText), starts a render client for every node (this
 // executable, started again with goeq's client flag: call Init first in
 // main) and returns once every node has joined. The server runs inside
 // this process, or is the eqserver at opt.Server. Cancelling ctx ends the
@@ -171,7 +176,7 @@ func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 		},
 	}
 	run := func() (*server.Summary, error) {
-		return server.Run(ctx, server.Options{ConfigPath: opt.Config, OutDir: opt.OutDir, DumpEvery: 1, Local: opt.Local, Token: token,
+		return server.Run(ctx, server.Options{ConfigPath: configName(opt), ConfigText: opt.ConfigText, OutDir: opt.OutDir, DumpEvery: 1, Local: opt.Local, Token: token,
 			ClientBinary: exe, ClientArgs: []string{clientFlag}, InitData: initData, App: hooks, Async: true,
 			Reference: opt.Reference, FrameTimeout: opt.FrameTimeout, Log: logger, Codec: "auto", HTTP: opt.HTTP, Overlay: opt.Overlay})
 	}
@@ -389,4 +394,13 @@ func (c *Config) LastFrameStats() FrameStats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.stats
+}
+
+// configName names the run's config in messages: its file, or what stands
+// for a config given as text only.
+func configName(opt Options) string {
+	if opt.Config == "" && opt.ConfigText != "" {
+		return "ConfigText"
+	}
+	return opt.Config
 }

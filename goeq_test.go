@@ -647,3 +647,24 @@ func TestLaunchCommandStartsThisExecutable(t *testing.T) {
 		t.Errorf("the launch command ran for %q (%v), want once for render-far", b, err)
 	}
 }
+
+// A config given as text (made in code, or built in), with no file named,
+// runs as its file does, and its errors name it with line and column.
+func TestConfigText(t *testing.T) {
+	text, err := os.ReadFile(examples("2d-lb-4.eqc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := runScript(t, goeq.Options{ConfigText: string(text)}, 6, squareInit{Scale: 1.4}, nil)
+	want := runSquare(t, examples("2d-lb-4.eqc"), 6, true)
+	compareRuns(t, got, want)
+
+	_, err = goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: "wall.eqc", ConfigText: "config {\n  node { pipe { wndow {} } }\n}\n"})
+	if err == nil || !strings.HasPrefix(err.Error(), "wall.eqc:2:") {
+		t.Errorf("a bad config text: %v, want an error at wall.eqc:2:...", err)
+	}
+	_, err = goeq.Start(context.Background(), turningSquare{}, goeq.Options{ConfigText: "config { oops }"})
+	if err == nil || !strings.HasPrefix(err.Error(), "ConfigText:1:") {
+		t.Errorf("a bad config text without a name: %v, want an error at ConfigText:1:...", err)
+	}
+}

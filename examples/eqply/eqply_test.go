@@ -130,9 +130,9 @@ type running struct {
 	ended                 bool
 }
 
-// startEqply starts eqply on the four-source config under X and waits for
-// its window and first frame; the test's cleanup kills it if it still
-// runs.
+// startEqply starts eqply on the four-source config (built in: it runs in
+// a folder of its own, where no config file is) under X and waits for its
+// window and first frame; the test's cleanup kills it if it still runs.
 func startEqply(t *testing.T) *running {
 	t.Helper()
 	if _, err := exec.LookPath("xdotool"); err != nil {
@@ -140,7 +140,8 @@ func startEqply(t *testing.T) *running {
 	}
 	r := &running{bin: build(t), disp: display(t), dir: t.TempDir(), exited: make(chan error, 1)}
 	r.trace = filepath.Join(r.dir, "trace.jsonl")
-	app := exec.Command(r.bin, "--config", "../configs/2d-lb-4.eqc", "--triangles", "20000", "--out", filepath.Join(r.dir, "out"), "--trace", r.trace)
+	app := exec.Command(r.bin, "--triangles", "20000", "--out", filepath.Join(r.dir, "out"), "--trace", r.trace)
+	app.Dir = r.dir
 	// auto: the destination's node opens its window through GLFW; the
 	// render nodes, all offscreen, take EGL (fewer X clients to start)
 	app.Env = append(os.Environ(), "DISPLAY="+r.disp, "GOEQ_WINSYS=auto")
@@ -210,44 +211,17 @@ func (r *running) endsWith(t *testing.T, after string, code int) {
 
 func TestPointerDragTurnsTheModelAndQQuits(t *testing.T) {
 	r := startEqply(t)
-	bin, disp, dir, trace, win := r.bin, r.disp, r.dir, r.trace, r.win
-	geometry := xdotool(t, disp, "getwindowgeometry", win)
-	var x0, y0, w, h int
-	for _, l := range strings.Split(geometry, "\n") {
-		l = strings.TrimSpace(l)
-		if strings.HasPrefix(l, "Position:") {
-			fmt.Sscanf(l, "Position: %d,%d", &x0, &y0)
-		}
-		if strings.HasPrefix(l, "Geometry:") {
-			fmt.Sscanf(l, "Geometry: %dx%d", &w, &h)
-		}
-	}
-	if w != 640 || h != 360 {
-		t.Fatalf("window geometry %q", geometry)
+	bin, dir, trace := r.bin, r.dir, r.trace
+	if _, _, w, h := r.geometry(t); w != 640 || h != 360 {
+		t.Fatalf("window %dx%d, want its viewport's 640x360", w, h)
 	}
 	// drag from the middle 64 pixels right and 36 up: a tenth of the view
 	// each way
-	xdotool(t, disp, "windowfocus", "--sync", win)
-	xdotool(t, disp, "mousemove", "--sync", fmt.Sprint(x0+320), fmt.Sprint(y0+180))
-	time.Sleep(200 * time.Millisecond)
-	xdotool(t, disp, "mousedown", "1")
-	time.Sleep(200 * time.Millisecond)
-	xdotool(t, disp, "mousemove", "--sync", fmt.Sprint(x0+384), fmt.Sprint(y0+144))
-	time.Sleep(200 * time.Millisecond)
-	xdotool(t, disp, "mouseup", "1")
+	r.drag(t, 320, 180, 64, -36)
 	want := camera{Yaw: homeCamera.Yaw + math.Pi*0.1, Pitch: homeCamera.Pitch - math.Pi*0.1, Distance: homeCamera.Distance}
-	var turned int
-	waitFor(t, "frame after the drag", 30*time.Second, func() bool {
-		for _, l := range readTrace(t, trace) {
-			if l.Frame != nil && math.Abs(l.Camera.Yaw-want.Yaw) < 1e-9 && math.Abs(l.Camera.Pitch-want.Pitch) < 1e-9 {
-				turned = *l.Frame
-				return true
-			}
-		}
-		return false
-	})
+	turned := r.waitForCamera(t, want)
 	time.Sleep(500 * time.Millisecond) // the frame is written
-	xdotool(t, disp, "key", "q")
+	xdotool(t, r.disp, "key", "q")
 	r.endsCleanly(t, "q")
 	if !strings.Contains(readTraceText(trace), "button press") {
 		t.Errorf("the handler saw no button press")
@@ -273,6 +247,73 @@ func TestPointerDragTurnsTheModelAndQQuits(t *testing.T) {
 	if err == nil && d0.BadFraction() <= 0.0002 {
 		t.Error("the frame before the drag already matches the turned reference: the test cannot tell")
 	}
+}
+
+// A window the user resizes shows the frames scaled, and a drag in it
+// means what it means at the config's size: a drag of a tenth of the
+// window turns the model as far.
+func TestResizedWindowTakesTheDragInItsScaledFrame(t *testing.T) {
+	r := startEqply(t)
+	xdotool(t, r.disp, "windowsize", "--sync", r.win, "1280", "720")
+	waitFor(t, "the client's note of the scaled frames", 10*time.Second, func() bool {
+		return strings.Contains(readTraceText(r.log.Name()), `window \"dest\" is 1280x720 on screen`)
+	})
+	if _, _, w, h := r.geometry(t); w != 1280 || h != 720 {
+		t.Fatalf("window %dx%d after the resize, want 1280x720", w, h)
+	}
+	// from a quarter of the way in (mousemove --sync waits out its bound
+	// for a move to where the pointer is: the screen's middle, at first)
+	r.drag(t, 320, 180, 128, -72)
+	r.waitForCamera(t, camera{Yaw: homeCamera.Yaw + math.Pi*0.1, Pitch: homeCamera.Pitch - math.Pi*0.1, Distance: homeCamera.Distance})
+	xdotool(t, r.disp, "key", "q")
+	r.endsCleanly(t, "q")
+}
+
+// geometry is the window's place and size on the screen.
+func (r *running) geometry(t *testing.T) (x, y, w, h int) {
+	t.Helper()
+	geometry := xdotool(t, r.disp, "getwindowgeometry", r.win)
+	for _, l := range strings.Split(geometry, "\n") {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "Position:") {
+			fmt.Sscanf(l, "Position: %d,%d", &x, &y)
+		}
+		if strings.HasPrefix(l, "Geometry:") {
+			fmt.Sscanf(l, "Geometry: %dx%d", &w, &h)
+		}
+	}
+	return x, y, w, h
+}
+
+// drag presses the left button at (x, y) of the window and lets go dx, dy
+// pixels away, as a user's hand would, through the X server's test
+// extension. (x, y) must not be where the pointer is.
+func (r *running) drag(t *testing.T, x, y, dx, dy int) {
+	t.Helper()
+	x0, y0, _, _ := r.geometry(t)
+	xdotool(t, r.disp, "windowfocus", "--sync", r.win)
+	xdotool(t, r.disp, "mousemove", "--sync", fmt.Sprint(x0+x), fmt.Sprint(y0+y))
+	time.Sleep(200 * time.Millisecond)
+	xdotool(t, r.disp, "mousedown", "1")
+	time.Sleep(200 * time.Millisecond)
+	xdotool(t, r.disp, "mousemove", "--sync", fmt.Sprint(x0+x+dx), fmt.Sprint(y0+y+dy))
+	time.Sleep(200 * time.Millisecond)
+	xdotool(t, r.disp, "mouseup", "1")
+}
+
+// waitForCamera waits for a frame drawn with the camera and returns it.
+func (r *running) waitForCamera(t *testing.T, want camera) (frame int) {
+	t.Helper()
+	waitFor(t, "a frame with the dragged camera", 30*time.Second, func() bool {
+		for _, l := range readTrace(t, r.trace) {
+			if l.Frame != nil && math.Abs(l.Camera.Yaw-want.Yaw) < 1e-9 && math.Abs(l.Camera.Pitch-want.Pitch) < 1e-9 {
+				frame = *l.Frame
+				return true
+			}
+		}
+		return false
+	})
+	return frame
 }
 
 func readTraceText(path string) string {

@@ -31,6 +31,7 @@ import (
 	"syscall"
 
 	"github.com/goeq/goeq"
+	"github.com/goeq/goeq/examples/configs"
 	"github.com/goeq/goeq/internal/render"
 )
 
@@ -170,7 +171,7 @@ func (t *tracer) event(ev goeq.Event, cam camera) {
 
 func main() {
 	goeq.Init(app{}) // a render client never returns from here
-	config := flag.String("config", "examples/configs/2d-lb-4.eqc", "the configuration")
+	config := flag.String("config", "", "the configuration (default: examples/configs/2d-lb-4.eqc, built in)")
 	modelPath := flag.String("model", "", "PLY model (ASCII or binary), read by every node; default: a procedural one")
 	triangles := flag.Int("triangles", 200_000, "triangles of the procedural model")
 	frames := flag.Int("frames", 0, "frames to render (0: until quit; headless: 100)")
@@ -222,7 +223,8 @@ func main() {
 		signal.Stop(signals) // a second one: the default, at once
 		interrupt()
 	}()
-	cfg, err := goeq.Start(context.Background(), app{}, goeq.Options{Config: *config, Server: *server, HTTP: *httpAddr, OutDir: *out, Overlay: *overlay,
+	configName, configText := configs.Pick(*config)
+	cfg, err := goeq.Start(context.Background(), app{}, goeq.Options{Config: configName, ConfigText: configText, Server: *server, HTTP: *httpAddr, OutDir: *out, Overlay: *overlay,
 		InitData: initData{Model: *modelPath, Triangles: *triangles}})
 	if err != nil {
 		log.Fatal(err)

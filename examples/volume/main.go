@@ -22,6 +22,7 @@ import (
 	"os"
 
 	"github.com/goeq/goeq"
+	"github.com/goeq/goeq/examples/configs"
 	"github.com/goeq/goeq/internal/render"
 )
 
@@ -67,7 +68,7 @@ func (v *volume) Receive(frame int, msgs []goeq.Message) error {
 
 func main() {
 	goeq.Init(app{}) // a render client never returns from here
-	config := flag.String("config", "examples/configs/2d-lb-4.eqc", "the configuration")
+	config := flag.String("config", "", "the configuration (default: examples/configs/2d-lb-4.eqc, built in)")
 	frames := flag.Int("frames", 0, "frames to render (0: until quit; headless: 100)")
 	out := flag.String("out", "", "write every frame's destination PNG here")
 	asJSON := flag.Bool("json", false, "print the run's summary as JSON")
@@ -90,7 +91,8 @@ func main() {
 		*frames = 100
 	}
 	ctx := context.Background()
-	cfg, err := goeq.Start(ctx, app{}, goeq.Options{Config: *config, Server: *server, HTTP: *httpAddr, OutDir: *out})
+	configName, configText := configs.Pick(*config)
+	cfg, err := goeq.Start(ctx, app{}, goeq.Options{Config: configName, ConfigText: configText, Server: *server, HTTP: *httpAddr, OutDir: *out})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -49,6 +49,9 @@ import (
 // Options configure a run.
 type Options struct {
 	ConfigPath string
+	// ConfigText, when set, is the config itself (ConfigPath then only
+	// names it in messages): an application may make its config in code.
+	ConfigText string
 	// Frames is how many frames to render (100 when not positive);
 	// Forever renders until Stop or the context ends the run.
 	Frames       int
@@ -341,9 +344,12 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 	if _, _, err := compressor.ParseChoice(opt.Codec); err != nil {
 		return nil, err
 	}
-	text, err := os.ReadFile(opt.ConfigPath)
-	if err != nil {
-		return nil, err
+	text := []byte(opt.ConfigText)
+	if opt.ConfigText == "" {
+		var err error
+		if text, err = os.ReadFile(opt.ConfigPath); err != nil {
+			return nil, err
+		}
 	}
 	res, err := configparser.Parse(opt.ConfigPath, text)
 	if err != nil {
