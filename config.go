@@ -1,6 +1,7 @@
 package goeq
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -10,6 +11,9 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -96,12 +100,14 @@ type Config struct {
 	done      chan struct{} // closed when the run has ended
 	latency   int
 	observers []string
+	layouts   []string
 
 	// what goes with the next frame started
 	messages     [][]byte
 	messageBytes int
 	heads        map[int]compound.Head
 	overlay      *bool
+	layout       string
 
 	mu        sync.Mutex
 	changed   *sync.Cond
@@ -216,7 +222,7 @@ func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 		defer c.mu.Unlock()
 		return nil, c.err
 	}
-	c.latency, c.observers = info.Latency, info.Observers
+	c.latency, c.observers, c.layouts = info.Latency, info.Observers, info.Layouts
 	return c, nil
 }
 
@@ -238,7 +244,7 @@ func (c *Config) StartFrame(data any) (int, error) {
 			return 0, fmt.Errorf("goeq: frame data is %d bytes encoded, more than the %d allowed", len(b), MaxFrameData)
 		}
 	}
-	af := server.AppFrame{Data: b, Messages: c.messages, Heads: c.heads, Overlay: c.overlay}
+	af := server.AppFrame{Data: b, Messages: c.messages, Heads: c.heads, Overlay: c.overlay, Layout: c.layout}
 	select {
 	case c.frames <- af: // the run's loop takes it at once
 	case <-c.done:
@@ -250,7 +256,7 @@ func (c *Config) StartFrame(data any) (int, error) {
 	defer c.mu.Unlock()
 	frame := c.started
 	c.started++
-	c.messages, c.messageBytes, c.heads, c.overlay = nil, 0, nil, nil
+	c.messages, c.messageBytes, c.heads, c.overlay, c.layout = nil, 0, nil, nil, ""
 	return frame, nil
 }
 
@@ -281,6 +287,25 @@ func (c *Config) Broadcast(v any) error {
 	}
 	c.messages = append(c.messages, b)
 	c.messageBytes += len(b)
+	return nil
+}
+
+// Layouts lists the config's layouts' names, in the config's order.
+func (c *Config) Layouts() []string { return append([]string(nil), c.layouts...) }
+
+// UseLayout shows the layout of that name on every canvas that has it,
+// from the next frame started on, as Equalizer's Canvas::useLayout does:
+// the destination channels of its views render, those of the layout it
+// replaces stop. A canvas shows its first layout until then.
+func (c *Config) UseLayout(name string) error {
+	if !slices.Contains(c.layouts, name) {
+		quoted := make([]string, len(c.layouts))
+		for i, l := range c.layouts {
+			quoted[i] = strconv.Quote(l)
+		}
+		return fmt.Errorf("goeq: no layout %q: the config has %s", name, cmp.Or(strings.Join(quoted, ", "), "none"))
+	}
+	c.layout = name
 	return nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -666,5 +667,105 @@ func TestConfigText(t *testing.T) {
 	_, err = goeq.Start(context.Background(), turningSquare{}, goeq.Options{ConfigText: "config { oops }"})
 	if err == nil || !strings.HasPrefix(err.Error(), "ConfigText:1:") {
 		t.Errorf("a bad config text without a name: %v, want an error at ConfigText:1:...", err)
+	}
+}
+
+// twoLayouts is a canvas with two layouts: "whole", one view, and
+// "halves", two views side by side, the left one load-balanced over two
+// render-node sources.
+const twoLayouts = `config {
+    appNode { pipe { window { name "main" viewport [ 0 0 320 180 ] channel { name "dest" } } } }
+    node {
+        name "render"
+        pipe { window { viewport [ 0 0 320 180 ] attributes { hint_drawable FBO } channel { name "src1" } } }
+        pipe { window { viewport [ 0 0 320 180 ] attributes { hint_drawable FBO } channel { name "src2" } } }
+    }
+    observer {}
+    layout { name "whole" view { observer 0 } }
+    layout {
+        name "halves"
+        view { name "left" viewport [ 0 0 0.5 1 ] observer 0 }
+        view { name "right" viewport [ 0.5 0 0.5 1 ] observer 0 }
+    }
+    canvas { layout "whole" layout "halves" wall {} segment { channel "dest" } }
+    compound {
+        channel ( canvas 0 segment 0 layout "halves" view "left" )
+        buffer [ COLOR ]
+        load_equalizer { mode 2D }
+        compound { channel "src1" outputframe { name "f1" } }
+        compound { channel "src2" outputframe { name "f2" } }
+        inputframe { name "f1" }
+        inputframe { name "f2" }
+    }
+}
+`
+
+// An application switches the canvas' layout from a frame on: from then
+// the new layout's views render (one of them decomposed) and the old one's
+// stop, frame for frame as the reference renders them.
+func TestUseLayoutSwitchesFromAFrameOn(t *testing.T) {
+	layoutOf := map[int]string{2: "halves", 4: "whole"} // switches, by frame
+	const frames = 6
+	run := func(reference bool) (map[int][]string, string) {
+		out := t.TempDir()
+		cfg, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: "two-layouts.eqc", ConfigText: twoLayouts,
+			OutDir: out, Reference: reference, InitData: squareInit{Scale: 1.4}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cfg.Layouts(); !slices.Equal(got, []string{"whole", "halves"}) {
+			t.Errorf("layouts %q", got)
+		}
+		if err := cfg.UseLayout("quarters"); err == nil || !strings.Contains(err.Error(), `"whole", "halves"`) {
+			t.Errorf("an unknown layout: %v", err)
+		}
+		for i := 0; i < frames && err == nil; i++ {
+			if name, ok := layoutOf[i]; ok {
+				err = cfg.UseLayout(name)
+			}
+			if err == nil {
+				_, err = cfg.StartFrame(camera{Frame: i, Angle: 0.35 * float64(i)})
+			}
+		}
+		sum, exitErr := cfg.Exit()
+		if err != nil || exitErr != nil {
+			t.Fatalf("run: %v; exit: %v", err, exitErr)
+		}
+		byFrame := map[int][]string{}
+		for _, w := range sum.Written {
+			var f int
+			base := filepath.Base(w)
+			if _, err := fmt.Sscanf(base[strings.LastIndex(base, "-")+1:], "%06d.png", &f); err != nil {
+				t.Fatalf("image %s: %v", base, err)
+			}
+			byFrame[f] = append(byFrame[f], base)
+		}
+		return byFrame, out
+	}
+	got, gotDir := run(false)
+	want, wantDir := run(true)
+	for f := 0; f < frames; f++ {
+		slices.Sort(got[f])
+		slices.Sort(want[f])
+		views := 1
+		if f == 2 || f == 3 {
+			views = 2
+		}
+		if len(got[f]) != views || !slices.Equal(got[f], want[f]) {
+			t.Errorf("frame %d wrote %q, the reference %q; want %d images", f, got[f], want[f], views)
+			continue
+		}
+		for _, name := range got[f] {
+			d, err := imagecmp.CompareFiles(filepath.Join(gotDir, name), filepath.Join(wantDir, name), 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.BadFraction() > 0.0002 {
+				t.Errorf("%s: %s", name, d)
+			}
+		}
+	}
+	if len(got[1]) == 1 && len(got[4]) == 1 && got[1][0][:strings.LastIndex(got[1][0], "-")] != got[4][0][:strings.LastIndex(got[4][0], "-")] {
+		t.Errorf("switched back, frame 4 wrote %s where frame 1 wrote %s", got[4][0], got[1][0])
 	}
 }

@@ -9,8 +9,9 @@
 //
 // In a window: left-drag turns the model, right-drag or the wheel zooms,
 // middle-drag pans; s toggles the statistics overlay (per-channel times
-// and the current split), space resets the camera, q or Esc (or closing
-// the window) quits. It renders only when something changed. Headless (or
+// and the current split), space resets the camera, l shows the config's
+// next layout (on a wall with several), q or Esc (or closing the window)
+// quits. It renders only when something changed. Headless (or
 // with --camera-path orbit) the camera orbits for --frames frames. Ctrl-C
 // (SIGINT or SIGTERM) stops it as q does, and it exits with 130 or 143; a
 // second one ends it at once.
@@ -109,6 +110,8 @@ type controls struct {
 	last     [2]float64
 	stats    bool
 	quit     bool
+	layout   int // of layouts, the config's: l shows the next
+	layouts  int
 }
 
 // handle applies one event; it reports whether the picture changes.
@@ -146,6 +149,11 @@ func (c *controls) handle(ev goeq.Event) bool {
 		case ' ':
 			c.cam = homeCamera
 			return true
+		case 'l':
+			if c.layouts > 1 {
+				c.layout = (c.layout + 1) % c.layouts
+				return true
+			}
 		case 'q', goeq.KeyEscape:
 			c.quit = true
 		}
@@ -232,6 +240,9 @@ func main() {
 	home := c.cam
 	n := 0
 	shown := *overlay // what the overlay is set to
+	layouts := cfg.Layouts()
+	c.layouts = len(layouts)
+	used := 0 // the layout showing
 	frame := func() error {
 		if !interactive {
 			c.cam.Yaw = home.Yaw + 2*math.Pi*float64(n)/float64(*frames)
@@ -239,6 +250,12 @@ func main() {
 		if c.stats != shown {
 			cfg.SetOverlay(c.stats)
 			shown = c.stats
+		}
+		if c.layout != used {
+			if err := cfg.UseLayout(layouts[c.layout]); err != nil {
+				return err
+			}
+			used = c.layout
 		}
 		f, err := cfg.StartFrame(frameData{Camera: c.cam})
 		if err != nil {

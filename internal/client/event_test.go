@@ -3,7 +3,10 @@ package client
 import (
 	"testing"
 
+	"github.com/goeq/goeq/internal/channel"
 	"github.com/goeq/goeq/internal/compound"
+	"github.com/goeq/goeq/internal/control"
+	"github.com/goeq/goeq/internal/winsys"
 )
 
 // A pointer in a window of another size than the config's (resized, or
@@ -30,5 +33,46 @@ func TestWindowPointFollowsTheScaledFrame(t *testing.T) {
 	}
 	if gx, gy := windowPoint(model, 0, 0, 5, 5); gx >= 0 || gy >= 0 {
 		t.Errorf("a minimised window maps a point to (%g, %g), inside the frame", gx, gy)
+	}
+}
+
+// Window events go to the channels the window showed last: the layout the
+// application chose, not the one the config starts with, which they go to
+// before the window's first frame.
+func TestEventsGoToTheChannelsShown(t *testing.T) {
+	w := &compound.Window{Name: "main", PixelViewport: compound.PixelViewport{W: 100, H: 50}}
+	one, two := &compound.Layout{Name: "one"}, &compound.Layout{Name: "two"}
+	segment := &compound.Segment{Canvas: &compound.Canvas{Layouts: []*compound.Layout{one, two}}}
+	whole := &compound.Channel{ID: "whole", Window: w, PixelViewport: compound.PixelViewport{W: 100, H: 50},
+		View: &compound.View{Layout: one}, Segment: segment}
+	left := &compound.Channel{ID: "left", Window: w, PixelViewport: compound.PixelViewport{W: 50, H: 50},
+		View: &compound.View{Layout: two}, Segment: segment}
+	right := &compound.Channel{ID: "right", Window: w, PixelViewport: compound.PixelViewport{X: 50, W: 50, H: 50},
+		View: &compound.View{Layout: two}, Segment: segment}
+	cw := &channel.Window{Model: w}
+	n := &node{events: make(chan control.WindowEvent, 4), pointer: map[*compound.Window][2]float64{},
+		cfg: &compound.Config{Channels: []*compound.Channel{whole, left, right}}}
+	p := &pipe{windows: []*channel.Window{cw}}
+	at := func(x float64) string {
+		n.windowEvent(cw, winsys.Event{Kind: winsys.PointerMotion, X: x, Y: 10})
+		return (<-n.events).Channel
+	}
+	if got := at(75); got != "whole" {
+		t.Errorf("before any frame: the event went to %q, not to the config's first layout", got)
+	}
+	n.noteShown(p, []*compound.Channel{left, right})
+	if got := at(75); got != "right" {
+		t.Errorf("with two views shown, right of the middle: %q", got)
+	}
+	n.noteShown(p, []*compound.Channel{whole})
+	if got := at(75); got != "whole" {
+		t.Errorf("with one view shown again: %q", got)
+	}
+	n.noteShown(p, []*compound.Channel{left, right})
+	if got := at(75); got != "right" {
+		t.Errorf("with two views shown, right of the middle: %q", got)
+	}
+	if got := at(25); got != "left" {
+		t.Errorf("with two views shown, left of the middle: %q", got)
 	}
 }

@@ -42,6 +42,11 @@ type node struct {
 	pointer map[*compound.Window][2]float64
 	// the windows whose frames were said to show scaled (*channel.Window)
 	scaledNoted sync.Map
+	// shown is what each window showed last: the channels window events
+	// are placed in (the layout the application chose; before its first
+	// frame, the config's)
+	shownMu sync.Mutex
+	shown   map[*compound.Window][]*compound.Channel
 
 	sendersMu sync.Mutex
 	senders   map[string]*sender // by frame address
@@ -409,6 +414,7 @@ func (n *node) runPipe(p *pipe) {
 			err = n.barrier(t, p)
 			if err == nil {
 				err = p.exec.Present(p.windows, res.Shown)
+				n.noteShown(p, res.Shown)
 			}
 		}
 		t.mu.Lock()
@@ -625,9 +631,20 @@ func (n *node) windowEvent(cw *channel.Window, e winsys.Event) {
 	}
 	gx, gy := windowPoint(w.PixelViewport, screenW, screenH, x, y)
 	ev := control.WindowEvent{Kind: int(e.Kind), Window: w.Name, DX: e.DX, DY: e.DY, Button: e.Button, Key: e.Key, W: e.W, H: e.H}
-	for _, ch := range n.cfg.Channels {
+	n.shownMu.Lock()
+	shown, presented := n.shown[w]
+	n.shownMu.Unlock()
+	if !presented {
+		// before the window's first frame: the layouts the config starts with
+		for _, ch := range n.cfg.Channels {
+			if ch.Window == w && ch.Showing() {
+				shown = append(shown, ch)
+			}
+		}
+	}
+	for _, ch := range shown {
 		pv := ch.PixelViewport
-		if ch.Window != w || !ch.Showing() || pv.W <= 0 || pv.H <= 0 {
+		if pv.W <= 0 || pv.H <= 0 {
 			continue
 		}
 		if gx >= float64(pv.X) && gx < float64(pv.X+pv.W) && gy >= float64(pv.Y) && gy < float64(pv.Y+pv.H) {
@@ -678,6 +695,21 @@ func pipeLabel(pm *compound.Pipe) string {
 		}
 	}
 	return "a pipe"
+}
+
+// noteShown keeps what the pipe's windows showed in the frame presented.
+func (n *node) noteShown(p *pipe, shown []*compound.Channel) {
+	n.shownMu.Lock()
+	defer n.shownMu.Unlock()
+	if n.shown == nil {
+		n.shown = map[*compound.Window][]*compound.Channel{}
+	}
+	for _, w := range p.windows {
+		n.shown[w.Model] = nil
+	}
+	for _, ch := range shown {
+		n.shown[ch.Window] = append(n.shown[ch.Window], ch)
+	}
 }
 
 // windowPoint maps a pointer position in a screenW x screenH window (from

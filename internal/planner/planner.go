@@ -245,6 +245,8 @@ type Planner struct {
 	eyeViews  map[eyeKey]*eyeView
 	// heads are the tracked observers' heads: frusta follow them
 	heads compound.Tracking
+	// layouts are the application's switches of the canvases' layouts
+	layouts compound.LayoutSwitches
 	// sortLast holds each compound's sources that may exchange bands
 	// (compound.SortLastSources), firstSends what each of them sends in
 	// the first round of this frame and eye.
@@ -299,6 +301,11 @@ func New(cfg *compound.Config) *Planner {
 // SetHead places an observer's tracked head from frame on
 // (scheduler.HeadSetter).
 func (p *Planner) SetHead(frame int, o *compound.Observer, h compound.Head) { p.heads.Set(frame, o, h) }
+
+// SetLayout shows a canvas' layout from frame on (scheduler.LayoutSetter).
+func (p *Planner) SetLayout(frame int, cv *compound.Canvas, layout int) {
+	p.layouts.Set(frame, cv, layout)
+}
 
 // Planned returns the compound states planned for a recent frame (nil
 // when it is too old).
@@ -358,6 +365,7 @@ func (p *Planner) Plan(frame int) *FramePlan {
 	plan := &FramePlan{Frame: frame, Compounds: make(map[string]CompoundState, p.compounds)}
 	states := plan.Compounds
 	p.heads.Advance(frame)
+	p.layouts.Advance(frame)
 	// 1. base state: active by period/phase and the destination's layout
 	// and eyes, local values as configured
 	p.cfg.Walk(func(c *compound.Compound) {

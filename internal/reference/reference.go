@@ -16,8 +16,9 @@ import (
 
 // Planner plans reference frames (scheduler.Planner).
 type Planner struct {
-	cfg   *compound.Config
-	heads compound.Tracking
+	cfg     *compound.Config
+	heads   compound.Tracking
+	layouts compound.LayoutSwitches
 }
 
 // New returns the reference planner of cfg.
@@ -26,6 +27,11 @@ func New(cfg *compound.Config) *Planner { return &Planner{cfg: cfg} }
 // SetHead places an observer's tracked head from frame on
 // (scheduler.HeadSetter): the reference follows the head too.
 func (p *Planner) SetHead(frame int, o *compound.Observer, h compound.Head) { p.heads.Set(frame, o, h) }
+
+// SetLayout shows a canvas' layout from frame on (scheduler.LayoutSetter).
+func (p *Planner) SetLayout(frame int, cv *compound.Canvas, layout int) {
+	p.layouts.Set(frame, cv, layout)
+}
 
 // Feed ignores statistics: nothing is balanced.
 func (p *Planner) Feed(stats.Frame) {}
@@ -56,6 +62,7 @@ func (p *Planner) Nodes() []string {
 func (p *Planner) Plan(frame int) *planner.FramePlan {
 	plan := &planner.FramePlan{Frame: frame, Compounds: map[string]planner.CompoundState{}}
 	p.heads.Advance(frame)
+	p.layouts.Advance(frame)
 	byChannel := map[*compound.Channel]*planner.ChannelPlan{}
 	seq := 0
 	next := func() int { seq++; return seq }

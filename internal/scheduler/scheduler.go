@@ -50,6 +50,12 @@ type HeadSetter interface {
 	SetHead(frame int, o *compound.Observer, h compound.Head)
 }
 
+// LayoutSetter is implemented by planners that switch a canvas' layout
+// from a frame on (an index into its Layouts).
+type LayoutSetter interface {
+	SetLayout(frame int, canvas *compound.Canvas, layout int)
+}
+
 // Options tune the scheduler; zero values take the defaults.
 type Options struct {
 	// Frames is how many frames to run; 0 means until stopped (Request
@@ -115,6 +121,10 @@ type Request struct {
 	// Heads places tracked observers from the first of these frames on
 	// (planners that are HeadSetters follow them).
 	Heads map[*compound.Observer]compound.Head
+	// Layouts shows these layouts (indexes into each canvas' Layouts)
+	// from the first of these frames on (planners that are
+	// LayoutSetters switch them).
+	Layouts map[*compound.Canvas]int
 	// EveryNode sends these frames to every node alive, also to nodes
 	// with nothing to render in them: the frames carry the application's
 	// cluster events, which every node takes in the same frame.
@@ -473,6 +483,11 @@ func (s *Scheduler) Step(e Event) {
 		if hs, ok := s.planner.(HeadSetter); ok {
 			for o, h := range e.Heads {
 				hs.SetHead(s.requested, o, h)
+			}
+		}
+		if ls, ok := s.planner.(LayoutSetter); ok {
+			for cv, i := range e.Layouts {
+				ls.SetLayout(s.requested, cv, i)
 			}
 		}
 		if e.EveryNode {

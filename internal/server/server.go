@@ -144,12 +144,16 @@ type AppFrame struct {
 	// Overlay, when set, switches the statistics overlay on or off from
 	// this frame on.
 	Overlay *bool
+	// Layout, when set, shows the layout of that name on every canvas
+	// that has it from this frame on.
+	Layout string `json:",omitempty"`
 }
 
 // RunInfo is what an application learns of the run once it is ready.
 type RunInfo struct {
 	Latency   int      // frames that may be in flight beyond the one finishing
 	Observers []string // the config's observers' names, by index
+	Layouts   []string // the config's layouts' names
 }
 
 // Summary is what a run reports at the end.
@@ -499,23 +503,22 @@ func (p plannerWithOverhead) Plan(frame int) *planner.FramePlan {
 // activateLayout makes the named layout the active one on every canvas
 // that has it.
 func activateLayout(cfg *compound.Config, name string) error {
-	found := false
-	for _, cv := range cfg.Canvases {
-		for i, l := range cv.Layouts {
-			if l != nil && l.Name == name {
-				cv.ActiveLayout = i
-				found = true
-			}
-		}
+	indexes := cfg.LayoutIndexes(name)
+	if len(indexes) == 0 {
+		return noLayout(cfg, name)
 	}
-	if !found {
-		var names []string
-		for _, l := range cfg.Layouts {
-			names = append(names, fmt.Sprintf("%q", l.Name))
-		}
-		return fmt.Errorf("no canvas has a layout %q (layouts: %s)", name, strings.Join(names, ", "))
+	for cv, i := range indexes {
+		cv.ActiveLayout = i
 	}
 	return nil
+}
+
+func noLayout(cfg *compound.Config, name string) error {
+	var names []string
+	for _, l := range cfg.Layouts {
+		names = append(names, fmt.Sprintf("%q", l.Name))
+	}
+	return fmt.Errorf("no canvas has a layout %q (layouts: %s)", name, strings.Join(names, ", "))
 }
 
 func (s *server) clientBinary() string {
@@ -991,6 +994,9 @@ func (s *server) take(ev *event, rep *report, joined map[string]bool) (scheduler
 			joined[e.Node] = true
 			if len(joined) == len(s.order) && s.opt.App != nil && s.opt.App.Ready != nil {
 				info := RunInfo{Latency: s.cfg.Latency}
+				for _, l := range s.cfg.Layouts {
+					info.Layouts = append(info.Layouts, l.Name)
+				}
 				for _, o := range s.cfg.Observers {
 					info.Observers = append(info.Observers, o.Name)
 				}
@@ -1054,6 +1060,11 @@ func (s *server) request(af AppFrame) (scheduler.Request, error) {
 			req.Heads = map[*compound.Observer]compound.Head{}
 		}
 		req.Heads[s.cfg.Observers[i]] = h
+	}
+	if af.Layout != "" {
+		if req.Layouts = s.cfg.LayoutIndexes(af.Layout); len(req.Layouts) == 0 {
+			return req, fmt.Errorf("frame %d: %w", frame, noLayout(s.cfg, af.Layout))
+		}
 	}
 	return req, nil
 }

@@ -1,0 +1,49 @@
+package compound
+
+// LayoutSwitches are the canvases' layouts frame by frame, as an
+// application switches them (Equalizer's Canvas::useLayout): a layout
+// chosen for frame N shows from frame N on. Planning applies them to the
+// canvases; it has no clock of its own.
+type LayoutSwitches struct {
+	pending []layoutSwitch
+}
+
+type layoutSwitch struct {
+	frame  int
+	canvas *Canvas
+	layout int
+}
+
+// Set shows layout (an index into the canvas' Layouts) on canvas from
+// frame on.
+func (s *LayoutSwitches) Set(frame int, canvas *Canvas, layout int) {
+	s.pending = append(s.pending, layoutSwitch{frame, canvas, layout})
+}
+
+// Advance makes the layouts chosen for frames up to frame the canvases'
+// active ones: call it before planning frame.
+func (s *LayoutSwitches) Advance(frame int) {
+	kept := s.pending[:0]
+	for _, sw := range s.pending {
+		if sw.frame > frame {
+			kept = append(kept, sw)
+			continue
+		}
+		sw.canvas.ActiveLayout = sw.layout
+	}
+	s.pending = kept
+}
+
+// LayoutIndexes are where the layout named name stands in each canvas
+// that has it.
+func (c *Config) LayoutIndexes(name string) map[*Canvas]int {
+	out := map[*Canvas]int{}
+	for _, cv := range c.Canvases {
+		for i, l := range cv.Layouts {
+			if l != nil && l.Name == name {
+				out[cv] = i
+			}
+		}
+	}
+	return out
+}
