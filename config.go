@@ -124,11 +124,11 @@ type Config struct {
 // clientFlag marks a process the launcher started as a render client.
 const clientFlag = "--goeq-client"
 
-// Start loads opt.Config (or opt.ConfigText), starts a render client for every node (this
-// executable, started again with goeq's client flag: call Init first in
-// main) and returns once every node has joined. The server runs inside
-// this process, or is the eqserver at opt.Server. Cancelling ctx ends the
-// run.
+// Start loads opt.Config (or takes opt.ConfigText), starts a render client
+// for every node (this executable, started again with goeq's client flag:
+// call Init first in main) and returns once every node has joined. The
+// server runs inside this process, or is the eqserver at opt.Server.
+// Cancelling ctx ends the run.
 func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 	if app == nil {
 		return nil, errors.New("goeq: no application")
@@ -296,9 +296,10 @@ func (c *Config) Layouts() []string { return append([]string(nil), c.layouts...)
 // UseLayout shows the layout of that name on every canvas that has it,
 // from the next frame started on, as Equalizer's Canvas::useLayout does:
 // the destination channels of its views render, those of the layout it
-// replaces stop. A canvas shows its first layout until then.
+// replaces stop. A canvas shows its first layout until then. Layouts are
+// chosen by name: an unnamed one cannot be.
 func (c *Config) UseLayout(name string) error {
-	if !slices.Contains(c.layouts, name) {
+	if name == "" || !slices.Contains(c.layouts, name) {
 		quoted := make([]string, len(c.layouts))
 		for i, l := range c.layouts {
 			quoted[i] = strconv.Quote(l)

@@ -150,8 +150,9 @@ func (g *GLFW) newWindow(share Context, spec WindowSpec, visible bool) (Context,
 	onMain(func() {
 		if spec.Fullscreen {
 			if m := glfw.GetPrimaryMonitor(); m != nil {
-				mode := m.GetVideoMode()
-				spec.X, spec.Y, spec.W, spec.H = 0, 0, mode.Width, mode.Height
+				if mode := m.GetVideoMode(); mode != nil {
+					spec.X, spec.Y, spec.W, spec.H = 0, 0, mode.Width, mode.Height
+				}
 			}
 			spec.Undecorated = true
 		}
