@@ -702,14 +702,15 @@ const twoLayouts = `config {
 
 // An application switches the canvas' layout from a frame on: from then
 // the new layout's views render (one of them decomposed) and the old one's
-// stop, frame for frame as the reference renders them.
+// stop, frame for frame as the reference renders them; also when the
+// application drives a running eqserver.
 func TestUseLayoutSwitchesFromAFrameOn(t *testing.T) {
 	layoutOf := map[int]string{2: "halves", 4: "whole"} // switches, by frame
 	const frames = 6
-	run := func(reference bool) (map[int][]string, string) {
+	run := func(opt goeq.Options) (map[int][]string, string) {
 		out := t.TempDir()
-		cfg, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: "two-layouts.eqc", ConfigText: twoLayouts,
-			OutDir: out, Reference: reference, InitData: squareInit{Scale: 1.4}})
+		opt.OutDir, opt.InitData = out, squareInit{Scale: 1.4}
+		cfg, err := goeq.Start(context.Background(), turningSquare{}, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -742,8 +743,23 @@ func TestUseLayoutSwitchesFromAFrameOn(t *testing.T) {
 		}
 		return byFrame, out
 	}
-	got, gotDir := run(false)
-	want, wantDir := run(true)
+	want, wantDir := run(goeq.Options{Config: "two-layouts.eqc", ConfigText: twoLayouts, Reference: true})
+	inProcess, inProcessDir := run(goeq.Options{Config: "two-layouts.eqc", ConfigText: twoLayouts})
+	compareLayoutRuns(t, frames, inProcess, inProcessDir, want, wantDir)
+
+	t.Setenv("GOEQ_TOKEN", "the-shared-token")
+	path := filepath.Join(t.TempDir(), "two-layouts.eqc")
+	if err := os.WriteFile(path, []byte(twoLayouts), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	onServer, onServerDir := run(goeq.Options{Server: startAppServer(t, path).addr})
+	compareLayoutRuns(t, frames, onServer, onServerDir, want, wantDir)
+}
+
+// compareLayoutRuns checks a run of TestUseLayoutSwitchesFromAFrameOn
+// against the reference: the images each frame wrote, and their pixels.
+func compareLayoutRuns(t *testing.T, frames int, got map[int][]string, gotDir string, want map[int][]string, wantDir string) {
+	t.Helper()
 	for f := 0; f < frames; f++ {
 		slices.Sort(got[f])
 		slices.Sort(want[f])
