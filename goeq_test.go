@@ -670,40 +670,11 @@ func TestConfigText(t *testing.T) {
 	}
 }
 
-// twoLayouts is a canvas with two layouts: "whole", one view, and
-// "halves", two views side by side, the left one load-balanced over two
-// render-node sources.
-const twoLayouts = `config {
-    appNode { pipe { window { name "main" viewport [ 0 0 320 180 ] channel { name "dest" } } } }
-    node {
-        name "render"
-        pipe { window { viewport [ 0 0 320 180 ] attributes { hint_drawable FBO } channel { name "src1" } } }
-        pipe { window { viewport [ 0 0 320 180 ] attributes { hint_drawable FBO } channel { name "src2" } } }
-    }
-    observer {}
-    layout { name "whole" view { observer 0 } }
-    layout {
-        name "halves"
-        view { name "left" viewport [ 0 0 0.5 1 ] observer 0 }
-        view { name "right" viewport [ 0.5 0 0.5 1 ] observer 0 }
-    }
-    canvas { layout "whole" layout "halves" wall {} segment { channel "dest" } }
-    compound {
-        channel ( canvas 0 segment 0 layout "halves" view "left" )
-        buffer [ COLOR ]
-        load_equalizer { mode 2D }
-        compound { channel "src1" outputframe { name "f1" } }
-        compound { channel "src2" outputframe { name "f2" } }
-        inputframe { name "f1" }
-        inputframe { name "f2" }
-    }
-}
-`
-
-// An application switches the canvas' layout from a frame on: from then
-// the new layout's views render (one of them decomposed) and the old one's
-// stop, frame for frame as the reference renders them; also when the
-// application drives a running eqserver.
+// An application switches the canvas' layout from a frame on
+// (two-layouts.eqc: one view, then two, the left one decomposed): from
+// then the new layout's views render and the old one's stop, frame for
+// frame as the reference renders them; also when the application drives
+// a running eqserver.
 func TestUseLayoutSwitchesFromAFrameOn(t *testing.T) {
 	layoutOf := map[int]string{2: "halves", 4: "whole"} // switches, by frame
 	const frames = 6
@@ -743,15 +714,12 @@ func TestUseLayoutSwitchesFromAFrameOn(t *testing.T) {
 		}
 		return byFrame, out
 	}
-	want, wantDir := run(goeq.Options{Config: "two-layouts.eqc", ConfigText: twoLayouts, Reference: true})
-	inProcess, inProcessDir := run(goeq.Options{Config: "two-layouts.eqc", ConfigText: twoLayouts})
+	path := examples("two-layouts.eqc")
+	want, wantDir := run(goeq.Options{Config: path, Reference: true})
+	inProcess, inProcessDir := run(goeq.Options{Config: path})
 	compareLayoutRuns(t, frames, inProcess, inProcessDir, want, wantDir)
 
 	t.Setenv("GOEQ_TOKEN", "the-shared-token")
-	path := filepath.Join(t.TempDir(), "two-layouts.eqc")
-	if err := os.WriteFile(path, []byte(twoLayouts), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	onServer, onServerDir := run(goeq.Options{Server: startAppServer(t, path).addr})
 	compareLayoutRuns(t, frames, onServer, onServerDir, want, wantDir)
 }

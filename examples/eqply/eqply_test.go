@@ -131,16 +131,17 @@ type running struct {
 }
 
 // startEqply starts eqply on the four-source config (built in: it runs in
-// a folder of its own, where no config file is) under X and waits for its
-// window and first frame; the test's cleanup kills it if it still runs.
-func startEqply(t *testing.T) *running {
+// a folder of its own, where no config file is), or with the extra
+// arguments, under X and waits for its window and first frame; the test's
+// cleanup kills it if it still runs.
+func startEqply(t *testing.T, extra ...string) *running {
 	t.Helper()
 	if _, err := exec.LookPath("xdotool"); err != nil {
 		t.Fatal("xdotool is needed (make test installs it)")
 	}
 	r := &running{bin: build(t), disp: display(t), dir: t.TempDir(), exited: make(chan error, 1)}
 	r.trace = filepath.Join(r.dir, "trace.jsonl")
-	app := exec.Command(r.bin, "--triangles", "20000", "--out", filepath.Join(r.dir, "out"), "--trace", r.trace)
+	app := exec.Command(r.bin, append([]string{"--triangles", "20000", "--out", filepath.Join(r.dir, "out"), "--trace", r.trace}, extra...)...)
 	app.Dir = r.dir
 	// auto: the destination's node opens its window through GLFW; the
 	// render nodes, all offscreen, take EGL (fewer X clients to start)
@@ -265,6 +266,31 @@ func TestResizedWindowTakesTheDragInItsScaledFrame(t *testing.T) {
 	// for a move to where the pointer is: the screen's middle, at first)
 	r.drag(t, 320, 180, 128, -72)
 	r.waitForCamera(t, camera{Yaw: homeCamera.Yaw + math.Pi*0.1, Pitch: homeCamera.Pitch - math.Pi*0.1, Distance: homeCamera.Distance})
+	xdotool(t, r.disp, "key", "q")
+	r.endsCleanly(t, "q")
+}
+
+// l shows the config's next layout: on two-layouts.eqc, the two views
+// replace the one.
+func TestLShowsTheNextLayout(t *testing.T) {
+	config, err := filepath.Abs(filepath.Join("..", "configs", "two-layouts.eqc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := startEqply(t, "--config", config)
+	images := func(pattern string) int {
+		files, _ := filepath.Glob(filepath.Join(r.dir, "out", pattern))
+		return len(files)
+	}
+	waitFor(t, "an image of the whole view", 30*time.Second, func() bool { return images("dest.whole.*.png") > 0 })
+	if n := images("dest.halves.*.png"); n > 0 {
+		t.Fatalf("before l: %d images of the halves", n)
+	}
+	xdotool(t, r.disp, "windowfocus", "--sync", r.win)
+	xdotool(t, r.disp, "key", "l")
+	waitFor(t, "images of both halves", 30*time.Second, func() bool {
+		return images("dest.halves.left-*.png") > 0 && images("dest.halves.right-*.png") > 0
+	})
 	xdotool(t, r.disp, "key", "q")
 	r.endsCleanly(t, "q")
 }
