@@ -32,6 +32,11 @@ import (
 // A mixed-generation frame fails: every image of frame N is compared with
 // the reference of frame N, and the test checks that the tolerance does
 // tell frame N from frame N+1.
+//
+// Under an X display (make test's Xvfb) the decomposed run opens the
+// config's windows on screen, as a wall would: placed, fullscreen and
+// undecorated as the config says, each showing its frames. The reference
+// renders headless (EGL).
 
 const (
 	corpusFrames    = 8
@@ -79,6 +84,9 @@ func corpusRun(t *testing.T, cfg string, reference bool) string {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, filepath.Join(binaries(t), "eqserver"), args...)
 	cmd.Env = append(testEnv(), "DISPLAY=")
+	if !reference && os.Getenv("DISPLAY") != "" {
+		cmd.Env = append(os.Environ(), "GOEQ_WINSYS=auto")
+	}
 	out, err := cmd.CombinedOutput()
 	if ctx.Err() != nil {
 		t.Fatalf("did not end within 2 minutes (reference %v)\n%s", reference, tailOf(string(out), 4000))
