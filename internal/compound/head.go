@@ -26,35 +26,55 @@ func (h Head) Point(v Vec3) Vec3 {
 // holds from frame N on. Planning reads it; it has no clock of its own.
 type Tracking struct {
 	heads   map[*Observer]Head
-	pending []headChange
+	pending fromFrame[headChange]
 }
 
 type headChange struct {
-	frame    int
 	observer *Observer
 	head     Head
 }
 
 // Set places observer o's head from frame on.
-func (t *Tracking) Set(frame int, o *Observer, h Head) {
-	t.pending = append(t.pending, headChange{frame, o, h})
-}
+func (t *Tracking) Set(frame int, o *Observer, h Head) { t.pending.set(frame, headChange{o, h}) }
 
 // Advance applies the heads set for frames up to frame: call it before
 // planning frame.
 func (t *Tracking) Advance(frame int) {
-	kept := t.pending[:0]
-	for _, c := range t.pending {
-		if c.frame > frame {
-			kept = append(kept, c)
-			continue
-		}
+	t.pending.advance(frame, func(c headChange) {
 		if t.heads == nil {
 			t.heads = map[*Observer]Head{}
 		}
 		t.heads[c.observer] = c.head
+	})
+}
+
+// fromFrame holds changes that take effect from a frame on, until
+// planning reaches that frame.
+type fromFrame[T any] struct {
+	pending []frameChange[T]
+}
+
+type frameChange[T any] struct {
+	frame  int
+	change T
+}
+
+func (f *fromFrame[T]) set(frame int, change T) {
+	f.pending = append(f.pending, frameChange[T]{frame, change})
+}
+
+// advance applies, in the order they were set, the changes for frames up
+// to frame, and keeps the later ones.
+func (f *fromFrame[T]) advance(frame int, apply func(T)) {
+	kept := f.pending[:0]
+	for _, c := range f.pending {
+		if c.frame > frame {
+			kept = append(kept, c)
+			continue
+		}
+		apply(c.change)
 	}
-	t.pending = kept
+	f.pending = kept
 }
 
 // Eye returns the wall compound c renders as eye sees it, and where that

@@ -5,11 +5,10 @@ package compound
 // chosen for frame N shows from frame N on. Planning applies them to the
 // canvases; it has no clock of its own.
 type LayoutSwitches struct {
-	pending []layoutSwitch
+	pending fromFrame[layoutSwitch]
 }
 
 type layoutSwitch struct {
-	frame  int
 	canvas *Canvas
 	layout int
 }
@@ -17,21 +16,13 @@ type layoutSwitch struct {
 // Set shows layout (an index into the canvas' Layouts) on canvas from
 // frame on.
 func (s *LayoutSwitches) Set(frame int, canvas *Canvas, layout int) {
-	s.pending = append(s.pending, layoutSwitch{frame, canvas, layout})
+	s.pending.set(frame, layoutSwitch{canvas, layout})
 }
 
 // Advance makes the layouts chosen for frames up to frame the canvases'
 // active ones: call it before planning frame.
 func (s *LayoutSwitches) Advance(frame int) {
-	kept := s.pending[:0]
-	for _, sw := range s.pending {
-		if sw.frame > frame {
-			kept = append(kept, sw)
-			continue
-		}
-		sw.canvas.ActiveLayout = sw.layout
-	}
-	s.pending = kept
+	s.pending.advance(frame, func(sw layoutSwitch) { sw.canvas.ActiveLayout = sw.layout })
 }
 
 // LayoutIndexes are where the layout named name stands in each canvas
