@@ -216,7 +216,7 @@ func (e *Executor) target(win *compound.Window, w, h int) (*Target, error) {
 	}
 	fb, err := glutil.NewTarget(w, h)
 	if err != nil {
-		return nil, fmt.Errorf("window %q: %w", win.Name, err)
+		return nil, fmt.Errorf("%s: %w", win.Label(), err)
 	}
 	t = &Target{Window: win, FB: fb}
 	e.targets[key] = t

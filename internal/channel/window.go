@@ -63,7 +63,7 @@ func (p *Pipe) OpenWindow(m *compound.Window, d Drawable) (*Window, error) {
 	w := &Window{Pipe: p, Model: m, Drawable: d}
 	size := m.PixelViewport
 	if size.W <= 0 || size.H <= 0 {
-		return nil, fmt.Errorf("window %q: %dx%d pixels: a window needs a size", m.Name, size.W, size.H)
+		return nil, fmt.Errorf("%s: %dx%d pixels: a window needs a size", m.Label(), size.W, size.H)
 	}
 	err := p.Do(func() error {
 		var limit int32
@@ -74,12 +74,12 @@ func (p *Pipe) OpenWindow(m *compound.Window, d Drawable) (*Window, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("window %q: %w", m.Name, err)
+		return nil, fmt.Errorf("%s: %w", m.Label(), err)
 	}
 	if d == "window" {
 		g, ok := p.sys.(*winsys.GLFW)
 		if !ok {
-			return nil, fmt.Errorf("window %q: an on-screen drawable needs GLFW", m.Name)
+			return nil, fmt.Errorf("%s: an on-screen drawable needs GLFW", m.Label())
 		}
 		spec := winsys.WindowSpec{Title: "goeq " + m.Name, X: size.X, Y: size.Y, W: size.W, H: size.H,
 			Undecorated: strings.EqualFold(m.Attributes["hint_decoration"], "OFF"),

@@ -215,7 +215,7 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 			if err != nil {
 				return err
 			}
-			n.log.Info(fmt.Sprintf("window %q: %s (%s)", w.Name, d, why))
+			n.log.Info(fmt.Sprintf("%s: %s (%s)", w.Label(), d, why))
 			p.windows = append(p.windows, cw)
 			if sw, sh, ok := cw.ScreenSize(); ok {
 				n.noteScreenSize(cw, sw, sh)
@@ -655,7 +655,7 @@ func (n *node) windowEvent(cw *channel.Window, e winsys.Event) {
 	select {
 	case n.events <- ev:
 	default:
-		n.log.Warn(fmt.Sprintf("window %q: %d events waiting to be sent: this one is dropped", w.Name, eventQueue))
+		n.log.Warn(fmt.Sprintf("%s: %d events waiting to be sent: this one is dropped", w.Label(), eventQueue))
 	}
 }
 
@@ -670,31 +670,16 @@ func (n *node) pipeSystem(sys winsys.System, pm *compound.Pipe) winsys.System {
 	}
 	if _, headless := sys.(*winsys.EGL); !headless {
 		n.log.Warn(fmt.Sprintf("%s names device %d: under X every window of a node opens on the node's DISPLAY %q, not on that screen as Equalizer does; to use it, give the pipe a node of its own whose launch command sets DISPLAY",
-			pipeLabel(pm), pm.Device, os.Getenv("DISPLAY")))
+			pm.Label(), pm.Device, os.Getenv("DISPLAY")))
 		return sys
 	}
 	dev, count, err := winsys.OpenEGLDevice(pm.Device)
 	if err != nil {
-		n.log.Warn(fmt.Sprintf("%s names device %d (%v): it renders on %s, with the node's other pipes", pipeLabel(pm), pm.Device, err, sys.Name()))
+		n.log.Warn(fmt.Sprintf("%s names device %d (%v): it renders on %s, with the node's other pipes", pm.Label(), pm.Device, err, sys.Name()))
 		return sys
 	}
-	n.log.Info(fmt.Sprintf("%s: %s of %d", pipeLabel(pm), dev.Name(), count))
+	n.log.Info(fmt.Sprintf("%s: %s of %d", pm.Label(), dev.Name(), count))
 	return dev
-}
-
-// pipeLabel names a pipe for the log: by its name, or its place in its node.
-func pipeLabel(pm *compound.Pipe) string {
-	if pm.Name != "" {
-		return fmt.Sprintf("pipe %q", pm.Name)
-	}
-	if pm.Node != nil {
-		for i, p := range pm.Node.Pipes {
-			if p == pm {
-				return fmt.Sprintf("pipe %d of node %s", i+1, pm.Node.ID)
-			}
-		}
-	}
-	return "a pipe"
 }
 
 // noteShown keeps what the pipe's windows showed in the frame presented.
@@ -735,7 +720,7 @@ func (n *node) noteScreenSize(cw *channel.Window, w, h int) {
 	if _, noted := n.scaledNoted.LoadOrStore(cw, true); noted {
 		return
 	}
-	n.log.Info(fmt.Sprintf("window %q is %dx%d on screen: its frames are rendered at its viewport's %dx%d and shown scaled to fit, their aspect kept", cw.Model.Name, w, h, size.W, size.H))
+	n.log.Info(fmt.Sprintf("%s is %dx%d on screen: its frames are rendered at its viewport's %dx%d and shown scaled to fit, their aspect kept", cw.Model.Label(), w, h, size.W, size.H))
 }
 
 // forwardEvents sends window events to the server as they come, batched.

@@ -501,3 +501,35 @@ func CheckDrawableOverride(d string) error {
 	}
 	return fmt.Errorf("--drawable %q: want window or FBO", d)
 }
+
+// Label names a pipe in messages: by its name, or by its place in its node
+// (pipes need no name in a config).
+func (p *Pipe) Label() string {
+	if p.Name != "" {
+		return fmt.Sprintf("pipe %q", p.Name)
+	}
+	if p.Node != nil {
+		for i, q := range p.Node.Pipes {
+			if q == p {
+				return fmt.Sprintf("pipe %d of node %s", i+1, p.Node.ID)
+			}
+		}
+	}
+	return "a pipe"
+}
+
+// Label names a window in messages: by its name, or by its place in its
+// pipe.
+func (w *Window) Label() string {
+	if w.Name != "" {
+		return fmt.Sprintf("window %q", w.Name)
+	}
+	if w.Pipe != nil {
+		for i, v := range w.Pipe.Windows {
+			if v == w {
+				return fmt.Sprintf("window %d of %s", i+1, w.Pipe.Label())
+			}
+		}
+	}
+	return "a window"
+}
