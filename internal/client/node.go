@@ -130,7 +130,7 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 	if err != nil {
 		return err
 	}
-	m, err := compound.Resolve(res, compound.Options{})
+	m, err := compound.Resolve(res, compound.Options{Getenv: compound.Defaults(s.Defaults)})
 	if err != nil {
 		return err
 	}

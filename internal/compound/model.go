@@ -518,6 +518,13 @@ func (p *Pipe) Label() string {
 	return "a pipe"
 }
 
+// OnScreen reports whether the config asks for an on-screen window (its
+// hint_drawable is not FBO or pbuffer), as a fullscreen hint needs.
+func (w *Window) OnScreen() bool {
+	d := strings.ToLower(w.Attributes["hint_drawable"])
+	return d != "fbo" && d != "pbuffer"
+}
+
 // Label names a window in messages: by its name, or by its place in its
 // pipe.
 func (w *Window) Label() string {

@@ -624,6 +624,11 @@ func (r *resolver) window(w *configparser.Window, pipe *Pipe) *Window {
 			channels = append(channels, f.Channel)
 		}
 	}
+	if strings.EqualFold(out.Attributes["hint_fullscreen"], "ON") && out.OnScreen() {
+		// Equalizer's window takes its screen's size when it opens: the
+		// pipe's viewport stands for the screen here
+		out.PixelViewport = PixelViewport{W: pipe.PixelViewport.W, H: pipe.PixelViewport.H}
+	}
 	for _, c := range channels {
 		out.Channels = append(out.Channels, r.channel(c, out))
 	}
@@ -1351,4 +1356,26 @@ func segmentIndex(cfg *Config, s *Segment) (int, int) {
 		}
 	}
 	return -1, -1
+}
+
+// EnvironmentDefaults are the EQ_* variables of this process's
+// environment: the defaults a config takes where it sets none. A server
+// hands its own to every render client, so that all resolve one model
+// (ssh does not forward the environment).
+func EnvironmentDefaults() map[string]string {
+	out := map[string]string{}
+	for _, kv := range os.Environ() {
+		if k, v, ok := strings.Cut(kv, "="); ok && strings.HasPrefix(k, "EQ_") {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// Defaults reads EQ_* defaults from a map (Options.Getenv).
+func Defaults(m map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) {
+		v, ok := m[k]
+		return v, ok
+	}
 }

@@ -227,3 +227,21 @@ func TestEqualizerDefaults(t *testing.T) {
 		t.Errorf("defaults %+v %+v %+v", eqs[1], eqs[2], eqs[3])
 	}
 }
+
+// A fullscreen window takes its pipe's size, as Equalizer's takes its
+// screen's when it opens; an offscreen one keeps its viewport.
+func TestFullscreenWindowTakesThePipesSize(t *testing.T) {
+	src := `config { appNode { pipe { viewport [ 0 0 1280 1024 ]
+		window { viewport [ 10 20 640 360 ] attributes { hint_fullscreen ON } channel { name "a" } }
+		window { viewport [ 10 20 640 360 ] attributes { hint_fullscreen ON hint_drawable FBO } channel { name "b" } }
+		window { viewport [ 10 20 640 360 ] channel { name "c" } } } } }`
+	windows := mustResolve(t, src, Options{Getenv: func(string) (string, bool) { return "", false }}).Configs[0].Nodes[0].Pipes[0].Windows
+	for i, want := range []PixelViewport{{0, 0, 1280, 1024}, {10, 20, 640, 360}, {10, 20, 640, 360}} {
+		if got := windows[i].PixelViewport; got != want {
+			t.Errorf("window %d: %v, want %v", i, got, want)
+		}
+		if got := windows[i].Channels[0].PixelViewport; got.W != want.W || got.H != want.H {
+			t.Errorf("window %d's channel: %v, want the window's size", i, got)
+		}
+	}
+}

@@ -136,14 +136,18 @@ type ServerMsg struct {
 
 // Setup tells a client what to run.
 type Setup struct {
-	ConfigName    string `json:"config_name"`
-	ConfigText    string `json:"config_text"`
-	Node          string `json:"node"`
-	OutDir        string `json:"out_dir"`
-	DumpEvery     int    `json:"dump_every"`
-	Codec         string `json:"codec"` // auto, none, s2, ...
-	Drawable      string `json:"drawable"`
-	AsyncReadback bool   `json:"async_readback"`
+	ConfigName string `json:"config_name"`
+	ConfigText string `json:"config_text"`
+	// Defaults are the server's EQ_* environment defaults: the client
+	// resolves the config with them, not with its own environment, so
+	// that every process has one model (a fullscreen hint sizes windows).
+	Defaults      map[string]string `json:"defaults,omitempty"`
+	Node          string            `json:"node"`
+	OutDir        string            `json:"out_dir"`
+	DumpEvery     int               `json:"dump_every"`
+	Codec         string            `json:"codec"` // auto, none, s2, ...
+	Drawable      string            `json:"drawable"`
+	AsyncReadback bool              `json:"async_readback"`
 	// FullReadback reads back whole regions instead of what was drawn.
 	FullReadback bool `json:"full_readback,omitempty"`
 	// Merge is where destinations depth-merge sort-last inputs: auto

@@ -281,6 +281,51 @@ func TestCompositingWithoutSortLastWarns(t *testing.T) {
 	}
 }
 
+// Every process resolves the config with the server's EQ_* defaults: a
+// client started by hand without them (as ssh starts one: it does not
+// forward the environment) still opens the fullscreen window the server
+// plans for, at the pipe's size.
+func TestClientsResolveWithTheServersDefaults(t *testing.T) {
+	t.Setenv("EQ_WINDOW_IATTR_HINT_FULLSCREEN", "ON")
+	t.Setenv("GOEQ_TOKEN", "defaults-token")
+	sp := startServer(t, config("one-window.eqc"), 3, "--no-launch")
+	var addr string
+	deadline := time.Now().Add(20 * time.Second)
+	for addr == "" && time.Now().Before(deadline) {
+		if m := regexp.MustCompile(`control server on ([0-9.]+:[0-9]+)`).FindStringSubmatch(sp.log()); m != nil {
+			addr = m[1]
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if addr == "" {
+		t.Fatalf("no control address logged:\n%s", sp.log())
+	}
+	client := exec.Command(filepath.Join(binaries(t), "eqclient"), "--server", addr, "--node", "app")
+	for _, kv := range testEnv() {
+		if !strings.HasPrefix(kv, "EQ_") {
+			client.Env = append(client.Env, kv)
+		}
+	}
+	if out, err := client.CombinedOutput(); err != nil {
+		t.Fatalf("client: %v\n%s", err, out)
+	}
+	select {
+	case err := <-sp.done:
+		if err != nil {
+			t.Fatalf("server: %v\n%s", err, sp.log())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the run did not end:\n%s", sp.log())
+	}
+	images, _ := filepath.Glob(filepath.Join(sp.out, "*.png"))
+	if len(images) != 3 {
+		t.Fatalf("%d images, want 3:\n%s", len(images), sp.log())
+	}
+	if b := loadPNG(t, images[0]).Bounds(); b.Dx() != 1920 || b.Dy() != 1080 {
+		t.Errorf("the fullscreen window's image is %dx%d, want the pipe's 1920x1080", b.Dx(), b.Dy())
+	}
+}
+
 // checkStatsTimes checks that every frame of a run has statistics, and
 // that each line's frame started before its node reported it done, and
 // that before the frame completed.

@@ -289,11 +289,14 @@ type server struct {
 	addrChanges int
 	peersOf     int
 
-	opt   Options
-	cfg   *compound.Config
-	text  string
-	sched *scheduler.Scheduler
-	plan  *planner.Planner // nil in reference runs
+	opt  Options
+	cfg  *compound.Config
+	text string
+	// defaults are the EQ_* environment defaults cfg was resolved with,
+	// which every client resolves it with too
+	defaults map[string]string
+	sched    *scheduler.Scheduler
+	plan     *planner.Planner // nil in reference runs
 	// exchanges counts frames composited by exchange (Summary.Exchanges)
 	exchanges map[string]int
 	// balanced is the adaptive policies' state as each frame in flight
@@ -359,7 +362,8 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := compound.Resolve(res, compound.Options{})
+	defaults := compound.EnvironmentDefaults()
+	m, err := compound.Resolve(res, compound.Options{Getenv: compound.Defaults(defaults)})
 	if err != nil {
 		return nil, err
 	}
@@ -390,7 +394,7 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 				" composites sort-last (a DB compound with depth, whose sources are its children)")
 		}
 	}
-	s := &server{opt: opt, cfg: cfg, text: string(text), nodes: map[string]*nodeConn{}, events: make(chan event, 4096),
+	s := &server{opt: opt, cfg: cfg, text: string(text), defaults: defaults, nodes: map[string]*nodeConn{}, events: make(chan event, 4096),
 		data: map[int][]byte{}, messages: map[int][][]byte{}, overlayFrom: map[int]bool{}, overlayOn: opt.Overlay,
 		destOf: map[string]string{}, colours: dashboard.ColourIndexes(cfg)}
 	cfg.Walk(func(c *compound.Compound) {
@@ -698,7 +702,7 @@ func (s *server) Session(stream grpc.ServerStream, node string) error {
 	if err := stream.RecvMsg(hello); err != nil || hello.Hello == nil {
 		return fmt.Errorf("node %s sent no hello", node)
 	}
-	setup := &control.Setup{ConfigName: s.opt.ConfigPath, ConfigText: s.text, Node: node,
+	setup := &control.Setup{ConfigName: s.opt.ConfigPath, ConfigText: s.text, Defaults: s.defaults, Node: node,
 		OutDir: s.opt.OutDir, DumpEvery: s.opt.DumpEvery, Codec: s.opt.Codec,
 		Drawable: s.opt.Drawable, AsyncReadback: s.opt.Async, FullReadback: s.opt.FullReadback, Merge: s.opt.Merge,
 		InputTimeout: 2*max(s.opt.FrameTimeout, scheduler.DefaultFrameTimeout) + 5*time.Second, InitData: s.opt.InitData}
