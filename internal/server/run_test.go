@@ -289,18 +289,7 @@ func TestClientsResolveWithTheServersDefaults(t *testing.T) {
 	t.Setenv("EQ_WINDOW_IATTR_HINT_FULLSCREEN", "ON")
 	t.Setenv("GOEQ_TOKEN", "defaults-token")
 	sp := startServer(t, config("one-window.eqc"), 3, "--no-launch")
-	var addr string
-	deadline := time.Now().Add(20 * time.Second)
-	for addr == "" && time.Now().Before(deadline) {
-		if m := regexp.MustCompile(`control server on ([0-9.]+:[0-9]+)`).FindStringSubmatch(sp.log()); m != nil {
-			addr = m[1]
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if addr == "" {
-		t.Fatalf("no control address logged:\n%s", sp.log())
-	}
-	client := exec.Command(filepath.Join(binaries(t), "eqclient"), "--server", addr, "--node", "app")
+	client := exec.Command(filepath.Join(binaries(t), "eqclient"), "--server", sp.controlAddr(t), "--node", "app")
 	for _, kv := range testEnv() {
 		if !strings.HasPrefix(kv, "EQ_") {
 			client.Env = append(client.Env, kv)
@@ -443,6 +432,18 @@ func (sp *serverProcess) scan(r io.Reader) {
 		sp.mu.Unlock()
 	}
 	sp.done <- sp.cmd.Wait()
+}
+
+// controlAddr waits for the server to log its control address.
+func (sp *serverProcess) controlAddr(t *testing.T) string {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if m := regexp.MustCompile(`control server on ([0-9.]+:[0-9]+)`).FindStringSubmatch(sp.log()); m != nil {
+			return m[1]
+		}
+	}
+	t.Fatalf("no control address logged:\n%s", sp.log())
+	return ""
 }
 
 // framesDone counts frames with statistics written so far.

@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -58,18 +57,7 @@ func TestTLSWithLaunchedClients(t *testing.T) {
 
 	sp := startServer(t, config("2d-lb-4.eqc"), 4, "--no-launch", "--tls-cert", cert, "--tls-key", key)
 	defer sp.cmd.Process.Kill()
-	var addr string
-	deadline := time.Now().Add(20 * time.Second)
-	for addr == "" && time.Now().Before(deadline) {
-		if m := regexp.MustCompile(`control server on ([0-9.]+:[0-9]+)`).FindStringSubmatch(sp.log()); m != nil {
-			addr = m[1]
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if addr == "" {
-		t.Fatalf("no control address logged:\n%s", sp.log())
-	}
-	cmd := exec.Command(filepath.Join(binaries(t), "eqclient"), "--server", addr, "--node", "render1")
+	cmd := exec.Command(filepath.Join(binaries(t), "eqclient"), "--server", sp.controlAddr(t), "--node", "render1")
 	cmd.Env = append(testEnv(), "GOEQ_TOKEN=whatever")
 	out, err := cmd.CombinedOutput()
 	if err == nil {
