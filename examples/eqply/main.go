@@ -239,8 +239,13 @@ func main() {
 	}
 	home := c.cam
 	n := 0
-	shown := *overlay // what the overlay is set to
-	layouts := cfg.Layouts()
+	shown := *overlay    // what the overlay is set to
+	var layouts []string // l steps through the named ones
+	for _, l := range cfg.Layouts() {
+		if l != "" {
+			layouts = append(layouts, l)
+		}
+	}
 	c.layouts = len(layouts)
 	used := 0 // the layout showing
 	frame := func() error {
