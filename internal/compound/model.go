@@ -8,6 +8,7 @@ package compound
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -509,10 +510,8 @@ func (p *Pipe) Label() string {
 		return fmt.Sprintf("pipe %q", p.Name)
 	}
 	if p.Node != nil {
-		for i, q := range p.Node.Pipes {
-			if q == p {
-				return fmt.Sprintf("pipe %d of node %s", i+1, p.Node.ID)
-			}
+		if i := slices.Index(p.Node.Pipes, p); i >= 0 {
+			return fmt.Sprintf("pipe %d of node %s", i+1, p.Node.ID)
 		}
 	}
 	return "a pipe"
@@ -532,10 +531,8 @@ func (w *Window) Label() string {
 		return fmt.Sprintf("window %q", w.Name)
 	}
 	if w.Pipe != nil {
-		for i, v := range w.Pipe.Windows {
-			if v == w {
-				return fmt.Sprintf("window %d of %s", i+1, w.Pipe.Label())
-			}
+		if i := slices.Index(w.Pipe.Windows, w); i >= 0 {
+			return fmt.Sprintf("window %d of %s", i+1, w.Pipe.Label())
 		}
 	}
 	return "a window"

@@ -6,32 +6,6 @@ package winsys
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
 
-// The surfaceless platform (Mesa) renders without any window system; the
-// device platform is how NVIDIA's driver does the same on GPU servers.
-static EGLDisplay goeqDisplay(int *platform) {
-	PFNEGLGETPLATFORMDISPLAYEXTPROC getPlatformDisplay =
-		(PFNEGLGETPLATFORMDISPLAYEXTPROC)eglGetProcAddress("eglGetPlatformDisplayEXT");
-	if (getPlatformDisplay) {
-		EGLDisplay d = getPlatformDisplay(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL);
-		if (d != EGL_NO_DISPLAY && eglInitialize(d, NULL, NULL)) { *platform = 1; return d; }
-		PFNEGLQUERYDEVICESEXTPROC queryDevices =
-			(PFNEGLQUERYDEVICESEXTPROC)eglGetProcAddress("eglQueryDevicesEXT");
-		if (queryDevices) {
-			EGLDeviceEXT devices[16];
-			EGLint n = 0;
-			if (queryDevices(16, devices, &n) && n > 0) {
-				for (int i = 0; i < n; i++) {
-					d = getPlatformDisplay(EGL_PLATFORM_DEVICE_EXT, devices[i], NULL);
-					if (d != EGL_NO_DISPLAY && eglInitialize(d, NULL, NULL)) { *platform = 2; return d; }
-				}
-			}
-		}
-	}
-	EGLDisplay d = eglGetDisplay(EGL_DEFAULT_DISPLAY);
-	if (d != EGL_NO_DISPLAY && eglInitialize(d, NULL, NULL)) { *platform = 3; return d; }
-	return EGL_NO_DISPLAY;
-}
-
 // goeqDeviceDisplay is the EGL device platform's display of device index
 // (in eglQueryDevicesEXT's order), initialised; count is how many devices
 // there are.
@@ -50,6 +24,26 @@ static EGLDisplay goeqDeviceDisplay(int index, int *count) {
 	EGLDisplay d = getPlatformDisplay(EGL_PLATFORM_DEVICE_EXT, devices[index], NULL);
 	if (d == EGL_NO_DISPLAY || !eglInitialize(d, NULL, NULL)) return EGL_NO_DISPLAY;
 	return d;
+}
+
+// The surfaceless platform (Mesa) renders without any window system; the
+// device platform (the first device that initialises) is how NVIDIA's
+// driver does the same on GPU servers.
+static EGLDisplay goeqDisplay(int *platform) {
+	PFNEGLGETPLATFORMDISPLAYEXTPROC getPlatformDisplay =
+		(PFNEGLGETPLATFORMDISPLAYEXTPROC)eglGetProcAddress("eglGetPlatformDisplayEXT");
+	if (getPlatformDisplay) {
+		EGLDisplay d = getPlatformDisplay(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL);
+		if (d != EGL_NO_DISPLAY && eglInitialize(d, NULL, NULL)) { *platform = 1; return d; }
+	}
+	int count = 1;
+	for (int i = 0; i < count; i++) {
+		EGLDisplay d = goeqDeviceDisplay(i, &count);
+		if (d != EGL_NO_DISPLAY) { *platform = 2; return d; }
+	}
+	EGLDisplay d = eglGetDisplay(EGL_DEFAULT_DISPLAY);
+	if (d != EGL_NO_DISPLAY && eglInitialize(d, NULL, NULL)) { *platform = 3; return d; }
+	return EGL_NO_DISPLAY;
 }
 static EGLContext goeqContext(EGLDisplay d, EGLContext share, int major, int minor) {
 	EGLint cfgAttribs[] = {
@@ -114,8 +108,9 @@ func OpenEGL() (*EGL, error) {
 }
 
 var (
-	devicesMu sync.Mutex
-	devices   = map[int]*EGL{}
+	devicesMu   sync.Mutex
+	devices     = map[int]*EGL{}
+	deviceCount int // how many devices EGL listed when one was opened
 )
 
 // OpenEGLDevice opens GPU index of the EGL device platform (in the order
@@ -125,11 +120,10 @@ func OpenEGLDevice(index int) (sys *EGL, count int, err error) {
 	keepMallocMemory()
 	devicesMu.Lock()
 	defer devicesMu.Unlock()
-	var n C.int
 	if sys = devices[index]; sys != nil {
-		C.goeqDeviceDisplay(-1, &n) // only the count
-		return sys, int(n), nil
+		return sys, deviceCount, nil
 	}
+	var n C.int
 	d := C.goeqDeviceDisplay(C.int(index), &n)
 	if d == C.EGLDisplay(C.EGL_NO_DISPLAY) {
 		if int(n) <= index {
@@ -138,7 +132,7 @@ func OpenEGLDevice(index int) (sys *EGL, count int, err error) {
 		return nil, int(n), fmt.Errorf("winsys: EGL device %d: 0x%x", index, uint32(C.eglGetError()))
 	}
 	sys = &EGL{display: d, Platform: fmt.Sprintf("device %d", index)}
-	devices[index] = sys
+	devices[index], deviceCount = sys, int(n)
 	return sys, int(n), nil
 }
 
