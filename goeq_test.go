@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"image/png"
 	"net/url"
 	"os"
 	"os/exec"
@@ -21,6 +22,7 @@ import (
 	"github.com/goeq/goeq"
 	"github.com/goeq/goeq/internal/gotool"
 	"github.com/goeq/goeq/internal/imagecmp"
+	"github.com/goeq/goeq/internal/xtest"
 )
 
 // The test binary is the application: the render clients Start launches
@@ -751,5 +753,163 @@ func compareLayoutRuns(t *testing.T, frames int, got map[int][]string, gotDir st
 	}
 	if len(got[1]) == 1 && len(got[4]) == 1 && got[1][0][:strings.LastIndex(got[1][0], "-")] != got[4][0][:strings.LastIndex(got[4][0], "-")] {
 		t.Errorf("switched back, frame 4 wrote %s where frame 1 wrote %s", got[4][0], got[1][0])
+	}
+}
+
+// A destination window the user resizes renders at its new size from the
+// next frame started on, as Equalizer's does: the decomposition covers
+// the new size, and the wall widens with the aspect so the picture is not
+// stretched. Checked frame for frame against the reference planner
+// resized alike, and against the reference of a config that gives the
+// window that size and the widened wall from the start.
+func TestResizedWindowRendersAtItsNewSize(t *testing.T) {
+	disp := xtest.Display(t, 1280, 720)
+	t.Setenv("DISPLAY", disp)
+	t.Setenv("GOEQ_WINSYS", "auto") // the destination's window on screen
+	text, err := os.ReadFile(examples("2d-lb-4.eqc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resized := strings.Replace(string(text), "viewport [ 0 0 640 360 ]", "viewport [ 0 0 960 360 ]", 1)
+	resized = strings.Replace(resized, "wall {}", "wall { bottom_left [ -1.2 -0.5 -1 ] bottom_right [ 1.2 -0.5 -1 ] top_left [ -1.2 0.5 -1 ] }", 1)
+	if resized == string(text) {
+		t.Fatal("2d-lb-4.eqc changed: the test's edits of it do not apply")
+	}
+	const frames = 5
+	run := func(opt goeq.Options, resize bool) string {
+		out := t.TempDir()
+		opt.OutDir, opt.InitData = out, squareInit{Scale: 1.4}
+		cfg, err := goeq.Start(context.Background(), turningSquare{}, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < frames && err == nil; i++ {
+			if i == 2 && resize {
+				err = resizeAndWait(t, cfg, disp)
+			}
+			if err == nil {
+				_, err = cfg.StartFrame(camera{Frame: i, Angle: 0.35 * float64(i)})
+			}
+			if err == nil && i == 1 {
+				err = cfg.FinishAllFrames()
+			}
+		}
+		if _, exitErr := cfg.Exit(); err != nil || exitErr != nil {
+			t.Fatalf("run: %v; exit: %v", err, exitErr)
+		}
+		return out
+	}
+	got := run(goeq.Options{ConfigText: string(text)}, true)
+	want := run(goeq.Options{ConfigText: string(text), Reference: true}, true)
+	configured := run(goeq.Options{ConfigText: resized, Reference: true}, false)
+	for f := 0; f < frames; f++ {
+		name := fmt.Sprintf("dest-%06d.png", f)
+		size := [2]int{640, 360}
+		if f >= 2 {
+			size = [2]int{960, 360}
+		}
+		if w, h := pngSize(t, filepath.Join(got, name)); [2]int{w, h} != size {
+			t.Errorf("frame %d is %dx%d, want %dx%d", f, w, h, size[0], size[1])
+			continue
+		}
+		refs := []string{want}
+		if f >= 2 {
+			refs = append(refs, configured)
+		}
+		for _, ref := range refs {
+			d, err := imagecmp.CompareFiles(filepath.Join(got, name), filepath.Join(ref, name), 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.BadFraction() > 0.0002 {
+				t.Errorf("frame %d against %s: %s", f, ref, d)
+			}
+		}
+	}
+}
+
+// resizeAndWait resizes the destination's window on screen to 960x360 and
+// waits for the application to hear of it.
+func resizeAndWait(t *testing.T, cfg *goeq.Config, disp string) error {
+	win := xtest.FindWindow(t, disp, "goeq dest", 30*time.Second)
+	xtest.Xdotool(t, disp, "windowsize", "--sync", win, "960", "360")
+	return waitForResize(cfg, 960, 360)
+}
+
+// waitForResize waits up to 30 s for the application to hear that a
+// window is w x h.
+func waitForResize(cfg *goeq.Config, w, h int) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for {
+		evs, err := cfg.WaitEvents(ctx)
+		if err != nil {
+			return fmt.Errorf("waiting for the resize event: %w", err)
+		}
+		for _, ev := range evs {
+			if ev.Kind == goeq.Resize && ev.Width == w && ev.Height == h {
+				return nil
+			}
+		}
+	}
+}
+
+// pngSize is an image file's size.
+func pngSize(t *testing.T, path string) (w, h int) {
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	c, err := png.DecodeConfig(f)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return c.Width, c.Height
+}
+
+// A fullscreen window on a screen unlike its pipe's viewport (which
+// stands for the screen in the config: 1920x1080 here) renders at the
+// screen's size, as Equalizer's does: its client reports the size it
+// opened at as a resize.
+func TestFullscreenWindowRendersAtTheScreensSize(t *testing.T) {
+	disp := xtest.Display(t, 1280, 720)
+	t.Setenv("DISPLAY", disp)
+	t.Setenv("GOEQ_WINSYS", "auto")
+	text, err := os.ReadFile(examples("2d-lb-4.eqc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fullscreen := strings.Replace(string(text), "viewport [ 0 0 640 360 ]", "attributes { hint_fullscreen ON }", 1)
+	run := func(opt goeq.Options) string {
+		out := t.TempDir()
+		opt.ConfigText, opt.OutDir, opt.InitData = fullscreen, out, squareInit{Scale: 1.4}
+		cfg, err := goeq.Start(context.Background(), turningSquare{}, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = waitForResize(cfg, 1280, 720)
+		for i := 0; i < 3 && err == nil; i++ {
+			_, err = cfg.StartFrame(camera{Frame: i, Angle: 0.35 * float64(i)})
+		}
+		if _, exitErr := cfg.Exit(); err != nil || exitErr != nil {
+			t.Fatalf("run: %v; exit: %v", err, exitErr)
+		}
+		return out
+	}
+	got, want := run(goeq.Options{}), run(goeq.Options{Reference: true})
+	for f := 0; f < 3; f++ {
+		name := fmt.Sprintf("dest-%06d.png", f)
+		if w, h := pngSize(t, filepath.Join(got, name)); w != 1280 || h != 720 {
+			t.Errorf("frame %d is %dx%d, want the screen's 1280x720", f, w, h)
+			continue
+		}
+		d, err := imagecmp.CompareFiles(filepath.Join(got, name), filepath.Join(want, name), 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.BadFraction() > 0.0002 {
+			t.Errorf("frame %d: %s", f, d)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"image/png"
 	"io"
 	"log"
 	"math"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/goeq/goeq/internal/gotool"
 	"github.com/goeq/goeq/internal/imagecmp"
+	"github.com/goeq/goeq/internal/xtest"
 )
 
 // build builds eqply into a temporary folder.
@@ -31,54 +33,6 @@ func build(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return bin
-}
-
-// display is a private Xvfb for the test: the tests synthesize input
-// with xdotool, and on a display shared with other packages' tests (make
-// test runs them in parallel under one) their windows took the pointer,
-// and a drag never reached eqply. Xvfb picks a free display number
-// itself and writes it to the pipe (-displayfd).
-func display(t *testing.T) string {
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	x := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "1280x720x24", "-nolisten", "tcp", "-noreset")
-	x.ExtraFiles = []*os.File{w}
-	err = x.Start()
-	w.Close()
-	if err != nil {
-		t.Fatalf("Xvfb does not start (make test installs it): %v", err)
-	}
-	t.Cleanup(func() { x.Process.Kill(); x.Wait() })
-	number := make(chan string, 1)
-	go func() {
-		line, _ := bufio.NewReader(r).ReadString('\n')
-		number <- strings.TrimSpace(line)
-	}()
-	select {
-	case n := <-number:
-		if n == "" {
-			t.Fatal("Xvfb ended without a display")
-		}
-		return ":" + n
-	case <-time.After(30 * time.Second):
-		t.Fatal("Xvfb did not come up within 30 s")
-	}
-	return ""
-}
-
-// xdotool runs xdotool on the display.
-func xdotool(t *testing.T, disp string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("xdotool", args...)
-	cmd.Env = append(os.Environ(), "DISPLAY="+disp)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("xdotool %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
 }
 
 type traceLine struct {
@@ -139,7 +93,7 @@ func startEqply(t *testing.T, extra ...string) *running {
 	if _, err := exec.LookPath("xdotool"); err != nil {
 		t.Fatal("xdotool is needed (make test installs it)")
 	}
-	r := &running{bin: build(t), disp: display(t), dir: t.TempDir(), exited: make(chan error, 1)}
+	r := &running{bin: build(t), disp: xtest.Display(t, 1280, 720), dir: t.TempDir(), exited: make(chan error, 1)}
 	r.trace = filepath.Join(r.dir, "trace.jsonl")
 	app := exec.Command(r.bin, append([]string{"--triangles", "20000", "--out", filepath.Join(r.dir, "out"), "--trace", r.trace}, extra...)...)
 	app.Dir = r.dir
@@ -168,13 +122,7 @@ func startEqply(t *testing.T, extra ...string) *running {
 			<-r.exited
 		}
 	})
-	waitFor(t, "eqply window", 30*time.Second, func() bool {
-		cmd := exec.Command("xdotool", "search", "--name", "^goeq dest$")
-		cmd.Env = append(os.Environ(), "DISPLAY="+r.disp)
-		out, _ := cmd.Output()
-		r.win = strings.TrimSpace(strings.Split(string(out), "\n")[0])
-		return r.win != ""
-	})
+	r.win = xtest.FindWindow(t, r.disp, "goeq dest", 30*time.Second)
 	waitFor(t, "first frame", 30*time.Second, func() bool { return len(readTrace(t, r.trace)) > 0 })
 	return r
 }
@@ -222,7 +170,7 @@ func TestPointerDragTurnsTheModelAndQQuits(t *testing.T) {
 	want := camera{Yaw: homeCamera.Yaw + math.Pi*0.1, Pitch: homeCamera.Pitch - math.Pi*0.1, Distance: homeCamera.Distance}
 	turned := r.waitForCamera(t, want)
 	time.Sleep(500 * time.Millisecond) // the frame is written
-	xdotool(t, r.disp, "key", "q")
+	xtest.Xdotool(t, r.disp, "key", "q")
 	r.endsCleanly(t, "q")
 	if !strings.Contains(readTraceText(trace), "button press") {
 		t.Errorf("the handler saw no button press")
@@ -250,24 +198,44 @@ func TestPointerDragTurnsTheModelAndQQuits(t *testing.T) {
 	}
 }
 
-// A window the user resizes shows the frames scaled, and a drag in it
-// means what it means at the config's size: a drag of a tenth of the
-// window turns the model as far.
-func TestResizedWindowTakesTheDragInItsScaledFrame(t *testing.T) {
+// A window the user resizes renders at its new size from a frame after
+// the resize on (as Equalizer's does), and takes a drag of a tenth of its
+// new size as a tenth of a turn.
+func TestResizedWindowRendersAtItsNewSize(t *testing.T) {
 	r := startEqply(t)
-	xdotool(t, r.disp, "windowsize", "--sync", r.win, "1280", "720")
-	waitFor(t, "the client's note of the scaled frames", 10*time.Second, func() bool {
-		return strings.Contains(readTraceText(r.log.Name()), `window \"dest\" is 1280x720 on screen`)
-	})
+	xtest.Xdotool(t, r.disp, "windowsize", "--sync", r.win, "1280", "720")
 	if _, _, w, h := r.geometry(t); w != 1280 || h != 720 {
 		t.Fatalf("window %dx%d after the resize, want 1280x720", w, h)
 	}
+	waitFor(t, "an image of the resized window", 30*time.Second, func() bool {
+		files, _ := filepath.Glob(filepath.Join(r.dir, "out", "dest-*.png"))
+		for _, f := range files {
+			if w, h := pngSize(f); w == 1280 && h == 720 {
+				return true
+			}
+		}
+		return false
+	})
 	// from a quarter of the way in (mousemove --sync waits out its bound
 	// for a move to where the pointer is: the screen's middle, at first)
 	r.drag(t, 320, 180, 128, -72)
 	r.waitForCamera(t, camera{Yaw: homeCamera.Yaw + math.Pi*0.1, Pitch: homeCamera.Pitch - math.Pi*0.1, Distance: homeCamera.Distance})
-	xdotool(t, r.disp, "key", "q")
+	xtest.Xdotool(t, r.disp, "key", "q")
 	r.endsCleanly(t, "q")
+}
+
+// pngSize is an image file's size (0x0 when it is not a whole PNG yet).
+func pngSize(path string) (w, h int) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, 0
+	}
+	defer f.Close()
+	c, err := png.DecodeConfig(f)
+	if err != nil {
+		return 0, 0
+	}
+	return c.Width, c.Height
 }
 
 // l shows the config's next layout: on two-layouts.eqc, the two views
@@ -286,19 +254,19 @@ func TestLShowsTheNextLayout(t *testing.T) {
 	if n := images("dest.halves.*.png"); n > 0 {
 		t.Fatalf("before l: %d images of the halves", n)
 	}
-	xdotool(t, r.disp, "windowfocus", "--sync", r.win)
-	xdotool(t, r.disp, "key", "l")
+	xtest.Xdotool(t, r.disp, "windowfocus", "--sync", r.win)
+	xtest.Xdotool(t, r.disp, "key", "l")
 	waitFor(t, "images of both halves", 30*time.Second, func() bool {
 		return images("dest.halves.left-*.png") > 0 && images("dest.halves.right-*.png") > 0
 	})
-	xdotool(t, r.disp, "key", "q")
+	xtest.Xdotool(t, r.disp, "key", "q")
 	r.endsCleanly(t, "q")
 }
 
 // geometry is the window's place and size on the screen.
 func (r *running) geometry(t *testing.T) (x, y, w, h int) {
 	t.Helper()
-	geometry := xdotool(t, r.disp, "getwindowgeometry", r.win)
+	geometry := xtest.Xdotool(t, r.disp, "getwindowgeometry", r.win)
 	for _, l := range strings.Split(geometry, "\n") {
 		l = strings.TrimSpace(l)
 		if strings.HasPrefix(l, "Position:") {
@@ -317,14 +285,14 @@ func (r *running) geometry(t *testing.T) (x, y, w, h int) {
 func (r *running) drag(t *testing.T, x, y, dx, dy int) {
 	t.Helper()
 	x0, y0, _, _ := r.geometry(t)
-	xdotool(t, r.disp, "windowfocus", "--sync", r.win)
-	xdotool(t, r.disp, "mousemove", "--sync", fmt.Sprint(x0+x), fmt.Sprint(y0+y))
+	xtest.Xdotool(t, r.disp, "windowfocus", "--sync", r.win)
+	xtest.Xdotool(t, r.disp, "mousemove", "--sync", fmt.Sprint(x0+x), fmt.Sprint(y0+y))
 	time.Sleep(200 * time.Millisecond)
-	xdotool(t, r.disp, "mousedown", "1")
+	xtest.Xdotool(t, r.disp, "mousedown", "1")
 	time.Sleep(200 * time.Millisecond)
-	xdotool(t, r.disp, "mousemove", "--sync", fmt.Sprint(x0+x+dx), fmt.Sprint(y0+y+dy))
+	xtest.Xdotool(t, r.disp, "mousemove", "--sync", fmt.Sprint(x0+x+dx), fmt.Sprint(y0+y+dy))
 	time.Sleep(200 * time.Millisecond)
-	xdotool(t, r.disp, "mouseup", "1")
+	xtest.Xdotool(t, r.disp, "mouseup", "1")
 }
 
 // waitForCamera waits for a frame drawn with the camera and returns it.

@@ -157,6 +157,8 @@ func (c *controls) handle(ev goeq.Event) bool {
 		case 'q', goeq.KeyEscape:
 			c.quit = true
 		}
+	case goeq.Resize:
+		return true // the next frame renders at the window's new size
 	case goeq.WindowClose:
 		c.quit = true
 	}

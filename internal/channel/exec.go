@@ -2,8 +2,8 @@ package channel
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -202,9 +202,9 @@ type Target struct {
 }
 
 // target returns a window's framebuffer, made (or grown) to hold at least
-// w x h pixels and the window's own size. Call on the pipe.
+// w x h pixels. Call on the pipe.
 func (e *Executor) target(win *compound.Window, w, h int) (*Target, error) {
-	w, h = max(w, win.PixelViewport.W, 1), max(h, win.PixelViewport.H, 1)
+	w, h = max(w, 1), max(h, 1)
 	key := win
 	t := e.targets[key]
 	if t != nil && t.FB.W >= w && t.FB.H >= h {
@@ -225,7 +225,7 @@ func (e *Executor) target(win *compound.Window, w, h int) (*Target, error) {
 
 // inWindow moves a channel's tasks from channel to window coordinates.
 func inWindow(p *planner.ChannelPlan) []planner.Task {
-	o := p.Channel.PixelViewport
+	o := p.Viewport
 	tasks := make([]planner.Task, len(p.Tasks))
 	for i, t := range p.Tasks {
 		t.Region.X += o.X
@@ -311,8 +311,9 @@ type Result struct {
 	Frame    int
 	Records  []*stats.Record
 	Degraded []string
-	// Shown lists the channels that showed the frame: destinations.
-	Shown []*compound.Channel
+	// Shown lists the plans of the channels that showed the frame:
+	// destinations.
+	Shown []*planner.ChannelPlan
 	// Images are the destination images asked for, by channel ID (RGBA,
 	// bottom-up).
 	Images map[string]*Pixels
@@ -394,7 +395,7 @@ func (e *Executor) Run(ctx context.Context, frame int, data []byte, plans []*pla
 		e.noteFanIn(plans)
 		for _, p := range plans {
 			tasks := inWindow(p)
-			w, h := 0, 0
+			w, h := p.WindowSize.W, p.WindowSize.H // the window's size this frame
 			for _, t := range tasks {
 				w, h = max(w, t.Region.X+t.Region.W), max(h, t.Region.Y+t.Region.H)
 			}
@@ -467,7 +468,7 @@ func (e *Executor) Run(ctx context.Context, frame int, data []byte, plans []*pla
 	}
 	for _, r := range fr.runs {
 		if r.next == len(r.plan.Tasks) && r.plan.Destination {
-			res.Shown = append(res.Shown, r.plan.Channel)
+			res.Shown = append(res.Shown, r.plan)
 		}
 	}
 	return res
@@ -577,7 +578,7 @@ func (fr *frameRun) runNext(r *channelRun) (bool, error) {
 			// the channel's view is finished: its image is taken now, as
 			// Equalizer does, before other channels of its window draw
 			r.target.FB.Bind()
-			fr.res.Images[r.plan.Channel.ID] = ReadSync(fr.frame, r.plan.Channel.PixelViewport, false)
+			fr.res.Images[r.plan.Channel.ID] = ReadSync(fr.frame, r.plan.Viewport, false)
 		}
 	}
 	return ok, nil
@@ -590,7 +591,7 @@ func (fr *frameRun) overlay(r *channelRun) error {
 	if !ok {
 		return nil
 	}
-	pv := r.plan.Channel.PixelViewport
+	pv := r.plan.Viewport
 	r.target.FB.Bind()
 	gl.Viewport(int32(pv.X), int32(pv.Y), int32(pv.W), int32(pv.H))
 	gl.Enable(gl.SCISSOR_TEST)
@@ -1290,39 +1291,22 @@ func (a *assembly) assembleByRenderer(asm draw.Assembler) error {
 
 // Present shows the windows of the channels that showed a frame (no-op
 // for offscreen windows). Call after the swap barrier released it.
-func (e *Executor) Present(windows []*Window, shown []*compound.Channel) error {
+func (e *Executor) Present(windows []*Window, shown []*planner.ChannelPlan) error {
 	return e.Pipe.Do(func() error {
 		for _, w := range windows {
 			t := e.targets[w.Model]
-			if t == nil {
+			i := slices.IndexFunc(shown, func(p *planner.ChannelPlan) bool { return p.Channel.Window == w.Model })
+			if t == nil || i < 0 {
 				continue
 			}
-			showing := false
-			for _, ch := range shown {
-				showing = showing || ch.Window == w.Model
-			}
-			if !showing {
-				continue
-			}
-			size := w.Model.PixelViewport
-			if err := w.Present([]PresentPart{{Texture: t.FB.Color, TexW: t.FB.W, TexH: t.FB.H,
+			size := shown[i].WindowSize
+			if err := w.Present(size, []PresentPart{{Texture: t.FB.Color, TexW: t.FB.W, TexH: t.FB.H,
 				At: compound.PixelViewport{W: size.W, H: size.H}}}); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
-}
-
-// ReadChannel reads a channel's image (its pixel viewport of its window's
-// framebuffer), bottom-up RGBA. Call on the pipe.
-func (e *Executor) ReadChannel(ch *compound.Channel) (*Pixels, error) {
-	t := e.targets[ch.Window]
-	if t == nil {
-		return nil, errors.New("the channel's window has no framebuffer yet")
-	}
-	t.FB.Bind()
-	return ReadSync(0, ch.PixelViewport, false), nil
 }
 
 // ---- rectangles ------------------------------------------------------------

@@ -34,7 +34,7 @@ func (fr *frameRun) statsOverlay(r *channelRun) {
 	if len(parts) == 0 {
 		return
 	}
-	pv := r.plan.Channel.PixelViewport
+	pv := r.plan.Viewport
 	r.target.FB.Bind()
 	gl.Enable(gl.SCISSOR_TEST)
 	defer gl.Disable(gl.SCISSOR_TEST)

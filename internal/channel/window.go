@@ -139,18 +139,19 @@ type PresentPart struct {
 	At         compound.PixelViewport
 }
 
-// Present draws the parts into the on-screen window and swaps (no-op for
-// an FBO drawable). Call it on the pipe goroutine. Frames are rendered at
-// the config's window size; a window of another size (resized, or
-// fullscreen) shows them scaled to fit, with their aspect kept.
-func (w *Window) Present(parts []PresentPart) error {
+// Present draws the parts of a frame of that size into the on-screen
+// window and swaps (no-op for an FBO drawable). Call it on the pipe
+// goroutine. A window of another size (resized after the frame was
+// planned, or fullscreen on a screen unlike its pipe's viewport) shows the
+// frame scaled to fit, its aspect kept.
+func (w *Window) Present(size compound.Size, parts []PresentPart) error {
 	if w.screen == nil || len(parts) == 0 {
 		return nil
 	}
 	if err := w.screen.MakeCurrent(); err != nil {
 		return err
 	}
-	if err := w.draw(parts); err != nil {
+	if err := w.draw(size, parts); err != nil {
 		return err
 	}
 	w.screen.Swap()
@@ -162,7 +163,7 @@ func (w *Window) Present(parts []PresentPart) error {
 }
 
 // draw draws the parts into the window's back buffer (its context current).
-func (w *Window) draw(parts []PresentPart) error {
+func (w *Window) draw(size compound.Size, parts []PresentPart) error {
 	if w.prog == 0 {
 		// programs and textures are shared with the pipe's context; the
 		// vertex array object is not, so the window gets its own
@@ -187,7 +188,6 @@ func (w *Window) draw(parts []PresentPart) error {
 	gl.Disable(gl.BLEND)
 	gl.ColorMask(true, true, true, true)
 	gl.ActiveTexture(gl.TEXTURE0)
-	size := w.Model.PixelViewport
 	sw, sh, _ := w.ScreenSize()
 	if sw == size.W && sh == size.H {
 		gl.UseProgram(w.prog)

@@ -51,7 +51,7 @@ func TestWindowPresentsChannels(t *testing.T) {
 			return err
 		}
 		defer deleteTargets(targets)
-		if err := w.Present(parts); err != nil {
+		if err := w.Present(compound.Size{W: 64, H: 32}, parts); err != nil {
 			return err
 		}
 		// what the window shows (Mesa keeps the back buffer across the swap)
@@ -100,7 +100,7 @@ func TestFullscreenWindowShowsTheFrameScaled(t *testing.T) {
 		if err := w.screen.MakeCurrent(); err != nil {
 			return err
 		}
-		if err := w.draw(parts); err != nil {
+		if err := w.draw(compound.Size{W: 64, H: 32}, parts); err != nil {
 			return err
 		}
 		px = glutil.ReadColor(0, 0, sw, sh, nil)

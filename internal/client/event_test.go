@@ -6,13 +6,14 @@ import (
 	"github.com/goeq/goeq/internal/channel"
 	"github.com/goeq/goeq/internal/compound"
 	"github.com/goeq/goeq/internal/control"
+	"github.com/goeq/goeq/internal/planner"
 	"github.com/goeq/goeq/internal/winsys"
 )
 
 // A pointer in a window of another size than the config's (resized, or
 // fullscreen) is placed where the scaled frame shows under it.
 func TestWindowPointFollowsTheScaledFrame(t *testing.T) {
-	model := compound.PixelViewport{W: 640, H: 360}
+	model := compound.Size{W: 640, H: 360}
 	cases := []struct {
 		name            string
 		screenW, screen int
@@ -53,6 +54,13 @@ func TestEventsGoToTheChannelsShown(t *testing.T) {
 	n := &node{events: make(chan control.WindowEvent, 4), pointer: map[*compound.Window][2]float64{},
 		cfg: &compound.Config{Channels: []*compound.Channel{whole, left, right}}}
 	p := &pipe{windows: []*channel.Window{cw}}
+	plans := func(chs ...*compound.Channel) []*planner.ChannelPlan {
+		var out []*planner.ChannelPlan
+		for _, ch := range chs {
+			out = append(out, &planner.ChannelPlan{Channel: ch, Viewport: ch.PixelViewport, WindowSize: compound.Size{W: 100, H: 50}})
+		}
+		return out
+	}
 	at := func(x float64) string {
 		n.windowEvent(cw, winsys.Event{Kind: winsys.PointerMotion, X: x, Y: 10})
 		return (<-n.events).Channel
@@ -60,19 +68,30 @@ func TestEventsGoToTheChannelsShown(t *testing.T) {
 	if got := at(75); got != "whole" {
 		t.Errorf("before any frame: the event went to %q, not to the config's first layout", got)
 	}
-	n.noteShown(p, []*compound.Channel{left, right})
+	n.noteShown(p, plans(left, right))
 	if got := at(75); got != "right" {
 		t.Errorf("with two views shown, right of the middle: %q", got)
 	}
-	n.noteShown(p, []*compound.Channel{whole})
+	n.noteShown(p, plans(whole))
 	if got := at(75); got != "whole" {
 		t.Errorf("with one view shown again: %q", got)
 	}
-	n.noteShown(p, []*compound.Channel{left, right})
+	n.noteShown(p, plans(left, right))
 	if got := at(75); got != "right" {
 		t.Errorf("with two views shown, right of the middle: %q", got)
 	}
 	if got := at(25); got != "left" {
 		t.Errorf("with two views shown, left of the middle: %q", got)
+	}
+	// the window resized to 200x50: its frames show the halves at their
+	// new size, and the pointer is placed in them
+	n.noteShown(p, []*planner.ChannelPlan{
+		{Channel: left, Viewport: compound.PixelViewport{W: 100, H: 50}, WindowSize: compound.Size{W: 200, H: 50}},
+		{Channel: right, Viewport: compound.PixelViewport{X: 100, W: 100, H: 50}, WindowSize: compound.Size{W: 200, H: 50}}})
+	if got := at(75); got != "left" {
+		t.Errorf("resized to 200x50, at x 75: %q, want the left half", got)
+	}
+	if got := at(150); got != "right" {
+		t.Errorf("resized to 200x50, at x 150: %q, want the right half", got)
 	}
 }

@@ -40,13 +40,11 @@ type node struct {
 	events chan control.WindowEvent
 	// where the pointer is, per window (keys go to the channel under it)
 	pointer map[*compound.Window][2]float64
-	// the windows whose frames were said to show scaled (*channel.Window)
-	scaledNoted sync.Map
 	// shown is what each window showed last: the channels window events
 	// are placed in (the layout the application chose; before its first
-	// frame, the config's)
+	// frame, the config's), at the size they had
 	shownMu sync.Mutex
-	shown   map[*compound.Window][]*compound.Channel
+	shown   map[*compound.Window][]*planner.ChannelPlan
 
 	sendersMu sync.Mutex
 	senders   map[string]*sender // by frame address
@@ -217,10 +215,12 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 			}
 			n.log.Info(fmt.Sprintf("%s: %s (%s)", w.Label(), d, why))
 			p.windows = append(p.windows, cw)
-			if sw, sh, ok := cw.ScreenSize(); ok {
-				n.noteScreenSize(cw, sw, sh)
-			}
 			cw.OnEvent(func(e winsys.Event) { n.windowEvent(cw, e) })
+			if sw, sh, ok := cw.ScreenSize(); ok && (sw != w.PixelViewport.W || sh != w.PixelViewport.H) {
+				// fullscreen on a screen unlike its pipe's viewport: the
+				// frames follow its size on screen, as after a user's resize
+				n.queueEvent(w, control.WindowEvent{Kind: int(winsys.Resize), Window: w.Name, WindowID: w.ID, W: sw, H: sh})
+			}
 		}
 		n.claimChannels(p)
 		go n.runPipe(p)
@@ -353,7 +353,8 @@ func (n *node) start(ctx context.Context, fw *control.FrameWork) error {
 			job = &pipeJob{track: track}
 			byPipe[p] = job
 		}
-		job.plans = append(job.plans, &planner.ChannelPlan{Channel: ch, Tasks: cw.Tasks, Destination: cw.Destination})
+		job.plans = append(job.plans, &planner.ChannelPlan{Channel: ch, Tasks: cw.Tasks, Destination: cw.Destination,
+			Viewport: cw.Viewport, WindowSize: cw.WindowSize})
 		job.dest = job.dest || cw.Destination
 	}
 	if len(fw.Messages) > 0 {
@@ -448,13 +449,14 @@ func (n *node) imagePath(ch *compound.Channel, frame int) string {
 // writeImages writes the images the run kept.
 func (n *node) writeImages(frame int, res *channel.Result) ([]string, error) {
 	var written []string
-	for _, ch := range res.Shown {
+	for _, sp := range res.Shown {
+		ch := sp.Channel
 		px := res.Images[ch.ID]
 		path := n.imagePath(ch, frame)
 		if px == nil || path == "" {
 			continue
 		}
-		if err := channel.WritePNG(path, px.Color, ch.PixelViewport.W, ch.PixelViewport.H); err != nil {
+		if err := channel.WritePNG(path, px.Color, px.PixelViewport.W, px.PixelViewport.H); err != nil {
 			return written, fmt.Errorf("channel %s: writing %s: %w", ch.Label, path, err)
 		}
 		written = append(written, path)
@@ -618,40 +620,45 @@ func (n *node) windowEvent(cw *channel.Window, e winsys.Event) {
 	switch e.Kind {
 	case winsys.PointerMotion, winsys.ButtonPress, winsys.ButtonRelease, winsys.Wheel:
 		n.pointer[w] = [2]float64{x, y}
-	case winsys.Resize:
-		n.noteScreenSize(cw, e.W, e.H)
-		fallthrough
 	default:
 		p := n.pointer[w]
 		x, y = p[0], p[1]
 	}
-	screenW, screenH, ok := cw.ScreenSize()
-	if !ok {
-		screenW, screenH = w.PixelViewport.W, w.PixelViewport.H
-	}
-	gx, gy := windowPoint(w.PixelViewport, screenW, screenH, x, y)
-	ev := control.WindowEvent{Kind: int(e.Kind), Window: w.Name, DX: e.DX, DY: e.DY, Button: e.Button, Key: e.Key, W: e.W, H: e.H}
 	n.shownMu.Lock()
 	shown, presented := n.shown[w]
 	n.shownMu.Unlock()
-	if !presented {
+	size := compound.Size{W: w.PixelViewport.W, H: w.PixelViewport.H}
+	if presented && len(shown) > 0 {
+		size = shown[0].WindowSize
+	} else if !presented {
 		// before the window's first frame: the layouts the config starts with
 		for _, ch := range n.cfg.Channels {
 			if ch.Window == w && ch.Showing() {
-				shown = append(shown, ch)
+				shown = append(shown, &planner.ChannelPlan{Channel: ch, Viewport: ch.PixelViewport, WindowSize: size})
 			}
 		}
 	}
-	for _, ch := range shown {
-		pv := ch.PixelViewport
+	screenW, screenH, ok := cw.ScreenSize()
+	if !ok {
+		screenW, screenH = size.W, size.H
+	}
+	gx, gy := windowPoint(size, screenW, screenH, x, y)
+	ev := control.WindowEvent{Kind: int(e.Kind), Window: w.Name, WindowID: w.ID, DX: e.DX, DY: e.DY, Button: e.Button, Key: e.Key, W: e.W, H: e.H}
+	for _, sp := range shown {
+		pv := sp.Viewport
 		if pv.W <= 0 || pv.H <= 0 {
 			continue
 		}
 		if gx >= float64(pv.X) && gx < float64(pv.X+pv.W) && gy >= float64(pv.Y) && gy < float64(pv.Y+pv.H) {
-			ev.Channel = ch.ID
-			ev.X, ev.Y = ch.ViewPoint((gx-float64(pv.X))/float64(pv.W), (gy-float64(pv.Y))/float64(pv.H))
+			ev.Channel = sp.Channel.ID
+			ev.X, ev.Y = sp.Channel.ViewPoint((gx-float64(pv.X))/float64(pv.W), (gy-float64(pv.Y))/float64(pv.H))
 		}
 	}
+	n.queueEvent(w, ev)
+}
+
+// queueEvent queues an event for the server, never blocking.
+func (n *node) queueEvent(w *compound.Window, ev control.WindowEvent) {
 	select {
 	case n.events <- ev:
 	default:
@@ -683,24 +690,25 @@ func (n *node) pipeSystem(sys winsys.System, pm *compound.Pipe) winsys.System {
 }
 
 // noteShown keeps what the pipe's windows showed in the frame presented.
-func (n *node) noteShown(p *pipe, shown []*compound.Channel) {
+func (n *node) noteShown(p *pipe, shown []*planner.ChannelPlan) {
 	n.shownMu.Lock()
 	defer n.shownMu.Unlock()
 	if n.shown == nil {
-		n.shown = map[*compound.Window][]*compound.Channel{}
+		n.shown = map[*compound.Window][]*planner.ChannelPlan{}
 	}
 	for _, w := range p.windows {
 		n.shown[w.Model] = nil
 	}
-	for _, ch := range shown {
-		n.shown[ch.Window] = append(n.shown[ch.Window], ch)
+	for _, sp := range shown {
+		w := sp.Channel.Window
+		n.shown[w] = append(n.shown[w], sp)
 	}
 }
 
 // windowPoint maps a pointer position in a screenW x screenH window (from
-// its top left) to the config's window (from its bottom left, as channels
-// count), where the frame shows in it (channel.Fit).
-func windowPoint(model compound.PixelViewport, screenW, screenH int, x, y float64) (float64, float64) {
+// its top left) to the frame it shows, of size model (from its bottom
+// left, as channels count), where the frame shows in it (channel.Fit).
+func windowPoint(model compound.Size, screenW, screenH int, x, y float64) (float64, float64) {
 	fit := channel.Fit(model.W, model.H, screenW, screenH)
 	if fit.W <= 0 || fit.H <= 0 {
 		return -1, -1
@@ -708,19 +716,6 @@ func windowPoint(model compound.PixelViewport, screenW, screenH int, x, y float6
 	gx := (x - float64(fit.X)) * float64(model.W) / float64(fit.W)
 	gy := (float64(screenH) - y - float64(fit.Y)) * float64(model.H) / float64(fit.H)
 	return gx, gy
-}
-
-// noteScreenSize says, once for each window, that its frames show scaled:
-// they are rendered at the config's size.
-func (n *node) noteScreenSize(cw *channel.Window, w, h int) {
-	size := cw.Model.PixelViewport
-	if w == size.W && h == size.H {
-		return
-	}
-	if _, noted := n.scaledNoted.LoadOrStore(cw, true); noted {
-		return
-	}
-	n.log.Info(fmt.Sprintf("%s is %dx%d on screen: its frames are rendered at its viewport's %dx%d and shown scaled to fit, their aspect kept", cw.Model.Label(), w, h, size.W, size.H))
 }
 
 // forwardEvents sends window events to the server as they come, batched.

@@ -19,7 +19,7 @@ type executor interface {
 	Receive(frame int, msgs [][]byte) error
 	SetOverlay([]control.OverlayPart)
 	Run(ctx context.Context, frame int, data []byte, plans []*planner.ChannelPlan, snap func(*compound.Channel) bool) *channel.Result
-	Present(windows []*channel.Window, shown []*compound.Channel) error
+	Present(windows []*channel.Window, shown []*planner.ChannelPlan) error
 	Deliver(*channel.FrameData)
 	Abandon(frame int, producers []string)
 	Grant(channel.Grant)
@@ -38,7 +38,7 @@ type nullExecutor struct{ sink channel.Sink }
 
 func (nullExecutor) Receive(int, [][]byte) error      { return nil }
 func (nullExecutor) SetOverlay([]control.OverlayPart) {}
-func (nullExecutor) Present([]*channel.Window, []*compound.Channel) error {
+func (nullExecutor) Present([]*channel.Window, []*planner.ChannelPlan) error {
 	return nil
 }
 func (nullExecutor) Abandon(int, []string) {}
@@ -56,7 +56,7 @@ func (x nullExecutor) Run(_ context.Context, frame int, _ []byte, plans []*plann
 	for _, cp := range plans {
 		ch := cp.Channel
 		if cp.Destination {
-			res.Shown = append(res.Shown, ch)
+			res.Shown = append(res.Shown, cp)
 		}
 		for _, t := range cp.Tasks {
 			switch t.Kind {

@@ -45,7 +45,7 @@ func (n *node) sendPreviews(frame int, res *channel.Result, due map[string]bool)
 		if px == nil || ch == nil {
 			continue
 		}
-		w, h := ch.PixelViewport.W, ch.PixelViewport.H
+		w, h := px.PixelViewport.W, px.PixelViewport.H
 		go func() {
 			b := previewJPEG(px.Color, w, h)
 			if b == nil {

@@ -178,6 +178,9 @@ type Pipe struct {
 
 // Window is one drawable (on-screen window or offscreen FBO).
 type Window struct {
+	// ID is the window's identity in every process that resolves the
+	// same config, as a channel's is.
+	ID            string
 	Name          string
 	Pipe          *Pipe
 	PixelViewport PixelViewport
@@ -443,6 +446,20 @@ func (c *Config) ChannelByID(id string) *Channel {
 	for _, ch := range c.Channels {
 		if ch.ID == id {
 			return ch
+		}
+	}
+	return nil
+}
+
+// WindowByID returns the window with that ID, nil if none.
+func (c *Config) WindowByID(id string) *Window {
+	for _, n := range c.Nodes {
+		for _, p := range n.Pipes {
+			for _, w := range p.Windows {
+				if w.ID == id {
+					return w
+				}
+			}
 		}
 	}
 	return nil

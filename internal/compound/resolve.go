@@ -1266,8 +1266,9 @@ func assignIdentities(cfg *Config) {
 	for ni, n := range cfg.Nodes {
 		for pi, p := range n.Pipes {
 			for wi, w := range p.Windows {
+				w.ID = fmt.Sprintf("n%d.p%d.w%d", ni, pi, wi)
 				for ci, ch := range w.Channels {
-					ch.ID = fmt.Sprintf("n%d.p%d.w%d.c%d", ni, pi, wi, ci)
+					ch.ID = fmt.Sprintf("%s.c%d", w.ID, ci)
 				}
 			}
 		}

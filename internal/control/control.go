@@ -67,17 +67,20 @@ type ClientMsg struct {
 // pointer in the view of the channel under it (0 to 1 from the bottom
 // left).
 type WindowEvent struct {
-	Kind    int     `json:"kind"` // winsys.EventKind
-	Window  string  `json:"window"`
-	Channel string  `json:"channel,omitempty"` // ID
-	X       float64 `json:"x"`
-	Y       float64 `json:"y"`
-	DX      float64 `json:"dx,omitempty"`
-	DY      float64 `json:"dy,omitempty"`
-	Button  int     `json:"button,omitempty"`
-	Key     int     `json:"key,omitempty"`
-	W       int     `json:"w,omitempty"`
-	H       int     `json:"h,omitempty"`
+	Kind     int     `json:"kind"`              // winsys.EventKind
+	Window   string  `json:"window"`            // the config's name
+	WindowID string  `json:"window_id"`         // compound.Window.ID
+	Channel  string  `json:"channel,omitempty"` // ID
+	X        float64 `json:"x"`
+	Y        float64 `json:"y"`
+	DX       float64 `json:"dx,omitempty"`
+	DY       float64 `json:"dy,omitempty"`
+	Button   int     `json:"button,omitempty"`
+	Key      int     `json:"key,omitempty"`
+	// W x H is set on resize events only: the window's new size (0x0
+	// while it is minimised).
+	W int `json:"w,omitempty"`
+	H int `json:"h,omitempty"`
 }
 
 // Hello introduces a client: its node and where it receives frames.
@@ -207,6 +210,10 @@ type OverlayPart struct {
 type ChannelWork struct {
 	Channel string         `json:"channel"` // compound.Channel.ID
 	Tasks   []planner.Task `json:"tasks"`
+	// Viewport and WindowSize are the channel's pixel viewport and its
+	// window's size this frame (a user may have resized the window).
+	Viewport   compound.PixelViewport `json:"viewport"`
+	WindowSize compound.Size          `json:"window_size"`
 	// Destination: the channel shows a result (present it, write its PNG).
 	Destination bool `json:"destination,omitempty"`
 }

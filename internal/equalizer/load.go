@@ -88,6 +88,15 @@ func NewLoad(p compound.Equalizer, pixelW, pixelH int) *Load {
 	return l
 }
 
+// Resize sets the balanced compound's size in pixels: its window was
+// resized. The splits are fractions and hold.
+func (l *Load) Resize(pixelW, pixelH int) {
+	l.PixelW, l.PixelH = max(pixelW, 1), max(pixelH, 1)
+	if l.Adaptive != nil {
+		l.Adaptive.equalizer.Resize(pixelW, pixelH)
+	}
+}
+
 // node is a split-tree node: a leaf (child != nil) or a split of left and
 // right.
 type node struct {

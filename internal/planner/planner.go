@@ -176,6 +176,11 @@ const (
 type ChannelPlan struct {
 	Channel *compound.Channel
 	Tasks   []Task
+	// Viewport is the channel's pixel viewport in its window this frame,
+	// and WindowSize its window's size: the config's until a user resizes
+	// the window (compound.WindowSizes).
+	Viewport   compound.PixelViewport
+	WindowSize compound.Size
 	// Destination: the channel shows the result of a compound tree this
 	// frame (it is presented and its image written).
 	Destination bool
@@ -247,6 +252,8 @@ type Planner struct {
 	heads compound.Tracking
 	// layouts are the application's switches of the canvases' layouts
 	layouts compound.LayoutSwitches
+	// sizes are the windows' sizes, as users resize them
+	sizes compound.WindowSizes
 	// sortLast holds each compound's sources that may exchange bands
 	// (compound.SortLastSources), firstSends what each of them sends in
 	// the first round of this frame and eye.
@@ -279,11 +286,7 @@ func New(cfg *compound.Config) *Planner {
 		for _, eq := range c.Equalizers {
 			switch eq.Kind {
 			case "load", "tree":
-				w, h := 1, 1
-				if c.Channel != nil {
-					pvp := c.Channel.PixelViewport.Apply(c.Viewport)
-					w, h = pvp.W, pvp.H
-				}
+				w, h := p.loadSize(c)
 				p.loads[c] = equalizer.NewLoad(*eq, w, h)
 				p.trees[c] = eq.Kind == "tree"
 			case "view":
@@ -307,9 +310,25 @@ func (p *Planner) SetLayout(frame int, cv *compound.Canvas, layout int) {
 	p.layouts.Set(frame, cv, layout)
 }
 
+// SetWindowSize gives a window that size from frame on
+// (scheduler.WindowSizer).
+func (p *Planner) SetWindowSize(frame int, w *compound.Window, size compound.Size) {
+	p.sizes.Set(frame, w, size)
+}
+
 // Planned returns the compound states planned for a recent frame (nil
 // when it is too old).
 func (p *Planner) Planned(frame int) map[string]CompoundState { return p.history[frame] }
+
+// loadSize is a load-balanced compound's size in pixels now, which its
+// boundary is counted in.
+func (p *Planner) loadSize(c *compound.Compound) (w, h int) {
+	if c.Channel == nil {
+		return 1, 1
+	}
+	pvp := p.sizes.Channel(c.Channel).Apply(c.Viewport)
+	return pvp.W, pvp.H
+}
 
 // Config returns the planned config.
 func (p *Planner) Config() *compound.Config { return p.cfg }
@@ -366,6 +385,10 @@ func (p *Planner) Plan(frame int) *FramePlan {
 	states := plan.Compounds
 	p.heads.Advance(frame)
 	p.layouts.Advance(frame)
+	p.sizes.Advance(frame)
+	for c, l := range p.loads {
+		l.Resize(p.loadSize(c))
+	}
 	// 1. base state: active by period/phase and the destination's layout
 	// and eyes, local values as configured
 	p.cfg.Walk(func(c *compound.Compound) {
@@ -384,7 +407,7 @@ func (p *Planner) Plan(frame int) *FramePlan {
 	})
 	// 3. compose locals into destination-relative values
 	for _, root := range p.cfg.Compounds {
-		compose(root, nil, states)
+		compose(root, nil, states, &p.sizes)
 	}
 	p.history[frame] = states
 	delete(p.history, frame-64)
@@ -411,12 +434,13 @@ func (p *Planner) Plan(frame int) *FramePlan {
 // pixel, subpixel and zoom compose with its parent's, and its share of the
 // destination's pixels is cut from its parent's share (Equalizer rounds
 // level by level, which keeps siblings tiling their parent exactly).
-func compose(c *compound.Compound, parent *CompoundState, states map[string]CompoundState) {
+func compose(c *compound.Compound, parent *CompoundState, states map[string]CompoundState, sizes *compound.WindowSizes) {
 	s := states[c.Path()]
 	if parent == nil || parent.Share.W == 0 && c.Channel != nil && c.Destination() == c {
 		s.Viewport, s.Range, s.Pixel, s.Subpixel, s.Zoom = s.Local.Viewport, s.Local.Range, s.Local.Pixel, s.Local.Subpixel, s.Local.Zoom
 		if c.Channel != nil {
-			s.Share = compound.PixelViewport{W: c.Channel.PixelViewport.W, H: c.Channel.PixelViewport.H}.Apply(s.Local.Viewport)
+			pvp := sizes.Channel(c.Channel)
+			s.Share = compound.PixelViewport{W: pvp.W, H: pvp.H}.Apply(s.Local.Viewport)
 		}
 		if parent != nil {
 			s.Active = s.Active && parent.Active
@@ -437,7 +461,7 @@ func compose(c *compound.Compound, parent *CompoundState, states map[string]Comp
 	}
 	states[c.Path()] = s
 	for _, ch := range c.Children {
-		compose(ch, &s, states)
+		compose(ch, &s, states, sizes)
 	}
 }
 
@@ -704,7 +728,8 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 		cp = byChannel[c.Channel]
 		if cp == nil {
 			// a channel that renders clears and draws at least
-			cp = &ChannelPlan{Channel: c.Channel, Tasks: make([]Task, 0, 2)}
+			cp = &ChannelPlan{Channel: c.Channel, Tasks: make([]Task, 0, 2), Viewport: p.sizes.Channel(c.Channel),
+				WindowSize: p.sizes.Window(c.Channel.Window)}
 			byChannel[c.Channel] = cp
 			plan.Channels = append(plan.Channels, cp)
 		}
@@ -817,7 +842,11 @@ func (p *Planner) task(c *compound.Compound, eye int, states map[string]Compound
 		ColorMask: colorMask(c, eye)}
 	if owner := c.WallOwner; owner != nil && c.Wall != nil {
 		t.Area = states[owner.Path()].Share
-		wall, eyePos := p.heads.Eye(p.cfg, c, *c.Wall, eye)
+		wall := *c.Wall
+		if dest := c.Destination(); dest != nil && dest.Channel != nil {
+			wall = wall.Widened(p.sizes.Widening(dest.Channel))
+		}
+		wall, eyePos := p.heads.Eye(p.cfg, c, wall, eye)
 		v := p.eyeViews[eyeKey{c, eye}]
 		if v == nil || v.wall != wall || v.eye != eyePos {
 			v = &eyeView{wall: wall, eye: eyePos, frustum: wall.EyeFrustum(eyePos, compound.DefaultNear, compound.DefaultFar),

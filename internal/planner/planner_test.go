@@ -299,3 +299,63 @@ func TestTrackedHeadMovesCaveFrusta(t *testing.T) {
 }
 
 func near6(a, b float64) bool { return a-b < 1e-6 && b-a < 1e-6 }
+
+// A resized destination window renders at its new size from the frame
+// the size was set for: its tree's shares tile the new size, and the
+// frustum widens with the aspect, so the picture is not stretched.
+func TestResizedWindowRendersAtItsNewSize(t *testing.T) {
+	cfg := load(t, "2d-lb-4.eqc")
+	p := New(cfg)
+	dest := channel(p.Plan(0), "dest").Channel
+	before := frustumOf(t, p.Plan(1), "dest")
+	p.SetWindowSize(3, dest.Window, compound.Size{W: 1280, H: 360})
+	for f := 2; f < 5; f++ {
+		plan := p.Plan(f)
+		want := compound.Size{W: 640, H: 360}
+		if f >= 3 {
+			want = compound.Size{W: 1280, H: 360}
+		}
+		cp := channel(plan, "dest")
+		if cp.WindowSize != want || cp.Viewport != (compound.PixelViewport{W: want.W, H: want.H}) {
+			t.Fatalf("frame %d: dest plans window %v, viewport %v; want %v", f, cp.WindowSize, cp.Viewport, want)
+		}
+		area := 0
+		for _, c := range plan.Channels {
+			for _, task := range c.Tasks {
+				if task.Kind == Draw {
+					area += task.Share.W * task.Share.H
+					if task.Share.X+task.Share.W > want.W || task.Share.Y+task.Share.H > want.H {
+						t.Errorf("frame %d: %s draws %v, outside %v", f, c.Channel.Name, task.Share, want)
+					}
+				}
+			}
+		}
+		if area != want.W*want.H {
+			t.Errorf("frame %d: the sources draw %d pixels of %dx%d", f, area, want.W, want.H)
+		}
+		fr := frustumOf(t, plan, "dest")
+		aspect := (fr.Right - fr.Left) / (fr.Top - fr.Bottom)
+		wantAspect := (before.Right - before.Left) / (before.Top - before.Bottom) * float64(want.W) / 640
+		if diff := aspect - wantAspect; diff > 1e-9 || diff < -1e-9 {
+			t.Errorf("frame %d: frustum aspect %g, want %g", f, aspect, wantAspect)
+		}
+		if fr.Top != before.Top || fr.Bottom != before.Bottom {
+			t.Errorf("frame %d: frustum height changed: %+v, was %+v", f, fr, before)
+		}
+	}
+}
+
+// frustumOf is the whole frustum a destination's draws are cut from.
+func frustumOf(t *testing.T, plan *FramePlan, name string) compound.Frustum {
+	t.Helper()
+	dest := channel(plan, name)
+	for _, c := range plan.Channels {
+		for _, task := range c.Tasks {
+			if task.Kind == Draw && dest != nil && task.Area.W == dest.Viewport.W && task.Area.H == dest.Viewport.H {
+				return task.Frustum
+			}
+		}
+	}
+	t.Fatalf("frame %d: no draw spans %s", plan.Frame, name)
+	return compound.Frustum{}
+}

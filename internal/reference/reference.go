@@ -19,6 +19,7 @@ type Planner struct {
 	cfg     *compound.Config
 	heads   compound.Tracking
 	layouts compound.LayoutSwitches
+	sizes   compound.WindowSizes
 }
 
 // New returns the reference planner of cfg.
@@ -31,6 +32,12 @@ func (p *Planner) SetHead(frame int, o *compound.Observer, h compound.Head) { p.
 // SetLayout shows a canvas' layout from frame on (scheduler.LayoutSetter).
 func (p *Planner) SetLayout(frame int, cv *compound.Canvas, layout int) {
 	p.layouts.Set(frame, cv, layout)
+}
+
+// SetWindowSize gives a window that size from frame on
+// (scheduler.WindowSizer).
+func (p *Planner) SetWindowSize(frame int, w *compound.Window, size compound.Size) {
+	p.sizes.Set(frame, w, size)
 }
 
 // Feed ignores statistics: nothing is balanced.
@@ -63,6 +70,7 @@ func (p *Planner) Plan(frame int) *planner.FramePlan {
 	plan := &planner.FramePlan{Frame: frame, Compounds: map[string]planner.CompoundState{}}
 	p.heads.Advance(frame)
 	p.layouts.Advance(frame)
+	p.sizes.Advance(frame)
 	byChannel := map[*compound.Channel]*planner.ChannelPlan{}
 	seq := 0
 	next := func() int { seq++; return seq }
@@ -76,11 +84,12 @@ func (p *Planner) Plan(frame int) *planner.FramePlan {
 		}
 		cp := byChannel[c.Channel]
 		if cp == nil {
-			cp = &planner.ChannelPlan{Channel: c.Channel, Destination: true}
+			cp = &planner.ChannelPlan{Channel: c.Channel, Destination: true, Viewport: p.sizes.Channel(c.Channel),
+				WindowSize: p.sizes.Window(c.Channel.Window)}
 			byChannel[c.Channel] = cp
 			plan.Channels = append(plan.Channels, cp)
 		}
-		full := compound.PixelViewport{W: c.Channel.PixelViewport.W, H: c.Channel.PixelViewport.H}
+		full := compound.PixelViewport{W: cp.Viewport.W, H: cp.Viewport.H}
 		for _, eye := range []int{compound.EyeCyclop, compound.EyeLeft, compound.EyeRight} {
 			if eyes&eye == 0 {
 				continue
@@ -88,7 +97,7 @@ func (p *Planner) Plan(frame int) *planner.FramePlan {
 			mask := anaglyph(c, eye)
 			cp.Tasks = append(cp.Tasks, planner.Task{Kind: planner.Clear, Seq: next(), Home: true, Compound: c.Path(), Eye: eye, Region: full, Share: full,
 				Area: full, Viewport: compound.FullViewport, Range: compound.FullRange, ColorMask: mask})
-			if views := shown(c); len(views) > 0 {
+			if views := shown(c, full); len(views) > 0 {
 				for _, v := range views {
 					cp.Tasks = append(cp.Tasks, p.draw(v.source, eye, v.place, mask, next()))
 				}
@@ -103,7 +112,11 @@ func (p *Planner) Plan(frame int) *planner.FramePlan {
 // draw is a full render of compound c's wall (as its destination shows
 // it) into region.
 func (p *Planner) draw(c *compound.Compound, eye int, region compound.PixelViewport, mask planner.ColorMask, seq int) planner.Task {
-	wall, eyePos := p.heads.Eye(p.cfg, c, *c.Wall, eye)
+	wall := *c.Wall
+	if dest := c.Destination(); dest != nil {
+		wall = wall.Widened(p.sizes.Widening(dest.Channel))
+	}
+	wall, eyePos := p.heads.Eye(p.cfg, c, wall, eye)
 	all := compound.PixelViewport{W: region.W, H: region.H}
 	return planner.Task{Kind: planner.Draw, Seq: seq, Home: true, Compound: c.Path(), Eye: eye, Region: region, Share: all, Area: all,
 		Viewport: compound.FullViewport, Range: compound.FullRange, Pixel: compound.Pixel{W: 1, H: 1},
@@ -138,8 +151,9 @@ type view struct {
 
 // shown lists the pictures of other trees a monitor shows (a destination
 // that draws nothing of its own): each input frame's producing
-// destination, placed at its segment's place on the canvas.
-func shown(dest *compound.Compound) []view {
+// destination, placed at its segment's place on the canvas (the monitor's
+// region).
+func shown(dest *compound.Compound, region compound.PixelViewport) []view {
 	monitor := false
 	for _, eq := range dest.Equalizers {
 		monitor = monitor || eq.Kind == "monitor"
@@ -152,7 +166,6 @@ func shown(dest *compound.Compound) []view {
 		return nil
 	}
 	var out []view
-	region := compound.PixelViewport{W: dest.Channel.PixelViewport.W, H: dest.Channel.PixelViewport.H}
 	for _, in := range dest.InputFrames {
 		for _, prod := range in.Producers {
 			src := prod.Destination()

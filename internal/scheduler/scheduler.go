@@ -56,6 +56,12 @@ type LayoutSetter interface {
 	SetLayout(frame int, canvas *compound.Canvas, layout int)
 }
 
+// WindowSizer is implemented by planners whose frames follow the windows'
+// sizes as users resize them.
+type WindowSizer interface {
+	SetWindowSize(frame int, w *compound.Window, size compound.Size)
+}
+
 // Options tune the scheduler; zero values take the defaults.
 type Options struct {
 	// Frames is how many frames to run; 0 means until stopped (Request
@@ -187,12 +193,20 @@ type Pull struct {
 // Overhead is the measured planning and interaction time per frame.
 type Overhead struct{ Seconds float64 }
 
+// Resize: a user resized an on-screen window. Frames started from now on
+// render at its new size (planners that are WindowSizers).
+type Resize struct {
+	Window *compound.Window
+	Size   compound.Size
+}
+
 // Stop ends the run after the frames in flight: no new frames start, those
 // asked for and not started included, and later requests are ignored.
 type Stop struct{}
 
 func (Tick) isEvent()      {}
 func (Request) isEvent()   {}
+func (Resize) isEvent()    {}
 func (Join) isEvent()      {}
 func (Lost) isEvent()      {}
 func (Done) isEvent()      {}
@@ -496,6 +510,10 @@ func (s *Scheduler) Step(e Event) {
 			}
 		}
 		s.requested += e.Frames
+	case Resize:
+		if ws, ok := s.planner.(WindowSizer); ok {
+			ws.SetWindowSize(s.next, e.Window, e.Size)
+		}
 	case Stop:
 		s.stopping = true
 		s.requested = s.next

@@ -952,6 +952,25 @@ func (s *server) loop(ctx context.Context) (*Summary, error) {
 	}
 }
 
+// resized has the frames started from now on follow the windows a user
+// of node resized, as Equalizer's do.
+func (s *server) resized(node string, events []control.WindowEvent) {
+	for _, e := range events {
+		if e.W <= 0 || e.H <= 0 {
+			continue // not a resize, or minimised: the frames keep their size
+		}
+		w := s.cfg.WindowByID(e.WindowID)
+		switch {
+		case w == nil || w.Pipe.Node.ID != node:
+			s.opt.Log.Warn(fmt.Sprintf("node %s resized window %q, which it does not have: ignored", node, e.WindowID))
+		case e.W > compound.MaxFramebuffer || e.H > compound.MaxFramebuffer:
+			s.opt.Log.Warn(fmt.Sprintf("%s resized to %dx%d, larger than a framebuffer may be: its frames keep their size", w.Label(), e.W, e.H))
+		default:
+			s.sched.Step(scheduler.Resize{Window: w, Size: compound.Size{W: e.W, H: e.H}})
+		}
+	}
+}
+
 // maxBatch bounds the messages one pass of the run loop takes.
 const maxBatch = 256
 
@@ -974,6 +993,7 @@ func (s *server) take(ev *event, rep *report, joined map[string]bool) (scheduler
 	}
 	switch {
 	case ev.input != nil:
+		s.resized(ev.node, ev.input)
 		if s.opt.App != nil && s.opt.App.Input != nil {
 			s.opt.App.Input(ev.node, ev.input)
 		}
@@ -1138,7 +1158,8 @@ func (s *server) act(rd scheduler.Ready, rep *report) error {
 			fw := &control.FrameWork{Frame: w.Frame, SwapBarrier: s.sched.SwapBarrier(w.Frame), Messages: s.messages[w.Frame],
 				Overlay: s.overlayFor(w, rep)}
 			for _, cp := range w.Channels {
-				fw.Channels = append(fw.Channels, control.ChannelWork{Channel: cp.Channel.ID, Tasks: cp.Tasks, Destination: cp.Destination})
+				fw.Channels = append(fw.Channels, control.ChannelWork{Channel: cp.Channel.ID, Tasks: cp.Tasks, Destination: cp.Destination,
+					Viewport: cp.Viewport, WindowSize: cp.WindowSize})
 			}
 			nc := s.nodes[w.Node]
 			nc.addPeers(fw, s.peers, s.peersGen)
