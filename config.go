@@ -108,6 +108,7 @@ type Config struct {
 	heads        map[int]compound.Head
 	overlay      *bool
 	layout       string
+	freeze       *bool
 
 	mu        sync.Mutex
 	changed   *sync.Cond
@@ -244,7 +245,7 @@ func (c *Config) StartFrame(data any) (int, error) {
 			return 0, fmt.Errorf("goeq: frame data is %d bytes encoded, more than the %d allowed", len(b), MaxFrameData)
 		}
 	}
-	af := server.AppFrame{Data: b, Messages: c.messages, Heads: c.heads, Overlay: c.overlay, Layout: c.layout}
+	af := server.AppFrame{Data: b, Messages: c.messages, Heads: c.heads, Overlay: c.overlay, Layout: c.layout, FreezeBalance: c.freeze}
 	select {
 	case c.frames <- af: // the run's loop takes it at once
 	case <-c.done:
@@ -256,7 +257,7 @@ func (c *Config) StartFrame(data any) (int, error) {
 	defer c.mu.Unlock()
 	frame := c.started
 	c.started++
-	c.messages, c.messageBytes, c.heads, c.overlay, c.layout = nil, 0, nil, nil, ""
+	c.messages, c.messageBytes, c.heads, c.overlay, c.layout, c.freeze = nil, 0, nil, nil, "", nil
 	return frame, nil
 }
 
@@ -266,6 +267,13 @@ func (c *Config) StartFrame(data any) (int, error) {
 // as bars (draw, readback, transmit, assemble, wait; a pixel per 0.2 ms)
 // and outlines each channel's share of the destination in its colour.
 func (c *Config) SetOverlay(on bool) { c.overlay = &on }
+
+// FreezeBalancing freezes the load equalizers from the next frame
+// started on, or lets them balance again: frozen, each keeps the split it
+// has, as Equalizer's frozen load equalizer does (eqPly's f and F), to
+// watch or measure one decomposition. A source that is lost or rejoins
+// still has the work shared out again.
+func (c *Config) FreezeBalancing(frozen bool) { c.freeze = &frozen }
 
 // maxMessages bounds the cluster events that go with one frame.
 const maxMessages = 1024

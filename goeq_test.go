@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"image/png"
+	"maps"
 	"net/url"
 	"os"
 	"os/exec"
@@ -912,4 +913,48 @@ func TestFullscreenWindowRendersAtTheScreensSize(t *testing.T) {
 			t.Errorf("frame %d: %s", f, d)
 		}
 	}
+}
+
+// FreezeBalancing keeps the load equalizer's split from the next frame
+// on, in process and on a running eqserver: every source draws the same
+// part of the destination in every frozen frame, while the timings it
+// would balance by go on changing.
+func TestFreezeBalancingKeepsTheSplit(t *testing.T) {
+	const frames, freezeAt = 10, 3
+	run := func(opt goeq.Options) {
+		opt.OutDir, opt.InitData = t.TempDir(), squareInit{Scale: 1.4}
+		cfg, err := goeq.Start(context.Background(), turningSquare{}, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		split := map[int]map[string]goeq.Viewport{} // by frame, by channel
+		for i := 0; i < frames && err == nil; i++ {
+			if i == freezeAt {
+				cfg.FreezeBalancing(true)
+			}
+			if _, err = cfg.StartFrame(camera{Frame: i, Angle: 0.35 * float64(i)}); err == nil {
+				err = cfg.FinishAllFrames()
+			}
+			fs := cfg.LastFrameStats()
+			split[fs.Frame] = map[string]goeq.Viewport{}
+			for _, ch := range fs.Channels {
+				split[fs.Frame][ch.Channel] = ch.Viewport
+			}
+		}
+		if _, exitErr := cfg.Exit(); err != nil || exitErr != nil {
+			t.Fatalf("run: %v; exit: %v", err, exitErr)
+		}
+		if len(split[freezeAt-1]) != 5 {
+			t.Fatalf("frame %d: %d channels worked, want the 4 sources and the destination: %v", freezeAt-1, len(split[freezeAt-1]), split[freezeAt-1])
+		}
+		for f := freezeAt; f < frames; f++ {
+			if !maps.Equal(split[f], split[freezeAt-1]) {
+				t.Errorf("frozen from frame %d, frame %d drew %v; frame %d drew %v", freezeAt, f, split[f], freezeAt-1, split[freezeAt-1])
+			}
+		}
+	}
+	path := examples("2d-lb-4.eqc")
+	run(goeq.Options{Config: path})
+	t.Setenv("GOEQ_TOKEN", "the-shared-token")
+	run(goeq.Options{Server: startAppServer(t, path).addr})
 }

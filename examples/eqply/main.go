@@ -9,9 +9,10 @@
 //
 // In a window: left-drag turns the model, right-drag or the wheel zooms,
 // middle-drag pans; s toggles the statistics overlay (per-channel times
-// and the current split), space resets the camera, l shows the config's
-// next layout (on a wall with several), q or Esc (or closing the window)
-// quits. It renders only when something changed. Headless (or
+// and the current split), f freezes the load balancing and lets it go
+// again (as eqPly's f and F), space resets the camera, l shows the
+// config's next layout (on a wall with several), q or Esc (or closing the
+// window) quits. It renders only when something changed. Headless (or
 // with --camera-path orbit) the camera orbits for --frames frames. Ctrl-C
 // (SIGINT or SIGTERM) stops it as q does, and it exits with 130 or 143; a
 // second one ends it at once.
@@ -112,6 +113,7 @@ type controls struct {
 	quit     bool
 	layout   int // of layouts, the config's: l shows the next
 	layouts  int
+	frozen   bool // the load balancing: f switches it
 }
 
 // handle applies one event; it reports whether the picture changes.
@@ -149,6 +151,8 @@ func (c *controls) handle(ev goeq.Event) bool {
 		case ' ':
 			c.cam = homeCamera
 			return true
+		case 'f':
+			c.frozen = !c.frozen // with the next frame: the picture stays
 		case 'l':
 			if c.layouts > 1 {
 				c.layout = (c.layout + 1) % c.layouts
@@ -249,7 +253,8 @@ func main() {
 		}
 	}
 	c.layouts = len(layouts)
-	used := 0 // the layout showing
+	used := 0       // the layout showing
+	frozen := false // the load balancing, as last asked for
 	frame := func() error {
 		if !interactive {
 			c.cam.Yaw = home.Yaw + 2*math.Pi*float64(n)/float64(*frames)
@@ -257,6 +262,10 @@ func main() {
 		if c.stats != shown {
 			cfg.SetOverlay(c.stats)
 			shown = c.stats
+		}
+		if c.frozen != frozen {
+			cfg.FreezeBalancing(c.frozen)
+			frozen = c.frozen
 		}
 		if c.layout != used {
 			if err := cfg.UseLayout(layouts[c.layout]); err != nil {

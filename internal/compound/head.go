@@ -26,7 +26,7 @@ func (h Head) Point(v Vec3) Vec3 {
 // holds from frame N on. Planning reads it; it has no clock of its own.
 type Tracking struct {
 	heads   map[*Observer]Head
-	pending fromFrame[headChange]
+	pending FromFrame[headChange]
 }
 
 type headChange struct {
@@ -35,12 +35,12 @@ type headChange struct {
 }
 
 // Set places observer o's head from frame on.
-func (t *Tracking) Set(frame int, o *Observer, h Head) { t.pending.set(frame, headChange{o, h}) }
+func (t *Tracking) Set(frame int, o *Observer, h Head) { t.pending.Set(frame, headChange{o, h}) }
 
 // Advance applies the heads set for frames up to frame: call it before
 // planning frame.
 func (t *Tracking) Advance(frame int) {
-	t.pending.advance(frame, func(c headChange) {
+	t.pending.Advance(frame, func(c headChange) {
 		if t.heads == nil {
 			t.heads = map[*Observer]Head{}
 		}
@@ -48,9 +48,9 @@ func (t *Tracking) Advance(frame int) {
 	})
 }
 
-// fromFrame holds changes that take effect from a frame on, until
-// planning reaches that frame.
-type fromFrame[T any] struct {
+// FromFrame holds changes that take effect from a frame on, until
+// planning reaches that frame: planners have no clock of their own.
+type FromFrame[T any] struct {
 	pending []frameChange[T]
 }
 
@@ -59,13 +59,14 @@ type frameChange[T any] struct {
 	change T
 }
 
-func (f *fromFrame[T]) set(frame int, change T) {
+// Set holds change for frame.
+func (f *FromFrame[T]) Set(frame int, change T) {
 	f.pending = append(f.pending, frameChange[T]{frame, change})
 }
 
-// advance applies, in the order they were set, the changes for frames up
+// Advance applies, in the order they were set, the changes for frames up
 // to frame, and keeps the later ones.
-func (f *fromFrame[T]) advance(frame int, apply func(T)) {
+func (f *FromFrame[T]) Advance(frame int, apply func(T)) {
 	kept := f.pending[:0]
 	for _, c := range f.pending {
 		if c.frame > frame {

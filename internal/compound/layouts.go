@@ -5,7 +5,7 @@ package compound
 // chosen for frame N shows from frame N on. Planning applies them to the
 // canvases; it has no clock of its own.
 type LayoutSwitches struct {
-	pending fromFrame[layoutSwitch]
+	pending FromFrame[layoutSwitch]
 }
 
 type layoutSwitch struct {
@@ -16,13 +16,13 @@ type layoutSwitch struct {
 // Set shows layout (an index into the canvas' Layouts) on canvas from
 // frame on.
 func (s *LayoutSwitches) Set(frame int, canvas *Canvas, layout int) {
-	s.pending.set(frame, layoutSwitch{canvas, layout})
+	s.pending.Set(frame, layoutSwitch{canvas, layout})
 }
 
 // Advance makes the layouts chosen for frames up to frame the canvases'
 // active ones: call it before planning frame.
 func (s *LayoutSwitches) Advance(frame int) {
-	s.pending.advance(frame, func(sw layoutSwitch) { sw.canvas.ActiveLayout = sw.layout })
+	s.pending.Advance(frame, func(sw layoutSwitch) { sw.canvas.ActiveLayout = sw.layout })
 }
 
 // LayoutIndexes are where the layout named name stands in each canvas

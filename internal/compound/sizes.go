@@ -9,7 +9,7 @@ package compound
 // Planning reads it; it has no clock of its own. The zero value is ready.
 type WindowSizes struct {
 	sizes   map[*Window]Size
-	pending fromFrame[windowSize]
+	pending FromFrame[windowSize]
 }
 
 // Size is a width and height in pixels.
@@ -22,13 +22,13 @@ type windowSize struct {
 
 // Set gives window w that size from frame on.
 func (s *WindowSizes) Set(frame int, w *Window, size Size) {
-	s.pending.set(frame, windowSize{w, size})
+	s.pending.Set(frame, windowSize{w, size})
 }
 
 // Advance applies the sizes set for frames up to frame: call it before
 // planning frame.
 func (s *WindowSizes) Advance(frame int) {
-	s.pending.advance(frame, func(c windowSize) {
+	s.pending.Advance(frame, func(c windowSize) {
 		if s.sizes == nil {
 			s.sizes = map[*Window]Size{}
 		}

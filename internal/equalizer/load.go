@@ -92,8 +92,8 @@ func NewLoad(p compound.Equalizer, pixelW, pixelH int) *Load {
 // resized. The splits are fractions and hold.
 func (l *Load) Resize(pixelW, pixelH int) {
 	l.PixelW, l.PixelH = max(pixelW, 1), max(pixelH, 1)
-	if l.Adaptive != nil {
-		l.Adaptive.equalizer.Resize(pixelW, pixelH)
+	if l.Adaptive != nil && l.Adaptive.equalizer != nil {
+		l.Adaptive.equalizer.Resize(pixelW, pixelH) // its cold start's
 	}
 }
 

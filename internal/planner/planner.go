@@ -254,6 +254,10 @@ type Planner struct {
 	layouts compound.LayoutSwitches
 	// sizes are the windows' sizes, as users resize them
 	sizes compound.WindowSizes
+	// frozen load equalizers keep the split they have (the application's
+	// switch, from a frame on)
+	freezes compound.FromFrame[bool]
+	frozen  bool
 	// sortLast holds each compound's sources that may exchange bands
 	// (compound.SortLastSources), firstSends what each of them sends in
 	// the first round of this frame and eye.
@@ -315,6 +319,10 @@ func (p *Planner) SetLayout(frame int, cv *compound.Canvas, layout int) {
 func (p *Planner) SetWindowSize(frame int, w *compound.Window, size compound.Size) {
 	p.sizes.Set(frame, w, size)
 }
+
+// SetBalanceFrozen freezes the load equalizers from frame on, or lets
+// them balance again (scheduler.BalanceFreezer).
+func (p *Planner) SetBalanceFrozen(frame int, frozen bool) { p.freezes.Set(frame, frozen) }
 
 // Planned returns the compound states planned for a recent frame (nil
 // when it is too old).
@@ -386,6 +394,7 @@ func (p *Planner) Plan(frame int) *FramePlan {
 	p.heads.Advance(frame)
 	p.layouts.Advance(frame)
 	p.sizes.Advance(frame)
+	p.freezes.Advance(frame, func(f bool) { p.frozen = f })
 	for c, l := range p.loads {
 		l.Resize(p.loadSize(c))
 	}
@@ -465,6 +474,29 @@ func compose(c *compound.Compound, parent *CompoundState, states map[string]Comp
 	}
 }
 
+// keepSplit gives a frozen load equalizer's children the split they had
+// in the frame before, as Equalizer's frozen load equalizer keeps its
+// tree. It reports false, and keeps nothing, when that frame is not known
+// or a child joined or left since: then the work is shared out again.
+func (p *Planner) keepSplit(c *compound.Compound, frame int, states map[string]CompoundState) bool {
+	prev := p.history[frame-1]
+	if prev == nil {
+		return false
+	}
+	for _, ch := range c.Children {
+		if prev[ch.Path()].Active != states[ch.Path()].Active {
+			return false
+		}
+	}
+	for _, ch := range c.Children {
+		s := states[ch.Path()]
+		was := prev[ch.Path()]
+		s.Skip, s.Local.Viewport, s.Local.Range = was.Skip, was.Local.Viewport, was.Local.Range
+		states[ch.Path()] = s
+	}
+	return true
+}
+
 // samples collects, from the newest statistics, each child's busy and
 // assembly time with the local region it had in that frame.
 func (p *Planner) samples(c *compound.Compound) []equalizer.Sample {
@@ -524,7 +556,7 @@ func leaves(c *compound.Compound) int {
 }
 
 func (p *Planner) runEqualizers(c *compound.Compound, frame int, states map[string]CompoundState, plan *FramePlan) {
-	if l := p.loads[c]; l != nil && len(c.Children) > 0 {
+	if l := p.loads[c]; l != nil && len(c.Children) > 0 && !(p.frozen && p.keepSplit(c, frame, states)) {
 		var children []equalizer.Child
 		for _, ch := range c.Children {
 			u := 1.0

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"maps"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -358,4 +359,61 @@ func frustumOf(t *testing.T, plan *FramePlan, name string) compound.Frustum {
 	}
 	t.Fatalf("frame %d: no draw spans %s", plan.Frame, name)
 	return compound.Frustum{}
+}
+
+// Frozen, the load equalizer keeps the split it has whatever the
+// statistics say, until a source leaves (the work is shared out again)
+// or it is let go.
+func TestFrozenBalanceKeepsItsSplit(t *testing.T) {
+	cfg := load(t, "2d-lb-4.eqc")
+	p := New(cfg)
+	sources := []string{"src1", "src2", "src3", "src4"}
+	skewed := func(plan *FramePlan) stats.Frame {
+		var recs []stats.Record
+		for i, name := range sources {
+			if cp := channel(plan, name); cp != nil {
+				d := 10 * time.Millisecond
+				if i == 0 {
+					d = 30 * time.Millisecond // src1 is slow
+				}
+				recs = append(recs, record(plan.Frame, "0."+string(rune('0'+i)), cp.Tasks[1].Viewport, d))
+			}
+		}
+		return stats.Frame{Frame: plan.Frame, Records: recs}
+	}
+	shares := func(plan *FramePlan) map[string]compound.PixelViewport {
+		out := map[string]compound.PixelViewport{}
+		area := 0
+		for _, name := range sources {
+			if cp := channel(plan, name); cp != nil {
+				out[name] = cp.Tasks[1].Share
+				area += out[name].W * out[name].H
+			}
+		}
+		if area != 640*360 {
+			t.Errorf("frame %d: the sources draw %d pixels of 640x360", plan.Frame, area)
+		}
+		return out
+	}
+	first := p.Plan(0)
+	p.SetBalanceFrozen(1, true)
+	p.Feed(skewed(first))
+	for f := 1; f < 3; f++ {
+		plan := p.Plan(f)
+		if got, want := shares(plan), shares(first); !maps.Equal(got, want) {
+			t.Errorf("frozen, frame %d split %v; frame 0's was %v", f, got, want)
+		}
+		p.Feed(skewed(plan))
+	}
+	p.SetChannelDown(channel(first, "src4").Channel, true)
+	lost := p.Plan(3)
+	if got := shares(lost); len(got) != 3 {
+		t.Errorf("frozen, with src4 lost: %v, want the work shared by the other three", got)
+	}
+	p.Feed(skewed(lost))
+	p.SetBalanceFrozen(4, false)
+	again := p.Plan(4)
+	if a, b := shares(again)["src1"], shares(lost)["src1"]; a.W*a.H >= b.W*b.H {
+		t.Errorf("let go, slow src1 kept %v (it had %v)", a, b)
+	}
 }

@@ -56,6 +56,12 @@ type LayoutSetter interface {
 	SetLayout(frame int, canvas *compound.Canvas, layout int)
 }
 
+// BalanceFreezer is implemented by planners whose load equalizers can be
+// frozen from a frame on: they keep the split they have.
+type BalanceFreezer interface {
+	SetBalanceFrozen(frame int, frozen bool)
+}
+
 // WindowSizer is implemented by planners whose frames follow the windows'
 // sizes as users resize them.
 type WindowSizer interface {
@@ -131,6 +137,10 @@ type Request struct {
 	// from the first of these frames on (planners that are
 	// LayoutSetters switch them).
 	Layouts map[*compound.Canvas]int
+	// Freeze, when set, freezes the load equalizers from the first of
+	// these frames on, or lets them balance again (planners that are
+	// BalanceFreezers).
+	Freeze *bool
 	// EveryNode sends these frames to every node alive, also to nodes
 	// with nothing to render in them: the frames carry the application's
 	// cluster events, which every node takes in the same frame.
@@ -503,6 +513,9 @@ func (s *Scheduler) Step(e Event) {
 			for cv, i := range e.Layouts {
 				ls.SetLayout(s.requested, cv, i)
 			}
+		}
+		if bf, ok := s.planner.(BalanceFreezer); ok && e.Freeze != nil {
+			bf.SetBalanceFrozen(s.requested, *e.Freeze)
 		}
 		if e.EveryNode {
 			for f := s.requested; f < s.requested+e.Frames; f++ {

@@ -147,6 +147,9 @@ type AppFrame struct {
 	// Layout, when set, shows the layout of that name on every canvas
 	// that has it from this frame on.
 	Layout string `json:",omitempty"`
+	// FreezeBalance, when set, freezes the load equalizers from this
+	// frame on, or lets them balance again.
+	FreezeBalance *bool `json:",omitempty"`
 }
 
 // RunInfo is what an application learns of the run once it is ready.
@@ -1072,7 +1075,7 @@ func (s *server) request(af AppFrame) (scheduler.Request, error) {
 	if af.Overlay != nil {
 		s.overlayFrom[frame] = *af.Overlay
 	}
-	req := scheduler.Request{Frames: 1, EveryNode: len(af.Messages) > 0}
+	req := scheduler.Request{Frames: 1, EveryNode: len(af.Messages) > 0, Freeze: af.FreezeBalance}
 	if req.EveryNode {
 		s.messages[frame] = af.Messages
 	}
