@@ -101,6 +101,7 @@ type Config struct {
 	latency   int
 	observers []string
 	layouts   []string
+	views     []string
 
 	// what goes with the next frame started
 	messages     [][]byte
@@ -108,6 +109,7 @@ type Config struct {
 	heads        map[int]compound.Head
 	overlay      *bool
 	layout       string
+	viewModes    map[int]bool
 	freeze       *bool
 
 	mu        sync.Mutex
@@ -223,7 +225,7 @@ func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 		defer c.mu.Unlock()
 		return nil, c.err
 	}
-	c.latency, c.observers, c.layouts = info.Latency, info.Observers, info.Layouts
+	c.latency, c.observers, c.layouts, c.views = info.Latency, info.Observers, info.Layouts, info.Views
 	return c, nil
 }
 
@@ -245,7 +247,8 @@ func (c *Config) StartFrame(data any) (int, error) {
 			return 0, fmt.Errorf("goeq: frame data is %d bytes encoded, more than the %d allowed", len(b), MaxFrameData)
 		}
 	}
-	af := server.AppFrame{Data: b, Messages: c.messages, Heads: c.heads, Overlay: c.overlay, Layout: c.layout, FreezeBalance: c.freeze}
+	af := server.AppFrame{Data: b, Messages: c.messages, Heads: c.heads, Overlay: c.overlay, Layout: c.layout, ViewModes: c.viewModes,
+		FreezeBalance: c.freeze}
 	select {
 	case c.frames <- af: // the run's loop takes it at once
 	case <-c.done:
@@ -257,7 +260,7 @@ func (c *Config) StartFrame(data any) (int, error) {
 	defer c.mu.Unlock()
 	frame := c.started
 	c.started++
-	c.messages, c.messageBytes, c.heads, c.overlay, c.layout, c.freeze = nil, 0, nil, nil, "", nil
+	c.messages, c.messageBytes, c.heads, c.overlay, c.layout, c.viewModes, c.freeze = nil, 0, nil, nil, "", nil, nil
 	return frame, nil
 }
 
@@ -315,6 +318,38 @@ func (c *Config) UseLayout(name string) error {
 		return fmt.Errorf("goeq: no layout %q: the config has %s", name, cmp.Or(strings.Join(quoted, ", "), "none"))
 	}
 	c.layout = name
+	return nil
+}
+
+// ViewMode is how a view renders: with one eye, or with two.
+type ViewMode int
+
+// The view modes.
+const (
+	Mono ViewMode = iota
+	Stereo
+)
+
+// Views lists the config's views' names (some may be empty), layout by
+// layout, in the order SetViewMode numbers them.
+func (c *Config) Views() []string { return append([]string(nil), c.views...) }
+
+// SetViewMode renders a view in mode from the next frame started on, as
+// Equalizer's View::changeMode (eqPly's g): stereo renders a left and a
+// right eye where the view's destinations show both (on framebuffer
+// objects as anaglyph, in the colours the compounds give), mono the
+// cyclop eye.
+func (c *Config) SetViewMode(view int, mode ViewMode) error {
+	if view < 0 || view >= len(c.views) {
+		return fmt.Errorf("goeq: no view %d: the config has %d", view, len(c.views))
+	}
+	if mode != Mono && mode != Stereo {
+		return fmt.Errorf("goeq: view mode %d is neither Mono nor Stereo", mode)
+	}
+	if c.viewModes == nil {
+		c.viewModes = map[int]bool{}
+	}
+	c.viewModes[view] = mode == Stereo
 	return nil
 }
 

@@ -958,3 +958,77 @@ func TestFreezeBalancingKeepsTheSplit(t *testing.T) {
 	t.Setenv("GOEQ_TOKEN", "the-shared-token")
 	run(goeq.Options{Server: startAppServer(t, path).addr})
 }
+
+// An application switches a view to stereo from a frame on and back to
+// mono (as eqPly's g): from then its destinations show both eyes, as
+// anaglyph, frame for frame as the reference renders them with the same
+// switches, and as the reference of a config whose view is stereo from
+// the start renders them; also when the application drives a running
+// eqserver.
+func TestSetViewModeSwitchesFromAFrameOn(t *testing.T) {
+	const frames = 6
+	stereoFrame := func(f int) bool { return f == 2 || f == 3 }
+	text, err := os.ReadFile(examples("2d-lb-4.eqc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stereo := strings.Replace(string(text), "observer 0", "observer 0\n            mode STEREO", 1)
+	if stereo == string(text) {
+		t.Fatal("2d-lb-4.eqc changed: the test's edit of it does not apply")
+	}
+	run := func(opt goeq.Options, switches bool) string {
+		out := t.TempDir()
+		opt.OutDir, opt.InitData = out, squareInit{Scale: 1.4}
+		cfg, err := goeq.Start(context.Background(), turningSquare{}, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if switches {
+			if got := cfg.Views(); len(got) != 1 {
+				t.Fatalf("views %q, want one", got)
+			}
+			if err := cfg.SetViewMode(1, goeq.Stereo); err == nil {
+				t.Error("SetViewMode took view 1 of 1")
+			}
+		}
+		for i := 0; i < frames && err == nil; i++ {
+			switch {
+			case switches && i == 2:
+				err = cfg.SetViewMode(0, goeq.Stereo)
+			case switches && i == 4:
+				err = cfg.SetViewMode(0, goeq.Mono)
+			}
+			if err == nil {
+				_, err = cfg.StartFrame(camera{Frame: i, Angle: 0.35 * float64(i)})
+			}
+		}
+		if _, exitErr := cfg.Exit(); err != nil || exitErr != nil {
+			t.Fatalf("run: %v; exit: %v", err, exitErr)
+		}
+		return out
+	}
+	compare := func(got, want string, f int) {
+		t.Helper()
+		name := fmt.Sprintf("dest-%06d.png", f)
+		d, err := imagecmp.CompareFiles(filepath.Join(got, name), filepath.Join(want, name), 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.BadFraction() > 0.0002 {
+			t.Errorf("frame %d against %s: %s", f, want, d)
+		}
+	}
+	path := examples("2d-lb-4.eqc")
+	want := run(goeq.Options{Config: path, Reference: true}, true)
+	configured := run(goeq.Options{ConfigText: stereo, Reference: true}, false)
+	got := run(goeq.Options{Config: path}, true)
+	t.Setenv("GOEQ_TOKEN", "the-shared-token")
+	onServer := run(goeq.Options{Server: startAppServer(t, path).addr}, true)
+	for f := 0; f < frames; f++ {
+		compare(got, want, f)
+		compare(onServer, want, f)
+		if stereoFrame(f) {
+			compare(got, configured, f)
+		}
+	}
+}

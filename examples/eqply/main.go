@@ -10,7 +10,8 @@
 // In a window: left-drag turns the model, right-drag or the wheel zooms,
 // middle-drag pans; s toggles the statistics overlay (per-channel times
 // and the current split), f freezes the load balancing and lets it go
-// again (as eqPly's f and F), space resets the camera, l shows the
+// again (as eqPly's f and F), g switches the views between mono and stereo
+// (anaglyph, as eqPly's g), space resets the camera, l shows the
 // config's next layout (on a wall with several), q or Esc (or closing the
 // window) quits. It renders only when something changed. Headless (or
 // with --camera-path orbit) the camera orbits for --frames frames. Ctrl-C
@@ -114,6 +115,7 @@ type controls struct {
 	layout   int // of layouts, the config's: l shows the next
 	layouts  int
 	frozen   bool // the load balancing: f switches it
+	stereo   bool // every view: g switches it
 }
 
 // handle applies one event; it reports whether the picture changes.
@@ -153,6 +155,9 @@ func (c *controls) handle(ev goeq.Event) bool {
 			return true
 		case 'f':
 			c.frozen = !c.frozen // with the next frame: the picture stays
+		case 'g':
+			c.stereo = !c.stereo
+			return true
 		case 'l':
 			if c.layouts > 1 {
 				c.layout = (c.layout + 1) % c.layouts
@@ -255,6 +260,7 @@ func main() {
 	c.layouts = len(layouts)
 	used := 0       // the layout showing
 	frozen := false // the load balancing, as last asked for
+	stereo := false // the views, as last asked for
 	frame := func() error {
 		if !interactive {
 			c.cam.Yaw = home.Yaw + 2*math.Pi*float64(n)/float64(*frames)
@@ -266,6 +272,18 @@ func main() {
 		if c.frozen != frozen {
 			cfg.FreezeBalancing(c.frozen)
 			frozen = c.frozen
+		}
+		if c.stereo != stereo {
+			mode := goeq.Mono
+			if c.stereo {
+				mode = goeq.Stereo
+			}
+			for i := range cfg.Views() {
+				if err := cfg.SetViewMode(i, mode); err != nil {
+					return err
+				}
+			}
+			stereo = c.stereo
 		}
 		if c.layout != used {
 			if err := cfg.UseLayout(layouts[c.layout]); err != nil {

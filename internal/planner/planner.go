@@ -254,6 +254,8 @@ type Planner struct {
 	layouts compound.LayoutSwitches
 	// sizes are the windows' sizes, as users resize them
 	sizes compound.WindowSizes
+	// modes are the application's switches of the views' modes
+	modes compound.ViewModes
 	// frozen load equalizers keep the split they have (the application's
 	// switch, from a frame on)
 	freezes compound.FromFrame[bool]
@@ -312,6 +314,12 @@ func (p *Planner) SetHead(frame int, o *compound.Observer, h compound.Head) { p.
 // SetLayout shows a canvas' layout from frame on (scheduler.LayoutSetter).
 func (p *Planner) SetLayout(frame int, cv *compound.Canvas, layout int) {
 	p.layouts.Set(frame, cv, layout)
+}
+
+// SetViewMode makes a view stereo (or mono) from frame on
+// (scheduler.ViewModeSetter).
+func (p *Planner) SetViewMode(frame int, v *compound.View, stereo bool) {
+	p.modes.Set(frame, v, stereo)
 }
 
 // SetWindowSize gives a window that size from frame on
@@ -394,6 +402,7 @@ func (p *Planner) Plan(frame int) *FramePlan {
 	p.heads.Advance(frame)
 	p.layouts.Advance(frame)
 	p.sizes.Advance(frame)
+	p.modes.Advance(frame)
 	p.freezes.Advance(frame, func(f bool) { p.frozen = f })
 	for c, l := range p.loads {
 		l.Resize(p.loadSize(c))

@@ -417,3 +417,30 @@ func TestFrozenBalanceKeepsItsSplit(t *testing.T) {
 		t.Errorf("let go, slow src1 kept %v (it had %v)", a, b)
 	}
 }
+
+// A view made stereo renders both eyes from its frame on, as anaglyph on
+// framebuffer objects, and one eye again once made mono.
+func TestViewModeSwitchesFromItsFrame(t *testing.T) {
+	cfg := load(t, "2d-lb-4.eqc")
+	p := New(cfg)
+	view := cfg.Views()[0]
+	p.SetViewMode(2, view, true)
+	p.SetViewMode(4, view, false)
+	for f := 0; f < 6; f++ {
+		eyes := map[int]ColorMask{}
+		for _, cp := range p.Plan(f).Channels {
+			for _, task := range cp.Tasks {
+				if task.Kind == Draw {
+					eyes[task.Eye] |= task.ColorMask
+				}
+			}
+		}
+		want := map[int]ColorMask{compound.EyeCyclop: 0}
+		if f == 2 || f == 3 {
+			want = map[int]ColorMask{compound.EyeLeft: MaskRed, compound.EyeRight: MaskGreen | MaskBlue}
+		}
+		if !maps.Equal(eyes, want) {
+			t.Errorf("frame %d draws eyes (with masks) %v, want %v", f, eyes, want)
+		}
+	}
+}

@@ -20,6 +20,7 @@ type Planner struct {
 	heads   compound.Tracking
 	layouts compound.LayoutSwitches
 	sizes   compound.WindowSizes
+	modes   compound.ViewModes
 }
 
 // New returns the reference planner of cfg.
@@ -32,6 +33,12 @@ func (p *Planner) SetHead(frame int, o *compound.Observer, h compound.Head) { p.
 // SetLayout shows a canvas' layout from frame on (scheduler.LayoutSetter).
 func (p *Planner) SetLayout(frame int, cv *compound.Canvas, layout int) {
 	p.layouts.Set(frame, cv, layout)
+}
+
+// SetViewMode makes a view stereo (or mono) from frame on
+// (scheduler.ViewModeSetter).
+func (p *Planner) SetViewMode(frame int, v *compound.View, stereo bool) {
+	p.modes.Set(frame, v, stereo)
 }
 
 // SetWindowSize gives a window that size from frame on
@@ -71,6 +78,7 @@ func (p *Planner) Plan(frame int) *planner.FramePlan {
 	p.heads.Advance(frame)
 	p.layouts.Advance(frame)
 	p.sizes.Advance(frame)
+	p.modes.Advance(frame)
 	byChannel := map[*compound.Channel]*planner.ChannelPlan{}
 	seq := 0
 	next := func() int { seq++; return seq }

@@ -56,6 +56,12 @@ type LayoutSetter interface {
 	SetLayout(frame int, canvas *compound.Canvas, layout int)
 }
 
+// ViewModeSetter is implemented by planners that switch a view between
+// mono and stereo from a frame on.
+type ViewModeSetter interface {
+	SetViewMode(frame int, view *compound.View, stereo bool)
+}
+
 // BalanceFreezer is implemented by planners whose load equalizers can be
 // frozen from a frame on: they keep the split they have.
 type BalanceFreezer interface {
@@ -137,6 +143,9 @@ type Request struct {
 	// from the first of these frames on (planners that are
 	// LayoutSetters switch them).
 	Layouts map[*compound.Canvas]int
+	// ViewModes makes these views stereo (true) or mono from the first of
+	// these frames on (planners that are ViewModeSetters).
+	ViewModes map[*compound.View]bool
 	// Freeze, when set, freezes the load equalizers from the first of
 	// these frames on, or lets them balance again (planners that are
 	// BalanceFreezers).
@@ -512,6 +521,11 @@ func (s *Scheduler) Step(e Event) {
 		if ls, ok := s.planner.(LayoutSetter); ok {
 			for cv, i := range e.Layouts {
 				ls.SetLayout(s.requested, cv, i)
+			}
+		}
+		if ms, ok := s.planner.(ViewModeSetter); ok {
+			for v, stereo := range e.ViewModes {
+				ms.SetViewMode(s.requested, v, stereo)
 			}
 		}
 		if bf, ok := s.planner.(BalanceFreezer); ok && e.Freeze != nil {

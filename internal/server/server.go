@@ -147,6 +147,9 @@ type AppFrame struct {
 	// Layout, when set, shows the layout of that name on every canvas
 	// that has it from this frame on.
 	Layout string `json:",omitempty"`
+	// ViewModes makes views (by index in the config's views, layout by
+	// layout) stereo (true) or mono from this frame on.
+	ViewModes map[int]bool `json:",omitempty"`
 	// FreezeBalance, when set, freezes the load equalizers from this
 	// frame on, or lets them balance again.
 	FreezeBalance *bool `json:",omitempty"`
@@ -157,6 +160,7 @@ type RunInfo struct {
 	Latency   int      // frames that may be in flight beyond the one finishing
 	Observers []string // the config's observers' names, by index
 	Layouts   []string // the config's layouts' names
+	Views     []string // the config's views' names, layout by layout
 }
 
 // Summary is what a run reports at the end.
@@ -1027,6 +1031,9 @@ func (s *server) take(ev *event, rep *report, joined map[string]bool) (scheduler
 				for _, o := range s.cfg.Observers {
 					info.Observers = append(info.Observers, o.Name)
 				}
+				for _, v := range s.cfg.Views() {
+					info.Views = append(info.Views, v.Name)
+				}
 				s.opt.App.Ready(info)
 			}
 		}
@@ -1087,6 +1094,16 @@ func (s *server) request(af AppFrame) (scheduler.Request, error) {
 			req.Heads = map[*compound.Observer]compound.Head{}
 		}
 		req.Heads[s.cfg.Observers[i]] = h
+	}
+	views := s.cfg.Views()
+	for i, stereo := range af.ViewModes {
+		if i < 0 || i >= len(views) {
+			return req, fmt.Errorf("frame %d: no view %d (the config has %d)", frame, i, len(views))
+		}
+		if req.ViewModes == nil {
+			req.ViewModes = map[*compound.View]bool{}
+		}
+		req.ViewModes[views[i]] = stereo
 	}
 	if af.Layout != "" {
 		if req.Layouts = s.cfg.LayoutIndexes(af.Layout); len(req.Layouts) == 0 {
