@@ -248,14 +248,10 @@ type Planner struct {
 	// compounds is how many the config has (a frame's states, sized once)
 	compounds int
 	eyeViews  map[eyeKey]*eyeView
-	// heads are the tracked observers' heads: frusta follow them
-	heads compound.Tracking
-	// layouts are the application's switches of the canvases' layouts
-	layouts compound.LayoutSwitches
-	// sizes are the windows' sizes, as users resize them
-	sizes compound.WindowSizes
-	// modes are the application's switches of the views' modes
-	modes compound.ViewModes
+	// Changes are the heads, layouts, view modes and window sizes the
+	// frames follow (scheduler.HeadSetter, LayoutSetter, ViewModeSetter,
+	// WindowSizer)
+	compound.Changes
 	// frozen load equalizers keep the split they have (the application's
 	// switch, from a frame on)
 	freezes compound.FromFrame[bool]
@@ -307,27 +303,6 @@ func New(cfg *compound.Config) *Planner {
 	return p
 }
 
-// SetHead places an observer's tracked head from frame on
-// (scheduler.HeadSetter).
-func (p *Planner) SetHead(frame int, o *compound.Observer, h compound.Head) { p.heads.Set(frame, o, h) }
-
-// SetLayout shows a canvas' layout from frame on (scheduler.LayoutSetter).
-func (p *Planner) SetLayout(frame int, cv *compound.Canvas, layout int) {
-	p.layouts.Set(frame, cv, layout)
-}
-
-// SetViewMode makes a view stereo (or mono) from frame on
-// (scheduler.ViewModeSetter).
-func (p *Planner) SetViewMode(frame int, v *compound.View, stereo bool) {
-	p.modes.Set(frame, v, stereo)
-}
-
-// SetWindowSize gives a window that size from frame on
-// (scheduler.WindowSizer).
-func (p *Planner) SetWindowSize(frame int, w *compound.Window, size compound.Size) {
-	p.sizes.Set(frame, w, size)
-}
-
 // SetBalanceFrozen freezes the load equalizers from frame on, or lets
 // them balance again (scheduler.BalanceFreezer).
 func (p *Planner) SetBalanceFrozen(frame int, frozen bool) { p.freezes.Set(frame, frozen) }
@@ -342,7 +317,7 @@ func (p *Planner) loadSize(c *compound.Compound) (w, h int) {
 	if c.Channel == nil {
 		return 1, 1
 	}
-	pvp := p.sizes.Channel(c.Channel).Apply(c.Viewport)
+	pvp := p.Sizes.Channel(c.Channel).Apply(c.Viewport)
 	return pvp.W, pvp.H
 }
 
@@ -399,10 +374,7 @@ func (p *Planner) Feed(f stats.Frame) {
 func (p *Planner) Plan(frame int) *FramePlan {
 	plan := &FramePlan{Frame: frame, Compounds: make(map[string]CompoundState, p.compounds)}
 	states := plan.Compounds
-	p.heads.Advance(frame)
-	p.layouts.Advance(frame)
-	p.sizes.Advance(frame)
-	p.modes.Advance(frame)
+	p.Changes.Advance(frame)
 	p.freezes.Advance(frame, func(f bool) { p.frozen = f })
 	for c, l := range p.loads {
 		l.Resize(p.loadSize(c))
@@ -425,7 +397,7 @@ func (p *Planner) Plan(frame int) *FramePlan {
 	})
 	// 3. compose locals into destination-relative values
 	for _, root := range p.cfg.Compounds {
-		compose(root, nil, states, &p.sizes)
+		compose(root, nil, states, &p.Sizes)
 	}
 	p.history[frame] = states
 	delete(p.history, frame-64)
@@ -769,8 +741,8 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 		cp = byChannel[c.Channel]
 		if cp == nil {
 			// a channel that renders clears and draws at least
-			cp = &ChannelPlan{Channel: c.Channel, Tasks: make([]Task, 0, 2), Viewport: p.sizes.Channel(c.Channel),
-				WindowSize: p.sizes.Window(c.Channel.Window)}
+			cp = &ChannelPlan{Channel: c.Channel, Tasks: make([]Task, 0, 2), Viewport: p.Sizes.Channel(c.Channel),
+				WindowSize: p.Sizes.Window(c.Channel.Window)}
 			byChannel[c.Channel] = cp
 			plan.Channels = append(plan.Channels, cp)
 		}
@@ -883,11 +855,7 @@ func (p *Planner) task(c *compound.Compound, eye int, states map[string]Compound
 		ColorMask: colorMask(c, eye)}
 	if owner := c.WallOwner; owner != nil && c.Wall != nil {
 		t.Area = states[owner.Path()].Share
-		wall := *c.Wall
-		if dest := c.Destination(); dest != nil && dest.Channel != nil {
-			wall = wall.Widened(p.sizes.Widening(dest.Channel))
-		}
-		wall, eyePos := p.heads.Eye(p.cfg, c, wall, eye)
+		wall, eyePos := p.Changes.Wall(p.cfg, c, eye)
 		v := p.eyeViews[eyeKey{c, eye}]
 		if v == nil || v.wall != wall || v.eye != eyePos {
 			v = &eyeView{wall: wall, eye: eyePos, frustum: wall.EyeFrustum(eyePos, compound.DefaultNear, compound.DefaultFar),

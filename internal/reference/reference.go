@@ -16,36 +16,15 @@ import (
 
 // Planner plans reference frames (scheduler.Planner).
 type Planner struct {
-	cfg     *compound.Config
-	heads   compound.Tracking
-	layouts compound.LayoutSwitches
-	sizes   compound.WindowSizes
-	modes   compound.ViewModes
+	cfg *compound.Config
+	// Changes are the heads, layouts, view modes and window sizes the
+	// reference follows as the planner does (scheduler.HeadSetter,
+	// LayoutSetter, ViewModeSetter, WindowSizer)
+	compound.Changes
 }
 
 // New returns the reference planner of cfg.
 func New(cfg *compound.Config) *Planner { return &Planner{cfg: cfg} }
-
-// SetHead places an observer's tracked head from frame on
-// (scheduler.HeadSetter): the reference follows the head too.
-func (p *Planner) SetHead(frame int, o *compound.Observer, h compound.Head) { p.heads.Set(frame, o, h) }
-
-// SetLayout shows a canvas' layout from frame on (scheduler.LayoutSetter).
-func (p *Planner) SetLayout(frame int, cv *compound.Canvas, layout int) {
-	p.layouts.Set(frame, cv, layout)
-}
-
-// SetViewMode makes a view stereo (or mono) from frame on
-// (scheduler.ViewModeSetter).
-func (p *Planner) SetViewMode(frame int, v *compound.View, stereo bool) {
-	p.modes.Set(frame, v, stereo)
-}
-
-// SetWindowSize gives a window that size from frame on
-// (scheduler.WindowSizer).
-func (p *Planner) SetWindowSize(frame int, w *compound.Window, size compound.Size) {
-	p.sizes.Set(frame, w, size)
-}
 
 // Feed ignores statistics: nothing is balanced.
 func (p *Planner) Feed(stats.Frame) {}
@@ -75,10 +54,7 @@ func (p *Planner) Nodes() []string {
 // images (a monitor) draws each of their views where it shows them.
 func (p *Planner) Plan(frame int) *planner.FramePlan {
 	plan := &planner.FramePlan{Frame: frame, Compounds: map[string]planner.CompoundState{}}
-	p.heads.Advance(frame)
-	p.layouts.Advance(frame)
-	p.sizes.Advance(frame)
-	p.modes.Advance(frame)
+	p.Changes.Advance(frame)
 	byChannel := map[*compound.Channel]*planner.ChannelPlan{}
 	seq := 0
 	next := func() int { seq++; return seq }
@@ -92,8 +68,8 @@ func (p *Planner) Plan(frame int) *planner.FramePlan {
 		}
 		cp := byChannel[c.Channel]
 		if cp == nil {
-			cp = &planner.ChannelPlan{Channel: c.Channel, Destination: true, Viewport: p.sizes.Channel(c.Channel),
-				WindowSize: p.sizes.Window(c.Channel.Window)}
+			cp = &planner.ChannelPlan{Channel: c.Channel, Destination: true, Viewport: p.Sizes.Channel(c.Channel),
+				WindowSize: p.Sizes.Window(c.Channel.Window)}
 			byChannel[c.Channel] = cp
 			plan.Channels = append(plan.Channels, cp)
 		}
@@ -120,11 +96,7 @@ func (p *Planner) Plan(frame int) *planner.FramePlan {
 // draw is a full render of compound c's wall (as its destination shows
 // it) into region.
 func (p *Planner) draw(c *compound.Compound, eye int, region compound.PixelViewport, mask planner.ColorMask, seq int) planner.Task {
-	wall := *c.Wall
-	if dest := c.Destination(); dest != nil {
-		wall = wall.Widened(p.sizes.Widening(dest.Channel))
-	}
-	wall, eyePos := p.heads.Eye(p.cfg, c, wall, eye)
+	wall, eyePos := p.Changes.Wall(p.cfg, c, eye)
 	all := compound.PixelViewport{W: region.W, H: region.H}
 	return planner.Task{Kind: planner.Draw, Seq: seq, Home: true, Compound: c.Path(), Eye: eye, Region: region, Share: all, Area: all,
 		Viewport: compound.FullViewport, Range: compound.FullRange, Pixel: compound.Pixel{W: 1, H: 1},

@@ -1,0 +1,47 @@
+package compound
+
+// Changes are what an application and its users change while a config
+// runs, each from a frame on: tracked heads, the canvases' layouts, the
+// views' modes and the windows' sizes. Both planners embed it, so they
+// follow the same changes from the same frames (the scheduler finds its
+// setters by type assertion), and Advance applies them before a frame is
+// planned.
+type Changes struct {
+	Heads   Tracking
+	Layouts LayoutSwitches
+	Modes   ViewModes
+	Sizes   WindowSizes
+}
+
+// SetHead places an observer's tracked head from frame on.
+func (c *Changes) SetHead(frame int, o *Observer, h Head) { c.Heads.Set(frame, o, h) }
+
+// SetLayout shows a canvas' layout (an index into its Layouts) from frame
+// on.
+func (c *Changes) SetLayout(frame int, cv *Canvas, layout int) { c.Layouts.Set(frame, cv, layout) }
+
+// SetViewMode makes a view stereo (or mono) from frame on.
+func (c *Changes) SetViewMode(frame int, v *View, stereo bool) { c.Modes.Set(frame, v, stereo) }
+
+// SetWindowSize gives a window that size from frame on.
+func (c *Changes) SetWindowSize(frame int, w *Window, size Size) { c.Sizes.Set(frame, w, size) }
+
+// Advance applies the changes set for frames up to frame: call it before
+// planning frame.
+func (c *Changes) Advance(frame int) {
+	c.Heads.Advance(frame)
+	c.Layouts.Advance(frame)
+	c.Modes.Advance(frame)
+	c.Sizes.Advance(frame)
+}
+
+// Wall is the wall compound x renders, as its destination shows it now
+// (widened with a resized window), seen by eye: the wall and the eye's
+// position in world space (Tracking.Eye).
+func (c *Changes) Wall(cfg *Config, x *Compound, eye int) (Wall, Vec3) {
+	wall := *x.Wall
+	if dest := x.Destination(); dest != nil && dest.Channel != nil {
+		wall = wall.Widened(c.Sizes.Widening(dest.Channel))
+	}
+	return c.Heads.Eye(cfg, x, wall, eye)
+}
