@@ -76,6 +76,10 @@ type Event struct {
 	Node    string // the node whose window it is
 	Window  string // the window's name
 	Channel string // the channel under the pointer (its identity), if any
+	// ViewIndex is the config's view that channel shows (an index into
+	// Config.Views; -1 when none): an application with a camera per view
+	// moves that view's.
+	ViewIndex int
 	// X, Y is the pointer in the normalised coordinates of the view the
 	// channel shows: 0 to 1 from its bottom-left corner (the last
 	// position, for keys).
@@ -88,7 +92,7 @@ type Event struct {
 }
 
 func eventOf(node string, e control.WindowEvent) Event {
-	return Event{Kind: EventKind(e.Kind), Node: node, Window: e.Window, Channel: e.Channel, X: e.X, Y: e.Y, DX: e.DX, DY: e.DY,
+	return Event{Kind: EventKind(e.Kind), Node: node, Window: e.Window, Channel: e.Channel, ViewIndex: e.View, X: e.X, Y: e.Y, DX: e.DX, DY: e.DY,
 		Button: e.Button, Key: Key(e.Key), Width: e.W, Height: e.H}
 }
 

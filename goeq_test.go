@@ -64,6 +64,7 @@ type tint struct {
 type drawn struct {
 	Frame            int
 	Projection, View goeq.Mat4
+	ViewIndex        int
 }
 
 type turningSquare struct{}
@@ -185,7 +186,7 @@ func (s *square) Draw(dc *goeq.DrawContext) (goeq.Region, error) {
 	model[0], model[5] = model[0]*s.scale, model[5]*s.scale
 	mvp := dc.Projection.Mul(dc.View).Mul(model)
 	if s.record != "" {
-		line, _ := json.Marshal(drawn{dc.Frame, dc.Projection, dc.View})
+		line, _ := json.Marshal(drawn{dc.Frame, dc.Projection, dc.View, dc.ViewIndex})
 		if err := s.note("draw-"+url.PathEscape(dc.Channel), string(line)+"\n"); err != nil {
 			return goeq.Region{}, err
 		}
@@ -1029,6 +1030,55 @@ func TestSetViewModeSwitchesFromAFrameOn(t *testing.T) {
 		compare(onServer, want, f)
 		if stereoFrame(f) {
 			compare(got, configured, f)
+		}
+	}
+}
+
+// Every draw knows the config's view it is for (the one its destination
+// shows): on two-layouts.eqc's halves, the two sources of the left view
+// draw for view 1, the destination's own draw of the right view for view
+// 2, and nothing draws for the whole view (0), which is not shown.
+func TestDrawsKnowTheirView(t *testing.T) {
+	record := t.TempDir()
+	script := func(cfg *goeq.Config, frame int) error {
+		if frame == 0 {
+			if got := cfg.Views(); !slices.Equal(got, []string{"", "left", "right"}) {
+				return fmt.Errorf("views %q", got)
+			}
+			return cfg.UseLayout("halves")
+		}
+		return nil
+	}
+	runScript(t, goeq.Options{Config: examples("two-layouts.eqc")}, 3, squareInit{Scale: 1.4, Record: record}, script)
+	want := map[string]int{"n1.p0.w0.c0": 1, "n1.p1.w0.c0": 1, "n0.p0.w0.c0/v1.1s0.0": 2}
+	files, err := filepath.Glob(filepath.Join(record, "draw-*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, f := range files {
+		channel, err := url.PathUnescape(strings.TrimPrefix(filepath.Base(f), "draw-"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			var d drawn
+			if err := json.Unmarshal([]byte(line), &d); err != nil {
+				t.Fatal(err)
+			}
+			if v, ok := want[channel]; !ok || d.ViewIndex != v {
+				t.Errorf("channel %s drew frame %d for view %d; want %v (known: %v)", channel, d.Frame, d.ViewIndex, v, ok)
+			}
+		}
+		seen[channel] = true
+	}
+	for channel := range want {
+		if !seen[channel] {
+			t.Errorf("channel %s drew nothing", channel)
 		}
 	}
 }

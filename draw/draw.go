@@ -159,6 +159,10 @@ type Context struct {
 	Frame   int    // the frame number, counted from 0
 	Channel string // the channel's identity (as in statistics and logs)
 	Eye     Eye
+	// ViewIndex is the config's view this is for: the one its destination
+	// shows, as an index into goeq's Config.Views (-1 when it shows none).
+	// An application with a camera or model per view picks it by this.
+	ViewIndex int
 	// X, Y, Width, Height is the viewport of the bound framebuffer to draw
 	// into, in pixels.
 	X, Y, Width, Height int

@@ -597,7 +597,7 @@ func (fr *frameRun) overlay(r *channelRun) error {
 	gl.Enable(gl.SCISSOR_TEST)
 	gl.Scissor(int32(pv.X), int32(pv.Y), int32(pv.W), int32(pv.H))
 	defer gl.Disable(gl.SCISSOR_TEST)
-	return o.DrawOverlay(&draw.Context{Frame: fr.frame, Channel: r.plan.Channel.ID, Data: fr.data, Eye: draw.Cyclop,
+	return o.DrawOverlay(&draw.Context{Frame: fr.frame, Channel: r.plan.Channel.ID, Data: fr.data, Eye: draw.Cyclop, ViewIndex: r.plan.View,
 		X: pv.X, Y: pv.Y, Width: pv.W, Height: pv.H, DestWidth: pv.W, DestHeight: pv.H, Share: draw.Region{W: pv.W, H: pv.H},
 		Viewport: draw.Viewport{W: 1, H: 1}, Range: draw.Range{End: 1}, Projection: draw.Identity, Adjust: draw.Identity, View: draw.Identity})
 }
@@ -765,7 +765,7 @@ func (fr *frameRun) draw(r *channelRun, t *planner.Task, share, region compound.
 	gl.Enable(gl.SCISSOR_TEST)
 	gl.Scissor(int32(region.X), int32(region.Y), int32(region.W), int32(region.H))
 	defer gl.Disable(gl.SCISSOR_TEST)
-	roi, err := fr.e.Renderer.Draw(&draw.Context{Frame: fr.frame, Channel: r.plan.Channel.ID, Data: fr.data, Eye: draw.Eye(t.Eye),
+	roi, err := fr.e.Renderer.Draw(&draw.Context{Frame: fr.frame, Channel: r.plan.Channel.ID, Data: fr.data, Eye: draw.Eye(t.Eye), ViewIndex: t.View,
 		X: region.X, Y: region.Y, Width: region.W, Height: region.H,
 		DestWidth: area.W, DestHeight: area.H, Share: draw.Region{X: share.X - area.X, Y: share.Y - area.Y, W: share.W, H: share.H},
 		Viewport: draw.Viewport(vp), Range: draw.Range(rng), Pixel: draw.Pixel(t.Pixel), Subpixel: draw.Subpixel(t.Subpixel),
@@ -873,7 +873,7 @@ func (fr *frameRun) fail(err error) {
 // readByRenderer has a renderer that is a draw.Reader read region back,
 // and checks what it returns.
 func (fr *frameRun) readByRenderer(rd draw.Reader, r *channelRun, t *planner.Task, read compound.PixelViewport, depth bool) (*Pixels, error) {
-	color, z, err := rd.ReadBack(&draw.Context{Frame: fr.frame, Channel: r.plan.Channel.ID, Data: fr.data, Eye: draw.Eye(t.Eye),
+	color, z, err := rd.ReadBack(&draw.Context{Frame: fr.frame, Channel: r.plan.Channel.ID, Data: fr.data, Eye: draw.Eye(t.Eye), ViewIndex: t.View,
 		X: read.X, Y: read.Y, Width: read.W, Height: read.H, Range: draw.Range(t.Range), Pixel: draw.Pixel(t.Pixel),
 		Subpixel: draw.Subpixel(t.Subpixel)}, draw.Region{X: read.X, Y: read.Y, W: read.W, H: read.H}, depth)
 	n := read.W * read.H
@@ -1218,7 +1218,7 @@ func (a *assembly) compositeDeferred() error {
 			for i, r := range ranges {
 				dranges[i] = draw.Range(r)
 			}
-			order = o.BackToFront(&draw.Context{Frame: a.fr.frame, Channel: a.r.plan.Channel.ID, Eye: draw.Eye(a.t.Eye), View: view,
+			order = o.BackToFront(&draw.Context{Frame: a.fr.frame, Channel: a.r.plan.Channel.ID, Eye: draw.Eye(a.t.Eye), ViewIndex: a.t.View, View: view,
 				Data: a.fr.data}, dranges)
 		} else {
 			// far ranges first: the database's order is its depth order
@@ -1281,7 +1281,7 @@ func (a *assembly) assembleByRenderer(asm draw.Assembler) error {
 	}
 	gl.Viewport(int32(reg.X), int32(reg.Y), int32(reg.W), int32(reg.H))
 	gl.Disable(gl.SCISSOR_TEST)
-	err := asm.Assemble(&draw.Context{Frame: a.fr.frame, Channel: a.r.plan.Channel.ID, Data: a.fr.data, Eye: draw.Eye(a.t.Eye),
+	err := asm.Assemble(&draw.Context{Frame: a.fr.frame, Channel: a.r.plan.Channel.ID, Data: a.fr.data, Eye: draw.Eye(a.t.Eye), ViewIndex: a.t.View,
 		X: reg.X, Y: reg.Y, Width: reg.W, Height: reg.H, View: view, Viewport: draw.Viewport(a.t.Viewport), Range: draw.Range(a.t.Range)}, images)
 	if err != nil {
 		return fmt.Errorf("frame %d: channel %s: the renderer's assembly: %w", a.fr.frame, a.r.plan.Channel.Label, err)

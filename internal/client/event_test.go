@@ -50,9 +50,10 @@ func TestEventsGoToTheChannelsShown(t *testing.T) {
 		View: &compound.View{Layout: two}, Segment: segment}
 	right := &compound.Channel{ID: "right", Window: w, PixelViewport: compound.PixelViewport{X: 50, W: 50, H: 50},
 		View: &compound.View{Layout: two}, Segment: segment}
+	one.Views, two.Views = []*compound.View{whole.View}, []*compound.View{left.View, right.View}
 	cw := &channel.Window{Model: w}
 	n := &node{events: make(chan control.WindowEvent, 4), pointer: map[*compound.Window][2]float64{},
-		cfg: &compound.Config{Channels: []*compound.Channel{whole, left, right}}}
+		cfg: &compound.Config{Layouts: []*compound.Layout{one, two}, Channels: []*compound.Channel{whole, left, right}}}
 	p := &pipe{windows: []*channel.Window{cw}}
 	plans := func(chs ...*compound.Channel) []*planner.ChannelPlan {
 		var out []*planner.ChannelPlan
@@ -61,9 +62,14 @@ func TestEventsGoToTheChannelsShown(t *testing.T) {
 		}
 		return out
 	}
+	views := map[string]int{"whole": 0, "left": 1, "right": 2} // in the config's views
 	at := func(x float64) string {
 		n.windowEvent(cw, winsys.Event{Kind: winsys.PointerMotion, X: x, Y: 10})
-		return (<-n.events).Channel
+		ev := <-n.events
+		if want, ok := views[ev.Channel]; !ok || ev.View != want {
+			t.Errorf("the event in channel %q names view %d, want %d", ev.Channel, ev.View, want)
+		}
+		return ev.Channel
 	}
 	if got := at(75); got != "whole" {
 		t.Errorf("before any frame: the event went to %q, not to the config's first layout", got)

@@ -219,7 +219,7 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 			if sw, sh, ok := cw.ScreenSize(); ok && (sw != w.PixelViewport.W || sh != w.PixelViewport.H) {
 				// fullscreen on a screen unlike its pipe's viewport: the
 				// frames follow its size on screen, as after a user's resize
-				n.queueEvent(w, control.WindowEvent{Kind: int(winsys.Resize), Window: w.Name, WindowID: w.ID, W: sw, H: sh})
+				n.queueEvent(w, control.WindowEvent{Kind: int(winsys.Resize), Window: w.Name, WindowID: w.ID, View: -1, W: sw, H: sh})
 			}
 		}
 		n.claimChannels(p)
@@ -354,7 +354,7 @@ func (n *node) start(ctx context.Context, fw *control.FrameWork) error {
 			byPipe[p] = job
 		}
 		job.plans = append(job.plans, &planner.ChannelPlan{Channel: ch, Tasks: cw.Tasks, Destination: cw.Destination,
-			Viewport: cw.Viewport, WindowSize: cw.WindowSize})
+			Viewport: cw.Viewport, WindowSize: cw.WindowSize, View: cw.View})
 		job.dest = job.dest || cw.Destination
 	}
 	if len(fw.Messages) > 0 {
@@ -643,14 +643,14 @@ func (n *node) windowEvent(cw *channel.Window, e winsys.Event) {
 		screenW, screenH = size.W, size.H
 	}
 	gx, gy := windowPoint(size, screenW, screenH, x, y)
-	ev := control.WindowEvent{Kind: int(e.Kind), Window: w.Name, WindowID: w.ID, DX: e.DX, DY: e.DY, Button: e.Button, Key: e.Key, W: e.W, H: e.H}
+	ev := control.WindowEvent{Kind: int(e.Kind), Window: w.Name, WindowID: w.ID, View: -1, DX: e.DX, DY: e.DY, Button: e.Button, Key: e.Key, W: e.W, H: e.H}
 	for _, sp := range shown {
 		pv := sp.Viewport
 		if pv.W <= 0 || pv.H <= 0 {
 			continue
 		}
 		if gx >= float64(pv.X) && gx < float64(pv.X+pv.W) && gy >= float64(pv.Y) && gy < float64(pv.Y+pv.H) {
-			ev.Channel = sp.Channel.ID
+			ev.Channel, ev.View = sp.Channel.ID, n.cfg.ViewIndex(sp.Channel)
 			ev.X, ev.Y = sp.Channel.ViewPoint((gx-float64(pv.X))/float64(pv.W), (gy-float64(pv.Y))/float64(pv.H))
 		}
 	}

@@ -71,6 +71,7 @@ type WindowEvent struct {
 	Window   string  `json:"window"`            // the config's name
 	WindowID string  `json:"window_id"`         // compound.Window.ID
 	Channel  string  `json:"channel,omitempty"` // ID
+	View     int     `json:"view"`              // the channel's, in compound.Config.Views; -1: none
 	X        float64 `json:"x"`
 	Y        float64 `json:"y"`
 	DX       float64 `json:"dx,omitempty"`
@@ -214,8 +215,10 @@ type ChannelWork struct {
 	// window's size this frame (a user may have resized the window).
 	Viewport   compound.PixelViewport `json:"viewport"`
 	WindowSize compound.Size          `json:"window_size"`
-	// Destination: the channel shows a result (present it, write its PNG).
+	// Destination: the channel shows a result (present it, write its PNG),
+	// of the config's view View (-1: none).
 	Destination bool `json:"destination,omitempty"`
+	View        int  `json:"view"`
 }
 
 // FrameWork is a node's work for one frame, with the frame addresses of

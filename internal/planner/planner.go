@@ -114,6 +114,10 @@ type Task struct {
 	Home     bool   `json:"home,omitempty"`
 	Compound string `json:"compound"`
 	Eye      int    `json:"eye"`
+	// View is the config's view the compound's destination shows (an
+	// index into compound.Config.Views), -1 when it shows none: an
+	// application with a camera or model per view picks it by this.
+	View int `json:"view"`
 	// Region is the task's rectangle in its channel's framebuffer. On the
 	// destination channel it is the compound's share of it; on any other
 	// channel it starts at the channel's corner: as Equalizer does, a
@@ -182,8 +186,10 @@ type ChannelPlan struct {
 	Viewport   compound.PixelViewport
 	WindowSize compound.Size
 	// Destination: the channel shows the result of a compound tree this
-	// frame (it is presented and its image written).
+	// frame (it is presented and its image written), of the config's view
+	// View (-1: none; as Task.View).
 	Destination bool
+	View        int
 }
 
 // CompoundState is what the planner decided for one compound this frame.
@@ -742,7 +748,7 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 		if cp == nil {
 			// a channel that renders clears and draws at least
 			cp = &ChannelPlan{Channel: c.Channel, Tasks: make([]Task, 0, 2), Viewport: p.Sizes.Channel(c.Channel),
-				WindowSize: p.Sizes.Window(c.Channel.Window)}
+				WindowSize: p.Sizes.Window(c.Channel.Window), View: p.cfg.ViewIndex(c.Channel)}
 			byChannel[c.Channel] = cp
 			plan.Channels = append(plan.Channels, cp)
 		}
@@ -850,7 +856,8 @@ func (p *Planner) numbered(t Task, kind Kind) Task {
 // task makes compound c's task for an eye, without its kind and order.
 func (p *Planner) task(c *compound.Compound, eye int, states map[string]CompoundState) Task {
 	s := states[c.Path()]
-	t := Task{Home: c.Destination().Channel.Window == c.Channel.Window, Compound: c.Path(), Eye: eye, Viewport: s.Viewport, Range: s.Range, Pixel: s.Pixel,
+	t := Task{Home: c.Destination().Channel.Window == c.Channel.Window, Compound: c.Path(), Eye: eye, View: p.cfg.ViewIndex(c.Destination().Channel),
+		Viewport: s.Viewport, Range: s.Range, Pixel: s.Pixel,
 		Subpixel: s.Subpixel, Zoom: s.Zoom, Buffers: c.Buffers, Share: s.Share, Region: region(c, s),
 		ColorMask: colorMask(c, eye)}
 	if owner := c.WallOwner; owner != nil && c.Wall != nil {

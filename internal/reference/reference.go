@@ -69,7 +69,7 @@ func (p *Planner) Plan(frame int) *planner.FramePlan {
 		cp := byChannel[c.Channel]
 		if cp == nil {
 			cp = &planner.ChannelPlan{Channel: c.Channel, Destination: true, Viewport: p.Sizes.Channel(c.Channel),
-				WindowSize: p.Sizes.Window(c.Channel.Window)}
+				WindowSize: p.Sizes.Window(c.Channel.Window), View: p.cfg.ViewIndex(c.Channel)}
 			byChannel[c.Channel] = cp
 			plan.Channels = append(plan.Channels, cp)
 		}
@@ -79,8 +79,8 @@ func (p *Planner) Plan(frame int) *planner.FramePlan {
 				continue
 			}
 			mask := anaglyph(c, eye)
-			cp.Tasks = append(cp.Tasks, planner.Task{Kind: planner.Clear, Seq: next(), Home: true, Compound: c.Path(), Eye: eye, Region: full, Share: full,
-				Area: full, Viewport: compound.FullViewport, Range: compound.FullRange, ColorMask: mask})
+			cp.Tasks = append(cp.Tasks, planner.Task{Kind: planner.Clear, Seq: next(), Home: true, Compound: c.Path(), Eye: eye, View: p.cfg.ViewIndex(c.Channel),
+				Region: full, Share: full, Area: full, Viewport: compound.FullViewport, Range: compound.FullRange, ColorMask: mask})
 			if views := shown(c, full); len(views) > 0 {
 				for _, v := range views {
 					cp.Tasks = append(cp.Tasks, p.draw(v.source, eye, v.place, mask, next()))
@@ -98,7 +98,8 @@ func (p *Planner) Plan(frame int) *planner.FramePlan {
 func (p *Planner) draw(c *compound.Compound, eye int, region compound.PixelViewport, mask planner.ColorMask, seq int) planner.Task {
 	wall, eyePos := p.Changes.Wall(p.cfg, c, eye)
 	all := compound.PixelViewport{W: region.W, H: region.H}
-	return planner.Task{Kind: planner.Draw, Seq: seq, Home: true, Compound: c.Path(), Eye: eye, Region: region, Share: all, Area: all,
+	return planner.Task{Kind: planner.Draw, Seq: seq, Home: true, Compound: c.Path(), Eye: eye, View: p.cfg.ViewIndex(c.Destination().Channel),
+		Region: region, Share: all, Area: all,
 		Viewport: compound.FullViewport, Range: compound.FullRange, Pixel: compound.Pixel{W: 1, H: 1},
 		Subpixel: compound.Subpixel{Size: 1}, Zoom: compound.Zoom{X: 1, Y: 1}, Buffers: compound.BufferColor | compound.BufferDepth,
 		Frustum: wall.EyeFrustum(eyePos, compound.DefaultNear, compound.DefaultFar), ViewMatrix: wall.ViewMatrix(eyePos),

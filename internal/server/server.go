@@ -1179,7 +1179,7 @@ func (s *server) act(rd scheduler.Ready, rep *report) error {
 				Overlay: s.overlayFor(w, rep)}
 			for _, cp := range w.Channels {
 				fw.Channels = append(fw.Channels, control.ChannelWork{Channel: cp.Channel.ID, Tasks: cp.Tasks, Destination: cp.Destination,
-					Viewport: cp.Viewport, WindowSize: cp.WindowSize})
+					Viewport: cp.Viewport, WindowSize: cp.WindowSize, View: cp.View})
 			}
 			nc := s.nodes[w.Node]
 			nc.addPeers(fw, s.peers, s.peersGen)
