@@ -263,6 +263,53 @@ func TestLShowsTheNextLayout(t *testing.T) {
 	r.endsCleanly(t, "q")
 }
 
+// Each view has its own camera, as eqPly's: on two-layouts.eqc's halves,
+// a drag in the left view turns the left view's model, and the right
+// view's picture stays as it was.
+func TestDragTurnsTheViewItIsIn(t *testing.T) {
+	config, err := filepath.Abs(filepath.Join("..", "configs", "two-layouts.eqc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := startEqply(t, "--config", config)
+	xtest.Xdotool(t, r.disp, "windowfocus", "--sync", r.win)
+	xtest.Xdotool(t, r.disp, "key", "l")
+	image := func(half string, frame int) string {
+		return filepath.Join(r.dir, "out", fmt.Sprintf("dest.halves.%s-%06d.png", half, frame))
+	}
+	written := func(half string, frame int) bool { w, _ := pngSize(image(half, frame)); return w > 0 }
+	before := -1
+	waitFor(t, "images of both halves", 30*time.Second, func() bool {
+		for _, l := range readTrace(t, r.trace) {
+			if l.Frame != nil && written("left", *l.Frame) && written("right", *l.Frame) {
+				before = *l.Frame
+			}
+		}
+		return before >= 0
+	})
+	// a fifth of the left view (320 pixels wide) to the right: a tenth of
+	// a turn
+	r.drag(t, 160, 180, 64, 0)
+	after := r.waitForCamera(t, camera{Yaw: homeCamera.Yaw + math.Pi*0.2, Pitch: homeCamera.Pitch, Distance: homeCamera.Distance})
+	waitFor(t, "the turned frame's images", 30*time.Second, func() bool { return written("left", after) && written("right", after) })
+	right, err := imagecmp.CompareFiles(image("right", after), image("right", before), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if right.BadFraction() > 0 {
+		t.Errorf("the drag in the left view changed the right view: %s", right)
+	}
+	left, err := imagecmp.CompareFiles(image("left", after), image("left", before), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if left.BadFraction() < 0.01 {
+		t.Errorf("the drag did not turn the left view: %s", left)
+	}
+	xtest.Xdotool(t, r.disp, "key", "q")
+	r.endsCleanly(t, "q")
+}
+
 // geometry is the window's place and size on the screen.
 func (r *running) geometry(t *testing.T) (x, y, w, h int) {
 	t.Helper()

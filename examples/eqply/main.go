@@ -8,13 +8,15 @@
 //	      [--overlay] [--server HOST:PORT] [--http ADDR]
 //
 // In a window: left-drag turns the model, right-drag or the wheel zooms,
-// middle-drag pans; s toggles the statistics overlay (per-channel times
-// and the current split), f freezes the load balancing and lets it go
-// again (as eqPly's f and F), g switches the views between mono and stereo
-// (anaglyph, as eqPly's g), space resets the camera, l shows the
-// config's next layout (on a wall with several), q or Esc (or closing the
-// window) quits. It renders only when something changed. Headless (or
-// with --camera-path orbit) the camera orbits for --frames frames. Ctrl-C
+// middle-drag pans, each in the view under the pointer (every view has
+// its own camera once moved, as eqPly's); s toggles the statistics
+// overlay (per-channel times and the current split), f freezes the load
+// balancing and lets it go again (as eqPly's f and F), g switches the
+// views between mono and stereo (anaglyph, as eqPly's g), space resets
+// the cameras, l shows the config's next layout (on a wall with several),
+// q or Esc (or closing the window) quits. A resized window renders at its
+// new size. It renders only when something changed. Headless (or with
+// --camera-path orbit) the camera orbits for --frames frames. Ctrl-C
 // (SIGINT or SIGTERM) stops it as q does, and it exits with 130 or 143; a
 // second one ends it at once.
 package main
@@ -57,9 +59,19 @@ func (c camera) matrix() goeq.Mat4 {
 	return goeq.Translate(float32(c.Pan[0]), float32(c.Pan[1]), float32(-c.Distance)).Mul(goeq.RotateX(c.Pitch)).Mul(goeq.RotateY(c.Yaw))
 }
 
-// frameData is what changes from frame to frame.
+// frameData is what changes from frame to frame: the camera, and the
+// cameras of the views a user moved on their own (by view index).
 type frameData struct {
 	Camera camera
+	Views  map[int]camera `json:",omitempty"`
+}
+
+// cameraOf is the camera a draw for a view shows.
+func (f frameData) cameraOf(view int) camera {
+	if c, ok := f.Views[view]; ok {
+		return c
+	}
+	return f.Camera
 }
 
 type app struct{}
@@ -100,15 +112,19 @@ func (v *viewer) Draw(dc *goeq.DrawContext) (goeq.Region, error) {
 	if err := dc.FrameData(&f); err != nil {
 		return goeq.All, err
 	}
-	return v.mesh.DrawPlaced(dc, dc.View.Mul(f.Camera.matrix()))
+	return v.mesh.DrawPlaced(dc, dc.View.Mul(f.cameraOf(dc.ViewIndex).matrix()))
 }
 
 func (v *viewer) Exit() { v.mesh.Exit() }
 
-// controls turns window events into camera moves.
+// controls turns window events into camera moves. Each view has a camera
+// of its own once a user moves it, as eqPly's views do: a drag or a wheel
+// in a view moves that view's.
 type controls struct {
-	cam      camera
-	dragging int // the button held, 0 for none
+	cam      camera          // every view's until moved on its own
+	views    map[int]*camera // by view index
+	view     int             // the view the pointer was last in (-1: none)
+	dragging int             // the button held, 0 for none
 	last     [2]float64
 	stats    bool
 	quit     bool
@@ -118,8 +134,39 @@ type controls struct {
 	stereo   bool // every view: g switches it
 }
 
+// camera is the camera of the view the pointer was last in.
+func (c *controls) camera() *camera {
+	if c.view < 0 {
+		return &c.cam
+	}
+	if c.views == nil {
+		c.views = map[int]*camera{}
+	}
+	if c.views[c.view] == nil {
+		own := c.cam
+		c.views[c.view] = &own
+	}
+	return c.views[c.view]
+}
+
+// frame is the frame data of the cameras now.
+func (c *controls) frame() frameData {
+	f := frameData{Camera: c.cam}
+	for v, cam := range c.views {
+		if f.Views == nil {
+			f.Views = map[int]camera{}
+		}
+		f.Views[v] = *cam
+	}
+	return f
+}
+
 // handle applies one event; it reports whether the picture changes.
 func (c *controls) handle(ev goeq.Event) bool {
+	if ev.Channel != "" && (ev.Kind == goeq.ButtonPress || ev.Kind == goeq.Wheel || ev.Kind == goeq.PointerMotion && c.dragging == 0) {
+		c.view = ev.ViewIndex
+	}
+	cam := c.camera()
 	switch ev.Kind {
 	case goeq.ButtonPress:
 		c.dragging, c.last = ev.Button, [2]float64{ev.X, ev.Y}
@@ -133,25 +180,25 @@ func (c *controls) handle(ev goeq.Event) bool {
 		c.last = [2]float64{ev.X, ev.Y}
 		switch c.dragging {
 		case goeq.ButtonLeft: // a drag across the whole view turns half a turn
-			c.cam.Yaw += math.Pi * dx
-			c.cam.Pitch -= math.Pi * dy
+			cam.Yaw += math.Pi * dx
+			cam.Pitch -= math.Pi * dy
 		case goeq.ButtonRight:
-			c.cam.Distance *= math.Exp(-2 * dy)
+			cam.Distance *= math.Exp(-2 * dy)
 		case goeq.ButtonMiddle:
-			c.cam.Pan[0] += dx * c.cam.Distance
-			c.cam.Pan[1] += dy * c.cam.Distance
+			cam.Pan[0] += dx * cam.Distance
+			cam.Pan[1] += dy * cam.Distance
 		}
 		return true
 	case goeq.Wheel:
-		c.cam.Distance *= math.Pow(0.9, ev.DY)
+		cam.Distance *= math.Pow(0.9, ev.DY)
 		return true
 	case goeq.KeyPress:
 		switch ev.Key {
 		case 's':
 			c.stats = !c.stats
 			return true
-		case ' ':
-			c.cam = homeCamera
+		case ' ': // every view's camera
+			c.cam, c.views = homeCamera, nil
 			return true
 		case 'f':
 			c.frozen = !c.frozen // with the next frame: the picture stays
@@ -212,7 +259,7 @@ func main() {
 	case *path != "" && *path != "orbit":
 		log.Fatalf("--camera-path %q: want orbit", *path)
 	}
-	c := &controls{cam: homeCamera, stats: *overlay}
+	c := &controls{cam: homeCamera, view: -1, stats: *overlay}
 	if *start != "" {
 		if _, err := fmt.Sscanf(*start, "%g,%g,%g", &c.cam.Yaw, &c.cam.Pitch, &c.cam.Distance); err != nil {
 			log.Fatalf("--camera %q: want YAW,PITCH,DISTANCE", *start)
@@ -291,11 +338,11 @@ func main() {
 			}
 			used = c.layout
 		}
-		f, err := cfg.StartFrame(frameData{Camera: c.cam})
+		f, err := cfg.StartFrame(c.frame())
 		if err != nil {
 			return err
 		}
-		tr.write(map[string]any{"frame": f, "camera": c.cam})
+		tr.write(map[string]any{"frame": f, "camera": *c.camera()})
 		n++
 		return cfg.FinishFrame()
 	}
@@ -315,12 +362,12 @@ func main() {
 				if c.handle(ev) {
 					changed = true
 				}
-				tr.event(ev, c.cam)
+				tr.event(ev, *c.camera())
 			}
 		}
 		for _, ev := range cfg.PendingEvents() {
 			c.handle(ev)
-			tr.event(ev, c.cam)
+			tr.event(ev, *c.camera())
 		}
 	}
 	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
