@@ -111,6 +111,7 @@ type Config struct {
 	layout       string
 	viewModes    map[int]bool
 	freeze       *bool
+	screenshot   string
 
 	mu        sync.Mutex
 	changed   *sync.Cond
@@ -248,7 +249,7 @@ func (c *Config) StartFrame(data any) (int, error) {
 		}
 	}
 	af := server.AppFrame{Data: b, Messages: c.messages, Heads: c.heads, Overlay: c.overlay, Layout: c.layout, ViewModes: c.viewModes,
-		FreezeBalance: c.freeze}
+		FreezeBalance: c.freeze, Screenshot: c.screenshot}
 	select {
 	case c.frames <- af: // the run's loop takes it at once
 	case <-c.done:
@@ -260,7 +261,7 @@ func (c *Config) StartFrame(data any) (int, error) {
 	defer c.mu.Unlock()
 	frame := c.started
 	c.started++
-	c.messages, c.messageBytes, c.heads, c.overlay, c.layout, c.viewModes, c.freeze = nil, 0, nil, nil, "", nil, nil
+	c.messages, c.messageBytes, c.heads, c.overlay, c.layout, c.viewModes, c.freeze, c.screenshot = nil, 0, nil, nil, "", nil, nil, ""
 	return frame, nil
 }
 
@@ -270,6 +271,28 @@ func (c *Config) StartFrame(data any) (int, error) {
 // as bars (draw, readback, transmit, assemble, wait; a pixel per 0.2 ms)
 // and outlines each channel's share of the destination in its colour.
 func (c *Config) SetOverlay(on bool) { c.overlay = &on }
+
+// Screenshot has the next frame started write every destination's image
+// into dir as PNG, named as Options.OutDir names them
+// (<channel>-<frame>.png), as eqPly's F11 takes one. The node that shows
+// a destination writes it: dir is made here, and a relative one is taken
+// from this process' working directory, which names the same folder for
+// the nodes of this machine. The files are there once the frame is
+// finished (FinishAllFrames).
+func (c *Config) Screenshot(dir string) error {
+	if dir == "" {
+		return errors.New("goeq: screenshot: no folder")
+	}
+	abs, err := filepath.Abs(dir)
+	if err == nil {
+		err = os.MkdirAll(abs, 0o755)
+	}
+	if err != nil {
+		return fmt.Errorf("goeq: screenshot: %w", err)
+	}
+	c.screenshot = abs
+	return nil
+}
 
 // FreezeBalancing freezes the load equalizers from the next frame
 // started on, or lets them balance again: frozen, each keeps the split it

@@ -1082,3 +1082,60 @@ func TestDrawsKnowTheirView(t *testing.T) {
 		}
 	}
 }
+
+// Screenshot writes the next frame's destination image into a folder,
+// in a run that writes no other image and beside one that does, in
+// process and on a running eqserver; it is the frame the reference
+// renders.
+func TestScreenshotWritesTheNextFrame(t *testing.T) {
+	const frames, shotAt = 5, 2
+	path := examples("2d-lb-4.eqc")
+	run := func(opt goeq.Options) string {
+		shots := filepath.Join(t.TempDir(), "shots")
+		opt.InitData = squareInit{Scale: 1.4}
+		cfg, err := goeq.Start(context.Background(), turningSquare{}, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cfg.Screenshot(""); err == nil {
+			t.Error("a screenshot into no folder was taken")
+		}
+		for i := 0; i < frames && err == nil; i++ {
+			if i == shotAt {
+				err = cfg.Screenshot(shots)
+			}
+			if err == nil {
+				_, err = cfg.StartFrame(camera{Frame: i, Angle: 0.35 * float64(i)})
+			}
+		}
+		if _, exitErr := cfg.Exit(); err != nil || exitErr != nil {
+			t.Fatalf("run: %v; exit: %v", err, exitErr)
+		}
+		return shots
+	}
+	ref := t.TempDir()
+	run(goeq.Options{Config: path, Reference: true, OutDir: ref})
+	out := t.TempDir()
+	alone := run(goeq.Options{Config: path})
+	beside := run(goeq.Options{Config: path, OutDir: out})
+	t.Setenv("GOEQ_TOKEN", "the-shared-token")
+	onServer := run(goeq.Options{Server: startAppServer(t, path).addr})
+	name := fmt.Sprintf("dest-%06d.png", shotAt)
+	for _, shots := range []string{alone, beside, onServer} {
+		files, _ := filepath.Glob(filepath.Join(shots, "*"))
+		if len(files) != 1 || filepath.Base(files[0]) != name {
+			t.Errorf("%s holds %q, want %s alone", shots, files, name)
+			continue
+		}
+		d, err := imagecmp.CompareFiles(files[0], filepath.Join(ref, name), 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.BadFraction() > 0.0002 {
+			t.Errorf("%s: %s", files[0], d)
+		}
+	}
+	if files, _ := filepath.Glob(filepath.Join(out, "*.png")); len(files) != frames {
+		t.Errorf("with OutDir too, %d images there, want every frame's %d", len(files), frames)
+	}
+}

@@ -224,6 +224,14 @@ func TestResizedWindowRendersAtItsNewSize(t *testing.T) {
 	r.endsCleanly(t, "q")
 }
 
+// firstOf is the first of paths, "" when none.
+func firstOf(paths []string) string {
+	if len(paths) == 0 {
+		return ""
+	}
+	return paths[0]
+}
+
 // pngSize is an image file's size (0x0 when it is not a whole PNG yet).
 func pngSize(path string) (w, h int) {
 	f, err := os.Open(path)
@@ -308,6 +316,32 @@ func TestDragTurnsTheViewItIsIn(t *testing.T) {
 	}
 	xtest.Xdotool(t, r.disp, "key", "q")
 	r.endsCleanly(t, "q")
+}
+
+// p writes the picture shown into screenshots/: the same image --out
+// writes of that frame.
+func TestPTakesAScreenshot(t *testing.T) {
+	r := startEqply(t)
+	xtest.Xdotool(t, r.disp, "windowfocus", "--sync", r.win)
+	xtest.Xdotool(t, r.disp, "key", "p")
+	var shot string
+	waitFor(t, "a screenshot", 30*time.Second, func() bool {
+		files, _ := filepath.Glob(filepath.Join(r.dir, "screenshots", "dest-*.png"))
+		if w, _ := pngSize(firstOf(files)); w == 0 {
+			return false
+		}
+		shot = files[0]
+		return true
+	})
+	xtest.Xdotool(t, r.disp, "key", "q")
+	r.endsCleanly(t, "q")
+	d, err := imagecmp.CompareFiles(shot, filepath.Join(r.dir, "out", filepath.Base(shot)), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.BadFraction() > 0 {
+		t.Errorf("the screenshot differs from --out's image of its frame: %s", d)
+	}
 }
 
 // geometry is the window's place and size on the screen.

@@ -14,7 +14,8 @@
 // balancing and lets it go again (as eqPly's f and F), g switches the
 // views between mono and stereo (anaglyph, as eqPly's g), space resets
 // the cameras, l shows the config's next layout (on a wall with several),
-// q or Esc (or closing the window) quits. A resized window renders at its
+// p writes the picture shown into screenshots/ (as eqPly's F11), q or Esc
+// (or closing the window) quits. A resized window renders at its
 // new size. It renders only when something changed. Headless (or with
 // --camera-path orbit) the camera orbits for --frames frames. Ctrl-C
 // (SIGINT or SIGTERM) stops it as q does, and it exits with 130 or 143; a
@@ -54,6 +55,10 @@ type camera struct {
 }
 
 var homeCamera = camera{Pitch: 0.35, Distance: 2.2}
+
+// screenshots is where p writes the frame shown (each destination's
+// image), under the working directory.
+const screenshots = "screenshots"
 
 func (c camera) matrix() goeq.Mat4 {
 	return goeq.Translate(float32(c.Pan[0]), float32(c.Pan[1]), float32(-c.Distance)).Mul(goeq.RotateX(c.Pitch)).Mul(goeq.RotateY(c.Yaw))
@@ -132,6 +137,7 @@ type controls struct {
 	layouts  int
 	frozen   bool // the load balancing: f switches it
 	stereo   bool // every view: g switches it
+	shot     bool // p asks for a screenshot of the next frame
 }
 
 // camera is the camera of the view the pointer was last in.
@@ -204,6 +210,9 @@ func (c *controls) handle(ev goeq.Event) bool {
 			c.frozen = !c.frozen // with the next frame: the picture stays
 		case 'g':
 			c.stereo = !c.stereo
+			return true
+		case 'p':
+			c.shot = true
 			return true
 		case 'l':
 			if c.layouts > 1 {
@@ -338,9 +347,18 @@ func main() {
 			}
 			used = c.layout
 		}
+		if c.shot {
+			if err := cfg.Screenshot(screenshots); err != nil {
+				return err
+			}
+		}
 		f, err := cfg.StartFrame(c.frame())
 		if err != nil {
 			return err
+		}
+		if c.shot {
+			log.Printf("frame %d: a screenshot into %s", f, screenshots)
+			c.shot = false
 		}
 		tr.write(map[string]any{"frame": f, "camera": *c.camera()})
 		n++

@@ -53,6 +53,12 @@ func DumpPath(ch *compound.Channel, outDir string, frame int) string {
 	if outDir == "" {
 		return ""
 	}
+	return LabelPath(ch, outDir, frame)
+}
+
+// LabelPath is <dir>/<label>-<frame>.png: a channel's image of a frame
+// named by the channel.
+func LabelPath(ch *compound.Channel, dir string, frame int) string {
 	name := ch.Label
 	if name == "" {
 		name = ch.Name
@@ -60,5 +66,5 @@ func DumpPath(ch *compound.Channel, outDir string, frame int) string {
 	if name == "" {
 		name = "channel"
 	}
-	return filepath.Join(outDir, fmt.Sprintf("%s-%06d.png", name, frame))
+	return filepath.Join(dir, fmt.Sprintf("%s-%06d.png", name, frame))
 }

@@ -88,18 +88,20 @@ type frameTrack struct {
 	data     []byte // the application's frame data
 	messages [][]byte
 	overlay  []control.OverlayPart // the statistics overlay's content
-	barrier  bool
-	ctx      context.Context
-	cancel   context.CancelFunc
-	mu       sync.Mutex
-	pipes    int // pipes still running it
-	dests    int // destination pipes not yet at the barrier
-	results  []*channel.Result
-	written  []string
-	err      error
-	sends    sync.WaitGroup
-	extra    map[string]*sent  // compression, transmission and bytes per record key
-	links    map[[2]string]int // bytes sent by consumer channel and codec
+	// screenshot is a folder the destinations' images go into too
+	screenshot string
+	barrier    bool
+	ctx        context.Context
+	cancel     context.CancelFunc
+	mu         sync.Mutex
+	pipes      int // pipes still running it
+	dests      int // destination pipes not yet at the barrier
+	results    []*channel.Result
+	written    []string
+	err        error
+	sends      sync.WaitGroup
+	extra      map[string]*sent  // compression, transmission and bytes per record key
+	links      map[[2]string]int // bytes sent by consumer channel and codec
 }
 
 // showsWindows reports whether any window of this node asks to be on
@@ -340,7 +342,7 @@ func (n *node) start(ctx context.Context, fw *control.FrameWork) error {
 	if !fw.DataKept {
 		n.data = fw.Data
 	}
-	track := &frameTrack{frame: fw.Frame, data: n.data, messages: fw.Messages, overlay: fw.Overlay, barrier: fw.SwapBarrier, ctx: fctx, cancel: cancel, extra: map[string]*sent{}, links: map[[2]string]int{}}
+	track := &frameTrack{frame: fw.Frame, data: n.data, messages: fw.Messages, overlay: fw.Overlay, barrier: fw.SwapBarrier, screenshot: fw.Screenshot, ctx: fctx, cancel: cancel, extra: map[string]*sent{}, links: map[[2]string]int{}}
 	for _, cw := range fw.Channels {
 		ch := n.cfg.ChannelByID(cw.Channel)
 		p := n.byChan[cw.Channel]
@@ -406,11 +408,11 @@ func (n *node) runPipe(p *pipe) {
 				if n.previewDue(ch) {
 					previews[ch.ID] = true
 				}
-				return n.imagePath(ch, t.frame) != "" || previews[ch.ID]
+				return len(n.imagePaths(ch, t)) > 0 || previews[ch.ID]
 			})
 			n.sendPreviews(t.frame, res, previews)
 		}
-		written, err := n.writeImages(t.frame, res)
+		written, err := n.writeImages(t, res)
 		if err == nil && res.Err == nil && job.dest {
 			err = n.barrier(t, p)
 			if err == nil {
@@ -436,30 +438,38 @@ func (n *node) runPipe(p *pipe) {
 	}
 }
 
-// imagePath is where a channel's image of a frame goes, "" when none is
-// asked for (dump_image, or every DumpEvery-th frame into OutDir).
-func (n *node) imagePath(ch *compound.Channel, frame int) string {
+// imagePaths are where a channel's image of a frame goes, none when none
+// is asked for: its dump_image, every DumpEvery-th frame into OutDir, and
+// the folder the application asked a screenshot of the frame into.
+func (n *node) imagePaths(ch *compound.Channel, t *frameTrack) []string {
+	var paths []string
 	every := max(n.setupM.DumpEvery, 1)
-	if frame%every != 0 && ch.Attributes["dump_image"] == "" {
-		return ""
+	if t.frame%every == 0 || ch.Attributes["dump_image"] != "" {
+		if p := channel.DumpPath(ch, n.setupM.OutDir, t.frame); p != "" {
+			paths = append(paths, p)
+		}
 	}
-	return channel.DumpPath(ch, n.setupM.OutDir, frame)
+	if t.screenshot != "" {
+		paths = append(paths, channel.LabelPath(ch, t.screenshot, t.frame))
+	}
+	return paths
 }
 
 // writeImages writes the images the run kept.
-func (n *node) writeImages(frame int, res *channel.Result) ([]string, error) {
+func (n *node) writeImages(t *frameTrack, res *channel.Result) ([]string, error) {
 	var written []string
 	for _, sp := range res.Shown {
 		ch := sp.Channel
 		px := res.Images[ch.ID]
-		path := n.imagePath(ch, frame)
-		if px == nil || path == "" {
+		if px == nil {
 			continue
 		}
-		if err := channel.WritePNG(path, px.Color, px.PixelViewport.W, px.PixelViewport.H); err != nil {
-			return written, fmt.Errorf("channel %s: writing %s: %w", ch.Label, path, err)
+		for _, path := range n.imagePaths(ch, t) {
+			if err := channel.WritePNG(path, px.Color, px.PixelViewport.W, px.PixelViewport.H); err != nil {
+				return written, fmt.Errorf("channel %s: writing %s: %w", ch.Label, path, err)
+			}
+			written = append(written, path)
 		}
-		written = append(written, path)
 	}
 	return written, nil
 }

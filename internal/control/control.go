@@ -238,6 +238,9 @@ type FrameWork struct {
 	// Overlay is what the statistics overlay draws over this node's
 	// destinations: the last frame completed when this one started.
 	Overlay []OverlayPart `json:"overlay,omitempty"`
+	// Screenshot, when set, is a folder the frame's destination images go
+	// into as PNG (named as under OutDir), as the application asked.
+	Screenshot string `json:"screenshot,omitempty"`
 	// Messages are the application's cluster events for this frame: every
 	// node gets the frame, and every pipe's renderer takes them before
 	// drawing it.

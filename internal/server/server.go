@@ -150,6 +150,9 @@ type AppFrame struct {
 	// ViewModes makes views (by index in the config's views, layout by
 	// layout) stereo (true) or mono from this frame on.
 	ViewModes map[int]bool `json:",omitempty"`
+	// Screenshot, when set, is a folder this frame's destination images
+	// are written into, on the nodes that show them.
+	Screenshot string `json:",omitempty"`
 	// FreezeBalance, when set, freezes the load equalizers from this
 	// frame on, or lets them balance again.
 	FreezeBalance *bool `json:",omitempty"`
@@ -316,7 +319,10 @@ type server struct {
 	// frame data by frame, from the application, until the frame is done
 	data     map[int][]byte
 	messages map[int][][]byte
-	live     *live // the dashboard, when asked for
+	// screenshots are the folders frames write their destinations' images
+	// into, as the application asked
+	screenshots map[int]string
+	live        *live // the dashboard, when asked for
 	// the run's frame-link keys (PEM), when links are encrypted
 	frameCert, frameKey []byte
 	listening           net.Addr // the control port
@@ -402,7 +408,7 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 		}
 	}
 	s := &server{opt: opt, cfg: cfg, text: string(text), defaults: defaults, nodes: map[string]*nodeConn{}, events: make(chan event, 4096),
-		data: map[int][]byte{}, messages: map[int][][]byte{}, overlayFrom: map[int]bool{}, overlayOn: opt.Overlay,
+		data: map[int][]byte{}, messages: map[int][][]byte{}, screenshots: map[int]string{}, overlayFrom: map[int]bool{}, overlayOn: opt.Overlay,
 		destOf: map[string]string{}, colours: dashboard.ColourIndexes(cfg)}
 	cfg.Walk(func(c *compound.Compound) {
 		if d := c.Destination(); d != nil && d.Channel != nil {
@@ -1082,6 +1088,9 @@ func (s *server) request(af AppFrame) (scheduler.Request, error) {
 	if af.Overlay != nil {
 		s.overlayFrom[frame] = *af.Overlay
 	}
+	if af.Screenshot != "" {
+		s.screenshots[frame] = af.Screenshot
+	}
 	req := scheduler.Request{Frames: 1, EveryNode: len(af.Messages) > 0, Freeze: af.FreezeBalance}
 	if req.EveryNode {
 		s.messages[frame] = af.Messages
@@ -1175,7 +1184,7 @@ func (s *server) act(rd scheduler.Ready, rep *report) error {
 		}
 		s.refreshPeers()
 		for _, w := range rd.Work {
-			fw := &control.FrameWork{Frame: w.Frame, SwapBarrier: s.sched.SwapBarrier(w.Frame), Messages: s.messages[w.Frame],
+			fw := &control.FrameWork{Frame: w.Frame, SwapBarrier: s.sched.SwapBarrier(w.Frame), Messages: s.messages[w.Frame], Screenshot: s.screenshots[w.Frame],
 				Overlay: s.overlayFor(w, rep)}
 			for _, cp := range w.Channels {
 				fw.Channels = append(fw.Channels, control.ChannelWork{Channel: cp.Channel.ID, Tasks: cp.Tasks, Destination: cp.Destination,
@@ -1208,6 +1217,7 @@ func (s *server) act(rd scheduler.Ready, rep *report) error {
 		}
 		delete(s.data, c.Frame)
 		delete(s.messages, c.Frame)
+		delete(s.screenshots, c.Frame)
 		if s.opt.App != nil && s.opt.App.Completed != nil {
 			s.opt.App.Completed(c.Frame, c.Degraded, c.Records)
 		}
