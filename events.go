@@ -46,8 +46,9 @@ func (k EventKind) String() string {
 	return "event"
 }
 
-// Key is a key: a character key is its lower-case rune ('q', ' '), other
-// keys are the constants.
+// Key is a key: a character key is its rune as typed without shift on a
+// US layout ('q', ' ', '+' on the keypad, '=' beside it), other keys are
+// the constants and KeyF.
 type Key int
 
 // Keys that are not characters.
@@ -60,6 +61,27 @@ const (
 	KeyRight     = Key(winsys.KeyRight)
 	KeyUp        = Key(winsys.KeyUp)
 	KeyDown      = Key(winsys.KeyDown)
+	KeyPageUp    = Key(winsys.KeyPageUp)
+	KeyPageDown  = Key(winsys.KeyPageDown)
+	KeyHome      = Key(winsys.KeyHome)
+	KeyEnd       = Key(winsys.KeyEnd)
+	KeyInsert    = Key(winsys.KeyInsert)
+	KeyDelete    = Key(winsys.KeyDelete)
+)
+
+// KeyF is function key n, from 1 to 12 (KeyF(11) is F11).
+func KeyF(n int) Key { return Key(winsys.KeyF1 + n - 1) }
+
+// Modifiers are the modifier keys held with a key or a button, as a bit
+// set.
+type Modifiers int
+
+// The modifier keys.
+const (
+	ModShift   = Modifiers(winsys.ModShift)
+	ModControl = Modifiers(winsys.ModControl)
+	ModAlt     = Modifiers(winsys.ModAlt)
+	ModSuper   = Modifiers(winsys.ModSuper)
 )
 
 // Buttons of a pointer.
@@ -87,13 +109,16 @@ type Event struct {
 	DX, DY float64 // a wheel's turn
 	Button int     // ButtonLeft, ButtonMiddle or ButtonRight
 	Key    Key
+	// Modifiers are the modifier keys held, on key and button events: a
+	// shifted letter is its lower-case Key with ModShift.
+	Modifiers Modifiers
 	// Width x Height is a resized window's new size in pixels.
 	Width, Height int
 }
 
 func eventOf(node string, e control.WindowEvent) Event {
 	return Event{Kind: EventKind(e.Kind), Node: node, Window: e.Window, Channel: e.Channel, ViewIndex: e.View, X: e.X, Y: e.Y, DX: e.DX, DY: e.DY,
-		Button: e.Button, Key: Key(e.Key), Width: e.W, Height: e.H}
+		Button: e.Button, Key: Key(e.Key), Modifiers: Modifiers(e.Mods), Width: e.W, Height: e.H}
 }
 
 // PendingEvents takes the events that arrived since the last call, in

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -20,6 +21,7 @@ import (
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
 
+	"github.com/goeq/goeq"
 	"github.com/goeq/goeq/internal/gotool"
 	"github.com/goeq/goeq/internal/imagecmp"
 	"github.com/goeq/goeq/internal/xtest"
@@ -36,9 +38,11 @@ func build(t *testing.T) string {
 }
 
 type traceLine struct {
-	Frame  *int   `json:"frame"`
-	Event  string `json:"event"`
-	Camera camera `json:"camera"`
+	Frame  *int           `json:"frame"`
+	Event  string         `json:"event"`
+	Key    goeq.Key       `json:"key"`
+	Mods   goeq.Modifiers `json:"mods"`
+	Camera camera         `json:"camera"`
 }
 
 func readTrace(t *testing.T, path string) []traceLine {
@@ -318,12 +322,23 @@ func TestDragTurnsTheViewItIsIn(t *testing.T) {
 	r.endsCleanly(t, "q")
 }
 
-// p writes the picture shown into screenshots/: the same image --out
-// writes of that frame.
-func TestPTakesAScreenshot(t *testing.T) {
+// Keys reach the application with the modifiers held: punctuation, the
+// keypad's, function keys; F11 (as p) writes the picture shown into
+// screenshots/, the same image --out writes of that frame.
+func TestKeysReachTheApplicationWithTheirModifiers(t *testing.T) {
 	r := startEqply(t)
 	xtest.Xdotool(t, r.disp, "windowfocus", "--sync", r.win)
-	xtest.Xdotool(t, r.disp, "key", "p")
+	xtest.Xdotool(t, r.disp, "key", "shift+comma", "ctrl+F5", "KP_Add", "F11")
+	want := []traceLine{{Key: ',', Mods: goeq.ModShift}, {Key: goeq.KeyF(5), Mods: goeq.ModControl}, {Key: '+'}, {Key: goeq.KeyF(11)}}
+	waitFor(t, "the keys in the trace", 30*time.Second, func() bool {
+		var got []traceLine
+		for _, l := range readTrace(t, r.trace) {
+			if l.Event == goeq.KeyPress.String() {
+				got = append(got, traceLine{Key: l.Key, Mods: l.Mods})
+			}
+		}
+		return slices.Equal(got, want)
+	})
 	var shot string
 	waitFor(t, "a screenshot", 30*time.Second, func() bool {
 		files, _ := filepath.Glob(filepath.Join(r.dir, "screenshots", "dest-*.png"))

@@ -13,12 +13,13 @@
 // overlay (per-channel times and the current split), f freezes the load
 // balancing and lets it go again (as eqPly's f and F), g switches the
 // views between mono and stereo (anaglyph, as eqPly's g), space resets
-// the cameras, l shows the config's next layout (on a wall with several),
-// p writes the picture shown into screenshots/ (as eqPly's F11), q or Esc
-// (or closing the window) quits. A resized window renders at its
-// new size. It renders only when something changed. Headless (or with
-// --camera-path orbit) the camera orbits for --frames frames. Ctrl-C
-// (SIGINT or SIGTERM) stops it as q does, and it exits with 130 or 143; a
+// the cameras, l shows the config's next layout (on a wall with several)
+// and shift-l the one before, p or F11 writes the picture shown into
+// screenshots/ (as eqPly's F11), q or Esc (or closing the window) quits.
+// A resized window renders at its new size. It renders only when
+// something changed. Headless (or with --camera-path orbit) the camera
+// orbits for --frames frames. Ctrl-C (SIGINT or SIGTERM) stops it as q
+// does, and it exits with 130 or 143; a
 // second one ends it at once.
 package main
 
@@ -211,12 +212,16 @@ func (c *controls) handle(ev goeq.Event) bool {
 		case 'g':
 			c.stereo = !c.stereo
 			return true
-		case 'p':
+		case 'p', goeq.KeyF(11):
 			c.shot = true
 			return true
-		case 'l':
+		case 'l': // the next layout; with shift the one before, as eqPly's L
 			if c.layouts > 1 {
-				c.layout = (c.layout + 1) % c.layouts
+				step := 1
+				if ev.Modifiers&goeq.ModShift != 0 {
+					step = c.layouts - 1
+				}
+				c.layout = (c.layout + step) % c.layouts
 				return true
 			}
 		case 'q', goeq.KeyEscape:
@@ -241,7 +246,8 @@ func (t *tracer) write(v any) {
 }
 
 func (t *tracer) event(ev goeq.Event, cam camera) {
-	t.write(map[string]any{"event": ev.Kind.String(), "x": ev.X, "y": ev.Y, "button": ev.Button, "key": ev.Key, "camera": cam})
+	t.write(map[string]any{"event": ev.Kind.String(), "x": ev.X, "y": ev.Y, "button": ev.Button, "key": ev.Key, "mods": ev.Modifiers,
+		"camera": cam})
 }
 
 func main() {

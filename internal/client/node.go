@@ -653,7 +653,7 @@ func (n *node) windowEvent(cw *channel.Window, e winsys.Event) {
 		screenW, screenH = size.W, size.H
 	}
 	gx, gy := windowPoint(size, screenW, screenH, x, y)
-	ev := control.WindowEvent{Kind: int(e.Kind), Window: w.Name, WindowID: w.ID, View: -1, DX: e.DX, DY: e.DY, Button: e.Button, Key: e.Key, W: e.W, H: e.H}
+	ev := control.WindowEvent{Kind: int(e.Kind), Window: w.Name, WindowID: w.ID, View: -1, DX: e.DX, DY: e.DY, Button: e.Button, Key: e.Key, Mods: e.Mods, W: e.W, H: e.H}
 	for _, sp := range shown {
 		pv := sp.Viewport
 		if pv.W <= 0 || pv.H <= 0 {

@@ -78,6 +78,7 @@ type WindowEvent struct {
 	DY       float64 `json:"dy,omitempty"`
 	Button   int     `json:"button,omitempty"`
 	Key      int     `json:"key,omitempty"`
+	Mods     int     `json:"mods,omitempty"` // winsys.ModShift...
 	// W x H is set on resize events only: the window's new size (0x0
 	// while it is minimised).
 	W int `json:"w,omitempty"`

@@ -25,6 +25,21 @@ const (
 	KeyRight
 	KeyUp
 	KeyDown
+	KeyPageUp
+	KeyPageDown
+	KeyHome
+	KeyEnd
+	KeyInsert
+	KeyDelete
+	KeyF1 // F2 to F12 follow
+)
+
+// Modifier keys held with a key or button, as a bit set.
+const (
+	ModShift = 1 << iota
+	ModControl
+	ModAlt
+	ModSuper
 )
 
 // Event is an input event of an on-screen window. X and Y are the pointer
@@ -36,6 +51,7 @@ type Event struct {
 	DX, DY float64
 	Button int // 1 left, 2 middle, 3 right
 	Key    int
+	Mods   int // the modifiers held, on key and button events
 	W, H   int
 }
 

@@ -212,27 +212,27 @@ func (c *glfwContext) Destroy() { onMain(c.win.Destroy) }
 func (c *glfwContext) OnEvent(handler func(Event)) {
 	onMain(func() {
 		w := c.win
-		w.SetKeyCallback(func(_ *glfw.Window, key glfw.Key, _ int, action glfw.Action, _ glfw.ModifierKey) {
+		w.SetKeyCallback(func(_ *glfw.Window, key glfw.Key, _ int, action glfw.Action, mods glfw.ModifierKey) {
 			k := keyOf(key)
 			switch {
 			case k == 0:
 			case action == glfw.Press:
-				handler(Event{Kind: KeyPress, Key: k})
+				handler(Event{Kind: KeyPress, Key: k, Mods: modsOf(mods)})
 			case action == glfw.Release:
-				handler(Event{Kind: KeyRelease, Key: k})
+				handler(Event{Kind: KeyRelease, Key: k, Mods: modsOf(mods)})
 			}
 		})
 		w.SetCursorPosCallback(func(_ *glfw.Window, x, y float64) {
 			handler(Event{Kind: PointerMotion, X: x, Y: y})
 		})
-		w.SetMouseButtonCallback(func(w *glfw.Window, b glfw.MouseButton, action glfw.Action, _ glfw.ModifierKey) {
+		w.SetMouseButtonCallback(func(w *glfw.Window, b glfw.MouseButton, action glfw.Action, mods glfw.ModifierKey) {
 			x, y := w.GetCursorPos()
 			button := map[glfw.MouseButton]int{glfw.MouseButtonLeft: 1, glfw.MouseButtonMiddle: 2, glfw.MouseButtonRight: 3}[b]
 			kind := ButtonPress
 			if action == glfw.Release {
 				kind = ButtonRelease
 			}
-			handler(Event{Kind: kind, X: x, Y: y, Button: button})
+			handler(Event{Kind: kind, X: x, Y: y, Button: button, Mods: modsOf(mods)})
 		})
 		w.SetScrollCallback(func(w *glfw.Window, dx, dy float64) {
 			x, y := w.GetCursorPos()
@@ -248,16 +248,40 @@ func (c *glfwContext) OnEvent(handler func(Event)) {
 	})
 }
 
-// keyOf maps GLFW's key codes: characters to their lower-case rune,
+// keyOf maps GLFW's key codes: characters (letters, digits, punctuation
+// and the keypad's) to their rune, letters lower-case as without shift,
 // named keys to ours, the rest to 0.
 func keyOf(k glfw.Key) int {
 	switch {
 	case k >= glfw.KeyA && k <= glfw.KeyZ:
 		return int('a' + (k - glfw.KeyA))
-	case k >= glfw.Key0 && k <= glfw.Key9, k == glfw.KeySpace:
-		return int(k)
+	case k >= glfw.KeySpace && k <= glfw.KeyGraveAccent:
+		return int(k) // GLFW numbers the printable keys by their US-layout ASCII
+	case k >= glfw.KeyKP0 && k <= glfw.KeyKP9:
+		return int('0' + (k - glfw.KeyKP0))
+	case k >= glfw.KeyF1 && k <= glfw.KeyF12:
+		return KeyF1 + int(k-glfw.KeyF1)
 	}
-	return map[glfw.Key]int{glfw.KeyEscape: KeyEscape, glfw.KeyEnter: KeyEnter, glfw.KeyTab: KeyTab, glfw.KeyBackspace: KeyBackspace,
-		glfw.KeyLeft: KeyLeft, glfw.KeyRight: KeyRight, glfw.KeyUp: KeyUp, glfw.KeyDown: KeyDown}[k]
+	return namedKeys[k]
 }
+
+var namedKeys = map[glfw.Key]int{
+	glfw.KeyEscape: KeyEscape, glfw.KeyEnter: KeyEnter, glfw.KeyKPEnter: KeyEnter, glfw.KeyTab: KeyTab, glfw.KeyBackspace: KeyBackspace,
+	glfw.KeyLeft: KeyLeft, glfw.KeyRight: KeyRight, glfw.KeyUp: KeyUp, glfw.KeyDown: KeyDown,
+	glfw.KeyPageUp: KeyPageUp, glfw.KeyPageDown: KeyPageDown, glfw.KeyHome: KeyHome, glfw.KeyEnd: KeyEnd,
+	glfw.KeyInsert: KeyInsert, glfw.KeyDelete: KeyDelete,
+	glfw.KeyKPDecimal: '.', glfw.KeyKPDivide: '/', glfw.KeyKPMultiply: '*', glfw.KeyKPSubtract: '-', glfw.KeyKPAdd: '+', glfw.KeyKPEqual: '=',
+}
+
+// modsOf maps GLFW's modifier bits to ours.
+func modsOf(m glfw.ModifierKey) int {
+	out := 0
+	for i, glfwMod := range []glfw.ModifierKey{glfw.ModShift, glfw.ModControl, glfw.ModAlt, glfw.ModSuper} {
+		if m&glfwMod != 0 {
+			out |= 1 << i // ModShift, ModControl, ModAlt, ModSuper
+		}
+	}
+	return out
+}
+
 func (c *glfwContext) Window() bool { return c.window }

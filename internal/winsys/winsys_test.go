@@ -199,3 +199,25 @@ func TestEGLDevice(t *testing.T) {
 		t.Errorf("device %d of %d: %v (count %d)", count, count, err, n)
 	}
 }
+
+// GLFW's keys and modifiers map to ours: characters to their rune as
+// typed without shift on a US layout, the keypad's to the characters they
+// type, named keys to the constants.
+func TestKeysAndModifiers(t *testing.T) {
+	keys := map[glfw.Key]int{
+		glfw.KeyA: 'a', glfw.KeyZ: 'z', glfw.Key7: '7', glfw.KeySpace: ' ', glfw.KeyComma: ',', glfw.KeyLeftBracket: '[',
+		glfw.KeyGraveAccent: '`', glfw.KeyKP3: '3', glfw.KeyKPAdd: '+', glfw.KeyKPEnter: KeyEnter, glfw.KeyEscape: KeyEscape,
+		glfw.KeyPageDown: KeyPageDown, glfw.KeyDelete: KeyDelete, glfw.KeyF1: KeyF1, glfw.KeyF12: KeyF1 + 11, glfw.KeyLeftShift: 0,
+	}
+	for k, want := range keys {
+		if got := keyOf(k); got != want {
+			t.Errorf("GLFW key %d maps to %#x, want %#x", k, got, want)
+		}
+	}
+	if got := modsOf(glfw.ModShift | glfw.ModAlt); got != ModShift|ModAlt {
+		t.Errorf("shift and alt map to %b", got)
+	}
+	if got := modsOf(glfw.ModControl | glfw.ModSuper); got != ModControl|ModSuper {
+		t.Errorf("control and super map to %b", got)
+	}
+}
