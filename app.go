@@ -2,8 +2,11 @@ package goeq
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 
 	"github.com/goeq/goeq/draw"
+	"github.com/goeq/goeq/internal/control"
 )
 
 // Application is what an application hands to goeq: the maker of its
@@ -22,7 +25,31 @@ type Pipe struct {
 	Name   string // the pipe's name
 	Device int    // the GPU, as the config's pipe says
 	init   []byte
+	send   func([]byte) error
 }
+
+// SendEvent sends v (any value encoding/json takes) to the application as
+// a PipeEvent, as Equalizer's render nodes send config events: a pick's
+// result, a load's progress, what a renderer found. Any goroutine may
+// call it. Events of one pipe arrive in order; one is at most
+// MaxEventData bytes encoded, and when too many wait to be sent it
+// returns an error rather than drop one.
+func (p *Pipe) SendEvent(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("goeq: pipe event: %w", err)
+	}
+	if p.send == nil {
+		return errors.New("goeq: pipe event: this pipe sends to no application")
+	}
+	if err := p.send(b); err != nil {
+		return fmt.Errorf("goeq: pipe event: %w", err)
+	}
+	return nil
+}
+
+// MaxEventData bounds a pipe event's data, encoded.
+const MaxEventData = control.MaxEventData
 
 // InitData decodes the application's init data (Options.InitData) into v,
 // a pointer to the type the application gave.

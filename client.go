@@ -50,7 +50,7 @@ func serveClient(app Application, args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	newRenderer := func(pi client.PipeInfo) (draw.Renderer, error) {
-		r, err := app.NewRenderer(&Pipe{Node: pi.Node, Name: pi.Pipe, Device: pi.Device, init: pi.InitData})
+		r, err := app.NewRenderer(&Pipe{Node: pi.Node, Name: pi.Pipe, Device: pi.Device, init: pi.InitData, send: pi.SendEvent})
 		if err != nil {
 			return nil, err
 		}

@@ -2,6 +2,7 @@ package goeq
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/goeq/goeq/internal/control"
 	"github.com/goeq/goeq/internal/winsys"
@@ -22,6 +23,9 @@ const (
 	// WindowClose: the user asked to close a window (goeq leaves it open;
 	// the application decides).
 	WindowClose = EventKind(winsys.Close)
+	// PipeEvent is a renderer's event (Pipe.SendEvent), as Equalizer's
+	// render nodes send config events: its Node and Pipe, and its Data.
+	PipeEvent = EventKind(control.PipeEventKind)
 )
 
 func (k EventKind) String() string {
@@ -42,6 +46,8 @@ func (k EventKind) String() string {
 		return "resize"
 	case WindowClose:
 		return "window close"
+	case PipeEvent:
+		return "pipe event"
 	}
 	return "event"
 }
@@ -114,11 +120,20 @@ type Event struct {
 	Modifiers Modifiers
 	// Width x Height is a resized window's new size in pixels.
 	Width, Height int
+	// Pipe and Data are a PipeEvent's: the pipe whose renderer sent it,
+	// and what it sent, encoded (Decode).
+	Pipe string
+	Data []byte
 }
+
+// Decode decodes a PipeEvent's data into v, a pointer to the type the
+// renderer sent.
+func (e Event) Decode(v any) error { return json.Unmarshal(e.Data, v) }
 
 func eventOf(node string, e control.WindowEvent) Event {
 	return Event{Kind: EventKind(e.Kind), Node: node, Window: e.Window, Channel: e.Channel, ViewIndex: e.View, X: e.X, Y: e.Y, DX: e.DX, DY: e.DY,
-		Button: e.Button, Key: Key(e.Key), Modifiers: Modifiers(e.Mods), Width: e.W, Height: e.H}
+		Button: e.Button, Key: Key(e.Key), Modifiers: Modifiers(e.Mods), Width: e.W, Height: e.H,
+		Pipe: e.Pipe, Data: e.Data}
 }
 
 // PendingEvents takes the events that arrived since the last call, in

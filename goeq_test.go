@@ -50,6 +50,17 @@ type squareInit struct {
 	Record string
 	// Hooks: the renderer reads back and assembles itself
 	Hooks bool
+	// Report: each draw of this frame sends the application a drawReport
+	// (when above zero)
+	Report int
+}
+
+// drawReport is what a draw sends the application (Pipe.SendEvent).
+type drawReport struct {
+	Frame   int
+	Channel string
+	// BigRefused: an event past MaxEventData was refused with an error
+	BigRefused bool
 }
 
 // tint is the test's cluster event: the frame it is broadcast with, and
@@ -89,7 +100,7 @@ void main() { frag = vec4(vec3(uv, 1.0 - uv.x * uv.y) * tint, 1); }`)
 	var vao uint32
 	gl.GenVertexArrays(1, &vao)
 	sq := &square{prog: prog, vao: vao, scale: float32(init.Scale), tint: [3]float32{1, 1, 1},
-		record: init.Record, pipe: p.Node + "-" + p.Name}
+		record: init.Record, pipe: p.Node + "-" + p.Name, report: init.Report, send: p.SendEvent}
 	if init.Hooks {
 		h := &hookedSquare{square: sq}
 		gl.GenFramebuffers(1, &h.readFBO)
@@ -138,6 +149,8 @@ type square struct {
 	tint      [3]float32
 	record    string // a directory, or ""
 	pipe      string
+	report    int // the frame whose draws send a drawReport
+	send      func(any) error
 }
 
 // Receive takes the broadcast tints: each must arrive in its own frame.
@@ -188,6 +201,12 @@ func (s *square) Draw(dc *goeq.DrawContext) (goeq.Region, error) {
 	if s.record != "" {
 		line, _ := json.Marshal(drawn{dc.Frame, dc.Projection, dc.View, dc.ViewIndex})
 		if err := s.note("draw-"+url.PathEscape(dc.Channel), string(line)+"\n"); err != nil {
+			return goeq.Region{}, err
+		}
+	}
+	if s.report > 0 && dc.Frame == s.report {
+		big := s.send(strings.Repeat("x", goeq.MaxEventData)) != nil
+		if err := s.send(drawReport{Frame: dc.Frame, Channel: dc.Channel, BigRefused: big}); err != nil {
 			return goeq.Region{}, err
 		}
 	}
@@ -1138,4 +1157,56 @@ func TestScreenshotWritesTheNextFrame(t *testing.T) {
 	if files, _ := filepath.Glob(filepath.Join(out, "*.png")); len(files) != frames {
 		t.Errorf("with OutDir too, %d images there, want every frame's %d", len(files), frames)
 	}
+}
+
+// Renderers send the application events (as Equalizer's render nodes send
+// config events): every draw of frame 2 reports itself, from the node and
+// pipe it runs on, in process and on a running eqserver; an event past the
+// bound is refused with an error.
+func TestRenderersSendTheApplicationEvents(t *testing.T) {
+	const frames, report = 4, 2
+	path := examples("2d-lb-4.eqc")
+	// 2d-lb-4's sources: node render1 has gpu1 and gpu2, render2 gpu3 and gpu4
+	want := map[string]string{"n1.p0.w0.c0": "render1/gpu1", "n1.p1.w0.c0": "render1/gpu2", "n2.p0.w0.c0": "render2/gpu3", "n2.p1.w0.c0": "render2/gpu4"}
+	run := func(opt goeq.Options) {
+		opt.OutDir, opt.InitData = t.TempDir(), squareInit{Scale: 1.4, Report: report}
+		cfg, err := goeq.Start(context.Background(), turningSquare{}, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < frames && err == nil; i++ {
+			_, err = cfg.StartFrame(camera{Frame: i, Angle: 0.35 * float64(i)})
+		}
+		got := map[string]string{}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		for err == nil && len(got) < len(want) {
+			var evs []goeq.Event
+			if evs, err = cfg.WaitEvents(ctx); err != nil {
+				break
+			}
+			for _, ev := range evs {
+				var r drawReport
+				if ev.Kind != goeq.PipeEvent {
+					continue
+				}
+				if err := ev.Decode(&r); err != nil {
+					t.Fatal(err)
+				}
+				if r.Frame != report || !r.BigRefused {
+					t.Errorf("%s/%s reported %+v; want frame %d, the big event refused", ev.Node, ev.Pipe, r, report)
+				}
+				got[r.Channel] = ev.Node + "/" + ev.Pipe
+			}
+		}
+		if _, exitErr := cfg.Exit(); err != nil || exitErr != nil {
+			t.Fatalf("run: %v; exit: %v (events so far: %v)", err, exitErr, got)
+		}
+		if !maps.Equal(got, want) {
+			t.Errorf("reports by channel %v, want %v", got, want)
+		}
+	}
+	run(goeq.Options{Config: path})
+	t.Setenv("GOEQ_TOKEN", "the-shared-token")
+	run(goeq.Options{Server: startAppServer(t, path).addr})
 }

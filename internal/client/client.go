@@ -48,6 +48,10 @@ type PipeInfo struct {
 	Node, Pipe string
 	Device     int
 	InitData   []byte // the application's init data
+	// SendEvent sends an event to the application (any goroutine): at
+	// most control.MaxEventData bytes, and an error when the node's queue
+	// of events is full rather than a silent loss.
+	SendEvent func(data []byte) error
 }
 
 // heartbeatEvery is how often a client tells the server it is alive (and

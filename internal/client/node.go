@@ -191,7 +191,8 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 		// with the pipe's context current: the factory may make GL objects
 		err = glp.Do(func() error {
 			var err error
-			r, err = opt.NewRenderer(PipeInfo{Node: n.name, Pipe: pm.Name, Device: pm.Device, InitData: s.InitData})
+			r, err = opt.NewRenderer(PipeInfo{Node: n.name, Pipe: pm.Name, Device: pm.Device, InitData: s.InitData,
+				SendEvent: func(data []byte) error { return n.pipeEvent(pm, data) }})
 			return err
 		})
 		if err != nil {
@@ -665,6 +666,19 @@ func (n *node) windowEvent(cw *channel.Window, e winsys.Event) {
 		}
 	}
 	n.queueEvent(w, ev)
+}
+
+// pipeEvent queues a renderer's event for the application.
+func (n *node) pipeEvent(pm *compound.Pipe, data []byte) error {
+	if len(data) > control.MaxEventData {
+		return fmt.Errorf("an event of %d bytes encoded, more than the %d allowed", len(data), control.MaxEventData)
+	}
+	select {
+	case n.events <- control.WindowEvent{Kind: control.PipeEventKind, View: -1, Pipe: pm.Name, Data: data}:
+		return nil
+	default:
+		return fmt.Errorf("%d events wait to be sent already", eventQueue)
+	}
 }
 
 // queueEvent queues an event for the server, never blocking.

@@ -63,6 +63,15 @@ type ClientMsg struct {
 	Preview *Preview `json:"preview,omitempty"`
 }
 
+// PipeEventKind is the Kind of a WindowEvent that is no window's: a
+// renderer's event for the application (its Data), beyond the window
+// system's kinds.
+const PipeEventKind = 100
+
+// MaxEventData bounds a renderer's event for the application (encoded):
+// a batch of 256 stays well within MaxMessage.
+const MaxEventData = 16 << 10
+
 // WindowEvent is an input event of an on-screen window. X, Y is the
 // pointer in the view of the channel under it (0 to 1 from the bottom
 // left).
@@ -83,6 +92,10 @@ type WindowEvent struct {
 	// while it is minimised).
 	W int `json:"w,omitempty"`
 	H int `json:"h,omitempty"`
+	// Pipe and Data are a renderer's event (PipeEventKind): its pipe's
+	// name and what it sent.
+	Pipe string `json:"pipe,omitempty"`
+	Data []byte `json:"data,omitempty"`
 }
 
 // Hello introduces a client: its node and where it receives frames.
