@@ -11,6 +11,8 @@ type Changes struct {
 	Layouts LayoutSwitches
 	Modes   ViewModes
 	Sizes   WindowSizes
+	// focus holds each view's focus move until the heads change
+	focus map[*View]focusMove
 }
 
 // SetHead places an observer's tracked head from frame on.
@@ -33,15 +35,27 @@ func (c *Changes) Advance(frame int) {
 	c.Layouts.Advance(frame)
 	c.Modes.Advance(frame)
 	c.Sizes.Advance(frame)
+	clear(c.focus)
 }
 
 // Wall is the wall compound x renders, as its destination shows it now
-// (widened with a resized window), seen by eye: the wall and the eye's
-// position in world space (Tracking.Eye).
+// (widened with a resized window, moved to its observer's focus), seen by
+// eye: the wall and the eye's position in world space (Tracking.Eye).
 func (c *Changes) Wall(cfg *Config, x *Compound, eye int) (Wall, Vec3) {
 	wall := *x.Wall
 	if dest := x.Destination(); dest != nil && dest.Channel != nil {
 		wall = wall.Widened(c.Sizes.Widening(dest.Channel))
+	}
+	if v := ViewOf(x); v != nil && wall.Type != "HMD" {
+		m, ok := c.focus[v]
+		if !ok {
+			m.eye, m.ratio = c.focusOf(cfg, v)
+			if c.focus == nil {
+				c.focus = map[*View]focusMove{}
+			}
+			c.focus[v] = m
+		}
+		wall = wall.movedFocus(m.eye, m.ratio)
 	}
 	return c.Heads.Eye(cfg, x, wall, eye)
 }

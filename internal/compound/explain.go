@@ -326,11 +326,15 @@ func explainCompound(cfg *Config, c *Compound, path string) ExplainCompound {
 		e.PixelVP = pvp4(c.Channel.PixelViewport.Apply(c.Viewport.RelativeTo(destinationViewport(c))))
 	}
 	if c.Frustum != nil {
+		frustum := *c.Frustum
+		if v := ViewOf(c); v != nil && frustum.Type != "HMD" {
+			frustum = frustum.movedFocus((&Changes{}).focusOf(cfg, v)) // as planned, heads untracked
+		}
 		for i, eye := range []int{EyeCyclop, EyeLeft, EyeRight} {
 			if c.Eyes&eye == 0 {
 				continue
 			}
-			wall, pos := (*Tracking)(nil).Eye(cfg, c, *c.Frustum, eye)
+			wall, pos := (*Tracking)(nil).Eye(cfg, c, frustum, eye)
 			f := wall.EyeFrustum(pos, DefaultNear, DefaultFar)
 			e.EyeFrusta = append(e.EyeFrusta, ExplainEyeFrustum{eyeNames[i], [6]float64{r6(f.Left), r6(f.Right), r6(f.Bottom), r6(f.Top), f.Near, f.Far}})
 		}

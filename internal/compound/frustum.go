@@ -135,3 +135,14 @@ func (cfg *Config) ObserverOf(c *Compound) *Observer {
 	}
 	return nil
 }
+
+// ViewOf is the view compound c renders for: its own channel's, or the
+// nearest ancestor's whose channel shows one; nil when none.
+func ViewOf(c *Compound) *View {
+	for x := c; x != nil; x = x.Parent {
+		if x.Channel != nil && x.Channel.View != nil {
+			return x.Channel.View
+		}
+	}
+	return nil
+}

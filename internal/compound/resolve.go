@@ -672,7 +672,7 @@ func (r *resolver) channel(c *configparser.Channel, win *Window) *Channel {
 
 func (r *resolver) observer(o *configparser.Observer, cfg *Config) *Observer {
 	half := cfg.EyeBase / 2
-	out := &Observer{EyeLeft: Vec3{-half, 0, 0}, EyeRight: Vec3{half, 0, 0}, FocusDistance: 1, FocusMode: "fixed"}
+	out := &Observer{EyeLeft: Vec3{-half, 0, 0}, EyeRight: Vec3{half, 0, 0}, FocusDistance: 1, FocusMode: FocusFixed}
 	for _, f := range o.Fields {
 		switch {
 		case f.Name != nil:
@@ -691,7 +691,13 @@ func (r *resolver) observer(o *configparser.Observer, cfg *Config) *Observer {
 		case f.OpenCVCamera != nil:
 			r.warnf(f.Pos, "opencv_camera: goeq does not track the observer")
 		case f.FocusMode != nil:
-			out.FocusMode = iattr(f.FocusMode)
+			out.FocusMode = strings.ToLower(iattr(f.FocusMode))
+			switch out.FocusMode {
+			case FocusFixed, FocusRelativeToOrigin, FocusRelativeToObserver:
+			default:
+				r.warnf(f.Pos, "focus_mode %s: not fixed, relative_to_origin or relative_to_observer; the focus is fixed", iattr(f.FocusMode))
+				out.FocusMode = FocusFixed
+			}
 		}
 	}
 	return out

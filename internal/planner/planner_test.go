@@ -2,6 +2,8 @@ package planner
 
 import (
 	"maps"
+	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -443,4 +445,59 @@ func TestViewModeSwitchesFromItsFrame(t *testing.T) {
 			t.Errorf("frame %d draws eyes (with masks) %v, want %v", f, eyes, want)
 		}
 	}
+}
+
+// An observer whose focus is relative to the origin at 2 m moves a 1 m
+// distant wall to 2 m, twice its size, as Equalizer's focus modes do: the
+// cyclop eye sees the same frustum, the stereo eyes converge at 2 m. A
+// fixed focus leaves the wall where it is.
+func TestFocusModeMovesTheWall(t *testing.T) {
+	frustumFor := func(mode string, headZ float64) map[int]compound.Frustum {
+		text := `config {
+    appNode { pipe { window { viewport [ 0 0 160 100 ] attributes { hint_drawable FBO } channel { name "c" } } } }
+    observer { eye_left [ -0.05 0 0 ] eye_right [ 0.05 0 0 ] focus_distance 2 focus_mode ` + mode + ` }
+    layout { view { mode STEREO observer 0 } }
+    canvas { layout 0 wall { bottom_left [ -0.8 -0.5 -1 ] bottom_right [ 0.8 -0.5 -1 ] top_left [ -0.8 0.5 -1 ] } segment { channel "c" } }
+}`
+		path := filepath.Join(t.TempDir(), "focus.eqc")
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		m, _, err := compound.Load(path, compound.Options{Getenv: func(string) (string, bool) { return "", false }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[int]compound.Frustum{}
+		p := New(m.Configs[0])
+		if headZ != 0 {
+			head := compound.IdentityHead
+			head.Matrix[14] = headZ
+			p.SetHead(0, m.Configs[0].Observers[0], head)
+		}
+		for _, cp := range p.Plan(0).Channels {
+			for _, task := range cp.Tasks {
+				if task.Kind == Draw {
+					out[task.Eye] = task.Frustum
+				}
+			}
+		}
+		return out
+	}
+	near := compound.DefaultNear
+	// the left eye at x -0.05 sees the wall from -0.8 to 0.8 at 1 m, or
+	// from -1.6 to 1.6 at 2 m, scaled to the near plane
+	fixed, moved := frustumFor("fixed", 0), frustumFor("relative_to_origin", 0)
+	check := func(name string, got compound.Frustum, left, right float64) {
+		t.Helper()
+		if math.Abs(got.Left-left) > 1e-12 || math.Abs(got.Right-right) > 1e-12 {
+			t.Errorf("%s: frustum left %g right %g, want %g and %g", name, got.Left, got.Right, left, right)
+		}
+	}
+	check("fixed, left eye", fixed[compound.EyeLeft], (-0.8+0.05)*near/1, (0.8+0.05)*near/1)
+	check("moved, left eye", moved[compound.EyeLeft], (-1.6+0.05)*near/2, (1.6+0.05)*near/2)
+	check("moved, right eye", moved[compound.EyeRight], (-1.6-0.05)*near/2, (1.6-0.05)*near/2)
+	// relative to an observer 0.5 m back: the wall, 1.5 m ahead of the
+	// cyclop eye, moves to 2 m ahead of it, 4/3 as large about the eye
+	observed := frustumFor("relative_to_observer", 0.5)
+	check("relative to the observer, left eye", observed[compound.EyeLeft], (-0.8*4/3+0.05)*near/2, (0.8*4/3+0.05)*near/2)
 }
