@@ -98,7 +98,8 @@ const (
 )
 
 // Event is an input event of a destination window, delivered to the
-// application process in the order the window saw it.
+// application process in the order the window saw it, or a renderer's
+// event (PipeEvent), in the order its pipe sent it.
 type Event struct {
 	Kind    EventKind
 	Node    string // the node whose window it is
