@@ -23,6 +23,10 @@ const (
 	// WindowClose: the user asked to close a window (goeq leaves it open;
 	// the application decides).
 	WindowClose = EventKind(winsys.Close)
+	// Expose: a window's content was damaged (uncovered, mapped again), as
+	// Equalizer's window expose: an application that renders on demand
+	// renders a frame.
+	Expose = EventKind(winsys.Expose)
 	// PipeEvent is a renderer's event (Pipe.SendEvent), as Equalizer's
 	// render nodes send config events: its Node and Pipe, and its Data.
 	PipeEvent = EventKind(control.PipeEventKind)
@@ -46,6 +50,8 @@ func (k EventKind) String() string {
 		return "resize"
 	case WindowClose:
 		return "window close"
+	case Expose:
+		return "expose"
 	case PipeEvent:
 		return "pipe event"
 	}

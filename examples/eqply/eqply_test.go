@@ -359,6 +359,41 @@ func TestKeysReachTheApplicationWithTheirModifiers(t *testing.T) {
 	}
 }
 
+// A window shown again (unmapped and mapped: its content damaged) gets
+// an expose event, and eqply, which renders only when something changed,
+// renders a frame for it, as eqPly redraws on Equalizer's window expose.
+func TestExposedWindowIsRedrawn(t *testing.T) {
+	r := startEqply(t)
+	frames := func() (n int, exposes int) {
+		for _, l := range readTrace(t, r.trace) {
+			switch {
+			case l.Frame != nil:
+				n++
+			case l.Event == goeq.Expose.String():
+				exposes++
+			}
+		}
+		return n, exposes
+	}
+	// settled: no frame for a second
+	before, exposed := frames()
+	for settled := false; !settled; {
+		time.Sleep(time.Second)
+		n, e := frames()
+		settled = n == before
+		before, exposed = n, e
+	}
+	xtest.Xdotool(t, r.disp, "windowunmap", "--sync", r.win)
+	xtest.Xdotool(t, r.disp, "windowmap", "--sync", r.win)
+	waitFor(t, "a frame for the expose", 30*time.Second, func() bool {
+		n, e := frames()
+		return n > before && e > exposed
+	})
+	xtest.Xdotool(t, r.disp, "windowfocus", "--sync", r.win) // mapping again took the focus away
+	xtest.Xdotool(t, r.disp, "key", "q")
+	r.endsCleanly(t, "q")
+}
+
 // geometry is the window's place and size on the screen.
 func (r *running) geometry(t *testing.T) (x, y, w, h int) {
 	t.Helper()

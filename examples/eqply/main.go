@@ -17,7 +17,7 @@
 // and shift-l the one before, p or F11 writes the picture shown into
 // screenshots/ (as eqPly's F11), q or Esc (or closing the window) quits.
 // A resized window renders at its new size. It renders only when
-// something changed. Headless (or with --camera-path orbit) the camera
+// something changed (an exposed window too). Headless (or with --camera-path orbit) the camera
 // orbits for --frames frames. Ctrl-C (SIGINT or SIGTERM) stops it as q
 // does, and it exits with 130 or 143; a
 // second one ends it at once.
@@ -229,6 +229,8 @@ func (c *controls) handle(ev goeq.Event) bool {
 		}
 	case goeq.Resize:
 		return true // the next frame renders at the window's new size
+	case goeq.Expose:
+		return true // the window shows the frame again
 	case goeq.WindowClose:
 		c.quit = true
 	}

@@ -13,6 +13,7 @@ const (
 	Wheel
 	Resize
 	Close
+	Expose // the window's content was damaged (uncovered, mapped)
 )
 
 // Keys that are not characters; a character key is its lower-case rune.

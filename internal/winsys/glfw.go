@@ -207,8 +207,8 @@ func (c *glfwContext) Swap() {
 }
 func (c *glfwContext) Destroy() { onMain(c.win.Destroy) }
 
-// OnEvent delivers the window's key, pointer, wheel, resize and close
-// events to handler (on the main thread, while events are polled).
+// OnEvent delivers the window's key, pointer, wheel, resize, close and
+// expose events to handler (on the main thread, while events are polled).
 func (c *glfwContext) OnEvent(handler func(Event)) {
 	onMain(func() {
 		w := c.win
@@ -240,6 +240,7 @@ func (c *glfwContext) OnEvent(handler func(Event)) {
 		})
 		c.handler = handler // the framebuffer size callback passes resizes on
 		w.SetCloseCallback(func(*glfw.Window) { handler(Event{Kind: Close}) })
+		w.SetRefreshCallback(func(*glfw.Window) { handler(Event{Kind: Expose}) })
 		if w.ShouldClose() {
 			// asked to close between the window's creation and now: GLFW
 			// only set the flag, no callback saw it
