@@ -7,10 +7,11 @@ package compound
 // setters by type assertion), and Advance applies them before a frame is
 // planned.
 type Changes struct {
-	Heads   Tracking
-	Layouts LayoutSwitches
-	Modes   ViewModes
-	Sizes   WindowSizes
+	Heads Tracking
+	Sizes WindowSizes
+	// edits switch the model itself: a canvas' active layout, a view's
+	// mode (Equalizer's Canvas::useLayout, View::changeMode)
+	edits FromFrame[func()]
 	// focus holds each view's focus move until the heads change
 	focus map[*View]focusMove
 }
@@ -20,10 +21,18 @@ func (c *Changes) SetHead(frame int, o *Observer, h Head) { c.Heads.Set(frame, o
 
 // SetLayout shows a canvas' layout (an index into its Layouts) from frame
 // on.
-func (c *Changes) SetLayout(frame int, cv *Canvas, layout int) { c.Layouts.Set(frame, cv, layout) }
+func (c *Changes) SetLayout(frame int, cv *Canvas, layout int) {
+	c.edits.Set(frame, func() { cv.ActiveLayout = layout })
+}
 
 // SetViewMode makes a view stereo (or mono) from frame on.
-func (c *Changes) SetViewMode(frame int, v *View, stereo bool) { c.Modes.Set(frame, v, stereo) }
+func (c *Changes) SetViewMode(frame int, v *View, stereo bool) {
+	mode := "MONO"
+	if stereo {
+		mode = "STEREO"
+	}
+	c.edits.Set(frame, func() { v.Mode = mode })
+}
 
 // SetWindowSize gives a window that size from frame on.
 func (c *Changes) SetWindowSize(frame int, w *Window, size Size) { c.Sizes.Set(frame, w, size) }
@@ -32,8 +41,7 @@ func (c *Changes) SetWindowSize(frame int, w *Window, size Size) { c.Sizes.Set(f
 // planning frame.
 func (c *Changes) Advance(frame int) {
 	c.Heads.Advance(frame)
-	c.Layouts.Advance(frame)
-	c.Modes.Advance(frame)
+	c.edits.Advance(frame, func(edit func()) { edit() })
 	c.Sizes.Advance(frame)
 	clear(c.focus)
 }

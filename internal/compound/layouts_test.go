@@ -14,10 +14,10 @@ func TestLayoutSwitchesHoldFromTheirFrame(t *testing.T) {
 	if got := cfg.LayoutIndexes("c"); len(got) != 0 {
 		t.Errorf("LayoutIndexes(c) = %v", got)
 	}
-	var s LayoutSwitches
-	s.Set(3, cv, 2)
-	s.Set(5, cv, 0)
-	s.Set(5, cv, 1)
+	var s Changes
+	s.SetLayout(3, cv, 2)
+	s.SetLayout(5, cv, 0)
+	s.SetLayout(5, cv, 1)
 	for frame, want := range []int{0, 0, 0, 2, 2, 1, 1} {
 		s.Advance(frame)
 		if cv.ActiveLayout != want {

@@ -1104,7 +1104,10 @@ func (s *server) request(af AppFrame) (scheduler.Request, error) {
 		}
 		req.Heads[s.cfg.Observers[i]] = h
 	}
-	views := s.cfg.Views()
+	var views []*compound.View
+	if len(af.ViewModes) > 0 {
+		views = s.cfg.Views()
+	}
 	for i, stereo := range af.ViewModes {
 		if i < 0 || i >= len(views) {
 			return req, fmt.Errorf("frame %d: no view %d (the config has %d)", frame, i, len(views))
