@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"image"
+	"image/color"
 	"image/png"
 	"maps"
 	"net/url"
@@ -1209,4 +1211,118 @@ func TestRenderersSendTheApplicationEvents(t *testing.T) {
 	run(goeq.Options{Config: path})
 	t.Setenv("GOEQ_TOKEN", "the-shared-token")
 	run(goeq.Options{Server: startAppServer(t, path).addr})
+}
+
+// multisampleConfig is a 2D load-balanced config of a destination and two
+// sources on other nodes, every window w x h with the attribute line
+// attrs (planes_samples, or nothing).
+func multisampleConfig(w, h int, attrs string) string {
+	window := func(name string) string {
+		return fmt.Sprintf("window { name %q viewport [ 0 0 %d %d ] attributes { hint_drawable FBO %s } channel { name %q } }", name, w, h, attrs, name)
+	}
+	return fmt.Sprintf(`config {
+    latency 1
+    appNode { pipe { %s } }
+    node { host "localhost" pipe { %s } }
+    node { host "localhost" pipe { %s } }
+    observer {}
+    layout { view { observer 0 } }
+    canvas { layout 0 wall {} segment { channel "dest" } }
+    compound {
+        channel ( segment 0 view 0 )
+        load_equalizer {}
+        compound { }
+        compound { channel "src1" outputframe {} }
+        compound { channel "src2" outputframe {} }
+        inputframe { name "frame.src1" }
+        inputframe { name "frame.src2" }
+    }
+}
+`, window("dest"), window("src1"), window("src2"))
+}
+
+// A window's planes_samples antialiases its draws, as Equalizer's
+// multisampled windows do: the turning square, decomposed over a
+// destination and two sources, matches the reference (rendered whole,
+// multisampled alike); and where the multisampled frames differ from the
+// single-sampled ones (the edges), they lie much nearer to the same frames
+// rendered at twice the size and averaged down on the CPU (supersampling,
+// a different path).
+func TestMultisampledWindowsAntialias(t *testing.T) {
+	const w, h, frames = 320, 240, 4
+	run := func(text string, reference bool) []string {
+		return runScript(t, goeq.Options{ConfigText: text, Reference: reference}, frames, squareInit{Scale: 1.4}, nil)
+	}
+	multi := run(multisampleConfig(w, h, "planes_samples 4"), false)
+	compareRuns(t, multi, run(multisampleConfig(w, h, "planes_samples 4"), true))
+	single := run(multisampleConfig(w, h, ""), false)
+	super := run(multisampleConfig(2*w, 2*h, ""), false)
+	edged := 0
+	for i := range multi {
+		m, s, sup := loadPNG(t, multi[i]), loadPNG(t, single[i]), loadPNG(t, super[i])
+		want := halve(sup)
+		errMulti, errSingle, edges := 0, 0, 0
+		for y := 0; y < h; y++ {
+			for x := 0; x < w; x++ {
+				if m.NRGBAAt(x, y) == s.NRGBAAt(x, y) {
+					continue
+				}
+				edges++
+				errMulti += difference(m.NRGBAAt(x, y), want.NRGBAAt(x, y))
+				errSingle += difference(s.NRGBAAt(x, y), want.NRGBAAt(x, y))
+			}
+		}
+		t.Logf("%s: %d pixels antialiased; their difference from the supersampled frame: %d multisampled, %d single-sampled", filepath.Base(multi[i]), edges, errMulti, errSingle)
+		if edges == 0 {
+			continue // edges on pixel borders
+		}
+		edged++
+		if 10*errMulti > 6*errSingle {
+			t.Errorf("%s: %d pixels antialiased, but their difference from the supersampled frame is %d multisampled against %d single-sampled", filepath.Base(multi[i]), edges, errMulti, errSingle)
+		}
+	}
+	if edged < frames-1 {
+		t.Errorf("%d of %d frames antialiased", edged, frames)
+	}
+}
+
+func loadPNG(t *testing.T, path string) *image.NRGBA {
+	t.Helper()
+	im, err := imagecmp.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if im.Bounds().Min != (image.Point{}) {
+		t.Fatalf("%s starts at %v", path, im.Bounds().Min)
+	}
+	return im
+}
+
+// halve averages every 2x2 block of pixels into one.
+func halve(src *image.NRGBA) *image.NRGBA {
+	out := image.NewNRGBA(image.Rect(0, 0, src.Bounds().Dx()/2, src.Bounds().Dy()/2))
+	for y := 0; y < out.Bounds().Dy(); y++ {
+		for x := 0; x < out.Bounds().Dx(); x++ {
+			var sum [4]int
+			for _, d := range [][2]int{{0, 0}, {1, 0}, {0, 1}, {1, 1}} {
+				c := src.NRGBAAt(2*x+d[0], 2*y+d[1])
+				sum[0], sum[1], sum[2], sum[3] = sum[0]+int(c.R), sum[1]+int(c.G), sum[2]+int(c.B), sum[3]+int(c.A)
+			}
+			out.SetNRGBA(x, y, color.NRGBA{uint8((sum[0] + 2) / 4), uint8((sum[1] + 2) / 4), uint8((sum[2] + 2) / 4), uint8((sum[3] + 2) / 4)})
+		}
+	}
+	return out
+}
+
+// difference is the sum of the absolute differences of two colours'
+// channels.
+func difference(a, b color.NRGBA) int {
+	return abs(int(a.R)-int(b.R)) + abs(int(a.G)-int(b.G)) + abs(int(a.B)-int(b.B))
+}
+
+func abs(v int) int {
+	if v < 0 {
+		return -v
+	}
+	return v
 }

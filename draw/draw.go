@@ -11,7 +11,9 @@ import (
 
 // Renderer draws one pipe's share of each frame. Draw is called on the
 // pipe's goroutine, with its GL context current and the target bound:
-// viewport and scissor are set to the part to draw.
+// viewport and scissor are set to the part to draw. The target is
+// multisampled when the window asks for it (planes_samples), and holds
+// what the part held before the draw.
 type Renderer interface {
 	// Draw renders c's part of the frame and returns the region it
 	// actually drew, relative to its viewport (only that is read back and

@@ -266,6 +266,7 @@ func main() {
 	start := flag.String("camera", "", "the camera to start from: YAW,PITCH,DISTANCE (radians, units)")
 	overlay := flag.Bool("overlay", false, "start with the statistics overlay on (s toggles it)")
 	tracePath := flag.String("trace", "", "write each event handled and each frame's camera as JSON lines here")
+	local := flag.Bool("local", false, "start every node's render client on this machine, whatever host the config names (try a cluster config here)")
 	flag.Parse()
 
 	switch {
@@ -307,7 +308,7 @@ func main() {
 		interrupt()
 	}()
 	configName, configText := configs.Pick(*config)
-	cfg, err := goeq.Start(context.Background(), app{}, goeq.Options{Config: configName, ConfigText: configText, Server: *server, HTTP: *httpAddr, OutDir: *out, Overlay: *overlay,
+	cfg, err := goeq.Start(context.Background(), app{}, goeq.Options{Config: configName, ConfigText: configText, Server: *server, HTTP: *httpAddr, OutDir: *out, Overlay: *overlay, Local: *local,
 		InitData: initData{Model: *modelPath, Triangles: *triangles}})
 	if err != nil {
 		log.Fatal(err)

@@ -76,6 +76,7 @@ func main() {
 	server := flag.String("server", "", "a running eqserver's application address (eqserver run --app ADDR); default: the server runs in this process")
 	path := flag.String("camera-path", "", "orbit: turn the camera around the volume (the default headless)")
 	dens := flag.Float64("density", 1, "the transfer function's opacity scale")
+	local := flag.Bool("local", false, "start every node's render client on this machine, whatever host the config names (try a cluster config here)")
 	flag.Parse()
 	switch {
 	case *frames < 0:
@@ -92,7 +93,7 @@ func main() {
 	}
 	ctx := context.Background()
 	configName, configText := configs.Pick(*config)
-	cfg, err := goeq.Start(ctx, app{}, goeq.Options{Config: configName, ConfigText: configText, Server: *server, HTTP: *httpAddr, OutDir: *out})
+	cfg, err := goeq.Start(ctx, app{}, goeq.Options{Config: configName, ConfigText: configText, Server: *server, HTTP: *httpAddr, OutDir: *out, Local: *local})
 	if err != nil {
 		log.Fatal(err)
 	}

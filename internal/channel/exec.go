@@ -104,6 +104,10 @@ type Executor struct {
 	opt      ExecOptions
 	inbox    *inbox
 	targets  map[*compound.Window]*Target
+	// multisampled framebuffers of the windows whose draws antialias,
+	// and the most samples this GL allows
+	multisampled map[*compound.Window]*glutil.Multisample
+	maxSamples   int
 
 	// cpuMerge: sort-last inputs are held in memory and merged there
 	// (cpumerge.go); mergeAll are the in-memory merges made, mergeFree
@@ -137,7 +141,8 @@ func NewExecutor(p *Pipe, r draw.Renderer, sink Sink, opt ExecOptions) (*Executo
 	if opt.TileBatch <= 0 {
 		opt.TileBatch = 4
 	}
-	e := &Executor{Pipe: p, Renderer: r, sink: sink, opt: opt, inbox: newInbox(), targets: map[*compound.Window]*Target{}}
+	e := &Executor{Pipe: p, Renderer: r, sink: sink, opt: opt, inbox: newInbox(), targets: map[*compound.Window]*Target{},
+		multisampled: map[*compound.Window]*glutil.Multisample{}}
 	err := p.Do(func() error {
 		if i, ok := r.(initer); ok {
 			if err := i.Init(); err != nil {
@@ -146,6 +151,7 @@ func NewExecutor(p *Pipe, r draw.Renderer, sink Sink, opt ExecOptions) (*Executo
 		}
 		comp, err := gpu.New()
 		e.comp = comp
+		e.maxSamples = glutil.MaxSamples()
 		software := softwareGL()
 		switch opt.Merge {
 		case MergeCPU:
@@ -180,6 +186,9 @@ func (e *Executor) Close() {
 		}
 		for _, t := range e.targets {
 			t.FB.Delete()
+		}
+		for _, m := range e.multisampled {
+			m.Delete()
 		}
 		for _, a := range e.inbox.forget(int(^uint(0) >> 1)) {
 			a.upload.Release()
@@ -221,6 +230,30 @@ func (e *Executor) target(win *compound.Window, w, h int) (*Target, error) {
 	t = &Target{Window: win, FB: fb}
 	e.targets[key] = t
 	return t, nil
+}
+
+// Samples is how many samples a pixel a draw asking for n renders with:
+// n, at most what the GL allows (0 or 1: single-sampled).
+func (e *Executor) Samples(n int) int { return min(n, e.maxSamples) }
+
+// multisample returns the multisampled framebuffer a draw on t's window
+// renders into before it is resolved into t, as large as t. Call on the
+// pipe.
+func (e *Executor) multisample(t *Target, samples int) (*glutil.Multisample, error) {
+	m := e.multisampled[t.Window]
+	if m != nil && m.W == t.FB.W && m.H == t.FB.H && m.Samples == samples {
+		return m, nil
+	}
+	if m != nil {
+		m.Delete()
+		delete(e.multisampled, t.Window)
+	}
+	m, err := glutil.NewMultisample(t.FB.W, t.FB.H, samples)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", t.Window.Label(), err)
+	}
+	e.multisampled[t.Window] = m
+	return m, nil
 }
 
 // inWindow moves a channel's tasks from channel to window coordinates.
@@ -761,10 +794,28 @@ func (fr *frameRun) draw(r *channelRun, t *planner.Task, share, region compound.
 		vp = compound.Viewport{X: float64(share.X-dest.X) / float64(dest.W), Y: float64(share.Y-dest.Y) / float64(dest.H),
 			W: float64(share.W) / float64(dest.W), H: float64(share.H) / float64(dest.H)}
 	}
+	var ms *glutil.Multisample
+	if samples := fr.e.Samples(t.Samples); samples > 1 {
+		// the draw lands on what the region holds (a clear, an earlier
+		// draw or eye), so the region goes into every sample first
+		var err error
+		if ms, err = fr.e.multisample(r.target, samples); err != nil {
+			return compound.PixelViewport{}, err
+		}
+		gl.BindFramebuffer(gl.FRAMEBUFFER, ms.FBO)
+		gl.ColorMask(true, true, true, true)
+		if err := fr.e.comp.Copy(r.target.FB.Color, r.target.FB.Depth, region.X, region.Y, region.W, region.H); err != nil {
+			return compound.PixelViewport{}, err
+		}
+		applyMask(t.ColorMask)
+	}
 	gl.Viewport(int32(region.X), int32(region.Y), int32(region.W), int32(region.H))
 	gl.Enable(gl.SCISSOR_TEST)
 	gl.Scissor(int32(region.X), int32(region.Y), int32(region.W), int32(region.H))
 	defer gl.Disable(gl.SCISSOR_TEST)
+	if ms != nil {
+		defer ms.ResolveInto(r.target.FB, region.X, region.Y, region.W, region.H)
+	}
 	roi, err := fr.e.Renderer.Draw(&draw.Context{Frame: fr.frame, Channel: r.plan.Channel.ID, Data: fr.data, Eye: draw.Eye(t.Eye), ViewIndex: t.View,
 		X: region.X, Y: region.Y, Width: region.W, Height: region.H,
 		DestWidth: area.W, DestHeight: area.H, Share: draw.Region{X: share.X - area.X, Y: share.Y - area.Y, W: share.W, H: share.H},

@@ -217,6 +217,9 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 				return err
 			}
 			n.log.Info(fmt.Sprintf("%s: %s (%s)", w.Label(), d, why))
+			if want := w.Samples(); exec.Samples(want) < want {
+				n.log.Warn(fmt.Sprintf("%s asks for %d samples a pixel (planes_samples); this GL allows %d, which its draws render with", w.Label(), want, exec.Samples(want)))
+			}
 			p.windows = append(p.windows, cw)
 			cw.OnEvent(func(e winsys.Event) { n.windowEvent(cw, e) })
 			if sw, sh, ok := cw.ScreenSize(); ok && (sw != w.PixelViewport.W || sh != w.PixelViewport.H) {

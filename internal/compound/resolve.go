@@ -457,7 +457,28 @@ func (r *resolver) config(c *configparser.Config) *Config {
 	cfg.CachePaths()
 	r.checkShares(cfg)
 	r.checkCompositing(cfg)
+	r.checkSamples(cfg)
 	return cfg
+}
+
+// checkSamples warns, once a window, where a multisampled window draws
+// parts that render single-sampled (Compound.DrawSamples says why).
+func (r *resolver) checkSamples(cfg *Config) {
+	warned := map[*Window]bool{}
+	cfg.Walk(func(c *Compound) {
+		d := r.raw[c]
+		if d == nil || c.Channel == nil || c.Tasks&TaskDraw == 0 || warned[c.Channel.Window] {
+			return
+		}
+		if n := c.Channel.Window.Samples(); n > 1 && c.DrawSamples() == 0 {
+			warned[c.Channel.Window] = true
+			pos := d.channelPos
+			if pos.Line == 0 {
+				pos = d.pos
+			}
+			r.warnf(pos, "channel %q draws a part of the data or of the pixels here: that draw renders single-sampled, not with its window's %d samples (antialiased edges of a part would leave seams where the parts are merged)", c.Channel.Name, n)
+		}
+	})
 }
 
 // checkCompositing warns where a config names a compositing strategy that
@@ -560,10 +581,6 @@ func (r *resolver) runtimeAttr(pos lexer.Position, key, value string) {
 	case "hint_stereo":
 		if value == "ON" {
 			r.warnf(pos, "hint_stereo ON: goeq renders into framebuffer objects, which have no quad-buffered stereo; stereo destinations show anaglyph")
-		}
-	case "planes_samples":
-		if n, err := strconv.Atoi(value); err == nil && n > 1 {
-			r.warnf(pos, "planes_samples %d: goeq's framebuffers are not multisampled", n)
 		}
 	case "hint_cuda_gl_interop":
 		if value == "ON" {
@@ -1032,6 +1049,7 @@ type compoundData struct {
 	frustum                *Wall
 	outputFrames, inFrames []*configparser.Frame
 	outPos, inPos          []lexer.Position
+	pos                    lexer.Position // where the compound starts
 	channelPos             lexer.Position // where the compound names its channel
 	compositingPos         lexer.Position // where it names its compositing
 }
@@ -1039,6 +1057,7 @@ type compoundData struct {
 func (r *resolver) compound(c *configparser.Compound, parent *Compound, cfg *Config) *Compound {
 	out := &Compound{Parent: parent, Attributes: map[string]string{}}
 	d := newCompoundData()
+	d.pos = c.Pos
 	var children []*configparser.Compound
 	for _, f := range c.Fields {
 		switch {

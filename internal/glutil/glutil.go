@@ -110,6 +110,61 @@ func (t *Target) Delete() {
 	gl.DeleteTextures(1, &t.Depth)
 }
 
+// Multisample is a framebuffer object of RGBA8 colour and DEPTH32F depth
+// renderbuffers with Samples samples a pixel: draws into it are
+// antialiased, and ResolveInto turns them into a Target's pixels.
+type Multisample struct {
+	FBO, Color, Depth uint32
+	W, H, Samples     int
+}
+
+// NewMultisample creates a multisampled framebuffer of w x h pixels.
+func NewMultisample(w, h, samples int) (*Multisample, error) {
+	m := &Multisample{W: w, H: h, Samples: samples}
+	gl.GenRenderbuffers(1, &m.Color)
+	gl.BindRenderbuffer(gl.RENDERBUFFER, m.Color)
+	gl.RenderbufferStorageMultisample(gl.RENDERBUFFER, int32(samples), gl.RGBA8, int32(w), int32(h))
+	gl.GenRenderbuffers(1, &m.Depth)
+	gl.BindRenderbuffer(gl.RENDERBUFFER, m.Depth)
+	gl.RenderbufferStorageMultisample(gl.RENDERBUFFER, int32(samples), gl.DEPTH_COMPONENT32F, int32(w), int32(h))
+	gl.BindRenderbuffer(gl.RENDERBUFFER, 0)
+	gl.GenFramebuffers(1, &m.FBO)
+	gl.BindFramebuffer(gl.FRAMEBUFFER, m.FBO)
+	gl.FramebufferRenderbuffer(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.RENDERBUFFER, m.Color)
+	gl.FramebufferRenderbuffer(gl.FRAMEBUFFER, gl.DEPTH_ATTACHMENT, gl.RENDERBUFFER, m.Depth)
+	if s := gl.CheckFramebufferStatus(gl.FRAMEBUFFER); s != gl.FRAMEBUFFER_COMPLETE {
+		m.Delete()
+		return nil, fmt.Errorf("glutil: multisampled framebuffer %dx%d of %d samples incomplete: 0x%x", w, h, samples, s)
+	}
+	return m, nil
+}
+
+// ResolveInto writes the colour and depth of the rectangle at (x, y) into
+// the same place of dst, one value a pixel (colour averaged over the
+// samples). It leaves dst bound.
+func (m *Multisample) ResolveInto(dst *Target, x, y, w, h int) {
+	gl.BindFramebuffer(gl.READ_FRAMEBUFFER, m.FBO)
+	gl.BindFramebuffer(gl.DRAW_FRAMEBUFFER, dst.FBO)
+	x0, y0, x1, y1 := int32(x), int32(y), int32(x+w), int32(y+h)
+	gl.BlitFramebuffer(x0, y0, x1, y1, x0, y0, x1, y1, gl.COLOR_BUFFER_BIT|gl.DEPTH_BUFFER_BIT, gl.NEAREST)
+	gl.BindFramebuffer(gl.FRAMEBUFFER, dst.FBO)
+}
+
+// Delete frees the framebuffer.
+func (m *Multisample) Delete() {
+	gl.DeleteFramebuffers(1, &m.FBO)
+	gl.DeleteRenderbuffers(1, &m.Color)
+	gl.DeleteRenderbuffers(1, &m.Depth)
+}
+
+// MaxSamples is the most samples a pixel the current context's
+// framebuffers may have.
+func MaxSamples() int {
+	var n int32
+	gl.GetIntegerv(gl.MAX_SAMPLES, &n)
+	return int(n)
+}
+
 // Texture allocates a 2D texture with nearest filtering.
 func Texture(w, h int, internal int32, format, kind uint32) uint32 {
 	var tex uint32

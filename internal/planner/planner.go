@@ -142,8 +142,11 @@ type Task struct {
 	Zoom       compound.Zoom          `json:"zoom"`
 	Buffers    int                    `json:"buffers"`
 	ColorMask  ColorMask              `json:"color_mask,omitempty"`
-	Outputs    []Output               `json:"outputs,omitempty"`
-	Inputs     []Input                `json:"inputs,omitempty"`
+	// Samples, on a draw, is how many samples per pixel it renders with
+	// (compound.Compound.DrawSamples); 0 renders single-sampled.
+	Samples int      `json:"samples,omitempty"`
+	Outputs []Output `json:"outputs,omitempty"`
+	Inputs  []Input  `json:"inputs,omitempty"`
 	// Queue, on a draw, names the tile queue the channel pulls tiles (or
 	// database chunks) from instead of drawing its share at once; each tile
 	// is read back and sent to the Outputs as it is drawn.
@@ -772,6 +775,7 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 		}
 		if c.Tasks&compound.TaskDraw != 0 && c.IsLeaf() {
 			t := task(Draw)
+			t.Samples = c.DrawSamples()
 			if queue != "" {
 				// tiles are read back and sent as they are drawn
 				t.Queue = queue
@@ -800,7 +804,9 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 	}
 	if c.Tasks&compound.TaskDraw != 0 && !c.IsLeaf() && renders {
 		// an inner compound that draws does so before assembling
-		cp.Tasks = append(cp.Tasks, task(Draw))
+		t := task(Draw)
+		t.Samples = c.DrawSamples()
+		cp.Tasks = append(cp.Tasks, t)
 	}
 	if c.Tasks&compound.TaskAssemble != 0 && len(c.InputFrames) > 0 && !(s.Skip && s.Share.W == 0) {
 		t := task(Assemble)

@@ -103,7 +103,7 @@ func (p *Planner) draw(c *compound.Compound, eye int, region compound.PixelViewp
 		Viewport: compound.FullViewport, Range: compound.FullRange, Pixel: compound.Pixel{W: 1, H: 1},
 		Subpixel: compound.Subpixel{Size: 1}, Zoom: compound.Zoom{X: 1, Y: 1}, Buffers: compound.BufferColor | compound.BufferDepth,
 		Frustum: wall.EyeFrustum(eyePos, compound.DefaultNear, compound.DefaultFar), ViewMatrix: wall.ViewMatrix(eyePos),
-		ColorMask: mask}
+		ColorMask: mask, Samples: c.Destination().TreeSamples()}
 }
 
 // wallOwner is the compound whose wall the destination shows: its own, or

@@ -462,7 +462,7 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, fmt.Errorf("the control server cannot listen on %s (the config's server connection, or --listen): %w", addr, err)
+		return nil, fmt.Errorf("the control server cannot listen on %s, the config's server connection (--listen gives another address; --local runs every node on this machine): %w", addr, err)
 	}
 	if opt.HTTP != "" {
 		if s.live, err = s.startDashboard(opt.HTTP); err != nil {

@@ -106,6 +106,18 @@ func (c *Compositor) DepthMerge(color, depth uint32, x, y, w, h int) error {
 	return endDepth()
 }
 
+// Copy writes the rectangle at (x, y) of a colour and a depth texture
+// into the same place of the framebuffer, as they are (into every sample
+// of a multisampled one).
+func (c *Compositor) Copy(color, depth uint32, x, y, w, h int) error {
+	c.beginDepth(c.depth, color, depth)
+	gl.DepthFunc(gl.ALWAYS)
+	gl.Uniform2i(glutil.Uniform(c.depth, "offset"), 0, 0)
+	c.draw(c.depth, x, y, w, h)
+	gl.DepthFunc(gl.LESS)
+	return endDepth()
+}
+
 // beginDepth sets up a depth-tested pass of prog over a colour and a depth
 // texture: the depth test (LESS) keeps the nearer of framebuffer and input.
 func (c *Compositor) beginDepth(prog, color, depth uint32) {
