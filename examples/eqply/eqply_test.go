@@ -525,3 +525,31 @@ func TestBadFlagsAreRejected(t *testing.T) {
 		}
 	}
 }
+
+// A cluster config (Equalizer's 4-node.DB.bs.eqc: its nodes on hosts
+// node1 to node4) runs on this machine with --local, every node a process
+// here; without it, eqply says that the config's hosts are out of reach
+// and names --local.
+func TestClusterConfigRunsHereWithLocal(t *testing.T) {
+	bin := build(t)
+	cfg := filepath.Join("..", "..", "..", "shared", "eqc-corpus", "4-node.DB.bs.eqc")
+	out := t.TempDir()
+	run := func(args ...string) (string, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, bin, append([]string{"--config", cfg, "--frames", "3", "--triangles", "20000"}, args...)...)
+		cmd.Env = append(os.Environ(), "DISPLAY=")
+		b, err := cmd.CombinedOutput()
+		return string(b), err
+	}
+	if text, err := run("--local", "--out", out); err != nil {
+		t.Fatalf("--local: %v\n%s", err, text)
+	}
+	if files, _ := filepath.Glob(filepath.Join(out, "*.png")); len(files) != 3 {
+		t.Errorf("--local wrote %d images, want 3: %v", len(files), files)
+	}
+	text, err := run()
+	if err == nil || !strings.Contains(text, "--local") {
+		t.Errorf("without --local: %v, output %q; want an error that names --local", err, text)
+	}
+}
