@@ -412,8 +412,10 @@ func (p *Planner) Plan(frame int) *FramePlan {
 	delete(p.history, frame-64)
 	// 4. tile queues, then tasks, eye by eye as Equalizer runs them
 	p.cfg.Walk(func(c *compound.Compound) {
-		if q := queueFor(c, states); q != nil {
-			plan.Queues = append(plan.Queues, q)
+		for _, eye := range []int{compound.EyeCyclop, compound.EyeLeft, compound.EyeRight} {
+			if q := queueFor(c, eye, states); q != nil {
+				plan.Queues = append(plan.Queues, q)
+			}
 		}
 	})
 	byChannel := make(map[*compound.Channel]*ChannelPlan, len(p.cfg.Channels))
@@ -768,7 +770,7 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 		return p.numbered(*base, kind)
 	}
 	renders := cp != nil && !s.Skip
-	queue := queueOf(c)
+	queue := queueOf(c, eye)
 	if renders {
 		if c.Tasks&compound.TaskClear != 0 {
 			cp.Tasks = append(cp.Tasks, task(Clear))
@@ -823,7 +825,7 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 				ps := states[prod.Path()]
 				if ps.Active && !ps.Skip && ps.Eyes&eye != 0 && prod.Channel != nil && prod.Tasks&compound.TaskReadback != 0 {
 					in.Producers = append(in.Producers, prod.Channel.ID)
-					in.Tiles = in.Tiles || queueOf(prod) != ""
+					in.Tiles = in.Tiles || queueOf(prod, eye) != ""
 					in.Native = in.Native || prod.Destination() != c.Destination()
 					if monitor {
 						in.Place = monitorPlace(t.Region, prod, ps)
@@ -949,27 +951,33 @@ func tileEqualizer(c *compound.Compound) *compound.Equalizer {
 	return nil
 }
 
-// queueOf names the tile queue a compound's draw pulls from: its parent's
-// tile equalizer's, as Equalizer gives each child an input queue.
-func queueOf(c *compound.Compound) string {
+// queueOf names the tile queue a compound's draw for an eye pulls from:
+// its parent's tile equalizer's for that eye, as Equalizer gives each
+// child an input queue per eye (each eye's pass draws all of the tiles).
+func queueOf(c *compound.Compound, eye int) string {
 	if c.Parent == nil {
 		return ""
 	}
 	if eq := tileEqualizer(c.Parent); eq != nil {
-		return c.Parent.Path() + "/" + eq.Name
+		return queueID(c.Parent, eq, eye)
 	}
 	return ""
 }
 
-// queueFor makes this frame's queue of a tile equalizer compound: tiles of
-// its share (destination pixels), or database chunks.
-func queueFor(c *compound.Compound, states map[string]CompoundState) *Queue {
+func queueID(c *compound.Compound, eq *compound.Equalizer, eye int) string {
+	return fmt.Sprintf("%s/%s/eye%d", c.Path(), eq.Name, eye)
+}
+
+// queueFor makes this frame's queue of a tile equalizer compound for an
+// eye it renders: tiles of its share (destination pixels), or database
+// chunks.
+func queueFor(c *compound.Compound, eye int, states map[string]CompoundState) *Queue {
 	eq := tileEqualizer(c)
 	s := states[c.Path()]
-	if eq == nil || !s.Active || s.Skip {
+	if eq == nil || !s.Active || s.Skip || s.Eyes&eye == 0 {
 		return nil
 	}
-	q := &Queue{ID: c.Path() + "/" + eq.Name}
+	q := &Queue{ID: queueID(c, eq, eye)}
 	if eq.ChunkDB > 0 {
 		for _, r := range equalizer.Chunks(eq.ChunkDB) {
 			q.Ranges = append(q.Ranges, s.Range.Apply(r))

@@ -501,3 +501,47 @@ func TestFocusModeMovesTheWall(t *testing.T) {
 	observed := frustumFor("relative_to_observer", 0.5)
 	check("relative to the observer, left eye", observed[compound.EyeLeft], (-0.8*4/3+0.05)*near/2, (0.8*4/3+0.05)*near/2)
 }
+
+// A tile equalizer has a queue per eye, each of all its tiles, and each
+// eye's draws pull from that eye's, as Equalizer's: with one queue for
+// both, the left eye's pass took every tile and the right eye showed
+// nothing.
+func TestTileQueuePerEye(t *testing.T) {
+	cfg := load(t, "tile-4.eqc")
+	p := New(cfg)
+	p.SetViewMode(0, cfg.Views()[0], true)
+	plan := p.Plan(0)
+	queues := map[string]int{}
+	for _, q := range plan.Queues {
+		queues[q.ID] = q.Len()
+	}
+	if len(queues) != 2 {
+		t.Fatalf("queues %v, want one for each eye", queues)
+	}
+	byEye := map[int]map[string]bool{}
+	for _, cp := range plan.Channels {
+		for _, task := range cp.Tasks {
+			if task.Kind != Draw || task.Queue == "" {
+				continue
+			}
+			if queues[task.Queue] == 0 {
+				t.Errorf("%s draws eye %d from queue %q, not one of %v", cp.Channel.Name, task.Eye, task.Queue, queues)
+			}
+			if byEye[task.Eye] == nil {
+				byEye[task.Eye] = map[string]bool{}
+			}
+			byEye[task.Eye][task.Queue] = true
+		}
+	}
+	left, right := byEye[compound.EyeLeft], byEye[compound.EyeRight]
+	if len(left) != 1 || len(right) != 1 || maps.Equal(left, right) {
+		t.Errorf("left eye's draws pull from %v, right eye's from %v: want one queue each, not the same", left, right)
+	}
+	n := -1
+	for _, l := range queues {
+		if n >= 0 && l != n {
+			t.Errorf("queue lengths %v: every eye's queue holds all tiles", queues)
+		}
+		n = l
+	}
+}
