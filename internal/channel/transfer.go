@@ -254,6 +254,7 @@ func (p *Pipe) StartUploadRelease(px *Pixels, release func()) *Upload {
 		if release != nil {
 			defer release()
 		}
+		defer p.lockShared()()
 		defer u.finishUpload()
 		if u.W <= 0 || u.H <= 0 {
 			return

@@ -98,6 +98,9 @@ func TestGeneratedVariantsMatchTheReference(t *testing.T) {
 		{8, 1000, 3, "pixel-y", false},
 		{97, 61, 3, "tile", true},
 		{333, 111, 2, "tile", false},
+		// thousands of tiles a frame: uploads and compositing take turns
+		// under llvmpipe, which crashed otherwise (Pipe.lockShared)
+		{1920, 1080, 1, "tile", false},
 	}
 	for _, v := range variants {
 		t.Run(v.String(), func(t *testing.T) {
