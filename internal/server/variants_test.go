@@ -14,6 +14,7 @@ type variant struct {
 	w, h, sources int
 	mode          string // 2d, 2d-lb, db, db-lb, pixel-x, pixel-y, tile
 	stereo        bool
+	samples       int // planes_samples of every window; 0: none
 }
 
 func (v variant) String() string {
@@ -21,14 +22,18 @@ func (v variant) String() string {
 	if v.stereo {
 		eyes = "stereo"
 	}
-	return fmt.Sprintf("%dx%d-%d-%s-%s", v.w, v.h, v.sources, v.mode, eyes)
+	name := fmt.Sprintf("%dx%d-%d-%s-%s", v.w, v.h, v.sources, v.mode, eyes)
+	if v.samples > 1 {
+		name += fmt.Sprintf("-%dsamples", v.samples)
+	}
+	return name
 }
 
 // config writes the variant: a destination that clears and assembles, on
 // the application node, and its sources, each a pipe of one render node.
 func (v variant) config() string {
 	window := func(name string) string {
-		return fmt.Sprintf(`window { name %q viewport [ 0 0 %d %d ] attributes { hint_drawable FBO } channel { name %q } }`, name, v.w, v.h, name)
+		return fmt.Sprintf(`window { name %q viewport [ 0 0 %d %d ] attributes { hint_drawable FBO planes_samples %d } channel { name %q } }`, name, v.w, v.h, v.samples, name)
 	}
 	var pipes, children, inputs []string
 	for i := range v.sources {
@@ -90,17 +95,21 @@ func (v variant) config() string {
 // differently: the widths here are even where the decomposition is.)
 func TestGeneratedVariantsMatchTheReference(t *testing.T) {
 	variants := []variant{
-		{641, 359, 3, "2d", false},
-		{97, 61, 5, "2d-lb", true},
-		{1000, 7, 2, "db", false},
-		{61, 97, 3, "db-lb", true},
-		{320, 240, 3, "pixel-x", false},
-		{8, 1000, 3, "pixel-y", false},
-		{97, 61, 3, "tile", true},
-		{333, 111, 2, "tile", false},
+		{641, 359, 3, "2d", false, 0},
+		{97, 61, 5, "2d-lb", true, 0},
+		{1000, 7, 2, "db", false, 0},
+		{61, 97, 3, "db-lb", true, 0},
+		{320, 240, 3, "pixel-x", false, 0},
+		{8, 1000, 3, "pixel-y", false, 0},
+		{97, 61, 3, "tile", true, 0},
+		{333, 111, 2, "tile", false, 0},
 		// thousands of tiles a frame: uploads and compositing take turns
 		// under llvmpipe, which crashed otherwise (Pipe.lockShared)
-		{1920, 1080, 1, "tile", false},
+		{1920, 1080, 1, "tile", false, 0},
+		// multisampled: 2D parts antialias as the whole does; DB parts
+		// render single-sampled, as does the reference of their tree
+		{641, 359, 3, "2d-lb", true, 4},
+		{320, 240, 2, "db-lb", false, 4},
 	}
 	for _, v := range variants {
 		t.Run(v.String(), func(t *testing.T) {
