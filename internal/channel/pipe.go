@@ -105,7 +105,7 @@ func (p *Pipe) Do(f func() error) error {
 // unlock. Mesa's llvmpipe crashes (SIGSEGV in glTexSubImage2D) when the
 // upload context writes one texture while the render context composites
 // with another: a few runs in ten of 8 frames of thousands of tiles each
-// (1920x1080 in 32x16 tiles); none in 30 with the turns. There the
+// (1920x1080 in 32x16 tiles); none in 57 with the turns. There the
 // upload is a memory copy on the CPU either way.
 func (p *Pipe) lockShared() func() {
 	if !p.softwareGL {
