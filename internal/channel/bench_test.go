@@ -50,6 +50,7 @@ func newBench(b *testing.B) *benchFixture {
 		}
 		t, err := glutil.NewTarget(benchW, benchH)
 		f.target = t
+		b.Logf("GL: %s, %s", gl.GoStr(gl.GetString(gl.RENDERER)), gl.GoStr(gl.GetString(gl.VERSION)))
 		return err
 	})
 	if err != nil {
@@ -204,6 +205,73 @@ func BenchmarkCompositeDepthMergeGPU1080p(b *testing.B) {
 			err := comp.DepthMerge(colorTex, depthTex, 0, 0, benchW, benchH)
 			gl.Finish()
 			return err
+		})
+	}
+}
+
+// 4K: the readback rate against what the bus carries. BenchmarkReadback4K
+// reads a 3840x2160 colour framebuffer back (glReadPixels, synchronous);
+// BenchmarkBufferDownload4K reads as many bytes from a buffer object the
+// GPU wrote (glCopyBufferSubData, then glGetBufferSubData): a plain
+// transfer from GPU memory, the reference the readback is held to (its
+// px/s over the buffer's). On llvmpipe both are memory copies.
+const w4K, h4K = 3840, 2160
+
+func BenchmarkReadback4K(b *testing.B) {
+	f := newBench(b)
+	var t *glutil.Target
+	if err := f.pipe.Do(func() error {
+		var err error
+		if t, err = glutil.NewTarget(w4K, h4K); err != nil {
+			return err
+		}
+		t.Bind()
+		gl.ClearColor(0.2, 0.4, 0.6, 1)
+		gl.Clear(gl.COLOR_BUFFER_BIT)
+		gl.Finish()
+		return nil
+	}); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { f.pipe.Do(func() error { t.Delete(); return nil }) })
+	all := compound.PixelViewport{W: w4K, H: h4K}
+	b.SetBytes(4 * w4K * h4K)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		f.pipe.Do(func() error { t.Bind(); ReadSync(i, all, false); return nil })
+	}
+}
+
+func BenchmarkBufferDownload4K(b *testing.B) {
+	f := newBench(b)
+	const n = 4 * w4K * h4K
+	var src, dst uint32
+	host := make([]byte, n)
+	if err := f.pipe.Do(func() error {
+		gl.GenBuffers(1, &src)
+		gl.BindBuffer(gl.COPY_READ_BUFFER, src)
+		gl.BufferData(gl.COPY_READ_BUFFER, n, gl.Ptr(host), gl.STATIC_DRAW)
+		gl.GenBuffers(1, &dst)
+		gl.BindBuffer(gl.COPY_WRITE_BUFFER, dst)
+		gl.BufferData(gl.COPY_WRITE_BUFFER, n, nil, gl.STREAM_COPY)
+		gl.Finish()
+		return glutil.Error()
+	}); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { f.pipe.Do(func() error { gl.DeleteBuffers(1, &src); gl.DeleteBuffers(1, &dst); return nil }) })
+	b.SetBytes(n)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		f.pipe.Do(func() error {
+			b.StopTimer()
+			gl.BindBuffer(gl.COPY_READ_BUFFER, src)
+			gl.BindBuffer(gl.COPY_WRITE_BUFFER, dst)
+			gl.CopyBufferSubData(gl.COPY_READ_BUFFER, gl.COPY_WRITE_BUFFER, 0, 0, n)
+			gl.Finish()
+			b.StartTimer()
+			gl.GetBufferSubData(gl.COPY_WRITE_BUFFER, 0, n, gl.Ptr(host))
+			return nil
 		})
 	}
 }
