@@ -68,9 +68,10 @@ type ExecOptions struct {
 type MergeOn int
 
 const (
-	// MergeAuto merges on the CPU when the GL renders in software (Mesa's
-	// llvmpipe or softpipe, where a shader pass is CPU work and costs
-	// about 20 times the vector CPU merge), else on the GPU.
+	// MergeAuto merges in memory, as MergeCPU: under a software GL (Mesa's
+	// llvmpipe) a shader pass is CPU work and costs about 20 times the
+	// vector CPU merge, and on an NVIDIA H200 uploading each input costs
+	// more than merging it on one core (docs/benchmarks.md, "On a GPU").
 	MergeAuto MergeOn = iota
 	// MergeGPU uploads every input and merges it with a shader.
 	MergeGPU
@@ -153,12 +154,7 @@ func NewExecutor(p *Pipe, r draw.Renderer, sink Sink, opt ExecOptions) (*Executo
 		e.comp = comp
 		e.maxSamples = glutil.MaxSamples()
 		software := softwareGL()
-		switch opt.Merge {
-		case MergeCPU:
-			e.cpuMerge = true
-		case MergeAuto:
-			e.cpuMerge = software
-		}
+		e.cpuMerge = opt.Merge != MergeGPU
 		// llvmpipe rasterizes for one context at a time, whichever pipe
 		// of the process it belongs to; a GPU serves the pipes opened on it
 		e.renderer = fmt.Sprintf("%s GPU %d:%d", opt.Node, opt.Port, opt.Device)
