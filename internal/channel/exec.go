@@ -143,7 +143,7 @@ func NewExecutor(p *Pipe, r draw.Renderer, sink Sink, opt ExecOptions) (*Executo
 		opt.TileBatch = 4
 	}
 	e := &Executor{Pipe: p, Renderer: r, sink: sink, opt: opt, inbox: newInbox(), targets: map[*compound.Window]*Target{},
-		multisampled: map[*compound.Window]*glutil.Multisample{}}
+		multisampled: map[*compound.Window]*glutil.Multisample{}, cpuMerge: opt.Merge != MergeGPU}
 	err := p.Do(func() error {
 		if i, ok := r.(initer); ok {
 			if err := i.Init(); err != nil {
@@ -153,12 +153,10 @@ func NewExecutor(p *Pipe, r draw.Renderer, sink Sink, opt ExecOptions) (*Executo
 		comp, err := gpu.New()
 		e.comp = comp
 		e.maxSamples = glutil.MaxSamples()
-		software := softwareGL()
-		e.cpuMerge = opt.Merge != MergeGPU
 		// llvmpipe rasterizes for one context at a time, whichever pipe
 		// of the process it belongs to; a GPU serves the pipes opened on it
 		e.renderer = fmt.Sprintf("%s GPU %d:%d", opt.Node, opt.Port, opt.Device)
-		if software {
+		if p.softwareGL {
 			e.renderer = opt.Node + " software"
 		}
 		return err

@@ -38,7 +38,8 @@ type Pipe struct {
 	pbos     *pboPool
 	textures *texturePool
 	// softwareGL: the GL renders on the CPU (Mesa's llvmpipe), where
-	// uploads and compositing take turns (lockShared)
+	// uploads and compositing take turns (lockShared) and the statistics
+	// name the renderer "software"
 	softwareGL bool
 	shared     sync.Mutex
 	// downloadGate, when set (tests), holds each download until a value
