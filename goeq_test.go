@@ -2,6 +2,7 @@ package goeq_test
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -55,6 +56,10 @@ type squareInit struct {
 	// Report: each draw of this frame sends the application a drawReport
 	// (when above zero)
 	Report int
+	// Ortho draws through DrawContext.Ortho and OrthoView; Depth is the
+	// square's distance ahead (2 when zero)
+	Ortho bool
+	Depth float64
 }
 
 // drawReport is what a draw sends the application (Pipe.SendEvent).
@@ -101,7 +106,7 @@ in vec2 uv; out vec4 frag; uniform vec3 tint;
 void main() { frag = vec4(vec3(uv, 1.0 - uv.x * uv.y) * tint, 1); }`)
 	var vao uint32
 	gl.GenVertexArrays(1, &vao)
-	sq := &square{prog: prog, vao: vao, scale: float32(init.Scale), tint: [3]float32{1, 1, 1},
+	sq := &square{prog: prog, vao: vao, scale: float32(init.Scale), tint: [3]float32{1, 1, 1}, ortho: init.Ortho, depth: cmp.Or(init.Depth, 2),
 		record: init.Record, pipe: p.Node + "-" + p.Name, report: init.Report, send: p.SendEvent}
 	if init.Hooks {
 		h := &hookedSquare{square: sq}
@@ -153,6 +158,8 @@ type square struct {
 	pipe      string
 	report    int // the frame whose draws send a drawReport
 	send      func(any) error
+	ortho     bool
+	depth     float64
 }
 
 // Receive takes the broadcast tints: each must arrive in its own frame.
@@ -197,9 +204,12 @@ func (s *square) Draw(dc *goeq.DrawContext) (goeq.Region, error) {
 	if cam.Frame != dc.Frame {
 		return goeq.Region{}, fmt.Errorf("frame %d drew with the data of frame %d", dc.Frame, cam.Frame)
 	}
-	model := goeq.Translate(0, 0, -2).Mul(goeq.RotateY(cam.Angle)).Mul(goeq.RotateX(0.3 * cam.Angle))
+	model := goeq.Translate(0, 0, float32(-s.depth)).Mul(goeq.RotateY(cam.Angle)).Mul(goeq.RotateX(0.3 * cam.Angle))
 	model[0], model[5] = model[0]*s.scale, model[5]*s.scale
 	mvp := dc.Projection.Mul(dc.View).Mul(model)
+	if s.ortho {
+		mvp = dc.Ortho.Mul(dc.OrthoView).Mul(model)
+	}
 	if s.record != "" {
 		line, _ := json.Marshal(drawn{dc.Frame, dc.Projection, dc.View, dc.ViewIndex})
 		if err := s.note("draw-"+url.PathEscape(dc.Channel), string(line)+"\n"); err != nil {
@@ -1325,4 +1335,101 @@ func abs(v int) int {
 		return -v
 	}
 	return v
+}
+
+// An application's parallel projection (DrawContext.Ortho and OrthoView,
+// eqPly's o) decomposes as the perspective one does, shows the square at
+// its size on the wall whatever its distance, and puts the stereo eyes'
+// pictures together on the wall's plane and apart off it.
+func TestOrthoProjection(t *testing.T) {
+	path := examples("2d-lb-4.eqc") // 640x360 on the default wall, 1.6 m by 1 m, 1 m ahead
+	// frame 3 of the square (unturned), scaled to 0.5 m: the load
+	// equalizer has split the frame by then
+	const frames = 4
+	run := func(init squareInit, stereo, reference bool) *image.NRGBA {
+		t.Helper()
+		init.Scale = 0.5
+		out := t.TempDir()
+		cfg, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: path, Reference: reference, OutDir: out, InitData: init})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if stereo {
+			err = cfg.SetViewMode(0, goeq.Stereo)
+		}
+		for i := 0; i < frames && err == nil; i++ {
+			_, err = cfg.StartFrame(camera{Frame: i})
+		}
+		if _, exitErr := cfg.Exit(); err != nil || exitErr != nil {
+			t.Fatalf("run: %v; exit: %v", err, exitErr)
+		}
+		return loadPNG(t, filepath.Join(out, fmt.Sprintf("dest-%06d.png", frames-1)))
+	}
+	same := func(a, b *image.NRGBA) bool {
+		d, err := imagecmp.Compare(a, b, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d.BadFraction() <= 0.0002
+	}
+	// width is how many pixels of the middle row differ from the corner's
+	width := func(im *image.NRGBA) int {
+		bg, n := im.NRGBAAt(0, 0), 0
+		for x := 0; x < im.Bounds().Dx(); x++ {
+			if im.NRGBAAt(x, im.Bounds().Dy()/2) != bg {
+				n++
+			}
+		}
+		return n
+	}
+
+	ortho := run(squareInit{Ortho: true}, false, false)
+	if ref := run(squareInit{Ortho: true}, false, true); !same(ortho, ref) {
+		t.Error("the decomposed ortho frame differs from its reference")
+	}
+	perspective := run(squareInit{}, false, false)
+	if same(ortho, perspective) {
+		t.Fatal("the ortho frame is the perspective one")
+	}
+	// 0.5 m of the wall's 1.6 m over 640 pixels, at 2 m as at 4 m
+	if w := width(ortho); w < 198 || w > 202 {
+		t.Errorf("ortho square %d pixels wide, want 200", w)
+	}
+	if far := run(squareInit{Ortho: true, Depth: 4}, false, false); !same(ortho, far) {
+		t.Error("ortho: the square 4 m away differs from the square 2 m away")
+	}
+	if w := width(perspective); w < 98 || w > 102 {
+		t.Errorf("perspective square %d pixels wide, want 100 (half, at twice the wall's distance)", w)
+	}
+
+	// stereo (anaglyph: red from the left eye, the rest from the right):
+	// on the wall's plane both eyes see the mono picture; 2 m away each
+	// sees it shifted by half the eye base over its depth past the wall
+	onWall := run(squareInit{Ortho: true, Depth: 1}, false, false)
+	if st := run(squareInit{Ortho: true, Depth: 1}, true, false); !same(st, onWall) {
+		t.Error("ortho stereo on the wall's plane differs from mono")
+	}
+	st := run(squareInit{Ortho: true}, true, false)
+	if same(st, ortho) {
+		t.Error("ortho stereo 2 m away has no parallax")
+	}
+	if ref := run(squareInit{Ortho: true}, true, true); !same(st, ref) {
+		t.Error("the decomposed ortho stereo frame differs from its reference")
+	}
+	// the left eye's square, in red, ends 0.025 m (10 pixels) left of
+	// the mono one: behind the wall, x' = x + (1 - depth) * 0.025 (the
+	// right edge, where the square is reddest)
+	row := st.Bounds().Dy() / 2
+	redTo, monoTo := -1, -1
+	for x := 0; x < st.Bounds().Dx(); x++ {
+		if st.NRGBAAt(x, row).R != st.NRGBAAt(0, row).R {
+			redTo = x
+		}
+		if ortho.NRGBAAt(x, row) != ortho.NRGBAAt(0, row) {
+			monoTo = x
+		}
+	}
+	if shift := redTo - monoTo; shift < -11 || shift > -9 {
+		t.Errorf("the left eye's square ends %d pixels from the mono one's, want -10", shift)
+	}
 }

@@ -11,6 +11,9 @@ var Identity = draw.Identity
 // Translate is a translation.
 func Translate(x, y, z float32) Mat4 { return draw.Translate(x, y, z) }
 
+// Scale scales by s in every direction.
+func Scale(s float32) Mat4 { return draw.Scale(s) }
+
 // RotateX is a rotation about the x axis by radians.
 func RotateX(radians float64) Mat4 { return draw.RotateX(radians) }
 

@@ -187,6 +187,13 @@ type Context struct {
 	// View is the eye's view matrix: the observer's head and eye offset
 	// (the model transform is the application's).
 	View Mat4
+	// Ortho and OrthoView are the parallel projection of the same wall,
+	// for an application that offers one (eqPly's o): the wall's own
+	// extent around the cyclop eye, adjusted to the part drawn as
+	// Projection is, and the eye's view sheared so that the stereo eyes
+	// agree on the wall's plane. Use them together in place of
+	// Projection and View.
+	Ortho, OrthoView Mat4
 	// Data is the application's frame data of this frame, as encoded.
 	Data []byte
 }
@@ -227,6 +234,11 @@ func Translate(x, y, z float32) Mat4 {
 	m := Identity
 	m[12], m[13], m[14] = x, y, z
 	return m
+}
+
+// Scale scales by s in every direction.
+func Scale(s float32) Mat4 {
+	return Mat4{s, 0, 0, 0, 0, s, 0, 0, 0, 0, s, 0, 0, 0, 0, 1}
 }
 
 // RotateX is a rotation about the x axis by radians.

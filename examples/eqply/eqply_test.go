@@ -43,6 +43,7 @@ type traceLine struct {
 	Key    goeq.Key       `json:"key"`
 	Mods   goeq.Modifiers `json:"mods"`
 	Camera camera         `json:"camera"`
+	Ortho  bool           `json:"ortho"`
 }
 
 func readTrace(t *testing.T, path string) []traceLine {
@@ -439,6 +440,63 @@ func (r *running) waitForCamera(t *testing.T, want camera) (frame int) {
 		return false
 	})
 	return frame
+}
+
+// o switches the projection to a parallel one and back: the frame after
+// the first o is the headless --ortho render of its camera on one window,
+// and the frame after the second the perspective one again.
+func TestOSwitchesToAParallelProjection(t *testing.T) {
+	r := startEqply(t)
+	// frameWith presses o and waits for a frame past after drawn so
+	frameWith := func(ortho bool, after int) (frame int) {
+		t.Helper()
+		xtest.Xdotool(t, r.disp, "windowfocus", "--sync", r.win)
+		xtest.Xdotool(t, r.disp, "key", "o")
+		waitFor(t, fmt.Sprintf("a frame with ortho %v", ortho), 30*time.Second, func() bool {
+			for _, l := range readTrace(t, r.trace) {
+				if l.Frame != nil && l.Ortho == ortho && *l.Frame > after {
+					frame = *l.Frame
+					return true
+				}
+			}
+			return false
+		})
+		return frame
+	}
+	ortho := frameWith(true, 0)
+	perspective := frameWith(false, ortho)
+	time.Sleep(500 * time.Millisecond) // the frame is written
+	xtest.Xdotool(t, r.disp, "key", "q")
+	r.endsCleanly(t, "q")
+
+	reference := func(extra ...string) string {
+		out := filepath.Join(r.dir, fmt.Sprintf("ref%d", len(extra)))
+		ref := exec.Command(r.bin, append([]string{"--config", "../configs/one-window.eqc", "--triangles", "20000", "--frames", "1",
+			"--camera-path", "orbit", "--camera", fmt.Sprintf("%.17g,%.17g,%.17g", homeCamera.Yaw, homeCamera.Pitch, homeCamera.Distance),
+			"--out", out}, extra...)...)
+		ref.Env = append(os.Environ(), "GOEQ_WINSYS=egl")
+		if b, err := ref.CombinedOutput(); err != nil {
+			t.Fatalf("reference: %v\n%s", err, b)
+		}
+		return filepath.Join(out, "dest-000000.png")
+	}
+	matches := func(frame int, want string) bool {
+		d, err := imagecmp.CompareFiles(filepath.Join(r.dir, "out", fmt.Sprintf("dest-%06d.png", frame)), want, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d.BadFraction() <= 0.0002
+	}
+	orthoRef, perspectiveRef := reference("--ortho"), reference()
+	if !matches(ortho, orthoRef) {
+		t.Errorf("frame %d after o is not the --ortho reference", ortho)
+	}
+	if matches(ortho, perspectiveRef) {
+		t.Errorf("frame %d after o is the perspective picture", ortho)
+	}
+	if !matches(perspective, perspectiveRef) {
+		t.Errorf("frame %d after the second o is not the perspective reference", perspective)
+	}
 }
 
 func readTraceText(path string) string {

@@ -5,16 +5,17 @@
 //
 //	eqply [--config FILE] [--model FILE.ply] [--frames N] [--out DIR] [--json]
 //	      [--camera-path orbit] [--camera YAW,PITCH,DISTANCE] [--trace FILE]
-//	      [--overlay] [--server HOST:PORT] [--http ADDR]
+//	      [--overlay] [--ortho] [--server HOST:PORT] [--http ADDR]
 //
 // In a window: left-drag turns the model, right-drag or the wheel zooms,
 // middle-drag pans, each in the view under the pointer (every view has
 // its own camera once moved, as eqPly's); s toggles the statistics
 // overlay (per-channel times and the current split), f freezes the load
 // balancing and lets it go again (as eqPly's f and F), g switches the
-// views between mono and stereo (anaglyph, as eqPly's g), space resets
-// the cameras, l shows the config's next layout (on a wall with several)
-// and shift-l the one before, p or F11 writes the picture shown into
+// views between mono and stereo (anaglyph, as eqPly's g), o between
+// perspective and a parallel (orthographic) projection (as eqPly's o),
+// space resets the cameras, l shows the config's next layout (on a wall
+// with several) and shift-l the one before, p or F11 writes the picture shown into
 // screenshots/ (as eqPly's F11), q or Esc (or closing the window) quits.
 // A resized window renders at its new size. It renders only when
 // something changed (an exposed window too). Headless (or with --camera-path orbit) the camera
@@ -70,6 +71,7 @@ func (c camera) matrix() goeq.Mat4 {
 type frameData struct {
 	Camera camera
 	Views  map[int]camera `json:",omitempty"`
+	Ortho  bool           `json:",omitempty"` // a parallel projection
 }
 
 // cameraOf is the camera a draw for a view shows.
@@ -118,7 +120,14 @@ func (v *viewer) Draw(dc *goeq.DrawContext) (goeq.Region, error) {
 	if err := dc.FrameData(&f); err != nil {
 		return goeq.All, err
 	}
-	return v.mesh.DrawPlaced(dc, dc.View.Mul(f.cameraOf(dc.ViewIndex).matrix()))
+	cam := f.cameraOf(dc.ViewIndex)
+	if f.Ortho {
+		// without perspective the distance no longer shrinks the model:
+		// it is scaled to the size perspective shows it at, so that the
+		// wheel still zooms
+		return v.mesh.DrawProjected(dc, dc.Ortho, dc.OrthoView.Mul(goeq.Scale(float32(1/cam.Distance))).Mul(cam.matrix()))
+	}
+	return v.mesh.DrawPlaced(dc, dc.View.Mul(cam.matrix()))
 }
 
 func (v *viewer) Exit() { v.mesh.Exit() }
@@ -138,6 +147,7 @@ type controls struct {
 	layouts  int
 	frozen   bool // the load balancing: f switches it
 	stereo   bool // every view: g switches it
+	ortho    bool // o switches the projection
 	shot     bool // p asks for a screenshot of the next frame
 }
 
@@ -158,7 +168,7 @@ func (c *controls) camera() *camera {
 
 // frame is the frame data of the cameras now.
 func (c *controls) frame() frameData {
-	f := frameData{Camera: c.cam}
+	f := frameData{Camera: c.cam, Ortho: c.ortho}
 	for v, cam := range c.views {
 		if f.Views == nil {
 			f.Views = map[int]camera{}
@@ -211,6 +221,9 @@ func (c *controls) handle(ev goeq.Event) bool {
 			c.frozen = !c.frozen // with the next frame: the picture stays
 		case 'g':
 			c.stereo = !c.stereo
+			return true
+		case 'o':
+			c.ortho = !c.ortho
 			return true
 		case 'p', goeq.KeyF(11):
 			c.shot = true
@@ -265,6 +278,7 @@ func main() {
 	path := flag.String("camera-path", "", "orbit: turn the camera around the model (the default headless)")
 	start := flag.String("camera", "", "the camera to start from: YAW,PITCH,DISTANCE (radians, units)")
 	overlay := flag.Bool("overlay", false, "start with the statistics overlay on (s toggles it)")
+	ortho := flag.Bool("ortho", false, "start with a parallel (orthographic) projection (o toggles it)")
 	tracePath := flag.String("trace", "", "write each event handled and each frame's camera as JSON lines here")
 	local := flag.Bool("local", false, "start every node's render client on this machine, whatever host the config names (try a cluster config here)")
 	flag.Parse()
@@ -277,7 +291,7 @@ func main() {
 	case *path != "" && *path != "orbit":
 		log.Fatalf("--camera-path %q: want orbit", *path)
 	}
-	c := &controls{cam: homeCamera, view: -1, stats: *overlay}
+	c := &controls{cam: homeCamera, view: -1, stats: *overlay, ortho: *ortho}
 	if *start != "" {
 		if _, err := fmt.Sscanf(*start, "%g,%g,%g", &c.cam.Yaw, &c.cam.Pitch, &c.cam.Distance); err != nil {
 			log.Fatalf("--camera %q: want YAW,PITCH,DISTANCE", *start)
@@ -369,7 +383,7 @@ func main() {
 			log.Printf("frame %d: a screenshot into %s", f, screenshots)
 			c.shot = false
 		}
-		tr.write(map[string]any{"frame": f, "camera": *c.camera()})
+		tr.write(map[string]any{"frame": f, "camera": *c.camera(), "ortho": c.ortho})
 		n++
 		return cfg.FinishFrame()
 	}

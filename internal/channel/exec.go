@@ -626,7 +626,8 @@ func (fr *frameRun) overlay(r *channelRun) error {
 	defer gl.Disable(gl.SCISSOR_TEST)
 	return o.DrawOverlay(&draw.Context{Frame: fr.frame, Channel: r.plan.Channel.ID, Data: fr.data, Eye: draw.Cyclop, ViewIndex: r.plan.View,
 		X: pv.X, Y: pv.Y, Width: pv.W, Height: pv.H, DestWidth: pv.W, DestHeight: pv.H, Share: draw.Region{W: pv.W, H: pv.H},
-		Viewport: draw.Viewport{W: 1, H: 1}, Range: draw.Range{End: 1}, Projection: draw.Identity, Adjust: draw.Identity, View: draw.Identity})
+		Viewport: draw.Viewport{W: 1, H: 1}, Range: draw.Range{End: 1}, Projection: draw.Identity, Adjust: draw.Identity, View: draw.Identity,
+		Ortho: draw.Identity, OrthoView: draw.Identity})
 }
 
 // windowOrder merges the tasks of the channels on each window in plan
@@ -779,10 +780,6 @@ func (fr *frameRun) draw(r *channelRun, t *planner.Task, share, region compound.
 	sub := render.Sub{DestW: area.W, DestH: area.H, X: share.X - area.X, Y: share.Y - area.Y, W: region.W, H: region.H,
 		Pixel: t.Pixel, Jitter: render.SubpixelJitter(t.Subpixel.Index, t.Subpixel.Size), ShareW: share.W, ShareH: share.H}
 	adj := sub.Matrix()
-	var view draw.Mat4
-	for i, v := range t.ViewMatrix {
-		view[i] = float32(v)
-	}
 	vp := t.Viewport
 	if dest := t.Area; dest.W > 0 && dest.H > 0 {
 		vp = compound.Viewport{X: float64(share.X-dest.X) / float64(dest.W), Y: float64(share.Y-dest.Y) / float64(dest.H),
@@ -814,7 +811,8 @@ func (fr *frameRun) draw(r *channelRun, t *planner.Task, share, region compound.
 		X: region.X, Y: region.Y, Width: region.W, Height: region.H,
 		DestWidth: area.W, DestHeight: area.H, Share: draw.Region{X: share.X - area.X, Y: share.Y - area.Y, W: share.W, H: share.H},
 		Viewport: draw.Viewport(vp), Range: draw.Range(rng), Pixel: draw.Pixel(t.Pixel), Subpixel: draw.Subpixel(t.Subpixel),
-		Projection: adj.Mul(render.Frustum(t.Frustum)), View: view, Adjust: adj})
+		Projection: adj.Mul(render.Frustum(t.Frustum)), View: mat4(t.ViewMatrix), Adjust: adj,
+		Ortho: adj.Mul(render.Ortho(t.Ortho)), OrthoView: mat4(t.OrthoView)})
 	switch {
 	case roi == draw.All:
 		return region, err
@@ -1260,15 +1258,11 @@ func (a *assembly) compositeDeferred() error {
 			ranges = append(ranges, ar.data.Range)
 		}
 		if o, ok := a.fr.e.Renderer.(draw.RangeOrderer); ok {
-			var view draw.Mat4
-			for i, x := range a.t.ViewMatrix {
-				view[i] = float32(x)
-			}
 			dranges := make([]draw.Range, len(ranges))
 			for i, r := range ranges {
 				dranges[i] = draw.Range(r)
 			}
-			order = o.BackToFront(&draw.Context{Frame: a.fr.frame, Channel: a.r.plan.Channel.ID, Eye: draw.Eye(a.t.Eye), ViewIndex: a.t.View, View: view,
+			order = o.BackToFront(&draw.Context{Frame: a.fr.frame, Channel: a.r.plan.Channel.ID, Eye: draw.Eye(a.t.Eye), ViewIndex: a.t.View, View: mat4(a.t.ViewMatrix),
 				Data: a.fr.data}, dranges)
 		} else {
 			// far ranges first: the database's order is its depth order
@@ -1325,14 +1319,10 @@ func (a *assembly) assembleByRenderer(asm draw.Assembler) error {
 		a.touched = union(a.touched, at)
 	}
 	reg := a.t.Region
-	var view draw.Mat4
-	for i, x := range a.t.ViewMatrix {
-		view[i] = float32(x)
-	}
 	gl.Viewport(int32(reg.X), int32(reg.Y), int32(reg.W), int32(reg.H))
 	gl.Disable(gl.SCISSOR_TEST)
 	err := asm.Assemble(&draw.Context{Frame: a.fr.frame, Channel: a.r.plan.Channel.ID, Data: a.fr.data, Eye: draw.Eye(a.t.Eye), ViewIndex: a.t.View,
-		X: reg.X, Y: reg.Y, Width: reg.W, Height: reg.H, View: view, Viewport: draw.Viewport(a.t.Viewport), Range: draw.Range(a.t.Range)}, images)
+		X: reg.X, Y: reg.Y, Width: reg.W, Height: reg.H, View: mat4(a.t.ViewMatrix), Viewport: draw.Viewport(a.t.Viewport), Range: draw.Range(a.t.Range)}, images)
 	if err != nil {
 		return fmt.Errorf("frame %d: channel %s: the renderer's assembly: %w", a.fr.frame, a.r.plan.Channel.Label, err)
 	}
@@ -1400,4 +1390,13 @@ func scaleRect(cut, read, share compound.PixelViewport) compound.PixelViewport {
 	x1 := share.X + int(float64(cut.X+cut.W-read.X)*fx+0.5)
 	y1 := share.Y + int(float64(cut.Y+cut.H-read.Y)*fy+0.5)
 	return compound.PixelViewport{X: x0, Y: y0, W: x1 - x0, H: y1 - y0}
+}
+
+// mat4 is a planned matrix (float64, column-major) as GL takes it.
+func mat4(m [16]float64) draw.Mat4 {
+	var out draw.Mat4
+	for i, x := range m {
+		out[i] = float32(x)
+	}
+	return out
 }

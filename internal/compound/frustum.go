@@ -109,6 +109,46 @@ func (w Wall) EyeFrustum(eye Vec3, near, far float64) Frustum {
 	}
 }
 
+// OrthoFrustum is the wall seen without perspective, as Equalizer's
+// ortho frustum: the wall's extent around the cyclop eye, at the wall's
+// own size (an orthographic box has no near-plane scaling). Every eye
+// shares it; OrthoViewMatrix gives each its stereo.
+func (w Wall) OrthoFrustum(cyclop Vec3, near, far float64) Frustum {
+	u := w.BottomRight.Sub(w.BottomLeft).Normalized()
+	v := w.TopLeft.Sub(w.BottomLeft).Normalized()
+	return Frustum{
+		Left:   w.BottomLeft.Sub(cyclop).Dot(u),
+		Right:  w.BottomRight.Sub(cyclop).Dot(u),
+		Bottom: w.BottomLeft.Sub(cyclop).Dot(v),
+		Top:    w.TopLeft.Sub(cyclop).Dot(v),
+		Near:   near,
+		Far:    far,
+	}
+}
+
+// OrthoViewMatrix is eye's view matrix for OrthoFrustum: ViewMatrix(eye)
+// sheared along the view direction so that the wall's plane lands where
+// the cyclop eye has it. The stereo eyes then agree at the wall (no
+// parallax there) and differ in front of and behind it, as under
+// perspective; Equalizer shears its ortho transform the same way.
+func (w Wall) OrthoViewMatrix(eye, cyclop Vec3) [16]float64 {
+	m := w.ViewMatrix(eye)
+	u := w.BottomRight.Sub(w.BottomLeft).Normalized()
+	v := w.TopLeft.Sub(w.BottomLeft).Normalized()
+	n := u.Cross(v).Normalized()
+	d := w.BottomLeft.Sub(eye).Dot(n) // the wall's depth in eye space
+	if d == 0 {
+		return m // the eye on the wall's plane: nothing to converge at
+	}
+	// x' = x + sx*z puts a wall point (z = d) at (P-cyclop)·u
+	sx, sy := eye.Sub(cyclop).Dot(u)/d, eye.Sub(cyclop).Dot(v)/d
+	for col := 0; col < 16; col += 4 {
+		m[col] += sx * m[col+2]
+		m[col+1] += sy * m[col+2]
+	}
+	return m
+}
+
 // ViewMatrix is the column-major matrix from world to the wall-aligned
 // eye space: rows are the wall's right, up and normal axes, translated by
 // the eye.

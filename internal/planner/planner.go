@@ -135,13 +135,18 @@ type Task struct {
 	Area       compound.PixelViewport `json:"area"`
 	Frustum    compound.Frustum       `json:"frustum"`
 	ViewMatrix [16]float64            `json:"view_matrix"` // column-major
-	Viewport   compound.Viewport      `json:"viewport"`    // of the destination
-	Range      compound.Range         `json:"range"`
-	Pixel      compound.Pixel         `json:"pixel"`
-	Subpixel   compound.Subpixel      `json:"subpixel"`
-	Zoom       compound.Zoom          `json:"zoom"`
-	Buffers    int                    `json:"buffers"`
-	ColorMask  ColorMask              `json:"color_mask,omitempty"`
+	// Ortho and OrthoView are the same wall seen without perspective
+	// (compound.Wall.OrthoFrustum, OrthoViewMatrix), for applications
+	// that offer a parallel projection.
+	Ortho     compound.Frustum  `json:"ortho,omitzero"`
+	OrthoView [16]float64       `json:"ortho_view,omitzero"` // column-major
+	Viewport  compound.Viewport `json:"viewport"`   // of the destination
+	Range     compound.Range    `json:"range"`
+	Pixel     compound.Pixel    `json:"pixel"`
+	Subpixel  compound.Subpixel `json:"subpixel"`
+	Zoom      compound.Zoom     `json:"zoom"`
+	Buffers   int               `json:"buffers"`
+	ColorMask ColorMask         `json:"color_mask,omitempty"`
 	// Samples, on a draw, is how many samples per pixel it renders with
 	// (compound.Compound.DrawSamples); 0 renders single-sampled.
 	Samples int      `json:"samples,omitempty"`
@@ -871,30 +876,39 @@ func (p *Planner) task(c *compound.Compound, eye int, states map[string]Compound
 	if owner := c.WallOwner; owner != nil && c.Wall != nil {
 		t.Area = states[owner.Path()].Share
 		wall, eyePos := p.Changes.Wall(p.cfg, c, eye)
+		cyclop := eyePos
+		if eye != compound.EyeCyclop {
+			_, cyclop = p.Changes.Wall(p.cfg, c, compound.EyeCyclop)
+		}
 		v := p.eyeViews[eyeKey{c, eye}]
-		if v == nil || v.wall != wall || v.eye != eyePos {
-			v = &eyeView{wall: wall, eye: eyePos, frustum: wall.EyeFrustum(eyePos, compound.DefaultNear, compound.DefaultFar),
-				view: wall.ViewMatrix(eyePos)}
+		if v == nil || v.wall != wall || v.eye != eyePos || v.cyclop != cyclop {
+			v = &eyeView{wall: wall, eye: eyePos, cyclop: cyclop, frustum: wall.EyeFrustum(eyePos, compound.DefaultNear, compound.DefaultFar),
+				view: wall.ViewMatrix(eyePos), ortho: wall.OrthoFrustum(cyclop, compound.DefaultNear, compound.DefaultFar),
+				orthoView: wall.OrthoViewMatrix(eyePos, cyclop)}
 			p.eyeViews[eyeKey{c, eye}] = v
 		}
-		t.Frustum, t.ViewMatrix = v.frustum, v.view
+		t.Frustum, t.ViewMatrix, t.Ortho, t.OrthoView = v.frustum, v.view, v.ortho, v.orthoView
 	}
 	return t
 }
 
-// eyeKey is a compound's eye; eyeView the frustum and view matrix it had
-// last, from that wall and eye position (they change when a tracked head
-// moves, and were worked out again for every task of every frame).
+// eyeKey is a compound's eye; eyeView the frusta and view matrices
+// (perspective and ortho) it had last, from that wall and eye and cyclop
+// positions (they change when a tracked head moves, and were worked out
+// again for every task of every frame).
 type eyeKey struct {
 	c   *compound.Compound
 	eye int
 }
 
 type eyeView struct {
-	wall    compound.Wall
-	eye     compound.Vec3
-	frustum compound.Frustum
-	view    [16]float64
+	wall      compound.Wall
+	eye       compound.Vec3
+	cyclop    compound.Vec3
+	frustum   compound.Frustum
+	view      [16]float64
+	ortho     compound.Frustum
+	orthoView [16]float64
 }
 
 // outputs lists c's output frames with their active consumers.

@@ -97,12 +97,14 @@ func (p *Planner) Plan(frame int) *planner.FramePlan {
 // it) into region.
 func (p *Planner) draw(c *compound.Compound, eye int, region compound.PixelViewport, mask planner.ColorMask, seq int) planner.Task {
 	wall, eyePos := p.Changes.Wall(p.cfg, c, eye)
+	_, cyclop := p.Changes.Wall(p.cfg, c, compound.EyeCyclop)
 	all := compound.PixelViewport{W: region.W, H: region.H}
 	return planner.Task{Kind: planner.Draw, Seq: seq, Home: true, Compound: c.Path(), Eye: eye, View: p.cfg.ViewIndex(c.Destination().Channel),
 		Region: region, Share: all, Area: all,
 		Viewport: compound.FullViewport, Range: compound.FullRange, Pixel: compound.Pixel{W: 1, H: 1},
 		Subpixel: compound.Subpixel{Size: 1}, Zoom: compound.Zoom{X: 1, Y: 1}, Buffers: compound.BufferColor | compound.BufferDepth,
 		Frustum: wall.EyeFrustum(eyePos, compound.DefaultNear, compound.DefaultFar), ViewMatrix: wall.ViewMatrix(eyePos),
+		Ortho: wall.OrthoFrustum(cyclop, compound.DefaultNear, compound.DefaultFar), OrthoView: wall.OrthoViewMatrix(eyePos, cyclop),
 		ColorMask: mask, Samples: c.Destination().TreeSamples()}
 }
 

@@ -213,11 +213,17 @@ func (r *Mesh) Draw(p *draw.Context) (draw.Region, error) {
 // DrawPlaced renders the triangles of the range with the model-view
 // matrix mv (an application's camera) instead of the turning one.
 func (r *Mesh) DrawPlaced(p *draw.Context, mv draw.Mat4) (draw.Region, error) {
+	return r.DrawProjected(p, p.Projection, mv)
+}
+
+// DrawProjected renders the triangles of the range through the projection
+// proj (p.Projection, or p.Ortho for a parallel one) with the model-view
+// matrix mv.
+func (r *Mesh) DrawProjected(p *draw.Context, proj, mv draw.Mat4) (draw.Region, error) {
 	gl.Enable(gl.DEPTH_TEST)
 	gl.DepthFunc(gl.LESS)
 	gl.Disable(gl.BLEND)
 	gl.UseProgram(r.prog)
-	proj := p.Projection
 	gl.UniformMatrix4fv(r.uProj, 1, false, &proj[0])
 	gl.UniformMatrix4fv(r.uMV, 1, false, &mv[0])
 	gl.Uniform3f(r.uColor, r.Color[0], r.Color[1], r.Color[2])
@@ -232,12 +238,13 @@ func (r *Mesh) DrawPlaced(p *draw.Context, mv draw.Mat4) (draw.Region, error) {
 		gl.DrawElementsWithOffset(gl.TRIANGLES, int32(3*(run[1]-run[0])), gl.UNSIGNED_INT, uintptr(12*run[0]))
 	}
 	gl.BindVertexArray(0)
-	return r.roi(p, mv, first, last), glutil.Error()
+	return r.roi(p, proj.Mul(mv), first, last), glutil.Error()
 }
 
 // roi is the render's region of interest: the screen box of the triangles
-// drawn (their chunks' bounding boxes, projected), in viewport pixels.
-func (r *Mesh) roi(p *draw.Context, mv draw.Mat4, first, last int) draw.Region {
+// drawn (their chunks' bounding boxes, projected by mvp), in viewport
+// pixels.
+func (r *Mesh) roi(p *draw.Context, mvp draw.Mat4, first, last int) draw.Region {
 	if last <= first {
 		return draw.Nothing
 	}
@@ -246,7 +253,7 @@ func (r *Mesh) roi(p *draw.Context, mv draw.Mat4, first, last int) draw.Region {
 		return draw.All
 	}
 	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
-	for _, c := range clipCorners(p.Projection.Mul(mv), box) {
+	for _, c := range clipCorners(mvp, box) {
 		v := [4]float64{float64(c[0]), float64(c[1]), float64(c[2]), float64(c[3])}
 		if v[3] <= 1e-6 {
 			return draw.All // the box reaches behind the eye

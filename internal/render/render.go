@@ -62,6 +62,17 @@ func Frustum(f compound.Frustum) draw.Mat4 {
 	}
 }
 
+// Ortho is glOrtho's matrix (column-major) of the frustum's box.
+func Ortho(f compound.Frustum) draw.Mat4 {
+	l, r, b, t, n, fa := f.Left, f.Right, f.Bottom, f.Top, f.Near, f.Far
+	return draw.Mat4{
+		float32(2 / (r - l)), 0, 0, 0,
+		0, float32(2 / (t - b)), 0, 0,
+		0, 0, float32(-2 / (fa - n)), 0,
+		float32(-(r + l) / (r - l)), float32(-(t + b) / (t - b)), float32(-(fa + n) / (fa - n)), 1,
+	}
+}
+
 // SubpixelJitter is the sample offset (destination pixels, in [-0.5, 0.5))
 // of sample index of n: a rotated grid that spreads n samples evenly.
 func SubpixelJitter(index, n int) [2]float64 {
