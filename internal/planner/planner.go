@@ -140,7 +140,7 @@ type Task struct {
 	// that offer a parallel projection.
 	Ortho     compound.Frustum  `json:"ortho,omitzero"`
 	OrthoView [16]float64       `json:"ortho_view,omitzero"` // column-major
-	Viewport  compound.Viewport `json:"viewport"`   // of the destination
+	Viewport  compound.Viewport `json:"viewport"`            // of the destination
 	Range     compound.Range    `json:"range"`
 	Pixel     compound.Pixel    `json:"pixel"`
 	Subpixel  compound.Subpixel `json:"subpixel"`
