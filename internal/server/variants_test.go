@@ -32,29 +32,23 @@ func (v variant) String() string {
 // config writes the variant: a destination that clears and assembles, on
 // the application node, and its sources, each a pipe of one render node.
 func (v variant) config() string {
-	window := func(name string) string {
-		return fmt.Sprintf(`window { name %q viewport [ 0 0 %d %d ] attributes { hint_drawable FBO planes_samples %d } channel { name %q } }`, name, v.w, v.h, v.samples, name)
-	}
-	var pipes, children, inputs []string
+	var children []string
 	for i := range v.sources {
-		name := fmt.Sprintf("src%d", i)
-		pipes = append(pipes, "pipe { "+window(name)+" }")
-		part := ""
 		n := float64(v.sources)
 		switch v.mode {
 		case "2d":
-			part = fmt.Sprintf("viewport [ %g 0 %g 1 ]", float64(i)/n, 1/n)
+			children = append(children, source(i, fmt.Sprintf("viewport [ %g 0 %g 1 ]", float64(i)/n, 1/n)))
 		case "db":
-			part = fmt.Sprintf("range [ %g %g ]", float64(i)/n, float64(i+1)/n)
+			children = append(children, source(i, fmt.Sprintf("range [ %g %g ]", float64(i)/n, float64(i+1)/n)))
 		case "pixel-x":
-			part = fmt.Sprintf("pixel [ %d 0 %d 1 ]", i, v.sources)
+			children = append(children, source(i, fmt.Sprintf("pixel [ %d 0 %d 1 ]", i, v.sources)))
 		case "pixel-y":
-			part = fmt.Sprintf("pixel [ 0 %d 1 %d ]", i, v.sources)
+			children = append(children, source(i, fmt.Sprintf("pixel [ 0 %d 1 %d ]", i, v.sources)))
+		default:
+			children = append(children, source(i, ""))
 		}
-		children = append(children, fmt.Sprintf("compound { channel %q %s outputframe { name \"f%d\" } }", name, part, i))
-		inputs = append(inputs, fmt.Sprintf("inputframe { name \"f%d\" }", i))
 	}
-	var extra []string
+	extra := []string{"task [ CLEAR ASSEMBLE ]"}
 	switch v.mode {
 	case "2d-lb":
 		extra = append(extra, "load_equalizer { }")
@@ -66,8 +60,40 @@ func (v variant) config() string {
 	if strings.HasPrefix(v.mode, "db") {
 		extra = append(extra, "buffer [ COLOR DEPTH ]")
 	}
+	return generated{w: v.w, h: v.h, sources: v.sources, stereo: v.stereo, samples: v.samples}.config(
+		strings.Join(extra, " ") + "\n        " + strings.Join(children, "\n        ") + "\n        " + inputFrames(v.sources))
+}
+
+// generated is the frame of a generated config: a destination window on
+// the application node and sources src0, src1, ... on one render node,
+// each on a pipe of its own or all channels of one window.
+type generated struct {
+	w, h, sources int
+	stereo        bool
+	samples       int  // planes_samples of every window; 0: none
+	oneWindow     bool // the sources are channels side by side in one window
+}
+
+// config writes it with body inside the destination's compound.
+func (g generated) config(body string) string {
+	window := func(name string, w int, channels string) string {
+		return fmt.Sprintf(`window { name %q viewport [ 0 0 %d %d ] attributes { hint_drawable FBO planes_samples %d } %s }`, name, w, g.h, g.samples, channels)
+	}
+	var pipes []string
+	if g.oneWindow {
+		var channels []string
+		for i := range g.sources {
+			channels = append(channels, fmt.Sprintf(`channel { name "src%d" viewport [ %g 0 %g 1 ] }`, i, float64(i)/float64(g.sources), 1/float64(g.sources)))
+		}
+		pipes = append(pipes, "pipe { "+window("sources", g.w*g.sources, strings.Join(channels, " "))+" }")
+	} else {
+		for i := range g.sources {
+			name := fmt.Sprintf("src%d", i)
+			pipes = append(pipes, "pipe { "+window(name, g.w, fmt.Sprintf("channel { name %q }", name))+" }")
+		}
+	}
 	mode := "MONO"
-	if v.stereo {
+	if g.stereo {
 		mode = "STEREO"
 	}
 	return fmt.Sprintf(`config {
@@ -77,12 +103,25 @@ func (v variant) config() string {
     observer { }
     layout { name "L" view { mode %s observer 0 } }
     canvas { layout "L" wall { } segment { channel "dest" } }
-    compound { channel ( segment 0 view 0 ) task [ CLEAR ASSEMBLE ] %s
-        %s
+    compound { channel ( segment 0 view 0 )
         %s
     }
 }
-`, window("dest"), strings.Join(pipes, " "), mode, strings.Join(extra, " "), strings.Join(children, "\n        "), strings.Join(inputs, " "))
+`, window("dest", g.w, `channel { name "dest" }`), strings.Join(pipes, " "), mode, body)
+}
+
+// source is source i's compound, drawing part and sending frame fi.
+func source(i int, part string) string {
+	return fmt.Sprintf(`compound { channel "src%d" %s outputframe { name "f%d" } }`, i, part, i)
+}
+
+// inputFrames takes frames f0 to fn-1.
+func inputFrames(n int) string {
+	var s []string
+	for i := range n {
+		s = append(s, fmt.Sprintf(`inputframe { name "f%d" }`, i))
+	}
+	return strings.Join(s, " ")
 }
 
 // Configs that no example or corpus file has, generated as a user would
@@ -115,6 +154,77 @@ func TestGeneratedVariantsMatchTheReference(t *testing.T) {
 		t.Run(v.String(), func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), v.String()+".eqc")
 			if err := os.WriteFile(path, []byte(v.config()), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if !matchesReference(t, path) {
+				t.Errorf("the comparison did not tell a frame from the next one's reference")
+			}
+		})
+	}
+}
+
+// Compound trees no example or corpus file has at these sizes: a
+// decomposition inside another, a source that merges a neighbour's frame
+// before sending its own (a compositing tree), a destination that draws
+// a part itself, eye and time multiplexing, and sources that are channels
+// of one window. Each matches its reference.
+func TestGeneratedCompoundTreesMatchTheReference(t *testing.T) {
+	dbIn2D := `task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ]
+        compound { viewport [ 0 0 0.5 1 ] ` + source(0, "range [ 0 0.5 ]") + source(1, "range [ 0.5 1 ]") + ` }
+        compound { viewport [ 0.5 0 0.5 1 ] ` + source(2, "range [ 0 0.5 ]") + source(3, "range [ 0.5 1 ]") + ` }
+        ` + inputFrames(4)
+	balanced2DInDB := `task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ]
+        compound { range [ 0 0.5 ] load_equalizer { mode 2D } ` + source(0, "") + source(1, "") + ` }
+        compound { range [ 0.5 1 ] load_equalizer { mode 2D } ` + source(2, "") + source(3, "") + ` }
+        ` + inputFrames(4)
+	mergingSources := `task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ]
+        compound { channel "src0" buffer [ COLOR DEPTH ]
+            compound { range [ 0 0.25 ] }
+            ` + source(1, "range [ 0.25 0.5 ]") + `
+            inputframe { name "f1" } outputframe { name "f01" } }
+        compound { channel "src2" buffer [ COLOR DEPTH ]
+            compound { range [ 0.5 0.75 ] }
+            ` + source(3, "range [ 0.75 1 ]") + `
+            inputframe { name "f3" } outputframe { name "f23" } }
+        inputframe { name "f01" } inputframe { name "f23" }`
+	dbInPixels := `task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ]
+        compound { pixel [ 0 0 2 1 ] ` + source(0, "range [ 0 0.5 ]") + source(1, "range [ 0.5 1 ]") + ` }
+        compound { pixel [ 1 0 2 1 ] ` + source(2, "range [ 0 0.5 ]") + source(3, "range [ 0.5 1 ]") + ` }
+        ` + inputFrames(4)
+	eyes := `task [ CLEAR ASSEMBLE ]
+        compound { eye [ LEFT ] ` + source(0, "viewport [ 0 0 0.5 1 ]") + source(1, "viewport [ 0.5 0 0.5 1 ]") + ` }
+        compound { eye [ RIGHT ] ` + source(2, "viewport [ 0 0 0.5 1 ]") + source(3, "viewport [ 0.5 0 0.5 1 ]") + ` }
+        ` + inputFrames(4)
+	alternating := `task [ CLEAR ASSEMBLE ]
+        ` + source(0, "period 2 phase 0") + source(1, "period 2 phase 1") + `
+        ` + inputFrames(2)
+	destinationDraws := `buffer [ COLOR DEPTH ] compound { range [ 0 0.3 ] }
+        ` + source(0, "range [ 0.3 0.6 ]") + source(1, "range [ 0.6 1 ]") + `
+        ` + inputFrames(2)
+	balancedDBIn2D := `task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ] load_equalizer { mode 2D }
+        compound { load_equalizer { mode DB } ` + source(0, "") + source(1, "") + ` }
+        compound { load_equalizer { mode DB } ` + source(2, "") + source(3, "") + ` }
+        ` + inputFrames(4)
+	for _, c := range []struct {
+		name string
+		g    generated
+		body string
+	}{
+		{"db-in-2d-333x177", generated{w: 333, h: 177, sources: 4}, dbIn2D},
+		{"db-in-2d-1001x33-stereo", generated{w: 1001, h: 33, sources: 4, stereo: true}, dbIn2D},
+		{"balanced-2d-in-db-64x700-stereo", generated{w: 64, h: 700, sources: 4, stereo: true}, balanced2DInDB},
+		{"merging-sources-333x177", generated{w: 333, h: 177, sources: 4}, mergingSources},
+		{"merging-sources-640x480-stereo", generated{w: 640, h: 480, sources: 4, stereo: true}, mergingSources},
+		{"db-in-pixels-334x178", generated{w: 334, h: 178, sources: 4}, dbInPixels},
+		{"eyes-333x177", generated{w: 333, h: 177, sources: 4, stereo: true}, eyes},
+		{"alternating-333x177", generated{w: 333, h: 177, sources: 2}, alternating},
+		{"destination-draws-333x177-stereo", generated{w: 333, h: 177, sources: 2, stereo: true}, destinationDraws},
+		{"balanced-db-in-2d-500x300-stereo", generated{w: 500, h: 300, sources: 4, stereo: true}, balancedDBIn2D},
+		{"one-window-balanced-2d-in-db-200x300", generated{w: 200, h: 300, sources: 4, oneWindow: true}, balanced2DInDB},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), c.name+".eqc")
+			if err := os.WriteFile(path, []byte(c.g.config(c.body)), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			if !matchesReference(t, path) {
