@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/goeq/goeq/internal/appconn"
+	"github.com/goeq/goeq/internal/channel"
 	"github.com/goeq/goeq/internal/compound"
 	"github.com/goeq/goeq/internal/control"
 	"github.com/goeq/goeq/internal/logging"
@@ -112,6 +113,11 @@ type Config struct {
 	viewModes    map[int]bool
 	freeze       *bool
 	screenshot   string
+
+	// the last frame started's data, and the refined frames started
+	// since (Refine)
+	lastData []byte
+	refined  int
 
 	mu        sync.Mutex
 	changed   *sync.Cond
@@ -248,7 +254,47 @@ func (c *Config) StartFrame(data any) (int, error) {
 			return 0, fmt.Errorf("goeq: frame data is %d bytes encoded, more than the %d allowed", len(b), MaxFrameData)
 		}
 	}
-	af := server.AppFrame{Data: b, Messages: c.messages, Heads: c.heads, Overlay: c.overlay, Layout: c.layout, ViewModes: c.viewModes,
+	frame, err := c.start(b, 0)
+	if err == nil {
+		c.lastData, c.refined = b, 0
+	}
+	return frame, err
+}
+
+// MaxRefineSamples is how many refined frames Refine starts after a frame.
+const MaxRefineSamples = channel.MaxRefineSamples
+
+// Refine starts a frame that refines the last one (idle antialiasing, as
+// eqPly's): the last frame's data again, every draw offset by the next of
+// MaxRefineSamples subpixel positions, and every destination showing the
+// average of the refined frames so far, its edges smoother with each. An
+// application that renders on demand calls it while nothing changes. It
+// returns false and starts nothing once all samples are taken or before a
+// first StartFrame. StartFrame ends the refinement, and a head, layout or
+// view mode set for the next frame starts the average over.
+func (c *Config) Refine() (frame int, ok bool, err error) {
+	c.mu.Lock()
+	started := c.started
+	c.mu.Unlock()
+	if started == 0 {
+		return 0, false, nil
+	}
+	if c.heads != nil || c.layout != "" || c.viewModes != nil {
+		c.refined = 0
+	}
+	if c.refined >= MaxRefineSamples {
+		return 0, false, nil
+	}
+	if frame, err = c.start(c.lastData, c.refined+1); err != nil {
+		return 0, false, err
+	}
+	c.refined++
+	return frame, true, nil
+}
+
+// start starts a frame of encoded data, refine sample sample (0: none).
+func (c *Config) start(data []byte, sample int) (int, error) {
+	af := server.AppFrame{Data: data, Sample: sample, Messages: c.messages, Heads: c.heads, Overlay: c.overlay, Layout: c.layout, ViewModes: c.viewModes,
 		FreezeBalance: c.freeze, Screenshot: c.screenshot}
 	select {
 	case c.frames <- af: // the run's loop takes it at once

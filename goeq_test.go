@@ -60,6 +60,8 @@ type squareInit struct {
 	// square's distance ahead (2 when zero)
 	Ortho bool
 	Depth float64
+	// Refined: frames may draw an earlier frame's data (Config.Refine)
+	Refined bool
 }
 
 // drawReport is what a draw sends the application (Pipe.SendEvent).
@@ -106,7 +108,7 @@ in vec2 uv; out vec4 frag; uniform vec3 tint;
 void main() { frag = vec4(vec3(uv, 1.0 - uv.x * uv.y) * tint, 1); }`)
 	var vao uint32
 	gl.GenVertexArrays(1, &vao)
-	sq := &square{prog: prog, vao: vao, scale: float32(init.Scale), tint: [3]float32{1, 1, 1}, ortho: init.Ortho, depth: cmp.Or(init.Depth, 2),
+	sq := &square{prog: prog, vao: vao, scale: float32(init.Scale), tint: [3]float32{1, 1, 1}, ortho: init.Ortho, depth: cmp.Or(init.Depth, 2), refined: init.Refined,
 		record: init.Record, pipe: p.Node + "-" + p.Name, report: init.Report, send: p.SendEvent}
 	if init.Hooks {
 		h := &hookedSquare{square: sq}
@@ -160,6 +162,7 @@ type square struct {
 	send      func(any) error
 	ortho     bool
 	depth     float64
+	refined   bool
 }
 
 // Receive takes the broadcast tints: each must arrive in its own frame.
@@ -201,7 +204,7 @@ func (s *square) Draw(dc *goeq.DrawContext) (goeq.Region, error) {
 	if err := dc.FrameData(&cam); err != nil {
 		return goeq.Region{}, err
 	}
-	if cam.Frame != dc.Frame {
+	if cam.Frame > dc.Frame || cam.Frame != dc.Frame && !s.refined {
 		return goeq.Region{}, fmt.Errorf("frame %d drew with the data of frame %d", dc.Frame, cam.Frame)
 	}
 	model := goeq.Translate(0, 0, float32(-s.depth)).Mul(goeq.RotateY(cam.Angle)).Mul(goeq.RotateX(0.3 * cam.Angle))
@@ -1431,5 +1434,101 @@ func TestOrthoProjection(t *testing.T) {
 	}
 	if shift := redTo - monoTo; shift < -11 || shift > -9 {
 		t.Errorf("the left eye's square ends %d pixels from the mono one's, want -10", shift)
+	}
+}
+
+// Refine refines the last frame while the application is idle (eqPly's
+// idle antialiasing): MaxRefineSamples frames of the same data, each
+// offset by a subpixel sample, every destination showing their average.
+// Decomposed, each refined frame matches the reference's (rendered whole,
+// refined alike); the last is much nearer to the frame rendered at four
+// times the size and averaged down on the CPU (supersampling, another
+// path) than the unrefined frame is; and a changed head starts the
+// average over.
+func TestRefineAntialiasesWhileIdle(t *testing.T) {
+	const w, h = 320, 240
+	view := camera{Frame: 0, Angle: 0.7} // edges at an angle to the pixels
+	// run starts the view, refines it the given times (all of them when
+	// below zero), then calls then
+	run := func(text string, reference bool, refine int, then func(*goeq.Config) error) []string {
+		t.Helper()
+		out := t.TempDir()
+		cfg, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{ConfigText: text, Reference: reference, OutDir: out,
+			InitData: squareInit{Scale: 1.4, Refined: true}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok, err := cfg.Refine(); ok || err != nil {
+			t.Errorf("Refine before any frame: %v, %v; want nothing started", ok, err)
+		}
+		_, err = cfg.StartFrame(view)
+		for i := 0; i != refine && err == nil; i++ {
+			var ok bool
+			var frame int
+			if frame, ok, err = cfg.Refine(); !ok {
+				if i != goeq.MaxRefineSamples {
+					t.Errorf("Refine stopped after %d frames, want %d", i, goeq.MaxRefineSamples)
+				}
+				break
+			} else if frame != i+1 {
+				t.Errorf("refined frame %d numbered %d", i+1, frame)
+			}
+		}
+		if err == nil && then != nil {
+			err = then(cfg)
+		}
+		sum, exitErr := cfg.Exit()
+		if err != nil || exitErr != nil {
+			t.Fatalf("run: %v; exit: %v", err, exitErr)
+		}
+		return sum.Written
+	}
+	refined := run(multisampleConfig(w, h, ""), false, -1, nil)
+	want := run(multisampleConfig(w, h, ""), true, -1, nil)
+	if len(refined) != 1+goeq.MaxRefineSamples || len(want) != len(refined) {
+		t.Fatalf("%d and %d images (decomposed, reference), want %d", len(refined), len(want), 1+goeq.MaxRefineSamples)
+	}
+	for i := range refined {
+		if d, err := imagecmp.CompareFiles(refined[i], want[i], 2); err != nil || d.BadFraction() > 0.0002 {
+			t.Errorf("%s against the reference: %v %v", filepath.Base(refined[i]), d, err)
+		}
+	}
+	super := halve(halve(loadPNG(t, run(multisampleConfig(4*w, 4*h, ""), false, 0, nil)[0])))
+	single, last := loadPNG(t, refined[0]), loadPNG(t, refined[len(refined)-1])
+	errLast, errSingle, edges := 0, 0, 0
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			if d := difference(single.NRGBAAt(x, y), super.NRGBAAt(x, y)); d > 6 {
+				edges++
+				errSingle += d
+				errLast += difference(last.NRGBAAt(x, y), super.NRGBAAt(x, y))
+			}
+		}
+	}
+	t.Logf("%d pixels off the supersampled frame by more than 6: %d in all unrefined, %d refined", edges, errSingle, errLast)
+	if edges < 100 || 10*errLast > 3*errSingle {
+		t.Errorf("%d pixels off the supersampled frame: their difference is %d refined against %d unrefined", edges, errLast, errSingle)
+	}
+
+	// a head moved after the refinement starts it over: the next refined
+	// frame is the first sample of the moved view, as when the head moved
+	// before the frame
+	moved := goeq.Translate(0.3, 0, 0)
+	refineMoved := func(cfg *goeq.Config) error {
+		if err := cfg.SetHead(0, moved, 0); err != nil {
+			return err
+		}
+		if _, ok, err := cfg.Refine(); !ok || err != nil {
+			return fmt.Errorf("Refine after a moved head: %v, %v", ok, err)
+		}
+		return nil
+	}
+	after := run(multisampleConfig(w, h, ""), false, -1, refineMoved)
+	fresh := run(multisampleConfig(w, h, ""), false, 0, refineMoved)
+	if d, err := imagecmp.CompareFiles(after[len(after)-1], fresh[len(fresh)-1], 2); err != nil || d.BadFraction() > 0.0002 {
+		t.Errorf("the refined frame after a moved head is not the moved view's first sample: %v %v", d, err)
+	}
+	if d, err := imagecmp.CompareFiles(after[len(after)-1], refined[len(refined)-1], 2); err == nil && d.BadFraction() <= 0.0002 {
+		t.Error("the moved head does not show: the test cannot tell")
 	}
 }

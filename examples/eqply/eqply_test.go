@@ -44,6 +44,8 @@ type traceLine struct {
 	Mods   goeq.Modifiers `json:"mods"`
 	Camera camera         `json:"camera"`
 	Ortho  bool           `json:"ortho"`
+	// Refined: a refined frame (idle antialiasing)
+	Refined bool `json:"refined"`
 }
 
 func readTrace(t *testing.T, path string) []traceLine {
@@ -294,8 +296,8 @@ func TestDragTurnsTheViewItIsIn(t *testing.T) {
 	before := -1
 	waitFor(t, "images of both halves", 30*time.Second, func() bool {
 		for _, l := range readTrace(t, r.trace) {
-			if l.Frame != nil && written("left", *l.Frame) && written("right", *l.Frame) {
-				before = *l.Frame
+			if l.Frame != nil && !l.Refined && written("left", *l.Frame) && written("right", *l.Frame) {
+				before = *l.Frame // unrefined, as the frame after the drag
 			}
 		}
 		return before >= 0
@@ -496,6 +498,48 @@ func TestOSwitchesToAParallelProjection(t *testing.T) {
 	}
 	if !matches(perspective, perspectiveRef) {
 		t.Errorf("frame %d after the second o is not the perspective reference", perspective)
+	}
+}
+
+// Idle, eqply refines the picture shown: 16 more frames of the same
+// camera, the last antialiased (its edges, and only they, differ from the
+// unrefined frame), and then none until something changes.
+func TestIdleRefinesThePicture(t *testing.T) {
+	r := startEqply(t)
+	var refined []int
+	waitFor(t, "16 refined frames", 60*time.Second, func() bool {
+		refined = refined[:0]
+		for _, l := range readTrace(t, r.trace) {
+			if l.Frame != nil && l.Refined {
+				refined = append(refined, *l.Frame)
+			}
+		}
+		return len(refined) >= 16
+	})
+	time.Sleep(time.Second)
+	var frames, last int
+	for _, l := range readTrace(t, r.trace) {
+		if l.Frame != nil {
+			frames++
+			last = *l.Frame
+			if l.Camera != homeCamera {
+				t.Errorf("frame %d with camera %+v, want the home camera", *l.Frame, l.Camera)
+			}
+		}
+	}
+	if frames != 17 || last != refined[len(refined)-1] || refined[0] != 1 {
+		t.Errorf("%d frames, refined %v; want frame 0 and 16 refined after it, then none", frames, refined)
+	}
+	xtest.Xdotool(t, r.disp, "windowfocus", "--sync", r.win)
+	xtest.Xdotool(t, r.disp, "key", "q")
+	r.endsCleanly(t, "q")
+	d, err := imagecmp.CompareFiles(filepath.Join(r.dir, "out", fmt.Sprintf("dest-%06d.png", last)), filepath.Join(r.dir, "out", "dest-000000.png"), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the model's outline and the creases of its bumps: a few percent
+	if f := d.BadFraction(); f < 0.001 || f > 0.1 {
+		t.Errorf("the last refined frame against the first: %s; want its edges alone to differ", d)
 	}
 }
 

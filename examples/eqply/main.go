@@ -5,7 +5,7 @@
 //
 //	eqply [--config FILE] [--model FILE.ply] [--frames N] [--out DIR] [--json]
 //	      [--camera-path orbit] [--camera YAW,PITCH,DISTANCE] [--trace FILE]
-//	      [--overlay] [--ortho] [--server HOST:PORT] [--http ADDR]
+//	      [--overlay] [--ortho] [--refine=false] [--server HOST:PORT] [--http ADDR]
 //
 // In a window: left-drag turns the model, right-drag or the wheel zooms,
 // middle-drag pans, each in the view under the pointer (every view has
@@ -18,7 +18,9 @@
 // with several) and shift-l the one before, p or F11 writes the picture shown into
 // screenshots/ (as eqPly's F11), q or Esc (or closing the window) quits.
 // A resized window renders at its new size. It renders only when
-// something changed (an exposed window too). Headless (or with --camera-path orbit) the camera
+// something changed (an exposed window too), and then, while nothing else
+// does, refines the picture over 16 more frames that antialias it (as
+// eqPly's idle antialiasing; --refine=false leaves it). Headless (or with --camera-path orbit) the camera
 // orbits for --frames frames. Ctrl-C (SIGINT or SIGTERM) stops it as q
 // does, and it exits with 130 or 143; a
 // second one ends it at once.
@@ -279,6 +281,7 @@ func main() {
 	start := flag.String("camera", "", "the camera to start from: YAW,PITCH,DISTANCE (radians, units)")
 	overlay := flag.Bool("overlay", false, "start with the statistics overlay on (s toggles it)")
 	ortho := flag.Bool("ortho", false, "start with a parallel (orthographic) projection (o toggles it)")
+	refine := flag.Bool("refine", true, "while nothing changes, refine the picture shown: up to 16 frames that antialias it (as eqPly's idle antialiasing)")
 	tracePath := flag.String("trace", "", "write each event handled and each frame's camera as JSON lines here")
 	local := flag.Bool("local", false, "start every node's render client on this machine, whatever host the config names (try a cluster config here)")
 	flag.Parse()
@@ -396,8 +399,21 @@ func main() {
 		changed := c.stats
 		for !changed && !c.quit && err == nil {
 			var evs []goeq.Event
-			if err = cfg.FinishAllFrames(); err == nil {
-				evs, err = cfg.WaitEvents(ctx)
+			refined := false
+			if *refine && ctx.Err() == nil {
+				// idle: the picture shown gets smoother, a refined frame
+				// at a time, until an event changes it
+				var f int
+				if f, refined, err = cfg.Refine(); refined {
+					tr.write(map[string]any{"frame": f, "camera": *c.camera(), "ortho": c.ortho, "refined": true})
+					err = cmp.Or(err, cfg.FinishFrame())
+					evs = cfg.PendingEvents()
+				}
+			}
+			if !refined && err == nil {
+				if err = cfg.FinishAllFrames(); err == nil {
+					evs, err = cfg.WaitEvents(ctx)
+				}
 			}
 			for _, ev := range evs {
 				if c.handle(ev) {

@@ -127,6 +127,10 @@ type Executor struct {
 	stale   []*arrival // uploads for frames already finished
 	// the statistics overlay of the next frame (SetOverlay)
 	overlay []control.OverlayPart
+	// the next frame's refine sample (SetRefine), and each destination
+	// channel's average of refined frames (by channel ID)
+	refine int
+	accum  map[string]*accumulation
 }
 
 // initer is a renderer made off the pipe's goroutine that sets up its GL
@@ -143,7 +147,7 @@ func NewExecutor(p *Pipe, r draw.Renderer, sink Sink, opt ExecOptions) (*Executo
 		opt.TileBatch = 4
 	}
 	e := &Executor{Pipe: p, Renderer: r, sink: sink, opt: opt, inbox: newInbox(), targets: map[*compound.Window]*Target{},
-		multisampled: map[*compound.Window]*glutil.Multisample{}, cpuMerge: opt.Merge != MergeGPU}
+		multisampled: map[*compound.Window]*glutil.Multisample{}, cpuMerge: opt.Merge != MergeGPU, accum: map[string]*accumulation{}}
 	err := p.Do(func() error {
 		if i, ok := r.(initer); ok {
 			if err := i.Init(); err != nil {
@@ -183,6 +187,9 @@ func (e *Executor) Close() {
 		}
 		for _, m := range e.multisampled {
 			m.Delete()
+		}
+		for _, a := range e.accum {
+			a.delete()
 		}
 		for _, a := range e.inbox.forget(int(^uint(0) >> 1)) {
 			a.upload.Release()
@@ -380,6 +387,7 @@ type frameRun struct {
 	snap    func(*compound.Channel) bool
 	frame   int
 	data    []byte // the application's frame data
+	refine  int    // the refine sample (SetRefine); 0 for none
 	runs    []*channelRun
 	windows [][]taskRef
 	res     *Result
@@ -413,7 +421,7 @@ func (e *Executor) Receive(frame int, msgs [][]byte) error {
 // taken when the channel finished its tasks.
 func (e *Executor) Run(ctx context.Context, frame int, data []byte, plans []*planner.ChannelPlan, snap func(*compound.Channel) bool) *Result {
 	res := &Result{Frame: frame, Images: map[string]*Pixels{}}
-	fr := &frameRun{e: e, frame: frame, data: data, res: res, snap: snap, records: map[string]*stats.Record{}}
+	fr := &frameRun{e: e, frame: frame, data: data, refine: e.refine, res: res, snap: snap, records: map[string]*stats.Record{}}
 	res.Err = e.Pipe.Do(func() error {
 		for _, a := range e.stale {
 			a.upload.Release()
@@ -596,6 +604,9 @@ func (fr *frameRun) runNext(r *channelRun) (bool, error) {
 		r.done[r.next] = true
 		r.next++
 		if r.next == len(r.plan.Tasks) && r.plan.Destination {
+			if err := fr.accumulate(r); err != nil {
+				return false, fmt.Errorf("frame %d: channel %s: %w", fr.frame, r.plan.Channel.Label, err)
+			}
 			fr.statsOverlay(r)
 			if err := fr.overlay(r); err != nil {
 				return false, fmt.Errorf("frame %d: channel %s: overlay: %w", fr.frame, r.plan.Channel.Label, err)
@@ -778,7 +789,7 @@ func (fr *frameRun) draw(r *channelRun, t *planner.Task, share, region compound.
 		area = compound.PixelViewport{W: share.W, H: share.H}
 	}
 	sub := render.Sub{DestW: area.W, DestH: area.H, X: share.X - area.X, Y: share.Y - area.Y, W: region.W, H: region.H,
-		Pixel: t.Pixel, Jitter: render.SubpixelJitter(t.Subpixel.Index, t.Subpixel.Size), ShareW: share.W, ShareH: share.H}
+		Pixel: t.Pixel, Jitter: addJitter(render.SubpixelJitter(t.Subpixel.Index, t.Subpixel.Size), RefineJitter(fr.refine)), ShareW: share.W, ShareH: share.H}
 	adj := sub.Matrix()
 	vp := t.Viewport
 	if dest := t.Area; dest.W > 0 && dest.H > 0 {

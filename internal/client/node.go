@@ -90,6 +90,7 @@ type frameTrack struct {
 	overlay  []control.OverlayPart // the statistics overlay's content
 	// screenshot is a folder the destinations' images go into too
 	screenshot string
+	sample     int // of a refined frame
 	barrier    bool
 	ctx        context.Context
 	cancel     context.CancelFunc
@@ -346,7 +347,7 @@ func (n *node) start(ctx context.Context, fw *control.FrameWork) error {
 	if !fw.DataKept {
 		n.data = fw.Data
 	}
-	track := &frameTrack{frame: fw.Frame, data: n.data, messages: fw.Messages, overlay: fw.Overlay, barrier: fw.SwapBarrier, screenshot: fw.Screenshot, ctx: fctx, cancel: cancel, extra: map[string]*sent{}, links: map[[2]string]int{}}
+	track := &frameTrack{frame: fw.Frame, data: n.data, messages: fw.Messages, overlay: fw.Overlay, barrier: fw.SwapBarrier, screenshot: fw.Screenshot, sample: fw.Sample, ctx: fctx, cancel: cancel, extra: map[string]*sent{}, links: map[[2]string]int{}}
 	for _, cw := range fw.Channels {
 		ch := n.cfg.ChannelByID(cw.Channel)
 		p := n.byChan[cw.Channel]
@@ -408,6 +409,7 @@ func (n *node) runPipe(p *pipe) {
 		} else {
 			previews := map[string]bool{}
 			p.exec.SetOverlay(t.overlay)
+			p.exec.SetRefine(t.sample)
 			res = p.exec.Run(t.ctx, t.frame, t.data, job.plans, func(ch *compound.Channel) bool {
 				if n.previewDue(ch) {
 					previews[ch.ID] = true

@@ -18,6 +18,7 @@ import (
 type executor interface {
 	Receive(frame int, msgs [][]byte) error
 	SetOverlay([]control.OverlayPart)
+	SetRefine(sample int)
 	Run(ctx context.Context, frame int, data []byte, plans []*planner.ChannelPlan, snap func(*compound.Channel) bool) *channel.Result
 	Present(windows []*channel.Window, shown []*planner.ChannelPlan) error
 	Deliver(*channel.FrameData)
@@ -38,6 +39,7 @@ type nullExecutor struct{ sink channel.Sink }
 
 func (nullExecutor) Receive(int, [][]byte) error      { return nil }
 func (nullExecutor) SetOverlay([]control.OverlayPart) {}
+func (nullExecutor) SetRefine(int)                    {}
 func (nullExecutor) Present([]*channel.Window, []*planner.ChannelPlan) error {
 	return nil
 }

@@ -255,6 +255,11 @@ type FrameWork struct {
 	// Screenshot, when set, is a folder the frame's destination images go
 	// into as PNG (named as under OutDir), as the application asked.
 	Screenshot string `json:"screenshot,omitempty"`
+	// Sample, from 1 to MaxRefineSamples, makes the frame a refinement of
+	// the one before (goeq.Config.Refine): its draws are offset by that
+	// subpixel sample, and destinations show the average of the refined
+	// frames.
+	Sample int `json:"sample,omitempty"`
 	// Messages are the application's cluster events for this frame: every
 	// node gets the frame, and every pipe's renderer takes them before
 	// drawing it.
@@ -429,3 +434,7 @@ func PinnedTLS(certPEM []byte) (*tls.Config, error) {
 			return nil
 		}}, nil
 }
+
+// MaxRefineSamples is how many subpixel samples a refinement takes
+// (FrameWork.Sample).
+const MaxRefineSamples = 16

@@ -153,6 +153,9 @@ type AppFrame struct {
 	// Screenshot, when set, is a folder this frame's destination images
 	// are written into, on the nodes that show them.
 	Screenshot string `json:",omitempty"`
+	// Sample, from 1, makes this frame a refinement of the one before
+	// (control.FrameWork.Sample).
+	Sample int `json:",omitempty"`
 	// FreezeBalance, when set, freezes the load equalizers from this
 	// frame on, or lets them balance again.
 	FreezeBalance *bool `json:",omitempty"`
@@ -322,7 +325,9 @@ type server struct {
 	// screenshots are the folders frames write their destinations' images
 	// into, as the application asked
 	screenshots map[int]string
-	live        *live // the dashboard, when asked for
+	// samples are the refine samples of refined frames
+	samples map[int]int
+	live    *live // the dashboard, when asked for
 	// the run's frame-link keys (PEM), when links are encrypted
 	frameCert, frameKey []byte
 	listening           net.Addr // the control port
@@ -408,7 +413,7 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 		}
 	}
 	s := &server{opt: opt, cfg: cfg, text: string(text), defaults: defaults, nodes: map[string]*nodeConn{}, events: make(chan event, 4096),
-		data: map[int][]byte{}, messages: map[int][][]byte{}, screenshots: map[int]string{}, overlayFrom: map[int]bool{}, overlayOn: opt.Overlay,
+		data: map[int][]byte{}, messages: map[int][][]byte{}, screenshots: map[int]string{}, samples: map[int]int{}, overlayFrom: map[int]bool{}, overlayOn: opt.Overlay,
 		destOf: map[string]string{}, colours: dashboard.ColourIndexes(cfg)}
 	cfg.Walk(func(c *compound.Compound) {
 		if d := c.Destination(); d != nil && d.Channel != nil {
@@ -1091,6 +1096,12 @@ func (s *server) request(af AppFrame) (scheduler.Request, error) {
 	if af.Screenshot != "" {
 		s.screenshots[frame] = af.Screenshot
 	}
+	if af.Sample < 0 || af.Sample > control.MaxRefineSamples {
+		return scheduler.Request{}, fmt.Errorf("frame %d: refine sample %d: want 0 to %d", frame, af.Sample, control.MaxRefineSamples)
+	}
+	if af.Sample > 0 {
+		s.samples[frame] = af.Sample
+	}
 	req := scheduler.Request{Frames: 1, EveryNode: len(af.Messages) > 0, Freeze: af.FreezeBalance}
 	if req.EveryNode {
 		s.messages[frame] = af.Messages
@@ -1188,7 +1199,7 @@ func (s *server) act(rd scheduler.Ready, rep *report) error {
 		s.refreshPeers()
 		for _, w := range rd.Work {
 			fw := &control.FrameWork{Frame: w.Frame, SwapBarrier: s.sched.SwapBarrier(w.Frame), Messages: s.messages[w.Frame], Screenshot: s.screenshots[w.Frame],
-				Overlay: s.overlayFor(w, rep)}
+				Sample: s.samples[w.Frame], Overlay: s.overlayFor(w, rep)}
 			for _, cp := range w.Channels {
 				fw.Channels = append(fw.Channels, control.ChannelWork{Channel: cp.Channel.ID, Tasks: cp.Tasks, Destination: cp.Destination,
 					Viewport: cp.Viewport, WindowSize: cp.WindowSize, View: cp.View})
@@ -1221,6 +1232,7 @@ func (s *server) act(rd scheduler.Ready, rep *report) error {
 		delete(s.data, c.Frame)
 		delete(s.messages, c.Frame)
 		delete(s.screenshots, c.Frame)
+		delete(s.samples, c.Frame)
 		if s.opt.App != nil && s.opt.App.Completed != nil {
 			s.opt.App.Completed(c.Frame, c.Degraded, c.Records)
 		}

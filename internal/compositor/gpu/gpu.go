@@ -153,6 +153,23 @@ func (c *Compositor) BlendOver(color uint32, x, y, w, h int) error {
 	return glutil.Error()
 }
 
+// Mix blends a colour texture into the framebuffer rectangle r with a
+// weight: dst = weight*src + (1-weight)*dst, the texel under pixel p taken
+// from p - offset. A running average adds its n-th sample with weight 1/n.
+func (c *Compositor) Mix(color uint32, offset [2]int, r Rect, weight float64) error {
+	gl.Disable(gl.DEPTH_TEST)
+	gl.Enable(gl.BLEND)
+	gl.BlendEquation(gl.FUNC_ADD)
+	gl.BlendColor(0, 0, 0, float32(weight))
+	gl.BlendFunc(gl.CONSTANT_ALPHA, gl.ONE_MINUS_CONSTANT_ALPHA)
+	bind(0, color)
+	gl.UseProgram(c.assemble)
+	gl.Uniform2i(glutil.Uniform(c.assemble, "offset"), int32(offset[0]), int32(offset[1]))
+	c.draw(c.assemble, r.X, r.Y, r.W, r.H)
+	gl.Disable(gl.BLEND)
+	return glutil.Error()
+}
+
 // Interleave writes a pixel-decomposed source into the framebuffer's clip
 // rectangle: its sample (i, j) lands on pixel first + (i, j) * step.
 func (c *Compositor) Interleave(color uint32, first, step [2]int, clip Rect) error {
