@@ -62,6 +62,8 @@ type squareInit struct {
 	Depth float64
 	// Refined: frames may draw an earlier frame's data (Config.Refine)
 	Refined bool
+	// DepthTest draws with the depth test, writing depth
+	DepthTest bool
 }
 
 // drawReport is what a draw sends the application (Pipe.SendEvent).
@@ -108,7 +110,7 @@ in vec2 uv; out vec4 frag; uniform vec3 tint;
 void main() { frag = vec4(vec3(uv, 1.0 - uv.x * uv.y) * tint, 1); }`)
 	var vao uint32
 	gl.GenVertexArrays(1, &vao)
-	sq := &square{prog: prog, vao: vao, scale: float32(init.Scale), tint: [3]float32{1, 1, 1}, ortho: init.Ortho, depth: cmp.Or(init.Depth, 2), refined: init.Refined,
+	sq := &square{prog: prog, vao: vao, scale: float32(init.Scale), tint: [3]float32{1, 1, 1}, ortho: init.Ortho, depth: cmp.Or(init.Depth, 2), refined: init.Refined, depthTest: init.DepthTest,
 		record: init.Record, pipe: p.Node + "-" + p.Name, report: init.Report, send: p.SendEvent}
 	if init.Hooks {
 		h := &hookedSquare{square: sq}
@@ -163,6 +165,7 @@ type square struct {
 	ortho     bool
 	depth     float64
 	refined   bool
+	depthTest bool
 }
 
 // Receive takes the broadcast tints: each must arrive in its own frame.
@@ -224,6 +227,10 @@ func (s *square) Draw(dc *goeq.DrawContext) (goeq.Region, error) {
 		if err := s.send(drawReport{Frame: dc.Frame, Channel: dc.Channel, BigRefused: big}); err != nil {
 			return goeq.Region{}, err
 		}
+	}
+	if s.depthTest {
+		gl.Enable(gl.DEPTH_TEST)
+		gl.DepthFunc(gl.LESS)
 	}
 	gl.UseProgram(s.prog)
 	gl.Uniform3f(gl.GetUniformLocation(s.prog, gl.Str("tint\x00")), s.tint[0], s.tint[1], s.tint[2])
@@ -1531,4 +1538,46 @@ func TestRefineAntialiasesWhileIdle(t *testing.T) {
 	if d, err := imagecmp.CompareFiles(after[len(after)-1], refined[len(refined)-1], 2); err == nil && d.BadFraction() <= 0.0002 {
 		t.Error("the moved head does not show: the test cannot tell")
 	}
+}
+
+// A renderer that draws without depth into frames merged by depth (a DB
+// compound) loses its whole picture in the merge. Its node says so, once
+// for each channel, naming the cause; drawing with depth, it says nothing
+// and the frames match the reference. Through a running eqserver, whose
+// output the render clients share.
+func TestDrawingWithoutDepthIntoADepthMergeIsReported(t *testing.T) {
+	t.Setenv("GOEQ_TOKEN", "the-shared-token")
+	path := examples("db-lb-4.eqc") // four sources; the destination draws nothing itself
+	const warning = "has colour drawn but no depth"
+	run := func(depthTest bool) ([]string, string) {
+		srv := startAppServer(t, path)
+		images := runScript(t, goeq.Options{Server: srv.addr}, 4, squareInit{Scale: 1.4, DepthTest: depthTest}, nil)
+		select {
+		case err := <-srv.exited:
+			srv.exited <- err
+			if err != nil {
+				t.Errorf("eqserver: %v\n%s", err, srv.log.String())
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("eqserver did not end with the application's run")
+		}
+		return images, srv.log.String()
+	}
+	_, log := run(false)
+	for _, src := range []string{"src1", "src2", "src3", "src4"} {
+		n := 0
+		for _, line := range strings.Split(log, "\n") {
+			if strings.Contains(line, warning) && strings.Contains(line, src) {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("%d warnings for %s drawing without depth, want 1:\n%s", n, src, log)
+		}
+	}
+	images, log := run(true)
+	if strings.Contains(log, warning) {
+		t.Errorf("a warning for a renderer that draws with depth:\n%s", log)
+	}
+	compareRuns(t, images, runScript(t, goeq.Options{Config: path, Reference: true}, 4, squareInit{Scale: 1.4, DepthTest: true}, nil))
 }

@@ -62,6 +62,9 @@ type ExecOptions struct {
 	// (stats.Record.Renderer).
 	Node         string
 	Port, Device int
+	// Warn, when set, takes what a user should hear of (from any
+	// goroutine): a frame sent for a depth merge without depth.
+	Warn func(msg string)
 }
 
 // MergeOn is where a destination depth-merges its sort-last inputs.
@@ -127,6 +130,10 @@ type Executor struct {
 	stale   []*arrival // uploads for frames already finished
 	// the statistics overlay of the next frame (SetOverlay)
 	overlay []control.OverlayPart
+	// how many frames of each channel (label) sent for a depth merge
+	// were looked at for depth (depthLost)
+	depthMu      sync.Mutex
+	depthChecked map[string]int
 	// the next frame's refine sample (SetRefine), and each destination
 	// channel's average of refined frames (by channel ID)
 	refine int
@@ -147,7 +154,8 @@ func NewExecutor(p *Pipe, r draw.Renderer, sink Sink, opt ExecOptions) (*Executo
 		opt.TileBatch = 4
 	}
 	e := &Executor{Pipe: p, Renderer: r, sink: sink, opt: opt, inbox: newInbox(), targets: map[*compound.Window]*Target{},
-		multisampled: map[*compound.Window]*glutil.Multisample{}, cpuMerge: opt.Merge != MergeGPU, accum: map[string]*accumulation{}}
+		multisampled: map[*compound.Window]*glutil.Multisample{}, cpuMerge: opt.Merge != MergeGPU, accum: map[string]*accumulation{},
+		depthChecked: map[string]int{}}
 	err := p.Do(func() error {
 		if i, ok := r.(initer); ok {
 			if err := i.Init(); err != nil {
@@ -861,6 +869,9 @@ func (fr *frameRun) readback(r *channelRun, t *planner.Task, rec *stats.Record, 
 		base := FrameData{Frame: fr.frame, Eye: t.Eye, Name: out.Name, Producer: r.plan.Channel.ID, Compound: t.Compound,
 			Share: outShare, Extent: extent, Range: rng, Pixel: t.Pixel, Subpixel: t.Subpixel, W: read.W, H: read.H, Tile: tile}
 		send := func(px *Pixels) {
+			if depth && px != nil {
+				fr.e.checkDepth(r.plan.Channel.Label, px)
+			}
 			for i, consumer := range out.Consumers {
 				f := base
 				f.Consumer = consumer

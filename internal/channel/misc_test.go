@@ -112,3 +112,31 @@ func TestOutsideAndInsideTileTheRegion(t *testing.T) {
 		}
 	}
 }
+
+// depthLost tells a frame whose drawing a depth merge would drop (colour
+// drawn, every depth at the far plane) from one drawn with depth and from
+// an empty one.
+func TestDepthLost(t *testing.T) {
+	px := func(colors [][4]byte, depths []float32) *Pixels {
+		p := &Pixels{Depth: depths}
+		for _, c := range colors {
+			p.Color = append(p.Color, c[:]...)
+		}
+		return p
+	}
+	bg, drawn := [4]byte{25, 25, 38, 255}, [4]byte{200, 10, 90, 255}
+	for _, c := range []struct {
+		what string
+		px   *Pixels
+		want bool
+	}{
+		{"drawn without depth", px([][4]byte{bg, drawn, drawn}, []float32{1, 1, 1}), true},
+		{"drawn with depth", px([][4]byte{bg, drawn, drawn}, []float32{1, 0.4, 0.4}), false},
+		{"nothing drawn", px([][4]byte{bg, bg, bg}, []float32{1, 1, 1}), false},
+		{"no depth read", px([][4]byte{bg, drawn, drawn}, nil), false},
+	} {
+		if got := depthLost(c.px); got != c.want {
+			t.Errorf("%s: depthLost %v, want %v", c.what, got, c.want)
+		}
+	}
+}

@@ -382,3 +382,51 @@ func clip(drawn, whole compound.PixelViewport) compound.PixelViewport {
 // Wait blocks until the upload goroutine is done with the frame's pixels
 // (they may be reused afterwards); it does not make the GPU wait.
 func (u *Upload) Wait() { <-u.done }
+
+// depthChecks is how many of a channel's first frames sent for a depth
+// merge checkDepth looks at.
+const depthChecks = 3
+
+// checkDepth warns, once for a channel, when a frame it sends for a depth
+// merge has colour drawn but no depth (depthLost): the merge keeps none of
+// it, and the picture would be lost without a word. A renderer drawing
+// without GL_DEPTH_TEST does that. Only a channel's first frames are
+// looked at, so the scan costs nothing after them.
+func (e *Executor) checkDepth(channel string, px *Pixels) {
+	e.depthMu.Lock()
+	n := e.depthChecked[channel]
+	if n < depthChecks {
+		e.depthChecked[channel] = n + 1
+	}
+	e.depthMu.Unlock()
+	if n >= depthChecks || !depthLost(px) {
+		return
+	}
+	e.depthMu.Lock()
+	e.depthChecked[channel] = depthChecks
+	e.depthMu.Unlock()
+	if e.opt.Warn != nil {
+		e.opt.Warn(fmt.Sprintf("channel %s: frame %d, sent for a depth merge (buffer [ COLOR DEPTH ]), has colour drawn but no depth: every value is at the far plane, and the merge keeps none of it. Does the renderer draw with GL_DEPTH_TEST and depth writes on?", channel, px.Frame))
+	}
+}
+
+// depthLost reports whether pixels have something drawn (colour not all
+// one value) while every depth is at the far plane (the clear value 1):
+// a depth merge, which keeps the nearer of two pixels, drops all of it.
+func depthLost(px *Pixels) bool {
+	if len(px.Depth) == 0 || len(px.Color) < 8 {
+		return false
+	}
+	for _, z := range px.Depth {
+		if z < 1 {
+			return false
+		}
+	}
+	c := px.Color
+	for i := 4; i+3 < len(c); i += 4 {
+		if c[i] != c[0] || c[i+1] != c[1] || c[i+2] != c[2] || c[i+3] != c[3] {
+			return true
+		}
+	}
+	return false
+}

@@ -206,7 +206,7 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 		// through a *channel.Executor: a nil one failed, and must not become
 		// a non-nil executor that shutdown would close
 		exec, err := channel.NewExecutor(glp, r, n, channel.ExecOptions{AsyncReadback: s.AsyncReadback, FullReadback: s.FullReadback, InputTimeout: s.InputTimeout, Merge: merge,
-			Node: n.name, Port: pm.Port, Device: pm.Device})
+			Node: n.name, Port: pm.Port, Device: pm.Device, Warn: func(msg string) { n.log.Warn(msg) }})
 		if err != nil {
 			return err
 		}
