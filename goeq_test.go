@@ -532,15 +532,7 @@ func TestRunOnARunningEqserver(t *testing.T) {
 	}
 	t.Setenv("GOEQ_TOKEN", "the-shared-token")
 	got := runScript(t, goeq.Options{Server: srv.addr}, 12, squareInit{Scale: 1.4}, nil)
-	select {
-	case err := <-srv.exited:
-		srv.exited <- err
-		if err != nil {
-			t.Errorf("eqserver: %v\n%s", err, srv.log.String())
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatalf("eqserver did not end with the application's run")
-	}
+	srv.endsWithTheRun(t)
 	if !strings.Contains(srv.stdout.String(), "12 frames") {
 		t.Errorf("eqserver's summary: %q", srv.stdout.String())
 	}
@@ -593,6 +585,21 @@ func startAppServer(t *testing.T, cfgPath string) *appServer {
 		t.Fatalf("eqserver ended before it waited for an application: %v", err)
 	}
 	return srv
+}
+
+// endsWithTheRun checks that the eqserver ends well once the
+// application's run has.
+func (srv *appServer) endsWithTheRun(t *testing.T) {
+	t.Helper()
+	select {
+	case err := <-srv.exited:
+		srv.exited <- err
+		if err != nil {
+			t.Errorf("eqserver: %v\n%s", err, srv.log.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("eqserver did not end with the application's run")
+	}
 }
 
 // A signal to the eqserver an application drives: the frames in flight
@@ -1552,15 +1559,7 @@ func TestDrawingWithoutDepthIntoADepthMergeIsReported(t *testing.T) {
 	run := func(depthTest bool) ([]string, string) {
 		srv := startAppServer(t, path)
 		images := runScript(t, goeq.Options{Server: srv.addr}, 4, squareInit{Scale: 1.4, DepthTest: depthTest}, nil)
-		select {
-		case err := <-srv.exited:
-			srv.exited <- err
-			if err != nil {
-				t.Errorf("eqserver: %v\n%s", err, srv.log.String())
-			}
-		case <-time.After(20 * time.Second):
-			t.Fatalf("eqserver did not end with the application's run")
-		}
+		srv.endsWithTheRun(t)
 		return images, srv.log.String()
 	}
 	_, log := run(false)
