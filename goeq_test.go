@@ -1464,11 +1464,10 @@ func TestRefineAntialiasesWhileIdle(t *testing.T) {
 	view := camera{Frame: 0, Angle: 0.7} // edges at an angle to the pixels
 	// run starts the view, refines it the given times (all of them when
 	// below zero), then calls then
-	run := func(text string, reference bool, refine int, then func(*goeq.Config) error) []string {
+	run := func(opt goeq.Options, refine int, then func(*goeq.Config) error) []string {
 		t.Helper()
-		out := t.TempDir()
-		cfg, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{ConfigText: text, Reference: reference, OutDir: out,
-			InitData: squareInit{Scale: 1.4, Refined: true}})
+		opt.OutDir, opt.InitData = t.TempDir(), squareInit{Scale: 1.4, Refined: true}
+		cfg, err := goeq.Start(context.Background(), turningSquare{}, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -1497,8 +1496,9 @@ func TestRefineAntialiasesWhileIdle(t *testing.T) {
 		}
 		return sum.Written
 	}
-	refined := run(multisampleConfig(w, h, ""), false, -1, nil)
-	want := run(multisampleConfig(w, h, ""), true, -1, nil)
+	text := multisampleConfig(w, h, "")
+	refined := run(goeq.Options{ConfigText: text}, -1, nil)
+	want := run(goeq.Options{ConfigText: text, Reference: true}, -1, nil)
 	if len(refined) != 1+goeq.MaxRefineSamples || len(want) != len(refined) {
 		t.Fatalf("%d and %d images (decomposed, reference), want %d", len(refined), len(want), 1+goeq.MaxRefineSamples)
 	}
@@ -1507,7 +1507,21 @@ func TestRefineAntialiasesWhileIdle(t *testing.T) {
 			t.Errorf("%s against the reference: %v %v", filepath.Base(refined[i]), d, err)
 		}
 	}
-	super := halve(halve(loadPNG(t, run(multisampleConfig(4*w, 4*h, ""), false, 0, nil)[0])))
+	// an application driving a running eqserver refines alike
+	path := filepath.Join(t.TempDir(), "refine.eqc")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GOEQ_TOKEN", "the-shared-token")
+	srv := startAppServer(t, path)
+	onServer := run(goeq.Options{Server: srv.addr}, -1, nil)
+	srv.endsWithTheRun(t)
+	for i := range onServer {
+		if d, err := imagecmp.CompareFiles(onServer[i], refined[i], 2); err != nil || d.BadFraction() > 0.0002 {
+			t.Errorf("%s through eqserver against the run in process: %v %v", filepath.Base(onServer[i]), d, err)
+		}
+	}
+	super := halve(halve(loadPNG(t, run(goeq.Options{ConfigText: multisampleConfig(4*w, 4*h, "")}, 0, nil)[0])))
 	single, last := loadPNG(t, refined[0]), loadPNG(t, refined[len(refined)-1])
 	errLast, errSingle, edges := 0, 0, 0
 	for y := 0; y < h; y++ {
@@ -1537,8 +1551,8 @@ func TestRefineAntialiasesWhileIdle(t *testing.T) {
 		}
 		return nil
 	}
-	after := run(multisampleConfig(w, h, ""), false, -1, refineMoved)
-	fresh := run(multisampleConfig(w, h, ""), false, 0, refineMoved)
+	after := run(goeq.Options{ConfigText: text}, -1, refineMoved)
+	fresh := run(goeq.Options{ConfigText: text}, 0, refineMoved)
 	if d, err := imagecmp.CompareFiles(after[len(after)-1], fresh[len(fresh)-1], 2); err != nil || d.BadFraction() > 0.0002 {
 		t.Errorf("the refined frame after a moved head is not the moved view's first sample: %v %v", d, err)
 	}
