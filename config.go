@@ -270,8 +270,9 @@ const MaxRefineSamples = channel.MaxRefineSamples
 // average of the refined frames so far, its edges smoother with each. An
 // application that renders on demand calls it while nothing changes. It
 // returns false and starts nothing once all samples are taken or before a
-// first StartFrame. StartFrame ends the refinement, and a head, layout or
-// view mode set for the next frame starts the average over.
+// first StartFrame. StartFrame ends the refinement, and a head, layout,
+// view mode or cluster event (Broadcast) for the next frame starts the
+// average over.
 func (c *Config) Refine() (frame int, ok bool, err error) {
 	c.mu.Lock()
 	started := c.started
@@ -279,8 +280,8 @@ func (c *Config) Refine() (frame int, ok bool, err error) {
 	if started == 0 {
 		return 0, false, nil
 	}
-	if c.heads != nil || c.layout != "" || c.viewModes != nil {
-		c.refined = 0
+	if c.heads != nil || c.layout != "" || c.viewModes != nil || len(c.messages) > 0 {
+		c.refined = 0 // the picture changes
 	}
 	if c.refined >= MaxRefineSamples {
 		return 0, false, nil

@@ -530,9 +530,20 @@ func TestIdleRefinesThePicture(t *testing.T) {
 	if frames != 17 || last != refined[len(refined)-1] || refined[0] != 1 {
 		t.Errorf("%d frames, refined %v; want frame 0 and 16 refined after it, then none", frames, refined)
 	}
+	// p renders the picture again and writes its last refined frame:
+	// frame 17 and its refinements 18 to 33
 	xtest.Xdotool(t, r.disp, "windowfocus", "--sync", r.win)
+	xtest.Xdotool(t, r.disp, "key", "p")
+	shot := filepath.Join(r.dir, "screenshots", "dest-000033.png")
+	waitFor(t, "the screenshot of frame 33", 60*time.Second, func() bool { w, _ := pngSize(shot); return w > 0 })
+	if files, _ := filepath.Glob(filepath.Join(r.dir, "screenshots", "*.png")); len(files) != 1 {
+		t.Errorf("screenshots %v, want frame 33's alone", files)
+	}
 	xtest.Xdotool(t, r.disp, "key", "q")
 	r.endsCleanly(t, "q")
+	if d, err := imagecmp.CompareFiles(shot, filepath.Join(r.dir, "out", fmt.Sprintf("dest-%06d.png", last)), 2); err != nil || d.BadFraction() > 0.0002 {
+		t.Errorf("the screenshot against the refined frame %d before it: %v %v", last, d, err)
+	}
 	d, err := imagecmp.CompareFiles(filepath.Join(r.dir, "out", fmt.Sprintf("dest-%06d.png", last)), filepath.Join(r.dir, "out", "dest-000000.png"), 2)
 	if err != nil {
 		t.Fatal(err)

@@ -15,15 +15,15 @@
 // views between mono and stereo (anaglyph, as eqPly's g), o between
 // perspective and a parallel (orthographic) projection (as eqPly's o),
 // space resets the cameras, l shows the config's next layout (on a wall
-// with several) and shift-l the one before, p or F11 writes the picture shown into
-// screenshots/ (as eqPly's F11), q or Esc (or closing the window) quits.
-// A resized window renders at its new size. It renders only when
-// something changed (an exposed window too), and then, while nothing else
-// does, refines the picture over 16 more frames that antialias it (as
-// eqPly's idle antialiasing; --refine=false leaves it). Headless (or with --camera-path orbit) the camera
-// orbits for --frames frames. Ctrl-C (SIGINT or SIGTERM) stops it as q
-// does, and it exits with 130 or 143; a
-// second one ends it at once.
+// with several) and shift-l the one before, p or F11 writes the picture
+// shown into screenshots/ (as eqPly's F11; refined, the last refined
+// frame), q or Esc (or closing the window) quits. A resized window renders at its new size. It renders
+// only when something changed (an exposed window too), and then, while
+// nothing else does, refines the picture over 16 more frames that
+// antialias it (as eqPly's idle antialiasing; --refine=false leaves it).
+// Headless (or with --camera-path orbit) the camera orbits for --frames
+// frames. Ctrl-C (SIGINT or SIGTERM) stops it as q does, and it exits
+// with 130 or 143; a second one ends it at once.
 package main
 
 import (
@@ -310,6 +310,7 @@ func main() {
 		tr.enc = json.NewEncoder(f)
 	}
 	interactive := os.Getenv("DISPLAY") != "" && *path == ""
+	refining := *refine && interactive
 	if !interactive && *frames == 0 {
 		*frames = 100
 	}
@@ -373,7 +374,9 @@ func main() {
 			}
 			used = c.layout
 		}
-		if c.shot {
+		// refining, the screenshot waits for the last refined frame
+		shoot := c.shot && (!refining || c.stats)
+		if shoot {
 			if err := cfg.Screenshot(screenshots); err != nil {
 				return err
 			}
@@ -382,7 +385,7 @@ func main() {
 		if err != nil {
 			return err
 		}
-		if c.shot {
+		if shoot {
 			log.Printf("frame %d: a screenshot into %s", f, screenshots)
 			c.shot = false
 		}
@@ -397,14 +400,27 @@ func main() {
 		// on demand: the next frame only when an event changed the picture
 		// (while the statistics show, every frame changes them)
 		changed := c.stats
-		for !changed && !c.quit && err == nil {
+		for samples := 0; !changed && !c.quit && err == nil; {
 			var evs []goeq.Event
 			refined := false
-			if *refine && ctx.Err() == nil {
+			if refining && ctx.Err() == nil {
 				// idle: the picture shown gets smoother, a refined frame
-				// at a time, until an event changes it
+				// at a time, until an event changes it; a screenshot asked
+				// for takes the last
+				last := c.shot && samples == goeq.MaxRefineSamples-1
+				if last {
+					err = cfg.Screenshot(screenshots)
+				}
 				var f int
-				if f, refined, err = cfg.Refine(); refined {
+				if err == nil {
+					f, refined, err = cfg.Refine()
+				}
+				if refined {
+					samples++
+					if last {
+						log.Printf("frame %d: a screenshot into %s", f, screenshots)
+						c.shot = false
+					}
 					tr.write(map[string]any{"frame": f, "camera": *c.camera(), "ortho": c.ortho, "refined": true})
 					err = cmp.Or(err, cfg.FinishFrame())
 					evs = cfg.PendingEvents()

@@ -64,6 +64,7 @@ func (fr *frameRun) accumulate(r *channelRun) error {
 	if a == nil || a.w != vp.W || a.h != vp.H {
 		if a != nil {
 			a.delete()
+			delete(e.accum, id)
 		}
 		a = &accumulation{w: vp.W, h: vp.H, tex: glutil.Texture(vp.W, vp.H, gl.RGBA16F, gl.RGBA, gl.FLOAT)}
 		gl.GenFramebuffers(1, &a.fbo)
