@@ -220,3 +220,41 @@ func TestCompositingAttribute(t *testing.T) {
 		t.Errorf("fmt lost the attribute:\n%s", text)
 	}
 }
+
+// check warns where a window asks for finer colour than the 8 bits a
+// channel goeq renders and composites, and not where it asks for 8 or
+// fewer.
+func TestCheckWarnsAboutFinerColour(t *testing.T) {
+	src := `config {
+    appNode { pipe {
+        window { attributes { planes_color RGBA16F } channel { name "half" } }
+        window { attributes { planes_color RGBA32F } channel { name "float" } }
+        window { attributes { planes_color 10 } channel { name "ten" } }
+        window { attributes { planes_color 8 } channel { name "eight" } }
+        window { attributes { planes_color 4 } channel { name "four" } }
+    } }
+    compound { channel "half" }
+}`
+	res, err := configparser.Parse("colour.eqc", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Resolve(res, noEnv); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, w := range res.Warnings {
+		if strings.Contains(w.String(), "planes_color") {
+			got = append(got, w.String())
+		}
+	}
+	want := []string{"colour.eqc:3:31: planes_color RGBA16F", "colour.eqc:4:31: planes_color RGBA32F", "colour.eqc:5:31: planes_color 10"}
+	if len(got) != len(want) {
+		t.Fatalf("warnings %q, want %d of them", got, len(want))
+	}
+	for i := range want {
+		if !strings.HasPrefix(got[i], want[i]) || !strings.Contains(got[i], "8 bits a channel") {
+			t.Errorf("warning %q, want %q saying 8 bits a channel", got[i], want[i])
+		}
+	}
+}

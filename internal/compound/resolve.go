@@ -586,6 +586,12 @@ func (r *resolver) runtimeAttr(pos lexer.Position, key, value string) {
 		if value == "ON" {
 			r.warnf(pos, "hint_cuda_gl_interop: goeq does not set up CUDA interoperation")
 		}
+	case "planes_color":
+		// Equalizer gives float or deeper colour framebuffers; goeq's
+		// framebuffers, frames and compositing are 8 bits a channel
+		if bits, err := strconv.Atoi(value); value == "RGBA16F" || value == "RGBA32F" || err == nil && bits > 8 {
+			r.warnf(pos, "planes_color %s: goeq renders, sends and composites colour at 8 bits a channel (RGBA8), so finer colour (HDR values, precise blending of DB slabs) is rounded to it", value)
+		}
 	}
 }
 
