@@ -64,6 +64,9 @@ type squareInit struct {
 	Refined bool
 	// DepthTest draws with the depth test, writing depth
 	DepthTest bool
+	// Stencil marks the square in the stencil buffer, then paints what
+	// is marked red over the whole viewport
+	Stencil bool
 }
 
 // drawReport is what a draw sends the application (Pipe.SendEvent).
@@ -110,7 +113,7 @@ in vec2 uv; out vec4 frag; uniform vec3 tint;
 void main() { frag = vec4(vec3(uv, 1.0 - uv.x * uv.y) * tint, 1); }`)
 	var vao uint32
 	gl.GenVertexArrays(1, &vao)
-	sq := &square{prog: prog, vao: vao, scale: float32(init.Scale), tint: [3]float32{1, 1, 1}, ortho: init.Ortho, depth: cmp.Or(init.Depth, 2), refined: init.Refined, depthTest: init.DepthTest,
+	sq := &square{prog: prog, vao: vao, scale: float32(init.Scale), tint: [3]float32{1, 1, 1}, ortho: init.Ortho, depth: cmp.Or(init.Depth, 2), refined: init.Refined, depthTest: init.DepthTest, stencil: init.Stencil,
 		record: init.Record, pipe: p.Node + "-" + p.Name, report: init.Report, send: p.SendEvent}
 	if init.Hooks {
 		h := &hookedSquare{square: sq}
@@ -166,6 +169,7 @@ type square struct {
 	depth     float64
 	refined   bool
 	depthTest bool
+	stencil   bool
 }
 
 // Receive takes the broadcast tints: each must arrive in its own frame.
@@ -236,7 +240,25 @@ func (s *square) Draw(dc *goeq.DrawContext) (goeq.Region, error) {
 	gl.Uniform3f(gl.GetUniformLocation(s.prog, gl.Str("tint\x00")), s.tint[0], s.tint[1], s.tint[2])
 	gl.UniformMatrix4fv(gl.GetUniformLocation(s.prog, gl.Str("mvp\x00")), 1, false, &mvp[0])
 	gl.BindVertexArray(s.vao)
+	if s.stencil {
+		gl.Enable(gl.STENCIL_TEST)
+		gl.StencilMask(0xff)
+		gl.StencilFunc(gl.ALWAYS, 1, 0xff)
+		gl.StencilOp(gl.KEEP, gl.KEEP, gl.REPLACE)
+	}
 	gl.DrawArrays(gl.TRIANGLE_STRIP, 0, 4)
+	if s.stencil {
+		// the whole destination (this part of it), where the square
+		// marked the stencil
+		whole := dc.Adjust.Mul(goeq.Scale(2))
+		gl.StencilFunc(gl.EQUAL, 1, 0xff)
+		gl.StencilOp(gl.KEEP, gl.KEEP, gl.KEEP)
+		gl.Disable(gl.DEPTH_TEST)
+		gl.Uniform3f(gl.GetUniformLocation(s.prog, gl.Str("tint\x00")), 1, 0, 0)
+		gl.UniformMatrix4fv(gl.GetUniformLocation(s.prog, gl.Str("mvp\x00")), 1, false, &whole[0])
+		gl.DrawArrays(gl.TRIANGLE_STRIP, 0, 4)
+		gl.Disable(gl.STENCIL_TEST)
+	}
 	return goeq.Region{}, nil
 }
 
@@ -1593,4 +1615,31 @@ func TestDrawingWithoutDepthIntoADepthMergeIsReported(t *testing.T) {
 		t.Errorf("a warning for a renderer that draws with depth:\n%s", log)
 	}
 	compareRuns(t, images, runScript(t, goeq.Options{Config: path, Reference: true}, 4, squareInit{Scale: 1.4, DepthTest: true}, nil))
+}
+
+// A window with planes_stencil ON has a stencil buffer, as Equalizer's:
+// the square marks it and a pass over the whole viewport paints only what
+// is marked, decomposed as in the reference, multisampled too. Without
+// the attribute there is none (the pass paints everything), which is
+// what tells the test's two cases apart.
+func TestStencilPlanes(t *testing.T) {
+	const w, h = 320, 240
+	run := func(attrs string, reference bool) *image.NRGBA {
+		t.Helper()
+		images := runScript(t, goeq.Options{ConfigText: multisampleConfig(w, h, attrs), Reference: reference}, 2, squareInit{Scale: 1.4, Stencil: true}, nil)
+		return loadPNG(t, images[len(images)-1])
+	}
+	red := func(c color.NRGBA) bool { return c.G == 0 && c.B == 0 }
+	for _, attrs := range []string{"planes_stencil ON", "planes_stencil ON planes_samples 4"} {
+		got, want := run(attrs, false), run(attrs, true)
+		if d, err := imagecmp.Compare(got, want, 2); err != nil || d.BadFraction() > 0.0002 {
+			t.Errorf("%s: against the reference: %v %v", attrs, d, err)
+		}
+		if corner, centre := got.NRGBAAt(2, 2), got.NRGBAAt(w/2, h/2); red(corner) || !red(centre) {
+			t.Errorf("%s: corner %v and centre %v; want the background and the square painted red", attrs, corner, centre)
+		}
+	}
+	if corner := run("", false).NRGBAAt(2, 2); !red(corner) {
+		t.Errorf("without planes_stencil the corner is %v: a stencil buffer kept the pass off it", corner)
+	}
 }

@@ -232,7 +232,11 @@ func (e *Executor) target(win *compound.Window, w, h int) (*Target, error) {
 		w, h = max(w, t.FB.W), max(h, t.FB.H)
 		t.FB.Delete()
 	}
-	fb, err := glutil.NewTarget(w, h)
+	newTarget := glutil.NewTarget
+	if win.Stencil() {
+		newTarget = glutil.NewStencilTarget
+	}
+	fb, err := newTarget(w, h)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", win.Label(), err)
 	}
@@ -257,7 +261,7 @@ func (e *Executor) multisample(t *Target, samples int) (*glutil.Multisample, err
 		m.Delete()
 		delete(e.multisampled, t.Window)
 	}
-	m, err := glutil.NewMultisample(t.FB.W, t.FB.H, samples)
+	m, err := glutil.NewMultisample(t.FB.W, t.FB.H, samples, t.Window.Stencil())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", t.Window.Label(), err)
 	}
@@ -817,6 +821,14 @@ func (fr *frameRun) draw(r *channelRun, t *planner.Task, share, region compound.
 		if err := fr.e.comp.Copy(r.target.FB.Color, r.target.FB.Depth, region.X, region.Y, region.W, region.H); err != nil {
 			return compound.PixelViewport{}, err
 		}
+		if ms.Stencil {
+			// a shader cannot copy stencil: the region's starts cleared
+			gl.Enable(gl.SCISSOR_TEST)
+			gl.Scissor(int32(region.X), int32(region.Y), int32(region.W), int32(region.H))
+			gl.ClearStencil(0)
+			gl.StencilMask(0xff)
+			gl.Clear(gl.STENCIL_BUFFER_BIT)
+		}
 		applyMask(t.ColorMask)
 	}
 	gl.Viewport(int32(region.X), int32(region.Y), int32(region.W), int32(region.H))
@@ -1049,7 +1061,9 @@ func (fr *frameRun) clearRegion(reg compound.PixelViewport) {
 	gl.ClearColor(cc[0], cc[1], cc[2], cc[3])
 	gl.ClearDepth(1)
 	gl.DepthMask(true)
-	gl.Clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT)
+	gl.ClearStencil(0)
+	gl.StencilMask(0xff)
+	gl.Clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT | gl.STENCIL_BUFFER_BIT)
 	gl.Disable(gl.SCISSOR_TEST)
 }
 

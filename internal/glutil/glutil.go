@@ -83,14 +83,27 @@ type Target struct {
 }
 
 // NewTarget creates a framebuffer of w x h pixels.
-func NewTarget(w, h int) (*Target, error) {
+func NewTarget(w, h int) (*Target, error) { return newTarget(w, h, false) }
+
+// NewStencilTarget creates a framebuffer of w x h pixels with a stencil
+// buffer: its depth texture is packed depth and stencil (float depth, 8
+// bits of stencil), as GL 3.3 has no stencil apart from depth.
+func NewStencilTarget(w, h int) (*Target, error) { return newTarget(w, h, true) }
+
+func newTarget(w, h int, stencil bool) (*Target, error) {
 	t := &Target{W: w, H: h}
 	t.Color = Texture(w, h, gl.RGBA8, gl.RGBA, gl.UNSIGNED_BYTE)
-	t.Depth = Texture(w, h, gl.DEPTH_COMPONENT32F, gl.DEPTH_COMPONENT, gl.FLOAT)
+	attach := uint32(gl.DEPTH_ATTACHMENT)
+	if stencil {
+		t.Depth = Texture(w, h, gl.DEPTH32F_STENCIL8, gl.DEPTH_STENCIL, gl.FLOAT_32_UNSIGNED_INT_24_8_REV)
+		attach = gl.DEPTH_STENCIL_ATTACHMENT
+	} else {
+		t.Depth = Texture(w, h, gl.DEPTH_COMPONENT32F, gl.DEPTH_COMPONENT, gl.FLOAT)
+	}
 	gl.GenFramebuffers(1, &t.FBO)
 	gl.BindFramebuffer(gl.FRAMEBUFFER, t.FBO)
 	gl.FramebufferTexture2D(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.TEXTURE_2D, t.Color, 0)
-	gl.FramebufferTexture2D(gl.FRAMEBUFFER, gl.DEPTH_ATTACHMENT, gl.TEXTURE_2D, t.Depth, 0)
+	gl.FramebufferTexture2D(gl.FRAMEBUFFER, attach, gl.TEXTURE_2D, t.Depth, 0)
 	if s := gl.CheckFramebufferStatus(gl.FRAMEBUFFER); s != gl.FRAMEBUFFER_COMPLETE {
 		return nil, fmt.Errorf("glutil: framebuffer %dx%d incomplete: 0x%x", w, h, s)
 	}
@@ -110,28 +123,35 @@ func (t *Target) Delete() {
 	gl.DeleteTextures(1, &t.Depth)
 }
 
-// Multisample is a framebuffer object of RGBA8 colour and DEPTH32F depth
+// Multisample is a framebuffer object of RGBA8 colour and float depth
 // renderbuffers with Samples samples a pixel: draws into it are
 // antialiased, and ResolveInto turns them into a Target's pixels.
 type Multisample struct {
 	FBO, Color, Depth uint32
 	W, H, Samples     int
+	Stencil           bool
 }
 
-// NewMultisample creates a multisampled framebuffer of w x h pixels.
-func NewMultisample(w, h, samples int) (*Multisample, error) {
-	m := &Multisample{W: w, H: h, Samples: samples}
+// NewMultisample creates a multisampled framebuffer of w x h pixels,
+// with a stencil buffer (packed with depth, as NewStencilTarget's) when
+// asked: its depth is resolved into a target of the same depth format.
+func NewMultisample(w, h, samples int, stencil bool) (*Multisample, error) {
+	m := &Multisample{W: w, H: h, Samples: samples, Stencil: stencil}
+	depthFormat, attach := uint32(gl.DEPTH_COMPONENT32F), uint32(gl.DEPTH_ATTACHMENT)
+	if stencil {
+		depthFormat, attach = gl.DEPTH32F_STENCIL8, gl.DEPTH_STENCIL_ATTACHMENT
+	}
 	gl.GenRenderbuffers(1, &m.Color)
 	gl.BindRenderbuffer(gl.RENDERBUFFER, m.Color)
 	gl.RenderbufferStorageMultisample(gl.RENDERBUFFER, int32(samples), gl.RGBA8, int32(w), int32(h))
 	gl.GenRenderbuffers(1, &m.Depth)
 	gl.BindRenderbuffer(gl.RENDERBUFFER, m.Depth)
-	gl.RenderbufferStorageMultisample(gl.RENDERBUFFER, int32(samples), gl.DEPTH_COMPONENT32F, int32(w), int32(h))
+	gl.RenderbufferStorageMultisample(gl.RENDERBUFFER, int32(samples), depthFormat, int32(w), int32(h))
 	gl.BindRenderbuffer(gl.RENDERBUFFER, 0)
 	gl.GenFramebuffers(1, &m.FBO)
 	gl.BindFramebuffer(gl.FRAMEBUFFER, m.FBO)
 	gl.FramebufferRenderbuffer(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.RENDERBUFFER, m.Color)
-	gl.FramebufferRenderbuffer(gl.FRAMEBUFFER, gl.DEPTH_ATTACHMENT, gl.RENDERBUFFER, m.Depth)
+	gl.FramebufferRenderbuffer(gl.FRAMEBUFFER, attach, gl.RENDERBUFFER, m.Depth)
 	if s := gl.CheckFramebufferStatus(gl.FRAMEBUFFER); s != gl.FRAMEBUFFER_COMPLETE {
 		m.Delete()
 		return nil, fmt.Errorf("glutil: multisampled framebuffer %dx%d of %d samples incomplete: 0x%x", w, h, samples, s)
@@ -139,14 +159,18 @@ func NewMultisample(w, h, samples int) (*Multisample, error) {
 	return m, nil
 }
 
-// ResolveInto writes the colour and depth of the rectangle at (x, y) into
-// the same place of dst, one value a pixel (colour averaged over the
-// samples). It leaves dst bound.
+// ResolveInto writes the colour and depth (and stencil) of the rectangle
+// at (x, y) into the same place of dst, one value a pixel (colour averaged
+// over the samples). dst has the same depth format. It leaves dst bound.
 func (m *Multisample) ResolveInto(dst *Target, x, y, w, h int) {
 	gl.BindFramebuffer(gl.READ_FRAMEBUFFER, m.FBO)
 	gl.BindFramebuffer(gl.DRAW_FRAMEBUFFER, dst.FBO)
 	x0, y0, x1, y1 := int32(x), int32(y), int32(x+w), int32(y+h)
-	gl.BlitFramebuffer(x0, y0, x1, y1, x0, y0, x1, y1, gl.COLOR_BUFFER_BIT|gl.DEPTH_BUFFER_BIT, gl.NEAREST)
+	mask := uint32(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT)
+	if m.Stencil {
+		mask |= gl.STENCIL_BUFFER_BIT
+	}
+	gl.BlitFramebuffer(x0, y0, x1, y1, x0, y0, x1, y1, mask, gl.NEAREST)
 	gl.BindFramebuffer(gl.FRAMEBUFFER, dst.FBO)
 }
 

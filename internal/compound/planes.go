@@ -12,6 +12,18 @@ func (w *Window) Samples() int {
 	return n
 }
 
+// Stencil reports whether the window's framebuffer has a stencil buffer:
+// when it asks for one (planes_stencil ON, or bits). Equalizer gives one
+// by default (AUTO); goeq only when asked, since a packed depth-stencil
+// buffer reads its depth back at half the speed of a depth buffer alone
+// under llvmpipe, and GL 3.3 has no stencil buffer apart from the depth
+// buffer.
+func (w *Window) Stencil() bool {
+	v := w.Attributes["planes_stencil"]
+	n, err := strconv.Atoi(v)
+	return v == "ON" || err == nil && n > 0
+}
+
 // DrawSamples is the multisampling c's draw gets: its window's samples,
 // except where c draws a part of the data (a DB range, fixed or given by a
 // DB load, tree or tile equalizer above it) or every nth pixel. Those
