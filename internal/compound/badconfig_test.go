@@ -223,7 +223,8 @@ func TestCompositingAttribute(t *testing.T) {
 
 // check warns where a window asks for finer colour than the 8 bits a
 // channel goeq renders and composites, and not where it asks for 8 or
-// fewer.
+// fewer; and where it asks for an accumulation buffer, which GL 3.3 core
+// does not have.
 func TestCheckWarnsAboutFinerColour(t *testing.T) {
 	src := `config {
     appNode { pipe {
@@ -231,7 +232,7 @@ func TestCheckWarnsAboutFinerColour(t *testing.T) {
         window { attributes { planes_color RGBA32F } channel { name "float" } }
         window { attributes { planes_color 10 } channel { name "ten" } }
         window { attributes { planes_color 8 } channel { name "eight" } }
-        window { attributes { planes_color 4 } channel { name "four" } }
+        window { attributes { planes_color 4 planes_accum 16 } channel { name "four" } }
     } }
     compound { channel "half" }
 }`
@@ -242,11 +243,17 @@ func TestCheckWarnsAboutFinerColour(t *testing.T) {
 	if _, err := Resolve(res, noEnv); err != nil {
 		t.Fatal(err)
 	}
-	var got []string
+	var got, accum []string
 	for _, w := range res.Warnings {
 		if strings.Contains(w.String(), "planes_color") {
 			got = append(got, w.String())
 		}
+		if strings.Contains(w.String(), "planes_accum 16: OpenGL 3.3 core has no accumulation buffer") {
+			accum = append(accum, w.String())
+		}
+	}
+	if len(accum) != 1 {
+		t.Errorf("warnings of planes_accum: %q, want one", accum)
 	}
 	want := []string{"colour.eqc:3:31: planes_color RGBA16F", "colour.eqc:4:31: planes_color RGBA32F", "colour.eqc:5:31: planes_color 10"}
 	if len(got) != len(want) {

@@ -586,6 +586,10 @@ func (r *resolver) runtimeAttr(pos lexer.Position, key, value string) {
 		if value == "ON" {
 			r.warnf(pos, "hint_cuda_gl_interop: goeq does not set up CUDA interoperation")
 		}
+	case "planes_accum", "planes_accum_alpha":
+		if bits, err := strconv.Atoi(value); value == "ON" || err == nil && bits > 0 {
+			r.warnf(pos, "%s %s: OpenGL 3.3 core has no accumulation buffer; goeq's Config.Refine averages refined frames in a float framebuffer of its own", key, value)
+		}
 	case "planes_color":
 		// Equalizer gives float or deeper colour framebuffers; goeq's
 		// framebuffers, frames and compositing are 8 bits a channel
