@@ -554,6 +554,57 @@ func TestIdleRefinesThePicture(t *testing.T) {
 	}
 }
 
+// A trace renders again: --camera-path with the trace of a session (a
+// drag, then o) renders its frames headless on one window, each the
+// picture the session showed of it, as eqPly plays a camera animation.
+func TestCameraPathReplaysATrace(t *testing.T) {
+	r := startEqply(t)
+	r.drag(t, 320, 180, 64, -36)
+	r.waitForCamera(t, camera{Yaw: homeCamera.Yaw + math.Pi*0.1, Pitch: homeCamera.Pitch - math.Pi*0.1, Distance: homeCamera.Distance})
+	xtest.Xdotool(t, r.disp, "key", "o")
+	waitFor(t, "an ortho frame", 30*time.Second, func() bool {
+		for _, l := range readTrace(t, r.trace) {
+			if l.Frame != nil && l.Ortho {
+				return true
+			}
+		}
+		return false
+	})
+	time.Sleep(500 * time.Millisecond) // the frame is written
+	xtest.Xdotool(t, r.disp, "key", "q")
+	r.endsCleanly(t, "q")
+
+	var recorded []int
+	for _, l := range readTrace(t, r.trace) {
+		if l.Frame != nil && !l.Refined {
+			recorded = append(recorded, *l.Frame)
+		}
+	}
+	out := filepath.Join(r.dir, "replay")
+	replay := exec.Command(r.bin, "--config", "../configs/one-window.eqc", "--triangles", "20000", "--camera-path", r.trace, "--out", out)
+	replay.Env = append(os.Environ(), "GOEQ_WINSYS=egl")
+	if b, err := replay.CombinedOutput(); err != nil {
+		t.Fatalf("replay: %v\n%s", err, b)
+	}
+	images, _ := filepath.Glob(filepath.Join(out, "dest-*.png"))
+	if len(images) != len(recorded) || len(recorded) < 3 {
+		t.Fatalf("%d images replayed of the %d frames recorded (%v)", len(images), len(recorded), recorded)
+	}
+	for i, f := range recorded {
+		d, err := imagecmp.CompareFiles(filepath.Join(out, fmt.Sprintf("dest-%06d.png", i)), filepath.Join(r.dir, "out", fmt.Sprintf("dest-%06d.png", f)), 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.BadFraction() > 0.0002 {
+			t.Errorf("replayed frame %d against the session's frame %d: %s", i, f, d)
+		}
+	}
+	// the session's pictures differ: home, dragged, ortho
+	if d, err := imagecmp.CompareFiles(images[0], images[len(images)-1], 2); err == nil && d.BadFraction() <= 0.0002 {
+		t.Error("the first and last replayed frames are the same picture: the test cannot tell")
+	}
+}
+
 func readTraceText(path string) string {
 	b, _ := os.ReadFile(path)
 	return string(b)
@@ -627,7 +678,7 @@ func TestBadFlagsAreRejected(t *testing.T) {
 	}{
 		{[]string{"--frames", "-5"}, "--frames -5: want 0 (until quit) or more"},
 		{[]string{"--triangles", "0"}, "--triangles 0: want at least 1"},
-		{[]string{"--camera-path", "spiral"}, `--camera-path "spiral": want orbit`},
+		{[]string{"--camera-path", "spiral"}, `--camera-path "spiral": want orbit or a trace (eqply --trace): open spiral: no such file`},
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		out, err := exec.CommandContext(ctx, bin, c.args...).CombinedOutput()

@@ -4,7 +4,7 @@
 // application sends as frame data.
 //
 //	eqply [--config FILE] [--model FILE.ply] [--frames N] [--out DIR] [--json]
-//	      [--camera-path orbit] [--camera YAW,PITCH,DISTANCE] [--trace FILE]
+//	      [--camera-path orbit|TRACE] [--camera YAW,PITCH,DISTANCE] [--trace FILE]
 //	      [--overlay] [--ortho] [--refine=false] [--server HOST:PORT] [--http ADDR]
 //
 // In a window: left-drag turns the model, right-drag or the wheel zooms,
@@ -22,7 +22,8 @@
 // nothing else does, refines the picture over 16 more frames that
 // antialias it (as eqPly's idle antialiasing; --refine=false leaves it).
 // Headless (or with --camera-path orbit) the camera orbits for --frames
-// frames. Ctrl-C (SIGINT or SIGTERM) stops it as q does, and it exits
+// frames; --camera-path with a trace (--trace) renders its frames again,
+// their cameras and projection, as eqPly plays a camera animation. Ctrl-C (SIGINT or SIGTERM) stops it as q does, and it exits
 // with 130 or 143; a second one ends it at once.
 package main
 
@@ -33,6 +34,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log"
 	"math"
 	"os"
@@ -252,8 +254,54 @@ func (c *controls) handle(ev goeq.Event) bool {
 	return false
 }
 
+// replay takes the cameras and projection of a frame of a trace.
+func (c *controls) replay(f frameData) {
+	c.cam, c.ortho, c.views = f.Camera, f.Ortho, nil
+	for v, cam := range f.Views {
+		if c.views == nil {
+			c.views = map[int]*camera{}
+		}
+		c.views[v] = &cam
+	}
+}
+
+// loadTrace reads the frames of a trace (--trace) in order, the frame
+// data each started with; refined frames repeat the one before, and are
+// left out.
+func loadTrace(path string) ([]frameData, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var frames []frameData
+	dec := json.NewDecoder(f)
+	for line := 1; ; line++ {
+		var l struct {
+			Frame   *int
+			Refined bool
+			Data    *frameData
+		}
+		if err := dec.Decode(&l); err == io.EOF {
+			break
+		} else if err != nil {
+			return nil, fmt.Errorf("line %d: %w", line, err)
+		}
+		if l.Frame != nil && !l.Refined {
+			if l.Data == nil {
+				return nil, fmt.Errorf("line %d: frame %d without its data (a trace of an older eqply)", line, *l.Frame)
+			}
+			frames = append(frames, *l.Data)
+		}
+	}
+	if len(frames) == 0 {
+		return nil, errors.New("no frames in it")
+	}
+	return frames, nil
+}
+
 // tracer writes what the viewer did as JSON lines: each event handled with
-// the camera after it, and each frame started with its camera.
+// the camera after it, and each frame started with its camera and data.
 type tracer struct{ enc *json.Encoder }
 
 func (t *tracer) write(v any) {
@@ -277,7 +325,7 @@ func main() {
 	asJSON := flag.Bool("json", false, "print the run's summary as JSON")
 	httpAddr := flag.String("http", "", "serve the run's live dashboard and Prometheus /metrics on this address")
 	server := flag.String("server", "", "a running eqserver's application address (eqserver run --app ADDR); default: the server runs in this process")
-	path := flag.String("camera-path", "", "orbit: turn the camera around the model (the default headless)")
+	path := flag.String("camera-path", "", "orbit: turn the camera around the model (the default headless); or a trace (--trace) to render its frames again")
 	start := flag.String("camera", "", "the camera to start from: YAW,PITCH,DISTANCE (radians, units)")
 	overlay := flag.Bool("overlay", false, "start with the statistics overlay on (s toggles it)")
 	ortho := flag.Bool("ortho", false, "start with a parallel (orthographic) projection (o toggles it)")
@@ -291,8 +339,16 @@ func main() {
 		log.Fatalf("--frames %d: want 0 (until quit) or more", *frames)
 	case *triangles < 1:
 		log.Fatalf("--triangles %d: want at least 1", *triangles)
-	case *path != "" && *path != "orbit":
-		log.Fatalf("--camera-path %q: want orbit", *path)
+	}
+	var replay []frameData // the frames of a trace, to render again
+	if *path != "" && *path != "orbit" {
+		var err error
+		if replay, err = loadTrace(*path); err != nil {
+			log.Fatalf("--camera-path %q: want orbit or a trace (eqply --trace): %v", *path, err)
+		}
+		if *frames == 0 || *frames > len(replay) {
+			*frames = len(replay)
+		}
 	}
 	c := &controls{cam: homeCamera, view: -1, stats: *overlay, ortho: *ortho}
 	if *start != "" {
@@ -345,7 +401,10 @@ func main() {
 	frozen := false // the load balancing, as last asked for
 	stereo := false // the views, as last asked for
 	frame := func() error {
-		if !interactive {
+		switch {
+		case replay != nil:
+			c.replay(replay[n])
+		case !interactive:
 			c.cam.Yaw = home.Yaw + 2*math.Pi*float64(n)/float64(*frames)
 		}
 		if c.stats != shown {
@@ -389,7 +448,7 @@ func main() {
 			log.Printf("frame %d: a screenshot into %s", f, screenshots)
 			c.shot = false
 		}
-		tr.write(map[string]any{"frame": f, "camera": *c.camera(), "ortho": c.ortho})
+		tr.write(map[string]any{"frame": f, "camera": *c.camera(), "ortho": c.ortho, "data": c.frame()})
 		n++
 		return cfg.FinishFrame()
 	}
