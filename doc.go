@@ -68,8 +68,9 @@
 // close events to the application process, in order, placed in the view
 // of the channel under the pointer. Take them with [Config.PendingEvents]
 // each frame, or wait for them with [Config.WaitEvents] to render only on
-// demand. [Config.LastFrameStats] gives the last frame's per-channel
-// times and split.
+// demand; while none comes, [Config.Refine] refines the picture shown
+// (idle antialiasing, as eqPly's). [Config.LastFrameStats] gives the last
+// frame's per-channel times and split.
 //
 // [Config.Broadcast] sends the application's own events to every node
 // with the next frame: every pipe's [Receiver] takes them before drawing
