@@ -391,21 +391,24 @@ const depthChecks = 3
 // merge has colour drawn but no depth (depthLost): the merge keeps none of
 // it, and the picture would be lost without a word. A renderer drawing
 // without GL_DEPTH_TEST does that. Only a channel's first frames are
-// looked at, so the scan costs nothing after them.
+// looked at, so the scan costs nothing after them. Readbacks finish on
+// other goroutines, so the count and the warning are taken under a lock.
 func (e *Executor) checkDepth(channel string, px *Pixels) {
+	const warned = -1
 	e.depthMu.Lock()
 	n := e.depthChecked[channel]
-	if n < depthChecks {
+	if n != warned && n < depthChecks {
 		e.depthChecked[channel] = n + 1
 	}
 	e.depthMu.Unlock()
-	if n >= depthChecks || !depthLost(px) {
+	if n == warned || n >= depthChecks || !depthLost(px) {
 		return
 	}
 	e.depthMu.Lock()
-	e.depthChecked[channel] = depthChecks
+	first := e.depthChecked[channel] != warned
+	e.depthChecked[channel] = warned
 	e.depthMu.Unlock()
-	if e.opt.Warn != nil {
+	if first && e.opt.Warn != nil {
 		e.opt.Warn(fmt.Sprintf("channel %s: frame %d, sent for a depth merge (buffer [ COLOR DEPTH ]), has colour drawn but no depth: every value is at the far plane, and the merge keeps none of it. Does the renderer draw with GL_DEPTH_TEST and depth writes on?", channel, px.Frame))
 	}
 }
