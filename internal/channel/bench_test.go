@@ -10,6 +10,7 @@ import (
 	"github.com/goeq/goeq/internal/compositor/gpu"
 	"github.com/goeq/goeq/internal/compound"
 	"github.com/goeq/goeq/internal/glutil"
+	"github.com/goeq/goeq/internal/planner"
 	"github.com/goeq/goeq/internal/render"
 	"github.com/goeq/goeq/internal/winsys"
 )
@@ -273,5 +274,73 @@ func BenchmarkBufferDownload4K(b *testing.B) {
 			gl.GetBufferSubData(gl.COPY_WRITE_BUFFER, 0, n, gl.Ptr(host))
 			return nil
 		})
+	}
+}
+
+// BenchmarkReadbackSyncDepthStencil1080p is BenchmarkReadbackSyncDepth1080p
+// from a window with stencil (planes_stencil ON): depth packed with
+// stencil, which llvmpipe reads back at about half the speed.
+func BenchmarkReadbackSyncDepthStencil1080p(b *testing.B) {
+	f := newBench(b)
+	if err := f.pipe.Do(func() error {
+		t, err := glutil.NewStencilTarget(benchW, benchH)
+		if err != nil {
+			return err
+		}
+		f.target.Delete()
+		f.target = t
+		f.draw(0)
+		gl.Finish()
+		return nil
+	}); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(8 * benchW * benchH)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		f.pipe.Do(func() error { f.target.Bind(); ReadSync(i, full1080, true); return nil })
+	}
+}
+
+// BenchmarkRefineAccumulate1080p is what a refined frame adds on the node
+// that shows it: the destination's image folded into its running average
+// and the average put back (Config.Refine), to glFinish.
+func BenchmarkRefineAccumulate1080p(b *testing.B) {
+	f := newBench(b)
+	var fr *frameRun
+	var r *channelRun
+	if err := f.pipe.Do(func() error {
+		comp, err := gpu.New()
+		if err != nil {
+			return err
+		}
+		b.Cleanup(func() {
+			f.pipe.Do(func() error {
+				comp.Delete()
+				for _, a := range fr.e.accum {
+					a.delete()
+				}
+				return nil
+			})
+		})
+		fr = &frameRun{e: &Executor{comp: comp, accum: map[string]*accumulation{}}}
+		r = &channelRun{plan: &planner.ChannelPlan{Channel: &compound.Channel{ID: "dest"}, Viewport: full1080, Destination: true},
+			target: &Target{FB: f.target}}
+		f.draw(0)
+		gl.Finish()
+		return nil
+	}); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := f.pipe.Do(func() error {
+			fr.refine = 1 + i%MaxRefineSamples
+			err := fr.accumulate(r)
+			gl.Finish()
+			return err
+		}); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
