@@ -279,7 +279,7 @@ func BenchmarkBufferDownload4K(b *testing.B) {
 
 // BenchmarkReadbackSyncDepthStencil1080p is BenchmarkReadbackSyncDepth1080p
 // from a window with stencil (planes_stencil ON): depth packed with
-// stencil, which llvmpipe reads back at about half the speed.
+// stencil, which llvmpipe reads back 2.5 times as slowly.
 func BenchmarkReadbackSyncDepthStencil1080p(b *testing.B) {
 	f := newBench(b)
 	if err := f.pipe.Do(func() error {
