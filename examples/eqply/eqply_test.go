@@ -342,15 +342,7 @@ func TestKeysReachTheApplicationWithTheirModifiers(t *testing.T) {
 		}
 		return slices.Equal(got, want)
 	})
-	var shot string
-	waitFor(t, "a screenshot", 30*time.Second, func() bool {
-		files, _ := filepath.Glob(filepath.Join(r.dir, "screenshots", "dest-*.png"))
-		if w, _ := pngSize(firstOf(files)); w == 0 {
-			return false
-		}
-		shot = files[0]
-		return true
-	})
+	shot := r.screenshot(t, 30*time.Second)
 	xtest.Xdotool(t, r.disp, "key", "q")
 	r.endsCleanly(t, "q")
 	d, err := imagecmp.CompareFiles(shot, filepath.Join(r.dir, "out", filepath.Base(shot)), 0)
@@ -541,15 +533,7 @@ func TestIdleRefinesThePicture(t *testing.T) {
 	// p renders the picture again and writes its last refined frame
 	xtest.Xdotool(t, r.disp, "windowfocus", "--sync", r.win)
 	xtest.Xdotool(t, r.disp, "key", "p")
-	var shot string
-	waitFor(t, "a screenshot", 60*time.Second, func() bool {
-		files, _ := filepath.Glob(filepath.Join(r.dir, "screenshots", "dest-*.png"))
-		if w, _ := pngSize(firstOf(files)); w == 0 {
-			return false
-		}
-		shot = files[0]
-		return true
-	})
+	shot := r.screenshot(t, 60*time.Second)
 	xtest.Xdotool(t, r.disp, "key", "q")
 	r.endsCleanly(t, "q")
 	shotFrame := -1
@@ -626,6 +610,21 @@ func TestCameraPathReplaysATrace(t *testing.T) {
 	if d, err := imagecmp.CompareFiles(images[0], images[len(images)-1], 2); err == nil && d.BadFraction() <= 0.0002 {
 		t.Error("the first and last replayed frames are the same picture: the test cannot tell")
 	}
+}
+
+// screenshot waits for the first screenshot eqply writes into
+// screenshots/ and returns its path.
+func (r *running) screenshot(t *testing.T, bound time.Duration) (shot string) {
+	t.Helper()
+	waitFor(t, "a screenshot", bound, func() bool {
+		files, _ := filepath.Glob(filepath.Join(r.dir, "screenshots", "dest-*.png"))
+		if w, _ := pngSize(firstOf(files)); w == 0 {
+			return false
+		}
+		shot = files[0]
+		return true
+	})
+	return shot
 }
 
 func readTraceText(path string) string {

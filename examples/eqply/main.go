@@ -310,6 +310,12 @@ func (t *tracer) write(v any) {
 	}
 }
 
+// frame notes a frame started (refined: by Config.Refine) with the
+// camera of the view last pointed at and the frame's data.
+func (t *tracer) frame(f int, c *controls, refined bool) {
+	t.write(map[string]any{"frame": f, "camera": *c.camera(), "ortho": c.ortho, "data": c.frame(), "refined": refined})
+}
+
 func (t *tracer) event(ev goeq.Event, cam camera) {
 	t.write(map[string]any{"event": ev.Kind.String(), "x": ev.X, "y": ev.Y, "button": ev.Button, "key": ev.Key, "mods": ev.Modifiers,
 		"camera": cam})
@@ -448,7 +454,7 @@ func main() {
 			log.Printf("frame %d: a screenshot into %s", f, screenshots)
 			c.shot = false
 		}
-		tr.write(map[string]any{"frame": f, "camera": *c.camera(), "ortho": c.ortho, "data": c.frame()})
+		tr.frame(f, c, false)
 		n++
 		return cfg.FinishFrame()
 	}
@@ -480,7 +486,7 @@ func main() {
 						log.Printf("frame %d: a screenshot into %s", f, screenshots)
 						c.shot = false
 					}
-					tr.write(map[string]any{"frame": f, "camera": *c.camera(), "ortho": c.ortho, "refined": true})
+					tr.frame(f, c, true)
 					err = cmp.Or(err, cfg.FinishFrame())
 					evs = cfg.PendingEvents()
 				}
