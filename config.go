@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/goeq/goeq/internal/appconn"
-	"github.com/goeq/goeq/internal/channel"
 	"github.com/goeq/goeq/internal/compound"
 	"github.com/goeq/goeq/internal/control"
 	"github.com/goeq/goeq/internal/logging"
@@ -262,7 +261,7 @@ func (c *Config) StartFrame(data any) (int, error) {
 }
 
 // MaxRefineSamples is how many refined frames Refine starts after a frame.
-const MaxRefineSamples = channel.MaxRefineSamples
+const MaxRefineSamples = control.MaxRefineSamples
 
 // Refine starts a frame that refines the last one (idle antialiasing, as
 // eqPly's): the last frame's data again, every draw offset by the next of

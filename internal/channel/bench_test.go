@@ -9,6 +9,7 @@ import (
 	"github.com/goeq/goeq/draw"
 	"github.com/goeq/goeq/internal/compositor/gpu"
 	"github.com/goeq/goeq/internal/compound"
+	"github.com/goeq/goeq/internal/control"
 	"github.com/goeq/goeq/internal/glutil"
 	"github.com/goeq/goeq/internal/planner"
 	"github.com/goeq/goeq/internal/render"
@@ -335,7 +336,7 @@ func BenchmarkRefineAccumulate1080p(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if err := f.pipe.Do(func() error {
-			fr.refine = 1 + i%MaxRefineSamples
+			fr.refine = 1 + i%control.MaxRefineSamples
 			err := fr.accumulate(r)
 			gl.Finish()
 			return err

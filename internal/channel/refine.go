@@ -13,11 +13,8 @@ import (
 
 // Refined frames (idle antialiasing, goeq.Config.Refine, as eqPly's): a
 // frame numbered as refine sample k (from 1) draws everything offset by
-// the k-th of MaxRefineSamples subpixel positions, and each destination
-// shows the running average of its refined frames so far.
-
-// MaxRefineSamples is how many subpixel positions a refinement takes.
-const MaxRefineSamples = control.MaxRefineSamples
+// the k-th of control.MaxRefineSamples subpixel positions, and each
+// destination shows the running average of its refined frames so far.
 
 // RefineJitter is refine sample k's offset in destination pixels; none
 // for 0, an ordinary frame.
@@ -25,7 +22,7 @@ func RefineJitter(k int) [2]float64 {
 	if k <= 0 {
 		return [2]float64{}
 	}
-	return render.SubpixelJitter((k-1)%MaxRefineSamples, MaxRefineSamples)
+	return render.SubpixelJitter((k-1)%control.MaxRefineSamples, control.MaxRefineSamples)
 }
 
 func addJitter(a, b [2]float64) [2]float64 { return [2]float64{a[0] + b[0], a[1] + b[1]} }
