@@ -29,6 +29,7 @@ import (
 	"github.com/goeq/goeq/internal/benchdoc"
 	"github.com/goeq/goeq/internal/compositor"
 	"github.com/goeq/goeq/internal/compressor"
+	"github.com/goeq/goeq/internal/simulate"
 	"github.com/goeq/goeq/internal/testframes"
 )
 
@@ -93,6 +94,15 @@ type result struct {
 	PipelineOverheadOneMin float64 `json:"pipeline_overhead_one_source_min,omitempty"`
 	PipelineOverheadOneMax float64 `json:"pipeline_overhead_one_source_max,omitempty"`
 	PipelineOneCoresBusy   float64 `json:"pipeline_one_source_cores_busy,omitempty"`
+	// The four sources again, each in a render process of its own: the
+	// pipes of one process share llvmpipe's rasterizer (one per EGL
+	// display), where on GPUs each pipe has its own.
+	PipelineOwnFrameMS     float64 `json:"pipeline_own_rasterizer_frame_ms,omitempty"`
+	PipelineOwnSlowestMS   float64 `json:"pipeline_own_rasterizer_slowest_draw_ms,omitempty"`
+	PipelineOverheadOwn    float64 `json:"pipeline_overhead_own_rasterizer,omitempty"`
+	PipelineOverheadOwnMin float64 `json:"pipeline_overhead_own_rasterizer_min,omitempty"`
+	PipelineOverheadOwnMax float64 `json:"pipeline_overhead_own_rasterizer_max,omitempty"`
+	PipelineOwnCoresBusy   float64 `json:"pipeline_own_rasterizer_cores_busy,omitempty"`
 	// Runs is how many times the transport and the pipeline were measured.
 	Runs int `json:"runs"`
 	// Control plane: walls of 64 and 256 null render nodes (no GL), the
@@ -129,7 +139,23 @@ func main() {
 	eqserver := flag.String("eqserver", "", "eqserver binary: also measure the end-to-end pipeline overhead")
 	runs := flag.Int("runs", 5, "runs of the transport and pipeline measures (the median counts)")
 	onlyCompositing := flag.Bool("compositing-only", false, "measure only the sort-last compositing strategies (needs -eqserver)")
+	onlyPipeline := flag.Bool("pipeline-only", false, "measure only the pipeline overhead (needs -eqserver) and print it, writing no file: for another machine, or fewer cores under taskset")
 	flag.Parse()
+	if *onlyPipeline {
+		if *eqserver == "" {
+			fail(fmt.Errorf("-pipeline-only needs -eqserver"))
+		}
+		var res result
+		measurePipeline(*eqserver, *runs, &res)
+		fmt.Printf("%s, %d cores free to this process, %d runs, %s\n", benchdoc.Machine(), runtime.NumCPU(), *runs, time.Now().UTC().Format("2006-01-02"))
+		fmt.Printf("pipeline_overhead %.3f (%.3f-%.3f): frame %.1f ms, slowest draw %.1f ms, %.2f cores busy\n",
+			res.PipelineOverhead, res.PipelineOverheadMin, res.PipelineOverheadMax, res.PipelineFrameMS, res.PipelineSlowestMS, res.PipelineCoresBusy)
+		fmt.Printf("pipeline_overhead_one_source %.3f (%.3f-%.3f): frame %.1f ms, draw %.1f ms, %.2f cores busy\n",
+			res.PipelineOverheadOne, res.PipelineOverheadOneMin, res.PipelineOverheadOneMax, res.PipelineOneFrameMS, res.PipelineOneDrawMS, res.PipelineOneCoresBusy)
+		fmt.Printf("pipeline_overhead_own_rasterizer %.3f (%.3f-%.3f): frame %.1f ms, slowest draw %.1f ms, %.2f cores busy\n",
+			res.PipelineOverheadOwn, res.PipelineOverheadOwnMin, res.PipelineOverheadOwnMax, res.PipelineOwnFrameMS, res.PipelineOwnSlowestMS, res.PipelineOwnCoresBusy)
+		return
+	}
 	if *onlyCompositing {
 		if *eqserver == "" {
 			fail(fmt.Errorf("-compositing-only needs -eqserver"))
@@ -257,36 +283,7 @@ func main() {
 	res.TransportVsTCPMax = transports[len(transports)-1].plain / transports[len(transports)-1].tcp
 	res.TransportEncryptedVsTCP = res.TransportEncryptedGBps / res.RawTCPGBps
 	if *eqserver != "" {
-		// the four-source config, and one source with a core to itself,
-		// alternating so that both see the same machine
-		dir, err := os.MkdirTemp("", "goeq-pipeline")
-		if err != nil {
-			fail(err)
-		}
-		defer os.RemoveAll(dir)
-		oneSource, err := oneSourceConfig(dir)
-		if err != nil {
-			fail(err)
-		}
-		var four, one []pipelineRun
-		for i := 0; i < *runs; i++ {
-			for _, c := range []struct {
-				cfg  string
-				runs *[]pipelineRun
-			}{{filepath.Join("examples", "configs", "2d-lb-4.eqc"), &four}, {oneSource, &one}} {
-				f, s, cores, err := pipelineBench(*eqserver, c.cfg)
-				if err != nil {
-					fail(err)
-				}
-				*c.runs = append(*c.runs, pipelineRun{f, s, cores})
-			}
-		}
-		mid, lo, hi := medianPipeline(four)
-		res.PipelineFrameMS, res.PipelineSlowestMS, res.PipelineOverhead = mid.frame, mid.slowest, mid.overhead()
-		res.PipelineOverheadMin, res.PipelineOverheadMax, res.PipelineCoresBusy = lo, hi, mid.cores
-		mid, lo, hi = medianPipeline(one)
-		res.PipelineOneFrameMS, res.PipelineOneDrawMS, res.PipelineOverheadOne = mid.frame, mid.slowest, mid.overhead()
-		res.PipelineOverheadOneMin, res.PipelineOverheadOneMax, res.PipelineOneCoresBusy = lo, hi, mid.cores
+		measurePipeline(*eqserver, *runs, &res)
 		// the loop's time moves with what else the machine does: the
 		// median of three runs
 		res.ControlRuns = 3
@@ -313,6 +310,47 @@ func main() {
 	}
 	fmt.Printf("zmerge_vs_memcpy %.2f  assemble_vs_memcpy %.2f  codec_encode_gbps %.2f  codec_ratio_vs_rle %.3f  depth_ratio_vs_rle %.3f  transport_vs_tcp %.2f  transport_encrypted_vs_tcp %.2f  pipeline_overhead %.2f\n",
 		res.ZMergeVsMemcpy, res.AssembleVsMemcpy, res.CodecEncodeGBps, res.CodecRatioVsRLE, res.DepthRatioVsRLE, res.TransportVsTCP, res.TransportEncryptedVsTCP, res.PipelineOverhead)
+}
+
+// measurePipeline runs the four-source config and one source with a core
+// to itself, alternating so that both see the same machine, and keeps the
+// medians in res.
+func measurePipeline(eqserver string, runs int, res *result) {
+	dir, err := os.MkdirTemp("", "goeq-pipeline")
+	if err != nil {
+		fail(err)
+	}
+	defer os.RemoveAll(dir)
+	oneSource, err := writeGenerated(dir, simulate.Generated{Mode: "2D", Sources: 1, W: 640, H: 360, PipesPerNode: 1})
+	if err != nil {
+		fail(err)
+	}
+	ownRasterizers, err := writeGenerated(dir, simulate.Generated{Mode: "2D", Sources: 4, W: 640, H: 360, PipesPerNode: 1})
+	if err != nil {
+		fail(err)
+	}
+	var four, one, own []pipelineRun
+	for i := 0; i < runs; i++ {
+		for _, c := range []struct {
+			cfg  string
+			runs *[]pipelineRun
+		}{{filepath.Join("examples", "configs", "2d-lb-4.eqc"), &four}, {oneSource, &one}, {ownRasterizers, &own}} {
+			f, s, cores, err := pipelineBench(eqserver, c.cfg)
+			if err != nil {
+				fail(err)
+			}
+			*c.runs = append(*c.runs, pipelineRun{f, s, cores})
+		}
+	}
+	mid, lo, hi := medianPipeline(four)
+	res.PipelineFrameMS, res.PipelineSlowestMS, res.PipelineOverhead = mid.frame, mid.slowest, mid.overhead()
+	res.PipelineOverheadMin, res.PipelineOverheadMax, res.PipelineCoresBusy = lo, hi, mid.cores
+	mid, lo, hi = medianPipeline(one)
+	res.PipelineOneFrameMS, res.PipelineOneDrawMS, res.PipelineOverheadOne = mid.frame, mid.slowest, mid.overhead()
+	res.PipelineOverheadOneMin, res.PipelineOverheadOneMax, res.PipelineOneCoresBusy = lo, hi, mid.cores
+	mid, lo, hi = medianPipeline(own)
+	res.PipelineOwnFrameMS, res.PipelineOwnSlowestMS, res.PipelineOverheadOwn = mid.frame, mid.slowest, mid.overhead()
+	res.PipelineOverheadOwnMin, res.PipelineOverheadOwnMax, res.PipelineOwnCoresBusy = lo, hi, mid.cores
 }
 
 // pipelineRun is one run of pipelineBench.
@@ -438,8 +476,9 @@ func writeMarkdown(path string, r *result) error {
 		}
 	}
 	if r.PipelineOverhead > 0 {
-		fmt.Fprintf(&b, "| eqserver run, synthetic renderer, 4 sources, latency 1, async readback; median of %d runs; %.2f cores busy | frame %.1f ms | slowest source draw %.1f ms | pipeline_overhead **%.2f** (%.2f–%.2f) | <= 1.15 |\n", r.Runs, r.PipelineCoresBusy, r.PipelineFrameMS, r.PipelineSlowestMS, r.PipelineOverhead, r.PipelineOverheadMin, r.PipelineOverheadMax)
-		fmt.Fprintf(&b, "| the same with 1 source on a node of its own (a core per render process); %.2f cores busy | frame %.1f ms | source draw %.1f ms | pipeline_overhead_one_source **%.2f** (%.2f–%.2f) | (what bounds the line above) |\n", r.PipelineOneCoresBusy, r.PipelineOneFrameMS, r.PipelineOneDrawMS, r.PipelineOverheadOne, r.PipelineOverheadOneMin, r.PipelineOverheadOneMax)
+		fmt.Fprintf(&b, "| eqserver run (2d-lb-4.eqc), synthetic renderer, 4 sources on 2 render processes, latency 1, async readback; median of %d runs; %.2f cores busy | frame %.1f ms | slowest source draw %.1f ms | pipeline_overhead **%.2f** (%.2f–%.2f) | <= 1.15 |\n", r.Runs, r.PipelineCoresBusy, r.PipelineFrameMS, r.PipelineSlowestMS, r.PipelineOverhead, r.PipelineOverheadMin, r.PipelineOverheadMax)
+		fmt.Fprintf(&b, "| the same with 1 source on a node of its own (a core per render process); %.2f cores busy | frame %.1f ms | source draw %.1f ms | pipeline_overhead_one_source **%.2f** (%.2f–%.2f) | (what bounds the first line) |\n", r.PipelineOneCoresBusy, r.PipelineOneFrameMS, r.PipelineOneDrawMS, r.PipelineOverheadOne, r.PipelineOverheadOneMin, r.PipelineOverheadOneMax)
+		fmt.Fprintf(&b, "| 4 sources again, each in a render process of its own (a software rasterizer per source, as a GPU per pipe gives); %.2f cores busy | frame %.1f ms | slowest source draw %.1f ms | pipeline_overhead_own_rasterizer **%.2f** (%.2f–%.2f) | (what bounds the first line) |\n", r.PipelineOwnCoresBusy, r.PipelineOwnFrameMS, r.PipelineOwnSlowestMS, r.PipelineOverheadOwn, r.PipelineOverheadOwnMin, r.PipelineOverheadOwnMax)
 	}
 	b.WriteString("\n")
 	b.WriteString("All codecs (one chunk, one core):\n\n| frame | codec | ratio (raw/encoded) | encode GB/s | decode GB/s |\n|---|---|---|---|---|\n")

@@ -136,11 +136,11 @@ func pipelineBench(eqserver, cfg string) (frameMS, slowestMS, cores float64, err
 	return 1000 / sum.FPS, slowestMS, cores, nil
 }
 
-// oneSourceConfig writes a config of one source on a node of its own and
-// a destination that only assembles, at the size of the four-source
-// config: the same pipeline with a core for each render process.
-func oneSourceConfig(dir string) (string, error) {
-	g := simulate.Generated{Mode: "2D", Sources: 1, W: 640, H: 360, PipesPerNode: 1}
+// writeGenerated writes a generated config into dir: one source on a
+// node of its own beside a destination that only assembles is the
+// pipeline with a core for each render process; four such sources, the
+// four-source pipeline without pipes that share a process's rasterizer.
+func writeGenerated(dir string, g simulate.Generated) (string, error) {
 	path := filepath.Join(dir, g.Name())
 	return path, os.WriteFile(path, []byte(g.EQC()), 0o644)
 }
