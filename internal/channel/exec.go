@@ -165,11 +165,12 @@ func NewExecutor(p *Pipe, r draw.Renderer, sink Sink, opt ExecOptions) (*Executo
 		comp, err := gpu.New()
 		e.comp = comp
 		e.maxSamples = glutil.MaxSamples()
-		// llvmpipe rasterizes for one context at a time, whichever pipe
-		// of the process it belongs to; a GPU serves the pipes opened on it
+		// llvmpipe rasterizes for one context at a time of each display
+		// the process opens (the pipes on the node's, or one X screen's);
+		// a GPU serves the pipes opened on it
 		e.renderer = fmt.Sprintf("%s GPU %d:%d", opt.Node, opt.Port, opt.Device)
 		if p.softwareGL {
-			e.renderer = opt.Node + " software"
+			e.renderer = opt.Node + " software" + p.ownDisplay()
 		}
 		return err
 	})

@@ -182,3 +182,12 @@ func (w *worker) stop() {
 	close(w.jobs)
 	<-w.done
 }
+
+// ownDisplay names the X screen the pipe opened for itself (" host:d.s"),
+// and is empty for a pipe on its node's display.
+func (p *Pipe) ownDisplay() string {
+	if x, ok := p.sys.(*winsys.X11); ok {
+		return " " + x.Display
+	}
+	return ""
+}

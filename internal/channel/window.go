@@ -16,7 +16,8 @@ import (
 
 // Drawable is where a window's channels draw: "FBO" (an offscreen
 // framebuffer, always used for headless EGL) or "window" (an on-screen
-// GLFW window, presented by drawing the framebuffer into it).
+// window of GLFW or of an X screen, presented by drawing the framebuffer
+// into it).
 type Drawable string
 
 // ChooseDrawable picks a window's drawable: the override (a flag or the
@@ -31,7 +32,7 @@ func ChooseDrawable(m *compound.Window, sys winsys.System, override string) (Dra
 	if want == "" {
 		want, why = strings.ToLower(m.Attributes["hint_drawable"]), "hint_drawable"
 	}
-	_, onScreen := sys.(*winsys.GLFW)
+	_, onScreen := sys.(winsys.Windows)
 	switch {
 	case want == "fbo" || want == "pbuffer":
 		return "FBO", why + " asks for an offscreen drawable"
@@ -77,9 +78,9 @@ func (p *Pipe) OpenWindow(m *compound.Window, d Drawable) (*Window, error) {
 		return nil, fmt.Errorf("%s: %w", m.Label(), err)
 	}
 	if d == "window" {
-		g, ok := p.sys.(*winsys.GLFW)
+		g, ok := p.sys.(winsys.Windows)
 		if !ok {
-			return nil, fmt.Errorf("%s: an on-screen drawable needs GLFW", m.Label())
+			return nil, fmt.Errorf("%s: an on-screen drawable needs an X display", m.Label())
 		}
 		spec := winsys.WindowSpec{Title: "goeq " + m.Name, X: size.X, Y: size.Y, W: size.W, H: size.H,
 			Undecorated: strings.EqualFold(m.Attributes["hint_decoration"], "OFF"),

@@ -182,7 +182,8 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 			go n.runPipe(p)
 			continue
 		}
-		glp, err := channel.StartPipe(pm.Name, n.pipeSystem(sys, pm))
+		psys := n.pipeSystem(sys, pm)
+		glp, err := channel.StartPipe(pm.Name, psys)
 		if err != nil {
 			return err
 		}
@@ -212,7 +213,7 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 		}
 		p.exec = exec
 		for _, w := range pm.Windows {
-			d, why := channel.ChooseDrawable(w, sys, s.Drawable)
+			d, why := channel.ChooseDrawable(w, psys, s.Drawable)
 			cw, err := glp.OpenWindow(w, d)
 			if err != nil {
 				return err
@@ -695,19 +696,17 @@ func (n *node) queueEvent(w *compound.Window, ev control.WindowEvent) {
 	}
 }
 
-// pipeSystem is where the pipe renders: a headless pipe that names a
-// device other than 0 gets that GPU of the EGL device platform, as
-// Equalizer gives each pipe its GPU; the node's window system otherwise.
-// A device this machine lacks leaves the pipe on the node's, and says so:
-// the pipes then share a GPU.
+// pipeSystem is where the pipe renders: a pipe that names a device other
+// than 0 gets that screen of the X display under X, and that GPU of the
+// EGL device platform headless, as Equalizer gives each pipe its
+// `:port.device` or its GPU; the node's window system otherwise. A device
+// this machine lacks leaves the pipe on the node's, and says so.
 func (n *node) pipeSystem(sys winsys.System, pm *compound.Pipe) winsys.System {
 	if pm.Device == 0 {
 		return sys
 	}
-	if _, headless := sys.(*winsys.EGL); !headless {
-		n.log.Warn(fmt.Sprintf("%s names device %d: under X every window of a node opens on the node's DISPLAY %q, not on that screen as Equalizer does; to use it, give the pipe a node of its own whose launch command sets DISPLAY",
-			pm.Label(), pm.Device, os.Getenv("DISPLAY")))
-		return sys
+	if _, onScreen := sys.(*winsys.GLFW); onScreen {
+		return n.screenSystem(sys, pm)
 	}
 	dev, count, err := winsys.OpenEGLDevice(pm.Device)
 	if err != nil {
@@ -716,6 +715,26 @@ func (n *node) pipeSystem(sys winsys.System, pm *compound.Pipe) winsys.System {
 	}
 	n.log.Info(fmt.Sprintf("%s: %s of %d", pm.Label(), dev.Name(), count))
 	return dev
+}
+
+// screenSystem is the X screen a pipe's device names, on the X server of
+// the node's DISPLAY (a pipe's port is not read: the display number is
+// DISPLAY's). The screen DISPLAY opens stays with GLFW.
+func (n *node) screenSystem(sys winsys.System, pm *compound.Pipe) winsys.System {
+	display := os.Getenv("DISPLAY")
+	if pm.Device == winsys.DisplayScreen(display) {
+		return sys
+	}
+	name, err := winsys.ScreenDisplay(display, pm.Device)
+	if err == nil {
+		var s *winsys.X11
+		if s, err = winsys.OpenX11Screen(name); err == nil {
+			n.log.Info(fmt.Sprintf("%s: %s", pm.Label(), s.Name()))
+			return s
+		}
+	}
+	n.log.Warn(fmt.Sprintf("%s names device %d (%v): its windows open on %s, the node's DISPLAY %q", pm.Label(), pm.Device, err, sys.Name(), display))
+	return sys
 }
 
 // noteShown keeps what the pipe's windows showed in the frame presented.

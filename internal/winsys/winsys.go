@@ -1,7 +1,8 @@
-// Package winsys hides the two window systems goeq renders with behind one
+// Package winsys hides the window systems goeq renders with behind one
 // small interface: EGL for headless nodes (no X at all: Mesa's surfaceless
-// platform, or the EGL device platform on GPU servers), and GLFW for
-// on-screen windows on an X display. Every context is OpenGL 3.3 core or
+// platform, or the EGL device platform on GPU servers), GLFW for
+// on-screen windows on the node's X display, and X11 for a pipe that
+// names another screen of it. Every context is OpenGL 3.3 core or
 // newer; objects (textures, buffers, fences) are shared between a pipe's
 // contexts, containers (VAOs, FBOs) are not.
 package winsys
@@ -29,6 +30,13 @@ type System interface {
 	Name() string
 	// NewContext creates a context sharing objects with share (nil: none).
 	NewContext(share Context) (Context, error)
+}
+
+// Windows is a System that also opens on-screen windows: GLFW on the
+// node's X display, or X11 on another screen of it.
+type Windows interface {
+	System
+	NewWindow(share Context, spec WindowSpec) (Context, error)
 }
 
 // Choice names the window system: "egl", "glfw" or "auto".

@@ -3,9 +3,13 @@ package xtest
 
 import (
 	"bufio"
+	"encoding/binary"
 	"fmt"
+	"image"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -19,13 +23,29 @@ import (
 // it to the pipe (-displayfd).
 func Display(t *testing.T, width, height int) string {
 	t.Helper()
+	return start(t, "-screen", "0", fmt.Sprintf("%dx%dx24", width, height))
+}
+
+// Screens starts a private Xvfb with a screen of each size, which writes
+// each screen's framebuffer to a file in fbdir as it is drawn (Xvfb
+// -fbdir; ScreenImage reads it): what the X server shows, read without GL.
+func Screens(t *testing.T, fbdir string, sizes ...image.Point) string {
+	t.Helper()
+	var args []string
+	for i, s := range sizes {
+		args = append(args, "-screen", strconv.Itoa(i), fmt.Sprintf("%dx%dx24", s.X, s.Y))
+	}
+	return start(t, append(args, "-fbdir", fbdir)...)
+}
+
+func start(t *testing.T, args ...string) string {
+	t.Helper()
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	x := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", fmt.Sprintf("%dx%dx24", width, height),
-		"-nolisten", "tcp", "-noreset")
+	x := exec.Command("Xvfb", append(append([]string{"-displayfd", "3"}, args...), "-nolisten", "tcp", "-noreset")...)
 	x.ExtraFiles = []*os.File{w}
 	err = x.Start()
 	w.Close()
@@ -48,6 +68,45 @@ func Display(t *testing.T, width, height int) string {
 		t.Fatal("Xvfb did not come up within 30 s")
 	}
 	return ""
+}
+
+// ScreenImage is what screen shows now, from the framebuffer file an
+// Xvfb started by Screens keeps in fbdir (an XWD image: a big-endian
+// header of 25 words, the window name, the colour map, then the pixels,
+// here 32 bits each in the server's byte order).
+func ScreenImage(fbdir string, screen int) (*image.NRGBA, error) {
+	b, err := os.ReadFile(filepath.Join(fbdir, fmt.Sprintf("Xvfb_screen%d", screen)))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) < 100 {
+		return nil, fmt.Errorf("Xvfb_screen%d: %d bytes, no XWD header", screen, len(b))
+	}
+	field := func(i int) int { return int(binary.BigEndian.Uint32(b[4*i:])) }
+	headerSize, byteOrder, bpp, stride := field(0), field(7), field(11), field(12)
+	w, h, redMask, colors := field(4), field(5), field(14), field(19)
+	if bpp != 32 || redMask != 0xff0000 {
+		return nil, fmt.Errorf("Xvfb_screen%d: %d bits per pixel, red mask %#x: not 24-bit TrueColor", screen, bpp, redMask)
+	}
+	start := headerSize + 12*colors
+	if start+stride*h > len(b) {
+		return nil, fmt.Errorf("Xvfb_screen%d: %d bytes, short of a %dx%d image", screen, len(b), w, h)
+	}
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	for y := 0; y < h; y++ {
+		row := b[start+y*stride:]
+		for x := 0; x < w; x++ {
+			var v uint32
+			if byteOrder == 0 { // LSBFirst
+				v = binary.LittleEndian.Uint32(row[4*x:])
+			} else {
+				v = binary.BigEndian.Uint32(row[4*x:])
+			}
+			o := img.PixOffset(x, y)
+			img.Pix[o], img.Pix[o+1], img.Pix[o+2], img.Pix[o+3] = byte(v>>16), byte(v>>8), byte(v), 255
+		}
+	}
+	return img, nil
 }
 
 // Xdotool runs xdotool on the display and returns what it printed.

@@ -1,0 +1,170 @@
+package server
+
+import (
+	"context"
+	"image"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/goeq/goeq/internal/imagecmp"
+	"github.com/goeq/goeq/internal/xtest"
+)
+
+// twoScreenWall is a wall of two projectors on two screens of one X
+// server, driven by two pipes of one node (`device` 0 and 1), as display
+// walls run; the right half draws its top half itself and takes the
+// bottom half from a render node.
+const twoScreenWall = `config
+{
+    appNode
+    {
+        pipe
+        {
+            name "screen0"
+            device 0
+            window { name "left" viewport [ 0 0 200 150 ] channel { name "left" } }
+        }
+        pipe
+        {
+            name "screen1"
+            device 1
+            window { name "right" viewport [ 30 20 200 150 ] channel { name "right" } }
+        }
+    }
+    node
+    {
+        name "render"
+        host "localhost"
+        pipe
+        {
+            window { name "src" viewport [ 0 0 200 150 ] attributes { hint_drawable FBO } channel { name "src" } }
+        }
+    }
+    observer {}
+    layout { name "wall" view { observer 0 } }
+    canvas
+    {
+        layout "wall"
+        wall {}
+        segment { channel "left" viewport [ 0 0 0.5 1 ] }
+        segment { channel "right" viewport [ 0.5 0 0.5 1 ] }
+    }
+    compound { channel ( canvas 0 segment 0 layout 0 view 0 ) }
+    compound
+    {
+        channel ( canvas 0 segment 1 layout 0 view 0 )
+        buffer [ COLOR ]
+        compound { viewport [ 0 0.5 1 0.5 ] }
+        compound { channel "src" viewport [ 0 0 1 0.5 ] outputframe { name "bottom" } }
+        inputframe { name "bottom" }
+    }
+}
+`
+
+// TestPipesShowOnTheScreenTheirDeviceNames runs the two-screen wall on an
+// X server of two screens and reads what each screen shows from the
+// server's framebuffer (no GL): the left segment on screen 0 and the
+// right one on screen 1, where its window was placed, each matching the
+// reference. Before pipes opened their own screen, both windows opened on
+// screen 0 and screen 1 stayed black.
+func TestPipesShowOnTheScreenTheirDeviceNames(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "two-screens.eqc")
+	if err := os.WriteFile(cfg, []byte(twoScreenWall), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ref := t.TempDir()
+	refRun := exec.Command(filepath.Join(binaries(t), "eqserver"), "run", "--local", "--frames", "2", "--out", ref, "--dump-every", "1",
+		"--triangles", "8000", "--spin", "0", "--reference", cfg)
+	refRun.Env = append(testEnv(), "DISPLAY=")
+	if out, err := refRun.CombinedOutput(); err != nil {
+		t.Fatalf("reference: %v\n%s", err, tailOf(string(out), 4000))
+	}
+	want := map[string]*image.NRGBA{}
+	for _, name := range []string{"left", "right"} {
+		files, _ := filepath.Glob(filepath.Join(ref, name+"*.png"))
+		if len(files) == 0 {
+			t.Fatalf("the reference wrote no image of %s", name)
+		}
+		img, err := imagecmp.Load(files[len(files)-1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[name] = img
+	}
+	if d, _ := imagecmp.Compare(want["left"], want["right"], exactTolerance); d.BadFraction() < 0.01 {
+		t.Fatalf("the two segments look alike (%s): the test could not tell them apart", d)
+	}
+
+	fbdir := t.TempDir()
+	display := xtest.Screens(t, fbdir, image.Pt(320, 240), image.Pt(320, 240))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	logPath := filepath.Join(t.TempDir(), "eqserver.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logFile.Close()
+	logTail := func() string { b, _ := os.ReadFile(logPath); return tailOf(string(b), 4000) }
+	live := exec.CommandContext(ctx, filepath.Join(binaries(t), "eqserver"), "run", "--local", "--frames", "0",
+		"--triangles", "8000", "--spin", "0", cfg)
+	live.Env = append(os.Environ(), "DISPLAY="+display, "GOEQ_WINSYS=auto")
+	live.Stdout, live.Stderr = logFile, logFile
+	if err := live.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- live.Wait() }()
+	defer func() {
+		live.Process.Signal(syscall.SIGTERM)
+		<-exited
+	}()
+
+	where := map[string]struct {
+		screen int
+		at     image.Point
+	}{"left": {0, image.Pt(0, 0)}, "right": {1, image.Pt(30, 20)}}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		shown, why := true, ""
+		for name, w := range where {
+			screen, err := xtest.ScreenImage(fbdir, w.screen)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := crop(screen, image.Rectangle{Min: w.at, Max: w.at.Add(want[name].Bounds().Size())})
+			d, err := imagecmp.Compare(got, want[name], exactTolerance)
+			if err != nil || d.BadFraction() > exactBadMax {
+				shown, why = false, name+" on screen "+string(rune('0'+w.screen))+": "+d.String()
+			}
+		}
+		if shown {
+			break
+		}
+		select {
+		case err := <-exited:
+			exited <- err
+			t.Fatalf("eqserver ended (%v) before both screens showed their segment: %s\n%s", err, why, logTail())
+		case <-time.After(200 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after 60 s, %s\n%s", why, logTail())
+		}
+	}
+	if b, _ := os.ReadFile(logPath); !strings.Contains(string(b), "X11 screen "+display+".1") {
+		t.Errorf("the log does not name screen 1 for pipe screen1:\n%s", logTail())
+	}
+}
+
+func crop(img *image.NRGBA, r image.Rectangle) *image.NRGBA {
+	out := image.NewNRGBA(image.Rect(0, 0, r.Dx(), r.Dy()))
+	for y := 0; y < r.Dy(); y++ {
+		copy(out.Pix[y*out.Stride:(y+1)*out.Stride], img.Pix[img.PixOffset(r.Min.X, r.Min.Y+y):])
+	}
+	return out
+}

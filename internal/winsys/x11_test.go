@@ -1,0 +1,120 @@
+package winsys
+
+import (
+	"image"
+	"image/color"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-gl/gl/v3.3-core/gl"
+
+	"github.com/goeq/goeq/internal/xtest"
+)
+
+// TestX11ScreenWindowsAndEvents opens the second screen of a two-screen
+// Xvfb: a window drawn there shows on that screen where it was placed (read
+// from the server's framebuffer, not through GL), and input on it arrives
+// as the window's events.
+func TestX11ScreenWindowsAndEvents(t *testing.T) {
+	fbdir := t.TempDir()
+	display := xtest.Screens(t, fbdir, image.Pt(320, 240), image.Pt(320, 240))
+	name, err := ScreenDisplay(display, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := display + ".1"; name != want {
+		t.Fatalf("screen 1 of %s is %s, want %s", display, name, want)
+	}
+	if _, err := OpenX11Screen(display + ".2"); err == nil || !strings.Contains(err.Error(), "2 screens") {
+		t.Errorf("a third screen of two: %v", err)
+	}
+	sys, err := OpenX11Screen(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sys.Close) // before the Xvfb goes (cleanups run last first)
+	if again, _ := OpenX11Screen(name); again != sys {
+		t.Error("a screen opened twice gives two window systems")
+	}
+
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	pipe, err := sys.NewContext(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pipe.Destroy()
+	win, err := sys.NewWindow(pipe, WindowSpec{Title: "goeq x11 test", X: 40, Y: 30, W: 100, H: 80})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer win.Destroy()
+	if !win.Window() || pipe.Window() {
+		t.Errorf("Window(): window %v, pipe context %v", win.Window(), pipe.Window())
+	}
+	events := make(chan Event, 256)
+	win.(EventSource).OnEvent(func(e Event) { events <- e })
+	if err := win.MakeCurrent(); err != nil {
+		t.Fatal(err)
+	}
+	defer win.Release()
+	if err := gl.Init(); err != nil {
+		t.Fatal(err)
+	}
+	orange := color.NRGBA{255, 128, 0, 255}
+	at := func(screen, x, y int) color.NRGBA {
+		img, err := xtest.ScreenImage(fbdir, screen)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return img.NRGBAAt(x, y)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		gl.ClearColor(1, 0.5, 0, 1)
+		gl.Clear(gl.COLOR_BUFFER_BIT)
+		win.Swap()
+		if at(1, 40, 30) == orange && at(1, 139, 109) == orange {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("screen 1 shows %v at the window's corner, want %v", at(1, 40, 30), orange)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if c := at(1, 39, 29); c == orange {
+		t.Error("the window reaches past its top-left corner")
+	}
+	if c := at(0, 90, 70); c == orange {
+		t.Error("the window shows on screen 0")
+	}
+
+	xtest.Xdotool(t, name, "mousemove", "--screen", "1", "60", "50", "click", "1", "click", "4", "key", "a", "key", "shift+Left")
+	id := xtest.FindWindow(t, name, "goeq x11 test", 10*time.Second)
+	xtest.Xdotool(t, name, "windowsize", "--sync", id, "120", "90")
+	want := []Event{
+		{Kind: ButtonPress, X: 20, Y: 20, Button: 1}, {Kind: ButtonRelease, X: 20, Y: 20, Button: 1},
+		{Kind: Wheel, X: 20, Y: 20, DY: 1},
+		{Kind: KeyPress, Key: 'a'}, {Kind: KeyRelease, Key: 'a'},
+		{Kind: KeyPress, Key: KeyLeft, Mods: ModShift},
+		{Kind: Resize, W: 120, H: 90},
+	}
+	var got []Event
+	timeout := time.After(10 * time.Second)
+	for len(want) > 0 {
+		select {
+		case e := <-events:
+			got = append(got, e)
+			if e == want[0] {
+				want = want[1:]
+			}
+		case <-timeout:
+			t.Fatalf("waiting for %+v; events: %+v", want[0], got)
+		}
+	}
+	if w, h := win.(Sizer).FramebufferSize(); w != 120 || h != 90 {
+		t.Errorf("size after the resize %dx%d, want 120x90", w, h)
+	}
+}
