@@ -696,17 +696,21 @@ func (n *node) queueEvent(w *compound.Window, ev control.WindowEvent) {
 	}
 }
 
-// pipeSystem is where the pipe renders: a pipe that names a device other
-// than 0 gets that screen of the X display under X, and that GPU of the
-// EGL device platform headless, as Equalizer gives each pipe its
-// `:port.device` or its GPU; the node's window system otherwise. A device
-// this machine lacks leaves the pipe on the node's, and says so.
+// pipeSystem is where the pipe renders: under X, a pipe that names a
+// port or a device other than 0 gets that X display and screen
+// (`:port.device`, as Equalizer opens it); headless, a device other than
+// 0 gets that GPU of the EGL device platform, as Equalizer gives each pipe
+// its GPU; the node's window system otherwise. A display or GPU this
+// machine lacks leaves the pipe on the node's, and says so.
 func (n *node) pipeSystem(sys winsys.System, pm *compound.Pipe) winsys.System {
-	if pm.Device == 0 {
+	if pm.Device == 0 && !pm.PortSet {
 		return sys
 	}
 	if _, onScreen := sys.(*winsys.GLFW); onScreen {
 		return n.screenSystem(sys, pm)
+	}
+	if pm.Device == 0 {
+		return sys
 	}
 	dev, count, err := winsys.OpenEGLDevice(pm.Device)
 	if err != nil {
@@ -717,23 +721,31 @@ func (n *node) pipeSystem(sys winsys.System, pm *compound.Pipe) winsys.System {
 	return dev
 }
 
-// screenSystem is the X screen a pipe's device names, on the X server of
-// the node's DISPLAY (a pipe's port is not read: the display number is
-// DISPLAY's). The screen DISPLAY opens stays with GLFW.
+// screenSystem is the X display and screen a pipe's port and device name,
+// on the host of the node's DISPLAY (without a port, DISPLAY's number).
+// The display and screen DISPLAY opens stay with GLFW.
 func (n *node) screenSystem(sys winsys.System, pm *compound.Pipe) winsys.System {
 	display := os.Getenv("DISPLAY")
-	if pm.Device == winsys.DisplayScreen(display) {
-		return sys
+	number := -1
+	if pm.PortSet {
+		number = pm.Port
 	}
-	name, err := winsys.ScreenDisplay(display, pm.Device)
+	name, err := winsys.XDisplay(display, number, pm.Device)
 	if err == nil {
+		if own, _ := winsys.ScreenDisplay(display, winsys.DisplayScreen(display)); name == own {
+			return sys
+		}
 		var s *winsys.X11
 		if s, err = winsys.OpenX11Screen(name); err == nil {
 			n.log.Info(fmt.Sprintf("%s: %s", pm.Label(), s.Name()))
 			return s
 		}
 	}
-	n.log.Warn(fmt.Sprintf("%s names device %d (%v): its windows open on %s, the node's DISPLAY %q", pm.Label(), pm.Device, err, sys.Name(), display))
+	names := fmt.Sprintf("device %d", pm.Device)
+	if pm.PortSet {
+		names = fmt.Sprintf("port %d, device %d", pm.Port, pm.Device)
+	}
+	n.log.Warn(fmt.Sprintf("%s names %s (%v): its windows open on %s, the node's DISPLAY %q", pm.Label(), names, err, sys.Name(), display))
 	return sys
 }
 

@@ -168,9 +168,13 @@ type Node struct {
 
 // Pipe is one GPU.
 type Pipe struct {
-	Name          string
-	Node          *Node
+	Name string
+	Node *Node
+	// Port and Device are the pipe's X display number and screen under X
+	// (Equalizer's `:port.device`), its GPU headless; PortSet says the
+	// config named a port, 0 included.
 	Port, Device  int
+	PortSet       bool
 	PixelViewport PixelViewport
 	Attributes    map[string]string
 	Windows       []*Window

@@ -607,7 +607,7 @@ func (r *resolver) pipe(p *configparser.Pipe, node *Node) *Pipe {
 		case f.Name != nil:
 			out.Name = str(f.Name)
 		case f.Port != nil:
-			out.Port = int(num(f.Port.Raw))
+			out.Port, out.PortSet = int(num(f.Port.Raw)), true
 		case f.Device != nil:
 			out.Device = int(num(f.Device.Raw))
 		case f.Viewport != nil:

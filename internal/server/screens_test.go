@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"image"
 	"os"
 	"os/exec"
@@ -15,11 +16,11 @@ import (
 	"github.com/goeq/goeq/internal/xtest"
 )
 
-// twoScreenWall is a wall of two projectors on two screens of one X
-// server, driven by two pipes of one node (`device` 0 and 1), as display
-// walls run; the right half draws its top half itself and takes the
-// bottom half from a render node.
-const twoScreenWall = `config
+// twoProjectorWall is a wall of two projectors driven by two pipes of
+// one node, as display walls run: the right pipe's RIGHT names its X
+// screen (`device`, `port`). The right half draws its top half itself
+// and takes the bottom half from a render node.
+const twoProjectorWall = `config
 {
     appNode
     {
@@ -32,7 +33,7 @@ const twoScreenWall = `config
         pipe
         {
             name "screen1"
-            device 1
+            RIGHT
             window { name "right" viewport [ 30 20 200 150 ] channel { name "right" } }
         }
     }
@@ -66,15 +67,45 @@ const twoScreenWall = `config
 }
 `
 
-// TestPipesShowOnTheScreenTheirDeviceNames runs the two-screen wall on an
-// X server of two screens and reads what each screen shows from the
-// server's framebuffer (no GL): the left segment on screen 0 and the
-// right one on screen 1, where its window was placed, each matching the
-// reference. Before pipes opened their own screen, both windows opened on
-// screen 0 and screen 1 stayed black.
+// shownAt is where a segment must show: on a screen of an Xvfb that
+// keeps its framebuffers in fbdir, its window's top-left corner at at.
+type shownAt struct {
+	fbdir  string
+	screen int
+	at     image.Point
+}
+
+// TestPipesShowOnTheScreenTheirDeviceNames runs the wall on an X server
+// of two screens, the right pipe naming device 1, and reads what each
+// screen shows from the server's framebuffer (no GL): the left segment on
+// screen 0 and the right one on screen 1, where its window was placed,
+// each matching the reference. Before pipes opened their own screen, both
+// windows opened on screen 0 and screen 1 stayed black.
 func TestPipesShowOnTheScreenTheirDeviceNames(t *testing.T) {
-	cfg := filepath.Join(t.TempDir(), "two-screens.eqc")
-	if err := os.WriteFile(cfg, []byte(twoScreenWall), 0o644); err != nil {
+	fbdir := t.TempDir()
+	display := xtest.Screens(t, fbdir, image.Pt(320, 240), image.Pt(320, 240))
+	showsOnScreens(t, strings.Replace(twoProjectorWall, "RIGHT", "device 1", 1), display,
+		map[string]shownAt{"left": {fbdir, 0, image.Pt(0, 0)}, "right": {fbdir, 1, image.Pt(30, 20)}}, "X11 screen "+display+".1")
+}
+
+// TestPipesShowOnTheXServerTheirPortNames is the same wall on two X
+// servers, one X server per projector, the right pipe naming the second
+// one's display number as its port.
+func TestPipesShowOnTheXServerTheirPortNames(t *testing.T) {
+	first, second := t.TempDir(), t.TempDir()
+	display := xtest.Screens(t, first, image.Pt(320, 240))
+	other := xtest.Screens(t, second, image.Pt(320, 240))
+	showsOnScreens(t, strings.Replace(twoProjectorWall, "RIGHT", "port "+strings.TrimPrefix(other, ":")+" device 0", 1), display,
+		map[string]shownAt{"left": {first, 0, image.Pt(0, 0)}, "right": {second, 0, image.Pt(30, 20)}}, "X11 screen "+other+".0")
+}
+
+// showsOnScreens runs the config with DISPLAY set to display until every
+// destination channel shows its reference image where it must, and checks
+// that the log names the X screen logged.
+func showsOnScreens(t *testing.T, config, display string, where map[string]shownAt, logged string) {
+	t.Helper()
+	cfg := filepath.Join(t.TempDir(), "wall.eqc")
+	if err := os.WriteFile(cfg, []byte(config), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	ref := t.TempDir()
@@ -85,7 +116,7 @@ func TestPipesShowOnTheScreenTheirDeviceNames(t *testing.T) {
 		t.Fatalf("reference: %v\n%s", err, tailOf(string(out), 4000))
 	}
 	want := map[string]*image.NRGBA{}
-	for _, name := range []string{"left", "right"} {
+	for name := range where {
 		files, _ := filepath.Glob(filepath.Join(ref, name+"*.png"))
 		if len(files) == 0 {
 			t.Fatalf("the reference wrote no image of %s", name)
@@ -100,8 +131,6 @@ func TestPipesShowOnTheScreenTheirDeviceNames(t *testing.T) {
 		t.Fatalf("the two segments look alike (%s): the test could not tell them apart", d)
 	}
 
-	fbdir := t.TempDir()
-	display := xtest.Screens(t, fbdir, image.Pt(320, 240), image.Pt(320, 240))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	logPath := filepath.Join(t.TempDir(), "eqserver.log")
@@ -125,22 +154,18 @@ func TestPipesShowOnTheScreenTheirDeviceNames(t *testing.T) {
 		<-exited
 	}()
 
-	where := map[string]struct {
-		screen int
-		at     image.Point
-	}{"left": {0, image.Pt(0, 0)}, "right": {1, image.Pt(30, 20)}}
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		shown, why := true, ""
 		for name, w := range where {
-			screen, err := xtest.ScreenImage(fbdir, w.screen)
+			screen, err := xtest.ScreenImage(w.fbdir, w.screen)
 			if err != nil {
 				t.Fatal(err)
 			}
 			got := crop(screen, image.Rectangle{Min: w.at, Max: w.at.Add(want[name].Bounds().Size())})
 			d, err := imagecmp.Compare(got, want[name], exactTolerance)
 			if err != nil || d.BadFraction() > exactBadMax {
-				shown, why = false, name+" on screen "+string(rune('0'+w.screen))+": "+d.String()
+				shown, why = false, fmt.Sprintf("%s on screen %d of its X server: %s", name, w.screen, d)
 			}
 		}
 		if shown {
@@ -149,15 +174,15 @@ func TestPipesShowOnTheScreenTheirDeviceNames(t *testing.T) {
 		select {
 		case err := <-exited:
 			exited <- err
-			t.Fatalf("eqserver ended (%v) before both screens showed their segment: %s\n%s", err, why, logTail())
+			t.Fatalf("eqserver ended (%v) before every segment showed: %s\n%s", err, why, logTail())
 		case <-time.After(200 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("after 60 s, %s\n%s", why, logTail())
 		}
 	}
-	if b, _ := os.ReadFile(logPath); !strings.Contains(string(b), "X11 screen "+display+".1") {
-		t.Errorf("the log does not name screen 1 for pipe screen1:\n%s", logTail())
+	if b, _ := os.ReadFile(logPath); !strings.Contains(string(b), logged) {
+		t.Errorf("the log does not name %q:\n%s", logged, logTail())
 	}
 }
 

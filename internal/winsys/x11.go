@@ -185,18 +185,29 @@ var (
 // ScreenDisplay is the X display of screen on the X server that display
 // (as DISPLAY gives it: [host]:number[.screen]) names.
 func ScreenDisplay(display string, screen int) (string, error) {
+	return XDisplay(display, -1, screen)
+}
+
+// XDisplay is the X display host:number.screen, its host that of display
+// (as DISPLAY gives it: [host]:number[.screen]), and its number display's
+// where number is negative.
+func XDisplay(display string, number, screen int) (string, error) {
 	colon := strings.LastIndex(display, ":")
 	if colon < 0 {
 		return "", fmt.Errorf("winsys: X display %q has no display number", display)
 	}
-	number := display[colon+1:]
-	if dot := strings.Index(number, "."); dot >= 0 {
-		number = number[:dot]
+	own := display[colon+1:]
+	if dot := strings.Index(own, "."); dot >= 0 {
+		own = own[:dot]
 	}
-	if _, err := strconv.Atoi(number); err != nil {
+	n, err := strconv.Atoi(own)
+	if err != nil {
 		return "", fmt.Errorf("winsys: X display %q has no display number", display)
 	}
-	return fmt.Sprintf("%s:%s.%d", display[:colon], number, screen), nil
+	if number >= 0 {
+		n = number
+	}
+	return fmt.Sprintf("%s:%d.%d", display[:colon], n, screen), nil
 }
 
 // DisplayScreen is the screen a DISPLAY value opens by default.

@@ -118,3 +118,32 @@ func TestX11ScreenWindowsAndEvents(t *testing.T) {
 		t.Errorf("size after the resize %dx%d, want 120x90", w, h)
 	}
 }
+
+// TestXDisplayNames checks how a pipe's port and device become an X
+// display name on the host of DISPLAY.
+func TestXDisplayNames(t *testing.T) {
+	for _, c := range []struct {
+		display        string
+		number, screen int
+		want           string
+	}{
+		{":78", -1, 1, ":78.1"},
+		{":78.1", -1, 0, ":78.0"},
+		{"wall1:10.2", -1, 3, "wall1:10.3"},
+		{"wall1:10.2", 0, 0, "wall1:0.0"},
+		{"[::1]:4", 7, 1, "[::1]:7.1"},
+	} {
+		got, err := XDisplay(c.display, c.number, c.screen)
+		if err != nil || got != c.want {
+			t.Errorf("XDisplay(%q, %d, %d) = %q, %v; want %q", c.display, c.number, c.screen, got, err, c.want)
+		}
+	}
+	for _, bad := range []string{"", "wall1", ":x.1"} {
+		if got, err := XDisplay(bad, -1, 1); err == nil {
+			t.Errorf("XDisplay(%q) = %q, want an error", bad, got)
+		}
+	}
+	if DisplayScreen(":78.1") != 1 || DisplayScreen(":78") != 0 || DisplayScreen("wall1:10.2") != 2 {
+		t.Error("DisplayScreen reads the wrong screen")
+	}
+}
