@@ -117,6 +117,28 @@ func TestX11ScreenWindowsAndEvents(t *testing.T) {
 	if w, h := win.(Sizer).FramebufferSize(); w != 120 || h != 90 {
 		t.Errorf("size after the resize %dx%d, want 120x90", w, h)
 	}
+
+	// fullscreen covers the screen, whatever size the config gave
+	full, err := sys.NewWindow(pipe, WindowSpec{Title: "goeq x11 fullscreen", X: 40, Y: 30, W: 100, H: 80, Fullscreen: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer full.Destroy()
+	if w, h := full.(Sizer).FramebufferSize(); w != 320 || h != 240 {
+		t.Errorf("a fullscreen window of a 320x240 screen is %dx%d", w, h)
+	}
+	if err := full.MakeCurrent(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); at(1, 0, 0) != orange || at(1, 319, 239) != orange; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the fullscreen window shows %v and %v at the screen's corners", at(1, 0, 0), at(1, 319, 239))
+		}
+		gl.Viewport(0, 0, 320, 240)
+		gl.ClearColor(1, 0.5, 0, 1)
+		gl.Clear(gl.COLOR_BUFFER_BIT)
+		full.Swap()
+	}
 }
 
 // TestXDisplayNames checks how a pipe's port and device become an X
