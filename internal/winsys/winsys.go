@@ -2,7 +2,7 @@
 // small interface: EGL for headless nodes (no X at all: Mesa's surfaceless
 // platform, or the EGL device platform on GPU servers), GLFW for
 // on-screen windows on the node's X display, and X11 for a pipe that
-// names another screen of it. Every context is OpenGL 3.3 core or
+// names another X screen or server. Every context is OpenGL 3.3 core or
 // newer; objects (textures, buffers, fences) are shared between a pipe's
 // contexts, containers (VAOs, FBOs) are not.
 package winsys
@@ -33,7 +33,7 @@ type System interface {
 }
 
 // Windows is a System that also opens on-screen windows: GLFW on the
-// node's X display, or X11 on another screen of it.
+// node's X display, or X11 on another X screen or server.
 type Windows interface {
 	System
 	NewWindow(share Context, spec WindowSpec) (Context, error)

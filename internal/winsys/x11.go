@@ -157,11 +157,12 @@ import (
 )
 
 // X11 is one X screen's window system, for a pipe that names a screen
-// (its `device`) other than the one the node's DISPLAY opens: windows made
-// with Xlib on that screen, contexts from EGL on the X11 platform. GLFW
-// opens a single display per process, so the node's other screens need
-// their own connection, as Equalizer gives each pipe its `:port.device`.
-// With Mesa each X11 system is also a rasterizer of its own.
+// (its `device`) or an X server (its `port`) other than the one the node's
+// DISPLAY opens: windows made with Xlib on that screen, contexts from EGL
+// on the X11 platform. GLFW opens a single display per process, so the
+// node's other screens need their own connection, as Equalizer gives each
+// pipe its `:port.device`. With Mesa each X11 system is also a rasterizer
+// of its own.
 type X11 struct {
 	Display string // as XOpenDisplay takes it: host:display.screen
 	x       *C.Display
