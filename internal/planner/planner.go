@@ -262,6 +262,9 @@ type Planner struct {
 	// compounds is how many the config has (a frame's states, sized once)
 	compounds int
 	eyeViews  map[eyeKey]*eyeView
+	// drawn keeps each drawing compound's multisampling
+	// (Compound.DrawSamples, fixed by the config), asked for every frame
+	drawn map[*compound.Compound]int
 	// Changes are the heads, layouts, view modes and window sizes the
 	// frames follow (scheduler.HeadSetter, LayoutSetter, ViewModeSetter,
 	// WindowSizer)
@@ -293,7 +296,7 @@ func New(cfg *compound.Config) *Planner {
 		framerate: map[*compound.Compound]*equalizer.Framerate{}, usage: map[*compound.Compound]float64{},
 		history: map[int]map[string]CompoundState{}, down: map[*compound.Channel]bool{},
 		sortLast: map[*compound.Compound][]*compound.Compound{}, firstSends: map[*compound.Compound][]Output{}, Rates: compositing.DefaultRates,
-		chosen: map[*compound.Compound]compositing.Strategy{}, eyeViews: map[eyeKey]*eyeView{}}
+		chosen: map[*compound.Compound]compositing.Strategy{}, eyeViews: map[eyeKey]*eyeView{}, drawn: map[*compound.Compound]int{}}
 	cfg.Walk(func(c *compound.Compound) {
 		p.compounds++
 		if src := c.SortLastSources(); src != nil {
@@ -765,14 +768,15 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 		cp.Destination = cp.Destination || c.Destination() == c
 	}
 	// c's tasks for this eye differ only in kind and order: the eye's
-	// frustum is worked out once
-	var base *Task
+	// frustum is worked out once (base stays on the stack: a task is 720
+	// bytes, and a wall plans hundreds a frame)
+	var base Task
+	based := false
 	task := func(kind Kind) Task {
-		if base == nil {
-			b := p.task(c, eye, states)
-			base = &b
+		if !based {
+			base, based = p.task(c, eye, states), true
 		}
-		return p.numbered(*base, kind)
+		return p.numbered(base, kind)
 	}
 	renders := cp != nil && !s.Skip
 	queue := queueOf(c, eye)
@@ -782,7 +786,7 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 		}
 		if c.Tasks&compound.TaskDraw != 0 && c.IsLeaf() {
 			t := task(Draw)
-			t.Samples = c.DrawSamples()
+			t.Samples = p.drawSamples(c)
 			if queue != "" {
 				// tiles are read back and sent as they are drawn
 				t.Queue = queue
@@ -812,7 +816,7 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 	if c.Tasks&compound.TaskDraw != 0 && !c.IsLeaf() && renders {
 		// an inner compound that draws does so before assembling
 		t := task(Draw)
-		t.Samples = c.DrawSamples()
+		t.Samples = p.drawSamples(c)
 		cp.Tasks = append(cp.Tasks, t)
 	}
 	if c.Tasks&compound.TaskAssemble != 0 && len(c.InputFrames) > 0 && !(s.Skip && s.Share.W == 0) {
@@ -857,6 +861,16 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 		}
 		cp.Tasks = append(cp.Tasks, t)
 	}
+}
+
+// drawSamples is c.DrawSamples(), worked out once per compound.
+func (p *Planner) drawSamples(c *compound.Compound) int {
+	n, ok := p.drawn[c]
+	if !ok {
+		n = c.DrawSamples()
+		p.drawn[c] = n
+	}
+	return n
 }
 
 // numbered is t as the frame's next task, of a kind.
