@@ -265,3 +265,73 @@ func TestCheckWarnsAboutFinerColour(t *testing.T) {
 		}
 	}
 }
+
+// Two destinations balanced across each other's windows (a cross-balanced
+// wall, as 2-window.wall.DB.lb.eqc): each window runs the other
+// destination's tree before its own, so exchanges in both trees would wait
+// for each other. Neither exchanges, and a named strategy is warned about;
+// trees of different layouts of one canvas never run together and keep
+// theirs.
+func TestCrossBalancedTreesDoNotExchange(t *testing.T) {
+	tree := func(segment int, layout, other string) string {
+		return fmt.Sprintf(`    compound { channel ( segment %d layout %q view 0 ) buffer [ COLOR DEPTH ] attributes { compositing BINARY_SWAP }
+        load_equalizer { mode DB }
+        compound { }
+        compound { channel %q outputframe { name "f%d%s" } }
+        inputframe { name "f%d%s" } }
+`, segment, layout, other, segment, layout, segment, layout)
+	}
+	src := func(trees string) string {
+		return `config {
+    appNode {
+        pipe { window { viewport [ 0 0 320 240 ] channel { name "c1" } } }
+        pipe { window { viewport [ 0 0 320 240 ] channel { name "c2" } } } }
+    layout { name "cross" view { } }
+    layout { name "second" view { } }
+    canvas { layout "cross" layout "second" wall { bottom_left [ -1 -.5 -1 ] bottom_right [ 1 -.5 -1 ] top_left [ -1 .5 -1 ] }
+        segment { channel "c1" viewport [ 0 0 .5 1 ] }
+        segment { channel "c2" viewport [ .5 0 .5 1 ] } }
+` + trees + "}"
+	}
+	load := func(text string) (*Config, string) {
+		t.Helper()
+		res, err := configparser.Parse("cross.eqc", []byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := Resolve(res, noEnv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var warned []string
+		for _, w := range res.Warnings {
+			warned = append(warned, w.String())
+		}
+		return m.Configs[0], strings.Join(warned, "\n")
+	}
+
+	cross, warned := load(src(tree(0, "cross", "c2") + tree(1, "cross", "c1")))
+	sortLast := 0
+	cross.Walk(func(c *Compound) {
+		if len(c.SortLastSources()) == 2 {
+			sortLast++
+		}
+	})
+	if sortLast != 2 {
+		t.Fatalf("%d compounds merge two sort-last sources, want 2", sortLast)
+	}
+	if got := cross.SortLast(); len(got) != 0 {
+		t.Errorf("cross-balanced trees may exchange: %d compounds", len(got))
+	}
+	if !strings.Contains(warned, "compositing BINARY_SWAP: the sort-last sources here draw on windows that also draw sort-last sources for another destination") {
+		t.Errorf("no warning about the crossed windows in:\n%s", warned)
+	}
+
+	layouts, warned := load(src(tree(0, "cross", "c2") + tree(0, "second", "c2")))
+	if got := layouts.SortLast(); len(got) != 2 {
+		t.Errorf("trees of two layouts of one canvas: %d may exchange, want 2", len(got))
+	}
+	if strings.Contains(warned, "compositing BINARY_SWAP") {
+		t.Errorf("warned about trees that never run together:\n%s", warned)
+	}
+}

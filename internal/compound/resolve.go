@@ -484,14 +484,22 @@ func (r *resolver) checkSamples(cfg *Config) {
 // checkCompositing warns where a config names a compositing strategy that
 // no compound below can use.
 func (r *resolver) checkCompositing(cfg *Config) {
+	exchanging := cfg.SortLast()
 	cfg.Walk(func(c *Compound) {
 		d := r.raw[c]
 		if d == nil || d.compositingPos.Line == 0 || c.Compositing() == compositing.Auto {
 			return
 		}
-		usable := false
-		c.Walk(func(x *Compound) { usable = usable || x.SortLastSources() != nil })
-		if !usable {
+		usable, shared := false, false
+		c.Walk(func(x *Compound) {
+			usable = usable || exchanging[x] != nil
+			shared = shared || exchanging[x] == nil && x.SortLastSources() != nil
+		})
+		switch {
+		case usable:
+		case shared:
+			r.warnf(d.compositingPos, "compositing %s: the sort-last sources here draw on windows that also draw sort-last sources for another destination, and two trees exchanging over the same windows in different orders would wait for each other; they composite as written", c.Compositing())
+		default:
 			r.warnf(d.compositingPos, "compositing %s: no compound here merges sort-last sources that could exchange bands (each a leaf on a window of its own, drawing a range over the whole region and sending colour and depth to its parent alone); they composite as written", c.Compositing())
 		}
 	})

@@ -70,3 +70,55 @@ func (c *Compound) SortLastSources() []*Compound {
 	}
 	return c.Children
 }
+
+// SortLast returns the compounds whose depth merge the planner may replace
+// with an exchange, each with its sources (SortLastSources), less those
+// whose sources' windows also serve a sort-last compound of another
+// destination that may show in the same frame. A window runs the trees of
+// other destinations before its own, so two trees exchanging over the same
+// windows would each wait for a band from a window busy with the other
+// tree's exchange: cross-balanced walls (2-window.wall.DB.lb.eqc)
+// composite as written.
+func (cfg *Config) SortLast() map[*Compound][]*Compound {
+	all := map[*Compound][]*Compound{}
+	var order []*Compound
+	cfg.Walk(func(c *Compound) {
+		if src := c.SortLastSources(); src != nil {
+			all[c] = src
+			order = append(order, c)
+		}
+	})
+	crossed := map[*Compound]bool{}
+	for i, a := range order {
+		for _, b := range order[i+1:] {
+			if a.Destination() != b.Destination() && showTogether(a.Destination(), b.Destination()) && shareWindows(all[a], all[b]) {
+				crossed[a], crossed[b] = true, true
+			}
+		}
+	}
+	for c := range crossed {
+		delete(all, c)
+	}
+	return all
+}
+
+// showTogether reports whether two destination compounds may run in the
+// same frame: not when they show different layouts of one canvas.
+func showTogether(a, b *Compound) bool {
+	ca, cb := a.Channel, b.Channel
+	if ca == nil || cb == nil || ca.View == nil || cb.View == nil || ca.Segment == nil || cb.Segment == nil {
+		return true
+	}
+	return ca.Segment.Canvas != cb.Segment.Canvas || ca.View.Layout == cb.View.Layout
+}
+
+func shareWindows(a, b []*Compound) bool {
+	for _, x := range a {
+		for _, y := range b {
+			if x.Channel.Window == y.Channel.Window {
+				return true
+			}
+		}
+	}
+	return false
+}

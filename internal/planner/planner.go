@@ -295,13 +295,11 @@ func New(cfg *compound.Config) *Planner {
 		views: map[*compound.Compound]*equalizer.View{}, dfrs: map[*compound.Compound]*equalizer.DFR{},
 		framerate: map[*compound.Compound]*equalizer.Framerate{}, usage: map[*compound.Compound]float64{},
 		history: map[int]map[string]CompoundState{}, down: map[*compound.Channel]bool{},
-		sortLast: map[*compound.Compound][]*compound.Compound{}, firstSends: map[*compound.Compound][]Output{}, Rates: compositing.DefaultRates,
+		firstSends: map[*compound.Compound][]Output{}, Rates: compositing.DefaultRates,
 		chosen: map[*compound.Compound]compositing.Strategy{}, eyeViews: map[eyeKey]*eyeView{}, drawn: map[*compound.Compound]int{}}
+	p.sortLast = cfg.SortLast()
 	cfg.Walk(func(c *compound.Compound) {
 		p.compounds++
-		if src := c.SortLastSources(); src != nil {
-			p.sortLast[c] = src
-		}
 		for _, eq := range c.Equalizers {
 			switch eq.Kind {
 			case "load", "tree":

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/goeq/goeq/internal/simulate"
@@ -76,5 +77,66 @@ func TestExchangeSurvivesAKilledNode(t *testing.T) {
 	want := loadPNG(t, filepath.Join(referenceDir(t, "mesh", frames), name))
 	if bad, worst := differing(got, want, 1); bad > 640*360/1000 {
 		t.Errorf("after recovery frame %d differs from the reference in %d pixels (worst %d)", frames-1, bad, worst)
+	}
+}
+
+// A cross-balanced wall (2-window.wall.DB.lb.eqc: each window renders a
+// range for the other's segment too) ran its first frame into a deadlock
+// once its sources exchanged: each window runs the other destination's
+// tree first, and there waited for a band the other window would send
+// only from its own tree. The cost model chose an exchange at 1080p, so
+// the config hung as written. Its trees now composite as written, with
+// any strategy asked for, and match the reference.
+func TestCrossBalancedWallRuns(t *testing.T) {
+	const frames, k = 4, 3
+	text, err := os.ReadFile(filepath.Join(corpusDir(), "2-window.wall.DB.lb.eqc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the corpus' windows at 1080p, where the cost model picks an exchange
+	big := strings.NewReplacer("viewport [ 100 100 480 300 ]", "viewport [ 0 0 1920 1080 ]",
+		"viewport [ 580 100 480 300 ]", "viewport [ 0 0 1920 1080 ]").Replace(string(text))
+	if big == string(text) {
+		t.Fatal("the corpus config's window viewports changed: update this test")
+	}
+	bigPath := filepath.Join(t.TempDir(), "2-window.wall.DB.lb.1080p.eqc")
+	if err := os.WriteFile(bigPath, []byte(big), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, cfg string
+		args      []string
+	}{
+		{"1080p, strategy chosen", bigPath, nil},
+		{"binary swap asked for", filepath.Join(corpusDir(), "2-window.wall.DB.lb.eqc"), []string{"--compositing", "binary_swap"}},
+		{"direct send asked for", filepath.Join(corpusDir(), "2-window.wall.DB.lb.eqc"), []string{"--compositing", "direct_send"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			args := append([]string{"--renderer", "mesh", "--frame-timeout", "20s"}, c.args...)
+			r := run(t, c.cfg, frames, args...)
+			if r.err != nil || r.summary.Frames != frames || r.summary.Degraded != 0 {
+				t.Fatalf("run: %v %+v\n%s", r.err, r.summary, tailOf(r.stderr, 3000))
+			}
+			if len(r.summary.Exchanges) != 0 {
+				t.Errorf("exchanges %v: crossed trees must composite as written", r.summary.Exchanges)
+			}
+			if c.args != nil && !strings.Contains(r.stderr, "composite as written: their sources' windows draw sort-last sources for another destination too") {
+				t.Errorf("no warning that the strategy asked for is not used:\n%s", tailOf(r.stderr, 3000))
+			}
+			ref := run(t, c.cfg, frames, "--renderer", "mesh", "--reference")
+			if ref.err != nil {
+				t.Fatalf("reference: %v\n%s", ref.err, ref.stderr)
+			}
+			names, _ := filepath.Glob(filepath.Join(ref.out, fmt.Sprintf("*-%06d.png", k)))
+			if len(names) != 2 {
+				t.Fatalf("the reference wrote %d images of frame %d, want 2", len(names), k)
+			}
+			for _, want := range names {
+				got := loadPNG(t, filepath.Join(r.out, filepath.Base(want)))
+				if bad, worst := differing(got, loadPNG(t, want), 1); bad > 0 {
+					t.Errorf("%s: %d pixels differ from the reference (worst %d)", filepath.Base(want), bad, worst)
+				}
+			}
+		})
 	}
 }

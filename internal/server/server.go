@@ -399,14 +399,22 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 		if err != nil {
 			return nil, err
 		}
-		applied := 0
+		applied, shared := 0, 0
+		exchanging := cfg.SortLast()
 		cfg.Walk(func(c *compound.Compound) {
-			if c.SortLastSources() != nil {
+			switch {
+			case exchanging[c] != nil:
 				c.Attributes[compound.CompositingAttr] = strategy.String()
 				applied++
+			case c.SortLastSources() != nil:
+				shared++
 			}
 		})
-		if applied == 0 {
+		if shared > 0 {
+			opt.Log.Warn(fmt.Sprintf("--compositing %s: %d sort-last compounds of %s composite as written: their sources' windows draw sort-last sources for another destination too, and trees exchanging over the same windows would wait for each other",
+				opt.Compositing, shared, opt.ConfigPath))
+		}
+		if applied == 0 && shared == 0 {
 			// the user asked for a strategy and would otherwise believe the run used it
 			opt.Log.Warn("--compositing " + opt.Compositing + " changes nothing: no compound of " + opt.ConfigPath +
 				" composites sort-last (a DB compound with depth, whose sources are its children)")
