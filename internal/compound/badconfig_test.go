@@ -42,6 +42,8 @@ type badCase struct {
 var badCases = []badCase{
 	{name: "missing closing brace", src: "config\n{\n    compound\n    {\n        channel \"c1\"\n", pos: "6:1", message: "compound block opened at line 4, column 5 is missing its closing '}'"},
 	{name: "one brace too many", src: "config { }\n}\n", pos: "2:1", message: "no block is open here"},
+	{name: "empty file", src: "", pos: "1:1", message: "unexpected end of file: the file has no server { config { ... } } or config { ... } block"},
+	{name: "only a header and a comment", src: "#Equalizer 1.2 ascii\n# nothing yet\n", pos: "3:1", message: "the file has no server { config { ... } } or config { ... } block"},
 	{name: "unknown keyword", splice: "    compund { }", pos: "19:5", message: `unknown keyword "compund" in config block (expected one of: name, latency`},
 	{name: "unknown keyword in window", src: "config { appNode { pipe { window { chanel { } } } } }", pos: "1:36", message: `unknown keyword "chanel" in window block`},
 	{name: "bad number", splice: "    compound { channel \"c1\" viewport [ 0 0 x 1 ] }", pos: "19:44", message: `expected a number, found "x"`},

@@ -120,6 +120,10 @@ func explainSyntaxError(filename string, tokens []lexer.Token, err error) error 
 			return Errorf(pos, "unexpected end of file: the %s block opened at line %d, column %d is missing its closing '}'",
 				kind, sig[open].Pos.Line, sig[open].Pos.Column)
 		}
+		if uerr.Expect == "" {
+			// nothing but a header or comments, or nothing at all
+			return Errorf(pos, "unexpected end of file: the file has no server { config { ... } } or config { ... } block")
+		}
 		return Errorf(pos, "unexpected end of file (expected %s)", describeExpect(uerr.Expect))
 	}
 	if uerr.Expect == "" {
