@@ -60,6 +60,21 @@ func BenchmarkAssemble4Tiles(b *testing.B) {
 	}
 }
 
+// BenchmarkAssemble4Bands is the same frame from four bands as wide as
+// it, as a 2D split across one axis gives.
+func BenchmarkAssemble4Bands(b *testing.B) {
+	dst := NewImage(1920, 1080, false)
+	band := NewImage(1920, 270, false)
+	b.SetBytes(int64(len(dst.Color)))
+	for i := 0; i < b.N; i++ {
+		for y := 0; y < 1080; y += 270 {
+			if err := Assemble(dst, band, 0, y); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
 func BenchmarkBlendOver(b *testing.B) {
 	f := testframes.Render(1920, 1080, false)
 	src := &Image{W: f.W, H: f.H, Color: f.Color}

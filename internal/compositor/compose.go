@@ -16,6 +16,17 @@ func Assemble(dst, src *Image, x, y int) error {
 	}
 	copyDepth := dst.Depth != nil && src.Depth != nil
 	parallel(src.H, src.W, func(lo, hi int) {
+		if src.W == dst.W {
+			// a band as wide as the frame: its rows follow each other in
+			// both, and one large copy stores past the cache
+			d, s := (y+lo)*dst.W, lo*src.W
+			n := (hi - lo) * src.W
+			copy(dst.Color[4*d:4*(d+n)], src.Color[4*s:4*(s+n)])
+			if copyDepth {
+				copy(dst.Depth[d:d+n], src.Depth[s:s+n])
+			}
+			return
+		}
 		for r := lo; r < hi; r++ {
 			d := ((y+r)*dst.W + x)
 			s := r * src.W

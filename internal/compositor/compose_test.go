@@ -56,6 +56,30 @@ func TestAssembleTilesRebuildTheFrame(t *testing.T) {
 			}
 		}
 	}
+	// bands as wide as the frame (one copy per part, not per row), uneven,
+	// on frames small and large enough to be split across cores
+	for _, size := range [][2]int{{7, 5}, {640, 360}} {
+		w, h := size[0], size[1]
+		full := randomImage(r, w, h, true)
+		dst := NewImage(w, h, true)
+		ys := []int{0, h / 5, h/5 + h/2, h}
+		for i := 0; i+1 < len(ys); i++ {
+			y0, y1 := ys[i], ys[i+1]
+			band := &Image{W: w, H: y1 - y0, Color: append([]byte(nil), full.Color[4*y0*w:4*y1*w]...),
+				Depth: append([]float32(nil), full.Depth[y0*w:y1*w]...)}
+			if err := Assemble(dst, band, 0, y0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if string(dst.Color) != string(full.Color) {
+			t.Errorf("%dx%d bands: assembled colour differs", w, h)
+		}
+		for i := range dst.Depth {
+			if dst.Depth[i] != full.Depth[i] {
+				t.Fatalf("%dx%d bands: depth differs at %d", w, h, i)
+			}
+		}
+	}
 	if err := Assemble(NewImage(4, 4, false), NewImage(3, 3, false), 2, 2); err == nil {
 		t.Error("a tile that does not fit must be refused")
 	}
