@@ -1,0 +1,71 @@
+package simulate
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/goeq/goeq/internal/compound"
+	"github.com/goeq/goeq/internal/planner"
+	"github.com/goeq/goeq/internal/scheduler"
+	"github.com/goeq/goeq/internal/stats"
+)
+
+// BenchmarkWallFrame is the control plane's pure core on a wall of N
+// displays: one frame planned and started, and every node's done and
+// assembled stepped, without I/O. Against the live loop's
+// control_ms_per_frame (make bench) it tells the core's share of that
+// time from the server's messaging, encoding and scheduling around it.
+func BenchmarkWallFrame(b *testing.B) {
+	for _, n := range []int{64, 256} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			path := filepath.Join(b.TempDir(), "wall.eqc")
+			if err := os.WriteFile(path, []byte(Wall(n)), 0o644); err != nil {
+				b.Fatal(err)
+			}
+			m, _, err := compound.Load(path, compound.Options{Getenv: func(string) (string, bool) { return "", false }})
+			if err != nil {
+				b.Fatal(err)
+			}
+			cfg := m.Configs[0]
+			now := time.Unix(1000, 0)
+			s := scheduler.New(cfg, planner.New(cfg), scheduler.Options{Frames: 1 << 30})
+			s.Step(scheduler.Tick{Now: now})
+			for _, id := range s.Nodes() {
+				s.Step(scheduler.Join{Node: id})
+			}
+			var work []scheduler.Work
+			drain := func() {
+				for s.HasReady() {
+					rd := s.Ready()
+					s.Advance()
+					work = append(work, rd.Work...)
+				}
+			}
+			drain()
+			records := make([]stats.Record, 1)
+			// frames overlap as the config's latency lets them: each pass
+			// completes the oldest frame in flight and starts the next
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if len(work) < n {
+					b.Fatalf("frame %d: %d nodes have work, want %d", i, len(work), n)
+				}
+				for _, w := range work[:n] {
+					records[0] = stats.Record{Frame: w.Frame, Channel: w.Channels[0].Channel.ID, Compound: w.Channels[0].Tasks[0].Compound}
+					s.Step(scheduler.Done{Node: w.Node, Frame: w.Frame, Records: records})
+					s.Step(scheduler.Assembled{Node: w.Node, Frame: w.Frame})
+				}
+				work = append(work[:0], work[n:]...)
+				now = now.Add(10 * time.Millisecond)
+				s.Step(scheduler.Tick{Now: now})
+				drain()
+				if s.Completed() != i+1 {
+					b.Fatalf("frame %d: %d frames completed", i, s.Completed())
+				}
+			}
+		})
+	}
+}
