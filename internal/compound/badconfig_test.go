@@ -337,3 +337,62 @@ func TestCrossBalancedTreesDoNotExchange(t *testing.T) {
 		t.Errorf("warned about trees that never run together:\n%s", warned)
 	}
 }
+
+// A source that merges a neighbour's image into its own before sending
+// the result on with depth (a compositing tree) does not exchange: an
+// exchange collects the merged bands' colour only, and the destination's
+// depth merge of that result then showed the farther surface over 15% of
+// the frame. The destination's own merge still may.
+func TestMergedDepthSentOnKeepsTheGather(t *testing.T) {
+	src := `config {
+    appNode {
+        pipe { window { viewport [ 0 0 320 240 ] channel { name "dest" } } }
+        pipe { window { viewport [ 0 0 320 240 ] channel { name "s0" } } }
+        pipe { window { viewport [ 0 0 320 240 ] channel { name "s1" } } }
+        pipe { window { viewport [ 0 0 320 240 ] channel { name "s2" } } } }
+    compound { channel "dest" buffer [ COLOR DEPTH ]
+        compound { channel "s0" buffer [ COLOR DEPTH ]
+            compound { range [ 0 0.25 ] }
+            compound { channel "s1" range [ 0.25 0.5 ] outputframe { name "f1" } }
+            inputframe { name "f1" } outputframe { name "f01" } }
+        compound { range [ 0.5 1 ] }
+        compound { channel "s2" range [ 0.5 1 ] outputframe { name "f2" } }
+        inputframe { name "f01" } inputframe { name "f2" } }
+}`
+	res, err := configparser.Parse("merging.eqc", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Resolve(res, noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dest := m.Configs[0].Compounds[0]
+	merging := dest.Children[0]
+	if got := merging.SortLastSources(); got != nil {
+		t.Errorf("the source that sends its merged image on with depth may exchange among %d", len(got))
+	}
+	if got := len(dest.SortLastSources()); got != 0 {
+		// its children are not all leaves: it gathers as written too
+		t.Errorf("the destination may exchange among %d", got)
+	}
+	plain := `config {
+    appNode {
+        pipe { window { viewport [ 0 0 320 240 ] channel { name "dest" } } }
+        pipe { window { viewport [ 0 0 320 240 ] channel { name "s1" } } } }
+    compound { channel "dest" buffer [ COLOR DEPTH ]
+        compound { range [ 0 0.5 ] }
+        compound { channel "s1" range [ 0.5 1 ] outputframe { name "f1" } }
+        inputframe { name "f1" } }
+}`
+	res, err = configparser.Parse("plain.eqc", []byte(plain))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, err = Resolve(res, noEnv); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(m.Configs[0].Compounds[0].SortLastSources()); got != 2 {
+		t.Errorf("a destination merging two ranges may exchange among %d, want 2", got)
+	}
+}

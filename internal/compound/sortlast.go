@@ -23,7 +23,7 @@ func (c *Compound) Compositing() compositing.Strategy {
 // or blended compounds, and trees the config wires by hand), which composite
 // as written.
 func (c *Compound) SortLastSources() []*Compound {
-	if len(c.Children) < 2 || c.Channel == nil || c.Buffers&BufferDepth == 0 || len(c.OutputTiles)+len(c.InputTiles) > 0 {
+	if len(c.Children) < 2 || c.Channel == nil || c.Buffers&BufferDepth == 0 || len(c.OutputTiles)+len(c.InputTiles) > 0 || c.mergedDepthUsed() {
 		return nil
 	}
 	db := false
@@ -69,6 +69,31 @@ func (c *Compound) SortLastSources() []*Compound {
 		}
 	}
 	return c.Children
+}
+
+// mergedDepthUsed reports whether the depth of c's merged image is used
+// after c composites: c sends it on (an output frame with depth, as a
+// source that merges a neighbour's image before sending its own), or a
+// compound around c on the same channel depth-merges more images into it.
+// An exchange collects the merged bands' colour only.
+func (c *Compound) mergedDepthUsed() bool {
+	withDepth := func(frames []*Frame) bool {
+		for _, f := range frames {
+			if f.Buffers&BufferDepth != 0 {
+				return true
+			}
+		}
+		return false
+	}
+	if withDepth(c.OutputFrames) {
+		return true
+	}
+	for a := c.Parent; a != nil && a.Channel == c.Channel; a = a.Parent {
+		if withDepth(a.InputFrames) || withDepth(a.OutputFrames) {
+			return true
+		}
+	}
+	return false
 }
 
 // SortLast returns the compounds whose depth merge the planner may replace
