@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -192,6 +193,9 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	initData, _ := json.Marshal(builtin)
+	if *renderer == "volume" && !*ref {
+		warnDepthMergedVolume(logger, fs.Arg(0))
+	}
 	if *frames == 0 {
 		*frames = server.Forever
 	}
@@ -346,4 +350,31 @@ func sortedKeysOf(m map[string]string) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// warnDepthMergedVolume warns where a config would depth-merge the
+// volume renderer's slabs: they are translucent, so the picture would be
+// wrong (the reference, drawing each destination whole, shows what it
+// should be). The config's own errors are the run's to report.
+func warnDepthMergedVolume(logger *slog.Logger, path string) {
+	m, _, err := compound.Load(path, compound.Options{})
+	if err != nil {
+		return
+	}
+	for _, cfg := range m.Configs {
+		var where []string
+		for _, c := range cfg.DepthMergedRanges() {
+			name := c.Path()
+			if c.Channel != nil {
+				name = fmt.Sprintf("channel %q", c.Channel.Name)
+			}
+			if !slices.Contains(where, name) {
+				where = append(where, name)
+			}
+		}
+		if len(where) > 0 {
+			logger.Warn(fmt.Sprintf("--renderer volume: the compounds on %s depth-merge parts of the data, but a volume's parts are translucent and blend correctly only in range order: their images will be wrong. Frames with buffer [ COLOR ] blend them in order (as in examples/configs/db-volume-4.eqc)",
+				strings.Join(where, ", ")))
+		}
+	}
 }
