@@ -19,9 +19,11 @@ func (c *Compound) Compositing() compositing.Strategy {
 // the planner may replace that merge with an exchange among them: two or
 // more leaf children, each on a window of its own, each drawing a range of
 // the data over all of c's region and sending colour and depth of all of it
-// to c alone (or drawing it into c's image, on c's channel). It returns nil for anything else (2D, pixel, eye, tile, zoomed
-// or blended compounds, and trees the config wires by hand), which composite
-// as written.
+// to c alone (or drawing it into c's image, on c's channel), where nothing
+// uses c's merged depth afterwards. It returns nil for anything else (2D,
+// pixel, eye, tile, zoomed or blended compounds, trees the config wires by
+// hand, and compounds whose merged depth goes on), which composite as
+// written. Config.SortLast also leaves out trees that cross.
 func (c *Compound) SortLastSources() []*Compound {
 	if len(c.Children) < 2 || c.Channel == nil || c.Buffers&BufferDepth == 0 || len(c.OutputTiles)+len(c.InputTiles) > 0 || c.mergedDepthUsed() {
 		return nil
