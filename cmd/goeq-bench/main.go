@@ -158,10 +158,17 @@ func pairedRatio(runs, bytes int, baseline, measured func(*testing.B)) pairing {
 		p.ratio = p.measuredGBps / p.baselineGBps
 		all = append(all, p)
 	}
-	sort.Slice(all, func(i, j int) bool { return all[i].ratio < all[j].ratio })
-	mid := all[len(all)/2]
-	mid.least, mid.most = all[0].ratio, all[len(all)-1].ratio
+	mid, least, most := medianRun(all, func(p pairing) float64 { return p.ratio })
+	mid.least, mid.most = least, most
 	return mid
+}
+
+// medianRun sorts runs by key and returns the run with the median key,
+// and the least and most key: how every figure measured several times is
+// reported.
+func medianRun[T any](runs []T, key func(T) float64) (mid T, least, most float64) {
+	sort.Slice(runs, func(i, j int) bool { return key(runs[i]) < key(runs[j]) })
+	return runs[len(runs)/2], key(runs[0]), key(runs[len(runs)-1])
 }
 
 func main() {
@@ -306,14 +313,9 @@ func main() {
 		p, e, t := transportBench()
 		transports = append(transports, transportRun{p, e, t})
 	}
-	sort.Slice(transports, func(i, j int) bool {
-		return transports[i].plain/transports[i].tcp < transports[j].plain/transports[j].tcp
-	})
-	mid := transports[len(transports)/2]
+	mid, least, most := medianRun(transports, func(t transportRun) float64 { return t.plain / t.tcp })
 	res.TransportGBps, res.TransportEncryptedGBps, res.RawTCPGBps = mid.plain, mid.encrypted, mid.tcp
-	res.TransportVsTCP = mid.plain / mid.tcp
-	res.TransportVsTCPMin = transports[0].plain / transports[0].tcp
-	res.TransportVsTCPMax = transports[len(transports)-1].plain / transports[len(transports)-1].tcp
+	res.TransportVsTCP, res.TransportVsTCPMin, res.TransportVsTCPMax = mid.plain/mid.tcp, least, most
 	res.TransportEncryptedVsTCP = res.TransportEncryptedGBps / res.RawTCPGBps
 	if *eqserver != "" {
 		measurePipeline(*eqserver, *runs, &res)
@@ -375,13 +377,13 @@ func measurePipeline(eqserver string, runs int, res *result) {
 			*c.runs = append(*c.runs, pipelineRun{f, s, cores})
 		}
 	}
-	mid, lo, hi := medianPipeline(four)
+	mid, lo, hi := medianRun(four, pipelineRun.overhead)
 	res.PipelineFrameMS, res.PipelineSlowestMS, res.PipelineOverhead = mid.frame, mid.slowest, mid.overhead()
 	res.PipelineOverheadMin, res.PipelineOverheadMax, res.PipelineCoresBusy = lo, hi, mid.cores
-	mid, lo, hi = medianPipeline(one)
+	mid, lo, hi = medianRun(one, pipelineRun.overhead)
 	res.PipelineOneFrameMS, res.PipelineOneDrawMS, res.PipelineOverheadOne = mid.frame, mid.slowest, mid.overhead()
 	res.PipelineOverheadOneMin, res.PipelineOverheadOneMax, res.PipelineOneCoresBusy = lo, hi, mid.cores
-	mid, lo, hi = medianPipeline(own)
+	mid, lo, hi = medianRun(own, pipelineRun.overhead)
 	res.PipelineOwnFrameMS, res.PipelineOwnSlowestMS, res.PipelineOverheadOwn = mid.frame, mid.slowest, mid.overhead()
 	res.PipelineOverheadOwnMin, res.PipelineOverheadOwnMax, res.PipelineOwnCoresBusy = lo, hi, mid.cores
 }
@@ -390,13 +392,6 @@ func measurePipeline(eqserver string, runs int, res *result) {
 type pipelineRun struct{ frame, slowest, cores float64 }
 
 func (p pipelineRun) overhead() float64 { return p.frame / p.slowest }
-
-// medianPipeline returns the run with the median overhead and the
-// smallest and largest overheads.
-func medianPipeline(runs []pipelineRun) (mid pipelineRun, lo, hi float64) {
-	sort.Slice(runs, func(i, j int) bool { return runs[i].overhead() < runs[j].overhead() })
-	return runs[len(runs)/2], runs[0].overhead(), runs[len(runs)-1].overhead()
-}
 
 // controlRuns is a wall's control-plane figures over several runs: the
 // run with the median loop time, and the least and most loop time.
@@ -412,9 +407,8 @@ func medianControl(eqserver string, nodes, runs int) (controlRuns, error) {
 		}
 		all = append(all, run{loop, cpu})
 	}
-	sort.Slice(all, func(i, j int) bool { return all[i].loop < all[j].loop })
-	mid := all[len(all)/2]
-	return controlRuns{loop: mid.loop, cpu: mid.cpu, least: all[0].loop, most: all[len(all)-1].loop}, nil
+	mid, least, most := medianRun(all, func(r run) float64 { return r.loop })
+	return controlRuns{loop: mid.loop, cpu: mid.cpu, least: least, most: most}, nil
 }
 
 // benchCompositing measures and models the sort-last compositing
