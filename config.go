@@ -108,7 +108,7 @@ type Config struct {
 	messageBytes int
 	heads        map[int]compound.Head
 	overlay      *bool
-	layout       string
+	layout       *int
 	viewModes    map[int]bool
 	freeze       *bool
 	screenshot   string
@@ -279,7 +279,7 @@ func (c *Config) Refine() (frame int, ok bool, err error) {
 	if started == 0 {
 		return 0, false, nil
 	}
-	if c.heads != nil || c.layout != "" || c.viewModes != nil || len(c.messages) > 0 {
+	if c.heads != nil || c.layout != nil || c.viewModes != nil || len(c.messages) > 0 {
 		c.refined = 0 // the picture changes
 	}
 	if c.refined >= MaxRefineSamples {
@@ -307,7 +307,7 @@ func (c *Config) start(data []byte, sample int) (int, error) {
 	defer c.mu.Unlock()
 	frame := c.started
 	c.started++
-	c.messages, c.messageBytes, c.heads, c.overlay, c.layout, c.viewModes, c.freeze, c.screenshot = nil, 0, nil, nil, "", nil, nil, ""
+	c.messages, c.messageBytes, c.heads, c.overlay, c.layout, c.viewModes, c.freeze, c.screenshot = nil, 0, nil, nil, nil, nil, nil, ""
 	return frame, nil
 }
 
@@ -370,24 +370,41 @@ func (c *Config) Broadcast(v any) error {
 	return nil
 }
 
-// Layouts lists the config's layouts' names, in the config's order.
+// Layouts lists the config's layouts' names, in the config's order (some
+// may be empty: UseLayoutIndex chooses those).
 func (c *Config) Layouts() []string { return append([]string(nil), c.layouts...) }
 
 // UseLayout shows the layout of that name on every canvas that has it,
 // from the next frame started on, as Equalizer's Canvas::useLayout does:
 // the destination channels of its views render, those of the layout it
-// replaces stop. A canvas shows its first layout until then. Layouts are
-// chosen by name: an unnamed one cannot be.
+// replaces stop. A canvas shows its first layout until then.
 func (c *Config) UseLayout(name string) error {
-	if name == "" || !slices.Contains(c.layouts, name) {
-		quoted := make([]string, len(c.layouts))
-		for i, l := range c.layouts {
-			quoted[i] = strconv.Quote(l)
-		}
-		return fmt.Errorf("goeq: no layout %q: the config has %s", name, cmp.Or(strings.Join(quoted, ", "), "none"))
+	if i := slices.Index(c.layouts, name); name != "" && i >= 0 {
+		return c.UseLayoutIndex(i)
 	}
-	c.layout = name
+	return fmt.Errorf("goeq: no layout %q: the config has %s", name, c.describeLayouts())
+}
+
+// UseLayoutIndex is UseLayout for the config's layout at index i, in the
+// order Layouts lists them: the way to choose a layout without a name.
+func (c *Config) UseLayoutIndex(i int) error {
+	if i < 0 || i >= len(c.layouts) {
+		return fmt.Errorf("goeq: no layout %d: the config has %s", i, c.describeLayouts())
+	}
+	c.layout = &i
 	return nil
+}
+
+func (c *Config) describeLayouts() string {
+	var names []string
+	for i, l := range c.layouts {
+		if l == "" {
+			names = append(names, fmt.Sprintf("%d (unnamed)", i))
+		} else {
+			names = append(names, strconv.Quote(l))
+		}
+	}
+	return cmp.Or(strings.Join(names, ", "), "none")
 }
 
 // ViewMode is how a view renders: with one eye, or with two.

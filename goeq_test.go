@@ -751,51 +751,98 @@ func TestConfigText(t *testing.T) {
 // a running eqserver.
 func TestUseLayoutSwitchesFromAFrameOn(t *testing.T) {
 	layoutOf := map[int]string{2: "halves", 4: "whole"} // switches, by frame
-	const frames = 6
-	run := func(opt goeq.Options) (map[int][]string, string) {
-		out := t.TempDir()
-		opt.OutDir, opt.InitData = out, squareInit{Scale: 1.4}
-		cfg, err := goeq.Start(context.Background(), turningSquare{}, opt)
-		if err != nil {
-			t.Fatal(err)
+	use := func(cfg *goeq.Config, frame int) error {
+		if name, ok := layoutOf[frame]; ok {
+			return cfg.UseLayout(name)
 		}
+		return nil
+	}
+	check := func(cfg *goeq.Config) {
 		if got := cfg.Layouts(); !slices.Equal(got, []string{"whole", "halves"}) {
 			t.Errorf("layouts %q", got)
 		}
 		if err := cfg.UseLayout("quarters"); err == nil || !strings.Contains(err.Error(), `"whole", "halves"`) {
 			t.Errorf("an unknown layout: %v", err)
 		}
-		for i := 0; i < frames && err == nil; i++ {
-			if name, ok := layoutOf[i]; ok {
-				err = cfg.UseLayout(name)
-			}
-			if err == nil {
-				_, err = cfg.StartFrame(camera{Frame: i, Angle: 0.35 * float64(i)})
-			}
-		}
-		sum, exitErr := cfg.Exit()
-		if err != nil || exitErr != nil {
-			t.Fatalf("run: %v; exit: %v", err, exitErr)
-		}
-		byFrame := map[int][]string{}
-		for _, w := range sum.Written {
-			var f int
-			base := filepath.Base(w)
-			if _, err := fmt.Sscanf(base[strings.LastIndex(base, "-")+1:], "%06d.png", &f); err != nil {
-				t.Fatalf("image %s: %v", base, err)
-			}
-			byFrame[f] = append(byFrame[f], base)
-		}
-		return byFrame, out
 	}
 	path := examples("two-layouts.eqc")
-	want, wantDir := run(goeq.Options{Config: path, Reference: true})
-	inProcess, inProcessDir := run(goeq.Options{Config: path})
-	compareLayoutRuns(t, frames, inProcess, inProcessDir, want, wantDir)
+	want, wantDir := runLayoutSwitches(t, goeq.Options{Config: path, Reference: true}, check, use)
+	inProcess, inProcessDir := runLayoutSwitches(t, goeq.Options{Config: path}, check, use)
+	compareLayoutRuns(t, layoutFrames, inProcess, inProcessDir, want, wantDir)
 
 	t.Setenv("GOEQ_TOKEN", "the-shared-token")
-	onServer, onServerDir := run(goeq.Options{Server: startAppServer(t, path).addr})
-	compareLayoutRuns(t, frames, onServer, onServerDir, want, wantDir)
+	onServer, onServerDir := runLayoutSwitches(t, goeq.Options{Server: startAppServer(t, path).addr}, check, use)
+	compareLayoutRuns(t, layoutFrames, onServer, onServerDir, want, wantDir)
+}
+
+// Layouts without a name (as in the corpus' hactar.eqc) are chosen by
+// their index, in the config's order, as Equalizer's canvases take them.
+func TestUseLayoutIndexChoosesUnnamedLayouts(t *testing.T) {
+	text, err := os.ReadFile(examples("two-layouts.eqc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	unnamed := strings.NewReplacer(`name "whole"`, "", `name "halves"`, "", `layout "whole"`, "layout 0", `layout "halves"`, "layout 1").Replace(string(text))
+	use := func(cfg *goeq.Config, frame int) error {
+		switch frame {
+		case 2:
+			return cfg.UseLayoutIndex(1)
+		case 4:
+			return cfg.UseLayoutIndex(0)
+		}
+		return nil
+	}
+	check := func(cfg *goeq.Config) {
+		if got := cfg.Layouts(); !slices.Equal(got, []string{"", ""}) {
+			t.Errorf("layouts %q", got)
+		}
+		for _, err := range []error{cfg.UseLayout(""), cfg.UseLayoutIndex(2), cfg.UseLayoutIndex(-1)} {
+			if err == nil || !strings.Contains(err.Error(), "0 (unnamed), 1 (unnamed)") {
+				t.Errorf("an unknown layout: %v", err)
+			}
+		}
+	}
+	opt := goeq.Options{Config: "unnamed.eqc", ConfigText: unnamed}
+	opt.Reference = true
+	want, wantDir := runLayoutSwitches(t, opt, check, use)
+	opt.Reference = false
+	got, gotDir := runLayoutSwitches(t, opt, check, use)
+	compareLayoutRuns(t, layoutFrames, got, gotDir, want, wantDir)
+}
+
+const layoutFrames = 6
+
+// runLayoutSwitches runs layoutFrames frames of the turning square,
+// calling use before each frame starts (check once at the start), and
+// returns the images each frame wrote and where.
+func runLayoutSwitches(t *testing.T, opt goeq.Options, check func(*goeq.Config), use func(*goeq.Config, int) error) (map[int][]string, string) {
+	t.Helper()
+	out := t.TempDir()
+	opt.OutDir, opt.InitData = out, squareInit{Scale: 1.4}
+	cfg, err := goeq.Start(context.Background(), turningSquare{}, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(cfg)
+	for i := 0; i < layoutFrames && err == nil; i++ {
+		if err = use(cfg, i); err == nil {
+			_, err = cfg.StartFrame(camera{Frame: i, Angle: 0.35 * float64(i)})
+		}
+	}
+	sum, exitErr := cfg.Exit()
+	if err != nil || exitErr != nil {
+		t.Fatalf("run: %v; exit: %v", err, exitErr)
+	}
+	byFrame := map[int][]string{}
+	for _, w := range sum.Written {
+		var f int
+		base := filepath.Base(w)
+		if _, err := fmt.Sscanf(base[strings.LastIndex(base, "-")+1:], "%06d.png", &f); err != nil {
+			t.Fatalf("image %s: %v", base, err)
+		}
+		byFrame[f] = append(byFrame[f], base)
+	}
+	return byFrame, out
 }
 
 // compareLayoutRuns checks a run of TestUseLayoutSwitchesFromAFrameOn

@@ -57,7 +57,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	merge := fs.String("merge", "auto", "where destinations depth-merge sort-last inputs: auto (in memory, as cpu), gpu (a shader per input) or cpu")
 	compositingFlag := fs.String("compositing", "", "how every sort-last compound composites, overriding the config: auto (chosen by the cost model), gather, direct_send, binary_swap or radix_k")
 	ref := fs.Bool("reference", false, "every destination channel renders its whole frame itself (the oracle for decomposed runs)")
-	layout := fs.String("layout", "", "make this layout the active one on the canvases that have it")
+	layout := fs.String("layout", "", "make this layout the active one on the canvases that have it: its name, or its index in the config (for unnamed ones)")
 	frameTimeout := fs.Duration("frame-timeout", 10*time.Second, "a frame that does not complete in this time once it is the oldest in flight fails the run")
 	liveness := fs.Duration("liveness", scheduler.DefaultLiveness, "the shortest silence after which a node is lost (it grows by itself with each node's heartbeat gaps and the frame time)")
 	relaunch := fs.Int("relaunch", 0, "start a lost node's client again, up to N times per node: it rejoins and gets work again")

@@ -395,17 +395,11 @@ func main() {
 	}
 	home := c.cam
 	n := 0
-	shown := *overlay    // what the overlay is set to
-	var layouts []string // l steps through the named ones
-	for _, l := range cfg.Layouts() {
-		if l != "" {
-			layouts = append(layouts, l)
-		}
-	}
-	c.layouts = len(layouts)
-	used := 0       // the layout showing
-	frozen := false // the load balancing, as last asked for
-	stereo := false // the views, as last asked for
+	shown := *overlay              // what the overlay is set to
+	c.layouts = len(cfg.Layouts()) // l steps through them, named or not
+	used := 0                      // the layout showing
+	frozen := false                // the load balancing, as last asked for
+	stereo := false                // the views, as last asked for
 	frame := func() error {
 		switch {
 		case replay != nil:
@@ -434,7 +428,7 @@ func main() {
 			stereo = c.stereo
 		}
 		if c.layout != used {
-			if err := cfg.UseLayout(layouts[c.layout]); err != nil {
+			if err := cfg.UseLayoutIndex(c.layout); err != nil {
 				return err
 			}
 			used = c.layout

@@ -1,15 +1,52 @@
 package compound
 
-// LayoutIndexes are where the layout named name stands in each canvas
-// that has it.
-func (c *Config) LayoutIndexes(name string) map[*Canvas]int {
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// LayoutIndexes are where layout l stands in each canvas that has it.
+func (c *Config) LayoutIndexes(l *Layout) map[*Canvas]int {
 	out := map[*Canvas]int{}
 	for _, cv := range c.Canvases {
-		for i, l := range cv.Layouts {
-			if l != nil && l.Name == name {
+		for i, cl := range cv.Layouts {
+			if cl != nil && cl == l {
 				out[cv] = i
 			}
 		}
 	}
 	return out
+}
+
+// FindLayout is the config's layout called name or, when none is, the
+// one at that index in the config's order, as the config language
+// refers to layouts (`layout 1`): unnamed layouts can be chosen too.
+func (c *Config) FindLayout(name string) (*Layout, error) {
+	for _, l := range c.Layouts {
+		if l.Name == name && name != "" {
+			return l, nil
+		}
+	}
+	if i, err := strconv.Atoi(name); err == nil && i >= 0 && i < len(c.Layouts) {
+		return c.Layouts[i], nil
+	}
+	return nil, fmt.Errorf("no layout %q: the config has %s", name, c.DescribeLayouts())
+}
+
+// DescribeLayouts lists the config's layouts for a message: by name, and
+// by index where a layout has none.
+func (c *Config) DescribeLayouts() string {
+	if len(c.Layouts) == 0 {
+		return "none"
+	}
+	var names []string
+	for i, l := range c.Layouts {
+		if l.Name == "" {
+			names = append(names, fmt.Sprintf("%d (unnamed)", i))
+		} else {
+			names = append(names, strconv.Quote(l.Name))
+		}
+	}
+	return strings.Join(names, ", ")
 }

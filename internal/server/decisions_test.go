@@ -9,8 +9,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
+	"github.com/goeq/goeq/internal/compound"
 	"github.com/goeq/goeq/internal/imagecmp"
 	"github.com/goeq/goeq/internal/stats"
 )
@@ -198,3 +200,24 @@ func TestOnlyTheRegionOfInterestIsSent(t *testing.T) {
 }
 
 func filepathFrame(label string, f int) string { return fmt.Sprintf("%s-%06d.png", label, f) }
+
+// --layout takes a layout's name, or its index where it has none (the
+// corpus' hactar.eqc has two unnamed layouts on its canvas).
+func TestLayoutOptionTakesAnIndexForUnnamedLayouts(t *testing.T) {
+	m, _, err := compound.Load(filepath.Join(corpusDir(), "hactar.eqc"), compound.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := m.Configs[0]
+	if err := activateLayout(cfg, "1"); err != nil {
+		t.Fatal(err)
+	}
+	for _, cv := range cfg.Canvases {
+		if cv.Layouts[cv.ActiveLayout] != cfg.Layouts[1] {
+			t.Errorf("canvas %q shows layout %d, want the config's second", cv.Name, cv.ActiveLayout)
+		}
+	}
+	if err := activateLayout(cfg, "2"); err == nil || !strings.Contains(err.Error(), "0 (unnamed), 1 (unnamed)") {
+		t.Errorf("a third layout: %v", err)
+	}
+}

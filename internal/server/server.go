@@ -144,9 +144,10 @@ type AppFrame struct {
 	// Overlay, when set, switches the statistics overlay on or off from
 	// this frame on.
 	Overlay *bool
-	// Layout, when set, shows the layout of that name on every canvas
-	// that has it from this frame on.
-	Layout string `json:",omitempty"`
+	// Layout, when set, shows the config's layout of that index (in
+	// RunInfo.Layouts' order) on every canvas that has it from this frame
+	// on: by index, since layouts may have no name.
+	Layout *int `json:",omitempty"`
 	// ViewModes makes views (by index in the config's views, layout by
 	// layout) stereo (true) or mono from this frame on.
 	ViewModes map[int]bool `json:",omitempty"`
@@ -530,25 +531,21 @@ func (p plannerWithOverhead) Plan(frame int) *planner.FramePlan {
 	return plan
 }
 
-// activateLayout makes the named layout the active one on every canvas
-// that has it.
+// activateLayout makes the named layout (or, unnamed, the one at that
+// index) the active one on every canvas that has it.
 func activateLayout(cfg *compound.Config, name string) error {
-	indexes := cfg.LayoutIndexes(name)
+	l, err := cfg.FindLayout(name)
+	if err != nil {
+		return err
+	}
+	indexes := cfg.LayoutIndexes(l)
 	if len(indexes) == 0 {
-		return noLayout(cfg, name)
+		return fmt.Errorf("no canvas has layout %q", name)
 	}
 	for cv, i := range indexes {
 		cv.ActiveLayout = i
 	}
 	return nil
-}
-
-func noLayout(cfg *compound.Config, name string) error {
-	var names []string
-	for _, l := range cfg.Layouts {
-		names = append(names, fmt.Sprintf("%q", l.Name))
-	}
-	return fmt.Errorf("no canvas has a layout %q (layouts: %s)", name, strings.Join(names, ", "))
 }
 
 func (s *server) clientBinary() string {
@@ -1136,9 +1133,13 @@ func (s *server) request(af AppFrame) (scheduler.Request, error) {
 		}
 		req.ViewModes[views[i]] = stereo
 	}
-	if af.Layout != "" {
-		if req.Layouts = s.cfg.LayoutIndexes(af.Layout); len(req.Layouts) == 0 {
-			return req, fmt.Errorf("frame %d: %w", frame, noLayout(s.cfg, af.Layout))
+	if af.Layout != nil {
+		i := *af.Layout
+		if i < 0 || i >= len(s.cfg.Layouts) {
+			return req, fmt.Errorf("frame %d: no layout %d: the config has %s", frame, i, s.cfg.DescribeLayouts())
+		}
+		if req.Layouts = s.cfg.LayoutIndexes(s.cfg.Layouts[i]); len(req.Layouts) == 0 {
+			return req, fmt.Errorf("frame %d: no canvas has layout %d", frame, i)
 		}
 	}
 	return req, nil
