@@ -401,6 +401,36 @@ func (c *Compound) Path() string {
 // IsLeaf reports whether the compound has no children.
 func (c *Compound) IsLeaf() bool { return len(c.Children) == 0 }
 
+// DrawsFor reports whether c, a compound below it, or the producer of a
+// frame one of them assembles draws for eye: an eye decomposition has no
+// compound for the cyclop eye, so its view shown mono has nothing to draw.
+func (c *Compound) DrawsFor(eye int) bool {
+	return c.drawsFor(eye, map[*Compound]bool{})
+}
+
+func (c *Compound) drawsFor(eye int, seen map[*Compound]bool) bool {
+	if seen[c] {
+		return false
+	}
+	seen[c] = true
+	if c.Eyes&eye != 0 && c.Tasks&TaskDraw != 0 && c.Channel != nil {
+		return true
+	}
+	for _, f := range c.InputFrames {
+		for _, p := range f.Producers {
+			if p.drawsFor(eye, seen) {
+				return true
+			}
+		}
+	}
+	for _, ch := range c.Children {
+		if ch.drawsFor(eye, seen) {
+			return true
+		}
+	}
+	return false
+}
+
 // IsDestination reports whether c is the top-most compound with a channel:
 // the one whose channel shows the result. Compounds below it are sources
 // and render parts of its frustum, whatever their own channel.

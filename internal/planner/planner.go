@@ -811,7 +811,11 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 	if cp == nil {
 		return
 	}
-	if c.Tasks&compound.TaskDraw != 0 && !c.IsLeaf() && renders {
+	// a view switched to a mode its tree has no part for (an eye
+	// decomposition shown mono) is drawn by its destination, where
+	// Equalizer's would show nothing
+	unserved := !c.IsLeaf() && c.Destination() == c && !c.DrawsFor(eye)
+	if (c.Tasks&compound.TaskDraw != 0 || unserved) && !c.IsLeaf() && renders {
 		// an inner compound that draws does so before assembling
 		t := task(Draw)
 		t.Samples = p.drawSamples(c)

@@ -545,3 +545,38 @@ func TestTileQueuePerEye(t *testing.T) {
 		n = l
 	}
 }
+
+// An eye decomposition shown mono (the corpus' 3-window.EYE.anaglyph.eqc
+// with its view switched) has no compound for the cyclop eye: its
+// destination draws the frame itself rather than show nothing, and goes
+// back to assembling the eyes once the view is stereo again.
+func TestAViewShownInAModeItsTreeLacksIsDrawnByItsDestination(t *testing.T) {
+	m, _, err := compound.Load(filepath.Join("..", "..", "..", "shared", "eqc-corpus", "3-window.EYE.anaglyph.eqc"), compound.Options{Getenv: func(string) (string, bool) { return "", false }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := m.Configs[0]
+	p := New(cfg)
+	p.SetViewMode(1, cfg.Views()[0], false)
+	p.SetViewMode(2, cfg.Views()[0], true)
+	for f, want := range []map[string]string{
+		{"destination": "clear assemble clear assemble", "channel1": "clear draw readback", "channel2": "clear draw readback"},
+		{"destination": "clear draw"},
+		{"destination": "clear assemble clear assemble", "channel1": "clear draw readback", "channel2": "clear draw readback"},
+	} {
+		got := map[string]string{}
+		for _, cp := range p.Plan(f).Channels {
+			got[cp.Channel.Name] = strings.ToLower(kinds(cp))
+			if cp.Channel.Name == "destination" {
+				for _, task := range cp.Tasks {
+					if task.Kind == Draw && (task.Eye != compound.EyeCyclop || task.ColorMask != 0 || task.Region != cp.Viewport) {
+						t.Errorf("frame %d: the destination draws eye %d (mask %v) over %v, want the cyclop eye over %v", f, task.Eye, task.ColorMask, task.Region, cp.Viewport)
+					}
+				}
+			}
+		}
+		if !maps.Equal(got, want) {
+			t.Errorf("frame %d: tasks %v, want %v", f, got, want)
+		}
+	}
+}
