@@ -1151,6 +1151,50 @@ func TestSetViewModeSwitchesFromAFrameOn(t *testing.T) {
 	}
 }
 
+// An eye decomposition shown mono (the corpus' 3-window.EYE.anaglyph.eqc,
+// whose compounds draw only the left and the right eye) shows the mono
+// picture, drawn by its destination, not an empty window: frame for frame
+// as the reference draws it, and back to the eyes once stereo again.
+func TestAnEyeDecompositionShownMonoIsDrawn(t *testing.T) {
+	const frames = 6
+	run := func(opt goeq.Options) string {
+		out := t.TempDir()
+		opt.OutDir, opt.InitData, opt.Local = out, squareInit{Scale: 1.4}, true
+		cfg, err := goeq.Start(context.Background(), turningSquare{}, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < frames && err == nil; i++ {
+			switch i {
+			case 2:
+				err = cfg.SetViewMode(0, goeq.Mono)
+			case 4:
+				err = cfg.SetViewMode(0, goeq.Stereo)
+			}
+			if err == nil {
+				_, err = cfg.StartFrame(camera{Frame: i, Angle: 0.35 * float64(i)})
+			}
+		}
+		if _, exitErr := cfg.Exit(); err != nil || exitErr != nil {
+			t.Fatalf("run: %v; exit: %v", err, exitErr)
+		}
+		return out
+	}
+	path := filepath.Join("..", "shared", "eqc-corpus", "3-window.EYE.anaglyph.eqc")
+	want := run(goeq.Options{Config: path, Reference: true})
+	got := run(goeq.Options{Config: path})
+	for f := 0; f < frames; f++ {
+		name := fmt.Sprintf("destination-%06d.png", f)
+		d, err := imagecmp.CompareFiles(filepath.Join(got, name), filepath.Join(want, name), 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.BadFraction() > 0.0002 {
+			t.Errorf("frame %d: %s", f, d)
+		}
+	}
+}
+
 // Every draw knows the config's view it is for (the one its destination
 // shows): on two-layouts.eqc's halves, the two sources of the left view
 // draw for view 1, the destination's own draw of the right view for view
