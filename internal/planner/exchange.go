@@ -37,12 +37,15 @@ type Exchanged struct {
 func (p *Planner) exchangeFor(c *compound.Compound, eye int, states map[string]CompoundState) *exchange {
 	all := p.sortLast[c]
 	ps := states[c.Path()]
-	if all == nil || !ps.Active || ps.Share.W <= 0 || ps.Share.H <= 0 {
+	if all == nil || !ps.Active || ps.Share.W <= 0 || ps.Share.H <= 0 || p.standIns[c] != nil {
 		return nil
 	}
 	var sources []*compound.Compound
 	renders := false
 	for _, ch := range all {
+		if p.standIns[ch] != nil {
+			return nil // a stand-in draws a lost source's part: it is gathered
+		}
 		if s := states[ch.Path()]; s.Active && !s.Skip && s.Eyes&eye != 0 {
 			sources = append(sources, ch)
 			renders = renders || ch.Channel == c.Channel

@@ -11,6 +11,7 @@ package planner
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -239,6 +240,11 @@ type FramePlan struct {
 	// Exchanges are the sort-last compounds whose sources exchange bands
 	// this frame, and how.
 	Exchanges []Exchanged
+	// Missing are the compounds of lost channels whose part the frame
+	// goes without: no equalizer shares their work out, and no stand-in
+	// can draw it (they composite other sources' frames, as a direct
+	// send written in the config does).
+	Missing []string
 }
 
 // Planner plans frames for one config. Feed it statistics as frames
@@ -258,7 +264,16 @@ type Planner struct {
 	// down holds channels whose node died: their compounds leave the
 	// frame and the equalizers share their work out.
 	down map[*compound.Channel]bool
-	seq  int // task sequence of the frame being planned
+	// standIns are the channels that run the compounds of down channels
+	// no equalizer shares out (findStandIns), for the frame being planned
+	standIns map[*compound.Compound]*compound.Channel
+	// front counts the tasks a stand-in runs for lost compounds ahead of
+	// its own, by channel plan, in the frame being planned
+	front map[*ChannelPlan]int
+	// stranded are the compounds of down channels no one draws
+	// (FramePlan.Missing)
+	stranded map[*compound.Compound]bool
+	seq      int // task sequence of the frame being planned
 	// compounds is how many the config has (a frame's states, sized once)
 	compounds int
 	eyeViews  map[eyeKey]*eyeView
@@ -294,7 +309,7 @@ func New(cfg *compound.Config) *Planner {
 	p := &Planner{cfg: cfg, loads: map[*compound.Compound]*equalizer.Load{}, trees: map[*compound.Compound]bool{},
 		views: map[*compound.Compound]*equalizer.View{}, dfrs: map[*compound.Compound]*equalizer.DFR{},
 		framerate: map[*compound.Compound]*equalizer.Framerate{}, usage: map[*compound.Compound]float64{},
-		history: map[int]map[string]CompoundState{}, down: map[*compound.Channel]bool{},
+		history: map[int]map[string]CompoundState{}, down: map[*compound.Channel]bool{}, standIns: map[*compound.Compound]*compound.Channel{}, front: map[*ChannelPlan]int{}, stranded: map[*compound.Compound]bool{},
 		firstSends: map[*compound.Compound][]Output{}, Rates: compositing.DefaultRates,
 		chosen: map[*compound.Compound]compositing.Strategy{}, eyeViews: map[eyeKey]*eyeView{}, drawn: map[*compound.Compound]int{}}
 	p.sortLast = cfg.SortLast()
@@ -366,8 +381,9 @@ func (p *Planner) Balance() []BalanceState {
 	return out
 }
 
-// SetChannelDown takes a channel out of (or back into) the frames: its
-// compounds become inactive and the equalizers redistribute their work.
+// SetChannelDown takes a channel out of (or back into) the frames: the
+// equalizers redistribute its compounds' work, and where none does (a
+// static decomposition) its destination's channel draws it instead.
 func (p *Planner) SetChannelDown(ch *compound.Channel, down bool) {
 	if down {
 		p.down[ch] = true
@@ -396,6 +412,7 @@ func (p *Planner) Plan(frame int) *FramePlan {
 	}
 	// 1. base state: active by period/phase and the destination's layout
 	// and eyes, local values as configured
+	p.findStandIns()
 	p.cfg.Walk(func(c *compound.Compound) {
 		eyes := 0
 		if dest := c.Destination(); dest != nil && dest.Channel.Showing() {
@@ -403,7 +420,10 @@ func (p *Planner) Plan(frame int) *FramePlan {
 		} else if dest == nil {
 			eyes = c.Eyes
 		}
-		active := c.IsActive(frame) && !p.down[c.Channel] && eyes != 0
+		active := c.IsActive(frame) && (!p.down[c.Channel] || p.standIns[c] != nil) && eyes != 0
+		if p.stranded[c] && c.IsActive(frame) && eyes != 0 {
+			plan.Missing = append(plan.Missing, c.Path())
+		}
 		states[c.Path()] = CompoundState{Active: active, Eyes: eyes, Local: c.Local}
 	})
 	// 2. equalizers, top-down so that inner ones see their share
@@ -426,6 +446,7 @@ func (p *Planner) Plan(frame int) *FramePlan {
 	})
 	byChannel := make(map[*compound.Channel]*ChannelPlan, len(p.cfg.Channels))
 	p.seq = 0
+	clear(p.front)
 	clear(p.firstSends)
 	p.cfg.Walk(func(c *compound.Compound) {
 		if c.Channel != nil && c.Destination() == c {
@@ -435,6 +456,81 @@ func (p *Planner) Plan(frame int) *FramePlan {
 		}
 	})
 	return plan
+}
+
+// findStandIns gives each compound of a down channel whose work no
+// equalizer shares out (a static 2D, DB, eye or time-multiplex part) its
+// destination's channel as a stand-in, so that the part is still drawn:
+// by the node that shows it, in the compound's own way (its readback and
+// output frames too). Its tasks run before the destination's own (they
+// are not Home), which then clears and assembles them as before. A lost
+// compound that assembles other sources' frames cannot be stood in for
+// that way (it would wait for frames its stand-in draws later): it is
+// stranded, and frames go without its part.
+func (p *Planner) findStandIns() {
+	clear(p.standIns)
+	clear(p.stranded)
+	if len(p.down) == 0 {
+		return
+	}
+	p.cfg.Walk(func(c *compound.Compound) { // parents first
+		if c.Channel == nil || !p.down[c.Channel] {
+			return
+		}
+		parent := c.Parent
+		if parent != nil && parent.Channel == c.Channel {
+			if in := p.standIns[parent]; in != nil {
+				p.standIns[c] = in
+			}
+			return
+		}
+		dest := c.Destination()
+		if dest == nil || dest == c || p.down[dest.Channel] || parent == nil ||
+			p.loads[parent] != nil || p.views[parent] != nil || tileEqualizer(parent) != nil {
+			return // its equalizer shares the work out (or there is no one to draw it)
+		}
+		if assemblesOnItsChannel(c) {
+			p.stranded[c] = true
+			return
+		}
+		p.standIns[c] = dest.Channel
+	})
+}
+
+// assemblesOnItsChannel reports whether c or a compound below it on the
+// same channel assembles input frames.
+func assemblesOnItsChannel(c *compound.Compound) bool {
+	if len(c.InputFrames) > 0 {
+		return true
+	}
+	for _, ch := range c.Children {
+		if ch.Channel == c.Channel && assemblesOnItsChannel(ch) {
+			return true
+		}
+	}
+	return false
+}
+
+// channelOf is the channel that runs c's tasks: its own, or its stand-in
+// while its own is down.
+func (p *Planner) channelOf(c *compound.Compound) *compound.Channel {
+	if in := p.standIns[c]; in != nil {
+		return in
+	}
+	return c.Channel
+}
+
+// add appends t, a task of c, to its channel plan; a stand-in runs the
+// tasks of a lost compound before its own, whose clear then leaves the
+// destination as it would be.
+func (p *Planner) add(cp *ChannelPlan, c *compound.Compound, t Task) {
+	if p.standIns[c] == nil {
+		cp.Tasks = append(cp.Tasks, t)
+		return
+	}
+	i := p.front[cp]
+	cp.Tasks = slices.Insert(cp.Tasks, i, t)
+	p.front[cp] = i + 1
 }
 
 // compose makes a compound's values destination-relative: viewport, range,
@@ -754,13 +850,13 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 		return
 	}
 	var cp *ChannelPlan
-	if c.Channel != nil {
-		cp = byChannel[c.Channel]
+	if ch := p.channelOf(c); ch != nil {
+		cp = byChannel[ch]
 		if cp == nil {
 			// a channel that renders clears and draws at least
-			cp = &ChannelPlan{Channel: c.Channel, Tasks: make([]Task, 0, 2), Viewport: p.Sizes.Channel(c.Channel),
-				WindowSize: p.Sizes.Window(c.Channel.Window), View: p.cfg.ViewIndex(c.Channel)}
-			byChannel[c.Channel] = cp
+			cp = &ChannelPlan{Channel: ch, Tasks: make([]Task, 0, 2), Viewport: p.Sizes.Channel(ch),
+				WindowSize: p.Sizes.Window(ch.Window), View: p.cfg.ViewIndex(ch)}
+			byChannel[ch] = cp
 			plan.Channels = append(plan.Channels, cp)
 		}
 		cp.Destination = cp.Destination || c.Destination() == c
@@ -780,7 +876,7 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 	queue := queueOf(c, eye)
 	if renders {
 		if c.Tasks&compound.TaskClear != 0 {
-			cp.Tasks = append(cp.Tasks, task(Clear))
+			p.add(cp, c, task(Clear))
 		}
 		if c.Tasks&compound.TaskDraw != 0 && c.IsLeaf() {
 			t := task(Draw)
@@ -792,7 +888,7 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 					t.Outputs = p.outputs(c, states)
 				}
 			}
-			cp.Tasks = append(cp.Tasks, t)
+			p.add(cp, c, t)
 		}
 	}
 	x := p.exchangeFor(c, eye, states)
@@ -819,7 +915,7 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 		// an inner compound that draws does so before assembling
 		t := task(Draw)
 		t.Samples = p.drawSamples(c)
-		cp.Tasks = append(cp.Tasks, t)
+		p.add(cp, c, t)
 	}
 	if c.Tasks&compound.TaskAssemble != 0 && len(c.InputFrames) > 0 && !(s.Skip && s.Share.W == 0) {
 		t := task(Assemble)
@@ -835,7 +931,7 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 			for _, prod := range f.Producers {
 				ps := states[prod.Path()]
 				if ps.Active && !ps.Skip && ps.Eyes&eye != 0 && prod.Channel != nil && prod.Tasks&compound.TaskReadback != 0 {
-					in.Producers = append(in.Producers, prod.Channel.ID)
+					in.Producers = append(in.Producers, p.channelOf(prod).ID)
 					in.Tiles = in.Tiles || queueOf(prod, eye) != ""
 					in.Native = in.Native || prod.Destination() != c.Destination()
 					if monitor {
@@ -849,7 +945,7 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 			}
 		}
 		if len(t.Inputs) > 0 {
-			cp.Tasks = append(cp.Tasks, t)
+			p.add(cp, c, t)
 		}
 	}
 	sends, exchanging := p.firstSends[c]
@@ -861,7 +957,7 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 			t.Exchange = ExchangeFirst
 			delete(p.firstSends, c)
 		}
-		cp.Tasks = append(cp.Tasks, t)
+		p.add(cp, c, t)
 	}
 }
 
@@ -885,7 +981,7 @@ func (p *Planner) numbered(t Task, kind Kind) Task {
 // task makes compound c's task for an eye, without its kind and order.
 func (p *Planner) task(c *compound.Compound, eye int, states map[string]CompoundState) Task {
 	s := states[c.Path()]
-	t := Task{Home: c.Destination().Channel.Window == c.Channel.Window, Compound: c.Path(), Eye: eye, View: p.cfg.ViewIndex(c.Destination().Channel),
+	t := Task{Home: c.Destination().Channel.Window == c.Channel.Window && p.standIns[c] == nil, Compound: c.Path(), Eye: eye, View: p.cfg.ViewIndex(c.Destination().Channel),
 		Viewport: s.Viewport, Range: s.Range, Pixel: s.Pixel,
 		Subpixel: s.Subpixel, Zoom: s.Zoom, Buffers: c.Buffers, Share: s.Share, Region: region(c, s),
 		ColorMask: colorMask(c, eye)}
@@ -937,7 +1033,7 @@ func (p *Planner) outputs(c *compound.Compound, states map[string]CompoundState)
 		}
 		for _, cons := range f.Consumers {
 			if cs := states[cons.Path()]; cs.Active && cons.Channel != nil {
-				out.Consumers = append(out.Consumers, cons.Channel.ID)
+				out.Consumers = append(out.Consumers, p.channelOf(cons).ID)
 				out.ROI = out.ROI && clears(cons)
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -578,5 +579,63 @@ func TestAViewShownInAModeItsTreeLacksIsDrawnByItsDestination(t *testing.T) {
 		if !maps.Equal(got, want) {
 			t.Errorf("frame %d: tasks %v, want %v", f, got, want)
 		}
+	}
+}
+
+// A down channel's static part goes to its destination's channel, ahead
+// of the channel's own tasks, and its frame comes from there; a lost part
+// that assembles others' frames has no stand-in and is reported missing.
+func TestADownChannelsStaticPartHasAStandIn(t *testing.T) {
+	corpus := func(name string) *compound.Config {
+		m, _, err := compound.Load(filepath.Join("..", "..", "..", "shared", "eqc-corpus", name), compound.Options{Getenv: func(string) (string, bool) { return "", false }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.Configs[0]
+	}
+	cfg := corpus("2-node.DB.eqc")
+	p := New(cfg)
+	var lost *compound.Channel
+	for _, ch := range cfg.Channels {
+		if ch.Name == "channel2" {
+			lost = ch
+		}
+	}
+	p.SetChannelDown(lost, true)
+	plan := p.Plan(0)
+	if len(plan.Missing) != 0 || channel(plan, "channel2") != nil {
+		t.Fatalf("missing %v; channel2 planned: %v", plan.Missing, channel(plan, "channel2") != nil)
+	}
+	var dest *ChannelPlan
+	for _, cp := range plan.Channels {
+		if cp.Destination {
+			dest = cp
+		}
+	}
+	if got := strings.ToLower(kinds(dest)); got != "clear draw readback clear draw assemble" {
+		t.Errorf("the destination's tasks: %s", got)
+	}
+	for i, task := range dest.Tasks {
+		if task.Home != (i >= 3) {
+			t.Errorf("task %d (%s of %s): home %v", i, task.Kind, task.Compound, task.Home)
+		}
+		if task.Kind == Assemble && (len(task.Inputs) != 1 || !slices.Equal(task.Inputs[0].Producers, []string{dest.Channel.ID})) {
+			t.Errorf("assembles %+v, want the stand-in's frame", task.Inputs)
+		}
+	}
+	p.SetChannelDown(lost, false)
+	if plan := p.Plan(1); channel(plan, "channel2") == nil || strings.ToLower(kinds(channel(plan, "channel2"))) != "clear draw readback" {
+		t.Errorf("back up, channel2 does not draw its part again")
+	}
+
+	ds := corpus("3-node.DB.ds.eqc")
+	p = New(ds)
+	for _, ch := range ds.Channels {
+		if ch.Name == "channel3" {
+			p.SetChannelDown(ch, true)
+		}
+	}
+	if plan := p.Plan(0); len(plan.Missing) != 1 {
+		t.Errorf("a lost direct-send node: missing %v, want its compound", plan.Missing)
 	}
 }

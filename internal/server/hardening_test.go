@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goeq/goeq/internal/imagecmp"
 	"github.com/goeq/goeq/internal/simulate"
 	"github.com/goeq/goeq/internal/transport"
 )
@@ -243,5 +245,76 @@ func TestRunRejectsAnUnknownCodec(t *testing.T) {
 	_, err := Run(context.Background(), Options{ConfigPath: cfg, Token: "t", Codec: "zstd2", Local: true})
 	if err == nil || !strings.Contains(err.Error(), `unknown codec "zstd2"`) {
 		t.Fatalf("err %v, want unknown codec", err)
+	}
+}
+
+// A node lost from a static decomposition (no equalizer to share its work
+// out) still has its part drawn: its destination's channel stands in for
+// it, so that after the frames in flight at the loss every frame is
+// complete and equals the reference. A lost part that composites other
+// sources' frames (a direct send written in the config) cannot be stood
+// in for: every frame without it counts as degraded, with a warning.
+func TestALostNodesStaticPartIsDrawnByItsDestination(t *testing.T) {
+	const frames = 24
+	for _, tc := range []struct {
+		config, victim string
+		stranded       bool
+	}{
+		{"2-node.2D", "node1", false},    // static 2D (its first layout)
+		{"2-node.DB", "node1", false},    // static DB, depth-merged
+		{"2-node.DPlex", "node1", false}, // time-multiplex: every other frame
+		{"3-node.DB.ds", "node2", true},  // a direct send tree
+	} {
+		t.Run(tc.config, func(t *testing.T) {
+			cfg := filepath.Join(corpusDir(), tc.config+".eqc")
+			ref := startServer(t, cfg, frames, "--spin", "0.02", "--reference")
+			if err := ref.wait(t); err != nil {
+				t.Fatalf("reference: %v", err)
+			}
+			sp := startServer(t, cfg, frames, "--spin", "0.02")
+			sp.waitFrames(t, 6)
+			sp.mu.Lock()
+			pid := sp.pids[tc.victim]
+			sp.mu.Unlock()
+			if pid == 0 {
+				t.Fatalf("no pid for %s: %v", tc.victim, sp.pids)
+			}
+			syscall.Kill(pid, syscall.SIGKILL)
+			if err := sp.wait(t); err != nil {
+				t.Fatalf("the run failed after %s died: %v\n%s", tc.victim, err, tailOf(sp.log(), 3000))
+			}
+			var sum Summary
+			if err := json.Unmarshal([]byte(sp.stdout.String()), &sum); err != nil {
+				t.Fatalf("summary: %v", err)
+			}
+			if len(sum.LostNodes) != 1 || sum.LostNodes[0] != tc.victim || sum.Frames != frames {
+				t.Errorf("summary: lost %v, %d frames", sum.LostNodes, sum.Frames)
+			}
+			warned := strings.Contains(sp.log(), "goes without the part of compound")
+			if tc.stranded {
+				// every frame from the loss on lacks the part
+				if sum.Degraded < frames-12 || !warned {
+					t.Errorf("%d degraded frames (warned: %v), want every frame after the loss", sum.Degraded, warned)
+				}
+				return
+			}
+			if sum.Degraded > 2 || warned {
+				t.Errorf("%d degraded frames (warned: %v), want at most the 2 in flight", sum.Degraded, warned)
+			}
+			for f := frames - 4; f < frames; f++ {
+				for _, name := range pngs(t, ref.out) {
+					if !strings.HasSuffix(name, fmt.Sprintf("-%06d.png", f)) {
+						continue
+					}
+					d, err := imagecmp.CompareFiles(filepath.Join(sp.out, name), filepath.Join(ref.out, name), exactTolerance)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if d.BadFraction() > exactBadMax {
+						t.Errorf("%s after the loss: %s", name, d)
+					}
+				}
+			}
+		})
 	}
 }
