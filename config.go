@@ -235,6 +235,9 @@ func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 	return c, nil
 }
 
+// errExited is what a frame started after Exit gets.
+var errExited = errors.New("goeq: the config has exited (Exit was called)")
+
 // Latency is how many frames may be in flight beyond the one FinishFrame
 // waits for (the config's latency).
 func (c *Config) Latency() int { return c.latency }
@@ -294,6 +297,12 @@ func (c *Config) Refine() (frame int, ok bool, err error) {
 
 // start starts a frame of encoded data, refine sample sample (0: none).
 func (c *Config) start(data []byte, sample int) (int, error) {
+	c.mu.Lock()
+	exited := c.exited
+	c.mu.Unlock()
+	if exited {
+		return 0, errExited
+	}
 	af := server.AppFrame{Data: data, Sample: sample, Messages: c.messages, Heads: c.heads, Overlay: c.overlay, Layout: c.layout, ViewModes: c.viewModes,
 		FreezeBalance: c.freeze, Screenshot: c.screenshot}
 	select {
@@ -453,12 +462,12 @@ func (c *Config) SetHead(observer int, head Mat4, eyeBase float64) error {
 	if observer < 0 || observer >= len(c.observers) {
 		return fmt.Errorf("goeq: no observer %d: the config has %d", observer, len(c.observers))
 	}
-	if eyeBase < 0 {
-		return fmt.Errorf("goeq: eye base %g is negative", eyeBase)
-	}
 	h := compound.Head{EyeBase: eyeBase}
 	for i, v := range head {
 		h.Matrix[i] = float64(v)
+	}
+	if err := h.Check(); err != nil {
+		return fmt.Errorf("goeq: head of observer %d: %w", observer, err)
 	}
 	if c.heads == nil {
 		c.heads = map[int]compound.Head{}

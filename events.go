@@ -155,7 +155,8 @@ func (c *Config) PendingEvents() []Event {
 
 // WaitEvents waits until an event arrives and takes every pending one:
 // an application that redraws on demand renders no frame while it waits.
-// It returns early with ctx's error, or the run's when the run ends.
+// It returns early with ctx's error, or the run's when the run ends (after
+// Exit, an error that says so).
 func (c *Config) WaitEvents(ctx context.Context) ([]Event, error) {
 	stop := context.AfterFunc(ctx, func() {
 		c.mu.Lock()
@@ -175,6 +176,8 @@ func (c *Config) WaitEvents(ctx context.Context) ([]Event, error) {
 		return evs, nil
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
+	case c.err == nil:
+		return nil, errExited // ended cleanly: the application called Exit
 	}
 	return nil, c.err
 }

@@ -11,6 +11,7 @@ import (
 	"image/color"
 	"image/png"
 	"maps"
+	"math"
 	"net/url"
 	"os"
 	"os/exec"
@@ -1148,6 +1149,49 @@ func TestSetViewModeSwitchesFromAFrameOn(t *testing.T) {
 		if stereoFrame(f) {
 			compare(got, configured, f)
 		}
+	}
+}
+
+// An application that calls the API out of turn gets errors, not a
+// panic or a dead run: a frame started after Exit (it panicked, sending on
+// the closed frame channel), and a head with a value that is not a number
+// (it reached the frusta, whose encoding then failed and ended the run as
+// if the destination's node had died), and events waited for after Exit
+// (nothing and no error, at once: an event loop spun).
+func TestCallsOutOfTurnAreRefused(t *testing.T) {
+	cfg, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: examples("2d-lb-4.eqc"), InitData: squareInit{Scale: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nan := float32(math.NaN())
+	for _, head := range []goeq.Mat4{{0: nan, 5: 1, 10: 1, 15: 1}, {0: 1, 5: 1, 10: 1, 12: float32(math.Inf(1)), 15: 1}} {
+		if err := cfg.SetHead(0, head, 0); err == nil || !strings.Contains(err.Error(), "matrix has") {
+			t.Errorf("SetHead(%v): %v", head, err)
+		}
+	}
+	if err := cfg.SetHead(0, goeq.Identity, math.NaN()); err == nil {
+		t.Error("SetHead took an eye base of NaN")
+	}
+	for i := 0; i < 3; i++ {
+		if _, err := cfg.StartFrame(camera{Frame: i}); err != nil {
+			t.Fatalf("frame %d: %v", i, err)
+		}
+	}
+	if sum, err := cfg.Exit(); err != nil || sum.Frames != 3 {
+		t.Fatalf("exit: %v, %+v", err, sum)
+	}
+	if _, err := cfg.StartFrame(camera{Frame: 3}); err == nil || !strings.Contains(err.Error(), "exited") {
+		t.Errorf("a frame after Exit: %v", err)
+	}
+	if _, _, err := cfg.Refine(); err == nil || !strings.Contains(err.Error(), "exited") {
+		t.Errorf("a refined frame after Exit: %v", err)
+	}
+	if sum, err := cfg.Exit(); err != nil || sum.Frames != 3 {
+		t.Errorf("Exit again: %v, %+v", err, sum)
+	}
+	// an event loop learns the run is over rather than spin on nothing
+	if evs, err := cfg.WaitEvents(context.Background()); err == nil || len(evs) > 0 {
+		t.Errorf("WaitEvents after Exit: %v, %v", evs, err)
 	}
 }
 

@@ -1,5 +1,10 @@
 package compound
 
+import (
+	"fmt"
+	"math"
+)
+
 // Head is where a tracked observer's head is: Matrix takes head space to
 // world space (column-major, as OpenGL's), and EyeBase, when above zero,
 // puts the eyes that far apart along the head's x axis (otherwise the
@@ -7,6 +12,20 @@ package compound
 type Head struct {
 	Matrix  [16]float64
 	EyeBase float64
+}
+
+// Check says what makes h unusable: a value that is not a finite number
+// (a frustum of NaN cannot be drawn, nor sent), or a negative eye base.
+func (h Head) Check() error {
+	for i, v := range h.Matrix {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("its matrix has %v at index %d", v, i)
+		}
+	}
+	if math.IsNaN(h.EyeBase) || math.IsInf(h.EyeBase, 0) || h.EyeBase < 0 {
+		return fmt.Errorf("its eye base %v is not a finite number of zero or more", h.EyeBase)
+	}
+	return nil
 }
 
 // IdentityHead is an untracked head: at the origin, looking down -z.

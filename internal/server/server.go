@@ -1118,6 +1118,9 @@ func (s *server) request(af AppFrame) (scheduler.Request, error) {
 		if i < 0 || i >= len(s.cfg.Observers) {
 			return req, fmt.Errorf("frame %d: no observer %d (the config has %d)", frame, i, len(s.cfg.Observers))
 		}
+		if err := h.Check(); err != nil {
+			return req, fmt.Errorf("frame %d: the head of observer %d: %w", frame, i, err)
+		}
 		if req.Heads == nil {
 			req.Heads = map[*compound.Observer]compound.Head{}
 		}
