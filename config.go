@@ -142,6 +142,9 @@ func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 	if app == nil {
 		return nil, errors.New("goeq: no application")
 	}
+	if opt.Config == "" && opt.ConfigText == "" && opt.Server == "" {
+		return nil, errors.New("goeq: no config: set Options.Config (a .eqc file), ConfigText or Server")
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("goeq: finding this executable to start render clients: %w", err)
@@ -244,7 +247,9 @@ func (c *Config) Latency() int { return c.latency }
 
 // StartFrame asks for the next frame with its data (any value encoding/json
 // takes; nil for none) and returns its number. Only data that differs from
-// the previous frame's travels to the render clients.
+// the previous frame's travels to the render clients. It waits, as
+// FinishFrame does, while more than the config's latency of frames are
+// in flight.
 func (c *Config) StartFrame(data any) (int, error) {
 	var b []byte
 	if data != nil {
@@ -302,6 +307,12 @@ func (c *Config) start(data []byte, sample int) (int, error) {
 	c.mu.Unlock()
 	if exited {
 		return 0, errExited
+	}
+	// at most latency frames wait ahead of this one, as after FinishFrame:
+	// an application that never calls it is held to the frames' pace
+	// rather than queue frames and their data without bound
+	if err := c.waitCompleted(c.started - c.latency); err != nil {
+		return 0, err
 	}
 	af := server.AppFrame{Data: data, Sample: sample, Messages: c.messages, Heads: c.heads, Overlay: c.overlay, Layout: c.layout, ViewModes: c.viewModes,
 		FreezeBalance: c.freeze, Screenshot: c.screenshot}

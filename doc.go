@@ -58,9 +58,11 @@
 //
 // # Latency
 //
-// StartFrame does not wait. FinishFrame waits until the frame started
-// latency frames ago is complete, so up to latency+1 frames are in
-// flight, as in Equalizer. FinishAllFrames waits for all of them.
+// FinishFrame waits until the frame started latency frames ago is
+// complete, so up to latency+1 frames are in flight, as in Equalizer.
+// FinishAllFrames waits for all of them. StartFrame waits only where an
+// application has not called FinishFrame: it keeps to the same latency+1
+// frames rather than queue frames without bound.
 //
 // # Events
 //

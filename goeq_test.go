@@ -1159,6 +1159,9 @@ func TestSetViewModeSwitchesFromAFrameOn(t *testing.T) {
 // if the destination's node had died), and events waited for after Exit
 // (nothing and no error, at once: an event loop spun).
 func TestCallsOutOfTurnAreRefused(t *testing.T) {
+	if _, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{}); err == nil || !strings.Contains(err.Error(), "no config") {
+		t.Errorf("no config: %v", err) // it said "open : no such file or directory"
+	}
 	cfg, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: examples("2d-lb-4.eqc"), InitData: squareInit{Scale: 1}})
 	if err != nil {
 		t.Fatal(err)
@@ -1192,6 +1195,30 @@ func TestCallsOutOfTurnAreRefused(t *testing.T) {
 	// an event loop learns the run is over rather than spin on nothing
 	if evs, err := cfg.WaitEvents(context.Background()); err == nil || len(evs) > 0 {
 		t.Errorf("WaitEvents after Exit: %v, %v", evs, err)
+	}
+}
+
+// StartFrame waits as FinishFrame does: an application that never calls
+// FinishFrame has at most the config's latency of frames ahead of the one
+// it starts, where before every frame it started queued (with its data)
+// without bound, hundreds of thousands in a few seconds.
+func TestStartFrameHoldsAnApplicationToTheFramesPace(t *testing.T) {
+	cfg, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: examples("2d-lb-4.eqc"), InitData: squareInit{Scale: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	latency := cfg.Latency()
+	for i := 0; i < 12; i++ {
+		f, err := cfg.StartFrame(camera{Frame: i})
+		if err != nil {
+			t.Fatalf("frame %d: %v", i, err)
+		}
+		if done := cfg.LastFrameStats().Frame; f > latency && done < f-latency-1 {
+			t.Errorf("frame %d started with frame %d the last complete: more than the latency (%d) ahead", f, done, latency)
+		}
+	}
+	if _, err := cfg.Exit(); err != nil {
+		t.Fatal(err)
 	}
 }
 
