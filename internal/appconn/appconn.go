@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"sync"
 	"time"
 
@@ -28,11 +29,14 @@ import (
 	"github.com/goeq/goeq/internal/stats"
 )
 
+// authTimeout bounds the token's exchange, both ways (a variable for the
+// tests).
+var authTimeout = 10 * time.Second
+
 // Bounds on what a peer may send.
 const (
-	maxAuth     = 4 << 10
-	maxMessage  = 8 << 20 // a frame's data and messages are 1 MiB each at most
-	authTimeout = 10 * time.Second
+	maxAuth    = 4 << 10
+	maxMessage = 8 << 20 // a frame's data and messages are 1 MiB each at most
 	// sendQueue bounds what waits for a slow peer; past it the peer is
 	// dropped rather than holding the run.
 	sendQueue = 4096
@@ -260,13 +264,20 @@ func Run(ctx context.Context, addr, token string, hello Hello, hooks *server.App
 	defer conn.Close()
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
+	// a server answers the token at once: what does not (another program
+	// on that port, a stopped process) is given up on
+	conn.SetDeadline(time.Now().Add(authTimeout))
 	if err := write(conn, auth{token}); err != nil {
 		return nil, err
 	}
 	var w toApp
 	if err := read(conn, maxAuth, &w); err != nil {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return nil, fmt.Errorf("eqserver at %s did not answer the token within %v: is it an eqserver run --app?", addr, authTimeout)
+		}
 		return nil, fmt.Errorf("eqserver at %s did not answer the token: %w", addr, err)
 	}
+	conn.SetDeadline(time.Time{})
 	if !w.Welcome {
 		return nil, fmt.Errorf("eqserver at %s refused the application: %s", addr, w.Refused)
 	}

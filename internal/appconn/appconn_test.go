@@ -94,3 +94,29 @@ func TestAcceptRefusesUntilTheTokenComes(t *testing.T) {
 		t.Errorf("refusals logged: %q", refusals)
 	}
 }
+
+// An application whose server never answers its token (another program
+// on the port, a stopped process) gives up with an error that says so:
+// it waited two minutes, until TCP gave up.
+func TestRunGivesUpOnASilentServer(t *testing.T) {
+	defer func(was time.Duration) { authTimeout = was }(authTimeout)
+	authTimeout = 200 * time.Millisecond
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close() // held open, never answered
+		}
+	}()
+	_, err = Run(context.Background(), ln.Addr().String(), "token", Hello{Executable: "app"}, &server.App{})
+	if err == nil || !strings.Contains(err.Error(), "did not answer the token within") {
+		t.Errorf("a silent server: %v", err)
+	}
+}
