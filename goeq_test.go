@@ -68,6 +68,8 @@ type squareInit struct {
 	// Stencil marks the square in the stencil buffer, then paints what
 	// is marked red over the whole viewport
 	Stencil bool
+	// PanicAt: the draws of this frame panic (when above zero)
+	PanicAt int
 }
 
 // drawReport is what a draw sends the application (Pipe.SendEvent).
@@ -114,7 +116,7 @@ in vec2 uv; out vec4 frag; uniform vec3 tint;
 void main() { frag = vec4(vec3(uv, 1.0 - uv.x * uv.y) * tint, 1); }`)
 	var vao uint32
 	gl.GenVertexArrays(1, &vao)
-	sq := &square{prog: prog, vao: vao, scale: float32(init.Scale), tint: [3]float32{1, 1, 1}, ortho: init.Ortho, depth: cmp.Or(init.Depth, 2), refined: init.Refined, depthTest: init.DepthTest, stencil: init.Stencil,
+	sq := &square{prog: prog, vao: vao, scale: float32(init.Scale), tint: [3]float32{1, 1, 1}, ortho: init.Ortho, depth: cmp.Or(init.Depth, 2), refined: init.Refined, depthTest: init.DepthTest, stencil: init.Stencil, panicAt: init.PanicAt,
 		record: init.Record, pipe: p.Node + "-" + p.Name, report: init.Report, send: p.SendEvent}
 	if init.Hooks {
 		h := &hookedSquare{square: sq}
@@ -171,6 +173,7 @@ type square struct {
 	refined   bool
 	depthTest bool
 	stencil   bool
+	panicAt   int
 }
 
 // Receive takes the broadcast tints: each must arrive in its own frame.
@@ -214,6 +217,9 @@ func (s *square) Draw(dc *goeq.DrawContext) (goeq.Region, error) {
 	}
 	if cam.Frame > dc.Frame || cam.Frame != dc.Frame && !s.refined {
 		return goeq.Region{}, fmt.Errorf("frame %d drew with the data of frame %d", dc.Frame, cam.Frame)
+	}
+	if s.panicAt > 0 && dc.Frame == s.panicAt {
+		panic("the square came apart")
 	}
 	model := goeq.Translate(0, 0, float32(-s.depth)).Mul(goeq.RotateY(cam.Angle)).Mul(goeq.RotateX(0.3 * cam.Angle))
 	model[0], model[5] = model[0]*s.scale, model[5]*s.scale
@@ -1157,10 +1163,25 @@ func TestSetViewModeSwitchesFromAFrameOn(t *testing.T) {
 // the closed frame channel), and a head with a value that is not a number
 // (it reached the frusta, whose encoding then failed and ended the run as
 // if the destination's node had died), and events waited for after Exit
-// (nothing and no error, at once: an event loop spun).
+// (nothing and no error, at once: an event loop spun). A renderer that
+// panics ends the run with an error that names its pipe.
 func TestCallsOutOfTurnAreRefused(t *testing.T) {
 	if _, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{}); err == nil || !strings.Contains(err.Error(), "no config") {
 		t.Errorf("no config: %v", err) // it said "open : no such file or directory"
+	}
+	// a renderer that panics ends the run with an error naming its pipe
+	// (an unnamed pipe was "pipe :")
+	panics, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: examples("one-window.eqc"), InitData: squareInit{Scale: 1, PanicAt: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3 && err == nil; i++ {
+		if _, err = panics.StartFrame(camera{Frame: i}); err == nil {
+			err = panics.FinishFrame()
+		}
+	}
+	if _, xerr := panics.Exit(); err == nil || xerr == nil || !strings.Contains(err.Error(), "pipe 1 of node app: panic: the square came apart") {
+		t.Errorf("a renderer's panic: %v (exit: %v)", err, xerr)
 	}
 	cfg, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: examples("2d-lb-4.eqc"), InitData: squareInit{Scale: 1}})
 	if err != nil {

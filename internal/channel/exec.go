@@ -175,7 +175,7 @@ func NewExecutor(p *Pipe, r draw.Renderer, sink Sink, opt ExecOptions) (*Executo
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("pipe %s: %w", p.Name, err)
+		return nil, fmt.Errorf("%s: %w", p.Label, err)
 	}
 	return e, nil
 }

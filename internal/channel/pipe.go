@@ -24,9 +24,9 @@ import (
 // current context. All GL work for the pipe's windows and channels runs
 // through Do.
 type Pipe struct {
-	Name string
-	sys  winsys.System
-	ctx  winsys.Context
+	Label string // names it in messages (compound.Pipe.Label)
+	sys   winsys.System
+	ctx   winsys.Context
 
 	queue chan func()
 	done  chan struct{}
@@ -48,8 +48,8 @@ type Pipe struct {
 }
 
 // StartPipe starts a pipe on the window system.
-func StartPipe(name string, sys winsys.System) (*Pipe, error) {
-	p := &Pipe{Name: name, sys: sys, queue: make(chan func()), done: make(chan struct{}), pbos: &pboPool{}, textures: newTexturePool()}
+func StartPipe(label string, sys winsys.System) (*Pipe, error) {
+	p := &Pipe{Label: label, sys: sys, queue: make(chan func()), done: make(chan struct{}), pbos: &pboPool{}, textures: newTexturePool()}
 	ready := make(chan error)
 	go p.run(ready)
 	if err := <-ready; err != nil {
@@ -69,7 +69,7 @@ func (p *Pipe) run(ready chan<- error) {
 		err = glutil.Init()
 	}
 	if err != nil {
-		ready <- fmt.Errorf("pipe %s: %w", p.Name, err)
+		ready <- fmt.Errorf("%s: %w", p.Label, err)
 		return
 	}
 	p.ctx = ctx
@@ -93,7 +93,7 @@ func (p *Pipe) Do(f func() error) error {
 	p.queue <- func() {
 		defer func() {
 			if r := recover(); r != nil {
-				errc <- fmt.Errorf("pipe %s: panic: %v", p.Name, r)
+				errc <- fmt.Errorf("%s: panic: %v", p.Label, r)
 			}
 		}()
 		errc <- f()
@@ -152,7 +152,7 @@ func (p *Pipe) helper(slot **worker, name string) (*worker, error) {
 	// are started from the render goroutine (readback) and from receivers.
 	ctx, err := p.sys.NewContext(p.ctx)
 	if err != nil {
-		return nil, fmt.Errorf("pipe %s: %s context: %w", p.Name, name, err)
+		return nil, fmt.Errorf("%s: %s context: %w", p.Label, name, err)
 	}
 	w := &worker{jobs: make(chan func(), 64), done: make(chan struct{})}
 	ready := make(chan error)
@@ -172,7 +172,7 @@ func (p *Pipe) helper(slot **worker, name string) (*worker, error) {
 		close(w.done)
 	}()
 	if err := <-ready; err != nil {
-		return nil, fmt.Errorf("pipe %s: %s context: %w", p.Name, name, err)
+		return nil, fmt.Errorf("%s: %s context: %w", p.Label, name, err)
 	}
 	*slot = w
 	return w, nil

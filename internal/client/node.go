@@ -183,7 +183,7 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 			continue
 		}
 		psys := n.pipeSystem(sys, pm)
-		glp, err := channel.StartPipe(pm.Name, psys)
+		glp, err := channel.StartPipe(pm.Label(), psys)
 		if err != nil {
 			return err
 		}
