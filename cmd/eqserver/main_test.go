@@ -166,7 +166,10 @@ func TestRunRejectsValuesItWouldReplace(t *testing.T) {
 	}{
 		{[]string{"--frames", "-3"}, "--frames -3: want 0 (until a signal) or more"},
 		{[]string{"--dump-every", "0"}, "--dump-every 0: want at least 1"},
-		{[]string{"--triangles", "0"}, "--triangles 0: want at least 1"},
+		{[]string{"--triangles", "0"}, "--triangles 0: want 1 to 100000000"},
+		{[]string{"--triangles", "2000000000"}, "--triangles 2000000000: want 1 to 100000000"}, // nodes never joined
+		{[]string{"--spin", "NaN"}, "--spin NaN: want a finite number"},                        // blank frames
+		{[]string{"--spin", "Inf"}, "--spin +Inf: want a finite number"},
 		{[]string{"--iterations", "-5"}, "--iterations -5: want more than 0"},
 		{[]string{"--iterations", "NaN"}, "--iterations NaN: want more than 0"},
 		{[]string{"--frame-timeout", "0s"}, "--frame-timeout 0s: want more than 0"},

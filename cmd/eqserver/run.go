@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"os"
 	"os/signal"
@@ -30,6 +31,10 @@ import (
 	"github.com/goeq/goeq/internal/scheduler"
 	"github.com/goeq/goeq/internal/server"
 )
+
+// maxTriangles bounds the procedural mesh (every render client builds
+// it) as the largest PLY model read is bounded.
+const maxTriangles = render.MaxPLYFaces
 
 func runCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
@@ -84,7 +89,8 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	}{
 		{*frames < 0, fmt.Sprintf("--frames %d", *frames), "0 (until a signal) or more"},
 		{*every < 1, fmt.Sprintf("--dump-every %d", *every), "at least 1"},
-		{*triangles < 1, fmt.Sprintf("--triangles %d", *triangles), "at least 1"},
+		{*triangles < 1 || *triangles > maxTriangles, fmt.Sprintf("--triangles %d", *triangles), fmt.Sprintf("1 to %d (every render client builds the mesh)", maxTriangles)},
+		{math.IsNaN(*spin) || math.IsInf(*spin, 0), fmt.Sprintf("--spin %g", *spin), "a finite number of radians"},
 		{!(*iterations > 0), fmt.Sprintf("--iterations %g", *iterations), "more than 0"},
 		{*frameTimeout <= 0, fmt.Sprintf("--frame-timeout %v", *frameTimeout), "more than 0"},
 		{*liveness <= 0, fmt.Sprintf("--liveness %v", *liveness), "more than 0"},

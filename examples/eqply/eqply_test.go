@@ -699,7 +699,8 @@ func TestBadFlagsAreRejected(t *testing.T) {
 		want string
 	}{
 		{[]string{"--frames", "-5"}, "--frames -5: want 0 (until quit) or more"},
-		{[]string{"--triangles", "0"}, "--triangles 0: want at least 1"},
+		{[]string{"--triangles", "0"}, "--triangles 0: want 1 to 100000000"},
+		{[]string{"--triangles", "300000000"}, "--triangles 300000000: want 1 to 100000000"},
 		{[]string{"--camera-path", "spiral"}, `--camera-path "spiral": want orbit or a trace (eqply --trace): open spiral: no such file`},
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -343,8 +343,8 @@ func main() {
 	switch {
 	case *frames < 0:
 		log.Fatalf("--frames %d: want 0 (until quit) or more", *frames)
-	case *triangles < 1:
-		log.Fatalf("--triangles %d: want at least 1", *triangles)
+	case *triangles < 1 || *triangles > render.MaxPLYFaces:
+		log.Fatalf("--triangles %d: want 1 to %d", *triangles, render.MaxPLYFaces)
 	}
 	var replay []frameData // the frames of a trace, to render again
 	if *path != "" && *path != "orbit" {
