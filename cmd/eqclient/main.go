@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"net"
 	"os"
 	"os/signal"
 	"strings"
@@ -52,6 +53,11 @@ func main() {
 	if *server == "" || len(nodes) == 0 {
 		fmt.Fprintln(os.Stderr, "eqclient: --server and --node are required")
 		flag.Usage()
+		os.Exit(2)
+	}
+	if _, port, err := net.SplitHostPort(*server); err != nil || port == "" {
+		// gRPC would only say "name resolver error: produced zero addresses"
+		fmt.Fprintf(os.Stderr, "eqclient: --server %q: want HOST:PORT, the eqserver's control address\n", *server)
 		os.Exit(2)
 	}
 	if c := strings.ToLower(*ws); c != "auto" && c != "egl" && c != "glfw" {

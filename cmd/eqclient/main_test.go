@@ -23,6 +23,8 @@ func TestBadFlagsAreRejected(t *testing.T) {
 	}{
 		{[]string{"--winsys", "wayland"}, `--winsys "wayland": want auto, egl or glfw`},
 		{[]string{"--drawable", "pbuffer"}, `--drawable "pbuffer": want window or FBO`},
+		// the last --server counts; gRPC said only "name resolver error"
+		{[]string{"--server", "render1"}, `--server "render1": want HOST:PORT`},
 	} {
 		// a server nobody listens on: the flags are checked first
 		args := append([]string{"--server", "127.0.0.1:1", "--node", "n"}, c.args...)
