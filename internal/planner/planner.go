@@ -459,7 +459,7 @@ func (p *Planner) Plan(frame int) *FramePlan {
 }
 
 // findStandIns gives each compound of a down channel whose work no
-// equalizer shares out (a static 2D, DB, eye or time-multiplex part) its
+// equalizer shares out (a static 2D, DB or time-multiplex part) its
 // destination's channel as a stand-in, so that the part is still drawn:
 // by the node that shows it, in the compound's own way (its readback and
 // output frames too). Its tasks run before the destination's own (they
