@@ -441,19 +441,28 @@ func (e *Executor) Run(ctx context.Context, frame int, data []byte, plans []*pla
 		}
 		e.stale = nil
 		e.noteFanIn(plans)
-		for _, p := range plans {
-			tasks := inWindow(p)
-			w, h := p.WindowSize.W, p.WindowSize.H // the window's size this frame
-			for _, t := range tasks {
+		// a window's target covers what every plan on it renders, sized
+		// before any plan takes it (growing it replaces it)
+		tasks := make([][]planner.Task, len(plans))
+		sizes := map[*compound.Window][2]int{}
+		for i, p := range plans {
+			tasks[i] = inWindow(p)
+			wh := sizes[p.Channel.Window]
+			w, h := max(wh[0], p.WindowSize.W), max(wh[1], p.WindowSize.H) // the window's size this frame
+			for _, t := range tasks[i] {
 				w, h = max(w, t.Region.X+t.Region.W), max(h, t.Region.Y+t.Region.H)
 			}
-			tg, err := e.target(p.Channel.Window, w, h)
+			sizes[p.Channel.Window] = [2]int{w, h}
+		}
+		for i, p := range plans {
+			wh := sizes[p.Channel.Window]
+			tg, err := e.target(p.Channel.Window, wh[0], wh[1])
 			if err != nil {
 				return err
 			}
 			wp := *p
-			wp.Tasks = tasks
-			fr.runs = append(fr.runs, &channelRun{plan: &wp, target: tg, dirty: map[int]compound.PixelViewport{}, done: make([]bool, len(tasks))})
+			wp.Tasks = tasks[i]
+			fr.runs = append(fr.runs, &channelRun{plan: &wp, target: tg, dirty: map[int]compound.PixelViewport{}, done: make([]bool, len(tasks[i]))})
 		}
 		fr.windowOrder()
 		// every frame starts from a cleared window, as from a fresh back
@@ -661,6 +670,10 @@ func (fr *frameRun) windowOrder() {
 	var order []*compound.Window
 	for _, r := range fr.runs {
 		w := r.plan.Channel.Window
+		if r.plan.Aside {
+			// it renders past the window's own pixels: an order of its own
+			w = &compound.Window{}
+		}
 		if _, ok := byWindow[w]; !ok {
 			order = append(order, w)
 		}

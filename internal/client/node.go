@@ -361,7 +361,7 @@ func (n *node) start(ctx context.Context, fw *control.FrameWork) error {
 			job = &pipeJob{track: track}
 			byPipe[p] = job
 		}
-		job.plans = append(job.plans, &planner.ChannelPlan{Channel: ch, Tasks: cw.Tasks, Destination: cw.Destination,
+		job.plans = append(job.plans, &planner.ChannelPlan{Channel: ch, Tasks: cw.Tasks, Destination: cw.Destination, Aside: cw.Aside,
 			Viewport: cw.Viewport, WindowSize: cw.WindowSize, View: cw.View})
 		job.dest = job.dest || cw.Destination
 	}

@@ -233,6 +233,8 @@ type ChannelWork struct {
 	// of the config's view View (-1: none).
 	Destination bool `json:"destination,omitempty"`
 	View        int  `json:"view"`
+	// Aside: a stand-in's plan for lost channels (planner.ChannelPlan.Aside)
+	Aside bool `json:"aside,omitempty"`
 }
 
 // FrameWork is a node's work for one frame, with the frame addresses of

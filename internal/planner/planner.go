@@ -11,7 +11,6 @@ package planner
 import (
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -199,6 +198,10 @@ type ChannelPlan struct {
 	// View (-1: none; as Task.View).
 	Destination bool
 	View        int
+	// Aside: the plan stands in for lost channels (Planner.findStandIns)
+	// and renders past its window's own pixels, so it runs in an order of
+	// its own rather than the window's (as another window would).
+	Aside bool
 }
 
 // CompoundState is what the planner decided for one compound this frame.
@@ -240,11 +243,6 @@ type FramePlan struct {
 	// Exchanges are the sort-last compounds whose sources exchange bands
 	// this frame, and how.
 	Exchanges []Exchanged
-	// Missing are the compounds of lost channels whose part the frame
-	// goes without: no equalizer shares their work out, and no stand-in
-	// can draw it (they composite other sources' frames, as a direct
-	// send written in the config does).
-	Missing []string
 }
 
 // Planner plans frames for one config. Feed it statistics as frames
@@ -267,13 +265,12 @@ type Planner struct {
 	// standIns are the channels that run the compounds of down channels
 	// no equalizer shares out (findStandIns), for the frame being planned
 	standIns map[*compound.Compound]*compound.Channel
-	// front counts the tasks a stand-in runs for lost compounds ahead of
-	// its own, by channel plan, in the frame being planned
-	front map[*ChannelPlan]int
-	// stranded are the compounds of down channels no one draws
-	// (FramePlan.Missing)
-	stranded map[*compound.Compound]bool
-	seq      int // task sequence of the frame being planned
+	// asides hold the tasks stand-ins run for each lost channel in the
+	// frame being planned: a plan of their own, so that they and the
+	// stand-in's own tasks wait for each other's frames as two channels
+	// would, each lost channel's past the last one's pixels
+	asides map[*compound.Channel]*aside
+	seq    int // task sequence of the frame being planned
 	// compounds is how many the config has (a frame's states, sized once)
 	compounds int
 	eyeViews  map[eyeKey]*eyeView
@@ -309,7 +306,7 @@ func New(cfg *compound.Config) *Planner {
 	p := &Planner{cfg: cfg, loads: map[*compound.Compound]*equalizer.Load{}, trees: map[*compound.Compound]bool{},
 		views: map[*compound.Compound]*equalizer.View{}, dfrs: map[*compound.Compound]*equalizer.DFR{},
 		framerate: map[*compound.Compound]*equalizer.Framerate{}, usage: map[*compound.Compound]float64{},
-		history: map[int]map[string]CompoundState{}, down: map[*compound.Channel]bool{}, standIns: map[*compound.Compound]*compound.Channel{}, front: map[*ChannelPlan]int{}, stranded: map[*compound.Compound]bool{},
+		history: map[int]map[string]CompoundState{}, down: map[*compound.Channel]bool{}, standIns: map[*compound.Compound]*compound.Channel{}, asides: map[*compound.Channel]*aside{},
 		firstSends: map[*compound.Compound][]Output{}, Rates: compositing.DefaultRates,
 		chosen: map[*compound.Compound]compositing.Strategy{}, eyeViews: map[eyeKey]*eyeView{}, drawn: map[*compound.Compound]int{}}
 	p.sortLast = cfg.SortLast()
@@ -421,9 +418,6 @@ func (p *Planner) Plan(frame int) *FramePlan {
 			eyes = c.Eyes
 		}
 		active := c.IsActive(frame) && (!p.down[c.Channel] || p.standIns[c] != nil) && eyes != 0
-		if p.stranded[c] && c.IsActive(frame) && eyes != 0 {
-			plan.Missing = append(plan.Missing, c.Path())
-		}
 		states[c.Path()] = CompoundState{Active: active, Eyes: eyes, Local: c.Local}
 	})
 	// 2. equalizers, top-down so that inner ones see their share
@@ -446,7 +440,7 @@ func (p *Planner) Plan(frame int) *FramePlan {
 	})
 	byChannel := make(map[*compound.Channel]*ChannelPlan, len(p.cfg.Channels))
 	p.seq = 0
-	clear(p.front)
+	clear(p.asides)
 	clear(p.firstSends)
 	p.cfg.Walk(func(c *compound.Compound) {
 		if c.Channel != nil && c.Destination() == c {
@@ -459,17 +453,14 @@ func (p *Planner) Plan(frame int) *FramePlan {
 }
 
 // findStandIns gives each compound of a down channel whose work no
-// equalizer shares out (a static 2D, DB or time-multiplex part) its
-// destination's channel as a stand-in, so that the part is still drawn:
-// by the node that shows it, in the compound's own way (its readback and
-// output frames too). Its tasks run before the destination's own (they
-// are not Home), which then clears and assembles them as before. A lost
-// compound that assembles other sources' frames cannot be stood in for
-// that way (it would wait for frames its stand-in draws later): it is
-// stranded, and frames go without its part.
+// equalizer shares out (a static 2D, DB or time-multiplex part, or a
+// direct send or binary swap written in the config) its destination's
+// channel as a stand-in, so that the part is still drawn: by the node
+// that shows it, in the compound's own way (its readback, assembly and
+// output frames too), past its window's own pixels and in an order of its
+// own (ChannelPlan.Aside).
 func (p *Planner) findStandIns() {
 	clear(p.standIns)
-	clear(p.stranded)
 	if len(p.down) == 0 {
 		return
 	}
@@ -489,26 +480,37 @@ func (p *Planner) findStandIns() {
 			p.loads[parent] != nil || p.views[parent] != nil || tileEqualizer(parent) != nil {
 			return // its equalizer shares the work out (or there is no one to draw it)
 		}
-		if assemblesOnItsChannel(c) {
-			p.stranded[c] = true
-			return
-		}
 		p.standIns[c] = dest.Channel
 	})
 }
 
-// assemblesOnItsChannel reports whether c or a compound below it on the
-// same channel assembles input frames.
-func assemblesOnItsChannel(c *compound.Compound) bool {
-	if len(c.InputFrames) > 0 {
-		return true
+// aside is the plan a stand-in runs for a lost channel, and how far right
+// its regions lie (ChannelPlan.Aside).
+type aside struct {
+	plan *ChannelPlan
+	x    int
+}
+
+// asideFor is the stand-in in's plan for the lost channel's compounds:
+// its regions lie past in's window's right edge, and past those of the
+// lost channels it stands in for already (the window's target grows to
+// fit), so that in's own pixels, and theirs, stay as they are.
+func (p *Planner) asideFor(lost, in *compound.Channel, plan *FramePlan) *aside {
+	if a := p.asides[lost]; a != nil {
+		return a
 	}
-	for _, ch := range c.Children {
-		if ch.Channel == c.Channel && assemblesOnItsChannel(ch) {
-			return true
+	k := 1
+	for _, a := range p.asides {
+		if a.plan.Channel == in {
+			k++
 		}
 	}
-	return false
+	w := p.Sizes.Window(in.Window).W
+	a := &aside{plan: &ChannelPlan{Channel: in, Viewport: p.Sizes.Channel(in), WindowSize: p.Sizes.Window(in.Window), View: p.cfg.ViewIndex(in), Aside: true},
+		x: k*w - p.Sizes.Channel(in).X}
+	p.asides[lost] = a
+	plan.Channels = append(plan.Channels, a.plan)
+	return a
 }
 
 // channelOf is the channel that runs c's tasks: its own, or its stand-in
@@ -518,19 +520,6 @@ func (p *Planner) channelOf(c *compound.Compound) *compound.Channel {
 		return in
 	}
 	return c.Channel
-}
-
-// add appends t, a task of c, to its channel plan; a stand-in runs the
-// tasks of a lost compound before its own, whose clear then leaves the
-// destination as it would be.
-func (p *Planner) add(cp *ChannelPlan, c *compound.Compound, t Task) {
-	if p.standIns[c] == nil {
-		cp.Tasks = append(cp.Tasks, t)
-		return
-	}
-	i := p.front[cp]
-	cp.Tasks = slices.Insert(cp.Tasks, i, t)
-	p.front[cp] = i + 1
 }
 
 // compose makes a compound's values destination-relative: viewport, range,
@@ -850,13 +839,15 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 		return
 	}
 	var cp *ChannelPlan
-	if ch := p.channelOf(c); ch != nil {
-		cp = byChannel[ch]
+	if in := p.standIns[c]; in != nil {
+		cp = p.asideFor(c.Channel, in, plan).plan
+	} else if c.Channel != nil {
+		cp = byChannel[c.Channel]
 		if cp == nil {
 			// a channel that renders clears and draws at least
-			cp = &ChannelPlan{Channel: ch, Tasks: make([]Task, 0, 2), Viewport: p.Sizes.Channel(ch),
-				WindowSize: p.Sizes.Window(ch.Window), View: p.cfg.ViewIndex(ch)}
-			byChannel[ch] = cp
+			cp = &ChannelPlan{Channel: c.Channel, Tasks: make([]Task, 0, 2), Viewport: p.Sizes.Channel(c.Channel),
+				WindowSize: p.Sizes.Window(c.Channel.Window), View: p.cfg.ViewIndex(c.Channel)}
+			byChannel[c.Channel] = cp
 			plan.Channels = append(plan.Channels, cp)
 		}
 		cp.Destination = cp.Destination || c.Destination() == c
@@ -876,7 +867,7 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 	queue := queueOf(c, eye)
 	if renders {
 		if c.Tasks&compound.TaskClear != 0 {
-			p.add(cp, c, task(Clear))
+			cp.Tasks = append(cp.Tasks, task(Clear))
 		}
 		if c.Tasks&compound.TaskDraw != 0 && c.IsLeaf() {
 			t := task(Draw)
@@ -888,7 +879,7 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 					t.Outputs = p.outputs(c, states)
 				}
 			}
-			p.add(cp, c, t)
+			cp.Tasks = append(cp.Tasks, t)
 		}
 	}
 	x := p.exchangeFor(c, eye, states)
@@ -915,7 +906,7 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 		// an inner compound that draws does so before assembling
 		t := task(Draw)
 		t.Samples = p.drawSamples(c)
-		p.add(cp, c, t)
+		cp.Tasks = append(cp.Tasks, t)
 	}
 	if c.Tasks&compound.TaskAssemble != 0 && len(c.InputFrames) > 0 && !(s.Skip && s.Share.W == 0) {
 		t := task(Assemble)
@@ -945,7 +936,7 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 			}
 		}
 		if len(t.Inputs) > 0 {
-			p.add(cp, c, t)
+			cp.Tasks = append(cp.Tasks, t)
 		}
 	}
 	sends, exchanging := p.firstSends[c]
@@ -957,7 +948,7 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 			t.Exchange = ExchangeFirst
 			delete(p.firstSends, c)
 		}
-		p.add(cp, c, t)
+		cp.Tasks = append(cp.Tasks, t)
 	}
 }
 
@@ -981,10 +972,13 @@ func (p *Planner) numbered(t Task, kind Kind) Task {
 // task makes compound c's task for an eye, without its kind and order.
 func (p *Planner) task(c *compound.Compound, eye int, states map[string]CompoundState) Task {
 	s := states[c.Path()]
-	t := Task{Home: c.Destination().Channel.Window == c.Channel.Window && p.standIns[c] == nil, Compound: c.Path(), Eye: eye, View: p.cfg.ViewIndex(c.Destination().Channel),
+	t := Task{Home: c.Destination().Channel.Window == c.Channel.Window, Compound: c.Path(), Eye: eye, View: p.cfg.ViewIndex(c.Destination().Channel),
 		Viewport: s.Viewport, Range: s.Range, Pixel: s.Pixel,
 		Subpixel: s.Subpixel, Zoom: s.Zoom, Buffers: c.Buffers, Share: s.Share, Region: region(c, s),
 		ColorMask: colorMask(c, eye)}
+	if p.standIns[c] != nil {
+		t.Region.X += p.asides[c.Channel].x
+	}
 	if owner := c.WallOwner; owner != nil && c.Wall != nil {
 		t.Area = states[owner.Path()].Share
 		wall, eyePos := p.Changes.Wall(p.cfg, c, eye)

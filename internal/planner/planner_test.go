@@ -582,10 +582,12 @@ func TestAViewShownInAModeItsTreeLacksIsDrawnByItsDestination(t *testing.T) {
 	}
 }
 
-// A down channel's static part goes to its destination's channel, ahead
-// of the channel's own tasks, and its frame comes from there; a lost part
-// that assembles others' frames has no stand-in and is reported missing.
-func TestADownChannelsStaticPartHasAStandIn(t *testing.T) {
+// A down channel's part goes to its destination's channel, in a plan of
+// its own (Aside) whose regions lie past the window's own pixels, and its
+// frame comes from there; back up, the channel draws its part again. A
+// lost part that assembles others' frames (a direct send written in the
+// config) is stood in for the same way.
+func TestADownChannelsPartHasAStandIn(t *testing.T) {
 	corpus := func(name string) *compound.Config {
 		m, _, err := compound.Load(filepath.Join("..", "..", "..", "shared", "eqc-corpus", name), compound.Options{Getenv: func(string) (string, bool) { return "", false }})
 		if err != nil {
@@ -593,32 +595,47 @@ func TestADownChannelsStaticPartHasAStandIn(t *testing.T) {
 		}
 		return m.Configs[0]
 	}
+	named := func(cfg *compound.Config, name string) *compound.Channel {
+		for _, ch := range cfg.Channels {
+			if ch.Name == name {
+				return ch
+			}
+		}
+		t.Fatalf("no channel %s", name)
+		return nil
+	}
+	plans := func(plan *FramePlan) (dest, aside *ChannelPlan) {
+		for _, cp := range plan.Channels {
+			switch {
+			case cp.Aside:
+				aside = cp
+			case cp.Destination:
+				dest = cp
+			}
+		}
+		return dest, aside
+	}
 	cfg := corpus("2-node.DB.eqc")
 	p := New(cfg)
-	var lost *compound.Channel
-	for _, ch := range cfg.Channels {
-		if ch.Name == "channel2" {
-			lost = ch
-		}
-	}
+	lost := named(cfg, "channel2")
 	p.SetChannelDown(lost, true)
 	plan := p.Plan(0)
-	if len(plan.Missing) != 0 || channel(plan, "channel2") != nil {
-		t.Fatalf("missing %v; channel2 planned: %v", plan.Missing, channel(plan, "channel2") != nil)
+	dest, aside := plans(plan)
+	if channel(plan, "channel2") != nil || dest == nil || aside == nil || aside.Channel != dest.Channel {
+		t.Fatalf("channel2 planned: %v; destination %v, stand-in %v", channel(plan, "channel2") != nil, dest, aside)
 	}
-	var dest *ChannelPlan
-	for _, cp := range plan.Channels {
-		if cp.Destination {
-			dest = cp
+	if got := strings.ToLower(kinds(dest)); got != "clear draw assemble" {
+		t.Errorf("the destination's own tasks: %s", got)
+	}
+	if got := strings.ToLower(kinds(aside)); got != "clear draw readback" {
+		t.Errorf("its tasks for channel2: %s", got)
+	}
+	for _, task := range aside.Tasks {
+		if task.Region.X+aside.Viewport.X < aside.WindowSize.W {
+			t.Errorf("%s at %v: within the window's own %d pixels", task.Kind, task.Region, aside.WindowSize.W)
 		}
 	}
-	if got := strings.ToLower(kinds(dest)); got != "clear draw readback clear draw assemble" {
-		t.Errorf("the destination's tasks: %s", got)
-	}
-	for i, task := range dest.Tasks {
-		if task.Home != (i >= 3) {
-			t.Errorf("task %d (%s of %s): home %v", i, task.Kind, task.Compound, task.Home)
-		}
+	for _, task := range dest.Tasks {
 		if task.Kind == Assemble && (len(task.Inputs) != 1 || !slices.Equal(task.Inputs[0].Producers, []string{dest.Channel.ID})) {
 			t.Errorf("assembles %+v, want the stand-in's frame", task.Inputs)
 		}
@@ -630,12 +647,25 @@ func TestADownChannelsStaticPartHasAStandIn(t *testing.T) {
 
 	ds := corpus("3-node.DB.ds.eqc")
 	p = New(ds)
-	for _, ch := range ds.Channels {
-		if ch.Name == "channel3" {
-			p.SetChannelDown(ch, true)
+	p.SetChannelDown(named(ds, "channel3"), true)
+	plan = p.Plan(0)
+	if _, aside := plans(plan); aside == nil || !strings.Contains(strings.ToLower(kinds(aside)), "assemble") || channel(plan, "channel3") != nil {
+		t.Errorf("a lost direct-send node's part: stand-in plan %v", aside)
+	}
+	// two lost channels of a direct send need each other's frames: a
+	// plan each, in bands of their own past the window
+	p.SetChannelDown(named(ds, "channel2"), true)
+	var bands [][2]int
+	for _, cp := range p.Plan(1).Channels {
+		if cp.Aside {
+			lo, hi := math.MaxInt, 0
+			for _, task := range cp.Tasks {
+				lo, hi = min(lo, task.Region.X), max(hi, task.Region.X+task.Region.W)
+			}
+			bands = append(bands, [2]int{lo + cp.Viewport.X, hi + cp.Viewport.X})
 		}
 	}
-	if plan := p.Plan(0); len(plan.Missing) != 1 {
-		t.Errorf("a lost direct-send node: missing %v, want its compound", plan.Missing)
+	if len(bands) != 2 || bands[0][0] < bands[1][1] && bands[1][0] < bands[0][1] {
+		t.Errorf("two lost channels' stand-in plans render at %v: want two, apart", bands)
 	}
 }

@@ -276,11 +276,8 @@ type Completed struct {
 	Finished time.Time
 	Records  []stats.Record
 	Degraded bool
-	// Missing are the lost compounds whose part the frame went without
-	// (planner.FramePlan.Missing): it is degraded
-	Missing []string
-	Written []string
-	Errors  []string
+	Written  []string
+	Errors   []string
 }
 
 // NodeLoss reports a node the scheduler took out of the run.
@@ -661,8 +658,7 @@ func (s *Scheduler) start(number int) {
 	f := &frameState{number: number, plan: plan, started: s.now, nodes: newNodeSet(n), pending: newNodeSet(n),
 		dests: newNodeSet(n), assembled: newNodeSet(n), queues: map[string]*queueState{}}
 	// a record per channel drawn is the usual count
-	f.done = Completed{Frame: number, Started: s.now, Records: make([]stats.Record, 0, len(plan.Channels)),
-		Missing: plan.Missing, Degraded: len(plan.Missing) > 0}
+	f.done = Completed{Frame: number, Started: s.now, Records: make([]stats.Record, 0, len(plan.Channels))}
 	s.inflight[number] = f
 	s.lastStart = s.now
 	s.interval = time.Duration(plan.Interval * float64(time.Second))

@@ -292,9 +292,6 @@ type event struct {
 }
 
 type server struct {
-	// warnedMissing are the lost compounds whose missing part was warned
-	// about (scheduler.Completed.Missing)
-	warnedMissing map[string]bool
 	// peers is every channel's frame address; it changes only when a node
 	// (re)joins, and each node gets it again only then (peersGen counts
 	// its versions): sent with every frame, it made the control traffic
@@ -1216,7 +1213,7 @@ func (s *server) act(rd scheduler.Ready, rep *report) error {
 			fw := &control.FrameWork{Frame: w.Frame, SwapBarrier: s.sched.SwapBarrier(w.Frame), Messages: s.messages[w.Frame], Screenshot: s.screenshots[w.Frame],
 				Sample: s.samples[w.Frame], Overlay: s.overlayFor(w, rep)}
 			for _, cp := range w.Channels {
-				fw.Channels = append(fw.Channels, control.ChannelWork{Channel: cp.Channel.ID, Tasks: cp.Tasks, Destination: cp.Destination,
+				fw.Channels = append(fw.Channels, control.ChannelWork{Channel: cp.Channel.ID, Tasks: cp.Tasks, Destination: cp.Destination, Aside: cp.Aside,
 					Viewport: cp.Viewport, WindowSize: cp.WindowSize, View: cp.View})
 			}
 			nc := s.nodes[w.Node]
@@ -1239,15 +1236,6 @@ func (s *server) act(rd scheduler.Ready, rep *report) error {
 			Tiles: g.Tiles, Ranges: g.Ranges, Done: g.Done}})
 	}
 	for _, c := range rd.Completed {
-		for _, m := range c.Missing {
-			if !s.warnedMissing[m] {
-				if s.warnedMissing == nil {
-					s.warnedMissing = map[string]bool{}
-				}
-				s.warnedMissing[m] = true
-				s.opt.Log.Warn(fmt.Sprintf("frame %d goes without the part of compound %s: its node is lost, no equalizer shares its work out, and it composites other sources' frames, which its destination cannot do in its place; frames are degraded while it is gone", c.Frame, m))
-			}
-		}
 		rep.complete(c)
 		s.lastRecords, s.overlayByDest = c.Records, nil
 		if s.live != nil {
