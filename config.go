@@ -1,7 +1,6 @@
 package goeq
 
 import (
-	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -12,8 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -415,17 +412,7 @@ func (c *Config) UseLayoutIndex(i int) error {
 	return nil
 }
 
-func (c *Config) describeLayouts() string {
-	var names []string
-	for i, l := range c.layouts {
-		if l == "" {
-			names = append(names, fmt.Sprintf("%d (unnamed)", i))
-		} else {
-			names = append(names, strconv.Quote(l))
-		}
-	}
-	return cmp.Or(strings.Join(names, ", "), "none")
-}
+func (c *Config) describeLayouts() string { return compound.DescribeLayoutNames(c.layouts) }
 
 // ViewMode is how a view renders: with one eye, or with two.
 type ViewMode int

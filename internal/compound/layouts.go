@@ -34,19 +34,29 @@ func (c *Config) FindLayout(name string) (*Layout, error) {
 	return nil, fmt.Errorf("no layout %q: the config has %s", name, c.DescribeLayouts())
 }
 
-// DescribeLayouts lists the config's layouts for a message: by name, and
-// by index where a layout has none.
+// DescribeLayouts lists the config's layouts for a message
+// (DescribeLayoutNames).
 func (c *Config) DescribeLayouts() string {
-	if len(c.Layouts) == 0 {
+	names := make([]string, len(c.Layouts))
+	for i, l := range c.Layouts {
+		names[i] = l.Name
+	}
+	return DescribeLayoutNames(names)
+}
+
+// DescribeLayoutNames lists layouts, given their names in the config's
+// order, for a message: by name, and by index where a layout has none.
+func DescribeLayoutNames(names []string) string {
+	if len(names) == 0 {
 		return "none"
 	}
-	var names []string
-	for i, l := range c.Layouts {
-		if l.Name == "" {
-			names = append(names, fmt.Sprintf("%d (unnamed)", i))
+	out := make([]string, len(names))
+	for i, n := range names {
+		if n == "" {
+			out[i] = fmt.Sprintf("%d (unnamed)", i)
 		} else {
-			names = append(names, strconv.Quote(l.Name))
+			out[i] = strconv.Quote(n)
 		}
 	}
-	return strings.Join(names, ", ")
+	return strings.Join(out, ", ")
 }
