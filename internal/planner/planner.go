@@ -277,6 +277,9 @@ type Planner struct {
 	// drawn keeps each drawing compound's multisampling
 	// (Compound.DrawSamples, fixed by the config), asked for every frame
 	drawn map[*compound.Compound]int
+	// drawsEye keeps whether a compound's tree draws for an eye
+	// (Compound.DrawsFor, fixed by the config), asked for every frame
+	drawsEye map[eyeKey]bool
 	// Changes are the heads, layouts, view modes and window sizes the
 	// frames follow (scheduler.HeadSetter, LayoutSetter, ViewModeSetter,
 	// WindowSizer)
@@ -308,7 +311,7 @@ func New(cfg *compound.Config) *Planner {
 		framerate: map[*compound.Compound]*equalizer.Framerate{}, usage: map[*compound.Compound]float64{},
 		history: map[int]map[string]CompoundState{}, down: map[*compound.Channel]bool{}, standIns: map[*compound.Compound]*compound.Channel{}, asides: map[*compound.Channel]*aside{},
 		firstSends: map[*compound.Compound][]Output{}, Rates: compositing.DefaultRates,
-		chosen: map[*compound.Compound]compositing.Strategy{}, eyeViews: map[eyeKey]*eyeView{}, drawn: map[*compound.Compound]int{}}
+		chosen: map[*compound.Compound]compositing.Strategy{}, eyeViews: map[eyeKey]*eyeView{}, drawn: map[*compound.Compound]int{}, drawsEye: map[eyeKey]bool{}}
 	p.sortLast = cfg.SortLast()
 	cfg.Walk(func(c *compound.Compound) {
 		p.compounds++
@@ -901,7 +904,7 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 	// a view switched to a mode its tree has no part for (an eye
 	// decomposition shown mono) is drawn by its destination, where
 	// Equalizer's would show nothing
-	unserved := !c.IsLeaf() && c.Destination() == c && !c.DrawsFor(eye)
+	unserved := !c.IsLeaf() && c.Destination() == c && !p.drawsFor(c, eye)
 	if (c.Tasks&compound.TaskDraw != 0 || unserved) && !c.IsLeaf() && renders {
 		// an inner compound that draws does so before assembling
 		t := task(Draw)
@@ -950,6 +953,17 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 		}
 		cp.Tasks = append(cp.Tasks, t)
 	}
+}
+
+// drawsFor is c.DrawsFor(eye), worked out once per compound and eye.
+func (p *Planner) drawsFor(c *compound.Compound, eye int) bool {
+	k := eyeKey{c, eye}
+	d, ok := p.drawsEye[k]
+	if !ok {
+		d = c.DrawsFor(eye)
+		p.drawsEye[k] = d
+	}
+	return d
 }
 
 // drawSamples is c.DrawSamples(), worked out once per compound.
