@@ -47,7 +47,8 @@ type Wait struct {
 
 // ExecOptions configure an executor.
 type ExecOptions struct {
-	// AsyncReadback finishes readbacks on the download goroutine.
+	// AsyncReadback finishes readbacks on the download goroutine (on a
+	// GPU: a software GL reads on the render goroutine either way).
 	AsyncReadback bool
 	// FullReadback reads back whole regions, not just what was drawn.
 	FullReadback bool
@@ -933,7 +934,12 @@ func (fr *frameRun) readback(r *channelRun, t *planner.Task, rec *stats.Record, 
 			send(px)
 			continue
 		}
-		if !fr.e.opt.AsyncReadback {
+		if !fr.e.opt.AsyncReadback || fr.e.Pipe.softwareGL {
+			// A software GL's glReadPixels into a buffer blocks as long as
+			// a direct read, so the download goroutine only adds a copy;
+			// and llvmpipe once crashed (SIGSEGV in glMapBufferRange)
+			// mapping on the download context while the render context
+			// drew.
 			send(ReadSync(fr.frame, read, depth))
 			continue
 		}
