@@ -259,6 +259,11 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	sum, err := server.Run(ctx, opt)
 	if app != nil {
+		if gone := app.Gone(); gone != nil && err == nil && caught() == nil {
+			// the run ended as the application's exit would end it, but
+			// whoever runs the server must learn that it did not exit
+			err = fmt.Errorf("the application went away without exiting, after %d frames (%v): was it killed, or did it crash?", summaryFrames(sum), gone)
+		}
 		app.End(sum, err)
 	}
 	cancel()

@@ -122,11 +122,34 @@ func read(r io.Reader, limit int, v any) error {
 type Session struct {
 	Hello Hello
 	// App drives the run (server.Options.App).
-	App  *server.App
-	conn net.Conn
-	out  chan toApp
-	done chan struct{} // the writer has stopped
-	once sync.Once
+	App   *server.App
+	conn  net.Conn
+	out   chan toApp
+	done  chan struct{} // the writer has stopped
+	once  sync.Once
+	mu    sync.Mutex
+	gone  error // why the application's frames ended without its exit
+	ended bool  // End closed the connection
+}
+
+// lost records the first reason the application went, unless the run
+// closed the connection itself.
+func (s *Session) lost(err error) {
+	s.mu.Lock()
+	if s.gone == nil && !s.ended {
+		s.gone = err
+	}
+	s.mu.Unlock()
+}
+
+// Gone says why the application's frames ended when it went away without
+// exiting (killed, crashed, its connection lost, or it stopped reading),
+// and is nil when it exited or is still there. The run ends either way,
+// as Exit would end it.
+func (s *Session) Gone() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gone
 }
 
 // Accept waits on ln for an application with the token. Peers that fail to
@@ -196,7 +219,12 @@ func handshake(conn net.Conn, token string) (*Session, error) {
 		defer close(frames)
 		for {
 			var m toServer
-			if err := read(conn, maxMessage, &m); err != nil || m.Exit {
+			err := read(conn, maxMessage, &m)
+			if err != nil {
+				s.lost(err)
+				return
+			}
+			if m.Exit {
 				return
 			}
 			if m.Frame != nil {
@@ -216,14 +244,16 @@ func (s *Session) send(m toApp) {
 	select {
 	case s.out <- m:
 	default:
-		s.conn.Close() // an application that does not read
+		s.lost(fmt.Errorf("it stopped reading (%d messages waited for it)", sendQueue))
+		s.conn.Close()
 	}
 }
 
 func (s *Session) writeLoop() {
 	defer close(s.done)
 	for m := range s.out {
-		if write(s.conn, m) != nil {
+		if err := write(s.conn, m); err != nil {
+			s.lost(err)
 			s.conn.Close()
 			for range s.out {
 			}
@@ -235,6 +265,9 @@ func (s *Session) writeLoop() {
 // End tells the application how the run ended and closes the connection.
 func (s *Session) End(sum *server.Summary, err error) {
 	s.once.Do(func() {
+		s.mu.Lock()
+		s.ended = true
+		s.mu.Unlock()
 		e := &end{Summary: sum}
 		if err != nil {
 			e.Err = err.Error()

@@ -84,7 +84,13 @@ func TestAcceptRefusesUntilTheTokenComes(t *testing.T) {
 	if _, ok := <-s.App.Frames; ok {
 		t.Errorf("the application's exit did not end its frames")
 	}
+	if err := s.Gone(); err != nil {
+		t.Errorf("an application that exited is said to be gone: %v", err)
+	}
 	s.End(&server.Summary{Frames: 1}, nil)
+	if err := s.Gone(); err != nil {
+		t.Errorf("the server's end of the connection is said to be the application gone: %v", err)
+	}
 	if err := <-ran; err != nil {
 		t.Errorf("the application's run: %v", err)
 	}
@@ -119,4 +125,56 @@ func TestRunGivesUpOnASilentServer(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "did not answer the token within") {
 		t.Errorf("a silent server: %v", err)
 	}
+}
+
+// An application whose connection ends without its exit (killed, crashed)
+// ends its frames, as an exit would, and the session says why: eqserver
+// then reports it and exits 1 rather than 0.
+func TestAnApplicationThatGoesWithoutExitingIsGone(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan *Session, 1)
+	go func() {
+		s, err := Accept(context.Background(), ln, "secret", func(string, error) {})
+		if err != nil {
+			t.Error(err)
+		}
+		got <- s
+	}()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(c, auth{"secret"})
+	var welcome toApp
+	if err := read(c, maxAuth, &welcome); err != nil || !welcome.Welcome {
+		t.Fatalf("no welcome: %+v, %v", welcome, err)
+	}
+	write(c, toServer{Hello: &Hello{Executable: "/bin/app"}})
+	write(c, toServer{Frame: &server.AppFrame{Data: []byte("1")}})
+	s := <-got
+	if s == nil {
+		t.FailNow()
+	}
+	if f, ok := <-s.App.Frames; !ok || string(f.Data) != "1" {
+		t.Fatalf("frame %q (%v)", f.Data, ok)
+	}
+	if err := s.Gone(); err != nil {
+		t.Errorf("an application still connected is said to be gone: %v", err)
+	}
+	c.Close() // as a killed process's connection closes
+	select {
+	case _, ok := <-s.App.Frames:
+		if ok {
+			t.Errorf("a frame after the connection closed")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the frames did not end when the application's connection closed")
+	}
+	if err := s.Gone(); err == nil {
+		t.Errorf("an application whose connection closed without its exit is not said to be gone")
+	}
+	s.End(&server.Summary{Frames: 1}, nil)
 }
