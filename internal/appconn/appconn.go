@@ -320,6 +320,7 @@ func Run(ctx context.Context, addr, token string, hello Hello, hooks *server.App
 	// frames go out on their own goroutine; this one reads the run
 	finished := make(chan struct{})
 	defer close(finished)
+	w8 := &watch{}
 	go func() {
 		for {
 			select {
@@ -328,6 +329,7 @@ func Run(ctx context.Context, addr, token string, hello Hello, hooks *server.App
 					write(conn, toServer{Exit: true})
 					return
 				}
+				w8.sending()
 				if write(conn, toServer{Frame: &f}) != nil {
 					return
 				}
@@ -336,19 +338,28 @@ func Run(ctx context.Context, addr, token string, hello Hello, hooks *server.App
 			}
 		}
 	}()
+	go w8.run(conn, finished)
 	for {
 		var m toApp
 		if err := read(conn, maxMessage, &m); err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
+			if silence := w8.gaveUp(); silence > 0 {
+				return nil, fmt.Errorf("eqserver at %s sent nothing for %v while frames were due (it fails a frame after %v): is it stopped, or its host gone?",
+					addr, silence.Round(time.Second), w8.frameTimeout)
+			}
 			return nil, fmt.Errorf("the connection to eqserver at %s ended: %w", addr, err)
 		}
+		w8.heard(m.Completed != nil)
 		switch {
 		case m.Refused != "":
 			return nil, fmt.Errorf("eqserver at %s refused the application: %s", addr, m.Refused)
-		case m.Ready != nil && hooks.Ready != nil:
-			hooks.Ready(*m.Ready)
+		case m.Ready != nil:
+			w8.ready(m.Ready.FrameTimeout)
+			if hooks.Ready != nil {
+				hooks.Ready(*m.Ready)
+			}
 		case m.Completed != nil && hooks.Completed != nil:
 			hooks.Completed(m.Completed.Frame, m.Completed.Degraded, m.Completed.Records)
 		case m.Input != nil && hooks.Input != nil:
@@ -361,3 +372,78 @@ func Run(ctx context.Context, addr, token string, hello Hello, hooks *server.App
 		}
 	}
 }
+
+// watch gives up on a server that says nothing while frames are due: a
+// stopped process, or a host gone without closing the connection, would
+// otherwise hold the application's FinishFrame for ever. The server
+// completes or fails every frame within its frame timeout, so once the
+// run is ready, silence of twice that (and 5 s) with frames sent and not
+// completed is a server that is gone.
+type watch struct {
+	mu           sync.Mutex
+	frameTimeout time.Duration // 0 until the run is ready
+	sent, done   int
+	last         time.Time // the last frame sent or message heard
+	silence      time.Duration
+}
+
+func (w *watch) ready(frameTimeout time.Duration) {
+	w.mu.Lock()
+	w.frameTimeout, w.last = frameTimeout, time.Now()
+	w.mu.Unlock()
+}
+
+func (w *watch) sending() {
+	w.mu.Lock()
+	w.sent++
+	w.last = time.Now()
+	w.mu.Unlock()
+}
+
+func (w *watch) heard(completed bool) {
+	w.mu.Lock()
+	if completed {
+		w.done++
+	}
+	w.last = time.Now()
+	w.mu.Unlock()
+}
+
+// gaveUp is how long the server had been silent when the watch closed
+// the connection, and 0 when it did not.
+func (w *watch) gaveUp() time.Duration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.silence
+}
+
+func (w *watch) run(conn net.Conn, finished <-chan struct{}) {
+	t := time.NewTicker(watchEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-finished:
+			return
+		case now := <-t.C:
+			w.mu.Lock()
+			bound := 2*w.frameTimeout + watchSlack
+			quiet := now.Sub(w.last)
+			over := w.frameTimeout > 0 && w.sent > w.done && quiet > bound
+			if over {
+				w.silence = quiet
+			}
+			w.mu.Unlock()
+			if over {
+				conn.Close()
+				return
+			}
+		}
+	}
+}
+
+// How often the watch looks, and the silence it allows beyond twice the
+// frame timeout (variables for the tests).
+var (
+	watchEvery = time.Second
+	watchSlack = 5 * time.Second
+)

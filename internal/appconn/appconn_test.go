@@ -178,3 +178,55 @@ func TestAnApplicationThatGoesWithoutExitingIsGone(t *testing.T) {
 	}
 	s.End(&server.Summary{Frames: 1}, nil)
 }
+
+// An application on a server that stops answering while frames are due (a
+// stopped process: its socket stays open) gives up with an error that
+// says so, after twice the server's frame timeout and some slack; a
+// server silent while no frame is due (an application that draws nothing
+// for a while) is waited for.
+func TestAnApplicationGivesUpOnAServerSilentWhileFramesAreDue(t *testing.T) {
+	defer func(every, slack time.Duration) { watchEvery, watchSlack = every, slack }(watchEvery, watchSlack)
+	watchEvery, watchSlack = 20*time.Millisecond, 100*time.Millisecond
+	const frameTimeout = 100 * time.Millisecond // the bound: 300 ms
+	for _, completes := range []bool{true, false} {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		// the server: welcomes, is ready, takes one frame and completes
+		// it or not, then says nothing for a second, then ends the run
+		go func() {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+			var a auth
+			read(c, maxAuth, &a)
+			write(c, toApp{Welcome: true})
+			var hello, frame toServer
+			read(c, maxMessage, &hello)
+			write(c, toApp{Ready: &server.RunInfo{FrameTimeout: frameTimeout}})
+			read(c, maxMessage, &frame)
+			if completes {
+				write(c, toApp{Completed: &completed{Frame: 0}})
+			}
+			time.Sleep(time.Second)
+			write(c, toApp{End: &end{Summary: &server.Summary{Frames: 1}}})
+		}()
+		frames := make(chan server.AppFrame, 1)
+		frames <- server.AppFrame{Data: []byte("1")}
+		// (had it waited, the server's end would come as no error)
+		_, err = Run(context.Background(), ln.Addr().String(), "", Hello{Executable: "/bin/app"}, &server.App{Frames: frames})
+		ln.Close()
+		if completes {
+			if err != nil {
+				t.Errorf("a server silent with no frame due: %v", err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), "sent nothing for") || !strings.Contains(err.Error(), "while frames were due") {
+			t.Errorf("a server silent with a frame due: %v, want it given up on", err)
+		}
+	}
+}

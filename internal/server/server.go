@@ -168,6 +168,10 @@ type RunInfo struct {
 	Observers []string // the config's observers' names, by index
 	Layouts   []string // the config's layouts' names
 	Views     []string // the config's views' names, layout by layout
+	// FrameTimeout is how long the server lets a frame take before it
+	// fails the run: an application on a server of its own gives up on a
+	// server silent for much longer while frames are due.
+	FrameTimeout time.Duration
 }
 
 // Summary is what a run reports at the end.
@@ -1040,7 +1044,10 @@ func (s *server) take(ev *event, rep *report, joined map[string]bool) (scheduler
 		} else {
 			joined[e.Node] = true
 			if len(joined) == len(s.order) && s.opt.App != nil && s.opt.App.Ready != nil {
-				info := RunInfo{Latency: s.cfg.Latency}
+				info := RunInfo{Latency: s.cfg.Latency, FrameTimeout: s.opt.FrameTimeout}
+				if info.FrameTimeout <= 0 {
+					info.FrameTimeout = scheduler.DefaultFrameTimeout
+				}
 				for _, l := range s.cfg.Layouts {
 					info.Layouts = append(info.Layouts, l.Name)
 				}
