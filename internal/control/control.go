@@ -25,6 +25,7 @@ import (
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/encoding"
+	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
@@ -334,6 +335,9 @@ func NewServer(h Handler, token string, tlsConfig *tls.Config, logger *slog.Logg
 	}
 	opts := []grpc.ServerOption{
 		grpc.MaxRecvMsgSize(MaxMessage), grpc.MaxSendMsgSize(MaxMessage),
+		// clients ping every pingEvery (Dial); the default policy takes
+		// pings more often than every 5 minutes for abuse
+		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: pingEvery / 2}),
 		grpc.StreamInterceptor(func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
 			if err := check(ss.Context()); err != nil {
 				return err
@@ -355,6 +359,17 @@ type Stream struct {
 	conn *grpc.ClientConn
 }
 
+// A client pings the server when the stream has been quiet for pingEvery
+// (gRPC's least) and gives the session up when no answer comes within
+// pingTimeout: a stopped server process, or a server host gone without
+// closing the connection, keeps its TCP connection open, and a render
+// client waiting for work would wait for ever (its heartbeats only queue
+// up). The server's own process answers the ping, not its kernel.
+var (
+	pingEvery   = 10 * time.Second
+	pingTimeout = 10 * time.Second
+)
+
 // Dial opens a session: the token and node name travel as metadata.
 // tlsConfig nil means plaintext.
 func Dial(ctx context.Context, addr, token, node string, tlsConfig *tls.Config) (*Stream, error) {
@@ -363,6 +378,7 @@ func Dial(ctx context.Context, addr, token, node string, tlsConfig *tls.Config) 
 		creds = credentials.NewTLS(tlsConfig)
 	}
 	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(creds),
+		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: pingEvery, Timeout: pingTimeout}),
 		grpc.WithDefaultCallOptions(grpc.CallContentSubtype("json"), grpc.MaxCallRecvMsgSize(MaxMessage), grpc.MaxCallSendMsgSize(MaxMessage)))
 	if err != nil {
 		return nil, err

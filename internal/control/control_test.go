@@ -205,3 +205,100 @@ func selfSigned(t *testing.T) (tls.Certificate, *x509.CertPool) {
 	pool.AddCert(c)
 	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, pool
 }
+
+// relay forwards TCP connections to a server until frozen: then it
+// forwards nothing more but keeps the connections open, as a stopped
+// server process or a host gone without a word does.
+type relay struct {
+	ln     net.Listener
+	to     string
+	frozen chan struct{}
+}
+
+func newRelay(t *testing.T, to string) *relay {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &relay{ln: ln, to: to, frozen: make(chan struct{})}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s, err := net.Dial("tcp", to)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			t.Cleanup(func() { c.Close(); s.Close() })
+			go r.pipe(s, c)
+			go r.pipe(c, s)
+		}
+	}()
+	return r
+}
+
+func (r *relay) pipe(dst, src net.Conn) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if err != nil {
+			return
+		}
+		select {
+		case <-r.frozen:
+			<-make(chan struct{}) // hold the connection, forward nothing
+		default:
+		}
+		if _, err := dst.Write(buf[:n]); err != nil {
+			return
+		}
+	}
+}
+
+// A client whose server stops answering, with the connection left open,
+// gives its session up once a ping goes unanswered: it does not wait for
+// work for ever. A quiet server that answers pings keeps its clients.
+func TestAClientGivesUpOnAServerThatStoppedAnswering(t *testing.T) {
+	defer func(every, timeout time.Duration) { pingEvery, pingTimeout = every, timeout }(pingEvery, pingTimeout)
+	pingTimeout = time.Second // gRPC pings every 10 s at the most
+	addr, _ := start(t)
+	r := newRelay(t, addr)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s, err := Dial(ctx, r.ln.Addr().String(), "secret", "render1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Send(&ClientMsg{Hello: &Hello{Node: "render1"}}); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := s.Recv(); err != nil || m.Setup == nil {
+		t.Fatalf("%+v %v", m, err)
+	}
+	// quiet past a ping: the session holds
+	got := make(chan error, 1)
+	go func() {
+		_, err := s.Recv()
+		got <- err
+	}()
+	select {
+	case err := <-got:
+		t.Fatalf("a quiet server that answers pings lost its client: %v", err)
+	case <-time.After(pingEvery + 2*pingTimeout):
+	}
+	close(r.frozen)
+	select {
+	case err := <-got:
+		if err == nil {
+			t.Errorf("a message from a frozen server")
+		}
+		t.Logf("the session ended: %v", err)
+	case <-ctx.Done():
+		t.Fatal("the client still waits for a server that stopped answering a minute ago")
+	}
+}
