@@ -11,6 +11,7 @@ package planner
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -268,8 +269,8 @@ type Planner struct {
 	// asides hold the tasks stand-ins run for each lost channel in the
 	// frame being planned: a plan of their own, so that they and the
 	// stand-in's own tasks wait for each other's frames as two channels
-	// would, each lost channel's past the last one's pixels
-	asides map[*compound.Channel]*aside
+	// would, each lost channel's past the last one's pixels (placeAsides)
+	asides map[*compound.Channel]*ChannelPlan
 	seq    int // task sequence of the frame being planned
 	// compounds is how many the config has (a frame's states, sized once)
 	compounds int
@@ -309,7 +310,7 @@ func New(cfg *compound.Config) *Planner {
 	p := &Planner{cfg: cfg, loads: map[*compound.Compound]*equalizer.Load{}, trees: map[*compound.Compound]bool{},
 		views: map[*compound.Compound]*equalizer.View{}, dfrs: map[*compound.Compound]*equalizer.DFR{},
 		framerate: map[*compound.Compound]*equalizer.Framerate{}, usage: map[*compound.Compound]float64{},
-		history: map[int]map[string]CompoundState{}, down: map[*compound.Channel]bool{}, standIns: map[*compound.Compound]*compound.Channel{}, asides: map[*compound.Channel]*aside{},
+		history: map[int]map[string]CompoundState{}, down: map[*compound.Channel]bool{}, standIns: map[*compound.Compound]*compound.Channel{}, asides: map[*compound.Channel]*ChannelPlan{},
 		firstSends: map[*compound.Compound][]Output{}, Rates: compositing.DefaultRates,
 		chosen: map[*compound.Compound]compositing.Strategy{}, eyeViews: map[eyeKey]*eyeView{}, drawn: map[*compound.Compound]int{}, drawsEye: map[eyeKey]bool{}}
 	p.sortLast = cfg.SortLast()
@@ -452,6 +453,7 @@ func (p *Planner) Plan(frame int) *FramePlan {
 			}
 		}
 	})
+	p.placeAsides(plan)
 	return plan
 }
 
@@ -487,33 +489,62 @@ func (p *Planner) findStandIns() {
 	})
 }
 
-// aside is the plan a stand-in runs for a lost channel, and how far right
-// its regions lie (ChannelPlan.Aside).
-type aside struct {
-	plan *ChannelPlan
-	x    int
-}
-
-// asideFor is the stand-in in's plan for the lost channel's compounds:
-// its regions lie past in's window's right edge, and past those of the
-// lost channels it stands in for already (the window's target grows to
-// fit), so that in's own pixels, and theirs, stay as they are.
-func (p *Planner) asideFor(lost, in *compound.Channel, plan *FramePlan) *aside {
+// asideFor is the stand-in in's plan for the lost channel's compounds
+// (placed by placeAsides once they are all planned).
+func (p *Planner) asideFor(lost, in *compound.Channel, plan *FramePlan) *ChannelPlan {
 	if a := p.asides[lost]; a != nil {
 		return a
 	}
-	k := 1
-	for _, a := range p.asides {
-		if a.plan.Channel == in {
-			k++
+	a := &ChannelPlan{Channel: in, Viewport: p.Sizes.Channel(in), WindowSize: p.Sizes.Window(in.Window), View: p.cfg.ViewIndex(in), Aside: true}
+	p.asides[lost] = a
+	plan.Channels = append(plan.Channels, a)
+	return a
+}
+
+// placeAsides moves each stand-in plan's regions into a band of their own
+// past its window's own pixels and past the bands of the lost channels
+// it stands in for already, so that the pixels of each stay as they are
+// (the window's target grows to fit). A band is as large as what its
+// tasks render; bands go on in rows below once a row would pass the
+// framebuffer limit: a 4K window standing in for four lost channels in a
+// row would need 19200 pixels.
+func (p *Planner) placeAsides(plan *FramePlan) {
+	type cursor struct{ x, y, rowH int }
+	cursors := map[*compound.Channel]*cursor{}
+	for _, a := range plan.Channels {
+		if !a.Aside {
+			continue
+		}
+		w, h := 1, 1
+		for _, t := range a.Tasks {
+			w, h = max(w, t.Region.X+t.Region.W), max(h, t.Region.Y+t.Region.H)
+		}
+		c := cursors[a.Channel]
+		if c == nil {
+			c = &cursor{x: a.WindowSize.W, rowH: a.WindowSize.H}
+			cursors[a.Channel] = c
+		}
+		if c.x > 0 && c.x+w > compound.MaxFramebuffer {
+			c.x, c.y, c.rowH = 0, c.y+c.rowH, 0
+		}
+		dx, dy := c.x-a.Viewport.X, c.y-a.Viewport.Y
+		c.x += w
+		c.rowH = max(c.rowH, h)
+		for i := range a.Tasks {
+			t := &a.Tasks[i]
+			t.Region.X += dx
+			t.Region.Y += dy
+			t.Inputs = slices.Clone(t.Inputs)
+			for j, in := range t.Inputs {
+				if in.Place != nil {
+					pl := *in.Place
+					pl.X += dx
+					pl.Y += dy
+					t.Inputs[j].Place = &pl
+				}
+			}
 		}
 	}
-	w := p.Sizes.Window(in.Window).W
-	a := &aside{plan: &ChannelPlan{Channel: in, Viewport: p.Sizes.Channel(in), WindowSize: p.Sizes.Window(in.Window), View: p.cfg.ViewIndex(in), Aside: true},
-		x: k*w - p.Sizes.Channel(in).X}
-	p.asides[lost] = a
-	plan.Channels = append(plan.Channels, a.plan)
-	return a
 }
 
 // channelOf is the channel that runs c's tasks: its own, or its stand-in
@@ -843,7 +874,7 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 	}
 	var cp *ChannelPlan
 	if in := p.standIns[c]; in != nil {
-		cp = p.asideFor(c.Channel, in, plan).plan
+		cp = p.asideFor(c.Channel, in, plan)
 	} else if c.Channel != nil {
 		cp = byChannel[c.Channel]
 		if cp == nil {
@@ -990,9 +1021,6 @@ func (p *Planner) task(c *compound.Compound, eye int, states map[string]Compound
 		Viewport: s.Viewport, Range: s.Range, Pixel: s.Pixel,
 		Subpixel: s.Subpixel, Zoom: s.Zoom, Buffers: c.Buffers, Share: s.Share, Region: region(c, s),
 		ColorMask: colorMask(c, eye)}
-	if p.standIns[c] != nil {
-		t.Region.X += p.asides[c.Channel].x
-	}
 	if owner := c.WallOwner; owner != nil && c.Wall != nil {
 		t.Area = states[owner.Path()].Share
 		wall, eyePos := p.Changes.Wall(p.cfg, c, eye)

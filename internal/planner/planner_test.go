@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"fmt"
 	"maps"
 	"math"
 	"os"
@@ -668,4 +669,84 @@ func TestADownChannelsPartHasAStandIn(t *testing.T) {
 	if len(bands) != 2 || bands[0][0] < bands[1][1] && bands[1][0] < bands[0][1] {
 		t.Errorf("two lost channels' stand-in plans render at %v: want two, apart", bands)
 	}
+}
+
+// A 4K window standing in for five lost channels of a static DB split
+// would need 23040 pixels in a row: the stand-in plans' bands go on in
+// rows below past the framebuffer limit, every band apart from the
+// window's own pixels and from each other.
+func TestStandInBandsStayWithinTheFramebufferLimit(t *testing.T) {
+	const sources, lost = 6, 5
+	var nodes, children, inputs strings.Builder
+	for i := range sources {
+		fmt.Fprintf(&nodes, `node { name "n%d" pipe { window { viewport [ 0 0 3840 2160 ] attributes { hint_drawable FBO } channel { name "src%d" } } } }
+`, i, i)
+		fmt.Fprintf(&children, `compound { channel "src%d" range [ %g %g ] outputframe { name "f%d" } }
+`, i, float64(i)/sources, float64(i+1)/sources, i)
+		fmt.Fprintf(&inputs, `inputframe { name "f%d" }
+`, i)
+	}
+	text := `server { config {
+appNode { pipe { window { viewport [ 0 0 3840 2160 ] attributes { hint_drawable FBO } channel { name "dest" } } } }
+` + nodes.String() + `compound { channel "dest" buffer [ COLOR DEPTH ] task [ CLEAR ASSEMBLE ]
+wall { bottom_left [ -.8 -.45 -1 ] bottom_right [ .8 -.45 -1 ] top_left [ -.8 .45 -1 ] }
+` + children.String() + inputs.String() + `} } }`
+	path := filepath.Join(t.TempDir(), "db-4k.eqc")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, _, err := compound.Load(path, compound.Options{Getenv: func(string) (string, bool) { return "", false }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := m.Configs[0]
+	p := New(cfg)
+	for _, ch := range cfg.Channels {
+		if ch.Name != "dest" && ch.Name != "src0" {
+			p.SetChannelDown(ch, true)
+		}
+	}
+	plan := p.Plan(0)
+	var bands []compound.PixelViewport
+	for _, cp := range plan.Channels {
+		if !cp.Aside {
+			continue
+		}
+		var band compound.PixelViewport
+		for i, task := range cp.Tasks {
+			r := task.Region
+			r.X += cp.Viewport.X
+			r.Y += cp.Viewport.Y
+			if i == 0 {
+				band = r
+			}
+			band = union(band, r)
+		}
+		if band.X+band.W > compound.MaxFramebuffer || band.Y+band.H > compound.MaxFramebuffer {
+			t.Errorf("a stand-in band at %v passes the %d-pixel framebuffer limit", band, compound.MaxFramebuffer)
+		}
+		own := compound.PixelViewport{W: cp.WindowSize.W, H: cp.WindowSize.H}
+		if overlaps(band, own) {
+			t.Errorf("a stand-in band at %v overlaps the window's own %v", band, own)
+		}
+		for _, b := range bands {
+			if overlaps(band, b) {
+				t.Errorf("stand-in bands at %v and %v overlap", band, b)
+			}
+		}
+		bands = append(bands, band)
+	}
+	if len(bands) != lost {
+		t.Fatalf("%d stand-in plans for %d lost channels", len(bands), lost)
+	}
+}
+
+func union(a, b compound.PixelViewport) compound.PixelViewport {
+	x0, y0 := min(a.X, b.X), min(a.Y, b.Y)
+	x1, y1 := max(a.X+a.W, b.X+b.W), max(a.Y+a.H, b.Y+b.H)
+	return compound.PixelViewport{X: x0, Y: y0, W: x1 - x0, H: y1 - y0}
+}
+
+func overlaps(a, b compound.PixelViewport) bool {
+	return a.X < b.X+b.W && b.X < a.X+a.W && a.Y < b.Y+b.H && b.Y < a.Y+a.H
 }
