@@ -320,7 +320,7 @@ func Run(ctx context.Context, addr, token string, hello Hello, hooks *server.App
 	// frames go out on their own goroutine; this one reads the run
 	finished := make(chan struct{})
 	defer close(finished)
-	w8 := &watch{}
+	watchdog := &watch{}
 	go func() {
 		for {
 			select {
@@ -329,7 +329,7 @@ func Run(ctx context.Context, addr, token string, hello Hello, hooks *server.App
 					write(conn, toServer{Exit: true})
 					return
 				}
-				w8.sending()
+				watchdog.sending()
 				if write(conn, toServer{Frame: &f}) != nil {
 					return
 				}
@@ -338,25 +338,25 @@ func Run(ctx context.Context, addr, token string, hello Hello, hooks *server.App
 			}
 		}
 	}()
-	go w8.run(conn, finished)
+	go watchdog.run(conn, finished)
 	for {
 		var m toApp
 		if err := read(conn, maxMessage, &m); err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			if silence := w8.gaveUp(); silence > 0 {
+			if silence, frameTimeout := watchdog.gaveUp(); silence > 0 {
 				return nil, fmt.Errorf("eqserver at %s sent nothing for %v while frames were due (it fails a frame after %v): is it stopped, or its host gone?",
-					addr, silence.Round(time.Second), w8.frameTimeout)
+					addr, silence.Round(time.Second), frameTimeout)
 			}
 			return nil, fmt.Errorf("the connection to eqserver at %s ended: %w", addr, err)
 		}
-		w8.heard(m.Completed != nil)
+		watchdog.heard(m.Completed != nil)
 		switch {
 		case m.Refused != "":
 			return nil, fmt.Errorf("eqserver at %s refused the application: %s", addr, m.Refused)
 		case m.Ready != nil:
-			w8.ready(m.Ready.FrameTimeout)
+			watchdog.ready(m.Ready.FrameTimeout)
 			if hooks.Ready != nil {
 				hooks.Ready(*m.Ready)
 			}
@@ -410,11 +410,11 @@ func (w *watch) heard(completed bool) {
 }
 
 // gaveUp is how long the server had been silent when the watch closed
-// the connection, and 0 when it did not.
-func (w *watch) gaveUp() time.Duration {
+// the connection (0 when it did not), and the server's frame timeout.
+func (w *watch) gaveUp() (silence, frameTimeout time.Duration) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.silence
+	return w.silence, w.frameTimeout
 }
 
 func (w *watch) run(conn net.Conn, finished <-chan struct{}) {
