@@ -342,6 +342,7 @@ func (n *node) start(ctx context.Context, fw *control.FrameWork) error {
 		n.peersMu.Lock()
 		n.peers = fw.Peers
 		n.peersMu.Unlock()
+		n.retireSenders(fw.Peers)
 	}
 	byPipe := map[*pipe]*pipeJob{}
 	fctx, cancel := context.WithCancel(ctx)

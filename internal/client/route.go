@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/goeq/goeq/internal/channel"
@@ -32,9 +33,12 @@ func (n *node) Send(f *channel.FrameData) {
 		n.log.Warn(fmt.Sprintf("frame %d: no frame address for channel %s: %s dropped", f.Frame, f.Consumer, f.Name))
 		return
 	}
-	s := n.sender(addr)
 	t.sends.Add(1)
-	s.queue <- outgoing{f: f, track: t}
+	if !n.sender(addr).enqueue(outgoing{f: f, track: t}) {
+		// the peer left as the frame went out: its link is closed
+		t.sends.Done()
+		n.log.Warn(fmt.Sprintf("frame %d: channel %s's node at %s left: %s dropped", f.Frame, f.Consumer, addr, f.Name))
+	}
 }
 
 // Pull asks the server for tiles (channel.Sink).
@@ -66,9 +70,13 @@ type outgoing struct {
 // goroutine, so that encoding and the network never hold a pipe.
 type sender struct {
 	addr  string
+	mu    sync.Mutex // guards closed, and queue's closing against sends
 	queue chan outgoing
 	done  chan struct{}
 	load  linkLoad // the sender goroutine's own
+	// closed: the link is closed, for the end of the run or because its
+	// peer left (a lost node's client starts again at another address)
+	closed bool
 }
 
 // linkLoad measures what the chooser weighs a link's crossing time by
@@ -113,9 +121,47 @@ func (n *node) sender(addr string) *sender {
 	return s
 }
 
+// enqueue hands the link a frame to send, and is false when the link is
+// closed.
+func (s *sender) enqueue(o outgoing) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.queue <- o
+	return true
+}
+
+// close closes the link once what it holds is sent (or has failed), and
+// may be called more than once.
 func (s *sender) close() {
-	close(s.queue)
+	s.mu.Lock()
+	if !s.closed {
+		s.closed = true
+		close(s.queue)
+	}
+	s.mu.Unlock()
 	<-s.done
+}
+
+// retireSenders closes the links to addresses that no peer has any more:
+// each lost node that comes back (relaunched, or started again by hand)
+// listens at a new address, and the link to its old one kept a goroutine
+// and its queue for the rest of the run.
+func (n *node) retireSenders(peers map[string]string) {
+	live := make(map[string]bool, len(peers))
+	for _, addr := range peers {
+		live[addr] = true
+	}
+	n.sendersMu.Lock()
+	defer n.sendersMu.Unlock()
+	for addr, s := range n.senders {
+		if !live[addr] {
+			delete(n.senders, addr)
+			go s.close()
+		}
+	}
 }
 
 func (n *node) runSender(s *sender) {

@@ -75,3 +75,35 @@ func TestSampleCodecsMeasuresTheFrame(t *testing.T) {
 		}
 	}
 }
+
+// A link to an address no peer has any more (a lost node that came back
+// listens at a new one) is closed and forgotten when the peers change,
+// and a frame handed to it after that is refused rather than sent on a
+// closed queue; links to addresses still in use stay.
+func TestLinksToAddressesNoPeerHasAreClosed(t *testing.T) {
+	n := &node{senders: map[string]*sender{}}
+	kept, old := n.sender("127.0.0.1:1001"), n.sender("127.0.0.1:1002")
+	n.retireSenders(map[string]string{"c1": "127.0.0.1:1001", "c2": "127.0.0.1:1003"})
+	select {
+	case <-old.done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the link to the address no peer has is still running")
+	}
+	if old.enqueue(outgoing{}) {
+		t.Error("a closed link took a frame")
+	}
+	n.sendersMu.Lock()
+	_, stays := n.senders["127.0.0.1:1001"]
+	_, gone := n.senders["127.0.0.1:1002"]
+	n.sendersMu.Unlock()
+	if !stays || gone {
+		t.Errorf("links after the peers changed: kept %v, old %v", stays, gone)
+	}
+	select {
+	case <-kept.done:
+		t.Error("the link to an address still in use was closed")
+	default:
+	}
+	kept.close()
+	kept.close() // the run's end closes every link, retired or not
+}
