@@ -316,6 +316,9 @@ func (n *node) serve(ctx context.Context, s *session) error {
 		case m.Stop:
 			n.cancelFrames()
 			return errStopped
+		case m.Dropped != "":
+			n.cancelFrames()
+			return fmt.Errorf("the server went on without this node (lost: %s); start the client again to rejoin", m.Dropped)
 		case m.Abandon != nil:
 			for _, p := range n.pipes {
 				p.exec.Abandon(m.Abandon.Frame, m.Abandon.Producers)

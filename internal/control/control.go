@@ -151,6 +151,10 @@ type ServerMsg struct {
 	Swap    *int       `json:"swap,omitempty"` // release the swap barrier of a frame
 	Grant   *Grant     `json:"grant,omitempty"`
 	Stop    bool       `json:"stop,omitempty"`
+	// Dropped tells a node the run went on without it, and why (it was
+	// lost: silent too long, as a stopped process is): its client ends, and
+	// started again it rejoins.
+	Dropped string `json:"dropped,omitempty"`
 }
 
 // Setup tells a client what to run.

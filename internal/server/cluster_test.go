@@ -622,7 +622,10 @@ func TestDestinationLossOverSSH(t *testing.T) {
 
 // TestRejoinByHand runs with --no-launch and clients started by hand on
 // the namespaced hosts; render2's client is killed and started again by
-// hand, and render2 rejoins and draws again.
+// hand, and render2 rejoins and draws again. Then render1's client is
+// stopped (SIGSTOP) until it is lost and continued: the server tells it
+// the run went on without it, it ends saying so (it used to wait for
+// work for ever), and started again by hand it rejoins too.
 func TestRejoinByHand(t *testing.T) {
 	c := netns.New(t, 3)
 	b, err := os.ReadFile(config("2d-lb-4.eqc"))
@@ -658,7 +661,7 @@ func TestRejoinByHand(t *testing.T) {
 		return cmd
 	}
 	start(c.Hosts[0], "app")
-	start(c.Hosts[1], "render1")
+	render1 := start(c.Hosts[1], "render1")
 	render2 := start(c.Hosts[2], "render2")
 	srv.logged(t, "node render2 joined", 30*time.Second)
 	time.Sleep(time.Second)
@@ -672,9 +675,30 @@ func TestRejoinByHand(t *testing.T) {
 	start(c.Hosts[2], "render2")
 	srv.logged(t, "node render2 rejoined", 30*time.Second)
 	time.Sleep(time.Second)
+	pid := clientPID(c.Hosts[1], "render1")
+	if pid == 0 {
+		t.Fatal("no client process for render1")
+	}
+	syscall.Kill(pid, syscall.SIGSTOP)
+	srv.logged(t, "node render1 lost", 30*time.Second)
+	syscall.Kill(pid, syscall.SIGCONT)
+	ended := make(chan error, 1)
+	go func() { ended <- render1.Wait() }()
+	select {
+	case err := <-ended:
+		if err == nil {
+			t.Errorf("render1's client, dropped, exited 0")
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("render1's client, stopped until lost and continued, still runs 30 s later")
+	}
+	srv.logged(t, "the server went on without this node", 10*time.Second)
+	start(c.Hosts[1], "render1")
+	srv.logged(t, "node render1 rejoined", 30*time.Second)
+	time.Sleep(time.Second)
 	sum := srv.stop(t)
-	if len(sum.RejoinedNodes) != 1 || sum.RejoinedNodes[0] != "render2" {
-		t.Errorf("rejoined %v, want [render2]", sum.RejoinedNodes)
+	if strings.Join(sum.RejoinedNodes, " ") != "render2 render1" {
+		t.Errorf("rejoined %v, want [render2 render1]", sum.RejoinedNodes)
 	}
 	// render2's sources drew in the last frames
 	drew := false

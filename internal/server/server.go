@@ -770,7 +770,7 @@ func (s *server) Session(stream grpc.ServerStream, node string) error {
 				if err := stream.SendMsg(m); err != nil {
 					return
 				}
-				if m.Stop {
+				if m.Stop || m.Dropped != "" {
 					return
 				}
 			case <-done:
@@ -1198,7 +1198,14 @@ func (s *server) act(rd scheduler.Ready, rep *report) error {
 		nc := s.nodes[l.Node]
 		s.mu.Lock()
 		nc.stale = true // a new client may take the node over
+		out := nc.out
 		s.mu.Unlock()
+		// a client still there (stopped, then continued) would otherwise
+		// wait for work that goes to others: it is told, and ends
+		select {
+		case out <- &control.ServerMsg{Dropped: l.Reason}:
+		default:
+		}
 		if nc.cmd != nil && nc.cmd.Process != nil {
 			nc.kill()
 			if nc.relaunch < s.opt.Relaunch && !s.opt.NoLaunch {
