@@ -25,6 +25,21 @@ func load(t *testing.T, name string) *compound.Config {
 	return m.Configs[0]
 }
 
+// loadText loads a config written here, from a file of its name, so that
+// its errors read file:line:col.
+func loadText(t *testing.T, name, text string) *compound.Config {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, _, err := compound.Load(path, compound.Options{Getenv: func(string) (string, bool) { return "", false }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.Configs[0]
+}
+
 func channel(plan *FramePlan, name string) *ChannelPlan {
 	for _, c := range plan.Channels {
 		if c.Channel.Name == name {
@@ -461,20 +476,13 @@ func TestFocusModeMovesTheWall(t *testing.T) {
     layout { view { mode STEREO observer 0 } }
     canvas { layout 0 wall { bottom_left [ -0.8 -0.5 -1 ] bottom_right [ 0.8 -0.5 -1 ] top_left [ -0.8 0.5 -1 ] } segment { channel "c" } }
 }`
-		path := filepath.Join(t.TempDir(), "focus.eqc")
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		m, _, err := compound.Load(path, compound.Options{Getenv: func(string) (string, bool) { return "", false }})
-		if err != nil {
-			t.Fatal(err)
-		}
+		cfg := loadText(t, "focus.eqc", text)
 		out := map[int]compound.Frustum{}
-		p := New(m.Configs[0])
+		p := New(cfg)
 		if headZ != 0 {
 			head := compound.IdentityHead
 			head.Matrix[14] = headZ
-			p.SetHead(0, m.Configs[0].Observers[0], head)
+			p.SetHead(0, cfg.Observers[0], head)
 		}
 		for _, cp := range p.Plan(0).Channels {
 			for _, task := range cp.Tasks {
@@ -691,15 +699,7 @@ appNode { pipe { window { viewport [ 0 0 3840 2160 ] attributes { hint_drawable 
 ` + nodes.String() + `compound { channel "dest" buffer [ COLOR DEPTH ] task [ CLEAR ASSEMBLE ]
 wall { bottom_left [ -.8 -.45 -1 ] bottom_right [ .8 -.45 -1 ] top_left [ -.8 .45 -1 ] }
 ` + children.String() + inputs.String() + `} } }`
-	path := filepath.Join(t.TempDir(), "db-4k.eqc")
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	m, _, err := compound.Load(path, compound.Options{Getenv: func(string) (string, bool) { return "", false }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := m.Configs[0]
+	cfg := loadText(t, "db-4k.eqc", text)
 	p := New(cfg)
 	for _, ch := range cfg.Channels {
 		if ch.Name != "dest" && ch.Name != "src0" {
