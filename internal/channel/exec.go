@@ -1216,8 +1216,6 @@ func (a *assembly) composite(in planner.Input, ar *arrival) error {
 	if err := ar.upload.Use(); err != nil {
 		return err
 	}
-	unlock := a.fr.e.Pipe.lockShared() // after Use, which waits for the upload
-	defer func() { unlock() }()
 	if _, ok := a.fr.e.Renderer.(draw.Assembler); ok {
 		// the renderer composites them all at once
 		a.deferred = append(a.deferred, ar)
@@ -1239,12 +1237,9 @@ func (a *assembly) composite(in planner.Input, ar *arrival) error {
 		held, release := ar.upload.held, ar.upload.releaseHeld
 		ar.upload.held, ar.upload.releaseHeld = nil, nil
 		ar.upload.released = true
-		unlock() // the upload takes its turn
 		ar.upload = a.fr.e.Pipe.StartUploadRelease(held, release)
 		a.used = append(a.used, ar.upload)
-		err := ar.upload.Use()
-		unlock = a.fr.e.Pipe.lockShared()
-		if err != nil {
+		if err := ar.upload.Use(); err != nil {
 			return err
 		}
 	}

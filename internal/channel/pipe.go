@@ -37,11 +37,10 @@ type Pipe struct {
 
 	pbos     *pboPool
 	textures *texturePool
-	// softwareGL: the GL renders on the CPU (Mesa's llvmpipe), where
-	// uploads and compositing take turns (lockShared) and the statistics
-	// name the renderer "software"
+	// softwareGL: the GL renders on the CPU (Mesa's llvmpipe), where no
+	// helper goroutine uploads or reads back (StartUploadRelease says why)
+	// and the statistics name the renderer "software"
 	softwareGL bool
-	shared     sync.Mutex
 	// downloadGate, when set (tests), holds each download until a value
 	// arrives: it shows that the render goroutine goes on meanwhile.
 	downloadGate chan struct{}
@@ -99,21 +98,6 @@ func (p *Pipe) Do(f func() error) error {
 		errc <- f()
 	}
 	return <-errc
-}
-
-// lockShared makes the upload goroutine's GL work and the render
-// goroutine's compositing take turns under a software GL and returns the
-// unlock. Mesa's llvmpipe crashes (SIGSEGV in glTexSubImage2D) when the
-// upload context writes one texture while the render context composites
-// with another: a few runs in ten of 8 frames of thousands of tiles each
-// (1920x1080 in 32x16 tiles); none in 57 with the turns. There the
-// upload is a memory copy on the CPU either way.
-func (p *Pipe) lockShared() func() {
-	if !p.softwareGL {
-		return func() {}
-	}
-	p.shared.Lock()
-	return p.shared.Unlock
 }
 
 // Context is the pipe's context (for windows that swap).

@@ -30,6 +30,8 @@ import (
 // sampling draws signal (leaseFree). The upload goroutine waits on that
 // fence before it writes into or deletes the texture. Every hand-over
 // checks the state it expects; a wrong one is counted and reported.
+// Under a software GL there is no upload goroutine: Use uploads on the
+// render goroutine, and the lease passes through the same states there.
 
 type texFormat uint8
 

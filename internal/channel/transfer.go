@@ -219,6 +219,10 @@ type Upload struct {
 	// releaseHeld gives their memory back
 	held        *Pixels
 	releaseHeld func()
+	// pending are pixels a software GL uploads in Use, and releasePending
+	// gives their memory back
+	pending        *Pixels
+	releasePending func()
 }
 
 // HoldUpload keeps a received frame's pixels in memory instead of
@@ -238,8 +242,19 @@ func (p *Pipe) StartUpload(px *Pixels) *Upload { return p.StartUploadRelease(px,
 
 // StartUploadRelease is StartUpload with a function that gives px's memory
 // back once the upload no longer reads it.
+//
+// Under a software GL the pixels wait in memory and Use uploads them on
+// the render goroutine: llvmpipe crashed now and then (SIGSEGV in
+// glTexSubImage2D, glMapBufferRange) while a context shared with the
+// render context worked beside it, and there an upload is a copy on the
+// CPU that another thread would only take cores from the draw for.
 func (p *Pipe) StartUploadRelease(px *Pixels, release func()) *Upload {
 	u := &Upload{done: make(chan struct{}), W: px.PixelViewport.W, H: px.PixelViewport.H, pool: p.textures}
+	if p.softwareGL {
+		u.pending, u.releasePending = px, release
+		close(u.done)
+		return u
+	}
 	w, err := p.helper(&p.upload, "upload")
 	if err != nil {
 		u.err = err
@@ -254,39 +269,44 @@ func (p *Pipe) StartUploadRelease(px *Pixels, release func()) *Upload {
 		if release != nil {
 			defer release()
 		}
-		defer p.lockShared()()
 		defer u.finishUpload()
-		if u.W <= 0 || u.H <= 0 {
-			return
-		}
-		gl.PixelStorei(gl.UNPACK_ALIGNMENT, 1)
-		if u.color, u.err = p.textures.take(u.W, u.H, formatColor); u.err != nil {
-			return
-		}
-		u.Color, u.TexW, u.TexH = u.color.id, u.color.w, u.color.h
-		gl.BindTexture(gl.TEXTURE_2D, u.Color)
-		if len(px.Color) >= 4*u.W*u.H {
-			gl.TexSubImage2D(gl.TEXTURE_2D, 0, 0, 0, int32(u.W), int32(u.H), gl.RGBA, gl.UNSIGNED_BYTE, gl.Ptr(px.Color))
-		} else if len(px.Color) > 0 {
-			u.err = fmt.Errorf("channel: frame of %dx%d with %d colour bytes", u.W, u.H, len(px.Color))
-		}
-		if px.Depth != nil {
-			if u.depth, u.err = p.textures.take(u.W, u.H, formatDepth); u.err != nil {
-				return
-			}
-			u.Depth = u.depth.id
-			gl.PixelStorei(gl.UNPACK_ALIGNMENT, 4)
-			gl.BindTexture(gl.TEXTURE_2D, u.Depth)
-			if len(px.Depth) >= u.W*u.H {
-				gl.TexSubImage2D(gl.TEXTURE_2D, 0, 0, 0, int32(u.W), int32(u.H), gl.DEPTH_COMPONENT, gl.FLOAT, gl.Ptr(px.Depth))
-			}
-		}
-		gl.BindTexture(gl.TEXTURE_2D, 0)
-		if err := glutil.Error(); err != nil && u.err == nil {
-			u.err = err
-		}
+		u.fill(px)
 	}
 	return u
+}
+
+// fill copies px into textures from the pool (with a context of the
+// pipe's share group current); its leases stay with the caller.
+func (u *Upload) fill(px *Pixels) {
+	if u.W <= 0 || u.H <= 0 {
+		return
+	}
+	gl.PixelStorei(gl.UNPACK_ALIGNMENT, 1)
+	if u.color, u.err = u.pool.take(u.W, u.H, formatColor); u.err != nil {
+		return
+	}
+	u.Color, u.TexW, u.TexH = u.color.id, u.color.w, u.color.h
+	gl.BindTexture(gl.TEXTURE_2D, u.Color)
+	if len(px.Color) >= 4*u.W*u.H {
+		gl.TexSubImage2D(gl.TEXTURE_2D, 0, 0, 0, int32(u.W), int32(u.H), gl.RGBA, gl.UNSIGNED_BYTE, gl.Ptr(px.Color))
+	} else if len(px.Color) > 0 {
+		u.err = fmt.Errorf("channel: frame of %dx%d with %d colour bytes", u.W, u.H, len(px.Color))
+	}
+	if px.Depth != nil {
+		if u.depth, u.err = u.pool.take(u.W, u.H, formatDepth); u.err != nil {
+			return
+		}
+		u.Depth = u.depth.id
+		gl.PixelStorei(gl.UNPACK_ALIGNMENT, 4)
+		gl.BindTexture(gl.TEXTURE_2D, u.Depth)
+		if len(px.Depth) >= u.W*u.H {
+			gl.TexSubImage2D(gl.TEXTURE_2D, 0, 0, 0, int32(u.W), int32(u.H), gl.DEPTH_COMPONENT, gl.FLOAT, gl.Ptr(px.Depth))
+		}
+	}
+	gl.BindTexture(gl.TEXTURE_2D, 0)
+	if err := glutil.Error(); err != nil && u.err == nil {
+		u.err = err
+	}
 }
 
 // finishUpload hands the upload's textures to the render goroutine behind
@@ -309,6 +329,23 @@ func (u *Upload) finishUpload() {
 // any later command reads the textures. Call inside Pipe.Do.
 func (u *Upload) Use() error {
 	<-u.done
+	if px := u.pending; px != nil {
+		// a software GL's upload, done here in the render context: its
+		// commands come before any that sample the textures
+		u.pending = nil
+		u.fill(px)
+		if u.releasePending != nil {
+			u.releasePending()
+			u.releasePending = nil
+		}
+		for _, l := range []*lease{u.color, u.depth} {
+			if l != nil {
+				l.hand(leaseUploading, leaseFilled)
+				l.hand(leaseFilled, leaseSampling)
+			}
+		}
+		return u.err
+	}
 	if u.fence != 0 {
 		gl.WaitSync(u.fence, 0, gl.TIMEOUT_IGNORED)
 		gl.DeleteSync(u.fence)
@@ -337,6 +374,13 @@ func ReleaseUploads(ups ...*Upload) {
 			continue
 		}
 		u.released = true
+		if u.pending != nil { // never used: never uploaded
+			if u.releasePending != nil {
+				u.releasePending()
+			}
+			u.pending, u.releasePending = nil, nil
+			continue
+		}
 		if u.held != nil {
 			if u.releaseHeld != nil {
 				u.releaseHeld()
@@ -378,10 +422,6 @@ func clip(drawn, whole compound.PixelViewport) compound.PixelViewport {
 	}
 	return compound.PixelViewport{X: x0, Y: y0, W: x1 - x0, H: y1 - y0}
 }
-
-// Wait blocks until the upload goroutine is done with the frame's pixels
-// (they may be reused afterwards); it does not make the GPU wait.
-func (u *Upload) Wait() { <-u.done }
 
 // depthChecks is how many of a channel's first frames sent for a depth
 // merge checkDepth looks at.

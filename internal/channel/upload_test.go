@@ -1,0 +1,90 @@
+package channel
+
+import (
+	"testing"
+
+	"github.com/go-gl/gl/v3.3-core/gl"
+
+	"github.com/goeq/goeq/internal/compound"
+	"github.com/goeq/goeq/internal/winsys"
+)
+
+// On a software GL a received frame is uploaded on the render goroutine,
+// when it is used: no upload context works beside the render context
+// (llvmpipe crashed now and then with one), and the pixels stay in memory
+// until then. On a GPU the upload goroutine does it at once. Either way
+// the textures hold the frame's colour and depth, and every frame's
+// memory is given back: used or not.
+func TestSoftwareGLUploadsOnTheRenderGoroutine(t *testing.T) {
+	sys, err := winsys.OpenEGL()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := StartPipe("upload", sys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Stop()
+	const w, h = 37, 23
+	px := &Pixels{PixelViewport: compound.PixelViewport{W: w, H: h}, Color: make([]byte, 4*w*h), Depth: make([]float32, w*h)}
+	for i := range px.Color {
+		px.Color[i] = byte(i * 7)
+	}
+	for i := range px.Depth {
+		px.Depth[i] = float32(i) / float32(w*h)
+	}
+	released := make(chan struct{}, 2)
+	used := p.StartUploadRelease(px, func() { released <- struct{}{} })
+	unused := p.StartUploadRelease(&Pixels{PixelViewport: compound.PixelViewport{W: 4, H: 4}, Color: make([]byte, 64)},
+		func() { released <- struct{}{} })
+	if p.softwareGL && len(released) != 0 {
+		t.Errorf("a software GL gave the pixels back before they were uploaded")
+	}
+	var color []byte
+	var depth []float32
+	err = p.Do(func() error {
+		if err := used.Use(); err != nil {
+			return err
+		}
+		color = make([]byte, 4*used.TexW*used.TexH)
+		gl.BindTexture(gl.TEXTURE_2D, used.Color)
+		gl.GetTexImage(gl.TEXTURE_2D, 0, gl.RGBA, gl.UNSIGNED_BYTE, gl.Ptr(color))
+		depth = make([]float32, used.TexW*used.TexH)
+		gl.BindTexture(gl.TEXTURE_2D, used.Depth)
+		gl.GetTexImage(gl.TEXTURE_2D, 0, gl.DEPTH_COMPONENT, gl.FLOAT, gl.Ptr(depth))
+		gl.BindTexture(gl.TEXTURE_2D, 0)
+		ReleaseUploads(used, unused)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			for c := 0; c < 4; c++ {
+				if got, want := color[4*(y*used.TexW+x)+c], px.Color[4*(y*w+x)+c]; got != want {
+					t.Fatalf("colour (%d,%d)[%d] = %d, want %d", x, y, c, got, want)
+				}
+			}
+			if got, want := depth[y*used.TexW+x], px.Depth[y*w+x]; got != want {
+				t.Fatalf("depth (%d,%d) = %v, want %v", x, y, got, want)
+			}
+		}
+	}
+	if len(released) != 2 {
+		t.Errorf("%d of 2 frames' pixels given back", len(released))
+	}
+	p.helpers.Lock()
+	async := p.upload != nil
+	p.helpers.Unlock()
+	if p.softwareGL && async {
+		t.Errorf("a software GL (llvmpipe) uploaded on the upload goroutine")
+	}
+	if !p.softwareGL && !async {
+		t.Errorf("a GPU uploaded on the render goroutine")
+	}
+	if n, last := p.OwnershipErrors(); n != 0 {
+		t.Errorf("%d wrong texture hand-overs, the last: %s", n, last)
+	}
+	t.Logf("software GL %v, upload goroutine %v", p.softwareGL, async)
+}
