@@ -98,11 +98,24 @@ func corpusRun(t *testing.T, cfg string, reference bool, extra ...string) string
 	return dir
 }
 
+// tailOf is the last n bytes of a run's output, after the start of the
+// first crash in it (a Go runtime crash's signal line and the goroutine
+// that crashed), which a long stack dump would otherwise push out.
 func tailOf(s string, n int) string {
-	if len(s) > n {
-		return "..." + s[len(s)-n:]
+	if len(s) <= n {
+		return s
 	}
-	return s
+	tail := "..." + s[len(s)-n:]
+	start := -1
+	for _, mark := range []string{"\nSIG", "\nfatal error: ", "\npanic: "} {
+		if i := strings.Index(s, mark); i >= 0 && (start < 0 || i < start) {
+			start = i + 1
+		}
+	}
+	if start < 0 || start >= len(s)-n {
+		return tail
+	}
+	return s[start:min(len(s)-n, start+n)] + "\n" + tail
 }
 
 func pngs(t *testing.T, dir string) []string {

@@ -27,3 +27,50 @@ func TestLaunchLineExpansion(t *testing.T) {
 		t.Errorf("default command: got %s, want %s", got, want)
 	}
 }
+
+// A client that crashes in the GL driver prints a Go crash report; the
+// node's loss names the signal, that it came in C code, and the Go
+// functions that called into it, not the report's last line (a
+// register).
+func TestACrashedClientIsNamedByItsCrash(t *testing.T) {
+	report := `time=2026-11-28T05:37:29.100Z level=INFO msg="window system: EGL" component="eqclient app"
+SIGSEGV: segmentation violation
+PC=0x7fa04d6e00dc m=7 sigcode=1 addr=0x18
+signal arrived during cgo execution
+
+goroutine 41 gp=0xfe2946b6d20 m=7 mp=0xfe294500008 [syscall, locked to thread]:
+runtime.cgocall(0x9f1e40, 0xfe2942e5d48)
+	/usr/local/go/src/runtime/cgocall.go:167 +0x4b fp=0xfe2942e5d20 sp=0xfe2942e5ce8 pc=0x48356b
+github.com/go-gl/gl/v3.3-core/gl._Cfunc_glowTexSubImage2D(0x7fa04d5e3a10, 0xde1, 0x0)
+	_cgo_gotypes.go:18211 +0x45 fp=0xfe2942e5d48 sp=0xfe2942e5d20 pc=0x8a0b25
+github.com/go-gl/gl/v3.3-core/gl.TexSubImage2D(...)
+	/root/go/pkg/mod/github.com/go-gl/gl@v0.0.0/v3.3-core/gl/package.go:10307
+github.com/goeq/goeq/internal/channel.(*Upload).fill(0xfe2943a2000, 0xfe2943c8000)
+	/work/main/internal/channel/transfer.go:290 +0x1c5 fp=0xfe2942e5e10 sp=0xfe2942e5d48 pc=0x9c2c25
+github.com/goeq/goeq/internal/channel.(*Pipe).StartUploadRelease.func1()
+	/work/main/internal/channel/transfer.go:262 +0x9d fp=0xfe2942e5e60 sp=0xfe2942e5e10 pc=0x9c23fd
+created by github.com/goeq/goeq/internal/channel.(*Pipe).helper in goroutine 37
+	/work/main/internal/channel/pipe.go:159 +0x346
+
+goroutine 1 gp=0xfe2940021c0 m=nil [select]:
+main.main()
+rip    0x7fa04d6e00dc
+gs     0x0
+`
+	l := &lastLine{}
+	for i := 0; i < len(report); i += 37 { // output arrives in pieces
+		l.Write([]byte(report[i:min(i+37, len(report))]))
+	}
+	want := "SIGSEGV: segmentation violation in C code (a library: the GL driver?), called from gl._Cfunc_glowTexSubImage2D < gl.TexSubImage2D < channel.(*Upload).fill"
+	if got := l.Crash(); got != want {
+		t.Errorf("crash:\n got %s\nwant %s", got, want)
+	}
+	if got := l.String(); got != "gs     0x0" {
+		t.Errorf("last line %q", got)
+	}
+	quiet := &lastLine{}
+	quiet.Write([]byte("eqclient: connection to the server lost\n"))
+	if c := quiet.Crash(); c != "" {
+		t.Errorf("a client that exited with an error was called crashed: %s", c)
+	}
+}

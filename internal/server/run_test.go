@@ -508,20 +508,32 @@ func TestKilledClientIsSurvived(t *testing.T) {
 }
 
 // The destination's node dying stops the run with a clear error and a
-// non-zero exit, without hanging.
+// non-zero exit, without hanging. The error says how its client ended: a
+// crash (as in a GL driver: SIGSEGV) is named as one, not as the control
+// stream that ended with it.
 func TestDestinationDeathStopsTheRun(t *testing.T) {
-	sp := startServer(t, config("2d-lb-4.eqc"), 500)
-	sp.waitFrames(t, 3)
-	sp.mu.Lock()
-	pid := sp.pids["app"]
-	sp.mu.Unlock()
-	syscall.Kill(pid, syscall.SIGKILL)
-	err := sp.wait(t)
-	if err == nil {
-		t.Fatal("the run succeeded without its destination")
-	}
-	if !strings.Contains(sp.log(), "shows the destination, died") {
-		t.Errorf("no clear error:\n%s", sp.log())
+	for _, c := range []struct {
+		signal syscall.Signal
+		want   string
+	}{
+		{syscall.SIGKILL, "died: eqclient exited (signal: killed)"},
+		{syscall.SIGSEGV, "died: eqclient crashed (exit status 2): SIGSEGV: segmentation violation"},
+	} {
+		t.Run(c.signal.String(), func(t *testing.T) {
+			sp := startServer(t, config("2d-lb-4.eqc"), 500)
+			sp.waitFrames(t, 3)
+			sp.mu.Lock()
+			pid := sp.pids["app"]
+			sp.mu.Unlock()
+			syscall.Kill(pid, c.signal)
+			err := sp.wait(t)
+			if err == nil {
+				t.Fatal("the run succeeded without its destination")
+			}
+			if !strings.Contains(sp.log(), "node app, which shows the destination, "+c.want) {
+				t.Errorf("no clear error with %q:\n%s", c.want, tailOf(sp.log(), 3000))
+			}
+		})
 	}
 }
 

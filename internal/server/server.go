@@ -21,6 +21,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"regexp"
 	"runtime"
 	"sort"
 	"strconv"
@@ -223,6 +224,8 @@ type nodeConn struct {
 	frameAddr string
 	cmd       *exec.Cmd
 	exited    chan struct{}
+	// why the launched process ended, set before exited is closed
+	exitReason string
 	// set while a session holds the node: a second client for the same
 	// node is refused, unless the run has lost the node (stale), when a
 	// new client takes over
@@ -619,14 +622,41 @@ func (s *server) launchNode(id string, listening net.Addr) error {
 	s.opt.Log.Info(fmt.Sprintf("node %s: client pid %d", id, cmd.Process.Pid))
 	go func() {
 		err := cmd.Wait()
-		close(exited)
 		reason := fmt.Sprintf("eqclient exited (%v)", exitText(err))
-		if l := last.String(); l != "" {
+		if c := last.Crash(); c != "" {
+			reason = fmt.Sprintf("eqclient crashed (%v): %s; its output above has the whole report", exitText(err), c)
+		} else if l := last.String(); l != "" {
 			reason += ": " + l
 		}
+		s.mu.Lock()
+		nc.exitReason = reason
+		s.mu.Unlock()
+		close(exited)
 		s.events <- event{node: id, conn: nc, ev: scheduler.Lost{Node: id, Reason: reason}, launch: launch}
 	}()
 	return nil
+}
+
+// processEnd is why the node's launched client ended, when it ends
+// within a moment of its control stream: a client that crashed or exited
+// closes its stream first, and "the stream ended" would not say that.
+// It is empty for a client started by hand, or one that is still there
+// (its link was lost).
+func (s *server) processEnd(nc *nodeConn) string {
+	s.mu.Lock()
+	exited := nc.exited
+	s.mu.Unlock()
+	if exited == nil {
+		return ""
+	}
+	select {
+	case <-exited:
+	case <-time.After(300 * time.Millisecond):
+		return ""
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return nc.exitReason
 }
 
 // joinTimeout is how long a node has to join: its launch_timeout
@@ -782,7 +812,11 @@ func (s *server) Session(stream grpc.ServerStream, node string) error {
 	for {
 		m := &control.ClientMsg{}
 		if err := stream.RecvMsg(m); err != nil {
-			tell(event{ev: scheduler.Lost{Node: node, Reason: "control stream ended: " + control.ErrorText(err)}})
+			reason := "control stream ended: " + control.ErrorText(err)
+			if why := s.processEnd(nc); why != "" {
+				reason = why
+			}
+			tell(event{ev: scheduler.Lost{Node: node, Reason: reason}})
 			return nil
 		}
 		switch {
@@ -1318,6 +1352,7 @@ type lastLine struct {
 	mu      sync.Mutex
 	partial []byte
 	last    string
+	crash   crashReport
 }
 
 func (l *lastLine) Write(p []byte) (int, error) {
@@ -1331,6 +1366,7 @@ func (l *lastLine) Write(p []byte) (int, error) {
 		}
 		if line := strings.TrimSpace(string(l.partial[:i])); line != "" {
 			l.last = line
+			l.crash.line(line)
 		}
 		l.partial = l.partial[i+1:]
 	}
@@ -1344,4 +1380,70 @@ func (l *lastLine) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.last
+}
+
+// Crash sums up a Go crash the client printed, empty when none.
+func (l *lastLine) Crash() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.crash.String()
+}
+
+// crashReport reads a Go runtime crash in a client's output: its first
+// line (a signal, "fatal error:" or "panic:"), whether the signal came in
+// C code, and the first functions of the goroutine that crashed outside
+// the runtime. A crash's last line is a register, which says nothing.
+type crashReport struct {
+	header string
+	inC    bool
+	stack  []string
+	// reading the first goroutine of the report
+	inGoroutine, done bool
+}
+
+// crashStart is the first line of a Go crash report.
+var crashStart = regexp.MustCompile(`^(SIG[A-Z]+: |fatal error: |panic: )`)
+
+// sourceLine is a stack frame's file and line, under its function.
+var sourceLine = regexp.MustCompile(`^\S+\.go:\d+`)
+
+func (c *crashReport) line(line string) {
+	switch {
+	case c.done:
+	case c.header == "":
+		if crashStart.MatchString(line) {
+			c.header = line
+		}
+	case line == "signal arrived during cgo execution":
+		c.inC = true
+	case strings.HasPrefix(line, "goroutine "):
+		if c.inGoroutine {
+			c.done = true
+		}
+		c.inGoroutine = true
+	case strings.HasPrefix(line, "created by ") || strings.HasPrefix(line, "..."):
+		c.done = c.inGoroutine
+	case c.inGoroutine && !sourceLine.MatchString(line) && !strings.HasPrefix(line, "runtime.") && !strings.HasPrefix(line, "panic("):
+		fn := line
+		if i := strings.LastIndex(fn, "("); i > 0 {
+			fn = fn[:i]
+		}
+		fn = fn[strings.LastIndex(fn, "/")+1:]
+		c.stack = append(c.stack, fn)
+		c.done = len(c.stack) == 3
+	}
+}
+
+func (c *crashReport) String() string {
+	if c.header == "" {
+		return ""
+	}
+	s := c.header
+	if c.inC {
+		s += " in C code (a library: the GL driver?)"
+	}
+	if len(c.stack) > 0 {
+		s += ", called from " + strings.Join(c.stack, " < ")
+	}
+	return s
 }
