@@ -34,6 +34,7 @@ func serveClient(app Application, args []string) int {
 	node := fs.String("node", "", "the config node this client renders")
 	ws := fs.String("winsys", "auto", "window system: auto, egl or glfw")
 	tokenStdin := fs.Bool("token-stdin", false, "read the token from standard input's first line")
+	launched := fs.Bool("launched", false, "started by the server: end with the process that started this client")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -41,6 +42,12 @@ func serveClient(app Application, args []string) int {
 	if *server == "" || *node == "" {
 		logger.Error("--server and --node are required")
 		return 2
+	}
+	if *launched {
+		if err := client.EndWithLauncher(); err != nil {
+			logger.Error(err.Error())
+			return 1
+		}
 	}
 	token, tlsConfig, err := client.Credentials(*tokenStdin)
 	if err != nil {

@@ -45,6 +45,7 @@ func main() {
 	flag.Var(&nodes, "node", "the config node this client renders (with --null, once per node: one process then stands in for many nodes)")
 	tokenFile := flag.String("token-file", "", "file holding the shared token (default: $GOEQ_TOKEN)")
 	tokenStdin := flag.Bool("token-stdin", false, "read the token from the first line of standard input (how eqserver launches clients)")
+	launched := flag.Bool("launched", false, "started by eqserver (directly or through a node's launch_command): end when the process that started this client ends, even while stopped")
 	ws := flag.String("winsys", "auto", "window system: auto (GLFW when the node shows a window on an X display, else EGL), egl or glfw")
 	drawable := flag.String("drawable", "", "override hint_drawable: window or FBO")
 	tlsCA := flag.String("tls-ca", "", "CA certificate to verify a TLS control port (use TLS when set)")
@@ -77,6 +78,11 @@ func main() {
 	fatal := func(msg string) {
 		logger.Error(msg)
 		os.Exit(1)
+	}
+	if *launched {
+		if err := client.EndWithLauncher(); err != nil {
+			fatal(err.Error())
+		}
 	}
 	token, tlsConfig, err := client.Credentials(*tokenStdin)
 	if err != nil {

@@ -211,8 +211,9 @@ StrictModes no
 // TestSSHLaunch launches the render nodes of the 2D config over ssh (key
 // login to an sshd on each namespaced host, launch_command with %h, %n
 // and %c): the token reaches them on stdin, so no process's command line
-// and no client's environment holds it; the run renders; a signal to the
-// server ends it and every remote client.
+// and no client's environment holds it; the run renders; a client stopped
+// on its host is lost; a signal to the server ends it and every remote
+// client, the stopped one included.
 func TestSSHLaunch(t *testing.T) {
 	c := netns.New(t, 3)
 	sshConfig := sshHosts(t, c)
@@ -253,6 +254,12 @@ func TestSSHLaunch(t *testing.T) {
 	if b, _ := os.ReadFile(launched); string(b) != "render1\nrender2\n" && string(b) != "render2\nrender1\n" {
 		t.Errorf("%%n expanded to %q", b)
 	}
+	// a client stopped on its host (SIGSTOP: it takes no signal but
+	// SIGKILL) is lost, and was left there stopped for ever once the run
+	// ended; it now ends with its ssh session
+	frozen := clientPID(c.Hosts[1], "render1")
+	syscall.Kill(frozen, syscall.SIGSTOP)
+	srv.logged(t, "node render1 lost", 10*time.Second)
 	if sum := srv.stop(t); sum.Frames < 5 {
 		t.Errorf("summary %+v: want frames rendered over ssh", sum)
 	}

@@ -591,7 +591,7 @@ func (s *server) launch(listening net.Addr) error {
 func (s *server) launchNode(id string, listening net.Addr) error {
 	bin := s.clientBinary()
 	nc := s.nodes[id]
-	args := append(append([]string(nil), s.opt.ClientArgs...), "--server", s.addrFor(nc, listening), "--node", id, "--token-stdin")
+	args := append(append([]string(nil), s.opt.ClientArgs...), "--server", s.addrFor(nc, listening), "--node", id, "--token-stdin", "--launched")
 	var cmd *exec.Cmd
 	if s.opt.Local || isLocal(nc.model.Host) {
 		cmd = exec.Command(bin, args...)
