@@ -30,13 +30,34 @@ func EncodePNG(color []byte, w, h int) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// WritePNG writes pixels (bottom-up RGBA8) to a PNG file.
+// WritePNG writes pixels (bottom-up RGBA8) to a PNG file. The file
+// appears whole or not at all: it is written beside its name and renamed,
+// so a full disk or a crash leaves no truncated image that looks like a
+// frame.
 func WritePNG(path string, color []byte, w, h int) error {
 	b, err := EncodePNG(color, w, h)
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, b, 0o644)
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return nil
 }
 
 // DumpPath is where a channel's frame is written: the channel's dump_image

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"image/png"
 	"net"
 	"os"
 	"os/exec"
@@ -304,6 +305,62 @@ func TestALostNodesPartIsDrawnByItsDestination(t *testing.T) {
 						t.Errorf("%s after the loss: %s", name, d)
 					}
 				}
+			}
+		})
+	}
+}
+
+// A disk that fills up fails the run with what could not be written, and
+// leaves no truncated file that looks like a frame or a whole statistics
+// file. The processes run under a file size limit (prlimit --fsize, the
+// limit every file they write meets, as a full disk is), smaller than a
+// frame's PNG in the first case and than the statistics of the run in
+// the second.
+func TestAFullDiskFailsTheRunAndLeavesNoPartialFrame(t *testing.T) {
+	if _, err := exec.LookPath("prlimit"); err != nil {
+		t.Fatal("prlimit (util-linux) is missing")
+	}
+	bin := binaries(t)
+	for _, c := range []struct {
+		name, fsize string
+		args        func(dir string) []string
+		want        string
+	}{
+		{"frames", "40000", func(dir string) []string { return []string{"--out", dir, "--dump-every", "1"} },
+			`frame \d+ failed on node app: channel dest: writing \S+/dest-\d{6}\.png: write \S+: file too large`},
+		{"statistics", "20000", func(dir string) []string { return []string{"--stats", filepath.Join(dir, "stats.jsonl")} },
+			`writing the statistics \(--stats \S+stats\.jsonl\) of frame \d+: write \S+: file too large`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			args := append([]string{"--fsize=" + c.fsize, filepath.Join(bin, "eqserver"), "run", "--local", "--frames", "200",
+				"--triangles", "20000"}, c.args(dir)...)
+			cmd := exec.Command("prlimit", append(args, config("2d-lb-4.eqc"))...)
+			cmd.Env = testEnv()
+			out, err := cmd.CombinedOutput()
+			if err == nil {
+				t.Fatalf("the run succeeded on a full disk:\n%s", tailOf(string(out), 3000))
+			}
+			if !regexp.MustCompile(`(?m)^eqserver: ` + c.want).Match(out) {
+				t.Errorf("no error naming what could not be written (%s):\n%s", c.want, tailOf(string(out), 3000))
+			}
+			entries, _ := os.ReadDir(dir)
+			for _, e := range entries {
+				if strings.HasPrefix(e.Name(), ".") {
+					t.Errorf("a partial file is left: %s", e.Name())
+					continue
+				}
+				if !strings.HasSuffix(e.Name(), ".png") {
+					continue
+				}
+				f, err := os.Open(filepath.Join(dir, e.Name()))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := png.Decode(f); err != nil {
+					t.Errorf("%s is not a whole image: %v", e.Name(), err)
+				}
+				f.Close()
 			}
 		})
 	}

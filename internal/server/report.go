@@ -19,6 +19,9 @@ import (
 type report struct {
 	s        *server
 	statsOut *json.Encoder
+	// statsErr is the first failed write of the statistics file: the run
+	// fails with it rather than go on with a file that silently stops
+	statsErr error
 	// start is when the first frame started (set up time is not counted)
 	start     time.Time
 	startCPU  time.Duration // the process's CPU time then
@@ -102,7 +105,9 @@ func (r *report) complete(c scheduler.Completed) {
 			if i == 0 {
 				line.Balance = r.s.balanced[c.Frame]
 			}
-			r.statsOut.Encode(line)
+			if err := r.statsOut.Encode(line); err != nil && r.statsErr == nil {
+				r.statsErr = fmt.Errorf("writing the statistics (--stats %s) of frame %d: %w", r.s.opt.StatsPath, c.Frame, err)
+			}
 		}
 		ct := r.totals[rec.Channel]
 		if ct == nil {

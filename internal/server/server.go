@@ -881,14 +881,18 @@ func (s *server) stale(ev *event) bool {
 }
 
 // loop runs the scheduler until the run ends.
-func (s *server) loop(ctx context.Context) (*Summary, error) {
+func (s *server) loop(ctx context.Context) (sum *Summary, err error) {
 	var statsOut *json.Encoder
 	if s.opt.StatsPath != "" {
-		f, err := os.Create(s.opt.StatsPath)
-		if err != nil {
-			return nil, err
+		f, cerr := os.Create(s.opt.StatsPath)
+		if cerr != nil {
+			return nil, cerr
 		}
-		defer f.Close()
+		defer func() {
+			if cerr := f.Close(); cerr != nil && err == nil {
+				err = fmt.Errorf("writing the statistics (--stats %s): %w", s.opt.StatsPath, cerr)
+			}
+		}()
 		statsOut = json.NewEncoder(f)
 	}
 	rep := newReport(s, statsOut)
@@ -1285,6 +1289,9 @@ func (s *server) act(rd scheduler.Ready, rep *report) error {
 	}
 	for _, c := range rd.Completed {
 		rep.complete(c)
+		if rep.statsErr != nil {
+			return rep.statsErr
+		}
 		s.lastRecords, s.overlayByDest = c.Records, nil
 		if s.live != nil {
 			s.live.completed(c)
