@@ -740,3 +740,20 @@ func TestClusterConfigRunsHereWithLocal(t *testing.T) {
 		t.Errorf("without --local: %v, output %q; want an error that names --local", err, text)
 	}
 }
+
+// A trace that cannot be written (here a file size limit, as a full disk)
+// ends the run with an error naming it, where it used to stop part way
+// without a word and replay later as a shorter one.
+func TestATraceThatCannotBeWrittenEndsTheRun(t *testing.T) {
+	bin := build(t)
+	trace := filepath.Join(t.TempDir(), "trace.jsonl")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "prlimit", "--fsize=3000", bin, "--frames", "50", "--triangles", "20000", "--trace", trace)
+	cmd.Env = append(os.Environ(), "DISPLAY=")
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 || !strings.Contains(string(out), "--trace "+trace+": write "+trace+": file too large") {
+		t.Errorf("%v, output:\n%s\nwant exit 1 and an error naming the trace", err, out)
+	}
+}

@@ -302,11 +302,19 @@ func loadTrace(path string) ([]frameData, error) {
 
 // tracer writes what the viewer did as JSON lines: each event handled with
 // the camera after it, and each frame started with its camera and data.
-type tracer struct{ enc *json.Encoder }
+// err is its first failed write, which ends the run: a trace that stops
+// part way would replay as a shorter one.
+type tracer struct {
+	enc  *json.Encoder
+	path string
+	err  error
+}
 
 func (t *tracer) write(v any) {
-	if t.enc != nil {
-		t.enc.Encode(v)
+	if t.enc != nil && t.err == nil {
+		if err := t.enc.Encode(v); err != nil {
+			t.err = fmt.Errorf("--trace %s: %w", t.path, err)
+		}
 	}
 }
 
@@ -369,7 +377,7 @@ func main() {
 			log.Fatal(err)
 		}
 		defer f.Close()
-		tr.enc = json.NewEncoder(f)
+		tr.enc, tr.path = json.NewEncoder(f), *tracePath
 	}
 	interactive := os.Getenv("DISPLAY") != "" && *path == ""
 	refining := *refine && interactive
@@ -450,7 +458,7 @@ func main() {
 		}
 		tr.frame(f, c, false)
 		n++
-		return cfg.FinishFrame()
+		return cmp.Or(cfg.FinishFrame(), tr.err)
 	}
 	for err == nil && !c.quit && ctx.Err() == nil && (*frames == 0 || n < *frames) {
 		if err = frame(); err != nil || !interactive {
@@ -496,11 +504,13 @@ func main() {
 				}
 				tr.event(ev, *c.camera())
 			}
+			err = cmp.Or(err, tr.err)
 		}
 		for _, ev := range cfg.PendingEvents() {
 			c.handle(ev)
 			tr.event(ev, *c.camera())
 		}
+		err = cmp.Or(err, tr.err)
 	}
 	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
 		err = nil // the wait for events ended by the signal
