@@ -101,6 +101,17 @@ func TestReplayReproducesTheRecordedSplits(t *testing.T) {
 			if !strings.Contains(text, simulate.TableHeader) || !strings.Contains(text, "| replay | equalizer | ") || !strings.Contains(text, "| replay | adaptive | ") {
 				t.Errorf("eqserver replay printed:\n%s", text)
 			}
+			// against a config it was not recorded with, the replay
+			// refuses: the other split of the same tree (whose compound
+			// paths and channels the recording has), and another tree
+			// whose compound paths it shares
+			other := map[string]string{"2d-lb-4.eqc": "db-lb-4.eqc", "db-lb-4.eqc": "2d-lb-4.eqc"}[name]
+			for _, wrong := range []string{config(other), filepath.Join(corpusDir(), "2-window.2D.lb.eqc")} {
+				out, err := exec.Command(filepath.Join(binaries(t), "eqserver"), "replay", "--config", wrong, filepath.Join(r.out, "stats.jsonl")).CombinedOutput()
+				if err == nil || !strings.Contains(string(out), "(recorded with another config?)") {
+					t.Errorf("replayed against %s: %v\n%s", filepath.Base(wrong), err, out)
+				}
+			}
 		})
 	}
 }

@@ -51,18 +51,32 @@ func Replay(cfg *compound.Config, configName string, recorded []stats.Record, po
 	if balanced == nil {
 		return nil, nil, fmt.Errorf("config %s has no load_equalizer compound to balance", configName)
 	}
-	isSource := map[string]bool{}
+	// a source is known by its compound and its channel: compound paths
+	// alone are positions, which another config's tree may share
+	sourceChannel := map[string]string{}
 	for _, s := range sources {
-		isSource[s.Path()] = true
+		if s.Channel != nil {
+			sourceChannel[s.Path()] = s.Channel.ID
+		}
 	}
 	byFrame := map[int][]stats.Record{}
+	recorded2D, recordedDB := false, false
 	for _, r := range recorded {
-		if isSource[r.Compound] {
+		if ch, ok := sourceChannel[r.Compound]; ok && ch == r.Channel {
 			byFrame[r.Frame] = append(byFrame[r.Frame], r)
+			recorded2D = recorded2D || r.Viewport != compound.FullViewport
+			recordedDB = recordedDB || r.Range != compound.FullRange
 		}
 	}
 	if len(byFrame) == 0 {
 		return nil, nil, fmt.Errorf("the statistics have no source of %s's load-balanced compound %s (recorded with another config?)", configName, balanced.Path())
+	}
+	mode := planner.New(cfg).Load(balanced).Params.Mode
+	switch {
+	case mode == "DB" && recorded2D && !recordedDB:
+		return nil, nil, fmt.Errorf("the statistics' sources drew parts of the viewport (a 2D split), but %s's compound %s balances DB (recorded with another config?)", configName, balanced.Path())
+	case mode != "DB" && recordedDB && !recorded2D:
+		return nil, nil, fmt.Errorf("the statistics' sources drew depth ranges (a DB split), but %s's compound %s balances %s (recorded with another config?)", configName, balanced.Path(), mode)
 	}
 	frames := make([]int, 0, len(byFrame))
 	for f := range byFrame {
