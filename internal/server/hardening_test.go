@@ -156,9 +156,7 @@ func TestBusyNodeLivesFrozenNodeIsLost(t *testing.T) {
 
 	sp := startServer(t, config("2d-lb-4.eqc"), 100000)
 	sp.waitFrames(t, 3)
-	sp.mu.Lock()
-	pid := sp.pids["render2"]
-	sp.mu.Unlock()
+	pid := sp.pid("render2")
 	syscall.Kill(pid, syscall.SIGSTOP)
 	defer syscall.Kill(pid, syscall.SIGKILL)
 	stopped := time.Now()
@@ -272,9 +270,7 @@ func TestALostNodesPartIsDrawnByItsDestination(t *testing.T) {
 			}
 			sp := startServer(t, cfg, frames, "--spin", "0.02")
 			sp.waitFrames(t, 6)
-			sp.mu.Lock()
-			pid := sp.pids[tc.victim]
-			sp.mu.Unlock()
+			pid := sp.pid(tc.victim)
 			if pid == 0 {
 				t.Fatalf("no pid for %s: %v", tc.victim, sp.pids)
 			}

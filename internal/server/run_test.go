@@ -371,9 +371,7 @@ func runKillingRender2(t *testing.T, cfg string, frames int, args ...string) (*s
 	t.Helper()
 	sp := startServer(t, cfg, frames, append([]string{"--spin", "0.02"}, args...)...)
 	sp.waitFrames(t, 8)
-	sp.mu.Lock()
-	pid := sp.pids["render2"]
-	sp.mu.Unlock()
+	pid := sp.pid("render2")
 	if pid == 0 {
 		t.Fatalf("no pid for render2\n%s", sp.log())
 	}
@@ -415,6 +413,13 @@ func startServer(t *testing.T, cfg string, frames int, args ...string) *serverPr
 	go sp.scan(pipe)
 	t.Cleanup(func() { sp.cmd.Process.Kill() })
 	return sp
+}
+
+// pid is a node's client's process id as the server logged it, 0 before.
+func (sp *serverProcess) pid(node string) int {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	return sp.pids[node]
 }
 
 // scan reads the server's log, noting the clients' process ids, until
@@ -522,9 +527,7 @@ func TestDestinationDeathStopsTheRun(t *testing.T) {
 		t.Run(c.signal.String(), func(t *testing.T) {
 			sp := startServer(t, config("2d-lb-4.eqc"), 500)
 			sp.waitFrames(t, 3)
-			sp.mu.Lock()
-			pid := sp.pids["app"]
-			sp.mu.Unlock()
+			pid := sp.pid("app")
 			syscall.Kill(pid, c.signal)
 			err := sp.wait(t)
 			if err == nil {
