@@ -71,13 +71,6 @@ func Replay(cfg *compound.Config, configName string, recorded []stats.Record, po
 	if len(byFrame) == 0 {
 		return nil, nil, fmt.Errorf("the statistics have no source of %s's load-balanced compound %s (recorded with another config?)", configName, balanced.Path())
 	}
-	mode := planner.New(cfg).Load(balanced).Params.Mode
-	switch {
-	case mode == "DB" && recorded2D && !recordedDB:
-		return nil, nil, fmt.Errorf("the statistics' sources drew parts of the viewport (a 2D split), but %s's compound %s balances DB (recorded with another config?)", configName, balanced.Path())
-	case mode != "DB" && recordedDB && !recorded2D:
-		return nil, nil, fmt.Errorf("the statistics' sources drew depth ranges (a DB split), but %s's compound %s balances %s (recorded with another config?)", configName, balanced.Path(), mode)
-	}
 	frames := make([]int, 0, len(byFrame))
 	for f := range byFrame {
 		frames = append(frames, f)
@@ -87,7 +80,14 @@ func Replay(cfg *compound.Config, configName string, recorded []stats.Record, po
 	first := frames[0]
 	setPolicy(balanced, policy)
 	p := planner.New(cfg)
-	db := p.Load(balanced).Params.Mode == "DB"
+	mode := p.Load(balanced).Params.Mode
+	db := mode == "DB"
+	switch {
+	case db && recorded2D && !recordedDB:
+		return nil, nil, fmt.Errorf("the statistics' sources drew parts of the viewport (a 2D split), but %s's compound %s balances DB (recorded with another config?)", configName, balanced.Path())
+	case !db && recordedDB && !recorded2D:
+		return nil, nil, fmt.Errorf("the statistics' sources drew depth ranges (a DB split), but %s's compound %s balances %s (recorded with another config?)", configName, balanced.Path(), mode)
+	}
 	work := func(f, i int, src *compound.Compound, state planner.CompoundState) stats.Record {
 		recs := byFrame[first+f]
 		var own *stats.Record
