@@ -517,6 +517,23 @@ func TestWritePNG(t *testing.T) {
 	if r, g, _, _ := img.At(0, 0).RGBA(); r != 0 || g == 0 {
 		t.Errorf("top-left pixel should be green (rows are flipped to PNG's top-down order)")
 	}
+	// written beside its name and renamed: nothing else is left, and the
+	// file has os.WriteFile's permissions (0644 less the umask)
+	if err := WritePNG(path, color, 1, 2); err != nil {
+		t.Fatalf("writing over an existing frame: %v", err)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(path))
+	if len(entries) != 1 {
+		t.Errorf("the folder holds %d files, want the PNG alone", len(entries))
+	}
+	var umask int // read, not set: setting it races with other files made meanwhile
+	status, _ := os.ReadFile("/proc/self/status")
+	if _, err := fmt.Sscanf(string(status[bytes.Index(status, []byte("Umask:")):]), "Umask: %o", &umask); err != nil {
+		t.Fatalf("no umask in /proc/self/status: %v", err)
+	}
+	if info, err := os.Stat(path); err != nil || info.Mode().Perm() != 0o644&^os.FileMode(umask) {
+		t.Errorf("mode %v (%v), want %v", info.Mode().Perm(), err, 0o644&^os.FileMode(umask))
+	}
 }
 
 // dumpPNG writes got and want images for a person to look at when a

@@ -2,11 +2,14 @@ package channel
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"image"
 	"image/png"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 
 	"github.com/goeq/goeq/internal/compound"
 )
@@ -39,16 +42,13 @@ func WritePNG(path string, color []byte, w, h int) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	f, err := createBeside(path)
 	if err != nil {
 		return err
 	}
 	_, err = f.Write(b)
 	if cerr := f.Close(); err == nil {
 		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(f.Name(), 0o644)
 	}
 	if err == nil {
 		err = os.Rename(f.Name(), path)
@@ -58,6 +58,22 @@ func WritePNG(path string, color []byte, w, h int) error {
 		return err
 	}
 	return nil
+}
+
+// pendingFiles numbers the hidden files WritePNG writes into.
+var pendingFiles atomic.Int64
+
+// createBeside creates a new hidden file in path's folder with
+// os.WriteFile's permissions, 0644 less the umask (os.CreateTemp's are
+// 0600 whatever the umask).
+func createBeside(path string) (*os.File, error) {
+	for {
+		name := filepath.Join(filepath.Dir(path), fmt.Sprintf(".%s.%d.%d", filepath.Base(path), os.Getpid(), pendingFiles.Add(1)))
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if !errors.Is(err, fs.ErrExist) {
+			return f, err
+		}
+	}
 }
 
 // DumpPath is where a channel's frame is written: the channel's dump_image
