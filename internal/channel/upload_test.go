@@ -74,17 +74,8 @@ func TestSoftwareGLUploadsOnTheRenderGoroutine(t *testing.T) {
 	if len(released) != 2 {
 		t.Errorf("%d of 2 frames' pixels given back", len(released))
 	}
-	p.helpers.Lock()
-	async := p.upload != nil
-	p.helpers.Unlock()
-	if p.softwareGL && async {
-		t.Errorf("a software GL (llvmpipe) uploaded on the upload goroutine")
-	}
-	if !p.softwareGL && !async {
-		t.Errorf("a GPU uploaded on the render goroutine")
-	}
+	checkHelper(t, p, &p.upload, "upload")
 	if n, last := p.OwnershipErrors(); n != 0 {
 		t.Errorf("%d wrong texture hand-overs, the last: %s", n, last)
 	}
-	t.Logf("software GL %v, upload goroutine %v", p.softwareGL, async)
 }
