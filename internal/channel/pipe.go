@@ -67,6 +67,9 @@ func (p *Pipe) run(ready chan<- error) {
 	if err == nil {
 		err = glutil.Init()
 	}
+	if err == nil {
+		err = primeStores(p.Label)
+	}
 	if err != nil {
 		ready <- fmt.Errorf("%s: %w", p.Label, err)
 		return
@@ -83,6 +86,56 @@ func (p *Pipe) run(ready chan<- error) {
 	ctx.Release()
 	ctx.Destroy()
 	close(p.done)
+}
+
+// primeMu lets one pipe of the process at a time make its first texture
+// stores. Mesa fills a static table on a process's first depth store
+// (texstore_depth_stencil) without a lock, so a second thread storing
+// depth meanwhile can find it half filled: two pipes of one render client
+// uploading their first depth at once crashed it, calling through a NULL
+// entry in glTexSubImage2D. The table is Mesa's, not llvmpipe's: pipes
+// on a Mesa GPU driver need the same.
+var primeMu sync.Mutex
+
+// primeHook, when set (tests), is told when a pipe starts and ends its
+// priming.
+var primeHook func(label string, start bool)
+
+// primeStores stores a texel of each format the pipe uploads (RGBA8
+// colour, float depth) and reads both back, one pipe at a time, before
+// the pipe takes work: later stores find Mesa's tables filled. A GL that
+// gives back other values than it stored is refused here rather than
+// composite wrong pixels.
+func primeStores(label string) error {
+	primeMu.Lock()
+	defer primeMu.Unlock()
+	if primeHook != nil {
+		primeHook(label, true)
+		defer primeHook(label, false)
+	}
+	t, err := glutil.NewTarget(1, 1)
+	if err != nil {
+		return err
+	}
+	defer t.Delete()
+	color, depth := []byte{16, 96, 160, 240}, []float32{0.375}
+	gl.PixelStorei(gl.UNPACK_ALIGNMENT, 1)
+	gl.BindTexture(gl.TEXTURE_2D, t.Color)
+	gl.TexSubImage2D(gl.TEXTURE_2D, 0, 0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, gl.Ptr(color))
+	gl.PixelStorei(gl.UNPACK_ALIGNMENT, 4)
+	gl.BindTexture(gl.TEXTURE_2D, t.Depth)
+	gl.TexSubImage2D(gl.TEXTURE_2D, 0, 0, 0, 1, 1, gl.DEPTH_COMPONENT, gl.FLOAT, gl.Ptr(depth))
+	gl.BindTexture(gl.TEXTURE_2D, 0)
+	t.Bind()
+	gotColor, gotDepth := glutil.ReadColor(0, 0, 1, 1, nil), glutil.ReadDepth(0, 0, 1, 1, nil)
+	gl.BindFramebuffer(gl.FRAMEBUFFER, 0)
+	if err := glutil.Error(); err != nil {
+		return fmt.Errorf("storing a first texel: %w", err)
+	}
+	if string(gotColor) != string(color) || gotDepth[0] != depth[0] {
+		return fmt.Errorf("the GL gives back colour %v and depth %v for the %v and %v it stored", gotColor, gotDepth[0], color, depth[0])
+	}
+	return nil
 }
 
 // Do runs f on the pipe goroutine (its context current) and returns its

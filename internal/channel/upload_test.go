@@ -1,6 +1,9 @@
 package channel
 
 import (
+	"fmt"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/go-gl/gl/v3.3-core/gl"
@@ -77,5 +80,73 @@ func TestSoftwareGLUploadsOnTheRenderGoroutine(t *testing.T) {
 	checkHelper(t, p, &p.upload, "upload")
 	if n, last := p.OwnershipErrors(); n != 0 {
 		t.Errorf("%d wrong texture hand-overs, the last: %s", n, last)
+	}
+}
+
+// Pipes started at once make their first texture stores one at a time,
+// each before StartPipe returns it: Mesa fills a static table on a
+// process's first depth store without a lock, and two pipes storing their
+// first depth together crashed a render client.
+func TestPipesPrimeTheirStoresOneAtATime(t *testing.T) {
+	sys, err := winsys.OpenEGL()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var events []string
+	active, most := 0, 0
+	primeHook = func(label string, start bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		if start {
+			active++
+			most = max(most, active)
+			events = append(events, "start "+label)
+			return
+		}
+		active--
+		events = append(events, "end "+label)
+	}
+	defer func() { primeHook = nil }()
+	const n = 4
+	go1 := make(chan struct{})
+	var wg sync.WaitGroup
+	pipes := make([]*Pipe, n)
+	errs := make([]error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-go1
+			pipes[i], errs[i] = StartPipe(fmt.Sprintf("p%d", i), sys)
+			mu.Lock()
+			events = append(events, fmt.Sprintf("started p%d", i))
+			mu.Unlock()
+		}()
+	}
+	close(go1)
+	wg.Wait()
+	for i, p := range pipes {
+		if errs[i] != nil {
+			t.Fatal(errs[i])
+		}
+		defer p.Stop()
+	}
+	if most != 1 {
+		t.Errorf("%d pipes primed at once, want one at a time: %v", most, events)
+	}
+	for i := range n {
+		label := fmt.Sprintf("p%d", i)
+		at := map[string]int{}
+		for k, e := range events {
+			if strings.HasSuffix(e, " "+label) {
+				at[strings.TrimSuffix(e, " "+label)]++
+				at["index "+strings.TrimSuffix(e, " "+label)] = k
+			}
+		}
+		if at["start"] != 1 || at["end"] != 1 || at["started"] != 1 ||
+			at["index start"] > at["index end"] || at["index end"] > at["index started"] {
+			t.Errorf("%s: want one priming that ends before StartPipe returns, got %v", label, events)
+		}
 	}
 }
