@@ -3,6 +3,7 @@ package simulate
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -27,9 +28,18 @@ func ReadStats(r io.Reader) ([]stats.Record, error) {
 		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
 			return nil, fmt.Errorf("line %d: %w", line, err)
 		}
+		if err := rec.Check(); err != nil {
+			return nil, fmt.Errorf("line %d: %w", line, err)
+		}
 		out = append(out, rec)
 	}
-	return out, sc.Err()
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no records: a statistics file has a JSON record per line (eqserver run --stats)")
+	}
+	return out, nil
 }
 
 // Replay feeds a recorded run's costs through the live scheduler and

@@ -4,6 +4,8 @@
 package stats
 
 import (
+	"fmt"
+	"math"
 	"time"
 
 	"github.com/goeq/goeq/internal/compound"
@@ -29,6 +31,66 @@ type Times struct {
 // is idle time.
 func (t Times) Busy() time.Duration {
 	return t.Clear + t.Draw + t.ReadbackSync + t.Assemble + t.DataLoad
+}
+
+// MaxTime bounds each time a record may carry: no channel spends an hour
+// on one step of a frame, and a replay of such a time would simulate for
+// that long.
+const MaxTime = time.Hour
+
+// Check reports what makes a record one no run could have written (a
+// statistics file edited, cut or made by another program): a negative
+// frame, a time below zero or above MaxTime, or a viewport, drawn region
+// or range that is not finite or runs backwards.
+func (r Record) Check() error {
+	if r.Frame < 0 {
+		return fmt.Errorf("frame %d is negative", r.Frame)
+	}
+	for _, t := range []struct {
+		name string
+		d    time.Duration
+	}{{"clear", r.Times.Clear}, {"draw", r.Times.Draw}, {"readback_sync", r.Times.ReadbackSync}, {"readback_async", r.Times.ReadbackAsync},
+		{"compress", r.Times.Compress}, {"transmit", r.Times.Transmit}, {"wait", r.Times.Wait}, {"assemble", r.Times.Assemble},
+		{"data_load", r.Times.DataLoad}} {
+		if t.d < 0 || t.d > MaxTime {
+			return fmt.Errorf("channel %s's %s time %v is not between 0 and %v", r.Channel, t.name, t.d, MaxTime)
+		}
+	}
+	for _, v := range []struct {
+		name string
+		v    compound.Viewport
+	}{{"viewport", r.Viewport}, {"drawn region", r.Drawn}} {
+		if !finite(v.v.X, v.v.Y, v.v.W, v.v.H) {
+			return fmt.Errorf("channel %s's %s %v is not a finite one", r.Channel, v.name, v.v)
+		}
+		if v.v.W < 0 || v.v.H < 0 {
+			return fmt.Errorf("channel %s's %s %v has a negative size", r.Channel, v.name, v.v)
+		}
+	}
+	if !finite(r.Range.Start, r.Range.End) {
+		return fmt.Errorf("channel %s's range [%g %g] is not a finite one", r.Channel, r.Range.Start, r.Range.End)
+	}
+	if r.Range.End < r.Range.Start {
+		return fmt.Errorf("channel %s's range [%g %g] ends before it starts", r.Channel, r.Range.Start, r.Range.End)
+	}
+	if !finite(r.DataMoved) {
+		return fmt.Errorf("channel %s's data_moved %g is not a finite number", r.Channel, r.DataMoved)
+	}
+	if r.Bytes < 0 || r.Tiles < 0 {
+		return fmt.Errorf("channel %s's bytes %d or tiles %d are negative", r.Channel, r.Bytes, r.Tiles)
+	}
+	return nil
+}
+
+// finite: not NaN nor infinite, nor so large that sums of them lose all
+// precision (a record's fractions lie within [0, 1])
+func finite(fs ...float64) bool {
+	for _, f := range fs {
+		if math.IsNaN(f) || math.IsInf(f, 0) || math.Abs(f) > 1e6 {
+			return false
+		}
+	}
+	return true
 }
 
 // Record is one channel's statistics for one compound in one frame.
