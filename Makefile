@@ -56,6 +56,7 @@ soak-uploads: build
 fuzz: deps
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 60s ./internal/configparser
 	$(GO) test -run '^$$' -fuzz '^FuzzConfigRuns$$' -fuzztime 60s ./internal/scheduler
+	$(GO) test -run '^$$' -fuzz '^FuzzReadPLY$$' -fuzztime 60s ./internal/render
 
 # Go benchmarks, then the pixel-path ratios into docs/bench.json and the
 # generated section of docs/benchmarks.md.

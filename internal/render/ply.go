@@ -186,11 +186,21 @@ func readPLYBody(r *bufio.Reader, format string, elems []*plyElement) (*Model, e
 					}
 					vals[i] = x
 				}
-				vx := []float32{float32(vals[idx["x"]]), float32(vals[idx["y"]]), float32(vals[idx["z"]]), 0, 0, 0}
+				names := []string{"x", "y", "z"}
 				if hasNormals {
-					vx[3], vx[4], vx[5] = float32(vals[idx["nx"]]), float32(vals[idx["ny"]]), float32(vals[idx["nz"]])
+					names = append(names, "nx", "ny", "nz")
 				}
-				m.Vertices = append(m.Vertices, vx...)
+				var vx [6]float32
+				for i, k := range names {
+					// a coordinate past float32's range is infinite
+					// once converted, and one infinity or NaN spoils the
+					// model's bounds and every normal
+					vx[i] = float32(vals[idx[k]])
+					if f := float64(vx[i]); math.IsNaN(f) || math.IsInf(f, 0) {
+						return nil, fmt.Errorf("ply: vertex %d's %s %v is not a finite float32", v, k, vals[idx[k]])
+					}
+				}
+				m.Vertices = append(m.Vertices, vx[:]...)
 			}
 		case "face":
 			if e.count > MaxPLYFaces {
@@ -208,8 +218,8 @@ func readPLYBody(r *bufio.Reader, format string, elems []*plyElement) (*Model, e
 					if err != nil {
 						return nil, err
 					}
-					if n < 0 || n > 64 {
-						return nil, fmt.Errorf("ply: face %d has %v vertices", fc, n)
+					if !whole(n, 0, 64) {
+						return nil, fmt.Errorf("ply: face %d has %v vertices (0 to 64)", fc, n)
 					}
 					ids := make([]uint32, int(n))
 					for i := range ids {
@@ -217,7 +227,7 @@ func readPLYBody(r *bufio.Reader, format string, elems []*plyElement) (*Model, e
 						if err != nil {
 							return nil, err
 						}
-						if x < 0 || int(x) >= nVerts {
+						if !whole(x, 0, float64(nVerts)-1) {
 							return nil, fmt.Errorf("ply: face %d refers to vertex %v of %d", fc, x, nVerts)
 						}
 						ids[i] = uint32(x)
@@ -231,7 +241,11 @@ func readPLYBody(r *bufio.Reader, format string, elems []*plyElement) (*Model, e
 				}
 			}
 		default:
-			// skip other elements' data
+			// skip other elements' data (an element of no properties has
+			// none, whatever its count)
+			if len(e.props) == 0 {
+				continue
+			}
 			for i := 0; i < e.count; i++ {
 				for _, p := range e.props {
 					n := 1.0
@@ -239,6 +253,9 @@ func readPLYBody(r *bufio.Reader, format string, elems []*plyElement) (*Model, e
 						c, err := read(p.countKind)
 						if err != nil {
 							return nil, err
+						}
+						if !whole(c, 0, math.MaxUint32) {
+							return nil, fmt.Errorf("ply: %s %d's %s has %v items", e.name, i, p.name, c)
 						}
 						n = c
 					}
@@ -260,6 +277,10 @@ func readPLYBody(r *bufio.Reader, format string, elems []*plyElement) (*Model, e
 	m.kdOrder()
 	return m, nil
 }
+
+// whole reports whether x, read as a count or an index, is a whole number
+// from lo to hi (NaN is not; a float file may hold any value there).
+func whole(x, lo, hi float64) bool { return x == math.Trunc(x) && x >= lo && x <= hi }
 
 // computeNormals sets each vertex normal to the normalised sum of its
 // faces' normals.

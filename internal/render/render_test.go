@@ -76,11 +76,60 @@ func TestReadPLYRejectsBadInput(t *testing.T) {
 		"ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\nproperty float z\nelement face 1\nproperty list uchar int vertex_indices\nend_header\n0 0 0\n3 0 1 2\n",
 		strings.Replace(asciiPLY, "4 0 1 2 3", "4 0 1 2", 1),
 		"ply\nformat ascii 1.0\nbogus\nend_header\n",
+		// what a file may hold where numbers go: a coordinate that is not
+		// one or is past float32, a count or index that is no whole number
+		// in range (a NaN count once panicked making the face's list)
+		strings.Replace(asciiPLY, "1 1 0\n", "1 nan 0\n", 1),
+		strings.Replace(asciiPLY, "1 1 0\n", "1 1e39 0\n", 1),
+		strings.Replace(asciiPLY, "4 0 1 2 3", "nan 0 1 2 3", 1),
+		strings.Replace(asciiPLY, "4 0 1 2 3", "3.5 0 1 2 3", 1),
+		strings.Replace(asciiPLY, "4 0 1 2 3", "4 0 1 2 1e30", 1),
+		strings.Replace(asciiPLY, "4 0 1 2 3", "4 0 1 2 nan", 1),
+		strings.Replace(asciiPLY, "4 0 1 2 3", "4 0 1 2 2.5", 1),
 	} {
 		if _, err := ReadPLY(bufio.NewReader(strings.NewReader(src))); err == nil {
 			t.Errorf("accepted %q", src)
 		}
 	}
+}
+
+// An element of no properties holds no data, whatever count its header
+// gives: the loader skips it at once (it counted to 9e18 before).
+func TestReadPLYSkipsAnElementOfNoProperties(t *testing.T) {
+	src := strings.Replace(asciiPLY, "element vertex 4", "element nothing 9000000000000000000\nelement vertex 4", 1)
+	m, err := ReadPLY(bufio.NewReader(strings.NewReader(src)))
+	if err != nil || m.TriangleCount() != 2 {
+		t.Fatalf("%v, %+v", err, m)
+	}
+}
+
+// Whatever bytes a PLY file holds, the loader returns an error or a
+// model of finite vertices whose triangles index them, and never panics.
+func FuzzReadPLY(f *testing.F) {
+	f.Add([]byte(asciiPLY))
+	f.Add([]byte(strings.Replace(asciiPLY, "element face 1", "element junk 2\nproperty list float float j\nelement face 1", 1)))
+	var b bytes.Buffer
+	b.WriteString("ply\nformat binary_little_endian 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\nelement face 1\nproperty list uchar uint vertex_indices\nend_header\n")
+	binary.Write(&b, binary.LittleEndian, [9]float32{0, 0, 0, 1, 0, 0, 0, 1, 0})
+	b.WriteByte(3)
+	binary.Write(&b, binary.LittleEndian, [3]uint32{0, 1, 2})
+	f.Add(b.Bytes())
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := ReadPLY(bufio.NewReader(bytes.NewReader(data)))
+		if err != nil {
+			return
+		}
+		for i, v := range m.Vertices {
+			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+				t.Fatalf("vertex float %d is %v", i, v)
+			}
+		}
+		for _, ix := range m.Triangles {
+			if int(ix) >= len(m.Vertices)/6 {
+				t.Fatalf("a triangle indexes vertex %d of %d", ix, len(m.Vertices)/6)
+			}
+		}
+	})
 }
 
 // A contiguous range of kd-ordered triangles is a compact part of the
