@@ -694,6 +694,12 @@ func askToClose(display string, window xproto.Window) error {
 // empty model, an unknown camera path taken for none) are errors.
 func TestBadFlagsAreRejected(t *testing.T) {
 	bin := build(t)
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "trace.jsonl")
+	os.WriteFile(trace, []byte(`{"frame":0,"data":{"Camera":{"Distance":2}}}`+"\n"+`{"frame":1,"data":{"Camera":{"Distance":1e300}}}`+"\n"), 0o644)
+	ply := filepath.Join(dir, "nan.ply")
+	os.WriteFile(ply, []byte("ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\n"+
+		"element face 1\nproperty list uchar int vertex_indices\nend_header\n0 0 0\n1 nan 0\n0 1 0\n3 0 1 2\n"), 0o644)
 	for _, c := range []struct {
 		args []string
 		want string
@@ -702,6 +708,10 @@ func TestBadFlagsAreRejected(t *testing.T) {
 		{[]string{"--triangles", "0"}, "--triangles 0: want 1 to 100000000"},
 		{[]string{"--triangles", "300000000"}, "--triangles 300000000: want 1 to 100000000"},
 		{[]string{"--camera-path", "spiral"}, `--camera-path "spiral": want orbit or a trace (eqply --trace): open spiral: no such file`},
+		// numbers that would hide the model behind NaNs
+		{[]string{"--camera", "nan,0,2"}, `--camera "nan,0,2": want YAW,PITCH,DISTANCE, numbers within float32's range`},
+		{[]string{"--camera-path", trace}, "line 2: camera {Yaw:0 Pitch:0 Distance:1e+300 Pan:[0 0]}: 1e+300 is NaN or past float32's range"},
+		{[]string{"--model", ply, "--frames", "1"}, "failed to set up: " + ply + ": ply: vertex 1's y NaN is not a finite float32"},
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		out, err := exec.CommandContext(ctx, bin, c.args...).CombinedOutput()

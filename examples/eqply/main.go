@@ -36,9 +36,11 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"maps"
 	"math"
 	"os"
 	"os/signal"
+	"slices"
 	"sync"
 	"syscall"
 
@@ -61,6 +63,17 @@ type camera struct {
 }
 
 var homeCamera = camera{Pitch: 0.35, Distance: 2.2}
+
+// check refuses a camera no viewer sets (a NaN, or a value past float32's
+// range): its matrix would hide the model behind NaNs.
+func (c camera) check() error {
+	for _, v := range []float64{c.Yaw, c.Pitch, c.Distance, c.Pan[0], c.Pan[1]} {
+		if math.IsNaN(v) || math.Abs(v) > math.MaxFloat32 {
+			return fmt.Errorf("camera %+v: %v is NaN or past float32's range", c, v)
+		}
+	}
+	return nil
+}
 
 // screenshots is where p writes the frame shown (each destination's
 // image), under the working directory.
@@ -291,6 +304,11 @@ func loadTrace(path string) ([]frameData, error) {
 			if l.Data == nil {
 				return nil, fmt.Errorf("line %d: frame %d without its data (a trace of an older eqply)", line, *l.Frame)
 			}
+			for _, cam := range append([]camera{l.Data.Camera}, slices.Collect(maps.Values(l.Data.Views))...) {
+				if err := cam.check(); err != nil {
+					return nil, fmt.Errorf("line %d: %w", line, err)
+				}
+			}
 			frames = append(frames, *l.Data)
 		}
 	}
@@ -366,8 +384,8 @@ func main() {
 	}
 	c := &controls{cam: homeCamera, view: -1, stats: *overlay, ortho: *ortho}
 	if *start != "" {
-		if _, err := fmt.Sscanf(*start, "%g,%g,%g", &c.cam.Yaw, &c.cam.Pitch, &c.cam.Distance); err != nil {
-			log.Fatalf("--camera %q: want YAW,PITCH,DISTANCE", *start)
+		if _, err := fmt.Sscanf(*start, "%g,%g,%g", &c.cam.Yaw, &c.cam.Pitch, &c.cam.Distance); err != nil || c.cam.check() != nil {
+			log.Fatalf("--camera %q: want YAW,PITCH,DISTANCE, numbers within float32's range", *start)
 		}
 	}
 	var tr tracer
