@@ -33,6 +33,43 @@ func (t Times) Busy() time.Duration {
 	return t.Clear + t.Draw + t.ReadbackSync + t.Assemble + t.DataLoad
 }
 
+// Record is one channel's statistics for one compound in one frame.
+type Record struct {
+	Frame    int    `json:"frame"`
+	Compound string `json:"compound"` // compound.Path()
+	Channel  string `json:"channel"`
+	Eye      int    `json:"eye"`
+	// What the channel was asked to render: the equalizers interpret the
+	// times against the region and range they were measured on, so late
+	// statistics (latency > 0) are read correctly.
+	Viewport compound.Viewport `json:"viewport"`
+	Range    compound.Range    `json:"range"`
+	// Drawn is the region the application reported as actually drawn (its
+	// region of interest), in the compound's viewport coordinates; zero
+	// when unknown.
+	Drawn compound.Viewport `json:"drawn"`
+	Times Times             `json:"times"`
+	// Bytes is what the channel sent over the network for the compound
+	// (encoded); Size the pixels its draws rendered (width, height of the
+	// last, which a DFR zoom shrinks); Tiles how many tiles it drew from
+	// a tile queue.
+	Bytes int    `json:"bytes"`
+	Size  [2]int `json:"size,omitempty"`
+	Tiles int    `json:"tiles,omitempty"`
+	// DataMoved is the range newly assigned to this channel (DB), which
+	// DataLoad was spent loading.
+	DataMoved float64 `json:"data_moved"`
+	// Renderer names what drew it where others draw too: the node's
+	// software rasterizer (llvmpipe serves one context at a time) or one
+	// GPU. Channels with the same renderer take turns on it, so one's time
+	// includes part of the others' work.
+	Renderer string `json:"renderer,omitempty"`
+	// Finished is when the channel's node reported the frame done, on the
+	// scheduler's clock (zero: unknown); the statistics file has it as
+	// done_s
+	Finished time.Time `json:"-"`
+}
+
 // MaxTime bounds each time a record may carry: no channel spends an hour
 // on one step of a frame, and a replay of such a time would simulate for
 // that long.
@@ -91,43 +128,6 @@ func finite(fs ...float64) bool {
 		}
 	}
 	return true
-}
-
-// Record is one channel's statistics for one compound in one frame.
-type Record struct {
-	Frame    int    `json:"frame"`
-	Compound string `json:"compound"` // compound.Path()
-	Channel  string `json:"channel"`
-	Eye      int    `json:"eye"`
-	// What the channel was asked to render: the equalizers interpret the
-	// times against the region and range they were measured on, so late
-	// statistics (latency > 0) are read correctly.
-	Viewport compound.Viewport `json:"viewport"`
-	Range    compound.Range    `json:"range"`
-	// Drawn is the region the application reported as actually drawn (its
-	// region of interest), in the compound's viewport coordinates; zero
-	// when unknown.
-	Drawn compound.Viewport `json:"drawn"`
-	Times Times             `json:"times"`
-	// Bytes is what the channel sent over the network for the compound
-	// (encoded); Size the pixels its draws rendered (width, height of the
-	// last, which a DFR zoom shrinks); Tiles how many tiles it drew from
-	// a tile queue.
-	Bytes int    `json:"bytes"`
-	Size  [2]int `json:"size,omitempty"`
-	Tiles int    `json:"tiles,omitempty"`
-	// DataMoved is the range newly assigned to this channel (DB), which
-	// DataLoad was spent loading.
-	DataMoved float64 `json:"data_moved"`
-	// Renderer names what drew it where others draw too: the node's
-	// software rasterizer (llvmpipe serves one context at a time) or one
-	// GPU. Channels with the same renderer take turns on it, so one's time
-	// includes part of the others' work.
-	Renderer string `json:"renderer,omitempty"`
-	// Finished is when the channel's node reported the frame done, on the
-	// scheduler's clock (zero: unknown); the statistics file has it as
-	// done_s
-	Finished time.Time `json:"-"`
 }
 
 // Frame is every record of one finished frame, and when its tasks were
