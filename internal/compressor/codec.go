@@ -365,13 +365,9 @@ func decode(dst, src []byte, want *Expect) (Header, []byte, error) {
 	return h, dst, nil
 }
 
-// DecodeView is Decode without a copy for frames sent raw (codec None): the
-// pixels are returned as a slice of src. Other codecs decode into a new
-// buffer.
-func DecodeView(src []byte) (Header, []byte, error) { return decodeView(src, nil) }
-
-// DecodeViewExpect is DecodeView for a frame whose size and format the
-// receiver knows.
+// DecodeViewExpect decodes a frame whose size and format the receiver
+// knows, without a copy for frames sent raw (codec None): the pixels are
+// returned as a slice of src. Other codecs decode into a new buffer.
 func DecodeViewExpect(src []byte, want Expect) (Header, []byte, error) { return decodeView(src, &want) }
 
 func decodeView(src []byte, want *Expect) (Header, []byte, error) {

@@ -230,9 +230,10 @@ func BenchmarkDecodeS2(b *testing.B) {
 
 func TestDecodeViewAliasesRawFrames(t *testing.T) {
 	s := samples(t)[0]
+	want := Expect{Width: s.w, Height: s.h, Format: s.format}
 	for _, c := range []Codec{None, S2} {
 		enc, _ := Encode(nil, c, s.format, s.w, s.h, 3, s.pixels)
-		_, px, err := DecodeView(enc)
+		_, px, err := DecodeViewExpect(enc, want)
 		if err != nil || !bytes.Equal(px, s.pixels) {
 			t.Fatalf("%s: %v", c, err)
 		}
@@ -241,7 +242,7 @@ func TestDecodeViewAliasesRawFrames(t *testing.T) {
 		}
 	}
 	enc, _ := Encode(nil, None, s.format, s.w, s.h, 3, s.pixels)
-	if _, _, err := DecodeView(enc[:len(enc)-1]); !errors.Is(err, ErrCorrupt) {
+	if _, _, err := DecodeViewExpect(enc[:len(enc)-1], want); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("truncated raw frame: %v", err)
 	}
 }

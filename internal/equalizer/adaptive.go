@@ -1261,18 +1261,6 @@ func (a *Adaptive) peakDensity() float64 {
 	return peak * float64(len(a.model.d)) / sum
 }
 
-// TileSize picks the tile equalizer's tile side from the measured fixed
-// cost per tile (set-up, readback) and the drawing cost per pixel: a tile
-// must cost at least 20 times its overhead (overhead <= 5%). Rounded up to
-// 8 pixels, within [16, 256].
-func TileSize(overheadSeconds, secondsPerPixel float64) int {
-	if overheadSeconds <= 0 || secondsPerPixel <= 0 {
-		return 64
-	}
-	b := math.Sqrt(20 * overheadSeconds / secondsPerPixel)
-	return min(256, max(16, int(math.Ceil(b/8))*8))
-}
-
 // ObserveMove records the measured time to load moved data (DB).
 func (a *Adaptive) ObserveMove(seconds, units float64) {
 	if units <= 1e-9 || seconds < 0 {

@@ -721,10 +721,6 @@ func TestPeriodAndGrain(t *testing.T) {
 	if a.Grain != 1 {
 		t.Errorf("grain %d next to a hotspot, want 1", a.Grain)
 	}
-	// tiles: 0.5 ms overhead at 1e-8 s/px: sqrt(1e6) = 1000 -> 256; 10 us -> 144
-	if TileSize(0.0005, 1e-8) != 256 || TileSize(0.00001, 1e-8) != 144 {
-		t.Errorf("tile sizes %d %d", TileSize(0.0005, 1e-8), TileSize(0.00001, 1e-8))
-	}
 }
 
 // The raster's summed-area table integrates exactly what a pass over its

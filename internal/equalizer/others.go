@@ -3,7 +3,6 @@ package equalizer
 import (
 	"math"
 	"sort"
-	"sync"
 
 	"github.com/goeq/goeq/internal/compound"
 )
@@ -193,44 +192,6 @@ func Chunks(chunk float64) []compound.Range {
 	var out []compound.Range
 	for s := 0.0; s < 1-1e-9; s += chunk {
 		out = append(out, compound.Range{Start: s, End: math.Min(1, s+chunk)})
-	}
-	return out
-}
-
-// Queue is a pull queue of work items that sources drain until empty:
-// faster sources take more, which balances without statistics.
-type Queue[T any] struct {
-	mu    sync.Mutex
-	items []T
-	next  int
-	taken map[string]int
-}
-
-// NewQueue returns a queue of the items.
-func NewQueue[T any](items []T) *Queue[T] {
-	return &Queue[T]{items: items, taken: map[string]int{}}
-}
-
-// Pull hands the next item to source; ok is false once the queue is empty.
-func (q *Queue[T]) Pull(source string) (item T, ok bool) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if q.next >= len(q.items) {
-		return item, false
-	}
-	item = q.items[q.next]
-	q.next++
-	q.taken[source]++
-	return item, true
-}
-
-// Taken reports how many items each source pulled.
-func (q *Queue[T]) Taken() map[string]int {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	out := make(map[string]int, len(q.taken))
-	for k, v := range q.taken {
-		out[k] = v
 	}
 	return out
 }

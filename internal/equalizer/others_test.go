@@ -65,7 +65,7 @@ func TestMonitorPlacesWallFrames(t *testing.T) {
 	}
 }
 
-func TestTilesZigzagAndQueue(t *testing.T) {
+func TestTilesZigzag(t *testing.T) {
 	tiles := Tiles(150, 130, 64, 64)
 	if len(tiles) != 9 {
 		t.Fatalf("%d tiles, want 9", len(tiles))
@@ -79,21 +79,6 @@ func TestTilesZigzagAndQueue(t *testing.T) {
 	}
 	if area != 150*130 {
 		t.Errorf("tiles cover %d pixels, want %d", area, 150*130)
-	}
-	q := NewQueue(tiles)
-	n := 0
-	for {
-		src := "fast"
-		if n%3 == 2 {
-			src = "slow"
-		}
-		if _, ok := q.Pull(src); !ok {
-			break
-		}
-		n++
-	}
-	if n != 9 || q.Taken()["fast"] != 6 || q.Taken()["slow"] != 3 {
-		t.Errorf("pulled %d, taken %v", n, q.Taken())
 	}
 	if c := Chunks(0.3); len(c) != 4 || !near(c[3].Start, 0.9, 1e-9) || c[3].End != 1 {
 		t.Errorf("chunks %+v", c)

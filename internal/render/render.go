@@ -44,13 +44,6 @@ func (s Sub) Matrix() draw.Mat4 {
 	return draw.Mat4{float32(sx), 0, 0, 0, 0, float32(sy), 0, 0, 0, 0, 1, 0, float32(ox), float32(oy), 0, 1}
 }
 
-// Size is the render's size in pixels for a region of the destination of
-// w x h pixels under a pixel decomposition.
-func Size(w, h int, p compound.Pixel) (int, int) {
-	pw, ph := max(p.W, 1), max(p.H, 1)
-	return (w - p.X + pw - 1) / pw, (h - p.Y + ph - 1) / ph
-}
-
 // Frustum is glFrustum's matrix (column-major).
 func Frustum(f compound.Frustum) draw.Mat4 {
 	l, r, b, t, n, fa := f.Left, f.Right, f.Bottom, f.Top, f.Near, f.Far

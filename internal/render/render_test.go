@@ -238,9 +238,6 @@ func TestSubMatrix(t *testing.T) {
 	if sx := float64(m[0])*dx + float64(m[12]); math.Abs(sx-((1.5/4)*2-1)) > 1e-6 {
 		t.Errorf("pixel decomposition maps to %v", sx)
 	}
-	if w, h := Size(8, 3, compound.Pixel{X: 1, Y: 1, W: 2, H: 2}); w != 4 || h != 1 {
-		t.Errorf("size %d x %d", w, h)
-	}
 }
 
 func TestOneMillionTriangles(t *testing.T) {
