@@ -355,7 +355,7 @@ func TestComposePixel(t *testing.T) {
 			for j := 0; j < 2; j++ {
 				for i := 0; i < 2; i++ {
 					pix := compound.Pixel{X: i, Y: j, W: 2, H: 2}
-					w, h := render.Size(destW, destH, pix)
+					w, h := pixelShare(destW, destH, pix)
 					tg := renderSub(t, f.mesh, render.Sub{DestW: destW, DestH: destH, W: w, H: h, Pixel: pix}, compound.FullRange, background)
 					parts = append(parts, part{readTarget(tg, false), pix})
 					tg.Delete()
@@ -365,7 +365,7 @@ func TestComposePixel(t *testing.T) {
 		})
 		cpu := compositor.NewImage(destW, destH, false)
 		for _, p := range parts {
-			w, h := render.Size(destW, destH, p.pix)
+			w, h := pixelShare(destW, destH, p.pix)
 			if err := compositor.Interleave(cpu, &compositor.Image{W: w, H: h, Color: p.px.Color}, p.pix.X, p.pix.Y, 2, 2); err != nil {
 				t.Fatal(err)
 			}
@@ -545,4 +545,11 @@ func dumpPNG(t *testing.T, name string, got, want []byte) {
 	}
 	WritePNG(filepath.Join(dir, fmt.Sprintf("%s-got.png", name)), got, destW, destH)
 	WritePNG(filepath.Join(dir, fmt.Sprintf("%s-want.png", name)), want, destW, destH)
+}
+
+// pixelShare is how many pixels of a w x h destination a pixel
+// decomposition's source renders: every p.W-th column from p.X, every
+// p.H-th row from p.Y.
+func pixelShare(w, h int, p compound.Pixel) (int, int) {
+	return (w - p.X + p.W - 1) / p.W, (h - p.Y + p.H - 1) / p.H
 }
