@@ -172,7 +172,20 @@ func readPLYBody(r *bufio.Reader, format string, elems []*plyElement) (*Model, e
 					return nil, fmt.Errorf("ply: vertex has no %s", k)
 				}
 			}
-			_, hasNormals = idx["nx"]
+			names := []string{"x", "y", "z"}
+			if _, ok := idx["nx"]; ok {
+				for _, k := range []string{"ny", "nz"} {
+					if _, ok := idx[k]; !ok {
+						return nil, fmt.Errorf("ply: vertex has nx but no %s", k)
+					}
+				}
+				hasNormals = true
+				names = append(names, "nx", "ny", "nz")
+			}
+			cols := make([]int, len(names)) // of each name, in vals
+			for i, k := range names {
+				cols[i] = idx[k]
+			}
 			nVerts = e.count
 			vals := make([]float64, len(e.props))
 			for v := 0; v < e.count; v++ {
@@ -186,18 +199,14 @@ func readPLYBody(r *bufio.Reader, format string, elems []*plyElement) (*Model, e
 					}
 					vals[i] = x
 				}
-				names := []string{"x", "y", "z"}
-				if hasNormals {
-					names = append(names, "nx", "ny", "nz")
-				}
 				var vx [6]float32
-				for i, k := range names {
+				for i, col := range cols {
 					// a coordinate past float32's range is infinite
 					// once converted, and one infinity or NaN spoils the
 					// model's bounds and every normal
-					vx[i] = float32(vals[idx[k]])
+					vx[i] = float32(vals[col])
 					if f := float64(vx[i]); math.IsNaN(f) || math.IsInf(f, 0) {
-						return nil, fmt.Errorf("ply: vertex %d's %s %v is not a finite float32", v, k, vals[idx[k]])
+						return nil, fmt.Errorf("ply: vertex %d's %s %v is not a finite float32", v, names[i], vals[col])
 					}
 				}
 				m.Vertices = append(m.Vertices, vx[:]...)

@@ -86,6 +86,8 @@ func TestReadPLYRejectsBadInput(t *testing.T) {
 		strings.Replace(asciiPLY, "4 0 1 2 3", "4 0 1 2 1e30", 1),
 		strings.Replace(asciiPLY, "4 0 1 2 3", "4 0 1 2 nan", 1),
 		strings.Replace(asciiPLY, "4 0 1 2 3", "4 0 1 2 2.5", 1),
+		// a normal with one component, which the others would be read from x
+		strings.Replace(asciiPLY, "property float z\n", "property float z\nproperty float nx\n", 1),
 	} {
 		if _, err := ReadPLY(bufio.NewReader(strings.NewReader(src))); err == nil {
 			t.Errorf("accepted %q", src)
