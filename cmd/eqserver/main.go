@@ -184,8 +184,8 @@ func simulateCmd(args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if *frames < 1 {
-		fmt.Fprintf(stderr, "eqserver simulate: --frames %d: want at least 1\n", *frames)
+	if *frames < 1 || *frames > simulate.MaxFrames {
+		fmt.Fprintf(stderr, "eqserver simulate: --frames %d: want 1 to %d\n", *frames, simulate.MaxFrames)
 		return 2
 	}
 	load := func(path string) (*compound.Config, error) {

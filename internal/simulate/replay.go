@@ -128,7 +128,7 @@ func Replay(cfg *compound.Config, configName string, recorded []stats.Record, po
 		return r
 	}
 	sum := &Summary{Config: configName, Scenario: "replay", Policy: policy, Frames: len(frames)}
-	given, err := drive(cfg, p, balanced, sources, db, len(frames), sum, work)
+	given, err := drive(cfg, p, balanced, sources, db, len(frames), sum, work, true)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -21,6 +21,10 @@ import (
 	"github.com/goeq/goeq/internal/stats"
 )
 
+// MaxFrames bounds a simulated run: its summary keeps every frame's time
+// and splits (about half a kilobyte a frame on a four-source config).
+const MaxFrames = 1_000_000
+
 // Options choose the run.
 type Options struct {
 	Scenario string
@@ -69,6 +73,9 @@ func Run(cfg *compound.Config, configName string, opt Options) (*Summary, error)
 	}
 	if opt.Frames <= 0 {
 		opt.Frames = 300
+	}
+	if opt.Frames > MaxFrames {
+		return nil, fmt.Errorf("%d frames: at most %d are simulated", opt.Frames, MaxFrames)
 	}
 	if opt.Policy == "" {
 		opt.Policy = "equalizer"
@@ -143,7 +150,7 @@ func Run(cfg *compound.Config, configName string, opt Options) (*Summary, error)
 		return rec
 	}
 	sum := &Summary{Config: configName, Scenario: opt.Scenario, Policy: opt.Policy, Frames: opt.Frames}
-	if _, err := drive(cfg, p, balanced, sources, db, opt.Frames, sum, work); err != nil {
+	if _, err := drive(cfg, p, balanced, sources, db, opt.Frames, sum, work, false); err != nil {
 		return nil, err
 	}
 	sum.convergence(sc.StepFrame)
@@ -162,9 +169,9 @@ func setPolicy(balanced *compound.Compound, policy string) {
 // drive runs frames through the live scheduler and planner, the workload
 // giving each active source's statistics for what it was planned (an
 // idle time makes a source's whole frame time the sum of its busy times).
-// It returns every statistic the workload gave, in frame order.
+// With keep, it returns every statistic the workload gave, in frame order.
 func drive(cfg *compound.Config, p *planner.Planner, balanced *compound.Compound, sources []*compound.Compound, db bool, frames int,
-	sum *Summary, work func(f, i int, src *compound.Compound, state planner.CompoundState) stats.Record) ([]stats.Record, error) {
+	sum *Summary, work func(f, i int, src *compound.Compound, state planner.CompoundState) stats.Record, keep bool) ([]stats.Record, error) {
 	load := p.Load(balanced)
 	var frameTimes []float64
 	var given []stats.Record
@@ -203,7 +210,7 @@ func drive(cfg *compound.Config, p *planner.Planner, balanced *compound.Compound
 	// frame completed (s)
 	free := map[string]float64{}
 	completed := 0.0
-	started := map[int]int{}
+	unseen := 0 // the first frame not started yet
 	channelNode := map[string]string{}
 	for !sched.Finished() {
 		for sched.HasReady() {
@@ -213,7 +220,8 @@ func drive(cfg *compound.Config, p *planner.Planner, balanced *compound.Compound
 				return nil, fmt.Errorf("simulation: %s", rd.Failure)
 			}
 			for _, w := range rd.Work {
-				if _, ok := started[w.Frame]; !ok {
+				if w.Frame >= unseen { // frames start in order
+					unseen = w.Frame + 1
 					// the frame's costs, from what was planned for it
 					f := w.Frame
 					states := p.Planned(f)
@@ -230,7 +238,9 @@ func drive(cfg *compound.Config, p *planner.Planner, balanced *compound.Compound
 						times = append(times, (r.Times.Busy() + r.Times.ReadbackAsync).Seconds())
 						renderers = append(renderers, r.Renderer)
 					}
-					given = append(given, recs...)
+					if keep {
+						given = append(given, recs...)
+					}
 					// balance is measured over what runs in parallel: sources
 					// sharing a renderer are one (see stats.ByRenderer), and
 					// idle sources leave capacity unused
@@ -249,7 +259,6 @@ func drive(cfg *compound.Config, p *planner.Planner, balanced *compound.Compound
 					}
 					moved += load.DataMoved
 					sum.Series = append(sum.Series, FrameSample{Imbalance: imb, Splits: splitsOf(states, sources, db), Moved: load.DataMoved})
-					started[f] = len(held)
 					done, finish := renderersDone(free, recs, times, completed)
 					held = append(held, inFlight{frame: f, records: recs, units: len(units) + idle, done: done, finish: finish})
 				}
