@@ -2,6 +2,7 @@ package channel
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -137,15 +138,13 @@ func TestPipesPrimeTheirStoresOneAtATime(t *testing.T) {
 	}
 	for i := range n {
 		label := fmt.Sprintf("p%d", i)
-		at := map[string]int{}
-		for k, e := range events {
-			if strings.HasSuffix(e, " "+label) {
-				at[strings.TrimSuffix(e, " "+label)]++
-				at["index "+strings.TrimSuffix(e, " "+label)] = k
+		var got []string // what happened to this pipe, in order
+		for _, e := range events {
+			if what, ok := strings.CutSuffix(e, " "+label); ok {
+				got = append(got, what)
 			}
 		}
-		if at["start"] != 1 || at["end"] != 1 || at["started"] != 1 ||
-			at["index start"] > at["index end"] || at["index end"] > at["index started"] {
+		if !slices.Equal(got, []string{"start", "end", "started"}) {
 			t.Errorf("%s: want one priming that ends before StartPipe returns, got %v", label, events)
 		}
 	}
