@@ -38,12 +38,14 @@ func (c *Changes) SetViewMode(frame int, v *View, stereo bool) {
 func (c *Changes) SetWindowSize(frame int, w *Window, size Size) { c.Sizes.Set(frame, w, size) }
 
 // Advance applies the changes set for frames up to frame: call it before
-// planning frame.
-func (c *Changes) Advance(frame int) {
-	c.Heads.Advance(frame)
-	c.edits.Advance(frame, func(edit func()) { edit() })
-	c.Sizes.Advance(frame)
+// planning frame. It reports whether it applied any (a frame planned
+// before may no longer hold).
+func (c *Changes) Advance(frame int) (changed bool) {
+	heads := c.Heads.Advance(frame)
+	edits := c.edits.Advance(frame, func(edit func()) { edit() })
+	sizes := c.Sizes.Advance(frame)
 	clear(c.focus)
+	return heads || edits || sizes
 }
 
 // Wall is the wall compound x renders, as its destination shows it now

@@ -57,9 +57,9 @@ type headChange struct {
 func (t *Tracking) Set(frame int, o *Observer, h Head) { t.pending.Set(frame, headChange{o, h}) }
 
 // Advance applies the heads set for frames up to frame: call it before
-// planning frame.
-func (t *Tracking) Advance(frame int) {
-	t.pending.Advance(frame, func(c headChange) {
+// planning frame. It reports whether a head was set.
+func (t *Tracking) Advance(frame int) bool {
+	return t.pending.Advance(frame, func(c headChange) {
 		if t.heads == nil {
 			t.heads = map[*Observer]Head{}
 		}
@@ -84,8 +84,8 @@ func (f *FromFrame[T]) Set(frame int, change T) {
 }
 
 // Advance applies, in the order they were set, the changes for frames up
-// to frame, and keeps the later ones.
-func (f *FromFrame[T]) Advance(frame int, apply func(T)) {
+// to frame, and keeps the later ones. It reports whether it applied any.
+func (f *FromFrame[T]) Advance(frame int, apply func(T)) (applied bool) {
 	kept := f.pending[:0]
 	for _, c := range f.pending {
 		if c.frame > frame {
@@ -93,8 +93,10 @@ func (f *FromFrame[T]) Advance(frame int, apply func(T)) {
 			continue
 		}
 		apply(c.change)
+		applied = true
 	}
 	f.pending = kept
+	return applied
 }
 
 // Eye returns the wall compound c renders as eye sees it, and where that

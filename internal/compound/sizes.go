@@ -26,9 +26,9 @@ func (s *WindowSizes) Set(frame int, w *Window, size Size) {
 }
 
 // Advance applies the sizes set for frames up to frame: call it before
-// planning frame.
-func (s *WindowSizes) Advance(frame int) {
-	s.pending.Advance(frame, func(c windowSize) {
+// planning frame. It reports whether a size was set.
+func (s *WindowSizes) Advance(frame int) bool {
+	return s.pending.Advance(frame, func(c windowSize) {
 		if s.sizes == nil {
 			s.sizes = map[*Window]Size{}
 		}

@@ -303,6 +303,13 @@ type Planner struct {
 	// measures (seconds per frame); the adaptive policy sets its
 	// balancing period from it.
 	Overhead float64
+	// unchanging configs plan the same frame every frame until the planner
+	// is told of a change: no equalizer, period or sort-last exchange
+	// reads the frame number or the statistics. A wall of hundreds of
+	// displays is one, and planning its tasks again each frame was a
+	// third of the server loop's time. last is the plan that still holds.
+	unchanging bool
+	last       *FramePlan
 }
 
 // New prepares a planner with a state machine per equalizer of cfg.
@@ -314,8 +321,12 @@ func New(cfg *compound.Config) *Planner {
 		firstSends: map[*compound.Compound][]Output{}, Rates: compositing.DefaultRates,
 		chosen: map[*compound.Compound]compositing.Strategy{}, eyeViews: map[eyeKey]*eyeView{}, drawn: map[*compound.Compound]int{}, drawsEye: map[eyeKey]bool{}}
 	p.sortLast = cfg.SortLast()
+	p.unchanging = len(p.sortLast) == 0
 	cfg.Walk(func(c *compound.Compound) {
 		p.compounds++
+		if len(c.Equalizers) > 0 || c.Period != 1 {
+			p.unchanging = false
+		}
 		for _, eq := range c.Equalizers {
 			switch eq.Kind {
 			case "load", "tree":
@@ -386,6 +397,7 @@ func (p *Planner) Balance() []BalanceState {
 // equalizers redistribute its compounds' work, and where none does (a
 // static decomposition) its destination's channel draws it instead.
 func (p *Planner) SetChannelDown(ch *compound.Channel, down bool) {
+	p.last = nil
 	if down {
 		p.down[ch] = true
 	} else {
@@ -404,10 +416,16 @@ func (p *Planner) Feed(f stats.Frame) {
 
 // Plan computes the plan for frame.
 func (p *Planner) Plan(frame int) *FramePlan {
+	changed := p.Changes.Advance(frame)
+	p.freezes.Advance(frame, func(f bool) { p.frozen = f })
+	if p.last != nil && !changed {
+		plan := *p.last // its channels and states are only read from here on
+		plan.Frame = frame
+		p.keep(&plan)
+		return &plan
+	}
 	plan := &FramePlan{Frame: frame, Compounds: make(map[string]CompoundState, p.compounds)}
 	states := plan.Compounds
-	p.Changes.Advance(frame)
-	p.freezes.Advance(frame, func(f bool) { p.frozen = f })
 	for c, l := range p.loads {
 		l.Resize(p.loadSize(c))
 	}
@@ -432,8 +450,7 @@ func (p *Planner) Plan(frame int) *FramePlan {
 	for _, root := range p.cfg.Compounds {
 		compose(root, nil, states, &p.Sizes)
 	}
-	p.history[frame] = states
-	delete(p.history, frame-64)
+	p.keep(plan)
 	// 4. tile queues, then tasks, eye by eye as Equalizer runs them
 	p.cfg.Walk(func(c *compound.Compound) {
 		for _, eye := range []int{compound.EyeCyclop, compound.EyeLeft, compound.EyeRight} {
@@ -454,7 +471,18 @@ func (p *Planner) Plan(frame int) *FramePlan {
 		}
 	})
 	p.placeAsides(plan)
+	p.last = nil
+	if p.unchanging {
+		p.last = plan
+	}
 	return plan
+}
+
+// keep records a planned frame's states for the statistics that arrive
+// later.
+func (p *Planner) keep(plan *FramePlan) {
+	p.history[plan.Frame] = plan.Compounds
+	delete(p.history, plan.Frame-64)
 }
 
 // findStandIns gives each compound of a down channel whose work no
