@@ -125,13 +125,38 @@ func (n *node) showsWindows(override string) bool {
 	return false
 }
 
+// parsed is the config text this process parsed last: the nodes of one
+// process (eqclient --null serves hundreds) are sent the same text, and
+// each parsing it again took a 512-node wall's null clients minutes of
+// CPU, long enough for their sessions to time out in setup.
+var parsed struct {
+	sync.Mutex
+	name, text string
+	res        *configparser.Result
+}
+
+// parseOnce parses a config's text, or returns its last parse when the
+// process parsed the same text before (resolve a Clone of it).
+func parseOnce(name, text string) (*configparser.Result, error) {
+	parsed.Lock()
+	defer parsed.Unlock()
+	if parsed.res == nil || parsed.name != name || parsed.text != text {
+		res, err := configparser.Parse(name, []byte(text))
+		if err != nil {
+			return nil, err
+		}
+		parsed.name, parsed.text, parsed.res = name, text, res
+	}
+	return parsed.res, nil
+}
+
 func (n *node) setup(s *control.Setup, opt Options) error {
 	n.setupM = s
-	res, err := configparser.Parse(s.ConfigName, []byte(s.ConfigText))
+	res, err := parseOnce(s.ConfigName, s.ConfigText)
 	if err != nil {
 		return err
 	}
-	m, err := compound.Resolve(res, compound.Options{Getenv: compound.Defaults(s.Defaults)})
+	m, err := compound.Resolve(res.Clone(), compound.Options{Getenv: compound.Defaults(s.Defaults)})
 	if err != nil {
 		return err
 	}

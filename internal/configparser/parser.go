@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -72,6 +73,15 @@ type Result struct {
 	// it was written for Equalizer, and goeq keeps Equalizer's tolerance
 	// where Equalizer silently ignored a mistake.
 	HasHeader bool
+}
+
+// Clone is a copy of r for a resolve of its own: it shares the parsed
+// file, which resolving only reads, and adds its warnings to a list of
+// its own.
+func (r *Result) Clone() *Result {
+	c := *r
+	c.Warnings = slices.Clip(r.Warnings)
+	return &c
 }
 
 var eqcParser = participle.MustBuild[File](
