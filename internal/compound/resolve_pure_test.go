@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/goeq/goeq/internal/configparser"
+	"github.com/goeq/goeq/internal/corpus"
 )
 
 // Resolving leaves the parsed file as it was (it adds its warnings to the
@@ -15,12 +16,7 @@ import (
 // clone of the Result: every corpus and example config's parse, resolved
 // twice so, equals a parse of its own that was never resolved.
 func TestResolveLeavesItsParseUnchanged(t *testing.T) {
-	corpus, _ := filepath.Glob(filepath.Join("..", "..", "..", "shared", "eqc-corpus", "*.eqc"))
-	examples, _ := filepath.Glob(filepath.Join("..", "..", "examples", "configs", "*.eqc"))
-	if len(corpus) < 80 || len(examples) == 0 {
-		t.Fatalf("%d corpus and %d example configs", len(corpus), len(examples))
-	}
-	for _, path := range append(corpus, examples...) {
+	for _, path := range corpus.Paths(t) {
 		src, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
