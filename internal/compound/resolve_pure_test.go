@@ -1,7 +1,6 @@
 package compound
 
 import (
-	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -17,15 +16,11 @@ import (
 // twice so, equals a parse of its own that was never resolved.
 func TestResolveLeavesItsParseUnchanged(t *testing.T) {
 	for _, path := range corpus.Paths(t) {
-		src, err := os.ReadFile(path)
+		shared, err := configparser.ParseFile(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		shared, err := configparser.Parse(path, src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		untouched, err := configparser.Parse(path, src)
+		untouched, err := configparser.ParseFile(path)
 		if err != nil {
 			t.Fatal(err)
 		}

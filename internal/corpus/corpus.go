@@ -16,11 +16,11 @@ func Paths(t testing.TB) []string {
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
 	root := filepath.Join(filepath.Dir(file), "..", "..")
-	real, _ := filepath.Glob(filepath.Join(root, "..", "shared", "eqc-corpus", "*.eqc"))
+	dir := filepath.Join(root, "..", "shared", "eqc-corpus")
+	real, _ := filepath.Glob(filepath.Join(dir, "*.eqc"))
 	examples, _ := filepath.Glob(filepath.Join(root, "examples", "configs", "*.eqc"))
 	if len(real) < 80 || len(examples) == 0 {
-		t.Fatalf("%d corpus configs (in %s) and %d examples: the tests need all", len(real),
-			filepath.Join(root, "..", "shared", "eqc-corpus"), len(examples))
+		t.Fatalf("%d corpus configs (in %s) and %d examples: the tests need all", len(real), dir, len(examples))
 	}
 	return append(real, examples...)
 }

@@ -471,7 +471,6 @@ func (p *Planner) Plan(frame int) *FramePlan {
 		}
 	})
 	p.placeAsides(plan)
-	p.last = nil
 	if p.unchanging {
 		p.last = plan
 	}
