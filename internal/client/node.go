@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -101,6 +102,7 @@ type frameTrack struct {
 	written    []string
 	err        error
 	sends      sync.WaitGroup
+	writes     sync.WaitGroup    // of its images (writeImages)
 	extra      map[string]*sent  // compression, transmission and bytes per record key
 	links      map[[2]string]int // bytes sent by consumer channel and codec
 }
@@ -448,8 +450,9 @@ func (n *node) runPipe(p *pipe) {
 			})
 			n.sendPreviews(t.frame, res, previews)
 		}
-		written, err := n.writeImages(t, res)
-		if err == nil && res.Err == nil && job.dest {
+		n.writeImages(t, res)
+		var err error
+		if res.Err == nil && job.dest {
 			err = n.barrier(t, p)
 			if err == nil {
 				err = p.exec.Present(p.windows, res.Shown)
@@ -458,7 +461,6 @@ func (n *node) runPipe(p *pipe) {
 		}
 		t.mu.Lock()
 		t.results = append(t.results, res)
-		t.written = append(t.written, written...)
 		if err == nil {
 			err = res.Err
 		}
@@ -491,9 +493,16 @@ func (n *node) imagePaths(ch *compound.Channel, t *frameTrack) []string {
 	return paths
 }
 
-// writeImages writes the images the run kept.
-func (n *node) writeImages(t *frameTrack, res *channel.Result) ([]string, error) {
-	var written []string
+// imageSlots bounds the images being written at once in this process: a
+// pipe that asks for one more waits, so a disk or an encoder slower than
+// the frames holds the pipes back instead of piling up frames in memory.
+var imageSlots = make(chan struct{}, max(2, runtime.NumCPU()))
+
+// writeImages writes the images the run kept, beside the pipe: encoding a
+// PNG takes longer than drawing a frame (tens of milliseconds at 1280x800),
+// and the pipe goes on to its next frame meanwhile. The frame is reported
+// done only once they are written (finish), and a failed write fails it.
+func (n *node) writeImages(t *frameTrack, res *channel.Result) {
 	for _, sp := range res.Shown {
 		ch := sp.Channel
 		px := res.Images[ch.ID]
@@ -501,13 +510,24 @@ func (n *node) writeImages(t *frameTrack, res *channel.Result) ([]string, error)
 			continue
 		}
 		for _, path := range n.imagePaths(ch, t) {
-			if err := channel.WritePNG(path, px.Color, px.PixelViewport.W, px.PixelViewport.H); err != nil {
-				return written, fmt.Errorf("channel %s: writing %s: %w", ch.Label, path, err)
-			}
-			written = append(written, path)
+			imageSlots <- struct{}{}
+			t.writes.Add(1)
+			go func() {
+				defer t.writes.Done()
+				err := channel.WritePNG(path, px.Color, px.PixelViewport.W, px.PixelViewport.H)
+				<-imageSlots
+				t.mu.Lock()
+				defer t.mu.Unlock()
+				if err != nil {
+					if t.err == nil {
+						t.err = fmt.Errorf("channel %s: writing %s: %w", ch.Label, path, err)
+					}
+					return
+				}
+				t.written = append(t.written, path)
+			}()
 		}
 	}
-	return written, nil
 }
 
 // barrier waits until every destination node has the frame, when the
@@ -573,10 +593,12 @@ func (n *node) finish(t *frameTrack) {
 		r.Wait()
 	}
 	t.sends.Wait()
+	t.writes.Wait()
 	t.cancel()
 	n.framesMu.Lock()
 	delete(n.frames, t.frame)
 	n.framesMu.Unlock()
+	sort.Strings(t.written) // written in parallel
 	done := &control.FrameDone{Frame: t.frame, Written: t.written}
 	for k, b := range t.links {
 		done.Links = append(done.Links, control.LinkBytes{To: k[0], Codec: k[1], Bytes: b})
