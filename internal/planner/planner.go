@@ -256,7 +256,11 @@ type Planner struct {
 	dfrs      map[*compound.Compound]*equalizer.DFR
 	framerate map[*compound.Compound]*equalizer.Framerate
 	usage     map[*compound.Compound]float64
-	latest    *stats.Frame
+	// latest is the statistics the plan reads: of frame latency+1 before
+	// the one planned, or older; fed holds those that came sooner (see
+	// Feed)
+	latest *stats.Frame
+	fed    []stats.Frame
 	// history keeps each planned frame's compound states so statistics that
 	// arrive late (latency) are read against the regions they measured.
 	history map[int]map[string]CompoundState
@@ -406,16 +410,49 @@ func (p *Planner) SetChannelDown(ch *compound.Channel, down bool) {
 }
 
 // Feed delivers the statistics of a finished frame. Only the newest frame
-// is used: each load equalizer balances on its last measurement.
+// a plan may read is used: each load equalizer balances on its last
+// measurement. A plan of frame f reads frame f-latency-1's statistics (or
+// older ones), even where a later frame has finished too: the scheduler
+// starts f only once that frame has finished, and frames that finish
+// sooner than that (a destination that writes its images beside its
+// pipe reports two frames at once) would otherwise make the plan depend
+// on when the messages came, and a recorded run could not be replayed.
 func (p *Planner) Feed(f stats.Frame) {
-	if p.latest == nil || f.Frame > p.latest.Frame {
-		cp := f
-		p.latest = &cp
+	if p.latest != nil && f.Frame <= p.latest.Frame {
+		return
+	}
+	i := len(p.fed)
+	for i > 0 && p.fed[i-1].Frame >= f.Frame {
+		i--
+	}
+	if i < len(p.fed) && p.fed[i].Frame == f.Frame {
+		return
+	}
+	p.fed = slices.Insert(p.fed, i, f)
+	if len(p.fed) > maxFed {
+		p.fed = slices.Delete(p.fed, 0, len(p.fed)-maxFed)
+	}
+}
+
+// maxFed bounds the statistics held for later plans.
+const maxFed = 64
+
+// read makes latest the newest statistics a plan of frame may read.
+func (p *Planner) read(frame int) {
+	i := 0
+	for i < len(p.fed) && p.fed[i].Frame <= frame-p.cfg.Latency-1 {
+		i++
+	}
+	if i > 0 {
+		f := p.fed[i-1]
+		p.latest = &f
+		p.fed = slices.Delete(p.fed, 0, i)
 	}
 }
 
 // Plan computes the plan for frame.
 func (p *Planner) Plan(frame int) *FramePlan {
+	p.read(frame)
 	changed := p.Changes.Advance(frame)
 	p.freezes.Advance(frame, func(f bool) { p.frozen = f })
 	if p.last != nil && !changed {

@@ -97,7 +97,9 @@ func record(frame int, path string, vp compound.Viewport, draw time.Duration) st
 	return stats.Record{Frame: frame, Compound: path, Viewport: vp, Times: stats.Times{Draw: draw}}
 }
 
-// src1 is three times slower than the others: the next frame gives it less.
+// src1 is three times slower than the others: the first plan that reads
+// frame 0's statistics gives it less. At latency 1 that is frame 2's: frame
+// 1's plan keeps the even split though they came before it.
 func TestStatisticsMoveTheSplit(t *testing.T) {
 	p := New(load(t, "2d-lb-4.eqc"))
 	plan := p.Plan(0)
@@ -110,11 +112,66 @@ func TestStatisticsMoveTheSplit(t *testing.T) {
 		recs = append(recs, record(0, "0."+string(rune('0'+i)), channel(plan, name).Tasks[1].Viewport, d))
 	}
 	p.Feed(stats.Frame{Frame: 0, Records: recs})
-	plan = p.Plan(1)
+	if got, want := channel(p.Plan(1), "src1").Tasks[1].Share, channel(plan, "src1").Tasks[1].Share; got != want {
+		t.Errorf("frame 1 read frame 0's statistics (latency 1): src1 has %v, not %v", got, want)
+	}
+	plan = p.Plan(2)
 	a1 := channel(plan, "src1").Tasks[1].Share
 	a2 := channel(plan, "src2").Tasks[1].Share
 	if a1.W*a1.H >= a2.W*a2.H {
 		t.Errorf("slow src1 kept %v, src2 has %v", a1, a2)
+	}
+}
+
+// A plan reads the statistics of the frame latency+1 before it, whenever
+// later ones came: two runs whose frames finished at other times (in
+// another order, or a later one before a frame was planned) plan alike.
+func TestAPlanReadsTheStatisticsOfItsLatency(t *testing.T) {
+	skewed := func(plan *FramePlan, slow string) stats.Frame {
+		var recs []stats.Record
+		for i, name := range []string{"src1", "src2", "src3", "src4"} {
+			d := 10 * time.Millisecond
+			if name == slow {
+				d = 25 * time.Millisecond
+			}
+			recs = append(recs, record(plan.Frame, "0."+string(rune('0'+i)), channel(plan, name).Tasks[1].Viewport, d))
+		}
+		return stats.Frame{Frame: plan.Frame, Records: recs}
+	}
+	slowOf := func(f int) string { return []string{"src1", "src2", "src3", "src4"}[f%4] }
+	// in time: frame f's statistics come just before frame f+2 is planned
+	inTime := New(load(t, "2d-lb-4.eqc"))
+	var want []*FramePlan
+	for f := 0; f < 12; f++ {
+		if f >= 2 {
+			inTime.Feed(skewed(want[f-2], slowOf(f-2)))
+		}
+		want = append(want, inTime.Plan(f))
+	}
+	// early and out of order: frame f's statistics come before frame f+1
+	// is planned, every other pair the later first
+	early := New(load(t, "2d-lb-4.eqc"))
+	var got []*FramePlan
+	for f := 0; f < 12; f++ {
+		if f >= 2 && f%2 == 0 {
+			early.Feed(skewed(got[f-1], slowOf(f-1)))
+			early.Feed(skewed(got[f-2], slowOf(f-2)))
+		}
+		got = append(got, early.Plan(f))
+	}
+	for f := range want {
+		for _, name := range []string{"src1", "src2", "src3", "src4"} {
+			if a, b := channel(got[f], name).Tasks[1].Share, channel(want[f], name).Tasks[1].Share; a != b {
+				t.Errorf("frame %d: %s has %v with statistics early, %v in time", f, name, a, b)
+			}
+		}
+	}
+	moved := false
+	for f := range want {
+		moved = moved || channel(want[f], "src1").Tasks[1].Share != channel(want[0], "src1").Tasks[1].Share
+	}
+	if !moved {
+		t.Error("the statistics never moved the split: the comparison proves nothing")
 	}
 }
 
