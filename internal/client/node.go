@@ -496,7 +496,9 @@ func (n *node) imagePaths(ch *compound.Channel, t *frameTrack) []string {
 // imageSlots bounds the images being written at once in this process: a
 // pipe that asks for one more waits, so a disk or an encoder slower than
 // the frames holds the pipes back instead of piling up frames in memory.
-var imageSlots = make(chan struct{}, max(2, runtime.NumCPU()))
+// One a core, two at least and four at most: four 3840x2160 images wait
+// in 130 MB, and encode (about 120 ms each) faster than 30 a second.
+var imageSlots = make(chan struct{}, min(max(2, runtime.NumCPU()), 4))
 
 // writeImages writes the images the run kept, beside the pipe: encoding a
 // PNG takes longer than drawing a frame (tens of milliseconds at 1280x800),
