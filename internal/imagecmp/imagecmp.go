@@ -25,6 +25,9 @@ func Load(path string) (*image.NRGBA, error) {
 	if n, ok := img.(*image.NRGBA); ok {
 		return n, nil
 	}
+	if n := opaqueNRGBA(img); n != nil {
+		return n, nil
+	}
 	n := image.NewNRGBA(img.Bounds())
 	draw.Draw(n, n.Bounds(), img, img.Bounds().Min, draw.Src)
 	return n, nil
@@ -97,4 +100,26 @@ func CompareFiles(a, b string, tol int) (Diff, error) {
 		return Diff{}, err
 	}
 	return Compare(ia, ib, tol)
+}
+
+// opaqueNRGBA is an opaque RGBA image's pixels as NRGBA, which are the
+// same bytes (goeq writes RGB PNGs, which decode so); nil for any other
+// image. draw.Draw converts pixel by pixel, 20 ms for a 1280x800 frame.
+func opaqueNRGBA(img image.Image) *image.NRGBA {
+	rgba, ok := img.(*image.RGBA)
+	if !ok {
+		return nil
+	}
+	b := rgba.Rect
+	n := image.NewNRGBA(b)
+	for y := 0; y < b.Dy(); y++ {
+		row := rgba.Pix[y*rgba.Stride : y*rgba.Stride+4*b.Dx()]
+		for i := 3; i < len(row); i += 4 {
+			if row[i] != 255 {
+				return nil
+			}
+		}
+		copy(n.Pix[y*n.Stride:], row)
+	}
+	return n
 }

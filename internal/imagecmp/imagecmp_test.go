@@ -1,0 +1,51 @@
+package imagecmp
+
+import (
+	"image"
+	"image/color"
+	"image/draw"
+	"image/png"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// Load gives the pixels draw.Draw's conversion gives, for opaque images
+// (RGB files, which take the fast path) and translucent ones alike.
+func TestLoadConvertsAsDrawDoes(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	for _, alpha := range []func() uint8{func() uint8 { return 255 }, func() uint8 { return uint8(rng.Intn(256)) }} {
+		src := image.NewRGBA(image.Rect(0, 0, 37, 23))
+		for y := 0; y < 23; y++ {
+			for x := 0; x < 37; x++ {
+				a := alpha()
+				src.SetRGBA(x, y, color.RGBA{uint8(rng.Intn(int(a) + 1)), uint8(rng.Intn(int(a) + 1)), uint8(rng.Intn(int(a) + 1)), a})
+			}
+		}
+		path := filepath.Join(t.TempDir(), "f.png")
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := png.Encode(f, src); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		got, err := Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, _ = os.Open(path)
+		decoded, err := png.Decode(f)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := image.NewNRGBA(decoded.Bounds())
+		draw.Draw(want, want.Bounds(), decoded, decoded.Bounds().Min, draw.Src)
+		if got.Rect != want.Rect || string(got.Pix) != string(want.Pix) {
+			t.Errorf("%T: Load's pixels differ from draw.Draw's", decoded)
+		}
+	}
+}
