@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"image"
-	"image/png"
 	"io"
 	"net"
 	"os"
@@ -20,6 +19,7 @@ import (
 	"time"
 
 	"github.com/goeq/goeq/internal/gotool"
+	"github.com/goeq/goeq/internal/imagecmp"
 )
 
 // These tests start real eqserver and eqclient processes talking over
@@ -110,24 +110,9 @@ func run(t *testing.T, cfg string, frames int, args ...string) runResult {
 
 func loadPNG(t *testing.T, path string) *image.NRGBA {
 	t.Helper()
-	f, err := os.Open(path)
+	n, err := imagecmp.Load(path)
 	if err != nil {
 		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n, ok := img.(*image.NRGBA)
-	if !ok {
-		b := img.Bounds()
-		n = image.NewNRGBA(b)
-		for y := b.Min.Y; y < b.Max.Y; y++ {
-			for x := b.Min.X; x < b.Max.X; x++ {
-				n.Set(x, y, img.At(x, y))
-			}
-		}
 	}
 	return n
 }
