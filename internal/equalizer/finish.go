@@ -246,6 +246,17 @@ func (a *Adaptive) startOf(path string) float64 {
 	return a.finish.start[a.source(path)]
 }
 
+// catchingUp tells whether a plan takes back part of a renderer's
+// lateness: one starts the planned frame late beyond catchUpSlack.
+func (a *Adaptive) catchingUp(active []*Child) bool {
+	for _, c := range active {
+		if a.catchUp(c.Path) < 1 {
+			return true
+		}
+	}
+	return false
+}
+
 // catchUp is the factor on a child's share that brings the renderers'
 // finishes together.
 func (a *Adaptive) catchUp(path string) float64 {
