@@ -240,6 +240,7 @@ func TestUnknownScenarioAndPolicy(t *testing.T) {
 // p99Ratio is the adaptive policy's p99 frame time over Equalizer's for a
 // generated config and scenario.
 func p99Ratio(t *testing.T, g Generated, scenario string) float64 {
+	t.Helper()
 	return seededP99Ratio(t, g, scenario, 0)
 }
 
