@@ -91,7 +91,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		{*every < 1, fmt.Sprintf("--dump-every %d", *every), "at least 1"},
 		{*triangles < 1 || *triangles > maxTriangles, fmt.Sprintf("--triangles %d", *triangles), fmt.Sprintf("1 to %d (every render client builds the mesh)", maxTriangles)},
 		{math.IsNaN(*spin) || math.IsInf(*spin, 0), fmt.Sprintf("--spin %g", *spin), "a finite number of radians"},
-		{!(*iterations > 0), fmt.Sprintf("--iterations %g", *iterations), "more than 0"},
+		{!(*iterations > 0 && *iterations <= render.MaxIterations), fmt.Sprintf("--iterations %g", *iterations), fmt.Sprintf("more than 0 and at most %g", float64(render.MaxIterations))},
 		{*frameTimeout <= 0, fmt.Sprintf("--frame-timeout %v", *frameTimeout), "more than 0"},
 		{*liveness <= 0, fmt.Sprintf("--liveness %v", *liveness), "more than 0"},
 		{*relaunch < 0, fmt.Sprintf("--relaunch %d", *relaunch), "0 or more"},

@@ -17,13 +17,29 @@ type Builtin struct {
 	Iterations float64 `json:"iterations,omitempty"` // synthetic: cost per pixel
 }
 
-// Check reports an unknown renderer name.
+// MaxIterations bounds the synthetic renderer's loop length per pixel:
+// the shader counts the loop in 32-bit ints, and the hotspot costs ten
+// times as much (beyond it the count wrapped, and frames cost nothing).
+const MaxIterations = 1e8
+
+// Check reports an unknown renderer name and parameters out of range: a
+// render client takes them from the server, and builds the mesh they
+// size before it draws.
 func (b Builtin) Check() error {
 	switch b.Renderer {
 	case "", "mesh", "volume", "synthetic":
-		return nil
+	default:
+		return fmt.Errorf("unknown renderer %q (mesh, volume or synthetic)", b.Renderer)
 	}
-	return fmt.Errorf("unknown renderer %q (mesh, volume or synthetic)", b.Renderer)
+	switch {
+	case b.Triangles < 0 || b.Triangles > MaxPLYFaces:
+		return fmt.Errorf("mesh of %d triangles: want at most %d", b.Triangles, MaxPLYFaces)
+	case math.IsNaN(b.Spin) || math.IsInf(b.Spin, 0):
+		return fmt.Errorf("spin %g: want a finite number of radians", b.Spin)
+	case !(b.Iterations >= 0 && b.Iterations <= MaxIterations):
+		return fmt.Errorf("synthetic renderer: %g iterations: want 0 to %g", b.Iterations, float64(MaxIterations))
+	}
+	return nil
 }
 
 var (

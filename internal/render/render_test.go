@@ -344,3 +344,28 @@ func TestVisibleRunsLeaveOutOnlyHiddenTriangles(t *testing.T) {
 		}
 	}
 }
+
+// A render client takes its renderer's parameters from the server: ones
+// out of range are refused before the mesh they size is built or the
+// shader's loop count wraps.
+func TestBuiltinRefusesParametersOutOfRange(t *testing.T) {
+	for _, b := range []Builtin{
+		{Renderer: "mesh", Triangles: -1},
+		{Renderer: "mesh", Triangles: MaxPLYFaces + 1},
+		{Renderer: "mesh", Spin: math.NaN()},
+		{Renderer: "volume", Spin: math.Inf(1)},
+		{Renderer: "synthetic", Iterations: -1},
+		{Renderer: "synthetic", Iterations: 1e12},
+		{Renderer: "synthetic", Iterations: math.NaN()},
+		{Renderer: "teapot"},
+	} {
+		if _, err := b.New(); err == nil {
+			t.Errorf("%+v: made a renderer", b)
+		}
+	}
+	for _, b := range []Builtin{{}, {Renderer: "synthetic", Iterations: 64}, {Renderer: "mesh", Triangles: 2000, Spin: 0.01}, {Renderer: "synthetic", Iterations: 1e8}} {
+		if err := b.Check(); err != nil {
+			t.Errorf("%+v: %v", b, err)
+		}
+	}
+}
