@@ -51,4 +51,8 @@ func TestReadStatsRefusesRecordsNoRunWrites(t *testing.T) {
 	if _, err := ReadStats(strings.NewReader("\n")); err == nil || !strings.Contains(err.Error(), "no records") {
 		t.Errorf("an empty file: %v", err)
 	}
+	long := line(good) + "\n" + strings.Repeat("a", maxStatsLine+1) + "\n"
+	if _, err := ReadStats(strings.NewReader(long)); err == nil || !strings.Contains(err.Error(), "line 2: longer than") {
+		t.Errorf("a line too long: %v, want line 2: longer than ...", err)
+	}
 }

@@ -14,13 +14,18 @@ import (
 	"github.com/goeq/goeq/internal/stats"
 )
 
+// maxStatsLine bounds a statistics file's line: a record is a few hundred
+// bytes.
+const maxStatsLine = 1 << 24
+
 // ReadStats reads a statistics file (`eqserver run --stats`): a JSON
 // record per line.
 func ReadStats(r io.Reader) ([]stats.Record, error) {
 	var out []stats.Record
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<16), 1<<24)
-	for line := 1; sc.Scan(); line++ {
+	sc.Buffer(make([]byte, 1<<16), maxStatsLine)
+	line := 1
+	for ; sc.Scan(); line++ {
 		if len(sc.Bytes()) == 0 {
 			continue
 		}
@@ -32,6 +37,9 @@ func ReadStats(r io.Reader) ([]stats.Record, error) {
 			return nil, fmt.Errorf("line %d: %w", line, err)
 		}
 		out = append(out, rec)
+	}
+	if errors.Is(sc.Err(), bufio.ErrTooLong) {
+		return nil, fmt.Errorf("line %d: longer than %d bytes: a statistics file has a JSON record per line (eqserver run --stats)", line, maxStatsLine)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, err
