@@ -53,7 +53,7 @@ type Options struct {
 	// Reference makes every destination channel render its whole frame
 	// itself, undecomposed: the oracle a decomposed run is compared with.
 	Reference bool
-	// FrameTimeout fails the run when a frame takes longer (10 s).
+	// FrameTimeout fails the run when a frame takes longer (0: 10 s).
 	FrameTimeout time.Duration
 	// Log receives the run's log records: what it does at INFO, what it
 	// survives (a node lost, a frame dropped) at WARN, what ends it at
@@ -141,6 +141,9 @@ func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 	}
 	if opt.Config == "" && opt.ConfigText == "" && opt.Server == "" {
 		return nil, errors.New("goeq: no config: set Options.Config (a .eqc file), ConfigText or Server")
+	}
+	if opt.FrameTimeout < 0 {
+		return nil, fmt.Errorf("goeq: FrameTimeout %v: want 0 (10 s) or more", opt.FrameTimeout)
 	}
 	exe, err := os.Executable()
 	if err != nil {

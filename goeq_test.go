@@ -1169,6 +1169,10 @@ func TestCallsOutOfTurnAreRefused(t *testing.T) {
 	if _, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{}); err == nil || !strings.Contains(err.Error(), "no config") {
 		t.Errorf("no config: %v", err) // it said "open : no such file or directory"
 	}
+	// a negative timeout was taken for the default
+	if _, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: examples("one-window.eqc"), FrameTimeout: -time.Second}); err == nil || !strings.Contains(err.Error(), "FrameTimeout -1s") {
+		t.Errorf("a negative frame timeout: %v", err)
+	}
 	// a renderer that panics ends the run with an error naming its pipe
 	// (an unnamed pipe was "pipe :")
 	panics, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: examples("one-window.eqc"), InitData: squareInit{Scale: 1, PanicAt: 1}})
