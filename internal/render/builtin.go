@@ -33,7 +33,7 @@ func (b Builtin) Check() error {
 	}
 	switch {
 	case b.Triangles < 0 || b.Triangles > MaxPLYFaces:
-		return fmt.Errorf("mesh of %d triangles: want at most %d", b.Triangles, MaxPLYFaces)
+		return fmt.Errorf("mesh of %d triangles: want 0 to %d", b.Triangles, MaxPLYFaces)
 	case math.IsNaN(b.Spin) || math.IsInf(b.Spin, 0):
 		return fmt.Errorf("spin %g: want a finite number of radians", b.Spin)
 	case !(b.Iterations >= 0 && b.Iterations <= MaxIterations):
