@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -9,11 +10,12 @@ import (
 )
 
 // A sender measures the bandwidth of a link shaped with tc between two
-// namespaced hosts: within a factor of 1.5 of the shaped rate, both for
-// frames that the socket buffer takes at memory speed (timing the writes
-// would report gigabytes per second) and for frames larger than the
-// buffer, and on a link with latency. (Frames are at least 8 times the
-// token bucket's burst, which passes at full speed.)
+// namespaced hosts: within a factor of 1.5 of the shaped rate (or of the
+// rate it got through sending back to back, where the machine let it get
+// less), both for frames that the socket buffer takes at memory speed
+// (timing the writes would report gigabytes per second) and for frames
+// larger than the buffer, and on a link with latency. (Frames are at
+// least 8 times the token bucket's burst, which passes at full speed.)
 func TestSenderMeasuresAShapedLink(t *testing.T) {
 	bridged := netns.New(t, 2)
 	var delayed *netns.Cluster
@@ -60,6 +62,8 @@ func TestSenderMeasuresAShapedLink(t *testing.T) {
 		for i := range f.Color {
 			f.Color[i] = byte(i * 7919 >> 3) // not compressible, not that it matters: None
 		}
+		start := time.Now()
+		sent := 0
 		for i := 0; i < link.frames; i++ {
 			if err := f.Encode(compressor.None); err != nil {
 				t.Fatal(err)
@@ -67,6 +71,7 @@ func TestSenderMeasuresAShapedLink(t *testing.T) {
 			if err := s.Send(f); err != nil {
 				t.Fatal(err)
 			}
+			sent += len(f.Raw)
 			// frames come with gaps, as rendered ones do
 			time.Sleep(link.spacing)
 		}
@@ -77,11 +82,23 @@ func TestSenderMeasuresAShapedLink(t *testing.T) {
 				t.Fatalf("%s: %d of %d frames arrived", link.name, i, link.frames)
 			}
 		}
+		// a machine busy with other work gets less through the link than
+		// its shaping (its cores also forward and receive): measured 80 MB/s
+		// on 1 Gbit/s beside other test packages, 55-68 MB/s delivered from
+		// the first send to the last arrival in such runs; a sender that
+		// kept the link busy is held to the rate it got through, where that
+		// was lower (with gaps between the frames, the gaps are what its
+		// measure must leave out)
 		want := link.bits / 8
-		if bw := s.Bandwidth(); bw < want/1.5 || bw > want*1.5 {
-			t.Errorf("%s: measured %.1f MB/s, shaped to %.1f MB/s", link.name, bw/1e6, want/1e6)
+		delivered := float64(sent) / time.Since(start).Seconds()
+		low := want
+		if link.spacing == 0 {
+			low = math.Min(want, delivered)
+		}
+		if bw := s.Bandwidth(); bw < low/1.5 || bw > want*1.5 {
+			t.Errorf("%s: measured %.1f MB/s, shaped to %.1f MB/s, delivered %.1f", link.name, bw/1e6, want/1e6, delivered/1e6)
 		} else {
-			t.Logf("%s: measured %.1f MB/s, shaped to %.1f MB/s", link.name, bw/1e6, want/1e6)
+			t.Logf("%s: measured %.1f MB/s, shaped to %.1f MB/s, delivered %.1f", link.name, bw/1e6, want/1e6, delivered/1e6)
 		}
 		s.Close()
 		l.Close()
