@@ -503,6 +503,29 @@ func TestRenderDoesNotWaitForDownload(t *testing.T) {
 	})
 }
 
+// An image being written has no name in its folder until it is whole, so
+// a process that dies meanwhile leaves nothing there: closing the pending
+// file unnamed is what the kernel does for a killed one.
+func TestAnImageBeingWrittenHasNoName(t *testing.T) {
+	dir := t.TempDir()
+	f, named, err := createPending(filepath.Join(dir, "f.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if named {
+		t.Fatalf("%s: this kernel and filesystem should make unnamed files (O_TMPFILE)", f.Name())
+	}
+	if _, err := f.Write(make([]byte, 1<<20)); err != nil {
+		t.Fatal(err)
+	}
+	for _, when := range []string{"while written", "after its writer died"} {
+		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+			t.Errorf("%s the folder holds %s", when, entries[0].Name())
+		}
+		f.Close()
+	}
+}
+
 func TestWritePNG(t *testing.T) {
 	color := []byte{255, 0, 0, 255, 0, 255, 0, 255} // bottom row red, top row green (1x2)
 	path := filepath.Join(t.TempDir(), "f.png")

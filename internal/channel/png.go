@@ -90,27 +90,39 @@ func (c chunkWriter) Write(p []byte) (int, error) {
 }
 
 // WritePNG writes pixels (bottom-up RGBA8) to a PNG file. The file
-// appears whole or not at all: it is written beside its name and renamed,
-// so a full disk or a crash leaves no truncated image that looks like a
-// frame.
+// appears whole or not at all. Where the kernel can (Linux's O_TMPFILE),
+// it is written with no name and named once whole, so even a process
+// killed mid-write (a client stopped past its grace, a full disk's
+// SIGXFSZ) leaves nothing behind; elsewhere it is written into a hidden
+// file beside its name and renamed.
 func WritePNG(path string, color []byte, w, h int) error {
 	b, err := EncodePNG(color, w, h)
 	if err != nil {
 		return err
 	}
-	f, err := createBeside(path)
+	f, named, err := createPending(path)
 	if err != nil {
 		return err
 	}
 	_, err = f.Write(b)
+	if err == nil && !named {
+		err = nameUnnamed(f, path)
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
+	if err == nil && named {
 		err = os.Rename(f.Name(), path)
 	}
 	if err != nil {
-		os.Remove(f.Name())
+		if named {
+			os.Remove(f.Name())
+		}
+		// the pending file's name would only confuse: say the image's
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
 		return err
 	}
 	return nil
@@ -119,17 +131,34 @@ func WritePNG(path string, color []byte, w, h int) error {
 // pendingFiles numbers the hidden files WritePNG writes into.
 var pendingFiles atomic.Int64
 
-// createBeside creates a new hidden file in path's folder with
-// os.WriteFile's permissions, 0644 less the umask (os.CreateTemp's are
-// 0600 whatever the umask).
-func createBeside(path string) (*os.File, error) {
+// createPending opens the file an image is written into before it is
+// named path: an unnamed one where the kernel makes them (named false),
+// or else a new hidden one in path's folder. Both get os.WriteFile's
+// permissions, 0644 less the umask (os.CreateTemp's are 0600 whatever
+// the umask).
+func createPending(path string) (f *os.File, named bool, err error) {
+	if f, err := createUnnamed(filepath.Dir(path)); err == nil {
+		return f, false, nil
+	} else if !errors.Is(err, errors.ErrUnsupported) {
+		return nil, false, err
+	}
+	f, err = createHidden(path)
+	return f, true, err
+}
+
+// createHidden creates a new hidden file in path's folder.
+func createHidden(path string) (*os.File, error) {
 	for {
-		name := filepath.Join(filepath.Dir(path), fmt.Sprintf(".%s.%d.%d", filepath.Base(path), os.Getpid(), pendingFiles.Add(1)))
+		name := hiddenName(path)
 		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 		if !errors.Is(err, fs.ErrExist) {
 			return f, err
 		}
 	}
+}
+
+func hiddenName(path string) string {
+	return filepath.Join(filepath.Dir(path), fmt.Sprintf(".%s.%d.%d", filepath.Base(path), os.Getpid(), pendingFiles.Add(1)))
 }
 
 // DumpPath is where a channel's frame is written: the channel's dump_image

@@ -54,6 +54,9 @@ type node struct {
 
 	framesMu sync.Mutex
 	frames   map[int]*frameTrack
+	// images waits for every image being written, of frames done or
+	// failed alike: the process does not leave before they are whole
+	images sync.WaitGroup
 	// drop names output frames this node never sends: a fault injected
 	// by tests through GOEQ_DROP_FRAMES (comma-separated names)
 	drop map[string]bool
@@ -299,6 +302,7 @@ func (n *node) shutdown() {
 			p.gl.Stop()
 		}
 	}
+	n.images.Wait() // the pipes are done: no write starts after this
 	n.sendersMu.Lock()
 	for _, s := range n.senders {
 		s.close()
@@ -514,7 +518,9 @@ func (n *node) writeImages(t *frameTrack, res *channel.Result) {
 		for _, path := range n.imagePaths(ch, t) {
 			imageSlots <- struct{}{}
 			t.writes.Add(1)
+			n.images.Add(1)
 			go func() {
+				defer n.images.Done()
 				defer t.writes.Done()
 				err := channel.WritePNG(path, px.Color, px.PixelViewport.W, px.PixelViewport.H)
 				<-imageSlots

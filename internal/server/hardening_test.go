@@ -323,7 +323,7 @@ func TestAFullDiskFailsTheRunAndLeavesNoPartialFrame(t *testing.T) {
 		want        string
 	}{
 		{"frames", "40000", func(dir string) []string { return []string{"--out", dir, "--dump-every", "1"} },
-			`frame \d+ failed on node app: channel dest: writing \S+/dest-\d{6}\.png: write \S+: file too large`},
+			`frame \d+ failed on node app: channel dest: writing \S+/dest-\d{6}\.png: file too large`},
 		{"statistics", "20000", func(dir string) []string { return []string{"--stats", filepath.Join(dir, "stats.jsonl")} },
 			`writing the statistics \(--stats \S+stats\.jsonl\) of frame \d+: write \S+: file too large`},
 	} {
