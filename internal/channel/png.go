@@ -92,9 +92,9 @@ func (c chunkWriter) Write(p []byte) (int, error) {
 // WritePNG writes pixels (bottom-up RGBA8) to a PNG file. The file
 // appears whole or not at all. Where the kernel can (Linux's O_TMPFILE),
 // it is written with no name and named once whole, so even a process
-// killed mid-write (a client stopped past its grace, a full disk's
-// SIGXFSZ) leaves nothing behind; elsewhere it is written into a hidden
-// file beside its name and renamed.
+// killed mid-write (a client stopped past the server's grace) leaves
+// nothing behind; elsewhere it is written into a hidden file beside its
+// name and renamed.
 func WritePNG(path string, color []byte, w, h int) error {
 	b, err := EncodePNG(color, w, h)
 	if err != nil {
