@@ -256,7 +256,9 @@ func withPolicy(text, policy string) string {
 type frame struct {
 	Completed float64 // seconds since the first frame started
 	Busy      []float64
-	Renderer  []string // of each source, as its statistics name it
+	// Node is each source's render node, pinned to a core of its own
+	// that its sources share
+	Node []string
 	// Share is each source's part of the frame: its viewport's area times
 	// its range
 	Share   []float64
@@ -270,9 +272,9 @@ type frame struct {
 }
 
 // renderers are the busy times of what ran in parallel: a node's sources
-// share its software rasterizer and core, and count as one (see
-// stats.ByRenderer).
-func (f frame) renderers() []float64 { return stats.ByRenderer(f.Renderer, f.Busy) }
+// share its core, and count as one (see stats.ByRenderer); their
+// statistics name a software rasterizer each.
+func (f frame) renderers() []float64 { return stats.ByRenderer(f.Node, f.Busy) }
 
 // slowest and total are the largest and summed busy times.
 func slowest(busy []float64) float64 {
@@ -519,8 +521,12 @@ type line struct {
 func readRun(path string, cfg *compound.Config) ([]frame, []stats.Record, error) {
 	sources := map[string]int{}
 	_, children := simulate.Balanced(cfg)
+	nodes := make([]string, len(children))
 	for i, ch := range children {
 		sources[ch.Path()] = i
+		if ch.Channel != nil {
+			nodes[i] = ch.Channel.Window.Pipe.Node.ID
+		}
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -539,7 +545,7 @@ func readRun(path string, cfg *compound.Config) ([]frame, []stats.Record, error)
 		records = append(records, l.Record)
 		fr := byFrame[l.Frame]
 		if fr == nil {
-			fr = &frame{Busy: make([]float64, len(sources)), Renderer: make([]string, len(sources)), Share: make([]float64, len(sources)),
+			fr = &frame{Busy: make([]float64, len(sources)), Node: make([]string, len(sources)), Share: make([]float64, len(sources)),
 				Done: make([]float64, len(sources))}
 			byFrame[l.Frame] = fr
 		}
@@ -550,7 +556,7 @@ func readRun(path string, cfg *compound.Config) ([]frame, []stats.Record, error)
 		}
 		if i, ok := sources[l.Compound]; ok {
 			fr.Busy[i] += l.Times.Busy().Seconds()
-			fr.Renderer[i] = l.Renderer
+			fr.Node[i] = nodes[i]
 			fr.Share[i] = l.Viewport.W * l.Viewport.H * (l.Range.End - l.Range.Start)
 			fr.Done[i] = l.Done
 		}

@@ -96,7 +96,7 @@ func TestMeasureCountsANodesSourcesOnce(t *testing.T) {
 	for i := 0; i < 10; i++ {
 		r.Frames = append(r.Frames, frame{Completed: 0.1 * float64(i),
 			Busy:     []float64{0.04, 0.08, 0.08, 0.08},
-			Renderer: []string{"n1 software", "n1 software", "n2 software", "n2 software"}})
+			Node: []string{"n1", "n1", "n2", "n2"}})
 	}
 	m := measure(r)
 	if math.Abs(m.Imbalance-1) > 1e-9 || math.Abs(m.Efficiency-1) > 1e-9 {
@@ -122,7 +122,7 @@ func TestRoundsText(t *testing.T) {
 			share = []float64{0.3, 0.2} // of a DB range drawn over half the window
 		}
 		for tm := 0.001; tm < 4; tm += dt {
-			r.Frames = append(r.Frames, frame{Completed: tm, Busy: []float64{0.01, 0.01}, Renderer: []string{"n1", "n2"}, Share: share, Loaded: sc.on(tm)})
+			r.Frames = append(r.Frames, frame{Completed: tm, Busy: []float64{0.01, 0.01}, Node: []string{"n1", "n2"}, Share: share, Loaded: sc.on(tm)})
 		}
 		return r
 	}
@@ -175,7 +175,7 @@ func TestImbalanceText(t *testing.T) {
 			if k%32 < 16 {
 				hogged, share = 0.05, 0.9 // the first second after a switch: not counted
 			}
-			return frame{Busy: []float64{0.01, hogged}, Renderer: []string{"n1", "n2"}, Share: []float64{1 - share, share}}
+			return frame{Busy: []float64{0.01, hogged}, Node: []string{"n1", "n2"}, Share: []float64{1 - share, share}}
 		})
 	}
 	text := imbalanceText([]round{{"equalizer": run("equalizer", 1, 2), "adaptive": run("adaptive", 4, 8)}})
@@ -195,7 +195,7 @@ func TestImbalanceText(t *testing.T) {
 func TestWaitingText(t *testing.T) {
 	run := func(policy string, ahead bool) *runResult {
 		r := steadyRun(policy, func(int) frame {
-			return frame{Busy: []float64{0.01, 0.01}, Renderer: []string{"n1", "n2"}, Share: []float64{0.5, 0.5}}
+			return frame{Busy: []float64{0.01, 0.01}, Node: []string{"n1", "n2"}, Share: []float64{0.5, 0.5}}
 		})
 		for k := range r.Frames {
 			r.Frames[k].Started = r.Frames[k].Completed - 0.125
@@ -265,7 +265,7 @@ func TestSettledText(t *testing.T) {
 	run := func(policy string, settledDt float64) *runResult {
 		r := &runResult{Schedule: sc, Policy: policy, Spans: [][2]float64{{1, 2}, {3, 4}}, Hogged: []bool{false, true}}
 		for tm := 0.001; tm < 4; {
-			r.Frames = append(r.Frames, frame{Completed: tm, Busy: []float64{0.01, 0.01}, Renderer: []string{"n1", "n2"}, Share: []float64{0.5, 0.5}, Loaded: sc.on(tm)})
+			r.Frames = append(r.Frames, frame{Completed: tm, Busy: []float64{0.01, 0.01}, Node: []string{"n1", "n2"}, Share: []float64{0.5, 0.5}, Loaded: sc.on(tm)})
 			dt := 0.2
 			// fast from a little before the second half, so that its first
 			// frame's interval is a fast one too
@@ -279,7 +279,7 @@ func TestSettledText(t *testing.T) {
 	equalizer := func() *runResult {
 		r := &runResult{Schedule: sc, Policy: "equalizer", Spans: [][2]float64{{1, 2}, {3, 4}}, Hogged: []bool{false, true}}
 		for tm := 0.001; tm < 4; tm += 0.05 {
-			r.Frames = append(r.Frames, frame{Completed: tm, Busy: []float64{0.01, 0.01}, Renderer: []string{"n1", "n2"}, Share: []float64{0.5, 0.5}, Loaded: sc.on(tm)})
+			r.Frames = append(r.Frames, frame{Completed: tm, Busy: []float64{0.01, 0.01}, Node: []string{"n1", "n2"}, Share: []float64{0.5, 0.5}, Loaded: sc.on(tm)})
 		}
 		return r
 	}

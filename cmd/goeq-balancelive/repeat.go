@@ -424,20 +424,20 @@ func (r *runResult) waiting(prev, f frame) (hogged, other float64, ok bool) {
 	if f.Started <= 0 || len(prev.Done) != len(f.Busy) {
 		return 0, 0, false
 	}
-	// a node's sources share its renderer: it is done with the frame
-	// when the last of them is
+	// a node's sources share its core: it is done with the frame when the
+	// last of them is
 	done := map[string]float64{}
 	onHogged := map[string]bool{}
 	for i, d := range prev.Done {
-		if d <= 0 || prev.Renderer[i] == "" {
+		if d <= 0 || prev.Node[i] == "" {
 			return 0, 0, false
 		}
-		done[prev.Renderer[i]] = math.Max(done[prev.Renderer[i]], d)
-		onHogged[prev.Renderer[i]] = onHogged[prev.Renderer[i]] || (i < len(r.Hogged) && r.Hogged[i])
+		done[prev.Node[i]] = math.Max(done[prev.Node[i]], d)
+		onHogged[prev.Node[i]] = onHogged[prev.Node[i]] || (i < len(r.Hogged) && r.Hogged[i])
 	}
-	for renderer, d := range done {
+	for node, d := range done {
 		w := math.Max(0, f.Started-d)
-		if onHogged[renderer] {
+		if onHogged[node] {
 			hogged = math.Max(hogged, w)
 		} else {
 			other = math.Max(other, w)

@@ -101,9 +101,10 @@ type result struct {
 	PipelineOverheadOneMin float64 `json:"pipeline_overhead_one_source_min,omitempty"`
 	PipelineOverheadOneMax float64 `json:"pipeline_overhead_one_source_max,omitempty"`
 	PipelineOneCoresBusy   float64 `json:"pipeline_one_source_cores_busy,omitempty"`
-	// The four sources again, each in a render process of its own: the
-	// pipes of one process share llvmpipe's rasterizer (one per EGL
-	// display), where on GPUs each pipe has its own.
+	// The four sources again, each in a render process of its own: a
+	// process and a core each, where the first line's two pipes of a
+	// process share it (each on a rasterizer of its own: llvmpipe runs one
+	// per EGL display, winsys.Rasterizers).
 	PipelineOwnFrameMS     float64 `json:"pipeline_own_rasterizer_frame_ms,omitempty"`
 	PipelineOwnSlowestMS   float64 `json:"pipeline_own_rasterizer_slowest_draw_ms,omitempty"`
 	PipelineOverheadOwn    float64 `json:"pipeline_overhead_own_rasterizer,omitempty"`
@@ -505,7 +506,7 @@ func writeMarkdown(path string, r *result) error {
 	if r.PipelineOverhead > 0 {
 		fmt.Fprintf(&b, "| eqserver run (2d-lb-4.eqc), synthetic renderer, 4 sources on 2 render processes, latency 1, async readback; median of %d runs; %.2f cores busy | frame %.1f ms | slowest source draw %.1f ms | pipeline_overhead **%.2f** (%.2f–%.2f) | <= 1.15 |\n", r.Runs, r.PipelineCoresBusy, r.PipelineFrameMS, r.PipelineSlowestMS, r.PipelineOverhead, r.PipelineOverheadMin, r.PipelineOverheadMax)
 		fmt.Fprintf(&b, "| the same with 1 source on a node of its own (a core per render process); %.2f cores busy | frame %.1f ms | source draw %.1f ms | pipeline_overhead_one_source **%.2f** (%.2f–%.2f) | (what bounds the first line) |\n", r.PipelineOneCoresBusy, r.PipelineOneFrameMS, r.PipelineOneDrawMS, r.PipelineOverheadOne, r.PipelineOverheadOneMin, r.PipelineOverheadOneMax)
-		fmt.Fprintf(&b, "| 4 sources again, each in a render process of its own (a software rasterizer per source, as a GPU per pipe gives); %.2f cores busy | frame %.1f ms | slowest source draw %.1f ms | pipeline_overhead_own_rasterizer **%.2f** (%.2f–%.2f) | (what bounds the first line) |\n", r.PipelineOwnCoresBusy, r.PipelineOwnFrameMS, r.PipelineOwnSlowestMS, r.PipelineOverheadOwn, r.PipelineOverheadOwnMin, r.PipelineOverheadOwnMax)
+		fmt.Fprintf(&b, "| 4 sources again, each in a render process of its own; %.2f cores busy | frame %.1f ms | slowest source draw %.1f ms | pipeline_overhead_own_rasterizer **%.2f** (%.2f–%.2f) | (a process per source) |\n", r.PipelineOwnCoresBusy, r.PipelineOwnFrameMS, r.PipelineOwnSlowestMS, r.PipelineOverheadOwn, r.PipelineOverheadOwnMin, r.PipelineOverheadOwnMax)
 	}
 	b.WriteString("\n")
 	b.WriteString("All codecs (one chunk, one core):\n\n| frame | codec | ratio (raw/encoded) | encode GB/s | decode GB/s |\n|---|---|---|---|---|\n")

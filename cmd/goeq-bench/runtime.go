@@ -139,7 +139,7 @@ func pipelineBench(eqserver, cfg string) (frameMS, slowestMS, cores float64, err
 // writeGenerated writes a generated config into dir: one source on a
 // node of its own beside a destination that only assembles is the
 // pipeline with a core for each render process; four such sources, the
-// four-source pipeline without pipes that share a process's rasterizer.
+// four-source pipeline without pipes that share a process.
 func writeGenerated(dir string, g simulate.Generated) (string, error) {
 	path := filepath.Join(dir, g.Name())
 	return path, os.WriteFile(path, []byte(g.EQC()), 0o644)

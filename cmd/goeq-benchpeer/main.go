@@ -315,8 +315,8 @@ func fov() float64 { return 2 * math.Atan(0.5) * 180 / math.Pi }
 // config writes the generated config for goeq.
 func (b *bench) config(mode string, k int) (string, error) {
 	// one source per node, as one rank per process: llvmpipe runs one
-	// rasterizer (LP_NUM_THREADS threads) per process, which the pipes of a
-	// node would share
+	// rasterizer (LP_NUM_THREADS threads) per EGL display, and a process
+	// has two (winsys.Rasterizers), which a node's third pipe would share
 	g := simulate.Generated{Mode: mode, Sources: k, W: b.w, H: b.h, PipesPerNode: 1}
 	text := strings.Replace(g.EQC(), "wall {}", b.wall(), 1)
 	path := filepath.Join(b.dir, g.Name())

@@ -167,8 +167,8 @@ func NewExecutor(p *Pipe, r draw.Renderer, sink Sink, opt ExecOptions) (*Executo
 		e.comp = comp
 		e.maxSamples = glutil.MaxSamples()
 		// llvmpipe rasterizes for one context at a time of each display
-		// the process opens (the pipes on the node's, or one X screen's);
-		// a GPU serves the pipes opened on it
+		// the process opens (the node's, the software device's, or one X
+		// screen's); a GPU serves the pipes opened on it
 		e.renderer = fmt.Sprintf("%s GPU %d:%d", opt.Node, opt.Port, opt.Device)
 		if p.softwareGL {
 			e.renderer = opt.Node + " software" + p.ownDisplay()

@@ -220,11 +220,17 @@ func (w *worker) stop() {
 	<-w.done
 }
 
-// ownDisplay names the X screen the pipe opened for itself (" host:d.s"),
-// and is empty for a pipe on its node's display.
+// ownDisplay names the X screen (" host:d.s") or the EGL display of the
+// software renderer (" device 0") the pipe renders on apart from its
+// node's display, and is empty for a pipe on its node's display.
 func (p *Pipe) ownDisplay() string {
-	if x, ok := p.sys.(*winsys.X11); ok {
-		return " " + x.Display
+	switch sys := p.sys.(type) {
+	case *winsys.X11:
+		return " " + sys.Display
+	case *winsys.EGL:
+		if rs, err := winsys.Rasterizers(); err == nil && sys != rs[0] {
+			return " " + sys.Platform
+		}
 	}
 	return ""
 }

@@ -34,6 +34,9 @@ type node struct {
 	cfg     *compound.Config
 	model   *compound.Node
 	pipes   []*pipe
+	// onRasterizers counts the pipes given a display of the software
+	// renderer so far, which spreads them over its rasterizers
+	onRasterizers int
 	byChan  map[string]*pipe // channel ID -> the pipe it is on (this node's)
 	chooser *compressor.Chooser
 	data    []byte // the latest frame data (only changes travel)
@@ -760,8 +763,38 @@ func (n *node) queueEvent(w *compound.Window, ev control.WindowEvent) {
 // (`:port.device`, as Equalizer opens it); headless, a device other than
 // 0 gets that GPU of the EGL device platform, as Equalizer gives each pipe
 // its GPU; the node's window system otherwise. A display or GPU this
-// machine lacks leaves the pipe on the node's, and says so.
+// machine lacks leaves the pipe on the node's, and says so. Pipes left on
+// the node's EGL display are spread over the software renderer's
+// rasterizers, where it has several.
 func (n *node) pipeSystem(sys winsys.System, pm *compound.Pipe) winsys.System {
+	if s := n.pipeDisplay(sys, pm); s != sys {
+		return s
+	}
+	return n.rasterizer(sys, pm)
+}
+
+// rasterizer is the display of the software renderer the pipe renders on
+// when it renders on the node's EGL display (winsys.Rasterizers): taken in
+// turn, so that two pipes of a node do not queue their scenes on one
+// rasterizer as long as there is another.
+func (n *node) rasterizer(sys winsys.System, pm *compound.Pipe) winsys.System {
+	if _, ok := sys.(*winsys.EGL); !ok {
+		return sys
+	}
+	rs, err := winsys.Rasterizers()
+	if err != nil || len(rs) < 2 || rs[0] != sys {
+		return sys
+	}
+	r := rs[n.onRasterizers%len(rs)]
+	n.onRasterizers++
+	if r != sys {
+		n.log.Info(fmt.Sprintf("%s: %s, a software rasterizer of its own", pm.Label(), r.Name()))
+	}
+	return r
+}
+
+// pipeDisplay is the display or GPU the pipe names, or the node's system.
+func (n *node) pipeDisplay(sys winsys.System, pm *compound.Pipe) winsys.System {
 	if pm.Device == 0 && !pm.PortSet {
 		return sys
 	}
@@ -773,7 +806,7 @@ func (n *node) pipeSystem(sys winsys.System, pm *compound.Pipe) winsys.System {
 	}
 	dev, count, err := winsys.OpenEGLDevice(pm.Device)
 	if err != nil {
-		n.log.Warn(fmt.Sprintf("%s names device %d (%v): it renders on %s, with the node's other pipes", pm.Label(), pm.Device, err, sys.Name()))
+		n.log.Warn(fmt.Sprintf("%s names device %d (%v): it renders where the node's pipes that name none do, on %s", pm.Label(), pm.Device, err, sys.Name()))
 		return sys
 	}
 	n.log.Info(fmt.Sprintf("%s: %s of %d", pm.Label(), dev.Name(), count))

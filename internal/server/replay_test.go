@@ -38,28 +38,46 @@ func TestReplayReproducesTheRecordedSplits(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			// the statistics name each channel's renderer: one per render
-			// node here, its pipes on one rasterizer (or one GPU)
-			nodeOf := map[string]string{}
+			// the statistics name each channel's renderer, the same in
+			// every frame: here each render node's two pipes name no GPU,
+			// so they share its GPU, or have a software rasterizer each
+			// (winsys.Rasterizers)
+			pipeOf := map[string]*compound.Pipe{}
 			for _, ch := range m.Configs[0].Channels {
-				nodeOf[ch.ID] = ch.Window.Pipe.Node.ID
+				pipeOf[ch.ID] = ch.Window.Pipe
 			}
-			rendererOf := map[string]string{}
+			rendererOf := map[*compound.Pipe]string{}
 			for _, rec := range recorded {
-				node := nodeOf[rec.Channel]
-				if node == "app" {
+				p := pipeOf[rec.Channel]
+				if p.Node.ID == "app" {
 					continue
 				}
-				if !strings.HasPrefix(rec.Renderer, node+" ") {
-					t.Fatalf("channel %s on node %s: renderer %q", rec.Channel, node, rec.Renderer)
+				if !strings.HasPrefix(rec.Renderer, p.Node.ID+" ") {
+					t.Fatalf("channel %s on node %s: renderer %q", rec.Channel, p.Node.ID, rec.Renderer)
 				}
-				if prev, ok := rendererOf[node]; ok && prev != rec.Renderer {
-					t.Fatalf("node %s: renderers %q and %q", node, prev, rec.Renderer)
+				if prev, ok := rendererOf[p]; ok && prev != rec.Renderer {
+					t.Fatalf("%s: renderers %q and %q", p.Label(), prev, rec.Renderer)
 				}
-				rendererOf[node] = rec.Renderer
+				rendererOf[p] = rec.Renderer
 			}
-			if len(rendererOf) != 2 {
-				t.Errorf("renderers of %d render nodes named, want 2: %v", len(rendererOf), rendererOf)
+			byNode := map[string]map[string]bool{}
+			for p, r := range rendererOf {
+				if byNode[p.Node.ID] == nil {
+					byNode[p.Node.ID] = map[string]bool{}
+				}
+				byNode[p.Node.ID][r] = true
+			}
+			if len(rendererOf) != 4 || len(byNode) != 2 {
+				t.Errorf("renderers of %d pipes on %d render nodes named, want 4 on 2: %v", len(rendererOf), len(byNode), rendererOf)
+			}
+			for node, rs := range byNode {
+				software := false
+				for r := range rs {
+					software = software || strings.Contains(r, " software")
+				}
+				if want := map[bool]int{true: 2, false: 1}[software]; len(rs) != want {
+					t.Errorf("node %s names %d renderers, want %d: %v", node, len(rs), want, rs)
+				}
 			}
 			sum, replayed, err := simulate.Replay(m.Configs[0], name, recorded, "equalizer")
 			if err != nil {

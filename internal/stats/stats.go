@@ -59,10 +59,10 @@ type Record struct {
 	// DataMoved is the range newly assigned to this channel (DB), which
 	// DataLoad was spent loading.
 	DataMoved float64 `json:"data_moved"`
-	// Renderer names what drew it where others draw too: the node's
-	// software rasterizer (llvmpipe serves one context at a time) or one
-	// GPU. Channels with the same renderer take turns on it, so one's time
-	// includes part of the others' work.
+	// Renderer names what drew it where others draw too: a software
+	// rasterizer of the node (llvmpipe serves one context at a time on
+	// each display) or one GPU. Channels with the same renderer take turns
+	// on it, so one's time includes part of the others' work.
 	Renderer string `json:"renderer,omitempty"`
 	// Finished is when the channel's node reported the frame done, on the
 	// scheduler's clock (zero: unknown); the statistics file has it as

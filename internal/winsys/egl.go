@@ -3,6 +3,7 @@ package winsys
 /*
 #cgo LDFLAGS: -lEGL
 #include <stdlib.h>
+#include <string.h>
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
 
@@ -62,6 +63,36 @@ static EGLContext goeqContext(EGLDisplay d, EGLContext share, int major, int min
 		EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
 		EGL_NONE };
 	return eglCreateContext(d, cfg, share, ctxAttribs);
+}
+
+// goeqSoftware is whether d renders on Mesa's software rasterizer: its
+// EGL device says EGL_MESA_device_software.
+static int goeqSoftware(EGLDisplay d) {
+	PFNEGLQUERYDISPLAYATTRIBEXTPROC queryDisplay =
+		(PFNEGLQUERYDISPLAYATTRIBEXTPROC)eglGetProcAddress("eglQueryDisplayAttribEXT");
+	PFNEGLQUERYDEVICESTRINGEXTPROC queryDevice =
+		(PFNEGLQUERYDEVICESTRINGEXTPROC)eglGetProcAddress("eglQueryDeviceStringEXT");
+	EGLAttrib device = 0;
+	if (!queryDisplay || !queryDevice || !queryDisplay(d, EGL_DEVICE_EXT, &device) || !device) return 0;
+	const char *ext = queryDevice((EGLDeviceEXT)device, EGL_EXTENSIONS);
+	return ext && strstr(ext, "EGL_MESA_device_software") != NULL;
+}
+
+// goeqSoftwareDevice is the index of Mesa's software device in
+// eglQueryDevicesEXT's order, or -1.
+static int goeqSoftwareDevice(void) {
+	PFNEGLQUERYDEVICESEXTPROC queryDevices =
+		(PFNEGLQUERYDEVICESEXTPROC)eglGetProcAddress("eglQueryDevicesEXT");
+	PFNEGLQUERYDEVICESTRINGEXTPROC queryDevice =
+		(PFNEGLQUERYDEVICESTRINGEXTPROC)eglGetProcAddress("eglQueryDeviceStringEXT");
+	EGLDeviceEXT devices[16];
+	EGLint n = 0;
+	if (!queryDevices || !queryDevice || !queryDevices(16, devices, &n)) return -1;
+	for (int i = 0; i < n; i++) {
+		const char *ext = queryDevice(devices[i], EGL_EXTENSIONS);
+		if (ext && strstr(ext, "EGL_MESA_device_software")) return i;
+	}
+	return -1;
 }
 
 static int goeqMakeCurrent(EGLDisplay d, EGLContext c) {
@@ -135,6 +166,38 @@ func OpenEGLDevice(index int) (sys *EGL, count int, err error) {
 	devices[index], deviceCount = sys, int(n)
 	return sys, int(n), nil
 }
+
+// Rasterizers are the displays on which pipes of this process that have no
+// GPU of their own render side by side, OpenEGL's first. Mesa's software
+// renderer (llvmpipe) runs one rasterizer per EGL display, and the scenes
+// of every context on a display queue on it, where GPUs give each pipe a
+// queue of its own. Headless, Mesa 22.3 has two displays of its software
+// renderer: the surfaceless platform's and its software device's; it
+// returns the same one again for every other call. A GPU gives OpenEGL's
+// display alone.
+func Rasterizers() ([]*EGL, error) {
+	main, err := OpenEGL()
+	if err != nil {
+		return nil, err
+	}
+	rasterizersOnce.Do(func() {
+		rasterizers = []*EGL{main}
+		if main.Platform != "surfaceless" || C.goeqSoftware(main.display) == 0 {
+			return
+		}
+		if i := int(C.goeqSoftwareDevice()); i >= 0 {
+			if dev, _, err := OpenEGLDevice(i); err == nil && dev.display != main.display {
+				rasterizers = append(rasterizers, dev)
+			}
+		}
+	})
+	return rasterizers, nil
+}
+
+var (
+	rasterizersOnce sync.Once
+	rasterizers     []*EGL
+)
 
 // Name describes the window system.
 func (e *EGL) Name() string { return "EGL (" + e.Platform + ")" }

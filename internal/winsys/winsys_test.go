@@ -221,3 +221,85 @@ func TestKeysAndModifiers(t *testing.T) {
 		t.Errorf("control and super map to %b", got)
 	}
 }
+
+// Mesa's software renderer gives this process two displays, each with a
+// rasterizer of its own: its threads (llvmpipe-0 is each one's first) are
+// counted in a process that opens nothing else, where each display has
+// drawn. A GPU gives one display.
+func TestRasterizers(t *testing.T) {
+	if os.Getenv("GOEQ_RASTERIZERS_CHILD") != "" {
+		rs, err := Rasterizers()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rs {
+			clearAndRead(t, r) // llvmpipe starts its threads with a display's first scene
+		}
+		threads, _ := os.ReadDir("/proc/self/task")
+		first := 0
+		for _, th := range threads {
+			comm, _ := os.ReadFile("/proc/self/task/" + th.Name() + "/comm")
+			if strings.TrimSpace(string(comm)) == "llvmpipe-0" {
+				first++
+			}
+		}
+		fmt.Printf("rasterizers %d threads %d\n", len(rs), first)
+		return
+	}
+	sys, err := OpenEGL()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := Rasterizers()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rs[0] != sys {
+		t.Fatalf("the first rasterizer is %s, not OpenEGL's %s", rs[0].Name(), sys.Name())
+	}
+	software := strings.Contains(renderer(t, sys), "llvmpipe")
+	if want := map[bool]int{true: 2, false: 1}[software && sys.Platform == "surfaceless"]; len(rs) != want {
+		t.Fatalf("%d rasterizers on %s (%s), want %d", len(rs), sys.Name(), renderer(t, sys), want)
+	}
+	for _, r := range rs {
+		if px := clearAndRead(t, r); px != [4]byte{255, 128, 0, 255} {
+			t.Errorf("%s read %v", r.Name(), px)
+		}
+	}
+	if len(rs) < 2 {
+		return
+	}
+	if rs[1].display == rs[0].display {
+		t.Fatalf("%s and %s are one display", rs[0].Name(), rs[1].Name())
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestRasterizers$")
+	cmd.Env = append(os.Environ(), "GOEQ_RASTERIZERS_CHILD=1", "LP_NUM_THREADS=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	var n, threads int
+	line := string(out[max(0, strings.Index(string(out), "rasterizers ")):])
+	if _, err := fmt.Sscanf(line, "rasterizers %d threads %d", &n, &threads); err != nil || n != 2 || threads != 2 {
+		t.Errorf("a process with %d rasterizers runs %d rasterizer threads, want 2 and 2: %s", n, threads, out)
+	}
+}
+
+// renderer is the GL_RENDERER of a context on sys.
+func renderer(t *testing.T, sys System) string {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	ctx, err := sys.NewContext(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctx.Destroy()
+	if err := ctx.MakeCurrent(); err != nil {
+		t.Fatal(err)
+	}
+	defer ctx.Release()
+	if err := gl.Init(); err != nil {
+		t.Fatal(err)
+	}
+	return gl.GoStr(gl.GetString(gl.RENDERER))
+}
