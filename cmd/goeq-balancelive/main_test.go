@@ -95,7 +95,7 @@ func TestMeasureCountsANodesSourcesOnce(t *testing.T) {
 	r := &runResult{Schedule: schedule{Duration: 1}, Policy: "adaptive"}
 	for i := 0; i < 10; i++ {
 		r.Frames = append(r.Frames, frame{Completed: 0.1 * float64(i),
-			Busy:     []float64{0.04, 0.08, 0.08, 0.08},
+			Busy: []float64{0.04, 0.08, 0.08, 0.08},
 			Node: []string{"n1", "n1", "n2", "n2"}})
 	}
 	m := measure(r)
