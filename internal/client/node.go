@@ -34,12 +34,14 @@ type node struct {
 	cfg     *compound.Config
 	model   *compound.Node
 	pipes   []*pipe
+	byChan  map[string]*pipe // channel ID -> the pipe it is on (this node's)
+	chooser *compressor.Chooser
+	data    []byte // the latest frame data (only changes travel)
+
 	// onRasterizers counts the pipes given a display of the software
 	// renderer so far, which spreads them over its rasterizers
 	onRasterizers int
-	byChan        map[string]*pipe // channel ID -> the pipe it is on (this node's)
-	chooser       *compressor.Chooser
-	data          []byte // the latest frame data (only changes travel)
+
 	// input events of on-screen windows, on their way to the server
 	events chan control.WindowEvent
 	// where the pointer is, per window (keys go to the channel under it)
