@@ -24,9 +24,9 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// clearAndRead makes a context current on a locked thread, clears an FBO
-// to a colour and reads one pixel back.
-func clearAndRead(t *testing.T, sys System) [4]byte {
+// withContext runs do with a new context on sys current on a locked
+// thread.
+func withContext(t *testing.T, sys System, do func()) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	ctx, err := sys.NewContext(nil)
@@ -41,6 +41,17 @@ func clearAndRead(t *testing.T, sys System) [4]byte {
 	if err := gl.Init(); err != nil {
 		t.Fatal(err)
 	}
+	do()
+}
+
+// clearAndRead clears an FBO to a colour in a new context and reads one
+// pixel back.
+func clearAndRead(t *testing.T, sys System) (px [4]byte) {
+	withContext(t, sys, func() { px = clearAndReadCurrent(t, sys) })
+	return px
+}
+
+func clearAndReadCurrent(t *testing.T, sys System) [4]byte {
 	var fbo, rb uint32
 	gl.GenFramebuffers(1, &fbo)
 	gl.BindFramebuffer(gl.FRAMEBUFFER, fbo)
@@ -286,20 +297,7 @@ func TestRasterizers(t *testing.T) {
 }
 
 // renderer is the GL_RENDERER of a context on sys.
-func renderer(t *testing.T, sys System) string {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	ctx, err := sys.NewContext(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ctx.Destroy()
-	if err := ctx.MakeCurrent(); err != nil {
-		t.Fatal(err)
-	}
-	defer ctx.Release()
-	if err := gl.Init(); err != nil {
-		t.Fatal(err)
-	}
-	return gl.GoStr(gl.GetString(gl.RENDERER))
+func renderer(t *testing.T, sys System) (name string) {
+	withContext(t, sys, func() { name = gl.GoStr(gl.GetString(gl.RENDERER)) })
+	return name
 }
