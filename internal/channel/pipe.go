@@ -228,7 +228,7 @@ func (p *Pipe) ownDisplay() string {
 	case *winsys.X11:
 		return " " + sys.Display
 	case *winsys.EGL:
-		if rs, err := winsys.Rasterizers(); err == nil && sys != rs[0] {
+		if main, err := winsys.OpenEGL(); err == nil && sys != main {
 			return " " + sys.Platform
 		}
 	}

@@ -783,12 +783,16 @@ func (n *node) rasterizer(sys winsys.System, pm *compound.Pipe) winsys.System {
 	if _, ok := sys.(*winsys.EGL); !ok {
 		return sys
 	}
+	i := n.onRasterizers
+	n.onRasterizers++
+	if i == 0 {
+		return sys // the first keeps the node's: a node of one pipe opens no other
+	}
 	rs, err := winsys.Rasterizers()
-	if err != nil || len(rs) < 2 || rs[0] != sys {
+	if err != nil || rs[0] != sys {
 		return sys
 	}
-	r := rs[n.onRasterizers%len(rs)]
-	n.onRasterizers++
+	r := rs[i%len(rs)]
 	if r != sys {
 		n.log.Info(fmt.Sprintf("%s: %s, a software rasterizer of its own", pm.Label(), r.Name()))
 	}
