@@ -7,21 +7,34 @@ package winsys
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
 
+// goeqDevices lists EGL's devices (16 at most) into devices and says how
+// many there are: 0 where EGL cannot list them.
+static EGLint goeqDevices(EGLDeviceEXT devices[16]) {
+	PFNEGLQUERYDEVICESEXTPROC queryDevices =
+		(PFNEGLQUERYDEVICESEXTPROC)eglGetProcAddress("eglQueryDevicesEXT");
+	EGLint n = 0;
+	if (!queryDevices || !queryDevices(16, devices, &n)) return 0;
+	return n;
+}
+
+// goeqDeviceIsSoftware is whether device is Mesa's software renderer: its
+// extensions name EGL_MESA_device_software.
+static int goeqDeviceIsSoftware(EGLDeviceEXT device) {
+	PFNEGLQUERYDEVICESTRINGEXTPROC queryDevice =
+		(PFNEGLQUERYDEVICESTRINGEXTPROC)eglGetProcAddress("eglQueryDeviceStringEXT");
+	const char *ext = queryDevice ? queryDevice(device, EGL_EXTENSIONS) : NULL;
+	return ext && strstr(ext, "EGL_MESA_device_software") != NULL;
+}
+
 // goeqDeviceDisplay is the EGL device platform's display of device index
 // (in eglQueryDevicesEXT's order), initialised; count is how many devices
 // there are.
 static EGLDisplay goeqDeviceDisplay(int index, int *count) {
-	*count = 0;
 	PFNEGLGETPLATFORMDISPLAYEXTPROC getPlatformDisplay =
 		(PFNEGLGETPLATFORMDISPLAYEXTPROC)eglGetProcAddress("eglGetPlatformDisplayEXT");
-	PFNEGLQUERYDEVICESEXTPROC queryDevices =
-		(PFNEGLQUERYDEVICESEXTPROC)eglGetProcAddress("eglQueryDevicesEXT");
-	if (!getPlatformDisplay || !queryDevices) return EGL_NO_DISPLAY;
 	EGLDeviceEXT devices[16];
-	EGLint n = 0;
-	if (!queryDevices(16, devices, &n)) return EGL_NO_DISPLAY;
-	*count = n;
-	if (index < 0 || index >= n) return EGL_NO_DISPLAY;
+	*count = getPlatformDisplay ? goeqDevices(devices) : 0;
+	if (index < 0 || index >= *count) return EGL_NO_DISPLAY;
 	EGLDisplay d = getPlatformDisplay(EGL_PLATFORM_DEVICE_EXT, devices[index], NULL);
 	if (d == EGL_NO_DISPLAY || !eglInitialize(d, NULL, NULL)) return EGL_NO_DISPLAY;
 	return d;
@@ -65,32 +78,22 @@ static EGLContext goeqContext(EGLDisplay d, EGLContext share, int major, int min
 	return eglCreateContext(d, cfg, share, ctxAttribs);
 }
 
-// goeqSoftware is whether d renders on Mesa's software rasterizer: its
-// EGL device says EGL_MESA_device_software.
+// goeqSoftware is whether d renders on Mesa's software rasterizer.
 static int goeqSoftware(EGLDisplay d) {
 	PFNEGLQUERYDISPLAYATTRIBEXTPROC queryDisplay =
 		(PFNEGLQUERYDISPLAYATTRIBEXTPROC)eglGetProcAddress("eglQueryDisplayAttribEXT");
-	PFNEGLQUERYDEVICESTRINGEXTPROC queryDevice =
-		(PFNEGLQUERYDEVICESTRINGEXTPROC)eglGetProcAddress("eglQueryDeviceStringEXT");
 	EGLAttrib device = 0;
-	if (!queryDisplay || !queryDevice || !queryDisplay(d, EGL_DEVICE_EXT, &device) || !device) return 0;
-	const char *ext = queryDevice((EGLDeviceEXT)device, EGL_EXTENSIONS);
-	return ext && strstr(ext, "EGL_MESA_device_software") != NULL;
+	if (!queryDisplay || !queryDisplay(d, EGL_DEVICE_EXT, &device) || !device) return 0;
+	return goeqDeviceIsSoftware((EGLDeviceEXT)device);
 }
 
 // goeqSoftwareDevice is the index of Mesa's software device in
 // eglQueryDevicesEXT's order, or -1.
 static int goeqSoftwareDevice(void) {
-	PFNEGLQUERYDEVICESEXTPROC queryDevices =
-		(PFNEGLQUERYDEVICESEXTPROC)eglGetProcAddress("eglQueryDevicesEXT");
-	PFNEGLQUERYDEVICESTRINGEXTPROC queryDevice =
-		(PFNEGLQUERYDEVICESTRINGEXTPROC)eglGetProcAddress("eglQueryDeviceStringEXT");
 	EGLDeviceEXT devices[16];
-	EGLint n = 0;
-	if (!queryDevices || !queryDevice || !queryDevices(16, devices, &n)) return -1;
+	EGLint n = goeqDevices(devices);
 	for (int i = 0; i < n; i++) {
-		const char *ext = queryDevice(devices[i], EGL_EXTENSIONS);
-		if (ext && strstr(ext, "EGL_MESA_device_software")) return i;
+		if (goeqDeviceIsSoftware(devices[i])) return i;
 	}
 	return -1;
 }
