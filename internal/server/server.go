@@ -1312,7 +1312,8 @@ func (s *server) act(rd scheduler.Ready, rep *report) error {
 
 // stopClients tells every client to stop and gives them a second to exit
 // (to end their sessions, where started by hand); launched stragglers are
-// killed (no orphans).
+// killed (no orphans), all at the deadline, and their ends awaited
+// together for half a second more.
 func (s *server) stopClients() {
 	for _, id := range s.order {
 		select {
@@ -1321,6 +1322,7 @@ func (s *server) stopClients() {
 		}
 	}
 	deadline := time.Now().Add(time.Second)
+	var killed []*nodeConn
 	for _, id := range s.order {
 		nc := s.nodes[id]
 		if nc.cmd == nil {
@@ -1341,10 +1343,15 @@ func (s *server) stopClients() {
 		case <-nc.exited:
 		case <-time.After(time.Until(deadline)):
 			nc.kill()
-			select {
-			case <-nc.exited:
-			case <-time.After(500 * time.Millisecond):
-			}
+			killed = append(killed, nc)
+		}
+	}
+	reaped := time.After(500 * time.Millisecond)
+	for _, nc := range killed {
+		select {
+		case <-nc.exited:
+		case <-reaped:
+			return
 		}
 	}
 }
