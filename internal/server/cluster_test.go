@@ -309,8 +309,9 @@ func TestLaunchTimeout(t *testing.T) {
 	if err == nil {
 		t.Fatalf("the run succeeded without render1:\n%s", out)
 	}
-	if !strings.Contains(string(out), "render1 (within 1.5s, its launch_timeout)") {
-		t.Errorf("the error does not name render1's launch_timeout:\n%s", out)
+	want := fmt.Sprintf("render1 (within 1.5s, its launch_timeout; its launch_command %q for host render-nowhere is still running and has printed nothing)", sleep)
+	if !strings.Contains(string(out), want) {
+		t.Errorf("the error does not name render1's launch_timeout and hanging launcher (want %q):\n%s", want, out)
 	}
 	if took > 6*time.Second {
 		t.Errorf("the run took %v to give up on a 1.5 s launch_timeout", took)

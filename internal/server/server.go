@@ -223,6 +223,7 @@ type nodeConn struct {
 	model     *compound.Node
 	frameAddr string
 	cmd       *exec.Cmd
+	output    *lastLine // the launched client's output, for messages
 	exited    chan struct{}
 	// why the launched process ended, set before exited is closed
 	exitReason string
@@ -615,7 +616,7 @@ func (s *server) launchNode(id string, listening net.Addr) error {
 	}
 	exited := make(chan struct{})
 	s.mu.Lock()
-	nc.cmd, nc.exited = cmd, exited
+	nc.cmd, nc.output, nc.exited = cmd, last, exited
 	nc.launches++
 	launch := nc.launches
 	s.mu.Unlock()
@@ -666,6 +667,35 @@ func (s *server) joinTimeout(n *compound.Node) time.Duration {
 		return time.Duration(v) * time.Millisecond
 	}
 	return s.opt.JoinTimeout
+}
+
+// stillLaunching says, for a node that has not joined, what its launched
+// client is doing: a launcher that hangs (ssh to a host that does not
+// answer) prints nothing, and the timeout alone would not point at it.
+func (s *server) stillLaunching(nc *nodeConn) string {
+	s.mu.Lock()
+	cmd, output, exited := nc.cmd, nc.output, nc.exited
+	s.mu.Unlock()
+	if cmd == nil {
+		return ""
+	}
+	select {
+	case <-exited:
+		return ""
+	default:
+	}
+	what := fmt.Sprintf("; its client (pid %d) is still running", cmd.Process.Pid)
+	if !s.opt.Local && !isLocal(nc.model.Host) {
+		launch := nc.model.Attributes["launch_command"]
+		if launch == "" {
+			launch = "ssh %h %c"
+		}
+		what = fmt.Sprintf("; its launch_command %q for host %s is still running", launch, nc.model.Host)
+	}
+	if l := output.String(); l != "" {
+		return what + ", its last line: " + l
+	}
+	return what + " and has printed nothing"
 }
 
 func launchTimeoutNote(n *compound.Node) string {
@@ -970,7 +1000,7 @@ func (s *server) loop(ctx context.Context) (sum *Summary, err error) {
 			var missing []string
 			for _, id := range s.order {
 				if !joined[id] && time.Now().After(joinBy[id]) {
-					missing = append(missing, fmt.Sprintf("%s (within %v%s)", id, s.joinTimeout(s.nodes[id].model), launchTimeoutNote(s.nodes[id].model)))
+					missing = append(missing, fmt.Sprintf("%s (within %v%s%s)", id, s.joinTimeout(s.nodes[id].model), launchTimeoutNote(s.nodes[id].model), s.stillLaunching(s.nodes[id])))
 				}
 			}
 			if len(missing) > 0 {
