@@ -686,11 +686,7 @@ func (s *server) stillLaunching(nc *nodeConn) string {
 	}
 	what := fmt.Sprintf("; its client (pid %d) is still running", cmd.Process.Pid)
 	if !s.opt.Local && !isLocal(nc.model.Host) {
-		launch := nc.model.Attributes["launch_command"]
-		if launch == "" {
-			launch = "ssh %h %c"
-		}
-		what = fmt.Sprintf("; its launch_command %q for host %s is still running", launch, nc.model.Host)
+		what = fmt.Sprintf("; its launch_command %q for host %s is still running", launchCommand(nc.model), nc.model.Host)
 	}
 	if l := output.String(); l != "" {
 		return what + ", its last line: " + l
@@ -714,12 +710,17 @@ func (s *server) launchCert() []byte {
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s.opt.TLSConfig.Certificates[0].Certificate[0]})
 }
 
+// launchCommand is a node's launch_command, or goeq's default.
+func launchCommand(n *compound.Node) string {
+	if launch := n.Attributes["launch_command"]; launch != "" {
+		return launch
+	}
+	return "ssh %h %c"
+}
+
 // launchLine is a node's launch_command with its %h, %n and %c expanded.
 func launchLine(n *compound.Node, bin string, args []string) string {
-	launch := n.Attributes["launch_command"]
-	if launch == "" {
-		launch = "ssh %h %c"
-	}
+	launch := launchCommand(n)
 	q := "'" // the config gives a character literal: '"' or '\''
 	if raw := n.Attributes["launch_command_quote"]; len(raw) >= 3 && raw[0] == '\'' && raw[len(raw)-1] == '\'' {
 		if inner := strings.TrimPrefix(raw[1:len(raw)-1], `\`); len(inner) == 1 {
