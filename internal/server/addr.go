@@ -19,6 +19,10 @@ func allLocal(cfg *compound.Config) bool {
 	return true
 }
 
+// runsHere is whether a node on host has its client on this machine:
+// under --local every node does.
+func (s *server) runsHere(host string) bool { return s.opt.Local || isLocal(host) }
+
 // isLocal reports whether a node runs on this machine: no host, a
 // loopback name or address, this machine's name, or an address of one of
 // its interfaces.
@@ -98,7 +102,7 @@ func (s *server) addrFor(nc *nodeConn, listening net.Addr) string {
 	if ip := net.ParseIP(host); ip == nil || !ip.IsUnspecified() {
 		return listening.String()
 	}
-	if !s.opt.Local && !isLocal(nc.model.Host) {
+	if !s.runsHere(nc.model.Host) {
 		if a := routeTo(nc.model.Host); a != "" {
 			return net.JoinHostPort(a, port)
 		}
@@ -115,7 +119,7 @@ func (s *server) addrFor(nc *nodeConn, listening net.Addr) string {
 		return net.JoinHostPort(h, port)
 	}
 	for _, id := range s.order {
-		if other := s.nodes[id].model.Host; !s.opt.Local && !isLocal(other) {
+		if other := s.nodes[id].model.Host; !s.runsHere(other) {
 			if a := routeTo(other); a != "" {
 				return net.JoinHostPort(a, port)
 			}

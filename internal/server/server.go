@@ -594,7 +594,7 @@ func (s *server) launchNode(id string, listening net.Addr) error {
 	nc := s.nodes[id]
 	args := append(append([]string(nil), s.opt.ClientArgs...), "--server", s.addrFor(nc, listening), "--node", id, "--token-stdin", "--launched")
 	var cmd *exec.Cmd
-	if s.opt.Local || isLocal(nc.model.Host) {
+	if s.runsHere(nc.model.Host) {
 		cmd = exec.Command(bin, args...)
 	} else {
 		cmd = exec.Command("sh", "-c", launchLine(nc.model, bin, args))
@@ -685,7 +685,7 @@ func (s *server) stillLaunching(nc *nodeConn) string {
 	default:
 	}
 	what := fmt.Sprintf("; its client (pid %d) is still running", cmd.Process.Pid)
-	if !s.opt.Local && !isLocal(nc.model.Host) {
+	if !s.runsHere(nc.model.Host) {
 		what = fmt.Sprintf("; its launch_command %q for host %s is still running", launchCommand(nc.model), nc.model.Host)
 	}
 	if l := output.String(); l != "" {
