@@ -59,7 +59,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	tlsCert := fs.String("tls-cert", "", "TLS certificate for the control port (with --tls-key)")
 	tlsKey := fs.String("tls-key", "", "TLS key for the control port")
 	roi := fs.Bool("roi", true, "read back and send only the region each renderer drew")
-	merge := fs.String("merge", "auto", "where destinations depth-merge sort-last inputs: auto (in memory, as cpu), gpu (a shader per input) or cpu")
+	merge := fs.String("merge", "auto", "where destinations depth-merge sort-last inputs: auto (in memory, as cpu), gpu (a shader per input, 2D tiles too) or cpu")
 	compositingFlag := fs.String("compositing", "", "how every sort-last compound composites, overriding the config: auto (chosen by the cost model), gather, direct_send, binary_swap or radix_k")
 	ref := fs.Bool("reference", false, "every destination channel renders its whole frame itself (the oracle for decomposed runs)")
 	layout := fs.String("layout", "", "make this layout the active one on the canvases that have it: its name, or its index in the config (for unnamed ones)")

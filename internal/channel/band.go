@@ -1,13 +1,11 @@
 package channel
 
 import (
-	"math"
 	"slices"
 
 	"github.com/goeq/goeq/draw"
 	"github.com/goeq/goeq/internal/compositor"
 	"github.com/goeq/goeq/internal/compound"
-	"github.com/goeq/goeq/internal/glutil"
 	"github.com/goeq/goeq/internal/planner"
 )
 
@@ -18,8 +16,8 @@ import (
 // stays on screen (the compound's own channel) goes back to the GL, once.
 // Through the GL every round would upload the merged parts and read them
 // back again, which llvmpipe does on the CPU at a fraction of the speed.
-// Only the part the source drew is read; the rest of its region holds
-// what the clear left there.
+// Only the part the source drew is read, and what else was written since
+// the frame's first clear; the rest of its region still holds that clear.
 
 // bandsInMemory reports whether t's exchange keeps its band in memory.
 func (fr *frameRun) bandsInMemory(t *planner.Task) bool {
@@ -47,16 +45,21 @@ func (fr *frameRun) band(r *channelRun, t *planner.Task, region compound.PixelVi
 	if old := r.bands[t.Eye]; old != nil {
 		fr.e.freeMerged(old)
 	}
-	b := fr.e.takeMerged(r.target.FB.W, r.target.FB.H)
+	b := fr.e.takeMerged(r.target.FB)
 	// what the source drew is read; the rest of its region is as cleared
 	drawn := region
 	if d, ok := r.dirty[t.Eye]; ok && !fr.e.opt.FullReadback {
 		drawn = intersect(region, d)
 	}
 	for _, rest := range outside(region, drawn) {
-		b.fill(rest, fr.clearColor())
+		if r.target.holdsClear(rest) {
+			b.fill(rest, fr.clearPixel(r.target, rest.X, rest.Y))
+		} else {
+			drawn = union(drawn, rest)
+		}
 	}
-	glutil.ReadInto(drawn.X, drawn.Y, drawn.W, drawn.H, b.img.W, b.img.Color, b.img.Depth)
+	r.target.FB.Bind()
+	b.read(drawn)
 	r.bands[t.Eye] = b
 	return b
 }
@@ -69,20 +72,29 @@ func (fr *frameRun) clearColor() [4]float32 {
 	return DefaultClearColor
 }
 
-// fill sets a rectangle to a cleared framebuffer's pixels: the colour as
-// GL stores it in 8 bits (rounded to nearest), the farthest depth.
-func (m *cpuMerged) fill(r compound.PixelViewport, c [4]float32) {
-	var px [4]byte
-	for i, v := range c {
-		px[i] = byte(math.Round(float64(min(max(v, 0), 1)) * 255))
+// fill sets a rectangle to a cleared framebuffer's pixels: the colour
+// pixel (Target.clearPixel) and the farthest depth. The first row is
+// filled by doubling, the others copied from it.
+func (m *cpuMerged) fill(r compound.PixelViewport, pixel [4]byte) {
+	if r.W <= 0 || r.H <= 0 {
+		return
 	}
 	w := m.img.W
+	first := m.img.Color[4*(r.Y*w+r.X) : 4*(r.Y*w+r.X+r.W)]
+	copy(first, pixel[:])
+	for n := 4; n < len(first); n *= 2 {
+		copy(first[n:], first[:n])
+	}
+	depth := m.img.Depth[r.Y*w+r.X : r.Y*w+r.X+r.W]
+	fill(depth, 1)
 	for y := r.Y; y < r.Y+r.H; y++ {
-		row := m.img.Color[4*(y*w+r.X) : 4*(y*w+r.X+r.W)]
-		for x := 0; x < len(row); x += 4 {
-			copy(row[x:x+4], px[:])
+		if y > r.Y {
+			copy(m.img.Color[4*(y*w+r.X):4*(y*w+r.X+r.W)], first)
+			copy(m.img.Depth[y*w+r.X:y*w+r.X+r.W], depth)
 		}
-		fill(m.img.Depth[y*w+r.X:y*w+r.X+r.W], 1)
+		if m.stencil != nil {
+			clear(m.stencil[y*w+r.X : y*w+r.X+r.W])
+		}
 	}
 }
 
@@ -134,8 +146,8 @@ func (a *assembly) mergeIntoBand(b *cpuMerged, px *Pixels, at compound.PixelView
 }
 
 // returnBand puts the band's part within keep (what was drawn or merged
-// there) into the framebuffer with one upload and shader pass, and leaves
-// the GL to hold it from then on.
+// there) into the framebuffer (flushCPUMerge), and leaves the GL to hold
+// it from then on.
 func (a *assembly) returnBand(keep compound.PixelViewport) error {
 	b := a.band()
 	if b == nil {
@@ -147,6 +159,8 @@ func (a *assembly) returnBand(keep compound.PixelViewport) error {
 	if b.dirty.W <= 0 || b.dirty.H <= 0 {
 		return nil
 	}
+	// the band started as the framebuffer's pixels of its region
+	b.whole = a.writesFramebuffer(b.dirty)
 	held := a.merged
 	a.merged = b
 	err := a.flushCPUMerge()

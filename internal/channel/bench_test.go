@@ -211,6 +211,32 @@ func BenchmarkCompositeDepthMergeGPU1080p(b *testing.B) {
 	}
 }
 
+// BenchmarkWriteIntoFramebuffer1080p is what a destination under a
+// software GL does instead of the upload and shader pass above: the merged
+// colour and depth written into the framebuffer's textures
+// (glutil.Target.Write), to glFinish.
+func BenchmarkWriteIntoFramebuffer1080p(b *testing.B) {
+	f := newBench(b)
+	color := make([]byte, 4*benchW*benchH)
+	depth := make([]float32, benchW*benchH)
+	for i := range depth {
+		depth[i] = float32(i%997) / 997
+		color[4*i] = byte(i)
+	}
+	b.SetBytes(8 * benchW * benchH)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		err := f.pipe.Do(func() error {
+			err := f.target.Write(0, 0, benchW, benchH, benchW, color, depth, nil)
+			gl.Finish()
+			return err
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // 4K: the readback rate against what the bus carries. BenchmarkReadback4K
 // reads a 3840x2160 colour framebuffer back (glReadPixels, synchronous);
 // BenchmarkBufferDownload4K reads as many bytes from a buffer object the

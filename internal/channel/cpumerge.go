@@ -23,12 +23,18 @@ func softwareGL() bool {
 // holds reports whether an arriving frame stays in memory to be merged on
 // the CPU: a sort-last input (depth, no pixel or subpixel decomposition) at
 // its drawn size, for a destination that composites itself and took more
-// than one input in the last frame.
+// than one input in the last frame, or any input under a software GL,
+// where the merged pixels go into the framebuffer without a shader pass
+// (cpuMerged.whole).
 func (e *Executor) holds(f *FrameData) bool {
 	if !e.cpuMerge || f.Depth == nil || f.Subpixel.Size > 1 || f.Pixel.W > 1 || f.Pixel.H > 1 {
 		return false
 	}
-	if fan := e.fanIn.Load(); fan == nil || (*fan)[f.Consumer] < 2 {
+	least := 2
+	if e.Pipe.softwareGL {
+		least = 1
+	}
+	if fan := e.fanIn.Load(); fan == nil || (*fan)[f.Consumer] < least {
 		return false
 	}
 	if _, ok := e.Renderer.(draw.Assembler); ok {
@@ -58,46 +64,73 @@ func (e *Executor) noteFanIn(plans []*planner.ChannelPlan) {
 }
 
 // cpuMerged is an assembly's depth merge in memory: inputs merged as they
-// arrive into an image the size of the channel's framebuffer, and the
-// textures that take the part written (dirty) to the framebuffer in one
-// shader pass. With LESS on both sides, merging inputs among themselves
-// first and the result into the framebuffer gives the framebuffer the same
-// pixels as merging each input into it in turn (ties keep the earlier).
+// arrive into an image the size of the channel's framebuffer. Its dirty
+// part goes into the framebuffer in one go: written into the
+// framebuffer's textures when the image is whole (it started from the
+// framebuffer's pixels there, so merging the inputs into it gave what the
+// framebuffer would hold), otherwise uploaded to textures of its own and
+// merged by one shader pass. With LESS on both sides, merging inputs
+// among themselves first and the result into the framebuffer gives the
+// framebuffer the same pixels as merging each input into it in turn (ties
+// keep the earlier).
 type cpuMerged struct {
-	img          *compositor.Image
-	dirty        compound.PixelViewport
+	img   *compositor.Image
+	dirty compound.PixelViewport
+	whole bool
+	// stencil is a whole image's stencil (nil for a framebuffer without):
+	// the merge leaves it as the framebuffer held it
+	stencil      []byte
 	color, depth uint32
 	texW, texH   int
+}
+
+// read reads part p of the bound framebuffer into the image.
+func (m *cpuMerged) read(p compound.PixelViewport) {
+	glutil.ReadInto(p.X, p.Y, p.W, p.H, m.img.W, m.img.Color, m.img.Depth)
+	if m.stencil != nil {
+		glutil.ReadStencilInto(p.X, p.Y, p.W, p.H, m.img.W, m.stencil)
+	}
 }
 
 // mergeOnCPU merges held pixels into the assembly's in-memory image at at.
 func (a *assembly) mergeOnCPU(px *Pixels, at compound.PixelViewport) error {
 	e := a.fr.e
 	if a.merged == nil {
-		a.merged = e.takeMerged(a.r.target.FB.W, a.r.target.FB.H)
+		a.merged = e.takeMerged(a.r.target.FB)
+		a.merged.whole = a.writesFramebuffer(compound.PixelViewport{W: a.r.target.FB.W, H: a.r.target.FB.H})
 	}
 	m := a.merged
 	grown := at
 	if m.dirty.W > 0 {
 		grown = union(m.dirty, at)
 	}
-	m.initOutside(grown)
+	a.startOutside(m, grown)
 	m.dirty = grown
 	return compositor.DepthMergeAt(m.img, &compositor.Image{W: px.PixelViewport.W, H: px.PixelViewport.H, Color: px.Color, Depth: px.Depth}, at.X, at.Y)
 }
 
-// initOutside readies the pixels of grown that the dirty part does not
-// cover: farthest depth, so that they never win against the framebuffer.
-func (m *cpuMerged) initOutside(grown compound.PixelViewport) {
-	d := m.dirty
-	for y := grown.Y; y < grown.Y+grown.H; y++ {
-		row := m.img.Depth[y*m.img.W : (y+1)*m.img.W]
-		if d.W == 0 || y < d.Y || y >= d.Y+d.H {
-			fill(row[grown.X:grown.X+grown.W], 1)
-			continue
+// startOutside readies the pixels of grown that the dirty part does not
+// cover. A whole image takes the framebuffer's pixels there: the frame's
+// first clear where nothing was written since (no readback), otherwise
+// read. Any other takes the farthest depth, so that they never win
+// against the framebuffer.
+func (a *assembly) startOutside(m *cpuMerged, grown compound.PixelViewport) {
+	parts := []compound.PixelViewport{grown}
+	if m.dirty.W > 0 && m.dirty.H > 0 {
+		parts = outside(grown, m.dirty)
+	}
+	for _, p := range parts {
+		switch {
+		case !m.whole:
+			for y := p.Y; y < p.Y+p.H; y++ {
+				fill(m.img.Depth[y*m.img.W+p.X:y*m.img.W+p.X+p.W], 1)
+			}
+		case a.r.target.holdsClear(p):
+			m.fill(p, a.fr.clearPixel(a.r.target, p.X, p.Y))
+		default:
+			a.r.target.FB.Bind()
+			m.read(p)
 		}
-		fill(row[grown.X:d.X], 1)
-		fill(row[d.X+d.W:grown.X+grown.W], 1)
 	}
 }
 
@@ -107,8 +140,8 @@ func fill(s []float32, v float32) {
 	}
 }
 
-// flushCPUMerge merges what the assembly merged in memory into the bound
-// framebuffer: one upload of the part written, one shader pass.
+// flushCPUMerge puts what the assembly merged in memory into the bound
+// framebuffer.
 func (a *assembly) flushCPUMerge() error {
 	m := a.merged
 	if m == nil || m.dirty.W == 0 {
@@ -116,6 +149,15 @@ func (a *assembly) flushCPUMerge() error {
 	}
 	d := m.dirty
 	m.dirty = compound.PixelViewport{}
+	a.r.target.wrote(d)
+	if m.whole {
+		at := d.Y*m.img.W + d.X
+		var stencil []byte
+		if m.stencil != nil {
+			stencil = m.stencil[at:]
+		}
+		return a.r.target.FB.Write(d.X, d.Y, d.W, d.H, m.img.W, m.img.Color[4*at:], m.img.Depth[at:], stencil)
+	}
 	if m.texW < d.W || m.texH < d.H {
 		m.deleteTextures()
 		m.texW, m.texH = m.img.W, m.img.H
@@ -147,12 +189,13 @@ func (a *assembly) releaseCPUMerge() {
 	}
 }
 
-// takeMerged is a free in-memory merge of w x h pixels. Free ones of
-// another size are dropped (a window that was resized), so that they do
-// not pile up.
-func (e *Executor) takeMerged(w, h int) *cpuMerged {
+// takeMerged is a free in-memory merge the size of fb, with a stencil
+// plane when fb has stencil. Free ones of another size are dropped (a
+// window that was resized), so that they do not pile up.
+func (e *Executor) takeMerged(fb *glutil.Target) *cpuMerged {
+	w, h := fb.W, fb.H
 	for i, m := range e.mergeFree {
-		if m.img.W == w && m.img.H == h {
+		if m.img.W == w && m.img.H == h && (m.stencil != nil) == fb.Stencil {
 			e.mergeFree = append(e.mergeFree[:i], e.mergeFree[i+1:]...)
 			return m
 		}
@@ -163,6 +206,9 @@ func (e *Executor) takeMerged(w, h int) *cpuMerged {
 	}
 	e.mergeFree = nil
 	m := &cpuMerged{img: compositor.NewImage(w, h, true)}
+	if fb.Stencil {
+		m.stencil = make([]byte, w*h)
+	}
 	e.mergeAll = append(e.mergeAll, m)
 	return m
 }

@@ -77,7 +77,7 @@ const (
 	// vector CPU merge, and on an NVIDIA H200 uploading each input costs
 	// more than merging it on one core (docs/benchmarks.md, "On a GPU").
 	MergeAuto MergeOn = iota
-	// MergeGPU uploads every input and merges it with a shader.
+	// MergeGPU uploads every input and composites it with a shader.
 	MergeGPU
 	// MergeCPU merges inputs in memory as they arrive, then uploads and
 	// merges the result once.
@@ -219,6 +219,40 @@ func (e *Executor) Close() {
 type Target struct {
 	Window *compound.Window
 	FB     *glutil.Target
+	// written is what was drawn, composited or cleared again in the
+	// framebuffer since the frame began by clearing all of it: elsewhere
+	// it holds that first clear
+	written compound.PixelViewport
+	// cleared is what the first clear of cleared.color stores (clearPixel)
+	cleared struct {
+		known bool
+		color [4]float32
+		pixel [4]byte
+	}
+}
+
+// wrote notes that r of the framebuffer was written.
+func (t *Target) wrote(r compound.PixelViewport) { t.written = union(t.written, r) }
+
+// holdsClear reports whether r of the framebuffer holds only the frame's
+// first clear.
+func (t *Target) holdsClear(r compound.PixelViewport) bool {
+	i := intersect(t.written, r)
+	return i.W <= 0 || i.H <= 0
+}
+
+// clearPixel is the pixel the frame's first clear stored in t, read once
+// for each clear colour at (x, y), which must still hold it: GLs convert
+// a colour to 8 bits in ways of their own (llvmpipe rounds 2.5/255 down),
+// so computing it would be off by one now and then.
+func (fr *frameRun) clearPixel(t *Target, x, y int) [4]byte {
+	c := fr.clearColor()
+	if !t.cleared.known || t.cleared.color != c {
+		t.FB.Bind()
+		copy(t.cleared.pixel[:], glutil.ReadColor(x, y, 1, 1, nil))
+		t.cleared.known, t.cleared.color = true, c
+	}
+	return t.cleared.pixel
 }
 
 // target returns a window's framebuffer, made (or grown) to hold at least
@@ -473,6 +507,7 @@ func (e *Executor) Run(ctx context.Context, frame int, data []byte, plans []*pla
 		for _, r := range fr.runs {
 			if !cleared[r.target] {
 				cleared[r.target] = true
+				r.target.written = compound.PixelViewport{}
 				r.target.FB.Bind()
 				gl.ColorMask(true, true, true, true)
 				fr.clearRegion(compound.PixelViewport{W: r.target.FB.W, H: r.target.FB.H})
@@ -627,6 +662,8 @@ func (fr *frameRun) runNext(r *channelRun) (bool, error) {
 		r.done[r.next] = true
 		r.next++
 		if r.next == len(r.plan.Tasks) && r.plan.Destination {
+			// the refined average and the overlays go over its image
+			r.target.wrote(r.plan.Viewport)
 			if err := fr.accumulate(r); err != nil {
 				return false, fmt.Errorf("frame %d: channel %s: %w", fr.frame, r.plan.Channel.Label, err)
 			}
@@ -748,7 +785,13 @@ func (fr *frameRun) run(r *channelRun, t *planner.Task) (bool, error) {
 	switch t.Kind {
 	case planner.Clear:
 		reg := t.Region
-		fr.clearRegion(reg)
+		if !r.target.holdsClear(reg) {
+			// where nothing was written since the frame's first clear,
+			// clearing again would change nothing (and take llvmpipe
+			// about 5 ms at 1920x1080)
+			fr.clearRegion(reg)
+			r.target.wrote(reg)
+		}
 		if d, ok := r.dirty[t.Eye]; ok && contains(reg, d) {
 			delete(r.dirty, t.Eye)
 		}
@@ -797,6 +840,7 @@ func (fr *frameRun) run(r *channelRun, t *planner.Task) (bool, error) {
 func (fr *frameRun) drawn(r *channelRun, t *planner.Task, rec *stats.Record, roi compound.PixelViewport) {
 	whole := t.Region
 	roi = clip(roi, whole)
+	r.target.wrote(roi)
 	if roi.W > 0 && roi.H > 0 {
 		r.dirty[t.Eye] = union(r.dirty[t.Eye], roi)
 	} else if _, ok := r.dirty[t.Eye]; !ok {
@@ -1038,6 +1082,7 @@ func (fr *frameRun) drawTiles(r *channelRun, t *planner.Task, rec *stats.Record)
 			if len(t.Outputs) > 0 {
 				// each chunk is its own frame: start from the background
 				fr.clearRegion(region)
+				r.target.wrote(region)
 			}
 		}
 		roi, err := fr.draw(r, t, share, region, rng)
@@ -1213,14 +1258,11 @@ func (a *assembly) composite(in planner.Input, ar *arrival) error {
 	if f.W <= 0 || f.H <= 0 {
 		return nil // nothing was drawn there
 	}
-	if err := ar.upload.Use(); err != nil {
-		return err
-	}
 	if _, ok := a.fr.e.Renderer.(draw.Assembler); ok {
 		// the renderer composites them all at once
 		a.deferred = append(a.deferred, ar)
 		a.placed = append(a.placed, a.place(in, f))
-		return nil
+		return ar.upload.Use()
 	}
 	at := a.place(in, f)
 	exact := f.W == at.W && f.H == at.H
@@ -1239,9 +1281,6 @@ func (a *assembly) composite(in planner.Input, ar *arrival) error {
 		ar.upload.released = true
 		ar.upload = a.fr.e.Pipe.StartUploadRelease(held, release)
 		a.used = append(a.used, ar.upload)
-		if err := ar.upload.Use(); err != nil {
-			return err
-		}
 	}
 	if a.band() != nil {
 		// an input the band cannot take: the GL holds the band from here
@@ -1253,14 +1292,24 @@ func (a *assembly) composite(in planner.Input, ar *arrival) error {
 	if err := a.flushCPUMerge(); err != nil {
 		return err
 	}
+	pixel := f.Pixel.W > 1 || f.Pixel.H > 1
+	slab := f.Range != compound.FullRange && f.Range.End > f.Range.Start
+	if px := ar.upload.pending; px != nil && px.Depth == nil && exact && !pixel && !slab && f.Subpixel.Size <= 1 && a.writesFramebuffer(at) {
+		// a tile under a software GL goes into the framebuffer as it is
+		a.wrote(at)
+		return a.r.target.FB.Write(at.X, at.Y, at.W, at.H, f.W, px.Color, nil, nil)
+	}
+	if err := ar.upload.Use(); err != nil {
+		return err
+	}
 	c := a.fr.e.comp
 	rect := gpu.Rect{X: at.X, Y: at.Y, W: at.W, H: at.H}
 	var err error
 	switch {
-	case f.Subpixel.Size > 1, f.Range != compound.FullRange && f.Range.End > f.Range.Start && ar.upload.Depth == 0 && !(f.Pixel.W > 1 || f.Pixel.H > 1):
+	case f.Subpixel.Size > 1, slab && ar.upload.Depth == 0 && !pixel:
 		a.deferred = append(a.deferred, ar)
 		return nil
-	case f.Pixel.W > 1 || f.Pixel.H > 1:
+	case pixel:
 		region := a.t.Region
 		first := [2]int{region.X + f.Share.X - a.t.Share.X + f.Pixel.X, region.Y + f.Share.Y - a.t.Share.Y + f.Pixel.Y}
 		at = compound.PixelViewport{X: region.X + f.Share.X - a.t.Share.X, Y: region.Y + f.Share.Y - a.t.Share.Y, W: f.Share.W, H: f.Share.H}
@@ -1279,8 +1328,25 @@ func (a *assembly) composite(in planner.Input, ar *arrival) error {
 	default:
 		err = c.AssembleScaled(ar.upload.Color, f.W, f.H, ar.upload.TexW, ar.upload.TexH, rect, false)
 	}
-	a.touched = union(a.touched, at)
+	a.wrote(at)
 	return err
+}
+
+// wrote notes that the assembly wrote at into the framebuffer.
+func (a *assembly) wrote(at compound.PixelViewport) {
+	a.touched = union(a.touched, at)
+	a.r.target.wrote(at)
+}
+
+// writesFramebuffer reports whether pixels for at can be written into
+// the framebuffer's textures as they are, where a shader pass would copy
+// them: under a software GL (where that pass costs 10 to 20 times the
+// upload) unless every input is to go through the GL (--merge gpu), at
+// within the framebuffer, and no colour masked.
+func (a *assembly) writesFramebuffer(at compound.PixelViewport) bool {
+	fb := a.r.target.FB
+	return a.fr.e.cpuMerge && a.fr.e.Pipe.softwareGL && a.t.ColorMask == 0 &&
+		at.X >= 0 && at.Y >= 0 && at.X+at.W <= fb.W && at.Y+at.H <= fb.H
 }
 
 // compositeDeferred blends database slabs in the renderer's order (back
@@ -1331,7 +1397,7 @@ func (a *assembly) compositeDeferred() error {
 			if err != nil {
 				return err
 			}
-			a.touched = union(a.touched, at)
+			a.wrote(at)
 		}
 	}
 	for len(average) > 0 {
@@ -1345,7 +1411,7 @@ func (a *assembly) compositeDeferred() error {
 		if err := c.Average(texs, gpu.Rect{X: at.X, Y: at.Y, W: f.W, H: f.H}); err != nil {
 			return err
 		}
-		a.touched = union(a.touched, at)
+		a.wrote(at)
 		average = average[n:]
 	}
 	return nil
@@ -1367,9 +1433,10 @@ func (a *assembly) assembleByRenderer(asm draw.Assembler) error {
 			images[i].Viewport = draw.Viewport{X: float64(f.Share.X-ext.X) / float64(ext.W), Y: float64(f.Share.Y-ext.Y) / float64(ext.H),
 				W: float64(f.Share.W) / float64(ext.W), H: float64(f.Share.H) / float64(ext.H)}
 		}
-		a.touched = union(a.touched, at)
+		a.wrote(at)
 	}
 	reg := a.t.Region
+	a.r.target.wrote(reg)
 	gl.Viewport(int32(reg.X), int32(reg.Y), int32(reg.W), int32(reg.H))
 	gl.Disable(gl.SCISSOR_TEST)
 	err := asm.Assemble(&draw.Context{Frame: a.fr.frame, Channel: a.r.plan.Channel.ID, Data: a.fr.data, Eye: draw.Eye(a.t.Eye), ViewIndex: a.t.View,

@@ -5,6 +5,7 @@ package glutil
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 
@@ -80,6 +81,9 @@ func Uniform(p uint32, name string) int32 { return gl.GetUniformLocation(p, gl.S
 type Target struct {
 	FBO, Color, Depth uint32
 	W, H              int
+	// Stencil: the depth texture is packed depth and stencil
+	Stencil bool
+	packed  []uint32 // Write's depth and stencil, packed
 }
 
 // NewTarget creates a framebuffer of w x h pixels.
@@ -91,7 +95,7 @@ func NewTarget(w, h int) (*Target, error) { return newTarget(w, h, false) }
 func NewStencilTarget(w, h int) (*Target, error) { return newTarget(w, h, true) }
 
 func newTarget(w, h int, stencil bool) (*Target, error) {
-	t := &Target{W: w, H: h}
+	t := &Target{W: w, H: h, Stencil: stencil}
 	t.Color = Texture(w, h, gl.RGBA8, gl.RGBA, gl.UNSIGNED_BYTE)
 	attach := uint32(gl.DEPTH_ATTACHMENT)
 	if stencil {
@@ -114,6 +118,54 @@ func newTarget(w, h int, stencil bool) (*Target, error) {
 func (t *Target) Bind() {
 	gl.BindFramebuffer(gl.FRAMEBUFFER, t.FBO)
 	gl.Viewport(0, 0, int32(t.W), int32(t.H))
+}
+
+// Write puts w x h pixels into the target's textures at (x, y): RGBA8
+// colour from color (4 bytes a pixel) and, when depth is not nil, float
+// depth, with 8-bit stencil from stencil for a stencil target, each
+// starting at the first pixel written, in rows stride pixels apart. It
+// writes what a copy through a shader would, with no draw: under a
+// software GL that draw costs 10 to 20 times the upload.
+func (t *Target) Write(x, y, w, h, stride int, color []byte, depth []float32, stencil []byte) error {
+	if w <= 0 || h <= 0 {
+		return nil
+	}
+	switch n := (h-1)*stride + w; {
+	case x < 0 || y < 0 || x+w > t.W || y+h > t.H:
+		return fmt.Errorf("glutil: write %dx%d at %d,%d outside a %dx%d target", w, h, x, y, t.W, t.H)
+	case stride < w || len(color) < 4*n || depth != nil && len(depth) < n || depth != nil && t.Stencil && len(stencil) < n:
+		return fmt.Errorf("glutil: write %dx%d: %d colour bytes, %d depths and %d stencil values in rows of %d pixels",
+			w, h, len(color), len(depth), len(stencil), stride)
+	}
+	gl.PixelStorei(gl.UNPACK_ROW_LENGTH, int32(stride))
+	gl.PixelStorei(gl.UNPACK_ALIGNMENT, 4)
+	gl.BindTexture(gl.TEXTURE_2D, t.Color)
+	gl.TexSubImage2D(gl.TEXTURE_2D, 0, int32(x), int32(y), int32(w), int32(h), gl.RGBA, gl.UNSIGNED_BYTE, gl.Ptr(color))
+	gl.PixelStorei(gl.UNPACK_ROW_LENGTH, 0)
+	if depth != nil {
+		gl.BindTexture(gl.TEXTURE_2D, t.Depth)
+		if t.Stencil {
+			// packed: each pixel's float depth, then its stencil in the
+			// low 8 bits of the next 32
+			if cap(t.packed) < 2*w*h {
+				t.packed = make([]uint32, 2*w*h)
+			}
+			p := t.packed[:2*w*h]
+			for r := 0; r < h; r++ {
+				d, st, out := depth[r*stride:r*stride+w], stencil[r*stride:r*stride+w], p[2*r*w:2*(r+1)*w]
+				for i := range d {
+					out[2*i], out[2*i+1] = math.Float32bits(d[i]), uint32(st[i])
+				}
+			}
+			gl.TexSubImage2D(gl.TEXTURE_2D, 0, int32(x), int32(y), int32(w), int32(h), gl.DEPTH_STENCIL, gl.FLOAT_32_UNSIGNED_INT_24_8_REV, gl.Ptr(p))
+		} else {
+			gl.PixelStorei(gl.UNPACK_ROW_LENGTH, int32(stride))
+			gl.TexSubImage2D(gl.TEXTURE_2D, 0, int32(x), int32(y), int32(w), int32(h), gl.DEPTH_COMPONENT, gl.FLOAT, gl.Ptr(depth))
+			gl.PixelStorei(gl.UNPACK_ROW_LENGTH, 0)
+		}
+	}
+	gl.BindTexture(gl.TEXTURE_2D, 0)
+	return Error()
 }
 
 // Delete frees the target.
@@ -251,6 +303,19 @@ func ReadInto(x, y, w, h, stride int, color []byte, depth []float32) {
 		gl.PixelStorei(gl.PACK_ALIGNMENT, 4)
 		gl.ReadPixels(int32(x), int32(y), int32(w), int32(h), gl.DEPTH_COMPONENT, gl.FLOAT, gl.Ptr(&depth[at]))
 	}
+	gl.PixelStorei(gl.PACK_ROW_LENGTH, 0)
+}
+
+// ReadStencilInto reads the 8-bit stencil of the w x h pixels at (x, y) of
+// the bound read buffer into an image of rows stride pixels wide at the
+// same place.
+func ReadStencilInto(x, y, w, h, stride int, stencil []byte) {
+	if w <= 0 || h <= 0 {
+		return
+	}
+	gl.PixelStorei(gl.PACK_ROW_LENGTH, int32(stride))
+	gl.PixelStorei(gl.PACK_ALIGNMENT, 1)
+	gl.ReadPixels(int32(x), int32(y), int32(w), int32(h), gl.STENCIL_INDEX, gl.UNSIGNED_BYTE, gl.Ptr(&stencil[y*stride+x]))
 	gl.PixelStorei(gl.PACK_ROW_LENGTH, 0)
 }
 

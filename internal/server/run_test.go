@@ -331,22 +331,48 @@ func checkStatsTimes(t *testing.T, path string, frames int) {
 	}
 }
 
-// TestCPUMergeEqualsGPUMerge renders the fixed-range sort-last config with
-// its inputs merged in memory and with a shader per input: the frames must
-// be identical, pixel for pixel.
+// TestCPUMergeEqualsGPUMerge renders fixed decompositions with their
+// inputs composited in memory and written into the framebuffer (the
+// default under llvmpipe) and with a shader per input (--merge gpu): the
+// frames must be identical, pixel for pixel. The configs take each way an
+// input goes into the framebuffer: sort-last inputs to a destination that
+// draws nothing (its image starts as the clear, unread) and to one that
+// draws a range itself (its pixels read back first, stencil with them);
+// binary-swap bands, written in the config and planned (kept in memory,
+// what a source did not draw filled with the clear); 2D tiles written as
+// they are; anaglyph colour masks, which keep the shader.
 func TestCPUMergeEqualsGPUMerge(t *testing.T) {
-	const frames, k = 4, 3
-	out := map[string]string{}
-	for _, m := range []string{"cpu", "gpu"} {
-		r := run(t, config("db-direct-send.eqc"), frames, "--renderer", "mesh", "--merge", m)
-		if r.err != nil || r.summary.Frames != frames || r.summary.Degraded != 0 {
-			t.Fatalf("--merge %s: %v %+v\n%s", m, r.err, r.summary, r.stderr)
-		}
-		out[m] = r.out
-	}
-	name := fmt.Sprintf("dest-%06d.png", k)
-	if bad, worst := differing(loadPNG(t, filepath.Join(out["cpu"], name)), loadPNG(t, filepath.Join(out["gpu"], name)), 0); bad > 0 {
-		t.Errorf("frame %d: %d pixels differ between the CPU and the GPU merge (worst %d)", k, bad, worst)
+	const frames = 4
+	for _, tc := range []struct {
+		cfg  string
+		args []string
+	}{
+		{config("db-direct-send.eqc"), nil},
+		{corpusConfig("2-window.DB.eqc"), nil},
+		{corpusConfig("4-window.DB.bs.eqc"), nil},
+		{corpusConfig("4-window.DB.eqc"), []string{"--compositing", "binary_swap"}},
+		{corpusConfig("2-pipe.2D.eqc"), nil},
+		{corpusConfig("3-window.EYE.anaglyph.eqc"), nil},
+	} {
+		t.Run(strings.Join(append([]string{filepath.Base(tc.cfg)}, tc.args...), " "), func(t *testing.T) {
+			out := map[string]string{}
+			for _, m := range []string{"auto", "gpu"} {
+				r := run(t, tc.cfg, frames, append([]string{"--renderer", "mesh", "--merge", m}, tc.args...)...)
+				if r.err != nil || r.summary.Frames != frames || r.summary.Degraded != 0 {
+					t.Fatalf("--merge %s: %v %+v\n%s", m, r.err, r.summary, r.stderr)
+				}
+				out[m] = r.out
+			}
+			names := pngs(t, out["gpu"])
+			if len(names) < frames {
+				t.Fatalf("%d images, want at least %d", len(names), frames)
+			}
+			for _, name := range names {
+				if bad, worst := differing(loadPNG(t, filepath.Join(out["auto"], name)), loadPNG(t, filepath.Join(out["gpu"], name)), 0); bad > 0 {
+					t.Errorf("%s: %d pixels differ between the merge in memory and the shaders (worst %d)", name, bad, worst)
+				}
+			}
+		})
 	}
 }
 
