@@ -163,18 +163,24 @@ func BenchmarkReadbackAsyncDepth1080p(b *testing.B) {
 	}
 }
 
-// BenchmarkCompositeDepthMergeGPU1080p is one sort-last input arriving at
-// the destination: its colour and depth uploaded to textures and merged
-// into the framebuffer by the GPU compositor, to glFinish. Compare with
-// compositor's BenchmarkDepthMerge (the same pixels merged on the CPU).
-func BenchmarkCompositeDepthMergeGPU1080p(b *testing.B) {
-	f := newBench(b)
+// benchInput is a 1080p sort-last input: colour and depth.
+func benchInput() ([]byte, []float32) {
 	color := make([]byte, 4*benchW*benchH)
 	depth := make([]float32, benchW*benchH)
 	for i := range depth {
 		depth[i] = float32(i%997) / 997
 		color[4*i] = byte(i)
 	}
+	return color, depth
+}
+
+// BenchmarkCompositeDepthMergeGPU1080p is one sort-last input arriving at
+// the destination: its colour and depth uploaded to textures and merged
+// into the framebuffer by the GPU compositor, to glFinish. Compare with
+// compositor's BenchmarkDepthMerge (the same pixels merged on the CPU).
+func BenchmarkCompositeDepthMergeGPU1080p(b *testing.B) {
+	f := newBench(b)
+	color, depth := benchInput()
 	var comp *gpu.Compositor
 	var colorTex, depthTex uint32
 	err := f.pipe.Do(func() error {
@@ -217,12 +223,7 @@ func BenchmarkCompositeDepthMergeGPU1080p(b *testing.B) {
 // (glutil.Target.Write), to glFinish.
 func BenchmarkWriteIntoFramebuffer1080p(b *testing.B) {
 	f := newBench(b)
-	color := make([]byte, 4*benchW*benchH)
-	depth := make([]float32, benchW*benchH)
-	for i := range depth {
-		depth[i] = float32(i%997) / 997
-		color[4*i] = byte(i)
-	}
+	color, depth := benchInput()
 	b.SetBytes(8 * benchW * benchH)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

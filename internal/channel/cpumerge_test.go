@@ -10,7 +10,6 @@ import (
 	"github.com/goeq/goeq/internal/compositor"
 	"github.com/goeq/goeq/internal/compound"
 	"github.com/goeq/goeq/internal/glutil"
-	"github.com/goeq/goeq/internal/winsys"
 )
 
 // A destination under a software GL merges sort-last inputs into an image
@@ -20,15 +19,7 @@ import (
 // fills the image with the clear (cpuMerged.fill with clearPixel): that
 // must be the bytes the clear stored, for colours that round either way.
 func TestFillIsWhatTheClearStores(t *testing.T) {
-	sys, err := winsys.OpenEGL()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := StartPipe("fill", sys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Stop()
+	p := eglPipe(t, "fill")
 	const w, h = 13, 7
 	area := compound.PixelViewport{X: 2, Y: 1, W: 9, H: 5}
 	for _, c := range [][4]float32{{0, 0, 0, 1}, {0.1, 0.1, 0.15, 1}, {0.5, 0.25, 0.75, 0.5}, {1.5 / 255, 2.5 / 255, 127.5 / 255, 254.5 / 255}, {0.3, 0.6, 0.9, 0}} {
@@ -77,15 +68,7 @@ func (c clearing) ClearColor() [4]float32                  { return c }
 // framebuffer where it says, depth and stencil packed for a target with
 // stencil, and refuses a part outside the target or too few pixels.
 func TestTargetWrite(t *testing.T) {
-	sys, err := winsys.OpenEGL()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := StartPipe("write", sys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Stop()
+	p := eglPipe(t, "write")
 	const w, h = 11, 9
 	src := compositor.NewImage(w, h, true)
 	stencil := make([]byte, w*h)
@@ -100,7 +83,7 @@ func TestTargetWrite(t *testing.T) {
 		read := compositor.NewImage(w, h, true)
 		readStencil := make([]byte, w*h)
 		var errs []error
-		err = p.Do(func() error {
+		err := p.Do(func() error {
 			fb, err := glutil.NewTarget(w, h)
 			if withStencil {
 				fb, err = glutil.NewStencilTarget(w, h)

@@ -45,18 +45,10 @@ func TestDumpPath(t *testing.T) {
 // The synthetic renderer draws its pattern at the render's place in the
 // destination: red is x, green is y of the destination.
 func TestSyntheticPattern(t *testing.T) {
-	sys, err := winsys.OpenEGL()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := StartPipe("synthetic", sys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Stop()
+	p := eglPipe(t, "synthetic")
 	r := render.NewSynthetic(200, 100, 4)
 	var px *Pixels
-	err = p.Do(func() error {
+	err := p.Do(func() error {
 		if err := r.Init(); err != nil {
 			return err
 		}
@@ -139,4 +131,19 @@ func TestDepthLost(t *testing.T) {
 			t.Errorf("%s: depthLost %v, want %v", c.what, got, c.want)
 		}
 	}
+}
+
+// eglPipe starts a pipe on EGL (headless), stopped when the test ends.
+func eglPipe(t *testing.T, label string) *Pipe {
+	t.Helper()
+	sys, err := winsys.OpenEGL()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := StartPipe(label, sys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Stop)
+	return p
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/goeq/goeq/internal/compositor/gpu"
 	"github.com/goeq/goeq/internal/compound"
 	"github.com/goeq/goeq/internal/glutil"
-	"github.com/goeq/goeq/internal/winsys"
 )
 
 // churnFrames is how many frames the churn runs: the destination client's
@@ -51,15 +50,7 @@ func tail(s string, n int) string {
 }
 
 func churn(t *testing.T, frames int) {
-	sys, err := winsys.OpenEGL()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := StartPipe("churn", sys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Stop()
+	p := eglPipe(t, "churn")
 	var comp *gpu.Compositor
 	var tg *glutil.Target
 	if err := p.Do(func() error {

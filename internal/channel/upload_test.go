@@ -20,15 +20,7 @@ import (
 // the textures hold the frame's colour and depth, and every frame's
 // memory is given back: used or not.
 func TestSoftwareGLUploadsOnTheRenderGoroutine(t *testing.T) {
-	sys, err := winsys.OpenEGL()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := StartPipe("upload", sys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Stop()
+	p := eglPipe(t, "upload")
 	const w, h = 37, 23
 	px := &Pixels{PixelViewport: compound.PixelViewport{W: w, H: h}, Color: make([]byte, 4*w*h), Depth: make([]float32, w*h)}
 	for i := range px.Color {
@@ -46,7 +38,7 @@ func TestSoftwareGLUploadsOnTheRenderGoroutine(t *testing.T) {
 	}
 	var color []byte
 	var depth []float32
-	err = p.Do(func() error {
+	err := p.Do(func() error {
 		if err := used.Use(); err != nil {
 			return err
 		}
