@@ -140,6 +140,23 @@ func fill(s []float32, v float32) {
 	}
 }
 
+// flushOthers puts what the assemblies of r's window's other channels
+// merged in memory so far into the framebuffer, before r writes there: a
+// whole image holds a copy of the framebuffer's pixels, which r's write
+// would leave stale, and its inputs came first. (A channel runs while
+// another of its window assembles only when the executor lets it run
+// ahead, frameRun.step.)
+func (fr *frameRun) flushOthers(r *channelRun) error {
+	for _, o := range fr.runs {
+		if o != r && o.target == r.target && o.asm != nil && o.asm.merged != nil && o.asm.merged.whole {
+			if err := o.asm.flushCPUMerge(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // flushCPUMerge puts what the assembly merged in memory into the bound
 // framebuffer.
 func (a *assembly) flushCPUMerge() error {

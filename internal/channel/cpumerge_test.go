@@ -1,6 +1,7 @@
 package channel
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
@@ -10,6 +11,8 @@ import (
 	"github.com/goeq/goeq/internal/compositor"
 	"github.com/goeq/goeq/internal/compound"
 	"github.com/goeq/goeq/internal/glutil"
+	"github.com/goeq/goeq/internal/planner"
+	"github.com/goeq/goeq/internal/stats"
 )
 
 // A destination under a software GL merges sort-last inputs into an image
@@ -139,5 +142,65 @@ func TestTargetWrite(t *testing.T) {
 				t.Errorf("stencil %v: bad write %d was not refused", withStencil, i)
 			}
 		}
+	}
+}
+
+// An in-memory merge holds a copy of the framebuffer's pixels under its
+// inputs until it is written back. When another channel of the window
+// writes there first (it ran ahead while the assembly waited), the merge
+// goes into the framebuffer before that write, in the order things
+// happened, as a shader per input would have done; written back after
+// it, the stale copy would undo the write.
+func TestAnotherChannelsWriteComesAfterAPendingMerge(t *testing.T) {
+	p := eglPipe(t, "order")
+	if !p.softwareGL {
+		t.Skip("a GPU merges through a shader, holding no copy of the framebuffer")
+	}
+	const w, h = 16, 8
+	bg := [4]float32{0, 0, 0, 1}
+	fr := &frameRun{e: &Executor{Pipe: p, Renderer: clearing(bg), cpuMerge: true}, records: map[string]*stats.Record{}}
+	ch := &compound.Channel{ID: "c"}
+	in := &Pixels{PixelViewport: compound.PixelViewport{W: 4, H: 4}, Color: make([]byte, 4*16), Depth: make([]float32, 16)}
+	for i := range in.Depth {
+		in.Color[4*i], in.Color[4*i+3], in.Depth[i] = 200, 255, 0.5
+	}
+	var got []byte
+	err := p.Do(func() error {
+		fb, err := glutil.NewTarget(w, h)
+		if err != nil {
+			return err
+		}
+		defer fb.Delete()
+		tg := &Target{FB: fb}
+		fb.Bind()
+		fr.clearRegion(compound.PixelViewport{W: w, H: h})
+		assembling := &channelRun{plan: &planner.ChannelPlan{Channel: ch}, target: tg, dirty: map[int]compound.PixelViewport{}}
+		clearing := &channelRun{plan: &planner.ChannelPlan{Channel: ch}, target: tg, dirty: map[int]compound.PixelViewport{}}
+		fr.runs = []*channelRun{assembling, clearing}
+		assembling.asm = newAssembly(fr, assembling, &planner.Task{Kind: planner.Assemble})
+		at := compound.PixelViewport{X: 2, Y: 2, W: 4, H: 4}
+		if err := assembling.asm.mergeOnCPU(in, at); err != nil {
+			return err
+		}
+		if !assembling.asm.merged.whole {
+			return fmt.Errorf("the merge under a software GL is not whole")
+		}
+		// the other channel clears a region it drew into, which covers the input
+		tg.wrote(compound.PixelViewport{W: w, H: h})
+		if _, err := fr.run(clearing, &planner.Task{Kind: planner.Clear, Region: compound.PixelViewport{W: w, H: h}}); err != nil {
+			return err
+		}
+		fb.Bind()
+		if err := assembling.asm.flushCPUMerge(); err != nil {
+			return err
+		}
+		got = glutil.ReadColor(at.X, at.Y, 1, 1, nil)
+		return glutil.Error()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[0] != 0 {
+		t.Errorf("the input merged before the clear came back after it: %v", got)
 	}
 }

@@ -663,6 +663,9 @@ func (fr *frameRun) runNext(r *channelRun) (bool, error) {
 		r.next++
 		if r.next == len(r.plan.Tasks) && r.plan.Destination {
 			// the refined average and the overlays go over its image
+			if err := fr.flushOthers(r); err != nil {
+				return false, fmt.Errorf("frame %d: channel %s: %w", fr.frame, r.plan.Channel.Label, err)
+			}
 			r.target.wrote(r.plan.Viewport)
 			if err := fr.accumulate(r); err != nil {
 				return false, fmt.Errorf("frame %d: channel %s: %w", fr.frame, r.plan.Channel.Label, err)
@@ -780,6 +783,11 @@ func applyMask(m planner.ColorMask) {
 func (fr *frameRun) run(r *channelRun, t *planner.Task) (bool, error) {
 	rec := fr.record(r.plan.Channel, t)
 	start := time.Now()
+	if t.Kind != planner.Readback {
+		if err := fr.flushOthers(r); err != nil {
+			return false, err
+		}
+	}
 	r.target.FB.Bind()
 	applyMask(t.ColorMask)
 	switch t.Kind {
