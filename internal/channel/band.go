@@ -160,7 +160,7 @@ func (a *assembly) returnBand(keep compound.PixelViewport) error {
 		return nil
 	}
 	// the band started as the framebuffer's pixels of its region
-	b.whole = a.writesFramebuffer(b.dirty)
+	b.whole = a.writesFramebuffer()
 	held := a.merged
 	a.merged = b
 	err := a.flushCPUMerge()

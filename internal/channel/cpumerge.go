@@ -97,7 +97,7 @@ func (a *assembly) mergeOnCPU(px *Pixels, at compound.PixelViewport) error {
 	e := a.fr.e
 	if a.merged == nil {
 		a.merged = e.takeMerged(a.r.target.FB)
-		a.merged.whole = a.writesFramebuffer(compound.PixelViewport{W: a.r.target.FB.W, H: a.r.target.FB.H})
+		a.merged.whole = a.writesFramebuffer()
 	}
 	m := a.merged
 	grown := at

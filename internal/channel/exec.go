@@ -1302,10 +1302,12 @@ func (a *assembly) composite(in planner.Input, ar *arrival) error {
 	}
 	pixel := f.Pixel.W > 1 || f.Pixel.H > 1
 	slab := f.Range != compound.FullRange && f.Range.End > f.Range.Start
-	if px := ar.upload.pending; px != nil && px.Depth == nil && exact && !pixel && !slab && f.Subpixel.Size <= 1 && a.writesFramebuffer(at) {
+	fb := a.r.target.FB
+	if px := ar.upload.pending; px != nil && px.Depth == nil && exact && !pixel && !slab && f.Subpixel.Size <= 1 && a.writesFramebuffer() &&
+		contains(compound.PixelViewport{W: fb.W, H: fb.H}, at) {
 		// a tile under a software GL goes into the framebuffer as it is
 		a.wrote(at)
-		return a.r.target.FB.Write(at.X, at.Y, at.W, at.H, f.W, px.Color, nil, nil)
+		return fb.Write(at.X, at.Y, at.W, at.H, f.W, px.Color, nil, nil)
 	}
 	if err := ar.upload.Use(); err != nil {
 		return err
@@ -1346,15 +1348,13 @@ func (a *assembly) wrote(at compound.PixelViewport) {
 	a.r.target.wrote(at)
 }
 
-// writesFramebuffer reports whether pixels for at can be written into
-// the framebuffer's textures as they are, where a shader pass would copy
+// writesFramebuffer reports whether the assembly writes pixels into the
+// framebuffer's textures as they are, where a shader pass would copy
 // them: under a software GL (where that pass costs 10 to 20 times the
-// upload) unless every input is to go through the GL (--merge gpu), at
-// within the framebuffer, and no colour masked.
-func (a *assembly) writesFramebuffer(at compound.PixelViewport) bool {
-	fb := a.r.target.FB
-	return a.fr.e.cpuMerge && a.fr.e.Pipe.softwareGL && a.t.ColorMask == 0 &&
-		at.X >= 0 && at.Y >= 0 && at.X+at.W <= fb.W && at.Y+at.H <= fb.H
+// upload) unless every input is to go through the GL (--merge gpu), and
+// with no colour masked.
+func (a *assembly) writesFramebuffer() bool {
+	return a.fr.e.cpuMerge && a.fr.e.Pipe.softwareGL && a.t.ColorMask == 0
 }
 
 // compositeDeferred blends database slabs in the renderer's order (back
