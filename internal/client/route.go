@@ -172,6 +172,9 @@ func (n *node) runSender(s *sender) {
 			conn.Close()
 		}
 	}()
+	// the encoding of one frame after another: a new 16 MB buffer per
+	// 1080p frame cost its page faults every time
+	var raw []byte
 	for o := range s.queue {
 		if conn == nil {
 			var err error
@@ -185,14 +188,14 @@ func (n *node) runSender(s *sender) {
 		f := o.f
 		tf := &transport.Frame{Frame: f.Frame, Eye: f.Eye, Name: f.Name, Producer: f.Producer, Consumer: f.Consumer, Share: f.Share, Extent: f.Extent,
 			Range: f.Range, Pixel: f.Pixel, Subpixel: f.Subpixel, W: f.W, H: f.H, Tile: f.Tile, Tiles: f.Tiles, End: f.End,
-			Color: f.Color, Depth: f.Depth}
-		raw := 4 * f.W * f.H
+			Color: f.Color, Depth: f.Depth, Raw: raw[:0]}
+		size := 4 * f.W * f.H
 		if f.Depth != nil {
-			raw *= 2
+			size *= 2
 		}
 		start := time.Now()
-		s.load.offer(raw, start)
-		codec, chosen := n.codecFor(conn, tf, raw, s.load.link)
+		s.load.offer(size, start)
+		codec, chosen := n.codecFor(conn, tf, size, s.load.link)
 		// the CPU time is measured only for the chooser: it locks each
 		// chunk's goroutine to its thread
 		var cpu time.Duration
@@ -207,12 +210,12 @@ func (n *node) runSender(s *sender) {
 			// the CPU time, not the wall time: on cores the renderer
 			// shares, the wall time is mostly waiting, and varies
 			// with it
-			n.chooser.ObserveEncode(compressor.RGBA8, codec, raw, len(tf.Raw), cpu)
+			n.chooser.ObserveEncode(compressor.RGBA8, codec, size, len(tf.Raw), cpu)
 			if n.chooser.WantsDecode(compressor.RGBA8, codec) {
 				// the receiver's decode, measured here on the same
 				// bytes: decoders differ by content as well
 				if decode, err := tf.Redecode(); err == nil {
-					n.chooser.ObserveDecode(compressor.RGBA8, codec, raw, decode)
+					n.chooser.ObserveDecode(compressor.RGBA8, codec, size, decode)
 				}
 			}
 		}
@@ -233,6 +236,7 @@ func (n *node) runSender(s *sender) {
 		x.bytes += len(tf.Raw)
 		o.track.links[[2]string{f.Consumer, codec.String()}] += len(tf.Raw)
 		o.track.mu.Unlock()
+		raw = tf.Raw // sent: the next frame encodes into it
 		if err != nil {
 			n.log.Warn(fmt.Sprintf("frame %d: sending %s to channel %s: %v", f.Frame, f.Name, f.Consumer, err))
 			conn.Close()

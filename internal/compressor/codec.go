@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -229,10 +230,23 @@ func EncodeCPU(cpu *CPU, dst []byte, c Codec, f Format, width, height, chunks in
 	}
 	outs := make([][]byte, chunks)
 	stride := width * bytesPerPixel
-	inChunks(chunks, cpu, func(i int) {
-		lo, hi := rowRange(height, chunks, i)
-		outs[i] = cc.encode(nil, pixels[lo*stride:hi*stride])
-	})
+	if c == None {
+		// raw chunks are the rows as they are: copied once, into dst
+		for i := range outs {
+			lo, hi := rowRange(height, chunks, i)
+			outs[i] = pixels[lo*stride : hi*stride]
+		}
+	} else {
+		inChunks(chunks, cpu, func(i int) {
+			lo, hi := rowRange(height, chunks, i)
+			outs[i] = cc.encode(nil, pixels[lo*stride:hi*stride])
+		})
+	}
+	need := headerSize + chunks*chunkEntry
+	for _, o := range outs {
+		need += len(o)
+	}
+	dst = slices.Grow(dst, need) // one allocation at most
 	var h [headerSize]byte
 	copy(h[:4], magic)
 	h[4], h[5] = byte(c), byte(f)

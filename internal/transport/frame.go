@@ -77,8 +77,12 @@ type Frame struct {
 	Depth []float32 `json:"-"`
 	// Raw is the encoded payload (colour then depth) as sent.
 	Raw []byte `json:"-"`
-	// pooled is the receive buffer Color may point into (Release returns it).
-	pooled *[]byte
+	// pooled is the receive buffer that raw Color and Depth point into;
+	// colorPooled and depthPooled are the planes coded colour and depth
+	// were decoded into (Release returns them all).
+	pooled      *[]byte
+	colorPooled *[]byte
+	depthPooled *[]float32
 }
 
 // payloadPool recycles receive buffers: a fresh 8 MB allocation per frame
@@ -99,13 +103,21 @@ func getPayload(n int) *[]byte {
 	return nil
 }
 
-// Release hands the frame's receive buffer back for reuse; the frame's
-// pixels must not be used afterwards. Optional: an unreleased buffer is
+// Release hands the frame's receive buffer and planes back for reuse; the
+// frame's pixels must not be used afterwards. Optional: an unreleased buffer is
 // garbage collected.
 func (f *Frame) Release() {
 	if f.pooled != nil {
 		payloadPool.Put(f.pooled)
-		f.pooled, f.Color, f.Raw = nil, nil, nil
+		f.pooled, f.Color, f.Depth, f.Raw = nil, nil, nil, nil
+	}
+	if f.colorPooled != nil {
+		colorPlanes.give(f.colorPooled)
+		f.colorPooled, f.Color = nil, nil
+	}
+	if f.depthPooled != nil {
+		depthPlanes.give(f.depthPooled)
+		f.depthPooled, f.Depth = nil, nil
 	}
 }
 
@@ -215,10 +227,7 @@ func (f *Frame) encode(c compressor.Codec, cpu *compressor.CPU) error {
 	f.ColorLen = len(f.Raw)
 	f.DepthLen = 0
 	if f.Depth != nil {
-		depth := make([]byte, 4*len(f.Depth))
-		for i, d := range f.Depth {
-			binary.LittleEndian.PutUint32(depth[4*i:], float32bits(d))
-		}
+		depth := wireDepth(f.Depth)
 		dc := compressor.Delta
 		if c == compressor.None {
 			dc = compressor.None
@@ -239,6 +248,7 @@ func (f *Frame) Redecode() (time.Duration, error) {
 	scratch := &Frame{W: f.W, H: f.H, ColorLen: f.ColorLen, DepthLen: f.DepthLen}
 	var err error
 	cpu := compressor.MeasureCPU(func(cpu *compressor.CPU) { err = scratch.decode(f.Raw, cpu) })
+	scratch.Release()
 	return cpu, err
 }
 
@@ -252,26 +262,61 @@ func (f *Frame) decode(payload []byte, cpu *compressor.CPU) error {
 	if f.ColorLen < 0 || f.DepthLen < 0 || f.ColorLen+f.DepthLen != len(payload) {
 		return malformed("payload of %d bytes, header announces %d + %d", len(payload), f.ColorLen, f.DepthLen)
 	}
-	h, color, err := compressor.DecodeViewExpect(payload[:f.ColorLen], compressor.Expect{Width: f.W, Height: f.H, Format: compressor.RGBA8, CPU: cpu})
+	// colour sent raw is a view of the payload; coded colour is decoded
+	// into a pooled buffer, once the header has been checked
+	h, err := compressor.ReadHeader(payload[:f.ColorLen])
 	if err != nil {
 		return fmt.Errorf("%w: colour: %v", ErrMalformed, err)
 	}
 	if h.Width != f.W || h.Height != f.H || h.Format != compressor.RGBA8 {
 		return malformed("colour is %dx%d %v, header says %dx%d", h.Width, h.Height, h.Format, f.W, f.H)
 	}
-	f.Color = color
+	expect := compressor.Expect{Width: f.W, Height: f.H, Format: compressor.RGBA8, CPU: cpu}
+	if h.Codec == compressor.None {
+		if _, f.Color, err = compressor.DecodeViewExpect(payload[:f.ColorLen], expect); err != nil {
+			return fmt.Errorf("%w: colour: %v", ErrMalformed, err)
+		}
+	} else {
+		pooled, color := colorPlanes.take(4 * f.W * f.H)
+		if _, color, err = compressor.DecodeExpect(color, payload[:f.ColorLen], expect); err != nil {
+			colorPlanes.give(pooled)
+			return fmt.Errorf("%w: colour: %v", ErrMalformed, err)
+		}
+		f.Color, f.colorPooled = color, pooled
+	}
 	if f.DepthLen > 0 {
-		h, depth, err := compressor.DecodeExpect(nil, payload[f.ColorLen:], compressor.Expect{Width: f.W, Height: f.H, Format: compressor.DepthF32, CPU: cpu})
+		// refused before the plane is taken, as DecodeExpect would
+		h, err := compressor.ReadHeader(payload[f.ColorLen:])
 		if err != nil {
 			return fmt.Errorf("%w: depth: %v", ErrMalformed, err)
 		}
 		if h.Width != f.W || h.Height != f.H || h.Format != compressor.DepthF32 {
 			return malformed("depth is %dx%d %v, header says %dx%d", h.Width, h.Height, h.Format, f.W, f.H)
 		}
-		f.Depth = make([]float32, f.W*f.H)
-		for i := range f.Depth {
-			f.Depth[i] = float32frombits(binary.LittleEndian.Uint32(depth[4*i:]))
+		expect := compressor.Expect{Width: f.W, Height: f.H, Format: compressor.DepthF32, CPU: cpu}
+		if h.Codec == compressor.None {
+			// raw: a view of the payload where the machine reads it as is
+			_, raw, err := compressor.DecodeViewExpect(payload[f.ColorLen:], expect)
+			if err != nil {
+				return fmt.Errorf("%w: depth: %v", ErrMalformed, err)
+			}
+			if depth, ok := depthView(raw); ok {
+				f.Depth = depth
+				return nil
+			}
 		}
+		pooled, depth := depthPlanes.take(f.W * f.H)
+		wire := wireDepth(depth)
+		_, decoded, err := compressor.DecodeExpect(wire, payload[f.ColorLen:], expect)
+		if err == nil && len(wire) > 0 && &decoded[0] != &wire[0] {
+			copy(wire, decoded) // not decoded in place after all
+		}
+		if err != nil {
+			depthPlanes.give(pooled)
+			return fmt.Errorf("%w: depth: %v", ErrMalformed, err)
+		}
+		fromWire(depth, wire)
+		f.Depth, f.depthPooled = depth, pooled
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"runtime"
 	"strings"
@@ -398,5 +399,108 @@ func TestEncryptedLinks(t *testing.T) {
 	case <-c.got:
 		t.Fatal("a plaintext frame reached the encrypted listener")
 	case <-time.After(300 * time.Millisecond):
+	}
+}
+
+// TestDepthArrivesExactlyFromReusedPlanes sends colour and depth with
+// several codecs through EncodeMessage and DecodeMessage, releasing each
+// frame so that the next decodes into recycled planes: every value must
+// arrive, and the raw encoding must hold the little-endian float32s of
+// the wire.
+func TestDepthArrivesExactlyFromReusedPlanes(t *testing.T) {
+	const w, h = 48, 20
+	for round, codec := range []compressor.Codec{compressor.None, compressor.S2, compressor.Zstd, compressor.S2, compressor.None} {
+		f := testFrame(w, h, true)
+		for i := range f.Depth {
+			f.Depth[i] = float32(round+1) * float32(i*i%977) / 977
+		}
+		f.Depth[5], f.Depth[6] = 1, 0
+		for i := range f.Color {
+			f.Color[i] = byte(i*(round+3)) ^ byte(i>>7)
+		}
+		want, wantColor := append([]float32(nil), f.Depth...), append([]byte(nil), f.Color...)
+		if err := f.Encode(codec); err != nil {
+			t.Fatal(err)
+		}
+		if codec == compressor.None {
+			raw := f.Raw[len(f.Raw)-4*w*h:]
+			for i, d := range want {
+				if got := binary.LittleEndian.Uint32(raw[4*i:]); got != math.Float32bits(d) {
+					t.Fatalf("raw depth %d on the wire is %#x, want the little-endian bits %#x", i, got, math.Float32bits(d))
+				}
+			}
+		}
+		var b bytes.Buffer
+		if err := EncodeMessage(&b, f); err != nil {
+			t.Fatal(err)
+		}
+		got, err := DecodeMessage(&b)
+		if err != nil {
+			t.Fatalf("%v: %v", codec, err)
+		}
+		if !bytes.Equal(got.Color, wantColor) {
+			t.Fatalf("%v (round %d): colour differs", codec, round)
+		}
+		if len(got.Depth) != len(want) {
+			t.Fatalf("%v: %d depth values, want %d", codec, len(got.Depth), len(want))
+		}
+		for i := range want {
+			if got.Depth[i] != want[i] {
+				t.Fatalf("%v (round %d): depth %d is %v, want %v", codec, round, i, got.Depth[i], want[i])
+			}
+		}
+		got.Release()
+		if got.Depth != nil || got.Color != nil {
+			t.Fatalf("a released frame still shows its pixels")
+		}
+	}
+}
+
+// BenchmarkDecodeColorDepth1080p decodes a raw 1920x1080 colour and depth
+// frame message and releases it, as a compositing node does per input.
+func BenchmarkDecodeColorDepth1080p(b *testing.B) {
+	f := testFrame(1920, 1080, true)
+	if err := f.Encode(compressor.None); err != nil {
+		b.Fatal(err)
+	}
+	var msg bytes.Buffer
+	if err := EncodeMessage(&msg, f); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(msg.Len()))
+	for b.Loop() {
+		got, err := DecodeMessage(bytes.NewReader(msg.Bytes()))
+		if err != nil {
+			b.Fatal(err)
+		}
+		got.Release()
+	}
+}
+
+// BenchmarkEncodeColorDepth1080p encodes a raw 1920x1080 colour and depth
+// frame, as a rendering node does per output.
+func BenchmarkEncodeColorDepth1080p(b *testing.B) {
+	f := testFrame(1920, 1080, true)
+	b.SetBytes(int64(4 * 2 * len(f.Depth)))
+	for b.Loop() {
+		if err := f.Encode(compressor.None); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestDepthViewOnlyWhereAligned: raw depth is read in place only from
+// 4-byte aligned bytes (decode falls back to a plane otherwise).
+func TestDepthViewOnlyWhereAligned(t *testing.T) {
+	buf := make([]byte, 4*8+1)
+	binary.LittleEndian.PutUint32(buf[4:], math.Float32bits(0.75))
+	if d, ok := depthView(buf[:32]); !ok || len(d) != 8 || (littleEndian && d[1] != 0.75) {
+		t.Errorf("aligned: %v %v", d, ok)
+	}
+	if _, ok := depthView(buf[1:33]); ok {
+		t.Error("unaligned bytes were viewed as float32s")
+	}
+	if _, ok := depthView(buf[:31]); ok {
+		t.Error("a partial value was viewed")
 	}
 }
