@@ -119,9 +119,11 @@ type writerFunc func([]byte) (int, error)
 
 func (w writerFunc) Write(p []byte) (int, error) { return w(p) }
 
-func encoded(t testing.TB) []byte {
+func encoded(t testing.TB) []byte { return encodedWith(t, compressor.S2) }
+
+func encodedWith(t testing.TB, c compressor.Codec) []byte {
 	f := testFrame(16, 8, true)
-	if err := f.Encode(compressor.S2); err != nil {
+	if err := f.Encode(c); err != nil {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
@@ -161,11 +163,19 @@ func TestMalformedMessages(t *testing.T) {
 
 func FuzzDecodeMessage(f *testing.F) {
 	f.Add(encoded(f))
+	f.Add(encodedWith(f, compressor.None)) // depth read in place
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fr, err := DecodeMessage(bytes.NewReader(data))
-		if err == nil && len(fr.Color) != 4*fr.W*fr.H {
+		if err != nil {
+			return
+		}
+		if len(fr.Color) != 4*fr.W*fr.H {
 			t.Fatalf("accepted a frame whose colour is %d bytes for %dx%d", len(fr.Color), fr.W, fr.H)
 		}
+		if fr.DepthLen > 0 && len(fr.Depth) != fr.W*fr.H {
+			t.Fatalf("accepted a frame whose depth is %d values for %dx%d", len(fr.Depth), fr.W, fr.H)
+		}
+		fr.Release()
 	})
 }
 
