@@ -164,6 +164,10 @@ func (p *Planner) rounds(x *exchange, states map[string]CompoundState, byChannel
 			if r < last {
 				rb.Outputs = x.sends(r+1, i)
 			} else if src.Channel != x.parent.Channel {
+				// the merged band holds every source's range, so it lands
+				// as a tile; with the source's own range it would be taken
+				// for a slab to blend in depth order
+				rb.Range = compound.FullRange
 				rb.Outputs = []Output{{Name: x.finalName(i), Viewport: bandViewport(x.sched.Final[i]), Buffers: compound.BufferColor,
 					Consumers: []string{x.parent.Channel.ID}, ROI: clears(x.parent)}}
 			}

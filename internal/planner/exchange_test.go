@@ -3,6 +3,7 @@ package planner_test
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/goeq/goeq/internal/compositing"
@@ -148,6 +149,19 @@ func checkExchange(t *testing.T, cfg *compound.Config, s compositing.Strategy, f
 		for y := region.Y; y < region.Y+region.H; y++ {
 			if got[y] != want {
 				t.Fatalf("frame %d, %s: destination row %d shows sources %b, want %b", f, s, y, got[y], want)
+			}
+		}
+		// the merged bands reach the parent as tiles: a colour-only frame
+		// of a part of the range is a slab, which its consumer blends in
+		// depth order (a shader pass more under a software GL)
+		for _, cp := range plan.Channels {
+			for _, task := range cp.Tasks {
+				for _, out := range task.Outputs {
+					if task.Kind == planner.Readback && out.Buffers&compound.BufferDepth == 0 && task.Range != compound.FullRange &&
+						slices.Contains(out.Consumers, parent.Channel.ID) {
+						t.Fatalf("frame %d, %s: %s sends %s to %s as a slab of range %v", f, s, cp.Channel.Name, out.Name, parent.Channel.Name, task.Range)
+					}
+				}
 			}
 		}
 		n := len(bits)
