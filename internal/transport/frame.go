@@ -104,8 +104,8 @@ func getPayload(n int) *[]byte {
 }
 
 // Release hands the frame's receive buffer and planes back for reuse; the
-// frame's pixels must not be used afterwards. Optional: an unreleased buffer is
-// garbage collected.
+// frame's pixels must not be used afterwards. Optional: unreleased memory
+// is garbage collected.
 func (f *Frame) Release() {
 	if f.pooled != nil {
 		payloadPool.Put(f.pooled)
