@@ -24,9 +24,22 @@ func (noneCodec) decode(dst, src []byte) error {
 
 type s2Codec struct{}
 
-func (s2Codec) encode(dst, src []byte) []byte      { return append(dst, s2.Encode(nil, src)...) }
+func (s2Codec) encode(dst, src []byte) []byte      { return s2Append(dst, src) }
 func (s2Codec) decode(dst, src []byte) error       { return s2Into(dst, src) }
 func (s2Codec) decodedLen(src []byte) (int, error) { return s2Len(src) }
+
+// s2Append appends src's s2 block to dst. s2.Encode wants an output
+// buffer of the worst-case size, larger than src, and would allocate and
+// zero one for every chunk of every frame; a recycled one is used instead.
+func s2Append(dst, src []byte) []byte {
+	n := s2.MaxEncodedLen(len(src))
+	if n < 0 { // too large for a block: s2 says so
+		return append(dst, s2.Encode(nil, src)...)
+	}
+	out := scratch(n)
+	defer release(out)
+	return append(dst, s2.Encode(*out, src)...)
+}
 
 // s2Len is the length an s2 block declares.
 func s2Len(src []byte) (int, error) {
@@ -124,7 +137,7 @@ func (planesCodec) encode(dst, src []byte) []byte {
 	p := scratch(len(src))
 	defer release(p)
 	toPlanes(*p, src)
-	return append(dst, s2.Encode(nil, *p)...)
+	return s2Append(dst, *p)
 }
 
 func (planesCodec) decodedLen(src []byte) (int, error) { return s2Len(src) }
@@ -186,7 +199,7 @@ func (deltaCodec) encode(dst, src []byte) []byte {
 	defer release(p)
 	deltas(*d, src)
 	toPlanes(*p, *d)
-	return append(dst, s2.Encode(nil, *p)...)
+	return s2Append(dst, *p)
 }
 
 // deltas sets each 32-bit word of d to src's word less the one before it.
