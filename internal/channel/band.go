@@ -142,7 +142,7 @@ func (a *assembly) band() *cpuMerged {
 // mergeIntoBand merges a held input into the band at its place.
 func (a *assembly) mergeIntoBand(b *cpuMerged, px *Pixels, at compound.PixelViewport) error {
 	a.touched = union(a.touched, at)
-	return compositor.DepthMergeAt(b.img, &compositor.Image{W: px.PixelViewport.W, H: px.PixelViewport.H, Color: px.Color, Depth: px.Depth}, at.X, at.Y)
+	return compositor.DepthMergeAt(b.img, px.image(), at.X, at.Y)
 }
 
 // returnBand puts the band's part within keep (what was drawn or merged
@@ -160,7 +160,7 @@ func (a *assembly) returnBand(keep compound.PixelViewport) error {
 		return nil
 	}
 	// the band started as the framebuffer's pixels of its region
-	b.whole = a.writesFramebuffer()
+	b.whole, b.depthKept = a.writesFramebuffer(), false
 	held := a.merged
 	a.merged = b
 	err := a.flushCPUMerge()

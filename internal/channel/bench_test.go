@@ -7,6 +7,7 @@ import (
 	"github.com/go-gl/gl/v3.3-core/gl"
 
 	"github.com/goeq/goeq/draw"
+	"github.com/goeq/goeq/internal/compositor"
 	"github.com/goeq/goeq/internal/compositor/gpu"
 	"github.com/goeq/goeq/internal/compound"
 	"github.com/goeq/goeq/internal/control"
@@ -229,6 +230,80 @@ func BenchmarkWriteIntoFramebuffer1080p(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		err := f.pipe.Do(func() error {
 			err := f.target.Write(0, 0, benchW, benchH, benchW, color, depth, nil)
+			gl.Finish()
+			return err
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCompositeInterleaveGPU1080p is a destination putting two
+// pixel-decomposed sources (every other column, colour only) together:
+// each uploaded to a texture and interleaved by the shader, to glFinish.
+func BenchmarkCompositeInterleaveGPU1080p(b *testing.B) {
+	f := newBench(b)
+	half, _ := benchInput()
+	half = half[:4*benchW/2*benchH]
+	var comp *gpu.Compositor
+	var tex uint32
+	err := f.pipe.Do(func() error {
+		var err error
+		comp, err = gpu.New()
+		tex = glutil.Texture(benchW/2, benchH, gl.RGBA8, gl.RGBA, gl.UNSIGNED_BYTE)
+		return err
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		f.pipe.Do(func() error {
+			comp.Delete()
+			gl.DeleteTextures(1, &tex)
+			return nil
+		})
+	})
+	b.SetBytes(4 * benchW * benchH)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		err := f.pipe.Do(func() error {
+			f.target.Bind()
+			for x := 0; x < 2; x++ {
+				gl.BindTexture(gl.TEXTURE_2D, tex)
+				gl.TexSubImage2D(gl.TEXTURE_2D, 0, 0, 0, benchW/2, benchH, gl.RGBA, gl.UNSIGNED_BYTE, gl.Ptr(half))
+				if err := comp.Interleave(tex, [2]int{x, 0}, [2]int{2, 1}, gpu.Rect{W: benchW, H: benchH}); err != nil {
+					return err
+				}
+			}
+			gl.Finish()
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCompositeInterleaveInMemory1080p is what a destination under a
+// software GL does instead (interleaveOnCPU): both sources interleaved into
+// the image in memory, which is written into the framebuffer, colour and
+// depth, to glFinish.
+func BenchmarkCompositeInterleaveInMemory1080p(b *testing.B) {
+	f := newBench(b)
+	color, depth := benchInput()
+	img := &compositor.Image{W: benchW, H: benchH, Color: color, Depth: depth}
+	half := compositor.NewImage(benchW/2, benchH, false)
+	b.SetBytes(4 * benchW * benchH)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		err := f.pipe.Do(func() error {
+			for x := 0; x < 2; x++ {
+				if err := compositor.InterleaveAt(img, half, [2]int{x, 0}, [2]int{2, 1}, 0, 0, benchW, benchH); err != nil {
+					return err
+				}
+			}
+			err := f.target.Write(0, 0, benchW, benchH, benchW, img.Color, img.Depth, nil)
 			gl.Finish()
 			return err
 		})

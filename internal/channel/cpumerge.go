@@ -77,6 +77,9 @@ type cpuMerged struct {
 	img   *compositor.Image
 	dirty compound.PixelViewport
 	whole bool
+	// depthKept: the dirty part's depth is still the framebuffer's (only
+	// colour was written into it), so only colour goes back
+	depthKept bool
 	// stencil is a whole image's stencil (nil for a framebuffer without):
 	// the merge leaves it as the framebuffer held it
 	stencil      []byte
@@ -92,21 +95,75 @@ func (m *cpuMerged) read(p compound.PixelViewport) {
 	}
 }
 
+// image views the pixels as a compositor image, without a copy.
+func (px *Pixels) image() *compositor.Image {
+	return &compositor.Image{W: px.PixelViewport.W, H: px.PixelViewport.H, Color: px.Color, Depth: px.Depth}
+}
+
 // mergeOnCPU merges held pixels into the assembly's in-memory image at at.
 func (a *assembly) mergeOnCPU(px *Pixels, at compound.PixelViewport) error {
-	e := a.fr.e
+	m := a.inMemory(at)
+	m.depthKept = false
+	return compositor.DepthMergeAt(m.img, px.image(), at.X, at.Y)
+}
+
+// interleaveOnCPU writes a pixel-decomposed input's samples into the
+// assembly's in-memory image as the interleave shaders would: sample
+// (i, j) on first + (i, j)*step inside at, with depth only where nearer.
+// The image must be whole (writesFramebuffer): it holds the
+// framebuffer's pixels between the samples.
+func (a *assembly) interleaveOnCPU(px *Pixels, first, step [2]int, at compound.PixelViewport) error {
+	m := a.inMemory(at)
+	m.depthKept = m.depthKept && px.Depth == nil
+	return compositor.InterleaveAt(m.img, px.image(), first, step, at.X, at.Y, at.W, at.H)
+}
+
+// inMemory is the assembly's in-memory image, readied to be written at
+// at: its dirty part grows by at.
+func (a *assembly) inMemory(at compound.PixelViewport) *cpuMerged {
 	if a.merged == nil {
-		a.merged = e.takeMerged(a.r.target.FB)
+		a.merged = a.fr.e.takeMerged(a.r.target.FB)
 		a.merged.whole = a.writesFramebuffer()
 	}
 	m := a.merged
 	grown := at
 	if m.dirty.W > 0 {
 		grown = union(m.dirty, at)
+	} else {
+		m.depthKept = true // readied from the framebuffer below
 	}
 	a.startOutside(m, grown)
 	m.dirty = grown
-	return compositor.DepthMergeAt(m.img, &compositor.Image{W: px.PixelViewport.W, H: px.PixelViewport.H, Color: px.Color, Depth: px.Depth}, at.X, at.Y)
+	return m
+}
+
+// averageOnCPU writes the mean of subpixel samples' colours into the
+// framebuffer at at (their size) without a shader pass, where the GL is
+// software and every sample waits in memory; done is false where it
+// cannot, and the GPU averages them.
+func (a *assembly) averageOnCPU(samples []*arrival, at compound.PixelViewport) (done bool, err error) {
+	fb := a.r.target.FB
+	if !a.writesFramebuffer() || !contains(compound.PixelViewport{W: fb.W, H: fb.H}, at) {
+		return false, nil
+	}
+	imgs := make([]*compositor.Image, len(samples))
+	for i, ar := range samples {
+		px := ar.upload.pending
+		if px == nil || px.PixelViewport.W != at.W || px.PixelViewport.H != at.H {
+			return false, nil
+		}
+		imgs[i] = &compositor.Image{W: at.W, H: at.H, Color: px.Color}
+	}
+	e := a.fr.e
+	if n := 4 * at.W * at.H; cap(e.averaged) < n {
+		e.averaged = make([]byte, n)
+	}
+	mean := &compositor.Image{W: at.W, H: at.H, Color: e.averaged[:4*at.W*at.H]}
+	if err := compositor.Average(mean, imgs); err != nil {
+		return true, err
+	}
+	a.wrote(at)
+	return true, fb.Write(at.X, at.Y, at.W, at.H, at.W, mean.Color, nil, nil)
 }
 
 // startOutside readies the pixels of grown that the dirty part does not
@@ -169,6 +226,9 @@ func (a *assembly) flushCPUMerge() error {
 	a.r.target.wrote(d)
 	if m.whole {
 		at := d.Y*m.img.W + d.X
+		if m.depthKept {
+			return a.r.target.FB.Write(d.X, d.Y, d.W, d.H, m.img.W, m.img.Color[4*at:], nil, nil)
+		}
 		var stencil []byte
 		if m.stencil != nil {
 			stencil = m.stencil[at:]

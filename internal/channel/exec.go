@@ -121,6 +121,9 @@ type Executor struct {
 	renderer  string // stats.Record.Renderer
 	mergeAll  []*cpuMerged
 	mergeFree []*cpuMerged
+	// averaged holds the mean of subpixel samples on its way into the
+	// framebuffer (averageOnCPU)
+	averaged []byte
 	// fanIn is how many input frames each channel (ID) composited in the
 	// last frame run: a lone input is uploaded as it arrives, on the
 	// upload goroutine, as merging it in memory would gain nothing
@@ -1296,15 +1299,30 @@ func (a *assembly) composite(in planner.Input, ar *arrival) error {
 			return err
 		}
 	}
+	pixel := f.Pixel.W > 1 || f.Pixel.H > 1
+	slab := f.Range != compound.FullRange && f.Range.End > f.Range.Start
+	fb := a.r.target.FB
+	whole := compound.PixelViewport{W: fb.W, H: fb.H}
+	if f.Subpixel.Size > 1 {
+		// averaged once every sample is here, in memory where it can be
+		a.deferred = append(a.deferred, ar)
+		return nil
+	}
+	var first, step [2]int
+	if pixel {
+		first, step, at = a.interleaving(f)
+		if px := ar.upload.pending; px != nil && a.writesFramebuffer() && contains(whole, at) {
+			// under a software GL the samples go into the image in memory
+			// (cpumerge.go), where the shader would take 10 times as long
+			a.touched = union(a.touched, at)
+			return a.interleaveOnCPU(px, first, step, at)
+		}
+	}
 	// what was merged in memory goes first, to keep the order of arrival
 	if err := a.flushCPUMerge(); err != nil {
 		return err
 	}
-	pixel := f.Pixel.W > 1 || f.Pixel.H > 1
-	slab := f.Range != compound.FullRange && f.Range.End > f.Range.Start
-	fb := a.r.target.FB
-	if px := ar.upload.pending; px != nil && px.Depth == nil && exact && !pixel && !slab && f.Subpixel.Size <= 1 && a.writesFramebuffer() &&
-		contains(compound.PixelViewport{W: fb.W, H: fb.H}, at) {
+	if px := ar.upload.pending; px != nil && px.Depth == nil && exact && !pixel && !slab && a.writesFramebuffer() && contains(whole, at) {
 		// a tile under a software GL goes into the framebuffer as it is
 		a.wrote(at)
 		return fb.Write(at.X, at.Y, at.W, at.H, f.W, px.Color, nil, nil)
@@ -1316,19 +1334,13 @@ func (a *assembly) composite(in planner.Input, ar *arrival) error {
 	rect := gpu.Rect{X: at.X, Y: at.Y, W: at.W, H: at.H}
 	var err error
 	switch {
-	case f.Subpixel.Size > 1, slab && ar.upload.Depth == 0 && !pixel:
+	case slab && ar.upload.Depth == 0 && !pixel:
 		a.deferred = append(a.deferred, ar)
 		return nil
+	case pixel && ar.upload.Depth != 0:
+		err = c.InterleaveDepth(ar.upload.Color, ar.upload.Depth, first, step, rect)
 	case pixel:
-		region := a.t.Region
-		first := [2]int{region.X + f.Share.X - a.t.Share.X + f.Pixel.X, region.Y + f.Share.Y - a.t.Share.Y + f.Pixel.Y}
-		at = compound.PixelViewport{X: region.X + f.Share.X - a.t.Share.X, Y: region.Y + f.Share.Y - a.t.Share.Y, W: f.Share.W, H: f.Share.H}
-		step, clip := [2]int{max(f.Pixel.W, 1), max(f.Pixel.H, 1)}, gpu.Rect{X: at.X, Y: at.Y, W: at.W, H: at.H}
-		if ar.upload.Depth != 0 {
-			err = c.InterleaveDepth(ar.upload.Color, ar.upload.Depth, first, step, clip)
-		} else {
-			err = c.Interleave(ar.upload.Color, first, step, clip)
-		}
+		err = c.Interleave(ar.upload.Color, first, step, rect)
 	case ar.upload.Depth != 0 && exact:
 		err = c.DepthMerge(ar.upload.Color, ar.upload.Depth, at.X, at.Y, at.W, at.H)
 	case ar.upload.Depth != 0:
@@ -1340,6 +1352,14 @@ func (a *assembly) composite(in planner.Input, ar *arrival) error {
 	}
 	a.wrote(at)
 	return err
+}
+
+// interleaving is where a pixel-decomposed input's samples land in the
+// framebuffer: sample (i, j) on first + (i, j)*step, inside at (its
+// share's pixels).
+func (a *assembly) interleaving(f *FrameData) (first, step [2]int, at compound.PixelViewport) {
+	at = compound.PixelViewport{X: a.t.Region.X + f.Share.X - a.t.Share.X, Y: a.t.Region.Y + f.Share.Y - a.t.Share.Y, W: f.Share.W, H: f.Share.H}
+	return [2]int{at.X + f.Pixel.X, at.Y + f.Pixel.Y}, [2]int{max(f.Pixel.W, 1), max(f.Pixel.H, 1)}, at
 }
 
 // wrote notes that the assembly wrote at into the framebuffer.
@@ -1408,15 +1428,25 @@ func (a *assembly) compositeDeferred() error {
 			a.wrote(at)
 		}
 	}
+	if len(average) == 0 {
+		return nil
+	}
+	f := average[0].data
+	at := a.place(planner.Input{}, f)
+	at.W, at.H = f.W, f.H
+	if done, err := a.averageOnCPU(average, at); done || err != nil {
+		return err
+	}
 	for len(average) > 0 {
 		n := min(len(average), gpu.MaxAverage)
 		var texs []uint32
 		for _, ar := range average[:n] {
+			if err := ar.upload.Use(); err != nil {
+				return err
+			}
 			texs = append(texs, ar.upload.Color)
 		}
-		f := average[0].data
-		at := a.place(planner.Input{}, f)
-		if err := c.Average(texs, gpu.Rect{X: at.X, Y: at.Y, W: f.W, H: f.H}); err != nil {
+		if err := c.Average(texs, gpu.Rect{X: at.X, Y: at.Y, W: at.W, H: at.H}); err != nil {
 			return err
 		}
 		a.wrote(at)

@@ -47,6 +47,34 @@ func BenchmarkDepthMergeMemcpy(b *testing.B) {
 	}
 }
 
+// BenchmarkInterleave2Sources1080p puts two pixel-decomposed sources
+// (every other column) together into a 1080p frame, colour only.
+func BenchmarkInterleave2Sources1080p(b *testing.B) {
+	dst := NewImage(1920, 1080, false)
+	half := NewImage(960, 1080, false)
+	b.SetBytes(int64(len(dst.Color)))
+	for i := 0; i < b.N; i++ {
+		for x := 0; x < 2; x++ {
+			if err := InterleaveAt(dst, half, [2]int{x, 0}, [2]int{2, 1}, 0, 0, dst.W, dst.H); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+// BenchmarkAverage2Sources1080p averages two subpixel samples of a 1080p
+// frame.
+func BenchmarkAverage2Sources1080p(b *testing.B) {
+	dst := NewImage(1920, 1080, false)
+	srcs := []*Image{NewImage(1920, 1080, false), NewImage(1920, 1080, false)}
+	b.SetBytes(int64(len(dst.Color)))
+	for i := 0; i < b.N; i++ {
+		if err := Average(dst, srcs); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 func BenchmarkAssemble4Tiles(b *testing.B) {
 	dst := NewImage(1920, 1080, false)
 	tile := NewImage(960, 540, false)

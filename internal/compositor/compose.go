@@ -196,7 +196,7 @@ func satAdd(a, b uint32) uint32 {
 // Interleave writes src, rendered by a pixel-decomposed source with
 // parameters (px, py, pw, ph), into dst: src pixel (i, j) lands on
 // dst pixel (px + i*pw, py + j*ph). src must be the source's full
-// resolution: ceil((W-px)/pw) x ceil((H-py)/ph).
+// resolution: ceil((W-px)/pw) x ceil((H-py)/ph). Depth is left alone.
 func Interleave(dst, src *Image, px, py, pw, ph int) error {
 	if err := dst.check(); err != nil {
 		return err
@@ -211,17 +211,70 @@ func Interleave(dst, src *Image, px, py, pw, ph int) error {
 	if src.W != wantW || src.H != wantH {
 		return fmt.Errorf("compositor: pixel source is %dx%d, want %dx%d for [ %d %d %d %d ] of %dx%d", src.W, src.H, wantW, wantH, px, py, pw, ph, dst.W, dst.H)
 	}
+	color := &Image{W: src.W, H: src.H, Color: src.Color}
+	return InterleaveAt(dst, color, [2]int{px, py}, [2]int{pw, ph}, 0, 0, dst.W, dst.H)
+}
+
+// InterleaveAt writes the samples of a pixel-decomposed source into dst
+// as the GPU's interleave pass does: sample (i, j) of src lands on pixel
+// first + (i, j)*step where that lies inside dst's rectangle (x, y, w,
+// h). With depth in both images a sample lands only where it is nearer
+// than dst's (a LESS depth test), and its depth with it.
+func InterleaveAt(dst, src *Image, first, step [2]int, x, y, w, h int) error {
+	if err := dst.check(); err != nil {
+		return err
+	}
+	if err := src.check(); err != nil {
+		return err
+	}
+	if step[0] < 1 || step[1] < 1 {
+		return fmt.Errorf("compositor: interleave step %dx%d", step[0], step[1])
+	}
+	if x < 0 || y < 0 || w < 0 || h < 0 || x+w > dst.W || y+h > dst.H {
+		return fmt.Errorf("compositor: interleave into %dx%d+%d+%d, outside the %dx%d image", w, h, x, y, dst.W, dst.H)
+	}
+	i0, i1 := samplesIn(first[0], step[0], x, w, src.W)
+	j0, j1 := samplesIn(first[1], step[1], y, h, src.H)
+	if i0 >= i1 || j0 >= j1 {
+		return nil
+	}
 	dc, sc := dst.Pixels(), src.Pixels()
-	parallel(src.H, src.W, func(lo, hi int) {
-		for j := lo; j < hi; j++ {
-			drow := dc[(py+j*ph)*dst.W:]
-			srow := sc[j*src.W : (j+1)*src.W]
-			for i, p := range srow {
-				drow[px+i*pw] = p
+	depth := dst.Depth != nil && src.Depth != nil
+	parallel(j1-j0, i1-i0, func(lo, hi int) {
+		for j := j0 + lo; j < j0+hi; j++ {
+			d := (first[1]+j*step[1])*dst.W + first[0] + i0*step[0]
+			srow := sc[j*src.W+i0 : j*src.W+i1]
+			if !depth {
+				for _, p := range srow {
+					dc[d] = p
+					d += step[0]
+				}
+				continue
+			}
+			sd := src.Depth[j*src.W+i0 : j*src.W+i1]
+			for i, z := range sd {
+				if z < dst.Depth[d] {
+					dst.Depth[d], dc[d] = z, srow[i]
+				}
+				d += step[0]
 			}
 		}
 	})
 	return nil
+}
+
+// samplesIn is the range [lo, hi) of the sample indexes n < count whose
+// pixel first + n*step lies in [from, from+size).
+func samplesIn(first, step, from, size, count int) (lo, hi int) {
+	return max(0, ceilDiv(from-first, step)), min(count, ceilDiv(from+size-first, step))
+}
+
+// ceilDiv is a/b rounded up, for b > 0.
+func ceilDiv(a, b int) int {
+	if a <= 0 {
+		return -(-a / b)
+	}
+	return (a + b - 1) / b
 }
 
 // Average sets dst to the per-channel mean of srcs (subpixel compositing:
@@ -236,6 +289,9 @@ func Average(dst *Image, srcs []*Image) error {
 			return err
 		}
 	}
+	if len(srcs) > maxAverage {
+		return fmt.Errorf("compositor: %d sources to average, at most %d", len(srcs), maxAverage)
+	}
 	n := uint32(len(srcs))
 	pix := make([][]uint32, len(srcs))
 	for i, s := range srcs {
@@ -244,7 +300,7 @@ func Average(dst *Image, srcs []*Image) error {
 	dc := dst.Pixels()
 	parallel(len(dc), len(srcs), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			var rb, ag uint32 // 16-bit lanes: up to 257 sources without overflow
+			var rb, ag uint32 // 16-bit lanes (maxAverage)
 			for _, p := range pix {
 				rb += p[i] & 0x00ff00ff
 				ag += p[i] >> 8 & 0x00ff00ff
@@ -258,6 +314,10 @@ func Average(dst *Image, srcs []*Image) error {
 	})
 	return nil
 }
+
+// maxAverage is how many sources Average takes: their sums of a channel
+// must fit 16 bits.
+const maxAverage = 257
 
 func sameSize(a, b *Image) error {
 	if err := a.check(); err != nil {

@@ -3,6 +3,7 @@ package compositor
 import (
 	"math"
 	"math/rand"
+	"slices"
 	"testing"
 )
 
@@ -176,6 +177,55 @@ func TestInterleaveRebuildsTheFrame(t *testing.T) {
 	}
 	if err := Interleave(dst, NewImage(3, 3, false), 0, 0, 2, 2); err == nil {
 		t.Error("a pixel source of the wrong size must be refused")
+	}
+}
+
+// InterleaveAt follows the interleave shaders' rule, checked pixel by
+// pixel of the destination: pixel p of the rectangle takes sample
+// (p - first) / step where p - first is a non-negative multiple of step
+// inside the source, with depth only where the sample is nearer. Starts
+// before, inside and past the rectangle, and rectangles at the image's
+// edges, take every clipping case.
+func TestInterleaveAtFollowsTheShader(t *testing.T) {
+	r := rand.New(rand.NewSource(6))
+	const w, h = 37, 23
+	for n := 0; n < 300; n++ {
+		depth := n%2 == 1
+		step := [2]int{1 + r.Intn(4), 1 + r.Intn(3)}
+		first := [2]int{r.Intn(w+8) - 4, r.Intn(h+8) - 4}
+		src := randomImage(r, 1+r.Intn(w/step[0]+3), 1+r.Intn(h/step[1]+3), depth)
+		x, y := r.Intn(w), r.Intn(h)
+		cw, ch := r.Intn(w-x+1), r.Intn(h-y+1)
+		dst := randomImage(r, w, h, depth)
+		want := &Image{W: w, H: h, Color: append([]byte(nil), dst.Color...), Depth: append([]float32(nil), dst.Depth...)}
+		for py := y; py < y+ch; py++ {
+			for px := x; px < x+cw; px++ {
+				dx, dy := px-first[0], py-first[1]
+				if dx < 0 || dy < 0 || dx%step[0] != 0 || dy%step[1] != 0 || dx/step[0] >= src.W || dy/step[1] >= src.H {
+					continue
+				}
+				s, d := dy/step[1]*src.W+dx/step[0], py*w+px
+				if depth && src.Depth[s] >= want.Depth[d] {
+					continue
+				}
+				copy(want.Color[4*d:4*d+4], src.Color[4*s:4*s+4])
+				if depth {
+					want.Depth[d] = src.Depth[s]
+				}
+			}
+		}
+		if err := InterleaveAt(dst, src, first, step, x, y, cw, ch); err != nil {
+			t.Fatal(err)
+		}
+		if string(dst.Color) != string(want.Color) || !slices.Equal(dst.Depth, want.Depth) {
+			t.Fatalf("case %d: %dx%d samples from %v every %v into %dx%d+%d+%d (depth %v) differ from the shader's rule", n, src.W, src.H, first, step, cw, ch, x, y, depth)
+		}
+	}
+	if err := InterleaveAt(NewImage(4, 4, false), NewImage(2, 2, false), [2]int{0, 0}, [2]int{2, 2}, 1, 1, 4, 4); err == nil {
+		t.Error("a rectangle past the image must be refused")
+	}
+	if err := InterleaveAt(NewImage(4, 4, false), NewImage(2, 2, false), [2]int{0, 0}, [2]int{0, 2}, 0, 0, 4, 4); err == nil {
+		t.Error("a step of 0 must be refused")
 	}
 }
 
