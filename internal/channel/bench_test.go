@@ -175,20 +175,25 @@ func benchInput() ([]byte, []float32) {
 	return color, depth
 }
 
-// BenchmarkCompositeDepthMergeGPU1080p is one sort-last input arriving at
-// the destination: its colour and depth uploaded to textures and merged
-// into the framebuffer by the GPU compositor, to glFinish. Compare with
-// compositor's BenchmarkDepthMerge (the same pixels merged on the CPU).
-func BenchmarkCompositeDepthMergeGPU1080p(b *testing.B) {
-	f := newBench(b)
-	color, depth := benchInput()
+// each times fn on the bench's pipe b.N times, failing at its first error.
+func (f *benchFixture) each(b *testing.B, fn func() error) {
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := f.pipe.Do(fn); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// gpuCompositor makes a GPU compositor and the textures newTextures makes
+// on the bench's pipe, deleted when the benchmark ends.
+func (f *benchFixture) gpuCompositor(b *testing.B, newTextures func() []uint32) (*gpu.Compositor, []uint32) {
 	var comp *gpu.Compositor
-	var colorTex, depthTex uint32
+	var texs []uint32
 	err := f.pipe.Do(func() error {
 		var err error
 		comp, err = gpu.New()
-		colorTex = glutil.Texture(benchW, benchH, gl.RGBA8, gl.RGBA, gl.UNSIGNED_BYTE)
-		depthTex = glutil.Texture(benchW, benchH, gl.DEPTH_COMPONENT32F, gl.DEPTH_COMPONENT, gl.FLOAT)
+		texs = newTextures()
 		return err
 	})
 	if err != nil {
@@ -197,11 +202,25 @@ func BenchmarkCompositeDepthMergeGPU1080p(b *testing.B) {
 	b.Cleanup(func() {
 		f.pipe.Do(func() error {
 			comp.Delete()
-			gl.DeleteTextures(1, &colorTex)
-			gl.DeleteTextures(1, &depthTex)
+			gl.DeleteTextures(int32(len(texs)), &texs[0])
 			return nil
 		})
 	})
+	return comp, texs
+}
+
+// BenchmarkCompositeDepthMergeGPU1080p is one sort-last input arriving at
+// the destination: its colour and depth uploaded to textures and merged
+// into the framebuffer by the GPU compositor, to glFinish. Compare with
+// compositor's BenchmarkDepthMerge (the same pixels merged on the CPU).
+func BenchmarkCompositeDepthMergeGPU1080p(b *testing.B) {
+	f := newBench(b)
+	color, depth := benchInput()
+	comp, texs := f.gpuCompositor(b, func() []uint32 {
+		return []uint32{glutil.Texture(benchW, benchH, gl.RGBA8, gl.RGBA, gl.UNSIGNED_BYTE),
+			glutil.Texture(benchW, benchH, gl.DEPTH_COMPONENT32F, gl.DEPTH_COMPONENT, gl.FLOAT)}
+	})
+	colorTex, depthTex := texs[0], texs[1]
 	b.SetBytes(8 * benchW * benchH)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -226,17 +245,11 @@ func BenchmarkWriteIntoFramebuffer1080p(b *testing.B) {
 	f := newBench(b)
 	color, depth := benchInput()
 	b.SetBytes(8 * benchW * benchH)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		err := f.pipe.Do(func() error {
-			err := f.target.Write(0, 0, benchW, benchH, benchW, color, depth, nil)
-			gl.Finish()
-			return err
-		})
-		if err != nil {
-			b.Fatal(err)
-		}
-	}
+	f.each(b, func() error {
+		err := f.target.Write(0, 0, benchW, benchH, benchW, color, depth, nil)
+		gl.Finish()
+		return err
+	})
 }
 
 // BenchmarkCompositeInterleaveGPU1080p is a destination putting two
@@ -246,43 +259,23 @@ func BenchmarkCompositeInterleaveGPU1080p(b *testing.B) {
 	f := newBench(b)
 	half, _ := benchInput()
 	half = half[:4*benchW/2*benchH]
-	var comp *gpu.Compositor
-	var tex uint32
-	err := f.pipe.Do(func() error {
-		var err error
-		comp, err = gpu.New()
-		tex = glutil.Texture(benchW/2, benchH, gl.RGBA8, gl.RGBA, gl.UNSIGNED_BYTE)
-		return err
+	comp, texs := f.gpuCompositor(b, func() []uint32 {
+		return []uint32{glutil.Texture(benchW/2, benchH, gl.RGBA8, gl.RGBA, gl.UNSIGNED_BYTE)}
 	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() {
-		f.pipe.Do(func() error {
-			comp.Delete()
-			gl.DeleteTextures(1, &tex)
-			return nil
-		})
-	})
+	tex := texs[0]
 	b.SetBytes(4 * benchW * benchH)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		err := f.pipe.Do(func() error {
-			f.target.Bind()
-			for x := 0; x < 2; x++ {
-				gl.BindTexture(gl.TEXTURE_2D, tex)
-				gl.TexSubImage2D(gl.TEXTURE_2D, 0, 0, 0, benchW/2, benchH, gl.RGBA, gl.UNSIGNED_BYTE, gl.Ptr(half))
-				if err := comp.Interleave(tex, [2]int{x, 0}, [2]int{2, 1}, gpu.Rect{W: benchW, H: benchH}); err != nil {
-					return err
-				}
+	f.each(b, func() error {
+		f.target.Bind()
+		for x := 0; x < 2; x++ {
+			gl.BindTexture(gl.TEXTURE_2D, tex)
+			gl.TexSubImage2D(gl.TEXTURE_2D, 0, 0, 0, benchW/2, benchH, gl.RGBA, gl.UNSIGNED_BYTE, gl.Ptr(half))
+			if err := comp.Interleave(tex, [2]int{x, 0}, [2]int{2, 1}, gpu.Rect{W: benchW, H: benchH}); err != nil {
+				return err
 			}
-			gl.Finish()
-			return nil
-		})
-		if err != nil {
-			b.Fatal(err)
 		}
-	}
+		gl.Finish()
+		return nil
+	})
 }
 
 // BenchmarkCompositeInterleaveInMemory1080p is what a destination under a
@@ -295,22 +288,16 @@ func BenchmarkCompositeInterleaveInMemory1080p(b *testing.B) {
 	img := &compositor.Image{W: benchW, H: benchH, Color: color, Depth: depth}
 	half := compositor.NewImage(benchW/2, benchH, false)
 	b.SetBytes(4 * benchW * benchH)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		err := f.pipe.Do(func() error {
-			for x := 0; x < 2; x++ {
-				if err := compositor.InterleaveAt(img, half, [2]int{x, 0}, [2]int{2, 1}, 0, 0, benchW, benchH); err != nil {
-					return err
-				}
+	f.each(b, func() error {
+		for x := 0; x < 2; x++ {
+			if err := compositor.InterleaveAt(img, half, [2]int{x, 0}, [2]int{2, 1}, 0, 0, benchW, benchH); err != nil {
+				return err
 			}
-			err := f.target.Write(0, 0, benchW, benchH, benchW, img.Color, img.Depth, nil)
-			gl.Finish()
-			return err
-		})
-		if err != nil {
-			b.Fatal(err)
 		}
-	}
+		err := f.target.Write(0, 0, benchW, benchH, benchW, img.Color, img.Depth, nil)
+		gl.Finish()
+		return err
+	})
 }
 
 // 4K: the readback rate against what the bus carries. BenchmarkReadback4K
