@@ -149,10 +149,10 @@ func (a *assembly) averageOnCPU(samples []*arrival, at compound.PixelViewport) (
 	imgs := make([]*compositor.Image, len(samples))
 	for i, ar := range samples {
 		px := ar.upload.pending
-		if px == nil || px.PixelViewport.W != at.W || px.PixelViewport.H != at.H {
+		if px == nil || px.PixelViewport.W != at.W || px.PixelViewport.H != at.H || len(px.Color) < 4*at.W*at.H {
 			return false, nil
 		}
-		imgs[i] = &compositor.Image{W: at.W, H: at.H, Color: px.Color}
+		imgs[i] = &compositor.Image{W: at.W, H: at.H, Color: px.Color[:4*at.W*at.H]}
 	}
 	e := a.fr.e
 	if n := 4 * at.W * at.H; cap(e.averaged) < n {

@@ -1302,7 +1302,7 @@ func (a *assembly) composite(in planner.Input, ar *arrival) error {
 	pixel := f.Pixel.W > 1 || f.Pixel.H > 1
 	slab := f.Range != compound.FullRange && f.Range.End > f.Range.Start
 	fb := a.r.target.FB
-	whole := compound.PixelViewport{W: fb.W, H: fb.H}
+	fbRect := compound.PixelViewport{W: fb.W, H: fb.H}
 	if f.Subpixel.Size > 1 {
 		// averaged once every sample is here, in memory where it can be
 		a.deferred = append(a.deferred, ar)
@@ -1311,7 +1311,7 @@ func (a *assembly) composite(in planner.Input, ar *arrival) error {
 	var first, step [2]int
 	if pixel {
 		first, step, at = a.interleaving(f)
-		if px := ar.upload.pending; px != nil && a.writesFramebuffer() && contains(whole, at) {
+		if px := ar.upload.pending; px != nil && a.writesFramebuffer() && contains(fbRect, at) {
 			// under a software GL the samples go into the image in memory
 			// (cpumerge.go), where the shader would take 10 times as long
 			a.touched = union(a.touched, at)
@@ -1322,7 +1322,7 @@ func (a *assembly) composite(in planner.Input, ar *arrival) error {
 	if err := a.flushCPUMerge(); err != nil {
 		return err
 	}
-	if px := ar.upload.pending; px != nil && px.Depth == nil && exact && !pixel && !slab && a.writesFramebuffer() && contains(whole, at) {
+	if px := ar.upload.pending; px != nil && px.Depth == nil && exact && !pixel && !slab && a.writesFramebuffer() && contains(fbRect, at) {
 		// a tile under a software GL goes into the framebuffer as it is
 		a.wrote(at)
 		return fb.Write(at.X, at.Y, at.W, at.H, f.W, px.Color, nil, nil)
