@@ -417,7 +417,7 @@ func TestComposeSubpixel(t *testing.T) {
 			}
 			defer dst.Delete()
 			dst.Bind()
-			if err := f.comp.Average(texs, gpu.Rect{W: destW, H: destH}); err != nil {
+			if err := f.comp.Average(texs, gpu.Rect{W: destW, H: destH}, 1); err != nil {
 				return err
 			}
 			for _, u := range ups {

@@ -1437,20 +1437,20 @@ func (a *assembly) compositeDeferred() error {
 	if done, err := a.averageOnCPU(average, at); done || err != nil {
 		return err
 	}
-	for len(average) > 0 {
-		n := min(len(average), gpu.MaxAverage)
+	for taken := 0; taken < len(average); {
+		n := min(len(average)-taken, gpu.MaxAverage)
 		var texs []uint32
-		for _, ar := range average[:n] {
+		for _, ar := range average[taken : taken+n] {
 			if err := ar.upload.Use(); err != nil {
 				return err
 			}
 			texs = append(texs, ar.upload.Color)
 		}
-		if err := c.Average(texs, gpu.Rect{X: at.X, Y: at.Y, W: at.W, H: at.H}); err != nil {
+		taken += n
+		if err := c.Average(texs, gpu.Rect{X: at.X, Y: at.Y, W: at.W, H: at.H}, float64(n)/float64(taken)); err != nil {
 			return err
 		}
 		a.wrote(at)
-		average = average[n:]
 	}
 	return nil
 }

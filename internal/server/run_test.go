@@ -359,6 +359,7 @@ func TestCPUMergeEqualsGPUMerge(t *testing.T) {
 		{corpusConfig("3-window.PIXEL.eqc"), nil, 0},
 		{corpusConfig("7-window.DB.PIXEL.eqc"), nil, 0},
 		{corpusConfig("3-window.SUBPIXEL.eqc"), nil, 1},
+		{subpixelConfig(t, 10), nil, 1}, // more samples than one shader pass takes
 		{corpusConfig("3-window.EYE.anaglyph.eqc"), nil, 0},
 	} {
 		t.Run(strings.Join(append([]string{filepath.Base(tc.cfg)}, tc.args...), " "), func(t *testing.T) {
@@ -381,6 +382,37 @@ func TestCPUMergeEqualsGPUMerge(t *testing.T) {
 			}
 		})
 	}
+}
+
+// subpixelConfig writes a config of n windows on one pipe whose channels
+// each render subpixel sample i of n, the last one the destination's.
+func subpixelConfig(t *testing.T, n int) string {
+	var windows, compounds strings.Builder
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&windows, "window { viewport [ %d 0 160 120 ] channel { name \"c%d\" } }\n", 170*i, i)
+		if i < n-1 {
+			fmt.Fprintf(&compounds, "compound { channel \"c%d\" subpixel [ %d %d ] outputframe { name \"f%d\" } }\ninputframe { name \"f%d\" }\n", i, i, n, i, i)
+		}
+	}
+	cfg := fmt.Sprintf(`#Equalizer 1.2 ascii
+config {
+    appNode { pipe { %s } }
+    observer {}
+    layout { view { observer 0 } }
+    canvas { layout 0 wall {} segment { channel "c%d" } }
+    compound {
+        channel ( view 0 segment 0 )
+        compound { subpixel [ %d %d ] outputframe { name "own" } }
+        inputframe { name "own" }
+        %s
+    }
+}
+`, windows.String(), n-1, n-1, n, compounds.String())
+	path := filepath.Join(t.TempDir(), fmt.Sprintf("%d-window.SUBPIXEL.eqc", n))
+	if err := os.WriteFile(path, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // runKillingRender2 runs cfg, kills node render2's client (SIGKILL) once

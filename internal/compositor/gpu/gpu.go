@@ -198,13 +198,24 @@ type Rect struct{ X, Y, W, H int }
 
 // Average writes the mean of up to MaxAverage colour textures into the
 // framebuffer rectangle r (subpixel compositing); texel (0, 0) lands on
-// r's corner.
-func (c *Compositor) Average(colors []uint32, r Rect) error {
+// r's corner. With a weight below 1 it mixes the mean into what r holds,
+// dst = weight*mean + (1-weight)*dst: more samples than one pass takes
+// average in batches, each weighted by its share of the samples so far.
+func (c *Compositor) Average(colors []uint32, r Rect, weight float64) error {
 	if len(colors) == 0 || len(colors) > MaxAverage {
 		return fmt.Errorf("gpu compositor: average takes 1 to %d sources, got %d", MaxAverage, len(colors))
 	}
+	if weight <= 0 || weight > 1 {
+		return fmt.Errorf("gpu compositor: average weighted %g, want (0, 1]", weight)
+	}
 	gl.Disable(gl.DEPTH_TEST)
 	gl.Disable(gl.BLEND)
+	if weight < 1 {
+		gl.Enable(gl.BLEND)
+		gl.BlendEquation(gl.FUNC_ADD)
+		gl.BlendColor(0, 0, 0, float32(weight))
+		gl.BlendFunc(gl.CONSTANT_ALPHA, gl.ONE_MINUS_CONSTANT_ALPHA)
+	}
 	for i, t := range colors {
 		bind(uint32(i), t)
 	}
@@ -212,6 +223,7 @@ func (c *Compositor) Average(colors []uint32, r Rect) error {
 	gl.Uniform1i(glutil.Uniform(c.average, "count"), int32(len(colors)))
 	gl.Uniform2i(glutil.Uniform(c.average, "offset"), int32(r.X), int32(r.Y))
 	c.draw(c.average, r.X, r.Y, r.W, r.H)
+	gl.Disable(gl.BLEND)
 	for i := range colors {
 		bind(uint32(i), 0)
 	}
