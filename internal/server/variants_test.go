@@ -12,7 +12,7 @@ import (
 // decomposition and a view mode that no example or corpus file has.
 type variant struct {
 	w, h, sources int
-	mode          string // 2d, 2d-lb, db, db-lb, pixel-x, pixel-y, tile
+	mode          string // 2d, 2d-lb, db, db-lb, pixel-x, pixel-y, subpixel, tile
 	stereo        bool
 	samples       int // planes_samples of every window; 0: none
 }
@@ -44,6 +44,8 @@ func (v variant) config() string {
 			children = append(children, source(i, fmt.Sprintf("pixel [ %d 0 %d 1 ]", i, v.sources)))
 		case "pixel-y":
 			children = append(children, source(i, fmt.Sprintf("pixel [ 0 %d 1 %d ]", i, v.sources)))
+		case "subpixel":
+			children = append(children, source(i, fmt.Sprintf("subpixel [ %d %d ]", i, v.sources)))
 		default:
 			children = append(children, source(i, ""))
 		}
@@ -140,6 +142,10 @@ func TestGeneratedVariantsMatchTheReference(t *testing.T) {
 		{61, 97, 3, "db-lb", true, 0},
 		{320, 240, 3, "pixel-x", false, 0},
 		{8, 1000, 3, "pixel-y", false, 0},
+		{320, 240, 5, "pixel-x", true, 0},
+		// more samples than one average pass of the GPU path takes
+		{96, 60, 10, "subpixel", false, 0},
+		{641, 359, 3, "subpixel", true, 0},
 		{97, 61, 3, "tile", true, 0},
 		{333, 111, 2, "tile", false, 0},
 		// thousands of tiles a frame: uploads and compositing take turns
