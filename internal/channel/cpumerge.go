@@ -154,16 +154,63 @@ func (a *assembly) averageOnCPU(samples []*arrival, at compound.PixelViewport) (
 		}
 		imgs[i] = &compositor.Image{W: at.W, H: at.H, Color: px.Color[:4*at.W*at.H]}
 	}
-	e := a.fr.e
-	if n := 4 * at.W * at.H; cap(e.averaged) < n {
-		e.averaged = make([]byte, n)
-	}
-	mean := &compositor.Image{W: at.W, H: at.H, Color: e.averaged[:4*at.W*at.H]}
+	mean := &compositor.Image{W: at.W, H: at.H, Color: a.fr.e.scratch(4 * at.W * at.H)}
 	if err := compositor.Average(mean, imgs); err != nil {
 		return true, err
 	}
 	a.wrote(at)
 	return true, fb.Write(at.X, at.Y, at.W, at.H, at.W, mean.Color, nil, nil)
+}
+
+// assembleMasked writes the channels of a tile that the task's colour
+// mask selects (an anaglyph eye) into the framebuffer without a shader
+// pass: the framebuffer's pixels under the tile, read back, or the clear
+// where they still hold it, take those channels and go back whole.
+func (a *assembly) assembleMasked(px *Pixels, at compound.PixelViewport) error {
+	t := a.r.target
+	under := &compositor.Image{W: at.W, H: at.H, Color: a.fr.e.scratch(4 * at.W * at.H)}
+	if t.holdsClear(at) {
+		fillPixels(under.Color, a.fr.clearPixel(t, at.X, at.Y))
+	} else {
+		t.FB.Bind()
+		glutil.ReadColor(at.X, at.Y, at.W, at.H, under.Color)
+	}
+	m := a.t.ColorMask
+	mask := [4]byte{channelMask(m&planner.MaskRed != 0), channelMask(m&planner.MaskGreen != 0), channelMask(m&planner.MaskBlue != 0), channelMask(m&planner.MaskAlpha != 0)}
+	tile := &compositor.Image{W: at.W, H: at.H, Color: px.Color[:4*at.W*at.H]}
+	if err := compositor.CopyChannels(under, tile, mask); err != nil {
+		return err
+	}
+	a.wrote(at)
+	return t.FB.Write(at.X, at.Y, at.W, at.H, at.W, under.Color, nil, nil)
+}
+
+func channelMask(on bool) byte {
+	if on {
+		return 0xff
+	}
+	return 0
+}
+
+// fillPixels sets every pixel of color to pixel.
+func fillPixels(color []byte, pixel [4]byte) {
+	if len(color) < 4 {
+		return
+	}
+	copy(color, pixel[:])
+	for n := 4; n < len(color); n *= 2 {
+		copy(color[n:], color[:n])
+	}
+}
+
+// scratch is n bytes of the executor's buffer for colour on its way into
+// the framebuffer (a subpixel mean, a masked tile), used by one write at a
+// time.
+func (e *Executor) scratch(n int) []byte {
+	if cap(e.colorScratch) < n {
+		e.colorScratch = make([]byte, n)
+	}
+	return e.colorScratch[:n]
 }
 
 // startOutside readies the pixels of grown that the dirty part does not

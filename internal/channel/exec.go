@@ -121,9 +121,8 @@ type Executor struct {
 	renderer  string // stats.Record.Renderer
 	mergeAll  []*cpuMerged
 	mergeFree []*cpuMerged
-	// averaged holds the mean of subpixel samples on its way into the
-	// framebuffer (averageOnCPU)
-	averaged []byte
+	// colorScratch holds colour on its way into the framebuffer (scratch)
+	colorScratch []byte
 	// fanIn is how many input frames each channel (ID) composited in the
 	// last frame run: a lone input is uploaded as it arrives, on the
 	// upload goroutine, as merging it in memory would gain nothing
@@ -1327,6 +1326,10 @@ func (a *assembly) composite(in planner.Input, ar *arrival) error {
 		a.wrote(at)
 		return fb.Write(at.X, at.Y, at.W, at.H, f.W, px.Color, nil, nil)
 	}
+	if px := ar.upload.pending; px != nil && px.Depth == nil && exact && !pixel && !slab && a.t.ColorMask != 0 && a.writesMasked() &&
+		contains(fbRect, at) && len(px.Color) >= 4*at.W*at.H {
+		return a.assembleMasked(px, at)
+	}
 	if err := ar.upload.Use(); err != nil {
 		return err
 	}
@@ -1374,7 +1377,15 @@ func (a *assembly) wrote(at compound.PixelViewport) {
 // upload) unless every input is to go through the GL (--merge gpu), and
 // with no colour masked.
 func (a *assembly) writesFramebuffer() bool {
-	return a.fr.e.cpuMerge && a.fr.e.Pipe.softwareGL && a.t.ColorMask == 0
+	return a.writesMasked() && a.t.ColorMask == 0
+}
+
+// writesMasked reports whether the assembly writes pixels into the
+// framebuffer as writesFramebuffer says, colour masks aside: a tile under
+// a mask goes in with the channels the mask leaves read back
+// (assembleMasked).
+func (a *assembly) writesMasked() bool {
+	return a.fr.e.cpuMerge && a.fr.e.Pipe.softwareGL
 }
 
 // compositeDeferred blends database slabs in the renderer's order (back

@@ -1,6 +1,9 @@
 package compositor
 
-import "fmt"
+import (
+	"encoding/binary"
+	"fmt"
+)
 
 // Assemble copies src into dst with src's bottom-left pixel at (x, y): the
 // 2D (sort-first) case. Depth is copied too when both images have it.
@@ -34,6 +37,24 @@ func Assemble(dst, src *Image, x, y int) error {
 			if copyDepth {
 				copy(dst.Depth[d:d+src.W], src.Depth[s:s+src.W])
 			}
+		}
+	})
+	return nil
+}
+
+// CopyChannels copies the colour channels that mask selects (0xff in a
+// channel's byte, RGBA order, 0 elsewhere) from src into dst, of the same
+// size, and keeps dst's others: a colour-masked write, as an anaglyph
+// eye's.
+func CopyChannels(dst, src *Image, mask [4]byte) error {
+	if err := sameSize(dst, src); err != nil {
+		return err
+	}
+	m := binary.NativeEndian.Uint32(mask[:])
+	dc, sc := dst.Pixels(), src.Pixels()
+	parallel(len(dc), 1, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			dc[i] = dc[i]&^m | sc[i]&m
 		}
 	})
 	return nil

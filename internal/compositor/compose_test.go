@@ -229,6 +229,37 @@ func TestInterleaveAtFollowsTheShader(t *testing.T) {
 	}
 }
 
+// CopyChannels takes the selected channels of every pixel from src and
+// keeps the others of dst, for every mask.
+func TestCopyChannelsKeepsWhatTheMaskLeaves(t *testing.T) {
+	r := rand.New(rand.NewSource(7))
+	for bits := 0; bits < 16; bits++ {
+		var mask [4]byte
+		for c := range mask {
+			if bits&(1<<c) != 0 {
+				mask[c] = 0xff
+			}
+		}
+		dst, src := randomImage(r, 23, 11, false), randomImage(r, 23, 11, false)
+		before := append([]byte(nil), dst.Color...)
+		if err := CopyChannels(dst, src, mask); err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range dst.Color {
+			want := before[i]
+			if mask[i%4] != 0 {
+				want = src.Color[i]
+			}
+			if v != want {
+				t.Fatalf("mask %v: byte %d is %d, want %d", mask, i, v, want)
+			}
+		}
+	}
+	if err := CopyChannels(NewImage(2, 2, false), NewImage(2, 3, false), [4]byte{0xff}); err == nil {
+		t.Error("images of different sizes must be refused")
+	}
+}
+
 func TestAverageRoundsToNearest(t *testing.T) {
 	r := rand.New(rand.NewSource(5))
 	srcs := []*Image{randomImage(r, 50, 50, false), randomImage(r, 50, 50, false), randomImage(r, 50, 50, false)}
