@@ -143,7 +143,7 @@ func (a *assembly) inMemory(at compound.PixelViewport) *cpuMerged {
 // cannot, and the GPU averages them.
 func (a *assembly) averageOnCPU(samples []*arrival, at compound.PixelViewport) (done bool, err error) {
 	fb := a.r.target.FB
-	if !a.writesFramebuffer() || !contains(compound.PixelViewport{W: fb.W, H: fb.H}, at) {
+	if !a.writesFramebuffer() || !contains(compound.PixelViewport{W: fb.W, H: fb.H}, at) || len(samples) > compositor.MaxAverage {
 		return false, nil
 	}
 	imgs := make([]*compositor.Image, len(samples))

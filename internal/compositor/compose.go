@@ -310,8 +310,8 @@ func Average(dst *Image, srcs []*Image) error {
 			return err
 		}
 	}
-	if len(srcs) > maxAverage {
-		return fmt.Errorf("compositor: %d sources to average, at most %d", len(srcs), maxAverage)
+	if len(srcs) > MaxAverage {
+		return fmt.Errorf("compositor: %d sources to average, at most %d", len(srcs), MaxAverage)
 	}
 	n := uint32(len(srcs))
 	pix := make([][]uint32, len(srcs))
@@ -321,7 +321,7 @@ func Average(dst *Image, srcs []*Image) error {
 	dc := dst.Pixels()
 	parallel(len(dc), len(srcs), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			var rb, ag uint32 // 16-bit lanes (maxAverage)
+			var rb, ag uint32 // 16-bit lanes (MaxAverage)
 			for _, p := range pix {
 				rb += p[i] & 0x00ff00ff
 				ag += p[i] >> 8 & 0x00ff00ff
@@ -336,9 +336,9 @@ func Average(dst *Image, srcs []*Image) error {
 	return nil
 }
 
-// maxAverage is how many sources Average takes: their sums of a channel
+// MaxAverage is how many sources Average takes: their sums of a channel
 // must fit 16 bits.
-const maxAverage = 257
+const MaxAverage = 257
 
 func sameSize(a, b *Image) error {
 	if err := a.check(); err != nil {
