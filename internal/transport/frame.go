@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"sync"
 	"time"
 
 	"github.com/goeq/goeq/internal/compound"
@@ -85,30 +84,12 @@ type Frame struct {
 	depthPooled *[]float32
 }
 
-// payloadPool recycles receive buffers: a fresh 8 MB allocation per frame
-// costs as much as the copy from the socket (zeroing, page faults).
-var payloadPool sync.Pool
-
-// getPayload returns a pooled buffer of at least n bytes, or nil: a new
-// buffer grows with what arrives (readBody) and joins the pool when its
-// frame is released.
-func getPayload(n int) *[]byte {
-	if p, ok := payloadPool.Get().(*[]byte); ok {
-		if cap(*p) >= n {
-			*p = (*p)[:n]
-			return p
-		}
-		payloadPool.Put(p)
-	}
-	return nil
-}
-
 // Release hands the frame's receive buffer and planes back for reuse; the
 // frame's pixels must not be used afterwards. Optional: unreleased memory
 // is garbage collected.
 func (f *Frame) Release() {
 	if f.pooled != nil {
-		payloadPool.Put(f.pooled)
+		payloads.give(f.pooled)
 		f.pooled, f.Color, f.Depth, f.Raw = nil, nil, nil, nil
 	}
 	if f.colorPooled != nil {
@@ -338,13 +319,15 @@ func decodeFrame(r io.Reader, kind byte, hl, pl, maxPixels int) (*Frame, error) 
 		return nil, malformed("message kind %d where a frame was expected", kind)
 	}
 	var buf []byte
-	pooled := getPayload(pl)
+	// a kept buffer, or none: a new one grows with what arrives
+	// (readBody) and is kept once its frame is released
+	pooled := payloads.reuse(pl)
 	if pooled != nil {
 		buf = *pooled
 	}
 	giveBack := func() {
 		if pooled != nil {
-			payloadPool.Put(pooled)
+			payloads.give(pooled)
 		}
 	}
 	header, payload, err := readBody(r, hl, pl, buf)
