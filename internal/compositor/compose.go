@@ -319,6 +319,17 @@ func Average(dst *Image, srcs []*Image) error {
 		pix[i] = s.Pixels()
 	}
 	dc := dst.Pixels()
+	if n == 2 {
+		// each byte's (a + b + 1) / 2, four at a time: the sum's bits
+		// that both share plus half of those only one has, rounded up
+		a, b := pix[0], pix[1]
+		parallel(len(dc), 2, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				dc[i] = (a[i] | b[i]) - ((a[i]^b[i])>>1)&0x7f7f7f7f
+			}
+		})
+		return nil
+	}
 	parallel(len(dc), len(srcs), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			var rb, ag uint32 // 16-bit lanes (MaxAverage)

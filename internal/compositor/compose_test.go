@@ -262,18 +262,23 @@ func TestCopyChannelsKeepsWhatTheMaskLeaves(t *testing.T) {
 
 func TestAverageRoundsToNearest(t *testing.T) {
 	r := rand.New(rand.NewSource(5))
-	srcs := []*Image{randomImage(r, 50, 50, false), randomImage(r, 50, 50, false), randomImage(r, 50, 50, false)}
-	dst := NewImage(50, 50, false)
-	if err := Average(dst, srcs); err != nil {
-		t.Fatal(err)
-	}
-	for i := range dst.Color {
-		sum := 0
-		for _, s := range srcs {
-			sum += int(s.Color[i])
+	for n := 1; n <= 5; n++ { // two sources take a path of their own
+		var srcs []*Image
+		for range n {
+			srcs = append(srcs, randomImage(r, 50, 50, false))
 		}
-		if want := int(math.Floor(float64(sum)/3 + 0.5)); int(dst.Color[i]) != want {
-			t.Fatalf("byte %d: got %d want %d", i, dst.Color[i], want)
+		dst := NewImage(50, 50, false)
+		if err := Average(dst, srcs); err != nil {
+			t.Fatal(err)
+		}
+		for i := range dst.Color {
+			sum := 0
+			for _, s := range srcs {
+				sum += int(s.Color[i])
+			}
+			if want := int(math.Floor(float64(sum)/float64(n) + 0.5)); int(dst.Color[i]) != want {
+				t.Fatalf("%d sources, byte %d: got %d want %d", n, i, dst.Color[i], want)
+			}
 		}
 	}
 }
