@@ -81,10 +81,7 @@ func (m *cpuMerged) fill(r compound.PixelViewport, pixel [4]byte) {
 	}
 	w := m.img.W
 	first := m.img.Color[4*(r.Y*w+r.X) : 4*(r.Y*w+r.X+r.W)]
-	copy(first, pixel[:])
-	for n := 4; n < len(first); n *= 2 {
-		copy(first[n:], first[:n])
-	}
+	fillPixels(first, pixel)
 	depth := m.img.Depth[r.Y*w+r.X : r.Y*w+r.X+r.W]
 	fill(depth, 1)
 	for y := r.Y; y < r.Y+r.H; y++ {

@@ -175,21 +175,18 @@ func (a *assembly) assembleMasked(px *Pixels, at compound.PixelViewport) error {
 		t.FB.Bind()
 		glutil.ReadColor(at.X, at.Y, at.W, at.H, under.Color)
 	}
-	m := a.t.ColorMask
-	mask := [4]byte{channelMask(m&planner.MaskRed != 0), channelMask(m&planner.MaskGreen != 0), channelMask(m&planner.MaskBlue != 0), channelMask(m&planner.MaskAlpha != 0)}
+	var mask [4]byte // RGBA, as the mask's bits
+	for c := range mask {
+		if a.t.ColorMask&(planner.MaskRed<<c) != 0 {
+			mask[c] = 0xff
+		}
+	}
 	tile := &compositor.Image{W: at.W, H: at.H, Color: px.Color[:4*at.W*at.H]}
 	if err := compositor.CopyChannels(under, tile, mask); err != nil {
 		return err
 	}
 	a.wrote(at)
 	return t.FB.Write(at.X, at.Y, at.W, at.H, at.W, under.Color, nil, nil)
-}
-
-func channelMask(on bool) byte {
-	if on {
-		return 0xff
-	}
-	return 0
 }
 
 // fillPixels sets every pixel of color to pixel.

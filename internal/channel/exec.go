@@ -1321,14 +1321,16 @@ func (a *assembly) composite(in planner.Input, ar *arrival) error {
 	if err := a.flushCPUMerge(); err != nil {
 		return err
 	}
-	if px := ar.upload.pending; px != nil && px.Depth == nil && exact && !pixel && !slab && a.writesFramebuffer() && contains(fbRect, at) {
-		// a tile under a software GL goes into the framebuffer as it is
-		a.wrote(at)
-		return fb.Write(at.X, at.Y, at.W, at.H, f.W, px.Color, nil, nil)
-	}
-	if px := ar.upload.pending; px != nil && px.Depth == nil && exact && !pixel && !slab && a.t.ColorMask != 0 && a.writesMasked() &&
-		contains(fbRect, at) && len(px.Color) >= 4*at.W*at.H {
-		return a.assembleMasked(px, at)
+	if px := ar.upload.pending; px != nil && px.Depth == nil && exact && !pixel && !slab && a.writesMasked() && contains(fbRect, at) {
+		// a tile under a software GL goes into the framebuffer as it is,
+		// or with the channels a colour mask leaves read back first
+		if a.t.ColorMask == 0 {
+			a.wrote(at)
+			return fb.Write(at.X, at.Y, at.W, at.H, f.W, px.Color, nil, nil)
+		}
+		if len(px.Color) >= 4*at.W*at.H {
+			return a.assembleMasked(px, at)
+		}
 	}
 	if err := ar.upload.Use(); err != nil {
 		return err

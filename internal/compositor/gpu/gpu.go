@@ -158,16 +158,21 @@ func (c *Compositor) BlendOver(color uint32, x, y, w, h int) error {
 // from p - offset. A running average adds its n-th sample with weight 1/n.
 func (c *Compositor) Mix(color uint32, offset [2]int, r Rect, weight float64) error {
 	gl.Disable(gl.DEPTH_TEST)
-	gl.Enable(gl.BLEND)
-	gl.BlendEquation(gl.FUNC_ADD)
-	gl.BlendColor(0, 0, 0, float32(weight))
-	gl.BlendFunc(gl.CONSTANT_ALPHA, gl.ONE_MINUS_CONSTANT_ALPHA)
+	blendWeighted(weight)
 	bind(0, color)
 	gl.UseProgram(c.assemble)
 	gl.Uniform2i(glutil.Uniform(c.assemble, "offset"), int32(offset[0]), int32(offset[1]))
 	c.draw(c.assemble, r.X, r.Y, r.W, r.H)
 	gl.Disable(gl.BLEND)
 	return glutil.Error()
+}
+
+// blendWeighted makes draws blend dst = weight*src + (1-weight)*dst.
+func blendWeighted(weight float64) {
+	gl.Enable(gl.BLEND)
+	gl.BlendEquation(gl.FUNC_ADD)
+	gl.BlendColor(0, 0, 0, float32(weight))
+	gl.BlendFunc(gl.CONSTANT_ALPHA, gl.ONE_MINUS_CONSTANT_ALPHA)
 }
 
 // Interleave writes a pixel-decomposed source into the framebuffer's clip
@@ -211,10 +216,7 @@ func (c *Compositor) Average(colors []uint32, r Rect, weight float64) error {
 	gl.Disable(gl.DEPTH_TEST)
 	gl.Disable(gl.BLEND)
 	if weight < 1 {
-		gl.Enable(gl.BLEND)
-		gl.BlendEquation(gl.FUNC_ADD)
-		gl.BlendColor(0, 0, 0, float32(weight))
-		gl.BlendFunc(gl.CONSTANT_ALPHA, gl.ONE_MINUS_CONSTANT_ALPHA)
+		blendWeighted(weight)
 	}
 	for i, t := range colors {
 		bind(uint32(i), t)
