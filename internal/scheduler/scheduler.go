@@ -115,10 +115,11 @@ const (
 	// 30-60), which is set-up, not load, and would stretch every node's
 	// timeout past a second for the next livenessGaps frames.
 	warmupFrames = 3
-	// livenessCheckEvery spaces the checks for silence (a pass over every
-	// node), which are measured in hundreds of milliseconds: a busy run
-	// loop ticks far more often.
-	livenessCheckEvery = 10 * time.Millisecond
+	// livenessChecks is how many checks for silence (a pass over every
+	// node) fit in Options.Liveness: silences are measured in hundreds of
+	// milliseconds, and a busy run loop ticks far more often (at 256
+	// nodes, a check every 10 ms took 4% of the loop's time).
+	livenessChecks = 16
 )
 
 // Event is an input to Step.
@@ -504,7 +505,7 @@ func (s *Scheduler) Step(e Event) {
 			s.now = e.Now
 		}
 		s.forgiveStall()
-		if e.Unread == 0 && s.now.Sub(s.livenessChecked) >= livenessCheckEvery {
+		if e.Unread == 0 && s.now.Sub(s.livenessChecked) >= s.opt.Liveness/livenessChecks {
 			s.livenessChecked = s.now
 			s.checkLiveness()
 		}
