@@ -686,10 +686,7 @@ func (s *Scheduler) start(number int) {
 	}
 	works := make([]Work, n) // by node index; one with no Node has none
 	for _, cp := range plan.Channels {
-		ns := s.channelNode[cp.Channel]
-		if ns == nil {
-			ns = s.nodes[s.nodeOf[cp.Channel.ID]] // a copy of the config's channel
-		}
+		ns := s.channelNode[cp.Channel] // nil: its node is not in the run
 		if ns == nil || !ns.alive || len(cp.Tasks) == 0 {
 			continue
 		}
