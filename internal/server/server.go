@@ -309,7 +309,7 @@ type event struct {
 type wakeKind uint8
 
 const (
-	wakeNone      wakeKind = iota // a session's event
+	wakeNone      wakeKind = iota // ev as it is: a session's, or the application's frames ending
 	wakeTick                      // the loop's timer
 	wakeStop                      // Options.Stop: the run is interrupted (with a scheduler.Stop)
 	wakeAppFrame                  // the application asked for a frame
@@ -318,9 +318,9 @@ const (
 
 // wakeups makes what else wakes the run loop events on its one queue:
 // the returned timer, Options.Stop, the application's frames (their end
-// as a scheduler.Stop) and ctx's end, until done is closed. At 256 nodes
-// the loop parks and wakes hundreds of times a frame, and a select over
-// five channels enqueued and dequeued itself on each of them every time.
+// as a scheduler.Stop) and ctx's end, until done is closed. The loop
+// parks and wakes many times a frame on a wall, and a select over five
+// channels enqueued and dequeued itself on each of them every time.
 func (s *server) wakeups(ctx context.Context, done <-chan struct{}) *time.Timer {
 	put := func(e event) bool {
 		select {
