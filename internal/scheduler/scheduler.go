@@ -456,9 +456,7 @@ func New(cfg *compound.Config, p Planner, opt Options) *Scheduler {
 		if len(n.Pipes) == 0 || opt.Nodes != nil && !only[n.ID] {
 			continue // nothing to render: not part of the run
 		}
-		ns := &nodeState{id: n.ID, index: len(s.order), channels: map[string]*compound.Channel{}}
-		s.nodes[n.ID] = ns
-		s.order = append(s.order, ns)
+		s.order = append(s.order, &nodeState{id: n.ID, index: len(s.order), channels: map[string]*compound.Channel{}})
 	}
 	// the nodes' names share one allocation: every message's node is found
 	// by its name, and names spread over the heap cost a cache miss each to
@@ -470,7 +468,6 @@ func New(cfg *compound.Config, p Planner, opt Options) *Scheduler {
 	}
 	packed := names.String()
 	for _, ns := range s.order {
-		delete(s.nodes, ns.id)
 		ns.id, packed = packed[:len(ns.id)], packed[len(ns.id):]
 		s.nodes[ns.id] = ns
 	}

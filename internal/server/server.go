@@ -330,22 +330,18 @@ func (s *server) wakeups(ctx context.Context, done <-chan struct{}) *time.Timer 
 			return false
 		}
 	}
-	go func() {
-		select {
-		case <-ctx.Done():
-			put(event{wake: wakeCancelled})
-		case <-done:
-		}
-	}()
-	if stop := s.opt.Stop; stop != nil {
+	// once puts e when c closes (a nil c never does)
+	once := func(c <-chan struct{}, e event) {
 		go func() {
 			select {
-			case <-stop:
-				put(event{wake: wakeStop, ev: scheduler.Stop{}})
+			case <-c:
+				put(e)
 			case <-done:
 			}
 		}()
 	}
+	once(ctx.Done(), event{wake: wakeCancelled})
+	once(s.opt.Stop, event{wake: wakeStop, ev: scheduler.Stop{}})
 	if s.opt.App != nil && s.opt.App.Frames != nil {
 		go func() {
 			for {
