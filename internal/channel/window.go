@@ -219,6 +219,7 @@ func (w *Window) draw(size compound.Size, parts []PresentPart) error {
 		gl.Uniform2f(glutil.Uniform(w.scaled, "offset"), float32(x0), float32(y0))
 		gl.Uniform2f(glutil.Uniform(w.scaled, "size"), float32(x1-x0), float32(y1-y0))
 		gl.Uniform2f(glutil.Uniform(w.scaled, "extent"), float32(p.At.W)/float32(p.TexW), float32(p.At.H)/float32(p.TexH))
+		gl.Uniform2f(glutil.Uniform(w.scaled, "last"), (float32(p.At.W)-0.5)/float32(p.TexW), (float32(p.At.H)-0.5)/float32(p.TexH))
 		glutil.Quad(w.vao)
 	}
 	return nil

@@ -251,6 +251,7 @@ func (c *Compositor) AssembleScaled(color uint32, w, h, texW, texH int, r Rect, 
 	gl.Uniform2f(glutil.Uniform(c.scale, "offset"), float32(r.X), float32(r.Y))
 	gl.Uniform2f(glutil.Uniform(c.scale, "size"), float32(r.W), float32(r.H))
 	gl.Uniform2f(glutil.Uniform(c.scale, "extent"), float32(w)/float32(texW), float32(h)/float32(texH))
+	gl.Uniform2f(glutil.Uniform(c.scale, "last"), (float32(w)-0.5)/float32(texW), (float32(h)-0.5)/float32(texH))
 	c.draw(c.scale, r.X, r.Y, r.W, r.H)
 	gl.BindSampler(0, 0)
 	gl.Disable(gl.BLEND)

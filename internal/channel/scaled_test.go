@@ -1,0 +1,61 @@
+package channel
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/goeq/goeq/internal/compositor/gpu"
+	"github.com/goeq/goeq/internal/compound"
+	"github.com/goeq/goeq/internal/glutil"
+)
+
+// solidPixels is a w x h colour frame of one colour.
+func solidPixels(w, h int, rgba [4]byte) *Pixels {
+	return &Pixels{PixelViewport: compound.PixelViewport{W: w, H: h}, Color: bytes.Repeat(rgba[:], w*h)}
+}
+
+// A frame uploaded into a pooled texture larger than itself (the pool
+// hands out textures up to four times a frame's area, as DFR's changing
+// sizes make it do) is stretched from its own texels only: filtering at
+// its right and top edges must not reach into what the texture held
+// before.
+func TestScaledFrameSamplesOnlyItsOwnTexels(t *testing.T) {
+	green, red := [4]byte{0, 255, 0, 255}, [4]byte{255, 0, 0, 255}
+	withPipes(t, func(t *testing.T, f *fixture) {
+		var got *Pixels
+		var texW, texH int
+		err := f.pipe.Do(func() error {
+			stale := f.pipe.StartUpload(solidPixels(destW, destH, red))
+			if err := stale.Use(); err != nil {
+				return err
+			}
+			stale.Release()
+			w, h := destW/2, destH/2
+			up := f.pipe.StartUpload(solidPixels(w, h, green))
+			if err := up.Use(); err != nil {
+				return err
+			}
+			defer up.Release()
+			texW, texH = up.TexW, up.TexH
+			dst, err := glutil.NewTarget(destW, destH)
+			if err != nil {
+				return err
+			}
+			defer dst.Delete()
+			dst.Bind()
+			clearTo(background)()
+			if err := f.comp.AssembleScaled(up.Color, w, h, up.TexW, up.TexH, gpu.Rect{W: destW, H: destH}, false); err != nil {
+				return err
+			}
+			got = readTarget(dst, false)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if texW <= destW/2 || texH <= destH/2 {
+			t.Fatalf("the frame got a %dx%d texture of its own size: the pool did not reuse the larger one", texW, texH)
+		}
+		compare(t, "stretched frame", got.Color, solidPixels(destW, destH, green).Color, 1, 0)
+	})
+}
