@@ -887,10 +887,13 @@ func (fr *frameRun) draw(r *channelRun, t *planner.Task, share, region compound.
 		}
 		gl.BindFramebuffer(gl.FRAMEBUFFER, ms.FBO)
 		gl.ColorMask(true, true, true, true)
-		if err := fr.e.comp.Copy(r.target.FB.Color, r.target.FB.Depth, region.X, region.Y, region.W, region.H); err != nil {
+		if r.target.holdsClear(region) {
+			// the same clear in every sample, without a shader pass that
+			// writes each one
+			fr.clearRegion(region)
+		} else if err := fr.e.comp.Copy(r.target.FB.Color, r.target.FB.Depth, region.X, region.Y, region.W, region.H); err != nil {
 			return compound.PixelViewport{}, err
-		}
-		if ms.Stencil {
+		} else if ms.Stencil {
 			// a shader cannot copy stencil: the region's starts cleared
 			gl.Enable(gl.SCISSOR_TEST)
 			gl.Scissor(int32(region.X), int32(region.Y), int32(region.W), int32(region.H))
