@@ -944,9 +944,7 @@ func (fr *frameRun) readback(r *channelRun, t *planner.Task, rec *stats.Record, 
 		if out.ROI && !pixel && !fr.e.opt.FullReadback {
 			// cut to the drawn region, and the share with it
 			if d, ok := r.dirty[t.Eye]; ok {
-				cut := intersect(read, d)
-				outShare = scaleRect(cut, read, outShare)
-				read = cut
+				read, outShare = cutToDrawn(read, outShare, d)
 			}
 		}
 		depth := out.Buffers&compound.BufferDepth != 0
@@ -1549,6 +1547,49 @@ func contains(outer, inner compound.PixelViewport) bool {
 }
 
 // scaleRect maps cut (a part of read) onto the same part of share.
+// cutToDrawn cuts a read region, and the share it covers, to the drawn
+// part. A read of another size than its share (a zoomed source) is
+// stretched onto it by a filter, so its cut must land where the same
+// pixels of the whole read would: it is widened by one pixel, which the
+// filter reaches, and then to the nearest edges that fall on whole pixels
+// of both read and share (at the worst, the whole read).
+func cutToDrawn(read, share, drawn compound.PixelViewport) (compound.PixelViewport, compound.PixelViewport) {
+	cut := intersect(read, drawn)
+	if cut.W <= 0 || cut.H <= 0 {
+		return cut, compound.PixelViewport{X: share.X, Y: share.Y}
+	}
+	if read.W == share.W && read.H == share.H {
+		return cut, scaleRect(cut, read, share)
+	}
+	x0, x1, sx0, sx1 := cutOnWholePixels(cut.X-1-read.X, cut.X+cut.W+1-read.X, read.W, share.W)
+	y0, y1, sy0, sy1 := cutOnWholePixels(cut.Y-1-read.Y, cut.Y+cut.H+1-read.Y, read.H, share.H)
+	return compound.PixelViewport{X: read.X + x0, Y: read.Y + y0, W: x1 - x0, H: y1 - y0},
+		compound.PixelViewport{X: share.X + sx0, Y: share.Y + sy0, W: sx1 - sx0, H: sy1 - sy0}
+}
+
+// cutOnWholePixels widens the span [lo, hi) of a read of n pixels that
+// covers m pixels of its share to edges on whole pixels of both, and
+// returns them in read and in share pixels.
+func cutOnWholePixels(lo, hi, n, m int) (rlo, rhi, slo, shi int) {
+	if n <= 0 || m <= 0 {
+		return 0, max(n, 0), 0, max(m, 0)
+	}
+	lo, hi = max(lo, 0), min(hi, n)
+	// share pixel s lies on a read pixel where s*n is a multiple of m:
+	// every step share pixels
+	step := m / gcd(n, m)
+	slo = lo * m / n / step * step
+	shi = min((hi*m+n-1)/n+step-1, m) / step * step
+	return slo * n / m, shi * n / m, slo, shi
+}
+
+func gcd(a, b int) int {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
 func scaleRect(cut, read, share compound.PixelViewport) compound.PixelViewport {
 	if read.W == share.W && read.H == share.H {
 		return compound.PixelViewport{X: share.X + cut.X - read.X, Y: share.Y + cut.Y - read.Y, W: cut.W, H: cut.H}

@@ -59,3 +59,29 @@ func TestScaledFrameSamplesOnlyItsOwnTexels(t *testing.T) {
 		compare(t, "stretched frame", got.Color, solidPixels(destW, destH, green).Color, 1, 0)
 	})
 }
+
+// A cut of a zoomed read holds the span asked for, and its edges fall on
+// whole pixels of both the read and its share, for every span of reads
+// and shares of many sizes.
+func TestCutOnWholePixels(t *testing.T) {
+	for n := 1; n <= 40; n++ {
+		for m := 1; m <= 40; m++ {
+			for lo := 0; lo < n; lo++ {
+				for hi := lo + 1; hi <= n; hi++ {
+					rlo, rhi, slo, shi := cutOnWholePixels(lo, hi, n, m)
+					if rlo > lo || rhi < hi || rlo < 0 || rhi > n || slo < 0 || shi > m || slo >= shi {
+						t.Fatalf("read %d onto %d, span [%d, %d): cut [%d, %d) onto [%d, %d)", n, m, lo, hi, rlo, rhi, slo, shi)
+					}
+					if slo*n != rlo*m || shi*n != rhi*m {
+						t.Fatalf("read %d onto %d, span [%d, %d): the cut [%d, %d) onto [%d, %d) is off whole pixels", n, m, lo, hi, rlo, rhi, slo, shi)
+					}
+				}
+			}
+		}
+	}
+	// as narrow as the pixels allow: a read twice its share's size is cut
+	// on every other pixel
+	if rlo, rhi, slo, shi := cutOnWholePixels(115, 384, 500, 250); rlo != 114 || rhi != 384 || slo != 57 || shi != 192 {
+		t.Errorf("[115, 384) of 500 onto 250: cut [%d, %d) onto [%d, %d), want [114, 384) onto [57, 192)", rlo, rhi, slo, shi)
+	}
+}

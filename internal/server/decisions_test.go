@@ -199,6 +199,83 @@ func TestOnlyTheRegionOfInterestIsSent(t *testing.T) {
 	t.Logf("sent %d bytes with region of interest, %d without (%.0f%%)", rb, fb, 100*float64(rb)/float64(fb))
 }
 
+// A zoomed source's frame, cut to the region it drew, lands where the
+// whole frame would: the cut is widened to whole destination pixels (and
+// a sample beyond what was drawn, which the filter reaches), so the
+// picture is the same with and without region of interest. Cut anywhere,
+// it landed up to half a destination pixel off (2-window.ZOOM: a fifth
+// of the window's pixels differed, by up to 141). Zooms of 2 (Equalizer's
+// supersampling), 0.5 (DFR's half size) and 0.7 x 0.6, whose frames
+// meet whole destination pixels only every 10 and 5 of them.
+func TestRegionOfInterestKeepsZoomedFramesInPlace(t *testing.T) {
+	zoomed := func(zoom string) string {
+		text := fmt.Sprintf(`config {
+    appNode { pipe { window { viewport [ 0 0 400 200 ] attributes { hint_drawable FBO } channel { name "channel" } } } }
+    node { host "localhost" pipe { window { viewport [ 0 0 800 400 ] attributes { hint_drawable FBO } channel { name "buffer" } } } }
+    observer {}
+    layout { view { observer 0 } }
+    canvas { layout 0 wall {} segment { channel "channel" } }
+    compound { channel ( segment 0 view 0 )
+        compound { channel "buffer" zoom [ %s ] outputframe {} }
+        inputframe { name "frame.buffer" }
+    }
+}
+`, zoom)
+		path := filepath.Join(t.TempDir(), "zoom.eqc")
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	for _, c := range []struct {
+		name, cfg string
+		sent      bool // the frames cross the transport (a node of their own)
+		cut       bool // and are cut to fewer bytes
+	}{
+		{"2-window.ZOOM", corpusConfig("2-window.ZOOM.eqc"), false, true},
+		{"zoom 2", zoomed("2 2"), true, true},
+		{"zoom 0.5", zoomed("0.5 0.5"), true, true},
+		{"zoom 0.7 0.6", zoomed("0.7 0.6"), true, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			roi := run(t, c.cfg, 4, "--codec", "none")
+			full := run(t, c.cfg, 4, "--codec", "none", "--roi=false")
+			for _, r := range []runResult{roi, full} {
+				if r.err != nil {
+					t.Fatalf("run failed: %v\n%s", r.err, r.stderr)
+				}
+			}
+			sent := func(r runResult) (bytes int) {
+				for _, rec := range readStats(t, r.out) {
+					bytes += rec.Bytes
+				}
+				return bytes
+			}
+			rb, fb := sent(roi), sent(full)
+			if c.sent && fb == 0 {
+				t.Fatalf("no bytes were sent without region of interest")
+			}
+			if c.sent && c.cut && rb >= fb {
+				t.Errorf("with region of interest %d bytes were sent, without %d: the model leaves part of the window empty", rb, fb)
+			}
+			if rb > fb {
+				t.Errorf("with region of interest %d bytes were sent, more than the %d without", rb, fb)
+			}
+			for f := 0; f < 4; f++ {
+				name := filepathFrame("channel", f)
+				d, err := imagecmp.CompareFiles(filepath.Join(roi.out, name), filepath.Join(full.out, name), 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d.Bad != 0 {
+					t.Errorf("frame %d differs with and without region of interest: %s", f, d)
+				}
+			}
+			t.Logf("sent %d bytes with region of interest, %d without", rb, fb)
+		})
+	}
+}
+
 func filepathFrame(label string, f int) string { return fmt.Sprintf("%s-%06d.png", label, f) }
 
 // --layout takes a layout's name, or its index where it has none (the
