@@ -124,13 +124,51 @@ func TestMonitorShowsTheWallScaledDown(t *testing.T) {
 		for y := 0; y < got.Rect.Dy(); y++ {
 			copy(got.Pix[y*got.Stride:(y+1)*got.Stride], part.Pix[part.PixOffset(part.Rect.Min.X, part.Rect.Min.Y+y):])
 		}
-		d, err := imagecmp.Compare(got, half, 8)
+		d, err := imagecmp.Compare(got, half, exactTolerance)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if d.PSNR < 30 {
+		if d.BadFraction() > exactBadMax {
 			t.Errorf("monitor half %d is not %s scaled down: %s", i, seg, d)
 		}
+		t.Logf("monitor half %d against %s scaled down: %s", i, seg, d)
+	}
+}
+
+// A source zoomed by 2 (2-window.ZOOM: Equalizer's supersampling)
+// renders the destination's view at twice its size, and the destination
+// shows it scaled down: the picture is the view rendered whole at twice
+// the size (--reference) and averaged down on the CPU.
+func TestZoomedSourceIsTheViewAtTwiceTheSize(t *testing.T) {
+	text, err := os.ReadFile(corpusConfig("2-window.ZOOM.eqc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const dest, twice = "viewport [ 600 50 250 250 ]", "viewport [ 600 50 500 500 ]"
+	if !strings.Contains(string(text), dest) {
+		t.Fatalf("2-window.ZOOM.eqc has no %q", dest)
+	}
+	big := filepath.Join(t.TempDir(), "zoom-twice.eqc")
+	if err := os.WriteFile(big, []byte(strings.Replace(string(text), dest, twice, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, corpusConfig("2-window.ZOOM.eqc"), 4)
+	ref := run(t, big, 4, "--reference")
+	for _, x := range []runResult{r, ref} {
+		if x.err != nil {
+			t.Fatalf("run failed: %v\n%s", x.err, x.stderr)
+		}
+	}
+	for f := 0; f < 4; f++ {
+		name := filepathFrame("channel", f)
+		d, err := imagecmp.Compare(loadPNG(t, filepath.Join(r.out, name)), halve(loadPNG(t, filepath.Join(ref.out, name))), exactTolerance)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.BadFraction() > exactBadMax {
+			t.Errorf("frame %d is not the view at twice the size, scaled down: %s", f, d)
+		}
+		t.Logf("frame %d: %s", f, d)
 	}
 }
 
