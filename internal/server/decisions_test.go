@@ -237,6 +237,91 @@ func TestOnlyTheRegionOfInterestIsSent(t *testing.T) {
 	t.Logf("sent %d bytes with region of interest, %d without (%.0f%%)", rb, fb, 100*float64(rb)/float64(fb))
 }
 
+// zoomConfig writes a config whose w x h destination shows one source,
+// a node of its own, that renders the view zoomed.
+func zoomConfig(t *testing.T, zoom string, w, h int) string {
+	text := fmt.Sprintf(`config {
+    appNode { pipe { window { viewport [ 0 0 %d %d ] attributes { hint_drawable FBO } channel { name "channel" } } } }
+    node { host "localhost" pipe { window { viewport [ 0 0 %d %d ] attributes { hint_drawable FBO } channel { name "buffer" } } } }
+    observer {}
+    layout { view { observer 0 } }
+    canvas { layout 0 wall {} segment { channel "channel" } }
+    compound { channel ( segment 0 view 0 )
+        compound { channel "buffer" zoom [ %s ] outputframe {} }
+        inputframe { name "frame.buffer" }
+    }
+}
+`, w, h, 2*w, 2*h, zoom)
+	path := filepath.Join(t.TempDir(), "zoom.eqc")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// A source zoomed to less than 1 (as DFR zooms a slow one) renders the
+// view smaller, and the destination stretches it with a linear filter:
+// the picture is the view rendered whole at that size (--reference) and
+// stretched on the CPU, texel centres on pixel centres and edges clamped,
+// within 2. Zooms of 0.5 and of 0.7 x 0.6 (280x120 onto 400x200).
+func TestUpscaledSourceIsTheSmallerViewStretched(t *testing.T) {
+	const w, h = 400, 200
+	for _, zoom := range [][2]float64{{0.5, 0.5}, {0.7, 0.6}} {
+		sw, sh := int(math.Round(zoom[0]*w)), int(math.Round(zoom[1]*h))
+		t.Run(fmt.Sprintf("%gx%g", zoom[0], zoom[1]), func(t *testing.T) {
+			r := run(t, zoomConfig(t, fmt.Sprintf("%g %g", zoom[0], zoom[1]), w, h), 3)
+			ref := run(t, zoomConfig(t, "1 1", sw, sh), 3, "--reference")
+			for _, x := range []runResult{r, ref} {
+				if x.err != nil {
+					t.Fatalf("run failed: %v\n%s", x.err, x.stderr)
+				}
+			}
+			for f := 0; f < 3; f++ {
+				name := filepathFrame("channel", f)
+				small := loadPNG(t, filepath.Join(ref.out, name))
+				if small.Rect.Dx() != sw || small.Rect.Dy() != sh {
+					t.Fatalf("the reference is %v, want %dx%d", small.Rect.Size(), sw, sh)
+				}
+				d, err := imagecmp.Compare(loadPNG(t, filepath.Join(r.out, name)), stretch(small, w, h), exactTolerance)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d.BadFraction() > exactBadMax {
+					t.Errorf("frame %d is not the smaller view stretched: %s", f, d)
+				}
+				t.Logf("frame %d: %s", f, d)
+			}
+		})
+	}
+}
+
+// stretch scales src to w x h with a bilinear filter, as a GL's linear
+// sampling of a texture drawn over the rectangle does.
+func stretch(src *image.NRGBA, w, h int) *image.NRGBA {
+	sw, sh := src.Rect.Dx(), src.Rect.Dy()
+	out := image.NewNRGBA(image.Rect(0, 0, w, h))
+	// a pixel centre's coordinate in texels: its two texels and the
+	// second's weight
+	taps := func(i, n, m int) (int, int, float64) {
+		u := min(max((float64(i)+0.5)*float64(m)/float64(n)-0.5, 0), float64(m-1))
+		i0 := int(u)
+		return i0, min(i0+1, m-1), u - float64(i0)
+	}
+	for y := 0; y < h; y++ {
+		y0, y1, fy := taps(y, h, sh)
+		for x := 0; x < w; x++ {
+			x0, x1, fx := taps(x, w, sw)
+			for c := 0; c < 4; c++ {
+				at := func(x, y int) float64 { return float64(src.Pix[src.PixOffset(x, y)+c]) }
+				top := at(x0, y0)*(1-fx) + at(x1, y0)*fx
+				bottom := at(x0, y1)*(1-fx) + at(x1, y1)*fx
+				out.Pix[out.PixOffset(x, y)+c] = uint8(math.Round(top*(1-fy) + bottom*fy))
+			}
+		}
+	}
+	return out
+}
+
 // A zoomed source's frame, cut to the region it drew, lands where the
 // whole frame would: the cut is widened to whole destination pixels (and
 // a sample beyond what was drawn, which the filter reaches), so the
@@ -246,34 +331,15 @@ func TestOnlyTheRegionOfInterestIsSent(t *testing.T) {
 // supersampling), 0.5 (DFR's half size) and 0.7 x 0.6, whose frames
 // meet whole destination pixels only every 10 and 5 of them.
 func TestRegionOfInterestKeepsZoomedFramesInPlace(t *testing.T) {
-	zoomed := func(zoom string) string {
-		text := fmt.Sprintf(`config {
-    appNode { pipe { window { viewport [ 0 0 400 200 ] attributes { hint_drawable FBO } channel { name "channel" } } } }
-    node { host "localhost" pipe { window { viewport [ 0 0 800 400 ] attributes { hint_drawable FBO } channel { name "buffer" } } } }
-    observer {}
-    layout { view { observer 0 } }
-    canvas { layout 0 wall {} segment { channel "channel" } }
-    compound { channel ( segment 0 view 0 )
-        compound { channel "buffer" zoom [ %s ] outputframe {} }
-        inputframe { name "frame.buffer" }
-    }
-}
-`, zoom)
-		path := filepath.Join(t.TempDir(), "zoom.eqc")
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return path
-	}
 	for _, c := range []struct {
 		name, cfg string
 		sent      bool // the frames cross the transport (a node of their own)
 		cut       bool // and are cut to fewer bytes
 	}{
 		{"2-window.ZOOM", corpusConfig("2-window.ZOOM.eqc"), false, true},
-		{"zoom 2", zoomed("2 2"), true, true},
-		{"zoom 0.5", zoomed("0.5 0.5"), true, true},
-		{"zoom 0.7 0.6", zoomed("0.7 0.6"), true, false},
+		{"zoom 2", zoomConfig(t, "2 2", 400, 200), true, true},
+		{"zoom 0.5", zoomConfig(t, "0.5 0.5", 400, 200), true, true},
+		{"zoom 0.7 0.6", zoomConfig(t, "0.7 0.6", 400, 200), true, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			roi := run(t, c.cfg, 4, "--codec", "none")
