@@ -1134,7 +1134,10 @@ func (p *Planner) outputs(c *compound.Compound, states map[string]CompoundState)
 		for _, cons := range f.Consumers {
 			if cs := states[cons.Path()]; cs.Active && cons.Channel != nil {
 				out.Consumers = append(out.Consumers, p.channelOf(cons).ID)
-				out.ROI = out.ROI && clears(cons)
+				// a monitor scales the frame to its place: a cut of it
+				// would land rounded to the monitor's pixels, off by up
+				// to half of one
+				out.ROI = out.ROI && clears(cons) && !hasEqualizer(cons, "monitor")
 			}
 		}
 		if s := states[c.Path()]; s.Pixel.W > 1 || s.Pixel.H > 1 || s.Subpixel.Size > 1 {

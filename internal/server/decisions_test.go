@@ -172,6 +172,52 @@ func TestZoomedSourceIsTheViewAtTwiceTheSize(t *testing.T) {
 	}
 }
 
+// A monitor shows a segment whose model leaves much of it empty in place:
+// the segment's frame is read whole for it, where a frame cut to what was
+// drawn landed up to half a monitor pixel off (by up to 146).
+func TestMonitorShowsAPartlyDrawnSegmentInPlace(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "monitor.eqc")
+	if err := os.WriteFile(path, []byte(`config {
+    appNode { pipe {
+        window { viewport [ 0 0 480 300 ] attributes { hint_drawable FBO } channel { name "channel1" } }
+        window { viewport [ 0 0 240 150 ] attributes { hint_drawable FBO } channel { name "viewer" } }
+    } }
+    observer {}
+    layout { name "Simple" view { observer 0 } }
+    canvas { layout "Simple" wall { bottom_left [ -1.6 -1 -1 ] bottom_right [ 1.6 -1 -1 ] top_left [ -1.6 1 -1 ] } segment { channel "channel1" } }
+    canvas { layout "Simple" wall {} segment { channel "viewer" } }
+    compound {
+        compound { channel ( segment 0 layout "Simple" view 0 ) outputframe {} }
+        compound { channel ( canvas 1 segment 0 layout "Simple" view 0 ) monitor_equalizer {} task [ CLEAR ASSEMBLE ]
+            inputframe { name "frame.channel1" } }
+    }
+}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, path, 3)
+	if r.err != nil {
+		t.Fatalf("run failed: %v\n%s", r.err, r.stderr)
+	}
+	drawn := false
+	for _, rec := range readStats(t, r.out) {
+		drawn = drawn || rec.Drawn.W > 0 && rec.Drawn.W < 0.7 // the segment's: the monitor draws nothing
+	}
+	if !drawn {
+		t.Fatal("the model fills the segment: this config no longer tests a partly drawn one")
+	}
+	for f := 0; f < 3; f++ {
+		half := halve(loadPNG(t, filepath.Join(r.out, filepathFrame("channel1", f))))
+		d, err := imagecmp.Compare(loadPNG(t, filepath.Join(r.out, filepathFrame("viewer", f))), half, exactTolerance)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.BadFraction() > exactBadMax {
+			t.Errorf("frame %d: the monitor is not the segment scaled down: %s", f, d)
+		}
+	}
+}
+
 // halve downscales by two with a 2x2 box filter.
 func halve(src *image.NRGBA) *image.NRGBA {
 	w, h := src.Rect.Dx()/2, src.Rect.Dy()/2
