@@ -1546,7 +1546,6 @@ func contains(outer, inner compound.PixelViewport) bool {
 	return inner.X >= outer.X && inner.Y >= outer.Y && inner.X+inner.W <= outer.X+outer.W && inner.Y+inner.H <= outer.Y+outer.H
 }
 
-// scaleRect maps cut (a part of read) onto the same part of share.
 // cutToDrawn cuts a read region, and the share it covers, to the drawn
 // part. A read of another size than its share (a zoomed source) is
 // stretched onto it by a filter, so its cut must land where the same
@@ -1590,6 +1589,7 @@ func gcd(a, b int) int {
 	return a
 }
 
+// scaleRect maps cut (a part of read) onto the same part of share.
 func scaleRect(cut, read, share compound.PixelViewport) compound.PixelViewport {
 	if read.W == share.W && read.H == share.H {
 		return compound.PixelViewport{X: share.X + cut.X - read.X, Y: share.Y + cut.Y - read.Y, W: cut.W, H: cut.H}
