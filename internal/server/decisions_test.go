@@ -230,6 +230,64 @@ func TestMonitorShowsAPartlyDrawnSegmentInPlace(t *testing.T) {
 	}
 }
 
+// DB sources zoomed by 2 render their ranges at twice the destination's
+// size, and the destination merges each pixel's nearest sample by depth:
+// the picture is the view rendered whole at twice the size, every second
+// sample of every second row taken (the one at the pixel's centre, up and
+// right of it in GL's rows).
+func TestZoomedDepthFramesMergeTheirNearestSamples(t *testing.T) {
+	const w, h = 400, 200
+	text := func(w, h int) string {
+		return fmt.Sprintf(`config {
+    appNode { pipe { window { viewport [ 0 0 %d %d ] attributes { hint_drawable FBO } channel { name "channel" } } } }
+    node { host "localhost"
+        pipe { window { viewport [ 0 0 %d %d ] attributes { hint_drawable FBO } channel { name "b1" } } }
+        pipe { window { viewport [ 0 0 %d %d ] attributes { hint_drawable FBO } channel { name "b2" } } }
+    }
+    observer {}
+    layout { view { observer 0 } }
+    canvas { layout 0 wall {} segment { channel "channel" } }
+    compound { channel ( segment 0 view 0 ) buffer [ COLOR DEPTH ] task [ CLEAR ASSEMBLE ]
+        compound { channel "b1" zoom [ 2 2 ] range [ 0 0.5 ] outputframe { name "f1" } }
+        compound { channel "b2" zoom [ 2 2 ] range [ 0.5 1 ] outputframe { name "f2" } }
+        inputframe { name "f1" } inputframe { name "f2" }
+    }
+}
+`, w, h, 2*w, 2*h, 2*w, 2*h)
+	}
+	dir := t.TempDir()
+	cfg, big := filepath.Join(dir, "db-zoom.eqc"), filepath.Join(dir, "db-twice.eqc")
+	os.WriteFile(cfg, []byte(text(w, h)), 0o644)
+	os.WriteFile(big, []byte(text(2*w, 2*h)), 0o644)
+	r := run(t, cfg, 3)
+	ref := run(t, big, 3, "--reference")
+	for _, x := range []runResult{r, ref} {
+		if x.err != nil {
+			t.Fatalf("run failed: %v\n%s", x.err, x.stderr)
+		}
+	}
+	for f := range 3 {
+		name := filepathFrame("channel", f)
+		whole := loadPNG(t, filepath.Join(ref.out, name))
+		want := image.NewNRGBA(image.Rect(0, 0, w, h))
+		for y := range h {
+			// image rows run down, GL's up: GL row h-1-y samples row
+			// 2(h-1-y)+1 of 2h, the image's row 2y
+			for x := range w {
+				copy(want.Pix[want.PixOffset(x, y):want.PixOffset(x, y)+4], whole.Pix[whole.PixOffset(2*x+1, 2*y):])
+			}
+		}
+		d, err := imagecmp.Compare(loadPNG(t, filepath.Join(r.out, name)), want, exactTolerance)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.BadFraction() > exactBadMax {
+			t.Errorf("frame %d is not the nearest samples of the view at twice the size: %s", f, d)
+		}
+		t.Logf("frame %d: %s", f, d)
+	}
+}
+
 // halve downscales by two with a 2x2 box filter.
 func halve(src *image.NRGBA) *image.NRGBA {
 	w, h := src.Rect.Dx()/2, src.Rect.Dy()/2
