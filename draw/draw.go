@@ -73,7 +73,10 @@ type Reader interface {
 
 // Image is an input frame of an assembly, uploaded: its textures hold
 // Width x Height pixels (from the bottom-left corner of textures of
-// TexWidth x TexHeight: pooled textures may be larger).
+// TexWidth x TexHeight: pooled textures may be larger, and what lies
+// beyond the frame is an earlier frame's; a linear filter reaches it at
+// the frame's top and right edges unless its coordinates stop at the
+// last texel's centre, (Width-0.5)/TexWidth and (Height-0.5)/TexHeight).
 type Image struct {
 	Color, Depth        uint32 // GL textures; Depth is 0 when the frame has none
 	Width, Height       int
