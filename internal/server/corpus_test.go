@@ -27,7 +27,13 @@ import (
 //     rasterises it differently from the whole (a few pixels a frame).
 //   - subpixel, zoom, DFR and monitor change the resolution or the
 //     sampling on purpose (antialiasing, a render scaled on assembly, a
-//     downscaled copy): PSNR of at least 30 dB.
+//     downscaled copy): PSNR of at least 30 dB. That much lets a picture
+//     half a pixel off pass, so each has an oracle of its own, within 2:
+//     the view rendered whole at the render's size and scaled on the CPU
+//     (TestZoomedSourceIsTheViewAtTwiceTheSize, ...SmallerViewStretched,
+//     TestZoomedDepthFramesMergeTheirNearestSamples, TestDFRRendersSmaller,
+//     the monitor tests), and the mean of the samples rendered alone
+//     (TestSubpixelSamplesAverageToTheirSeparateRenders).
 //
 // A mixed-generation frame fails: every image of frame N is compared with
 // the reference of frame N, and the test checks that the tolerance does
