@@ -497,7 +497,7 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 		if applied == 0 && shared == 0 {
 			// the user asked for a strategy and would otherwise believe the run used it
 			opt.Log.Warn("--compositing " + opt.Compositing + " changes nothing: no compound of " + opt.ConfigPath +
-				" composites sort-last (a DB compound with depth, whose sources are its children)")
+				" composites sort-last (a DB compound with depth whose children each draw a range of the whole view at its size, unzoomed, into one output frame)")
 		}
 	}
 	s := &server{opt: opt, cfg: cfg, text: string(text), defaults: defaults, nodes: map[string]*nodeConn{}, events: make(chan event, 4096),
