@@ -104,7 +104,9 @@ func TestDFRRendersSmaller(t *testing.T) {
 		t.Fatalf("1-window.DFR.eqc has no %q", window)
 	}
 	small := filepath.Join(t.TempDir(), "small.eqc")
-	os.WriteFile(small, bytes.Replace(b, []byte(window), []byte(fmt.Sprintf("viewport [ 20 100 %d %d ]", last[0], last[1])), 1), 0o644)
+	if err := os.WriteFile(small, bytes.Replace(b, []byte(window), []byte(fmt.Sprintf("viewport [ 20 100 %d %d ]", last[0], last[1])), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	ref := run(t, small, 12, "--reference")
 	if ref.err != nil {
 		t.Fatalf("reference run failed: %v\n%s", ref.err, ref.stderr)
@@ -257,8 +259,11 @@ func TestZoomedDepthFramesMergeTheirNearestSamples(t *testing.T) {
 	}
 	dir := t.TempDir()
 	cfg, big := filepath.Join(dir, "db-zoom.eqc"), filepath.Join(dir, "db-twice.eqc")
-	os.WriteFile(cfg, []byte(text(w, h)), 0o644)
-	os.WriteFile(big, []byte(text(2*w, 2*h)), 0o644)
+	for path, text := range map[string]string{cfg: text(w, h), big: text(2*w, 2*h)} {
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	r := run(t, cfg, 3)
 	ref := run(t, big, 3, "--reference")
 	for _, x := range []runResult{r, ref} {
