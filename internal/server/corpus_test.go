@@ -30,7 +30,8 @@ import (
 //     downscaled copy): PSNR of at least 30 dB. That much lets a picture
 //     half a pixel off pass, so each has an oracle of its own, within 2:
 //     the view rendered whole at the render's size and scaled on the CPU
-//     (TestZoomedSourceIsTheViewAtTwiceTheSize, ...SmallerViewStretched,
+//     (TestZoomedSourceIsTheViewAtTwiceTheSize,
+//     TestUpscaledSourceIsTheSmallerViewStretched,
 //     TestZoomedDepthFramesMergeTheirNearestSamples, TestDFRRendersSmaller,
 //     the monitor tests), and the mean of the samples rendered alone
 //     (TestSubpixelSamplesAverageToTheirSeparateRenders).
