@@ -345,16 +345,7 @@ func TestOnlyTheRegionOfInterestIsSent(t *testing.T) {
 	if rn == 0 || rb >= fb*3/4 {
 		t.Errorf("with region of interest %d bytes were sent, without %d: the drawn region is much smaller than the region", rb, fb)
 	}
-	for f := 0; f < 4; f++ {
-		name := filepathFrame("dest", f)
-		d, err := imagecmp.CompareFiles(filepath.Join(roi.out, name), filepath.Join(full.out, name), 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d.Bad != 0 {
-			t.Errorf("frame %d differs with and without region of interest: %s", f, d)
-		}
-	}
+	sameWithAndWithoutROI(t, roi, full, "dest", 4)
 	t.Logf("sent %d bytes with region of interest, %d without (%.0f%%)", rb, fb, 100*float64(rb)/float64(fb))
 }
 
@@ -486,18 +477,25 @@ func TestRegionOfInterestKeepsZoomedFramesInPlace(t *testing.T) {
 			if rb > fb {
 				t.Errorf("with region of interest %d bytes were sent, more than the %d without", rb, fb)
 			}
-			for f := 0; f < 4; f++ {
-				name := filepathFrame("channel", f)
-				d, err := imagecmp.CompareFiles(filepath.Join(roi.out, name), filepath.Join(full.out, name), 0)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if d.Bad != 0 {
-					t.Errorf("frame %d differs with and without region of interest: %s", f, d)
-				}
-			}
+			sameWithAndWithoutROI(t, roi, full, "channel", 4)
 			t.Logf("sent %d bytes with region of interest, %d without", rb, fb)
 		})
+	}
+}
+
+// sameWithAndWithoutROI requires a channel's first frames to be the same
+// pixels in a run with region of interest and one without.
+func sameWithAndWithoutROI(t *testing.T, roi, full runResult, label string, frames int) {
+	t.Helper()
+	for f := range frames {
+		name := filepathFrame(label, f)
+		d, err := imagecmp.CompareFiles(filepath.Join(roi.out, name), filepath.Join(full.out, name), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Bad != 0 {
+			t.Errorf("frame %d differs with and without region of interest: %s", f, d)
+		}
 	}
 }
 
