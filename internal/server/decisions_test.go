@@ -111,14 +111,9 @@ func TestDFRRendersSmaller(t *testing.T) {
 	if ref.err != nil {
 		t.Fatalf("reference run failed: %v\n%s", ref.err, ref.stderr)
 	}
-	d, err := imagecmp.Compare(loadPNG(t, filepath.Join(r.out, "channel-000011.png")), stretch(loadPNG(t, filepath.Join(ref.out, "channel-000011.png")), 480, 300), exactTolerance)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d.BadFraction() > exactBadMax {
-		t.Errorf("the scaled-up frame is not the view rendered at %v and stretched: %s", last, d)
-	}
-	t.Logf("render %v -> %v; frame 11 against the view rendered at its size and stretched: %s", first, last, d)
+	t.Logf("render %v -> %v", first, last)
+	matchesOracle(t, "frame 11", loadPNG(t, filepath.Join(r.out, "channel-000011.png")),
+		stretch(loadPNG(t, filepath.Join(ref.out, "channel-000011.png")), 480, 300), fmt.Sprintf("the view rendered at %v and stretched", last))
 }
 
 // The monitor equalizer shows each wall segment's frame on the monitor at
@@ -138,14 +133,7 @@ func TestMonitorShowsTheWallScaledDown(t *testing.T) {
 		for y := 0; y < got.Rect.Dy(); y++ {
 			copy(got.Pix[y*got.Stride:(y+1)*got.Stride], part.Pix[part.PixOffset(part.Rect.Min.X, part.Rect.Min.Y+y):])
 		}
-		d, err := imagecmp.Compare(got, half, exactTolerance)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d.BadFraction() > exactBadMax {
-			t.Errorf("monitor half %d is not %s scaled down: %s", i, seg, d)
-		}
-		t.Logf("monitor half %d against %s scaled down: %s", i, seg, d)
+		matchesOracle(t, fmt.Sprintf("monitor half %d", i), got, half, seg+" scaled down")
 	}
 }
 
@@ -175,14 +163,8 @@ func TestZoomedSourceIsTheViewAtTwiceTheSize(t *testing.T) {
 	}
 	for f := 0; f < 4; f++ {
 		name := filepathFrame("channel", f)
-		d, err := imagecmp.Compare(loadPNG(t, filepath.Join(r.out, name)), halve(loadPNG(t, filepath.Join(ref.out, name))), exactTolerance)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d.BadFraction() > exactBadMax {
-			t.Errorf("frame %d is not the view at twice the size, scaled down: %s", f, d)
-		}
-		t.Logf("frame %d: %s", f, d)
+		matchesOracle(t, fmt.Sprintf("frame %d", f), loadPNG(t, filepath.Join(r.out, name)), halve(loadPNG(t, filepath.Join(ref.out, name))),
+			"the view at twice the size, scaled down")
 	}
 }
 
@@ -222,13 +204,8 @@ func TestMonitorShowsAPartlyDrawnSegmentInPlace(t *testing.T) {
 	}
 	for f := 0; f < 3; f++ {
 		half := halve(loadPNG(t, filepath.Join(r.out, filepathFrame("channel1", f))))
-		d, err := imagecmp.Compare(loadPNG(t, filepath.Join(r.out, filepathFrame("viewer", f))), half, exactTolerance)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d.BadFraction() > exactBadMax {
-			t.Errorf("frame %d: the monitor is not the segment scaled down: %s", f, d)
-		}
+		matchesOracle(t, fmt.Sprintf("the monitor's frame %d", f), loadPNG(t, filepath.Join(r.out, filepathFrame("viewer", f))), half,
+			"the segment scaled down")
 	}
 }
 
@@ -282,15 +259,24 @@ func TestZoomedDepthFramesMergeTheirNearestSamples(t *testing.T) {
 				copy(want.Pix[want.PixOffset(x, y):want.PixOffset(x, y)+4], whole.Pix[whole.PixOffset(2*x+1, 2*y):])
 			}
 		}
-		d, err := imagecmp.Compare(loadPNG(t, filepath.Join(r.out, name)), want, exactTolerance)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d.BadFraction() > exactBadMax {
-			t.Errorf("frame %d is not the nearest samples of the view at twice the size: %s", f, d)
-		}
-		t.Logf("frame %d: %s", f, d)
+		matchesOracle(t, fmt.Sprintf("frame %d", f), loadPNG(t, filepath.Join(r.out, name)), want, "the nearest samples of the view at twice the size")
 	}
+}
+
+// matchesOracle requires got to be want, the picture an oracle made by
+// another path, within the corpus test's exact tolerance; what names got
+// and oracle the way want was made.
+func matchesOracle(t *testing.T, what string, got, want *image.NRGBA, oracle string) {
+	t.Helper()
+	d, err := imagecmp.Compare(got, want, exactTolerance)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.BadFraction() > exactBadMax {
+		t.Errorf("%s is not %s: %s", what, oracle, d)
+		return
+	}
+	t.Logf("%s against %s: %s", what, oracle, d)
 }
 
 // halve downscales by two with a 2x2 box filter.
@@ -394,14 +380,7 @@ func TestUpscaledSourceIsTheSmallerViewStretched(t *testing.T) {
 				if small.Rect.Dx() != sw || small.Rect.Dy() != sh {
 					t.Fatalf("the reference is %v, want %dx%d", small.Rect.Size(), sw, sh)
 				}
-				d, err := imagecmp.Compare(loadPNG(t, filepath.Join(r.out, name)), stretch(small, w, h), exactTolerance)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if d.BadFraction() > exactBadMax {
-					t.Errorf("frame %d is not the smaller view stretched: %s", f, d)
-				}
-				t.Logf("frame %d: %s", f, d)
+				matchesOracle(t, fmt.Sprintf("frame %d", f), loadPNG(t, filepath.Join(r.out, name)), stretch(small, w, h), "the smaller view stretched")
 			}
 		})
 	}

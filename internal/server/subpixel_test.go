@@ -57,13 +57,6 @@ func TestSubpixelSamplesAverageToTheirSeparateRenders(t *testing.T) {
 			}
 			mean.Pix[p] = uint8((s + n/2) / n)
 		}
-		d, err := imagecmp.Compare(loadPNG(t, filepath.Join(r.out, name)), mean, exactTolerance)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d.BadFraction() > exactBadMax {
-			t.Errorf("frame %d is not the mean of its samples rendered alone: %s", f, d)
-		}
-		t.Logf("frame %d: %s", f, d)
+		matchesOracle(t, fmt.Sprintf("frame %d", f), loadPNG(t, filepath.Join(r.out, name)), mean, "the mean of its samples rendered alone")
 	}
 }
