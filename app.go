@@ -15,7 +15,9 @@ import (
 type Application interface {
 	// NewRenderer makes the renderer of one pipe (one GPU) of a render
 	// client. It runs on the pipe's goroutine with the pipe's GL context
-	// current, so it may create GL objects.
+	// current, so it may create GL objects. The pipes of a node call it
+	// at the same time, each on its own goroutine; it may take as long as
+	// loading the application's data does, within Options.InitTimeout.
 	NewRenderer(p *Pipe) (Renderer, error)
 }
 

@@ -55,6 +55,11 @@ type Options struct {
 	Reference bool
 	// FrameTimeout fails the run when a frame takes longer (0: 10 s).
 	FrameTimeout time.Duration
+	// InitTimeout bounds each render client's set-up once it has
+	// connected: its pipes, windows and the renderers NewRenderer makes,
+	// which may load the application's data (0: 5 minutes). A client
+	// that stops answering while it sets up fails the run at once.
+	InitTimeout time.Duration
 	// Log receives the run's log records: what it does at INFO, what it
 	// survives (a node lost, a frame dropped) at WARN, what ends it at
 	// ERROR. nil means standard error, in GOEQ_LOG_FORMAT.
@@ -145,6 +150,9 @@ func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 	if opt.FrameTimeout < 0 {
 		return nil, fmt.Errorf("goeq: FrameTimeout %v: want 0 (10 s) or more", opt.FrameTimeout)
 	}
+	if opt.InitTimeout < 0 {
+		return nil, fmt.Errorf("goeq: InitTimeout %v: want 0 (5 minutes) or more", opt.InitTimeout)
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("goeq: finding this executable to start render clients: %w", err)
@@ -196,7 +204,7 @@ func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 	run := func() (*server.Summary, error) {
 		return server.Run(ctx, server.Options{ConfigPath: configName(opt), ConfigText: opt.ConfigText, OutDir: opt.OutDir, DumpEvery: 1, Local: opt.Local, Token: token,
 			ClientBinary: exe, ClientArgs: []string{clientFlag}, InitData: initData, App: hooks, Async: true,
-			Reference: opt.Reference, FrameTimeout: opt.FrameTimeout, Log: logger, Codec: "auto", HTTP: opt.HTTP, Overlay: opt.Overlay})
+			Reference: opt.Reference, FrameTimeout: opt.FrameTimeout, InitTimeout: opt.InitTimeout, Log: logger, Codec: "auto", HTTP: opt.HTTP, Overlay: opt.Overlay})
 	}
 	if opt.Server != "" {
 		if os.Getenv("GOEQ_TOKEN") == "" {
@@ -210,7 +218,7 @@ func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 			}
 		}
 		hello := appconn.Hello{Executable: exe, ClientArgs: []string{clientFlag}, InitData: initData, OutDir: out,
-			Reference: opt.Reference, FrameTimeout: opt.FrameTimeout, Overlay: opt.Overlay}
+			Reference: opt.Reference, FrameTimeout: opt.FrameTimeout, InitTimeout: opt.InitTimeout, Overlay: opt.Overlay}
 		run = func() (*server.Summary, error) { return appconn.Run(ctx, opt.Server, token, hello, hooks) }
 	}
 	go func() {

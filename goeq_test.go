@@ -70,6 +70,9 @@ type squareInit struct {
 	Stencil bool
 	// PanicAt: the draws of this frame panic (when above zero)
 	PanicAt int
+	// SetupDelay: NewRenderer takes this long, as one loading the
+	// application's data would, and records when it ran
+	SetupDelay time.Duration
 }
 
 // drawReport is what a draw sends the application (Pipe.SendEvent).
@@ -104,6 +107,14 @@ func (turningSquare) NewRenderer(p *goeq.Pipe) (goeq.Renderer, error) {
 	}
 	if init.Scale == 0 {
 		return nil, errors.New("no init data")
+	}
+	if init.SetupDelay > 0 {
+		began := time.Now()
+		time.Sleep(init.SetupDelay)
+		rec := &square{record: init.Record}
+		if err := rec.note("setup-"+p.Node+"-"+p.Name, fmt.Sprintf("%d %d\n", began.UnixNano(), time.Now().UnixNano())); err != nil {
+			return nil, err
+		}
 	}
 	prog, err := goeq.Program(`#version 330 core
 uniform mat4 mvp; out vec2 uv;
@@ -728,6 +739,83 @@ func TestLaunchCommandStartsThisExecutable(t *testing.T) {
 	if b, err := os.ReadFile(launched); err != nil || string(b) != "render-far\n" {
 		t.Errorf("the launch command ran for %q (%v), want once for render-far", b, err)
 	}
+}
+
+// TestSlowRenderersSetUpTogether gives every render node a launch_timeout
+// of one second and NewRenderer 2.5 s, as an application loading its data
+// would take: a launch is bounded until the client connects, its set-up
+// by the init timeout, so the run starts. The two pipes of a node run
+// their factories at the same time, as Equalizer's pipe threads do.
+func TestSlowRenderersSetUpTogether(t *testing.T) {
+	text, err := os.ReadFile(examples("2d-lb-4.eqc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := strings.ReplaceAll(string(text), "host \"localhost\"", "host \"localhost\"\n        attributes { launch_timeout 1000 }")
+	if strings.Count(changed, "launch_timeout") != 2 {
+		t.Fatal("2d-lb-4.eqc does not have two render nodes on localhost")
+	}
+	record := t.TempDir()
+	runScript(t, goeq.Options{ConfigText: changed}, 4, squareInit{Scale: 1.4, Record: record, SetupDelay: 2500 * time.Millisecond}, nil)
+	for _, node := range []string{"render1", "render2"} {
+		var spans [][2]int64
+		files, _ := filepath.Glob(filepath.Join(record, "setup-"+node+"-*"))
+		for _, f := range files {
+			var span [2]int64
+			b, err := os.ReadFile(f)
+			if _, serr := fmt.Sscan(string(b), &span[0], &span[1]); err != nil || serr != nil {
+				t.Fatalf("%s: %q (%v, %v)", f, b, err, serr)
+			}
+			spans = append(spans, span)
+		}
+		if len(spans) != 2 {
+			t.Fatalf("%s: %d renderer factories ran, want 2 (%v)", node, len(spans), files)
+		}
+		if a, b := spans[0], spans[1]; a[0] >= b[1] || b[0] >= a[1] {
+			t.Errorf("%s: the factories of its two pipes ran one after the other (%v, %v), not together", node, a, b)
+		}
+	}
+}
+
+// TestSetUpPastTheInitTimeoutSaysWhere: a renderer factory that does not
+// end within Options.InitTimeout fails Start, naming the node, the
+// timeout and the step its client was in, and leaves no client running.
+func TestSetUpPastTheInitTimeoutSaysWhere(t *testing.T) {
+	before := clientProcesses()
+	_, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: examples("one-window.eqc"), InitTimeout: time.Second,
+		InitData: squareInit{Scale: 1.4, SetupDelay: time.Minute}})
+	if err == nil {
+		t.Fatal("a set-up past the init timeout started")
+	}
+	for _, want := range []string{"did not finish setting up within the init timeout, 1s", "Options.InitTimeout", "running the renderer factory (NewRenderer) of pipe"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error does not say %q:\n%v", want, err)
+		}
+	}
+	for range 50 {
+		if left := clientProcesses() - before; left <= 0 {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Errorf("%d render clients still run 5 s after Start failed", clientProcesses()-before)
+}
+
+// clientProcesses counts the live processes this test binary started as
+// render clients.
+func clientProcesses() int {
+	exe, _ := os.Executable()
+	n := 0
+	procs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, p := range procs {
+		cmdline, _ := os.ReadFile(filepath.Join(p, "cmdline"))
+		stat, _ := os.ReadFile(filepath.Join(p, "stat"))
+		zombie := strings.Contains(string(stat), ") Z ")
+		if !zombie && strings.HasPrefix(string(cmdline), exe+"\x00") && strings.Contains(string(cmdline), "--goeq-client") {
+			n++
+		}
+	}
+	return n
 }
 
 // A config given as text (made in code, or built in), with no file named,

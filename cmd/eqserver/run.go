@@ -64,6 +64,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	ref := fs.Bool("reference", false, "every destination channel renders its whole frame itself (the oracle for decomposed runs)")
 	layout := fs.String("layout", "", "make this layout the active one on the canvases that have it: its name, or its index in the config (for unnamed ones)")
 	frameTimeout := fs.Duration("frame-timeout", 10*time.Second, "a frame that does not complete in this time once it is the oldest in flight fails the run")
+	initTimeout := fs.Duration("init-timeout", server.DefaultInitTimeout, "a node that has not set up (its pipes, windows and renderers) in this time after its client connected fails the run")
 	liveness := fs.Duration("liveness", scheduler.DefaultLiveness, "the shortest silence after which a node is lost (it grows by itself with each node's heartbeat gaps and the frame time)")
 	relaunch := fs.Int("relaunch", 0, "start a lost node's client again, up to N times per node: it rejoins and gets work again")
 	encrypt := fs.Bool("encrypt-frames", false, "encrypt the pixel links between nodes (TLS 1.3, keys made per run; implied by --tls-cert)")
@@ -93,6 +94,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		{math.IsNaN(*spin) || math.IsInf(*spin, 0), fmt.Sprintf("--spin %g", *spin), "a finite number of radians"},
 		{!(*iterations > 0 && *iterations <= render.MaxIterations), fmt.Sprintf("--iterations %g", *iterations), fmt.Sprintf("more than 0 and at most %g", float64(render.MaxIterations))},
 		{*frameTimeout <= 0, fmt.Sprintf("--frame-timeout %v", *frameTimeout), "more than 0"},
+		{*initTimeout <= 0, fmt.Sprintf("--init-timeout %v", *initTimeout), "more than 0"},
 		{*liveness <= 0, fmt.Sprintf("--liveness %v", *liveness), "more than 0"},
 		{*relaunch < 0, fmt.Sprintf("--relaunch %d", *relaunch), "0 or more"},
 		{*appTimeout <= 0, fmt.Sprintf("--app-timeout %v", *appTimeout), "more than 0"},
@@ -209,7 +211,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		Local: *local, Listen: *listen, Token: token, ClientBinary: *clientBin, InitData: initData,
 		DumpEvery: *every, Codec: *codec, Async: *async, Drawable: *drawable,
 		Log: logger, Progress: progress, NoLaunch: *noLaunch, TLSConfig: tlsConfig, Reference: *ref, Layout: *layout, FullReadback: !*roi, Merge: *merge, Compositing: *compositingFlag,
-		FrameTimeout: *frameTimeout, Stop: stopping.Done(), Liveness: *liveness, HTTP: *httpAddr, Overlay: *overlay, EncryptFrames: *encrypt, Relaunch: *relaunch}
+		FrameTimeout: *frameTimeout, InitTimeout: *initTimeout, Stop: stopping.Done(), Liveness: *liveness, HTTP: *httpAddr, Overlay: *overlay, EncryptFrames: *encrypt, Relaunch: *relaunch}
 	if *nullClients {
 		if *appAddr != "" {
 			logger.Error("--null-clients launches eqclient; an application's executable (--app) renders for itself")
@@ -255,6 +257,9 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		if h.FrameTimeout > 0 {
 			opt.FrameTimeout = h.FrameTimeout
+		}
+		if h.InitTimeout > 0 {
+			opt.InitTimeout = h.InitTimeout
 		}
 	}
 	sum, err := server.Run(ctx, opt)

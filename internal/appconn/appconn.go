@@ -50,7 +50,8 @@ type Hello struct {
 	OutDir       string // where every frame's destination PNGs go ("" for none)
 	Reference    bool
 	FrameTimeout time.Duration
-	Overlay      bool // the statistics overlay from the start
+	InitTimeout  time.Duration // bounds each node's set-up (0: the server's)
+	Overlay      bool          // the statistics overlay from the start
 }
 
 type auth struct {

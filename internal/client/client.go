@@ -102,6 +102,7 @@ func Run(ctx context.Context, opt Options) error {
 	if first.Setup == nil {
 		return errors.New("server sent no setup")
 	}
+	settingUp := s.setupHeartbeats(&n.step)
 	err = n.setup(first.Setup, opt)
 	if err == nil && first.Setup.FrameCert != nil {
 		// the run's pixel links are encrypted with its keys
@@ -118,6 +119,7 @@ func Run(ctx context.Context, opt Options) error {
 		// times its pixels (a zoomed source)
 		ln.SetMaxPixels(4 * n.largestWindow())
 	}
+	settingUp.stop()
 	if err != nil {
 		// say why before leaving, so the server need not wait for a join
 		s.send(&control.ClientMsg{Failed: err.Error()})
@@ -183,6 +185,62 @@ func (s *session) recv(ctx context.Context, timeout time.Duration) (*control.Ser
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+}
+
+// setupStep is the step a client's set-up is in, and since when.
+type setupStep struct {
+	mu    sync.Mutex
+	what  string
+	since time.Time
+}
+
+func (st *setupStep) enter(what string) {
+	st.mu.Lock()
+	st.what, st.since = what, time.Now()
+	st.mu.Unlock()
+}
+
+// String says the step and how long it has taken so far.
+func (st *setupStep) String() string {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.what == "" {
+		return "starting"
+	}
+	return fmt.Sprintf("%s, for %v", st.what, time.Since(st.since).Round(time.Second))
+}
+
+// stopper ends a goroutine and waits until it has.
+type stopper struct{ quit, done chan struct{} }
+
+func (s stopper) stop() {
+	close(s.quit)
+	<-s.done
+}
+
+// setupHeartbeats tells the server, every heartbeat until stopped, that
+// set-up goes on and which step it is in: a renderer factory may load the
+// application's data for minutes, and the server tells that from a
+// client that froze. Stopped before the client says it is ready, so
+// nothing of set-up comes after.
+func (s *session) setupHeartbeats(step *setupStep) stopper {
+	st := stopper{quit: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(st.done)
+		t := time.NewTicker(heartbeatEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				if err := s.send(&control.ClientMsg{Heartbeat: &control.Heartbeat{SettingUp: step.String()}}); err != nil {
+					return
+				}
+			case <-st.quit:
+				return
+			}
+		}
+	}()
+	return st
 }
 
 func (s *session) heartbeats(ctx context.Context, n *node) {

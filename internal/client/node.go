@@ -68,6 +68,9 @@ type node struct {
 
 	frameTLS *tls.Config // the run's frame links' TLS, or nil
 
+	// the step set-up is in, for the heartbeats that report it
+	step setupStep
+
 	previewMu sync.Mutex
 	previewed map[string]time.Time // when each destination last went to the dashboard
 
@@ -162,6 +165,7 @@ func parseOnce(name, text string) (*configparser.Result, error) {
 
 func (n *node) setup(s *control.Setup, opt Options) error {
 	n.setupM = s
+	n.step.enter("reading the config")
 	res, err := parseOnce(s.ConfigName, s.ConfigText)
 	if err != nil {
 		return err
@@ -181,6 +185,7 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 	}
 	var sys winsys.System
 	if !opt.Null {
+		n.step.enter("opening the window system")
 		var why winsys.Why
 		if sys, why, err = winsys.Open(opt.WinSys, n.showsWindows(s.Drawable)); err != nil {
 			return err
@@ -209,6 +214,8 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 	n.released = map[int]chan struct{}{}
 	n.events = make(chan control.WindowEvent, eventQueue)
 	n.pointer = map[*compound.Window][2]float64{}
+	var glPipes []*pipe
+	var systems []winsys.System
 	for _, pm := range n.model.Pipes {
 		if opt.Null {
 			p := &pipe{model: pm, exec: nullExecutor{sink: n}, work: make(chan *pipeJob, 16), done: make(chan struct{})}
@@ -218,37 +225,36 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 			continue
 		}
 		psys := n.pipeSystem(sys, pm)
+		n.step.enter("opening " + pm.Label())
 		glp, err := channel.StartPipe(pm.Label(), psys)
 		if err != nil {
 			return err
 		}
 		p := &pipe{model: pm, gl: glp, work: make(chan *pipeJob, 16), done: make(chan struct{})}
 		n.pipes = append(n.pipes, p)
-		var r draw.Renderer
-		// with the pipe's context current: the factory may make GL objects
-		err = glp.Do(func() error {
-			var err error
-			r, err = opt.NewRenderer(PipeInfo{Node: n.name, Pipe: pm.Name, Device: pm.Device, InitData: s.InitData,
-				SendEvent: func(data []byte) error { return n.pipeEvent(pm, data) }})
-			return err
-		})
-		if err != nil {
-			return err
-		}
-		merge, err := channel.ParseMergeOn(s.Merge)
-		if err != nil {
-			return err
-		}
+		glPipes, systems = append(glPipes, p), append(systems, psys)
+	}
+	renderers, err := n.makeRenderers(glPipes, s, opt)
+	if err != nil {
+		return err
+	}
+	merge, err := channel.ParseMergeOn(s.Merge)
+	if err != nil {
+		return err
+	}
+	for i, p := range glPipes {
+		pm, glp := p.model, p.gl
 		// through a *channel.Executor: a nil one failed, and must not become
 		// a non-nil executor that shutdown would close
-		exec, err := channel.NewExecutor(glp, r, n, channel.ExecOptions{AsyncReadback: s.AsyncReadback, FullReadback: s.FullReadback, InputTimeout: s.InputTimeout, Merge: merge,
+		exec, err := channel.NewExecutor(glp, renderers[i], n, channel.ExecOptions{AsyncReadback: s.AsyncReadback, FullReadback: s.FullReadback, InputTimeout: s.InputTimeout, Merge: merge,
 			Node: n.name, Port: pm.Port, Device: pm.Device, Warn: func(msg string) { n.log.Warn(msg) }})
 		if err != nil {
 			return err
 		}
 		p.exec = exec
 		for _, w := range pm.Windows {
-			d, why := channel.ChooseDrawable(w, psys, s.Drawable)
+			d, why := channel.ChooseDrawable(w, systems[i], s.Drawable)
+			n.step.enter("opening " + w.Label())
 			cw, err := glp.OpenWindow(w, d)
 			if err != nil {
 				return err
@@ -269,6 +275,38 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 		go n.runPipe(p)
 	}
 	return nil
+}
+
+// makeRenderers runs the application's renderer factory of every pipe at
+// once, each on its pipe's thread with the pipe's context current (the
+// factory may make GL objects), as Equalizer's pipe threads initialise
+// together: factories that load the application's data take the time of
+// the slowest, not the sum.
+func (n *node) makeRenderers(pipes []*pipe, s *control.Setup, opt Options) ([]draw.Renderer, error) {
+	if len(pipes) == 0 {
+		return nil, nil
+	}
+	labels := make([]string, len(pipes))
+	for i, p := range pipes {
+		labels[i] = p.model.Label()
+	}
+	n.step.enter("running the renderer factory (NewRenderer) of " + strings.Join(labels, ", "))
+	renderers := make([]draw.Renderer, len(pipes))
+	errs := make([]error, len(pipes))
+	var wg sync.WaitGroup
+	for i, p := range pipes {
+		wg.Go(func() {
+			pm := p.model
+			errs[i] = p.gl.Do(func() error {
+				var err error
+				renderers[i], err = opt.NewRenderer(PipeInfo{Node: n.name, Pipe: pm.Name, Device: pm.Device, InitData: s.InitData,
+					SendEvent: func(data []byte) error { return n.pipeEvent(pm, data) }})
+				return err
+			})
+		})
+	}
+	wg.Wait()
+	return renderers, errors.Join(errs...)
 }
 
 // claimChannels routes the channels of p's windows to p.

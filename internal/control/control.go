@@ -112,6 +112,9 @@ type Heartbeat struct {
 	// the client process's health: its goroutines and resident memory
 	Goroutines int   `json:"goroutines,omitempty"`
 	RSS        int64 `json:"rss,omitempty"`
+	// SettingUp, until the client is ready, says what its set-up is doing
+	// and for how long (a renderer factory loading the application's data).
+	SettingUp string `json:"setting_up,omitempty"`
 }
 
 // Wait is a channel waiting in a frame; channel IDs in What are written

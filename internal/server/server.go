@@ -81,8 +81,14 @@ type Options struct {
 	Reference bool
 	// Layout makes a layout of that name the active one on every canvas
 	// that has it.
-	Layout       string
-	JoinTimeout  time.Duration
+	Layout string
+	// JoinTimeout bounds a node's launch, until its client says hello
+	// (30 s; a node's launch_timeout overrides it).
+	JoinTimeout time.Duration
+	// InitTimeout bounds a node's set-up after its hello: its pipes,
+	// windows and the application's renderer factories
+	// (DefaultInitTimeout).
+	InitTimeout  time.Duration
 	FrameTimeout time.Duration // a frame that takes longer fails the run (10 s)
 	// Stop, once closed, ends the run after the frames in flight: none
 	// starts after it, and those started complete and are written as any
@@ -299,6 +305,9 @@ type event struct {
 	gen, launch int64
 	// a heartbeat's account of the client process
 	health *procstat.Health
+	// what a client that is setting up is doing (its hello, its
+	// heartbeats until it is ready)
+	settingUp string
 	// what else wakes the run loop, which takes everything from this one
 	// queue (wakeups)
 	wake     wakeKind
@@ -873,6 +882,7 @@ func (s *server) Session(stream grpc.ServerStream, node string) error {
 	if err := stream.SendMsg(&control.ServerMsg{Setup: setup}); err != nil {
 		return err
 	}
+	tell(event{settingUp: "taking the config"})
 	// the node takes part once it has opened its pipes, windows and
 	// channels: frames sent earlier would find nothing to land in
 	for {
@@ -887,6 +897,9 @@ func (s *server) Session(stream grpc.ServerStream, node string) error {
 		}
 		if m.Ready {
 			break
+		}
+		if hb := m.Heartbeat; hb != nil && hb.SettingUp != "" {
+			tell(event{settingUp: clipText(hb.SettingUp, maxSettingUp)})
 		}
 	}
 	s.mu.Lock()
@@ -1000,9 +1013,9 @@ func (s *server) loop(ctx context.Context) (sum *Summary, err error) {
 	defer close(loopDone)
 	tick := s.wakeups(ctx, loopDone)
 	defer tick.Stop()
-	joinBy := map[string]time.Time{}
+	joining := newJoinWatch(s.opt.InitTimeout)
 	for _, id := range s.order {
-		joinBy[id] = time.Now().Add(s.joinTimeout(s.nodes[id].model))
+		joining.launched(id, time.Now(), s.joinTimeout(s.nodes[id].model))
 	}
 	joined := map[string]bool{}
 	overhead := 0.0
@@ -1047,13 +1060,20 @@ func (s *server) loop(ctx context.Context) (sum *Summary, err error) {
 		s.sched.Step(scheduler.Tick{Now: work, Unread: len(batch) + len(s.events)})
 		joinOrLoss := false
 		for i := range batch {
+			if e := &batch[i]; e.settingUp != "" && !s.stale(e) {
+				joining.settingUp(e.node, e.settingUp, time.Now())
+				continue
+			}
 			ev, err := s.take(&batch[i], rep, joined)
 			if err != nil {
 				return rep.summary(false), err
 			}
 			if ev != nil {
-				switch ev.(type) {
-				case scheduler.Join, scheduler.Lost:
+				switch e := ev.(type) {
+				case scheduler.Join:
+					joining.joined(e.Node)
+					joinOrLoss = true
+				case scheduler.Lost:
 					joinOrLoss = true
 				}
 				s.sched.Step(ev)
@@ -1064,15 +1084,21 @@ func (s *server) loop(ctx context.Context) (sum *Summary, err error) {
 			// (the timer's ticks stop coming while messages do)
 			s.sched.Step(scheduler.Tick{Now: work})
 		}
-		if len(joined) < len(s.order) {
+		if !joining.allJoined() {
 			var missing []string
+			now := time.Now()
 			for _, id := range s.order {
-				if !joined[id] && time.Now().After(joinBy[id]) {
-					missing = append(missing, fmt.Sprintf("%s (within %v%s%s)", id, s.joinTimeout(s.nodes[id].model), launchTimeoutNote(s.nodes[id].model), s.stillLaunching(s.nodes[id])))
+				nc := s.nodes[id]
+				launchNote := func() string { return launchTimeoutNote(nc.model) + s.stillLaunching(nc) }
+				if why := joining.overdue(id, now, s.joinTimeout(nc.model), launchNote); why != "" {
+					missing = append(missing, why)
 				}
 			}
 			if len(missing) > 0 {
 				return rep.summary(false), fmt.Errorf("nodes did not join: %s", strings.Join(missing, ", "))
+			}
+			for _, note := range joining.stillSettingUp(s.order, now) {
+				s.opt.Log.Info(note)
 			}
 		}
 		started := false

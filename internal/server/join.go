@@ -1,0 +1,133 @@
+package server
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// DefaultInitTimeout bounds a node's set-up when Options.InitTimeout is 0.
+// Set-up runs the application's renderer factories, which load its data:
+// minutes for a large model on a shared file system.
+const DefaultInitTimeout = 5 * time.Minute
+
+// setupSilence is how long a client that is setting up may send nothing
+// before it counts as frozen or cut off: it reports every heartbeat
+// (200 ms) from a goroutine of its own, whatever its set-up is doing.
+const setupSilence = 10 * time.Second
+
+// joinWatch bounds each node's way into the run, in its two parts:
+// launching, until its client says hello (launch_timeout, else the run's
+// join timeout), and setting up, while its client opens its pipes and
+// windows and makes its renderers (the init timeout). A client setting up
+// says what it is doing with each heartbeat, so a slow set-up is told from
+// a frozen one, and an error says which step did not end.
+type joinWatch struct {
+	initTimeout time.Duration
+	nodes       map[string]*joinState
+}
+
+type joinState struct {
+	launchBy time.Time
+	// zero until the client said hello
+	settingUpSince, heard time.Time
+	doing                 string // what its client last said it was doing
+	joined                bool
+	told                  time.Time // when the log last said it is still setting up
+}
+
+// settingUpNote is how often the log says that a node is still setting
+// up: a user waiting on a long set-up learns which step it is in.
+const settingUpNote = 15 * time.Second
+
+func newJoinWatch(initTimeout time.Duration) *joinWatch {
+	if initTimeout <= 0 {
+		initTimeout = DefaultInitTimeout
+	}
+	return &joinWatch{initTimeout: initTimeout, nodes: map[string]*joinState{}}
+}
+
+// launched starts a node's launch at now, to say hello within timeout.
+func (w *joinWatch) launched(node string, now time.Time, timeout time.Duration) {
+	w.nodes[node] = &joinState{launchBy: now.Add(timeout)}
+}
+
+// settingUp records what a node's client said it is doing.
+func (w *joinWatch) settingUp(node, doing string, now time.Time) {
+	st := w.nodes[node]
+	if st == nil || st.joined {
+		return
+	}
+	if st.settingUpSince.IsZero() {
+		st.settingUpSince = now
+	}
+	st.heard, st.doing = now, doing
+}
+
+func (w *joinWatch) joined(node string) {
+	if st := w.nodes[node]; st != nil {
+		st.joined = true
+	}
+}
+
+// allJoined reports whether every node has joined.
+func (w *joinWatch) allJoined() bool {
+	for _, st := range w.nodes {
+		if !st.joined {
+			return false
+		}
+	}
+	return true
+}
+
+// stillSettingUp says, for each node whose set-up has lasted another
+// settingUpNote since the log last said so, what it is doing.
+func (w *joinWatch) stillSettingUp(order []string, now time.Time) []string {
+	var notes []string
+	for _, node := range order {
+		st := w.nodes[node]
+		if st == nil || st.joined || st.settingUpSince.IsZero() {
+			continue
+		}
+		last := st.settingUpSince
+		if st.told.After(last) {
+			last = st.told
+		}
+		if now.Sub(last) >= settingUpNote {
+			st.told = now
+			notes = append(notes, fmt.Sprintf("node %s is still setting up (%v of the init timeout, %v): %s", node, now.Sub(st.settingUpSince).Round(time.Second), w.initTimeout, st.doing))
+		}
+	}
+	return notes
+}
+
+// overdue says why node has not joined in time at now, or "" while it
+// still may. launchNote adds what its launcher is doing.
+func (w *joinWatch) overdue(node string, now time.Time, launchTimeout time.Duration, launchNote func() string) string {
+	st := w.nodes[node]
+	switch {
+	case st == nil || st.joined:
+		return ""
+	case st.settingUpSince.IsZero():
+		if now.After(st.launchBy) {
+			return fmt.Sprintf("%s (within %v%s)", node, launchTimeout, launchNote())
+		}
+	case now.Sub(st.heard) > setupSilence:
+		return fmt.Sprintf("%s (its client stopped answering while it set up, %v after it last said: %s)", node, now.Sub(st.heard).Round(time.Second), st.doing)
+	case now.Sub(st.settingUpSince) > w.initTimeout:
+		return fmt.Sprintf("%s (its client did not finish setting up within the init timeout, %v (--init-timeout; an application's Options.InitTimeout); it is %s)", node, w.initTimeout, st.doing)
+	}
+	return ""
+}
+
+// maxSettingUp bounds what a client says it is doing: it goes into the
+// log and into errors.
+const maxSettingUp = 300
+
+// clipText cuts s to at most n bytes, on a character boundary.
+func clipText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "…"
+}

@@ -1,0 +1,75 @@
+package server
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// A node's way in has two bounds: its launch until it says hello, and its
+// set-up after, for as long as its client keeps saying what it does.
+func TestJoinWatchBoundsLaunchAndSetUpApart(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	none := func() string { return "; its client is still running" }
+	w := newJoinWatch(time.Minute)
+	w.launched("a", t0, 2*time.Second)
+	w.launched("b", t0, 2*time.Second)
+
+	if why := w.overdue("a", t0.Add(time.Second), 2*time.Second, none); why != "" {
+		t.Errorf("within its launch: %s", why)
+	}
+	if why := w.overdue("a", t0.Add(3*time.Second), 2*time.Second, none); why != "a (within 2s; its client is still running)" {
+		t.Errorf("past its launch: %q", why)
+	}
+
+	// b says hello in time, then sets up for longer than its launch bound
+	at := t0.Add(time.Second)
+	for i := 0; i < 100; i++ {
+		w.settingUp("b", "running the renderer factory (NewRenderer) of pipe gpu1, for a while", at)
+		if why := w.overdue("b", at, 2*time.Second, none); why != "" {
+			t.Fatalf("setting up at %v, heard from: %s", at.Sub(t0), why)
+		}
+		at = at.Add(500 * time.Millisecond)
+	}
+	notes := w.stillSettingUp([]string{"a", "b"}, at)
+	if len(notes) != 1 || !strings.HasPrefix(notes[0], "node b is still setting up (50s of the init timeout, 1m0s): running the renderer factory") {
+		t.Errorf("notes: %q", notes)
+	}
+	if again := w.stillSettingUp([]string{"a", "b"}, at.Add(time.Second)); len(again) != 0 {
+		t.Errorf("noted again a second later: %q", again)
+	}
+
+	// silent for longer than setupSilence: frozen or cut off
+	quiet := at.Add(-500 * time.Millisecond).Add(setupSilence + time.Second)
+	if why := w.overdue("b", quiet, 2*time.Second, none); !strings.Contains(why, "stopped answering while it set up") || !strings.Contains(why, "NewRenderer") {
+		t.Errorf("silent: %q", why)
+	}
+
+	// heard from, but past the init timeout
+	w.settingUp("b", "opening window w1, for 1m", t0.Add(time.Minute+2*time.Second))
+	if why := w.overdue("b", t0.Add(time.Minute+2*time.Second), 2*time.Second, none); !strings.Contains(why, "within the init timeout, 1m0s") || !strings.Contains(why, "opening window w1") {
+		t.Errorf("past the init timeout: %q", why)
+	}
+
+	if w.allJoined() {
+		t.Error("all joined before any did")
+	}
+	w.joined("a")
+	w.joined("b")
+	if !w.allJoined() || w.overdue("b", t0.Add(time.Hour), 2*time.Second, none) != "" {
+		t.Error("joined nodes are still watched")
+	}
+	w.settingUp("b", "a rejoin's set-up", t0.Add(time.Hour))
+	if !w.allJoined() {
+		t.Error("a joined node's set-up message unjoined it")
+	}
+}
+
+func TestClipTextKeepsWholeCharacters(t *testing.T) {
+	if got := clipText("grüße", 3); got != "gr…" {
+		t.Errorf("clipText: %q", got)
+	}
+	if got := clipText("short", 10); got != "short" {
+		t.Errorf("clipText: %q", got)
+	}
+}
