@@ -2,8 +2,8 @@ package goeq
 
 import (
 	"context"
+	"errors"
 	"flag"
-	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
@@ -62,7 +62,7 @@ func serveClient(app Application, args []string) int {
 			return nil, err
 		}
 		if r == nil {
-			return nil, fmt.Errorf("pipe %s: the application made no renderer", pi.Pipe)
+			return nil, errors.New("NewRenderer returned no renderer and no error")
 		}
 		return r, nil
 	}

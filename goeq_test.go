@@ -801,6 +801,15 @@ func TestSetUpPastTheInitTimeoutSaysWhere(t *testing.T) {
 	t.Errorf("%d render clients still run 5 s after Start failed", clientProcesses()-before)
 }
 
+// A renderer factory's error names its node and pipe: the pipes of a node
+// make their renderers at once, and each may fail its own way.
+func TestAFactoryErrorNamesItsPipe(t *testing.T) {
+	_, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: examples("one-window.eqc")})
+	if err == nil || !regexp.MustCompile(`node \S+ failed to set up: pipe [^:]+: no init data`).MatchString(err.Error()) {
+		t.Errorf("a factory's error: %v", err)
+	}
+}
+
 // clientProcesses counts the live processes this test binary started as
 // render clients.
 func clientProcesses() int {

@@ -711,7 +711,7 @@ func TestBadFlagsAreRejected(t *testing.T) {
 		// numbers that would hide the model behind NaNs
 		{[]string{"--camera", "nan,0,2"}, `--camera "nan,0,2": want YAW,PITCH,DISTANCE, numbers within float32's range`},
 		{[]string{"--camera-path", trace}, "line 2: camera {Yaw:0 Pitch:0 Distance:1e+300 Pan:[0 0]}: 1e+300 is NaN or past float32's range"},
-		{[]string{"--model", ply, "--frames", "1"}, "failed to set up: " + ply + ": ply: vertex 1's y NaN is not a finite float32"},
+		{[]string{"--model", ply, "--frames", "1"}, ": " + ply + ": ply: vertex 1's y NaN is not a finite float32"},
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		out, err := exec.CommandContext(ctx, bin, c.args...).CombinedOutput()

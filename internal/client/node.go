@@ -297,12 +297,16 @@ func (n *node) makeRenderers(pipes []*pipe, s *control.Setup, opt Options) ([]dr
 	for i, p := range pipes {
 		wg.Go(func() {
 			pm := p.model
-			errs[i] = p.gl.Do(func() error {
+			err := p.gl.Do(func() error {
 				var err error
 				renderers[i], err = opt.NewRenderer(PipeInfo{Node: n.name, Pipe: pm.Name, Device: pm.Device, InitData: s.InitData,
 					SendEvent: func(data []byte) error { return n.pipeEvent(pm, data) }})
 				return err
 			})
+			if err != nil && !strings.HasPrefix(err.Error(), pm.Label()) {
+				err = fmt.Errorf("%s: %w", pm.Label(), err) // which pipe's, of several at once
+			}
+			errs[i] = err
 		})
 	}
 	wg.Wait()
