@@ -3,6 +3,7 @@ package compound
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -426,5 +427,30 @@ func TestDepthMergedRanges(t *testing.T) {
 		if got := len(load(c.path).DepthMergedRanges()); got != c.want {
 			t.Errorf("%s: %d compounds depth-merge parts of the data, want %d", filepath.Base(c.path), got, c.want)
 		}
+	}
+}
+
+// A server file with two configs runs its first: the second is named in a
+// warning rather than ignored silently.
+func TestASecondConfigIsNamed(t *testing.T) {
+	one := strings.Replace(twoChannels, "%s", `name "first"`, 1)
+	two := strings.Replace(twoChannels, "%s", `name "second"`, 1)
+	res, err := configparser.Parse("two.eqc", []byte("server {\n"+one+"\n"+two+"\n}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Resolve(res, noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Configs[0].Name != "first" {
+		t.Errorf("the first config is %q", m.Configs[0].Name)
+	}
+	var warned []string
+	for _, w := range res.Warnings {
+		warned = append(warned, w.String())
+	}
+	if want := `two.eqc:6:1: goeq runs the file's first config ("first") and not the other 1`; !slices.Contains(warned, want) {
+		t.Errorf("no warning %q in %q", want, warned)
 	}
 }

@@ -56,11 +56,24 @@ func Resolve(res *configparser.Result, opt Options) (*Model, error) {
 	for _, c := range configs {
 		m.Configs = append(m.Configs, r.config(c))
 	}
+	if len(configs) > 1 {
+		// an Equalizer server hands its configs to applications in turn;
+		// a goeq run is one application's
+		r.warnf(configs[1].Pos, "goeq runs the file's first config (%s) and not the other %d", configLabel(m.Configs[0]), len(configs)-1)
+	}
 	if len(r.errs) > 0 {
 		r.errs.Sort()
 		return nil, r.errs
 	}
 	return m, nil
+}
+
+// configLabel names a config in messages.
+func configLabel(c *Config) string {
+	if c == nil || c.Name == "" {
+		return "unnamed"
+	}
+	return fmt.Sprintf("%q", c.Name)
 }
 
 type resolver struct {
