@@ -73,6 +73,9 @@ type squareInit struct {
 	// SetupDelay: NewRenderer takes this long, as one loading the
 	// application's data would, and records when it ran
 	SetupDelay time.Duration
+	// Untidy: each draw sets the GL state it needs and leaves behind
+	// state an application need not restore (see leaveState)
+	Untidy bool
 }
 
 // drawReport is what a draw sends the application (Pipe.SendEvent).
@@ -127,7 +130,7 @@ in vec2 uv; out vec4 frag; uniform vec3 tint;
 void main() { frag = vec4(vec3(uv, 1.0 - uv.x * uv.y) * tint, 1); }`)
 	var vao uint32
 	gl.GenVertexArrays(1, &vao)
-	sq := &square{prog: prog, vao: vao, scale: float32(init.Scale), tint: [3]float32{1, 1, 1}, ortho: init.Ortho, depth: cmp.Or(init.Depth, 2), refined: init.Refined, depthTest: init.DepthTest, stencil: init.Stencil, panicAt: init.PanicAt,
+	sq := &square{prog: prog, vao: vao, scale: float32(init.Scale), tint: [3]float32{1, 1, 1}, ortho: init.Ortho, depth: cmp.Or(init.Depth, 2), refined: init.Refined, depthTest: init.DepthTest, stencil: init.Stencil, panicAt: init.PanicAt, untidy: init.Untidy,
 		record: init.Record, pipe: p.Node + "-" + p.Name, report: init.Report, send: p.SendEvent}
 	if init.Hooks {
 		h := &hookedSquare{square: sq}
@@ -185,6 +188,9 @@ type square struct {
 	depthTest bool
 	stencil   bool
 	panicAt   int
+	untidy    bool
+	// the untidy draw's own objects, which it leaves bound
+	ownFBO, ownBuffer, ownSampler uint32
 }
 
 // Receive takes the broadcast tints: each must arrive in its own frame.
@@ -232,6 +238,9 @@ func (s *square) Draw(dc *goeq.DrawContext) (goeq.Region, error) {
 	if s.panicAt > 0 && dc.Frame == s.panicAt {
 		panic("the square came apart")
 	}
+	if s.untidy {
+		s.setOwnState()
+	}
 	model := goeq.Translate(0, 0, float32(-s.depth)).Mul(goeq.RotateY(cam.Angle)).Mul(goeq.RotateX(0.3 * cam.Angle))
 	model[0], model[5] = model[0]*s.scale, model[5]*s.scale
 	mvp := dc.Projection.Mul(dc.View).Mul(model)
@@ -277,7 +286,87 @@ func (s *square) Draw(dc *goeq.DrawContext) (goeq.Region, error) {
 		gl.DrawArrays(gl.TRIANGLE_STRIP, 0, 4)
 		gl.Disable(gl.STENCIL_TEST)
 	}
+	if s.untidy {
+		s.leaveState()
+	}
 	return goeq.Region{}, nil
+}
+
+// setOwnState sets what the untidy square's draw relies on, as an
+// application that sets its state but does not restore it would (goeq
+// sets the framebuffer, viewport, scissor and colour mask of each draw).
+func (s *square) setOwnState() {
+	gl.Disable(gl.RASTERIZER_DISCARD)
+	gl.PolygonMode(gl.FRONT_AND_BACK, gl.FILL)
+	gl.Disable(gl.FRAMEBUFFER_SRGB)
+	gl.Disable(gl.COLOR_LOGIC_OP)
+	gl.Disable(gl.SAMPLE_ALPHA_TO_COVERAGE)
+	gl.Disable(gl.POLYGON_OFFSET_FILL)
+	gl.Disable(gl.CLIP_DISTANCE0)
+	gl.Disable(gl.DEPTH_CLAMP)
+	gl.Disable(gl.BLEND)
+	gl.Disable(gl.CULL_FACE)
+	gl.Disable(gl.STENCIL_TEST)
+	gl.Disable(gl.DEPTH_TEST)
+	gl.DepthFunc(gl.LESS)
+	gl.DepthMask(true)
+	gl.StencilMask(0xff)
+	gl.DepthRange(0, 1)
+	gl.BlendEquation(gl.FUNC_ADD)
+	gl.ActiveTexture(gl.TEXTURE0)
+}
+
+// leaveState leaves behind what an application's draw may leave in any
+// GL program: its own framebuffer and pixel buffers bound, pixel store
+// settings, capabilities, a polygon mode, samplers, masks, and the draw
+// and read buffers of goeq's framebuffer set to none.
+func (s *square) leaveState() {
+	if s.ownFBO == 0 {
+		var tex uint32
+		gl.GenTextures(1, &tex)
+		gl.BindTexture(gl.TEXTURE_2D, tex)
+		gl.TexImage2D(gl.TEXTURE_2D, 0, gl.RGBA8, 64, 64, 0, gl.RGBA, gl.UNSIGNED_BYTE, nil)
+		gl.GenFramebuffers(1, &s.ownFBO)
+		gl.GenBuffers(1, &s.ownBuffer)
+		gl.BindBuffer(gl.PIXEL_PACK_BUFFER, s.ownBuffer)
+		gl.BufferData(gl.PIXEL_PACK_BUFFER, 64, nil, gl.STREAM_READ)
+		gl.GenSamplers(1, &s.ownSampler)
+		gl.SamplerParameteri(s.ownSampler, gl.TEXTURE_MIN_FILTER, gl.LINEAR_MIPMAP_LINEAR)
+		gl.SamplerParameterf(s.ownSampler, gl.TEXTURE_MIN_LOD, 5)
+		gl.BindFramebuffer(gl.DRAW_FRAMEBUFFER, s.ownFBO)
+		gl.FramebufferTexture2D(gl.DRAW_FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.TEXTURE_2D, tex, 0)
+	}
+	gl.DrawBuffer(gl.NONE) // goeq's framebuffer, still bound
+	gl.ReadBuffer(gl.NONE)
+	gl.BindFramebuffer(gl.DRAW_FRAMEBUFFER, s.ownFBO)
+	gl.BindBuffer(gl.PIXEL_PACK_BUFFER, s.ownBuffer)
+	gl.BindBuffer(gl.PIXEL_UNPACK_BUFFER, s.ownBuffer)
+	for _, p := range [][2]uint32{{gl.PACK_ALIGNMENT, 8}, {gl.PACK_ROW_LENGTH, 3}, {gl.PACK_SKIP_PIXELS, 2},
+		{gl.UNPACK_ALIGNMENT, 8}, {gl.UNPACK_ROW_LENGTH, 3}, {gl.UNPACK_SKIP_ROWS, 2}} {
+		gl.PixelStorei(p[0], int32(p[1]))
+	}
+	for _, c := range []uint32{gl.RASTERIZER_DISCARD, gl.FRAMEBUFFER_SRGB, gl.COLOR_LOGIC_OP, gl.SAMPLE_ALPHA_TO_COVERAGE,
+		gl.POLYGON_OFFSET_FILL, gl.CLIP_DISTANCE0, gl.DEPTH_CLAMP, gl.BLEND, gl.CULL_FACE, gl.DEPTH_TEST, gl.STENCIL_TEST} {
+		gl.Enable(c)
+	}
+	gl.LogicOp(gl.XOR)
+	gl.PolygonOffset(4, 4)
+	gl.BlendFunc(gl.ONE, gl.ONE)
+	gl.BlendEquation(gl.FUNC_REVERSE_SUBTRACT)
+	gl.CullFace(gl.FRONT_AND_BACK)
+	gl.DepthFunc(gl.NEVER)
+	gl.StencilFunc(gl.NEVER, 1, 0xff)
+	gl.DepthRange(0.5, 0.5)
+	gl.PolygonMode(gl.FRONT_AND_BACK, gl.LINE)
+	gl.ColorMask(false, true, true, true)
+	gl.DepthMask(false)
+	gl.StencilMask(0)
+	gl.Viewport(0, 0, 1, 1)
+	gl.ClearColor(1, 0, 0, 1)
+	gl.ActiveTexture(gl.TEXTURE5)
+	for unit := uint32(0); unit < 8; unit++ {
+		gl.BindSampler(unit, s.ownSampler)
+	}
 }
 
 func examples(name string) string { return filepath.Join("examples", "configs", name) }
@@ -825,6 +914,46 @@ func clientProcesses() int {
 		}
 	}
 	return n
+}
+
+// TestStateADrawLeavesIsNotGoeqs: a renderer that sets the GL state its
+// draws need and restores none of it (its framebuffer and a pixel pack
+// buffer bound, a pack row length, rasterizer discard, the draw buffer set
+// to none, a colour mask, ...) renders the same frames as a tidy one, in
+// every decomposition: goeq's readback, clears and compositing put back
+// what they rely on. Before, a pack buffer or row length left bound made
+// every frame wrong without an error.
+func TestStateADrawLeavesIsNotGoeqs(t *testing.T) {
+	ms := filepath.Join(t.TempDir(), "ms.eqc")
+	if err := os.WriteFile(ms, []byte(multisampleConfig(320, 200, "planes_samples 4")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stereoFrom1 := func(cfg *goeq.Config, i int) error {
+		if i == 1 {
+			return cfg.SetViewMode(0, goeq.Stereo) // anaglyph: a colour mask per eye
+		}
+		return nil
+	}
+	for _, c := range []struct {
+		config string
+		hooks  bool
+		script func(*goeq.Config, int) error
+	}{
+		{examples("2d-lb-4.eqc"), false, stereoFrom1},
+		{examples("2d-lb-4.eqc"), true, nil},
+		{examples("db-lb-4.eqc"), false, nil},
+		{examples("pixel-2x2.eqc"), false, nil},
+		{examples("tile-4.eqc"), false, stereoFrom1},
+		{ms, false, nil},
+	} {
+		t.Run(fmt.Sprintf("%s-hooks=%v", filepath.Base(c.config), c.hooks), func(t *testing.T) {
+			got := runScript(t, goeq.Options{Config: c.config}, 4, squareInit{Scale: 1.4, Hooks: c.hooks, Untidy: true}, c.script)
+			// the multisampled config against its tidy run: the reference
+			// renders it with other samples at the edges
+			want := runScript(t, goeq.Options{Config: c.config, Reference: c.config != ms}, 4, squareInit{Scale: 1.4, Hooks: c.hooks}, c.script)
+			compareRuns(t, got, want)
+		})
+	}
 }
 
 // A config given as text (made in code, or built in), with no file named,

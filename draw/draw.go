@@ -13,7 +13,9 @@ import (
 // pipe's goroutine, with its GL context current and the target bound:
 // viewport and scissor are set to the part to draw. The target is
 // multisampled when the window asks for it (planes_samples), and holds
-// what the part held before the draw.
+// what the part held before the draw. Draw sets the GL state it needs and
+// need not restore it: goeq puts back what its own passes rely on. It
+// must not change the colour mask, which is the eye's in anaglyph stereo.
 type Renderer interface {
 	// Draw renders c's part of the frame and returns the region it
 	// actually drew, relative to its viewport (only that is read back and

@@ -455,7 +455,7 @@ func (e *Executor) Receive(frame int, msgs [][]byte) error {
 	for i, m := range msgs {
 		ms[i] = m
 	}
-	return e.Pipe.Do(func() error {
+	return e.Pipe.DoApplication(func() error {
 		if err := r.Receive(frame, ms); err != nil {
 			return fmt.Errorf("frame %d: cluster events: %w", frame, err)
 		}
@@ -700,6 +700,7 @@ func (fr *frameRun) overlay(r *channelRun) error {
 	gl.Enable(gl.SCISSOR_TEST)
 	gl.Scissor(int32(pv.X), int32(pv.Y), int32(pv.W), int32(pv.H))
 	defer gl.Disable(gl.SCISSOR_TEST)
+	defer glutil.AfterApplication(r.target.FB.FBO)
 	return o.DrawOverlay(&draw.Context{Frame: fr.frame, Channel: r.plan.Channel.ID, Data: fr.data, Eye: draw.Cyclop, ViewIndex: r.plan.View,
 		X: pv.X, Y: pv.Y, Width: pv.W, Height: pv.H, DestWidth: pv.W, DestHeight: pv.H, Share: draw.Region{W: pv.W, H: pv.H},
 		Viewport: draw.Viewport{W: 1, H: 1}, Range: draw.Range{End: 1}, Projection: draw.Identity, Adjust: draw.Identity, View: draw.Identity,
@@ -878,6 +879,7 @@ func (fr *frameRun) draw(r *channelRun, t *planner.Task, share, region compound.
 			W: float64(share.W) / float64(dest.W), H: float64(share.H) / float64(dest.H)}
 	}
 	var ms *glutil.Multisample
+	drawnInto := r.target.FB.FBO
 	if samples := fr.e.Samples(t.Samples); samples > 1 {
 		// the draw lands on what the region holds (a clear, an earlier
 		// draw or eye), so the region goes into every sample first
@@ -886,6 +888,7 @@ func (fr *frameRun) draw(r *channelRun, t *planner.Task, share, region compound.
 			return compound.PixelViewport{}, err
 		}
 		gl.BindFramebuffer(gl.FRAMEBUFFER, ms.FBO)
+		drawnInto = ms.FBO
 		gl.ColorMask(true, true, true, true)
 		if r.target.holdsClear(region) {
 			// the same clear in every sample, without a shader pass that
@@ -916,6 +919,8 @@ func (fr *frameRun) draw(r *channelRun, t *planner.Task, share, region compound.
 		Viewport: draw.Viewport(vp), Range: draw.Range(rng), Pixel: draw.Pixel(t.Pixel), Subpixel: draw.Subpixel(t.Subpixel),
 		Projection: adj.Mul(render.Frustum(t.Frustum)), View: mat4(t.ViewMatrix), Adjust: adj,
 		Ortho: adj.Mul(render.Ortho(t.Ortho)), OrthoView: mat4(t.OrthoView)})
+	glutil.AfterApplication(drawnInto)
+	applyMask(t.ColorMask) // for the next tile's draw, and the resolve
 	switch {
 	case roi == draw.All:
 		return region, err
@@ -1028,6 +1033,7 @@ func (fr *frameRun) readByRenderer(rd draw.Reader, r *channelRun, t *planner.Tas
 	color, z, err := rd.ReadBack(&draw.Context{Frame: fr.frame, Channel: r.plan.Channel.ID, Data: fr.data, Eye: draw.Eye(t.Eye), ViewIndex: t.View,
 		X: read.X, Y: read.Y, Width: read.W, Height: read.H, Range: draw.Range(t.Range), Pixel: draw.Pixel(t.Pixel),
 		Subpixel: draw.Subpixel(t.Subpixel)}, draw.Region{X: read.X, Y: read.Y, W: read.W, H: read.H}, depth)
+	glutil.AfterApplication(r.target.FB.FBO)
 	n := read.W * read.H
 	switch {
 	case err != nil:
@@ -1493,6 +1499,7 @@ func (a *assembly) assembleByRenderer(asm draw.Assembler) error {
 	gl.Disable(gl.SCISSOR_TEST)
 	err := asm.Assemble(&draw.Context{Frame: a.fr.frame, Channel: a.r.plan.Channel.ID, Data: a.fr.data, Eye: draw.Eye(a.t.Eye), ViewIndex: a.t.View,
 		X: reg.X, Y: reg.Y, Width: reg.W, Height: reg.H, View: mat4(a.t.ViewMatrix), Viewport: draw.Viewport(a.t.Viewport), Range: draw.Range(a.t.Range)}, images)
+	glutil.AfterApplication(a.r.target.FB.FBO)
 	if err != nil {
 		return fmt.Errorf("frame %d: channel %s: the renderer's assembly: %w", a.fr.frame, a.r.plan.Channel.Label, err)
 	}

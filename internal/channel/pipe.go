@@ -153,6 +153,15 @@ func (p *Pipe) Do(f func() error) error {
 	return <-errc
 }
 
+// DoApplication runs the application's f as Do does, then puts back the
+// GL state goeq's own passes rely on (glutil.AfterApplication).
+func (p *Pipe) DoApplication(f func() error) error {
+	return p.Do(func() error {
+		defer glutil.AfterApplication(0)
+		return f()
+	})
+}
+
 // Context is the pipe's context (for windows that swap).
 func (p *Pipe) Context() winsys.Context { return p.ctx }
 

@@ -297,7 +297,7 @@ func (n *node) makeRenderers(pipes []*pipe, s *control.Setup, opt Options) ([]dr
 	for i, p := range pipes {
 		wg.Go(func() {
 			pm := p.model
-			err := p.gl.Do(func() error {
+			err := p.gl.DoApplication(func() error {
 				var err error
 				renderers[i], err = opt.NewRenderer(PipeInfo{Node: n.name, Pipe: pm.Name, Device: pm.Device, InitData: s.InitData,
 					SendEvent: func(data []byte) error { return n.pipeEvent(pm, data) }})
