@@ -70,6 +70,8 @@ type squareInit struct {
 	Stencil bool
 	// PanicAt: the draws of this frame panic (when above zero)
 	PanicAt int
+	// StallAt: the draws of this frame take 3 s more (when above zero)
+	StallAt int
 	// SetupDelay: NewRenderer takes this long, as one loading the
 	// application's data would, and records when it ran
 	SetupDelay time.Duration
@@ -130,7 +132,7 @@ in vec2 uv; out vec4 frag; uniform vec3 tint;
 void main() { frag = vec4(vec3(uv, 1.0 - uv.x * uv.y) * tint, 1); }`)
 	var vao uint32
 	gl.GenVertexArrays(1, &vao)
-	sq := &square{prog: prog, vao: vao, scale: float32(init.Scale), tint: [3]float32{1, 1, 1}, ortho: init.Ortho, depth: cmp.Or(init.Depth, 2), refined: init.Refined, depthTest: init.DepthTest, stencil: init.Stencil, panicAt: init.PanicAt, untidy: init.Untidy,
+	sq := &square{prog: prog, vao: vao, scale: float32(init.Scale), tint: [3]float32{1, 1, 1}, ortho: init.Ortho, depth: cmp.Or(init.Depth, 2), refined: init.Refined, depthTest: init.DepthTest, stencil: init.Stencil, panicAt: init.PanicAt, stallAt: init.StallAt, untidy: init.Untidy,
 		record: init.Record, pipe: p.Node + "-" + p.Name, report: init.Report, send: p.SendEvent}
 	if init.Hooks {
 		h := &hookedSquare{square: sq}
@@ -188,6 +190,7 @@ type square struct {
 	depthTest bool
 	stencil   bool
 	panicAt   int
+	stallAt   int
 	untidy    bool
 	// the untidy draw's own objects, which it leaves bound
 	ownFBO, ownBuffer, ownSampler uint32
@@ -237,6 +240,9 @@ func (s *square) Draw(dc *goeq.DrawContext) (goeq.Region, error) {
 	}
 	if s.panicAt > 0 && dc.Frame == s.panicAt {
 		panic("the square came apart")
+	}
+	if s.stallAt > 0 && dc.Frame == s.stallAt {
+		time.Sleep(3 * time.Second)
 	}
 	if s.untidy {
 		s.setOwnState()
@@ -899,6 +905,32 @@ func TestAFactoryErrorNamesItsPipe(t *testing.T) {
 	}
 }
 
+// A frame that does not complete within the frame timeout because a draw
+// does not return says so: which channels' draws run, for how long, and
+// how to give frames longer.
+func TestAFrameTimeoutNamesTheDrawThatDidNotReturn(t *testing.T) {
+	cfg, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: examples("2d-lb-4.eqc"), FrameTimeout: time.Second,
+		InitData: squareInit{Scale: 1, StallAt: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 20 && err == nil; i++ {
+		if _, err = cfg.StartFrame(camera{Frame: i}); err == nil {
+			err = cfg.FinishFrame()
+		}
+	}
+	cfg.Exit()
+	if err == nil {
+		t.Fatal("frames of 3 s passed a frame timeout of 1 s")
+	}
+	for _, want := range []string{"frame 1: ", "on node render1: waiting for its renderer's Draw to return (running for ",
+		"(incomplete after 1s, the frame timeout: --frame-timeout, an application's Options.FrameTimeout)"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error does not say %q:\n%v", want, err)
+		}
+	}
+}
+
 // clientProcesses counts the live processes this test binary started as
 // render clients.
 func clientProcesses() int {
@@ -1398,6 +1430,9 @@ func TestCallsOutOfTurnAreRefused(t *testing.T) {
 	// a negative timeout was taken for the default
 	if _, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: examples("one-window.eqc"), FrameTimeout: -time.Second}); err == nil || !strings.Contains(err.Error(), "FrameTimeout -1s") {
 		t.Errorf("a negative frame timeout: %v", err)
+	}
+	if _, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: examples("one-window.eqc"), InitTimeout: -time.Second}); err == nil || !strings.Contains(err.Error(), "InitTimeout -1s") {
+		t.Errorf("a negative init timeout: %v", err)
 	}
 	// a renderer that panics ends the run with an error naming its pipe
 	// (an unnamed pipe was "pipe :")

@@ -130,7 +130,14 @@ type Executor struct {
 
 	waitsMu sync.Mutex
 	waits   []Wait
-	stale   []*arrival // uploads for frames already finished
+	// the renderer's method running now, for Waits: a frame that does not
+	// complete names a draw that does not return
+	inRenderer struct {
+		frame         int
+		channel, what string
+		since         time.Time
+	}
+	stale []*arrival // uploads for frames already finished
 	// the statistics overlay of the next frame (SetOverlay)
 	overlay []control.OverlayPart
 	// how many frames of each channel (label) sent for a depth merge
@@ -380,7 +387,25 @@ func (e *Executor) Grant(g Grant) { e.inbox.grant(g) }
 func (e *Executor) Waits() []Wait {
 	e.waitsMu.Lock()
 	defer e.waitsMu.Unlock()
-	return append([]Wait(nil), e.waits...)
+	waits := append([]Wait(nil), e.waits...)
+	if in := e.inRenderer; in.what != "" {
+		waits = append(waits, Wait{Frame: in.frame, Channel: in.channel,
+			What: fmt.Sprintf("its renderer's %s to return (running for %v)", in.what, time.Since(in.since).Round(100*time.Millisecond))})
+	}
+	return waits
+}
+
+// callRenderer marks the renderer's method what as running for a channel
+// of frame, until the returned func is called.
+func (e *Executor) callRenderer(frame int, channel, what string) func() {
+	e.waitsMu.Lock()
+	e.inRenderer.frame, e.inRenderer.channel, e.inRenderer.what, e.inRenderer.since = frame, channel, what, time.Now()
+	e.waitsMu.Unlock()
+	return func() {
+		e.waitsMu.Lock()
+		e.inRenderer.what = ""
+		e.waitsMu.Unlock()
+	}
 }
 
 func (e *Executor) setWaits(w []Wait) {
@@ -701,6 +726,7 @@ func (fr *frameRun) overlay(r *channelRun) error {
 	gl.Scissor(int32(pv.X), int32(pv.Y), int32(pv.W), int32(pv.H))
 	defer gl.Disable(gl.SCISSOR_TEST)
 	defer glutil.AfterApplication(r.target.FB.FBO)
+	defer fr.e.callRenderer(fr.frame, r.plan.Channel.ID, "DrawOverlay")()
 	return o.DrawOverlay(&draw.Context{Frame: fr.frame, Channel: r.plan.Channel.ID, Data: fr.data, Eye: draw.Cyclop, ViewIndex: r.plan.View,
 		X: pv.X, Y: pv.Y, Width: pv.W, Height: pv.H, DestWidth: pv.W, DestHeight: pv.H, Share: draw.Region{W: pv.W, H: pv.H},
 		Viewport: draw.Viewport{W: 1, H: 1}, Range: draw.Range{End: 1}, Projection: draw.Identity, Adjust: draw.Identity, View: draw.Identity,
@@ -913,6 +939,7 @@ func (fr *frameRun) draw(r *channelRun, t *planner.Task, share, region compound.
 	if ms != nil {
 		defer ms.ResolveInto(r.target.FB, region.X, region.Y, region.W, region.H)
 	}
+	defer fr.e.callRenderer(fr.frame, r.plan.Channel.ID, "Draw")()
 	roi, err := fr.e.Renderer.Draw(&draw.Context{Frame: fr.frame, Channel: r.plan.Channel.ID, Data: fr.data, Eye: draw.Eye(t.Eye), ViewIndex: t.View,
 		X: region.X, Y: region.Y, Width: region.W, Height: region.H,
 		DestWidth: area.W, DestHeight: area.H, Share: draw.Region{X: share.X - area.X, Y: share.Y - area.Y, W: share.W, H: share.H},
@@ -1030,6 +1057,7 @@ func (fr *frameRun) fail(err error) {
 // readByRenderer has a renderer that is a draw.Reader read region back,
 // and checks what it returns.
 func (fr *frameRun) readByRenderer(rd draw.Reader, r *channelRun, t *planner.Task, read compound.PixelViewport, depth bool) (*Pixels, error) {
+	defer fr.e.callRenderer(fr.frame, r.plan.Channel.ID, "ReadBack")()
 	color, z, err := rd.ReadBack(&draw.Context{Frame: fr.frame, Channel: r.plan.Channel.ID, Data: fr.data, Eye: draw.Eye(t.Eye), ViewIndex: t.View,
 		X: read.X, Y: read.Y, Width: read.W, Height: read.H, Range: draw.Range(t.Range), Pixel: draw.Pixel(t.Pixel),
 		Subpixel: draw.Subpixel(t.Subpixel)}, draw.Region{X: read.X, Y: read.Y, W: read.W, H: read.H}, depth)
@@ -1497,6 +1525,7 @@ func (a *assembly) assembleByRenderer(asm draw.Assembler) error {
 	a.r.target.wrote(reg)
 	gl.Viewport(int32(reg.X), int32(reg.Y), int32(reg.W), int32(reg.H))
 	gl.Disable(gl.SCISSOR_TEST)
+	defer a.fr.e.callRenderer(a.fr.frame, a.r.plan.Channel.ID, "Assemble")()
 	err := asm.Assemble(&draw.Context{Frame: a.fr.frame, Channel: a.r.plan.Channel.ID, Data: a.fr.data, Eye: draw.Eye(a.t.Eye), ViewIndex: a.t.View,
 		X: reg.X, Y: reg.Y, Width: reg.W, Height: reg.H, View: mat4(a.t.ViewMatrix), Viewport: draw.Viewport(a.t.Viewport), Range: draw.Range(a.t.Range)}, images)
 	glutil.AfterApplication(a.r.target.FB.FBO)

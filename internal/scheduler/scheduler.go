@@ -956,7 +956,7 @@ func (s *Scheduler) diagnose(f *frameState) string {
 		}
 		parts = append(parts, waits...)
 	}
-	return fmt.Sprintf("frame %d: %s (incomplete after %v)", f.number, strings.Join(parts, "; "), s.opt.FrameTimeout)
+	return fmt.Sprintf("frame %d: %s (incomplete after %v, the frame timeout: --frame-timeout, an application's Options.FrameTimeout)", f.number, strings.Join(parts, "; "), s.opt.FrameTimeout)
 }
 
 // describe replaces channel IDs in a wait by labels and their node.

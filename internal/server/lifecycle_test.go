@@ -236,7 +236,7 @@ func TestFrameThatNeverCompletesFails(t *testing.T) {
 	if exitCode(err) != 1 {
 		t.Errorf("exit status %d, want 1", exitCode(err))
 	}
-	want := "frame 0: channel dest on node app: waiting for f3 from channel src3 on node render2 (incomplete after 2s)"
+	want := "frame 0: channel dest on node app: waiting for f3 from channel src3 on node render2 (incomplete after 2s, the frame timeout: --frame-timeout, an application's Options.FrameTimeout)"
 	if !strings.Contains(string(out), want) {
 		t.Errorf("no clear error; want %q in:\n%s", want, tailOf(string(out), 3000))
 	}
