@@ -100,7 +100,10 @@ type Image struct {
 // assembly's region, once per assembly when every input has arrived
 // (goeq's own compositing starts with the first arrival). The textures
 // are goeq's, valid during the call only. Inputs from sources that drew
-// nothing are left out.
+// nothing are left out. In anaglyph stereo the colour mask is the eye's:
+// glBlitFramebuffer and texture uploads ignore it (goeq's own assembly
+// reads the other channels back first), so an assembler of stereo frames
+// draws its inputs.
 type Assembler interface {
 	Assemble(c *Context, images []Image) error
 }
