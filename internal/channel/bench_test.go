@@ -84,6 +84,20 @@ func BenchmarkDrawMesh1080p(b *testing.B) {
 	}
 }
 
+// BenchmarkAfterApplication is what putting back goeq's GL state costs
+// after each of the application's draws (against BenchmarkDrawMesh1080p).
+func BenchmarkAfterApplication(b *testing.B) {
+	f := newBench(b)
+	b.ResetTimer()
+	f.pipe.Do(func() error {
+		for range b.N {
+			glutil.AfterApplication(f.target.FBO)
+		}
+		gl.Finish()
+		return nil
+	})
+}
+
 func BenchmarkReadbackSync1080p(b *testing.B) {
 	f := newBench(b)
 	f.pipe.Do(func() error { f.draw(0); gl.Finish(); return nil })
