@@ -328,6 +328,8 @@ func (s *square) setOwnState() {
 // and read buffers of goeq's framebuffer set to none.
 func (s *square) leaveState() {
 	if s.ownFBO == 0 {
+		var goeqs int32
+		gl.GetIntegerv(gl.DRAW_FRAMEBUFFER_BINDING, &goeqs)
 		var tex uint32
 		gl.GenTextures(1, &tex)
 		gl.BindTexture(gl.TEXTURE_2D, tex)
@@ -341,6 +343,7 @@ func (s *square) leaveState() {
 		gl.SamplerParameterf(s.ownSampler, gl.TEXTURE_MIN_LOD, 5)
 		gl.BindFramebuffer(gl.DRAW_FRAMEBUFFER, s.ownFBO)
 		gl.FramebufferTexture2D(gl.DRAW_FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.TEXTURE_2D, tex, 0)
+		gl.BindFramebuffer(gl.DRAW_FRAMEBUFFER, uint32(goeqs))
 	}
 	gl.DrawBuffer(gl.NONE) // goeq's framebuffer, still bound
 	gl.ReadBuffer(gl.NONE)
