@@ -43,8 +43,12 @@
 //     renders until the server stops it. Each pipe has its own goroutine,
 //     locked to an OS thread that owns the pipe's GL context; the
 //     Application's NewRenderer and every Draw run there, with the context
-//     current. Init keeps main's goroutine for the window system (GLFW
-//     must run on the main thread).
+//     current; the pipes of a node make their renderers at the same time.
+//     A client has its node's launch_timeout (30 s) to connect and
+//     [Options].InitTimeout (5 minutes) to set up, however long its
+//     renderer factories take to load the application's data. Init keeps
+//     main's goroutine for the window system (GLFW must run on the main
+//     thread).
 //
 // # Frame data and init data
 //
