@@ -12,6 +12,8 @@ import (
 	"image/png"
 	"maps"
 	"math"
+	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
@@ -873,6 +875,54 @@ func TestSlowRenderersSetUpTogether(t *testing.T) {
 			t.Errorf("%s: the factories of its two pipes ran one after the other (%v, %v), not together", node, a, b)
 		}
 	}
+}
+
+// TestDashboardShowsWhatASettingUpNodeDoes: while renderer factories
+// load data, the dashboard's nodes say which step each client is in.
+func TestDashboardShowsWhatASettingUpNodeDoes(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	started := make(chan error, 1)
+	go func() {
+		cfg, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: examples("one-window.eqc"), HTTP: addr,
+			InitData: squareInit{Scale: 1, SetupDelay: 4 * time.Second}})
+		if err == nil {
+			_, err = cfg.Exit()
+		}
+		started <- err
+	}()
+	var seen string
+	client := &http.Client{Timeout: 2 * time.Second}
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline) && seen == ""; time.Sleep(100 * time.Millisecond) {
+		resp, err := client.Get("http://" + addr + "/state")
+		if err != nil {
+			continue
+		}
+		var st struct {
+			Nodes []struct {
+				Node, Status string
+				SettingUp    string `json:"setting_up"`
+			}
+		}
+		err = json.NewDecoder(resp.Body).Decode(&st)
+		resp.Body.Close()
+		for _, n := range st.Nodes {
+			if err == nil && n.Status == "joining" && strings.Contains(n.SettingUp, "running the renderer factory (NewRenderer)") {
+				seen = n.Node + ": " + n.SettingUp
+			}
+		}
+	}
+	if err := <-started; err != nil {
+		t.Fatal(err)
+	}
+	if seen == "" {
+		t.Error("the dashboard never showed a node running its renderer factory")
+	}
+	t.Log(seen)
 }
 
 // TestSetUpPastTheInitTimeoutSaysWhere: a renderer factory that does not

@@ -87,8 +87,11 @@ type Link struct {
 
 // NodeStatus is a node as the dashboard shows it.
 type NodeStatus struct {
-	Node       string  `json:"node"`
-	Status     string  `json:"status"` // joining, alive, lost, rejoined
+	Node   string `json:"node"`
+	Status string `json:"status"` // joining, alive, lost, rejoined
+	// SettingUp is what a joining node's client says its set-up is doing
+	// (a renderer factory loading the application's data, for how long)
+	SettingUp  string  `json:"setting_up,omitempty"`
 	Heartbeat  float64 `json:"heartbeat_age_ms"`
 	Goroutines int64   `json:"goroutines"`
 	RSS        int64   `json:"rss_bytes"`

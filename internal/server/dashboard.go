@@ -82,8 +82,9 @@ func (lv *live) links(from string, links []control.LinkBytes, nodeOf func(channe
 	lv.dash.Links(out)
 }
 
-// nodes refreshes the nodes' status, at most five times a second.
-func (lv *live) nodes(now time.Time, st []scheduler.NodeStatus, force bool) {
+// nodes refreshes the nodes' status, at most five times a second;
+// settingUp says what a joining node's client is doing.
+func (lv *live) nodes(now time.Time, st []scheduler.NodeStatus, force bool, settingUp func(node string) string) {
 	if !force && now.Sub(lv.lastNodes) < previewEvery {
 		return
 	}
@@ -103,7 +104,11 @@ func (lv *live) nodes(now time.Time, st []scheduler.NodeStatus, force bool) {
 		if !n.LastSeen.IsZero() {
 			age = float64(now.Sub(n.LastSeen)) / float64(time.Millisecond)
 		}
-		out = append(out, dashboard.NodeStatus{Node: n.Node, Status: status, Heartbeat: age})
+		ns := dashboard.NodeStatus{Node: n.Node, Status: status, Heartbeat: age}
+		if status == "joining" {
+			ns.SettingUp = settingUp(n.Node)
+		}
+		out = append(out, ns)
 	}
 	lv.dash.Nodes(out)
 	self := procstat.Self()

@@ -64,6 +64,15 @@ func (w *joinWatch) settingUp(node, doing string, now time.Time) {
 	st.heard, st.doing = now, doing
 }
 
+// doing is what a node's client last said its set-up is doing, "" once
+// it joined or before its hello.
+func (w *joinWatch) doing(node string) string {
+	if st := w.nodes[node]; st != nil && !st.joined {
+		return st.doing
+	}
+	return ""
+}
+
 func (w *joinWatch) joined(node string) {
 	if st := w.nodes[node]; st != nil {
 		st.joined = true

@@ -1120,7 +1120,7 @@ func (s *server) loop(ctx context.Context) (sum *Summary, err error) {
 			s.sched.Step(scheduler.Overhead{Seconds: overhead})
 		}
 		if s.live != nil {
-			s.live.nodes(time.Now(), s.sched.NodeStatus(), joinOrLoss)
+			s.live.nodes(time.Now(), s.sched.NodeStatus(), joinOrLoss, joining.doing)
 		}
 		next := 50 * time.Millisecond
 		if w := s.sched.Ready().WakeAt; !w.IsZero() {
