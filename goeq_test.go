@@ -77,6 +77,8 @@ type squareInit struct {
 	// SetupDelay: NewRenderer takes this long, as one loading the
 	// application's data would, and records when it ran
 	SetupDelay time.Duration
+	// FailPipe: the factory of the pipe of this name fails at once
+	FailPipe string
 	// Untidy: each draw sets the GL state it needs and leaves behind
 	// state an application need not restore (see leaveState)
 	Untidy bool
@@ -114,6 +116,9 @@ func (turningSquare) NewRenderer(p *goeq.Pipe) (goeq.Renderer, error) {
 	}
 	if init.Scale == 0 {
 		return nil, errors.New("no init data")
+	}
+	if init.FailPipe != "" && p.Name == init.FailPipe {
+		return nil, fmt.Errorf("the test refuses pipe %s", p.Name)
 	}
 	if init.SetupDelay > 0 {
 		began := time.Now()
@@ -949,39 +954,28 @@ func TestSetUpPastTheInitTimeoutSaysWhere(t *testing.T) {
 	t.Errorf("%d render clients still run 5 s after Start failed", clientProcesses()-before)
 }
 
-// A renderer factory's error names its node and pipe: the pipes of a node
-// make their renderers at once, and each may fail its own way.
-func TestAFactoryErrorNamesItsPipe(t *testing.T) {
+// A renderer factory's error names its node and pipe, and comes at once:
+// the pipes of a node make their renderers together, and one that fails
+// does not wait for its neighbours' loads (here a minute's, beyond the
+// init timeout: waiting, the run would fail on that instead).
+func TestAFactoryErrorNamesItsPipeAtOnce(t *testing.T) {
 	_, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: examples("one-window.eqc")})
 	if err == nil || !regexp.MustCompile(`node \S+ failed to set up: pipe [^:]+: no init data`).MatchString(err.Error()) {
 		t.Errorf("a factory's error: %v", err)
 	}
-}
-
-// A frame that does not complete within the frame timeout because a draw
-// does not return says so: which channels' draws run, for how long, and
-// how to give frames longer.
-func TestAFrameTimeoutNamesTheDrawThatDidNotReturn(t *testing.T) {
-	cfg, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: examples("2d-lb-4.eqc"), FrameTimeout: time.Second,
-		InitData: squareInit{Scale: 1, StallAt: 1}})
-	if err != nil {
-		t.Fatal(err)
+	before := clientProcesses()
+	_, err = goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: examples("2d-lb-4.eqc"), InitTimeout: 20 * time.Second,
+		InitData: squareInit{Scale: 1, FailPipe: "gpu2", SetupDelay: time.Minute}})
+	if want := `node render1 failed to set up: pipe "gpu2": the test refuses pipe gpu2`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("a factory that fails beside one that loads: %v, want %q", err, want)
 	}
-	for i := 0; i < 20 && err == nil; i++ {
-		if _, err = cfg.StartFrame(camera{Frame: i}); err == nil {
-			err = cfg.FinishFrame()
+	for range 50 {
+		if clientProcesses() <= before {
+			return
 		}
+		time.Sleep(100 * time.Millisecond)
 	}
-	cfg.Exit()
-	if err == nil {
-		t.Fatal("frames of 3 s passed a frame timeout of 1 s")
-	}
-	for _, want := range []string{"frame 1: ", "on node render1: waiting for its renderer's Draw to return (running for ",
-		"(incomplete after 1s, the frame timeout: --frame-timeout, an application's Options.FrameTimeout)"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("the error does not say %q:\n%v", want, err)
-		}
-	}
+	t.Errorf("%d render clients, loading, still run 5 s after Start failed", clientProcesses()-before)
 }
 
 // clientProcesses counts the live processes this test binary started as

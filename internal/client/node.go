@@ -281,7 +281,8 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 // once, each on its pipe's thread with the pipe's context current (the
 // factory may make GL objects), as Equalizer's pipe threads initialise
 // together: factories that load the application's data take the time of
-// the slowest, not the sum.
+// the slowest, not the sum. The first to fail ends it at once, without
+// waiting for the others' loads: the process leaves with its error.
 func (n *node) makeRenderers(pipes []*pipe, s *control.Setup, opt Options) ([]draw.Renderer, error) {
 	if len(pipes) == 0 {
 		return nil, nil
@@ -291,26 +292,37 @@ func (n *node) makeRenderers(pipes []*pipe, s *control.Setup, opt Options) ([]dr
 		labels[i] = p.model.Label()
 	}
 	n.step.enter("running the renderer factory (NewRenderer) of " + strings.Join(labels, ", "))
-	renderers := make([]draw.Renderer, len(pipes))
-	errs := make([]error, len(pipes))
-	var wg sync.WaitGroup
+	type made struct {
+		i   int
+		r   draw.Renderer
+		err error
+	}
+	results := make(chan made, len(pipes))
 	for i, p := range pipes {
-		wg.Go(func() {
+		go func() {
 			pm := p.model
+			var r draw.Renderer
 			err := p.gl.DoApplication(func() error {
 				var err error
-				renderers[i], err = opt.NewRenderer(PipeInfo{Node: n.name, Pipe: pm.Name, Device: pm.Device, InitData: s.InitData,
+				r, err = opt.NewRenderer(PipeInfo{Node: n.name, Pipe: pm.Name, Device: pm.Device, InitData: s.InitData,
 					SendEvent: func(data []byte) error { return n.pipeEvent(pm, data) }})
 				return err
 			})
 			if err != nil && !strings.HasPrefix(err.Error(), pm.Label()) {
 				err = fmt.Errorf("%s: %w", pm.Label(), err) // which pipe's, of several at once
 			}
-			errs[i] = err
-		})
+			results <- made{i, r, err}
+		}()
 	}
-	wg.Wait()
-	return renderers, errors.Join(errs...)
+	renderers := make([]draw.Renderer, len(pipes))
+	for range pipes {
+		m := <-results
+		if m.err != nil {
+			return nil, m.err
+		}
+		renderers[m.i] = m.r
+	}
+	return renderers, nil
 }
 
 // claimChannels routes the channels of p's windows to p.
