@@ -847,7 +847,7 @@ func TestLaunchCommandStartsThisExecutable(t *testing.T) {
 }
 
 // TestSlowRenderersSetUpTogether gives every render node a launch_timeout
-// of one second and NewRenderer 2.5 s, as an application loading its data
+// of 3 s and NewRenderer 4.5 s, as an application loading its data
 // would take: a launch is bounded until the client connects, its set-up
 // by the init timeout, so the run starts. The two pipes of a node run
 // their factories at the same time, as Equalizer's pipe threads do.
@@ -856,12 +856,12 @@ func TestSlowRenderersSetUpTogether(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	changed := strings.ReplaceAll(string(text), "host \"localhost\"", "host \"localhost\"\n        attributes { launch_timeout 1000 }")
+	changed := strings.ReplaceAll(string(text), "host \"localhost\"", "host \"localhost\"\n        attributes { launch_timeout 3000 }")
 	if strings.Count(changed, "launch_timeout") != 2 {
 		t.Fatal("2d-lb-4.eqc does not have two render nodes on localhost")
 	}
 	record := t.TempDir()
-	runScript(t, goeq.Options{ConfigText: changed}, 4, squareInit{Scale: 1.4, Record: record, SetupDelay: 2500 * time.Millisecond}, nil)
+	runScript(t, goeq.Options{ConfigText: changed}, 4, squareInit{Scale: 1.4, Record: record, SetupDelay: 4500 * time.Millisecond}, nil)
 	for _, node := range []string{"render1", "render2"} {
 		var spans [][2]int64
 		files, _ := filepath.Glob(filepath.Join(record, "setup-"+node+"-*"))
@@ -935,12 +935,13 @@ func TestDashboardShowsWhatASettingUpNodeDoes(t *testing.T) {
 // timeout and the step its client was in, and leaves no client running.
 func TestSetUpPastTheInitTimeoutSaysWhere(t *testing.T) {
 	before := clientProcesses()
-	_, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: examples("one-window.eqc"), InitTimeout: time.Second,
+	// long enough to reach the factory on a loaded machine
+	_, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: examples("one-window.eqc"), InitTimeout: 5 * time.Second,
 		InitData: squareInit{Scale: 1.4, SetupDelay: time.Minute}})
 	if err == nil {
 		t.Fatal("a set-up past the init timeout started")
 	}
-	for _, want := range []string{"did not finish setting up within the init timeout, 1s", "Options.InitTimeout", "running the renderer factory (NewRenderer) of pipe"} {
+	for _, want := range []string{"did not finish setting up within the init timeout, 5s", "Options.InitTimeout", "running the renderer factory (NewRenderer) of pipe"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("the error does not say %q:\n%v", want, err)
 		}
