@@ -979,6 +979,22 @@ func TestAFactoryErrorNamesItsPipeAtOnce(t *testing.T) {
 	t.Errorf("%d render clients, loading, still run 5 s after Start failed", clientProcesses()-before)
 }
 
+// A window that cannot open fails the run before the renderer factories
+// load anything: the windows open first (here a minute's load, beyond the
+// init timeout: opened after it, the run would fail on the timeout).
+func TestAWindowThatCannotOpenFailsBeforeTheLoad(t *testing.T) {
+	text, err := os.ReadFile(examples("one-window.eqc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	huge := regexp.MustCompile(`viewport \[ 0 0 \d+ \d+ \]`).ReplaceAllString(string(text), "viewport [ 0 0 16385 200 ]")
+	_, err = goeq.Start(context.Background(), turningSquare{}, goeq.Options{ConfigText: huge, InitTimeout: 20 * time.Second,
+		InitData: squareInit{Scale: 1, SetupDelay: time.Minute}})
+	if want := "16385x200 pixels: larger than this GL's framebuffer limit"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("a window too large to open: %v, want %q", err, want)
+	}
+}
+
 // clientProcesses counts the live processes this test binary started as
 // render clients.
 func clientProcesses() int {

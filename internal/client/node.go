@@ -215,7 +215,6 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 	n.events = make(chan control.WindowEvent, eventQueue)
 	n.pointer = map[*compound.Window][2]float64{}
 	var glPipes []*pipe
-	var systems []winsys.System
 	for _, pm := range n.model.Pipes {
 		if opt.Null {
 			p := &pipe{model: pm, exec: nullExecutor{sink: n}, work: make(chan *pipeJob, 16), done: make(chan struct{})}
@@ -232,7 +231,20 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 		}
 		p := &pipe{model: pm, gl: glp, work: make(chan *pipeJob, 16), done: make(chan struct{})}
 		n.pipes = append(n.pipes, p)
-		glPipes, systems = append(glPipes, p), append(systems, psys)
+		glPipes = append(glPipes, p)
+		// the windows open before the renderer factories run: a window
+		// that cannot open fails the run before the application's data
+		// is loaded, not after
+		for _, w := range pm.Windows {
+			d, why := channel.ChooseDrawable(w, psys, s.Drawable)
+			n.step.enter("opening " + w.Label())
+			cw, err := glp.OpenWindow(w, d)
+			if err != nil {
+				return err
+			}
+			n.log.Info(fmt.Sprintf("%s: %s (%s)", w.Label(), d, why))
+			p.windows = append(p.windows, cw)
+		}
 	}
 	renderers, err := n.makeRenderers(glPipes, s, opt)
 	if err != nil {
@@ -252,18 +264,11 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 			return err
 		}
 		p.exec = exec
-		for _, w := range pm.Windows {
-			d, why := channel.ChooseDrawable(w, systems[i], s.Drawable)
-			n.step.enter("opening " + w.Label())
-			cw, err := glp.OpenWindow(w, d)
-			if err != nil {
-				return err
-			}
-			n.log.Info(fmt.Sprintf("%s: %s (%s)", w.Label(), d, why))
+		for _, cw := range p.windows {
+			w := cw.Model
 			if want := w.Samples(); exec.Samples(want) < want {
 				n.log.Warn(fmt.Sprintf("%s asks for %d samples a pixel (planes_samples); this GL allows %d, which its draws render with", w.Label(), want, exec.Samples(want)))
 			}
-			p.windows = append(p.windows, cw)
 			cw.OnEvent(func(e winsys.Event) { n.windowEvent(cw, e) })
 			if sw, sh, ok := cw.ScreenSize(); ok && (sw != w.PixelViewport.W || sh != w.PixelViewport.H) {
 				// fullscreen on a screen unlike its pipe's viewport: the
