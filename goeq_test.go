@@ -72,7 +72,7 @@ type squareInit struct {
 	Stencil bool
 	// PanicAt: the draws of this frame panic (when above zero)
 	PanicAt int
-	// StallAt: the draws of this frame take 3 s more (when above zero)
+	// StallAt: the draws of this frame take 5 s more (when above zero)
 	StallAt int
 	// SetupDelay: NewRenderer takes this long, as one loading the
 	// application's data would, and records when it ran
@@ -249,7 +249,7 @@ func (s *square) Draw(dc *goeq.DrawContext) (goeq.Region, error) {
 		panic("the square came apart")
 	}
 	if s.stallAt > 0 && dc.Frame == s.stallAt {
-		time.Sleep(3 * time.Second)
+		time.Sleep(5 * time.Second)
 	}
 	if s.untidy {
 		s.setOwnState()
@@ -992,6 +992,33 @@ func TestAWindowThatCannotOpenFailsBeforeTheLoad(t *testing.T) {
 		InitData: squareInit{Scale: 1, SetupDelay: time.Minute}})
 	if want := "16385x200 pixels: larger than this GL's framebuffer limit"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("a window too large to open: %v, want %q", err, want)
+	}
+}
+
+// A frame that does not complete within the frame timeout because a draw
+// does not return says so: which channels' draws run, for how long, and
+// how to give frames longer.
+func TestAFrameTimeoutNamesTheDrawThatDidNotReturn(t *testing.T) {
+	// past the first frames, which compile and allocate
+	cfg, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: examples("2d-lb-4.eqc"), FrameTimeout: 2 * time.Second,
+		InitData: squareInit{Scale: 1, StallAt: 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 20 && err == nil; i++ {
+		if _, err = cfg.StartFrame(camera{Frame: i}); err == nil {
+			err = cfg.FinishFrame()
+		}
+	}
+	cfg.Exit()
+	if err == nil {
+		t.Fatal("a frame of 5 s passed a frame timeout of 2 s")
+	}
+	for _, want := range []string{"frame 3: ", "on node render1: waiting for its renderer's Draw to return (running for ",
+		"(incomplete after 2s, the frame timeout: --frame-timeout, an application's Options.FrameTimeout)"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error does not say %q:\n%v", want, err)
+		}
 	}
 }
 
