@@ -396,12 +396,15 @@ func (e *Executor) Waits() []Wait {
 }
 
 // callRenderer marks the renderer's method what as running for a channel
-// of frame, until the returned func is called.
-func (e *Executor) callRenderer(frame int, channel, what string) func() {
+// of frame, until the returned func is called once it has returned; that
+// func also puts back the GL state goeq relies on, with fbo, the
+// framebuffer the renderer was given (glutil.AfterApplication).
+func (e *Executor) callRenderer(frame int, channel, what string, fbo uint32) (returned func()) {
 	e.waitsMu.Lock()
 	e.inRenderer.frame, e.inRenderer.channel, e.inRenderer.what, e.inRenderer.since = frame, channel, what, time.Now()
 	e.waitsMu.Unlock()
 	return func() {
+		glutil.AfterApplication(fbo)
 		e.waitsMu.Lock()
 		e.inRenderer.what = ""
 		e.waitsMu.Unlock()
@@ -725,8 +728,7 @@ func (fr *frameRun) overlay(r *channelRun) error {
 	gl.Enable(gl.SCISSOR_TEST)
 	gl.Scissor(int32(pv.X), int32(pv.Y), int32(pv.W), int32(pv.H))
 	defer gl.Disable(gl.SCISSOR_TEST)
-	defer glutil.AfterApplication(r.target.FB.FBO)
-	defer fr.e.callRenderer(fr.frame, r.plan.Channel.ID, "DrawOverlay")()
+	defer fr.e.callRenderer(fr.frame, r.plan.Channel.ID, "DrawOverlay", r.target.FB.FBO)()
 	return o.DrawOverlay(&draw.Context{Frame: fr.frame, Channel: r.plan.Channel.ID, Data: fr.data, Eye: draw.Cyclop, ViewIndex: r.plan.View,
 		X: pv.X, Y: pv.Y, Width: pv.W, Height: pv.H, DestWidth: pv.W, DestHeight: pv.H, Share: draw.Region{W: pv.W, H: pv.H},
 		Viewport: draw.Viewport{W: 1, H: 1}, Range: draw.Range{End: 1}, Projection: draw.Identity, Adjust: draw.Identity, View: draw.Identity,
@@ -939,14 +941,13 @@ func (fr *frameRun) draw(r *channelRun, t *planner.Task, share, region compound.
 	if ms != nil {
 		defer ms.ResolveInto(r.target.FB, region.X, region.Y, region.W, region.H)
 	}
-	defer fr.e.callRenderer(fr.frame, r.plan.Channel.ID, "Draw")()
+	defer fr.e.callRenderer(fr.frame, r.plan.Channel.ID, "Draw", drawnInto)()
 	roi, err := fr.e.Renderer.Draw(&draw.Context{Frame: fr.frame, Channel: r.plan.Channel.ID, Data: fr.data, Eye: draw.Eye(t.Eye), ViewIndex: t.View,
 		X: region.X, Y: region.Y, Width: region.W, Height: region.H,
 		DestWidth: area.W, DestHeight: area.H, Share: draw.Region{X: share.X - area.X, Y: share.Y - area.Y, W: share.W, H: share.H},
 		Viewport: draw.Viewport(vp), Range: draw.Range(rng), Pixel: draw.Pixel(t.Pixel), Subpixel: draw.Subpixel(t.Subpixel),
 		Projection: adj.Mul(render.Frustum(t.Frustum)), View: mat4(t.ViewMatrix), Adjust: adj,
 		Ortho: adj.Mul(render.Ortho(t.Ortho)), OrthoView: mat4(t.OrthoView)})
-	glutil.AfterApplication(drawnInto)
 	applyMask(t.ColorMask) // for the next tile's draw, and the resolve
 	switch {
 	case roi == draw.All:
@@ -1057,11 +1058,10 @@ func (fr *frameRun) fail(err error) {
 // readByRenderer has a renderer that is a draw.Reader read region back,
 // and checks what it returns.
 func (fr *frameRun) readByRenderer(rd draw.Reader, r *channelRun, t *planner.Task, read compound.PixelViewport, depth bool) (*Pixels, error) {
-	defer fr.e.callRenderer(fr.frame, r.plan.Channel.ID, "ReadBack")()
+	defer fr.e.callRenderer(fr.frame, r.plan.Channel.ID, "ReadBack", r.target.FB.FBO)()
 	color, z, err := rd.ReadBack(&draw.Context{Frame: fr.frame, Channel: r.plan.Channel.ID, Data: fr.data, Eye: draw.Eye(t.Eye), ViewIndex: t.View,
 		X: read.X, Y: read.Y, Width: read.W, Height: read.H, Range: draw.Range(t.Range), Pixel: draw.Pixel(t.Pixel),
 		Subpixel: draw.Subpixel(t.Subpixel)}, draw.Region{X: read.X, Y: read.Y, W: read.W, H: read.H}, depth)
-	glutil.AfterApplication(r.target.FB.FBO)
 	n := read.W * read.H
 	switch {
 	case err != nil:
@@ -1525,10 +1525,9 @@ func (a *assembly) assembleByRenderer(asm draw.Assembler) error {
 	a.r.target.wrote(reg)
 	gl.Viewport(int32(reg.X), int32(reg.Y), int32(reg.W), int32(reg.H))
 	gl.Disable(gl.SCISSOR_TEST)
-	defer a.fr.e.callRenderer(a.fr.frame, a.r.plan.Channel.ID, "Assemble")()
+	defer a.fr.e.callRenderer(a.fr.frame, a.r.plan.Channel.ID, "Assemble", a.r.target.FB.FBO)()
 	err := asm.Assemble(&draw.Context{Frame: a.fr.frame, Channel: a.r.plan.Channel.ID, Data: a.fr.data, Eye: draw.Eye(a.t.Eye), ViewIndex: a.t.View,
 		X: reg.X, Y: reg.Y, Width: reg.W, Height: reg.H, View: mat4(a.t.ViewMatrix), Viewport: draw.Viewport(a.t.Viewport), Range: draw.Range(a.t.Range)}, images)
-	glutil.AfterApplication(a.r.target.FB.FBO)
 	if err != nil {
 		return fmt.Errorf("frame %d: channel %s: the renderer's assembly: %w", a.fr.frame, a.r.plan.Channel.Label, err)
 	}
