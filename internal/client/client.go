@@ -102,7 +102,7 @@ func Run(ctx context.Context, opt Options) error {
 	if first.Setup == nil {
 		return errors.New("server sent no setup")
 	}
-	settingUp := s.setupHeartbeats(&n.step)
+	stopSetupHeartbeats := s.setupHeartbeats(&n.step)
 	err = n.setup(first.Setup, opt)
 	if err == nil && first.Setup.FrameCert != nil {
 		// the run's pixel links are encrypted with its keys
@@ -119,7 +119,7 @@ func Run(ctx context.Context, opt Options) error {
 		// times its pixels (a zoomed source)
 		ln.SetMaxPixels(4 * n.largestWindow())
 	}
-	settingUp.stop()
+	stopSetupHeartbeats()
 	if err != nil {
 		// say why before leaving, so the server need not wait for a join
 		s.send(&control.ClientMsg{Failed: err.Error()})
@@ -210,23 +210,15 @@ func (st *setupStep) String() string {
 	return fmt.Sprintf("%s, for %v", st.what, time.Since(st.since).Round(time.Second))
 }
 
-// stopper ends a goroutine and waits until it has.
-type stopper struct{ quit, done chan struct{} }
-
-func (s stopper) stop() {
-	close(s.quit)
-	<-s.done
-}
-
 // setupHeartbeats tells the server, every heartbeat until stopped, that
 // set-up goes on and which step it is in: a renderer factory may load the
 // application's data for minutes, and the server tells that from a
-// client that froze. Stopped before the client says it is ready, so
-// nothing of set-up comes after.
-func (s *session) setupHeartbeats(step *setupStep) stopper {
-	st := stopper{quit: make(chan struct{}), done: make(chan struct{})}
+// client that froze. stop returns once they have ended: called before
+// the client says it is ready, nothing of set-up comes after.
+func (s *session) setupHeartbeats(step *setupStep) (stop func()) {
+	quit, done := make(chan struct{}), make(chan struct{})
 	go func() {
-		defer close(st.done)
+		defer close(done)
 		t := time.NewTicker(heartbeatEvery)
 		defer t.Stop()
 		for {
@@ -235,12 +227,15 @@ func (s *session) setupHeartbeats(step *setupStep) stopper {
 				if err := s.send(&control.ClientMsg{Heartbeat: &control.Heartbeat{SettingUp: step.String()}}); err != nil {
 					return
 				}
-			case <-st.quit:
+			case <-quit:
 				return
 			}
 		}
 	}()
-	return st
+	return func() {
+		close(quit)
+		<-done
+	}
 }
 
 func (s *session) heartbeats(ctx context.Context, n *node) {
