@@ -21,7 +21,8 @@ const setupSilence = 10 * time.Second
 // join timeout), and setting up, while its client opens its pipes and
 // windows and makes its renderers (the init timeout). A client setting up
 // says what it is doing with each heartbeat, so a slow set-up is told from
-// a frozen one, and an error says which step did not end.
+// a frozen one, and an error says which step did not end. A node leaves
+// the watch when it joins.
 type joinWatch struct {
 	initTimeout time.Duration
 	nodes       map[string]*joinState
@@ -31,9 +32,8 @@ type joinState struct {
 	launchBy time.Time
 	// zero until the client said hello
 	settingUpSince, heard time.Time
-	doing                 string // what its client last said it was doing
-	joined                bool
-	told                  time.Time // when the log last said it is still setting up
+	doing                 string    // what its client last said it was doing
+	told                  time.Time // when the log last said it is still setting up (or set-up began)
 }
 
 // settingUpNote is how often the log says that a node is still setting
@@ -55,11 +55,11 @@ func (w *joinWatch) launched(node string, now time.Time, timeout time.Duration) 
 // settingUp records what a node's client said it is doing.
 func (w *joinWatch) settingUp(node, doing string, now time.Time) {
 	st := w.nodes[node]
-	if st == nil || st.joined {
-		return
+	if st == nil {
+		return // joined: a later session's set-up is the scheduler's
 	}
 	if st.settingUpSince.IsZero() {
-		st.settingUpSince = now
+		st.settingUpSince, st.told = now, now
 	}
 	st.heard, st.doing = now, doing
 }
@@ -67,27 +67,16 @@ func (w *joinWatch) settingUp(node, doing string, now time.Time) {
 // doing is what a node's client last said its set-up is doing, "" once
 // it joined or before its hello.
 func (w *joinWatch) doing(node string) string {
-	if st := w.nodes[node]; st != nil && !st.joined {
+	if st := w.nodes[node]; st != nil {
 		return st.doing
 	}
 	return ""
 }
 
-func (w *joinWatch) joined(node string) {
-	if st := w.nodes[node]; st != nil {
-		st.joined = true
-	}
-}
+func (w *joinWatch) joined(node string) { delete(w.nodes, node) }
 
 // allJoined reports whether every node has joined.
-func (w *joinWatch) allJoined() bool {
-	for _, st := range w.nodes {
-		if !st.joined {
-			return false
-		}
-	}
-	return true
-}
+func (w *joinWatch) allJoined() bool { return len(w.nodes) == 0 }
 
 // stillSettingUp says, for each node whose set-up has lasted another
 // settingUpNote since the log last said so, what it is doing.
@@ -95,14 +84,10 @@ func (w *joinWatch) stillSettingUp(order []string, now time.Time) []string {
 	var notes []string
 	for _, node := range order {
 		st := w.nodes[node]
-		if st == nil || st.joined || st.settingUpSince.IsZero() {
+		if st == nil || st.settingUpSince.IsZero() {
 			continue
 		}
-		last := st.settingUpSince
-		if st.told.After(last) {
-			last = st.told
-		}
-		if now.Sub(last) >= settingUpNote {
+		if now.Sub(st.told) >= settingUpNote {
 			st.told = now
 			notes = append(notes, fmt.Sprintf("node %s is still setting up (%v of the init timeout, %v): %s", node, now.Sub(st.settingUpSince).Round(time.Second), w.initTimeout, st.doing))
 		}
@@ -115,7 +100,7 @@ func (w *joinWatch) stillSettingUp(order []string, now time.Time) []string {
 func (w *joinWatch) overdue(node string, now time.Time, launchTimeout time.Duration, launchNote func() string) string {
 	st := w.nodes[node]
 	switch {
-	case st == nil || st.joined:
+	case st == nil:
 		return ""
 	case st.settingUpSince.IsZero():
 		if now.After(st.launchBy) {
