@@ -946,13 +946,7 @@ func TestSetUpPastTheInitTimeoutSaysWhere(t *testing.T) {
 			t.Errorf("the error does not say %q:\n%v", want, err)
 		}
 	}
-	for range 50 {
-		if left := clientProcesses() - before; left <= 0 {
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Errorf("%d render clients still run 5 s after Start failed", clientProcesses()-before)
+	clientsEnd(t, before)
 }
 
 // A renderer factory's error names its node and pipe, and comes at once:
@@ -970,13 +964,7 @@ func TestAFactoryErrorNamesItsPipeAtOnce(t *testing.T) {
 	if want := `node render1 failed to set up: pipe "gpu2": the test refuses pipe gpu2`; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("a factory that fails beside one that loads: %v, want %q", err, want)
 	}
-	for range 50 {
-		if clientProcesses() <= before {
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Errorf("%d render clients, loading, still run 5 s after Start failed", clientProcesses()-before)
+	clientsEnd(t, before)
 }
 
 // A window that cannot open fails the run before the renderer factories
@@ -1020,6 +1008,19 @@ func TestAFrameTimeoutNamesTheDrawThatDidNotReturn(t *testing.T) {
 			t.Errorf("the error does not say %q:\n%v", want, err)
 		}
 	}
+}
+
+// clientsEnd fails t unless the render clients beyond the before that
+// clientProcesses counted end within 5 s of a failed Start.
+func clientsEnd(t *testing.T, before int) {
+	t.Helper()
+	for range 50 {
+		if clientProcesses() <= before {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Errorf("%d render clients still run 5 s after Start failed", clientProcesses()-before)
 }
 
 // clientProcesses counts the live processes this test binary started as
