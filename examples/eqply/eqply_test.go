@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"image"
 	"image/png"
 	"io"
 	"log"
@@ -24,6 +25,7 @@ import (
 	"github.com/goeq/goeq"
 	"github.com/goeq/goeq/internal/gotool"
 	"github.com/goeq/goeq/internal/imagecmp"
+	"github.com/goeq/goeq/internal/render"
 	"github.com/goeq/goeq/internal/xtest"
 )
 
@@ -767,3 +769,113 @@ func TestATraceThatCannotBeWrittenEndsTheRun(t *testing.T) {
 		t.Errorf("%v, output:\n%s\nwant exit 1 and an error naming the trace", err, out)
 	}
 }
+
+// Any model fills the home view, whatever its units and place, as eqPly
+// fits every model into the same cube: the same mesh written in
+// millimetres far from the origin renders as it does about the origin in
+// metres (before, it lay off screen and the frame was empty). A model
+// with vertex colours shows them: the same mesh with its upper half blue
+// and its lower half green renders blue above and green below, where the
+// model without colours is goeq's orange throughout.
+func TestAnyModelFillsTheViewInItsColours(t *testing.T) {
+	bin := build(t)
+	dir := t.TempDir()
+	base := render.Bumpy(40, 80)
+	write := func(name string, m *render.Model) string {
+		path := filepath.Join(dir, name+".ply")
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := render.WritePLY(f, m); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	far := &render.Model{Vertices: slices.Clone(base.Vertices), Triangles: base.Triangles}
+	for v := 0; v < len(far.Vertices); v += 6 {
+		far.Vertices[v] = far.Vertices[v]*400 + 12000
+		far.Vertices[v+1] = far.Vertices[v+1]*400 - 3000
+		far.Vertices[v+2] = far.Vertices[v+2]*400 + 700
+	}
+	colored := &render.Model{Vertices: base.Vertices, Triangles: base.Triangles}
+	for v := 0; v < len(base.Vertices); v += 6 {
+		if base.Vertices[v+1] > 0 {
+			colored.Colors = append(colored.Colors, 30, 60, 255)
+		} else {
+			colored.Colors = append(colored.Colors, 30, 255, 60)
+		}
+	}
+	render1 := func(model string) *image.NRGBA {
+		t.Helper()
+		out := filepath.Join(dir, "out-"+filepath.Base(model))
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, bin, "--model", model, "--frames", "1", "--out", out)
+		cmd.Env = append(os.Environ(), "DISPLAY=")
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", model, err, b)
+		}
+		img, err := imagecmp.Load(filepath.Join(out, "dest-000000.png"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return img
+	}
+	plain, inMillimetres, inColour := render1(write("plain", base)), render1(write("far", far)), render1(write("colored", colored))
+	// the model's pixels, by their distance from the corner's background,
+	// and which of them are mostly blue, green or red
+	type shares struct{ model, blueAbove, greenBelow, redAbove float64 }
+	measure := func(img *image.NRGBA) shares {
+		b := img.Bounds()
+		bg := img.NRGBAAt(b.Min.X, b.Min.Y)
+		var s shares
+		var above, below float64
+		for y := b.Min.Y; y < b.Max.Y; y++ {
+			for x := b.Min.X; x < b.Max.X; x++ {
+				c := img.NRGBAAt(x, y)
+				if max(absDiff(c.R, bg.R), absDiff(c.G, bg.G), absDiff(c.B, bg.B)) <= 8 {
+					continue
+				}
+				s.model++
+				if y < b.Min.Y+b.Dy()/3 { // the top third: the model's upper half
+					above++
+					if c.B > c.G && c.B > c.R {
+						s.blueAbove++
+					}
+					if c.R > c.B && c.R > c.G {
+						s.redAbove++
+					}
+				} else if y >= b.Max.Y-b.Dy()/5 { // the bottom fifth: its lower half (the camera looks down on it)
+					below++
+					if c.G > c.B && c.G > c.R {
+						s.greenBelow++
+					}
+				}
+			}
+		}
+		s.model /= float64(b.Dx() * b.Dy())
+		s.blueAbove, s.redAbove, s.greenBelow = s.blueAbove/max(above, 1), s.redAbove/max(above, 1), s.greenBelow/max(below, 1)
+		return s
+	}
+	p := measure(plain)
+	if p.model < 0.1 || p.redAbove < 0.9 {
+		t.Fatalf("the plain model covers %.3f of the frame, %.3f of its upper pixels mostly red; want at least 0.1 and 0.9", p.model, p.redAbove)
+	}
+	d, err := imagecmp.Compare(inMillimetres, plain, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.BadFraction() > 0.001 {
+		t.Errorf("the model in millimetres far from the origin differs from it at the origin in %.4f of the pixels (covers %.3f against %.3f); want the same picture", d.BadFraction(), measure(inMillimetres).model, p.model)
+	}
+	c := measure(inColour)
+	if c.blueAbove < 0.9 || c.greenBelow < 0.9 || math.Abs(c.model-p.model) > 0.002 {
+		t.Errorf("the coloured model: %.3f of its upper pixels blue, %.3f of its lower green, covering %.3f (plain %.3f); want at least 0.9, 0.9 and the same cover", c.blueAbove, c.greenBelow, c.model, p.model)
+	}
+}
+
+func absDiff(a, b uint8) uint8 { return max(a, b) - min(a, b) }

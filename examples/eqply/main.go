@@ -1,7 +1,9 @@
 // Command eqply is an interactive PLY viewer on goeq: the model (a PLY
-// file, or a procedural one) is loaded on every render node, kd-ordered so
-// that DB ranges are compact pieces of it, and drawn with the camera the
-// application sends as frame data.
+// file, with its vertex colours if it has them, or a procedural one) is
+// loaded on every render node, fitted into the same cube about the
+// origin (as eqPly fits its models, so that a model in any units shows
+// whole from the home camera), kd-ordered so that DB ranges are compact pieces of it, and drawn
+// with the camera the application sends as frame data.
 //
 //	eqply [--config FILE] [--model FILE.ply] [--frames N] [--out DIR] [--json]
 //	      [--camera-path orbit|TRACE] [--camera YAW,PITCH,DISTANCE] [--trace FILE]
@@ -40,6 +42,7 @@ import (
 	"math"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"sync"
 	"syscall"
@@ -51,7 +54,7 @@ import (
 
 // initData goes to every render node once.
 type initData struct {
-	Model     string // a PLY file every node can read; empty: procedural
+	Model     string // a PLY file every node can read (an absolute path); empty: procedural
 	Triangles int    // of the procedural model
 }
 
@@ -115,10 +118,13 @@ func (app) NewRenderer(p *goeq.Pipe) (goeq.Renderer, error) {
 	modelOnce.Do(func() { // once per process, shared by its pipes
 		if in.Model != "" {
 			model, modelErr = render.LoadPLY(in.Model)
-			return
+		} else {
+			rings := int(math.Sqrt(float64(max(in.Triangles, 2000)) / 4))
+			model = render.Bumpy(max(rings, 4), max(2*rings, 8))
 		}
-		rings := int(math.Sqrt(float64(max(in.Triangles, 2000)) / 4))
-		model = render.Bumpy(max(rings, 4), max(2*rings, 8))
+		if modelErr == nil {
+			model.Normalize(render.ViewSide) // whatever its units and place, the home view shows it whole
+		}
 	})
 	if modelErr != nil {
 		return nil, modelErr
@@ -413,6 +419,15 @@ func main() {
 		signal.Stop(signals) // a second one: the default, at once
 		interrupt()
 	}()
+	if *modelPath != "" {
+		// the nodes read it from this folder's view of it, wherever a
+		// launcher (ssh) starts them
+		abs, err := filepath.Abs(*modelPath)
+		if err != nil {
+			log.Fatalf("--model %q: %v", *modelPath, err)
+		}
+		*modelPath = abs
+	}
 	configName, configText := configs.Pick(*config)
 	cfg, err := goeq.Start(context.Background(), app{}, goeq.Options{Config: configName, ConfigText: configText, Server: *server, HTTP: *httpAddr, OutDir: *out, Overlay: *overlay, Local: *local,
 		InitData: initData{Model: *modelPath, Triangles: *triangles}})

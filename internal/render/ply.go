@@ -19,31 +19,97 @@ const (
 )
 
 // LoadPLY reads a PLY file (ascii, binary_little_endian or
-// binary_big_endian) with vertex x y z (and optional nx ny nz) and faces
-// given as vertex index lists; polygons are fanned into triangles. Missing
-// normals are computed from the faces. The triangles are kd-ordered.
+// binary_big_endian) with vertex x y z, optional nx ny nz and optional
+// colours (red green blue), and faces given as vertex index lists;
+// polygons are fanned into triangles. Missing normals are computed from
+// the faces. The triangles are kd-ordered.
 func LoadPLY(path string) (*Model, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	m, err := ReadPLY(bufio.NewReader(f))
+	size := int64(-1)
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		size = st.Size()
+	}
+	m, err := readPLY(bufio.NewReaderSize(f, 1<<16), size)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return m, nil
 }
 
-// plySizes are the byte sizes of PLY's scalar types.
-var plySizes = map[string]int{"char": 1, "int8": 1, "uchar": 1, "uint8": 1, "short": 2, "int16": 2, "ushort": 2, "uint16": 2,
-	"int": 4, "int32": 4, "uint": 4, "uint32": 4, "float": 4, "float32": 4, "double": 8, "float64": 8}
+// plyKind is one of PLY's scalar types, resolved from its name once in
+// the header rather than for every value read.
+type plyKind uint8
+
+const (
+	plyInt8 plyKind = iota + 1
+	plyUint8
+	plyInt16
+	plyUint16
+	plyInt32
+	plyUint32
+	plyFloat32
+	plyFloat64
+)
+
+var plyKinds = map[string]plyKind{"char": plyInt8, "int8": plyInt8, "uchar": plyUint8, "uint8": plyUint8,
+	"short": plyInt16, "int16": plyInt16, "ushort": plyUint16, "uint16": plyUint16, "int": plyInt32, "int32": plyInt32,
+	"uint": plyUint32, "uint32": plyUint32, "float": plyFloat32, "float32": plyFloat32, "double": plyFloat64, "float64": plyFloat64}
+
+// size is the kind's size in a binary file.
+func (k plyKind) size() int {
+	switch k {
+	case plyInt8, plyUint8:
+		return 1
+	case plyInt16, plyUint16:
+		return 2
+	case plyFloat64:
+		return 8
+	}
+	return 4
+}
+
+// decode reads one value of the kind from the front of b.
+func (k plyKind) decode(b []byte, order binary.ByteOrder) float64 {
+	switch k {
+	case plyInt8:
+		return float64(int8(b[0]))
+	case plyUint8:
+		return float64(b[0])
+	case plyInt16:
+		return float64(int16(order.Uint16(b)))
+	case plyUint16:
+		return float64(order.Uint16(b))
+	case plyInt32:
+		return float64(int32(order.Uint32(b)))
+	case plyUint32:
+		return float64(order.Uint32(b))
+	case plyFloat32:
+		return float64(math.Float32frombits(order.Uint32(b)))
+	}
+	return math.Float64frombits(order.Uint64(b))
+}
+
+// colorScale takes a colour component of the kind to 0..255: floating
+// point colours run from 0 to 1, 16-bit ones to 65535.
+func (k plyKind) colorScale() float64 {
+	switch k {
+	case plyFloat32, plyFloat64:
+		return 255
+	case plyInt16, plyUint16:
+		return 255.0 / 65535
+	}
+	return 1
+}
 
 type plyProperty struct {
 	name      string
-	kind      string // scalar type, or the item type of a list
+	kind      plyKind // scalar type, or the item type of a list
 	list      bool
-	countKind string
+	countKind plyKind
 }
 
 type plyElement struct {
@@ -53,18 +119,32 @@ type plyElement struct {
 }
 
 // ReadPLY reads a PLY model from r.
-func ReadPLY(r *bufio.Reader) (*Model, error) {
+func ReadPLY(r *bufio.Reader) (*Model, error) { return readPLY(r, -1) }
+
+// readPLY reads a PLY model from r, whose size in bytes is size when
+// known (-1 otherwise): a header that promises more data than a file
+// holds is refused before anything is allocated for it.
+func readPLY(r *bufio.Reader, size int64) (*Model, error) {
 	line, err := r.ReadString('\n')
 	if err != nil || strings.TrimSpace(line) != "ply" {
 		return nil, fmt.Errorf("ply: not a PLY file (first line %q)", strings.TrimSpace(line))
 	}
+	header := int64(len(line))
 	format := ""
 	var elems []*plyElement
+	kind := func(name, line string) (plyKind, error) {
+		k, ok := plyKinds[name]
+		if !ok {
+			return 0, fmt.Errorf("ply: unknown type %q in %q", name, strings.TrimSpace(line))
+		}
+		return k, nil
+	}
 	for {
 		line, err = r.ReadString('\n')
 		if err != nil {
 			return nil, fmt.Errorf("ply: header ends early: %v", err)
 		}
+		header += int64(len(line))
 		f := strings.Fields(line)
 		if len(f) == 0 || f[0] == "comment" || f[0] == "obj_info" {
 			continue
@@ -89,74 +169,114 @@ func ReadPLY(r *bufio.Reader) (*Model, error) {
 				return nil, fmt.Errorf("ply: property before any element")
 			}
 			e := elems[len(elems)-1]
-			if len(f) == 5 && f[1] == "list" {
-				e.props = append(e.props, plyProperty{name: f[4], kind: f[3], list: true, countKind: f[2]})
-			} else if len(f) == 3 {
-				e.props = append(e.props, plyProperty{name: f[2], kind: f[1]})
-			} else {
+			var p plyProperty
+			var err error
+			switch {
+			case len(f) == 5 && f[1] == "list":
+				p = plyProperty{name: f[4], list: true}
+				if p.countKind, err = kind(f[2], line); err == nil {
+					p.kind, err = kind(f[3], line)
+				}
+			case len(f) == 3:
+				p = plyProperty{name: f[2]}
+				p.kind, err = kind(f[1], line)
+			default:
 				return nil, fmt.Errorf("ply: bad property line %q", strings.TrimSpace(line))
 			}
+			if err != nil {
+				return nil, err
+			}
+			e.props = append(e.props, p)
 		case "end_header":
-			return readPLYBody(r, format, elems)
+			var left int64 = -1
+			if size >= 0 {
+				left = size - header
+			}
+			return readPLYBody(r, format, elems, left)
 		default:
 			return nil, fmt.Errorf("ply: unknown header line %q", strings.TrimSpace(line))
 		}
 	}
 }
 
-func readPLYBody(r *bufio.Reader, format string, elems []*plyElement) (*Model, error) {
-	var order binary.ByteOrder
+// plyValues reads a PLY body's values one at a time, as text or as binary.
+type plyValues struct {
+	r      *bufio.Reader
+	order  binary.ByteOrder // nil: ascii
+	tokens *bufio.Scanner
+}
+
+func (v *plyValues) next(k plyKind) (float64, error) {
+	if v.order == nil {
+		if !v.tokens.Scan() {
+			return 0, fmt.Errorf("ply: data ends early")
+		}
+		return strconv.ParseFloat(v.tokens.Text(), 64)
+	}
+	n := k.size()
+	b, err := v.r.Peek(n)
+	if err != nil {
+		return 0, fmt.Errorf("ply: data ends early")
+	}
+	x := k.decode(b, v.order)
+	v.r.Discard(n)
+	return x, nil
+}
+
+func readPLYBody(r *bufio.Reader, format string, elems []*plyElement, left int64) (*Model, error) {
+	v := &plyValues{r: r}
 	switch format {
 	case "ascii":
+		v.tokens = bufio.NewScanner(r)
+		v.tokens.Buffer(make([]byte, 1<<16), 1<<20)
+		v.tokens.Split(bufio.ScanWords)
 	case "binary_little_endian":
-		order = binary.LittleEndian
+		v.order = binary.LittleEndian
 	case "binary_big_endian":
-		order = binary.BigEndian
+		v.order = binary.BigEndian
 	default:
 		return nil, fmt.Errorf("ply: unknown format %q", format)
 	}
-	var tokens *bufio.Scanner
-	if order == nil {
-		tokens = bufio.NewScanner(r)
-		tokens.Buffer(make([]byte, 1<<16), 1<<20)
-		tokens.Split(bufio.ScanWords)
-	}
-	read := func(kind string) (float64, error) {
-		if order == nil {
-			if !tokens.Scan() {
-				return 0, fmt.Errorf("ply: data ends early")
+	// what each element's items take at the least, in the file: a header
+	// whose counts need more than the file has is refused at once, and
+	// no slice is made larger than the file can fill
+	least := func(e *plyElement) int64 {
+		var n int64
+		for _, p := range e.props {
+			k := p.kind
+			if p.list {
+				k = p.countKind
 			}
-			return strconv.ParseFloat(tokens.Text(), 64)
+			if v.order == nil {
+				n += 2 // a digit and a space
+			} else {
+				n += int64(k.size())
+			}
 		}
-		var b [8]byte
-		size := plySizes[kind]
-		if size == 0 {
-			return 0, fmt.Errorf("ply: unknown type %q", kind)
+		return n
+	}
+	if left >= 0 {
+		var need int64
+		for _, e := range elems {
+			need += int64(e.count) * least(e)
 		}
-		if _, err := io.ReadFull(r, b[:size]); err != nil {
-			return 0, fmt.Errorf("ply: data ends early")
+		if v.order == nil {
+			need-- // the last value needs no space after it
 		}
-		switch kind {
-		case "char", "int8":
-			return float64(int8(b[0])), nil
-		case "uchar", "uint8":
-			return float64(b[0]), nil
-		case "short", "int16":
-			return float64(int16(order.Uint16(b[:]))), nil
-		case "ushort", "uint16":
-			return float64(order.Uint16(b[:])), nil
-		case "int", "int32":
-			return float64(int32(order.Uint32(b[:]))), nil
-		case "uint", "uint32":
-			return float64(order.Uint32(b[:])), nil
-		case "float", "float32":
-			return float64(math.Float32frombits(order.Uint32(b[:]))), nil
+		if need > left {
+			return nil, fmt.Errorf("ply: the header's elements need at least %d bytes of data; the file has %d after its header", need, left)
 		}
-		return math.Float64frombits(order.Uint64(b[:])), nil
+	}
+	room := func(e *plyElement) int {
+		if left < 0 || least(e) == 0 {
+			return min(e.count, 1<<20)
+		}
+		return int(min(int64(e.count), left/least(e)))
 	}
 	m := &Model{}
 	nVerts := 0
 	hasNormals := false
+	var ids []uint32 // one face's, reused
 	for _, e := range elems {
 		switch e.name {
 		case "vertex":
@@ -165,6 +285,9 @@ func readPLYBody(r *bufio.Reader, format string, elems []*plyElement) (*Model, e
 			}
 			idx := map[string]int{}
 			for i, p := range e.props {
+				if p.list {
+					return nil, fmt.Errorf("ply: list properties on vertices are not supported")
+				}
 				idx[p.name] = i
 			}
 			for _, k := range []string{"x", "y", "z"} {
@@ -186,14 +309,16 @@ func readPLYBody(r *bufio.Reader, format string, elems []*plyElement) (*Model, e
 			for i, k := range names {
 				cols[i] = idx[k]
 			}
+			colors := plyColors(e.props, idx)
 			nVerts = e.count
+			m.Vertices = make([]float32, 0, 6*room(e))
+			if colors != nil {
+				m.Colors = make([]uint8, 0, 3*room(e))
+			}
 			vals := make([]float64, len(e.props))
-			for v := 0; v < e.count; v++ {
+			for vi := 0; vi < e.count; vi++ {
 				for i, p := range e.props {
-					if p.list {
-						return nil, fmt.Errorf("ply: list properties on vertices are not supported")
-					}
-					x, err := read(p.kind)
+					x, err := v.next(p.kind)
 					if err != nil {
 						return nil, err
 					}
@@ -206,40 +331,48 @@ func readPLYBody(r *bufio.Reader, format string, elems []*plyElement) (*Model, e
 					// model's bounds and every normal
 					vx[i] = float32(vals[col])
 					if f := float64(vx[i]); math.IsNaN(f) || math.IsInf(f, 0) {
-						return nil, fmt.Errorf("ply: vertex %d's %s %v is not a finite float32", v, names[i], vals[col])
+						return nil, fmt.Errorf("ply: vertex %d's %s %v is not a finite float32", vi, names[i], vals[col])
 					}
 				}
 				m.Vertices = append(m.Vertices, vx[:]...)
+				for _, c := range colors {
+					x := math.Round(vals[c] * e.props[c].kind.colorScale())
+					if math.IsNaN(x) {
+						x = 0
+					}
+					m.Colors = append(m.Colors, uint8(min(max(x, 0), 255)))
+				}
 			}
 		case "face":
 			if e.count > MaxPLYFaces {
 				return nil, fmt.Errorf("ply: %d faces exceed the limit of %d", e.count, MaxPLYFaces)
 			}
+			m.Triangles = make([]uint32, 0, 3*room(e))
 			for fc := 0; fc < e.count; fc++ {
 				for _, p := range e.props {
 					if !p.list {
-						if _, err := read(p.kind); err != nil {
+						if _, err := v.next(p.kind); err != nil {
 							return nil, err
 						}
 						continue
 					}
-					n, err := read(p.countKind)
+					n, err := v.next(p.countKind)
 					if err != nil {
 						return nil, err
 					}
 					if !whole(n, 0, 64) {
 						return nil, fmt.Errorf("ply: face %d has %v vertices (0 to 64)", fc, n)
 					}
-					ids := make([]uint32, int(n))
-					for i := range ids {
-						x, err := read(p.kind)
+					ids = ids[:0]
+					for range int(n) {
+						x, err := v.next(p.kind)
 						if err != nil {
 							return nil, err
 						}
 						if !whole(x, 0, float64(nVerts)-1) {
 							return nil, fmt.Errorf("ply: face %d refers to vertex %v of %d", fc, x, nVerts)
 						}
-						ids[i] = uint32(x)
+						ids = append(ids, uint32(x))
 					}
 					if p.name != "vertex_indices" && p.name != "vertex_index" {
 						continue
@@ -259,7 +392,7 @@ func readPLYBody(r *bufio.Reader, format string, elems []*plyElement) (*Model, e
 				for _, p := range e.props {
 					n := 1.0
 					if p.list {
-						c, err := read(p.countKind)
+						c, err := v.next(p.countKind)
 						if err != nil {
 							return nil, err
 						}
@@ -269,7 +402,7 @@ func readPLYBody(r *bufio.Reader, format string, elems []*plyElement) (*Model, e
 						n = c
 					}
 					for k := 0; k < int(n); k++ {
-						if _, err := read(p.kind); err != nil {
+						if _, err := v.next(p.kind); err != nil {
 							return nil, err
 						}
 					}
@@ -285,6 +418,23 @@ func readPLYBody(r *bufio.Reader, format string, elems []*plyElement) (*Model, e
 	}
 	m.kdOrder()
 	return m, nil
+}
+
+// plyColors are the columns of a vertex's red, green and blue (or
+// diffuse_red ...), or nil when it has none.
+func plyColors(props []plyProperty, idx map[string]int) []int {
+	for _, prefix := range []string{"", "diffuse_"} {
+		var cols []int
+		for _, c := range []string{"red", "green", "blue"} {
+			if i, ok := idx[prefix+c]; ok {
+				cols = append(cols, i)
+			}
+		}
+		if len(cols) == 3 {
+			return cols
+		}
+	}
+	return nil
 }
 
 // whole reports whether x, read as a count or an index, is a whole number
@@ -317,19 +467,29 @@ func (m *Model) computeNormals() {
 }
 
 // WritePLY writes m as a binary little-endian PLY file with vertex
-// positions and normals and triangle faces: what other renderers (ParaView's
-// PLYReader among them) read, so that they draw the very same model.
+// positions, normals and colours (where it has them) and triangle faces:
+// what other renderers (ParaView's PLYReader among them) read, so that
+// they draw the very same model.
 func WritePLY(w io.Writer, m *Model) error {
+	colors := len(m.Colors) == len(m.Vertices)/2 && len(m.Colors) > 0
 	bw := bufio.NewWriterSize(w, 1<<20)
 	fmt.Fprintf(bw, "ply\nformat binary_little_endian 1.0\ncomment goeq\nelement vertex %d\n", len(m.Vertices)/6)
 	for _, p := range []string{"x", "y", "z", "nx", "ny", "nz"} {
 		fmt.Fprintf(bw, "property float %s\n", p)
 	}
+	if colors {
+		fmt.Fprintf(bw, "property uchar red\nproperty uchar green\nproperty uchar blue\n")
+	}
 	fmt.Fprintf(bw, "element face %d\nproperty list uchar int vertex_indices\nend_header\n", m.TriangleCount())
 	var b [13]byte
-	for _, v := range m.Vertices {
-		binary.LittleEndian.PutUint32(b[:4], math.Float32bits(v))
-		bw.Write(b[:4])
+	for v := 0; v+5 < len(m.Vertices); v += 6 {
+		for _, x := range m.Vertices[v : v+6] {
+			binary.LittleEndian.PutUint32(b[:4], math.Float32bits(x))
+			bw.Write(b[:4])
+		}
+		if colors {
+			bw.Write(m.Colors[v/2 : v/2+3])
+		}
 	}
 	b[0] = 3
 	for t := 0; t+2 < len(m.Triangles); t += 3 {

@@ -6,6 +6,8 @@ import (
 	"encoding/binary"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -95,6 +97,102 @@ func TestReadPLYRejectsBadInput(t *testing.T) {
 	}
 }
 
+// Vertex colours come from red, green and blue (or diffuse_red ...), of
+// bytes, of 16 bits or of floats from 0 to 1, taken to bytes and held to
+// their range; a model without them has none.
+func TestReadPLYColors(t *testing.T) {
+	for _, c := range []struct {
+		props, values string
+		want          []uint8
+	}{
+		{"property uchar red\nproperty uchar green\nproperty uchar blue\n", "255 128 0", []uint8{255, 128, 0}},
+		{"property uchar diffuse_red\nproperty uchar diffuse_green\nproperty uchar diffuse_blue\nproperty uchar alpha\n", "1 2 3 4", []uint8{1, 2, 3}},
+		{"property float red\nproperty float green\nproperty float blue\n", "1 0.5 -3", []uint8{255, 128, 0}},
+		{"property ushort red\nproperty ushort green\nproperty ushort blue\n", "65535 0 257", []uint8{255, 0, 1}},
+		{"property uchar red\nproperty uchar green\n", "9 9", nil},
+		{"", "", nil},
+	} {
+		src := "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\n" + c.props +
+			"element face 1\nproperty list uchar int vertex_indices\nend_header\n"
+		for _, p := range []string{"0 0 0", "1 0 0", "0 1 0"} {
+			src += p + " " + c.values + "\n"
+		}
+		src += "3 0 1 2\n"
+		m, err := ReadPLY(bufio.NewReader(strings.NewReader(src)))
+		if err != nil {
+			t.Fatalf("%q: %v", c.props, err)
+		}
+		var want []uint8
+		for range 3 {
+			want = append(want, c.want...)
+		}
+		if !slices.Equal(m.Colors, want) {
+			t.Errorf("%q with %q: colours %v, want %v", c.props, c.values, m.Colors, want)
+		}
+	}
+}
+
+// A header whose counts need more bytes than its file holds is refused
+// with the two sizes, before anything is read or made for its counts (it
+// was found only at the end of the data, after slices for them grew).
+func TestLoadPLYRefusesAHeaderLargerThanItsFile(t *testing.T) {
+	dir := t.TempDir()
+	for name, src := range map[string]string{
+		"binary": "ply\nformat binary_little_endian 1.0\nelement vertex 40000000\nproperty float x\nproperty float y\nproperty float z\nelement face 1\nproperty list uchar int vertex_indices\nend_header\n" + strings.Repeat("\x00", 100),
+		"ascii":  strings.Replace(asciiPLY, "element face 1", "element face 1000", 1),
+	} {
+		path := filepath.Join(dir, name+".ply")
+		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := LoadPLY(path)
+		if err == nil || !strings.Contains(err.Error(), "need at least") || !strings.Contains(err.Error(), "the file has") {
+			t.Errorf("%s: %v; want the bytes its header needs and the file has", name, err)
+		}
+	}
+	// a file that ends without a newline after its last value is whole
+	path := filepath.Join(dir, "tight.ply")
+	if err := os.WriteFile(path, []byte(strings.TrimSuffix(asciiPLY, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := LoadPLY(path); err != nil || m.TriangleCount() != 2 {
+		t.Errorf("a file without a last newline: %v", err)
+	}
+}
+
+// Normalize fits the model into a cube of the side given, centred on the
+// origin, whatever its units and place.
+func TestNormalizeFitsTheCube(t *testing.T) {
+	m := &Model{Vertices: []float32{1000, -50, 7, 0, 0, 1, 1400, -50, 9, 0, 0, 1, 1000, 150, 7, 0, 0, 1}, Triangles: []uint32{0, 1, 2}}
+	m.Normalize(2)
+	want := []float32{-1, -0.5, -0.005, 0, 0, 1, 1, -0.5, 0.005, 0, 0, 1, -1, 0.5, -0.005, 0, 0, 1}
+	for i := range want {
+		if math.Abs(float64(m.Vertices[i]-want[i])) > 1e-6 {
+			t.Fatalf("normalised %v, want %v", m.Vertices, want)
+		}
+	}
+}
+
+// BenchmarkLoadPLYMillion loads a binary PLY of a million triangles with
+// normals, as every render process of eqply --model does.
+func BenchmarkLoadPLYMillion(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "m.ply")
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := WritePLY(f, Bumpy(500, 1000)); err != nil {
+		b.Fatal(err)
+	}
+	f.Close()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := LoadPLY(path); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // An element of no properties holds no data, whatever count its header
 // gives: the loader skips it at once (it counted to 9e18 before).
 func TestReadPLYSkipsAnElementOfNoProperties(t *testing.T) {
@@ -109,6 +207,7 @@ func TestReadPLYSkipsAnElementOfNoProperties(t *testing.T) {
 // model of finite vertices whose triangles index them, and never panics.
 func FuzzReadPLY(f *testing.F) {
 	f.Add([]byte(asciiPLY))
+	f.Add([]byte(strings.Replace(strings.Replace(asciiPLY, "property float z\n", "property float z\nproperty uchar red\nproperty uchar green\nproperty float blue\n", 1), " 0\n", " 0 1 2 0.5\n", -1)))
 	f.Add([]byte(strings.Replace(asciiPLY, "element face 1", "element junk 2\nproperty list float float j\nelement face 1", 1)))
 	var b bytes.Buffer
 	b.WriteString("ply\nformat binary_little_endian 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\nelement face 1\nproperty list uchar uint vertex_indices\nend_header\n")
@@ -130,6 +229,9 @@ func FuzzReadPLY(f *testing.F) {
 			if int(ix) >= len(m.Vertices)/6 {
 				t.Fatalf("a triangle indexes vertex %d of %d", ix, len(m.Vertices)/6)
 			}
+		}
+		if len(m.Colors) != 0 && len(m.Colors) != len(m.Vertices)/2 {
+			t.Fatalf("%d colour bytes for %d vertices", len(m.Colors), len(m.Vertices)/6)
 		}
 	})
 }
@@ -211,6 +313,21 @@ func TestSelectNthSplitsAsSortingDoes(t *testing.T) {
 	selectNth(nan, 500, 0)
 }
 
+// The kd order is the same whether the splits run on goroutines or not
+// (every process must order a model alike, on any number of cores).
+func TestKDOrderIsTheSameOnGoroutines(t *testing.T) {
+	m := Bumpy(300, 600) // 360000 triangles: the top levels split on goroutines
+	one := &Model{Vertices: m.Vertices, Triangles: slices.Clone(m.Triangles)}
+	one.kdOrderSpread(0)
+	for _, spread := range []int{1, 3, 6} {
+		many := &Model{Vertices: m.Vertices, Triangles: slices.Clone(m.Triangles)}
+		many.kdOrderSpread(spread)
+		if !slices.Equal(one.Triangles, many.Triangles) {
+			t.Fatalf("splits on goroutines for %d levels order the triangles unlike one goroutine", spread)
+		}
+	}
+}
+
 // BenchmarkBumpyMillion makes the demo's model: a million triangles,
 // generated and kd-ordered, as every process that renders it does first.
 func BenchmarkBumpyMillion(b *testing.B) {
@@ -253,6 +370,9 @@ func TestOneMillionTriangles(t *testing.T) {
 // normals, in any order) must come back.
 func TestWritePLYReadsBack(t *testing.T) {
 	m := Bumpy(12, 24)
+	for v := 0; v < len(m.Vertices); v += 6 { // a colour of its own for each vertex
+		m.Colors = append(m.Colors, uint8(v), uint8(v/256), uint8(v*7))
+	}
 	var b bytes.Buffer
 	if err := WritePLY(&b, m); err != nil {
 		t.Fatal(err)
@@ -261,12 +381,16 @@ func TestWritePLYReadsBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	triangles := func(m *Model) map[[18]float32]int {
-		out := map[[18]float32]int{}
+	triangles := func(m *Model) map[[27]float32]int {
+		out := map[[27]float32]int{}
 		for t := 0; t+2 < len(m.Triangles); t += 3 {
-			var k [18]float32
+			var k [27]float32
 			for c := 0; c < 3; c++ {
-				copy(k[6*c:], m.Vertices[6*m.Triangles[t+c]:6*m.Triangles[t+c]+6])
+				v := m.Triangles[t+c]
+				copy(k[9*c:], m.Vertices[6*v:6*v+6])
+				for a := range 3 {
+					k[9*c+6+a] = float32(m.Colors[3*v+uint32(a)])
+				}
 			}
 			out[k]++
 		}

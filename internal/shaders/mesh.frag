@@ -1,7 +1,7 @@
 #version 330 core
 in vec3 eyeNormal;
 in vec3 eyePos;
-uniform vec3 baseColor;
+in vec3 surfaceColor;
 out vec4 outColor;
 void main() {
     vec3 n = normalize(eyeNormal);
@@ -10,5 +10,5 @@ void main() {
     float diffuse = max(dot(n, l), 0.0);
     vec3 h = normalize(l + normalize(-eyePos));
     float spec = pow(max(dot(n, h), 0.0), 32.0);
-    outColor = vec4(baseColor * (0.15 + 0.85 * diffuse) + vec3(0.25 * spec), 1.0);
+    outColor = vec4(surfaceColor * (0.15 + 0.85 * diffuse) + vec3(0.25 * spec), 1.0);
 }
