@@ -299,6 +299,10 @@ type Ready struct {
 	// Failure, once set, ends the run: a destination died, a node failed
 	// a frame, or a frame did not complete in time.
 	Failure string
+	// UnfinishedWritten, with a Failure, are the images written for the
+	// frames it leaves unfinished, in frame order: they are on disk, and
+	// a summary lists every image written.
+	UnfinishedWritten []string
 	// Finished is set once every frame asked for is complete (or the run
 	// was stopped and the frames in flight are).
 	Finished bool
@@ -365,6 +369,7 @@ type frameState struct {
 	assembled nodeSet
 	lostDest  bool
 	swapped   bool
+	failed    bool // a node's Done carried an error
 	queues    map[string]*queueState
 	done      Completed
 }
@@ -606,6 +611,13 @@ func (s *Scheduler) HasReady() bool { return !s.ready.empty() }
 func (s *Scheduler) Ready() Ready {
 	r := s.ready
 	r.WakeAt = s.wakeAt()
+	if r.Failure != "" {
+		for n := s.completed; n < s.next; n++ {
+			if f := s.inflight[n]; f != nil {
+				r.UnfinishedWritten = append(r.UnfinishedWritten, f.done.Written...)
+			}
+		}
+	}
 	return r
 }
 
@@ -734,6 +746,7 @@ func (s *Scheduler) done(ns *nodeState, e Done) {
 		f.done.Degraded = true
 	}
 	if e.Err != "" {
+		f.failed = true // not a frame done: it stays unfinished
 		msg := fmt.Sprintf("frame %d failed on node %s: %s", e.Frame, e.Node, e.Err)
 		f.done.Errors = append(f.done.Errors, msg)
 		s.fail(msg)
@@ -772,7 +785,7 @@ func (s *Scheduler) SwapBarrier(frame int) bool {
 func (s *Scheduler) completeFrames() {
 	for {
 		f := s.inflight[s.completed]
-		if f == nil || f.pending.n > 0 {
+		if f == nil || f.pending.n > 0 || f.failed {
 			break
 		}
 		delete(s.inflight, s.completed)

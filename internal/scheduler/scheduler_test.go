@@ -893,3 +893,75 @@ func TestRecordsSayWhenTheirNodeWasDone(t *testing.T) {
 		}
 	}
 }
+
+// A frame a node failed is not a frame done, though every node reported
+// it; the images written for frames the failure leaves unfinished come
+// with it, so that a summary lists every image on disk (the destination
+// wrote frame 1's while a render node still owed its Done, then failed
+// frame 2: the summary said 1 image of the 2 written, and counted frame 2
+// as done).
+func TestAFailedFrameIsNotDoneAndItsImagesAreListed(t *testing.T) {
+	cfg := load(t, example("2d-lb-4.eqc"))
+	s := New(cfg, planner.New(cfg), Options{Frames: 3})
+	s.Step(Tick{Now: time.Unix(100, 0)})
+	for _, id := range s.Nodes() {
+		s.Step(Join{Node: id})
+	}
+	var completed []int
+	var unfinished []string
+	failure := ""
+	take := func() []Work {
+		rd := s.Ready()
+		s.Advance()
+		for _, c := range rd.Completed {
+			completed = append(completed, c.Frame)
+		}
+		if rd.Failure != "" {
+			failure, unfinished = rd.Failure, rd.UnfinishedWritten
+		}
+		return rd.Work
+	}
+	dest := ""
+	byFrame := map[int][]string{} // the nodes of each frame
+	for _, w := range take() {
+		byFrame[w.Frame] = append(byFrame[w.Frame], w.Node)
+		for _, cp := range w.Channels {
+			if cp.Destination {
+				dest = w.Node
+			}
+		}
+	}
+	if dest == "" || len(byFrame[0]) < 2 || len(byFrame[1]) < 2 {
+		t.Fatalf("destination %q, frames started %v", dest, byFrame)
+	}
+	written := func(frame int) []string { return []string{fmt.Sprintf("dest-%06d.png", frame)} }
+	for _, n := range byFrame[0] {
+		d := Done{Node: n, Frame: 0}
+		if n == dest {
+			d.Written = written(0)
+		}
+		s.Step(d)
+	}
+	for _, w := range take() {
+		byFrame[w.Frame] = append(byFrame[w.Frame], w.Node)
+	}
+	// the destination is done with frame 1 and fails frame 2; the render
+	// nodes report both after that
+	s.Step(Done{Node: dest, Frame: 1, Written: written(1)})
+	s.Step(Done{Node: dest, Frame: 2, Err: "writing dest-000002.png: no space left on device"})
+	take()
+	if failure == "" || !slices.Equal(unfinished, written(1)) || !slices.Equal(completed, []int{0}) {
+		t.Fatalf("failure %q, unfinished frames' images %v, frames completed %v; want the failure, frame 1's image and frame 0", failure, unfinished, completed)
+	}
+	for _, f := range []int{1, 2} {
+		for _, n := range byFrame[f] {
+			if n != dest {
+				s.Step(Done{Node: n, Frame: f})
+			}
+		}
+	}
+	take()
+	if slices.Contains(completed, 2) {
+		t.Errorf("frames completed %v: the failed frame 2 among them", completed)
+	}
+}

@@ -1427,6 +1427,7 @@ func (s *server) act(rd scheduler.Ready, rep *report) error {
 		}
 	}
 	if rd.Failure != "" {
+		rep.written = append(rep.written, rd.UnfinishedWritten...)
 		return errors.New(rd.Failure)
 	}
 	return nil
