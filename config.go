@@ -352,7 +352,9 @@ func (c *Config) SetOverlay(on bool) { c.overlay = &on }
 // a destination writes it: dir is made here, and a relative one is taken
 // from this process' working directory, which names the same folder for
 // the nodes of this machine. The files are there once the frame is
-// finished (FinishAllFrames).
+// finished (FinishAllFrames). One that cannot be written is logged at
+// WARN and the run goes on (a frame OutDir asks for fails the run
+// instead).
 func (c *Config) Screenshot(dir string) error {
 	if dir == "" {
 		return errors.New("goeq: screenshot: no folder")

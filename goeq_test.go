@@ -2,6 +2,7 @@ package goeq_test
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -10,6 +11,7 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"log/slog"
 	"maps"
 	"math"
 	"net"
@@ -21,6 +23,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -1750,6 +1753,64 @@ func TestScreenshotWritesTheNextFrame(t *testing.T) {
 	if files, _ := filepath.Glob(filepath.Join(out, "*.png")); len(files) != frames {
 		t.Errorf("with OutDir too, %d images there, want every frame's %d", len(files), frames)
 	}
+}
+
+// A screenshot that cannot be written (here a folder stands where its
+// file goes; a full disk does the same) is reported, and the session goes
+// on, where it used to fail the frame and end the run: the frames a run
+// writes into OutDir must all be written, but a screenshot is the user's
+// to take again.
+func TestAScreenshotThatCannotBeWrittenLeavesTheRunGoing(t *testing.T) {
+	const frames, shotAt = 5, 2
+	shots := filepath.Join(t.TempDir(), "shots")
+	blocked := filepath.Join(shots, fmt.Sprintf("dest-%06d.png", shotAt))
+	if err := os.MkdirAll(blocked, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var log lockedLog
+	out := t.TempDir()
+	cfg, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: examples("2d-lb-4.eqc"), OutDir: out,
+		InitData: squareInit{Scale: 1.4}, Log: slog.New(slog.NewTextHandler(&log, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < frames && err == nil; i++ {
+		if i == shotAt {
+			err = cfg.Screenshot(shots)
+		}
+		if err == nil {
+			_, err = cfg.StartFrame(camera{Frame: i, Angle: 0.35 * float64(i)})
+		}
+	}
+	sum, exitErr := cfg.Exit()
+	if err != nil || exitErr != nil || sum.Frames != frames {
+		t.Fatalf("run: %v; exit: %v; %+v frames done, want %d", err, exitErr, sum, frames)
+	}
+	if files, _ := filepath.Glob(filepath.Join(out, "*.png")); len(files) != frames || len(sum.Written) != frames {
+		t.Errorf("%d images in OutDir, %d listed written, want every frame's %d", len(files), len(sum.Written), frames)
+	}
+	text := log.String()
+	if !strings.Contains(text, "level=WARN") || !strings.Contains(text, "no screenshot: writing "+blocked) {
+		t.Errorf("the log says nothing of the screenshot not written:\n%s", text)
+	}
+}
+
+// lockedLog is a log's text, written by the run's goroutines.
+type lockedLog struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *lockedLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *lockedLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
 }
 
 // Renderers send the application events (as Equalizer's render nodes send

@@ -441,6 +441,16 @@ func main() {
 	used := 0                      // the layout showing
 	frozen := false                // the load balancing, as last asked for
 	stereo := false                // the views, as last asked for
+	// a screenshot whose folder cannot be made (a read-only working
+	// folder) is the user's to learn of, not the end of the session
+	screenshot := func() bool {
+		if err := cfg.Screenshot(screenshots); err != nil {
+			log.Printf("no screenshot: %v", err)
+			c.shot = false
+			return false
+		}
+		return true
+	}
 	frame := func() error {
 		switch {
 		case replay != nil:
@@ -475,12 +485,7 @@ func main() {
 			used = c.layout
 		}
 		// refining, the screenshot waits for the last refined frame
-		shoot := c.shot && (!refining || c.stats)
-		if shoot {
-			if err := cfg.Screenshot(screenshots); err != nil {
-				return err
-			}
-		}
+		shoot := c.shot && (!refining || c.stats) && screenshot()
 		f, err := cfg.StartFrame(c.frame())
 		if err != nil {
 			return err
@@ -507,14 +512,9 @@ func main() {
 				// idle: the picture shown gets smoother, a refined frame
 				// at a time, until an event changes it; a screenshot asked
 				// for takes the last
-				last := c.shot && samples == goeq.MaxRefineSamples-1
-				if last {
-					err = cfg.Screenshot(screenshots)
-				}
+				last := c.shot && samples == goeq.MaxRefineSamples-1 && screenshot()
 				var f int
-				if err == nil {
-					f, refined, err = cfg.Refine()
-				}
+				f, refined, err = cfg.Refine()
 				if refined {
 					samples++
 					if last {

@@ -111,6 +111,7 @@ type frameTrack struct {
 	dests      int // destination pipes not yet at the barrier
 	results    []*channel.Result
 	written    []string
+	warnings   []string // of screenshots not written
 	err        error
 	sends      sync.WaitGroup
 	writes     sync.WaitGroup    // of its images (writeImages)
@@ -547,18 +548,26 @@ func (n *node) runPipe(p *pipe) {
 // imagePaths are where a channel's image of a frame goes, none when none
 // is asked for: its dump_image, every DumpEvery-th frame into OutDir, and
 // the folder the application asked a screenshot of the frame into.
-func (n *node) imagePaths(ch *compound.Channel, t *frameTrack) []string {
-	var paths []string
+func (n *node) imagePaths(ch *compound.Channel, t *frameTrack) []imagePath {
+	var paths []imagePath
 	every := max(n.setupM.DumpEvery, 1)
 	if t.frame%every == 0 || ch.Attributes["dump_image"] != "" {
 		if p := channel.DumpPath(ch, n.setupM.OutDir, t.frame); p != "" {
-			paths = append(paths, p)
+			paths = append(paths, imagePath{path: p})
 		}
 	}
 	if t.screenshot != "" {
-		paths = append(paths, channel.LabelPath(ch, t.screenshot, t.frame))
+		paths = append(paths, imagePath{path: channel.LabelPath(ch, t.screenshot, t.frame), screenshot: true})
 	}
 	return paths
+}
+
+// imagePath is where an image goes, and whether it is a screenshot: the
+// frames a run writes must all be written, or the run fails, but a
+// screenshot that cannot be written is reported and the session goes on.
+type imagePath struct {
+	path       string
+	screenshot bool
 }
 
 // imageSlots bounds the images being written at once in this process: a
@@ -579,24 +588,27 @@ func (n *node) writeImages(t *frameTrack, res *channel.Result) {
 		if px == nil {
 			continue
 		}
-		for _, path := range n.imagePaths(ch, t) {
+		for _, to := range n.imagePaths(ch, t) {
 			imageSlots <- struct{}{}
 			t.writes.Add(1)
 			n.images.Add(1)
 			go func() {
 				defer n.images.Done()
 				defer t.writes.Done()
-				err := channel.WritePNG(path, px.Color, px.PixelViewport.W, px.PixelViewport.H)
+				err := channel.WritePNG(to.path, px.Color, px.PixelViewport.W, px.PixelViewport.H)
 				<-imageSlots
 				t.mu.Lock()
 				defer t.mu.Unlock()
-				if err != nil {
+				switch {
+				case err != nil && to.screenshot:
+					t.warnings = append(t.warnings, fmt.Sprintf("channel %s: no screenshot: writing %s: %v", ch.Label, to.path, err))
+				case err != nil:
 					if t.err == nil {
-						t.err = fmt.Errorf("channel %s: writing %s: %w", ch.Label, path, err)
+						t.err = fmt.Errorf("channel %s: writing %s: %w", ch.Label, to.path, err)
 					}
-					return
+				default:
+					t.written = append(t.written, to.path)
 				}
-				t.written = append(t.written, path)
 			}()
 		}
 	}
@@ -671,7 +683,8 @@ func (n *node) finish(t *frameTrack) {
 	delete(n.frames, t.frame)
 	n.framesMu.Unlock()
 	sort.Strings(t.written) // written in parallel
-	done := &control.FrameDone{Frame: t.frame, Written: t.written}
+	sort.Strings(t.warnings)
+	done := &control.FrameDone{Frame: t.frame, Written: t.written, Warnings: t.warnings}
 	for k, b := range t.links {
 		done.Links = append(done.Links, control.LinkBytes{To: k[0], Codec: k[1], Bytes: b})
 	}

@@ -142,6 +142,9 @@ type FrameDone struct {
 	Degraded []string `json:"degraded,omitempty"`
 	// Written lists the PNG files the node wrote for this frame.
 	Written []string `json:"written,omitempty"`
+	// Warnings are what went wrong without failing the frame: a
+	// screenshot that could not be written.
+	Warnings []string `json:"warnings,omitempty"`
 	// Links is what the node sent for this frame, by consumer and codec.
 	Links []LinkBytes `json:"links,omitempty"`
 }

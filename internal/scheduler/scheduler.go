@@ -177,6 +177,7 @@ type Done struct {
 	Records  []stats.Record
 	Degraded []string // input frames that never came
 	Written  []string // image files the node wrote
+	Warnings []string // what went wrong without failing the frame
 	Err      string   // a task failed
 }
 
@@ -278,7 +279,10 @@ type Completed struct {
 	Records  []stats.Record
 	Degraded bool
 	Written  []string
-	Errors   []string
+	// Errors are what went wrong in the frame: a node's failure, which
+	// also fails the run, and what failed without failing the frame (a
+	// screenshot not written)
+	Errors []string
 }
 
 // NodeLoss reports a node the scheduler took out of the run.
@@ -742,6 +746,9 @@ func (s *Scheduler) done(ns *nodeState, e Done) {
 		f.done.Records[i].Finished = at
 	}
 	f.done.Written = append(f.done.Written, e.Written...)
+	for _, w := range e.Warnings {
+		f.done.Errors = append(f.done.Errors, fmt.Sprintf("node %s: %s", e.Node, w))
+	}
 	if len(e.Degraded) > 0 {
 		f.done.Degraded = true
 	}

@@ -943,7 +943,7 @@ func (s *server) Session(stream grpc.ServerStream, node string) error {
 			// when each came
 			d := m.Done
 			tell(event{ev: scheduler.Done{Node: node, Frame: d.Frame, At: time.Now(), Records: d.Records, Degraded: d.Degraded,
-				Written: d.Written, Err: d.Error}, links: d.Links})
+				Written: d.Written, Warnings: d.Warnings, Err: d.Error}, links: d.Links})
 		case m.Preview != nil:
 			if s.live != nil && len(m.Preview.JPEG) <= control.MaxPreview {
 				tell(event{preview: m.Preview})
