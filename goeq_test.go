@@ -2,7 +2,6 @@ package goeq_test
 
 import (
 	"bufio"
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -23,7 +22,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -32,6 +30,7 @@ import (
 	"github.com/goeq/goeq"
 	"github.com/goeq/goeq/internal/gotool"
 	"github.com/goeq/goeq/internal/imagecmp"
+	"github.com/goeq/goeq/internal/logging"
 	"github.com/goeq/goeq/internal/xtest"
 )
 
@@ -1767,7 +1766,7 @@ func TestAScreenshotThatCannotBeWrittenLeavesTheRunGoing(t *testing.T) {
 	if err := os.MkdirAll(blocked, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	var log lockedLog
+	var log logging.Buffer
 	out := t.TempDir()
 	cfg, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: examples("2d-lb-4.eqc"), OutDir: out,
 		InitData: squareInit{Scale: 1.4}, Log: slog.New(slog.NewTextHandler(&log, nil))})
@@ -1793,24 +1792,6 @@ func TestAScreenshotThatCannotBeWrittenLeavesTheRunGoing(t *testing.T) {
 	if !strings.Contains(text, "level=WARN") || !strings.Contains(text, "no screenshot: writing "+blocked) {
 		t.Errorf("the log says nothing of the screenshot not written:\n%s", text)
 	}
-}
-
-// lockedLog is a log's text, written by the run's goroutines.
-type lockedLog struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *lockedLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *lockedLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
 }
 
 // Renderers send the application events (as Equalizer's render nodes send

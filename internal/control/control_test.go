@@ -14,7 +14,6 @@ import (
 	"net"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,6 +22,8 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+
+	"github.com/goeq/goeq/internal/logging"
 )
 
 // echo answers every hello with a setup naming the node.
@@ -42,23 +43,6 @@ func (echo) Session(stream grpc.ServerStream, node string) error {
 	}
 }
 
-type lockedBuilder struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuilder) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuilder) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // warnings are the messages of the JSON log records at level WARN: a
 // refusal is a fault a filter on the level must find.
 func warnings(t *testing.T, logs string) []string {
@@ -75,8 +59,8 @@ func warnings(t *testing.T, logs string) []string {
 	return msgs
 }
 
-func start(t *testing.T) (string, *lockedBuilder) {
-	var logs lockedBuilder
+func start(t *testing.T) (string, *logging.Buffer) {
+	var logs logging.Buffer
 	s := NewServer(echo{}, "secret", nil, slog.New(slog.NewJSONHandler(&logs, nil)))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -158,7 +142,7 @@ func TestOversizedMessageIsRejected(t *testing.T) {
 // the certificate connects, a plaintext client does not.
 func TestTLS(t *testing.T) {
 	cert, pool := selfSigned(t)
-	var logs lockedBuilder
+	var logs logging.Buffer
 	s := NewServer(echo{}, "secret", &tls.Config{Certificates: []tls.Certificate{cert}}, slog.New(slog.NewJSONHandler(&logs, nil)))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

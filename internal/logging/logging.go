@@ -9,6 +9,8 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
+	"sync"
 )
 
 // Format is how log records are written.
@@ -57,4 +59,24 @@ func New(w io.Writer, f Format, component string) *slog.Logger {
 		h = slog.NewTextHandler(w, nil)
 	}
 	return slog.New(h.WithAttrs([]slog.Attr{slog.String("component", component)}))
+}
+
+// Buffer collects a log's text from goroutines that write at once: a
+// test's logger, or a process's output, read while it runs.
+type Buffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *Buffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+// String is what was written so far.
+func (l *Buffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

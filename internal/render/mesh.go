@@ -130,7 +130,7 @@ func (m *Model) kdOrderSpread(spread int) {
 		}
 		tris[t] = kdTriangle{c, [3]uint32{m.Triangles[3*t], m.Triangles[3*t+1], m.Triangles[3*t+2]}}
 	}
-	// the halves of a split are ordered apart, so the top levels' run on
+	// the halves of a split are ordered apart, so the top levels run on
 	// goroutines: the order is the same, in a fraction of the time on a
 	// machine of several cores (a 5M-triangle model took 2.3 s on one)
 	var wg sync.WaitGroup

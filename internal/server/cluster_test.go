@@ -8,11 +8,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/goeq/goeq/internal/logging"
 	"github.com/goeq/goeq/internal/netns"
 )
 
@@ -267,24 +267,6 @@ func TestSSHLaunch(t *testing.T) {
 	noClientsLeft(t, c.Hosts[1:], []string{"render1", "render2"}, 10*time.Second)
 }
 
-// lockedLog collects a process's log while it runs.
-type lockedLog struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // TestLaunchTimeout gives a node a launch_command that never starts its
 // client and a launch_timeout of 1.5 s: the run fails soon after, naming
 // the node and its launch_timeout.
@@ -352,7 +334,7 @@ func namespacedConfig(t testing.TB, c *netns.Cluster, name string, launch func(n
 type bgServer struct {
 	cmd    *exec.Cmd
 	stdout strings.Builder
-	log    lockedLog
+	log    logging.Buffer
 	exited chan error
 }
 
