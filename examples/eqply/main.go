@@ -8,6 +8,7 @@
 //	eqply [--config FILE] [--model FILE.ply] [--frames N] [--out DIR] [--json]
 //	      [--camera-path orbit|TRACE] [--camera YAW,PITCH,DISTANCE] [--trace FILE]
 //	      [--overlay] [--ortho] [--refine=false] [--server HOST:PORT] [--http ADDR]
+//	      [--frame-timeout D]
 //
 // In a window: left-drag turns the model, right-drag or the wheel zooms,
 // middle-drag pans, each in the view under the pointer (every view has
@@ -46,6 +47,7 @@ import (
 	"slices"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/goeq/goeq"
 	"github.com/goeq/goeq/examples/configs"
@@ -369,6 +371,7 @@ func main() {
 	ortho := flag.Bool("ortho", false, "start with a parallel (orthographic) projection (o toggles it)")
 	refine := flag.Bool("refine", true, "while nothing changes, refine the picture shown: up to 16 frames that antialias it (as eqPly's idle antialiasing)")
 	tracePath := flag.String("trace", "", "write each event handled and each frame's camera as JSON lines here")
+	frameTimeout := flag.Duration("frame-timeout", 10*time.Second, "a frame that does not complete in this time fails the run (raise it for a model a software GL draws for seconds)")
 	local := flag.Bool("local", false, "start every node's render client on this machine, whatever host the config names (try a cluster config here)")
 	flag.Parse()
 
@@ -377,6 +380,8 @@ func main() {
 		log.Fatalf("--frames %d: want 0 (until quit) or more", *frames)
 	case *triangles < 1 || *triangles > render.MaxPLYFaces:
 		log.Fatalf("--triangles %d: want 1 to %d", *triangles, render.MaxPLYFaces)
+	case *frameTimeout <= 0:
+		log.Fatalf("--frame-timeout %v: want more than 0", *frameTimeout)
 	}
 	var replay []frameData // the frames of a trace, to render again
 	if *path != "" && *path != "orbit" {
@@ -429,7 +434,7 @@ func main() {
 		*modelPath = abs
 	}
 	configName, configText := configs.Pick(*config)
-	cfg, err := goeq.Start(context.Background(), app{}, goeq.Options{Config: configName, ConfigText: configText, Server: *server, HTTP: *httpAddr, OutDir: *out, Overlay: *overlay, Local: *local,
+	cfg, err := goeq.Start(context.Background(), app{}, goeq.Options{Config: configName, ConfigText: configText, Server: *server, HTTP: *httpAddr, OutDir: *out, Overlay: *overlay, Local: *local, FrameTimeout: *frameTimeout,
 		InitData: initData{Model: *modelPath, Triangles: *triangles}})
 	if err != nil {
 		log.Fatal(err)
