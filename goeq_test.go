@@ -1893,7 +1893,7 @@ func TestMultisampledWindowsAntialias(t *testing.T) {
 	edged := 0
 	for i := range multi {
 		m, s, sup := loadPNG(t, multi[i]), loadPNG(t, single[i]), loadPNG(t, super[i])
-		want := halve(sup)
+		want := imagecmp.Halve(sup)
 		errMulti, errSingle, edges := 0, 0, 0
 		for y := 0; y < h; y++ {
 			for x := 0; x < w; x++ {
@@ -1929,22 +1929,6 @@ func loadPNG(t *testing.T, path string) *image.NRGBA {
 		t.Fatalf("%s starts at %v", path, im.Bounds().Min)
 	}
 	return im
-}
-
-// halve averages every 2x2 block of pixels into one.
-func halve(src *image.NRGBA) *image.NRGBA {
-	out := image.NewNRGBA(image.Rect(0, 0, src.Bounds().Dx()/2, src.Bounds().Dy()/2))
-	for y := 0; y < out.Bounds().Dy(); y++ {
-		for x := 0; x < out.Bounds().Dx(); x++ {
-			var sum [4]int
-			for _, d := range [][2]int{{0, 0}, {1, 0}, {0, 1}, {1, 1}} {
-				c := src.NRGBAAt(2*x+d[0], 2*y+d[1])
-				sum[0], sum[1], sum[2], sum[3] = sum[0]+int(c.R), sum[1]+int(c.G), sum[2]+int(c.B), sum[3]+int(c.A)
-			}
-			out.SetNRGBA(x, y, color.NRGBA{uint8((sum[0] + 2) / 4), uint8((sum[1] + 2) / 4), uint8((sum[2] + 2) / 4), uint8((sum[3] + 2) / 4)})
-		}
-	}
-	return out
 }
 
 // difference is the sum of the absolute differences of two colours'
@@ -2127,7 +2111,7 @@ func TestRefineAntialiasesWhileIdle(t *testing.T) {
 			t.Errorf("%s through eqserver against the run in process: %v %v", filepath.Base(onServer[i]), d, err)
 		}
 	}
-	super := halve(halve(loadPNG(t, run(goeq.Options{ConfigText: multisampleConfig(4*w, 4*h, "")}, 0, nil)[0])))
+	super := imagecmp.Halve(imagecmp.Halve(loadPNG(t, run(goeq.Options{ConfigText: multisampleConfig(4*w, 4*h, "")}, 0, nil)[0])))
 	single, last := loadPNG(t, refined[0]), loadPNG(t, refined[len(refined)-1])
 	errLast, errSingle, edges := 0, 0, 0
 	for y := 0; y < h; y++ {

@@ -123,3 +123,20 @@ func opaqueNRGBA(img image.Image) *image.NRGBA {
 	}
 	return n
 }
+
+// Halve averages each 2x2 block of pixels into one (halves rounded up): a
+// reference rendered at twice the size, halved, is a supersampled one.
+func Halve(src *image.NRGBA) *image.NRGBA {
+	w, h := src.Rect.Dx()/2, src.Rect.Dy()/2
+	out := image.NewNRGBA(image.Rect(0, 0, w, h))
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			at := src.PixOffset(src.Rect.Min.X+2*x, src.Rect.Min.Y+2*y)
+			for c := 0; c < 4; c++ {
+				s := int(src.Pix[at+c]) + int(src.Pix[at+4+c]) + int(src.Pix[at+src.Stride+c]) + int(src.Pix[at+src.Stride+4+c])
+				out.Pix[out.PixOffset(x, y)+c] = uint8((s + 2) / 4)
+			}
+		}
+	}
+	return out
+}

@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"image/draw"
 	"image/png"
+	"math"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -46,6 +47,30 @@ func TestLoadConvertsAsDrawDoes(t *testing.T) {
 		draw.Draw(want, want.Bounds(), decoded, decoded.Bounds().Min, draw.Src)
 		if got.Rect != want.Rect || string(got.Pix) != string(want.Pix) {
 			t.Errorf("%T: Load's pixels differ from draw.Draw's", decoded)
+		}
+	}
+}
+
+// Halve averages 2x2 blocks, rounding halves up, of an image that does
+// not start at the origin too.
+func TestHalve(t *testing.T) {
+	src := image.NewNRGBA(image.Rect(3, 5, 7, 7)) // 4x2: two blocks
+	for i := range src.Pix {
+		src.Pix[i] = uint8(i)
+	}
+	got := Halve(src)
+	if got.Rect != image.Rect(0, 0, 2, 1) {
+		t.Fatalf("bounds %v", got.Rect)
+	}
+	for x := 0; x < 2; x++ {
+		for c := 0; c < 4; c++ {
+			s := 0
+			for _, d := range [][2]int{{0, 0}, {1, 0}, {0, 1}, {1, 1}} {
+				s += int(src.Pix[src.PixOffset(3+2*x+d[0], 5+d[1])+c])
+			}
+			if want := uint8(math.Round(float64(s) / 4)); got.Pix[got.PixOffset(x, 0)+c] != want {
+				t.Errorf("pixel %d channel %d: %d, want %d", x, c, got.Pix[got.PixOffset(x, 0)+c], want)
+			}
 		}
 	}
 }

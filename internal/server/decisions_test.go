@@ -127,7 +127,7 @@ func TestMonitorShowsTheWallScaledDown(t *testing.T) {
 	viewer := loadPNG(t, filepath.Join(r.out, "viewer-000002.png"))
 	for i, seg := range []string{"channel1", "channel2"} {
 		src := loadPNG(t, filepath.Join(r.out, seg+"-000002.png"))
-		half := halve(src)
+		half := imagecmp.Halve(src)
 		part := viewer.SubImage(image.Rect(i*half.Rect.Dx(), 0, (i+1)*half.Rect.Dx(), half.Rect.Dy())).(*image.NRGBA)
 		got := image.NewNRGBA(image.Rect(0, 0, part.Rect.Dx(), part.Rect.Dy()))
 		for y := 0; y < got.Rect.Dy(); y++ {
@@ -163,7 +163,7 @@ func TestZoomedSourceIsTheViewAtTwiceTheSize(t *testing.T) {
 	}
 	for f := 0; f < 4; f++ {
 		name := filepathFrame("channel", f)
-		matchesOracle(t, fmt.Sprintf("frame %d", f), loadPNG(t, filepath.Join(r.out, name)), halve(loadPNG(t, filepath.Join(ref.out, name))),
+		matchesOracle(t, fmt.Sprintf("frame %d", f), loadPNG(t, filepath.Join(r.out, name)), imagecmp.Halve(loadPNG(t, filepath.Join(ref.out, name))),
 			"the view at twice the size, scaled down")
 	}
 }
@@ -203,7 +203,7 @@ func TestMonitorShowsAPartlyDrawnSegmentInPlace(t *testing.T) {
 		t.Fatal("the model fills the segment: this config no longer tests a partly drawn one")
 	}
 	for f := 0; f < 3; f++ {
-		half := halve(loadPNG(t, filepath.Join(r.out, filepathFrame("channel1", f))))
+		half := imagecmp.Halve(loadPNG(t, filepath.Join(r.out, filepathFrame("channel1", f))))
 		matchesOracle(t, fmt.Sprintf("the monitor's frame %d", f), loadPNG(t, filepath.Join(r.out, filepathFrame("viewer", f))), half,
 			"the segment scaled down")
 	}
@@ -277,26 +277,6 @@ func matchesOracle(t *testing.T, what string, got, want *image.NRGBA, oracle str
 		return
 	}
 	t.Logf("%s against %s: %s", what, oracle, d)
-}
-
-// halve downscales by two with a 2x2 box filter.
-func halve(src *image.NRGBA) *image.NRGBA {
-	w, h := src.Rect.Dx()/2, src.Rect.Dy()/2
-	out := image.NewNRGBA(image.Rect(0, 0, w, h))
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			for c := 0; c < 4; c++ {
-				s := 0
-				for dy := 0; dy < 2; dy++ {
-					for dx := 0; dx < 2; dx++ {
-						s += int(src.Pix[src.PixOffset(2*x+dx, 2*y+dy)+c])
-					}
-				}
-				out.Pix[out.PixOffset(x, y)+c] = uint8(math.Round(float64(s) / 4))
-			}
-		}
-	}
-	return out
 }
 
 // Only the region a source drew crosses the transport: with region of
