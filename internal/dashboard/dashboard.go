@@ -11,6 +11,7 @@
 package dashboard
 
 import (
+	"cmp"
 	"embed"
 	"encoding/json"
 	"fmt"
@@ -170,7 +171,7 @@ func New(info Info) *Dashboard {
 	d.frameSecs = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "goeq_frame_seconds", Help: "Time from a frame's start to its completion.",
 		Buckets: prometheus.ExponentialBuckets(0.002, 1.6, 16)})
 	d.taskSecs = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "goeq_task_seconds", Help: "Time of one task of one channel in one frame.",
-		Buckets: prometheus.ExponentialBuckets(0.0002, 1.8, 16)}, []string{"channel", "task"})
+		Buckets: prometheus.ExponentialBuckets(0.0002, 1.8, 16)}, []string{"channel", "label", "task"})
 	d.linkBytes = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "goeq_link_bytes_total", Help: "Encoded pixel bytes sent from node to node."},
 		[]string{"from", "to", "codec"})
 	d.alive = prometheus.NewGauge(prometheus.GaugeOpts{Name: "goeq_nodes_alive", Help: "Render nodes alive."})
@@ -220,12 +221,15 @@ func (d *Dashboard) Frame(frame int, seconds float64, degraded bool, records []s
 		t := r.Times
 		times := map[string]float64{"clear": ms(t.Clear), "draw": ms(t.Draw), "readback": ms(t.ReadbackSync + t.ReadbackAsync),
 			"compress": ms(t.Compress), "transmit": ms(t.Transmit), "wait": ms(t.Wait), "assemble": ms(t.Assemble)}
+		dest := destOf(r.Compound)
+		// the ID is the channel's identity; its label is the name a user
+		// gave it ("src1"), what a query filters by
+		label := cmp.Or(d.channels[r.Channel+"|"+dest].Label, r.Channel)
 		for task, v := range times {
 			if v > 0 {
-				d.taskSecs.WithLabelValues(r.Channel, task).Observe(v / 1000)
+				d.taskSecs.WithLabelValues(r.Channel, label, task).Observe(v / 1000)
 			}
 		}
-		dest := destOf(r.Compound)
 		parts = append(parts, part{Compound: r.Compound, Channel: r.Channel, Destination: dest,
 			Viewport: [4]float64{r.Viewport.X, r.Viewport.Y, r.Viewport.W, r.Viewport.H},
 			Range:    [2]float64{r.Range.Start, r.Range.End}, Times: times})
@@ -277,8 +281,8 @@ func (d *Dashboard) Preview(destination string, frame int, jpeg []byte) {
 	d.st.Version++
 }
 
-// Process takes a process's health: the server's ("eqserver") or a
-// node's client's (by node).
+// Process takes a process's health: the server's ("server": eqserver, or
+// the application that runs it) or a node's client's (by node).
 func (d *Dashboard) Process(name string, goroutines int, rss int64) {
 	d.mu.Lock()
 	defer d.mu.Unlock()

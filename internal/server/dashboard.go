@@ -112,5 +112,5 @@ func (lv *live) nodes(now time.Time, st []scheduler.NodeStatus, force bool, sett
 	}
 	lv.dash.Nodes(out)
 	self := procstat.Self()
-	lv.dash.Process("eqserver", self.Goroutines, self.RSS)
+	lv.dash.Process("server", self.Goroutines, self.RSS) // eqserver's, or the application's that runs it
 }

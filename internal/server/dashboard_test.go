@@ -7,12 +7,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"image/png"
+	"maps"
 	"math"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -248,10 +250,25 @@ func framesTotal(t *testing.T, base string) float64 {
 	if err != nil {
 		t.Fatalf("/metrics does not parse: %v", err)
 	}
-	for _, name := range []string{"goeq_frame_seconds", "goeq_task_seconds", "goeq_link_bytes_total", "goeq_nodes_alive", "goeq_degraded_frames_total"} {
+	for _, name := range []string{"goeq_frame_seconds", "goeq_task_seconds", "goeq_link_bytes_total", "goeq_nodes_alive", "goeq_degraded_frames_total",
+		"goeq_process_goroutines", "goeq_process_resident_bytes"} {
 		if families[name] == nil {
 			t.Errorf("/metrics has no %s", name)
 		}
+	}
+	// a channel's task times carry the name the config gives it
+	labels := map[string]bool{}
+	if fam := families["goeq_task_seconds"]; fam != nil {
+		for _, m := range fam.Metric {
+			for _, l := range m.Label {
+				if l.GetName() == "label" {
+					labels[l.GetValue()] = true
+				}
+			}
+		}
+	}
+	if !labels["src1"] {
+		t.Errorf("goeq_task_seconds labels %v, want the config's channel names (src1)", slices.Sorted(maps.Keys(labels)))
 	}
 	fam := families["goeq_frames_total"]
 	if fam == nil || len(fam.Metric) != 1 {
