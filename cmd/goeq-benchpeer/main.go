@@ -290,7 +290,7 @@ type bench struct {
 func (b *bench) writeModel(n int) (string, int, error) {
 	rings := int(math.Ceil(math.Sqrt(float64(n) / 4)))
 	m := render.Bumpy(rings, 2*rings)
-	m.Normalize(render.ViewSide) // as eqply shows it, so that ParaView reads what goeq draws
+	m.Normalize(render.ViewRadius) // as eqply shows it, so that ParaView reads what goeq draws
 	path := filepath.Join(b.dir, "model.ply")
 	f, err := os.Create(path)
 	if err != nil {

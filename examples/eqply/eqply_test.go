@@ -771,10 +771,11 @@ func TestATraceThatCannotBeWrittenEndsTheRun(t *testing.T) {
 	}
 }
 
-// Any model fills the home view, whatever its units and place, as eqPly
-// fits every model into the same cube: the same mesh written in
-// millimetres far from the origin renders as it does about the origin in
-// metres (before, it lay off screen and the frame was empty). A model
+// Any model fills the home view, whatever its units, place and shape, as
+// eqPly fits every model it loads: the same mesh written in millimetres
+// far from the origin renders as it does about the origin in metres
+// (before, it lay off screen and the frame was empty), and a box shows
+// whole. A model
 // with vertex colours shows them: the same mesh with its upper half blue
 // and its lower half green renders blue above and green below, where the
 // model without colours is goeq's orange throughout.
@@ -826,7 +827,31 @@ func TestAnyModelFillsTheViewInItsColours(t *testing.T) {
 		}
 		return img
 	}
+	// a cube of side 20 (with one normal per vertex, as WritePLY
+	// writes): its corners lie farther out than a sphere's surface
+	box := &render.Model{Triangles: []uint32{0, 1, 3, 0, 3, 2, 4, 6, 7, 4, 7, 5, 0, 4, 5, 0, 5, 1, 2, 3, 7, 2, 7, 6, 0, 2, 6, 0, 6, 4, 1, 5, 7, 1, 7, 3}}
+	for i := range 8 {
+		box.Vertices = append(box.Vertices, float32(20*(i>>2&1)), float32(20*(i>>1&1)), float32(20*(i&1)), 0, 1, 0)
+	}
 	plain, inMillimetres, inColour := render1(write("plain", base)), render1(write("far", far)), render1(write("colored", colored))
+	// the whole box is in the frame: none of its pixels on the frame's edge
+	// (fitted by its longest side, as at first, its corners reached past it)
+	boxed := render1(write("box", box))
+	bg := boxed.NRGBAAt(0, 0)
+	edge := 0
+	for y := 0; y < boxed.Rect.Dy(); y++ {
+		for x := 0; x < boxed.Rect.Dx(); x++ {
+			if x > 0 && y > 0 && x < boxed.Rect.Dx()-1 && y < boxed.Rect.Dy()-1 {
+				continue
+			}
+			if c := boxed.NRGBAAt(x, y); max(absDiff(c.R, bg.R), absDiff(c.G, bg.G), absDiff(c.B, bg.B)) > 8 {
+				edge++
+			}
+		}
+	}
+	if edge > 0 {
+		t.Errorf("the box reaches the frame's edge in %d pixels; want it whole inside", edge)
+	}
 	// the model's pixels, by their distance from the corner's background,
 	// and which of them are mostly blue, green or red
 	type shares struct{ model, blueAbove, greenBelow, redAbove float64 }

@@ -1,8 +1,8 @@
 // Command eqply is an interactive PLY viewer on goeq: the model (a PLY
 // file, with its vertex colours if it has them, or a procedural one) is
-// loaded on every render node, fitted into the same cube about the
-// origin (as eqPly fits its models, so that a model in any units shows
-// whole from the home camera), kd-ordered so that DB ranges are compact pieces of it, and drawn
+// loaded on every render node, fitted into the same sphere about the
+// origin (as eqPly fits its models, so that a model in any units and of
+// any shape shows whole from the home camera), kd-ordered so that DB ranges are compact pieces of it, and drawn
 // with the camera the application sends as frame data.
 //
 //	eqply [--config FILE] [--model FILE.ply] [--frames N] [--out DIR] [--json]
@@ -125,7 +125,7 @@ func (app) NewRenderer(p *goeq.Pipe) (goeq.Renderer, error) {
 			model = render.Bumpy(max(rings, 4), max(2*rings, 8))
 		}
 		if modelErr == nil {
-			model.Normalize(render.ViewSide) // whatever its units and place, the home view shows it whole
+			model.Normalize(render.ViewRadius) // whatever its units and place, the home view shows it whole
 		}
 	})
 	if modelErr != nil {

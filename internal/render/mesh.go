@@ -68,17 +68,18 @@ func Bumpy(rings, segments int) *Model {
 	return m
 }
 
-// ViewSide is the cube a viewer fits a model into (Normalize): about the
-// procedural model's size, which eqply's home camera shows whole.
-const ViewSide = 1.8
+// ViewRadius is how far from the origin a viewer fits a model's vertices
+// (Normalize): the procedural model's radius, which eqply's home camera
+// shows whole.
+const ViewRadius = 0.9
 
 // Normalize centres the model's bounding box on the origin and scales it
-// so that its longest side is side, as eqPly fits every model it loads
-// into the same cube: a scan in millimetres and one in metres then show
-// alike from the same camera. A model of one point stays where it is.
-// Call it before the model is drawn (its bounds are kept from the first
-// draw).
-func (m *Model) Normalize(side float64) {
+// so that its farthest vertex lies radius from there, as eqPly fits every
+// model it loads into the same place: a scan in millimetres and one in
+// metres show alike from the same camera, a cube as whole as a sphere. A
+// model of one point stays where it is. Call it before the model is drawn
+// (its bounds are kept from the first draw).
+func (m *Model) Normalize(radius float64) {
 	if len(m.Vertices) < 6 {
 		return
 	}
@@ -90,14 +91,23 @@ func (m *Model) Normalize(side float64) {
 			lo[a], hi[a] = min(lo[a], x), max(hi[a], x)
 		}
 	}
-	longest := max(hi[0]-lo[0], hi[1]-lo[1], hi[2]-lo[2])
-	if longest <= 0 {
+	centre := [3]float64{(lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, (lo[2] + hi[2]) / 2}
+	farthest := 0.0
+	for v := 0; v+5 < len(m.Vertices); v += 6 {
+		d := 0.0
+		for a := 0; a < 3; a++ {
+			x := float64(m.Vertices[v+a]) - centre[a]
+			d += x * x
+		}
+		farthest = max(farthest, d)
+	}
+	if farthest <= 0 {
 		return
 	}
-	scale := side / longest
+	scale := radius / math.Sqrt(farthest)
 	for v := 0; v+5 < len(m.Vertices); v += 6 {
 		for a := 0; a < 3; a++ {
-			m.Vertices[v+a] = float32((float64(m.Vertices[v+a]) - (lo[a]+hi[a])/2) * scale)
+			m.Vertices[v+a] = float32((float64(m.Vertices[v+a]) - centre[a]) * scale)
 		}
 	}
 }

@@ -160,12 +160,15 @@ func TestLoadPLYRefusesAHeaderLargerThanItsFile(t *testing.T) {
 	}
 }
 
-// Normalize fits the model into a cube of the side given, centred on the
-// origin, whatever its units and place.
-func TestNormalizeFitsTheCube(t *testing.T) {
-	m := &Model{Vertices: []float32{1000, -50, 7, 0, 0, 1, 1400, -50, 9, 0, 0, 1, 1000, 150, 7, 0, 0, 1}, Triangles: []uint32{0, 1, 2}}
+// Normalize centres the model's box on the origin and puts its farthest
+// vertex at the radius given, whatever its units and place.
+func TestNormalizeFitsTheSphere(t *testing.T) {
+	m := &Model{Vertices: []float32{1000, -50, 7, 0, 0, 1, 1400, -50, 9, 0, 0, 1, 1000, 250, 7, 0, 0, 1}, Triangles: []uint32{0, 1, 2}}
 	m.Normalize(2)
-	want := []float32{-1, -0.5, -0.005, 0, 0, 1, 1, -0.5, 0.005, 0, 0, 1, -1, 0.5, -0.005, 0, 0, 1}
+	// the box is 400 x 300 x 2 about (1200, 100, 8): its corners (and
+	// these vertices) lie sqrt(200² + 150² + 1) = 250.002 from its centre
+	s := 2 / math.Sqrt(200*200+150*150+1)
+	want := []float32{float32(-200 * s), float32(-150 * s), float32(-s), 0, 0, 1, float32(200 * s), float32(-150 * s), float32(s), 0, 0, 1, float32(-200 * s), float32(150 * s), float32(-s), 0, 0, 1}
 	for i := range want {
 		if math.Abs(float64(m.Vertices[i]-want[i])) > 1e-6 {
 			t.Fatalf("normalised %v, want %v", m.Vertices, want)
