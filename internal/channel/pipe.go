@@ -12,6 +12,8 @@ package channel
 import (
 	"fmt"
 	"runtime"
+	"runtime/debug"
+	"strings"
 	"sync"
 
 	"github.com/go-gl/gl/v3.3-core/gl"
@@ -145,12 +147,51 @@ func (p *Pipe) Do(f func() error) error {
 	p.queue <- func() {
 		defer func() {
 			if r := recover(); r != nil {
-				errc <- fmt.Errorf("%s: panic: %v", p.Label, r)
+				errc <- newPanicError(p.Label, r)
 			}
 		}()
 		errc <- f()
 	}
 	return <-errc
+}
+
+// PanicError is a panic on a pipe's goroutine (in the application's
+// Draw, most likely), recovered: it fails what the pipe ran, and names
+// where it happened, which the panic's value alone does not ("assignment
+// to entry in nil map").
+type PanicError struct {
+	Pipe  string // the pipe's label
+	Value any    // what was passed to panic
+	Site  string // the function and file:line that panicked
+	Stack []byte // the pipe goroutine's stack as it panicked
+}
+
+func (e *PanicError) Error() string {
+	return fmt.Sprintf("%s: panic: %v (in %s)", e.Pipe, e.Value, e.Site)
+}
+
+// newPanicError is called from the deferred recover of a panic: the stack
+// still holds the frames that panicked, below the runtime's own.
+func newPanicError(pipe string, value any) *PanicError {
+	e := &PanicError{Pipe: pipe, Value: value, Site: "an unknown place", Stack: debug.Stack()}
+	pcs := make([]uintptr, 32)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs)])
+	// the deferred function, the runtime's panic, then (past any runtime
+	// frames that raised it: a nil map's assignment) the code that panicked
+	panicked := false
+	for {
+		f, more := frames.Next()
+		switch {
+		case f.Function == "runtime.gopanic":
+			panicked = true
+		case panicked && !strings.HasPrefix(f.Function, "runtime."):
+			e.Site = fmt.Sprintf("%s at %s:%d", f.Function, f.File, f.Line)
+			return e
+		}
+		if !more {
+			return e
+		}
+	}
 }
 
 // DoApplication runs the application's f as Do does, then puts back the

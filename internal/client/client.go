@@ -123,6 +123,7 @@ func Run(ctx context.Context, opt Options) error {
 	if err != nil {
 		// say why before leaving, so the server need not wait for a join
 		s.send(&control.ClientMsg{Failed: err.Error()})
+		n.logPanic(err)
 		return err
 	}
 	defer n.shutdown()

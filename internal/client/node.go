@@ -331,6 +331,15 @@ func (n *node) makeRenderers(pipes []*pipe, s *control.Setup, opt Options) ([]dr
 	return renderers, nil
 }
 
+// logPanic logs the stack of a panic in the application's code, where
+// the error that reaches the server and the application says only where
+// it happened: what led there is the developer's to read.
+func (n *node) logPanic(err error) {
+	if pe, ok := errors.AsType[*channel.PanicError](err); ok {
+		n.log.Error(fmt.Sprintf("%v\n%s", pe, pe.Stack))
+	}
+}
+
 // claimChannels routes the channels of p's windows to p.
 func (n *node) claimChannels(p *pipe) {
 	for _, ch := range n.cfg.Channels {
@@ -712,6 +721,7 @@ func (n *node) finish(t *frameTrack) {
 	})
 	if t.err != nil && !errors.Is(t.err, context.Canceled) {
 		done.Error = n.describe(t.err.Error())
+		n.logPanic(t.err)
 	}
 	if err := n.session.send(&control.ClientMsg{Done: done}); err != nil {
 		n.log.Warn(fmt.Sprintf("frame %d: reporting: %v", t.frame, err))
