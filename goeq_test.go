@@ -74,6 +74,8 @@ type squareInit struct {
 	Stencil bool
 	// PanicAt: the draws of this frame panic (when above zero)
 	PanicAt int
+	// GLError: every draw leaves a GL error (an enum no GL has), unchecked
+	GLError bool
 	// StallAt: the draws of this frame take 5 s more (when above zero)
 	StallAt int
 	// SetupDelay: NewRenderer takes this long, as one loading the
@@ -141,7 +143,7 @@ in vec2 uv; out vec4 frag; uniform vec3 tint;
 void main() { frag = vec4(vec3(uv, 1.0 - uv.x * uv.y) * tint, 1); }`)
 	var vao uint32
 	gl.GenVertexArrays(1, &vao)
-	sq := &square{prog: prog, vao: vao, scale: float32(init.Scale), tint: [3]float32{1, 1, 1}, ortho: init.Ortho, depth: cmp.Or(init.Depth, 2), refined: init.Refined, depthTest: init.DepthTest, stencil: init.Stencil, panicAt: init.PanicAt, stallAt: init.StallAt, untidy: init.Untidy,
+	sq := &square{prog: prog, vao: vao, scale: float32(init.Scale), tint: [3]float32{1, 1, 1}, ortho: init.Ortho, depth: cmp.Or(init.Depth, 2), refined: init.Refined, depthTest: init.DepthTest, stencil: init.Stencil, panicAt: init.PanicAt, stallAt: init.StallAt, untidy: init.Untidy, glError: init.GLError,
 		record: init.Record, pipe: p.Node + "-" + p.Name, report: init.Report, send: p.SendEvent}
 	if init.Hooks {
 		h := &hookedSquare{square: sq}
@@ -201,6 +203,7 @@ type square struct {
 	panicAt   int
 	stallAt   int
 	untidy    bool
+	glError   bool
 	// the untidy draw's own objects, which it leaves bound
 	ownFBO, ownBuffer, ownSampler uint32
 }
@@ -255,6 +258,9 @@ func (s *square) Draw(dc *goeq.DrawContext) (goeq.Region, error) {
 	}
 	if s.untidy {
 		s.setOwnState()
+	}
+	if s.glError {
+		gl.Enable(0x1234) // GL_INVALID_ENUM
 	}
 	model := goeq.Translate(0, 0, float32(-s.depth)).Mul(goeq.RotateY(cam.Angle)).Mul(goeq.RotateX(0.3 * cam.Angle))
 	model[0], model[5] = model[0]*s.scale, model[5]*s.scale
@@ -2185,6 +2191,35 @@ func TestDrawingWithoutDepthIntoADepthMergeIsReported(t *testing.T) {
 		t.Errorf("a warning for a renderer that draws with depth:\n%s", log)
 	}
 	compareRuns(t, images, runScript(t, goeq.Options{Config: path, Reference: true}, 4, squareInit{Scale: 1.4, DepthTest: true}, nil))
+}
+
+// A GL error the application's Draw leaves (here an enum no GL has,
+// never checked) is reported once, naming the channel and the call, and
+// cleared. It used to stay pending until goeq's next check and fail one
+// of goeq's own passes in goeq's name: a refined frame's accumulation
+// ended the run with "glutil: GL error 0x500".
+func TestAGLErrorADrawLeavesIsReportedNotGoeqs(t *testing.T) {
+	t.Setenv("GOEQ_TOKEN", "the-shared-token")
+	srv := startAppServer(t, examples("one-window.eqc"))
+	cfg, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Server: srv.addr, OutDir: t.TempDir(),
+		InitData: squareInit{Scale: 1.4, Refined: true, GLError: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const refined = 4
+	_, err = cfg.StartFrame(camera{Frame: 0, Angle: 0.7})
+	for i := 0; i < refined && err == nil; i++ {
+		_, _, err = cfg.Refine()
+	}
+	sum, exitErr := cfg.Exit()
+	if err != nil || exitErr != nil || sum.Frames != 1+refined {
+		t.Fatalf("run: %v; exit: %v; %d frames, want %d", err, exitErr, sum.Frames, 1+refined)
+	}
+	srv.endsWithTheRun(t)
+	log := srv.log.String()
+	if n := strings.Count(log, "left GL_INVALID_ENUM pending"); n != 1 || !strings.Contains(log, "the renderer's Draw (frame 0) left GL_INVALID_ENUM pending") {
+		t.Errorf("%d reports of the Draw's GL error, want 1 naming it:\n%s", n, log)
+	}
 }
 
 // A window with planes_stencil ON has a stencil buffer, as Equalizer's:

@@ -397,14 +397,15 @@ func (e *Executor) Waits() []Wait {
 
 // callRenderer marks the renderer's method what as running for a channel
 // of frame, until the returned func is called once it has returned; that
-// func also puts back the GL state goeq relies on, with fbo, the
-// framebuffer the renderer was given (glutil.AfterApplication).
-func (e *Executor) callRenderer(frame int, channel, what string, fbo uint32) (returned func()) {
+// func also takes the GL errors the method left and puts back the GL
+// state goeq relies on, with fbo, the framebuffer the renderer was given
+// (Pipe.afterApplication).
+func (e *Executor) callRenderer(frame int, ch *compound.Channel, what string, fbo uint32) (returned func()) {
 	e.waitsMu.Lock()
-	e.inRenderer.frame, e.inRenderer.channel, e.inRenderer.what, e.inRenderer.since = frame, channel, what, time.Now()
+	e.inRenderer.frame, e.inRenderer.channel, e.inRenderer.what, e.inRenderer.since = frame, ch.ID, what, time.Now()
 	e.waitsMu.Unlock()
 	return func() {
-		glutil.AfterApplication(fbo)
+		e.Pipe.afterApplication(fbo, what, fmt.Sprintf("channel %s: the renderer's %s (frame %d)", ch.Label, what, frame))
 		e.waitsMu.Lock()
 		e.inRenderer.what = ""
 		e.waitsMu.Unlock()
@@ -483,7 +484,7 @@ func (e *Executor) Receive(frame int, msgs [][]byte) error {
 	for i, m := range msgs {
 		ms[i] = m
 	}
-	return e.Pipe.DoApplication(func() error {
+	return e.Pipe.DoApplication("the renderer's Receive", func() error {
 		if err := r.Receive(frame, ms); err != nil {
 			return fmt.Errorf("frame %d: cluster events: %w", frame, err)
 		}
@@ -728,7 +729,7 @@ func (fr *frameRun) overlay(r *channelRun) error {
 	gl.Enable(gl.SCISSOR_TEST)
 	gl.Scissor(int32(pv.X), int32(pv.Y), int32(pv.W), int32(pv.H))
 	defer gl.Disable(gl.SCISSOR_TEST)
-	defer fr.e.callRenderer(fr.frame, r.plan.Channel.ID, "DrawOverlay", r.target.FB.FBO)()
+	defer fr.e.callRenderer(fr.frame, r.plan.Channel, "DrawOverlay", r.target.FB.FBO)()
 	return o.DrawOverlay(&draw.Context{Frame: fr.frame, Channel: r.plan.Channel.ID, Data: fr.data, Eye: draw.Cyclop, ViewIndex: r.plan.View,
 		X: pv.X, Y: pv.Y, Width: pv.W, Height: pv.H, DestWidth: pv.W, DestHeight: pv.H, Share: draw.Region{W: pv.W, H: pv.H},
 		Viewport: draw.Viewport{W: 1, H: 1}, Range: draw.Range{End: 1}, Projection: draw.Identity, Adjust: draw.Identity, View: draw.Identity,
@@ -941,7 +942,7 @@ func (fr *frameRun) draw(r *channelRun, t *planner.Task, share, region compound.
 	if ms != nil {
 		defer ms.ResolveInto(r.target.FB, region.X, region.Y, region.W, region.H)
 	}
-	defer fr.e.callRenderer(fr.frame, r.plan.Channel.ID, "Draw", drawnInto)()
+	defer fr.e.callRenderer(fr.frame, r.plan.Channel, "Draw", drawnInto)()
 	roi, err := fr.e.Renderer.Draw(&draw.Context{Frame: fr.frame, Channel: r.plan.Channel.ID, Data: fr.data, Eye: draw.Eye(t.Eye), ViewIndex: t.View,
 		X: region.X, Y: region.Y, Width: region.W, Height: region.H,
 		DestWidth: area.W, DestHeight: area.H, Share: draw.Region{X: share.X - area.X, Y: share.Y - area.Y, W: share.W, H: share.H},
@@ -1058,7 +1059,7 @@ func (fr *frameRun) fail(err error) {
 // readByRenderer has a renderer that is a draw.Reader read region back,
 // and checks what it returns.
 func (fr *frameRun) readByRenderer(rd draw.Reader, r *channelRun, t *planner.Task, read compound.PixelViewport, depth bool) (*Pixels, error) {
-	defer fr.e.callRenderer(fr.frame, r.plan.Channel.ID, "ReadBack", r.target.FB.FBO)()
+	defer fr.e.callRenderer(fr.frame, r.plan.Channel, "ReadBack", r.target.FB.FBO)()
 	color, z, err := rd.ReadBack(&draw.Context{Frame: fr.frame, Channel: r.plan.Channel.ID, Data: fr.data, Eye: draw.Eye(t.Eye), ViewIndex: t.View,
 		X: read.X, Y: read.Y, Width: read.W, Height: read.H, Range: draw.Range(t.Range), Pixel: draw.Pixel(t.Pixel),
 		Subpixel: draw.Subpixel(t.Subpixel)}, draw.Region{X: read.X, Y: read.Y, W: read.W, H: read.H}, depth)
@@ -1525,7 +1526,7 @@ func (a *assembly) assembleByRenderer(asm draw.Assembler) error {
 	a.r.target.wrote(reg)
 	gl.Viewport(int32(reg.X), int32(reg.Y), int32(reg.W), int32(reg.H))
 	gl.Disable(gl.SCISSOR_TEST)
-	defer a.fr.e.callRenderer(a.fr.frame, a.r.plan.Channel.ID, "Assemble", a.r.target.FB.FBO)()
+	defer a.fr.e.callRenderer(a.fr.frame, a.r.plan.Channel, "Assemble", a.r.target.FB.FBO)()
 	err := asm.Assemble(&draw.Context{Frame: a.fr.frame, Channel: a.r.plan.Channel.ID, Data: a.fr.data, Eye: draw.Eye(a.t.Eye), ViewIndex: a.t.View,
 		X: reg.X, Y: reg.Y, Width: reg.W, Height: reg.H, View: mat4(a.t.ViewMatrix), Viewport: draw.Viewport(a.t.Viewport), Range: draw.Range(a.t.Range)}, images)
 	if err != nil {

@@ -27,8 +27,14 @@ import (
 // through Do.
 type Pipe struct {
 	Label string // names it in messages (compound.Pipe.Label)
-	sys   winsys.System
-	ctx   winsys.Context
+	// Warn, when set, receives what the pipe notices without failing: a
+	// GL error one of the application's calls left
+	Warn func(msg string)
+	// warned are the application's calls whose GL errors were reported,
+	// once each (on the pipe goroutine)
+	warned map[string]bool
+	sys    winsys.System
+	ctx    winsys.Context
 
 	queue chan func()
 	done  chan struct{}
@@ -194,13 +200,35 @@ func newPanicError(pipe string, value any) *PanicError {
 	}
 }
 
-// DoApplication runs the application's f as Do does, then puts back the
-// GL state goeq's own passes rely on (glutil.AfterApplication).
-func (p *Pipe) DoApplication(f func() error) error {
+// DoApplication runs the application's f (what names it in messages) as
+// Do does, then takes the GL errors it left and puts back the GL state
+// goeq's own passes rely on (afterApplication).
+func (p *Pipe) DoApplication(what string, f func() error) error {
 	return p.Do(func() error {
-		defer glutil.AfterApplication(0)
+		defer p.afterApplication(0, what, what)
 		return f()
 	})
+}
+
+// afterApplication runs on the pipe goroutine after each of the
+// application's calls: a GL error the call left (the application's to
+// check) is taken and reported, once for each kind of call, where it used
+// to stay pending until goeq's next check and fail goeq's own pass (a
+// refined frame's accumulation, a texture's allocation) in its name; then
+// the GL state goeq relies on is put back (glutil.AfterApplication, into
+// framebuffer fbo).
+func (p *Pipe) afterApplication(fbo uint32, kind, what string) {
+	if errs := glutil.Errors(); len(errs) > 0 && !p.warned[kind] {
+		if p.warned == nil {
+			p.warned = map[string]bool{}
+		}
+		p.warned[kind] = true
+		if p.Warn != nil {
+			p.Warn(fmt.Sprintf("%s: %s left %s pending; goeq cleared it (glGetError after the application's GL calls finds its cause). Said once for each of the application's calls on this pipe.",
+				p.Label, what, strings.Join(errs, ", ")))
+		}
+	}
+	glutil.AfterApplication(fbo)
 }
 
 // Context is the pipe's context (for windows that swap).

@@ -230,6 +230,7 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 		if err != nil {
 			return err
 		}
+		glp.Warn = func(msg string) { n.log.Warn(msg) }
 		p := &pipe{model: pm, gl: glp, work: make(chan *pipeJob, 16), done: make(chan struct{})}
 		n.pipes = append(n.pipes, p)
 		glPipes = append(glPipes, p)
@@ -308,7 +309,7 @@ func (n *node) makeRenderers(pipes []*pipe, s *control.Setup, opt Options) ([]dr
 		go func() {
 			pm := p.model
 			var r draw.Renderer
-			err := p.gl.DoApplication(func() error {
+			err := p.gl.DoApplication("the renderer factory (NewRenderer)", func() error {
 				var err error
 				r, err = opt.NewRenderer(PipeInfo{Node: n.name, Pipe: pm.Name, Device: pm.Device, InitData: s.InitData,
 					SendEvent: func(data []byte) error { return n.pipeEvent(pm, data) }})

@@ -326,3 +326,33 @@ func Error() error {
 	}
 	return nil
 }
+
+// Errors takes every GL error pending, by name ("GL_INVALID_ENUM"): a
+// context records one flag per kind, and glGetError clears one a call.
+func Errors() []string {
+	var names []string
+	for range 16 {
+		e := gl.GetError()
+		if e == gl.NO_ERROR {
+			break
+		}
+		names = append(names, errorName(e))
+	}
+	return names
+}
+
+func errorName(e uint32) string {
+	switch e {
+	case gl.INVALID_ENUM:
+		return "GL_INVALID_ENUM"
+	case gl.INVALID_VALUE:
+		return "GL_INVALID_VALUE"
+	case gl.INVALID_OPERATION:
+		return "GL_INVALID_OPERATION"
+	case gl.INVALID_FRAMEBUFFER_OPERATION:
+		return "GL_INVALID_FRAMEBUFFER_OPERATION"
+	case gl.OUT_OF_MEMORY:
+		return "GL_OUT_OF_MEMORY"
+	}
+	return fmt.Sprintf("0x%x", e)
+}
