@@ -35,10 +35,11 @@ func serveClient(app Application, args []string) int {
 	ws := fs.String("winsys", "auto", "window system: auto, egl or glfw")
 	tokenStdin := fs.Bool("token-stdin", false, "read the token from standard input's first line")
 	launched := fs.Bool("launched", false, "started by the server: end with the process that started this client")
+	level := logging.LevelFlag(fs)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	logger := logging.New(os.Stderr, logging.FromEnv(), "goeq client "+*node)
+	logger := logging.New(os.Stderr, logging.FromEnv(), *level, "goeq client "+*node)
 	if *server == "" || *node == "" {
 		logger.Error("--server and --node are required")
 		return 2

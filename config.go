@@ -62,7 +62,10 @@ type Options struct {
 	InitTimeout time.Duration
 	// Log receives the run's log records: what it does at INFO, what it
 	// survives (a node lost, a frame dropped) at WARN, what ends it at
-	// ERROR. nil means standard error, in GOEQ_LOG_FORMAT.
+	// ERROR. nil means standard error, in GOEQ_LOG_FORMAT. The render
+	// clients write theirs to their standard error (this process'), from
+	// the lowest level Log writes: a Log that leaves out INFO quiets them
+	// too.
 	Log *slog.Logger
 	// Server, when set, is the address of an eqserver already running and
 	// waiting for an application (`eqserver run --app ADDR CONFIG`): it
@@ -168,7 +171,7 @@ func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 	}
 	logger := opt.Log
 	if logger == nil {
-		logger = logging.New(os.Stderr, logging.FromEnv(), "goeq")
+		logger = logging.New(os.Stderr, logging.FromEnv(), slog.LevelInfo, "goeq")
 	}
 	token := os.Getenv("GOEQ_TOKEN")
 	if token == "" {

@@ -1802,6 +1802,43 @@ func TestAScreenshotThatCannotBeWrittenLeavesTheRunGoing(t *testing.T) {
 	}
 }
 
+// An application whose logger leaves out INFO is not shown its render
+// clients' INFO either: they are launched to write from the lowest level
+// that logger writes (eqserver's --log-level does the same, and
+// TestLogLevelReachesTheClients shows what is left out).
+func TestAQuietLogQuietsTheClients(t *testing.T) {
+	var log logging.Buffer
+	cfg, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: examples("2d-lb-4.eqc"),
+		InitData: squareInit{Scale: 1}, Log: slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// this run's clients are the only ones told so (another test's may
+	// still be ending)
+	exe, _ := os.Executable()
+	quiet := 0
+	procs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, p := range procs {
+		cmdline, _ := os.ReadFile(filepath.Join(p, "cmdline"))
+		if strings.HasPrefix(string(cmdline), exe+"\x00") && strings.Contains(string(cmdline), "--goeq-client") &&
+			strings.Contains(string(cmdline), "\x00--log-level\x00WARN") {
+			quiet++
+		}
+	}
+	if _, err = cfg.StartFrame(camera{Frame: 0}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cfg.Exit(); err != nil {
+		t.Fatal(err)
+	}
+	if quiet != 3 {
+		t.Errorf("%d render clients told to log from WARN, want the run's 3", quiet)
+	}
+	if strings.Contains(log.String(), "level=INFO") {
+		t.Errorf("INFO records in a WARN logger:\n%s", log.String())
+	}
+}
+
 // Renderers send the application events (as Equalizer's render nodes send
 // config events): every draw of frame 2 reports itself, from the node and
 // pipe it runs on, in process and on a running eqserver; an event past the

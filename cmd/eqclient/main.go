@@ -49,6 +49,7 @@ func main() {
 	ws := flag.String("winsys", "auto", "window system: auto (GLFW when the node shows a window on an X display, else EGL), egl or glfw")
 	drawable := flag.String("drawable", "", "override hint_drawable: window or FBO")
 	tlsCA := flag.String("tls-ca", "", "CA certificate to verify a TLS control port (use TLS when set)")
+	level := logging.LevelFlag(flag.CommandLine)
 	null := flag.Bool("null", false, "no GL: take the tasks, report fixed draw times and send empty frames (for measuring the server on many nodes)")
 	flag.Parse()
 	if *server == "" || len(nodes) == 0 {
@@ -74,7 +75,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "eqclient: one --node per process; only --null clients serve several")
 		os.Exit(2)
 	}
-	logger := logging.New(os.Stderr, logging.FromEnv(), "eqclient "+nodes.String())
+	logger := logging.New(os.Stderr, logging.FromEnv(), *level, "eqclient "+nodes.String())
 	fatal := func(msg string) {
 		logger.Error(msg)
 		os.Exit(1)
@@ -114,7 +115,7 @@ func main() {
 	for _, node := range nodes {
 		nodeLog := logger
 		if len(nodes) > 1 {
-			nodeLog = logging.New(os.Stderr, logging.FromEnv(), "eqclient "+node)
+			nodeLog = logging.New(os.Stderr, logging.FromEnv(), *level, "eqclient "+node)
 		}
 		wg.Add(1)
 		go func() {

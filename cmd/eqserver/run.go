@@ -70,6 +70,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	encrypt := fs.Bool("encrypt-frames", false, "encrypt the pixel links between nodes (TLS 1.3, keys made per run; implied by --tls-cert)")
 	overlay := fs.Bool("overlay", false, "draw the statistics overlay (per-channel time bars, split outlines) over the destinations")
 	logFormat := fs.String("log-format", "text", "log records as text or json (log/slog), also the clients'")
+	level := logging.LevelFlag(fs) // the launched clients' too
 	httpAddr := fs.String("http", "", "serve the run's live dashboard and Prometheus /metrics on this address (e.g. 127.0.0.1:8080)")
 	appAddr := fs.String("app", "", "wait on this address for an application (goeq.Options.Server) to drive the run; its executable becomes the render clients")
 	cpuProfile := fs.String("cpuprofile", "", "write the server's CPU profile to this file (go tool pprof)")
@@ -129,7 +130,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	// launched clients log the same way
 	os.Setenv(logging.EnvFormat, string(format))
-	logger := logging.New(stderr, format, "eqserver")
+	logger := logging.New(stderr, format, *level, "eqserver")
 	token := os.Getenv("GOEQ_TOKEN")
 	if *tokenFile != "" {
 		b, err := os.ReadFile(*tokenFile)

@@ -65,7 +65,7 @@ var errStopped = errors.New("stopped by the server")
 // the connection breaks or ctx ends (SIGTERM: a clean stop).
 func Run(ctx context.Context, opt Options) error {
 	if opt.Log == nil {
-		opt.Log = logging.New(os.Stderr, logging.Text, "eqclient "+opt.Node)
+		opt.Log = logging.New(os.Stderr, logging.Text, slog.LevelInfo, "eqclient "+opt.Node)
 	}
 	if opt.NewRenderer == nil {
 		return errors.New("client: no renderer factory")

@@ -5,6 +5,8 @@
 package logging
 
 import (
+	"context"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -47,18 +49,54 @@ func FromEnv() Format {
 	return f
 }
 
-// New returns a logger that writes the component's records in format f.
-// goeq logs what a run does at INFO, what it survives (a node lost, a
-// frame dropped, a client refused) at WARN, and what ends it at ERROR, so
-// that a filter on the level finds the faults.
-func New(w io.Writer, f Format, component string) *slog.Logger {
+// New returns a logger that writes the component's records of level and
+// above in format f. goeq logs what a run does at INFO, what it survives
+// (a node lost, a frame dropped, a client refused) at WARN, and what ends
+// it at ERROR, so that a filter on the level finds the faults.
+func New(w io.Writer, f Format, level slog.Level, component string) *slog.Logger {
+	opt := &slog.HandlerOptions{Level: level}
 	var h slog.Handler
 	if f == JSON {
-		h = slog.NewJSONHandler(w, nil)
+		h = slog.NewJSONHandler(w, opt)
 	} else {
-		h = slog.NewTextHandler(w, nil)
+		h = slog.NewTextHandler(w, opt)
 	}
 	return slog.New(h.WithAttrs([]slog.Attr{slog.String("component", component)}))
+}
+
+// ParseLevel reads a --log-level value: debug, info, warn or error (or
+// slog's offsets from them, as "error+4").
+func ParseLevel(s string) (slog.Level, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(s)); err != nil {
+		return 0, fmt.Errorf("log level %q: want debug, info, warn or error", s)
+	}
+	return l, nil
+}
+
+// LevelFlag defines --log-level on fs: the lowest level of the records
+// written (INFO unless set).
+func LevelFlag(fs *flag.FlagSet) *slog.Level {
+	l := new(slog.Level)
+	fs.Func("log-level", "write the log records of this level and above: debug, info, warn or error (default info)", func(s string) error {
+		v, err := ParseLevel(s)
+		*l = v
+		return err
+	})
+	return l
+}
+
+// LevelOf is the lowest of slog's four levels that a logger writes (one
+// above ERROR when it writes none): the server's launched clients write
+// from the same level, so that an application whose logger leaves out
+// INFO is not shown its clients' INFO either.
+func LevelOf(l *slog.Logger) slog.Level {
+	for _, lv := range []slog.Level{slog.LevelDebug, slog.LevelInfo, slog.LevelWarn, slog.LevelError} {
+		if l.Enabled(context.Background(), lv) {
+			return lv
+		}
+	}
+	return slog.LevelError + 4
 }
 
 // Buffer collects a log's text from goroutines that write at once: a

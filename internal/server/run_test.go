@@ -750,3 +750,40 @@ func TestNullClients(t *testing.T) {
 		t.Errorf("--null-clients with --out: %v\n%s", err, b)
 	}
 }
+
+// --log-level leaves out the records below it, the server's and its
+// launched clients' alike (the clients are told with an argument, which
+// reaches them over ssh too): at the default, the clients log their set-up
+// at INFO; at warn, nothing is logged at INFO, and the run is the same.
+// An unknown level is refused.
+func TestLogLevelReachesTheClients(t *testing.T) {
+	infos := func(r runResult) (server, clients int) {
+		for _, line := range strings.Split(r.stderr, "\n") {
+			if !strings.Contains(line, "level=INFO") {
+				continue
+			}
+			if strings.Contains(line, `component="eqclient `) {
+				clients++
+			} else {
+				server++
+			}
+		}
+		return server, clients
+	}
+	plain := run(t, config("2d-lb-4.eqc"), 3)
+	quiet := run(t, config("2d-lb-4.eqc"), 3, "--log-level", "warn")
+	if plain.err != nil || quiet.err != nil {
+		t.Fatalf("runs: %v, %v\n%s", plain.err, quiet.err, quiet.stderr)
+	}
+	if s, c := infos(plain); s == 0 || c == 0 {
+		t.Fatalf("at the default level, %d INFO records of the server's and %d of its clients', want some of each:\n%s", s, c, plain.stderr)
+	}
+	if s, c := infos(quiet); s+c > 0 || quiet.summary.Frames != 3 {
+		t.Errorf("at warn, %d INFO records of the server's and %d of its clients' (want none), %d frames:\n%s", s, c, quiet.summary.Frames, quiet.stderr)
+	}
+	bad := exec.Command(filepath.Join(binaries(t), "eqserver"), "run", "--log-level", "loud", config("2d-lb-4.eqc"))
+	out, err := bad.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), `log level "loud": want debug, info, warn or error`) {
+		t.Errorf("--log-level loud: %v\n%s", err, out)
+	}
+}

@@ -439,7 +439,7 @@ const Forever = -1
 // was done so far.
 func Run(ctx context.Context, opt Options) (*Summary, error) {
 	if opt.Log == nil {
-		opt.Log = logging.New(os.Stderr, logging.Text, "eqserver")
+		opt.Log = logging.New(os.Stderr, logging.Text, slog.LevelInfo, "eqserver")
 	}
 	switch {
 	case opt.App != nil:
@@ -673,6 +673,11 @@ func (s *server) launchNode(id string, listening net.Addr) error {
 	bin := s.clientBinary()
 	nc := s.nodes[id]
 	args := append(append([]string(nil), s.opt.ClientArgs...), "--server", s.addrFor(nc, listening), "--node", id, "--token-stdin", "--launched")
+	if level := logging.LevelOf(s.opt.Log); level != slog.LevelInfo {
+		// the client writes what the server does (an argument, which
+		// reaches a client over ssh, where the environment does not)
+		args = append(args, "--log-level", level.String())
+	}
 	var cmd *exec.Cmd
 	if s.runsHere(nc.model.Host) {
 		cmd = exec.Command(bin, args...)
