@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/go-gl/gl/v3.3-core/gl"
@@ -228,7 +229,6 @@ type Mesh struct {
 	cbo        uint32 // the model's colours, if it has them
 	uProj, uMV int32
 	uColor     int32
-	uColors    int32
 }
 
 // NewMesh returns a mesh renderer for the model.
@@ -238,13 +238,16 @@ func NewMesh(m *Model) *Mesh {
 
 // Init uploads the model and compiles the shaders (per pipe).
 func (r *Mesh) Init() error {
+	vert, frag := shaders.MustSource("mesh.vert"), shaders.MustSource("mesh.frag")
+	if len(r.Model.Colors) > 0 {
+		vert, frag = withDefine(vert, "VERTEX_COLORS"), withDefine(frag, "VERTEX_COLORS")
+	}
 	var err error
-	r.prog, err = glutil.Program(shaders.MustSource("mesh.vert"), shaders.MustSource("mesh.frag"))
+	r.prog, err = glutil.Program(vert, frag)
 	if err != nil {
 		return err
 	}
 	r.uProj, r.uMV, r.uColor = glutil.Uniform(r.prog, "projection"), glutil.Uniform(r.prog, "modelView"), glutil.Uniform(r.prog, "baseColor")
-	r.uColors = glutil.Uniform(r.prog, "vertexColors")
 	gl.GenVertexArrays(1, &r.vao)
 	gl.BindVertexArray(r.vao)
 	gl.GenBuffers(1, &r.vbo)
@@ -266,6 +269,12 @@ func (r *Mesh) Init() error {
 	gl.BufferData(gl.ELEMENT_ARRAY_BUFFER, 4*len(r.Model.Triangles), gl.Ptr(r.Model.Triangles), gl.STATIC_DRAW)
 	gl.BindVertexArray(0)
 	return glutil.Error()
+}
+
+// withDefine defines name in a shader's source, after its #version line.
+func withDefine(src, name string) string {
+	version, rest, _ := strings.Cut(src, "\n")
+	return version + "\n#define " + name + "\n" + rest
 }
 
 // ModelView is the mesh's model-view matrix for a frame: turned by the
@@ -296,7 +305,6 @@ func (r *Mesh) DrawProjected(p *draw.Context, proj, mv draw.Mat4) (draw.Region, 
 	gl.UniformMatrix4fv(r.uProj, 1, false, &proj[0])
 	gl.UniformMatrix4fv(r.uMV, 1, false, &mv[0])
 	gl.Uniform3f(r.uColor, r.Color[0], r.Color[1], r.Color[2])
-	gl.Uniform1i(r.uColors, int32(min(r.cbo, 1)))
 	n := r.Model.TriangleCount()
 	rng := p.Range
 	if rng.End <= rng.Start {

@@ -1,9 +1,16 @@
 #version 330 core
 in vec3 eyeNormal;
 in vec3 eyePos;
+#ifdef VERTEX_COLORS
 in vec3 surfaceColor;
+#else
+uniform vec3 baseColor;
+#endif
 out vec4 outColor;
 void main() {
+#ifndef VERTEX_COLORS
+    vec3 surfaceColor = baseColor;
+#endif
     vec3 n = normalize(eyeNormal);
     if (!gl_FrontFacing) n = -n;
     vec3 l = normalize(vec3(-0.4, 0.8, 0.6));
