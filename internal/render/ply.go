@@ -256,15 +256,19 @@ func readPLYBody(r *bufio.Reader, format string, elems []*plyElement, left int64
 		return n
 	}
 	if left >= 0 {
-		var need int64
-		for _, e := range elems {
-			need += int64(e.count) * least(e)
-		}
+		var need, slack int64 // slack: the last ascii value needs no space after it
 		if v.order == nil {
-			need-- // the last value needs no space after it
+			slack = 1
 		}
-		if need > left {
-			return nil, fmt.Errorf("ply: the header's elements need at least %d bytes of data; the file has %d after its header", need, left)
+		for _, e := range elems {
+			// compared by division: a count of 9e18 would overflow the
+			// product and pass
+			n := least(e)
+			if n > 0 && int64(e.count) > (left+slack-need)/n {
+				return nil, fmt.Errorf("ply: the header's %d %s elements need at least %d bytes each, more than the file has after its header with the elements before them (%d bytes)",
+					e.count, e.name, n, left)
+			}
+			need += int64(e.count) * n
 		}
 	}
 	room := func(e *plyElement) int {

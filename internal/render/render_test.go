@@ -140,6 +140,8 @@ func TestLoadPLYRefusesAHeaderLargerThanItsFile(t *testing.T) {
 	for name, src := range map[string]string{
 		"binary": "ply\nformat binary_little_endian 1.0\nelement vertex 40000000\nproperty float x\nproperty float y\nproperty float z\nelement face 1\nproperty list uchar int vertex_indices\nend_header\n" + strings.Repeat("\x00", 100),
 		"ascii":  strings.Replace(asciiPLY, "element face 1", "element face 1000", 1),
+		// a count whose bytes overflow 64 bits, which a product would pass
+		"overflow": strings.Replace(asciiPLY, "element vertex 4", "element junk 4611686018427387904\nproperty float a\nproperty float b\nelement vertex 4", 1),
 	} {
 		path := filepath.Join(dir, name+".ply")
 		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
