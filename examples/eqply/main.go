@@ -2,8 +2,9 @@
 // file, with its vertex colours if it has them, or a procedural one) is
 // loaded on every render node, fitted into the same sphere about the
 // origin (as eqPly fits its models, so that a model in any units and of
-// any shape shows whole from the home camera), kd-ordered so that DB ranges are compact pieces of it, and drawn
-// with the camera the application sends as frame data.
+// any shape shows whole from the home camera), kd-ordered so that DB
+// ranges are compact pieces of it, and drawn with the camera the
+// application sends as frame data.
 //
 //	eqply [--config FILE] [--model FILE.ply] [--frames N] [--out DIR] [--json]
 //	      [--camera-path orbit|TRACE] [--camera YAW,PITCH,DISTANCE] [--trace FILE]
