@@ -454,3 +454,46 @@ func TestASecondConfigIsNamed(t *testing.T) {
 		t.Errorf("no warning %q in %q", want, warned)
 	}
 }
+
+// An eye or task list, or a frame's buffer list, that keeps what a
+// compound draws from ever showing is valid (Equalizer runs it) but is
+// warned about where it is written: the run's pictures miss those pixels.
+func TestCheckWarnsWherePixelsCannotArrive(t *testing.T) {
+	src := `config {
+    appNode { pipe {
+        window { viewport [ 0 0 320 240 ] channel { name "dest" } }
+        window { viewport [ 0 0 320 240 ] channel { name "a" } channel { name "b" } channel { name "c" } }
+    } }
+    compound { channel "dest" task [ CLEAR DRAW ]
+        compound { channel "a" eye [ ] outputframe { name "fa" } }
+        compound { channel "b" task [ DRAW ] outputframe { name "fb" } }
+        compound { channel "c" outputframe { name "fc" buffer [ ] } }
+        inputframe { name "fa" } inputframe { name "fb" } inputframe { name "fc" }
+    }
+}`
+	res, err := configparser.Parse("dead.eqc", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Resolve(res, noEnv); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, w := range res.Warnings {
+		got = append(got, w.String())
+	}
+	all := strings.Join(got, "\n")
+	for _, want := range []string{
+		"dead.eqc:6:36: task without ASSEMBLE: input frame \"fa\" is never assembled",
+		"dead.eqc:7:36: eye [ ]: this compound renders no eye",
+		"dead.eqc:8:37: task without READBACK: output frame \"fb\" is never read back",
+		"dead.eqc:9:63: buffer [ ]: this frame carries neither colour nor depth",
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("no warning %q in:\n%s", want, all)
+		}
+	}
+	if len(got) != 4 {
+		t.Errorf("%d warnings, want 4:\n%s", len(got), all)
+	}
+}

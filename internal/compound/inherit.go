@@ -305,6 +305,9 @@ func (r *resolver) frame(f *configparser.Frame, c *Compound, pos lexer.Position)
 			fr.Viewport = r.fracViewport(ff.Viewport, "frame")
 		case ff.Buffer != nil:
 			fr.Buffers = flagBits(ff.Buffer, bufferBits)
+			if fr.Buffers == 0 {
+				r.warnf(ff.Buffer.Pos, "buffer [ ]: this frame carries neither colour nor depth, so nothing passes through it")
+			}
 		case ff.Zoom != nil:
 			v := floats(ff.Zoom.V)
 			fr.Zoom = Zoom{v[0], v[1]}

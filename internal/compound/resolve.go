@@ -471,7 +471,31 @@ func (r *resolver) config(c *configparser.Config) *Config {
 	r.checkShares(cfg)
 	r.checkCompositing(cfg)
 	r.checkSamples(cfg)
+	r.checkDeadEnds(cfg)
 	return cfg
+}
+
+// checkDeadEnds warns where a compound's own eye or task list keeps what
+// it would draw or pass on from ever reaching a destination: the run
+// goes on, with those pixels missing, as the file says.
+func (r *resolver) checkDeadEnds(cfg *Config) {
+	for _, root := range cfg.Compounds {
+		root.Walk(func(c *Compound) {
+			d := r.raw[c]
+			if d.eyes == 0 {
+				r.warnf(d.eyePos, "eye [ ]: this compound renders no eye, so neither it nor its children draw anything")
+			}
+			if d.tasks < 0 {
+				return
+			}
+			if len(c.OutputFrames) > 0 && d.tasks&TaskReadback == 0 {
+				r.warnf(d.taskPos, "task without READBACK: output frame %q is never read back, so what this compound draws does not reach its input frames", c.OutputFrames[0].Name)
+			}
+			if len(c.InputFrames) > 0 && d.tasks&TaskAssemble == 0 {
+				r.warnf(d.taskPos, "task without ASSEMBLE: input frame %q is never assembled, so what its sources draw does not show here", c.InputFrames[0].Name)
+			}
+		})
+	}
 }
 
 // checkSamples warns, once a window, where a multisampled window draws
@@ -1083,6 +1107,7 @@ type compoundData struct {
 	pos                    lexer.Position // where the compound starts
 	channelPos             lexer.Position // where the compound names its channel
 	compositingPos         lexer.Position // where it names its compositing
+	taskPos, eyePos        lexer.Position // where it sets its tasks and eyes
 }
 
 func (r *resolver) compound(c *configparser.Compound, parent *Compound, cfg *Config) *Compound {
@@ -1104,9 +1129,9 @@ func (r *resolver) compound(c *configparser.Compound, parent *Compound, cfg *Con
 				out.Channel = r.viewSegmentRef(f.Channel, cfg)
 			}
 		case f.Task != nil:
-			d.tasks = flagBits(f.Task, taskBits)
+			d.tasks, d.taskPos = flagBits(f.Task, taskBits), f.Task.Pos
 		case f.Eye != nil:
-			d.eyes = flagBits(f.Eye, eyeBits)
+			d.eyes, d.eyePos = flagBits(f.Eye, eyeBits), f.Eye.Pos
 		case f.Buffer != nil:
 			d.buffers = flagBits(f.Buffer, bufferBits)
 		case f.Viewport != nil:
