@@ -139,6 +139,25 @@ func load(name, src string) error {
 	return err
 }
 
+// resolveWarned resolves src, named name in messages, and returns its
+// model with the warnings check would print.
+func resolveWarned(t *testing.T, name, src string) (*Model, []string) {
+	t.Helper()
+	res, err := configparser.Parse(name, []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Resolve(res, noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var warned []string
+	for _, w := range res.Warnings {
+		warned = append(warned, w.String())
+	}
+	return m, warned
+}
+
 // check warns about what would render wrong or fail at run time: a source
 // channel smaller than the share of the destination it renders, and a
 // window beyond GL's framebuffer limit.
@@ -151,17 +170,7 @@ func TestCheckWarnsAboutSizes(t *testing.T) {
     } }
     compound { channel "dest" compound { channel "src" outputframe { name "f" } } inputframe { name "f" } }
 }`
-	res, err := configparser.Parse("sizes.eqc", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Resolve(res, noEnv); err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, w := range res.Warnings {
-		got = append(got, w.String())
-	}
+	_, got := resolveWarned(t, "sizes.eqc", src)
 	all := strings.Join(got, "\n")
 	for _, want := range []string{
 		`sizes.eqc:7:42: channel "src" (320x240) renders up to 8192x8192 pixels of destination "dest"`,
@@ -240,20 +249,14 @@ func TestCheckWarnsAboutFinerColour(t *testing.T) {
     } }
     compound { channel "half" }
 }`
-	res, err := configparser.Parse("colour.eqc", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Resolve(res, noEnv); err != nil {
-		t.Fatal(err)
-	}
+	_, warned := resolveWarned(t, "colour.eqc", src)
 	var got, accum []string
-	for _, w := range res.Warnings {
-		if strings.Contains(w.String(), "planes_color") {
-			got = append(got, w.String())
+	for _, w := range warned {
+		if strings.Contains(w, "planes_color") {
+			got = append(got, w)
 		}
-		if strings.Contains(w.String(), "planes_accum 16: OpenGL 3.3 core has no accumulation buffer") {
-			accum = append(accum, w.String())
+		if strings.Contains(w, "planes_accum 16: OpenGL 3.3 core has no accumulation buffer") {
+			accum = append(accum, w)
 		}
 	}
 	if len(accum) != 1 {
@@ -299,18 +302,7 @@ func TestCrossBalancedTreesDoNotExchange(t *testing.T) {
 	}
 	load := func(text string) (*Config, string) {
 		t.Helper()
-		res, err := configparser.Parse("cross.eqc", []byte(text))
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := Resolve(res, noEnv)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var warned []string
-		for _, w := range res.Warnings {
-			warned = append(warned, w.String())
-		}
+		m, warned := resolveWarned(t, "cross.eqc", text)
 		return m.Configs[0], strings.Join(warned, "\n")
 	}
 
@@ -435,20 +427,9 @@ func TestDepthMergedRanges(t *testing.T) {
 func TestASecondConfigIsNamed(t *testing.T) {
 	one := strings.Replace(twoChannels, "%s", `name "first"`, 1)
 	two := strings.Replace(twoChannels, "%s", `name "second"`, 1)
-	res, err := configparser.Parse("two.eqc", []byte("server {\n"+one+"\n"+two+"\n}\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := Resolve(res, noEnv)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, warned := resolveWarned(t, "two.eqc", "server {\n"+one+"\n"+two+"\n}\n")
 	if m.Configs[0].Name != "first" {
 		t.Errorf("the first config is %q", m.Configs[0].Name)
-	}
-	var warned []string
-	for _, w := range res.Warnings {
-		warned = append(warned, w.String())
 	}
 	if want := `two.eqc:6:1: goeq runs the file's first config ("first") and not the other 1`; !slices.Contains(warned, want) {
 		t.Errorf("no warning %q in %q", want, warned)
@@ -471,17 +452,7 @@ func TestCheckWarnsWherePixelsCannotArrive(t *testing.T) {
         inputframe { name "fa" } inputframe { name "fb" } inputframe { name "fc" }
     }
 }`
-	res, err := configparser.Parse("dead.eqc", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Resolve(res, noEnv); err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, w := range res.Warnings {
-		got = append(got, w.String())
-	}
+	_, got := resolveWarned(t, "dead.eqc", src)
 	all := strings.Join(got, "\n")
 	for _, want := range []string{
 		"dead.eqc:6:36: task without ASSEMBLE: input frame \"fa\" is never assembled",
