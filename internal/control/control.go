@@ -17,7 +17,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"strings"
+	"syscall"
 	"time"
 
 	"google.golang.org/grpc"
@@ -182,8 +184,9 @@ type Setup struct {
 	// Merge is where destinations depth-merge sort-last inputs: auto
 	// (the CPU under a software GL), gpu or cpu.
 	Merge string `json:"merge,omitempty"`
-	// InputTimeout bounds a frame's wait for its inputs on the client
-	// (the server's frame timeout normally fails the run first).
+	// InputTimeout bounds a frame's wait for its inputs, and at the swap
+	// barrier, on the client. The server's frame timeout fails a frame
+	// that is stuck first; this bound is for a server that went quiet.
 	InputTimeout time.Duration `json:"input_timeout"`
 	// InitData is the application's init data (encoded once, by the
 	// application), handed to every renderer factory.
@@ -369,16 +372,35 @@ type Stream struct {
 	conn *grpc.ClientConn
 }
 
-// A client pings the server when the stream has been quiet for pingEvery
-// (gRPC's least) and gives the session up when no answer comes within
-// pingTimeout: a stopped server process, or a server host gone without
-// closing the connection, keeps its TCP connection open, and a render
-// client waiting for work would wait for ever (its heartbeats only queue
-// up). The server's own process answers the ping, not its kernel.
+// A render client must not wait for ever on a server that is gone, nor
+// give up on one that only stands still.
+//
+// A server host that is gone, or a cut link, is the kernel's to find: the
+// client's connection sends keep-alive probes once it is quiet for
+// hostTimeout/4 and gives up after three unanswered ones, and data it
+// sent that stays unacknowledged for hostTimeout ends it too
+// (limitUnacknowledged). A server process that stopped on a live host (at
+// a debugger's breakpoint, by SIGSTOP) keeps its kernel answering, and
+// its clients keep their work and wait: the application goes on where it
+// stopped. gRPC's ping, which the server's process answers and not its
+// kernel, bounds that wait: when the stream has been quiet for pingEvery
+// (gRPC's least) it pings, and it gives the session up when no answer
+// comes within pingTimeout.
 var (
+	hostTimeout = 20 * time.Second
 	pingEvery   = 10 * time.Second
-	pingTimeout = 10 * time.Second
+	pingTimeout = 10 * time.Minute
 )
+
+// hostBound hides its *net.TCPConn from gRPC, which would set the
+// socket's TCP_USER_TIMEOUT to the ping's timeout, over hostTimeout.
+type hostBound struct{ net.Conn }
+
+// ServerWait is how long a client waits on a server that stopped
+// answering while its host and link stay up: what it waits for at a frame
+// may have to come from the server (tiles, the swap barrier's release),
+// so it waits that long there too.
+func ServerWait() time.Duration { return pingEvery + pingTimeout }
 
 // Dial opens a session: the token and node name travel as metadata.
 // tlsConfig nil means plaintext.
@@ -387,7 +409,18 @@ func Dial(ctx context.Context, addr, token, node string, tlsConfig *tls.Config) 
 	if tlsConfig != nil {
 		creds = credentials.NewTLS(tlsConfig)
 	}
+	dialer := &net.Dialer{
+		KeepAliveConfig: net.KeepAliveConfig{Enable: true, Idle: hostTimeout / 4, Interval: hostTimeout / 4, Count: 3},
+		Control:         func(_, _ string, c syscall.RawConn) error { return limitUnacknowledged(c) },
+	}
 	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(creds),
+		grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) {
+			c, err := dialer.DialContext(ctx, "tcp", addr)
+			if err != nil {
+				return nil, err
+			}
+			return hostBound{c}, nil
+		}),
 		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: pingEvery, Timeout: pingTimeout}),
 		grpc.WithDefaultCallOptions(grpc.CallContentSubtype("json"), grpc.MaxCallRecvMsgSize(MaxMessage), grpc.MaxCallSendMsgSize(MaxMessage)))
 	if err != nil {

@@ -374,8 +374,11 @@ type frameState struct {
 	lostDest  bool
 	swapped   bool
 	failed    bool // a node's Done carried an error
-	queues    map[string]*queueState
-	done      Completed
+	// stalled: the runtime stood still while it was in flight, so its
+	// time says nothing of how long frames take
+	stalled bool
+	queues  map[string]*queueState
+	done    Completed
 }
 
 // nodeSet is a set of the run's nodes by their index in the config's
@@ -434,13 +437,18 @@ type Scheduler struct {
 	next            int // next frame to start
 	completed       int // frames completed (the next to complete)
 	lastCompleted   time.Time
-	inflight        map[int]*frameState
-	lastStart       time.Time
-	interval        time.Duration
-	stopping        bool
-	finished        bool
-	failed          string
-	everyNode       map[int]bool // frames that go to every node (Request.EveryNode)
+	// stalledOldest is how long the runtime stood still (forgiveStall)
+	// while the oldest frame in flight was being judged: a paused server
+	// (a debugger's breakpoint, SIGSTOP, a suspended laptop) is not a
+	// frame that took too long
+	stalledOldest time.Duration
+	inflight      map[int]*frameState
+	lastStart     time.Time
+	interval      time.Duration
+	stopping      bool
+	finished      bool
+	failed        string
+	everyNode     map[int]bool // frames that go to every node (Request.EveryNode)
 
 	ready Ready
 }
@@ -796,9 +804,9 @@ func (s *Scheduler) completeFrames() {
 			break
 		}
 		delete(s.inflight, s.completed)
-		f.done.Finished, s.lastCompleted = s.now, s.now
+		f.done.Finished, s.lastCompleted, s.stalledOldest = s.now, s.now, 0
 		s.planner.Feed(stats.Frame{Frame: f.number, Records: f.done.Records, Started: f.started, Completed: s.now})
-		if f.number >= warmupFrames {
+		if f.number >= warmupFrames && !f.stalled {
 			s.frameTime = append(s.frameTime, f.done.Finished.Sub(f.done.Started))
 			if len(s.frameTime) > livenessGaps {
 				s.frameTime = s.frameTime[1:]
@@ -897,16 +905,23 @@ func (s *Scheduler) livenessTimeout(ns *nodeState, slowestFrame time.Duration) t
 	return max(floor, livenessMargin*max(slowestFrame, ns.gaps.longest))
 }
 
-// forgiveStall keeps the runtime's own stalls from counting as silence:
-// ticks come at least every heartbeat while nodes are alive, so a longer
-// gap between ticks means messages waited unread (the runtime was
-// starved or busy), and the nodes cannot be blamed for that time.
+// forgiveStall keeps the runtime's own stalls from counting as silence,
+// or against the oldest frame's timeout: ticks come at least every
+// heartbeat while nodes are alive, so a longer gap between ticks means
+// messages waited unread (the runtime was starved, busy or stopped), and
+// the nodes cannot be blamed for that time.
 func (s *Scheduler) forgiveStall() {
 	stall := s.now.Sub(s.lastTick)
 	first := s.lastTick.IsZero()
 	s.lastTick = s.now
 	if first || stall <= s.opt.Liveness/2 {
 		return
+	}
+	if len(s.inflight) > 0 {
+		s.stalledOldest += stall
+	}
+	for _, f := range s.inflight {
+		f.stalled = true
 	}
 	for _, ns := range s.order {
 		if ns.alive && !ns.lastSeen.IsZero() {
@@ -945,7 +960,7 @@ func (s *Scheduler) checkTimeout() {
 	if s.lastCompleted.After(oldest) {
 		oldest = s.lastCompleted
 	}
-	if s.now.Sub(oldest) <= s.opt.FrameTimeout {
+	if s.now.Sub(oldest)-s.stalledOldest <= s.opt.FrameTimeout {
 		return
 	}
 	s.fail(s.diagnose(f))

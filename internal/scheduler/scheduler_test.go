@@ -512,6 +512,56 @@ func TestFrameTimeoutCountsFromTheFrameBefore(t *testing.T) {
 	}
 }
 
+// The runtime standing still (the server's process stopped at a
+// debugger's breakpoint or by SIGSTOP, a suspended machine) is no frame
+// taking too long: the frame in flight is judged on the time the run
+// moved, as the nodes' silence is, and its time does not lengthen the
+// bound on silence. A frame that then stays incomplete still fails after
+// the timeout.
+func TestAStoppedRuntimeIsNoFrameTimeout(t *testing.T) {
+	cfg := load(t, example("2d-lb-4.eqc"))
+	const timeout = 2 * time.Second
+	c := newCluster(t, cfg, Options{Frames: 40, FrameTimeout: timeout})
+	for len(c.completed) < 10 {
+		c.round()
+	}
+	if c.s.Started() == c.s.Completed() {
+		t.Fatal("no frame in flight at the stop: not a test")
+	}
+	c.now = c.now.Add(30 * time.Second) // stopped: no tick, nothing read
+	for len(c.completed) < 20 && c.failure == "" {
+		c.round()
+	}
+	// nor does the stopped frame's time make a silent node's bound longer
+	if took := c.silenceUntilReported("render1"); took > time.Second {
+		t.Errorf("render1 was lost %v after it fell silent after the stop, want within 1 s", took)
+	}
+	c.runToEnd(100000)
+
+	c = newCluster(t, cfg, Options{Frames: 40, FrameTimeout: timeout})
+	for len(c.completed) < 10 {
+		c.round()
+	}
+	// stopped again; then render1 heartbeats but never sends its frames
+	c.now = c.now.Add(30 * time.Second)
+	c.nodes["render1"].silent = true
+	stopped := c.now
+	for c.failure == "" && c.now.Sub(stopped) < 10*time.Second {
+		c.now = c.now.Add(100 * time.Millisecond)
+		for _, id := range c.s.Nodes() {
+			c.s.Step(Progress{Node: id})
+		}
+		c.s.Step(Tick{Now: c.now})
+		c.drain()
+	}
+	if !strings.Contains(c.failure, "incomplete after 2s") {
+		t.Fatalf("failure %q: a frame that never completes after the stop was not failed", c.failure)
+	}
+	if took := c.now.Sub(stopped); took > timeout+cfg2Latency(cfg)*time.Second {
+		t.Errorf("failed %v after the stop, want within the timeout", took)
+	}
+}
+
 func destID(cfg *compound.Config) string {
 	for _, ch := range cfg.Channels {
 		if ch.Label == "dest" {

@@ -471,6 +471,89 @@ func clientPID(h netns.Host, node string) int {
 	return 0
 }
 
+// byHand starts eqserver --no-launch on the first host, listening on its
+// address (the config's server connection), and returns it with a
+// function that starts a node's client by hand on a host.
+func byHand(t *testing.T, c *netns.Cluster, args ...string) (*bgServer, func(h netns.Host, node string) *exec.Cmd) {
+	t.Helper()
+	b, err := os.ReadFile(config("2d-lb-4.eqc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := fmt.Sprintf("server\n{\n    connection { hostname %q }\n%s\n}\n", c.Hosts[0].Addr, b)
+	cfg := filepath.Join(t.TempDir(), "2d-lb-4.eqc")
+	os.WriteFile(cfg, []byte(text), 0o644)
+	env := append(testEnv(), "GOEQ_TOKEN=by-hand")
+	srv := startServerOn(t, c.Hosts[0], env, append(append([]string{"run", "--no-launch", "--json"}, args...), cfg)...)
+	var addr string
+	srv.waitFor(t, "the control address", 20*time.Second, func() bool {
+		if m := regexp.MustCompile(`control server on ([0-9.]+:[0-9]+)`).FindStringSubmatch(srv.log.String()); m != nil {
+			addr = m[1]
+		}
+		return addr != ""
+	})
+	if !strings.HasPrefix(addr, c.Hosts[0].Addr+":") {
+		t.Fatalf("the server listens on %s, not on the config's server connection %s", addr, c.Hosts[0].Addr)
+	}
+	bin := binaries(t)
+	return srv, func(h netns.Host, node string) *exec.Cmd {
+		cmd := h.Command(filepath.Join(bin, "eqclient"), "--server", addr, "--node", node)
+		cmd.Env = env
+		cmd.Stdout, cmd.Stderr = &srv.log, &srv.log
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		return cmd
+	}
+}
+
+// TestClientsWaitOnAStoppedServerNotOnAGoneOne stops the server's process
+// (SIGSTOP, as a debugger's breakpoint does) for longer than a client
+// once waited on a silent server: its clients keep their work, and the run
+// goes on when it is continued, losing no node. Then the server's host
+// drops off the network (its link cut): every client, each on a host of
+// its own, gives the server up within the kernel's bound and exits.
+func TestClientsWaitOnAStoppedServerNotOnAGoneOne(t *testing.T) {
+	c := netns.New(t, 3)
+	statsPath := filepath.Join(t.TempDir(), "stats.jsonl")
+	srv, start := byHand(t, c, "--frames", "100000", "--triangles", "20000", "--stats", statsPath)
+	clients := []*exec.Cmd{start(c.Hosts[1], "app"), start(c.Hosts[1], "render1"), start(c.Hosts[2], "render2")}
+	last := func() int { _, l, _ := recorded(statsPath, ""); return l }
+	srv.waitFor(t, "frames", 60*time.Second, func() bool { return last() >= 10 })
+
+	syscall.Kill(srv.cmd.Process.Pid, syscall.SIGSTOP)
+	time.Sleep(25 * time.Second)
+	syscall.Kill(srv.cmd.Process.Pid, syscall.SIGCONT)
+	at := last()
+	srv.waitFor(t, "frames after the server was continued", 20*time.Second, func() bool { return last() >= at+10 })
+	if strings.Contains(srv.log.String(), " lost") || strings.Contains(srv.log.String(), "level=ERROR") {
+		t.Fatalf("a stopped and continued server lost its clients:\n%s", srv.log.String())
+	}
+
+	t.Cleanup(func() { c.Hosts[0].Command("ip", "link", "set", "eth0", "up").Run() })
+	if err := c.Hosts[0].Command("ip", "link", "set", "eth0", "down").Run(); err != nil {
+		t.Fatal(err)
+	}
+	cut := time.Now()
+	for i, cmd := range clients {
+		ended := make(chan error, 1)
+		go func() { ended <- cmd.Wait() }()
+		select {
+		case err := <-ended:
+			if err == nil {
+				t.Errorf("client %d exited 0 without its server", i)
+			}
+		case <-time.After(40*time.Second - time.Since(cut)):
+			t.Fatalf("client %d still runs %v after its server's host dropped off the network:\n%s", i, time.Since(cut).Round(time.Second), srv.log.String())
+		}
+	}
+	t.Logf("the clients gave the server up %v after its link was cut", time.Since(cut).Round(100*time.Millisecond))
+	if !strings.Contains(srv.log.String(), "connection to the server lost") {
+		t.Errorf("no client said it lost the server:\n%s", srv.log.String())
+	}
+}
+
 // TestKilledNodeRejoins kills render1's client (kill -9) while frames
 // flow across the namespaced hosts: the server notices within a second,
 // goes on with render2's sources, starts render1's client again
@@ -618,38 +701,7 @@ func TestDestinationLossOverSSH(t *testing.T) {
 // work for ever), and started again by hand it rejoins too.
 func TestRejoinByHand(t *testing.T) {
 	c := netns.New(t, 3)
-	b, err := os.ReadFile(config("2d-lb-4.eqc"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// the server listens on the first host's address, which the config
-	// names as the server's connection
-	text := fmt.Sprintf("server\n{\n    connection { hostname %q }\n%s\n}\n", c.Hosts[0].Addr, b)
-	cfg := filepath.Join(t.TempDir(), "2d-lb-4.eqc")
-	os.WriteFile(cfg, []byte(text), 0o644)
-	env := append(testEnv(), "GOEQ_TOKEN=by-hand")
-	srv := startServerOn(t, c.Hosts[0], env, "run", "--no-launch", "--json", "--frames", "100000", "--triangles", "20000", cfg)
-	var addr string
-	srv.waitFor(t, "the control address", 20*time.Second, func() bool {
-		if m := regexp.MustCompile(`control server on ([0-9.]+:[0-9]+)`).FindStringSubmatch(srv.log.String()); m != nil {
-			addr = m[1]
-		}
-		return addr != ""
-	})
-	if !strings.HasPrefix(addr, c.Hosts[0].Addr+":") {
-		t.Fatalf("the server listens on %s, not on the config's server connection %s", addr, c.Hosts[0].Addr)
-	}
-	bin := binaries(t)
-	start := func(h netns.Host, node string) *exec.Cmd {
-		cmd := h.Command(filepath.Join(bin, "eqclient"), "--server", addr, "--node", node)
-		cmd.Env = env
-		cmd.Stdout, cmd.Stderr = &srv.log, &srv.log
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-		return cmd
-	}
+	srv, start := byHand(t, c, "--frames", "100000", "--triangles", "20000")
 	start(c.Hosts[0], "app")
 	render1 := start(c.Hosts[1], "render1")
 	render2 := start(c.Hosts[2], "render2")

@@ -879,7 +879,7 @@ func (s *server) Session(stream grpc.ServerStream, node string) error {
 	setup := &control.Setup{ConfigName: s.opt.ConfigPath, ConfigText: s.text, Defaults: s.defaults, Node: node,
 		OutDir: s.opt.OutDir, DumpEvery: s.opt.DumpEvery, Codec: s.opt.Codec,
 		Drawable: s.opt.Drawable, AsyncReadback: s.opt.Async, FullReadback: s.opt.FullReadback, Merge: s.opt.Merge,
-		InputTimeout: 2*max(s.opt.FrameTimeout, scheduler.DefaultFrameTimeout) + 5*time.Second, InitData: s.opt.InitData}
+		InputTimeout: max(2*max(s.opt.FrameTimeout, scheduler.DefaultFrameTimeout)+5*time.Second, control.ServerWait()), InitData: s.opt.InitData}
 	if s.live != nil {
 		setup.PreviewEvery = previewEvery
 	}
