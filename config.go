@@ -55,6 +55,12 @@ type Options struct {
 	Reference bool
 	// FrameTimeout fails the run when a frame takes longer (0: 10 s).
 	FrameTimeout time.Duration
+	// Liveness is the shortest silence after which a render node is lost
+	// and the run goes on without it (0: 800 ms; it grows by itself with
+	// each node's heartbeat gaps and the frame time). A debugger that
+	// stops a render client's process silences it: to debug a renderer,
+	// set this and FrameTimeout to minutes.
+	Liveness time.Duration
 	// InitTimeout bounds each render client's set-up once it has
 	// connected: its pipes, windows and the renderers NewRenderer makes,
 	// which may load the application's data (0: 5 minutes). A client
@@ -96,6 +102,11 @@ type Summary struct {
 	// CodecBytes is what crossed frame links between nodes, in bytes by
 	// codec.
 	CodecBytes map[string]int64 `json:"codec_bytes,omitempty"`
+	// LostNodes are the nodes the run went on without (silent past
+	// Options.Liveness, or their client gone), in the order they were
+	// lost; RejoinedNodes those that came back.
+	LostNodes     []string `json:"lost_nodes,omitempty"`
+	RejoinedNodes []string `json:"rejoined_nodes,omitempty"`
 }
 
 // Config is a running configuration: the application drives its frames.
@@ -153,6 +164,9 @@ func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 	if opt.FrameTimeout < 0 {
 		return nil, fmt.Errorf("goeq: FrameTimeout %v: want 0 (10 s) or more", opt.FrameTimeout)
 	}
+	if opt.Liveness < 0 {
+		return nil, fmt.Errorf("goeq: Liveness %v: want 0 (800 ms) or more", opt.Liveness)
+	}
 	if opt.InitTimeout < 0 {
 		return nil, fmt.Errorf("goeq: InitTimeout %v: want 0 (5 minutes) or more", opt.InitTimeout)
 	}
@@ -207,7 +221,7 @@ func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 	run := func() (*server.Summary, error) {
 		return server.Run(ctx, server.Options{ConfigPath: configName(opt), ConfigText: opt.ConfigText, OutDir: opt.OutDir, DumpEvery: 1, Local: opt.Local, Token: token,
 			ClientBinary: exe, ClientArgs: []string{clientFlag}, InitData: initData, App: hooks, Async: true,
-			Reference: opt.Reference, FrameTimeout: opt.FrameTimeout, InitTimeout: opt.InitTimeout, Log: logger, Codec: "auto", HTTP: opt.HTTP, Overlay: opt.Overlay})
+			Reference: opt.Reference, FrameTimeout: opt.FrameTimeout, Liveness: opt.Liveness, InitTimeout: opt.InitTimeout, Log: logger, Codec: "auto", HTTP: opt.HTTP, Overlay: opt.Overlay})
 	}
 	if opt.Server != "" {
 		if os.Getenv("GOEQ_TOKEN") == "" {
@@ -221,7 +235,7 @@ func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 			}
 		}
 		hello := appconn.Hello{Executable: exe, ClientArgs: []string{clientFlag}, InitData: initData, OutDir: out,
-			Reference: opt.Reference, FrameTimeout: opt.FrameTimeout, InitTimeout: opt.InitTimeout, Overlay: opt.Overlay}
+			Reference: opt.Reference, FrameTimeout: opt.FrameTimeout, Liveness: opt.Liveness, InitTimeout: opt.InitTimeout, Overlay: opt.Overlay}
 		run = func() (*server.Summary, error) { return appconn.Run(ctx, opt.Server, token, hello, hooks) }
 	}
 	go func() {
@@ -536,7 +550,7 @@ func (c *Config) Exit() (*Summary, error) {
 		return nil, err
 	}
 	return &Summary{Frames: sum.Frames, Seconds: sum.Seconds, FPS: sum.FPS, Degraded: sum.Degraded, Written: sum.Written, Exchanges: sum.Exchanges,
-		CodecBytes: sum.CodecBytes}, err
+		CodecBytes: sum.CodecBytes, LostNodes: sum.LostNodes, RejoinedNodes: sum.RejoinedNodes}, err
 }
 
 // ChannelStats is one channel's work on one frame: what it rendered and

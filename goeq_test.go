@@ -22,6 +22,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -78,6 +80,11 @@ type squareInit struct {
 	GLError bool
 	// StallAt: the draws of this frame take 5 s more (when above zero)
 	StallAt int
+	// StopAt: the first draw of this frame on node StopNode stops its
+	// process for 3 s (SIGSTOP, then SIGCONT from a shell it started), as
+	// a debugger's breakpoint would (when above zero)
+	StopAt   int
+	StopNode string
 	// SetupDelay: NewRenderer takes this long, as one loading the
 	// application's data would, and records when it ran
 	SetupDelay time.Duration
@@ -87,6 +94,10 @@ type squareInit struct {
 	// state an application need not restore (see leaveState)
 	Untidy bool
 }
+
+// stopOnce stops a render process once, however many of its channels
+// draw the frame it stops at.
+var stopOnce sync.Once
 
 // drawReport is what a draw sends the application (Pipe.SendEvent).
 type drawReport struct {
@@ -145,6 +156,9 @@ void main() { frag = vec4(vec3(uv, 1.0 - uv.x * uv.y) * tint, 1); }`)
 	gl.GenVertexArrays(1, &vao)
 	sq := &square{prog: prog, vao: vao, scale: float32(init.Scale), tint: [3]float32{1, 1, 1}, ortho: init.Ortho, depth: cmp.Or(init.Depth, 2), refined: init.Refined, depthTest: init.DepthTest, stencil: init.Stencil, panicAt: init.PanicAt, stallAt: init.StallAt, untidy: init.Untidy, glError: init.GLError,
 		record: init.Record, pipe: p.Node + "-" + p.Name, report: init.Report, send: p.SendEvent}
+	if init.StopAt > 0 && p.Node == init.StopNode {
+		sq.stopAt = init.StopAt
+	}
 	if init.Hooks {
 		h := &hookedSquare{square: sq}
 		gl.GenFramebuffers(1, &h.readFBO)
@@ -202,6 +216,7 @@ type square struct {
 	stencil   bool
 	panicAt   int
 	stallAt   int
+	stopAt    int
 	untidy    bool
 	glError   bool
 	// the untidy draw's own objects, which it leaves bound
@@ -255,6 +270,14 @@ func (s *square) Draw(dc *goeq.DrawContext) (goeq.Region, error) {
 	}
 	if s.stallAt > 0 && dc.Frame == s.stallAt {
 		time.Sleep(5 * time.Second)
+	}
+	if s.stopAt > 0 && dc.Frame == s.stopAt {
+		stopOnce.Do(func() {
+			pid := os.Getpid()
+			if err := exec.Command("sh", "-c", fmt.Sprintf("sleep 3; kill -CONT %d", pid)).Start(); err == nil {
+				syscall.Kill(pid, syscall.SIGSTOP)
+			}
+		})
 	}
 	if s.untidy {
 		s.setOwnState()
@@ -1015,6 +1038,45 @@ func TestAFrameTimeoutNamesTheDrawThatDidNotReturn(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("the error does not say %q:\n%v", want, err)
 		}
+	}
+}
+
+// A render client stopped for 3 s (as at a debugger's breakpoint in a
+// Draw) is lost by default, and the summary names it; with Liveness and
+// FrameTimeout set long, as for debugging a renderer, the run waits for
+// it and loses nothing.
+func TestLivenessLetsARendererBeDebugged(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opt  goeq.Options
+		lost string
+	}{
+		{"default", goeq.Options{}, "render1"},
+		{"long", goeq.Options{Liveness: time.Minute, FrameTimeout: time.Minute}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opt := tc.opt
+			opt.Config, opt.InitData = examples("2d-lb-4.eqc"), squareInit{Scale: 1, StopAt: 20, StopNode: "render1"}
+			cfg, err := goeq.Start(context.Background(), turningSquare{}, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i < 30 && err == nil; i++ {
+				if _, err = cfg.StartFrame(camera{Frame: i}); err == nil {
+					err = cfg.FinishFrame()
+				}
+			}
+			sum, exitErr := cfg.Exit()
+			if err != nil || exitErr != nil {
+				t.Fatalf("run: %v; exit: %v", err, exitErr)
+			}
+			if lost := strings.Join(sum.LostNodes, " "); lost != tc.lost {
+				t.Errorf("lost nodes %q, want %q", lost, tc.lost)
+			}
+			if tc.lost == "" && sum.Degraded != 0 {
+				t.Errorf("%d degraded frames, want none", sum.Degraded)
+			}
+		})
 	}
 }
 

@@ -262,6 +262,9 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		if h.InitTimeout > 0 {
 			opt.InitTimeout = h.InitTimeout
 		}
+		if h.Liveness > 0 {
+			opt.Liveness = h.Liveness
+		}
 	}
 	sum, err := server.Run(ctx, opt)
 	if app != nil {

@@ -50,6 +50,7 @@ type Hello struct {
 	OutDir       string // where every frame's destination PNGs go ("" for none)
 	Reference    bool
 	FrameTimeout time.Duration
+	Liveness     time.Duration // the shortest silence that loses a node (0: the server's)
 	InitTimeout  time.Duration // bounds each node's set-up (0: the server's)
 	Overlay      bool          // the statistics overlay from the start
 }
