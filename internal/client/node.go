@@ -595,8 +595,8 @@ func (n *node) writeImages(t *frameTrack, res *channel.Result) {
 	for _, sp := range res.Shown {
 		ch := sp.Channel
 		px := res.Images[ch.ID]
-		if px == nil {
-			continue
+		if px == nil || px.PixelViewport.W <= 0 || px.PixelViewport.H <= 0 {
+			continue // a channel of no pixels (check warns of one)
 		}
 		for _, to := range n.imagePaths(ch, t) {
 			imageSlots <- struct{}{}

@@ -724,6 +724,9 @@ func (r *resolver) channel(c *configparser.Channel, win *Window) *Channel {
 				out.Viewport = vp
 				out.PixelViewport = full.Apply(vp)
 			}
+			if pv := out.PixelViewport; pv.W <= 0 || pv.H <= 0 {
+				r.warnf(f.Viewport.Pos, "channel viewport of %dx%d pixels in its %dx%d window: the channel has none, so as a destination it shows nothing and no image of it is written", pv.W, pv.H, full.W, full.H)
+			}
 		case f.Drawable != nil:
 			for _, w := range f.Drawable.Words {
 				out.Drawable = append(out.Drawable, w.Value)

@@ -266,6 +266,38 @@ func TestCompositingWithoutSortLastWarns(t *testing.T) {
 	}
 }
 
+// A destination channel of no pixels (a viewport that rounds to nothing
+// in its window) shows nothing: the check warns of it, and both a
+// decomposed and a reference run go on, writing the other destination's
+// images and none of it. The reference run failed on its first frame
+// ("png: 0 bytes of pixels for 0x0"), where the decomposed one went on.
+func TestADestinationOfNoPixelsWritesNoImage(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "tiny.eqc")
+	os.WriteFile(cfg, []byte(`#Equalizer 1.2 ascii
+config {
+    appNode { pipe {
+        window { viewport [ 0 0 320 240 ] channel { name "big" } }
+        window { viewport [ 0 0 320 240 ] channel { name "tiny" viewport [ 0 0 0.001 0.001 ] } }
+    } }
+    compound { channel "big" }
+    compound { channel "tiny" }
+}
+`), 0o644)
+	for _, args := range [][]string{nil, {"--reference"}} {
+		r := run(t, cfg, 2, args...)
+		if r.err != nil {
+			t.Fatalf("run %v: %v\n%s", args, r.err, r.stderr)
+		}
+		if !strings.Contains(r.stderr, "tiny.eqc:5:74: channel viewport of 0x0 pixels in its 320x240 window") {
+			t.Errorf("run %v: no warning of the channel of no pixels:\n%s", args, r.stderr)
+		}
+		got := strings.Join(r.summary.Written, " ")
+		if !strings.Contains(got, "big-000001.png") || strings.Contains(got, "tiny") {
+			t.Errorf("run %v wrote %v, want big's images and no tiny's", args, r.summary.Written)
+		}
+	}
+}
+
 // Every process resolves the config with the server's EQ_* defaults: a
 // client started by hand without them (as ssh starts one: it does not
 // forward the environment) still opens the fullscreen window the server
