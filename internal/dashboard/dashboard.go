@@ -155,12 +155,29 @@ type Dashboard struct {
 	procGo    *prometheus.GaugeVec
 	procRSS   *prometheus.GaugeVec
 	health    map[string][2]int64 // process -> goroutines, resident bytes
+
+	// encoded is the state as /events and /state send it, encoded once a
+	// version however many watch: each of them encoding it ten times a
+	// second, under the lock the run's calls take, starved the run (2000
+	// streams: 5 frames in 15 s where it made 120)
+	encoded        []byte
+	encodedVersion int
+	// streams bounds the /events streams served at once
+	streams chan struct{}
 }
+
+// maxStreams is how many /events streams a dashboard serves at once: a
+// wall's operators and a few monitors; more are refused with 503.
+const maxStreams = 64
+
+// streamWriteTimeout drops a stream whose viewer stopped reading: its
+// event waits no longer than this to be written.
+const streamWriteTimeout = 10 * time.Second
 
 // New makes the dashboard of a run.
 func New(info Info) *Dashboard {
 	d := &Dashboard{previews: map[string]preview{}, links: map[[3]string]int64{}, channels: map[string]ChannelInfo{},
-		reg: prometheus.NewRegistry()}
+		reg: prometheus.NewRegistry(), encodedVersion: -1, streams: make(chan struct{}, maxStreams)}
 	d.st = state{Config: info.Config, Destinations: info.Destinations, Channels: info.Channels, Policies: info.Policies, Compounds: info.Compounds,
 		Frame: -1, Previews: map[string]int{}}
 	for _, c := range info.Channels {
@@ -316,6 +333,9 @@ func ms(t time.Duration) float64 { return float64(t) / float64(time.Millisecond)
 func (d *Dashboard) snapshot() ([]byte, int) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if d.encodedVersion == d.st.Version {
+		return d.encoded, d.st.Version
+	}
 	d.st.Links = d.st.Links[:0]
 	for k, b := range d.links {
 		d.st.Links = append(d.st.Links, Link{From: k[0], To: k[1], Codec: k[2], Bytes: b})
@@ -324,8 +344,9 @@ func (d *Dashboard) snapshot() ([]byte, int) {
 		a, b := d.st.Links[i], d.st.Links[j]
 		return a.From+a.To+a.Codec < b.From+b.To+b.Codec
 	})
-	b, _ := json.Marshal(&d.st)
-	return b, d.st.Version
+	d.encoded, _ = json.Marshal(&d.st)
+	d.encodedVersion = d.st.Version
+	return d.encoded, d.st.Version
 }
 
 // Handler serves the page, its assets, /events, /state, /frame?id=ID (a
@@ -347,23 +368,33 @@ func (d *Dashboard) Handler() http.Handler {
 
 // events streams the state as server-sent events while it changes.
 func (d *Dashboard) events(w http.ResponseWriter, r *http.Request) {
-	flusher, ok := w.(http.Flusher)
-	if !ok {
+	if _, ok := w.(http.Flusher); !ok {
 		http.Error(w, "streaming is not supported here", http.StatusInternalServerError)
+		return
+	}
+	select {
+	case d.streams <- struct{}{}:
+		defer func() { <-d.streams }()
+	default:
+		http.Error(w, fmt.Sprintf("this dashboard already streams to %d viewers", maxStreams), http.StatusServiceUnavailable)
 		return
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
+	rc := http.NewResponseController(w)
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	sent := -1
 	for {
 		if b, v := d.snapshot(); v != sent {
 			sent = v
+			rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
 			if _, err := fmt.Fprintf(w, "data: %s\n\n", b); err != nil {
 				return
 			}
-			flusher.Flush()
+			if rc.Flush() != nil {
+				return
+			}
 		}
 		select {
 		case <-r.Context().Done():
