@@ -51,7 +51,7 @@ func (s *server) startDashboard(addr string) (*live, error) {
 			lv.destOf[c.Path()] = d.Channel.ID
 		}
 	})
-	lv.http = &http.Server{Handler: lv.dash.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	lv.http = &http.Server{Handler: lv.dash.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	go func() {
 		if err := lv.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			s.opt.Log.Error(fmt.Sprintf("dashboard: %v", err))
