@@ -1596,6 +1596,9 @@ func TestCallsOutOfTurnAreRefused(t *testing.T) {
 	if _, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: examples("one-window.eqc"), InitTimeout: -time.Second}); err == nil || !strings.Contains(err.Error(), "InitTimeout -1s") {
 		t.Errorf("a negative init timeout: %v", err)
 	}
+	if _, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: examples("one-window.eqc"), Liveness: -time.Second}); err == nil || !strings.Contains(err.Error(), "Liveness -1s") {
+		t.Errorf("a negative liveness: %v", err)
+	}
 	// a renderer that panics ends the run with an error naming its pipe
 	// (an unnamed pipe was "pipe :")
 	panics, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: examples("one-window.eqc"), InitData: squareInit{Scale: 1, PanicAt: 1}})
