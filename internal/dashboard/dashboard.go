@@ -284,6 +284,9 @@ func (d *Dashboard) Links(links []Link) {
 		d.links[[3]string{l.From, l.To, l.Codec}] += l.Bytes
 		d.linkBytes.WithLabelValues(l.From, l.To, l.Codec).Add(float64(l.Bytes))
 	}
+	if len(links) > 0 {
+		d.st.Version++
+	}
 }
 
 // Preview takes a destination's latest image (JPEG).

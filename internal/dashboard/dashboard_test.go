@@ -45,6 +45,10 @@ func TestStreamsAreBoundedAndShareOneEncoding(t *testing.T) {
 	if changed, _ := d.snapshot(); !strings.Contains(string(changed), `"render1"`) {
 		t.Errorf("a new version was not encoded: %s", changed)
 	}
+	d.Links([]Link{{From: "render1", To: "app", Codec: "s2", Bytes: 4096}})
+	if changed, _ := d.snapshot(); !strings.Contains(string(changed), `"codec":"s2"`) {
+		t.Errorf("the links' bytes are not in the state: %s", changed)
+	}
 
 	srv := httptest.NewServer(d.Handler())
 	defer srv.Close()
