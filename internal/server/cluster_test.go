@@ -523,7 +523,12 @@ func TestClientsWaitOnAStoppedServerNotOnAGoneOne(t *testing.T) {
 	srv.waitFor(t, "frames", 60*time.Second, func() bool { return last() >= 10 })
 
 	syscall.Kill(srv.cmd.Process.Pid, syscall.SIGSTOP)
-	time.Sleep(25 * time.Second)
+	time.Sleep(2 * time.Second)
+	stoppedAt := last()
+	time.Sleep(23 * time.Second)
+	if at := last(); at != stoppedAt {
+		t.Fatalf("frames went on from %d to %d while the server was stopped: not a test", stoppedAt, at)
+	}
 	syscall.Kill(srv.cmd.Process.Pid, syscall.SIGCONT)
 	at := last()
 	srv.waitFor(t, "frames after the server was continued", 20*time.Second, func() bool { return last() >= at+10 })
