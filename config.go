@@ -110,7 +110,9 @@ type Summary struct {
 }
 
 // Config is a running configuration: the application drives its frames.
-// Its methods are for the application's goroutine (one at a time).
+// Its methods may be called from several goroutines (an event loop
+// beside the frame loop): what they set for the next frame started goes
+// with the first StartFrame or Refine to start one after them.
 type Config struct {
 	frames    chan server.AppFrame
 	done      chan struct{} // closed when the run has ended
@@ -119,7 +121,7 @@ type Config struct {
 	layouts   []string
 	views     []string
 
-	// what goes with the next frame started
+	// what goes with the next frame started (under mu)
 	messages     [][]byte
 	messageBytes int
 	heads        map[int]compound.Head
@@ -129,8 +131,11 @@ type Config struct {
 	freeze       *bool
 	screenshot   string
 
-	// the last frame started's data, and the refined frames started
+	// starting lets one StartFrame or Refine start a frame at a time, so
+	// that frames are numbered in the order the run takes them; it
+	// guards the last frame started's data and the refined frames started
 	// since (Refine)
+	starting sync.Mutex
 	lastData []byte
 	refined  int
 
@@ -286,6 +291,8 @@ func (c *Config) StartFrame(data any) (int, error) {
 			return 0, fmt.Errorf("goeq: frame data is %d bytes encoded, more than the %d allowed", len(b), MaxFrameData)
 		}
 	}
+	c.starting.Lock()
+	defer c.starting.Unlock()
 	frame, err := c.start(b, 0)
 	if err == nil {
 		c.lastData, c.refined = b, 0
@@ -306,13 +313,16 @@ const MaxRefineSamples = control.MaxRefineSamples
 // view mode or cluster event (Broadcast) for the next frame starts the
 // average over.
 func (c *Config) Refine() (frame int, ok bool, err error) {
+	c.starting.Lock()
+	defer c.starting.Unlock()
 	c.mu.Lock()
 	started := c.started
+	changes := c.heads != nil || c.layout != nil || c.viewModes != nil || len(c.messages) > 0
 	c.mu.Unlock()
 	if started == 0 {
 		return 0, false, nil
 	}
-	if c.heads != nil || c.layout != nil || c.viewModes != nil || len(c.messages) > 0 {
+	if changes {
 		c.refined = 0 // the picture changes
 	}
 	if c.refined >= MaxRefineSamples {
@@ -336,11 +346,14 @@ func (c *Config) start(data []byte, sample int) (int, error) {
 	// at most latency frames wait ahead of this one, as after FinishFrame:
 	// an application that never calls it is held to the frames' pace
 	// rather than queue frames and their data without bound
-	if err := c.waitCompleted(c.started - c.latency); err != nil {
+	if err := c.waitCompleted(-c.latency); err != nil {
 		return 0, err
 	}
+	c.mu.Lock()
 	af := server.AppFrame{Data: data, Sample: sample, Messages: c.messages, Heads: c.heads, Overlay: c.overlay, Layout: c.layout, ViewModes: c.viewModes,
 		FreezeBalance: c.freeze, Screenshot: c.screenshot}
+	c.messages, c.messageBytes, c.heads, c.overlay, c.layout, c.viewModes, c.freeze, c.screenshot = nil, 0, nil, nil, nil, nil, nil, ""
+	c.mu.Unlock()
 	select {
 	case c.frames <- af: // the run's loop takes it at once
 	case <-c.done:
@@ -352,7 +365,6 @@ func (c *Config) start(data []byte, sample int) (int, error) {
 	defer c.mu.Unlock()
 	frame := c.started
 	c.started++
-	c.messages, c.messageBytes, c.heads, c.overlay, c.layout, c.viewModes, c.freeze, c.screenshot = nil, 0, nil, nil, nil, nil, nil, ""
 	return frame, nil
 }
 
@@ -361,7 +373,11 @@ func (c *Config) start(data []byte, sample int) (int, error) {
 // Equalizer's, it shows each channel's times of the last frame completed
 // as bars (draw, readback, transmit, assemble, wait; a pixel per 0.2 ms)
 // and outlines each channel's share of the destination in its colour.
-func (c *Config) SetOverlay(on bool) { c.overlay = &on }
+func (c *Config) SetOverlay(on bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.overlay = &on
+}
 
 // Screenshot has the next frame started write every destination's image
 // into dir as PNG, named as Options.OutDir names them
@@ -383,6 +399,8 @@ func (c *Config) Screenshot(dir string) error {
 	if err != nil {
 		return fmt.Errorf("goeq: screenshot: %w", err)
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.screenshot = abs
 	return nil
 }
@@ -392,7 +410,11 @@ func (c *Config) Screenshot(dir string) error {
 // has, as Equalizer's frozen load equalizer does (eqPly's f and F), to
 // watch or measure one decomposition. A source that is lost or rejoins
 // still has the work shared out again.
-func (c *Config) FreezeBalancing(frozen bool) { c.freeze = &frozen }
+func (c *Config) FreezeBalancing(frozen bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.freeze = &frozen
+}
 
 // maxMessages bounds the cluster events that go with one frame.
 const maxMessages = 1024
@@ -406,6 +428,8 @@ func (c *Config) Broadcast(v any) error {
 	if err != nil {
 		return fmt.Errorf("goeq: broadcast: %w", err)
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if len(c.messages) >= maxMessages {
 		return fmt.Errorf("goeq: broadcast: %d messages wait for the next frame already, the most one frame carries", maxMessages)
 	}
@@ -438,6 +462,8 @@ func (c *Config) UseLayoutIndex(i int) error {
 	if i < 0 || i >= len(c.layouts) {
 		return fmt.Errorf("goeq: no layout %d: the config has %s", i, c.describeLayouts())
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.layout = &i
 	return nil
 }
@@ -469,6 +495,8 @@ func (c *Config) SetViewMode(view int, mode ViewMode) error {
 	if mode != Mono && mode != Stereo {
 		return fmt.Errorf("goeq: view mode %d is neither Mono nor Stereo", mode)
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.viewModes == nil {
 		c.viewModes = map[int]bool{}
 	}
@@ -497,6 +525,8 @@ func (c *Config) SetHead(observer int, head Mat4, eyeBase float64) error {
 	if err := h.Check(); err != nil {
 		return fmt.Errorf("goeq: head of observer %d: %w", observer, err)
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.heads == nil {
 		c.heads = map[int]compound.Head{}
 	}
@@ -507,17 +537,20 @@ func (c *Config) SetHead(observer int, head Mat4, eyeBase float64) error {
 // FinishFrame returns once frame (started − 1 − latency) is complete: the
 // last frame started minus the config's latency, as in Equalizer.
 func (c *Config) FinishFrame() error {
-	return c.waitCompleted(c.started - c.latency)
+	return c.waitCompleted(-c.latency)
 }
 
 // FinishAllFrames returns once every frame started is complete.
 func (c *Config) FinishAllFrames() error {
-	return c.waitCompleted(c.started)
+	return c.waitCompleted(0)
 }
 
-func (c *Config) waitCompleted(n int) error {
+// waitCompleted waits until the frames started, plus more (a negative
+// number), are complete.
+func (c *Config) waitCompleted(more int) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	n := c.started + more
 	for c.completed < n && !c.ended {
 		c.changed.Wait()
 	}
@@ -530,6 +563,9 @@ func (c *Config) waitCompleted(n int) error {
 // Exit finishes every frame started, ends the run and every render client,
 // and returns what the run did.
 func (c *Config) Exit() (*Summary, error) {
+	// no frame is being started while the frames' channel closes
+	c.starting.Lock()
+	defer c.starting.Unlock()
 	ferr := c.FinishAllFrames()
 	c.mu.Lock()
 	if !c.exited {

@@ -1080,6 +1080,79 @@ func TestLivenessLetsARendererBeDebugged(t *testing.T) {
 	}
 }
 
+// A Config's methods may be called from several goroutines: here two
+// frame loops and an event loop that changes what the next frames show.
+// Every frame started gets a number of its own, in the order the run
+// takes them, and the run ends cleanly (go test -race finds no race).
+func TestConfigIsSafeForConcurrentUse(t *testing.T) {
+	cfg, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: examples("2d-lb-4.eqc"),
+		InitData: squareInit{Scale: 1, Refined: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const loops, frames = 2, 15
+	numbers := make(chan int, loops*frames)
+	errs := make(chan error, loops+1)
+	var frameLoops, eventLoop sync.WaitGroup
+	for range loops {
+		frameLoops.Go(func() {
+			for i := range frames {
+				n, err := cfg.StartFrame(camera{Angle: 0.35 * float64(i)})
+				if err != nil {
+					errs <- err
+					return
+				}
+				numbers <- n
+			}
+		})
+	}
+	stop := make(chan struct{})
+	eventLoop.Go(func() {
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			cfg.SetOverlay(i%2 == 0)
+			cfg.FreezeBalancing(i%3 == 0)
+			if err := cfg.UseLayoutIndex(0); err != nil {
+				errs <- err
+				return
+			}
+			cfg.PendingEvents()
+			cfg.LastFrameStats()
+			if _, _, err := cfg.Refine(); err != nil {
+				errs <- err
+				return
+			}
+			time.Sleep(time.Millisecond)
+		}
+	})
+	frameLoops.Wait()
+	close(stop)
+	eventLoop.Wait()
+	sum, err := cfg.Exit()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	close(numbers)
+	seen := map[int]bool{}
+	for n := range numbers {
+		if seen[n] {
+			t.Errorf("frame %d was numbered twice", n)
+		}
+		seen[n] = true
+	}
+	if len(seen) != loops*frames || sum.Frames < loops*frames {
+		t.Errorf("%d frame numbers from StartFrame, %d frames done; want %d of each at least", len(seen), sum.Frames, loops*frames)
+	}
+}
+
 // clientsEnd fails t unless the render clients beyond the before that
 // clientProcesses counted end within 5 s of a failed Start.
 func clientsEnd(t *testing.T, before int) {
