@@ -291,8 +291,7 @@ func (s *Session) End(sum *server.Summary, err error) {
 // through hooks until it ends: it returns the run's summary and error as
 // the server reports them.
 func Run(ctx context.Context, addr, token string, hello Hello, hooks *server.App) (*server.Summary, error) {
-	var d net.Dialer
-	conn, err := d.DialContext(ctx, "tcp", addr)
+	conn, err := control.DialHost(ctx, addr)
 	if err != nil {
 		return nil, fmt.Errorf("connecting to eqserver at %s: %w", addr, err)
 	}
@@ -376,11 +375,11 @@ func Run(ctx context.Context, addr, token string, hello Hello, hooks *server.App
 }
 
 // watch gives up on a server that says nothing while frames are due: a
-// stopped process, or a host gone without closing the connection, would
-// otherwise hold the application's FinishFrame for ever. The server
-// completes or fails every frame within its frame timeout, so once the
-// run is ready, silence of twice that (and 5 s) with frames sent and not
-// completed is a server that is gone.
+// stopped process would otherwise hold the application's FinishFrame for
+// ever. The server completes or fails every frame within its frame
+// timeout, so once the run is ready, silence of twice that and
+// watchSlack with frames sent and not completed is a server that does
+// not go on.
 type watch struct {
 	mu           sync.Mutex
 	frameTimeout time.Duration // 0 until the run is ready
@@ -444,8 +443,11 @@ func (w *watch) run(conn net.Conn, finished <-chan struct{}) {
 }
 
 // How often the watch looks, and the silence it allows beyond twice the
-// frame timeout (variables for the tests).
+// frame timeout (variables for the tests): as long as a render client
+// waits on its server, since an eqserver that stopped on a live host (a
+// debugger, SIGSTOP) goes on where it stopped. A host gone, or a cut
+// link, ends the connection sooner (control.DialHost).
 var (
 	watchEvery = time.Second
-	watchSlack = 5 * time.Second
+	watchSlack = control.ServerWait()
 )

@@ -392,6 +392,19 @@ var (
 	pingTimeout = 10 * time.Minute
 )
 
+// DialHost dials addr over TCP so that a host that is gone, or a cut
+// link, ends the connection within hostTimeout (keep-alive probes once it
+// is quiet, TCP_USER_TIMEOUT while data waits), whatever its peer's
+// process does: a client's session and an application's connection to
+// its eqserver are dialled this way.
+func DialHost(ctx context.Context, addr string) (net.Conn, error) {
+	d := net.Dialer{
+		KeepAliveConfig: net.KeepAliveConfig{Enable: true, Idle: hostTimeout / 4, Interval: hostTimeout / 4, Count: 3},
+		Control:         func(_, _ string, c syscall.RawConn) error { return limitUnacknowledged(c) },
+	}
+	return d.DialContext(ctx, "tcp", addr)
+}
+
 // hostBound hides its *net.TCPConn from gRPC, which would set the
 // socket's TCP_USER_TIMEOUT to the ping's timeout, over hostTimeout.
 type hostBound struct{ net.Conn }
@@ -409,13 +422,9 @@ func Dial(ctx context.Context, addr, token, node string, tlsConfig *tls.Config) 
 	if tlsConfig != nil {
 		creds = credentials.NewTLS(tlsConfig)
 	}
-	dialer := &net.Dialer{
-		KeepAliveConfig: net.KeepAliveConfig{Enable: true, Idle: hostTimeout / 4, Interval: hostTimeout / 4, Count: 3},
-		Control:         func(_, _ string, c syscall.RawConn) error { return limitUnacknowledged(c) },
-	}
 	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(creds),
 		grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) {
-			c, err := dialer.DialContext(ctx, "tcp", addr)
+			c, err := DialHost(ctx, addr)
 			if err != nil {
 				return nil, err
 			}
