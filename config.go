@@ -160,6 +160,11 @@ const clientFlag = "--goeq-client"
 // server runs inside this process, or is the eqserver at opt.Server.
 // Cancelling ctx ends the run.
 func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
+	if len(os.Args) > 1 && os.Args[1] == clientFlag {
+		// a render client whose main did not call Init would start a run
+		// of its own, and launch clients of its own, without end
+		return nil, errors.New("goeq: this process is a render client of a run, and its main called Start without calling goeq.Init(app) first: call Init at the top of main, before flags are parsed")
+	}
 	if app == nil {
 		return nil, errors.New("goeq: no application")
 	}

@@ -562,6 +562,47 @@ func TestHelloAsAnotherModule(t *testing.T) {
 		return files
 	}
 	compareRuns(t, run("2d-lb-4.eqc"), run("one-window.eqc"))
+
+	// the same program with its goeq.Init forgotten: each render client
+	// it launched ran main again, which parsed its flags, printed its
+	// usage and exited, and the run's error gave the usage's last line
+	// ("node app did not join: eqclient exited (exit status 2): a running
+	// eqserver's application address ..."). Now it names the flag and
+	// Init. (A main that parses no flags would have run Start again, in
+	// every client: TestStartRefusesInARenderClient.)
+	forgot := strings.Replace(string(src), "goeq.Init(app{})", "_ = app{}", 1)
+	if forgot == string(src) {
+		t.Fatal("hello's main changed: the test cannot take its Init out")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(forgot), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	build = exec.Command(gotool.Path(), "build", "-o", bin, ".")
+	build.Dir = dir
+	build.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building hello without Init: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, "--config", examples("2d-lb-4.eqc"), "--frames", "20", "--out", t.TempDir())
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "flag provided but not defined: -goeq-client: the application's main parsed its flags before calling goeq.Init(app)") {
+		t.Errorf("hello without Init: %v, want it to fail naming Init\n%s", err, out[max(0, len(out)-3000):])
+	}
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		left := 0
+		procs, _ := filepath.Glob("/proc/[0-9]*")
+		for _, p := range procs {
+			if cmdline, _ := os.ReadFile(filepath.Join(p, "cmdline")); strings.HasPrefix(string(cmdline), bin+"\x00") {
+				left++
+			}
+		}
+		if left == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d processes of hello without Init left 5 s after it exited", left)
+		}
+	}
 }
 
 // TestBroadcastReachesEveryPipeInItsFrame broadcasts tints on the
@@ -1150,6 +1191,22 @@ func TestConfigIsSafeForConcurrentUse(t *testing.T) {
 	}
 	if len(seen) != loops*frames || sum.Frames < loops*frames {
 		t.Errorf("%d frame numbers from StartFrame, %d frames done; want %d of each at least", len(seen), sum.Frames, loops*frames)
+	}
+}
+
+// Start in a process launched as a render client (its main did not call
+// Init first) refuses, rather than start a run of its own that would
+// launch clients of its own, each doing the same.
+func TestStartRefusesInARenderClient(t *testing.T) {
+	defer func(args []string) { os.Args = args }(os.Args)
+	os.Args = []string{os.Args[0], "--goeq-client", "--server", "127.0.0.1:1", "--node", "app"}
+	before := clientProcesses()
+	_, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: examples("2d-lb-4.eqc"), InitData: squareInit{Scale: 1}})
+	if err == nil || !strings.Contains(err.Error(), "called Start without calling goeq.Init(app) first") {
+		t.Errorf("Start in a render client: %v", err)
+	}
+	if n := clientProcesses(); n > before {
+		t.Errorf("Start in a render client launched %d clients", n-before)
 	}
 }
 

@@ -710,7 +710,7 @@ func (s *server) launchNode(id string, listening net.Addr) error {
 		reason := fmt.Sprintf("eqclient exited (%v)", exitText(err))
 		if c := last.Crash(); c != "" {
 			reason = fmt.Sprintf("eqclient crashed (%v): %s; its output above has the whole report", exitText(err), c)
-		} else if l := last.String(); l != "" {
+		} else if l := last.Why(s.opt.ClientArgs); l != "" {
 			reason += ": " + l
 		}
 		s.mu.Lock()
@@ -1489,12 +1489,14 @@ func sortedChannels(cs []ChannelSummary) {
 	sort.Slice(cs, func(i, j int) bool { return cs[i].Channel < cs[j].Channel })
 }
 
-// lastLine keeps the last complete line written to it.
+// lastLine keeps the last complete line written to it, and the first
+// that says a flag was not defined.
 type lastLine struct {
-	mu      sync.Mutex
-	partial []byte
-	last    string
-	crash   crashReport
+	mu        sync.Mutex
+	partial   []byte
+	last      string
+	flagError string
+	crash     crashReport
 }
 
 func (l *lastLine) Write(p []byte) (int, error) {
@@ -1509,6 +1511,9 @@ func (l *lastLine) Write(p []byte) (int, error) {
 		if line := strings.TrimSpace(string(l.partial[:i])); line != "" {
 			l.last = line
 			l.crash.line(line)
+			if l.flagError == "" && strings.HasPrefix(line, "flag provided but not defined: ") {
+				l.flagError = line
+			}
 		}
 		l.partial = l.partial[i+1:]
 	}
@@ -1522,6 +1527,25 @@ func (l *lastLine) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.last
+}
+
+// Why is what explains a client that exited: a flag it was given and did
+// not define, or else its last line. Where that flag is one of an
+// application's client arguments, its main parsed its flags (and printed
+// its usage) before goeq.Init took the client's.
+func (l *lastLine) Why(clientArgs []string) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.flagError == "" {
+		return l.last
+	}
+	name := strings.TrimLeft(strings.TrimPrefix(l.flagError, "flag provided but not defined: "), "-")
+	for _, a := range clientArgs {
+		if strings.TrimLeft(a, "-") == name {
+			return l.flagError + ": the application's main parsed its flags before calling goeq.Init(app), which takes the client's: call goeq.Init(app) first in main"
+		}
+	}
+	return l.flagError
 }
 
 // Crash sums up a Go crash the client printed, empty when none.
