@@ -589,18 +589,12 @@ func TestHelloAsAnotherModule(t *testing.T) {
 		t.Errorf("hello without Init: %v, want it to fail naming Init\n%s", err, out[max(0, len(out)-3000):])
 	}
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		left := 0
-		procs, _ := filepath.Glob("/proc/[0-9]*")
-		for _, p := range procs {
-			if cmdline, _ := os.ReadFile(filepath.Join(p, "cmdline")); strings.HasPrefix(string(cmdline), bin+"\x00") {
-				left++
-			}
-		}
+		left := clientProcessesOf(bin)
 		if left == 0 {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%d processes of hello without Init left 5 s after it exited", left)
+			t.Fatalf("%d render clients of hello without Init left 5 s after it exited", left)
 		}
 	}
 }
@@ -1227,6 +1221,11 @@ func clientsEnd(t *testing.T, before int) {
 // render clients.
 func clientProcesses() int {
 	exe, _ := os.Executable()
+	return clientProcessesOf(exe)
+}
+
+// clientProcessesOf counts the live render clients of executable exe.
+func clientProcessesOf(exe string) int {
 	n := 0
 	procs, _ := filepath.Glob("/proc/[0-9]*")
 	for _, p := range procs {
