@@ -112,7 +112,9 @@ type Summary struct {
 // Config is a running configuration: the application drives its frames.
 // Its methods may be called from several goroutines (an event loop
 // beside the frame loop): what they set for the next frame started goes
-// with the first StartFrame or Refine to start one after them.
+// with the first StartFrame or Refine to start one after them. Once no
+// frame can start (after Exit, or once the run has failed) those that
+// return an error refuse such settings with the reason.
 type Config struct {
 	frames    chan server.AppFrame
 	done      chan struct{} // closed when the run has ended
@@ -276,6 +278,19 @@ func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 // errExited is what a frame started after Exit gets.
 var errExited = errors.New("goeq: the config has exited (Exit was called)")
 
+// closedLocked is why no next frame will start, or nil while one may: a
+// setting for the next frame (a screenshot, a message) is refused then,
+// rather than taken and never acted on. c.mu is held.
+func (c *Config) closedLocked() error {
+	switch {
+	case c.exited:
+		return errExited
+	case c.ended:
+		return c.err
+	}
+	return nil
+}
+
 // Latency is how many frames may be in flight beyond the one FinishFrame
 // waits for (the config's latency).
 func (c *Config) Latency() int { return c.latency }
@@ -397,6 +412,12 @@ func (c *Config) Screenshot(dir string) error {
 	if dir == "" {
 		return errors.New("goeq: screenshot: no folder")
 	}
+	c.mu.Lock()
+	closed := c.closedLocked()
+	c.mu.Unlock()
+	if closed != nil {
+		return closed
+	}
 	abs, err := filepath.Abs(dir)
 	if err == nil {
 		err = os.MkdirAll(abs, 0o755)
@@ -435,6 +456,9 @@ func (c *Config) Broadcast(v any) error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if err := c.closedLocked(); err != nil {
+		return err
+	}
 	if len(c.messages) >= maxMessages {
 		return fmt.Errorf("goeq: broadcast: %d messages wait for the next frame already, the most one frame carries", maxMessages)
 	}
@@ -469,6 +493,9 @@ func (c *Config) UseLayoutIndex(i int) error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if err := c.closedLocked(); err != nil {
+		return err
+	}
 	c.layout = &i
 	return nil
 }
@@ -502,6 +529,9 @@ func (c *Config) SetViewMode(view int, mode ViewMode) error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if err := c.closedLocked(); err != nil {
+		return err
+	}
 	if c.viewModes == nil {
 		c.viewModes = map[int]bool{}
 	}
@@ -532,6 +562,9 @@ func (c *Config) SetHead(observer int, head Mat4, eyeBase float64) error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if err := c.closedLocked(); err != nil {
+		return err
+	}
 	if c.heads == nil {
 		c.heads = map[int]compound.Head{}
 	}

@@ -1743,6 +1743,11 @@ func TestCallsOutOfTurnAreRefused(t *testing.T) {
 	}
 	// and says where the panic happened, which its value does not
 	panicked := regexp.MustCompile(`pipe 1 of node app: panic: the square came apart \(in github\.com/goeq/goeq_test\.\(\*square\)\.Draw at \S+/goeq_test\.go:\d+\)`)
+	// a setting for a next frame that will not come is refused, with why
+	// (they were taken, and nothing came of them)
+	if berr := panics.Broadcast(1); berr == nil || !panicked.MatchString(berr.Error()) {
+		t.Errorf("Broadcast after the run failed: %v", berr)
+	}
 	if _, xerr := panics.Exit(); err == nil || xerr == nil || !panicked.MatchString(err.Error()) {
 		t.Errorf("a renderer's panic: %v (exit: %v); want it to match %s", err, xerr, panicked)
 	}
@@ -1775,6 +1780,21 @@ func TestCallsOutOfTurnAreRefused(t *testing.T) {
 	}
 	if sum, err := cfg.Exit(); err != nil || sum.Frames != 3 {
 		t.Errorf("Exit again: %v, %+v", err, sum)
+	}
+	shots := t.TempDir() + "/shots"
+	for what, err := range map[string]error{
+		"Screenshot":     cfg.Screenshot(shots),
+		"Broadcast":      cfg.Broadcast("late"),
+		"UseLayoutIndex": cfg.UseLayoutIndex(0),
+		"SetViewMode":    cfg.SetViewMode(0, goeq.Stereo),
+		"SetHead":        cfg.SetHead(0, goeq.Identity, 0),
+	} {
+		if err == nil || !strings.Contains(err.Error(), "exited") {
+			t.Errorf("%s after Exit: %v; want it refused", what, err)
+		}
+	}
+	if _, err := os.Stat(shots); !os.IsNotExist(err) {
+		t.Errorf("a refused screenshot made its folder: %v", err)
 	}
 	// an event loop learns the run is over rather than spin on nothing
 	if evs, err := cfg.WaitEvents(context.Background()); err == nil || len(evs) > 0 {
