@@ -220,3 +220,19 @@ func TestVolumeOnADepthMergingConfigIsWarnedAbout(t *testing.T) {
 		}
 	}
 }
+
+// A CPU profile that cannot be written is reported: runtime/pprof drops
+// its write errors, and the run said nothing of a profile it lost.
+func TestALostCPUProfileIsReported(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "no-eqclient")
+	config := filepath.Join("..", "..", "examples", "configs", "one-window.eqc")
+	_, _, stderr := runArgs("run", "--local", "--frames", "1", "--client", missing, "--cpuprofile", "/dev/full", config)
+	if !strings.Contains(stderr, "--cpuprofile /dev/full: the profile is incomplete: write /dev/full: no space left on device") {
+		t.Errorf("a profile written to a full device was lost without a word:\n%s", stderr)
+	}
+	kept := filepath.Join(t.TempDir(), "cpu.prof")
+	_, _, stderr = runArgs("run", "--local", "--frames", "1", "--client", missing, "--cpuprofile", kept, config)
+	if fi, err := os.Stat(kept); err != nil || fi.Size() == 0 || strings.Contains(stderr, "incomplete") {
+		t.Errorf("a profile that could be written: %v\n%s", err, stderr)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"crypto/tls"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -230,12 +231,20 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 			logger.Error(err.Error())
 			return 1
 		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
+		w := &profileWriter{w: f}
+		if err := pprof.StartCPUProfile(w); err != nil {
+			f.Close()
 			logger.Error(err.Error())
 			return 1
 		}
-		defer pprof.StopCPUProfile()
+		// the profile is written as the run goes, and a write that fails
+		// (a full disk) would lose it without a word
+		defer func() {
+			pprof.StopCPUProfile()
+			if err := errors.Join(w.err, f.Close()); err != nil {
+				logger.Warn(fmt.Sprintf("--cpuprofile %s: the profile is incomplete: %v", path, err))
+			}
+		}()
 	}
 	var app *appconn.Session
 	if *appAddr != "" {
@@ -397,4 +406,20 @@ func warnDepthMergedVolume(logger *slog.Logger, path string) {
 				strings.Join(where, ", ")))
 		}
 	}
+}
+
+// profileWriter keeps the first error writing the CPU profile, which
+// runtime/pprof drops.
+type profileWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (p *profileWriter) Write(b []byte) (int, error) {
+	if p.err != nil {
+		return 0, p.err
+	}
+	n, err := p.w.Write(b)
+	p.err = err
+	return n, err
 }
