@@ -2,13 +2,17 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/goeq/goeq/internal/gotool"
 )
 
 func runArgs(args ...string) (int, string, string) {
@@ -234,5 +238,61 @@ func TestALostCPUProfileIsReported(t *testing.T) {
 	_, _, stderr = runArgs("run", "--local", "--frames", "1", "--client", missing, "--cpuprofile", kept, config)
 	if fi, err := os.Stat(kept); err != nil || fi.Size() == 0 || strings.Contains(stderr, "incomplete") {
 		t.Errorf("a profile that could be written: %v\n%s", err, stderr)
+	}
+}
+
+// Processes built from two goeq sources are refused a run together, each
+// error naming both builds: a render client of another build crashed in
+// the GL, or drew wrong pictures, on messages and configs its build read
+// otherwise. eqserver, its clients and an application here are built
+// from one source, given two build names.
+func TestProcessesOfAnotherGoeqBuildAreRefused(t *testing.T) {
+	dir := t.TempDir()
+	name := func(build string) string {
+		return "-ldflags=-X github.com/goeq/goeq/internal/control.buildOverride=" + build
+	}
+	server, client, app := filepath.Join(dir, "eqserver"), filepath.Join(dir, "eqclient"), filepath.Join(dir, "hello")
+	for _, b := range []struct{ out, build, pkg string }{
+		{server, "v0.4.0", "github.com/goeq/goeq/cmd/eqserver"},
+		{client, "v0.3.9", "github.com/goeq/goeq/cmd/eqclient"},
+		{app, "v0.3.9", "github.com/goeq/goeq/examples/hello"},
+	} {
+		if err := gotool.Build(b.out, name(b.build), b.pkg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := filepath.Join("..", "..", "examples", "configs", "one-window.eqc")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, server, "run", "--local", "--frames", "1", "--client", client, cfg).CombinedOutput()
+	want := "node app's client was built from goeq v0.3.9 and this server from goeq v0.4.0: every process of a run needs the same goeq"
+	if err == nil || !strings.Contains(string(out), want) || strings.Count(string(out), "did not join") == 0 {
+		t.Errorf("a client of another build: %v; want a run that fails saying %q\n%s", err, want, out)
+	}
+
+	t.Setenv("GOEQ_TOKEN", "test-token")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	srv := exec.CommandContext(ctx, server, "run", "--app", addr, "--app-timeout", "30s", cfg)
+	var srvLog strings.Builder
+	srv.Stdout, srv.Stderr = &srvLog, &srvLog
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Process.Kill()
+	var appOut []byte
+	for i := 0; i < 100; i++ { // until the server listens
+		if appOut, err = exec.CommandContext(ctx, app, "--server", addr, "--frames", "1").CombinedOutput(); err == nil || !strings.Contains(string(appOut), "connection refused") {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	want = "refused the application: the application was built from goeq v0.3.9 and this server from goeq v0.4.0"
+	if err == nil || !strings.Contains(string(appOut), want) {
+		t.Errorf("an application of another build: %v; want it refused with %q\n%s", err, want, appOut)
 	}
 }

@@ -53,6 +53,7 @@ type Hello struct {
 	Liveness     time.Duration // the shortest silence that loses a node (0: the server's)
 	InitTimeout  time.Duration // bounds each node's set-up (0: the server's)
 	Overlay      bool          // the statistics overlay from the start
+	Build        string        // the goeq source the application was built from (control.Build)
 }
 
 type auth struct {
@@ -203,6 +204,9 @@ func handshake(conn net.Conn, token string) (*Session, error) {
 	if m.Hello.Executable == "" {
 		return nil, errors.New("the hello names no executable for the render clients")
 	}
+	if err := control.SameBuild("the application", m.Hello.Build); err != nil {
+		return nil, err
+	}
 	conn.SetReadDeadline(time.Time{})
 	frames := make(chan server.AppFrame)
 	s := &Session{Hello: *m.Hello, conn: conn, out: make(chan toApp, sendQueue), done: make(chan struct{})}
@@ -315,6 +319,7 @@ func Run(ctx context.Context, addr, token string, hello Hello, hooks *server.App
 	if !w.Welcome {
 		return nil, fmt.Errorf("eqserver at %s refused the application: %s", addr, w.Refused)
 	}
+	hello.Build = control.Build()
 	if err := write(conn, toServer{Hello: &hello}); err != nil {
 		return nil, err
 	}

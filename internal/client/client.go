@@ -92,7 +92,7 @@ func Run(ctx context.Context, opt Options) error {
 		return err
 	}
 	defer ln.Close()
-	if err := s.send(&control.ClientMsg{Hello: &control.Hello{Node: opt.Node, FrameAddr: ln.Addr(), PID: os.Getpid()}}); err != nil {
+	if err := s.send(&control.ClientMsg{Hello: &control.Hello{Node: opt.Node, FrameAddr: ln.Addr(), PID: os.Getpid(), Build: control.Build()}}); err != nil {
 		return fmt.Errorf("hello: %s", control.ExplainConnect(errors.New(s.refusal(err)), opt.TLS != nil))
 	}
 	first, err := s.recv(ctx, 30*time.Second)

@@ -106,6 +106,7 @@ type Hello struct {
 	Node      string `json:"node"`
 	FrameAddr string `json:"frame_addr"`
 	PID       int    `json:"pid"`
+	Build     string `json:"build,omitempty"` // the goeq source the client was built from (Build)
 }
 
 // Heartbeat shows the client alive, with what its channels wait for.

@@ -876,6 +876,10 @@ func (s *server) Session(stream grpc.ServerStream, node string) error {
 	if err := stream.RecvMsg(hello); err != nil || hello.Hello == nil {
 		return fmt.Errorf("node %s sent no hello", node)
 	}
+	if err := control.SameBuild("node "+node+"'s client", hello.Hello.Build); err != nil {
+		s.opt.Log.Warn("refused a client: " + err.Error())
+		return err
+	}
 	setup := &control.Setup{ConfigName: s.opt.ConfigPath, ConfigText: s.text, Defaults: s.defaults, Node: node,
 		OutDir: s.opt.OutDir, DumpEvery: s.opt.DumpEvery, Codec: s.opt.Codec,
 		Drawable: s.opt.Drawable, AsyncReadback: s.opt.Async, FullReadback: s.opt.FullReadback, Merge: s.opt.Merge,
