@@ -40,6 +40,8 @@ const (
 	// sendQueue bounds what waits for a slow peer; past it the peer is
 	// dropped rather than holding the run.
 	sendQueue = 4096
+	// maxHandshakes bounds the peers presenting a token at once.
+	maxHandshakes = 16
 )
 
 // Hello is what an application tells the server after the token.
@@ -157,29 +159,90 @@ func (s *Session) Gone() error {
 
 // Accept waits on ln for an application with the token. Peers that fail to
 // authenticate are told so, logged through refused and dropped; Accept
-// goes on waiting for the application until ctx ends.
+// goes on waiting for the application until ctx ends. Peers present their
+// token side by side, at most maxHandshakes at once: one that connects
+// and says nothing holds its own handshake, not the application's, which
+// gave up behind three such peers.
 func Accept(ctx context.Context, ln net.Listener, token string, refused func(peer string, err error)) (*Session, error) {
-	stop := context.AfterFunc(ctx, func() { ln.Close() })
+	if refused == nil {
+		refused = func(string, error) {}
+	}
+	accepting, stopAccepting := context.WithCancel(ctx)
+	defer stopAccepting()
+	stop := context.AfterFunc(accepting, func() { ln.Close() })
 	defer stop()
+	var (
+		mu      sync.Mutex
+		pending = map[net.Conn]bool{} // handshakes under way
+		decided bool                  // a handshake won
+		wg      sync.WaitGroup
+		won     = make(chan *Session, 1)
+	)
+	defer func() {
+		// the handshakes still under way are not the application's
+		mu.Lock()
+		for conn := range pending {
+			conn.Close()
+		}
+		pending = nil
+		mu.Unlock()
+		wg.Wait()
+		select {
+		case s := <-won: // won as ctx ended
+			s.conn.Close()
+		default:
+		}
+	}()
+	refuse := func(conn net.Conn, err error) {
+		conn.SetWriteDeadline(time.Now().Add(2 * time.Second))
+		write(conn, toApp{Refused: err.Error()})
+		conn.Close()
+		refused(conn.RemoteAddr().String(), err)
+	}
 	for {
 		conn, err := ln.Accept()
 		if err != nil {
+			select {
+			case s := <-won:
+				return s, nil
+			default:
+			}
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
 			return nil, err
 		}
-		s, err := handshake(conn, token)
-		if err != nil {
-			conn.SetWriteDeadline(time.Now().Add(2 * time.Second))
-			write(conn, toApp{Refused: err.Error()})
-			conn.Close()
-			if refused != nil {
-				refused(conn.RemoteAddr().String(), err)
-			}
+		mu.Lock()
+		full := len(pending) >= maxHandshakes
+		if !full {
+			pending[conn] = true
+		}
+		mu.Unlock()
+		if full {
+			refuse(conn, fmt.Errorf("%d peers are presenting their token already", maxHandshakes))
 			continue
 		}
-		return s, nil
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s, err := handshake(conn, token)
+			mu.Lock()
+			ours := pending[conn] // not closed by Accept's return
+			delete(pending, conn)
+			first := ours && err == nil && !decided
+			decided = decided || first
+			mu.Unlock()
+			switch {
+			case first:
+				won <- s
+				stopAccepting()
+			case !ours:
+			case err != nil:
+				refuse(conn, err)
+			default:
+				refuse(conn, errors.New("the server has its application already"))
+			}
+		}()
 	}
 }
 

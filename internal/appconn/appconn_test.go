@@ -230,3 +230,90 @@ func TestAnApplicationGivesUpOnAServerSilentWhileFramesAreDue(t *testing.T) {
 		}
 	}
 }
+
+// Peers that connect and say nothing hold their own handshakes, not the
+// application's: behind three of them, the application's token went
+// unanswered for the whole token timeout, and it gave up. More than
+// maxHandshakes at once are refused, saying why.
+func TestSilentPeersDoNotHoldTheApplicationBack(t *testing.T) {
+	defer func(was time.Duration) { authTimeout = was }(authTimeout)
+	authTimeout = 3 * time.Second
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var refusals []string
+	got := make(chan *Session, 1)
+	go func() {
+		s, err := Accept(context.Background(), ln, "secret", func(peer string, err error) {
+			mu.Lock()
+			refusals = append(refusals, err.Error())
+			mu.Unlock()
+		})
+		if err != nil {
+			t.Error(err)
+		}
+		got <- s
+	}()
+	for i := 0; i < 3; i++ {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+	}
+	frames := make(chan server.AppFrame)
+	close(frames)
+	ran := make(chan error, 1)
+	go func() {
+		_, err := Run(context.Background(), ln.Addr().String(), "secret", Hello{Executable: "/bin/app"}, &server.App{Frames: frames})
+		ran <- err
+	}()
+	var s *Session
+	select {
+	case s = <-got:
+	case err := <-ran:
+		t.Fatalf("the application behind three silent peers: %v", err)
+	}
+	if s == nil {
+		t.FailNow()
+	}
+	s.End(&server.Summary{}, nil)
+	if err := <-ran; err != nil {
+		t.Errorf("the application behind three silent peers: %v", err)
+	}
+
+	// a listener whose handshakes are all taken
+	ln, err = net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	accepted := make(chan error, 1)
+	go func() {
+		_, err := Accept(ctx, ln, "secret", nil)
+		accepted <- err
+	}()
+	for i := 0; i < maxHandshakes; i++ {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+	}
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetReadDeadline(time.Now().Add(authTimeout / 2))
+	var m toApp
+	if err := read(c, maxAuth, &m); err != nil || !strings.Contains(m.Refused, "16 peers are presenting their token already") {
+		t.Errorf("a peer beyond %d at once: %+v, %v", maxHandshakes, m, err)
+	}
+	cancel()
+	if err := <-accepted; err == nil {
+		t.Error("Accept returned no error when its context ended")
+	}
+}
