@@ -352,6 +352,8 @@ func NewServer(h Handler, token string, tlsConfig *tls.Config, logger *slog.Logg
 		// clients ping every pingEvery (Dial); the default policy takes
 		// pings more often than every 5 minutes for abuse
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: pingEvery / 2}),
+		grpc.ConnectionTimeout(handshakeTimeout),
+		grpc.KeepaliveParams(keepalive.ServerParameters{MaxConnectionIdle: idleTimeout}),
 		grpc.StreamInterceptor(func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
 			if err := check(ss.Context()); err != nil {
 				return err

@@ -9,9 +9,11 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/json"
+	"io"
 	"log/slog"
 	"math/big"
 	"net"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -284,5 +286,60 @@ func TestAClientGivesUpOnAServerThatStoppedAnswering(t *testing.T) {
 		t.Logf("the session ended: %v", err)
 	case <-ctx.Done():
 		t.Fatal("the client still waits for a server that stopped answering a minute ago")
+	}
+}
+
+// Peers that connect to the control port and say nothing are held to a
+// bound: at most the listener's connections are open on the server at
+// once, each is closed once it has not begun HTTP/2 within the handshake
+// timeout, and a client that comes after them gets its session.
+func TestSilentPeersAreBounded(t *testing.T) {
+	defer func(was time.Duration) { handshakeTimeout = was }(handshakeTimeout)
+	handshakeTimeout = 300 * time.Millisecond
+	const maxConns = 4
+	ln, err := Listen("127.0.0.1:0", maxConns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewServer(echo{}, "secret", nil, slog.New(slog.DiscardHandler))
+	go s.Serve(ln)
+	defer s.Stop()
+	openFiles := func() int {
+		fds, err := os.ReadDir("/proc/self/fd")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(fds)
+	}
+	before := openFiles()
+	const silent = 12
+	peers := make([]net.Conn, silent)
+	for i := range peers {
+		if peers[i], err = net.Dial("tcp", ln.Addr().String()); err != nil {
+			t.Fatal(err)
+		}
+		defer peers[i].Close()
+	}
+	time.Sleep(100 * time.Millisecond) // the server accepts what it may
+	if opened := openFiles() - before; opened > silent+maxConns {
+		t.Errorf("%d silent peers opened %d files here, %d of them the server's; want at most %d", silent, opened, opened-silent, maxConns)
+	}
+	// the first ones are closed by the server once their handshake time is up
+	peers[0].SetReadDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.Copy(io.Discard, peers[0]); err != nil { // until the server closes it
+		t.Errorf("a silent peer's connection was not closed by the server: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c, err := Dial(ctx, ln.Addr().String(), "secret", "render1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Send(&ClientMsg{Hello: &Hello{Node: "render1"}}); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := c.Recv(); err != nil || m.Setup == nil {
+		t.Errorf("a client after the silent peers: %+v, %v", m, err)
 	}
 }

@@ -562,7 +562,9 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 	if addr == "" {
 		addr = s.listenAddr(m.Server)
 	}
-	ln, err := net.Listen("tcp", addr)
+	// a client per node, each once more while it rejoins, and room for
+	// peers that are refused
+	ln, err := control.Listen(addr, 2*len(s.nodes)+64)
 	if err != nil {
 		return nil, fmt.Errorf("the control server cannot listen on %s, the config's server connection (--listen gives another address; --local runs every node on this machine): %w", addr, err)
 	}
