@@ -322,7 +322,7 @@ func ReadStencilInto(x, y, w, h, stride int, stencil []byte) {
 // Error returns the pending GL error, if any.
 func Error() error {
 	if e := gl.GetError(); e != gl.NO_ERROR {
-		return fmt.Errorf("glutil: GL error 0x%x", e)
+		return fmt.Errorf("glutil: GL error %s", errorName(e))
 	}
 	return nil
 }
