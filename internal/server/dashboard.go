@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"time"
 
@@ -29,7 +28,7 @@ type live struct {
 
 // startDashboard serves the run's dashboard on addr.
 func (s *server) startDashboard(addr string) (*live, error) {
-	ln, err := net.Listen("tcp", addr)
+	ln, err := dashboard.Listen(addr)
 	if err != nil {
 		return nil, fmt.Errorf("--http: %w", err)
 	}
