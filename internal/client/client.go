@@ -76,8 +76,8 @@ func Run(ctx context.Context, opt Options) error {
 	if err != nil {
 		return errors.New(control.ExplainConnect(err, opt.TLS != nil))
 	}
-	defer stream.Close()
 	s := &session{stream: stream}
+	defer s.close(cancel)
 
 	// Frames arrive on the listener; the advertised host is the address
 	// this client reaches the server from.
@@ -144,12 +144,32 @@ func Run(ctx context.Context, opt Options) error {
 type session struct {
 	stream *control.Stream
 	sendMu sync.Mutex
+	closed bool // under sendMu
 }
+
+var errSessionClosed = errors.New("the session with the server is closed")
 
 func (s *session) send(m *control.ClientMsg) error {
 	s.sendMu.Lock()
 	defer s.sendMu.Unlock()
+	if s.closed {
+		return errSessionClosed
+	}
 	return s.stream.Send(m)
+}
+
+// close ends the session between sends: gRPC's CloseSend may not run
+// beside SendMsg (the heartbeats and events still send as Run returns).
+// A send under way is ended by cancelling the stream's context, as flow
+// control may hold it for as long as the server does not read.
+func (s *session) close(cancel context.CancelFunc) {
+	if !s.sendMu.TryLock() {
+		cancel()
+		s.sendMu.Lock()
+	}
+	defer s.sendMu.Unlock()
+	s.closed = true
+	s.stream.Close()
 }
 
 // refusal reads why a server ended the stream (a refusal arrives on
