@@ -2,8 +2,9 @@ package control
 
 import (
 	"net"
-	"sync"
 	"time"
+
+	"golang.org/x/net/netutil"
 )
 
 // A peer may connect to the control port and hold the connection without
@@ -27,52 +28,20 @@ func Listen(addr string, maxConns int) (net.Listener, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &boundedListener{Listener: ln, slots: make(chan struct{}, maxConns), closed: make(chan struct{})}, nil
+	return netutil.LimitListener(hostBoundListener{ln}, maxConns), nil
 }
 
-type boundedListener struct {
-	net.Listener
-	slots     chan struct{} // one per open connection
-	closed    chan struct{}
-	closeOnce sync.Once
-}
+// hostBoundListener does what gRPC does on the connections it accepts,
+// which it cannot do on the bound's wrappers: a client host that is gone
+// fails the server's sends within hostTimeout, not a quarter of an hour.
+type hostBoundListener struct{ net.Listener }
 
-func (l *boundedListener) Accept() (net.Conn, error) {
-	select {
-	case l.slots <- struct{}{}:
-	case <-l.closed:
-		return nil, net.ErrClosed
-	}
+func (l hostBoundListener) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
-	if err != nil {
-		<-l.slots
-		return nil, err
-	}
-	// what gRPC does on the connections it accepts, which it cannot do
-	// on this one's wrapper: a client host that is gone fails the
-	// server's sends within hostTimeout, not a quarter of an hour
 	if tc, ok := c.(*net.TCPConn); ok {
 		if raw, err := tc.SyscallConn(); err == nil {
 			limitUnacknowledged(raw)
 		}
 	}
-	return &slotConn{Conn: c, free: func() { <-l.slots }}, nil
-}
-
-func (l *boundedListener) Close() error {
-	l.closeOnce.Do(func() { close(l.closed) })
-	return l.Listener.Close()
-}
-
-// slotConn gives its listener's slot back when it closes.
-type slotConn struct {
-	net.Conn
-	once sync.Once
-	free func()
-}
-
-func (c *slotConn) Close() error {
-	err := c.Conn.Close()
-	c.once.Do(c.free)
-	return err
+	return c, err
 }
