@@ -59,8 +59,7 @@ func buildOf(info *debug.BuildInfo) string {
 // SameBuild says why a peer built from goeq source theirs cannot take
 // part, or nil: executables of two goeq builds may disagree on the
 // messages and on how a config resolves, which shows as wrong pictures
-// or crashes rather than errors. Where either build is unknown it lets
-// the peer in.
+// rather than errors. Where either build is unknown it lets the peer in.
 func SameBuild(peer, theirs string) error {
 	ours := Build()
 	if ours == "" || theirs == "" || ours == theirs {
