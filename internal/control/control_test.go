@@ -13,7 +13,6 @@ import (
 	"log/slog"
 	"math/big"
 	"net"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -26,6 +25,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/goeq/goeq/internal/logging"
+	"github.com/goeq/goeq/internal/procstat"
 )
 
 // echo answers every hello with a setup naming the node.
@@ -304,14 +304,10 @@ func TestSilentPeersAreBounded(t *testing.T) {
 	s := NewServer(echo{}, "secret", nil, slog.New(slog.DiscardHandler))
 	go s.Serve(ln)
 	defer s.Stop()
-	openFiles := func() int {
-		fds, err := os.ReadDir("/proc/self/fd")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return len(fds)
+	before := procstat.OpenFiles()
+	if before < 0 {
+		t.Fatal("no /proc/self/fd to count open files in")
 	}
-	before := openFiles()
 	const silent = 12
 	peers := make([]net.Conn, silent)
 	for i := range peers {
@@ -321,7 +317,7 @@ func TestSilentPeersAreBounded(t *testing.T) {
 		defer peers[i].Close()
 	}
 	time.Sleep(100 * time.Millisecond) // the server accepts what it may
-	if opened := openFiles() - before; opened > silent+maxConns {
+	if opened := procstat.OpenFiles() - before; opened > silent+maxConns {
 		t.Errorf("%d silent peers opened %d files here, %d of them the server's; want at most %d", silent, opened, opened-silent, maxConns)
 	}
 	// the first ones are closed by the server once their handshake time is up

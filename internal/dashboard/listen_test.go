@@ -3,9 +3,10 @@ package dashboard
 import (
 	"net"
 	"net/http"
-	"os"
 	"testing"
 	"time"
+
+	"github.com/goeq/goeq/internal/procstat"
 )
 
 // Peers that connect to the dashboard and say nothing hold at most
@@ -19,14 +20,10 @@ func TestSilentPeersHoldABoundOfConnections(t *testing.T) {
 	srv := &http.Server{Handler: New(Info{Config: "bounded.eqc"}).Handler()}
 	go srv.Serve(ln)
 	defer srv.Close()
-	openFiles := func() int {
-		fds, err := os.ReadDir("/proc/self/fd")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return len(fds)
+	before := procstat.OpenFiles()
+	if before < 0 {
+		t.Fatal("no /proc/self/fd to count open files in")
 	}
-	before := openFiles()
 	const silent = maxConns + 100
 	peers := make([]net.Conn, silent)
 	for i := range peers {
@@ -35,7 +32,7 @@ func TestSilentPeersHoldABoundOfConnections(t *testing.T) {
 		}
 	}
 	time.Sleep(200 * time.Millisecond) // the server accepts what it may
-	if opened := openFiles() - before; opened > silent+maxConns+8 {
+	if opened := procstat.OpenFiles() - before; opened > silent+maxConns+8 {
 		t.Errorf("%d silent peers opened %d files here, %d of them the server's; want at most %d", silent, opened, opened-silent, maxConns)
 	}
 	for _, p := range peers {

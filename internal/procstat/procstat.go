@@ -1,5 +1,5 @@
 // Package procstat reads a process's health for the soak and the
-// dashboard (its goroutines and resident memory), what a piece of work
+// dashboard (its goroutines, resident memory and open files), what a piece of work
 // costs in CPU time, and how busy the machine's cores are.
 package procstat
 
@@ -26,4 +26,14 @@ func Self() Health {
 		}
 	}
 	return h
+}
+
+// OpenFiles is how many files this process has open (sockets included),
+// or -1 where /proc is not there to say.
+func OpenFiles() int {
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return -1
+	}
+	return len(fds)
 }
