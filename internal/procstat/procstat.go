@@ -1,6 +1,6 @@
-// Package procstat reads a process's health for the soak and the
-// dashboard (its goroutines, resident memory and open files), what a piece of work
-// costs in CPU time, and how busy the machine's cores are.
+// Package procstat reads a process's health for the soak, the dashboard
+// and the tests (its goroutines, resident memory and open files), what a
+// piece of work costs in CPU time, and how busy the machine's cores are.
 package procstat
 
 import (
