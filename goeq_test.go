@@ -850,6 +850,35 @@ func TestAnApplicationLearnsItsServerWasStopped(t *testing.T) {
 	}
 }
 
+// An application that cancels its run (its Start's context) ends the
+// eqserver it drives as its exit would: the server says why, and exits
+// 0 (it said the application had gone without exiting, and exited 1).
+func TestAnApplicationThatCancelsItsRunEndsItsServerWell(t *testing.T) {
+	t.Setenv("GOEQ_TOKEN", "the-shared-token")
+	srv := startAppServer(t, examples("2d-lb-4.eqc"))
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cfg, err := goeq.Start(ctx, turningSquare{}, goeq.Options{Server: srv.addr, InitData: squareInit{Scale: 1.4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if _, err := cfg.StartFrame(camera{Frame: i}); err != nil {
+			t.Fatal(err)
+		}
+		if err := cfg.FinishFrame(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cancel(errors.New("the user closed the window"))
+	if _, err := cfg.Exit(); !errors.Is(err, context.Canceled) {
+		t.Errorf("Exit after the cancel: %v, want context.Canceled", err)
+	}
+	srv.endsWithTheRun(t)
+	if want := "the application cancelled its run after"; !strings.Contains(srv.log.String(), want) || !strings.Contains(srv.log.String(), "(the user closed the window)") {
+		t.Errorf("eqserver's log does not say %q with the cause:\n%s", want, srv.log.String())
+	}
+}
+
 // TestReadbackAndAssemblyByTheRenderer: a renderer that reads back
 // (Reader) and composites (Assembler) itself, with plain GL, makes the
 // same frames as the reference; goeq called it for every source's

@@ -282,6 +282,10 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 			// whoever runs the server must learn that it did not exit
 			err = fmt.Errorf("the application went away without exiting, after %d frames (%v): was it killed, or did it crash?", summaryFrames(sum), gone)
 		}
+		if why := app.Cancelled(); why != "" && err == nil && caught() == nil {
+			// as deliberate an end as its exit: said, and no failure
+			logger.Info(fmt.Sprintf("the application cancelled its run after %d frames (%s)", summaryFrames(sum), why))
+		}
 		app.End(sum, err)
 	}
 	cancel()

@@ -66,6 +66,9 @@ type toServer struct {
 	Hello *Hello           `json:"hello,omitempty"`
 	Frame *server.AppFrame `json:"frame,omitempty"`
 	Exit  bool             `json:"exit,omitempty"` // no more frames
+	// Cancel: the application cancelled its run (Start's context ended),
+	// and why; it sends nothing after it
+	Cancel string `json:"cancel,omitempty"`
 }
 
 type toApp struct {
@@ -135,16 +138,28 @@ type Session struct {
 	mu    sync.Mutex
 	gone  error // why the application's frames ended without its exit
 	ended bool  // End closed the connection
+	// cancelled: why the application cancelled its run ("" if it did not)
+	cancelled string
 }
 
 // lost records the first reason the application went, unless the run
-// closed the connection itself.
+// closed the connection itself or the application cancelled its run
+// (its connection closes right after).
 func (s *Session) lost(err error) {
 	s.mu.Lock()
-	if s.gone == nil && !s.ended {
+	if s.gone == nil && !s.ended && s.cancelled == "" {
 		s.gone = err
 	}
 	s.mu.Unlock()
+}
+
+// Cancelled says why the application cancelled its run (its Start's
+// context ended), and is "" when it did not. Its frames end as they end
+// on its exit.
+func (s *Session) Cancelled() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cancelled
 }
 
 // Gone says why the application's frames ended when it went away without
@@ -296,6 +311,14 @@ func handshake(conn net.Conn, token string) (*Session, error) {
 			if m.Exit {
 				return
 			}
+			if m.Cancel != "" {
+				s.mu.Lock()
+				if s.gone == nil {
+					s.cancelled = m.Cancel
+				}
+				s.mu.Unlock()
+				return
+			}
 			if m.Frame != nil {
 				select {
 				case frames <- *m.Frame:
@@ -386,6 +409,24 @@ func Run(ctx context.Context, addr, token string, hello Hello, hooks *server.App
 	if err := write(conn, toServer{Hello: &hello}); err != nil {
 		return nil, err
 	}
+	// from here a cancelled run says so before the connection closes: the
+	// server then ends the run as on the application's exit, where it
+	// would otherwise report an application that crashed
+	if !stop() {
+		return nil, ctx.Err()
+	}
+	var sending sync.Mutex
+	send := func(m toServer) error {
+		sending.Lock()
+		defer sending.Unlock()
+		return write(conn, m)
+	}
+	stopCancel := context.AfterFunc(ctx, func() {
+		conn.SetWriteDeadline(time.Now().Add(time.Second)) // a send held by flow control ends too
+		send(toServer{Cancel: context.Cause(ctx).Error()})
+		conn.Close()
+	})
+	defer stopCancel()
 	// frames go out on their own goroutine; this one reads the run
 	finished := make(chan struct{})
 	defer close(finished)
@@ -395,11 +436,11 @@ func Run(ctx context.Context, addr, token string, hello Hello, hooks *server.App
 			select {
 			case f, ok := <-hooks.Frames:
 				if !ok {
-					write(conn, toServer{Exit: true})
+					send(toServer{Exit: true})
 					return
 				}
 				watchdog.sending()
-				if write(conn, toServer{Frame: &f}) != nil {
+				if send(toServer{Frame: &f}) != nil {
 					return
 				}
 			case <-finished:

@@ -3,6 +3,7 @@ package appconn
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"net"
 	"strings"
 	"sync"
@@ -309,5 +310,59 @@ func TestSilentPeersDoNotHoldTheApplicationBack(t *testing.T) {
 	cancel()
 	if err := <-accepted; err == nil {
 		t.Error("Accept returned no error when its context ended")
+	}
+}
+
+// An application that cancels its run (Start's context) tells the server
+// why before its connection closes: the server ends the run as on its
+// exit, where it said before that the application went away without
+// exiting and asked whether it had crashed.
+func TestAnApplicationThatCancelsItsRunIsNotGone(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	got := make(chan *Session, 1)
+	go func() {
+		s, err := Accept(context.Background(), ln, "secret", func(string, error) {})
+		if err != nil {
+			t.Error(err)
+		}
+		got <- s
+	}()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	frames := make(chan server.AppFrame, 1)
+	frames <- server.AppFrame{Data: []byte("1")}
+	ran := make(chan error, 1)
+	go func() {
+		_, err := Run(ctx, ln.Addr().String(), "secret", Hello{Executable: "/bin/app"}, &server.App{Frames: frames})
+		ran <- err
+	}()
+	s := <-got
+	if s == nil {
+		t.FailNow()
+	}
+	if f, ok := <-s.App.Frames; !ok || string(f.Data) != "1" {
+		t.Fatalf("frame %q (%v)", f.Data, ok)
+	}
+	cancel(errors.New("the user closed the window"))
+	select {
+	case _, ok := <-s.App.Frames:
+		if ok {
+			t.Errorf("a frame after the application cancelled its run")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the frames did not end when the application cancelled its run")
+	}
+	if err := <-ran; !errors.Is(err, context.Canceled) {
+		t.Errorf("Run of a cancelled context: %v, want context.Canceled", err)
+	}
+	s.End(&server.Summary{Frames: 1}, nil)
+	if err := s.Gone(); err != nil {
+		t.Errorf("an application that cancelled its run is said to be gone: %v", err)
+	}
+	if why := s.Cancelled(); why != "the user closed the window" {
+		t.Errorf("Cancelled() = %q, want the cancel's cause", why)
 	}
 }
