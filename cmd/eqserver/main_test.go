@@ -225,6 +225,31 @@ func TestVolumeOnADepthMergingConfigIsWarnedAbout(t *testing.T) {
 	}
 }
 
+// Where the statistics or the images cannot go fails the run before any
+// client starts, naming the flag: a --stats path in a missing folder
+// failed it only once every node had set up. (The client binary is
+// missing: a run that went on to launch would say so.)
+func TestOutputsThatCannotBeWrittenFailBeforeTheLaunch(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "no-eqclient")
+	config := filepath.Join("..", "..", "examples", "configs", "one-window.eqc")
+	file := filepath.Join(t.TempDir(), "a-file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--stats", filepath.Join(t.TempDir(), "no-folder", "stats.jsonl")}, "the statistics file (--stats): open "},
+		{[]string{"--out", filepath.Join(file, "images")}, "the folder for the images (--out): mkdir "},
+	} {
+		code, _, stderr := runArgs(append(append([]string{"run", "--local", "--frames", "1", "--client", missing}, c.args...), config)...)
+		if code != 1 || !strings.Contains(stderr, c.want) || strings.Contains(stderr, "no-eqclient") {
+			t.Errorf("%v: exit %d, stderr %q; want exit 1 and %q, before the launch", c.args, code, stderr, c.want)
+		}
+	}
+}
+
 // A CPU profile that cannot be written is reported: runtime/pprof drops
 // its write errors, and the run said nothing of a profile it lost.
 func TestALostCPUProfileIsReported(t *testing.T) {

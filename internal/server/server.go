@@ -555,8 +555,17 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 	}
 	if opt.OutDir != "" {
 		if err := os.MkdirAll(opt.OutDir, 0o755); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("the folder for the images (--out): %w", err)
 		}
+	}
+	// made before any client starts: a path that cannot be written fails
+	// the run at once, not once every node has set up
+	var statsFile *os.File
+	if opt.StatsPath != "" {
+		if statsFile, err = os.Create(opt.StatsPath); err != nil {
+			return nil, fmt.Errorf("the statistics file (--stats): %w", err)
+		}
+		defer statsFile.Close() // for the returns before the loop, which closes it
 	}
 	addr := opt.Listen
 	if addr == "" {
@@ -590,7 +599,7 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 	} else if err := s.launch(ln.Addr()); err != nil {
 		return nil, err
 	}
-	return s.loop(ctx)
+	return s.loop(ctx, statsFile)
 }
 
 // plannerWithOverhead lets the scheduler hand the measured overhead to
@@ -1004,14 +1013,11 @@ func (s *server) stale(ev *event) bool {
 	return ev.gen != 0 && ev.gen != nc.gen.Load() || ev.launch != 0 && ev.launch != nc.launches.Load()
 }
 
-// loop runs the scheduler until the run ends.
-func (s *server) loop(ctx context.Context) (sum *Summary, err error) {
+// loop runs the scheduler until the run ends, writing each frame's
+// statistics to statsFile (when not nil) and closing it.
+func (s *server) loop(ctx context.Context, statsFile *os.File) (sum *Summary, err error) {
 	var statsOut *json.Encoder
-	if s.opt.StatsPath != "" {
-		f, cerr := os.Create(s.opt.StatsPath)
-		if cerr != nil {
-			return nil, cerr
-		}
+	if f := statsFile; f != nil {
 		defer func() {
 			if cerr := f.Close(); cerr != nil && err == nil {
 				err = fmt.Errorf("writing the statistics (--stats %s): %w", s.opt.StatsPath, cerr)
