@@ -93,11 +93,13 @@ func Run(ctx context.Context, opt Options) error {
 	}
 	defer ln.Close()
 	if err := s.send(&control.ClientMsg{Hello: &control.Hello{Node: opt.Node, FrameAddr: ln.Addr(), PID: os.Getpid(), Build: control.Build()}}); err != nil {
-		return fmt.Errorf("hello: %s", control.ExplainConnect(errors.New(s.refusal(err)), opt.TLS != nil))
+		return fmt.Errorf("server refused or closed the session: %s", control.ExplainConnect(errors.New(s.refusal(err)), opt.TLS != nil))
 	}
+	// a refusal comes here or as the hello's send fails, as the stream
+	// happens to close: both say it alike
 	first, err := s.recv(ctx, 30*time.Second)
 	if err != nil {
-		return fmt.Errorf("server refused or closed the session: %s", control.ErrorText(err))
+		return fmt.Errorf("server refused or closed the session: %s", control.ExplainConnect(err, opt.TLS != nil))
 	}
 	if first.Setup == nil {
 		return errors.New("server sent no setup")
@@ -128,7 +130,7 @@ func Run(ctx context.Context, opt Options) error {
 	}
 	defer n.shutdown()
 	if err := s.send(&control.ClientMsg{Ready: true}); err != nil {
-		return fmt.Errorf("ready: %s", control.ErrorText(err))
+		return fmt.Errorf("the session ended as this client became ready: %s", s.refusal(err))
 	}
 	go s.heartbeats(ctx, n)
 	go n.forwardEvents(ctx, s)

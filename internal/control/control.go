@@ -465,9 +465,15 @@ func (s *Stream) Close() error {
 	return s.conn.Close()
 }
 
-// ErrorText makes an error message for the log from a gRPC error.
+// ErrorText makes an error message for the log from a gRPC error: its
+// code says what failed ("Unavailable: ... connection refused"), except
+// Unknown, the code of every error the server's handlers return (a
+// refusal: "unknown node ...").
 func ErrorText(err error) string {
 	if s, ok := status.FromError(err); ok {
+		if s.Code() == codes.Unknown {
+			return s.Message()
+		}
 		return fmt.Sprintf("%s: %s", s.Code(), s.Message())
 	}
 	return err.Error()

@@ -88,8 +88,8 @@ func TestUnauthenticatedClaimsDoNotGrowAClient(t *testing.T) {
 	t.Logf("client resident memory %d MB before, %d MB after", before>>20, after>>20)
 }
 
-// A second client for a node that already has one is refused with a clear
-// error, and the run goes on.
+// A second client for a node that already has one, and one for a node
+// the config lacks, are refused with a clear error, and the run goes on.
 func TestDuplicateJoinIsRefused(t *testing.T) {
 	t.Setenv("GOEQ_TOKEN", "duplicate-join-token")
 	sp := startServer(t, config("2d-lb-4.eqc"), 100000)
@@ -103,8 +103,15 @@ func TestDuplicateJoinIsRefused(t *testing.T) {
 	if err == nil {
 		t.Fatalf("a second client for render1 was accepted:\n%s", out)
 	}
-	if !strings.Contains(string(out), "node render1 already has a client") {
+	// the refusal reads alike whether it ends the hello's send or comes
+	// after it, without gRPC's code for a handler's error
+	if !strings.Contains(string(out), "server refused or closed the session: node render1 already has a client") || strings.Contains(string(out), "Unknown") {
 		t.Errorf("the refused client does not say why:\n%s", out)
+	}
+	cmd = exec.CommandContext(ctx, filepath.Join(binaries(t), "eqclient"), "--server", addr, "--node", "render9")
+	cmd.Env = testEnv()
+	if out, err = cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), `server refused or closed the session: unknown node \"render9\" (nodes: app, render1, render2)`) || strings.Contains(string(out), "Unknown") {
+		t.Errorf("a client for a node the config lacks: %v\n%s", err, out)
 	}
 	before := sp.framesDone()
 	sp.waitFrames(t, before+3)
