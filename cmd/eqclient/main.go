@@ -50,6 +50,7 @@ func main() {
 	drawable := flag.String("drawable", "", "override hint_drawable: window or FBO")
 	tlsCA := flag.String("tls-ca", "", "CA certificate to verify a TLS control port (use TLS when set)")
 	level := logging.LevelFlag(flag.CommandLine)
+	wait := flag.Duration("wait", 0, "try again for up to this long while no eqserver listens at --server (a client started before its server); 0 gives up at once")
 	null := flag.Bool("null", false, "no GL: take the tasks, report fixed draw times and send empty frames (for measuring the server on many nodes)")
 	flag.Parse()
 	if *server == "" || len(nodes) == 0 {
@@ -60,6 +61,10 @@ func main() {
 	if _, port, err := net.SplitHostPort(*server); err != nil || port == "" {
 		// gRPC would only say "name resolver error: produced zero addresses"
 		fmt.Fprintf(os.Stderr, "eqclient: --server %q: want HOST:PORT, the eqserver's control address\n", *server)
+		os.Exit(2)
+	}
+	if *wait < 0 {
+		fmt.Fprintf(os.Stderr, "eqclient: --wait %v: want 0 or more\n", *wait)
 		os.Exit(2)
 	}
 	if c := strings.ToLower(*ws); c != "auto" && c != "egl" && c != "glfw" {
@@ -121,7 +126,7 @@ func main() {
 		go func() {
 			defer wg.Done()
 			err := client.Run(ctx, client.Options{Server: *server, Node: node, Token: token, WinSys: winsys.Choice(strings.ToLower(*ws)), Drawable: *drawable,
-				TLS: tlsConfig, Log: nodeLog, NewRenderer: builtinRenderer, Null: *null})
+				TLS: tlsConfig, Log: nodeLog, NewRenderer: builtinRenderer, Null: *null, WaitServer: *wait})
 			switch {
 			case ctx.Err() != nil:
 				nodeLog.Info("stopped by a signal")

@@ -14,8 +14,12 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"strings"
 	"sync"
 	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/goeq/goeq/draw"
 	"github.com/goeq/goeq/internal/control"
@@ -37,6 +41,10 @@ type Options struct {
 	// NewRenderer makes each pipe's renderer (the application's), on the
 	// pipe's goroutine with its context current.
 	NewRenderer func(PipeInfo) (draw.Renderer, error)
+	// WaitServer is how long the client tries again to reach a server
+	// that does not listen yet (a client started before its server, as
+	// a cluster's render nodes may be); 0 gives up at once.
+	WaitServer time.Duration
 	// Null runs the node without GL or windows: draws report a fixed
 	// time and readbacks send empty frames, so that one machine can stand
 	// in for many render nodes when the server's cost is measured.
@@ -58,6 +66,49 @@ type PipeInfo struct {
 // what its channels wait for).
 const heartbeatEvery = 200 * time.Millisecond
 
+// dialServer opens the session with the server, trying again while
+// nothing listens at its address for up to opt.WaitServer.
+func dialServer(ctx context.Context, opt Options) (*control.Stream, error) {
+	giveUp := time.Now().Add(opt.WaitServer)
+	pause := 100 * time.Millisecond
+	var said time.Time // when the log last said it waits
+	for {
+		stream, err := control.Dial(ctx, opt.Server, opt.Token, opt.Node, opt.TLS)
+		if err == nil {
+			return stream, nil
+		}
+		if status.Code(err) != codes.Unavailable || !strings.Contains(err.Error(), "while dialing") {
+			return nil, errors.New(control.ExplainConnect(err, opt.TLS != nil)) // reached, and refused
+		}
+		if !time.Now().Before(giveUp) {
+			hint := "start it first, or give eqclient --wait"
+			if opt.WaitServer > 0 {
+				hint = fmt.Sprintf("waited %v", opt.WaitServer)
+			}
+			return nil, fmt.Errorf("no eqserver answers at %s (%s): %s", opt.Server, dialFailure(err), hint)
+		}
+		if time.Since(said) >= 15*time.Second {
+			opt.Log.Info(fmt.Sprintf("waiting for an eqserver at %s until %s (%s)", opt.Server, giveUp.Format(time.TimeOnly), dialFailure(err)))
+			said = time.Now()
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(min(pause, time.Until(giveUp))):
+		}
+		pause = min(2*pause, time.Second)
+	}
+}
+
+// dialFailure is the dial's own error inside gRPC's status for it.
+func dialFailure(err error) string {
+	text := status.Convert(err).Message()
+	if _, after, ok := strings.Cut(text, "while dialing: "); ok {
+		return strings.TrimSuffix(after, `"`)
+	}
+	return text
+}
+
 // ErrStopped is returned when the server ended the run normally.
 var errStopped = errors.New("stopped by the server")
 
@@ -72,9 +123,9 @@ func Run(ctx context.Context, opt Options) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	stream, err := control.Dial(ctx, opt.Server, opt.Token, opt.Node, opt.TLS)
+	stream, err := dialServer(ctx, opt)
 	if err != nil {
-		return errors.New(control.ExplainConnect(err, opt.TLS != nil))
+		return err
 	}
 	s := &session{stream: stream}
 	defer s.close(cancel)

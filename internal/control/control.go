@@ -425,7 +425,10 @@ func Dial(ctx context.Context, addr, token, node string, tlsConfig *tls.Config) 
 	if tlsConfig != nil {
 		creds = credentials.NewTLS(tlsConfig)
 	}
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(creds),
+	// passthrough: the dialer resolves the name, and says why it could
+	// not ("no such host"), where gRPC's resolver said only that it
+	// "produced zero addresses"
+	conn, err := grpc.NewClient("passthrough:///"+addr, grpc.WithTransportCredentials(creds),
 		grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) {
 			c, err := DialHost(ctx, addr)
 			if err != nil {
@@ -489,6 +492,8 @@ func ExplainConnect(err error, usingTLS bool) string {
 	switch {
 	case !usingTLS && (strings.Contains(text, "server preface") || strings.Contains(text, "connection reset")):
 		return text + " (the control port may be TLS: give the client its CA, eqclient --tls-ca, or let eqserver launch it)"
+	case strings.Contains(text, "unexpected HTTP status code"):
+		return text + " (an HTTP server that is no eqserver answers at this address)"
 	case usingTLS && strings.Contains(text, "first record does not look like a TLS handshake"):
 		return text + " (TLS: the control port does not speak TLS; drop --tls-ca)"
 	case usingTLS && (strings.Contains(text, "certificate") || strings.Contains(text, "x509")):

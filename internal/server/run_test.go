@@ -783,6 +783,58 @@ func TestNullClients(t *testing.T) {
 	}
 }
 
+// Render clients started before their server (a cluster's nodes, started
+// in any order) wait for it with --wait, and the run goes as with clients
+// started after it; without --wait a client says that nothing answers and
+// how to wait, where it printed gRPC's dial error alone.
+func TestClientsStartedBeforeTheirServerWaitForIt(t *testing.T) {
+	bin := binaries(t)
+	addr := freeLoopbackAddr(t)
+	env := append(testEnv(), "GOEQ_TOKEN=early-token")
+	alone := exec.Command(filepath.Join(bin, "eqclient"), "--null", "--server", addr, "--node", "app")
+	alone.Env = env
+	out, err := alone.CombinedOutput()
+	if want := "no eqserver answers at " + addr + " (dial tcp " + addr + ": connect: connection refused): start it first, or give eqclient --wait"; err == nil || !strings.Contains(string(out), want) {
+		t.Errorf("a client with no server: %v, want %q\n%s", err, want, out)
+	}
+	client := exec.Command(filepath.Join(bin, "eqclient"), "--null", "--wait", "1m", "--server", addr, "--node", "app", "--node", "wall-left", "--node", "wall-right")
+	var clientLog strings.Builder
+	client.Env, client.Stderr = env, &clientLog
+	if err := client.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Process.Kill(); client.Wait() })
+	time.Sleep(time.Second) // its first tries find nothing
+	server := exec.Command(filepath.Join(bin, "eqserver"), "run", "--no-launch", "--listen", addr, "--null-clients", "--json", "--frames", "20",
+		config("wall-2x2-views.eqc"))
+	var stdout, stderr strings.Builder
+	server.Env, server.Stdout, server.Stderr = env, &stdout, &stderr
+	if err := server.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { server.Process.Kill() })
+	done := make(chan error, 1)
+	go func() { done <- server.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("run: %v\n%s\nclient:\n%s", err, stderr.String(), clientLog.String())
+		}
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("no end of the run within 2 minutes:\n%s\nclient:\n%s", stderr.String(), clientLog.String())
+	}
+	var sum Summary
+	if err := json.Unmarshal([]byte(stdout.String()), &sum); err != nil {
+		t.Fatalf("summary: %v\n%s", err, stdout.String())
+	}
+	if sum.Frames != 20 || sum.Degraded != 0 || len(sum.LostNodes) != 0 {
+		t.Errorf("%d frames, %d degraded, lost %v", sum.Frames, sum.Degraded, sum.LostNodes)
+	}
+	if !strings.Contains(clientLog.String(), "waiting for an eqserver at "+addr) {
+		t.Errorf("the client did not say it waited:\n%s", clientLog.String())
+	}
+}
+
 // --log-level leaves out the records below it, the server's and its
 // launched clients' alike (the clients are told with an argument, which
 // reaches them over ssh too): at the default, the clients log their set-up
