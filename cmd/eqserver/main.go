@@ -72,14 +72,23 @@ func run(args []string, stdout, stderr io.Writer) int {
 // report prints an error: a config error as file:line:col lines, anything
 // else (a missing file) as one line.
 func report(stderr io.Writer, err error) {
-	var list configparser.ErrorList
-	if errors.As(err, &list) {
-		for _, d := range list {
-			fmt.Fprintln(stderr, d.String())
-		}
-		return
+	for _, line := range errorLines(err) {
+		fmt.Fprintln(stderr, line)
 	}
-	fmt.Fprintf(stderr, "eqserver: %v\n", err)
+}
+
+// errorLines is what err says: a file:line:col line for each of a
+// config's errors, else one line.
+func errorLines(err error) []string {
+	var list configparser.ErrorList
+	if !errors.As(err, &list) {
+		return []string{"eqserver: " + err.Error()}
+	}
+	lines := make([]string, len(list))
+	for i, d := range list {
+		lines[i] = d.String()
+	}
+	return lines
 }
 
 func warn(stderr io.Writer, res *configparser.Result) {

@@ -250,6 +250,40 @@ func TestOutputsThatCannotBeWrittenFailBeforeTheLaunch(t *testing.T) {
 	}
 }
 
+// With --log-format json every line eqserver run writes to standard
+// error is a JSON record, the error that ends the run and a config's
+// file:line:col errors included (they were plain lines among the
+// records).
+func TestJSONLogsEndInJSON(t *testing.T) {
+	dir := t.TempDir()
+	broken := filepath.Join(dir, "broken.eqc")
+	if err := os.WriteFile(broken, []byte("config {\n  node { pipe { wndow {} } }\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "no-eqclient")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{broken}, broken + ":2:"},
+		{[]string{"--stats", filepath.Join(dir, "no-folder", "stats.jsonl"), filepath.Join("..", "..", "examples", "configs", "one-window.eqc")}, "the statistics file (--stats)"},
+	} {
+		code, _, stderr := runArgs(append([]string{"run", "--log-format", "json", "--local", "--frames", "1", "--client", missing}, c.args...)...)
+		found := false
+		for _, line := range strings.Split(strings.TrimSpace(stderr), "\n") {
+			var rec struct{ Level, Msg string }
+			if err := json.Unmarshal([]byte(line), &rec); err != nil {
+				t.Errorf("%v: a line that is no JSON record: %q", c.args, line)
+				continue
+			}
+			found = found || rec.Level == "ERROR" && strings.HasPrefix(rec.Msg, c.want)
+		}
+		if code != 1 || !found {
+			t.Errorf("%v: exit %d, no ERROR record starting %q:\n%s", c.args, code, c.want, stderr)
+		}
+	}
+}
+
 // A CPU profile that cannot be written is reported: runtime/pprof drops
 // its write errors, and the run said nothing of a profile it lost.
 func TestALostCPUProfileIsReported(t *testing.T) {

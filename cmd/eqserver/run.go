@@ -297,6 +297,13 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		if caught() == syscall.SIGTERM {
 			code = 143
 		}
+	case err != nil && format == logging.JSON:
+		// every line of standard error a JSON record, as a log
+		// collector reading it wants
+		for _, line := range errorLines(err) {
+			logger.Error(strings.TrimPrefix(line, "eqserver: "))
+		}
+		code = 1
 	case err != nil:
 		report(stderr, err)
 		code = 1
