@@ -1,6 +1,7 @@
 package server
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/goeq/goeq/internal/compound"
@@ -72,5 +73,30 @@ gs     0x0
 	quiet.Write([]byte("eqclient: connection to the server lost\n"))
 	if c := quiet.Crash(); c != "" {
 		t.Errorf("a client that exited with an error was called crashed: %s", c)
+	}
+}
+
+// A client that did not take goeq's client flag is explained by where
+// its process parsed its flags first: an application's main, or a go test
+// binary (it told a test to call Init first in main, where TestMain is
+// the place).
+func TestAClientThatParsedItsFlagsFirstIsExplained(t *testing.T) {
+	args := []string{"--goeq-client"}
+	for _, c := range []struct {
+		binary, want string
+	}{
+		{"/usr/bin/myviewer", "call goeq.Init(app) first in main"},
+		{"/tmp/go-build1/b001/viewer.test", "TestMain calls goeq.Init(app) before m.Run"},
+	} {
+		l := &lastLine{}
+		l.Write([]byte("flag provided but not defined: -goeq-client\nUsage of viewer:\n  -config string\n"))
+		if got := l.Why(c.binary, args); !strings.HasPrefix(got, "flag provided but not defined: -goeq-client: ") || !strings.HasSuffix(got, c.want) {
+			t.Errorf("%s: %q, want it to end %q", c.binary, got, c.want)
+		}
+	}
+	l := &lastLine{}
+	l.Write([]byte("flag provided but not defined: -frames\n"))
+	if got := l.Why("/usr/bin/myviewer", args); got != "flag provided but not defined: -frames" {
+		t.Errorf("a flag not of goeq's: %q", got)
 	}
 }

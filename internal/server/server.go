@@ -721,7 +721,7 @@ func (s *server) launchNode(id string, listening net.Addr) error {
 		reason := fmt.Sprintf("eqclient exited (%v)", exitText(err))
 		if c := last.Crash(); c != "" {
 			reason = fmt.Sprintf("eqclient crashed (%v): %s; its output above has the whole report", exitText(err), c)
-		} else if l := last.Why(s.opt.ClientArgs); l != "" {
+		} else if l := last.Why(s.opt.ClientBinary, s.opt.ClientArgs); l != "" {
 			reason += ": " + l
 		}
 		s.mu.Lock()
@@ -1544,8 +1544,9 @@ func (l *lastLine) String() string {
 // Why is what explains a client that exited: a flag it was given and did
 // not define, or else its last line. Where that flag is one of an
 // application's client arguments, its main parsed its flags (and printed
-// its usage) before goeq.Init took the client's.
-func (l *lastLine) Why(clientArgs []string) string {
+// its usage) before goeq.Init took the client's; a go test binary
+// (binary named *.test) parses them before TestMain.
+func (l *lastLine) Why(binary string, clientArgs []string) string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.flagError == "" {
@@ -1554,6 +1555,9 @@ func (l *lastLine) Why(clientArgs []string) string {
 	name := strings.TrimLeft(strings.TrimPrefix(l.flagError, "flag provided but not defined: "), "-")
 	for _, a := range clientArgs {
 		if strings.TrimLeft(a, "-") == name {
+			if strings.HasSuffix(binary, ".test") {
+				return l.flagError + ": a test binary is its own render client, and takes the client's flags only where TestMain calls goeq.Init(app) before m.Run"
+			}
 			return l.flagError + ": the application's main parsed its flags before calling goeq.Init(app), which takes the client's: call goeq.Init(app) first in main"
 		}
 	}
