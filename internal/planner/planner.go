@@ -638,10 +638,10 @@ func compose(c *compound.Compound, parent *CompoundState, states map[string]Comp
 	} else {
 		s.Viewport = parent.Viewport.Apply(s.Local.Viewport)
 		s.Range = parent.Range.Apply(s.Local.Range)
-		s.Pixel = parent.Pixel.Apply(s.Local.Pixel)
+		s.Share = parent.Share.Apply(s.Local.Viewport)
+		s.Pixel = rebase(parent.Pixel, s.Share.X-parent.Share.X, s.Share.Y-parent.Share.Y).Apply(s.Local.Pixel)
 		s.Subpixel = parent.Subpixel.Apply(s.Local.Subpixel)
 		s.Zoom = compound.Zoom{X: parent.Zoom.X * s.Local.Zoom.X, Y: parent.Zoom.Y * s.Local.Zoom.Y}
-		s.Share = parent.Share.Apply(s.Local.Viewport)
 		s.Active = s.Active && parent.Active
 		s.Skip = s.Skip || parent.Skip && c.Channel == nil
 	}
@@ -653,6 +653,22 @@ func compose(c *compound.Compound, parent *CompoundState, states map[string]Comp
 	for _, ch := range c.Children {
 		compose(ch, &s, states, sizes)
 	}
+}
+
+// rebase is a pixel decomposition seen from a share that starts dx, dy
+// pixels further on: its first pixel there is the next one of the same
+// columns and rows of the destination. A part of a pixel compound's share
+// (a viewport under it) then draws its sibling sources' columns, not
+// those next to them: at an odd start it drew every other column its
+// sibling drew, and left the rest of its part empty.
+func rebase(px compound.Pixel, dx, dy int) compound.Pixel {
+	if px.W > 1 {
+		px.X = ((px.X-dx)%px.W + px.W) % px.W
+	}
+	if px.H > 1 {
+		px.Y = ((px.Y-dy)%px.H + px.H) % px.H
+	}
+	return px
 }
 
 // keepSplit gives a frozen load equalizer's children the split they had

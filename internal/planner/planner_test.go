@@ -807,3 +807,65 @@ func union(a, b compound.PixelViewport) compound.PixelViewport {
 func overlaps(a, b compound.PixelViewport) bool {
 	return a.X < b.X+b.W && b.X < a.X+a.W && a.Y < b.Y+b.H && b.Y < a.Y+a.H
 }
+
+// The parts of a pixel compound's share (viewports under it, fixed or
+// from a load equalizer) draw the columns and rows of their pixel
+// decomposition, so that every destination pixel is drawn once: a part
+// starting at an odd column drew its sibling's columns there and left its
+// own empty (a generated config of a 2D split under pixel [ 1 0 2 1 ]).
+func TestPartsOfAPixelCompoundDrawEveryPixelOnce(t *testing.T) {
+	for _, size := range [][2]int{{118, 230}, {7, 5}, {33, 17}, {64, 3}} {
+		for _, split := range []string{"viewport [ 0 0 %[1]g 1 ]", "viewport [ 0 0 1 %[1]g ]"} {
+			for _, at := range []float64{0.3, 0.5, 0.77} {
+				w, h := size[0], size[1]
+				first := fmt.Sprintf(split, at)
+				second := strings.NewReplacer("0 0 "+fmt.Sprint(at)+" 1", fmt.Sprintf("%g 0 %g 1", at, 1-at), "0 0 1 "+fmt.Sprint(at), fmt.Sprintf("0 %g 1 %g", at, 1-at)).Replace(first)
+				var nodes strings.Builder
+				for i := range 5 {
+					fmt.Fprintf(&nodes, `node { name "n%d" pipe { window { viewport [ 0 0 %d %d ] attributes { hint_drawable FBO } channel { name "src%d" } } } }
+`, i, w, h, i)
+				}
+				text := fmt.Sprintf(`server { config {
+appNode { pipe { window { viewport [ 0 0 %d %d ] attributes { hint_drawable FBO } channel { name "dest" } } } }
+%s compound { channel "dest" task [ CLEAR ASSEMBLE ]
+wall { bottom_left [ -.8 -.45 -1 ] bottom_right [ .8 -.45 -1 ] top_left [ -.8 .45 -1 ] }
+compound { channel "src0" pixel [ 0 0 3 1 ] outputframe { name "f0" } }
+compound { pixel [ 1 0 3 1 ]
+  compound { channel "src1" %s outputframe { name "f1" } }
+  compound { channel "src2" %s outputframe { name "f2" } } }
+compound { pixel [ 2 0 3 1 ] load_equalizer { mode 2D }
+  compound { channel "src3" outputframe { name "f3" } }
+  compound { channel "src4" outputframe { name "f4" } } }
+inputframe { name "f0" } inputframe { name "f1" } inputframe { name "f2" } inputframe { name "f3" } inputframe { name "f4" }
+} } }`, w, h, nodes.String(), first, second)
+				p := New(loadText(t, "pixel-parts.eqc", text))
+				for frame := range 3 { // the load equalizer moves its split
+					plan := p.Plan(frame)
+					drawn := make([]int, w*h)
+					for _, cp := range plan.Channels {
+						for _, task := range cp.Tasks {
+							if task.Kind != Draw || task.Eye != compound.EyeCyclop {
+								continue
+							}
+							px := task.Pixel
+							for j := range task.Region.H {
+								for i := range task.Region.W {
+									x, y := task.Share.X+px.X+i*px.W, task.Share.Y+px.Y+j*px.H
+									if x >= task.Share.X+task.Share.W || y >= task.Share.Y+task.Share.H {
+										t.Fatalf("%dx%d, %s, frame %d: %s samples (%d, %d), outside its share %+v", w, h, first, frame, cp.Channel.Name, x, y, task.Share)
+									}
+									drawn[y*w+x]++
+								}
+							}
+						}
+					}
+					for i, n := range drawn {
+						if n != 1 {
+							t.Fatalf("%dx%d, %s, frame %d: pixel (%d, %d) drawn %d times", w, h, first, frame, i%w, i/w, n)
+						}
+					}
+				}
+			}
+		}
+	}
+}

@@ -170,7 +170,8 @@ func TestGeneratedVariantsMatchTheReference(t *testing.T) {
 }
 
 // Compound trees no example or corpus file has at these sizes: a
-// decomposition inside another, a source that merges a neighbour's frame
+// decomposition inside another (a 2D split under a pixel compound left
+// every other column of its odd-placed part empty), a source that merges a neighbour's frame
 // before sending its own (a compositing tree), a destination that draws
 // a part itself, eye and time multiplexing, and sources that are channels
 // of one window. Each matches its reference.
@@ -197,6 +198,12 @@ func TestGeneratedCompoundTreesMatchTheReference(t *testing.T) {
         compound { pixel [ 0 0 2 1 ] ` + source(0, "range [ 0 0.5 ]") + source(1, "range [ 0.5 1 ]") + ` }
         compound { pixel [ 1 0 2 1 ] ` + source(2, "range [ 0 0.5 ]") + source(3, "range [ 0.5 1 ]") + ` }
         ` + inputFrames(4)
+	// a 2D split under a pixel compound, its second part starting at an
+	// odd column (59 of 118) and its second row at an odd row
+	twoDInPixels := `task [ CLEAR ASSEMBLE ]
+        ` + source(0, "pixel [ 0 0 2 1 ]") + `
+        compound { pixel [ 1 0 2 1 ] ` + source(1, "viewport [ 0 0 0.5 1 ]") + source(2, "viewport [ 0.5 0 0.5 0.5 ]") + source(3, "viewport [ 0.5 0.5 0.5 0.5 ]") + ` }
+        ` + inputFrames(4)
 	eyes := `task [ CLEAR ASSEMBLE ]
         compound { eye [ LEFT ] ` + source(0, "viewport [ 0 0 0.5 1 ]") + source(1, "viewport [ 0.5 0 0.5 1 ]") + ` }
         compound { eye [ RIGHT ] ` + source(2, "viewport [ 0 0 0.5 1 ]") + source(3, "viewport [ 0.5 0 0.5 1 ]") + ` }
@@ -222,6 +229,7 @@ func TestGeneratedCompoundTreesMatchTheReference(t *testing.T) {
 		{"merging-sources-333x177", generated{w: 333, h: 177, sources: 4}, mergingSources},
 		{"merging-sources-640x480-stereo", generated{w: 640, h: 480, sources: 4, stereo: true}, mergingSources},
 		{"db-in-pixels-334x178", generated{w: 334, h: 178, sources: 4}, dbInPixels},
+		{"2d-in-pixels-118x230", generated{w: 118, h: 230, sources: 4}, twoDInPixels},
 		{"eyes-333x177", generated{w: 333, h: 177, sources: 4, stereo: true}, eyes},
 		{"alternating-333x177", generated{w: 333, h: 177, sources: 2}, alternating},
 		{"destination-draws-333x177-stereo", generated{w: 333, h: 177, sources: 2, stereo: true}, destinationDraws},
