@@ -763,7 +763,14 @@ func (p *Planner) runEqualizers(c *compound.Compound, frame int, states map[stri
 			if p.trees[c] {
 				u *= float64(leaves(ch))
 			}
-			children = append(children, equalizer.Child{Path: ch.Path(), Active: states[ch.Path()].Active && states[c.Path()].Active,
+			// a child with nothing to draw for the eyes shown (an eye
+			// decomposition in a mono view) gets no part of the split,
+			// which would stay empty
+			serves := false
+			for _, eye := range []int{compound.EyeCyclop, compound.EyeLeft, compound.EyeRight} {
+				serves = serves || states[c.Path()].Eyes&eye != 0 && drawsNow(ch, eye, states, map[*compound.Compound]bool{})
+			}
+			children = append(children, equalizer.Child{Path: ch.Path(), Active: states[ch.Path()].Active && states[c.Path()].Active && serves,
 				Usage: u, Destination: ch.Channel == c.Channel})
 		}
 		samples := p.samples(c)
@@ -1015,7 +1022,7 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 	// a view switched to a mode its tree has no part for (an eye
 	// decomposition shown mono) is drawn by its destination, where
 	// Equalizer's would show nothing
-	unserved := !c.IsLeaf() && c.Destination() == c && !p.drawsFor(c, eye)
+	unserved := !c.IsLeaf() && c.Destination() == c && (!p.drawsFor(c, eye) || !drawsNow(c, eye, states, map[*compound.Compound]bool{}))
 	if (c.Tasks&compound.TaskDraw != 0 || unserved) && !c.IsLeaf() && renders {
 		// an inner compound that draws does so before assembling
 		t := task(Draw)
@@ -1064,6 +1071,36 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 		}
 		cp.Tasks = append(cp.Tasks, t)
 	}
+}
+
+// drawsNow says whether c, or a compound whose frames it takes, draws for
+// eye in this frame: DrawsFor, counting only compounds active in it (a
+// time-multiplexed phase may be an eye decomposition alone).
+func drawsNow(c *compound.Compound, eye int, states map[string]CompoundState, seen map[*compound.Compound]bool) bool {
+	if seen[c] {
+		return false
+	}
+	seen[c] = true
+	s := states[c.Path()]
+	if !s.Active || s.Eyes&eye == 0 {
+		return false
+	}
+	if c.Tasks&compound.TaskDraw != 0 && c.Channel != nil {
+		return true
+	}
+	for _, f := range c.InputFrames {
+		for _, prod := range f.Producers {
+			if drawsNow(prod, eye, states, seen) {
+				return true
+			}
+		}
+	}
+	for _, ch := range c.Children {
+		if drawsNow(ch, eye, states, seen) {
+			return true
+		}
+	}
+	return false
 }
 
 // drawsFor is c.DrawsFor(eye), worked out once per compound and eye.

@@ -869,3 +869,63 @@ inputframe { name "f0" } inputframe { name "f1" } inputframe { name "f2" } input
 		}
 	}
 }
+
+// A mono view of a tree with parts for the stereo eyes alone: in the
+// frames of a time-multiplex phase that is an eye decomposition the
+// destination draws the view itself, and a load equalizer gives a child
+// that is one no part of its split. Both were left empty.
+func TestPartsForTheStereoEyesAloneInAMonoView(t *testing.T) {
+	var nodes strings.Builder
+	for i := range 4 {
+		fmt.Fprintf(&nodes, `node { name "n%d" pipe { window { viewport [ 0 0 200 100 ] attributes { hint_drawable FBO } channel { name "src%d" } } } }
+`, i, i)
+	}
+	config := func(body string) *compound.Config {
+		return loadText(t, "eyes-mono.eqc", `server { config {
+appNode { pipe { window { viewport [ 0 0 200 100 ] attributes { hint_drawable FBO } channel { name "dest" } } } }
+`+nodes.String()+`observer { }
+layout { name "L" view { mode MONO observer 0 } }
+canvas { layout "L" wall { } segment { channel "dest" } }
+compound { channel ( segment 0 view 0 ) task [ CLEAR ASSEMBLE ]
+`+body+`
+inputframe { name "f0" } inputframe { name "f1" } inputframe { name "f2" } inputframe { name "f3" }
+} } }`)
+	}
+	draws := func(plan *FramePlan, name string) (n int, share compound.PixelViewport) {
+		for _, task := range channel(plan, name).Tasks {
+			if task.Kind == Draw && task.Eye == compound.EyeCyclop {
+				n++
+				share = task.Share
+			}
+		}
+		return n, share
+	}
+	phases := New(config(`compound { period 2 phase 0
+  compound { channel "src0" eye [ LEFT ] outputframe { name "f0" } }
+  compound { channel "src1" eye [ RIGHT ] outputframe { name "f1" } } }
+compound { channel "src2" period 2 phase 1 viewport [ 0 0 0.5 1 ] outputframe { name "f2" } }
+compound { channel "src3" period 2 phase 1 viewport [ 0.5 0 0.5 1 ] outputframe { name "f3" } }`))
+	for frame := range 4 {
+		n, _ := draws(phases.Plan(frame), "dest")
+		if want := 1 - frame%2; n != want {
+			t.Errorf("frame %d: the destination draws %d times, want %d", frame, n, want)
+		}
+	}
+	balanced := New(config(`load_equalizer { mode 2D }
+compound { channel "src0" outputframe { name "f0" } }
+compound { compound { channel "src1" eye [ LEFT ] outputframe { name "f1" } }
+  compound { channel "src2" eye [ RIGHT ] outputframe { name "f2" } } }
+compound { channel "src3" outputframe { name "f3" } }`))
+	plan := balanced.Plan(0)
+	covered := 0
+	for _, name := range []string{"src0", "src3"} {
+		n, share := draws(plan, name)
+		if n != 1 {
+			t.Fatalf("%s draws %d times", name, n)
+		}
+		covered += share.W * share.H
+	}
+	if covered != 200*100 {
+		t.Errorf("the two sources that draw the mono view cover %d of its %d pixels", covered, 200*100)
+	}
+}

@@ -171,7 +171,8 @@ func TestGeneratedVariantsMatchTheReference(t *testing.T) {
 
 // Compound trees no example or corpus file has at these sizes: a
 // decomposition inside another (a 2D split under a pixel compound left
-// every other column of its odd-placed part empty), a source that merges a neighbour's frame
+// every other column of its odd-placed part empty), parts for the stereo
+// eyes alone in a mono view, a source that merges a neighbour's frame
 // before sending its own (a compositing tree), a destination that draws
 // a part itself, eye and time multiplexing, and sources that are channels
 // of one window. Each matches its reference.
@@ -204,6 +205,19 @@ func TestGeneratedCompoundTreesMatchTheReference(t *testing.T) {
         ` + source(0, "pixel [ 0 0 2 1 ]") + `
         compound { pixel [ 1 0 2 1 ] ` + source(1, "viewport [ 0 0 0.5 1 ]") + source(2, "viewport [ 0.5 0 0.5 0.5 ]") + source(3, "viewport [ 0.5 0.5 0.5 0.5 ]") + ` }
         ` + inputFrames(4)
+	// a mono view of trees with parts for the stereo eyes alone: a time
+	// multiplex whose one phase is an eye decomposition, and a balanced
+	// 2D split with such a child (their frames, and the child's part,
+	// were left empty)
+	eyePhase := `task [ CLEAR ASSEMBLE ]
+        compound { period 3 phase 0 ` + source(0, "eye [ LEFT ]") + source(1, "eye [ RIGHT ]") + ` }
+        ` + source(2, "period 3 phase 1") + source(3, "period 3 phase 2") + `
+        ` + inputFrames(4)
+	eyePartOfBalanced := `task [ CLEAR ASSEMBLE ] load_equalizer { mode 2D }
+        ` + source(0, "") + `
+        compound { ` + source(1, "eye [ LEFT ]") + source(2, "eye [ RIGHT ]") + ` }
+        ` + source(3, "") + `
+        ` + inputFrames(4)
 	eyes := `task [ CLEAR ASSEMBLE ]
         compound { eye [ LEFT ] ` + source(0, "viewport [ 0 0 0.5 1 ]") + source(1, "viewport [ 0.5 0 0.5 1 ]") + ` }
         compound { eye [ RIGHT ] ` + source(2, "viewport [ 0 0 0.5 1 ]") + source(3, "viewport [ 0.5 0 0.5 1 ]") + ` }
@@ -232,6 +246,8 @@ func TestGeneratedCompoundTreesMatchTheReference(t *testing.T) {
 		{"2d-in-pixels-118x230", generated{w: 118, h: 230, sources: 4}, twoDInPixels},
 		{"eyes-333x177", generated{w: 333, h: 177, sources: 4, stereo: true}, eyes},
 		{"alternating-333x177", generated{w: 333, h: 177, sources: 2}, alternating},
+		{"eye-phase-shown-mono-265x181", generated{w: 265, h: 181, sources: 4}, eyePhase},
+		{"eye-part-of-balanced-2d-shown-mono-265x181", generated{w: 265, h: 181, sources: 4}, eyePartOfBalanced},
 		{"destination-draws-333x177-stereo", generated{w: 333, h: 177, sources: 2, stereo: true}, destinationDraws},
 		{"balanced-db-in-2d-500x300-stereo", generated{w: 500, h: 300, sources: 4, stereo: true}, balancedDBIn2D},
 		{"one-window-balanced-2d-in-db-200x300", generated{w: 200, h: 300, sources: 4, oneWindow: true}, balanced2DInDB},
