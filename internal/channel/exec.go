@@ -1122,7 +1122,11 @@ func (fr *frameRun) drawTiles(r *channelRun, t *planner.Task, rec *stats.Record)
 		share, region, rng := t.Share, t.Region, t.Range
 		if it.tile != nil {
 			share = *it.tile
-			region = compound.PixelViewport{X: t.Region.X + share.X - t.Share.X, Y: t.Region.Y + share.Y - t.Share.Y, W: share.W, H: share.H}
+			// a tile of a pixel decomposition renders its samples alone,
+			// from its place among the task's (tiles span whole periods)
+			pw, ph := max(t.Pixel.W, 1), max(t.Pixel.H, 1)
+			region = compound.PixelViewport{X: t.Region.X + (share.X-t.Share.X)/pw, Y: t.Region.Y + (share.Y-t.Share.Y)/ph}
+			region.W, region.H = planner.RenderSize(share.W, share.H, t.Pixel, compound.Zoom{X: 1, Y: 1})
 		} else {
 			rng = *it.rng
 			if len(t.Outputs) > 0 {

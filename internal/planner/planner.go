@@ -888,13 +888,13 @@ func region(c *compound.Compound, s CompoundState) compound.PixelViewport {
 	if dest := c.Destination(); dest == nil || c.Channel != dest.Channel {
 		r.X, r.Y = 0, 0
 	}
-	r.W, r.H = renderSize(r.W, r.H, s.Pixel, s.Zoom)
+	r.W, r.H = RenderSize(r.W, r.H, s.Pixel, s.Zoom)
 	return r
 }
 
-// renderSize is the size of a render covering w x h destination pixels
+// RenderSize is the size of a render covering w x h destination pixels
 // under a pixel decomposition and a zoom.
-func renderSize(w, h int, px compound.Pixel, z compound.Zoom) (int, int) {
+func RenderSize(w, h int, px compound.Pixel, z compound.Zoom) (int, int) {
 	pw, ph := max(px.W, 1), max(px.H, 1)
 	w, h = (w-px.X+pw-1)/pw, (h-px.Y+ph-1)/ph
 	if z.X > 0 && z.X != 1 {
@@ -1266,7 +1266,16 @@ func queueFor(c *compound.Compound, eye int, states map[string]CompoundState) *Q
 		}
 		return q
 	}
-	for _, t := range equalizer.Tiles(s.Share.W, s.Share.H, eq.TileSize[0], eq.TileSize[1]) {
+	// under a pixel decomposition a tile spans whole periods of it, so
+	// that each starts on the decomposition's own column and row
+	tw, th := eq.TileSize[0], eq.TileSize[1]
+	if pw := s.Pixel.W; pw > 1 {
+		tw = (tw + pw - 1) / pw * pw
+	}
+	if ph := s.Pixel.H; ph > 1 {
+		th = (th + ph - 1) / ph * ph
+	}
+	for _, t := range equalizer.Tiles(s.Share.W, s.Share.H, tw, th) {
 		t.X += s.Share.X
 		t.Y += s.Share.Y
 		q.Tiles = append(q.Tiles, t)

@@ -171,7 +171,8 @@ func TestGeneratedVariantsMatchTheReference(t *testing.T) {
 
 // Compound trees no example or corpus file has at these sizes: a
 // decomposition inside another (a 2D split under a pixel compound left
-// every other column of its odd-placed part empty), parts for the stereo
+// every other column of its odd-placed part empty; tiles there drew every
+// pixel of theirs into a render of every other one), parts for the stereo
 // eyes alone in a mono view, a source that merges a neighbour's frame
 // before sending its own (a compositing tree), a destination that draws
 // a part itself, eye and time multiplexing, and sources that are channels
@@ -205,6 +206,12 @@ func TestGeneratedCompoundTreesMatchTheReference(t *testing.T) {
         ` + source(0, "pixel [ 0 0 2 1 ]") + `
         compound { pixel [ 1 0 2 1 ] ` + source(1, "viewport [ 0 0 0.5 1 ]") + source(2, "viewport [ 0.5 0 0.5 0.5 ]") + source(3, "viewport [ 0.5 0.5 0.5 0.5 ]") + ` }
         ` + inputFrames(4)
+	// tiles of odd sizes under a pixel compound (each tile drew its
+	// share's every pixel into a render of every other one)
+	tilesInPixels := `task [ CLEAR ASSEMBLE ]
+        ` + source(0, "pixel [ 0 0 2 1 ]") + `
+        compound { pixel [ 1 0 2 1 ] tile_equalizer { size [ 9 55 ] } ` + source(1, "") + source(2, "") + ` }
+        ` + inputFrames(3)
 	// a mono view of trees with parts for the stereo eyes alone: a time
 	// multiplex whose one phase is an eye decomposition, and a balanced
 	// 2D split with such a child (their frames, and the child's part,
@@ -244,6 +251,7 @@ func TestGeneratedCompoundTreesMatchTheReference(t *testing.T) {
 		{"merging-sources-640x480-stereo", generated{w: 640, h: 480, sources: 4, stereo: true}, mergingSources},
 		{"db-in-pixels-334x178", generated{w: 334, h: 178, sources: 4}, dbInPixels},
 		{"2d-in-pixels-118x230", generated{w: 118, h: 230, sources: 4}, twoDInPixels},
+		{"tiles-in-pixels-stereo-80x125", generated{w: 80, h: 125, sources: 3, stereo: true}, tilesInPixels},
 		{"eyes-333x177", generated{w: 333, h: 177, sources: 4, stereo: true}, eyes},
 		{"alternating-333x177", generated{w: 333, h: 177, sources: 2}, alternating},
 		{"eye-phase-shown-mono-265x181", generated{w: 265, h: 181, sources: 4}, eyePhase},
