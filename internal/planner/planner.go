@@ -959,6 +959,16 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 	if !s.Active || s.Eyes&eye == 0 {
 		return
 	}
+	if p.eyePartShownAs(c, eye, states) {
+		// its destination draws it in place, as a part of its own
+		if cp := byChannel[c.Destination().Channel]; cp != nil {
+			t := p.numbered(p.task(c, eye, states), Draw)
+			t.Home, t.Region = true, s.Share
+			t.Samples = p.drawSamples(c.Destination())
+			cp.Tasks = append(cp.Tasks, t)
+		}
+		return
+	}
 	var cp *ChannelPlan
 	if in := p.standIns[c]; in != nil {
 		cp = p.asideFor(c.Channel, in, plan)
@@ -1071,6 +1081,30 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 		}
 		cp.Tasks = append(cp.Tasks, t)
 	}
+}
+
+// eyePartShownAs says whether c is a part of its destination's view with
+// parts for other eyes only (an eye decomposition under a 2D or DB split)
+// shown in eye: its place would stay empty, so the destination draws it.
+// A part that draws into the destination's framebuffer one to one is
+// drawn so; under a pixel, subpixel or zoom decomposition it stays empty,
+// as in Equalizer.
+func (p *Planner) eyePartShownAs(c *compound.Compound, eye int, states map[string]CompoundState) bool {
+	dest := c.Destination()
+	if c.Parent == nil || dest == nil || dest == c || c.Parent.Channel != dest.Channel || p.drawsFor(c, eye) {
+		return false
+	}
+	s := states[c.Path()]
+	if s.Skip || s.Share.W <= 0 || s.Share.H <= 0 || s.Pixel.W > 1 || s.Pixel.H > 1 || s.Subpixel.Size > 1 || s.Zoom != (compound.Zoom{X: 1, Y: 1}) {
+		return false
+	}
+	other := false
+	for _, e := range []int{compound.EyeCyclop, compound.EyeLeft, compound.EyeRight} {
+		other = other || e != eye && p.drawsFor(c, e)
+	}
+	// where nothing of the view draws the eye the destination draws it
+	// whole already
+	return other && drawsNow(dest, eye, states, map[*compound.Compound]bool{})
 }
 
 // drawsNow says whether c, or a compound whose frames it takes, draws for

@@ -872,8 +872,9 @@ inputframe { name "f0" } inputframe { name "f1" } inputframe { name "f2" } input
 
 // A mono view of a tree with parts for the stereo eyes alone: in the
 // frames of a time-multiplex phase that is an eye decomposition the
-// destination draws the view itself, and a load equalizer gives a child
-// that is one no part of its split. Both were left empty.
+// destination draws the view itself, a load equalizer gives a child that
+// is one no part of its split, and the destination draws such a part of a
+// fixed split in place. All were left empty.
 func TestPartsForTheStereoEyesAloneInAMonoView(t *testing.T) {
 	var nodes strings.Builder
 	for i := range 4 {
@@ -927,5 +928,19 @@ compound { channel "src3" outputframe { name "f3" } }`))
 	}
 	if covered != 200*100 {
 		t.Errorf("the two sources that draw the mono view cover %d of its %d pixels", covered, 200*100)
+	}
+	// a fixed split: the destination draws the part in place
+	fixed := New(config(`compound { channel "src0" viewport [ 0 0 0.25 1 ] outputframe { name "f0" } }
+compound { viewport [ 0.25 0 0.5 1 ]
+  compound { channel "src1" eye [ LEFT ] outputframe { name "f1" } }
+  compound { channel "src2" eye [ RIGHT ] outputframe { name "f2" } } }
+compound { channel "src3" viewport [ 0.75 0 0.25 1 ] outputframe { name "f3" } }`))
+	plan = fixed.Plan(0)
+	if n, share := draws(plan, "dest"); n != 1 || share != (compound.PixelViewport{X: 50, Y: 0, W: 100, H: 100}) {
+		t.Errorf("the destination draws %d times, the last %+v; want once, the middle part", n, share)
+	}
+	dest := channel(plan, "dest")
+	if k := kinds(dest); k != "clear draw assemble" {
+		t.Errorf("the destination's tasks: %s", k)
 	}
 }

@@ -213,9 +213,9 @@ func TestGeneratedCompoundTreesMatchTheReference(t *testing.T) {
         compound { pixel [ 1 0 2 1 ] tile_equalizer { size [ 9 55 ] } ` + source(1, "") + source(2, "") + ` }
         ` + inputFrames(3)
 	// a mono view of trees with parts for the stereo eyes alone: a time
-	// multiplex whose one phase is an eye decomposition, and a balanced
-	// 2D split with such a child (their frames, and the child's part,
-	// were left empty)
+	// multiplex whose one phase is an eye decomposition, a balanced 2D
+	// split with such a child and a DB split with such a range (their
+	// frames, and the parts, were left empty)
 	eyePhase := `task [ CLEAR ASSEMBLE ]
         compound { period 3 phase 0 ` + source(0, "eye [ LEFT ]") + source(1, "eye [ RIGHT ]") + ` }
         ` + source(2, "period 3 phase 1") + source(3, "period 3 phase 2") + `
@@ -224,6 +224,11 @@ func TestGeneratedCompoundTreesMatchTheReference(t *testing.T) {
         ` + source(0, "") + `
         compound { ` + source(1, "eye [ LEFT ]") + source(2, "eye [ RIGHT ]") + ` }
         ` + source(3, "") + `
+        ` + inputFrames(4)
+	eyePartOfDB := `task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ]
+        ` + source(0, "range [ 0 0.4 ]") + `
+        compound { range [ 0.4 0.8 ] ` + source(1, "eye [ LEFT ]") + source(2, "eye [ RIGHT ]") + ` }
+        ` + source(3, "range [ 0.8 1 ]") + `
         ` + inputFrames(4)
 	eyes := `task [ CLEAR ASSEMBLE ]
         compound { eye [ LEFT ] ` + source(0, "viewport [ 0 0 0.5 1 ]") + source(1, "viewport [ 0.5 0 0.5 1 ]") + ` }
@@ -256,6 +261,7 @@ func TestGeneratedCompoundTreesMatchTheReference(t *testing.T) {
 		{"alternating-333x177", generated{w: 333, h: 177, sources: 2}, alternating},
 		{"eye-phase-shown-mono-265x181", generated{w: 265, h: 181, sources: 4}, eyePhase},
 		{"eye-part-of-balanced-2d-shown-mono-265x181", generated{w: 265, h: 181, sources: 4}, eyePartOfBalanced},
+		{"eye-part-of-db-shown-mono-265x181", generated{w: 265, h: 181, sources: 4}, eyePartOfDB},
 		{"destination-draws-333x177-stereo", generated{w: 333, h: 177, sources: 2, stereo: true}, destinationDraws},
 		{"balanced-db-in-2d-500x300-stereo", generated{w: 500, h: 300, sources: 4, stereo: true}, balancedDBIn2D},
 		{"one-window-balanced-2d-in-db-200x300", generated{w: 200, h: 300, sources: 4, oneWindow: true}, balanced2DInDB},
