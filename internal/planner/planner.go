@@ -471,10 +471,18 @@ func (p *Planner) Plan(frame int) *FramePlan {
 	p.findStandIns()
 	p.cfg.Walk(func(c *compound.Compound) {
 		eyes := 0
-		if dest := c.Destination(); dest != nil && dest.Channel.Showing() {
+		dest := c.Destination()
+		if dest != nil && dest.Channel.Showing() {
 			eyes = c.Eyes & dest.DestinationEyes()
 		} else if dest == nil {
 			eyes = c.Eyes
+		}
+		if c.Parent != nil && c.Parent.Destination() == dest {
+			// an eye its parent does not draw is not drawn below it (its
+			// tasks are not planned), so nothing waits for it either: a
+			// destination waited for ever for a frame of eye [ RIGHT ]
+			// under eye [ LEFT ]
+			eyes &= states[c.Parent.Path()].Eyes
 		}
 		active := c.IsActive(frame) && (!p.down[c.Channel] || p.standIns[c] != nil) && eyes != 0
 		states[c.Path()] = CompoundState{Active: active, Eyes: eyes, Local: c.Local}

@@ -230,6 +230,12 @@ func TestGeneratedCompoundTreesMatchTheReference(t *testing.T) {
         compound { range [ 0.4 0.8 ] ` + source(1, "eye [ LEFT ]") + source(2, "eye [ RIGHT ]") + ` }
         ` + source(3, "range [ 0.8 1 ]") + `
         ` + inputFrames(4)
+	// an eye under a compound of another eye: not drawn (the
+	// destination waited for ever for its frame)
+	eyeUnderOtherEye := `task [ CLEAR ASSEMBLE ]
+        compound { eye [ LEFT ] ` + source(0, "eye [ LEFT ]") + source(1, "eye [ RIGHT ]") + ` }
+        ` + source(2, "eye [ RIGHT ]") + `
+        ` + inputFrames(3)
 	eyes := `task [ CLEAR ASSEMBLE ]
         compound { eye [ LEFT ] ` + source(0, "viewport [ 0 0 0.5 1 ]") + source(1, "viewport [ 0.5 0 0.5 1 ]") + ` }
         compound { eye [ RIGHT ] ` + source(2, "viewport [ 0 0 0.5 1 ]") + source(3, "viewport [ 0.5 0 0.5 1 ]") + ` }
@@ -262,6 +268,7 @@ func TestGeneratedCompoundTreesMatchTheReference(t *testing.T) {
 		{"eye-phase-shown-mono-265x181", generated{w: 265, h: 181, sources: 4}, eyePhase},
 		{"eye-part-of-balanced-2d-shown-mono-265x181", generated{w: 265, h: 181, sources: 4}, eyePartOfBalanced},
 		{"eye-part-of-db-shown-mono-265x181", generated{w: 265, h: 181, sources: 4}, eyePartOfDB},
+		{"eye-under-other-eye-stereo-one-window-200x150", generated{w: 200, h: 150, sources: 3, stereo: true, oneWindow: true}, eyeUnderOtherEye},
 		{"destination-draws-333x177-stereo", generated{w: 333, h: 177, sources: 2, stereo: true}, destinationDraws},
 		{"balanced-db-in-2d-500x300-stereo", generated{w: 500, h: 300, sources: 4, stereo: true}, balancedDBIn2D},
 		{"one-window-balanced-2d-in-db-200x300", generated{w: 200, h: 300, sources: 4, oneWindow: true}, balanced2DInDB},
