@@ -1481,12 +1481,30 @@ func (a *assembly) compositeDeferred() error {
 			a.wrote(at)
 		}
 	}
-	if len(average) == 0 {
-		return nil
+	// each subpixel decomposition's samples average where they land: the
+	// parts of a 2D split may each be one (all were averaged into the
+	// first one's place, and the others' left empty)
+	groups := map[compound.PixelViewport][]*arrival{}
+	var places []compound.PixelViewport
+	for _, ar := range average {
+		at := a.place(planner.Input{}, ar.data)
+		at.W, at.H = ar.data.W, ar.data.H
+		if groups[at] == nil {
+			places = append(places, at)
+		}
+		groups[at] = append(groups[at], ar)
 	}
-	f := average[0].data
-	at := a.place(planner.Input{}, f)
-	at.W, at.H = f.W, f.H
+	for _, at := range places {
+		if err := a.average(groups[at], at); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// average writes the mean of one subpixel decomposition's samples at at.
+func (a *assembly) average(average []*arrival, at compound.PixelViewport) error {
+	c := a.fr.e.comp
 	if done, err := a.averageOnCPU(average, at); done || err != nil {
 		return err
 	}

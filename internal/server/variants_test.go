@@ -212,6 +212,13 @@ func TestGeneratedCompoundTreesMatchTheReference(t *testing.T) {
         ` + source(0, "pixel [ 0 0 2 1 ]") + `
         compound { pixel [ 1 0 2 1 ] tile_equalizer { size [ 9 55 ] } ` + source(1, "") + source(2, "") + ` }
         ` + inputFrames(3)
+	// two subpixel decompositions, each a part of a balanced 2D split
+	// (all samples were averaged into the first part's place)
+	subpixelParts := `task [ CLEAR ASSEMBLE ] load_equalizer { mode 2D }
+        compound { ` + source(0, "subpixel [ 0 2 ]") + source(1, "subpixel [ 1 2 ]") + ` }
+        compound { ` + source(2, "subpixel [ 0 2 ]") + source(3, "subpixel [ 1 2 ]") + ` }
+        ` + source(4, "") + `
+        ` + inputFrames(5)
 	// a mono view of trees with parts for the stereo eyes alone: a time
 	// multiplex whose one phase is an eye decomposition, a balanced 2D
 	// split with such a child and a DB split with such a range (their
@@ -262,6 +269,7 @@ func TestGeneratedCompoundTreesMatchTheReference(t *testing.T) {
 		{"merging-sources-640x480-stereo", generated{w: 640, h: 480, sources: 4, stereo: true}, mergingSources},
 		{"db-in-pixels-334x178", generated{w: 334, h: 178, sources: 4}, dbInPixels},
 		{"2d-in-pixels-118x230", generated{w: 118, h: 230, sources: 4}, twoDInPixels},
+		{"subpixel-parts-of-balanced-2d-512x96", generated{w: 512, h: 96, sources: 5}, subpixelParts},
 		{"tiles-in-pixels-stereo-80x125", generated{w: 80, h: 125, sources: 3, stereo: true}, tilesInPixels},
 		{"eyes-333x177", generated{w: 333, h: 177, sources: 4, stereo: true}, eyes},
 		{"alternating-333x177", generated{w: 333, h: 177, sources: 2}, alternating},
