@@ -803,7 +803,9 @@ func TestClientsStartedBeforeTheirServerWaitForIt(t *testing.T) {
 	if err := client.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { client.Process.Kill(); client.Wait() })
+	clientExited := make(chan struct{})
+	go func() { client.Wait(); close(clientExited) }()
+	t.Cleanup(func() { client.Process.Kill(); <-clientExited })
 	time.Sleep(time.Second) // its first tries find nothing
 	server := exec.Command(filepath.Join(bin, "eqserver"), "run", "--no-launch", "--listen", addr, "--null-clients", "--json", "--frames", "20",
 		config("wall-2x2-views.eqc"))
@@ -829,6 +831,11 @@ func TestClientsStartedBeforeTheirServerWaitForIt(t *testing.T) {
 	}
 	if sum.Frames != 20 || sum.Degraded != 0 || len(sum.LostNodes) != 0 {
 		t.Errorf("%d frames, %d degraded, lost %v", sum.Frames, sum.Degraded, sum.LostNodes)
+	}
+	select { // its log is read once it has written the last of it
+	case <-clientExited:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the clients did not end with the run")
 	}
 	if !strings.Contains(clientLog.String(), "waiting for an eqserver at "+addr) {
 		t.Errorf("the client did not say it waited:\n%s", clientLog.String())
