@@ -104,6 +104,9 @@ const (
 	EyesAll = EyeCyclop | EyeLeft | EyeRight
 )
 
+// Eyes lists the eyes in the order Equalizer renders them.
+var Eyes = [...]int{EyeCyclop, EyeLeft, EyeRight}
+
 // Task bits, in execution order.
 const (
 	TaskClear = 1 << iota

@@ -498,7 +498,7 @@ func (p *Planner) Plan(frame int) *FramePlan {
 	p.keep(plan)
 	// 4. tile queues, then tasks, eye by eye as Equalizer runs them
 	p.cfg.Walk(func(c *compound.Compound) {
-		for _, eye := range []int{compound.EyeCyclop, compound.EyeLeft, compound.EyeRight} {
+		for _, eye := range compound.Eyes {
 			if q := queueFor(c, eye, states); q != nil {
 				plan.Queues = append(plan.Queues, q)
 			}
@@ -510,7 +510,7 @@ func (p *Planner) Plan(frame int) *FramePlan {
 	clear(p.firstSends)
 	p.cfg.Walk(func(c *compound.Compound) {
 		if c.Channel != nil && c.Destination() == c {
-			for _, eye := range []int{compound.EyeCyclop, compound.EyeLeft, compound.EyeRight} {
+			for _, eye := range compound.Eyes {
 				p.emit(c, eye, states, byChannel, plan)
 			}
 		}
@@ -775,7 +775,7 @@ func (p *Planner) runEqualizers(c *compound.Compound, frame int, states map[stri
 			// decomposition in a mono view) gets no part of the split,
 			// which would stay empty
 			serves := false
-			for _, eye := range []int{compound.EyeCyclop, compound.EyeLeft, compound.EyeRight} {
+			for _, eye := range compound.Eyes {
 				serves = serves || states[c.Path()].Eyes&eye != 0 && drawsNow(ch, eye, states, map[*compound.Compound]bool{})
 			}
 			children = append(children, equalizer.Child{Path: ch.Path(), Active: states[ch.Path()].Active && states[c.Path()].Active && serves,
@@ -1107,7 +1107,7 @@ func (p *Planner) eyePartShownAs(c *compound.Compound, eye int, states map[strin
 		return false
 	}
 	other := false
-	for _, e := range []int{compound.EyeCyclop, compound.EyeLeft, compound.EyeRight} {
+	for _, e := range compound.Eyes {
 		other = other || e != eye && p.drawsFor(c, e)
 	}
 	// where nothing of the view draws the eye the destination draws it

@@ -74,7 +74,7 @@ func (p *Planner) Plan(frame int) *planner.FramePlan {
 			plan.Channels = append(plan.Channels, cp)
 		}
 		full := compound.PixelViewport{W: cp.Viewport.W, H: cp.Viewport.H}
-		for _, eye := range []int{compound.EyeCyclop, compound.EyeLeft, compound.EyeRight} {
+		for _, eye := range compound.Eyes {
 			if eyes&eye == 0 {
 				continue
 			}
