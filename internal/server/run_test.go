@@ -718,21 +718,14 @@ func TestNullClients(t *testing.T) {
 		// its own connection (how make bench runs 256 of them)
 		addr := freeLoopbackAddr(t)
 		env := append(testEnv(), "GOEQ_TOKEN=null-token")
-		server := exec.Command(filepath.Join(bin, "eqserver"), "run", "--no-launch", "--listen", addr, "--null-clients", "--json", "--frames", "40",
-			config("wall-2x2-views.eqc"))
-		var stdout, stderr strings.Builder
-		server.Env, server.Stdout, server.Stderr = env, &stdout, &stderr
-		if err := server.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { server.Process.Kill() })
+		wall := startNullWall(t, bin, addr, env, 40)
 		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 			if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
 				c.Close()
 				break
 			}
 			if time.Now().After(deadline) {
-				t.Fatalf("the server did not listen on %s:\n%s", addr, stderr.String())
+				t.Fatalf("the server did not listen on %s:\n%s", addr, wall.stderr.String())
 			}
 		}
 		client := exec.Command(filepath.Join(bin, "eqclient"), "--null", "--server", addr, "--node", "app", "--node", "wall-left", "--node", "wall-right")
@@ -742,23 +735,7 @@ func TestNullClients(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { client.Process.Kill(); client.Wait() })
-		done := make(chan error, 1)
-		go func() { done <- server.Wait() }()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Fatalf("run: %v\n%s\nclient:\n%s", err, stderr.String(), clientLog.String())
-			}
-		case <-time.After(2 * time.Minute):
-			t.Fatalf("no end of the run within 2 minutes:\n%s", stderr.String())
-		}
-		var sum Summary
-		if err := json.Unmarshal([]byte(stdout.String()), &sum); err != nil {
-			t.Fatalf("summary: %v\n%s", err, stdout.String())
-		}
-		if sum.Frames != 40 || sum.Degraded != 0 || len(sum.LostNodes) != 0 {
-			t.Errorf("%d frames, %d degraded, lost %v", sum.Frames, sum.Degraded, sum.LostNodes)
-		}
+		wall.summary(t, &clientLog)
 		exited := make(chan error, 1)
 		go func() { exited <- client.Wait() }()
 		select {
@@ -780,6 +757,49 @@ func TestNullClients(t *testing.T) {
 	cmd := exec.Command(filepath.Join(bin, "eqserver"), "run", "--local", "--null-clients", "--out", out, config("2d-lb-4.eqc"))
 	if b, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(b), "--null-clients render nothing") {
 		t.Errorf("--null-clients with --out: %v\n%s", err, b)
+	}
+}
+
+// nullWall is an eqserver run --no-launch --null-clients of the 2x2 wall,
+// whose nodes clients started by hand serve.
+type nullWall struct {
+	frames         int
+	stdout, stderr strings.Builder
+	done           chan error
+}
+
+func startNullWall(t *testing.T, bin, addr string, env []string, frames int) *nullWall {
+	t.Helper()
+	w := &nullWall{frames: frames, done: make(chan error, 1)}
+	server := exec.Command(filepath.Join(bin, "eqserver"), "run", "--no-launch", "--listen", addr, "--null-clients", "--json", "--frames", fmt.Sprint(frames),
+		config("wall-2x2-views.eqc"))
+	server.Env, server.Stdout, server.Stderr = env, &w.stdout, &w.stderr
+	if err := server.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { server.Process.Kill() })
+	go func() { w.done <- server.Wait() }()
+	return w
+}
+
+// summary waits for the run's end, at most 2 minutes, and checks that it
+// rendered its frames, none degraded, and lost no node.
+func (w *nullWall) summary(t *testing.T, clientLog *strings.Builder) {
+	t.Helper()
+	select {
+	case err := <-w.done:
+		if err != nil {
+			t.Fatalf("run: %v\n%s\nclient:\n%s", err, w.stderr.String(), clientLog.String())
+		}
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("no end of the run within 2 minutes:\n%s\nclient:\n%s", w.stderr.String(), clientLog.String())
+	}
+	var sum Summary
+	if err := json.Unmarshal([]byte(w.stdout.String()), &sum); err != nil {
+		t.Fatalf("summary: %v\n%s", err, w.stdout.String())
+	}
+	if sum.Frames != w.frames || sum.Degraded != 0 || len(sum.LostNodes) != 0 {
+		t.Errorf("%d frames, %d degraded, lost %v", sum.Frames, sum.Degraded, sum.LostNodes)
 	}
 }
 
@@ -807,31 +827,7 @@ func TestClientsStartedBeforeTheirServerWaitForIt(t *testing.T) {
 	go func() { client.Wait(); close(clientExited) }()
 	t.Cleanup(func() { client.Process.Kill(); <-clientExited })
 	time.Sleep(time.Second) // its first tries find nothing
-	server := exec.Command(filepath.Join(bin, "eqserver"), "run", "--no-launch", "--listen", addr, "--null-clients", "--json", "--frames", "20",
-		config("wall-2x2-views.eqc"))
-	var stdout, stderr strings.Builder
-	server.Env, server.Stdout, server.Stderr = env, &stdout, &stderr
-	if err := server.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { server.Process.Kill() })
-	done := make(chan error, 1)
-	go func() { done <- server.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("run: %v\n%s\nclient:\n%s", err, stderr.String(), clientLog.String())
-		}
-	case <-time.After(2 * time.Minute):
-		t.Fatalf("no end of the run within 2 minutes:\n%s\nclient:\n%s", stderr.String(), clientLog.String())
-	}
-	var sum Summary
-	if err := json.Unmarshal([]byte(stdout.String()), &sum); err != nil {
-		t.Fatalf("summary: %v\n%s", err, stdout.String())
-	}
-	if sum.Frames != 20 || sum.Degraded != 0 || len(sum.LostNodes) != 0 {
-		t.Errorf("%d frames, %d degraded, lost %v", sum.Frames, sum.Degraded, sum.LostNodes)
-	}
+	startNullWall(t, bin, addr, env, 20).summary(t, &clientLog)
 	select { // its log is read once it has written the last of it
 	case <-clientExited:
 	case <-time.After(30 * time.Second):
