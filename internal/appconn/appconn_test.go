@@ -132,18 +132,7 @@ func TestRunGivesUpOnASilentServer(t *testing.T) {
 // ends its frames, as an exit would, and the session says why: eqserver
 // then reports it and exits 1 rather than 0.
 func TestAnApplicationThatGoesWithoutExitingIsGone(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := make(chan *Session, 1)
-	go func() {
-		s, err := Accept(context.Background(), ln, "secret", func(string, error) {})
-		if err != nil {
-			t.Error(err)
-		}
-		got <- s
-	}()
+	ln, got := acceptSecret(t)
 	c, err := net.Dial("tcp", ln.Addr().String())
 	if err != nil {
 		t.Fatal(err)
@@ -239,18 +228,7 @@ func TestAnApplicationGivesUpOnAServerSilentWhileFramesAreDue(t *testing.T) {
 func TestSilentPeersDoNotHoldTheApplicationBack(t *testing.T) {
 	defer func(was time.Duration) { authTimeout = was }(authTimeout)
 	authTimeout = 3 * time.Second
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := make(chan *Session, 1)
-	go func() {
-		s, err := Accept(context.Background(), ln, "secret", nil)
-		if err != nil {
-			t.Error(err)
-		}
-		got <- s
-	}()
+	ln, got := acceptSecret(t)
 	for i := 0; i < 3; i++ {
 		c, err := net.Dial("tcp", ln.Addr().String())
 		if err != nil {
@@ -280,7 +258,7 @@ func TestSilentPeersDoNotHoldTheApplicationBack(t *testing.T) {
 	}
 
 	// a listener whose handshakes are all taken
-	ln, err = net.Listen("tcp", "127.0.0.1:0")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,19 +296,8 @@ func TestSilentPeersDoNotHoldTheApplicationBack(t *testing.T) {
 // exit, where it said before that the application went away without
 // exiting and asked whether it had crashed.
 func TestAnApplicationThatCancelsItsRunIsNotGone(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ln, got := acceptSecret(t)
 	defer ln.Close()
-	got := make(chan *Session, 1)
-	go func() {
-		s, err := Accept(context.Background(), ln, "secret", func(string, error) {})
-		if err != nil {
-			t.Error(err)
-		}
-		got <- s
-	}()
 	ctx, cancel := context.WithCancelCause(context.Background())
 	frames := make(chan server.AppFrame, 1)
 	frames <- server.AppFrame{Data: []byte("1")}
@@ -365,4 +332,24 @@ func TestAnApplicationThatCancelsItsRunIsNotGone(t *testing.T) {
 	if why := s.Cancelled(); why != "the user closed the window" {
 		t.Errorf("Cancelled() = %q, want the cancel's cause", why)
 	}
+}
+
+// acceptSecret accepts, on a loopback port of its own, the application
+// with the token "secret": the session comes on got (nil where Accept
+// failed, which fails the test).
+func acceptSecret(t *testing.T) (ln net.Listener, got <-chan *Session) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sessions := make(chan *Session, 1)
+	go func() {
+		s, err := Accept(context.Background(), ln, "secret", nil)
+		if err != nil {
+			t.Error(err)
+		}
+		sessions <- s
+	}()
+	return ln, sessions
 }
