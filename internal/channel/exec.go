@@ -13,6 +13,7 @@ import (
 	"github.com/go-gl/gl/v3.3-core/gl"
 
 	"github.com/goeq/goeq/draw"
+	"github.com/goeq/goeq/internal/compositor"
 	"github.com/goeq/goeq/internal/compositor/gpu"
 	"github.com/goeq/goeq/internal/compound"
 	"github.com/goeq/goeq/internal/control"
@@ -358,6 +359,7 @@ func (e *Executor) Deliver(f *FrameData) {
 	}
 	b.mu.Unlock()
 	px := &Pixels{Frame: f.Frame, PixelViewport: compound.PixelViewport{W: f.W, H: f.H}, Color: f.Color, Depth: f.Depth}
+	depth := f.Depth != nil
 	var up *Upload
 	if e.holds(f) {
 		up = HoldUpload(px, f.Release)
@@ -365,7 +367,7 @@ func (e *Executor) Deliver(f *FrameData) {
 		up = e.Pipe.StartUploadRelease(px, f.Release)
 	}
 	f.Release, f.Color, f.Depth = nil, nil, nil
-	a := &arrival{data: f, upload: up}
+	a := &arrival{data: f, upload: up, depth: depth}
 	b.mu.Lock()
 	if f.Frame <= b.through {
 		e.stale = append(e.stale, a) // handed back by the next run
@@ -1445,61 +1447,177 @@ func (a *assembly) compositeDeferred() error {
 	if asm, ok := a.fr.e.Renderer.(draw.Assembler); ok {
 		return a.assembleByRenderer(asm)
 	}
-	c := a.fr.e.comp
-	if len(blend) > 0 {
-		order := make([]int, len(blend))
-		for i := range order {
-			order[i] = i
-		}
-		var ranges []compound.Range
-		for _, ar := range blend {
-			ranges = append(ranges, ar.data.Range)
-		}
-		if o, ok := a.fr.e.Renderer.(draw.RangeOrderer); ok {
-			dranges := make([]draw.Range, len(ranges))
-			for i, r := range ranges {
-				dranges[i] = draw.Range(r)
-			}
-			order = o.BackToFront(&draw.Context{Frame: a.fr.frame, Channel: a.r.plan.Channel.ID, Eye: draw.Eye(a.t.Eye), ViewIndex: a.t.View, View: mat4(a.t.ViewMatrix),
-				Data: a.fr.data}, dranges)
-		} else {
-			// far ranges first: the database's order is its depth order
-			sort.Slice(order, func(i, j int) bool { return ranges[order[i]].Start > ranges[order[j]].Start })
-		}
-		for _, i := range order {
-			f := blend[i].data
-			at := a.place(planner.Input{}, f)
-			var err error
-			if f.W == at.W && f.H == at.H {
-				err = c.BlendOver(blend[i].upload.Color, at.X, at.Y, at.W, at.H)
-			} else {
-				err = c.AssembleScaled(blend[i].upload.Color, f.W, f.H, blend[i].upload.TexW, blend[i].upload.TexH, gpu.Rect{X: at.X, Y: at.Y, W: at.W, H: at.H}, true)
-			}
-			if err != nil {
-				return err
-			}
-			a.wrote(at)
-		}
+	if err := a.blend(blend); err != nil {
+		return err
 	}
-	// each subpixel decomposition's samples average where they land: the
-	// parts of a 2D split may each be one (all were averaged into the
-	// first one's place, and the others' left empty)
-	groups := map[compound.PixelViewport][]*arrival{}
-	var places []compound.PixelViewport
-	for _, ar := range average {
+	for _, d := range subpixelDecompositions(average, func(ar *arrival) compound.PixelViewport {
 		at := a.place(planner.Input{}, ar.data)
 		at.W, at.H = ar.data.W, ar.data.H
-		if groups[at] == nil {
-			places = append(places, at)
+		return at
+	}) {
+		var err error
+		if d.oneFramePerSample && (!d.depth || a.r.target.holdsClear(d.at)) {
+			err = a.average(d.frames, d.at)
+		} else {
+			err = a.averageComposited(d)
 		}
-		groups[at] = append(groups[at], ar)
-	}
-	for _, at := range places {
-		if err := a.average(groups[at], at); err != nil {
+		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// blend blends database slabs over the framebuffer in the renderer's
+// order (back to front).
+func (a *assembly) blend(slabs []*arrival) error {
+	if len(slabs) == 0 {
+		return nil
+	}
+	order := make([]int, len(slabs))
+	for i := range order {
+		order[i] = i
+	}
+	var ranges []compound.Range
+	for _, ar := range slabs {
+		ranges = append(ranges, ar.data.Range)
+	}
+	if o, ok := a.fr.e.Renderer.(draw.RangeOrderer); ok {
+		dranges := make([]draw.Range, len(ranges))
+		for i, r := range ranges {
+			dranges[i] = draw.Range(r)
+		}
+		order = o.BackToFront(&draw.Context{Frame: a.fr.frame, Channel: a.r.plan.Channel.ID, Eye: draw.Eye(a.t.Eye), ViewIndex: a.t.View, View: mat4(a.t.ViewMatrix),
+			Data: a.fr.data}, dranges)
+	} else {
+		// far ranges first: the database's order is its depth order
+		sort.Slice(order, func(i, j int) bool { return ranges[order[i]].Start > ranges[order[j]].Start })
+	}
+	c := a.fr.e.comp
+	for _, i := range order {
+		f := slabs[i].data
+		at := a.place(planner.Input{}, f)
+		var err error
+		if f.W == at.W && f.H == at.H {
+			err = c.BlendOver(slabs[i].upload.Color, at.X, at.Y, at.W, at.H)
+		} else {
+			err = c.AssembleScaled(slabs[i].upload.Color, f.W, f.H, slabs[i].upload.TexW, slabs[i].upload.TexH, gpu.Rect{X: at.X, Y: at.Y, W: at.W, H: at.H}, true)
+		}
+		if err != nil {
+			return err
+		}
+		a.wrote(at)
+	}
+	return nil
+}
+
+// subpixelDecomposition is the input frames of one subpixel
+// decomposition: those whose places overlap, by sample.
+type subpixelDecomposition struct {
+	at      compound.PixelViewport // the places' union
+	frames  []*arrival
+	samples [][]*arrival // by subpixel index, in order of arrival
+	// oneFramePerSample: each sample is one frame covering at, averaged
+	// as it is; otherwise each sample's frames (the parts of a DB or 2D
+	// split under or over the subpixel compound) are composited first
+	oneFramePerSample bool
+	depth             bool // a frame has depth, to merge with what lies under it
+}
+
+// subpixelDecompositions groups subpixel inputs by decomposition. The
+// parts of a 2D split may each be one, averaged in its part (all were
+// averaged into the first one's place, and the others' left empty).
+func subpixelDecompositions(frames []*arrival, place func(*arrival) compound.PixelViewport) []*subpixelDecomposition {
+	var ds []*subpixelDecomposition
+	for _, ar := range frames {
+		d := &subpixelDecomposition{at: place(ar), frames: []*arrival{ar}}
+		// it joins every decomposition it overlaps, and they one another
+		for merged := true; merged; {
+			merged = false
+			for i, o := range ds {
+				if overlap := intersect(o.at, d.at); overlap.W > 0 && overlap.H > 0 {
+					d.at, d.frames = union(o.at, d.at), append(o.frames, d.frames...)
+					ds = append(ds[:i], ds[i+1:]...)
+					merged = true
+					break
+				}
+			}
+		}
+		ds = append(ds, d)
+	}
+	for _, d := range ds {
+		index := map[compound.Subpixel]int{}
+		d.oneFramePerSample = true
+		for _, ar := range d.frames {
+			i, ok := index[ar.data.Subpixel]
+			if !ok {
+				i = len(d.samples)
+				index[ar.data.Subpixel] = i
+				d.samples = append(d.samples, nil)
+			}
+			d.samples[i] = append(d.samples[i], ar)
+			d.oneFramePerSample = d.oneFramePerSample && place(ar) == d.at && len(d.samples[i]) == 1
+			d.depth = d.depth || ar.depth
+		}
+	}
+	return ds
+}
+
+// averageComposited composites each sample of d onto what the
+// framebuffer holds under it (the clear, inputs of no subpixel
+// decomposition such as another DB range), as the assembly does inputs
+// of none, reads it back, and writes the samples' mean there.
+func (a *assembly) averageComposited(d *subpixelDecomposition) error {
+	t := a.r.target
+	at := intersect(d.at, compound.PixelViewport{W: t.FB.W, H: t.FB.H})
+	if at.W <= 0 || at.H <= 0 {
+		return nil
+	}
+	if len(d.samples) > compositor.MaxAverage {
+		return fmt.Errorf("frame %d: channel %s: %d subpixel samples to average, at most %d", a.fr.frame, a.r.plan.Channel.Label, len(d.samples), compositor.MaxAverage)
+	}
+	t.FB.Bind()
+	under := &compositor.Image{W: at.W, H: at.H, Color: make([]byte, 4*at.W*at.H), Depth: make([]float32, at.W*at.H)}
+	glutil.ReadInto(at.X, at.Y, at.W, at.H, at.W, under.Color, under.Depth)
+	var stencil []byte
+	if t.FB.Stencil {
+		stencil = make([]byte, at.W*at.H)
+		glutil.ReadStencilInto(at.X, at.Y, at.W, at.H, at.W, stencil)
+	}
+	imgs := make([]*compositor.Image, len(d.samples))
+	for i, sample := range d.samples {
+		if i > 0 {
+			t.FB.Bind()
+			if err := t.FB.Write(at.X, at.Y, at.W, at.H, at.W, under.Color, under.Depth, stencil); err != nil {
+				return err
+			}
+		}
+		deferred := len(a.deferred)
+		for _, ar := range sample {
+			one, f := *ar, *ar.data
+			f.Subpixel = compound.Subpixel{}
+			one.data = &f
+			if err := a.composite(planner.Input{}, &one); err != nil {
+				return err
+			}
+		}
+		slabs := a.deferred[deferred:]
+		a.deferred = a.deferred[:deferred]
+		if err := a.flushCPUMerge(); err != nil {
+			return err
+		}
+		if err := a.blend(slabs); err != nil {
+			return err
+		}
+		t.FB.Bind()
+		imgs[i] = &compositor.Image{W: at.W, H: at.H, Color: glutil.ReadColor(at.X, at.Y, at.W, at.H, nil)}
+	}
+	mean := &compositor.Image{W: at.W, H: at.H, Color: a.fr.e.scratch(4 * at.W * at.H)}
+	if err := compositor.Average(mean, imgs); err != nil {
+		return err
+	}
+	a.wrote(at)
+	return t.FB.Write(at.X, at.Y, at.W, at.H, at.W, mean.Color, nil, nil)
 }
 
 // average writes the mean of one subpixel decomposition's samples at at.

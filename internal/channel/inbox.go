@@ -58,8 +58,9 @@ type inputKey struct {
 
 // arrival is an input frame (or one tile of it) with its upload under way.
 type arrival struct {
-	data   *FrameData
+	data   *FrameData // its pixels handed to upload
 	upload *Upload
+	depth  bool // it has depth
 }
 
 type grantKey struct {

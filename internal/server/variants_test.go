@@ -219,6 +219,21 @@ func TestGeneratedCompoundTreesMatchTheReference(t *testing.T) {
         compound { ` + source(2, "subpixel [ 0 2 ]") + source(3, "subpixel [ 1 2 ]") + ` }
         ` + source(4, "") + `
         ` + inputFrames(5)
+	// subpixel samples made of several frames: each sample's frames are
+	// composited before the samples are averaged (every frame was
+	// averaged as a sample of its own)
+	dbInSubpixels := `task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ]
+        compound { subpixel [ 0 2 ] ` + source(0, "range [ 0 0.5 ]") + source(1, "range [ 0.5 1 ]") + ` }
+        compound { subpixel [ 1 2 ] ` + source(2, "range [ 0 0.5 ]") + source(3, "range [ 0.5 1 ]") + ` }
+        ` + inputFrames(4)
+	subpixelsInDB := `task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ]
+        compound { range [ 0 0.3 ] ` + source(0, "subpixel [ 0 3 ]") + source(1, "subpixel [ 1 3 ]") + source(2, "subpixel [ 2 3 ]") + ` }
+        ` + source(3, "range [ 0.3 1 ]") + `
+        ` + inputFrames(4)
+	balanced2DInSubpixels := `task [ CLEAR ASSEMBLE ]
+        compound { subpixel [ 0 2 ] load_equalizer { mode 2D } ` + source(0, "") + source(1, "") + source(2, "") + ` }
+        compound { subpixel [ 1 2 ] ` + source(3, "") + ` }
+        ` + inputFrames(4)
 	// a mono view of trees with parts for the stereo eyes alone: a time
 	// multiplex whose one phase is an eye decomposition, a balanced 2D
 	// split with such a child and a DB split with such a range (their
@@ -270,6 +285,9 @@ func TestGeneratedCompoundTreesMatchTheReference(t *testing.T) {
 		{"db-in-pixels-334x178", generated{w: 334, h: 178, sources: 4}, dbInPixels},
 		{"2d-in-pixels-118x230", generated{w: 118, h: 230, sources: 4}, twoDInPixels},
 		{"subpixel-parts-of-balanced-2d-512x96", generated{w: 512, h: 96, sources: 5}, subpixelParts},
+		{"db-in-subpixels-300x200", generated{w: 300, h: 200, sources: 4}, dbInSubpixels},
+		{"subpixels-in-db-stereo-300x200", generated{w: 300, h: 200, sources: 4, stereo: true}, subpixelsInDB},
+		{"balanced-2d-in-subpixels-301x157", generated{w: 301, h: 157, sources: 4}, balanced2DInSubpixels},
 		{"tiles-in-pixels-stereo-80x125", generated{w: 80, h: 125, sources: 3, stereo: true}, tilesInPixels},
 		{"eyes-333x177", generated{w: 333, h: 177, sources: 4, stereo: true}, eyes},
 		{"alternating-333x177", generated{w: 333, h: 177, sources: 2}, alternating},

@@ -1,0 +1,55 @@
+package channel
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/goeq/goeq/internal/compound"
+)
+
+// Subpixel inputs group by decomposition (those whose places overlap) and
+// within one by sample; a sample of several frames, or of one that does
+// not cover the decomposition, is composited before it is averaged.
+func TestSubpixelInputsGroupBySample(t *testing.T) {
+	full := compound.PixelViewport{W: 300, H: 200}
+	left, right := compound.PixelViewport{W: 150, H: 200}, compound.PixelViewport{X: 150, W: 150, H: 200}
+	frame := func(at compound.PixelViewport, index, size int) *arrival {
+		return &arrival{data: &FrameData{Share: at, W: at.W, H: at.H, Subpixel: compound.Subpixel{Index: index, Size: size}}}
+	}
+	place := func(ar *arrival) compound.PixelViewport { return ar.data.Share }
+	type want struct {
+		at      compound.PixelViewport
+		samples []int // frames per sample
+		whole   bool  // one frame per sample, covering at
+	}
+	for _, c := range []struct {
+		name   string
+		frames []*arrival
+		want   []want
+	}{
+		{"one frame per sample", []*arrival{frame(full, 0, 2), frame(full, 1, 2)}, []want{{full, []int{1, 1}, true}}},
+		{"2D parts each averaged in their part", []*arrival{frame(left, 0, 2), frame(right, 0, 2), frame(left, 1, 2), frame(right, 1, 2)},
+			[]want{{left, []int{1, 1}, true}, {right, []int{1, 1}, true}}},
+		{"DB ranges under each sample", []*arrival{frame(full, 0, 2), frame(full, 1, 2), frame(full, 0, 2), frame(full, 1, 2)},
+			[]want{{full, []int{2, 2}, false}}},
+		{"a 2D split under one sample", []*arrival{frame(left, 0, 2), frame(full, 1, 2), frame(right, 0, 2)},
+			[]want{{full, []int{2, 1}, false}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := subpixelDecompositions(c.frames, place)
+			if len(got) != len(c.want) {
+				t.Fatalf("%d decompositions, want %d", len(got), len(c.want))
+			}
+			for i, w := range c.want {
+				d := got[i]
+				var samples []int
+				for _, s := range d.samples {
+					samples = append(samples, len(s))
+				}
+				if d.at != w.at || !slices.Equal(samples, w.samples) || d.oneFramePerSample != w.whole {
+					t.Errorf("decomposition %d: at %v, frames per sample %v, one frame per sample %v; want %v, %v, %v", i, d.at, samples, d.oneFramePerSample, w.at, w.samples, w.whole)
+				}
+			}
+		})
+	}
+}
