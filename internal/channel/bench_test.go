@@ -283,7 +283,7 @@ func BenchmarkCompositeInterleaveGPU1080p(b *testing.B) {
 		for x := 0; x < 2; x++ {
 			gl.BindTexture(gl.TEXTURE_2D, tex)
 			gl.TexSubImage2D(gl.TEXTURE_2D, 0, 0, 0, benchW/2, benchH, gl.RGBA, gl.UNSIGNED_BYTE, gl.Ptr(half))
-			if err := comp.Interleave(tex, [2]int{x, 0}, [2]int{2, 1}, gpu.Rect{W: benchW, H: benchH}); err != nil {
+			if err := comp.Interleave(tex, gpu.Samples{First: [2]int{x, 0}, Step: [2]int{2, 1}, Drawn: [2]int{benchW / 2, benchH}, Grid: [2]int{benchW / 2, benchH}}, gpu.Rect{W: benchW, H: benchH}); err != nil {
 				return err
 			}
 		}

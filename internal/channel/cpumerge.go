@@ -8,6 +8,7 @@ import (
 
 	"github.com/goeq/goeq/draw"
 	"github.com/goeq/goeq/internal/compositor"
+	"github.com/goeq/goeq/internal/compositor/gpu"
 	"github.com/goeq/goeq/internal/compound"
 	"github.com/goeq/goeq/internal/glutil"
 	"github.com/goeq/goeq/internal/planner"
@@ -108,14 +109,22 @@ func (a *assembly) mergeOnCPU(px *Pixels, at compound.PixelViewport) error {
 }
 
 // interleaveOnCPU writes a pixel-decomposed input's samples into the
-// assembly's in-memory image as the interleave shaders would: sample
-// (i, j) on first + (i, j)*step inside at, with depth only where nearer.
+// assembly's in-memory image as the interleave shaders would: placed as
+// s says inside at, with depth only where nearer.
 // The image must be whole (writesFramebuffer): it holds the
 // framebuffer's pixels between the samples.
-func (a *assembly) interleaveOnCPU(px *Pixels, first, step [2]int, at compound.PixelViewport) error {
+func (a *assembly) interleaveOnCPU(px *Pixels, s gpu.Samples, at compound.PixelViewport) error {
 	m := a.inMemory(at)
 	m.depthKept = m.depthKept && px.Depth == nil
-	return compositor.InterleaveAt(m.img, px.image(), first, step, at.X, at.Y, at.W, at.H)
+	src := px.image()
+	if s.Drawn != s.Grid {
+		// zoomed: its samples spread over the share's as on the GPU
+		src = compositor.NewImage(s.Grid[0], s.Grid[1], px.Depth != nil)
+		if err := compositor.Resample(src, px.image()); err != nil {
+			return err
+		}
+	}
+	return compositor.InterleaveAt(m.img, src, s.First, s.Step, at.X, at.Y, at.W, at.H)
 }
 
 // inMemory is the assembly's in-memory image, readied to be written at

@@ -16,6 +16,7 @@ import (
 	"github.com/goeq/goeq/internal/compositor/gpu"
 	"github.com/goeq/goeq/internal/compound"
 	"github.com/goeq/goeq/internal/glutil"
+	"github.com/goeq/goeq/internal/planner"
 	"github.com/goeq/goeq/internal/render"
 	"github.com/goeq/goeq/internal/winsys"
 )
@@ -376,12 +377,74 @@ func TestComposePixel(t *testing.T) {
 			pixels = append(pixels, p.px)
 		}
 		got := composite(t, f, nil, pixels, func(i int, up *Upload) error {
-			return f.comp.Interleave(up.Color, [2]int{parts[i].pix.X, parts[i].pix.Y}, [2]int{2, 2}, gpu.Rect{W: destW, H: destH})
+			w, h := pixelShare(destW, destH, parts[i].pix)
+			return f.comp.Interleave(up.Color, gpu.Samples{First: [2]int{parts[i].pix.X, parts[i].pix.Y}, Step: [2]int{2, 2}, Drawn: [2]int{w, h}, Grid: [2]int{w, h}}, gpu.Rect{W: destW, H: destH})
 		})
 		compare(t, "pixel 2x2 GPU interleave vs single render", got.Color, ref.Color, 0, destW*destH/200)
 		compare(t, "pixel 2x2 CPU interleave vs GPU", cpu.Color, got.Color, 0, 0)
 		if t.Failed() {
 			dumpPNG(t, "pixel", got.Color, ref.Color)
+		}
+	})
+}
+
+// Pixel 2x2 under a zoom of one half: each source draws a quarter of its
+// samples, which the interleave spreads over its share's (the sources
+// drew a quarter of the view, placed unscaled in a corner). The picture
+// is the single render's at the zoomed resolution, and the CPU's
+// resampling gives the GPU's.
+func TestComposeZoomedPixel(t *testing.T) {
+	withPipes(t, func(t *testing.T, f *fixture) {
+		var ref *Pixels
+		type part struct {
+			px  *Pixels
+			pix compound.Pixel
+		}
+		var parts []part
+		zoomed := func(pix compound.Pixel) (w, h, zw, zh int) {
+			w, h = pixelShare(destW, destH, pix)
+			zw, zh = planner.RenderSize(destW, destH, pix, compound.Zoom{X: 0.5, Y: 0.5})
+			return w, h, zw, zh
+		}
+		f.pipe.Do(func() error {
+			tg := renderSub(t, f.mesh, full(), compound.FullRange, background)
+			ref = readTarget(tg, false)
+			tg.Delete()
+			for j := 0; j < 2; j++ {
+				for i := 0; i < 2; i++ {
+					pix := compound.Pixel{X: i, Y: j, W: 2, H: 2}
+					_, _, zw, zh := zoomed(pix)
+					tg := renderSub(t, f.mesh, render.Sub{DestW: destW, DestH: destH, W: zw, H: zh, Pixel: pix, ShareW: destW, ShareH: destH}, compound.FullRange, background)
+					parts = append(parts, part{readTarget(tg, false), pix})
+					tg.Delete()
+				}
+			}
+			return nil
+		})
+		cpu := compositor.NewImage(destW, destH, false)
+		for _, p := range parts {
+			w, h, zw, zh := zoomed(p.pix)
+			grid := compositor.NewImage(w, h, false)
+			if err := compositor.Resample(grid, &compositor.Image{W: zw, H: zh, Color: p.px.Color}); err != nil {
+				t.Fatal(err)
+			}
+			if err := compositor.Interleave(cpu, grid, p.pix.X, p.pix.Y, 2, 2); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var pixels []*Pixels
+		for _, p := range parts {
+			pixels = append(pixels, p.px)
+		}
+		got := composite(t, f, nil, pixels, func(i int, up *Upload) error {
+			w, h, zw, zh := zoomed(parts[i].pix)
+			return f.comp.Interleave(up.Color, gpu.Samples{First: [2]int{parts[i].pix.X, parts[i].pix.Y}, Step: [2]int{2, 2}, Drawn: [2]int{zw, zh}, Grid: [2]int{w, h}}, gpu.Rect{W: destW, H: destH})
+		})
+		// a quarter of the resolution blurs edges, not the picture
+		compare(t, "zoomed pixel 2x2 GPU interleave vs single render", got.Color, ref.Color, 48, destW*destH/20)
+		compare(t, "zoomed pixel 2x2 CPU interleave vs GPU", cpu.Color, got.Color, 1, 0)
+		if t.Failed() {
+			dumpPNG(t, "zoomed-pixel", got.Color, ref.Color)
 		}
 	})
 }

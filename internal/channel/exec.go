@@ -1349,14 +1349,14 @@ func (a *assembly) composite(in planner.Input, ar *arrival) error {
 		a.deferred = append(a.deferred, ar)
 		return nil
 	}
-	var first, step [2]int
+	var samples gpu.Samples
 	if pixel {
-		first, step, at = a.interleaving(f)
+		samples, at = a.interleaving(f)
 		if px := ar.upload.pending; px != nil && a.writesFramebuffer() && contains(fbRect, at) {
 			// under a software GL the samples go into the image in memory
 			// (cpumerge.go), where the shader would take 10 times as long
 			a.touched = union(a.touched, at)
-			return a.interleaveOnCPU(px, first, step, at)
+			return a.interleaveOnCPU(px, samples, at)
 		}
 	}
 	// what was merged in memory goes first, to keep the order of arrival
@@ -1385,9 +1385,9 @@ func (a *assembly) composite(in planner.Input, ar *arrival) error {
 		a.deferred = append(a.deferred, ar)
 		return nil
 	case pixel && ar.upload.Depth != 0:
-		err = c.InterleaveDepth(ar.upload.Color, ar.upload.Depth, first, step, rect)
+		err = c.InterleaveDepth(ar.upload.Color, ar.upload.Depth, samples, rect)
 	case pixel:
-		err = c.Interleave(ar.upload.Color, first, step, rect)
+		err = c.Interleave(ar.upload.Color, samples, rect)
 	case ar.upload.Depth != 0 && exact:
 		err = c.DepthMerge(ar.upload.Color, ar.upload.Depth, at.X, at.Y, at.W, at.H)
 	case ar.upload.Depth != 0:
@@ -1402,11 +1402,13 @@ func (a *assembly) composite(in planner.Input, ar *arrival) error {
 }
 
 // interleaving is where a pixel-decomposed input's samples land in the
-// framebuffer: sample (i, j) on first + (i, j)*step, inside at (its
-// share's pixels).
-func (a *assembly) interleaving(f *FrameData) (first, step [2]int, at compound.PixelViewport) {
+// framebuffer: sample (i, j) of its share's on first + (i, j)*step,
+// inside at (its share's pixels); a zoomed one drew fewer.
+func (a *assembly) interleaving(f *FrameData) (s gpu.Samples, at compound.PixelViewport) {
 	at = compound.PixelViewport{X: a.t.Region.X + f.Share.X - a.t.Share.X, Y: a.t.Region.Y + f.Share.Y - a.t.Share.Y, W: f.Share.W, H: f.Share.H}
-	return [2]int{at.X + f.Pixel.X, at.Y + f.Pixel.Y}, [2]int{max(f.Pixel.W, 1), max(f.Pixel.H, 1)}, at
+	gw, gh := planner.RenderSize(at.W, at.H, f.Pixel, compound.Zoom{X: 1, Y: 1})
+	return gpu.Samples{First: [2]int{at.X + f.Pixel.X, at.Y + f.Pixel.Y}, Step: [2]int{max(f.Pixel.W, 1), max(f.Pixel.H, 1)},
+		Drawn: [2]int{f.W, f.H}, Grid: [2]int{gw, gh}}, at
 }
 
 // wrote notes that the assembly wrote at into the framebuffer.
@@ -1450,11 +1452,7 @@ func (a *assembly) compositeDeferred() error {
 	if err := a.blend(blend); err != nil {
 		return err
 	}
-	for _, d := range subpixelDecompositions(average, func(ar *arrival) compound.PixelViewport {
-		at := a.place(planner.Input{}, ar.data)
-		at.W, at.H = ar.data.W, ar.data.H
-		return at
-	}) {
+	for _, d := range subpixelDecompositions(average, func(ar *arrival) compound.PixelViewport { return a.place(planner.Input{}, ar.data) }) {
 		var err error
 		if d.oneFramePerSample && (!d.depth || a.r.target.holdsClear(d.at)) {
 			err = a.average(d.frames, d.at)
@@ -1517,9 +1515,10 @@ type subpixelDecomposition struct {
 	at      compound.PixelViewport // the places' union
 	frames  []*arrival
 	samples [][]*arrival // by subpixel index, in order of arrival
-	// oneFramePerSample: each sample is one frame covering at, averaged
-	// as it is; otherwise each sample's frames (the parts of a DB or 2D
-	// split under or over the subpixel compound) are composited first
+	// oneFramePerSample: each sample is one frame covering at pixel for
+	// pixel, averaged as it is; otherwise each sample's frames (the parts
+	// of a DB or 2D split under or over the subpixel compound, a zoomed
+	// or pixel-decomposed render) are composited first
 	oneFramePerSample bool
 	depth             bool // a frame has depth, to merge with what lies under it
 }
@@ -1556,7 +1555,8 @@ func subpixelDecompositions(frames []*arrival, place func(*arrival) compound.Pix
 				d.samples = append(d.samples, nil)
 			}
 			d.samples[i] = append(d.samples[i], ar)
-			d.oneFramePerSample = d.oneFramePerSample && place(ar) == d.at && len(d.samples[i]) == 1
+			f := ar.data
+			d.oneFramePerSample = d.oneFramePerSample && place(ar) == d.at && f.W == d.at.W && f.H == d.at.H && len(d.samples[i]) == 1
 			d.depth = d.depth || ar.depth
 		}
 	}
@@ -1577,12 +1577,15 @@ func (a *assembly) averageComposited(d *subpixelDecomposition) error {
 		return fmt.Errorf("frame %d: channel %s: %d subpixel samples to average, at most %d", a.fr.frame, a.r.plan.Channel.Label, len(d.samples), compositor.MaxAverage)
 	}
 	t.FB.Bind()
-	under := &compositor.Image{W: at.W, H: at.H, Color: make([]byte, 4*at.W*at.H), Depth: make([]float32, at.W*at.H)}
-	glutil.ReadInto(at.X, at.Y, at.W, at.H, at.W, under.Color, under.Depth)
+	under := &compositor.Image{W: at.W, H: at.H, Color: glutil.ReadColor(at.X, at.Y, at.W, at.H, nil), Depth: glutil.ReadDepth(at.X, at.Y, at.W, at.H, nil)}
 	var stencil []byte
 	if t.FB.Stencil {
-		stencil = make([]byte, at.W*at.H)
+		// read in rows of at.W pixels from where (at.X, at.Y) would lie
+		// in them, so that the region's start there
+		skip := at.Y*at.W + at.X
+		stencil = make([]byte, skip+at.W*at.H)
 		glutil.ReadStencilInto(at.X, at.Y, at.W, at.H, at.W, stencil)
+		stencil = stencil[skip:]
 	}
 	imgs := make([]*compositor.Image, len(d.samples))
 	for i, sample := range d.samples {

@@ -284,6 +284,55 @@ func InterleaveAt(dst, src *Image, first, step [2]int, x, y, w, h int) error {
 	return nil
 }
 
+// Resample fills dst with src scaled to dst's size, pixel (x, y) of dst
+// at ((x, y) + 0.5)*src/dst - 0.5 in src: its colour filtered linearly
+// between src's pixels there, or, where both have depth, the nearest
+// pixel's colour and depth. A zoomed pixel-decomposed source's samples
+// spread so over its share's, as the GPU's interleave passes read them.
+func Resample(dst, src *Image) error {
+	if err := dst.check(); err != nil {
+		return err
+	}
+	if err := src.check(); err != nil {
+		return err
+	}
+	if dst.W > 0 && dst.H > 0 && (src.W == 0 || src.H == 0) {
+		return fmt.Errorf("compositor: resample an empty image to %dx%d", dst.W, dst.H)
+	}
+	dc, sc := dst.Pixels(), src.Pixels()
+	if dst.Depth != nil && src.Depth != nil {
+		for y := range dst.H {
+			sy := (2*y + 1) * src.H / (2 * dst.H)
+			for x := range dst.W {
+				i := sy*src.W + (2*x+1)*src.W/(2*dst.W)
+				dc[y*dst.W+x], dst.Depth[y*dst.W+x] = sc[i], src.Depth[i]
+			}
+		}
+		return nil
+	}
+	at := func(x, n, m int) (a, b int, t float64) {
+		f := min(max((float64(x)+0.5)*float64(m)/float64(n)-0.5, 0), float64(m-1))
+		a = int(f)
+		return a, min(a+1, m-1), f - float64(a)
+	}
+	for y := range dst.H {
+		y0, y1, ty := at(y, dst.H, src.H)
+		for x := range dst.W {
+			x0, x1, tx := at(x, dst.W, src.W)
+			p00, p10, p01, p11 := sc[y0*src.W+x0], sc[y0*src.W+x1], sc[y1*src.W+x0], sc[y1*src.W+x1]
+			var out uint32
+			for shift := 0; shift < 32; shift += 8 {
+				c := func(p uint32) float64 { return float64(p >> shift & 0xff) }
+				top := c(p00) + (c(p10)-c(p00))*tx
+				bottom := c(p01) + (c(p11)-c(p01))*tx
+				out |= uint32(top+(bottom-top)*ty+0.5) << shift
+			}
+			dc[y*dst.W+x] = out
+		}
+	}
+	return nil
+}
+
 // samplesIn is the range [lo, hi) of the sample indexes n < count whose
 // pixel first + n*step lies in [from, from+size).
 func samplesIn(first, step, from, size, count int) (lo, hi int) {

@@ -1,6 +1,7 @@
 package compositor
 
 import (
+	"bytes"
 	"math"
 	"math/rand"
 	"slices"
@@ -359,5 +360,40 @@ func TestDepthMergeAtMatchesPixelLoop(t *testing.T) {
 	}
 	if err := DepthMergeAt(dst, NewImage(10, 10, true), 635, 0); err == nil {
 		t.Error("an input past the frame's edge must be refused")
+	}
+}
+
+// Resample leaves an image of its own size as it is, filters colour
+// linearly between the centres of the pixels it spreads, and takes the
+// nearest pixel's colour and depth where both images have depth.
+func TestResampleFiltersColourAndTakesTheNearestDepth(t *testing.T) {
+	src := NewImage(2, 1, true)
+	copy(src.Color, []byte{0, 0, 0, 255, 200, 100, 40, 255})
+	copy(src.Depth, []float32{0.25, 0.75})
+	same := NewImage(2, 1, false)
+	if err := Resample(same, &Image{W: 2, H: 1, Color: src.Color}); err != nil || !bytes.Equal(same.Color, src.Color) {
+		t.Errorf("the same size resampled to %v (%v), want %v", same.Color, err, src.Color)
+	}
+	// four pixels at 0.25, 0.75, 1.25 and 1.75 of two: -0.25 and 1.25
+	// clamp to the edges, 0.25 and 0.75 lie a quarter and three quarters
+	// of the way
+	wide := NewImage(4, 1, false)
+	if err := Resample(wide, &Image{W: 2, H: 1, Color: src.Color}); err != nil {
+		t.Fatal(err)
+	}
+	want := []byte{0, 0, 0, 255, 50, 25, 10, 255, 150, 75, 30, 255, 200, 100, 40, 255}
+	if !bytes.Equal(wide.Color, want) {
+		t.Errorf("resampled colour %v, want %v", wide.Color, want)
+	}
+	deep := NewImage(4, 1, true)
+	if err := Resample(deep, src); err != nil {
+		t.Fatal(err)
+	}
+	wantColor := []byte{0, 0, 0, 255, 0, 0, 0, 255, 200, 100, 40, 255, 200, 100, 40, 255}
+	if !bytes.Equal(deep.Color, wantColor) || !slices.Equal(deep.Depth, []float32{0.25, 0.25, 0.75, 0.75}) {
+		t.Errorf("resampled with depth to %v %v, want the nearest pixels' %v %v", deep.Color, deep.Depth, wantColor, []float32{0.25, 0.25, 0.75, 0.75})
+	}
+	if err := Resample(NewImage(2, 2, false), NewImage(0, 0, false)); err == nil {
+		t.Error("an empty image resampled")
 	}
 }

@@ -296,6 +296,10 @@ func ReadInto(x, y, w, h, stride int, color []byte, depth []float32) {
 		return
 	}
 	at := y*stride + x
+	end := (y+h-1)*stride + x + w // the GL writes up to here, unchecked
+	if stride < w || len(color) < 4*end || depth != nil && len(depth) < end {
+		panic(fmt.Sprintf("glutil: read %dx%d at %d,%d in rows of %d pixels into %d colour bytes and %d depths", w, h, x, y, stride, len(color), len(depth)))
+	}
 	gl.PixelStorei(gl.PACK_ROW_LENGTH, int32(stride))
 	gl.PixelStorei(gl.PACK_ALIGNMENT, 1)
 	gl.ReadPixels(int32(x), int32(y), int32(w), int32(h), gl.RGBA, gl.UNSIGNED_BYTE, gl.Ptr(&color[4*at]))
@@ -312,6 +316,9 @@ func ReadInto(x, y, w, h, stride int, color []byte, depth []float32) {
 func ReadStencilInto(x, y, w, h, stride int, stencil []byte) {
 	if w <= 0 || h <= 0 {
 		return
+	}
+	if end := (y+h-1)*stride + x + w; stride < w || len(stencil) < end {
+		panic(fmt.Sprintf("glutil: read the stencil of %dx%d at %d,%d in rows of %d pixels into %d bytes", w, h, x, y, stride, len(stencil)))
 	}
 	gl.PixelStorei(gl.PACK_ROW_LENGTH, int32(stride))
 	gl.PixelStorei(gl.PACK_ALIGNMENT, 1)

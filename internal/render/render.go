@@ -36,11 +36,21 @@ func (s Sub) Matrix() draw.Mat4 {
 		oy := (float64(s.DestH)-2*float64(s.Y))/float64(s.ShareH) - 1
 		return draw.Mat4{float32(sx), 0, 0, 0, 0, float32(sy), 0, 0, 0, 0, 1, 0, float32(ox), float32(oy), 0, 1}
 	}
+	// the share holds gx x gy samples, every pw-th pixel from Pixel.X;
+	// render pixel m stands for samples m*g/W to (m+1)*g/W (one, unless
+	// zoomed), and its centre lies at their middle
 	pw, ph := max(s.Pixel.W, 1), max(s.Pixel.H, 1)
-	sx := float64(s.DestW) / float64(pw*s.W)
-	sy := float64(s.DestH) / float64(ph*s.H)
-	ox := 2/float64(s.W)*((float64(s.DestW)/2-s.Jitter[0]-float64(s.X+s.Pixel.X)-0.5)/float64(pw)+0.5) - 1
-	oy := 2/float64(s.H)*((float64(s.DestH)/2-s.Jitter[1]-float64(s.Y+s.Pixel.Y)-0.5)/float64(ph)+0.5) - 1
+	gx, gy := s.W, s.H
+	if s.ShareW > 0 && s.ShareH > 0 {
+		gx, gy = (s.ShareW-s.Pixel.X+pw-1)/pw, (s.ShareH-s.Pixel.Y+ph-1)/ph
+	}
+	sx := float64(s.DestW) / float64(pw*gx)
+	sy := float64(s.DestH) / float64(ph*gy)
+	// where render pixel coordinate 0 lies in destination pixels
+	bx := float64(s.X+s.Pixel.X) + 0.5 + s.Jitter[0] - float64(pw)/2
+	by := float64(s.Y+s.Pixel.Y) + 0.5 + s.Jitter[1] - float64(ph)/2
+	ox := (float64(s.DestW)-2*bx)/float64(pw*gx) - 1
+	oy := (float64(s.DestH)-2*by)/float64(ph*gy) - 1
 	return draw.Mat4{float32(sx), 0, 0, 0, 0, float32(sy), 0, 0, 0, 0, 1, 0, float32(ox), float32(oy), 0, 1}
 }
 

@@ -362,6 +362,16 @@ func TestSubMatrix(t *testing.T) {
 	if sx := float64(m[0])*dx + float64(m[12]); math.Abs(sx-((1.5/4)*2-1)) > 1e-6 {
 		t.Errorf("pixel decomposition maps to %v", sx)
 	}
+	// zoomed by a half as well: the share's 6 samples (destination pixels
+	// 1, 3, ..., 11 of 12) are drawn as 3, source pixel 1 standing for
+	// samples 2 and 3 (pixels 5 and 7), its centre (1.5) at 6.5 between
+	// theirs (it was sample 1's, so that the render covered half the share)
+	z := Sub{DestW: 12, DestH: 2, W: 3, H: 1, Pixel: compound.Pixel{X: 1, Y: 0, W: 2, H: 2}, ShareW: 12, ShareH: 2}
+	m = z.Matrix()
+	dx = (6.5/12)*2 - 1
+	if sx := float64(m[0])*dx + float64(m[12]); math.Abs(sx-((1.5/3)*2-1)) > 1e-6 {
+		t.Errorf("zoomed pixel decomposition maps to %v", sx)
+	}
 }
 
 func TestOneMillionTriangles(t *testing.T) {

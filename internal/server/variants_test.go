@@ -230,6 +230,26 @@ func TestGeneratedCompoundTreesMatchTheReference(t *testing.T) {
         compound { range [ 0 0.3 ] ` + source(0, "subpixel [ 0 3 ]") + source(1, "subpixel [ 1 3 ]") + source(2, "subpixel [ 2 3 ]") + ` }
         ` + source(3, "range [ 0.3 1 ]") + `
         ` + inputFrames(4)
+	dbInSubpixelsOfA2DPart := `task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ]
+        ` + source(0, "viewport [ 0 0 1 0.4 ]") + `
+        compound { viewport [ 0 0.4 1 0.6 ]
+            compound { subpixel [ 0 2 ] ` + source(1, "range [ 0 0.5 ]") + source(2, "range [ 0.5 1 ]") + ` }
+            compound { subpixel [ 1 2 ] ` + source(3, "range [ 0 0.5 ]") + source(4, "range [ 0.5 1 ]") + ` } }
+        ` + inputFrames(5)
+	// zoomed parts of a pixel or subpixel decomposition: the pixel
+	// sources drew the bottom left quarter of the view, placed unscaled
+	// (the rest empty), and the subpixel samples averaged into a quarter
+	zoomedPixels := `task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ]
+        compound { viewport [ 0 0 0.6 1 ] zoom [ 0.5 0.5 ] ` + source(0, "pixel [ 0 0 2 1 ]") + source(1, "pixel [ 1 0 2 1 ]") + ` }
+        ` + source(2, "viewport [ 0.6 0 0.4 1 ]") + `
+        ` + inputFrames(3)
+	zoomedColourPixels := `task [ CLEAR ASSEMBLE ]
+        compound { zoom [ 0.5 0.5 ] ` + source(0, "pixel [ 0 0 1 3 ]") + source(1, "pixel [ 0 1 1 3 ]") + source(2, "pixel [ 0 2 1 3 ]") + ` }
+        ` + inputFrames(3)
+	zoomedSubpixels := `task [ CLEAR ASSEMBLE ]
+        compound { viewport [ 0 0 0.5 1 ] zoom [ 0.5 0.5 ] ` + source(0, "subpixel [ 0 2 ]") + source(1, "subpixel [ 1 2 ]") + ` }
+        ` + source(2, "viewport [ 0.5 0 0.5 1 ]") + `
+        ` + inputFrames(3)
 	balanced2DInSubpixels := `task [ CLEAR ASSEMBLE ]
         compound { subpixel [ 0 2 ] load_equalizer { mode 2D } ` + source(0, "") + source(1, "") + source(2, "") + ` }
         compound { subpixel [ 1 2 ] ` + source(3, "") + ` }
@@ -287,6 +307,10 @@ func TestGeneratedCompoundTreesMatchTheReference(t *testing.T) {
 		{"subpixel-parts-of-balanced-2d-512x96", generated{w: 512, h: 96, sources: 5}, subpixelParts},
 		{"db-in-subpixels-300x200", generated{w: 300, h: 200, sources: 4}, dbInSubpixels},
 		{"subpixels-in-db-stereo-300x200", generated{w: 300, h: 200, sources: 4, stereo: true}, subpixelsInDB},
+		{"db-in-subpixels-of-a-2d-part-stereo-250x226", generated{w: 250, h: 226, sources: 5, stereo: true}, dbInSubpixelsOfA2DPart},
+		{"zoomed-pixels-364x352", generated{w: 364, h: 352, sources: 3}, zoomedPixels},
+		{"zoomed-colour-pixels-stereo-420x300", generated{w: 420, h: 300, sources: 3, stereo: true}, zoomedColourPixels},
+		{"zoomed-subpixels-364x352", generated{w: 364, h: 352, sources: 3}, zoomedSubpixels},
 		{"balanced-2d-in-subpixels-301x157", generated{w: 301, h: 157, sources: 4}, balanced2DInSubpixels},
 		{"tiles-in-pixels-stereo-80x125", generated{w: 80, h: 125, sources: 3, stereo: true}, tilesInPixels},
 		{"eyes-333x177", generated{w: 333, h: 177, sources: 4, stereo: true}, eyes},

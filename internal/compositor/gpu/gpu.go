@@ -175,25 +175,48 @@ func blendWeighted(weight float64) {
 	gl.BlendFunc(gl.CONSTANT_ALPHA, gl.ONE_MINUS_CONSTANT_ALPHA)
 }
 
+// Samples places a pixel-decomposed source's samples in the framebuffer:
+// sample (i, j) of its share's Grid lands on pixel First + (i, j)*Step.
+// The source drew Drawn of them (fewer than Grid under a zoom), which
+// stand for the samples' centres at ((i, j) + 0.5)*Drawn/Grid - 0.5: its
+// colour is filtered linearly between them, and with depth it takes the
+// nearest's (compositor.Resample).
+type Samples struct {
+	First, Step, Drawn, Grid [2]int
+}
+
+func (s Samples) set(program uint32) {
+	for _, u := range []struct {
+		name string
+		v    [2]int
+	}{{"first", s.First}, {"step", s.Step}, {"drawn", s.Drawn}, {"grid", s.Grid}} {
+		gl.Uniform2i(glutil.Uniform(program, u.name), int32(u.v[0]), int32(u.v[1]))
+	}
+}
+
 // Interleave writes a pixel-decomposed source into the framebuffer's clip
-// rectangle: its sample (i, j) lands on pixel first + (i, j) * step.
-func (c *Compositor) Interleave(color uint32, first, step [2]int, clip Rect) error {
+// rectangle, its samples placed as s says.
+func (c *Compositor) Interleave(color uint32, s Samples, clip Rect) error {
+	if s.Grid[0] < 1 || s.Grid[1] < 1 {
+		return fmt.Errorf("gpu compositor: interleave a grid of %dx%d samples", s.Grid[0], s.Grid[1])
+	}
 	gl.Disable(gl.DEPTH_TEST)
 	gl.Disable(gl.BLEND)
 	bind(0, color)
 	gl.UseProgram(c.interleave)
-	gl.Uniform2i(glutil.Uniform(c.interleave, "first"), int32(first[0]), int32(first[1]))
-	gl.Uniform2i(glutil.Uniform(c.interleave, "step"), int32(step[0]), int32(step[1]))
+	s.set(c.interleave)
 	c.draw(c.interleave, clip.X, clip.Y, clip.W, clip.H)
 	return glutil.Error()
 }
 
 // InterleaveDepth is Interleave for a source with depth: each sample is
 // kept only where it is nearer than the framebuffer's.
-func (c *Compositor) InterleaveDepth(color, depth uint32, first, step [2]int, clip Rect) error {
+func (c *Compositor) InterleaveDepth(color, depth uint32, s Samples, clip Rect) error {
+	if s.Grid[0] < 1 || s.Grid[1] < 1 {
+		return fmt.Errorf("gpu compositor: interleave a grid of %dx%d samples", s.Grid[0], s.Grid[1])
+	}
 	c.beginDepth(c.interleaveDepth, color, depth)
-	gl.Uniform2i(glutil.Uniform(c.interleaveDepth, "first"), int32(first[0]), int32(first[1]))
-	gl.Uniform2i(glutil.Uniform(c.interleaveDepth, "step"), int32(step[0]), int32(step[1]))
+	s.set(c.interleaveDepth)
 	c.draw(c.interleaveDepth, clip.X, clip.Y, clip.W, clip.H)
 	return endDepth()
 }
