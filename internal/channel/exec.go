@@ -1452,7 +1452,13 @@ func (a *assembly) compositeDeferred() error {
 	if err := a.blend(blend); err != nil {
 		return err
 	}
-	for _, d := range subpixelDecompositions(average, func(ar *arrival) compound.PixelViewport { return a.place(planner.Input{}, ar.data) }) {
+	return a.averageSamples(average)
+}
+
+// averageSamples averages subpixel inputs, each decomposition in its
+// place.
+func (a *assembly) averageSamples(frames []*arrival) error {
+	for _, d := range subpixelDecompositions(frames, func(ar *arrival) compound.PixelViewport { return a.place(planner.Input{}, ar.data) }) {
 		var err error
 		if d.oneFramePerSample && (!d.depth || a.r.target.holdsClear(d.at)) {
 			err = a.average(d.frames, d.at)
@@ -1521,6 +1527,7 @@ type subpixelDecomposition struct {
 	// or pixel-decomposed render) are composited first
 	oneFramePerSample bool
 	depth             bool // a frame has depth, to merge with what lies under it
+	size              int  // the samples' subpixel size (finer ones nest in them)
 }
 
 // subpixelDecompositions groups subpixel inputs by decomposition. The
@@ -1545,18 +1552,32 @@ func subpixelDecompositions(frames []*arrival, place func(*arrival) compound.Pix
 		ds = append(ds, d)
 	}
 	for _, d := range ds {
+		// a subpixel compound nested in another's sample makes finer
+		// samples of it: the coarsest size's sample they fall in is
+		// theirs (index i of n is sample i/(n/coarsest))
+		coarsest := 0
+		for _, ar := range d.frames {
+			if n := ar.data.Subpixel.Size; coarsest == 0 || n < coarsest {
+				coarsest = n
+			}
+		}
+		d.size = coarsest
 		index := map[compound.Subpixel]int{}
 		d.oneFramePerSample = true
 		for _, ar := range d.frames {
-			i, ok := index[ar.data.Subpixel]
+			key := ar.data.Subpixel
+			if key.Size%coarsest == 0 {
+				key = compound.Subpixel{Index: key.Index / (key.Size / coarsest), Size: coarsest}
+			}
+			i, ok := index[key]
 			if !ok {
 				i = len(d.samples)
-				index[ar.data.Subpixel] = i
+				index[key] = i
 				d.samples = append(d.samples, nil)
 			}
 			d.samples[i] = append(d.samples[i], ar)
 			f := ar.data
-			d.oneFramePerSample = d.oneFramePerSample && place(ar) == d.at && f.W == d.at.W && f.H == d.at.H && len(d.samples[i]) == 1
+			d.oneFramePerSample = d.oneFramePerSample && place(ar) == d.at && f.W == d.at.W && f.H == d.at.H && f.Subpixel.Size == coarsest && len(d.samples[i]) == 1
 			d.depth = d.depth || ar.depth
 		}
 	}
@@ -1596,9 +1617,17 @@ func (a *assembly) averageComposited(d *subpixelDecomposition) error {
 			}
 		}
 		deferred := len(a.deferred)
+		var finer []*arrival
 		for _, ar := range sample {
 			one, f := *ar, *ar.data
 			f.Subpixel = compound.Subpixel{}
+			if n := ar.data.Subpixel.Size / d.size; n > 1 && ar.data.Subpixel.Size%d.size == 0 {
+				// a sample of a decomposition nested in this one
+				f.Subpixel = compound.Subpixel{Index: ar.data.Subpixel.Index % n, Size: n}
+				one.data = &f
+				finer = append(finer, &one)
+				continue
+			}
 			one.data = &f
 			if err := a.composite(planner.Input{}, &one); err != nil {
 				return err
@@ -1610,6 +1639,9 @@ func (a *assembly) averageComposited(d *subpixelDecomposition) error {
 			return err
 		}
 		if err := a.blend(slabs); err != nil {
+			return err
+		}
+		if err := a.averageSamples(finer); err != nil {
 			return err
 		}
 		t.FB.Bind()

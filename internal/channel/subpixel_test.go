@@ -34,6 +34,8 @@ func TestSubpixelInputsGroupBySample(t *testing.T) {
 			[]want{{full, []int{2, 2}, false}}},
 		{"a 2D split under one sample", []*arrival{frame(left, 0, 2), frame(full, 1, 2), frame(right, 0, 2)},
 			[]want{{full, []int{2, 1}, false}}},
+		{"samples nested in one sample", []*arrival{frame(left, 0, 2), frame(right, 0, 6), frame(right, 1, 6), frame(right, 2, 6), frame(full, 1, 2)},
+			[]want{{full, []int{4, 1}, false}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got := subpixelDecompositions(c.frames, place)

@@ -371,6 +371,11 @@ type Compound struct {
 
 	// Generated is true for compounds goeq made for canvases without one.
 	Generated bool
+	// DrawsAside is true for a part of a pixel, subpixel or zoom
+	// decomposition that its destination's channel draws itself: it draws
+	// past the window's pixels and sends its frame to its own assembly
+	// (see drawAside).
+	DrawsAside bool
 
 	path string // Path(), cached once the tree is built
 

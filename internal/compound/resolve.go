@@ -467,6 +467,7 @@ func (r *resolver) config(c *configparser.Config) *Config {
 		r.inherit(root)
 	}
 	r.frames(cfg)
+	drawAside(cfg)
 	cfg.CachePaths()
 	r.checkShares(cfg)
 	r.checkCompositing(cfg)

@@ -270,6 +270,9 @@ type Planner struct {
 	// standIns are the channels that run the compounds of down channels
 	// no equalizer shares out (findStandIns), for the frame being planned
 	standIns map[*compound.Compound]*compound.Channel
+	// drawnAside are the compounds that stand in for themselves
+	// (compound.Compound.DrawsAside)
+	drawnAside []*compound.Compound
 	// asides hold the tasks stand-ins run for each lost channel in the
 	// frame being planned: a plan of their own, so that they and the
 	// stand-in's own tasks wait for each other's frames as two channels
@@ -328,6 +331,9 @@ func New(cfg *compound.Config) *Planner {
 	p.unchanging = len(p.sortLast) == 0
 	cfg.Walk(func(c *compound.Compound) {
 		p.compounds++
+		if c.DrawsAside {
+			p.drawnAside = append(p.drawnAside, c)
+		}
 		if len(c.Equalizers) > 0 || c.Period != 1 {
 			p.unchanging = false
 		}
@@ -535,9 +541,16 @@ func (p *Planner) keep(plan *FramePlan) {
 // channel as a stand-in, so that the part is still drawn: by the node
 // that shows it, in the compound's own way (its readback, assembly and
 // output frames too), past its window's own pixels and in an order of its
-// own (ChannelPlan.Aside).
+// own (ChannelPlan.Aside). A compound that draws aside (a part of a
+// pixel, subpixel or zoom decomposition its destination's channel draws
+// itself) stands in for itself so.
 func (p *Planner) findStandIns() {
 	clear(p.standIns)
+	for _, c := range p.drawnAside {
+		if !p.down[c.Channel] {
+			p.standIns[c] = c.Channel
+		}
+	}
 	if len(p.down) == 0 {
 		return
 	}
@@ -893,7 +906,7 @@ func sourceID(ch *compound.Channel) string {
 // change the number of pixels rendered.
 func region(c *compound.Compound, s CompoundState) compound.PixelViewport {
 	r := s.Share
-	if dest := c.Destination(); dest == nil || c.Channel != dest.Channel {
+	if dest := c.Destination(); dest == nil || c.Channel != dest.Channel || c.DrawsAside {
 		r.X, r.Y = 0, 0
 	}
 	r.W, r.H = RenderSize(r.W, r.H, s.Pixel, s.Zoom)

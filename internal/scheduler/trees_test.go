@@ -14,9 +14,11 @@ import (
 // randomTree writes a config of a compound tree no example or corpus file
 // has: decompositions (2D, DB, pixel, eye, time) nested up to three deep,
 // with load and tile equalizers, in mono or stereo, the sources on pipes of
-// their own or channels of one window.
+// their own or channels of one window, the destination drawing a part
+// itself now and then.
 func randomTree(r *rand.Rand) string {
 	sources := 0
+	destDraws := r.IntN(4) == 0
 	var tree func(depth int) string
 	tree = func(depth int) string {
 		k := 2 + r.IntN(2)
@@ -51,6 +53,12 @@ func randomTree(r *rand.Rand) string {
 				part = "eye [ " + []string{"LEFT", "RIGHT", "CYCLOP"}[i] + " ]"
 			case "period":
 				part = fmt.Sprintf("period %d phase %d", k, i)
+			}
+			if depth == 0 && i == 0 && destDraws && kind != "eye" && kind != "period" {
+				// the destination draws this part itself (aside, where
+				// it is a pixel part)
+				children = append(children, "compound { "+part+" }")
+				continue
 			}
 			if depth < 2 && r.IntN(3) == 0 {
 				children = append(children, "compound { "+part+" "+tree(depth+1)+" }")

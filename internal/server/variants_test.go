@@ -250,6 +250,28 @@ func TestGeneratedCompoundTreesMatchTheReference(t *testing.T) {
         compound { viewport [ 0 0 0.5 1 ] zoom [ 0.5 0.5 ] ` + source(0, "subpixel [ 0 2 ]") + source(1, "subpixel [ 1 2 ]") + ` }
         ` + source(2, "viewport [ 0.5 0 0.5 1 ]") + `
         ` + inputFrames(3)
+	// a subpixel compound nested in a sample of another: its samples are
+	// finer samples of that one (each was averaged as one of the whole)
+	nestedSubpixels := `task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ]
+        compound { subpixel [ 0 2 ] ` + source(0, "viewport [ 0 0 1 0.6 ]") + `
+            compound { viewport [ 0 0.6 1 0.4 ] ` + source(1, "subpixel [ 0 3 ]") + source(2, "subpixel [ 1 3 ]") + source(3, "subpixel [ 2 3 ]") + ` } }
+        ` + source(4, "subpixel [ 1 2 ]") + `
+        ` + inputFrames(5)
+	// parts of a pixel, subpixel or zoom decomposition that the
+	// destination draws itself: drawn in place, each stayed a render of
+	// fewer pixels at its share's corner (as in Equalizer)
+	destinationDrawsPixels := `task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ]
+        compound { pixel [ 0 0 3 1 ] }
+        ` + source(0, "pixel [ 1 0 3 1 ]") + source(1, "pixel [ 2 0 3 1 ]") + `
+        ` + inputFrames(2)
+	destinationDrawsASample := `task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ]
+        compound { subpixel [ 0 2 ] range [ 0 0.5 ] }
+        ` + source(0, "subpixel [ 0 2 ] range [ 0.5 1 ]") + source(1, "subpixel [ 1 2 ]") + `
+        ` + inputFrames(2)
+	destinationDrawsZoomed := `task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ]
+        compound { viewport [ 0 0 0.5 1 ] zoom [ 0.5 0.5 ] }
+        ` + source(0, "viewport [ 0.5 0 0.5 1 ]") + `
+        ` + inputFrames(1)
 	balanced2DInSubpixels := `task [ CLEAR ASSEMBLE ]
         compound { subpixel [ 0 2 ] load_equalizer { mode 2D } ` + source(0, "") + source(1, "") + source(2, "") + ` }
         compound { subpixel [ 1 2 ] ` + source(3, "") + ` }
@@ -311,6 +333,10 @@ func TestGeneratedCompoundTreesMatchTheReference(t *testing.T) {
 		{"zoomed-pixels-364x352", generated{w: 364, h: 352, sources: 3}, zoomedPixels},
 		{"zoomed-colour-pixels-stereo-420x300", generated{w: 420, h: 300, sources: 3, stereo: true}, zoomedColourPixels},
 		{"zoomed-subpixels-364x352", generated{w: 364, h: 352, sources: 3}, zoomedSubpixels},
+		{"nested-subpixels-368x290", generated{w: 368, h: 290, sources: 5}, nestedSubpixels},
+		{"destination-draws-pixels-stereo-494x200", generated{w: 494, h: 200, sources: 2, stereo: true}, destinationDrawsPixels},
+		{"destination-draws-a-sample-300x300", generated{w: 300, h: 300, sources: 2}, destinationDrawsASample},
+		{"destination-draws-zoomed-400x240", generated{w: 400, h: 240, sources: 1}, destinationDrawsZoomed},
 		{"balanced-2d-in-subpixels-301x157", generated{w: 301, h: 157, sources: 4}, balanced2DInSubpixels},
 		{"tiles-in-pixels-stereo-80x125", generated{w: 80, h: 125, sources: 3, stereo: true}, tilesInPixels},
 		{"eyes-333x177", generated{w: 333, h: 177, sources: 4, stereo: true}, eyes},
