@@ -1537,11 +1537,12 @@ func subpixelDecompositions(frames []*arrival, place func(*arrival) compound.Pix
 	var ds []*subpixelDecomposition
 	for _, ar := range frames {
 		d := &subpixelDecomposition{at: place(ar), frames: []*arrival{ar}}
-		// it joins every decomposition it overlaps, and they one another
+		// it joins every decomposition it shares pixels with, and they
+		// one another
 		for merged := true; merged; {
 			merged = false
 			for i, o := range ds {
-				if overlap := intersect(o.at, d.at); overlap.W > 0 && overlap.H > 0 {
+				if sharePixels(o.frames, d.frames, place) {
 					d.at, d.frames = union(o.at, d.at), append(o.frames, d.frames...)
 					ds = append(ds[:i], ds[i+1:]...)
 					merged = true
@@ -1582,6 +1583,32 @@ func subpixelDecompositions(frames []*arrival, place func(*arrival) compound.Pix
 		}
 	}
 	return ds
+}
+
+// sharePixels reports whether a frame of as and one of bs land on a
+// common pixel: their places overlap, and their pixel decompositions do
+// not keep them apart (the rows or columns of one pixel compound's parts
+// are each a subpixel decomposition of its own).
+func sharePixels(as, bs []*arrival, place func(*arrival) compound.PixelViewport) bool {
+	for _, a := range as {
+		for _, b := range bs {
+			pa, pb := place(a), place(b)
+			if overlap := intersect(pa, pb); overlap.W <= 0 || overlap.H <= 0 {
+				continue
+			}
+			p, q := a.data.Pixel, b.data.Pixel
+			whole := func(x compound.Pixel) bool { return x.W <= 1 && x.H <= 1 }
+			if whole(p) || whole(q) || p.W != q.W || p.H != q.H {
+				return true
+			}
+			// the columns and rows they sample, counted from the
+			// framebuffer's corner (a part's are from its share's)
+			if (pa.X+p.X-pb.X-q.X)%p.W == 0 && (pa.Y+p.Y-pb.Y-q.Y)%p.H == 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // averageComposited composites each sample of d onto what the

@@ -7,14 +7,22 @@ import (
 	"github.com/goeq/goeq/internal/compound"
 )
 
-// Subpixel inputs group by decomposition (those whose places overlap) and
-// within one by sample; a sample of several frames, or of one that does
+// Subpixel inputs group by decomposition (those that share pixels: places
+// that overlap, on common columns and rows of a pixel compound) and within
+// one by sample; a sample of several frames, or of one that does
 // not cover the decomposition, is composited before it is averaged.
 func TestSubpixelInputsGroupBySample(t *testing.T) {
 	full := compound.PixelViewport{W: 300, H: 200}
 	left, right := compound.PixelViewport{W: 150, H: 200}, compound.PixelViewport{X: 150, W: 150, H: 200}
 	frame := func(at compound.PixelViewport, index, size int) *arrival {
 		return &arrival{data: &FrameData{Share: at, W: at.W, H: at.H, Subpixel: compound.Subpixel{Index: index, Size: size}}}
+	}
+	// a subpixel sample of row y (from at's corner) of a pixel compound
+	// of two rows
+	pixelFrame := func(at compound.PixelViewport, index, size, y int) *arrival {
+		ar := frame(compound.PixelViewport{X: at.X, Y: at.Y, W: at.W, H: at.H / 2}, index, size)
+		ar.data.Share, ar.data.Pixel = at, compound.Pixel{X: 0, Y: y, W: 1, H: 2}
+		return ar
 	}
 	place := func(ar *arrival) compound.PixelViewport { return ar.data.Share }
 	type want struct {
@@ -34,6 +42,12 @@ func TestSubpixelInputsGroupBySample(t *testing.T) {
 			[]want{{full, []int{2, 2}, false}}},
 		{"a 2D split under one sample", []*arrival{frame(left, 0, 2), frame(full, 1, 2), frame(right, 0, 2)},
 			[]want{{full, []int{2, 1}, false}}},
+		{"the rows of a pixel compound each", []*arrival{pixelFrame(full, 0, 2, 0), pixelFrame(full, 1, 2, 0), pixelFrame(full, 0, 3, 1), pixelFrame(full, 1, 3, 1), pixelFrame(full, 2, 3, 1)},
+			[]want{{full, []int{1, 1}, false}, {full, []int{1, 1, 1}, false}}},
+		// a part of the split of a row from row 51: its row 0 is the
+		// compound's row 1
+		{"a part of a row", []*arrival{pixelFrame(full, 0, 2, 1), pixelFrame(full, 1, 2, 1), pixelFrame(compound.PixelViewport{Y: 51, W: 300, H: 149}, 0, 2, 0), pixelFrame(compound.PixelViewport{Y: 51, W: 300, H: 149}, 1, 2, 0)},
+			[]want{{full, []int{2, 2}, false}}},
 		{"samples nested in one sample", []*arrival{frame(left, 0, 2), frame(right, 0, 6), frame(right, 1, 6), frame(right, 2, 6), frame(full, 1, 2)},
 			[]want{{full, []int{4, 1}, false}}},
 	} {

@@ -272,6 +272,16 @@ func TestGeneratedCompoundTreesMatchTheReference(t *testing.T) {
         compound { viewport [ 0 0 0.5 1 ] zoom [ 0.5 0.5 ] }
         ` + source(0, "viewport [ 0.5 0 0.5 1 ]") + `
         ` + inputFrames(1)
+	// subpixel decompositions in the rows of a pixel compound, one in a
+	// part of a balanced split of its row (whose rows count from the
+	// part's corner): they were taken for one decomposition and each
+	// row's samples averaged with the other's
+	subpixelsInPixelRows := `task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ]
+        compound { pixel [ 0 0 1 3 ] load_equalizer { mode HORIZONTAL } ` + source(0, "") + `
+            compound { ` + source(1, "subpixel [ 0 2 ]") + source(2, "subpixel [ 1 2 ]") + ` } }
+        compound { pixel [ 0 1 1 3 ] ` + source(3, "subpixel [ 0 3 ]") + source(4, "subpixel [ 1 3 ]") + source(5, "subpixel [ 2 3 ]") + ` }
+        ` + source(6, "pixel [ 0 2 1 3 ]") + `
+        ` + inputFrames(7)
 	balanced2DInSubpixels := `task [ CLEAR ASSEMBLE ]
         compound { subpixel [ 0 2 ] load_equalizer { mode 2D } ` + source(0, "") + source(1, "") + source(2, "") + ` }
         compound { subpixel [ 1 2 ] ` + source(3, "") + ` }
@@ -337,6 +347,7 @@ func TestGeneratedCompoundTreesMatchTheReference(t *testing.T) {
 		{"destination-draws-pixels-stereo-494x200", generated{w: 494, h: 200, sources: 2, stereo: true}, destinationDrawsPixels},
 		{"destination-draws-a-sample-300x300", generated{w: 300, h: 300, sources: 2}, destinationDrawsASample},
 		{"destination-draws-zoomed-400x240", generated{w: 400, h: 240, sources: 1}, destinationDrawsZoomed},
+		{"subpixels-in-pixel-rows-80x182", generated{w: 80, h: 182, sources: 7}, subpixelsInPixelRows},
 		{"balanced-2d-in-subpixels-301x157", generated{w: 301, h: 157, sources: 4}, balanced2DInSubpixels},
 		{"tiles-in-pixels-stereo-80x125", generated{w: 80, h: 125, sources: 3, stereo: true}, tilesInPixels},
 		{"eyes-333x177", generated{w: 333, h: 177, sources: 4, stereo: true}, eyes},
