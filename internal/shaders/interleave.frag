@@ -10,8 +10,12 @@ out vec4 outColor;
 void main() {
     ivec2 d = ivec2(gl_FragCoord.xy) - first;
     if (d.x < 0 || d.y < 0 || d.x % step.x != 0 || d.y % step.y != 0) discard;
-    // where the sample lies among those drawn (itself when not zoomed),
-    // filtered linearly between them
+    if (drawn == grid) {
+        outColor = texelFetch(color, d / step, 0);
+        return;
+    }
+    // zoomed: where the sample lies among those drawn, filtered linearly
+    // between them
     vec2 f = clamp((vec2(d / step) + 0.5) * vec2(drawn) / vec2(grid) - 0.5, vec2(0.0), vec2(drawn - 1));
     ivec2 a = ivec2(floor(f));
     ivec2 b = min(a + 1, drawn - 1);
