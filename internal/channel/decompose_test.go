@@ -341,112 +341,75 @@ func TestComposeDBVolume(t *testing.T) {
 }
 
 // Pixel 2x2: four sources each rendering every second pixel, interleaved,
-// equal the single render.
-func TestComposePixel(t *testing.T) {
-	withPipes(t, func(t *testing.T, f *fixture) {
-		var ref *Pixels
-		type part struct {
-			px  *Pixels
-			pix compound.Pixel
-		}
-		var parts []part
-		f.pipe.Do(func() error {
-			tg := renderSub(t, f.mesh, full(), compound.FullRange, background)
-			ref = readTarget(tg, false)
-			tg.Delete()
-			for j := 0; j < 2; j++ {
-				for i := 0; i < 2; i++ {
-					pix := compound.Pixel{X: i, Y: j, W: 2, H: 2}
-					w, h := pixelShare(destW, destH, pix)
-					tg := renderSub(t, f.mesh, render.Sub{DestW: destW, DestH: destH, W: w, H: h, Pixel: pix}, compound.FullRange, background)
-					parts = append(parts, part{readTarget(tg, false), pix})
-					tg.Delete()
-				}
-			}
-			return nil
-		})
-		cpu := compositor.NewImage(destW, destH, false)
-		for _, p := range parts {
-			w, h := pixelShare(destW, destH, p.pix)
-			if err := compositor.Interleave(cpu, &compositor.Image{W: w, H: h, Color: p.px.Color}, p.pix.X, p.pix.Y, 2, 2); err != nil {
-				t.Fatal(err)
-			}
-		}
-		var pixels []*Pixels
-		for _, p := range parts {
-			pixels = append(pixels, p.px)
-		}
-		got := composite(t, f, nil, pixels, func(i int, up *Upload) error {
-			w, h := pixelShare(destW, destH, parts[i].pix)
-			return f.comp.Interleave(up.Color, gpu.Samples{First: [2]int{parts[i].pix.X, parts[i].pix.Y}, Step: [2]int{2, 2}, Drawn: [2]int{w, h}, Grid: [2]int{w, h}}, gpu.Rect{W: destW, H: destH})
-		})
-		compare(t, "pixel 2x2 GPU interleave vs single render", got.Color, ref.Color, 0, destW*destH/200)
-		compare(t, "pixel 2x2 CPU interleave vs GPU", cpu.Color, got.Color, 0, 0)
-		if t.Failed() {
-			dumpPNG(t, "pixel", got.Color, ref.Color)
-		}
-	})
-}
-
-// Pixel 2x2 under a zoom of one half: each source draws a quarter of its
-// samples, which the interleave spreads over its share's (the sources
-// drew a quarter of the view, placed unscaled in a corner). The picture
-// is the single render's at the zoomed resolution, and the CPU's
+// equal the single render. Under a zoom of one half each draws a quarter
+// of its samples, which the interleave spreads over its share's (the
+// sources drew a quarter of the view, placed unscaled in a corner): the
+// picture is the single render's at the zoomed resolution, and the CPU's
 // resampling gives the GPU's.
-func TestComposeZoomedPixel(t *testing.T) {
-	withPipes(t, func(t *testing.T, f *fixture) {
-		var ref *Pixels
-		type part struct {
-			px  *Pixels
-			pix compound.Pixel
-		}
-		var parts []part
-		zoomed := func(pix compound.Pixel) (w, h, zw, zh int) {
-			w, h = pixelShare(destW, destH, pix)
-			zw, zh = planner.RenderSize(destW, destH, pix, compound.Zoom{X: 0.5, Y: 0.5})
-			return w, h, zw, zh
-		}
-		f.pipe.Do(func() error {
-			tg := renderSub(t, f.mesh, full(), compound.FullRange, background)
-			ref = readTarget(tg, false)
-			tg.Delete()
-			for j := 0; j < 2; j++ {
-				for i := 0; i < 2; i++ {
-					pix := compound.Pixel{X: i, Y: j, W: 2, H: 2}
-					_, _, zw, zh := zoomed(pix)
-					tg := renderSub(t, f.mesh, render.Sub{DestW: destW, DestH: destH, W: zw, H: zh, Pixel: pix, ShareW: destW, ShareH: destH}, compound.FullRange, background)
-					parts = append(parts, part{readTarget(tg, false), pix})
-					tg.Delete()
-				}
-			}
-			return nil
-		})
-		cpu := compositor.NewImage(destW, destH, false)
-		for _, p := range parts {
-			w, h, zw, zh := zoomed(p.pix)
-			grid := compositor.NewImage(w, h, false)
-			if err := compositor.Resample(grid, &compositor.Image{W: zw, H: zh, Color: p.px.Color}); err != nil {
-				t.Fatal(err)
-			}
-			if err := compositor.Interleave(cpu, grid, p.pix.X, p.pix.Y, 2, 2); err != nil {
-				t.Fatal(err)
-			}
-		}
-		var pixels []*Pixels
-		for _, p := range parts {
-			pixels = append(pixels, p.px)
-		}
-		got := composite(t, f, nil, pixels, func(i int, up *Upload) error {
-			w, h, zw, zh := zoomed(parts[i].pix)
-			return f.comp.Interleave(up.Color, gpu.Samples{First: [2]int{parts[i].pix.X, parts[i].pix.Y}, Step: [2]int{2, 2}, Drawn: [2]int{zw, zh}, Grid: [2]int{w, h}}, gpu.Rect{W: destW, H: destH})
-		})
+func TestComposePixel(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		zoom     compound.Zoom
+		tol, bad int // against the single render
+		cpuTol   int // CPU against GPU
+	}{
+		{"pixel", compound.Zoom{X: 1, Y: 1}, 0, destW * destH / 200, 0},
 		// a quarter of the resolution blurs edges, not the picture
-		compare(t, "zoomed pixel 2x2 GPU interleave vs single render", got.Color, ref.Color, 48, destW*destH/20)
-		compare(t, "zoomed pixel 2x2 CPU interleave vs GPU", cpu.Color, got.Color, 1, 0)
-		if t.Failed() {
-			dumpPNG(t, "zoomed-pixel", got.Color, ref.Color)
-		}
-	})
+		{"zoomed-pixel", compound.Zoom{X: 0.5, Y: 0.5}, 48, destW * destH / 20, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			withPipes(t, func(t *testing.T, f *fixture) {
+				type part struct {
+					px                           *Pixels
+					pix                          compound.Pixel
+					gridW, gridH, drawnW, drawnH int
+				}
+				var ref *Pixels
+				var parts []part
+				f.pipe.Do(func() error {
+					tg := renderSub(t, f.mesh, full(), compound.FullRange, background)
+					ref = readTarget(tg, false)
+					tg.Delete()
+					for j := 0; j < 2; j++ {
+						for i := 0; i < 2; i++ {
+							pix := compound.Pixel{X: i, Y: j, W: 2, H: 2}
+							p := part{pix: pix}
+							p.gridW, p.gridH = pixelShare(destW, destH, pix)
+							p.drawnW, p.drawnH = planner.RenderSize(destW, destH, pix, c.zoom)
+							tg := renderSub(t, f.mesh, render.Sub{DestW: destW, DestH: destH, W: p.drawnW, H: p.drawnH, Pixel: pix, ShareW: destW, ShareH: destH}, compound.FullRange, background)
+							p.px = readTarget(tg, false)
+							parts = append(parts, p)
+							tg.Delete()
+						}
+					}
+					return nil
+				})
+				cpu := compositor.NewImage(destW, destH, false)
+				for _, p := range parts {
+					grid := compositor.NewImage(p.gridW, p.gridH, false)
+					if err := compositor.Resample(grid, &compositor.Image{W: p.drawnW, H: p.drawnH, Color: p.px.Color}); err != nil {
+						t.Fatal(err)
+					}
+					if err := compositor.Interleave(cpu, grid, p.pix.X, p.pix.Y, 2, 2); err != nil {
+						t.Fatal(err)
+					}
+				}
+				var pixels []*Pixels
+				for _, p := range parts {
+					pixels = append(pixels, p.px)
+				}
+				got := composite(t, f, nil, pixels, func(i int, up *Upload) error {
+					p := parts[i]
+					return f.comp.Interleave(up.Color, gpu.Samples{First: [2]int{p.pix.X, p.pix.Y}, Step: [2]int{2, 2}, Drawn: [2]int{p.drawnW, p.drawnH}, Grid: [2]int{p.gridW, p.gridH}}, gpu.Rect{W: destW, H: destH})
+				})
+				compare(t, c.name+" 2x2 GPU interleave vs single render", got.Color, ref.Color, c.tol, c.bad)
+				compare(t, c.name+" 2x2 CPU interleave vs GPU", cpu.Color, got.Color, c.cpuTol, 0)
+				if t.Failed() {
+					dumpPNG(t, c.name, got.Color, ref.Color)
+				}
+			})
+		})
+	}
 }
 
 // Subpixel: four sources rendering jittered samples, averaged on the GPU,
