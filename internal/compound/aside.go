@@ -22,7 +22,7 @@ func drawAside(cfg *Config) {
 			for to != dest && (to.Channel != c.Channel || to.Tasks&TaskAssemble == 0) {
 				to = to.Parent
 			}
-			name := "<drawn aside " + c.Path() + ">"
+			name := "(drawn aside " + c.Path() + ")"
 			out := &Frame{Name: name, Type: "memory", Viewport: FullViewport, Buffers: c.Buffers, Zoom: Zoom{X: 1, Y: 1}, Compound: c, Consumers: []*Compound{to}}
 			in := &Frame{Name: name, Type: "memory", Viewport: FullViewport, Buffers: c.Buffers, Zoom: Zoom{X: 1, Y: 1}, Compound: to, Producers: []*Compound{c}}
 			c.OutputFrames = append(c.OutputFrames, out)
