@@ -587,15 +587,18 @@ func (p *Planner) asideFor(lost, in *compound.Channel, plan *FramePlan) *Channel
 }
 
 // placeAsides moves each stand-in plan's regions into a band of their own
-// past its window's own pixels and past the bands of the lost channels
-// it stands in for already, so that the pixels of each stay as they are
+// past its window's own pixels and past the bands placed in that window
+// already (of the lost channels its channel stands in for, or of another
+// channel of the window), so that the pixels of each stay as they are
 // (the window's target grows to fit). A band is as large as what its
 // tasks render; bands go on in rows below once a row would pass the
 // framebuffer limit: a 4K window standing in for four lost channels in a
 // row would need 19200 pixels.
 func (p *Planner) placeAsides(plan *FramePlan) {
 	type cursor struct{ x, y, rowH int }
-	cursors := map[*compound.Channel]*cursor{}
+	// one cursor a window: its channels share its framebuffer (a band of
+	// each, placed from its own cursor, lay where the other's did)
+	cursors := map[*compound.Window]*cursor{}
 	for _, a := range plan.Channels {
 		if !a.Aside {
 			continue
@@ -604,10 +607,10 @@ func (p *Planner) placeAsides(plan *FramePlan) {
 		for _, t := range a.Tasks {
 			w, h = max(w, t.Region.X+t.Region.W), max(h, t.Region.Y+t.Region.H)
 		}
-		c := cursors[a.Channel]
+		c := cursors[a.Channel.Window]
 		if c == nil {
 			c = &cursor{x: a.WindowSize.W, rowH: a.WindowSize.H}
-			cursors[a.Channel] = c
+			cursors[a.Channel.Window] = c
 		}
 		if c.x > 0 && c.x+w > compound.MaxFramebuffer {
 			c.x, c.y, c.rowH = 0, c.y+c.rowH, 0

@@ -944,3 +944,51 @@ compound { channel "src3" viewport [ 0.75 0 0.25 1 ] outputframe { name "f3" } }
 		t.Errorf("the destination's tasks: %s", k)
 	}
 }
+
+// Two channels of one window that each draw a part of a pixel
+// decomposition aside get bands apart: their window's framebuffer holds
+// both (each channel's band began at the window's edge, where the other's
+// lay).
+func TestPartsDrawnAsideByTwoChannelsOfAWindowGetBandsApart(t *testing.T) {
+	cfg := loadText(t, "wall2.eqc", `config {
+appNode { pipe { window { viewport [ 0 0 600 240 ] attributes { hint_drawable FBO }
+    channel { name "destL" viewport [ 0 0 0.5 1 ] } channel { name "destR" viewport [ 0.5 0 0.5 1 ] } } } }
+node { host "localhost" pipe { window { viewport [ 0 0 300 240 ] channel { name "src0" } } } pipe { window { viewport [ 0 0 300 240 ] channel { name "src1" } } } }
+observer { }
+layout { name "L" view { observer 0 } }
+canvas { layout "L" wall { } segment { channel "destL" viewport [ 0 0 0.5 1 ] } segment { channel "destR" viewport [ 0.5 0 0.5 1 ] } }
+compound { channel ( segment 0 view 0 ) task [ CLEAR ASSEMBLE ]
+    compound { pixel [ 0 0 2 1 ] } compound { channel "src0" pixel [ 1 0 2 1 ] outputframe { name "f0" } } inputframe { name "f0" } }
+compound { channel ( segment 1 view 0 ) task [ CLEAR ASSEMBLE ]
+    compound { pixel [ 0 0 1 2 ] } compound { channel "src1" pixel [ 0 1 1 2 ] outputframe { name "f1" } } inputframe { name "f1" } }
+}`)
+	plan := New(cfg).Plan(0)
+	var bands []compound.PixelViewport
+	for _, cp := range plan.Channels {
+		if !cp.Aside {
+			continue
+		}
+		var band compound.PixelViewport
+		for i, task := range cp.Tasks {
+			r := task.Region
+			r.X += cp.Viewport.X
+			r.Y += cp.Viewport.Y
+			if i == 0 {
+				band = r
+			}
+			band = union(band, r)
+		}
+		if overlaps(band, compound.PixelViewport{W: cp.WindowSize.W, H: cp.WindowSize.H}) {
+			t.Errorf("%s's band %v overlaps the window's own pixels", cp.Channel.Name, band)
+		}
+		for _, b := range bands {
+			if overlaps(band, b) {
+				t.Errorf("%s's band %v overlaps another's, %v", cp.Channel.Name, band, b)
+			}
+		}
+		bands = append(bands, band)
+	}
+	if len(bands) != 2 {
+		t.Fatalf("%d channels draw aside, want both", len(bands))
+	}
+}
