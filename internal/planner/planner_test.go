@@ -769,16 +769,7 @@ wall { bottom_left [ -.8 -.45 -1 ] bottom_right [ .8 -.45 -1 ] top_left [ -.8 .4
 		if !cp.Aside {
 			continue
 		}
-		var band compound.PixelViewport
-		for i, task := range cp.Tasks {
-			r := task.Region
-			r.X += cp.Viewport.X
-			r.Y += cp.Viewport.Y
-			if i == 0 {
-				band = r
-			}
-			band = union(band, r)
-		}
+		band := asideBand(cp)
 		if band.X+band.W > compound.MaxFramebuffer || band.Y+band.H > compound.MaxFramebuffer {
 			t.Errorf("a stand-in band at %v passes the %d-pixel framebuffer limit", band, compound.MaxFramebuffer)
 		}
@@ -802,6 +793,21 @@ func union(a, b compound.PixelViewport) compound.PixelViewport {
 	x0, y0 := min(a.X, b.X), min(a.Y, b.Y)
 	x1, y1 := max(a.X+a.W, b.X+b.W), max(a.Y+a.H, b.Y+b.H)
 	return compound.PixelViewport{X: x0, Y: y0, W: x1 - x0, H: y1 - y0}
+}
+
+// asideBand is the window pixels an aside plan's tasks render into.
+func asideBand(cp *ChannelPlan) compound.PixelViewport {
+	var band compound.PixelViewport
+	for i, task := range cp.Tasks {
+		r := task.Region
+		r.X += cp.Viewport.X
+		r.Y += cp.Viewport.Y
+		if i == 0 {
+			band = r
+		}
+		band = union(band, r)
+	}
+	return band
 }
 
 func overlaps(a, b compound.PixelViewport) bool {
@@ -968,16 +974,7 @@ compound { channel ( segment 1 view 0 ) task [ CLEAR ASSEMBLE ]
 		if !cp.Aside {
 			continue
 		}
-		var band compound.PixelViewport
-		for i, task := range cp.Tasks {
-			r := task.Region
-			r.X += cp.Viewport.X
-			r.Y += cp.Viewport.Y
-			if i == 0 {
-				band = r
-			}
-			band = union(band, r)
-		}
+		band := asideBand(cp)
 		if overlaps(band, compound.PixelViewport{W: cp.WindowSize.W, H: cp.WindowSize.H}) {
 			t.Errorf("%s's band %v overlaps the window's own pixels", cp.Channel.Name, band)
 		}
