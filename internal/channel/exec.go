@@ -1516,11 +1516,11 @@ func (a *assembly) blend(slabs []*arrival) error {
 }
 
 // subpixelDecomposition is the input frames of one subpixel
-// decomposition: those whose places overlap, by sample.
+// decomposition: those that share pixels, by sample.
 type subpixelDecomposition struct {
 	at      compound.PixelViewport // the places' union
 	frames  []*arrival
-	samples [][]*arrival // by subpixel index, in order of arrival
+	samples [][]*arrival // by sample of the coarsest size, in order of arrival
 	// oneFramePerSample: each sample is one frame covering at pixel for
 	// pixel, averaged as it is; otherwise each sample's frames (the parts
 	// of a DB or 2D split under or over the subpixel compound, a zoomed
