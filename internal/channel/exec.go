@@ -1628,12 +1628,7 @@ func (a *assembly) averageComposited(d *subpixelDecomposition) error {
 	under := &compositor.Image{W: at.W, H: at.H, Color: glutil.ReadColor(at.X, at.Y, at.W, at.H, nil), Depth: glutil.ReadDepth(at.X, at.Y, at.W, at.H, nil)}
 	var stencil []byte
 	if t.FB.Stencil {
-		// read in rows of at.W pixels from where (at.X, at.Y) would lie
-		// in them, so that the region's start there
-		skip := at.Y*at.W + at.X
-		stencil = make([]byte, skip+at.W*at.H)
-		glutil.ReadStencilInto(at.X, at.Y, at.W, at.H, at.W, stencil)
-		stencil = stencil[skip:]
+		stencil = glutil.ReadStencil(at.X, at.Y, at.W, at.H, nil)
 	}
 	imgs := make([]*compositor.Image, len(d.samples))
 	for i, sample := range d.samples {

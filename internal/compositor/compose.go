@@ -315,10 +315,19 @@ func Resample(dst, src *Image) error {
 		a = int(f)
 		return a, min(a+1, m-1), f - float64(a)
 	}
+	// the columns' taps are the same in every row
+	type tap struct {
+		a, b int
+		t    float64
+	}
+	cols := make([]tap, dst.W)
+	for x := range cols {
+		cols[x].a, cols[x].b, cols[x].t = at(x, dst.W, src.W)
+	}
 	for y := range dst.H {
 		y0, y1, ty := at(y, dst.H, src.H)
-		for x := range dst.W {
-			x0, x1, tx := at(x, dst.W, src.W)
+		for x, col := range cols {
+			x0, x1, tx := col.a, col.b, col.t
 			p00, p10, p01, p11 := sc[y0*src.W+x0], sc[y0*src.W+x1], sc[y1*src.W+x0], sc[y1*src.W+x1]
 			var out uint32
 			for shift := 0; shift < 32; shift += 8 {

@@ -24,9 +24,10 @@ func drawAside(cfg *Config) {
 			}
 			name := "(drawn aside " + c.Path() + ")"
 			out := &Frame{Name: name, Type: "memory", Viewport: FullViewport, Buffers: c.Buffers, Zoom: Zoom{X: 1, Y: 1}, Compound: c, Consumers: []*Compound{to}}
-			in := &Frame{Name: name, Type: "memory", Viewport: FullViewport, Buffers: c.Buffers, Zoom: Zoom{X: 1, Y: 1}, Compound: to, Producers: []*Compound{c}}
+			in := *out
+			in.Compound, in.Consumers, in.Producers = to, nil, []*Compound{c}
 			c.OutputFrames = append(c.OutputFrames, out)
-			to.InputFrames = append(to.InputFrames, in)
+			to.InputFrames = append(to.InputFrames, &in)
 			c.Tasks |= TaskClear | TaskReadback
 			to.Tasks |= TaskAssemble
 			c.DrawsAside = true

@@ -287,6 +287,20 @@ func ReadDepth(x, y, w, h int, dst []float32) []float32 {
 	return dst
 }
 
+// ReadStencil reads the 8-bit stencil of the w x h pixels at (x, y) of the
+// bound read buffer, packed row after row, into dst (grown if needed).
+func ReadStencil(x, y, w, h int, dst []byte) []byte {
+	if cap(dst) < w*h {
+		dst = make([]byte, w*h)
+	}
+	dst = dst[:w*h]
+	gl.PixelStorei(gl.PACK_ALIGNMENT, 1)
+	if len(dst) > 0 {
+		gl.ReadPixels(int32(x), int32(y), int32(w), int32(h), gl.STENCIL_INDEX, gl.UNSIGNED_BYTE, gl.Ptr(&dst[0]))
+	}
+	return dst
+}
+
 // ReadInto reads the w x h pixels at (x, y) of the bound read buffer into
 // an image of rows stride pixels wide at the same place: RGBA8 colour
 // into color (4 bytes a pixel) and, when depth is not nil, float depth.
