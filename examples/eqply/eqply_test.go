@@ -728,8 +728,10 @@ func TestBadFlagsAreRejected(t *testing.T) {
 
 // A cluster config (Equalizer's 4-node.DB.bs.eqc: its nodes on hosts
 // node1 to node4) runs on this machine with --local, every node a process
-// here; without it, eqply says that the config's hosts are out of reach
-// and names --local.
+// here, and its frames (each node a range of the model's triangles, merged
+// by binary swap) are --reference's, the whole model drawn by the
+// destination alone; without --local, eqply says that the config's hosts
+// are out of reach and names --local.
 func TestClusterConfigRunsHereWithLocal(t *testing.T) {
 	bin := build(t)
 	cfg := filepath.Join("..", "..", "..", "shared", "eqc-corpus", "4-node.DB.bs.eqc")
@@ -745,8 +747,22 @@ func TestClusterConfigRunsHereWithLocal(t *testing.T) {
 	if text, err := run("--local", "--out", out); err != nil {
 		t.Fatalf("--local: %v\n%s", err, text)
 	}
-	if files, _ := filepath.Glob(filepath.Join(out, "*.png")); len(files) != 3 {
+	ref := t.TempDir()
+	if text, err := run("--local", "--reference", "--out", ref); err != nil {
+		t.Fatalf("--local --reference: %v\n%s", err, text)
+	}
+	files, _ := filepath.Glob(filepath.Join(out, "*.png"))
+	if len(files) != 3 {
 		t.Errorf("--local wrote %d images, want 3: %v", len(files), files)
+	}
+	for _, f := range files {
+		d, err := imagecmp.CompareFiles(f, filepath.Join(ref, filepath.Base(f)), 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.BadFraction() > 0.0002 {
+			t.Errorf("%s against --reference: %s", filepath.Base(f), d)
+		}
 	}
 	text, err := run()
 	if err == nil || !strings.Contains(text, "--local") {

@@ -82,7 +82,7 @@ func (p *Pipe) OpenWindow(m *compound.Window, d Drawable) (*Window, error) {
 		if !ok {
 			return nil, fmt.Errorf("%s: an on-screen drawable needs an X display", m.Label())
 		}
-		spec := winsys.WindowSpec{Title: "goeq " + m.Name, X: size.X, Y: size.Y, W: size.W, H: size.H,
+		spec := winsys.WindowSpec{Title: windowTitle(m), X: size.X, Y: size.Y, W: size.W, H: size.H,
 			Undecorated: strings.EqualFold(m.Attributes["hint_decoration"], "OFF"),
 			Fullscreen:  strings.EqualFold(m.Attributes["hint_fullscreen"], "ON")}
 		ctx, err := g.NewWindow(p.ctx, spec)
@@ -238,4 +238,14 @@ func (w *Window) Close() {
 		})
 		w.screen.Destroy()
 	}
+}
+
+// windowTitle names an on-screen window for the user: its name in the
+// config, or where it is in the config when it has none, so that the
+// windows of a wall can be told apart.
+func windowTitle(m *compound.Window) string {
+	if m.Name != "" {
+		return "goeq " + m.Name
+	}
+	return "goeq " + m.Label()
 }

@@ -1,13 +1,16 @@
 package channel
 
 import (
+	"os"
 	"testing"
+	"time"
 
 	"github.com/go-gl/gl/v3.3-core/gl"
 
 	"github.com/goeq/goeq/internal/compound"
 	"github.com/goeq/goeq/internal/glutil"
 	"github.com/goeq/goeq/internal/winsys"
+	"github.com/goeq/goeq/internal/xtest"
 )
 
 func TestDrawableChoice(t *testing.T) {
@@ -193,4 +196,31 @@ func glfwPipe(t *testing.T) (*Pipe, winsys.System) {
 	}
 	t.Cleanup(p.Stop)
 	return p, sys
+}
+
+// Windows the config leaves unnamed are titled by where they are, so that
+// the user can tell a wall's windows apart (and a test can find one).
+func TestUnnamedWindowsAreTitledByWhereTheyAre(t *testing.T) {
+	p, sys := glfwPipe(t)
+	if p == nil {
+		return
+	}
+	node := &compound.Node{ID: "render1"}
+	pipe := &compound.Pipe{Node: node}
+	node.Pipes = []*compound.Pipe{pipe}
+	for i := 0; i < 2; i++ {
+		pipe.Windows = append(pipe.Windows, &compound.Window{Pipe: pipe, PixelViewport: compound.PixelViewport{W: 40, H: 30}, Attributes: map[string]string{}})
+	}
+	named := &compound.Window{Name: "left wall", Pipe: pipe, PixelViewport: compound.PixelViewport{W: 40, H: 30}, Attributes: map[string]string{}}
+	pipe.Windows = append(pipe.Windows, named)
+	want := []string{"goeq window 1 of pipe 1 of node render1", "goeq window 2 of pipe 1 of node render1", "goeq left wall"}
+	for i, m := range pipe.Windows {
+		d, _ := ChooseDrawable(m, sys, "")
+		w, err := p.OpenWindow(m, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Close()
+		xtest.FindWindow(t, os.Getenv("DISPLAY"), want[i], 10*time.Second)
+	}
 }

@@ -46,8 +46,8 @@ var badCases = []badCase{
 	{name: "one brace too many", src: "config { }\n}\n", pos: "2:1", message: "no block is open here"},
 	{name: "empty file", src: "", pos: "1:1", message: "unexpected end of file: the file has no server { config { ... } } or config { ... } block"},
 	{name: "only a header and a comment", src: "#Equalizer 1.2 ascii\n# nothing yet\n", pos: "3:1", message: "the file has no server { config { ... } } or config { ... } block"},
-	{name: "unknown keyword", splice: "    compund { }", pos: "19:5", message: `unknown keyword "compund" in config block (expected one of: name, latency`},
-	{name: "unknown keyword in window", src: "config { appNode { pipe { window { chanel { } } } } }", pos: "1:36", message: `unknown keyword "chanel" in window block`},
+	{name: "unknown keyword", splice: "    compund { }", pos: "19:5", message: `unknown keyword "compund" in config block: did you mean "compound"? (expected one of: name, latency`},
+	{name: "unknown keyword in window", src: "config { appNode { pipe { window { chanel { } } } } }", pos: "1:36", message: `unknown keyword "chanel" in window block: did you mean "channel"?`},
 	{name: "bad number", splice: "    compound { channel \"c1\" viewport [ 0 0 x 1 ] }", pos: "19:44", message: `expected a number, found "x"`},
 	{name: "negative unsigned", splice: "    latency -2", pos: "19:13", message: "expected an unsigned integer, found -2"},
 	{name: "float where integer", splice: "    compound { channel \"c1\" period 1.5 }", pos: "19:36", message: "expected an unsigned integer, found number 1.5"},
@@ -71,18 +71,22 @@ var badCases = []badCase{
 	{name: "subpixel index too large", splice: "    compound { channel \"c1\" subpixel [ 3 3 ] }", pos: "19:38", message: "subpixel [ 3 3 ] is invalid"},
 	{name: "unknown task", splice: "    compound { channel \"c1\" task [ DRAW RENDER ] }", pos: "19:41", message: `unknown value "RENDER" in task list`},
 	{name: "unknown eye", splice: "    compound { channel \"c1\" eye [ MIDDLE ] }", pos: "19:35", message: `unknown value "MIDDLE" in eye list`},
+	{name: "eye in the wrong case", splice: "    compound { channel \"c1\" eye [ left ] }", pos: "19:35", message: `unknown value "left" in eye list: did you mean "LEFT"?`},
 	{name: "unknown buffer", splice: "    compound { channel \"c1\" buffer [ STENCIL ] }", pos: "19:38", message: `unknown value "STENCIL" in buffer list`},
 	{name: "bad equalizer mode", splice: "    compound { channel \"c1\" load_equalizer { mode 3D } }", pos: "19:51", message: "expected one of 2D, DB, HORIZONTAL, VERTICAL, found \"3D\""},
 	{name: "damping out of range", splice: "    compound { channel \"c1\" load_equalizer { damping 2 } }", pos: "19:54", message: "damping 2 is out of range"},
 	{name: "zero boundary", splice: "    compound { channel \"c1\" load_equalizer { boundary [ 0 4 ] } }", pos: "19:55", message: "boundary [ 0 4 ] must be at least 1 pixel"},
 	{name: "tree equalizer with assemble_only_limit", splice: "    compound { channel \"c1\" tree_equalizer { assemble_only_limit 1 } }", pos: "19:46", message: "tree_equalizer has no assemble_only_limit"},
 	{name: "unknown window attribute", src: "config { appNode { pipe { window { attributes { hint_fast ON } } } } }", pos: "1:49", message: `unknown attribute "hint_fast" in window attributes`},
+	{name: "misspelt window attribute", src: "config { appNode { pipe { window { attributes { hint_drawabel FBO } } } } }", pos: "1:49", message: `unknown attribute "hint_drawabel" in window attributes: did you mean "hint_drawable"?`},
+	{name: "misspelt attribute value", src: "config { appNode { pipe { window { attributes { hint_drawable windw } } } } }", pos: "1:63", message: `found "windw": did you mean "window"?`},
+	{name: "keyword in the wrong case", splice: "    compound { channel \"c1\" load_equalizer { mode 2d } }", pos: "19:51", message: `expected one of 2D, DB, HORIZONTAL, VERTICAL, found "2d": did you mean "2D"?`},
 	{name: "bad attribute value", src: "config { appNode { pipe { window { attributes { hint_fullscreen YES } } } } }", pos: "1:65", message: `expected an attribute value (ON, OFF, AUTO, NICEST, FASTEST, a number, ...), found "YES"`},
 	{name: "channel reference without quotes", splice: "    compound { channel c1 }", pos: "19:24", message: "expected a quoted channel name or '( canvas .. segment .. layout .. view .. )', found \"c1\""},
 	{name: "pre-1.0 hints block", src: "#Equalizer 1.0 ascii\nconfig { appNode { pipe { window { hints { fullscreen ON } } } } }", pos: "2:36", message: "pre-1.0 'hints { ... }' block is not supported"},
 	{name: "pre-1.0 eyeBase", src: "config {\n    eyeBase 0.05\n}", pos: "2:5", message: "pre-1.0 'eyeBase' keyword is not supported"},
 	{name: "unsupported version", src: "#Equalizer 0.9 ascii\nconfig { }", pos: "1:12", message: "unsupported format version 0.9"},
-	{name: "unknown top-level keyword", src: "servr { config { } }", pos: "1:1", message: `unknown keyword "servr" at top level`},
+	{name: "unknown top-level keyword", src: "servr { config { } }", pos: "1:1", message: `unknown keyword "servr" at top level: did you mean "server"?`},
 	{name: "server without config", src: "server\n{\n    connection { hostname \"localhost\" }\n}", pos: "4:1", message: "a server block needs at least one config"},
 	{name: "port out of range", src: "config { node { connection { port 70000 } } }", pos: "1:35", message: "port 70000 is out of range"},
 	{name: "bad connection type", src: "config { node { connection { type TCP } } }", pos: "1:35", message: "expected one of TCPIP, SDP, PIPE, RSP, RDMA, UDT, found \"TCP\""},
@@ -466,5 +470,29 @@ func TestCheckWarnsWherePixelsCannotArrive(t *testing.T) {
 	}
 	if len(got) != 4 {
 		t.Errorf("%d warnings, want 4:\n%s", len(got), all)
+	}
+}
+
+// Two channels of one name make every reference to it ambiguous: it takes
+// the first, as Equalizer's does, and check says so where it is used. The
+// destination channels a canvas makes share their segment channel's name
+// and are no such case.
+func TestCheckWarnsAboutChannelsOfOneName(t *testing.T) {
+	src := `config {
+    appNode { pipe { window { viewport [ 0 0 320 240 ] channel { name "dest" } } } }
+    node { pipe { window { viewport [ 0 0 320 240 ] channel { name "dest" } channel { name "src" } } } }
+    compound { channel "dest"
+        compound { channel "src" outputframe { name "f" } }
+        inputframe { name "f" } }
+    layout { view {} }
+    canvas { layout 0 wall {} segment { channel "src" } }
+}`
+	m, got := resolveWarned(t, "twice.eqc", src)
+	want := `twice.eqc:4:24: 2 channels are named "dest" (in window 1 of pipe 1 of node app and window 1 of pipe 1 of node node1): this is the first of them; name them apart`
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("warnings:\n%s\nwant only\n%s", strings.Join(got, "\n"), want)
+	}
+	if d := m.Configs[0].Compounds[0].Channel; d.Window.Pipe.Node.ID != "app" {
+		t.Errorf("the compound's channel is on node %s, want the first \"dest\"'s (app)", d.Window.Pipe.Node.ID)
 	}
 }

@@ -854,13 +854,22 @@ func (r *resolver) findLayout(ref *configparser.Ref, cfg *Config) *Layout {
 
 func (r *resolver) findChannelByName(s *configparser.Str, cfg *Config) *Channel {
 	name := str(s)
+	var named []*Channel // declared in windows; a canvas's channels share their segment channel's name
 	for _, c := range cfg.Channels {
-		if c.Name == name {
-			return c
+		if c.Name == name && c.Segment == nil {
+			named = append(named, c)
 		}
 	}
-	r.errorf(s.Pos, "no channel named %q (channels are declared in windows before they are used)", name)
-	return nil
+	switch {
+	case len(named) == 0:
+		r.errorf(s.Pos, "no channel named %q (channels are declared in windows before they are used)", name)
+		return nil
+	case len(named) > 1:
+		// as Equalizer's find, the first; but the user surely meant
+		// them apart
+		r.warnf(s.Pos, "%d channels are named %q (in %s and %s): this is the first of them; name them apart", len(named), name, named[0].Window.Label(), named[1].Window.Label())
+	}
+	return named[0]
 }
 
 func (r *resolver) canvas(c *configparser.Canvas, cfg *Config) *Canvas {

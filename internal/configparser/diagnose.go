@@ -2,6 +2,7 @@ package configparser
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/alecthomas/participle/v2/lexer"
@@ -225,13 +226,13 @@ func diagnose(toks []lexer.Token, open int, kind string, limit int) *mismatch {
 			}
 			where := kind + " block"
 			if open < 0 {
-				return &mismatch{tok: t, msg: fmt.Sprintf("unknown keyword %s at top level (expected '#Equalizer <version> ascii', 'global', 'server' or 'config')", describeToken(t))}
+				return &mismatch{tok: t, msg: fmt.Sprintf("unknown keyword %s at top level%s (expected '#Equalizer <version> ascii', 'global', 'server' or 'config')", describeToken(t), didYouMean(t.Value, kws))}
 			}
 			if !isWord(t) {
 				return &mismatch{tok: t, msg: fmt.Sprintf("expected a keyword of the %s or '}', found %s", where, describeToken(t))}
 			}
-			return &mismatch{tok: t, msg: fmt.Sprintf("unknown keyword %s in %s (expected one of: %s, or '}' to close the block opened at line %d)",
-				describeToken(t), where, strings.Join(kws, ", "), toks[open].Pos.Line)}
+			return &mismatch{tok: t, msg: fmt.Sprintf("unknown keyword %s in %s%s (expected one of: %s, or '}' to close the block opened at line %d)",
+				describeToken(t), where, didYouMean(t.Value, kws), strings.Join(kws, ", "), toks[open].Pos.Line)}
 		}
 		sh, words := fieldShape(kind, t.Value)
 		if m := s.value(sh, words, t.Value); m != nil {
@@ -286,7 +287,9 @@ func (s *scanner) value(sh shape, words []string, kw string) *mismatch {
 		case isInteger(t) || contains(iattrWords, t.Value):
 			s.next()
 		default:
-			return expected(t, shapeNames[sh])
+			m := expected(t, shapeNames[sh])
+			m.msg += didYouMean(t.Value, slices.Concat(iattrWords, []string{"CORE", "SOCKET"}))
+			return m
 		}
 	case shapeViewport, shapeVec2, shapeVec3, shapeUint2, shapeUint4:
 		n := map[shape]int{shapeViewport: 4, shapeVec2: 2, shapeVec3: 3, shapeUint2: 2, shapeUint4: 4}[sh]
@@ -347,7 +350,9 @@ func (s *scanner) value(sh shape, words []string, kw string) *mismatch {
 		}
 	case shapeWords:
 		if !contains(words, t.Value) {
-			return expected(t, "one of "+strings.Join(words, ", "))
+			m := expected(t, "one of "+strings.Join(words, ", "))
+			m.msg += didYouMean(t.Value, words)
+			return m
 		}
 		s.next()
 	case shapeEmpty:

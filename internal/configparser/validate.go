@@ -126,7 +126,7 @@ func (v *validator) check(node any, owner, field string) {
 		}
 		for _, a := range n.Fields {
 			if !contains(blockKeywords[block], a.Key) {
-				v.errorf(a.Pos, "unknown attribute %q in %s (expected one of: %s)", a.Key, block, strings.Join(blockKeywords[block], ", "))
+				v.errorf(a.Pos, "unknown attribute %q in %s%s (expected one of: %s)", a.Key, block, didYouMean(a.Key, blockKeywords[block]), strings.Join(blockKeywords[block], ", "))
 			}
 		}
 	case *CompoundField:
@@ -208,7 +208,7 @@ func (v *validator) checkFlags(f *Flags, field string) {
 	}
 	for _, w := range f.Words {
 		if !contains(allowed, w.Value) {
-			v.errorf(w.Pos, "unknown value %q in %s list (expected any of: %s)", w.Value, strings.ToLower(field), strings.Join(allowed, ", "))
+			v.errorf(w.Pos, "unknown value %q in %s list%s (expected any of: %s)", w.Value, strings.ToLower(field), didYouMean(w.Value, allowed), strings.Join(allowed, ", "))
 		}
 	}
 }
