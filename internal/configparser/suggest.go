@@ -15,6 +15,9 @@ func didYouMean(word string, candidates []string) string {
 		bestDist = 3
 	}
 	for _, c := range candidates {
+		if n := len(word) - len(c); n > bestDist || -n > bestDist {
+			continue // too long or short to be close, however long the word
+		}
 		d := typoDistance(strings.ToLower(word), strings.ToLower(c))
 		if d < bestDist || (d == bestDist && best == "") {
 			best, bestDist = c, d
