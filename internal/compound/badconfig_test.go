@@ -70,6 +70,9 @@ var badCases = []badCase{
 	{name: "pixel index too large", splice: "    compound { channel \"c1\" pixel [ 2 0 2 2 ] }", pos: "19:35", message: "pixel [ 2 0 2 2 ] is invalid"},
 	{name: "subpixel index too large", splice: "    compound { channel \"c1\" subpixel [ 3 3 ] }", pos: "19:38", message: "subpixel [ 3 3 ] is invalid"},
 	{name: "unknown task", splice: "    compound { channel \"c1\" task [ DRAW RENDER ] }", pos: "19:41", message: `unknown value "RENDER" in task list`},
+	// the split of a compound with invalid values is not judged (it
+	// divided by a period of 0)
+	{name: "split of an invalid period", splice: "    compound { channel \"c1\" period 0 compound { pixel [ 0 0 2 1 ] } compound { channel \"c2\" pixel [ 1 0 2 1 ] period 0 outputframe { name \"f\" } } inputframe { name \"f\" } }", pos: "19:36", message: "period must be at least 1"},
 	{name: "unknown eye", splice: "    compound { channel \"c1\" eye [ MIDDLE ] }", pos: "19:35", message: `unknown value "MIDDLE" in eye list`},
 	{name: "eye in the wrong case", splice: "    compound { channel \"c1\" eye [ left ] }", pos: "19:35", message: `unknown value "left" in eye list: did you mean "LEFT"?`},
 	{name: "unknown buffer", splice: "    compound { channel \"c1\" buffer [ STENCIL ] }", pos: "19:38", message: `unknown value "STENCIL" in buffer list`},
@@ -443,16 +446,18 @@ func TestASecondConfigIsNamed(t *testing.T) {
 // An eye or task list, or a frame's buffer list, that keeps what a
 // compound draws from ever showing is valid (Equalizer runs it) but is
 // warned about where it is written: the run's pictures miss those pixels.
+// So is an output frame that no input frame assembles.
 func TestCheckWarnsWherePixelsCannotArrive(t *testing.T) {
 	src := `config {
     appNode { pipe {
         window { viewport [ 0 0 320 240 ] channel { name "dest" } }
-        window { viewport [ 0 0 320 240 ] channel { name "a" } channel { name "b" } channel { name "c" } }
+        window { viewport [ 0 0 320 240 ] channel { name "a" } channel { name "b" } channel { name "c" } channel { name "d" } }
     } }
     compound { channel "dest" task [ CLEAR DRAW ]
         compound { channel "a" eye [ ] outputframe { name "fa" } }
         compound { channel "b" task [ DRAW ] outputframe { name "fb" } }
         compound { channel "c" outputframe { name "fc" buffer [ ] } }
+        compound { channel "d" outputframe { name "fd" } }
         inputframe { name "fa" } inputframe { name "fb" } inputframe { name "fc" }
     }
 }`
@@ -463,13 +468,14 @@ func TestCheckWarnsWherePixelsCannotArrive(t *testing.T) {
 		"dead.eqc:7:36: eye [ ]: this compound renders no eye",
 		"dead.eqc:8:37: task without READBACK: output frame \"fb\" is never read back",
 		"dead.eqc:9:63: buffer [ ]: this frame carries neither colour nor depth",
+		"dead.eqc:10:32: output frame \"fd\" is assembled by no input frame in this compound tree",
 	} {
 		if !strings.Contains(all, want) {
 			t.Errorf("no warning %q in:\n%s", want, all)
 		}
 	}
-	if len(got) != 4 {
-		t.Errorf("%d warnings, want 4:\n%s", len(got), all)
+	if len(got) != 5 {
+		t.Errorf("%d warnings, want 5:\n%s", len(got), all)
 	}
 }
 
@@ -494,5 +500,95 @@ func TestCheckWarnsAboutChannelsOfOneName(t *testing.T) {
 	}
 	if d := m.Configs[0].Compounds[0].Channel; d.Window.Pipe.Node.ID != "app" {
 		t.Errorf("the compound's channel is on node %s, want the first \"dest\"'s (app)", d.Window.Pipe.Node.ID)
+	}
+}
+
+// The draws under a compound that split it along one dimension and leave
+// part of it to none of them, or draw part of it twice, are warned about
+// at the compound: the picture misses that part, or it costs twice.
+// Splits that cover their compound once each, however deep their draws
+// are (a direct send draws a level down), and splits an equalizer makes,
+// are not.
+func TestCheckWarnsWherePartsLeaveGapsOrOverlap(t *testing.T) {
+	const head = `config {
+    appNode { pipe {
+        window { viewport [ 0 0 320 240 ] channel { name "dest" } }
+        window { viewport [ 0 0 320 240 ] channel { name "a" } channel { name "b" } channel { name "c" } }
+    } }
+`
+	for _, c := range []struct {
+		name, tree, want string
+	}{
+		{"2D gap", `compound { channel "dest"
+        compound { viewport [ 0 0 .5 1 ] }
+        compound { channel "a" viewport [ .6 0 .4 1 ] outputframe { name "fa" } }
+        inputframe { name "fa" } }`, "x.eqc:6:5: the 2 draws under this compound (their viewports) leave 10% of its area to none of them"},
+		{"2D overlap in a part", `compound { channel "dest"
+        compound { channel "a" viewport [ 0 0 .5 1 ] outputframe { name "fa" }
+            compound { viewport [ 0 0 .6 1 ] } compound { viewport [ .5 0 .5 1 ] } }
+        compound { channel "b" viewport [ .5 0 .5 1 ] outputframe { name "fb" } }
+        inputframe { name "fa" } inputframe { name "fb" } }`, "x.eqc:7:9: the 2 draws under this compound (their viewports) draw 10% of its area twice"},
+		{"DB gap a level down", `compound { channel "dest" buffer [ COLOR DEPTH ]
+        compound { channel "a" compound { range [ 0 .4 ] outputframe { name "fa" } } }
+        compound { channel "b" range [ .5 1 ] outputframe { name "fb" } }
+        inputframe { name "fa" } inputframe { name "fb" } }`, "x.eqc:6:5: the 2 draws under this compound (their ranges) leave 10% of the data to none of them"},
+		{"pixel gap", `compound { channel "dest"
+        compound { channel "a" pixel [ 0 0 3 1 ] outputframe { name "fa" } }
+        compound { channel "b" pixel [ 2 0 3 1 ] outputframe { name "fb" } }
+        inputframe { name "fa" } inputframe { name "fb" } }`, "x.eqc:6:5: the 2 draws under this compound (their pixel kernels) leave 1 of every 3 pixels to none of them"},
+		{"subpixel twice", `compound { channel "dest"
+        compound { subpixel [ 0 3 ] }
+        compound { channel "a" subpixel [ 0 3 ] outputframe { name "fa" } }
+        compound { channel "b" subpixel [ 1 3 ] outputframe { name "fb" } }
+        inputframe { name "fa" } inputframe { name "fb" } }`, "x.eqc:6:5: the 3 draws under this compound (their subpixel samples) leave 1 of every 3 samples to none of them and draw 1 of every 3 samples twice"},
+		{"all the same", `compound { channel "dest"
+        compound { channel "a" outputframe { name "fa" } }
+        compound { channel "b" outputframe { name "fb" } }
+        inputframe { name "fa" } inputframe { name "fb" } }`, "x.eqc:6:5: the 2 draws under this compound all draw the same part of it, 2 times over"},
+		{"sources that merge a neighbour's range first", `compound { channel "dest" buffer [ COLOR DEPTH ]
+        compound { channel "a" compound { range [ 0 .25 ] }
+            compound { channel "b" range [ .25 .5 ] outputframe { name "fb" } }
+            inputframe { name "fb" } outputframe { name "fab" } }
+        compound { channel "c" range [ .5 1 ] outputframe { name "fc" } }
+        inputframe { name "fab" } inputframe { name "fc" } }`, ""},
+		{"destinations side by side", `compound {
+        compound { channel "a" } compound { channel "b" } }`, ""},
+		{"frames none runs in", `compound { channel "dest"
+        compound { channel "a" period 3 phase 0 outputframe { name "fa" } }
+        compound { channel "b" period 3 phase 1 outputframe { name "fb" } }
+        inputframe { name "fa" } inputframe { name "fb" } }`, "x.eqc:6:5: the 2 draws under this compound (their period and phase) run in none of 1 of every 3 frames this compound runs in, which show only its clear"},
+		{"a direct send", `compound { channel "dest" buffer [ COLOR DEPTH ]
+        compound { channel "a" compound { range [ 0 .5 ] outputframe { name "s1" viewport [ 0 0 1 .5 ] } }
+            inputframe { name "s2" } outputframe { name "fa" buffer [ COLOR ] viewport [ 0 .5 1 .5 ] } }
+        compound { range [ .5 1 ] outputframe { name "s2" viewport [ 0 .5 1 .5 ] } }
+        inputframe { name "s1" } inputframe { name "fa" } }`, ""},
+		{"an equalizer's split of a range", `compound { channel "dest" buffer [ COLOR DEPTH ]
+        compound { range [ 0 .5 ] load_equalizer { mode 2D }
+            compound { channel "a" outputframe { name "fa" } } compound {} }
+        compound { range [ .5 1 ] load_equalizer { mode 2D }
+            compound { channel "b" outputframe { name "fb" } } compound { channel "c" outputframe { name "fc" } } }
+        inputframe { name "fa" } inputframe { name "fb" } inputframe { name "fc" } }`, ""},
+		{"eyes of 2D halves", `compound { channel "dest" eye [ LEFT RIGHT ]
+        compound { eye [ LEFT ] viewport [ 0 0 .5 1 ] }
+        compound { channel "a" eye [ RIGHT ] viewport [ .5 0 .5 1 ] outputframe { name "fa" } }
+        inputframe { name "fa" } }`, ""},
+		{"thirds written with three digits", `compound { channel "dest"
+        compound { viewport [ 0 0 .333 1 ] }
+        compound { channel "a" viewport [ .333 0 .333 1 ] outputframe { name "fa" } }
+        compound { channel "b" viewport [ .666 0 .334 1 ] outputframe { name "fb" } }
+        inputframe { name "fa" } inputframe { name "fb" } }`, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, got := resolveWarned(t, "x.eqc", head+"    "+c.tree+"\n}\n")
+			var split []string
+			for _, w := range got {
+				if strings.Contains(w, "draws under this compound") {
+					split = append(split, w)
+				}
+			}
+			if c.want == "" && len(split) > 0 || c.want != "" && (len(split) != 1 || split[0] != c.want) {
+				t.Errorf("warnings:\n%s\nwant %q", strings.Join(split, "\n"), c.want)
+			}
+		})
 	}
 }

@@ -265,6 +265,13 @@ func (r *resolver) frames(cfg *Config) {
 				c.InputFrames = append(c.InputFrames, fr)
 			}
 		})
+		root.Walk(func(c *Compound) {
+			for _, fr := range c.OutputFrames {
+				if len(fr.Consumers) == 0 {
+					r.warnf(fr.Pos, "output frame %q is assembled by no input frame in this compound tree, so what this compound draws for it shows nowhere", fr.Name)
+				}
+			}
+		})
 	}
 }
 

@@ -473,6 +473,9 @@ func (r *resolver) config(c *configparser.Config) *Config {
 	r.checkCompositing(cfg)
 	r.checkSamples(cfg)
 	r.checkDeadEnds(cfg)
+	if len(r.errs) == 0 { // it divides by what a bad file may have as 0
+		r.checkCoverage(cfg)
+	}
 	return cfg
 }
 

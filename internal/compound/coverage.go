@@ -1,0 +1,356 @@
+package compound
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// checkCoverage warns where the compounds that draw under a compound split
+// its work along one dimension (2D viewports, DB ranges, pixel kernels,
+// subpixel samples, or the frames of period and phase) and leave part of
+// it to none of them, or draw part of it twice. Equalizer runs such a file
+// as written: the part left out shows the clear, or misses from the
+// picture, and the part drawn twice costs twice. The draws are taken
+// wherever they are under it (a direct send draws its ranges a level
+// down), and a compound whose children an equalizer splits is one part
+// of what is above it, judged by its own extent. Draws that differ in more
+// than one dimension (an eye decomposition of 2D parts, say) are not
+// judged.
+func (r *resolver) checkCoverage(cfg *Config) {
+	for _, root := range cfg.Compounds {
+		r.checkCoverageUnder(root)
+	}
+}
+
+// checkCoverageUnder checks c's subtree, innermost compounds first, and
+// reports whether it warned: a compound above one it warned about is not
+// judged again for the same draws.
+func (r *resolver) checkCoverageUnder(c *Compound) bool {
+	warned := false
+	for _, ch := range c.Children {
+		warned = r.checkCoverageUnder(ch) || warned
+	}
+	if warned {
+		return true
+	}
+	if msg := r.coverage(c); msg != "" {
+		r.warnf(r.raw[c].pos, "%s", msg)
+		return true
+	}
+	return false
+}
+
+// splitDimension is what the draws under a compound split it by.
+type splitDimension int
+
+const (
+	splitViewport splitDimension = iota
+	splitRange
+	splitPixel
+	splitSubpixel
+	splitTime
+	splitEyes
+	splitDimensions
+)
+
+// coverage says how the draws under c fail to split it, or "".
+func (r *resolver) coverage(c *Compound) string {
+	if len(c.Children) < 2 || len(c.Equalizers) > 0 || r.draws(c) || c.Channel == nil {
+		return "" // a compound with no channel groups destinations, each whole
+	}
+	parts := r.drawsUnder(c)
+	if len(parts) < 2 {
+		return ""
+	}
+	var differ [splitDimensions]bool
+	first := parts[0]
+	for _, x := range parts[1:] {
+		differ[splitViewport] = differ[splitViewport] || x.Viewport != first.Viewport
+		differ[splitRange] = differ[splitRange] || x.Range != first.Range
+		differ[splitPixel] = differ[splitPixel] || x.Pixel != first.Pixel
+		differ[splitSubpixel] = differ[splitSubpixel] || x.Subpixel != first.Subpixel
+		differ[splitTime] = differ[splitTime] || x.Period != first.Period || x.Phase%x.Period != first.Phase%first.Period
+		differ[splitEyes] = differ[splitEyes] || x.Eyes != first.Eyes
+	}
+	n := 0
+	for _, d := range differ {
+		if d {
+			n++
+		}
+	}
+	switch {
+	case n == 0:
+		return fmt.Sprintf("the %d draws under this compound all draw the same part of it, %d times over", len(parts), len(parts))
+	case n > 1:
+		return "" // several at once: not a split this judges
+	}
+	// a compound that sends a frame of a part it does not set itself is a
+	// stage of its parent's split (sources that merge a neighbour's range
+	// before sending): the parent judges that split whole
+	d := r.raw[c]
+	if len(c.OutputFrames) > 0 && (differ[splitViewport] && d.viewport == FullViewport ||
+		differ[splitRange] && d.rng == FullRange || differ[splitPixel] && d.pixel == (Pixel{0, 0, 1, 1}) ||
+		differ[splitSubpixel] && d.subpixel == (Subpixel{0, 1}) || differ[splitTime] && d.period < 0 && d.phase < 0) {
+		return ""
+	}
+	var msg string
+	switch {
+	case differ[splitViewport]:
+		var vps []Viewport
+		for _, x := range parts {
+			v := x.Viewport
+			vps = append(vps, Viewport{(v.X - c.Viewport.X) / c.Viewport.W, (v.Y - c.Viewport.Y) / c.Viewport.H, v.W / c.Viewport.W, v.H / c.Viewport.H})
+		}
+		msg = viewportCoverage(vps)
+	case differ[splitRange]:
+		var rs []Range
+		span := c.Range.End - c.Range.Start
+		for _, x := range parts {
+			rs = append(rs, Range{(x.Range.Start - c.Range.Start) / span, (x.Range.End - c.Range.Start) / span})
+		}
+		msg = rangeCoverage(rs)
+	case differ[splitPixel]:
+		var ps []Pixel
+		q := c.Pixel
+		for _, x := range parts {
+			p := x.Pixel
+			if p.W%q.W != 0 || p.H%q.H != 0 {
+				return ""
+			}
+			ps = append(ps, Pixel{(p.X - q.X) / q.W, (p.Y - q.Y) / q.H, p.W / q.W, p.H / q.H})
+		}
+		msg = pixelCoverage(ps)
+	case differ[splitSubpixel]:
+		var ss []Subpixel
+		q := c.Subpixel
+		for _, x := range parts {
+			s := x.Subpixel
+			if s.Size%q.Size != 0 {
+				return ""
+			}
+			n := s.Size / q.Size
+			ss = append(ss, Subpixel{s.Index - q.Index*n, n})
+		}
+		msg = subpixelCoverage(ss)
+	case differ[splitTime]:
+		msg = timeCoverage(c, parts)
+	}
+	if msg == "" {
+		return ""
+	}
+	return fmt.Sprintf("the %d draws under this compound %s", len(parts), msg)
+}
+
+// drawsUnder lists the compounds that draw under c, wherever they are;
+// a compound an equalizer splits is one of them, with its own extent,
+// since its split changes every frame.
+func (r *resolver) drawsUnder(c *Compound) []*Compound {
+	var parts []*Compound
+	var visit func(x *Compound)
+	visit = func(x *Compound) {
+		if len(x.Equalizers) > 0 {
+			parts = append(parts, x)
+			return
+		}
+		if r.draws(x) {
+			parts = append(parts, x)
+		}
+		for _, ch := range x.Children {
+			visit(ch)
+		}
+	}
+	for _, ch := range c.Children {
+		visit(ch)
+	}
+	return parts
+}
+
+// draws reports whether a compound draws: a leaf unless its tasks leave
+// DRAW out, an inner compound only when its tasks name DRAW, and neither
+// when it renders no eye.
+func (r *resolver) draws(c *Compound) bool {
+	d := r.raw[c]
+	if d.eyes == 0 {
+		return false
+	}
+	if d.tasks < 0 {
+		return c.IsLeaf()
+	}
+	return d.tasks&TaskDraw != 0
+}
+
+// coverageEps absorbs the rounding of fractions written with a few digits
+// (three parts of .333).
+const coverageEps = 0.002
+
+// viewportCoverage says what part of the whole the viewports leave
+// undrawn or draw twice, or "" when they tile it.
+func viewportCoverage(vps []Viewport) string {
+	xs, ys := []float64{0, 1}, []float64{0, 1}
+	for _, v := range vps {
+		xs = append(xs, v.X, v.X+v.W)
+		ys = append(ys, v.Y, v.Y+v.H)
+	}
+	slices.Sort(xs)
+	slices.Sort(ys)
+	xs, ys = slices.Compact(xs), slices.Compact(ys)
+	var undrawn, twice float64
+	for i := 0; i+1 < len(xs); i++ {
+		for j := 0; j+1 < len(ys); j++ {
+			cx, cy := (xs[i]+xs[i+1])/2, (ys[j]+ys[j+1])/2
+			if cx > 1 || cy > 1 {
+				continue
+			}
+			n := 0
+			for _, v := range vps {
+				if cx > v.X && cx < v.X+v.W && cy > v.Y && cy < v.Y+v.H {
+					n++
+				}
+			}
+			area := (xs[i+1] - xs[i]) * (ys[j+1] - ys[j])
+			switch {
+			case n == 0:
+				undrawn += area
+			case n > 1:
+				twice += area * float64(n-1)
+			}
+		}
+	}
+	return coverageMessage("viewports", "of its area", undrawn, twice)
+}
+
+// rangeCoverage is viewportCoverage's for DB ranges.
+func rangeCoverage(rs []Range) string {
+	ends := []float64{0, 1}
+	for _, r := range rs {
+		ends = append(ends, r.Start, r.End)
+	}
+	slices.Sort(ends)
+	ends = slices.Compact(ends)
+	var undrawn, twice float64
+	for i := 0; i+1 < len(ends); i++ {
+		mid, n := (ends[i]+ends[i+1])/2, 0
+		for _, r := range rs {
+			if mid > r.Start && mid < r.End {
+				n++
+			}
+		}
+		switch {
+		case n == 0:
+			undrawn += ends[i+1] - ends[i]
+		case n > 1:
+			twice += (ends[i+1] - ends[i]) * float64(n-1)
+		}
+	}
+	return coverageMessage("ranges", "of the data", undrawn, twice)
+}
+
+func coverageMessage(what, of string, undrawn, twice float64) string {
+	var says []string
+	if undrawn > coverageEps {
+		says = append(says, fmt.Sprintf("leave %.3g%% %s to none of them", 100*undrawn, of))
+	}
+	if twice > coverageEps {
+		says = append(says, fmt.Sprintf("draw %.3g%% %s twice", 100*twice, of))
+	}
+	if len(says) == 0 {
+		return ""
+	}
+	return "(their " + what + ") " + strings.Join(says, " and ")
+}
+
+// pixelCoverage counts, over one repeat of every kernel, the pixels no
+// kernel draws and those several do.
+func pixelCoverage(ps []Pixel) string {
+	w, h := 1, 1
+	for _, p := range ps {
+		w, h = lcm(w, p.W), lcm(h, p.H)
+	}
+	if w*h > 1<<16 {
+		return ""
+	}
+	undrawn, twice := 0, 0
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			n := 0
+			for _, p := range ps {
+				if x%p.W == p.X && y%p.H == p.Y {
+					n++
+				}
+			}
+			switch {
+			case n == 0:
+				undrawn++
+			case n > 1:
+				twice += n - 1
+			}
+		}
+	}
+	return countMessage("pixel kernels", "pixels", w*h, undrawn, twice)
+}
+
+// subpixelCoverage does the same for samples of one count.
+func subpixelCoverage(ss []Subpixel) string {
+	size := ss[0].Size
+	seen := make([]int, size)
+	for _, s := range ss {
+		if s.Size != size {
+			return "" // nested sample counts: judged where each is split
+		}
+		seen[s.Index]++
+	}
+	undrawn, twice := 0, 0
+	for _, n := range seen {
+		switch {
+		case n == 0:
+			undrawn++
+		case n > 1:
+			twice += n - 1
+		}
+	}
+	return countMessage("subpixel samples", "samples", size, undrawn, twice)
+}
+
+// timeCoverage counts the frames the compound runs in that none of its
+// parts does (it then shows only its clear), over one repeat of every
+// period.
+func timeCoverage(c *Compound, parts []*Compound) string {
+	n := c.Period
+	for _, ch := range parts {
+		n = lcm(n, ch.Period)
+	}
+	if n > 1<<16 {
+		return ""
+	}
+	runs, idle := 0, 0
+	for f := 0; f < n; f++ {
+		if !c.IsActive(f) {
+			continue
+		}
+		runs++
+		if !slices.ContainsFunc(parts, func(ch *Compound) bool { return ch.IsActive(f) }) {
+			idle++
+		}
+	}
+	if idle == 0 {
+		return ""
+	}
+	return fmt.Sprintf("(their period and phase) run in none of %d of every %d frames this compound runs in, which show only its clear", idle, runs)
+}
+
+func countMessage(what, unit string, total, undrawn, twice int) string {
+	var says []string
+	if undrawn > 0 {
+		says = append(says, fmt.Sprintf("leave %d of every %d %s to none of them", undrawn, total, unit))
+	}
+	if twice > 0 {
+		says = append(says, fmt.Sprintf("draw %d of every %d %s twice", twice, total, unit))
+	}
+	if len(says) == 0 {
+		return ""
+	}
+	return "(their " + what + ") " + strings.Join(says, " and ")
+}
+
+func lcm(a, b int) int { return a / gcd(a, b) * b }
