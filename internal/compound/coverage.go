@@ -9,7 +9,8 @@ import (
 // checkCoverage warns where the compounds that draw under a compound split
 // its work along one dimension (2D viewports, DB ranges, pixel kernels,
 // subpixel samples, or the frames of period and phase) and leave part of
-// it to none of them, or draw part of it twice. Equalizer runs such a file
+// it to none of them, or draw part of it twice, or that all draw the same
+// part of it. Equalizer runs such a file
 // as written: the part left out shows the clear, or misses from the
 // picture, and the part drawn twice costs twice. The draws are taken
 // wherever they are under it (a direct send draws its ranges a level
