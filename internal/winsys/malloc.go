@@ -19,9 +19,18 @@ var keepMallocOnce sync.Once
 // page faults against 0.4 million in 40 frames of four sources). The
 // render processes keep their peak instead. Setting the thresholds also
 // fixes the mmap threshold, so blocks up to 32 MiB come from the arenas.
+//
+// The trim threshold does not cover a thread arena's heaps (64 MiB each):
+// one left empty is unmapped whole unless the heap below it has top_pad
+// bytes to spare, and the binner's 64 KiB blocks then mapped it again,
+// page by page, every frame. A pipe drawing into two windows (two scenes
+// a frame) spent 40% of its time in the kernel, and a two-window DB
+// config ran at 1.8 frames a second where 8 is its pace
+// (TestDrawsIntoTwoWindowsKeepTheirMemory).
 func keepMallocMemory() {
 	keepMallocOnce.Do(func() {
 		C.mallopt(C.M_TRIM_THRESHOLD, 1<<30)
 		C.mallopt(C.M_MMAP_THRESHOLD, 32<<20)
+		C.mallopt(C.M_TOP_PAD, 64<<20)
 	})
 }
