@@ -70,29 +70,41 @@ func (v *View) Plan(views []ViewLoad) map[string]map[string]float64 {
 
 // ---- framerate equalizer (DPlex smoothing) ----------------------------------
 
-// Framerate smooths the output of time-multiplexed (DPlex) compounds: with
-// N sources each taking T seconds for a frame, frames can leave every T/N
-// seconds; releasing them at that pace, instead of as they finish, gives an
-// even frame rate. The interval is filtered (weight 1-Damping for news).
+// Framerate smooths the output of time-multiplexed (DPlex) compounds: a
+// source that takes T seconds for a frame and renders every Nth frame
+// (period N) keeps up with a frame every T/N seconds; releasing frames at
+// the pace of the slowest source, instead of as they finish, gives an even
+// frame rate. The interval is filtered (weight 1-Damping for news).
 type Framerate struct {
 	Damping  float64
 	Interval float64 // seconds between frames; 0 until measured
+
+	// paces holds each source's last T/N: a frame's statistics have
+	// times only for the sources that rendered it
+	paces []float64
 }
 
-// Update takes the per-source frame times and the number of sources
-// interleaved and returns the interval to release frames at.
-func (f *Framerate) Update(sourceTimes []float64, sources int) float64 {
-	if len(sourceTimes) == 0 || sources < 1 {
-		return f.Interval
+// Update takes each source's time for the last finished frame (0 for
+// those that did not render it) and its period, and returns the interval
+// to release frames at.
+func (f *Framerate) Update(times []float64, periods []int) float64 {
+	if len(f.paces) != len(times) {
+		f.paces = make([]float64, len(times))
 	}
-	sum := 0.0
-	for _, t := range sourceTimes {
-		sum += t
+	for i, t := range times {
+		if t > 0 && periods[i] > 0 {
+			f.paces[i] = t / float64(periods[i])
+		}
 	}
-	target := sum / float64(len(sourceTimes)) / float64(sources)
-	if f.Interval == 0 {
+	target := 0.0
+	for _, p := range f.paces {
+		target = max(target, p)
+	}
+	switch {
+	case target == 0:
+	case f.Interval == 0:
 		f.Interval = target
-	} else {
+	default:
 		f.Interval += (1 - f.Damping) * (target - f.Interval)
 	}
 	return f.Interval

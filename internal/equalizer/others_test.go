@@ -30,13 +30,24 @@ func TestViewEqualizerSharesByLoad(t *testing.T) {
 	}
 }
 
+// Two sources of period 2 that take 40 ms for a frame keep up with a
+// frame every 20 ms between them. A frame's statistics hold only the
+// source that rendered it: the other's last pace still counts, and the
+// slower one sets the interval.
 func TestFramerateSmoothsDPlex(t *testing.T) {
 	f := Framerate{Damping: 0.5}
-	if got := f.Update([]float64{0.040, 0.040}, 2); !near(got, 0.020, 1e-12) {
+	if got := f.Update([]float64{0.040, 0}, []int{2, 2}); !near(got, 0.020, 1e-12) {
 		t.Errorf("interval %v, want 0.020", got)
 	}
-	if got := f.Update([]float64{0.080, 0.080}, 2); !near(got, 0.030, 1e-12) {
-		t.Errorf("damped interval %v, want 0.030", got)
+	if got := f.Update([]float64{0, 0.080}, []int{2, 2}); !near(got, 0.030, 1e-12) {
+		t.Errorf("damped interval %v, want 0.030 (half way to source 2's 40 ms)", got)
+	}
+	if got := f.Update([]float64{0.040, 0}, []int{2, 2}); !near(got, 0.035, 1e-12) {
+		t.Errorf("interval %v, want 0.035: source 2, at 40 ms, is still the slower", got)
+	}
+	g := Framerate{Damping: 0}
+	if got := g.Update([]float64{0.030, 0.030, 0.030}, []int{3, 3, 3}); !near(got, 0.010, 1e-12) {
+		t.Errorf("three sources of period 3 at 30 ms: interval %v, want 0.010", got)
 	}
 }
 

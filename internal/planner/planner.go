@@ -854,17 +854,14 @@ func (p *Planner) runEqualizers(c *compound.Compound, frame int, states map[stri
 		states[c.Path()] = s
 	}
 	if f := p.framerate[c]; f != nil && p.latest != nil {
-		var times []float64
-		for _, ch := range c.Children {
-			t := 0.0
+		times, periods := make([]float64, len(c.Children)), make([]int, len(c.Children))
+		for i, ch := range c.Children {
 			for _, r := range p.latest.ByCompound(ch.Path()) {
-				t += r.Times.Busy().Seconds()
+				times[i] += r.Times.Busy().Seconds()
 			}
-			if t > 0 {
-				times = append(times, t*float64(ch.Period))
-			}
+			periods[i] = ch.Period
 		}
-		plan.Interval = math.Max(plan.Interval, f.Update(times, len(c.Children)))
+		plan.Interval = math.Max(plan.Interval, f.Update(times, periods))
 	}
 }
 

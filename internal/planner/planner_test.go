@@ -989,3 +989,28 @@ compound { channel ( segment 1 view 0 ) task [ CLEAR ASSEMBLE ]
 		t.Fatalf("%d channels draw aside, want both", len(bands))
 	}
 }
+
+// A time multiplex of two sources (period 2) that take 40 ms for a frame
+// gives a frame every 20 ms between them: the framerate equalizer spaces
+// frames so. It spaced them 40 ms apart, a source's whole frame time,
+// and a DPlex config ran no faster than one source alone.
+func TestFramerateSpacesDPlexFramesByEachSourcesShare(t *testing.T) {
+	cfg := loadText(t, "dplex.eqc", `config {
+    appNode { pipe { window { viewport [ 0 0 320 240 ] channel { name "dest" } } } }
+    node { pipe { window { viewport [ 0 0 320 240 ] channel { name "a" } } } }
+    node { pipe { window { viewport [ 0 0 320 240 ] channel { name "b" } } } }
+    compound { channel "dest" framerate_equalizer {}
+        compound { channel "a" period 2 phase 0 outputframe { name "f" } }
+        compound { channel "b" period 2 phase 1 outputframe { name "f" } }
+        inputframe { name "f" } }
+}`)
+	p := New(cfg)
+	for f := 0; f < 8; f++ {
+		plan := p.Plan(f)
+		if f >= 2 && math.Abs(plan.Interval-0.020) > 1e-9 {
+			t.Errorf("frame %d: interval %v s, want 0.020", f, plan.Interval)
+		}
+		src := fmt.Sprintf("0.%d", f%2) // the source this frame renders on
+		p.Feed(stats.Frame{Frame: f, Records: []stats.Record{record(f, src, compound.FullViewport, 40*time.Millisecond)}})
+	}
+}
