@@ -248,12 +248,24 @@ func rangeCoverage(rs []Range) string {
 }
 
 func coverageMessage(what, of string, undrawn, twice float64) string {
-	var says []string
-	if undrawn > coverageEps {
-		says = append(says, fmt.Sprintf("leave %.3g%% %s to none of them", 100*undrawn, of))
+	amount := func(f float64) string {
+		if f <= coverageEps {
+			return ""
+		}
+		return fmt.Sprintf("%.3g%% %s", 100*f, of)
 	}
-	if twice > coverageEps {
-		says = append(says, fmt.Sprintf("draw %.3g%% %s twice", 100*twice, of))
+	return splitMessage(what, amount(undrawn), amount(twice))
+}
+
+// splitMessage says what a split's parts leave to none of them and draw
+// twice ("" for nothing), or "" when neither.
+func splitMessage(what, undrawn, twice string) string {
+	var says []string
+	if undrawn != "" {
+		says = append(says, "leave "+undrawn+" to none of them")
+	}
+	if twice != "" {
+		says = append(says, "draw "+twice+" twice")
 	}
 	if len(says) == 0 {
 		return ""
@@ -341,17 +353,13 @@ func timeCoverage(c *Compound, parts []*Compound) string {
 }
 
 func countMessage(what, unit string, total, undrawn, twice int) string {
-	var says []string
-	if undrawn > 0 {
-		says = append(says, fmt.Sprintf("leave %d of every %d %s to none of them", undrawn, total, unit))
+	amount := func(n int) string {
+		if n == 0 {
+			return ""
+		}
+		return fmt.Sprintf("%d of every %d %s", n, total, unit)
 	}
-	if twice > 0 {
-		says = append(says, fmt.Sprintf("draw %d of every %d %s twice", twice, total, unit))
-	}
-	if len(says) == 0 {
-		return ""
-	}
-	return "(their " + what + ") " + strings.Join(says, " and ")
+	return splitMessage(what, amount(undrawn), amount(twice))
 }
 
 func lcm(a, b int) int { return a / gcd(a, b) * b }

@@ -263,15 +263,7 @@ func Quad(vao uint32) {
 
 // ReadColor reads w x h RGBA8 pixels at (x, y) of the bound read buffer.
 func ReadColor(x, y, w, h int, dst []byte) []byte {
-	if cap(dst) < 4*w*h {
-		dst = make([]byte, 4*w*h)
-	}
-	dst = dst[:4*w*h]
-	gl.PixelStorei(gl.PACK_ALIGNMENT, 1)
-	if len(dst) > 0 {
-		gl.ReadPixels(int32(x), int32(y), int32(w), int32(h), gl.RGBA, gl.UNSIGNED_BYTE, gl.Ptr(&dst[0]))
-	}
-	return dst
+	return readBytes(x, y, w, h, 4, gl.RGBA, dst)
 }
 
 // ReadDepth reads w x h float depths at (x, y) of the bound read buffer.
@@ -290,13 +282,20 @@ func ReadDepth(x, y, w, h int, dst []float32) []float32 {
 // ReadStencil reads the 8-bit stencil of the w x h pixels at (x, y) of the
 // bound read buffer, packed row after row, into dst (grown if needed).
 func ReadStencil(x, y, w, h int, dst []byte) []byte {
-	if cap(dst) < w*h {
-		dst = make([]byte, w*h)
+	return readBytes(x, y, w, h, 1, gl.STENCIL_INDEX, dst)
+}
+
+// readBytes reads w x h pixels of format, size bytes each (unsigned
+// bytes), packed row after row, into dst (grown if needed).
+func readBytes(x, y, w, h, size int, format uint32, dst []byte) []byte {
+	n := size * w * h
+	if cap(dst) < n {
+		dst = make([]byte, n)
 	}
-	dst = dst[:w*h]
+	dst = dst[:n]
 	gl.PixelStorei(gl.PACK_ALIGNMENT, 1)
-	if len(dst) > 0 {
-		gl.ReadPixels(int32(x), int32(y), int32(w), int32(h), gl.STENCIL_INDEX, gl.UNSIGNED_BYTE, gl.Ptr(&dst[0]))
+	if n > 0 {
+		gl.ReadPixels(int32(x), int32(y), int32(w), int32(h), format, gl.UNSIGNED_BYTE, gl.Ptr(&dst[0]))
 	}
 	return dst
 }
