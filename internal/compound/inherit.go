@@ -9,13 +9,21 @@ import (
 )
 
 // inherit resolves c and its subtree the way Equalizer does: a root takes
-// eyes all, period 1, phase 0, buffer COLOR; a child composes its viewport,
+// eyes all (a destination without a view the cyclop eye), period 1, phase
+// 0, buffer COLOR; a child composes its viewport,
 // range, pixel, subpixel and zoom with its parent's and takes the parent's
-// channel, eyes, period, phase and buffers unless it sets its own.
+// channel, eyes, period, phase and buffers unless it sets its own. A
+// destination's viewport cuts its wall, not its channel: it shows that
+// part of the wall on the whole channel (old configs tile one wall over
+// windows so, each window's compound a quarter of a channel-less root).
 func (r *resolver) inherit(c *Compound) {
 	d := r.raw[c]
 	p := c.Parent
+	destination := c.Channel != nil && (p == nil || p.Channel == nil)
 	c.Local = Local{Viewport: d.viewport, Range: d.rng, Pixel: d.pixel, Subpixel: d.subpixel, Zoom: d.zoom}
+	if destination {
+		c.Local.Viewport = FullViewport
+	}
 	if p == nil {
 		c.Viewport, c.Range, c.Pixel, c.Subpixel, c.Zoom = d.viewport, d.rng, d.pixel, d.subpixel, d.zoom
 		c.Eyes, c.Period, c.Phase, c.Buffers = EyesAll, 1, 0, BufferColor
@@ -47,8 +55,15 @@ func (r *resolver) inherit(c *Compound) {
 		}
 		c.Attributes = merged
 	}
-	if d.eyes >= 0 {
+	switch {
+	case d.eyes >= 0:
 		c.Eyes = d.eyes
+	case r.defaultEyes(c) && c.Destination() != nil && c.Destination().Channel.View == nil:
+		// A destination without a view is mono unless eyes are set: a
+		// view's mode cannot make it stereo. Equalizer renders such
+		// children's cyclop eye alone (its reliability tests count on it:
+		// Source pipe failure-6d3r3a draws twice a frame, not six times).
+		c.Eyes = EyeCyclop
 	}
 	if d.period >= 0 {
 		c.Period = d.period
@@ -91,17 +106,27 @@ func (r *resolver) inherit(c *Compound) {
 	}
 
 	// Frustum: the compound's own wall, else the one it inherits (its
-	// destination channel's at the root), cut to its viewport.
+	// destination channel's at the root), cut to its viewport. A wall
+	// set at a destination is its whole channel's.
 	var fb frustumBase
+	ownVP := c.Viewport
+	if destination {
+		ownVP = FullViewport
+	}
 	switch {
 	case d.frustum != nil:
-		fb = frustumBase{wall: *d.frustum, vp: c.Viewport, owner: c}
+		fb = frustumBase{wall: *d.frustum, vp: ownVP, owner: c}
 	case c.Channel != nil && c.Channel.Frustum != nil && c.IsDestination():
-		fb = frustumBase{wall: *c.Channel.Frustum, vp: c.Viewport, owner: c}
+		fb = frustumBase{wall: *c.Channel.Frustum, vp: ownVP, owner: c}
 	case p != nil:
 		fb = r.base[p]
 	default:
 		fb = frustumBase{wall: DefaultWall, vp: FullViewport, owner: c}
+	}
+	if destination {
+		cut := c.Viewport
+		c.Viewport = FullViewport
+		fb = frustumBase{wall: fb.wall.Sub(cut.RelativeTo(fb.vp)), vp: FullViewport, owner: c}
 	}
 	r.base[c] = fb
 	w := fb.wall.Sub(c.Viewport.RelativeTo(fb.vp))
@@ -112,6 +137,33 @@ func (r *resolver) inherit(c *Compound) {
 	for _, ch := range c.Children {
 		r.inherit(ch)
 	}
+	if destination && c.Channel.View == nil && r.defaultEyes(c) {
+		// it shows the eyes its tree draws, where some set theirs
+		if drawn := drawnEyes(c); drawn != 0 {
+			c.Eyes = drawn
+		}
+	}
+}
+
+// defaultEyes reports whether neither c nor a compound above it sets eyes.
+func (r *resolver) defaultEyes(c *Compound) bool {
+	for x := c; x != nil; x = x.Parent {
+		if r.raw[x].eyes >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// drawnEyes are the eyes that the compounds of c's tree draw.
+func drawnEyes(c *Compound) int {
+	eyes := 0
+	c.Walk(func(x *Compound) {
+		if x.Tasks&TaskDraw != 0 && x.Channel != nil {
+			eyes |= x.Eyes
+		}
+	})
+	return eyes
 }
 
 // convert10 applies Equalizer's 1.0 to 1.1 conversion: a destination

@@ -1,6 +1,7 @@
 package compound
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -68,7 +69,9 @@ func TestInheritanceComposesDecompositions(t *testing.T) {
 
 func TestRootDefaults(t *testing.T) {
 	root := mustResolve(t, cfgWith(`compound { channel "dest" }`), Options{}).Configs[0].Compounds[0]
-	if root.Eyes != EyesAll || root.Period != 1 || root.Phase != 0 || root.Buffers != BufferColor {
+	// the channel has no view, so the default eyes are the cyclop eye
+	// alone (see TestADestinationWithoutAViewIsMonoUnlessEyesAreSet)
+	if root.Eyes != EyeCyclop || root.Period != 1 || root.Phase != 0 || root.Buffers != BufferColor {
 		t.Errorf("eyes %b period %d phase %d buffers %b", root.Eyes, root.Period, root.Phase, root.Buffers)
 	}
 	// A lone leaf clears and draws; without frames it neither reads back
@@ -145,6 +148,72 @@ func TestCanvasWithoutCompoundGetsDestinationCompounds(t *testing.T) {
 	}
 }
 
+// Configs older than canvases give destinations no view, so no view's
+// mode makes them mono or stereo: they are mono unless eyes are set, and
+// Equalizer's reliability tests count one draw per source and frame.
+func TestADestinationWithoutAViewIsMonoUnlessEyesAreSet(t *testing.T) {
+	cases := []struct {
+		name, compound string
+		want           []int // eyes of the root and then of each compound below, depth first
+	}{
+		{"a leaf", `compound { channel "dest" }`, []int{EyeCyclop}},
+		{"sources", `compound { channel "dest" compound {} compound { channel "src" } }`, []int{EyeCyclop, EyeCyclop, EyeCyclop}},
+		{"under a root without a channel", `compound { compound { channel "dest" } compound { channel "src" } }`,
+			[]int{EyesAll, EyeCyclop, EyeCyclop}},
+		{"eyes set at the root", `compound { channel "dest" eye [ LEFT RIGHT ] compound {} compound { channel "src" } }`,
+			[]int{EyeLeft | EyeRight, EyeLeft | EyeRight, EyeLeft | EyeRight}},
+		{"eyes set above a destination", `compound { eye [ LEFT RIGHT ] compound { channel "dest" } }`,
+			[]int{EyeLeft | EyeRight, EyeLeft | EyeRight}},
+		// the destination shows what its sources draw
+		{"eyes set by the sources", `compound { channel "dest" compound { eye [ LEFT ] } compound { channel "src" eye [ RIGHT ] } }`,
+			[]int{EyeLeft | EyeRight, EyeLeft, EyeRight}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var got []int
+			mustResolve(t, cfgWith(c.compound), Options{}).Configs[0].Compounds[0].Walk(func(x *Compound) { got = append(got, x.Eyes) })
+			if fmt.Sprint(got) != fmt.Sprint(c.want) {
+				t.Errorf("eyes %b, want %b", got, c.want)
+			}
+		})
+	}
+	// a view's destination keeps all eyes: its view's mode picks
+	viewed := mustResolve(t, cfgWith(`layout { view {} } canvas { layout 0 segment { channel "dest" } }
+        compound { channel ( segment 0 view 0 ) }`), Options{}).Configs[0].Compounds[0]
+	if viewed.Eyes != EyesAll || viewed.DestinationEyes() != EyeCyclop {
+		t.Errorf("a mono view's destination: eyes %b shown %b, want all and cyclop", viewed.Eyes, viewed.DestinationEyes())
+	}
+}
+
+// A destination's viewport cuts its wall, not its channel (Equalizer's
+// old four-window config shows a quarter of one wall in each window).
+func TestADestinationsViewportCutsItsWall(t *testing.T) {
+	m := mustResolve(t, cfgWith(`compound {
+        wall { bottom_left [ -1 -1 -1 ] bottom_right [ 1 -1 -1 ] top_left [ -1 1 -1 ] }
+        compound { channel "dest" viewport [ 0 0.5 0.5 0.5 ] }
+        compound { channel "src" viewport [ 0.5 0 0.5 0.5 ] wall { bottom_left [ 0 -1 -1 ] bottom_right [ 2 -1 -1 ] top_left [ 0 1 -1 ] } }
+    }`), Options{})
+	root := m.Configs[0].Compounds[0]
+	for i, want := range []Wall{
+		{BottomLeft: Vec3{-1, 0, -1}, BottomRight: Vec3{0, 0, -1}, TopLeft: Vec3{-1, 1, -1}},
+		{BottomLeft: Vec3{1, -1, -1}, BottomRight: Vec3{2, -1, -1}, TopLeft: Vec3{1, 0, -1}},
+	} {
+		c := root.Children[i]
+		if c.Viewport != FullViewport || c.Local.Viewport != FullViewport {
+			t.Errorf("%s: viewport %+v local %+v, want the whole channel", c.Channel.Name, c.Viewport, c.Local.Viewport)
+		}
+		for _, f := range []*Wall{c.Frustum, c.Wall} {
+			if !near(f.BottomLeft[0], want.BottomLeft[0]) || !near(f.BottomLeft[1], want.BottomLeft[1]) ||
+				!near(f.BottomRight[0], want.BottomRight[0]) || !near(f.TopLeft[1], want.TopLeft[1]) {
+				t.Errorf("%s: wall %+v, want %+v", c.Channel.Name, *f, want)
+			}
+		}
+		if c.WallOwner != c {
+			t.Errorf("%s: the wall belongs to %s", c.Channel.Name, c.WallOwner.Path())
+		}
+	}
+}
+
 func TestFrustumFromWallAndEyes(t *testing.T) {
 	m := mustResolve(t, cfgWith(`observer { eye_base 0.1 }
         layout { view { observer 0 wall { bottom_left [ -1 -1 -2 ] bottom_right [ 1 -1 -2 ] top_left [ -1 1 -2 ] } } }
@@ -198,6 +267,30 @@ config { appNode { pipe { window { channel { name "c" } } } } }`
 	}})
 	if err == nil || !strings.Contains(err.Error(), "EQ_WINDOW_IATTR_HINT_FULLSCREEN") {
 		t.Errorf("bad environment value: %v", err)
+	}
+}
+
+// Equalizer 1.1 and 1.2 read the observers' focus from two globals, which
+// configs of that time set; an observer's own focus_distance and
+// focus_mode win.
+func TestFocusGlobalsOfEqualizer11(t *testing.T) {
+	src := `global { EQ_CONFIG_FATTR_FOCUS_DISTANCE 2. EQ_CONFIG_IATTR_FOCUS_MODE relative_to_observer }
+config { appNode { pipe { window { channel { name "c" } } } }
+    observer {} observer { focus_distance 3 focus_mode fixed } }`
+	m, warned := resolveWarned(t, "focus.eqc", src)
+	obs := m.Configs[0].Observers
+	if obs[0].FocusDistance != 2 || obs[0].FocusMode != FocusRelativeToObserver {
+		t.Errorf("observer 0: focus %g %s, want the globals' 2 relative_to_observer", obs[0].FocusDistance, obs[0].FocusMode)
+	}
+	if obs[1].FocusDistance != 3 || obs[1].FocusMode != FocusFixed {
+		t.Errorf("observer 1: focus %g %s, want its own 3 fixed", obs[1].FocusDistance, obs[1].FocusMode)
+	}
+	if len(warned) != 0 {
+		t.Errorf("warnings %q", warned)
+	}
+	_, warned = resolveWarned(t, "focus.eqc", `global { EQ_CONFIG_IATTR_FOCUS_MODE ON } config { observer {} }`)
+	if want := "focus.eqc:1:10: focus_mode ON: not fixed, relative_to_origin or relative_to_observer; the focus is fixed"; len(warned) != 1 || warned[0] != want {
+		t.Errorf("warnings %q, want %q", warned, want)
 	}
 }
 

@@ -7,6 +7,7 @@
 package reference
 
 import (
+	"math"
 	"strings"
 
 	"github.com/goeq/goeq/internal/compound"
@@ -50,7 +51,8 @@ func (p *Planner) Nodes() []string {
 }
 
 // Plan gives each destination channel that shows this frame a clear and a
-// full draw per eye it shows; a channel that only shows other channels'
+// full draw per eye it shows (the clear alone where its tree neither draws
+// nor assembles); a channel that only shows other channels'
 // images (a monitor) draws each of their views where it shows them.
 func (p *Planner) Plan(frame int) *planner.FramePlan {
 	plan := &planner.FramePlan{Frame: frame, Compounds: map[string]planner.CompoundState{}}
@@ -81,22 +83,28 @@ func (p *Planner) Plan(frame int) *planner.FramePlan {
 			mask := anaglyph(c, eye)
 			cp.Tasks = append(cp.Tasks, planner.Task{Kind: planner.Clear, Seq: next(), Home: true, Compound: c.Path(), Eye: eye, View: p.cfg.ViewIndex(c.Channel),
 				Region: full, Share: full, Area: full, Viewport: compound.FullViewport, Range: compound.FullRange, ColorMask: mask})
-			if views := shown(c, full); len(views) > 0 {
+			if views := p.shown(c, full); len(views) > 0 {
 				for _, v := range views {
-					cp.Tasks = append(cp.Tasks, p.draw(v.source, eye, v.place, mask, next()))
+					cp.Tasks = append(cp.Tasks, p.draw(v.source, eye, v.place, v.cut, mask, next()))
 				}
 				continue
 			}
-			cp.Tasks = append(cp.Tasks, p.draw(wallOwner(c), eye, full, mask, next()))
+			if showsNothing(c) {
+				continue
+			}
+			cp.Tasks = append(cp.Tasks, p.draw(wallOwner(c), eye, full, compound.FullViewport, mask, next()))
 		}
 	})
 	return plan
 }
 
 // draw is a full render of compound c's wall (as its destination shows
-// it) into region.
-func (p *Planner) draw(c *compound.Compound, eye int, region compound.PixelViewport, mask planner.ColorMask, seq int) planner.Task {
+// it), or of the cut of it, into region.
+func (p *Planner) draw(c *compound.Compound, eye int, region compound.PixelViewport, cut compound.Viewport, mask planner.ColorMask, seq int) planner.Task {
 	wall, eyePos := p.Changes.Wall(p.cfg, c, eye)
+	if cut != compound.FullViewport {
+		wall = wall.Sub(cut)
+	}
 	_, cyclop := p.Changes.Wall(p.cfg, c, compound.EyeCyclop)
 	all := compound.PixelViewport{W: region.W, H: region.H}
 	return planner.Task{Kind: planner.Draw, Seq: seq, Home: true, Compound: c.Path(), Eye: eye, View: p.cfg.ViewIndex(c.Destination().Channel),
@@ -125,28 +133,47 @@ func wallOwner(dest *compound.Compound) *compound.Compound {
 	return owner
 }
 
-// view is another destination's picture shown by a channel that draws
-// nothing itself (a monitor): its source compound and where it lands.
+// draws reports whether a compound of dest's tree draws on a channel.
+func draws(dest *compound.Compound) bool {
+	found := false
+	dest.Walk(func(x *compound.Compound) { found = found || x.Tasks&compound.TaskDraw != 0 && x.Channel != nil })
+	return found
+}
+
+// showsNothing reports whether dest's tree neither draws nor assembles a
+// frame (a destination whose only task is CLEAR): its picture is the
+// clear alone.
+func showsNothing(dest *compound.Compound) bool {
+	if draws(dest) {
+		return false
+	}
+	assembles := false
+	dest.Walk(func(x *compound.Compound) { assembles = assembles || len(x.InputFrames) > 0 })
+	return !assembles
+}
+
+// view is another destination's picture, or the part of it a frame
+// carries, shown by a channel that draws nothing itself: its source
+// compound, the part and where it lands.
 type view struct {
 	source *compound.Compound
+	cut    compound.Viewport
 	place  compound.PixelViewport
 }
 
-// shown lists the pictures of other trees a monitor shows (a destination
-// that draws nothing of its own): each input frame's producing
+// shown lists the pictures of other trees that a destination drawing
+// nothing of its own shows: a monitor each input frame's producing
 // destination, placed at its segment's place on the canvas (the monitor's
-// region).
-func shown(dest *compound.Compound, region compound.PixelViewport) []view {
+// region); another destination the part each frame carries, pixel for
+// pixel at its corner, as the frame lands there (an old display-wall
+// config sends each window its half of one picture so).
+func (p *Planner) shown(dest *compound.Compound, region compound.PixelViewport) []view {
+	if draws(dest) {
+		return nil
+	}
 	monitor := false
 	for _, eq := range dest.Equalizers {
 		monitor = monitor || eq.Kind == "monitor"
-	}
-	draws := false
-	dest.Walk(func(x *compound.Compound) { draws = draws || x.Tasks&compound.TaskDraw != 0 && x.Channel != nil })
-	if draws || !monitor {
-		// frames of other trees shown one to one show what this
-		// destination's own wall shows
-		return nil
 	}
 	var out []view
 	for _, in := range dest.InputFrames {
@@ -155,14 +182,32 @@ func shown(dest *compound.Compound, region compound.PixelViewport) []view {
 			if src == nil || src == dest {
 				continue
 			}
-			vp := compound.FullViewport
-			if seg := src.Channel.Segment; seg != nil {
-				vp = seg.Viewport
+			if monitor {
+				vp := compound.FullViewport
+				if seg := src.Channel.Segment; seg != nil {
+					vp = seg.Viewport
+				}
+				out = append(out, view{source: wallOwner(src), cut: compound.FullViewport, place: region.Apply(vp)})
+				continue
 			}
-			out = append(out, view{source: wallOwner(src), place: region.Apply(vp)})
+			cut := prod.Viewport.Apply(outputViewport(prod, in.Name))
+			pvp := p.Sizes.Channel(src.Channel)
+			w, h := int(math.Round(float64(pvp.W)*cut.W)), int(math.Round(float64(pvp.H)*cut.H))
+			out = append(out, view{source: wallOwner(src), cut: cut, place: compound.PixelViewport{X: region.X, Y: region.Y, W: w, H: h}})
 		}
 	}
 	return out
+}
+
+// outputViewport is the part of its compound that c's output frame of a
+// name carries.
+func outputViewport(c *compound.Compound, name string) compound.Viewport {
+	for _, f := range c.OutputFrames {
+		if f.Name == name && f.Viewport.HasArea() {
+			return f.Viewport
+		}
+	}
+	return compound.FullViewport
 }
 
 // anaglyph is the colour mask of an eye when the destination shows both
