@@ -660,9 +660,16 @@ func compose(c *compound.Compound, parent *CompoundState, states map[string]Comp
 			s.Active = s.Active && parent.Active
 		}
 	} else {
-		s.Viewport = parent.Viewport.Apply(s.Local.Viewport)
-		s.Range = parent.Range.Apply(s.Local.Range)
-		s.Share = parent.Share.Apply(s.Local.Viewport)
+		local := s.Local
+		if tileEqualizer(c.Parent) != nil {
+			// a tile carries its place, frustum and range: a source
+			// draws the tiles it takes of its parent, whatever part a
+			// viewport or a load equalizer gives it (as in Equalizer)
+			local.Viewport, local.Range = compound.FullViewport, compound.FullRange
+		}
+		s.Viewport = parent.Viewport.Apply(local.Viewport)
+		s.Range = parent.Range.Apply(local.Range)
+		s.Share = parent.Share.Apply(local.Viewport)
 		s.Pixel = rebase(parent.Pixel, s.Share.X-parent.Share.X, s.Share.Y-parent.Share.Y).Apply(s.Local.Pixel)
 		s.Subpixel = parent.Subpixel.Apply(s.Local.Subpixel)
 		s.Zoom = compound.Zoom{X: parent.Zoom.X * s.Local.Zoom.X, Y: parent.Zoom.Y * s.Local.Zoom.Y}

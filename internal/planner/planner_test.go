@@ -1014,3 +1014,43 @@ func TestFramerateSpacesDPlexFramesByEachSourcesShare(t *testing.T) {
 		p.Feed(stats.Frame{Frame: f, Records: []stats.Record{record(f, src, compound.FullViewport, 40*time.Millisecond)}})
 	}
 }
+
+// A tile carries its place and range, so a source under a tile equalizer
+// draws tiles of its parent's whole share, whatever part a load equalizer
+// beside it or its own viewport gives it (Equalizer's old 2-node.tiles
+// config has both; goeq drew each tile shifted by the source's part and
+// left some black).
+func TestSourcesOfATileQueueDrawTheirParentsShare(t *testing.T) {
+	cfg := loadText(t, "tiles.eqc", `server { config {
+    appNode { pipe { window { viewport [ 0 0 640 360 ] channel { name "dest" } } } }
+    node { pipe { window { viewport [ 0 0 640 360 ] channel { name "src" } } } }
+    compound { channel "dest" tile_equalizer {} load_equalizer {}
+        compound {}
+        compound { channel "src" viewport [ 0.5 0 0.5 1 ] range [ 0 0.5 ] outputframe {} }
+        inputframe { name "frame.src" } }
+} }`)
+	p := New(cfg)
+	for f := 0; f < 3; f++ {
+		plan := p.Plan(f)
+		draws := 0
+		for _, cp := range plan.Channels {
+			for _, task := range cp.Tasks {
+				if task.Kind != Draw {
+					continue
+				}
+				draws++
+				if task.Queue == "" || task.Share != (compound.PixelViewport{W: 640, H: 360}) || task.Range != compound.FullRange {
+					t.Errorf("frame %d: %s draws share %+v range %+v from queue %q, want the whole 640x360 and range from the queue",
+						f, cp.Channel.Name, task.Share, task.Range, task.Queue)
+				}
+			}
+		}
+		if draws != 2 {
+			t.Errorf("frame %d: %d draws, want 2", f, draws)
+		}
+		// the source is slow: the load equalizer moves its split
+		p.Feed(stats.Frame{Frame: f, Records: []stats.Record{
+			record(f, "0.0", compound.FullViewport, 5*time.Millisecond),
+			record(f, "0.1", compound.FullViewport, 30*time.Millisecond)}})
+	}
+}
