@@ -592,3 +592,45 @@ func TestCheckWarnsWherePartsLeaveGapsOrOverlap(t *testing.T) {
 		})
 	}
 }
+
+// A load equalizer beside a tile equalizer changes nothing: the sources
+// draw the tiles they take. check says so where it is written.
+func TestCheckWarnsAboutALoadEqualizerBesideTiles(t *testing.T) {
+	src := `config {
+    appNode { pipe { window { viewport [ 0 0 320 240 ] channel { name "dest" } channel { name "src" } } } }
+    compound { channel "dest" tile_equalizer {}
+        load_equalizer {}
+        compound {}
+        compound { channel "src" outputframe {} }
+        inputframe { name "frame.src" } }
+}`
+	_, got := resolveWarned(t, "tiles.eqc", src)
+	want := `tiles.eqc:4:9: a load or tree equalizer beside a tile_equalizer has no effect: the sources draw the tiles they take from the queue, whatever part it gives them (as in Equalizer)`
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("warnings:\n%s\nwant only\n%s", strings.Join(got, "\n"), want)
+	}
+}
+
+// A compound that draws on another channel than its destination's and
+// sends no output frame shows its pixels on its own channel alone: check
+// says so. Channels on the destination's pixels of its window draw in
+// place, and a frame read back above the draw carries it.
+func TestCheckWarnsWhereADrawReachesNoDestination(t *testing.T) {
+	src := `config {
+    appNode { pipe { window { viewport [ 0 0 640 240 ]
+        channel { name "left" viewport [ 0 0 .5 1 ] } channel { name "right" viewport [ .5 0 .5 1 ] } channel { name "over" } }
+        window { viewport [ 0 0 640 240 ] channel { name "src" } } } }
+    compound { channel "left" wall {}
+        compound { eye [ LEFT ] }
+        compound { channel "right" eye [ RIGHT ] } }
+    compound { channel "over" wall {}
+        compound { channel "src" viewport [ 0 0 .5 1 ] compound { range [ 0 .5 ] } compound { range [ .5 1 ] } outputframe {} }
+        compound { viewport [ .5 0 .5 1 ] }
+        inputframe { name "frame.src" } }
+}`
+	_, got := resolveWarned(t, "passive.eqc", src)
+	want := `passive.eqc:7:20: channel "right" draws here for destination "left", but no output frame carries its pixels there: they show on "right"'s own pixels alone (as Equalizer configs before canvases drove a second display), and that part is missing from "left"'s images`
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("warnings:\n%s\nwant only\n%s", strings.Join(got, "\n"), want)
+	}
+}

@@ -521,6 +521,17 @@ func (ch *Channel) Showing() bool {
 	return cv.Layouts[cv.ActiveLayout] == ch.View.Layout
 }
 
+// OwnFramebuffer reports whether the channel renders into a framebuffer
+// object of its own rather than its window's (drawable [ FBO_COLOR ... ]).
+func (ch *Channel) OwnFramebuffer() bool {
+	for _, w := range ch.Drawable {
+		if strings.HasPrefix(w, "FBO_") {
+			return true
+		}
+	}
+	return false
+}
+
 // DestinationEyes are the eyes a destination compound shows, as Equalizer
 // activates them: for a channel of a view, the view's eyes (MONO: cyclop;
 // STEREO: left and right) that its segment shows; otherwise the

@@ -297,6 +297,9 @@ func (r *resolver) global(g *configparser.Global) map[string]string {
 				if i := strings.Index(f.IKey, "_IATTR_"); i > 0 {
 					r.runtimeAttr(f.Pos, strings.ToLower(f.IKey[i+len("_IATTR_"):]), out[f.IKey])
 				}
+				if f.IKey == "EQ_CONFIG_IATTR_FOCUS_MODE" {
+					out[f.IKey] = r.focusMode(out[f.IKey], f.Pos)
+				}
 				if f.IKey == "EQ_COMPOUND_IATTR_STEREO_MODE" && out[f.IKey] == "QUAD" {
 					r.warnf(f.Pos, "stereo_mode QUAD: goeq renders into framebuffer objects, which have no quad-buffered stereo; stereo destinations show anaglyph")
 				}
@@ -309,10 +312,14 @@ func (r *resolver) global(g *configparser.Global) map[string]string {
 			continue
 		}
 		if v, ok := r.opt.Getenv(k); ok && v != "" {
+			env := lexer.Position{Filename: "environment variable " + k, Line: 1, Column: 1}
 			val, err := configparser.ParseGlobalValue(k, v)
 			if err != nil {
-				r.errorf(lexer.Position{Filename: "environment variable " + k, Line: 1, Column: 1}, "%v", err)
+				r.errorf(env, "%v", err)
 				continue
+			}
+			if k == "EQ_CONFIG_IATTR_FOCUS_MODE" {
+				val = r.focusMode(val, env)
 			}
 			out[k] = val
 		}
@@ -489,6 +496,13 @@ func (r *resolver) checkDeadEnds(cfg *Config) {
 			if d.eyes == 0 {
 				r.warnf(d.eyePos, "eye [ ]: this compound renders no eye, so neither it nor its children draw anything")
 			}
+			if dest := c.Destination(); c.IsLeaf() && c.Tasks&TaskDraw != 0 && dest != nil && c.Channel != dest.Channel && !sendsOn(c, dest.Channel) {
+				pos := d.channelPos
+				if pos.Line == 0 {
+					pos = d.pos
+				}
+				r.warnf(pos, "channel %q draws here for destination %q, but no output frame carries its pixels there: they show on %q's own pixels alone (as Equalizer configs before canvases drove a second display), and that part is missing from %q's images", c.Channel.Name, dest.Channel.Name, c.Channel.Name, dest.Channel.Name)
+			}
 			if d.tasks < 0 {
 				return
 			}
@@ -500,6 +514,22 @@ func (r *resolver) checkDeadEnds(cfg *Config) {
 			}
 		})
 	}
+}
+
+// sendsOn reports whether c's pixels reach channel to: c draws on to's
+// pixels of its window, or an output frame of c or of a compound above it
+// on c's channel reads them back.
+func sendsOn(c *Compound, to *Channel) bool {
+	ch := c.Channel
+	if ch.Window == to.Window && ch.PixelViewport == to.PixelViewport && !ch.OwnFramebuffer() {
+		return true
+	}
+	for x := c; x != nil && x.Channel == ch; x = x.Parent {
+		if len(x.OutputFrames) > 0 || len(x.OutputTiles) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // checkSamples warns, once a window, where a multisampled window draws
@@ -752,6 +782,13 @@ func (r *resolver) channel(c *configparser.Channel, win *Window) *Channel {
 func (r *resolver) observer(o *configparser.Observer, cfg *Config) *Observer {
 	half := cfg.EyeBase / 2
 	out := &Observer{EyeLeft: Vec3{-half, 0, 0}, EyeRight: Vec3{half, 0, 0}, FocusDistance: 1, FocusMode: FocusFixed}
+	// Equalizer 1.1 and 1.2 set every observer's focus with globals
+	if v, ok := r.model.Global["EQ_CONFIG_FATTR_FOCUS_DISTANCE"]; ok {
+		out.FocusDistance, _ = strconv.ParseFloat(v, 64)
+	}
+	if v, ok := r.model.Global["EQ_CONFIG_IATTR_FOCUS_MODE"]; ok {
+		out.FocusMode = v // read by focusMode
+	}
 	for _, f := range o.Fields {
 		switch {
 		case f.Name != nil:
@@ -770,16 +807,20 @@ func (r *resolver) observer(o *configparser.Observer, cfg *Config) *Observer {
 		case f.OpenCVCamera != nil:
 			r.warnf(f.Pos, "opencv_camera: goeq does not track the observer")
 		case f.FocusMode != nil:
-			out.FocusMode = strings.ToLower(iattr(f.FocusMode))
-			switch out.FocusMode {
-			case FocusFixed, FocusRelativeToOrigin, FocusRelativeToObserver:
-			default:
-				r.warnf(f.Pos, "focus_mode %s: not fixed, relative_to_origin or relative_to_observer; the focus is fixed", iattr(f.FocusMode))
-				out.FocusMode = FocusFixed
-			}
+			out.FocusMode = r.focusMode(iattr(f.FocusMode), f.Pos)
 		}
 	}
 	return out
+}
+
+// focusMode reads a focus mode's word.
+func (r *resolver) focusMode(word string, pos lexer.Position) string {
+	switch mode := strings.ToLower(word); mode {
+	case FocusFixed, FocusRelativeToOrigin, FocusRelativeToObserver:
+		return mode
+	}
+	r.warnf(pos, "focus_mode %s: not fixed, relative_to_origin or relative_to_observer; the focus is fixed", word)
+	return FocusFixed
 }
 
 func (r *resolver) findObserver(ref *configparser.Ref, cfg *Config) *Observer {
@@ -1131,6 +1172,8 @@ func (r *resolver) compound(c *configparser.Compound, parent *Compound, cfg *Con
 	d := newCompoundData()
 	d.pos = c.Pos
 	var children []*configparser.Compound
+	var splitAt lexer.Position // a load or tree equalizer's
+	tiled := false
 	for _, f := range c.Fields {
 		switch {
 		case f.Child != nil:
@@ -1192,11 +1235,16 @@ func (r *resolver) compound(c *configparser.Compound, parent *Compound, cfg *Con
 		case f.LoadBalancer != nil:
 			if eq := r.loadBalancer(f.LoadBalancer); eq != nil {
 				out.Equalizers = append(out.Equalizers, eq)
+				if eq.Kind == "load" || eq.Kind == "tree" {
+					splitAt = f.Pos
+				}
 			}
 		case f.LoadEqualizer != nil:
 			out.Equalizers = append(out.Equalizers, r.loadEqualizer("load", f.LoadEqualizer))
+			splitAt = f.Pos
 		case f.TreeEqualizer != nil:
 			out.Equalizers = append(out.Equalizers, r.loadEqualizer("tree", f.TreeEqualizer))
+			splitAt = f.Pos
 		case f.DFREqualizer != nil:
 			out.Equalizers = append(out.Equalizers, r.dfrEqualizer(f.DFREqualizer))
 		case f.FramerateEqualizer:
@@ -1206,6 +1254,7 @@ func (r *resolver) compound(c *configparser.Compound, parent *Compound, cfg *Con
 		case f.ViewEqualizer:
 			out.Equalizers = append(out.Equalizers, &Equalizer{Kind: "view"})
 		case f.TileEqualizer != nil:
+			tiled = true
 			eq := &Equalizer{Kind: "tile", Name: "tiles", TileSize: [2]int{64, 64}}
 			for _, tf := range f.TileEqualizer.Fields {
 				if tf.Name != nil {
@@ -1248,6 +1297,9 @@ func (r *resolver) compound(c *configparser.Compound, parent *Compound, cfg *Con
 				}
 			}
 		}
+	}
+	if tiled && splitAt.Line > 0 {
+		r.warnf(splitAt, "a load or tree equalizer beside a tile_equalizer has no effect: the sources draw the tiles they take from the queue, whatever part it gives them (as in Equalizer)")
 	}
 	r.raw[out] = d
 	for i, ch := range children {
