@@ -3,6 +3,7 @@ package channel
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -109,10 +110,10 @@ type Executor struct {
 	sink     Sink
 	opt      ExecOptions
 	inbox    *inbox
-	targets  map[*compound.Window]*Target
-	// multisampled framebuffers of the windows whose draws antialias,
+	targets  map[targetKey]*Target
+	// multisampled framebuffers of the targets whose draws antialias,
 	// and the most samples this GL allows
-	multisampled map[*compound.Window]*glutil.Multisample
+	multisampled map[targetKey]*glutil.Multisample
 	maxSamples   int
 
 	// cpuMerge: sort-last inputs are held in memory and merged there
@@ -164,8 +165,8 @@ func NewExecutor(p *Pipe, r draw.Renderer, sink Sink, opt ExecOptions) (*Executo
 	if opt.TileBatch <= 0 {
 		opt.TileBatch = 4
 	}
-	e := &Executor{Pipe: p, Renderer: r, sink: sink, opt: opt, inbox: newInbox(), targets: map[*compound.Window]*Target{},
-		multisampled: map[*compound.Window]*glutil.Multisample{}, cpuMerge: opt.Merge != MergeGPU, accum: map[string]*accumulation{},
+	e := &Executor{Pipe: p, Renderer: r, sink: sink, opt: opt, inbox: newInbox(), targets: map[targetKey]*Target{},
+		multisampled: map[targetKey]*glutil.Multisample{}, cpuMerge: opt.Merge != MergeGPU, accum: map[string]*accumulation{},
 		depthChecked: map[string]int{}}
 	err := p.Do(func() error {
 		if i, ok := r.(initer); ok {
@@ -228,6 +229,7 @@ func (e *Executor) Close() {
 // hold them.
 type Target struct {
 	Window *compound.Window
+	key    targetKey
 	FB     *glutil.Target
 	// written is what was drawn, composited or cleared again in the
 	// framebuffer since the frame began by clearing all of it: elsewhere
@@ -265,11 +267,18 @@ func (fr *frameRun) clearPixel(t *Target, x, y int) [4]byte {
 	return t.cleared.pixel
 }
 
-// target returns a window's framebuffer, made (or grown) to hold at least
+// targetKey names a framebuffer: a window's, or a channel's own where it
+// renders apart from the window's other channels (ownTargets).
+type targetKey struct {
+	window  *compound.Window
+	channel *compound.Channel // nil: the window's
+}
+
+// target returns the framebuffer of key, made (or grown) to hold at least
 // w x h pixels. Call on the pipe.
-func (e *Executor) target(win *compound.Window, w, h int) (*Target, error) {
+func (e *Executor) target(key targetKey, w, h int) (*Target, error) {
 	w, h = max(w, 1), max(h, 1)
-	key := win
+	win := key.window
 	t := e.targets[key]
 	if t != nil && t.FB.W >= w && t.FB.H >= h {
 		return t, nil
@@ -286,7 +295,7 @@ func (e *Executor) target(win *compound.Window, w, h int) (*Target, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", win.Label(), err)
 	}
-	t = &Target{Window: win, FB: fb}
+	t = &Target{Window: win, key: key, FB: fb}
 	e.targets[key] = t
 	return t, nil
 }
@@ -299,20 +308,54 @@ func (e *Executor) Samples(n int) int { return min(n, e.maxSamples) }
 // renders into before it is resolved into t, as large as t. Call on the
 // pipe.
 func (e *Executor) multisample(t *Target, samples int) (*glutil.Multisample, error) {
-	m := e.multisampled[t.Window]
+	m := e.multisampled[t.key]
 	if m != nil && m.W == t.FB.W && m.H == t.FB.H && m.Samples == samples {
 		return m, nil
 	}
 	if m != nil {
 		m.Delete()
-		delete(e.multisampled, t.Window)
+		delete(e.multisampled, t.key)
 	}
 	m, err := glutil.NewMultisample(t.FB.W, t.FB.H, samples, t.Window.Stencil())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", t.Window.Label(), err)
 	}
-	e.multisampled[t.Window] = m
+	e.multisampled[t.key] = m
 	return m, nil
+}
+
+// ownTargets says which plans render on a framebuffer of their own: a
+// source channel that asks for one (drawable [ FBO_COLOR ... ], as
+// Equalizer's channel FBOs), and the channels of a window that shows no
+// destination this frame whose tasks touch the same pixels. Their pixels
+// are only read back, and one channel's clear or draw would land on
+// another's between its draw and its readback (Equalizer's
+// 2-window.2D.DFR has two sources over the whole of one window, one
+// assembling the other's part).
+func ownTargets(plans []*planner.ChannelPlan, tasks [][]planner.Task) []bool {
+	own := make([]bool, len(plans))
+	shows := map[*compound.Window]bool{}
+	for i, p := range plans {
+		shows[p.Channel.Window] = shows[p.Channel.Window] || p.Destination
+		own[i] = !p.Destination && !p.Aside && p.Channel.OwnFramebuffer()
+	}
+	extent := make([]compound.PixelViewport, len(plans))
+	for i, ts := range tasks {
+		for _, t := range ts {
+			extent[i] = union(extent[i], t.Region)
+		}
+	}
+	for i, a := range plans {
+		for j, b := range plans[:i] {
+			if a.Channel.Window != b.Channel.Window || shows[a.Channel.Window] || a.Aside || b.Aside || a.Channel == b.Channel {
+				continue
+			}
+			if r := intersect(extent[i], extent[j]); r.W > 0 && r.H > 0 {
+				own[i], own[j] = true, true
+			}
+		}
+	}
+	return own
 }
 
 // inWindow moves a channel's tasks from channel to window coordinates.
@@ -512,19 +555,41 @@ func (e *Executor) Run(ctx context.Context, frame int, data []byte, plans []*pla
 		// a window's target covers what every plan on it renders, sized
 		// before any plan takes it (growing it replaces it)
 		tasks := make([][]planner.Task, len(plans))
-		sizes := map[*compound.Window][2]int{}
 		for i, p := range plans {
 			tasks[i] = inWindow(p)
-			wh := sizes[p.Channel.Window]
+			// a channel runs its tasks in its window's order (windowOrder):
+			// those for other windows' destinations first, which draw at
+			// its corner, before its own tree's, which then stay as shown
+			// (a channel that is a destination and a source of other trees
+			// drew a later tree's part over its own picture)
+			slices.SortStableFunc(tasks[i], func(a, b planner.Task) int {
+				switch {
+				case a.Home == b.Home:
+					return 0
+				case !a.Home:
+					return -1
+				}
+				return 1
+			})
+		}
+		own := ownTargets(plans, tasks)
+		keys := make([]targetKey, len(plans))
+		sizes := map[targetKey][2]int{}
+		for i, p := range plans {
+			keys[i] = targetKey{window: p.Channel.Window}
+			if own[i] {
+				keys[i].channel = p.Channel
+			}
+			wh := sizes[keys[i]]
 			w, h := max(wh[0], p.WindowSize.W), max(wh[1], p.WindowSize.H) // the window's size this frame
 			for _, t := range tasks[i] {
 				w, h = max(w, t.Region.X+t.Region.W), max(h, t.Region.Y+t.Region.H)
 			}
-			sizes[p.Channel.Window] = [2]int{w, h}
+			sizes[keys[i]] = [2]int{w, h}
 		}
 		for i, p := range plans {
-			wh := sizes[p.Channel.Window]
-			tg, err := e.target(p.Channel.Window, wh[0], wh[1])
+			wh := sizes[keys[i]]
+			tg, err := e.target(keys[i], wh[0], wh[1])
 			if err != nil {
 				return err
 			}
@@ -745,8 +810,9 @@ func (fr *frameRun) windowOrder() {
 	var order []*compound.Window
 	for _, r := range fr.runs {
 		w := r.plan.Channel.Window
-		if r.plan.Aside {
-			// it renders past the window's own pixels: an order of its own
+		if r.plan.Aside || r.target.key.channel != nil {
+			// it renders past the window's own pixels, or on a target of
+			// its own: an order of its own
 			w = &compound.Window{}
 		}
 		if _, ok := byWindow[w]; !ok {
@@ -1241,7 +1307,7 @@ func (a *assembly) progress() (bool, error) {
 			if a.finished[k] {
 				continue
 			}
-			for _, ar := range b.take(k) {
+			for _, ar := range b.take(k, in.Tiles) {
 				if err := a.composite(in, ar); err != nil {
 					return false, err
 				}
@@ -1298,6 +1364,14 @@ func (a *assembly) place(in planner.Input, f *FrameData) compound.PixelViewport 
 	t := a.t
 	if in.Native {
 		return compound.PixelViewport{X: t.Region.X + f.Share.X - f.Extent.X, Y: t.Region.Y + f.Share.Y - f.Extent.Y, W: f.Share.W, H: f.Share.H}
+	}
+	if z := t.Zoom; z.X > 0 && z.Y > 0 && (z.X != 1 || z.Y != 1) {
+		// a compound that renders zoomed assembles its parts zoomed too:
+		// its region holds its share at the zoom's resolution
+		scale := func(v int, f float64) int { return int(math.Round(float64(v) * f)) }
+		x0, y0 := scale(f.Share.X-t.Share.X, z.X), scale(f.Share.Y-t.Share.Y, z.Y)
+		x1, y1 := scale(f.Share.X+f.Share.W-t.Share.X, z.X), scale(f.Share.Y+f.Share.H-t.Share.Y, z.Y)
+		return compound.PixelViewport{X: t.Region.X + x0, Y: t.Region.Y + y0, W: x1 - x0, H: y1 - y0}
 	}
 	return compound.PixelViewport{X: f.Share.X - t.Share.X + t.Region.X, Y: f.Share.Y - t.Share.Y + t.Region.Y, W: f.Share.W, H: f.Share.H}
 }
@@ -1737,7 +1811,7 @@ func (a *assembly) assembleByRenderer(asm draw.Assembler) error {
 func (e *Executor) Present(windows []*Window, shown []*planner.ChannelPlan) error {
 	return e.Pipe.Do(func() error {
 		for _, w := range windows {
-			t := e.targets[w.Model]
+			t := e.targets[targetKey{window: w.Model}]
 			i := slices.IndexFunc(shown, func(p *planner.ChannelPlan) bool { return p.Channel.Window == w.Model })
 			if t == nil || i < 0 {
 				continue

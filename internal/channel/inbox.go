@@ -111,11 +111,17 @@ func keyOf(f *FrameData) inputKey {
 	return inputKey{frame: f.Frame, eye: f.Eye, name: f.Name, producer: f.Producer, consumer: f.Consumer}
 }
 
-// take removes the arrivals of key.
-func (b *inbox) take(k inputKey) []*arrival {
+// take removes the arrivals of key: all of them (a frame's tiles), or
+// the first alone (a frame that two compounds of the consuming channel
+// assemble comes once for each).
+func (b *inbox) take(k inputKey, all bool) []*arrival {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	a := b.arrivals[k]
+	if !all && len(a) > 1 {
+		b.arrivals[k] = a[1:]
+		return a[:1]
+	}
 	delete(b.arrivals, k)
 	return a
 }

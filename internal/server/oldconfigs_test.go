@@ -1,0 +1,164 @@
+package server
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// Configs in the shapes Equalizer's older example configs have, which the
+// corpus lacks, run decomposed and match the reference. Each shape hid a
+// fault found by running Equalizer's removed example configs:
+//   - a destination whose only task is CLEAR: the reference drew the model;
+//   - windows that each show a quarter of one wall through compounds under
+//     a channel-less root (4-window): each drew its quarter into a quarter
+//     of its window, and in anaglyph stereo, having no view;
+//   - a load equalizer beside a tile equalizer (2-node.tiles): tiles were
+//     drawn where the load equalizer's split put the source, some black;
+//   - two sources over the whole of one offscreen window, one assembling
+//     the other's part (2-window.2D.DFR): one drew over the other's part
+//     before it was read back;
+//   - a source channel with a framebuffer object of its own over its
+//     destination's window (a sort-last demo): it drew into the window;
+//   - an output frame that two compounds of one channel assemble (a
+//     multi-level DB and 2D demo): the first took both copies and the
+//     second waited until the frame timeout;
+//   - one picture sent in halves to two windows by frames with viewports
+//     (a display-wall demo): the decomposed run was right, but the
+//     reference drew each window's own default wall;
+//   - channels that are destinations and each other's sources (a
+//     cross-balanced cave without canvases): a channel drew its part of a
+//     later tree over its own picture.
+func TestOldConfigShapesMatchTheReference(t *testing.T) {
+	const frames, k = 4, 3
+	wall := `wall { bottom_left [ -.64 -.36 -1 ] bottom_right [ .64 -.36 -1 ] top_left [ -.64 .36 -1 ] }`
+	cases := []struct{ name, nodes, compounds string }{
+		{"a destination that only clears",
+			`appNode { pipe { window { viewport [ 0 0 320 180 ] channel { name "clear" } }
+                window { viewport [ 0 0 320 180 ] channel { name "drawn" } } } }`,
+			`compound { task [ CLEAR ] channel "clear" ` + wall + ` }
+            compound { channel "drawn" ` + wall + ` }`},
+		{"a wall over four windows",
+			`appNode { pipe {
+                window { viewport [ 0 0 320 180 ] channel { name "tl" } } window { viewport [ 0 0 320 180 ] channel { name "tr" } }
+                window { viewport [ 0 0 320 180 ] channel { name "bl" } } window { viewport [ 0 0 320 180 ] channel { name "br" } } } }`,
+			`compound { ` + wall + `
+                compound { channel "tl" viewport [ 0 .5 .5 .5 ] } compound { channel "tr" viewport [ .5 .5 .5 .5 ] }
+                compound { channel "bl" viewport [ 0 0 .5 .5 ] } compound { channel "br" viewport [ .5 0 .5 .5 ] } }`},
+		{"a load equalizer beside tiles",
+			`appNode { pipe { window { viewport [ 0 0 320 180 ] channel { name "dest" } } } }
+            node { pipe { window { viewport [ 0 0 320 180 ] attributes { hint_drawable FBO } channel { name "src" } } } }`,
+			`compound { channel "dest" ` + wall + ` tile_equalizer { size [ 32 32 ] } load_equalizer {}
+                compound {} compound { channel "src" outputframe {} } inputframe { name "frame.src" } }`},
+		{"two sources over one window",
+			`appNode { pipe {
+                window { viewport [ 0 0 320 180 ] attributes { hint_drawable FBO } channel { name "src1" } channel { name "src2" } }
+                window { viewport [ 0 0 320 180 ] channel { name "dest" } } } }`,
+			`compound { channel "dest" ` + wall + `
+                compound { viewport [ .6 0 .4 1 ] }
+                compound { channel "src2" viewport [ 0 0 .6 1 ]
+                    compound { viewport [ 0 0 .5 1 ] }
+                    compound { channel "src1" viewport [ .5 0 .5 1 ] outputframe {} }
+                    inputframe { name "frame.src1" } outputframe {} }
+                inputframe { name "frame.src2" } }`},
+		{"a source channel with a framebuffer of its own",
+			`appNode { pipe { window { viewport [ 0 0 320 180 ]
+                channel { name "buffer" drawable [ FBO_COLOR FBO_DEPTH ] } channel { name "dest" } } } }`,
+			`compound { channel "dest" ` + wall + ` buffer [ COLOR DEPTH ]
+                compound { range [ 0 .5 ] }
+                compound { channel "buffer" range [ .5 1 ] outputframe {} }
+                inputframe { name "frame.buffer" } }`},
+		{"a frame two compounds of one channel assemble",
+			`appNode { pipe { window { viewport [ 0 0 320 180 ] channel { name "dest" } }
+                window { viewport [ 0 0 320 180 ] channel { name "src" } } } }`,
+			`compound { channel "dest" task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ] ` + wall + `
+                compound { range [ 0 .5 ]
+                    compound { channel "src" viewport [ 0 0 .5 1 ] outputframe {} }
+                    compound { viewport [ .5 0 .5 1 ] }
+                    inputframe { name "frame.src" } }
+                compound { range [ .5 1 ] }
+                inputframe { name "frame.src" } }`},
+		{"one picture in halves on two windows",
+			`appNode { pipe { window { viewport [ 0 0 640 180 ] channel { name "buffer" } }
+                window { viewport [ 0 0 320 180 ] channel { name "left" } } window { viewport [ 0 0 320 180 ] channel { name "right" } } } }`,
+			`compound { compound { channel "buffer" ` + wall + `
+                    outputframe { viewport [ 0 0 .5 1 ] name "left" } outputframe { viewport [ .5 0 .5 1 ] name "right" } }
+                compound { channel "left" task [ CLEAR ASSEMBLE ] inputframe { name "left" } }
+                compound { channel "right" task [ CLEAR ASSEMBLE ] inputframe { name "right" } } }`},
+		{"destinations that are each other's sources",
+			`appNode { pipe { window { viewport [ 0 0 320 180 ] channel { name "a" } } }
+                pipe { window { viewport [ 0 0 320 180 ] channel { name "b" } } } }`,
+			`compound {
+                compound { channel "a" ` + wall + ` compound { viewport [ 0 0 .5 1 ] }
+                    compound { channel "b" viewport [ .5 0 .5 1 ] outputframe { name "b-for-a" } } inputframe { name "b-for-a" } }
+                compound { channel "b" wall { bottom_left [ -.2 -.36 -1 ] bottom_right [ 1.08 -.36 -1 ] top_left [ -.2 .36 -1 ] }
+                    compound { viewport [ .5 0 .5 1 ] }
+                    compound { channel "a" viewport [ 0 0 .5 1 ] outputframe { name "a-for-b" } } inputframe { name "a-for-b" } } }`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := filepath.Join(t.TempDir(), "old.eqc")
+			text := fmt.Sprintf("server { config {\n%s\n%s\n} }\n", c.nodes, c.compounds)
+			if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			r := run(t, cfg, frames, "--renderer", "mesh")
+			if r.err != nil || r.summary.Frames != frames || r.summary.Degraded != 0 {
+				t.Fatalf("run: %v %+v\n%s", r.err, r.summary, r.stderr)
+			}
+			ref := run(t, cfg, frames, "--renderer", "mesh", "--reference")
+			if ref.err != nil {
+				t.Fatalf("reference: %v\n%s", ref.err, ref.stderr)
+			}
+			names, _ := filepath.Glob(filepath.Join(ref.out, fmt.Sprintf("*-%06d.png", k)))
+			if len(names) == 0 {
+				t.Fatalf("the reference wrote no frame %d", k)
+			}
+			for _, want := range names {
+				got := loadPNG(t, filepath.Join(r.out, filepath.Base(want)))
+				if bad, worst := differing(got, loadPNG(t, want), 2); bad > 0 {
+					t.Errorf("%s: %d pixels differ from the reference (worst %d)", filepath.Base(want), bad, worst)
+				}
+			}
+		})
+	}
+}
+
+// A compound that renders zoomed and assembles its sources' parts (an old
+// 2D and DFR demo: a 2048x2048 buffer channel at zoom 0.5 over two
+// sources) shows what a zoomed leaf shows: its parts are placed at its
+// zoom, where they were placed at full size and the destination showed
+// a quarter of the picture, magnified.
+func TestAZoomedCompoundAssemblesItsPartsZoomed(t *testing.T) {
+	const frames, k = 3, 2
+	nodes := `appNode {
+        pipe { window { viewport [ 0 0 320 180 ] channel { name "buffer" } channel { name "dest" } } }
+        pipe { window { viewport [ 0 0 320 180 ] attributes { hint_drawable FBO } channel { name "src1" } channel { name "src2" } } } }`
+	wall := `wall { bottom_left [ -.64 -.36 -1 ] bottom_right [ .64 -.36 -1 ] top_left [ -.64 .36 -1 ] }`
+	write := func(name, buffer string) string {
+		path := filepath.Join(t.TempDir(), name)
+		text := fmt.Sprintf("server { config {\n%s\ncompound { channel \"dest\" %s\n%s\ninputframe { name \"frame.buffer\" } } } }\n", nodes, wall, buffer)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	parts := write("parts.eqc", `compound { channel "buffer" zoom [ .5 .5 ]
+        compound { channel "src1" viewport [ 0 0 .5 1 ] outputframe {} }
+        compound { channel "src2" viewport [ .5 0 .5 1 ] outputframe {} }
+        inputframe { name "frame.src1" } inputframe { name "frame.src2" } outputframe {} }`)
+	leaf := write("leaf.eqc", `compound { channel "buffer" zoom [ .5 .5 ] outputframe {} }`)
+	var out [2]string
+	for i, cfg := range []string{parts, leaf} {
+		r := run(t, cfg, frames, "--renderer", "mesh")
+		if r.err != nil || r.summary.Frames != frames || r.summary.Degraded != 0 {
+			t.Fatalf("%s: %v %+v\n%s", cfg, r.err, r.summary, r.stderr)
+		}
+		out[i] = r.out
+	}
+	name := fmt.Sprintf("dest-%06d.png", k)
+	if bad, worst := differing(loadPNG(t, filepath.Join(out[0], name)), loadPNG(t, filepath.Join(out[1], name)), 2); bad > 0 {
+		t.Errorf("%s: %d pixels differ from the zoomed leaf's (worst %d)", name, bad, worst)
+	}
+}
