@@ -42,20 +42,7 @@ func TestExchangesMatchTheReference(t *testing.T) {
 			if r.summary.Exchanges[c.want] != frames {
 				t.Errorf("exchanges %v, want %d frames of %q", r.summary.Exchanges, frames, c.want)
 			}
-			ref := run(t, c.cfg, frames, append(args, "--reference")...)
-			if ref.err != nil {
-				t.Fatalf("reference: %v\n%s", ref.err, ref.stderr)
-			}
-			names, _ := filepath.Glob(filepath.Join(ref.out, fmt.Sprintf("*-%06d.png", k)))
-			if len(names) == 0 {
-				t.Fatalf("the reference wrote no frame %d", k)
-			}
-			for _, want := range names {
-				got := loadPNG(t, filepath.Join(r.out, filepath.Base(want)))
-				if bad, worst := differing(got, loadPNG(t, want), 0); bad > 0 {
-					t.Errorf("%s: %d pixels differ from the reference (worst %d)", filepath.Base(want), bad, worst)
-				}
-			}
+			compareWithReference(t, r, c.cfg, frames, k, 0, args...)
 		})
 	}
 }

@@ -107,20 +107,7 @@ func TestOldConfigShapesMatchTheReference(t *testing.T) {
 			if r.err != nil || r.summary.Frames != frames || r.summary.Degraded != 0 {
 				t.Fatalf("run: %v %+v\n%s", r.err, r.summary, r.stderr)
 			}
-			ref := run(t, cfg, frames, "--renderer", "mesh", "--reference")
-			if ref.err != nil {
-				t.Fatalf("reference: %v\n%s", ref.err, ref.stderr)
-			}
-			names, _ := filepath.Glob(filepath.Join(ref.out, fmt.Sprintf("*-%06d.png", k)))
-			if len(names) == 0 {
-				t.Fatalf("the reference wrote no frame %d", k)
-			}
-			for _, want := range names {
-				got := loadPNG(t, filepath.Join(r.out, filepath.Base(want)))
-				if bad, worst := differing(got, loadPNG(t, want), 2); bad > 0 {
-					t.Errorf("%s: %d pixels differ from the reference (worst %d)", filepath.Base(want), bad, worst)
-				}
-			}
+			compareWithReference(t, r, cfg, frames, k, 2, "--renderer", "mesh")
 		})
 	}
 }

@@ -117,6 +117,26 @@ func loadPNG(t *testing.T, path string) *image.NRGBA {
 	return n
 }
 
+// compareWithReference runs cfg with --reference (and args) and requires
+// every image of frame k it writes to match r's within tol.
+func compareWithReference(t *testing.T, r runResult, cfg string, frames, k, tol int, args ...string) {
+	t.Helper()
+	ref := run(t, cfg, frames, append(args, "--reference")...)
+	if ref.err != nil {
+		t.Fatalf("reference: %v\n%s", ref.err, ref.stderr)
+	}
+	names, _ := filepath.Glob(filepath.Join(ref.out, fmt.Sprintf("*-%06d.png", k)))
+	if len(names) == 0 {
+		t.Fatalf("the reference wrote no frame %d", k)
+	}
+	for _, want := range names {
+		got := loadPNG(t, filepath.Join(r.out, filepath.Base(want)))
+		if bad, worst := differing(got, loadPNG(t, want), tol); bad > 0 {
+			t.Errorf("%s: %d pixels differ from the reference (worst %d)", filepath.Base(want), bad, worst)
+		}
+	}
+}
+
 // differing counts pixels whose channels differ by more than tol.
 func differing(a, b *image.NRGBA, tol int) (bad, worst int) {
 	for i := 0; i < len(a.Pix); i += 4 {
