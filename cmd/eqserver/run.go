@@ -325,7 +325,7 @@ func acceptApp(ctx context.Context, addr, token string, timeout time.Duration, l
 		return nil, fmt.Errorf("--app: %w", err)
 	}
 	defer ln.Close()
-	logger.Info(fmt.Sprintf("waiting for an application on %s (at most %v)", ln.Addr(), timeout))
+	logging.Prompt(logger, fmt.Sprintf("waiting for an application on %s (at most %v)", ln.Addr(), timeout))
 	wait, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	s, err := appconn.Accept(wait, ln, token, func(peer string, err error) {

@@ -99,6 +99,14 @@ func LevelOf(l *slog.Logger) slog.Level {
 	return slog.LevelError + 4
 }
 
+// Prompt logs what the user must act on (where to start clients or an
+// application): at INFO, or at the lowest level the logger writes where
+// it leaves INFO out (--log-level warn), so that a server on a port the
+// system chose still says which.
+func Prompt(l *slog.Logger, msg string) {
+	l.Log(context.Background(), max(LevelOf(l), slog.LevelInfo), msg)
+}
+
 // Buffer collects a log's text from goroutines that write at once: a
 // test's logger, or a process's output, read while it runs.
 type Buffer struct {

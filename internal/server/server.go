@@ -595,7 +595,7 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 
 	defer s.stopClients()
 	if opt.NoLaunch {
-		opt.Log.Info(fmt.Sprintf("waiting for nodes %s to join: eqclient --server %s --node NAME", strings.Join(s.order, ", "), ln.Addr()))
+		logging.Prompt(opt.Log, fmt.Sprintf("waiting for nodes %s to join: eqclient --server %s --node NAME", strings.Join(s.order, ", "), ln.Addr()))
 	} else if err := s.launch(ln.Addr()); err != nil {
 		return nil, err
 	}
