@@ -3,7 +3,6 @@ package channel
 import (
 	"context"
 	"fmt"
-	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -1368,10 +1367,7 @@ func (a *assembly) place(in planner.Input, f *FrameData) compound.PixelViewport 
 	if z := t.Zoom; z.X > 0 && z.Y > 0 && (z.X != 1 || z.Y != 1) {
 		// a compound that renders zoomed assembles its parts zoomed too:
 		// its region holds its share at the zoom's resolution
-		scale := func(v int, f float64) int { return int(math.Round(float64(v) * f)) }
-		x0, y0 := scale(f.Share.X-t.Share.X, z.X), scale(f.Share.Y-t.Share.Y, z.Y)
-		x1, y1 := scale(f.Share.X+f.Share.W-t.Share.X, z.X), scale(f.Share.Y+f.Share.H-t.Share.Y, z.Y)
-		return compound.PixelViewport{X: t.Region.X + x0, Y: t.Region.Y + y0, W: x1 - x0, H: y1 - y0}
+		return scaleRect(f.Share, t.Share, t.Region)
 	}
 	return compound.PixelViewport{X: f.Share.X - t.Share.X + t.Region.X, Y: f.Share.Y - t.Share.Y + t.Region.Y, W: f.Share.W, H: f.Share.H}
 }

@@ -7,7 +7,6 @@
 package reference
 
 import (
-	"math"
 	"strings"
 
 	"github.com/goeq/goeq/internal/compound"
@@ -192,8 +191,8 @@ func (p *Planner) shown(dest *compound.Compound, region compound.PixelViewport) 
 			}
 			cut := prod.Viewport.Apply(outputViewport(prod, in.Name))
 			pvp := p.Sizes.Channel(src.Channel)
-			w, h := int(math.Round(float64(pvp.W)*cut.W)), int(math.Round(float64(pvp.H)*cut.H))
-			out = append(out, view{source: wallOwner(src), cut: cut, place: compound.PixelViewport{X: region.X, Y: region.Y, W: w, H: h}})
+			part := compound.PixelViewport{W: pvp.W, H: pvp.H}.Apply(cut) // the frame's pixels
+			out = append(out, view{source: wallOwner(src), cut: cut, place: compound.PixelViewport{X: region.X, Y: region.Y, W: part.W, H: part.H}})
 		}
 	}
 	return out
