@@ -612,17 +612,19 @@ func TestCheckWarnsAboutALoadEqualizerBesideTiles(t *testing.T) {
 }
 
 // A compound that draws on another channel than its destination's and
-// sends no output frame shows its pixels on its own channel alone: check
-// says so. Channels on the destination's pixels of its window draw in
-// place, and a frame read back above the draw carries it.
+// sends no output frame shows its pixels on its own channel alone. Where
+// it cannot become that channel's destination (an equalizer above divides
+// the work among the channels), check says so. Channels on the
+// destination's pixels of its window draw in place, and a frame read back
+// above the draw carries it.
 func TestCheckWarnsWhereADrawReachesNoDestination(t *testing.T) {
 	src := `config {
     appNode { pipe { window { viewport [ 0 0 640 240 ]
         channel { name "left" viewport [ 0 0 .5 1 ] } channel { name "right" viewport [ .5 0 .5 1 ] } channel { name "over" } }
         window { viewport [ 0 0 640 240 ] channel { name "src" } } } }
-    compound { channel "left" wall {}
-        compound { eye [ LEFT ] }
-        compound { channel "right" eye [ RIGHT ] } }
+    compound { channel "left" wall {} load_equalizer {}
+        compound { }
+        compound { channel "right" } }
     compound { channel "over" wall {}
         compound { channel "src" viewport [ 0 0 .5 1 ] compound { range [ 0 .5 ] } compound { range [ .5 1 ] } outputframe {} }
         compound { viewport [ .5 0 .5 1 ] }
@@ -632,5 +634,38 @@ func TestCheckWarnsWhereADrawReachesNoDestination(t *testing.T) {
 	want := `passive.eqc:7:20: channel "right" draws here for destination "left", but no output frame carries its pixels there: they show on "right"'s own pixels alone (as Equalizer configs before canvases drove a second display), and that part is missing from "left"'s images`
 	if len(got) != 1 || got[0] != want {
 		t.Errorf("warnings:\n%s\nwant only\n%s", strings.Join(got, "\n"), want)
+	}
+}
+
+// An untracked eye in the plane of a wall sees nothing there (generated
+// configs put their walls at z = 0 and track the head): check says so once
+// a config, at the first such destination, a segment's place where goeq
+// made its compound. A wall in front of the eye, or one of an HMD that
+// moves with the head, is fine.
+func TestCheckWarnsWhereTheEyeLiesInAWallsPlane(t *testing.T) {
+	nodes := `appNode { pipe { window { viewport [ 0 0 320 180 ] channel { name "a" } }
+        window { viewport [ 0 0 320 180 ] channel { name "b" } } } }`
+	for _, c := range []struct{ name, body, want string }{
+		{"segments", `layout { view { } } canvas { layout 0
+            segment { channel "a" viewport [ 0 0 .5 1 ] wall { bottom_left [ -1 -.3 0 ] bottom_right [ 0 -.3 0 ] top_left [ -1 .3 0 ] } }
+            segment { channel "b" viewport [ .5 0 .5 1 ] wall { bottom_left [ 0 -.3 0 ] bottom_right [ 1 -.3 0 ] top_left [ 0 .3 0 ] } } }`,
+			`eye.eqc:5:13: the eye at [ 0 0 0 ] lies in the plane of the wall channel "a" shows (and that of 1 more destination): seen from there the wall has no depth, so nothing shows until an application moves the observer's head (goeq.Config.SetHead, as head tracking does); move the wall off the eye (e.g. z = -1) to run it as it is`},
+		{"a compound", `compound { channel "b" wall { bottom_left [ -1 -1 0 ] bottom_right [ 1 -1 0 ] top_left [ -1 1 0 ] } }`,
+			`eye.eqc:4:16: the eye at [ 0 0 0 ] lies in the plane of the wall channel "b" shows: seen from there the wall has no depth, so nothing shows until an application moves the observer's head (goeq.Config.SetHead, as head tracking does); move the wall off the eye (e.g. z = -1) to run it as it is`},
+		{"in front", `compound { channel "b" wall { bottom_left [ -1 -1 -1 ] bottom_right [ 1 -1 -1 ] top_left [ -1 1 -1 ] } }`, ""},
+		{"an HMD", `compound { channel "b" wall { bottom_left [ -1 -1 0 ] bottom_right [ 1 -1 0 ] top_left [ -1 1 0 ] type HMD } }`, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, got := resolveWarned(t, "eye.eqc", "config {\n    "+nodes+"\n    "+c.body+"\n}")
+			var eyes []string
+			for _, w := range got {
+				if strings.Contains(w, "lies in the plane") {
+					eyes = append(eyes, w)
+				}
+			}
+			if c.want == "" && len(eyes) > 0 || c.want != "" && (len(eyes) != 1 || eyes[0] != c.want) {
+				t.Errorf("warnings:\n%s\nwant\n%s", strings.Join(eyes, "\n"), c.want)
+			}
+		})
 	}
 }

@@ -40,7 +40,7 @@ func Resolve(res *configparser.Result, opt Options) (*Model, error) {
 	if opt.Getenv == nil {
 		opt.Getenv = os.LookupEnv
 	}
-	r := &resolver{res: res, opt: opt, raw: map[*Compound]*compoundData{}, base: map[*Compound]frustumBase{}}
+	r := &resolver{res: res, opt: opt, raw: map[*Compound]*compoundData{}, base: map[*Compound]frustumBase{}, segmentPos: map[*Segment]lexer.Position{}}
 	m := &Model{Version: res.Version}
 	r.model = m
 	m.Global = r.global(res.File.Global)
@@ -85,6 +85,9 @@ type resolver struct {
 	// raw keeps what each compound sets itself until inheritance runs.
 	raw  map[*Compound]*compoundData
 	base map[*Compound]frustumBase
+	// segmentPos is where each segment starts, for warnings about the
+	// compounds goeq makes for segments.
+	segmentPos map[*Segment]lexer.Position
 }
 
 // frustumBase is the wall a compound's frustum is cut from, and the
@@ -474,12 +477,14 @@ func (r *resolver) config(c *configparser.Config) *Config {
 		r.inherit(root)
 	}
 	r.frames(cfg)
+	r.showOnOwnChannels(cfg)
 	drawAside(cfg)
 	cfg.CachePaths()
 	r.checkShares(cfg)
 	r.checkCompositing(cfg)
 	r.checkSamples(cfg)
 	r.checkDeadEnds(cfg)
+	r.checkEyesOnWalls(cfg)
 	if len(r.errs) == 0 { // it divides by what a bad file may have as 0
 		r.checkCoverage(cfg)
 	}
@@ -941,6 +946,7 @@ func (r *resolver) canvas(c *configparser.Canvas, cfg *Config) *Canvas {
 	}
 	for _, s := range segments {
 		seg := &Segment{Canvas: out, Eyes: EyesAll, Viewport: FullViewport, SwapBarrier: out.SwapBarrier}
+		r.segmentPos[seg] = s.Pos
 		eyesSet, named := false, false
 		for _, f := range s.Fields {
 			switch {

@@ -39,8 +39,9 @@ func TestInheritanceComposesDecompositions(t *testing.T) {
         channel "dest" period 2 phase 1 eye [ LEFT RIGHT ] buffer [ COLOR DEPTH ]
         compound {
             viewport [ 0 0 0.5 1 ] range [ 0.5 1 ] pixel [ 1 0 2 1 ] zoom [ 0.5 0.5 ]
-            compound { channel "src" viewport [ 0.5 0 0.5 1 ] range [ 0 0.5 ] pixel [ 0 0 2 1 ] subpixel [ 1 2 ] eye [ LEFT ] }
+            compound { channel "src" viewport [ 0.5 0 0.5 1 ] range [ 0 0.5 ] pixel [ 0 0 2 1 ] subpixel [ 1 2 ] eye [ LEFT ] outputframe {} }
         }
+        inputframe { name "frame.src" }
     }`), Options{})
 	leaf := m.Configs[0].Compounds[0].Children[0].Children[0]
 	if leaf.Viewport != (Viewport{0.25, 0, 0.25, 1}) {
@@ -157,15 +158,15 @@ func TestADestinationWithoutAViewIsMonoUnlessEyesAreSet(t *testing.T) {
 		want           []int // eyes of the root and then of each compound below, depth first
 	}{
 		{"a leaf", `compound { channel "dest" }`, []int{EyeCyclop}},
-		{"sources", `compound { channel "dest" compound {} compound { channel "src" } }`, []int{EyeCyclop, EyeCyclop, EyeCyclop}},
+		{"sources", `compound { channel "dest" compound {} compound { channel "src" outputframe {} } inputframe { name "frame.src" } }`, []int{EyeCyclop, EyeCyclop, EyeCyclop}},
 		{"under a root without a channel", `compound { compound { channel "dest" } compound { channel "src" } }`,
 			[]int{EyesAll, EyeCyclop, EyeCyclop}},
-		{"eyes set at the root", `compound { channel "dest" eye [ LEFT RIGHT ] compound {} compound { channel "src" } }`,
+		{"eyes set at the root", `compound { channel "dest" eye [ LEFT RIGHT ] compound {} compound { channel "src" outputframe {} } inputframe { name "frame.src" } }`,
 			[]int{EyeLeft | EyeRight, EyeLeft | EyeRight, EyeLeft | EyeRight}},
 		{"eyes set above a destination", `compound { eye [ LEFT RIGHT ] compound { channel "dest" } }`,
 			[]int{EyeLeft | EyeRight, EyeLeft | EyeRight}},
 		// the destination shows what its sources draw
-		{"eyes set by the sources", `compound { channel "dest" compound { eye [ LEFT ] } compound { channel "src" eye [ RIGHT ] } }`,
+		{"eyes set by the sources", `compound { channel "dest" compound { eye [ LEFT ] } compound { channel "src" eye [ RIGHT ] outputframe {} } inputframe { name "frame.src" } }`,
 			[]int{EyeLeft | EyeRight, EyeLeft, EyeRight}},
 	}
 	for _, c := range cases {
@@ -210,6 +211,69 @@ func TestADestinationsViewportCutsItsWall(t *testing.T) {
 		}
 		if c.WallOwner != c {
 			t.Errorf("%s: the wall belongs to %s", c.Channel.Name, c.WallOwner.Path())
+		}
+	}
+}
+
+// A pre-canvas compound that draws on a channel of its own, which no frame
+// carries back to its destination, becomes a destination of that channel
+// (a root) with what it inherited: passive stereo's right eye on a second
+// channel, or a mosaic of channels over one window each showing a part of
+// the wall. The tree it leaves shows the eyes that still reach it.
+func TestAChannelOfItsOwnBecomesADestination(t *testing.T) {
+	src := `config {
+    appNode { pipe { window { viewport [ 0 0 640 240 ]
+        channel { name "left" viewport [ 0 0 .5 1 ] } channel { name "right" viewport [ .5 0 .5 1 ] } }
+        window { viewport [ 0 0 600 200 ] channel { name "all" }
+            channel { name "c1" viewport [ .5 0 .5 1 ] } channel { name "c2" viewport [ 0 0 .5 1 ] } } } }
+    compound { channel "left" wall { bottom_left [ -1 -1 -1 ] bottom_right [ 1 -1 -1 ] top_left [ -1 1 -1 ] }
+        attributes { stereo_mode PASSIVE }
+        compound { eye [ LEFT ] }
+        compound { channel "right" eye [ RIGHT ] } }
+    compound { channel "all" wall { bottom_left [ -1 -1 -1 ] bottom_right [ 1 -1 -1 ] top_left [ -1 1 -1 ] }
+        compound { channel "c1" viewport [ .5 0 .5 1 ] }
+        compound { channel "c2" viewport [ 0 0 .5 1 ] } }
+}`
+	m, warned := resolveWarned(t, "old.eqc", src)
+	if len(warned) > 0 {
+		t.Errorf("warnings: %s", strings.Join(warned, "\n"))
+	}
+	roots := m.Configs[0].Compounds
+	if len(roots) != 5 {
+		t.Fatalf("%d roots, want 5 (two trees and three channels of their own)", len(roots))
+	}
+	left, all := roots[0], roots[1]
+	if left.Eyes != EyeLeft || len(left.Children) != 1 {
+		t.Errorf("left: eyes %b and %d children, want the left eye alone and its child", left.Eyes, len(left.Children))
+	}
+	if !all.IsLeaf() || all.Eyes != EyeCyclop || all.Tasks != TaskClear {
+		t.Errorf("all: %d children, eyes %b, tasks %b: want a mono clear", len(all.Children), all.Eyes, all.Tasks)
+	}
+	whole := Wall{BottomLeft: Vec3{-1, -1, -1}, BottomRight: Vec3{1, -1, -1}, TopLeft: Vec3{-1, 1, -1}}
+	for i, want := range []struct {
+		channel string
+		eyes    int
+		wall    Wall
+	}{
+		{"right", EyeRight, whole},
+		{"c1", EyeCyclop, Wall{BottomLeft: Vec3{0, -1, -1}, BottomRight: Vec3{1, -1, -1}, TopLeft: Vec3{0, 1, -1}}},
+		{"c2", EyeCyclop, Wall{BottomLeft: Vec3{-1, -1, -1}, BottomRight: Vec3{0, -1, -1}, TopLeft: Vec3{-1, 1, -1}}},
+	} {
+		c := roots[2+i]
+		if c.Channel.Name != want.channel || c.Parent != nil || c.Destination() != c || c.Path() != fmt.Sprint(2+i) {
+			t.Errorf("root %d: channel %s, path %s: want %s as a destination", 2+i, c.Channel.Name, c.Path(), want.channel)
+			continue
+		}
+		if c.Eyes != want.eyes || c.Tasks&(TaskClear|TaskDraw) != TaskClear|TaskDraw || c.Attributes["stereo_mode"] != map[bool]string{true: "PASSIVE", false: "AUTO"}[i == 0] {
+			t.Errorf("%s: eyes %b, tasks %b, attributes %v", want.channel, c.Eyes, c.Tasks, c.Attributes)
+		}
+		if c.Viewport != FullViewport || c.Local.Viewport != FullViewport || c.WallOwner != c {
+			t.Errorf("%s: viewport %+v local %+v, wall of %s: want the whole channel and a wall of its own", want.channel, c.Viewport, c.Local.Viewport, c.WallOwner.Path())
+		}
+		for _, f := range []*Wall{c.Frustum, c.Wall} {
+			if !near(f.BottomLeft[0], want.wall.BottomLeft[0]) || !near(f.BottomRight[0], want.wall.BottomRight[0]) || !near(f.TopLeft[1], want.wall.TopLeft[1]) {
+				t.Errorf("%s: wall %+v, want %+v", want.channel, *f, want.wall)
+			}
 		}
 	}
 }

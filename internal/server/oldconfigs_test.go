@@ -149,3 +149,57 @@ func TestAZoomedCompoundAssemblesItsPartsZoomed(t *testing.T) {
 		t.Errorf("%s: %d pixels differ from the zoomed leaf's (worst %d)", name, bad, worst)
 	}
 }
+
+// A channel that a pre-canvas compound draws on, which no frame carries to
+// its destination, shows what it draws, and its images are written: the
+// two channels of passive stereo show each eye in full colour as a mono
+// destination of that eye does (they showed an anaglyph eye each, and the
+// right eye was missing from the images), and a mosaic of channels over
+// one window shows the parts that a wall over those channels does.
+func TestPreCanvasChannelsShowWhatTheyDraw(t *testing.T) {
+	const frames, k = 3, 2
+	wall := `wall { bottom_left [ -.64 -.36 -1 ] bottom_right [ .64 -.36 -1 ] top_left [ -.64 .36 -1 ] }`
+	cases := []struct{ name, nodes, old, plain string }{
+		{"passive stereo",
+			`appNode { pipe { window { viewport [ 0 0 640 180 ]
+                channel { name "left" viewport [ 0 0 .5 1 ] } channel { name "right" viewport [ .5 0 .5 1 ] } } } }`,
+			`compound { channel "left" ` + wall + ` compound { eye [ LEFT ] } compound { channel "right" eye [ RIGHT ] } }`,
+			`compound { channel "left" eye [ LEFT ] ` + wall + ` } compound { channel "right" eye [ RIGHT ] ` + wall + ` }`},
+		{"a mosaic of channels",
+			`appNode { pipe { window { viewport [ 0 0 480 180 ] channel { name "all" }
+                channel { name "c1" viewport [ .5 0 .5 1 ] } channel { name "c2" viewport [ 0 0 .5 1 ] } } } }`,
+			`compound { channel "all" ` + wall + ` compound { channel "c1" viewport [ .5 0 .5 1 ] } compound { channel "c2" viewport [ 0 0 .5 1 ] } }`,
+			`compound { ` + wall + ` compound { channel "c1" viewport [ .5 0 .5 1 ] } compound { channel "c2" viewport [ 0 0 .5 1 ] } }`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var out [2]string
+			for i, compounds := range []string{c.old, c.plain} {
+				cfg := filepath.Join(t.TempDir(), "shown.eqc")
+				text := fmt.Sprintf("server { config {\n%s\n%s\n} }\n", c.nodes, compounds)
+				if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				r := run(t, cfg, frames, "--renderer", "mesh")
+				if r.err != nil || r.summary.Frames != frames || r.summary.Degraded != 0 {
+					t.Fatalf("%s: %v %+v\n%s", compounds, r.err, r.summary, r.stderr)
+				}
+				out[i] = r.out
+			}
+			names, _ := filepath.Glob(filepath.Join(out[1], fmt.Sprintf("*-%06d.png", k)))
+			if len(names) != 2 {
+				t.Fatalf("the plain config wrote %d images of frame %d, want 2", len(names), k)
+			}
+			for _, want := range names {
+				got := filepath.Join(out[0], filepath.Base(want))
+				if _, err := os.Stat(got); err != nil {
+					t.Errorf("%s was not written: %v", filepath.Base(want), err)
+					continue
+				}
+				if bad, worst := differing(loadPNG(t, got), loadPNG(t, want), 2); bad > 0 {
+					t.Errorf("%s: %d pixels differ from the plain config's (worst %d)", filepath.Base(want), bad, worst)
+				}
+			}
+		})
+	}
+}
