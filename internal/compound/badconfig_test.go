@@ -669,3 +669,57 @@ func TestCheckWarnsWhereTheEyeLiesInAWallsPlane(t *testing.T) {
 		})
 	}
 }
+
+// A compound that names two channels keeps the last, as Equalizer's does:
+// check says which one it replaced (one of the corpus configs names a
+// view's channel and then the plain one, so its view got a compound of
+// its own besides).
+func TestCheckWarnsWhereACompoundNamesTwoChannels(t *testing.T) {
+	src := `config {
+    appNode { pipe { window { viewport [ 0 0 320 180 ] channel { name "a" } channel { name "b" } } } }
+    compound { channel "a"
+        channel "b" }
+}`
+	m, got := resolveWarned(t, "two.eqc", src)
+	want := `two.eqc:4:9: a compound has one channel: this one replaces "a" (line 3), as in Equalizer; remove the one not meant`
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("warnings:\n%s\nwant only\n%s", strings.Join(got, "\n"), want)
+	}
+	if ch := m.Configs[0].Compounds[0].Channel; ch.Name != "b" {
+		t.Errorf("the compound's channel is %q, want the last named", ch.Name)
+	}
+}
+
+// A destination whose eyes its view's mode does not show draws nothing:
+// check says so where no compound on that channel draws for the mode (a
+// generated side-by-side stereo config renders eye [ LEFT RIGHT ] on a
+// view left MONO for its application to switch), but not where another
+// compound is there for the mode (a 2D compound for the cyclop eye beside
+// the stereo ones, as Passive.stereo.powerwall has).
+func TestCheckWarnsWhereAViewsModeShowsNoEyeADestinationDraws(t *testing.T) {
+	nodes := `appNode { pipe { window { viewport [ 0 0 320 180 ] channel { name "a" } channel { name "b" } } } }`
+	for _, c := range []struct{ name, body, want string }{
+		{"stereo eyes on a mono view", `layout { view { } } canvas { layout 0 wall { } segment { channel "a" } }
+    compound { channel ( view 0 segment 0 ) eye [ LEFT RIGHT ] }`,
+			`eyes.eqc:4:49: eye [ LEFT RIGHT ]: the view this destination shows (layout "" view #0 on canvas "" segment #0) is MONO: it shows eye [ CYCLOP ], which this compound does not render, so it draws nothing until the view's mode changes (an application's Config.SetViewMode)`},
+		{"a right-eye segment of a mono view", `layout { view { } } canvas { layout 0 wall { } segment { channel "a" } segment { channel "b" eye [ RIGHT ] } }
+    compound { compound { channel ( view 0 segment 0 ) } compound { channel ( view 0 segment 1 ) eye [ RIGHT ] } }`,
+			`eyes.eqc:4:102: eye [ RIGHT ]: the view this destination shows (layout "" view #0 on canvas "" segment #1) is MONO: its segment shows eye [ RIGHT ] alone, which a MONO view has not, so it draws nothing until the view's mode changes (an application's Config.SetViewMode)`},
+		{"a compound for each mode", `layout { view { mode STEREO } } canvas { layout 0 wall { } segment { channel "a" } }
+    compound { channel ( view 0 segment 0 ) eye [ CYCLOP ] }
+    compound { channel ( view 0 segment 0 ) eye [ LEFT RIGHT ] }`, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, got := resolveWarned(t, "eyes.eqc", "config {\n    "+nodes+"\n    "+c.body+"\n}")
+			var eyes []string
+			for _, w := range got {
+				if strings.Contains(w, "draws nothing until the view's mode") {
+					eyes = append(eyes, w)
+				}
+			}
+			if c.want == "" && len(eyes) > 0 || c.want != "" && (len(eyes) != 1 || eyes[0] != c.want) {
+				t.Errorf("warnings:\n%s\nwant\n%s", strings.Join(eyes, "\n"), c.want)
+			}
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package compound
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"strconv"
@@ -495,11 +496,28 @@ func (r *resolver) config(c *configparser.Config) *Config {
 // it would draw or pass on from ever reaching a destination: the run
 // goes on, with those pixels missing, as the file says.
 func (r *resolver) checkDeadEnds(cfg *Config) {
+	shown := map[*Channel]int{} // the eyes some destination compound draws on a view's channel
+	cfg.Walk(func(c *Compound) {
+		if c.Channel != nil && c.Destination() == c {
+			shown[c.Channel] |= c.Eyes & c.DestinationEyes()
+		}
+	})
 	for _, root := range cfg.Compounds {
 		root.Walk(func(c *Compound) {
 			d := r.raw[c]
 			if d.eyes == 0 {
 				r.warnf(d.eyePos, "eye [ ]: this compound renders no eye, so neither it nor its children draw anything")
+			} else if d.eyes > 0 && c.Channel != nil && c.Channel.View != nil && c.Destination() == c && shown[c.Channel] == 0 {
+				// another compound for the view's other mode is fine
+				// (a 2D compound for the cyclop eye beside the stereo ones)
+				_, view := channelLabel(c.Channel)
+				mode := cmp.Or(c.Channel.View.Mode, "MONO")
+				shows := fmt.Sprintf("it shows eye [ %s ], which this compound does not render", strings.Join(bitNames(c.DestinationEyes(), eyeNames), " "))
+				if c.DestinationEyes() == 0 {
+					shows = fmt.Sprintf("its segment shows eye [ %s ] alone, which a %s view has not", strings.Join(bitNames(c.Channel.Segment.Eyes, eyeNames), " "), mode)
+				}
+				r.warnf(d.eyePos, "eye [ %s ]: the view this destination shows (%s) is %s: %s, so it draws nothing until the view's mode changes (an application's Config.SetViewMode)",
+					strings.Join(bitNames(c.Eyes, eyeNames), " "), view, mode, shows)
 			}
 			if dest := c.Destination(); c.IsLeaf() && c.Tasks&TaskDraw != 0 && dest != nil && c.Channel != dest.Channel && !sendsOn(c, dest.Channel) {
 				pos := d.channelPos
@@ -1187,11 +1205,15 @@ func (r *resolver) compound(c *configparser.Compound, parent *Compound, cfg *Con
 		case f.Name != nil:
 			out.Name = str(f.Name)
 		case f.Channel != nil:
+			prev, prevPos := out.Channel, d.channelPos
 			d.channelPos = f.Pos
 			if f.Channel.Name != nil {
 				out.Channel = r.findChannelByName(f.Channel.Name, cfg)
 			} else {
 				out.Channel = r.viewSegmentRef(f.Channel, cfg)
+			}
+			if prev != nil && out.Channel != nil && prev != out.Channel {
+				r.warnf(f.Pos, "a compound has one channel: this one replaces %q (line %d), as in Equalizer; remove the one not meant", prev.Name, prevPos.Line)
 			}
 		case f.Task != nil:
 			d.tasks, d.taskPos = flagBits(f.Task, taskBits), f.Task.Pos
