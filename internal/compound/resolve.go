@@ -150,6 +150,46 @@ func iattr(a *configparser.IAttr) string {
 	return configparser.CanonicalWord(a.Word)
 }
 
+// attrValue is iattr's value of attribute key (a plain name or an EQ_*
+// global), with a number that names a choice turned into that choice's
+// word: Equalizer's grammar takes the number of an enum value (1 for ON,
+// -12 for FBO), and its EQ_* environment variables are read as numbers
+// only, so scripts set EQ_WINDOW_IATTR_HINT_FULLSCREEN=1. Attributes that
+// count (planes, timeouts, ports) keep their numbers, but for the
+// negative ones that name a choice (planes_color -13 is RGBA16F).
+func attrValue(key, v string) string {
+	k := strings.ToLower(key)
+	if i := strings.Index(k, "_iattr_"); i >= 0 {
+		k = k[i+len("_iattr_"):]
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || !choiceAttrs[k] && !(strings.HasPrefix(k, "planes_") && n < 0) {
+		return v
+	}
+	if w, ok := choiceWords[n]; ok {
+		return w
+	}
+	return v
+}
+
+var (
+	// choiceAttrs take one of Equalizer's named values.
+	choiceAttrs = map[string]bool{
+		"hint_stereo": true, "hint_doublebuffer": true, "hint_fullscreen": true, "hint_decoration": true,
+		"hint_swapsync": true, "hint_drawable": true, "hint_statistics": true, "hint_screensaver": true,
+		"hint_grab_pointer": true, "hint_core_profile": true, "hint_sendtoken": true,
+		"thread_model": true, "stereo_mode": true, "robustness": true, "focus_mode": true,
+	}
+	// choiceWords are Equalizer's numbers of its named values
+	// (eq::fabric::IAttribute; pbuffer's -8 from before 1.7), spelled as
+	// goeq's grammar keeps them.
+	choiceWords = map[int]string{
+		-17: "relative_to_observer", -16: "relative_to_origin", -15: "fixed", -14: "RGBA32F", -13: "RGBA16F",
+		-12: "FBO", -11: "LOCAL_SYNC", -10: "DRAW_SYNC", -9: "ASYNC", -8: "pbuffer", -7: "window",
+		-6: "VERTICAL", -5: "QUAD", -4: "ANAGLYPH", -3: "PASSIVE", -2: "NICEST", -1: "AUTO", 0: "OFF", 1: "ON",
+	}
+)
+
 func flagBits(f *configparser.Flags, bits map[string]int) int {
 	out := 0
 	for _, w := range f.Words {
@@ -297,7 +337,7 @@ func (r *resolver) global(g *configparser.Global) map[string]string {
 					r.warnf(f.Pos, "connection type %s: goeq's nodes talk TCP (gRPC control, framed TCP pixels)", f.Type)
 				}
 			case f.IAttr != nil:
-				out[f.IKey] = iattr(f.IAttr)
+				out[f.IKey] = attrValue(f.IKey, iattr(f.IAttr))
 				if i := strings.Index(f.IKey, "_IATTR_"); i > 0 {
 					r.runtimeAttr(f.Pos, strings.ToLower(f.IKey[i+len("_IATTR_"):]), out[f.IKey])
 				}
@@ -322,6 +362,7 @@ func (r *resolver) global(g *configparser.Global) map[string]string {
 				r.errorf(env, "%v", err)
 				continue
 			}
+			val = attrValue(k, val)
 			if k == "EQ_CONFIG_IATTR_FOCUS_MODE" {
 				val = r.focusMode(val, env)
 			}
@@ -426,7 +467,7 @@ func (r *resolver) config(c *configparser.Config) *Config {
 				if a.EyeBase != nil {
 					cfg.EyeBase = num(a.EyeBase.Raw)
 				} else {
-					cfg.Robustness = iattr(a.Robustness)
+					cfg.Robustness = attrValue("robustness", iattr(a.Robustness))
 				}
 			}
 		case f.Node != nil:
@@ -660,7 +701,7 @@ func (r *resolver) node(n *configparser.Node) *Node {
 				case a.Key == "hint_statistics":
 					// deprecated and ignored, as in Equalizer
 				default:
-					out.Attributes[a.Key] = iattr(a.Value)
+					out.Attributes[a.Key] = attrValue(a.Key, iattr(a.Value))
 				}
 			}
 		}
@@ -671,7 +712,7 @@ func (r *resolver) node(n *configparser.Node) *Node {
 
 func (r *resolver) keyAttrs(dst map[string]string, a *configparser.KeyAttrs) {
 	for _, f := range a.Fields {
-		dst[f.Key] = iattr(f.Value)
+		dst[f.Key] = attrValue(f.Key, iattr(f.Value))
 		r.runtimeAttr(f.Pos, f.Key, dst[f.Key])
 	}
 }
@@ -793,7 +834,7 @@ func (r *resolver) channel(c *configparser.Channel, win *Window) *Channel {
 				if a.DumpImage != nil {
 					out.Attributes["dump_image"] = str(a.DumpImage)
 				} else {
-					out.Attributes[a.Key] = iattr(a.Value)
+					out.Attributes[a.Key] = attrValue(a.Key, iattr(a.Value))
 				}
 			}
 		}
@@ -830,7 +871,7 @@ func (r *resolver) observer(o *configparser.Observer, cfg *Config) *Observer {
 		case f.OpenCVCamera != nil:
 			r.warnf(f.Pos, "opencv_camera: goeq does not track the observer")
 		case f.FocusMode != nil:
-			out.FocusMode = r.focusMode(iattr(f.FocusMode), f.Pos)
+			out.FocusMode = r.focusMode(attrValue("focus_mode", iattr(f.FocusMode)), f.Pos)
 		}
 	}
 	return out
@@ -1310,7 +1351,7 @@ func (r *resolver) compound(c *configparser.Compound, parent *Compound, cfg *Con
 			for _, a := range f.Attributes.Fields {
 				switch {
 				case a.StereoMode != nil:
-					out.Attributes["stereo_mode"] = iattr(a.StereoMode)
+					out.Attributes["stereo_mode"] = attrValue("stereo_mode", iattr(a.StereoMode))
 					if out.Attributes["stereo_mode"] == "QUAD" {
 						r.warnf(a.StereoMode.Pos, "stereo_mode QUAD: goeq renders into framebuffer objects, which have no quad-buffered stereo; stereo destinations show anaglyph")
 					}

@@ -334,6 +334,41 @@ config { appNode { pipe { window { channel { name "c" } } } } }`
 	}
 }
 
+// Equalizer takes the number of a named value (1 for ON, -12 for FBO), in
+// a file and in its EQ_* environment variables, which it reads as numbers
+// only: scripts set EQ_WINDOW_IATTR_HINT_FULLSCREEN=1, and got a window
+// that was not fullscreen. Attributes that count keep their numbers.
+func TestAttributeNumbersNameTheirValues(t *testing.T) {
+	env := func(k string) (string, bool) {
+		switch k {
+		case "EQ_WINDOW_IATTR_HINT_FULLSCREEN":
+			return "1", true
+		case "EQ_COMPOUND_IATTR_STEREO_MODE":
+			return "-3", true
+		}
+		return "", false
+	}
+	src := `config { appNode { attributes { thread_model -10 launch_timeout 1000 } pipe { window {
+        attributes { hint_drawable -12 hint_decoration 0 planes_color -13 planes_samples 4 planes_stencil 1 }
+        channel { name "c" } } } }
+    compound { channel "c" } }`
+	m := mustResolve(t, src, Options{Getenv: env})
+	cfg := m.Configs[0]
+	w := cfg.Nodes[0].Pipes[0].Windows[0]
+	for k, want := range map[string]string{"hint_fullscreen": "ON", "hint_drawable": "FBO", "hint_decoration": "OFF",
+		"planes_color": "RGBA16F", "planes_samples": "4", "planes_stencil": "1"} {
+		if w.Attributes[k] != want {
+			t.Errorf("window %s = %q, want %q", k, w.Attributes[k], want)
+		}
+	}
+	if n := cfg.Nodes[0].Attributes; n["thread_model"] != "DRAW_SYNC" || n["launch_timeout"] != "1000" {
+		t.Errorf("node attributes %v, want thread_model DRAW_SYNC and launch_timeout 1000", n)
+	}
+	if mode := cfg.Compounds[0].Attributes["stereo_mode"]; mode != "PASSIVE" {
+		t.Errorf("stereo_mode %q from EQ_COMPOUND_IATTR_STEREO_MODE=-3, want PASSIVE", mode)
+	}
+}
+
 // Equalizer 1.1 and 1.2 read the observers' focus from two globals, which
 // configs of that time set; an observer's own focus_distance and
 // focus_mode win.
