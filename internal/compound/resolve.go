@@ -513,6 +513,7 @@ func (r *resolver) config(c *configparser.Config) *Config {
 		root.Index = i
 		cfg.Compounds = append(cfg.Compounds, root)
 	}
+	sameAsDestination(cfg)
 	r.convert10(cfg)
 	r.addOutputCompounds(cfg)
 	for _, root := range cfg.Compounds {

@@ -278,6 +278,27 @@ func TestAChannelOfItsOwnBecomesADestination(t *testing.T) {
 	}
 }
 
+// A compound that names the segment channel its destination's view
+// channel is cut from draws on the destination's channel: the same pixels
+// (Equalizer's configTool wrote DB stream configs so). A channel of other
+// pixels stays its own.
+func TestAChildOnTheSegmentsChannelIsTheDestinationsChannel(t *testing.T) {
+	m := mustResolve(t, cfgWith(`layout { view { } } canvas { layout 0 segment { channel "dest" } }
+        compound { channel ( view 0 segment 0 ) buffer [ COLOR DEPTH ]
+            compound { channel "src" range [ 0 .5 ] outputframe { name "s" } }
+            compound { channel "dest" range [ .5 1 ] inputframe { name "s" } } }`), Options{})
+	root := m.Configs[0].Compounds[0]
+	if root.Channel.View == nil {
+		t.Fatal("the root shows no view")
+	}
+	if own := root.Children[1]; own.Channel != root.Channel || own.Tasks&TaskClear != 0 {
+		t.Errorf("the part on the segment's channel draws on %s (tasks %b), want the destination's channel, not cleared again", own.Channel.Label, own.Tasks)
+	}
+	if src := root.Children[0]; src.Channel == root.Channel || src.Channel.Name != "src" {
+		t.Errorf("the source draws on %s, want its own channel", src.Channel.Label)
+	}
+}
+
 func TestFrustumFromWallAndEyes(t *testing.T) {
 	m := mustResolve(t, cfgWith(`observer { eye_base 0.1 }
         layout { view { observer 0 wall { bottom_left [ -1 -1 -2 ] bottom_right [ 1 -1 -2 ] top_left [ -1 1 -2 ] } } }

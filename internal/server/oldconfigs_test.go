@@ -29,7 +29,10 @@ import (
 //     reference drew each window's own default wall;
 //   - channels that are destinations and each other's sources (a
 //     cross-balanced cave without canvases): a channel drew its part of a
-//     later tree over its own picture.
+//     later tree over its own picture;
+//   - a part drawn on the segment channel that the destination's view
+//     channel is cut from (Equalizer's configTool wrote its DB stream
+//     configs so): the destination's image was taken before it drew.
 func TestOldConfigShapesMatchTheReference(t *testing.T) {
 	const frames, k = 4, 3
 	wall := `wall { bottom_left [ -.64 -.36 -1 ] bottom_right [ .64 -.36 -1 ] top_left [ -.64 .36 -1 ] }`
@@ -95,6 +98,13 @@ func TestOldConfigShapesMatchTheReference(t *testing.T) {
                 compound { channel "b" wall { bottom_left [ -.2 -.36 -1 ] bottom_right [ 1.08 -.36 -1 ] top_left [ -.2 .36 -1 ] }
                     compound { viewport [ .5 0 .5 1 ] }
                     compound { channel "a" viewport [ 0 0 .5 1 ] outputframe { name "a-for-b" } } inputframe { name "a-for-b" } } }`},
+		{"a part on the segment's own channel",
+			`appNode { pipe { window { viewport [ 0 0 320 180 ] channel { name "dest" } }
+                window { viewport [ 0 0 320 180 ] attributes { hint_drawable FBO } channel { name "src" } } } }
+            observer {} layout { view { observer 0 } } canvas { layout 0 ` + wall + ` segment { channel "dest" } }`,
+			`compound { channel ( canvas 0 segment 0 layout 0 view 0 ) buffer [ COLOR DEPTH ]
+                compound { channel "src" range [ 0 .5 ] outputframe { name "frame.src" } }
+                compound { channel "dest" range [ .5 1 ] inputframe { name "frame.src" } } }`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
