@@ -92,7 +92,7 @@ func (r *resolver) inherit(c *Compound) {
 			c.Tasks = TasksAll
 		}
 		for a := c.Parent; a != nil; a = a.Parent {
-			if a.Channel == c.Channel && (c.IsLeaf() || a.Tasks&TaskClear != 0) {
+			if r.namedChannel(a) == r.namedChannel(c) && (c.IsLeaf() || a.Tasks&TaskClear != 0) {
 				c.Tasks &^= TaskClear
 				break
 			}
@@ -256,14 +256,27 @@ func newCompoundData() *compoundData {
 }
 
 // frameName is Equalizer's default: frame.<compound name or channel name>.
-func frameName(prefix string, c *Compound) string {
+func (r *resolver) frameName(prefix string, c *Compound) string {
 	if c.Name != "" {
 		return prefix + c.Name
 	}
 	if c.Channel != nil {
-		return prefix + c.Channel.Name
+		return prefix + r.namedChannel(c).Name
 	}
 	return prefix
+}
+
+// namedChannel is the channel c draws on as the config names it: another
+// channel over its destination's pixels, where sameAsDestination made it
+// draw on the destination's channel, else its channel. Default frame
+// names and clears follow the config's names, as in Equalizer.
+func (r *resolver) namedChannel(c *Compound) *Channel {
+	for x := c; x != nil && x.Channel == c.Channel; x = x.Parent {
+		if named := r.merged[x]; named != nil {
+			return named
+		}
+	}
+	return c.Channel
 }
 
 // frames resolves output and input frames and tile queues: default names,
@@ -293,7 +306,7 @@ func (r *resolver) frames(cfg *Config) {
 			}
 			for _, q := range append(append([]*TileQueue{}, c.OutputTiles...), c.InputTiles...) {
 				if q.Name == "" {
-					q.Name = frameName("queue.", c)
+					q.Name = r.frameName("queue.", c)
 				}
 			}
 		})
@@ -376,7 +389,7 @@ func (r *resolver) frame(f *configparser.Frame, c *Compound, pos lexer.Position)
 		}
 	}
 	if fr.Name == "" {
-		fr.Name = frameName("frame.", c)
+		fr.Name = r.frameName("frame.", c)
 	}
 	return fr
 }

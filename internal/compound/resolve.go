@@ -41,7 +41,7 @@ func Resolve(res *configparser.Result, opt Options) (*Model, error) {
 	if opt.Getenv == nil {
 		opt.Getenv = os.LookupEnv
 	}
-	r := &resolver{res: res, opt: opt, raw: map[*Compound]*compoundData{}, base: map[*Compound]frustumBase{}, segmentPos: map[*Segment]lexer.Position{}}
+	r := &resolver{res: res, opt: opt, raw: map[*Compound]*compoundData{}, base: map[*Compound]frustumBase{}, segmentPos: map[*Segment]lexer.Position{}, merged: map[*Compound]*Channel{}}
 	m := &Model{Version: res.Version}
 	r.model = m
 	m.Global = r.global(res.File.Global)
@@ -89,6 +89,9 @@ type resolver struct {
 	// segmentPos is where each segment starts, for warnings about the
 	// compounds goeq makes for segments.
 	segmentPos map[*Segment]lexer.Position
+	// merged holds the channel a compound named where it draws on its
+	// destination's channel instead (sameAsDestination).
+	merged map[*Compound]*Channel
 }
 
 // frustumBase is the wall a compound's frustum is cut from, and the
@@ -513,7 +516,7 @@ func (r *resolver) config(c *configparser.Config) *Config {
 		root.Index = i
 		cfg.Compounds = append(cfg.Compounds, root)
 	}
-	sameAsDestination(cfg)
+	r.sameAsDestination(cfg)
 	r.convert10(cfg)
 	r.addOutputCompounds(cfg)
 	for _, root := range cfg.Compounds {

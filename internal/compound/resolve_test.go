@@ -278,10 +278,11 @@ func TestAChannelOfItsOwnBecomesADestination(t *testing.T) {
 	}
 }
 
-// A compound that names the segment channel its destination's view
-// channel is cut from draws on the destination's channel: the same pixels
-// (Equalizer's configTool wrote DB stream configs so). A channel of other
-// pixels stays its own.
+// A compound that names another channel on its destination channel's
+// pixels draws on the destination's channel: the segment channel the
+// view's channel is cut from (Equalizer's configTool wrote DB stream
+// configs so), or another channel over the same part of the window. A
+// channel of other pixels stays its own.
 func TestAChildOnTheSegmentsChannelIsTheDestinationsChannel(t *testing.T) {
 	m := mustResolve(t, cfgWith(`layout { view { } } canvas { layout 0 segment { channel "dest" } }
         compound { channel ( view 0 segment 0 ) buffer [ COLOR DEPTH ]
@@ -291,11 +292,23 @@ func TestAChildOnTheSegmentsChannelIsTheDestinationsChannel(t *testing.T) {
 	if root.Channel.View == nil {
 		t.Fatal("the root shows no view")
 	}
-	if own := root.Children[1]; own.Channel != root.Channel || own.Tasks&TaskClear != 0 {
-		t.Errorf("the part on the segment's channel draws on %s (tasks %b), want the destination's channel, not cleared again", own.Channel.Label, own.Tasks)
+	if own := root.Children[1]; own.Channel != root.Channel {
+		t.Errorf("the part on the segment's channel draws on %s, want the destination's channel", own.Channel.Label)
 	}
 	if src := root.Children[0]; src.Channel == root.Channel || src.Channel.Name != "src" {
 		t.Errorf("the source draws on %s, want its own channel", src.Channel.Label)
+	}
+	m = mustResolve(t, `config {
+    appNode { pipe { window { viewport [ 0 0 320 200 ] channel { name "a" } channel { name "b" } channel { name "half" viewport [ 0 0 .5 1 ] } } } }
+    compound { channel "a" compound { channel "b" outputframe {} } compound { channel "half" outputframe {} } inputframe { name "frame.b" } inputframe { name "frame.half" } } }`, Options{})
+	root = m.Configs[0].Compounds[0]
+	if b, half := root.Children[0], root.Children[1]; b.Channel != root.Channel || half.Channel.Name != "half" {
+		t.Errorf("channels %s and %s, want a (the same pixels) and half", b.Channel.Label, half.Channel.Label)
+	}
+	// the channel it named still names its default frame and keeps its
+	// clear, as Equalizer's would
+	if b := root.Children[0]; b.OutputFrames[0].Name != "frame.b" || b.Tasks&TaskClear == 0 {
+		t.Errorf("frame %q, tasks %b: want frame.b, cleared", b.OutputFrames[0].Name, b.Tasks)
 	}
 }
 

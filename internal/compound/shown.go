@@ -98,15 +98,16 @@ func detach(s *Compound) {
 	s.Local = Local{Viewport: FullViewport, Range: s.Range, Pixel: s.Pixel, Subpixel: s.Subpixel, Zoom: s.Zoom}
 }
 
-// sameAsDestination gives a compound that names the segment channel its
-// destination's view channel is cut from, where the two cover the same
-// pixels, the destination's channel: it draws in place on the
-// destination's pixels either way (Equalizer's configTool wrote its DB
-// stream configs so, the last part on "channel0" under the view's
-// channel), and as one channel its draws and assemblies run in the
-// destination's order and are in its image. As two, the destination's
-// image was taken when its own clear was done, before the other drew.
-func sameAsDestination(cfg *Config) {
+// sameAsDestination gives a compound that names another channel on its
+// destination channel's pixels (the same window and pixel viewport) the
+// destination's channel: it draws in place on those pixels either way,
+// and as one channel its draws and assemblies run in the destination's
+// order and are in its image. As two, the destination's image was taken
+// when its own clear was done, before the other drew. Equalizer's
+// configTool wrote its DB stream configs so, the last part on the segment
+// channel that the view's channel is cut from. The channel it named still
+// names its default frames and keeps its clear (namedChannel).
+func (r *resolver) sameAsDestination(cfg *Config) {
 	for _, root := range cfg.Compounds {
 		root.Walk(func(c *Compound) {
 			dest := c.Destination()
@@ -114,7 +115,8 @@ func sameAsDestination(cfg *Config) {
 				return
 			}
 			d, ch := dest.Channel, c.Channel
-			if d.Source == ch && ch.Window == d.Window && ch.PixelViewport == d.PixelViewport && !ch.OwnFramebuffer() {
+			if ch != d && ch.Window == d.Window && ch.PixelViewport == d.PixelViewport && !ch.OwnFramebuffer() && !d.OwnFramebuffer() {
+				r.merged[c] = ch
 				c.Channel = d
 			}
 		})

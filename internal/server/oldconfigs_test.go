@@ -32,7 +32,8 @@ import (
 //     later tree over its own picture;
 //   - a part drawn on the segment channel that the destination's view
 //     channel is cut from (Equalizer's configTool wrote its DB stream
-//     configs so): the destination's image was taken before it drew.
+//     configs so), or on another channel over the destination's pixels:
+//     the destination's image was taken before it drew.
 func TestOldConfigShapesMatchTheReference(t *testing.T) {
 	const frames, k = 4, 3
 	wall := `wall { bottom_left [ -.64 -.36 -1 ] bottom_right [ .64 -.36 -1 ] top_left [ -.64 .36 -1 ] }`
@@ -105,6 +106,12 @@ func TestOldConfigShapesMatchTheReference(t *testing.T) {
 			`compound { channel ( canvas 0 segment 0 layout 0 view 0 ) buffer [ COLOR DEPTH ]
                 compound { channel "src" range [ 0 .5 ] outputframe { name "frame.src" } }
                 compound { channel "dest" range [ .5 1 ] inputframe { name "frame.src" } } }`},
+		{"a part on another channel over the destination's pixels",
+			`appNode { pipe { window { viewport [ 0 0 320 180 ] channel { name "dest" } channel { name "over" } }
+                window { viewport [ 0 0 320 180 ] attributes { hint_drawable FBO } channel { name "src" } } } }`,
+			`compound { channel "dest" buffer [ COLOR DEPTH ] ` + wall + `
+                compound { channel "src" range [ 0 .5 ] outputframe { name "frame.src" } }
+                compound { channel "over" range [ .5 1 ] inputframe { name "frame.src" } } }`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
