@@ -723,3 +723,26 @@ func TestCheckWarnsWhereAViewsModeShowsNoEyeADestinationDraws(t *testing.T) {
 		})
 	}
 }
+
+// A window or channel that gives its viewport twice takes the last, as
+// Equalizer's loader does: configs that Equalizer's configTool wrote give
+// the destination window a zero-area viewport and then its real one.
+func TestARepeatedViewportTakesTheLast(t *testing.T) {
+	src := `config {
+    appNode { pipe { window { viewport [ 480 100 0 0 ]
+        viewport [ 480 100 320 200 ]
+        channel { name "c" viewport [ 0 0 .5 1 ] viewport [ 0 0 1 1 ] } } } }
+    compound { channel "c" } }`
+	m, got := resolveWarned(t, "twice.eqc", src)
+	want := []string{
+		`twice.eqc:2:40: window viewport given again at line 3: the last one is used, as in Equalizer`,
+		`twice.eqc:4:37: channel viewport given again at line 4: the last one is used, as in Equalizer`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("warnings:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	w := m.Configs[0].Nodes[0].Pipes[0].Windows[0]
+	if w.PixelViewport != (PixelViewport{480, 100, 320, 200}) || w.Channels[0].PixelViewport != (PixelViewport{0, 0, 320, 200}) {
+		t.Errorf("window %+v channel %+v, want the last viewports", w.PixelViewport, w.Channels[0].PixelViewport)
+	}
+}

@@ -775,14 +775,35 @@ func (r *resolver) pipe(p *configparser.Pipe, node *Node) *Pipe {
 	return out
 }
 
+// lastViewport warns about each viewport but the last of an entity (a
+// generated config's window has a zero-area one, then its real one):
+// Equalizer takes the last.
+func (r *resolver) lastViewport(vps []*configparser.Viewport, what string) *configparser.Viewport {
+	if len(vps) == 0 {
+		return nil
+	}
+	last := vps[len(vps)-1]
+	for _, v := range vps[:len(vps)-1] {
+		r.warnf(v.Pos, "%s viewport given again at line %d: the last one is used, as in Equalizer", what, last.Pos.Line)
+	}
+	return last
+}
+
 func (r *resolver) window(w *configparser.Window, pipe *Pipe) *Window {
 	out := &Window{Pipe: pipe, PixelViewport: DefaultWindowViewport, Attributes: globalDefaults(r.model.Global, "WINDOW")}
 	var channels []*configparser.Channel
+	var vps []*configparser.Viewport
+	for _, f := range w.Fields {
+		if f.Viewport != nil {
+			vps = append(vps, f.Viewport)
+		}
+	}
+	last := r.lastViewport(vps, "window")
 	for _, f := range w.Fields {
 		switch {
 		case f.Name != nil:
 			out.Name = str(f.Name)
-		case f.Viewport != nil:
+		case f.Viewport != nil && f.Viewport == last:
 			vp, pvp := r.windowViewport(f.Viewport, "window")
 			if pvp != nil {
 				out.PixelViewport = *pvp
@@ -812,11 +833,18 @@ func (r *resolver) window(w *configparser.Window, pipe *Pipe) *Window {
 func (r *resolver) channel(c *configparser.Channel, win *Window) *Channel {
 	full := PixelViewport{0, 0, win.PixelViewport.W, win.PixelViewport.H}
 	out := &Channel{Window: win, Viewport: FullViewport, PixelViewport: full, Attributes: globalDefaults(r.model.Global, "CHANNEL")}
+	var vps []*configparser.Viewport
+	for _, f := range c.Fields {
+		if f.Viewport != nil {
+			vps = append(vps, f.Viewport)
+		}
+	}
+	last := r.lastViewport(vps, "channel")
 	for _, f := range c.Fields {
 		switch {
 		case f.Name != nil:
 			out.Name = str(f.Name)
-		case f.Viewport != nil:
+		case f.Viewport != nil && f.Viewport == last:
 			vp, pvp := r.windowViewport(f.Viewport, "channel")
 			if pvp != nil {
 				out.PixelViewport = *pvp
