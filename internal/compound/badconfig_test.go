@@ -746,3 +746,27 @@ func TestARepeatedViewportTakesTheLast(t *testing.T) {
 		t.Errorf("window %+v channel %+v, want the last viewports", w.PixelViewport, w.Channels[0].PixelViewport)
 	}
 }
+
+// A destination whose own task list draws but does not clear never has
+// its pixels cleared: generated configs (omegalib's) leave the clear to
+// their application's draw. check says so; a source without CLEAR, whose
+// frame is read back from what it drew, is fine.
+func TestCheckWarnsWhereADestinationDrawsWithoutClearing(t *testing.T) {
+	src := `config {
+    appNode { pipe { window { viewport [ 0 0 320 180 ] channel { name "a" } } window { viewport [ 0 0 320 180 ] channel { name "b" } } } }
+    compound { channel "a" task [ DRAW ]
+        compound { channel "b" task [ DRAW READBACK ] outputframe { name "fb" } }
+        inputframe { name "fb" } }
+}`
+	_, got := resolveWarned(t, "noclear.eqc", src)
+	want := `noclear.eqc:3:33: task without CLEAR on a destination that draws: nothing clears its pixels, so each frame draws over the last unless the application's Draw clears (generated configs, such as omegalib's, leave the clear to their application)`
+	var clears []string
+	for _, w := range got {
+		if strings.Contains(w, "without CLEAR") {
+			clears = append(clears, w)
+		}
+	}
+	if len(clears) != 1 || clears[0] != want {
+		t.Errorf("warnings:\n%s\nwant\n%s", strings.Join(clears, "\n"), want)
+	}
+}

@@ -580,6 +580,9 @@ func (r *resolver) checkDeadEnds(cfg *Config) {
 			if len(c.InputFrames) > 0 && d.tasks&TaskAssemble == 0 {
 				r.warnf(d.taskPos, "task without ASSEMBLE: input frame %q is never assembled, so what its sources draw does not show here", c.InputFrames[0].Name)
 			}
+			if c.Channel != nil && c.Destination() == c && d.tasks&TaskClear == 0 && d.tasks&TaskDraw != 0 {
+				r.warnf(d.taskPos, "task without CLEAR on a destination that draws: nothing clears its pixels, so each frame draws over the last unless the application's Draw clears (generated configs, such as omegalib's, leave the clear to their application)")
+			}
 		})
 	}
 }
