@@ -7,8 +7,6 @@
 package reference
 
 import (
-	"strings"
-
 	"github.com/goeq/goeq/internal/compound"
 	"github.com/goeq/goeq/internal/planner"
 	"github.com/goeq/goeq/internal/stats"
@@ -75,6 +73,7 @@ func (p *Planner) Plan(frame int) *planner.FramePlan {
 			plan.Channels = append(plan.Channels, cp)
 		}
 		full := compound.PixelViewport{W: cp.Viewport.W, H: cp.Viewport.H}
+		views, nothing := p.shown(c, full), showsNothing(c) // the same for every eye
 		for _, eye := range compound.Eyes {
 			if eyes&eye == 0 {
 				continue
@@ -82,16 +81,14 @@ func (p *Planner) Plan(frame int) *planner.FramePlan {
 			mask := anaglyph(c, eye)
 			cp.Tasks = append(cp.Tasks, planner.Task{Kind: planner.Clear, Seq: next(), Home: true, Compound: c.Path(), Eye: eye, View: p.cfg.ViewIndex(c.Channel),
 				Region: full, Share: full, Area: full, Viewport: compound.FullViewport, Range: compound.FullRange, ColorMask: mask})
-			if views := p.shown(c, full); len(views) > 0 {
+			switch {
+			case len(views) > 0:
 				for _, v := range views {
 					cp.Tasks = append(cp.Tasks, p.draw(v.source, eye, v.place, v.cut, mask, next()))
 				}
-				continue
+			case !nothing:
+				cp.Tasks = append(cp.Tasks, p.draw(wallOwner(c), eye, full, compound.FullViewport, mask, next()))
 			}
-			if showsNothing(c) {
-				continue
-			}
-			cp.Tasks = append(cp.Tasks, p.draw(wallOwner(c), eye, full, compound.FullViewport, mask, next()))
 		}
 	})
 	return plan
@@ -224,16 +221,5 @@ func anaglyph(c *compound.Compound, eye int) planner.ColorMask {
 	if eye == compound.EyeRight {
 		attr = c.Attributes["stereo_anaglyph_right_mask"]
 	}
-	var m planner.ColorMask
-	for _, w := range strings.Fields(strings.Trim(attr, "[] ")) {
-		switch w {
-		case "RED":
-			m |= planner.MaskRed
-		case "GREEN":
-			m |= planner.MaskGreen
-		case "BLUE":
-			m |= planner.MaskBlue
-		}
-	}
-	return m
+	return planner.ParseColorMask(attr)
 }
