@@ -153,18 +153,15 @@ func iattr(a *configparser.IAttr) string {
 	return configparser.CanonicalWord(a.Word)
 }
 
-// attrValue is iattr's value of attribute key (a plain name or an EQ_*
-// global), with a number that names a choice turned into that choice's
-// word: Equalizer's grammar takes the number of an enum value (1 for ON,
-// -12 for FBO), and its EQ_* environment variables are read as numbers
-// only, so scripts set EQ_WINDOW_IATTR_HINT_FULLSCREEN=1. Attributes that
-// count (planes, timeouts, ports) keep their numbers, but for the
-// negative ones that name a choice (planes_color -13 is RGBA16F).
-func attrValue(key, v string) string {
-	k := strings.ToLower(key)
-	if i := strings.Index(k, "_iattr_"); i >= 0 {
-		k = k[i+len("_iattr_"):]
-	}
+// attrValue is iattr's value of attribute key (as an entity's attributes
+// name it: iattrKey of a global), with a number that names a choice
+// turned into that choice's word: Equalizer's grammar takes the number of
+// an enum value (1 for ON, -12 for FBO), and its EQ_* environment
+// variables are read as numbers only, so scripts set
+// EQ_WINDOW_IATTR_HINT_FULLSCREEN=1. Attributes that count (planes,
+// timeouts, ports) keep their numbers, but for the negative ones that
+// name a choice (planes_color -13 is RGBA16F).
+func attrValue(k, v string) string {
 	n, err := strconv.Atoi(v)
 	if err != nil || !choiceAttrs[k] && !(strings.HasPrefix(k, "planes_") && n < 0) {
 		return v
@@ -173,6 +170,16 @@ func attrValue(key, v string) string {
 		return w
 	}
 	return v
+}
+
+// iattrKey is the attribute an EQ_*_IATTR_* global sets, as the entity's
+// attributes name it ("" for other globals).
+func iattrKey(global string) string {
+	i := strings.Index(global, "_IATTR_")
+	if i < 0 {
+		return ""
+	}
+	return strings.ToLower(global[i+len("_IATTR_"):])
 }
 
 var (
@@ -340,10 +347,9 @@ func (r *resolver) global(g *configparser.Global) map[string]string {
 					r.warnf(f.Pos, "connection type %s: goeq's nodes talk TCP (gRPC control, framed TCP pixels)", f.Type)
 				}
 			case f.IAttr != nil:
-				out[f.IKey] = attrValue(f.IKey, iattr(f.IAttr))
-				if i := strings.Index(f.IKey, "_IATTR_"); i > 0 {
-					r.runtimeAttr(f.Pos, strings.ToLower(f.IKey[i+len("_IATTR_"):]), out[f.IKey])
-				}
+				key := iattrKey(f.IKey)
+				out[f.IKey] = attrValue(key, iattr(f.IAttr))
+				r.runtimeAttr(f.Pos, key, out[f.IKey])
 				if f.IKey == "EQ_CONFIG_IATTR_FOCUS_MODE" {
 					out[f.IKey] = r.focusMode(out[f.IKey], f.Pos)
 				}
@@ -365,7 +371,7 @@ func (r *resolver) global(g *configparser.Global) map[string]string {
 				r.errorf(env, "%v", err)
 				continue
 			}
-			val = attrValue(k, val)
+			val = attrValue(iattrKey(k), val)
 			if k == "EQ_CONFIG_IATTR_FOCUS_MODE" {
 				val = r.focusMode(val, env)
 			}
