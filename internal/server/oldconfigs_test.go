@@ -203,19 +203,8 @@ func TestPreCanvasChannelsShowWhatTheyDraw(t *testing.T) {
 				}
 				out[i] = r.out
 			}
-			names, _ := filepath.Glob(filepath.Join(out[1], fmt.Sprintf("*-%06d.png", k)))
-			if len(names) != 2 {
-				t.Fatalf("the plain config wrote %d images of frame %d, want 2", len(names), k)
-			}
-			for _, want := range names {
-				got := filepath.Join(out[0], filepath.Base(want))
-				if _, err := os.Stat(got); err != nil {
-					t.Errorf("%s was not written: %v", filepath.Base(want), err)
-					continue
-				}
-				if bad, worst := differing(loadPNG(t, got), loadPNG(t, want), 2); bad > 0 {
-					t.Errorf("%s: %d pixels differ from the plain config's (worst %d)", filepath.Base(want), bad, worst)
-				}
+			if n := matchImages(t, out[0], out[1], k, 2); n != 2 {
+				t.Fatalf("the plain config wrote %d images of frame %d, want 2", n, k)
 			}
 		})
 	}

@@ -125,16 +125,23 @@ func compareWithReference(t *testing.T, r runResult, cfg string, frames, k, tol 
 	if ref.err != nil {
 		t.Fatalf("reference: %v\n%s", ref.err, ref.stderr)
 	}
-	names, _ := filepath.Glob(filepath.Join(ref.out, fmt.Sprintf("*-%06d.png", k)))
-	if len(names) == 0 {
+	if matchImages(t, r.out, ref.out, k, tol) == 0 {
 		t.Fatalf("the reference wrote no frame %d", k)
 	}
-	for _, want := range names {
-		got := loadPNG(t, filepath.Join(r.out, filepath.Base(want)))
-		if bad, worst := differing(got, loadPNG(t, want), tol); bad > 0 {
-			t.Errorf("%s: %d pixels differ from the reference (worst %d)", filepath.Base(want), bad, worst)
+}
+
+// matchImages requires every image of frame k in folder want to be in
+// folder got, matching within tol, and says how many there are.
+func matchImages(t *testing.T, got, want string, k, tol int) int {
+	t.Helper()
+	names, _ := filepath.Glob(filepath.Join(want, fmt.Sprintf("*-%06d.png", k)))
+	for _, name := range names {
+		base := filepath.Base(name)
+		if bad, worst := differing(loadPNG(t, filepath.Join(got, base)), loadPNG(t, name), tol); bad > 0 {
+			t.Errorf("%s: %d pixels differ from %s's (worst %d)", base, bad, want, worst)
 		}
 	}
+	return len(names)
 }
 
 // differing counts pixels whose channels differ by more than tol.
