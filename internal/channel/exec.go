@@ -908,9 +908,18 @@ func (fr *frameRun) run(r *channelRun, t *planner.Task) (bool, error) {
 		if t.Queue != "" {
 			return fr.drawTiles(r, t, rec)
 		}
+		var held *heldPixels
+		if t.Interleave.W > 1 || t.Interleave.H > 1 {
+			held = hold(r.target.FB, t.Region, t.Interleave)
+		}
 		roi, err := fr.draw(r, t, t.Share, t.Region, t.Range)
 		if err != nil {
 			return false, err
+		}
+		if held != nil {
+			if err := held.restore(r.target.FB); err != nil {
+				return false, fmt.Errorf("frame %d: channel %s: %w", fr.frame, r.plan.Channel.Label, err)
+			}
 		}
 		gl.Finish() // draw time is what the equalizers balance
 		rec.Times.Draw += time.Since(start)
@@ -941,6 +950,69 @@ func (fr *frameRun) run(r *channelRun, t *planner.Task) (bool, error) {
 	}
 	return false, fmt.Errorf("unknown task kind %v", t.Kind)
 }
+
+// heldPixels is what a region of a framebuffer held before a draw that
+// may change only the pixels of a pattern (planner.Task.Interleave).
+type heldPixels struct {
+	at      compound.PixelViewport // the region, within the framebuffer
+	first   [2]int                 // the pattern's first column and row in at
+	step    [2]int
+	color   []byte
+	depth   []float32
+	stencil []byte
+}
+
+// hold reads what region of fb holds, for the pixels outside pattern to
+// be put back after a draw.
+func hold(fb *glutil.Target, region compound.PixelViewport, pattern compound.Pixel) *heldPixels {
+	at := intersect(region, compound.PixelViewport{W: fb.W, H: fb.H})
+	if at.W <= 0 || at.H <= 0 {
+		return nil
+	}
+	step := [2]int{max(pattern.W, 1), max(pattern.H, 1)}
+	h := &heldPixels{at: at, step: step,
+		first: [2]int{mod(pattern.X+region.X-at.X, step[0]), mod(pattern.Y+region.Y-at.Y, step[1])}}
+	h.color, h.depth, h.stencil = readAll(fb, at)
+	return h
+}
+
+// restore puts the held pixels back outside the pattern, keeping what the
+// draw left in it. A whole draw and a copy back are a path of their own:
+// a pixel decomposition's draw renders its pattern alone.
+func (h *heldPixels) restore(fb *glutil.Target) error {
+	if h == nil {
+		return nil
+	}
+	color, depth, stencil := readAll(fb, h.at)
+	for y := range h.at.H {
+		for x := range h.at.W {
+			if (x-h.first[0])%h.step[0] == 0 && (y-h.first[1])%h.step[1] == 0 {
+				continue
+			}
+			i := y*h.at.W + x
+			copy(color[4*i:4*i+4], h.color[4*i:4*i+4])
+			depth[i] = h.depth[i]
+			if stencil != nil {
+				stencil[i] = h.stencil[i]
+			}
+		}
+	}
+	return fb.Write(h.at.X, h.at.Y, h.at.W, h.at.H, h.at.W, color, depth, stencil)
+}
+
+// readAll reads the colour, depth and (for a stencil target) stencil of
+// region of fb.
+func readAll(fb *glutil.Target, at compound.PixelViewport) ([]byte, []float32, []byte) {
+	fb.Bind()
+	var stencil []byte
+	if fb.Stencil {
+		stencil = glutil.ReadStencil(at.X, at.Y, at.W, at.H, nil)
+	}
+	return glutil.ReadColor(at.X, at.Y, at.W, at.H, nil), glutil.ReadDepth(at.X, at.Y, at.W, at.H, nil), stencil
+}
+
+// mod is a modulo m that is never negative.
+func mod(a, m int) int { return (a%m + m) % m }
 
 // drawn records the region a draw touched, for region-of-interest
 // readback and the statistics.
@@ -1694,12 +1766,8 @@ func (a *assembly) averageComposited(d *subpixelDecomposition) error {
 	if len(d.samples) > compositor.MaxAverage {
 		return fmt.Errorf("frame %d: channel %s: %d subpixel samples to average, at most %d", a.fr.frame, a.r.plan.Channel.Label, len(d.samples), compositor.MaxAverage)
 	}
-	t.FB.Bind()
-	under := &compositor.Image{W: at.W, H: at.H, Color: glutil.ReadColor(at.X, at.Y, at.W, at.H, nil), Depth: glutil.ReadDepth(at.X, at.Y, at.W, at.H, nil)}
-	var stencil []byte
-	if t.FB.Stencil {
-		stencil = glutil.ReadStencil(at.X, at.Y, at.W, at.H, nil)
-	}
+	color, depth, stencil := readAll(t.FB, at)
+	under := &compositor.Image{W: at.W, H: at.H, Color: color, Depth: depth}
 	imgs := make([]*compositor.Image, len(d.samples))
 	for i, sample := range d.samples {
 		if i > 0 {

@@ -8,11 +8,22 @@ package compound
 // interleaved, averaged or scaled like those of the other parts. Drawn in
 // place, it stayed a render of fewer pixels at its share's corner (as in
 // Equalizer), or, with depth, hid the other parts' samples behind it.
+//
+// A part that draws one eye of interleaved eyes (Compound.EyePixels)
+// draws aside with the frames it has: in place, its render stayed in the
+// pixels of the eyes assembled before it.
 func drawAside(cfg *Config) {
 	for _, root := range cfg.Compounds {
 		root.Walk(func(c *Compound) {
 			dest := c.Destination()
-			if dest == nil || dest == c || c.Channel != dest.Channel || !c.IsLeaf() || c.Tasks&TaskDraw == 0 || len(c.OutputFrames) > 0 {
+			if dest == nil || dest == c || c.Channel != dest.Channel || !c.IsLeaf() || c.Tasks&TaskDraw == 0 {
+				return
+			}
+			if len(c.OutputFrames) > 0 {
+				if dest.EyePixels() != nil && c.Eyes&dest.Eyes != dest.Eyes {
+					c.Tasks |= TaskClear
+					c.DrawsAside = true
+				}
 				return
 			}
 			if c.Pixel.W <= 1 && c.Pixel.H <= 1 && c.Subpixel.Size <= 1 && c.Zoom == (Zoom{X: 1, Y: 1}) {

@@ -372,9 +372,9 @@ type Compound struct {
 	// Generated is true for compounds goeq made for canvases without one.
 	Generated bool
 	// DrawsAside is true for a part of a pixel, subpixel or zoom
-	// decomposition that its destination's channel draws itself: it draws
-	// past the window's pixels and sends its frame to its own assembly
-	// (see drawAside).
+	// decomposition that its destination's channel draws itself, or of
+	// interleaved eyes (EyePixels): it draws past the window's pixels and
+	// sends its frame to its own assembly (see drawAside).
 	DrawsAside bool
 
 	path string // Path(), cached once the tree is built
@@ -549,6 +549,47 @@ func (c *Compound) DestinationEyes() int {
 		return (EyeLeft | EyeRight) & seg
 	}
 	return EyeCyclop & seg
+}
+
+// EyePixels is the pixel pattern each eye of destination c shows in where
+// its tree interleaves its eyes: each compound below c that draws some of
+// its eyes only is a pixel decomposition of it (a row-interleaved passive
+// stereo wall draws its left eye on odd rows and its right on even ones).
+// It is nil where no eye is drawn so, or where an eye would take two
+// patterns.
+func (c *Compound) EyePixels() map[int]Pixel {
+	out := map[int]Pixel{}
+	var walk func(x *Compound) bool
+	walk = func(x *Compound) bool {
+		for _, ch := range x.Children {
+			if !ch.interleavesEye(c) {
+				if !walk(ch) {
+					return false
+				}
+				continue
+			}
+			for _, eye := range Eyes {
+				if ch.Eyes&eye == 0 {
+					continue
+				}
+				if p, ok := out[eye]; ok && p != ch.Pixel {
+					return false
+				}
+				out[eye] = ch.Pixel
+			}
+		}
+		return true
+	}
+	if !walk(c) || len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// interleavesEye says whether c draws some of its destination dest's eyes
+// only, in a pixel pattern of its own.
+func (c *Compound) interleavesEye(dest *Compound) bool {
+	return c.Eyes&dest.Eyes != dest.Eyes && (c.Local.Pixel.W > 1 || c.Local.Pixel.H > 1)
 }
 
 // Destination is the top-most compound with a channel above or at c:

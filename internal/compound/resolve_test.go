@@ -2,6 +2,7 @@ package compound
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"strings"
 	"testing"
@@ -469,5 +470,50 @@ func TestFullscreenWindowTakesThePipesSize(t *testing.T) {
 		if got := windows[i].Channels[0].PixelViewport; got.W != want.W || got.H != want.H {
 			t.Errorf("window %d's channel: %v, want the window's size", i, got)
 		}
+	}
+}
+
+// A destination whose parts each draw some of its eyes in a pixel pattern
+// of their own interleaves its eyes (omegalib's row-interleaved stereo):
+// each eye's pattern is found, and a part on the destination's own channel
+// draws aside, clearing first, so that its render stays out of the rows
+// of the eyes assembled before it. Eye parts without patterns, one
+// pattern for every eye, or an eye in two patterns interleave nothing.
+func TestEyesInterleavedByPixel(t *testing.T) {
+	cases := []struct {
+		name, compounds string
+		want            map[int]Pixel
+	}{
+		{"rows", `compound { channel "dest" eye [ LEFT RIGHT ] wall {}
+            compound { eye [ RIGHT ] pixel [ 0 0 1 2 ] outputframe { name "r" } }
+            compound { eye [ LEFT ] channel "src" pixel [ 0 1 1 2 ] outputframe { name "l" } }
+            inputframe { name "r" } inputframe { name "l" } }`, map[int]Pixel{EyeRight: {0, 0, 1, 2}, EyeLeft: {0, 1, 1, 2}}},
+		{"eye parts without patterns", `compound { channel "dest" eye [ LEFT RIGHT ] wall {}
+            compound { eye [ RIGHT ] }
+            compound { eye [ LEFT ] channel "src" outputframe { name "l" } } inputframe { name "l" } }`, nil},
+		{"one pattern for every eye", `compound { channel "dest" eye [ LEFT RIGHT ] wall {}
+            compound { pixel [ 0 0 1 2 ] outputframe { name "a" } }
+            compound { channel "src" pixel [ 0 1 1 2 ] outputframe { name "b" } }
+            inputframe { name "a" } inputframe { name "b" } }`, nil},
+		{"an eye in two patterns", `compound { channel "dest" eye [ LEFT RIGHT ] wall {}
+            compound { eye [ RIGHT ] pixel [ 0 0 2 1 ] outputframe { name "a" } }
+            compound { eye [ RIGHT ] channel "src" pixel [ 1 0 2 1 ] outputframe { name "b" } }
+            compound { eye [ LEFT ] }
+            inputframe { name "a" } inputframe { name "b" } }`, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dest := mustResolve(t, cfgWith(c.compounds), Options{}).Configs[0].Compounds[0]
+			if got := dest.EyePixels(); !maps.Equal(got, c.want) {
+				t.Fatalf("eye patterns %v, want %v", got, c.want)
+			}
+			for _, part := range dest.Children {
+				aside := c.want != nil && part.Channel == dest.Channel
+				if part.DrawsAside != aside || aside && part.Tasks&TaskClear == 0 {
+					t.Errorf("part %s on %q: draws aside %v, clears %v; want aside %v, clearing", part.Path(), part.Channel.Name,
+						part.DrawsAside, part.Tasks&TaskClear != 0, aside)
+				}
+			}
+		})
 	}
 }

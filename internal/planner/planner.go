@@ -144,10 +144,15 @@ type Task struct {
 	Viewport  compound.Viewport `json:"viewport"`            // of the destination
 	Range     compound.Range    `json:"range"`
 	Pixel     compound.Pixel    `json:"pixel"`
-	Subpixel  compound.Subpixel `json:"subpixel"`
-	Zoom      compound.Zoom     `json:"zoom"`
-	Buffers   int               `json:"buffers"`
-	ColorMask ColorMask         `json:"color_mask,omitempty"`
+	// Interleave, on a whole draw, is the pattern of the region's pixels
+	// it changes (counted from the region's corner); the others keep what
+	// they held. The reference draws so each eye of a destination whose
+	// tree interleaves its eyes by pixel (a row-interleaved stereo wall).
+	Interleave compound.Pixel    `json:"interleave,omitzero"`
+	Subpixel   compound.Subpixel `json:"subpixel"`
+	Zoom       compound.Zoom     `json:"zoom"`
+	Buffers    int               `json:"buffers"`
+	ColorMask  ColorMask         `json:"color_mask,omitempty"`
 	// Samples, on a draw, is how many samples per pixel it renders with
 	// (compound.Compound.DrawSamples); 0 renders single-sampled.
 	Samples int      `json:"samples,omitempty"`
@@ -273,6 +278,9 @@ type Planner struct {
 	// drawnAside are the compounds that stand in for themselves
 	// (compound.Compound.DrawsAside)
 	drawnAside []*compound.Compound
+	// interleaving are the destinations whose trees interleave their eyes
+	// (compound.Compound.EyePixels): one clear serves all their eyes
+	interleaving map[*compound.Compound]bool
 	// asides hold the tasks stand-ins run for each lost channel in the
 	// frame being planned: a plan of their own, so that they and the
 	// stand-in's own tasks wait for each other's frames as two channels
@@ -326,13 +334,17 @@ func New(cfg *compound.Config) *Planner {
 		framerate: map[*compound.Compound]*equalizer.Framerate{}, usage: map[*compound.Compound]float64{},
 		history: map[int]map[string]CompoundState{}, down: map[*compound.Channel]bool{}, standIns: map[*compound.Compound]*compound.Channel{}, asides: map[*compound.Channel]*ChannelPlan{},
 		firstSends: map[*compound.Compound][]Output{}, Rates: compositing.DefaultRates,
-		chosen: map[*compound.Compound]compositing.Strategy{}, eyeViews: map[eyeKey]*eyeView{}, drawn: map[*compound.Compound]int{}, drawsEye: map[eyeKey]bool{}}
+		chosen: map[*compound.Compound]compositing.Strategy{}, eyeViews: map[eyeKey]*eyeView{}, drawn: map[*compound.Compound]int{}, drawsEye: map[eyeKey]bool{},
+		interleaving: map[*compound.Compound]bool{}}
 	p.sortLast = cfg.SortLast()
 	p.unchanging = len(p.sortLast) == 0
 	cfg.Walk(func(c *compound.Compound) {
 		p.compounds++
 		if c.DrawsAside {
 			p.drawnAside = append(p.drawnAside, c)
+		}
+		if c.Destination() == c && c.EyePixels() != nil {
+			p.interleaving[c] = true
 		}
 		if len(c.Equalizers) > 0 || c.Period != 1 {
 			p.unchanging = false
@@ -1025,7 +1037,7 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 	renders := cp != nil && !s.Skip
 	queue := queueOf(c, eye)
 	if renders {
-		if c.Tasks&compound.TaskClear != 0 {
+		if c.Tasks&compound.TaskClear != 0 && !p.clearedForEarlierEye(c, eye, s) {
 			cp.Tasks = append(cp.Tasks, task(Clear))
 		}
 		if c.Tasks&compound.TaskDraw != 0 && c.IsLeaf() {
@@ -1109,6 +1121,24 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 		}
 		cp.Tasks = append(cp.Tasks, t)
 	}
+}
+
+// clearedForEarlierEye says whether c is a destination that interleaves
+// its eyes and that an earlier eye of the frame cleared: Equalizer clears
+// for each eye, which leaves only the last eye's pixels.
+func (p *Planner) clearedForEarlierEye(c *compound.Compound, eye int, s CompoundState) bool {
+	if !p.interleaving[c] {
+		return false
+	}
+	for _, e := range compound.Eyes {
+		if e == eye {
+			return false
+		}
+		if s.Eyes&e != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // eyePartShownAs says whether c is a part of its destination's view with

@@ -1054,3 +1054,49 @@ func TestSourcesOfATileQueueDrawTheirParentsShare(t *testing.T) {
 			record(f, "0.1", compound.FullViewport, 30*time.Millisecond)}})
 	}
 }
+
+// A destination that interleaves its eyes (compound.Compound.EyePixels)
+// is cleared once a frame, before its first eye: Equalizer clears it for
+// each eye, which wiped the rows the eyes before the last were assembled
+// into. Its eye part on its own channel renders aside, past the window's
+// pixels, so that its render stays out of the other eye's rows.
+func TestInterleavedEyesClearTheDestinationOnce(t *testing.T) {
+	cfg := loadText(t, "interleaved.eqc", `server { config {
+    appNode { pipe { window { viewport [ 0 0 320 180 ] channel { name "dest" } }
+        window { viewport [ 0 0 320 180 ] attributes { hint_drawable FBO } channel { name "src" } } } }
+    compound { channel "dest" eye [ LEFT RIGHT ] attributes { stereo_mode PASSIVE } wall {}
+        compound { eye [ RIGHT ] pixel [ 0 0 1 2 ] outputframe { name "r" } }
+        compound { eye [ LEFT ] channel "src" pixel [ 0 1 1 2 ] outputframe { name "l" } }
+        inputframe { name "r" } inputframe { name "l" } }
+} }`)
+	plan := New(cfg).Plan(0)
+	clears, assembles := map[int]int{}, map[int]int{}
+	asideDraws := 0
+	for _, cp := range plan.Channels {
+		if cp.Channel.Name != "dest" {
+			continue
+		}
+		for _, task := range cp.Tasks {
+			switch {
+			case cp.Aside && task.Kind == Draw:
+				asideDraws++
+				if task.Eye != compound.EyeRight || task.Region.X < 320 {
+					t.Errorf("the aside draw is of eye %d at %v, want the right eye's past the window's 320 pixels", task.Eye, task.Region)
+				}
+			case cp.Aside:
+			case task.Kind == Clear:
+				clears[task.Eye]++
+			case task.Kind == Assemble:
+				assembles[task.Eye]++
+			case task.Kind == Draw:
+				t.Errorf("the destination's window draws eye %d at %v", task.Eye, task.Region)
+			}
+		}
+	}
+	if clears[compound.EyeLeft] != 1 || clears[compound.EyeRight] != 0 {
+		t.Errorf("the destination clears %v times by eye, want once, for the left eye", clears)
+	}
+	if assembles[compound.EyeLeft] != 1 || assembles[compound.EyeRight] != 1 || asideDraws != 1 {
+		t.Errorf("assembles %v by eye and draws aside %d times, want one each", assembles, asideDraws)
+	}
+}

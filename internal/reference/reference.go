@@ -50,7 +50,9 @@ func (p *Planner) Nodes() []string {
 // Plan gives each destination channel that shows this frame a clear and a
 // full draw per eye it shows (the clear alone where its tree neither draws
 // nor assembles); a channel that only shows other channels'
-// images (a monitor) draws each of their views where it shows them.
+// images (a monitor) draws each of their views where it shows them. Eyes
+// that the destination's tree interleaves share one clear, and each draw
+// keeps to its eye's pixels (planner.Task.Interleave).
 func (p *Planner) Plan(frame int) *planner.FramePlan {
 	plan := &planner.FramePlan{Frame: frame, Compounds: map[string]planner.CompoundState{}}
 	p.Changes.Advance(frame)
@@ -73,21 +75,27 @@ func (p *Planner) Plan(frame int) *planner.FramePlan {
 			plan.Channels = append(plan.Channels, cp)
 		}
 		full := compound.PixelViewport{W: cp.Viewport.W, H: cp.Viewport.H}
-		views, nothing := p.shown(c, full), showsNothing(c) // the same for every eye
+		views, nothing, interleave := p.shown(c, full), showsNothing(c), c.EyePixels() // the same for every eye
+		cleared := false
 		for _, eye := range compound.Eyes {
 			if eyes&eye == 0 {
 				continue
 			}
 			mask := anaglyph(c, eye)
-			cp.Tasks = append(cp.Tasks, planner.Task{Kind: planner.Clear, Seq: next(), Home: true, Compound: c.Path(), Eye: eye, View: p.cfg.ViewIndex(c.Channel),
-				Region: full, Share: full, Area: full, Viewport: compound.FullViewport, Range: compound.FullRange, ColorMask: mask})
+			if !cleared || interleave == nil {
+				cp.Tasks = append(cp.Tasks, planner.Task{Kind: planner.Clear, Seq: next(), Home: true, Compound: c.Path(), Eye: eye, View: p.cfg.ViewIndex(c.Channel),
+					Region: full, Share: full, Area: full, Viewport: compound.FullViewport, Range: compound.FullRange, ColorMask: mask})
+				cleared = true
+			}
 			switch {
 			case len(views) > 0:
 				for _, v := range views {
 					cp.Tasks = append(cp.Tasks, p.draw(v.source, eye, v.place, v.cut, mask, next()))
 				}
 			case !nothing:
-				cp.Tasks = append(cp.Tasks, p.draw(wallOwner(c), eye, full, compound.FullViewport, mask, next()))
+				draw := p.draw(wallOwner(c), eye, full, compound.FullViewport, mask, next())
+				draw.Interleave = interleave[eye]
+				cp.Tasks = append(cp.Tasks, draw)
 			}
 		}
 	})

@@ -1,8 +1,11 @@
 package reference
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/goeq/goeq/internal/compound"
@@ -45,5 +48,44 @@ func TestADestinationThatOnlyClearsShowsTheClear(t *testing.T) {
 		if drawsOn[name] != w {
 			t.Errorf("channel %q: the reference draws %v, want %v", name, drawsOn[name], w)
 		}
+	}
+}
+
+// A destination that interleaves its eyes is drawn whole for each eye,
+// each draw changing only its eye's pattern of pixels, after one clear:
+// the reference cleared before each eye and drew it over every pixel, so
+// it showed the last eye alone.
+func TestInterleavedEyesDrawEachEyeOnItsPattern(t *testing.T) {
+	const text = `server { config {
+    appNode { pipe { window { viewport [ 0 0 320 180 ] channel { name "dest" } }
+        window { viewport [ 0 0 320 180 ] attributes { hint_drawable FBO } channel { name "src" } } } }
+    compound { channel "dest" eye [ LEFT RIGHT ] attributes { stereo_mode PASSIVE } wall {}
+        compound { eye [ RIGHT ] pixel [ 0 0 1 2 ] outputframe { name "r" } }
+        compound { eye [ LEFT ] channel "src" pixel [ 0 1 1 2 ] outputframe { name "l" } }
+        inputframe { name "r" } inputframe { name "l" } }
+} }`
+	path := filepath.Join(t.TempDir(), "interleaved.eqc")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, _, err := compound.Load(path, compound.Options{Getenv: func(string) (string, bool) { return "", false }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := New(m.Configs[0]).Plan(0)
+	if len(plan.Channels) != 1 {
+		t.Fatalf("%d channels plan, want the destination's alone", len(plan.Channels))
+	}
+	var got []string
+	for _, task := range plan.Channels[0].Tasks {
+		got = append(got, fmt.Sprintf("%v %d %v %v", task.Kind, task.Eye, task.Interleave, task.Region))
+	}
+	want := []string{
+		fmt.Sprintf("clear %d {0 0 0 0} {0 0 320 180}", compound.EyeLeft),
+		fmt.Sprintf("draw %d {0 1 1 2} {0 0 320 180}", compound.EyeLeft),
+		fmt.Sprintf("draw %d {0 0 1 2} {0 0 320 180}", compound.EyeRight),
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("the destination's tasks:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

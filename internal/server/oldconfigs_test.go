@@ -2,9 +2,12 @@ package server
 
 import (
 	"fmt"
+	"image"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/goeq/goeq/internal/imagecmp"
 )
 
 // Configs in the shapes Equalizer's older example configs have, which the
@@ -205,6 +208,83 @@ func TestPreCanvasChannelsShowWhatTheyDraw(t *testing.T) {
 			}
 			if n := matchImages(t, out[0], out[1], k, 2); n != 2 {
 				t.Fatalf("the plain config wrote %d images of frame %d, want 2", n, k)
+			}
+		})
+	}
+}
+
+// A destination whose eyes are interleaved, each eye a pixel part of it
+// on its own rows or columns (omegalib wrote row-interleaved passive
+// stereo walls so), shows each eye on its rows: those of a plain
+// destination of that eye. Equalizer's clear for each eye wiped the rows
+// of the eyes before the last, and the parts drawn in place left their
+// renders in them; the reference drew the last eye whole. Both a part on
+// the destination's channel and one on another channel are tried, and the
+// reference must match too.
+func TestInterleavedEyesShowEachEyeOnItsRows(t *testing.T) {
+	const frames, k, w, h = 3, 2, 320, 180
+	wall := `wall { bottom_left [ -.64 -.36 -1 ] bottom_right [ .64 -.36 -1 ] top_left [ -.64 .36 -1 ] }`
+	nodes := fmt.Sprintf(`appNode { pipe { window { viewport [ 0 0 %d %d ] channel { name "dest" } }
+        window { viewport [ 0 0 %d %d ] attributes { hint_drawable FBO } channel { name "src" } }
+        window { viewport [ 0 0 %d %d ] channel { name "left" } } window { viewport [ 0 0 %d %d ] channel { name "right" } } } }`, w, h, w, h, w, h, w, h)
+	plain := `compound { channel "left" eye [ LEFT ] attributes { stereo_mode PASSIVE } ` + wall + ` }
+        compound { channel "right" eye [ RIGHT ] attributes { stereo_mode PASSIVE } ` + wall + ` }`
+	interleaved := func(rightChannel string, pixel [2]string) string {
+		return `compound { channel "dest" eye [ LEFT RIGHT ] attributes { stereo_mode PASSIVE } ` + wall + `
+            compound { eye [ RIGHT ] channel "` + rightChannel + `" pixel ` + pixel[0] + ` outputframe { name "r" } }
+            compound { eye [ LEFT ] channel "dest" pixel ` + pixel[1] + ` outputframe { name "l" } }
+            inputframe { name "r" } inputframe { name "l" } }`
+	}
+	write := func(compounds string) string {
+		cfg := filepath.Join(t.TempDir(), "eyes.eqc")
+		if err := os.WriteFile(cfg, []byte(fmt.Sprintf("server { config {\n%s\n%s\n} }\n", nodes, compounds)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return cfg
+	}
+	runOK := func(cfg string, args ...string) string {
+		r := run(t, cfg, frames, append(args, "--renderer", "mesh")...)
+		if r.err != nil || r.summary.Frames != frames || r.summary.Degraded != 0 {
+			t.Fatalf("%v %+v\n%s", r.err, r.summary, r.stderr)
+		}
+		return r.out
+	}
+	name := fmt.Sprintf("-%06d.png", k)
+	eyes := runOK(write(plain))
+	left, right := loadPNG(t, filepath.Join(eyes, "left"+name)), loadPNG(t, filepath.Join(eyes, "right"+name))
+	if bad, _ := differing(left, right, 2); bad == 0 {
+		t.Fatal("the plain left and right eyes are the same picture: the test could not tell them apart")
+	}
+	cases := []struct {
+		name, right string
+		pixel       [2]string
+		// rightEye says whether the right eye's part covers the pixel
+		// at x, y counted from the bottom left, as GL counts
+		rightEye func(x, y int) bool
+	}{
+		{"rows, both parts on the destination's channel", "dest", [2]string{"[ 0 0 1 2 ]", "[ 0 1 1 2 ]"}, func(x, y int) bool { return y%2 == 0 }},
+		{"columns, the right eye's part on another channel", "src", [2]string{"[ 1 0 2 1 ]", "[ 0 0 2 1 ]"}, func(x, y int) bool { return x%2 == 1 }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := write(interleaved(c.right, c.pixel))
+			got := loadPNG(t, filepath.Join(runOK(cfg), "dest"+name))
+			want := image.NewNRGBA(got.Rect)
+			for y := range h {
+				for x := range w {
+					from := left
+					if c.rightEye(x, h-1-y) {
+						from = right
+					}
+					want.SetNRGBA(x, y, from.NRGBAAt(x, y))
+				}
+			}
+			if d, err := imagecmp.Compare(got, want, exactTolerance); err != nil || !withinTolerance(d, "") {
+				t.Errorf("the interleaved eyes differ from the plain eyes' pixels: %v %v", d, err)
+			}
+			ref := loadPNG(t, filepath.Join(runOK(cfg, "--reference"), "dest"+name))
+			if d, err := imagecmp.Compare(ref, want, exactTolerance); err != nil || !withinTolerance(d, "") {
+				t.Errorf("the reference differs from the plain eyes' pixels: %v %v", d, err)
 			}
 		})
 	}
