@@ -760,3 +760,126 @@ func checkWarningsWith(t *testing.T, got []string, substr, want string) {
 		t.Errorf("warnings:\n%s\nwant\n%s", strings.Join(with, "\n"), want)
 	}
 }
+
+// A config in the form Equalizer writes the configs it saves (the
+// .auto.eqc of every auto-configured run) loads without a warning:
+// a window's and a channel's pixel viewport beside its fraction (the last
+// is used), `buffers` in compounds and frames (Equalizer's lexer reads it
+// as buffer), and an observer's `opencv_camera OFF`. goeq refused the
+// frames' `buffers`, and warned about each of the others.
+func TestAConfigEqualizerSavedLoadsQuietly(t *testing.T) {
+	src := `#Equalizer 1.2 ascii
+
+global
+{
+}
+
+server
+{
+    config
+    {
+        name    "local autoconfig"
+
+        attributes
+        {
+            robustness ON
+            eye_base   0.05
+        }
+        appNode
+        {
+            name     "node_1"
+            pipe
+            {
+                name     "GPU1 mt mp"
+                port     0
+                device   0
+                viewport [ 0 0 2560 1600 ]
+
+                window
+                {
+                    name     "Equalizer - eqPly"
+                    viewport [ 0.25 0.2 0.5 0.5 ]
+                    viewport [ 640 320 1280 800 ]
+                    channel
+                    {
+                        name     "GPU1 mt mp channel"
+                        viewport [ 0 0 1280 800 ]
+                        viewport [ 0 0 1 1 ]
+                    }
+                }
+                window
+                {
+                    name     "GPU1 mt mp source window"
+                    viewport [ 0 0 2560 1600 ]
+                    viewport [ 0 0 1 1 ]
+                    attributes
+                    {
+                        hint_drawable    FBO
+                    }
+                    channel
+                    {
+                        name     "GPU1 mt mp source channel"
+                        viewport [ 0 0 2560 1600 ]
+                        viewport [ 0 0 1 1 ]
+                    }
+                }
+            }
+        }
+        observer
+        {
+            eye_left       [   -0.05000    0.00000    0.00000 ]
+            eye_cyclop     [    0.00000    0.00000    0.00000 ]
+            eye_right      [    0.05000    0.00000    0.00000 ]
+            focus_distance 1
+            focus_mode     fixed
+            opencv_camera  OFF
+        }
+        compound
+        {
+            name     "StaticDB"
+            channel  "GPU1 mt mp channel"
+            buffers  [ COLOR DEPTH ]
+            eye      [ CYCLOP ]
+            wall
+            {
+                bottom_left  [   -0.80000   -0.50000   -1.00000 ]
+                bottom_right [    0.80000   -0.50000   -1.00000 ]
+                top_left     [   -0.80000    0.50000   -1.00000 ]
+            }
+
+            compound
+            {
+                range [ 0 0.5 ]
+            }
+            compound
+            {
+                channel  "GPU1 mt mp source channel"
+                range [ 0.5 1 ]
+                outputframe
+                {
+                    name     "Frame.StaticDB.1"
+                    buffers  [ COLOR DEPTH ]
+                }
+            }
+            inputframe
+            {
+                name     "Frame.StaticDB.1"
+            }
+        }
+    }
+}
+`
+	m, warned := resolveWarned(t, "local.auto.eqc", src)
+	if len(warned) > 0 {
+		t.Errorf("warnings:\n%s", strings.Join(warned, "\n"))
+	}
+	cfg := m.Configs[0]
+	win := cfg.Nodes[0].Pipes[0].Windows[0]
+	if win.PixelViewport != (PixelViewport{640, 320, 1280, 800}) || win.Channels[0].PixelViewport != (PixelViewport{0, 0, 1280, 800}) {
+		t.Errorf("window %v, channel %v: want the last viewports", win.PixelViewport, win.Channels[0].PixelViewport)
+	}
+	out := cfg.Compounds[0].Children[1].OutputFrames[0]
+	if root := cfg.Compounds[0]; root.Buffers != BufferColor|BufferDepth || out.Buffers != BufferColor|BufferDepth {
+		t.Errorf("buffers: compound %b, frame %b; want colour and depth", root.Buffers, out.Buffers)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -248,9 +249,16 @@ func (r *resolver) fracViewport(v *configparser.Viewport, what string) Viewport 
 
 // windowViewport reads a window or channel viewport: fractional when both
 // width and height are at most 1, pixels otherwise (as Equalizer).
+// isPixelViewport says whether a window's or channel's viewport counts
+// pixels rather than fractions: its size passes 1 either way.
+func isPixelViewport(v *configparser.Viewport) bool {
+	f := floats(v.V)
+	return f[2] > 1 || f[3] > 1
+}
+
 func (r *resolver) windowViewport(v *configparser.Viewport, what string) (Viewport, *PixelViewport) {
 	f := floats(v.V)
-	if f[2] > 1 || f[3] > 1 {
+	if isPixelViewport(v) {
 		if f[2] <= 0 || f[3] <= 0 {
 			r.errorf(v.Pos, "%s pixel viewport [ %g %g %g %g ] has no area", what, f[0], f[1], f[2], f[3])
 		}
@@ -786,12 +794,21 @@ func (r *resolver) pipe(p *configparser.Pipe, node *Node) *Pipe {
 
 // lastViewport warns about each viewport but the last of an entity (a
 // generated config's window has a zero-area one, then its real one):
-// Equalizer takes the last.
+// Equalizer takes the last. A pixel viewport beside a fraction is how
+// Equalizer writes the configs it saves (its .auto.eqc files), so that
+// pair passes quietly.
 func (r *resolver) lastViewport(vps []*configparser.Viewport, what string) *configparser.Viewport {
 	if len(vps) == 0 {
 		return nil
 	}
 	last := vps[len(vps)-1]
+	fraction := func(v *configparser.Viewport) bool {
+		f := floats(v.V)
+		return !slices.ContainsFunc(f, func(x float64) bool { return x < 0 || x > 1 })
+	}
+	if len(vps) == 2 && (isPixelViewport(vps[0]) && fraction(vps[1]) || fraction(vps[0]) && isPixelViewport(vps[1])) {
+		return last
+	}
 	for _, v := range vps[:len(vps)-1] {
 		r.warnf(v.Pos, "%s viewport given again at line %d: the last one is used, as in Equalizer", what, last.Pos.Line)
 	}
@@ -910,7 +927,11 @@ func (r *resolver) observer(o *configparser.Observer, cfg *Config) *Observer {
 		case f.FocusDistance != nil:
 			out.FocusDistance = num(f.FocusDistance.Raw)
 		case f.OpenCVCamera != nil:
-			r.warnf(f.Pos, "opencv_camera: goeq does not track the observer")
+			// OFF is what Equalizer writes for every observer of the
+			// configs it saves: nothing is lost
+			if v := attrValue("opencv_camera", iattr(f.OpenCVCamera)); v != "OFF" {
+				r.warnf(f.Pos, "opencv_camera %s: goeq does not track the observer", v)
+			}
 		case f.FocusMode != nil:
 			out.FocusMode = r.focusMode(attrValue("focus_mode", iattr(f.FocusMode)), f.Pos)
 		}

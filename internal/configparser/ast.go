@@ -509,7 +509,7 @@ type CompoundField struct {
 	Channel            *ChannelRef    `parser:"| 'channel' @@"`
 	Task               *Flags         `parser:"| 'task' @@"`
 	Eye                *Flags         `parser:"| 'eye' @@"`
-	BufferKeyword      string         `parser:"| @('buffer' | 'buffers')"`
+	BufferKeyword      string         `parser:"| @('buffer' | 'buffers')"` // as FrameField's
 	Buffer             *Flags         `parser:"  @@"`
 	Viewport           *Viewport      `parser:"| 'viewport' @@"`
 	Range              *Vec2          `parser:"| 'range' @@"`
@@ -673,8 +673,11 @@ type FrameField struct {
 	Name     *Str      `parser:"  'name' @@"`
 	Type     string    `parser:"| 'type' @('texture' | 'memory')"`
 	Viewport *Viewport `parser:"| 'viewport' @@"`
-	Buffer   *Flags    `parser:"| 'buffer' @@"`
-	Zoom     *Vec2     `parser:"| 'zoom' @@"`
+	// BufferKeyword is buffer, or buffers as Equalizer writes the
+	// configs it saves (its lexer reads it as buffer)
+	BufferKeyword string `parser:"| @('buffer' | 'buffers')"`
+	Buffer        *Flags `parser:"  @@"`
+	Zoom          *Vec2  `parser:"| 'zoom' @@"`
 }
 
 // TileQueue is the body of `outputtiles` or `inputtiles`.

@@ -130,9 +130,6 @@ func (v *validator) check(node any, owner, field string) {
 			}
 		}
 	case *CompoundField:
-		if n.BufferKeyword == "buffers" {
-			v.warnf(n.Pos, "'buffers' is not a keyword; read as 'buffer' (Equalizer ignored the trailing 's')")
-		}
 		if n.LoadBalancer != nil {
 			v.warnf(n.Pos, "'loadBalancer' is deprecated; read as the equalizer it names (fmt writes the new syntax)")
 		}
