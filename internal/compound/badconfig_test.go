@@ -883,3 +883,39 @@ server
 		t.Errorf("buffers: compound %b, frame %b; want colour and depth", root.Buffers, out.Buffers)
 	}
 }
+
+// A segment whose viewport reaches past its canvas is kept whole, with a
+// warning, as Equalizer keeps it (its demo-mode auto-configuration writes
+// [ 0 1 .5 1 ] for two GPUs): its wall extends the canvas's, and its
+// channel shows the view where the two overlap. goeq refused the config.
+func TestASegmentPastItsCanvasShowsWhereItOverlaps(t *testing.T) {
+	src := `config {
+    appNode { pipe { window { viewport [ 0 0 320 360 ] channel { name "a" } } window { viewport [ 0 0 320 360 ] channel { name "b" } } } }
+    layout { view { } }
+    canvas { layout 0 wall { bottom_left [ -1 -1 -1 ] bottom_right [ 1 -1 -1 ] top_left [ -1 1 -1 ] }
+        segment { channel "a" viewport [ 0 1 .5 1 ] }
+        segment { channel "b" viewport [ .5 .5 .5 1 ] } } }`
+	m, got := resolveWarned(t, "past.eqc", src)
+	checkWarningsWith(t, got, "lies outside its canvas",
+		`past.eqc:5:40: segment viewport [ 0 1 0.5 1 ] lies outside its canvas: no view reaches it, so its channel shows nothing of the canvas`)
+	checkWarningsWith(t, got, "reaches past its canvas",
+		`past.eqc:6:40: segment viewport [ 0.5 0.5 0.5 1 ] reaches past its canvas: its wall extends the canvas's, and its channel shows the views only where it overlaps the canvas`)
+	cfg := m.Configs[0]
+	var shown []*Channel
+	for _, c := range cfg.Channels {
+		if c.View != nil {
+			shown = append(shown, c)
+		}
+	}
+	if len(shown) != 1 || shown[0].Source.Name != "b" {
+		t.Fatalf("destination channels %v, want one, on b", shown)
+	}
+	ch := shown[0]
+	want := Wall{BottomLeft: Vec3{0, 0, -1}, BottomRight: Vec3{1, 0, -1}, TopLeft: Vec3{0, 1, -1}}
+	if ch.PixelViewport != (PixelViewport{0, 0, 320, 180}) || ch.Frustum.BottomLeft != want.BottomLeft || ch.Frustum.BottomRight != want.BottomRight || ch.Frustum.TopLeft != want.TopLeft {
+		t.Errorf("b shows %v of its window, wall %+v; want its lower half, the canvas's top right quarter", ch.PixelViewport, *ch.Frustum)
+	}
+	if seg := cfg.Canvases[0].Segments[0]; seg.Viewport != (Viewport{0, 1, .5, 1}) {
+		t.Errorf("segment viewport %v, want it kept whole", seg.Viewport)
+	}
+}

@@ -247,6 +247,28 @@ func (r *resolver) fracViewport(v *configparser.Viewport, what string) Viewport 
 	return vp
 }
 
+// segmentViewport reads a segment's viewport on its canvas. One that
+// reaches past the canvas is kept whole, as Equalizer keeps it (its
+// demo-mode auto-configuration writes such segments for 2, 5, 6 and
+// other GPU counts): its wall extends the canvas's, and the views cover
+// only its part on the canvas.
+func (r *resolver) segmentViewport(v *configparser.Viewport) Viewport {
+	f := floats(v.V)
+	vp := Viewport{f[0], f[1], f[2], f[3]}
+	const eps = 1e-3 // a rounding step past the canvas is clipped, as fracViewport does
+	switch {
+	case vp.W <= 0 || vp.H <= 0:
+		return r.fracViewport(v, "segment") // the error
+	case vp.X >= -eps && vp.Y >= -eps && vp.X+vp.W <= 1+eps && vp.Y+vp.H <= 1+eps:
+		return vp.Intersect(FullViewport)
+	case !vp.Intersect(FullViewport).HasArea():
+		r.warnf(v.Pos, "segment viewport [ %g %g %g %g ] lies outside its canvas: no view reaches it, so its channel shows nothing of the canvas", f[0], f[1], f[2], f[3])
+	default:
+		r.warnf(v.Pos, "segment viewport [ %g %g %g %g ] reaches past its canvas: its wall extends the canvas's, and its channel shows the views only where it overlaps the canvas", f[0], f[1], f[2], f[3])
+	}
+	return vp
+}
+
 // windowViewport reads a window or channel viewport: fractional when both
 // width and height are at most 1, pixels otherwise (as Equalizer).
 // isPixelViewport says whether a window's or channel's viewport counts
@@ -1080,7 +1102,7 @@ func (r *resolver) canvas(c *configparser.Canvas, cfg *Config) *Canvas {
 				seg.Eyes = flagBits(f.Eye, eyeBits)
 				eyesSet = true
 			case f.Viewport != nil:
-				seg.Viewport = r.fracViewport(f.Viewport, "segment")
+				seg.Viewport = r.segmentViewport(f.Viewport)
 			case f.SwapBarrier != nil:
 				seg.SwapBarrier = r.swapBarrier(f.SwapBarrier)
 			case f.Wall != nil:
