@@ -30,6 +30,16 @@ func Load(filename string, opt Options) (*Model, *configparser.Result, error) {
 	return m, res, err
 }
 
+// LoadText parses and resolves src, naming it name in positions.
+func LoadText(name string, src []byte, opt Options) (*Model, *configparser.Result, error) {
+	res, err := configparser.Parse(name, src)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := Resolve(res, opt)
+	return m, res, err
+}
+
 // DefaultPipeViewport is the pixel viewport of a pipe that names none.
 var DefaultPipeViewport = PixelViewport{0, 0, 1920, 1080}
 

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -25,15 +24,10 @@ func load(t *testing.T, name string) *compound.Config {
 	return m.Configs[0]
 }
 
-// loadText loads a config written here, from a file of its name, so that
-// its errors read file:line:col.
+// loadText loads a config written here, naming it name in its errors.
 func loadText(t *testing.T, name, text string) *compound.Config {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	m, _, err := compound.Load(path, compound.Options{Getenv: func(string) (string, bool) { return "", false }})
+	m, _, err := compound.LoadText(name, []byte(text), compound.Options{Getenv: func(string) (string, bool) { return "", false }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,8 +2,6 @@ package reference
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -11,6 +9,16 @@ import (
 	"github.com/goeq/goeq/internal/compound"
 	"github.com/goeq/goeq/internal/planner"
 )
+
+// loadText loads a config written here, naming it name in its errors.
+func loadText(t *testing.T, name, text string) *compound.Config {
+	t.Helper()
+	m, _, err := compound.LoadText(name, []byte(text), compound.Options{Getenv: func(string) (string, bool) { return "", false }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.Configs[0]
+}
 
 // A destination whose compound only clears (Equalizer's 1-window.mixed
 // clears a quarter of its window so) shows the clear: the reference must
@@ -28,15 +36,7 @@ func TestADestinationThatOnlyClearsShowsTheClear(t *testing.T) {
         compound { channel "source" outputframe { name "f" } }
         inputframe { name "f" } }
 } }`
-	path := filepath.Join(t.TempDir(), "clear.eqc")
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	m, _, err := compound.Load(path, compound.Options{Getenv: func(string) (string, bool) { return "", false }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan := New(m.Configs[0]).Plan(0)
+	plan := New(loadText(t, "clear.eqc", text)).Plan(0)
 	drawsOn := map[string]bool{}
 	for _, cp := range plan.Channels {
 		for _, task := range cp.Tasks {
@@ -64,15 +64,7 @@ func TestInterleavedEyesDrawEachEyeOnItsPattern(t *testing.T) {
         compound { eye [ LEFT ] channel "src" pixel [ 0 1 1 2 ] outputframe { name "l" } }
         inputframe { name "r" } inputframe { name "l" } }
 } }`
-	path := filepath.Join(t.TempDir(), "interleaved.eqc")
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	m, _, err := compound.Load(path, compound.Options{Getenv: func(string) (string, bool) { return "", false }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan := New(m.Configs[0]).Plan(0)
+	plan := New(loadText(t, "interleaved.eqc", text)).Plan(0)
 	if len(plan.Channels) != 1 {
 		t.Fatalf("%d channels plan, want the destination's alone", len(plan.Channels))
 	}

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/goeq/goeq/internal/compound"
-	"github.com/goeq/goeq/internal/configparser"
 )
 
 // Generated describes a config as a new user would write it for a
@@ -75,11 +74,7 @@ config
 
 // Config parses and resolves the config, as `eqserver` would the file.
 func (g Generated) Config() (*compound.Config, error) {
-	res, err := configparser.Parse(g.Name(), []byte(g.EQC()))
-	if err != nil {
-		return nil, err
-	}
-	m, err := compound.Resolve(res, compound.Options{Getenv: func(string) (string, bool) { return "", false }})
+	m, _, err := compound.LoadText(g.Name(), []byte(g.EQC()), compound.Options{Getenv: func(string) (string, bool) { return "", false }})
 	if err != nil {
 		return nil, err
 	}
