@@ -279,8 +279,6 @@ func (r *resolver) segmentViewport(v *configparser.Viewport) Viewport {
 	return vp
 }
 
-// windowViewport reads a window or channel viewport: fractional when both
-// width and height are at most 1, pixels otherwise (as Equalizer).
 // isPixelViewport says whether a window's or channel's viewport counts
 // pixels rather than fractions: its size passes 1 either way.
 func isPixelViewport(v *configparser.Viewport) bool {
@@ -288,6 +286,13 @@ func isPixelViewport(v *configparser.Viewport) bool {
 	return f[2] > 1 || f[3] > 1
 }
 
+// isFraction says whether a viewport's four values all lie in [0, 1].
+func isFraction(v *configparser.Viewport) bool {
+	return !slices.ContainsFunc(floats(v.V), func(x float64) bool { return x < 0 || x > 1 })
+}
+
+// windowViewport reads a window or channel viewport: fractional when both
+// width and height are at most 1, pixels otherwise (as Equalizer).
 func (r *resolver) windowViewport(v *configparser.Viewport, what string) (Viewport, *PixelViewport) {
 	f := floats(v.V)
 	if isPixelViewport(v) {
@@ -834,11 +839,7 @@ func (r *resolver) lastViewport(vps []*configparser.Viewport, what string) *conf
 		return nil
 	}
 	last := vps[len(vps)-1]
-	fraction := func(v *configparser.Viewport) bool {
-		f := floats(v.V)
-		return !slices.ContainsFunc(f, func(x float64) bool { return x < 0 || x > 1 })
-	}
-	if len(vps) == 2 && (isPixelViewport(vps[0]) && fraction(vps[1]) || fraction(vps[0]) && isPixelViewport(vps[1])) {
+	if len(vps) == 2 && (isPixelViewport(vps[0]) && isFraction(vps[1]) || isFraction(vps[0]) && isPixelViewport(vps[1])) {
 		return last
 	}
 	for _, v := range vps[:len(vps)-1] {

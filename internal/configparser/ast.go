@@ -509,7 +509,7 @@ type CompoundField struct {
 	Channel            *ChannelRef    `parser:"| 'channel' @@"`
 	Task               *Flags         `parser:"| 'task' @@"`
 	Eye                *Flags         `parser:"| 'eye' @@"`
-	BufferKeyword      string         `parser:"| @('buffer' | 'buffers')"` // as FrameField's
+	BufferKeyword      string         `parser:"| @('buffer' | 'buffers')"`
 	Buffer             *Flags         `parser:"  @@"`
 	Viewport           *Viewport      `parser:"| 'viewport' @@"`
 	Range              *Vec2          `parser:"| 'range' @@"`
