@@ -86,6 +86,11 @@ type Options struct {
 	// task timing, nodes, links) and Prometheus /metrics on this address,
 	// with the server in this process.
 	HTTP string
+	// Layout, when set, is the layout the run starts with on every canvas
+	// that has it: its name, or its index in the config for an unnamed
+	// one (as Equalizer's --eq-layout). Otherwise each canvas starts with
+	// its first. Config.UseLayout switches later.
+	Layout string
 }
 
 // Summary is what a run did.
@@ -233,7 +238,7 @@ func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 	run := func() (*server.Summary, error) {
 		return server.Run(ctx, server.Options{ConfigPath: configName(opt), ConfigText: opt.ConfigText, OutDir: opt.OutDir, DumpEvery: 1, Local: opt.Local, Token: token,
 			ClientBinary: exe, ClientArgs: []string{clientFlag}, InitData: initData, App: hooks, Async: true,
-			Reference: opt.Reference, FrameTimeout: opt.FrameTimeout, Liveness: opt.Liveness, InitTimeout: opt.InitTimeout, Log: logger, Codec: "auto", HTTP: opt.HTTP, Overlay: opt.Overlay})
+			Reference: opt.Reference, FrameTimeout: opt.FrameTimeout, Liveness: opt.Liveness, InitTimeout: opt.InitTimeout, Log: logger, Codec: "auto", HTTP: opt.HTTP, Overlay: opt.Overlay, Layout: opt.Layout})
 	}
 	if opt.Server != "" {
 		if os.Getenv("GOEQ_TOKEN") == "" {
@@ -247,7 +252,7 @@ func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 			}
 		}
 		hello := appconn.Hello{Executable: exe, ClientArgs: []string{clientFlag}, InitData: initData, OutDir: out,
-			Reference: opt.Reference, FrameTimeout: opt.FrameTimeout, Liveness: opt.Liveness, InitTimeout: opt.InitTimeout, Overlay: opt.Overlay}
+			Reference: opt.Reference, FrameTimeout: opt.FrameTimeout, Liveness: opt.Liveness, InitTimeout: opt.InitTimeout, Overlay: opt.Overlay, Layout: opt.Layout}
 		run = func() (*server.Summary, error) { return appconn.Run(ctx, opt.Server, token, hello, hooks) }
 	}
 	go func() {

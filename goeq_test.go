@@ -1360,6 +1360,33 @@ func TestUseLayoutSwitchesFromAFrameOn(t *testing.T) {
 	compareLayoutRuns(t, layoutFrames, onServer, onServerDir, want, wantDir)
 }
 
+// Options.Layout starts the run with that layout, by name or by index,
+// in this process and on a running eqserver (Equalizer's --eq-layout):
+// two-layouts.eqc's canvas shows its halves from the first frame, where it
+// starts with the whole view otherwise. A layout the config lacks is
+// refused, naming the layouts it has.
+func TestOptionsLayoutStartsTheRunInIt(t *testing.T) {
+	path := examples("two-layouts.eqc")
+	stay := func(*goeq.Config, int) error { return nil }
+	halves := func(name string, byFrame map[int][]string) {
+		t.Helper()
+		for f := range layoutFrames {
+			if len(byFrame[f]) != 2 || !strings.HasPrefix(byFrame[f][0], "dest.halves.") || !strings.HasPrefix(byFrame[f][1], "dest.halves.") {
+				t.Errorf("Layout %q: frame %d wrote %q, want the two halves", name, f, byFrame[f])
+			}
+		}
+	}
+	got, _ := runLayoutSwitches(t, goeq.Options{Config: path, Layout: "halves"}, func(*goeq.Config) {}, stay)
+	halves("halves", got)
+	if _, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: path, Layout: "quarters"}); err == nil ||
+		!strings.Contains(err.Error(), `no layout "quarters": the config has "whole", "halves"`) {
+		t.Errorf("an unknown layout: %v", err)
+	}
+	t.Setenv("GOEQ_TOKEN", "the-shared-token")
+	got, _ = runLayoutSwitches(t, goeq.Options{Server: startAppServer(t, path).addr, Layout: "1"}, func(*goeq.Config) {}, stay)
+	halves("1", got)
+}
+
 // Layouts without a name (as in the corpus' hactar.eqc) are chosen by
 // their index, in the config's order, as Equalizer's canvases take them.
 func TestUseLayoutIndexChoosesUnnamedLayouts(t *testing.T) {

@@ -262,6 +262,9 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		opt.App, opt.ClientBinary, opt.ClientArgs, opt.InitData = app.App, h.Executable, h.ClientArgs, h.InitData
 		opt.Reference = opt.Reference || h.Reference
 		opt.Overlay = opt.Overlay || h.Overlay
+		if h.Layout != "" {
+			opt.Layout = h.Layout
+		}
 		if h.OutDir != "" {
 			opt.OutDir, opt.DumpEvery = h.OutDir, 1
 		}

@@ -280,6 +280,37 @@ func TestLShowsTheNextLayout(t *testing.T) {
 	r.endsCleanly(t, "q")
 }
 
+// --layout starts with that layout, as eqPly's --eq-layout: headless,
+// where no l can be pressed, two-layouts.eqc's halves show from the first
+// frame; a layout the config lacks ends the run with exit 1, naming those
+// it has.
+func TestLayoutFlagStartsInThatLayout(t *testing.T) {
+	bin := build(t)
+	config := filepath.Join("..", "configs", "two-layouts.eqc")
+	out := t.TempDir()
+	run := func(args ...string) (string, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, bin, append([]string{"--config", config, "--frames", "2", "--triangles", "2000"}, args...)...)
+		cmd.Env = append(os.Environ(), "DISPLAY=")
+		b, err := cmd.CombinedOutput()
+		return string(b), err
+	}
+	if text, err := run("--layout", "halves", "--out", out); err != nil {
+		t.Fatalf("--layout halves: %v\n%s", err, text)
+	}
+	whole, _ := filepath.Glob(filepath.Join(out, "dest.whole*.png"))
+	halves, _ := filepath.Glob(filepath.Join(out, "dest.halves.*.png"))
+	if len(whole) != 0 || len(halves) != 4 {
+		t.Errorf("--layout halves wrote %q and %q; want the halves of 2 frames alone", whole, halves)
+	}
+	text, err := run("--layout", "quarters")
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 || !strings.Contains(text, `no layout "quarters": the config has "whole", "halves"`) {
+		t.Errorf("--layout quarters: %v, output %q; want exit 1 naming the layouts", err, text)
+	}
+}
+
 // Each view has its own camera, as eqPly's: on two-layouts.eqc's halves,
 // a drag in the left view turns the left view's model, and the right
 // view's picture stays as it was.

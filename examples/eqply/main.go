@@ -46,6 +46,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -79,6 +80,19 @@ func (c camera) check() error {
 		}
 	}
 	return nil
+}
+
+// startLayout is the index of the layout a run starts with: the one
+// --layout names (by name, or by index for an unnamed one; the server
+// refused any other), else the first.
+func startLayout(names []string, flag string) int {
+	if i := slices.Index(names, flag); i >= 0 && flag != "" {
+		return i
+	}
+	if i, err := strconv.Atoi(flag); err == nil && i >= 0 && i < len(names) {
+		return i
+	}
+	return 0
 }
 
 // screenshots is where p writes the frame shown (each destination's
@@ -375,6 +389,7 @@ func main() {
 	frameTimeout := flag.Duration("frame-timeout", 10*time.Second, "a frame that does not complete in this time fails the run (raise it for a model a software GL draws for seconds)")
 	local := flag.Bool("local", false, "start every node's render client on this machine, whatever host the config names (try a cluster config here)")
 	reference := flag.Bool("reference", false, "every destination channel draws its whole frame itself, undecomposed: the picture a decomposed run must match")
+	layout := flag.String("layout", "", "the layout to start with on the canvases that have it: its name, or its index in the config for an unnamed one (l steps on from it)")
 	flag.Parse()
 
 	switch {
@@ -437,7 +452,7 @@ func main() {
 	}
 	configName, configText := configs.Pick(*config)
 	cfg, err := goeq.Start(context.Background(), app{}, goeq.Options{Config: configName, ConfigText: configText, Server: *server, HTTP: *httpAddr, OutDir: *out, Overlay: *overlay, Local: *local, Reference: *reference, FrameTimeout: *frameTimeout,
-		InitData: initData{Model: *modelPath, Triangles: *triangles}})
+		Layout: *layout, InitData: initData{Model: *modelPath, Triangles: *triangles}})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -445,9 +460,10 @@ func main() {
 	n := 0
 	shown := *overlay              // what the overlay is set to
 	c.layouts = len(cfg.Layouts()) // l steps through them, named or not
-	used := 0                      // the layout showing
-	frozen := false                // the load balancing, as last asked for
-	stereo := false                // the views, as last asked for
+	c.layout = startLayout(cfg.Layouts(), *layout)
+	used := c.layout // the layout showing
+	frozen := false  // the load balancing, as last asked for
+	stereo := false  // the views, as last asked for
 	// a screenshot whose folder cannot be made (a read-only working
 	// folder) is the user's to learn of, not the end of the session
 	screenshot := func() bool {

@@ -55,6 +55,7 @@ type Hello struct {
 	Liveness     time.Duration // the shortest silence that loses a node (0: the server's)
 	InitTimeout  time.Duration // bounds each node's set-up (0: the server's)
 	Overlay      bool          // the statistics overlay from the start
+	Layout       string        // the layout to start with ("": each canvas's first)
 	Build        string        // the goeq source the application was built from (control.Build)
 }
 
