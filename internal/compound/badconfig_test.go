@@ -765,13 +765,17 @@ func checkWarningsWith(t *testing.T, got []string, substr, want string) {
 // .auto.eqc of every auto-configured run) loads without a warning:
 // a window's and a channel's pixel viewport beside its fraction (the last
 // is used), `buffers` in compounds and frames (Equalizer's lexer reads it
-// as buffer), and an observer's `opencv_camera OFF`. goeq refused the
-// frames' `buffers`, and warned about each of the others.
+// as buffer), an observer's `opencv_camera OFF`, and the window size
+// hints of its auto-configuration (set by the environment, written in
+// the global section). goeq refused the frames' `buffers` and the size
+// hints, and warned about each of the others.
 func TestAConfigEqualizerSavedLoadsQuietly(t *testing.T) {
 	src := `#Equalizer 1.2 ascii
 
 global
 {
+    EQ_WINDOW_IATTR_HINT_WIDTH        1920
+    EQ_WINDOW_IATTR_HINT_HEIGHT       1200
 }
 
 server
