@@ -49,7 +49,8 @@ func (p *Planner) Nodes() []string {
 
 // Plan gives each destination channel that shows this frame a clear and a
 // full draw per eye it shows (the clear alone where its tree neither draws
-// nor assembles); a channel that only shows other channels'
+// nor assembles, and the pictures beneath it where it does not clear
+// either); a channel that only shows other channels'
 // images (a monitor) draws each of their views where it shows them. Eyes
 // that the destination's tree interleaves share one clear, and each draw
 // keeps to its eye's pixels (planner.Task.Interleave).
@@ -76,6 +77,9 @@ func (p *Planner) Plan(frame int) *planner.FramePlan {
 		}
 		full := compound.PixelViewport{W: cp.Viewport.W, H: cp.Viewport.H}
 		views, nothing, interleave := p.shown(c, full), showsNothing(c), c.EyePixels() // the same for every eye
+		if nothing && !clears(c) {
+			views = p.beneath(c, frame)
+		}
 		cleared := false
 		for _, eye := range compound.Eyes {
 			if eyes&eye == 0 {
@@ -154,6 +158,41 @@ func showsNothing(dest *compound.Compound) bool {
 	assembles := false
 	dest.Walk(func(x *compound.Compound) { assembles = assembles || len(x.InputFrames) > 0 })
 	return !assembles
+}
+
+// clears reports whether a compound of dest's tree clears.
+func clears(dest *compound.Compound) bool {
+	found := false
+	dest.Walk(func(x *compound.Compound) { found = found || x.Tasks&compound.TaskClear != 0 })
+	return found
+}
+
+// beneath lists what a destination that neither clears, draws nor
+// assembles shows: the pictures the destinations before it on its window
+// leave in its pixels, each where the two channels overlap (a channel
+// over a cave's faces unfolded in one window, which only reads the window
+// back to dump it).
+func (p *Planner) beneath(dest *compound.Compound, frame int) []view {
+	at := p.Sizes.Channel(dest.Channel)
+	var out []view
+	reached := false
+	p.cfg.Walk(func(c *compound.Compound) {
+		reached = reached || c == dest
+		if reached || c.Channel == nil || c.Destination() != c || c.Channel.Window != dest.Channel.Window ||
+			!c.Channel.Showing() || !c.IsActive(frame) || showsNothing(c) {
+			return
+		}
+		src := p.Sizes.Channel(c.Channel)
+		x0, y0 := max(at.X, src.X), max(at.Y, src.Y)
+		x1, y1 := min(at.X+at.W, src.X+src.W), min(at.Y+at.H, src.Y+src.H)
+		if x1 <= x0 || y1 <= y0 || src.W <= 0 || src.H <= 0 {
+			return
+		}
+		cut := compound.Viewport{X: float64(x0-src.X) / float64(src.W), Y: float64(y0-src.Y) / float64(src.H),
+			W: float64(x1-x0) / float64(src.W), H: float64(y1-y0) / float64(src.H)}
+		out = append(out, view{source: wallOwner(c), cut: cut, place: compound.PixelViewport{X: x0 - at.X, Y: y0 - at.Y, W: x1 - x0, H: y1 - y0}})
+	})
+	return out
 }
 
 // view is another destination's picture, or the part of it a frame

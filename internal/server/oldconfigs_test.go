@@ -36,7 +36,10 @@ import (
 //   - a part drawn on the segment channel that the destination's view
 //     channel is cut from (Equalizer's configTool wrote its DB stream
 //     configs so), or on another channel over the destination's pixels:
-//     the destination's image was taken before it drew.
+//     the destination's image was taken before it drew;
+//   - a channel over a mosaic of others that only reads the window back
+//     (a 5-sided cave unfolded in one window, dumped): the reference
+//     showed the clear where the run shows the mosaic.
 func TestOldConfigShapesMatchTheReference(t *testing.T) {
 	const frames, k = 4, 3
 	wall := `wall { bottom_left [ -.64 -.36 -1 ] bottom_right [ .64 -.36 -1 ] top_left [ -.64 .36 -1 ] }`
@@ -109,6 +112,13 @@ func TestOldConfigShapesMatchTheReference(t *testing.T) {
 			`compound { channel ( canvas 0 segment 0 layout 0 view 0 ) buffer [ COLOR DEPTH ]
                 compound { channel "src" range [ 0 .5 ] outputframe { name "frame.src" } }
                 compound { channel "dest" range [ .5 1 ] inputframe { name "frame.src" } } }`},
+		{"a channel that reads back a mosaic of others",
+			`appNode { pipe { window { viewport [ 0 0 320 180 ]
+                channel { name "left" viewport [ 0 0 .5 1 ] } channel { name "right" viewport [ .5 0 .5 1 ] } channel { name "all" } } } }`,
+			`compound {
+                compound { channel "left" wall { bottom_left [ -.64 -.36 -1 ] bottom_right [ 0 -.36 -1 ] top_left [ -.64 .36 -1 ] } }
+                compound { channel "right" wall { bottom_left [ 0 -.36 -1 ] bottom_right [ .64 -.36 -1 ] top_left [ 0 .36 -1 ] } }
+                compound { channel "all" task [ READBACK ] outputframe {} } }`},
 		{"a part on another channel over the destination's pixels",
 			`appNode { pipe { window { viewport [ 0 0 320 180 ] channel { name "dest" } channel { name "over" } }
                 window { viewport [ 0 0 320 180 ] attributes { hint_drawable FBO } channel { name "src" } } } }`,
