@@ -280,6 +280,17 @@ func TestLShowsTheNextLayout(t *testing.T) {
 	r.endsCleanly(t, "q")
 }
 
+// runHeadless runs eqply without an X display, for at most two minutes,
+// and returns what it wrote.
+func runHeadless(bin string, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = append(os.Environ(), "DISPLAY=")
+	b, err := cmd.CombinedOutput()
+	return string(b), err
+}
+
 // --layout starts with that layout, as eqPly's --eq-layout: headless,
 // where no l can be pressed, two-layouts.eqc's halves show from the first
 // frame; a layout the config lacks ends the run with exit 1, naming those
@@ -289,12 +300,7 @@ func TestLayoutFlagStartsInThatLayout(t *testing.T) {
 	config := filepath.Join("..", "configs", "two-layouts.eqc")
 	out := t.TempDir()
 	run := func(args ...string) (string, error) {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, bin, append([]string{"--config", config, "--frames", "2", "--triangles", "2000"}, args...)...)
-		cmd.Env = append(os.Environ(), "DISPLAY=")
-		b, err := cmd.CombinedOutput()
-		return string(b), err
+		return runHeadless(bin, append([]string{"--config", config, "--frames", "2", "--triangles", "2000"}, args...)...)
 	}
 	if text, err := run("--layout", "halves", "--out", out); err != nil {
 		t.Fatalf("--layout halves: %v\n%s", err, text)
@@ -768,12 +774,7 @@ func TestClusterConfigRunsHereWithLocal(t *testing.T) {
 	cfg := filepath.Join("..", "..", "..", "shared", "eqc-corpus", "4-node.DB.bs.eqc")
 	out := t.TempDir()
 	run := func(args ...string) (string, error) {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, bin, append([]string{"--config", cfg, "--frames", "3", "--triangles", "20000"}, args...)...)
-		cmd.Env = append(os.Environ(), "DISPLAY=")
-		b, err := cmd.CombinedOutput()
-		return string(b), err
+		return runHeadless(bin, append([]string{"--config", cfg, "--frames", "3", "--triangles", "20000"}, args...)...)
 	}
 	if text, err := run("--local", "--out", out); err != nil {
 		t.Fatalf("--local: %v\n%s", err, text)
