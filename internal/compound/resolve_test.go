@@ -404,6 +404,30 @@ func TestAttributeNumbersNameTheirValues(t *testing.T) {
 	}
 }
 
+// A string attribute's environment variable is the string and a character
+// attribute's is its first character, quoted or not, as Equalizer reads
+// them: Livre's job scripts export EQ_CHANNEL_SATTR_DUMP_IMAGE=path to
+// dump every frame, and goeq refused a value without the quotes of the
+// config language.
+func TestStringVariablesAreTakenAsTheyAre(t *testing.T) {
+	for _, c := range []struct{ dump, command, quote, wantQuote string }{
+		{"/tmp/frames/livre_", "ssh -x -n %h %c", `"`, `'"'`},
+		{`"/tmp/frames/livre_"`, `"ssh -x -n %h %c"`, `'"'`, `'"'`},
+	} {
+		env := func(k string) (string, bool) {
+			v, ok := map[string]string{"EQ_CHANNEL_SATTR_DUMP_IMAGE": c.dump, "EQ_NODE_SATTR_LAUNCH_COMMAND": c.command,
+				"EQ_NODE_CATTR_LAUNCH_COMMAND_QUOTE": c.quote}[k]
+			return v, ok
+		}
+		m := mustResolve(t, `config { appNode { pipe { window { channel { name "c" } } } } compound { channel "c" } }`, Options{Getenv: env})
+		cfg := m.Configs[0]
+		node, ch := cfg.Nodes[0], cfg.Nodes[0].Pipes[0].Windows[0].Channels[0]
+		if ch.Attributes["dump_image"] != "/tmp/frames/livre_" || node.Attributes["launch_command"] != "ssh -x -n %h %c" || node.Attributes["launch_command_quote"] != c.wantQuote {
+			t.Errorf("%+v: dump_image %q, launch_command %q, launch_command_quote %q", c, ch.Attributes["dump_image"], node.Attributes["launch_command"], node.Attributes["launch_command_quote"])
+		}
+	}
+}
+
 // Equalizer 1.1 and 1.2 read the observers' focus from two globals, which
 // configs of that time set; an observer's own focus_distance and
 // focus_mode win.

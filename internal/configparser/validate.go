@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/alecthomas/participle/v2/lexer"
 
@@ -223,8 +224,25 @@ func contains(list []string, s string) bool {
 func GlobalKeys() []string { return blockKeywords["global"] }
 
 // ParseGlobalValue reads the value of global attribute key given as text
-// (from an environment variable) and returns it in canonical form.
+// (from an environment variable) and returns it in canonical form. As
+// Equalizer reads its variables, a string attribute's text is the string
+// and a character attribute's first character is the character, quoted
+// or not (Livre's job scripts export EQ_CHANNEL_SATTR_DUMP_IMAGE=path);
+// other values are read as the config language writes them.
 func ParseGlobalValue(key, text string) (string, error) {
+	switch {
+	case contains(globalStringKeys, key):
+		if len(text) >= 2 && text[0] == '"' && text[len(text)-1] == '"' {
+			text = text[1 : len(text)-1]
+		}
+		return text, nil
+	case contains(globalCharKeys, key):
+		if len(text) == 3 && text[0] == '\'' && text[2] == '\'' {
+			return text, nil
+		}
+		r, _ := utf8.DecodeRuneInString(text)
+		return "'" + string(r) + "'", nil
+	}
 	src := "global { " + key + " " + text + " } config { }"
 	res, err := Parse(key, []byte(src))
 	if err != nil {
