@@ -40,6 +40,10 @@ func TestDumpPath(t *testing.T) {
 	if p := DumpPath(ch, "out", 12); p != "/abs/f000012.png" {
 		t.Errorf("absolute dump_image: %q", p)
 	}
+	ch.SharedDump = true
+	if p := DumpPath(ch, "out", 12); p != "/abs/fdest-000012.png" {
+		t.Errorf("a dump_image other channels share: %q", p)
+	}
 }
 
 // The synthetic renderer draws its pattern at the render's place in the

@@ -162,13 +162,17 @@ func hiddenName(path string) string {
 }
 
 // DumpPath is where a channel's frame is written: the channel's dump_image
-// attribute is a path prefix ("dump" writes dump000042.png; a relative
-// prefix goes under outDir when there is one); otherwise outDir (if set)
-// gets <label>-<frame>.png. Empty means no file.
+// attribute is a path prefix ("dump" writes dump000042.png, or
+// dump<label>-000042.png where channels that show together share the
+// prefix; a relative prefix goes under outDir when there is one);
+// otherwise outDir (if set) gets <label>-<frame>.png. Empty means no file.
 func DumpPath(ch *compound.Channel, outDir string, frame int) string {
 	if prefix := ch.Attributes["dump_image"]; prefix != "" {
 		if outDir != "" && !filepath.IsAbs(prefix) {
 			prefix = filepath.Join(outDir, prefix)
+		}
+		if ch.SharedDump {
+			return fmt.Sprintf("%s%s-%06d.png", prefix, ch.Label, frame)
 		}
 		return fmt.Sprintf("%s%06d.png", prefix, frame)
 	}

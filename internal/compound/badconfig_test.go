@@ -923,3 +923,32 @@ func TestASegmentPastItsCanvasShowsWhereItOverlaps(t *testing.T) {
 		t.Errorf("segment viewport %v, want it kept whole", seg.Viewport)
 	}
 }
+
+// Destination channels that show in one frame and share a dump_image
+// prefix (EQ_CHANNEL_SATTR_DUMP_IMAGE reaches every channel) each name
+// their images by themselves too, with a warning: one file a frame kept
+// only the last channel's picture, and the run said it had written them
+// all. The views of a canvas's layouts never show together, so the
+// channels cut from one channel for them keep the prefix's plain names.
+func TestASharedDumpPrefixNamesEachChannel(t *testing.T) {
+	src := `config {
+    appNode { pipe {
+        window { viewport [ 0 0 320 180 ] channel { name "a" attributes { dump_image "f_" } } }
+        window { viewport [ 0 0 320 180 ] channel { name "b" attributes { dump_image "f_" } } }
+        window { viewport [ 0 0 320 180 ] channel { name "c" attributes { dump_image "g_" } } } } }
+    layout { name "one" view { } } layout { name "two" view { } }
+    canvas { layout "one" layout "two" wall { } segment { channel "c" } }
+    compound { channel "a" wall { } } compound { channel "b" wall { } } }`
+	m, got := resolveWarned(t, "dump.eqc", src)
+	checkWarningsWith(t, got, "dump_image",
+		`dump.eqc:3:43: dump_image "f_" is the prefix of 2 channels that each show in a frame with another: each writes f_<channel>-NNNNNN.png (one file a frame would keep only the last one's picture)`)
+	for _, ch := range m.Configs[0].Channels {
+		want := ch.Name == "a" || ch.Name == "b"
+		if ch.View == nil && ch.Name == "c" {
+			continue // the segment's own channel, no destination
+		}
+		if ch.SharedDump != want {
+			t.Errorf("channel %s (%s): SharedDump %v, want %v", ch.Label, ch.Name, ch.SharedDump, want)
+		}
+	}
+}

@@ -217,6 +217,10 @@ type Channel struct {
 	Source  *Channel
 	// Frustum is the wall a destination channel shows; nil otherwise.
 	Frustum *Wall
+	// SharedDump is true where another destination channel that can show
+	// in the same frame has the same dump_image prefix: each names its
+	// images by itself too (channel.DumpPath).
+	SharedDump bool
 }
 
 // ViewPoint maps a point of the channel (x, y in [0, 1] from its

@@ -52,7 +52,8 @@ func Resolve(res *configparser.Result, opt Options) (*Model, error) {
 	if opt.Getenv == nil {
 		opt.Getenv = os.LookupEnv
 	}
-	r := &resolver{res: res, opt: opt, raw: map[*Compound]*compoundData{}, base: map[*Compound]frustumBase{}, segmentPos: map[*Segment]lexer.Position{}, merged: map[*Compound]*Channel{}}
+	r := &resolver{res: res, opt: opt, raw: map[*Compound]*compoundData{}, base: map[*Compound]frustumBase{}, segmentPos: map[*Segment]lexer.Position{}, merged: map[*Compound]*Channel{},
+		channelPos: map[*Channel]lexer.Position{}}
 	m := &Model{Version: res.Version}
 	r.model = m
 	m.Global = r.global(res.File.Global)
@@ -103,6 +104,9 @@ type resolver struct {
 	// merged holds the channel a compound named where it draws on its
 	// destination's channel instead (sameAsDestination).
 	merged map[*Compound]*Channel
+	// channelPos is where each channel of a window starts, for warnings
+	// about it and the destination channels cut from it.
+	channelPos map[*Channel]lexer.Position
 }
 
 // frustumBase is the wall a compound's frustum is cut from, and the
@@ -576,6 +580,7 @@ func (r *resolver) config(c *configparser.Config) *Config {
 	r.frames(cfg)
 	r.showOnOwnChannels(cfg)
 	drawAside(cfg)
+	r.shareDumps(cfg)
 	cfg.CachePaths()
 	r.checkShares(cfg)
 	r.checkCompositing(cfg)
@@ -586,6 +591,60 @@ func (r *resolver) config(c *configparser.Config) *Config {
 		r.checkCoverage(cfg)
 	}
 	return cfg
+}
+
+// shareDumps marks the destination channels whose dump_image prefix
+// another one that can show in the same frame has (SharedDump), and warns
+// once a prefix: one file a frame would keep the last channel's picture
+// alone, as Equalizer's did (a prefix set by EQ_CHANNEL_SATTR_DUMP_IMAGE
+// reaches every channel). Views of two layouts of one canvas never show
+// together, so the destination channels cut from one channel keep the
+// prefix's plain names.
+func (r *resolver) shareDumps(cfg *Config) {
+	var byPrefix = map[string][]*Channel{}
+	var prefixes []string
+	seen := map[*Channel]bool{}
+	cfg.Walk(func(c *Compound) {
+		if c.Channel == nil || c.Destination() != c || seen[c.Channel] {
+			return
+		}
+		seen[c.Channel] = true
+		if p := c.Channel.Attributes["dump_image"]; p != "" {
+			if byPrefix[p] == nil {
+				prefixes = append(prefixes, p)
+			}
+			byPrefix[p] = append(byPrefix[p], c.Channel)
+		}
+	})
+	together := func(a, b *Channel) bool {
+		return a.View == nil || b.View == nil || a.Segment == nil || b.Segment == nil ||
+			a.Segment.Canvas != b.Segment.Canvas || a.View.Layout == b.View.Layout
+	}
+	for _, p := range prefixes {
+		chs := byPrefix[p]
+		shared := 0
+		for i, a := range chs {
+			for _, b := range chs[i+1:] {
+				if together(a, b) {
+					a.SharedDump, b.SharedDump = true, true
+				}
+			}
+		}
+		var first *Channel
+		for _, ch := range chs {
+			if ch.SharedDump {
+				shared++
+				first = cmp.Or(first, ch)
+			}
+		}
+		if shared > 0 {
+			pos := r.channelPos[first]
+			if first.Source != nil {
+				pos = r.channelPos[first.Source]
+			}
+			r.warnf(pos, "dump_image %q is the prefix of %d channels that each show in a frame with another: each writes %s<channel>-NNNNNN.png (one file a frame would keep only the last one's picture)", p, shared, p)
+		}
+	}
 }
 
 // checkDeadEnds warns where a compound's own eye or task list keeps what
@@ -930,6 +989,7 @@ func (r *resolver) channel(c *configparser.Channel, win *Window) *Channel {
 			}
 		}
 	}
+	r.channelPos[out] = c.Pos
 	r.cfg.Channels = append(r.cfg.Channels, out)
 	return out
 }
