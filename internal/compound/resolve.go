@@ -601,7 +601,7 @@ func (r *resolver) config(c *configparser.Config) *Config {
 // together, so the destination channels cut from one channel keep the
 // prefix's plain names.
 func (r *resolver) shareDumps(cfg *Config) {
-	var byPrefix = map[string][]*Channel{}
+	byPrefix := map[string][]*Channel{}
 	var prefixes []string
 	seen := map[*Channel]bool{}
 	cfg.Walk(func(c *Compound) {
