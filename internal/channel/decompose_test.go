@@ -593,6 +593,24 @@ func TestWritePNG(t *testing.T) {
 	}
 }
 
+// A PNG whose folder is not there yet (a dump_image prefix that names a
+// job's frame folder) is written into that folder, made first; the run
+// failed on its first frame.
+func TestWritePNGMakesItsFolder(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "frames", "run1", "f000000.png")
+	if err := WritePNG(path, []byte{255, 0, 0, 255}, 1, 1); err != nil {
+		t.Fatal(err)
+	}
+	if info, err := os.Stat(path); err != nil || info.Size() == 0 {
+		t.Errorf("%s: %v", path, err)
+	}
+	blocked := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(blocked, nil, 0o644)
+	if err := WritePNG(filepath.Join(blocked, "f.png"), []byte{255, 0, 0, 255}, 1, 1); err == nil {
+		t.Error("a folder where a file is: no error")
+	}
+}
+
 // dumpPNG writes got and want images for a person to look at when a
 // comparison fails (GOEQ_DUMP=dir).
 func dumpPNG(t *testing.T, name string, got, want []byte) {

@@ -135,8 +135,20 @@ var pendingFiles atomic.Int64
 // named path: an unnamed one where the kernel makes them (named false),
 // or else a new hidden one in path's folder. Both get os.WriteFile's
 // permissions, 0644 less the umask (os.CreateTemp's are 0600 whatever
-// the umask).
+// the umask). A folder that is not there yet is made, as --out's is: a
+// dump_image prefix names one (a job script's folder for the frames).
 func createPending(path string) (f *os.File, named bool, err error) {
+	f, named, err = openPending(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return nil, false, err
+		}
+		f, named, err = openPending(path)
+	}
+	return f, named, err
+}
+
+func openPending(path string) (f *os.File, named bool, err error) {
 	if f, err := createUnnamed(filepath.Dir(path)); err == nil {
 		return f, false, nil
 	} else if !errors.Is(err, errors.ErrUnsupported) {
