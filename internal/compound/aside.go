@@ -20,7 +20,7 @@ func drawAside(cfg *Config) {
 				return
 			}
 			if len(c.OutputFrames) > 0 {
-				if dest.EyePixels() != nil && c.Eyes&dest.Eyes != dest.Eyes {
+				if c.Eyes&dest.Eyes != dest.Eyes && dest.EyePixels() != nil {
 					c.Tasks |= TaskClear
 					c.DrawsAside = true
 				}
