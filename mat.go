@@ -20,6 +20,9 @@ func RotateX(radians float64) Mat4 { return draw.RotateX(radians) }
 // RotateY is a rotation about the y axis by radians.
 func RotateY(radians float64) Mat4 { return draw.RotateY(radians) }
 
+// RotateZ is a rotation about the z axis by radians.
+func RotateZ(radians float64) Mat4 { return draw.RotateZ(radians) }
+
 // Program compiles and links a GLSL program (OpenGL 3.3 core) in the
 // current context, with the compiler's log in the error.
 func Program(vertex, fragment string) (uint32, error) { return glutil.Program(vertex, fragment) }

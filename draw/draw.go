@@ -261,6 +261,12 @@ func RotateY(radians float64) Mat4 {
 	return Mat4{c, 0, -s, 0, 0, 1, 0, 0, s, 0, c, 0, 0, 0, 0, 1}
 }
 
+// RotateZ is a rotation about the z axis by radians.
+func RotateZ(radians float64) Mat4 {
+	c, s := float32(math.Cos(radians)), float32(math.Sin(radians))
+	return Mat4{c, s, 0, 0, -s, c, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}
+}
+
 // Inverse returns m's inverse (zero if m is singular).
 func (m Mat4) Inverse() Mat4 {
 	var a [16]float64

@@ -18,6 +18,27 @@ func TestInverse(t *testing.T) {
 	}
 }
 
+// Each rotation turns counter-clockwise seen from its axis's tip, as
+// OpenGL's glRotate: x onto y about z, y onto z about x, z onto x about y.
+func TestRotationsTurnCounterClockwise(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		m        Mat4
+		from, to [3]float32
+	}{
+		{"RotateZ", RotateZ(math.Pi / 2), [3]float32{1, 0, 0}, [3]float32{0, 1, 0}},
+		{"RotateX", RotateX(math.Pi / 2), [3]float32{0, 1, 0}, [3]float32{0, 0, 1}},
+		{"RotateY", RotateY(math.Pi / 2), [3]float32{0, 0, 1}, [3]float32{1, 0, 0}},
+	} {
+		for r := 0; r < 3; r++ {
+			got := c.m[r]*c.from[0] + c.m[4+r]*c.from[1] + c.m[8+r]*c.from[2]
+			if math.Abs(float64(got-c.to[r])) > 1e-6 {
+				t.Errorf("%s(π/2) takes %v to row %d = %v; want %v", c.name, c.from, r, got, c.to)
+			}
+		}
+	}
+}
+
 func TestFrameDataDecodesWhatWasSent(t *testing.T) {
 	c := &Context{Data: []byte(`{"Angle":0.5}`)}
 	var v struct{ Angle float64 }

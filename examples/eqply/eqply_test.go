@@ -747,7 +747,7 @@ func TestBadFlagsAreRejected(t *testing.T) {
 		{[]string{"--triangles", "0"}, "--triangles 0: want 1 to 100000000"},
 		{[]string{"--triangles", "300000000"}, "--triangles 300000000: want 1 to 100000000"},
 		{[]string{"--frame-timeout", "0s"}, "--frame-timeout 0s: want more than 0"},
-		{[]string{"--camera-path", "spiral"}, `--camera-path "spiral": want orbit or a trace (eqply --trace): open spiral: no such file`},
+		{[]string{"--camera-path", "spiral"}, `--camera-path "spiral": want orbit, a trace (eqply --trace) or an eqPly camera path: open spiral: no such file`},
 		// numbers that would hide the model behind NaNs
 		{[]string{"--camera", "nan,0,2"}, `--camera "nan,0,2": want YAW,PITCH,DISTANCE, numbers within float32's range`},
 		{[]string{"--camera-path", trace}, "line 2: camera {Yaw:0 Pitch:0 Distance:1e+300 Pan:[0 0]}: 1e+300 is NaN or past float32's range"},

@@ -7,7 +7,7 @@
 // application sends as frame data.
 //
 //	eqply [--config FILE] [--model FILE.ply] [--frames N] [--out DIR] [--json]
-//	      [--camera-path orbit|TRACE] [--camera YAW,PITCH,DISTANCE] [--trace FILE]
+//	      [--camera-path orbit|TRACE|PATH] [--camera YAW,PITCH,DISTANCE] [--trace FILE]
 //	      [--overlay] [--ortho] [--refine=false] [--server HOST:PORT] [--http ADDR]
 //	      [--frame-timeout D]
 //
@@ -27,11 +27,16 @@
 // antialias it (as eqPly's idle antialiasing; --refine=false leaves it).
 // Headless (or with --camera-path orbit) the camera orbits for --frames
 // frames; --camera-path with a trace (--trace) renders its frames again,
-// their cameras and projection, as eqPly plays a camera animation. Ctrl-C (SIGINT or SIGTERM) stops it as q does, and it exits
-// with 130 or 143; a second one ends it at once.
+// their cameras and projection; with an eqPly camera path (eqPly's -a,
+// as its pathAround.txt) it flies that path as eqPly does, the model at
+// eqPly's size, once (or for --frames frames, round and round). Ctrl-C
+// (SIGINT or SIGTERM) stops it as q does, and it exits with 130 or 143; a
+// second one ends it at once.
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -109,6 +114,7 @@ type frameData struct {
 	Camera camera
 	Views  map[int]camera `json:",omitempty"`
 	Ortho  bool           `json:",omitempty"` // a parallel projection
+	Pose   *pose          `json:",omitempty"` // of an eqPly camera path: every view's, for the camera's
 }
 
 // cameraOf is the camera a draw for a view shows.
@@ -125,6 +131,7 @@ var (
 	modelOnce sync.Once
 	model     *render.Model
 	modelErr  error
+	eqPlyFit  float32 // the model's scale at eqPly's size, for a pose
 )
 
 func (app) NewRenderer(p *goeq.Pipe) (goeq.Renderer, error) {
@@ -141,6 +148,8 @@ func (app) NewRenderer(p *goeq.Pipe) (goeq.Renderer, error) {
 		}
 		if modelErr == nil {
 			model.Normalize(render.ViewRadius) // whatever its units and place, the home view shows it whole
+			box, _ := model.RangeBounds(0, model.TriangleCount())
+			eqPlyFit = eqPlySize(box)
 		}
 	})
 	if modelErr != nil {
@@ -150,10 +159,13 @@ func (app) NewRenderer(p *goeq.Pipe) (goeq.Renderer, error) {
 	if err := m.Init(); err != nil {
 		return nil, err
 	}
-	return &viewer{mesh: m}, nil
+	return &viewer{mesh: m, eqPlyFit: eqPlyFit}, nil
 }
 
-type viewer struct{ mesh *render.Mesh }
+type viewer struct {
+	mesh     *render.Mesh
+	eqPlyFit float32
+}
 
 func (v *viewer) Draw(dc *goeq.DrawContext) (goeq.Region, error) {
 	f := frameData{Camera: homeCamera}
@@ -161,13 +173,17 @@ func (v *viewer) Draw(dc *goeq.DrawContext) (goeq.Region, error) {
 		return goeq.All, err
 	}
 	cam := f.cameraOf(dc.ViewIndex)
+	mv, distance := cam.matrix(), cam.Distance
+	if f.Pose != nil {
+		mv, distance = f.Pose.matrix().Mul(goeq.Scale(v.eqPlyFit)), max(f.Pose.distance(), 1e-3)
+	}
 	if f.Ortho {
 		// without perspective the distance no longer shrinks the model:
 		// it is scaled to the size perspective shows it at, so that the
 		// wheel still zooms
-		return v.mesh.DrawProjected(dc, dc.Ortho, dc.OrthoView.Mul(goeq.Scale(float32(1/cam.Distance))).Mul(cam.matrix()))
+		return v.mesh.DrawProjected(dc, dc.Ortho, dc.OrthoView.Mul(goeq.Scale(float32(1/distance))).Mul(mv))
 	}
-	return v.mesh.DrawPlaced(dc, dc.View.Mul(cam.matrix()))
+	return v.mesh.DrawPlaced(dc, dc.View.Mul(mv))
 }
 
 func (v *viewer) Exit() { v.mesh.Exit() }
@@ -178,6 +194,7 @@ func (v *viewer) Exit() { v.mesh.Exit() }
 type controls struct {
 	cam      camera          // every view's until moved on its own
 	views    map[int]*camera // by view index
+	pose     *pose           // an eqPly camera path's, for every view's camera
 	view     int             // the view the pointer was last in (-1: none)
 	dragging int             // the button held, 0 for none
 	last     [2]float64
@@ -208,7 +225,7 @@ func (c *controls) camera() *camera {
 
 // frame is the frame data of the cameras now.
 func (c *controls) frame() frameData {
-	f := frameData{Camera: c.cam, Ortho: c.ortho}
+	f := frameData{Camera: c.cam, Ortho: c.ortho, Pose: c.pose}
 	for v, cam := range c.views {
 		if f.Views == nil {
 			f.Views = map[int]camera{}
@@ -292,7 +309,7 @@ func (c *controls) handle(ev goeq.Event) bool {
 
 // replay takes the cameras and projection of a frame of a trace.
 func (c *controls) replay(f frameData) {
-	c.cam, c.ortho, c.views = f.Camera, f.Ortho, nil
+	c.cam, c.ortho, c.views, c.pose = f.Camera, f.Ortho, nil, f.Pose
 	for v, cam := range f.Views {
 		if c.views == nil {
 			c.views = map[int]*camera{}
@@ -301,17 +318,30 @@ func (c *controls) replay(f frameData) {
 	}
 }
 
-// loadTrace reads the frames of a trace (--trace) in order, the frame
-// data each started with; refined frames repeat the one before, and are
-// left out.
-func loadTrace(path string) ([]frameData, error) {
-	f, err := os.Open(path)
+// loadCameraPath reads a trace (JSON lines, eqply --trace) or an eqPly
+// camera path (numbers), whichever the file holds.
+func loadCameraPath(name string) ([]frameData, *cameraPath, error) {
+	f, err := os.Open(name)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
+	r := bufio.NewReader(f)
+	head, _ := r.Peek(4096)
+	if bytes.HasPrefix(bytes.TrimLeft(head, " \t\r\n"), []byte("{")) {
+		frames, err := decodeTrace(r)
+		return frames, nil, err
+	}
+	p, err := readCameraPath(r)
+	return nil, p, err
+}
+
+// decodeTrace reads the frames of a trace (--trace) in order, the frame
+// data each started with; refined frames repeat the one before, and are
+// left out.
+func decodeTrace(r io.Reader) ([]frameData, error) {
 	var frames []frameData
-	dec := json.NewDecoder(f)
+	dec := json.NewDecoder(r)
 	for line := 1; ; line++ {
 		var l struct {
 			Frame   *int
@@ -329,6 +359,11 @@ func loadTrace(path string) ([]frameData, error) {
 			}
 			for _, cam := range append([]camera{l.Data.Camera}, slices.Collect(maps.Values(l.Data.Views))...) {
 				if err := cam.check(); err != nil {
+					return nil, fmt.Errorf("line %d: %w", line, err)
+				}
+			}
+			if l.Data.Pose != nil {
+				if err := l.Data.Pose.check(); err != nil {
 					return nil, fmt.Errorf("line %d: %w", line, err)
 				}
 			}
@@ -380,7 +415,7 @@ func main() {
 	asJSON := flag.Bool("json", false, "print the run's summary as JSON")
 	httpAddr := flag.String("http", "", "serve the run's live dashboard and Prometheus /metrics on this address")
 	server := flag.String("server", "", "a running eqserver's application address (eqserver run --app ADDR); default: the server runs in this process")
-	path := flag.String("camera-path", "", "orbit: turn the camera around the model (the default headless); or a trace (--trace) to render its frames again")
+	path := flag.String("camera-path", "", "orbit: turn the camera around the model (the default headless); a trace (--trace) to render its frames again; or an eqPly camera path (eqPly's -a) to fly")
 	start := flag.String("camera", "", "the camera to start from: YAW,PITCH,DISTANCE (radians, units)")
 	overlay := flag.Bool("overlay", false, "start with the statistics overlay on (s toggles it)")
 	ortho := flag.Bool("ortho", false, "start with a parallel (orthographic) projection (o toggles it)")
@@ -401,13 +436,23 @@ func main() {
 		log.Fatalf("--frame-timeout %v: want more than 0", *frameTimeout)
 	}
 	var replay []frameData // the frames of a trace, to render again
+	var flight *pathPlayer // or an eqPly camera path
 	if *path != "" && *path != "orbit" {
-		var err error
-		if replay, err = loadTrace(*path); err != nil {
-			log.Fatalf("--camera-path %q: want orbit or a trace (eqply --trace): %v", *path, err)
+		trace, eqPlyPath, err := loadCameraPath(*path)
+		if err != nil {
+			log.Fatalf("--camera-path %q: want orbit, a trace (eqply --trace) or an eqPly camera path: %v", *path, err)
 		}
-		if *frames == 0 || *frames > len(replay) {
-			*frames = len(replay)
+		switch {
+		case trace != nil:
+			replay = trace
+			if *frames == 0 || *frames > len(replay) {
+				*frames = len(replay)
+			}
+		default:
+			flight = &pathPlayer{path: eqPlyPath}
+			if *frames == 0 {
+				*frames = eqPlyPath.lap()
+			}
 		}
 	}
 	c := &controls{cam: homeCamera, view: -1, stats: *overlay, ortho: *ortho}
@@ -478,6 +523,9 @@ func main() {
 		switch {
 		case replay != nil:
 			c.replay(replay[n])
+		case flight != nil:
+			p := flight.next()
+			c.pose = &p
 		case !interactive:
 			c.cam.Yaw = home.Yaw + 2*math.Pi*float64(n)/float64(*frames)
 		}
