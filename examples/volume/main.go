@@ -1,8 +1,11 @@
-// Command volume is an interactive volume renderer on goeq: a procedural
-// scalar field ray-cast on every pipe. DB ranges are slabs of the volume,
-// blended back to front for the eye; 2D splits share the screen.
+// Command volume is an interactive volume renderer on goeq: a volume
+// ray-cast on every pipe, a procedural scalar field or an eVolve volume
+// (--model FILE.raw, with its header FILE.raw.vhf beside it, as
+// Equalizer's eVolve reads them: its voxels, their scale and its transfer
+// function, shaded by the voxels' gradient). DB ranges are slabs of the
+// volume, blended back to front for the eye; 2D splits share the screen.
 //
-//	volume [--config FILE] [--frames N] [--out DIR] [--json]
+//	volume [--config FILE] [--model FILE.raw] [--frames N] [--out DIR] [--json]
 //	       [--camera-path orbit] [--density D] [--server HOST:PORT] [--http ADDR]
 //
 // In a window: left-drag turns the volume, right-drag or the wheel zooms;
@@ -20,6 +23,8 @@ import (
 	"log"
 	"math"
 	"os"
+	"path/filepath"
+	"sync"
 
 	"github.com/goeq/goeq"
 	"github.com/goeq/goeq/examples/configs"
@@ -36,10 +41,32 @@ var home = view{Pitch: 0.3, Distance: 2.4}
 // opacity on every pipe in the same frame.
 type density struct{ Scale float64 }
 
+// initData goes to every render node once.
+type initData struct {
+	Model string // an eVolve volume every node can read (an absolute path); empty: procedural
+}
+
 type app struct{}
 
-func (app) NewRenderer(*goeq.Pipe) (goeq.Renderer, error) {
+var (
+	dataOnce sync.Once
+	data     *render.VolumeData
+	dataErr  error
+)
+
+func (app) NewRenderer(p *goeq.Pipe) (goeq.Renderer, error) {
+	var in initData
+	if err := p.InitData(&in); err != nil {
+		return nil, err
+	}
+	if in.Model != "" {
+		dataOnce.Do(func() { data, dataErr = render.LoadRawVolume(in.Model) }) // once per process, shared by its pipes
+		if dataErr != nil {
+			return nil, dataErr
+		}
+	}
 	v := render.NewVolume()
+	v.Data = data
 	v.Model = func(c *goeq.DrawContext) goeq.Mat4 {
 		at := home
 		c.FrameData(&at) // undecodable data keeps the home view
@@ -76,6 +103,7 @@ func main() {
 	server := flag.String("server", "", "a running eqserver's application address (eqserver run --app ADDR); default: the server runs in this process")
 	path := flag.String("camera-path", "", "orbit: turn the camera around the volume (the default headless)")
 	dens := flag.Float64("density", 1, "the transfer function's opacity scale")
+	model := flag.String("model", "", "an eVolve volume (FILE.raw, its header FILE.raw.vhf beside it), read by every node; default: a procedural one")
 	local := flag.Bool("local", false, "start every node's render client on this machine, whatever host the config names (try a cluster config here)")
 	flag.Parse()
 	switch {
@@ -91,9 +119,23 @@ func main() {
 	if !interactive && *frames == 0 {
 		*frames = 100
 	}
+	if *model != "" {
+		// the nodes read it from this folder's view of it, wherever a
+		// launcher (ssh) starts them; a bad file ends the run here, not
+		// on every node
+		abs, err := filepath.Abs(*model)
+		if err == nil {
+			err = render.CheckRawVolume(abs)
+		}
+		if err != nil {
+			log.Fatalf("--model %q: %v", *model, err)
+		}
+		*model = abs
+	}
 	ctx := context.Background()
 	configName, configText := configs.Pick(*config)
-	cfg, err := goeq.Start(ctx, app{}, goeq.Options{Config: configName, ConfigText: configText, Server: *server, HTTP: *httpAddr, OutDir: *out, Local: *local})
+	cfg, err := goeq.Start(ctx, app{}, goeq.Options{Config: configName, ConfigText: configText, Server: *server, HTTP: *httpAddr, OutDir: *out, Local: *local,
+		InitData: initData{Model: *model}})
 	if err != nil {
 		log.Fatal(err)
 	}

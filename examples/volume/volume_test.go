@@ -1,9 +1,12 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/goeq/goeq/internal/gotool"
@@ -50,4 +53,106 @@ func TestSlabsBlendToTheWholeVolume(t *testing.T) {
 		t.Errorf("density 3 looks like density 1 (%v, %v): the broadcast did not reach the renderer", d, err)
 	}
 	os.RemoveAll(filepath.Dir(bin))
+}
+
+// An eVolve volume (a .raw file and its .vhf header, as Equalizer's eVolve
+// reads them) shows where its voxels are, in its transfer function's
+// colours, in its box: a block in the upper left of a 32×16×8 volume (a
+// box twice as wide as high) is red, wider than high, up and to the left.
+// Its *_d.raw form (a gradient before each value) shows the same. On four
+// DB sources, round the volume (from its sides too, where the eye's plane
+// crosses the slabs), it is the picture of one window.
+func TestAnEVolveVolumeShowsItsVoxels(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "volume")
+	if err := gotool.Build(bin, "."); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	const w, h, d = 32, 16, 8
+	var plain, derived []byte
+	for z := range d {
+		for y := range h {
+			for x := range w {
+				v := byte(0)
+				if x >= 2 && x < 12 && y >= 10 && y < 15 {
+					v = 200
+				}
+				plain = append(plain, v)
+				derived = append(derived, byte(x*7), byte(y*13), byte(z*31), v)
+			}
+		}
+	}
+	var header strings.Builder
+	fmt.Fprintf(&header, "w=%d\nh=%d\nd=%d\nwScale=1\nhScale=1\ndScale=1\nTF:\nsize=256\n", w, h, d)
+	for v := range 256 {
+		if v >= 100 { // red and opaque; below, nothing
+			header.WriteString("r=255\ng=0\nb=0\na=255\n")
+		} else {
+			header.WriteString("r=0\ng=0\nb=255\na=0\n")
+		}
+	}
+	for name, data := range map[string][]byte{"block.raw": plain, "block_d.raw": derived} {
+		os.WriteFile(filepath.Join(dir, name), data, 0o644)
+		os.WriteFile(filepath.Join(dir, name+".vhf"), []byte(header.String()), 0o644)
+	}
+	run := func(model, cfg string, frames int) []string {
+		t.Helper()
+		out := t.TempDir()
+		cmd := exec.Command(bin, "--model", filepath.Join(dir, model), "--config", filepath.Join("..", "configs", cfg),
+			"--camera-path", "orbit", "--frames", fmt.Sprint(frames), "--out", out)
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s on %s: %v\n%s", model, cfg, err, b)
+		}
+		files, _ := filepath.Glob(filepath.Join(out, "*.png"))
+		if len(files) != frames {
+			t.Fatalf("%s on %s wrote %d images, want %d", model, cfg, len(files), frames)
+		}
+		return files
+	}
+	front := run("block.raw", "one-window.eqc", 8)
+	img, err := imagecmp.Load(front[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	cx, cy := img.Rect.Dx()/2, img.Rect.Dy()/2
+	box := [4]int{img.Rect.Dx(), img.Rect.Dy(), -1, -1}
+	for y := 0; y < img.Rect.Dy(); y++ {
+		for x := 0; x < img.Rect.Dx(); x++ {
+			c := img.NRGBAAt(x, y)
+			if max(c.R, c.G, c.B) < 24 {
+				continue
+			}
+			if c.G > c.R/4 || c.B > c.R/4 {
+				t.Fatalf("pixel (%d, %d) is %v; want red, the transfer function's colour", x, y, c)
+			}
+			box = [4]int{min(box[0], x), min(box[1], y), max(box[2], x), max(box[3], y)}
+		}
+	}
+	bw, bh := box[2]-box[0]+1, box[3]-box[1]+1
+	switch {
+	case box[2] < 0:
+		t.Fatal("nothing shows")
+	case box[2] >= cx || box[3] >= cy:
+		t.Errorf("the block shows in %v; want it left of column %d and above row %d", box, cx, cy)
+	case bw < 3*bh/2:
+		t.Errorf("the block shows %d×%d; want it about twice as wide as high (a box of 32×16 voxels)", bw, bh)
+	}
+	if d, err := imagecmp.CompareFiles(front[0], run("block_d.raw", "one-window.eqc", 1)[0], 0); err != nil || d.BadFraction() > 0 {
+		t.Errorf("the *_d.raw volume against the plain one: %v %v", d, err)
+	}
+	for i, slabs := range run("block.raw", "db-volume-4.eqc", 8) {
+		d, err := imagecmp.CompareFiles(slabs, front[i], 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.BadFraction() > 0 {
+			t.Errorf("frame %d on four DB sources against one window: %s", i, d)
+		}
+	}
+	os.Remove(filepath.Join(dir, "block.raw.vhf"))
+	out, err := exec.Command(bin, "--model", filepath.Join(dir, "block.raw"), "--frames", "1").CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || !strings.Contains(string(out), "volume header: open "+filepath.Join(dir, "block.raw.vhf")+": no such file") {
+		t.Errorf("no header: %v, %s", err, out)
+	}
 }

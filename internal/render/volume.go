@@ -1,6 +1,9 @@
 package render
 
 import (
+	"fmt"
+	"sort"
+
 	"github.com/go-gl/gl/v3.3-core/gl"
 
 	"github.com/goeq/goeq/draw"
@@ -8,20 +11,24 @@ import (
 	"github.com/goeq/goeq/internal/shaders"
 )
 
-// Volume ray-casts a procedural scalar field in a fragment shader. A DB
-// range [a, b) renders the slab -1+2a <= z < -1+2b of the unit cube;
-// slabs composited back to front (premultiplied "over") give the image of
-// the whole volume. The output is premultiplied RGBA.
+// Volume ray-casts a scalar field in a fragment shader: a procedural one
+// in the unit cube, or a volume's voxels (Data) in its box. A DB range
+// [a, b) renders the slab of the box's z from a to b (-1+2a <= z < -1+2b
+// of the unit cube); slabs composited back to front (premultiplied
+// "over") give the image of the whole volume. The output is premultiplied
+// RGBA.
 type Volume struct {
-	Step float64 // ray step in object units
+	Data *VolumeData // nil: the procedural field
+	Step float64     // ray step in object units
 	Spin float64
 	// Density scales the transfer function's opacity (1: as designed).
 	Density float64
-	// Model places the unit cube in the eye's space for a draw (or for
+	// Model places the box in the eye's space for a draw (or for
 	// ordering its ranges); nil puts it 2.4 units in front of the eye,
 	// turned Spin radians per frame about the vertical axis.
 	Model     func(c *draw.Context) draw.Mat4
 	prog, vao uint32
+	textures  [2]uint32 // Data's voxels and transfer function
 	uniforms  map[string]int32
 }
 
@@ -30,17 +37,56 @@ func NewVolume() *Volume { return &Volume{Step: 0.01, Density: 1} }
 
 // Init compiles the ray caster (per pipe).
 func (r *Volume) Init() error {
+	frag := shaders.MustSource("volume.frag")
+	if r.Data != nil {
+		frag = withDefine(frag, "VOLUME_DATA")
+	}
 	var err error
-	r.prog, err = glutil.Program(shaders.MustSource("quad.vert"), shaders.MustSource("volume.frag"))
+	r.prog, err = glutil.Program(shaders.MustSource("quad.vert"), frag)
 	if err != nil {
 		return err
 	}
 	r.uniforms = map[string]int32{}
-	for _, u := range []string{"invProjection", "invModelView", "viewport", "origin", "ndcAdjust", "slabLo", "slabHi", "dt", "density"} {
+	for _, u := range []string{"invProjection", "invModelView", "viewport", "origin", "ndcAdjust", "extent", "slabLo", "slabHi", "dt", "density", "volume", "transferTable", "voxel", "stepRef"} {
 		r.uniforms[u] = glutil.Uniform(r.prog, u)
 	}
 	gl.GenVertexArrays(1, &r.vao)
+	if d := r.Data; d != nil {
+		var most int32
+		gl.GetIntegerv(gl.MAX_3D_TEXTURE_SIZE, &most)
+		if side := max(d.W, d.H, d.D); side > int(most) {
+			return fmt.Errorf("a volume of %d×%d×%d voxels: this GL's 3D textures take %d a side", d.W, d.H, d.D, most)
+		}
+		gl.GenTextures(2, &r.textures[0])
+		gl.PixelStorei(gl.UNPACK_ALIGNMENT, 1)
+		gl.BindTexture(gl.TEXTURE_3D, r.textures[0])
+		gl.TexImage3D(gl.TEXTURE_3D, 0, gl.R8, int32(d.W), int32(d.H), int32(d.D), 0, gl.RED, gl.UNSIGNED_BYTE, gl.Ptr(d.Values))
+		setFilter(gl.TEXTURE_3D)
+		gl.BindTexture(gl.TEXTURE_2D, r.textures[1])
+		table := d.Transfer // a copy: cgo takes no pointer into memory that holds Go pointers
+		gl.TexImage2D(gl.TEXTURE_2D, 0, gl.RGBA8, 256, 1, 0, gl.RGBA, gl.UNSIGNED_BYTE, gl.Ptr(&table[0][0]))
+		setFilter(gl.TEXTURE_2D)
+		gl.PixelStorei(gl.UNPACK_ALIGNMENT, 4)
+	}
 	return glutil.Error()
+}
+
+// setFilter samples the texture bound to target linearly, clamped to its
+// edge.
+func setFilter(target uint32) {
+	for _, p := range []uint32{gl.TEXTURE_WRAP_S, gl.TEXTURE_WRAP_T, gl.TEXTURE_WRAP_R} {
+		gl.TexParameteri(target, p, gl.CLAMP_TO_EDGE)
+	}
+	gl.TexParameteri(target, gl.TEXTURE_MIN_FILTER, gl.LINEAR)
+	gl.TexParameteri(target, gl.TEXTURE_MAG_FILTER, gl.LINEAR)
+}
+
+// extent is the box's half size.
+func (r *Volume) extent() [3]float64 {
+	if r.Data == nil {
+		return [3]float64{1, 1, 1}
+	}
+	return r.Data.Extent
 }
 
 // ModelView is the volume's model-view matrix for a draw: the eye's view
@@ -71,14 +117,29 @@ func (r *Volume) Draw(p *draw.Context) (draw.Region, error) {
 	if rng.End <= rng.Start {
 		rng = draw.Range{Start: 0, End: 1}
 	}
-	hi := float32(-1 + 2*rng.End)
+	ext := r.extent()
+	hi := float32(ext[2] * (-1 + 2*rng.End))
 	if rng.End >= 1 {
-		hi = 2 // include the cube's far face
+		hi = 2 // include the box's far face
 	}
-	gl.Uniform1f(r.uniforms["slabLo"], float32(-1+2*rng.Start))
+	gl.Uniform3f(r.uniforms["extent"], float32(ext[0]), float32(ext[1]), float32(ext[2]))
+	gl.Uniform1f(r.uniforms["slabLo"], float32(ext[2]*(-1+2*rng.Start)))
 	gl.Uniform1f(r.uniforms["slabHi"], hi)
 	gl.Uniform1f(r.uniforms["dt"], float32(r.Step))
 	gl.Uniform1f(r.uniforms["density"], float32(r.Density))
+	if d := r.Data; d != nil {
+		gl.ActiveTexture(gl.TEXTURE0)
+		gl.BindTexture(gl.TEXTURE_3D, r.textures[0])
+		gl.ActiveTexture(gl.TEXTURE1)
+		gl.BindTexture(gl.TEXTURE_2D, r.textures[1])
+		gl.ActiveTexture(gl.TEXTURE0)
+		gl.Uniform1i(r.uniforms["volume"], 0)
+		gl.Uniform1i(r.uniforms["transferTable"], 1)
+		gl.Uniform3f(r.uniforms["voxel"], 1/float32(d.W), 1/float32(d.H), 1/float32(d.D))
+		// eVolve's slice distance at its default precision: an opacity
+		// of the transfer function is for a step of that length
+		gl.Uniform1f(r.uniforms["stepRef"], 1.8/float32(max(d.W, d.H, d.D)))
+	}
 	glutil.Quad(r.vao)
 	gl.BindVertexArray(0)
 	return draw.All, glutil.Error()
@@ -88,27 +149,32 @@ func (r *Volume) Draw(p *draw.Context) (draw.Region, error) {
 func (r *Volume) Exit() {
 	gl.DeleteVertexArrays(1, &r.vao)
 	gl.DeleteProgram(r.prog)
+	if r.Data != nil {
+		gl.DeleteTextures(2, &r.textures[0])
+	}
 }
 
-// BackToFront orders DB ranges of the volume for compositing: the
-// slab farthest from the eye first. The eye looks down -z in eye space; a
-// slab's distance is that of its centre after the model-view transform.
+// BackToFront orders DB ranges of the volume for compositing, the slab
+// farthest from the eye first. Slabs are parallel: seen from the eye (the
+// origin of eye space, where the perspective projection draws from), a
+// slab hides another only on the same side of the eye's own plane across
+// them, and the nearer to that plane hides the farther. So they are
+// ordered by their distance from the eye along z in the model's space, the
+// slab the eye's plane crosses last. Ordering by the depth of their centres
+// drew a volume seen from its side with the slabs on one side of the eye
+// the wrong way round (as eVolve's image orderer splits its order there).
 func (r *Volume) BackToFront(c *draw.Context, ranges []draw.Range) []int {
-	mv := r.ModelView(c)
+	eye := r.ModelView(c).Inverse()
+	ze := float64(eye[14] / eye[15]) // the eye's z in the model's space
+	ext := r.extent()[2]
+	away := make([]float64, len(ranges))
 	order := make([]int, len(ranges))
-	depth := make([]float32, len(ranges))
 	for i, rg := range ranges {
 		order[i] = i
-		z := float32(-1 + (rg.Start + rg.End))
-		// eye-space z of (0, 0, z): third row of mv applied to the point
-		depth[i] = mv[2]*0 + mv[6]*0 + mv[10]*z + mv[14]
+		lo, hi := ext*(-1+2*rg.Start), ext*(-1+2*rg.End)
+		away[i] = max(lo-ze, ze-hi, 0)
 	}
-	// farther = more negative eye z: ascending
-	for i := 1; i < len(order); i++ {
-		for j := i; j > 0 && depth[order[j]] < depth[order[j-1]]; j-- {
-			order[j], order[j-1] = order[j-1], order[j]
-		}
-	}
+	sort.SliceStable(order, func(i, j int) bool { return away[order[i]] > away[order[j]] })
 	return order
 }
 

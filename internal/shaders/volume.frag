@@ -1,19 +1,49 @@
 #version 330 core
-// Ray casting of a procedural scalar field in the unit cube [-1,1]^3,
-// restricted to the slab slabLo <= z < slabHi (object space). Samples lie
-// on one global grid along each ray (t = (k + 0.5) * dt), so slabs
-// composited back to front give the whole volume's image.
+// Ray casting of a scalar field in the box [-extent, extent] (the unit
+// cube [-1,1]^3 for the procedural one), restricted to the slab
+// slabLo <= z < slabHi (object space). Samples lie on one global grid
+// along each ray (t = (k + 0.5) * dt), so slabs composited back to front
+// give the whole volume's image.
 uniform mat4 invProjection;
 uniform mat4 invModelView;
 uniform vec2 viewport;   // pixels of the rendered area
 uniform vec2 origin;     // its corner in the framebuffer
 uniform mat4 ndcAdjust;  // inverse of the pixel/tile adjustment
+uniform vec3 extent;     // the box's half size
 uniform float slabLo;
 uniform float slabHi;
 uniform float dt;
 uniform float density;   // opacity scale of the transfer function
 out vec4 outColor;
 
+#ifdef VOLUME_DATA
+// a volume's voxels, and its transfer function: a colour and an opacity
+// for a step of stepRef (eVolve's slice distance) for each value; shaded
+// by the value's gradient as eVolve shades it, the light fixed to the eye
+uniform sampler3D volume;
+uniform sampler2D transferTable;
+uniform vec3 voxel;      // a voxel's size in texture coordinates
+uniform float stepRef;
+
+float value(vec3 tc) { return texture(volume, tc).r; }
+
+vec4 classify(vec3 p, vec3 toEye, vec3 toLight) {
+    vec3 tc = p / extent * 0.5 + 0.5;
+    vec4 tf = texture(transferTable, vec2(value(tc) * (255.0 / 256.0) + 0.5 / 256.0, 0.5));
+    float a = 1.0 - exp(-tf.a * density * dt / stepRef);
+    if (a <= 0.0) return vec4(0.0);
+    vec3 g = vec3(value(tc + vec3(voxel.x, 0.0, 0.0)) - value(tc - vec3(voxel.x, 0.0, 0.0)),
+                  value(tc + vec3(0.0, voxel.y, 0.0)) - value(tc - vec3(0.0, voxel.y, 0.0)),
+                  value(tc + vec3(0.0, 0.0, voxel.z)) - value(tc - vec3(0.0, 0.0, voxel.z))) / extent;
+    float lit = 0.95; // where the value does not change: as facing the light
+    if (length(g) > 1e-6) {
+        vec3 n = -normalize(g);
+        float specular = pow(max(dot(reflect(-toLight, n), toEye), 0.0), 8.0);
+        lit = 0.05 + 0.9 * max(dot(toLight, n), 0.0) + 0.8 * specular;
+    }
+    return vec4(tf.rgb * lit * a, a);
+}
+#else
 float field(vec3 p) {
     float r = length(p);
     float blobs = exp(-8.0 * dot(p - vec3(0.35, 0.2, 0.1), p - vec3(0.35, 0.2, 0.1)))
@@ -21,11 +51,13 @@ float field(vec3 p) {
     return clamp(blobs + 0.35 * (1.0 - r) * (0.5 + 0.5 * sin(9.0 * p.x) * sin(7.0 * p.y) * sin(8.0 * p.z)), 0.0, 1.0);
 }
 
-vec4 transfer(float v) {
+vec4 classify(vec3 p, vec3 toEye, vec3 toLight) {
+    float v = field(p);
     float a = min(smoothstep(0.05, 0.6, v) * 0.05 * density, 1.0);
     vec3 c = mix(vec3(0.1, 0.3, 0.9), vec3(1.0, 0.55, 0.1), v);
     return vec4(c * a, a);
 }
+#endif
 
 void main() {
     vec2 ndc = (gl_FragCoord.xy - origin) / viewport * 2.0 - 1.0;
@@ -37,19 +69,28 @@ void main() {
     vec3 d = normalize(f - o);
     // ray/cube intersection
     vec3 inv = 1.0 / d;
-    vec3 t0 = (vec3(-1.0) - o) * inv, t1 = (vec3(1.0) - o) * inv;
+    vec3 t0 = (-extent - o) * inv, t1 = (extent - o) * inv;
     float tin = max(max(min(t0.x, t1.x), min(t0.y, t1.y)), min(t0.z, t1.z));
     float tout = min(min(max(t0.x, t1.x), max(t0.y, t1.y)), max(t0.z, t1.z));
+    vec3 toLight = normalize((invModelView * vec4(normalize(vec3(1.0)), 0.0)).xyz);
     vec4 acc = vec4(0.0);
-    if (tout > max(tin, 0.0)) {
-        int k0 = int(floor(max(tin, 0.0) / dt));
-        int k1 = int(ceil(tout / dt));
+    // the samples to visit: the box's, and of those the slab's (a step
+    // either side; the test on p.z below decides)
+    float from = max(tin, 0.0), to = tout;
+    if (abs(d.z) > 1e-6) {
+        float s0 = (slabLo - o.z) / d.z, s1 = (slabHi - o.z) / d.z;
+        from = max(from, min(s0, s1) - dt);
+        to = min(to, max(s0, s1) + dt);
+    }
+    if (to > from) {
+        int k0 = int(floor(from / dt));
+        int k1 = int(ceil(to / dt));
         for (int k = k0; k <= k1 && acc.a < 0.995; k++) {
             float t = (float(k) + 0.5) * dt;
             if (t < tin || t > tout) continue;
             vec3 p = o + t * d;
             if (p.z < slabLo || p.z >= slabHi) continue;
-            vec4 s = transfer(field(p));
+            vec4 s = classify(p, -d, toLight);
             acc += (1.0 - acc.a) * s; // front to back, premultiplied
         }
     }

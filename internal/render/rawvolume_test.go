@@ -1,0 +1,139 @@
+package render
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/goeq/goeq/draw"
+)
+
+// vhf writes an eVolve header: dimensions, scales, and a transfer
+// function of value v: (v, 255-v, 7, v/2).
+func vhf(dims, scales string) string {
+	var b strings.Builder
+	for i, key := range []string{"w", "h", "d"} {
+		fmt.Fprintf(&b, "%s=%s\n", key, strings.Fields(dims)[i])
+	}
+	for i, key := range []string{"wScale", "hScale", "dScale"} {
+		fmt.Fprintf(&b, "%s=%s\n", key, strings.Fields(scales)[i])
+	}
+	b.WriteString("TF:\nsize=256\n")
+	for v := range 256 {
+		fmt.Fprintf(&b, "r=%d\ng=%d\nb=7\na=%d\n", v, 255-v, v/2)
+	}
+	return b.String()
+}
+
+// A header gives the box as eVolve fits it: the dimensions' proportions
+// times the scales, the longest side from -1 to 1; and a colour and an
+// opacity for each value.
+func TestVolumeHeaderGivesTheBoxAndTheTransferFunction(t *testing.T) {
+	for _, c := range []struct {
+		dims, scales string
+		want         [3]float64
+	}{
+		{"32 32 32", "1 1 1", [3]float64{1, 1, 1}},
+		{"64 32 16", "1 1 1", [3]float64{1, 0.5, 0.25}},
+		{"64 32 16", "1 1 8", [3]float64{0.5, 0.25, 1}}, // slices 8 times as far apart as voxels
+	} {
+		v, err := ReadVolumeHeader(strings.NewReader(vhf(c.dims, c.scales)))
+		if err != nil {
+			t.Fatalf("%s %s: %v", c.dims, c.scales, err)
+		}
+		if v.Extent != c.want {
+			t.Errorf("%s, scales %s: box %v; want %v", c.dims, c.scales, v.Extent, c.want)
+		}
+		if v.Transfer[0] != [4]uint8{0, 255, 7, 0} || v.Transfer[200] != [4]uint8{200, 55, 7, 100} {
+			t.Errorf("transfer function %v, %v", v.Transfer[0], v.Transfer[200])
+		}
+	}
+}
+
+// What eVolve would misread or reject is a clear error.
+func TestABadVolumeHeaderIsRefused(t *testing.T) {
+	good := vhf("4 4 4", "1 1 1")
+	for _, c := range []struct{ text, want string }{
+		{"", "it ends before w"},
+		{strings.Replace(good, "h=4", "height=4", 1), `line 2: "height=4"; want h=`},
+		{strings.Replace(good, "d=4", "d=0", 1), "line 3: d=0; want a whole number from 1 to 2048"},
+		{strings.Replace(good, "w=4", "w=4096", 1), "line 1: w=4096; want a whole number from 1 to 2048"},
+		{vhf("2048 2048 2048", "1 1 1"), "2048×2048×2048 voxels exceed the limit of 1073741824"},
+		{strings.Replace(good, "dScale=1", "dScale=0", 1), "line 6: dScale=0; want a number of 0.001 or more"},
+		{strings.Replace(good, "TF:", "TF", 1), `line 7: "TF"; want TF:`},
+		{strings.Replace(good, "size=256", "size=128", 1), "line 8: size=128; want a whole number from 256 to 256 (a colour for each value)"},
+		{strings.Replace(good, "a=100\n", "a=300\n", 1), "a=300; want a whole number from 0 to 255 (value 200's)"},
+		{good[:len(good)-30], "it ends before"},
+	} {
+		if _, err := ReadVolumeHeader(strings.NewReader(c.text)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%.40q: %v; want %q", c.text, err, c.want)
+		}
+	}
+}
+
+// A volume's file holds one byte a voxel, or four in a *_d.raw, its
+// value the fourth; a file of another size than its header gives is
+// refused before anything is read.
+func TestLoadRawVolumeReadsTheValues(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, data []byte) string {
+		path := filepath.Join(dir, name)
+		os.WriteFile(path, data, 0o644)
+		os.WriteFile(path+".vhf", []byte(vhf("3 2 2", "1 1 1")), 0o644)
+		return path
+	}
+	values := []byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}
+	var derived []byte
+	for _, v := range values {
+		derived = append(derived, 128, 255-v, 3, v)
+	}
+	for _, path := range []string{write("plain.raw", values), write("plain_d.raw", derived)} {
+		v, err := LoadRawVolume(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(v.Values, values) {
+			t.Errorf("%s: values %v; want %v", filepath.Base(path), v.Values, values)
+		}
+	}
+	short := write("short_d.raw", values)
+	if err := CheckRawVolume(short); err == nil || !strings.Contains(err.Error(), "holds 12 bytes; its header's 3×2×2 voxels of 4 byte(s) need 48") {
+		t.Errorf("a file too short: %v", err)
+	}
+	os.Remove(short + ".vhf")
+	if _, err := LoadRawVolume(short); err == nil || !strings.Contains(err.Error(), "volume header: open "+short+".vhf") {
+		t.Errorf("no header: %v", err)
+	}
+}
+
+// Slabs blend farthest from the eye first: from the side, the eye's plane
+// across the slabs between them, those on each side of it are ordered
+// towards it, and the slab it crosses comes last.
+func TestSlabsBlendFarthestFromTheEyeFirst(t *testing.T) {
+	ranges := []draw.Range{{Start: 0, End: 0.25}, {Start: 0.25, End: 0.5}, {Start: 0.5, End: 0.75}, {Start: 0.75, End: 1}}
+	for _, c := range []struct {
+		name  string
+		model draw.Mat4
+		want  []int
+	}{
+		// the eye at z 3 in the model's space: the slabs of lower z are farther
+		{"in front", draw.Translate(0, 0, -3), []int{0, 1, 2, 3}},
+		{"behind", draw.Translate(0, 0, -3).Mul(draw.RotateY(math.Pi)), []int{3, 2, 1, 0}},
+		// turned 80° about y: the eye at z 3·cos 80° = 0.52, in slab 3
+		{"from the side", draw.Translate(0, 0, -3).Mul(draw.RotateY(80 * math.Pi / 180)), []int{0, 1, 2, 3}},
+		// at z 3·cos 85° = 0.26, in slab 2: slab 3 lies nearer
+		{"from the side, nearer the middle", draw.Translate(0, 0, -3).Mul(draw.RotateY(85 * math.Pi / 180)), []int{0, 1, 3, 2}},
+		{"from the other side", draw.Translate(0, 0, -3).Mul(draw.RotateY(95 * math.Pi / 180)), []int{3, 2, 0, 1}},
+	} {
+		v := NewVolume()
+		model := c.model
+		v.Model = func(*draw.Context) draw.Mat4 { return model }
+		if got := v.BackToFront(&draw.Context{View: draw.Identity}, ranges); !slices.Equal(got, c.want) {
+			t.Errorf("%s: %v; want %v", c.name, got, c.want)
+		}
+	}
+}
