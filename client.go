@@ -17,11 +17,14 @@ import (
 // Init must be the first thing main does, before parsing flags. In a
 // process that Start launched as a render client (this executable with
 // goeq's client flag) it serves the run with app's renderers and exits the
-// process; anywhere else it returns at once.
+// process. Anywhere else it takes Equalizer's options (--eq-config FILE,
+// --eq-layout NAME, --eq-server ADDR, --eq-logfile FILE; --eq-help lists
+// them) out of os.Args, for Start to apply over its Options, and returns.
 //
 // GLFW must run on the main thread, so call it from main's goroutine.
 func Init(app Application) {
 	if len(os.Args) < 2 || os.Args[1] != clientFlag {
+		takeEqualizerArgsFromCommandLine()
 		return
 	}
 	os.Exit(serveClient(app, os.Args[2:]))

@@ -127,6 +127,7 @@ type Config struct {
 	observers []string
 	layouts   []string
 	views     []string
+	shown     int // of layouts: the run's first, or the last asked for (under mu)
 
 	// what goes with the next frame started (under mu)
 	messages     [][]byte
@@ -165,7 +166,10 @@ const clientFlag = "--goeq-client"
 // for every node (this executable, started again with goeq's client flag:
 // call Init first in main) and returns once every node has joined. The
 // server runs inside this process, or is the eqserver at opt.Server.
-// Cancelling ctx ends the run.
+// Equalizer's options that Init took from the command line apply over
+// opt: --eq-config names the config, --eq-layout the layout to start
+// with, --eq-server the eqserver, --eq-logfile where the log goes (when
+// opt.Log is nil). Cancelling ctx ends the run.
 func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 	if len(os.Args) > 1 && os.Args[1] == clientFlag {
 		// a render client whose main did not call Init would start a run
@@ -174,6 +178,10 @@ func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 	}
 	if app == nil {
 		return nil, errors.New("goeq: no application")
+	}
+	opt, err := eqArgs.apply(opt)
+	if err != nil {
+		return nil, err
 	}
 	if opt.Config == "" && opt.ConfigText == "" && opt.Server == "" {
 		return nil, errors.New("goeq: no config: set Options.Config (a .eqc file), ConfigText or Server")
@@ -276,7 +284,7 @@ func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 		defer c.mu.Unlock()
 		return nil, c.err
 	}
-	c.latency, c.observers, c.layouts, c.views = info.Latency, info.Observers, info.Layouts, info.Views
+	c.latency, c.observers, c.layouts, c.views, c.shown = info.Latency, info.Observers, info.Layouts, info.Views, info.Layout
 	return c, nil
 }
 
@@ -501,8 +509,17 @@ func (c *Config) UseLayoutIndex(i int) error {
 	if err := c.closedLocked(); err != nil {
 		return err
 	}
-	c.layout = &i
+	c.layout, c.shown = &i, i
 	return nil
+}
+
+// Layout is the index in Layouts of the layout the canvases show: the one
+// the run started with (Options.Layout, or each canvas's first), or the
+// one UseLayout or UseLayoutIndex last asked for.
+func (c *Config) Layout() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.shown
 }
 
 func (c *Config) describeLayouts() string { return compound.DescribeLayoutNames(c.layouts) }

@@ -1376,14 +1376,20 @@ func TestOptionsLayoutStartsTheRunInIt(t *testing.T) {
 			}
 		}
 	}
-	got, _ := runLayoutSwitches(t, goeq.Options{Config: path, Layout: "halves"}, func(*goeq.Config) {}, stay)
+	// the application learns which it is: eqply's l steps on from it
+	second := func(cfg *goeq.Config) {
+		if got := cfg.Layout(); got != 1 {
+			t.Errorf("Layout() %d at the start; want 1, halves", got)
+		}
+	}
+	got, _ := runLayoutSwitches(t, goeq.Options{Config: path, Layout: "halves"}, second, stay)
 	halves("halves", got)
 	if _, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: path, Layout: "quarters"}); err == nil ||
 		!strings.Contains(err.Error(), `no layout "quarters": the config has "whole", "halves"`) {
 		t.Errorf("an unknown layout: %v", err)
 	}
 	t.Setenv("GOEQ_TOKEN", "the-shared-token")
-	got, _ = runLayoutSwitches(t, goeq.Options{Server: startAppServer(t, path).addr, Layout: "1"}, func(*goeq.Config) {}, stay)
+	got, _ = runLayoutSwitches(t, goeq.Options{Server: startAppServer(t, path).addr, Layout: "1"}, second, stay)
 	halves("1", got)
 }
 
@@ -1398,7 +1404,11 @@ func TestUseLayoutIndexChoosesUnnamedLayouts(t *testing.T) {
 	use := func(cfg *goeq.Config, frame int) error {
 		switch frame {
 		case 2:
-			return cfg.UseLayoutIndex(1)
+			err := cfg.UseLayoutIndex(1)
+			if got := cfg.Layout(); got != 1 {
+				t.Errorf("Layout() %d after UseLayoutIndex(1)", got)
+			}
+			return err
 		case 4:
 			return cfg.UseLayoutIndex(0)
 		}
@@ -1412,6 +1422,9 @@ func TestUseLayoutIndexChoosesUnnamedLayouts(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), "0 (unnamed), 1 (unnamed)") {
 				t.Errorf("an unknown layout: %v", err)
 			}
+		}
+		if got := cfg.Layout(); got != 0 {
+			t.Errorf("Layout() %d at the start; want 0", got)
 		}
 	}
 	opt := goeq.Options{Config: "unnamed.eqc", ConfigText: unnamed}

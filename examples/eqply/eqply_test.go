@@ -317,6 +317,31 @@ func TestLayoutFlagStartsInThatLayout(t *testing.T) {
 	}
 }
 
+// Equalizer's options, as a user's eqPly scripts pass them, run eqply
+// as they ran eqPly: --eq-config names the config over eqply's own and
+// --eq-layout the layout to start with; --eq-help lists them, and an
+// unknown one ends the run as a bad flag does.
+func TestEqualizerOptionsRunItAsEqPly(t *testing.T) {
+	bin := build(t)
+	out := t.TempDir()
+	text, err := runHeadless(bin, "--eq-config", filepath.Join("..", "configs", "two-layouts.eqc"), "--frames", "2", "--eq-layout=halves", "--triangles", "2000", "--out", out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, text)
+	}
+	halves, _ := filepath.Glob(filepath.Join(out, "dest.halves.*.png"))
+	if all, _ := filepath.Glob(filepath.Join(out, "*.png")); len(halves) != 4 || len(all) != 4 {
+		t.Errorf("wrote %q; want the halves of two-layouts.eqc, 2 frames", all)
+	}
+	if text, err := runHeadless(bin, "--eq-help"); err != nil || !strings.Contains(text, "--eq-config FILE") {
+		t.Errorf("--eq-help: %v\n%s", err, text)
+	}
+	text, err = runHeadless(bin, "--eq-nope", "1")
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.Contains(text, "unknown Equalizer option --eq-nope") {
+		t.Errorf("--eq-nope: %v\n%s", err, text)
+	}
+}
+
 // Each view has its own camera, as eqPly's: on two-layouts.eqc's halves,
 // a drag in the left view turns the left view's model, and the right
 // view's picture stays as it was.

@@ -51,7 +51,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -85,19 +84,6 @@ func (c camera) check() error {
 		}
 	}
 	return nil
-}
-
-// startLayout is the index of the layout a run starts with: the one
-// --layout names (by name, or by index for an unnamed one; the server
-// refused any other), else the first.
-func startLayout(names []string, flag string) int {
-	if i := slices.Index(names, flag); i >= 0 && flag != "" {
-		return i
-	}
-	if i, err := strconv.Atoi(flag); err == nil && i >= 0 && i < len(names) {
-		return i
-	}
-	return 0
 }
 
 // screenshots is where p writes the frame shown (each destination's
@@ -505,7 +491,7 @@ func main() {
 	n := 0
 	shown := *overlay              // what the overlay is set to
 	c.layouts = len(cfg.Layouts()) // l steps through them, named or not
-	c.layout = startLayout(cfg.Layouts(), *layout)
+	c.layout = cfg.Layout()
 	used := c.layout // the layout showing
 	frozen := false  // the load balancing, as last asked for
 	stereo := false  // the views, as last asked for

@@ -23,6 +23,7 @@ import (
 	"os/exec"
 	"regexp"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -175,7 +176,10 @@ type RunInfo struct {
 	Latency   int      // frames that may be in flight beyond the one finishing
 	Observers []string // the config's observers' names, by index
 	Layouts   []string // the config's layouts' names
-	Views     []string // the config's views' names, layout by layout
+	// Layout indexes Layouts: the layout the run starts with (that of the
+	// first canvas that shows one; 0 when none does).
+	Layout int
+	Views  []string // the config's views' names, layout by layout
 	// FrameTimeout is how long the server lets a frame take before it
 	// fails the run: an application on a server of its own gives up on a
 	// server silent for much longer while frames are due.
@@ -645,6 +649,17 @@ func activateLayout(cfg *compound.Config, name string) error {
 		cv.ActiveLayout = i
 	}
 	return nil
+}
+
+// startingLayout is the index in cfg.Layouts of the layout the first
+// canvas that has one shows.
+func startingLayout(cfg *compound.Config) int {
+	for _, cv := range cfg.Canvases {
+		if cv.ActiveLayout < len(cv.Layouts) && cv.Layouts[cv.ActiveLayout] != nil {
+			return max(slices.Index(cfg.Layouts, cv.Layouts[cv.ActiveLayout]), 0)
+		}
+	}
+	return 0
 }
 
 func (s *server) clientBinary() string {
@@ -1228,6 +1243,7 @@ func (s *server) take(ev *event, rep *report, joined map[string]bool) (scheduler
 				for _, l := range s.cfg.Layouts {
 					info.Layouts = append(info.Layouts, l.Name)
 				}
+				info.Layout = startingLayout(s.cfg)
 				for _, o := range s.cfg.Observers {
 					info.Observers = append(info.Observers, o.Name)
 				}
