@@ -86,6 +86,14 @@ type Options struct {
 	// task timing, nodes, links) and Prometheus /metrics on this address,
 	// with the server in this process.
 	HTTP string
+	// BlendRanges says that the renderers' images are translucent colour
+	// without depth (a volume) and that their database ranges blend in
+	// their draw.RangeOrderer's order, as Equalizer's eVolve assembles:
+	// on any config, the frames then carry no depth, no sources exchange
+	// bands by depth, and a part the destination's channel draws itself
+	// blends in its turn. Without it, a config whose frames carry depth
+	// merges the parts by depth.
+	BlendRanges bool
 	// Layout, when set, is the layout the run starts with on every canvas
 	// that has it: its name, or its index in the config for an unnamed
 	// one (as Equalizer's --eq-layout). Otherwise each canvas starts with
@@ -246,7 +254,8 @@ func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 	run := func() (*server.Summary, error) {
 		return server.Run(ctx, server.Options{ConfigPath: configName(opt), ConfigText: opt.ConfigText, OutDir: opt.OutDir, DumpEvery: 1, Local: opt.Local, Token: token,
 			ClientBinary: exe, ClientArgs: []string{clientFlag}, InitData: initData, App: hooks, Async: true,
-			Reference: opt.Reference, FrameTimeout: opt.FrameTimeout, Liveness: opt.Liveness, InitTimeout: opt.InitTimeout, Log: logger, Codec: "auto", HTTP: opt.HTTP, Overlay: opt.Overlay, Layout: opt.Layout})
+			Reference: opt.Reference, FrameTimeout: opt.FrameTimeout, Liveness: opt.Liveness, InitTimeout: opt.InitTimeout, Log: logger, Codec: "auto", HTTP: opt.HTTP, Overlay: opt.Overlay, Layout: opt.Layout,
+			BlendRanges: opt.BlendRanges})
 	}
 	if opt.Server != "" {
 		if os.Getenv("GOEQ_TOKEN") == "" {
@@ -260,7 +269,8 @@ func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 			}
 		}
 		hello := appconn.Hello{Executable: exe, ClientArgs: []string{clientFlag}, InitData: initData, OutDir: out,
-			Reference: opt.Reference, FrameTimeout: opt.FrameTimeout, Liveness: opt.Liveness, InitTimeout: opt.InitTimeout, Overlay: opt.Overlay, Layout: opt.Layout}
+			Reference: opt.Reference, FrameTimeout: opt.FrameTimeout, Liveness: opt.Liveness, InitTimeout: opt.InitTimeout, Overlay: opt.Overlay, Layout: opt.Layout,
+			BlendRanges: opt.BlendRanges}
 		run = func() (*server.Summary, error) { return appconn.Run(ctx, opt.Server, token, hello, hooks) }
 	}
 	go func() {

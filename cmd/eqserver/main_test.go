@@ -199,32 +199,6 @@ func TestRunRejectsValuesItWouldReplace(t *testing.T) {
 	}
 }
 
-// The volume renderer's parts are translucent: a config that
-// depth-merges them is warned about before the run, and one that blends
-// them (colour-only DB frames) is not. The client binary is missing, so
-// the runs end at launch.
-func TestVolumeOnADepthMergingConfigIsWarnedAbout(t *testing.T) {
-	missing := filepath.Join(t.TempDir(), "no-eqclient")
-	warning := "--renderer volume: the compounds on channel"
-	for _, c := range []struct {
-		config   string
-		renderer string
-		warned   bool
-	}{
-		{filepath.Join("..", "..", "examples", "configs", "db-lb-4.eqc"), "volume", true},
-		{filepath.Join("..", "..", "examples", "configs", "db-lb-4.eqc"), "mesh", false},
-		{filepath.Join("..", "..", "examples", "configs", "db-volume-4.eqc"), "volume", false},
-	} {
-		_, _, stderr := runArgs("run", "--local", "--frames", "1", "--renderer", c.renderer, "--client", missing, c.config)
-		if got := strings.Contains(stderr, warning); got != c.warned {
-			t.Errorf("%s with --renderer %s: warned %v, want %v\n%s", filepath.Base(c.config), c.renderer, got, c.warned, stderr)
-		}
-		if !strings.Contains(stderr, "no-eqclient") {
-			t.Errorf("%s: the run did not end at launch:\n%s", filepath.Base(c.config), stderr)
-		}
-	}
-}
-
 // Where the statistics or the images cannot go fails the run before any
 // client starts, naming the flag: a --stats path in a missing folder
 // failed it only once every node had set up. (The client binary is

@@ -16,7 +16,6 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
-	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -203,9 +202,6 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	initData, _ := json.Marshal(builtin)
-	if *renderer == "volume" && !*ref {
-		warnDepthMergedVolume(logger, fs.Arg(0))
-	}
 	if *frames == 0 {
 		*frames = server.Forever
 	}
@@ -213,7 +209,9 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		Local: *local, Listen: *listen, Token: token, ClientBinary: *clientBin, InitData: initData,
 		DumpEvery: *every, Codec: *codec, Async: *async, Drawable: *drawable,
 		Log: logger, Progress: progress, NoLaunch: *noLaunch, TLSConfig: tlsConfig, Reference: *ref, Layout: *layout, FullReadback: !*roi, Merge: *merge, Compositing: *compositingFlag,
-		FrameTimeout: *frameTimeout, InitTimeout: *initTimeout, Stop: stopping.Done(), Liveness: *liveness, HTTP: *httpAddr, Overlay: *overlay, EncryptFrames: *encrypt, Relaunch: *relaunch}
+		FrameTimeout: *frameTimeout, InitTimeout: *initTimeout, Stop: stopping.Done(), Liveness: *liveness, HTTP: *httpAddr, Overlay: *overlay, EncryptFrames: *encrypt, Relaunch: *relaunch,
+		// a volume's parts are translucent: they blend in range order
+		BlendRanges: *renderer == "volume"}
 	if *nullClients {
 		if *appAddr != "" {
 			logger.Error("--null-clients launches eqclient; an application's executable (--app) renders for itself")
@@ -260,7 +258,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		// the application's executable renders, with its init data; the
 		// frames are the ones it asks for
 		opt.App, opt.ClientBinary, opt.ClientArgs, opt.InitData = app.App, h.Executable, h.ClientArgs, h.InitData
-		opt.Reference = opt.Reference || h.Reference
+		opt.Reference, opt.BlendRanges = opt.Reference || h.Reference, h.BlendRanges
 		opt.Overlay = opt.Overlay || h.Overlay
 		if h.Layout != "" {
 			opt.Layout = h.Layout
@@ -393,33 +391,6 @@ func sortedKeysOf(m map[string]string) []string {
 	}
 	sort.Strings(keys)
 	return keys
-}
-
-// warnDepthMergedVolume warns where a config would depth-merge the
-// volume renderer's slabs: they are translucent, so the picture would be
-// wrong (the reference, drawing each destination whole, shows what it
-// should be). The config's own errors are the run's to report.
-func warnDepthMergedVolume(logger *slog.Logger, path string) {
-	m, _, err := compound.Load(path, compound.Options{})
-	if err != nil {
-		return
-	}
-	for _, cfg := range m.Configs {
-		var where []string
-		for _, c := range cfg.DepthMergedRanges() {
-			name := c.Path()
-			if c.Channel != nil {
-				name = fmt.Sprintf("channel %q", c.Channel.Name)
-			}
-			if !slices.Contains(where, name) {
-				where = append(where, name)
-			}
-		}
-		if len(where) > 0 {
-			logger.Warn(fmt.Sprintf("--renderer volume: the compounds on %s depth-merge parts of the data, but a volume's parts are translucent and blend correctly only in range order: their images will be wrong. Frames with buffer [ COLOR ] blend them in order (as in examples/configs/db-volume-4.eqc)",
-				strings.Join(where, ", ")))
-		}
-	}
 }
 
 // profileWriter keeps the first error writing the CPU profile, which

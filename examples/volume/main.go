@@ -7,6 +7,7 @@
 //
 //	volume [--config FILE] [--model FILE.raw] [--frames N] [--out DIR] [--json]
 //	       [--camera-path orbit] [--density D] [--server HOST:PORT] [--http ADDR]
+//	       [--local] [--reference] [--frame-timeout D]
 //
 // In a window: left-drag turns the volume, right-drag or the wheel zooms;
 // + and - make it denser or thinner on every node at once (a cluster
@@ -25,6 +26,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/goeq/goeq"
 	"github.com/goeq/goeq/examples/configs"
@@ -104,6 +106,8 @@ func main() {
 	path := flag.String("camera-path", "", "orbit: turn the camera around the volume (the default headless)")
 	dens := flag.Float64("density", 1, "the transfer function's opacity scale")
 	model := flag.String("model", "", "an eVolve volume (FILE.raw, its header FILE.raw.vhf beside it), read by every node; default: a procedural one")
+	frameTimeout := flag.Duration("frame-timeout", 10*time.Second, "a frame that does not complete in this time fails the run (raise it for a large volume a software GL casts for seconds)")
+	reference := flag.Bool("reference", false, "every destination channel draws its whole frame itself, undecomposed: the picture a decomposed run must match")
 	local := flag.Bool("local", false, "start every node's render client on this machine, whatever host the config names (try a cluster config here)")
 	flag.Parse()
 	switch {
@@ -113,6 +117,8 @@ func main() {
 		log.Fatalf("--camera-path %q: want orbit", *path)
 	case !(*dens > 0) || math.IsInf(*dens, 0):
 		log.Fatalf("--density %g: want a number more than 0", *dens)
+	case *frameTimeout <= 0:
+		log.Fatalf("--frame-timeout %v: want more than 0", *frameTimeout)
 	}
 
 	interactive := os.Getenv("DISPLAY") != "" && *path == ""
@@ -134,8 +140,8 @@ func main() {
 	}
 	ctx := context.Background()
 	configName, configText := configs.Pick(*config)
-	cfg, err := goeq.Start(ctx, app{}, goeq.Options{Config: configName, ConfigText: configText, Server: *server, HTTP: *httpAddr, OutDir: *out, Local: *local,
-		InitData: initData{Model: *model}})
+	cfg, err := goeq.Start(ctx, app{}, goeq.Options{Config: configName, ConfigText: configText, Server: *server, HTTP: *httpAddr, OutDir: *out, Local: *local, Reference: *reference, FrameTimeout: *frameTimeout,
+		InitData: initData{Model: *model}, BlendRanges: true})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -56,6 +56,7 @@ type Hello struct {
 	InitTimeout  time.Duration // bounds each node's set-up (0: the server's)
 	Overlay      bool          // the statistics overlay from the start
 	Layout       string        // the layout to start with ("": each canvas's first)
+	BlendRanges  bool          // its renderers blend database ranges (goeq.Options.BlendRanges)
 	Build        string        // the goeq source the application was built from (control.Build)
 }
 

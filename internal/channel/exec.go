@@ -1333,6 +1333,7 @@ type assembly struct {
 	finished  map[inputKey]bool        // complete, or abandoned
 	deferred  []*arrival               // blend and average inputs (all, for a draw.Assembler)
 	placed    []compound.PixelViewport // where each deferred input lands (a draw.Assembler's)
+	over      []lateInput              // inputs that go over the blended slabs
 	used      []*Upload                // composited inputs, released together
 	degraded  []string
 	touched   compound.PixelViewport
@@ -1458,6 +1459,26 @@ func (a *assembly) composite(in planner.Input, ar *arrival) error {
 		a.placed = append(a.placed, a.place(in, f))
 		return ar.upload.Use()
 	}
+	if _, ok := a.fr.e.Renderer.(draw.RangeOrderer); ok && !ar.depth && f.Range == compound.FullRange && f.Subpixel.Size <= 1 {
+		// a renderer's slabs blend once all came: a colour image of all
+		// the data (a direct send's stripe, finished elsewhere) goes over
+		// them, as it went over the slab drawn in place before that drew
+		// aside
+		a.over = append(a.over, lateInput{in, ar})
+		return nil
+	}
+	return a.compositeAt(in, ar)
+}
+
+// lateInput is an input composited after the others.
+type lateInput struct {
+	in planner.Input
+	ar *arrival
+}
+
+// compositeAt composites an input where it lands.
+func (a *assembly) compositeAt(in planner.Input, ar *arrival) error {
+	f := ar.data
 	at := a.place(in, f)
 	exact := f.W == at.W && f.H == at.H
 	if ar.upload.held != nil {
@@ -1587,12 +1608,17 @@ func (a *assembly) compositeDeferred() error {
 			blend = append(blend, ar)
 		}
 	}
-	defer func() { a.deferred, a.placed = nil, nil }()
+	defer func() { a.deferred, a.placed, a.over = nil, nil, nil }()
 	if asm, ok := a.fr.e.Renderer.(draw.Assembler); ok {
 		return a.assembleByRenderer(asm)
 	}
 	if err := a.blend(blend); err != nil {
 		return err
+	}
+	for _, l := range a.over {
+		if err := a.compositeAt(l.in, l.ar); err != nil {
+			return err
+		}
 	}
 	return a.averageSamples(average)
 }
@@ -1776,7 +1802,7 @@ func (a *assembly) averageComposited(d *subpixelDecomposition) error {
 				return err
 			}
 		}
-		deferred := len(a.deferred)
+		deferred, over := len(a.deferred), len(a.over)
 		var finer []*arrival
 		for _, ar := range sample {
 			one, f := *ar, *ar.data
@@ -1793,13 +1819,18 @@ func (a *assembly) averageComposited(d *subpixelDecomposition) error {
 				return err
 			}
 		}
-		slabs := a.deferred[deferred:]
-		a.deferred = a.deferred[:deferred]
+		slabs, late := a.deferred[deferred:], a.over[over:]
+		a.deferred, a.over = a.deferred[:deferred], a.over[:over]
 		if err := a.flushCPUMerge(); err != nil {
 			return err
 		}
 		if err := a.blend(slabs); err != nil {
 			return err
+		}
+		for _, l := range late {
+			if err := a.compositeAt(l.in, l.ar); err != nil {
+				return err
+			}
 		}
 		if err := a.averageSamples(finer); err != nil {
 			return err

@@ -171,7 +171,7 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 	if err != nil {
 		return err
 	}
-	m, err := compound.Resolve(res.Clone(), compound.Options{Getenv: compound.Defaults(s.Defaults)})
+	m, err := compound.Resolve(res.Clone(), compound.Options{Getenv: compound.Defaults(s.Defaults), BlendRanges: s.BlendRanges})
 	if err != nil {
 		return err
 	}

@@ -12,10 +12,27 @@ package compound
 // A part that draws one eye of interleaved eyes (Compound.EyePixels)
 // draws aside with the frames it has: in place, its render stayed in the
 // pixels of the eyes assembled before it.
-func drawAside(cfg *Config) {
+//
+// With ranges blended (blendRanges), a part of a database decomposition
+// draws aside too: in place, its range stayed under every other, whatever
+// the order the renderer blends them in.
+func drawAside(cfg *Config, ranges bool) {
 	for _, root := range cfg.Compounds {
 		root.Walk(func(c *Compound) {
 			dest := c.Destination()
+			if ranges && dest != nil && dest != c && c.IsLeaf() && c.Tasks&TaskDraw != 0 && c.Channel != nil && drawsPartOfTheData(c, dest) {
+				// a part of the data drawn in place, under a compound
+				// that composites on its channel (a destination, or a
+				// source of a direct send that takes others' stripes)
+				to := assemblerAbove(c)
+				if to == nil && dest.Channel == c.Channel {
+					to = dest
+				}
+				if to != nil {
+					sendAside(c, to)
+				}
+				return
+			}
 			if dest == nil || dest == c || c.Channel != dest.Channel || !c.IsLeaf() || c.Tasks&TaskDraw == 0 {
 				return
 			}
@@ -33,15 +50,53 @@ func drawAside(cfg *Config) {
 			for to != dest && (to.Channel != c.Channel || to.Tasks&TaskAssemble == 0) {
 				to = to.Parent
 			}
-			name := "(drawn aside " + c.Path() + ")"
-			out := &Frame{Name: name, Type: "memory", Viewport: FullViewport, Buffers: c.Buffers, Zoom: Zoom{X: 1, Y: 1}, Compound: c, Consumers: []*Compound{to}}
-			in := *out
-			in.Compound, in.Consumers, in.Producers = to, nil, []*Compound{c}
-			c.OutputFrames = append(c.OutputFrames, out)
-			to.InputFrames = append(to.InputFrames, &in)
-			c.Tasks |= TaskClear | TaskReadback
-			to.Tasks |= TaskAssemble
-			c.DrawsAside = true
+			sendAside(c, to)
 		})
 	}
+}
+
+// assemblerAbove is the nearest compound above c, up to its destination,
+// that composites on c's channel, or nil.
+func assemblerAbove(c *Compound) *Compound {
+	dest := c.Destination()
+	for a := c.Parent; a != nil; a = a.Parent {
+		if a.Channel == c.Channel && a.Tasks&TaskAssemble != 0 {
+			return a
+		}
+		if a == dest {
+			break
+		}
+	}
+	return nil
+}
+
+// sendAside has c draw aside and send its image to to, the compound that
+// composites it on their channel.
+func sendAside(c, to *Compound) {
+	name := "(drawn aside " + c.Path() + ")"
+	out := &Frame{Name: name, Type: "memory", Viewport: FullViewport, Buffers: c.Buffers, Zoom: Zoom{X: 1, Y: 1}, Compound: c, Consumers: []*Compound{to}}
+	in := *out
+	in.Compound, in.Consumers, in.Producers = to, nil, []*Compound{c}
+	c.OutputFrames = append(c.OutputFrames, out)
+	to.InputFrames = append(to.InputFrames, &in)
+	c.Tasks |= TaskClear | TaskReadback
+	to.Tasks |= TaskAssemble
+	c.DrawsAside = true
+}
+
+// blendRanges resolves cfg for renderers whose images are translucent
+// colour without depth (a volume renderer that implements
+// draw.RangeOrderer), as Equalizer's eVolve runs any config: its frames
+// and compounds carry no depth, so the parts of a database decomposition
+// blend in the renderer's order instead of merging by a depth none drew,
+// and no sort-last compound exchanges bands by depth (SortLastSources);
+// and each part its destination's channel draws itself draws aside
+// (drawAside), to blend in its turn.
+func blendRanges(cfg *Config) {
+	cfg.Walk(func(c *Compound) {
+		c.Buffers &^= BufferDepth
+		for _, f := range append(c.OutputFrames, c.InputFrames...) {
+			f.Buffers &^= BufferDepth
+		}
+	})
 }

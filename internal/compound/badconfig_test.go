@@ -2,7 +2,6 @@ package compound
 
 import (
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -395,37 +394,6 @@ func TestMergedDepthSentOnKeepsTheGather(t *testing.T) {
 	}
 	if got := len(m.Configs[0].Compounds[0].SortLastSources()); got != 2 {
 		t.Errorf("a destination merging two ranges may exchange among %d, want 2", got)
-	}
-}
-
-// DepthMergedRanges finds the compounds that depth-merge parts of the
-// data (what a volume cannot be composited by): fixed ranges and DB load
-// balancing with depth frames, not colour-only DB frames (which blend in
-// range order) nor 2D tiles.
-func TestDepthMergedRanges(t *testing.T) {
-	load := func(path string) *Config {
-		t.Helper()
-		m, _, err := Load(path, noEnv)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return m.Configs[0]
-	}
-	corpus := filepath.Join("..", "..", "..", "shared", "eqc-corpus")
-	examples := filepath.Join("..", "..", "examples", "configs")
-	for _, c := range []struct {
-		path string
-		want int
-	}{
-		{filepath.Join(corpus, "2-window.DB.eqc"), 1},         // fixed ranges, colour and depth
-		{filepath.Join(examples, "db-lb-4.eqc"), 1},           // DB load balancing, colour and depth
-		{filepath.Join(examples, "db-volume-4.eqc"), 0},       // colour only: blended in range order
-		{filepath.Join(examples, "2d-lb-4.eqc"), 0},           // tiles
-		{filepath.Join(corpus, "2-window.wall.DB.lb.eqc"), 2}, // two destinations, each merging a range
-	} {
-		if got := len(load(c.path).DepthMergedRanges()); got != c.want {
-			t.Errorf("%s: %d compounds depth-merge parts of the data, want %d", filepath.Base(c.path), got, c.want)
-		}
 	}
 }
 

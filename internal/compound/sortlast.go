@@ -150,29 +150,6 @@ func shareWindows(a, b []*Compound) bool {
 	return false
 }
 
-// DepthMergedRanges returns the compounds that depth-merge images their
-// sources drew from parts of the data (a DB decomposition whose frames
-// carry depth). Translucent data such as a volume cannot be merged so: its
-// parts blend in range order, which a DB compound's colour-only frames ask
-// for.
-func (cfg *Config) DepthMergedRanges() []*Compound {
-	var out []*Compound
-	cfg.Walk(func(c *Compound) {
-		for _, f := range c.InputFrames {
-			if f.Buffers&BufferDepth == 0 {
-				continue
-			}
-			for _, p := range f.Producers {
-				if drawsPartOfTheData(p, c) {
-					out = append(out, c)
-					return
-				}
-			}
-		}
-	})
-	return out
-}
-
 // drawsPartOfTheData reports whether p, or a compound between it and c
 // (c included), has a range of its own or splits the data among its
 // children.

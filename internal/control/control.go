@@ -192,6 +192,9 @@ type Setup struct {
 	// InitData is the application's init data (encoded once, by the
 	// application), handed to every renderer factory.
 	InitData []byte `json:"init_data,omitempty"`
+	// BlendRanges: the client resolves the config as the server did for
+	// renderers that blend database ranges (compound.Options.BlendRanges).
+	BlendRanges bool `json:"blend_ranges,omitempty"`
 	// PreviewEvery, when above zero, asks for a small image of each
 	// destination channel at most this often (the dashboard's).
 	PreviewEvery time.Duration `json:"preview_every,omitempty"`

@@ -238,6 +238,8 @@ func TestDecomposedRunsEqualSingleChannel(t *testing.T) {
 		// merged on the GPU (on llvmpipe the default merges on the CPU)
 		{"DB load-balanced, GPU merge", "db-lb-4.eqc", "mesh", -1, 0, 640 * 360 / 1000, []string{"--merge", "gpu"}},
 		{"DB volume, ordered blending", "db-volume-4.eqc", "volume", -1, 3, 0, nil},
+		// frames with depth, as a mesh's: a volume's parts blend all the same
+		{"DB volume on a depth-merging config", "db-lb-4.eqc", "volume", -1, 3, 0, nil},
 		{"pixel 2x2", "pixel-2x2.eqc", "mesh", -1, 0, 640 * 360 / 200, nil},
 	}
 	for _, c := range cases {

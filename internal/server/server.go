@@ -83,6 +83,11 @@ type Options struct {
 	// Layout makes a layout of that name the active one on every canvas
 	// that has it.
 	Layout string
+	// BlendRanges runs the config for renderers whose images are
+	// translucent colour without depth (a volume): their database parts
+	// blend in the renderer's order, whatever the config's frames carry
+	// (compound.Options.BlendRanges).
+	BlendRanges bool
 	// JoinTimeout bounds a node's launch, until its client says hello
 	// (30 s; a node's launch_timeout overrides it).
 	JoinTimeout time.Duration
@@ -474,7 +479,7 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 		return nil, err
 	}
 	defaults := compound.EnvironmentDefaults()
-	m, err := compound.Resolve(res, compound.Options{Getenv: compound.Defaults(defaults)})
+	m, err := compound.Resolve(res, compound.Options{Getenv: compound.Defaults(defaults), BlendRanges: opt.BlendRanges})
 	if err != nil {
 		return nil, err
 	}
@@ -909,7 +914,8 @@ func (s *server) Session(stream grpc.ServerStream, node string) error {
 	setup := &control.Setup{ConfigName: s.opt.ConfigPath, ConfigText: s.text, Defaults: s.defaults, Node: node,
 		OutDir: s.opt.OutDir, DumpEvery: s.opt.DumpEvery, Codec: s.opt.Codec,
 		Drawable: s.opt.Drawable, AsyncReadback: s.opt.Async, FullReadback: s.opt.FullReadback, Merge: s.opt.Merge,
-		InputTimeout: max(2*max(s.opt.FrameTimeout, scheduler.DefaultFrameTimeout)+5*time.Second, control.ServerWait()), InitData: s.opt.InitData}
+		InputTimeout: max(2*max(s.opt.FrameTimeout, scheduler.DefaultFrameTimeout)+5*time.Second, control.ServerWait()), InitData: s.opt.InitData,
+		BlendRanges: s.opt.BlendRanges}
 	if s.live != nil {
 		setup.PreviewEvery = previewEvery
 	}
