@@ -113,7 +113,7 @@ func ReadVolumeHeader(r io.Reader) (*VolumeData, error) {
 			key, value, ok := strings.Cut(text, "=")
 			if want == "TF:" {
 				if text != want {
-					return "", fmt.Errorf("line %d: %q; want TF:", line, text)
+					return "", fmt.Errorf("line %d: %q; want \"TF:\"", line, text)
 				}
 				return "", nil
 			}

@@ -64,7 +64,7 @@ func TestABadVolumeHeaderIsRefused(t *testing.T) {
 		{strings.Replace(good, "w=4", "w=4096", 1), "line 1: w=4096; want a whole number from 1 to 2048"},
 		{vhf("2048 2048 2048", "1 1 1"), "2048×2048×2048 voxels exceed the limit of 1073741824"},
 		{strings.Replace(good, "dScale=1", "dScale=0", 1), "line 6: dScale=0; want a number of 0.001 or more"},
-		{strings.Replace(good, "TF:", "TF", 1), `line 7: "TF"; want TF:`},
+		{strings.Replace(good, "TF:", "TF", 1), `line 7: "TF"; want "TF:"`},
 		{strings.Replace(good, "size=256", "size=128", 1), "line 8: size=128; want a whole number from 256 to 256 (a colour for each value)"},
 		{strings.Replace(good, "a=100\n", "a=300\n", 1), "a=300; want a whole number from 0 to 255 (value 200's)"},
 		{good[:len(good)-30], "it ends before"},
