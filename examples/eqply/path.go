@@ -108,7 +108,10 @@ func readCameraPath(r io.Reader) (*cameraPath, error) {
 	}
 	p := &cameraPath{model: [3]float64{nums[0] * degree, nums[1] * degree, nums[2] * degree}}
 	frame := 0
-	for v := nums[3:]; len(v) > 0; v = v[7:] {
+	for i, v := 0, nums[3:]; len(v) > 0; i, v = i+7, v[7:] {
+		if v[0] > maxStepFrames {
+			return nil, fmt.Errorf("line %d: a step of %g frames; want at most %d", lines[3+i], v[0], maxStepFrames)
+		}
 		frame += max(int(v[0]), 1)
 		p.steps = append(p.steps, pathStep{frame: frame,
 			position: [3]float64{v[1], v[2], v[3]},
@@ -116,6 +119,10 @@ func readCameraPath(r io.Reader) (*cameraPath, error) {
 	}
 	return p, nil
 }
+
+// maxStepFrames bounds a step's frames (eqPly counts them in an int): a
+// path's frame numbers stay far from overflowing.
+const maxStepFrames = 1_000_000_000
 
 // lap is how many frames the path takes before it starts again.
 func (p *cameraPath) lap() int {

@@ -91,6 +91,7 @@ func TestABadEqPlyPathIsRefused(t *testing.T) {
 		{"0 0 0\n0 0 0 -2 zero 0 0\n", `line 2: "zero" is not a number within float32's range`},
 		{"0 0 nan\n0 0 0 -2 0 0 0\n", `line 1: "nan" is not a number`},
 		{"0 0 0\n0 0 0 1e39 0 0 0\n", `line 2: "1e39" is not a number within float32's range`},
+		{"0 0 0\n0 0 0 -2 0 0 0\n3e9 0 0 -2 0 0 0\n", "line 3: a step of 3e+09 frames; want at most 1000000000"},
 	} {
 		if _, err := readCameraPath(strings.NewReader(c.text)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v; want %q", c.text, err, c.want)
