@@ -1,13 +1,16 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/goeq/goeq/internal/gotool"
 	"github.com/goeq/goeq/internal/imagecmp"
@@ -174,6 +177,79 @@ func TestAVolumeBlendsOnEqualizersDBConfigs(t *testing.T) {
 	}
 	if text, _ := run("4-window.DB.bs.eqc"); !strings.Contains(text, "ranges blend (a volume), but goeq does not yet order") {
 		t.Errorf("4-window.DB.bs.eqc: no word that its pictures differ:\n%s", text)
+	}
+}
+
+// On a running eqserver (eqserver run --app), which loads the config
+// itself, the volume's ranges blend as in its own process: the
+// application's BlendRanges goes to the server with it, and
+// 2-window.DB.eqc is the reference's picture there too.
+func TestAVolumeBlendsOnARunningEqserver(t *testing.T) {
+	dir := t.TempDir()
+	bin, server := filepath.Join(dir, "volume"), filepath.Join(dir, "eqserver")
+	if err := gotool.Build(bin, "."); err != nil {
+		t.Fatal(err)
+	}
+	if err := gotool.Build(server, "../../cmd/eqserver"); err != nil {
+		t.Fatal(err)
+	}
+	model := filepath.Join(writeBlock(t), "block.raw")
+	cfg := filepath.Join("..", "..", "..", "shared", "eqc-corpus", "2-window.DB.eqc")
+	env := append(os.Environ(), "DISPLAY=", "GOEQ_TOKEN=a-token-for-the-test")
+	srv := exec.Command(server, "run", "--app", "127.0.0.1:0", "--local", "--frame-timeout", "20s", cfg)
+	srv.Env = env
+	stderr, err := srv.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if m := regexp.MustCompile(`waiting for an application on ([0-9.]+:[0-9]+)`).FindStringSubmatch(sc.Text()); m != nil {
+				addr <- m[1]
+			}
+		}
+		exited <- srv.Wait()
+	}()
+	t.Cleanup(func() {
+		srv.Process.Kill()
+		<-exited
+	})
+	var at string
+	select {
+	case at = <-addr:
+	case <-time.After(time.Minute):
+		t.Fatal("eqserver did not wait for an application within a minute")
+	}
+	run := func(args ...string) []string {
+		t.Helper()
+		out := t.TempDir()
+		cmd := exec.Command(bin, append([]string{"--model", model, "--camera-path", "orbit", "--frames", "2", "--out", out}, args...)...)
+		cmd.Env = env
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, b)
+		}
+		files, _ := filepath.Glob(filepath.Join(out, "*.png"))
+		if len(files) != 2 {
+			t.Fatalf("%v wrote %d images, want 2", args, len(files))
+		}
+		return files
+	}
+	got := run("--server", at)
+	want := run("--config", cfg, "--local", "--reference")
+	for i := range got {
+		d, err := imagecmp.CompareFiles(got[i], want[i], 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.BadFraction() > 0 {
+			t.Errorf("frame %d on the eqserver against the reference: %s", i, d)
+		}
 	}
 }
 
