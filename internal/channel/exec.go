@@ -1476,6 +1476,16 @@ type lateInput struct {
 	ar *arrival
 }
 
+// compositeOver composites inputs that go over the blended slabs.
+func (a *assembly) compositeOver(late []lateInput) error {
+	for _, l := range late {
+		if err := a.compositeAt(l.in, l.ar); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // compositeAt composites an input where it lands.
 func (a *assembly) compositeAt(in planner.Input, ar *arrival) error {
 	f := ar.data
@@ -1615,10 +1625,8 @@ func (a *assembly) compositeDeferred() error {
 	if err := a.blend(blend); err != nil {
 		return err
 	}
-	for _, l := range a.over {
-		if err := a.compositeAt(l.in, l.ar); err != nil {
-			return err
-		}
+	if err := a.compositeOver(a.over); err != nil {
+		return err
 	}
 	return a.averageSamples(average)
 }
@@ -1827,10 +1835,8 @@ func (a *assembly) averageComposited(d *subpixelDecomposition) error {
 		if err := a.blend(slabs); err != nil {
 			return err
 		}
-		for _, l := range late {
-			if err := a.compositeAt(l.in, l.ar); err != nil {
-				return err
-			}
+		if err := a.compositeOver(late); err != nil {
+			return err
 		}
 		if err := a.averageSamples(finer); err != nil {
 			return err

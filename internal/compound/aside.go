@@ -46,9 +46,9 @@ func drawAside(cfg *Config, ranges bool) {
 			if c.Pixel.W <= 1 && c.Pixel.H <= 1 && c.Subpixel.Size <= 1 && c.Zoom == (Zoom{X: 1, Y: 1}) {
 				return
 			}
-			to := c.Parent
-			for to != dest && (to.Channel != c.Channel || to.Tasks&TaskAssemble == 0) {
-				to = to.Parent
+			to := assemblerAbove(c)
+			if to == nil {
+				to = dest
 			}
 			sendAside(c, to)
 		})

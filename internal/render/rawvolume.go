@@ -53,12 +53,17 @@ func LoadRawVolume(path string) (*VolumeData, error) {
 		}
 		return v, nil
 	}
-	var voxel [4]byte
-	for i := range v.Values {
-		if _, err := io.ReadFull(r, voxel[:]); err != nil {
+	// the value is each voxel's fourth byte: read a run of voxels at a time
+	run := make([]byte, 4<<16)
+	for at := 0; at < len(v.Values); {
+		n := min(len(run)/4, len(v.Values)-at)
+		if _, err := io.ReadFull(r, run[:4*n]); err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		v.Values[i] = voxel[3]
+		for i := range n {
+			v.Values[at+i] = run[4*i+3]
+		}
+		at += n
 	}
 	return v, nil
 }
