@@ -90,9 +90,9 @@ type Options struct {
 	// without depth (a volume) and that their database ranges blend in
 	// their draw.RangeOrderer's order, as Equalizer's eVolve assembles:
 	// on any config, the frames then carry no depth, no sources exchange
-	// bands by depth, and a part the destination's channel draws itself
-	// blends in its turn. Without it, a config whose frames carry depth
-	// merges the parts by depth.
+	// bands by depth, and a part a channel draws in place blends in its
+	// turn with the parts composited over it. Without it, a config whose
+	// frames carry depth merges the parts by depth.
 	BlendRanges bool
 	// Layout, when set, is the layout the run starts with on every canvas
 	// that has it: its name, or its index in the config for an unnamed

@@ -93,6 +93,9 @@ type squareInit struct {
 	// Untidy: each draw sets the GL state it needs and leaves behind
 	// state an application need not restore (see leaveState)
 	Untidy bool
+	// BadOrder: the renderer is a RangeOrderer whose BackToFront names
+	// the first range for every one
+	BadOrder bool
 }
 
 // stopOnce stops a render process once, however many of its channels
@@ -159,6 +162,9 @@ void main() { frag = vec4(vec3(uv, 1.0 - uv.x * uv.y) * tint, 1); }`)
 	if init.StopAt > 0 && p.Node == init.StopNode {
 		sq.stopAt = init.StopAt
 	}
+	if init.BadOrder {
+		return badOrder{sq}, err
+	}
 	if init.Hooks {
 		h := &hookedSquare{square: sq}
 		gl.GenFramebuffers(1, &h.readFBO)
@@ -199,6 +205,13 @@ func (h *hookedSquare) Assemble(dc *goeq.DrawContext, images []goeq.Image) error
 	gl.FramebufferTexture2D(gl.READ_FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.TEXTURE_2D, 0, 0)
 	gl.BindFramebuffer(gl.READ_FRAMEBUFFER, uint32(prev))
 	return h.note("assemble-"+url.PathEscape(dc.Channel), fmt.Sprintf("%d %d\n", dc.Frame, len(images)))
+}
+
+// badOrder orders database ranges as no order can be: every index is 0.
+type badOrder struct{ *square }
+
+func (badOrder) BackToFront(_ *goeq.DrawContext, ranges []goeq.Range) []int {
+	return make([]int, len(ranges))
 }
 
 type square struct {
@@ -1102,6 +1115,26 @@ func TestAFrameTimeoutNamesTheDrawThatDidNotReturn(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("the error does not say %q:\n%v", want, err)
 		}
+	}
+}
+
+// A renderer's BackToFront that does not order its ranges (an index
+// twice, one missing) fails the frame with an error that says so, not a
+// panic or a picture with a part missing.
+func TestABadRangeOrderFailsTheFrame(t *testing.T) {
+	cfg, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: examples("db-volume-4.eqc"), BlendRanges: true,
+		InitData: squareInit{Scale: 1, BadOrder: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3 && err == nil; i++ {
+		if _, err = cfg.StartFrame(camera{Frame: i}); err == nil {
+			err = cfg.FinishFrame()
+		}
+	}
+	cfg.Exit()
+	if err == nil || !strings.Contains(err.Error(), "the renderer's BackToFront ordered 4 ranges as [0 0 0 0], not each index once") {
+		t.Errorf("a bad order: %v", err)
 	}
 }
 

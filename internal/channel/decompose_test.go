@@ -337,6 +337,29 @@ func TestComposeDBVolume(t *testing.T) {
 		if t.Failed() {
 			dumpPNG(t, "volume", got.Color, ref.Color)
 		}
+
+		// each slab drawn as two pixel columns (7-window.DB.PIXEL.eqc):
+		// their samples blend over the pixels they land on in the slabs'
+		// order
+		var columns []*Pixels
+		var samples []gpu.Samples
+		f.pipe.Do(func() error {
+			for _, i := range order {
+				for x := range 2 {
+					pix := compound.Pixel{X: x, W: 2, H: 1}
+					w, h := pixelShare(destW, destH, pix)
+					tg := renderSub(t, f.volume, render.Sub{DestW: destW, DestH: destH, W: w, H: h, Pixel: pix, ShareW: destW, ShareH: destH}, ranges[i], clear)
+					columns = append(columns, readTarget(tg, false))
+					samples = append(samples, gpu.Samples{First: [2]int{x, 0}, Step: [2]int{2, 1}, Drawn: [2]int{w, h}, Grid: [2]int{w, h}})
+					tg.Delete()
+				}
+			}
+			return nil
+		})
+		interleaved := composite(t, f, clearTo(clear), columns, func(i int, up *Upload) error {
+			return f.comp.InterleaveOver(up.Color, samples[i], gpu.Rect{W: destW, H: destH})
+		})
+		compare(t, "volume slabs in pixel columns blended on the GPU vs whole volume", interleaved.Color, ref.Color, 3, 0)
 	})
 }
 

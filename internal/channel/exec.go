@@ -240,6 +240,9 @@ type Target struct {
 		color [4]float32
 		pixel [4]byte
 	}
+	// ranges are the parts of the data it holds where, for a renderer
+	// whose ranges blend (Executor.rangeOrderer)
+	ranges heldRanges
 }
 
 // wrote notes that r of the framebuffer was written.
@@ -604,7 +607,7 @@ func (e *Executor) Run(ctx context.Context, frame int, data []byte, plans []*pla
 		for _, r := range fr.runs {
 			if !cleared[r.target] {
 				cleared[r.target] = true
-				r.target.written = compound.PixelViewport{}
+				r.target.written, r.target.ranges = compound.PixelViewport{}, nil
 				r.target.FB.Bind()
 				gl.ColorMask(true, true, true, true)
 				fr.clearRegion(compound.PixelViewport{W: r.target.FB.W, H: r.target.FB.H})
@@ -899,6 +902,7 @@ func (fr *frameRun) run(r *channelRun, t *planner.Task) (bool, error) {
 			fr.clearRegion(reg)
 			r.target.wrote(reg)
 		}
+		r.target.ranges.hold(reg, anyEye, compound.Range{})
 		if d, ok := r.dirty[t.Eye]; ok && contains(reg, d) {
 			delete(r.dirty, t.Eye)
 		}
@@ -921,6 +925,7 @@ func (fr *frameRun) run(r *channelRun, t *planner.Task) (bool, error) {
 				return false, fmt.Errorf("frame %d: channel %s: %w", fr.frame, r.plan.Channel.Label, err)
 			}
 		}
+		fr.drewRange(r, t, t.Region, t.Range)
 		gl.Finish() // draw time is what the equalizers balance
 		rec.Times.Draw += time.Since(start)
 		rec.Size = [2]int{t.Region.W, t.Region.H}
@@ -1013,6 +1018,26 @@ func readAll(fb *glutil.Target, at compound.PixelViewport) ([]byte, []float32, [
 
 // mod is a modulo m that is never negative.
 func mod(a, m int) int { return (a%m + m) % m }
+
+// drewRange notes which part of the data a draw left in region, for a
+// renderer whose ranges blend: a range drawn whole, or nothing to order
+// (all the data, or samples of a pixel or subpixel decomposition).
+func (fr *frameRun) drewRange(r *channelRun, t *planner.Task, region compound.PixelViewport, rng compound.Range) {
+	if _, ok := fr.e.rangeOrderer(); !ok {
+		return
+	}
+	if rng == compound.FullRange || t.Pixel.W > 1 || t.Pixel.H > 1 || t.Subpixel.Size > 1 {
+		rng = compound.Range{}
+	}
+	r.target.ranges.hold(region, t.Eye, rng)
+}
+
+// rangeOrderer is the renderer as a draw.RangeOrderer: its images are
+// translucent colour, and its database ranges blend in its order.
+func (e *Executor) rangeOrderer() (draw.RangeOrderer, bool) {
+	o, ok := e.Renderer.(draw.RangeOrderer)
+	return o, ok
+}
 
 // drawn records the region a draw touched, for region-of-interest
 // readback and the statistics.
@@ -1121,8 +1146,14 @@ func (fr *frameRun) readback(r *channelRun, t *planner.Task, rec *stats.Record, 
 			}
 		}
 		depth := out.Buffers&compound.BufferDepth != 0
+		held := rng
+		if _, ok := fr.e.rangeOrderer(); ok {
+			// what its pixels hold: a stream's compound sends the parts
+			// it blended into its own with it
+			held = r.target.ranges.rangeAt(read, t.Eye, rng)
+		}
 		base := FrameData{Frame: fr.frame, Eye: t.Eye, Name: out.Name, Producer: r.plan.Channel.ID, Compound: t.Compound,
-			Share: outShare, Extent: extent, Range: rng, Pixel: t.Pixel, Subpixel: t.Subpixel, W: read.W, H: read.H, Tile: tile}
+			Share: outShare, Extent: extent, Range: held, Pixel: t.Pixel, Subpixel: t.Subpixel, W: read.W, H: read.H, Tile: tile}
 		send := func(px *Pixels) {
 			if depth && px != nil {
 				fr.e.checkDepth(r.plan.Channel.Label, px)
@@ -1278,6 +1309,7 @@ func (fr *frameRun) drawTiles(r *channelRun, t *planner.Task, rec *stats.Record)
 		if err != nil {
 			return false, err
 		}
+		fr.drewRange(r, t, region, rng)
 		gl.Finish()
 		rec.Times.Draw += time.Since(start)
 		rec.Tiles++
@@ -1459,11 +1491,10 @@ func (a *assembly) composite(in planner.Input, ar *arrival) error {
 		a.placed = append(a.placed, a.place(in, f))
 		return ar.upload.Use()
 	}
-	if _, ok := a.fr.e.Renderer.(draw.RangeOrderer); ok && !ar.depth && f.Range == compound.FullRange && f.Subpixel.Size <= 1 {
+	if _, ok := a.fr.e.rangeOrderer(); ok && !ar.depth && f.Range == compound.FullRange && f.Subpixel.Size <= 1 {
 		// a renderer's slabs blend once all came: a colour image of all
 		// the data (a direct send's stripe, finished elsewhere) goes over
-		// them, as it went over the slab drawn in place before that drew
-		// aside
+		// them
 		a.over = append(a.over, lateInput{in, ar})
 		return nil
 	}
@@ -1476,12 +1507,14 @@ type lateInput struct {
 	ar *arrival
 }
 
-// compositeOver composites inputs that go over the blended slabs.
+// compositeOver composites inputs that go over the blended slabs: each
+// holds all the data where it lands, nothing to order.
 func (a *assembly) compositeOver(late []lateInput) error {
 	for _, l := range late {
 		if err := a.compositeAt(l.in, l.ar); err != nil {
 			return err
 		}
+		a.r.target.ranges.hold(a.place(l.in, l.ar.data), a.t.Eye, compound.Range{})
 	}
 	return nil
 }
@@ -1521,6 +1554,12 @@ func (a *assembly) compositeAt(in planner.Input, ar *arrival) error {
 		// averaged once every sample is here, in memory where it can be
 		a.deferred = append(a.deferred, ar)
 		return nil
+	}
+	if _, ok := a.fr.e.rangeOrderer(); ok && slab && !ar.depth {
+		// blended in the renderer's order once all came; the samples of
+		// a pixel decomposition each over the pixel they land on
+		a.deferred = append(a.deferred, ar)
+		return ar.upload.Use()
 	}
 	var samples gpu.Samples
 	if pixel {
@@ -1649,46 +1688,134 @@ func (a *assembly) averageSamples(frames []*arrival) error {
 }
 
 // blend blends database slabs over the framebuffer in the renderer's
-// order (back to front).
+// order (back to front). For a draw.RangeOrderer, the parts of the data
+// the framebuffer holds under them (drawn in place, or blended by an
+// earlier assembly: heldRanges) take their turn in that order too, as
+// eVolve orders the image drawn in place: a part something blends behind
+// moves to a texture, its pixels cleared, and blends in its turn.
 func (a *assembly) blend(slabs []*arrival) error {
 	if len(slabs) == 0 {
 		return nil
 	}
-	order := make([]int, len(slabs))
+	type part struct {
+		ar      *arrival // a slab; nil for what the framebuffer holds
+		at      compound.PixelViewport
+		samples gpu.Samples // a pixel decomposition's
+		rng     compound.Range
+		moved   uint32 // the texture a held part moved to
+	}
+	parts := make([]part, 0, len(slabs))
+	var covered compound.PixelViewport
+	for _, ar := range slabs {
+		p := part{ar: ar, at: a.place(planner.Input{}, ar.data), rng: ar.data.Range}
+		if f := ar.data; f.Pixel.W > 1 || f.Pixel.H > 1 {
+			p.samples, p.at = a.interleaving(f)
+		}
+		parts = append(parts, p)
+		covered = union(covered, p.at)
+	}
+	t := a.r.target
+	orderer, orders := a.fr.e.rangeOrderer()
+	if orders {
+		for _, h := range t.ranges.pieces(intersect(covered, compound.PixelViewport{W: t.FB.W, H: t.FB.H}), a.t.Eye) {
+			parts = append(parts, part{at: h.at, rng: h.rng})
+		}
+	}
+	order := make([]int, len(parts))
 	for i := range order {
 		order[i] = i
 	}
-	var ranges []compound.Range
-	for _, ar := range slabs {
-		ranges = append(ranges, ar.data.Range)
-	}
-	if o, ok := a.fr.e.Renderer.(draw.RangeOrderer); ok {
-		dranges := make([]draw.Range, len(ranges))
-		for i, r := range ranges {
-			dranges[i] = draw.Range(r)
+	if orders {
+		ranges := make([]draw.Range, len(parts))
+		for i, p := range parts {
+			ranges[i] = draw.Range(p.rng)
 		}
-		order = o.BackToFront(&draw.Context{Frame: a.fr.frame, Channel: a.r.plan.Channel.ID, Eye: draw.Eye(a.t.Eye), ViewIndex: a.t.View, View: mat4(a.t.ViewMatrix),
-			Data: a.fr.data}, dranges)
+		order = orderer.BackToFront(&draw.Context{Frame: a.fr.frame, Channel: a.r.plan.Channel.ID, Eye: draw.Eye(a.t.Eye), ViewIndex: a.t.View, View: mat4(a.t.ViewMatrix),
+			Data: a.fr.data}, ranges)
+		if !isPermutation(order, len(parts)) {
+			return fmt.Errorf("frame %d: channel %s: the renderer's BackToFront ordered %d ranges as %v, not each index once", a.fr.frame, a.r.plan.Channel.Label, len(parts), order)
+		}
 	} else {
 		// far ranges first: the database's order is its depth order
-		sort.Slice(order, func(i, j int) bool { return ranges[order[i]].Start > ranges[order[j]].Start })
+		sort.Slice(order, func(i, j int) bool { return parts[order[i]].rng.Start > parts[order[j]].rng.Start })
+	}
+	// a held part that a slab blends behind moves out of the way
+	var moved []uint32
+	defer func() {
+		if len(moved) > 0 {
+			gl.DeleteTextures(int32(len(moved)), &moved[0])
+		}
+	}()
+	for k, i := range order {
+		p := &parts[i]
+		if p.ar != nil || !slices.ContainsFunc(order[:k], func(j int) bool { return parts[j].ar != nil && overlaps(parts[j].at, p.at) }) {
+			continue
+		}
+		t.FB.Bind()
+		p.moved = glutil.Texture(p.at.W, p.at.H, gl.RGBA8, gl.RGBA, gl.UNSIGNED_BYTE)
+		moved = append(moved, p.moved)
+		gl.CopyTexSubImage2D(gl.TEXTURE_2D, 0, 0, 0, int32(p.at.X), int32(p.at.Y), int32(p.at.W), int32(p.at.H))
+		gl.ColorMask(true, true, true, true)
+		a.fr.clearRegion(p.at)
+		applyMask(a.t.ColorMask)
 	}
 	c := a.fr.e.comp
 	for _, i := range order {
-		f := slabs[i].data
-		at := a.place(planner.Input{}, f)
+		p := parts[i]
+		rect := gpu.Rect{X: p.at.X, Y: p.at.Y, W: p.at.W, H: p.at.H}
 		var err error
-		if f.W == at.W && f.H == at.H {
-			err = c.BlendOver(slabs[i].upload.Color, at.X, at.Y, at.W, at.H)
-		} else {
-			err = c.AssembleScaled(slabs[i].upload.Color, f.W, f.H, slabs[i].upload.TexW, slabs[i].upload.TexH, gpu.Rect{X: at.X, Y: at.Y, W: at.W, H: at.H}, true)
+		switch {
+		case p.ar == nil && p.moved == 0: // it stays under the rest
+			continue
+		case p.ar == nil:
+			err = c.BlendOver(p.moved, p.at.X, p.at.Y, p.at.W, p.at.H)
+		case p.samples.Grid != [2]int{}:
+			err = c.InterleaveOver(p.ar.upload.Color, p.samples, rect)
+		case p.ar.data.W == p.at.W && p.ar.data.H == p.at.H:
+			err = c.BlendOver(p.ar.upload.Color, p.at.X, p.at.Y, p.at.W, p.at.H)
+		default:
+			f := p.ar.data
+			err = c.AssembleScaled(p.ar.upload.Color, f.W, f.H, p.ar.upload.TexW, p.ar.upload.TexH, rect, true)
 		}
 		if err != nil {
 			return err
 		}
-		a.wrote(at)
+		a.wrote(p.at)
+	}
+	if orders {
+		// each slab's place now holds every part blended there
+		for _, s := range parts[:len(slabs)] {
+			var there []compound.Range
+			for _, p := range parts {
+				if overlaps(p.at, s.at) {
+					there = append(there, p.rng)
+				}
+			}
+			t.ranges.hold(s.at, a.t.Eye, spanning(there))
+		}
 	}
 	return nil
+}
+
+// isPermutation reports whether order holds each of 0..n-1 once.
+func isPermutation(order []int, n int) bool {
+	if len(order) != n {
+		return false
+	}
+	seen := make([]bool, n)
+	for _, i := range order {
+		if i < 0 || i >= n || seen[i] {
+			return false
+		}
+		seen[i] = true
+	}
+	return true
+}
+
+// overlaps reports whether two rectangles share a pixel.
+func overlaps(a, b compound.PixelViewport) bool {
+	i := intersect(a, b)
+	return i.W > 0 && i.H > 0
 }
 
 // subpixelDecomposition is the input frames of one subpixel
@@ -1802,6 +1929,7 @@ func (a *assembly) averageComposited(d *subpixelDecomposition) error {
 	}
 	color, depth, stencil := readAll(t.FB, at)
 	under := &compositor.Image{W: at.W, H: at.H, Color: color, Depth: depth}
+	held := slices.Clone(t.ranges)
 	imgs := make([]*compositor.Image, len(d.samples))
 	for i, sample := range d.samples {
 		if i > 0 {
@@ -1809,6 +1937,7 @@ func (a *assembly) averageComposited(d *subpixelDecomposition) error {
 			if err := t.FB.Write(at.X, at.Y, at.W, at.H, at.W, under.Color, under.Depth, stencil); err != nil {
 				return err
 			}
+			t.ranges = slices.Clone(held)
 		}
 		deferred, over := len(a.deferred), len(a.over)
 		var finer []*arrival

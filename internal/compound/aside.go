@@ -12,27 +12,10 @@ package compound
 // A part that draws one eye of interleaved eyes (Compound.EyePixels)
 // draws aside with the frames it has: in place, its render stayed in the
 // pixels of the eyes assembled before it.
-//
-// With ranges blended (blendRanges), a part of a database decomposition
-// draws aside too: in place, its range stayed under every other, whatever
-// the order the renderer blends them in.
-func drawAside(cfg *Config, ranges bool) {
+func drawAside(cfg *Config) {
 	for _, root := range cfg.Compounds {
 		root.Walk(func(c *Compound) {
 			dest := c.Destination()
-			if ranges && dest != nil && dest != c && c.IsLeaf() && c.Tasks&TaskDraw != 0 && c.Channel != nil && drawsPartOfTheData(c, dest) {
-				// a part of the data drawn in place, under a compound
-				// that composites on its channel (a destination, or a
-				// source of a direct send that takes others' stripes)
-				to := assemblerAbove(c)
-				if to == nil && dest.Channel == c.Channel {
-					to = dest
-				}
-				if to != nil {
-					sendAside(c, to)
-				}
-				return
-			}
 			if dest == nil || dest == c || c.Channel != dest.Channel || !c.IsLeaf() || c.Tasks&TaskDraw == 0 {
 				return
 			}
@@ -88,10 +71,10 @@ func sendAside(c, to *Compound) {
 // colour without depth (a volume renderer that implements
 // draw.RangeOrderer), as Equalizer's eVolve runs any config: its frames
 // and compounds carry no depth, so the parts of a database decomposition
-// blend in the renderer's order instead of merging by a depth none drew,
-// and no sort-last compound exchanges bands by depth (SortLastSources);
-// and each part its destination's channel draws itself draws aside
-// (drawAside), to blend in its turn.
+// blend in the renderer's order instead of merging by a depth none drew
+// (the render client orders a part drawn in place with those blended
+// over it), and no sort-last compound exchanges bands by depth
+// (SortLastSources).
 func blendRanges(cfg *Config) {
 	cfg.Walk(func(c *Compound) {
 		c.Buffers &^= BufferDepth

@@ -586,10 +586,7 @@ func (r *resolver) config(c *configparser.Config) *Config {
 	if r.opt.BlendRanges {
 		blendRanges(cfg)
 	}
-	drawAside(cfg, r.opt.BlendRanges)
-	if r.opt.BlendRanges {
-		r.checkBlendedRanges(cfg)
-	}
+	drawAside(cfg)
 	r.shareDumps(cfg)
 	cfg.CachePaths()
 	r.checkShares(cfg)
@@ -601,67 +598,6 @@ func (r *resolver) config(c *configparser.Config) *Config {
 		r.checkCoverage(cfg)
 	}
 	return cfg
-}
-
-// checkBlendedRanges warns, where ranges blend (Options.BlendRanges),
-// where a config composites parts of the data in a way goeq does not
-// order yet: a part drawn in place that a compound other than its
-// ancestors composites over (a stream, or a binary swap written out:
-// 4-window.DB.stream.eqc, 4-window.DB.bs.eqc), and parts interleaved by
-// pixel (7-window.DB.PIXEL.eqc), whose samples of one range overwrite
-// another's.
-func (r *resolver) checkBlendedRanges(cfg *Config) {
-	where := func(c *Compound) lexer.Position {
-		if d := r.raw[c]; d != nil {
-			return cmp.Or(d.channelPos, d.pos)
-		}
-		return lexer.Position{}
-	}
-	const differs = "its pictures will differ from --reference's; parts that each send a frame to the compound that blends them (as in examples/configs/db-volume-4.eqc) blend right"
-	for _, root := range cfg.Compounds {
-		var order []*Compound
-		root.Walk(func(c *Compound) { order = append(order, c) })
-		for i, c := range order {
-			dest := c.Destination()
-			if dest == nil || c.Channel == nil || c.Tasks&TaskDraw == 0 || !drawsPartOfTheData(c, dest) {
-				continue
-			}
-			// what composites into c's image before the compound above
-			// it that takes its part (drawn aside) does
-			to := assemblerAbove(c)
-			for _, x := range order[i:] {
-				if x.Channel == c.Channel && x.Tasks&TaskAssemble != 0 && (x == c || !isAncestor(x, c) && (to == nil || isAncestor(to, x))) {
-					what := fmt.Sprintf("the compound at line %d", where(x).Line)
-					if x == c {
-						what = "it" // a stream's
-					}
-					r.warnf(where(c), "channel %q: ranges blend (a volume), but goeq does not yet order the part of the data drawn here with what %s composites into the same image (a stream or a binary swap written out in the config): %s", c.Channel.Name, what, differs)
-					break
-				}
-			}
-		}
-		warned := map[*Compound]bool{}
-		root.Walk(func(c *Compound) {
-			for _, f := range c.InputFrames {
-				for _, p := range f.Producers {
-					if (p.Pixel.W > 1 || p.Pixel.H > 1) && drawsPartOfTheData(p, c) && p.Channel != nil && c.Channel != nil && !warned[p] {
-						warned[p] = true
-						r.warnf(where(p), "channel %q: ranges blend (a volume), but parts of the data are interleaved by pixel into %q, where one part's samples overwrite another's: %s", p.Channel.Name, c.Channel.Name, differs)
-					}
-				}
-			}
-		})
-	}
-}
-
-// isAncestor reports whether a is c or one of its ancestors.
-func isAncestor(a, c *Compound) bool {
-	for ; c != nil; c = c.Parent {
-		if c == a {
-			return true
-		}
-	}
-	return false
 }
 
 // shareDumps marks the destination channels whose dump_image prefix

@@ -197,15 +197,33 @@ func (s Samples) set(program uint32) {
 // Interleave writes a pixel-decomposed source into the framebuffer's clip
 // rectangle, its samples placed as s says.
 func (c *Compositor) Interleave(color uint32, s Samples, clip Rect) error {
+	return c.interleaveBlended(color, s, clip, false)
+}
+
+// InterleaveOver is Interleave compositing each sample premultiplied
+// "over" the pixel it lands on: a pixel-decomposed part of a database
+// range blended in its turn.
+func (c *Compositor) InterleaveOver(color uint32, s Samples, clip Rect) error {
+	return c.interleaveBlended(color, s, clip, true)
+}
+
+func (c *Compositor) interleaveBlended(color uint32, s Samples, clip Rect, blend bool) error {
 	if s.Grid[0] < 1 || s.Grid[1] < 1 {
 		return fmt.Errorf("gpu compositor: interleave a grid of %dx%d samples", s.Grid[0], s.Grid[1])
 	}
 	gl.Disable(gl.DEPTH_TEST)
-	gl.Disable(gl.BLEND)
+	if blend {
+		gl.Enable(gl.BLEND)
+		gl.BlendEquation(gl.FUNC_ADD)
+		gl.BlendFunc(gl.ONE, gl.ONE_MINUS_SRC_ALPHA)
+	} else {
+		gl.Disable(gl.BLEND)
+	}
 	bind(0, color)
 	gl.UseProgram(c.interleave)
 	s.set(c.interleave)
 	c.draw(c.interleave, clip.X, clip.Y, clip.W, clip.H)
+	gl.Disable(gl.BLEND)
 	return glutil.Error()
 }
 
