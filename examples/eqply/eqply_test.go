@@ -319,12 +319,13 @@ func TestLayoutFlagStartsInThatLayout(t *testing.T) {
 
 // Equalizer's options, as a user's eqPly scripts pass them, run eqply
 // as they ran eqPly: --eq-config names the config over eqply's own and
-// --eq-layout the layout to start with; --eq-help lists them, and an
-// unknown one ends the run as a bad flag does.
+// --eq-layout the layout to start with (and eqPly's -n the frames);
+// --eq-help lists them, and an unknown one ends the run as a bad flag
+// does.
 func TestEqualizerOptionsRunItAsEqPly(t *testing.T) {
 	bin := build(t)
 	out := t.TempDir()
-	text, err := runHeadless(bin, "--eq-config", filepath.Join("..", "configs", "two-layouts.eqc"), "--frames", "2", "--eq-layout=halves", "--triangles", "2000", "--out", out)
+	text, err := runHeadless(bin, "--eq-config", filepath.Join("..", "configs", "two-layouts.eqc"), "-n", "2", "--eq-layout=halves", "--triangles", "2000", "--out", out)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, text)
 	}
@@ -978,3 +979,134 @@ func TestAnyModelFillsTheViewInItsColours(t *testing.T) {
 }
 
 func absDiff(a, b uint8) uint8 { return max(a, b) - min(a, b) }
+
+// Several models go to the views in turn, as eqPly gives its models out:
+// on two-layouts.eqc's "halves" (views 1 and 2 of the config), the left
+// view shows the second model and the right one the first, each as a run
+// of that model alone shows it. A folder of the models is the same as
+// naming them, and eqPly's -m is --model. A folder with no model in it,
+// or a model that is not there, is refused before the run.
+func TestModelsGoToTheViewsInTurn(t *testing.T) {
+	bin := build(t)
+	dir := t.TempDir()
+	folder := filepath.Join(dir, "models")
+	if err := os.MkdirAll(filepath.Join(folder, "more"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(path string, m *render.Model) string {
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := render.WritePLY(f, m); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	bumpy := write(filepath.Join(folder, "a.ply"), render.Bumpy(30, 60))
+	box := &render.Model{Triangles: []uint32{0, 1, 3, 0, 3, 2, 4, 6, 7, 4, 7, 5, 0, 4, 5, 0, 5, 1, 2, 3, 7, 2, 7, 6, 0, 2, 6, 0, 6, 4, 1, 5, 7, 1, 7, 3}}
+	for i := range 8 {
+		box.Vertices = append(box.Vertices, float32(i>>2&1), float32(i>>1&1), float32(i&1), 0, 1, 0)
+	}
+	boxed := write(filepath.Join(folder, "more", "b.PLY"), box)
+	if err := os.WriteFile(filepath.Join(folder, "README"), []byte("not a model\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join("..", "configs", "two-layouts.eqc")
+	run := func(args ...string) (string, error) {
+		t.Helper()
+		out := filepath.Join(t.TempDir(), "out")
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, bin, append([]string{"--config", config, "--layout", "halves", "--frames", "1", "--out", out}, args...)...)
+		cmd.Env = append(os.Environ(), "DISPLAY=")
+		b, err := cmd.CombinedOutput()
+		if err != nil {
+			return string(b), err
+		}
+		return out, nil
+	}
+	image := func(out, view string) string { return filepath.Join(out, "dest.halves."+view+"-000000.png") }
+	same := func(a, b string) bool {
+		t.Helper()
+		d, err := imagecmp.CompareFiles(a, b, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d.BadFraction() == 0
+	}
+	outs := map[string]string{}
+	for name, args := range map[string][]string{
+		"both": {"--model", bumpy, "-m", boxed}, "folder": {"--model", folder},
+		"bumpy": {"--model", bumpy}, "box": {"--model", boxed},
+	} {
+		out, err := run(args...)
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+		outs[name] = out
+	}
+	if same(image(outs["bumpy"], "left"), image(outs["box"], "left")) {
+		t.Fatal("the two models look the same: the test would prove nothing")
+	}
+	for _, run := range []string{"both", "folder"} {
+		if !same(image(outs[run], "left"), image(outs["box"], "left")) {
+			t.Errorf("%s: the left view (the config's second) does not show the second model", run)
+		}
+		if !same(image(outs[run], "right"), image(outs["bumpy"], "right")) {
+			t.Errorf("%s: the right view (the config's third) does not show the first model", run)
+		}
+	}
+	empty := filepath.Join(dir, "empty")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		arg, want string
+	}{
+		{empty, "--model " + empty + ": no PLY file (*.ply) in it"},
+		{filepath.Join(dir, "none.ply"), "--model: stat " + filepath.Join(dir, "none.ply") + ": no such file or directory"},
+	} {
+		if text, err := run("--model", c.arg); err == nil || !strings.Contains(text, c.want) {
+			t.Errorf("--model %s: %v; want an error saying %q:\n%s", c.arg, err, c.want, text)
+		}
+	}
+}
+
+// m shows the next model in the view the pointer is in, and pointed at
+// no view, steps every view that shows its own first on; with one model
+// it changes nothing.
+func TestMShowsTheNextModel(t *testing.T) {
+	press := func(c *controls, view int) bool {
+		if view >= 0 {
+			c.handle(goeq.Event{Kind: goeq.PointerMotion, Channel: "dest", ViewIndex: view})
+		}
+		return c.handle(goeq.Event{Kind: goeq.KeyPress, Key: 'm'})
+	}
+	c := &controls{view: -1, models: 3}
+	shows := func() []int {
+		f := c.frame()
+		return []int{f.modelOf(-1, 3), f.modelOf(0, 3), f.modelOf(1, 3), f.modelOf(2, 3)}
+	}
+	if got := shows(); !slices.Equal(got, []int{0, 0, 1, 2}) {
+		t.Fatalf("at first (no view, views 0-2) the models shown are %v; want [0 0 1 2]", got)
+	}
+	if !press(c, 1) || !slices.Equal(shows(), []int{0, 0, 2, 2}) {
+		t.Errorf("m in view 1: %v; want [0 0 2 2]", shows())
+	}
+	press(c, 1)
+	if !slices.Equal(shows(), []int{0, 0, 0, 2}) {
+		t.Errorf("m in view 1 again: %v; want [0 0 0 2], round the models", shows())
+	}
+	c.view = -1
+	if !press(c, -1) || !slices.Equal(shows(), []int{1, 1, 0, 0}) {
+		t.Errorf("m in no view: %v; want [1 1 0 0], view 1 keeping its own", shows())
+	}
+	one := &controls{view: -1, models: 1}
+	if press(one, 0) || one.frame().modelOf(0, 1) != 0 {
+		t.Error("m with one model changed the picture")
+	}
+}

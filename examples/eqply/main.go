@@ -4,9 +4,12 @@
 // origin (as eqPly fits its models, so that a model in any units and of
 // any shape shows whole from the home camera), kd-ordered so that DB
 // ranges are compact pieces of it, and drawn with the camera the
-// application sends as frame data.
+// application sends as frame data. Given several models (--model again,
+// or a folder of them), the config's views show them in turn, view i the
+// i-th round the models, as eqPly gives its models out to its views.
+// eqPly's -m, -a and -n are --model, --camera-path and --frames.
 //
-//	eqply [--config FILE] [--model FILE.ply] [--frames N] [--out DIR] [--json]
+//	eqply [--config FILE] [--model FILE.ply|DIR]... [--frames N] [--out DIR] [--json]
 //	      [--camera-path orbit|TRACE|PATH] [--camera YAW,PITCH,DISTANCE] [--trace FILE]
 //	      [--overlay] [--ortho] [--refine=false] [--server HOST:PORT] [--http ADDR]
 //	      [--frame-timeout D]
@@ -17,7 +20,8 @@
 // overlay (per-channel times and the current split), f freezes the load
 // balancing and lets it go again (as eqPly's f and F), g switches the
 // views between mono and stereo (anaglyph, as eqPly's g), o between
-// perspective and a parallel (orthographic) projection (as eqPly's o),
+// perspective and a parallel (orthographic) projection (as eqPly's o), m
+// shows the next model in the view under the pointer (as eqPly's m),
 // space resets the cameras, l shows the config's next layout (on a wall
 // with several) and shift-l the one before, p or F11 writes the picture
 // shown into screenshots/ (as eqPly's F11; refined, the last refined
@@ -44,6 +48,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log"
 	"maps"
 	"math"
@@ -51,6 +56,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -62,8 +68,8 @@ import (
 
 // initData goes to every render node once.
 type initData struct {
-	Model     string // a PLY file every node can read (an absolute path); empty: procedural
-	Triangles int    // of the procedural model
+	Models    []string // PLY files every node can read (absolute paths); none: procedural
+	Triangles int      // of the procedural model
 }
 
 // camera places the model: turned by Yaw then Pitch, Distance in front of
@@ -101,6 +107,21 @@ type frameData struct {
 	Views  map[int]camera `json:",omitempty"`
 	Ortho  bool           `json:",omitempty"` // a parallel projection
 	Pose   *pose          `json:",omitempty"` // of an eqPly camera path: every view's, for the camera's
+	// Model steps every view on from the model it shows first (view i
+	// shows model i, round the models, as eqPly gives them out; a channel
+	// of no view shows the first); Models are the models of the views a
+	// user switched on their own (m), by view index.
+	Model  int         `json:",omitempty"`
+	Models map[int]int `json:",omitempty"`
+}
+
+// modelOf is the index of the model a draw for a view shows, of n.
+func (f frameData) modelOf(view, n int) int {
+	i, ok := f.Models[view]
+	if !ok {
+		i = max(view, 0) + f.Model
+	}
+	return (i%n + n) % n
 }
 
 // cameraOf is the camera a draw for a view shows.
@@ -115,9 +136,9 @@ type app struct{}
 
 var (
 	modelOnce sync.Once
-	model     *render.Model
+	models    []*render.Model
 	modelErr  error
-	eqPlyFit  float32 // the model's scale at eqPly's size, for a pose
+	eqPlyFits []float32 // each model's scale at eqPly's size, for a pose
 )
 
 func (app) NewRenderer(p *goeq.Pipe) (goeq.Renderer, error) {
@@ -126,31 +147,42 @@ func (app) NewRenderer(p *goeq.Pipe) (goeq.Renderer, error) {
 		return nil, err
 	}
 	modelOnce.Do(func() { // once per process, shared by its pipes
-		if in.Model != "" {
-			model, modelErr = render.LoadPLY(in.Model)
-		} else {
-			rings := int(math.Sqrt(float64(max(in.Triangles, 2000)) / 4))
-			model = render.Bumpy(max(rings, 4), max(2*rings, 8))
+		for _, name := range in.Models {
+			m, err := render.LoadPLY(name)
+			if err != nil {
+				modelErr = err
+				return
+			}
+			models = append(models, m)
 		}
-		if modelErr == nil {
-			model.Normalize(render.ViewRadius) // whatever its units and place, the home view shows it whole
-			box, _ := model.RangeBounds(0, model.TriangleCount())
-			eqPlyFit = eqPlySize(box)
+		if len(models) == 0 {
+			rings := int(math.Sqrt(float64(max(in.Triangles, 2000)) / 4))
+			models = append(models, render.Bumpy(max(rings, 4), max(2*rings, 8)))
+		}
+		for _, m := range models {
+			m.Normalize(render.ViewRadius) // whatever its units and place, the home view shows it whole
+			box, _ := m.RangeBounds(0, m.TriangleCount())
+			eqPlyFits = append(eqPlyFits, eqPlySize(box))
 		}
 	})
 	if modelErr != nil {
 		return nil, modelErr
 	}
-	m := render.NewMesh(model)
-	if err := m.Init(); err != nil {
-		return nil, err
+	v := &viewer{eqPlyFits: eqPlyFits}
+	for _, model := range models {
+		m := render.NewMesh(model)
+		if err := m.Init(); err != nil {
+			v.Exit()
+			return nil, err
+		}
+		v.meshes = append(v.meshes, m)
 	}
-	return &viewer{mesh: m, eqPlyFit: eqPlyFit}, nil
+	return v, nil
 }
 
 type viewer struct {
-	mesh     *render.Mesh
-	eqPlyFit float32
+	meshes    []*render.Mesh // one a model
+	eqPlyFits []float32
 }
 
 func (v *viewer) Draw(dc *goeq.DrawContext) (goeq.Region, error) {
@@ -158,21 +190,27 @@ func (v *viewer) Draw(dc *goeq.DrawContext) (goeq.Region, error) {
 	if err := dc.FrameData(&f); err != nil {
 		return goeq.All, err
 	}
+	model := f.modelOf(dc.ViewIndex, len(v.meshes))
+	mesh := v.meshes[model]
 	cam := f.cameraOf(dc.ViewIndex)
 	mv, distance := cam.matrix(), cam.Distance
 	if f.Pose != nil {
-		mv, distance = f.Pose.matrix().Mul(goeq.Scale(v.eqPlyFit)), max(f.Pose.distance(), 1e-3)
+		mv, distance = f.Pose.matrix().Mul(goeq.Scale(v.eqPlyFits[model])), max(f.Pose.distance(), 1e-3)
 	}
 	if f.Ortho {
 		// without perspective the distance no longer shrinks the model:
 		// it is scaled to the size perspective shows it at, so that the
 		// wheel still zooms
-		return v.mesh.DrawProjected(dc, dc.Ortho, dc.OrthoView.Mul(goeq.Scale(float32(1/distance))).Mul(mv))
+		return mesh.DrawProjected(dc, dc.Ortho, dc.OrthoView.Mul(goeq.Scale(float32(1/distance))).Mul(mv))
 	}
-	return v.mesh.DrawPlaced(dc, dc.View.Mul(mv))
+	return mesh.DrawPlaced(dc, dc.View.Mul(mv))
 }
 
-func (v *viewer) Exit() { v.mesh.Exit() }
+func (v *viewer) Exit() {
+	for _, m := range v.meshes {
+		m.Exit()
+	}
+}
 
 // controls turns window events into camera moves. Each view has a camera
 // of its own once a user moves it, as eqPly's views do: a drag or a wheel
@@ -192,6 +230,11 @@ type controls struct {
 	stereo   bool // every view: g switches it
 	ortho    bool // o switches the projection
 	shot     bool // p asks for a screenshot of the next frame
+	// models is how many the run has; m shows the next in the view
+	// pointed at (every view, pointed at none): model, viewModels
+	models     int
+	model      int
+	viewModels map[int]int
 }
 
 // camera is the camera of the view the pointer was last in.
@@ -211,7 +254,7 @@ func (c *controls) camera() *camera {
 
 // frame is the frame data of the cameras now.
 func (c *controls) frame() frameData {
-	f := frameData{Camera: c.cam, Ortho: c.ortho, Pose: c.pose}
+	f := frameData{Camera: c.cam, Ortho: c.ortho, Pose: c.pose, Model: c.model, Models: maps.Clone(c.viewModels)}
 	for v, cam := range c.views {
 		if f.Views == nil {
 			f.Views = map[int]camera{}
@@ -268,6 +311,11 @@ func (c *controls) handle(ev goeq.Event) bool {
 		case 'o':
 			c.ortho = !c.ortho
 			return true
+		case 'm': // the next model, as eqPly's m
+			if c.models > 1 {
+				c.nextModel()
+				return true
+			}
 		case 'p', goeq.KeyF(11):
 			c.shot = true
 			return true
@@ -293,15 +341,64 @@ func (c *controls) handle(ev goeq.Event) bool {
 	return false
 }
 
-// replay takes the cameras and projection of a frame of a trace.
+// nextModel shows the next model in the view pointed at, or in every
+// view that shows its own first.
+func (c *controls) nextModel() {
+	if c.view < 0 {
+		c.model = (c.model + 1) % c.models
+		return
+	}
+	if c.viewModels == nil {
+		c.viewModels = map[int]int{}
+	}
+	c.viewModels[c.view] = (c.frame().modelOf(c.view, c.models) + 1) % c.models
+}
+
+// replay takes the cameras, projection and models of a frame of a trace.
 func (c *controls) replay(f frameData) {
 	c.cam, c.ortho, c.views, c.pose = f.Camera, f.Ortho, nil, f.Pose
+	c.model, c.viewModels = f.Model, f.Models
 	for v, cam := range f.Views {
 		if c.views == nil {
 			c.views = map[int]*camera{}
 		}
 		c.views[v] = &cam
 	}
+}
+
+// plyFiles are the PLY files the --model arguments name, as absolute
+// paths, in order: a folder's, found in it and the folders in it, by
+// name. A folder without one is an error, as a file that is not there.
+func plyFiles(args []string) ([]string, error) {
+	var files []string
+	for _, arg := range args {
+		abs, err := filepath.Abs(arg)
+		if err != nil {
+			return nil, fmt.Errorf("--model %q: %w", arg, err)
+		}
+		info, err := os.Stat(abs)
+		if err != nil {
+			return nil, fmt.Errorf("--model: %w", err)
+		}
+		if !info.IsDir() {
+			files = append(files, abs)
+			continue
+		}
+		found := len(files)
+		err = filepath.WalkDir(abs, func(path string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.EqualFold(filepath.Ext(path), ".ply") {
+				files = append(files, path)
+			}
+			return err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("--model: %w", err)
+		}
+		if len(files) == found {
+			return nil, fmt.Errorf("--model %s: no PLY file (*.ply) in it", arg)
+		}
+	}
+	return files, nil
 }
 
 // loadCameraPath reads a trace (JSON lines, eqply --trace) or an eqPly
@@ -394,14 +491,19 @@ func (t *tracer) event(ev goeq.Event, cam camera) {
 func main() {
 	goeq.Init(app{}) // a render client never returns from here
 	config := flag.String("config", "", "the configuration (default: examples/configs/2d-lb-4.eqc, built in)")
-	modelPath := flag.String("model", "", "PLY model (ASCII or binary), read by every node; default: a procedural one")
+	var modelArgs []string
+	addModel := func(name string) error { modelArgs = append(modelArgs, name); return nil }
+	flag.Func("model", "a PLY model (ASCII or binary), or a folder of them, read by every node; again for more models, which the views show in turn (m switches); default: a procedural one", addModel)
+	flag.Func("m", "eqPly's -m: --model", addModel)
 	triangles := flag.Int("triangles", 200_000, "triangles of the procedural model")
 	frames := flag.Int("frames", 0, "frames to render (0: until quit; headless: 100)")
+	flag.IntVar(frames, "n", 0, "eqPly's -n: --frames")
 	out := flag.String("out", "", "write every frame's destination PNG here")
 	asJSON := flag.Bool("json", false, "print the run's summary as JSON")
 	httpAddr := flag.String("http", "", "serve the run's live dashboard and Prometheus /metrics on this address")
 	server := flag.String("server", "", "a running eqserver's application address (eqserver run --app ADDR); default: the server runs in this process")
 	path := flag.String("camera-path", "", "orbit: turn the camera around the model (the default headless); a trace (--trace) to render its frames again; or an eqPly camera path (eqPly's -a) to fly")
+	flag.StringVar(path, "a", "", "eqPly's -a: --camera-path")
 	start := flag.String("camera", "", "the camera to start from: YAW,PITCH,DISTANCE (radians, units)")
 	overlay := flag.Bool("overlay", false, "start with the statistics overlay on (s toggles it)")
 	ortho := flag.Bool("ortho", false, "start with a parallel (orthographic) projection (o toggles it)")
@@ -420,6 +522,12 @@ func main() {
 		log.Fatalf("--triangles %d: want 1 to %d", *triangles, render.MaxPLYFaces)
 	case *frameTimeout <= 0:
 		log.Fatalf("--frame-timeout %v: want more than 0", *frameTimeout)
+	}
+	// the nodes read them from this folder's view of them, wherever a
+	// launcher (ssh) starts them
+	modelFiles, err := plyFiles(modelArgs)
+	if err != nil {
+		log.Fatal(err)
 	}
 	var replay []frameData // the frames of a trace, to render again
 	var flight *pathPlayer // or an eqPly camera path
@@ -441,7 +549,7 @@ func main() {
 			}
 		}
 	}
-	c := &controls{cam: homeCamera, view: -1, stats: *overlay, ortho: *ortho}
+	c := &controls{cam: homeCamera, view: -1, stats: *overlay, ortho: *ortho, models: max(len(modelFiles), 1)}
 	if *start != "" {
 		if _, err := fmt.Sscanf(*start, "%g,%g,%g", &c.cam.Yaw, &c.cam.Pitch, &c.cam.Distance); err != nil || c.cam.check() != nil {
 			log.Fatalf("--camera %q: want YAW,PITCH,DISTANCE, numbers within float32's range", *start)
@@ -472,18 +580,9 @@ func main() {
 		signal.Stop(signals) // a second one: the default, at once
 		interrupt()
 	}()
-	if *modelPath != "" {
-		// the nodes read it from this folder's view of it, wherever a
-		// launcher (ssh) starts them
-		abs, err := filepath.Abs(*modelPath)
-		if err != nil {
-			log.Fatalf("--model %q: %v", *modelPath, err)
-		}
-		*modelPath = abs
-	}
 	configName, configText := configs.Pick(*config)
 	cfg, err := goeq.Start(context.Background(), app{}, goeq.Options{Config: configName, ConfigText: configText, Server: *server, HTTP: *httpAddr, OutDir: *out, Overlay: *overlay, Local: *local, Reference: *reference, FrameTimeout: *frameTimeout,
-		Layout: *layout, InitData: initData{Model: *modelPath, Triangles: *triangles}})
+		Layout: *layout, InitData: initData{Models: modelFiles, Triangles: *triangles}})
 	if err != nil {
 		log.Fatal(err)
 	}

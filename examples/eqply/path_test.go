@@ -145,8 +145,9 @@ func TestAnEqPlyPathShowsTheModelWhereEqPlyWould(t *testing.T) {
 	}
 
 	// the model turned 30° about y, the camera 20° about x (the path's
-	// second angle, negated), the box at (0.3, -0.2, -3) before that turn
-	run("path", "--camera-path", write("path.txt", "0 30 0\n1  0.3 -0.2 -3  0 -20 0\n"))
+	// second angle, negated), the box at (0.3, -0.2, -3) before that turn;
+	// as eqPly is given a path, with -a
+	run("path", "-a", write("path.txt", "0 30 0\n1  0.3 -0.2 -3  0 -20 0\n"))
 	// eqply's camera turns the model by pitch after yaw, then moves it: the
 	// same place is the position turned by the camera's rotation, in
 	// eqply's units (the box fitted with its corners at ViewRadius)
