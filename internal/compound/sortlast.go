@@ -149,23 +149,3 @@ func shareWindows(a, b []*Compound) bool {
 	}
 	return false
 }
-
-// drawsPartOfTheData reports whether p, or a compound between it and c
-// (c included), has a range of its own or splits the data among its
-// children.
-func drawsPartOfTheData(p, c *Compound) bool {
-	for x := p; x != nil; x = x.Parent {
-		if x.Local.Range != FullRange {
-			return true
-		}
-		for _, eq := range x.Equalizers {
-			if (eq.Kind == "load" || eq.Kind == "tree") && eq.Mode == "DB" {
-				return true
-			}
-		}
-		if x == c {
-			break
-		}
-	}
-	return false
-}
