@@ -857,20 +857,7 @@ func TestAnyModelFillsTheViewInItsColours(t *testing.T) {
 	bin := build(t)
 	dir := t.TempDir()
 	base := render.Bumpy(40, 80)
-	write := func(name string, m *render.Model) string {
-		path := filepath.Join(dir, name+".ply")
-		f, err := os.Create(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := render.WritePLY(f, m); err != nil {
-			t.Fatal(err)
-		}
-		if err := f.Close(); err != nil {
-			t.Fatal(err)
-		}
-		return path
-	}
+	write := func(name string, m *render.Model) string { return writePLY(t, filepath.Join(dir, name+".ply"), m) }
 	far := &render.Model{Vertices: slices.Clone(base.Vertices), Triangles: base.Triangles}
 	for v := 0; v < len(far.Vertices); v += 6 {
 		far.Vertices[v] = far.Vertices[v]*400 + 12000
@@ -903,10 +890,7 @@ func TestAnyModelFillsTheViewInItsColours(t *testing.T) {
 	}
 	// a cube of side 20 (with one normal per vertex, as WritePLY
 	// writes): its corners lie farther out than a sphere's surface
-	box := &render.Model{Triangles: []uint32{0, 1, 3, 0, 3, 2, 4, 6, 7, 4, 7, 5, 0, 4, 5, 0, 5, 1, 2, 3, 7, 2, 7, 6, 0, 2, 6, 0, 6, 4, 1, 5, 7, 1, 7, 3}}
-	for i := range 8 {
-		box.Vertices = append(box.Vertices, float32(20*(i>>2&1)), float32(20*(i>>1&1)), float32(20*(i&1)), 0, 1, 0)
-	}
+	box := cube(20)
 	plain, inMillimetres, inColour := render1(write("plain", base)), render1(write("far", far)), render1(write("colored", colored))
 	// the whole box is in the frame: none of its pixels on the frame's edge
 	// (fitted by its longest side, as at first, its corners reached past it)
@@ -993,25 +977,8 @@ func TestModelsGoToTheViewsInTurn(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(folder, "more"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	write := func(path string, m *render.Model) string {
-		f, err := os.Create(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := render.WritePLY(f, m); err != nil {
-			t.Fatal(err)
-		}
-		if err := f.Close(); err != nil {
-			t.Fatal(err)
-		}
-		return path
-	}
-	bumpy := write(filepath.Join(folder, "a.ply"), render.Bumpy(30, 60))
-	box := &render.Model{Triangles: []uint32{0, 1, 3, 0, 3, 2, 4, 6, 7, 4, 7, 5, 0, 4, 5, 0, 5, 1, 2, 3, 7, 2, 7, 6, 0, 2, 6, 0, 6, 4, 1, 5, 7, 1, 7, 3}}
-	for i := range 8 {
-		box.Vertices = append(box.Vertices, float32(i>>2&1), float32(i>>1&1), float32(i&1), 0, 1, 0)
-	}
-	boxed := write(filepath.Join(folder, "more", "b.PLY"), box)
+	bumpy := writePLY(t, filepath.Join(folder, "a.ply"), render.Bumpy(30, 60))
+	boxed := writePLY(t, filepath.Join(folder, "more", "b.PLY"), cube(1))
 	if err := os.WriteFile(filepath.Join(folder, "README"), []byte("not a model\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -1109,4 +1076,30 @@ func TestMShowsTheNextModel(t *testing.T) {
 	if press(one, 0) || one.frame().modelOf(0, 1) != 0 {
 		t.Error("m with one model changed the picture")
 	}
+}
+
+// writePLY writes m to path as a PLY file.
+func writePLY(t *testing.T, path string, m *render.Model) string {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := render.WritePLY(f, m); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// cube is a cube of the side given at the origin's corner, one normal
+// a vertex.
+func cube(side float32) *render.Model {
+	box := &render.Model{Triangles: []uint32{0, 1, 3, 0, 3, 2, 4, 6, 7, 4, 7, 5, 0, 4, 5, 0, 5, 1, 2, 3, 7, 2, 7, 6, 0, 2, 6, 0, 6, 4, 1, 5, 7, 1, 7, 3}}
+	for i := range 8 {
+		box.Vertices = append(box.Vertices, side*float32(i>>2&1), side*float32(i>>1&1), side*float32(i&1), 0, 1, 0)
+	}
+	return box
 }

@@ -111,21 +111,13 @@ func TestAnEqPlyPathShowsTheModelWhereEqPlyWould(t *testing.T) {
 	dir := t.TempDir()
 	// a box 2 × 1 × 0.5 about the origin, at eqPly's size as it is, each
 	// corner in a colour of its own so that a turn the wrong way shows
-	box := &render.Model{Triangles: []uint32{0, 1, 3, 0, 3, 2, 4, 6, 7, 4, 7, 5, 0, 4, 5, 0, 5, 1, 2, 3, 7, 2, 7, 6, 0, 2, 6, 0, 6, 4, 1, 5, 7, 1, 7, 3}}
-	for i := range 8 {
-		x, y, z := float32(i>>2&1), float32(i>>1&1), float32(i&1)
-		box.Vertices = append(box.Vertices, 2*x-1, y-0.5, 0.5*z-0.25, 0, 1, 0)
+	box := cube(1)
+	for v := 0; v < len(box.Vertices); v += 6 {
+		x, y, z := box.Vertices[v], box.Vertices[v+1], box.Vertices[v+2]
+		box.Vertices[v], box.Vertices[v+1], box.Vertices[v+2] = 2*x-1, y-0.5, 0.5*z-0.25
 		box.Colors = append(box.Colors, uint8(40+200*x), uint8(40+200*y), uint8(40+200*z))
 	}
-	model := filepath.Join(dir, "box.ply")
-	f, err := os.Create(model)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := render.WritePLY(f, box); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	model := writePLY(t, filepath.Join(dir, "box.ply"), box)
 	write := func(name, text string) string {
 		path := filepath.Join(dir, name)
 		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {

@@ -142,15 +142,25 @@ func endDepth() error {
 // front is a sequence of BlendOver calls.
 func (c *Compositor) BlendOver(color uint32, x, y, w, h int) error {
 	gl.Disable(gl.DEPTH_TEST)
-	gl.Enable(gl.BLEND)
-	gl.BlendEquation(gl.FUNC_ADD)
-	gl.BlendFunc(gl.ONE, gl.ONE_MINUS_SRC_ALPHA)
+	blendOver(true)
 	bind(0, color)
 	gl.UseProgram(c.assemble)
 	gl.Uniform2i(glutil.Uniform(c.assemble, "offset"), int32(x), int32(y))
 	c.draw(c.assemble, x, y, w, h)
 	gl.Disable(gl.BLEND)
 	return glutil.Error()
+}
+
+// blendOver has what is drawn next composited premultiplied "over" the
+// framebuffer, or written as it is.
+func blendOver(on bool) {
+	if !on {
+		gl.Disable(gl.BLEND)
+		return
+	}
+	gl.Enable(gl.BLEND)
+	gl.BlendEquation(gl.FUNC_ADD)
+	gl.BlendFunc(gl.ONE, gl.ONE_MINUS_SRC_ALPHA)
 }
 
 // Mix blends a colour texture into the framebuffer rectangle r with a
@@ -212,13 +222,7 @@ func (c *Compositor) interleaveBlended(color uint32, s Samples, clip Rect, blend
 		return fmt.Errorf("gpu compositor: interleave a grid of %dx%d samples", s.Grid[0], s.Grid[1])
 	}
 	gl.Disable(gl.DEPTH_TEST)
-	if blend {
-		gl.Enable(gl.BLEND)
-		gl.BlendEquation(gl.FUNC_ADD)
-		gl.BlendFunc(gl.ONE, gl.ONE_MINUS_SRC_ALPHA)
-	} else {
-		gl.Disable(gl.BLEND)
-	}
+	blendOver(blend)
 	bind(0, color)
 	gl.UseProgram(c.interleave)
 	s.set(c.interleave)
@@ -279,13 +283,7 @@ func (c *Compositor) Average(colors []uint32, r Rect, weight float64) error {
 // it composites premultiplied "over" instead of replacing.
 func (c *Compositor) AssembleScaled(color uint32, w, h, texW, texH int, r Rect, blend bool) error {
 	gl.Disable(gl.DEPTH_TEST)
-	if blend {
-		gl.Enable(gl.BLEND)
-		gl.BlendEquation(gl.FUNC_ADD)
-		gl.BlendFunc(gl.ONE, gl.ONE_MINUS_SRC_ALPHA)
-	} else {
-		gl.Disable(gl.BLEND)
-	}
+	blendOver(blend)
 	bind(0, color)
 	gl.BindSampler(0, c.linear)
 	gl.UseProgram(c.scale)
