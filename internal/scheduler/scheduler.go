@@ -115,6 +115,15 @@ const (
 	// 30-60), which is set-up, not load, and would stretch every node's
 	// timeout past a second for the next livenessGaps frames.
 	warmupFrames = 3
+	// destinationSilence is the least silence after which a node that
+	// shows a destination of a frame in flight is lost (at most half the
+	// frame timeout). Losing it ends the run, where a render node's loss
+	// costs a degraded frame or two, so a heartbeat late on an overloaded
+	// machine must not: on the 2-core machine, with three runs at once, a
+	// process waited 2.2 s for a core, and a run lost its destination
+	// node to 821 ms of silence. A frozen one still ends the run long
+	// before its frame would time out.
+	destinationSilence = 5 * time.Second
 	// livenessChecks is how many checks for silence (a pass over every
 	// node) fit in Options.Liveness: silences are measured in hundreds of
 	// milliseconds, and a busy run loop ticks far more often (at 256
@@ -939,10 +948,25 @@ func (s *Scheduler) checkLiveness() {
 		if !ns.alive || ns.lastSeen.IsZero() {
 			continue
 		}
-		if limit := s.livenessTimeout(ns, slowest); s.now.Sub(ns.lastSeen) > limit {
+		limit := s.livenessTimeout(ns, slowest)
+		if s.showsAFrameInFlight(ns) {
+			limit = max(limit, min(destinationSilence, s.opt.FrameTimeout/2))
+		}
+		if s.now.Sub(ns.lastSeen) > limit {
 			s.lose(ns.id, fmt.Sprintf("no heartbeat for %v", limit.Round(time.Millisecond)))
 		}
 	}
+}
+
+// showsAFrameInFlight reports whether a node shows a destination of a
+// frame in flight: losing it would end the run.
+func (s *Scheduler) showsAFrameInFlight(ns *nodeState) bool {
+	for _, f := range s.inflight {
+		if f.dests.has(ns.index) {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *Scheduler) checkTimeout() {

@@ -588,6 +588,32 @@ func TestSilentNodeIsLost(t *testing.T) {
 	}
 }
 
+// A node that shows the destination of a frame in flight is given 5 s of
+// silence, not the 800 ms a render node is: losing it ends the run, and
+// on an overloaded machine a process may wait seconds for a core. A
+// frozen one still ends the run well before its frame times out.
+func TestADestinationNodeIsGivenLongerToAnswer(t *testing.T) {
+	c := newCluster(t, load(t, example("2d-lb-4.eqc")), Options{Frames: 100000})
+	for c.now.Sub(time.Unix(1000, 0)) < 3*time.Second {
+		c.round()
+	}
+	took := c.silenceUntilReported("app")
+	if took <= time.Second || took > 5500*time.Millisecond {
+		t.Errorf("the destination's node was lost %v after it fell silent; want after 5 s", took)
+	}
+	if !strings.Contains(c.failure, "node app, which shows the destination, died: no heartbeat for 5s") {
+		t.Errorf("failure %q, log %q", c.failure, c.log)
+	}
+	// a frame timeout shorter than 10 s halves it
+	c = newCluster(t, load(t, example("2d-lb-4.eqc")), Options{Frames: 100000, FrameTimeout: 3 * time.Second})
+	for c.now.Sub(time.Unix(1000, 0)) < 3*time.Second {
+		c.round()
+	}
+	if took := c.silenceUntilReported("app"); took > 2*time.Second || !strings.Contains(c.failure, "no heartbeat for 1.5s") {
+		t.Errorf("with a frame timeout of 3 s, lost after %v: %q", took, c.failure)
+	}
+}
+
 // A node whose heartbeats come late (a loaded machine) gets a longer
 // timeout, measured from its own gaps; one that is still setting up gets
 // StartupLiveness; and a stall of the runtime itself (no tick for a

@@ -177,8 +177,9 @@ func TestBusyNodeLivesFrozenNodeIsLost(t *testing.T) {
 
 // On a wall whose nodes keep talking (heartbeats from many clients, whose
 // phases differ), the run loop never idles long enough for its timer to
-// tick: a frozen node is still lost for its silence, within the liveness
-// bound, and not left to the frame timeout.
+// tick: a frozen node is still lost for its silence, within the bound a
+// node that shows a destination has (5 s), and not left to the frame
+// timeout.
 func TestFrozenNodeIsLostWhileOthersTalk(t *testing.T) {
 	const nodes = 24
 	bin, dir := binaries(t), t.TempDir()
