@@ -13,7 +13,9 @@
 // + and - make it denser or thinner on every node at once (a cluster
 // event), space resets the view, q or Esc (or closing the window) quits.
 // It renders only when something changed. Headless (or with
-// --camera-path orbit) the camera orbits for --frames frames.
+// --camera-path orbit) the camera orbits for --frames frames. eVolve's
+// -m, -n and -a (its alpha attenuation) are --model, --frames and
+// --density.
 package main
 
 import (
@@ -99,13 +101,16 @@ func main() {
 	goeq.Init(app{}) // a render client never returns from here
 	config := flag.String("config", "", "the configuration (default: examples/configs/2d-lb-4.eqc, built in)")
 	frames := flag.Int("frames", 0, "frames to render (0: until quit; headless: 100)")
+	flag.IntVar(frames, "n", 0, "eVolve's -n: --frames")
 	out := flag.String("out", "", "write every frame's destination PNG here")
 	asJSON := flag.Bool("json", false, "print the run's summary as JSON")
 	httpAddr := flag.String("http", "", "serve the run's live dashboard and Prometheus /metrics on this address")
 	server := flag.String("server", "", "a running eqserver's application address (eqserver run --app ADDR); default: the server runs in this process")
 	path := flag.String("camera-path", "", "orbit: turn the camera around the volume (the default headless)")
 	dens := flag.Float64("density", 1, "the transfer function's opacity scale")
+	flag.Float64Var(dens, "a", 1, "eVolve's -a (alpha attenuation): --density")
 	model := flag.String("model", "", "an eVolve volume (FILE.raw, its header FILE.raw.vhf beside it), read by every node; default: a procedural one")
+	flag.StringVar(model, "m", "", "eVolve's -m: --model")
 	frameTimeout := flag.Duration("frame-timeout", 10*time.Second, "a frame that does not complete in this time fails the run (raise it for a large volume a software GL casts for seconds)")
 	reference := flag.Bool("reference", false, "every destination channel draws its whole frame itself, undecomposed: the picture a decomposed run must match")
 	local := flag.Bool("local", false, "start every node's render client on this machine, whatever host the config names (try a cluster config here)")

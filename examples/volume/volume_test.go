@@ -116,6 +116,21 @@ func TestAnEVolveVolumeShowsItsVoxels(t *testing.T) {
 	if d, err := imagecmp.CompareFiles(front[0], run("block_d.raw", "one-window.eqc", 1)[0], 0); err != nil || d.BadFraction() > 0 {
 		t.Errorf("the *_d.raw volume against the plain one: %v %v", d, err)
 	}
+	// as eVolve is run: -m, -n, and -a for its alpha attenuation
+	for _, c := range []struct {
+		alpha string
+		same  bool
+	}{{"1", true}, {"4", false}} {
+		out := t.TempDir()
+		cmd := exec.Command(bin, "-m", filepath.Join(dir, "block.raw"), "-n", "1", "-a", c.alpha, "--config", filepath.Join("..", "configs", "one-window.eqc"), "--out", out)
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("eVolve's options: %v\n%s", err, b)
+		}
+		d, err := imagecmp.CompareFiles(front[0], filepath.Join(out, "dest-000000.png"), 0)
+		if err != nil || (d.BadFraction() == 0) != c.same {
+			t.Errorf("-m -n 1 -a %s against --model's first frame: %v %v; want the same picture: %v", c.alpha, d, err, c.same)
+		}
+	}
 	for i, slabs := range run("block.raw", "db-volume-4.eqc", 8) {
 		d, err := imagecmp.CompareFiles(slabs, front[i], 3)
 		if err != nil {
