@@ -156,7 +156,9 @@ func TestAnEVolveVolumeShowsItsVoxels(t *testing.T) {
 // drawn in place before passing it on, a binary swap (4-window.DB.bs.eqc)
 // and a stream (4-window.DB.stream.eqc), that part takes its turn as
 // eVolve's does; ranges interleaved by pixel (7-window.DB.PIXEL.eqc)
-// blend sample by sample. Every frame is the reference's, the
+// blend sample by sample. A pixel decomposition of all the data
+// (3-window.PIXEL.eqc) interleaves its parts, which a software GL merges
+// in memory after the blends. Every frame is the reference's, the
 // destination drawing the whole volume.
 func TestAVolumeBlendsOnEqualizersDBConfigs(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "volume")
@@ -180,7 +182,7 @@ func TestAVolumeBlendsOnEqualizersDBConfigs(t *testing.T) {
 		}
 		return files
 	}
-	for _, cfg := range []string{"2-window.DB.eqc", "2-pipe.DB.ds.eqc", "4-window.DB.2D.lb.eqc", "4-window.DB.bs.eqc", "4-window.DB.stream.eqc", "7-window.DB.PIXEL.eqc"} {
+	for _, cfg := range []string{"2-window.DB.eqc", "2-pipe.DB.ds.eqc", "4-window.DB.2D.lb.eqc", "4-window.DB.bs.eqc", "4-window.DB.stream.eqc", "7-window.DB.PIXEL.eqc", "3-window.PIXEL.eqc"} {
 		got := run(cfg)
 		want := run(cfg, "--reference")
 		for i := range got {

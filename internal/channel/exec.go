@@ -1449,10 +1449,10 @@ func (a *assembly) progress() (bool, error) {
 		}
 	}
 	err := a.flushCPUMerge()
-	a.releaseCPUMerge()
 	if err == nil {
 		err = a.compositeDeferred()
 	}
+	a.releaseCPUMerge()
 	// the inputs' textures go back behind one fence
 	ReleaseUploads(a.used...)
 	a.used = nil
@@ -1508,7 +1508,10 @@ type lateInput struct {
 }
 
 // compositeOver composites inputs that go over the blended slabs: each
-// holds all the data where it lands, nothing to order.
+// holds all the data where it lands, nothing to order. What it merged in
+// memory (a pixel decomposition's samples, under a software GL) goes into
+// the framebuffer before it returns: the blends before it were written
+// there.
 func (a *assembly) compositeOver(late []lateInput) error {
 	for _, l := range late {
 		if err := a.compositeAt(l.in, l.ar); err != nil {
@@ -1516,7 +1519,7 @@ func (a *assembly) compositeOver(late []lateInput) error {
 		}
 		a.r.target.ranges.hold(a.place(l.in, l.ar.data), a.t.Eye, compound.Range{})
 	}
-	return nil
+	return a.flushCPUMerge()
 }
 
 // compositeAt composites an input where it lands.
