@@ -158,8 +158,10 @@ func TestAnEVolveVolumeShowsItsVoxels(t *testing.T) {
 // eVolve's does; ranges interleaved by pixel (7-window.DB.PIXEL.eqc)
 // blend sample by sample. A pixel decomposition of all the data
 // (3-window.PIXEL.eqc) interleaves its parts, which a software GL merges
-// in memory after the blends. Every frame is the reference's, the
-// destination drawing the whole volume.
+// in memory after the blends. In anaglyph stereo each eye's parts blend
+// by that eye's opacity (the corpus has no DB anaglyph config: one is
+// written here). Every frame is the reference's, the destination drawing
+// the whole volume.
 func TestAVolumeBlendsOnEqualizersDBConfigs(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "volume")
 	if err := gotool.Build(bin, "."); err != nil {
@@ -167,10 +169,17 @@ func TestAVolumeBlendsOnEqualizersDBConfigs(t *testing.T) {
 	}
 	model := filepath.Join(writeBlock(t), "block.raw")
 	corpus := filepath.Join("..", "..", "..", "shared", "eqc-corpus")
+	anaglyph := filepath.Join(t.TempDir(), "db-anaglyph.eqc")
+	if err := os.WriteFile(anaglyph, []byte(dbAnaglyph), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	run := func(cfg string, args ...string) []string {
 		t.Helper()
 		out := t.TempDir()
-		cmd := exec.Command(bin, append([]string{"--model", model, "--config", filepath.Join(corpus, cfg), "--local", "--camera-path", "orbit", "--frames", "4", "--out", out}, args...)...)
+		if !filepath.IsAbs(cfg) {
+			cfg = filepath.Join(corpus, cfg)
+		}
+		cmd := exec.Command(bin, append([]string{"--model", model, "--config", cfg, "--local", "--camera-path", "orbit", "--frames", "4", "--out", out}, args...)...)
 		cmd.Env = append(os.Environ(), "DISPLAY=")
 		b, err := cmd.CombinedOutput()
 		if err != nil {
@@ -182,7 +191,7 @@ func TestAVolumeBlendsOnEqualizersDBConfigs(t *testing.T) {
 		}
 		return files
 	}
-	for _, cfg := range []string{"2-window.DB.eqc", "2-pipe.DB.ds.eqc", "4-window.DB.2D.lb.eqc", "4-window.DB.bs.eqc", "4-window.DB.stream.eqc", "7-window.DB.PIXEL.eqc", "3-window.PIXEL.eqc"} {
+	for _, cfg := range []string{"2-window.DB.eqc", "2-pipe.DB.ds.eqc", "4-window.DB.2D.lb.eqc", "4-window.DB.bs.eqc", "4-window.DB.stream.eqc", "7-window.DB.PIXEL.eqc", "3-window.PIXEL.eqc", anaglyph} {
 		got := run(cfg)
 		want := run(cfg, "--reference")
 		for i := range got {
@@ -304,3 +313,51 @@ func writeBlock(t *testing.T) string {
 	}
 	return dir
 }
+
+// dbAnaglyph shows a view in anaglyph stereo, each eye split into two DB
+// ranges, the destination drawing one of them in place.
+const dbAnaglyph = `server
+{
+    config
+    {
+        appNode
+        {
+            pipe
+            {
+                window
+                {
+                    viewport [ 50 50 300 300 ]
+                    attributes { hint_drawable FBO }
+                    channel { name "channel1" }
+                }
+                window
+                {
+                    viewport [ 225 400 300 300 ]
+                    channel { name "destination" }
+                }
+            }
+        }
+        observer {}
+        layout { view { mode STEREO observer 0 } }
+        canvas
+        {
+            layout 0
+            wall {}
+            segment { channel "destination" }
+        }
+        compound
+        {
+            channel ( view 0 segment 0 )
+            attributes { stereo_mode ANAGLYPH }
+            compound { range [ 0 .5 ] }
+            compound
+            {
+                channel "channel1"
+                range [ .5 1 ]
+                outputframe {}
+            }
+            inputframe { name "frame.channel1" }
+        }
+    }
+}
+`

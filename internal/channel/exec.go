@@ -1758,9 +1758,8 @@ func (a *assembly) blend(slabs []*arrival) error {
 		p.moved = glutil.Texture(p.at.W, p.at.H, gl.RGBA8, gl.RGBA, gl.UNSIGNED_BYTE)
 		moved = append(moved, p.moved)
 		gl.CopyTexSubImage2D(gl.TEXTURE_2D, 0, 0, 0, int32(p.at.X), int32(p.at.Y), int32(p.at.W), int32(p.at.H))
-		gl.ColorMask(true, true, true, true)
+		// under the task's colour mask: another eye's colours stay
 		a.fr.clearRegion(p.at)
-		applyMask(a.t.ColorMask)
 	}
 	c := a.fr.e.comp
 	for _, i := range order {

@@ -972,7 +972,10 @@ func colorMask(c *compound.Compound, eye int) ColorMask {
 	return ParseColorMask(c.Attributes[key])
 }
 
-// ParseColorMask reads a mask attribute such as "[ GREEN BLUE ]".
+// ParseColorMask reads a mask attribute such as "[ GREEN BLUE ]". A mask
+// writes alpha too, as Equalizer's does: each eye's translucent image
+// (a volume's) keeps its own opacity, for the parts of a database
+// decomposition to blend by.
 func ParseColorMask(v string) ColorMask {
 	var m ColorMask
 	for _, w := range strings.Fields(strings.Trim(v, "[] ")) {
@@ -988,7 +991,7 @@ func ParseColorMask(v string) ColorMask {
 	if m == 0 {
 		return 0
 	}
-	return m
+	return m | MaskAlpha
 }
 
 // emit appends c's tasks for one eye and its subtree's to the channels, in

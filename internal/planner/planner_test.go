@@ -507,7 +507,7 @@ func TestViewModeSwitchesFromItsFrame(t *testing.T) {
 		}
 		want := map[int]ColorMask{compound.EyeCyclop: 0}
 		if f == 2 || f == 3 {
-			want = map[int]ColorMask{compound.EyeLeft: MaskRed, compound.EyeRight: MaskGreen | MaskBlue}
+			want = map[int]ColorMask{compound.EyeLeft: MaskRed | MaskAlpha, compound.EyeRight: MaskGreen | MaskBlue | MaskAlpha}
 		}
 		if !maps.Equal(eyes, want) {
 			t.Errorf("frame %d draws eyes (with masks) %v, want %v", f, eyes, want)
