@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -122,7 +123,10 @@ func TestAnEVolveVolumeShowsItsVoxels(t *testing.T) {
 		same  bool
 	}{{"1", true}, {"4", false}} {
 		out := t.TempDir()
-		cmd := exec.Command(bin, "-m", filepath.Join(dir, "block.raw"), "-n", "1", "-a", c.alpha, "--config", filepath.Join("..", "configs", "one-window.eqc"), "--out", out)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, bin, "-m", filepath.Join(dir, "block.raw"), "-n", "1", "-a", c.alpha, "--config", filepath.Join("..", "configs", "one-window.eqc"),
+			"--camera-path", "orbit", "--out", out)
 		if b, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("eVolve's options: %v\n%s", err, b)
 		}
