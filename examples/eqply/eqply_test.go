@@ -872,12 +872,12 @@ func TestAnyModelFillsTheViewInItsColours(t *testing.T) {
 			colored.Colors = append(colored.Colors, 30, 255, 60)
 		}
 	}
-	render1 := func(model string) *image.NRGBA {
+	render1 := func(model string, args ...string) *image.NRGBA {
 		t.Helper()
-		out := filepath.Join(dir, "out-"+filepath.Base(model))
+		out := filepath.Join(dir, "out-"+filepath.Base(model)+strings.Join(args, ""))
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, bin, "--model", model, "--frames", "1", "--out", out)
+		cmd := exec.CommandContext(ctx, bin, append([]string{"--model", model, "--frames", "1", "--out", out}, args...)...)
 		cmd.Env = append(os.Environ(), "DISPLAY=")
 		if b, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("%s: %v\n%s", model, err, b)
@@ -891,7 +891,8 @@ func TestAnyModelFillsTheViewInItsColours(t *testing.T) {
 	// a cube of side 20 (with one normal per vertex, as WritePLY
 	// writes): its corners lie farther out than a sphere's surface
 	box := cube(20)
-	plain, inMillimetres, inColour := render1(write("plain", base)), render1(write("far", far)), render1(write("colored", colored))
+	coloredPath := write("colored", colored)
+	plain, inMillimetres, inColour := render1(write("plain", base)), render1(write("far", far)), render1(coloredPath)
 	// the whole box is in the frame: none of its pixels on the frame's edge
 	// (fitted by its longest side, as at first, its corners reached past it)
 	boxed := render1(write("box", box))
@@ -959,6 +960,14 @@ func TestAnyModelFillsTheViewInItsColours(t *testing.T) {
 	c := measure(inColour)
 	if c.blueAbove < 0.9 || c.greenBelow < 0.9 || math.Abs(c.model-p.model) > 0.002 {
 		t.Errorf("the coloured model: %.3f of its upper pixels blue, %.3f of its lower green, covering %.3f (plain %.3f); want at least 0.9, 0.9 and the same cover", c.blueAbove, c.greenBelow, c.model, p.model)
+	}
+	// eqPly's -b draws it in the mesh's colour, as the plain one
+	d, err = imagecmp.Compare(render1(coloredPath, "-b"), plain, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.BadFraction() > 0.001 {
+		t.Errorf("the coloured model with -b differs from the plain one in %.4f of the pixels; want the same picture", d.BadFraction())
 	}
 }
 

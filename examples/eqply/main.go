@@ -7,7 +7,8 @@
 // application sends as frame data. Given several models (--model again,
 // or a folder of them), the config's views show them in turn, view i the
 // i-th round the models, as eqPly gives its models out to its views.
-// eqPly's -m, -a and -n are --model, --camera-path and --frames.
+// eqPly's -m, -a, -n and -b are --model, --camera-path, --frames and
+// --black-and-white (the models in the mesh's colour, not their own).
 //
 //	eqply [--config FILE] [--model FILE.ply|DIR]... [--frames N] [--out DIR] [--json]
 //	      [--camera-path orbit|TRACE|PATH] [--camera YAW,PITCH,DISTANCE] [--trace FILE]
@@ -70,6 +71,7 @@ import (
 type initData struct {
 	Models    []string // PLY files every node can read (absolute paths); none: procedural
 	Triangles int      // of the procedural model
+	NoColors  bool     // the models in the mesh's colour, their own left out (eqPly's -b)
 }
 
 // camera places the model: turned by Yaw then Pitch, Distance in front of
@@ -152,6 +154,9 @@ func (app) NewRenderer(p *goeq.Pipe) (goeq.Renderer, error) {
 			if err != nil {
 				modelErr = err
 				return
+			}
+			if in.NoColors {
+				m.Colors = nil
 			}
 			models = append(models, m)
 		}
@@ -495,6 +500,8 @@ func main() {
 	addModel := func(name string) error { modelArgs = append(modelArgs, name); return nil }
 	flag.Func("model", "a PLY model (ASCII or binary), or a folder of them, read by every node; again for more models, which the views show in turn (m switches); default: a procedural one", addModel)
 	flag.Func("m", "eqPly's -m: --model", addModel)
+	noColors := flag.Bool("black-and-white", false, "draw the models in the mesh's colour, not their own (as eqPly's -b)")
+	flag.BoolVar(noColors, "b", false, "eqPly's -b: --black-and-white")
 	triangles := flag.Int("triangles", 200_000, "triangles of the procedural model")
 	frames := flag.Int("frames", 0, "frames to render (0: until quit; headless: 100)")
 	flag.IntVar(frames, "n", 0, "eqPly's -n: --frames")
@@ -582,7 +589,7 @@ func main() {
 	}()
 	configName, configText := configs.Pick(*config)
 	cfg, err := goeq.Start(context.Background(), app{}, goeq.Options{Config: configName, ConfigText: configText, Server: *server, HTTP: *httpAddr, OutDir: *out, Overlay: *overlay, Local: *local, Reference: *reference, FrameTimeout: *frameTimeout,
-		Layout: *layout, InitData: initData{Models: modelFiles, Triangles: *triangles}})
+		Layout: *layout, InitData: initData{Models: modelFiles, Triangles: *triangles, NoColors: *noColors}})
 	if err != nil {
 		log.Fatal(err)
 	}
