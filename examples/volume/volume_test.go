@@ -42,16 +42,7 @@ func TestSlabsBlendToTheWholeVolume(t *testing.T) {
 		return files
 	}
 	slabs, whole := run("db-volume-4.eqc", "3"), run("one-window.eqc", "3")
-	for i := range slabs {
-		// blending in 8 bits rounds at each of the four slabs
-		d, err := imagecmp.CompareFiles(slabs[i], whole[i], 3)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d.BadFraction() > 0 {
-			t.Errorf("frame %d: %s", i, d)
-		}
-	}
+	matchFrames(t, "four slabs against one window", slabs, whole)
 	thin := run("one-window.eqc", "1")
 	if d, err := imagecmp.CompareFiles(thin[0], whole[0], 3); err != nil || d.BadFraction() < 0.05 {
 		t.Errorf("density 3 looks like density 1 (%v, %v): the broadcast did not reach the renderer", d, err)
@@ -135,15 +126,7 @@ func TestAnEVolveVolumeShowsItsVoxels(t *testing.T) {
 			t.Errorf("-m -n 1 -a %s against --model's first frame: %v %v; want the same picture: %v", c.alpha, d, err, c.same)
 		}
 	}
-	for i, slabs := range run("block.raw", "db-volume-4.eqc", 8) {
-		d, err := imagecmp.CompareFiles(slabs, front[i], 3)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d.BadFraction() > 0 {
-			t.Errorf("frame %d on four DB sources against one window: %s", i, d)
-		}
-	}
+	matchFrames(t, "on four DB sources against one window", run("block.raw", "db-volume-4.eqc", 8), front)
 	os.Remove(filepath.Join(dir, "block.raw.vhf"))
 	out, err := exec.Command(bin, "--model", filepath.Join(dir, "block.raw"), "--frames", "1").CombinedOutput()
 	var exit *exec.ExitError
@@ -196,17 +179,7 @@ func TestAVolumeBlendsOnEqualizersDBConfigs(t *testing.T) {
 		return files
 	}
 	for _, cfg := range []string{"2-window.DB.eqc", "2-pipe.DB.ds.eqc", "4-window.DB.2D.lb.eqc", "4-window.DB.bs.eqc", "4-window.DB.stream.eqc", "7-window.DB.PIXEL.eqc", "3-window.PIXEL.eqc", anaglyph} {
-		got := run(cfg)
-		want := run(cfg, "--reference")
-		for i := range got {
-			d, err := imagecmp.CompareFiles(got[i], want[i], 3)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d.BadFraction() > 0 {
-				t.Errorf("%s, frame %d, against the reference: %s", cfg, i, d)
-			}
-		}
+		matchFrames(t, cfg+" against the reference", run(cfg), run(cfg, "--reference"))
 	}
 }
 
@@ -270,15 +243,20 @@ func TestAVolumeBlendsOnARunningEqserver(t *testing.T) {
 		}
 		return files
 	}
-	got := run("--server", at)
-	want := run("--config", cfg, "--local", "--reference")
+	matchFrames(t, "on the eqserver against the reference", run("--server", at), run("--config", cfg, "--local", "--reference"))
+}
+
+// matchFrames checks each frame's image against want's within 3 a
+// channel: blending in 8 bits rounds at each slab.
+func matchFrames(t *testing.T, what string, got, want []string) {
+	t.Helper()
 	for i := range got {
 		d, err := imagecmp.CompareFiles(got[i], want[i], 3)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if d.BadFraction() > 0 {
-			t.Errorf("frame %d on the eqserver against the reference: %s", i, d)
+			t.Errorf("%s, frame %d: %s", what, i, d)
 		}
 	}
 }
