@@ -1101,11 +1101,7 @@ func TestAFrameTimeoutNamesTheDrawThatDidNotReturn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := 0; i < 20 && err == nil; i++ {
-		if _, err = cfg.StartFrame(camera{Frame: i}); err == nil {
-			err = cfg.FinishFrame()
-		}
-	}
+	err = startAndFinish(cfg, 20)
 	cfg.Exit()
 	if err == nil {
 		t.Fatal("a frame of 5 s passed a frame timeout of 2 s")
@@ -1118,6 +1114,20 @@ func TestAFrameTimeoutNamesTheDrawThatDidNotReturn(t *testing.T) {
 	}
 }
 
+// startAndFinish starts and finishes frames 0 to n-1 of the turning
+// square one at a time, until one fails.
+func startAndFinish(cfg *goeq.Config, n int) error {
+	for i := range n {
+		if _, err := cfg.StartFrame(camera{Frame: i}); err != nil {
+			return err
+		}
+		if err := cfg.FinishFrame(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // A renderer's BackToFront that does not order its ranges (an index
 // twice, one missing) fails the frame with an error that says so, not a
 // panic or a picture with a part missing.
@@ -1127,11 +1137,7 @@ func TestABadRangeOrderFailsTheFrame(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := 0; i < 3 && err == nil; i++ {
-		if _, err = cfg.StartFrame(camera{Frame: i}); err == nil {
-			err = cfg.FinishFrame()
-		}
-	}
+	err = startAndFinish(cfg, 3)
 	cfg.Exit()
 	if err == nil || !strings.Contains(err.Error(), "the renderer's BackToFront ordered 4 ranges as [0 0 0 0], not each index once") {
 		t.Errorf("a bad order: %v", err)
@@ -1158,11 +1164,7 @@ func TestLivenessLetsARendererBeDebugged(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for i := 0; i < 30 && err == nil; i++ {
-				if _, err = cfg.StartFrame(camera{Frame: i}); err == nil {
-					err = cfg.FinishFrame()
-				}
-			}
+			err = startAndFinish(cfg, 30)
 			sum, exitErr := cfg.Exit()
 			if err != nil || exitErr != nil {
 				t.Fatalf("run: %v; exit: %v", err, exitErr)
