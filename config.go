@@ -7,19 +7,23 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/goeq/goeq/internal/appconn"
+	"github.com/goeq/goeq/internal/autoconfig"
 	"github.com/goeq/goeq/internal/compound"
 	"github.com/goeq/goeq/internal/control"
 	"github.com/goeq/goeq/internal/logging"
 	"github.com/goeq/goeq/internal/server"
 	"github.com/goeq/goeq/internal/stats"
+	"github.com/goeq/goeq/internal/winsys"
 )
 
 // MaxFrameData bounds the encoded frame data of one frame (and the init
@@ -33,7 +37,11 @@ const maxPendingEvents = 4096
 // Options configure a run of an application.
 type Options struct {
 	// Config is the .eqc file: nodes, pipes, windows, channels and the
-	// compound tree.
+	// compound tree. Without Config, ConfigText and Server, the run is on
+	// a config made for this machine, as Equalizer's auto-configuration:
+	// a pipe per GPU, a window on the first, a layout per way of splitting
+	// the frame over them (see docs/api.md); it is saved to
+	// <application>.auto.eqc in the working directory, to edit.
 	Config string
 	// ConfigText, when set, is the config itself, in the .eqc language,
 	// in place of reading the file Config (which then only names it in
@@ -170,10 +178,11 @@ type Config struct {
 // clientFlag marks a process the launcher started as a render client.
 const clientFlag = "--goeq-client"
 
-// Start loads opt.Config (or takes opt.ConfigText), starts a render client
-// for every node (this executable, started again with goeq's client flag:
-// call Init first in main) and returns once every node has joined. The
-// server runs inside this process, or is the eqserver at opt.Server.
+// Start loads opt.Config (or takes opt.ConfigText, or makes a config for
+// this machine without either), starts a render client for every node
+// (this executable, started again with goeq's client flag: call Init
+// first in main) and returns once every node has joined. The server runs
+// inside this process, or is the eqserver at opt.Server.
 // Equalizer's options that Init took from the command line apply over
 // opt: --eq-config names the config, --eq-layout the layout to start
 // with, --eq-server the eqserver, --eq-logfile where the log goes (when
@@ -190,9 +199,6 @@ func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 	opt, err := eqArgs.apply(opt)
 	if err != nil {
 		return nil, err
-	}
-	if opt.Config == "" && opt.ConfigText == "" && opt.Server == "" {
-		return nil, errors.New("goeq: no config: set Options.Config (a .eqc file), ConfigText or Server")
 	}
 	if opt.FrameTimeout < 0 {
 		return nil, fmt.Errorf("goeq: FrameTimeout %v: want 0 (10 s) or more", opt.FrameTimeout)
@@ -219,6 +225,9 @@ func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 	logger := opt.Log
 	if logger == nil {
 		logger = logging.New(os.Stderr, logging.FromEnv(), slog.LevelInfo, "goeq")
+	}
+	if opt.Config == "" && opt.ConfigText == "" && opt.Server == "" {
+		opt.Config, opt.ConfigText = autoConfig(exe, logger)
 	}
 	token := os.Getenv("GOEQ_TOKEN")
 	if token == "" {
@@ -692,6 +701,44 @@ func (c *Config) LastFrameStats() FrameStats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.stats
+}
+
+// autoConfig is the config of a run that names none, as Equalizer's
+// server makes one: this machine's GPUs (autoconfig.Text). As Equalizer,
+// it is written to <application>.auto.eqc in the working directory, for
+// the user to edit and pass as --eq-config; a file of that name that says
+// something else is the user's, and stays.
+func autoConfig(exe string, log *slog.Logger) (name, text string) {
+	app := strings.TrimSuffix(filepath.Base(exe), filepath.Ext(exe))
+	gpus := winsys.GPUs(true)
+	m := autoconfig.Machine{Name: app}
+	for _, d := range gpus {
+		m.GPUs = append(m.GPUs, autoconfig.GPU{Device: d})
+	}
+	text = autoconfig.Text(m)
+	file := app + ".auto.eqc"
+	name, saved := file, "written to "+file+": edit it and pass it with --eq-config"
+	switch old, err := os.ReadFile(file); {
+	case err == nil && string(old) == text:
+		saved = "as in " + file
+	case err == nil:
+		name, saved = "auto-configuration", file+" is left as it is: it says something else (pass it with --eq-config to use it)"
+	case !errors.Is(err, fs.ErrNotExist):
+		name, saved = "auto-configuration", fmt.Sprintf("not written (%v)", err)
+	default:
+		if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+			name, saved = "auto-configuration", fmt.Sprintf("not written (%v)", err)
+		}
+	}
+	found, layouts := "no GPU found, one pipe where goeq renders by default", autoconfig.Simple
+	switch n := len(gpus); {
+	case n == 1:
+		found = "one GPU"
+	case n > 1:
+		found, layouts = fmt.Sprintf("%d GPUs, a pipe each", n), strings.Join(autoconfig.Layouts, ", ")
+	}
+	log.Info(fmt.Sprintf("no config given: auto-configured for this machine (%s), layouts %s; %s", found, layouts, saved))
+	return name, text
 }
 
 // configName names the run's config in messages: its file, or what stands

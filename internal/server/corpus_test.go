@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goeq/goeq/internal/autoconfig"
 	"github.com/goeq/goeq/internal/compound"
 	"github.com/goeq/goeq/internal/imagecmp"
 )
@@ -157,6 +158,24 @@ func TestEveryCorpusConfigRunsAndMatchesItsReference(t *testing.T) {
 	}
 }
 
+// The config goeq makes for a machine of several GPUs (what an
+// application started without one runs on: every layout of it) renders
+// what the reference does. Its pipes render where unnamed ones do, so that
+// this machine runs it.
+func TestAutoConfigLayoutsMatchTheirReference(t *testing.T) {
+	gpus := make([]autoconfig.GPU, 3)
+	for i := range gpus {
+		gpus[i].Unnamed = true
+	}
+	file := filepath.Join(t.TempDir(), "auto.eqc")
+	if err := os.WriteFile(file, []byte(autoconfig.Text(autoconfig.Machine{Name: "auto", GPUs: gpus})), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range autoconfig.Layouts {
+		t.Run(l, func(t *testing.T) { layoutMatchesReference(t, file, l) })
+	}
+}
+
 func withinTolerance(d imagecmp.Diff, mode string) bool {
 	if mode != "" {
 		return d.PSNR >= resamplePSNRMin
@@ -198,13 +217,26 @@ func contains(list []string, s string) bool {
 // compares every image; it says whether the tolerance told a frame from
 // the reference of the next one (that it can fail).
 func matchesReference(t *testing.T, file string) (distinguished bool) {
+	return layoutMatchesReference(t, file, "")
+}
+
+// layoutMatchesReference is matchesReference on a layout of the config
+// ("" for the one it starts in).
+func layoutMatchesReference(t *testing.T, file, layout string) (distinguished bool) {
 	m, _, err := compound.Load(file, compound.Options{Getenv: func(string) (string, bool) { return "", false }})
 	if err != nil {
 		t.Fatal(err)
 	}
+	var extra []string
+	if layout != "" {
+		if err := activateLayout(m.Configs[0], layout); err != nil {
+			t.Fatal(err)
+		}
+		extra = []string{"--layout", layout}
+	}
 	mode := resamples(m.Configs[0])
-	dec := corpusRun(t, file, false)
-	ref := corpusRun(t, file, true)
+	dec := corpusRun(t, file, false, extra...)
+	ref := corpusRun(t, file, true, extra...)
 	got, want := pngs(t, dec), pngs(t, ref)
 	if len(want) == 0 {
 		t.Fatal("the reference wrote no images")
@@ -231,7 +263,7 @@ func matchesReference(t *testing.T, file string) (distinguished bool) {
 	exchanging := false
 	m.Configs[0].Walk(func(c *compound.Compound) { exchanging = exchanging || c.SortLastSources() != nil })
 	if exchanging {
-		swapped := corpusRun(t, file, false, "--compositing", "binary_swap")
+		swapped := corpusRun(t, file, false, append(extra, "--compositing", "binary_swap")...)
 		if names := pngs(t, swapped); strings.Join(names, " ") != strings.Join(got, " ") {
 			t.Fatalf("images differ in name: exchanging %v, gathering %v", names, got)
 		}

@@ -26,6 +26,18 @@ static int goeqDeviceIsSoftware(EGLDeviceEXT device) {
 	return ext && strstr(ext, "EGL_MESA_device_software") != NULL;
 }
 
+// goeqHardwareDevices lists the indices of EGL's devices that are not a
+// software renderer into out (16 at most) and says how many there are.
+static int goeqHardwareDevices(int out[16]) {
+	EGLDeviceEXT devices[16];
+	EGLint n = goeqDevices(devices);
+	int k = 0;
+	for (int i = 0; i < n; i++) {
+		if (!goeqDeviceIsSoftware(devices[i])) out[k++] = i;
+	}
+	return k;
+}
+
 // goeqDeviceDisplay is the EGL device platform's display of device index
 // (in eglQueryDevicesEXT's order), initialised; count is how many devices
 // there are.
@@ -168,6 +180,18 @@ func OpenEGLDevice(index int) (sys *EGL, count int, err error) {
 	sys = &EGL{display: d, Platform: fmt.Sprintf("device %d", index)}
 	devices[index], deviceCount = sys, int(n)
 	return sys, int(n), nil
+}
+
+// hardwareDevices are the indices of EGL's devices (as a pipe's `device`
+// names them headless) that are GPUs, not Mesa's software renderer.
+func hardwareDevices() []int {
+	var out [16]C.int
+	n := int(C.goeqHardwareDevices(&out[0]))
+	devices := make([]int, n)
+	for i := range devices {
+		devices[i] = int(out[i])
+	}
+	return devices
 }
 
 // Rasterizers are the displays on which pipes of this process that have no

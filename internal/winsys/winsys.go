@@ -103,3 +103,25 @@ func Open(choice Choice, onScreen bool) (System, Why, error) {
 	}
 	return nil, Why{}, fmt.Errorf("winsys: unknown window system %q (egl, glfw or auto)", choice)
 }
+
+// GPUs are this machine's graphics cards, as a pipe's `device` names them:
+// where windows show on the X display (onScreen, and DISPLAY set), the
+// screens of its server (each a GPU, as Equalizer's GLX discovery counts
+// them); headless, the EGL devices that are not a software renderer. It
+// decides as Open does, GOEQ_WINSYS included.
+func GPUs(onScreen bool) []int {
+	choice := Choice(strings.ToLower(os.Getenv("GOEQ_WINSYS")))
+	display := os.Getenv("DISPLAY")
+	if choice == "glfw" || (choice == "" || choice == "auto") && display != "" && onScreen {
+		if server, err := ScreenDisplay(display, 0); err == nil {
+			if n := screens(server); n > 0 {
+				list := make([]int, n)
+				for i := range list {
+					list[i] = i
+				}
+				return list
+			}
+		}
+	}
+	return hardwareDevices()
+}

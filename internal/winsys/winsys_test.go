@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -300,4 +301,26 @@ func TestRasterizers(t *testing.T) {
 func renderer(t *testing.T, sys System) (name string) {
 	withContext(t, sys, func() { name = gl.GoStr(gl.GetString(gl.RENDERER)) })
 	return name
+}
+
+// Headless, the GPUs a config is made for are the EGL devices that are
+// not a software renderer, told here by the renderer each one's GL names.
+func TestGPUsAreTheDevicesThatAreNotSoftware(t *testing.T) {
+	t.Setenv("GOEQ_WINSYS", "egl")
+	gpus := GPUs(true)
+	_, count, err := OpenEGLDevice(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range count {
+		dev, _, err := OpenEGLDevice(i)
+		if err != nil {
+			t.Fatalf("device %d: %v", i, err)
+		}
+		name := renderer(t, dev)
+		software := strings.Contains(name, "llvmpipe") || strings.Contains(name, "softpipe")
+		if slices.Contains(gpus, i) == software {
+			t.Errorf("device %d (%s): listed among the GPUs %v: %v", i, name, gpus, !software)
+		}
+	}
 }

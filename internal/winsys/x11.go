@@ -273,14 +273,24 @@ func screenCount(display string) string {
 	if err != nil {
 		return ""
 	}
-	name := C.CString(server)
+	n := screens(server)
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(": the server has %d screens", n)
+}
+
+// screens is how many screens the X server of display has (0: it cannot
+// be opened).
+func screens(display string) int {
+	name := C.CString(display)
 	defer C.free(unsafe.Pointer(name))
 	x := C.XOpenDisplay(name)
 	if x == nil {
-		return ""
+		return 0
 	}
 	defer C.XCloseDisplay(x)
-	return fmt.Sprintf(": the server has %d screens", int(C.XScreenCount(x)))
+	return int(C.XScreenCount(x))
 }
 
 // Close stops reading the screen's events and closes its connection, its
