@@ -1112,3 +1112,85 @@ func cube(side float32) *render.Model {
 	}
 	return box
 }
+
+// eqPly's other options do here what they do in eqPly, so that an eqPly
+// script runs: -s draws a model in its own units and place (a model
+// already fitted looks the same, one half its size looks smaller), -i
+// turns faces that wind inwards out again, -p keeps the camera still
+// (headless, it orbits), -z puts the eye at the origin, --immersive is
+// -z -s -p, -d changes no picture, and those goeq has no use for (-r, -w,
+// -c, -g, -o, -i) are taken with a word on why. eqPly's long names work
+// too. (-i turns faces that wind inwards out again in eqPly; goeq lights
+// both sides of a face, and shows such a model as it shows it turned.)
+func TestEqPlysOtherOptionsDoWhatTheyDoThere(t *testing.T) {
+	bin := build(t)
+	dir := t.TempDir()
+	fitted := render.Bumpy(30, 60)
+	fitted.Normalize(render.ViewRadius)
+	half := &render.Model{Vertices: slices.Clone(fitted.Vertices), Triangles: fitted.Triangles}
+	for v := 0; v < len(half.Vertices); v += 6 {
+		half.Vertices[v], half.Vertices[v+1], half.Vertices[v+2] = half.Vertices[v]/2, half.Vertices[v+1]/2, half.Vertices[v+2]/2
+	}
+	inward := &render.Model{Vertices: slices.Clone(fitted.Vertices), Triangles: slices.Clone(fitted.Triangles)}
+	for t := 0; t < len(inward.Triangles); t += 3 {
+		inward.Triangles[t+1], inward.Triangles[t+2] = inward.Triangles[t+2], inward.Triangles[t+1]
+	}
+	for v := 0; v < len(inward.Vertices); v += 6 {
+		inward.Vertices[v+3], inward.Vertices[v+4], inward.Vertices[v+5] = -inward.Vertices[v+3], -inward.Vertices[v+4], -inward.Vertices[v+5]
+	}
+	fittedPath := writePLY(t, filepath.Join(dir, "fitted.ply"), fitted)
+	halfPath := writePLY(t, filepath.Join(dir, "half.ply"), half)
+	inwardPath := writePLY(t, filepath.Join(dir, "inward.ply"), inward)
+	config := filepath.Join("..", "configs", "one-window.eqc")
+	run := func(frames int, args ...string) (images []string, log string) {
+		t.Helper()
+		out := filepath.Join(t.TempDir(), "out")
+		text, err := runHeadless(bin, append([]string{"--config", config, "--frames", fmt.Sprint(frames), "--out", out}, args...)...)
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, text)
+		}
+		images, _ = filepath.Glob(filepath.Join(out, "*.png"))
+		if len(images) != frames {
+			t.Fatalf("%v wrote %d images, want %d", args, len(images), frames)
+		}
+		return images, text
+	}
+	same := func(a, b string) bool {
+		t.Helper()
+		d, err := imagecmp.CompareFiles(a, b, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d.BadFraction() == 0
+	}
+	first := func(args ...string) string { images, _ := run(1, args...); return images[0] }
+	plain := first("-m", fittedPath)
+	if !same(first("-m", fittedPath, "-s"), plain) {
+		t.Error("-s: a model already fitted into the home view looks different in its own units")
+	}
+	if same(first("-m", halfPath, "-s"), first("-m", halfPath)) {
+		t.Error("-s: a model of half the fitted size looks the same as fitted")
+	}
+	if !same(first("-m", inwardPath), plain) {
+		t.Error("the model with its faces turned inwards looks different")
+	}
+	orbit, _ := run(3, "-m", fittedPath)
+	still, _ := run(3, "-m", fittedPath, "-p", "-d")
+	if same(orbit[1], orbit[0]) || !same(still[0], plain) || !same(still[1], still[0]) || !same(still[2], still[0]) {
+		t.Error("-p: want the camera still (each frame the first's, the plain run's), where it orbits without")
+	}
+	centred := first("-m", fittedPath, "-z")
+	if same(centred, plain) || !same(centred, first("-m", fittedPath, "--camera", fmt.Sprintf("%g,%g,0", homeCamera.Yaw, homeCamera.Pitch))) {
+		t.Error("-z: want the home camera at distance 0")
+	}
+	immersive, text := run(2, "-m", halfPath, "--immersive", "-r", "-w", "GLX", "--renderMode", "VBO", "-g", "-o", "--invertFaces", "--numFrames", "2")
+	for _, name := range []string{"r", "w", "c", "g", "o", "i"} {
+		if !strings.Contains(text, "eqPly's -"+name+" changes nothing here") {
+			t.Errorf("-%s: not said to change nothing\n%s", name, text)
+		}
+	}
+	want, _ := run(2, "-m", halfPath, "-z", "-s", "-p")
+	if !same(immersive[0], want[0]) || !same(immersive[1], want[1]) {
+		t.Error("--immersive (and the options taken) differs from -z -s -p")
+	}
+}

@@ -8,7 +8,11 @@
 // or a folder of them), the config's views show them in turn, view i the
 // i-th round the models, as eqPly gives its models out to its views.
 // eqPly's -m, -a, -n and -b are --model, --camera-path, --frames and
-// --black-and-white (the models in the mesh's colour, not their own).
+// --black-and-white (the models in the mesh's colour, not their own);
+// its -s keeps the models in their own units and place, -z puts the
+// camera at the origin, -p keeps it still, --immersive is -z -s -p, -d
+// sends whole viewports; its -r, -w, -c, -g, -o and -i are taken and
+// change nothing here (each says why). Its long names work too.
 //
 //	eqply [--config FILE] [--model FILE.ply|DIR]... [--frames N] [--out DIR] [--json]
 //	      [--camera-path orbit|TRACE|PATH] [--camera YAW,PITCH,DISTANCE] [--trace FILE]
@@ -72,6 +76,8 @@ type initData struct {
 	Models    []string // PLY files every node can read (absolute paths); none: procedural
 	Triangles int      // of the procedural model
 	NoColors  bool     // the models in the mesh's colour, their own left out (eqPly's -b)
+	KeepUnits bool     // the models in their own units and place, not fitted (eqPly's -s)
+	NoROI     bool     // every draw sends its whole viewport, not the region it drew (eqPly's -d)
 }
 
 // camera places the model: turned by Yaw then Pitch, Distance in front of
@@ -165,6 +171,10 @@ func (app) NewRenderer(p *goeq.Pipe) (goeq.Renderer, error) {
 			models = append(models, render.Bumpy(max(rings, 4), max(2*rings, 8)))
 		}
 		for _, m := range models {
+			if in.KeepUnits {
+				eqPlyFits = append(eqPlyFits, 1) // as eqPly draws it unscaled
+				continue
+			}
 			m.Normalize(render.ViewRadius) // whatever its units and place, the home view shows it whole
 			box, _ := m.RangeBounds(0, m.TriangleCount())
 			eqPlyFits = append(eqPlyFits, eqPlySize(box))
@@ -173,7 +183,7 @@ func (app) NewRenderer(p *goeq.Pipe) (goeq.Renderer, error) {
 	if modelErr != nil {
 		return nil, modelErr
 	}
-	v := &viewer{eqPlyFits: eqPlyFits}
+	v := &viewer{eqPlyFits: eqPlyFits, noROI: in.NoROI}
 	for _, model := range models {
 		m := render.NewMesh(model)
 		if err := m.Init(); err != nil {
@@ -188,9 +198,18 @@ func (app) NewRenderer(p *goeq.Pipe) (goeq.Renderer, error) {
 type viewer struct {
 	meshes    []*render.Mesh // one a model
 	eqPlyFits []float32
+	noROI     bool
 }
 
 func (v *viewer) Draw(dc *goeq.DrawContext) (goeq.Region, error) {
+	drawn, err := v.draw(dc)
+	if v.noROI {
+		drawn = goeq.All
+	}
+	return drawn, err
+}
+
+func (v *viewer) draw(dc *goeq.DrawContext) (goeq.Region, error) {
 	f := frameData{Camera: homeCamera}
 	if err := dc.FrameData(&f); err != nil {
 		return goeq.All, err
@@ -502,15 +521,18 @@ func main() {
 	flag.Func("m", "eqPly's -m: --model", addModel)
 	noColors := flag.Bool("black-and-white", false, "draw the models in the mesh's colour, not their own (as eqPly's -b)")
 	flag.BoolVar(noColors, "b", false, "eqPly's -b: --black-and-white")
+	flag.BoolVar(noColors, "blackAndWhite", false, "eqPly's --blackAndWhite: --black-and-white")
 	triangles := flag.Int("triangles", 200_000, "triangles of the procedural model")
 	frames := flag.Int("frames", 0, "frames to render (0: until quit; headless: 100)")
 	flag.IntVar(frames, "n", 0, "eqPly's -n: --frames")
+	flag.IntVar(frames, "numFrames", 0, "eqPly's --numFrames: --frames")
 	out := flag.String("out", "", "write every frame's destination PNG here")
 	asJSON := flag.Bool("json", false, "print the run's summary as JSON")
 	httpAddr := flag.String("http", "", "serve the run's live dashboard and Prometheus /metrics on this address")
 	server := flag.String("server", "", "a running eqserver's application address (eqserver run --app ADDR); default: the server runs in this process")
 	path := flag.String("camera-path", "", "orbit: turn the camera around the model (the default headless); a trace (--trace) to render its frames again; or an eqPly camera path (eqPly's -a) to fly")
 	flag.StringVar(path, "a", "", "eqPly's -a: --camera-path")
+	flag.StringVar(path, "cameraPath", "", "eqPly's --cameraPath: --camera-path")
 	start := flag.String("camera", "", "the camera to start from: YAW,PITCH,DISTANCE (radians, units)")
 	overlay := flag.Bool("overlay", false, "start with the statistics overlay on (s toggles it)")
 	ortho := flag.Bool("ortho", false, "start with a parallel (orthographic) projection (o toggles it)")
@@ -520,7 +542,9 @@ func main() {
 	local := flag.Bool("local", false, "start every node's render client on this machine, whatever host the config names (try a cluster config here)")
 	reference := flag.Bool("reference", false, "every destination channel draws its whole frame itself, undecomposed: the picture a decomposed run must match")
 	layout := flag.String("layout", "", "the layout to start with on the canvases that have it: its name, or its index in the config for an unnamed one (l steps on from it)")
+	eqPly := eqPlyFlags()
 	flag.Parse()
+	eqPly.tell()
 
 	switch {
 	case *frames < 0:
@@ -562,6 +586,9 @@ func main() {
 			log.Fatalf("--camera %q: want YAW,PITCH,DISTANCE, numbers within float32's range", *start)
 		}
 	}
+	if eqPly.centerCamera {
+		c.cam.Distance = 0 // the eye at the origin, as eqPly's -z puts it
+	}
 	var tr tracer
 	if *tracePath != "" {
 		f, err := os.Create(*tracePath)
@@ -589,7 +616,8 @@ func main() {
 	}()
 	configName, configText := configs.Pick(*config)
 	cfg, err := goeq.Start(context.Background(), app{}, goeq.Options{Config: configName, ConfigText: configText, Server: *server, HTTP: *httpAddr, OutDir: *out, Overlay: *overlay, Local: *local, Reference: *reference, FrameTimeout: *frameTimeout,
-		Layout: *layout, InitData: initData{Models: modelFiles, Triangles: *triangles, NoColors: *noColors}})
+		Layout: *layout, InitData: initData{Models: modelFiles, Triangles: *triangles, NoColors: *noColors,
+			KeepUnits: eqPly.keepUnits, NoROI: eqPly.noROI}})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -618,7 +646,7 @@ func main() {
 		case flight != nil:
 			p := flight.next()
 			c.pose = &p
-		case !interactive:
+		case !interactive && !eqPly.still:
 			c.cam.Yaw = home.Yaw + 2*math.Pi*float64(n)/float64(*frames)
 		}
 		if c.stats != shown {
@@ -723,5 +751,74 @@ func main() {
 	if ctx.Err() != nil {
 		log.Printf("stopped by %v", caught)
 		os.Exit(128 + int(caught.(syscall.Signal)))
+	}
+}
+
+// eqPlyOptions are eqPly's options beyond those goeq's own flags take,
+// under both of eqPly's names, so that a script written for eqPly runs:
+// those with a meaning here take it, the others are taken with a word on
+// why they change nothing.
+type eqPlyOptions struct {
+	keepUnits    bool // -s: the models in their own units and place
+	centerCamera bool // -z: the eye at the origin
+	still        bool // -p: headless, the camera stays (eqPly's models spin)
+	noROI        bool // -d: draws send their whole viewport
+	immersive    bool // -o -z -s -p
+	unused       []*unusedOption
+}
+
+// unusedOption is an eqPly option that changes nothing in goeq.
+type unusedOption struct {
+	name, why string
+	boolean   bool
+	given     bool
+}
+
+func (o *unusedOption) String() string   { return "" }
+func (o *unusedOption) IsBoolFlag() bool { return o.boolean }
+func (o *unusedOption) Set(string) error { o.given = true; return nil }
+
+func eqPlyFlags() *eqPlyOptions {
+	e := &eqPlyOptions{}
+	for _, b := range []struct {
+		v           *bool
+		short, long string
+		help        string
+	}{
+		{&e.keepUnits, "s", "disableRescaling", "eqPly's -s: the models in their own units and place, not fitted into the home view"},
+		{&e.centerCamera, "z", "centerCamera", "eqPly's -z: the camera at the origin"},
+		{&e.still, "p", "disableAnimation", "eqPly's -p: the camera stays where it starts (headless, it orbits)"},
+		{&e.noROI, "d", "disableROI", "eqPly's -d: every draw sends its whole viewport, not the region the model covers"},
+	} {
+		flag.BoolVar(b.v, b.short, false, b.help)
+		flag.BoolVar(b.v, b.long, false, b.help)
+	}
+	flag.BoolVar(&e.immersive, "immersive", false, "eqPly's --immersive: -o -z -s -p")
+	for _, u := range []*unusedOption{
+		{name: "r", why: "goeq's render clients end with the run; keep the application running instead", boolean: true},
+		{name: "w", why: "goeq takes GLFW on a display and EGL headless (GOEQ_WINSYS=glfw or egl chooses)"},
+		{name: "c", why: "goeq draws from buffer objects"},
+		{name: "g", why: "goeq always draws with GLSL shaders", boolean: true},
+		{name: "o", why: "goeq draws no logo", boolean: true},
+		{name: "i", why: "goeq lights both sides of every face, so a model whose faces wind inwards shows as one whose faces wind outwards", boolean: true},
+	} {
+		long := map[string]string{"r": "resident", "w": "windowSystem", "c": "renderMode", "g": "glsl", "o": "noOverlay", "i": "invertFaces"}[u.name]
+		help := fmt.Sprintf("eqPly's -%s (--%s), taken: %s", u.name, long, u.why)
+		flag.Var(u, u.name, help)
+		flag.Var(u, long, help)
+		e.unused = append(e.unused, u)
+	}
+	return e
+}
+
+// tell applies --immersive and says which options given change nothing.
+func (e *eqPlyOptions) tell() {
+	if e.immersive {
+		e.centerCamera, e.keepUnits, e.still = true, true, true
+	}
+	for _, u := range e.unused {
+		if u.given {
+			log.Printf("eqPly's -%s changes nothing here: %s", u.name, u.why)
+		}
 	}
 }
