@@ -6,7 +6,8 @@
 // volume, blended back to front for the eye; 2D splits share the screen.
 //
 //	volume [--config FILE] [--model FILE.raw] [--frames N] [--out DIR] [--json]
-//	       [--camera-path orbit] [--density D] [--server HOST:PORT] [--http ADDR]
+//	       [--camera-path orbit] [--density D] [--brightness B] [--precision P]
+//	       [--server HOST:PORT] [--http ADDR]
 //	       [--local] [--reference] [--frame-timeout D]
 //
 // In a window: left-drag turns the volume, right-drag or the wheel zooms;
@@ -15,7 +16,11 @@
 // It renders only when something changed. Headless (or with
 // --camera-path orbit) the camera orbits for --frames frames. eVolve's
 // -m, -n and -a (its alpha attenuation) are --model, --frames and
-// --density.
+// --density, its -b and -p are --brightness (the transfer function's
+// colours scaled, up to white) and --precision (samples along a ray: 2 is
+// the default, 4 twice as many), and its long names work too; its -r and
+// -w are taken and change nothing here (each says why), and its -o (an
+// orthographic projection) is refused.
 package main
 
 import (
@@ -23,10 +28,12 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"log"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -47,7 +54,9 @@ type density struct{ Scale float64 }
 
 // initData goes to every render node once.
 type initData struct {
-	Model string // an eVolve volume every node can read (an absolute path); empty: procedural
+	Model      string  // an eVolve volume every node can read (an absolute path); empty: procedural
+	Brightness float64 // the transfer function's colour scale (eVolve's -b; 0: 1)
+	Precision  float64 // samples along a ray, as eVolve's -p (0: its default, 2)
 }
 
 type app struct{}
@@ -71,6 +80,12 @@ func (app) NewRenderer(p *goeq.Pipe) (goeq.Renderer, error) {
 	}
 	v := render.NewVolume()
 	v.Data = data
+	if in.Brightness > 0 {
+		v.Brightness = in.Brightness
+	}
+	if in.Precision > 0 {
+		v.Step = render.DefaultStep * 2 / in.Precision // eVolve's default precision is 2
+	}
 	v.Model = func(c *goeq.DrawContext) goeq.Mat4 {
 		at := home
 		c.FrameData(&at) // undecodable data keeps the home view
@@ -111,6 +126,15 @@ func main() {
 	flag.Float64Var(dens, "a", 1, "eVolve's -a (alpha attenuation): --density")
 	model := flag.String("model", "", "an eVolve volume (FILE.raw, its header FILE.raw.vhf beside it), read by every node; default: a procedural one")
 	flag.StringVar(model, "m", "", "eVolve's -m: --model")
+	brightness := flag.Float64("brightness", 1, "the transfer function's colour scale, up to white")
+	precision := flag.Float64("precision", 2, "samples along each ray, as eVolve's precision: 2 is the default, 4 twice as many")
+	for name, alias := range map[string]string{"b": "brightness", "p": "precision", "numFrames": "frames", "alpha": "density"} {
+		flag.Var(flag.Lookup(alias).Value, name, fmt.Sprintf("eVolve's %s: --%s", map[bool]string{true: "-" + name, false: "--" + name}[len(name) == 1], alias))
+	}
+	takeUnused("r", "resident", "goeq's render clients end with the run; keep the application running instead", true)
+	takeUnused("w", "windowSystem", "goeq takes GLFW on a display and EGL headless (GOEQ_WINSYS=glfw or egl chooses)", false)
+	ortho := flag.Bool("o", false, "eVolve's -o (--ortho): refused, this example casts in perspective")
+	flag.BoolVar(ortho, "ortho", false, "eVolve's --ortho: -o")
 	frameTimeout := flag.Duration("frame-timeout", 10*time.Second, "a frame that does not complete in this time fails the run (raise it for a large volume a software GL casts for seconds)")
 	reference := flag.Bool("reference", false, "every destination channel draws its whole frame itself, undecomposed: the picture a decomposed run must match")
 	local := flag.Bool("local", false, "start every node's render client on this machine, whatever host the config names (try a cluster config here)")
@@ -124,6 +148,16 @@ func main() {
 		log.Fatalf("--density %g: want a number more than 0", *dens)
 	case *frameTimeout <= 0:
 		log.Fatalf("--frame-timeout %v: want more than 0", *frameTimeout)
+	case !(*brightness > 0) || math.IsInf(*brightness, 0):
+		log.Fatalf("--brightness %g: want a number more than 0", *brightness)
+	case !(*precision >= 1) || *precision > 64:
+		log.Fatalf("--precision %g: want 1 to 64", *precision)
+	case *ortho:
+		fmt.Fprintln(os.Stderr, "eVolve's -o (an orthographic projection): this example casts its rays in perspective only")
+		os.Exit(2)
+	}
+	for _, u := range unusedGiven {
+		log.Printf("eVolve's %s changes nothing here: %s", u.name, u.why)
 	}
 
 	interactive := os.Getenv("DISPLAY") != "" && *path == ""
@@ -146,7 +180,7 @@ func main() {
 	ctx := context.Background()
 	configName, configText := configs.Pick(*config)
 	cfg, err := goeq.Start(ctx, app{}, goeq.Options{Config: configName, ConfigText: configText, Server: *server, HTTP: *httpAddr, OutDir: *out, Local: *local, Reference: *reference, FrameTimeout: *frameTimeout,
-		InitData: initData{Model: *model}, BlendRanges: true})
+		InitData: initData{Model: *model, Brightness: *brightness, Precision: *precision}, BlendRanges: true})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -228,4 +262,30 @@ func main() {
 	if err := cmp.Or(err, exitErr); err != nil {
 		log.Fatal(err) // the run's error, or what ended it
 	}
+}
+
+// unusedOption is an eVolve option that changes nothing in goeq: taken,
+// so that an eVolve script runs, and said so.
+type unusedOption struct {
+	name, why string
+	boolean   bool
+}
+
+var unusedGiven []*unusedOption
+
+// takeUnused takes an eVolve option under its short and long names.
+func takeUnused(short, long, why string, boolean bool) {
+	o := &unusedOption{name: "-" + short, why: why, boolean: boolean}
+	help := fmt.Sprintf("eVolve's -%s (--%s), taken: %s", short, long, why)
+	flag.Var(o, short, help)
+	flag.Var(o, long, help)
+}
+
+func (o *unusedOption) String() string   { return "" }
+func (o *unusedOption) IsBoolFlag() bool { return o.boolean }
+func (o *unusedOption) Set(string) error {
+	if !slices.Contains(unusedGiven, o) {
+		unusedGiven = append(unusedGiven, o)
+	}
+	return nil
 }

@@ -343,3 +343,78 @@ const dbAnaglyph = `server
     }
 }
 `
+
+// eVolve's other options do here what they do in eVolve, so that an
+// eVolve script runs: -b scales the colours (half is half as bright), -p
+// samples more finely the same volume (2 is the default), eVolve's long
+// names work, -r and -w are taken with a word on why they change nothing,
+// and -o (an orthographic projection, which the example cannot cast) is
+// refused with exit 2.
+func TestEVolvesOtherOptionsDoWhatTheyDoThere(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "volume")
+	if err := gotool.Build(bin, "."); err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) (string, string, error) {
+		t.Helper()
+		out := t.TempDir()
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, bin, append([]string{"--config", filepath.Join("..", "configs", "one-window.eqc"), "--camera-path", "orbit", "--frames", "1", "--out", out}, args...)...)
+		b, err := cmd.CombinedOutput()
+		return filepath.Join(out, "dest-000000.png"), string(b), err
+	}
+	image := func(args ...string) (string, string) {
+		t.Helper()
+		img, text, err := run(args...)
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, text)
+		}
+		return img, text
+	}
+	brightness := func(path string) float64 {
+		img, err := imagecmp.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := 0.0
+		for i := 0; i < len(img.Pix); i += 4 {
+			sum += float64(img.Pix[i]) + float64(img.Pix[i+1]) + float64(img.Pix[i+2])
+		}
+		return sum
+	}
+	plain, _ := image()
+	compare := func(a, b string) imagecmp.Diff {
+		d, err := imagecmp.CompareFiles(a, b, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	if ratio := brightness(first(image("-b", "0.5"))) / brightness(plain); ratio < 0.45 || ratio > 0.55 {
+		t.Errorf("-b 0.5: %.3f as bright as without; want half", ratio)
+	}
+	if d := compare(first(image("--precision", "2")), plain); d.Worst != 0 {
+		t.Errorf("--precision 2 (the default) differs from no precision: %s", d)
+	}
+	fine := first(image("-p", "8"))
+	if d := compare(fine, plain); d.BadFraction() != 0 || d.Worst == 0 {
+		t.Errorf("-p 8: %s; want the same volume within 2, sampled otherwise (some pixel off by 1 or 2)", d)
+	}
+	taken, text := image("-r", "-w", "GLX", "--numFrames", "1", "--alpha", "1", "--brightness", "1")
+	for _, o := range []string{"-r", "-w"} {
+		if !strings.Contains(text, "eVolve's "+o+" changes nothing here") {
+			t.Errorf("%s: not said to change nothing\n%s", o, text)
+		}
+	}
+	if d := compare(taken, plain); d.Worst != 0 {
+		t.Errorf("eVolve's long names and the options taken changed the picture: %s", d)
+	}
+	_, text, err := run("-o")
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.Contains(text, "perspective only") {
+		t.Errorf("-o: %v; want exit 2 saying it casts in perspective only\n%s", err, text)
+	}
+}
+
+func first(path, _ string) string { return path }

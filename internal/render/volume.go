@@ -23,6 +23,9 @@ type Volume struct {
 	Spin float64
 	// Density scales the transfer function's opacity (1: as designed).
 	Density float64
+	// Brightness scales its colours, up to white (1: as designed; eVolve's
+	// -b).
+	Brightness float64
 	// Model places the box in the eye's space for a draw (or for
 	// ordering its ranges); nil puts it 2.4 units in front of the eye,
 	// turned Spin radians per frame about the vertical axis.
@@ -33,7 +36,10 @@ type Volume struct {
 }
 
 // NewVolume returns a volume renderer.
-func NewVolume() *Volume { return &Volume{Step: 0.01, Density: 1} }
+func NewVolume() *Volume { return &Volume{Step: DefaultStep, Density: 1, Brightness: 1} }
+
+// DefaultStep is the ray step of a volume unless set, in object units.
+const DefaultStep = 0.01
 
 // Init compiles the ray caster (per pipe).
 func (r *Volume) Init() error {
@@ -47,7 +53,7 @@ func (r *Volume) Init() error {
 		return err
 	}
 	r.uniforms = map[string]int32{}
-	for _, u := range []string{"invProjection", "invModelView", "viewport", "origin", "ndcAdjust", "extent", "slabLo", "slabHi", "dt", "density", "volume", "transferTable", "voxel", "stepRef"} {
+	for _, u := range []string{"invProjection", "invModelView", "viewport", "origin", "ndcAdjust", "extent", "slabLo", "slabHi", "dt", "density", "brightness", "volume", "transferTable", "voxel", "stepRef"} {
 		r.uniforms[u] = glutil.Uniform(r.prog, u)
 	}
 	gl.GenVertexArrays(1, &r.vao)
@@ -127,6 +133,7 @@ func (r *Volume) Draw(p *draw.Context) (draw.Region, error) {
 	gl.Uniform1f(r.uniforms["slabHi"], hi)
 	gl.Uniform1f(r.uniforms["dt"], float32(r.Step))
 	gl.Uniform1f(r.uniforms["density"], float32(r.Density))
+	gl.Uniform1f(r.uniforms["brightness"], float32(r.Brightness))
 	if d := r.Data; d != nil {
 		gl.ActiveTexture(gl.TEXTURE0)
 		gl.BindTexture(gl.TEXTURE_3D, r.textures[0])

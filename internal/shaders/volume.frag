@@ -14,6 +14,7 @@ uniform float slabLo;
 uniform float slabHi;
 uniform float dt;
 uniform float density;   // opacity scale of the transfer function
+uniform float brightness; // colour scale of the transfer function (to white at most)
 out vec4 outColor;
 
 #ifdef VOLUME_DATA
@@ -41,7 +42,7 @@ vec4 classify(vec3 p, vec3 toEye, vec3 toLight) {
         float specular = pow(max(dot(reflect(-toLight, n), toEye), 0.0), 8.0);
         lit = 0.05 + 0.9 * max(dot(toLight, n), 0.0) + 0.8 * specular;
     }
-    return vec4(tf.rgb * lit * a, a);
+    return vec4(min(tf.rgb * brightness, 1.0) * lit * a, a);
 }
 #else
 float field(vec3 p) {
@@ -53,9 +54,11 @@ float field(vec3 p) {
 
 vec4 classify(vec3 p, vec3 toEye, vec3 toLight) {
     float v = field(p);
-    float a = min(smoothstep(0.05, 0.6, v) * 0.05 * density, 1.0);
+    // an opacity for a step of 0.01 (render.DefaultStep), made one for
+    // a step of dt, so that finer steps sample the same volume
+    float a = 1.0 - pow(1.0 - min(smoothstep(0.05, 0.6, v) * 0.05 * density, 1.0), dt / 0.01);
     vec3 c = mix(vec3(0.1, 0.3, 0.9), vec3(1.0, 0.55, 0.1), v);
-    return vec4(c * a, a);
+    return vec4(min(c * brightness, 1.0) * a, a);
 }
 #endif
 
