@@ -1,6 +1,7 @@
 package goeq
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -226,8 +227,8 @@ func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 	if logger == nil {
 		logger = logging.New(os.Stderr, logging.FromEnv(), slog.LevelInfo, "goeq")
 	}
-	if opt.Config == "" && opt.ConfigText == "" && opt.Server == "" {
-		opt.Config, opt.ConfigText = autoConfig(exe, logger)
+	if opt.ConfigText == "" && opt.Server == "" && (opt.Config == "" || isSession(opt.Config)) {
+		opt.Config, opt.ConfigText = autoConfig(exe, opt.Config, logger)
 	}
 	token := os.Getenv("GOEQ_TOKEN")
 	if token == "" {
@@ -703,13 +704,25 @@ func (c *Config) LastFrameStats() FrameStats {
 	return c.stats
 }
 
-// autoConfig is the config of a run that names none, as Equalizer's
-// server makes one: this machine's GPUs (autoconfig.Text). As Equalizer,
-// it is written to <application>.auto.eqc in the working directory, for
-// the user to edit and pass as --eq-config; a file of that name that says
-// something else is the user's, and stays.
-func autoConfig(exe string, log *slog.Logger) (name, text string) {
-	app := strings.TrimSuffix(filepath.Base(exe), filepath.Ext(exe))
+// isSession reports whether a config name is an auto-configuration's
+// session, as Equalizer takes an --eq-config that is not a .eqc file
+// (eqPly --eq-config local): no such file, and not named .eqc.
+func isSession(name string) bool {
+	if strings.HasSuffix(name, ".eqc") {
+		return false
+	}
+	_, err := os.Stat(name)
+	return errors.Is(err, fs.ErrNotExist)
+}
+
+// autoConfig is the config of a run that names none, or names a session,
+// as Equalizer's server makes one: this machine's GPUs (autoconfig.Text).
+// As Equalizer, it is written to <session>.auto.eqc in the working
+// directory (the application's name without a session), for the user to
+// edit and pass as --eq-config; a file of that name that says something
+// else is the user's, and stays.
+func autoConfig(exe, session string, log *slog.Logger) (name, text string) {
+	app := cmp.Or(session, strings.TrimSuffix(filepath.Base(exe), filepath.Ext(exe)))
 	gpus := winsys.GPUs(true)
 	m := autoconfig.Machine{Name: app}
 	for _, d := range gpus {
@@ -737,7 +750,11 @@ func autoConfig(exe string, log *slog.Logger) (name, text string) {
 	case n > 1:
 		found, layouts = fmt.Sprintf("%d GPUs, a pipe each", n), strings.Join(autoconfig.Layouts, ", ")
 	}
-	log.Info(fmt.Sprintf("no config given: auto-configured for this machine (%s), layouts %s; %s", found, layouts, saved))
+	given := "no config given"
+	if session != "" {
+		given = fmt.Sprintf("config %q is no file and not a .eqc name: a session", session)
+	}
+	log.Info(fmt.Sprintf("%s: auto-configured for this machine (%s), layouts %s; %s", given, found, layouts, saved))
 	return name, text
 }
 

@@ -23,7 +23,10 @@ var eqArgs equalizerArgs
 
 // equalizerHelp is what --eq-help prints.
 const equalizerHelp = `Equalizer's options, which a goeq application takes as well:
-  --eq-config FILE       the configuration (.eqc), over the one the application chooses
+  --eq-config FILE       the configuration (.eqc), over the one the application chooses;
+                         a name that is no file and not a .eqc (eqPly --eq-config local)
+                         is a session, as Equalizer takes it: a config made for this
+                         machine, saved as NAME.auto.eqc
   --eq-layout NAME       the layout to start with on the canvases that have it:
                          its name, or its index in the config for an unnamed one
   --eq-server HOST:PORT  the application address of a running eqserver

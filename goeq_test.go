@@ -612,6 +612,13 @@ func TestHelloAsAnotherModule(t *testing.T) {
 	if now, _ := os.ReadFile(saved); !bytes.Equal(now, edited) {
 		t.Errorf("a run without a config replaced the user's hello.auto.eqc")
 	}
+	// a config that is no file and not named .eqc is a session, as
+	// Equalizer takes eqPly --eq-config local: the same config, saved
+	// under the session's name
+	compareRuns(t, auto("--eq-config", "local"), made)
+	if _, err := os.Stat(filepath.Join(home, "local.auto.eqc")); err != nil {
+		t.Errorf("the session's config was not saved: %v", err)
+	}
 
 	// the same program with its goeq.Init forgotten: each render client
 	// it launched ran main again, which parsed its flags, printed its
