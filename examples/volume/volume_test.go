@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goeq/goeq/internal/autoconfig"
 	"github.com/goeq/goeq/internal/gotool"
 	"github.com/goeq/goeq/internal/imagecmp"
 )
@@ -181,6 +182,29 @@ func TestAVolumeBlendsOnEqualizersDBConfigs(t *testing.T) {
 	for _, cfg := range []string{"2-window.DB.eqc", "2-pipe.DB.ds.eqc", "4-window.DB.2D.lb.eqc", "4-window.DB.bs.eqc", "4-window.DB.stream.eqc", "7-window.DB.PIXEL.eqc", "3-window.PIXEL.eqc", anaglyph} {
 		matchFrames(t, cfg+" against the reference", run(cfg), run(cfg, "--reference"))
 	}
+	// the chunks of a tile equalizer's database queue, the destination
+	// drawing those it takes in place, of the procedural volume: all of
+	// them (each replaced the one before, 26% of pixels wrong), and some
+	// (the config goeq makes for three GPUs, in ten chunks: its hundred,
+	// each an 8-bit image of a slab of little opacity, add up to more than
+	// the tolerance)
+	procedural := []string{"--model", ""} // translucent everywhere
+	inPlace := filepath.Join(t.TempDir(), "chunks-in-place.eqc")
+	if err := os.WriteFile(inPlace, []byte(chunksInPlace), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	matchFrames(t, "chunks in place against the reference", run(inPlace, procedural...), run(inPlace, append(procedural, "--reference")...))
+	gpus := make([]autoconfig.GPU, 3)
+	for i := range gpus {
+		gpus[i].Unnamed = true
+	}
+	chunks := filepath.Join(t.TempDir(), "chunks.eqc")
+	text := strings.Replace(autoconfig.Text(autoconfig.Machine{GPUs: gpus}), "tile_equalizer { size 0.01 }", "tile_equalizer { size 0.1 }", 1)
+	if err := os.WriteFile(chunks, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	layout := append(procedural, "--eq-layout", autoconfig.Chunks)
+	matchFrames(t, "chunks against the reference", run(chunks, layout...), run(chunks, append(layout, "--reference")...))
 }
 
 // On a running eqserver (eqserver run --app), which loads the config
@@ -418,3 +442,30 @@ func TestEVolvesOtherOptionsDoWhatTheyDoThere(t *testing.T) {
 }
 
 func first(path, _ string) string { return path }
+
+// chunksInPlace has its destination draw every chunk of the database
+// itself, in place.
+const chunksInPlace = `server
+{
+    config
+    {
+        appNode
+        {
+            pipe
+            {
+                window
+                {
+                    viewport [ 100 100 400 300 ]
+                    channel { name "destination" }
+                }
+            }
+        }
+        compound
+        {
+            channel "destination"
+            tile_equalizer { size 0.25 }
+            compound {}
+        }
+    }
+}
+`

@@ -75,6 +75,11 @@ func sendAside(c, to *Compound) {
 // (the render client orders a part drawn in place with those blended
 // over it), and no sort-last compound exchanges bands by depth
 // (SortLastSources).
+//
+// A part its destination's channel draws in place from a tile equalizer's
+// database chunks draws aside: each chunk is read back and blended in its
+// turn. In place, each chunk's slab replaced the one drawn before it (a
+// volume on a chunked config lost 9% of its pixels).
 func blendRanges(cfg *Config) {
 	cfg.Walk(func(c *Compound) {
 		c.Buffers &^= BufferDepth
@@ -82,4 +87,28 @@ func blendRanges(cfg *Config) {
 			f.Buffers &^= BufferDepth
 		}
 	})
+	cfg.Walk(func(c *Compound) {
+		dest := c.Destination()
+		if dest == nil || dest == c || c.Channel != dest.Channel || !c.IsLeaf() || c.Tasks&TaskDraw == 0 || len(c.OutputFrames) > 0 || !drawsChunks(c) {
+			return
+		}
+		to := assemblerAbove(c)
+		if to == nil {
+			to = dest
+		}
+		sendAside(c, to)
+	})
+}
+
+// drawsChunks reports whether c draws the database chunks of a tile
+// equalizer: the nearest one above it chunks the range.
+func drawsChunks(c *Compound) bool {
+	for a := c; a != nil; a = a.Parent {
+		for _, eq := range a.Equalizers {
+			if eq.Kind == "tile" {
+				return eq.ChunkDB > 0
+			}
+		}
+	}
+	return false
 }

@@ -1,6 +1,7 @@
 package compound
 
 import (
+	"fmt"
 	"path/filepath"
 	"testing"
 )
@@ -42,5 +43,33 @@ func TestBlendedRangesCarryNoDepth(t *testing.T) {
 				t.Errorf("%s: %s draws aside", name, x.Path())
 			}
 		})
+	}
+}
+
+// A part its destination draws in place from a tile equalizer's chunks of
+// the data draws aside with ranges blended, each chunk read back and
+// blended in its turn (in place, each replaced the one before); tiles of
+// the screen, and chunks merged by depth, stay in place.
+func TestBlendedChunksDrawnInPlaceDrawAside(t *testing.T) {
+	const config = `server { config {
+		appNode { pipe { window { viewport [ 0 0 400 300 ] channel { name "destination" } } } }
+		compound { channel "destination" tile_equalizer { %s } compound {} }
+	} }`
+	for _, c := range []struct {
+		equalizer string
+		blend     bool
+		aside     bool
+	}{{"size 0.25", true, true}, {"size 0.25", false, false}, {"size [ 64 64 ]", true, false}} {
+		opt := noEnv
+		opt.BlendRanges = c.blend
+		m, _, err := LoadText("chunks.eqc", []byte(fmt.Sprintf(config, c.equalizer)), opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		part := m.Configs[0].Compounds[0].Children[0]
+		if part.DrawsAside != c.aside || (len(part.OutputFrames) > 0) != c.aside {
+			t.Errorf("tile_equalizer { %s }, ranges blended %v: the destination's part draws aside %v with %d output frames; want aside %v",
+				c.equalizer, c.blend, part.DrawsAside, len(part.OutputFrames), c.aside)
+		}
 	}
 }
