@@ -47,9 +47,9 @@ type Machine struct {
 	GPUs []GPU
 }
 
-// Window is where the window opens and how large it is: half a 1080-line
+// window is where the window opens and how large it is: half a 1080-line
 // screen's height, 16:10, where Equalizer places it on such a screen.
-var Window = [4]int{432, 216, 864, 540}
+var window = [4]int{432, 216, 864, 540}
 
 // Text is the config for the machine, in the .eqc language.
 func Text(m Machine) string {
@@ -85,12 +85,12 @@ func Text(m Machine) string {
 		w.open("window")
 		if i == 0 {
 			w.line("name " + quote(name))
-			w.line(fmt.Sprintf("viewport [ %d %d %d %d ]", Window[0], Window[1], Window[2], Window[3]))
+			w.line(fmt.Sprintf("viewport [ %d %d %d %d ]", window[0], window[1], window[2], window[3]))
 			w.line("attributes { planes_stencil ON }")
 			channels[i] = pipe + " channel"
 		} else {
 			w.line("name " + quote(pipe+" source window"))
-			w.line(fmt.Sprintf("viewport [ 0 0 %d %d ]", Window[2], Window[3]))
+			w.line(fmt.Sprintf("viewport [ 0 0 %d %d ]", window[2], window[3]))
 			w.line("attributes { hint_drawable FBO }")
 			channels[i] = pipe + " source channel"
 		}
