@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -725,6 +726,9 @@ func autoConfig(exe, session string, log *slog.Logger) (name, text string) {
 	app := cmp.Or(session, strings.TrimSuffix(filepath.Base(exe), filepath.Ext(exe)))
 	gpus := winsys.GPUs(true)
 	m := autoconfig.Machine{Name: app}
+	for i, hint := range []string{"EQ_WINDOW_IATTR_HINT_WIDTH", "EQ_WINDOW_IATTR_HINT_HEIGHT"} {
+		m.Size[i], _ = strconv.Atoi(os.Getenv(hint)) // as Equalizer sizes the window it configures
+	}
 	for _, d := range gpus {
 		m.GPUs = append(m.GPUs, autoconfig.GPU{Device: d})
 	}

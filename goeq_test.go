@@ -619,6 +619,12 @@ func TestHelloAsAnotherModule(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(home, "local.auto.eqc")); err != nil {
 		t.Errorf("the session's config was not saved: %v", err)
 	}
+	// Equalizer's window size hints size the window it configures
+	t.Setenv("EQ_WINDOW_IATTR_HINT_WIDTH", "320")
+	t.Setenv("EQ_WINDOW_IATTR_HINT_HEIGHT", "200")
+	if w, h := pngSize(t, auto("--eq-config", "hinted")[0]); w != 320 || h != 200 {
+		t.Errorf("with window size hints 320x200, the frames are %dx%d", w, h)
+	}
 
 	// the same program with its goeq.Init forgotten: each render client
 	// it launched ran main again, which parsed its flags, printed its

@@ -45,11 +45,36 @@ type Machine struct {
 	Name string
 	// GPUs are the machine's graphics cards; none or one gives one pipe.
 	GPUs []GPU
+	// Size is the window's width and height asked for (Equalizer's
+	// EQ_WINDOW_IATTR_HINT_WIDTH and _HEIGHT); 0 leaves one to Equalizer's
+	// choice.
+	Size [2]int
 }
 
 // window is where the window opens and how large it is: half a 1080-line
 // screen's height, 16:10, where Equalizer places it on such a screen.
 var window = [4]int{432, 216, 864, 540}
+
+// screen is the size of the screen a window is placed on (the pipe's
+// default, as compound.DefaultPipeViewport).
+var screen = [2]int{1920, 1080}
+
+// place is the window's viewport: window, or a window of the size asked
+// for (half the screen's width or height where one is not), centred on
+// the screen, as Equalizer places a window given a size hint.
+func (m Machine) place() [4]int {
+	w, h := m.Size[0], m.Size[1]
+	if w <= 0 && h <= 0 {
+		return window
+	}
+	if w <= 0 {
+		w = screen[0] / 2
+	}
+	if h <= 0 {
+		h = screen[1] / 2
+	}
+	return [4]int{max((screen[0]-w)/2, 0), max((screen[1]-h)/2, 0), w, h}
+}
 
 // Text is the config for the machine, in the .eqc language.
 func Text(m Machine) string {
@@ -72,6 +97,7 @@ func Text(m Machine) string {
 	w.line(fmt.Sprintf("latency %d", max(1, len(gpus)-1)))
 	w.open("appNode")
 	channels := make([]string, len(gpus))
+	vp := m.place()
 	for i, g := range gpus {
 		pipe := "display"
 		if len(gpus) > 1 || !g.Unnamed {
@@ -85,12 +111,12 @@ func Text(m Machine) string {
 		w.open("window")
 		if i == 0 {
 			w.line("name " + quote(name))
-			w.line(fmt.Sprintf("viewport [ %d %d %d %d ]", window[0], window[1], window[2], window[3]))
+			w.line(fmt.Sprintf("viewport [ %d %d %d %d ]", vp[0], vp[1], vp[2], vp[3]))
 			w.line("attributes { planes_stencil ON }")
 			channels[i] = pipe + " channel"
 		} else {
 			w.line("name " + quote(pipe+" source window"))
-			w.line(fmt.Sprintf("viewport [ 0 0 %d %d ]", window[2], window[3]))
+			w.line(fmt.Sprintf("viewport [ 0 0 %d %d ]", vp[2], vp[3]))
 			w.line("attributes { hint_drawable FBO }")
 			channels[i] = pipe + " source channel"
 		}

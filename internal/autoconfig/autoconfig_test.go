@@ -86,3 +86,32 @@ func TestSharesCoverTheWhole(t *testing.T) {
 		}
 	}
 }
+
+// A window size asked for (Equalizer's EQ_WINDOW_IATTR_HINT_WIDTH and
+// _HEIGHT) sizes the window, centred on the screen, half the screen where
+// one is not given; the offscreen windows take its size.
+func TestTheWindowTakesTheSizeAskedFor(t *testing.T) {
+	for _, c := range []struct {
+		size [2]int
+		want compound.PixelViewport
+	}{
+		{[2]int{}, compound.PixelViewport{X: 432, Y: 216, W: 864, H: 540}},
+		{[2]int{1024, 768}, compound.PixelViewport{X: 448, Y: 156, W: 1024, H: 768}},
+		{[2]int{1024, 0}, compound.PixelViewport{X: 448, Y: 270, W: 1024, H: 540}},
+		{[2]int{0, 300}, compound.PixelViewport{X: 480, Y: 390, W: 960, H: 300}},
+		{[2]int{2560, 1600}, compound.PixelViewport{X: 0, Y: 0, W: 2560, H: 1600}},
+	} {
+		text := Text(Machine{GPUs: []GPU{{Device: 0}, {Device: 1}}, Size: c.size})
+		m, _, err := compound.LoadText("auto.eqc", []byte(text), compound.Options{Getenv: func(string) (string, bool) { return "", false }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pipes := m.Configs[0].Nodes[0].Pipes
+		if got := pipes[0].Windows[0].PixelViewport; got != c.want {
+			t.Errorf("size %v: window %v, want %v", c.size, got, c.want)
+		}
+		if got := pipes[1].Windows[0].PixelViewport; got.W != c.want.W || got.H != c.want.H {
+			t.Errorf("size %v: offscreen window %v, want %dx%d", c.size, got, c.want.W, c.want.H)
+		}
+	}
+}
