@@ -1194,3 +1194,72 @@ func TestEqPlysOtherOptionsDoWhatTheyDoThere(t *testing.T) {
 		t.Error("--immersive (and the options taken) differs from -z -s -p")
 	}
 }
+
+// eqPly's head tracking emulation keys move every observer's head as
+// eqPly's do: the arrows across, Page Up and Down along the view, the
+// punctuation keys turn it; space puts it back. Replayed from a trace,
+// the moved head shows the wall from off axis: a decomposed run is its
+// reference's picture, and not the picture from where the config puts
+// the head.
+func TestHeadKeysMoveTheObserversHead(t *testing.T) {
+	c := &controls{cam: homeCamera, view: -1}
+	press := func(k goeq.Key) bool { return c.handle(goeq.Event{Kind: goeq.KeyPress, Key: k}) }
+	for _, k := range []goeq.Key{goeq.KeyRight, goeq.KeyRight, goeq.KeyUp, goeq.KeyPageUp} {
+		if !press(k) {
+			t.Fatalf("key %v: not taken", k)
+		}
+	}
+	if h := c.frame().Head; h == nil || math.Abs(float64(h[12])-0.2) > 1e-6 || math.Abs(float64(h[13])-0.1) > 1e-6 || math.Abs(float64(h[14])+0.1) > 1e-6 {
+		t.Errorf("after right, right, up and page up the head is %v; want it at (0.2, 0.1, -0.1)", c.frame().Head)
+	}
+	press('.')
+	if h := c.frame().Head; h == nil || h[5] == 1 {
+		t.Errorf("'.' did not turn the head: %v", h)
+	}
+	if press('x') {
+		t.Error("x, no head key, was taken")
+	}
+	press(' ')
+	if c.frame().Head != nil {
+		t.Errorf("space left the head at %v", c.frame().Head)
+	}
+
+	bin := build(t)
+	dir := t.TempDir()
+	trace := func(name string, head *goeq.Mat4) string {
+		path := filepath.Join(dir, name)
+		var b strings.Builder
+		for f := range 2 {
+			line, _ := json.Marshal(map[string]any{"frame": f, "data": frameData{Camera: homeCamera, Head: head}})
+			b.Write(append(line, '\n'))
+		}
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	moved := goeq.Translate(0.3, 0.1, 0)
+	run := func(path string, args ...string) string {
+		out := filepath.Join(t.TempDir(), "out")
+		text, err := runHeadless(bin, append([]string{"--camera-path", path, "--triangles", "8000", "--out", out}, args...)...)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, text)
+		}
+		return filepath.Join(out, "dest-000001.png")
+	}
+	compare := func(a, b string) imagecmp.Diff {
+		d, err := imagecmp.CompareFiles(a, b, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	off := trace("moved.trace", &moved)
+	got, want := run(off), run(off, "--reference")
+	if d := compare(got, want); d.BadFraction() > 0.0002 {
+		t.Errorf("the head moved: decomposed against the reference: %s", d)
+	}
+	if d := compare(got, run(trace("home.trace", nil))); d.BadFraction() < 0.01 {
+		t.Errorf("the head moved looks as from where the config puts it: %s", d)
+	}
+}

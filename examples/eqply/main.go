@@ -27,7 +27,9 @@
 // views between mono and stereo (anaglyph, as eqPly's g), o between
 // perspective and a parallel (orthographic) projection (as eqPly's o), m
 // shows the next model in the view under the pointer (as eqPly's m),
-// space resets the cameras, l shows the config's next layout (on a wall
+// space resets the cameras (and the head), the arrows, Page Up and Page
+// Down move every observer's head and . , ; ' [ ] turn it (eqPly's head
+// tracking emulation), l shows the config's next layout (on a wall
 // with several) and shift-l the one before, p or F11 writes the picture
 // shown into screenshots/ (as eqPly's F11; refined, the last refined
 // frame), q or Esc (or closing the window) quits. A resized window renders at its new size. It renders
@@ -121,6 +123,9 @@ type frameData struct {
 	// user switched on their own (m), by view index.
 	Model  int         `json:",omitempty"`
 	Models map[int]int `json:",omitempty"`
+	// Head is the observers' head (eqPly's emulated head tracking), for
+	// a trace to replay; the draws take it from the frusta
+	Head *goeq.Mat4 `json:",omitempty"`
 }
 
 // modelOf is the index of the model a draw for a view shows, of n.
@@ -259,6 +264,54 @@ type controls struct {
 	models     int
 	model      int
 	viewModels map[int]int
+	// head is every observer's head, moved by eqPly's head tracking
+	// emulation keys (nil: where the config puts it)
+	head *goeq.Mat4
+}
+
+// headStep is how far a head tracking emulation key moves the head (units)
+// or turns it (radians), as eqPly's.
+const headStep = 0.1
+
+// moveHead applies eqPly's head tracking emulation keys: the arrows move
+// the head across, Page Up and Down along the view, '.' and ',' turn it
+// about x, ';' and the apostrophe about y, '[' and ']' about z. It
+// reports whether the key was one of them.
+func (c *controls) moveHead(key goeq.Key) bool {
+	h := goeq.Identity
+	if c.head != nil {
+		h = *c.head
+	}
+	switch key {
+	case goeq.KeyUp:
+		h[13] += headStep
+	case goeq.KeyDown:
+		h[13] -= headStep
+	case goeq.KeyRight:
+		h[12] += headStep
+	case goeq.KeyLeft:
+		h[12] -= headStep
+	case goeq.KeyPageDown:
+		h[14] += headStep
+	case goeq.KeyPageUp:
+		h[14] -= headStep
+	case '.':
+		h = goeq.RotateX(headStep).Mul(h)
+	case ',':
+		h = goeq.RotateX(-headStep).Mul(h)
+	case ';':
+		h = goeq.RotateY(headStep).Mul(h)
+	case '\'':
+		h = goeq.RotateY(-headStep).Mul(h)
+	case '[':
+		h = goeq.RotateZ(-headStep).Mul(h)
+	case ']':
+		h = goeq.RotateZ(headStep).Mul(h)
+	default:
+		return false
+	}
+	c.head = &h
+	return true
 }
 
 // camera is the camera of the view the pointer was last in.
@@ -278,7 +331,7 @@ func (c *controls) camera() *camera {
 
 // frame is the frame data of the cameras now.
 func (c *controls) frame() frameData {
-	f := frameData{Camera: c.cam, Ortho: c.ortho, Pose: c.pose, Model: c.model, Models: maps.Clone(c.viewModels)}
+	f := frameData{Camera: c.cam, Ortho: c.ortho, Pose: c.pose, Model: c.model, Models: maps.Clone(c.viewModels), Head: c.head}
 	for v, cam := range c.views {
 		if f.Views == nil {
 			f.Views = map[int]camera{}
@@ -324,8 +377,8 @@ func (c *controls) handle(ev goeq.Event) bool {
 		case 's':
 			c.stats = !c.stats
 			return true
-		case ' ': // every view's camera
-			c.cam, c.views = homeCamera, nil
+		case ' ': // every view's camera, and the head
+			c.cam, c.views, c.head = homeCamera, nil, nil
 			return true
 		case 'f':
 			c.frozen = !c.frozen // with the next frame: the picture stays
@@ -354,6 +407,8 @@ func (c *controls) handle(ev goeq.Event) bool {
 			}
 		case 'q', goeq.KeyEscape:
 			c.quit = true
+		default:
+			return c.moveHead(ev.Key)
 		}
 	case goeq.Resize:
 		return true // the next frame renders at the window's new size
@@ -381,7 +436,7 @@ func (c *controls) nextModel() {
 // replay takes the cameras, projection and models of a frame of a trace.
 func (c *controls) replay(f frameData) {
 	c.cam, c.ortho, c.views, c.pose = f.Camera, f.Ortho, nil, f.Pose
-	c.model, c.viewModels = f.Model, f.Models
+	c.model, c.viewModels, c.head = f.Model, f.Models, f.Head
 	for v, cam := range f.Views {
 		if c.views == nil {
 			c.views = map[int]*camera{}
@@ -473,6 +528,9 @@ func decodeTrace(r io.Reader) ([]frameData, error) {
 				if err := l.Data.Pose.check(); err != nil {
 					return nil, fmt.Errorf("line %d: %w", line, err)
 				}
+			}
+			if h := l.Data.Head; h != nil && slices.ContainsFunc(h[:], func(v float32) bool { return v != v || math.IsInf(float64(v), 0) }) {
+				return nil, fmt.Errorf("line %d: head %v: a value is not a number", line, *h)
 			}
 			frames = append(frames, *l.Data)
 		}
@@ -626,9 +684,10 @@ func main() {
 	shown := *overlay              // what the overlay is set to
 	c.layouts = len(cfg.Layouts()) // l steps through them, named or not
 	c.layout = cfg.Layout()
-	used := c.layout // the layout showing
-	frozen := false  // the load balancing, as last asked for
-	stereo := false  // the views, as last asked for
+	used := c.layout    // the layout showing
+	frozen := false     // the load balancing, as last asked for
+	stereo := false     // the views, as last asked for
+	var head *goeq.Mat4 // the observers' head, as last set
 	// a screenshot whose folder cannot be made (a read-only working
 	// folder) is the user's to learn of, not the end of the session
 	screenshot := func() bool {
@@ -668,6 +727,18 @@ func main() {
 				}
 			}
 			stereo = c.stereo
+		}
+		if c.head != head {
+			h := goeq.Identity
+			if c.head != nil {
+				h = *c.head
+			}
+			for i := range cfg.Observers() {
+				if err := cfg.SetHead(i, h, 0); err != nil {
+					return err
+				}
+			}
+			head = c.head
 		}
 		if c.layout != used {
 			if err := cfg.UseLayoutIndex(c.layout); err != nil {
