@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 )
 
 // Context is one OpenGL context. A context is current on at most one
@@ -114,7 +115,7 @@ func GPUs(onScreen bool) []int {
 	display := os.Getenv("DISPLAY")
 	if choice == "glfw" || (choice == "" || choice == "auto") && display != "" && onScreen {
 		if server, err := ScreenDisplay(display, 0); err == nil {
-			if n := screens(server); n > 0 {
+			if n := screensWithin(server, screensBound); n > 0 {
 				list := make([]int, n)
 				for i := range list {
 					list[i] = i
@@ -124,4 +125,22 @@ func GPUs(onScreen bool) []int {
 		}
 	}
 	return hardwareDevices()
+}
+
+// screensBound bounds the wait for an X server to say how many screens it
+// has: Xlib waits without end for one that takes the connection and never
+// answers (a hung server, a forwarded display whose far end is gone).
+const screensBound = 3 * time.Second
+
+// screensWithin is screens(display), or 0 when the server has not answered
+// within bound (the query is left to end on its own).
+func screensWithin(display string, bound time.Duration) int {
+	n := make(chan int, 1)
+	go func() { n <- screens(display) }()
+	select {
+	case got := <-n:
+		return got
+	case <-time.After(bound):
+		return 0
+	}
 }

@@ -2,6 +2,7 @@ package winsys
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"runtime"
@@ -322,5 +323,39 @@ func TestGPUsAreTheDevicesThatAreNotSoftware(t *testing.T) {
 		if slices.Contains(gpus, i) == software {
 			t.Errorf("device %d (%s): listed among the GPUs %v: %v", i, name, gpus, !software)
 		}
+	}
+}
+
+// An X display whose server takes the connection and never answers (a
+// hung server, a forwarded display whose far end is gone) does not hold
+// up the count of GPUs: after a bound, the EGL devices count instead.
+func TestGPUsDoNotWaitForAServerThatNeverAnswers(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close() // held open, never answered
+		}
+	}()
+	port := l.Addr().(*net.TCPAddr).Port
+	t.Setenv("GOEQ_WINSYS", "")
+	t.Setenv("DISPLAY", fmt.Sprintf("127.0.0.1:%d", port-6000))
+	counted := make(chan []int, 1)
+	go func() { counted <- GPUs(true) }()
+	var got []int
+	select {
+	case got = <-counted:
+	case <-time.After(time.Minute):
+		t.Fatal("counting the GPUs waits without end for a server that never answers")
+	}
+	if want := hardwareDevices(); !slices.Equal(got, want) {
+		t.Errorf("GPUs %v; want the EGL devices' %v", got, want)
 	}
 }
