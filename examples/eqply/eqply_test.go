@@ -1006,14 +1006,7 @@ func TestModelsGoToTheViewsInTurn(t *testing.T) {
 		return out, nil
 	}
 	image := func(out, view string) string { return filepath.Join(out, "dest.halves."+view+"-000000.png") }
-	same := func(a, b string) bool {
-		t.Helper()
-		d, err := imagecmp.CompareFiles(a, b, 2)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return d.BadFraction() == 0
-	}
+	same := func(a, b string) bool { return samePicture(t, a, b) }
 	outs := map[string]string{}
 	for name, args := range map[string][]string{
 		"both": {"--model", bumpy, "-m", boxed}, "folder": {"--model", folder},
@@ -1155,14 +1148,7 @@ func TestEqPlysOtherOptionsDoWhatTheyDoThere(t *testing.T) {
 		}
 		return images, text
 	}
-	same := func(a, b string) bool {
-		t.Helper()
-		d, err := imagecmp.CompareFiles(a, b, 2)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return d.BadFraction() == 0
-	}
+	same := func(a, b string) bool { return samePicture(t, a, b) }
 	first := func(args ...string) string { images, _ := run(1, args...); return images[0] }
 	plain := first("-m", fittedPath)
 	if !same(first("-m", fittedPath, "-s"), plain) {
@@ -1262,4 +1248,15 @@ func TestHeadKeysMoveTheObserversHead(t *testing.T) {
 	if d := compare(got, run(trace("home.trace", nil))); d.BadFraction() < 0.01 {
 		t.Errorf("the head moved looks as from where the config puts it: %s", d)
 	}
+}
+
+// samePicture reports whether two images are alike within 2 in every
+// pixel.
+func samePicture(t *testing.T, a, b string) bool {
+	t.Helper()
+	d, err := imagecmp.CompareFiles(a, b, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d.BadFraction() == 0
 }
