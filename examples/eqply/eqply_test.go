@@ -1260,3 +1260,91 @@ func samePicture(t *testing.T, a, b string) bool {
 	}
 	return d.BadFraction() == 0
 }
+
+// d switches the models' colours as eqPly's d does: their own, each
+// channel's (on a decomposition, each source's part in a colour of its
+// own: the four sources of the default config show four hues), the
+// mesh's (as -b). A trace replays them; one with a mode no d gives is
+// refused.
+func TestDSwitchesTheColours(t *testing.T) {
+	c := &controls{cam: homeCamera, view: -1}
+	var modes []colorMode
+	for range 3 {
+		c.handle(goeq.Event{Kind: goeq.KeyPress, Key: 'd'})
+		modes = append(modes, c.frame().Colors)
+	}
+	if !slices.Equal(modes, []colorMode{demoColors, plainColors, ownColors}) {
+		t.Fatalf("d three times: %v; want demo, plain, own", modes)
+	}
+	bin := build(t)
+	dir := t.TempDir()
+	model := writePLY(t, filepath.Join(dir, "colored.ply"), func() *render.Model {
+		m := render.Bumpy(30, 60)
+		for v := 0; v < len(m.Vertices); v += 6 {
+			m.Colors = append(m.Colors, 30, 60, 255)
+		}
+		return m
+	}())
+	trace := func(mode colorMode) string {
+		path := filepath.Join(dir, fmt.Sprintf("mode%d.trace", mode))
+		line, _ := json.Marshal(map[string]any{"frame": 0, "data": frameData{Camera: homeCamera, Colors: mode}})
+		if err := os.WriteFile(path, append(line, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	run := func(args ...string) string {
+		out := filepath.Join(t.TempDir(), "out")
+		text, err := runHeadless(bin, append([]string{"-m", model, "--out", out}, args...)...)
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, text)
+		}
+		return filepath.Join(out, "dest-000000.png")
+	}
+	// hues counts the model's pixels by hue, in twelve buckets, as shares
+	hues := func(path string) []float64 {
+		img, err := imagecmp.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bg := img.NRGBAAt(0, 0)
+		buckets, n := make([]float64, 12), 0.0
+		for y := 0; y < img.Rect.Dy(); y++ {
+			for x := 0; x < img.Rect.Dx(); x++ {
+				p := img.NRGBAAt(x, y)
+				if max(absDiff(p.R, bg.R), absDiff(p.G, bg.G), absDiff(p.B, bg.B)) <= 8 {
+					continue
+				}
+				r, g, b := float64(p.R), float64(p.G), float64(p.B)
+				hue := math.Atan2(math.Sqrt(3)*(g-b), 2*r-g-b) // radians, -pi to pi
+				buckets[int((hue+math.Pi)/(2*math.Pi)*12)%12]++
+				n++
+			}
+		}
+		for i := range buckets {
+			buckets[i] /= max(n, 1)
+		}
+		return buckets
+	}
+	many := func(shares []float64) (k int) {
+		for _, s := range shares {
+			if s >= 0.03 {
+				k++
+			}
+		}
+		return k
+	}
+	own, demo, plain := run("--camera-path", trace(ownColors)), run("--camera-path", trace(demoColors)), run("--camera-path", trace(plainColors))
+	if k := many(hues(own)); k != 1 {
+		t.Errorf("own colours: %d hues; want the model's blue alone", k)
+	}
+	if k := many(hues(demo)); k < 3 {
+		t.Errorf("demo colours on four sources: %d hues; want a hue a source (at least 3)", k)
+	}
+	if !samePicture(t, plain, run("-b", "--camera-path", trace(ownColors))) {
+		t.Error("the mesh's colour differs from -b's picture")
+	}
+	if text, err := runHeadless(bin, "--camera-path", trace(colorModes)); err == nil || !strings.Contains(text, "colours 3: want 0 to 2") {
+		t.Errorf("a trace with colours 3: %v\n%s", err, text)
+	}
+}

@@ -24,7 +24,9 @@
 // its own camera once moved, as eqPly's); s toggles the statistics
 // overlay (per-channel times and the current split), f freezes the load
 // balancing and lets it go again (as eqPly's f and F), g switches the
-// views between mono and stereo (anaglyph, as eqPly's g), o between
+// views between mono and stereo (anaglyph, as eqPly's g), d the models'
+// colours between their own, each channel's (whose part is whose) and the
+// mesh's (as eqPly's d), o between
 // perspective and a parallel (orthographic) projection (as eqPly's o), m
 // shows the next model in the view under the pointer (as eqPly's m),
 // space resets the cameras (and the head), the arrows, Page Up and Page
@@ -54,6 +56,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"io/fs"
 	"log"
@@ -126,6 +129,34 @@ type frameData struct {
 	// Head is the observers' head (eqPly's emulated head tracking), for
 	// a trace to replay; the draws take it from the frusta
 	Head *goeq.Mat4 `json:",omitempty"`
+	// Colors is what colours the models are drawn in (d switches)
+	Colors colorMode `json:",omitempty"`
+}
+
+// colorMode is what colours the models are drawn in, as eqPly's d
+// switches them.
+type colorMode int
+
+const (
+	ownColors   colorMode = iota // the model's, or the mesh's colour without
+	demoColors                   // each channel's own: whose part is whose
+	plainColors                  // the mesh's colour (as -b)
+	colorModes
+)
+
+// demoColor is a channel's own colour in eqPly's demo colour mode: a hue
+// from its identity, so that each part of a decomposition shows which
+// channel drew it.
+func demoColor(channel string) [3]float32 {
+	h := fnv.New32a()
+	h.Write([]byte(channel))
+	hue := math.Mod(float64(h.Sum32())*0.618033988749895, 1) * 6
+	x := float32(1 - math.Abs(math.Mod(hue, 2)-1))
+	rgb := [6][3]float32{{1, x, 0}, {x, 1, 0}, {0, 1, x}, {0, x, 1}, {x, 0, 1}, {1, 0, x}}[int(hue)%6]
+	for i := range rgb {
+		rgb[i] = 0.2 + 0.75*rgb[i]
+	}
+	return rgb
 }
 
 // modelOf is the index of the model a draw for a view shows, of n.
@@ -196,6 +227,7 @@ func (app) NewRenderer(p *goeq.Pipe) (goeq.Renderer, error) {
 			return nil, err
 		}
 		v.meshes = append(v.meshes, m)
+		v.color = m.Color
 	}
 	return v, nil
 }
@@ -204,6 +236,7 @@ type viewer struct {
 	meshes    []*render.Mesh // one a model
 	eqPlyFits []float32
 	noROI     bool
+	color     [3]float32 // the mesh's own
 }
 
 func (v *viewer) Draw(dc *goeq.DrawContext) (goeq.Region, error) {
@@ -221,6 +254,10 @@ func (v *viewer) draw(dc *goeq.DrawContext) (goeq.Region, error) {
 	}
 	model := f.modelOf(dc.ViewIndex, len(v.meshes))
 	mesh := v.meshes[model]
+	mesh.PlainColor, mesh.Color = f.Colors != ownColors, v.color
+	if f.Colors == demoColors {
+		mesh.Color = demoColor(dc.Channel)
+	}
 	cam := f.cameraOf(dc.ViewIndex)
 	mv, distance := cam.matrix(), cam.Distance
 	if f.Pose != nil {
@@ -266,7 +303,8 @@ type controls struct {
 	viewModels map[int]int
 	// head is every observer's head, moved by eqPly's head tracking
 	// emulation keys (nil: where the config puts it)
-	head *goeq.Mat4
+	head   *goeq.Mat4
+	colors colorMode // d switches
 }
 
 // headStep is how far a head tracking emulation key moves the head (units)
@@ -331,7 +369,7 @@ func (c *controls) camera() *camera {
 
 // frame is the frame data of the cameras now.
 func (c *controls) frame() frameData {
-	f := frameData{Camera: c.cam, Ortho: c.ortho, Pose: c.pose, Model: c.model, Models: maps.Clone(c.viewModels), Head: c.head}
+	f := frameData{Camera: c.cam, Ortho: c.ortho, Pose: c.pose, Model: c.model, Models: maps.Clone(c.viewModels), Head: c.head, Colors: c.colors}
 	for v, cam := range c.views {
 		if f.Views == nil {
 			f.Views = map[int]camera{}
@@ -385,6 +423,9 @@ func (c *controls) handle(ev goeq.Event) bool {
 		case 'g':
 			c.stereo = !c.stereo
 			return true
+		case 'd': // the models' colours, each channel's, the mesh's (as eqPly's d)
+			c.colors = (c.colors + 1) % colorModes
+			return true
 		case 'o':
 			c.ortho = !c.ortho
 			return true
@@ -436,7 +477,7 @@ func (c *controls) nextModel() {
 // replay takes the cameras, projection and models of a frame of a trace.
 func (c *controls) replay(f frameData) {
 	c.cam, c.ortho, c.views, c.pose = f.Camera, f.Ortho, nil, f.Pose
-	c.model, c.viewModels, c.head = f.Model, f.Models, f.Head
+	c.model, c.viewModels, c.head, c.colors = f.Model, f.Models, f.Head, f.Colors
 	for v, cam := range f.Views {
 		if c.views == nil {
 			c.views = map[int]*camera{}
@@ -531,6 +572,9 @@ func decodeTrace(r io.Reader) ([]frameData, error) {
 			}
 			if h := l.Data.Head; h != nil && slices.ContainsFunc(h[:], func(v float32) bool { return v != v || math.IsInf(float64(v), 0) }) {
 				return nil, fmt.Errorf("line %d: head %v: a value is not a number", line, *h)
+			}
+			if l.Data.Colors < ownColors || l.Data.Colors >= colorModes {
+				return nil, fmt.Errorf("line %d: colours %d: want 0 to %d", line, l.Data.Colors, colorModes-1)
 			}
 			frames = append(frames, *l.Data)
 		}

@@ -222,13 +222,16 @@ func selectNth(ts []kdTriangle, k, axis int) {
 type Mesh struct {
 	Model *Model
 	// Spin is radians per frame about the vertical axis.
-	Spin       float64
-	Color      [3]float32
+	Spin  float64
+	Color [3]float32
+	// PlainColor draws the model in Color, its own colours left out.
+	PlainColor bool
 	prog, vao  uint32
 	vbo, ebo   uint32
 	cbo        uint32 // the model's colours, if it has them
 	uProj, uMV int32
 	uColor     int32
+	uOwn       int32 // -1 without the model's colours
 }
 
 // NewMesh returns a mesh renderer for the model.
@@ -248,6 +251,10 @@ func (r *Mesh) Init() error {
 		return err
 	}
 	r.uProj, r.uMV, r.uColor = glutil.Uniform(r.prog, "projection"), glutil.Uniform(r.prog, "modelView"), glutil.Uniform(r.prog, "baseColor")
+	r.uOwn = -1
+	if len(r.Model.Colors) > 0 {
+		r.uOwn = glutil.Uniform(r.prog, "ownColors")
+	}
 	gl.GenVertexArrays(1, &r.vao)
 	gl.BindVertexArray(r.vao)
 	gl.GenBuffers(1, &r.vbo)
@@ -305,6 +312,13 @@ func (r *Mesh) DrawProjected(p *draw.Context, proj, mv draw.Mat4) (draw.Region, 
 	gl.UniformMatrix4fv(r.uProj, 1, false, &proj[0])
 	gl.UniformMatrix4fv(r.uMV, 1, false, &mv[0])
 	gl.Uniform3f(r.uColor, r.Color[0], r.Color[1], r.Color[2])
+	if r.uOwn >= 0 {
+		own := float32(1)
+		if r.PlainColor {
+			own = 0
+		}
+		gl.Uniform1f(r.uOwn, own)
+	}
 	n := r.Model.TriangleCount()
 	rng := p.Range
 	if rng.End <= rng.Start {

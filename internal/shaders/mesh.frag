@@ -1,14 +1,16 @@
 #version 330 core
 in vec3 eyeNormal;
 in vec3 eyePos;
-#ifdef VERTEX_COLORS
-in vec3 surfaceColor;
-#else
 uniform vec3 baseColor;
+#ifdef VERTEX_COLORS
+in vec3 vertexColor;
+uniform float ownColors; // 1: the vertices' colours, 0: baseColor
 #endif
 out vec4 outColor;
 void main() {
-#ifndef VERTEX_COLORS
+#ifdef VERTEX_COLORS
+    vec3 surfaceColor = mix(baseColor, vertexColor, ownColors);
+#else
     vec3 surfaceColor = baseColor;
 #endif
     vec3 n = normalize(eyeNormal);

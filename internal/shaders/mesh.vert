@@ -9,14 +9,14 @@ out vec3 eyePos;
 // a varying more costs llvmpipe about a tenth of a million-triangle
 // draw (its setup per triangle): only a model with colours has one
 layout(location = 2) in vec3 color;
-out vec3 surfaceColor;
+out vec3 vertexColor;
 #endif
 void main() {
     vec4 p = modelView * vec4(position, 1.0);
     eyePos = p.xyz;
     eyeNormal = mat3(modelView) * normal;
 #ifdef VERTEX_COLORS
-    surfaceColor = color;
+    vertexColor = color;
 #endif
     gl_Position = projection * p;
 }
