@@ -1348,3 +1348,42 @@ func TestDSwitchesTheColours(t *testing.T) {
 		t.Errorf("a trace with colours 3: %v\n%s", err, text)
 	}
 }
+
+// w draws the triangles' edges only, as eqPly's w: a decomposed run of
+// the wireframe is its reference's picture, and not the filled model's.
+func TestWDrawsTheEdges(t *testing.T) {
+	c := &controls{cam: homeCamera, view: -1}
+	if !c.handle(goeq.Event{Kind: goeq.KeyPress, Key: 'w'}) || !c.frame().Wireframe {
+		t.Fatal("w did not switch to the wireframe")
+	}
+	bin := build(t)
+	dir := t.TempDir()
+	trace := func(name string, wire bool) string {
+		path := filepath.Join(dir, name)
+		line, _ := json.Marshal(map[string]any{"frame": 0, "data": frameData{Camera: homeCamera, Wireframe: wire}})
+		if err := os.WriteFile(path, append(line, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	run := func(path string, args ...string) string {
+		out := filepath.Join(t.TempDir(), "out")
+		text, err := runHeadless(bin, append([]string{"--camera-path", path, "--triangles", "2000", "--out", out}, args...)...)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, text)
+		}
+		return filepath.Join(out, "dest-000000.png")
+	}
+	wire := trace("wire.trace", true)
+	got := run(wire)
+	d, err := imagecmp.CompareFiles(got, run(wire, "--reference"), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.BadFraction() > 0.002 {
+		t.Errorf("the wireframe, decomposed against the reference: %s", d)
+	}
+	if samePicture(t, got, run(trace("filled.trace", false))) {
+		t.Error("the wireframe looks as the filled model")
+	}
+}

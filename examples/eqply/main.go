@@ -26,7 +26,8 @@
 // balancing and lets it go again (as eqPly's f and F), g switches the
 // views between mono and stereo (anaglyph, as eqPly's g), d the models'
 // colours between their own, each channel's (whose part is whose) and the
-// mesh's (as eqPly's d), o between
+// mesh's (as eqPly's d), w draws the triangles' edges only and back (as
+// eqPly's w), o between
 // perspective and a parallel (orthographic) projection (as eqPly's o), m
 // shows the next model in the view under the pointer (as eqPly's m),
 // space resets the cameras (and the head), the arrows, Page Up and Page
@@ -131,6 +132,8 @@ type frameData struct {
 	Head *goeq.Mat4 `json:",omitempty"`
 	// Colors is what colours the models are drawn in (d switches)
 	Colors colorMode `json:",omitempty"`
+	// Wireframe draws the triangles' edges only (w switches)
+	Wireframe bool `json:",omitempty"`
 }
 
 // colorMode is what colours the models are drawn in, as eqPly's d
@@ -254,7 +257,7 @@ func (v *viewer) draw(dc *goeq.DrawContext) (goeq.Region, error) {
 	}
 	model := f.modelOf(dc.ViewIndex, len(v.meshes))
 	mesh := v.meshes[model]
-	mesh.PlainColor, mesh.Color = f.Colors != ownColors, v.color
+	mesh.PlainColor, mesh.Color, mesh.Wireframe = f.Colors != ownColors, v.color, f.Wireframe
 	if f.Colors == demoColors {
 		mesh.Color = demoColor(dc.Channel)
 	}
@@ -303,8 +306,9 @@ type controls struct {
 	viewModels map[int]int
 	// head is every observer's head, moved by eqPly's head tracking
 	// emulation keys (nil: where the config puts it)
-	head   *goeq.Mat4
-	colors colorMode // d switches
+	head      *goeq.Mat4
+	colors    colorMode // d switches
+	wireframe bool      // w switches
 }
 
 // headStep is how far a head tracking emulation key moves the head (units)
@@ -369,7 +373,7 @@ func (c *controls) camera() *camera {
 
 // frame is the frame data of the cameras now.
 func (c *controls) frame() frameData {
-	f := frameData{Camera: c.cam, Ortho: c.ortho, Pose: c.pose, Model: c.model, Models: maps.Clone(c.viewModels), Head: c.head, Colors: c.colors}
+	f := frameData{Camera: c.cam, Ortho: c.ortho, Pose: c.pose, Model: c.model, Models: maps.Clone(c.viewModels), Head: c.head, Colors: c.colors, Wireframe: c.wireframe}
 	for v, cam := range c.views {
 		if f.Views == nil {
 			f.Views = map[int]camera{}
@@ -426,6 +430,9 @@ func (c *controls) handle(ev goeq.Event) bool {
 		case 'd': // the models' colours, each channel's, the mesh's (as eqPly's d)
 			c.colors = (c.colors + 1) % colorModes
 			return true
+		case 'w': // the triangles' edges only (as eqPly's w)
+			c.wireframe = !c.wireframe
+			return true
 		case 'o':
 			c.ortho = !c.ortho
 			return true
@@ -477,7 +484,7 @@ func (c *controls) nextModel() {
 // replay takes the cameras, projection and models of a frame of a trace.
 func (c *controls) replay(f frameData) {
 	c.cam, c.ortho, c.views, c.pose = f.Camera, f.Ortho, nil, f.Pose
-	c.model, c.viewModels, c.head, c.colors = f.Model, f.Models, f.Head, f.Colors
+	c.model, c.viewModels, c.head, c.colors, c.wireframe = f.Model, f.Models, f.Head, f.Colors, f.Wireframe
 	for v, cam := range f.Views {
 		if c.views == nil {
 			c.views = map[int]*camera{}

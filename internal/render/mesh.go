@@ -226,6 +226,8 @@ type Mesh struct {
 	Color [3]float32
 	// PlainColor draws the model in Color, its own colours left out.
 	PlainColor bool
+	// Wireframe draws the triangles' edges only.
+	Wireframe  bool
 	prog, vao  uint32
 	vbo, ebo   uint32
 	cbo        uint32 // the model's colours, if it has them
@@ -326,8 +328,14 @@ func (r *Mesh) DrawProjected(p *draw.Context, proj, mv draw.Mat4) (draw.Region, 
 	}
 	first, last := int(math.Round(rng.Start*float64(n))), int(math.Round(rng.End*float64(n)))
 	gl.BindVertexArray(r.vao)
+	if r.Wireframe {
+		gl.PolygonMode(gl.FRONT_AND_BACK, gl.LINE)
+	}
 	for _, run := range r.Model.VisibleRuns(proj.Mul(mv), first, last) {
 		gl.DrawElementsWithOffset(gl.TRIANGLES, int32(3*(run[1]-run[0])), gl.UNSIGNED_INT, uintptr(12*run[0]))
+	}
+	if r.Wireframe {
+		gl.PolygonMode(gl.FRONT_AND_BACK, gl.FILL)
 	}
 	gl.BindVertexArray(0)
 	return r.roi(p, proj.Mul(mv), first, last), glutil.Error()
