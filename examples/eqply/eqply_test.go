@@ -179,6 +179,9 @@ func TestPointerDragTurnsTheModelAndQQuits(t *testing.T) {
 	want := camera{Yaw: homeCamera.Yaw + math.Pi*0.1, Pitch: homeCamera.Pitch - math.Pi*0.1, Distance: homeCamera.Distance}
 	turned := r.waitForCamera(t, want)
 	time.Sleep(500 * time.Millisecond) // the frame is written
+	// h prints the keys, as eqPly's h shows them
+	xtest.Xdotool(t, r.disp, "key", "h")
+	waitFor(t, "the keys h prints", 10*time.Second, func() bool { return strings.Contains(readTraceText(r.log.Name()), "eqply's keys") })
 	xtest.Xdotool(t, r.disp, "key", "q")
 	r.endsCleanly(t, "q")
 	if !strings.Contains(readTraceText(trace), "button press") {
@@ -1385,5 +1388,18 @@ func TestWDrawsTheEdges(t *testing.T) {
 	}
 	if samePicture(t, got, run(trace("filled.trace", false))) {
 		t.Error("the wireframe looks as the filled model")
+	}
+}
+
+// i switches idle antialiasing off and on, as eqPly's i, without a new
+// picture.
+func TestISwitchesIdleAntialiasing(t *testing.T) {
+	c := &controls{cam: homeCamera, view: -1, refine: true}
+	if c.handle(goeq.Event{Kind: goeq.KeyPress, Key: 'i'}) || c.refine {
+		t.Errorf("i: picture changed or still refining (%v)", c.refine)
+	}
+	c.handle(goeq.Event{Kind: goeq.KeyPress, Key: 'i'})
+	if !c.refine {
+		t.Error("i again did not switch refining back on")
 	}
 }

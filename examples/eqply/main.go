@@ -27,7 +27,8 @@
 // views between mono and stereo (anaglyph, as eqPly's g), d the models'
 // colours between their own, each channel's (whose part is whose) and the
 // mesh's (as eqPly's d), w draws the triangles' edges only and back (as
-// eqPly's w), o between
+// eqPly's w), i switches idle antialiasing off and on (as eqPly's i), h or
+// F1 prints the keys, o between
 // perspective and a parallel (orthographic) projection (as eqPly's o), m
 // shows the next model in the view under the pointer (as eqPly's m),
 // space resets the cameras (and the head), the arrows, Page Up and Page
@@ -309,7 +310,21 @@ type controls struct {
 	head      *goeq.Mat4
 	colors    colorMode // d switches
 	wireframe bool      // w switches
+	refine    bool      // idle antialiasing: i switches
 }
+
+// keys is what h (or F1) prints: the keys eqply takes.
+const keys = `eqply's keys (in the view under the pointer where it matters):
+  left-drag turn, right-drag or wheel zoom, middle-drag pan
+  space    reset the cameras and the head
+  s        statistics overlay          f  freeze the load balancing, or let it go
+  g        mono or stereo (anaglyph)   o  perspective or parallel projection
+  d        colours: the models', each channel's, the mesh's
+  w        wireframe                   i  idle antialiasing on or off
+  m        the next model              l, shift-l  the next layout, the one before
+  arrows, Page Up, Page Down  move the head;  . , ; ' [ ]  turn it
+  p, F11   screenshot into screenshots/
+  h, F1    this help                   q, Esc  quit`
 
 // headStep is how far a head tracking emulation key moves the head (units)
 // or turns it (radians), as eqPly's.
@@ -433,6 +448,10 @@ func (c *controls) handle(ev goeq.Event) bool {
 		case 'w': // the triangles' edges only (as eqPly's w)
 			c.wireframe = !c.wireframe
 			return true
+		case 'i': // idle antialiasing (as eqPly's i); the picture stays
+			c.refine = !c.refine
+		case 'h', goeq.KeyF(1):
+			fmt.Fprintln(os.Stderr, keys)
 		case 'o':
 			c.ortho = !c.ortho
 			return true
@@ -708,7 +727,8 @@ func main() {
 		tr.enc, tr.path = json.NewEncoder(f), *tracePath
 	}
 	interactive := os.Getenv("DISPLAY") != "" && *path == ""
-	refining := *refine && interactive
+	c.refine = *refine
+	refining := func() bool { return c.refine && interactive }
 	if !interactive && *frames == 0 {
 		*frames = 100
 	}
@@ -798,7 +818,7 @@ func main() {
 			used = c.layout
 		}
 		// refining, the screenshot waits for the last refined frame
-		shoot := c.shot && (!refining || c.stats) && screenshot()
+		shoot := c.shot && (!refining() || c.stats) && screenshot()
 		f, err := cfg.StartFrame(c.frame())
 		if err != nil {
 			return err
@@ -821,7 +841,7 @@ func main() {
 		for samples := 0; !changed && !c.quit && err == nil; {
 			var evs []goeq.Event
 			refined := false
-			if refining && ctx.Err() == nil {
+			if refining() && ctx.Err() == nil {
 				// idle: the picture shown gets smoother, a refined frame
 				// at a time, until an event changes it; a screenshot asked
 				// for takes the last
