@@ -21,24 +21,29 @@
 //
 // In a window: left-drag turns the model, right-drag or the wheel zooms,
 // middle-drag pans, each in the view under the pointer (every view has
-// its own camera once moved, as eqPly's); s toggles the statistics
-// overlay (per-channel times and the current split), f freezes the load
-// balancing and lets it go again (as eqPly's f and F), g switches the
-// views between mono and stereo (anaglyph, as eqPly's g), d the models'
-// colours between their own, each channel's (whose part is whose) and the
-// mesh's (as eqPly's d), w draws the triangles' edges only and back (as
-// eqPly's w), i switches idle antialiasing off and on (as eqPly's i), h or
-// F1 prints the keys, o between
-// perspective and a parallel (orthographic) projection (as eqPly's o), m
-// shows the next model in the view under the pointer (as eqPly's m),
-// space resets the cameras (and the head), the arrows, Page Up and Page
-// Down move every observer's head and . , ; ' [ ] turn it (eqPly's head
-// tracking emulation), l shows the config's next layout (on a wall
-// with several) and shift-l the one before, p or F11 writes the picture
-// shown into screenshots/ (as eqPly's F11; refined, the last refined
-// frame), q or Esc (or closing the window) quits. A resized window renders at its new size. It renders
-// only when something changed (an exposed window too), and then, while
-// nothing else does, refines the picture over 16 more frames that
+// its own camera once moved, as eqPly's). Its keys are eqPly's:
+//   - s toggles the statistics overlay (per-channel times and the split);
+//   - f freezes the load balancing and lets it go again (eqPly's f, F);
+//   - g switches the views between mono and stereo (anaglyph);
+//   - o switches between perspective and a parallel projection;
+//   - d switches the colours between the models' own, each channel's
+//     (which source drew which part) and the mesh's;
+//   - w draws the triangles' edges only, and back;
+//   - i switches idle antialiasing off and on;
+//   - m shows the next model in the view under the pointer;
+//   - l shows the config's next layout (on a wall with several), shift-l
+//     the one before;
+//   - the arrows, Page Up and Page Down move every observer's head, and
+//     . , ; ' [ ] turn it (eqPly's head tracking emulation);
+//   - space resets the cameras and the head;
+//   - p or F11 writes the picture shown into screenshots/ (refined, the
+//     last refined frame);
+//   - h or F1 prints the keys;
+//   - q or Esc (or closing the window) quits.
+//
+// A resized window renders at its new size. It renders only when
+// something changed (an exposed window too), and then, while nothing else
+// does, refines the picture over 16 more frames that
 // antialias it (as eqPly's idle antialiasing; --refine=false leaves it).
 // Headless (or with --camera-path orbit) the camera orbits for --frames
 // frames; --camera-path with a trace (--trace) renders its frames again,
