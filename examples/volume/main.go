@@ -12,7 +12,10 @@
 //
 // In a window: left-drag turns the volume, right-drag or the wheel zooms;
 // + and - make it denser or thinner on every node at once (a cluster
-// event), space resets the view, q or Esc (or closing the window) quits.
+// event), s switches the statistics overlay, l shows the config's next
+// layout and shift-l the one before, space or r resets the view, h or F1
+// prints the keys, q or Esc (or closing the window) quits (as eVolve's
+// keys, q aside).
 // It renders only when something changed. Headless (or with
 // --camera-path orbit) the camera orbits for --frames frames. eVolve's
 // -m, -n and -a (its alpha attenuation) are --model, --frames and
@@ -184,72 +187,44 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	at, scale := home, *dens
-	if scale != 1 {
-		err = cfg.Broadcast(density{scale})
-	}
-	quit, dragging, last := false, 0, [2]float64{}
-	// handle applies one event; it reports whether the picture changes
-	handle := func(ev goeq.Event) (bool, error) {
-		switch ev.Kind {
-		case goeq.ButtonPress:
-			dragging, last = ev.Button, [2]float64{ev.X, ev.Y}
-		case goeq.ButtonRelease:
-			dragging = 0
-		case goeq.PointerMotion:
-			if dragging == 0 || ev.Channel == "" {
-				return false, nil
+	c := &controls{at: home, density: *dens, layouts: len(cfg.Layouts()), layout: cfg.Layout()}
+	sent := controls{density: 1, layout: c.layout} // what the run was told
+	// apply tells the run what the controls changed
+	apply := func() error {
+		if c.density != sent.density {
+			if err := cfg.Broadcast(density{c.density}); err != nil {
+				return err
 			}
-			dx, dy := ev.X-last[0], ev.Y-last[1]
-			last = [2]float64{ev.X, ev.Y}
-			if dragging == goeq.ButtonLeft {
-				at.Yaw += math.Pi * dx
-				at.Pitch -= math.Pi * dy
-			} else {
-				at.Distance *= math.Exp(-2 * dy)
-			}
-			return true, nil
-		case goeq.Wheel:
-			at.Distance *= math.Pow(0.9, ev.DY)
-			return true, nil
-		case goeq.KeyPress:
-			switch ev.Key {
-			case '+', '=':
-				scale *= 1.5
-				return true, cfg.Broadcast(density{scale})
-			case '-':
-				scale /= 1.5
-				return true, cfg.Broadcast(density{scale})
-			case ' ':
-				at = home
-				return true, nil
-			case 'q', goeq.KeyEscape:
-				quit = true
-			}
-		case goeq.WindowClose:
-			quit = true
 		}
-		return false, nil
+		if c.overlay != sent.overlay {
+			cfg.SetOverlay(c.overlay)
+		}
+		if c.layout != sent.layout {
+			if err := cfg.UseLayoutIndex(c.layout); err != nil {
+				return err
+			}
+		}
+		sent = *c
+		return nil
 	}
-	for n := 0; err == nil && !quit && (*frames == 0 || n < *frames); n++ {
+	for n := 0; err == nil && !c.quit && (*frames == 0 || n < *frames); n++ {
 		if !interactive {
-			at.Yaw = home.Yaw + 2*math.Pi*float64(n)/float64(*frames)
+			c.at.Yaw = home.Yaw + 2*math.Pi*float64(n)/float64(*frames)
 		}
-		if _, err = cfg.StartFrame(at); err == nil {
+		if err = apply(); err != nil {
+			break
+		}
+		if _, err = cfg.StartFrame(c.at); err == nil {
 			err = cfg.FinishFrame()
 		}
 		// on demand: the next frame only when an event changed the picture
-		for changed := !interactive; !changed && !quit && err == nil; {
+		for changed := !interactive; !changed && !c.quit && err == nil; {
 			var evs []goeq.Event
 			if err = cfg.FinishAllFrames(); err == nil {
 				evs, err = cfg.WaitEvents(ctx)
 			}
 			for _, ev := range evs {
-				c, herr := handle(ev)
-				changed = changed || c
-				if err == nil {
-					err = herr
-				}
+				changed = c.handle(ev) || changed
 			}
 		}
 	}
@@ -262,6 +237,84 @@ func main() {
 	if err := cmp.Or(err, exitErr); err != nil {
 		log.Fatal(err) // the run's error, or what ended it
 	}
+}
+
+// controls turn window events into the view and the run's settings, as
+// eVolve's keys do.
+type controls struct {
+	at       view
+	density  float64 // the transfer function's opacity scale: + and -
+	overlay  bool    // the statistics overlay: s
+	layout   int     // of layouts, the config's: l and shift-l
+	layouts  int
+	quit     bool
+	dragging int // the button held, 0 for none
+	last     [2]float64
+}
+
+// volumeKeys is what h (or F1) prints.
+const volumeKeys = `volume's keys: left-drag turn, right-drag or wheel zoom
+  + -      denser, thinner (on every node at once)
+  s        statistics overlay
+  l, shift-l  the next layout, the one before
+  space, r reset the view
+  h, F1    this help          q, Esc  quit`
+
+// handle applies one event; it reports whether the picture changes.
+func (c *controls) handle(ev goeq.Event) bool {
+	switch ev.Kind {
+	case goeq.ButtonPress:
+		c.dragging, c.last = ev.Button, [2]float64{ev.X, ev.Y}
+	case goeq.ButtonRelease:
+		c.dragging = 0
+	case goeq.PointerMotion:
+		if c.dragging == 0 || ev.Channel == "" {
+			return false
+		}
+		dx, dy := ev.X-c.last[0], ev.Y-c.last[1]
+		c.last = [2]float64{ev.X, ev.Y}
+		if c.dragging == goeq.ButtonLeft {
+			c.at.Yaw += math.Pi * dx
+			c.at.Pitch -= math.Pi * dy
+		} else {
+			c.at.Distance *= math.Exp(-2 * dy)
+		}
+		return true
+	case goeq.Wheel:
+		c.at.Distance *= math.Pow(0.9, ev.DY)
+		return true
+	case goeq.KeyPress:
+		switch ev.Key {
+		case '+', '=':
+			c.density *= 1.5
+			return true
+		case '-':
+			c.density /= 1.5
+			return true
+		case 's': // as eVolve's s
+			c.overlay = !c.overlay
+			return true
+		case 'l': // the next layout; with shift the one before, as eVolve's L
+			if c.layouts > 1 {
+				step := 1
+				if ev.Modifiers&goeq.ModShift != 0 {
+					step = c.layouts - 1
+				}
+				c.layout = (c.layout + step) % c.layouts
+				return true
+			}
+		case ' ', 'r': // as eVolve's space and r
+			c.at = home
+			return true
+		case 'h', goeq.KeyF(1):
+			fmt.Fprintln(os.Stderr, volumeKeys)
+		case 'q', goeq.KeyEscape:
+			c.quit = true
+		}
+	case goeq.WindowClose:
+		c.quit = true
+	}
+	return false
 }
 
 // unusedOption is an eVolve option that changes nothing in goeq: taken,

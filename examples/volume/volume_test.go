@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goeq/goeq"
 	"github.com/goeq/goeq/internal/autoconfig"
 	"github.com/goeq/goeq/internal/gotool"
 	"github.com/goeq/goeq/internal/imagecmp"
@@ -469,3 +470,32 @@ const chunksInPlace = `server
     }
 }
 `
+
+// The keys do what eVolve's do: + and - make the volume denser and
+// thinner, s switches the statistics overlay, l and shift-l step through
+// the layouts (none to step through with one), space and r reset the
+// view, q quits.
+func TestKeysDoWhatEVolvesDo(t *testing.T) {
+	c := &controls{at: view{Yaw: 1, Pitch: 0.3, Distance: 3}, density: 1, layouts: 3}
+	press := func(k goeq.Key, mods goeq.Modifiers) bool {
+		return c.handle(goeq.Event{Kind: goeq.KeyPress, Key: k, Modifiers: mods})
+	}
+	if !press('+', 0) || c.density != 1.5 || !press('-', 0) || c.density != 1 {
+		t.Errorf("+ then -: density %v; want 1.5 then 1", c.density)
+	}
+	if !press('s', 0) || !c.overlay || !press('s', 0) || c.overlay {
+		t.Error("s did not switch the overlay on and off")
+	}
+	if !press('l', 0) || c.layout != 1 || !press('l', goeq.ModShift) || !press('l', goeq.ModShift) || c.layout != 2 {
+		t.Errorf("l, shift-l, shift-l: layout %d; want 2 (1, 0, then round to 2)", c.layout)
+	}
+	if one := (&controls{layouts: 1}); one.handle(goeq.Event{Kind: goeq.KeyPress, Key: 'l'}) {
+		t.Error("l with one layout changed the picture")
+	}
+	if !press('r', 0) || c.at != home {
+		t.Errorf("r: view %+v; want home", c.at)
+	}
+	if press('q', 0) || !c.quit {
+		t.Error("q did not quit")
+	}
+}
