@@ -916,9 +916,9 @@ type eqPlyOptions struct {
 
 // unusedOption is an eqPly option that changes nothing in goeq.
 type unusedOption struct {
-	name, why string
-	boolean   bool
-	given     bool
+	name, long, why string
+	boolean         bool
+	given           bool
 }
 
 func (o *unusedOption) String() string   { return "" }
@@ -942,17 +942,16 @@ func eqPlyFlags() *eqPlyOptions {
 	}
 	flag.BoolVar(&e.immersive, "immersive", false, "eqPly's --immersive: -o -z -s -p")
 	for _, u := range []*unusedOption{
-		{name: "r", why: "goeq's render clients end with the run; keep the application running instead", boolean: true},
-		{name: "w", why: "goeq takes GLFW on a display and EGL headless (GOEQ_WINSYS=glfw or egl chooses)"},
-		{name: "c", why: "goeq draws from buffer objects"},
-		{name: "g", why: "goeq always draws with GLSL shaders", boolean: true},
-		{name: "o", why: "goeq draws no logo", boolean: true},
-		{name: "i", why: "goeq lights both sides of every face, so a model whose faces wind inwards shows as one whose faces wind outwards", boolean: true},
+		{name: "r", long: "resident", why: "goeq's render clients end with the run; keep the application running instead", boolean: true},
+		{name: "w", long: "windowSystem", why: "goeq takes GLFW on a display and EGL headless (GOEQ_WINSYS=glfw or egl chooses)"},
+		{name: "c", long: "renderMode", why: "goeq draws from buffer objects"},
+		{name: "g", long: "glsl", why: "goeq always draws with GLSL shaders", boolean: true},
+		{name: "o", long: "noOverlay", why: "goeq draws no logo", boolean: true},
+		{name: "i", long: "invertFaces", why: "goeq lights both sides of every face, so a model whose faces wind inwards shows as one whose faces wind outwards", boolean: true},
 	} {
-		long := map[string]string{"r": "resident", "w": "windowSystem", "c": "renderMode", "g": "glsl", "o": "noOverlay", "i": "invertFaces"}[u.name]
-		help := fmt.Sprintf("eqPly's -%s (--%s), taken: %s", u.name, long, u.why)
+		help := fmt.Sprintf("eqPly's -%s (--%s), taken: %s", u.name, u.long, u.why)
 		flag.Var(u, u.name, help)
-		flag.Var(u, long, help)
+		flag.Var(u, u.long, help)
 		e.unused = append(e.unused, u)
 	}
 	return e

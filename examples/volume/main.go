@@ -132,7 +132,11 @@ func main() {
 	brightness := flag.Float64("brightness", 1, "the transfer function's colour scale, up to white")
 	precision := flag.Float64("precision", 2, "samples along each ray, as eVolve's precision: 2 is the default, 4 twice as many")
 	for name, alias := range map[string]string{"b": "brightness", "p": "precision", "numFrames": "frames", "alpha": "density"} {
-		flag.Var(flag.Lookup(alias).Value, name, fmt.Sprintf("eVolve's %s: --%s", map[bool]string{true: "-" + name, false: "--" + name}[len(name) == 1], alias))
+		dash := "--"
+		if len(name) == 1 {
+			dash = "-"
+		}
+		flag.Var(flag.Lookup(alias).Value, name, fmt.Sprintf("eVolve's %s%s: --%s", dash, name, alias))
 	}
 	takeUnused("r", "resident", "goeq's render clients end with the run; keep the application running instead", true)
 	takeUnused("w", "windowSystem", "goeq takes GLFW on a display and EGL headless (GOEQ_WINSYS=glfw or egl chooses)", false)
