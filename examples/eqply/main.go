@@ -647,7 +647,7 @@ func (t *tracer) event(ev goeq.Event, cam camera) {
 
 func main() {
 	goeq.Init(app{}) // a render client never returns from here
-	config := flag.String("config", "", "the configuration (default: examples/configs/2d-lb-4.eqc, built in)")
+	config := flag.String("config", "", "the configuration (default: examples/configs/2d-lb-4.eqc, built in; a name that is no file, as local, runs on a config made for this machine's GPUs, saved as local.auto.eqc)")
 	var modelArgs []string
 	addModel := func(name string) error { modelArgs = append(modelArgs, name); return nil }
 	flag.Func("model", "a PLY model (ASCII or binary), or a folder of them, read by every node; again for more models, which the views show in turn (m switches); default: a procedural one", addModel)

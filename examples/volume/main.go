@@ -117,7 +117,7 @@ func (v *volume) Receive(frame int, msgs []goeq.Message) error {
 
 func main() {
 	goeq.Init(app{}) // a render client never returns from here
-	config := flag.String("config", "", "the configuration (default: examples/configs/2d-lb-4.eqc, built in)")
+	config := flag.String("config", "", "the configuration (default: examples/configs/2d-lb-4.eqc, built in; a name that is no file, as local, runs on a config made for this machine's GPUs, saved as local.auto.eqc)")
 	frames := flag.Int("frames", 0, "frames to render (0: until quit; headless: 100)")
 	flag.IntVar(frames, "n", 0, "eVolve's -n: --frames")
 	out := flag.String("out", "", "write every frame's destination PNG here")
