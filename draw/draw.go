@@ -48,7 +48,8 @@ type ClearColorer interface {
 // database ranges are blended (back to front for the eye): it returns the
 // indexes of ranges in that order. It runs where the ranges are assembled,
 // which need not be where they were drawn: c carries the frame, eye, view
-// and frame data, not a viewport to draw into.
+// (View, and OrthoView for a parallel projection) and frame data, not a
+// viewport to draw into.
 type RangeOrderer interface {
 	BackToFront(c *Context, ranges []Range) []int
 }

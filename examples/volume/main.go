@@ -6,13 +6,14 @@
 // volume, blended back to front for the eye; 2D splits share the screen.
 //
 //	volume [--config FILE] [--model FILE.raw] [--frames N] [--out DIR] [--json]
-//	       [--camera-path orbit] [--density D] [--brightness B] [--precision P]
+//	       [--camera-path orbit] [--density D] [--brightness B] [--precision P] [--ortho]
 //	       [--server HOST:PORT] [--http ADDR]
 //	       [--local] [--reference] [--frame-timeout D]
 //
 // In a window: left-drag turns the volume, right-drag or the wheel zooms;
 // + and - make it denser or thinner on every node at once (a cluster
-// event), s switches the statistics overlay, l shows the config's next
+// event), s switches the statistics overlay, o between perspective and a
+// parallel projection, l shows the config's next
 // layout and shift-l the one before, space or r resets the view, h or F1
 // prints the keys, q or Esc (or closing the window) quits (as eVolve's
 // keys, q aside).
@@ -21,9 +22,9 @@
 // -m, -n and -a (its alpha attenuation) are --model, --frames and
 // --density, its -b and -p are --brightness (the transfer function's
 // colours scaled, up to white) and --precision (samples along a ray: 2 is
-// the default, 4 twice as many), and its long names work too; its -r and
-// -w are taken and change nothing here (each says why), and its -o (an
-// orthographic projection) is refused.
+// the default, 4 twice as many), its -o is --ortho (a parallel
+// projection), and its long names work too; its -r and -w are taken and
+// change nothing here (each says why).
 package main
 
 import (
@@ -47,7 +48,10 @@ import (
 
 // view places the volume: turned by Yaw then Pitch, Distance in front of
 // the eye. It is the frame data.
-type view struct{ Yaw, Pitch, Distance float64 }
+type view struct {
+	Yaw, Pitch, Distance float64
+	Ortho                bool `json:",omitempty"` // a parallel projection (eVolve's o)
+}
 
 var home = view{Pitch: 0.3, Distance: 2.4}
 
@@ -92,7 +96,18 @@ func (app) NewRenderer(p *goeq.Pipe) (goeq.Renderer, error) {
 	v.Model = func(c *goeq.DrawContext) goeq.Mat4 {
 		at := home
 		c.FrameData(&at) // undecodable data keeps the home view
-		return goeq.Translate(0, 0, float32(-at.Distance)).Mul(goeq.RotateX(at.Pitch)).Mul(goeq.RotateY(at.Yaw))
+		m := goeq.Translate(0, 0, float32(-at.Distance)).Mul(goeq.RotateX(at.Pitch)).Mul(goeq.RotateY(at.Yaw))
+		if at.Ortho {
+			// without perspective the distance no longer shrinks the
+			// volume: it is scaled to the size perspective shows it at
+			m = goeq.Scale(float32(1 / max(at.Distance, 1e-3))).Mul(m)
+		}
+		return m
+	}
+	v.Parallel = func(c *goeq.DrawContext) bool {
+		var at view
+		c.FrameData(&at)
+		return at.Ortho
 	}
 	if err := v.Init(); err != nil {
 		return nil, err
@@ -140,8 +155,8 @@ func main() {
 	}
 	takeUnused("r", "resident", "goeq's render clients end with the run; keep the application running instead", true)
 	takeUnused("w", "windowSystem", "goeq takes GLFW on a display and EGL headless (GOEQ_WINSYS=glfw or egl chooses)", false)
-	ortho := flag.Bool("o", false, "eVolve's -o (--ortho): refused, this example casts in perspective")
-	flag.BoolVar(ortho, "ortho", false, "eVolve's --ortho: -o")
+	ortho := flag.Bool("ortho", false, "start with a parallel (orthographic) projection (o switches it)")
+	flag.BoolVar(ortho, "o", false, "eVolve's -o: --ortho")
 	frameTimeout := flag.Duration("frame-timeout", 10*time.Second, "a frame that does not complete in this time fails the run (raise it for a large volume a software GL casts for seconds)")
 	reference := flag.Bool("reference", false, "every destination channel draws its whole frame itself, undecomposed: the picture a decomposed run must match")
 	local := flag.Bool("local", false, "start every node's render client on this machine, whatever host the config names (try a cluster config here)")
@@ -159,9 +174,6 @@ func main() {
 		log.Fatalf("--brightness %g: want a number more than 0", *brightness)
 	case !(*precision >= 1) || *precision > 64:
 		log.Fatalf("--precision %g: want 1 to 64", *precision)
-	case *ortho:
-		fmt.Fprintln(os.Stderr, "eVolve's -o (an orthographic projection): this example casts its rays in perspective only")
-		os.Exit(2)
 	}
 	for _, u := range unusedGiven {
 		log.Printf("eVolve's %s changes nothing here: %s", u.name, u.why)
@@ -191,7 +203,9 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	c := &controls{at: home, density: *dens, layouts: len(cfg.Layouts()), layout: cfg.Layout()}
+	start := home
+	start.Ortho = *ortho
+	c := &controls{at: start, density: *dens, layouts: len(cfg.Layouts()), layout: cfg.Layout()}
 	sent := controls{density: 1, layout: c.layout} // what the run was told
 	// apply tells the run what the controls changed
 	apply := func() error {
@@ -213,7 +227,7 @@ func main() {
 	}
 	for n := 0; err == nil && !c.quit && (*frames == 0 || n < *frames); n++ {
 		if !interactive {
-			c.at.Yaw = home.Yaw + 2*math.Pi*float64(n)/float64(*frames)
+			c.at.Yaw = start.Yaw + 2*math.Pi*float64(n)/float64(*frames)
 		}
 		if err = apply(); err != nil {
 			break
@@ -260,6 +274,7 @@ type controls struct {
 const volumeKeys = `volume's keys: left-drag turn, right-drag or wheel zoom
   + -      denser, thinner (on every node at once)
   s        statistics overlay
+  o        perspective or parallel projection
   l, shift-l  the next layout, the one before
   space, r reset the view
   h, F1    this help          q, Esc  quit`
@@ -298,6 +313,9 @@ func (c *controls) handle(ev goeq.Event) bool {
 		case 's': // as eVolve's s
 			c.overlay = !c.overlay
 			return true
+		case 'o': // as eVolve's o
+			c.at.Ortho = !c.at.Ortho
+			return true
 		case 'l': // the next layout; with shift the one before, as eVolve's L
 			if c.layouts > 1 {
 				step := 1
@@ -307,8 +325,8 @@ func (c *controls) handle(ev goeq.Event) bool {
 				c.layout = (c.layout + step) % c.layouts
 				return true
 			}
-		case ' ', 'r': // as eVolve's space and r
-			c.at = home
+		case ' ', 'r': // as eVolve's space and r; the projection stays
+			c.at = view{Yaw: home.Yaw, Pitch: home.Pitch, Distance: home.Distance, Ortho: c.at.Ortho}
 			return true
 		case 'h', goeq.KeyF(1):
 			fmt.Fprintln(os.Stderr, volumeKeys)

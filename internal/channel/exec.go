@@ -1734,7 +1734,7 @@ func (a *assembly) blend(slabs []*arrival) error {
 			ranges[i] = draw.Range(p.rng)
 		}
 		order = orderer.BackToFront(&draw.Context{Frame: a.fr.frame, Channel: a.r.plan.Channel.ID, Eye: draw.Eye(a.t.Eye), ViewIndex: a.t.View, View: mat4(a.t.ViewMatrix),
-			Data: a.fr.data}, ranges)
+			OrthoView: mat4(a.t.OrthoView), Data: a.fr.data}, ranges)
 		if !isPermutation(order, len(parts)) {
 			return fmt.Errorf("frame %d: channel %s: the renderer's BackToFront ordered %d ranges as %v, not each index once", a.fr.frame, a.r.plan.Channel.Label, len(parts), order)
 		}

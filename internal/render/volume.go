@@ -26,6 +26,9 @@ type Volume struct {
 	// Brightness scales its colours, up to white (1: as designed; eVolve's
 	// -b).
 	Brightness float64
+	// Parallel reports whether a draw projects the wall in parallel
+	// (draw.Context.Ortho and OrthoView, eVolve's -o); nil: never.
+	Parallel func(c *draw.Context) bool
 	// Model places the box in the eye's space for a draw (or for
 	// ordering its ranges); nil puts it 2.4 units in front of the eye,
 	// turned Spin radians per frame about the vertical axis.
@@ -95,13 +98,26 @@ func (r *Volume) extent() [3]float64 {
 	return r.Data.Extent
 }
 
+// parallel reports whether the draw projects in parallel.
+func (r *Volume) parallel(c *draw.Context) bool { return r.Parallel != nil && r.Parallel(c) }
+
+// projection is the draw's projection and the eye's view: the wall's
+// perspective, or its parallel projection.
+func (r *Volume) projection(c *draw.Context) (proj, view draw.Mat4) {
+	if r.parallel(c) {
+		return c.Ortho, c.OrthoView
+	}
+	return c.Projection, c.View
+}
+
 // ModelView is the volume's model-view matrix for a draw: the eye's view
 // and the model's placement.
 func (r *Volume) ModelView(c *draw.Context) draw.Mat4 {
+	_, view := r.projection(c)
 	if r.Model != nil {
-		return c.View.Mul(r.Model(c))
+		return view.Mul(r.Model(c))
 	}
-	return c.View.Mul(draw.Translate(0, 0, -2.4)).Mul(draw.RotateY(r.Spin * float64(c.Frame)))
+	return view.Mul(draw.Translate(0, 0, -2.4)).Mul(draw.RotateY(r.Spin * float64(c.Frame)))
 }
 
 // Draw casts rays through the slab of the range.
@@ -112,7 +128,8 @@ func (r *Volume) Draw(p *draw.Context) (draw.Region, error) {
 	// The adjusted projection is Adjust * P; rays are cast in the
 	// destination's projection, so the shader undoes the adjustment on NDC.
 	invAdj := p.Adjust.Inverse()
-	invP := invAdj.Mul(p.Projection).Inverse()
+	proj, _ := r.projection(p)
+	invP := invAdj.Mul(proj).Inverse()
 	invMV := r.ModelView(p).Inverse()
 	gl.UniformMatrix4fv(r.uniforms["invProjection"], 1, false, &invP[0])
 	gl.UniformMatrix4fv(r.uniforms["invModelView"], 1, false, &invMV[0])
@@ -173,6 +190,11 @@ func (r *Volume) Exit() {
 func (r *Volume) BackToFront(c *draw.Context, ranges []draw.Range) []int {
 	eye := r.ModelView(c).Inverse()
 	ze := float64(eye[14] / eye[15]) // the eye's z in the model's space
+	if r.parallel(c) {
+		// seen in parallel, the eye is far back along the view: the
+		// model-space z of the direction it looks in (eye space's -z)
+		ze = float64(eye[10]) * farEye
+	}
 	ext := r.extent()[2]
 	away := make([]float64, len(ranges))
 	order := make([]int, len(ranges))
@@ -184,6 +206,10 @@ func (r *Volume) BackToFront(c *draw.Context, ranges []draw.Range) []int {
 	sort.SliceStable(order, func(i, j int) bool { return away[order[i]] > away[order[j]] })
 	return order
 }
+
+// farEye is how far back along the view a parallel projection's eye is
+// taken to be, in the model's units: past any slab.
+const farEye = 1e9
 
 // ClearColor is transparent: slabs blend over the background.
 func (r *Volume) ClearColor() [4]float32 { return [4]float32{0, 0, 0, 0} }
