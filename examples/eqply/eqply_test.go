@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -1216,25 +1217,12 @@ func TestHeadKeysMoveTheObserversHead(t *testing.T) {
 	bin := build(t)
 	dir := t.TempDir()
 	trace := func(name string, head *goeq.Mat4) string {
-		path := filepath.Join(dir, name)
-		var b strings.Builder
-		for f := range 2 {
-			line, _ := json.Marshal(map[string]any{"frame": f, "data": frameData{Camera: homeCamera, Head: head}})
-			b.Write(append(line, '\n'))
-		}
-		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return path
+		f := frameData{Camera: homeCamera, Head: head}
+		return writeTrace(t, filepath.Join(dir, name), f, f)
 	}
 	moved := goeq.Translate(0.3, 0.1, 0)
 	run := func(path string, args ...string) string {
-		out := filepath.Join(t.TempDir(), "out")
-		text, err := runHeadless(bin, append([]string{"--camera-path", path, "--triangles", "8000", "--out", out}, args...)...)
-		if err != nil {
-			t.Fatalf("%v\n%s", err, text)
-		}
-		return filepath.Join(out, "dest-000001.png")
+		return lastImage(t, bin, append([]string{"--camera-path", path, "--triangles", "8000"}, args...)...)
 	}
 	compare := func(a, b string) imagecmp.Diff {
 		d, err := imagecmp.CompareFiles(a, b, 2)
@@ -1289,21 +1277,9 @@ func TestDSwitchesTheColours(t *testing.T) {
 		return m
 	}())
 	trace := func(mode colorMode) string {
-		path := filepath.Join(dir, fmt.Sprintf("mode%d.trace", mode))
-		line, _ := json.Marshal(map[string]any{"frame": 0, "data": frameData{Camera: homeCamera, Colors: mode}})
-		if err := os.WriteFile(path, append(line, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return path
+		return writeTrace(t, filepath.Join(dir, fmt.Sprintf("mode%d.trace", mode)), frameData{Camera: homeCamera, Colors: mode})
 	}
-	run := func(args ...string) string {
-		out := filepath.Join(t.TempDir(), "out")
-		text, err := runHeadless(bin, append([]string{"-m", model, "--out", out}, args...)...)
-		if err != nil {
-			t.Fatalf("%v: %v\n%s", args, err, text)
-		}
-		return filepath.Join(out, "dest-000000.png")
-	}
+	run := func(args ...string) string { return lastImage(t, bin, append([]string{"-m", model}, args...)...) }
 	// hues counts the model's pixels by hue, in twelve buckets, as shares
 	hues := func(path string) []float64 {
 		img, err := imagecmp.Load(path)
@@ -1362,20 +1338,10 @@ func TestWDrawsTheEdges(t *testing.T) {
 	bin := build(t)
 	dir := t.TempDir()
 	trace := func(name string, wire bool) string {
-		path := filepath.Join(dir, name)
-		line, _ := json.Marshal(map[string]any{"frame": 0, "data": frameData{Camera: homeCamera, Wireframe: wire}})
-		if err := os.WriteFile(path, append(line, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return path
+		return writeTrace(t, filepath.Join(dir, name), frameData{Camera: homeCamera, Wireframe: wire})
 	}
 	run := func(path string, args ...string) string {
-		out := filepath.Join(t.TempDir(), "out")
-		text, err := runHeadless(bin, append([]string{"--camera-path", path, "--triangles", "2000", "--out", out}, args...)...)
-		if err != nil {
-			t.Fatalf("%v\n%s", err, text)
-		}
-		return filepath.Join(out, "dest-000000.png")
+		return lastImage(t, bin, append([]string{"--camera-path", path, "--triangles", "2000"}, args...)...)
 	}
 	wire := trace("wire.trace", true)
 	got := run(wire)
@@ -1402,4 +1368,36 @@ func TestISwitchesIdleAntialiasing(t *testing.T) {
 	if !c.refine {
 		t.Error("i again did not switch refining back on")
 	}
+}
+
+// writeTrace writes a trace of the frames' data to path, to replay with
+// --camera-path.
+func writeTrace(t *testing.T, path string, frames ...frameData) string {
+	t.Helper()
+	var b bytes.Buffer
+	for f, data := range frames {
+		line, _ := json.Marshal(map[string]any{"frame": f, "data": data})
+		b.Write(append(line, '\n'))
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// lastImage runs eqply headless with args and returns the image of its
+// last frame (of the destination "dest", as the default config's).
+func lastImage(t *testing.T, bin string, args ...string) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "out")
+	text, err := runHeadless(bin, append(args, "--out", out)...)
+	if err != nil {
+		t.Fatalf("%v: %v\n%s", args, err, text)
+	}
+	images, _ := filepath.Glob(filepath.Join(out, "dest-*.png"))
+	if len(images) == 0 {
+		t.Fatalf("%v wrote no image", args)
+	}
+	slices.Sort(images)
+	return images[len(images)-1]
 }
