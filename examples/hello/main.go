@@ -58,7 +58,7 @@ func (c *cube) Draw(dc *goeq.DrawContext) (goeq.Region, error) {
 
 func main() {
 	goeq.Init(app{}) // a render client started by Start never returns from here
-	config := flag.String("config", "", "the configuration (default: made for this machine, as Equalizer's auto-configuration: a window, a GPU per pipe)")
+	config := flag.String("config", "", "the configuration (default: made for this machine, as Equalizer's auto-configuration: a window, a pipe per GPU)")
 	frames := flag.Int("frames", 100, "frames to render")
 	out := flag.String("out", "", "write every frame's destination PNG here")
 	asJSON := flag.Bool("json", false, "print the run's summary as JSON")
