@@ -93,7 +93,7 @@ func (app) NewRenderer(p *goeq.Pipe) (goeq.Renderer, error) {
 	if in.Precision > 0 {
 		v.Step = render.DefaultStep * 2 / in.Precision // eVolve's default precision is 2
 	}
-	v.Model = func(c *goeq.DrawContext) goeq.Mat4 {
+	v.Place = func(c *goeq.DrawContext) (goeq.Mat4, bool) {
 		at := home
 		c.FrameData(&at) // undecodable data keeps the home view
 		m := goeq.Translate(0, 0, float32(-at.Distance)).Mul(goeq.RotateX(at.Pitch)).Mul(goeq.RotateY(at.Yaw))
@@ -102,12 +102,7 @@ func (app) NewRenderer(p *goeq.Pipe) (goeq.Renderer, error) {
 			// volume: it is scaled to the size perspective shows it at
 			m = goeq.Scale(float32(1 / max(at.Distance, 1e-3))).Mul(m)
 		}
-		return m
-	}
-	v.Parallel = func(c *goeq.DrawContext) bool {
-		var at view
-		c.FrameData(&at)
-		return at.Ortho
+		return m, at.Ortho
 	}
 	if err := v.Init(); err != nil {
 		return nil, err

@@ -131,7 +131,7 @@ func TestSlabsBlendFarthestFromTheEyeFirst(t *testing.T) {
 	} {
 		v := NewVolume()
 		model := c.model
-		v.Model = func(*draw.Context) draw.Mat4 { return model }
+		v.Place = func(*draw.Context) (draw.Mat4, bool) { return model, false }
 		if got := v.BackToFront(&draw.Context{View: draw.Identity}, ranges); !slices.Equal(got, c.want) {
 			t.Errorf("%s: %v; want %v", c.name, got, c.want)
 		}

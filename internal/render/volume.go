@@ -26,13 +26,12 @@ type Volume struct {
 	// Brightness scales its colours, up to white (1: as designed; eVolve's
 	// -b).
 	Brightness float64
-	// Parallel reports whether a draw projects the wall in parallel
-	// (draw.Context.Ortho and OrthoView, eVolve's -o); nil: never.
-	Parallel func(c *draw.Context) bool
-	// Model places the box in the eye's space for a draw (or for
-	// ordering its ranges); nil puts it 2.4 units in front of the eye,
-	// turned Spin radians per frame about the vertical axis.
-	Model     func(c *draw.Context) draw.Mat4
+	// Place places the box in the eye's space for a draw (or for
+	// ordering its ranges), and says whether the draw projects the wall
+	// in parallel (draw.Context.Ortho and OrthoView, eVolve's -o). nil
+	// puts it 2.4 units in front of the eye, turned Spin radians per frame
+	// about the vertical axis, in perspective.
+	Place     func(c *draw.Context) (model draw.Mat4, parallel bool)
 	prog, vao uint32
 	textures  [2]uint32 // Data's voxels and transfer function
 	uniforms  map[string]int32
@@ -98,26 +97,18 @@ func (r *Volume) extent() [3]float64 {
 	return r.Data.Extent
 }
 
-// parallel reports whether the draw projects in parallel.
-func (r *Volume) parallel(c *draw.Context) bool { return r.Parallel != nil && r.Parallel(c) }
-
-// projection is the draw's projection and the eye's view: the wall's
-// perspective, or its parallel projection.
-func (r *Volume) projection(c *draw.Context) (proj, view draw.Mat4) {
-	if r.parallel(c) {
-		return c.Ortho, c.OrthoView
+// camera is a draw's projection and model-view matrix (the eye's view and
+// the box's place), in the wall's perspective or its parallel projection,
+// which parallel says.
+func (r *Volume) camera(c *draw.Context) (proj, modelView draw.Mat4, parallel bool) {
+	model := draw.Translate(0, 0, -2.4).Mul(draw.RotateY(r.Spin * float64(c.Frame)))
+	if r.Place != nil {
+		model, parallel = r.Place(c)
 	}
-	return c.Projection, c.View
-}
-
-// ModelView is the volume's model-view matrix for a draw: the eye's view
-// and the model's placement.
-func (r *Volume) ModelView(c *draw.Context) draw.Mat4 {
-	_, view := r.projection(c)
-	if r.Model != nil {
-		return view.Mul(r.Model(c))
+	if parallel {
+		return c.Ortho, c.OrthoView.Mul(model), true
 	}
-	return view.Mul(draw.Translate(0, 0, -2.4)).Mul(draw.RotateY(r.Spin * float64(c.Frame)))
+	return c.Projection, c.View.Mul(model), false
 }
 
 // Draw casts rays through the slab of the range.
@@ -128,9 +119,9 @@ func (r *Volume) Draw(p *draw.Context) (draw.Region, error) {
 	// The adjusted projection is Adjust * P; rays are cast in the
 	// destination's projection, so the shader undoes the adjustment on NDC.
 	invAdj := p.Adjust.Inverse()
-	proj, _ := r.projection(p)
+	proj, mv, _ := r.camera(p)
 	invP := invAdj.Mul(proj).Inverse()
-	invMV := r.ModelView(p).Inverse()
+	invMV := mv.Inverse()
 	gl.UniformMatrix4fv(r.uniforms["invProjection"], 1, false, &invP[0])
 	gl.UniformMatrix4fv(r.uniforms["invModelView"], 1, false, &invMV[0])
 	gl.UniformMatrix4fv(r.uniforms["ndcAdjust"], 1, false, &invAdj[0])
@@ -188,9 +179,10 @@ func (r *Volume) Exit() {
 // drew a volume seen from its side with the slabs on one side of the eye
 // the wrong way round (as eVolve's image orderer splits its order there).
 func (r *Volume) BackToFront(c *draw.Context, ranges []draw.Range) []int {
-	eye := r.ModelView(c).Inverse()
+	_, mv, parallel := r.camera(c)
+	eye := mv.Inverse()
 	ze := float64(eye[14] / eye[15]) // the eye's z in the model's space
-	if r.parallel(c) {
+	if parallel {
 		// seen in parallel, the eye is far back along the view: the
 		// model-space z of the direction it looks in (eye space's -z)
 		ze = float64(eye[10]) * farEye
