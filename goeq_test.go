@@ -563,18 +563,21 @@ func TestHelloAsAnotherModule(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building hello as another module: %v\n%s", err, out)
 	}
-	run := func(cfg string) []string {
+	// hello runs 20 frames in the folder dir ("": this one)
+	hello := func(dir string, args ...string) []string {
 		out := t.TempDir()
-		cmd := exec.Command(bin, "--config", examples(cfg), "--frames", "20", "--out", out)
+		cmd := exec.Command(bin, append(args, "--frames", "20", "--out", out)...)
+		cmd.Dir = dir
 		if b, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("hello on %s: %v\n%s", cfg, err, b)
+			t.Fatalf("hello %v in %q: %v\n%s", args, dir, err, b)
 		}
 		files, _ := filepath.Glob(filepath.Join(out, "*.png"))
 		if len(files) != 20 {
-			t.Fatalf("hello on %s wrote %d images, want 20", cfg, len(files))
+			t.Fatalf("hello %v in %q wrote %d images, want 20", args, dir, len(files))
 		}
 		return files
 	}
+	run := func(cfg string) []string { return hello("", "--config", examples(cfg)) }
 	compareRuns(t, run("2d-lb-4.eqc"), run("one-window.eqc"))
 
 	// without a config, in a folder of its own (hello's default was a
@@ -584,19 +587,7 @@ func TestHelloAsAnotherModule(t *testing.T) {
 	// back, renders the same frames, and once the user changed it, a run
 	// without a config leaves it as they wrote it
 	home := t.TempDir()
-	auto := func(args ...string) []string {
-		out := t.TempDir()
-		cmd := exec.Command(bin, append(args, "--frames", "20", "--out", out)...)
-		cmd.Dir = home
-		if b, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("hello %v in a folder of its own: %v\n%s", args, err, b)
-		}
-		files, _ := filepath.Glob(filepath.Join(out, "*.png"))
-		if len(files) != 20 {
-			t.Fatalf("hello %v wrote %d images, want 20", args, len(files))
-		}
-		return files
-	}
+	auto := func(args ...string) []string { return hello(home, args...) }
 	made := auto()
 	saved := filepath.Join(home, "hello.auto.eqc")
 	text, err := os.ReadFile(saved)
