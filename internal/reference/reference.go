@@ -65,7 +65,7 @@ func (p *Planner) Plan(frame int) *planner.FramePlan {
 			return
 		}
 		eyes := c.Eyes & c.DestinationEyes()
-		if eyes == 0 {
+		if eyes == 0 || idle(c) {
 			return
 		}
 		cp := byChannel[c.Channel]
@@ -146,6 +146,16 @@ func draws(dest *compound.Compound) bool {
 	found := false
 	dest.Walk(func(x *compound.Compound) { found = found || x.Tasks&compound.TaskDraw != 0 && x.Channel != nil })
 	return found
+}
+
+// idle reports whether no compound of dest's tree has a task (Equalizer's
+// issue155 config gives a window's channel "task []" under a swap barrier,
+// and a view's channel draws the window). Such a channel does nothing, so
+// the run shows and writes nothing of its own for it.
+func idle(dest *compound.Compound) bool {
+	tasks := 0
+	dest.Walk(func(x *compound.Compound) { tasks |= x.Tasks })
+	return tasks == 0
 }
 
 // showsNothing reports whether dest's tree neither draws nor assembles a

@@ -81,3 +81,25 @@ func TestInterleavedEyesDrawEachEyeOnItsPattern(t *testing.T) {
 		t.Errorf("the destination's tasks:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// A channel whose compounds have no task (Equalizer's issue155 config:
+// "task []" under a swap barrier, with a view's channel drawing the same
+// window) does nothing, and the run writes no image of it: the reference
+// wrote a cleared one, so its images differed in name from the run's.
+func TestAChannelWithNoTaskShowsNothingOfItsOwn(t *testing.T) {
+	const text = `server { config {
+    appNode { pipe { window { viewport [ 0 0 400 200 ]
+        channel { name "idle" }
+        channel { name "drawn" } } } }
+    compound { channel "idle" task [] swapbarrier {} wall {} }
+    compound { channel "drawn" swapbarrier {} wall {} }
+} }`
+	plan := New(loadText(t, "idle.eqc", text)).Plan(0)
+	var names []string
+	for _, cp := range plan.Channels {
+		names = append(names, cp.Channel.Name)
+	}
+	if !slices.Equal(names, []string{"drawn"}) {
+		t.Errorf("the reference plans channels %v, want [drawn]", names)
+	}
+}

@@ -39,7 +39,10 @@ import (
 //     the destination's image was taken before it drew;
 //   - a channel over a mosaic of others that only reads the window back
 //     (a 5-sided cave unfolded in one window, dumped): the reference
-//     showed the clear where the run shows the mosaic.
+//     showed the clear where the run shows the mosaic;
+//   - a window's channel given "task []" under a swap barrier, its
+//     window drawn by a view's channel (Equalizer's issue155): the
+//     reference wrote a cleared image of it, which the run does not.
 func TestOldConfigShapesMatchTheReference(t *testing.T) {
 	const frames, k = 4, 3
 	wall := `wall { bottom_left [ -.64 -.36 -1 ] bottom_right [ .64 -.36 -1 ] top_left [ -.64 .36 -1 ] }`
@@ -119,6 +122,10 @@ func TestOldConfigShapesMatchTheReference(t *testing.T) {
                 compound { channel "left" wall { bottom_left [ -.64 -.36 -1 ] bottom_right [ 0 -.36 -1 ] top_left [ -.64 .36 -1 ] } }
                 compound { channel "right" wall { bottom_left [ 0 -.36 -1 ] bottom_right [ .64 -.36 -1 ] top_left [ 0 .36 -1 ] } }
                 compound { channel "all" task [ READBACK ] outputframe {} } }`},
+		{"a channel with no task under a view's",
+			`appNode { pipe { window { viewport [ 0 0 320 180 ] channel { name "raw" } } } }
+            observer {} layout { view { observer 0 } } canvas { layout 0 ` + wall + ` segment { channel "raw" } }`,
+			`compound { channel "raw" task [] swapbarrier {} }`},
 		{"a part on another channel over the destination's pixels",
 			`appNode { pipe { window { viewport [ 0 0 320 180 ] channel { name "dest" } channel { name "over" } }
                 window { viewport [ 0 0 320 180 ] attributes { hint_drawable FBO } channel { name "src" } } } }`,
