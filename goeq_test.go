@@ -1104,16 +1104,62 @@ func TestSetUpPastTheInitTimeoutSaysWhere(t *testing.T) {
 // init timeout: waiting, the run would fail on that instead).
 func TestAFactoryErrorNamesItsPipeAtOnce(t *testing.T) {
 	_, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: examples("one-window.eqc")})
-	if err == nil || !regexp.MustCompile(`node \S+ failed to set up: pipe [^:]+: no init data`).MatchString(err.Error()) {
+	if err == nil || !regexp.MustCompile(`node \S+ did not join: it failed to set up: pipe [^:]+: no init data`).MatchString(err.Error()) {
 		t.Errorf("a factory's error: %v", err)
 	}
 	before := clientProcesses()
-	_, err = goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: examples("2d-lb-4.eqc"), InitTimeout: 20 * time.Second,
+	text, err := os.ReadFile(examples("2d-lb-4.eqc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	strict := strings.Replace(string(text), "latency 1", "latency 1 attributes { robustness OFF }", 1)
+	_, err = goeq.Start(context.Background(), turningSquare{}, goeq.Options{ConfigText: strict, InitTimeout: 20 * time.Second,
 		InitData: squareInit{Scale: 1, FailPipe: "gpu2", SetupDelay: time.Minute}})
-	if want := `node render1 failed to set up: pipe "gpu2": the test refuses pipe gpu2`; err == nil || !strings.Contains(err.Error(), want) {
+	if want := `node render1 did not join: it failed to set up: pipe "gpu2": the test refuses pipe gpu2`; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("a factory that fails beside one that loads: %v, want %q", err, want)
 	}
 	clientsEnd(t, before)
+}
+
+// With the config's robustness ON (its default, as Equalizer's), a render
+// node whose renderer factory fails goes out of the run, as Equalizer's
+// config init drops a pipe that fails, and the others draw its part:
+// every frame is whole.
+func TestARenderNodeThatFailsToSetUpLeavesTheRun(t *testing.T) {
+	run := func(reference bool, init squareInit) (*goeq.Summary, string) {
+		var log logging.Buffer
+		cfg, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: examples("2d-lb-4.eqc"), OutDir: t.TempDir(),
+			Reference: reference, InitData: init, Log: slog.New(slog.NewTextHandler(&log, nil))})
+		if err != nil {
+			t.Fatalf("Start (reference %v): %v", reference, err)
+		}
+		err = startAndFinish(cfg, 4)
+		sum, exitErr := cfg.Exit()
+		if err != nil || exitErr != nil {
+			t.Fatalf("run (reference %v): %v; exit: %v", reference, err, exitErr)
+		}
+		return sum, log.String()
+	}
+	sum, log := run(false, squareInit{Scale: 1, FailPipe: "gpu2"})
+	if lost := strings.Join(sum.LostNodes, " "); lost != "render1" || sum.Degraded != 0 || sum.Frames != 4 {
+		t.Errorf("lost %q, %d of %d frames degraded; want render1 lost and 4 whole frames", lost, sum.Degraded, sum.Frames)
+	}
+	if want := `node render1 did not join (it failed to set up: pipe \"gpu2\": the test refuses pipe gpu2): the run goes on without it`; !strings.Contains(log, want) {
+		t.Errorf("the log does not say %q:\n%s", want, log)
+	}
+	ref, _ := run(true, squareInit{Scale: 1})
+	if len(sum.Written) != 4 || len(ref.Written) != 4 {
+		t.Fatalf("%d images and %d of the reference; want 4 each", len(sum.Written), len(ref.Written))
+	}
+	for i := range sum.Written {
+		d, err := imagecmp.CompareFiles(sum.Written[i], ref.Written[i], 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.BadFraction() > 0.0002 {
+			t.Errorf("%s: %s", filepath.Base(sum.Written[i]), d)
+		}
+	}
 }
 
 // A window that cannot open fails the run before the renderer factories

@@ -169,7 +169,8 @@ type Request struct {
 // Join: a node's render client is set up and takes frames.
 type Join struct{ Node string }
 
-// Lost: a node died or its connection broke.
+// Lost: a node died or its connection broke. Before it joined: its client
+// could not be launched, set up or reached in time.
 type Lost struct {
 	Node   string
 	Reason string
@@ -299,6 +300,9 @@ type NodeLoss struct {
 	Node     string
 	Reason   string
 	Channels []string // labels
+	// NeverJoined: the node was taken out before it ever joined (the run
+	// goes on without it; it may still join later)
+	NeverJoined bool
 }
 
 // Ready is what the scheduler decided since the last Advance.
@@ -602,7 +606,11 @@ func (s *Scheduler) Step(e Event) {
 			ns.joins++
 		}
 	case Lost:
-		s.lose(e.Node, e.Reason)
+		if ns := s.nodes[e.Node]; ns != nil && !ns.joined {
+			s.neverJoined(ns, e.Reason)
+		} else {
+			s.lose(e.Node, e.Reason)
+		}
 	case Done:
 		if ns := s.seen(e.Node); ns != nil {
 			s.done(ns, e)
@@ -667,6 +675,10 @@ func (s *Scheduler) seen(node string) *nodeState {
 	}
 	return ns
 }
+
+// Joined reports whether every node has joined once, or was taken out of
+// the run before it did (Lost): frames start from then on.
+func (s *Scheduler) Joined() bool { return s.allJoined() }
 
 func (s *Scheduler) allJoined() bool {
 	if !s.joinedAll {
@@ -830,6 +842,31 @@ func (s *Scheduler) completeFrames() {
 	}
 }
 
+// neverJoined takes a node whose client never joined out of the run. As
+// Equalizer's config init does under the config's robustness (ON unless
+// the config turns it off), the run goes on without a node that shows no
+// destination: its channels' work goes to the others, and it takes part
+// if it joins later. A node that shows a destination must join, or the
+// run fails: its pictures would be lost.
+func (s *Scheduler) neverJoined(ns *nodeState, reason string) {
+	if s.cfg.Robustness == "OFF" || s.showsADestination(ns) {
+		s.fail(fmt.Sprintf("node %s did not join: %s", ns.id, reason))
+		return
+	}
+	ns.joined, ns.alive = true, true // lost from here, as a node that joined
+	s.lose(ns.id, reason)
+}
+
+// showsADestination reports whether a node's channels show any
+// destination of the config, in any layout.
+func (s *Scheduler) showsADestination(ns *nodeState) bool {
+	found := false
+	s.cfg.Walk(func(c *compound.Compound) {
+		found = found || c.Channel != nil && c.Destination() == c && ns.channels[c.Channel.ID] == c.Channel
+	})
+	return found
+}
+
 func (s *Scheduler) lose(node, reason string) {
 	ns := s.nodes[node]
 	if ns == nil || !ns.alive {
@@ -845,7 +882,7 @@ func (s *Scheduler) lose(node, reason string) {
 	}
 	sort.Strings(ids)
 	sort.Strings(labels)
-	s.ready.Lost = append(s.ready.Lost, NodeLoss{Node: node, Reason: reason, Channels: labels})
+	s.ready.Lost = append(s.ready.Lost, NodeLoss{Node: node, Reason: reason, Channels: labels, NeverJoined: ns.joins == 0})
 	frames := make([]int, 0, len(s.inflight))
 	for n := range s.inflight {
 		frames = append(frames, n)

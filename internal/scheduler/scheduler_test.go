@@ -78,7 +78,9 @@ type fakeNode struct {
 	lastHB  time.Time
 }
 
-func newCluster(t *testing.T, cfg *compound.Config, opt Options) *fakeCluster {
+// newCluster makes a cluster of the config's nodes, each joined but the
+// absent ones, which never do.
+func newCluster(t *testing.T, cfg *compound.Config, opt Options, absent ...string) *fakeCluster {
 	c := &fakeCluster{t: t, cfg: cfg, now: time.Unix(1000, 0), step: 5 * time.Millisecond, nodes: map[string]*fakeNode{},
 		produced: map[frameKey]bool{}, abandoned: map[int]map[string]bool{}, tiles: map[string][]int{}, starts: map[int]time.Time{}}
 	c.s = New(cfg, planner.New(cfg), opt)
@@ -86,6 +88,10 @@ func newCluster(t *testing.T, cfg *compound.Config, opt Options) *fakeCluster {
 	for _, id := range c.s.Nodes() {
 		c.nodes[id] = &fakeNode{id: id, pos: map[string]int{}, swaps: map[int]bool{}, waiting: map[int]bool{},
 			pulls: map[string]bool{}, grants: map[string]*Grant{}}
+		if slices.Contains(absent, id) {
+			c.nodes[id].dead = true
+			continue
+		}
 		c.s.Step(Join{Node: id})
 	}
 	return c
@@ -444,6 +450,62 @@ func TestDestinationLostFailsTheRun(t *testing.T) {
 	c.drain()
 	if !strings.Contains(c.failure, "node app, which shows the destination, died: control stream ended") {
 		t.Fatalf("failure %q", c.failure)
+	}
+}
+
+// A render node whose client never joins goes out of the run under the
+// config's robustness (ON by default, as Equalizer's): the frames start
+// without it, whole, and it takes part if it joins later. A node that
+// shows the destination, or any node under robustness OFF, fails the run.
+func TestARunGoesOnWithoutARenderNodeThatNeverJoins(t *testing.T) {
+	c := newCluster(t, load(t, example("2d-lb-4.eqc")), Options{Frames: 30}, "render2")
+	c.run(10)
+	if c.s.Started() != 0 || c.s.Joined() {
+		t.Fatalf("%d frames started before render2 joined or was given up", c.s.Started())
+	}
+	c.s.Step(Lost{Node: "render2", Reason: "its client did not connect within 30s"})
+	c.drain()
+	if len(c.log) != 1 || c.log[0] != "lost render2: its client did not connect within 30s" || c.failure != "" {
+		t.Fatalf("log %v, failure %q", c.log, c.failure)
+	}
+	for len(c.completed) < 10 {
+		c.round()
+	}
+	if len(c.nodes["render2"].work) > 0 {
+		t.Errorf("render2 was sent frame %d", c.nodes["render2"].work[0].Frame)
+	}
+	c.nodes["render2"].dead = false
+	joinedAt := c.s.Started()
+	c.s.Step(Join{Node: "render2"})
+	c.runToEnd(20000)
+	drew := false
+	for _, f := range c.completed {
+		if f.Degraded {
+			t.Errorf("frame %d is degraded", f.Frame)
+		}
+		for _, r := range f.Records {
+			if c.s.NodeOf(r.Channel) == "render2" && f.Frame < joinedAt {
+				t.Errorf("frame %d has a record of render2's channel %s before it joined", f.Frame, r.Channel)
+			}
+			drew = drew || c.s.NodeOf(r.Channel) == "render2"
+		}
+	}
+	if !drew {
+		t.Error("render2, joined late, never drew")
+	}
+
+	for _, tc := range []struct{ node, robustness, want string }{
+		{"app", "ON", "node app did not join: no client"},
+		{"render2", "OFF", "node render2 did not join: no client"},
+	} {
+		cfg := load(t, example("2d-lb-4.eqc"))
+		cfg.Robustness = tc.robustness
+		c := newCluster(t, cfg, Options{Frames: 30}, tc.node)
+		c.s.Step(Lost{Node: tc.node, Reason: "no client"})
+		c.drain()
+		if c.failure != tc.want || c.s.Started() != 0 {
+			t.Errorf("%s under robustness %s: failure %q after %d frames, want %q", tc.node, tc.robustness, c.failure, c.s.Started(), tc.want)
+		}
 	}
 }
 

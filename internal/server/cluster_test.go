@@ -267,21 +267,33 @@ func TestSSHLaunch(t *testing.T) {
 	noClientsLeft(t, c.Hosts[1:], []string{"render1", "render2"}, 10*time.Second)
 }
 
-// TestLaunchTimeout gives a node a launch_command that never starts its
-// client and a launch_timeout of 1.5 s: the run fails soon after, naming
-// the node and its launch_timeout.
-func TestLaunchTimeout(t *testing.T) {
+// unlaunchable writes 2d-lb-4 with render1 given a launch_command that
+// never starts its client and a launch_timeout of 1.5 s, and the config's
+// robustness set ("" leaves the default); it returns the config and the
+// launcher's command, a sleep no other process on the machine runs.
+func unlaunchable(t *testing.T, robustness string) (cfg, sleep string) {
 	b, err := os.ReadFile(config("2d-lb-4.eqc"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	// a sleep no other process on the machine runs, so that pgrep finds
-	// only the launcher's
-	sleep := fmt.Sprintf("sleep 59.%d", os.Getpid())
+	sleep = fmt.Sprintf("sleep 59.%d", os.Getpid())
 	text := strings.Replace(string(b), "name \"render1\"\n        host \"localhost\"",
 		"name \"render1\"\n        host \"render-nowhere\"\n        attributes { launch_command \""+sleep+"\" launch_timeout 1500 }", 1)
-	cfg := filepath.Join(t.TempDir(), "2d-lb-4.eqc")
-	os.WriteFile(cfg, []byte(text), 0o644)
+	if robustness != "" {
+		text = strings.Replace(text, "latency 1", "latency 1\n    attributes { robustness "+robustness+" }", 1)
+	}
+	cfg = filepath.Join(t.TempDir(), "2d-lb-4.eqc")
+	if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return cfg, sleep
+}
+
+// TestLaunchTimeout gives a node a launch_command that never starts its
+// client and a launch_timeout of 1.5 s, in a config whose robustness is
+// OFF: the run fails soon after, naming the node and its launch_timeout.
+func TestLaunchTimeout(t *testing.T) {
+	cfg, sleep := unlaunchable(t, "OFF")
 	bin := binaries(t)
 	start := time.Now()
 	cmd := exec.Command(filepath.Join(bin, "eqserver"), "run", "--frames", "5", "--triangles", "2000", cfg)
@@ -291,7 +303,7 @@ func TestLaunchTimeout(t *testing.T) {
 	if err == nil {
 		t.Fatalf("the run succeeded without render1:\n%s", out)
 	}
-	want := fmt.Sprintf("render1 (within 1.5s, its launch_timeout; its launch_command %q for host render-nowhere is still running and has printed nothing)", sleep)
+	want := fmt.Sprintf("node render1 did not join: its client did not connect within 1.5s, its launch_timeout; its launch_command %q for host render-nowhere is still running and has printed nothing", sleep)
 	if !strings.Contains(string(out), want) {
 		t.Errorf("the error does not name render1's launch_timeout and hanging launcher (want %q):\n%s", want, out)
 	}
@@ -301,6 +313,40 @@ func TestLaunchTimeout(t *testing.T) {
 	if out, _ := exec.Command("pgrep", "-f", sleep).Output(); len(out) > 0 {
 		t.Errorf("the launcher's sleep outlived the run: pids %s", out)
 	}
+}
+
+// A render node that does not come goes out of the run when the config's
+// robustness is ON (its default), as Equalizer's config init drops it:
+// the others take its part, every frame is whole and equals the
+// reference's, the summary lists it lost, and its launcher is stopped.
+// Before, any node that did not join failed the run.
+func TestARunGoesOnWithoutARenderNodeThatDoesNotCome(t *testing.T) {
+	const frames = 5
+	cfg, sleep := unlaunchable(t, "")
+	dir := t.TempDir()
+	cmd := exec.Command(filepath.Join(binaries(t), "eqserver"), "run", "--json", "--frames", fmt.Sprint(frames), "--triangles", "20000",
+		"--out", dir, "--dump-every", "1", cfg)
+	cmd.Env = testEnv()
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("the run did not go on without render1: %v\n%s", err, stderr.String())
+	}
+	var sum Summary
+	if err := json.Unmarshal([]byte(stdout.String()), &sum); err != nil {
+		t.Fatalf("summary: %v\n%s", err, stdout.String())
+	}
+	if sum.Frames != frames || sum.Degraded != 0 || len(sum.LostNodes) != 1 || sum.LostNodes[0] != "render1" {
+		t.Errorf("summary: %d frames, %d degraded, lost %v; want %d whole frames and render1 lost", sum.Frames, sum.Degraded, sum.LostNodes, frames)
+	}
+	if want := "node render1 did not join (its client did not connect within 1.5s, its launch_timeout"; !strings.Contains(stderr.String(), want) ||
+		!strings.Contains(stderr.String(), "the run goes on without it") {
+		t.Errorf("the log does not say that the run goes on without render1 (want %q):\n%s", want, stderr.String())
+	}
+	if out, _ := exec.Command("pgrep", "-f", sleep).Output(); len(out) > 0 {
+		t.Errorf("the launcher's sleep outlived the run: pids %s", out)
+	}
+	compareWithReference(t, runResult{out: dir}, cfg, frames, frames-1, 2)
 }
 
 // namespacedConfig puts a config's application node on the cluster's

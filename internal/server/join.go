@@ -73,6 +73,7 @@ func (w *joinWatch) doing(node string) string {
 	return ""
 }
 
+// joined ends the watch of a node: it joined, or the run gave up on it.
 func (w *joinWatch) joined(node string) { delete(w.nodes, node) }
 
 // allJoined reports whether every node has joined.
@@ -104,12 +105,12 @@ func (w *joinWatch) overdue(node string, now time.Time, launchTimeout time.Durat
 		return ""
 	case st.settingUpSince.IsZero():
 		if now.After(st.launchBy) {
-			return fmt.Sprintf("%s (within %v%s)", node, launchTimeout, launchNote())
+			return fmt.Sprintf("its client did not connect within %v%s", launchTimeout, launchNote())
 		}
 	case now.Sub(st.heard) > setupSilence:
-		return fmt.Sprintf("%s (its client stopped answering while it set up, %v after it last said: %s)", node, now.Sub(st.heard).Round(time.Second), st.doing)
+		return fmt.Sprintf("its client stopped answering while it set up, %v after it last said: %s", now.Sub(st.heard).Round(time.Second), st.doing)
 	case now.Sub(st.settingUpSince) > w.initTimeout:
-		return fmt.Sprintf("%s (its client did not finish setting up within the init timeout, %v (--init-timeout; an application's Options.InitTimeout); it is %s)", node, w.initTimeout, st.doing)
+		return fmt.Sprintf("its client did not finish setting up within the init timeout, %v (--init-timeout; an application's Options.InitTimeout); it is %s", w.initTimeout, st.doing)
 	}
 	return ""
 }

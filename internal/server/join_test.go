@@ -18,7 +18,7 @@ func TestJoinWatchBoundsLaunchAndSetUpApart(t *testing.T) {
 	if why := w.overdue("a", t0.Add(time.Second), 2*time.Second, none); why != "" {
 		t.Errorf("within its launch: %s", why)
 	}
-	if why := w.overdue("a", t0.Add(3*time.Second), 2*time.Second, none); why != "a (within 2s; its client is still running)" {
+	if why := w.overdue("a", t0.Add(3*time.Second), 2*time.Second, none); why != "its client did not connect within 2s; its client is still running" {
 		t.Errorf("past its launch: %q", why)
 	}
 

@@ -1056,6 +1056,7 @@ func (s *server) loop(ctx context.Context, statsFile *os.File) (sum *Summary, er
 		joining.launched(id, time.Now(), s.joinTimeout(s.nodes[id].model))
 	}
 	joined := map[string]bool{}
+	toldReady := false
 	overhead := 0.0
 	var batch []event
 	interrupted := false
@@ -1113,6 +1114,7 @@ func (s *server) loop(ctx context.Context, statsFile *os.File) (sum *Summary, er
 					joinOrLoss = true
 				case scheduler.Lost:
 					joinOrLoss = true
+					joining.joined(e.Node) // the scheduler decides whether the run goes on
 				}
 				s.sched.Step(ev)
 			}
@@ -1123,21 +1125,22 @@ func (s *server) loop(ctx context.Context, statsFile *os.File) (sum *Summary, er
 			s.sched.Step(scheduler.Tick{Now: work})
 		}
 		if !joining.allJoined() {
-			var missing []string
 			now := time.Now()
 			for _, id := range s.order {
 				nc := s.nodes[id]
 				launchNote := func() string { return launchTimeoutNote(nc.model) + s.stillLaunching(nc) }
 				if why := joining.overdue(id, now, s.joinTimeout(nc.model), launchNote); why != "" {
-					missing = append(missing, why)
+					joining.joined(id)
+					s.sched.Step(scheduler.Lost{Node: id, Reason: why})
 				}
-			}
-			if len(missing) > 0 {
-				return rep.summary(false), fmt.Errorf("nodes did not join: %s", strings.Join(missing, ", "))
 			}
 			for _, note := range joining.stillSettingUp(s.order, now) {
 				s.opt.Log.Info(note)
 			}
+		}
+		if !toldReady && s.sched.Joined() {
+			toldReady = true
+			s.tellReady()
 		}
 		started := false
 		for s.sched.HasReady() {
@@ -1206,10 +1209,11 @@ func (s *server) take(ev *event, rep *report, joined map[string]bool) (scheduler
 	if s.stale(ev) {
 		return nil, nil // from a session or process the node has replaced
 	}
-	if ev.failed != "" && !joined[ev.node] {
-		return nil, fmt.Errorf("node %s failed to set up: %s", ev.node, ev.failed)
-	}
-	if ev.failed != "" {
+	switch {
+	case ev.failed != "" && !joined[ev.node]:
+		// the scheduler decides whether the run goes on without it
+		ev.ev = scheduler.Lost{Node: ev.node, Reason: "it failed to set up: " + ev.failed}
+	case ev.failed != "":
 		// a rejoining client that could not set up: lost again
 		ev.ev = scheduler.Lost{Node: ev.node, Reason: "it failed to set up again: " + ev.failed}
 	}
@@ -1236,35 +1240,39 @@ func (s *server) take(ev *event, rep *report, joined map[string]bool) (scheduler
 	case scheduler.Join:
 		// a new session has nothing of what earlier ones were sent
 		s.nodes[e.Node].newSession()
-		if joined[e.Node] {
+		switch {
+		case joined[e.Node]:
 			s.opt.Log.Info(fmt.Sprintf("node %s rejoined: its channels take part again", e.Node))
 			rep.rejoined = append(rep.rejoined, e.Node)
-		} else {
-			joined[e.Node] = true
-			if len(joined) == len(s.order) && s.opt.App != nil && s.opt.App.Ready != nil {
-				info := RunInfo{Latency: s.cfg.Latency, FrameTimeout: s.opt.FrameTimeout}
-				if info.FrameTimeout <= 0 {
-					info.FrameTimeout = scheduler.DefaultFrameTimeout
-				}
-				for _, l := range s.cfg.Layouts {
-					info.Layouts = append(info.Layouts, l.Name)
-				}
-				info.Layout = startingLayout(s.cfg)
-				for _, o := range s.cfg.Observers {
-					info.Observers = append(info.Observers, o.Name)
-				}
-				for _, v := range s.cfg.Views() {
-					info.Views = append(info.Views, v.Name)
-				}
-				s.opt.App.Ready(info)
-			}
+		case slices.Contains(rep.lost, e.Node):
+			s.opt.Log.Info(fmt.Sprintf("node %s joined late: its channels take part from now on", e.Node))
 		}
-	case scheduler.Lost:
-		if !joined[e.Node] {
-			return nil, fmt.Errorf("node %s did not join: %s", e.Node, e.Reason)
-		}
+		joined[e.Node] = true
 	}
 	return ev.ev, nil
+}
+
+// tellReady gives the application the run's facts once every node has
+// joined or the run goes on without it.
+func (s *server) tellReady() {
+	if s.opt.App == nil || s.opt.App.Ready == nil {
+		return
+	}
+	info := RunInfo{Latency: s.cfg.Latency, FrameTimeout: s.opt.FrameTimeout}
+	if info.FrameTimeout <= 0 {
+		info.FrameTimeout = scheduler.DefaultFrameTimeout
+	}
+	for _, l := range s.cfg.Layouts {
+		info.Layouts = append(info.Layouts, l.Name)
+	}
+	info.Layout = startingLayout(s.cfg)
+	for _, o := range s.cfg.Observers {
+		info.Observers = append(info.Observers, o.Name)
+	}
+	for _, v := range s.cfg.Views() {
+		info.Views = append(info.Views, v.Name)
+	}
+	s.opt.App.Ready(info)
 }
 
 // refreshPeers rebuilds the channels' frame addresses when a session set
@@ -1392,7 +1400,11 @@ func (s *server) overlayFor(w scheduler.Work, rep *report) []control.OverlayPart
 // act carries out one Ready.
 func (s *server) act(rd scheduler.Ready, rep *report) error {
 	for _, l := range rd.Lost {
-		s.opt.Log.Warn(fmt.Sprintf("node %s lost (%s): its channels %s leave the compounds", l.Node, l.Reason, strings.Join(l.Channels, ", ")))
+		if l.NeverJoined {
+			s.opt.Log.Warn(fmt.Sprintf("node %s did not join (%s): the run goes on without it, as the config's robustness (ON unless the config says OFF) lets it; its channels %s leave the compounds", l.Node, l.Reason, strings.Join(l.Channels, ", ")))
+		} else {
+			s.opt.Log.Warn(fmt.Sprintf("node %s lost (%s): its channels %s leave the compounds", l.Node, l.Reason, strings.Join(l.Channels, ", ")))
+		}
 		rep.lost = append(rep.lost, l.Node)
 		nc := s.nodes[l.Node]
 		s.mu.Lock()
