@@ -126,10 +126,14 @@ type Summary struct {
 	// codec.
 	CodecBytes map[string]int64 `json:"codec_bytes,omitempty"`
 	// LostNodes are the nodes the run went on without (silent past
-	// Options.Liveness, or their client gone), in the order they were
-	// lost; RejoinedNodes those that came back.
+	// Options.Liveness, their client gone, or, under the config's
+	// robustness, never come), in the order they were lost;
+	// RejoinedNodes those that came back.
 	LostNodes     []string `json:"lost_nodes,omitempty"`
 	RejoinedNodes []string `json:"rejoined_nodes,omitempty"`
+	// LostPipes are the pipes ("node: pipe") that could not be set up,
+	// which the config's robustness let the run go on without.
+	LostPipes []string `json:"lost_pipes,omitempty"`
 }
 
 // Config is a running configuration: the application drives its frames.
@@ -667,7 +671,7 @@ func (c *Config) Exit() (*Summary, error) {
 		return nil, err
 	}
 	return &Summary{Frames: sum.Frames, Seconds: sum.Seconds, FPS: sum.FPS, Degraded: sum.Degraded, Written: sum.Written, Exchanges: sum.Exchanges,
-		CodecBytes: sum.CodecBytes, LostNodes: sum.LostNodes, RejoinedNodes: sum.RejoinedNodes}, err
+		CodecBytes: sum.CodecBytes, LostNodes: sum.LostNodes, RejoinedNodes: sum.RejoinedNodes, LostPipes: sum.LostPipes}, err
 }
 
 // ChannelStats is one channel's work on one frame: what it rendered and

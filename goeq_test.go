@@ -1121,44 +1121,81 @@ func TestAFactoryErrorNamesItsPipeAtOnce(t *testing.T) {
 	clientsEnd(t, before)
 }
 
-// With the config's robustness ON (its default, as Equalizer's), a render
-// node whose renderer factory fails goes out of the run, as Equalizer's
-// config init drops a pipe that fails, and the others draw its part:
-// every frame is whole.
-func TestARenderNodeThatFailsToSetUpLeavesTheRun(t *testing.T) {
-	run := func(reference bool, init squareInit) (*goeq.Summary, string) {
+// threePipes has three pipes on the application's node, the destination on
+// the first and two sources sharing its picture by a load equalizer, as
+// Equalizer's reliability test sourceFail.eqc has them.
+const threePipes = `config { latency 1
+    appNode {
+        pipe { name "display" window { viewport [ 0 0 320 200 ] channel { name "dest" } } }
+        pipe { name "gpu1" window { viewport [ 0 0 320 200 ] attributes { hint_drawable FBO } channel { name "src1" } } }
+        pipe { name "gpu2" window { viewport [ 0 0 320 200 ] attributes { hint_drawable FBO } channel { name "src2" } } } }
+    compound { channel "dest" wall { bottom_left [ -.32 -.2 -.75 ] bottom_right [ .32 -.2 -.75 ] top_left [ -.32 .2 -.75 ] }
+        load_equalizer {}
+        compound {}
+        compound { channel "src1" outputframe {} }
+        compound { channel "src2" outputframe {} }
+        inputframe { name "frame.src1" } inputframe { name "frame.src2" } } }`
+
+// With the config's robustness ON (its default, as Equalizer's), a pipe
+// whose renderer factory fails goes out of the run, as Equalizer's config
+// init drops it, and the others draw its part: every frame is whole. A
+// render node whose only pipe fails goes out with it; a pipe beside
+// others goes alone, also beside the destination's.
+func TestAPipeThatFailsToSetUpLeavesTheRun(t *testing.T) {
+	run := func(opt goeq.Options) (*goeq.Summary, string) {
 		var log logging.Buffer
-		cfg, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: examples("2d-lb-4.eqc"), OutDir: t.TempDir(),
-			Reference: reference, InitData: init, Log: slog.New(slog.NewTextHandler(&log, nil))})
+		opt.OutDir, opt.Log = t.TempDir(), slog.New(slog.NewTextHandler(&log, nil))
+		cfg, err := goeq.Start(context.Background(), turningSquare{}, opt)
 		if err != nil {
-			t.Fatalf("Start (reference %v): %v", reference, err)
+			t.Fatalf("Start (reference %v): %v", opt.Reference, err)
 		}
 		err = startAndFinish(cfg, 4)
 		sum, exitErr := cfg.Exit()
 		if err != nil || exitErr != nil {
-			t.Fatalf("run (reference %v): %v; exit: %v", reference, err, exitErr)
+			t.Fatalf("run (reference %v): %v; exit: %v", opt.Reference, err, exitErr)
 		}
 		return sum, log.String()
 	}
-	sum, log := run(false, squareInit{Scale: 1, FailPipe: "gpu2"})
-	if lost := strings.Join(sum.LostNodes, " "); lost != "render1" || sum.Degraded != 0 || sum.Frames != 4 {
-		t.Errorf("lost %q, %d of %d frames degraded; want render1 lost and 4 whole frames", lost, sum.Degraded, sum.Frames)
-	}
-	if want := `node render1 did not join (it failed to set up: pipe \"gpu2\": the test refuses pipe gpu2): the run goes on without it`; !strings.Contains(log, want) {
-		t.Errorf("the log does not say %q:\n%s", want, log)
-	}
-	ref, _ := run(true, squareInit{Scale: 1})
-	if len(sum.Written) != 4 || len(ref.Written) != 4 {
-		t.Fatalf("%d images and %d of the reference; want 4 each", len(sum.Written), len(ref.Written))
-	}
-	for i := range sum.Written {
-		d, err := imagecmp.CompareFiles(sum.Written[i], ref.Written[i], 2)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d.BadFraction() > 0.0002 {
-			t.Errorf("%s: %s", filepath.Base(sum.Written[i]), d)
-		}
+	for _, tc := range []struct {
+		name                 string
+		opt                  goeq.Options
+		lostNodes, lostPipes string
+		said                 string
+	}{
+		{"a render node's only", goeq.Options{ConfigText: strings.Replace(threePipes, `pipe { name "gpu2"`, `} node { name "render1" pipe { name "gpu2"`, 1)}, "render1", "",
+			`node render1 did not join (it failed to set up: pipe \"gpu2\": the test refuses pipe gpu2): the run goes on without it`},
+		{"one of a render node's two", goeq.Options{Config: examples("2d-lb-4.eqc")}, "", `render1: pipe "gpu2"`,
+			`node render1: pipe \"gpu2\" could not be set up (pipe \"gpu2\": the test refuses pipe gpu2): the run goes on without it`},
+		{"one beside the destination's", goeq.Options{ConfigText: threePipes}, "", `app: pipe "gpu2"`,
+			`node app: pipe \"gpu2\" could not be set up (pipe \"gpu2\": the test refuses pipe gpu2): the run goes on without it`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opt := tc.opt
+			opt.InitData = squareInit{Scale: 1, FailPipe: "gpu2"}
+			sum, log := run(opt)
+			lostNodes, lostPipes := strings.Join(sum.LostNodes, " "), strings.Join(sum.LostPipes, " ")
+			if lostNodes != tc.lostNodes || lostPipes != tc.lostPipes || sum.Degraded != 0 || sum.Frames != 4 {
+				t.Errorf("lost nodes %q and pipes %q, %d of %d frames degraded; want %q and %q, and 4 whole frames",
+					lostNodes, lostPipes, sum.Degraded, sum.Frames, tc.lostNodes, tc.lostPipes)
+			}
+			if !strings.Contains(log, tc.said) {
+				t.Errorf("the log does not say %q:\n%s", tc.said, log)
+			}
+			opt.Reference, opt.InitData = true, squareInit{Scale: 1}
+			ref, _ := run(opt)
+			if len(sum.Written) != 4 || len(ref.Written) != 4 {
+				t.Fatalf("%d images and %d of the reference; want 4 each", len(sum.Written), len(ref.Written))
+			}
+			for i := range sum.Written {
+				d, err := imagecmp.CompareFiles(sum.Written[i], ref.Written[i], 2)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d.BadFraction() > 0.0002 {
+					t.Errorf("%s: %s", filepath.Base(sum.Written[i]), d)
+				}
+			}
+		})
 	}
 }
 

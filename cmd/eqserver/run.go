@@ -358,6 +358,9 @@ func printSummary(stdout io.Writer, sum *server.Summary, asJSON bool) {
 	if len(sum.LostNodes) > 0 {
 		fmt.Fprintf(stdout, "; lost nodes %v", sum.LostNodes)
 	}
+	if len(sum.LostPipes) > 0 {
+		fmt.Fprintf(stdout, "; lost pipes %s", strings.Join(sum.LostPipes, ", "))
+	}
 	if len(sum.RejoinedNodes) > 0 {
 		fmt.Fprintf(stdout, "; rejoined %v", sum.RejoinedNodes)
 	}

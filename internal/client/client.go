@@ -180,7 +180,7 @@ func Run(ctx context.Context, opt Options) error {
 		return err
 	}
 	defer n.shutdown()
-	if err := s.send(&control.ClientMsg{Ready: true}); err != nil {
+	if err := s.send(&control.ClientMsg{Ready: true, LostPipes: n.lostPipes}); err != nil {
 		return fmt.Errorf("the session ended as this client became ready: %s", s.refusal(err))
 	}
 	go s.heartbeats(ctx, n)

@@ -34,9 +34,11 @@ type node struct {
 	cfg     *compound.Config
 	model   *compound.Node
 	pipes   []*pipe
-	byChan  map[string]*pipe // channel ID -> the pipe it is on (this node's)
-	chooser *compressor.Chooser
-	data    []byte // the latest frame data (only changes travel)
+	// lostPipes could not be set up; the node goes on without them
+	lostPipes []control.LostPipe
+	byChan    map[string]*pipe // channel ID -> the pipe it is on (this node's)
+	chooser   *compressor.Chooser
+	data      []byte // the latest frame data (only changes travel)
 
 	// onRasterizers counts the pipes given a display of the software
 	// renderer so far, which spreads them over its rasterizers
@@ -215,8 +217,27 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 	n.released = map[int]chan struct{}{}
 	n.events = make(chan control.WindowEvent, eventQueue)
 	n.pointer = map[*compound.Window][2]float64{}
+	// a pipe that shows no destination may fail alone: the node goes on
+	// without it under the config's robustness, as Equalizer's config
+	// init drops a pipe that fails
+	droppable := func(pm *compound.Pipe) bool {
+		return n.cfg.Robust() && !n.cfg.ShowsADestination(func(ch *compound.Channel) bool { return ch.Window.Pipe == pm })
+	}
+	var firstLoss error
+	lose := func(pi int, p *pipe, r draw.Renderer, err error) {
+		n.log.Warn(fmt.Sprintf("%s could not be set up (%v): the node goes on without it, as the config's robustness lets it", n.model.Pipes[pi].Label(), err))
+		n.logPanic(err)
+		if p != nil {
+			p.release(r)
+		}
+		n.lostPipes = append(n.lostPipes, control.LostPipe{Pipe: pi, Reason: err.Error()})
+		if firstLoss == nil {
+			firstLoss = err
+		}
+	}
 	var glPipes []*pipe
-	for _, pm := range n.model.Pipes {
+	var glIndex []int // of each in the node's pipes
+	for pi, pm := range n.model.Pipes {
 		if opt.Null {
 			p := &pipe{model: pm, exec: nullExecutor{sink: n}, work: make(chan *pipeJob, 16), done: make(chan struct{})}
 			n.pipes = append(n.pipes, p)
@@ -224,31 +245,17 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 			go n.runPipe(p)
 			continue
 		}
-		psys := n.pipeSystem(sys, pm)
-		n.step.enter("opening " + pm.Label())
-		glp, err := channel.StartPipe(pm.Label(), psys)
+		p, err := n.openPipe(pm, sys, s.Drawable)
 		if err != nil {
-			return err
-		}
-		glp.Warn = func(msg string) { n.log.Warn(msg) }
-		p := &pipe{model: pm, gl: glp, work: make(chan *pipeJob, 16), done: make(chan struct{})}
-		n.pipes = append(n.pipes, p)
-		glPipes = append(glPipes, p)
-		// the windows open before the renderer factories run: a window
-		// that cannot open fails the run before the application's data
-		// is loaded, not after
-		for _, w := range pm.Windows {
-			d, why := channel.ChooseDrawable(w, psys, s.Drawable)
-			n.step.enter("opening " + w.Label())
-			cw, err := glp.OpenWindow(w, d)
-			if err != nil {
+			if !droppable(pm) {
 				return err
 			}
-			n.log.Info(fmt.Sprintf("%s: %s (%s)", w.Label(), d, why))
-			p.windows = append(p.windows, cw)
+			lose(pi, nil, nil, err)
+			continue
 		}
+		glPipes, glIndex = append(glPipes, p), append(glIndex, pi)
 	}
-	renderers, err := n.makeRenderers(glPipes, s, opt)
+	renderers, failed, err := n.makeRenderers(glPipes, s, opt, droppable)
 	if err != nil {
 		return err
 	}
@@ -257,13 +264,21 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 		return err
 	}
 	for i, p := range glPipes {
+		if failed[i] != nil {
+			lose(glIndex[i], p, nil, failed[i])
+			continue
+		}
 		pm, glp := p.model, p.gl
 		// through a *channel.Executor: a nil one failed, and must not become
 		// a non-nil executor that shutdown would close
 		exec, err := channel.NewExecutor(glp, renderers[i], n, channel.ExecOptions{AsyncReadback: s.AsyncReadback, FullReadback: s.FullReadback, InputTimeout: s.InputTimeout, Merge: merge,
 			Node: n.name, Port: pm.Port, Device: pm.Device, Warn: func(msg string) { n.log.Warn(msg) }})
 		if err != nil {
-			return err
+			if !droppable(pm) {
+				return err
+			}
+			lose(glIndex[i], p, renderers[i], err)
+			continue
 		}
 		p.exec = exec
 		for _, cw := range p.windows {
@@ -278,10 +293,54 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 				n.queueEvent(w, control.WindowEvent{Kind: int(winsys.Resize), Window: w.Name, WindowID: w.ID, View: -1, W: sw, H: sh})
 			}
 		}
+		n.pipes = append(n.pipes, p)
 		n.claimChannels(p)
 		go n.runPipe(p)
 	}
+	if len(n.pipes) == 0 && firstLoss != nil {
+		return firstLoss // nothing left: the node itself did not come
+	}
 	return nil
+}
+
+// openPipe starts a pipe's GL thread and opens its windows; on an error
+// it leaves nothing open.
+func (n *node) openPipe(pm *compound.Pipe, sys winsys.System, drawable string) (*pipe, error) {
+	psys := n.pipeSystem(sys, pm)
+	n.step.enter("opening " + pm.Label())
+	glp, err := channel.StartPipe(pm.Label(), psys)
+	if err != nil {
+		return nil, err
+	}
+	glp.Warn = func(msg string) { n.log.Warn(msg) }
+	p := &pipe{model: pm, gl: glp, work: make(chan *pipeJob, 16), done: make(chan struct{})}
+	// the windows open before the renderer factories run: a window that
+	// cannot open fails the run before the application's data is loaded,
+	// not after
+	for _, w := range pm.Windows {
+		d, why := channel.ChooseDrawable(w, psys, drawable)
+		n.step.enter("opening " + w.Label())
+		cw, err := glp.OpenWindow(w, d)
+		if err != nil {
+			p.release(nil)
+			return nil, err
+		}
+		n.log.Info(fmt.Sprintf("%s: %s (%s)", w.Label(), d, why))
+		p.windows = append(p.windows, cw)
+	}
+	return p, nil
+}
+
+// release closes a pipe that never ran: its renderer (nil: none was
+// made), its windows and its GL thread.
+func (p *pipe) release(r draw.Renderer) {
+	if x, ok := r.(draw.Exiter); ok {
+		p.gl.DoApplication("the renderer's Exit", func() error { x.Exit(); return nil }) // a panic there is caught: the pipe goes either way
+	}
+	for _, w := range p.windows {
+		w.Close()
+	}
+	p.gl.Stop()
 }
 
 // makeRenderers runs the application's renderer factory of every pipe at
@@ -289,10 +348,12 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 // factory may make GL objects), as Equalizer's pipe threads initialise
 // together: factories that load the application's data take the time of
 // the slowest, not the sum. The first to fail ends it at once, without
-// waiting for the others' loads: the process leaves with its error.
-func (n *node) makeRenderers(pipes []*pipe, s *control.Setup, opt Options) ([]draw.Renderer, error) {
+// waiting for the others' loads: the process leaves with its error. A
+// pipe the node may go on without (droppable) fails alone: its error is
+// its entry in failed.
+func (n *node) makeRenderers(pipes []*pipe, s *control.Setup, opt Options, droppable func(*compound.Pipe) bool) (renderers []draw.Renderer, failed []error, err error) {
 	if len(pipes) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	labels := make([]string, len(pipes))
 	for i, p := range pipes {
@@ -321,15 +382,15 @@ func (n *node) makeRenderers(pipes []*pipe, s *control.Setup, opt Options) ([]dr
 			results <- made{i, r, err}
 		}()
 	}
-	renderers := make([]draw.Renderer, len(pipes))
+	renderers, failed = make([]draw.Renderer, len(pipes)), make([]error, len(pipes))
 	for range pipes {
 		m := <-results
-		if m.err != nil {
-			return nil, m.err
+		if m.err != nil && !droppable(pipes[m.i].model) {
+			return nil, nil, m.err
 		}
-		renderers[m.i] = m.r
+		renderers[m.i], failed[m.i] = m.r, m.err
 	}
-	return renderers, nil
+	return renderers, failed, nil
 }
 
 // logPanic logs the stack of a panic in the application's code, where

@@ -478,6 +478,20 @@ func (c *Config) Walk(fn func(*Compound)) {
 	}
 }
 
+// Robust reports whether the run goes on without a render node or pipe
+// that fails to come, as Equalizer's config init does under the config's
+// robustness (ON unless the config says OFF).
+func (c *Config) Robust() bool { return c.Robustness != "OFF" }
+
+// ShowsADestination reports whether any of channels is the channel of a
+// destination compound, in any layout: losing it loses pictures, which
+// robustness does not allow.
+func (c *Config) ShowsADestination(channels func(*Channel) bool) bool {
+	found := false
+	c.Walk(func(x *Compound) { found = found || x.Channel != nil && x.Destination() == x && channels(x.Channel) })
+	return found
+}
+
 // IsActive reports whether the compound runs in the given frame (period
 // and phase).
 func (c *Compound) IsActive(frame int) bool {

@@ -52,6 +52,9 @@ func init() { encoding.RegisterCodec(jsonCodec{}) }
 type ClientMsg struct {
 	Hello *Hello `json:"hello,omitempty"`
 	Ready bool   `json:"ready,omitempty"` // set up: pipes, windows, channels open
+	// LostPipes, sent with Ready, are the node's pipes that could not be
+	// set up, which the config's robustness lets the run go on without.
+	LostPipes []LostPipe `json:"lost_pipes,omitempty"`
 	// Failed says why the client could not set up; it exits after.
 	Failed string `json:"failed,omitempty"`
 	// Assembled says the node's destination channels finished a frame and
@@ -64,6 +67,13 @@ type ClientMsg struct {
 	Events []WindowEvent `json:"events,omitempty"`
 	// Preview is a destination's image for the dashboard.
 	Preview *Preview `json:"preview,omitempty"`
+}
+
+// LostPipe is a pipe a client could not set up: its index among its
+// node's pipes in the config, and why.
+type LostPipe struct {
+	Pipe   int    `json:"pipe"`
+	Reason string `json:"reason"`
 }
 
 // PipeEventKind is the Kind of a WindowEvent that is no window's: a

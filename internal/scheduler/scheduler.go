@@ -166,8 +166,13 @@ type Request struct {
 	EveryNode bool
 }
 
-// Join: a node's render client is set up and takes frames.
-type Join struct{ Node string }
+// Join: a node's render client is set up and takes frames. Down lists its
+// channels (IDs) on pipes that could not be set up, which the config's
+// robustness lets the run go on without: they stay out of the frames.
+type Join struct {
+	Node string
+	Down []string
+}
 
 // Lost: a node died or its connection broke. Before it joined: its client
 // could not be launched, set up or reached in time.
@@ -596,10 +601,11 @@ func (s *Scheduler) Step(e Event) {
 		}
 	case Join:
 		if ns := s.nodes[e.Node]; ns != nil && !ns.alive {
-			if ns.joined {
-				// a lost node rejoins: its channels take part again
-				for _, ch := range ns.channels {
-					s.planner.SetChannelDown(ch, false)
+			// a lost node rejoins: its channels take part again, but those
+			// its client could not set up this time
+			for id, ch := range ns.channels {
+				if down := slices.Contains(e.Down, id); down || ns.joined {
+					s.planner.SetChannelDown(ch, down)
 				}
 			}
 			ns.joined, ns.alive, ns.lastSeen, ns.gaps = true, true, s.now, gapWindow{}
@@ -849,22 +855,12 @@ func (s *Scheduler) completeFrames() {
 // if it joins later. A node that shows a destination must join, or the
 // run fails: its pictures would be lost.
 func (s *Scheduler) neverJoined(ns *nodeState, reason string) {
-	if s.cfg.Robustness == "OFF" || s.showsADestination(ns) {
+	if !s.cfg.Robust() || s.showsADestination(ns) {
 		s.fail(fmt.Sprintf("node %s did not join: %s", ns.id, reason))
 		return
 	}
 	ns.joined, ns.alive = true, true // lost from here, as a node that joined
 	s.lose(ns.id, reason)
-}
-
-// showsADestination reports whether a node's channels show any
-// destination of the config, in any layout.
-func (s *Scheduler) showsADestination(ns *nodeState) bool {
-	found := false
-	s.cfg.Walk(func(c *compound.Compound) {
-		found = found || c.Channel != nil && c.Destination() == c && ns.channels[c.Channel.ID] == c.Channel
-	})
-	return found
 }
 
 func (s *Scheduler) lose(node, reason string) {
@@ -909,10 +905,21 @@ func (s *Scheduler) lose(node, reason string) {
 	if s.next == 0 {
 		return
 	}
-	if slices.ContainsFunc(s.order, func(ns *nodeState) bool { return ns.alive }) {
-		return
+	switch {
+	case !s.cfg.Robust():
+		s.fail(fmt.Sprintf("node %s died: %s (the config's robustness is OFF: the run ends with any node)", node, reason))
+	case s.showsADestination(ns):
+		// between frames too: the next frames would show nothing there
+		s.fail(fmt.Sprintf("node %s, which shows the destination, died: %s", node, reason))
+	case !slices.ContainsFunc(s.order, func(ns *nodeState) bool { return ns.alive }):
+		s.fail("every node is lost")
 	}
-	s.fail("every node is lost")
+}
+
+// showsADestination reports whether a node's channels show a destination
+// of the config, in any layout.
+func (s *Scheduler) showsADestination(ns *nodeState) bool {
+	return s.cfg.ShowsADestination(func(ch *compound.Channel) bool { return ns.channels[ch.ID] == ch })
 }
 
 func (s *Scheduler) pull(e Pull) {

@@ -509,6 +509,72 @@ func TestARunGoesOnWithoutARenderNodeThatNeverJoins(t *testing.T) {
 	}
 }
 
+// A node that joins without some of its channels (pipes its client could
+// not set up) gets no work for them, and the others' frames are whole; a
+// later session that sets them up brings them back.
+func TestAJoinLeavesOutTheChannelsItCouldNotSetUp(t *testing.T) {
+	cfg := load(t, example("2d-lb-4.eqc"))
+	c := newCluster(t, cfg, Options{Frames: 40}, "render1")
+	ids := map[string]string{}
+	for _, ch := range cfg.Channels {
+		ids[ch.Label] = ch.ID
+	}
+	c.nodes["render1"].dead = false
+	c.s.Step(Join{Node: "render1", Down: []string{ids["src2"]}})
+	for len(c.completed) < 20 {
+		c.round()
+	}
+	c.s.Step(Lost{Node: "render1", Reason: "restarted"})
+	c.s.Step(Join{Node: "render1"})
+	backAt := c.s.Started()
+	c.runToEnd(20000)
+	drew := map[string]int{}
+	for _, f := range c.completed {
+		if f.Degraded && f.Frame < 20 {
+			t.Errorf("frame %d is degraded", f.Frame)
+		}
+		for _, r := range f.Records {
+			if r.Channel == ids["src2"] && f.Frame < 20 {
+				t.Errorf("frame %d has a record of src2, which render1 did not set up", f.Frame)
+			}
+			if f.Frame < 20 || f.Frame > backAt {
+				drew[r.Channel]++
+			}
+		}
+	}
+	if drew[ids["src1"]] == 0 || drew[ids["src2"]] == 0 {
+		t.Errorf("src1 drew %d frames, src2 %d after render1 came back whole; want both", drew[ids["src1"]], drew[ids["src2"]])
+	}
+}
+
+// A node lost between frames fails the run when it shows a destination
+// (the frames after would show nothing there) or when the config's
+// robustness is OFF (Equalizer's config then ends with any resource);
+// before, the run went on and its next frames lacked the destination.
+func TestALossBetweenFramesFailsWhereItMust(t *testing.T) {
+	for _, tc := range []struct{ node, robustness, want string }{
+		{"app", "ON", "node app, which shows the destination, died: gone"},
+		{"render2", "OFF", "node render2 died: gone (the config's robustness is OFF"},
+		{"render2", "ON", ""},
+	} {
+		cfg := load(t, example("2d-lb-4.eqc"))
+		cfg.Robustness = tc.robustness
+		c := newCluster(t, cfg, Options{}) // frames as an application asks for them
+		c.s.Step(Request{Frames: 5})
+		for i := 0; i < 20000 && len(c.completed) < 5; i++ {
+			c.round()
+		}
+		if len(c.completed) != 5 || c.s.Started() != 5 {
+			t.Fatalf("%d frames of 5 completed, %d started", len(c.completed), c.s.Started())
+		}
+		c.s.Step(Lost{Node: tc.node, Reason: "gone"}) // none in flight
+		c.drain()
+		if !strings.HasPrefix(c.failure, tc.want) || (tc.want == "") != (c.failure == "") {
+			t.Errorf("%s lost under robustness %s: failure %q, want %q", tc.node, tc.robustness, c.failure, tc.want)
+		}
+	}
+}
+
 // A silent node is lost after the liveness timeout; a node that keeps
 // reporting while a frame takes long is not, and a frame that can never
 // complete fails the run within the frame timeout, naming what waits.

@@ -30,6 +30,7 @@ type report struct {
 	degraded  int
 	lost      []string
 	rejoined  []string
+	lostPipes []string // "node: pipe"
 	written   []string
 	totals    map[string]*channelTotals // by channel ID
 	lastFrame int
@@ -169,7 +170,7 @@ func (r *report) summary(interrupted bool) *Summary {
 	if !r.start.IsZero() {
 		seconds = time.Since(r.start).Seconds()
 	}
-	sum := &Summary{Frames: r.frames, Seconds: seconds, Degraded: r.degraded, LostNodes: r.lost, RejoinedNodes: r.rejoined,
+	sum := &Summary{Frames: r.frames, Seconds: seconds, Degraded: r.degraded, LostNodes: r.lost, RejoinedNodes: r.rejoined, LostPipes: r.lostPipes,
 		Written: r.written, FinalSplit: map[string]string{}, Interrupted: interrupted}
 	if sum.Seconds > 0 {
 		sum.FPS = float64(sum.Frames) / sum.Seconds

@@ -200,10 +200,13 @@ type Summary struct {
 	LostNodes []string `json:"lost_nodes,omitempty"`
 	// RejoinedNodes lists nodes that came back after a loss (a client
 	// started again by hand, or relaunched)
-	RejoinedNodes []string          `json:"rejoined_nodes,omitempty"`
-	Channels      []ChannelSummary  `json:"channels"`
-	FinalSplit    map[string]string `json:"final_split"`
-	Written       []string          `json:"written"`
+	RejoinedNodes []string `json:"rejoined_nodes,omitempty"`
+	// LostPipes lists pipes ("node: pipe") a client could not set up,
+	// which the config's robustness let the run go on without
+	LostPipes  []string          `json:"lost_pipes,omitempty"`
+	Channels   []ChannelSummary  `json:"channels"`
+	FinalSplit map[string]string `json:"final_split"`
+	Written    []string          `json:"written"`
 	// Interrupted is set when the run was stopped early (Options.Stop, or
 	// Run's context cancelled).
 	Interrupted bool `json:"interrupted,omitempty"`
@@ -926,6 +929,7 @@ func (s *server) Session(stream grpc.ServerStream, node string) error {
 	tell(event{settingUp: "taking the config"})
 	// the node takes part once it has opened its pipes, windows and
 	// channels: frames sent earlier would find nothing to land in
+	var down []string // channels of the pipes it could not set up
 	for {
 		m := &control.ClientMsg{}
 		if err := stream.RecvMsg(m); err != nil {
@@ -937,6 +941,11 @@ func (s *server) Session(stream grpc.ServerStream, node string) error {
 			return nil
 		}
 		if m.Ready {
+			var why string
+			if down, why = s.lostPipes(nc.model, m.LostPipes); why != "" {
+				tell(event{failed: why})
+				return nil
+			}
 			break
 		}
 		if hb := m.Heartbeat; hb != nil && hb.SettingUp != "" {
@@ -965,7 +974,7 @@ func (s *server) Session(stream grpc.ServerStream, node string) error {
 			}
 		}
 	}()
-	tell(event{ev: scheduler.Join{Node: node}})
+	tell(event{ev: scheduler.Join{Node: node, Down: down}})
 	for {
 		m := &control.ClientMsg{}
 		if err := stream.RecvMsg(m); err != nil {
@@ -1248,8 +1257,44 @@ func (s *server) take(ev *event, rep *report, joined map[string]bool) (scheduler
 			s.opt.Log.Info(fmt.Sprintf("node %s joined late: its channels take part from now on", e.Node))
 		}
 		joined[e.Node] = true
+		for _, ch := range s.cfg.Channels {
+			label := e.Node + ": " + ch.Window.Pipe.Label()
+			if slices.Contains(e.Down, ch.ID) && !slices.Contains(rep.lostPipes, label) {
+				rep.lostPipes = append(rep.lostPipes, label)
+			}
+		}
 	}
 	return ev.ev, nil
+}
+
+// lostPipes checks the pipes a node's client could not set up, and
+// returns their channels (IDs). The run goes on without a pipe only under
+// the config's robustness and when it shows no destination; otherwise
+// why says that the node failed to set up.
+func (s *server) lostPipes(n *compound.Node, lost []control.LostPipe) (down []string, why string) {
+	seen := map[int]bool{}
+	for _, l := range lost {
+		if l.Pipe < 0 || l.Pipe >= len(n.Pipes) || seen[l.Pipe] {
+			return nil, fmt.Sprintf("its client reported pipe %d lost, which the node does not have, or twice", l.Pipe)
+		}
+		seen[l.Pipe] = true
+		pm := n.Pipes[l.Pipe]
+		reason := clipText(l.Reason, maxSettingUp)
+		onPipe := func(ch *compound.Channel) bool { return ch.Window.Pipe == pm }
+		if !s.cfg.Robust() || s.cfg.ShowsADestination(onPipe) {
+			return nil, fmt.Sprintf("%s: %s", pm.Label(), reason)
+		}
+		var labels []string
+		for _, ch := range s.cfg.Channels {
+			if onPipe(ch) {
+				down = append(down, ch.ID)
+				labels = append(labels, ch.Label)
+			}
+		}
+		s.opt.Log.Warn(fmt.Sprintf("node %s: %s could not be set up (%s): the run goes on without it, as the config's robustness (ON unless the config says OFF) lets it; its channels %s leave the compounds",
+			n.ID, pm.Label(), reason, strings.Join(labels, ", ")))
+	}
+	return down, ""
 }
 
 // tellReady gives the application the run's facts once every node has
