@@ -187,8 +187,10 @@ const clientFlag = "--goeq-client"
 // Start loads opt.Config (or takes opt.ConfigText, or makes a config for
 // this machine without either), starts a render client for every node
 // (this executable, started again with goeq's client flag: call Init
-// first in main) and returns once every node has joined. The server runs
-// inside this process, or is the eqserver at opt.Server.
+// first in main) and returns once every node has joined, or left the run
+// under the config's robustness (a render node or pipe that failed to
+// come: Summary.LostNodes and LostPipes name it). The server runs inside
+// this process, or is the eqserver at opt.Server.
 // Equalizer's options that Init took from the command line apply over
 // opt: --eq-config names the config, --eq-layout the layout to start
 // with, --eq-server the eqserver, --eq-logfile where the log goes (when

@@ -36,8 +36,11 @@
 //     there), then [Start]. Start runs goeq's server on a goroutine of this
 //     process, launches a render client for every node of the config (this
 //     executable again, with goeq's client flag) and returns once all have
-//     joined. The application's goroutine then calls StartFrame,
-//     FinishFrame and at last Exit.
+//     joined. Under the config's robustness (ON unless the config says
+//     OFF, as in Equalizer) a render node or pipe that fails to come is
+//     left out instead, and the others take its part; one that shows a
+//     destination must come. The application's goroutine then calls
+//     StartFrame, FinishFrame and at last Exit.
 //   - A render-client process enters main, and [Init] never returns: it
 //     joins the server, opens its node's pipes, windows and channels, and
 //     renders until the server stops it. Each pipe has its own goroutine,

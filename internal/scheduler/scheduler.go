@@ -520,17 +520,19 @@ func New(cfg *compound.Config, p Planner, opt Options) *Scheduler {
 
 // NodeStatus is what the scheduler knows of a node.
 type NodeStatus struct {
-	Node     string
-	Joins    int // how often it joined (more than once: it rejoined)
-	Alive    bool
-	LastSeen time.Time // its last heartbeat or message
+	Node  string
+	Joins int // how often it joined (more than once: it rejoined)
+	// NeverCame: it never joined, and the run went on without it
+	NeverCame bool
+	Alive     bool
+	LastSeen  time.Time // its last heartbeat or message
 }
 
 // NodeStatus reports every node's state, in config order.
 func (s *Scheduler) NodeStatus() []NodeStatus {
 	out := make([]NodeStatus, 0, len(s.order))
 	for _, ns := range s.order {
-		out = append(out, NodeStatus{Node: ns.id, Joins: ns.joins, Alive: ns.alive, LastSeen: ns.lastSeen})
+		out = append(out, NodeStatus{Node: ns.id, Joins: ns.joins, NeverCame: ns.joined && ns.joins == 0, Alive: ns.alive, LastSeen: ns.lastSeen})
 	}
 	return out
 }

@@ -468,6 +468,10 @@ func TestARunGoesOnWithoutARenderNodeThatNeverJoins(t *testing.T) {
 	if len(c.log) != 1 || c.log[0] != "lost render2: its client did not connect within 30s" || c.failure != "" {
 		t.Fatalf("log %v, failure %q", c.log, c.failure)
 	}
+	status := func() NodeStatus { return c.s.NodeStatus()[slices.IndexFunc(c.s.NodeStatus(), func(n NodeStatus) bool { return n.Node == "render2" })] }
+	if st := status(); !st.NeverCame || st.Alive {
+		t.Errorf("render2's status %+v, want one that never came (the dashboard showed it joining)", st)
+	}
 	for len(c.completed) < 10 {
 		c.round()
 	}
@@ -477,6 +481,9 @@ func TestARunGoesOnWithoutARenderNodeThatNeverJoins(t *testing.T) {
 	c.nodes["render2"].dead = false
 	joinedAt := c.s.Started()
 	c.s.Step(Join{Node: "render2"})
+	if st := status(); st.NeverCame || !st.Alive {
+		t.Errorf("render2's status %+v once it joined", st)
+	}
 	c.runToEnd(20000)
 	drew := false
 	for _, f := range c.completed {

@@ -96,7 +96,7 @@ func (lv *live) nodes(now time.Time, st []scheduler.NodeStatus, force bool, sett
 			status = "rejoined"
 		case n.Alive:
 			status = "alive"
-		case n.Joins > 0:
+		case n.Joins > 0 || n.NeverCame:
 			status = "lost"
 		}
 		age := 0.0
