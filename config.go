@@ -147,6 +147,7 @@ type Config struct {
 	done      chan struct{} // closed when the run has ended
 	latency   int
 	observers []string
+	eyeBases  []float64 // the config's, by observer
 	layouts   []string
 	views     []string
 	shown     int // of layouts: the run's first, or the last asked for (under mu)
@@ -311,7 +312,7 @@ func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 		defer c.mu.Unlock()
 		return nil, c.err
 	}
-	c.latency, c.observers, c.layouts, c.views, c.shown = info.Latency, info.Observers, info.Layouts, info.Views, info.Layout
+	c.latency, c.observers, c.eyeBases, c.layouts, c.views, c.shown = info.Latency, info.Observers, info.EyeBases, info.Layouts, info.Views, info.Layout
 	return c, nil
 }
 
@@ -591,6 +592,16 @@ func (c *Config) SetViewMode(view int, mode ViewMode) error {
 // Observers lists the config's observers' names (some may be empty), in
 // the order SetHead numbers them.
 func (c *Config) Observers() []string { return append([]string(nil), c.observers...) }
+
+// EyeBase is the distance between an observer's eyes as the config gives
+// it (Equalizer's eye base: 0.05 unless the config sets one), 0 for an
+// observer the config does not have. SetHead sets another.
+func (c *Config) EyeBase(observer int) float64 {
+	if observer < 0 || observer >= len(c.eyeBases) {
+		return 0
+	}
+	return c.eyeBases[observer]
+}
 
 // SetHead places a tracked observer's head from the next frame started
 // on: head takes head space to world space (a tracker's matrix), and

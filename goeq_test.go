@@ -724,6 +724,9 @@ func TestTrackedHeadMovesTheDrawnFrustum(t *testing.T) {
 			if n := len(cfg.Observers()); n != 1 {
 				return fmt.Errorf("%d observers, want 1", n)
 			}
+			if b := cfg.EyeBase(0); math.Abs(b-0.05) > 1e-9 || cfg.EyeBase(1) != 0 {
+				return fmt.Errorf("eye bases %v and %v (of no observer), want Equalizer's default 0.05 and 0", b, cfg.EyeBase(1))
+			}
 			if err := cfg.SetHead(1, goeq.Identity, 0); err == nil {
 				return errors.New("SetHead accepted observer 1 of 1")
 			}

@@ -1241,6 +1241,64 @@ func TestHeadKeysMoveTheObserversHead(t *testing.T) {
 	}
 }
 
+// z and Z narrow and widen every observer's eye base as eqPly's do (by
+// 0.2, each eye 0.1), from the config's. Replayed from a trace on a
+// stereo view, the wider eyes part the anaglyph's pictures: a decomposed
+// run is its reference's picture, and not that of the config's eyes.
+func TestZAndShiftZMoveTheEyes(t *testing.T) {
+	c := &controls{cam: homeCamera, view: -1, configEyeBase: 0.065}
+	press := func(k goeq.Key) { c.handle(goeq.Event{Kind: goeq.KeyPress, Key: k}) }
+	press('Z')
+	if b := c.frame().EyeBase; math.Abs(b-0.265) > 1e-9 {
+		t.Errorf("Z made the eye base %v; want 0.265", b)
+	}
+	press('z')
+	press('z')
+	if b := c.frame().EyeBase; b != minEyeBase {
+		t.Errorf("Z, z, z made the eye base %v; want %v, the narrowest", b, minEyeBase)
+	}
+
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "stereo.eqc")
+	if err := os.WriteFile(cfg, []byte(`server { config {
+    appNode { pipe { window { viewport [ 0 0 320 200 ] channel { name "dest" } } }
+        pipe { window { viewport [ 0 0 320 200 ] attributes { hint_drawable FBO } channel { name "src" } } } }
+    observer {} layout { view { mode STEREO observer 0 } }
+    canvas { layout 0 wall { bottom_left [ -.32 -.2 -.75 ] bottom_right [ .32 -.2 -.75 ] top_left [ -.32 .2 -.75 ] } segment { channel "dest" } }
+    compound { channel ( canvas 0 segment 0 layout 0 view 0 )
+        compound { viewport [ 0 0 .5 1 ] }
+        compound { channel "src" viewport [ .5 0 .5 1 ] outputframe { name "f" } }
+        inputframe { name "f" } } } }`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bin := build(t)
+	run := func(path string, args ...string) string {
+		return lastImage(t, bin, append([]string{"--config", cfg, "--camera-path", path, "--triangles", "8000"}, args...)...)
+	}
+	trace := func(name string, eyeBase float64) string {
+		f := frameData{Camera: homeCamera, EyeBase: eyeBase}
+		return writeTrace(t, filepath.Join(dir, name), f, f)
+	}
+	wide := trace("wide.trace", 0.45)
+	got := run(wide)
+	if d := compareImages(t, got, run(wide, "--reference")); d.BadFraction() > 0.0002 {
+		t.Errorf("the eyes apart: decomposed against the reference: %s", d)
+	}
+	if d := compareImages(t, got, run(trace("config.trace", 0))); d.BadFraction() < 0.01 {
+		t.Errorf("the eyes apart look as the config's eyes: %s", d)
+	}
+}
+
+// compareImages compares two images within 2 per colour channel.
+func compareImages(t *testing.T, a, b string) imagecmp.Diff {
+	t.Helper()
+	d, err := imagecmp.CompareFiles(a, b, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
 // samePicture reports whether two images are alike within 2 in every
 // pixel.
 func samePicture(t *testing.T, a, b string) bool {

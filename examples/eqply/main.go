@@ -35,6 +35,7 @@
 //     the one before;
 //   - the arrows, Page Up and Page Down move every observer's head, and
 //     . , ; ' [ ] turn it (eqPly's head tracking emulation);
+//   - z and Z narrow and widen the eyes (every observer's eye base);
 //   - space resets the cameras and the head;
 //   - p or F11 writes the picture shown into screenshots/ (refined, the
 //     last refined frame);
@@ -136,6 +137,9 @@ type frameData struct {
 	// Head is the observers' head (eqPly's emulated head tracking), for
 	// a trace to replay; the draws take it from the frusta
 	Head *goeq.Mat4 `json:",omitempty"`
+	// EyeBase is the observers' eye base (z and Z change it; 0: the
+	// config's), for a trace to replay
+	EyeBase float64 `json:",omitempty"`
 	// Colors is what colours the models are drawn in (d switches)
 	Colors colorMode `json:",omitempty"`
 	// Wireframe draws the triangles' edges only (w switches)
@@ -312,10 +316,13 @@ type controls struct {
 	viewModels map[int]int
 	// head is every observer's head, moved by eqPly's head tracking
 	// emulation keys (nil: where the config puts it)
-	head      *goeq.Mat4
-	colors    colorMode // d switches
-	wireframe bool      // w switches
-	refine    bool      // idle antialiasing: i switches
+	head *goeq.Mat4
+	// eyeBase is every observer's eye base, as z and Z change it from
+	// configEyeBase (0: the config's)
+	eyeBase, configEyeBase float64
+	colors                 colorMode // d switches
+	wireframe              bool      // w switches
+	refine                 bool      // idle antialiasing: i switches
 }
 
 // keys is what h (or F1) prints: the keys eqply takes.
@@ -328,6 +335,7 @@ const keys = `eqply's keys (in the view under the pointer where it matters):
   w        wireframe                   i  idle antialiasing on or off
   m        the next model              l, shift-l  the next layout, the one before
   arrows, Page Up, Page Down  move the head;  . , ; ' [ ]  turn it
+  z, Z     the eyes closer, farther apart (eye base)
   p, F11   screenshot into screenshots/
   h, F1    this help                   q, Esc  quit`
 
@@ -376,6 +384,26 @@ func (c *controls) moveHead(key goeq.Key) bool {
 	return true
 }
 
+// eyeBaseStep is how much z or Z changes the eye base: eqPly moves each
+// eye by 0.1.
+const eyeBaseStep = 0.2
+
+// minEyeBase is the narrowest eye base z gives (eqPly's z goes on past
+// zero, and swaps the eyes).
+const minEyeBase = 0.001
+
+// adjustEyeBase widens (Z) or narrows (z) every observer's eye base.
+func (c *controls) adjustEyeBase(wider bool) {
+	base := cmp.Or(c.eyeBase, c.configEyeBase, 0.05)
+	if wider {
+		base += eyeBaseStep
+	} else {
+		base = max(base-eyeBaseStep, minEyeBase)
+	}
+	c.eyeBase = base
+	fmt.Fprintf(os.Stderr, "eye base %.3f\n", base)
+}
+
 // camera is the camera of the view the pointer was last in.
 func (c *controls) camera() *camera {
 	if c.view < 0 {
@@ -393,7 +421,7 @@ func (c *controls) camera() *camera {
 
 // frame is the frame data of the cameras now.
 func (c *controls) frame() frameData {
-	f := frameData{Camera: c.cam, Ortho: c.ortho, Pose: c.pose, Model: c.model, Models: maps.Clone(c.viewModels), Head: c.head, Colors: c.colors, Wireframe: c.wireframe}
+	f := frameData{Camera: c.cam, Ortho: c.ortho, Pose: c.pose, Model: c.model, Models: maps.Clone(c.viewModels), Head: c.head, EyeBase: c.eyeBase, Colors: c.colors, Wireframe: c.wireframe}
 	for v, cam := range c.views {
 		if f.Views == nil {
 			f.Views = map[int]camera{}
@@ -446,6 +474,9 @@ func (c *controls) handle(ev goeq.Event) bool {
 			c.frozen = !c.frozen // with the next frame: the picture stays
 		case 'g':
 			c.stereo = !c.stereo
+			return true
+		case 'z', 'Z': // the eyes closer, or farther apart, as eqPly's
+			c.adjustEyeBase(ev.Key == 'Z')
 			return true
 		case 'd': // the models' colours, each channel's, the mesh's (as eqPly's d)
 			c.colors = (c.colors + 1) % colorModes
@@ -508,7 +539,7 @@ func (c *controls) nextModel() {
 // replay takes the cameras, projection and models of a frame of a trace.
 func (c *controls) replay(f frameData) {
 	c.cam, c.ortho, c.views, c.pose = f.Camera, f.Ortho, nil, f.Pose
-	c.model, c.viewModels, c.head, c.colors, c.wireframe = f.Model, f.Models, f.Head, f.Colors, f.Wireframe
+	c.model, c.viewModels, c.head, c.eyeBase, c.colors, c.wireframe = f.Model, f.Models, f.Head, f.EyeBase, f.Colors, f.Wireframe
 	for v, cam := range f.Views {
 		if c.views == nil {
 			c.views = map[int]*camera{}
@@ -603,6 +634,9 @@ func decodeTrace(r io.Reader) ([]frameData, error) {
 			}
 			if h := l.Data.Head; h != nil && slices.ContainsFunc(h[:], func(v float32) bool { return v != v || math.IsInf(float64(v), 0) }) {
 				return nil, fmt.Errorf("line %d: head %v: a value is not a number", line, *h)
+			}
+			if b := l.Data.EyeBase; b != b || math.IsInf(b, 0) || b < 0 {
+				return nil, fmt.Errorf("line %d: eye base %v: want a number of zero or more", line, b)
 			}
 			if l.Data.Colors < ownColors || l.Data.Colors >= colorModes {
 				return nil, fmt.Errorf("line %d: colours %d: want 0 to %d", line, l.Data.Colors, colorModes-1)
@@ -764,6 +798,8 @@ func main() {
 	frozen := false     // the load balancing, as last asked for
 	stereo := false     // the views, as last asked for
 	var head *goeq.Mat4 // the observers' head, as last set
+	eyeBase := 0.0      // and their eye base
+	c.configEyeBase = cfg.EyeBase(0)
 	// a screenshot whose folder cannot be made (a read-only working
 	// folder) is the user's to learn of, not the end of the session
 	screenshot := func() bool {
@@ -804,17 +840,17 @@ func main() {
 			}
 			stereo = c.stereo
 		}
-		if c.head != head {
+		if c.head != head || c.eyeBase != eyeBase {
 			h := goeq.Identity
 			if c.head != nil {
 				h = *c.head
 			}
 			for i := range cfg.Observers() {
-				if err := cfg.SetHead(i, h, 0); err != nil {
+				if err := cfg.SetHead(i, h, c.eyeBase); err != nil {
 					return err
 				}
 			}
-			head = c.head
+			head, eyeBase = c.head, c.eyeBase
 		}
 		if c.layout != used {
 			if err := cfg.UseLayoutIndex(c.layout); err != nil {

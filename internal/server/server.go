@@ -180,7 +180,10 @@ type AppFrame struct {
 type RunInfo struct {
 	Latency   int      // frames that may be in flight beyond the one finishing
 	Observers []string // the config's observers' names, by index
-	Layouts   []string // the config's layouts' names
+	// EyeBases are the observers' eye bases as the config gives them
+	// (the distance between their eyes), by index
+	EyeBases []float64
+	Layouts  []string // the config's layouts' names
 	// Layout indexes Layouts: the layout the run starts with (that of the
 	// first canvas that shows one; 0 when none does).
 	Layout int
@@ -1313,6 +1316,7 @@ func (s *server) tellReady() {
 	info.Layout = startingLayout(s.cfg)
 	for _, o := range s.cfg.Observers {
 		info.Observers = append(info.Observers, o.Name)
+		info.EyeBases = append(info.EyeBases, o.EyeRight.Sub(o.EyeLeft).Len())
 	}
 	for _, v := range s.cfg.Views() {
 		info.Views = append(info.Views, v.Name)
