@@ -468,7 +468,9 @@ func TestARunGoesOnWithoutARenderNodeThatNeverJoins(t *testing.T) {
 	if len(c.log) != 1 || c.log[0] != "lost render2: its client did not connect within 30s" || c.failure != "" {
 		t.Fatalf("log %v, failure %q", c.log, c.failure)
 	}
-	status := func() NodeStatus { return c.s.NodeStatus()[slices.IndexFunc(c.s.NodeStatus(), func(n NodeStatus) bool { return n.Node == "render2" })] }
+	status := func() NodeStatus {
+		return c.s.NodeStatus()[slices.IndexFunc(c.s.NodeStatus(), func(n NodeStatus) bool { return n.Node == "render2" })]
+	}
 	if st := status(); !st.NeverCame || st.Alive {
 		t.Errorf("render2's status %+v, want one that never came (the dashboard showed it joining)", st)
 	}
