@@ -148,6 +148,8 @@ type Config struct {
 	latency   int
 	observers []string
 	eyeBases  []float64 // the config's, by observer
+	focus     []float64 // the config's focus distances, by observer
+	focusMode []FocusMode
 	layouts   []string
 	views     []string
 	shown     int // of layouts: the run's first, or the last asked for (under mu)
@@ -156,11 +158,14 @@ type Config struct {
 	messages     [][]byte
 	messageBytes int
 	heads        map[int]compound.Head
-	overlay      *bool
-	layout       *int
-	viewModes    map[int]bool
-	freeze       *bool
-	screenshot   string
+	// placed holds each observer's head as last set (SetHead and
+	// SetFocus each change their part of it)
+	placed     map[int]compound.Head
+	overlay    *bool
+	layout     *int
+	viewModes  map[int]bool
+	freeze     *bool
+	screenshot string
 
 	// starting lets one StartFrame or Refine start a frame at a time, so
 	// that frames are numbered in the order the run takes them; it
@@ -313,6 +318,10 @@ func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 		return nil, c.err
 	}
 	c.latency, c.observers, c.eyeBases, c.layouts, c.views, c.shown = info.Latency, info.Observers, info.EyeBases, info.Layouts, info.Views, info.Layout
+	c.focus = info.FocusDistances
+	for _, m := range info.FocusModes {
+		c.focusMode = append(c.focusMode, focusModeOf(m))
+	}
 	return c, nil
 }
 
@@ -610,25 +619,93 @@ func (c *Config) EyeBase(observer int) float64 {
 // puts them, so their frusta follow the head off axis, as in a CAVE; an
 // HMD wall moves with the head.
 func (c *Config) SetHead(observer int, head Mat4, eyeBase float64) error {
+	var m [16]float64
+	for i, v := range head {
+		m[i] = float64(v)
+	}
+	return c.place(observer, func(h *compound.Head) { h.Matrix, h.EyeBase = m, eyeBase })
+}
+
+// FocusMode is how an observer's focus follows it, as Equalizer's focus
+// modes: but for a fixed focus, the walls of its views move to its focus
+// distance (scaled about its eye, so that the picture is the same to the
+// cyclop eye), and its stereo eyes converge there.
+type FocusMode int
+
+// The focus modes.
+const (
+	FocusUnchanged          FocusMode = iota // SetFocus keeps the mode
+	FocusFixed                               // the walls stay where the config puts them
+	FocusRelativeToOrigin                    // the focus distance is from the origin, along -z
+	FocusRelativeToObserver                  // the focus distance is ahead of the head
+)
+
+var focusModeNames = [...]string{FocusFixed: compound.FocusFixed, FocusRelativeToOrigin: compound.FocusRelativeToOrigin,
+	FocusRelativeToObserver: compound.FocusRelativeToObserver}
+
+func focusModeOf(name string) FocusMode {
+	for m, n := range focusModeNames {
+		if n == name && n != "" {
+			return FocusMode(m)
+		}
+	}
+	return FocusFixed
+}
+
+// Focus is an observer's focus distance and mode as the config gives them
+// (Equalizer's: 1 and fixed unless it sets others); 0 and FocusUnchanged
+// for an observer the config does not have.
+func (c *Config) Focus(observer int) (distance float64, mode FocusMode) {
+	if observer < 0 || observer >= len(c.focus) || observer >= len(c.focusMode) {
+		return 0, FocusUnchanged
+	}
+	return c.focus[observer], c.focusMode[observer]
+}
+
+// SetFocus sets an observer's focus from the next frame started on, as
+// eqPly's + - 1 2 3 do: distance, when above zero, is its focus distance;
+// mode, unless FocusUnchanged, its focus mode. What is not set stays as
+// last set, or as the config gives it.
+func (c *Config) SetFocus(observer int, distance float64, mode FocusMode) error {
+	if mode < FocusUnchanged || mode > FocusRelativeToObserver {
+		return fmt.Errorf("goeq: focus mode %d of observer %d: no such mode", mode, observer)
+	}
+	return c.place(observer, func(h *compound.Head) {
+		if distance > 0 {
+			h.FocusDistance = distance
+		}
+		if mode != FocusUnchanged {
+			h.FocusMode = focusModeNames[mode]
+		}
+	})
+}
+
+// place changes an observer's head as last set (where the config puts it,
+// before any) and sends it with the next frame started.
+func (c *Config) place(observer int, change func(*compound.Head)) error {
 	if observer < 0 || observer >= len(c.observers) {
 		return fmt.Errorf("goeq: no observer %d: the config has %d", observer, len(c.observers))
-	}
-	h := compound.Head{EyeBase: eyeBase}
-	for i, v := range head {
-		h.Matrix[i] = float64(v)
-	}
-	if err := h.Check(); err != nil {
-		return fmt.Errorf("goeq: head of observer %d: %w", observer, err)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err := c.closedLocked(); err != nil {
 		return err
 	}
+	h, ok := c.placed[observer]
+	if !ok {
+		h = compound.IdentityHead
+	}
+	change(&h)
+	if err := h.Check(); err != nil {
+		return fmt.Errorf("goeq: head of observer %d: %w", observer, err)
+	}
 	if c.heads == nil {
 		c.heads = map[int]compound.Head{}
 	}
-	c.heads[observer] = h
+	if c.placed == nil {
+		c.placed = map[int]compound.Head{}
+	}
+	c.heads[observer], c.placed[observer] = h, h
 	return nil
 }
 

@@ -727,6 +727,12 @@ func TestTrackedHeadMovesTheDrawnFrustum(t *testing.T) {
 			if b := cfg.EyeBase(0); math.Abs(b-0.05) > 1e-9 || cfg.EyeBase(1) != 0 {
 				return fmt.Errorf("eye bases %v and %v (of no observer), want Equalizer's default 0.05 and 0", b, cfg.EyeBase(1))
 			}
+			if d, m := cfg.Focus(0); d != 1 || m != goeq.FocusFixed {
+				return fmt.Errorf("focus %v, mode %d; want Equalizer's default 1, fixed", d, m)
+			}
+			if cfg.SetFocus(0, 2, goeq.FocusMode(9)) == nil || cfg.SetFocus(0, math.Inf(1), goeq.FocusUnchanged) == nil || cfg.SetFocus(1, 2, goeq.FocusFixed) == nil {
+				return errors.New("SetFocus took a mode, a distance or an observer there is not")
+			}
 			if err := cfg.SetHead(1, goeq.Identity, 0); err == nil {
 				return errors.New("SetHead accepted observer 1 of 1")
 			}

@@ -1241,21 +1241,40 @@ func TestHeadKeysMoveTheObserversHead(t *testing.T) {
 	}
 }
 
-// z and Z narrow and widen every observer's eye base as eqPly's do (by
-// 0.2, each eye 0.1), from the config's. Replayed from a trace on a
-// stereo view, the wider eyes part the anaglyph's pictures: a decomposed
-// run is its reference's picture, and not that of the config's eyes.
-func TestZAndShiftZMoveTheEyes(t *testing.T) {
-	c := &controls{cam: homeCamera, view: -1, configEyeBase: 0.065}
-	press := func(k goeq.Key) { c.handle(goeq.Event{Kind: goeq.KeyPress, Key: k}) }
-	press('Z')
-	if b := c.frame().EyeBase; math.Abs(b-0.265) > 1e-9 {
-		t.Errorf("Z made the eye base %v; want 0.265", b)
+// z and shift-z narrow and widen every observer's eye base as eqPly's z
+// and Z do (by 0.2, each eye 0.1), from the config's; + and - move the
+// focus by 0.1 from the config's, and 1, 2 and 3 set the focus mode.
+// Replayed from a trace on a stereo view, wider eyes part the anaglyph's
+// pictures, and a focus relative to the origin moves the wall: each
+// decomposed run is its reference's picture, and not that of the
+// config's eyes and focus.
+func TestEqPlysEyeAndFocusKeys(t *testing.T) {
+	c := &controls{cam: homeCamera, view: -1, configEyeBase: 0.065, configFocus: 1.5}
+	press := func(k goeq.Key, mods goeq.Modifiers) {
+		if !c.handle(goeq.Event{Kind: goeq.KeyPress, Key: k, Modifiers: mods}) {
+			t.Errorf("key %q: not taken", rune(k))
+		}
 	}
-	press('z')
-	press('z')
+	press('z', goeq.ModShift)
+	if b := c.frame().EyeBase; math.Abs(b-0.265) > 1e-9 {
+		t.Errorf("shift-z made the eye base %v; want 0.265", b)
+	}
+	press('z', 0)
+	press('z', 0)
 	if b := c.frame().EyeBase; b != minEyeBase {
 		t.Errorf("Z, z, z made the eye base %v; want %v, the narrowest", b, minEyeBase)
+	}
+	press('=', goeq.ModShift)
+	press('+', 0)
+	press('-', 0)
+	if d := c.frame().FocusDistance; math.Abs(d-1.6) > 1e-9 {
+		t.Errorf("+, + and - made the focus distance %v; want 1.6", d)
+	}
+	for key, want := range map[goeq.Key]goeq.FocusMode{'1': goeq.FocusFixed, '2': goeq.FocusRelativeToOrigin, '3': goeq.FocusRelativeToObserver} {
+		press(key, 0)
+		if m := c.frame().FocusMode; m != want {
+			t.Errorf("%c made the focus mode %d; want %d", rune(key), m, want)
+		}
 	}
 
 	dir := t.TempDir()
@@ -1275,17 +1294,26 @@ func TestZAndShiftZMoveTheEyes(t *testing.T) {
 	run := func(path string, args ...string) string {
 		return lastImage(t, bin, append([]string{"--config", cfg, "--camera-path", path, "--triangles", "8000"}, args...)...)
 	}
-	trace := func(name string, eyeBase float64) string {
-		f := frameData{Camera: homeCamera, EyeBase: eyeBase}
+	trace := func(name string, f frameData) string {
+		f.Camera = homeCamera
 		return writeTrace(t, filepath.Join(dir, name), f, f)
 	}
-	wide := trace("wide.trace", 0.45)
-	got := run(wide)
-	if d := compareImages(t, got, run(wide, "--reference")); d.BadFraction() > 0.0002 {
-		t.Errorf("the eyes apart: decomposed against the reference: %s", d)
-	}
-	if d := compareImages(t, got, run(trace("config.trace", 0))); d.BadFraction() < 0.01 {
-		t.Errorf("the eyes apart look as the config's eyes: %s", d)
+	config := run(trace("config.trace", frameData{}))
+	for _, tc := range []struct {
+		name string
+		f    frameData
+	}{
+		{"the eyes apart", frameData{EyeBase: 0.45}},
+		{"the focus relative to the origin", frameData{FocusDistance: 3, FocusMode: goeq.FocusRelativeToOrigin}},
+	} {
+		path := trace(strings.ReplaceAll(tc.name, " ", "-")+".trace", tc.f)
+		got := run(path)
+		if d := compareImages(t, got, run(path, "--reference")); d.BadFraction() > 0.0002 {
+			t.Errorf("%s: decomposed against the reference: %s", tc.name, d)
+		}
+		if d := compareImages(t, got, config); d.BadFraction() < 0.01 {
+			t.Errorf("%s looks as the config's: %s", tc.name, d)
+		}
 	}
 }
 

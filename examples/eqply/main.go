@@ -35,7 +35,9 @@
 //     the one before;
 //   - the arrows, Page Up and Page Down move every observer's head, and
 //     . , ; ' [ ] turn it (eqPly's head tracking emulation);
-//   - z and Z narrow and widen the eyes (every observer's eye base);
+//   - z and Z narrow and widen the eyes (every observer's eye base), +
+//     and - move the focus farther and closer, and 1, 2 and 3 make it
+//     fixed, relative to the origin and relative to the observer;
 //   - space resets the cameras and the head;
 //   - p or F11 writes the picture shown into screenshots/ (refined, the
 //     last refined frame);
@@ -140,6 +142,10 @@ type frameData struct {
 	// EyeBase is the observers' eye base (z and Z change it; 0: the
 	// config's), for a trace to replay
 	EyeBase float64 `json:",omitempty"`
+	// FocusDistance and FocusMode are the observers' focus (+ and -,
+	// and 1 2 3 change them; 0: the config's), for a trace to replay
+	FocusDistance float64        `json:",omitempty"`
+	FocusMode     goeq.FocusMode `json:",omitempty"`
 	// Colors is what colours the models are drawn in (d switches)
 	Colors colorMode `json:",omitempty"`
 	// Wireframe draws the triangles' edges only (w switches)
@@ -320,9 +326,14 @@ type controls struct {
 	// eyeBase is every observer's eye base, as z and Z change it from
 	// configEyeBase (0: the config's)
 	eyeBase, configEyeBase float64
-	colors                 colorMode // d switches
-	wireframe              bool      // w switches
-	refine                 bool      // idle antialiasing: i switches
+	// focusDistance and focusMode are every observer's focus, as + and -,
+	// and 1 2 3 change them from configFocus (0, FocusUnchanged: the
+	// config's)
+	focusDistance, configFocus float64
+	focusMode                  goeq.FocusMode
+	colors                     colorMode // d switches
+	wireframe                  bool      // w switches
+	refine                     bool      // idle antialiasing: i switches
 }
 
 // keys is what h (or F1) prints: the keys eqply takes.
@@ -336,6 +347,7 @@ const keys = `eqply's keys (in the view under the pointer where it matters):
   m        the next model              l, shift-l  the next layout, the one before
   arrows, Page Up, Page Down  move the head;  . , ; ' [ ]  turn it
   z, Z     the eyes closer, farther apart (eye base)
+  +, -     the focus farther, closer   1, 2, 3  focus fixed, relative to origin, to observer
   p, F11   screenshot into screenshots/
   h, F1    this help                   q, Esc  quit`
 
@@ -404,6 +416,26 @@ func (c *controls) adjustEyeBase(wider bool) {
 	fmt.Fprintf(os.Stderr, "eye base %.3f\n", base)
 }
 
+// focusStep is how far + or - moves the focus, as eqPly's.
+const focusStep = 0.1
+
+// adjustFocus moves every observer's focus farther (+) or closer (-),
+// from the config's, no closer than a step.
+func (c *controls) adjustFocus(farther bool) {
+	focus := cmp.Or(c.focusDistance, c.configFocus, 1)
+	if farther {
+		focus += focusStep
+	} else {
+		focus = max(focus-focusStep, focusStep)
+	}
+	c.focusDistance = focus
+	fmt.Fprintf(os.Stderr, "focus distance %.2f\n", focus)
+}
+
+// focusModeNames are the focus modes as eqPly names them.
+var focusModeNames = map[goeq.FocusMode]string{goeq.FocusUnchanged: "as the config's", goeq.FocusFixed: "fixed",
+	goeq.FocusRelativeToOrigin: "relative to origin", goeq.FocusRelativeToObserver: "relative to observer"}
+
 // camera is the camera of the view the pointer was last in.
 func (c *controls) camera() *camera {
 	if c.view < 0 {
@@ -421,7 +453,8 @@ func (c *controls) camera() *camera {
 
 // frame is the frame data of the cameras now.
 func (c *controls) frame() frameData {
-	f := frameData{Camera: c.cam, Ortho: c.ortho, Pose: c.pose, Model: c.model, Models: maps.Clone(c.viewModels), Head: c.head, EyeBase: c.eyeBase, Colors: c.colors, Wireframe: c.wireframe}
+	f := frameData{Camera: c.cam, Ortho: c.ortho, Pose: c.pose, Model: c.model, Models: maps.Clone(c.viewModels), Head: c.head, EyeBase: c.eyeBase,
+		FocusDistance: c.focusDistance, FocusMode: c.focusMode, Colors: c.colors, Wireframe: c.wireframe}
 	for v, cam := range c.views {
 		if f.Views == nil {
 			f.Views = map[int]camera{}
@@ -475,8 +508,15 @@ func (c *controls) handle(ev goeq.Event) bool {
 		case 'g':
 			c.stereo = !c.stereo
 			return true
-		case 'z', 'Z': // the eyes closer, or farther apart, as eqPly's
-			c.adjustEyeBase(ev.Key == 'Z')
+		case 'z', 'Z': // the eyes closer, or (shifted) farther apart, as eqPly's
+			c.adjustEyeBase(ev.Key == 'Z' || ev.Modifiers&goeq.ModShift != 0)
+			return true
+		case '+', '=', '-': // the focus farther, or closer (= is the + key, unshifted)
+			c.adjustFocus(ev.Key != '-')
+			return true
+		case '1', '2', '3': // the focus mode, as eqPly's
+			c.focusMode = goeq.FocusFixed + goeq.FocusMode(ev.Key-'1')
+			fmt.Fprintf(os.Stderr, "focus mode %s\n", focusModeNames[c.focusMode])
 			return true
 		case 'd': // the models' colours, each channel's, the mesh's (as eqPly's d)
 			c.colors = (c.colors + 1) % colorModes
@@ -540,6 +580,7 @@ func (c *controls) nextModel() {
 func (c *controls) replay(f frameData) {
 	c.cam, c.ortho, c.views, c.pose = f.Camera, f.Ortho, nil, f.Pose
 	c.model, c.viewModels, c.head, c.eyeBase, c.colors, c.wireframe = f.Model, f.Models, f.Head, f.EyeBase, f.Colors, f.Wireframe
+	c.focusDistance, c.focusMode = f.FocusDistance, f.FocusMode
 	for v, cam := range f.Views {
 		if c.views == nil {
 			c.views = map[int]*camera{}
@@ -637,6 +678,12 @@ func decodeTrace(r io.Reader) ([]frameData, error) {
 			}
 			if b := l.Data.EyeBase; b != b || math.IsInf(b, 0) || b < 0 {
 				return nil, fmt.Errorf("line %d: eye base %v: want a number of zero or more", line, b)
+			}
+			if d := l.Data.FocusDistance; d != d || math.IsInf(d, 0) || d < 0 {
+				return nil, fmt.Errorf("line %d: focus distance %v: want a number of zero or more", line, d)
+			}
+			if m := l.Data.FocusMode; m < goeq.FocusUnchanged || m > goeq.FocusRelativeToObserver {
+				return nil, fmt.Errorf("line %d: focus mode %d: want %d to %d", line, m, goeq.FocusUnchanged, goeq.FocusRelativeToObserver)
 			}
 			if l.Data.Colors < ownColors || l.Data.Colors >= colorModes {
 				return nil, fmt.Errorf("line %d: colours %d: want 0 to %d", line, l.Data.Colors, colorModes-1)
@@ -799,7 +846,9 @@ func main() {
 	stereo := false     // the views, as last asked for
 	var head *goeq.Mat4 // the observers' head, as last set
 	eyeBase := 0.0      // and their eye base
+	focus, focusMode := 0.0, goeq.FocusUnchanged
 	c.configEyeBase = cfg.EyeBase(0)
+	c.configFocus, _ = cfg.Focus(0)
 	// a screenshot whose folder cannot be made (a read-only working
 	// folder) is the user's to learn of, not the end of the session
 	screenshot := func() bool {
@@ -851,6 +900,14 @@ func main() {
 				}
 			}
 			head, eyeBase = c.head, c.eyeBase
+		}
+		if c.focusDistance != focus || c.focusMode != focusMode {
+			for i := range cfg.Observers() {
+				if err := cfg.SetFocus(i, c.focusDistance, c.focusMode); err != nil {
+					return err
+				}
+			}
+			focus, focusMode = c.focusDistance, c.focusMode
 		}
 		if c.layout != used {
 			if err := cfg.UseLayoutIndex(c.layout); err != nil {

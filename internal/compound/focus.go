@@ -23,22 +23,33 @@ type focusMove struct {
 // for a fixed focus, and when no destination wall lies ahead.
 func (c *Changes) focusOf(cfg *Config, v *View) (eye Vec3, ratio float64) {
 	obs := v.Observer
-	if obs == nil || obs.FocusMode == "" || obs.FocusMode == FocusFixed {
+	if obs == nil {
+		return Vec3{}, 1
+	}
+	mode, focus := obs.FocusMode, obs.FocusDistance
+	h, tracked := c.Heads.heads[obs]
+	if tracked && h.FocusMode != "" {
+		mode = h.FocusMode
+	}
+	if tracked && h.FocusDistance > 0 {
+		focus = h.FocusDistance
+	}
+	if mode == "" || mode == FocusFixed {
 		return Vec3{}, 1
 	}
 	cyclop, dir := obs.EyeCyclop, Vec3{0, 0, -1}
-	if h, tracked := c.Heads.heads[obs]; tracked {
+	if tracked {
 		if h.EyeBase > 0 {
 			cyclop = Vec3{}
 		}
 		cyclop = h.Point(cyclop)
-		if obs.FocusMode == FocusRelativeToObserver {
+		if mode == FocusRelativeToObserver {
 			m := h.Matrix
 			dir = Vec3{-m[8], -m[9], -m[10]} // the head's forward, -z
 		}
 	}
 	from := Vec3{} // the origin, unless relative to the observer
-	if obs.FocusMode == FocusRelativeToObserver {
+	if mode == FocusRelativeToObserver {
 		from = cyclop
 	}
 	dir = dir.Normalized()
@@ -60,8 +71,7 @@ func (c *Changes) focusOf(cfg *Config, v *View) (eye Vec3, ratio float64) {
 	if math.IsInf(distance, 1) {
 		return cyclop, 1
 	}
-	focus := obs.FocusDistance
-	if obs.FocusMode == FocusRelativeToOrigin {
+	if mode == FocusRelativeToOrigin {
 		distance += cyclop[2]
 		focus += cyclop[2]
 		if math.Abs(distance) < 1e-9 {

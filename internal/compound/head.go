@@ -8,10 +8,14 @@ import (
 // Head is where a tracked observer's head is: Matrix takes head space to
 // world space (column-major, as OpenGL's), and EyeBase, when above zero,
 // puts the eyes that far apart along the head's x axis (otherwise the
-// observer's configured eyes are used).
+// observer's configured eyes are used). FocusDistance (when above zero)
+// and FocusMode (when set) replace the observer's, as an application's
+// Observer::setFocusDistance and setFocusMode do in Equalizer.
 type Head struct {
-	Matrix  [16]float64
-	EyeBase float64
+	Matrix        [16]float64
+	EyeBase       float64
+	FocusDistance float64
+	FocusMode     string
 }
 
 // Check says what makes h unusable: a value that is not a finite number
@@ -24,6 +28,14 @@ func (h Head) Check() error {
 	}
 	if math.IsNaN(h.EyeBase) || math.IsInf(h.EyeBase, 0) || h.EyeBase < 0 {
 		return fmt.Errorf("its eye base %v is not a finite number of zero or more", h.EyeBase)
+	}
+	if math.IsNaN(h.FocusDistance) || math.IsInf(h.FocusDistance, 0) || h.FocusDistance < 0 {
+		return fmt.Errorf("its focus distance %v is not a finite number of zero or more", h.FocusDistance)
+	}
+	switch h.FocusMode {
+	case "", FocusFixed, FocusRelativeToOrigin, FocusRelativeToObserver:
+	default:
+		return fmt.Errorf("its focus mode %.40q is none of %s, %s and %s", h.FocusMode, FocusFixed, FocusRelativeToOrigin, FocusRelativeToObserver)
 	}
 	return nil
 }

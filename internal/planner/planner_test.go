@@ -563,6 +563,52 @@ func TestFocusModeMovesTheWall(t *testing.T) {
 	check("relative to the observer, left eye", observed[compound.EyeLeft], (-0.8*4/3+0.05)*near/2, (0.8*4/3+0.05)*near/2)
 }
 
+// An application's focus (Config.SetFocus: the head's FocusDistance and
+// FocusMode) moves the wall as the config's focus does: an observer the
+// config gives a fixed focus at 1 m, given relative_to_origin at 2 m,
+// draws the frusta of one the config gives that; an invalid focus is
+// refused by Check.
+func TestAFocusSetAtRunTimeIsTheConfigsFocus(t *testing.T) {
+	frusta := func(focus string, head *compound.Head) map[int]compound.Frustum {
+		cfg := loadText(t, "focus.eqc", `config {
+    appNode { pipe { window { viewport [ 0 0 160 100 ] attributes { hint_drawable FBO } channel { name "c" } } } }
+    observer { eye_left [ -0.05 0 0 ] eye_right [ 0.05 0 0 ] `+focus+` }
+    layout { view { mode STEREO observer 0 } }
+    canvas { layout 0 wall { bottom_left [ -0.8 -0.5 -1 ] bottom_right [ 0.8 -0.5 -1 ] top_left [ -0.8 0.5 -1 ] } segment { channel "c" } }
+}`)
+		p := New(cfg)
+		if head != nil {
+			p.SetHead(0, cfg.Observers[0], *head)
+		}
+		out := map[int]compound.Frustum{}
+		for _, cp := range p.Plan(0).Channels {
+			for _, task := range cp.Tasks {
+				if task.Kind == Draw {
+					out[task.Eye] = task.Frustum
+				}
+			}
+		}
+		return out
+	}
+	set := compound.IdentityHead
+	set.FocusDistance, set.FocusMode = 2, compound.FocusRelativeToOrigin
+	got, want := frusta("focus_distance 1 focus_mode fixed", &set), frusta("focus_distance 2 focus_mode relative_to_origin", nil)
+	fixed := frusta("focus_distance 1 focus_mode fixed", nil)
+	for _, eye := range []int{compound.EyeLeft, compound.EyeRight} {
+		if got[eye] != want[eye] {
+			t.Errorf("eye %d: the focus set at run time gives %+v, the config's %+v", eye, got[eye], want[eye])
+		}
+		if got[eye] == fixed[eye] {
+			t.Errorf("eye %d: the focus set at run time left the fixed focus's frustum", eye)
+		}
+	}
+	for _, bad := range []compound.Head{{FocusDistance: -1}, {FocusDistance: math.NaN()}, {FocusMode: "sideways"}} {
+		if bad.Check() == nil {
+			t.Errorf("head %+v passed Check", bad)
+		}
+	}
+}
+
 // A tile equalizer has a queue per eye, each of all its tiles, and each
 // eye's draws pull from that eye's, as Equalizer's: with one queue for
 // both, the left eye's pass took every tile and the right eye showed

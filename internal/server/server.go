@@ -183,7 +183,11 @@ type RunInfo struct {
 	// EyeBases are the observers' eye bases as the config gives them
 	// (the distance between their eyes), by index
 	EyeBases []float64
-	Layouts  []string // the config's layouts' names
+	// FocusDistances and FocusModes are the observers' focus as the
+	// config gives it, by index
+	FocusDistances []float64
+	FocusModes     []string
+	Layouts        []string // the config's layouts' names
 	// Layout indexes Layouts: the layout the run starts with (that of the
 	// first canvas that shows one; 0 when none does).
 	Layout int
@@ -1317,6 +1321,8 @@ func (s *server) tellReady() {
 	for _, o := range s.cfg.Observers {
 		info.Observers = append(info.Observers, o.Name)
 		info.EyeBases = append(info.EyeBases, o.EyeRight.Sub(o.EyeLeft).Len())
+		info.FocusDistances = append(info.FocusDistances, o.FocusDistance)
+		info.FocusModes = append(info.FocusModes, o.FocusMode)
 	}
 	for _, v := range s.cfg.Views() {
 		info.Views = append(info.Views, v.Name)
