@@ -904,16 +904,14 @@ func (s *Scheduler) lose(node, reason string) {
 		}
 		s.releaseSwap(f)
 	}
-	if s.next == 0 {
-		return
-	}
 	switch {
 	case !s.cfg.Robust():
 		s.fail(fmt.Sprintf("node %s died: %s (the config's robustness is OFF: the run ends with any node)", node, reason))
 	case s.showsADestination(ns):
-		// between frames too: the next frames would show nothing there
+		// between frames too, and before the first: the frames after
+		// would show nothing there
 		s.fail(fmt.Sprintf("node %s, which shows the destination, died: %s", node, reason))
-	case !slices.ContainsFunc(s.order, func(ns *nodeState) bool { return ns.alive }):
+	case s.next > 0 && !slices.ContainsFunc(s.order, func(ns *nodeState) bool { return ns.alive }):
 		s.fail("every node is lost")
 	}
 }

@@ -556,10 +556,11 @@ func TestAJoinLeavesOutTheChannelsItCouldNotSetUp(t *testing.T) {
 	}
 }
 
-// A node lost between frames fails the run when it shows a destination
-// (the frames after would show nothing there) or when the config's
-// robustness is OFF (Equalizer's config then ends with any resource);
-// before, the run went on and its next frames lacked the destination.
+// A node lost between frames (or before the first) fails the run when it
+// shows a destination (the frames after would show nothing there) or when
+// the config's robustness is OFF (Equalizer's config then ends with any
+// resource); before, the run went on and its next frames lacked the
+// destination.
 func TestALossBetweenFramesFailsWhereItMust(t *testing.T) {
 	for _, tc := range []struct{ node, robustness, want string }{
 		{"app", "ON", "node app, which shows the destination, died: gone"},
@@ -581,6 +582,14 @@ func TestALossBetweenFramesFailsWhereItMust(t *testing.T) {
 		if !strings.HasPrefix(c.failure, tc.want) || (tc.want == "") != (c.failure == "") {
 			t.Errorf("%s lost under robustness %s: failure %q, want %q", tc.node, tc.robustness, c.failure, tc.want)
 		}
+	}
+	// joined, and lost before the first frame: the frames would start
+	// without the destination
+	c := newCluster(t, load(t, example("2d-lb-4.eqc")), Options{})
+	c.s.Step(Lost{Node: "app", Reason: "gone"})
+	c.drain()
+	if want := "node app, which shows the destination, died: gone"; c.failure != want {
+		t.Errorf("the destination's node lost before the first frame: failure %q, want %q", c.failure, want)
 	}
 }
 
