@@ -406,14 +406,16 @@ const minEyeBase = 0.001
 
 // adjustEyeBase widens (Z) or narrows (z) every observer's eye base.
 func (c *controls) adjustEyeBase(wider bool) {
-	base := cmp.Or(c.eyeBase, c.configEyeBase, 0.05)
-	if wider {
-		base += eyeBaseStep
-	} else {
-		base = max(base-eyeBaseStep, minEyeBase)
+	c.eyeBase = stepped(cmp.Or(c.eyeBase, c.configEyeBase, 0.05), eyeBaseStep, minEyeBase, wider)
+	fmt.Fprintf(os.Stderr, "eye base %.3f\n", c.eyeBase)
+}
+
+// stepped is v a step up, or down to no less than least.
+func stepped(v, step, least float64, up bool) float64 {
+	if up {
+		return v + step
 	}
-	c.eyeBase = base
-	fmt.Fprintf(os.Stderr, "eye base %.3f\n", base)
+	return max(v-step, least)
 }
 
 // focusStep is how far + or - moves the focus, as eqPly's.
@@ -422,14 +424,8 @@ const focusStep = 0.1
 // adjustFocus moves every observer's focus farther (+) or closer (-),
 // from the config's, no closer than a step.
 func (c *controls) adjustFocus(farther bool) {
-	focus := cmp.Or(c.focusDistance, c.configFocus, 1)
-	if farther {
-		focus += focusStep
-	} else {
-		focus = max(focus-focusStep, focusStep)
-	}
-	c.focusDistance = focus
-	fmt.Fprintf(os.Stderr, "focus distance %.2f\n", focus)
+	c.focusDistance = stepped(cmp.Or(c.focusDistance, c.configFocus, 1), focusStep, focusStep, farther)
+	fmt.Fprintf(os.Stderr, "focus distance %.2f\n", c.focusDistance)
 }
 
 // focusModeNames are the focus modes as eqPly names them.

@@ -528,21 +528,13 @@ func TestFocusModeMovesTheWall(t *testing.T) {
     canvas { layout 0 wall { bottom_left [ -0.8 -0.5 -1 ] bottom_right [ 0.8 -0.5 -1 ] top_left [ -0.8 0.5 -1 ] } segment { channel "c" } }
 }`
 		cfg := loadText(t, "focus.eqc", text)
-		out := map[int]compound.Frustum{}
 		p := New(cfg)
 		if headZ != 0 {
 			head := compound.IdentityHead
 			head.Matrix[14] = headZ
 			p.SetHead(0, cfg.Observers[0], head)
 		}
-		for _, cp := range p.Plan(0).Channels {
-			for _, task := range cp.Tasks {
-				if task.Kind == Draw {
-					out[task.Eye] = task.Frustum
-				}
-			}
-		}
-		return out
+		return drawFrusta(p.Plan(0))
 	}
 	near := compound.DefaultNear
 	// the left eye at x -0.05 sees the wall from -0.8 to 0.8 at 1 m, or
@@ -563,6 +555,19 @@ func TestFocusModeMovesTheWall(t *testing.T) {
 	check("relative to the observer, left eye", observed[compound.EyeLeft], (-0.8*4/3+0.05)*near/2, (0.8*4/3+0.05)*near/2)
 }
 
+// drawFrusta is the frustum of each eye's draws in a plan.
+func drawFrusta(plan *FramePlan) map[int]compound.Frustum {
+	out := map[int]compound.Frustum{}
+	for _, cp := range plan.Channels {
+		for _, task := range cp.Tasks {
+			if task.Kind == Draw {
+				out[task.Eye] = task.Frustum
+			}
+		}
+	}
+	return out
+}
+
 // An application's focus (Config.SetFocus: the head's FocusDistance and
 // FocusMode) moves the wall as the config's focus does: an observer the
 // config gives a fixed focus at 1 m, given relative_to_origin at 2 m,
@@ -580,15 +585,7 @@ func TestAFocusSetAtRunTimeIsTheConfigsFocus(t *testing.T) {
 		if head != nil {
 			p.SetHead(0, cfg.Observers[0], *head)
 		}
-		out := map[int]compound.Frustum{}
-		for _, cp := range p.Plan(0).Channels {
-			for _, task := range cp.Tasks {
-				if task.Kind == Draw {
-					out[task.Eye] = task.Frustum
-				}
-			}
-		}
-		return out
+		return drawFrusta(p.Plan(0))
 	}
 	set := compound.IdentityHead
 	set.FocusDistance, set.FocusMode = 2, compound.FocusRelativeToOrigin
