@@ -627,9 +627,9 @@ func (c *Config) SetHead(observer int, head Mat4, eyeBase float64) error {
 }
 
 // FocusMode is how an observer's focus follows it, as Equalizer's focus
-// modes: but for a fixed focus, the walls of its views move to its focus
-// distance (scaled about its eye, so that the picture is the same to the
-// cyclop eye), and its stereo eyes converge there.
+// modes do: in any mode but FocusFixed, the walls of its views move to its
+// focus distance (scaled about its eye, so that the cyclop eye sees the
+// same picture), and its stereo eyes converge there.
 type FocusMode int
 
 // The focus modes.
