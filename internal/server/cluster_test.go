@@ -46,17 +46,7 @@ func TestRunsAcrossNamespacedHosts(t *testing.T) {
 				t.Helper()
 				args := append([]string{"run", "--json", "--frames", fmt.Sprint(frames), "--out", out, "--dump-every", "1", "--triangles", "20000"}, extra...)
 				cmd := c.Hosts[0].Command(filepath.Join(bin, "eqserver"), append(args, cfg)...)
-				cmd.Env = testEnv()
-				var stdout, stderr strings.Builder
-				cmd.Stdout, cmd.Stderr = &stdout, &stderr
-				if err := cmd.Run(); err != nil {
-					t.Fatalf("eqserver on %s: %v\n%s", c.Hosts[0].Name, err, stderr.String())
-				}
-				var sum Summary
-				if err := json.Unmarshal([]byte(stdout.String()), &sum); err != nil {
-					t.Fatalf("summary: %v\n%s", err, stdout.String())
-				}
-				return sum, stderr.String()
+				return runSummary(t, cmd, "eqserver on "+c.Hosts[0].Name)
 			}
 			got, log := runOn(filepath.Join(dir, "run"))
 			_, _ = runOn(filepath.Join(dir, "ref"), "--reference")
@@ -113,16 +103,7 @@ func TestCodecsOnAShapedNamespacedLink(t *testing.T) {
 	sent := map[string]int64{}
 	for _, codec := range []string{"none", "auto"} {
 		cmd := c.Hosts[0].Command(filepath.Join(bin, "eqserver"), "run", "--json", "--frames", fmt.Sprint(frames), "--triangles", "20000", "--codec", codec, cfg)
-		cmd.Env = testEnv()
-		var stdout, stderr strings.Builder
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		if err := cmd.Run(); err != nil {
-			t.Fatalf("--codec %s: %v\n%s", codec, err, stderr.String())
-		}
-		var sum Summary
-		if err := json.Unmarshal([]byte(stdout.String()), &sum); err != nil {
-			t.Fatalf("summary: %v\n%s", err, stdout.String())
-		}
+		sum, _ := runSummary(t, cmd, "--codec "+codec)
 		if sum.Frames != frames || sum.Degraded != 0 {
 			t.Errorf("--codec %s: summary %+v", codec, sum)
 		}
@@ -326,22 +307,13 @@ func TestARunGoesOnWithoutARenderNodeThatDoesNotCome(t *testing.T) {
 	dir := t.TempDir()
 	cmd := exec.Command(filepath.Join(binaries(t), "eqserver"), "run", "--json", "--frames", fmt.Sprint(frames), "--triangles", "20000",
 		"--out", dir, "--dump-every", "1", cfg)
-	cmd.Env = testEnv()
-	var stdout, stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("the run did not go on without render1: %v\n%s", err, stderr.String())
-	}
-	var sum Summary
-	if err := json.Unmarshal([]byte(stdout.String()), &sum); err != nil {
-		t.Fatalf("summary: %v\n%s", err, stdout.String())
-	}
+	sum, log := runSummary(t, cmd, "the run did not go on without render1")
 	if sum.Frames != frames || sum.Degraded != 0 || len(sum.LostNodes) != 1 || sum.LostNodes[0] != "render1" {
 		t.Errorf("summary: %d frames, %d degraded, lost %v; want %d whole frames and render1 lost", sum.Frames, sum.Degraded, sum.LostNodes, frames)
 	}
-	if want := "node render1 did not join (its client did not connect within 1.5s, its launch_timeout"; !strings.Contains(stderr.String(), want) ||
-		!strings.Contains(stderr.String(), "the run goes on without it") {
-		t.Errorf("the log does not say that the run goes on without render1 (want %q):\n%s", want, stderr.String())
+	if want := "node render1 did not join (its client did not connect within 1.5s, its launch_timeout"; !strings.Contains(log, want) ||
+		!strings.Contains(log, "the run goes on without it") {
+		t.Errorf("the log does not say that the run goes on without render1 (want %q):\n%s", want, log)
 	}
 	if out, _ := exec.Command("pgrep", "-f", sleep).Output(); len(out) > 0 {
 		t.Errorf("the launcher's sleep outlived the run: pids %s", out)

@@ -108,6 +108,24 @@ func run(t *testing.T, cfg string, frames int, args ...string) runResult {
 	return r
 }
 
+// runSummary runs an eqserver run --json command to its end, failing the
+// test (what names the run) where it fails, and returns the summary it
+// printed and its log.
+func runSummary(t *testing.T, cmd *exec.Cmd, what string) (Summary, string) {
+	t.Helper()
+	cmd.Env = testEnv()
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s: %v\n%s", what, err, stderr.String())
+	}
+	var sum Summary
+	if err := json.Unmarshal([]byte(stdout.String()), &sum); err != nil {
+		t.Fatalf("summary: %v\n%s", err, stdout.String())
+	}
+	return sum, stderr.String()
+}
+
 func loadPNG(t *testing.T, path string) *image.NRGBA {
 	t.Helper()
 	n, err := imagecmp.Load(path)
@@ -716,24 +734,15 @@ func TestNullClients(t *testing.T) {
 	for _, cfg := range []string{"wall-2x2-views.eqc", "2d-lb-4.eqc"} {
 		t.Run(cfg, func(t *testing.T) {
 			cmd := exec.Command(filepath.Join(bin, "eqserver"), "run", "--local", "--null-clients", "--json", "--frames", "40", config(cfg))
-			cmd.Env = testEnv()
-			var stdout, stderr strings.Builder
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			if err := cmd.Run(); err != nil {
-				t.Fatalf("run: %v\n%s", err, stderr.String())
-			}
-			var sum Summary
-			if err := json.Unmarshal([]byte(stdout.String()), &sum); err != nil {
-				t.Fatalf("summary: %v\n%s", err, stdout.String())
-			}
+			sum, log := runSummary(t, cmd, "run")
 			if sum.Frames != 40 || sum.Degraded != 0 || len(sum.LostNodes) != 0 {
 				t.Errorf("%d frames, %d degraded, lost %v", sum.Frames, sum.Degraded, sum.LostNodes)
 			}
 			if sum.ControlMsPerFrame <= 0 || sum.ServerCPUMsPerFrame <= 0 {
 				t.Errorf("control %.3f ms, CPU %.3f ms per frame", sum.ControlMsPerFrame, sum.ServerCPUMsPerFrame)
 			}
-			if strings.Contains(stderr.String(), "window system:") {
-				t.Errorf("a null client opened a window system:\n%s", stderr.String())
+			if strings.Contains(log, "window system:") {
+				t.Errorf("a null client opened a window system:\n%s", log)
 			}
 			for _, c := range sum.Channels {
 				if c.Draw != 1 { // the null draw time
