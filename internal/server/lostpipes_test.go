@@ -48,6 +48,9 @@ func TestLostPipesAreChecked(t *testing.T) {
 		if strings.Join(down, " ") != tc.down || !strings.Contains(why, tc.why) || (tc.why == "") != (why == "") {
 			t.Errorf("%s %v: channels %v down, why %q; want %q and %q", tc.robustness, tc.lost[0].Pipe, down, why, tc.down, tc.why)
 		}
+		if tc.why != "" && strings.Contains(log.String(), "could not be set up") {
+			t.Errorf("%v: a node whose report fails logged a pipe the run goes on without:\n%s", tc.lost, log.String())
+		}
 		if len(log.String()) > 2000 {
 			t.Errorf("a long reason went into the log whole: %d bytes", len(log.String()))
 		}

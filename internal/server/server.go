@@ -1280,6 +1280,7 @@ func (s *server) take(ev *event, rep *report, joined map[string]bool) (scheduler
 // why says that the node failed to set up.
 func (s *server) lostPipes(n *compound.Node, lost []control.LostPipe) (down []string, why string) {
 	seen := map[int]bool{}
+	var warnings []string // logged once every pipe passed
 	for _, l := range lost {
 		if l.Pipe < 0 || l.Pipe >= len(n.Pipes) || seen[l.Pipe] {
 			return nil, fmt.Sprintf("its client reported pipe %d lost, which the node does not have, or twice", l.Pipe)
@@ -1298,8 +1299,11 @@ func (s *server) lostPipes(n *compound.Node, lost []control.LostPipe) (down []st
 				labels = append(labels, ch.Label)
 			}
 		}
-		s.opt.Log.Warn(fmt.Sprintf("node %s: %s could not be set up (%s): the run goes on without it, as the config's robustness (ON unless the config says OFF) lets it; its channels %s leave the compounds",
+		warnings = append(warnings, fmt.Sprintf("node %s: %s could not be set up (%s): the run goes on without it, as the config's robustness (ON unless the config says OFF) lets it; its channels %s leave the compounds",
 			n.ID, pm.Label(), reason, strings.Join(labels, ", ")))
+	}
+	for _, w := range warnings {
+		s.opt.Log.Warn(w)
 	}
 	return down, ""
 }
