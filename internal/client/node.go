@@ -219,10 +219,7 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 	n.pointer = map[*compound.Window][2]float64{}
 	// a pipe that shows no destination may fail alone: the node goes on
 	// without it under the config's robustness, as Equalizer's config
-	// init drops a pipe that fails
-	droppable := func(pm *compound.Pipe) bool {
-		return n.cfg.Robust() && !n.cfg.ShowsADestination(func(ch *compound.Channel) bool { return ch.Window.Pipe == pm })
-	}
+	// init drops a pipe that fails (compound.Config.MayGoWithout)
 	var firstLoss error
 	lose := func(pi int, p *pipe, r draw.Renderer, err error) {
 		n.log.Warn(fmt.Sprintf("%s could not be set up (%v): the node goes on without it, as the config's robustness lets it", n.model.Pipes[pi].Label(), err))
@@ -247,7 +244,7 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 		}
 		p, err := n.openPipe(pm, sys, s.Drawable)
 		if err != nil {
-			if !droppable(pm) {
+			if !n.cfg.MayGoWithout(pm) {
 				return err
 			}
 			lose(pi, nil, nil, err)
@@ -255,7 +252,7 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 		}
 		glPipes, glIndex = append(glPipes, p), append(glIndex, pi)
 	}
-	renderers, failed, err := n.makeRenderers(glPipes, s, opt, droppable)
+	renderers, failed, err := n.makeRenderers(glPipes, s, opt)
 	if err != nil {
 		return err
 	}
@@ -274,7 +271,7 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 		exec, err := channel.NewExecutor(glp, renderers[i], n, channel.ExecOptions{AsyncReadback: s.AsyncReadback, FullReadback: s.FullReadback, InputTimeout: s.InputTimeout, Merge: merge,
 			Node: n.name, Port: pm.Port, Device: pm.Device, Warn: func(msg string) { n.log.Warn(msg) }})
 		if err != nil {
-			if !droppable(pm) {
+			if !n.cfg.MayGoWithout(pm) {
 				return err
 			}
 			lose(glIndex[i], p, renderers[i], err)
@@ -349,9 +346,9 @@ func (p *pipe) release(r draw.Renderer) {
 // together: factories that load the application's data take the time of
 // the slowest, not the sum. The first to fail ends it at once, without
 // waiting for the others' loads: the process leaves with its error. A
-// pipe the node may go on without (droppable) fails alone: its error is
-// its entry in failed.
-func (n *node) makeRenderers(pipes []*pipe, s *control.Setup, opt Options, droppable func(*compound.Pipe) bool) (renderers []draw.Renderer, failed []error, err error) {
+// pipe the node may go on without (compound.Config.MayGoWithout) fails
+// alone: its error is its entry in failed.
+func (n *node) makeRenderers(pipes []*pipe, s *control.Setup, opt Options) (renderers []draw.Renderer, failed []error, err error) {
 	if len(pipes) == 0 {
 		return nil, nil, nil
 	}
@@ -385,7 +382,7 @@ func (n *node) makeRenderers(pipes []*pipe, s *control.Setup, opt Options, dropp
 	renderers, failed = make([]draw.Renderer, len(pipes)), make([]error, len(pipes))
 	for range pipes {
 		m := <-results
-		if m.err != nil && !droppable(pipes[m.i].model) {
+		if m.err != nil && !n.cfg.MayGoWithout(pipes[m.i].model) {
 			return nil, nil, m.err
 		}
 		renderers[m.i], failed[m.i] = m.r, m.err

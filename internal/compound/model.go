@@ -492,6 +492,13 @@ func (c *Config) ShowsADestination(channels func(*Channel) bool) bool {
 	return found
 }
 
+// MayGoWithout reports whether a run may go on without pipe p when it
+// fails to set up: under the config's robustness, when it shows no
+// destination.
+func (c *Config) MayGoWithout(p *Pipe) bool {
+	return c.Robust() && !c.ShowsADestination(func(ch *Channel) bool { return ch.Window.Pipe == p })
+}
+
 // IsActive reports whether the compound runs in the given frame (period
 // and phase).
 func (c *Compound) IsActive(frame int) bool {

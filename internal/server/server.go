@@ -1288,13 +1288,12 @@ func (s *server) lostPipes(n *compound.Node, lost []control.LostPipe) (down []st
 		seen[l.Pipe] = true
 		pm := n.Pipes[l.Pipe]
 		reason := clipText(l.Reason, maxSettingUp)
-		onPipe := func(ch *compound.Channel) bool { return ch.Window.Pipe == pm }
-		if !s.cfg.Robust() || s.cfg.ShowsADestination(onPipe) {
+		if !s.cfg.MayGoWithout(pm) {
 			return nil, fmt.Sprintf("%s: %s", pm.Label(), reason)
 		}
 		var labels []string
 		for _, ch := range s.cfg.Channels {
-			if onPipe(ch) {
+			if ch.Window.Pipe == pm {
 				down = append(down, ch.ID)
 				labels = append(labels, ch.Label)
 			}
