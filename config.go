@@ -109,6 +109,10 @@ type Options struct {
 	// one (as Equalizer's --eq-layout). Otherwise each canvas starts with
 	// its first. Config.UseLayout switches later.
 	Layout string
+	// ModelUnit, when set, is every view's model unit from the first
+	// frame on (as Equalizer's --eq-modelunit; see Config.SetModelUnit).
+	// Otherwise it is 1.
+	ModelUnit float64
 }
 
 // Summary is what a run did.
@@ -152,7 +156,8 @@ type Config struct {
 	focusMode []FocusMode
 	layouts   []string
 	views     []string
-	shown     int // of layouts: the run's first, or the last asked for (under mu)
+	units     []float64 // the views' model units, as last set (under mu)
+	shown     int       // of layouts: the run's first, or the last asked for (under mu)
 
 	// what goes with the next frame started (under mu)
 	messages     [][]byte
@@ -164,6 +169,7 @@ type Config struct {
 	overlay    *bool
 	layout     *int
 	viewModes  map[int]bool
+	modelUnits map[int]float64
 	freeze     *bool
 	screenshot string
 
@@ -200,7 +206,8 @@ const clientFlag = "--goeq-client"
 // Equalizer's options that Init took from the command line apply over
 // opt: --eq-config names the config, --eq-layout the layout to start
 // with, --eq-server the eqserver, --eq-logfile where the log goes (when
-// opt.Log is nil). Cancelling ctx ends the run.
+// opt.Log is nil), --eq-modelunit the views' model unit. Cancelling ctx
+// ends the run.
 func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 	if len(os.Args) > 1 && os.Args[1] == clientFlag {
 		// a render client whose main did not call Init would start a run
@@ -222,6 +229,11 @@ func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 	}
 	if opt.InitTimeout < 0 {
 		return nil, fmt.Errorf("goeq: InitTimeout %v: want 0 (5 minutes) or more", opt.InitTimeout)
+	}
+	if opt.ModelUnit != 0 {
+		if err := compound.CheckModelUnit(opt.ModelUnit); err != nil {
+			return nil, fmt.Errorf("goeq: ModelUnit: %w", err)
+		}
 	}
 	exe, err := os.Executable()
 	if err != nil {
@@ -319,6 +331,15 @@ func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 	}
 	c.latency, c.observers, c.eyeBases, c.layouts, c.views, c.shown = info.Latency, info.Observers, info.EyeBases, info.Layouts, info.Views, info.Layout
 	c.focus = info.FocusDistances
+	c.mu.Lock()
+	c.units = make([]float64, len(c.views))
+	for i := range c.units {
+		c.units[i] = 1
+		if opt.ModelUnit != 0 {
+			c.setModelUnitLocked(i, opt.ModelUnit)
+		}
+	}
+	c.mu.Unlock()
 	for _, m := range info.FocusModes {
 		c.focusMode = append(c.focusMode, focusModeOf(m))
 	}
@@ -387,7 +408,7 @@ func (c *Config) Refine() (frame int, ok bool, err error) {
 	defer c.starting.Unlock()
 	c.mu.Lock()
 	started := c.started
-	changes := c.heads != nil || c.layout != nil || c.viewModes != nil || len(c.messages) > 0
+	changes := c.heads != nil || c.layout != nil || c.viewModes != nil || c.modelUnits != nil || len(c.messages) > 0
 	c.mu.Unlock()
 	if started == 0 {
 		return 0, false, nil
@@ -421,8 +442,8 @@ func (c *Config) start(data []byte, sample int) (int, error) {
 	}
 	c.mu.Lock()
 	af := server.AppFrame{Data: data, Sample: sample, Messages: c.messages, Heads: c.heads, Overlay: c.overlay, Layout: c.layout, ViewModes: c.viewModes,
-		FreezeBalance: c.freeze, Screenshot: c.screenshot}
-	c.messages, c.messageBytes, c.heads, c.overlay, c.layout, c.viewModes, c.freeze, c.screenshot = nil, 0, nil, nil, nil, nil, nil, ""
+		ModelUnits: c.modelUnits, FreezeBalance: c.freeze, Screenshot: c.screenshot}
+	c.messages, c.messageBytes, c.heads, c.overlay, c.layout, c.viewModes, c.modelUnits, c.freeze, c.screenshot = nil, 0, nil, nil, nil, nil, nil, nil, ""
 	c.mu.Unlock()
 	select {
 	case c.frames <- af: // the run's loop takes it at once
@@ -596,6 +617,50 @@ func (c *Config) SetViewMode(view int, mode ViewMode) error {
 	}
 	c.viewModes[view] = mode == Stereo
 	return nil
+}
+
+// ModelUnit is a view's model unit as last set (SetModelUnit,
+// Options.ModelUnit), 1 until then, and 0 for a view the config does not
+// have.
+func (c *Config) ModelUnit(view int) float64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if view < 0 || view >= len(c.units) {
+		return 0
+	}
+	return c.units[view]
+}
+
+// SetModelUnit gives a view a model unit from the next frame started on,
+// as Equalizer's View::setModelUnit (eqPly's y and Y): how many of the
+// model's units make a metre of the display. The view's walls and its
+// observer's eyes and focus are scaled by it, so that a model in
+// millimetres with unit 1000 shows at its real size in a wall's stereo,
+// and a parallel projection shows as many units across as the wall has
+// metres times the unit. An eye at the wall's origin looks as before in
+// perspective: the unit moves the eyes, not the angles. unit must be
+// within 1e-12 to 1e12.
+func (c *Config) SetModelUnit(view int, unit float64) error {
+	if view < 0 || view >= len(c.views) {
+		return fmt.Errorf("goeq: no view %d: the config has %d", view, len(c.views))
+	}
+	if err := compound.CheckModelUnit(unit); err != nil {
+		return fmt.Errorf("goeq: view %d: %w", view, err)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.closedLocked(); err != nil {
+		return err
+	}
+	c.setModelUnitLocked(view, unit)
+	return nil
+}
+
+func (c *Config) setModelUnitLocked(view int, unit float64) {
+	if c.modelUnits == nil {
+		c.modelUnits = map[int]float64{}
+	}
+	c.modelUnits[view], c.units[view] = unit, unit
 }
 
 // Observers lists the config's observers' names (some may be empty), in

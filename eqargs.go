@@ -1,11 +1,14 @@
 package goeq
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
+	"strconv"
 	"strings"
 
+	"github.com/goeq/goeq/internal/compound"
 	"github.com/goeq/goeq/internal/logging"
 )
 
@@ -16,6 +19,7 @@ import (
 // flags parse without them, and Start applies them over its Options.
 type equalizerArgs struct {
 	config, layout, server, logfile string
+	modelUnit                       float64
 }
 
 // eqArgs are those Init found.
@@ -33,17 +37,18 @@ const equalizerHelp = `Equalizer's options, which a goeq application takes as we
                          (eqserver run --app HOST:PORT): it runs its own config
   --eq-logfile FILE      append the run's log to FILE (render clients log to
                          standard error)
+  --eq-modelunit UNIT    every view's model unit: how many of the model's units
+                         make a metre of the display (1000 for millimetres)
   --eq-help              this help
 Equalizer's --eq-config-flags, --eq-config-prefixes, --eq-render-client,
---eq-gpufilter, --eq-modelunit and --eq-client are taken and ignored, with a
-warning.
+--eq-gpufilter and --eq-client are taken and ignored, with a warning.
 `
 
 // ignoredEqualizerArgs are Equalizer's options goeq has no use for, with
 // how many values each takes (-1: all up to the next option).
 var ignoredEqualizerArgs = map[string]int{
 	"eq-config-flags": -1, "eq-config-prefixes": -1,
-	"eq-render-client": 1, "eq-gpufilter": 1, "eq-modelunit": 1, "eq-client": 0,
+	"eq-render-client": 1, "eq-gpufilter": 1, "eq-client": 0,
 }
 
 // takeEqualizerArgs returns args (a command line after the program's
@@ -83,6 +88,25 @@ func takeEqualizerArgs(args []string) (rest []string, found equalizerArgs, help 
 			at = &found.logfile
 		case "eq-help":
 			help = true
+			continue
+		case "eq-modelunit":
+			v, err := next()
+			if err != nil {
+				return nil, found, help, warnings, err
+			}
+			unit, err := strconv.ParseFloat(v, 64)
+			if err == nil {
+				err = compound.CheckModelUnit(unit)
+			} else {
+				err = errors.New("want a number")
+			}
+			if err != nil {
+				return nil, found, help, warnings, fmt.Errorf("--eq-modelunit %q: %w", v, err)
+			}
+			if found.modelUnit != 0 && found.modelUnit != unit {
+				return nil, found, help, warnings, fmt.Errorf("--eq-modelunit given twice (%v and %v): goeq takes one", found.modelUnit, unit)
+			}
+			found.modelUnit = unit
 			continue
 		default:
 			n, ok := ignoredEqualizerArgs[name]
@@ -152,6 +176,9 @@ func (a equalizerArgs) apply(opt Options) (Options, error) {
 	}
 	if a.server != "" {
 		opt.Server = a.server
+	}
+	if a.modelUnit != 0 {
+		opt.ModelUnit = a.modelUnit
 	}
 	if a.logfile != "" && opt.Log == nil {
 		f, err := os.OpenFile(a.logfile, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)

@@ -715,7 +715,9 @@ func TestBroadcastReachesEveryPipeInItsFrame(t *testing.T) {
 
 // TestTrackedHeadMovesTheDrawnFrustum moves the observer's head in the
 // 3-sided CAVE of the corpus from frame 2 on: the front wall's draw gets
-// the off-axis projection and the view computed here by hand.
+// the off-axis projection and the view computed here by hand, with the
+// model unit of 2 the run starts with (Options.ModelUnit), and from frame
+// 3 on with 1 (Config.SetModelUnit).
 func TestTrackedHeadMovesTheDrawnFrustum(t *testing.T) {
 	cave := filepath.Join("..", "shared", "eqc-corpus", "3-channel.cave.eqc")
 	record := t.TempDir()
@@ -736,13 +738,30 @@ func TestTrackedHeadMovesTheDrawnFrustum(t *testing.T) {
 			if err := cfg.SetHead(1, goeq.Identity, 0); err == nil {
 				return errors.New("SetHead accepted observer 1 of 1")
 			}
+			views := len(cfg.Views())
+			if u := cfg.ModelUnit(0); u != 2 || cfg.ModelUnit(views) != 0 {
+				return fmt.Errorf("model units %v and %v (of no view); want Options.ModelUnit's 2 and 0", u, cfg.ModelUnit(views))
+			}
+			if cfg.SetModelUnit(0, 0) == nil || cfg.SetModelUnit(0, math.NaN()) == nil || cfg.SetModelUnit(views, 1) == nil {
+				return errors.New("SetModelUnit took a unit or a view there is not")
+			}
 		}
-		if frame == 2 {
+		switch frame {
+		case 2:
 			return cfg.SetHead(0, goeq.Translate(0.5, 0, 0.2), 0)
+		case 3:
+			for v := range cfg.Views() {
+				if err := cfg.SetModelUnit(v, 1); err != nil {
+					return err
+				}
+			}
 		}
 		return nil
 	}
-	runScript(t, goeq.Options{Config: cave}, 4, squareInit{Scale: 1.4, Record: record}, script)
+	if _, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: cave, ModelUnit: -1}); err == nil || !strings.Contains(err.Error(), "goeq: ModelUnit: model unit -1: want") {
+		t.Errorf("Options.ModelUnit -1: %v", err)
+	}
+	runScript(t, goeq.Options{Config: cave, ModelUnit: 2}, 4, squareInit{Scale: 1.4, Record: record}, script)
 	// channel-middle: the window's second channel, showing view 0 of
 	// layout 0 on canvas 0 through segment 1
 	f, err := os.Open(filepath.Join(record, "draw-"+url.PathEscape("n0.p0.w0.c1/v0.0s0.1")))
@@ -760,7 +779,8 @@ func TestTrackedHeadMovesTheDrawnFrustum(t *testing.T) {
 	centred := frustum(-0.1, 0.1, -0.1, 0.1)
 	// the eye at (0.5, 0, 0.2) sees the front wall (z = -1, x and y from
 	// -1 to 1) 1.2 m away: x from -1.5 to 0.5 and y from -1 to 1, at the
-	// near plane scaled by 0.1/1.2
+	// near plane scaled by 0.1/1.2. Model unit 2 takes eye and wall twice
+	// as far: the same frustum, the eye at (1, 0, 0.4)
 	moved := frustum(-1.5/12, 0.5/12, -1.0/12, 1.0/12)
 	frames := 0
 	sc := bufio.NewScanner(f)
@@ -771,7 +791,10 @@ func TestTrackedHeadMovesTheDrawnFrustum(t *testing.T) {
 		}
 		frames++
 		wantP, wantView := centred, goeq.Identity
-		if d.Frame >= 2 {
+		switch d.Frame {
+		case 2:
+			wantP, wantView = moved, goeq.Translate(-1, 0, -0.4)
+		case 3:
 			wantP, wantView = moved, goeq.Translate(-0.5, 0, -0.2)
 		}
 		if !closeMat(d.Projection, wantP) || !closeMat(d.View, wantView) {

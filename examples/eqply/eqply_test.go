@@ -1244,12 +1244,14 @@ func TestHeadKeysMoveTheObserversHead(t *testing.T) {
 // z and shift-z narrow and widen every observer's eye base as eqPly's z
 // and Z do (by 0.2, each eye 0.1), from the config's; + and - move the
 // focus by 0.1 from the config's, and 1, 2 and 3 set the focus mode.
-// Replayed from a trace on a stereo view, wider eyes part the anaglyph's
-// pictures, and a focus relative to the origin moves the wall: each
-// decomposed run is its reference's picture, and not that of the
-// config's eyes and focus.
+// y and Y scale the model unit of the view pointed at, or of every view,
+// by 0.1 and 10. Replayed from a trace on a stereo view, wider eyes part
+// the anaglyph's pictures, a focus relative to the origin moves the wall,
+// and a model unit of 10 draws what the config made ten times as large
+// draws: each decomposed run is its reference's picture, and not that of
+// the config's eyes, focus and unit.
 func TestEqPlysEyeAndFocusKeys(t *testing.T) {
-	c := &controls{cam: homeCamera, view: -1, configEyeBase: 0.065, configFocus: 1.5}
+	c := &controls{cam: homeCamera, view: -1, configEyeBase: 0.065, configFocus: 1.5, startUnits: []float64{1, 2}}
 	press := func(k goeq.Key, mods goeq.Modifiers) {
 		if !c.handle(goeq.Event{Kind: goeq.KeyPress, Key: k, Modifiers: mods}) {
 			t.Errorf("key %q: not taken", rune(k))
@@ -1277,19 +1279,42 @@ func TestEqPlysEyeAndFocusKeys(t *testing.T) {
 		}
 	}
 
+	press('y', 0) // every view, pointed at none
+	if u := c.frame().Units; len(u) != 2 || math.Abs(u[0]-0.1) > 1e-12 || math.Abs(u[1]-0.2) > 1e-12 {
+		t.Errorf("y made the model units %v; want 0.1 and 0.2", u)
+	}
+	c.view = 1 // the view pointed at alone
+	press('y', goeq.ModShift)
+	press('Y', 0)
+	if u := c.frame().Units; math.Abs(u[0]-0.1) > 1e-12 || math.Abs(u[1]-20) > 1e-9 {
+		t.Errorf("shift-y and Y in view 1 made the model units %v; want 0.1 and 20", u)
+	}
+	c.units[1] = maxModelUnit
+	press('Y', 0)
+	if u := c.frame().Units[1]; u != maxModelUnit {
+		t.Errorf("Y past the largest model unit made it %v", u)
+	}
+
 	dir := t.TempDir()
-	cfg := filepath.Join(dir, "stereo.eqc")
-	if err := os.WriteFile(cfg, []byte(`server { config {
+	// the config, and the config ten times as large: its eyes 0.5 apart
+	// (Equalizer's eye base is 0.05) and its wall ten times as far
+	stereo := func(name, observer string, scale float64) string {
+		n := func(v float64) string { return fmt.Sprint(v * scale) }
+		cfg := filepath.Join(dir, name)
+		if err := os.WriteFile(cfg, []byte(`server { config {
     appNode { pipe { window { viewport [ 0 0 320 200 ] channel { name "dest" } } }
         pipe { window { viewport [ 0 0 320 200 ] attributes { hint_drawable FBO } channel { name "src" } } } }
-    observer {} layout { view { mode STEREO observer 0 } }
-    canvas { layout 0 wall { bottom_left [ -.32 -.2 -.75 ] bottom_right [ .32 -.2 -.75 ] top_left [ -.32 .2 -.75 ] } segment { channel "dest" } }
+    observer { `+observer+` } layout { view { mode STEREO observer 0 } }
+    canvas { layout 0 wall { bottom_left [ `+n(-.32)+` `+n(-.2)+` `+n(-.75)+` ] bottom_right [ `+n(.32)+` `+n(-.2)+` `+n(-.75)+` ] top_left [ `+n(-.32)+` `+n(.2)+` `+n(-.75)+` ] } segment { channel "dest" } }
     compound { channel ( canvas 0 segment 0 layout 0 view 0 )
         compound { viewport [ 0 0 .5 1 ] }
         compound { channel "src" viewport [ .5 0 .5 1 ] outputframe { name "f" } }
         inputframe { name "f" } } } }`), 0o644); err != nil {
-		t.Fatal(err)
+			t.Fatal(err)
+		}
+		return cfg
 	}
+	cfg := stereo("stereo.eqc", "", 1)
 	bin := build(t)
 	run := func(path string, args ...string) string {
 		return lastImage(t, bin, append([]string{"--config", cfg, "--camera-path", path, "--triangles", "8000"}, args...)...)
@@ -1305,6 +1330,7 @@ func TestEqPlysEyeAndFocusKeys(t *testing.T) {
 	}{
 		{"the eyes apart", frameData{EyeBase: 0.45}},
 		{"the focus relative to the origin", frameData{FocusDistance: 3, FocusMode: goeq.FocusRelativeToOrigin}},
+		{"a model unit of 10", frameData{Units: map[int]float64{0: 10}}},
 	} {
 		path := trace(strings.ReplaceAll(tc.name, " ", "-")+".trace", tc.f)
 		got := run(path)
@@ -1313,6 +1339,13 @@ func TestEqPlysEyeAndFocusKeys(t *testing.T) {
 		}
 		if d := compareImages(t, got, config); d.BadFraction() < 0.01 {
 			t.Errorf("%s looks as the config's: %s", tc.name, d)
+		}
+		if tc.f.Units != nil {
+			larger := stereo("larger.eqc", "eye_left [ -0.25 0 0 ] eye_right [ 0.25 0 0 ]", 10)
+			want := lastImage(t, bin, "--config", larger, "--camera-path", trace("larger.trace", frameData{}), "--triangles", "8000")
+			if d := compareImages(t, got, want); d.BadFraction() > 0.0002 {
+				t.Errorf("%s against the config ten times as large: %s", tc.name, d)
+			}
 		}
 	}
 }

@@ -146,6 +146,9 @@ type frameData struct {
 	// and 1 2 3 change them; 0: the config's), for a trace to replay
 	FocusDistance float64        `json:",omitempty"`
 	FocusMode     goeq.FocusMode `json:",omitempty"`
+	// Units are the model units of the views y and Y changed, by view
+	// index, for a trace to replay
+	Units map[int]float64 `json:",omitempty"`
 	// Colors is what colours the models are drawn in (d switches)
 	Colors colorMode `json:",omitempty"`
 	// Wireframe draws the triangles' edges only (w switches)
@@ -334,6 +337,11 @@ type controls struct {
 	colors                     colorMode // d switches
 	wireframe                  bool      // w switches
 	refine                     bool      // idle antialiasing: i switches
+	// units are the model units y and Y gave the views, by view index;
+	// the others keep the one they started with (startUnits, one per
+	// view of the config)
+	units      map[int]float64
+	startUnits []float64
 }
 
 // keys is what h (or F1) prints: the keys eqply takes.
@@ -347,6 +355,7 @@ const keys = `eqply's keys (in the view under the pointer where it matters):
   m        the next model              l, shift-l  the next layout, the one before
   arrows, Page Up, Page Down  move the head;  . , ; ' [ ]  turn it
   z, Z     the eyes closer, farther apart (eye base)
+  y, Y     the model unit by 0.1, by 10 (stereo and parallel show the model larger, smaller)
   +, -     the focus farther, closer   1, 2, 3  focus fixed, relative to origin, to observer
   p, F11   screenshot into screenshots/
   h, F1    this help                   q, Esc  quit`
@@ -428,6 +437,48 @@ func (c *controls) adjustFocus(farther bool) {
 	fmt.Fprintf(os.Stderr, "focus distance %.2f\n", c.focusDistance)
 }
 
+// The model units y and Y give, as goeq.Config.SetModelUnit takes them.
+const (
+	minModelUnit = 1e-12
+	maxModelUnit = 1e12
+)
+
+// unitOf is view v's model unit now.
+func (c *controls) unitOf(v int) float64 {
+	if u, ok := c.units[v]; ok {
+		return u
+	}
+	return c.startUnits[v]
+}
+
+// scaleModel multiplies the model unit by 0.1 (y) or 10 (Y), as eqPly's,
+// in the view pointed at, or in every view, pointed at none. A unit past
+// the range stays where it is.
+func (c *controls) scaleModel(up bool) {
+	factor := 0.1
+	if up {
+		factor = 10
+	}
+	views := []int{c.view}
+	if c.view < 0 || c.view >= len(c.startUnits) {
+		views = nil
+		for v := range c.startUnits {
+			views = append(views, v)
+		}
+	}
+	for _, v := range views {
+		u := c.unitOf(v) * factor
+		if u < minModelUnit || u > maxModelUnit {
+			continue
+		}
+		if c.units == nil {
+			c.units = map[int]float64{}
+		}
+		c.units[v] = u
+		fmt.Fprintf(os.Stderr, "view %d: model unit %g\n", v, u)
+	}
+}
+
 // focusModeNames are the focus modes as eqPly names them.
 var focusModeNames = map[goeq.FocusMode]string{goeq.FocusUnchanged: "as the config's", goeq.FocusFixed: "fixed",
 	goeq.FocusRelativeToOrigin: "relative to origin", goeq.FocusRelativeToObserver: "relative to observer"}
@@ -450,7 +501,7 @@ func (c *controls) camera() *camera {
 // frame is the frame data of the cameras now.
 func (c *controls) frame() frameData {
 	f := frameData{Camera: c.cam, Ortho: c.ortho, Pose: c.pose, Model: c.model, Models: maps.Clone(c.viewModels), Head: c.head, EyeBase: c.eyeBase,
-		FocusDistance: c.focusDistance, FocusMode: c.focusMode, Colors: c.colors, Wireframe: c.wireframe}
+		FocusDistance: c.focusDistance, FocusMode: c.focusMode, Colors: c.colors, Wireframe: c.wireframe, Units: maps.Clone(c.units)}
 	for v, cam := range c.views {
 		if f.Views == nil {
 			f.Views = map[int]camera{}
@@ -506,6 +557,9 @@ func (c *controls) handle(ev goeq.Event) bool {
 			return true
 		case 'z', 'Z': // the eyes closer, or (shifted) farther apart, as eqPly's
 			c.adjustEyeBase(ev.Key == 'Z' || ev.Modifiers&goeq.ModShift != 0)
+			return true
+		case 'y', 'Y': // the model unit by 0.1, or (shifted) by 10, as eqPly's
+			c.scaleModel(ev.Key == 'Y' || ev.Modifiers&goeq.ModShift != 0)
 			return true
 		case '+', '=', '-': // the focus farther, or closer (= is the + key, unshifted)
 			c.adjustFocus(ev.Key != '-')
@@ -576,7 +630,7 @@ func (c *controls) nextModel() {
 func (c *controls) replay(f frameData) {
 	c.cam, c.ortho, c.views, c.pose = f.Camera, f.Ortho, nil, f.Pose
 	c.model, c.viewModels, c.head, c.eyeBase, c.colors, c.wireframe = f.Model, f.Models, f.Head, f.EyeBase, f.Colors, f.Wireframe
-	c.focusDistance, c.focusMode = f.FocusDistance, f.FocusMode
+	c.focusDistance, c.focusMode, c.units = f.FocusDistance, f.FocusMode, maps.Clone(f.Units)
 	for v, cam := range f.Views {
 		if c.views == nil {
 			c.views = map[int]*camera{}
@@ -680,6 +734,11 @@ func decodeTrace(r io.Reader) ([]frameData, error) {
 			}
 			if m := l.Data.FocusMode; m < goeq.FocusUnchanged || m > goeq.FocusRelativeToObserver {
 				return nil, fmt.Errorf("line %d: focus mode %d: want %d to %d", line, m, goeq.FocusUnchanged, goeq.FocusRelativeToObserver)
+			}
+			for v, u := range l.Data.Units {
+				if !(u >= minModelUnit && u <= maxModelUnit) {
+					return nil, fmt.Errorf("line %d: view %d's model unit %v: want %g to %g", line, v, u, minModelUnit, maxModelUnit)
+				}
 			}
 			if l.Data.Colors < ownColors || l.Data.Colors >= colorModes {
 				return nil, fmt.Errorf("line %d: colours %d: want 0 to %d", line, l.Data.Colors, colorModes-1)
@@ -845,6 +904,9 @@ func main() {
 	focus, focusMode := 0.0, goeq.FocusUnchanged
 	c.configEyeBase = cfg.EyeBase(0)
 	c.configFocus, _ = cfg.Focus(0)
+	for v := range cfg.Views() {
+		c.startUnits = append(c.startUnits, cfg.ModelUnit(v))
+	}
 	// a screenshot whose folder cannot be made (a read-only working
 	// folder) is the user's to learn of, not the end of the session
 	screenshot := func() bool {
@@ -904,6 +966,18 @@ func main() {
 				}
 			}
 			focus, focusMode = c.focusDistance, c.focusMode
+		}
+		for v := range c.units {
+			if v < 0 || v >= len(c.startUnits) {
+				return fmt.Errorf("frame %d gives view %d a model unit: the config has %d views", n, v, len(c.startUnits))
+			}
+		}
+		for v := range c.startUnits {
+			if u := c.unitOf(v); u != cfg.ModelUnit(v) {
+				if err := cfg.SetModelUnit(v, u); err != nil {
+					return err
+				}
+			}
 		}
 		if c.layout != used {
 			if err := cfg.UseLayoutIndex(c.layout); err != nil {

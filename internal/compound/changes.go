@@ -1,8 +1,10 @@
 package compound
 
+import "fmt"
+
 // Changes are what an application and its users change while a config
 // runs, each from a frame on: tracked heads, the canvases' layouts, the
-// views' modes and the windows' sizes. Both planners embed it, so they
+// views' modes and model units, and the windows' sizes. Both planners embed it, so they
 // follow the same changes from the same frames (the scheduler finds its
 // setters by type assertion), and Advance applies them before a frame is
 // planned.
@@ -10,7 +12,8 @@ type Changes struct {
 	Heads Tracking
 	Sizes WindowSizes
 	// edits switch the model itself: a canvas' active layout, a view's
-	// mode (Equalizer's Canvas::useLayout, View::changeMode)
+	// mode and model unit (Equalizer's Canvas::useLayout,
+	// View::changeMode, View::setModelUnit)
 	edits FromFrame[func()]
 	// focus holds each view's focus move until the heads change
 	focus map[*View]focusMove
@@ -34,6 +37,29 @@ func (c *Changes) SetViewMode(frame int, v *View, stereo bool) {
 	c.edits.Set(frame, func() { v.Mode = mode })
 }
 
+// CheckModelUnit says why unit cannot be a view's model unit: it must be
+// above zero, and within a range where the walls and eyes it scales stay
+// apart in float32 (the drawn matrices).
+func CheckModelUnit(unit float64) error {
+	if !(unit >= minModelUnit && unit <= maxModelUnit) {
+		return fmt.Errorf("model unit %v: want %g to %g", unit, minModelUnit, maxModelUnit)
+	}
+	return nil
+}
+
+// The model units CheckModelUnit takes: from a model in astronomical
+// units (about 7e-12 per metre) to one in picometres.
+const (
+	minModelUnit = 1e-12
+	maxModelUnit = 1e12
+)
+
+// SetModelUnit gives a view that model unit (CheckModelUnit) from frame
+// on.
+func (c *Changes) SetModelUnit(frame int, v *View, unit float64) {
+	c.edits.Set(frame, func() { v.ModelUnit = unit })
+}
+
 // SetWindowSize gives a window that size from frame on.
 func (c *Changes) SetWindowSize(frame int, w *Window, size Size) { c.Sizes.Set(frame, w, size) }
 
@@ -50,13 +76,15 @@ func (c *Changes) Advance(frame int) (changed bool) {
 
 // Wall is the wall compound x renders, as its destination shows it now
 // (widened with a resized window, moved to its observer's focus), seen by
-// eye: the wall and the eye's position in world space (Tracking.Eye).
+// eye: the wall and the eye's position in world space (Tracking.Eye),
+// both scaled by the view's model unit.
 func (c *Changes) Wall(cfg *Config, x *Compound, eye int) (Wall, Vec3) {
 	wall := *x.Wall
 	if dest := x.Destination(); dest != nil && dest.Channel != nil {
 		wall = wall.Widened(c.Sizes.Widening(dest.Channel))
 	}
-	if v := ViewOf(x); v != nil && wall.Type != "HMD" {
+	v := ViewOf(x)
+	if v != nil && wall.Type != "HMD" {
 		m, ok := c.focus[v]
 		if !ok {
 			m.eye, m.ratio = c.focusOf(cfg, v)
@@ -67,5 +95,12 @@ func (c *Changes) Wall(cfg *Config, x *Compound, eye int) (Wall, Vec3) {
 		}
 		wall = wall.movedFocus(m.eye, m.ratio)
 	}
-	return c.Heads.Eye(cfg, x, wall, eye)
+	wall, pos := c.Heads.Eye(cfg, x, wall, eye)
+	if v != nil && v.ModelUnit > 0 && v.ModelUnit != 1 {
+		// as Equalizer's, after the focus: the focus distance is in the
+		// display's metres. Unlike Equalizer's, an HMD's head position is
+		// scaled too: the whole display moves with the unit, head and all.
+		wall, pos = wall.Scaled(v.ModelUnit), pos.Scale(v.ModelUnit)
+	}
+	return wall, pos
 }

@@ -77,6 +77,12 @@ func (w Wall) Sub(vp Viewport) Wall {
 	}
 }
 
+// Scaled is the wall with its corners s times as far from the origin.
+func (w Wall) Scaled(s float64) Wall {
+	w.BottomLeft, w.BottomRight, w.TopLeft = w.BottomLeft.Scale(s), w.BottomRight.Scale(s), w.TopLeft.Scale(s)
+	return w
+}
+
 // Frustum is an off-axis perspective frustum at the near plane.
 type Frustum struct {
 	Left, Right, Bottom, Top, Near, Far float64

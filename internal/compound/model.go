@@ -262,6 +262,11 @@ type View struct {
 	Viewport Viewport
 	Frustum  *Wall // own wall or projection, if any
 	Observer *Observer
+	// ModelUnit is Equalizer's model unit: how many of the model's units
+	// make a metre of the display. Walls and eyes are scaled by it, so
+	// that a model in millimetres (1000) shows at its real size, with eyes
+	// and focus to match. 1 unless an application sets another.
+	ModelUnit float64
 }
 
 // Canvas is a display surface made of segments.

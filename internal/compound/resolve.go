@@ -1075,7 +1075,7 @@ func (r *resolver) layout(l *configparser.Layout, cfg *Config) *Layout {
 			out.Name = str(f.Name)
 			continue
 		}
-		v := &View{Layout: out, Mode: "MONO", Viewport: FullViewport}
+		v := &View{Layout: out, Mode: "MONO", Viewport: FullViewport, ModelUnit: 1}
 		for _, vf := range f.View.Fields {
 			switch {
 			case vf.DisplayCluster != nil:

@@ -296,9 +296,9 @@ type Planner struct {
 	// drawsEye keeps whether a compound's tree draws for an eye
 	// (Compound.DrawsFor, fixed by the config), asked for every frame
 	drawsEye map[eyeKey]bool
-	// Changes are the heads, layouts, view modes and window sizes the
-	// frames follow (scheduler.HeadSetter, LayoutSetter, ViewModeSetter,
-	// WindowSizer)
+	// Changes are the heads, layouts, view modes and model units and the
+	// window sizes the frames follow (scheduler.HeadSetter, LayoutSetter,
+	// ViewModeSetter, ModelUnitSetter, WindowSizer)
 	compound.Changes
 	// frozen load equalizers keep the split they have (the application's
 	// switch, from a frame on)

@@ -606,6 +606,69 @@ func TestAFocusSetAtRunTimeIsTheConfigsFocus(t *testing.T) {
 	}
 }
 
+// A view's model unit (Config.SetModelUnit) scales its walls, eyes, focus
+// and tracked head, as Equalizer's: unit 4 draws what a config with all of
+// them four times as large draws, eye by eye, in perspective and in
+// parallel. A head tracked at run time moves four times as far.
+func TestAModelUnitScalesTheWallsAndEyes(t *testing.T) {
+	type drawn struct {
+		frustum, ortho  compound.Frustum
+		view, orthoView [16]float64
+	}
+	plan := func(scale, unit float64) map[int]drawn {
+		n := func(v float64) string { return fmt.Sprint(v * scale) }
+		cfg := loadText(t, "unit.eqc", `config {
+    appNode { pipe { window { viewport [ 0 0 160 100 ] attributes { hint_drawable FBO } channel { name "c" } } } }
+    observer { eye_left [ `+n(-0.05)+` 0 0 ] eye_right [ `+n(0.05)+` 0 0 ] focus_distance `+n(2)+` focus_mode relative_to_origin }
+    layout { view { mode STEREO observer 0 } }
+    canvas { layout 0 wall { bottom_left [ `+n(-0.8)+` `+n(-0.5)+` `+n(-1)+` ] bottom_right [ `+n(0.8)+` `+n(-0.5)+` `+n(-1)+` ] top_left [ `+n(-0.8)+` `+n(0.5)+` `+n(-1)+` ] } segment { channel "c" } }
+}`)
+		p := New(cfg)
+		head := compound.IdentityHead
+		head.Matrix[12], head.Matrix[14] = 0.1*scale, 0.2*scale
+		p.SetHead(0, cfg.Observers[0], head)
+		if unit != 1 {
+			p.SetModelUnit(0, cfg.Views()[0], unit)
+		}
+		out := map[int]drawn{}
+		for _, cp := range p.Plan(0).Channels {
+			for _, task := range cp.Tasks {
+				if task.Kind == Draw {
+					out[task.Eye] = drawn{task.Frustum, task.Ortho, task.ViewMatrix, task.OrthoView}
+				}
+			}
+		}
+		return out
+	}
+	near := func(a, b []float64) bool {
+		for i := range a {
+			if math.Abs(a[i]-b[i]) > 1e-9*max(1, math.Abs(b[i])) {
+				return false
+			}
+		}
+		return true
+	}
+	frustum := func(f compound.Frustum) []float64 { return []float64{f.Left, f.Right, f.Bottom, f.Top, f.Near, f.Far} }
+	got, want, plain := plan(1, 4), plan(4, 1), plan(1, 1)
+	for _, eye := range []int{compound.EyeLeft, compound.EyeRight} {
+		g, w := got[eye], want[eye]
+		if !near(frustum(g.frustum), frustum(w.frustum)) || !near(g.view[:], w.view[:]) {
+			t.Errorf("eye %d in perspective: unit 4 draws %+v %v, the config four times as large %+v %v", eye, g.frustum, g.view, w.frustum, w.view)
+		}
+		if !near(frustum(g.ortho), frustum(w.ortho)) || !near(g.orthoView[:], w.orthoView[:]) {
+			t.Errorf("eye %d in parallel: unit 4 draws %+v %v, the config four times as large %+v %v", eye, g.ortho, g.orthoView, w.ortho, w.orthoView)
+		}
+		if p := plain[eye]; near(g.view[:], p.view[:]) || near(frustum(g.ortho), frustum(p.ortho)) {
+			t.Errorf("eye %d: unit 4 draws what unit 1 does", eye)
+		}
+	}
+	for _, bad := range []float64{0, -1, math.NaN(), math.Inf(1), 1e13} {
+		if compound.CheckModelUnit(bad) == nil {
+			t.Errorf("model unit %v passed CheckModelUnit", bad)
+		}
+	}
+}
+
 // A tile equalizer has a queue per eye, each of all its tiles, and each
 // eye's draws pull from that eye's, as Equalizer's: with one queue for
 // both, the left eye's pass took every tile and the right eye showed

@@ -15,9 +15,10 @@ import (
 // Planner plans reference frames (scheduler.Planner).
 type Planner struct {
 	cfg *compound.Config
-	// Changes are the heads, layouts, view modes and window sizes the
-	// reference follows as the planner does (scheduler.HeadSetter,
-	// LayoutSetter, ViewModeSetter, WindowSizer)
+	// Changes are the heads, layouts, view modes and model units and the
+	// window sizes the reference follows as the planner does
+	// (scheduler.HeadSetter, LayoutSetter, ViewModeSetter,
+	// ModelUnitSetter, WindowSizer)
 	compound.Changes
 }
 

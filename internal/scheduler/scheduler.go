@@ -62,6 +62,12 @@ type ViewModeSetter interface {
 	SetViewMode(frame int, view *compound.View, stereo bool)
 }
 
+// ModelUnitSetter is implemented by planners that scale a view's walls
+// and eyes by a model unit from a frame on (compound.View.ModelUnit).
+type ModelUnitSetter interface {
+	SetModelUnit(frame int, view *compound.View, unit float64)
+}
+
 // BalanceFreezer is implemented by planners whose load equalizers can be
 // frozen from a frame on: they keep the split they have.
 type BalanceFreezer interface {
@@ -156,6 +162,9 @@ type Request struct {
 	// ViewModes makes these views stereo (true) or mono from the first of
 	// these frames on (planners that are ViewModeSetters).
 	ViewModes map[*compound.View]bool
+	// ModelUnits give these views those model units (above zero) from the
+	// first of these frames on (planners that are ModelUnitSetters).
+	ModelUnits map[*compound.View]float64
 	// Freeze, when set, freezes the load equalizers from the first of
 	// these frames on, or lets them balance again (planners that are
 	// BalanceFreezers).
@@ -579,6 +588,11 @@ func (s *Scheduler) Step(e Event) {
 		if ms, ok := s.planner.(ViewModeSetter); ok {
 			for v, stereo := range e.ViewModes {
 				ms.SetViewMode(s.requested, v, stereo)
+			}
+		}
+		if us, ok := s.planner.(ModelUnitSetter); ok {
+			for v, unit := range e.ModelUnits {
+				us.SetModelUnit(s.requested, v, unit)
 			}
 		}
 		if bf, ok := s.planner.(BalanceFreezer); ok && e.Freeze != nil {

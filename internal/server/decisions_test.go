@@ -480,3 +480,31 @@ func TestLayoutOptionTakesAnIndexForUnnamedLayouts(t *testing.T) {
 		t.Errorf("a third layout: %v", err)
 	}
 }
+
+// An application's frame is checked before it reaches the planner: a
+// model unit for a view there is not, or one out of range, fails it with
+// what was wrong; a good one reaches the view.
+func TestAnApplicationsModelUnitsAreChecked(t *testing.T) {
+	m, _, err := compound.Load(filepath.Join(corpusDir(), "hactar.eqc"), compound.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &server{cfg: m.Configs[0], data: map[int][]byte{}}
+	views := s.cfg.Views()
+	for _, c := range []struct {
+		units map[int]float64
+		want  string
+	}{
+		{map[int]float64{len(views): 1}, fmt.Sprintf("frame 0: no view %d (the config has %d)", len(views), len(views))},
+		{map[int]float64{0: 0}, "frame 1: view 0: model unit 0: want 1e-12 to 1e+12"},
+		{map[int]float64{1: math.Inf(1)}, "frame 2: view 1: model unit +Inf: want 1e-12 to 1e+12"},
+	} {
+		if _, err := s.request(AppFrame{ModelUnits: c.units}); err == nil || err.Error() != c.want {
+			t.Errorf("units %v: %v; want %q", c.units, err, c.want)
+		}
+	}
+	req, err := s.request(AppFrame{ModelUnits: map[int]float64{1: 1000}})
+	if err != nil || len(req.ModelUnits) != 1 || req.ModelUnits[views[1]] != 1000 {
+		t.Errorf("unit 1000 for view 1: %v, %v", req.ModelUnits, err)
+	}
+}

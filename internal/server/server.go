@@ -165,6 +165,9 @@ type AppFrame struct {
 	// ViewModes makes views (by index in the config's views, layout by
 	// layout) stereo (true) or mono from this frame on.
 	ViewModes map[int]bool `json:",omitempty"`
+	// ModelUnits give views (by index, as ViewModes) those model units
+	// from this frame on (compound.View.ModelUnit).
+	ModelUnits map[int]float64 `json:",omitempty"`
 	// Screenshot, when set, is a folder this frame's destination images
 	// are written into, on the nodes that show them.
 	Screenshot string `json:",omitempty"`
@@ -1396,7 +1399,7 @@ func (s *server) request(af AppFrame) (scheduler.Request, error) {
 		req.Heads[s.cfg.Observers[i]] = h
 	}
 	var views []*compound.View
-	if len(af.ViewModes) > 0 {
+	if len(af.ViewModes)+len(af.ModelUnits) > 0 {
 		views = s.cfg.Views()
 	}
 	for i, stereo := range af.ViewModes {
@@ -1407,6 +1410,18 @@ func (s *server) request(af AppFrame) (scheduler.Request, error) {
 			req.ViewModes = map[*compound.View]bool{}
 		}
 		req.ViewModes[views[i]] = stereo
+	}
+	for i, unit := range af.ModelUnits {
+		if i < 0 || i >= len(views) {
+			return req, fmt.Errorf("frame %d: no view %d (the config has %d)", frame, i, len(views))
+		}
+		if err := compound.CheckModelUnit(unit); err != nil {
+			return req, fmt.Errorf("frame %d: view %d: %w", frame, i, err)
+		}
+		if req.ModelUnits == nil {
+			req.ModelUnits = map[*compound.View]float64{}
+		}
+		req.ModelUnits[views[i]] = unit
 	}
 	if af.Layout != nil {
 		i := *af.Layout
