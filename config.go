@@ -8,12 +8,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -252,7 +250,7 @@ func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 	if logger == nil {
 		logger = logging.New(os.Stderr, logging.FromEnv(), slog.LevelInfo, "goeq")
 	}
-	if opt.ConfigText == "" && opt.Server == "" && (opt.Config == "" || isSession(opt.Config)) {
+	if opt.ConfigText == "" && opt.Server == "" && (opt.Config == "" || autoconfig.IsSession(opt.Config)) {
 		opt.Config, opt.ConfigText = autoConfig(exe, opt.Config, logger)
 	}
 	token := os.Getenv("GOEQ_TOKEN")
@@ -864,17 +862,6 @@ func (c *Config) LastFrameStats() FrameStats {
 	return c.stats
 }
 
-// isSession reports whether a config name is an auto-configuration's
-// session, as Equalizer takes an --eq-config that is not a .eqc file
-// (eqPly --eq-config local): no such file, and not named .eqc.
-func isSession(name string) bool {
-	if strings.HasSuffix(name, ".eqc") {
-		return false
-	}
-	_, err := os.Stat(name)
-	return errors.Is(err, fs.ErrNotExist)
-}
-
 // autoConfig is the config of a run that names none, or names a session,
 // as Equalizer's server makes one: this machine's GPUs (autoconfig.Text).
 // As Equalizer, it is written to <session>.auto.eqc in the working
@@ -883,41 +870,12 @@ func isSession(name string) bool {
 // else is the user's, and stays.
 func autoConfig(exe, session string, log *slog.Logger) (name, text string) {
 	app := cmp.Or(session, strings.TrimSuffix(filepath.Base(exe), filepath.Ext(exe)))
-	gpus := winsys.GPUs(true)
-	m := autoconfig.Machine{Name: app}
-	for i, hint := range []string{"EQ_WINDOW_IATTR_HINT_WIDTH", "EQ_WINDOW_IATTR_HINT_HEIGHT"} {
-		m.Size[i], _ = strconv.Atoi(os.Getenv(hint)) // as Equalizer sizes the window it configures
-	}
-	for _, d := range gpus {
-		m.GPUs = append(m.GPUs, autoconfig.GPU{Device: d})
-	}
-	text = autoconfig.Text(m)
-	file := app + ".auto.eqc"
-	name, saved := file, "written to "+file+": edit it and pass it with --eq-config"
-	switch old, err := os.ReadFile(file); {
-	case err == nil && string(old) == text:
-		saved = "as in " + file
-	case err == nil:
-		name, saved = "auto-configuration", file+" is left as it is: it says something else (pass it with --eq-config to use it)"
-	case !errors.Is(err, fs.ErrNotExist):
-		name, saved = "auto-configuration", fmt.Sprintf("not written (%v)", err)
-	default:
-		if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
-			name, saved = "auto-configuration", fmt.Sprintf("not written (%v)", err)
-		}
-	}
-	found, layouts := "no GPU found, one pipe where goeq renders by default", autoconfig.Simple
-	switch n := len(gpus); {
-	case n == 1:
-		found = "one GPU"
-	case n > 1:
-		found, layouts = fmt.Sprintf("%d GPUs, a pipe each", n), strings.Join(autoconfig.Layouts, ", ")
-	}
+	name, text, how := autoconfig.Save(autoconfig.Here(app, winsys.GPUs(true)), "with --eq-config")
 	given := "no config given"
 	if session != "" {
 		given = fmt.Sprintf("config %q is no file and not a .eqc name: a session", session)
 	}
-	log.Info(fmt.Sprintf("%s: auto-configured for this machine (%s), layouts %s; %s", given, found, layouts, saved))
+	log.Info(given + ": " + how)
 	return name, text
 }
 

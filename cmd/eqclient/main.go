@@ -5,6 +5,7 @@
 //
 //	eqclient --server HOST:PORT --node NAME [--token-file FILE] [--winsys auto|egl|glfw] [--drawable window|FBO]
 //	eqclient --null --server HOST:PORT --node NAME [--node NAME...]
+//	eqclient --gpus
 //
 // The token comes from --token-stdin (how eqserver launches clients),
 // --token-file or the GOEQ_TOKEN environment variable.
@@ -52,7 +53,14 @@ func main() {
 	level := logging.LevelFlag(flag.CommandLine)
 	wait := flag.Duration("wait", 0, "try again for up to this long while no eqserver listens at --server (a client started before its server); 0 gives up at once")
 	null := flag.Bool("null", false, "no GL: take the tasks, report fixed draw times and send empty frames (for measuring the server on many nodes)")
+	gpus := flag.Bool("gpus", false, "print this machine's GPUs as a config's pipes name them (JSON: {\"gpus\": [devices]}) and exit: what eqserver run without a config makes its config of")
 	flag.Parse()
+	if *gpus {
+		// the devices a window shows on where a display is set, as an
+		// application's auto-configuration finds them
+		json.NewEncoder(os.Stdout).Encode(map[string][]int{"gpus": winsys.GPUs(true)})
+		return
+	}
 	if *server == "" || len(nodes) == 0 {
 		fmt.Fprintln(os.Stderr, "eqclient: --server and --node are required")
 		flag.Usage()

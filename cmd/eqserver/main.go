@@ -31,7 +31,11 @@ const usage = `usage:
                                      run the planner and equalizers on a synthetic workload
   eqserver run [--local] [--frames N] [--out DIR] [--stats FILE] [--renderer mesh|volume|synthetic] CONFIG
   eqserver run --app ADDR [--local] [--stats FILE] CONFIG   (an application drives the run)
-                                     render CONFIG across eqclient processes
+                                     render CONFIG across eqclient processes; without
+                                     CONFIG, or with a name that is no file and not a
+                                     .eqc (a session), on a config made for this
+                                     machine's GPUs, saved as SESSION.auto.eqc
+                                     (local.auto.eqc)
   eqserver simulate --report DIR [--configs DIR]
                                      every scenario, both policies: DIR/balance.md and plots
   eqserver replay --config FILE [--policy equalizer|adaptive] [--json] STATS.jsonl

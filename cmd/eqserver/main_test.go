@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"net"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goeq/goeq/internal/autoconfig"
 	"github.com/goeq/goeq/internal/gotool"
 )
 
@@ -329,5 +331,51 @@ func TestProcessesOfAnotherGoeqBuildAreRefused(t *testing.T) {
 	want = "refused the application: the application was built from goeq v0.3.9 and this server from goeq v0.4.0"
 	if err == nil || !strings.Contains(string(appOut), want) {
 		t.Errorf("an application of another build: %v; want it refused with %q\n%s", err, want, appOut)
+	}
+}
+
+// eqserver run without a config, or with a session's name (no file, not
+// a .eqc), runs on a config made for this machine, as Equalizer's server
+// does: the GPUs eqclient --gpus finds, a pipe each, saved to
+// <session>.auto.eqc ("local" without one). A client that cannot count
+// them ends the run with why, before anything starts.
+func TestRunWithoutAConfigConfiguresThisMachine(t *testing.T) {
+	dir := t.TempDir()
+	client := filepath.Join(dir, "eqclient")
+	if err := gotool.Build(client, "github.com/goeq/goeq/cmd/eqclient"); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	t.Setenv("DISPLAY", "") // headless: EGL's devices
+	out, err := exec.Command(client, "--gpus").Output()
+	var found struct{ GPUs []int }
+	if err != nil || json.Unmarshal(out, &found) != nil {
+		t.Fatalf("eqclient --gpus: %q, %v", out, err)
+	}
+	for _, session := range []string{"", "wall"} {
+		images := filepath.Join(dir, "out"+session)
+		args := []string{"run", "--local", "--frames", "2", "--out", images, "--dump-every", "1", "--triangles", "8000", "--client", client}
+		if session != "" {
+			args = append(args, session)
+		}
+		code, _, stderr := runArgs(args...)
+		if code != 0 {
+			t.Fatalf("session %q: exit %d:\n%s", session, code, stderr)
+		}
+		file := cmp.Or(session, "local") + ".auto.eqc"
+		saved, err := os.ReadFile(file)
+		if err != nil || string(saved) != autoconfig.Text(autoconfig.Here(cmp.Or(session, "local"), found.GPUs)) {
+			t.Errorf("session %q: %s is not the config of this machine's GPUs %v (%v):\n%s", session, file, found.GPUs, err, saved)
+		}
+		if !strings.Contains(stderr, "auto-configured for this machine") || !strings.Contains(stderr, "config "+file) {
+			t.Errorf("session %q: the log does not say it ran on %s:\n%s", session, file, stderr)
+		}
+		if names, _ := filepath.Glob(filepath.Join(images, "*.png")); len(names) != 2 {
+			t.Errorf("session %q: %d images, want 2", session, len(names))
+		}
+	}
+	code, _, stderr := runArgs("run", "--local", "--frames", "1", "--client", "/bin/false")
+	if want := "no config given, and this machine's GPUs could not be counted (/bin/false --gpus: exit status 1): name a config"; code != 1 || !strings.Contains(stderr, want) {
+		t.Errorf("a client that cannot count the GPUs: exit %d, want 1 and %q:\n%s", code, want, stderr)
 	}
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/tls"
@@ -14,6 +16,7 @@ import (
 	"math"
 	"net"
 	"os"
+	"os/exec"
 	"os/signal"
 	"runtime/pprof"
 	"sort"
@@ -23,6 +26,7 @@ import (
 	"time"
 
 	"github.com/goeq/goeq/internal/appconn"
+	"github.com/goeq/goeq/internal/autoconfig"
 	"github.com/goeq/goeq/internal/compositing"
 	"github.com/goeq/goeq/internal/compound"
 	"github.com/goeq/goeq/internal/compressor"
@@ -79,8 +83,8 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if fs.NArg() != 1 {
-		fmt.Fprint(stderr, "eqserver run: exactly one CONFIG expected\n"+usage)
+	if fs.NArg() > 1 {
+		fmt.Fprint(stderr, "eqserver run: one CONFIG at most expected\n"+usage)
 		return 2
 	}
 	// values the run would otherwise put a default in place of, or clamp
@@ -205,7 +209,14 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	if *frames == 0 {
 		*frames = server.Forever
 	}
-	opt := server.Options{ConfigPath: fs.Arg(0), Frames: *frames, OutDir: *out, StatsPath: *statsPath,
+	configPath, configText := fs.Arg(0), ""
+	if configPath == "" || autoconfig.IsSession(configPath) {
+		if configPath, configText, err = autoConfigure(configPath, server.ClientBinary(*clientBin), logger); err != nil {
+			logger.Error(err.Error())
+			return 1
+		}
+	}
+	opt := server.Options{ConfigPath: configPath, ConfigText: configText, Frames: *frames, OutDir: *out, StatsPath: *statsPath,
 		Local: *local, Listen: *listen, Token: token, ClientBinary: *clientBin, InitData: initData,
 		DumpEvery: *every, Codec: *codec, Async: *async, Drawable: *drawable,
 		Log: logger, Progress: progress, NoLaunch: *noLaunch, TLSConfig: tlsConfig, Reference: *ref, Layout: *layout, FullReadback: !*roi, Merge: *merge, Compositing: *compositingFlag,
@@ -411,3 +422,39 @@ func (p *profileWriter) Write(b []byte) (int, error) {
 	p.err = err
 	return n, err
 }
+
+// autoConfigure makes the config of a run that names none, or names a
+// session (a name that is no file and not a .eqc, as Equalizer's server
+// takes one): this machine's GPUs, as the eqclient the run starts finds
+// them (this binary links no GL), a pipe each, saved to
+// <session>.auto.eqc ("local" without one) as goeq.Start saves an
+// application's.
+func autoConfigure(session, client string, logger *slog.Logger) (name, text string, err error) {
+	given := "no config given"
+	if session != "" {
+		given = fmt.Sprintf("config %q is no file and not a .eqc name: a session", session)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), gpuCountTimeout)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, client, "--gpus").Output()
+	var found struct{ GPUs *[]int }
+	if err == nil {
+		err = json.Unmarshal(out, &found)
+	}
+	if err == nil && found.GPUs == nil {
+		err = errors.New("it printed no GPU list")
+	}
+	if err != nil {
+		if ee, ok := err.(*exec.ExitError); ok && len(ee.Stderr) > 0 {
+			err = fmt.Errorf("%w: %s", err, bytes.TrimSpace(ee.Stderr))
+		}
+		return "", "", fmt.Errorf("%s, and this machine's GPUs could not be counted (%s --gpus: %v): name a config", given, client, err)
+	}
+	name, text, how := autoconfig.Save(autoconfig.Here(cmp.Or(session, "local"), *found.GPUs), "to eqserver run")
+	logger.Info(given + ": " + how)
+	return name, text, nil
+}
+
+// gpuCountTimeout bounds eqclient --gpus, which opens the window system
+// (an X display that does not answer is given 3 s).
+const gpuCountTimeout = 20 * time.Second

@@ -4,10 +4,10 @@ import "fmt"
 
 // Changes are what an application and its users change while a config
 // runs, each from a frame on: tracked heads, the canvases' layouts, the
-// views' modes and model units, and the windows' sizes. Both planners embed it, so they
-// follow the same changes from the same frames (the scheduler finds its
-// setters by type assertion), and Advance applies them before a frame is
-// planned.
+// views' modes and model units, and the windows' sizes. Both planners
+// embed it, so they follow the same changes from the same frames (the
+// scheduler finds its setters by type assertion), and Advance applies
+// them before a frame is planned.
 type Changes struct {
 	Heads Tracking
 	Sizes WindowSizes

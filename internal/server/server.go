@@ -680,9 +680,13 @@ func startingLayout(cfg *compound.Config) int {
 	return 0
 }
 
-func (s *server) clientBinary() string {
-	if s.opt.ClientBinary != "" {
-		return s.opt.ClientBinary
+func (s *server) clientBinary() string { return ClientBinary(s.opt.ClientBinary) }
+
+// ClientBinary is the eqclient a run starts: given, or the one beside this
+// executable, or the one on PATH.
+func ClientBinary(given string) string {
+	if given != "" {
+		return given
 	}
 	if exe, err := os.Executable(); err == nil {
 		sib := strings.TrimSuffix(exe, "eqserver") + "eqclient"
