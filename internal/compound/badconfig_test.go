@@ -676,6 +676,47 @@ func TestCheckWarnsWhereAViewsModeShowsNoEyeADestinationDraws(t *testing.T) {
 	}
 }
 
+// A part of a pixel, subpixel or zoom decomposition whose children draw
+// the stereo eyes alone leaves its pixels empty in a mono view (random
+// compound trees found it): check says so where the rest of the view draws
+// the cyclop eye, but not for an eye's part beside a cyclop one, a part of
+// a 2D split (its destination draws it), a balanced split's part (it gets
+// no share), nor interleaved eyes in a stereo view (a passive wall's rows).
+func TestCheckWarnsWhereAPixelPartDrawsNoEyeOfItsMonoView(t *testing.T) {
+	var windows []string
+	for _, name := range []string{"d", "s0", "s1", "s2", "s3"} {
+		windows = append(windows, fmt.Sprintf(`window { viewport [ 0 0 160 100 ] attributes { hint_drawable FBO } channel { name %q } }`, name))
+	}
+	src := func(i int, part string) string {
+		return fmt.Sprintf(`compound { channel "s%d" %s outputframe { name "f%d" } }`, i, part, i)
+	}
+	frames := `inputframe { name "f0" } inputframe { name "f1" } inputframe { name "f2" }`
+	for _, c := range []struct{ name, mode, body, want string }{
+		{"eye parts in a pixel part", "MONO", `compound { pixel [ 0 0 2 1 ] ` + src(0, "eye [ LEFT ]") + src(1, "eye [ RIGHT ]") + ` }
+        ` + src(2, "pixel [ 1 0 2 1 ]"),
+			`pixel.eqc:5:9: this part of a pixel decomposition draws eye [ LEFT RIGHT ] alone, and the view it shows is MONO: while it is, its pixels stay empty, as in Equalizer (a destination draws such parts of a 2D or DB split itself, and the whole view where no part draws the cyclop eye)`},
+		{"an eye decomposition with a cyclop part", "MONO", `compound { pixel [ 0 0 2 1 ] ` + src(0, "eye [ LEFT ]") + src(1, "eye [ RIGHT ]") + src(3, "eye [ CYCLOP ]") + ` }
+        ` + src(2, "pixel [ 1 0 2 1 ]") + ` inputframe { name "f3" }`, ""},
+		{"eye parts in a 2D part", "MONO", `compound { viewport [ 0 0 .5 1 ] ` + src(0, "eye [ LEFT ]") + src(1, "eye [ RIGHT ]") + ` }
+        ` + src(2, "viewport [ .5 0 .5 1 ]"), ""},
+		{"a balanced split's part", "MONO", `compound { pixel [ 0 0 2 1 ] load_equalizer { mode 2D }
+            compound { ` + src(0, "eye [ LEFT ]") + src(1, "eye [ RIGHT ]") + ` } ` + src(3, "") + ` }
+        ` + src(2, "pixel [ 1 0 2 1 ]") + ` inputframe { name "f3" }`, ""},
+		{"interleaved eyes in a stereo view", "STEREO", src(0, "pixel [ 0 0 1 2 ] eye [ LEFT ]") + src(1, "pixel [ 0 1 1 2 ] eye [ RIGHT ]") + src(2, "eye [ CYCLOP ]"), ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, got := resolveWarned(t, "pixel.eqc", `config {
+    appNode { pipe { `+strings.Join(windows, " ")+` } }
+    layout { view { mode `+c.mode+` } } canvas { layout 0 wall { } segment { channel "d" } }
+    compound { channel ( view 0 segment 0 ) task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ]
+        `+c.body+`
+        `+frames+` }
+}`)
+			checkWarningsWith(t, got, "stay empty, as in Equalizer", c.want)
+		})
+	}
+}
+
 // A window or channel that gives its viewport twice takes the last, as
 // Equalizer's loader does: configs that Equalizer's configTool wrote give
 // the destination window a zero-area viewport and then its real one.

@@ -654,6 +654,55 @@ func (r *resolver) shareDumps(cfg *Config) {
 	}
 }
 
+// monoHole names the decomposition ("pixel", "subpixel" or "zoom") that
+// c is a part of where c has parts for the stereo eyes alone and its
+// destination shows a mono view that the rest of its tree draws: c's
+// pixels stay empty (the planner fills such parts of a 2D or DB split
+// only, where its destination can draw them in place). It is "" where c
+// is no such part, or the topmost one is above it; a load-balanced
+// split gives such a part no share.
+func monoHole(c *Compound) string {
+	dest := c.Destination()
+	if c.Parent == nil || dest == nil || dest == c || c.Parent.Channel != dest.Channel || dest.DestinationEyes()&EyeCyclop == 0 {
+		return ""
+	}
+	if !c.Local.splits() || c.DrawsFor(EyeCyclop) || eyesDrawn(c) == 0 || !c.Parent.DrawsFor(EyeCyclop) {
+		return "" // an eye's part of its parent's region, or one that draws
+	}
+	for _, eq := range c.Parent.Equalizers {
+		if eq.Kind == "load" || eq.Kind == "tree" {
+			return ""
+		}
+	}
+	switch {
+	case c.Pixel.W > 1 || c.Pixel.H > 1:
+		return "pixel"
+	case c.Subpixel.Size > 1:
+		return "subpixel"
+	case c.Zoom != (Zoom{1, 1}) && c.Zoom != (Zoom{}):
+		return "zoom"
+	}
+	return ""
+}
+
+// splits reports whether a compound's own values make it a part of its
+// parent's region or samples (not all of it, as an eye's part is).
+func (l Local) splits() bool {
+	return l.Viewport != FullViewport || l.Range != FullRange || l.Pixel.W > 1 || l.Pixel.H > 1 || l.Subpixel.Size > 1 ||
+		l.Zoom != (Zoom{1, 1}) && l.Zoom != (Zoom{})
+}
+
+// eyesDrawn are the stereo eyes c's tree draws.
+func eyesDrawn(c *Compound) int {
+	eyes := 0
+	for _, e := range []int{EyeLeft, EyeRight} {
+		if c.DrawsFor(e) {
+			eyes |= e
+		}
+	}
+	return eyes
+}
+
 // checkDeadEnds warns where a compound's own eye or task list keeps what
 // it would draw or pass on from ever reaching a destination: the run
 // goes on, with those pixels missing, as the file says.
@@ -680,6 +729,10 @@ func (r *resolver) checkDeadEnds(cfg *Config) {
 				}
 				r.warnf(d.eyePos, "eye [ %s ]: the view this destination shows (%s) is %s: %s, so it draws nothing until the view's mode changes (an application's Config.SetViewMode)",
 					strings.Join(bitNames(c.Eyes, eyeNames), " "), view, mode, shows)
+			}
+			if kind := monoHole(c); kind != "" {
+				r.warnf(r.raw[c].pos, "this part of a %s decomposition draws eye [ %s ] alone, and the view it shows is MONO: while it is, its pixels stay empty, as in Equalizer (a destination draws such parts of a 2D or DB split itself, and the whole view where no part draws the cyclop eye)",
+					kind, strings.Join(bitNames(eyesDrawn(c), eyeNames), " "))
 			}
 			if dest := c.Destination(); c.IsLeaf() && c.Tasks&TaskDraw != 0 && dest != nil && c.Channel != dest.Channel && !sendsOn(c, dest.Channel) {
 				pos := d.channelPos
