@@ -1,0 +1,156 @@
+package server
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/goeq/goeq/internal/compound"
+	"github.com/goeq/goeq/internal/configparser"
+)
+
+// Compound trees drawn at random, as no one would write them but as a
+// user's nesting may come out: 2D splits across and in rows, database
+// ranges, pixel interleaves, balanced splits (2D, rows, columns, DB),
+// time multiplexes, tiles and eye decompositions, up to three levels deep
+// over up to eight sources, mono and stereo, some parts drawn by the
+// destination itself. Each runs against its reference. Trees whose check
+// warns that a part stays empty (eyes alone under a pixel part of a mono
+// view, as in Equalizer) are drawn again. make test runs 12 (seeds 0 to 11);
+// GOEQ_RANDOM_TREES=N runs N. Three hundred of them found nothing but
+// those holes.
+func TestRandomCompoundTreesMatchTheReference(t *testing.T) {
+	trees := 12
+	if n, err := strconv.Atoi(os.Getenv("GOEQ_RANDOM_TREES")); err == nil && n > 0 {
+		trees = n
+	}
+	distinguished := 0
+	for seed := range trees {
+		t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(uint64(seed), 0x601d))
+			for attempt := 0; ; attempt++ {
+				g, body := randomTree(r)
+				path := filepath.Join(t.TempDir(), fmt.Sprintf("tree-%d.eqc", seed))
+				if err := os.WriteFile(path, []byte(g.config(body)), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				_, res, err := compound.Load(path, compound.Options{})
+				if err != nil {
+					t.Fatalf("a random tree does not load: %v\n%s", err, g.config(body))
+				}
+				if attempt < 20 && holes(res.Warnings) {
+					continue
+				}
+				t.Logf("%dx%d, %d sources, stereo %v:\n%s", g.w, g.h, g.sources, g.stereo, body)
+				if matchesReference(t, path) {
+					distinguished++
+				}
+				return
+			}
+		})
+	}
+	if distinguished < trees*3/4 {
+		t.Errorf("the tolerances told frame N from frame N+1 in only %d of %d trees", distinguished, trees)
+	}
+}
+
+// holes reports whether check warned that a part of a tree stays empty.
+func holes(warnings []configparser.Diagnostic) bool {
+	for _, w := range warnings {
+		if strings.Contains(w.Msg, "its pixels stay empty") {
+			return true
+		}
+	}
+	return false
+}
+
+// randomTree draws a tree and the frame it runs in.
+func randomTree(r *rand.Rand) (generated, string) {
+	sizes := [][2]int{{320, 200}, {256, 240}, {400, 150}, {200, 300}}
+	size := sizes[r.IntN(len(sizes))]
+	g := generated{w: size[0], h: size[1], stereo: r.IntN(4) == 0}
+	destDraws := false
+	leaf := func(part string) string {
+		if !destDraws && r.IntN(8) == 0 {
+			destDraws = true
+			return "compound { " + part + " }"
+		}
+		g.sources++
+		return source(g.sources-1, part)
+	}
+	// cuts splits 0..1 into n parts at tenths
+	cuts := func(n int) []float64 {
+		at := r.Perm(9)[:n-1]
+		xs := []float64{0, 1}
+		for _, a := range at {
+			xs = append(xs, float64(a+1)/10)
+		}
+		slices.Sort(xs)
+		return xs
+	}
+	var node func(depth int, part string) string
+	node = func(depth int, part string) string {
+		left := 8 - g.sources
+		if depth == 0 || left < 2 || r.IntN(10) < 3 {
+			return leaf(part)
+		}
+		n := 2 + r.IntN(min(2, left-1))
+		var kids []string
+		extra := ""
+		switch kind := r.IntN(9); kind {
+		case 0, 1: // across, or in rows
+			xs := cuts(n)
+			for i := range n {
+				vp := fmt.Sprintf("viewport [ %g 0 %g 1 ]", xs[i], xs[i+1]-xs[i])
+				if kind == 1 {
+					vp = fmt.Sprintf("viewport [ 0 %g 1 %g ]", xs[i], xs[i+1]-xs[i])
+				}
+				kids = append(kids, node(depth-1, vp))
+			}
+		case 2:
+			xs := cuts(n)
+			for i := range n {
+				kids = append(kids, node(depth-1, fmt.Sprintf("range [ %g %g ]", xs[i], xs[i+1])))
+			}
+		case 3:
+			across := r.IntN(2) == 0
+			for i := range n {
+				px := fmt.Sprintf("pixel [ 0 %d 1 %d ]", i, n)
+				if across {
+					px = fmt.Sprintf("pixel [ %d 0 %d 1 ]", i, n)
+				}
+				kids = append(kids, node(depth-1, px))
+			}
+		case 4, 5:
+			extra = "load_equalizer { mode " + []string{"2D", "VERTICAL", "HORIZONTAL", "DB"}[r.IntN(4)] + " }"
+			for range n {
+				kids = append(kids, node(depth-1, ""))
+			}
+		case 6:
+			for i := range n {
+				kids = append(kids, node(depth-1, fmt.Sprintf("period %d phase %d", n, i)))
+			}
+		case 7:
+			extra = fmt.Sprintf("tile_equalizer { size [ %d %d ] }", []int{16, 33, 64}[r.IntN(3)], []int{8, 31, 64}[r.IntN(3)])
+			for range n {
+				kids = append(kids, leaf(""))
+			}
+		case 8:
+			kids = append(kids, node(depth-1, "eye [ LEFT ]"), node(depth-1, "eye [ RIGHT ]"))
+			if r.IntN(2) == 0 {
+				kids = append(kids, node(depth-1, "eye [ CYCLOP ]"))
+			}
+		}
+		return fmt.Sprintf("compound { %s %s\n            %s }", part, extra, strings.Join(kids, "\n            "))
+	}
+	tree := node(3, "")
+	if g.sources == 0 {
+		return randomTree(r) // the destination draws it all: nothing to compare
+	}
+	return g, "task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ]\n        " + tree + "\n        " + inputFrames(g.sources)
+}
