@@ -415,12 +415,30 @@ func (c *Compound) Path() string {
 	return c.Parent.Path() + "." + strconv.Itoa(c.Index)
 }
 
+// rendersEye reports whether c and each of its ancestors up to its
+// destination render eye: the planner plans no task of an eye below a
+// compound that does not render it.
+func (c *Compound) rendersEye(eye int) bool {
+	for x := c; x != nil; x = x.Parent {
+		if x.Eyes&eye == 0 {
+			return false
+		}
+		if x.Parent == nil || x.Parent.Destination() != x.Destination() {
+			return true
+		}
+	}
+	return true
+}
+
 // IsLeaf reports whether the compound has no children.
 func (c *Compound) IsLeaf() bool { return len(c.Children) == 0 }
 
 // DrawsFor reports whether c, a compound below it, or the producer of a
 // frame one of them assembles draws for eye: an eye decomposition has no
 // compound for the cyclop eye, so its view shown mono has nothing to draw.
+// An eye reaches a compound only through ancestors that render it (as
+// Equalizer's activity, an eye [ CYCLOP ] part under an eye [ LEFT ] one
+// never draws).
 func (c *Compound) DrawsFor(eye int) bool {
 	return c.drawsFor(eye, map[*Compound]bool{})
 }
@@ -430,7 +448,10 @@ func (c *Compound) drawsFor(eye int, seen map[*Compound]bool) bool {
 		return false
 	}
 	seen[c] = true
-	if c.Eyes&eye != 0 && c.Tasks&TaskDraw != 0 && c.Channel != nil {
+	if !c.rendersEye(eye) {
+		return false
+	}
+	if c.Tasks&TaskDraw != 0 && c.Channel != nil {
 		return true
 	}
 	for _, f := range c.InputFrames {

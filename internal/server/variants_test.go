@@ -304,6 +304,14 @@ func TestGeneratedCompoundTreesMatchTheReference(t *testing.T) {
         compound { range [ 0.4 0.8 ] ` + source(1, "eye [ LEFT ]") + source(2, "eye [ RIGHT ]") + ` }
         ` + source(3, "range [ 0.8 1 ]") + `
         ` + inputFrames(4)
+	// a cyclop part under a compound of a stereo eye, in a 2D part of a
+	// mono view: it never draws, as in Equalizer, so the part has nothing
+	// for the view's eye and its destination draws it (it was taken for
+	// a part that draws, and stayed empty)
+	cyclopUnderAnEye := `task [ CLEAR ASSEMBLE ]
+        compound { viewport [ 0 0 0.5 1 ] compound { eye [ LEFT ] ` + source(0, "eye [ CYCLOP ]") + source(1, "eye [ LEFT ]") + ` } }
+        ` + source(2, "viewport [ 0.5 0 0.5 1 ]") + `
+        ` + inputFrames(3)
 	// an eye under a compound of another eye: not drawn (the
 	// destination waited for ever for its frame)
 	eyeUnderOtherEye := `task [ CLEAR ASSEMBLE ]
@@ -355,6 +363,7 @@ func TestGeneratedCompoundTreesMatchTheReference(t *testing.T) {
 		{"eye-phase-shown-mono-265x181", generated{w: 265, h: 181, sources: 4}, eyePhase},
 		{"eye-part-of-balanced-2d-shown-mono-265x181", generated{w: 265, h: 181, sources: 4}, eyePartOfBalanced},
 		{"eye-part-of-db-shown-mono-265x181", generated{w: 265, h: 181, sources: 4}, eyePartOfDB},
+		{"cyclop-under-an-eye-shown-mono-300x200", generated{w: 300, h: 200, sources: 3}, cyclopUnderAnEye},
 		{"eye-under-other-eye-stereo-one-window-200x150", generated{w: 200, h: 150, sources: 3, stereo: true, oneWindow: true}, eyeUnderOtherEye},
 		{"destination-draws-333x177-stereo", generated{w: 333, h: 177, sources: 2, stereo: true}, destinationDraws},
 		{"balanced-db-in-2d-500x300-stereo", generated{w: 500, h: 300, sources: 4, stereo: true}, balancedDBIn2D},
