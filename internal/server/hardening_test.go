@@ -198,7 +198,7 @@ func TestFrozenNodeIsLostWhileOthersTalk(t *testing.T) {
 		t.Fatal(err)
 	}
 	go sp.scan(pipe)
-	t.Cleanup(func() { sp.cmd.Process.Kill() })
+	t.Cleanup(sp.kill)
 	sp.waitLog(t, regexp.MustCompile(`control server on`))
 	// every node but the last, over eight processes started apart (their
 	// heartbeats interleave); the last node in a process of its own

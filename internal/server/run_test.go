@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"image"
 	"io"
+	"maps"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -540,8 +542,25 @@ func startServer(t *testing.T, cfg string, frames int, args ...string) *serverPr
 		t.Fatal(err)
 	}
 	go sp.scan(pipe)
-	t.Cleanup(func() { sp.cmd.Process.Kill() })
+	t.Cleanup(sp.kill)
 	return sp
+}
+
+// kill ends the server and its clients, and waits (up to 10 s) until the
+// clients are gone: a client ends with its server, but one finishing a
+// frame could still write its image into the output folder, made again
+// after the test removed it (a PNG was left in /tmp so).
+func (sp *serverProcess) kill() {
+	sp.cmd.Process.Kill()
+	sp.mu.Lock()
+	pids := slices.Collect(maps.Values(sp.pids))
+	sp.mu.Unlock()
+	for _, pid := range pids {
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && slices.ContainsFunc(pids, func(pid int) bool { return !gone(pid) }); {
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // pid is a node's client's process id as the server logged it, 0 before.
