@@ -29,8 +29,8 @@ const usage = `usage:
                                      inherited values, frames and equalizers
   eqserver simulate --config FILE --scenario NAME [--frames N] [--policy equalizer|adaptive] [--json]
                                      run the planner and equalizers on a synthetic workload
-  eqserver run [--local] [--frames N] [--out DIR] [--stats FILE] [--renderer mesh|volume|synthetic] CONFIG
-  eqserver run --app ADDR [--local] [--stats FILE] CONFIG   (an application drives the run)
+  eqserver run [--local] [--frames N] [--out DIR] [--stats FILE] [--renderer mesh|volume|synthetic] [CONFIG]
+  eqserver run --app ADDR [--local] [--stats FILE] [CONFIG]   (an application drives the run)
                                      render CONFIG across eqclient processes; without
                                      CONFIG, or with a name that is no file and not a
                                      .eqc (a session), on a config made for this
