@@ -679,9 +679,10 @@ func TestCheckWarnsWhereAViewsModeShowsNoEyeADestinationDraws(t *testing.T) {
 // A part of a pixel, subpixel or zoom decomposition whose children draw
 // the stereo eyes alone leaves its pixels empty in a mono view (random
 // compound trees found it): check says so where the rest of the view draws
-// the cyclop eye, but not for an eye's part beside a cyclop one, a part of
-// a 2D split (its destination draws it), a balanced split's part (it gets
-// no share), nor interleaved eyes in a stereo view (a passive wall's rows).
+// the cyclop eye (in a time multiplex's phase too), but not for an eye's
+// part beside a cyclop one, a part of a 2D split (its destination draws
+// it), a balanced split's part (it gets no share), nor interleaved eyes in
+// a stereo view (a passive wall's rows).
 func TestCheckWarnsWhereAPixelPartDrawsNoEyeOfItsMonoView(t *testing.T) {
 	var windows []string
 	for _, name := range []string{"d", "s0", "s1", "s2", "s3"} {
@@ -695,6 +696,10 @@ func TestCheckWarnsWhereAPixelPartDrawsNoEyeOfItsMonoView(t *testing.T) {
 		{"eye parts in a pixel part", "MONO", `compound { pixel [ 0 0 2 1 ] ` + src(0, "eye [ LEFT ]") + src(1, "eye [ RIGHT ]") + ` }
         ` + src(2, "pixel [ 1 0 2 1 ]"),
 			`pixel.eqc:5:9: this part of a pixel decomposition draws eye [ LEFT RIGHT ] alone, and the view it shows is MONO: while it is, its pixels stay empty, as in Equalizer (a destination draws such parts of a 2D or DB split itself, and the whole view where no part draws the cyclop eye)`},
+		{"a phase of eye parts in a pixel part", "MONO", `compound { pixel [ 0 0 2 1 ] ` + src(3, "period 2 phase 0") + `
+            compound { period 2 phase 1 ` + src(0, "eye [ LEFT ]") + src(1, "eye [ RIGHT ]") + ` } }
+        ` + src(2, "pixel [ 1 0 2 1 ]") + ` inputframe { name "f3" }`,
+			`pixel.eqc:6:13: this part of a pixel decomposition draws eye [ LEFT RIGHT ] alone, and the view it shows is MONO: while it is, its pixels stay empty in the frames of its phase, as in Equalizer (a destination draws such parts of a 2D or DB split itself, and the whole view where no part draws the cyclop eye)`},
 		{"an eye decomposition with a cyclop part", "MONO", `compound { pixel [ 0 0 2 1 ] ` + src(0, "eye [ LEFT ]") + src(1, "eye [ RIGHT ]") + src(3, "eye [ CYCLOP ]") + ` }
         ` + src(2, "pixel [ 1 0 2 1 ]") + ` inputframe { name "f3" }`, ""},
 		{"eye parts in a 2D part", "MONO", `compound { viewport [ 0 0 .5 1 ] ` + src(0, "eye [ LEFT ]") + src(1, "eye [ RIGHT ]") + ` }
@@ -712,7 +717,7 @@ func TestCheckWarnsWhereAPixelPartDrawsNoEyeOfItsMonoView(t *testing.T) {
         `+c.body+`
         `+frames+` }
 }`)
-			checkWarningsWith(t, got, "stay empty, as in Equalizer", c.want)
+			checkWarningsWith(t, got, "its pixels stay empty", c.want)
 		})
 	}
 }

@@ -658,15 +658,18 @@ func (r *resolver) shareDumps(cfg *Config) {
 // c is a part of where c has parts for the stereo eyes alone and its
 // destination shows a mono view that the rest of its tree draws: c's
 // pixels stay empty (the planner fills such parts of a 2D or DB split
-// only, where its destination can draw them in place). It is "" where c
-// is no such part, or the topmost one is above it; a load-balanced
-// split gives such a part no share.
+// only, where its destination can draw them in place). A part may be one
+// of its parent's region, samples or phases (a time multiplex's phase
+// leaves them empty in its frames). It is "" where c is no such part, or
+// the topmost one is above it; a load-balanced split gives such a part
+// no share.
 func monoHole(c *Compound) string {
 	dest := c.Destination()
 	if c.Parent == nil || dest == nil || dest == c || c.Parent.Channel != dest.Channel || dest.DestinationEyes()&EyeCyclop == 0 {
 		return ""
 	}
-	if !c.Local.splits() || c.DrawsFor(EyeCyclop) || eyesDrawn(c) == 0 || !c.Parent.DrawsFor(EyeCyclop) {
+	phase := c.Period != c.Parent.Period || c.Phase != c.Parent.Phase
+	if !c.Local.splits() && !phase || c.DrawsFor(EyeCyclop) || eyesDrawn(c) == 0 || !c.Parent.DrawsFor(EyeCyclop) {
 		return "" // an eye's part of its parent's region, or one that draws
 	}
 	for _, eq := range c.Parent.Equalizers {
@@ -731,8 +734,12 @@ func (r *resolver) checkDeadEnds(cfg *Config) {
 					strings.Join(bitNames(c.Eyes, eyeNames), " "), view, mode, shows)
 			}
 			if kind := monoHole(c); kind != "" {
-				r.warnf(r.raw[c].pos, "this part of a %s decomposition draws eye [ %s ] alone, and the view it shows is MONO: while it is, its pixels stay empty, as in Equalizer (a destination draws such parts of a 2D or DB split itself, and the whole view where no part draws the cyclop eye)",
-					kind, strings.Join(bitNames(eyesDrawn(c), eyeNames), " "))
+				frames := ""
+				if c.Period != c.Parent.Period || c.Phase != c.Parent.Phase {
+					frames = " in the frames of its phase"
+				}
+				r.warnf(r.raw[c].pos, "this part of a %s decomposition draws eye [ %s ] alone, and the view it shows is MONO: while it is, its pixels stay empty%s, as in Equalizer (a destination draws such parts of a 2D or DB split itself, and the whole view where no part draws the cyclop eye)",
+					kind, strings.Join(bitNames(eyesDrawn(c), eyeNames), " "), frames)
 			}
 			if dest := c.Destination(); c.IsLeaf() && c.Tasks&TaskDraw != 0 && dest != nil && c.Channel != dest.Channel && !sendsOn(c, dest.Channel) {
 				pos := d.channelPos
