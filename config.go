@@ -617,6 +617,13 @@ func (c *Config) SetViewMode(view int, mode ViewMode) error {
 	return nil
 }
 
+// The model units SetModelUnit takes: from a model in astronomical units
+// (about 7e-12 per metre) to one in picometres.
+const (
+	MinModelUnit = compound.MinModelUnit
+	MaxModelUnit = compound.MaxModelUnit
+)
+
 // ModelUnit is a view's model unit as last set (SetModelUnit,
 // Options.ModelUnit), 1 until then, and 0 for a view the config does not
 // have.
@@ -637,7 +644,7 @@ func (c *Config) ModelUnit(view int) float64 {
 // and a parallel projection shows as many units across as the wall has
 // metres times the unit. An eye at the wall's origin looks as before in
 // perspective: the unit moves the eyes, not the angles. unit must be
-// within 1e-12 to 1e12.
+// within MinModelUnit to MaxModelUnit.
 func (c *Config) SetModelUnit(view int, unit float64) error {
 	if view < 0 || view >= len(c.views) {
 		return fmt.Errorf("goeq: no view %d: the config has %d", view, len(c.views))

@@ -1289,9 +1289,9 @@ func TestEqPlysEyeAndFocusKeys(t *testing.T) {
 	if u := c.frame().Units; math.Abs(u[0]-0.1) > 1e-12 || math.Abs(u[1]-20) > 1e-9 {
 		t.Errorf("shift-y and Y in view 1 made the model units %v; want 0.1 and 20", u)
 	}
-	c.units[1] = maxModelUnit
+	c.units[1] = goeq.MaxModelUnit
 	press('Y', 0)
-	if u := c.frame().Units[1]; u != maxModelUnit {
+	if u := c.frame().Units[1]; u != goeq.MaxModelUnit {
 		t.Errorf("Y past the largest model unit made it %v", u)
 	}
 

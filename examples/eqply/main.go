@@ -437,12 +437,6 @@ func (c *controls) adjustFocus(farther bool) {
 	fmt.Fprintf(os.Stderr, "focus distance %.2f\n", c.focusDistance)
 }
 
-// The model units y and Y give, as goeq.Config.SetModelUnit takes them.
-const (
-	minModelUnit = 1e-12
-	maxModelUnit = 1e12
-)
-
 // unitOf is view v's model unit now.
 func (c *controls) unitOf(v int) float64 {
 	if u, ok := c.units[v]; ok {
@@ -468,7 +462,7 @@ func (c *controls) scaleModel(up bool) {
 	}
 	for _, v := range views {
 		u := c.unitOf(v) * factor
-		if u < minModelUnit || u > maxModelUnit {
+		if u < goeq.MinModelUnit || u > goeq.MaxModelUnit {
 			continue
 		}
 		if c.units == nil {
@@ -736,8 +730,8 @@ func decodeTrace(r io.Reader) ([]frameData, error) {
 				return nil, fmt.Errorf("line %d: focus mode %d: want %d to %d", line, m, goeq.FocusUnchanged, goeq.FocusRelativeToObserver)
 			}
 			for v, u := range l.Data.Units {
-				if !(u >= minModelUnit && u <= maxModelUnit) {
-					return nil, fmt.Errorf("line %d: view %d's model unit %v: want %g to %g", line, v, u, minModelUnit, maxModelUnit)
+				if !(u >= goeq.MinModelUnit && u <= goeq.MaxModelUnit) {
+					return nil, fmt.Errorf("line %d: view %d's model unit %v: want %g to %g", line, v, u, goeq.MinModelUnit, goeq.MaxModelUnit)
 				}
 			}
 			if l.Data.Colors < ownColors || l.Data.Colors >= colorModes {

@@ -41,8 +41,8 @@ func (c *Changes) SetViewMode(frame int, v *View, stereo bool) {
 // above zero, and within a range where the walls and eyes it scales stay
 // apart in float32 (the drawn matrices).
 func CheckModelUnit(unit float64) error {
-	if !(unit >= minModelUnit && unit <= maxModelUnit) {
-		return fmt.Errorf("model unit %v: want %g to %g", unit, minModelUnit, maxModelUnit)
+	if !(unit >= MinModelUnit && unit <= MaxModelUnit) {
+		return fmt.Errorf("model unit %v: want %g to %g", unit, MinModelUnit, MaxModelUnit)
 	}
 	return nil
 }
@@ -50,8 +50,8 @@ func CheckModelUnit(unit float64) error {
 // The model units CheckModelUnit takes: from a model in astronomical
 // units (about 7e-12 per metre) to one in picometres.
 const (
-	minModelUnit = 1e-12
-	maxModelUnit = 1e12
+	MinModelUnit = 1e-12
+	MaxModelUnit = 1e12
 )
 
 // SetModelUnit gives a view that model unit (CheckModelUnit) from frame

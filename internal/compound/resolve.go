@@ -662,30 +662,30 @@ func (r *resolver) shareDumps(cfg *Config) {
 // of its parent's region, samples or phases (a time multiplex's phase
 // leaves them empty in its frames). It is "" where c is no such part, or
 // the topmost one is above it; a load-balanced split gives such a part
-// no share.
-func monoHole(c *Compound) string {
+// no share. phase says that c is a phase.
+func monoHole(c *Compound) (kind string, phase bool) {
 	dest := c.Destination()
 	if c.Parent == nil || dest == nil || dest == c || c.Parent.Channel != dest.Channel || dest.DestinationEyes()&EyeCyclop == 0 {
-		return ""
+		return "", false
 	}
-	phase := c.Period != c.Parent.Period || c.Phase != c.Parent.Phase
+	phase = c.Period != c.Parent.Period || c.Phase != c.Parent.Phase
 	if !c.Local.splits() && !phase || c.DrawsFor(EyeCyclop) || eyesDrawn(c) == 0 || !c.Parent.DrawsFor(EyeCyclop) {
-		return "" // an eye's part of its parent's region, or one that draws
+		return "", false // an eye's part of its parent's region, or one that draws
 	}
 	for _, eq := range c.Parent.Equalizers {
 		if eq.Kind == "load" || eq.Kind == "tree" {
-			return ""
+			return "", false
 		}
 	}
 	switch {
 	case c.Pixel.W > 1 || c.Pixel.H > 1:
-		return "pixel"
+		return "pixel", phase
 	case c.Subpixel.Size > 1:
-		return "subpixel"
+		return "subpixel", phase
 	case c.Zoom != (Zoom{1, 1}) && c.Zoom != (Zoom{}):
-		return "zoom"
+		return "zoom", phase
 	}
-	return ""
+	return "", false
 }
 
 // splits reports whether a compound's own values make it a part of its
@@ -733,9 +733,9 @@ func (r *resolver) checkDeadEnds(cfg *Config) {
 				r.warnf(d.eyePos, "eye [ %s ]: the view this destination shows (%s) is %s: %s, so it draws nothing until the view's mode changes (an application's Config.SetViewMode)",
 					strings.Join(bitNames(c.Eyes, eyeNames), " "), view, mode, shows)
 			}
-			if kind := monoHole(c); kind != "" {
+			if kind, phase := monoHole(c); kind != "" {
 				frames := ""
-				if c.Period != c.Parent.Period || c.Phase != c.Parent.Phase {
+				if phase {
 					frames = " in the frames of its phase"
 				}
 				r.warnf(r.raw[c].pos, "this part of a %s decomposition draws eye [ %s ] alone, and the view it shows is MONO: while it is, its pixels stay empty%s, as in Equalizer (a destination draws such parts of a 2D or DB split itself, and the whole view where no part draws the cyclop eye)",

@@ -1406,9 +1406,15 @@ func (s *server) request(af AppFrame) (scheduler.Request, error) {
 	if len(af.ViewModes)+len(af.ModelUnits) > 0 {
 		views = s.cfg.Views()
 	}
-	for i, stereo := range af.ViewModes {
+	checkView := func(i int) error {
 		if i < 0 || i >= len(views) {
-			return req, fmt.Errorf("frame %d: no view %d (the config has %d)", frame, i, len(views))
+			return fmt.Errorf("frame %d: no view %d (the config has %d)", frame, i, len(views))
+		}
+		return nil
+	}
+	for i, stereo := range af.ViewModes {
+		if err := checkView(i); err != nil {
+			return req, err
 		}
 		if req.ViewModes == nil {
 			req.ViewModes = map[*compound.View]bool{}
@@ -1416,8 +1422,8 @@ func (s *server) request(af AppFrame) (scheduler.Request, error) {
 		req.ViewModes[views[i]] = stereo
 	}
 	for i, unit := range af.ModelUnits {
-		if i < 0 || i >= len(views) {
-			return req, fmt.Errorf("frame %d: no view %d (the config has %d)", frame, i, len(views))
+		if err := checkView(i); err != nil {
+			return req, err
 		}
 		if err := compound.CheckModelUnit(unit); err != nil {
 			return req, fmt.Errorf("frame %d: view %d: %w", frame, i, err)
