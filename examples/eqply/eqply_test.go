@@ -11,6 +11,7 @@ import (
 	"image/png"
 	"io"
 	"log"
+	"maps"
 	"math"
 	"os"
 	"os/exec"
@@ -47,6 +48,7 @@ type traceLine struct {
 	Mods   goeq.Modifiers `json:"mods"`
 	Camera camera         `json:"camera"`
 	Ortho  bool           `json:"ortho"`
+	Data   *frameData     `json:"data"`
 	// Refined: a refined frame (idle antialiasing)
 	Refined bool `json:"refined"`
 }
@@ -631,21 +633,31 @@ func TestIdleRefinesThePicture(t *testing.T) {
 }
 
 // A trace renders again: --camera-path with the trace of a session (a
-// drag, then o) renders its frames headless on one window, each the
-// picture the session showed of it, as eqPly plays a camera animation.
+// drag, then o, l and g) renders its frames headless, each the picture
+// the session showed of it, as eqPly plays a camera animation: its
+// projection, layout and view mode too.
 func TestCameraPathReplaysATrace(t *testing.T) {
-	r := startEqply(t)
+	config, err := filepath.Abs(filepath.Join("..", "configs", "two-layouts.eqc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := startEqply(t, "--config", config)
 	r.drag(t, 320, 180, 64, -36)
 	r.waitForCamera(t, camera{Yaw: homeCamera.Yaw + math.Pi*0.1, Pitch: homeCamera.Pitch - math.Pi*0.1, Distance: homeCamera.Distance})
-	xtest.Xdotool(t, r.disp, "key", "o")
-	waitFor(t, "an ortho frame", 30*time.Second, func() bool {
-		for _, l := range readTrace(t, r.trace) {
-			if l.Frame != nil && l.Ortho {
-				return true
-			}
-		}
-		return false
-	})
+	for _, key := range []struct {
+		name string
+		done func(traceLine) bool
+	}{
+		{"o", func(l traceLine) bool { return l.Ortho }},
+		{"l", func(l traceLine) bool { return l.Data != nil && l.Data.Layout == 1 }},
+		{"g", func(l traceLine) bool { return l.Data != nil && l.Data.Stereo }},
+	} {
+		xtest.Xdotool(t, r.disp, "windowfocus", "--sync", r.win)
+		xtest.Xdotool(t, r.disp, "key", key.name)
+		waitFor(t, "a frame after "+key.name, 30*time.Second, func() bool {
+			return slices.ContainsFunc(readTrace(t, r.trace), func(l traceLine) bool { return l.Frame != nil && key.done(l) })
+		})
+	}
 	time.Sleep(500 * time.Millisecond) // the frame is written
 	xtest.Xdotool(t, r.disp, "key", "q")
 	r.endsCleanly(t, "q")
@@ -657,27 +669,45 @@ func TestCameraPathReplaysATrace(t *testing.T) {
 		}
 	}
 	out := filepath.Join(r.dir, "replay")
-	replay := exec.Command(r.bin, "--config", "../configs/one-window.eqc", "--triangles", "20000", "--camera-path", r.trace, "--out", out)
+	replay := exec.Command(r.bin, "--config", config, "--triangles", "20000", "--camera-path", r.trace, "--out", out)
 	replay.Env = append(os.Environ(), "GOEQ_WINSYS=egl")
 	if b, err := replay.CombinedOutput(); err != nil {
 		t.Fatalf("replay: %v\n%s", err, b)
 	}
-	images, _ := filepath.Glob(filepath.Join(out, "dest-*.png"))
-	if len(images) != len(recorded) || len(recorded) < 3 {
-		t.Fatalf("%d images replayed of the %d frames recorded (%v)", len(images), len(recorded), recorded)
+	// a frame's images: one per view of the layout shown, by name
+	imagesOf := func(dir string, frame int) map[string]string {
+		files, _ := filepath.Glob(filepath.Join(dir, fmt.Sprintf("dest.*-%06d.png", frame)))
+		named := map[string]string{}
+		for _, f := range files {
+			named[strings.TrimSuffix(filepath.Base(f), fmt.Sprintf("-%06d.png", frame))] = f
+		}
+		return named
+	}
+	if len(recorded) < 5 {
+		t.Fatalf("%d frames recorded (%v); want the first, the drag's, o's, l's and g's", len(recorded), recorded)
 	}
 	for i, f := range recorded {
-		d, err := imagecmp.CompareFiles(filepath.Join(out, fmt.Sprintf("dest-%06d.png", i)), filepath.Join(r.dir, "out", fmt.Sprintf("dest-%06d.png", f)), 2)
-		if err != nil {
-			t.Fatal(err)
+		session, replayed := imagesOf(filepath.Join(r.dir, "out"), f), imagesOf(out, i)
+		if len(session) == 0 || !slices.Equal(slices.Sorted(maps.Keys(session)), slices.Sorted(maps.Keys(replayed))) {
+			t.Errorf("replayed frame %d shows %v; the session's frame %d showed %v", i, slices.Sorted(maps.Keys(replayed)), f, slices.Sorted(maps.Keys(session)))
+			continue
 		}
-		if d.BadFraction() > 0.0002 {
-			t.Errorf("replayed frame %d against the session's frame %d: %s", i, f, d)
+		for name, path := range session {
+			if d := compareImages(t, replayed[name], path); d.BadFraction() > 0.0002 {
+				t.Errorf("replayed frame %d against the session's frame %d, %s: %s", i, f, name, d)
+			}
 		}
 	}
-	// the session's pictures differ: home, dragged, ortho
-	if d, err := imagecmp.CompareFiles(images[0], images[len(images)-1], 2); err == nil && d.BadFraction() <= 0.0002 {
-		t.Error("the first and last replayed frames are the same picture: the test cannot tell")
+	// the halves in mono and in stereo differ: g changed the picture
+	first := 0
+	for first < len(recorded) && imagesOf(out, first)["dest.halves.left"] == "" {
+		first++
+	}
+	if first == len(recorded) {
+		t.Fatal("no replayed frame shows the halves")
+	}
+	if d := compareImages(t, imagesOf(out, first)["dest.halves.left"], imagesOf(out, len(recorded)-1)["dest.halves.left"]); d.BadFraction() <= 0.0002 {
+		t.Error("the halves' first and last replayed frames are the same picture: the test cannot tell mono from stereo")
 	}
 }
 
@@ -766,6 +796,11 @@ func TestBadFlagsAreRejected(t *testing.T) {
 	dir := t.TempDir()
 	trace := filepath.Join(dir, "trace.jsonl")
 	os.WriteFile(trace, []byte(`{"frame":0,"data":{"Camera":{"Distance":2}}}`+"\n"+`{"frame":1,"data":{"Camera":{"Distance":1e300}}}`+"\n"), 0o644)
+	layouts := func(name string, layout int) string {
+		path := filepath.Join(dir, name)
+		os.WriteFile(path, []byte(fmt.Sprintf(`{"frame":0,"data":{"Camera":{"Distance":2},"Layout":%d}}`+"\n", layout)), 0o644)
+		return path
+	}
 	ply := filepath.Join(dir, "nan.ply")
 	os.WriteFile(ply, []byte("ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\n"+
 		"element face 1\nproperty list uchar int vertex_indices\nend_header\n0 0 0\n1 nan 0\n0 1 0\n3 0 1 2\n"), 0o644)
@@ -781,6 +816,9 @@ func TestBadFlagsAreRejected(t *testing.T) {
 		// numbers that would hide the model behind NaNs
 		{[]string{"--camera", "nan,0,2"}, `--camera "nan,0,2": want YAW,PITCH,DISTANCE, numbers within float32's range`},
 		{[]string{"--camera-path", trace}, "line 2: camera {Yaw:0 Pitch:0 Distance:1e+300 Pan:[0 0]}: 1e+300 is NaN or past float32's range"},
+		{[]string{"--camera-path", layouts("layout-1.jsonl", -1)}, "line 1: layout -1: want an index, 0 or more"},
+		// the default config has one layout, "2D"
+		{[]string{"--camera-path", layouts("layout5.jsonl", 5), "--triangles", "2000"}, `frame 0: goeq: no layout 5: the config has "2D"`},
 		{[]string{"--model", ply, "--frames", "1"}, ": " + ply + ": ply: vertex 1's y NaN is not a finite float32"},
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

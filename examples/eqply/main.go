@@ -50,7 +50,8 @@
 // antialias it (as eqPly's idle antialiasing; --refine=false leaves it).
 // Headless (or with --camera-path orbit) the camera orbits for --frames
 // frames; --camera-path with a trace (--trace) renders its frames again,
-// their cameras and projection; with an eqPly camera path (eqPly's -a,
+// as they were shown (cameras, projection, layout, view mode, head, eyes,
+// focus, model units, colours); with an eqPly camera path (eqPly's -a,
 // as its pathAround.txt) it flies that path as eqPly does, the model at
 // eqPly's size, once (or for --frames frames, round and round). Ctrl-C
 // (SIGINT or SIGTERM) stops it as q does, and it exits with 130 or 143; a
@@ -153,6 +154,11 @@ type frameData struct {
 	Colors colorMode `json:",omitempty"`
 	// Wireframe draws the triangles' edges only (w switches)
 	Wireframe bool `json:",omitempty"`
+	// Stereo is every view's mode as g last set it (false: mono, or the
+	// config's while g was not pressed), and Layout the index of the
+	// layout shown, for a trace to replay
+	Stereo bool `json:",omitempty"`
+	Layout int  `json:",omitempty"`
 }
 
 // colorMode is what colours the models are drawn in, as eqPly's d
@@ -495,7 +501,8 @@ func (c *controls) camera() *camera {
 // frame is the frame data of the cameras now.
 func (c *controls) frame() frameData {
 	f := frameData{Camera: c.cam, Ortho: c.ortho, Pose: c.pose, Model: c.model, Models: maps.Clone(c.viewModels), Head: c.head, EyeBase: c.eyeBase,
-		FocusDistance: c.focusDistance, FocusMode: c.focusMode, Colors: c.colors, Wireframe: c.wireframe, Units: maps.Clone(c.units)}
+		FocusDistance: c.focusDistance, FocusMode: c.focusMode, Colors: c.colors, Wireframe: c.wireframe, Units: maps.Clone(c.units),
+		Stereo: c.stereo, Layout: c.layout}
 	for v, cam := range c.views {
 		if f.Views == nil {
 			f.Views = map[int]camera{}
@@ -625,6 +632,7 @@ func (c *controls) replay(f frameData) {
 	c.cam, c.ortho, c.views, c.pose = f.Camera, f.Ortho, nil, f.Pose
 	c.model, c.viewModels, c.head, c.eyeBase, c.colors, c.wireframe = f.Model, f.Models, f.Head, f.EyeBase, f.Colors, f.Wireframe
 	c.focusDistance, c.focusMode, c.units = f.FocusDistance, f.FocusMode, maps.Clone(f.Units)
+	c.stereo, c.layout = f.Stereo, f.Layout
 	for v, cam := range f.Views {
 		if c.views == nil {
 			c.views = map[int]*camera{}
@@ -733,6 +741,9 @@ func decodeTrace(r io.Reader) ([]frameData, error) {
 				if !(u >= goeq.MinModelUnit && u <= goeq.MaxModelUnit) {
 					return nil, fmt.Errorf("line %d: view %d's model unit %v: want %g to %g", line, v, u, goeq.MinModelUnit, goeq.MaxModelUnit)
 				}
+			}
+			if l.Data.Layout < 0 {
+				return nil, fmt.Errorf("line %d: layout %d: want an index, 0 or more", line, l.Data.Layout)
 			}
 			if l.Data.Colors < ownColors || l.Data.Colors >= colorModes {
 				return nil, fmt.Errorf("line %d: colours %d: want 0 to %d", line, l.Data.Colors, colorModes-1)
@@ -975,7 +986,7 @@ func main() {
 		}
 		if c.layout != used {
 			if err := cfg.UseLayoutIndex(c.layout); err != nil {
-				return err
+				return fmt.Errorf("frame %d: %w", n, err)
 			}
 			used = c.layout
 		}
