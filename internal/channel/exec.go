@@ -328,12 +328,17 @@ func (e *Executor) multisample(t *Target, samples int) (*glutil.Multisample, err
 
 // ownTargets says which plans render on a framebuffer of their own: a
 // source channel that asks for one (drawable [ FBO_COLOR ... ], as
-// Equalizer's channel FBOs), and the channels of a window that shows no
-// destination this frame whose tasks touch the same pixels. Their pixels
+// Equalizer's channel FBOs), the channels of a window that shows no
+// destination this frame whose tasks touch the same pixels, and a source
+// whose tasks touch a destination's pixels in its window. Their pixels
 // are only read back, and one channel's clear or draw would land on
 // another's between its draw and its readback (Equalizer's
 // 2-window.2D.DFR has two sources over the whole of one window, one
-// assembling the other's part).
+// assembling the other's part), or stay in the picture a destination
+// shows where no frame covers them (Equalizer's stress.lb.2D has twenty
+// sources in the lower half of its destination's window: with the eye
+// raised, the lowest band drew nothing, and the destination showed
+// another band's draw there).
 func ownTargets(plans []*planner.ChannelPlan, tasks [][]planner.Task) []bool {
 	own := make([]bool, len(plans))
 	shows := map[*compound.Window]bool{}
@@ -349,11 +354,19 @@ func ownTargets(plans []*planner.ChannelPlan, tasks [][]planner.Task) []bool {
 	}
 	for i, a := range plans {
 		for j, b := range plans[:i] {
-			if a.Channel.Window != b.Channel.Window || shows[a.Channel.Window] || a.Aside || b.Aside || a.Channel == b.Channel {
+			if a.Channel.Window != b.Channel.Window || a.Aside || b.Aside || a.Channel == b.Channel {
 				continue
 			}
-			if r := intersect(extent[i], extent[j]); r.W > 0 && r.H > 0 {
+			if r := intersect(extent[i], extent[j]); r.W <= 0 || r.H <= 0 {
+				continue
+			}
+			switch {
+			case !shows[a.Channel.Window]:
 				own[i], own[j] = true, true
+			case a.Destination && !b.Destination:
+				own[j] = true
+			case b.Destination && !a.Destination:
+				own[i] = true
 			}
 		}
 	}

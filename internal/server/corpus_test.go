@@ -285,3 +285,28 @@ func layoutMatchesReference(t *testing.T, file, layout string) (distinguished bo
 	t.Logf("%d images, %s", len(got), modeName(mode))
 	return distinguished
 }
+
+// Sources that render in their destination's window leave nothing in the
+// picture it shows. Equalizer's stress.lb.2D has twenty sources in the
+// lower half of its destination's window, each a band of the view; here
+// its wall is lowered, so that the model shows in the upper part and the
+// lowest band draws nothing: its frame is empty, and where it lands the
+// destination showed what another source drew in those pixels of the
+// window.
+func TestSourcesInTheDestinationsWindowLeaveNoTrace(t *testing.T) {
+	text, err := os.ReadFile(filepath.Join(corpusDir(), "stress.lb.2D.eqc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lowered := strings.NewReplacer("bottom_left  [ -.32 -.20 -.75 ]", "bottom_left  [ -.32 -.55 -.75 ]",
+		"bottom_right [  .32 -.20 -.75 ]", "bottom_right [  .32 -.55 -.75 ]",
+		"top_left     [ -.32  .20 -.75 ]", "top_left     [ -.32 -.15 -.75 ]").Replace(string(text))
+	if lowered == string(text) {
+		t.Fatal("stress.lb.2D.eqc's wall is not where the test lowers it from")
+	}
+	file := filepath.Join(t.TempDir(), "stress.lb.2D.lowered.eqc")
+	if err := os.WriteFile(file, []byte(lowered), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	matchesReference(t, file)
+}
