@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -155,7 +156,8 @@ type Config struct {
 	layouts   []string
 	views     []string
 	units     []float64 // the views' model units, as last set (under mu)
-	shown     int       // of layouts: the run's first, or the last asked for (under mu)
+	canvases  []Canvas
+	shown     []int // by canvas: the layout it shows, as last asked for (under mu)
 
 	// what goes with the next frame started (under mu)
 	messages     [][]byte
@@ -165,7 +167,7 @@ type Config struct {
 	// SetFocus each change their part of it)
 	placed     map[int]compound.Head
 	overlay    *bool
-	layout     *int
+	useLayouts map[int]int // by canvas
 	viewModes  map[int]bool
 	modelUnits map[int]float64
 	freeze     *bool
@@ -327,7 +329,11 @@ func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 		defer c.mu.Unlock()
 		return nil, c.err
 	}
-	c.latency, c.observers, c.eyeBases, c.layouts, c.views, c.shown = info.Latency, info.Observers, info.EyeBases, info.Layouts, info.Views, info.Layout
+	c.latency, c.observers, c.eyeBases, c.layouts, c.views = info.Latency, info.Observers, info.EyeBases, info.Layouts, info.Views
+	for _, cv := range info.Canvases {
+		c.canvases = append(c.canvases, Canvas{Name: cv.Name, Layouts: cv.Layouts})
+		c.shown = append(c.shown, cv.Shows)
+	}
 	c.focus = info.FocusDistances
 	c.mu.Lock()
 	c.units = make([]float64, len(c.views))
@@ -406,7 +412,7 @@ func (c *Config) Refine() (frame int, ok bool, err error) {
 	defer c.starting.Unlock()
 	c.mu.Lock()
 	started := c.started
-	changes := c.heads != nil || c.layout != nil || c.viewModes != nil || c.modelUnits != nil || len(c.messages) > 0
+	changes := c.heads != nil || c.useLayouts != nil || c.viewModes != nil || c.modelUnits != nil || len(c.messages) > 0
 	c.mu.Unlock()
 	if started == 0 {
 		return 0, false, nil
@@ -439,9 +445,9 @@ func (c *Config) start(data []byte, sample int) (int, error) {
 		return 0, err
 	}
 	c.mu.Lock()
-	af := server.AppFrame{Data: data, Sample: sample, Messages: c.messages, Heads: c.heads, Overlay: c.overlay, Layout: c.layout, ViewModes: c.viewModes,
+	af := server.AppFrame{Data: data, Sample: sample, Messages: c.messages, Heads: c.heads, Overlay: c.overlay, CanvasLayouts: c.useLayouts, ViewModes: c.viewModes,
 		ModelUnits: c.modelUnits, FreezeBalance: c.freeze, Screenshot: c.screenshot}
-	c.messages, c.messageBytes, c.heads, c.overlay, c.layout, c.viewModes, c.modelUnits, c.freeze, c.screenshot = nil, 0, nil, nil, nil, nil, nil, nil, ""
+	c.messages, c.messageBytes, c.heads, c.overlay, c.useLayouts, c.viewModes, c.modelUnits, c.freeze, c.screenshot = nil, 0, nil, nil, nil, nil, nil, nil, ""
 	c.mu.Unlock()
 	select {
 	case c.frames <- af: // the run's loop takes it at once
@@ -543,10 +549,11 @@ func (c *Config) Broadcast(v any) error {
 // may be empty: UseLayoutIndex chooses those).
 func (c *Config) Layouts() []string { return append([]string(nil), c.layouts...) }
 
-// UseLayout shows the layout of that name on every canvas that has it,
-// from the next frame started on, as Equalizer's Canvas::useLayout does:
-// the destination channels of its views render, those of the layout it
-// replaces stop. A canvas shows its first layout until then.
+// UseLayout shows the layout of that name on every canvas that lists it,
+// from the next frame started on, as Equalizer's Canvas::useLayout does
+// on each: the destination channels of its views render, those of the
+// layout it replaces stop. A canvas shows its first layout until then
+// (or Options.Layout). UseCanvasLayout switches one canvas alone.
 func (c *Config) UseLayout(name string) error {
 	if i := slices.Index(c.layouts, name); name != "" && i >= 0 {
 		return c.UseLayoutIndex(i)
@@ -565,17 +572,129 @@ func (c *Config) UseLayoutIndex(i int) error {
 	if err := c.closedLocked(); err != nil {
 		return err
 	}
-	c.layout, c.shown = &i, i
+	listed := false
+	for cv, canvas := range c.canvases {
+		if slices.Contains(canvas.Layouts, i) {
+			c.useLocked(cv, i)
+			listed = true
+		}
+	}
+	if !listed {
+		return fmt.Errorf("goeq: no canvas lists layout %s", c.describeLayout(i))
+	}
 	return nil
 }
 
-// Layout is the index in Layouts of the layout the canvases show: the one
-// the run started with (Options.Layout, or each canvas's first), or the
-// one UseLayout or UseLayoutIndex last asked for.
+func (c *Config) useLocked(canvas, layout int) {
+	if c.useLayouts == nil {
+		c.useLayouts = map[int]int{}
+	}
+	c.useLayouts[canvas], c.shown[canvas] = layout, layout
+}
+
+// Layout is the index in Layouts of the layout the first canvas that
+// shows one shows (0 when none does): the one the run started with
+// (Options.Layout, or the canvas's first), or the one last asked for.
 func (c *Config) Layout() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.shown
+	for _, l := range c.shown {
+		if l != LayoutOff {
+			return l
+		}
+	}
+	return 0
+}
+
+// LayoutOff stands for a canvas's `layout OFF` where CanvasLayout and
+// UseCanvasLayout number layouts: the canvas shows nothing (its
+// destination channels stop), as Equalizer's.
+const LayoutOff = server.LayoutOff
+
+// Canvas is one of the config's canvases: a wall, a monitor of it, an
+// operator's screen.
+type Canvas struct {
+	Name string // may be empty
+	// Layouts are the layouts the canvas lists, in the config's order for
+	// it: indexes in Config.Layouts, or LayoutOff for its `layout OFF`.
+	Layouts []int
+}
+
+// Canvases lists the config's canvases, in its order.
+func (c *Config) Canvases() []Canvas {
+	out := slices.Clone(c.canvases)
+	for i := range out {
+		out[i].Layouts = slices.Clone(out[i].Layouts)
+	}
+	return out
+}
+
+// CanvasLayout is the layout a canvas (by index in Canvases) shows: an
+// index in Layouts, or LayoutOff.
+func (c *Config) CanvasLayout(canvas int) (int, error) {
+	if canvas < 0 || canvas >= len(c.canvases) {
+		return 0, c.noCanvas(canvas)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.shown[canvas], nil
+}
+
+// UseCanvasLayout shows on one canvas (by index in Canvases) a layout it
+// lists (an index in Layouts, or LayoutOff where it lists `layout OFF`)
+// from the next frame started on, as Equalizer's Canvas::useLayout (and
+// eqPly's l on its current canvas): an operator's screen keeps its
+// layout while the wall's changes, or the wall goes dark.
+func (c *Config) UseCanvasLayout(canvas, layout int) error {
+	if canvas < 0 || canvas >= len(c.canvases) {
+		return c.noCanvas(canvas)
+	}
+	if layout != LayoutOff && (layout < 0 || layout >= len(c.layouts)) {
+		return fmt.Errorf("goeq: no layout %d: the config has %s", layout, c.describeLayouts())
+	}
+	if !slices.Contains(c.canvases[canvas].Layouts, layout) {
+		return fmt.Errorf("goeq: canvas %s does not list layout %s; it lists %s", c.describeCanvas(canvas), c.describeLayout(layout), c.describeCanvasLayouts(canvas))
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.closedLocked(); err != nil {
+		return err
+	}
+	c.useLocked(canvas, layout)
+	return nil
+}
+
+func (c *Config) noCanvas(canvas int) error {
+	return fmt.Errorf("goeq: no canvas %d: the config has %d", canvas, len(c.canvases))
+}
+
+func (c *Config) describeCanvas(i int) string {
+	if name := c.canvases[i].Name; name != "" {
+		return strconv.Quote(name)
+	}
+	return strconv.Itoa(i)
+}
+
+// describeLayout names a layout by its index in Layouts (or LayoutOff).
+func (c *Config) describeLayout(i int) string {
+	switch {
+	case i == LayoutOff:
+		return "OFF"
+	case i >= 0 && i < len(c.layouts) && c.layouts[i] != "":
+		return strconv.Quote(c.layouts[i])
+	}
+	return strconv.Itoa(i)
+}
+
+func (c *Config) describeCanvasLayouts(canvas int) string {
+	var names []string
+	for _, l := range c.canvases[canvas].Layouts {
+		names = append(names, c.describeLayout(l))
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
 }
 
 func (c *Config) describeLayouts() string { return compound.DescribeLayoutNames(c.layouts) }

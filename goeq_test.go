@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -1624,6 +1625,124 @@ func TestUseLayoutIndexChoosesUnnamedLayouts(t *testing.T) {
 	opt.Reference = false
 	got, gotDir := runLayoutSwitches(t, opt, check, use)
 	compareLayoutRuns(t, layoutFrames, got, gotDir, want, wantDir)
+}
+
+// An application switches one canvas alone (Equalizer's
+// Canvas::useLayout): a wall of two layouts and `layout OFF` beside an
+// operator's screen that lists only the whole view. The wall shows its
+// halves while the operator's screen keeps the whole view, then goes
+// dark, then UseLayout shows the whole view on both: frame for frame as
+// the reference renders them, in this process and on a running eqserver.
+func TestUseCanvasLayoutSwitchesOneCanvas(t *testing.T) {
+	text, err := os.ReadFile(examples("two-layouts.eqc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	operator := strings.NewReplacer(
+		"        pipe\n        {\n            window\n            {\n                name \"dest\"", `        pipe
+        {
+            window { name "operator" viewport [ 660 0 320 180 ] channel { name "operator" } }
+            window
+            {
+                name "dest"`,
+		"        layout \"halves\"\n", "        layout \"halves\"\n        layout OFF\n",
+		"\n    canvas\n    {\n", "\n    canvas\n    {\n        name \"wall\"\n",
+		"\n    compound\n", "\n    canvas { name \"operator\" layout \"whole\" wall {} segment { channel \"operator\" } }\n    compound\n",
+	).Replace(string(text))
+	const wall, screen = 0, 1
+	// by frame: what each canvas shows
+	shows := map[int][2]int{0: {0, 0}, 1: {0, 0}, 2: {1, 0}, 3: {goeq.LayoutOff, 0}, 4: {0, 0}, 5: {0, 0}}
+	use := func(cfg *goeq.Config, frame int) error {
+		var err error
+		switch frame {
+		case 2:
+			err = cfg.UseCanvasLayout(wall, 1)
+		case 3:
+			err = cfg.UseCanvasLayout(wall, goeq.LayoutOff)
+		case 4:
+			err = cfg.UseLayout("whole")
+		}
+		for cv, want := range shows[frame] {
+			if got, cerr := cfg.CanvasLayout(cv); got != want || cerr != nil {
+				t.Errorf("frame %d: canvas %d shows %d (%v); want %d", frame, cv, got, cerr, want)
+			}
+		}
+		return err
+	}
+	check := func(cfg *goeq.Config) {
+		want := []goeq.Canvas{{Name: "wall", Layouts: []int{0, 1, goeq.LayoutOff}}, {Name: "operator", Layouts: []int{0}}}
+		if got := cfg.Canvases(); !reflect.DeepEqual(got, want) {
+			t.Errorf("canvases %+v; want %+v", got, want)
+		}
+		for _, c := range []struct {
+			err  error
+			want string
+		}{
+			{cfg.UseCanvasLayout(screen, 1), `goeq: canvas "operator" does not list layout "halves"; it lists "whole"`},
+			{cfg.UseCanvasLayout(screen, goeq.LayoutOff), `goeq: canvas "operator" does not list layout OFF; it lists "whole"`},
+			{cfg.UseCanvasLayout(2, 0), "goeq: no canvas 2: the config has 2"},
+			{cfg.UseCanvasLayout(wall, 2), `goeq: no layout 2: the config has "whole", "halves"`},
+		} {
+			if c.err == nil || c.err.Error() != c.want {
+				t.Errorf("%v; want %s", c.err, c.want)
+			}
+		}
+		if _, err := cfg.CanvasLayout(-1); err == nil {
+			t.Error("CanvasLayout(-1): no error")
+		}
+	}
+	written := func(name string, byFrame map[int][]string) {
+		t.Helper()
+		for f, s := range shows {
+			want := []string{fmt.Sprintf("operator-%06d.png", f)} // its one layout: no layout and view in the name
+			switch s[wall] {
+			case 0:
+				want = append(want, fmt.Sprintf("dest.whole.view0-%06d.png", f))
+			case 1:
+				want = append(want, fmt.Sprintf("dest.halves.left-%06d.png", f), fmt.Sprintf("dest.halves.right-%06d.png", f))
+			}
+			slices.Sort(want)
+			if got := slices.Sorted(slices.Values(byFrame[f])); !slices.Equal(got, want) {
+				t.Errorf("%s: frame %d wrote %q; want %q", name, f, got, want)
+			}
+		}
+	}
+	opt := goeq.Options{Config: "operator.eqc", ConfigText: operator, Reference: true}
+	want, wantDir := runLayoutSwitches(t, opt, check, use)
+	written("the reference", want)
+	opt.Reference = false
+	got, gotDir := runLayoutSwitches(t, opt, check, use)
+	written("in this process", got)
+	sameImages(t, got, gotDir, want, wantDir)
+
+	path := filepath.Join(t.TempDir(), "operator.eqc")
+	if err := os.WriteFile(path, []byte(operator), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GOEQ_TOKEN", "the-shared-token")
+	onServer, onServerDir := runLayoutSwitches(t, goeq.Options{Server: startAppServer(t, path).addr}, check, use)
+	written("on a running eqserver", onServer)
+	sameImages(t, onServer, onServerDir, want, wantDir)
+}
+
+// sameImages compares the images of two runs, frame by frame, within
+// the corpus' tolerance.
+func sameImages(t *testing.T, got map[int][]string, gotDir string, want map[int][]string, wantDir string) {
+	t.Helper()
+	for f, names := range got {
+		for _, name := range names {
+			if !slices.Contains(want[f], name) {
+				continue // written() says so
+			}
+			d, err := imagecmp.CompareFiles(filepath.Join(gotDir, name), filepath.Join(wantDir, name), 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.BadFraction() > 0.0002 {
+				t.Errorf("%s: %s", name, d)
+			}
+		}
+	}
 }
 
 const layoutFrames = 6

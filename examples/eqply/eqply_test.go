@@ -286,6 +286,33 @@ func TestLShowsTheNextLayout(t *testing.T) {
 	r.endsCleanly(t, "q")
 }
 
+// l steps through the current canvas's layouts as eqPly's does, its
+// `layout OFF` too, and shift-l back; c makes the next canvas current,
+// whose layouts l then steps through (an operator's screen of one layout:
+// none). The trace carries what each canvas shows.
+func TestLAndCSwitchTheCurrentCanvassLayouts(t *testing.T) {
+	c := &controls{cam: homeCamera, view: -1, canvasLayouts: [][]int{{0, 1, goeq.LayoutOff}, {0}}, shown: []int{0, 0}}
+	for _, step := range []struct {
+		key  goeq.Key
+		mods goeq.Modifiers
+		want []int
+	}{
+		{'l', 0, []int{1, 0}},
+		{'l', 0, []int{goeq.LayoutOff, 0}},
+		{'l', 0, []int{0, 0}},
+		{'l', goeq.ModShift, []int{goeq.LayoutOff, 0}},
+		{'c', 0, []int{goeq.LayoutOff, 0}},
+		{'l', 0, []int{goeq.LayoutOff, 0}},
+		{'c', 0, []int{goeq.LayoutOff, 0}},
+		{'l', 0, []int{0, 0}},
+	} {
+		changed := c.handle(goeq.Event{Kind: goeq.KeyPress, Key: step.key, Modifiers: step.mods})
+		if got := c.frame().Layouts; !slices.Equal(got, step.want) || changed != (step.key == 'l' && c.canvas == 0) {
+			t.Fatalf("%c (mods %d) on canvas %d: layouts %v, changed %v; want %v", rune(step.key), step.mods, c.canvas, got, changed, step.want)
+		}
+	}
+}
+
 // runHeadless runs eqply without an X display, for at most two minutes,
 // and returns what it wrote.
 func runHeadless(bin string, args ...string) (string, error) {
@@ -649,7 +676,7 @@ func TestCameraPathReplaysATrace(t *testing.T) {
 		done func(traceLine) bool
 	}{
 		{"o", func(l traceLine) bool { return l.Ortho }},
-		{"l", func(l traceLine) bool { return l.Data != nil && l.Data.Layout == 1 }},
+		{"l", func(l traceLine) bool { return l.Data != nil && slices.Equal(l.Data.Layouts, []int{1}) }},
 		{"g", func(l traceLine) bool { return l.Data != nil && l.Data.Stereo }},
 	} {
 		xtest.Xdotool(t, r.disp, "windowfocus", "--sync", r.win)
@@ -798,7 +825,7 @@ func TestBadFlagsAreRejected(t *testing.T) {
 	os.WriteFile(trace, []byte(`{"frame":0,"data":{"Camera":{"Distance":2}}}`+"\n"+`{"frame":1,"data":{"Camera":{"Distance":1e300}}}`+"\n"), 0o644)
 	layouts := func(name string, layout int) string {
 		path := filepath.Join(dir, name)
-		os.WriteFile(path, []byte(fmt.Sprintf(`{"frame":0,"data":{"Camera":{"Distance":2},"Layout":%d}}`+"\n", layout)), 0o644)
+		os.WriteFile(path, []byte(fmt.Sprintf(`{"frame":0,"data":{"Camera":{"Distance":2},"Layouts":[%d]}}`+"\n", layout)), 0o644)
 		return path
 	}
 	ply := filepath.Join(dir, "nan.ply")
@@ -816,7 +843,7 @@ func TestBadFlagsAreRejected(t *testing.T) {
 		// numbers that would hide the model behind NaNs
 		{[]string{"--camera", "nan,0,2"}, `--camera "nan,0,2": want YAW,PITCH,DISTANCE, numbers within float32's range`},
 		{[]string{"--camera-path", trace}, "line 2: camera {Yaw:0 Pitch:0 Distance:1e+300 Pan:[0 0]}: 1e+300 is NaN or past float32's range"},
-		{[]string{"--camera-path", layouts("layout-1.jsonl", -1)}, "line 1: layout -1: want an index, 0 or more"},
+		{[]string{"--camera-path", layouts("layout-2.jsonl", -2)}, "line 1: canvas 0's layout -2: want an index, 0 or more, or -1 (OFF)"},
 		// the default config has one layout, "2D"
 		{[]string{"--camera-path", layouts("layout5.jsonl", 5), "--triangles", "2000"}, `frame 0: goeq: no layout 5: the config has "2D"`},
 		{[]string{"--model", ply, "--frames", "1"}, ": " + ply + ": ply: vertex 1's y NaN is not a finite float32"},

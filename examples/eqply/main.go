@@ -31,8 +31,9 @@
 //   - w draws the triangles' edges only, and back;
 //   - i switches idle antialiasing off and on;
 //   - m shows the next model in the view under the pointer;
-//   - l shows the config's next layout (on a wall with several), shift-l
-//     the one before;
+//   - l shows the current canvas's next layout (on a wall with several;
+//     its `layout OFF` too), shift-l the one before, as eqPly's; c makes
+//     the next canvas current (the first is, at the start);
 //   - the arrows, Page Up and Page Down move every observer's head, and
 //     . , ; ' [ ] turn it (eqPly's head tracking emulation);
 //   - z and Z narrow and widen the eyes (every observer's eye base), +
@@ -155,10 +156,10 @@ type frameData struct {
 	// Wireframe draws the triangles' edges only (w switches)
 	Wireframe bool `json:",omitempty"`
 	// Stereo is every view's mode as g last set it (false: mono, or the
-	// config's while g was not pressed), and Layout the index of the
-	// layout shown, for a trace to replay
-	Stereo bool `json:",omitempty"`
-	Layout int  `json:",omitempty"`
+	// config's while g was not pressed), and Layouts the layout each
+	// canvas shows (goeq.Config.CanvasLayout), for a trace to replay
+	Stereo  bool  `json:",omitempty"`
+	Layouts []int `json:",omitempty"`
 }
 
 // colorMode is what colours the models are drawn in, as eqPly's d
@@ -318,12 +319,16 @@ type controls struct {
 	last     [2]float64
 	stats    bool
 	quit     bool
-	layout   int // of layouts, the config's: l shows the next
-	layouts  int
-	frozen   bool // the load balancing: f switches it
-	stereo   bool // every view: g switches it
-	ortho    bool // o switches the projection
-	shot     bool // p asks for a screenshot of the next frame
+	// canvas is the current canvas (c makes the next current), whose
+	// layouts (of canvasLayouts, each canvas's: goeq.Config.Canvases) l
+	// steps through; shown is the layout each canvas shows
+	canvas        int
+	canvasLayouts [][]int
+	shown         []int
+	frozen        bool // the load balancing: f switches it
+	stereo        bool // every view: g switches it
+	ortho         bool // o switches the projection
+	shot          bool // p asks for a screenshot of the next frame
 	// models is how many the run has; m shows the next in the view
 	// pointed at (every view, pointed at none): model, viewModels
 	models     int
@@ -358,7 +363,8 @@ const keys = `eqply's keys (in the view under the pointer where it matters):
   g        mono or stereo (anaglyph)   o  perspective or parallel projection
   d        colours: the models', each channel's, the mesh's
   w        wireframe                   i  idle antialiasing on or off
-  m        the next model              l, shift-l  the next layout, the one before
+  m        the next model              l, shift-l  the canvas's next layout, the one before
+  c        the next canvas (l switches its layouts)
   arrows, Page Up, Page Down  move the head;  . , ; ' [ ]  turn it
   z, Z     the eyes closer, farther apart (eye base)
   y, Y     the model unit by 0.1, by 10 (stereo and parallel show the model larger, smaller)
@@ -502,7 +508,7 @@ func (c *controls) camera() *camera {
 func (c *controls) frame() frameData {
 	f := frameData{Camera: c.cam, Ortho: c.ortho, Pose: c.pose, Model: c.model, Models: maps.Clone(c.viewModels), Head: c.head, EyeBase: c.eyeBase,
 		FocusDistance: c.focusDistance, FocusMode: c.focusMode, Colors: c.colors, Wireframe: c.wireframe, Units: maps.Clone(c.units),
-		Stereo: c.stereo, Layout: c.layout}
+		Stereo: c.stereo, Layouts: slices.Clone(c.shown)}
 	for v, cam := range c.views {
 		if f.Views == nil {
 			f.Views = map[int]camera{}
@@ -590,14 +596,21 @@ func (c *controls) handle(ev goeq.Event) bool {
 		case 'p', goeq.KeyF(11):
 			c.shot = true
 			return true
-		case 'l': // the next layout; with shift the one before, as eqPly's L
-			if c.layouts > 1 {
+		case 'l': // the canvas's next layout; with shift the one before, as eqPly's L
+			if c.canvas < len(c.canvasLayouts) && len(c.canvasLayouts[c.canvas]) > 1 {
+				layouts := c.canvasLayouts[c.canvas]
 				step := 1
 				if ev.Modifiers&goeq.ModShift != 0 {
-					step = c.layouts - 1
+					step = len(layouts) - 1
 				}
-				c.layout = (c.layout + step) % c.layouts
+				at := max(slices.Index(layouts, c.shown[c.canvas]), 0)
+				c.shown[c.canvas] = layouts[(at+step)%len(layouts)]
 				return true
+			}
+		case 'c': // the next canvas is current, as eqPly's
+			if len(c.canvasLayouts) > 1 {
+				c.canvas = (c.canvas + 1) % len(c.canvasLayouts)
+				fmt.Fprintf(os.Stderr, "canvas %d of %d\n", c.canvas, len(c.canvasLayouts))
 			}
 		case 'q', goeq.KeyEscape:
 			c.quit = true
@@ -632,7 +645,10 @@ func (c *controls) replay(f frameData) {
 	c.cam, c.ortho, c.views, c.pose = f.Camera, f.Ortho, nil, f.Pose
 	c.model, c.viewModels, c.head, c.eyeBase, c.colors, c.wireframe = f.Model, f.Models, f.Head, f.EyeBase, f.Colors, f.Wireframe
 	c.focusDistance, c.focusMode, c.units = f.FocusDistance, f.FocusMode, maps.Clone(f.Units)
-	c.stereo, c.layout = f.Stereo, f.Layout
+	c.stereo = f.Stereo
+	if f.Layouts != nil {
+		c.shown = slices.Clone(f.Layouts)
+	}
 	for v, cam := range f.Views {
 		if c.views == nil {
 			c.views = map[int]*camera{}
@@ -742,8 +758,10 @@ func decodeTrace(r io.Reader) ([]frameData, error) {
 					return nil, fmt.Errorf("line %d: view %d's model unit %v: want %g to %g", line, v, u, goeq.MinModelUnit, goeq.MaxModelUnit)
 				}
 			}
-			if l.Data.Layout < 0 {
-				return nil, fmt.Errorf("line %d: layout %d: want an index, 0 or more", line, l.Data.Layout)
+			for cv, layout := range l.Data.Layouts {
+				if layout < goeq.LayoutOff {
+					return nil, fmt.Errorf("line %d: canvas %d's layout %d: want an index, 0 or more, or %d (OFF)", line, cv, layout, goeq.LayoutOff)
+				}
 			}
 			if l.Data.Colors < ownColors || l.Data.Colors >= colorModes {
 				return nil, fmt.Errorf("line %d: colours %d: want 0 to %d", line, l.Data.Colors, colorModes-1)
@@ -815,7 +833,7 @@ func main() {
 	frameTimeout := flag.Duration("frame-timeout", 10*time.Second, "a frame that does not complete in this time fails the run (raise it for a model a software GL draws for seconds)")
 	local := flag.Bool("local", false, "start every node's render client on this machine, whatever host the config names (try a cluster config here)")
 	reference := flag.Bool("reference", false, "every destination channel draws its whole frame itself, undecomposed: the picture a decomposed run must match")
-	layout := flag.String("layout", "", "the layout to start with on the canvases that have it: its name, or its index in the config for an unnamed one (l steps on from it)")
+	layout := flag.String("layout", "", "the layout to start with on the canvases that list it: its name, or its index in the config for an unnamed one (l steps on from it)")
 	eqPly := eqPlyFlags()
 	flag.Parse()
 	eqPly.tell()
@@ -898,14 +916,20 @@ func main() {
 	}
 	home := c.cam
 	n := 0
-	shown := *overlay              // what the overlay is set to
-	c.layouts = len(cfg.Layouts()) // l steps through them, named or not
-	c.layout = cfg.Layout()
-	used := c.layout    // the layout showing
-	frozen := false     // the load balancing, as last asked for
-	stereo := false     // the views, as last asked for
-	var head *goeq.Mat4 // the observers' head, as last set
-	eyeBase := 0.0      // and their eye base
+	shown := *overlay // what the overlay is set to
+	for i, cv := range cfg.Canvases() {
+		c.canvasLayouts = append(c.canvasLayouts, cv.Layouts)
+		shows, err := cfg.CanvasLayout(i)
+		if err != nil {
+			log.Fatal(err)
+		}
+		c.shown = append(c.shown, shows)
+	}
+	used := slices.Clone(c.shown) // the layouts showing
+	frozen := false               // the load balancing, as last asked for
+	stereo := false               // the views, as last asked for
+	var head *goeq.Mat4           // the observers' head, as last set
+	eyeBase := 0.0                // and their eye base
 	focus, focusMode := 0.0, goeq.FocusUnchanged
 	c.configEyeBase = cfg.EyeBase(0)
 	c.configFocus, _ = cfg.Focus(0)
@@ -984,11 +1008,16 @@ func main() {
 				}
 			}
 		}
-		if c.layout != used {
-			if err := cfg.UseLayoutIndex(c.layout); err != nil {
-				return fmt.Errorf("frame %d: %w", n, err)
+		if len(c.shown) != len(used) {
+			return fmt.Errorf("frame %d shows layouts on %d canvases: the config has %d", n, len(c.shown), len(used))
+		}
+		for cv, layout := range c.shown {
+			if layout != used[cv] {
+				if err := cfg.UseCanvasLayout(cv, layout); err != nil {
+					return fmt.Errorf("frame %d: %w", n, err)
+				}
+				used[cv] = layout
 			}
-			used = c.layout
 		}
 		// refining, the screenshot waits for the last refined frame
 		shoot := c.shot && (!refining() || c.stats) && screenshot()

@@ -147,6 +147,21 @@ type App struct {
 	Input func(node string, events []control.WindowEvent)
 }
 
+// LayoutOff stands for a canvas's `layout OFF` where layouts are
+// numbered: the canvas shows nothing.
+const LayoutOff = -1
+
+// CanvasInfo is what an application learns of a canvas.
+type CanvasInfo struct {
+	Name string
+	// Layouts are the layouts the canvas lists, in its order: indexes in
+	// RunInfo.Layouts, or LayoutOff.
+	Layouts []int
+	// Shows is the one it shows as the run starts (Options.Layout, or its
+	// first): an index in RunInfo.Layouts, or LayoutOff.
+	Shows int
+}
+
 // AppFrame is one frame an application asks for.
 type AppFrame struct {
 	Data []byte // its frame data, encoded
@@ -158,10 +173,11 @@ type AppFrame struct {
 	// Overlay, when set, switches the statistics overlay on or off from
 	// this frame on.
 	Overlay *bool
-	// Layout, when set, shows the config's layout of that index (in
-	// RunInfo.Layouts' order) on every canvas that has it from this frame
-	// on: by index, since layouts may have no name.
-	Layout *int `json:",omitempty"`
+	// CanvasLayouts show layouts on canvases from this frame on: by
+	// canvas index (RunInfo.Canvases), the index in RunInfo.Layouts of a
+	// layout the canvas lists, or LayoutOff where it lists `layout OFF`
+	// (by index, since layouts and canvases may have no name).
+	CanvasLayouts map[int]int `json:",omitempty"`
 	// ViewModes makes views (by index in the config's views, layout by
 	// layout) stereo (true) or mono from this frame on.
 	ViewModes map[int]bool `json:",omitempty"`
@@ -191,10 +207,10 @@ type RunInfo struct {
 	FocusDistances []float64
 	FocusModes     []string
 	Layouts        []string // the config's layouts' names
-	// Layout indexes Layouts: the layout the run starts with (that of the
-	// first canvas that shows one; 0 when none does).
-	Layout int
-	Views  []string // the config's views' names, layout by layout
+	// Canvases are the config's canvases, with the layouts each lists
+	// and shows as the run starts.
+	Canvases []CanvasInfo
+	Views    []string // the config's views' names, layout by layout
 	// FrameTimeout is how long the server lets a frame take before it
 	// fails the run: an application on a server of its own gives up on a
 	// server silent for much longer while frames are due.
@@ -669,15 +685,35 @@ func activateLayout(cfg *compound.Config, name string) error {
 	return nil
 }
 
-// startingLayout is the index in cfg.Layouts of the layout the first
-// canvas that has one shows.
-func startingLayout(cfg *compound.Config) int {
+// canvasInfos number each canvas's layouts as RunInfo does.
+func canvasInfos(cfg *compound.Config) []CanvasInfo {
+	var infos []CanvasInfo
 	for _, cv := range cfg.Canvases {
-		if cv.ActiveLayout < len(cv.Layouts) && cv.Layouts[cv.ActiveLayout] != nil {
-			return max(slices.Index(cfg.Layouts, cv.Layouts[cv.ActiveLayout]), 0)
+		info := CanvasInfo{Name: cv.Name, Shows: LayoutOff}
+		for i, l := range cv.Layouts {
+			index := LayoutOff
+			if l != nil {
+				index = slices.Index(cfg.Layouts, l)
+			}
+			info.Layouts = append(info.Layouts, index)
+			if i == cv.ActiveLayout {
+				info.Shows = index
+			}
 		}
+		infos = append(infos, info)
 	}
-	return 0
+	return infos
+}
+
+// describeLayout names layout l (index i in the config's; nil: OFF).
+func describeLayout(l *compound.Layout, i int) string {
+	switch {
+	case l == nil:
+		return "OFF"
+	case l.Name != "":
+		return strconv.Quote(l.Name)
+	}
+	return strconv.Itoa(i)
 }
 
 func (s *server) clientBinary() string { return ClientBinary(s.opt.ClientBinary) }
@@ -1327,7 +1363,7 @@ func (s *server) tellReady() {
 	for _, l := range s.cfg.Layouts {
 		info.Layouts = append(info.Layouts, l.Name)
 	}
-	info.Layout = startingLayout(s.cfg)
+	info.Canvases = canvasInfos(s.cfg)
 	for _, o := range s.cfg.Observers {
 		info.Observers = append(info.Observers, o.Name)
 		info.EyeBases = append(info.EyeBases, o.EyeRight.Sub(o.EyeLeft).Len())
@@ -1433,14 +1469,26 @@ func (s *server) request(af AppFrame) (scheduler.Request, error) {
 		}
 		req.ModelUnits[views[i]] = unit
 	}
-	if af.Layout != nil {
-		i := *af.Layout
-		if i < 0 || i >= len(s.cfg.Layouts) {
-			return req, fmt.Errorf("frame %d: no layout %d: the config has %s", frame, i, s.cfg.DescribeLayouts())
+	for cv, layout := range af.CanvasLayouts {
+		if cv < 0 || cv >= len(s.cfg.Canvases) {
+			return req, fmt.Errorf("frame %d: no canvas %d: the config has %d", frame, cv, len(s.cfg.Canvases))
 		}
-		if req.Layouts = s.cfg.LayoutIndexes(s.cfg.Layouts[i]); len(req.Layouts) == 0 {
-			return req, fmt.Errorf("frame %d: no canvas has layout %d", frame, i)
+		canvas := s.cfg.Canvases[cv]
+		var l *compound.Layout // nil: OFF
+		if layout != LayoutOff {
+			if layout < 0 || layout >= len(s.cfg.Layouts) {
+				return req, fmt.Errorf("frame %d: no layout %d: the config has %s", frame, layout, s.cfg.DescribeLayouts())
+			}
+			l = s.cfg.Layouts[layout]
 		}
+		i := slices.Index(canvas.Layouts, l)
+		if i < 0 {
+			return req, fmt.Errorf("frame %d: canvas %d does not list layout %s", frame, cv, describeLayout(l, layout))
+		}
+		if req.Layouts == nil {
+			req.Layouts = map[*compound.Canvas]int{}
+		}
+		req.Layouts[canvas] = i
 	}
 	return req, nil
 }
