@@ -518,6 +518,11 @@ type channelRun struct {
 	tiles *tileDraw
 	// bands are an exchange's bands kept in memory, per eye (band.go)
 	bands map[int]*cpuMerged
+	// holdFor lists, by the index of the task a compound starts with,
+	// the scratch readbacks (planner.Task.Scratch) it ends with; kept is
+	// what each one's region held before, by the readback's index
+	holdFor map[int][]int
+	kept    map[int]*heldPixels
 }
 
 // frameRun is one frame on the pipe.
@@ -531,6 +536,7 @@ type frameRun struct {
 	windows [][]taskRef
 	res     *Result
 	records map[string]*stats.Record
+	pulls   map[grantKey]*tilePull // by channel and queue
 }
 
 // Receive hands a frame's cluster events to the renderer, when it takes
@@ -610,7 +616,8 @@ func (e *Executor) Run(ctx context.Context, frame int, data []byte, plans []*pla
 			}
 			wp := *p
 			wp.Tasks = tasks[i]
-			fr.runs = append(fr.runs, &channelRun{plan: &wp, target: tg, dirty: map[int]compound.PixelViewport{}, done: make([]bool, len(tasks[i]))})
+			fr.runs = append(fr.runs, &channelRun{plan: &wp, target: tg, dirty: map[int]compound.PixelViewport{}, done: make([]bool, len(tasks[i])),
+				holdFor: scratchStarts(wp.Tasks)})
 		}
 		fr.windowOrder()
 		// every frame starts from a cleared window, as from a fresh back
@@ -767,7 +774,19 @@ func (fr *frameRun) step() (progressed bool, err error) {
 // runNext runs a channel's next task; false when it waits.
 func (fr *frameRun) runNext(r *channelRun) (bool, error) {
 	t := &r.plan.Tasks[r.next]
+	for _, rb := range r.holdFor[r.next] {
+		if r.kept == nil {
+			r.kept = map[int]*heldPixels{}
+		}
+		if _, ok := r.kept[rb]; !ok {
+			r.kept[rb] = hold(r.target.FB, r.plan.Tasks[rb].Region, compound.Pixel{})
+		}
+	}
 	ok, err := fr.run(r, t)
+	if err == nil && ok && t.Scratch {
+		err = r.kept[r.next].putBack(r.target.FB)
+		delete(r.kept, r.next)
+	}
 	if err != nil {
 		return false, fmt.Errorf("frame %d: channel %s: %s of compound %s: %w", fr.frame, r.plan.Channel.Label, t.Kind, t.Compound, err)
 	}
@@ -1018,6 +1037,37 @@ func (h *heldPixels) restore(fb *glutil.Target) error {
 	return fb.Write(h.at.X, h.at.Y, h.at.W, h.at.H, h.at.W, color, depth, stencil)
 }
 
+// putBack writes all the held pixels back.
+func (h *heldPixels) putBack(fb *glutil.Target) error {
+	if h == nil {
+		return nil
+	}
+	return fb.Write(h.at.X, h.at.Y, h.at.W, h.at.H, h.at.W, h.color, h.depth, h.stencil)
+}
+
+// scratchStarts finds the task each scratch readback's compound starts
+// with (its first task, or its subtree's, in the channel's order): what
+// the readback's region holds there goes back after the readback.
+func scratchStarts(tasks []planner.Task) map[int][]int {
+	var starts map[int][]int
+	for rb, t := range tasks {
+		if !t.Scratch {
+			continue
+		}
+		for i := range rb + 1 {
+			c := tasks[i]
+			if c.Eye == t.Eye && (c.Compound == t.Compound || strings.HasPrefix(c.Compound, t.Compound+".")) {
+				if starts == nil {
+					starts = map[int][]int{}
+				}
+				starts[i] = append(starts[i], rb)
+				break
+			}
+		}
+	}
+	return starts
+}
+
 // readAll reads the colour, depth and (for a stencil target) stencil of
 // region of fb.
 func readAll(fb *glutil.Target, at compound.PixelViewport) ([]byte, []float32, []byte) {
@@ -1264,10 +1314,14 @@ func (fr *frameRun) readByRenderer(rd draw.Reader, r *channelRun, t *planner.Tas
 // tileDraw is a draw task pulling tiles from a queue.
 type tileDraw struct {
 	queue   string
-	asked   bool // a pull is outstanding
-	last    bool // the queue said it is empty
 	pending []tileItem
 	sent    int
+}
+
+// tilePull is what a channel asked of a tile queue in a frame.
+type tilePull struct {
+	asked bool // a pull is outstanding
+	last  bool // the queue said it is empty
 }
 
 type tileItem struct {
@@ -1285,20 +1339,33 @@ func (fr *frameRun) drawTiles(r *channelRun, t *planner.Task, rec *stats.Record)
 		r.tiles = &tileDraw{queue: t.Queue}
 	}
 	td := r.tiles
-	for _, g := range e.inbox.takeGrants(grantKey{fr.frame, r.plan.Channel.ID, t.Queue}) {
-		td.asked = false
+	// a channel may pull from a queue for two compounds (its own part and
+	// one it draws aside, or one merged into it): the grants answer the
+	// channel, so whichever of its draws runs takes them, and each ends
+	// once the queue is done
+	key := grantKey{fr.frame, r.plan.Channel.ID, t.Queue}
+	if fr.pulls == nil {
+		fr.pulls = map[grantKey]*tilePull{}
+	}
+	pull := fr.pulls[key]
+	if pull == nil {
+		pull = &tilePull{}
+		fr.pulls[key] = pull
+	}
+	for _, g := range e.inbox.takeGrants(key) {
+		pull.asked = false
 		for i := range g.Tiles {
 			td.pending = append(td.pending, tileItem{index: g.First + i, tile: &g.Tiles[i]})
 		}
 		for i := range g.Ranges {
 			td.pending = append(td.pending, tileItem{index: g.First + i, rng: &g.Ranges[i]})
 		}
-		td.last = td.last || g.Done
+		pull.last = pull.last || g.Done
 	}
-	if !td.asked && !td.last {
+	if !pull.asked && !pull.last {
 		// ask for the next batch before drawing this one
 		e.sink.Pull(fr.frame, r.plan.Channel.ID, t.Queue, e.opt.TileBatch)
-		td.asked = true
+		pull.asked = true
 	}
 	for _, it := range td.pending {
 		start := time.Now()
@@ -1338,7 +1405,7 @@ func (fr *frameRun) drawTiles(r *channelRun, t *planner.Task, rec *stats.Record)
 		td.sent++
 	}
 	td.pending = nil
-	if !td.last {
+	if !pull.last {
 		return false, nil
 	}
 	for _, out := range t.Outputs {

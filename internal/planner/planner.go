@@ -155,7 +155,16 @@ type Task struct {
 	ColorMask  ColorMask         `json:"color_mask,omitempty"`
 	// Samples, on a draw, is how many samples per pixel it renders with
 	// (compound.Compound.DrawSamples); 0 renders single-sampled.
-	Samples int      `json:"samples,omitempty"`
+	Samples int `json:"samples,omitempty"`
+	// Scratch, on a readback (or a tile queue's draw, which reads back
+	// each tile), says that the compound drew on its destination's own
+	// pixels off its place there (a pixel, subpixel or zoom part: at the
+	// corner, smaller or shifted) and reaches the destination only through
+	// the frames read back: what its region held before the compound's
+	// first task goes back after it, or the draw would stay in the
+	// destination's picture (and win a depth-merged assembly over the
+	// parts where nearer).
+	Scratch bool     `json:"scratch,omitempty"`
 	Outputs []Output `json:"outputs,omitempty"`
 	Inputs  []Input  `json:"inputs,omitempty"`
 	// Queue, on a draw, names the tile queue the channel pulls tiles (or
@@ -1039,6 +1048,9 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 	}
 	renders := cp != nil && !s.Skip
 	queue := queueOf(c, eye)
+	dest := c.Destination()
+	scratch := dest != nil && dest != c && c.Channel == dest.Channel &&
+		(s.Pixel.W > 1 || s.Pixel.H > 1 || s.Subpixel.Size > 1 || s.Zoom != (compound.Zoom{X: 1, Y: 1}))
 	if renders {
 		if c.Tasks&compound.TaskClear != 0 && !p.clearedForEarlierEye(c, eye, s) {
 			cp.Tasks = append(cp.Tasks, task(Clear))
@@ -1051,6 +1063,7 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 				t.Queue = queue
 				if c.Tasks&compound.TaskReadback != 0 {
 					t.Outputs = p.outputs(c, states)
+					t.Scratch = scratch
 				}
 			}
 			cp.Tasks = append(cp.Tasks, t)
@@ -1117,6 +1130,7 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 	if (c.Tasks&compound.TaskReadback != 0 && len(c.OutputFrames) > 0 || exchanging) && renders && !(queue != "" && c.IsLeaf()) {
 		t := task(Readback)
 		t.Outputs = p.outputs(c, states)
+		t.Scratch = scratch
 		if exchanging {
 			t.Outputs = sends // its image goes to the exchange's first round
 			t.Exchange = ExchangeFirst

@@ -1200,3 +1200,68 @@ func TestInterleavedEyesClearTheDestinationOnce(t *testing.T) {
 		t.Errorf("assembles %v by eye and draws aside %d times, want one each", assembles, asideDraws)
 	}
 }
+
+// A part the destination draws off its place on its own pixels (pixel,
+// subpixel or zoom: at the corner, smaller or shifted) and sends to itself
+// in a frame marks its readback Scratch: the executor puts back what the
+// part's draw overwrote. A part drawn in place (2D, DB) does not, nor a
+// source on another channel.
+func TestScratchReadbacksAreThoseOffPlaceOnTheDestination(t *testing.T) {
+	for _, c := range []struct {
+		part    string
+		scratch bool
+	}{
+		{"pixel [ 0 0 2 1 ]", true},
+		{"subpixel [ 0 2 ]", true},
+		{"zoom [ 0.5 0.5 ]", true},
+		{"viewport [ 0 0 0.5 1 ]", false},
+		{"range [ 0 0.5 ]", false},
+	} {
+		cfg := loadText(t, "scratch.eqc", `config {
+    appNode { pipe { window { viewport [ 0 0 300 200 ] attributes { hint_drawable FBO } channel { name "dest" } } }
+        pipe { window { viewport [ 0 0 300 200 ] attributes { hint_drawable FBO } channel { name "src" } } } }
+    observer { } layout { view { observer 0 } } canvas { layout 0 wall { } segment { channel "dest" } }
+    compound { channel ( segment 0 view 0 ) task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ]
+        compound { `+c.part+` outputframe { name "own" } }
+        compound { channel "src" `+c.part+` outputframe { name "other" } }
+        inputframe { name "own" } inputframe { name "other" } } }`)
+		plan := New(cfg).Plan(0)
+		for _, ch := range []string{"dest", "src"} {
+			cp := channel(plan, ch)
+			var readbacks []Task
+			for _, task := range cp.Tasks {
+				if task.Kind == Readback {
+					readbacks = append(readbacks, task)
+				}
+			}
+			want := c.scratch && ch == "dest"
+			if len(readbacks) != 1 || readbacks[0].Scratch != want {
+				t.Errorf("%s on %s: readbacks %+v; want one, Scratch %v", c.part, ch, readbacks, want)
+			}
+		}
+	}
+}
+
+// A destination that pulls tiles of such a part reads each back as it
+// draws it: its queued draw is the scratch one.
+func TestScratchTilesOfAPixelPartOnTheDestination(t *testing.T) {
+	cfg := loadText(t, "scratch-tiles.eqc", `config {
+    appNode { pipe { window { viewport [ 0 0 300 200 ] attributes { hint_drawable FBO } channel { name "dest" } } } }
+    observer { } layout { view { observer 0 } } canvas { layout 0 wall { } segment { channel "dest" } }
+    compound { channel ( segment 0 view 0 ) task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ]
+        compound { pixel [ 0 0 2 1 ] tile_equalizer { size [ 32 16 ] } compound { outputframe { name "own" } } }
+        compound { pixel [ 1 0 2 1 ] outputframe { name "other" } }
+        inputframe { name "own" } inputframe { name "other" } } }`)
+	var scratch []string
+	for _, task := range channel(New(cfg).Plan(0), "dest").Tasks {
+		if task.Scratch {
+			scratch = append(scratch, task.Kind.String()+" "+task.Compound)
+			if task.Kind == Draw && task.Queue == "" {
+				t.Errorf("a draw of %s is scratch but pulls no tiles", task.Compound)
+			}
+		}
+	}
+	if !slices.Equal(scratch, []string{"draw 0.0.0", "readback 0.1"}) {
+		t.Errorf("scratch tasks %q; want the queued draw of 0.0.0 and the readback of 0.1", scratch)
+	}
+}

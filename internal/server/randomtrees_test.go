@@ -19,14 +19,18 @@ import (
 // ranges, pixel interleaves, subpixel samples, balanced splits (2D,
 // rows, columns, DB), time multiplexes, tiles and eye decompositions,
 // up to three levels deep over up to eight sources, mono and stereo, some
-// parts drawn by the destination itself. Each runs against its reference,
-// with the corpus' tolerances. Trees whose check warns that a part stays
-// empty (eyes alone under a pixel part of a mono view, or in a phase of
-// one, as in Equalizer) are drawn again. make test runs 12 (seeds 0 to
-// 11); GOEQ_RANDOM_TREES=N runs N. The first three hundred found a cyclop
-// part under a stereo eye's taken for one that draws (the
-// cyclop-under-an-eye case of TestGeneratedCompoundTreesMatchTheReference),
-// seven hundred the phases' holes; they pass since.
+// parts drawn by the destination itself (in place, or sent to itself in a
+// frame), some trees' sources in the destination's own window. Each runs
+// against its reference, with the corpus' tolerances. Trees whose check
+// warns that a part stays empty (eyes alone under a pixel part of a mono
+// view, or in a phase of one, as in Equalizer) are drawn again. make test
+// runs 12 (seeds 0 to 11); GOEQ_RANDOM_TREES=N runs N. The first three
+// hundred found a cyclop part under a stereo eye's taken for one that
+// draws (the cyclop-under-an-eye case of
+// TestGeneratedCompoundTreesMatchTheReference), seven hundred the phases'
+// holes; with sources in the destination's window, forty found that a
+// part drawn off its place on the destination's pixels stayed in its
+// picture (the destination-sends cases there).
 func TestRandomCompoundTreesMatchTheReference(t *testing.T) {
 	trees := 12
 	if n, err := strconv.Atoi(os.Getenv("GOEQ_RANDOM_TREES")); err == nil && n > 0 {
@@ -49,7 +53,7 @@ func TestRandomCompoundTreesMatchTheReference(t *testing.T) {
 				if attempt < 20 && holes(res.Warnings) {
 					continue
 				}
-				t.Logf("%dx%d, %d sources, stereo %v:\n%s", g.w, g.h, g.sources, g.stereo, body)
+				t.Logf("%dx%d, %d sources (in the destination's window: %v), stereo %v:\n%s", g.w, g.h, g.sources, g.inDestination, g.stereo, body)
 				ran++
 				if matchesReference(t, path) {
 					distinguished++
@@ -78,10 +82,15 @@ func randomTree(r *rand.Rand) (generated, string) {
 	sizes := [][2]int{{320, 200}, {256, 240}, {400, 150}, {200, 300}}
 	size := sizes[r.IntN(len(sizes))]
 	g := generated{w: size[0], h: size[1], stereo: r.IntN(4) == 0}
-	destDraws := false
+	destDraws, destSends := false, false
 	leaf := func(part string) string {
 		if !destDraws && r.IntN(8) == 0 {
-			destDraws = true
+			// the destination draws a part: in place, or (as Equalizer's
+			// 3-window.PIXEL) sending it to itself in a frame
+			destDraws, destSends = true, r.IntN(2) == 0
+			if destSends {
+				return "compound { " + part + ` outputframe { name "fd" } }`
+			}
 			return "compound { " + part + " }"
 		}
 		g.sources++
@@ -160,5 +169,16 @@ func randomTree(r *rand.Rand) (generated, string) {
 	if g.sources == 0 {
 		return randomTree(r) // the destination draws it all: nothing to compare
 	}
-	return g, "task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ]\n        " + tree + "\n        " + inputFrames(g.sources)
+	if r.IntN(4) == 0 {
+		// the sources in the destination's window, over its picture
+		parts := [][4]float64{{0, 0, 1, 1}, {0, 0, 1, .5}, {0, .5, 1, .5}, {0, 0, .5, 1}, {.25, .25, .5, .5}}
+		for range g.sources {
+			g.inDestination = append(g.inDestination, parts[r.IntN(len(parts))])
+		}
+	}
+	inputs := inputFrames(g.sources)
+	if destSends {
+		inputs += ` inputframe { name "fd" }`
+	}
+	return g, "task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ]\n        " + tree + "\n        " + inputs
 }

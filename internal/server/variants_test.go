@@ -74,6 +74,10 @@ type generated struct {
 	stereo        bool
 	samples       int  // planes_samples of every window; 0: none
 	oneWindow     bool // the sources are channels side by side in one window
+	// inDestination puts the sources in the destination's window instead,
+	// each a channel over the part of it given (x, y, w, h), where they
+	// render over the picture it shows
+	inDestination [][4]float64
 }
 
 // config writes it with body inside the destination's compound.
@@ -82,7 +86,12 @@ func (g generated) config(body string) string {
 		return fmt.Sprintf(`window { name %q viewport [ 0 0 %d %d ] attributes { hint_drawable FBO planes_samples %d } %s }`, name, w, g.h, g.samples, channels)
 	}
 	var pipes []string
-	if g.oneWindow {
+	dest := `channel { name "dest" }`
+	if g.inDestination != nil {
+		for i, vp := range g.inDestination {
+			dest += fmt.Sprintf(` channel { name "src%d" viewport [ %g %g %g %g ] }`, i, vp[0], vp[1], vp[2], vp[3])
+		}
+	} else if g.oneWindow {
 		var channels []string
 		for i := range g.sources {
 			channels = append(channels, fmt.Sprintf(`channel { name "src%d" viewport [ %g 0 %g 1 ] }`, i, float64(i)/float64(g.sources), 1/float64(g.sources)))
@@ -94,6 +103,10 @@ func (g generated) config(body string) string {
 			pipes = append(pipes, "pipe { "+window(name, g.w, fmt.Sprintf("channel { name %q }", name))+" }")
 		}
 	}
+	renderNode := ""
+	if len(pipes) > 0 {
+		renderNode = `node { host "localhost" ` + strings.Join(pipes, " ") + " }"
+	}
 	mode := "MONO"
 	if g.stereo {
 		mode = "STEREO"
@@ -101,7 +114,7 @@ func (g generated) config(body string) string {
 	return fmt.Sprintf(`config {
     latency 1
     appNode { pipe { %s } }
-    node { host "localhost" %s }
+    %s
     observer { }
     layout { name "L" view { mode %s observer 0 } }
     canvas { layout "L" wall { } segment { channel "dest" } }
@@ -109,7 +122,7 @@ func (g generated) config(body string) string {
         %s
     }
 }
-`, window("dest", g.w, `channel { name "dest" }`), strings.Join(pipes, " "), mode, body)
+`, window("dest", g.w, dest), renderNode, mode, body)
 }
 
 // source is source i's compound, drawing part and sending frame fi.
@@ -272,6 +285,32 @@ func TestGeneratedCompoundTreesMatchTheReference(t *testing.T) {
         compound { viewport [ 0 0 0.5 1 ] zoom [ 0.5 0.5 ] }
         ` + source(0, "viewport [ 0.5 0 0.5 1 ]") + `
         ` + inputFrames(1)
+	// the destination's own part read back into a frame and assembled
+	// with the others, as Equalizer's 3-window.PIXEL writes it: drawn at
+	// the corner and smaller (or shifted), that draw stayed in the
+	// picture and won the depth test over the parts where nearer
+	sent := func(part, sources string, n int) string {
+		return `task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ]
+        compound { ` + part + ` outputframe { name "fd" } }
+        ` + sources + `
+        ` + inputFrames(n) + ` inputframe { name "fd" }`
+	}
+	destinationSendsPixels := sent("pixel [ 0 0 2 1 ]", source(0, "pixel [ 1 0 2 1 ]"), 1)
+	destinationSendsASample := sent("subpixel [ 0 2 ]", source(0, "subpixel [ 1 2 ]"), 1)
+	destinationSendsZoomed := sent("viewport [ 0 0 0.5 1 ] zoom [ 0.5 0.5 ]", source(0, "viewport [ 0.5 0 0.5 1 ]"), 1)
+	// two compounds of the destination's channel pull tiles of one queue
+	// (one sends them to itself, the other draws in place, aside under
+	// the subpixel part): each took the other's grants and waited on
+	destinationPullsTilesTwice := `task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ]
+        compound { subpixel [ 0 2 ] tile_equalizer { size [ 64 31 ] }
+            compound { outputframe { name "fd" } } compound { } }
+        ` + source(0, "subpixel [ 1 2 ]") + `
+        ` + inputFrames(1) + ` inputframe { name "fd" }`
+	destinationPullsTiles := `task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ]
+        compound { pixel [ 0 0 2 1 ] tile_equalizer { size [ 32 16 ] }
+            compound { outputframe { name "fd" } } ` + source(0, "") + ` }
+        ` + source(1, "pixel [ 1 0 2 1 ]") + `
+        ` + inputFrames(2) + ` inputframe { name "fd" }`
 	// subpixel decompositions in the rows of a pixel compound, one in a
 	// part of a balanced split of its row (whose rows count from the
 	// part's corner): they were taken for one decomposition and each
@@ -355,6 +394,11 @@ func TestGeneratedCompoundTreesMatchTheReference(t *testing.T) {
 		{"destination-draws-pixels-stereo-494x200", generated{w: 494, h: 200, sources: 2, stereo: true}, destinationDrawsPixels},
 		{"destination-draws-a-sample-300x300", generated{w: 300, h: 300, sources: 2}, destinationDrawsASample},
 		{"destination-draws-zoomed-400x240", generated{w: 400, h: 240, sources: 1}, destinationDrawsZoomed},
+		{"destination-sends-its-pixels-300x200", generated{w: 300, h: 200, sources: 1}, destinationSendsPixels},
+		{"destination-sends-a-sample-300x200", generated{w: 300, h: 200, sources: 1}, destinationSendsASample},
+		{"destination-sends-its-zoomed-part-400x240", generated{w: 400, h: 240, sources: 1}, destinationSendsZoomed},
+		{"destination-pulls-tiles-of-a-pixel-part-300x200", generated{w: 300, h: 200, sources: 2}, destinationPullsTiles},
+		{"destination-pulls-tiles-twice-300x200", generated{w: 300, h: 200, sources: 1}, destinationPullsTilesTwice},
 		{"subpixels-in-pixel-rows-80x182", generated{w: 80, h: 182, sources: 7}, subpixelsInPixelRows},
 		{"balanced-2d-in-subpixels-301x157", generated{w: 301, h: 157, sources: 4}, balanced2DInSubpixels},
 		{"tiles-in-pixels-stereo-80x125", generated{w: 80, h: 125, sources: 3, stereo: true}, tilesInPixels},
