@@ -157,13 +157,14 @@ type Task struct {
 	// (compound.Compound.DrawSamples); 0 renders single-sampled.
 	Samples int `json:"samples,omitempty"`
 	// Scratch, on a readback (or a tile queue's draw, which reads back
-	// each tile), says that the compound drew on its destination's own
-	// pixels off its place there (a pixel, subpixel or zoom part: at the
-	// corner, smaller or shifted) and reaches the destination only through
-	// the frames read back: what its region held before the compound's
-	// first task goes back after it, or the draw would stay in the
-	// destination's picture (and win a depth-merged assembly over the
-	// parts where nearer).
+	// each tile), says that what the compound drew on its destination's
+	// own pixels is not the destination's picture: drawn off its place
+	// (a pixel, subpixel or zoom part: at the corner, smaller or shifted),
+	// or sent back to the destination in a frame. What its region held
+	// before the compound's first task goes back after it; otherwise an
+	// off-place draw stayed in the picture (and won a depth-merged
+	// assembly over the parts where nearer), and the compound's clear
+	// erased what the destination had drawn there in place.
 	Scratch bool     `json:"scratch,omitempty"`
 	Outputs []Output `json:"outputs,omitempty"`
 	Inputs  []Input  `json:"inputs,omitempty"`
@@ -1048,9 +1049,6 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 	}
 	renders := cp != nil && !s.Skip
 	queue := queueOf(c, eye)
-	dest := c.Destination()
-	scratch := dest != nil && dest != c && c.Channel == dest.Channel &&
-		(s.Pixel.W > 1 || s.Pixel.H > 1 || s.Subpixel.Size > 1 || s.Zoom != (compound.Zoom{X: 1, Y: 1}))
 	if renders {
 		if c.Tasks&compound.TaskClear != 0 && !p.clearedForEarlierEye(c, eye, s) {
 			cp.Tasks = append(cp.Tasks, task(Clear))
@@ -1063,7 +1061,7 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 				t.Queue = queue
 				if c.Tasks&compound.TaskReadback != 0 {
 					t.Outputs = p.outputs(c, states)
-					t.Scratch = scratch
+					t.Scratch = scratch(c, s, t.Outputs)
 				}
 			}
 			cp.Tasks = append(cp.Tasks, t)
@@ -1130,7 +1128,7 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 	if (c.Tasks&compound.TaskReadback != 0 && len(c.OutputFrames) > 0 || exchanging) && renders && !(queue != "" && c.IsLeaf()) {
 		t := task(Readback)
 		t.Outputs = p.outputs(c, states)
-		t.Scratch = scratch
+		t.Scratch = scratch(c, s, t.Outputs)
 		if exchanging {
 			t.Outputs = sends // its image goes to the exchange's first round
 			t.Exchange = ExchangeFirst
@@ -1138,6 +1136,28 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 		}
 		cp.Tasks = append(cp.Tasks, t)
 	}
+}
+
+// scratch says whether what c draws on its destination's own channel is
+// not the destination's picture (Task.Scratch): drawn off its place (a
+// pixel, subpixel or zoom part), or sent back to the destination in a
+// frame, which assembles it there; its clear erased what the destination
+// drew in place before it (a channel on the destination's pixels is the
+// destination's, compound.Config's sameAsDestination).
+func scratch(c *compound.Compound, s CompoundState, outputs []Output) bool {
+	dest := c.Destination()
+	if dest == nil || dest == c || c.Channel != dest.Channel {
+		return false
+	}
+	if s.Pixel.W > 1 || s.Pixel.H > 1 || s.Subpixel.Size > 1 || s.Zoom != (compound.Zoom{X: 1, Y: 1}) {
+		return true
+	}
+	for _, o := range outputs {
+		if slices.Contains(o.Consumers, dest.Channel.ID) {
+			return true
+		}
+	}
+	return false
 }
 
 // clearedForEarlierEye says whether c is a destination that interleaves

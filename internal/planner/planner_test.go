@@ -1201,30 +1201,38 @@ func TestInterleavedEyesClearTheDestinationOnce(t *testing.T) {
 	}
 }
 
-// A part the destination draws off its place on its own pixels (pixel,
-// subpixel or zoom: at the corner, smaller or shifted) and sends to itself
-// in a frame marks its readback Scratch: the executor puts back what the
-// part's draw overwrote. A part drawn in place (2D, DB) does not, nor a
-// source on another channel.
-func TestScratchReadbacksAreThoseOffPlaceOnTheDestination(t *testing.T) {
+// A part the destination draws on its own pixels off its place there
+// (pixel, subpixel or zoom: at the corner, smaller or shifted), or sends
+// back to itself in a frame, marks its readback Scratch: the executor puts
+// back what the part's clear and draw overwrote. A part drawn in place
+// whose frame goes to a source (which merges it into its own) is the
+// destination's picture too, and a source draws on pixels of its own.
+func TestScratchReadbacksAreThoseTheDestinationDoesNotShow(t *testing.T) {
 	for _, c := range []struct {
 		part    string
+		viaSrc  bool // the part's frame goes to src, which sends it on
 		scratch bool
 	}{
-		{"pixel [ 0 0 2 1 ]", true},
-		{"subpixel [ 0 2 ]", true},
-		{"zoom [ 0.5 0.5 ]", true},
-		{"viewport [ 0 0 0.5 1 ]", false},
-		{"range [ 0 0.5 ]", false},
+		{"pixel [ 0 0 2 1 ]", false, true},
+		{"subpixel [ 0 2 ]", false, true},
+		{"zoom [ 0.5 0.5 ]", false, true},
+		{"viewport [ 0 0 0.5 1 ]", false, true},
+		{"range [ 0 0.5 ]", false, true},
+		{"range [ 0 0.5 ]", true, false},
+		{"pixel [ 0 0 2 1 ]", true, true},
 	} {
+		own, other := `inputframe { name "own" }`, ""
+		if c.viaSrc {
+			own, other = "", `inputframe { name "own" }`
+		}
 		cfg := loadText(t, "scratch.eqc", `config {
     appNode { pipe { window { viewport [ 0 0 300 200 ] attributes { hint_drawable FBO } channel { name "dest" } } }
         pipe { window { viewport [ 0 0 300 200 ] attributes { hint_drawable FBO } channel { name "src" } } } }
     observer { } layout { view { observer 0 } } canvas { layout 0 wall { } segment { channel "dest" } }
     compound { channel ( segment 0 view 0 ) task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ]
         compound { `+c.part+` outputframe { name "own" } }
-        compound { channel "src" `+c.part+` outputframe { name "other" } }
-        inputframe { name "own" } inputframe { name "other" } } }`)
+        compound { channel "src" `+c.part+` outputframe { name "other" } `+other+` }
+        `+own+` inputframe { name "other" } } }`)
 		plan := New(cfg).Plan(0)
 		for _, ch := range []string{"dest", "src"} {
 			cp := channel(plan, ch)
@@ -1236,7 +1244,7 @@ func TestScratchReadbacksAreThoseOffPlaceOnTheDestination(t *testing.T) {
 			}
 			want := c.scratch && ch == "dest"
 			if len(readbacks) != 1 || readbacks[0].Scratch != want {
-				t.Errorf("%s on %s: readbacks %+v; want one, Scratch %v", c.part, ch, readbacks, want)
+				t.Errorf("%s (via src %v) on %s: readbacks %+v; want one, Scratch %v", c.part, c.viaSrc, ch, readbacks, want)
 			}
 		}
 	}

@@ -298,6 +298,13 @@ func TestGeneratedCompoundTreesMatchTheReference(t *testing.T) {
 	destinationSendsPixels := sent("pixel [ 0 0 2 1 ]", source(0, "pixel [ 1 0 2 1 ]"), 1)
 	destinationSendsASample := sent("subpixel [ 0 2 ]", source(0, "subpixel [ 1 2 ]"), 1)
 	destinationSendsZoomed := sent("viewport [ 0 0 0.5 1 ] zoom [ 0.5 0.5 ]", source(0, "viewport [ 0.5 0 0.5 1 ]"), 1)
+	// a source on the destination's pixels is the destination's channel,
+	// and keeps its clear: that cleared its region of the destination,
+	// where the destination had drawn another range in place
+	sourceOnTheDestinationsPixels := `task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ]
+        compound { range [ 0 0.5 ] }
+        ` + source(0, "viewport [ 0 0 1 0.5 ] range [ 0.5 1 ]") + source(1, "viewport [ 0 0.5 1 0.5 ] range [ 0.5 1 ]") + `
+        ` + inputFrames(2)
 	// two compounds of the destination's channel pull tiles of one queue
 	// (one sends them to itself, the other draws in place, aside under
 	// the subpixel part): each took the other's grants and waited on
@@ -397,6 +404,7 @@ func TestGeneratedCompoundTreesMatchTheReference(t *testing.T) {
 		{"destination-sends-its-pixels-300x200", generated{w: 300, h: 200, sources: 1}, destinationSendsPixels},
 		{"destination-sends-a-sample-300x200", generated{w: 300, h: 200, sources: 1}, destinationSendsASample},
 		{"destination-sends-its-zoomed-part-400x240", generated{w: 400, h: 240, sources: 1}, destinationSendsZoomed},
+		{"source-on-the-destinations-pixels-300x200", generated{w: 300, h: 200, sources: 2, inDestination: [][4]float64{{0, 0, 1, 1}, {0, 0, 1, 0.5}}}, sourceOnTheDestinationsPixels},
 		{"destination-pulls-tiles-of-a-pixel-part-300x200", generated{w: 300, h: 200, sources: 2}, destinationPullsTiles},
 		{"destination-pulls-tiles-twice-300x200", generated{w: 300, h: 200, sources: 1}, destinationPullsTilesTwice},
 		{"subpixels-in-pixel-rows-80x182", generated{w: 80, h: 182, sources: 7}, subpixelsInPixelRows},
