@@ -778,13 +778,26 @@ func (fr *frameRun) runNext(r *channelRun) (bool, error) {
 		if r.kept == nil {
 			r.kept = map[int]*heldPixels{}
 		}
-		if _, ok := r.kept[rb]; !ok {
-			r.kept[rb] = hold(r.target.FB, r.plan.Tasks[rb].Region, compound.Pixel{})
+		if _, ok := r.kept[rb]; ok {
+			continue
+		}
+		region := r.plan.Tasks[rb].Region
+		if r.target.holdsClear(region) {
+			// as the frame began: clearing it again puts it back
+			r.kept[rb] = &heldPixels{at: region, clear: true}
+		} else {
+			r.kept[rb] = hold(r.target.FB, region, compound.Pixel{})
 		}
 	}
 	ok, err := fr.run(r, t)
-	if err == nil && ok && t.Scratch {
-		err = r.kept[r.next].putBack(r.target.FB)
+	if k := r.kept[r.next]; err == nil && ok && t.Scratch {
+		if k != nil && k.clear {
+			r.target.FB.Bind()
+			gl.ColorMask(true, true, true, true)
+			fr.clearRegion(k.at)
+		} else {
+			err = k.putBack(r.target.FB)
+		}
 		delete(r.kept, r.next)
 	}
 	if err != nil {
@@ -992,6 +1005,7 @@ func (fr *frameRun) run(r *channelRun, t *planner.Task) (bool, error) {
 // may change only the pixels of a pattern (planner.Task.Interleave).
 type heldPixels struct {
 	at      compound.PixelViewport // the region, within the framebuffer
+	clear   bool                   // it held the frame's first clear: none read
 	first   [2]int                 // the pattern's first column and row in at
 	step    [2]int
 	color   []byte
