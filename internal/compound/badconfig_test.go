@@ -722,6 +722,59 @@ func TestCheckWarnsWhereAPixelPartDrawsNoEyeOfItsMonoView(t *testing.T) {
 	}
 }
 
+// Compounds whose eyes their parent does not render never draw (as in
+// Equalizer): check says so of each, and of a pixel, subpixel or zoom part
+// that draws nothing else, whose pixels stay empty in every frame. A 2D or
+// DB part of that kind its destination draws itself (the planner), and
+// eye parts under a compound that renders them are fine.
+func TestCheckWarnsOfEyesTheirParentLeavesOut(t *testing.T) {
+	var windows []string
+	for _, name := range []string{"d", "s0", "s1", "s2"} {
+		windows = append(windows, fmt.Sprintf(`window { viewport [ 0 0 160 100 ] attributes { hint_drawable FBO } channel { name %q } }`, name))
+	}
+	src := func(i int, part string) string {
+		return fmt.Sprintf(`compound { channel "s%d" %s outputframe { name "f%d" } }`, i, part, i)
+	}
+	never := func(line, col int, eye string) string {
+		return fmt.Sprintf("eyes.eqc:%d:%d: eye [ %s ]: its parent renders eye [ CYCLOP ] alone, so this compound never draws (an eye reaches a compound only through compounds that render it, as in Equalizer)", line, col, eye)
+	}
+	for _, c := range []struct {
+		name, body string
+		want       []string
+	}{
+		{"in a pixel part", `compound { eye [ CYCLOP ] compound { pixel [ 0 0 2 1 ]
+            ` + src(0, "eye [ LEFT ]") + src(1, "eye [ RIGHT ]") + ` }
+            ` + src(2, "pixel [ 1 0 2 1 ]") + ` }`, []string{
+			"eyes.eqc:5:35: this part of a pixel decomposition draws only eyes that its ancestors leave out: its pixels stay empty in every frame (a destination draws such parts of a 2D or DB split itself)",
+			never(6, 41, "LEFT"), never(6, 105, "RIGHT")}},
+		{"in a DB part", `compound { eye [ CYCLOP ] compound { range [ 0 0.5 ]
+            ` + src(0, "eye [ LEFT ]") + src(1, "eye [ RIGHT ]") + ` }
+            ` + src(2, "range [ 0.5 1 ]") + ` }`, []string{never(6, 41, "LEFT"), never(6, 105, "RIGHT")}},
+		{"under a compound that renders them", `compound { eye [ LEFT RIGHT ] compound { pixel [ 0 0 2 1 ]
+            ` + src(0, "eye [ LEFT ]") + src(1, "eye [ RIGHT ]") + ` }
+            ` + src(2, "pixel [ 1 0 2 1 ]") + ` }`, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, got := resolveWarned(t, "eyes.eqc", `config {
+    appNode { pipe { `+strings.Join(windows, " ")+` } }
+    layout { view { mode STEREO } } canvas { layout 0 wall { } segment { channel "d" } }
+    compound { channel ( view 0 segment 0 ) task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ]
+        `+c.body+`
+        inputframe { name "f0" } inputframe { name "f1" } inputframe { name "f2" } }
+}`)
+			var warned []string
+			for _, w := range got {
+				if strings.Contains(w, "never draws") || strings.Contains(w, "ancestors leave out") {
+					warned = append(warned, w)
+				}
+			}
+			if strings.Join(warned, "\n") != strings.Join(c.want, "\n") {
+				t.Errorf("warnings:\n%s\nwant\n%s", strings.Join(warned, "\n"), strings.Join(c.want, "\n"))
+			}
+		})
+	}
+}
+
 // A window or channel that gives its viewport twice takes the last, as
 // Equalizer's loader does: configs that Equalizer's configTool wrote give
 // the destination window a zero-area viewport and then its real one.

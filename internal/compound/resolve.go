@@ -688,6 +688,36 @@ func monoHole(c *Compound) (kind string, phase bool) {
 	return "", false
 }
 
+// unreachedPart names the decomposition ("pixel", "subpixel" or "zoom")
+// that c is a part of where c has draws but none for an eye that reaches
+// it (eye [ LEFT ] compounds under an eye [ CYCLOP ] one): its pixels
+// stay empty. It is "" otherwise, or where a part above it is such a part.
+func unreachedPart(c *Compound) string {
+	dest := c.Destination()
+	if c.Parent == nil || dest == nil || dest == c || c.Parent.Channel != dest.Channel || !c.Local.splits() {
+		return ""
+	}
+	draws := false
+	c.Walk(func(x *Compound) { draws = draws || x.IsLeaf() && x.Tasks&TaskDraw != 0 && x.Channel != nil })
+	if !draws || !c.Parent.drawsAnEye() || c.drawsAnEye() {
+		return ""
+	}
+	switch {
+	case c.Pixel.W > 1 || c.Pixel.H > 1:
+		return "pixel"
+	case c.Subpixel.Size > 1:
+		return "subpixel"
+	case c.Zoom != (Zoom{1, 1}) && c.Zoom != (Zoom{}):
+		return "zoom"
+	}
+	return ""
+}
+
+// drawsAnEye reports whether c draws for some eye that reaches it.
+func (c *Compound) drawsAnEye() bool {
+	return slices.ContainsFunc(Eyes[:], c.DrawsFor)
+}
+
 // splits reports whether a compound's own values make it a part of its
 // parent's region or samples (not all of it, as an eye's part is).
 func (l Local) splits() bool {
@@ -732,6 +762,13 @@ func (r *resolver) checkDeadEnds(cfg *Config) {
 				}
 				r.warnf(d.eyePos, "eye [ %s ]: the view this destination shows (%s) is %s: %s, so it draws nothing until the view's mode changes (an application's Config.SetViewMode)",
 					strings.Join(bitNames(c.Eyes, eyeNames), " "), view, mode, shows)
+			}
+			if d.eyes > 0 && c.Parent != nil && c.Parent.Destination() == c.Destination() && c.Eyes&c.Parent.Eyes == 0 {
+				r.warnf(d.eyePos, "eye [ %s ]: its parent renders eye [ %s ] alone, so this compound never draws (an eye reaches a compound only through compounds that render it, as in Equalizer)",
+					strings.Join(bitNames(c.Eyes, eyeNames), " "), strings.Join(bitNames(c.Parent.Eyes, eyeNames), " "))
+			}
+			if kind := unreachedPart(c); kind != "" {
+				r.warnf(r.raw[c].pos, "this part of a %s decomposition draws only eyes that its ancestors leave out: its pixels stay empty in every frame (a destination draws such parts of a 2D or DB split itself)", kind)
 			}
 			if kind, phase := monoHole(c); kind != "" {
 				frames := ""

@@ -1179,8 +1179,9 @@ func (p *Planner) clearedForEarlierEye(c *compound.Compound, eye int, s Compound
 }
 
 // eyePartShownAs says whether c is a part of its destination's view with
-// parts for other eyes only (an eye decomposition under a 2D or DB split)
-// shown in eye: its place would stay empty, so the destination draws it.
+// parts for other eyes only (an eye decomposition under a 2D or DB split),
+// or for eyes its ancestors leave out, shown in eye: its place would stay
+// empty, so the destination draws it.
 // A part that draws into the destination's framebuffer one to one is
 // drawn so; under a pixel, subpixel or zoom decomposition it stays empty,
 // as in Equalizer.
@@ -1193,9 +1194,17 @@ func (p *Planner) eyePartShownAs(c *compound.Compound, eye int, states map[strin
 	if s.Skip || s.Share.W <= 0 || s.Share.H <= 0 || s.Pixel.W > 1 || s.Pixel.H > 1 || s.Subpixel.Size > 1 || s.Zoom != (compound.Zoom{X: 1, Y: 1}) {
 		return false
 	}
+	// an eye decomposition: it draws other eyes, or only eyes that its
+	// ancestors leave out (eye [ LEFT ] parts under an eye [ CYCLOP ]
+	// compound), which it never draws
 	other := false
 	for _, e := range compound.Eyes {
 		other = other || e != eye && p.drawsFor(c, e)
+	}
+	if !other {
+		c.Walk(func(x *compound.Compound) {
+			other = other || x.IsLeaf() && x.Tasks&compound.TaskDraw != 0 && x.Channel != nil
+		})
 	}
 	// where nothing of the view draws the eye the destination draws it
 	// whole already

@@ -186,3 +186,79 @@ func randomTree(r *rand.Rand) (generated, string) {
 	}
 	return g, "task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ]\n        " + tree + "\n        " + inputs
 }
+
+// Two destinations side by side on one canvas, each with a tree drawn at
+// random over the same sources (every source renders for both), their
+// windows apart or one window's two channels. Each image runs against its
+// reference. make test runs 6; GOEQ_RANDOM_TREES=N runs N/2. The first
+// four hundred found a part of a DB split whose draws were all for eyes
+// its parent left out (eyes-under-a-cyclop-part in
+// TestGeneratedCompoundTreesMatchTheReference).
+func TestRandomTreesOfTwoDestinationsShareTheirSources(t *testing.T) {
+	pairs := 6
+	if n, err := strconv.Atoi(os.Getenv("GOEQ_RANDOM_TREES")); err == nil && n > 1 {
+		pairs = n / 2
+	}
+	for seed := range pairs {
+		t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(uint64(seed), 0x7770))
+			for attempt := 0; ; attempt++ {
+				text, oneWindow := twoTrees(r)
+				path := filepath.Join(t.TempDir(), fmt.Sprintf("two-%d.eqc", seed))
+				if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				_, res, err := compound.Load(path, compound.Options{})
+				if err != nil {
+					t.Fatalf("two random trees do not load: %v\n%s", err, text)
+				}
+				if attempt < 20 && holes(res.Warnings) {
+					continue
+				}
+				t.Logf("the destinations in one window: %v\n%s", oneWindow, text)
+				matchesReference(t, path)
+				return
+			}
+		})
+	}
+}
+
+// twoTrees is a config of two destinations, the canvas' halves, with a
+// random tree each over shared sources.
+func twoTrees(r *rand.Rand) (string, bool) {
+	g1, left := randomTree(r)
+	g2, right := randomTree(r)
+	right = strings.ReplaceAll(right, `name "f`, `name "g`) // its frames
+	window := func(name string, w int, channels string) string {
+		return fmt.Sprintf(`window { name %q viewport [ 0 0 %d %d ] attributes { hint_drawable FBO } %s }`, name, w, g1.h, channels)
+	}
+	var pipes []string
+	for i := range max(g1.sources, g2.sources) {
+		name := fmt.Sprintf("src%d", i)
+		pipes = append(pipes, "pipe { "+window(name, g1.w, fmt.Sprintf("channel { name %q }", name))+" }")
+	}
+	oneWindow := r.IntN(3) == 0
+	dests := window("dest", g1.w, `channel { name "dest" }`) + " " + window("dest2", g1.w, `channel { name "dest2" }`)
+	if oneWindow {
+		dests = window("dests", 2*g1.w, `channel { name "dest" viewport [ 0 0 0.5 1 ] } channel { name "dest2" viewport [ 0.5 0 0.5 1 ] }`)
+	}
+	mode := "MONO"
+	if g1.stereo {
+		mode = "STEREO"
+	}
+	return fmt.Sprintf(`config {
+    latency 1
+    appNode { pipe { %s } }
+    node { host "localhost" %s }
+    observer { }
+    layout { name "L" view { mode %s observer 0 } }
+    canvas { layout "L" wall { } segment { channel "dest" viewport [ 0 0 0.5 1 ] } segment { channel "dest2" viewport [ 0.5 0 0.5 1 ] } }
+    compound { channel ( segment 0 view 0 )
+        %s
+    }
+    compound { channel ( segment 1 view 0 )
+        %s
+    }
+}
+`, dests, strings.Join(pipes, " "), mode, left, right), oneWindow
+}

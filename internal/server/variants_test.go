@@ -305,6 +305,12 @@ func TestGeneratedCompoundTreesMatchTheReference(t *testing.T) {
         compound { range [ 0 0.5 ] }
         ` + source(0, "viewport [ 0 0 1 0.5 ] range [ 0.5 1 ]") + source(1, "viewport [ 0 0.5 1 0.5 ] range [ 0.5 1 ]") + `
         ` + inputFrames(2)
+	// a part of a DB split whose draws are all for eyes its parent leaves
+	// out never draws: its range was missing from every frame
+	eyesUnderACyclopPart := `task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ]
+        compound { eye [ CYCLOP ] ` + source(0, "range [ 0 0.9 ]") + `
+            compound { range [ 0.9 1 ] ` + source(1, "eye [ LEFT ]") + source(2, "eye [ RIGHT ]") + ` } }
+        ` + inputFrames(3)
 	// two compounds of the destination's channel pull tiles of one queue
 	// (one sends them to itself, the other draws in place, aside under
 	// the subpixel part): each took the other's grants and waited on
@@ -404,6 +410,7 @@ func TestGeneratedCompoundTreesMatchTheReference(t *testing.T) {
 		{"destination-sends-its-pixels-300x200", generated{w: 300, h: 200, sources: 1}, destinationSendsPixels},
 		{"destination-sends-a-sample-300x200", generated{w: 300, h: 200, sources: 1}, destinationSendsASample},
 		{"destination-sends-its-zoomed-part-400x240", generated{w: 400, h: 240, sources: 1}, destinationSendsZoomed},
+		{"eyes-under-a-cyclop-part-300x200", generated{w: 300, h: 200, sources: 3}, eyesUnderACyclopPart},
 		{"source-on-the-destinations-pixels-300x200", generated{w: 300, h: 200, sources: 2, inDestination: [][4]float64{{0, 0, 1, 1}, {0, 0, 1, 0.5}}}, sourceOnTheDestinationsPixels},
 		{"destination-pulls-tiles-of-a-pixel-part-300x200", generated{w: 300, h: 200, sources: 2}, destinationPullsTiles},
 		{"destination-pulls-tiles-twice-300x200", generated{w: 300, h: 200, sources: 1}, destinationPullsTilesTwice},
