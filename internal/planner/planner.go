@@ -1128,7 +1128,7 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 	if (c.Tasks&compound.TaskReadback != 0 && len(c.OutputFrames) > 0 || exchanging) && renders && !(queue != "" && c.IsLeaf()) {
 		t := task(Readback)
 		t.Outputs = p.outputs(c, states)
-		t.Scratch = scratch(c, s, t.Outputs)
+		t.Scratch = scratch(c, s, t.Outputs) && !exchanging // an exchange goes on from the image it holds
 		if exchanging {
 			t.Outputs = sends // its image goes to the exchange's first round
 			t.Exchange = ExchangeFirst

@@ -297,6 +297,7 @@ func TestGeneratedCompoundTreesMatchTheReference(t *testing.T) {
 	}
 	destinationSendsPixels := sent("pixel [ 0 0 2 1 ]", source(0, "pixel [ 1 0 2 1 ]"), 1)
 	destinationSendsASample := sent("subpixel [ 0 2 ]", source(0, "subpixel [ 1 2 ]"), 1)
+	destinationSendsARange := sent("range [ 0 0.4 ]", source(0, "range [ 0.4 0.7 ]")+source(1, "range [ 0.7 1 ]"), 2)
 	destinationSendsZoomed := sent("viewport [ 0 0 0.5 1 ] zoom [ 0.5 0.5 ]", source(0, "viewport [ 0.5 0 0.5 1 ]"), 1)
 	// a source on the destination's pixels is the destination's channel,
 	// and keeps its clear: that cleared its region of the destination,
@@ -409,6 +410,7 @@ func TestGeneratedCompoundTreesMatchTheReference(t *testing.T) {
 		{"destination-draws-zoomed-400x240", generated{w: 400, h: 240, sources: 1}, destinationDrawsZoomed},
 		{"destination-sends-its-pixels-300x200", generated{w: 300, h: 200, sources: 1}, destinationSendsPixels},
 		{"destination-sends-a-sample-300x200", generated{w: 300, h: 200, sources: 1}, destinationSendsASample},
+		{"destination-sends-a-range-300x200", generated{w: 300, h: 200, sources: 2}, destinationSendsARange},
 		{"destination-sends-its-zoomed-part-400x240", generated{w: 400, h: 240, sources: 1}, destinationSendsZoomed},
 		{"eyes-under-a-cyclop-part-300x200", generated{w: 300, h: 200, sources: 3}, eyesUnderACyclopPart},
 		{"source-on-the-destinations-pixels-300x200", generated{w: 300, h: 200, sources: 2, inDestination: [][4]float64{{0, 0, 1, 1}, {0, 0, 1, 0.5}}}, sourceOnTheDestinationsPixels},
