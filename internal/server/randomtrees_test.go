@@ -44,30 +44,40 @@ func TestRandomCompoundTreesMatchTheReference(t *testing.T) {
 	for seed := range trees {
 		t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(seed), 0x601d))
-			for attempt := 0; ; attempt++ {
+			ran++
+			if runRandomConfig(t, func() (string, string) {
 				g, body := randomTree(r)
-				path := filepath.Join(t.TempDir(), fmt.Sprintf("tree-%d.eqc", seed))
-				if err := os.WriteFile(path, []byte(g.config(body)), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				_, res, err := compound.Load(path, compound.Options{})
-				if err != nil {
-					t.Fatalf("a random tree does not load: %v\n%s", err, g.config(body))
-				}
-				if attempt < 20 && holes(res.Warnings) {
-					continue
-				}
-				t.Logf("%dx%d, %d sources (in the destination's window: %v), stereo %v:\n%s", g.w, g.h, g.sources, g.inDestination, g.stereo, body)
-				ran++
-				if matchesReference(t, path) {
-					distinguished++
-				}
-				return
+				return g.config(body), fmt.Sprintf("%dx%d, %d sources (in the destination's window: %v), stereo %v:\n%s", g.w, g.h, g.sources, g.inDestination, g.stereo, body)
+			}) {
+				distinguished++
 			}
 		})
 	}
 	if distinguished < ran*3/4 {
 		t.Errorf("the tolerances told frame N from frame N+1 in only %d of %d trees", distinguished, ran)
+	}
+}
+
+// runRandomConfig runs a config drawn at random against its reference,
+// drawn again while check warns that a part of it stays empty (up to 20
+// times); it says whether the comparison told frame N from N+1.
+func runRandomConfig(t *testing.T, draw func() (text, about string)) bool {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "random.eqc")
+	for attempt := 0; ; attempt++ {
+		text, about := draw()
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, res, err := compound.Load(path, compound.Options{})
+		if err != nil {
+			t.Fatalf("a random config does not load: %v\n%s", err, text)
+		}
+		if attempt < 20 && holes(res.Warnings) {
+			continue
+		}
+		t.Log(about)
+		return matchesReference(t, path)
 	}
 }
 
@@ -202,23 +212,10 @@ func TestRandomTreesOfTwoDestinationsShareTheirSources(t *testing.T) {
 	for seed := range pairs {
 		t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(seed), 0x7770))
-			for attempt := 0; ; attempt++ {
+			runRandomConfig(t, func() (string, string) {
 				text, oneWindow := twoTrees(r)
-				path := filepath.Join(t.TempDir(), fmt.Sprintf("two-%d.eqc", seed))
-				if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				_, res, err := compound.Load(path, compound.Options{})
-				if err != nil {
-					t.Fatalf("two random trees do not load: %v\n%s", err, text)
-				}
-				if attempt < 20 && holes(res.Warnings) {
-					continue
-				}
-				t.Logf("the destinations in one window: %v\n%s", oneWindow, text)
-				matchesReference(t, path)
-				return
-			}
+				return text, fmt.Sprintf("the destinations in one window: %v\n%s", oneWindow, text)
+			})
 		})
 	}
 }
