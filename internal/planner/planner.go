@@ -1061,7 +1061,7 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 				t.Queue = queue
 				if c.Tasks&compound.TaskReadback != 0 {
 					t.Outputs = p.outputs(c, states)
-					t.Scratch = scratch(c, s, t.Outputs)
+					t.Scratch = scratch(c, s)
 				}
 			}
 			cp.Tasks = append(cp.Tasks, t)
@@ -1128,7 +1128,7 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 	if (c.Tasks&compound.TaskReadback != 0 && len(c.OutputFrames) > 0 || exchanging) && renders && !(queue != "" && c.IsLeaf()) {
 		t := task(Readback)
 		t.Outputs = p.outputs(c, states)
-		t.Scratch = scratch(c, s, t.Outputs) && !exchanging // an exchange goes on from the image it holds
+		t.Scratch = scratch(c, s) && !exchanging // an exchange goes on from the image it holds
 		if exchanging {
 			t.Outputs = sends // its image goes to the exchange's first round
 			t.Exchange = ExchangeFirst
@@ -1140,11 +1140,13 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 
 // scratch says whether what c draws on its destination's own channel is
 // not the destination's picture (Task.Scratch): drawn off its place (a
-// pixel, subpixel or zoom part), or sent back to the destination in a
-// frame, which assembles it there; its clear erased what the destination
-// drew in place before it (a channel on the destination's pixels is the
-// destination's, compound.Config's sameAsDestination).
-func scratch(c *compound.Compound, s CompoundState, outputs []Output) bool {
+// pixel, subpixel or zoom part), or sent whole back to the destination in
+// a frame, which assembles it there; its clear erased what the
+// destination drew in place before it (a channel on the destination's
+// pixels is the destination's, compound.Config's sameAsDestination). A
+// part that sends pieces of itself elsewhere and keeps the rest in place
+// (a direct send's) is the destination's picture.
+func scratch(c *compound.Compound, s CompoundState) bool {
 	dest := c.Destination()
 	if dest == nil || dest == c || c.Channel != dest.Channel {
 		return false
@@ -1152,8 +1154,8 @@ func scratch(c *compound.Compound, s CompoundState, outputs []Output) bool {
 	if s.Pixel.W > 1 || s.Pixel.H > 1 || s.Subpixel.Size > 1 || s.Zoom != (compound.Zoom{X: 1, Y: 1}) {
 		return true
 	}
-	for _, o := range outputs {
-		if slices.Contains(o.Consumers, dest.Channel.ID) {
+	for _, f := range c.OutputFrames {
+		if (f.Viewport == compound.FullViewport || !f.Viewport.HasArea()) && slices.Contains(f.Consumers, dest) {
 			return true
 		}
 	}
