@@ -42,11 +42,14 @@ func TestUploadsSurviveTextureTurnover(t *testing.T) {
 	}
 }
 
+// tail is s cut to its first and last n bytes: a crash in the child
+// says what it was at its start (after the test's few lines), and its
+// stack dump runs to the end.
 func tail(s string, n int) string {
-	if len(s) > n {
-		return s[len(s)-n:]
+	if len(s) <= 2*n {
+		return s
 	}
-	return s
+	return s[:n] + "\n...\n" + s[len(s)-n:]
 }
 
 func churn(t *testing.T, frames int) {
