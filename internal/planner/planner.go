@@ -159,12 +159,13 @@ type Task struct {
 	// Scratch, on a readback (or a tile queue's draw, which reads back
 	// each tile), says that what the compound drew on its destination's
 	// own pixels is not the destination's picture: drawn off its place
-	// (a pixel, subpixel or zoom part: at the corner, smaller or shifted),
-	// or sent back to the destination in a frame. What its region held
-	// before the compound's first task goes back after it; otherwise an
-	// off-place draw stayed in the picture (and won a depth-merged
-	// assembly over the parts where nearer), and the compound's clear
-	// erased what the destination had drawn there in place.
+	// (a pixel, subpixel or zoom part: at the corner, smaller or
+	// shifted), or sent whole back to the destination in a frame. What
+	// its region held before the compound's first task goes back after
+	// it; otherwise an off-place draw stayed in the picture (and won a
+	// depth-merged assembly over the parts where nearer), and the
+	// compound's clear erased what the destination had drawn there in
+	// place.
 	Scratch bool     `json:"scratch,omitempty"`
 	Outputs []Output `json:"outputs,omitempty"`
 	Inputs  []Input  `json:"inputs,omitempty"`
