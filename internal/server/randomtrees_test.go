@@ -239,10 +239,6 @@ func twoTrees(r *rand.Rand) (string, bool) {
 	if oneWindow {
 		dests = window("dests", 2*g1.w, `channel { name "dest" viewport [ 0 0 0.5 1 ] } channel { name "dest2" viewport [ 0.5 0 0.5 1 ] }`)
 	}
-	mode := "MONO"
-	if g1.stereo {
-		mode = "STEREO"
-	}
 	return fmt.Sprintf(`config {
     latency 1
     appNode { pipe { %s } }
@@ -257,5 +253,5 @@ func twoTrees(r *rand.Rand) (string, bool) {
         %s
     }
 }
-`, dests, strings.Join(pipes, " "), mode, left, right), oneWindow
+`, dests, strings.Join(pipes, " "), g1.mode(), left, right), oneWindow
 }

@@ -107,10 +107,6 @@ func (g generated) config(body string) string {
 	if len(pipes) > 0 {
 		renderNode = `node { host "localhost" ` + strings.Join(pipes, " ") + " }"
 	}
-	mode := "MONO"
-	if g.stereo {
-		mode = "STEREO"
-	}
 	return fmt.Sprintf(`config {
     latency 1
     appNode { pipe { %s } }
@@ -122,7 +118,15 @@ func (g generated) config(body string) string {
         %s
     }
 }
-`, window("dest", g.w, dest), renderNode, mode, body)
+`, window("dest", g.w, dest), renderNode, g.mode(), body)
+}
+
+// mode is its view's mode.
+func (g generated) mode() string {
+	if g.stereo {
+		return "STEREO"
+	}
+	return "MONO"
 }
 
 // source is source i's compound, drawing part and sending frame fi.
