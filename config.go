@@ -677,13 +677,10 @@ func (c *Config) describeCanvas(i int) string {
 
 // describeLayout names a layout by its index in Layouts (or LayoutOff).
 func (c *Config) describeLayout(i int) string {
-	switch {
-	case i == LayoutOff:
+	if i == LayoutOff {
 		return "OFF"
-	case i >= 0 && i < len(c.layouts) && c.layouts[i] != "":
-		return strconv.Quote(c.layouts[i])
 	}
-	return strconv.Itoa(i)
+	return compound.DescribeLayoutName(c.layouts[i], i)
 }
 
 func (c *Config) describeCanvasLayouts(canvas int) string {

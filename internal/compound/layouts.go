@@ -52,11 +52,16 @@ func DescribeLayoutNames(names []string) string {
 	}
 	out := make([]string, len(names))
 	for i, n := range names {
-		if n == "" {
-			out[i] = fmt.Sprintf("%d (unnamed)", i)
-		} else {
-			out[i] = strconv.Quote(n)
-		}
+		out[i] = DescribeLayoutName(n, i)
 	}
 	return strings.Join(out, ", ")
+}
+
+// DescribeLayoutName names one layout for a message, as
+// DescribeLayoutNames does: by name, or by its index where it has none.
+func DescribeLayoutName(name string, index int) string {
+	if name == "" {
+		return fmt.Sprintf("%d (unnamed)", index)
+	}
+	return strconv.Quote(name)
 }

@@ -430,6 +430,15 @@ func (c *Compound) rendersEye(eye int) bool {
 	return true
 }
 
+// HasDraws reports whether c or a compound below it draws, for whichever
+// eyes it names, reached or not (DrawsFor counts only the eyes that reach
+// it).
+func (c *Compound) HasDraws() bool {
+	draws := false
+	c.Walk(func(x *Compound) { draws = draws || x.IsLeaf() && x.Tasks&TaskDraw != 0 && x.Channel != nil })
+	return draws
+}
+
 // IsLeaf reports whether the compound has no children.
 func (c *Compound) IsLeaf() bool { return len(c.Children) == 0 }
 

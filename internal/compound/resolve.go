@@ -677,15 +677,10 @@ func monoHole(c *Compound) (kind string, phase bool) {
 			return "", false
 		}
 	}
-	switch {
-	case c.Pixel.W > 1 || c.Pixel.H > 1:
-		return "pixel", phase
-	case c.Subpixel.Size > 1:
-		return "subpixel", phase
-	case c.Zoom != (Zoom{1, 1}) && c.Zoom != (Zoom{}):
-		return "zoom", phase
+	if kind = c.resampledPart(); kind == "" {
+		return "", false
 	}
-	return "", false
+	return kind, phase
 }
 
 // unreachedPart names the decomposition ("pixel", "subpixel" or "zoom")
@@ -697,11 +692,16 @@ func unreachedPart(c *Compound) string {
 	if c.Parent == nil || dest == nil || dest == c || c.Parent.Channel != dest.Channel || !c.Local.splits() {
 		return ""
 	}
-	draws := false
-	c.Walk(func(x *Compound) { draws = draws || x.IsLeaf() && x.Tasks&TaskDraw != 0 && x.Channel != nil })
-	if !draws || !c.Parent.drawsAnEye() || c.drawsAnEye() {
+	if !c.HasDraws() || !c.Parent.drawsAnEye() || c.drawsAnEye() {
 		return ""
 	}
+	return c.resampledPart()
+}
+
+// resampledPart names the decomposition ("pixel", "subpixel" or "zoom")
+// whose part c's own values make it, where its destination cannot draw
+// the part in place; "" for none.
+func (c *Compound) resampledPart() string {
 	switch {
 	case c.Pixel.W > 1 || c.Pixel.H > 1:
 		return "pixel"

@@ -1204,11 +1204,7 @@ func (p *Planner) eyePartShownAs(c *compound.Compound, eye int, states map[strin
 	for _, e := range compound.Eyes {
 		other = other || e != eye && p.drawsFor(c, e)
 	}
-	if !other {
-		c.Walk(func(x *compound.Compound) {
-			other = other || x.IsLeaf() && x.Tasks&compound.TaskDraw != 0 && x.Channel != nil
-		})
-	}
+	other = other || c.HasDraws()
 	// where nothing of the view draws the eye the destination draws it
 	// whole already
 	return other && drawsNow(dest, eye, states, map[*compound.Compound]bool{})

@@ -707,13 +707,10 @@ func canvasInfos(cfg *compound.Config) []CanvasInfo {
 
 // describeLayout names layout l (index i in the config's; nil: OFF).
 func describeLayout(l *compound.Layout, i int) string {
-	switch {
-	case l == nil:
+	if l == nil {
 		return "OFF"
-	case l.Name != "":
-		return strconv.Quote(l.Name)
 	}
-	return strconv.Itoa(i)
+	return compound.DescribeLayoutName(l.Name, i)
 }
 
 func (s *server) clientBinary() string { return ClientBinary(s.opt.ClientBinary) }
