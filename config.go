@@ -172,6 +172,9 @@ type Config struct {
 	modelUnits map[int]float64
 	freeze     *bool
 	screenshot string
+	// balancing is each view's as last set, balancingSent as the last
+	// frame started took it (SetBalancing)
+	balancing, balancingSent []compound.Balancing
 
 	// starting lets one StartFrame or Refine start a frame at a time, so
 	// that frames are numbered in the order the run takes them; it
@@ -336,6 +339,8 @@ func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 	}
 	c.focus = info.FocusDistances
 	c.mu.Lock()
+	c.balancing = append([]compound.Balancing(nil), info.Balancing...)
+	c.balancingSent = append([]compound.Balancing(nil), info.Balancing...)
 	c.units = make([]float64, len(c.views))
 	for i := range c.units {
 		c.units[i] = 1
@@ -446,7 +451,7 @@ func (c *Config) start(data []byte, sample int) (int, error) {
 	}
 	c.mu.Lock()
 	af := server.AppFrame{Data: data, Sample: sample, Messages: c.messages, Heads: c.heads, Overlay: c.overlay, CanvasLayouts: c.useLayouts, ViewModes: c.viewModes,
-		ModelUnits: c.modelUnits, FreezeBalance: c.freeze, Screenshot: c.screenshot}
+		ModelUnits: c.modelUnits, FreezeBalance: c.freeze, Screenshot: c.screenshot, Balancing: c.balancingChangesLocked()}
 	c.messages, c.messageBytes, c.heads, c.overlay, c.useLayouts, c.viewModes, c.modelUnits, c.freeze, c.screenshot = nil, 0, nil, nil, nil, nil, nil, nil, ""
 	c.mu.Unlock()
 	select {
@@ -506,11 +511,11 @@ func (c *Config) Screenshot(dir string) error {
 	return nil
 }
 
-// FreezeBalancing freezes the load equalizers from the next frame
+// FreezeBalancing freezes every load equalizer from the next frame
 // started on, or lets them balance again: frozen, each keeps the split it
-// has, as Equalizer's frozen load equalizer does (eqPly's f and F), to
-// watch or measure one decomposition. A source that is lost or rejoins
-// still has the work shared out again.
+// has, as Equalizer's frozen load equalizer does, to watch or measure one
+// decomposition (Balancing.Frozen freezes one view's). A source that is
+// lost or rejoins still has the work shared out again.
 func (c *Config) FreezeBalancing(frozen bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -1585,3 +1585,49 @@ func lastImage(t *testing.T, bin string, args ...string) string {
 	slices.Sort(images)
 	return images[len(images)-1]
 }
+
+// f, F, t, T, 4 and 5 change the balancing of the view pointed at (every
+// view, pointed at none) as eqPly's: f freezes and F (shift-f too) lets
+// go, t and T make the tiles a pixel smaller and larger, 4 and 5 the
+// resistance larger and smaller, never below 0. The picture stays.
+func TestBalancingKeysChangeTheViewPointedAt(t *testing.T) {
+	c := &controls{cam: homeCamera, view: 1}
+	for _, key := range []struct {
+		key  goeq.Key
+		mods goeq.Modifiers
+	}{{'f', 0}, {'f', goeq.ModShift}, {'F', 0}, {'t', 0}, {'T', 0}, {'4', 0}, {'5', 0}} {
+		if c.handle(goeq.Event{Kind: goeq.KeyPress, Key: key.key, Modifiers: key.mods}) {
+			t.Errorf("%c changed the picture", rune(key.key))
+		}
+	}
+	var keys []rune
+	for _, b := range c.balance {
+		keys = append(keys, b.key)
+		if b.view != 1 {
+			t.Errorf("%c acts in view %d, want the one pointed at", b.key, b.view)
+		}
+	}
+	if string(keys) != "fFFtT45" {
+		t.Errorf("keys taken %q, want fFFtT45", string(keys))
+	}
+	s := goeq.Balancing{TileSize: [2]int{64, 32}}
+	for _, step := range []struct {
+		key  rune
+		want goeq.Balancing
+	}{
+		{'f', goeq.Balancing{Frozen: true, TileSize: [2]int{64, 32}}},
+		{'t', goeq.Balancing{Frozen: true, TileSize: [2]int{63, 31}}},
+		{'4', goeq.Balancing{Frozen: true, TileSize: [2]int{63, 31}, Resistance: [2]int{1, 1}}},
+		{'5', goeq.Balancing{Frozen: true, TileSize: [2]int{63, 31}}},
+		{'5', goeq.Balancing{Frozen: true, TileSize: [2]int{63, 31}}},
+		{'T', goeq.Balancing{Frozen: true, TileSize: [2]int{64, 32}}},
+		{'F', goeq.Balancing{TileSize: [2]int{64, 32}}},
+	} {
+		if s, _ = (balanceChange{key: step.key}).change(s); s != step.want {
+			t.Fatalf("%c: %+v, want %+v", step.key, s, step.want)
+		}
+	}
+	if got := viewsAt(-1, 3); !slices.Equal(got, []int{0, 1, 2}) {
+		t.Errorf("pointed at no view: %v, want every view", got)
+	}
+}

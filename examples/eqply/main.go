@@ -23,7 +23,10 @@
 // middle-drag pans, each in the view under the pointer (every view has
 // its own camera once moved, as eqPly's). Its keys are eqPly's:
 //   - s toggles the statistics overlay (per-channel times and the split);
-//   - f freezes the load balancing and lets it go again (eqPly's f, F);
+//   - f freezes the load balancing and F lets it go again, t and T make
+//     the tiles a pixel smaller and larger, and 4 and 5 the load
+//     equalizers' resistance a pixel larger and smaller, each in the
+//     view under the pointer (every view, under none), as eqPly's;
 //   - g switches the views between mono and stereo (anaglyph);
 //   - o switches between perspective and a parallel projection;
 //   - d switches the colours between the models' own, each channel's
@@ -325,10 +328,12 @@ type controls struct {
 	canvas        int
 	canvasLayouts [][]int
 	shown         []int
-	frozen        bool // the load balancing: f switches it
-	stereo        bool // every view: g switches it
-	ortho         bool // o switches the projection
-	shot          bool // p asks for a screenshot of the next frame
+	// balance holds the changes to the views' balancing f, F, t, T, 4
+	// and 5 asked for since the last frame (goeq.Config.SetBalancing)
+	balance []balanceChange
+	stereo  bool // every view: g switches it
+	ortho   bool // o switches the projection
+	shot    bool // p asks for a screenshot of the next frame
 	// models is how many the run has; m shows the next in the view
 	// pointed at (every view, pointed at none): model, viewModels
 	models     int
@@ -359,7 +364,8 @@ type controls struct {
 const keys = `eqply's keys (in the view under the pointer where it matters):
   left-drag turn, right-drag or wheel zoom, middle-drag pan
   space    reset the cameras and the head
-  s        statistics overlay          f  freeze the load balancing, or let it go
+  s        statistics overlay          f, F  freeze the load balancing, let it go
+  t, T     tiles a pixel smaller, larger   4, 5  the load balancing's resistance up, down
   g        mono or stereo (anaglyph)   o  perspective or parallel projection
   d        colours: the models', each channel's, the mesh's
   w        wireframe                   i  idle antialiasing on or off
@@ -465,14 +471,7 @@ func (c *controls) scaleModel(up bool) {
 	if up {
 		factor = 10
 	}
-	views := []int{c.view}
-	if c.view < 0 || c.view >= len(c.startUnits) {
-		views = nil
-		for v := range c.startUnits {
-			views = append(views, v)
-		}
-	}
-	for _, v := range views {
+	for _, v := range viewsAt(c.view, len(c.startUnits)) {
 		u := c.unitOf(v) * factor
 		if u < goeq.MinModelUnit || u > goeq.MaxModelUnit {
 			continue
@@ -483,6 +482,67 @@ func (c *controls) scaleModel(up bool) {
 		c.units[v] = u
 		fmt.Fprintf(os.Stderr, "view %d: model unit %g\n", v, u)
 	}
+}
+
+// viewsAt is the view a key acts in: the one pointed at, or (pointed at
+// none) every one of n.
+func viewsAt(view, n int) []int {
+	if view >= 0 && view < n {
+		return []int{view}
+	}
+	views := make([]int, n)
+	for v := range views {
+		views[v] = v
+	}
+	return views
+}
+
+// balanceChange is a key that changes the balancing of a view (-1:
+// every view), as eqPly's f, F, t, T, 4 and 5.
+type balanceChange struct {
+	key  rune
+	view int
+}
+
+// apply changes the balancing on cfg; a change past a setting's range
+// (a tile under a pixel) is said and left.
+func (b balanceChange) apply(cfg *goeq.Config) {
+	for _, v := range viewsAt(b.view, len(cfg.Views())) {
+		s, err := cfg.Balancing(v)
+		if err != nil {
+			continue
+		}
+		s, said := b.change(s)
+		if err := cfg.SetBalancing(v, s); err != nil {
+			fmt.Fprintf(os.Stderr, "%v\n", err)
+			continue
+		}
+		fmt.Fprintf(os.Stderr, "view %d: load balancing %s\n", v, said)
+	}
+}
+
+// change is s as the key changes it, and what it says of that.
+func (b balanceChange) change(s goeq.Balancing) (goeq.Balancing, string) {
+	switch b.key {
+	case 'f', 'F':
+		s.Frozen = b.key == 'f'
+		return s, fmt.Sprintf("frozen %v", s.Frozen)
+	case 't', 'T':
+		d := 1
+		if b.key == 't' {
+			d = -1
+		}
+		s.TileSize = [2]int{s.TileSize[0] + d, s.TileSize[1] + d}
+		return s, fmt.Sprintf("tiles %dx%d", s.TileSize[0], s.TileSize[1])
+	case '4', '5':
+		d := 1
+		if b.key == '5' {
+			d = -1
+		}
+		s.Resistance = [2]int{max(s.Resistance[0]+d, 0), max(s.Resistance[1]+d, 0)}
+		return s, fmt.Sprintf("resistance %v", s.Resistance)
+	}
+	return s, "unchanged"
 }
 
 // focusModeNames are the focus modes as eqPly names them.
@@ -557,8 +617,12 @@ func (c *controls) handle(ev goeq.Event) bool {
 		case ' ': // every view's camera, and the head
 			c.cam, c.views, c.head = homeCamera, nil, nil
 			return true
-		case 'f':
-			c.frozen = !c.frozen // with the next frame: the picture stays
+		case 'f', 'F', 't', 'T', '4', '5': // with the next frame: the picture stays
+			key := ev.Key
+			if ev.Modifiers&goeq.ModShift != 0 && key >= 'a' && key <= 'z' {
+				key -= 'a' - 'A'
+			}
+			c.balance = append(c.balance, balanceChange{key: rune(key), view: c.view})
 		case 'g':
 			c.stereo = !c.stereo
 			return true
@@ -926,7 +990,6 @@ func main() {
 		c.shown = append(c.shown, shows)
 	}
 	used := slices.Clone(c.shown) // the layouts showing
-	frozen := false               // the load balancing, as last asked for
 	stereo := false               // the views, as last asked for
 	var head *goeq.Mat4           // the observers' head, as last set
 	eyeBase := 0.0                // and their eye base
@@ -960,10 +1023,10 @@ func main() {
 			cfg.SetOverlay(c.stats)
 			shown = c.stats
 		}
-		if c.frozen != frozen {
-			cfg.FreezeBalancing(c.frozen)
-			frozen = c.frozen
+		for _, ch := range c.balance {
+			ch.apply(cfg)
 		}
+		c.balance = nil
 		if c.stereo != stereo {
 			mode := goeq.Mono
 			if c.stereo {

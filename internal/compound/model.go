@@ -267,6 +267,9 @@ type View struct {
 	// that a model in millimetres (1000) shows at its real size, with eyes
 	// and focus to match. 1 unless an application sets another.
 	ModelUnit float64
+	// BalanceFrozen load and tree equalizers of the view's compounds keep
+	// the split they have (an application's Balancing.Frozen).
+	BalanceFrozen bool
 }
 
 // Canvas is a display surface made of segments.

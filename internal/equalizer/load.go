@@ -88,6 +88,18 @@ func NewLoad(p compound.Equalizer, pixelW, pixelH int) *Load {
 	return l
 }
 
+// SetParams changes the parameters an application may change while the
+// config runs (damping, boundary, resistance: compound.Balancing); the
+// splits hold.
+func (l *Load) SetParams(p compound.Equalizer) {
+	adaptive := l.Params.Adaptive
+	l.Params = p
+	l.Params.Adaptive = adaptive
+	if l.Adaptive != nil && l.Adaptive.equalizer != nil {
+		l.Adaptive.equalizer.SetParams(p) // its cold start's, not adaptive
+	}
+}
+
 // Resize sets the balanced compound's size in pixels: its window was
 // resized. The splits are fractions and hold.
 func (l *Load) Resize(pixelW, pixelH int) {

@@ -382,6 +382,41 @@ func New(cfg *compound.Config) *Planner {
 // them balance again (scheduler.BalanceFreezer).
 func (p *Planner) SetBalanceFrozen(frame int, frozen bool) { p.freezes.Set(frame, frozen) }
 
+// SetBalancing changes how a view's compounds are balanced from frame on
+// (scheduler.BalancingSetter).
+func (p *Planner) SetBalancing(frame int, v *compound.View, ch compound.BalancingChange) {
+	p.Changes.SetBalancing(frame, p.cfg, v, ch)
+}
+
+// followBalancing gives the equalizers the parameters the model has now,
+// which an application may have changed (SetBalancing).
+func (p *Planner) followBalancing() {
+	for c, l := range p.loads {
+		for _, eq := range c.Equalizers {
+			if eq.Kind == "load" || eq.Kind == "tree" {
+				l.SetParams(*eq)
+			}
+		}
+	}
+	for c, d := range p.dfrs {
+		for _, eq := range c.Equalizers {
+			if eq.Kind == "DFR" {
+				d.Damping, d.Framerate = eq.Damping, eq.Framerate
+			}
+		}
+	}
+}
+
+// frozenSplit reports whether c's load equalizer keeps its split: all
+// are frozen, or those of c's view.
+func (p *Planner) frozenSplit(c *compound.Compound) bool {
+	if p.frozen {
+		return true
+	}
+	d := c.Destination()
+	return d != nil && d.Channel != nil && d.Channel.View != nil && d.Channel.View.BalanceFrozen
+}
+
 // Planned returns the compound states planned for a recent frame (nil
 // when it is too old).
 func (p *Planner) Planned(frame int) map[string]CompoundState { return p.history[frame] }
@@ -483,6 +518,9 @@ func (p *Planner) read(frame int) {
 func (p *Planner) Plan(frame int) *FramePlan {
 	p.read(frame)
 	changed := p.Changes.Advance(frame)
+	if changed {
+		p.followBalancing()
+	}
 	p.freezes.Advance(frame, func(f bool) { p.frozen = f })
 	if p.last != nil && !changed {
 		plan := *p.last // its channels and states are only read from here on
@@ -807,7 +845,7 @@ func leaves(c *compound.Compound) int {
 }
 
 func (p *Planner) runEqualizers(c *compound.Compound, frame int, states map[string]CompoundState, plan *FramePlan) {
-	if l := p.loads[c]; l != nil && len(c.Children) > 0 && !(p.frozen && p.keepSplit(c, frame, states)) {
+	if l := p.loads[c]; l != nil && len(c.Children) > 0 && !(p.frozenSplit(c) && p.keepSplit(c, frame, states)) {
 		var children []equalizer.Child
 		for _, ch := range c.Children {
 			u := 1.0

@@ -74,6 +74,12 @@ type BalanceFreezer interface {
 	SetBalanceFrozen(frame int, frozen bool)
 }
 
+// BalancingSetter is implemented by planners whose views' equalizers an
+// application may change from a frame on (compound.Balancing).
+type BalancingSetter interface {
+	SetBalancing(frame int, view *compound.View, change compound.BalancingChange)
+}
+
 // WindowSizer is implemented by planners whose frames follow the windows'
 // sizes as users resize them.
 type WindowSizer interface {
@@ -165,6 +171,9 @@ type Request struct {
 	// ModelUnits give these views those model units (above zero) from the
 	// first of these frames on (planners that are ModelUnitSetters).
 	ModelUnits map[*compound.View]float64
+	// Balancing changes how these views are balanced from the first of
+	// these frames on (planners that are BalancingSetters).
+	Balancing map[*compound.View]compound.BalancingChange
 	// Freeze, when set, freezes the load equalizers from the first of
 	// these frames on, or lets them balance again (planners that are
 	// BalanceFreezers).
@@ -593,6 +602,11 @@ func (s *Scheduler) Step(e Event) {
 		if us, ok := s.planner.(ModelUnitSetter); ok {
 			for v, unit := range e.ModelUnits {
 				us.SetModelUnit(s.requested, v, unit)
+			}
+		}
+		if bs, ok := s.planner.(BalancingSetter); ok {
+			for v, ch := range e.Balancing {
+				bs.SetBalancing(s.requested, v, ch)
 			}
 		}
 		if bf, ok := s.planner.(BalanceFreezer); ok && e.Freeze != nil {

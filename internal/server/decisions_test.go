@@ -508,3 +508,35 @@ func TestAnApplicationsModelUnitsAreChecked(t *testing.T) {
 		t.Errorf("unit 1000 for view 1: %v, %v", req.ModelUnits, err)
 	}
 }
+
+// An application's balancing is checked before it reaches the planner: a
+// view there is not, or a setting out of range, fails the frame with what
+// was wrong; a good one reaches the view.
+func TestAnApplicationsBalancingIsChecked(t *testing.T) {
+	m, _, err := compound.Load(filepath.Join(corpusDir(), "hactar.eqc"), compound.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &server{cfg: m.Configs[0], data: map[int][]byte{}}
+	views := s.cfg.Views()
+	good := s.cfg.ViewBalancing(views[1])
+	bad := good
+	bad.TileSize = [2]int{0, 64}
+	for _, c := range []struct {
+		change map[int]compound.BalancingChange
+		want   string
+	}{
+		{map[int]compound.BalancingChange{len(views): {Balancing: good}}, fmt.Sprintf("frame 0: no view %d (the config has %d)", len(views), len(views))},
+		{map[int]compound.BalancingChange{1: {Balancing: bad, Fields: compound.BalanceTileSize}}, "frame 1: view 1: balancing: tile size [0 64]: want 1 to 16384 pixels in each direction"},
+	} {
+		if _, err := s.request(AppFrame{Balancing: c.change}); err == nil || err.Error() != c.want {
+			t.Errorf("balancing %v: %v; want %q", c.change, err, c.want)
+		}
+	}
+	frozen := good
+	frozen.Frozen = true
+	req, err := s.request(AppFrame{Balancing: map[int]compound.BalancingChange{1: frozen.Diff(good)}})
+	if ch, ok := req.Balancing[views[1]]; err != nil || len(req.Balancing) != 1 || !ok || ch.Fields != compound.BalanceFrozen {
+		t.Errorf("view 1 frozen: %v, %v", req.Balancing, err)
+	}
+}

@@ -193,6 +193,9 @@ type AppFrame struct {
 	// FreezeBalance, when set, freezes the load equalizers from this
 	// frame on, or lets them balance again.
 	FreezeBalance *bool `json:",omitempty"`
+	// Balancing changes how views (by index, as ViewModes) are balanced
+	// from this frame on.
+	Balancing map[int]compound.BalancingChange `json:",omitempty"`
 }
 
 // RunInfo is what an application learns of the run once it is ready.
@@ -211,6 +214,9 @@ type RunInfo struct {
 	// and shows as the run starts.
 	Canvases []CanvasInfo
 	Views    []string // the config's views' names, layout by layout
+	// Balancing is how each view's compounds are balanced as the run
+	// starts, by index as Views.
+	Balancing []compound.Balancing
 	// FrameTimeout is how long the server lets a frame take before it
 	// fails the run: an application on a server of its own gives up on a
 	// server silent for much longer while frames are due.
@@ -1369,6 +1375,7 @@ func (s *server) tellReady() {
 	}
 	for _, v := range s.cfg.Views() {
 		info.Views = append(info.Views, v.Name)
+		info.Balancing = append(info.Balancing, s.cfg.ViewBalancing(v))
 	}
 	s.opt.App.Ready(info)
 }
@@ -1436,7 +1443,7 @@ func (s *server) request(af AppFrame) (scheduler.Request, error) {
 		req.Heads[s.cfg.Observers[i]] = h
 	}
 	var views []*compound.View
-	if len(af.ViewModes)+len(af.ModelUnits) > 0 {
+	if len(af.ViewModes)+len(af.ModelUnits)+len(af.Balancing) > 0 {
 		views = s.cfg.Views()
 	}
 	checkView := func(i int) error {
@@ -1465,6 +1472,18 @@ func (s *server) request(af AppFrame) (scheduler.Request, error) {
 			req.ModelUnits = map[*compound.View]float64{}
 		}
 		req.ModelUnits[views[i]] = unit
+	}
+	for i, ch := range af.Balancing {
+		if err := checkView(i); err != nil {
+			return req, err
+		}
+		if err := ch.Balancing.Check(); err != nil {
+			return req, fmt.Errorf("frame %d: view %d: balancing: %w", frame, i, err)
+		}
+		if req.Balancing == nil {
+			req.Balancing = map[*compound.View]compound.BalancingChange{}
+		}
+		req.Balancing[views[i]] = ch
 	}
 	for cv, layout := range af.CanvasLayouts {
 		if cv < 0 || cv >= len(s.cfg.Canvases) {
