@@ -2,7 +2,6 @@ package goeq_test
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -10,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/goeq/goeq"
-	"github.com/goeq/goeq/internal/imagecmp"
 )
 
 // twoLoadViews is a layout of two views side by side, each load-balanced
@@ -140,14 +138,5 @@ func TestSetBalancingTileSizeKeepsThePicture(t *testing.T) {
 	}
 	path := examples("tile-4.eqc")
 	want, got := run(goeq.Options{Config: path, Reference: true}), run(goeq.Options{Config: path})
-	for f := 0; f < frames; f++ {
-		name := fmt.Sprintf("dest-%06d.png", f)
-		d, err := imagecmp.CompareFiles(filepath.Join(got, name), filepath.Join(want, name), 2)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d.BadFraction() > 0.0002 {
-			t.Errorf("frame %d: %s", f, d)
-		}
-	}
+	sameFrames(t, got, want, "dest", frames)
 }
