@@ -116,11 +116,15 @@ type Options struct {
 
 // Summary is what a run did.
 type Summary struct {
-	Frames   int      `json:"frames"`
-	Seconds  float64  `json:"seconds"`
-	FPS      float64  `json:"fps"`
-	Degraded int      `json:"degraded_frames"`
-	Written  []string `json:"written,omitempty"` // PNG files, in order
+	Frames   int     `json:"frames"`
+	Seconds  float64 `json:"seconds"`
+	FPS      float64 `json:"fps"`
+	Degraded int     `json:"degraded_frames"`
+	// DegradedFrames are the frames shown (and written) without the part
+	// of a node lost while they were in flight, up to latency+1 for each
+	// loss (FrameStats.Degraded): render them again where they count.
+	DegradedFrames []int    `json:"degraded_frame_numbers,omitempty"`
+	Written        []string `json:"written,omitempty"` // PNG files, in order
 	// Exchanges counts the frames whose sort-last compounds composited by
 	// exchanging bands among their sources, by "compound STRATEGY among
 	// N" (the others gathered every image at the compound).
@@ -274,6 +278,7 @@ func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 			c.mu.Lock()
 			c.completed = frame + 1
 			c.stats = frameStatsOf(frame, records)
+			c.stats.Degraded = degraded
 			c.changed.Broadcast()
 			c.mu.Unlock()
 		},
@@ -951,7 +956,7 @@ func (c *Config) Exit() (*Summary, error) {
 	if sum == nil {
 		return nil, err
 	}
-	return &Summary{Frames: sum.Frames, Seconds: sum.Seconds, FPS: sum.FPS, Degraded: sum.Degraded, Written: sum.Written, Exchanges: sum.Exchanges,
+	return &Summary{Frames: sum.Frames, Seconds: sum.Seconds, FPS: sum.FPS, Degraded: sum.Degraded, DegradedFrames: sum.DegradedFrames, Written: sum.Written, Exchanges: sum.Exchanges,
 		CodecBytes: sum.CodecBytes, LostNodes: sum.LostNodes, RejoinedNodes: sum.RejoinedNodes, LostPipes: sum.LostPipes}, err
 }
 
@@ -969,6 +974,9 @@ type ChannelStats struct {
 type FrameStats struct {
 	Frame    int
 	Channels []ChannelStats
+	// Degraded: the frame was shown without the part of a node lost while
+	// it was in flight (Summary.DegradedFrames lists every such frame).
+	Degraded bool
 }
 
 func frameStatsOf(frame int, records []stats.Record) FrameStats {

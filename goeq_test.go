@@ -1302,7 +1302,8 @@ func TestABadRangeOrderFailsTheFrame(t *testing.T) {
 }
 
 // A render client stopped for 3 s (as at a debugger's breakpoint in a
-// Draw) is lost by default, and the summary names it; with Liveness and
+// Draw) is lost by default, and the summary names it and the frames shown
+// without its part, as each frame's statistics say; with Liveness and
 // FrameTimeout set long, as for debugging a renderer, the run waits for
 // it and loses nothing.
 func TestLivenessLetsARendererBeDebugged(t *testing.T) {
@@ -1321,7 +1322,15 @@ func TestLivenessLetsARendererBeDebugged(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			err = startAndFinish(cfg, 30)
+			var degraded []int // as each frame's statistics said
+			for i := 0; i < 30 && err == nil; i++ {
+				if _, err = cfg.StartFrame(camera{Frame: i}); err == nil {
+					err = cfg.FinishAllFrames()
+				}
+				if fs := cfg.LastFrameStats(); fs.Degraded {
+					degraded = append(degraded, fs.Frame)
+				}
+			}
 			sum, exitErr := cfg.Exit()
 			if err != nil || exitErr != nil {
 				t.Fatalf("run: %v; exit: %v", err, exitErr)
@@ -1331,6 +1340,10 @@ func TestLivenessLetsARendererBeDebugged(t *testing.T) {
 			}
 			if tc.lost == "" && sum.Degraded != 0 {
 				t.Errorf("%d degraded frames, want none", sum.Degraded)
+			}
+			// one frame in flight at a time: the one it stopped in
+			if want := map[bool][]int{true: {20}, false: nil}[tc.lost != ""]; !slices.Equal(sum.DegradedFrames, want) || !slices.Equal(degraded, want) || sum.Degraded != len(want) {
+				t.Errorf("degraded frames %v (%d), by their statistics %v; want %v", sum.DegradedFrames, sum.Degraded, degraded, want)
 			}
 		})
 	}

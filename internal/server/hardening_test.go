@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -295,6 +296,16 @@ func TestALostNodesPartIsDrawnByItsDestination(t *testing.T) {
 			}
 			if sum.Degraded > 2 {
 				t.Errorf("%d degraded frames, want at most the 2 in flight", sum.Degraded)
+			}
+			// each named, in the summary and the log, past the 6 frames done
+			// before the kill
+			if len(sum.DegradedFrames) != sum.Degraded || slices.ContainsFunc(sum.DegradedFrames, func(f int) bool { return f < 6 }) {
+				t.Errorf("degraded frames %v, %d of them", sum.DegradedFrames, sum.Degraded)
+			}
+			for _, f := range sum.DegradedFrames {
+				if want := fmt.Sprintf("frame %d is shown without the part of a node lost", f); !strings.Contains(sp.log(), want) {
+					t.Errorf("the log does not say %q", want)
+				}
 			}
 			for f := frames - 4; f < frames; f++ {
 				for _, name := range pngs(t, ref.out) {

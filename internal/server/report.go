@@ -23,17 +23,19 @@ type report struct {
 	// fails with it rather than go on with a file that silently stops
 	statsErr error
 	// start is when the first frame started (set up time is not counted)
-	start     time.Time
-	startCPU  time.Duration // the process's CPU time then
-	busy      time.Duration // the server loop's time since then
-	frames    int
-	degraded  int
-	lost      []string
-	rejoined  []string
-	lostPipes []string // "node: pipe"
-	written   []string
-	totals    map[string]*channelTotals // by channel ID
-	lastFrame int
+	start    time.Time
+	startCPU time.Duration // the process's CPU time then
+	busy     time.Duration // the server loop's time since then
+	frames   int
+	degraded int
+	// degradedFrames lists them (Summary.DegradedFrames)
+	degradedFrames []int
+	lost           []string
+	rejoined       []string
+	lostPipes      []string // "node: pipe"
+	written        []string
+	totals         map[string]*channelTotals // by channel ID
+	lastFrame      int
 	// codecBytes is what crossed frame links, by codec (Summary.CodecBytes)
 	codecBytes map[string]int64
 	labels     map[string]string // channel ID -> label
@@ -86,6 +88,8 @@ func (r *report) complete(c scheduler.Completed) {
 	r.lastFrame = c.Frame
 	if c.Degraded {
 		r.degraded++
+		r.degradedFrames = append(r.degradedFrames, c.Frame)
+		r.s.opt.Log.Warn(fmt.Sprintf("frame %d is shown without the part of a node lost while it was in flight (degraded)", c.Frame))
 	}
 	r.written = append(r.written, c.Written...)
 	for _, e := range c.Errors {
@@ -170,7 +174,7 @@ func (r *report) summary(interrupted bool) *Summary {
 	if !r.start.IsZero() {
 		seconds = time.Since(r.start).Seconds()
 	}
-	sum := &Summary{Frames: r.frames, Seconds: seconds, Degraded: r.degraded, LostNodes: r.lost, RejoinedNodes: r.rejoined, LostPipes: r.lostPipes,
+	sum := &Summary{Frames: r.frames, Seconds: seconds, Degraded: r.degraded, DegradedFrames: r.degradedFrames, LostNodes: r.lost, RejoinedNodes: r.rejoined, LostPipes: r.lostPipes,
 		Written: r.written, FinalSplit: map[string]string{}, Interrupted: interrupted}
 	if sum.Seconds > 0 {
 		sum.FPS = float64(sum.Frames) / sum.Seconds

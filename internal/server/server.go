@@ -225,11 +225,16 @@ type RunInfo struct {
 
 // Summary is what a run reports at the end.
 type Summary struct {
-	Frames    int      `json:"frames"`
-	Seconds   float64  `json:"seconds"`
-	FPS       float64  `json:"fps"`
-	Degraded  int      `json:"degraded_frames"`
-	LostNodes []string `json:"lost_nodes,omitempty"`
+	Frames   int     `json:"frames"`
+	Seconds  float64 `json:"seconds"`
+	FPS      float64 `json:"fps"`
+	Degraded int     `json:"degraded_frames"`
+	// DegradedFrames are the frames shown (and written) without the part
+	// of a node lost while they were in flight: up to latency+1 of them
+	// for each loss. An application that records frames renders them
+	// again.
+	DegradedFrames []int    `json:"degraded_frame_numbers,omitempty"`
+	LostNodes      []string `json:"lost_nodes,omitempty"`
 	// RejoinedNodes lists nodes that came back after a loss (a client
 	// started again by hand, or relaunched)
 	RejoinedNodes []string `json:"rejoined_nodes,omitempty"`
