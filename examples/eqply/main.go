@@ -1151,6 +1151,9 @@ func main() {
 		json.NewEncoder(os.Stdout).Encode(sum)
 	} else if sum != nil {
 		log.Printf("%d frames in %.1f s (%.1f fps), %d degraded, %d images written", sum.Frames, sum.Seconds, sum.FPS, sum.Degraded, len(sum.Written))
+		if len(sum.DegradedFrames) > 0 {
+			log.Printf("frames %v were shown without the part of a lost node", sum.DegradedFrames)
+		}
 	}
 	if err := cmp.Or(err, exitErr); err != nil {
 		log.Fatal(err) // the run's error, or what ended it
