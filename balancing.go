@@ -51,19 +51,19 @@ func (c *Config) Balancing(view int) (Balancing, error) {
 // field that differs from Balancing(view) goes to every equalizer under a
 // destination showing the view that it applies to (Damping to the load,
 // tree and DFR ones, TileSize to the tile ones, and so on); the fields
-// left as they were stay as each equalizer has them. An out-of-range
-// field is an error, and nothing changes.
+// left as they were stay as each equalizer has them. A changed field out
+// of range is an error, and nothing changes.
 func (c *Config) SetBalancing(view int, b Balancing) error {
 	if view < 0 || view >= len(c.views) {
 		return fmt.Errorf("goeq: no view %d: the config has %d", view, len(c.views))
-	}
-	if err := compound.Balancing(b).Check(); err != nil {
-		return fmt.Errorf("goeq: view %d: balancing: %w", view, err)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err := c.closedLocked(); err != nil {
 		return err
+	}
+	if err := compound.Balancing(b).Diff(c.balancing[view]).Check(); err != nil {
+		return fmt.Errorf("goeq: view %d: balancing: %w", view, err)
 	}
 	c.balancing[view] = compound.Balancing(b)
 	return nil

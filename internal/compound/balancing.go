@@ -78,29 +78,31 @@ func (b Balancing) Diff(from Balancing) BalancingChange {
 // read back on its own, and one larger than any framebuffer is a mistake.
 const MaxTileSize = 16384
 
-// Check says why b cannot balance a view, naming every field that is out
-// of range, as the config parser does for the same values.
-func (b Balancing) Check() error {
+// Check says why ch cannot change a view's balancing, naming every field
+// it sets out of range, as the config parser does for the same values.
+// The fields it leaves are not checked: they stay as the config has them.
+func (ch BalancingChange) Check() error {
+	b, set := ch.Balancing, func(f BalancingFields) bool { return ch.Fields&f != 0 }
 	var errs []error
-	if !(b.Damping >= 0 && b.Damping <= 1) {
+	if set(BalanceDamping) && !(b.Damping >= 0 && b.Damping <= 1) {
 		errs = append(errs, fmt.Errorf("damping %v: want 0 to 1", b.Damping))
 	}
-	if b.Boundary[0] < 1 || b.Boundary[1] < 1 {
+	if set(BalanceBoundary) && (b.Boundary[0] < 1 || b.Boundary[1] < 1) {
 		errs = append(errs, fmt.Errorf("boundary %v: want at least 1 pixel in each direction", b.Boundary))
 	}
-	if !(b.BoundaryDB > 0 && b.BoundaryDB <= 1) {
+	if set(BalanceBoundaryDB) && !(b.BoundaryDB > 0 && b.BoundaryDB <= 1) {
 		errs = append(errs, fmt.Errorf("DB boundary %v: want a fraction in (0,1]", b.BoundaryDB))
 	}
-	if b.Resistance[0] < 0 || b.Resistance[1] < 0 {
+	if set(BalanceResistance) && (b.Resistance[0] < 0 || b.Resistance[1] < 0) {
 		errs = append(errs, fmt.Errorf("resistance %v: want no fewer than 0 pixels", b.Resistance))
 	}
-	if !(b.ResistanceDB >= 0 && b.ResistanceDB <= 1) {
+	if set(BalanceResistanceDB) && !(b.ResistanceDB >= 0 && b.ResistanceDB <= 1) {
 		errs = append(errs, fmt.Errorf("DB resistance %v: want a fraction in [0,1]", b.ResistanceDB))
 	}
-	if b.TileSize[0] < 1 || b.TileSize[1] < 1 || b.TileSize[0] > MaxTileSize || b.TileSize[1] > MaxTileSize {
+	if set(BalanceTileSize) && (b.TileSize[0] < 1 || b.TileSize[1] < 1 || b.TileSize[0] > MaxTileSize || b.TileSize[1] > MaxTileSize) {
 		errs = append(errs, fmt.Errorf("tile size %v: want 1 to %d pixels in each direction", b.TileSize, MaxTileSize))
 	}
-	if !(b.Framerate > 0 && b.Framerate <= 1e6) {
+	if set(BalanceFramerate) && !(b.Framerate > 0 && b.Framerate <= 1e6) {
 		errs = append(errs, fmt.Errorf("frame rate %v: want above 0 frames a second", b.Framerate))
 	}
 	return errors.Join(errs...)

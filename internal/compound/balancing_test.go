@@ -5,15 +5,18 @@ import (
 	"testing"
 )
 
-// Check names every field out of range, and takes what the config parser
-// takes.
+// Check names every field a change sets out of range, takes what the
+// config parser takes, and leaves the fields it does not set.
 func TestBalancingCheckNamesEachBadField(t *testing.T) {
 	good := Balancing{Damping: .5, Boundary: [2]int{1, 1}, BoundaryDB: 1e-6, TileSize: [2]int{64, 64}, Framerate: 10}
-	if err := good.Check(); err != nil {
+	if err := good.Diff(Balancing{}).Check(); err != nil {
 		t.Fatalf("Equalizer's defaults: %v", err)
 	}
 	bad := Balancing{Damping: 1.5, Boundary: [2]int{0, 1}, BoundaryDB: 0, Resistance: [2]int{-1, 0}, ResistanceDB: 2, TileSize: [2]int{0, MaxTileSize + 1}, Framerate: 0}
-	err := bad.Check()
+	if err := bad.Diff(bad).Check(); err != nil {
+		t.Errorf("nothing changed, yet: %v", err)
+	}
+	err := (BalancingChange{Balancing: bad, Fields: ^BalancingFields(0)}).Check()
 	if err == nil {
 		t.Fatal("no error")
 	}

@@ -1482,7 +1482,7 @@ func (s *server) request(af AppFrame) (scheduler.Request, error) {
 		if err := checkView(i); err != nil {
 			return req, err
 		}
-		if err := ch.Balancing.Check(); err != nil {
+		if err := ch.Check(); err != nil {
 			return req, fmt.Errorf("frame %d: view %d: balancing: %w", frame, i, err)
 		}
 		if req.Balancing == nil {
