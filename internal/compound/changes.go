@@ -4,7 +4,7 @@ import "fmt"
 
 // Changes are what an application and its users change while a config
 // runs, each from a frame on: tracked heads, the canvases' layouts, the
-// views' modes and model units, and the windows' sizes. Both planners
+// views' modes, model units and balancing, and the windows' sizes. Both planners
 // embed it, so they follow the same changes from the same frames (the
 // scheduler finds its setters by type assertion), and Advance applies
 // them before a frame is planned.
@@ -12,8 +12,9 @@ type Changes struct {
 	Heads Tracking
 	Sizes WindowSizes
 	// edits switch the model itself: a canvas' active layout, a view's
-	// mode and model unit (Equalizer's Canvas::useLayout,
-	// View::changeMode, View::setModelUnit)
+	// mode, model unit and its compounds' equalizers (Equalizer's
+	// Canvas::useLayout, View::changeMode, View::setModelUnit,
+	// View::getEqualizer)
 	edits FromFrame[func()]
 	// focus holds each view's focus move until the heads change
 	focus map[*View]focusMove
