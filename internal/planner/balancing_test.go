@@ -2,6 +2,7 @@ package planner
 
 import (
 	"maps"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -133,5 +134,72 @@ func TestBalancingSetsTheTileSize(t *testing.T) {
 				t.Errorf("frame %d: %d tiles, want %d", f, len(q.Tiles), want)
 			}
 		}
+	}
+}
+
+// A view's DFR equalizer holds the frame rate and damping its Balancing
+// sets, from that frame on: Equalizer's 1-window.DFR asks for 15 frames a
+// second, and the change for 30.
+func TestBalancingSetsTheDFRFrameRate(t *testing.T) {
+	m, _, err := compound.Load(filepath.Join("..", "..", "..", "shared", "eqc-corpus", "1-window.DFR.eqc"), compound.Options{Getenv: func(string) (string, bool) { return "", false }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := m.Configs[0]
+	p := New(cfg)
+	view := cfg.Views()[0]
+	b := cfg.ViewBalancing(view)
+	if b.Framerate != 15 || b.Damping != .5 {
+		t.Fatalf("as configured: frame rate %v, damping %v; want 15 and .5", b.Framerate, b.Damping)
+	}
+	b.Framerate, b.Damping = 30, .2
+	p.SetBalancing(1, view, b.Diff(cfg.ViewBalancing(view)))
+	for f, want := range []float64{15, 30} {
+		p.Plan(f)
+		for _, d := range p.dfrs {
+			if d.Framerate != want || f == 1 && d.Damping != .2 {
+				t.Errorf("frame %d: the DFR equalizer holds %v frames a second, damping %v", f, d.Framerate, d.Damping)
+			}
+		}
+	}
+	if len(p.dfrs) != 1 {
+		t.Fatalf("%d DFR equalizers, want 1", len(p.dfrs))
+	}
+}
+
+// A load equalizer splits on the boundary its view's Balancing sets from
+// that frame on: 2d-lb-4's four sources, which split at any pixel, split
+// at multiples of 64 pixels once it is 64x64.
+func TestBalancingSetsTheBoundary(t *testing.T) {
+	cfg := load(t, "2d-lb-4.eqc")
+	p := New(cfg)
+	view := cfg.Views()[0]
+	b := cfg.ViewBalancing(view)
+	b.Boundary = [2]int{64, 64}
+	p.SetBalancing(3, view, b.Diff(cfg.ViewBalancing(view)))
+	aligned := func(plan *FramePlan) bool {
+		for _, name := range []string{"src1", "src2", "src3", "src4"} {
+			s := channel(plan, name).Tasks[1].Share
+			for _, edge := range []int{s.X, s.Y, s.X + s.W, s.Y + s.H} {
+				if edge%64 != 0 && edge != 640 && edge != 360 {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	for f := 0; f < 6; f++ {
+		plan := p.Plan(f)
+		if f >= 3 && !aligned(plan) {
+			for _, name := range []string{"src1", "src2", "src3", "src4"} {
+				t.Errorf("frame %d: %s draws %v, not on the 64-pixel boundary", f, name, channel(plan, name).Tasks[1].Share)
+			}
+		}
+		var recs []stats.Record
+		for i, name := range []string{"src1", "src2", "src3", "src4"} {
+			d := time.Duration(10+7*i) * time.Millisecond
+			recs = append(recs, record(plan.Frame, "0."+string(rune('0'+i)), channel(plan, name).Tasks[1].Viewport, d))
+		}
+		p.Feed(stats.Frame{Frame: plan.Frame, Records: recs})
 	}
 }
