@@ -203,3 +203,23 @@ func TestBalancingSetsTheBoundary(t *testing.T) {
 		p.Feed(stats.Frame{Frame: plan.Frame, Records: recs})
 	}
 }
+
+// A view frozen through its Balancing still shares a lost source's work
+// out: the other source of that view draws the whole view.
+func TestAFrozenViewSharesALostSourcesWork(t *testing.T) {
+	cfg := loadText(t, "two-views.eqc", twoViews)
+	p := New(cfg)
+	first := p.Plan(0)
+	p.SetBalancing(1, cfg.Views()[0], compound.BalancingChange{Balancing: compound.Balancing{Frozen: true}, Fields: compound.BalanceFrozen})
+	if plan := p.Plan(1); channel(plan, "a1") == nil {
+		t.Fatal("frame 1: a1 draws nothing before it is lost")
+	}
+	p.SetChannelDown(channel(first, "a1").Channel, true)
+	plan := p.Plan(2)
+	if cp := channel(plan, "a1"); cp != nil {
+		t.Errorf("frame 2: lost a1 still draws %v", cp.Tasks)
+	}
+	if got := channel(plan, "a2").Tasks[1].Share; got != (compound.PixelViewport{W: 320, H: 360}) {
+		t.Errorf("frame 2: a2 draws %v of the frozen view, want all of its 320x360", got)
+	}
+}
