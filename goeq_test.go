@@ -1385,6 +1385,15 @@ func TestConfigIsSafeForConcurrentUse(t *testing.T) {
 			}
 			cfg.SetOverlay(i%2 == 0)
 			cfg.FreezeBalancing(i%3 == 0)
+			b, err := cfg.Balancing(0)
+			if err == nil {
+				b.Frozen, b.Damping = i%5 == 0, float64(i%10)/10
+				err = cfg.SetBalancing(0, b)
+			}
+			if err != nil {
+				errs <- err
+				return
+			}
 			if err := cfg.UseLayoutIndex(0); err != nil {
 				errs <- err
 				return
