@@ -79,7 +79,10 @@
 // each frame, or wait for them with [Config.WaitEvents] to render only on
 // demand; while none comes, [Config.Refine] refines the picture shown
 // (idle antialiasing, as eqPly's). [Config.LastFrameStats] gives the last
-// frame's per-channel times and split.
+// frame's per-channel times and split, and whether it was shown without
+// the part of a node lost while it was in flight;
+// [Config.SetBalancing] changes how a view is balanced (frozen, damping,
+// tile size, as Equalizer's View::getEqualizer).
 //
 // [Config.Broadcast] sends the application's own events to every node
 // with the next frame: every pipe's [Receiver] takes them before drawing
