@@ -27,8 +27,8 @@ type report struct {
 	startCPU time.Duration // the process's CPU time then
 	busy     time.Duration // the server loop's time since then
 	frames   int
-	degraded int
-	// degradedFrames lists them (Summary.DegradedFrames)
+	// degradedFrames are the frames completed without a lost node's part
+	// (Summary.DegradedFrames)
 	degradedFrames []int
 	lost           []string
 	rejoined       []string
@@ -87,7 +87,6 @@ func (r *report) complete(c scheduler.Completed) {
 	r.frames++
 	r.lastFrame = c.Frame
 	if c.Degraded {
-		r.degraded++
 		r.degradedFrames = append(r.degradedFrames, c.Frame)
 		r.s.opt.Log.Warn(fmt.Sprintf("frame %d is shown without the part of a node lost while it was in flight (degraded)", c.Frame))
 	}
@@ -174,7 +173,7 @@ func (r *report) summary(interrupted bool) *Summary {
 	if !r.start.IsZero() {
 		seconds = time.Since(r.start).Seconds()
 	}
-	sum := &Summary{Frames: r.frames, Seconds: seconds, Degraded: r.degraded, DegradedFrames: r.degradedFrames, LostNodes: r.lost, RejoinedNodes: r.rejoined, LostPipes: r.lostPipes,
+	sum := &Summary{Frames: r.frames, Seconds: seconds, Degraded: len(r.degradedFrames), DegradedFrames: r.degradedFrames, LostNodes: r.lost, RejoinedNodes: r.rejoined, LostPipes: r.lostPipes,
 		Written: r.written, FinalSplit: map[string]string{}, Interrupted: interrupted}
 	if sum.Seconds > 0 {
 		sum.FPS = float64(sum.Frames) / sum.Seconds
