@@ -174,21 +174,21 @@ func (w Wall) ViewMatrix(eye Vec3) [16]float64 {
 // its destination shows, or nil (an untracked default observer at the
 // origin with the config's eye base).
 func (cfg *Config) ObserverOf(c *Compound) *Observer {
-	for x := c; x != nil; x = x.Parent {
-		if x.Channel != nil && x.Channel.View != nil && x.Channel.View.Observer != nil {
-			return x.Channel.View.Observer
-		}
+	if v := ViewOf(c); v != nil {
+		return v.Observer
 	}
 	return nil
 }
 
-// ViewOf is the view compound c renders for: its own channel's, or the
-// nearest ancestor's whose channel shows one; nil when none.
+// ViewOf is the view compound c renders for: its destination's, as
+// Equalizer's compounds inherit their destination's channel. A source
+// whose own channel shows another layout's view (Equalizer's 2-pipe.all
+// draws the 2D layout's part on the Wall layout's channel) still renders
+// the destination's view, with its model unit, focus and observer; nil
+// when the destination shows none.
 func ViewOf(c *Compound) *View {
-	for x := c; x != nil; x = x.Parent {
-		if x.Channel != nil && x.Channel.View != nil {
-			return x.Channel.View
-		}
+	if d := c.Destination(); d != nil && d.Channel != nil {
+		return d.Channel.View
 	}
 	return nil
 }

@@ -1,6 +1,9 @@
 package compound
 
-import "testing"
+import (
+	"path/filepath"
+	"testing"
+)
 
 // apply is the column-major m applied to the point p.
 func apply(m [16]float64, p Vec3) Vec3 {
@@ -49,5 +52,39 @@ func TestOrthoFrustumAndStereoShear(t *testing.T) {
 	onTurned := turned.BottomLeft.Add(turned.BottomRight).Scale(0.5)
 	if p, c := apply(turned.OrthoViewMatrix(eye, cyclop), onTurned), apply(turned.ViewMatrix(cyclop), onTurned); !near(p[0], c[0]) || !near(p[1], c[1]) {
 		t.Errorf("turned wall: an eye sees its point at %v, the cyclop at %v", p, c)
+	}
+}
+
+// A source whose own channel shows another layout's view renders its
+// destination's view, as Equalizer's compounds inherit their destination's
+// channel: Equalizer's 2-pipe.all draws part of the 2D layout on the Wall
+// layout's channel, and that part takes the 2D view's model unit (it drew
+// the Wall view's, a model of another size in a parallel projection).
+func TestASourceRendersItsDestinationsView(t *testing.T) {
+	m, _, err := Load(filepath.Join("..", "..", "..", "shared", "eqc-corpus", "2-pipe.all.eqc"), Options{Getenv: func(string) (string, bool) { return "", false }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := m.Configs[0]
+	var source *Compound
+	cfg.Walk(func(c *Compound) {
+		d := c.Destination()
+		if c != d && c.Channel != nil && c.Channel.View != nil && d.Channel.View != nil && d.Channel.View.Layout.Name == "2D" && c.Channel.View.Layout.Name == "Wall" {
+			source = c
+		}
+	})
+	if source == nil {
+		t.Fatal("2-pipe.all.eqc changed: no source on the Wall layout's channel under the 2D destination")
+	}
+	dest := source.Destination()
+	if got := ViewOf(source); got != dest.Channel.View {
+		t.Fatalf("the source renders view %q of layout %q, want its destination's", got.Name, got.Layout.Name)
+	}
+	dest.Channel.View.ModelUnit = 2.5
+	var changes Changes
+	got, _ := changes.Wall(cfg, source, EyeCyclop)
+	want, _ := changes.Wall(cfg, dest, EyeCyclop)
+	if got.BottomLeft != want.BottomLeft || got.TopLeft != want.TopLeft {
+		t.Errorf("the source's wall %v, its destination's %v: want both scaled by the destination view's unit", got, want)
 	}
 }
