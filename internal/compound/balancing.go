@@ -138,10 +138,7 @@ func (c *Config) ViewBalancing(v *View) Balancing {
 // destination shows v.
 func (c *Config) viewEqualizers(v *View, fn func(*Equalizer)) {
 	c.Walk(func(x *Compound) {
-		if len(x.Equalizers) == 0 {
-			return
-		}
-		if d := x.Destination(); d == nil || d.Channel == nil || d.Channel.View != v {
+		if len(x.Equalizers) == 0 || ViewOf(x) != v {
 			return
 		}
 		for _, eq := range x.Equalizers {

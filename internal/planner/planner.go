@@ -413,8 +413,8 @@ func (p *Planner) frozenSplit(c *compound.Compound) bool {
 	if p.frozen {
 		return true
 	}
-	d := c.Destination()
-	return d != nil && d.Channel != nil && d.Channel.View != nil && d.Channel.View.BalanceFrozen
+	v := compound.ViewOf(c)
+	return v != nil && v.BalanceFrozen
 }
 
 // Planned returns the compound states planned for a recent frame (nil
