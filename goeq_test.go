@@ -377,7 +377,8 @@ func (s *square) setOwnState() {
 
 // leaveState leaves behind what an application's draw may leave in any
 // GL program: its own framebuffer and pixel buffers bound, pixel store
-// settings, capabilities, a polygon mode, samplers, masks, and the draw
+// settings, capabilities, a polygon mode, samplers, masks, a scissor box
+// of a pixel, and the draw
 // and read buffers of goeq's framebuffer set to none.
 func (s *square) leaveState() {
 	if s.ownFBO == 0 {
@@ -408,7 +409,7 @@ func (s *square) leaveState() {
 		gl.PixelStorei(p[0], int32(p[1]))
 	}
 	for _, c := range []uint32{gl.RASTERIZER_DISCARD, gl.FRAMEBUFFER_SRGB, gl.COLOR_LOGIC_OP, gl.SAMPLE_ALPHA_TO_COVERAGE,
-		gl.POLYGON_OFFSET_FILL, gl.CLIP_DISTANCE0, gl.DEPTH_CLAMP, gl.BLEND, gl.CULL_FACE, gl.DEPTH_TEST, gl.STENCIL_TEST} {
+		gl.POLYGON_OFFSET_FILL, gl.CLIP_DISTANCE0, gl.DEPTH_CLAMP, gl.BLEND, gl.CULL_FACE, gl.DEPTH_TEST, gl.STENCIL_TEST, gl.SCISSOR_TEST} {
 		gl.Enable(c)
 	}
 	gl.LogicOp(gl.XOR)
@@ -424,6 +425,7 @@ func (s *square) leaveState() {
 	gl.DepthMask(false)
 	gl.StencilMask(0)
 	gl.Viewport(0, 0, 1, 1)
+	gl.Scissor(0, 0, 1, 1)
 	gl.ClearColor(1, 0, 0, 1)
 	gl.ActiveTexture(gl.TEXTURE5)
 	for unit := uint32(0); unit < 8; unit++ {

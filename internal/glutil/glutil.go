@@ -213,8 +213,10 @@ func NewMultisample(w, h, samples int, stencil bool) (*Multisample, error) {
 
 // ResolveInto writes the colour and depth (and stencil) of the rectangle
 // at (x, y) into the same place of dst, one value a pixel (colour averaged
-// over the samples). dst has the same depth format. It leaves dst bound.
+// over the samples). dst has the same depth format. It leaves dst bound
+// and the scissor test off.
 func (m *Multisample) ResolveInto(dst *Target, x, y, w, h int) {
+	gl.Disable(gl.SCISSOR_TEST) // a blit is scissored, and a draw may leave any box
 	gl.BindFramebuffer(gl.READ_FRAMEBUFFER, m.FBO)
 	gl.BindFramebuffer(gl.DRAW_FRAMEBUFFER, dst.FBO)
 	x0, y0, x1, y1 := int32(x), int32(y), int32(x+w), int32(y+h)
