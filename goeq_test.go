@@ -62,6 +62,10 @@ type squareInit struct {
 	Record string
 	// Hooks: the renderer reads back and assembles itself
 	Hooks bool
+	// BadReadAt: the hooked renderer's readbacks of this frame return
+	// 3 bytes, or an error with BadReadError (when above zero)
+	BadReadAt    int
+	BadReadError bool
 	// Report: each draw of this frame sends the application a drawReport
 	// (when above zero)
 	Report int
@@ -168,7 +172,7 @@ void main() { frag = vec4(vec3(uv, 1.0 - uv.x * uv.y) * tint, 1); }`)
 		return badOrder{sq}, err
 	}
 	if init.Hooks {
-		h := &hookedSquare{square: sq}
+		h := &hookedSquare{square: sq, badReadAt: init.BadReadAt, badReadError: init.BadReadError}
 		gl.GenFramebuffers(1, &h.readFBO)
 		return h, err
 	}
@@ -180,10 +184,19 @@ void main() { frag = vec4(vec3(uv, 1.0 - uv.x * uv.y) * tint, 1); }`)
 // a different path from goeq's asynchronous readback and shaders.
 type hookedSquare struct {
 	*square
-	readFBO uint32
+	readFBO      uint32
+	badReadAt    int
+	badReadError bool
 }
 
 func (h *hookedSquare) ReadBack(dc *goeq.DrawContext, r goeq.Region, depth bool) ([]byte, []float32, error) {
+	switch {
+	case h.badReadAt == 0 || dc.Frame != h.badReadAt:
+	case h.badReadError:
+		return nil, nil, errors.New("the post-process failed")
+	default:
+		return make([]byte, 3), nil, nil
+	}
 	color := make([]byte, 4*r.W*r.H)
 	gl.PixelStorei(gl.PACK_ALIGNMENT, 1)
 	gl.ReadPixels(int32(r.X), int32(r.Y), int32(r.W), int32(r.H), gl.RGBA, gl.UNSIGNED_BYTE, gl.Ptr(color))
@@ -2106,6 +2119,37 @@ func TestSetViewModeSwitchesFromAFrameOn(t *testing.T) {
 		compare(onServer, want, f)
 		if stereoFrame(f) {
 			compare(got, configured, f)
+		}
+	}
+}
+
+// A renderer's readback (Reader) that fails, or gives back pixels of
+// another size, ends the run with an error that says so, at once. Before,
+// the source's frame finished without its error, and the destination
+// waited for the part until the frame timeout, whose error named only
+// the wait.
+func TestAFailedReadbackEndsTheRunWithItsError(t *testing.T) {
+	for _, c := range []struct {
+		init squareInit
+		want string
+	}{
+		{squareInit{Scale: 1, Hooks: true, BadReadAt: 2}, "the renderer read back 3 bytes of colour for"},
+		{squareInit{Scale: 1, Hooks: true, BadReadAt: 2, BadReadError: true}, "the renderer's readback: the post-process failed"},
+	} {
+		// a frame timeout the run must not reach: the error is the
+		// readback's, not the wait's
+		cfg, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: examples("2d-lb-4.eqc"), InitData: c.init, FrameTimeout: 90 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 50 && err == nil; i++ {
+			if _, err = cfg.StartFrame(camera{Frame: i}); err == nil {
+				err = cfg.FinishFrame()
+			}
+		}
+		_, xerr := cfg.Exit()
+		if err == nil || !strings.Contains(err.Error(), "frame 2: channel ") || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("a renderer's bad readback: %v (exit: %v); want it to say %q", err, xerr, c.want)
 		}
 	}
 }

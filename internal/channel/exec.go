@@ -498,6 +498,14 @@ type Result struct {
 // Wait blocks until the frame's background work (readbacks) finished.
 func (r *Result) Wait() { r.bg.Wait() }
 
+// Failure is Err, for a reader that has not waited: a readback finishing
+// in the background may set it.
+func (r *Result) Failure() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.Err
+}
+
 // Add adds a duration to a record's field (any goroutine).
 func (r *Result) Add(d *time.Duration, v time.Duration) {
 	r.mu.Lock()
@@ -567,7 +575,7 @@ func (e *Executor) Receive(frame int, msgs [][]byte) error {
 func (e *Executor) Run(ctx context.Context, frame int, data []byte, plans []*planner.ChannelPlan, snap func(*compound.Channel) bool) *Result {
 	res := &Result{Frame: frame, Images: map[string]*Pixels{}}
 	fr := &frameRun{e: e, frame: frame, data: data, refine: e.refine, res: res, snap: snap, records: map[string]*stats.Record{}}
-	res.Err = e.Pipe.Do(func() error {
+	err := e.Pipe.Do(func() error {
 		for _, a := range e.stale {
 			a.upload.Release()
 		}
@@ -650,6 +658,12 @@ func (e *Executor) Run(ctx context.Context, frame int, data []byte, plans []*pla
 		lastProgress := time.Now()
 		for {
 			progressed, err := fr.step()
+			if err == nil {
+				// a part that failed (a renderer's readback) stops the
+				// frame now: its consumers would wait for it until the
+				// frame timeout, which would not say why
+				err = fr.failed()
+			}
 			if err != nil {
 				return err
 			}
@@ -676,6 +690,9 @@ func (e *Executor) Run(ctx context.Context, frame int, data []byte, plans []*pla
 			t.Stop()
 		}
 	})
+	if err != nil {
+		fr.fail(err)
+	}
 	for _, k := range sortedKeys(fr.records) {
 		res.Records = append(res.Records, fr.records[k])
 	}
@@ -1302,6 +1319,9 @@ func (fr *frameRun) fail(err error) {
 	}
 	fr.res.mu.Unlock()
 }
+
+// failed is the frame's error recorded so far.
+func (fr *frameRun) failed() error { return fr.res.Failure() }
 
 // readByRenderer has a renderer that is a draw.Reader read region back,
 // and checks what it returns.

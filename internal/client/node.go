@@ -588,8 +588,8 @@ func (n *node) runPipe(p *pipe) {
 			n.sendPreviews(t.frame, res, previews)
 		}
 		n.writeImages(t, res)
-		var err error
-		if res.Err == nil && job.dest {
+		err := res.Failure()
+		if err == nil && job.dest {
 			err = n.barrier(t, p)
 			if err == nil {
 				err = p.exec.Present(p.windows, res.Shown)
@@ -598,9 +598,6 @@ func (n *node) runPipe(p *pipe) {
 		}
 		t.mu.Lock()
 		t.results = append(t.results, res)
-		if err == nil {
-			err = res.Err
-		}
 		if err != nil && t.err == nil {
 			t.err = err
 		}
