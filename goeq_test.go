@@ -84,6 +84,8 @@ type squareInit struct {
 	PanicAt int
 	// GLError: every draw leaves a GL error (an enum no GL has), unchecked
 	GLError bool
+	// PanicInExit: the renderer's Exit panics
+	PanicInExit bool
 	// StallAt: the draws of this frame take 5 s more (when above zero)
 	StallAt int
 	// StopAt: the first draw of this frame on node StopNode stops its
@@ -163,7 +165,7 @@ in vec2 uv; out vec4 frag; uniform vec3 tint;
 void main() { frag = vec4(vec3(uv, 1.0 - uv.x * uv.y) * tint, 1); }`)
 	var vao uint32
 	gl.GenVertexArrays(1, &vao)
-	sq := &square{prog: prog, vao: vao, scale: float32(init.Scale), tint: [3]float32{1, 1, 1}, ortho: init.Ortho, depth: cmp.Or(init.Depth, 2), refined: init.Refined, depthTest: init.DepthTest, stencil: init.Stencil, panicAt: init.PanicAt, stallAt: init.StallAt, untidy: init.Untidy, glError: init.GLError,
+	sq := &square{prog: prog, vao: vao, scale: float32(init.Scale), tint: [3]float32{1, 1, 1}, ortho: init.Ortho, depth: cmp.Or(init.Depth, 2), refined: init.Refined, depthTest: init.DepthTest, stencil: init.Stencil, panicAt: init.PanicAt, stallAt: init.StallAt, untidy: init.Untidy, glError: init.GLError, panicInExit: init.PanicInExit,
 		record: init.Record, pipe: p.Node + "-" + p.Name, report: init.Report, send: p.SendEvent}
 	if init.StopAt > 0 && p.Node == init.StopNode {
 		sq.stopAt = init.StopAt
@@ -247,8 +249,19 @@ type square struct {
 	stopAt    int
 	untidy    bool
 	glError   bool
+	// panicInExit: Exit panics
+	panicInExit bool
 	// the untidy draw's own objects, which it leaves bound
 	ownFBO, ownBuffer, ownSampler uint32
+}
+
+// Exit is draw.Exiter's: the square's GL objects go with the pipe.
+func (s *square) Exit() {
+	if s.panicInExit {
+		panic("the square would not let go")
+	}
+	gl.DeleteProgram(s.prog)
+	gl.DeleteVertexArrays(1, &s.vao)
 }
 
 // Receive takes the broadcast tints: each must arrive in its own frame.
@@ -2921,6 +2934,28 @@ func TestAGLErrorADrawLeavesIsReportedNotGoeqs(t *testing.T) {
 	log := srv.log.String()
 	if n := strings.Count(log, "left GL_INVALID_ENUM pending"); n != 1 || !strings.Contains(log, "the renderer's Draw (frame 0) left GL_INVALID_ENUM pending") {
 		t.Errorf("%d reports of the Draw's GL error, want 1 naming it:\n%s", n, log)
+	}
+}
+
+// A renderer's Exit that panics is said in the log, naming where, and
+// the pipe's GL objects go all the same. It was swallowed.
+func TestAPanicInTheRenderersExitIsSaid(t *testing.T) {
+	t.Setenv("GOEQ_TOKEN", "the-shared-token")
+	srv := startAppServer(t, examples("one-window.eqc"))
+	cfg, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Server: srv.addr, InitData: squareInit{Scale: 1.4, PanicInExit: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cfg.StartFrame(camera{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cfg.Exit(); err != nil {
+		t.Fatal(err)
+	}
+	srv.endsWithTheRun(t)
+	said := regexp.MustCompile(`pipe 1 of node app: panic: the square would not let go \(in github\.com/goeq/goeq_test\.\(\*square\)\.Exit at \S+/goeq_test\.go:\d+\)`)
+	if log := srv.log.String(); !said.MatchString(log) {
+		t.Errorf("the log does not say the renderer's Exit panicked (%s):\n%s", said, log)
 	}
 }
 

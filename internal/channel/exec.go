@@ -194,10 +194,14 @@ func NewExecutor(p *Pipe, r draw.Renderer, sink Sink, opt ExecOptions) (*Executo
 // Close frees the executor's GL objects (renderer, compositor,
 // framebuffers) and what is left of arrived frames.
 func (e *Executor) Close() {
-	e.Pipe.Do(func() error {
-		if x, ok := e.Renderer.(draw.Exiter); ok {
-			x.Exit()
+	if x, ok := e.Renderer.(draw.Exiter); ok {
+		// a panic there is said, and goeq's objects go all the same
+		err := e.Pipe.DoApplication("the renderer's Exit", func() error { x.Exit(); return nil })
+		if err != nil && e.Pipe.Warn != nil {
+			e.Pipe.Warn(err.Error())
 		}
+	}
+	e.Pipe.Do(func() error {
 		e.comp.Delete()
 		for _, m := range e.mergeAll {
 			m.deleteTextures()

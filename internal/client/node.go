@@ -332,7 +332,10 @@ func (n *node) openPipe(pm *compound.Pipe, sys winsys.System, drawable string) (
 // made), its windows and its GL thread.
 func (p *pipe) release(r draw.Renderer) {
 	if x, ok := r.(draw.Exiter); ok {
-		p.gl.DoApplication("the renderer's Exit", func() error { x.Exit(); return nil }) // a panic there is caught: the pipe goes either way
+		// a panic there is said, and the pipe goes either way
+		if err := p.gl.DoApplication("the renderer's Exit", func() error { x.Exit(); return nil }); err != nil && p.gl.Warn != nil {
+			p.gl.Warn(err.Error())
+		}
 	}
 	for _, w := range p.windows {
 		w.Close()
