@@ -32,7 +32,7 @@ func TestLaunchLineExpansion(t *testing.T) {
 // A client that crashes in the GL driver prints a Go crash report; the
 // node's loss names the signal, that it came in C code, and the Go
 // functions that called into it, not the report's last line (a
-// register).
+// register). An X error is named by its error and request.
 func TestACrashedClientIsNamedByItsCrash(t *testing.T) {
 	report := `time=2026-11-28T05:37:29.100Z level=INFO msg="window system: EGL" component="eqclient app"
 SIGSEGV: segmentation violation
@@ -68,6 +68,27 @@ gs     0x0
 	}
 	if got := l.String(); got != "gs     0x0" {
 		t.Errorf("last line %q", got)
+	}
+	// Xlib's default handler of an X error exits the process after its
+	// report, whose last line is a serial number (a window of the client
+	// destroyed by another); and of a lost X connection (the X server
+	// restarted)
+	for report, want := range map[string]string{
+		`X Error of failed request:  BadDrawable (invalid Pixmap or Window parameter)
+  Major opcode of failed request:  14 (X_GetGeometry)
+  Resource id in failed request:  0x200014
+  Serial number of failed request:  3873
+  Current serial number in output stream:  3873
+`: "X Error of failed request: BadDrawable (invalid Pixmap or Window parameter) in request 14 (X_GetGeometry)",
+		`XIO:  fatal IO error 11 (Resource temporarily unavailable) on X server ":90"
+      after 3870 requests (3870 known processed) with 0 events remaining.
+`: `XIO: fatal IO error 11 (Resource temporarily unavailable) on X server ":90"`,
+	} {
+		x := &lastLine{}
+		x.Write([]byte(report))
+		if got := x.Crash(); got != want {
+			t.Errorf("Xlib's report:\n got %s\nwant %s", got, want)
+		}
 	}
 	quiet := &lastLine{}
 	quiet.Write([]byte("eqclient: connection to the server lost\n"))

@@ -1761,16 +1761,21 @@ func (l *lastLine) Crash() string {
 // line (a signal, "fatal error:" or "panic:"), whether the signal came in
 // C code, and the first functions of the goroutine that crashed outside
 // the runtime. A crash's last line is a register, which says nothing.
+// Xlib's reports of an X error (its default handler exits the process)
+// and of a lost X connection are read too: their last line is a serial
+// number.
 type crashReport struct {
 	header string
 	inC    bool
 	stack  []string
 	// reading the first goroutine of the report
 	inGoroutine, done bool
+	// xRequest is the X request that failed, after the header's error
+	xRequest string
 }
 
-// crashStart is the first line of a Go crash report.
-var crashStart = regexp.MustCompile(`^(SIG[A-Z]+: |fatal error: |panic: )`)
+// crashStart is the first line of a Go crash report, or of Xlib's.
+var crashStart = regexp.MustCompile(`^(SIG[A-Z]+: |fatal error: |panic: |X Error of failed request: |XIO: )`)
 
 // sourceLine is a stack frame's file and line, under its function.
 var sourceLine = regexp.MustCompile(`^\S+\.go:\d+`)
@@ -1780,8 +1785,14 @@ func (c *crashReport) line(line string) {
 	case c.done:
 	case c.header == "":
 		if crashStart.MatchString(line) {
-			c.header = line
+			c.header = strings.Join(strings.Fields(line), " ")
+			c.done = strings.HasPrefix(line, "XIO: ")
 		}
+	case strings.HasPrefix(c.header, "X Error "):
+		if op, ok := strings.CutPrefix(line, "Major opcode of failed request:"); ok {
+			c.xRequest = strings.Join(strings.Fields(op), " ")
+		}
+		c.done = c.xRequest != ""
 	case line == "signal arrived during cgo execution":
 		c.inC = true
 	case strings.HasPrefix(line, "goroutine "):
@@ -1807,6 +1818,9 @@ func (c *crashReport) String() string {
 		return ""
 	}
 	s := c.header
+	if c.xRequest != "" {
+		s += " in request " + c.xRequest
+	}
 	if c.inC {
 		s += " in C code (a library: the GL driver?)"
 	}
