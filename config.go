@@ -49,8 +49,9 @@ type Options struct {
 	// messages, as in "name:line:col: ..."): an application can make its
 	// config in code, or carry one built in.
 	ConfigText string
-	// InitData is sent once to every render client (encoded as JSON); a
-	// renderer factory reads it with Pipe.InitData.
+	// InitData is sent once to every render client (encoded as JSON, at
+	// most MaxFrameData bytes: a model's path, not the model); a renderer
+	// factory reads it with Pipe.InitData.
 	InitData any
 	// Local starts every node's client on this machine; otherwise nodes
 	// whose host is another machine are started through their
