@@ -91,7 +91,7 @@ gs     0x0
 		}
 	}
 	quiet := &lastLine{}
-	quiet.Write([]byte("eqclient: connection to the server lost\n"))
+	quiet.Write([]byte("eqclient: connection to the server lost\nX11 forwarding is off\n"))
 	if c := quiet.Crash(); c != "" {
 		t.Errorf("a client that exited with an error was called crashed: %s", c)
 	}

@@ -1784,9 +1784,13 @@ func (c *crashReport) line(line string) {
 	switch {
 	case c.done:
 	case c.header == "":
-		if crashStart.MatchString(line) {
+		switch {
+		case !crashStart.MatchString(line):
+		case strings.HasPrefix(line, "X"): // Xlib's, which pads with spaces
 			c.header = strings.Join(strings.Fields(line), " ")
 			c.done = strings.HasPrefix(line, "XIO: ")
+		default:
+			c.header = line
 		}
 	case strings.HasPrefix(c.header, "X Error "):
 		if op, ok := strings.CutPrefix(line, "Major opcode of failed request:"); ok {
