@@ -66,6 +66,9 @@ type squareInit struct {
 	// 3 bytes, or an error with BadReadError (when above zero)
 	BadReadAt    int
 	BadReadError bool
+	// BadAssembleAt: the hooked renderer's assemblies of this frame fail
+	// (when above zero)
+	BadAssembleAt int
 	// Report: each draw of this frame sends the application a drawReport
 	// (when above zero)
 	Report int
@@ -174,7 +177,7 @@ void main() { frag = vec4(vec3(uv, 1.0 - uv.x * uv.y) * tint, 1); }`)
 		return badOrder{sq}, err
 	}
 	if init.Hooks {
-		h := &hookedSquare{square: sq, badReadAt: init.BadReadAt, badReadError: init.BadReadError}
+		h := &hookedSquare{square: sq, badReadAt: init.BadReadAt, badReadError: init.BadReadError, badAssembleAt: init.BadAssembleAt}
 		gl.GenFramebuffers(1, &h.readFBO)
 		return h, err
 	}
@@ -186,9 +189,10 @@ void main() { frag = vec4(vec3(uv, 1.0 - uv.x * uv.y) * tint, 1); }`)
 // a different path from goeq's asynchronous readback and shaders.
 type hookedSquare struct {
 	*square
-	readFBO      uint32
-	badReadAt    int
-	badReadError bool
+	readFBO       uint32
+	badReadAt     int
+	badReadError  bool
+	badAssembleAt int
 }
 
 func (h *hookedSquare) ReadBack(dc *goeq.DrawContext, r goeq.Region, depth bool) ([]byte, []float32, error) {
@@ -211,6 +215,9 @@ func (h *hookedSquare) ReadBack(dc *goeq.DrawContext, r goeq.Region, depth bool)
 }
 
 func (h *hookedSquare) Assemble(dc *goeq.DrawContext, images []goeq.Image) error {
+	if h.badAssembleAt > 0 && dc.Frame == h.badAssembleAt {
+		return errors.New("the border would not draw")
+	}
 	var prev int32
 	gl.GetIntegerv(gl.READ_FRAMEBUFFER_BINDING, &prev)
 	gl.BindFramebuffer(gl.READ_FRAMEBUFFER, h.readFBO)
@@ -2140,14 +2147,16 @@ func TestSetViewModeSwitchesFromAFrameOn(t *testing.T) {
 // another size, ends the run with an error that says so, at once. Before,
 // the source's frame finished without its error, and the destination
 // waited for the part until the frame timeout, whose error named only
-// the wait.
-func TestAFailedReadbackEndsTheRunWithItsError(t *testing.T) {
+// the wait. So does an assembly (Assembler) that fails, its frame and
+// channel said once.
+func TestAFailedReadbackOrAssemblyEndsTheRunWithItsError(t *testing.T) {
 	for _, c := range []struct {
 		init squareInit
 		want string
 	}{
 		{squareInit{Scale: 1, Hooks: true, BadReadAt: 2}, "the renderer read back 3 bytes of colour for"},
 		{squareInit{Scale: 1, Hooks: true, BadReadAt: 2, BadReadError: true}, "the renderer's readback: the post-process failed"},
+		{squareInit{Scale: 1, Hooks: true, BadAssembleAt: 2}, "frame 2: channel dest: assemble of compound 0: the renderer's assembly: the border would not draw"},
 	} {
 		// a frame timeout the run must not reach: the error is the
 		// readback's, not the wait's

@@ -1854,7 +1854,7 @@ func (a *assembly) blend(slabs []*arrival) error {
 		order = orderer.BackToFront(&draw.Context{Frame: a.fr.frame, Channel: a.r.plan.Channel.ID, Eye: draw.Eye(a.t.Eye), ViewIndex: a.t.View, View: mat4(a.t.ViewMatrix),
 			OrthoView: mat4(a.t.OrthoView), Data: a.fr.data}, ranges)
 		if !isPermutation(order, len(parts)) {
-			return fmt.Errorf("frame %d: channel %s: the renderer's BackToFront ordered %d ranges as %v, not each index once", a.fr.frame, a.r.plan.Channel.Label, len(parts), order)
+			return fmt.Errorf("the renderer's BackToFront ordered %d ranges as %v, not each index once", len(parts), order)
 		}
 	} else {
 		// far ranges first: the database's order is its depth order
@@ -2045,7 +2045,7 @@ func (a *assembly) averageComposited(d *subpixelDecomposition) error {
 		return nil
 	}
 	if len(d.samples) > compositor.MaxAverage {
-		return fmt.Errorf("frame %d: channel %s: %d subpixel samples to average, at most %d", a.fr.frame, a.r.plan.Channel.Label, len(d.samples), compositor.MaxAverage)
+		return fmt.Errorf("%d subpixel samples to average, at most %d", len(d.samples), compositor.MaxAverage)
 	}
 	color, depth, stencil := readAll(t.FB, at)
 	under := &compositor.Image{W: at.W, H: at.H, Color: color, Depth: depth}
@@ -2151,7 +2151,7 @@ func (a *assembly) assembleByRenderer(asm draw.Assembler) error {
 	err := asm.Assemble(&draw.Context{Frame: a.fr.frame, Channel: a.r.plan.Channel.ID, Data: a.fr.data, Eye: draw.Eye(a.t.Eye), ViewIndex: a.t.View,
 		X: reg.X, Y: reg.Y, Width: reg.W, Height: reg.H, View: mat4(a.t.ViewMatrix), Viewport: draw.Viewport(a.t.Viewport), Range: draw.Range(a.t.Range)}, images)
 	if err != nil {
-		return fmt.Errorf("frame %d: channel %s: the renderer's assembly: %w", a.fr.frame, a.r.plan.Channel.Label, err)
+		return fmt.Errorf("the renderer's assembly: %w", err)
 	}
 	return nil
 }
