@@ -602,9 +602,11 @@ func (p *Planner) keep(plan *FramePlan) {
 // channel as a stand-in, so that the part is still drawn: by the node
 // that shows it, in the compound's own way (its readback, assembly and
 // output frames too), past its window's own pixels and in an order of its
-// own (ChannelPlan.Aside). A compound that draws aside (a part of a
-// pixel, subpixel or zoom decomposition its destination's channel draws
-// itself) stands in for itself so.
+// own (ChannelPlan.Aside). Where an equalizer's children are all down,
+// there is no one to share the work out to: its first child gets the
+// stand-in, and the equalizer gives it all. A compound that draws aside
+// (a part of a pixel, subpixel or zoom decomposition its destination's
+// channel draws itself) stands in for itself so.
 func (p *Planner) findStandIns() {
 	clear(p.standIns)
 	for _, c := range p.drawnAside {
@@ -627,12 +629,20 @@ func (p *Planner) findStandIns() {
 			return
 		}
 		dest := c.Destination()
-		if dest == nil || dest == c || p.down[dest.Channel] || parent == nil ||
-			p.loads[parent] != nil || p.views[parent] != nil || tileEqualizer(parent) != nil {
-			return // its equalizer shares the work out (or there is no one to draw it)
+		if dest == nil || dest == c || p.down[dest.Channel] || parent == nil {
+			return // there is no one to draw it
+		}
+		if (p.loads[parent] != nil || p.views[parent] != nil || tileEqualizer(parent) != nil) &&
+			(c != parent.Children[0] || p.anyLive(parent.Children)) {
+			return // its equalizer shares the work out
 		}
 		p.standIns[c] = dest.Channel
 	})
+}
+
+// anyLive says whether a compound among cs runs on a channel that is up.
+func (p *Planner) anyLive(cs []*compound.Compound) bool {
+	return slices.ContainsFunc(cs, func(c *compound.Compound) bool { return c.Channel != nil && !p.down[c.Channel] })
 }
 
 // asideFor is the stand-in in's plan for the lost channel's compounds

@@ -265,14 +265,42 @@ func TestRunRejectsAnUnknownCodec(t *testing.T) {
 // as degraded.
 func TestALostNodesPartIsDrawnByItsDestination(t *testing.T) {
 	const frames = 24
+	// a load-balanced and a tiled part, each of two sources on one node,
+	// and a static part on another: all of the node's sources lost, no
+	// one is left to share their part out to (it was not drawn at all)
+	window := func(name string) string {
+		return fmt.Sprintf(`window { viewport [ 0 0 300 200 ] attributes { hint_drawable FBO } channel { name %q } }`, name)
+	}
+	balancedOnOneNode := fmt.Sprintf(`config {
+    appNode { pipe { %s } }
+    node { name "node1" pipe { %s } pipe { %s } pipe { %s } pipe { %s } }
+    node { name "node2" pipe { %s } }
+    compound { channel "dest" task [ CLEAR ASSEMBLE ] wall { }
+        compound { pixel [ 0 0 3 1 ] load_equalizer { mode 2D }
+            compound { channel "src0" outputframe { name "f0" } } compound { channel "src1" outputframe { name "f1" } } }
+        compound { pixel [ 1 0 3 1 ] tile_equalizer { size [ 33 29 ] }
+            compound { channel "src2" outputframe { name "f2" } } compound { channel "src3" outputframe { name "f3" } } }
+        compound { channel "src4" pixel [ 2 0 3 1 ] outputframe { name "f4" } }
+        inputframe { name "f0" } inputframe { name "f1" } inputframe { name "f2" } inputframe { name "f3" } inputframe { name "f4" }
+    }
+}
+`, window("dest"), window("src0"), window("src1"), window("src2"), window("src3"), window("src4"))
+	generated := filepath.Join(t.TempDir(), "balanced-on-one-node.eqc")
+	if err := os.WriteFile(generated, []byte(balancedOnOneNode), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct{ config, victim string }{
 		{"2-node.2D", "node1"},    // static 2D (its first layout)
 		{"2-node.DB", "node1"},    // static DB, depth-merged
 		{"2-node.DPlex", "node1"}, // time-multiplex: every other frame
 		{"3-node.DB.ds", "node2"}, // a direct send tree: the part assembles others' frames
+		{generated, "node1"},
 	} {
-		t.Run(tc.config, func(t *testing.T) {
+		t.Run(filepath.Base(tc.config), func(t *testing.T) {
 			cfg := filepath.Join(corpusDir(), tc.config+".eqc")
+			if filepath.IsAbs(tc.config) {
+				cfg = tc.config
+			}
 			ref := startServer(t, cfg, frames, "--spin", "0.02", "--reference")
 			if err := ref.wait(t); err != nil {
 				t.Fatalf("reference: %v", err)
