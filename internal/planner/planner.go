@@ -603,7 +603,7 @@ func (p *Planner) keep(plan *FramePlan) {
 // that shows it, in the compound's own way (its readback, assembly and
 // output frames too), past its window's own pixels and in an order of its
 // own (ChannelPlan.Aside). Where an equalizer's children are all down,
-// there is no one to share the work out to: its first child gets the
+// there is no one to share the work out to: one of them (heir) gets the
 // stand-in, and the equalizer gives it all. A compound that draws aside
 // (a part of a pixel, subpixel or zoom decomposition its destination's
 // channel draws itself) stands in for itself so.
@@ -633,7 +633,7 @@ func (p *Planner) findStandIns() {
 			return // there is no one to draw it
 		}
 		if (p.loads[parent] != nil || p.views[parent] != nil || tileEqualizer(parent) != nil) &&
-			(c != parent.Children[0] || p.anyLive(parent.Children)) {
+			(c != heir(parent.Children) || p.anyLive(parent.Children)) {
 			return // its equalizer shares the work out
 		}
 		p.standIns[c] = dest.Channel
@@ -643,6 +643,18 @@ func (p *Planner) findStandIns() {
 // anyLive says whether a compound among cs runs on a channel that is up.
 func (p *Planner) anyLive(cs []*compound.Compound) bool {
 	return slices.ContainsFunc(cs, func(c *compound.Compound) bool { return c.Channel != nil && !p.down[c.Channel] })
+}
+
+// heir is the compound among an equalizer's lost children that takes the
+// whole part: the first that renders at full resolution (a zoomed one
+// would draw all of it coarser), or else the first.
+func heir(cs []*compound.Compound) *compound.Compound {
+	for _, c := range cs {
+		if c.Zoom == (compound.Zoom{X: 1, Y: 1}) || c.Zoom == (compound.Zoom{}) {
+			return c
+		}
+	}
+	return cs[0]
 }
 
 // asideFor is the stand-in in's plan for the lost channel's compounds

@@ -267,7 +267,9 @@ func TestALostNodesPartIsDrawnByItsDestination(t *testing.T) {
 	const frames = 24
 	// a load-balanced and a tiled part, each of two sources on one node,
 	// and a static part on another: all of the node's sources lost, no
-	// one is left to share their part out to (it was not drawn at all)
+	// one is left to share their part out to (it was not drawn at all);
+	// the zoomed source is not the one that takes the balanced part over
+	// (it would draw all of it coarser)
 	window := func(name string) string {
 		return fmt.Sprintf(`window { viewport [ 0 0 300 200 ] attributes { hint_drawable FBO } channel { name %q } }`, name)
 	}
@@ -277,7 +279,7 @@ func TestALostNodesPartIsDrawnByItsDestination(t *testing.T) {
     node { name "node2" pipe { %s } }
     compound { channel "dest" task [ CLEAR ASSEMBLE ] wall { }
         compound { pixel [ 0 0 3 1 ] load_equalizer { mode 2D }
-            compound { channel "src0" outputframe { name "f0" } } compound { channel "src1" outputframe { name "f1" } } }
+            compound { channel "src0" zoom [ 0.5 0.5 ] outputframe { name "f0" } } compound { channel "src1" outputframe { name "f1" } } }
         compound { pixel [ 1 0 3 1 ] tile_equalizer { size [ 33 29 ] }
             compound { channel "src2" outputframe { name "f2" } } compound { channel "src3" outputframe { name "f3" } } }
         compound { channel "src4" pixel [ 2 0 3 1 ] outputframe { name "f4" } }
