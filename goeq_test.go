@@ -411,8 +411,8 @@ func (s *square) setOwnState() {
 // leaveState leaves behind what an application's draw may leave in any
 // GL program: its own framebuffer and pixel buffers bound, pixel store
 // settings, capabilities, a polygon mode, samplers, masks, a scissor box
-// of a pixel, and the draw
-// and read buffers of goeq's framebuffer set to none.
+// of a pixel, and the draw and read buffers of goeq's framebuffer set to
+// none.
 func (s *square) leaveState() {
 	if s.ownFBO == 0 {
 		var goeqs int32
@@ -2159,7 +2159,7 @@ func TestAFailedReadbackOrAssemblyEndsTheRunWithItsError(t *testing.T) {
 		{squareInit{Scale: 1, Hooks: true, BadAssembleAt: 2}, "frame 2: channel dest: assemble of compound 0: the renderer's assembly: the border would not draw"},
 	} {
 		// a frame timeout the run must not reach: the error is the
-		// readback's, not the wait's
+		// renderer's, not the wait's
 		cfg, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: examples("2d-lb-4.eqc"), InitData: c.init, FrameTimeout: 90 * time.Second})
 		if err != nil {
 			t.Fatal(err)
@@ -2171,7 +2171,7 @@ func TestAFailedReadbackOrAssemblyEndsTheRunWithItsError(t *testing.T) {
 		}
 		_, xerr := cfg.Exit()
 		if err == nil || !strings.Contains(err.Error(), "frame 2: channel ") || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("a renderer's bad readback: %v (exit: %v); want it to say %q", err, xerr, c.want)
+			t.Errorf("a renderer's bad readback or assembly: %v (exit: %v); want it to say %q", err, xerr, c.want)
 		}
 	}
 }
