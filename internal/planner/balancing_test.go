@@ -2,7 +2,6 @@ package planner
 
 import (
 	"maps"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -141,11 +140,7 @@ func TestBalancingSetsTheTileSize(t *testing.T) {
 // sets, from that frame on: Equalizer's 1-window.DFR asks for 15 frames a
 // second, and the change for 30.
 func TestBalancingSetsTheDFRFrameRate(t *testing.T) {
-	m, _, err := compound.Load(filepath.Join("..", "..", "..", "shared", "eqc-corpus", "1-window.DFR.eqc"), compound.Options{Getenv: func(string) (string, bool) { return "", false }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := m.Configs[0]
+	cfg := corpusConfig(t, "1-window.DFR.eqc")
 	p := New(cfg)
 	view := cfg.Views()[0]
 	b := cfg.ViewBalancing(view)

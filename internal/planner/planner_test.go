@@ -296,11 +296,7 @@ func TestTreeEqualizerWeighsBySources(t *testing.T) {
 // 3-channel.cave.eqc (2 m cube faces one metre from the origin) and the
 // near plane 0.1.
 func TestTrackedHeadMovesCaveFrusta(t *testing.T) {
-	m, _, err := compound.Load(filepath.Join("..", "..", "..", "shared", "eqc-corpus", "3-channel.cave.eqc"), compound.Options{Getenv: func(string) (string, bool) { return "", false }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := m.Configs[0]
+	cfg := corpusConfig(t, "3-channel.cave.eqc")
 	if len(cfg.Observers) != 1 {
 		t.Fatalf("%d observers", len(cfg.Observers))
 	}
@@ -718,11 +714,7 @@ func TestTileQueuePerEye(t *testing.T) {
 // destination draws the frame itself rather than show nothing, and goes
 // back to assembling the eyes once the view is stereo again.
 func TestAViewShownInAModeItsTreeLacksIsDrawnByItsDestination(t *testing.T) {
-	m, _, err := compound.Load(filepath.Join("..", "..", "..", "shared", "eqc-corpus", "3-window.EYE.anaglyph.eqc"), compound.Options{Getenv: func(string) (string, bool) { return "", false }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := m.Configs[0]
+	cfg := corpusConfig(t, "3-window.EYE.anaglyph.eqc")
 	p := New(cfg)
 	p.SetViewMode(1, cfg.Views()[0], false)
 	p.SetViewMode(2, cfg.Views()[0], true)
@@ -754,13 +746,6 @@ func TestAViewShownInAModeItsTreeLacksIsDrawnByItsDestination(t *testing.T) {
 // lost part that assembles others' frames (a direct send written in the
 // config) is stood in for the same way.
 func TestADownChannelsPartHasAStandIn(t *testing.T) {
-	corpus := func(name string) *compound.Config {
-		m, _, err := compound.Load(filepath.Join("..", "..", "..", "shared", "eqc-corpus", name), compound.Options{Getenv: func(string) (string, bool) { return "", false }})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return m.Configs[0]
-	}
 	named := func(cfg *compound.Config, name string) *compound.Channel {
 		for _, ch := range cfg.Channels {
 			if ch.Name == name {
@@ -781,7 +766,7 @@ func TestADownChannelsPartHasAStandIn(t *testing.T) {
 		}
 		return dest, aside
 	}
-	cfg := corpus("2-node.DB.eqc")
+	cfg := corpusConfig(t, "2-node.DB.eqc")
 	p := New(cfg)
 	lost := named(cfg, "channel2")
 	p.SetChannelDown(lost, true)
@@ -811,7 +796,7 @@ func TestADownChannelsPartHasAStandIn(t *testing.T) {
 		t.Errorf("back up, channel2 does not draw its part again")
 	}
 
-	ds := corpus("3-node.DB.ds.eqc")
+	ds := corpusConfig(t, "3-node.DB.ds.eqc")
 	p = New(ds)
 	p.SetChannelDown(named(ds, "channel3"), true)
 	plan = p.Plan(0)
@@ -1272,4 +1257,15 @@ func TestScratchTilesOfAPixelPartOnTheDestination(t *testing.T) {
 	if !slices.Equal(scratch, []string{"draw 0.0.0", "readback 0.1"}) {
 		t.Errorf("scratch tasks %q; want the queued draw of 0.0.0 and the readback of 0.1", scratch)
 	}
+}
+
+// corpusConfig loads a config of the shared Equalizer corpus, with no
+// environment defaults.
+func corpusConfig(t testing.TB, name string) *compound.Config {
+	t.Helper()
+	m, _, err := compound.Load(filepath.Join("..", "..", "..", "shared", "eqc-corpus", name), compound.Options{Getenv: func(string) (string, bool) { return "", false }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.Configs[0]
 }
