@@ -194,13 +194,7 @@ func NewExecutor(p *Pipe, r draw.Renderer, sink Sink, opt ExecOptions) (*Executo
 // Close frees the executor's GL objects (renderer, compositor,
 // framebuffers) and what is left of arrived frames.
 func (e *Executor) Close() {
-	if x, ok := e.Renderer.(draw.Exiter); ok {
-		// a panic there is said, and goeq's objects go all the same
-		err := e.Pipe.DoApplication("the renderer's Exit", func() error { x.Exit(); return nil })
-		if err != nil && e.Pipe.Warn != nil {
-			e.Pipe.Warn(err.Error())
-		}
-	}
+	e.Pipe.ExitRenderer(e.Renderer)
 	e.Pipe.Do(func() error {
 		e.comp.Delete()
 		for _, m := range e.mergeAll {
@@ -666,7 +660,7 @@ func (e *Executor) Run(ctx context.Context, frame int, data []byte, plans []*pla
 				// a part that failed (a renderer's readback) stops the
 				// frame now: its consumers would wait for it until the
 				// frame timeout, which would not say why
-				err = fr.failed()
+				err = fr.res.Failure()
 			}
 			if err != nil {
 				return err
@@ -1323,9 +1317,6 @@ func (fr *frameRun) fail(err error) {
 	}
 	fr.res.mu.Unlock()
 }
-
-// failed is the frame's error recorded so far.
-func (fr *frameRun) failed() error { return fr.res.Failure() }
 
 // readByRenderer has a renderer that is a draw.Reader read region back,
 // and checks what it returns.

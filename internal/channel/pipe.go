@@ -18,6 +18,7 @@ import (
 
 	"github.com/go-gl/gl/v3.3-core/gl"
 
+	"github.com/goeq/goeq/draw"
 	"github.com/goeq/goeq/internal/glutil"
 	"github.com/goeq/goeq/internal/winsys"
 )
@@ -208,6 +209,19 @@ func (p *Pipe) DoApplication(what string, f func() error) error {
 		defer p.afterApplication(0, what, what)
 		return f()
 	})
+}
+
+// ExitRenderer calls the renderer's Exit, where it has one (draw.Exiter),
+// on the pipe goroutine: a panic there is said (Warn), and what the
+// caller frees next goes all the same.
+func (p *Pipe) ExitRenderer(r draw.Renderer) {
+	x, ok := r.(draw.Exiter)
+	if !ok {
+		return
+	}
+	if err := p.DoApplication("the renderer's Exit", func() error { x.Exit(); return nil }); err != nil && p.Warn != nil {
+		p.Warn(err.Error())
+	}
 }
 
 // afterApplication runs on the pipe goroutine after each of the

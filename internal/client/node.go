@@ -331,12 +331,7 @@ func (n *node) openPipe(pm *compound.Pipe, sys winsys.System, drawable string) (
 // release closes a pipe that never ran: its renderer (nil: none was
 // made), its windows and its GL thread.
 func (p *pipe) release(r draw.Renderer) {
-	if x, ok := r.(draw.Exiter); ok {
-		// a panic there is said, and the pipe goes either way
-		if err := p.gl.DoApplication("the renderer's Exit", func() error { x.Exit(); return nil }); err != nil && p.gl.Warn != nil {
-			p.gl.Warn(err.Error())
-		}
-	}
+	p.gl.ExitRenderer(r)
 	for _, w := range p.windows {
 		w.Close()
 	}
