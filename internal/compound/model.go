@@ -584,6 +584,29 @@ func (ch *Channel) Showing() bool {
 	return cv.Layouts[cv.ActiveLayout] == ch.View.Layout
 }
 
+// ConfigNames names channels in messages as the config does: each window
+// channel once, by its name when it has one. Destination channels made
+// from a canvas are left out (their segment's channel is among them, and
+// a label such as "channel1.n0.p0.w1.c0" would say what the config never
+// did).
+func ConfigNames(chs []*Channel) []string {
+	var names []string
+	for _, ch := range chs {
+		if ch.View != nil && ch.Source != nil {
+			continue
+		}
+		name := ch.Name
+		if name == "" {
+			name = ch.Label
+		}
+		if !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
 // OwnFramebuffer reports whether the channel renders into a framebuffer
 // object of its own rather than its window's (drawable [ FBO_COLOR ... ]).
 func (ch *Channel) OwnFramebuffer() bool {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -310,6 +311,29 @@ func TestAChildOnTheSegmentsChannelIsTheDestinationsChannel(t *testing.T) {
 	// clear, as Equalizer's would
 	if b := root.Children[0]; b.OutputFrames[0].Name != "frame.b" || b.Tasks&TaskClear == 0 {
 		t.Errorf("frame %q, tasks %b: want frame.b, cleared", b.OutputFrames[0].Name, b.Tasks)
+	}
+}
+
+func TestMessagesNameChannelsAsTheConfigDoes(t *testing.T) {
+	// dest shows a canvas: a destination channel named dest is made from
+	// it, and the window's channel is labelled apart
+	m := mustResolve(t, strings.Replace(cfgWith(`layout { view { } } canvas { layout 0 segment { channel "dest" } }
+        compound { channel ( view 0 segment 0 ) compound { channel "src" outputframe { } } inputframe { name "frame.src" } }`),
+		`channel { name "src"`, `channel { viewport [ 0 0 .5 1 ] } channel { name "src"`, 1), Options{})
+	chs := m.Configs[0].Channels
+	if len(chs) != 4 {
+		t.Fatalf("%d channels, want dest and its destination, an unnamed one and src", len(chs))
+	}
+	var unnamed string
+	for _, ch := range chs {
+		if ch.Name == "" {
+			unnamed = ch.Label
+		}
+	}
+	want := []string{"dest", unnamed, "src"}
+	slices.Sort(want)
+	if got := ConfigNames(chs); !slices.Equal(got, want) {
+		t.Errorf("ConfigNames = %q, want %q", got, want)
 	}
 }
 

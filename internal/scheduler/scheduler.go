@@ -322,7 +322,7 @@ type Completed struct {
 type NodeLoss struct {
 	Node     string
 	Reason   string
-	Channels []string // labels
+	Channels []string // as the config names them (compound.ConfigNames)
 	// NeverJoined: the node was taken out before it ever joined (the run
 	// goes on without it; it may still join later)
 	NeverJoined bool
@@ -899,16 +899,15 @@ func (s *Scheduler) lose(node, reason string) {
 		return
 	}
 	ns.alive = false
-	var labels []string
+	var chs []*compound.Channel
 	var ids []string
 	for id, ch := range ns.channels {
 		s.planner.SetChannelDown(ch, true)
+		chs = append(chs, ch)
 		ids = append(ids, id)
-		labels = append(labels, ch.Label)
 	}
 	sort.Strings(ids)
-	sort.Strings(labels)
-	s.ready.Lost = append(s.ready.Lost, NodeLoss{Node: node, Reason: reason, Channels: labels, NeverJoined: ns.joins == 0})
+	s.ready.Lost = append(s.ready.Lost, NodeLoss{Node: node, Reason: reason, Channels: compound.ConfigNames(chs), NeverJoined: ns.joins == 0})
 	frames := make([]int, 0, len(s.inflight))
 	for n := range s.inflight {
 		frames = append(frames, n)

@@ -1342,15 +1342,15 @@ func (s *server) lostPipes(n *compound.Node, lost []control.LostPipe) (down []st
 		if !s.cfg.MayGoWithout(pm) {
 			return nil, fmt.Sprintf("%s: %s", pm.Label(), reason)
 		}
-		var labels []string
+		var chs []*compound.Channel
 		for _, ch := range s.cfg.Channels {
 			if ch.Window.Pipe == pm {
 				down = append(down, ch.ID)
-				labels = append(labels, ch.Label)
+				chs = append(chs, ch)
 			}
 		}
 		warnings = append(warnings, fmt.Sprintf("node %s: %s could not be set up (%s): the run goes on without it, as the config's robustness (ON unless the config says OFF) lets it; its channels %s leave the compounds",
-			n.ID, pm.Label(), reason, strings.Join(labels, ", ")))
+			n.ID, pm.Label(), reason, strings.Join(compound.ConfigNames(chs), ", ")))
 	}
 	for _, w := range warnings {
 		s.opt.Log.Warn(w)
