@@ -2327,6 +2327,36 @@ func TestAnEyeDecompositionShownMonoIsDrawn(t *testing.T) {
 	sameFrames(t, got, want, "destination", frames)
 }
 
+// A destination that draws but never clears (omegalib's generated
+// configs leave the clear to their application) shows its two eyes drawn
+// over each other in passive stereo on a window without stereo buffers:
+// the reference cleared before each eye and showed the right eye alone.
+func TestAnUnclearedDestinationMatchesItsReference(t *testing.T) {
+	const frames = 4
+	const text = `server { config {
+    appNode { pipe { window { viewport [ 0 0 240 160 ] attributes { hint_drawable FBO } channel { name "tile" } } } }
+    layout { view { mode STEREO } }
+    canvas { layout 0 wall {} segment { channel "tile" } }
+    compound { channel ( view 0 segment 0 ) task [ DRAW ] eye [ LEFT RIGHT ] attributes { stereo_mode PASSIVE } }
+} }`
+	run := func(reference bool) string {
+		out := t.TempDir()
+		cfg, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{ConfigText: text, OutDir: out, Reference: reference,
+			InitData: squareInit{Scale: 0.8}, Local: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < frames && err == nil; i++ {
+			_, err = cfg.StartFrame(camera{Frame: i, Angle: 0.35 * float64(i)})
+		}
+		if _, exitErr := cfg.Exit(); err != nil || exitErr != nil {
+			t.Fatalf("run: %v; exit: %v", err, exitErr)
+		}
+		return out
+	}
+	sameFrames(t, run(false), run(true), "tile", frames)
+}
+
 // sameFrames requires the first frames images of channel in folder got to
 // equal those in want, within the exact tolerance.
 func sameFrames(t *testing.T, got, want, channel string, frames int) {

@@ -54,7 +54,10 @@ func (p *Planner) Nodes() []string {
 // either); a channel that only shows other channels'
 // images (a monitor) draws each of their views where it shows them. Eyes
 // that the destination's tree interleaves share one clear, and each draw
-// keeps to its eye's pixels (planner.Task.Interleave).
+// keeps to its eye's pixels (planner.Task.Interleave). A destination that
+// draws and whose tree never clears (omegalib's generated configs leave
+// the clear to the application) gets no clear either: its eyes and frames
+// draw over each other, as they do in the decomposed run.
 func (p *Planner) Plan(frame int) *planner.FramePlan {
 	plan := &planner.FramePlan{Frame: frame, Compounds: map[string]planner.CompoundState{}}
 	p.Changes.Advance(frame)
@@ -81,13 +84,14 @@ func (p *Planner) Plan(frame int) *planner.FramePlan {
 		if nothing && !clears(c) {
 			views = p.beneath(c, frame)
 		}
+		drawsUncleared := c.Tasks&compound.TaskDraw != 0 && !clears(c)
 		cleared := false
 		for _, eye := range compound.Eyes {
 			if eyes&eye == 0 {
 				continue
 			}
 			mask := anaglyph(c, eye)
-			if !cleared || interleave == nil {
+			if !drawsUncleared && (!cleared || interleave == nil) {
 				cp.Tasks = append(cp.Tasks, planner.Task{Kind: planner.Clear, Seq: next(), Home: true, Compound: c.Path(), Eye: eye, View: p.cfg.ViewIndex(c.Channel),
 					Region: full, Share: full, Area: full, Viewport: compound.FullViewport, Range: compound.FullRange, ColorMask: mask})
 				cleared = true
