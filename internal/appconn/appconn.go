@@ -119,6 +119,11 @@ func read(r io.Reader, limit int, v any) error {
 	}
 	size := binary.BigEndian.Uint32(n[:])
 	if size > uint32(limit) {
+		if printable(n[:]) {
+			// text where a length belongs: another protocol's greeting or
+			// request (an SSH banner, HTTP, an eqclient's gRPC preface)
+			return fmt.Errorf("it sent %q, which is no goeq application message (another program's protocol)", n[:])
+		}
 		return fmt.Errorf("a message of %d bytes, more than the %d allowed", size, limit)
 	}
 	b := make([]byte, size)
@@ -126,6 +131,16 @@ func read(r io.Reader, limit int, v any) error {
 		return err
 	}
 	return json.Unmarshal(b, v)
+}
+
+// printable reports whether b is ASCII text a person can read.
+func printable(b []byte) bool {
+	for _, c := range b {
+		if c < ' ' || c > '~' {
+			return false
+		}
+	}
+	return true
 }
 
 // Session is an application connected to this server.

@@ -58,6 +58,10 @@ func TestAcceptRefusesUntilTheTokenComes(t *testing.T) {
 	}); !strings.Contains(r, "more than the 4096 allowed") {
 		t.Errorf("a 512 MiB first message: refused with %q", r)
 	}
+	// an eqclient given the application's port: its gRPC preface is text
+	if r := refusedWith(func(c net.Conn) { c.Write([]byte("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")) }); !strings.Contains(r, `it sent "PRI ", which is no goeq application message`) {
+		t.Errorf("a gRPC preface: refused with %q", r)
+	}
 	if r := refusedWith(func(c net.Conn) { write(c, auth{"guess"}) }); !strings.Contains(r, "token does not match") {
 		t.Errorf("a wrong token: refused with %q", r)
 	}
@@ -97,7 +101,7 @@ func TestAcceptRefusesUntilTheTokenComes(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(refusals) != 2 {
+	if len(refusals) != 3 {
 		t.Errorf("refusals logged: %q", refusals)
 	}
 }
@@ -125,6 +129,31 @@ func TestRunGivesUpOnASilentServer(t *testing.T) {
 	_, err = Run(context.Background(), ln.Addr().String(), "token", Hello{Executable: "app"}, &server.App{})
 	if err == nil || !strings.Contains(err.Error(), "did not answer the token within") {
 		t.Errorf("a silent server: %v", err)
+	}
+}
+
+// An application given the port of another program that speaks first (an
+// sshd's banner) says what it got, at once: it said "a message of
+// 1397966893 bytes, more than the 4096 allowed".
+func TestRunSaysWhatAnotherProgramSent(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+			c.Write([]byte("SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u3\r\n"))
+		}
+	}()
+	_, err = Run(context.Background(), ln.Addr().String(), "token", Hello{Executable: "app"}, &server.App{})
+	if err == nil || !strings.Contains(err.Error(), `did not answer the token: it sent "SSH-", which is no goeq application message`) {
+		t.Errorf("an sshd: %v", err)
 	}
 }
 

@@ -496,13 +496,16 @@ func ErrorText(err error) string {
 }
 
 // ExplainConnect adds what a failed connection to a control port most
-// likely means when TLS is the problem: a plaintext client at a TLS port
-// sees the server hang up before gRPC's preface; a TLS client at a
-// plaintext port sees a first record that is no TLS handshake; an
-// unknown certificate fails verification.
+// likely means: a plaintext client at a TLS port sees the server hang up
+// before gRPC's preface; a TLS client at a plaintext port sees a first
+// record that is no TLS handshake; an unknown certificate fails
+// verification; a program that speaks another protocol first (an sshd's
+// banner, an HTTP server's answer) sends what is no HTTP/2 frame.
 func ExplainConnect(err error, usingTLS bool) string {
 	text := ErrorText(err)
 	switch {
+	case strings.Contains(text, "server preface") && strings.Contains(text, "frame too large"):
+		return text + " (another protocol answers at this address: another program's port, or eqserver run --app's application port, rather than eqserver's control port?)"
 	case !usingTLS && (strings.Contains(text, "server preface") || strings.Contains(text, "connection reset")):
 		return text + " (the control port may be TLS: give the client its CA, eqclient --tls-ca, or let eqserver launch it)"
 	case strings.Contains(text, "unexpected HTTP status code"):

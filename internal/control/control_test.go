@@ -163,13 +163,56 @@ func TestTLS(t *testing.T) {
 		t.Fatalf("TLS session: %v", err)
 	}
 	st.Close()
-	plain, err := Dial(ctx, ln.Addr().String(), "secret", "n", nil)
+	err = helloError(ctx, ln.Addr().String())
 	if err == nil {
-		plain.Send(&ClientMsg{Hello: &Hello{Node: "n"}})
-		if _, err = plain.Recv(); err == nil {
-			t.Error("a plaintext client talked to the TLS server")
+		t.Fatal("a plaintext client talked to the TLS server")
+	}
+	if text := ExplainConnect(err, false); !strings.Contains(text, "TLS") {
+		t.Errorf("a plaintext client at a TLS port is told %q, which does not name TLS", text)
+	}
+}
+
+// helloError is what a plaintext client meets at addr, dialling and
+// saying hello.
+func helloError(ctx context.Context, addr string) error {
+	st, err := Dial(ctx, addr, "secret", "n", nil)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if err := st.Send(&ClientMsg{Hello: &Hello{Node: "n"}}); err != nil {
+		return err
+	}
+	_, err = st.Recv()
+	return err
+}
+
+// A client given the port of a program that speaks first in another
+// protocol (an sshd's banner) is told so, not that the port may be TLS.
+func TestAnotherProgramsPortIsSaidToBeOne(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+			c.Write([]byte("SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u3\r\n"))
 		}
-		plain.Close()
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err = helloError(ctx, ln.Addr().String())
+	if err == nil {
+		t.Fatal("a client talked to an sshd")
+	}
+	if text := ExplainConnect(err, false); !strings.Contains(text, "another protocol answers at this address") || strings.Contains(text, "may be TLS") {
+		t.Errorf("a client at an sshd's port is told %q", text)
 	}
 }
 
