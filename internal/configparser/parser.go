@@ -10,9 +10,11 @@ package configparser
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/alecthomas/participle/v2"
@@ -89,24 +91,42 @@ var eqcParser = participle.MustBuild[File](
 	participle.Elide("Whitespace", "Comment"),
 )
 
-// MaxFileSize bounds what ParseFile reads: the largest real config is 40 kB.
+// MaxFileSize bounds what ReadFile reads: the largest real config is 40 kB.
 const MaxFileSize = 16 << 20
 
 // ParseFile reads and parses the named file.
 func ParseFile(filename string) (*Result, error) {
-	st, err := os.Stat(filename)
-	if err != nil {
-		return nil, err
-	}
-	if st.Size() > MaxFileSize {
-		return nil, Errorf(lexer.Position{Filename: filename, Line: 1, Column: 1},
-			"file is %d bytes; configurations larger than %d bytes are refused", st.Size(), MaxFileSize)
-	}
-	src, err := os.ReadFile(filename)
+	src, err := ReadFile(filename)
 	if err != nil {
 		return nil, err
 	}
 	return Parse(filename, src)
+}
+
+// ReadFile reads the named config file, refusing one larger than
+// MaxFileSize: a device or a pipe (/dev/zero) whose size its metadata do
+// not give is read only that far.
+func ReadFile(filename string) ([]byte, error) {
+	f, err := os.Open(filename)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	tooLarge := func(size string) error {
+		return Errorf(lexer.Position{Filename: filename, Line: 1, Column: 1},
+			"file is %s bytes; configurations larger than %d bytes are refused", size, MaxFileSize)
+	}
+	if st, err := f.Stat(); err == nil && st.Size() > MaxFileSize {
+		return nil, tooLarge(strconv.FormatInt(st.Size(), 10))
+	}
+	src, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(src) > MaxFileSize {
+		return nil, tooLarge("more than " + strconv.Itoa(MaxFileSize))
+	}
+	return src, nil
 }
 
 // Parse parses src, naming it filename in positions. A syntax error stops

@@ -205,3 +205,19 @@ func TestCompositingWords(t *testing.T) {
 		}
 	}
 }
+
+// A config that is no file of known size (a device, a pipe) is read only
+// as far as the bound: /dev/zero was read until memory ran out.
+func TestAFileOfNoKnownSizeIsReadOnlyToTheBound(t *testing.T) {
+	_, err := ParseFile("/dev/zero")
+	if err == nil || !strings.Contains(err.Error(), "/dev/zero:1:1: file is more than") {
+		t.Errorf("/dev/zero: %v", err)
+	}
+	big := filepath.Join(t.TempDir(), "big.eqc")
+	if err := os.WriteFile(big, make([]byte, MaxFileSize+1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ParseFile(big); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("file is %d bytes", MaxFileSize+1)) {
+		t.Errorf("a file past the bound: %v", err)
+	}
+}

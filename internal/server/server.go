@@ -510,7 +510,7 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 	text := []byte(opt.ConfigText)
 	if opt.ConfigText == "" {
 		var err error
-		if text, err = os.ReadFile(opt.ConfigPath); err != nil {
+		if text, err = configparser.ReadFile(opt.ConfigPath); err != nil {
 			return nil, err
 		}
 	}
