@@ -125,9 +125,15 @@ func ReadPLY(r *bufio.Reader) (*Model, error) { return readPLY(r, -1) }
 // known (-1 otherwise): a header that promises more data than a file
 // holds is refused before anything is allocated for it.
 func readPLY(r *bufio.Reader, size int64) (*Model, error) {
-	line, err := r.ReadString('\n')
-	if err != nil || strings.TrimSpace(line) != "ply" {
-		return nil, fmt.Errorf("ply: not a PLY file (first line %q)", strings.TrimSpace(line))
+	line, err := headerLine(r)
+	if err != nil && err != io.EOF {
+		return nil, fmt.Errorf("ply: not a PLY file: %v", err)
+	}
+	if first := strings.TrimSpace(line); first != "ply" {
+		if len(first) > 20 {
+			first = first[:20] + "..." // of a binary file: its bytes quoted take four characters each
+		}
+		return nil, fmt.Errorf("ply: not a PLY file (first line %q)", first)
 	}
 	header := int64(len(line))
 	format := ""
@@ -140,7 +146,7 @@ func readPLY(r *bufio.Reader, size int64) (*Model, error) {
 		return k, nil
 	}
 	for {
-		line, err = r.ReadString('\n')
+		line, err = headerLine(r)
 		if err != nil {
 			return nil, fmt.Errorf("ply: header ends early: %v", err)
 		}
@@ -195,6 +201,25 @@ func readPLY(r *bufio.Reader, size int64) (*Model, error) {
 			return readPLYBody(r, format, elems, left)
 		default:
 			return nil, fmt.Errorf("ply: unknown header line %q", strings.TrimSpace(line))
+		}
+	}
+}
+
+// maxHeaderLine bounds a PLY header's line: what has no line end that
+// soon (a binary file, a device such as /dev/zero) is no PLY header.
+const maxHeaderLine = 64 << 10
+
+// headerLine reads one line of a PLY header, with its line end.
+func headerLine(r *bufio.Reader) (string, error) {
+	var line []byte
+	for {
+		part, err := r.ReadSlice('\n')
+		line = append(line, part...)
+		if len(line) > maxHeaderLine {
+			return "", fmt.Errorf("a header line longer than %d bytes", maxHeaderLine)
+		}
+		if err != bufio.ErrBufferFull {
+			return string(line), err
 		}
 	}
 }

@@ -97,6 +97,20 @@ func TestReadPLYRejectsBadInput(t *testing.T) {
 	}
 }
 
+// A file that is no PLY and has no line end (a device: /dev/zero, whose
+// first line was read until memory ran out) is refused at its first
+// line's bound, and a binary first line is quoted short.
+func TestLoadPLYRefusesALineWithoutEnd(t *testing.T) {
+	_, err := LoadPLY("/dev/zero")
+	if err == nil || !strings.Contains(err.Error(), "not a PLY file: a header line longer than") {
+		t.Errorf("/dev/zero: %v", err)
+	}
+	_, err = ReadPLY(bufio.NewReader(strings.NewReader(strings.Repeat("\x01", 1000) + "\nply\n")))
+	if err == nil || len(err.Error()) > 150 {
+		t.Errorf("a binary first line: %v", err)
+	}
+}
+
 // Vertex colours come from red, green and blue (or diffuse_red ...), of
 // bytes, of 16 bits or of floats from 0 to 1, taken to bytes and held to
 // their range; a model without them has none.
