@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -785,6 +786,52 @@ func TestInterruptStopsAsQDoes(t *testing.T) {
 	r.endsWith(t, "SIGINT", 130)
 	if log := readTraceText(r.log.Name()); !strings.Contains(log, "images written") || !strings.Contains(log, "stopped by interrupt") {
 		t.Errorf("no summary, or no word of the signal:\n%s", log)
+	}
+}
+
+// An interrupt while the nodes set up (a model loading, here one that
+// never comes: a pipe with no writer) ends the start: eqply waited for
+// the five-minute init timeout.
+func TestInterruptWhileTheNodesSetUpEndsTheStart(t *testing.T) {
+	bin, dir := build(t), t.TempDir()
+	model := filepath.Join(dir, "never.ply")
+	if err := syscall.Mkfifo(model, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	app := exec.Command(bin, "--model", model, "--frames", "1")
+	app.Dir, app.Stdout, app.Stderr = dir, &out, &out
+	app.Env = append(os.Environ(), "DISPLAY=")
+	if err := app.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- app.Wait() }()
+	// a render client is in the renderer factory once it opens the pipe:
+	// opening the other end without blocking succeeds only then (and the
+	// client goes on to wait for the model's first line)
+	waitFor(t, "a render client reading the model", 30*time.Second, func() bool {
+		fd, err := syscall.Open(model, syscall.O_WRONLY|syscall.O_NONBLOCK, 0)
+		if err != nil {
+			return false
+		}
+		t.Cleanup(func() { syscall.Close(fd) })
+		return true
+	})
+	app.Process.Signal(os.Interrupt)
+	select {
+	case err := <-exited:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 130 || !strings.Contains(out.String(), "stopped by interrupt while the nodes set up") {
+			t.Errorf("eqply ended with %v:\n%s", err, out.String())
+		}
+	case <-time.After(30 * time.Second):
+		app.Process.Kill()
+		<-exited
+		t.Fatalf("an interrupt while the nodes set up did not end eqply:\n%s", out.String())
+	}
+	if out, _ := exec.Command("pgrep", "-f", bin).Output(); len(strings.TrimSpace(string(out))) > 0 {
+		t.Errorf("render clients still run after eqply ended: pids %s", out)
 	}
 }
 

@@ -83,6 +83,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -961,20 +962,32 @@ func main() {
 		*frames = 100
 	}
 	// a signal ends the loop; the run itself goes on until Exit has
-	// finished and written the frames in flight
+	// finished and written the frames in flight. While the nodes set up
+	// (a model loading for minutes), it ends the start.
 	signals := make(chan os.Signal, 1)
 	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
 	ctx, interrupt := context.WithCancel(context.Background())
+	startCtx, cancelStart := context.WithCancel(context.Background())
+	var starting atomic.Bool
+	starting.Store(true)
 	var caught os.Signal
 	go func() {
 		caught = <-signals
 		signal.Stop(signals) // a second one: the default, at once
+		if starting.Load() {
+			cancelStart()
+		}
 		interrupt()
 	}()
 	configName, configText := configs.Pick(*config)
-	cfg, err := goeq.Start(context.Background(), app{}, goeq.Options{Config: configName, ConfigText: configText, Server: *server, HTTP: *httpAddr, OutDir: *out, Overlay: *overlay, Local: *local, Reference: *reference, FrameTimeout: *frameTimeout,
+	cfg, err := goeq.Start(startCtx, app{}, goeq.Options{Config: configName, ConfigText: configText, Server: *server, HTTP: *httpAddr, OutDir: *out, Overlay: *overlay, Local: *local, Reference: *reference, FrameTimeout: *frameTimeout,
 		Layout: *layout, InitData: initData{Models: modelFiles, Triangles: *triangles, NoColors: *noColors,
 			KeepUnits: eqPly.keepUnits, NoROI: eqPly.noROI}})
+	starting.Store(false)
+	if err != nil && startCtx.Err() != nil {
+		log.Printf("stopped by %v while the nodes set up (%v)", caught, err)
+		os.Exit(128 + int(caught.(syscall.Signal)))
+	}
 	if err != nil {
 		log.Fatal(err)
 	}
