@@ -1012,6 +1012,19 @@ func windowPoint(model compound.Size, screenW, screenH int, x, y float64) (float
 	return gx, gy
 }
 
+// queuedEvents takes the window events queued so far.
+func (n *node) queuedEvents() []control.WindowEvent {
+	var evs []control.WindowEvent
+	for {
+		select {
+		case e := <-n.events:
+			evs = append(evs, e)
+		default:
+			return evs
+		}
+	}
+}
+
 // forwardEvents sends window events to the server as they come, batched.
 func (n *node) forwardEvents(ctx context.Context, s *session) {
 	for {

@@ -988,6 +988,7 @@ func (s *server) Session(stream grpc.ServerStream, node string) error {
 	// the node takes part once it has opened its pipes, windows and
 	// channels: frames sent earlier would find nothing to land in
 	var down []string // channels of the pipes it could not set up
+	var ready *control.ClientMsg
 	for {
 		m := &control.ClientMsg{}
 		if err := stream.RecvMsg(m); err != nil {
@@ -999,6 +1000,7 @@ func (s *server) Session(stream grpc.ServerStream, node string) error {
 			return nil
 		}
 		if m.Ready {
+			ready = m
 			var why string
 			if down, why = s.lostPipes(nc.model, m.LostPipes); why != "" {
 				tell(event{failed: why})
@@ -1032,6 +1034,11 @@ func (s *server) Session(stream grpc.ServerStream, node string) error {
 			}
 		}
 	}()
+	if len(ready.Events) > 0 {
+		// before the join: the frames planned once it is in take them
+		// (a fullscreen window's size on its screen)
+		tell(event{input: ready.Events})
+	}
 	tell(event{ev: scheduler.Join{Node: node, Down: down}})
 	for {
 		m := &control.ClientMsg{}
