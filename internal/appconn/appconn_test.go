@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goeq/goeq/internal/nettest"
 	"github.com/goeq/goeq/internal/server"
 )
 
@@ -112,21 +113,7 @@ func TestAcceptRefusesUntilTheTokenComes(t *testing.T) {
 func TestRunGivesUpOnASilentServer(t *testing.T) {
 	defer func(was time.Duration) { authTimeout = was }(authTimeout)
 	authTimeout = 200 * time.Millisecond
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			defer c.Close() // held open, never answered
-		}
-	}()
-	_, err = Run(context.Background(), ln.Addr().String(), "token", Hello{Executable: "app"}, &server.App{})
+	_, err := Run(context.Background(), nettest.Peer(t, ""), "token", Hello{Executable: "app"}, &server.App{})
 	if err == nil || !strings.Contains(err.Error(), "did not answer the token within") {
 		t.Errorf("a silent server: %v", err)
 	}
@@ -136,22 +123,8 @@ func TestRunGivesUpOnASilentServer(t *testing.T) {
 // sshd's banner) says what it got, at once: it said "a message of
 // 1397966893 bytes, more than the 4096 allowed".
 func TestRunSaysWhatAnotherProgramSent(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			defer c.Close()
-			c.Write([]byte("SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u3\r\n"))
-		}
-	}()
-	_, err = Run(context.Background(), ln.Addr().String(), "token", Hello{Executable: "app"}, &server.App{})
+	sshd := nettest.Peer(t, "SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u3\r\n")
+	_, err := Run(context.Background(), sshd, "token", Hello{Executable: "app"}, &server.App{})
 	if err == nil || !strings.Contains(err.Error(), `did not answer the token: it sent "SSH-", which is no goeq application message`) {
 		t.Errorf("an sshd: %v", err)
 	}

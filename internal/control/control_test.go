@@ -25,6 +25,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/goeq/goeq/internal/logging"
+	"github.com/goeq/goeq/internal/nettest"
 	"github.com/goeq/goeq/internal/procstat"
 )
 
@@ -190,24 +191,10 @@ func helloError(ctx context.Context, addr string) error {
 // A client given the port of a program that speaks first in another
 // protocol (an sshd's banner) is told so, not that the port may be TLS.
 func TestAnotherProgramsPortIsSaidToBeOne(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			defer c.Close()
-			c.Write([]byte("SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u3\r\n"))
-		}
-	}()
+	sshd := nettest.Peer(t, "SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u3\r\n")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	err = helloError(ctx, ln.Addr().String())
+	err := helloError(ctx, sshd)
 	if err == nil {
 		t.Fatal("a client talked to an sshd")
 	}
@@ -239,34 +226,22 @@ func selfSigned(t *testing.T) (tls.Certificate, *x509.CertPool) {
 // forwards nothing more but keeps the connections open, as a stopped
 // server process or a host gone without a word does.
 type relay struct {
-	ln     net.Listener
-	to     string
+	addr   string
 	frozen chan struct{}
 }
 
 func newRelay(t *testing.T, to string) *relay {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &relay{ln: ln, to: to, frozen: make(chan struct{})}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			s, err := net.Dial("tcp", to)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			t.Cleanup(func() { c.Close(); s.Close() })
-			go r.pipe(s, c)
-			go r.pipe(c, s)
+	r := &relay{frozen: make(chan struct{})}
+	r.addr = nettest.Serve(t, func(c net.Conn) {
+		s, err := net.Dial("tcp", to)
+		if err != nil {
+			c.Close()
+			return
 		}
-	}()
+		t.Cleanup(func() { s.Close() })
+		go r.pipe(s, c)
+		go r.pipe(c, s)
+	})
 	return r
 }
 
@@ -298,7 +273,7 @@ func TestAClientGivesUpOnAServerThatStoppedAnswering(t *testing.T) {
 	r := newRelay(t, addr)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	s, err := Dial(ctx, r.ln.Addr().String(), "secret", "render1", nil)
+	s, err := Dial(ctx, r.addr, "secret", "render1", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,12 +7,15 @@ import (
 	"os/exec"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/go-gl/gl/v3.3-core/gl"
 	"github.com/go-gl/glfw/v3.3/glfw"
+
+	"github.com/goeq/goeq/internal/nettest"
 )
 
 func TestMain(m *testing.M) {
@@ -330,21 +333,8 @@ func TestGPUsAreTheDevicesThatAreNotSoftware(t *testing.T) {
 // hung server, a forwarded display whose far end is gone) does not hold
 // up the count of GPUs: after a bound, the EGL devices count instead.
 func TestGPUsDoNotWaitForAServerThatNeverAnswers(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			defer c.Close() // held open, never answered
-		}
-	}()
-	port := l.Addr().(*net.TCPAddr).Port
+	_, portText, _ := net.SplitHostPort(nettest.Peer(t, ""))
+	port, _ := strconv.Atoi(portText)
 	t.Setenv("GOEQ_WINSYS", "")
 	t.Setenv("DISPLAY", fmt.Sprintf("127.0.0.1:%d", port-6000))
 	counted := make(chan []int, 1)
