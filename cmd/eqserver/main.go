@@ -268,11 +268,14 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "eqserver replay: %v\n", err)
 		return 1
 	}
-	recorded, err := simulate.ReadStats(f)
+	recorded, cut, err := simulate.ReadStats(f)
 	f.Close()
 	if err != nil {
 		fmt.Fprintf(stderr, "eqserver replay: %s: %v\n", fs.Arg(0), err)
 		return 1
+	}
+	if cut != "" {
+		fmt.Fprintf(stderr, "eqserver replay: %s: warning: %s\n", fs.Arg(0), cut)
 	}
 	policies := []string{"equalizer", "adaptive"}
 	if *policy != "" {

@@ -29,7 +29,7 @@ func TestReplayReproducesTheRecordedSplits(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			recorded, err := simulate.ReadStats(f)
+			recorded, _, err := simulate.ReadStats(f)
 			f.Close()
 			if err != nil {
 				t.Fatal(err)

@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,35 +20,59 @@ import (
 const maxStatsLine = 1 << 24
 
 // ReadStats reads a statistics file (`eqserver run --stats`): a JSON
-// record per line.
-func ReadStats(r io.Reader) ([]stats.Record, error) {
-	var out []stats.Record
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<16), maxStatsLine)
-	line := 1
-	for ; sc.Scan(); line++ {
-		if len(sc.Bytes()) == 0 {
-			continue
+// record per line. A last line without its line end that is no record is
+// one the run was writing when it stopped (killed, its disk full): the
+// records before it are read, and cut says so.
+func ReadStats(r io.Reader) (recs []stats.Record, cut string, err error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	for line := 1; ; line++ {
+		text, err := readLine(br)
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, "", fmt.Errorf("line %d: longer than %d bytes: a statistics file has a JSON record per line (eqserver run --stats)", line, maxStatsLine)
 		}
-		var rec stats.Record
-		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
-			return nil, fmt.Errorf("line %d: %w", line, err)
+		if err != nil && err != io.EOF {
+			return nil, "", err
 		}
-		if err := rec.Check(); err != nil {
-			return nil, fmt.Errorf("line %d: %w", line, err)
+		ended := len(text) > 0 && text[len(text)-1] == '\n'
+		if body := bytes.TrimSpace(text); len(body) > 0 {
+			var rec stats.Record
+			perr := json.Unmarshal(body, &rec)
+			if perr == nil {
+				perr = rec.Check()
+			}
+			switch {
+			case perr != nil && !ended:
+				cut = fmt.Sprintf("line %d, the last, has no line end and is no record (%v): the run stopped while writing it, and it is left out", line, perr)
+			case perr != nil:
+				return nil, "", fmt.Errorf("line %d: %w", line, perr)
+			default:
+				recs = append(recs, rec)
+			}
 		}
-		out = append(out, rec)
+		if err == io.EOF {
+			break
+		}
 	}
-	if errors.Is(sc.Err(), bufio.ErrTooLong) {
-		return nil, fmt.Errorf("line %d: longer than %d bytes: a statistics file has a JSON record per line (eqserver run --stats)", line, maxStatsLine)
+	if len(recs) == 0 {
+		return nil, "", errors.New("no records: a statistics file has a JSON record per line (eqserver run --stats)")
 	}
-	if err := sc.Err(); err != nil {
-		return nil, err
+	return recs, cut, nil
+}
+
+// readLine reads a line with its line end (none at the end of the file),
+// at most maxStatsLine bytes.
+func readLine(r *bufio.Reader) ([]byte, error) {
+	var line []byte
+	for {
+		part, err := r.ReadSlice('\n')
+		line = append(line, part...)
+		if len(line) > maxStatsLine+1 {
+			return nil, bufio.ErrTooLong
+		}
+		if err != bufio.ErrBufferFull {
+			return line, err
+		}
 	}
-	if len(out) == 0 {
-		return nil, errors.New("no records: a statistics file has a JSON record per line (eqserver run --stats)")
-	}
-	return out, nil
 }
 
 // Replay feeds a recorded run's costs through the live scheduler and
