@@ -29,6 +29,7 @@ import (
 	"github.com/goeq/goeq/draw"
 	"github.com/goeq/goeq/internal/client"
 	"github.com/goeq/goeq/internal/compound"
+	"github.com/goeq/goeq/internal/control"
 	"github.com/goeq/goeq/internal/logging"
 	"github.com/goeq/goeq/internal/render"
 	"github.com/goeq/goeq/internal/winsys"
@@ -103,11 +104,9 @@ func main() {
 		fatal(err.Error())
 	}
 	if *tokenFile != "" {
-		b, err := os.ReadFile(*tokenFile)
-		if err != nil {
+		if token, err = control.ReadTokenFile(*tokenFile); err != nil {
 			fatal(err.Error())
 		}
-		token = strings.TrimSpace(string(b))
 	}
 	if *tlsCA != "" {
 		pem, err := os.ReadFile(*tlsCA)

@@ -30,6 +30,7 @@ import (
 	"github.com/goeq/goeq/internal/compositing"
 	"github.com/goeq/goeq/internal/compound"
 	"github.com/goeq/goeq/internal/compressor"
+	"github.com/goeq/goeq/internal/control"
 	"github.com/goeq/goeq/internal/logging"
 	"github.com/goeq/goeq/internal/render"
 	"github.com/goeq/goeq/internal/scheduler"
@@ -137,12 +138,11 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	logger := logging.New(stderr, format, *level, "eqserver")
 	token := os.Getenv("GOEQ_TOKEN")
 	if *tokenFile != "" {
-		b, err := os.ReadFile(*tokenFile)
-		if err != nil {
+		var err error
+		if token, err = control.ReadTokenFile(*tokenFile); err != nil {
 			logger.Error(err.Error())
 			return 1
 		}
-		token = strings.TrimSpace(string(b))
 	}
 	if token == "" && *appAddr != "" {
 		logger.Error("--app needs the token the application will present: set GOEQ_TOKEN or --token-file")
