@@ -64,6 +64,11 @@ var badCases = []badCase{
 	{name: "input frame without output", src: "config { appNode { pipe { window { channel { name \"c1\" } } } }\n  compound { channel \"c1\" inputframe { name \"ghost\" } } }", pos: "2:27", message: `input frame "ghost" has no output frame of that name`},
 	{name: "viewport out of range", splice: "    compound { channel \"c1\" viewport [ 0.5 0 0.8 1 ] }", pos: "19:38", message: "is out of range: x+width and y+height must lie within [0,1]"},
 	{name: "viewport without area", splice: "    compound { channel \"c1\" viewport [ 0 0 0 1 ] }", pos: "19:38", message: "has no area"},
+	// less than a pixel: it ran until the client refused a 0x600 window
+	{name: "pixel viewport under a pixel", src: "config { appNode { pipe { window { viewport [ 7 -1 0.25 600 ] channel { name \"c1\" } } } }\n  compound { channel \"c1\" } }", pos: "1:45",
+		message: "window pixel viewport [ 7 -1 0.25 600 ] has no area (0x600 whole pixels)"},
+	{name: "fraction under a pixel", src: "config { appNode { pipe { window { viewport [ 0 0 0.0001 0.5 ] channel { name \"c1\" } } } }\n  compound { channel \"c1\" } }", pos: "1:45",
+		message: "window viewport [ 0 0 0.0001 0.5 ] of its pipe's 1920x1080 pixels is 0x540 pixels: a window needs at least one pixel each way"},
 	{name: "range reversed", splice: "    compound { channel \"c1\" range [ 0.8 0.2 ] }", pos: "19:35", message: "range [ 0.8 0.2 ] is invalid"},
 	{name: "range with one number", splice: "    compound { channel \"c1\" range [ 0.8 ] }", pos: "19:41", message: "expected 2 numbers in '[ a b ]', found only 1"},
 	{name: "pixel index too large", splice: "    compound { channel \"c1\" pixel [ 2 0 2 2 ] }", pos: "19:35", message: "pixel [ 2 0 2 2 ] is invalid"},

@@ -304,10 +304,12 @@ func isFraction(v *configparser.Viewport) bool {
 func (r *resolver) windowViewport(v *configparser.Viewport, what string) (Viewport, *PixelViewport) {
 	f := floats(v.V)
 	if isPixelViewport(v) {
-		if f[2] <= 0 || f[3] <= 0 {
-			r.errorf(v.Pos, "%s pixel viewport [ %g %g %g %g ] has no area", what, f[0], f[1], f[2], f[3])
+		// a size under a pixel counts as none: Equalizer takes whole pixels
+		pvp := &PixelViewport{int(f[0]), int(f[1]), int(f[2]), int(f[3])}
+		if pvp.W <= 0 || pvp.H <= 0 {
+			r.errorf(v.Pos, "%s pixel viewport [ %g %g %g %g ] has no area (%dx%d whole pixels)", what, f[0], f[1], f[2], f[3], max(pvp.W, 0), max(pvp.H, 0))
 		}
-		return Viewport{}, &PixelViewport{int(f[0]), int(f[1]), int(f[2]), int(f[3])}
+		return Viewport{}, pvp
 	}
 	return r.fracViewport(v, what), nil
 }
@@ -1021,6 +1023,7 @@ func (r *resolver) window(w *configparser.Window, pipe *Pipe) *Window {
 		}
 	}
 	last := r.lastViewport(vps, "window")
+	var fraction *configparser.Viewport // the viewport, when a fraction of the pipe's
 	for _, f := range w.Fields {
 		switch {
 		case f.Name != nil:
@@ -1031,6 +1034,7 @@ func (r *resolver) window(w *configparser.Window, pipe *Pipe) *Window {
 				out.PixelViewport = *pvp
 			} else {
 				out.PixelViewport = pipe.PixelViewport.Apply(vp)
+				fraction = f.Viewport
 			}
 			if w, h := out.PixelViewport.W, out.PixelViewport.H; w > MaxFramebuffer || h > MaxFramebuffer {
 				r.warnf(f.Viewport.Pos, "window of %dx%d pixels: beyond the %d-pixel framebuffer limit of common GL implementations; a render client whose GL allows less refuses it", w, h, MaxFramebuffer)
@@ -1045,6 +1049,10 @@ func (r *resolver) window(w *configparser.Window, pipe *Pipe) *Window {
 		// Equalizer's window takes its screen's size when it opens: the
 		// pipe's viewport stands for the screen here
 		out.PixelViewport = PixelViewport{W: pipe.PixelViewport.W, H: pipe.PixelViewport.H}
+	} else if pv := out.PixelViewport; fraction != nil && (pv.W <= 0 || pv.H <= 0) {
+		f := floats(fraction.V)
+		r.errorf(fraction.Pos, "window viewport [ %g %g %g %g ] of its pipe's %dx%d pixels is %dx%d pixels: a window needs at least one pixel each way",
+			f[0], f[1], f[2], f[3], pipe.PixelViewport.W, pipe.PixelViewport.H, max(pv.W, 0), max(pv.H, 0))
 	}
 	for _, c := range channels {
 		out.Channels = append(out.Channels, r.channel(c, out))
