@@ -1012,39 +1012,32 @@ func windowPoint(model compound.Size, screenW, screenH int, x, y float64) (float
 	return gx, gy
 }
 
-// queuedEvents takes the window events queued so far.
-func (n *node) queuedEvents() []control.WindowEvent {
-	var evs []control.WindowEvent
-	for {
+// eventBatch bounds the window events one message carries.
+const eventBatch = 256
+
+// takeQueued appends to batch the window events queued now, up to
+// eventBatch in all.
+func (n *node) takeQueued(batch []control.WindowEvent) []control.WindowEvent {
+	for len(batch) < eventBatch {
 		select {
 		case e := <-n.events:
-			evs = append(evs, e)
+			batch = append(batch, e)
 		default:
-			return evs
+			return batch
 		}
 	}
+	return batch
 }
 
 // forwardEvents sends window events to the server as they come, batched.
 func (n *node) forwardEvents(ctx context.Context, s *session) {
 	for {
-		var batch []control.WindowEvent
 		select {
 		case e := <-n.events:
-			batch = append(batch, e)
-		case <-ctx.Done():
-			return
-		}
-	more:
-		for len(batch) < 256 {
-			select {
-			case e := <-n.events:
-				batch = append(batch, e)
-			default:
-				break more
+			if err := s.send(&control.ClientMsg{Events: n.takeQueued([]control.WindowEvent{e})}); err != nil {
+				return
 			}
-		}
-		if err := s.send(&control.ClientMsg{Events: batch}); err != nil {
+		case <-ctx.Done():
 			return
 		}
 	}
