@@ -10,8 +10,6 @@ package configparser
 import (
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"slices"
 	"sort"
 	"strconv"
@@ -19,6 +17,8 @@ import (
 
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
+
+	"github.com/goeq/goeq/internal/bounded"
 )
 
 // Diagnostic is one error or warning at a position in a file.
@@ -107,26 +107,16 @@ func ParseFile(filename string) (*Result, error) {
 // MaxFileSize: a device or a pipe (/dev/zero) whose size its metadata do
 // not give is read only that far.
 func ReadFile(filename string) ([]byte, error) {
-	f, err := os.Open(filename)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	tooLarge := func(size string) error {
-		return Errorf(lexer.Position{Filename: filename, Line: 1, Column: 1},
+	src, err := bounded.ReadFile(filename, MaxFileSize)
+	if tl := (*bounded.TooLarge)(nil); errors.As(err, &tl) {
+		size := fmt.Sprintf("more than %d", MaxFileSize)
+		if tl.Size >= 0 {
+			size = strconv.FormatInt(tl.Size, 10)
+		}
+		return nil, Errorf(lexer.Position{Filename: filename, Line: 1, Column: 1},
 			"file is %s bytes; configurations larger than %d bytes are refused", size, MaxFileSize)
 	}
-	if st, err := f.Stat(); err == nil && st.Size() > MaxFileSize {
-		return nil, tooLarge(strconv.FormatInt(st.Size(), 10))
-	}
-	src, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(src) > MaxFileSize {
-		return nil, tooLarge("more than " + strconv.Itoa(MaxFileSize))
-	}
-	return src, nil
+	return src, err
 }
 
 // Parse parses src, naming it filename in positions. A syntax error stops

@@ -1,10 +1,11 @@
 package control
 
 import (
+	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strings"
+
+	"github.com/goeq/goeq/internal/bounded"
 )
 
 // maxTokenFile bounds a token file: a token is one short line.
@@ -14,17 +15,12 @@ const maxTokenFile = 4 << 10
 // text, trimmed. A file larger than a token (a device such as /dev/zero
 // given by mistake) is refused rather than read without end.
 func ReadTokenFile(path string) (string, error) {
-	f, err := os.Open(path)
+	b, err := bounded.ReadFile(path, maxTokenFile)
+	if tl := (*bounded.TooLarge)(nil); errors.As(err, &tl) {
+		return "", fmt.Errorf("%s: %v: a token file holds the token alone", path, err)
+	}
 	if err != nil {
 		return "", err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxTokenFile+1))
-	if err != nil {
-		return "", err
-	}
-	if len(b) > maxTokenFile {
-		return "", fmt.Errorf("%s: more than %d bytes: a token file holds the token alone", path, maxTokenFile)
 	}
 	return strings.TrimSpace(string(b)), nil
 }

@@ -3,12 +3,15 @@ package render
 import (
 	"bufio"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/goeq/goeq/internal/bounded"
 )
 
 // PLY limits: a model goeq loads must fit these (a malformed header must
@@ -211,17 +214,11 @@ const maxHeaderLine = 64 << 10
 
 // headerLine reads one line of a PLY header, with its line end.
 func headerLine(r *bufio.Reader) (string, error) {
-	var line []byte
-	for {
-		part, err := r.ReadSlice('\n')
-		line = append(line, part...)
-		if len(line) > maxHeaderLine {
-			return "", fmt.Errorf("a header line longer than %d bytes", maxHeaderLine)
-		}
-		if err != bufio.ErrBufferFull {
-			return string(line), err
-		}
+	line, err := bounded.ReadLine(r, maxHeaderLine)
+	if tl := (*bounded.TooLarge)(nil); errors.As(err, &tl) {
+		return "", fmt.Errorf("a header line longer than %d bytes", maxHeaderLine)
 	}
+	return string(line), err
 }
 
 // plyValues reads a PLY body's values one at a time, as text or as binary.

@@ -10,6 +10,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/goeq/goeq/internal/bounded"
 	"github.com/goeq/goeq/internal/compound"
 	"github.com/goeq/goeq/internal/planner"
 	"github.com/goeq/goeq/internal/stats"
@@ -26,8 +27,8 @@ const maxStatsLine = 1 << 24
 func ReadStats(r io.Reader) (recs []stats.Record, cut string, err error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	for line := 1; ; line++ {
-		text, err := readLine(br)
-		if errors.Is(err, bufio.ErrTooLong) {
+		text, err := bounded.ReadLine(br, maxStatsLine)
+		if tl := (*bounded.TooLarge)(nil); errors.As(err, &tl) {
 			return nil, "", fmt.Errorf("line %d: longer than %d bytes: a statistics file has a JSON record per line (eqserver run --stats)", line, maxStatsLine)
 		}
 		if err != nil && err != io.EOF {
@@ -57,22 +58,6 @@ func ReadStats(r io.Reader) (recs []stats.Record, cut string, err error) {
 		return nil, "", errors.New("no records: a statistics file has a JSON record per line (eqserver run --stats)")
 	}
 	return recs, cut, nil
-}
-
-// readLine reads a line with its line end (none at the end of the file),
-// at most maxStatsLine bytes.
-func readLine(r *bufio.Reader) ([]byte, error) {
-	var line []byte
-	for {
-		part, err := r.ReadSlice('\n')
-		line = append(line, part...)
-		if len(line) > maxStatsLine+1 {
-			return nil, bufio.ErrTooLong
-		}
-		if err != bufio.ErrBufferFull {
-			return line, err
-		}
-	}
 }
 
 // Replay feeds a recorded run's costs through the live scheduler and
