@@ -81,10 +81,11 @@ func (p *Planner) Plan(frame int) *planner.FramePlan {
 		}
 		full := compound.PixelViewport{W: cp.Viewport.W, H: cp.Viewport.H}
 		views, nothing, interleave := p.shown(c, full), showsNothing(c), c.EyePixels() // the same for every eye
-		if nothing && !clears(c) {
+		treeClears := clears(c)
+		if nothing && !treeClears {
 			views = p.beneath(c, frame)
 		}
-		drawsUncleared := c.Tasks&compound.TaskDraw != 0 && !clears(c)
+		drawsUncleared := c.Tasks&compound.TaskDraw != 0 && !treeClears
 		cleared := false
 		for _, eye := range compound.Eyes {
 			if eyes&eye == 0 {
