@@ -68,7 +68,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	compositingFlag := fs.String("compositing", "", "how every sort-last compound composites, overriding the config: auto (chosen by the cost model), gather, direct_send, binary_swap or radix_k")
 	ref := fs.Bool("reference", false, "every destination channel renders its whole frame itself (the oracle for decomposed runs)")
 	layout := fs.String("layout", "", "make this layout the active one on the canvases that have it: its name, or its index in the config (for unnamed ones)")
-	frameTimeout := fs.Duration("frame-timeout", 10*time.Second, "a frame that does not complete in this time once it is the oldest in flight fails the run")
+	frameTimeout := fs.Duration("frame-timeout", 10*time.Second, "a frame that does not complete in this time once it is the oldest in flight fails the run (tiles its tile queues hand out start it again)")
 	initTimeout := fs.Duration("init-timeout", server.DefaultInitTimeout, "a node that has not set up (its pipes, windows and renderers) in this time after its client connected fails the run")
 	liveness := fs.Duration("liveness", scheduler.DefaultLiveness, "the shortest silence after which a node is lost (it grows by itself with each node's heartbeat gaps and the frame time)")
 	relaunch := fs.Int("relaunch", 0, "start a lost node's client again, up to N times per node: it rejoins and gets work again")

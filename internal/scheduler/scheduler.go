@@ -20,6 +20,7 @@ package scheduler
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -93,7 +94,9 @@ type Options struct {
 	Frames int
 	// FrameTimeout bounds how long a frame may stay incomplete once it is
 	// the oldest one in flight (10 s): with latency, a frame started
-	// beside the one before it waits for that one first.
+	// beside the one before it waits for that one first. Tiles its
+	// queues hand out count as progress and start the bound again: a
+	// queue of many small tiles takes long but is not stuck.
 	FrameTimeout time.Duration
 	// Liveness is the shortest silence after which a node is lost
 	// (800 ms, four heartbeats). It grows with the gaps measured between
@@ -414,7 +417,10 @@ type frameState struct {
 	// time says nothing of how long frames take
 	stalled bool
 	queues  map[string]*queueState
-	done    Completed
+	// handedOut is when its tile queues last handed out work: a frame
+	// whose sources keep pulling is slow, not stuck
+	handedOut time.Time
+	done      Completed
 }
 
 // nodeSet is a set of the run's nodes by their index in the config's
@@ -968,6 +974,12 @@ func (s *Scheduler) pull(e Pull) {
 			q.next++
 		}
 		g.Done = q.next >= q.q.Len()
+		if g.First < q.next {
+			f.handedOut = s.now
+			if e.Frame == s.completed {
+				s.stalledOldest = 0 // counted from now on
+			}
+		}
 	}
 	s.ready.Grants = append(s.ready.Grants, g)
 }
@@ -1052,8 +1064,10 @@ func (s *Scheduler) checkTimeout() {
 	// latency 1 started two at a time, and the second one, 10 s after its
 	// start, had been on its own for 5
 	oldest := f.started
-	if s.lastCompleted.After(oldest) {
-		oldest = s.lastCompleted
+	for _, t := range []time.Time{s.lastCompleted, f.handedOut} {
+		if t.After(oldest) {
+			oldest = t
+		}
 	}
 	if s.now.Sub(oldest)-s.stalledOldest <= s.opt.FrameTimeout {
 		return
@@ -1085,6 +1099,14 @@ func (s *Scheduler) diagnose(f *frameState) string {
 			waits = append(waits, fmt.Sprintf("node %s: reported no wait (last heard %v ago)", id, s.now.Sub(ns.lastSeen).Round(time.Millisecond)))
 		}
 		parts = append(parts, waits...)
+	}
+	for _, id := range slices.Sorted(maps.Keys(f.queues)) {
+		switch q := f.queues[id]; {
+		case q.next == 0:
+			parts = append(parts, fmt.Sprintf("tile queue %s: none of its %d items handed out", id, q.q.Len()))
+		case q.next < q.q.Len():
+			parts = append(parts, fmt.Sprintf("tile queue %s: %d of its %d items handed out, the last %v ago", id, q.next, q.q.Len(), s.now.Sub(f.handedOut).Round(time.Millisecond)))
+		}
 	}
 	return fmt.Sprintf("frame %d: %s (incomplete after %v, the frame timeout: --frame-timeout, an application's Options.FrameTimeout)", f.number, strings.Join(parts, "; "), s.opt.FrameTimeout)
 }

@@ -708,6 +708,62 @@ func TestAStoppedRuntimeIsNoFrameTimeout(t *testing.T) {
 	}
 }
 
+// A frame of many small tiles takes far longer than the frame timeout
+// (eqPly's t key down to tiles of a pixel) while its sources keep
+// pulling: it is slow, not stuck, and runs to its end. Once no source
+// pulls, it fails within the timeout of the last tile handed out, saying
+// how far its queue got.
+func TestATileQueueThatKeepsHandingOutIsNoFrameTimeout(t *testing.T) {
+	cfg := load(t, example("tile-4.eqc"))
+	queues := 0
+	cfg.Walk(func(c *compound.Compound) {
+		for _, eq := range c.Equalizers {
+			if eq.Kind == "tile" {
+				eq.TileSize = [2]int{8, 8}
+				queues++
+			}
+		}
+	})
+	if queues == 0 {
+		t.Fatal("tile-4.eqc has no tile equalizer: not a test")
+	}
+	const timeout = 3 * time.Second
+	c := newCluster(t, cfg, Options{Frames: 3, FrameTimeout: timeout})
+	c.step = 100 * time.Millisecond // under the stall the scheduler forgives
+	c.runToEnd(10000)
+	longest := time.Duration(0)
+	for _, f := range c.completed {
+		longest = max(longest, f.Finished.Sub(f.Started))
+	}
+	if longest < 2*timeout {
+		t.Fatalf("the longest frame took %v: not a test of a queue longer than the timeout", longest)
+	}
+
+	c = newCluster(t, cfg, Options{Frames: 3, FrameTimeout: timeout})
+	c.step = 100 * time.Millisecond
+	for len(c.tiles) == 0 {
+		c.round()
+	}
+	for _, n := range c.nodes {
+		n.silent = true // heartbeats, but pulls no more
+	}
+	stopped := c.now
+	for c.failure == "" && c.now.Sub(stopped) < 4*timeout {
+		c.now = c.now.Add(100 * time.Millisecond)
+		for _, id := range c.s.Nodes() {
+			c.s.Step(Progress{Node: id})
+		}
+		c.s.Step(Tick{Now: c.now})
+		c.drain()
+	}
+	if !strings.Contains(c.failure, "items handed out, the last") {
+		t.Fatalf("failure %q: want the frame failed, saying how far its tile queue got", c.failure)
+	}
+	if took := c.now.Sub(stopped); took > timeout+time.Second {
+		t.Errorf("failed %v after the last pull, want within the timeout", took)
+	}
+}
+
 func destID(cfg *compound.Config) string {
 	for _, ch := range cfg.Channels {
 		if ch.Label == "dest" {
