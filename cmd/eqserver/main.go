@@ -36,6 +36,10 @@ const usage = `usage:
                                      .eqc (a session), on a config made for this
                                      machine's GPUs, saved as SESSION.auto.eqc
                                      (local.auto.eqc)
+  eqserver verify [--frames N] [--layout L] [--keep DIR] CONFIG
+                                     run CONFIG decomposed and as its reference (each
+                                     destination renders its whole frame) and compare
+                                     every picture: exit 1, saying where, when any differs
   eqserver simulate --report DIR [--configs DIR]
                                      every scenario, both policies: DIR/balance.md and plots
   eqserver replay --config FILE [--policy equalizer|adaptive] [--json] STATS.jsonl
@@ -65,6 +69,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runCmd(args[1:], stdout, stderr)
 	case "replay":
 		return replayCmd(args[1:], stdout, stderr)
+	case "verify":
+		return verifyCmd(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -65,3 +65,20 @@ func DescribeLayoutName(name string, index int) string {
 	}
 	return strconv.Quote(name)
 }
+
+// ActivateLayout makes the named layout (or, unnamed, the one at that
+// index) the active one on every canvas that has it.
+func (c *Config) ActivateLayout(name string) error {
+	l, err := c.FindLayout(name)
+	if err != nil {
+		return err
+	}
+	indexes := c.LayoutIndexes(l)
+	if len(indexes) == 0 {
+		return fmt.Errorf("no canvas has layout %q", name)
+	}
+	for cv, i := range indexes {
+		cv.ActiveLayout = i
+	}
+	return nil
+}

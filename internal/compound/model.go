@@ -734,3 +734,28 @@ func (w *Window) Label() string {
 	}
 	return "a window"
 }
+
+// Resampling says why the config changes resolution or sampling on
+// purpose in a layout shown (subpixel, zoom, DFR or monitor), or "": its
+// decomposed pictures then differ from the undecomposed one by more than
+// edge pixels (imagecmp.Diff.Matches).
+func (c *Config) Resampling() string {
+	why := ""
+	c.Walk(func(cp *Compound) {
+		if dest := cp.Destination(); dest != nil && !dest.Channel.Showing() {
+			return // a layout that is not on screen
+		}
+		switch {
+		case cp.Subpixel.Size > 1:
+			why = "subpixel"
+		case cp.Zoom.X != 1 || cp.Zoom.Y != 1:
+			why = "zoom"
+		}
+		for _, eq := range cp.Equalizers {
+			if eq.Kind == "DFR" || eq.Kind == "monitor" {
+				why = eq.Kind
+			}
+		}
+	})
+	return why
+}

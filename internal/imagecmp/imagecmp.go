@@ -33,6 +33,20 @@ func Load(path string) (*image.NRGBA, error) {
 	return n, nil
 }
 
+// What a decomposed picture is held to against its reference, the same
+// frame rendered undecomposed (Diff.Matches).
+const (
+	// Tolerance is the difference allowed per colour channel.
+	Tolerance = 2
+	// EdgeFraction of the pixels may differ more: where a triangle edge
+	// passes exactly through a sample, the sub-frustum of a part
+	// rasterises it differently from the whole.
+	EdgeFraction = 0.0002
+	// ResampledPSNR is the least PSNR (dB) of a config that changes
+	// resolution or sampling on purpose (compound.Config.Resampling).
+	ResampledPSNR = 30.0
+)
+
 // Diff is how two images of one size differ (colour channels only: the
 // alpha of a displayed image carries nothing).
 type Diff struct {
@@ -40,6 +54,29 @@ type Diff struct {
 	Bad    int     // pixels with a channel differing by more than the tolerance
 	Worst  int     // largest channel difference
 	PSNR   float64 // peak signal-to-noise ratio in dB (+Inf when equal)
+	// Box bounds the pixels beyond the tolerance (empty when none), in
+	// the images' coordinates: x rightwards, y down from the top left.
+	Box image.Rectangle
+}
+
+// Matches reports whether d, a decomposed picture measured against its
+// reference with Tolerance, is as close as the decomposition allows:
+// within the tolerance but for EdgeFraction of the pixels, or where the
+// config resamples (resampling names why: compound.Config.Resampling), a
+// PSNR of ResampledPSNR.
+func (d Diff) Matches(resampling string) bool {
+	if resampling != "" {
+		return d.PSNR >= ResampledPSNR
+	}
+	return d.BadFraction() <= EdgeFraction
+}
+
+// Allowance says what Matches allows, for reports.
+func Allowance(resampling string) string {
+	if resampling == "" {
+		return fmt.Sprintf("within %d per colour channel but for %.2f%% of the pixels", Tolerance, 100*EdgeFraction)
+	}
+	return fmt.Sprintf("a PSNR of %.0f dB or more, as the config resamples (%s)", ResampledPSNR, resampling)
 }
 
 // BadFraction is Bad / Pixels.
@@ -78,6 +115,7 @@ func Compare(a, b *image.NRGBA, tol int) (Diff, error) {
 			}
 			if over {
 				d.Bad++
+				d.Box = d.Box.Union(image.Rect(i/4, y, i/4+1, y+1))
 			}
 		}
 	}

@@ -47,36 +47,12 @@ import (
 // renders headless (EGL).
 
 const (
-	corpusFrames    = 8
-	exactTolerance  = 2
-	exactBadMax     = 0.0002 // fraction of pixels
-	resamplePSNRMin = 30.0   // dB
+	corpusFrames   = 8
+	exactTolerance = imagecmp.Tolerance
+	exactBadMax    = imagecmp.EdgeFraction
 )
 
 func corpusDir() string { return filepath.Join("..", "..", "..", "shared", "eqc-corpus") }
-
-// resamples reports whether a config changes resolution or sampling on
-// purpose (subpixel, zoom, DFR, monitor), and why.
-func resamples(cfg *compound.Config) string {
-	why := ""
-	cfg.Walk(func(c *compound.Compound) {
-		if dest := c.Destination(); dest != nil && !dest.Channel.Showing() {
-			return // a layout that is not on screen
-		}
-		switch {
-		case c.Subpixel.Size > 1:
-			why = "subpixel"
-		case c.Zoom.X != 1 || c.Zoom.Y != 1:
-			why = "zoom"
-		}
-		for _, eq := range c.Equalizers {
-			if eq.Kind == "DFR" || eq.Kind == "monitor" {
-				why = eq.Kind
-			}
-		}
-	})
-	return why
-}
 
 // corpusRun runs one config; it must end by itself.
 func corpusRun(t *testing.T, cfg string, reference bool, extra ...string) string {
@@ -176,20 +152,6 @@ func TestAutoConfigLayoutsMatchTheirReference(t *testing.T) {
 	}
 }
 
-func withinTolerance(d imagecmp.Diff, mode string) bool {
-	if mode != "" {
-		return d.PSNR >= resamplePSNRMin
-	}
-	return d.BadFraction() <= exactBadMax
-}
-
-func modeName(mode string) string {
-	if mode == "" {
-		return fmt.Sprintf("within %d except %.2f%% of pixels", exactTolerance, 100*exactBadMax)
-	}
-	return fmt.Sprintf("%s: PSNR >= %.0f dB", mode, resamplePSNRMin)
-}
-
 // nextFrame is the image name of the next frame: <label>-<frame>.png or a
 // dump_image prefix with the frame number.
 func nextFrame(name string) string {
@@ -229,12 +191,12 @@ func layoutMatchesReference(t *testing.T, file, layout string) (distinguished bo
 	}
 	var extra []string
 	if layout != "" {
-		if err := activateLayout(m.Configs[0], layout); err != nil {
+		if err := m.Configs[0].ActivateLayout(layout); err != nil {
 			t.Fatal(err)
 		}
 		extra = []string{"--layout", layout}
 	}
-	mode := resamples(m.Configs[0])
+	mode := m.Configs[0].Resampling()
 	dec := corpusRun(t, file, false, extra...)
 	ref := corpusRun(t, file, true, extra...)
 	got, want := pngs(t, dec), pngs(t, ref)
@@ -250,8 +212,8 @@ func layoutMatchesReference(t *testing.T, file, layout string) (distinguished bo
 			if err != nil {
 				t.Fatalf("%s%s: %v", img, how, err)
 			}
-			if !withinTolerance(d, mode) {
-				t.Errorf("%s%s (%s): %s", img, how, modeName(mode), d)
+			if !d.Matches(mode) {
+				t.Errorf("%s%s (%s): %s", img, how, imagecmp.Allowance(mode), d)
 			}
 		}
 	}
@@ -277,12 +239,12 @@ func layoutMatchesReference(t *testing.T, file, layout string) (distinguished bo
 			continue
 		}
 		d, err := imagecmp.CompareFiles(filepath.Join(dec, got[i]), filepath.Join(ref, next), exactTolerance)
-		if err == nil && !withinTolerance(d, mode) {
+		if err == nil && !d.Matches(mode) {
 			distinguished = true
 			break
 		}
 	}
-	t.Logf("%d images, %s", len(got), modeName(mode))
+	t.Logf("%d images, %s", len(got), imagecmp.Allowance(mode))
 	return distinguished
 }
 

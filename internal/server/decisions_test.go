@@ -468,7 +468,7 @@ func TestLayoutOptionTakesAnIndexForUnnamedLayouts(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := m.Configs[0]
-	if err := activateLayout(cfg, "1"); err != nil {
+	if err := cfg.ActivateLayout("1"); err != nil {
 		t.Fatal(err)
 	}
 	for _, cv := range cfg.Canvases {
@@ -476,7 +476,7 @@ func TestLayoutOptionTakesAnIndexForUnnamedLayouts(t *testing.T) {
 			t.Errorf("canvas %q shows layout %d, want the config's second", cv.Name, cv.ActiveLayout)
 		}
 	}
-	if err := activateLayout(cfg, "2"); err == nil || !strings.Contains(err.Error(), "0 (unnamed), 1 (unnamed)") {
+	if err := cfg.ActivateLayout("2"); err == nil || !strings.Contains(err.Error(), "0 (unnamed), 1 (unnamed)") {
 		t.Errorf("a third layout: %v", err)
 	}
 }

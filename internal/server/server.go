@@ -528,7 +528,7 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 	}
 	cfg := m.Configs[0]
 	if opt.Layout != "" {
-		if err := activateLayout(cfg, opt.Layout); err != nil {
+		if err := cfg.ActivateLayout(opt.Layout); err != nil {
 			return nil, err
 		}
 	}
@@ -677,23 +677,6 @@ func (p plannerWithOverhead) Plan(frame int) *planner.FramePlan {
 		}
 	}
 	return plan
-}
-
-// activateLayout makes the named layout (or, unnamed, the one at that
-// index) the active one on every canvas that has it.
-func activateLayout(cfg *compound.Config, name string) error {
-	l, err := cfg.FindLayout(name)
-	if err != nil {
-		return err
-	}
-	indexes := cfg.LayoutIndexes(l)
-	if len(indexes) == 0 {
-		return fmt.Errorf("no canvas has layout %q", name)
-	}
-	for cv, i := range indexes {
-		cv.ActiveLayout = i
-	}
-	return nil
 }
 
 // canvasInfos number each canvas's layouts as RunInfo does.

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/goeq/goeq/internal/compound"
+	"github.com/goeq/goeq/internal/imagecmp"
+)
+
+// verifyCmd runs a config decomposed and again as its reference (every
+// destination renders its whole frame itself, which shares none of the
+// decomposition) and compares the two runs' pictures frame by frame: how a
+// user learns that a config of theirs composes the picture it should (a
+// direct send whose frames deliver part of a stripe, a range drawn by no
+// source) before it goes on the wall.
+func verifyCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
+	frames := fs.Int("frames", 8, "frames to render in each run")
+	layout := fs.String("layout", "", "verify this layout (its name, or its index in the config) rather than the one the config starts in")
+	renderer := fs.String("renderer", "mesh", "mesh, volume or synthetic")
+	compositing := fs.String("compositing", "", "how the decomposed run's sort-last compounds composite (as run's --compositing)")
+	keep := fs.String("keep", "", "keep the pictures in this folder (DIR/decomposed and DIR/reference, emptied first); by default they go with the run")
+	clientBin := fs.String("client", "", "eqclient binary (default: beside eqserver, then PATH)")
+	given := [2]*string{
+		fs.String("decomposed", "", "with --reference: compare the pictures two runs of an application wrote (its --out, and its --out with --reference) rather than run the config"),
+		fs.String("reference", "", "the reference run's pictures, with --decomposed"),
+	}
+	file, ok := oneFile("verify", fs, args, stderr)
+	if !ok {
+		return 2
+	}
+	if *frames < 1 {
+		fmt.Fprintf(stderr, "eqserver verify: --frames %d: want 1 or more\n", *frames)
+		return 2
+	}
+	m, res, err := compound.Load(file, compound.Options{})
+	warn(stderr, res)
+	if err != nil {
+		report(stderr, err)
+		return 1
+	}
+	cfg := m.Configs[0]
+	if (*given[0] == "") != (*given[1] == "") {
+		fmt.Fprintln(stderr, "eqserver verify: --decomposed and --reference go together")
+		return 2
+	}
+	if *layout != "" {
+		if err := cfg.ActivateLayout(*layout); err != nil {
+			fmt.Fprintf(stderr, "eqserver verify: --layout %s: %v\n", *layout, err)
+			return 2
+		}
+	}
+	if *given[0] != "" {
+		return comparePictures(*given[0], *given[1], cfg.Resampling(), stdout, stderr)
+	}
+	dir := *keep
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "eqserver-verify-"); err != nil {
+			fmt.Fprintf(stderr, "eqserver verify: %v\n", err)
+			return 1
+		}
+		defer os.RemoveAll(dir)
+	}
+	// both runs offscreen at the config's sizes (a fullscreen window
+	// would take its screen's), turning the model enough that each frame
+	// differs from the next
+	common := []string{"--local", "--frames", fmt.Sprint(*frames), "--dump-every", "1", "--drawable", "FBO",
+		"--renderer", *renderer, "--triangles", "100000", "--spin", "0.2", "--log-level", "warn"}
+	if *layout != "" {
+		common = append(common, "--layout", *layout)
+	}
+	if *clientBin != "" {
+		common = append(common, "--client", *clientBin)
+	}
+	decomposed, reference := filepath.Join(dir, "decomposed"), filepath.Join(dir, "reference")
+	for _, r := range []struct {
+		name, out string
+		extra     []string
+	}{
+		{"decomposed", decomposed, nonEmpty("--compositing", *compositing)},
+		{"reference", reference, []string{"--reference"}},
+	} {
+		if err := os.RemoveAll(r.out); err != nil {
+			fmt.Fprintf(stderr, "eqserver verify: %v\n", err)
+			return 1
+		}
+		argv := slices.Concat(common, []string{"--out", r.out}, r.extra, []string{file})
+		var log bytes.Buffer
+		if code := runCmd(argv, &log, &log); code != 0 {
+			fmt.Fprintf(stderr, "eqserver verify: the %s run failed (exit %d):\n%s", r.name, code, log.Bytes())
+			return 1
+		}
+	}
+	return comparePictures(decomposed, reference, cfg.Resampling(), stdout, stderr)
+}
+
+// nonEmpty is a flag and its value, or nothing when the value is "".
+func nonEmpty(flag, value string) []string {
+	if value == "" {
+		return nil
+	}
+	return []string{flag, value}
+}
+
+// comparePictures compares every picture of the decomposed run with the
+// reference's of the same name and says which differ and where; 0 when
+// all match.
+func comparePictures(decomposed, reference, resampling string, stdout, stderr io.Writer) int {
+	got, err := filepath.Glob(filepath.Join(decomposed, "*.png"))
+	if err != nil {
+		fmt.Fprintf(stderr, "eqserver verify: %v\n", err)
+		return 1
+	}
+	want, _ := filepath.Glob(filepath.Join(reference, "*.png"))
+	names := func(paths []string) []string {
+		out := make([]string, len(paths))
+		for i, p := range paths {
+			out[i] = filepath.Base(p)
+		}
+		return out
+	}
+	if len(want) == 0 {
+		fmt.Fprintf(stderr, "eqserver verify: no pictures (*.png) in %s\n", reference)
+		return 1
+	}
+	differ, total := 0, len(want)
+	for _, name := range names(want) {
+		if !slices.Contains(names(got), name) {
+			fmt.Fprintf(stdout, "%s: missing: the decomposed run did not write it\n", name)
+			differ++
+		}
+	}
+	for _, name := range names(got) {
+		if !slices.Contains(names(want), name) {
+			fmt.Fprintf(stdout, "%s: not in the reference\n", name)
+			differ++
+			total++
+			continue
+		}
+		d, err := imagecmp.CompareFiles(filepath.Join(decomposed, name), filepath.Join(reference, name), imagecmp.Tolerance)
+		switch {
+		case err != nil:
+			fmt.Fprintf(stdout, "%s: %v\n", name, err)
+			differ++
+		case !d.Matches(resampling):
+			fmt.Fprintf(stdout, "%s: differs: %.2f%% of the pixels, in x %d-%d, y %d-%d from the top left; worst %d, PSNR %.1f dB\n",
+				name, 100*d.BadFraction(), d.Box.Min.X, d.Box.Max.X-1, d.Box.Min.Y, d.Box.Max.Y-1, d.Worst, d.PSNR)
+			differ++
+		}
+	}
+	if differ > 0 {
+		fmt.Fprintf(stdout, "%d of %d pictures differ from the reference (allowed: %s)\n", differ, total, imagecmp.Allowance(resampling))
+		return 1
+	}
+	fmt.Fprintf(stdout, "all %d pictures match the reference (%s)\n", total, imagecmp.Allowance(resampling))
+	return 0
+}

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/goeq/goeq/internal/gotool"
+)
+
+// eqserver verify runs a config decomposed and as its reference and
+// compares every picture. A direct send whose source sends a compositor a
+// quarter of the stripe it owes (a valid config: check passes it) fails,
+// naming the pictures and where they differ; the config as written
+// passes.
+func TestVerifyFindsWhatADecompositionLeavesOut(t *testing.T) {
+	dir := t.TempDir()
+	client := filepath.Join(dir, "eqclient")
+	if err := gotool.Build(client, "github.com/goeq/goeq/cmd/eqclient"); err != nil {
+		t.Fatal(err)
+	}
+	good := filepath.Join("..", "..", "examples", "configs", "db-direct-send.eqc")
+	code, stdout, stderr := runArgs("verify", "--frames", "2", "--client", client, good)
+	if code != 0 || !strings.Contains(stdout, "all 2 pictures match the reference") {
+		t.Fatalf("%s: exit %d, want 0 and every picture matched:\n%s\n%s", good, code, stdout, stderr)
+	}
+
+	text, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// src2's part of stripe 3 (y 0.5-0.75), where its range of the model
+	// shows, goes to src3 for its left quarter only
+	const sent = "name \"tile3.src2\"\n                    viewport [ 0 0.5 1 0.25 ]"
+	if strings.Count(string(text), sent) != 1 {
+		t.Fatalf("%s does not send tile3.src2 as the test expects", good)
+	}
+	bad := filepath.Join(dir, "quarter.eqc")
+	if err := os.WriteFile(bad, []byte(strings.Replace(string(text), sent, "name \"tile3.src2\"\n                    viewport [ 0 0.5 0.25 0.25 ]", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runArgs("check", bad); code != 0 {
+		t.Fatalf("check refuses the config: exit %d\n%s", code, stderr)
+	}
+	keep := filepath.Join(dir, "pictures")
+	code, stdout, stderr = runArgs("verify", "--frames", "2", "--client", client, "--keep", keep, bad)
+	for _, want := range []string{
+		"dest-000000.png: differs: ",
+		"dest-000001.png: differs: ",
+		"in x 160-", // the stripe past its first quarter (640 pixels wide)
+		"y 90-179 from the top left",
+		"2 of 2 pictures differ from the reference",
+	} {
+		if code != 1 || !strings.Contains(stdout, want) {
+			t.Errorf("exit %d, want 1 and %q:\n%s\n%s", code, want, stdout, stderr)
+		}
+	}
+	for _, run := range []string{"decomposed", "reference"} {
+		if _, err := os.Stat(filepath.Join(keep, run, "dest-000001.png")); err != nil {
+			t.Errorf("--keep: %v", err)
+		}
+	}
+
+	// the pictures of runs made elsewhere (an application's --out, and
+	// its --out with --reference)
+	decomposed, reference := filepath.Join(keep, "decomposed"), filepath.Join(keep, "reference")
+	if code, again, stderr := runArgs("verify", "--decomposed", decomposed, "--reference", reference, bad); code != 1 || again != stdout {
+		t.Errorf("the kept pictures compared again: exit %d, want 1 and what the run said:\n%s\n%s", code, again, stderr)
+	}
+	if code, out, stderr := runArgs("verify", "--decomposed", reference, "--reference", reference, bad); code != 0 || !strings.Contains(out, "all 2 pictures match") {
+		t.Errorf("the reference against itself: exit %d, want 0:\n%s\n%s", code, out, stderr)
+	}
+	if code, _, stderr := runArgs("verify", "--decomposed", decomposed, bad); code != 2 || !strings.Contains(stderr, "go together") {
+		t.Errorf("--decomposed alone: exit %d, want 2 and why:\n%s", code, stderr)
+	}
+	if code, _, stderr := runArgs("verify", "--frames", "0", bad); code != 2 || !strings.Contains(stderr, "--frames 0: want 1 or more") {
+		t.Errorf("--frames 0: exit %d, want 2 and why:\n%s", code, stderr)
+	}
+	if code, _, stderr := runArgs("verify", "--layout", "wall", "--client", client, bad); code != 2 || !strings.Contains(stderr, `no layout "wall"`) {
+		t.Errorf("a layout the config lacks: exit %d, want 2 and why:\n%s", code, stderr)
+	}
+}
