@@ -51,6 +51,7 @@ var badCases = []badCase{
 	{name: "negative unsigned", splice: "    latency -2", pos: "19:13", message: "expected an unsigned integer, found -2"},
 	{name: "float where integer", splice: "    compound { channel \"c1\" period 1.5 }", pos: "19:36", message: "expected an unsigned integer, found number 1.5"},
 	{name: "forbidden character in string", splice: "    name \"my=config\"", pos: "19:13", message: `character '=' is not allowed in a string`},
+	{name: "a letter beyond ASCII in a string", splice: "    name \"Überwand\"", pos: "19:11", message: `character 'Ü' is not allowed in a string (allowed, as by Equalizer's loader: a-z, A-Z, 0-9,`},
 	{name: "unterminated string", splice: "    name \"open", pos: "19:10", message: "is not closed"},
 	{name: "undefined channel", splice: "    compound { channel \"nope\" }", pos: "19:24", message: `no channel named "nope"`},
 	{name: "undefined layout in canvas", splice: "    canvas { layout \"nope\" segment { channel \"c1\" } }", pos: "19:21", message: `no layout named "nope"`},

@@ -192,7 +192,7 @@ func (v *validator) checkString(s *Str) {
 			p := s.Pos
 			p.Column = col
 			p.Offset += 1 + i
-			v.errorf(p, "character %q is not allowed in a string (allowed: letters, digits, space and - \\ . , _ %% & @ < > : ! /)", r)
+			v.errorf(p, "character %q is not allowed in a string (allowed, as by Equalizer's loader: a-z, A-Z, 0-9, space and - \\ . , _ %% & @ < > : ! /)", r)
 			return
 		}
 		col++
