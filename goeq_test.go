@@ -89,6 +89,9 @@ type squareInit struct {
 	GLError bool
 	// PanicInExit: the renderer's Exit panics
 	PanicInExit bool
+	// ExitDelay: the renderer's Exit takes this long, as one that frees
+	// much or writes files would, and records that it ended
+	ExitDelay time.Duration
 	// StallAt: the draws of this frame take 5 s more (when above zero)
 	StallAt int
 	// StopAt: the first draw of this frame on node StopNode stops its
@@ -168,7 +171,7 @@ in vec2 uv; out vec4 frag; uniform vec3 tint;
 void main() { frag = vec4(vec3(uv, 1.0 - uv.x * uv.y) * tint, 1); }`)
 	var vao uint32
 	gl.GenVertexArrays(1, &vao)
-	sq := &square{prog: prog, vao: vao, scale: float32(init.Scale), tint: [3]float32{1, 1, 1}, ortho: init.Ortho, depth: cmp.Or(init.Depth, 2), refined: init.Refined, depthTest: init.DepthTest, stencil: init.Stencil, panicAt: init.PanicAt, stallAt: init.StallAt, untidy: init.Untidy, glError: init.GLError, panicInExit: init.PanicInExit,
+	sq := &square{prog: prog, vao: vao, scale: float32(init.Scale), tint: [3]float32{1, 1, 1}, ortho: init.Ortho, depth: cmp.Or(init.Depth, 2), refined: init.Refined, depthTest: init.DepthTest, stencil: init.Stencil, panicAt: init.PanicAt, stallAt: init.StallAt, untidy: init.Untidy, glError: init.GLError, panicInExit: init.PanicInExit, exitDelay: init.ExitDelay,
 		record: init.Record, pipe: p.Node + "-" + p.Name, report: init.Report, send: p.SendEvent}
 	if init.StopAt > 0 && p.Node == init.StopNode {
 		sq.stopAt = init.StopAt
@@ -258,6 +261,7 @@ type square struct {
 	glError   bool
 	// panicInExit: Exit panics
 	panicInExit bool
+	exitDelay   time.Duration
 	// the untidy draw's own objects, which it leaves bound
 	ownFBO, ownBuffer, ownSampler uint32
 }
@@ -266,6 +270,12 @@ type square struct {
 func (s *square) Exit() {
 	if s.panicInExit {
 		panic("the square would not let go")
+	}
+	if s.exitDelay > 0 {
+		time.Sleep(s.exitDelay)
+		if err := s.note("exit-"+s.pipe, "ended\n"); err != nil {
+			panic(err)
+		}
 	}
 	gl.DeleteProgram(s.prog)
 	gl.DeleteVertexArrays(1, &s.vao)
@@ -2975,6 +2985,20 @@ func TestAGLErrorADrawLeavesIsReportedNotGoeqs(t *testing.T) {
 	log := srv.log.String()
 	if n := strings.Count(log, "left GL_INVALID_ENUM pending"); n != 1 || !strings.Contains(log, "the renderer's Draw (frame 0) left GL_INVALID_ENUM pending") {
 		t.Errorf("%d reports of the Draw's GL error, want 1 naming it:\n%s", n, log)
+	}
+}
+
+// A renderer's Exit that takes seconds (freeing much, writing files)
+// runs to its end on every pipe before the run's Exit returns: the render
+// clients' processes were killed a second after the run's stop, and the
+// application's code with them. One that does not return is cut off
+// after a bound, with a warning (probed by hand: 30 s).
+func TestARenderersSlowExitRunsToItsEnd(t *testing.T) {
+	record := t.TempDir()
+	runScript(t, goeq.Options{Config: examples("2d-lb-4.eqc")}, 2, squareInit{Scale: 1.4, Record: record, ExitDelay: 2500 * time.Millisecond}, nil)
+	ended, _ := filepath.Glob(filepath.Join(record, "exit-*"))
+	if len(ended) != 5 {
+		t.Errorf("%d of the 5 pipes' renderers ended their Exit: %v", len(ended), ended)
 	}
 }
 

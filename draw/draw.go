@@ -32,7 +32,9 @@ var (
 )
 
 // Exiter is implemented by renderers that release GL objects when their
-// pipe stops (called with the context current).
+// pipe stops (called with the context current). The run's end waits for
+// every pipe's Exit, up to 30 seconds; a render client still in one then
+// is killed, with a warning.
 type Exiter interface {
 	Exit()
 }

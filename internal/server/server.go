@@ -294,6 +294,9 @@ type nodeConn struct {
 	// without it for every event the run loop takes.
 	gen      atomic.Int64
 	launches atomic.Int64
+	// heard is when the node's session last sent anything (UnixNano):
+	// a client ending after the run is still heard while it heartbeats
+	heard    atomic.Int64
 	relaunch int // relaunches so far
 	out      chan *control.ServerMsg
 	gone     chan struct{} // closed when the current session ends
@@ -1025,7 +1028,9 @@ func (s *server) Session(stream grpc.ServerStream, node string) error {
 	tell(event{ev: scheduler.Join{Node: node, Down: down}})
 	for {
 		m := &control.ClientMsg{}
-		if err := stream.RecvMsg(m); err != nil {
+		err := stream.RecvMsg(m)
+		nc.heard.Store(time.Now().UnixNano())
+		if err != nil {
 			reason := "control stream ended: " + control.ErrorText(err)
 			if why := s.processEnd(nc); why != "" {
 				reason = why
@@ -1626,10 +1631,20 @@ func (s *server) act(rd scheduler.Ready, rep *report) error {
 	return nil
 }
 
+// A launched client ends after the run's stop once its pipes have run
+// their renderers' Exit, the application's code, which may free much or
+// write files: it has exitGrace while it is still heard from (its
+// heartbeats go on meanwhile), and a second, or exitSilence of silence
+// after that, when it is not.
+const (
+	exitGrace   = 30 * time.Second
+	exitSilence = time.Second
+)
+
 // stopClients tells every client to stop and gives them a second to exit
-// (to end their sessions, where started by hand); launched stragglers are
-// killed (no orphans), all at the deadline, and their ends awaited
-// together for half a second more.
+// (to end their sessions, where started by hand); launched ones still
+// heard from get up to exitGrace. Stragglers are killed (no orphans), with
+// a warning, and their ends awaited together for half a second more.
 func (s *server) stopClients() {
 	for _, id := range s.order {
 		select {
@@ -1637,29 +1652,51 @@ func (s *server) stopClients() {
 		default:
 		}
 	}
-	deadline := time.Now().Add(time.Second)
-	var killed []*nodeConn
+	stopped := time.Now()
+	deadline := stopped.Add(time.Second)
+	var launched, killed []*nodeConn
 	for _, id := range s.order {
 		nc := s.nodes[id]
-		if nc.cmd == nil {
-			// a client started by hand: let it read the stop and leave,
-			// or it finds the connection gone and reports an error
-			s.mu.Lock()
-			claimed, gone := nc.claimed, nc.gone
-			s.mu.Unlock()
-			if claimed {
-				select {
-				case <-gone:
-				case <-time.After(time.Until(deadline)):
-				}
-			}
+		if nc.cmd != nil {
+			launched = append(launched, nc)
 			continue
 		}
-		select {
-		case <-nc.exited:
-		case <-time.After(time.Until(deadline)):
+		// a client started by hand: let it read the stop and leave,
+		// or it finds the connection gone and reports an error
+		s.mu.Lock()
+		claimed, gone := nc.claimed, nc.gone
+		s.mu.Unlock()
+		if claimed {
+			select {
+			case <-gone:
+			case <-time.After(time.Until(deadline)):
+			}
+		}
+	}
+	for len(launched) > 0 {
+		var left []*nodeConn
+		for _, nc := range launched {
+			select {
+			case <-nc.exited:
+				continue
+			default:
+			}
+			since, silent := time.Since(stopped), time.Since(time.Unix(0, nc.heard.Load()))
+			if since < time.Second || since < exitGrace && silent < exitSilence {
+				left = append(left, nc)
+				continue
+			}
+			why := fmt.Sprintf("silent for %v", silent.Round(time.Millisecond))
+			if silent < exitSilence {
+				why = "still heard from: a renderer's Exit that did not return?"
+			}
+			s.opt.Log.Warn(fmt.Sprintf("node %s's client had not ended %v after the run's stop (%s): killed", nc.id, since.Round(time.Millisecond), why))
 			nc.kill()
 			killed = append(killed, nc)
+		}
+		launched = left
+		if len(launched) > 0 {
+			time.Sleep(20 * time.Millisecond)
 		}
 	}
 	reaped := time.After(500 * time.Millisecond)
