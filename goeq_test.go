@@ -3000,6 +3000,27 @@ func TestARenderersSlowExitRunsToItsEnd(t *testing.T) {
 	if len(ended) != 5 {
 		t.Errorf("%d of the 5 pipes' renderers ended their Exit: %v", len(ended), ended)
 	}
+
+	// a run whose context the application cancels stops at once: its
+	// clients get the second they had, not the renderers' Exit
+	record = t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	cfg, err := goeq.Start(ctx, turningSquare{}, goeq.Options{Config: examples("2d-lb-4.eqc"),
+		InitData: squareInit{Scale: 1.4, Record: record, ExitDelay: 8 * time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cfg.StartFrame(camera{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.FinishAllFrames(); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	cfg.Exit()
+	if ended, _ := filepath.Glob(filepath.Join(record, "exit-*")); len(ended) != 0 {
+		t.Errorf("a cancelled run waited for its renderers' Exit of 8 s: %v", ended)
+	}
 }
 
 // A renderer's Exit that panics is said in the log, naming where, and

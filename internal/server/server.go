@@ -645,7 +645,7 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 	}
 	opt.Log.Info(fmt.Sprintf("control server on %s; config %s: %d nodes%s", ln.Addr(), opt.ConfigPath, len(s.order), mode))
 
-	defer s.stopClients()
+	defer s.stopClients(ctx)
 	if opt.NoLaunch {
 		logging.Prompt(opt.Log, fmt.Sprintf("waiting for nodes %s to join: eqclient --server %s --node NAME", strings.Join(s.order, ", "), ln.Addr()))
 	} else if err := s.launch(ln.Addr()); err != nil {
@@ -1643,9 +1643,11 @@ const (
 
 // stopClients tells every client to stop and gives them a second to exit
 // (to end their sessions, where started by hand); launched ones still
-// heard from get up to exitGrace. Stragglers are killed (no orphans), with
-// a warning, and their ends awaited together for half a second more.
-func (s *server) stopClients() {
+// heard from get up to exitGrace, unless ctx has ended (a second
+// interrupt: the second is all they get). Stragglers are killed (no
+// orphans), with a warning, and their ends awaited together for half a
+// second more.
+func (s *server) stopClients(ctx context.Context) {
 	for _, id := range s.order {
 		select {
 		case s.outOf(id) <- &control.ServerMsg{Stop: true}:
@@ -1682,12 +1684,15 @@ func (s *server) stopClients() {
 			default:
 			}
 			since, silent := time.Since(stopped), time.Since(time.Unix(0, nc.heard.Load()))
-			if since < time.Second || since < exitGrace && silent < exitSilence {
+			if since < time.Second || ctx.Err() == nil && since < exitGrace && silent < exitSilence {
 				left = append(left, nc)
 				continue
 			}
 			why := fmt.Sprintf("silent for %v", silent.Round(time.Millisecond))
-			if silent < exitSilence {
+			switch {
+			case ctx.Err() != nil:
+				why = "the run was stopped at once"
+			case silent < exitSilence:
 				why = "still heard from: a renderer's Exit that did not return?"
 			}
 			s.opt.Log.Warn(fmt.Sprintf("node %s's client had not ended %v after the run's stop (%s): killed", nc.id, since.Round(time.Millisecond), why))
