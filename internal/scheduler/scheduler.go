@@ -449,8 +449,9 @@ func (s *nodeSet) remove(i int) {
 }
 
 type queueState struct {
-	q    *planner.Queue
-	next int
+	q         *planner.Queue
+	next      int
+	handedOut time.Time // when it last handed out items
 }
 
 // Scheduler runs frames for one config. Create it with New.
@@ -975,7 +976,7 @@ func (s *Scheduler) pull(e Pull) {
 		}
 		g.Done = q.next >= q.q.Len()
 		if g.First < q.next {
-			f.handedOut = s.now
+			f.handedOut, q.handedOut = s.now, s.now
 			if e.Frame == s.completed {
 				s.stalledOldest = 0 // counted from now on
 			}
@@ -1105,7 +1106,7 @@ func (s *Scheduler) diagnose(f *frameState) string {
 		case q.next == 0:
 			parts = append(parts, fmt.Sprintf("tile queue %s: none of its %d items handed out", id, q.q.Len()))
 		case q.next < q.q.Len():
-			parts = append(parts, fmt.Sprintf("tile queue %s: %d of its %d items handed out, the last %v ago", id, q.next, q.q.Len(), s.now.Sub(f.handedOut).Round(time.Millisecond)))
+			parts = append(parts, fmt.Sprintf("tile queue %s: %d of its %d items handed out, the last %v ago", id, q.next, q.q.Len(), s.now.Sub(q.handedOut).Round(time.Millisecond)))
 		}
 	}
 	return fmt.Sprintf("frame %d: %s (incomplete after %v, the frame timeout: --frame-timeout, an application's Options.FrameTimeout)", f.number, strings.Join(parts, "; "), s.opt.FrameTimeout)
