@@ -321,7 +321,7 @@ func (s *session) heartbeats(ctx context.Context, n *node) {
 		select {
 		case <-t.C:
 			h := procstat.Self()
-			hb := &control.Heartbeat{Waits: n.waits(), Goroutines: h.Goroutines, RSS: h.RSS}
+			hb := &control.Heartbeat{Waits: n.waits(), Goroutines: h.Goroutines, RSS: h.RSS, Exiting: n.exiting.Load()}
 			if err := s.send(&control.ClientMsg{Heartbeat: hb}); err != nil {
 				return
 			}

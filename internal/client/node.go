@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/goeq/goeq/draw"
@@ -26,6 +27,9 @@ import (
 // node is this client's part of the config: its pipes with their
 // executors and windows.
 type node struct {
+	// exiting: the run has stopped and the pipes' frames have ended; the
+	// renderers run their Exit (said with the heartbeats)
+	exiting atomic.Bool
 	log     *slog.Logger
 	token   string
 	name    string
@@ -420,9 +424,16 @@ func (n *node) largestWindow() int {
 }
 
 func (n *node) shutdown() {
+	// every pipe ends its frame first: the server waits for the
+	// renderers' Exit, not for a draw that does not return
 	for _, p := range n.pipes {
 		close(p.work)
+	}
+	for _, p := range n.pipes {
 		<-p.done
+	}
+	n.exiting.Store(true)
+	for _, p := range n.pipes {
 		if p.exec != nil {
 			p.exec.Close()
 		}

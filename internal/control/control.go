@@ -128,6 +128,10 @@ type Heartbeat struct {
 	// SettingUp, until the client is ready, says what its set-up is doing
 	// and for how long (a renderer factory loading the application's data).
 	SettingUp string `json:"setting_up,omitempty"`
+	// Exiting: the run has stopped, every pipe has ended its frames, and
+	// the renderers run their Exit (the application's code, which the
+	// server waits for)
+	Exiting bool `json:"exiting,omitempty"`
 }
 
 // Wait is a channel waiting in a frame; channel IDs in What are written

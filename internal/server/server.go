@@ -294,9 +294,11 @@ type nodeConn struct {
 	// without it for every event the run loop takes.
 	gen      atomic.Int64
 	launches atomic.Int64
-	// heard is when the node's session last sent anything (UnixNano):
-	// a client ending after the run is still heard while it heartbeats
+	// heard is when the node's session last sent anything (UnixNano),
+	// and exiting whether its heartbeats said its renderers run their
+	// Exit: a client ending after the run is waited for while both hold
 	heard    atomic.Int64
+	exiting  atomic.Bool
 	relaunch int // relaunches so far
 	out      chan *control.ServerMsg
 	gone     chan struct{} // closed when the current session ends
@@ -311,6 +313,7 @@ type nodeConn struct {
 // rejoined client has none of it.
 func (nc *nodeConn) newSession() {
 	nc.dataSent, nc.lastData, nc.peersGen = false, nil, 0
+	nc.exiting.Store(false)
 }
 
 // addPeers gives a frame the peers' addresses when the node's session has
@@ -1056,6 +1059,9 @@ func (s *server) Session(stream grpc.ServerStream, node string) error {
 		case m.Pull != nil:
 			tell(event{ev: scheduler.Pull{Node: node, Channel: m.Pull.Channel, Frame: m.Pull.Frame, Queue: m.Pull.Queue, Max: m.Pull.Max}})
 		case m.Heartbeat != nil:
+			if m.Heartbeat.Exiting {
+				nc.exiting.Store(true)
+			}
 			var waits []scheduler.Wait
 			for _, w := range m.Heartbeat.Waits {
 				waits = append(waits, scheduler.Wait{Frame: w.Frame, Channel: w.Channel, What: w.What})
@@ -1631,19 +1637,20 @@ func (s *server) act(rd scheduler.Ready, rep *report) error {
 	return nil
 }
 
-// A launched client ends after the run's stop once its pipes have run
-// their renderers' Exit, the application's code, which may free much or
-// write files: it has exitGrace while it is still heard from (its
-// heartbeats go on meanwhile), and a second, or exitSilence of silence
-// after that, when it is not.
+// A launched client ends after the run's stop once its pipes have ended
+// their frames and run their renderers' Exit, the application's code,
+// which may free much or write files: it has exitGrace while its
+// heartbeats say it is in those (and go on), and a second otherwise, or
+// once it has been silent for exitSilence after that. A client whose
+// draw does not return is not waited for.
 const (
 	exitGrace   = 30 * time.Second
 	exitSilence = time.Second
 )
 
 // stopClients tells every client to stop and gives them a second to exit
-// (to end their sessions, where started by hand); launched ones still
-// heard from get up to exitGrace, unless ctx has ended (a second
+// (to end their sessions, where started by hand); launched ones heard
+// from in their renderers' Exit get up to exitGrace, unless ctx has ended (a second
 // interrupt: the second is all they get). Stragglers are killed (no
 // orphans), with a warning, and their ends awaited together for half a
 // second more.
@@ -1684,7 +1691,7 @@ func (s *server) stopClients(ctx context.Context) {
 			default:
 			}
 			since, silent := time.Since(stopped), time.Since(time.Unix(0, nc.heard.Load()))
-			if since < time.Second || ctx.Err() == nil && since < exitGrace && silent < exitSilence {
+			if since < time.Second || ctx.Err() == nil && nc.exiting.Load() && since < exitGrace && silent < exitSilence {
 				left = append(left, nc)
 				continue
 			}
@@ -1692,8 +1699,10 @@ func (s *server) stopClients(ctx context.Context) {
 			switch {
 			case ctx.Err() != nil:
 				why = "the run was stopped at once"
+			case silent < exitSilence && nc.exiting.Load():
+				why = "still in its renderers' Exit"
 			case silent < exitSilence:
-				why = "still heard from: a renderer's Exit that did not return?"
+				why = "still heard from, its frames not ended: a draw that did not return?"
 			}
 			s.opt.Log.Warn(fmt.Sprintf("node %s's client had not ended %v after the run's stop (%s): killed", nc.id, since.Round(time.Millisecond), why))
 			nc.kill()
