@@ -110,6 +110,18 @@ func warn(stderr io.Writer, res *configparser.Result) {
 	}
 }
 
+// load reads a config, printing its warnings, and its errors as
+// file:line:col lines; nil when it has errors.
+func load(file string, stderr io.Writer) *compound.Model {
+	m, res, err := compound.Load(file, compound.Options{})
+	warn(stderr, res)
+	if err != nil {
+		report(stderr, err)
+		return nil
+	}
+	return m
+}
+
 func check(files []string, stderr io.Writer) int {
 	if len(files) == 0 {
 		fmt.Fprint(stderr, "eqserver check: no files given\n"+usage)
@@ -117,10 +129,7 @@ func check(files []string, stderr io.Writer) int {
 	}
 	status := 0
 	for _, f := range files {
-		_, res, err := compound.Load(f, compound.Options{})
-		warn(stderr, res)
-		if err != nil {
-			report(stderr, err)
+		if load(f, stderr) == nil {
 			status = 1
 		}
 	}
@@ -167,14 +176,13 @@ func explain(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return 2
 	}
-	m, res, err := compound.Load(file, compound.Options{})
-	warn(stderr, res)
-	if err != nil {
-		report(stderr, err)
+	m := load(file, stderr)
+	if m == nil {
 		return 1
 	}
 	e := compound.Explain(m)
 	w := bufio.NewWriter(stdout)
+	var err error
 	if *asJSON {
 		err = e.WriteJSON(w)
 	} else {
@@ -289,10 +297,8 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	var sums []*simulate.Summary
 	for _, pol := range policies {
-		m, res, err := compound.Load(*config, compound.Options{})
-		warn(stderr, res)
-		if err != nil {
-			report(stderr, err)
+		m := load(*config, stderr)
+		if m == nil {
 			return 1
 		}
 		sum, _, err := simulate.Replay(m.Configs[0], filepath.Base(*config), recorded, pol)

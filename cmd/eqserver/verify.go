@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/goeq/goeq/internal/compound"
 	"github.com/goeq/goeq/internal/imagecmp"
 )
 
@@ -39,10 +38,8 @@ func verifyCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "eqserver verify: --frames %d: want 1 or more\n", *frames)
 		return 2
 	}
-	m, res, err := compound.Load(file, compound.Options{})
-	warn(stderr, res)
-	if err != nil {
-		report(stderr, err)
+	m := load(file, stderr)
+	if m == nil {
 		return 1
 	}
 	cfg := m.Configs[0]
@@ -61,6 +58,7 @@ func verifyCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	dir := *keep
 	if dir == "" {
+		var err error
 		if dir, err = os.MkdirTemp("", "eqserver-verify-"); err != nil {
 			fmt.Fprintf(stderr, "eqserver verify: %v\n", err)
 			return 1

@@ -143,6 +143,20 @@ func (c *fakeCluster) round() {
 	}
 }
 
+// heartbeatsOnly has every node heartbeat and nothing more, every 100
+// ms, until the run fails or d has passed.
+func (c *fakeCluster) heartbeatsOnly(d time.Duration) {
+	from := c.now
+	for c.failure == "" && c.now.Sub(from) < d {
+		c.now = c.now.Add(100 * time.Millisecond)
+		for _, id := range c.s.Nodes() {
+			c.s.Step(Progress{Node: id})
+		}
+		c.s.Step(Tick{Now: c.now})
+		c.drain()
+	}
+}
+
 func (c *fakeCluster) drain() {
 	for c.s.HasReady() {
 		rd := c.s.Ready()
@@ -692,14 +706,7 @@ func TestAStoppedRuntimeIsNoFrameTimeout(t *testing.T) {
 	c.now = c.now.Add(30 * time.Second)
 	c.nodes["render1"].silent = true
 	stopped := c.now
-	for c.failure == "" && c.now.Sub(stopped) < 10*time.Second {
-		c.now = c.now.Add(100 * time.Millisecond)
-		for _, id := range c.s.Nodes() {
-			c.s.Step(Progress{Node: id})
-		}
-		c.s.Step(Tick{Now: c.now})
-		c.drain()
-	}
+	c.heartbeatsOnly(10 * time.Second)
 	if !strings.Contains(c.failure, "incomplete after 2s") {
 		t.Fatalf("failure %q: a frame that never completes after the stop was not failed", c.failure)
 	}
@@ -748,14 +755,7 @@ func TestATileQueueThatKeepsHandingOutIsNoFrameTimeout(t *testing.T) {
 		n.silent = true // heartbeats, but pulls no more
 	}
 	stopped := c.now
-	for c.failure == "" && c.now.Sub(stopped) < 4*timeout {
-		c.now = c.now.Add(100 * time.Millisecond)
-		for _, id := range c.s.Nodes() {
-			c.s.Step(Progress{Node: id})
-		}
-		c.s.Step(Tick{Now: c.now})
-		c.drain()
-	}
+	c.heartbeatsOnly(4 * timeout)
 	if !strings.Contains(c.failure, "items handed out, the last") {
 		t.Fatalf("failure %q: want the frame failed, saying how far its tile queue got", c.failure)
 	}
