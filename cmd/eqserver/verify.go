@@ -26,10 +26,8 @@ func verifyCmd(args []string, stdout, stderr io.Writer) int {
 	compositing := fs.String("compositing", "", "how the decomposed run's sort-last compounds composite (as run's --compositing)")
 	keep := fs.String("keep", "", "keep the pictures in this folder (DIR/decomposed and DIR/reference, emptied first); by default they go with the run")
 	clientBin := fs.String("client", "", "eqclient binary (default: beside eqserver, then PATH)")
-	given := [2]*string{
-		fs.String("decomposed", "", "with --reference: compare the pictures two runs of an application wrote (its --out, and its --out with --reference) rather than run the config"),
-		fs.String("reference", "", "the reference run's pictures, with --decomposed"),
-	}
+	givenDecomposed := fs.String("decomposed", "", "with --reference: compare the pictures two runs of an application wrote (its --out, and its --out with --reference) rather than run the config")
+	givenReference := fs.String("reference", "", "the reference run's pictures, with --decomposed")
 	file, ok := oneFile("verify", fs, args, stderr)
 	if !ok {
 		return 2
@@ -43,7 +41,7 @@ func verifyCmd(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	cfg := m.Configs[0]
-	if (*given[0] == "") != (*given[1] == "") {
+	if (*givenDecomposed == "") != (*givenReference == "") {
 		fmt.Fprintln(stderr, "eqserver verify: --decomposed and --reference go together")
 		return 2
 	}
@@ -53,8 +51,8 @@ func verifyCmd(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
-	if *given[0] != "" {
-		return comparePictures(*given[0], *given[1], cfg.Resampling(), stdout, stderr)
+	if *givenDecomposed != "" {
+		return comparePictures(*givenDecomposed, *givenReference, cfg.Resampling(), stdout, stderr)
 	}
 	dir := *keep
 	if dir == "" {
@@ -116,26 +114,25 @@ func comparePictures(decomposed, reference, resampling string, stdout, stderr io
 		return 1
 	}
 	want, _ := filepath.Glob(filepath.Join(reference, "*.png"))
-	names := func(paths []string) []string {
-		out := make([]string, len(paths))
-		for i, p := range paths {
-			out[i] = filepath.Base(p)
-		}
-		return out
+	for i := range got {
+		got[i] = filepath.Base(got[i])
+	}
+	for i := range want {
+		want[i] = filepath.Base(want[i])
 	}
 	if len(want) == 0 {
 		fmt.Fprintf(stderr, "eqserver verify: no pictures (*.png) in %s\n", reference)
 		return 1
 	}
 	differ, total := 0, len(want)
-	for _, name := range names(want) {
-		if !slices.Contains(names(got), name) {
+	for _, name := range want {
+		if !slices.Contains(got, name) {
 			fmt.Fprintf(stdout, "%s: missing: the decomposed run did not write it\n", name)
 			differ++
 		}
 	}
-	for _, name := range names(got) {
-		if !slices.Contains(names(want), name) {
+	for _, name := range got {
+		if !slices.Contains(want, name) {
 			fmt.Fprintf(stdout, "%s: not in the reference\n", name)
 			differ++
 			total++

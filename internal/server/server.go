@@ -1650,10 +1650,10 @@ const (
 
 // stopClients tells every client to stop and gives them a second to exit
 // (to end their sessions, where started by hand); launched ones heard
-// from in their renderers' Exit get up to exitGrace, unless ctx has ended (a second
-// interrupt: the second is all they get). Stragglers are killed (no
-// orphans), with a warning, and their ends awaited together for half a
-// second more.
+// from in their renderers' Exit get up to exitGrace, unless ctx has ended
+// (a second interrupt: the second is all they get). Stragglers are killed
+// (no orphans), with a warning, and their ends awaited together for half
+// a second more.
 func (s *server) stopClients(ctx context.Context) {
 	for _, id := range s.order {
 		select {
