@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/goeq/goeq/internal/compound"
 	"github.com/goeq/goeq/internal/imagecmp"
 )
 
@@ -52,7 +53,7 @@ func verifyCmd(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if *givenDecomposed != "" {
-		return comparePictures(*givenDecomposed, *givenReference, cfg.Resampling(), stdout, stderr)
+		return comparePictures(*givenDecomposed, *givenReference, cfg.Resampling(), blendHint(cfg, ""), stdout, stderr)
 	}
 	dir := *keep
 	if dir == "" {
@@ -93,7 +94,26 @@ func verifyCmd(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	}
-	return comparePictures(decomposed, reference, cfg.Resampling(), stdout, stderr)
+	return comparePictures(decomposed, reference, cfg.Resampling(), blendHint(cfg, *renderer), stdout, stderr)
+}
+
+// blendHint explains a difference that is the config's own, as Equalizer
+// would draw it too: depth ranges assembled by colour alone, under a
+// renderer that draws opaque geometry (every renderer but volume; "" when
+// the pictures came from an application's renderer). "" when it does not
+// apply.
+func blendHint(cfg *compound.Config, renderer string) string {
+	frame := cfg.RangesWithoutDepth()
+	if frame == nil || renderer == "volume" {
+		return ""
+	}
+	who := fmt.Sprintf("the %s renderer draws opaque geometry", renderer)
+	if renderer == "" {
+		who = "if the renderer draws opaque geometry"
+	}
+	return fmt.Sprintf("note: %s: input frame %q brings depth ranges without DEPTH, so its compound blends them in range order by colour alone, "+
+		"which suits see-through slabs (a volume renderer: --renderer volume); %s, whose ranges then cover each other in that order rather than by depth "+
+		"(as under Equalizer): give the frames DEPTH (buffer [ COLOR DEPTH ]) to merge them by depth", frame.Pos, frame.Name, who)
 }
 
 // nonEmpty is a flag and its value, or nothing when the value is "".
@@ -107,7 +127,8 @@ func nonEmpty(flag, value string) []string {
 // comparePictures compares every picture of the decomposed run with the
 // reference's of the same name and says which differ and where; 0 when
 // all match.
-func comparePictures(decomposed, reference, resampling string, stdout, stderr io.Writer) int {
+// A hint, when not "", follows a difference.
+func comparePictures(decomposed, reference, resampling, hint string, stdout, stderr io.Writer) int {
 	got, err := filepath.Glob(filepath.Join(decomposed, "*.png"))
 	if err != nil {
 		fmt.Fprintf(stderr, "eqserver verify: %v\n", err)
@@ -151,6 +172,9 @@ func comparePictures(decomposed, reference, resampling string, stdout, stderr io
 	}
 	if differ > 0 {
 		fmt.Fprintf(stdout, "%d of %d pictures differ from the reference (allowed: %s)\n", differ, total, imagecmp.Allowance(resampling))
+		if hint != "" {
+			fmt.Fprintln(stdout, hint)
+		}
 		return 1
 	}
 	fmt.Fprintf(stdout, "all %d pictures match the reference (%s)\n", total, imagecmp.Allowance(resampling))

@@ -80,4 +80,23 @@ func TestVerifyFindsWhatADecompositionLeavesOut(t *testing.T) {
 	if code, _, stderr := runArgs("verify", "--layout", "wall", "--client", client, bad); code != 2 || !strings.Contains(stderr, `no layout "wall"`) {
 		t.Errorf("a layout the config lacks: exit %d, want 2 and why:\n%s", code, stderr)
 	}
+
+	// a difference that is the config's own: goeq's volume example blends
+	// its DB slabs by colour alone, which the opaque mesh does not suit;
+	// verify says so and how to merge by depth instead
+	volume := filepath.Join("..", "..", "examples", "configs", "db-volume-4.eqc")
+	code, stdout, stderr = runArgs("verify", "--frames", "1", "--client", client, volume)
+	for _, want := range []string{"1 of 1 pictures differ", `db-volume-4.eqc:159:9: input frame "f1" brings depth ranges without DEPTH`,
+		"the mesh renderer draws opaque geometry", "buffer [ COLOR DEPTH ]"} {
+		if code != 1 || !strings.Contains(stdout, want) {
+			t.Errorf("%s under the mesh renderer: exit %d, want 1 and %q:\n%s\n%s", volume, code, want, stdout, stderr)
+		}
+	}
+	// on pictures from elsewhere the renderer is not known
+	if code, out, _ := runArgs("verify", "--decomposed", decomposed, "--reference", reference, volume); code != 1 || !strings.Contains(out, "if the renderer draws opaque geometry") {
+		t.Errorf("pictures that differ, compared under %s: exit %d, want 1 and the note:\n%s", volume, code, out)
+	}
+	if code, out, _ := runArgs("verify", "--decomposed", decomposed, "--reference", reference, bad); code != 1 || strings.Contains(out, "note:") {
+		t.Errorf("pictures that differ, compared under a config that merges by depth: exit %d, want 1 and no note:\n%s", code, out)
+	}
 }

@@ -2,8 +2,12 @@ package compound
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/goeq/goeq/internal/corpus"
 )
 
 // With ranges blended (a volume renderer's, as Equalizer's eVolve runs any
@@ -70,6 +74,39 @@ func TestBlendedChunksDrawnInPlaceDrawAside(t *testing.T) {
 		if part.DrawsAside != c.aside || (len(part.OutputFrames) > 0) != c.aside {
 			t.Errorf("tile_equalizer { %s }, ranges blended %v: the destination's part draws aside %v with %d output frames; want aside %v",
 				c.equalizer, c.blend, part.DrawsAside, len(part.OutputFrames), c.aside)
+		}
+	}
+}
+
+// A frame that brings depth ranges without DEPTH is found where the
+// config writes it (goeq's volume example, for its blended slabs), and in
+// no other corpus or example config: Equalizer's DB configs all merge by
+// depth.
+func TestRangesWithoutDepthAreFound(t *testing.T) {
+	volume := filepath.Join("..", "..", "examples", "configs", "db-volume-4.eqc")
+	m, _, err := Load(volume, noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := m.Configs[0].RangesWithoutDepth()
+	if f == nil || f.Name != "f1" || f.Pos.Line == 0 {
+		t.Fatalf("%s: got %+v, want its first input frame, f1, with its place", volume, f)
+	}
+	text, err := os.ReadFile(volume)
+	if err != nil {
+		t.Fatal(err)
+	}
+	withDepth := strings.Replace(string(text), "buffer [ COLOR ]", "buffer [ COLOR DEPTH ]", 1)
+	if m, _, err = LoadText("depth.eqc", []byte(withDepth), noEnv); err != nil || m.Configs[0].RangesWithoutDepth() != nil {
+		t.Errorf("with DEPTH: %v, found a frame without depth", err)
+	}
+	for _, path := range corpus.Paths(t) {
+		m, _, err := Load(path, noEnv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := m.Configs[0].RangesWithoutDepth(); f != nil && filepath.Base(path) != filepath.Base(volume) {
+			t.Errorf("%s: input frame %q at %s taken for ranges without depth", filepath.Base(path), f.Name, f.Pos)
 		}
 	}
 }

@@ -759,3 +759,46 @@ func (c *Config) Resampling() string {
 	})
 	return why
 }
+
+// RangesWithoutDepth returns an input frame, of a layout shown, that brings
+// depth ranges (a DB part, or the parts of a DB load or tree equalizer)
+// without DEPTH, or nil. Its compound blends such frames in range order
+// by colour alone: right for a renderer whose slabs are see-through and
+// drawn to be blended (volume), but an opaque renderer's ranges then
+// cover each other in that order rather than by depth, as under Equalizer.
+func (c *Config) RangesWithoutDepth() *Frame {
+	var found *Frame
+	c.Walk(func(cp *Compound) {
+		if found != nil {
+			return
+		}
+		if dest := cp.Destination(); dest != nil && !dest.Channel.Showing() {
+			return
+		}
+		for _, in := range cp.InputFrames {
+			if in.Buffers&BufferDepth != 0 {
+				continue
+			}
+			for _, p := range in.Producers {
+				if p.Range != FullRange || splitsDepth(p) {
+					found = in
+					return
+				}
+			}
+		}
+	})
+	return found
+}
+
+// splitsDepth reports whether an equalizer above c (or on it) gives out
+// depth ranges.
+func splitsDepth(c *Compound) bool {
+	for a := c; a != nil; a = a.Parent {
+		for _, eq := range a.Equalizers {
+			if (eq.Kind == "load" || eq.Kind == "tree") && eq.Mode == "DB" {
+				return true
+			}
+		}
+	}
+	return false
+}

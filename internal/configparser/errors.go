@@ -3,6 +3,8 @@ package configparser
 import (
 	"errors"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/alecthomas/participle/v2"
@@ -157,8 +159,20 @@ func describeToken(t lexer.Token) string {
 	case lexer.EOF:
 		return "end of file"
 	}
+	if exponent.MatchString(t.Value) {
+		written := ""
+		if v, err := strconv.ParseFloat(t.Value, 64); err == nil {
+			written = ": write it " + strconv.FormatFloat(v, 'f', -1, 64)
+		}
+		return fmt.Sprintf("%q (Equalizer's format writes numbers without an exponent%s)", t.Value, written)
+	}
 	return fmt.Sprintf("%q", t.Value)
 }
+
+// exponent matches what is left of a number written with an exponent
+// (1e6, or the e3 after .5): the format's scanner has no exponents, so it
+// reads a word there.
+var exponent = regexp.MustCompile(`^([0-9]+[eE][+-]?[0-9]*|[eE][+-]?[0-9]+)$`)
 
 // describeExpect rewrites participle's grammar notation into words.
 func describeExpect(e string) string {
