@@ -114,6 +114,9 @@ type Executor struct {
 	// and the most samples this GL allows
 	multisampled map[targetKey]*glutil.Multisample
 	maxSamples   int
+	// maxFramebuffer is the GL's largest framebuffer side: a channel
+	// whose tasks need more this frame fails it, naming the channel
+	maxFramebuffer int
 
 	// cpuMerge: sort-last inputs are held in memory and merged there
 	// (cpumerge.go); mergeAll are the in-memory merges made, mergeFree
@@ -176,6 +179,7 @@ func NewExecutor(p *Pipe, r draw.Renderer, sink Sink, opt ExecOptions) (*Executo
 		comp, err := gpu.New()
 		e.comp = comp
 		e.maxSamples = glutil.MaxSamples()
+		e.maxFramebuffer = glutil.MaxFramebuffer()
 		// llvmpipe rasterizes for one context at a time of each display
 		// the process opens (the node's, the software device's, or one X
 		// screen's); a GPU serves the pipes opened on it
@@ -611,6 +615,13 @@ func (e *Executor) Run(ctx context.Context, frame int, data []byte, plans []*pla
 			w, h := max(wh[0], p.WindowSize.W), max(wh[1], p.WindowSize.H) // the window's size this frame
 			for _, t := range tasks[i] {
 				w, h = max(w, t.Region.X+t.Region.W), max(h, t.Region.Y+t.Region.H)
+			}
+			if w > e.maxFramebuffer || h > e.maxFramebuffer {
+				// a zoomed share, or one larger than its channel, renders
+				// offscreen at full size; what GL cannot hold fails here,
+				// saying why, rather than as an incomplete framebuffer
+				return fmt.Errorf("%s: channel %q needs %dx%d pixels this frame (its tasks, zoomed shares included, render offscreen at full size): larger than this GL's framebuffer limit of %d",
+					p.Channel.Window.Label(), p.Channel.Name, w, h, e.maxFramebuffer)
 			}
 			sizes[keys[i]] = [2]int{w, h}
 		}

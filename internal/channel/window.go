@@ -67,9 +67,7 @@ func (p *Pipe) OpenWindow(m *compound.Window, d Drawable) (*Window, error) {
 		return nil, fmt.Errorf("%s: %dx%d pixels: a window needs a size", m.Label(), size.W, size.H)
 	}
 	err := p.Do(func() error {
-		var limit int32
-		gl.GetIntegerv(gl.MAX_RENDERBUFFER_SIZE, &limit)
-		if size.W > int(limit) || size.H > int(limit) {
+		if limit := glutil.MaxFramebuffer(); size.W > limit || size.H > limit {
 			return fmt.Errorf("%dx%d pixels: larger than this GL's framebuffer limit of %d", size.W, size.H, limit)
 		}
 		return nil

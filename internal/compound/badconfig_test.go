@@ -54,6 +54,7 @@ var badCases = []badCase{
 	{name: "a letter beyond ASCII in a string", splice: "    name \"Überwand\"", pos: "19:11", message: `character 'Ü' is not allowed in a string (allowed, as by Equalizer's loader: a-z, A-Z, 0-9,`},
 	{name: "a number with an exponent", splice: "    observer { eye_base 5e-2 }", pos: "19:25", message: `found "5e" (Equalizer's format writes numbers without an exponent)`},
 	{name: "a number with a positive exponent", splice: "    latency 1e3", pos: "19:13", message: `found "1e3" (Equalizer's format writes numbers without an exponent: write it 1000)`},
+	{name: "a zoom beyond any framebuffer", splice: "    compound { channel \"c1\" zoom [ 100000000000000000000 1 ] }", pos: "19:34", message: "zoom [ 1e+20 1 ] must be positive and at most 16384"},
 	{name: "unterminated string", splice: "    name \"open", pos: "19:10", message: "is not closed"},
 	{name: "undefined channel", splice: "    compound { channel \"nope\" }", pos: "19:24", message: `no channel named "nope"`},
 	{name: "undefined layout in canvas", splice: "    canvas { layout \"nope\" segment { channel \"c1\" } }", pos: "19:21", message: `no layout named "nope"`},

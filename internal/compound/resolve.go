@@ -886,9 +886,13 @@ func (r *resolver) checkShares(cfg *Config) {
 			w, h = max(w, int(float64(p.W)*c.Zoom.X+0.5)), max(h, int(float64(p.H)*c.Zoom.Y+0.5))
 		}
 		own := c.Channel.PixelViewport
+		limit := ""
+		if w > MaxFramebuffer || h > MaxFramebuffer {
+			limit = fmt.Sprintf("; that is beyond the %d-pixel framebuffer limit of common GL implementations, and a render client whose GL allows less fails the frame", MaxFramebuffer)
+		}
 		if own.W < w || own.H < h {
-			r.warnf(d.channelPos, "channel %q (%dx%d) renders up to %dx%d pixels of destination %q: larger than its window's channel, so goeq renders it offscreen at full size (Equalizer would lose what falls outside)",
-				c.Channel.Name, own.W, own.H, w, h, dest.Channel.Name)
+			r.warnf(d.channelPos, "channel %q (%dx%d) renders up to %dx%d pixels of destination %q: larger than its window's channel, so goeq renders it offscreen at full size (Equalizer would lose what falls outside)%s",
+				c.Channel.Name, own.W, own.H, w, h, dest.Channel.Name, limit)
 		}
 	})
 }
@@ -1547,8 +1551,9 @@ func (r *resolver) compound(c *configparser.Compound, parent *Compound, cfg *Con
 		case f.Zoom != nil:
 			v := floats(f.Zoom.V)
 			d.zoom = Zoom{v[0], v[1]}
-			if v[0] <= 0 || v[1] <= 0 {
-				r.errorf(f.Zoom.Pos, "zoom [ %g %g ] must be positive", v[0], v[1])
+			if v[0] <= 0 || v[1] <= 0 || v[0] > MaxFramebuffer || v[1] > MaxFramebuffer {
+				// a pixel zoomed by more is wider than any framebuffer
+				r.errorf(f.Zoom.Pos, "zoom [ %g %g ] must be positive and at most %d", v[0], v[1], MaxFramebuffer)
 			}
 		case f.Pixel != nil:
 			v := uints(f.Pixel.V)

@@ -243,6 +243,16 @@ func MaxSamples() int {
 	return int(n)
 }
 
+// MaxFramebuffer is the largest width or height, in pixels, of a
+// framebuffer this GL makes: of its renderbuffers and of the textures a
+// Target renders into.
+func MaxFramebuffer() int {
+	var renderbuffer, texture int32
+	gl.GetIntegerv(gl.MAX_RENDERBUFFER_SIZE, &renderbuffer)
+	gl.GetIntegerv(gl.MAX_TEXTURE_SIZE, &texture)
+	return int(min(renderbuffer, texture))
+}
+
 // Texture allocates a 2D texture with nearest filtering.
 func Texture(w, h int, internal int32, format, kind uint32) uint32 {
 	var tex uint32

@@ -366,6 +366,17 @@ func TestUpscaledSourceIsTheSmallerViewStretched(t *testing.T) {
 	}
 }
 
+// A source zoomed past what GL's framebuffers hold (goeq renders a zoomed
+// share offscreen at full size) fails its first frame saying which
+// channel needs how many pixels, where it failed as an incomplete
+// framebuffer of its window.
+func TestAZoomPastTheFramebufferLimitSaysWhichChannel(t *testing.T) {
+	r := run(t, zoomConfig(t, "100 1", 400, 200), 2)
+	if r.err == nil || !strings.Contains(r.stderr, `channel "buffer" needs 40000x400 pixels this frame`) || !strings.Contains(r.stderr, "larger than this GL's framebuffer limit of") {
+		t.Errorf("err %v, want the run failed naming the channel, its size and the limit:\n%s", r.err, tailOf(r.stderr, 2000))
+	}
+}
+
 // stretch scales src to w x h with a bilinear filter, as a GL's linear
 // sampling of a texture drawn over the rectangle does.
 func stretch(src *image.NRGBA, w, h int) *image.NRGBA {
