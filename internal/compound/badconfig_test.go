@@ -38,6 +38,7 @@ type badCase struct {
 	splice  string
 	pos     string // "line:col"
 	message string // substring of the message
+	alone   bool   // the only error: nothing else follows from it
 }
 
 var badCases = []badCase{
@@ -55,6 +56,7 @@ var badCases = []badCase{
 	{name: "a number with an exponent", splice: "    observer { eye_base 5e-2 }", pos: "19:25", message: `found "5e" (Equalizer's format writes numbers without an exponent)`},
 	{name: "a number with a positive exponent", splice: "    latency 1e3", pos: "19:13", message: `found "1e3" (Equalizer's format writes numbers without an exponent: write it 1000)`},
 	{name: "a zoom beyond any framebuffer", splice: "    compound { channel \"c1\" zoom [ 100000000000000000000 1 ] }", pos: "19:34", message: "zoom [ 1e+20 1 ] must be positive and at most 16384"},
+	{name: "window viewport out of its pipe", splice: "    node { pipe { window { viewport [ -1 .25 .5 .5 ] channel { name \"w\" } } } }", pos: "19:37", message: "window viewport [ -1 0.25 0.5 0.5 ] is out of range", alone: true},
 	{name: "unterminated string", splice: "    name \"open", pos: "19:10", message: "is not closed"},
 	{name: "undefined channel", splice: "    compound { channel \"nope\" }", pos: "19:24", message: `no channel named "nope"`},
 	{name: "undefined layout in canvas", splice: "    canvas { layout \"nope\" segment { channel \"c1\" } }", pos: "19:21", message: `no layout named "nope"`},
@@ -131,6 +133,9 @@ func TestBadConfigs(t *testing.T) {
 			}
 			if !strings.Contains(first.Msg, c.message) {
 				t.Errorf("message %q does not contain %q", first.Msg, c.message)
+			}
+			if c.alone && len(list) > 1 {
+				t.Errorf("%d errors, want this one alone: %v", len(list), err)
 			}
 			if !strings.HasPrefix(err.Error(), "bad.eqc:"+c.pos+": ") {
 				t.Errorf("error text %q is not file:line:col: message", err.Error())

@@ -1033,12 +1033,15 @@ func (r *resolver) window(w *configparser.Window, pipe *Pipe) *Window {
 		case f.Name != nil:
 			out.Name = str(f.Name)
 		case f.Viewport != nil && f.Viewport == last:
+			refused := len(r.errs)
 			vp, pvp := r.windowViewport(f.Viewport, "window")
 			if pvp != nil {
 				out.PixelViewport = *pvp
 			} else {
 				out.PixelViewport = pipe.PixelViewport.Apply(vp)
-				fraction = f.Viewport
+				if len(r.errs) == refused { // else its error says enough
+					fraction = f.Viewport
+				}
 			}
 			if w, h := out.PixelViewport.W, out.PixelViewport.H; w > MaxFramebuffer || h > MaxFramebuffer {
 				r.warnf(f.Viewport.Pos, "window of %dx%d pixels: beyond the %d-pixel framebuffer limit of common GL implementations; a render client whose GL allows less refuses it", w, h, MaxFramebuffer)
