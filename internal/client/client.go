@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -142,7 +143,7 @@ func Run(ctx context.Context, opt Options) error {
 	if err != nil {
 		return err
 	}
-	defer ln.Close()
+	defer func() { ln.Close() }() // the listener it ends with
 	if err := s.send(&control.ClientMsg{Hello: &control.Hello{Node: opt.Node, FrameAddr: ln.Addr(), PID: os.Getpid(), Build: control.Build()}}); err != nil {
 		return fmt.Errorf("server refused or closed the session: %s", control.ExplainConnect(errors.New(s.refusal(err)), opt.TLS != nil))
 	}
@@ -157,6 +158,18 @@ func Run(ctx context.Context, opt Options) error {
 	}
 	stopSetupHeartbeats := s.setupHeartbeats(&n.step)
 	err = n.setup(first.Setup, opt)
+	movedTo := ""
+	if err == nil && first.Setup.FramePort > 0 {
+		// no peer knows the first listener yet: the server tells them
+		// the node's address once it is ready
+		var moved *transport.Listener
+		if moved, err = transport.Listen(net.JoinHostPort(host, strconv.Itoa(first.Setup.FramePort)), opt.Token, n.arrive, opt.Log); err == nil {
+			ln.Close()
+			ln, movedTo = moved, moved.Addr()
+		} else {
+			err = fmt.Errorf("taking frames on port %d, its connection's in the config: %w", first.Setup.FramePort, err)
+		}
+	}
 	if err == nil && first.Setup.FrameCert != nil {
 		// the run's pixel links are encrypted with its keys
 		var listen *tls.Config
@@ -182,7 +195,7 @@ func Run(ctx context.Context, opt Options) error {
 	defer n.shutdown()
 	// the events of the set-up go with it: a fullscreen window's size on
 	// its screen must reach the server before it plans the first frames
-	if err := s.send(&control.ClientMsg{Ready: true, LostPipes: n.lostPipes, Events: n.takeQueued(nil)}); err != nil {
+	if err := s.send(&control.ClientMsg{Ready: true, LostPipes: n.lostPipes, FrameAddr: movedTo, Events: n.takeQueued(nil)}); err != nil {
 		return fmt.Errorf("the session ended as this client became ready: %s", s.refusal(err))
 	}
 	go s.heartbeats(ctx, n)

@@ -55,6 +55,9 @@ type ClientMsg struct {
 	// LostPipes, sent with Ready, are the node's pipes that could not be
 	// set up, which the config's robustness lets the run go on without.
 	LostPipes []LostPipe `json:"lost_pipes,omitempty"`
+	// FrameAddr, sent with Ready, is where the node takes frames when it
+	// moved its listener from the hello's (Setup.FramePort).
+	FrameAddr string `json:"frame_addr,omitempty"`
 	// Failed says why the client could not set up; it exits after.
 	Failed string `json:"failed,omitempty"`
 	// Assembled says the node's destination channels finished a frame and
@@ -216,6 +219,11 @@ type Setup struct {
 	// (PEM): pixel links between nodes are then TLS 1.3 with them.
 	FrameCert []byte `json:"frame_cert,omitempty"`
 	FrameKey  []byte `json:"frame_key,omitempty"`
+	// FramePort, when above zero, is the port the node takes frames on:
+	// its config connection's, for a node on another host (a cluster's
+	// firewall opens that port). The client moves its listener there and
+	// says so with Ready.
+	FramePort int `json:"frame_port,omitempty"`
 }
 
 // MaxPreview bounds a preview image (JPEG).

@@ -150,3 +150,20 @@ func isLoopback(host string) bool {
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
 }
+
+// framePort is the port a node takes frames on: its first TCP
+// connection's, where the config names one and the node runs on another
+// host (a firewall there opens that port to the others, as for
+// Equalizer's node listeners); 0, any free port, for a node on this
+// machine, where nodes naming one port would take it from each other.
+func (s *server) framePort(n *compound.Node) int {
+	if s.runsHere(n.Host) {
+		return 0
+	}
+	for _, c := range n.Connections {
+		if c.Type == "" || strings.EqualFold(c.Type, "TCPIP") {
+			return c.Port
+		}
+	}
+	return 0
+}

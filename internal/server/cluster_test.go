@@ -30,10 +30,11 @@ func TestRunsAcrossNamespacedHosts(t *testing.T) {
 		name, cfg   string
 		tol, maxBad int
 		oneWay      time.Duration // links with latency (netns.NewDelayed)
+		port        int           // render1's connection port: it takes frames there
 	}{
-		{"2D", "2d-lb-4.eqc", 1, 640 * 360 / 10000, 0},
-		{"DB", "db-lb-4.eqc", 0, 640 * 360 / 1000, 0},
-		{"2D with 0.2 ms each way", "2d-lb-4.eqc", 1, 640 * 360 / 10000, 200 * time.Microsecond},
+		{"2D", "2d-lb-4.eqc", 1, 640 * 360 / 10000, 0, 24711},
+		{"DB", "db-lb-4.eqc", 0, 640 * 360 / 1000, 0, 0},
+		{"2D with 0.2 ms each way", "2d-lb-4.eqc", 1, 640 * 360 / 10000, 200 * time.Microsecond, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := bridged
@@ -42,6 +43,16 @@ func TestRunsAcrossNamespacedHosts(t *testing.T) {
 			}
 			dir := t.TempDir()
 			cfg := namespacedConfig(t, c, tc.cfg, nil)
+			if tc.port != 0 {
+				text, err := os.ReadFile(cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				withPort := strings.Replace(string(text), `name "render1"`, fmt.Sprintf("name \"render1\"\n        connection { port %d }", tc.port), 1)
+				if err := os.WriteFile(cfg, []byte(withPort), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
 			runOn := func(out string, extra ...string) (Summary, string) {
 				t.Helper()
 				args := append([]string{"run", "--json", "--frames", fmt.Sprint(frames), "--out", out, "--dump-every", "1", "--triangles", "20000"}, extra...)
@@ -66,6 +77,9 @@ func TestRunsAcrossNamespacedHosts(t *testing.T) {
 					!strings.Contains(log, fmt.Sprintf("frames at %s:", c.Hosts[i+1].Addr)) {
 					t.Errorf("%s did not join with frames at %s:\n%s", name, c.Hosts[i+1].Addr, log)
 				}
+			}
+			if want := fmt.Sprintf("frames at %s:%d)", c.Hosts[1].Addr, tc.port); tc.port != 0 && !strings.Contains(log, want) {
+				t.Errorf("render1 did not take frames on its connection's port, %q:\n%s", want, log)
 			}
 			if strings.Contains(log, "frames at 127.") {
 				t.Errorf("a node advertised a loopback frame address:\n%s", log)

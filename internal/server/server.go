@@ -970,6 +970,7 @@ func (s *server) Session(stream grpc.ServerStream, node string) error {
 		setup.PreviewEvery = previewEvery
 	}
 	setup.FrameCert, setup.FrameKey = s.frameCert, s.frameKey
+	setup.FramePort = s.framePort(nc.model)
 	if err := stream.SendMsg(&control.ServerMsg{Setup: setup}); err != nil {
 		return err
 	}
@@ -1001,11 +1002,15 @@ func (s *server) Session(stream grpc.ServerStream, node string) error {
 			tell(event{settingUp: clipText(hb.SettingUp, maxSettingUp)})
 		}
 	}
+	frameAddr := hello.Hello.FrameAddr
+	if ready.FrameAddr != "" {
+		frameAddr = ready.FrameAddr
+	}
 	s.mu.Lock()
-	nc.frameAddr = hello.Hello.FrameAddr
+	nc.frameAddr = frameAddr
 	s.addrChanges++
 	s.mu.Unlock()
-	s.opt.Log.Info(fmt.Sprintf("node %s joined (pid %d, frames at %s)", node, hello.Hello.PID, hello.Hello.FrameAddr))
+	s.opt.Log.Info(fmt.Sprintf("node %s joined (pid %d, frames at %s)", node, hello.Hello.PID, frameAddr))
 	done := make(chan struct{})
 	defer close(done)
 	go func() {
