@@ -8,6 +8,7 @@ package compound
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -50,19 +51,19 @@ type PixelViewport struct{ X, Y, W, H int }
 // Apply returns the pixels of the fractional sub-rectangle vp. Edges are
 // rounded so that neighbouring viewports tile without gaps or overlap.
 func (p PixelViewport) Apply(vp Viewport) PixelViewport {
-	x0 := p.X + roundInt(vp.X*float64(p.W))
-	y0 := p.Y + roundInt(vp.Y*float64(p.H))
-	x1 := p.X + roundInt((vp.X+vp.W)*float64(p.W))
-	y1 := p.Y + roundInt((vp.Y+vp.H)*float64(p.H))
+	x0 := p.X + edge(vp.X*float64(p.W))
+	y0 := p.Y + edge(vp.Y*float64(p.H))
+	x1 := p.X + edge((vp.X+vp.W)*float64(p.W))
+	y1 := p.Y + edge((vp.Y+vp.H)*float64(p.H))
 	return PixelViewport{x0, y0, x1 - x0, y1 - y0}
 }
 
-func roundInt(f float64) int {
-	if f < 0 {
-		return -int(-f + 0.5)
-	}
-	return int(f + 0.5)
-}
+// edge rounds a pixel edge to the nearest, a tie up. An edge that float
+// arithmetic left a hair below a tie counts as the tie: one part's end,
+// Y+H, and the next part's start, Y, reach the same edge by different
+// sums (5/6 of 297 rows is 247.5 as 5/6, 247.49999999999997 as 4/6 +
+// 1/6), and rounded apart they left row 247 to neither.
+func edge(f float64) int { return int(math.Floor(f + 0.5 + 1e-7)) }
 
 // Range is a fraction [Start, End) of the database (sort-last).
 type Range struct{ Start, End float64 }

@@ -213,16 +213,21 @@ func checkExchange(t *testing.T, cfg *compound.Config, s compositing.Strategy, f
 	}
 }
 
+// Every strategy at several source counts and heights: 297 rows split in
+// 6 bands put band edges on half rows (247.5), which two sums of the
+// band's fractions once rounded apart, leaving a row to no band.
 func TestExchangesMergeEverySourceIntoEveryRow(t *testing.T) {
-	for _, n := range []int{2, 3, 4, 5, 6, 8, 12, 16} {
-		for _, s := range []compositing.Strategy{compositing.Gather, compositing.DirectSend, compositing.BinarySwap, compositing.RadixK} {
-			t.Run(fmt.Sprintf("%d/%s", n, s), func(t *testing.T) {
-				cfg, err := simulate.Generated{Mode: "DB", Sources: n, W: 320, H: 239}.Config()
-				if err != nil {
-					t.Fatal(err)
-				}
-				checkExchange(t, cfg, s, 3)
-			})
+	for _, h := range []int{239, 297, 1081} {
+		for _, n := range []int{2, 3, 4, 5, 6, 8, 12, 16} {
+			for _, s := range []compositing.Strategy{compositing.Gather, compositing.DirectSend, compositing.BinarySwap, compositing.RadixK} {
+				t.Run(fmt.Sprintf("%d rows/%d/%s", h, n, s), func(t *testing.T) {
+					cfg, err := simulate.Generated{Mode: "DB", Sources: n, W: 320, H: h}.Config()
+					if err != nil {
+						t.Fatal(err)
+					}
+					checkExchange(t, cfg, s, 3)
+				})
+			}
 		}
 	}
 }
