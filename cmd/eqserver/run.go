@@ -21,6 +21,7 @@ import (
 	"runtime/pprof"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -42,6 +43,11 @@ import (
 const maxTriangles = render.MaxPLYFaces
 
 func runCmd(args []string, stdout, stderr io.Writer) int {
+	// the log and the launched clients' output go to stderr from
+	// goroutines of their own (a file takes that; a buffer does not)
+	if _, ok := stderr.(*os.File); !ok {
+		stderr = &lockedWriter{w: stderr}
+	}
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	local := fs.Bool("local", false, "start every node's eqclient on this machine")
@@ -217,7 +223,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	opt := server.Options{ConfigPath: configPath, ConfigText: configText, Frames: *frames, OutDir: *out, StatsPath: *statsPath,
-		Local: *local, Listen: *listen, Token: token, ClientBinary: *clientBin, InitData: initData,
+		Local: *local, Listen: *listen, Token: token, ClientBinary: *clientBin, ClientOutput: stderr, InitData: initData,
 		DumpEvery: *every, Codec: *codec, Async: *async, Drawable: *drawable,
 		Log: logger, Progress: progress, NoLaunch: *noLaunch, TLSConfig: tlsConfig, Reference: *ref, Layout: *layout, FullReadback: !*roi, Merge: *merge, Compositing: *compositingFlag,
 		FrameTimeout: *frameTimeout, InitTimeout: *initTimeout, Stop: stopping.Done(), Liveness: *liveness, HTTP: *httpAddr, Overlay: *overlay, EncryptFrames: *encrypt, Relaunch: *relaunch,
@@ -458,3 +464,15 @@ func autoConfigure(session, client string, logger *slog.Logger) (name, text stri
 // gpuCountTimeout bounds eqclient --gpus, which opens the window system
 // (an X display that does not answer is given 3 s).
 const gpuCountTimeout = 20 * time.Second
+
+// lockedWriter serialises writes to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}

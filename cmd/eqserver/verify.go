@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
 	"io"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/goeq/goeq/internal/compound"
 	"github.com/goeq/goeq/internal/imagecmp"
+	"github.com/goeq/goeq/internal/logging"
 )
 
 // verifyCmd runs a config decomposed and again as its reference (every
@@ -88,9 +88,10 @@ func verifyCmd(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 		argv := slices.Concat(common, []string{"--out", r.out}, r.extra, []string{file})
-		var log bytes.Buffer
+		// the run's log and its clients' output, said only when it fails
+		var log logging.Buffer
 		if code := runCmd(argv, &log, &log); code != 0 {
-			fmt.Fprintf(stderr, "eqserver verify: the %s run failed (exit %d):\n%s", r.name, code, log.Bytes())
+			fmt.Fprintf(stderr, "eqserver verify: the %s run failed (exit %d):\n%s", r.name, code, log.String())
 			return 1
 		}
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -98,5 +99,18 @@ func TestVerifyFindsWhatADecompositionLeavesOut(t *testing.T) {
 	}
 	if code, out, _ := runArgs("verify", "--decomposed", decomposed, "--reference", reference, bad); code != 1 || strings.Contains(out, "note:") {
 		t.Errorf("pictures that differ, compared under a config that merges by depth: exit %d, want 1 and no note:\n%s", code, out)
+	}
+
+	// the runs' clients log into the run's log, said only when a run
+	// fails: a pipe naming a GPU this machine lacks warns in each run
+	// (a process of its own: launched clients write to its output)
+	server := filepath.Join(dir, "eqserver")
+	if err := gotool.Build(server, "github.com/goeq/goeq/cmd/eqserver"); err != nil {
+		t.Fatal(err)
+	}
+	device := filepath.Join("..", "..", "..", "shared", "eqc-corpus", "2-pipe.DB.ds.eqc")
+	out, err := exec.Command(server, "verify", "--frames", "1", "--client", client, device).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "all 1 pictures match") || strings.Contains(string(out), "eqclient") {
+		t.Errorf("%s: %v, want a match and no client's log:\n%s", device, err, out)
 	}
 }

@@ -66,6 +66,10 @@ type Options struct {
 	Listen       string // control address; default 127.0.0.1:0
 	Token        string
 	ClientBinary string // eqclient; default: beside this executable, then PATH
+	// ClientOutput takes the output of the clients this server launches
+	// (their log); default standard error. Launched clients write it from
+	// goroutines of their own: it must take concurrent writes.
+	ClientOutput io.Writer
 	DumpEvery    int
 	Codec        string
 	Async        bool
@@ -770,7 +774,11 @@ func (s *server) launchNode(id string, listening net.Addr) error {
 	// the client's output goes to ours; its last line also explains a
 	// client that exits before it joins
 	last := &lastLine{}
-	cmd.Stdout = io.MultiWriter(os.Stderr, last)
+	output := s.opt.ClientOutput
+	if output == nil {
+		output = os.Stderr
+	}
+	cmd.Stdout = io.MultiWriter(output, last)
 	cmd.Stderr = cmd.Stdout
 	// a client dies with the server, whatever ends the server; a
 	// launcher's children (ssh, sleep) are in its process group, and
