@@ -167,3 +167,14 @@ func (s *server) framePort(n *compound.Node) int {
 	}
 	return 0
 }
+
+// validFrameAddr reports whether a client's frame address is a host and
+// a port its peers can dial.
+func validFrameAddr(addr string) bool {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || host == "" || len(addr) > 300 {
+		return false
+	}
+	n, err := strconv.Atoi(port)
+	return err == nil && n > 0 && n <= 65535
+}

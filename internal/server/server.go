@@ -1014,6 +1014,11 @@ func (s *server) Session(stream grpc.ServerStream, node string) error {
 	if ready.FrameAddr != "" {
 		frameAddr = ready.FrameAddr
 	}
+	if !validFrameAddr(frameAddr) {
+		// every peer would dial it
+		tell(event{failed: fmt.Sprintf("its frame address %q is no host:port", clipText(frameAddr, 100))})
+		return nil
+	}
 	s.mu.Lock()
 	nc.frameAddr = frameAddr
 	s.addrChanges++
