@@ -126,9 +126,8 @@ func nonEmpty(flag, value string) []string {
 }
 
 // comparePictures compares every picture of the decomposed run with the
-// reference's of the same name and says which differ and where; 0 when
-// all match.
-// A hint, when not "", follows a difference.
+// reference's of the same name and says which differ and where, followed
+// by hint when it is not ""; 0 when all match.
 func comparePictures(decomposed, reference, resampling, hint string, stdout, stderr io.Writer) int {
 	got, err := filepath.Glob(filepath.Join(decomposed, "*.png"))
 	if err != nil {

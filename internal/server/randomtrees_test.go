@@ -18,7 +18,8 @@ import (
 // user's nesting may come out: 2D splits across and in rows, database
 // ranges, pixel interleaves, subpixel samples, balanced splits (2D,
 // rows, columns, DB), time multiplexes, tiles and eye decompositions,
-// up to three levels deep over up to eight sources, mono and stereo, some
+// up to three levels deep over up to eight sources, mono and stereo, in
+// windows of even and odd sizes (odd ones put part edges on half pixels), some
 // parts drawn by the destination itself (in place, or sent to itself in a
 // frame), some trees' sources in the destination's own window. Each runs
 // against its reference, with the corpus' tolerances. Trees whose check
@@ -93,7 +94,7 @@ func holes(warnings []configparser.Diagnostic) bool {
 
 // randomTree draws a tree and the frame it runs in.
 func randomTree(r *rand.Rand) (generated, string) {
-	sizes := [][2]int{{320, 200}, {256, 240}, {400, 150}, {200, 300}}
+	sizes := [][2]int{{320, 200}, {256, 240}, {400, 150}, {200, 300}, {333, 297}, {257, 241}}
 	size := sizes[r.IntN(len(sizes))]
 	g := generated{w: size[0], h: size[1], stereo: r.IntN(4) == 0}
 	destDraws, destSends := false, false
