@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"google.golang.org/grpc/codes"
@@ -163,7 +164,7 @@ func Run(ctx context.Context, opt Options) error {
 		// no peer knows the first listener yet: the server tells them
 		// the node's address once it is ready
 		var moved *transport.Listener
-		if moved, err = transport.Listen(net.JoinHostPort(host, strconv.Itoa(first.Setup.FramePort)), opt.Token, n.arrive, opt.Log); err == nil {
+		if moved, err = listenOnPort(ctx, host, first.Setup.FramePort, opt, n.arrive); err == nil {
 			ln.Close()
 			ln, movedTo = moved, moved.Addr()
 		} else {
@@ -205,6 +206,29 @@ func Run(ctx context.Context, opt Options) error {
 		return nil
 	}
 	return err
+}
+
+// portWait bounds the wait for a frame port in use: the node's client
+// before this one (lost while frozen, or ending on another host) frees it
+// once it notices.
+const portWait = 10 * time.Second
+
+// listenOnPort listens for frames on host:port, waiting up to portWait
+// while another process holds the port.
+func listenOnPort(ctx context.Context, host string, port int, opt Options, arrive func(*transport.Frame)) (*transport.Listener, error) {
+	addr := net.JoinHostPort(host, strconv.Itoa(port))
+	deadline := time.Now().Add(portWait)
+	for {
+		ln, err := transport.Listen(addr, opt.Token, arrive, opt.Log)
+		if err == nil || !errors.Is(err, syscall.EADDRINUSE) || time.Now().After(deadline) {
+			return ln, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
 }
 
 // session is the control stream: sends are serialised, receives happen on

@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -44,14 +45,7 @@ func TestRunsAcrossNamespacedHosts(t *testing.T) {
 			dir := t.TempDir()
 			cfg := namespacedConfig(t, c, tc.cfg, nil)
 			if tc.port != 0 {
-				text, err := os.ReadFile(cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				withPort := strings.Replace(string(text), `name "render1"`, fmt.Sprintf("name \"render1\"\n        connection { port %d }", tc.port), 1)
-				if err := os.WriteFile(cfg, []byte(withPort), 0o644); err != nil {
-					t.Fatal(err)
-				}
+				withFramePort(t, cfg, "render1", tc.port)
 			}
 			runOn := func(out string, extra ...string) (Summary, string) {
 				t.Helper()
@@ -359,6 +353,49 @@ func namespacedConfig(t testing.TB, c *netns.Cluster, name string, launch func(n
 		t.Fatal(err)
 	}
 	return path
+}
+
+// withFramePort gives node a connection with port in the config at path.
+func withFramePort(t testing.TB, path, node string, port int) {
+	t.Helper()
+	text, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := fmt.Sprintf("name %q", node)
+	if !strings.Contains(string(text), name) {
+		t.Fatalf("%s has no node %s", path, node)
+	}
+	withPort := strings.Replace(string(text), name, fmt.Sprintf("%s\n        connection { port %d }", name, port), 1)
+	if err := os.WriteFile(path, []byte(withPort), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A node's frame port that another process holds a while (the node's
+// client before, lost while frozen and not yet gone) is waited for: the
+// node joins on it once it is free. Without the wait it failed its join
+// at once, and the run went on without it.
+func TestAFramePortHeldAWhileIsWaitedFor(t *testing.T) {
+	c := netns.New(t, 3)
+	cfg := namespacedConfig(t, c, "2d-lb-4.eqc", nil)
+	const port = 24713
+	withFramePort(t, cfg, "render1", port)
+	var held net.Listener
+	if err := c.Hosts[1].Do(func() (err error) { held, err = net.Listen("tcp", fmt.Sprintf(":%d", port)); return err }); err != nil {
+		t.Fatal(err)
+	}
+	release := time.AfterFunc(5*time.Second, func() { held.Close() }) // well after the client sets up
+	defer release.Stop()
+	defer held.Close()
+	cmd := c.Hosts[0].Command(filepath.Join(binaries(t), "eqserver"), "run", "--json", "--frames", "3", "--triangles", "20000", cfg)
+	sum, log := runSummary(t, cmd, "eqserver on "+c.Hosts[0].Name)
+	if !strings.Contains(log, "node render1 joined (pid ") || !strings.Contains(log, fmt.Sprintf("frames at %s:%d)", c.Hosts[1].Addr, port)) {
+		t.Errorf("render1 did not join on its port %d once it was free:\n%s", port, log)
+	}
+	if sum.Frames != 3 || len(sum.LostNodes) != 0 {
+		t.Errorf("summary %+v", sum)
+	}
 }
 
 // bgServer is an eqserver running in the background on a namespaced host;
