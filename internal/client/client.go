@@ -160,15 +160,17 @@ func Run(ctx context.Context, opt Options) error {
 	stopSetupHeartbeats := s.setupHeartbeats(&n.step)
 	err = n.setup(first.Setup, opt)
 	movedTo := ""
-	if err == nil && first.Setup.FramePort > 0 {
-		// no peer knows the first listener yet: the server tells them
-		// the node's address once it is ready
-		var moved *transport.Listener
-		if moved, err = listenOnPort(ctx, host, first.Setup.FramePort, opt, n.arrive); err == nil {
-			ln.Close()
-			ln, movedTo = moved, moved.Addr()
-		} else {
-			err = fmt.Errorf("taking frames on port %d, its connection's in the config: %w", first.Setup.FramePort, err)
+	if err == nil {
+		if frameHost := configuredFrameHost(first.Setup.FrameHost, host, opt.Log); frameHost != host || first.Setup.FramePort > 0 {
+			// no peer knows the first listener yet: the server tells
+			// them the node's address once it is ready
+			var moved *transport.Listener
+			if moved, err = listenOnPort(ctx, frameHost, first.Setup.FramePort, opt, n.arrive); err == nil {
+				ln.Close()
+				ln, movedTo = moved, moved.Addr()
+			} else {
+				err = fmt.Errorf("taking frames on %s, its connection's in the config: %w", net.JoinHostPort(frameHost, strconv.Itoa(first.Setup.FramePort)), err)
+			}
 		}
 	}
 	if err == nil && first.Setup.FrameCert != nil {
@@ -206,6 +208,42 @@ func Run(ctx context.Context, opt Options) error {
 		return nil
 	}
 	return err
+}
+
+// configuredFrameHost is the address the node takes frames on: its config
+// connection's hostname, where that names an address of this machine that
+// is no loopback one (a cluster's data network), else reached, the
+// address this client reaches the server from. A hostname that resolves
+// to loopback (Debian's /etc/hosts gives the machine's own name 127.0.1.1)
+// reaches no peer and is passed over; one that resolves to no address of
+// this machine is passed over with a warning.
+func configuredFrameHost(hostname, reached string, log *slog.Logger) string {
+	if hostname == "" {
+		return reached
+	}
+	addrs, err := net.LookupHost(hostname)
+	if err != nil {
+		log.Warn(fmt.Sprintf("connection hostname %q (%v): frames come on %s, the address that reaches the server", hostname, err, reached))
+		return reached
+	}
+	own, _ := net.InterfaceAddrs()
+	loopbackOnly := true
+	for _, a := range addrs {
+		ip := net.ParseIP(a)
+		if ip == nil || ip.IsLoopback() {
+			continue
+		}
+		loopbackOnly = false
+		for _, o := range own {
+			if n, ok := o.(*net.IPNet); ok && n.IP.Equal(ip) {
+				return ip.String()
+			}
+		}
+	}
+	if !loopbackOnly {
+		log.Warn(fmt.Sprintf("connection hostname %q is %v, no address of this machine: frames come on %s, the address that reaches the server", hostname, addrs, reached))
+	}
+	return reached
 }
 
 // portWait bounds the wait for a frame port in use: the node's client

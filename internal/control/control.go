@@ -56,7 +56,7 @@ type ClientMsg struct {
 	// set up, which the config's robustness lets the run go on without.
 	LostPipes []LostPipe `json:"lost_pipes,omitempty"`
 	// FrameAddr, sent with Ready, is where the node takes frames when it
-	// moved its listener from the hello's (Setup.FramePort).
+	// moved its listener from the hello's (Setup.FrameHost, FramePort).
 	FrameAddr string `json:"frame_addr,omitempty"`
 	// Failed says why the client could not set up; it exits after.
 	Failed string `json:"failed,omitempty"`
@@ -219,11 +219,13 @@ type Setup struct {
 	// (PEM): pixel links between nodes are then TLS 1.3 with them.
 	FrameCert []byte `json:"frame_cert,omitempty"`
 	FrameKey  []byte `json:"frame_key,omitempty"`
-	// FramePort, when above zero, is the port the node takes frames on:
-	// its config connection's, for a node on another host (a cluster's
-	// firewall opens that port). The client moves its listener there and
-	// says so with Ready.
-	FramePort int `json:"frame_port,omitempty"`
+	// FrameHost and FramePort, for a node on another host, are its config
+	// connection's hostname and port: the node takes frames on the
+	// hostname's address where that is one of its own (a cluster's data
+	// network) and on the port where one is named (a firewall opens it).
+	// The client moves its listener there and says so with Ready.
+	FrameHost string `json:"frame_host,omitempty"`
+	FramePort int    `json:"frame_port,omitempty"`
 }
 
 // MaxPreview bounds a preview image (JPEG).

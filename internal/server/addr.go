@@ -151,21 +151,22 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// framePort is the port a node takes frames on: its first TCP
-// connection's, where the config names one and the node runs on another
-// host (a firewall there opens that port to the others, as for
-// Equalizer's node listeners); 0, any free port, for a node on this
-// machine, where nodes naming one port would take it from each other.
-func (s *server) framePort(n *compound.Node) int {
+// frameConnection is where a node takes frames, as its config says: its
+// first TCP connection's hostname and port, for a node on another host
+// (its data network, and the port a firewall there opens to the others,
+// as for Equalizer's node listeners). For a node on this machine it is
+// "" and 0: any free port on the interface that reaches the server, where
+// nodes naming one port would take it from each other.
+func (s *server) frameConnection(n *compound.Node) (host string, port int) {
 	if s.runsHere(n.Host) {
-		return 0
+		return "", 0
 	}
 	for _, c := range n.Connections {
 		if c.Type == "" || strings.EqualFold(c.Type, "TCPIP") {
-			return c.Port
+			return c.Hostname, c.Port
 		}
 	}
-	return 0
+	return "", 0
 }
 
 // validFrameAddr reports whether a client's frame address is a host and

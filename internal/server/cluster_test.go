@@ -45,7 +45,7 @@ func TestRunsAcrossNamespacedHosts(t *testing.T) {
 			dir := t.TempDir()
 			cfg := namespacedConfig(t, c, tc.cfg, nil)
 			if tc.port != 0 {
-				withFramePort(t, cfg, "render1", tc.port)
+				withConnection(t, cfg, "render1", fmt.Sprintf("port %d", tc.port))
 			}
 			runOn := func(out string, extra ...string) (Summary, string) {
 				t.Helper()
@@ -355,8 +355,9 @@ func namespacedConfig(t testing.TB, c *netns.Cluster, name string, launch func(n
 	return path
 }
 
-// withFramePort gives node a connection with port in the config at path.
-func withFramePort(t testing.TB, path, node string, port int) {
+// withConnection gives node a connection block (its inside, as
+// `port 4242`) in the config at path.
+func withConnection(t testing.TB, path, node, connection string) {
 	t.Helper()
 	text, err := os.ReadFile(path)
 	if err != nil {
@@ -366,9 +367,39 @@ func withFramePort(t testing.TB, path, node string, port int) {
 	if !strings.Contains(string(text), name) {
 		t.Fatalf("%s has no node %s", path, node)
 	}
-	withPort := strings.Replace(string(text), name, fmt.Sprintf("%s\n        connection { port %d }", name, port), 1)
-	if err := os.WriteFile(path, []byte(withPort), 0o644); err != nil {
+	withIt := strings.Replace(string(text), name, fmt.Sprintf("%s\n        connection { %s }", name, connection), 1)
+	if err := os.WriteFile(path, []byte(withIt), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A node takes frames on its connection's hostname where that is an
+// address of its own (a cluster's data network: here a second address
+// on render1's link), on its port. A hostname that is no address of the
+// node's (render2's names the server's host) is passed over with a
+// warning, for the address that reaches the server.
+func TestANodeTakesFramesOnItsConnectionsHostname(t *testing.T) {
+	c := netns.New(t, 3)
+	data := c.Hosts[1].Addr[:strings.LastIndex(c.Hosts[1].Addr, ".")] + ".111"
+	if out, err := exec.Command("ip", "-n", c.Hosts[1].Name, "addr", "add", data+"/24", "dev", "eth0").CombinedOutput(); err != nil {
+		t.Fatalf("a second address on %s: %v: %s", c.Hosts[1].Name, err, out)
+	}
+	cfg := namespacedConfig(t, c, "2d-lb-4.eqc", nil)
+	withConnection(t, cfg, "render1", fmt.Sprintf("hostname %q port 24714", data))
+	withConnection(t, cfg, "render2", fmt.Sprintf("hostname %q", c.Hosts[0].Addr))
+	cmd := c.Hosts[0].Command(filepath.Join(binaries(t), "eqserver"), "run", "--json", "--frames", "3", "--triangles", "20000", cfg)
+	sum, log := runSummary(t, cmd, "eqserver on "+c.Hosts[0].Name)
+	if sum.Frames != 3 || len(sum.LostNodes) != 0 {
+		t.Errorf("summary %+v", sum)
+	}
+	for _, want := range []string{
+		"node render1 joined (pid ", fmt.Sprintf("frames at %s:24714)", data),
+		fmt.Sprintf("frames at %s:", c.Hosts[2].Addr),
+		fmt.Sprintf("is [%s], no address of this machine: frames come on %s", c.Hosts[0].Addr, c.Hosts[2].Addr),
+	} {
+		if !strings.Contains(log, want) {
+			t.Errorf("no %q in the log:\n%s", want, log)
+		}
 	}
 }
 
@@ -380,7 +411,7 @@ func TestAFramePortHeldAWhileIsWaitedFor(t *testing.T) {
 	c := netns.New(t, 3)
 	cfg := namespacedConfig(t, c, "2d-lb-4.eqc", nil)
 	const port = 24713
-	withFramePort(t, cfg, "render1", port)
+	withConnection(t, cfg, "render1", fmt.Sprintf("port %d", port))
 	var held net.Listener
 	if err := c.Hosts[1].Do(func() (err error) { held, err = net.Listen("tcp", fmt.Sprintf(":%d", port)); return err }); err != nil {
 		t.Fatal(err)

@@ -978,7 +978,7 @@ func (s *server) Session(stream grpc.ServerStream, node string) error {
 		setup.PreviewEvery = previewEvery
 	}
 	setup.FrameCert, setup.FrameKey = s.frameCert, s.frameKey
-	setup.FramePort = s.framePort(nc.model)
+	setup.FrameHost, setup.FramePort = s.frameConnection(nc.model)
 	if err := stream.SendMsg(&control.ServerMsg{Setup: setup}); err != nil {
 		return err
 	}
