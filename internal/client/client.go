@@ -221,7 +221,9 @@ func configuredFrameHost(hostname, reached string, log *slog.Logger) string {
 	if hostname == "" {
 		return reached
 	}
-	addrs, err := net.LookupHost(hostname)
+	lookup, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	addrs, err := net.DefaultResolver.LookupHost(lookup, hostname)
 	if err != nil {
 		log.Warn(fmt.Sprintf("connection hostname %q (%v): frames come on %s, the address that reaches the server", hostname, err, reached))
 		return reached
