@@ -1033,3 +1033,29 @@ func TestASharedDumpPrefixNamesEachChannel(t *testing.T) {
 		}
 	}
 }
+
+// Two nodes on one host that name one port for frames cannot both listen
+// on it: check says so, once, where the second names it, and both take
+// any free port (Config.SharesFramePort). Nodes on other hosts, or on
+// other ports, may name theirs.
+func TestCheckWarnsWhereTwoNodesOfAHostNameOnePort(t *testing.T) {
+	src := `config {
+    appNode { pipe { window { channel { name "d" } } } }
+    node { name "n1" host "gpu1" connection { port 4243 } pipe { window { channel { name "s1" } } } }
+    node { name "n2" host "gpu1" connection { port 4243 } pipe { window { channel { name "s2" } } } }
+    node { name "n3" host "gpu2" connection { port 4243 } pipe { window { channel { name "s3" } } } }
+    node { name "n4" host "gpu1" connection { port 4244 } pipe { window { channel { name "s4" } } } }
+    compound { channel "d" }
+}`
+	m, got := resolveWarned(t, "ports.eqc", src)
+	want := `ports.eqc:4:34: node n2 names port 4243 for frames, as node n1 on the same host "gpu1" does: a port serves one process, so both take any free port there`
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("warnings:\n%s\nwant only\n%s", strings.Join(got, "\n"), want)
+	}
+	cfg := m.Configs[0]
+	for i, shares := range []bool{false, true, true, false, false} {
+		if got := cfg.SharesFramePort(cfg.Nodes[i]) != nil; got != shares {
+			t.Errorf("node %s shares its frame port: %v, want %v", cfg.Nodes[i].ID, got, shares)
+		}
+	}
+}

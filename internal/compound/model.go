@@ -155,6 +155,7 @@ type Connection struct {
 	Port      int
 	Bandwidth int
 	Filename  string
+	Pos       lexer.Position `json:"-"` // where the config writes it
 }
 
 // Node is one process (a render client or the application node).
@@ -802,4 +803,32 @@ func splitsDepth(c *Compound) bool {
 		}
 	}
 	return false
+}
+
+// FrameConnection is the connection a node takes frames on, as Equalizer's
+// node listens on: its first TCP one, or nil.
+func (n *Node) FrameConnection() *Connection {
+	for i, c := range n.Connections {
+		if c.Type == "" || strings.EqualFold(c.Type, "TCPIP") {
+			return &n.Connections[i]
+		}
+	}
+	return nil
+}
+
+// SharesFramePort returns another node on n's host whose frame connection
+// names n's port, or nil: the two cannot both listen on it.
+func (c *Config) SharesFramePort(n *Node) *Node {
+	own := n.FrameConnection()
+	if own == nil || own.Port == 0 {
+		return nil
+	}
+	for _, o := range c.Nodes {
+		if o != n && o.Host == n.Host {
+			if oc := o.FrameConnection(); oc != nil && oc.Port == own.Port {
+				return o
+			}
+		}
+	}
+	return nil
 }

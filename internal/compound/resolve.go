@@ -473,7 +473,7 @@ func globalDefaults(g map[string]string, kind string) map[string]string {
 }
 
 func (r *resolver) connection(c *configparser.Connection, g map[string]string) Connection {
-	out := Connection{Type: "TCPIP"}
+	out := Connection{Type: "TCPIP", Pos: c.Pos}
 	if v, ok := g["EQ_CONNECTION_IATTR_TYPE"]; ok {
 		out.Type = v
 	}
@@ -592,6 +592,7 @@ func (r *resolver) config(c *configparser.Config) *Config {
 	r.shareDumps(cfg)
 	cfg.CachePaths()
 	r.checkShares(cfg)
+	r.checkFramePorts(cfg)
 	r.checkCompositing(cfg)
 	r.checkSamples(cfg)
 	r.checkDeadEnds(cfg)
@@ -895,6 +896,17 @@ func (r *resolver) checkShares(cfg *Config) {
 				c.Channel.Name, own.W, own.H, w, h, dest.Channel.Name, limit)
 		}
 	})
+}
+
+// checkFramePorts warns where two nodes on one host name one port for
+// frames: a port serves one process, so they take any free port there.
+func (r *resolver) checkFramePorts(cfg *Config) {
+	for i, n := range cfg.Nodes {
+		if o := cfg.SharesFramePort(n); o != nil && slices.Index(cfg.Nodes, o) < i {
+			r.warnf(n.FrameConnection().Pos, "node %s names port %d for frames, as node %s on the same host %q does: a port serves one process, so both take any free port there",
+				n.ID, n.FrameConnection().Port, o.ID, n.Host)
+		}
+	}
 }
 
 func hasLoadEqualizer(c *Compound) bool {

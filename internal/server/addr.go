@@ -152,21 +152,21 @@ func isLoopback(host string) bool {
 }
 
 // frameConnection is where a node takes frames, as its config says: its
-// first TCP connection's hostname and port, for a node on another host
-// (its data network, and the port a firewall there opens to the others,
-// as for Equalizer's node listeners). For a node on this machine it is
-// "" and 0: any free port on the interface that reaches the server, where
-// nodes naming one port would take it from each other.
+// frame connection's hostname and port, for a node on another host (its
+// data network, and the port a firewall there opens to the others, as for
+// Equalizer's node listeners). For a node on this machine it is "" and 0:
+// any free port on the interface that reaches the server, where nodes
+// naming one port would take it from each other; so is the port of nodes
+// that share a host and name one port (check warns of them).
 func (s *server) frameConnection(n *compound.Node) (host string, port int) {
-	if s.runsHere(n.Host) {
+	c := n.FrameConnection()
+	if c == nil || s.runsHere(n.Host) {
 		return "", 0
 	}
-	for _, c := range n.Connections {
-		if c.Type == "" || strings.EqualFold(c.Type, "TCPIP") {
-			return c.Hostname, c.Port
-		}
+	if s.cfg.SharesFramePort(n) != nil {
+		return c.Hostname, 0
 	}
-	return "", 0
+	return c.Hostname, c.Port
 }
 
 // validFrameAddr reports whether a client's frame address is a host and

@@ -403,6 +403,32 @@ func TestANodeTakesFramesOnItsConnectionsHostname(t *testing.T) {
 	}
 }
 
+// Two nodes on one host that name one port for frames (check warns of
+// them) each take a free port there and run: neither waits for the other
+// to let the port go.
+func TestTwoNodesOfAHostNamingOnePortTakeFreeOnes(t *testing.T) {
+	c := netns.New(t, 3)
+	cfg := namespacedConfig(t, c, "2d-lb-4.eqc", nil)
+	text, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// render2 on render1's host
+	oneHost := strings.NewReplacer(fmt.Sprintf("host %q", c.Hosts[2].Addr), fmt.Sprintf("host %q", c.Hosts[1].Addr),
+		c.Hosts[2].Exec(), c.Hosts[1].Exec()).Replace(string(text))
+	if err := os.WriteFile(cfg, []byte(oneHost), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	withConnection(t, cfg, "render1", "port 24715")
+	withConnection(t, cfg, "render2", "port 24715")
+	cmd := c.Hosts[0].Command(filepath.Join(binaries(t), "eqserver"), "run", "--json", "--frames", "3", "--triangles", "20000", cfg)
+	sum, log := runSummary(t, cmd, "eqserver on "+c.Hosts[0].Name)
+	if sum.Frames != 3 || len(sum.LostNodes) != 0 || strings.Contains(log, ":24715)") ||
+		strings.Count(log, fmt.Sprintf("frames at %s:", c.Hosts[1].Addr)) != 2 || !strings.Contains(log, "a port serves one process") {
+		t.Errorf("summary %+v, want both nodes on %s on free ports, warned of:\n%s", sum, c.Hosts[1].Addr, log)
+	}
+}
+
 // A node's frame port that another process holds a while (the node's
 // client before, lost while frozen and not yet gone) is waited for: the
 // node joins on it once it is free. Without the wait it failed its join
