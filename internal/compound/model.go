@@ -805,11 +805,15 @@ func splitsDepth(c *Compound) bool {
 	return false
 }
 
+// TCP reports whether goeq listens on c as written: a TCP connection (the
+// other types fall back to TCP with a warning).
+func (c Connection) TCP() bool { return c.Type == "" || strings.EqualFold(c.Type, "TCPIP") }
+
 // FrameConnection is the connection a node takes frames on, as Equalizer's
 // node listens on: its first TCP one, or nil.
 func (n *Node) FrameConnection() *Connection {
 	for i, c := range n.Connections {
-		if c.Type == "" || strings.EqualFold(c.Type, "TCPIP") {
+		if c.TCP() {
 			return &n.Connections[i]
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"net"
 	"os"
 	"strconv"
-	"strings"
 
 	"github.com/goeq/goeq/internal/compound"
 )
@@ -72,7 +71,7 @@ func (s *server) listenAddr(conns []compound.Connection) string {
 		return "127.0.0.1:0"
 	}
 	for _, c := range conns {
-		if c.Hostname != "" && (c.Type == "" || strings.EqualFold(c.Type, "TCPIP")) {
+		if c.Hostname != "" && c.TCP() {
 			return net.JoinHostPort(c.Hostname, strconv.Itoa(c.Port))
 		}
 	}
