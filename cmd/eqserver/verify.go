@@ -95,7 +95,17 @@ func verifyCmd(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	}
+	if pictures(decomposed)+pictures(reference) == 0 {
+		fmt.Fprintf(stderr, "eqserver verify: neither run wrote a picture in %d frames: no destination the config shows draws (its warnings above say why)\n", *frames)
+		return 1
+	}
 	return comparePictures(decomposed, reference, cfg.Resampling(), blendHint(cfg, *renderer), stdout, stderr)
+}
+
+// pictures counts the PNG files in dir.
+func pictures(dir string) int {
+	found, _ := filepath.Glob(filepath.Join(dir, "*.png"))
+	return len(found)
 }
 
 // blendHint explains a difference that is the config's own, as Equalizer

@@ -101,6 +101,25 @@ func TestVerifyFindsWhatADecompositionLeavesOut(t *testing.T) {
 		t.Errorf("pictures that differ, compared under a config that merges by depth: exit %d, want 1 and no note:\n%s", code, out)
 	}
 
+	// a config that shows nothing: an eye decomposition in a view that
+	// is mono (Equalizer 1.1 and later keep views mono until told)
+	dark := filepath.Join(dir, "dark.eqc")
+	if err := os.WriteFile(dark, []byte(`#Equalizer 1.2 ascii
+server { config {
+    appNode { pipe { window { viewport [ 0 0 160 120 ] channel { name "dest" } channel { name "right" } } } }
+    observer {} layout { view { observer 0 } } canvas { layout 0 wall {} segment { channel "dest" } }
+    compound { channel ( segment 0 view 0 ) eye [ LEFT RIGHT ]
+        compound { eye [ LEFT ] }
+        compound { channel "right" eye [ RIGHT ] outputframe { name "r" } }
+        inputframe { name "r" } } } }
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runArgs("verify", "--frames", "1", "--client", client, dark); code != 1 ||
+		!strings.Contains(stderr, "is MONO") || !strings.Contains(stderr, "neither run wrote a picture in 1 frames") {
+		t.Errorf("%s: exit %d, want 1, the warning and that nothing was drawn:\n%s", dark, code, stderr)
+	}
+
 	// the runs' clients log into the run's log, said only when a run
 	// fails: a pipe naming a GPU this machine lacks warns in each run
 	// (a process of its own: launched clients write to its output)

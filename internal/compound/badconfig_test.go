@@ -554,6 +554,21 @@ func TestCheckWarnsWherePartsLeaveGapsOrOverlap(t *testing.T) {
         compound { eye [ LEFT ] viewport [ 0 0 .5 1 ] }
         compound { channel "a" eye [ RIGHT ] viewport [ .5 0 .5 1 ] outputframe { name "fa" } }
         inputframe { name "fa" } }`, ""},
+		{"halves of the area each with half the data", `compound { channel "dest" buffer [ COLOR DEPTH ]
+        compound { viewport [ 0 0 .5 1 ] range [ 0 .5 ] }
+        compound { channel "a" viewport [ .5 0 .5 1 ] range [ .5 1 ] outputframe { name "fa" } }
+        inputframe { name "fa" } }`, "x.eqc:6:5: the 2 draws under this compound (their viewports and ranges) leave 100% of its area showing only part of the data: the ranges drawn over each pixel must add up to the whole data once"},
+		{"halves of the area each with both halves of the data", `compound { channel "dest" buffer [ COLOR DEPTH ]
+        compound { viewport [ 0 0 .5 1 ] range [ 0 .5 ] }
+        compound { channel "a" viewport [ 0 0 .5 1 ] range [ .5 1 ] outputframe { name "fa" } }
+        compound { channel "b" viewport [ .5 0 .5 1 ] range [ 0 .5 ] outputframe { name "fb" } }
+        compound { channel "c" viewport [ .5 0 .5 1 ] range [ .5 1 ] outputframe { name "fc" } }
+        inputframe { name "fa" } inputframe { name "fb" } inputframe { name "fc" } }`, ""},
+		{"one half of the area without a range", `compound { channel "dest" buffer [ COLOR DEPTH ]
+        compound { viewport [ 0 0 1 1 ] range [ 0 .5 ] }
+        compound { channel "a" viewport [ 0 0 .5 1 ] range [ .5 1 ] outputframe { name "fa" } }
+        compound { channel "b" viewport [ .5 0 .5 1 ] range [ .5 .8 ] outputframe { name "fb" } }
+        inputframe { name "fa" } inputframe { name "fb" } }`, "x.eqc:6:5: the 3 draws under this compound (their viewports and ranges) leave 50% of its area showing only part of the data: the ranges drawn over each pixel must add up to the whole data once"},
 		{"thirds written with three digits", `compound { channel "dest"
         compound { viewport [ 0 0 .333 1 ] }
         compound { channel "a" viewport [ .333 0 .333 1 ] outputframe { name "fa" } }

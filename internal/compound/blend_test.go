@@ -100,6 +100,27 @@ func TestRangesWithoutDepthAreFound(t *testing.T) {
 	if m, _, err = LoadText("depth.eqc", []byte(withDepth), noEnv); err != nil || m.Configs[0].RangesWithoutDepth() != nil {
 		t.Errorf("with DEPTH: %v, found a frame without depth", err)
 	}
+	// Ranges that meet no other range on a pixel never blend: parts that
+	// split both the area and the data (check warns of what they leave
+	// out) are no case of it.
+	apart := `config {
+    appNode { pipe { window { viewport [ 0 0 320 240 ] channel { name "dest" } channel { name "a" } } } }
+    compound { channel "dest"
+        compound { viewport [ 0 0 .5 1 ] range [ 0 .5 ] }
+        compound { channel "a" viewport [ .5 0 .5 1 ] range [ .5 1 ] outputframe { name "fa" } }
+        inputframe { name "fa" } }
+}`
+	if m, _, err = LoadText("apart.eqc", []byte(apart), noEnv); err != nil {
+		t.Fatal(err)
+	} else if f := m.Configs[0].RangesWithoutDepth(); f != nil {
+		t.Errorf("ranges side by side: input frame %q taken for ranges without depth", f.Name)
+	}
+	over := strings.Replace(apart, `channel "a" viewport [ .5 0 .5 1 ]`, `channel "a" viewport [ .4 0 .6 1 ]`, 1)
+	if m, _, err = LoadText("over.eqc", []byte(over), noEnv); err != nil {
+		t.Fatal(err)
+	} else if f := m.Configs[0].RangesWithoutDepth(); f == nil || f.Name != "fa" {
+		t.Errorf("ranges that overlap by a tenth: got %v, want fa", f)
+	}
 	for _, path := range corpus.Paths(t) {
 		m, _, err := Load(path, noEnv)
 		if err != nil {

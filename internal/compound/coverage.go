@@ -83,6 +83,8 @@ func (r *resolver) coverage(c *Compound) string {
 	switch {
 	case n == 0:
 		return fmt.Sprintf("the %d draws under this compound all draw the same part of it, %d times over", len(parts), len(parts))
+	case n == 2 && differ[splitViewport] && differ[splitRange]:
+		// a split of both area and data: judged below, pixel by pixel
 	case n > 1:
 		return "" // several at once: not a split this judges
 	}
@@ -97,6 +99,15 @@ func (r *resolver) coverage(c *Compound) string {
 	}
 	var msg string
 	switch {
+	case n == 2:
+		var areas []Viewport
+		var rs []Range
+		span := c.Range.End - c.Range.Start
+		for _, x := range parts {
+			areas = append(areas, x.Viewport.RelativeTo(c.Viewport))
+			rs = append(rs, Range{(x.Range.Start - c.Range.Start) / span, (x.Range.End - c.Range.Start) / span})
+		}
+		msg = areaDataCoverage(areas, rs)
 	case differ[splitViewport]:
 		var vps []Viewport
 		for _, x := range parts {
@@ -221,15 +232,70 @@ func viewportCoverage(vps []Viewport) string {
 	return coverageMessage("viewports", "of its area", undrawn, twice)
 }
 
-// rangeCoverage is viewportCoverage's for DB ranges.
-func rangeCoverage(rs []Range) string {
+// areaDataCoverage judges parts that each draw a range of the data over
+// an area: every pixel must show the whole data once, so the ranges drawn
+// over each piece of the area must tile it. It says what part of the area
+// shows only part of the data, or part of it twice, or "".
+func areaDataCoverage(areas []Viewport, rs []Range) string {
+	xs, ys := []float64{0, 1}, []float64{0, 1}
+	for _, v := range areas {
+		xs = append(xs, v.X, v.X+v.W)
+		ys = append(ys, v.Y, v.Y+v.H)
+	}
+	slices.Sort(xs)
+	slices.Sort(ys)
+	xs, ys = slices.Compact(xs), slices.Compact(ys)
+	var partly, twice float64
+	for i := 0; i+1 < len(xs); i++ {
+		for j := 0; j+1 < len(ys); j++ {
+			cx, cy := (xs[i]+xs[i+1])/2, (ys[j]+ys[j+1])/2
+			if cx < 0 || cy < 0 || cx > 1 || cy > 1 {
+				continue
+			}
+			var over []Range
+			for k, v := range areas {
+				if cx > v.X && cx < v.X+v.W && cy > v.Y && cy < v.Y+v.H {
+					over = append(over, rs[k])
+				}
+			}
+			undrawn, drawnTwice := rangeGaps(over)
+			area := (xs[i+1] - xs[i]) * (ys[j+1] - ys[j])
+			if undrawn > coverageEps {
+				partly += area
+			}
+			if drawnTwice > coverageEps {
+				twice += area
+			}
+		}
+	}
+	amount := func(f float64) string {
+		if f <= coverageEps {
+			return ""
+		}
+		return fmt.Sprintf("%.3g%% of its area", 100*f)
+	}
+	var says []string
+	if a := amount(partly); a != "" {
+		says = append(says, "leave "+a+" showing only part of the data")
+	}
+	if a := amount(twice); a != "" {
+		says = append(says, "draw part of the data twice over "+a)
+	}
+	if len(says) == 0 {
+		return ""
+	}
+	return "(their viewports and ranges) " + strings.Join(says, " and ") + ": the ranges drawn over each pixel must add up to the whole data once"
+}
+
+// rangeGaps returns how much of [0,1] the ranges leave out and how much
+// they cover more than once.
+func rangeGaps(rs []Range) (undrawn, twice float64) {
 	ends := []float64{0, 1}
 	for _, r := range rs {
 		ends = append(ends, r.Start, r.End)
 	}
 	slices.Sort(ends)
 	ends = slices.Compact(ends)
-	var undrawn, twice float64
 	for i := 0; i+1 < len(ends); i++ {
 		mid, n := (ends[i]+ends[i+1])/2, 0
 		for _, r := range rs {
@@ -244,6 +310,12 @@ func rangeCoverage(rs []Range) string {
 			twice += (ends[i+1] - ends[i]) * float64(n-1)
 		}
 	}
+	return undrawn, twice
+}
+
+// rangeCoverage is viewportCoverage's for DB ranges.
+func rangeCoverage(rs []Range) string {
+	undrawn, twice := rangeGaps(rs)
 	return coverageMessage("ranges", "of the data", undrawn, twice)
 }
 

@@ -782,7 +782,7 @@ func (c *Config) RangesWithoutDepth() *Frame {
 				continue
 			}
 			for _, p := range in.Producers {
-				if p.Range != FullRange || splitsDepth(p) {
+				if splitsDepth(p) || p.Range != FullRange && overlapsOtherRange(cp, p) {
 					found = in
 					return
 				}
@@ -790,6 +790,27 @@ func (c *Config) RangesWithoutDepth() *Frame {
 		}
 	})
 	return found
+}
+
+// overlapsOtherRange reports whether p's part of the picture meets, at the
+// compound cp that assembles it, a part of another range: only there do
+// ranges blend (a part that splits both the area and the data meets none).
+func overlapsOtherRange(cp, p *Compound) bool {
+	var parts []*Compound
+	cp.Walk(func(x *Compound) {
+		if x.Channel == cp.Channel && x.IsLeaf() && x.Tasks&TaskDraw != 0 {
+			parts = append(parts, x)
+		}
+	})
+	for _, in := range cp.InputFrames {
+		parts = append(parts, in.Producers...)
+	}
+	for _, o := range parts {
+		if o != p && o.Range != p.Range && o.Viewport.Intersect(p.Viewport).HasArea() {
+			return true
+		}
+	}
+	return false
 }
 
 // splitsDepth reports whether an equalizer above c (or on it) gives out
