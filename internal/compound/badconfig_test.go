@@ -1074,3 +1074,22 @@ func TestCheckWarnsWhereTwoNodesOfAHostNameOnePort(t *testing.T) {
 		}
 	}
 }
+
+// A destination that draws a range of the data shows that part alone
+// (RTNeuron's tests draw such ranges on purpose); check says so, and says
+// nothing of a destination whose parts add up to the whole.
+func TestCheckWarnsWhereADestinationDrawsARange(t *testing.T) {
+	src := `config {
+    appNode { pipe { window { viewport [ 0 0 320 240 ] channel { name "dest" } channel { name "other" } channel { name "src" } } } }
+    compound { channel "dest" range [ 0 .5 ] }
+    compound { channel "other" buffer [ COLOR DEPTH ]
+        compound { range [ 0 .5 ] }
+        compound { channel "src" range [ .5 1 ] outputframe { name "f" } }
+        inputframe { name "f" } }
+}`
+	_, got := resolveWarned(t, "range.eqc", src)
+	want := "range.eqc:3:5: this destination draws only range [ 0 0.5 ] of the data: its pictures show that part of the model alone"
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("warnings:\n%s\nwant only\n%s", strings.Join(got, "\n"), want)
+	}
+}

@@ -21,6 +21,12 @@ import (
 func (r *resolver) checkCoverage(cfg *Config) {
 	for _, root := range cfg.Compounds {
 		r.checkCoverageUnder(root)
+		root.Walk(func(c *Compound) {
+			if c.Channel != nil && c.Destination() == c && c.Range != FullRange {
+				r.warnf(r.raw[c].pos, "this destination draws only range [ %g %g ] of the data: its pictures show that part of the model alone",
+					c.Range.Start, c.Range.End)
+			}
+		})
 	}
 }
 
