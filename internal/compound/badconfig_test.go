@@ -1093,3 +1093,18 @@ func TestCheckWarnsWhereADestinationDrawsARange(t *testing.T) {
 		t.Errorf("warnings:\n%s\nwant only\n%s", strings.Join(got, "\n"), want)
 	}
 }
+
+// A compound tree that names no channel draws nowhere: check says so at
+// each of its leaves (an early Equalizer test file had such a tree, and
+// ran frames that showed nothing).
+func TestCheckWarnsWhereNoChannelIsNamed(t *testing.T) {
+	src := `config {
+    appNode { pipe { window { viewport [ 0 0 320 240 ] channel { name "dest" } } } }
+    compound { compound {} compound { channel "dest" } }
+}`
+	_, got := resolveWarned(t, "nowhere.eqc", src)
+	want := `nowhere.eqc:3:16: this compound names no channel, nor does any compound above it: it draws nowhere (name the channel it draws on: channel "...")`
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("warnings:\n%s\nwant only\n%s", strings.Join(got, "\n"), want)
+	}
+}

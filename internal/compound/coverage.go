@@ -22,6 +22,9 @@ func (r *resolver) checkCoverage(cfg *Config) {
 	for _, root := range cfg.Compounds {
 		r.checkCoverageUnder(root)
 		root.Walk(func(c *Compound) {
+			if c.Channel == nil && c.IsLeaf() {
+				r.warnf(r.raw[c].pos, "this compound names no channel, nor does any compound above it: it draws nowhere (name the channel it draws on: channel \"...\")")
+			}
 			if c.Channel != nil && c.Destination() == c && c.Range != FullRange {
 				r.warnf(r.raw[c].pos, "this destination draws only range [ %g %g ] of the data: its pictures show that part of the model alone",
 					c.Range.Start, c.Range.End)
