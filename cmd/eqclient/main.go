@@ -105,17 +105,17 @@ func main() {
 	}
 	if *tokenFile != "" {
 		if token, err = control.ReadTokenFile(*tokenFile); err != nil {
-			fatal(err.Error())
+			fatal("--token-file: " + err.Error())
 		}
 	}
 	if *tlsCA != "" {
 		pem, err := os.ReadFile(*tlsCA)
 		if err != nil {
-			fatal(err.Error())
+			fatal("--tls-ca: " + err.Error())
 		}
 		pool := x509.NewCertPool()
 		if !pool.AppendCertsFromPEM(pem) {
-			fatal(*tlsCA + ": no certificate")
+			fatal("--tls-ca " + *tlsCA + ": no certificate")
 		}
 		tlsConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
 	}

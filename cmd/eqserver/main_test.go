@@ -174,8 +174,9 @@ func TestRunRejectsValuesItWouldReplace(t *testing.T) {
 		{[]string{"--dump-every", "0"}, "--dump-every 0: want at least 1"},
 		{[]string{"--triangles", "0"}, "--triangles 0: want 1 to 100000000"},
 		{[]string{"--triangles", "2000000000"}, "--triangles 2000000000: want 1 to 100000000"}, // nodes never joined
-		{[]string{"--spin", "NaN"}, "--spin NaN: want a finite number"},                        // blank frames
-		{[]string{"--spin", "Inf"}, "--spin +Inf: want a finite number"},
+		{[]string{"--spin", "NaN"}, "--spin NaN: want radians, at most a turn"},                // blank frames
+		{[]string{"--spin", "Inf"}, "--spin +Inf: want radians, at most a turn"},
+		{[]string{"--spin", "-1e308"}, "--spin -1e+308: want radians, at most a turn"}, // the angle overflows by the second frame
 		{[]string{"--iterations", "-5"}, "--iterations -5: want more than 0"},
 		{[]string{"--iterations", "NaN"}, "--iterations NaN: want more than 0"},
 		{[]string{"--iterations", "1e12"}, "--iterations 1e+12: want more than 0 and at most 1e+08"},
@@ -201,9 +202,10 @@ func TestRunRejectsValuesItWouldReplace(t *testing.T) {
 	}
 }
 
-// Where the statistics or the images cannot go fails the run before any
-// client starts, naming the flag: a --stats path in a missing folder
-// failed it only once every node had set up. (The client binary is
+// Where the statistics, the images or the profile cannot go, or a token
+// file or certificate cannot be read, fails the run before any client
+// starts, naming the flag: a --stats path in a missing folder failed it
+// only once every node had set up. (The client binary is
 // missing: a run that went on to launch would say so.)
 func TestOutputsThatCannotBeWrittenFailBeforeTheLaunch(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "no-eqclient")
@@ -218,6 +220,9 @@ func TestOutputsThatCannotBeWrittenFailBeforeTheLaunch(t *testing.T) {
 	}{
 		{[]string{"--stats", filepath.Join(t.TempDir(), "no-folder", "stats.jsonl")}, "the statistics file (--stats): open "},
 		{[]string{"--out", filepath.Join(file, "images")}, "the folder for the images (--out): mkdir "},
+		{[]string{"--cpuprofile", filepath.Join(t.TempDir(), "no-folder", "cpu.pprof")}, "--cpuprofile: open "},
+		{[]string{"--token-file", filepath.Join(t.TempDir(), "no-token")}, "--token-file: open "},
+		{[]string{"--tls-cert", file, "--tls-key", file}, "TLS (--tls-cert, --tls-key): "},
 	} {
 		code, _, stderr := runArgs(append(append([]string{"run", "--local", "--frames", "1", "--client", missing}, c.args...), config)...)
 		if code != 1 || !strings.Contains(stderr, c.want) || strings.Contains(stderr, "no-eqclient") {
@@ -378,4 +383,37 @@ func TestRunWithoutAConfigConfiguresThisMachine(t *testing.T) {
 	if want := "no config given, and this machine's GPUs could not be counted (/bin/false --gpus: exit status 1): name a config"; code != 1 || !strings.Contains(stderr, want) {
 		t.Errorf("a client that cannot count the GPUs: exit %d, want 1 and %q:\n%s", code, want, stderr)
 	}
+}
+
+// A run that ends while its launched clients still start (an init
+// timeout far too short) kills them a second after its stop, and says
+// they were still starting: it said "silent for 498936h", the time since
+// the zero time, for a client never heard from.
+func TestClientsStillStartingAtTheStopAreSaidToBe(t *testing.T) {
+	client := filepath.Join(t.TempDir(), "eqclient")
+	if err := gotool.Build(client, "github.com/goeq/goeq/cmd/eqclient"); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join("..", "..", "examples", "configs", "2d-lb-4.eqc")
+	code, _, stderr := runArgs("run", "--local", "--frames", "1", "--drawable", "FBO", "--init-timeout", "1ms", "--client", client, cfg)
+	if code != 1 || !strings.Contains(stderr, "did not join") {
+		t.Fatalf("exit %d, want 1 and a node that did not join:\n%s", code, stderr)
+	}
+	killed := 0
+	for _, line := range strings.Split(stderr, "\n") {
+		if !strings.Contains(line, "had not ended") {
+			continue
+		}
+		killed++
+		// one that joined in the second after the stop has a silence
+		if _, after, ok := strings.Cut(line, "silent for "); ok {
+			d, err := time.ParseDuration(strings.Fields(strings.TrimRight(after, ")\"'"))[0])
+			if err != nil || d > time.Minute {
+				t.Errorf("a client's silence said as %q: %s", after, line)
+			}
+		} else if !strings.Contains(line, "still starting") {
+			t.Errorf("a client killed while it started, said otherwise: %s", line)
+		}
+	}
+	t.Logf("%d clients killed while they started", killed)
 }

@@ -103,7 +103,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		{*frames < 0, fmt.Sprintf("--frames %d", *frames), "0 (until a signal) or more"},
 		{*every < 1, fmt.Sprintf("--dump-every %d", *every), "at least 1"},
 		{*triangles < 1 || *triangles > maxTriangles, fmt.Sprintf("--triangles %d", *triangles), fmt.Sprintf("1 to %d (every render client builds the mesh)", maxTriangles)},
-		{math.IsNaN(*spin) || math.IsInf(*spin, 0), fmt.Sprintf("--spin %g", *spin), "a finite number of radians"},
+		{!(math.Abs(*spin) <= 2*math.Pi), fmt.Sprintf("--spin %g", *spin), "radians, at most a turn (6.283) either way"},
 		{!(*iterations > 0 && *iterations <= render.MaxIterations), fmt.Sprintf("--iterations %g", *iterations), fmt.Sprintf("more than 0 and at most %g", float64(render.MaxIterations))},
 		{*frameTimeout <= 0, fmt.Sprintf("--frame-timeout %v", *frameTimeout), "more than 0"},
 		{*initTimeout <= 0, fmt.Sprintf("--init-timeout %v", *initTimeout), "more than 0"},
@@ -146,7 +146,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	if *tokenFile != "" {
 		var err error
 		if token, err = control.ReadTokenFile(*tokenFile); err != nil {
-			logger.Error(err.Error())
+			logger.Error(fmt.Sprintf("--token-file: %v", err))
 			return 1
 		}
 	}
@@ -163,7 +163,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	if *tlsCert != "" || *tlsKey != "" {
 		cert, err := tls.LoadX509KeyPair(*tlsCert, *tlsKey)
 		if err != nil {
-			logger.Error(fmt.Sprintf("TLS: %v", err))
+			logger.Error(fmt.Sprintf("TLS (--tls-cert, --tls-key): %v", err))
 			return 1
 		}
 		tlsConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
@@ -243,13 +243,13 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	if path := *cpuProfile; path != "" {
 		f, err := os.Create(path)
 		if err != nil {
-			logger.Error(err.Error())
+			logger.Error(fmt.Sprintf("--cpuprofile: %v", err))
 			return 1
 		}
 		w := &profileWriter{w: f}
 		if err := pprof.StartCPUProfile(w); err != nil {
 			f.Close()
-			logger.Error(err.Error())
+			logger.Error(fmt.Sprintf("--cpuprofile: %v", err))
 			return 1
 		}
 		// the profile is written as the run goes, and a write that fails

@@ -1715,6 +1715,8 @@ func (s *server) stopClients(ctx context.Context) {
 			}
 			why := fmt.Sprintf("silent for %v", silent.Round(time.Millisecond))
 			switch {
+			case nc.heard.Load() == 0:
+				why = "not heard from since it was launched: still starting"
 			case ctx.Err() != nil:
 				why = "the run was stopped at once"
 			case silent < exitSilence && nc.exiting.Load():
