@@ -1107,6 +1107,11 @@ func TestModelsGoToTheViewsInTurn(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(folder, "README"), []byte("not a model\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// a named pipe is no model of the folder's: reading it waited for a
+	// writer until the init timeout
+	if err := syscall.Mkfifo(filepath.Join(folder, "more", "pipe.ply"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	config := filepath.Join("..", "configs", "two-layouts.eqc")
 	run := func(args ...string) (string, error) {
 		t.Helper()

@@ -724,7 +724,8 @@ func (c *controls) replay(f frameData) {
 
 // plyFiles are the PLY files the --model arguments name, as absolute
 // paths, in order: a folder's, found in it and the folders in it, by
-// name. A folder without one is an error, as a file that is not there.
+// name (files and links to files: not named pipes or devices). A folder
+// without one is an error, as a file that is not there.
 func plyFiles(args []string) ([]string, error) {
 	var files []string
 	for _, arg := range args {
@@ -742,7 +743,7 @@ func plyFiles(args []string) ([]string, error) {
 		}
 		found := len(files)
 		err = filepath.WalkDir(abs, func(path string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && strings.EqualFold(filepath.Ext(path), ".ply") {
+			if err == nil && regularFile(path, d) && strings.EqualFold(filepath.Ext(path), ".ply") {
 				files = append(files, path)
 			}
 			return err
@@ -755,6 +756,17 @@ func plyFiles(args []string) ([]string, error) {
 		}
 	}
 	return files, nil
+}
+
+// regularFile reports whether a folder's entry is a file, or a link to
+// one: a named pipe or a device there would block or never end the read
+// of every node.
+func regularFile(path string, d fs.DirEntry) bool {
+	if d.Type()&fs.ModeSymlink != 0 {
+		info, err := os.Stat(path)
+		return err == nil && info.Mode().IsRegular()
+	}
+	return d.Type().IsRegular()
 }
 
 // loadCameraPath reads a trace (JSON lines, eqply --trace) or an eqPly
@@ -950,7 +962,7 @@ func main() {
 	if *tracePath != "" {
 		f, err := os.Create(*tracePath)
 		if err != nil {
-			log.Fatal(err)
+			log.Fatalf("--trace: %v", err)
 		}
 		defer f.Close()
 		tr.enc, tr.path = json.NewEncoder(f), *tracePath
