@@ -207,7 +207,7 @@ func simulateCmd(args []string, stdout, stderr io.Writer) int {
 	policy := fs.String("policy", "equalizer", "equalizer (Equalizer's) or adaptive (goeq's)")
 	asJSON := fs.Bool("json", false, "print one JSON summary")
 	reportDir := fs.String("report", "", "write balance.md and plots for every scenario into this folder")
-	configs := fs.String("configs", "examples/configs", "with --report: where the report configs are")
+	configs := fs.String("configs", "examples/configs", "with --report: the folder of goeq's example configs, which the report runs")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -223,7 +223,21 @@ func simulateCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		return m.Configs[0], nil
 	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if *reportDir != "" {
+		for _, name := range []string{"config", "scenario", "policy", "json"} {
+			if set[name] {
+				fmt.Fprintf(stderr, "eqserver simulate: --%s goes without --report, which runs every scenario and policy on the configs in --configs\n", name)
+				return 2
+			}
+		}
+		for _, name := range simulate.ReportConfigs {
+			if _, err := os.Stat(filepath.Join(*configs, name)); err != nil {
+				fmt.Fprintf(stderr, "eqserver simulate: --report runs goeq's example configs (examples/configs in its source): --configs %s: %v\n", *configs, err)
+				return 1
+			}
+		}
 		if err := os.MkdirAll(*reportDir, 0o755); err != nil {
 			fmt.Fprintf(stderr, "eqserver simulate: %v\n", err)
 			return 1
@@ -234,6 +248,10 @@ func simulateCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(*reportDir, "balance.md"))
 		return 0
+	}
+	if set["configs"] {
+		fmt.Fprint(stderr, "eqserver simulate: --configs goes with --report\n")
+		return 2
 	}
 	if *config == "" || *scenario == "" {
 		fmt.Fprint(stderr, "eqserver simulate: --config and --scenario are required\n"+usage)

@@ -417,3 +417,30 @@ func TestClientsStillStartingAtTheStopAreSaidToBe(t *testing.T) {
 	}
 	t.Logf("%d clients killed while they started", killed)
 }
+
+// simulate's --report runs goeq's example configs: run where they are not
+// (outside goeq's source) it says so, rather than that one file is
+// missing, and the flags of a single simulation are refused beside it
+// (they were ignored), as --configs is without it.
+func TestSimulateSaysWhatTheReportRuns(t *testing.T) {
+	cfg := filepath.Join("..", "..", "examples", "configs", "one-window.eqc")
+	out := filepath.Join(t.TempDir(), "report")
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--report", out, "--configs", t.TempDir()}, 1, "--report runs goeq's example configs (examples/configs in its source): --configs "},
+		{[]string{"--report", out, "--scenario", "uniform"}, 2, "--scenario goes without --report"},
+		{[]string{"--report", out, "--config", cfg}, 2, "--config goes without --report"},
+		{[]string{"--configs", t.TempDir(), "--config", cfg, "--scenario", "uniform"}, 2, "--configs goes with --report"},
+	} {
+		code, _, stderr := runArgs(append([]string{"simulate"}, c.args...)...)
+		if code != c.code || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", c.args, code, stderr, c.code, c.want)
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("a report that did not run made its folder")
+	}
+}
