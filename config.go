@@ -157,6 +157,7 @@ type Config struct {
 	frames    chan server.AppFrame
 	done      chan struct{} // closed when the run has ended
 	latency   int
+	onScreen  int
 	observers []string
 	eyeBases  []float64 // the config's, by observer
 	focus     []float64 // the config's focus distances, by observer
@@ -347,6 +348,7 @@ func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 		c.shown = append(c.shown, cv.Shows)
 	}
 	c.focus = info.FocusDistances
+	c.onScreen = info.OnScreen
 	c.mu.Lock()
 	c.balancing = append([]compound.Balancing(nil), info.Balancing...)
 	c.balancingSent = append([]compound.Balancing(nil), info.Balancing...)
@@ -383,6 +385,14 @@ func (c *Config) closedLocked() error {
 // Latency is how many frames may be in flight beyond the one FinishFrame
 // waits for (the config's latency).
 func (c *Config) Latency() int { return c.latency }
+
+// OnScreen counts the run's windows that show on a display, on every
+// node that joined as it started. 0 means every window draws offscreen:
+// a headless run (no DISPLAY, or hint_drawable FBO), or one whose DISPLAY
+// did not open, where goeq went on with EGL. No key or pointer event can
+// come from the user then, so an interactive application renders on its
+// own (as eqply does) rather than wait for input.
+func (c *Config) OnScreen() int { return c.onScreen }
 
 // StartFrame asks for the next frame with its data (any value encoding/json
 // takes; nil for none) and returns its number. Only data that differs from

@@ -3071,3 +3071,37 @@ func TestStencilPlanes(t *testing.T) {
 		t.Errorf("without planes_stencil the corner is %v: a stencil buffer kept the pass off it", corner)
 	}
 }
+
+// OnScreen counts the windows that show on a display: 2d-lb-4's
+// destination window (its sources draw offscreen, by hint_drawable) on a
+// display, none without one, and none where DISPLAY names a display that
+// does not open and goeq goes on offscreen with EGL (an interactive
+// application then waited for keys no window could take).
+func TestOnScreenCountsTheWindowsOnADisplay(t *testing.T) {
+	count := func(display string) int {
+		t.Helper()
+		t.Setenv("DISPLAY", display)
+		t.Setenv("GOEQ_WINSYS", "auto")
+		cfg, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: examples("2d-lb-4.eqc"), InitData: squareInit{Scale: 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := cfg.OnScreen()
+		if _, err = cfg.StartFrame(camera{}); err == nil {
+			err = cfg.FinishFrame()
+		}
+		if _, exitErr := cfg.Exit(); err != nil || exitErr != nil {
+			t.Fatalf("DISPLAY=%q: run: %v; exit: %v", display, err, exitErr)
+		}
+		return n
+	}
+	if n := count(xtest.Display(t, 1280, 720)); n != 1 {
+		t.Errorf("on a display: %d windows on screen, want 1 (the destination's)", n)
+	}
+	if n := count(""); n != 0 {
+		t.Errorf("headless: %d windows on screen, want 0", n)
+	}
+	if n := count(":1023"); n != 0 {
+		t.Errorf("a DISPLAY that does not open: %d windows on screen, want 0", n)
+	}
+}

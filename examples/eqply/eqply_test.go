@@ -1683,3 +1683,21 @@ func TestBalancingKeysChangeTheViewPointedAt(t *testing.T) {
 		t.Errorf("pointed at no view: %v, want every view", got)
 	}
 }
+
+// eqply under a DISPLAY that does not open renders offscreen (goeq goes
+// on with EGL) and, as no window can take a key, as headless: it orbits
+// the model for 100 frames and ends, where it waited for a quit key that
+// could not come.
+func TestADisplayThatDoesNotOpenRunsAsHeadless(t *testing.T) {
+	bin := build(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "--frames", "0", "--triangles", "2000")
+	cmd.Env = append(os.Environ(), "DISPLAY=:1023", "GOEQ_WINSYS=auto")
+	out, err := cmd.CombinedOutput()
+	for _, want := range []string{"no window of the run shows on the display (DISPLAY=:1023): rendering 100 frames offscreen", "100 frames in"} {
+		if err != nil || !strings.Contains(string(out), want) {
+			t.Errorf("%v, want %q:\n%s", err, want, out)
+		}
+	}
+}

@@ -52,8 +52,9 @@
 // something changed (an exposed window too), and then, while nothing else
 // does, refines the picture over 16 more frames that
 // antialias it (as eqPly's idle antialiasing; --refine=false leaves it).
-// Headless (or with --camera-path orbit) the camera orbits for --frames
-// frames; --camera-path with a trace (--trace) renders its frames again,
+// Headless (or with --camera-path orbit, or where no window of the run
+// shows on the display: a DISPLAY that did not open) the camera orbits
+// for --frames frames; --camera-path with a trace (--trace) renders its frames again,
 // as they were shown (cameras, projection, layout, view mode, head, eyes,
 // focus, model units, colours); with an eqPly camera path (eqPly's -a,
 // as its pathAround.txt) it flies that path as eqPly does, the model at
@@ -1002,6 +1003,15 @@ func main() {
 	}
 	if err != nil {
 		log.Fatal(err)
+	}
+	if interactive && cfg.OnScreen() == 0 {
+		// no window opened on the display (a DISPLAY that did not open,
+		// or hint_drawable FBO everywhere): no key can end the session
+		interactive = false
+		if *frames == 0 {
+			*frames = 100
+		}
+		log.Printf("no window of the run shows on the display (DISPLAY=%s): rendering %d frames offscreen, as headless", os.Getenv("DISPLAY"), *frames)
 	}
 	home := c.cam
 	n := 0

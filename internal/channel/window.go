@@ -20,6 +20,12 @@ import (
 // into it).
 type Drawable string
 
+// The drawables.
+const (
+	FBO      Drawable = "FBO"
+	OnScreen Drawable = "window"
+)
+
 // ChooseDrawable picks a window's drawable: the override (a flag or the
 // GOEQ_DRAWABLE environment variable) first, then the window's
 // hint_drawable; an on-screen window needs an on-screen window system.
@@ -35,11 +41,11 @@ func ChooseDrawable(m *compound.Window, sys winsys.System, override string) (Dra
 	_, onScreen := sys.(winsys.Windows)
 	switch {
 	case want == "fbo" || want == "pbuffer":
-		return "FBO", why + " asks for an offscreen drawable"
+		return FBO, why + " asks for an offscreen drawable"
 	case !onScreen:
-		return "FBO", "no on-screen window system (" + sys.Name() + "): offscreen FBO"
+		return FBO, "no on-screen window system (" + sys.Name() + "): offscreen FBO"
 	}
-	return "window", "on-screen window on " + sys.Name()
+	return OnScreen, "on-screen window on " + sys.Name()
 }
 
 // Window is a model window on a pipe. Channels draw into framebuffer
@@ -75,7 +81,7 @@ func (p *Pipe) OpenWindow(m *compound.Window, d Drawable) (*Window, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", m.Label(), err)
 	}
-	if d == "window" {
+	if d == OnScreen {
 		g, ok := p.sys.(winsys.Windows)
 		if !ok {
 			return nil, fmt.Errorf("%s: an on-screen drawable needs an X display", m.Label())

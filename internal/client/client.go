@@ -198,7 +198,7 @@ func Run(ctx context.Context, opt Options) error {
 	defer n.shutdown()
 	// the events of the set-up go with it: a fullscreen window's size on
 	// its screen must reach the server before it plans the first frames
-	if err := s.send(&control.ClientMsg{Ready: true, LostPipes: n.lostPipes, FrameAddr: movedTo, Events: n.takeQueued(nil)}); err != nil {
+	if err := s.send(&control.ClientMsg{Ready: true, LostPipes: n.lostPipes, FrameAddr: movedTo, OnScreen: n.onScreen(), Events: n.takeQueued(nil)}); err != nil {
 		return fmt.Errorf("the session ended as this client became ready: %s", s.refusal(err))
 	}
 	go s.heartbeats(ctx, n)

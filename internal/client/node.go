@@ -332,6 +332,19 @@ func (n *node) openPipe(pm *compound.Pipe, sys winsys.System, drawable string) (
 	return p, nil
 }
 
+// onScreen counts the node's windows shown on a display.
+func (n *node) onScreen() int {
+	count := 0
+	for _, p := range n.pipes {
+		for _, w := range p.windows {
+			if w.Drawable == channel.OnScreen {
+				count++
+			}
+		}
+	}
+	return count
+}
+
 // release closes a pipe that never ran: its renderer (nil: none was
 // made), its windows and its GL thread.
 func (p *pipe) release(r draw.Renderer) {

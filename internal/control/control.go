@@ -58,6 +58,9 @@ type ClientMsg struct {
 	// FrameAddr, sent with Ready, is where the node takes frames when it
 	// moved its listener from the hello's (Setup.FrameHost, FramePort).
 	FrameAddr string `json:"frame_addr,omitempty"`
+	// OnScreen, sent with Ready, counts the node's windows shown on a
+	// display (the others draw offscreen: FBO, or no display opened).
+	OnScreen int `json:"on_screen,omitempty"`
 	// Failed says why the client could not set up; it exits after.
 	Failed string `json:"failed,omitempty"`
 	// Assembled says the node's destination channels finished a frame and

@@ -225,6 +225,10 @@ type RunInfo struct {
 	// fails the run: an application on a server of its own gives up on a
 	// server silent for much longer while frames are due.
 	FrameTimeout time.Duration
+	// OnScreen counts the windows shown on a display, on every node that
+	// joined: 0 when all draw offscreen (headless, or where no display
+	// opened), and no user's input comes from them.
+	OnScreen int
 }
 
 // Summary is what a run reports at the end.
@@ -282,6 +286,7 @@ type nodeConn struct {
 	id        string
 	model     *compound.Node
 	frameAddr string
+	onScreen  int // its windows shown on a display, as it said at its join
 	cmd       *exec.Cmd
 	output    *lastLine // the launched client's output, for messages
 	exited    chan struct{}
@@ -1021,6 +1026,7 @@ func (s *server) Session(stream grpc.ServerStream, node string) error {
 	}
 	s.mu.Lock()
 	nc.frameAddr = frameAddr
+	nc.onScreen = min(max(ready.OnScreen, 0), windowsOf(nc.model))
 	s.addrChanges++
 	s.mu.Unlock()
 	s.opt.Log.Info(fmt.Sprintf("node %s joined (pid %d, frames at %s)", node, hello.Hello.PID, frameAddr))
@@ -1377,6 +1383,15 @@ func (s *server) lostPipes(n *compound.Node, lost []control.LostPipe) (down []st
 	return down, ""
 }
 
+// windowsOf counts a node's windows.
+func windowsOf(n *compound.Node) int {
+	count := 0
+	for _, p := range n.Pipes {
+		count += len(p.Windows)
+	}
+	return count
+}
+
 // tellReady gives the application the run's facts once every node has
 // joined or the run goes on without it.
 func (s *server) tellReady() {
@@ -1391,6 +1406,11 @@ func (s *server) tellReady() {
 		info.Layouts = append(info.Layouts, l.Name)
 	}
 	info.Canvases = canvasInfos(s.cfg)
+	s.mu.Lock()
+	for _, nc := range s.nodes {
+		info.OnScreen += nc.onScreen
+	}
+	s.mu.Unlock()
 	for _, o := range s.cfg.Observers {
 		info.Observers = append(info.Observers, o.Name)
 		info.EyeBases = append(info.EyeBases, o.EyeRight.Sub(o.EyeLeft).Len())
