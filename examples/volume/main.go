@@ -18,7 +18,8 @@
 // prints the keys, q or Esc (or closing the window) quits (as eVolve's
 // keys, q aside).
 // It renders only when something changed. Headless (or with
-// --camera-path orbit) the camera orbits for --frames frames. eVolve's
+// --camera-path orbit, or where no window of the run shows on the
+// display) the camera orbits for --frames frames. eVolve's
 // -m, -n and -a (its alpha attenuation) are --model, --frames and
 // --density, its -b and -p are --brightness (the transfer function's
 // colours scaled, up to white) and --precision (samples along a ray: 2 is
@@ -197,6 +198,14 @@ func main() {
 		InitData: initData{Model: *model, Brightness: *brightness, Precision: *precision}, BlendRanges: true})
 	if err != nil {
 		log.Fatal(err)
+	}
+	if interactive && cfg.OnScreen() == 0 {
+		// no window opened on the display: no key can end the session
+		interactive = false
+		if *frames == 0 {
+			*frames = 100
+		}
+		log.Printf("no window of the run shows on the display (DISPLAY=%s): rendering %d frames offscreen, as headless", os.Getenv("DISPLAY"), *frames)
 	}
 	start := home
 	start.Ortho = *ortho

@@ -505,3 +505,30 @@ func TestKeysDoWhatEVolvesDo(t *testing.T) {
 		t.Error("q did not quit")
 	}
 }
+
+// Under a DISPLAY that does not open the volume renders offscreen and,
+// as no window can take a key, orbits for 100 frames and ends.
+func TestADisplayThatDoesNotOpenRunsAsHeadless(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "volume")
+	if err := gotool.Build(bin, "."); err != nil {
+		t.Fatal(err)
+	}
+	text, err := os.ReadFile(filepath.Join("..", "configs", "one-window.eqc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	small := filepath.Join(t.TempDir(), "small.eqc")
+	if err := os.WriteFile(small, []byte(strings.Replace(string(text), "viewport [ 0 0 640 360 ]", "viewport [ 0 0 96 54 ]", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "--config", small)
+	cmd.Env = append(os.Environ(), "DISPLAY=:1023", "GOEQ_WINSYS=auto")
+	out, err := cmd.CombinedOutput()
+	for _, want := range []string{"rendering 100 frames offscreen, as headless", "100 frames in"} {
+		if err != nil || !strings.Contains(string(out), want) {
+			t.Errorf("%v, want %q:\n%s", err, want, out)
+		}
+	}
+}
