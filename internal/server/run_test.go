@@ -684,6 +684,11 @@ func TestDestinationDeathStopsTheRun(t *testing.T) {
 			if !strings.Contains(sp.log(), "node app, which shows the destination, "+c.want) {
 				t.Errorf("no clear error with %q:\n%s", c.want, tailOf(sp.log(), 3000))
 			}
+			// a client killed from outside: its last line of output (a
+			// log line of its set-up) is no reason, and is left out
+			if c.signal == syscall.SIGKILL && !regexp.MustCompile(`died: eqclient exited \(signal: killed\)\n`).MatchString(sp.log()) {
+				t.Errorf("the reason goes on past the signal:\n%s", tailOf(sp.log(), 3000))
+			}
 		})
 	}
 }

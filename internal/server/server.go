@@ -804,7 +804,7 @@ func (s *server) launchNode(id string, listening net.Addr) error {
 		reason := fmt.Sprintf("eqclient exited (%v)", exitText(err))
 		if c := last.Crash(); c != "" {
 			reason = fmt.Sprintf("eqclient crashed (%v): %s; its output above has the whole report", exitText(err), c)
-		} else if l := last.Why(s.opt.ClientBinary, s.opt.ClientArgs); l != "" {
+		} else if l := last.Why(s.opt.ClientBinary, s.opt.ClientArgs); l != "" && !killed(err) {
 			reason += ": " + l
 		}
 		s.mu.Lock()
@@ -922,6 +922,24 @@ func withoutToken(env []string) []string {
 		}
 	}
 	return out
+}
+
+// killed reports whether a client's end came from outside it (kill -9,
+// a TERM, a hang-up): its last line of output then says nothing of why.
+func killed(err error) bool {
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) {
+		return false
+	}
+	ws, ok := exit.Sys().(syscall.WaitStatus)
+	if !ok || !ws.Signaled() {
+		return false
+	}
+	switch ws.Signal() {
+	case syscall.SIGKILL, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP:
+		return true
+	}
+	return false
 }
 
 func exitText(err error) string {
