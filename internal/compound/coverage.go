@@ -205,9 +205,9 @@ func (r *resolver) draws(c *Compound) bool {
 // (three parts of .333).
 const coverageEps = 0.002
 
-// viewportCoverage says what part of the whole the viewports leave
-// undrawn or draw twice, or "" when they tile it.
-func viewportCoverage(vps []Viewport) string {
+// forEachCell cuts the unit square along every viewport's edges and calls
+// visit with each piece's area and the indexes of the viewports over it.
+func forEachCell(vps []Viewport, visit func(area float64, over []int)) {
 	xs, ys := []float64{0, 1}, []float64{0, 1}
 	for _, v := range vps {
 		xs = append(xs, v.X, v.X+v.W)
@@ -216,28 +216,36 @@ func viewportCoverage(vps []Viewport) string {
 	slices.Sort(xs)
 	slices.Sort(ys)
 	xs, ys = slices.Compact(xs), slices.Compact(ys)
-	var undrawn, twice float64
+	var over []int
 	for i := 0; i+1 < len(xs); i++ {
 		for j := 0; j+1 < len(ys); j++ {
 			cx, cy := (xs[i]+xs[i+1])/2, (ys[j]+ys[j+1])/2
-			if cx > 1 || cy > 1 {
+			if cx < 0 || cy < 0 || cx > 1 || cy > 1 {
 				continue
 			}
-			n := 0
-			for _, v := range vps {
+			over = over[:0]
+			for k, v := range vps {
 				if cx > v.X && cx < v.X+v.W && cy > v.Y && cy < v.Y+v.H {
-					n++
+					over = append(over, k)
 				}
 			}
-			area := (xs[i+1] - xs[i]) * (ys[j+1] - ys[j])
-			switch {
-			case n == 0:
-				undrawn += area
-			case n > 1:
-				twice += area * float64(n-1)
-			}
+			visit((xs[i+1]-xs[i])*(ys[j+1]-ys[j]), over)
 		}
 	}
+}
+
+// viewportCoverage says what part of the whole the viewports leave
+// undrawn or draw twice, or "" when they tile it.
+func viewportCoverage(vps []Viewport) string {
+	var undrawn, twice float64
+	forEachCell(vps, func(area float64, over []int) {
+		switch {
+		case len(over) == 0:
+			undrawn += area
+		case len(over) > 1:
+			twice += area * float64(len(over)-1)
+		}
+	})
 	return coverageMessage("viewports", "of its area", undrawn, twice)
 }
 
@@ -246,37 +254,20 @@ func viewportCoverage(vps []Viewport) string {
 // over each piece of the area must tile it. It says what part of the area
 // shows only part of the data, or part of it twice, or "".
 func areaDataCoverage(areas []Viewport, rs []Range) string {
-	xs, ys := []float64{0, 1}, []float64{0, 1}
-	for _, v := range areas {
-		xs = append(xs, v.X, v.X+v.W)
-		ys = append(ys, v.Y, v.Y+v.H)
-	}
-	slices.Sort(xs)
-	slices.Sort(ys)
-	xs, ys = slices.Compact(xs), slices.Compact(ys)
 	var partly, twice float64
-	for i := 0; i+1 < len(xs); i++ {
-		for j := 0; j+1 < len(ys); j++ {
-			cx, cy := (xs[i]+xs[i+1])/2, (ys[j]+ys[j+1])/2
-			if cx < 0 || cy < 0 || cx > 1 || cy > 1 {
-				continue
-			}
-			var over []Range
-			for k, v := range areas {
-				if cx > v.X && cx < v.X+v.W && cy > v.Y && cy < v.Y+v.H {
-					over = append(over, rs[k])
-				}
-			}
-			undrawn, drawnTwice := rangeGaps(over)
-			area := (xs[i+1] - xs[i]) * (ys[j+1] - ys[j])
-			if undrawn > coverageEps {
-				partly += area
-			}
-			if drawnTwice > coverageEps {
-				twice += area
-			}
+	forEachCell(areas, func(area float64, over []int) {
+		var drawn []Range
+		for _, k := range over {
+			drawn = append(drawn, rs[k])
 		}
-	}
+		undrawn, drawnTwice := rangeGaps(drawn)
+		if undrawn > coverageEps {
+			partly += area
+		}
+		if drawnTwice > coverageEps {
+			twice += area
+		}
+	})
 	amount := func(f float64) string {
 		if f <= coverageEps {
 			return ""
