@@ -90,6 +90,13 @@ func Run(cfg *compound.Config, configName string, opt Options) (*Summary, error)
 	if balanced == nil {
 		return nil, fmt.Errorf("config %s has no load_equalizer compound to balance", configName)
 	}
+	if dest := balanced.Destination(); dest != nil && !dest.Channel.Showing() {
+		// a config that starts in a layout without one shows the
+		// balanced compound's for the simulation
+		for cv, i := range cfg.LayoutIndexes(dest.Channel.View.Layout) {
+			cv.ActiveLayout = i
+		}
+	}
 	setPolicy(balanced, opt.Policy)
 	p := planner.New(cfg)
 	db := p.Load(balanced).Params.Mode == "DB"
@@ -349,17 +356,27 @@ func overlap(a, b compound.Range) float64 {
 	return math.Max(0, math.Min(a.End, b.End)-math.Max(a.Start, b.Start))
 }
 
-// Balanced returns the first compound with a load equalizer and its
-// children (the sources).
+// Balanced returns the first compound with a load or tree equalizer in a
+// layout shown as the config starts (else the first in any layout), and
+// its children (the sources).
 func Balanced(cfg *compound.Config) (*compound.Compound, []*compound.Compound) {
-	var found *compound.Compound
+	var found, shown *compound.Compound
 	cfg.Walk(func(c *compound.Compound) {
 		for _, eq := range c.Equalizers {
-			if found == nil && (eq.Kind == "load" || eq.Kind == "tree") {
+			if eq.Kind != "load" && eq.Kind != "tree" {
+				continue
+			}
+			if found == nil {
 				found = c
+			}
+			if dest := c.Destination(); shown == nil && (dest == nil || dest.Channel.Showing()) {
+				shown = c
 			}
 		}
 	})
+	if shown != nil {
+		found = shown
+	}
 	if found == nil {
 		return nil, nil
 	}

@@ -366,3 +366,18 @@ func TestRenderersWorkThroughTheirFramesInOrder(t *testing.T) {
 		t.Fatalf("a shared renderer done at %v, want 5", done)
 	}
 }
+
+// A config that starts in a layout without a balanced compound simulates
+// the one it has in another layout (two-layouts.eqc starts in "whole";
+// its load equalizer is in "halves"): the simulation showed the start's
+// layout, and failed as "the scheduler started nothing".
+func TestTheBalancedCompoundsLayoutIsShown(t *testing.T) {
+	sum, err := Run(loadConfig(t, "two-layouts.eqc"), "two-layouts.eqc", Options{Scenario: "hotspot", Frames: 40})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, last := sum.Series[0].Splits, sum.Series[len(sum.Series)-1].Splits
+	if slices.Equal(first, last) {
+		t.Errorf("the split did not move under a hotspot: %v", first)
+	}
+}
