@@ -54,8 +54,8 @@
 // antialias it (as eqPly's idle antialiasing; --refine=false leaves it).
 // Headless (or with --camera-path orbit, or where no window of the run
 // shows on the display: a DISPLAY that did not open) the camera orbits
-// for --frames frames; --camera-path with a trace (--trace) renders its frames again,
-// as they were shown (cameras, projection, layout, view mode, head, eyes,
+// for --frames frames; --camera-path with a trace (--trace) renders its
+// frames again, as they were shown (cameras, projection, layout, view mode, head, eyes,
 // focus, model units, colours); with an eqPly camera path (eqPly's -a,
 // as its pathAround.txt) it flies that path as eqPly does, the model at
 // eqPly's size, once (or for --frames frames, round and round). Ctrl-C
