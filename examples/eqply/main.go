@@ -55,10 +55,11 @@
 // Headless (or with --camera-path orbit, or where no window of the run
 // shows on the display: a DISPLAY that did not open) the camera orbits
 // for --frames frames; --camera-path with a trace (--trace) renders its
-// frames again, as they were shown (cameras, projection, layout, view mode, head, eyes,
-// focus, model units, colours); with an eqPly camera path (eqPly's -a,
-// as its pathAround.txt) it flies that path as eqPly does, the model at
-// eqPly's size, once (or for --frames frames, round and round). Ctrl-C
+// frames again, as they were shown (cameras, projection, layout, view
+// mode, head, eyes, focus, model units, colours); with an eqPly camera
+// path (eqPly's -a, as its pathAround.txt) it flies that path as eqPly
+// does, the model at eqPly's size, once (or for --frames frames, round
+// and round). Ctrl-C
 // (SIGINT or SIGTERM) stops it as q does, and it exits with 130 or 143; a
 // second one ends it at once.
 package main
