@@ -787,6 +787,15 @@ func (r *resolver) checkDeadEnds(cfg *Config) {
 					pos = d.pos
 				}
 				r.warnf(pos, "channel %q draws here for destination %q, but no output frame carries its pixels there: they show on %q's own pixels alone (as Equalizer configs before canvases drove a second display), and that part is missing from %q's images", c.Channel.Name, dest.Channel.Name, c.Channel.Name, dest.Channel.Name)
+			} else if dest != nil && c.IsLeaf() && c.Tasks&TaskDraw != 0 && c.Channel != dest.Channel {
+				if left := unsent(c); left > coverageEps {
+					pos := d.channelPos
+					if pos.Line == 0 {
+						pos = d.pos
+					}
+					r.warnf(pos, "channel %q draws here for destination %q, but the output frames read back on it carry %.3g%% of what it draws: the rest is missing from %q's images (an output frame's viewport is a part of its compound's)",
+						c.Channel.Name, dest.Channel.Name, 100*(1-left), dest.Channel.Name)
+				}
 			}
 			if d.tasks < 0 {
 				return
@@ -807,6 +816,40 @@ func (r *resolver) checkDeadEnds(cfg *Config) {
 // sendsOn reports whether c's pixels reach channel to: c draws on to's
 // pixels of its window, or an output frame of c or of a compound above it
 // on c's channel reads them back.
+// unsent is the part of what c draws, on a channel of its own, that no
+// output frame read back on that channel takes: any frame of the
+// compounds on that channel around c (its ancestors on it, and their
+// other compounds on it, which read back what c left, as binary swap's
+// do), each a part of its compound's viewport. 0 where tiles go out in a
+// queue.
+func unsent(c *Compound) float64 {
+	top := c
+	for top.Parent != nil && top.Parent.Channel == c.Channel {
+		top = top.Parent
+	}
+	var parts []Viewport
+	tiles := false
+	top.Walk(func(x *Compound) {
+		if x.Channel != c.Channel {
+			return
+		}
+		tiles = tiles || len(x.OutputTiles) > 0
+		for _, f := range x.OutputFrames {
+			parts = append(parts, x.Viewport.Apply(f.Viewport).RelativeTo(c.Viewport))
+		}
+	})
+	if tiles || len(parts) == 0 {
+		return 0 // none at all: warned about as such
+	}
+	left := 0.0
+	forEachCell(parts, func(area float64, over []int) {
+		if len(over) == 0 {
+			left += area
+		}
+	})
+	return left
+}
+
 func sendsOn(c *Compound, to *Channel) bool {
 	ch := c.Channel
 	if ch.Window == to.Window && ch.PixelViewport == to.PixelViewport && !ch.OwnFramebuffer() {
