@@ -787,7 +787,7 @@ func (r *resolver) checkDeadEnds(cfg *Config) {
 					pos = d.pos
 				}
 				r.warnf(pos, "channel %q draws here for destination %q, but no output frame carries its pixels there: they show on %q's own pixels alone (as Equalizer configs before canvases drove a second display), and that part is missing from %q's images", c.Channel.Name, dest.Channel.Name, c.Channel.Name, dest.Channel.Name)
-			} else if dest != nil && c.IsLeaf() && c.Tasks&TaskDraw != 0 && c.Channel != dest.Channel {
+			} else if dest != nil && c.IsLeaf() && c.Tasks&TaskDraw != 0 && c.Channel != dest.Channel && !drawsInPlace(c.Channel, dest.Channel) {
 				if left := unsent(c); left > coverageEps {
 					pos := d.channelPos
 					if pos.Line == 0 {
@@ -816,6 +816,25 @@ func (r *resolver) checkDeadEnds(cfg *Config) {
 // sendsOn reports whether c's pixels reach channel to: c draws on to's
 // pixels of its window, or an output frame of c or of a compound above it
 // on c's channel reads them back.
+func sendsOn(c *Compound, to *Channel) bool {
+	ch := c.Channel
+	if drawsInPlace(ch, to) {
+		return true
+	}
+	for x := c; x != nil && x.Channel == ch; x = x.Parent {
+		if len(x.OutputFrames) > 0 || len(x.OutputTiles) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// drawsInPlace reports whether channel ch draws on to's pixels of its
+// window, where to shows them without a frame.
+func drawsInPlace(ch, to *Channel) bool {
+	return ch.Window == to.Window && ch.PixelViewport == to.PixelViewport && !ch.OwnFramebuffer()
+}
+
 // unsent is the part of what c draws, on a channel of its own, that no
 // output frame read back on that channel takes: any frame of the
 // compounds on that channel around c (its ancestors on it, and their
@@ -848,19 +867,6 @@ func unsent(c *Compound) float64 {
 		}
 	})
 	return left
-}
-
-func sendsOn(c *Compound, to *Channel) bool {
-	ch := c.Channel
-	if ch.Window == to.Window && ch.PixelViewport == to.PixelViewport && !ch.OwnFramebuffer() {
-		return true
-	}
-	for x := c; x != nil && x.Channel == ch; x = x.Parent {
-		if len(x.OutputFrames) > 0 || len(x.OutputTiles) > 0 {
-			return true
-		}
-	}
-	return false
 }
 
 // checkSamples warns, once a window, where a multisampled window draws
