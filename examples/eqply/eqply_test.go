@@ -777,6 +777,19 @@ func TestClosingTheWindowQuits(t *testing.T) {
 	}
 }
 
+// A window that another X client destroys (xdotool windowclose, where no
+// window manager asks it to close first) ends the run with an error that
+// says so: the run went on as if the window showed, and eqply, idle once
+// its picture was refined, waited for ever for events of a window gone.
+func TestAWindowDestroyedFromOutsideEndsTheRun(t *testing.T) {
+	r := startEqply(t)
+	xtest.Xdotool(t, r.disp, "windowclose", r.win)
+	r.endsWith(t, "destroying the window", 1)
+	if log := readTraceText(r.log.Name()); !strings.Contains(log, `window \"dest\": another X client destroyed it`) {
+		t.Errorf("the log does not say the window was destroyed:\n%s", log)
+	}
+}
+
 // Ctrl-C in eqply's terminal (SIGINT) stops it as q does: the frames in
 // flight finish, the summary is printed, no render client is left, and it
 // exits 130.

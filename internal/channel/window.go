@@ -154,7 +154,7 @@ func (w *Window) Present(size compound.Size, parts []PresentPart) error {
 		return nil
 	}
 	if err := w.screen.MakeCurrent(); err != nil {
-		return err
+		return fmt.Errorf("%s: %w", w.Model.Label(), err)
 	}
 	if err := w.draw(size, parts); err != nil {
 		return err

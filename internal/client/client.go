@@ -139,7 +139,7 @@ func Run(ctx context.Context, opt Options) error {
 		host, _, _ = net.SplitHostPort(conn.LocalAddr().String())
 		conn.Close()
 	}
-	n := &node{log: opt.Log, token: opt.Token, name: opt.Node, session: s, senders: map[string]*sender{}}
+	n := &node{log: opt.Log, token: opt.Token, name: opt.Node, session: s, senders: map[string]*sender{}, windowGone: make(chan error, 1)}
 	ln, err := transport.Listen(net.JoinHostPort(host, "0"), opt.Token, n.arrive, opt.Log)
 	if err != nil {
 		return err

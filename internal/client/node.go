@@ -50,6 +50,9 @@ type node struct {
 
 	// input events of on-screen windows, on their way to the server
 	events chan control.WindowEvent
+	// windowGone carries the first on-screen window another X client
+	// destroyed, which ends the node: nothing of it can show again
+	windowGone chan error
 	// where the pointer is, per window (keys go to the channel under it)
 	pointer map[*compound.Window][2]float64
 	// shown is what each window showed last: the channels window events
@@ -492,6 +495,9 @@ func (n *node) serve(ctx context.Context, s *session) error {
 		case <-ctx.Done():
 			n.cancelFrames()
 			return ctx.Err()
+		case err := <-n.windowGone:
+			n.cancelFrames()
+			return err
 		}
 		if r.err != nil {
 			n.cancelFrames()
@@ -857,6 +863,13 @@ const eventQueue = 4096
 // the view of the channel under the pointer and queues it.
 func (n *node) windowEvent(cw *channel.Window, e winsys.Event) {
 	w := cw.Model
+	if e.Kind == winsys.Destroyed {
+		select {
+		case n.windowGone <- fmt.Errorf("%s: %w", w.Label(), winsys.ErrDestroyed):
+		default:
+		}
+		return
+	}
 	x, y := e.X, e.Y
 	switch e.Kind {
 	case winsys.PointerMotion, winsys.ButtonPress, winsys.ButtonRelease, winsys.Wheel:

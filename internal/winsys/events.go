@@ -1,5 +1,7 @@
 package winsys
 
+import "errors"
+
 // EventKind is what happened in an on-screen window.
 type EventKind int
 
@@ -14,6 +16,10 @@ const (
 	Resize
 	Close
 	Expose // the window's content was damaged (uncovered, mapped)
+	// Destroyed: another X client destroyed the window (xdotool's
+	// windowclose, or any XDestroyWindow where no window manager asks it to
+	// close first); nothing drawn for it shows any more
+	Destroyed
 )
 
 // Keys that are not characters; a character key is its lower-case rune.
@@ -69,3 +75,8 @@ type EventSource interface {
 type Sizer interface {
 	FramebufferSize() (w, h int)
 }
+
+// ErrDestroyed says that another X client destroyed a window (its
+// Destroyed event); MakeCurrent on it returns it, since GL on it would be an
+// X error that ends the process.
+var ErrDestroyed = errors.New("another X client destroyed it (xdotool windowclose, say): nothing it draws can show any more")

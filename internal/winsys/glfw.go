@@ -25,6 +25,9 @@ func init() {
 // glfwReady is set on the main thread once GLFW is initialised.
 var glfwReady bool
 
+// glfwDestroyed marks the visible windows another X client destroys.
+var glfwDestroyed destroyWatch
+
 // pollEvery is how often windows' events are polled while no frame is
 // presented (an application that renders on demand waits for them).
 const pollEvery = 10 * time.Millisecond
@@ -42,6 +45,7 @@ func RunMain(done <-chan struct{}) {
 		case <-poll.C:
 			if glfwReady {
 				glfw.PollEvents()
+				glfwDestroyed.poll()
 			}
 		case <-done:
 			return
@@ -116,6 +120,8 @@ type glfwContext struct {
 	// handler receives the window's events (set and called on the main
 	// thread)
 	handler func(Event)
+	xid     uintptr     // the visible window's X window
+	gone    atomic.Bool // another X client destroyed it
 }
 
 // NewContext creates a hidden window with a core 3.3 context; the first
@@ -183,6 +189,13 @@ func (g *GLFW) newWindow(share Context, spec WindowSpec, visible bool) (Context,
 			}
 		})
 		c.win.Show()
+		c.xid = uintptr(c.win.GetX11Window())
+		glfwDestroyed.watch(c.xid, func() {
+			c.gone.Store(true)
+			if c.handler != nil {
+				c.handler(Event{Kind: Destroyed})
+			}
+		})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("winsys: GLFW window: %w", err)
@@ -199,13 +212,33 @@ func (c *glfwContext) FramebufferSize() (w, h int) {
 	return int(v >> 32), int(uint32(v))
 }
 
-func (c *glfwContext) MakeCurrent() error { c.win.MakeContextCurrent(); return nil }
+func (c *glfwContext) MakeCurrent() error {
+	if c.window {
+		if onMain(glfwDestroyed.sync); c.gone.Load() {
+			return ErrDestroyed
+		}
+	}
+	c.win.MakeContextCurrent()
+	return nil
+}
 func (c *glfwContext) Release()           { glfw.DetachCurrentContext() }
 func (c *glfwContext) Swap() {
+	if c.window {
+		if onMain(glfwDestroyed.sync); c.gone.Load() {
+			return
+		}
+	}
 	c.win.SwapBuffers()
 	onMain(glfw.PollEvents)
 }
-func (c *glfwContext) Destroy() { onMain(c.win.Destroy) }
+func (c *glfwContext) Destroy() {
+	onMain(func() {
+		glfwDestroyed.forget(c.xid)
+		if !c.gone.Load() { // GLFW's destroy of a destroyed window is an X error, which ends the process
+			c.win.Destroy()
+		}
+	})
+}
 
 // OnEvent delivers the window's key, pointer, wheel, resize, close and
 // expose events to handler (on the main thread, while events are polled).

@@ -97,6 +97,25 @@ static Window goeqX11Window(Display *x, int screen, VisualID visualID, int px, i
 	return win;
 }
 
+// goeqXWatch selects structure events on a window that another
+// connection made (GLFW's), so that this connection learns when another
+// client destroys it.
+static void goeqXWatch(Display *x, Window w) {
+	XSelectInput(x, w, StructureNotifyMask);
+	XFlush(x);
+}
+
+// goeqXDestroyed reads the connection's events without waiting and
+// returns the first window a DestroyNotify names, 0 when none did.
+static Window goeqXDestroyed(Display *x) {
+	while (XPending(x)) {
+		XEvent e;
+		XNextEvent(x, &e);
+		if (e.type == DestroyNotify) return e.xdestroywindow.window;
+	}
+	return 0;
+}
+
 // goeqXEvent is the part of an X event a window's handler needs.
 typedef struct {
 	int type;
@@ -317,6 +336,7 @@ type x11Context struct {
 	win     C.Window
 	size    atomic.Int64 // width<<32 | height, as for GLFW's
 	handler atomic.Pointer[func(Event)]
+	gone    atomic.Bool // another X client destroyed the window
 }
 
 func (s *X11) context(share Context) (*x11Context, error) {
@@ -384,6 +404,9 @@ func (c *x11Context) FramebufferSize() (w, h int) {
 }
 
 func (c *x11Context) MakeCurrent() error {
+	if c.gone.Load() {
+		return ErrDestroyed
+	}
 	if C.goeqX11MakeCurrent(c.sys.egl, c.surface, c.ctx) == 0 {
 		return fmt.Errorf("winsys: %s: eglMakeCurrent failed: 0x%x", c.sys.Display, uint32(C.eglGetError()))
 	}
@@ -393,7 +416,7 @@ func (c *x11Context) MakeCurrent() error {
 func (c *x11Context) Release() { C.goeqX11Release(c.sys.egl) }
 
 func (c *x11Context) Swap() {
-	if c.win != 0 {
+	if c.win != 0 && !c.gone.Load() {
 		C.eglSwapBuffers(c.sys.egl, c.surface)
 	}
 }
@@ -405,7 +428,9 @@ func (c *x11Context) Destroy() {
 		delete(s.windows, c.win)
 		s.mu.Unlock()
 		C.eglDestroySurface(s.egl, c.surface)
-		C.XDestroyWindow(s.x, c.win)
+		if !c.gone.Load() { // a window destroyed twice is an X error, which ends the process
+			C.XDestroyWindow(s.x, c.win)
+		}
 		C.XFlush(s.x)
 	}
 	C.eglDestroyContext(s.egl, c.ctx)
@@ -502,8 +527,68 @@ func (c *x11Context) translate(e *C.goeqXEvent) (Event, bool) {
 		if e.message == c.sys.delete {
 			return Event{Kind: Close}, true
 		}
+	case C.DestroyNotify:
+		// Destroy forgets the window before it destroys it, so another
+		// client did
+		c.gone.Store(true)
+		return Event{Kind: Destroyed}, true
 	}
 	return Event{}, false
+}
+
+// destroyWatch learns which of GLFW's windows another X client destroyed,
+// on a connection of its own to GLFW's display: GLFW drops DestroyNotify,
+// and a run whose window was gone went on as if it showed. Used on the
+// main thread only.
+type destroyWatch struct {
+	x       *C.Display // nil until the first window; nil too when it cannot open
+	opened  bool
+	windows map[C.Window]func()
+}
+
+// watch calls destroyed (on the main thread) once another client destroys
+// window.
+func (w *destroyWatch) watch(window uintptr, destroyed func()) {
+	if !w.opened {
+		w.opened = true
+		w.x = C.XOpenDisplay(nil) // the DISPLAY GLFW opened
+		w.windows = map[C.Window]func(){}
+	}
+	if w.x == nil || window == 0 {
+		return
+	}
+	w.windows[C.Window(window)] = destroyed
+	C.goeqXWatch(w.x, C.Window(window))
+}
+
+// forget stops watching window, before its owner destroys it.
+func (w *destroyWatch) forget(window uintptr) { delete(w.windows, C.Window(window)) }
+
+// sync reads every destruction the X server made before now: a swap
+// into a destroyed window is an X error that ends the process (Mesa
+// asks for the window's geometry), before the run could say why.
+func (w *destroyWatch) sync() {
+	if w.x != nil && len(w.windows) > 0 {
+		C.XSync(w.x, C.False)
+		w.poll()
+	}
+}
+
+// poll reads the destructions reported so far.
+func (w *destroyWatch) poll() {
+	if w.x == nil {
+		return
+	}
+	for {
+		win := C.goeqXDestroyed(w.x)
+		if win == 0 {
+			return
+		}
+		if destroyed := w.windows[win]; destroyed != nil {
+			delete(w.windows, win)
+			destroyed()
+		}
+	}
 }
 
 // x11Key maps an X key symbol (of the unshifted key): characters to their

@@ -1,8 +1,11 @@
 package winsys
 
 import (
+	"errors"
+	"fmt"
 	"image"
 	"image/color"
+	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -167,5 +170,67 @@ func TestXDisplayNames(t *testing.T) {
 	}
 	if DisplayScreen(":78.1") != 1 || DisplayScreen(":78") != 0 || DisplayScreen("wall1:10.2") != 2 {
 		t.Error("DisplayScreen reads the wrong screen")
+	}
+}
+
+// A window another X client destroys (xdotool windowclose does so where
+// no window manager asks it to close) says so with a Destroyed event, on
+// GLFW's display and on another screen, and destroying it afterwards does
+// not end the process with an X error; nor does MakeCurrent, which says
+// why. A window left alone says nothing.
+func TestAWindowDestroyedByAnotherClientSaysSo(t *testing.T) {
+	display := xtest.Display(t, 320, 240)
+	screen, err := OpenX11Screen(display + ".0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(screen.Close)
+	systems := map[Windows]string{screen: display}
+	if d := os.Getenv("DISPLAY"); d != "" { // GLFW opens the process's DISPLAY, once
+		systems[openGLFW(t)] = d
+	}
+	for sys, disp := range systems {
+		t.Run(sys.Name(), func(t *testing.T) {
+			destroyed := make(chan int, 4)
+			var wins []Context
+			for i := range 2 {
+				w, err := sys.NewWindow(nil, WindowSpec{Title: fmt.Sprintf("goeq destroy test %d", i), W: 64, H: 48})
+				if err != nil {
+					t.Fatal(err)
+				}
+				wins = append(wins, w)
+				w.(EventSource).OnEvent(func(e Event) {
+					if e.Kind == Destroyed {
+						destroyed <- i
+					}
+				})
+			}
+			xtest.Xdotool(t, disp, "windowclose", xtest.FindWindow(t, disp, "goeq destroy test 0", 10*time.Second))
+			select {
+			case i := <-destroyed:
+				if i != 0 {
+					t.Errorf("window %d said it was destroyed, not window 0", i)
+				}
+			case <-time.After(5 * time.Second):
+				t.Error("no Destroyed event within 5 s of the window's destruction")
+			}
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			if err := wins[0].MakeCurrent(); !errors.Is(err, ErrDestroyed) {
+				t.Errorf("MakeCurrent on the destroyed window: %v, want ErrDestroyed", err)
+			}
+			if err := wins[1].MakeCurrent(); err != nil {
+				t.Errorf("MakeCurrent on the window left alone: %v", err)
+			}
+			wins[1].Release()
+			for _, w := range wins {
+				w.Destroy()
+			}
+			select {
+			case i := <-destroyed:
+				t.Errorf("window %d said it was destroyed by another client after its own Destroy", i)
+			case <-time.After(100 * time.Millisecond):
+			}
+		})
 	}
 }
