@@ -221,7 +221,7 @@ func (c *glfwContext) MakeCurrent() error {
 	c.win.MakeContextCurrent()
 	return nil
 }
-func (c *glfwContext) Release()           { glfw.DetachCurrentContext() }
+func (c *glfwContext) Release() { glfw.DetachCurrentContext() }
 func (c *glfwContext) Swap() {
 	if c.window {
 		if onMain(glfwDestroyed.sync); c.gone.Load() {
