@@ -63,10 +63,12 @@ type Options struct {
 	// Reference makes every destination channel render its whole frame
 	// itself, undecomposed: the oracle a decomposed run is compared with.
 	Reference bool
-	// FrameTimeout fails the run when a frame takes longer (0: 10 s),
-	// counted from when it is the oldest in flight; tiles its tile queues
-	// hand out start the count again (a queue of small tiles is slow, not
-	// stuck).
+	// FrameTimeout fails the run when a frame takes longer, counted from
+	// when it is the oldest in flight; tiles its tile queues hand out
+	// start the count again (a queue of small tiles is slow, not stuck).
+	// 0 follows the frames' time: 10 s, or 3 times the slowest recent
+	// frame where that is longer, and a minute before a frame has
+	// completed.
 	FrameTimeout time.Duration
 	// Liveness is the shortest silence after which a render node is lost
 	// and the run goes on without it (0: 800 ms; it grows by itself with

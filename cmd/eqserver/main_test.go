@@ -180,7 +180,7 @@ func TestRunRejectsValuesItWouldReplace(t *testing.T) {
 		{[]string{"--iterations", "-5"}, "--iterations -5: want more than 0"},
 		{[]string{"--iterations", "NaN"}, "--iterations NaN: want more than 0"},
 		{[]string{"--iterations", "1e12"}, "--iterations 1e+12: want more than 0 and at most 1e+08"},
-		{[]string{"--frame-timeout", "0s"}, "--frame-timeout 0s: want more than 0"},
+		{[]string{"--frame-timeout", "-1s"}, "--frame-timeout -1s: want 0 (bounds that follow the frames' time) or more"},
 		{[]string{"--init-timeout", "0s"}, "--init-timeout 0s: want more than 0"},
 		{[]string{"--liveness", "-1s"}, "--liveness -1s: want more than 0"},
 		{[]string{"--relaunch", "-1"}, "--relaunch -1: want 0 or more"},

@@ -74,7 +74,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	compositingFlag := fs.String("compositing", "", "how every sort-last compound composites, overriding the config: auto (chosen by the cost model), gather, direct_send, binary_swap or radix_k")
 	ref := fs.Bool("reference", false, "every destination channel renders its whole frame itself (the oracle for decomposed runs)")
 	layout := fs.String("layout", "", "make this layout the active one on the canvases that have it: its name, or its index in the config (for unnamed ones)")
-	frameTimeout := fs.Duration("frame-timeout", 10*time.Second, "a frame that does not complete in this time once it is the oldest in flight fails the run (tiles its tile queues hand out start it again)")
+	frameTimeout := fs.Duration("frame-timeout", 0, "a frame still incomplete this long once it is the oldest in flight fails the run (tiles its tile queues hand out start it again); 0: 10 s, or 3 times the slowest recent frame where frames are slower, and 1 minute before a frame has completed")
 	initTimeout := fs.Duration("init-timeout", server.DefaultInitTimeout, "a node that has not set up (its pipes, windows and renderers) in this time after its client connected fails the run")
 	liveness := fs.Duration("liveness", scheduler.DefaultLiveness, "the shortest silence after which a node is lost (it grows by itself with each node's heartbeat gaps and the frame time)")
 	relaunch := fs.Int("relaunch", 0, "start a lost node's client again, up to N times per node: it rejoins and gets work again")
@@ -105,7 +105,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		{*triangles < 1 || *triangles > maxTriangles, fmt.Sprintf("--triangles %d", *triangles), fmt.Sprintf("1 to %d (every render client builds the mesh)", maxTriangles)},
 		{!(math.Abs(*spin) <= 2*math.Pi), fmt.Sprintf("--spin %g", *spin), "radians, at most a turn (6.283) either way"},
 		{!(*iterations > 0 && *iterations <= render.MaxIterations), fmt.Sprintf("--iterations %g", *iterations), fmt.Sprintf("more than 0 and at most %g", float64(render.MaxIterations))},
-		{*frameTimeout <= 0, fmt.Sprintf("--frame-timeout %v", *frameTimeout), "more than 0"},
+		{*frameTimeout < 0, fmt.Sprintf("--frame-timeout %v", *frameTimeout), "0 (bounds that follow the frames' time) or more"},
 		{*initTimeout <= 0, fmt.Sprintf("--init-timeout %v", *initTimeout), "more than 0"},
 		{*liveness <= 0, fmt.Sprintf("--liveness %v", *liveness), "more than 0"},
 		{*relaunch < 0, fmt.Sprintf("--relaunch %d", *relaunch), "0 or more"},

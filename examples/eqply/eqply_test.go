@@ -898,7 +898,7 @@ func TestBadFlagsAreRejected(t *testing.T) {
 		{[]string{"--frames", "-5"}, "--frames -5: want 0 (until quit) or more"},
 		{[]string{"--triangles", "0"}, "--triangles 0: want 1 to 100000000"},
 		{[]string{"--triangles", "300000000"}, "--triangles 300000000: want 1 to 100000000"},
-		{[]string{"--frame-timeout", "0s"}, "--frame-timeout 0s: want more than 0"},
+		{[]string{"--frame-timeout", "-1s"}, "--frame-timeout -1s: want 0 (bounds that follow the frames' time) or more"},
 		{[]string{"--camera-path", "spiral"}, `--camera-path "spiral": want orbit, a trace (eqply --trace) or an eqPly camera path: open spiral: no such file`},
 		// numbers that would hide the model behind NaNs
 		{[]string{"--camera", "nan,0,2"}, `--camera "nan,0,2": want YAW,PITCH,DISTANCE, numbers within float32's range`},

@@ -87,7 +87,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
-	"time"
 
 	"github.com/goeq/goeq"
 	"github.com/goeq/goeq/examples/configs"
@@ -909,7 +908,7 @@ func main() {
 	ortho := flag.Bool("ortho", false, "start with a parallel (orthographic) projection (o toggles it)")
 	refine := flag.Bool("refine", true, "while nothing changes, refine the picture shown: up to 16 frames that antialias it (as eqPly's idle antialiasing)")
 	tracePath := flag.String("trace", "", "write each event handled and each frame's camera as JSON lines here")
-	frameTimeout := flag.Duration("frame-timeout", 10*time.Second, "a frame that does not complete in this time fails the run (raise it for a model a software GL draws for seconds)")
+	frameTimeout := flag.Duration("frame-timeout", 0, "a frame still incomplete this long fails the run; 0: 10 s, or 3 times the slowest recent frame where frames are slower (a model a software GL draws for seconds), and 1 minute before a frame has completed")
 	local := flag.Bool("local", false, "start every node's render client on this machine, whatever host the config names (try a cluster config here)")
 	reference := flag.Bool("reference", false, "every destination channel draws its whole frame itself, undecomposed: the picture a decomposed run must match")
 	layout := flag.String("layout", "", "the layout to start with on the canvases that list it: its name, or its index in the config for an unnamed one (l steps on from it)")
@@ -922,8 +921,8 @@ func main() {
 		log.Fatalf("--frames %d: want 0 (until quit) or more", *frames)
 	case *triangles < 1 || *triangles > render.MaxPLYFaces:
 		log.Fatalf("--triangles %d: want 1 to %d", *triangles, render.MaxPLYFaces)
-	case *frameTimeout <= 0:
-		log.Fatalf("--frame-timeout %v: want more than 0", *frameTimeout)
+	case *frameTimeout < 0:
+		log.Fatalf("--frame-timeout %v: want 0 (bounds that follow the frames' time) or more", *frameTimeout)
 	}
 	// the nodes read them from this folder's view of them, wherever a
 	// launcher (ssh) starts them

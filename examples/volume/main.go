@@ -40,7 +40,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
-	"time"
 
 	"github.com/goeq/goeq"
 	"github.com/goeq/goeq/examples/configs"
@@ -153,7 +152,7 @@ func main() {
 	takeUnused("w", "windowSystem", "goeq takes GLFW on a display and EGL headless (GOEQ_WINSYS=glfw or egl chooses)", false)
 	ortho := flag.Bool("ortho", false, "start with a parallel (orthographic) projection (o switches it)")
 	flag.BoolVar(ortho, "o", false, "eVolve's -o: --ortho")
-	frameTimeout := flag.Duration("frame-timeout", 10*time.Second, "a frame that does not complete in this time fails the run (raise it for a large volume a software GL casts for seconds)")
+	frameTimeout := flag.Duration("frame-timeout", 0, "a frame still incomplete this long fails the run; 0: 10 s, or 3 times the slowest recent frame where frames are slower (a large volume a software GL casts for seconds), and 1 minute before a frame has completed")
 	reference := flag.Bool("reference", false, "every destination channel draws its whole frame itself, undecomposed: the picture a decomposed run must match")
 	local := flag.Bool("local", false, "start every node's render client on this machine, whatever host the config names (try a cluster config here)")
 	flag.Parse()
@@ -164,8 +163,8 @@ func main() {
 		log.Fatalf("--camera-path %q: want orbit", *path)
 	case !(*dens > 0) || math.IsInf(*dens, 0):
 		log.Fatalf("--density %g: want a number more than 0", *dens)
-	case *frameTimeout <= 0:
-		log.Fatalf("--frame-timeout %v: want more than 0", *frameTimeout)
+	case *frameTimeout < 0:
+		log.Fatalf("--frame-timeout %v: want 0 (bounds that follow the frames' time) or more", *frameTimeout)
 	case !(*brightness > 0) || math.IsInf(*brightness, 0):
 		log.Fatalf("--brightness %g: want a number more than 0", *brightness)
 	case !(*precision >= 1) || *precision > 64:

@@ -93,10 +93,13 @@ type Options struct {
 	// adds frames).
 	Frames int
 	// FrameTimeout bounds how long a frame may stay incomplete once it is
-	// the oldest one in flight (10 s): with latency, a frame started
-	// beside the one before it waits for that one first. Tiles its
-	// queues hand out count as progress and start the bound again: a
-	// queue of many small tiles takes long but is not stuck.
+	// the oldest one in flight: with latency, a frame started beside the
+	// one before it waits for that one first. Tiles its queues hand out
+	// count as progress and start the bound again: a queue of many small
+	// tiles takes long but is not stuck. 0 bounds frames by what they
+	// take: DefaultFrameTimeout, or frameTimeoutMargin times the slowest
+	// recent frame where frames are slower, and FirstFrameTimeout until
+	// a frame has completed.
 	FrameTimeout time.Duration
 	// Liveness is the shortest silence after which a node is lost
 	// (800 ms, four heartbeats). It grows with the gaps measured between
@@ -111,6 +114,12 @@ type Options struct {
 // Defaults.
 const (
 	DefaultFrameTimeout = 10 * time.Second
+	// FirstFrameTimeout bounds the frames in flight while none has
+	// completed, where FrameTimeout is left at 0: the first frames
+	// compile, upload and allocate, and a renderer may load lazily. Six
+	// 1080p volume renderings of hactar.rc's wall on two cores took 13 s
+	// a frame, and the run failed at its first.
+	FirstFrameTimeout   = time.Minute
 	DefaultLiveness     = 800 * time.Millisecond
 	// StartupLiveness holds until a node's gaps are measured (its first
 	// livenessGaps messages): set-up is when a client is busiest.
@@ -124,6 +133,10 @@ const (
 	// livenessMargin times the longest recent gap, or the slowest recent
 	// frame, is how long a node may be silent.
 	livenessMargin = 4
+	// frameTimeoutMargin times the slowest recent frame bounds a frame
+	// where FrameTimeout is left at 0 and frames take longer than a third
+	// of DefaultFrameTimeout: slow is not stuck.
+	frameTimeoutMargin = 3
 	// warmupFrames are the run's first frames, left out of the recent
 	// frames liveness is judged from: they compile shaders and allocate
 	// (a 640x360 frame 0 took 200-400 ms under llvmpipe, its successors
@@ -476,6 +489,10 @@ type Scheduler struct {
 	// livenessChecked is when silence was last checked for
 	livenessChecked time.Time
 	frameTime       []time.Duration // recent frame times (livenessGaps of them)
+	// adaptiveTimeout: Options.FrameTimeout was left at 0, and frames are
+	// bounded by what recent frames took (frameTimeout)
+	adaptiveTimeout bool
+	slowFrames      []time.Duration // recent frame times, the warm-up's too
 	requested       int
 	next            int // next frame to start
 	completed       int // frames completed (the next to complete)
@@ -499,7 +516,8 @@ type Scheduler struct {
 // New makes a scheduler for cfg's nodes that have pipes; frames are
 // planned by p.
 func New(cfg *compound.Config, p Planner, opt Options) *Scheduler {
-	if opt.FrameTimeout <= 0 {
+	adaptive := opt.FrameTimeout <= 0
+	if adaptive {
 		opt.FrameTimeout = DefaultFrameTimeout
 	}
 	if opt.Liveness <= 0 {
@@ -507,7 +525,7 @@ func New(cfg *compound.Config, p Planner, opt Options) *Scheduler {
 	}
 	s := &Scheduler{cfg: cfg, planner: p, opt: opt, latency: cfg.Latency, nodes: map[string]*nodeState{},
 		nodeOf: map[string]string{}, channels: map[string]*compound.Channel{}, channelNode: map[*compound.Channel]*nodeState{}, inflight: map[int]*frameState{},
-		requested: opt.Frames, everyNode: map[int]bool{}}
+		requested: opt.Frames, everyNode: map[int]bool{}, adaptiveTimeout: adaptive}
 	only := map[string]bool{}
 	for _, id := range opt.Nodes {
 		only[id] = true
@@ -870,10 +888,16 @@ func (s *Scheduler) completeFrames() {
 		delete(s.inflight, s.completed)
 		f.done.Finished, s.lastCompleted, s.stalledOldest = s.now, s.now, 0
 		s.planner.Feed(stats.Frame{Frame: f.number, Records: f.done.Records, Started: f.started, Completed: s.now})
-		if f.number >= warmupFrames && !f.stalled {
-			s.frameTime = append(s.frameTime, f.done.Finished.Sub(f.done.Started))
-			if len(s.frameTime) > livenessGaps {
-				s.frameTime = s.frameTime[1:]
+		if took := f.done.Finished.Sub(f.done.Started); !f.stalled {
+			if f.number >= warmupFrames {
+				s.frameTime = append(s.frameTime, took)
+				if len(s.frameTime) > livenessGaps {
+					s.frameTime = s.frameTime[1:]
+				}
+			}
+			s.slowFrames = append(s.slowFrames, took)
+			if len(s.slowFrames) > livenessGaps {
+				s.slowFrames = s.slowFrames[1:]
 			}
 		}
 		s.ready.Completed = append(s.ready.Completed, f.done)
@@ -1070,10 +1094,27 @@ func (s *Scheduler) checkTimeout() {
 			oldest = t
 		}
 	}
-	if s.now.Sub(oldest)-s.stalledOldest <= s.opt.FrameTimeout {
+	if s.now.Sub(oldest)-s.stalledOldest <= s.frameTimeout() {
 		return
 	}
 	s.fail(s.diagnose(f))
+}
+
+// frameTimeout is how long the oldest frame in flight may stay
+// incomplete: Options.FrameTimeout where it was given, otherwise as long
+// as recent frames make it.
+func (s *Scheduler) frameTimeout() time.Duration {
+	switch {
+	case !s.adaptiveTimeout:
+		return s.opt.FrameTimeout
+	case s.completed == 0:
+		return FirstFrameTimeout
+	}
+	slowest := time.Duration(0)
+	for _, d := range s.slowFrames {
+		slowest = max(slowest, d)
+	}
+	return max(DefaultFrameTimeout, frameTimeoutMargin*slowest)
 }
 
 // diagnose says why a frame is incomplete: per pending node, what its
@@ -1109,7 +1150,15 @@ func (s *Scheduler) diagnose(f *frameState) string {
 			parts = append(parts, fmt.Sprintf("tile queue %s: %d of its %d items handed out, the last %v ago", id, q.next, q.q.Len(), s.now.Sub(q.handedOut).Round(time.Millisecond)))
 		}
 	}
-	return fmt.Sprintf("frame %d: %s (incomplete after %v, the frame timeout: --frame-timeout, an application's Options.FrameTimeout)", f.number, strings.Join(parts, "; "), s.opt.FrameTimeout)
+	timeout := s.frameTimeout()
+	why := "the frame timeout"
+	switch {
+	case s.adaptiveTimeout && s.completed == 0:
+		why = "the frame timeout before a frame has completed"
+	case s.adaptiveTimeout && timeout > DefaultFrameTimeout:
+		why = fmt.Sprintf("the frame timeout, %d times the slowest recent frame", frameTimeoutMargin)
+	}
+	return fmt.Sprintf("frame %d: %s (incomplete after %v, %s: --frame-timeout, an application's Options.FrameTimeout)", f.number, strings.Join(parts, "; "), timeout, why)
 }
 
 // describe replaces channel IDs in a wait by labels and their node.

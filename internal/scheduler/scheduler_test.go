@@ -645,6 +645,78 @@ func TestFrameThatCannotComplete(t *testing.T) {
 
 func cfg2Latency(cfg *compound.Config) time.Duration { return time.Duration(cfg.Latency + 1) }
 
+// Left at 0, the frame timeout follows what frames take: slow is not
+// stuck. hactar.rc's six 1080p walls, volume-rendered on two cores, took
+// 13 s a frame and failed at their first, 10 s in. Before a frame has
+// completed frames have FirstFrameTimeout; then 10 s, or three times the
+// slowest recent frame where that is longer; a frame stuck beyond that
+// still fails, saying which bound it passed. A timeout given keeps to
+// itself.
+func TestTheDefaultFrameTimeoutFollowsTheFramesTime(t *testing.T) {
+	cfg := load(t, example("2d-lb-4.eqc"))
+	// slow has render1 draw for d (it heartbeats, and sends nothing)
+	slow := func(c *fakeCluster, d time.Duration) {
+		c.nodes["render1"].silent = true
+		c.heartbeatsOnly(d)
+		c.nodes["render1"].silent = false
+	}
+	c := newCluster(t, cfg, Options{Frames: 12})
+	slow(c, 40*time.Second) // the first frame
+	if c.failure != "" {
+		t.Fatalf("a first frame of 40 s failed: %s", c.failure)
+	}
+	for len(c.completed) < 4 && c.failure == "" {
+		c.round()
+	}
+	slowest := time.Duration(0)
+	for _, f := range c.completed {
+		slowest = max(slowest, f.Finished.Sub(f.Started))
+	}
+	if slowest < 40*time.Second {
+		t.Fatalf("the slowest frame took %v: not a test", slowest)
+	}
+	slow(c, 100*time.Second) // within three times 40 s
+	if c.failure != "" {
+		t.Fatalf("a frame of 100 s, after one of %v, failed: %s", slowest, c.failure)
+	}
+	for len(c.completed) < 8 && c.failure == "" {
+		c.round()
+	}
+	c.nodes["render1"].silent = true
+	stuck := c.now
+	c.heartbeatsOnly(10 * time.Minute)
+	if !strings.Contains(c.failure, "the frame timeout, 3 times the slowest recent frame") {
+		t.Fatalf("a stuck frame after slow ones: failure %q", c.failure)
+	}
+	if took := c.now.Sub(stuck); took > 330*time.Second {
+		t.Errorf("a stuck frame failed after %v, after frames of up to about 100 s", took)
+	}
+
+	// stuck in the first frame: a minute
+	c = newCluster(t, cfg, Options{Frames: 12})
+	c.nodes["render1"].silent = true
+	c.heartbeatsOnly(5 * time.Minute)
+	if !strings.Contains(c.failure, "(incomplete after 1m0s, the frame timeout before a frame has completed") {
+		t.Errorf("a stuck first frame: failure %q", c.failure)
+	}
+	// quick frames: 10 s
+	c = newCluster(t, cfg, Options{Frames: 12})
+	for len(c.completed) < 4 {
+		c.round()
+	}
+	c.nodes["render1"].silent = true
+	c.heartbeatsOnly(time.Minute)
+	if !strings.Contains(c.failure, "(incomplete after 10s, the frame timeout: ") {
+		t.Errorf("a stuck frame after quick ones: failure %q", c.failure)
+	}
+	// given
+	c = newCluster(t, cfg, Options{Frames: 12, FrameTimeout: 10 * time.Second})
+	slow(c, 40*time.Second)
+	if !strings.Contains(c.failure, "(incomplete after 10s, the frame timeout: ") {
+		t.Errorf("a first frame of 40 s under a timeout of 10 s: failure %q", c.failure)
+	}
+}
+
 // Frames that each take most of the frame timeout, at latency 1: the
 // second of two started together waits for the first, so it completes
 // more than the timeout after its start, and it is not failed for that;
