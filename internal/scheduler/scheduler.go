@@ -119,8 +119,8 @@ const (
 	// compile, upload and allocate, and a renderer may load lazily. Six
 	// 1080p volume renderings of hactar.rc's wall on two cores took 13 s
 	// a frame, and the run failed at its first.
-	FirstFrameTimeout   = time.Minute
-	DefaultLiveness     = 800 * time.Millisecond
+	FirstFrameTimeout = time.Minute
+	DefaultLiveness   = 800 * time.Millisecond
 	// StartupLiveness holds until a node's gaps are measured (its first
 	// livenessGaps messages): set-up is when a client is busiest.
 	StartupLiveness = 2 * time.Second
