@@ -94,6 +94,9 @@ type squareInit struct {
 	ExitDelay time.Duration
 	// StallAt: the draws of this frame take 5 s more (when above zero)
 	StallAt int
+	// HeavyAt: the draws of this frame return at once, leaving the GL
+	// seconds of work on a software rasterizer (when above zero)
+	HeavyAt int
 	// StopAt: the first draw of this frame on node StopNode stops its
 	// process for 3 s (SIGSTOP, then SIGCONT from a shell it started), as
 	// a debugger's breakpoint would (when above zero)
@@ -167,11 +170,16 @@ void main() {
 	uv = c;
 	gl_Position = mvp * vec4(c - 0.5, 0, 1);
 }`, `#version 330 core
-in vec2 uv; out vec4 frag; uniform vec3 tint;
-void main() { frag = vec4(vec3(uv, 1.0 - uv.x * uv.y) * tint, 1); }`)
+in vec2 uv; out vec4 frag; uniform vec3 tint; uniform int spin;
+void main() {
+	frag = vec4(vec3(uv, 1.0 - uv.x * uv.y) * tint, 1);
+	float a = uv.x;
+	for (int i = 0; i < spin; i++) a = fract(sin(a * 12.9898 + float(i)) * 43758.5453);
+	if (a > 2.0) frag = vec4(0); // never: the loop's work is kept
+}`)
 	var vao uint32
 	gl.GenVertexArrays(1, &vao)
-	sq := &square{prog: prog, vao: vao, scale: float32(init.Scale), tint: [3]float32{1, 1, 1}, ortho: init.Ortho, depth: cmp.Or(init.Depth, 2), refined: init.Refined, depthTest: init.DepthTest, stencil: init.Stencil, panicAt: init.PanicAt, stallAt: init.StallAt, untidy: init.Untidy, glError: init.GLError, panicInExit: init.PanicInExit, exitDelay: init.ExitDelay,
+	sq := &square{prog: prog, vao: vao, scale: float32(init.Scale), tint: [3]float32{1, 1, 1}, ortho: init.Ortho, depth: cmp.Or(init.Depth, 2), refined: init.Refined, depthTest: init.DepthTest, stencil: init.Stencil, panicAt: init.PanicAt, stallAt: init.StallAt, heavyAt: init.HeavyAt, untidy: init.Untidy, glError: init.GLError, panicInExit: init.PanicInExit, exitDelay: init.ExitDelay,
 		record: init.Record, pipe: p.Node + "-" + p.Name, report: init.Report, send: p.SendEvent}
 	if init.StopAt > 0 && p.Node == init.StopNode {
 		sq.stopAt = init.StopAt
@@ -256,6 +264,7 @@ type square struct {
 	stencil   bool
 	panicAt   int
 	stallAt   int
+	heavyAt   int
 	stopAt    int
 	untidy    bool
 	glError   bool
@@ -366,6 +375,11 @@ func (s *square) Draw(dc *goeq.DrawContext) (goeq.Region, error) {
 		gl.DepthFunc(gl.LESS)
 	}
 	gl.UseProgram(s.prog)
+	spin := int32(0)
+	if s.heavyAt > 0 && dc.Frame == s.heavyAt {
+		spin = 1 << 20
+	}
+	gl.Uniform1i(gl.GetUniformLocation(s.prog, gl.Str("spin\x00")), spin)
 	gl.Uniform3f(gl.GetUniformLocation(s.prog, gl.Str("tint\x00")), s.tint[0], s.tint[1], s.tint[2])
 	gl.UniformMatrix4fv(gl.GetUniformLocation(s.prog, gl.Str("mvp\x00")), 1, false, &mvp[0])
 	gl.BindVertexArray(s.vao)
@@ -1313,6 +1327,26 @@ func TestAFrameTimeoutNamesTheDrawThatDidNotReturn(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("the error does not say %q:\n%v", want, err)
 		}
+	}
+}
+
+// A draw that returns at once but leaves the GL seconds of work (a
+// software rasterizer runs it when goeq next waits for the GL) is named
+// too, as the task its pipe is busy with; before, its node "reported no
+// wait".
+func TestAFrameTimeoutNamesTheTaskAPipeIsBusyWith(t *testing.T) {
+	cfg, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: examples("2d-lb-4.eqc"), FrameTimeout: 2 * time.Second,
+		InitData: squareInit{Scale: 1, HeavyAt: 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = startAndFinish(cfg, 20)
+	cfg.Exit()
+	if err == nil {
+		t.Fatal("a frame of minutes of GL work passed a frame timeout of 2 s")
+	}
+	if want := regexp.MustCompile(`frame 3: .*channel src\d on node render\d: waiting for its \w+ of compound 0\.\d to finish \(running for `); !want.MatchString(err.Error()) || strings.Contains(err.Error(), "reported no wait") {
+		t.Errorf("the error does not name the task a busy pipe runs:\n%v", err)
 	}
 }
 

@@ -141,6 +141,15 @@ type Executor struct {
 		channel, what string
 		since         time.Time
 	}
+	// the task running now, for Waits: a frame that does not complete
+	// names the task its pipe is busy with (the GL's work on a software
+	// rasterizer lands in the first call that waits for it, not the draw)
+	inTask struct {
+		frame   int
+		channel string
+		task    *planner.Task
+		since   time.Time
+	}
 	stale []*arrival // uploads for frames already finished
 	// the statistics overlay of the next frame (SetOverlay)
 	overlay []control.OverlayPart
@@ -453,6 +462,9 @@ func (e *Executor) Waits() []Wait {
 	if in := e.inRenderer; in.what != "" {
 		waits = append(waits, Wait{Frame: in.frame, Channel: in.channel,
 			What: fmt.Sprintf("its renderer's %s to return (running for %v)", in.what, time.Since(in.since).Round(100*time.Millisecond))})
+	} else if in := e.inTask; in.task != nil && time.Since(in.since) >= time.Second {
+		waits = append(waits, Wait{Frame: in.frame, Channel: in.channel,
+			What: fmt.Sprintf("its %s of compound %s to finish (running for %v)", in.task.Kind, in.task.Compound, time.Since(in.since).Round(100*time.Millisecond))})
 	}
 	return waits
 }
@@ -800,6 +812,15 @@ func (fr *frameRun) step() (progressed bool, err error) {
 // runNext runs a channel's next task; false when it waits.
 func (fr *frameRun) runNext(r *channelRun) (bool, error) {
 	t := &r.plan.Tasks[r.next]
+	e := fr.e
+	e.waitsMu.Lock()
+	e.inTask.frame, e.inTask.channel, e.inTask.task, e.inTask.since = fr.frame, r.plan.Channel.ID, t, time.Now()
+	e.waitsMu.Unlock()
+	defer func() {
+		e.waitsMu.Lock()
+		e.inTask.task = nil
+		e.waitsMu.Unlock()
+	}()
 	for _, rb := range r.holdFor[r.next] {
 		if r.kept == nil {
 			r.kept = map[int]*heldPixels{}
