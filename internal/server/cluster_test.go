@@ -304,6 +304,34 @@ func TestLaunchTimeout(t *testing.T) {
 	}
 }
 
+// A launcher that fails (ssh that cannot resolve the host) is named with
+// the host it launched on: an unnamed node's name does not say it (the
+// sixth node of hactar.rc, node6, runs on host node1), and the failure
+// read "node node6 did not join: eqclient exited (exit status 255): ssh:
+// Could not resolve hostname node1".
+func TestAFailedLaunchNamesItsHost(t *testing.T) {
+	cfg, _ := unlaunchable(t, "OFF")
+	b, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	launcher := filepath.Join(t.TempDir(), "launch.sh")
+	if err := os.WriteFile(launcher, []byte("#!/bin/sh\necho cannot reach $1\nexit 255\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	text := regexp.MustCompile(`launch_command "[^"]*"`).ReplaceAllString(string(b), `launch_command "`+launcher+` %h"`)
+	if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(filepath.Join(binaries(t), "eqserver"), "run", "--frames", "5", "--triangles", "2000", cfg)
+	cmd.Env = testEnv()
+	out, err := cmd.CombinedOutput()
+	want := "node render1 did not join: eqclient launched on host render-nowhere exited (exit status 255): cannot reach render-nowhere"
+	if err == nil || !strings.Contains(string(out), want) {
+		t.Errorf("%v; want the error %q:\n%s", err, want, out)
+	}
+}
+
 // A render node that does not come goes out of the run when the config's
 // robustness is ON (its default), as Equalizer's config init drops it:
 // the others take its part, every frame is whole and equals the

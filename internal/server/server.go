@@ -769,10 +769,14 @@ func (s *server) launchNode(id string, listening net.Addr) error {
 		args = append(args, "--log-level", level.String())
 	}
 	var cmd *exec.Cmd
+	client := "eqclient"
 	if s.runsHere(nc.model.Host) {
 		cmd = exec.Command(bin, args...)
 	} else {
 		cmd = exec.Command("sh", "-c", launchLine(nc.model, bin, args))
+		// the launcher's own errors name the host, which an unnamed
+		// node's name (node6 on host node1) does not
+		client = fmt.Sprintf("eqclient launched on host %s", nc.model.Host)
 	}
 	cmd.Stdin = strings.NewReader(s.opt.Token + "\n" + string(s.launchCert()))
 	cmd.Env = withoutToken(os.Environ())
@@ -801,9 +805,9 @@ func (s *server) launchNode(id string, listening net.Addr) error {
 	s.opt.Log.Info(fmt.Sprintf("node %s: client pid %d", id, cmd.Process.Pid))
 	go func() {
 		err := cmd.Wait()
-		reason := fmt.Sprintf("eqclient exited (%v)", exitText(err))
+		reason := fmt.Sprintf("%s exited (%v)", client, exitText(err))
 		if c := last.Crash(); c != "" {
-			reason = fmt.Sprintf("eqclient crashed (%v): %s; its output above has the whole report", exitText(err), c)
+			reason = fmt.Sprintf("%s crashed (%v): %s; its output above has the whole report", client, exitText(err), c)
 		} else if l := last.Why(s.opt.ClientBinary, s.opt.ClientArgs); l != "" && !killed(err) {
 			reason += ": " + l
 		}
