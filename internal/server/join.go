@@ -26,6 +26,7 @@ const setupSilence = 10 * time.Second
 type joinWatch struct {
 	initTimeout time.Duration
 	nodes       map[string]*joinState
+	checked     time.Time // the last forgiveStall
 }
 
 type joinState struct {
@@ -71,6 +72,33 @@ func (w *joinWatch) doing(node string) string {
 		return st.doing
 	}
 	return ""
+}
+
+// joinStall is the least gap between two passes of the server's loop
+// (it passes every 50 ms at the most while nodes join) that counts as the
+// server standing still.
+const joinStall = time.Second
+
+// forgiveStall moves every node's bounds on by the time the server stood
+// still since the last pass: a server stopped at a debugger's breakpoint
+// or by SIGSTOP, or a machine paused or starved for seconds, is not a
+// client that fell silent. After 11 s of a machine starved by six volume
+// renderings, the heartbeats a client had sent were still to be read,
+// and its set-up failed as "stopped answering". The scheduler forgives
+// such stalls its frames and the nodes' silence alike.
+func (w *joinWatch) forgiveStall(now time.Time) {
+	gap := now.Sub(w.checked)
+	first := w.checked.IsZero()
+	w.checked = now
+	if first || gap <= joinStall {
+		return
+	}
+	for _, st := range w.nodes {
+		st.launchBy = st.launchBy.Add(gap)
+		if !st.settingUpSince.IsZero() {
+			st.settingUpSince, st.heard = st.settingUpSince.Add(gap), st.heard.Add(gap)
+		}
+	}
 }
 
 // joined ends the watch of a node: it joined, or the run gave up on it.

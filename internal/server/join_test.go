@@ -65,6 +65,39 @@ func TestJoinWatchBoundsLaunchAndSetUpApart(t *testing.T) {
 	}
 }
 
+// The server standing still (stopped at a breakpoint, a machine paused
+// or starved) moves a node's bounds on by as long: after the stall its
+// client's heartbeats are still to be read, and its launch had no time
+// to run either. Silence after the stall still counts.
+func TestJoinWatchForgivesTheServerStandingStill(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	none := func() string { return "" }
+	w := newJoinWatch(time.Minute)
+	w.launched("a", t0, 2*time.Second)
+	w.launched("b", t0, 2*time.Second)
+	w.forgiveStall(t0)
+	w.settingUp("b", "taking the config", t0)
+	at := t0.Add(50 * time.Millisecond)
+	w.forgiveStall(at)
+	at = at.Add(11 * time.Second) // the stall
+	w.forgiveStall(at)
+	for _, node := range []string{"a", "b"} {
+		if why := w.overdue(node, at, 2*time.Second, none); why != "" {
+			t.Errorf("node %s right after the server stood still for 11 s: %s", node, why)
+		}
+	}
+	for at.Sub(t0) < 11*time.Second+setupSilence+2*time.Second {
+		at = at.Add(50 * time.Millisecond)
+		w.forgiveStall(at)
+	}
+	if why := w.overdue("a", at, 2*time.Second, none); !strings.Contains(why, "did not connect within 2s") {
+		t.Errorf("a, not launched long after the stall: %q", why)
+	}
+	if why := w.overdue("b", at, 2*time.Second, none); !strings.Contains(why, "stopped answering while it set up") {
+		t.Errorf("b, silent long after the stall: %q", why)
+	}
+}
+
 func TestClipTextKeepsWholeCharacters(t *testing.T) {
 	if got := clipText("grüße", 3); got != "gr…" {
 		t.Errorf("clipText: %q", got)

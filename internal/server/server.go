@@ -306,11 +306,14 @@ type nodeConn struct {
 	// heard is when the node's session last sent anything (UnixNano),
 	// and exiting whether its heartbeats said its renderers run their
 	// Exit: a client ending after the run is waited for while both hold
-	heard    atomic.Int64
-	exiting  atomic.Bool
-	relaunch int // relaunches so far
-	out      chan *control.ServerMsg
-	gone     chan struct{} // closed when the current session ends
+	heard   atomic.Int64
+	exiting atomic.Bool
+	// settingUp is what the client last said its set-up does, nil once
+	// it joined
+	settingUp atomic.Pointer[string]
+	relaunch  int // relaunches so far
+	out       chan *control.ServerMsg
+	gone      chan struct{} // closed when the current session ends
 	// the frame data last sent (only changes travel) and the version of
 	// the peers it has; both start again with each session
 	lastData []byte
@@ -1033,10 +1036,14 @@ func (s *server) Session(stream grpc.ServerStream, node string) error {
 			}
 			break
 		}
+		nc.heard.Store(time.Now().UnixNano())
 		if hb := m.Heartbeat; hb != nil && hb.SettingUp != "" {
-			tell(event{settingUp: clipText(hb.SettingUp, maxSettingUp)})
+			doing := clipText(hb.SettingUp, maxSettingUp)
+			nc.settingUp.Store(&doing)
+			tell(event{settingUp: doing})
 		}
 	}
+	nc.settingUp.Store(nil)
 	frameAddr := hello.Hello.FrameAddr
 	if ready.FrameAddr != "" {
 		frameAddr = ready.FrameAddr
@@ -1240,6 +1247,7 @@ func (s *server) loop(ctx context.Context, statsFile *os.File) (sum *Summary, er
 		}
 		if !joining.allJoined() {
 			now := time.Now()
+			joining.forgiveStall(now)
 			for _, id := range s.order {
 				nc := s.nodes[id]
 				launchNote := func() string { return launchTimeoutNote(nc.model) + s.stillLaunching(nc) }
@@ -1759,6 +1767,8 @@ func (s *server) stopClients(ctx context.Context) {
 			switch {
 			case nc.heard.Load() == 0:
 				why = "not heard from since it was launched: still starting"
+			case nc.settingUp.Load() != nil:
+				why = "still setting up, last " + *nc.settingUp.Load()
 			case ctx.Err() != nil:
 				why = "the run was stopped at once"
 			case silent < exitSilence && nc.exiting.Load():
