@@ -82,10 +82,10 @@ const joinStall = time.Second
 // forgiveStall moves every node's bounds on by the time the server stood
 // still since the last pass: a server stopped at a debugger's breakpoint
 // or by SIGSTOP, or a machine paused or starved for seconds, is not a
-// client that fell silent. After 11 s of a machine starved by six volume
-// renderings, the heartbeats a client had sent were still to be read,
-// and its set-up failed as "stopped answering". The scheduler forgives
-// such stalls its frames and the nodes' silence alike.
+// client that fell silent: the heartbeats its clients sent meanwhile are
+// still to be read. An eqserver stopped for 12 s while its nodes set up
+// failed them as "stopped answering". The scheduler forgives such stalls
+// its frames and the nodes' silence alike.
 func (w *joinWatch) forgiveStall(now time.Time) {
 	gap := now.Sub(w.checked)
 	first := w.checked.IsZero()
