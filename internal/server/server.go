@@ -1286,7 +1286,9 @@ func (s *server) loop(ctx context.Context, statsFile *os.File) (sum *Summary, er
 			s.live.nodes(time.Now(), s.sched.NodeStatus(), joinOrLoss, joining.doing)
 		}
 		next := 50 * time.Millisecond
-		if w := s.sched.Ready().WakeAt; !w.IsZero() {
+		if w := s.sched.Ready().WakeAt; !w.IsZero() && joining.allJoined() {
+			// (while nodes join, a pass every 50 ms: the join watch takes
+			// a longer gap for the server standing still)
 			next = max(time.Until(w), time.Millisecond)
 		}
 		if !rep.start.IsZero() {
