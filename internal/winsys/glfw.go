@@ -240,8 +240,9 @@ func (c *glfwContext) Destroy() {
 	})
 }
 
-// OnEvent delivers the window's key, pointer, wheel, resize, close and
-// expose events to handler (on the main thread, while events are polled).
+// OnEvent delivers the window's key, pointer, wheel, resize, close,
+// expose and destroyed events to handler (on the main thread, while events
+// are polled).
 func (c *glfwContext) OnEvent(handler func(Event)) {
 	onMain(func() {
 		w := c.win
