@@ -362,6 +362,12 @@ type Ready struct {
 	// Finished is set once every frame asked for is complete (or the run
 	// was stopped and the frames in flight are).
 	Finished bool
+	// Slow says, once a frame, that it has taken longer than
+	// DefaultFrameTimeout and than twice the slowest recent frame, what
+	// it waits for, and how long it may still take: a timeout that
+	// follows the frames gives a frame stuck at the start a minute, and
+	// the user learns of it before.
+	Slow []string
 	// WakeAt is when the scheduler wants its next tick (a frame waits for
 	// the framerate interval), zero when any tick will do.
 	WakeAt time.Time
@@ -369,7 +375,7 @@ type Ready struct {
 
 func (r *Ready) empty() bool {
 	return len(r.Work) == 0 && len(r.Swaps) == 0 && len(r.Abandons) == 0 && len(r.Grants) == 0 &&
-		len(r.Completed) == 0 && len(r.Lost) == 0 && r.Failure == "" && !r.Finished
+		len(r.Completed) == 0 && len(r.Lost) == 0 && r.Failure == "" && !r.Finished && len(r.Slow) == 0
 }
 
 type nodeState struct {
@@ -493,6 +499,7 @@ type Scheduler struct {
 	// bounded by what recent frames took (frameTimeout)
 	adaptiveTimeout bool
 	slowFrames      []time.Duration // recent frame times, the warm-up's too
+	slowTold        int             // the frame Ready.Slow last told of, plus one
 	requested       int
 	next            int // next frame to start
 	completed       int // frames completed (the next to complete)
@@ -1094,10 +1101,25 @@ func (s *Scheduler) checkTimeout() {
 			oldest = t
 		}
 	}
-	if s.now.Sub(oldest)-s.stalledOldest <= s.frameTimeout() {
+	took, limit := s.now.Sub(oldest)-s.stalledOldest, s.frameTimeout()
+	if took > limit {
+		s.fail(s.diagnose(f))
 		return
 	}
-	s.fail(s.diagnose(f))
+	if s.adaptiveTimeout && took > DefaultFrameTimeout && took > 2*s.slowestRecent() && s.slowTold <= f.number {
+		s.slowTold = f.number + 1
+		s.ready.Slow = append(s.ready.Slow, fmt.Sprintf("frame %d: %s (incomplete after %v; the frame timeout lets it take %v)",
+			f.number, strings.Join(s.waiting(f), "; "), took.Round(time.Second), limit))
+	}
+}
+
+// slowestRecent is the longest of the recent frames, the warm-up's too.
+func (s *Scheduler) slowestRecent() time.Duration {
+	slowest := time.Duration(0)
+	for _, d := range s.slowFrames {
+		slowest = max(slowest, d)
+	}
+	return slowest
 }
 
 // frameTimeout is how long the oldest frame in flight may stay
@@ -1110,16 +1132,27 @@ func (s *Scheduler) frameTimeout() time.Duration {
 	case s.completed == 0:
 		return FirstFrameTimeout
 	}
-	slowest := time.Duration(0)
-	for _, d := range s.slowFrames {
-		slowest = max(slowest, d)
-	}
-	return max(DefaultFrameTimeout, frameTimeoutMargin*slowest)
+	return max(DefaultFrameTimeout, frameTimeoutMargin*s.slowestRecent())
 }
 
 // diagnose says why a frame is incomplete: per pending node, what its
 // channels reported waiting for.
 func (s *Scheduler) diagnose(f *frameState) string {
+	parts := s.waiting(f)
+	timeout := s.frameTimeout()
+	why := "the frame timeout"
+	switch {
+	case s.adaptiveTimeout && s.completed == 0:
+		why = "the frame timeout before a frame has completed"
+	case s.adaptiveTimeout && timeout > DefaultFrameTimeout:
+		why = fmt.Sprintf("the frame timeout, %d times the slowest recent frame", frameTimeoutMargin)
+	}
+	return fmt.Sprintf("frame %d: %s (incomplete after %v, %s: --frame-timeout, an application's Options.FrameTimeout)", f.number, strings.Join(parts, "; "), timeout, why)
+}
+
+// waiting says, per pending node of a frame, what its channels reported
+// waiting for, and how far its tile queues got.
+func (s *Scheduler) waiting(f *frameState) []string {
 	var parts []string
 	for i, ns := range s.order {
 		if !f.pending.has(i) {
@@ -1137,7 +1170,13 @@ func (s *Scheduler) diagnose(f *frameState) string {
 			}
 			waits = append(waits, fmt.Sprintf("channel %s on node %s: waiting for %s", label, id, s.describe(w.What)))
 		}
-		if len(waits) == 0 {
+		switch {
+		case len(waits) > 0:
+		case f.assembled.has(i):
+			// its destinations are done: it waits for the others' at the
+			// swap barrier
+			waits = append(waits, fmt.Sprintf("node %s: at the swap barrier", id))
+		default:
 			waits = append(waits, fmt.Sprintf("node %s: reported no wait (last heard %v ago)", id, s.now.Sub(ns.lastSeen).Round(time.Millisecond)))
 		}
 		parts = append(parts, waits...)
@@ -1150,15 +1189,7 @@ func (s *Scheduler) diagnose(f *frameState) string {
 			parts = append(parts, fmt.Sprintf("tile queue %s: %d of its %d items handed out, the last %v ago", id, q.next, q.q.Len(), s.now.Sub(q.handedOut).Round(time.Millisecond)))
 		}
 	}
-	timeout := s.frameTimeout()
-	why := "the frame timeout"
-	switch {
-	case s.adaptiveTimeout && s.completed == 0:
-		why = "the frame timeout before a frame has completed"
-	case s.adaptiveTimeout && timeout > DefaultFrameTimeout:
-		why = fmt.Sprintf("the frame timeout, %d times the slowest recent frame", frameTimeoutMargin)
-	}
-	return fmt.Sprintf("frame %d: %s (incomplete after %v, %s: --frame-timeout, an application's Options.FrameTimeout)", f.number, strings.Join(parts, "; "), timeout, why)
+	return parts
 }
 
 // describe replaces channel IDs in a wait by labels and their node.

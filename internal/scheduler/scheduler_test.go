@@ -63,6 +63,7 @@ type fakeCluster struct {
 	// maxInflight is the most frames started but not completed
 	maxInflight int
 	log         []string
+	slow        []string // Ready.Slow, in order
 }
 
 type fakeNode struct {
@@ -189,6 +190,7 @@ func (c *fakeCluster) drain() {
 			}
 		}
 		c.completed = append(c.completed, rd.Completed...)
+		c.slow = append(c.slow, rd.Slow...)
 		for _, l := range rd.Lost {
 			c.log = append(c.log, fmt.Sprintf("lost %s: %s", l.Node, l.Reason))
 		}
@@ -665,6 +667,10 @@ func TestTheDefaultFrameTimeoutFollowsTheFramesTime(t *testing.T) {
 	if c.failure != "" {
 		t.Fatalf("a first frame of 40 s failed: %s", c.failure)
 	}
+	// the user learns of it once, past 10 s, with what it waits for
+	if len(c.slow) != 1 || !strings.HasPrefix(c.slow[0], "frame 0: ") || !strings.Contains(c.slow[0], "(incomplete after 10s; the frame timeout lets it take 1m0s)") {
+		t.Errorf("what the first frame of 40 s said: %q", c.slow)
+	}
 	for len(c.completed) < 4 && c.failure == "" {
 		c.round()
 	}
@@ -675,9 +681,13 @@ func TestTheDefaultFrameTimeoutFollowsTheFramesTime(t *testing.T) {
 	if slowest < 40*time.Second {
 		t.Fatalf("the slowest frame took %v: not a test", slowest)
 	}
+	told := len(c.slow)
 	slow(c, 100*time.Second) // within three times 40 s
 	if c.failure != "" {
 		t.Fatalf("a frame of 100 s, after one of %v, failed: %s", slowest, c.failure)
+	}
+	if len(c.slow) != told+1 {
+		t.Errorf("a frame of 100 s after frames of up to %v said %q", slowest, c.slow[told:])
 	}
 	for len(c.completed) < 8 && c.failure == "" {
 		c.round()
@@ -714,6 +724,32 @@ func TestTheDefaultFrameTimeoutFollowsTheFramesTime(t *testing.T) {
 	slow(c, 40*time.Second)
 	if !strings.Contains(c.failure, "(incomplete after 10s, the frame timeout: ") {
 		t.Errorf("a first frame of 40 s under a timeout of 10 s: failure %q", c.failure)
+	}
+}
+
+// A frame that times out on a wall behind a swap barrier says which
+// nodes wait there, done, and which one they wait for: the nodes at the
+// barrier "reported no wait".
+func TestAFrameTimeoutNamesTheNodesAtTheSwapBarrier(t *testing.T) {
+	cfg := load(t, corpus("hactar.rc.eqc"))
+	var channel2 string
+	for _, ch := range cfg.Channels {
+		if ch.Name == "channel2" {
+			channel2 = ch.ID
+		}
+	}
+	c := newCluster(t, cfg, Options{Frames: 3, FrameTimeout: 2 * time.Second})
+	c.nodes["node2"].silent = true
+	for c.failure == "" && c.now.Sub(time.Unix(1000, 0)) < 10*time.Second {
+		c.round()
+		c.s.Step(Progress{Node: "node2", Waits: []Wait{{Frame: 0, Channel: channel2, What: "its renderer's Draw to return"}}})
+		c.drain()
+	}
+	for _, want := range []string{"frame 0: node node1: at the swap barrier; channel channel2 on node node2: waiting for its renderer's Draw to return; node node3: at the swap barrier",
+		"node node6: at the swap barrier (incomplete after 2s"} {
+		if !strings.Contains(c.failure, want) {
+			t.Errorf("failure %q\nwant it to contain %q", c.failure, want)
+		}
 	}
 }
 

@@ -1622,6 +1622,9 @@ func (s *server) overlayFor(w scheduler.Work, rep *report) []control.OverlayPart
 
 // act carries out one Ready.
 func (s *server) act(rd scheduler.Ready, rep *report) error {
+	for _, slow := range rd.Slow {
+		s.opt.Log.Warn(slow)
+	}
 	for _, l := range rd.Lost {
 		if l.NeverJoined {
 			s.opt.Log.Warn(fmt.Sprintf("node %s did not join (%s): the run goes on without it, as the config's robustness (ON unless the config says OFF) lets it; its channels %s leave the compounds", l.Node, l.Reason, strings.Join(l.Channels, ", ")))
