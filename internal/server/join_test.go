@@ -6,14 +6,21 @@ import (
 	"time"
 )
 
+// launchedAB watches nodes a and b, launched at t0 with 2 s to say hello
+// and a minute to set up.
+func launchedAB(t0 time.Time) *joinWatch {
+	w := newJoinWatch(time.Minute)
+	w.launched("a", t0, 2*time.Second)
+	w.launched("b", t0, 2*time.Second)
+	return w
+}
+
 // A node's way in has two bounds: its launch until it says hello, and its
 // set-up after, for as long as its client keeps saying what it does.
 func TestJoinWatchBoundsLaunchAndSetUpApart(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	none := func() string { return "; its client is still running" }
-	w := newJoinWatch(time.Minute)
-	w.launched("a", t0, 2*time.Second)
-	w.launched("b", t0, 2*time.Second)
+	w := launchedAB(t0)
 
 	if why := w.overdue("a", t0.Add(time.Second), 2*time.Second, none); why != "" {
 		t.Errorf("within its launch: %s", why)
@@ -72,9 +79,7 @@ func TestJoinWatchBoundsLaunchAndSetUpApart(t *testing.T) {
 func TestJoinWatchForgivesTheServerStandingStill(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	none := func() string { return "" }
-	w := newJoinWatch(time.Minute)
-	w.launched("a", t0, 2*time.Second)
-	w.launched("b", t0, 2*time.Second)
+	w := launchedAB(t0)
 	w.forgiveStall(t0)
 	w.settingUp("b", "taking the config", t0)
 	at := t0.Add(50 * time.Millisecond)
