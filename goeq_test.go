@@ -1312,16 +1312,7 @@ func TestAWindowThatCannotOpenFailsBeforeTheLoad(t *testing.T) {
 // how to give frames longer.
 func TestAFrameTimeoutNamesTheDrawThatDidNotReturn(t *testing.T) {
 	// past the first frames, which compile and allocate
-	cfg, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: examples("2d-lb-4.eqc"), FrameTimeout: 2 * time.Second,
-		InitData: squareInit{Scale: 1, StallAt: 3}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = startAndFinish(cfg, 20)
-	cfg.Exit()
-	if err == nil {
-		t.Fatal("a frame of 5 s passed a frame timeout of 2 s")
-	}
+	err := frameTimeoutOf(t, squareInit{Scale: 1, StallAt: 3})
 	for _, want := range []string{"frame 3: ", "on node render1: waiting for its renderer's Draw to return (running for ",
 		"(incomplete after 2s, the frame timeout: --frame-timeout, an application's Options.FrameTimeout)"} {
 		if !strings.Contains(err.Error(), want) {
@@ -1335,19 +1326,27 @@ func TestAFrameTimeoutNamesTheDrawThatDidNotReturn(t *testing.T) {
 // too, as the task its pipe is busy with; before, its node "reported no
 // wait".
 func TestAFrameTimeoutNamesTheTaskAPipeIsBusyWith(t *testing.T) {
-	cfg, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: examples("2d-lb-4.eqc"), FrameTimeout: 2 * time.Second,
-		InitData: squareInit{Scale: 1, HeavyAt: 3}})
+	err := frameTimeoutOf(t, squareInit{Scale: 1, HeavyAt: 3})
+	if want := regexp.MustCompile(`frame 3: .*channel src\d on node render\d: waiting for its \w+ of compound 0\.\d to finish \(running for `); !want.MatchString(err.Error()) || strings.Contains(err.Error(), "reported no wait") {
+		t.Errorf("the error does not name the task a busy pipe runs:\n%v", err)
+	}
+}
+
+// frameTimeoutOf runs the turning square on 2d-lb-4 under a frame timeout
+// of 2 s, where one of its first 20 frames takes longer, and returns the
+// error that frame failed with.
+func frameTimeoutOf(t *testing.T, init squareInit) error {
+	t.Helper()
+	cfg, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: examples("2d-lb-4.eqc"), FrameTimeout: 2 * time.Second, InitData: init})
 	if err != nil {
 		t.Fatal(err)
 	}
 	err = startAndFinish(cfg, 20)
 	cfg.Exit()
 	if err == nil {
-		t.Fatal("a frame of minutes of GL work passed a frame timeout of 2 s")
+		t.Fatalf("a frame of %+v passed a frame timeout of 2 s", init)
 	}
-	if want := regexp.MustCompile(`frame 3: .*channel src\d on node render\d: waiting for its \w+ of compound 0\.\d to finish \(running for `); !want.MatchString(err.Error()) || strings.Contains(err.Error(), "reported no wait") {
-		t.Errorf("the error does not name the task a busy pipe runs:\n%v", err)
-	}
+	return err
 }
 
 // startAndFinish starts and finishes frames 0 to n-1 of the turning
