@@ -781,20 +781,20 @@ func (r *resolver) checkDeadEnds(cfg *Config) {
 				r.warnf(r.raw[c].pos, "this part of a %s decomposition draws eye [ %s ] alone, and the view it shows is MONO: while it is, its pixels stay empty%s, as in Equalizer (a destination draws such parts of a 2D or DB split itself, and the whole view where no part draws the cyclop eye)",
 					kind, strings.Join(bitNames(eyesDrawn(c), eyeNames), " "), frames)
 			}
-			if dest := c.Destination(); c.IsLeaf() && c.Tasks&TaskDraw != 0 && dest != nil && c.Channel != dest.Channel && !sendsOn(c, dest.Channel) {
+			if dest := c.Destination(); c.IsLeaf() && c.Tasks&TaskDraw != 0 && dest != nil && c.Channel != dest.Channel {
 				pos := d.channelPos
 				if pos.Line == 0 {
 					pos = d.pos
 				}
-				r.warnf(pos, "channel %q draws here for destination %q, but no output frame carries its pixels there: they show on %q's own pixels alone (as Equalizer configs before canvases drove a second display), and that part is missing from %q's images", c.Channel.Name, dest.Channel.Name, c.Channel.Name, dest.Channel.Name)
-			} else if dest != nil && c.IsLeaf() && c.Tasks&TaskDraw != 0 && c.Channel != dest.Channel && !drawsInPlace(c.Channel, dest.Channel) {
-				if left := unsent(c); left > coverageEps {
-					pos := d.channelPos
-					if pos.Line == 0 {
-						pos = d.pos
+				switch {
+				case !sendsOn(c, dest.Channel):
+					r.warnf(pos, "channel %q draws here for destination %q, but no output frame carries its pixels there: they show on %q's own pixels alone (as Equalizer configs before canvases drove a second display), and that part is missing from %q's images", c.Channel.Name, dest.Channel.Name, c.Channel.Name, dest.Channel.Name)
+				case drawsInPlace(c.Channel, dest.Channel): // the destination's own pixels: no frame needed
+				default:
+					if left := unsent(c); left > coverageEps {
+						r.warnf(pos, "channel %q draws here for destination %q, but the output frames read back on it carry %.3g%% of what it draws: the rest is missing from %q's images (an output frame's viewport is a part of its compound's)",
+							c.Channel.Name, dest.Channel.Name, 100*(1-left), dest.Channel.Name)
 					}
-					r.warnf(pos, "channel %q draws here for destination %q, but the output frames read back on it carry %.3g%% of what it draws: the rest is missing from %q's images (an output frame's viewport is a part of its compound's)",
-						c.Channel.Name, dest.Channel.Name, 100*(1-left), dest.Channel.Name)
 				}
 			}
 			if d.tasks < 0 {
