@@ -1055,10 +1055,7 @@ func (s *Scheduler) forgiveStall() {
 }
 
 func (s *Scheduler) checkLiveness() {
-	slowest := time.Duration(0) // the same for every node: found once per tick
-	for _, d := range s.frameTime {
-		slowest = max(slowest, d)
-	}
+	slowest := longest(s.frameTime) // the same for every node: found once per tick
 	for _, ns := range s.order {
 		if !ns.alive || ns.lastSeen.IsZero() {
 			continue
@@ -1114,12 +1111,15 @@ func (s *Scheduler) checkTimeout() {
 }
 
 // slowestRecent is the longest of the recent frames, the warm-up's too.
-func (s *Scheduler) slowestRecent() time.Duration {
-	slowest := time.Duration(0)
-	for _, d := range s.slowFrames {
-		slowest = max(slowest, d)
+func (s *Scheduler) slowestRecent() time.Duration { return longest(s.slowFrames) }
+
+// longest is the longest of ds, 0 for none.
+func longest(ds []time.Duration) time.Duration {
+	l := time.Duration(0)
+	for _, d := range ds {
+		l = max(l, d)
 	}
-	return slowest
+	return l
 }
 
 // frameTimeout is how long the oldest frame in flight may stay
