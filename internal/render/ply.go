@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -19,12 +20,13 @@ import (
 const (
 	MaxPLYVertices = 50_000_000
 	MaxPLYFaces    = 100_000_000
+	maxPolygon     = 1 << 16 // corners of one face
 )
 
 // LoadPLY reads a PLY file (ascii, binary_little_endian or
 // binary_big_endian) with vertex x y z, optional nx ny nz and optional
-// colours (red green blue), and faces given as vertex index lists;
-// polygons are fanned into triangles. Missing normals are computed from
+// colours (red green blue), and faces given as vertex index lists or as
+// triangle strips, in any order; polygons are fanned into triangles. Missing normals are computed from
 // the faces. The triangles are kd-ordered.
 func LoadPLY(path string) (*Model, error) {
 	f, err := os.Open(path)
@@ -300,15 +302,56 @@ func readPLYBody(r *bufio.Reader, format string, elems []*plyElement, left int64
 		return int(min(int64(e.count), left/least(e)))
 	}
 	m := &Model{}
-	nVerts := 0
+	// faces may come before the vertices they index (PLY leaves the
+	// elements' order to the file): indices are checked against the
+	// header's vertex count
+	nVerts := -1
+	for _, e := range elems {
+		if e.name != "vertex" {
+			continue
+		}
+		if nVerts >= 0 {
+			return nil, fmt.Errorf("ply: two vertex elements")
+		}
+		if e.count > MaxPLYVertices {
+			return nil, fmt.Errorf("ply: %d vertices exceed the limit of %d", e.count, MaxPLYVertices)
+		}
+		nVerts = e.count
+	}
+	index := func(x float64, what string, i int) (uint32, error) {
+		if !whole(x, 0, float64(nVerts)-1) {
+			return 0, fmt.Errorf("ply: %s %d refers to vertex %v of %d", what, i, x, max(nVerts, 0))
+		}
+		return uint32(x), nil
+	}
+	// skip reads and drops a property's values
+	skip := func(e *plyElement, i int, p plyProperty) error {
+		n := 1.0
+		if p.list {
+			c, err := v.next(p.countKind)
+			if err != nil {
+				return err
+			}
+			if !whole(c, 0, math.MaxUint32) {
+				return fmt.Errorf("ply: %s %d's %s has %v items", e.name, i, p.name, c)
+			}
+			n = c
+		}
+		for range int(n) {
+			if _, err := v.next(p.kind); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	indices := func(p plyProperty) bool {
+		return p.list && (p.name == "vertex_indices" || p.name == "vertex_index")
+	}
 	hasNormals := false
 	var ids []uint32 // one face's, reused
 	for _, e := range elems {
 		switch e.name {
 		case "vertex":
-			if e.count > MaxPLYVertices {
-				return nil, fmt.Errorf("ply: %d vertices exceed the limit of %d", e.count, MaxPLYVertices)
-			}
 			idx := map[string]int{}
 			for i, p := range e.props {
 				if p.list {
@@ -336,7 +379,6 @@ func readPLYBody(r *bufio.Reader, format string, elems []*plyElement, left int64
 				cols[i] = idx[k]
 			}
 			colors := plyColors(e.props, idx)
-			nVerts = e.count
 			m.Vertices = make([]float32, 0, 6*room(e))
 			if colors != nil {
 				m.Colors = make([]uint8, 0, 3*room(e))
@@ -373,11 +415,11 @@ func readPLYBody(r *bufio.Reader, format string, elems []*plyElement, left int64
 			if e.count > MaxPLYFaces {
 				return nil, fmt.Errorf("ply: %d faces exceed the limit of %d", e.count, MaxPLYFaces)
 			}
-			m.Triangles = make([]uint32, 0, 3*room(e))
+			m.Triangles = slices.Grow(m.Triangles, 3*room(e))
 			for fc := 0; fc < e.count; fc++ {
 				for _, p := range e.props {
-					if !p.list {
-						if _, err := v.next(p.kind); err != nil {
+					if !indices(p) {
+						if err := skip(e, fc, p); err != nil {
 							return nil, err
 						}
 						continue
@@ -386,8 +428,10 @@ func readPLYBody(r *bufio.Reader, format string, elems []*plyElement, left int64
 					if err != nil {
 						return nil, err
 					}
-					if !whole(n, 0, 64) {
-						return nil, fmt.Errorf("ply: face %d has %v vertices (0 to 64)", fc, n)
+					// a polygon of more corners is no model's (a bound,
+					// for a file read from a pipe, on what one face holds)
+					if !whole(n, 0, maxPolygon) {
+						return nil, fmt.Errorf("ply: face %d has %v vertices (0 to %d)", fc, n, maxPolygon)
 					}
 					ids = ids[:0]
 					for range int(n) {
@@ -395,16 +439,68 @@ func readPLYBody(r *bufio.Reader, format string, elems []*plyElement, left int64
 						if err != nil {
 							return nil, err
 						}
-						if !whole(x, 0, float64(nVerts)-1) {
-							return nil, fmt.Errorf("ply: face %d refers to vertex %v of %d", fc, x, nVerts)
+						id, err := index(x, "face", fc)
+						if err != nil {
+							return nil, err
 						}
-						ids = append(ids, uint32(x))
-					}
-					if p.name != "vertex_indices" && p.name != "vertex_index" {
-						continue
+						ids = append(ids, id)
 					}
 					for i := 1; i+1 < len(ids); i++ {
 						m.Triangles = append(m.Triangles, ids[0], ids[i], ids[i+1])
+					}
+				}
+			}
+		case "tristrips":
+			// triangle strips, as some scanned models (Stanford's among
+			// them) hold their faces: each list runs strips apart by -1,
+			// and every other triangle turns its order back, so that all
+			// wind alike
+			for st := 0; st < e.count; st++ {
+				for _, p := range e.props {
+					if !indices(p) {
+						if err := skip(e, st, p); err != nil {
+							return nil, err
+						}
+						continue
+					}
+					n, err := v.next(p.countKind)
+					if err != nil {
+						return nil, err
+					}
+					if !whole(n, 0, math.MaxUint32) {
+						return nil, fmt.Errorf("ply: tristrips %d has %v items", st, n)
+					}
+					var strip [2]uint32 // the last two vertices of the strip
+					inStrip := 0        // how many of the strip's vertices have come
+					for range int(n) {
+						x, err := v.next(p.kind)
+						if err != nil {
+							return nil, err
+						}
+						if x == -1 {
+							inStrip = 0
+							continue
+						}
+						id, err := index(x, "tristrips", st)
+						if err != nil {
+							return nil, err
+						}
+						if inStrip >= 2 {
+							a, b := strip[0], strip[1]
+							if inStrip%2 == 1 {
+								a, b = b, a
+							}
+							// strips joined by repeated vertices leave
+							// triangles of no area
+							if a != b && b != id && a != id {
+								if len(m.Triangles) >= 3*MaxPLYFaces {
+									return nil, fmt.Errorf("ply: tristrips hold more than the limit of %d faces", MaxPLYFaces)
+								}
+								m.Triangles = append(m.Triangles, a, b, id)
+							}
+						}
+						strip[0], strip[1] = strip[1], id
+						inStrip++
 					}
 				}
 			}
@@ -416,28 +512,15 @@ func readPLYBody(r *bufio.Reader, format string, elems []*plyElement, left int64
 			}
 			for i := 0; i < e.count; i++ {
 				for _, p := range e.props {
-					n := 1.0
-					if p.list {
-						c, err := v.next(p.countKind)
-						if err != nil {
-							return nil, err
-						}
-						if !whole(c, 0, math.MaxUint32) {
-							return nil, fmt.Errorf("ply: %s %d's %s has %v items", e.name, i, p.name, c)
-						}
-						n = c
-					}
-					for k := 0; k < int(n); k++ {
-						if _, err := v.next(p.kind); err != nil {
-							return nil, err
-						}
+					if err := skip(e, i, p); err != nil {
+						return nil, err
 					}
 				}
 			}
 		}
 	}
 	if len(m.Triangles) == 0 {
-		return nil, fmt.Errorf("ply: no faces")
+		return nil, fmt.Errorf("ply: no faces (a face or tristrips element with vertex_indices)")
 	}
 	if !hasNormals {
 		m.computeNormals()

@@ -3,6 +3,8 @@ package render
 import (
 	"bufio"
 	"bytes"
+	"cmp"
+	"fmt"
 	"encoding/binary"
 	"math"
 	"math/rand/v2"
@@ -222,12 +224,84 @@ func TestReadPLYSkipsAnElementOfNoProperties(t *testing.T) {
 	}
 }
 
+// Files that real tools write in ways the unit square above does not:
+// faces before the vertices they index (PLY leaves the order to the
+// file), triangle strips (as Stanford's scanned models hold them), and a
+// polygon of many corners. Each loads as the same triangles, wound alike,
+// as the model written plainly.
+func TestReadPLYInTheFormsOtherToolsWrite(t *testing.T) {
+	// a strip of a 3x2 grid of points, row 0 at y=0 and row 1 at y=1:
+	// four triangles, all facing +z
+	const vertices = "element vertex 6\nproperty float x\nproperty float y\nproperty float z\n"
+	const points = "0 0 0\n1 0 0\n2 0 0\n0 1 0\n1 1 0\n2 1 0\n"
+	want := normals(t, "ply\nformat ascii 1.0\n"+vertices+"element face 2\nproperty list uchar int vertex_indices\nend_header\n"+points+"4 0 1 4 3\n4 1 2 5 4\n")
+	for name, src := range map[string]string{
+		"faces first": "ply\nformat ascii 1.0\nelement face 2\nproperty list uchar int vertex_indices\n" + vertices + "end_header\n4 0 1 4 3\n4 1 2 5 4\n" + points,
+		// two strips apart by -1, after a property of the element's own
+		"tristrips": "ply\nformat ascii 1.0\n" + vertices + "element tristrips 1\nproperty uchar flags\nproperty list int int vertex_indices\nend_header\n" + points + "7 9 3 0 4 1 -1 4 1 5 2\n",
+		// one strip, joined by repeated vertices: triangles of no area,
+		// dropped
+		"joined tristrips": "ply\nformat ascii 1.0\n" + vertices + "element tristrips 1\nproperty list int int vertex_indices\nend_header\n" + points + "10 3 0 4 1 1 4 4 1 5 2\n",
+	} {
+		if got := normals(t, src); !slices.Equal(got, want) {
+			t.Errorf("%s: triangles facing %v, want %v", name, got, want)
+		}
+	}
+	const corners = 300
+	var b strings.Builder
+	fmt.Fprintf(&b, "ply\nformat ascii 1.0\nelement vertex %d\nproperty float x\nproperty float y\nproperty float z\nelement face 1\nproperty list ushort int vertex_indices\nend_header\n", corners)
+	for i := range corners {
+		a := 2 * math.Pi * float64(i) / corners
+		fmt.Fprintf(&b, "%g %g 0\n", math.Cos(a), math.Sin(a))
+	}
+	fmt.Fprintf(&b, "%d", corners)
+	for i := range corners {
+		fmt.Fprintf(&b, " %d", i)
+	}
+	if got := normals(t, b.String()+"\n"); len(got) != corners-2 || slices.ContainsFunc(got, func(z float64) bool { return z != 1 }) {
+		t.Errorf("a polygon of %d corners: triangles facing %v, want %d facing +z", corners, got, corners-2)
+	}
+}
+
+// normals reads a PLY model and gives each triangle's facing along z, by
+// its winding (1, -1, or 0 for none), in order of the triangles' centres.
+func normals(t *testing.T, src string) []float64 {
+	t.Helper()
+	m, err := ReadPLY(bufio.NewReader(strings.NewReader(src)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type tri struct{ cx, cy, z float64 }
+	var tris []tri
+	for i := 0; i+2 < len(m.Triangles); i += 3 {
+		var p [3][3]float64
+		for k := range 3 {
+			v := m.Triangles[i+k]
+			p[k] = [3]float64{float64(m.Vertices[6*v]), float64(m.Vertices[6*v+1]), float64(m.Vertices[6*v+2])}
+		}
+		n := cross3(sub3(p[1], p[0]), sub3(p[2], p[0]))
+		tris = append(tris, tri{(p[0][0] + p[1][0] + p[2][0]) / 3, (p[0][1] + p[1][1] + p[2][1]) / 3, math.Copysign(1, n[2]) * float64(min(1, math.Abs(n[2])*1e9))})
+	}
+	slices.SortFunc(tris, func(a, b tri) int {
+		if a.cx != b.cx {
+			return cmp.Compare(a.cx, b.cx)
+		}
+		return cmp.Compare(a.cy, b.cy)
+	})
+	var z []float64
+	for _, tr := range tris {
+		z = append(z, tr.z)
+	}
+	return z
+}
+
 // Whatever bytes a PLY file holds, the loader returns an error or a
 // model of finite vertices whose triangles index them, and never panics.
 func FuzzReadPLY(f *testing.F) {
 	f.Add([]byte(asciiPLY))
 	f.Add([]byte(strings.Replace(strings.Replace(asciiPLY, "property float z\n", "property float z\nproperty uchar red\nproperty uchar green\nproperty float blue\n", 1), " 0\n", " 0 1 2 0.5\n", -1)))
 	f.Add([]byte(strings.Replace(asciiPLY, "element face 1", "element junk 2\nproperty list float float j\nelement face 1", 1)))
+	f.Add([]byte("ply\nformat ascii 1.0\nelement tristrips 1\nproperty list int int vertex_indices\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\nend_header\n5 0 1 -1 2 0\n0 0 0\n1 0 0\n0 1 0\n"))
 	var b bytes.Buffer
 	b.WriteString("ply\nformat binary_little_endian 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\nelement face 1\nproperty list uchar uint vertex_indices\nend_header\n")
 	binary.Write(&b, binary.LittleEndian, [9]float32{0, 0, 0, 1, 0, 0, 0, 1, 0})
