@@ -394,7 +394,11 @@ func printSummary(stdout io.Writer, sum *server.Summary, asJSON bool) {
 		fmt.Fprintf(stdout, "final split %-8s %s\n", name, sum.FinalSplit[name])
 	}
 	if len(sum.Written) > 0 {
-		fmt.Fprintf(stdout, "wrote %d images, the last %s\n", len(sum.Written), sum.Written[len(sum.Written)-1])
+		if n := len(sum.Written); n == 1 {
+			fmt.Fprintf(stdout, "wrote 1 image, %s\n", sum.Written[0])
+		} else {
+			fmt.Fprintf(stdout, "wrote %d images, the last %s\n", n, sum.Written[n-1])
+		}
 	}
 }
 

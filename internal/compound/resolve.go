@@ -3,6 +3,7 @@ package compound
 import (
 	"cmp"
 	"fmt"
+	"hash/fnv"
 	"os"
 	"slices"
 	"strconv"
@@ -1862,8 +1863,9 @@ func assignIdentities(cfg *Config) {
 				}
 				label += "." + layout + "." + view
 			}
+			label = fileLength(label)
 			if taken[label] {
-				label += "." + fileSafe(ch.ID)
+				label = fileLength(label + "." + fileSafe(ch.ID))
 			}
 			taken[label] = true
 			ch.Label = label
@@ -1876,6 +1878,21 @@ func labelBase(ch *Channel) string {
 		return name
 	}
 	return "channel"
+}
+
+// maxLabel bounds a label, which names image files: a file name holds
+// 255 bytes, and the frame number and a hidden file's suffix go with it.
+const maxLabel = 200
+
+// fileLength cuts a label longer than maxLabel, ending it with a hash of
+// the whole so that labels that differ only past the cut stay apart.
+func fileLength(label string) string {
+	if len(label) <= maxLabel {
+		return label
+	}
+	h := fnv.New32a()
+	h.Write([]byte(label))
+	return fmt.Sprintf("%s~%08x", label[:maxLabel-9], h.Sum32())
 }
 
 // fileSafe keeps letters, digits and "-_." and replaces the rest by "_".

@@ -337,6 +337,25 @@ func TestMessagesNameChannelsAsTheConfigDoes(t *testing.T) {
 	}
 }
 
+// A label names a channel's image files, and a file name holds 255
+// bytes: a channel named at length (a 300-character name failed the run at
+// its first image, "file name too long") gets a label cut to 200 bytes, and
+// two that differ only past the cut keep labels apart.
+func TestLongChannelNamesGiveLabelsAFileCanHave(t *testing.T) {
+	long := strings.Repeat("x", 300)
+	m := mustResolve(t, strings.NewReplacer(`"dest"`, `"`+long+`a"`, `"src"`, `"`+long+`b"`).Replace(cfgWith("")), Options{})
+	labels := map[string]bool{}
+	for _, ch := range m.Configs[0].Channels {
+		if len(ch.Label) > maxLabel || !strings.HasPrefix(ch.Label, "xxxx") {
+			t.Errorf("channel %.10s...: label %q (%d bytes), want a cut name of at most %d", ch.Name, ch.Label, len(ch.Label), maxLabel)
+		}
+		labels[ch.Label] = true
+	}
+	if len(labels) != len(m.Configs[0].Channels) {
+		t.Errorf("labels %q: two channels share one", slices.Collect(maps.Keys(labels)))
+	}
+}
+
 func TestFrustumFromWallAndEyes(t *testing.T) {
 	m := mustResolve(t, cfgWith(`observer { eye_base 0.1 }
         layout { view { observer 0 wall { bottom_left [ -1 -1 -2 ] bottom_right [ 1 -1 -2 ] top_left [ -1 1 -2 ] } } }
