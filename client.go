@@ -58,7 +58,7 @@ func serveClient(app Application, args []string) int {
 		logger.Error(err.Error())
 		return 2
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	newRenderer := func(pi client.PipeInfo) (draw.Renderer, error) {
 		r, err := app.NewRenderer(&Pipe{Node: pi.Node, Name: pi.Pipe, Device: pi.Device, init: pi.InitData, send: pi.SendEvent})

@@ -174,14 +174,14 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 			progress = f
 		}
 	}
-	// SIGINT or SIGTERM ends the run and its clients once the frames in
-	// flight are done and written (a second one at once); the summary of
-	// the frames done is printed and the exit status says which signal
-	// (128+n)
+	// SIGINT, SIGTERM or SIGHUP (the terminal or ssh session it ran in
+	// closed) ends the run and its clients once the frames in flight are
+	// done and written (a second one at once); the summary of the frames
+	// done is printed and the exit status says which signal (128+n)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	signals := make(chan os.Signal, 2)
-	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(signals)
 	var caughtSignal atomic.Value
 	caught := func() os.Signal { s, _ := caughtSignal.Load().(os.Signal); return s }
@@ -311,10 +311,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case caught() != nil:
 		logger.Info(fmt.Sprintf("stopped by %v after %d frames", caught(), summaryFrames(sum)))
-		code = 130
-		if caught() == syscall.SIGTERM {
-			code = 143
-		}
+		code = 128 + int(caught().(syscall.Signal))
 	case err != nil && format == logging.JSON:
 		// every line of standard error a JSON record, as a log
 		// collector reading it wants

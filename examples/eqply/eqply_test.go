@@ -792,13 +792,21 @@ func TestAWindowDestroyedFromOutsideEndsTheRun(t *testing.T) {
 
 // Ctrl-C in eqply's terminal (SIGINT) stops it as q does: the frames in
 // flight finish, the summary is printed, no render client is left, and it
-// exits 130.
+// exits 130. So does SIGHUP, as the terminal closes (it ended eqply at
+// once, with no summary), and it exits 129.
 func TestInterruptStopsAsQDoes(t *testing.T) {
-	r := startEqply(t)
-	r.process.Signal(os.Interrupt)
-	r.endsWith(t, "SIGINT", 130)
-	if log := readTraceText(r.log.Name()); !strings.Contains(log, "images written") || !strings.Contains(log, "stopped by interrupt") {
-		t.Errorf("no summary, or no word of the signal:\n%s", log)
+	for _, c := range []struct {
+		sig  syscall.Signal
+		code int
+	}{{syscall.SIGINT, 130}, {syscall.SIGHUP, 129}} {
+		t.Run(c.sig.String(), func(t *testing.T) {
+			r := startEqply(t)
+			r.process.Signal(c.sig)
+			r.endsWith(t, c.sig.String(), c.code)
+			if log := readTraceText(r.log.Name()); !strings.Contains(log, "images written") || !strings.Contains(log, "stopped by "+c.sig.String()) {
+				t.Errorf("no summary, or no word of the signal:\n%s", log)
+			}
+		})
 	}
 }
 

@@ -60,8 +60,8 @@
 // path (eqPly's -a, as its pathAround.txt) it flies that path as eqPly
 // does, the model at eqPly's size, once (or for --frames frames, round
 // and round). Ctrl-C
-// (SIGINT or SIGTERM) stops it as q does, and it exits with 130 or 143; a
-// second one ends it at once.
+// (SIGINT, SIGTERM, or SIGHUP as its terminal closes) stops it as q does,
+// and it exits with 130, 143 or 129; a second one ends it at once.
 package main
 
 import (
@@ -978,7 +978,7 @@ func main() {
 	// finished and written the frames in flight. While the nodes set up
 	// (a model loading for minutes), it ends the start.
 	signals := make(chan os.Signal, 1)
-	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	ctx, interrupt := context.WithCancel(context.Background())
 	startCtx, cancelStart := context.WithCancel(context.Background())
 	var starting atomic.Bool

@@ -38,7 +38,9 @@ func gone(pid int) bool {
 	return err != nil || strings.Contains(string(b), ") Z ")
 }
 
-// SIGTERM or SIGINT to eqserver run --frames 0 (until a signal): the
+// SIGTERM, SIGINT or SIGHUP (its terminal or ssh session closed: it
+// ended at once, its frames in flight unwritten and no summary) to
+// eqserver run --frames 0 (until a signal): the
 // frames in flight finish and are written (every frame the summary counts
 // has its image, and no node reports a frame it could not send), then the
 // run and every client it started end; the exit status says which signal,
@@ -47,7 +49,7 @@ func TestSignalsEndTheRunAndItsClients(t *testing.T) {
 	for _, c := range []struct {
 		sig  syscall.Signal
 		code int
-	}{{syscall.SIGTERM, 143}, {syscall.SIGINT, 130}} {
+	}{{syscall.SIGTERM, 143}, {syscall.SIGINT, 130}, {syscall.SIGHUP, 129}} {
 		t.Run(c.sig.String(), func(t *testing.T) {
 			sp := startServer(t, config("2d-lb-4.eqc"), 0) // until a signal
 			sp.waitFrames(t, 3)
