@@ -80,16 +80,14 @@ import (
 	"maps"
 	"math"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
-	"syscall"
 
 	"github.com/goeq/goeq"
 	"github.com/goeq/goeq/examples/configs"
+	"github.com/goeq/goeq/examples/interrupt"
 	"github.com/goeq/goeq/internal/render"
 )
 
@@ -974,33 +972,12 @@ func main() {
 	if !interactive && *frames == 0 {
 		*frames = 100
 	}
-	// a signal ends the loop; the run itself goes on until Exit has
-	// finished and written the frames in flight. While the nodes set up
-	// (a model loading for minutes), it ends the start.
-	signals := make(chan os.Signal, 1)
-	signal.Notify(signals, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	ctx, interrupt := context.WithCancel(context.Background())
-	startCtx, cancelStart := context.WithCancel(context.Background())
-	var starting atomic.Bool
-	starting.Store(true)
-	var caught os.Signal
-	go func() {
-		caught = <-signals
-		signal.Stop(signals) // a second one: the default, at once
-		if starting.Load() {
-			cancelStart()
-		}
-		interrupt()
-	}()
+	stop := interrupt.New()
 	configName, configText := configs.Pick(*config)
-	cfg, err := goeq.Start(startCtx, app{}, goeq.Options{Config: configName, ConfigText: configText, Server: *server, HTTP: *httpAddr, OutDir: *out, Overlay: *overlay, Local: *local, Reference: *reference, FrameTimeout: *frameTimeout,
+	cfg, err := goeq.Start(stop.Start, app{}, goeq.Options{Config: configName, ConfigText: configText, Server: *server, HTTP: *httpAddr, OutDir: *out, Overlay: *overlay, Local: *local, Reference: *reference, FrameTimeout: *frameTimeout,
 		Layout: *layout, InitData: initData{Models: modelFiles, Triangles: *triangles, NoColors: *noColors,
 			KeepUnits: eqPly.keepUnits, NoROI: eqPly.noROI}})
-	starting.Store(false)
-	if err != nil && startCtx.Err() != nil {
-		log.Printf("stopped by %v while the nodes set up (%v)", caught, err)
-		os.Exit(128 + int(caught.(syscall.Signal)))
-	}
+	stop.Started(err)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -1131,6 +1108,7 @@ func main() {
 		n++
 		return cmp.Or(cfg.FinishFrame(), tr.err)
 	}
+	ctx := stop.Loop
 	for err == nil && !c.quit && ctx.Err() == nil && (*frames == 0 || n < *frames) {
 		if err = frame(); err != nil || !interactive {
 			continue
@@ -1193,10 +1171,7 @@ func main() {
 	if err := cmp.Or(err, exitErr); err != nil {
 		log.Fatal(err) // the run's error, or what ended it
 	}
-	if ctx.Err() != nil {
-		log.Printf("stopped by %v", caught)
-		os.Exit(128 + int(caught.(syscall.Signal)))
-	}
+	stop.Exit()
 }
 
 // eqPlyOptions are eqPly's options beyond those goeq's own flags take,

@@ -25,13 +25,17 @@
 // colours scaled, up to white) and --precision (samples along a ray: 2 is
 // the default, 4 twice as many), its -o is --ortho (a parallel
 // projection), and its long names work too; its -r and -w are taken and
-// change nothing here (each says why).
+// change nothing here (each says why). Ctrl-C (SIGINT, SIGTERM, or SIGHUP
+// as its terminal closes) stops it as q does: the frames in flight are
+// finished and written, the summary is printed, and it exits with 128 +
+// the signal; a second one ends it at once.
 package main
 
 import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"log"
@@ -43,6 +47,7 @@ import (
 
 	"github.com/goeq/goeq"
 	"github.com/goeq/goeq/examples/configs"
+	"github.com/goeq/goeq/examples/interrupt"
 	"github.com/goeq/goeq/internal/render"
 )
 
@@ -191,10 +196,11 @@ func main() {
 		}
 		*model = abs
 	}
-	ctx := context.Background()
+	stop := interrupt.New()
 	configName, configText := configs.Pick(*config)
-	cfg, err := goeq.Start(ctx, app{}, goeq.Options{Config: configName, ConfigText: configText, Server: *server, HTTP: *httpAddr, OutDir: *out, Local: *local, Reference: *reference, FrameTimeout: *frameTimeout,
+	cfg, err := goeq.Start(stop.Start, app{}, goeq.Options{Config: configName, ConfigText: configText, Server: *server, HTTP: *httpAddr, OutDir: *out, Local: *local, Reference: *reference, FrameTimeout: *frameTimeout,
 		InitData: initData{Model: *model, Brightness: *brightness, Precision: *precision}, BlendRanges: true})
+	stop.Started(err)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -228,7 +234,8 @@ func main() {
 		sent = *c
 		return nil
 	}
-	for n := 0; err == nil && !c.quit && (*frames == 0 || n < *frames); n++ {
+	ctx := stop.Loop
+	for n := 0; err == nil && !c.quit && ctx.Err() == nil && (*frames == 0 || n < *frames); n++ {
 		if !interactive {
 			c.at.Yaw = start.Yaw + 2*math.Pi*float64(n)/float64(*frames)
 		}
@@ -239,7 +246,7 @@ func main() {
 			err = cfg.FinishFrame()
 		}
 		// on demand: the next frame only when an event changed the picture
-		for changed := !interactive; !changed && !c.quit && err == nil; {
+		for changed := !interactive; !changed && !c.quit && err == nil && ctx.Err() == nil; {
 			var evs []goeq.Event
 			if err = cfg.FinishAllFrames(); err == nil {
 				evs, err = cfg.WaitEvents(ctx)
@@ -248,6 +255,9 @@ func main() {
 				changed = c.handle(ev) || changed
 			}
 		}
+	}
+	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		err = nil // the wait for events ended by the signal
 	}
 	sum, exitErr := cfg.Exit()
 	if *asJSON {
@@ -258,6 +268,7 @@ func main() {
 	if err := cmp.Or(err, exitErr); err != nil {
 		log.Fatal(err) // the run's error, or what ended it
 	}
+	stop.Exit()
 }
 
 // controls turn window events into the view and the run's settings, as

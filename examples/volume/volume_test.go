@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,7 +10,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -530,5 +533,68 @@ func TestADisplayThatDoesNotOpenRunsAsHeadless(t *testing.T) {
 		if err != nil || !strings.Contains(string(out), want) {
 			t.Errorf("%v, want %q:\n%s", err, want, out)
 		}
+	}
+}
+
+// Ctrl-C (SIGINT), or SIGHUP as the terminal closes, stops a run as q
+// does: the frames in flight are finished and written, the summary counts
+// every image, and the exit status is 128 + the signal. The volume ended
+// at once before, its frames in flight lost and no summary printed.
+func TestASignalStopsTheRunAsQDoes(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "volume")
+	if err := gotool.Build(bin, "."); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		sig  syscall.Signal
+		code int
+	}{{syscall.SIGINT, 130}, {syscall.SIGHUP, 129}} {
+		t.Run(c.sig.String(), func(t *testing.T) {
+			out := t.TempDir()
+			var log bytes.Buffer
+			cmd := exec.Command(bin, "--config", filepath.Join("..", "configs", "2d-lb-4.eqc"), "--frames", "100000", "--out", out)
+			cmd.Env = append(os.Environ(), "DISPLAY=")
+			cmd.Stdout, cmd.Stderr = &log, &log
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			exited := make(chan error, 1)
+			go func() { exited <- cmd.Wait() }()
+			for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+				if images, _ := filepath.Glob(filepath.Join(out, "*.png")); len(images) >= 3 {
+					break
+				}
+				if time.Now().After(deadline) {
+					cmd.Process.Kill()
+					t.Fatalf("no 3 images in a minute")
+				}
+			}
+			cmd.Process.Signal(c.sig)
+			var err error
+			select {
+			case err = <-exited:
+			case <-time.After(30 * time.Second):
+				cmd.Process.Kill()
+				<-exited
+				t.Fatalf("still running 30 s after %v", c.sig)
+			}
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != c.code {
+				t.Errorf("ended with %v after %v, want exit status %d", err, c.sig, c.code)
+			}
+			m := regexp.MustCompile(`(\d+) frames in .*, \d+ degraded, (\d+) images written`).FindStringSubmatch(log.String())
+			if m == nil {
+				t.Fatalf("no summary after %v:\n%s", c.sig, log.String())
+			}
+			frames, _ := strconv.Atoi(m[1])
+			written, _ := strconv.Atoi(m[2])
+			images, _ := filepath.Glob(filepath.Join(out, "*.png"))
+			if frames < 3 || written != frames || len(images) != frames {
+				t.Errorf("%d frames done, %d images written, %d in the folder, after %v", frames, written, len(images), c.sig)
+			}
+			if !strings.Contains(log.String(), "stopped by "+c.sig.String()) {
+				t.Errorf("no word of the signal:\n%s", log.String())
+			}
+		})
 	}
 }
