@@ -93,6 +93,45 @@ func TestSignalsEndTheRunAndItsClients(t *testing.T) {
 	}
 }
 
+// A client whose session has ended after the stop is leaving as told,
+// even while its process is not gone yet: a launcher (ssh) that closes
+// after the client it ran, or the kernel reclaiming a render client's
+// memory on a loaded machine (4 s under eight busy loops on two cores).
+// The run waits for it, without a warning and without killing it. Before,
+// it was killed after a second, with a warning that a draw may not have
+// returned.
+func TestAClientThatLeftIsNotKilledWhileItsProcessEnds(t *testing.T) {
+	b, err := os.ReadFile(config("2d-lb-4.eqc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	launcher := filepath.Join(t.TempDir(), "launch.sh")
+	if err := os.WriteFile(launcher, []byte("#!/bin/sh\n\"$@\"\nsleep 2.5\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(b), "name \"render1\"\n        host \"localhost\"",
+		"name \"render1\"\n        host \"render-slow\"\n        attributes { launch_command \""+launcher+" %c\" }", 1)
+	if text == string(b) {
+		t.Fatal("2d-lb-4.eqc has no render1 on localhost")
+	}
+	cfg := filepath.Join(t.TempDir(), "2d-lb-4.eqc")
+	if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	cmd := exec.Command(filepath.Join(binaries(t), "eqserver"), "run", "--json", "--frames", "5", "--triangles", "2000", "--listen", "127.0.0.1:0", cfg)
+	sum, log := runSummary(t, cmd, "the run with a launcher that outlives its client")
+	if sum.Frames != 5 || len(sum.LostNodes) != 0 {
+		t.Errorf("summary: %d frames, lost %v; want 5 and none lost", sum.Frames, sum.LostNodes)
+	}
+	if strings.Contains(log, "had not ended") || strings.Contains(log, "level=WARN") {
+		t.Errorf("a warning about a client that left as told:\n%s", tailOf(log, 2000))
+	}
+	if took := time.Since(start); took < 2500*time.Millisecond {
+		t.Errorf("the run ended %v after it started: it did not wait for the launcher's 2.5 s", took)
+	}
+}
+
 // A second signal ends the run at once, without waiting for the frames in
 // flight: here a frame of the synthetic renderer that takes seconds.
 func TestSecondSignalStopsAtOnce(t *testing.T) {

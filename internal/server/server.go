@@ -1715,10 +1715,14 @@ func (s *server) act(rd scheduler.Ready, rep *report) error {
 // which may free much or write files: it has exitGrace while its
 // heartbeats say it is in those (and go on), and a second otherwise, or
 // once it has been silent for exitSilence after that. A client whose
-// draw does not return is not waited for.
+// draw does not return is not waited for. One whose session has ended
+// since the stop has done its part and is on its way out: the kernel
+// reclaims its memory before its process is gone, which took 4 s for a
+// render client on a loaded machine, and it has exitReap for that.
 const (
 	exitGrace   = 30 * time.Second
 	exitSilence = time.Second
+	exitReap    = 10 * time.Second
 )
 
 // stopClients tells every client to stop and gives them a second to exit
@@ -1734,6 +1738,16 @@ func (s *server) stopClients(ctx context.Context) {
 		default:
 		}
 	}
+	// the sessions open at the stop: one that ends after it was the
+	// client leaving as told
+	open := map[*nodeConn]chan struct{}{}
+	s.mu.Lock()
+	for _, nc := range s.nodes {
+		if nc.claimed {
+			open[nc] = nc.gone
+		}
+	}
+	s.mu.Unlock()
 	stopped := time.Now()
 	deadline := stopped.Add(time.Second)
 	var launched, killed []*nodeConn
@@ -1764,12 +1778,22 @@ func (s *server) stopClients(ctx context.Context) {
 			default:
 			}
 			since, silent := time.Since(stopped), time.Since(time.Unix(0, nc.heard.Load()))
-			if since < time.Second || ctx.Err() == nil && nc.exiting.Load() && since < exitGrace && silent < exitSilence {
+			leaving := false // its session ended since the stop
+			if gone := open[nc]; gone != nil {
+				select {
+				case <-gone:
+					leaving = true
+				default:
+				}
+			}
+			if since < time.Second || ctx.Err() == nil && nc.exiting.Load() && since < exitGrace && silent < exitSilence || leaving && since < exitReap {
 				left = append(left, nc)
 				continue
 			}
 			why := fmt.Sprintf("silent for %v", silent.Round(time.Millisecond))
 			switch {
+			case leaving:
+				why = "its session ended, its process still exiting"
 			case nc.heard.Load() == 0:
 				why = "not heard from since it was launched: still starting"
 			case nc.settingUp.Load() != nil:
