@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages goeq needs (GL/EGL through Mesa, Xvfb, the X11
-# headers GLFW builds against, pkg-config, xdotool for the pointer tests;
+# headers GLFW builds against, pkg-config, xdotool for the pointer tests,
+# setxkbmap for a keyboard layout's test;
 # with the argument "test" also Chromium, which the dashboard test drives,
 # and openssh for the ssh launch test; with "peer" ParaView under Open MPI,
 # which make bench-peer compares goeq against)
@@ -9,7 +10,7 @@ set -euo pipefail
 packages=(
   ca-certificates curl unzip pkg-config gcc libc6-dev
   libegl-dev libegl-mesa0 libgl1-mesa-dri libgl1-mesa-dev libgles-dev
-  xvfb xauth xdotool libx11-dev libxrandr-dev libxinerama-dev libxcursor-dev libxi-dev libxxf86vm-dev
+  xvfb xauth xdotool x11-xkb-utils libx11-dev libxrandr-dev libxinerama-dev libxcursor-dev libxi-dev libxxf86vm-dev
 )
 if [ "${1:-}" = test ]; then
   packages+=(chromium openssh-server openssh-client)

@@ -103,10 +103,16 @@ type running struct {
 // cleanup kills it if it still runs.
 func startEqply(t *testing.T, extra ...string) *running {
 	t.Helper()
+	return startEqplyOn(t, xtest.Display(t, 1280, 720), extra...)
+}
+
+// startEqplyOn starts eqply as startEqply does, on display disp.
+func startEqplyOn(t *testing.T, disp string, extra ...string) *running {
+	t.Helper()
 	if _, err := exec.LookPath("xdotool"); err != nil {
 		t.Fatal("xdotool is needed (make test installs it)")
 	}
-	r := &running{bin: build(t), disp: xtest.Display(t, 1280, 720), dir: t.TempDir(), exited: make(chan error, 1)}
+	r := &running{bin: build(t), disp: disp, dir: t.TempDir(), exited: make(chan error, 1)}
 	r.trace = filepath.Join(r.dir, "trace.jsonl")
 	app := exec.Command(r.bin, append([]string{"--triangles", "20000", "--out", filepath.Join(r.dir, "out"), "--trace", r.trace}, extra...)...)
 	app.Dir = r.dir
@@ -451,6 +457,43 @@ func TestKeysReachTheApplicationWithTheirModifiers(t *testing.T) {
 	if d.BadFraction() > 0 {
 		t.Errorf("the screenshot differs from --out's image of its frame: %s", d)
 	}
+}
+
+// A character key is the one the keyboard's layout puts there, as
+// Equalizer reads X's key symbols: on a German keyboard (setxkbmap de)
+// the keys marked z, y, + and - reach the application as those. GLFW
+// numbers keys by their place on a US keyboard, and they came as y, z, ]
+// and /: eqPly's y and z keys swapped, and + and - did nothing.
+func TestKeysAreTheLayoutsCharacters(t *testing.T) {
+	disp := xtest.Display(t, 1280, 720)
+	if out, err := exec.Command("setxkbmap", "-display", disp, "de").CombinedOutput(); err != nil {
+		t.Fatalf("setxkbmap de (make test installs it): %v\n%s", err, out)
+	}
+	r := startEqplyOn(t, disp)
+	xtest.Xdotool(t, r.disp, "windowfocus", "--sync", r.win)
+	xtest.Xdotool(t, r.disp, "key", "z", "y", "plus", "minus")
+	want := []goeq.Key{'z', 'y', '+', '-'}
+	var got []goeq.Key
+	waitFor(t, "the keys in the trace", 30*time.Second, func() bool {
+		got = nil
+		for _, l := range readTrace(t, r.trace) {
+			if l.Event == goeq.KeyPress.String() && l.Mods == 0 {
+				got = append(got, l.Key)
+			}
+		}
+		return len(got) >= len(want)
+	})
+	if !slices.Equal(got, want) {
+		runes := func(keys []goeq.Key) (s []rune) {
+			for _, k := range keys {
+				s = append(s, rune(k))
+			}
+			return s
+		}
+		t.Errorf("keys %q, want %q", runes(got), runes(want))
+	}
+	xtest.Xdotool(t, r.disp, "key", "q")
+	r.endsCleanly(t, "q")
 }
 
 // A window shown again (unmapped and mapped: its content damaged) gets

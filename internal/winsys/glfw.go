@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/go-gl/glfw/v3.3/glfw"
 )
@@ -246,8 +248,8 @@ func (c *glfwContext) Destroy() {
 func (c *glfwContext) OnEvent(handler func(Event)) {
 	onMain(func() {
 		w := c.win
-		w.SetKeyCallback(func(_ *glfw.Window, key glfw.Key, _ int, action glfw.Action, mods glfw.ModifierKey) {
-			k := keyOf(key)
+		w.SetKeyCallback(func(_ *glfw.Window, key glfw.Key, scancode int, action glfw.Action, mods glfw.ModifierKey) {
+			k := keyOf(key, glfw.GetKeyName(key, scancode))
 			switch {
 			case k == 0:
 			case action == glfw.Press:
@@ -285,8 +287,16 @@ func (c *glfwContext) OnEvent(handler func(Event)) {
 
 // keyOf maps GLFW's key codes: characters (letters, digits, punctuation
 // and the keypad's) to their rune, letters lower-case as without shift,
-// named keys to ours, the rest to 0.
-func keyOf(k glfw.Key) int {
+// named keys to ours, the rest to 0. A character key is the one the
+// keyboard's layout puts there (name, GLFW's name of the key), as
+// Equalizer reads X's key symbols: GLFW numbers keys by their place on a
+// US keyboard, and on a German one the key marked z came as y and + as ].
+func keyOf(k glfw.Key, name string) int {
+	if k > glfw.KeySpace && k <= glfw.KeyGraveAccent {
+		if r, size := utf8.DecodeRuneInString(name); size > 0 && r != utf8.RuneError {
+			return int(unicode.ToLower(r))
+		}
+	}
 	switch {
 	case k >= glfw.KeyA && k <= glfw.KeyZ:
 		return int('a' + (k - glfw.KeyA))

@@ -217,8 +217,10 @@ func TestEGLDevice(t *testing.T) {
 }
 
 // GLFW's keys and modifiers map to ours: characters to their rune as
-// typed without shift on a US layout, the keypad's to the characters they
-// type, named keys to the constants.
+// typed without shift, on the keyboard's layout where GLFW names it (a
+// German one's y, z, + and - keys, which GLFW numbers z, y, ] and /), else
+// on a US one; the keypad's to the characters they type, named keys to the
+// constants.
 func TestKeysAndModifiers(t *testing.T) {
 	keys := map[glfw.Key]int{
 		glfw.KeyA: 'a', glfw.KeyZ: 'z', glfw.Key7: '7', glfw.KeySpace: ' ', glfw.KeyComma: ',', glfw.KeyLeftBracket: '[',
@@ -226,8 +228,18 @@ func TestKeysAndModifiers(t *testing.T) {
 		glfw.KeyPageDown: KeyPageDown, glfw.KeyDelete: KeyDelete, glfw.KeyF1: KeyF1, glfw.KeyF12: KeyF1 + 11, glfw.KeyLeftShift: 0,
 	}
 	for k, want := range keys {
-		if got := keyOf(k); got != want {
+		if got := keyOf(k, ""); got != want {
 			t.Errorf("GLFW key %d maps to %#x, want %#x", k, got, want)
+		}
+	}
+	for _, c := range []struct {
+		key  glfw.Key
+		name string
+		want int
+	}{{glfw.KeyY, "z", 'z'}, {glfw.KeyZ, "y", 'y'}, {glfw.KeyRightBracket, "+", '+'}, {glfw.KeySlash, "-", '-'},
+		{glfw.KeySemicolon, "ö", 'ö'}, {glfw.KeyA, "A", 'a'}, {glfw.KeyComma, ",", ','}, {glfw.KeySpace, "", ' '}, {glfw.KeyKPAdd, "+", '+'}} {
+		if got := keyOf(c.key, c.name); got != c.want {
+			t.Errorf("GLFW key %d named %q maps to %q, want %q", c.key, c.name, rune(got), rune(c.want))
 		}
 	}
 	if got := modsOf(glfw.ModShift | glfw.ModAlt); got != ModShift|ModAlt {
