@@ -496,6 +496,37 @@ func TestKeysAreTheLayoutsCharacters(t *testing.T) {
 	r.endsCleanly(t, "q")
 }
 
+// A key held down repeats, as X repeats it for Equalizer: eqPly's head
+// tracking emulation moves the head on while an arrow is held. GLFW
+// reports the repeats apart, and goeq dropped them: a held arrow moved the
+// head one step.
+func TestAHeldKeyRepeats(t *testing.T) {
+	r := startEqply(t)
+	xtest.Xdotool(t, r.disp, "windowfocus", "--sync", r.win)
+	xtest.Xdotool(t, r.disp, "keydown", "Up")
+	time.Sleep(1500 * time.Millisecond) // X repeats after 660 ms, 25 times a second
+	xtest.Xdotool(t, r.disp, "keyup", "Up")
+	var presses, releases int
+	waitFor(t, "the key's release in the trace", 30*time.Second, func() bool {
+		presses, releases = 0, 0
+		for _, l := range readTrace(t, r.trace) {
+			switch {
+			case l.Key != goeq.KeyUp:
+			case l.Event == goeq.KeyPress.String():
+				presses++
+			case l.Event == goeq.KeyRelease.String():
+				releases++
+			}
+		}
+		return releases > 0
+	})
+	if presses < 5 || releases != 1 {
+		t.Errorf("Up held for 1.5 s: %d presses and %d releases, want repeats (5 or more) and one release", presses, releases)
+	}
+	xtest.Xdotool(t, r.disp, "key", "q")
+	r.endsCleanly(t, "q")
+}
+
 // A window shown again (unmapped and mapped: its content damaged) gets
 // an expose event, and eqply, which renders only when something changed,
 // renders a frame for it, as eqPly redraws on Equalizer's window expose.

@@ -252,7 +252,7 @@ func (c *glfwContext) OnEvent(handler func(Event)) {
 			k := keyOf(key, glfw.GetKeyName(key, scancode))
 			switch {
 			case k == 0:
-			case action == glfw.Press:
+			case action == glfw.Press || action == glfw.Repeat: // a held key repeats, as X repeats it for Equalizer
 				handler(Event{Kind: KeyPress, Key: k, Mods: modsOf(mods)})
 			case action == glfw.Release:
 				handler(Event{Kind: KeyRelease, Key: k, Mods: modsOf(mods)})
