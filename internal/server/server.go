@@ -1727,8 +1727,9 @@ const (
 
 // stopClients tells every client to stop and gives them a second to exit
 // (to end their sessions, where started by hand); launched ones heard
-// from in their renderers' Exit get up to exitGrace, unless ctx has ended
-// (a second interrupt: the second is all they get). Stragglers are killed
+// from in their renderers' Exit get up to exitGrace, and those whose
+// sessions ended since the stop up to exitReap, unless ctx has ended (a
+// second interrupt: the second is all they get). Stragglers are killed
 // (no orphans), with a warning, and their ends awaited together for half
 // a second more.
 func (s *server) stopClients(ctx context.Context) {
@@ -1786,7 +1787,7 @@ func (s *server) stopClients(ctx context.Context) {
 				default:
 				}
 			}
-			if since < time.Second || ctx.Err() == nil && nc.exiting.Load() && since < exitGrace && silent < exitSilence || leaving && since < exitReap {
+			if since < time.Second || ctx.Err() == nil && nc.exiting.Load() && since < exitGrace && silent < exitSilence || ctx.Err() == nil && leaving && since < exitReap {
 				left = append(left, nc)
 				continue
 			}
