@@ -344,8 +344,31 @@ func readPLYBody(r *bufio.Reader, format string, elems []*plyElement, left int64
 		}
 		return nil
 	}
-	indices := func(p plyProperty) bool {
-		return p.list && (p.name == "vertex_indices" || p.name == "vertex_index")
+	// eachList calls list with each of e's items' vertex index list: its
+	// length (at most limit) and the type of its values, which list reads;
+	// the items' other properties are skipped
+	eachList := func(e *plyElement, limit float64, list func(item, n int, kind plyKind) error) error {
+		for i := 0; i < e.count; i++ {
+			for _, p := range e.props {
+				if !p.list || p.name != "vertex_indices" && p.name != "vertex_index" {
+					if err := skip(e, i, p); err != nil {
+						return err
+					}
+					continue
+				}
+				n, err := v.next(p.countKind)
+				if err != nil {
+					return err
+				}
+				if !whole(n, 0, limit) {
+					return fmt.Errorf("ply: %s %d has %v vertices (0 to %.0f)", e.name, i, n, limit)
+				}
+				if err := list(i, int(n), p.kind); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
 	}
 	hasNormals := false
 	var ids []uint32 // one face's, reused
@@ -416,93 +439,71 @@ func readPLYBody(r *bufio.Reader, format string, elems []*plyElement, left int64
 				return nil, fmt.Errorf("ply: %d faces exceed the limit of %d", e.count, MaxPLYFaces)
 			}
 			m.Triangles = slices.Grow(m.Triangles, 3*room(e))
-			for fc := 0; fc < e.count; fc++ {
-				for _, p := range e.props {
-					if !indices(p) {
-						if err := skip(e, fc, p); err != nil {
-							return nil, err
-						}
-						continue
-					}
-					n, err := v.next(p.countKind)
+			// a polygon of more corners is no model's (a bound, for a
+			// file read from a pipe, on what one face holds)
+			err := eachList(e, maxPolygon, func(fc, n int, kind plyKind) error {
+				ids = ids[:0]
+				for range n {
+					x, err := v.next(kind)
 					if err != nil {
-						return nil, err
+						return err
 					}
-					// a polygon of more corners is no model's (a bound,
-					// for a file read from a pipe, on what one face holds)
-					if !whole(n, 0, maxPolygon) {
-						return nil, fmt.Errorf("ply: face %d has %v vertices (0 to %d)", fc, n, maxPolygon)
+					id, err := index(x, "face", fc)
+					if err != nil {
+						return err
 					}
-					ids = ids[:0]
-					for range int(n) {
-						x, err := v.next(p.kind)
-						if err != nil {
-							return nil, err
-						}
-						id, err := index(x, "face", fc)
-						if err != nil {
-							return nil, err
-						}
-						ids = append(ids, id)
-					}
-					for i := 1; i+1 < len(ids); i++ {
-						m.Triangles = append(m.Triangles, ids[0], ids[i], ids[i+1])
-					}
+					ids = append(ids, id)
 				}
+				for i := 1; i+1 < len(ids); i++ {
+					m.Triangles = append(m.Triangles, ids[0], ids[i], ids[i+1])
+				}
+				return nil
+			})
+			if err != nil {
+				return nil, err
 			}
 		case "tristrips":
 			// triangle strips, as some scanned models (Stanford's among
 			// them) hold their faces: each list runs strips apart by -1,
 			// and every other triangle turns its order back, so that all
 			// wind alike
-			for st := 0; st < e.count; st++ {
-				for _, p := range e.props {
-					if !indices(p) {
-						if err := skip(e, st, p); err != nil {
-							return nil, err
-						}
+			err := eachList(e, math.MaxUint32, func(st, n int, kind plyKind) error {
+				var strip [2]uint32 // the last two vertices of the strip
+				inStrip := 0        // how many of the strip's vertices have come
+				for range n {
+					x, err := v.next(kind)
+					if err != nil {
+						return err
+					}
+					if x == -1 {
+						inStrip = 0
 						continue
 					}
-					n, err := v.next(p.countKind)
+					id, err := index(x, "tristrips", st)
 					if err != nil {
-						return nil, err
+						return err
 					}
-					if !whole(n, 0, math.MaxUint32) {
-						return nil, fmt.Errorf("ply: tristrips %d has %v items", st, n)
-					}
-					var strip [2]uint32 // the last two vertices of the strip
-					inStrip := 0        // how many of the strip's vertices have come
-					for range int(n) {
-						x, err := v.next(p.kind)
-						if err != nil {
-							return nil, err
+					if inStrip >= 2 {
+						a, b := strip[0], strip[1]
+						if inStrip%2 == 1 {
+							a, b = b, a
 						}
-						if x == -1 {
-							inStrip = 0
-							continue
-						}
-						id, err := index(x, "tristrips", st)
-						if err != nil {
-							return nil, err
-						}
-						if inStrip >= 2 {
-							a, b := strip[0], strip[1]
-							if inStrip%2 == 1 {
-								a, b = b, a
+						// strips joined by repeated vertices leave
+						// triangles of no area
+						if a != b && b != id && a != id {
+							if len(m.Triangles) >= 3*MaxPLYFaces {
+								return fmt.Errorf("ply: tristrips hold more than the limit of %d faces", MaxPLYFaces)
 							}
-							// strips joined by repeated vertices leave
-							// triangles of no area
-							if a != b && b != id && a != id {
-								if len(m.Triangles) >= 3*MaxPLYFaces {
-									return nil, fmt.Errorf("ply: tristrips hold more than the limit of %d faces", MaxPLYFaces)
-								}
-								m.Triangles = append(m.Triangles, a, b, id)
-							}
+							m.Triangles = append(m.Triangles, a, b, id)
 						}
-						strip[0], strip[1] = strip[1], id
-						inStrip++
 					}
+					strip[0], strip[1] = strip[1], id
+					inStrip++
 				}
+				return nil
+			})
+			if err != nil {
+				return nil, err
 			}
 		default:
 			// skip other elements' data (an element of no properties has
