@@ -1397,6 +1397,30 @@ func TestEqPlysOtherOptionsDoWhatTheyDoThere(t *testing.T) {
 	}
 }
 
+// The buttons drag as eqPly's do: the left turns the model, the middle
+// zooms, the right pans, and the left pressed with shift zooms. goeq's
+// eqply had the right zoom and the middle pan, the other way round.
+func TestButtonsDragAsEqPlysDo(t *testing.T) {
+	for _, c := range []struct {
+		button int
+		mods   goeq.Modifiers
+		what   string
+		moved  func(before, after camera) bool
+	}{
+		{goeq.ButtonLeft, 0, "turns", func(b, a camera) bool { return a.Yaw != b.Yaw && a.Distance == b.Distance && a.Pan == b.Pan }},
+		{goeq.ButtonMiddle, 0, "zooms", func(b, a camera) bool { return a.Distance < b.Distance && a.Yaw == b.Yaw && a.Pan == b.Pan }},
+		{goeq.ButtonRight, 0, "pans", func(b, a camera) bool { return a.Pan != b.Pan && a.Distance == b.Distance && a.Yaw == b.Yaw }},
+		{goeq.ButtonLeft, goeq.ModShift, "zooms", func(b, a camera) bool { return a.Distance < b.Distance && a.Yaw == b.Yaw && a.Pan == b.Pan }},
+	} {
+		ctl := &controls{cam: homeCamera, view: -1}
+		ctl.handle(goeq.Event{Kind: goeq.ButtonPress, Button: c.button, Modifiers: c.mods, X: 0.5, Y: 0.5, Channel: "dest"})
+		ctl.handle(goeq.Event{Kind: goeq.PointerMotion, X: 0.6, Y: 0.6, Channel: "dest"})
+		if after := *ctl.camera(); !c.moved(homeCamera, after) {
+			t.Errorf("button %d with modifiers %b: camera %+v from %+v; want a drag that %s alone", c.button, c.mods, after, homeCamera, c.what)
+		}
+	}
+}
+
 // eqPly's head tracking emulation keys move every observer's head as
 // eqPly's do: the arrows across, Page Up and Down along the view, the
 // punctuation keys turn it; space puts it back. Replayed from a trace,

@@ -19,8 +19,9 @@
 //	      [--overlay] [--ortho] [--refine=false] [--server HOST:PORT] [--http ADDR]
 //	      [--frame-timeout D]
 //
-// In a window: left-drag turns the model, right-drag or the wheel zooms,
-// middle-drag pans, each in the view under the pointer (every view has
+// In a window: left-drag turns the model, middle-drag, shift-left-drag or
+// the wheel zooms, right-drag pans (eqPly's buttons), each in the view
+// under the pointer (every view has
 // its own camera once moved, as eqPly's). Its keys are eqPly's:
 //   - s toggles the statistics overlay (per-channel times and the split);
 //   - f freezes the load balancing and F lets it go again, t and T make
@@ -314,14 +315,15 @@ func (v *viewer) Exit() {
 // of its own once a user moves it, as eqPly's views do: a drag or a wheel
 // in a view moves that view's.
 type controls struct {
-	cam      camera          // every view's until moved on its own
-	views    map[int]*camera // by view index
-	pose     *pose           // an eqPly camera path's, for every view's camera
-	view     int             // the view the pointer was last in (-1: none)
-	dragging int             // the button held, 0 for none
-	last     [2]float64
-	stats    bool
-	quit     bool
+	cam       camera          // every view's until moved on its own
+	views     map[int]*camera // by view index
+	pose      *pose           // an eqPly camera path's, for every view's camera
+	view      int             // the view the pointer was last in (-1: none)
+	dragging  int             // the button held, 0 for none
+	dragZooms bool            // the left button was pressed with shift: its drag zooms
+	last      [2]float64
+	stats     bool
+	quit      bool
 	// canvas is the current canvas (c makes the next current), whose
 	// layouts (of canvasLayouts, each canvas's: goeq.Config.Canvases) l
 	// steps through; shown is the layout each canvas shows
@@ -362,7 +364,7 @@ type controls struct {
 
 // keys is what h (or F1) prints: the keys eqply takes.
 const keys = `eqply's keys (in the view under the pointer where it matters):
-  left-drag turn, right-drag or wheel zoom, middle-drag pan
+  left-drag turn, middle-drag, shift-left-drag or wheel zoom, right-drag pan
   space    reset the cameras and the head
   s        statistics overlay          f, F  freeze the load balancing, let it go
   t, T     tiles a pixel smaller, larger   4, 5  the load balancing's resistance up, down
@@ -586,7 +588,7 @@ func (c *controls) handle(ev goeq.Event) bool {
 	cam := c.camera()
 	switch ev.Kind {
 	case goeq.ButtonPress:
-		c.dragging, c.last = ev.Button, [2]float64{ev.X, ev.Y}
+		c.dragging, c.dragZooms, c.last = ev.Button, ev.Modifiers&goeq.ModShift != 0, [2]float64{ev.X, ev.Y}
 	case goeq.ButtonRelease:
 		c.dragging = 0
 	case goeq.PointerMotion:
@@ -595,13 +597,15 @@ func (c *controls) handle(ev goeq.Event) bool {
 		}
 		dx, dy := ev.X-c.last[0], ev.Y-c.last[1]
 		c.last = [2]float64{ev.X, ev.Y}
-		switch c.dragging {
-		case goeq.ButtonLeft: // a drag across the whole view turns half a turn
+		// eqPly's buttons: the left turns (pressed with shift, it zooms),
+		// the middle zooms and the right pans
+		switch {
+		case c.dragging == goeq.ButtonLeft && !c.dragZooms: // across the whole view: half a turn
 			cam.Yaw += math.Pi * dx
 			cam.Pitch -= math.Pi * dy
-		case goeq.ButtonRight:
+		case c.dragging == goeq.ButtonLeft, c.dragging == goeq.ButtonMiddle:
 			cam.Distance *= math.Exp(-2 * dy)
-		case goeq.ButtonMiddle:
+		case c.dragging == goeq.ButtonRight:
 			cam.Pan[0] += dx * cam.Distance
 			cam.Pan[1] += dy * cam.Distance
 		}
