@@ -1398,8 +1398,9 @@ func TestEqPlysOtherOptionsDoWhatTheyDoThere(t *testing.T) {
 }
 
 // The buttons drag as eqPly's do: the left turns the model, the middle
-// zooms, the right pans, and the left pressed with shift zooms. goeq's
-// eqply had the right zoom and the middle pan, the other way round.
+// zooms, the right pans, and the left pressed with shift zooms; the wheel
+// zooms, and pans turned sideways. goeq's eqply had the right zoom and the
+// middle pan, the other way round, and no sideways wheel.
 func TestButtonsDragAsEqPlysDo(t *testing.T) {
 	for _, c := range []struct {
 		button int
@@ -1418,6 +1419,14 @@ func TestButtonsDragAsEqPlysDo(t *testing.T) {
 		if after := *ctl.camera(); !c.moved(homeCamera, after) {
 			t.Errorf("button %d with modifiers %b: camera %+v from %+v; want a drag that %s alone", c.button, c.mods, after, homeCamera, c.what)
 		}
+	}
+	ctl := &controls{cam: homeCamera, view: -1}
+	if !ctl.handle(goeq.Event{Kind: goeq.Wheel, DY: 1, Channel: "dest"}) || ctl.camera().Distance >= homeCamera.Distance || ctl.camera().Pan != homeCamera.Pan {
+		t.Errorf("the wheel turned up: camera %+v; want it closer, not panned", *ctl.camera())
+	}
+	ctl = &controls{cam: homeCamera, view: -1}
+	if !ctl.handle(goeq.Event{Kind: goeq.Wheel, DX: 1, Channel: "dest"}) || ctl.camera().Distance != homeCamera.Distance || ctl.camera().Pan == homeCamera.Pan {
+		t.Errorf("the wheel turned sideways: camera %+v; want it panned, as far", *ctl.camera())
 	}
 }
 

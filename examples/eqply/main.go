@@ -20,8 +20,8 @@
 //	      [--frame-timeout D]
 //
 // In a window: left-drag turns the model, middle-drag, shift-left-drag or
-// the wheel zooms, right-drag pans (eqPly's buttons), each in the view
-// under the pointer (every view has
+// the wheel zooms, right-drag (or the wheel sideways) pans (eqPly's
+// buttons), each in the view under the pointer (every view has
 // its own camera once moved, as eqPly's). Its keys are eqPly's:
 //   - s toggles the statistics overlay (per-channel times and the split);
 //   - f freezes the load balancing and F lets it go again, t and T make
@@ -610,9 +610,10 @@ func (c *controls) handle(ev goeq.Event) bool {
 			cam.Pan[1] += dy * cam.Distance
 		}
 		return true
-	case goeq.Wheel:
+	case goeq.Wheel: // as eqPly's: up and down zoom, sideways (a touchpad's) pans
 		cam.Distance *= math.Pow(0.9, ev.DY)
-		return true
+		cam.Pan[0] -= 0.05 * ev.DX * cam.Distance
+		return ev.DX != 0 || ev.DY != 0
 	case goeq.KeyPress:
 		switch ev.Key {
 		case 's':
