@@ -122,8 +122,10 @@ type Event struct {
 	DX, DY float64 // a wheel's turn
 	Button int     // ButtonLeft, ButtonMiddle or ButtonRight
 	Key    Key
-	// Modifiers are the modifier keys held, on key and button events: a
-	// shifted letter is its lower-case Key with ModShift.
+	// Modifiers are the modifier keys held, on key, button, pointer
+	// motion and wheel events (as Equalizer's pointer events carry them:
+	// eqPly zooms on a shifted drag): a shifted letter is its lower-case
+	// Key with ModShift.
 	Modifiers Modifiers
 	// Width x Height is a resized window's new size in pixels.
 	Width, Height int

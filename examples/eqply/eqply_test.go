@@ -220,6 +220,40 @@ func TestPointerDragTurnsTheModelAndQQuits(t *testing.T) {
 	}
 }
 
+// A left drag with shift held zooms, as eqPly's does: the pointer's
+// motion carries the modifiers held, as Equalizer's pointer events do. It
+// carried none, so an application could not see shift on a drag.
+func TestAShiftedDragZooms(t *testing.T) {
+	r := startEqply(t)
+	xtest.Xdotool(t, r.disp, "windowfocus", "--sync", r.win)
+	xtest.Xdotool(t, r.disp, "keydown", "shift")
+	r.drag(t, 320, 180, 0, -36) // a tenth of the view up
+	xtest.Xdotool(t, r.disp, "keyup", "shift")
+	want := homeCamera.Distance * math.Exp(-2*0.1)
+	waitFor(t, "a frame with the zoomed camera", 30*time.Second, func() bool {
+		for _, l := range readTrace(t, r.trace) {
+			if l.Frame != nil && math.Abs(l.Camera.Distance-want) < 1e-9 {
+				if l.Camera.Yaw != homeCamera.Yaw || l.Camera.Pitch != homeCamera.Pitch {
+					t.Fatalf("the shifted drag turned the camera: %+v", l.Camera)
+				}
+				return true
+			}
+		}
+		return false
+	})
+	shifted := 0
+	for _, l := range readTrace(t, r.trace) {
+		if l.Event == goeq.PointerMotion.String() && l.Mods == goeq.ModShift {
+			shifted++
+		}
+	}
+	if shifted == 0 {
+		t.Error("no pointer motion in the trace carries shift")
+	}
+	xtest.Xdotool(t, r.disp, "key", "q")
+	r.endsCleanly(t, "q")
+}
+
 // A window the user resizes renders at its new size from a frame after
 // the resize on (as Equalizer's does), and takes a drag of a tenth of its
 // new size as a tenth of a turn.
@@ -1415,7 +1449,7 @@ func TestButtonsDragAsEqPlysDo(t *testing.T) {
 	} {
 		ctl := &controls{cam: homeCamera, view: -1}
 		ctl.handle(goeq.Event{Kind: goeq.ButtonPress, Button: c.button, Modifiers: c.mods, X: 0.5, Y: 0.5, Channel: "dest"})
-		ctl.handle(goeq.Event{Kind: goeq.PointerMotion, X: 0.6, Y: 0.6, Channel: "dest"})
+		ctl.handle(goeq.Event{Kind: goeq.PointerMotion, Modifiers: c.mods, X: 0.6, Y: 0.6, Channel: "dest"})
 		if after := *ctl.camera(); !c.moved(homeCamera, after) {
 			t.Errorf("button %d with modifiers %b: camera %+v from %+v; want a drag that %s alone", c.button, c.mods, after, homeCamera, c.what)
 		}

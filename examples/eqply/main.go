@@ -315,15 +315,14 @@ func (v *viewer) Exit() {
 // of its own once a user moves it, as eqPly's views do: a drag or a wheel
 // in a view moves that view's.
 type controls struct {
-	cam       camera          // every view's until moved on its own
-	views     map[int]*camera // by view index
-	pose      *pose           // an eqPly camera path's, for every view's camera
-	view      int             // the view the pointer was last in (-1: none)
-	dragging  int             // the button held, 0 for none
-	dragZooms bool            // the left button was pressed with shift: its drag zooms
-	last      [2]float64
-	stats     bool
-	quit      bool
+	cam      camera          // every view's until moved on its own
+	views    map[int]*camera // by view index
+	pose     *pose           // an eqPly camera path's, for every view's camera
+	view     int             // the view the pointer was last in (-1: none)
+	dragging int             // the button held, 0 for none
+	last     [2]float64
+	stats    bool
+	quit     bool
 	// canvas is the current canvas (c makes the next current), whose
 	// layouts (of canvasLayouts, each canvas's: goeq.Config.Canvases) l
 	// steps through; shown is the layout each canvas shows
@@ -588,7 +587,7 @@ func (c *controls) handle(ev goeq.Event) bool {
 	cam := c.camera()
 	switch ev.Kind {
 	case goeq.ButtonPress:
-		c.dragging, c.dragZooms, c.last = ev.Button, ev.Modifiers&goeq.ModShift != 0, [2]float64{ev.X, ev.Y}
+		c.dragging, c.last = ev.Button, [2]float64{ev.X, ev.Y}
 	case goeq.ButtonRelease:
 		c.dragging = 0
 	case goeq.PointerMotion:
@@ -597,10 +596,10 @@ func (c *controls) handle(ev goeq.Event) bool {
 		}
 		dx, dy := ev.X-c.last[0], ev.Y-c.last[1]
 		c.last = [2]float64{ev.X, ev.Y}
-		// eqPly's buttons: the left turns (pressed with shift, it zooms),
+		// eqPly's buttons: the left turns (with shift held, it zooms),
 		// the middle zooms and the right pans
 		switch {
-		case c.dragging == goeq.ButtonLeft && !c.dragZooms: // across the whole view: half a turn
+		case c.dragging == goeq.ButtonLeft && ev.Modifiers&goeq.ModShift == 0: // across the whole view: half a turn
 			cam.Yaw += math.Pi * dx
 			cam.Pitch -= math.Pi * dy
 		case c.dragging == goeq.ButtonLeft, c.dragging == goeq.ButtonMiddle:

@@ -258,8 +258,8 @@ func (c *glfwContext) OnEvent(handler func(Event)) {
 				handler(Event{Kind: KeyRelease, Key: k, Mods: modsOf(mods)})
 			}
 		})
-		w.SetCursorPosCallback(func(_ *glfw.Window, x, y float64) {
-			handler(Event{Kind: PointerMotion, X: x, Y: y})
+		w.SetCursorPosCallback(func(w *glfw.Window, x, y float64) {
+			handler(Event{Kind: PointerMotion, X: x, Y: y, Mods: heldMods(w)})
 		})
 		w.SetMouseButtonCallback(func(w *glfw.Window, b glfw.MouseButton, action glfw.Action, mods glfw.ModifierKey) {
 			x, y := w.GetCursorPos()
@@ -272,7 +272,7 @@ func (c *glfwContext) OnEvent(handler func(Event)) {
 		})
 		w.SetScrollCallback(func(w *glfw.Window, dx, dy float64) {
 			x, y := w.GetCursorPos()
-			handler(Event{Kind: Wheel, X: x, Y: y, DX: dx, DY: dy})
+			handler(Event{Kind: Wheel, X: x, Y: y, DX: dx, DY: dy, Mods: heldMods(w)})
 		})
 		c.handler = handler // the framebuffer size callback passes resizes on
 		w.SetCloseCallback(func(*glfw.Window) { handler(Event{Kind: Close}) })
@@ -316,6 +316,22 @@ var namedKeys = map[glfw.Key]int{
 	glfw.KeyPageUp: KeyPageUp, glfw.KeyPageDown: KeyPageDown, glfw.KeyHome: KeyHome, glfw.KeyEnd: KeyEnd,
 	glfw.KeyInsert: KeyInsert, glfw.KeyDelete: KeyDelete,
 	glfw.KeyKPDecimal: '.', glfw.KeyKPDivide: '/', glfw.KeyKPMultiply: '*', glfw.KeyKPSubtract: '-', glfw.KeyKPAdd: '+', glfw.KeyKPEqual: '=',
+}
+
+// heldMods are the modifier keys held now: GLFW gives the pointer's
+// motion and the wheel none of their own.
+func heldMods(w *glfw.Window) int {
+	var m glfw.ModifierKey
+	for _, k := range []struct {
+		left, right glfw.Key
+		mod         glfw.ModifierKey
+	}{{glfw.KeyLeftShift, glfw.KeyRightShift, glfw.ModShift}, {glfw.KeyLeftControl, glfw.KeyRightControl, glfw.ModControl},
+		{glfw.KeyLeftAlt, glfw.KeyRightAlt, glfw.ModAlt}, {glfw.KeyLeftSuper, glfw.KeyRightSuper, glfw.ModSuper}} {
+		if w.GetKey(k.left) == glfw.Press || w.GetKey(k.right) == glfw.Press {
+			m |= k.mod
+		}
+	}
+	return modsOf(m)
 }
 
 // modsOf maps GLFW's modifier bits to ours.

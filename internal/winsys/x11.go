@@ -149,7 +149,7 @@ static int goeqXNext(Display *x, int timeoutMS, goeqXEvent *out) {
 		out->button = e.xbutton.button; out->state = e.xbutton.state;
 		break;
 	case MotionNotify:
-		out->x = e.xmotion.x; out->y = e.xmotion.y;
+		out->x = e.xmotion.x; out->y = e.xmotion.y; out->state = e.xmotion.state;
 		break;
 	case ConfigureNotify:
 		out->w = e.xconfigure.width; out->h = e.xconfigure.height;
@@ -502,7 +502,7 @@ func (c *x11Context) translate(e *C.goeqXEvent) (Event, bool) {
 			case 7:
 				dx = -1
 			}
-			return Event{Kind: Wheel, X: x, Y: y, DX: dx, DY: dy}, true
+			return Event{Kind: Wheel, X: x, Y: y, DX: dx, DY: dy, Mods: x11Mods(uint(e.state))}, true
 		case b >= 1 && b <= 3:
 			kind := ButtonPress
 			if e._type == C.ButtonRelease {
@@ -511,7 +511,7 @@ func (c *x11Context) translate(e *C.goeqXEvent) (Event, bool) {
 			return Event{Kind: kind, X: x, Y: y, Button: b, Mods: x11Mods(uint(e.state))}, true
 		}
 	case C.MotionNotify:
-		return Event{Kind: PointerMotion, X: float64(e.x), Y: float64(e.y)}, true
+		return Event{Kind: PointerMotion, X: float64(e.x), Y: float64(e.y), Mods: x11Mods(uint(e.state))}, true
 	case C.ConfigureNotify:
 		w, h := int(e.w), int(e.h)
 		if ow, oh := c.FramebufferSize(); ow == w && oh == h {
