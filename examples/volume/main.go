@@ -10,7 +10,8 @@
 //	       [--server HOST:PORT] [--http ADDR]
 //	       [--local] [--reference] [--frame-timeout D]
 //
-// In a window: left-drag turns the volume, right-drag or the wheel zooms;
+// In a window: left-drag turns the volume, middle-drag or the wheel zooms,
+// right-drag pans (eVolve's buttons);
 // + and - make it denser or thinner on every node at once (a cluster
 // event), s switches the statistics overlay, o between perspective and a
 // parallel projection, l shows the config's next
@@ -52,10 +53,11 @@ import (
 )
 
 // view places the volume: turned by Yaw then Pitch, Distance in front of
-// the eye. It is the frame data.
+// the eye and moved across by Pan. It is the frame data.
 type view struct {
 	Yaw, Pitch, Distance float64
-	Ortho                bool `json:",omitempty"` // a parallel projection (eVolve's o)
+	Pan                  [2]float64 `json:",omitempty"`
+	Ortho                bool       `json:",omitempty"` // a parallel projection (eVolve's o)
 }
 
 var home = view{Pitch: 0.3, Distance: 2.4}
@@ -101,7 +103,7 @@ func (app) NewRenderer(p *goeq.Pipe) (goeq.Renderer, error) {
 	v.Place = func(c *goeq.DrawContext) (goeq.Mat4, bool) {
 		at := home
 		c.FrameData(&at) // undecodable data keeps the home view
-		m := goeq.Translate(0, 0, float32(-at.Distance)).Mul(goeq.RotateX(at.Pitch)).Mul(goeq.RotateY(at.Yaw))
+		m := goeq.Translate(float32(at.Pan[0]), float32(at.Pan[1]), float32(-at.Distance)).Mul(goeq.RotateX(at.Pitch)).Mul(goeq.RotateY(at.Yaw))
 		if at.Ortho {
 			// without perspective the distance no longer shrinks the
 			// volume: it is scaled to the size perspective shows it at
@@ -285,7 +287,7 @@ type controls struct {
 }
 
 // volumeKeys is what h (or F1) prints.
-const volumeKeys = `volume's keys: left-drag turn, right-drag or wheel zoom
+const volumeKeys = `volume's keys: left-drag turn, middle-drag or wheel zoom, right-drag pan
   + -      denser, thinner (on every node at once)
   s        statistics overlay
   o        perspective or parallel projection
@@ -306,11 +308,16 @@ func (c *controls) handle(ev goeq.Event) bool {
 		}
 		dx, dy := ev.X-c.last[0], ev.Y-c.last[1]
 		c.last = [2]float64{ev.X, ev.Y}
-		if c.dragging == goeq.ButtonLeft {
+		// eVolve's buttons: the left turns, the middle zooms, the right pans
+		switch c.dragging {
+		case goeq.ButtonLeft:
 			c.at.Yaw += math.Pi * dx
 			c.at.Pitch -= math.Pi * dy
-		} else {
+		case goeq.ButtonMiddle:
 			c.at.Distance *= math.Exp(-2 * dy)
+		case goeq.ButtonRight:
+			c.at.Pan[0] += dx * c.at.Distance
+			c.at.Pan[1] += dy * c.at.Distance
 		}
 		return true
 	case goeq.Wheel:

@@ -509,6 +509,27 @@ func TestKeysDoWhatEVolvesDo(t *testing.T) {
 	}
 }
 
+// The buttons drag as eVolve's do: the left turns the volume, the middle
+// zooms and the right pans (the right zoomed, and nothing panned). The
+// panned view is drawn moved across: its frame data places the volume.
+func TestButtonsDragAsEVolvesDo(t *testing.T) {
+	for _, c := range []struct {
+		button int
+		what   string
+		moved  func(before, after view) bool
+	}{
+		{goeq.ButtonLeft, "turns", func(b, a view) bool { return a.Yaw != b.Yaw && a.Distance == b.Distance && a.Pan == b.Pan }},
+		{goeq.ButtonMiddle, "zooms", func(b, a view) bool { return a.Distance < b.Distance && a.Yaw == b.Yaw && a.Pan == b.Pan }},
+		{goeq.ButtonRight, "pans", func(b, a view) bool { return a.Pan != b.Pan && a.Distance == b.Distance && a.Yaw == b.Yaw }},
+	} {
+		ctl := &controls{at: home}
+		ctl.handle(goeq.Event{Kind: goeq.ButtonPress, Button: c.button, X: 0.5, Y: 0.5, Channel: "dest"})
+		if !ctl.handle(goeq.Event{Kind: goeq.PointerMotion, X: 0.6, Y: 0.6, Channel: "dest"}) || !c.moved(home, ctl.at) {
+			t.Errorf("button %d: view %+v from %+v; want a drag that %s alone", c.button, ctl.at, home, c.what)
+		}
+	}
+}
+
 // Under a DISPLAY that does not open the volume renders offscreen and,
 // as no window can take a key, orbits for 100 frames and ends.
 func TestADisplayThatDoesNotOpenRunsAsHeadless(t *testing.T) {
