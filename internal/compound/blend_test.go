@@ -167,3 +167,59 @@ func TestCheckWarnsWhereOutputFramesLeavePartOfADraw(t *testing.T) {
 		}
 	}
 }
+
+// Where a destination draws a range on its own pixels and colour-only
+// frames come back composited over them (direct send and binary swap in
+// Equalizer's corpus), each stripe of the draw must go out to be
+// composited into the frame that paints it: where an output frame leaves
+// part of a stripe, that part of the destination's range is painted over.
+// check said nothing (the destination draws in place, and needs no frame
+// to show), and verify found the pictures wrong: 4-node.DB.ds with the
+// destination's second stripe cut to half its width is one of 19 such
+// corpus mutants. A 2D tile assembled over a destination that draws the
+// whole view paints the same data, and is not warned of.
+func TestCheckWarnsWhereFramesPaintOverADestinationsDraw(t *testing.T) {
+	var path string
+	for _, p := range corpus.Paths(t) {
+		if filepath.Base(p) == "4-node.DB.ds.eqc" {
+			path = p
+		}
+	}
+	text, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const sent = `outputframe { name "stripe2.c1" viewport [ 0 .25 1 .25 ] }`
+	if strings.Count(string(text), sent) != 1 {
+		t.Fatalf("%s does not send stripe2.c1 as the test expects", path)
+	}
+	half := strings.Replace(string(text), sent, `outputframe { name "stripe2.c1" viewport [ 0 .25 .5 .25 ] }`, 1)
+	_, got := resolveWarned(t, "half.eqc", half)
+	want := `channel "channel1" draws here on destination "channel1"'s own pixels, but colour-only input frames assembled there paint over 12.5% of what it draws`
+	if len(got) != 1 || !strings.Contains(got[0], want) {
+		t.Errorf("warnings:\n%s\nwant only one saying %q", strings.Join(got, "\n"), want)
+	}
+	tiled := `config {
+    appNode { pipe { window { viewport [ 0 0 800 600 ] channel { name "dest" } } }
+        pipe { window { viewport [ 0 0 400 600 ] attributes { hint_drawable FBO } channel { name "src" } } } }
+    compound { channel "dest"
+        compound { channel "dest" }
+        compound { channel "src" viewport [ 0 0 .5 1 ] outputframe { name "tile" } }
+        inputframe { name "tile" } }
+}`
+	if _, got := resolveWarned(t, "tiled.eqc", tiled); len(got) != 1 || strings.Contains(got[0], "paint over") {
+		// the one warning: the tile draws half the area twice
+		t.Errorf("a 2D tile over a whole draw: warnings\n%s\nwant none of painting over", strings.Join(got, "\n"))
+	}
+	for _, path := range corpus.Paths(t) {
+		_, res, err := Load(path, noEnv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range res.Warnings {
+			if strings.Contains(w.Msg, "paint over") {
+				t.Errorf("%s", w)
+			}
+		}
+	}
+}

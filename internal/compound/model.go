@@ -77,6 +77,9 @@ func (r Range) Apply(child Range) Range {
 	return Range{r.Start + child.Start*w, r.Start + child.End*w}
 }
 
+// covers reports whether r holds all of o.
+func (r Range) covers(o Range) bool { return r.Start <= o.Start && r.End >= o.End }
+
 // Pixel is a pixel decomposition: this source draws every W-th pixel
 // starting at X horizontally and every H-th starting at Y vertically.
 type Pixel struct{ X, Y, W, H int }

@@ -782,15 +782,19 @@ func (r *resolver) checkDeadEnds(cfg *Config) {
 				r.warnf(r.raw[c].pos, "this part of a %s decomposition draws eye [ %s ] alone, and the view it shows is MONO: while it is, its pixels stay empty%s, as in Equalizer (a destination draws such parts of a 2D or DB split itself, and the whole view where no part draws the cyclop eye)",
 					kind, strings.Join(bitNames(eyesDrawn(c), eyeNames), " "), frames)
 			}
-			if dest := c.Destination(); c.IsLeaf() && c.Tasks&TaskDraw != 0 && dest != nil && c.Channel != dest.Channel {
+			if dest := c.Destination(); c.IsLeaf() && c.Tasks&TaskDraw != 0 && dest != nil {
 				pos := d.channelPos
 				if pos.Line == 0 {
 					pos = d.pos
 				}
 				switch {
+				case c.Channel == dest.Channel || drawsInPlace(c.Channel, dest.Channel): // the destination's own pixels: no frame needed, but where one paints over them
+					if lost := overpainted(c); lost > coverageEps {
+						r.warnf(pos, "channel %q draws here on destination %q's own pixels, but colour-only input frames assembled there paint over %.3g%% of what it draws, and no output frame takes that part to be composited into them: it is missing from %q's images (direct send sends each stripe of a draw to the channel that composites it)",
+							c.Channel.Name, dest.Channel.Name, 100*lost, dest.Channel.Name)
+					}
 				case !sendsOn(c, dest.Channel):
 					r.warnf(pos, "channel %q draws here for destination %q, but no output frame carries its pixels there: they show on %q's own pixels alone (as Equalizer configs before canvases drove a second display), and that part is missing from %q's images", c.Channel.Name, dest.Channel.Name, c.Channel.Name, dest.Channel.Name)
-				case drawsInPlace(c.Channel, dest.Channel): // the destination's own pixels: no frame needed
 				default:
 					if left := unsent(c); left > coverageEps {
 						r.warnf(pos, "channel %q draws here for destination %q, but the output frames read back on it carry %.3g%% of what it draws: the rest is missing from %q's images (an output frame's viewport is a part of its compound's)",
@@ -843,21 +847,7 @@ func drawsInPlace(ch, to *Channel) bool {
 // do), each a part of its compound's viewport. 0 where tiles go out in a
 // queue.
 func unsent(c *Compound) float64 {
-	top := c
-	for top.Parent != nil && top.Parent.Channel == c.Channel {
-		top = top.Parent
-	}
-	var parts []Viewport
-	tiles := false
-	top.Walk(func(x *Compound) {
-		if x.Channel != c.Channel {
-			return
-		}
-		tiles = tiles || len(x.OutputTiles) > 0
-		for _, f := range x.OutputFrames {
-			parts = append(parts, x.Viewport.Apply(f.Viewport).RelativeTo(c.Viewport))
-		}
-	})
+	_, parts, tiles := sentParts(c)
 	if tiles || len(parts) == 0 {
 		return 0 // none at all: warned about as such
 	}
@@ -868,6 +858,83 @@ func unsent(c *Compound) float64 {
 		}
 	})
 	return left
+}
+
+// sentParts are the parts of what c draws that output frames read back on
+// its channel take (relative to c's viewport): any frame of the compounds
+// on that channel around c, below top, the topmost of c's ancestors on
+// it. tiles says that tiles go out in a queue there.
+func sentParts(c *Compound) (top *Compound, parts []Viewport, tiles bool) {
+	top = c
+	for top.Parent != nil && top.Parent.Channel == c.Channel {
+		top = top.Parent
+	}
+	top.Walk(func(x *Compound) {
+		if x.Channel != c.Channel {
+			return
+		}
+		tiles = tiles || len(x.OutputTiles) > 0
+		for _, f := range x.OutputFrames {
+			parts = append(parts, x.Viewport.Apply(f.Viewport).RelativeTo(c.Viewport))
+		}
+	})
+	return top, parts, tiles
+}
+
+// overpainted is the part of what c draws in place, on its destination's
+// own pixels, that colour-only input frames assembled there paint over
+// (direct send's stripes come back composited so) where no output frame
+// read back on c's channel takes it to be composited: c's range is lost
+// there. Only frames of producers that composite c's range without
+// drawing it count: one that draws it paints the same data (a 2D tile over
+// the destination's whole draw), one whose range leaves it out is blended
+// over c's pixels (volume slabs), one of another eye, pixel or subpixel
+// part fills pixels of its own, and an equalizer's split is not known
+// before the run.
+func overpainted(c *Compound) float64 {
+	top, sent, tiles := sentParts(c)
+	if tiles || c.resampledPart() != "" {
+		return 0
+	}
+	for x := c; x != nil; x = x.Parent {
+		if len(x.Equalizers) > 0 {
+			return 0
+		}
+	}
+	var painted []Viewport
+	top.Walk(func(x *Compound) {
+		if x.Channel != c.Channel {
+			return
+		}
+		for _, in := range x.InputFrames {
+			for _, p := range in.Producers {
+				if p.Channel == c.Channel || p.Eyes != c.Eyes || p.resampledPart() != "" || !p.Range.covers(c.Range) || drawsRange(p, c.Range) {
+					continue
+				}
+				for _, f := range p.OutputFrames {
+					if f.Name == in.Name && f.Buffers&in.Buffers&BufferDepth == 0 {
+						painted = append(painted, p.Viewport.Apply(f.Viewport).RelativeTo(c.Viewport))
+					}
+				}
+			}
+		}
+	})
+	lost := 0.0
+	forEachCell(append(sent, painted...), func(area float64, over []int) {
+		if len(over) > 0 && over[0] >= len(sent) { // painted over, and taken by no frame
+			lost += area
+		}
+	})
+	return lost
+}
+
+// drawsRange reports whether a compound of c's tree draws all of range r.
+func drawsRange(c *Compound, r Range) bool {
+	draws := false
+	c.Walk(func(x *Compound) {
+		draws = draws || x.IsLeaf() && x.Tasks&TaskDraw != 0 && x.Range.covers(r)
+	})
+	return draws
 }
 
 // checkSamples warns, once a window, where a multisampled window draws
