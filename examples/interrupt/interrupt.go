@@ -67,17 +67,13 @@ func (w *Watch) Started(err error) {
 	}
 }
 
-// Caught is the signal that came, or nil.
-func (w *Watch) Caught() os.Signal {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.caught
-}
-
 // Exit ends the process with 128 + the signal when one came, saying so;
 // it returns when none did.
 func (w *Watch) Exit() {
-	if sig := w.Caught(); sig != nil {
+	w.mu.Lock()
+	sig := w.caught
+	w.mu.Unlock()
+	if sig != nil {
 		log.Printf("stopped by %v", sig)
 		os.Exit(128 + int(sig.(syscall.Signal)))
 	}
