@@ -155,13 +155,19 @@ func TestCheckWarnsWhereOutputFramesLeavePartOfADraw(t *testing.T) {
 	if len(got) != 1 || !strings.Contains(got[0], want) {
 		t.Errorf("warnings:\n%s\nwant only one saying %q", strings.Join(got, "\n"), want)
 	}
-	for _, path := range append(corpus.Paths(t), path) {
+	noneWarns(t, "output frames read back on it carry", append(corpus.Paths(t), path)...)
+}
+
+// noneWarns fails where a file's warnings say what.
+func noneWarns(t *testing.T, what string, paths ...string) {
+	t.Helper()
+	for _, path := range paths {
 		_, res, err := Load(path, noEnv)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, w := range res.Warnings {
-			if strings.Contains(w.Msg, "output frames read back on it carry") {
+			if strings.Contains(w.Msg, what) {
 				t.Errorf("%s", w)
 			}
 		}
@@ -211,15 +217,5 @@ func TestCheckWarnsWhereFramesPaintOverADestinationsDraw(t *testing.T) {
 		// the one warning: the tile draws half the area twice
 		t.Errorf("a 2D tile over a whole draw: warnings\n%s\nwant none of painting over", strings.Join(got, "\n"))
 	}
-	for _, path := range corpus.Paths(t) {
-		_, res, err := Load(path, noEnv)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, w := range res.Warnings {
-			if strings.Contains(w.Msg, "paint over") {
-				t.Errorf("%s", w)
-			}
-		}
-	}
+	noneWarns(t, "paint over", corpus.Paths(t)...)
 }
