@@ -495,39 +495,51 @@ func TestKeysReachTheApplicationWithTheirModifiers(t *testing.T) {
 
 // A character key is the one the keyboard's layout puts there, as
 // Equalizer reads X's key symbols: on a German keyboard (setxkbmap de)
-// the keys marked z, y, + and - reach the application as those. GLFW
-// numbers keys by their place on a US keyboard, and they came as y, z, ]
-// and /: eqPly's y and z keys swapped, and + and - did nothing.
+// the keys marked z, y, + and - reach the application as those, and on a
+// French one the key marked a. GLFW numbers keys by their place on a US
+// keyboard, and they came as y, z, ], / and q: eqPly's y and z keys
+// swapped, and + and - did nothing. The digit row types its digits on any
+// layout (a French keyboard's & key is its 1, as eqPly's focus keys want).
 func TestKeysAreTheLayoutsCharacters(t *testing.T) {
-	disp := xtest.Display(t, 1280, 720)
-	if out, err := exec.Command("setxkbmap", "-display", disp, "de").CombinedOutput(); err != nil {
-		t.Fatalf("setxkbmap de (make test installs it): %v\n%s", err, out)
-	}
-	r := startEqplyOn(t, disp)
-	xtest.Xdotool(t, r.disp, "windowfocus", "--sync", r.win)
-	xtest.Xdotool(t, r.disp, "key", "z", "y", "plus", "minus")
-	want := []goeq.Key{'z', 'y', '+', '-'}
-	var got []goeq.Key
-	waitFor(t, "the keys in the trace", 30*time.Second, func() bool {
-		got = nil
-		for _, l := range readTrace(t, r.trace) {
-			if l.Event == goeq.KeyPress.String() && l.Mods == 0 {
-				got = append(got, l.Key)
+	for _, c := range []struct {
+		layout string
+		press  []string
+		want   []goeq.Key
+	}{
+		{"de", []string{"z", "y", "plus", "minus"}, []goeq.Key{'z', 'y', '+', '-'}},
+		{"fr", []string{"a", "ampersand"}, []goeq.Key{'a', '1'}},
+	} {
+		t.Run(c.layout, func(t *testing.T) {
+			disp := xtest.Display(t, 1280, 720)
+			if out, err := exec.Command("setxkbmap", "-display", disp, c.layout).CombinedOutput(); err != nil {
+				t.Fatalf("setxkbmap %s (make test installs it): %v\n%s", c.layout, err, out)
 			}
-		}
-		return len(got) >= len(want)
-	})
-	if !slices.Equal(got, want) {
-		runes := func(keys []goeq.Key) (s []rune) {
-			for _, k := range keys {
-				s = append(s, rune(k))
+			r := startEqplyOn(t, disp)
+			xtest.Xdotool(t, r.disp, "windowfocus", "--sync", r.win)
+			xtest.Xdotool(t, r.disp, append([]string{"key"}, c.press...)...)
+			var got []goeq.Key
+			waitFor(t, "the keys in the trace", 30*time.Second, func() bool {
+				got = nil
+				for _, l := range readTrace(t, r.trace) {
+					if l.Event == goeq.KeyPress.String() && l.Mods == 0 {
+						got = append(got, l.Key)
+					}
+				}
+				return len(got) >= len(c.want)
+			})
+			if !slices.Equal(got, c.want) {
+				runes := func(keys []goeq.Key) (s []rune) {
+					for _, k := range keys {
+						s = append(s, rune(k))
+					}
+					return s
+				}
+				t.Errorf("keys %q, want %q", runes(got), runes(c.want))
 			}
-			return s
-		}
-		t.Errorf("keys %q, want %q", runes(got), runes(want))
+			xtest.Xdotool(t, r.disp, "key", "q")
+			r.endsCleanly(t, "q")
+		})
 	}
-	xtest.Xdotool(t, r.disp, "key", "q")
-	r.endsCleanly(t, "q")
 }
 
 // A key held down repeats, as X repeats it for Equalizer: eqPly's head

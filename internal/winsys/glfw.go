@@ -291,8 +291,11 @@ func (c *glfwContext) OnEvent(handler func(Event)) {
 // keyboard's layout puts there (name, GLFW's name of the key), as
 // Equalizer reads X's key symbols: GLFW numbers keys by their place on a
 // US keyboard, and on a German one the key marked z came as y and + as ].
+// The digit row types its digits on any layout, as the keypad does (a
+// French keyboard's types & é " unshifted, and eqPly's 1 2 3 would want
+// shift there).
 func keyOf(k glfw.Key, name string) int {
-	if k > glfw.KeySpace && k <= glfw.KeyGraveAccent {
+	if k > glfw.KeySpace && k <= glfw.KeyGraveAccent && (k < glfw.Key0 || k > glfw.Key9) {
 		if r, size := utf8.DecodeRuneInString(name); size > 0 && r != utf8.RuneError {
 			return int(unicode.ToLower(r))
 		}

@@ -218,9 +218,10 @@ func TestEGLDevice(t *testing.T) {
 
 // GLFW's keys and modifiers map to ours: characters to their rune as
 // typed without shift, on the keyboard's layout where GLFW names it (a
-// German one's y, z, + and - keys, which GLFW numbers z, y, ] and /), else
-// on a US one; the keypad's to the characters they type, named keys to the
-// constants.
+// German one's y, z, + and - keys, which GLFW numbers z, y, ] and /, and a
+// French one's a, which it numbers q), else on a US one; the digit row and
+// the keypad to the digits and characters they stand for (a French
+// keyboard's 1 is & unshifted), named keys to the constants.
 func TestKeysAndModifiers(t *testing.T) {
 	keys := map[glfw.Key]int{
 		glfw.KeyA: 'a', glfw.KeyZ: 'z', glfw.Key7: '7', glfw.KeySpace: ' ', glfw.KeyComma: ',', glfw.KeyLeftBracket: '[',
@@ -237,7 +238,8 @@ func TestKeysAndModifiers(t *testing.T) {
 		name string
 		want int
 	}{{glfw.KeyY, "z", 'z'}, {glfw.KeyZ, "y", 'y'}, {glfw.KeyRightBracket, "+", '+'}, {glfw.KeySlash, "-", '-'},
-		{glfw.KeySemicolon, "ö", 'ö'}, {glfw.KeyA, "A", 'a'}, {glfw.KeyComma, ",", ','}, {glfw.KeySpace, "", ' '}, {glfw.KeyKPAdd, "+", '+'}} {
+		{glfw.KeySemicolon, "ö", 'ö'}, {glfw.KeyA, "A", 'a'}, {glfw.KeyComma, ",", ','}, {glfw.KeySpace, "", ' '}, {glfw.KeyKPAdd, "+", '+'},
+		{glfw.Key1, "&", '1'}, {glfw.Key2, "é", '2'}, {glfw.KeyQ, "a", 'a'}} {
 		if got := keyOf(c.key, c.name); got != c.want {
 			t.Errorf("GLFW key %d named %q maps to %q, want %q", c.key, c.name, rune(got), rune(c.want))
 		}
