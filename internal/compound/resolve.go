@@ -888,9 +888,9 @@ func sentParts(c *Compound) (top *Compound, parts []Viewport, tiles bool) {
 // there. Only frames of producers that composite c's range without
 // drawing it count: one that draws it paints the same data (a 2D tile over
 // the destination's whole draw), one whose range leaves it out is blended
-// over c's pixels (volume slabs), one of another eye, pixel or subpixel
-// part fills pixels of its own, and an equalizer's split is not known
-// before the run.
+// over c's pixels (volume slabs), one of another eye or of a pixel,
+// subpixel or zoom part fills pixels of its own, and an equalizer's split
+// is not known before the run.
 func overpainted(c *Compound) float64 {
 	top, sent, tiles := sentParts(c)
 	if tiles || c.resampledPart() != "" {
