@@ -26,8 +26,9 @@ const (
 // LoadPLY reads a PLY file (ascii, binary_little_endian or
 // binary_big_endian) with vertex x y z, optional nx ny nz and optional
 // colours (red green blue), and faces given as vertex index lists or as
-// triangle strips, in any order; polygons are fanned into triangles. Missing normals are computed from
-// the faces. The triangles are kd-ordered.
+// triangle strips, in any order; polygons are fanned into triangles.
+// Missing normals are computed from the faces. The triangles are
+// kd-ordered.
 func LoadPLY(path string) (*Model, error) {
 	f, err := os.Open(path)
 	if err != nil {
