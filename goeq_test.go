@@ -286,9 +286,9 @@ type square struct {
 	glError   bool
 	// panicInExit: Exit panics
 	panicInExit bool
+	exitDelay   time.Duration
 	// noteMemory: each draw records its process's resident memory
 	noteMemory bool
-	exitDelay  time.Duration
 	// the untidy draw's own objects, which it leaves bound
 	ownFBO, ownBuffer, ownSampler uint32
 }
