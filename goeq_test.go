@@ -37,6 +37,7 @@ import (
 	"github.com/goeq/goeq/internal/gotool"
 	"github.com/goeq/goeq/internal/imagecmp"
 	"github.com/goeq/goeq/internal/logging"
+	"github.com/goeq/goeq/internal/procstat"
 	"github.com/goeq/goeq/internal/xtest"
 )
 
@@ -365,9 +366,7 @@ func (s *square) Draw(dc *goeq.DrawContext) (goeq.Region, error) {
 		})
 	}
 	if s.noteMemory {
-		status, err := os.ReadFile("/proc/self/status")
-		_, rss, _ := strings.Cut(string(status), "VmRSS:")
-		if err := cmp.Or(err, s.note("rss-"+s.pipe, strings.TrimSpace(strings.Split(rss, "\n")[0])+"\n")); err != nil {
+		if err := s.note("rss-"+s.pipe, fmt.Sprintf("%d\n", procstat.Self().RSS)); err != nil {
 			return goeq.Region{}, err
 		}
 	}
@@ -1166,17 +1165,17 @@ func TestMemoryASetUpDroppedIsGivenBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines := strings.Fields(strings.ReplaceAll(string(b), "kB", ""))
+	lines := strings.Fields(string(b))
 	if len(lines) != 4 {
 		t.Fatalf("%s: %q, want 4 draws' resident memory", files[0], b)
 	}
 	for i, l := range lines {
-		kb, err := strconv.Atoi(l)
-		if err != nil {
+		rss, err := strconv.ParseInt(l, 10, 64)
+		if err != nil || rss <= 0 {
 			t.Fatalf("%s: %q", files[0], b)
 		}
-		if kb > garbage/2*1024 {
-			t.Errorf("frame %d: the render client holds %d MiB, where its factory dropped %d MiB and a client needs far less than half of that", i, kb/1024, garbage)
+		if rss > garbage/2<<20 {
+			t.Errorf("frame %d: the render client holds %d MiB, where its factory dropped %d MiB and a client needs far less than half of that", i, rss>>20, garbage)
 		}
 	}
 }
