@@ -1740,7 +1740,8 @@ func (s *server) stopClients(ctx context.Context) {
 		}
 	}
 	// the sessions open at the stop: one that ends after it was the
-	// client leaving as told
+	// client leaving as told (a client started by hand is waited for
+	// until its session ends)
 	open := map[*nodeConn]chan struct{}{}
 	s.mu.Lock()
 	for _, nc := range s.nodes {
@@ -1760,10 +1761,7 @@ func (s *server) stopClients(ctx context.Context) {
 		}
 		// a client started by hand: let it read the stop and leave,
 		// or it finds the connection gone and reports an error
-		s.mu.Lock()
-		claimed, gone := nc.claimed, nc.gone
-		s.mu.Unlock()
-		if claimed {
+		if gone := open[nc]; gone != nil {
 			select {
 			case <-gone:
 			case <-time.After(time.Until(deadline)):
