@@ -261,13 +261,23 @@ func TestSSHLaunch(t *testing.T) {
 // robustness set ("" leaves the default); it returns the config and the
 // launcher's command, a sleep no other process on the machine runs.
 func unlaunchable(t *testing.T, robustness string) (cfg, sleep string) {
+	sleep = fmt.Sprintf("sleep 59.%d", os.Getpid())
+	return render1On(t, "render-nowhere", `launch_command "`+sleep+`" launch_timeout 1500`, robustness), sleep
+}
+
+// render1On is 2d-lb-4.eqc with node render1 on host, with attributes,
+// and the config's robustness set when given.
+func render1On(t *testing.T, host, attributes, robustness string) (cfg string) {
+	t.Helper()
 	b, err := os.ReadFile(config("2d-lb-4.eqc"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	sleep = fmt.Sprintf("sleep 59.%d", os.Getpid())
 	text := strings.Replace(string(b), "name \"render1\"\n        host \"localhost\"",
-		"name \"render1\"\n        host \"render-nowhere\"\n        attributes { launch_command \""+sleep+"\" launch_timeout 1500 }", 1)
+		"name \"render1\"\n        host \""+host+"\"\n        attributes { "+attributes+" }", 1)
+	if text == string(b) {
+		t.Fatal("2d-lb-4.eqc has no render1 on localhost")
+	}
 	if robustness != "" {
 		text = strings.Replace(text, "latency 1", "latency 1\n    attributes { robustness "+robustness+" }", 1)
 	}
@@ -275,7 +285,7 @@ func unlaunchable(t *testing.T, robustness string) (cfg, sleep string) {
 	if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return cfg, sleep
+	return cfg
 }
 
 // TestLaunchTimeout gives a node a launch_command that never starts its

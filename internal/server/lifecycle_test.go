@@ -101,23 +101,11 @@ func TestSignalsEndTheRunAndItsClients(t *testing.T) {
 // it was killed after a second, with a warning that a draw may not have
 // returned.
 func TestAClientThatLeftIsNotKilledWhileItsProcessEnds(t *testing.T) {
-	b, err := os.ReadFile(config("2d-lb-4.eqc"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	launcher := filepath.Join(t.TempDir(), "launch.sh")
 	if err := os.WriteFile(launcher, []byte("#!/bin/sh\n\"$@\"\nsleep 2.5\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	text := strings.Replace(string(b), "name \"render1\"\n        host \"localhost\"",
-		"name \"render1\"\n        host \"render-slow\"\n        attributes { launch_command \""+launcher+" %c\" }", 1)
-	if text == string(b) {
-		t.Fatal("2d-lb-4.eqc has no render1 on localhost")
-	}
-	cfg := filepath.Join(t.TempDir(), "2d-lb-4.eqc")
-	if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	cfg := render1On(t, "render-slow", `launch_command "`+launcher+` %c"`, "")
 	start := time.Now()
 	cmd := exec.Command(filepath.Join(binaries(t), "eqserver"), "run", "--json", "--frames", "5", "--triangles", "2000", "--listen", "127.0.0.1:0", cfg)
 	sum, log := runSummary(t, cmd, "the run with a launcher that outlives its client")
