@@ -311,9 +311,12 @@ type nodeConn struct {
 	// settingUp is what the client last said its set-up does, nil once
 	// it joined
 	settingUp atomic.Pointer[string]
-	relaunch  int // relaunches so far
-	out       chan *control.ServerMsg
-	gone      chan struct{} // closed when the current session ends
+	// framed: the run sent it a frame's work (read and written by the
+	// run loop alone)
+	framed   bool
+	relaunch int // relaunches so far
+	out      chan *control.ServerMsg
+	gone     chan struct{} // closed when the current session ends
 	// the frame data last sent (only changes travel) and the version of
 	// the peers it has; both start again with each session
 	lastData []byte
@@ -1668,6 +1671,7 @@ func (s *server) act(rd scheduler.Ready, rep *report) error {
 					Viewport: cp.Viewport, WindowSize: cp.WindowSize, View: cp.View})
 			}
 			nc := s.nodes[w.Node]
+			nc.framed = true
 			nc.addPeers(fw, s.peers, s.peersGen)
 			if s.opt.App != nil {
 				nc.addData(fw, s.data[w.Frame])
@@ -1801,6 +1805,9 @@ func (s *server) stopClients(ctx context.Context) {
 				why = "the run was stopped at once"
 			case silent < exitSilence && nc.exiting.Load():
 				why = "still in its renderers' Exit"
+			case silent < exitSilence && !nc.framed:
+				// it joined as the run stopped (another node never did)
+				why = "still starting: set up, and given no frame"
 			case silent < exitSilence:
 				why = "still heard from, its frames not ended: a draw that did not return?"
 			}
