@@ -110,6 +110,34 @@ static int goeqSoftwareDevice(void) {
 	return -1;
 }
 
+// goeqOfferedGL writes into out (n bytes) the GL_VERSION of a context
+// made as EGL makes one when no version is asked, on d with cfg (0 where
+// the display has no config for contexts), and says whether it could. It
+// restores whatever was current on the thread.
+static int goeqOfferedGL(EGLDisplay d, EGLConfig cfg, char *out, int n) {
+	typedef const unsigned char *(*getStringFunc)(unsigned int);
+	EGLDisplay prevDisplay = eglGetCurrentDisplay();
+	EGLContext prevContext = eglGetCurrentContext();
+	EGLSurface prevDraw = eglGetCurrentSurface(EGL_DRAW), prevRead = eglGetCurrentSurface(EGL_READ);
+	if (!eglBindAPI(EGL_OPENGL_API)) return 0;
+	EGLContext c = eglCreateContext(d, cfg, EGL_NO_CONTEXT, NULL);
+	if (c == EGL_NO_CONTEXT) return 0;
+	int ok = 0;
+	if (eglMakeCurrent(d, EGL_NO_SURFACE, EGL_NO_SURFACE, c)) {
+		getStringFunc getString = (getStringFunc)eglGetProcAddress("glGetString");
+		const unsigned char *v = getString ? getString(0x1F02) : NULL; // GL_VERSION
+		if (v) {
+			strncpy(out, (const char *)v, n - 1);
+			out[n - 1] = 0;
+			ok = 1;
+		}
+	}
+	if (prevContext != EGL_NO_CONTEXT) eglMakeCurrent(prevDisplay, prevDraw, prevRead, prevContext);
+	else eglMakeCurrent(d, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+	eglDestroyContext(d, c);
+	return ok;
+}
+
 static int goeqMakeCurrent(EGLDisplay d, EGLContext c) {
 	return eglMakeCurrent(d, EGL_NO_SURFACE, EGL_NO_SURFACE, c);
 }
@@ -145,7 +173,7 @@ func OpenEGL() (*EGL, error) {
 		var platform C.int
 		d := C.goeqDisplay(&platform)
 		if d == C.EGLDisplay(C.EGL_NO_DISPLAY) {
-			eglErr = fmt.Errorf("winsys: no EGL display (surfaceless, device or default): 0x%x", uint32(C.eglGetError()))
+			eglErr = fmt.Errorf("winsys: no EGL display (surfaceless, device or default): %s", eglError(C.eglGetError()))
 			return
 		}
 		eglSys = &EGL{display: d, Platform: map[C.int]string{1: "surfaceless", 2: "device", 3: "default"}[platform]}
@@ -175,7 +203,7 @@ func OpenEGLDevice(index int) (sys *EGL, count int, err error) {
 		if int(n) <= index {
 			return nil, int(n), fmt.Errorf("winsys: no EGL device %d: EGL lists %d", index, int(n))
 		}
-		return nil, int(n), fmt.Errorf("winsys: EGL device %d: 0x%x", index, uint32(C.eglGetError()))
+		return nil, int(n), fmt.Errorf("winsys: EGL device %d: %s", index, eglError(C.eglGetError()))
 	}
 	sys = &EGL{display: d, Platform: fmt.Sprintf("device %d", index)}
 	devices[index], deviceCount = sys, int(n)
@@ -243,14 +271,16 @@ func (e *EGL) NewContext(share Context) (Context, error) {
 	}
 	c := C.goeqContext(e.display, sh, 3, 3)
 	if c == C.EGLContext(C.EGL_NO_CONTEXT) {
-		return nil, fmt.Errorf("winsys: eglCreateContext failed: 0x%x", uint32(C.eglGetError()))
+		code := C.eglGetError()
+		var cfg C.EGLConfig
+		return nil, coreContextError(e.Name(), eglError(code), offeredGL(e.display, cfg), false)
 	}
 	return &eglContext{sys: e, ctx: c}, nil
 }
 
 func (c *eglContext) MakeCurrent() error {
 	if C.goeqMakeCurrent(c.sys.display, c.ctx) == 0 {
-		return fmt.Errorf("winsys: eglMakeCurrent failed: 0x%x", uint32(C.eglGetError()))
+		return fmt.Errorf("winsys: eglMakeCurrent failed: %s", eglError(C.eglGetError()))
 	}
 	return nil
 }
@@ -265,3 +295,30 @@ func (c *eglContext) Destroy() {
 func (c *eglContext) Swap() {}
 
 func (c *eglContext) Window() bool { return false }
+
+// offeredGL is the OpenGL version d gives a context that asks for none
+// (GL_VERSION), or "" where it gives none at all.
+func offeredGL(d C.EGLDisplay, cfg C.EGLConfig) string {
+	var buf [128]C.char
+	if C.goeqOfferedGL(d, cfg, &buf[0], C.int(len(buf))) == 0 {
+		return ""
+	}
+	return C.GoString(&buf[0])
+}
+
+// eglErrors name EGL's error codes, which say little as numbers.
+var eglErrors = map[C.EGLint]string{
+	C.EGL_NOT_INITIALIZED: "EGL_NOT_INITIALIZED", C.EGL_BAD_ACCESS: "EGL_BAD_ACCESS", C.EGL_BAD_ALLOC: "EGL_BAD_ALLOC",
+	C.EGL_BAD_ATTRIBUTE: "EGL_BAD_ATTRIBUTE", C.EGL_BAD_CONFIG: "EGL_BAD_CONFIG", C.EGL_BAD_CONTEXT: "EGL_BAD_CONTEXT",
+	C.EGL_BAD_CURRENT_SURFACE: "EGL_BAD_CURRENT_SURFACE", C.EGL_BAD_DISPLAY: "EGL_BAD_DISPLAY", C.EGL_BAD_MATCH: "EGL_BAD_MATCH",
+	C.EGL_BAD_NATIVE_PIXMAP: "EGL_BAD_NATIVE_PIXMAP", C.EGL_BAD_NATIVE_WINDOW: "EGL_BAD_NATIVE_WINDOW",
+	C.EGL_BAD_PARAMETER: "EGL_BAD_PARAMETER", C.EGL_BAD_SURFACE: "EGL_BAD_SURFACE", C.EGL_CONTEXT_LOST: "EGL_CONTEXT_LOST",
+}
+
+// eglError is code by name and number.
+func eglError(code C.EGLint) string {
+	if name, ok := eglErrors[code]; ok {
+		return fmt.Sprintf("%s (0x%x)", name, uint32(code))
+	}
+	return fmt.Sprintf("EGL error 0x%x", uint32(code))
+}

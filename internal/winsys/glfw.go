@@ -1,6 +1,21 @@
 package winsys
 
+/*
+#cgo LDFLAGS: -lGL
+#include <GL/glx.h>
+
+typedef const unsigned char *(*goeqGetStringFunc)(unsigned int);
+static const char *goeqGLVersion(void *getString) {
+	return (const char *)((goeqGetStringFunc)getString)(0x1F02); // GL_VERSION
+}
+static int goeqGLXDirect(void *display, void *context) {
+	return glXIsDirect((Display *)display, (GLXContext)context);
+}
+*/
+import "C"
+
 import (
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -9,6 +24,7 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/go-gl/glfw/v3.3/glfw"
 )
@@ -155,6 +171,7 @@ func (g *GLFW) NewWindow(share Context, spec WindowSpec) (Context, error) {
 func (g *GLFW) newWindow(share Context, spec WindowSpec, visible bool) (Context, error) {
 	c := &glfwContext{window: visible}
 	var err error
+	explained := false // err says where it comes from
 	onMain(func() {
 		if spec.Fullscreen {
 			if m := glfw.GetPrimaryMonitor(); m != nil {
@@ -177,6 +194,12 @@ func (g *GLFW) newWindow(share Context, spec WindowSpec, visible bool) (Context,
 			sh = s.win
 		}
 		if c.win, err = glfw.CreateWindow(spec.W, spec.H, spec.Title, nil, sh); err != nil {
+			if ge := (*glfw.Error)(nil); errors.As(err, &ge) && ge.Code == glfw.VersionUnavailable {
+				display := os.Getenv("DISPLAY")
+				offered, indirect := glfwOfferedGL()
+				forwarded := indirect || os.Getenv("LIBGL_ALWAYS_INDIRECT") != "" || remoteDisplay(display)
+				err, explained = coreContextError("GLFW on X display "+display, err.Error(), offered, forwarded), true
+			}
 			return
 		}
 		if !visible {
@@ -199,10 +222,43 @@ func (g *GLFW) newWindow(share Context, spec WindowSpec, visible bool) (Context,
 			}
 		})
 	})
-	if err != nil {
+	switch {
+	case explained:
+		return nil, err
+	case err != nil:
 		return nil, fmt.Errorf("winsys: GLFW window: %w", err)
 	}
 	return c, nil
+}
+
+// glfwOfferedGL is the OpenGL version (GL_VERSION) the X display gives a
+// window that asks for none, "" where it gives none, and whether that
+// context renders indirectly (through the X server, as one forwarded over
+// ssh does). It runs on the main thread.
+func glfwOfferedGL() (offered string, indirect bool) {
+	glfw.DefaultWindowHints()
+	glfw.WindowHint(glfw.Visible, glfw.False)
+	w, err := glfw.CreateWindow(16, 16, "goeq: which OpenGL", nil, nil)
+	if err != nil {
+		return "", false
+	}
+	defer w.Destroy()
+	previous := glfw.GetCurrentContext()
+	w.MakeContextCurrent()
+	defer func() {
+		if previous != nil {
+			previous.MakeContextCurrent()
+		} else {
+			glfw.DetachCurrentContext()
+		}
+	}()
+	if getString := glfw.GetProcAddress("glGetString"); getString != nil {
+		if v := C.goeqGLVersion(getString); v != nil {
+			offered = C.GoString(v)
+		}
+	}
+	indirect = C.goeqGLXDirect(unsafe.Pointer(glfw.GetX11Display()), unsafe.Pointer(w.GetGLXContext())) == 0
+	return offered, indirect
 }
 
 func (c *glfwContext) setSize(w, h int) { c.size.Store(int64(w)<<32 | int64(uint32(h))) }

@@ -144,3 +144,35 @@ func screensWithin(display string, bound time.Duration) int {
 		return 0
 	}
 }
+
+// coreContextError is the error of a window system (sys) that could not
+// make the OpenGL 3.3 core context goeq renders with, for cause, saying
+// what it offers instead: offered is the GL_VERSION of a context that asks
+// for none ("" where there is none at all). forwarded is whether the GL
+// goes through the X server (indirect rendering, or a display reached over
+// the network, as ssh -X forwards one), which is then the likely cause.
+func coreContextError(sys, cause, offered string, forwarded bool) error {
+	const want = "goeq renders with OpenGL 3.3 core"
+	var err error
+	if offered == "" {
+		err = fmt.Errorf("winsys: %s makes no OpenGL context (%s); %s", sys, cause, want)
+	} else {
+		err = fmt.Errorf("winsys: %s offers OpenGL %s, not 3.3 core (%s); %s", sys, offered, cause, want)
+	}
+	if forwarded {
+		return fmt.Errorf("%w. Its GL goes through the X server, as over ssh -X, where it stops at OpenGL 1.4 or fails: "+
+			"show the windows on the machine's own display, or render offscreen (GOEQ_WINSYS=egl)", err)
+	}
+	if offered != "" {
+		return fmt.Errorf("%w: update the graphics driver, or see whether MESA_GL_VERSION_OVERRIDE is set", err)
+	}
+	return err
+}
+
+// remoteDisplay is whether the X display name reaches its server over the
+// network (host:display, as ssh -X sets localhost:10.0), not a local
+// socket.
+func remoteDisplay(display string) bool {
+	host, _, found := strings.Cut(display, ":")
+	return found && host != "" && host != "unix" && !strings.HasPrefix(host, "/")
+}

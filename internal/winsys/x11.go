@@ -263,7 +263,7 @@ func OpenX11Screen(display string) (*X11, error) {
 		stop: make(chan struct{}), stopped: make(chan struct{})}
 	if s.egl = C.goeqX11Display(x, screen); s.egl == C.EGLDisplay(C.EGL_NO_DISPLAY) {
 		C.XCloseDisplay(x)
-		return nil, fmt.Errorf("winsys: X display %s: no EGL display on the X11 platform: 0x%x", display, uint32(C.eglGetError()))
+		return nil, fmt.Errorf("winsys: X display %s: no EGL display on the X11 platform: %s", display, eglError(C.eglGetError()))
 	}
 	ext := C.GoString(C.eglQueryString(s.egl, C.EGL_EXTENSIONS))
 	if !strings.Contains(ext, "EGL_KHR_surfaceless_context") {
@@ -346,7 +346,8 @@ func (s *X11) context(share Context) (*x11Context, error) {
 	}
 	ctx := C.goeqX11Context(s.egl, s.config, sh)
 	if ctx == C.EGLContext(C.EGL_NO_CONTEXT) {
-		return nil, fmt.Errorf("winsys: %s: eglCreateContext failed: 0x%x", s.Display, uint32(C.eglGetError()))
+		code := C.eglGetError()
+		return nil, coreContextError("EGL on X display "+s.Display, eglError(code), offeredGL(s.egl, s.config), false)
 	}
 	return &x11Context{sys: s, ctx: ctx, surface: C.EGLSurface(C.EGL_NO_SURFACE)}, nil
 }
@@ -381,7 +382,7 @@ func (s *X11) NewWindow(share Context, spec WindowSpec) (Context, error) {
 	if c.surface == C.EGLSurface(C.EGL_NO_SURFACE) {
 		C.XDestroyWindow(s.x, c.win)
 		C.eglDestroyContext(s.egl, c.ctx)
-		return nil, fmt.Errorf("winsys: %s: eglCreateWindowSurface failed: 0x%x", s.Display, uint32(C.eglGetError()))
+		return nil, fmt.Errorf("winsys: %s: eglCreateWindowSurface failed: %s", s.Display, eglError(C.eglGetError()))
 	}
 	c.setSize(spec.W, spec.H)
 	s.windows[c.win] = c
@@ -408,7 +409,7 @@ func (c *x11Context) MakeCurrent() error {
 		return ErrDestroyed
 	}
 	if C.goeqX11MakeCurrent(c.sys.egl, c.surface, c.ctx) == 0 {
-		return fmt.Errorf("winsys: %s: eglMakeCurrent failed: 0x%x", c.sys.Display, uint32(C.eglGetError()))
+		return fmt.Errorf("winsys: %s: eglMakeCurrent failed: %s", c.sys.Display, eglError(C.eglGetError()))
 	}
 	return nil
 }
