@@ -58,9 +58,10 @@ func (k EventKind) String() string {
 	return "event"
 }
 
-// Key is a key: a character key is its rune as typed without shift on a
-// US layout ('q', ' ', '+' on the keypad, '=' beside it), other keys are
-// the constants and KeyF.
+// Key is a key: a character key is its rune as typed without shift on
+// the keyboard's layout ('q', ' ', '+' on the keypad, '=' beside + on a
+// US keyboard; a German keyboard's z key is 'z'), the digit row its digit
+// on any layout; other keys are the constants and KeyF.
 type Key int
 
 // Keys that are not characters.
