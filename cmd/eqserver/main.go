@@ -3,6 +3,8 @@
 //	eqserver check FILE...          validate; one file:line:col: message per error
 //	eqserver fmt FILE               print the canonical form of FILE
 //	eqserver explain [--json] FILE  print the resolved model
+//
+// Each reads standard input for the FILE "-".
 package main
 
 import (
@@ -27,6 +29,7 @@ const usage = `usage:
   eqserver fmt FILE                  print FILE in canonical form on stdout
   eqserver explain [--json] FILE     print the resolved model: every compound with its
                                      inherited values, frames and equalizers
+                                     (check, fmt and explain read standard input for -)
   eqserver simulate --config FILE --scenario NAME [--frames N] [--policy equalizer|adaptive] [--json]
                                      run the planner and equalizers on a synthetic workload
   eqserver run [--local] [--frames N] [--out DIR] [--stats FILE] [--renderer mesh|volume|synthetic] [CONFIG]
@@ -110,10 +113,33 @@ func warn(stderr io.Writer, res *configparser.Result) {
 	}
 }
 
+// stdin is what the FILE "-" reads (a test sets it).
+var stdin io.Reader = os.Stdin
+
+// stdinName names standard input, the FILE "-", in messages.
+const stdinName = "<stdin>"
+
+// readConfig reads the text of a config FILE as check, fmt and explain
+// take it: standard input where it is "-" (eqserver fmt - < x.eqc), as
+// gofmt's. name is what messages call it.
+func readConfig(file string) (name string, src []byte, err error) {
+	if file == "-" {
+		src, err = configparser.Read(stdinName, stdin)
+		return stdinName, src, err
+	}
+	src, err = configparser.ReadFile(file)
+	return file, src, err
+}
+
 // load reads a config, printing its warnings, and its errors as
 // file:line:col lines; nil when it has errors.
 func load(file string, stderr io.Writer) *compound.Model {
-	m, res, err := compound.Load(file, compound.Options{})
+	name, src, err := readConfig(file)
+	if err != nil {
+		report(stderr, err)
+		return nil
+	}
+	m, res, err := compound.LoadText(name, src, compound.Options{})
 	warn(stderr, res)
 	if err != nil {
 		report(stderr, err)
@@ -154,7 +180,12 @@ func format(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return 2
 	}
-	res, err := configparser.ParseFile(file)
+	name, src, err := readConfig(file)
+	if err != nil {
+		report(stderr, err)
+		return 1
+	}
+	res, err := configparser.Parse(name, src)
 	if err != nil {
 		report(stderr, err)
 		return 1

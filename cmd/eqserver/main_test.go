@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/goeq/goeq/internal/autoconfig"
+	"github.com/goeq/goeq/internal/configparser"
 	"github.com/goeq/goeq/internal/gotool"
 )
 
@@ -444,5 +446,41 @@ func TestSimulateSaysWhatTheReportRuns(t *testing.T) {
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Errorf("a report that did not run made its folder")
+	}
+}
+
+// check, fmt and explain read standard input for the FILE "-", as gofmt
+// does, naming it <stdin> in messages; a config past the size bound is
+// refused there too. They said "open -: no such file or directory".
+func TestDashReadsStandardInput(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "examples", "configs", "2d-lb-4.eqc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	from := func(text string, args ...string) (int, string, string) {
+		t.Helper()
+		defer func(was io.Reader) { stdin = was }(stdin)
+		stdin = strings.NewReader(text)
+		return runArgs(args...)
+	}
+	_, formatted, _ := runArgs("fmt", filepath.Join("..", "..", "examples", "configs", "2d-lb-4.eqc"))
+	if code, out, errs := from(string(src), "fmt", "-"); code != 0 || out != formatted {
+		t.Errorf("fmt -: exit %d, %s; the output differs from fmt FILE's: %v", code, errs, out != formatted)
+	}
+	if code, _, errs := from(string(src), "check", "-"); code != 0 || errs != "" {
+		t.Errorf("check - of a valid config: exit %d, %s", code, errs)
+	}
+	if code, out, errs := from(string(src), "explain", "-"); code != 0 || !strings.Contains(out, "src1") {
+		t.Errorf("explain -: exit %d, %s\n%s", code, errs, out)
+	}
+	bad := strings.Replace(string(src), "channel", "chanel", 1)
+	if code, _, errs := from(bad, "check", "-"); code != 1 || !strings.HasPrefix(errs, "<stdin>:") {
+		t.Errorf("check - of a broken config: exit %d, %q; want <stdin>:line:col: messages", code, errs)
+	}
+	if code, _, errs := from(strings.Repeat("#", configparser.MaxFileSize+1), "fmt", "-"); code != 1 || !strings.Contains(errs, "<stdin>:1:1:") || !strings.Contains(errs, "refused") {
+		t.Errorf("fmt - of an oversized config: exit %d, %q", code, errs)
+	}
+	if code, _, errs := from(string(src), "verify", "-"); code != 2 || !strings.Contains(errs, "give a file") {
+		t.Errorf("verify -: exit %d, %q", code, errs)
 	}
 }

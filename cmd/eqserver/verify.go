@@ -33,6 +33,10 @@ func verifyCmd(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return 2
 	}
+	if file == "-" {
+		fmt.Fprintln(stderr, "eqserver verify: the runs it starts read CONFIG: give a file, not - (standard input)")
+		return 2
+	}
 	if *frames < 1 {
 		fmt.Fprintf(stderr, "eqserver verify: --frames %d: want 1 or more\n", *frames)
 		return 2

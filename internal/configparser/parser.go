@@ -10,6 +10,7 @@ package configparser
 import (
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"sort"
 	"strconv"
@@ -109,14 +110,29 @@ func ParseFile(filename string) (*Result, error) {
 func ReadFile(filename string) ([]byte, error) {
 	src, err := bounded.ReadFile(filename, MaxFileSize)
 	if tl := (*bounded.TooLarge)(nil); errors.As(err, &tl) {
-		size := fmt.Sprintf("more than %d", MaxFileSize)
-		if tl.Size >= 0 {
-			size = strconv.FormatInt(tl.Size, 10)
-		}
-		return nil, Errorf(lexer.Position{Filename: filename, Line: 1, Column: 1},
-			"file is %s bytes; configurations larger than %d bytes are refused", size, MaxFileSize)
+		return nil, tooLarge(filename, tl.Size)
 	}
 	return src, err
+}
+
+// Read reads a config from r (standard input, say), naming it name in
+// messages, and refuses one larger than MaxFileSize.
+func Read(name string, r io.Reader) ([]byte, error) {
+	src, err := io.ReadAll(io.LimitReader(r, MaxFileSize+1))
+	if err == nil && len(src) > MaxFileSize {
+		return nil, tooLarge(name, -1)
+	}
+	return src, err
+}
+
+// tooLarge refuses a config of size bytes (-1: more than MaxFileSize).
+func tooLarge(name string, size int64) error {
+	text := fmt.Sprintf("more than %d", MaxFileSize)
+	if size >= 0 {
+		text = strconv.FormatInt(size, 10)
+	}
+	return Errorf(lexer.Position{Filename: name, Line: 1, Column: 1},
+		"file is %s bytes; configurations larger than %d bytes are refused", text, MaxFileSize)
 }
 
 // Parse parses src, naming it filename in positions. A syntax error stops
