@@ -140,6 +140,20 @@ type glfwContext struct {
 	handler func(Event)
 	xid     uintptr     // the visible window's X window
 	gone    atomic.Bool // another X client destroyed it
+	// pointer is where the pointer was at the last event GLFW reported
+	// (main thread): a button or wheel event is where the pointer was
+	// then, not where it is by the time the events are polled
+	pointer      [2]float64
+	pointerKnown bool
+}
+
+// pointerAt is where the pointer was at the last event (where it is now,
+// before any).
+func (c *glfwContext) pointerAt() (x, y float64) {
+	if !c.pointerKnown {
+		return c.win.GetCursorPos()
+	}
+	return c.pointer[0], c.pointer[1]
 }
 
 // NewContext creates a hidden window with a core 3.3 context; the first
@@ -314,11 +328,18 @@ func (c *glfwContext) OnEvent(handler func(Event)) {
 				handler(Event{Kind: KeyRelease, Key: k, Mods: modsOf(mods)})
 			}
 		})
+		// GLFW gives a button or a wheel no place; asked, it gives where
+		// the pointer is now, which after a quick drag polled at once is
+		// where the drag ended, and the drag did nothing
 		w.SetCursorPosCallback(func(w *glfw.Window, x, y float64) {
+			c.pointer, c.pointerKnown = [2]float64{x, y}, true
 			handler(Event{Kind: PointerMotion, X: x, Y: y, Mods: heldMods(w)})
 		})
+		w.SetCursorEnterCallback(func(w *glfw.Window, entered bool) {
+			c.pointerKnown = false // it moved outside, unreported
+		})
 		w.SetMouseButtonCallback(func(w *glfw.Window, b glfw.MouseButton, action glfw.Action, mods glfw.ModifierKey) {
-			x, y := w.GetCursorPos()
+			x, y := c.pointerAt()
 			button := map[glfw.MouseButton]int{glfw.MouseButtonLeft: 1, glfw.MouseButtonMiddle: 2, glfw.MouseButtonRight: 3}[b]
 			kind := ButtonPress
 			if action == glfw.Release {
@@ -327,7 +348,7 @@ func (c *glfwContext) OnEvent(handler func(Event)) {
 			handler(Event{Kind: kind, X: x, Y: y, Button: button, Mods: modsOf(mods)})
 		})
 		w.SetScrollCallback(func(w *glfw.Window, dx, dy float64) {
-			x, y := w.GetCursorPos()
+			x, y := c.pointerAt()
 			handler(Event{Kind: Wheel, X: x, Y: y, DX: dx, DY: dy, Mods: heldMods(w)})
 		})
 		c.handler = handler // the framebuffer size callback passes resizes on

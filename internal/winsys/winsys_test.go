@@ -16,6 +16,7 @@ import (
 	"github.com/go-gl/glfw/v3.3/glfw"
 
 	"github.com/goeq/goeq/internal/nettest"
+	"github.com/goeq/goeq/internal/xtest"
 )
 
 func TestMain(m *testing.M) {
@@ -361,5 +362,57 @@ func TestGPUsDoNotWaitForAServerThatNeverAnswers(t *testing.T) {
 	}
 	if want := hardwareDevices(); !slices.Equal(got, want) {
 		t.Errorf("GPUs %v; want the EGL devices' %v", got, want)
+	}
+}
+
+// A quick drag whose events are polled at once (a hand's flick, or a
+// main thread busy for a moment) has each button event where the pointer
+// was then: the press where the drag began, the release where it ended.
+// The press was where the pointer was once polled, the drag's end, and
+// an application saw a drag that moved nothing.
+func TestAQuickDragsButtonsAreWhereThePointerWas(t *testing.T) {
+	ctx, err := openGLFW(t).NewWindow(nil, WindowSpec{Title: "goeq quick drag test", W: 200, H: 100, Undecorated: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctx.Destroy()
+	c := ctx.(*glfwContext)
+	var got []Event // written on the main thread
+	c.OnEvent(func(e Event) { got = append(got, e) })
+	events := func() (evs []Event) {
+		onMain(func() { glfw.PollEvents(); evs = slices.Clone(got) })
+		return evs
+	}
+	window := fmt.Sprint(c.xid)
+	xtest.Xdotool(t, os.Getenv("DISPLAY"), "mousemove", "--window", window, "--sync", "20", "50")
+	for end := time.Now().Add(10 * time.Second); !slices.ContainsFunc(events(), func(e Event) bool { return e.Kind == PointerMotion && e.X == 20 }); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("no motion to (20, 50) seen: %v", events())
+		}
+	}
+	var out []byte
+	onMain(func() { // nothing polls meanwhile
+		got = nil
+		out, err = exec.Command("xdotool", "mousedown", "1", "mousemove", "--window", window, "--sync", "120", "50", "mouseup", "1").CombinedOutput()
+	})
+	if err != nil {
+		t.Fatalf("xdotool: %v\n%s", err, out)
+	}
+	var press, release *Event
+	for end := time.Now().Add(10 * time.Second); (press == nil || release == nil) && time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		for _, e := range events() {
+			switch e.Kind {
+			case ButtonPress:
+				press = &e
+			case ButtonRelease:
+				release = &e
+			}
+		}
+	}
+	if press == nil || release == nil {
+		t.Fatalf("the drag's press and release not both seen: %v", events())
+	}
+	if press.X != 20 || release.X != 120 {
+		t.Errorf("pressed at x %v and let go at x %v; want 20 and 120 (events %v)", press.X, release.X, events())
 	}
 }
