@@ -3,6 +3,7 @@ package goeq
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	"github.com/goeq/goeq/internal/control"
 	"github.com/goeq/goeq/internal/winsys"
@@ -134,6 +135,12 @@ type Event struct {
 	// and what it sent, encoded (Decode).
 	Pipe string
 	Data []byte
+	// Time is when the window's node saw the event (when the renderer
+	// sent a PipeEvent), on that machine's clock, as Equalizer's events
+	// carry theirs. Events arrive in batches, a frame's at a time; Time
+	// says how far apart they were: whether a drag was still moving when
+	// its button was let go, say.
+	Time time.Time
 }
 
 // Decode decodes a PipeEvent's data into v, a pointer to the type the
@@ -143,7 +150,16 @@ func (e Event) Decode(v any) error { return json.Unmarshal(e.Data, v) }
 func eventOf(node string, e control.WindowEvent) Event {
 	return Event{Kind: EventKind(e.Kind), Node: node, Window: e.Window, Channel: e.Channel, ViewIndex: e.View, X: e.X, Y: e.Y, DX: e.DX, DY: e.DY,
 		Button: e.Button, Key: Key(e.Key), Modifiers: Modifiers(e.Mods), Width: e.W, Height: e.H,
-		Pipe: e.Pipe, Data: e.Data}
+		Pipe: e.Pipe, Data: e.Data, Time: eventTime(e.Time)}
+}
+
+// eventTime is a control.WindowEvent's time; the zero Time where it has
+// none.
+func eventTime(unixNano int64) time.Time {
+	if unixNano == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, unixNano)
 }
 
 // PendingEvents takes the events that arrived since the last call, in

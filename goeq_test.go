@@ -2660,8 +2660,8 @@ func TestAQuietLogQuietsTheClients(t *testing.T) {
 
 // Renderers send the application events (as Equalizer's render nodes send
 // config events): every draw of frame 2 reports itself, from the node and
-// pipe it runs on, in process and on a running eqserver; an event past the
-// bound is refused with an error.
+// pipe it runs on, in process and on a running eqserver, with the time it
+// was sent; an event past the bound is refused with an error.
 func TestRenderersSendTheApplicationEvents(t *testing.T) {
 	const frames, report = 4, 2
 	path := examples("2d-lb-4.eqc")
@@ -2669,6 +2669,7 @@ func TestRenderersSendTheApplicationEvents(t *testing.T) {
 	want := map[string]string{"n1.p0.w0.c0": "render1/gpu1", "n1.p1.w0.c0": "render1/gpu2", "n2.p0.w0.c0": "render2/gpu3", "n2.p1.w0.c0": "render2/gpu4"}
 	run := func(opt goeq.Options) {
 		opt.OutDir, opt.InitData = t.TempDir(), squareInit{Scale: 1.4, Report: report}
+		started := time.Now()
 		cfg, err := goeq.Start(context.Background(), turningSquare{}, opt)
 		if err != nil {
 			t.Fatal(err)
@@ -2694,6 +2695,10 @@ func TestRenderersSendTheApplicationEvents(t *testing.T) {
 				}
 				if r.Frame != report || !r.BigRefused {
 					t.Errorf("%s/%s reported %+v; want frame %d, the big event refused", ev.Node, ev.Pipe, r, report)
+				}
+				// when it was sent, on this machine's clock
+				if ev.Time.Before(started) || ev.Time.After(time.Now()) {
+					t.Errorf("%s/%s's event has the time %v, not during the run (from %v)", ev.Node, ev.Pipe, ev.Time, started)
 				}
 				got[r.Channel] = ev.Node + "/" + ev.Pipe
 			}

@@ -82,11 +82,6 @@ func waitFor(t *testing.T, what string, bound time.Duration, ok func() bool) {
 	t.Fatalf("no %s within %v", what, bound)
 }
 
-// A pointer drag on eqply's window, made by the X server's test extension
-// as a user's would be, reaches the application; the next frame shows the
-// model turned as computed from the drag (compared with a headless render
-// of that camera on one window), and q ends the application and every
-// render client.
 // running is eqply started under X for a test.
 type running struct {
 	bin, disp, dir, trace string
@@ -177,6 +172,11 @@ func (r *running) endsWith(t *testing.T, after string, code int) {
 	}
 }
 
+// A pointer drag on eqply's window, made by the X server's test extension
+// as a user's would be, reaches the application; the next frame shows the
+// model turned as computed from the drag (compared with a headless render
+// of that camera on one window), and q ends the application and every
+// render client.
 func TestPointerDragTurnsTheModelAndQQuits(t *testing.T) {
 	r := startEqply(t)
 	bin, dir, trace := r.bin, r.dir, r.trace
@@ -626,7 +626,10 @@ func (r *running) geometry(t *testing.T) (x, y, w, h int) {
 
 // drag presses the left button at (x, y) of the window and lets go dx, dy
 // pixels away, as a user's hand would, through the X server's test
-// extension. (x, y) must not be where the pointer is.
+// extension. (x, y) must not be where the pointer is. It holds still
+// before it lets go, once eqply has seen the move, so that the drag does
+// not go on (momentum.go): however late the window's events are polled,
+// they are then polled apart.
 func (r *running) drag(t *testing.T, x, y, dx, dy int) {
 	t.Helper()
 	x0, y0, _, _ := r.geometry(t)
@@ -635,8 +638,18 @@ func (r *running) drag(t *testing.T, x, y, dx, dy int) {
 	time.Sleep(200 * time.Millisecond)
 	xtest.Xdotool(t, r.disp, "mousedown", "1")
 	time.Sleep(200 * time.Millisecond)
+	moves := func() (n int) {
+		for _, l := range readTrace(t, r.trace) {
+			if l.Event == goeq.PointerMotion.String() {
+				n++
+			}
+		}
+		return n
+	}
+	before := moves()
 	xtest.Xdotool(t, r.disp, "mousemove", "--sync", fmt.Sprint(x0+x+dx), fmt.Sprint(y0+y+dy))
-	time.Sleep(200 * time.Millisecond)
+	waitFor(t, "the drag's move in the trace", 30*time.Second, func() bool { return moves() > before })
+	time.Sleep(2 * flickGap)
 	xtest.Xdotool(t, r.disp, "mouseup", "1")
 }
 

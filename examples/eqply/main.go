@@ -22,7 +22,9 @@
 // In a window: left-drag turns the model, middle-drag, shift-left-drag or
 // the wheel zooms, right-drag (or the wheel sideways) pans (eqPly's
 // buttons), each in the view under the pointer (every view has
-// its own camera once moved, as eqPly's). Its keys are eqPly's:
+// its own camera once moved, as eqPly's). A turn or zoom let go while
+// still moving goes on, as eqPly's model spins on, until a button is
+// pressed or space. Its keys are eqPly's:
 //   - s toggles the statistics overlay (per-channel times and the split);
 //   - f freezes the load balancing and F lets it go again, t and T make
 //     the tiles a pixel smaller and larger, and 4 and 5 the load
@@ -85,6 +87,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/goeq/goeq"
 	"github.com/goeq/goeq/examples/configs"
@@ -321,6 +324,9 @@ type controls struct {
 	view     int             // the view the pointer was last in (-1: none)
 	dragging int             // the button held, 0 for none
 	last     [2]float64
+	shifted  bool       // the drag's last move had shift held
+	steps    []dragStep // the drag's last (momentum.go)
+	coast    momentum   // a drag let go while moving, going on
 	stats    bool
 	quit     bool
 	// canvas is the current canvas (c makes the next current), whose
@@ -364,7 +370,8 @@ type controls struct {
 // keys is what h (or F1) prints: the keys eqply takes.
 const keys = `eqply's keys (in the view under the pointer where it matters):
   left-drag turn, middle-drag, shift-left-drag or wheel zoom, right-drag pan
-  space    reset the cameras and the head
+  (a turn or zoom let go while moving goes on, until a click or space)
+  space    reset the cameras and the head, stop a turn going on
   s        statistics overlay          f, F  freeze the load balancing, let it go
   t, T     tiles a pixel smaller, larger   4, 5  the load balancing's resistance up, down
   g        mono or stereo (anaglyph)   o  perspective or parallel projection
@@ -551,18 +558,21 @@ var focusModeNames = map[goeq.FocusMode]string{goeq.FocusUnchanged: "as the conf
 	goeq.FocusRelativeToOrigin: "relative to origin", goeq.FocusRelativeToObserver: "relative to observer"}
 
 // camera is the camera of the view the pointer was last in.
-func (c *controls) camera() *camera {
-	if c.view < 0 {
+func (c *controls) camera() *camera { return c.cameraOf(c.view) }
+
+// cameraOf is view's camera (-1: every view's that has none of its own).
+func (c *controls) cameraOf(view int) *camera {
+	if view < 0 {
 		return &c.cam
 	}
 	if c.views == nil {
 		c.views = map[int]*camera{}
 	}
-	if c.views[c.view] == nil {
+	if c.views[view] == nil {
 		own := c.cam
-		c.views[c.view] = &own
+		c.views[view] = &own
 	}
-	return c.views[c.view]
+	return c.views[view]
 }
 
 // frame is the frame data of the cameras now.
@@ -586,28 +596,22 @@ func (c *controls) handle(ev goeq.Event) bool {
 	}
 	cam := c.camera()
 	switch ev.Kind {
-	case goeq.ButtonPress:
-		c.dragging, c.last = ev.Button, [2]float64{ev.X, ev.Y}
+	case goeq.ButtonPress: // stops a drag going on, as eqPly's click does
+		c.dragging, c.last, c.coast, c.steps = ev.Button, [2]float64{ev.X, ev.Y}, momentum{}, nil
+		c.track(ev)
 	case goeq.ButtonRelease:
+		c.letGo(ev, time.Now())
 		c.dragging = 0
+		return c.coasting()
 	case goeq.PointerMotion:
 		if c.dragging == 0 || ev.Channel == "" {
 			return false
 		}
 		dx, dy := ev.X-c.last[0], ev.Y-c.last[1]
 		c.last = [2]float64{ev.X, ev.Y}
-		// eqPly's buttons: the left turns (with shift held, it zooms),
-		// the middle zooms and the right pans
-		switch {
-		case c.dragging == goeq.ButtonLeft && ev.Modifiers&goeq.ModShift == 0: // across the whole view: half a turn
-			cam.Yaw += math.Pi * dx
-			cam.Pitch -= math.Pi * dy
-		case c.dragging == goeq.ButtonLeft, c.dragging == goeq.ButtonMiddle:
-			cam.Distance *= math.Exp(-2 * dy)
-		case c.dragging == goeq.ButtonRight:
-			cam.Pan[0] += dx * cam.Distance
-			cam.Pan[1] += dy * cam.Distance
-		}
+		c.shifted = ev.Modifiers&goeq.ModShift != 0
+		c.track(ev)
+		moveCamera(cam, c.dragging, c.shifted, dx, dy)
 		return true
 	case goeq.Wheel: // as eqPly's: up and down zoom, sideways (a touchpad's) pans
 		cam.Distance *= math.Pow(0.9, ev.DY)
@@ -618,8 +622,8 @@ func (c *controls) handle(ev goeq.Event) bool {
 		case 's':
 			c.stats = !c.stats
 			return true
-		case ' ': // every view's camera, and the head
-			c.cam, c.views, c.head = homeCamera, nil, nil
+		case ' ': // every view's camera, and the head; a drag going on stops
+			c.cam, c.views, c.head, c.coast = homeCamera, nil, nil, momentum{}
 			return true
 		case 'f', 'F', 't', 'T', '4', '5': // with the next frame: the picture stays
 			key := ev.Key
@@ -1034,6 +1038,8 @@ func main() {
 			c.pose = &p
 		case !interactive && !eqPly.still:
 			c.cam.Yaw = home.Yaw + 2*math.Pi*float64(n)/float64(*frames)
+		default:
+			c.coastTo(time.Now())
 		}
 		if c.stats != shown {
 			cfg.SetOverlay(c.stats)
@@ -1118,8 +1124,9 @@ func main() {
 			continue
 		}
 		// on demand: the next frame only when an event changed the picture
-		// (while the statistics show, every frame changes them)
-		changed := c.stats
+		// (while the statistics show, every frame changes them, and a
+		// drag let go while moving goes on)
+		changed := c.stats || c.coasting()
 		for samples := 0; !changed && !c.quit && err == nil; {
 			var evs []goeq.Event
 			refined := false

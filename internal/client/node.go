@@ -300,7 +300,7 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 			if sw, sh, ok := cw.ScreenSize(); ok && (sw != w.PixelViewport.W || sh != w.PixelViewport.H) {
 				// fullscreen on a screen unlike its pipe's viewport: the
 				// frames follow its size on screen, as after a user's resize
-				n.queueEvent(w, control.WindowEvent{Kind: int(winsys.Resize), Window: w.Name, WindowID: w.ID, View: -1, W: sw, H: sh})
+				n.queueEvent(w, control.WindowEvent{Kind: int(winsys.Resize), Window: w.Name, WindowID: w.ID, View: -1, W: sw, H: sh, Time: time.Now().UnixNano()})
 			}
 		}
 		n.pipes = append(n.pipes, p)
@@ -903,7 +903,8 @@ func (n *node) windowEvent(cw *channel.Window, e winsys.Event) {
 		screenW, screenH = size.W, size.H
 	}
 	gx, gy := windowPoint(size, screenW, screenH, x, y)
-	ev := control.WindowEvent{Kind: int(e.Kind), Window: w.Name, WindowID: w.ID, View: -1, DX: e.DX, DY: e.DY, Button: e.Button, Key: e.Key, Mods: e.Mods, W: e.W, H: e.H}
+	ev := control.WindowEvent{Kind: int(e.Kind), Window: w.Name, WindowID: w.ID, View: -1, DX: e.DX, DY: e.DY, Button: e.Button, Key: e.Key, Mods: e.Mods, W: e.W, H: e.H,
+		Time: time.Now().UnixNano()}
 	for _, sp := range shown {
 		pv := sp.Viewport
 		if pv.W <= 0 || pv.H <= 0 {
@@ -923,7 +924,7 @@ func (n *node) pipeEvent(pm *compound.Pipe, data []byte) error {
 		return fmt.Errorf("an event of %d bytes encoded, more than the %d allowed", len(data), control.MaxEventData)
 	}
 	select {
-	case n.events <- control.WindowEvent{Kind: control.PipeEventKind, View: -1, Pipe: pm.Name, Data: data}:
+	case n.events <- control.WindowEvent{Kind: control.PipeEventKind, View: -1, Pipe: pm.Name, Data: data, Time: time.Now().UnixNano()}:
 		return nil
 	default:
 		return fmt.Errorf("%d events wait to be sent already", eventQueue)

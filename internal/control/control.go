@@ -115,6 +115,10 @@ type WindowEvent struct {
 	// name and what it sent.
 	Pipe string `json:"pipe,omitempty"`
 	Data []byte `json:"data,omitempty"`
+	// Time is when the window's node saw the event (a renderer sent it),
+	// in Unix nanoseconds on that machine's clock: how far apart two
+	// events of a window were, which their batched delivery hides.
+	Time int64 `json:"time,omitempty"`
 }
 
 // Hello introduces a client: its node and where it receives frames.

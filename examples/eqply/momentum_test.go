@@ -1,0 +1,171 @@
+package main
+
+import (
+	"math"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/goeq/goeq"
+	"github.com/goeq/goeq/internal/xtest"
+)
+
+// A drag let go while still moving goes on, as eqPly's model spins on: a
+// left drag turns on at the speed it ended with, a shifted left or a
+// middle drag zooms on; a drag held still before it is let go, a right
+// drag (a pan) and a click do not; a press or space stops it.
+func TestADragLetGoWhileMovingGoesOn(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	// drag presses button at (0.5, 0.5), moves a tenth of the view right
+	// over 50 ms in five steps, and lets go gap ms after the last
+	drag := func(c *controls, button int, mods goeq.Modifiers, gap int) {
+		c.handle(goeq.Event{Kind: goeq.ButtonPress, Button: button, Modifiers: mods, X: 0.5, Y: 0.5, Channel: "dest", ViewIndex: 0, Time: at(0)})
+		for i := 1; i <= 5; i++ {
+			c.handle(goeq.Event{Kind: goeq.PointerMotion, Modifiers: mods, X: 0.5 + 0.02*float64(i), Y: 0.5 - 0.02*float64(i), Channel: "dest", ViewIndex: 0, Time: at(10 * i)})
+		}
+		c.handle(goeq.Event{Kind: goeq.ButtonRelease, Button: button, Modifiers: mods, X: 0.6, Y: 0.4, Channel: "dest", ViewIndex: 0, Time: at(50 + gap)})
+	}
+	now := time.Now()
+	c := &controls{cam: homeCamera, view: -1}
+	drag(c, goeq.ButtonLeft, 0, 5)
+	if !c.coasting() {
+		t.Fatal("a left drag let go 5 ms after its last move does not go on")
+	}
+	before := *c.camera()
+	c.coast.at = now // as the release was handled
+	c.coastTo(now.Add(100 * time.Millisecond))
+	after := *c.camera()
+	// the drag moved 0.1 views right and up in 50 ms: 2 views a second,
+	// 2π radians a second of yaw (under the bound), for 0.1 s
+	if got, want := after.Yaw-before.Yaw, 0.2*math.Pi; math.Abs(got-want) > 1e-6 {
+		t.Errorf("0.1 s on, the yaw moved %.4f; want %.4f", got, want)
+	}
+	if got, want := after.Pitch-before.Pitch, 0.2*math.Pi; math.Abs(got-want) > 1e-6 {
+		t.Errorf("0.1 s on, the pitch moved %.4f; want %.4f", got, want)
+	}
+	if after.Distance != before.Distance {
+		t.Errorf("a turn going on zoomed: %v to %v", before.Distance, after.Distance)
+	}
+	// a stall does not make it jump
+	c.coastTo(now.Add(time.Hour))
+	if moved := math.Abs(math.Remainder(c.camera().Yaw-after.Yaw, 2*math.Pi)); moved > maxCoastStep.Seconds()*2*math.Pi+1e-9 {
+		t.Errorf("after an hour's stall the yaw moved %.3f in one frame", moved)
+	}
+	// a press stops it
+	c.handle(goeq.Event{Kind: goeq.ButtonPress, Button: goeq.ButtonLeft, X: 0.6, Y: 0.4, Channel: "dest", ViewIndex: 0, Time: at(2000)})
+	c.handle(goeq.Event{Kind: goeq.ButtonRelease, Button: goeq.ButtonLeft, X: 0.6, Y: 0.4, Channel: "dest", ViewIndex: 0, Time: at(2100)})
+	if c.coasting() {
+		t.Error("a click did not stop the turn going on")
+	}
+	// space stops it
+	drag(c, goeq.ButtonLeft, 0, 0)
+	c.handle(goeq.Event{Kind: goeq.KeyPress, Key: ' '})
+	if c.coasting() {
+		t.Error("space did not stop the turn going on")
+	}
+
+	for _, k := range []struct {
+		button int
+		mods   goeq.Modifiers
+		gap    int
+		zooms  bool
+		goesOn bool
+		what   string
+	}{
+		{goeq.ButtonLeft, 0, 200, false, false, "a left drag held still 200 ms, then let go"},
+		{goeq.ButtonRight, 0, 5, false, false, "a right drag (a pan)"},
+		{goeq.ButtonMiddle, 0, 5, true, true, "a middle drag"},
+		{goeq.ButtonLeft, goeq.ModShift, 5, true, true, "a shifted left drag"},
+	} {
+		c := &controls{cam: homeCamera, view: -1}
+		drag(c, k.button, k.mods, k.gap)
+		if c.coasting() != k.goesOn {
+			t.Errorf("%s: goes on %v, want %v", k.what, c.coasting(), k.goesOn)
+			continue
+		}
+		if !k.goesOn {
+			continue
+		}
+		before := *c.camera()
+		c.coastTo(c.coast.at.Add(100 * time.Millisecond))
+		after := *c.camera()
+		if zoomed := after.Distance != before.Distance; zoomed != k.zooms || after.Yaw != before.Yaw {
+			t.Errorf("%s: going on, the camera moved from %+v to %+v; want it zoomed", k.what, before, after)
+		}
+		// zooming on stops far in
+		for range 1000 {
+			c.coastTo(c.coast.at.Add(maxCoastStep))
+		}
+		if c.coasting() || c.camera().Distance < homeCamera.Distance/coastZoomBound/2 {
+			t.Errorf("%s: zooming on for minutes leaves the camera at %v, still going on: %v", k.what, c.camera().Distance, c.coasting())
+		}
+	}
+	// events without times (an application's own) never go on
+	c = &controls{cam: homeCamera, view: -1}
+	c.handle(goeq.Event{Kind: goeq.ButtonPress, Button: goeq.ButtonLeft, X: 0.5, Y: 0.5, Channel: "dest"})
+	c.handle(goeq.Event{Kind: goeq.PointerMotion, X: 0.6, Y: 0.5, Channel: "dest"})
+	c.handle(goeq.Event{Kind: goeq.ButtonRelease, Button: goeq.ButtonLeft, X: 0.6, Y: 0.5, Channel: "dest"})
+	if c.coasting() {
+		t.Error("a drag of events without times goes on")
+	}
+}
+
+// A flick on eqply's window (the X server's test extension presses, moves
+// and lets go at once, as a quick hand does) goes on turning the model:
+// frames keep coming without events, each turned further; a click stops
+// them. A drag that stops before it is let go (drag) stays.
+func TestAFlickSpinsTheModelUntilAClick(t *testing.T) {
+	r := startEqply(t)
+	x0, y0, _, _ := r.geometry(t)
+	xtest.Xdotool(t, r.disp, "windowfocus", "--sync", r.win)
+	xtest.Xdotool(t, r.disp, "mousemove", "--sync", itoa(x0+320), itoa(y0+180))
+	xtest.Xdotool(t, r.disp, "mousedown", "1", "mousemove", "--sync", itoa(x0+360), itoa(y0+180), "mouseup", "1")
+	// turned frames keep coming: ten after the flick
+	var flicked int
+	waitFor(t, "the model turning on after the flick", 60*time.Second, func() bool {
+		yaws := map[float64]bool{}
+		for _, l := range readTrace(t, r.trace) {
+			if l.Event == goeq.ButtonRelease.String() {
+				flicked = 1
+				yaws = map[float64]bool{}
+			}
+			if l.Frame != nil && !l.Refined && flicked > 0 {
+				yaws[l.Camera.Yaw] = true
+			}
+		}
+		return len(yaws) >= 10
+	})
+	// a click stops it: then frames stop, but for idle antialiasing's
+	xtest.Xdotool(t, r.disp, "click", "1")
+	waitFor(t, "the click in the trace", 30*time.Second, func() bool {
+		releases := 0
+		for _, l := range readTrace(t, r.trace) {
+			if l.Event == goeq.ButtonRelease.String() {
+				releases++
+			}
+		}
+		return releases == 2
+	})
+	time.Sleep(time.Second)
+	settled := turnedFrames(readTrace(t, r.trace))
+	time.Sleep(2 * time.Second)
+	if more := turnedFrames(readTrace(t, r.trace)) - settled; more > 0 {
+		t.Errorf("%d more turned frames after the click", more)
+	}
+	xtest.Xdotool(t, r.disp, "key", "q")
+	r.endsCleanly(t, "q")
+}
+
+// turnedFrames counts the frames (not refined ones) in trace lines.
+func turnedFrames(lines []traceLine) int {
+	n := 0
+	for _, l := range lines {
+		if l.Frame != nil && !l.Refined {
+			n++
+		}
+	}
+	return n
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
