@@ -26,6 +26,7 @@ import (
 	"github.com/jezek/xgb/xproto"
 
 	"github.com/goeq/goeq"
+	"github.com/goeq/goeq/examples/flick"
 	"github.com/goeq/goeq/internal/gotool"
 	"github.com/goeq/goeq/internal/imagecmp"
 	"github.com/goeq/goeq/internal/render"
@@ -649,7 +650,7 @@ func (r *running) drag(t *testing.T, x, y, dx, dy int) {
 	before := moves()
 	xtest.Xdotool(t, r.disp, "mousemove", "--sync", fmt.Sprint(x0+x+dx), fmt.Sprint(y0+y+dy))
 	waitFor(t, "the drag's move in the trace", 30*time.Second, func() bool { return moves() > before })
-	time.Sleep(2 * flickGap)
+	time.Sleep(2 * flick.Gap)
 	xtest.Xdotool(t, r.disp, "mouseup", "1")
 }
 

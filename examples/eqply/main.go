@@ -91,6 +91,7 @@ import (
 
 	"github.com/goeq/goeq"
 	"github.com/goeq/goeq/examples/configs"
+	"github.com/goeq/goeq/examples/flick"
 	"github.com/goeq/goeq/examples/interrupt"
 	"github.com/goeq/goeq/internal/render"
 )
@@ -324,9 +325,9 @@ type controls struct {
 	view     int             // the view the pointer was last in (-1: none)
 	dragging int             // the button held, 0 for none
 	last     [2]float64
-	shifted  bool       // the drag's last move had shift held
-	steps    []dragStep // the drag's last (momentum.go)
-	coast    momentum   // a drag let go while moving, going on
+	shifted  bool          // the drag's last move had shift held
+	steps    flick.Tracker // the drag's last moves
+	coast    momentum      // a drag let go while moving, going on (momentum.go)
 	stats    bool
 	quit     bool
 	// canvas is the current canvas (c makes the next current), whose
@@ -597,8 +598,8 @@ func (c *controls) handle(ev goeq.Event) bool {
 	cam := c.camera()
 	switch ev.Kind {
 	case goeq.ButtonPress: // stops a drag going on, as eqPly's click does
-		c.dragging, c.last, c.coast, c.steps = ev.Button, [2]float64{ev.X, ev.Y}, momentum{}, nil
-		c.track(ev)
+		c.dragging, c.last, c.coast = ev.Button, [2]float64{ev.X, ev.Y}, momentum{}
+		c.steps.Track(ev)
 	case goeq.ButtonRelease:
 		c.letGo(ev, time.Now())
 		c.dragging = 0
@@ -610,7 +611,7 @@ func (c *controls) handle(ev goeq.Event) bool {
 		dx, dy := ev.X-c.last[0], ev.Y-c.last[1]
 		c.last = [2]float64{ev.X, ev.Y}
 		c.shifted = ev.Modifiers&goeq.ModShift != 0
-		c.track(ev)
+		c.steps.Track(ev)
 		moveCamera(cam, c.dragging, c.shifted, dx, dy)
 		return true
 	case goeq.Wheel: // as eqPly's: up and down zoom, sideways (a touchpad's) pans

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/goeq/goeq"
+	"github.com/goeq/goeq/examples/flick"
 	"github.com/goeq/goeq/internal/xtest"
 )
 
@@ -33,7 +34,7 @@ func TestADragLetGoWhileMovingGoesOn(t *testing.T) {
 		t.Fatal("a left drag let go 5 ms after its last move does not go on")
 	}
 	before := *c.camera()
-	c.coast.at = now // as the release was handled
+	c.coast.clock.Start(now) // as the release was handled
 	c.coastTo(now.Add(100 * time.Millisecond))
 	after := *c.camera()
 	// the drag moved 0.1 views right and up in 50 ms: 2 views a second,
@@ -49,7 +50,7 @@ func TestADragLetGoWhileMovingGoesOn(t *testing.T) {
 	}
 	// a stall does not make it jump
 	c.coastTo(now.Add(time.Hour))
-	if moved := math.Abs(math.Remainder(c.camera().Yaw-after.Yaw, 2*math.Pi)); moved > maxCoastStep.Seconds()*2*math.Pi+1e-9 {
+	if moved := math.Abs(math.Remainder(c.camera().Yaw-after.Yaw, 2*math.Pi)); moved > 0.25*flick.MaxSpeed*math.Pi+1e-9 {
 		t.Errorf("after an hour's stall the yaw moved %.3f in one frame", moved)
 	}
 	// a press stops it
@@ -88,14 +89,15 @@ func TestADragLetGoWhileMovingGoesOn(t *testing.T) {
 			continue
 		}
 		before := *c.camera()
-		c.coastTo(c.coast.at.Add(100 * time.Millisecond))
+		c.coast.clock.Start(now)
+		c.coastTo(now.Add(100 * time.Millisecond))
 		after := *c.camera()
 		if zoomed := after.Distance != before.Distance; zoomed != k.zooms || after.Yaw != before.Yaw {
 			t.Errorf("%s: going on, the camera moved from %+v to %+v; want it zoomed", k.what, before, after)
 		}
 		// zooming on stops far in
-		for range 1000 {
-			c.coastTo(c.coast.at.Add(maxCoastStep))
+		for i := range 1000 {
+			c.coastTo(now.Add(time.Duration(i) * time.Second))
 		}
 		if c.coasting() || c.camera().Distance < homeCamera.Distance/coastZoomBound/2 {
 			t.Errorf("%s: zooming on for minutes leaves the camera at %v, still going on: %v", k.what, c.camera().Distance, c.coasting())

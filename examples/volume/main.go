@@ -11,7 +11,8 @@
 //	       [--local] [--reference] [--frame-timeout D]
 //
 // In a window: left-drag turns the volume, middle-drag or the wheel zooms,
-// right-drag pans (eVolve's buttons);
+// right-drag pans (eVolve's buttons); a turn let go while still moving
+// spins on, as eVolve's, until a click or space;
 // + and - make it denser or thinner on every node at once (a cluster
 // event), s switches the statistics overlay, o between perspective and a
 // parallel projection, l shows the config's next
@@ -45,9 +46,11 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/goeq/goeq"
 	"github.com/goeq/goeq/examples/configs"
+	"github.com/goeq/goeq/examples/flick"
 	"github.com/goeq/goeq/examples/interrupt"
 	"github.com/goeq/goeq/internal/render"
 )
@@ -241,11 +244,18 @@ func main() {
 		if !interactive {
 			c.at.Yaw = start.Yaw + 2*math.Pi*float64(n)/float64(*frames)
 		}
+		c.spinTo(time.Now())
 		if err = apply(); err != nil {
 			break
 		}
 		if _, err = cfg.StartFrame(c.at); err == nil {
 			err = cfg.FinishFrame()
+		}
+		if c.spinning { // the events so far, and the next frame
+			for _, ev := range cfg.PendingEvents() {
+				c.handle(ev)
+			}
+			continue
 		}
 		// on demand: the next frame only when an event changed the picture
 		for changed := !interactive; !changed && !c.quit && err == nil && ctx.Err() == nil; {
@@ -284,10 +294,27 @@ type controls struct {
 	quit     bool
 	dragging int // the button held, 0 for none
 	last     [2]float64
+	// a left drag let go while still moving turns on, as eVolve's spins
+	// on after a flick, until a button is pressed or the view reset: at
+	// spin's speed (views a second), on when spinning
+	steps    flick.Tracker
+	spinning bool
+	spin     [2]float64
+	clock    flick.Clock
+}
+
+// spinTo turns the view a flick turns on to now.
+func (c *controls) spinTo(now time.Time) {
+	if c.spinning {
+		dt := c.clock.Step(now)
+		c.at.Yaw = math.Remainder(c.at.Yaw+math.Pi*c.spin[0]*dt, 2*math.Pi)
+		c.at.Pitch = math.Remainder(c.at.Pitch-math.Pi*c.spin[1]*dt, 2*math.Pi)
+	}
 }
 
 // volumeKeys is what h (or F1) prints.
 const volumeKeys = `volume's keys: left-drag turn, middle-drag or wheel zoom, right-drag pan
+  (a turn let go while moving spins on, until a click or space)
   + -      denser, thinner (on every node at once)
   s        statistics overlay
   o        perspective or parallel projection
@@ -298,14 +325,22 @@ const volumeKeys = `volume's keys: left-drag turn, middle-drag or wheel zoom, ri
 // handle applies one event; it reports whether the picture changes.
 func (c *controls) handle(ev goeq.Event) bool {
 	switch ev.Kind {
-	case goeq.ButtonPress:
-		c.dragging, c.last = ev.Button, [2]float64{ev.X, ev.Y}
+	case goeq.ButtonPress: // stops a spin, as eVolve's click does
+		c.dragging, c.last, c.spinning = ev.Button, [2]float64{ev.X, ev.Y}, false
+		c.steps.Track(ev)
 	case goeq.ButtonRelease:
+		vx, vy, moving := c.steps.LetGo(ev)
+		if c.spinning = moving && c.dragging == goeq.ButtonLeft; c.spinning {
+			c.spin = [2]float64{vx, vy}
+			c.clock.Start(time.Now())
+		}
 		c.dragging = 0
+		return c.spinning
 	case goeq.PointerMotion:
 		if c.dragging == 0 || ev.Channel == "" {
 			return false
 		}
+		c.steps.Track(ev)
 		dx, dy := ev.X-c.last[0], ev.Y-c.last[1]
 		c.last = [2]float64{ev.X, ev.Y}
 		// eVolve's buttons: the left turns, the middle zooms, the right pans
@@ -346,8 +381,9 @@ func (c *controls) handle(ev goeq.Event) bool {
 				c.layout = (c.layout + step) % c.layouts
 				return true
 			}
-		case ' ', 'r': // as eVolve's space and r; the projection stays
+		case ' ', 'r': // as eVolve's space and r; the projection stays, a spin stops
 			c.at = view{Yaw: home.Yaw, Pitch: home.Pitch, Distance: home.Distance, Ortho: c.at.Ortho}
+			c.spinning = false
 			return true
 		case 'h', goeq.KeyF(1):
 			fmt.Fprintln(os.Stderr, volumeKeys)

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -527,6 +528,45 @@ func TestButtonsDragAsEVolvesDo(t *testing.T) {
 		if !ctl.handle(goeq.Event{Kind: goeq.PointerMotion, X: 0.6, Y: 0.6, Channel: "dest"}) || !c.moved(home, ctl.at) {
 			t.Errorf("button %d: view %+v from %+v; want a drag that %s alone", c.button, ctl.at, home, c.what)
 		}
+	}
+}
+
+// A left drag let go while still moving spins on, as eVolve's does after
+// a flick; a middle one does not (eVolve's only turns on), and a click or
+// space stops the spin.
+func TestAFlickSpinsAsEVolvesDoes(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	flickWith := func(c *controls, button int) bool {
+		c.handle(goeq.Event{Kind: goeq.ButtonPress, Button: button, X: 0.5, Y: 0.5, Channel: "dest", Time: t0})
+		c.handle(goeq.Event{Kind: goeq.PointerMotion, X: 0.55, Y: 0.5, Channel: "dest", Time: t0.Add(20 * time.Millisecond)})
+		return c.handle(goeq.Event{Kind: goeq.ButtonRelease, Button: button, X: 0.55, Y: 0.5, Channel: "dest", Time: t0.Add(25 * time.Millisecond)})
+	}
+	c := &controls{at: home}
+	if !flickWith(c, goeq.ButtonLeft) || !c.spinning {
+		t.Fatal("a left flick does not spin on")
+	}
+	now := time.Now()
+	c.clock.Start(now)
+	before := c.at
+	c.spinTo(now.Add(100 * time.Millisecond))
+	// 0.05 views in 20 ms: 2.5 views a second, half a turn a view
+	if got, want := c.at.Yaw-before.Yaw, math.Pi*2.5*0.1; math.Abs(got-want) > 1e-9 || c.at.Pitch != before.Pitch {
+		t.Errorf("0.1 s on, the yaw moved %.4f and the pitch %.4f; want %.4f and none", got, c.at.Pitch-before.Pitch, want)
+	}
+	c.handle(goeq.Event{Kind: goeq.ButtonPress, Button: goeq.ButtonLeft, X: 0.55, Y: 0.5, Channel: "dest", Time: t0.Add(time.Second)})
+	if c.spinning {
+		t.Error("a press did not stop the spin")
+	}
+	c.handle(goeq.Event{Kind: goeq.ButtonRelease, Button: goeq.ButtonLeft, X: 0.55, Y: 0.5, Channel: "dest", Time: t0.Add(time.Second + 50*time.Millisecond)})
+	if c.spinning {
+		t.Error("a click spins on")
+	}
+	flickWith(c, goeq.ButtonLeft)
+	if c.handle(goeq.Event{Kind: goeq.KeyPress, Key: ' '}); c.spinning {
+		t.Error("space did not stop the spin")
+	}
+	if m := (&controls{at: home}); flickWith(m, goeq.ButtonMiddle) || m.spinning {
+		t.Error("a middle flick goes on")
 	}
 }
 
