@@ -56,6 +56,10 @@ func main() {
 	null := flag.Bool("null", false, "no GL: take the tasks, report fixed draw times and send empty frames (for measuring the server on many nodes)")
 	gpus := flag.Bool("gpus", false, "print this machine's GPUs as a config's pipes name them (JSON: {\"gpus\": [devices]}) and exit: what eqserver run without a config makes its config of")
 	flag.Parse()
+	if flag.NArg() > 0 { // flag stops at it: the flags after it would go unread
+		fmt.Fprintf(os.Stderr, "eqclient: %q: it takes flags alone, and none after it was read\n", flag.Arg(0))
+		os.Exit(2)
+	}
 	if *gpus {
 		// the devices a window shows on where a display is set, as an
 		// application's auto-configuration finds them

@@ -25,6 +25,8 @@ func TestBadFlagsAreRejected(t *testing.T) {
 		{[]string{"--drawable", "pbuffer"}, `--drawable "pbuffer": want window or FBO`},
 		// the last --server counts; gRPC said only "name resolver error"
 		{[]string{"--server", "render1"}, `--server "render1": want HOST:PORT`},
+		// flag stops at an argument: --wait went unread
+		{[]string{"render1", "--wait", "5s"}, `"render1": it takes flags alone`},
 	} {
 		// a server nobody listens on: the flags are checked first
 		args := append([]string{"--server", "127.0.0.1:1", "--node", "n"}, c.args...)

@@ -153,6 +153,12 @@ func check(files []string, stderr io.Writer) int {
 		fmt.Fprint(stderr, "eqserver check: no files given\n"+usage)
 		return 2
 	}
+	for _, f := range files {
+		if strings.HasPrefix(f, "-") && f != "-" {
+			fmt.Fprintf(stderr, "eqserver check: %s: check takes no flags, only files (- for standard input)\n", f)
+			return 2
+		}
+	}
 	status := 0
 	for _, f := range files {
 		if load(f, stderr) == nil {
@@ -167,11 +173,26 @@ func oneFile(cmd string, fs *flag.FlagSet, args []string, stderr io.Writer) (str
 	if err := fs.Parse(args); err != nil {
 		return "", false
 	}
+	if lateFlag(cmd, fs, stderr) {
+		return "", false
+	}
 	if fs.NArg() != 1 {
 		fmt.Fprintf(stderr, "eqserver %s: exactly one FILE expected\n%s", cmd, usage)
 		return "", false
 	}
 	return fs.Arg(0), true
+}
+
+// lateFlag says so where a flag follows the arguments: flag parsing stops
+// at the first argument, and the flags after it would go unread.
+func lateFlag(cmd string, fs *flag.FlagSet, stderr io.Writer) bool {
+	for _, a := range fs.Args()[min(1, fs.NArg()):] {
+		if strings.HasPrefix(a, "-") && a != "-" {
+			fmt.Fprintf(stderr, "eqserver %s: %s after %s: flags go before the arguments\n", cmd, a, fs.Arg(0))
+			return true
+		}
+	}
+	return false
 }
 
 func format(args []string, stdout, stderr io.Writer) int {
@@ -240,6 +261,10 @@ func simulateCmd(args []string, stdout, stderr io.Writer) int {
 	reportDir := fs.String("report", "", "write balance.md and plots for every scenario into this folder")
 	configs := fs.String("configs", "examples/configs", "with --report: the folder of goeq's example configs, which the report runs")
 	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "eqserver simulate: %q: it takes flags alone (a config is --config FILE), and none after it was read\n", fs.Arg(0))
 		return 2
 	}
 	if *frames < 1 || *frames > simulate.MaxFrames {
@@ -320,6 +345,9 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 	policy := fs.String("policy", "", "equalizer (Equalizer's) or adaptive (goeq's); default both")
 	asJSON := fs.Bool("json", false, "print the summaries as JSON")
 	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if lateFlag("replay", fs, stderr) {
 		return 2
 	}
 	if *config == "" || fs.NArg() != 1 {

@@ -484,3 +484,28 @@ func TestDashReadsStandardInput(t *testing.T) {
 		t.Errorf("verify -: exit %d, %q", code, errs)
 	}
 }
+
+// A flag after the arguments is refused, saying so: flag parsing stops at
+// the first argument, and explain FILE --json had said "exactly one FILE
+// expected", run CONFIG --frames 3 "one CONFIG at most expected", and
+// check FILE --json "open --json: no such file or directory"; simulate
+// with an argument ran without it.
+func TestFlagsAfterTheArgumentsAreRefused(t *testing.T) {
+	config := filepath.Join("..", "..", "examples", "configs", "one-window.eqc")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"explain", config, "--json"}, "eqserver explain: --json after " + config + ": flags go before the arguments"},
+		{[]string{"fmt", config, "-x"}, "eqserver fmt: -x after " + config + ": flags go before the arguments"},
+		{[]string{"run", config, "--frames", "3"}, "eqserver run: --frames after " + config + ": flags go before the arguments"},
+		{[]string{"replay", "--config", config, "stats.jsonl", "--json"}, "eqserver replay: --json after stats.jsonl: flags go before the arguments"},
+		{[]string{"check", config, "--json"}, "eqserver check: --json: check takes no flags"},
+		{[]string{"simulate", config, "--scenario", "step"}, `eqserver simulate: "` + config + `": it takes flags alone`},
+	} {
+		code, _, stderr := runArgs(c.args...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+}

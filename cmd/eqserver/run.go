@@ -90,6 +90,9 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
+	if lateFlag("run", fs, stderr) {
+		return 2
+	}
 	if fs.NArg() > 1 {
 		fmt.Fprint(stderr, "eqserver run: one CONFIG at most expected\n"+usage)
 		return 2

@@ -1049,6 +1049,9 @@ func TestBadFlagsAreRejected(t *testing.T) {
 		// the default config has one layout, "2D"
 		{[]string{"--camera-path", layouts("layout5.jsonl", 5), "--triangles", "2000"}, `frame 0: goeq: no layout 5: the config has "2D"`},
 		{[]string{"--model", ply, "--frames", "1"}, ": " + ply + ": ply: vertex 1's y NaN is not a finite float32"},
+		// an argument that is no flag: flag stops there, and --frames 1
+		// went unread, the procedural model rendering 100 frames
+		{[]string{ply, "--frames", "1"}, `"` + ply + `": eqply takes flags alone (a model is --model FILE`},
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		out, err := exec.CommandContext(ctx, bin, c.args...).CombinedOutput()

@@ -924,6 +924,8 @@ func main() {
 	eqPly.tell()
 
 	switch {
+	case flag.NArg() > 0: // flag stops at it: the flags after it would go unread
+		log.Fatalf("%q: eqply takes flags alone (a model is --model FILE, a config --config FILE), and none after it was read", flag.Arg(0))
 	case *frames < 0:
 		log.Fatalf("--frames %d: want 0 (until quit) or more", *frames)
 	case *triangles < 1 || *triangles > render.MaxPLYFaces:

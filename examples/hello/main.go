@@ -64,7 +64,10 @@ func main() {
 	asJSON := flag.Bool("json", false, "print the run's summary as JSON")
 	server := flag.String("server", "", "a running eqserver's application address (eqserver run --app ADDR); default: the server runs in this process")
 	flag.Parse()
-	if *frames < 1 {
+	switch {
+	case flag.NArg() > 0: // flag stops at it: the flags after it would go unread
+		log.Fatalf("%q: hello takes flags alone (a config is --config FILE), and none after it was read", flag.Arg(0))
+	case *frames < 1:
 		log.Fatalf("--frames %d: want at least 1", *frames)
 	}
 	cfg, err := goeq.Start(context.Background(), app{}, goeq.Options{Config: *config, Server: *server, OutDir: *out})

@@ -167,6 +167,8 @@ func main() {
 	local := flag.Bool("local", false, "start every node's render client on this machine, whatever host the config names (try a cluster config here)")
 	flag.Parse()
 	switch {
+	case flag.NArg() > 0: // flag stops at it: the flags after it would go unread
+		log.Fatalf("%q: volume takes flags alone (a volume is --model FILE.raw, a config --config FILE), and none after it was read", flag.Arg(0))
 	case *frames < 0:
 		log.Fatalf("--frames %d: want 0 (until quit) or more", *frames)
 	case *path != "" && *path != "orbit":

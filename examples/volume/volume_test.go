@@ -147,6 +147,12 @@ func TestAnEVolveVolumeShowsItsVoxels(t *testing.T) {
 	if !errors.As(err, &exit) || !strings.Contains(string(out), "volume header: open "+filepath.Join(dir, "block.raw.vhf")+": no such file") {
 		t.Errorf("no header: %v, %s", err, out)
 	}
+	// a volume given as an argument: flag stops there, and the flags
+	// after it went unread (the procedural volume rendered 100 frames)
+	out, err = exec.Command(bin, filepath.Join(dir, "block.raw"), "--frames", "1").CombinedOutput()
+	if !errors.As(err, &exit) || !strings.Contains(string(out), "volume takes flags alone (a volume is --model FILE.raw") {
+		t.Errorf("a volume as an argument: %v, %s", err, out)
+	}
 }
 
 // A volume runs right on Equalizer's own DB configs, as eVolve runs them:
