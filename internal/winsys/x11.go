@@ -123,6 +123,7 @@ typedef struct {
 	int x, y, w, h;
 	unsigned int button, state;
 	KeySym key;
+	KeySym shifted; // the key's symbol with shift
 	int count;      // Expose: how many more follow
 	Atom message;   // ClientMessage: the protocol asked for
 } goeqXEvent;
@@ -143,6 +144,7 @@ static int goeqXNext(Display *x, int timeoutMS, goeqXEvent *out) {
 	case KeyPress: case KeyRelease:
 		out->state = e.xkey.state;
 		out->key = XLookupKeysym(&e.xkey, 0);
+		out->shifted = XLookupKeysym(&e.xkey, 1);
 		break;
 	case ButtonPress: case ButtonRelease:
 		out->x = e.xbutton.x; out->y = e.xbutton.y;
@@ -476,7 +478,7 @@ func (s *X11) pollEvents() {
 func (c *x11Context) translate(e *C.goeqXEvent) (Event, bool) {
 	switch e._type {
 	case C.KeyPress, C.KeyRelease:
-		k := x11Key(C.KeySym(e.key))
+		k := x11Key(C.KeySym(e.key), C.KeySym(e.shifted))
 		if k == 0 {
 			return Event{}, false
 		}
@@ -592,10 +594,15 @@ func (w *destroyWatch) poll() {
 	}
 }
 
-// x11Key maps an X key symbol (of the unshifted key): characters to their
-// lower-case rune, named keys to ours, the rest to 0.
-func x11Key(k C.KeySym) int {
+// x11Key maps an X key symbol (of the unshifted key, and shifted the key's
+// symbol with shift): characters to their lower-case rune, named keys to
+// ours, the rest to 0. A key that types a digit with shift types it here
+// without, as GLFW's windows' digit row does on any layout: a French
+// keyboard's types & é " unshifted, and eqPly's 1 2 3 would want shift.
+func x11Key(k, shifted C.KeySym) int {
 	switch {
+	case shifted >= C.XK_0 && shifted <= C.XK_9 && !(k >= C.XK_0 && k <= C.XK_9):
+		return '0' + int(shifted-C.XK_0)
 	case k >= C.XK_a && k <= C.XK_z, k >= C.XK_space && k <= C.XK_asciitilde:
 		r := int(k)
 		if r >= 'A' && r <= 'Z' {

@@ -6,6 +6,7 @@ import (
 	"image"
 	"image/color"
 	"os"
+	"os/exec"
 	"runtime"
 	"strings"
 	"testing"
@@ -119,6 +120,23 @@ func TestX11ScreenWindowsAndEvents(t *testing.T) {
 	}
 	if w, h := win.(Sizer).FramebufferSize(); w != 120 || h != 90 {
 		t.Errorf("size after the resize %dx%d, want 120x90", w, h)
+	}
+	// on a French keyboard the digit row types its digits, as on GLFW's
+	// windows: its 1 key typed '&', out of reach of eqPly's focus keys
+	if out, err := exec.Command("setxkbmap", "-display", name, "fr").CombinedOutput(); err != nil {
+		t.Fatalf("setxkbmap fr (make test installs it): %v\n%s", err, out)
+	}
+	xtest.Xdotool(t, name, "mousemove", "--screen", "1", "60", "50", "key", "ampersand", "key", "a")
+	for want := []int{'1', 'a'}; len(want) > 0; {
+		select {
+		case e := <-events:
+			got = append(got, e)
+			if e.Kind == KeyPress && e.Key == want[0] {
+				want = want[1:]
+			}
+		case <-timeout:
+			t.Fatalf("waiting for key %q on a French keyboard; events: %+v", rune(want[0]), got)
+		}
 	}
 
 	// fullscreen covers the screen, whatever size the config gave
