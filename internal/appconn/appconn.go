@@ -453,7 +453,12 @@ func Run(ctx context.Context, addr, token string, hello Hello, hooks *server.App
 			select {
 			case f, ok := <-hooks.Frames:
 				if !ok {
-					send(toServer{Exit: true})
+					// an exit after a cancel (Config.Exit once Start's
+					// context ended) is the cancel, which says why: sent
+					// as its own, it raced the cancel's message
+					if ctx.Err() == nil {
+						send(toServer{Exit: true})
+					}
 					return
 				}
 				watchdog.sending()

@@ -336,6 +336,39 @@ func TestAnApplicationThatCancelsItsRunIsNotGone(t *testing.T) {
 	}
 }
 
+// An application that cancels its run and then exits (Config.Exit after
+// the cancel, which ends its frames) has cancelled it: the server says
+// so. The frames' end raced the cancel, and the server took an exit in
+// one run in ten under load.
+func TestACancelThenAnExitIsACancel(t *testing.T) {
+	for round := range 20 {
+		ln, got := acceptSecret(t)
+		ctx, cancel := context.WithCancelCause(context.Background())
+		frames := make(chan server.AppFrame, 1)
+		frames <- server.AppFrame{Data: []byte("1")}
+		ran := make(chan error, 1)
+		go func() {
+			_, err := Run(ctx, ln.Addr().String(), "secret", Hello{Executable: "/bin/app"}, &server.App{Frames: frames})
+			ran <- err
+		}()
+		s := <-got
+		if s == nil {
+			t.FailNow()
+		}
+		<-s.App.Frames // the application runs its frames
+		cancel(errors.New("the user closed the window"))
+		close(frames)
+		for range s.App.Frames {
+		}
+		<-ran
+		s.End(&server.Summary{}, nil)
+		ln.Close()
+		if why := s.Cancelled(); why != "the user closed the window" {
+			t.Fatalf("round %d: Cancelled() = %q after a cancel and an exit; want the cancel's cause", round, why)
+		}
+	}
+}
+
 // acceptSecret accepts, on a loopback port of its own, the application
 // with the token "secret": the session comes on got (nil where Accept
 // failed, which fails the test).
