@@ -61,8 +61,9 @@ func (k EventKind) String() string {
 
 // Key is a key: a character key is its rune as typed without shift on
 // the keyboard's layout ('q', ' ', '+' on the keypad, '=' beside + on a
-// US keyboard; a German keyboard's z key is 'z'), the digit row its digit
-// on any layout; other keys are the constants and KeyF.
+// US keyboard; a German keyboard's z key is 'z'; of several layouts the
+// first, as Equalizer reads X's first group), the digit row its digit on
+// any layout; other keys are the constants and KeyF.
 type Key int
 
 // Keys that are not characters.

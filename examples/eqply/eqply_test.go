@@ -501,22 +501,30 @@ func TestKeysReachTheApplicationWithTheirModifiers(t *testing.T) {
 // keyboard, and they came as y, z, ], / and q: eqPly's y and z keys
 // swapped, and + and - did nothing. The digit row types its digits on any
 // layout (a French keyboard's & key is its 1, as eqPly's focus keys want).
+// A keyboard of two layouts types in its first, as Equalizer reads X's
+// first group: set up as "us,ru" and switched to Russian, the keys marked
+// z and y came as я and н, and eqPly's keys did nothing.
 func TestKeysAreTheLayoutsCharacters(t *testing.T) {
 	for _, c := range []struct {
-		layout string
-		press  []string
-		want   []goeq.Key
+		layout   string
+		switched bool // to the second layout, before the keys
+		press    []string
+		want     []goeq.Key
 	}{
-		{"de", []string{"z", "y", "plus", "minus"}, []goeq.Key{'z', 'y', '+', '-'}},
-		{"fr", []string{"a", "ampersand"}, []goeq.Key{'a', '1'}},
+		{"de", false, []string{"z", "y", "plus", "minus"}, []goeq.Key{'z', 'y', '+', '-'}},
+		{"fr", false, []string{"a", "ampersand"}, []goeq.Key{'a', '1'}},
+		{"us,ru", true, []string{"Cyrillic_ya", "Cyrillic_en"}, []goeq.Key{'z', 'y'}},
 	} {
 		t.Run(c.layout, func(t *testing.T) {
 			disp := xtest.Display(t, 1280, 720)
-			if out, err := exec.Command("setxkbmap", "-display", disp, c.layout).CombinedOutput(); err != nil {
+			if out, err := exec.Command("setxkbmap", "-display", disp, "-layout", c.layout, "-option", "grp:caps_toggle").CombinedOutput(); err != nil {
 				t.Fatalf("setxkbmap %s (make test installs it): %v\n%s", c.layout, err, out)
 			}
 			r := startEqplyOn(t, disp)
 			xtest.Xdotool(t, r.disp, "windowfocus", "--sync", r.win)
+			if c.switched {
+				xtest.Xdotool(t, r.disp, "key", "ISO_Next_Group")
+			}
 			xtest.Xdotool(t, r.disp, append([]string{"key"}, c.press...)...)
 			var got []goeq.Key
 			waitFor(t, "the keys in the trace", 30*time.Second, func() bool {

@@ -1,8 +1,15 @@
 package winsys
 
 /*
-#cgo LDFLAGS: -lGL
+#cgo LDFLAGS: -lGL -lX11
 #include <GL/glx.h>
+#include <X11/XKBlib.h>
+
+// goeqFirstLayoutKeysym is the key symbol of X keycode unshifted in the
+// keyboard's first layout (group 1), whichever layout is active.
+static unsigned long goeqFirstLayoutKeysym(void *display, int keycode) {
+	return XkbKeycodeToKeysym((Display *)display, keycode, 0, 0);
+}
 
 typedef const unsigned char *(*goeqGetStringFunc)(unsigned int);
 static const char *goeqGLVersion(void *getString) {
@@ -319,7 +326,7 @@ func (c *glfwContext) OnEvent(handler func(Event)) {
 	onMain(func() {
 		w := c.win
 		w.SetKeyCallback(func(_ *glfw.Window, key glfw.Key, scancode int, action glfw.Action, mods glfw.ModifierKey) {
-			k := keyOf(key, glfw.GetKeyName(key, scancode))
+			k := keyOf(key, keyName(key, scancode))
 			switch {
 			case k == 0:
 			case action == glfw.Press || action == glfw.Repeat: // a held key repeats, as X repeats it for Equalizer
@@ -362,10 +369,25 @@ func (c *glfwContext) OnEvent(handler func(Event)) {
 	})
 }
 
+// keyName is the character a key types unshifted in the keyboard's first
+// layout, as Equalizer reads X's key symbols (the first group's): a
+// keyboard set up as "us,ru" types eqPly's keys in Latin letters while
+// Russian is active. Where the first layout's is no Latin-1 character (a
+// keyboard set up as "ru,us"), it is the active layout's, as GLFW names
+// it.
+func keyName(key glfw.Key, scancode int) string {
+	if d := glfw.GetX11Display(); d != nil && scancode > 0 {
+		if sym := C.goeqFirstLayoutKeysym(unsafe.Pointer(d), C.int(scancode)); sym > 0x20 && sym < 0x7f || sym >= 0xa0 && sym <= 0xff {
+			return string(rune(sym)) // Latin-1 key symbols are their character
+		}
+	}
+	return glfw.GetKeyName(key, scancode)
+}
+
 // keyOf maps GLFW's key codes: characters (letters, digits, punctuation
 // and the keypad's) to their rune, letters lower-case as without shift,
 // named keys to ours, the rest to 0. A character key is the one the
-// keyboard's layout puts there (name, GLFW's name of the key), as
+// keyboard's layout puts there (name, keyName's), as
 // Equalizer reads X's key symbols: GLFW numbers keys by their place on a
 // US keyboard, and on a German one the key marked z came as y and + as ].
 // The digit row types its digits on any layout, as the keypad does (a
