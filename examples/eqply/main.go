@@ -678,6 +678,7 @@ func (c *controls) handle(ev goeq.Event) bool {
 				}
 				at := max(slices.Index(layouts, c.shown[c.canvas]), 0)
 				c.shown[c.canvas] = layouts[(at+step)%len(layouts)]
+				c.coast = momentum{} // its view is another layout's: not shown now
 				return true
 			}
 		case 'c': // the next canvas is current, as eqPly's

@@ -65,6 +65,12 @@ func TestADragLetGoWhileMovingGoesOn(t *testing.T) {
 	if c.coasting() {
 		t.Error("space did not stop the turn going on")
 	}
+	// so does another layout, which shows other views
+	c.canvasLayouts, c.shown = [][]int{{0, 1}}, []int{0}
+	drag(c, goeq.ButtonLeft, 0, 0)
+	if c.handle(goeq.Event{Kind: goeq.KeyPress, Key: 'l'}); c.coasting() {
+		t.Error("l did not stop the turn going on in a view it no longer shows")
+	}
 
 	for _, k := range []struct {
 		button int
