@@ -71,18 +71,22 @@ static EGLDisplay goeqDisplay(int *platform) {
 	if (d != EGL_NO_DISPLAY && eglInitialize(d, NULL, NULL)) { *platform = 3; return d; }
 	return EGL_NO_DISPLAY;
 }
-static EGLContext goeqContext(EGLDisplay d, EGLContext share, int major, int minor) {
+// goeqConfig is d's RGBA8 config for OpenGL contexts; 0 (contexts without
+// one) where a surfaceless display offers none.
+static EGLConfig goeqConfig(EGLDisplay d) {
 	EGLint cfgAttribs[] = {
 		EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT,
 		EGL_RED_SIZE, 8, EGL_GREEN_SIZE, 8, EGL_BLUE_SIZE, 8, EGL_ALPHA_SIZE, 8,
 		EGL_NONE };
 	EGLConfig cfg;
 	EGLint n = 0;
+	if (!eglChooseConfig(d, cfgAttribs, &cfg, 1, &n) || n < 1) return (EGLConfig)0;
+	return cfg;
+}
+
+static EGLContext goeqContext(EGLDisplay d, EGLContext share, int major, int minor) {
 	if (!eglBindAPI(EGL_OPENGL_API)) return EGL_NO_CONTEXT;
-	if (!eglChooseConfig(d, cfgAttribs, &cfg, 1, &n) || n < 1) {
-		// surfaceless displays may offer no config: contexts without one
-		cfg = (EGLConfig)0;
-	}
+	EGLConfig cfg = goeqConfig(d);
 	EGLint ctxAttribs[] = {
 		EGL_CONTEXT_MAJOR_VERSION, major, EGL_CONTEXT_MINOR_VERSION, minor,
 		EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
@@ -111,8 +115,8 @@ static int goeqSoftwareDevice(void) {
 }
 
 // goeqOfferedGL writes into out (n bytes) the GL_VERSION of a context
-// made as EGL makes one when no version is asked, on d with cfg (0 where
-// the display has no config for contexts), and says whether it could. It
+// made as EGL makes one when no version is asked, on d with cfg, and says
+// whether it could. It
 // restores whatever was current on the thread.
 static int goeqOfferedGL(EGLDisplay d, EGLConfig cfg, char *out, int n) {
 	typedef const unsigned char *(*getStringFunc)(unsigned int);
@@ -272,8 +276,7 @@ func (e *EGL) NewContext(share Context) (Context, error) {
 	c := C.goeqContext(e.display, sh, 3, 3)
 	if c == C.EGLContext(C.EGL_NO_CONTEXT) {
 		code := C.eglGetError()
-		var cfg C.EGLConfig
-		return nil, coreContextError(e.Name(), eglError(code), offeredGL(e.display, cfg), false)
+		return nil, coreContextError(e.Name(), eglError(code), offeredGL(e.display, C.goeqConfig(e.display)), false)
 	}
 	return &eglContext{sys: e, ctx: c}, nil
 }
