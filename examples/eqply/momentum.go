@@ -47,8 +47,10 @@ func (c *controls) coastTo(now time.Time) {
 	dt := m.clock.Step(now)
 	cam := c.cameraOf(m.view)
 	moveCamera(cam, m.button, m.shifted, m.vx*dt, m.vy*dt)
-	cam.Yaw = math.Remainder(cam.Yaw, 2*math.Pi)
-	cam.Pitch = math.Remainder(cam.Pitch, 2*math.Pi)
+	if m.button == goeq.ButtonLeft && !m.shifted { // turning for minutes: the angles stay small
+		cam.Yaw = math.Remainder(cam.Yaw, 2*math.Pi)
+		cam.Pitch = math.Remainder(cam.Pitch, 2*math.Pi)
+	}
 	if cam.Distance < homeCamera.Distance/coastZoomBound || cam.Distance > homeCamera.Distance*coastZoomBound {
 		c.coast = momentum{}
 	}
