@@ -99,8 +99,15 @@ type Options struct {
 	Overlay bool
 	// HTTP, when set, serves the run's live dashboard (frames, split,
 	// task timing, nodes, links) and Prometheus /metrics on this address,
-	// with the server in this process.
+	// with the server in this process (a running eqserver serves its own:
+	// eqserver run --http).
 	HTTP string
+	// Stats, when set, is the file the run's statistics go to, a JSON
+	// line per channel and frame, as eqserver run --stats writes them:
+	// eqserver replay balances the run again from it under either policy.
+	// The server in this process writes it (a running eqserver writes its
+	// own: eqserver run --stats).
+	Stats string
 	// BlendRanges says that the renderers' images are translucent colour
 	// without depth (a volume) and that their database ranges blend in
 	// their draw.RangeOrderer's order, as Equalizer's eVolve assembles:
@@ -305,9 +312,15 @@ func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 		return server.Run(ctx, server.Options{ConfigPath: configName(opt), ConfigText: opt.ConfigText, OutDir: opt.OutDir, DumpEvery: 1, Local: opt.Local, Token: token,
 			ClientBinary: exe, ClientArgs: []string{clientFlag}, InitData: initData, App: hooks, Async: true,
 			Reference: opt.Reference, FrameTimeout: opt.FrameTimeout, Liveness: opt.Liveness, InitTimeout: opt.InitTimeout, Log: logger, Codec: "auto", HTTP: opt.HTTP, Overlay: opt.Overlay, Layout: opt.Layout,
-			BlendRanges: opt.BlendRanges})
+			BlendRanges: opt.BlendRanges, StatsPath: opt.Stats})
 	}
 	if opt.Server != "" {
+		for _, o := range []struct{ name, value, own string }{{"HTTP", opt.HTTP, "serves its own dashboard (eqserver run --http)"},
+			{"Stats", opt.Stats, "writes its own statistics (eqserver run --stats)"}} {
+			if o.value != "" {
+				return nil, fmt.Errorf("goeq: Options.%s goes with the server in this process: the eqserver at %s %s", o.name, opt.Server, o.own)
+			}
+		}
 		if os.Getenv("GOEQ_TOKEN") == "" {
 			return nil, errors.New("goeq: a run on a running eqserver needs its token in GOEQ_TOKEN")
 		}

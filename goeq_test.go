@@ -38,6 +38,7 @@ import (
 	"github.com/goeq/goeq/internal/imagecmp"
 	"github.com/goeq/goeq/internal/logging"
 	"github.com/goeq/goeq/internal/procstat"
+	"github.com/goeq/goeq/internal/simulate"
 	"github.com/goeq/goeq/internal/xtest"
 )
 
@@ -3198,5 +3199,37 @@ func TestOnScreenCountsTheWindowsOnADisplay(t *testing.T) {
 	}
 	if n := count(":1023"); n != 0 {
 		t.Errorf("a DISPLAY that does not open: %d windows on screen, want 0", n)
+	}
+}
+
+// Options.Stats writes the run's statistics as eqserver run --stats does:
+// a record per channel and frame, which eqserver replay reads. With a
+// running eqserver, Stats and HTTP are refused, saying that the server
+// has its own (HTTP was left unserved without a word).
+func TestStatsGoToTheFileReplayReads(t *testing.T) {
+	const frames = 4
+	path := filepath.Join(t.TempDir(), "stats.jsonl")
+	runScript(t, goeq.Options{Config: examples("2d-lb-4.eqc"), Stats: path}, frames, squareInit{Scale: 1.4}, nil)
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, cut, err := simulate.ReadStats(f)
+	if err != nil || cut != "" {
+		t.Fatalf("the statistics do not read as eqserver replay reads them: %v %s", err, cut)
+	}
+	got := map[string]int{} // frames per channel
+	for _, r := range recs {
+		got[r.Channel]++
+	}
+	if len(got) != 5 || slices.ContainsFunc(slices.Collect(maps.Values(got)), func(n int) bool { return n != frames }) {
+		t.Errorf("records per channel %v; want %d for each of the config's 5", got, frames)
+	}
+	for _, opt := range []goeq.Options{{Server: "127.0.0.1:1", Stats: path}, {Server: "127.0.0.1:1", HTTP: "127.0.0.1:0"}} {
+		t.Setenv("GOEQ_TOKEN", "the-shared-token")
+		if _, err := goeq.Start(context.Background(), turningSquare{}, opt); err == nil || !strings.Contains(err.Error(), "goes with the server in this process") {
+			t.Errorf("%+v: %v; want it refused", opt, err)
+		}
 	}
 }

@@ -143,6 +143,7 @@ func main() {
 	out := flag.String("out", "", "write every frame's destination PNG here")
 	asJSON := flag.Bool("json", false, "print the run's summary as JSON")
 	httpAddr := flag.String("http", "", "serve the run's live dashboard and Prometheus /metrics on this address")
+	statsPath := flag.String("stats", "", "write the run's per-channel statistics to this file, as JSON lines (eqserver replay balances the run again from them)")
 	server := flag.String("server", "", "a running eqserver's application address (eqserver run --app ADDR); default: the server runs in this process")
 	path := flag.String("camera-path", "", "orbit: turn the camera around the volume (the default headless)")
 	dens := flag.Float64("density", 1, "the transfer function's opacity scale")
@@ -205,7 +206,7 @@ func main() {
 	}
 	stop := interrupt.New()
 	configName, configText := configs.Pick(*config)
-	cfg, err := goeq.Start(stop.Start, app{}, goeq.Options{Config: configName, ConfigText: configText, Server: *server, HTTP: *httpAddr, OutDir: *out, Local: *local, Reference: *reference, FrameTimeout: *frameTimeout,
+	cfg, err := goeq.Start(stop.Start, app{}, goeq.Options{Config: configName, ConfigText: configText, Server: *server, HTTP: *httpAddr, Stats: *statsPath, OutDir: *out, Local: *local, Reference: *reference, FrameTimeout: *frameTimeout,
 		InitData: initData{Model: *model, Brightness: *brightness, Precision: *precision}, BlendRanges: true})
 	stop.Started(err)
 	if err != nil {
