@@ -300,21 +300,7 @@ func TestSilentPeersDoNotHoldTheApplicationBack(t *testing.T) {
 func TestAnApplicationThatCancelsItsRunIsNotGone(t *testing.T) {
 	ln, got := acceptSecret(t)
 	defer ln.Close()
-	ctx, cancel := context.WithCancelCause(context.Background())
-	frames := make(chan server.AppFrame, 1)
-	frames <- server.AppFrame{Data: []byte("1")}
-	ran := make(chan error, 1)
-	go func() {
-		_, err := Run(ctx, ln.Addr().String(), "secret", Hello{Executable: "/bin/app"}, &server.App{Frames: frames})
-		ran <- err
-	}()
-	s := <-got
-	if s == nil {
-		t.FailNow()
-	}
-	if f, ok := <-s.App.Frames; !ok || string(f.Data) != "1" {
-		t.Fatalf("frame %q (%v)", f.Data, ok)
-	}
+	s, _, cancel, ran := runOneFrame(t, ln, got)
 	cancel(errors.New("the user closed the window"))
 	select {
 	case _, ok := <-s.App.Frames:
@@ -343,19 +329,7 @@ func TestAnApplicationThatCancelsItsRunIsNotGone(t *testing.T) {
 func TestACancelThenAnExitIsACancel(t *testing.T) {
 	for round := range 20 {
 		ln, got := acceptSecret(t)
-		ctx, cancel := context.WithCancelCause(context.Background())
-		frames := make(chan server.AppFrame, 1)
-		frames <- server.AppFrame{Data: []byte("1")}
-		ran := make(chan error, 1)
-		go func() {
-			_, err := Run(ctx, ln.Addr().String(), "secret", Hello{Executable: "/bin/app"}, &server.App{Frames: frames})
-			ran <- err
-		}()
-		s := <-got
-		if s == nil {
-			t.FailNow()
-		}
-		<-s.App.Frames // the application runs its frames
+		s, frames, cancel, ran := runOneFrame(t, ln, got)
 		cancel(errors.New("the user closed the window"))
 		close(frames)
 		for range s.App.Frames {
@@ -367,6 +341,30 @@ func TestACancelThenAnExitIsACancel(t *testing.T) {
 			t.Fatalf("round %d: Cancelled() = %q after a cancel and an exit; want the cancel's cause", round, why)
 		}
 	}
+}
+
+// runOneFrame runs an application with the token "secret" on ln, whose
+// session comes on got, until the server has its first frame: the
+// application then runs its frames (sent on frames) until cancel; ran
+// says how Run ended.
+func runOneFrame(t *testing.T, ln net.Listener, got <-chan *Session) (s *Session, frames chan server.AppFrame, cancel context.CancelCauseFunc, ran chan error) {
+	t.Helper()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	t.Cleanup(func() { cancel(nil) })
+	frames = make(chan server.AppFrame, 1)
+	frames <- server.AppFrame{Data: []byte("1")}
+	ran = make(chan error, 1)
+	go func() {
+		_, err := Run(ctx, ln.Addr().String(), "secret", Hello{Executable: "/bin/app"}, &server.App{Frames: frames})
+		ran <- err
+	}()
+	if s = <-got; s == nil {
+		t.FailNow()
+	}
+	if f, ok := <-s.App.Frames; !ok || string(f.Data) != "1" {
+		t.Fatalf("frame %q (%v)", f.Data, ok)
+	}
+	return s, frames, cancel, ran
 }
 
 // acceptSecret accepts, on a loopback port of its own, the application
