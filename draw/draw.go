@@ -6,6 +6,7 @@ package draw
 import (
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"math"
 )
 
@@ -217,6 +218,22 @@ func (c *Context) FrameData(v any) error {
 		return nil
 	}
 	return json.Unmarshal(c.Data, v)
+}
+
+// UniqueColor is a colour of the channel's own, the same on every node
+// and in every run, as Equalizer's Channel::getUniqueColor: eqPly and
+// eVolve draw in it to show which channel drew which part of a
+// decomposition. Channels' colours lie apart in hue.
+func (c *Context) UniqueColor() [3]float32 {
+	h := fnv.New32a()
+	h.Write([]byte(c.Channel))
+	hue := math.Mod(float64(h.Sum32())*0.618033988749895, 1) * 6 // the golden ratio spreads nearby sums
+	x := float32(1 - math.Abs(math.Mod(hue, 2)-1))
+	rgb := [6][3]float32{{1, x, 0}, {x, 1, 0}, {0, 1, x}, {0, x, 1}, {x, 0, 1}, {1, 0, x}}[int(hue)%6]
+	for i := range rgb {
+		rgb[i] = 0.2 + 0.75*rgb[i]
+	}
+	return rgb
 }
 
 // Mat4 is a 4x4 matrix, column-major as OpenGL takes it.

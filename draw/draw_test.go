@@ -1,6 +1,7 @@
 package draw
 
 import (
+	"fmt"
 	"math"
 	"testing"
 )
@@ -48,5 +49,28 @@ func TestFrameDataDecodesWhatWasSent(t *testing.T) {
 	v.Angle = 2
 	if err := (&Context{}).FrameData(&v); err != nil || v.Angle != 2 {
 		t.Errorf("no data changed the value to %+v (%v)", v, err)
+	}
+}
+
+// A channel's unique colour is its own: the same for the same channel,
+// apart in hue from the other channels of a wall's worth, and neither too
+// dark to see nor white.
+func TestUniqueColorsAreTheChannelsOwn(t *testing.T) {
+	seen := map[[3]float32]string{}
+	for n := range 4 {
+		for p := range 4 {
+			id := fmt.Sprintf("n%d.p%d.w0.c0", n, p)
+			c := (&Context{Channel: id}).UniqueColor()
+			if again := (&Context{Channel: id, Frame: 7}).UniqueColor(); again != c {
+				t.Errorf("%s: %v, then %v", id, c, again)
+			}
+			if other, ok := seen[c]; ok {
+				t.Errorf("%s and %s share the colour %v", id, other, c)
+			}
+			seen[c] = id
+			if lo, hi := min(c[0], c[1], c[2]), max(c[0], c[1], c[2]); lo < 0.2 || hi > 0.95 || hi-lo < 0.5 {
+				t.Errorf("%s: %v is not a clear colour", id, c)
+			}
+		}
 	}
 }

@@ -76,7 +76,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"io/fs"
 	"log"
@@ -181,21 +180,6 @@ const (
 	colorModes
 )
 
-// demoColor is a channel's own colour in eqPly's demo colour mode: a hue
-// from its identity, so that each part of a decomposition shows which
-// channel drew it.
-func demoColor(channel string) [3]float32 {
-	h := fnv.New32a()
-	h.Write([]byte(channel))
-	hue := math.Mod(float64(h.Sum32())*0.618033988749895, 1) * 6
-	x := float32(1 - math.Abs(math.Mod(hue, 2)-1))
-	rgb := [6][3]float32{{1, x, 0}, {x, 1, 0}, {0, 1, x}, {0, x, 1}, {x, 0, 1}, {1, 0, x}}[int(hue)%6]
-	for i := range rgb {
-		rgb[i] = 0.2 + 0.75*rgb[i]
-	}
-	return rgb
-}
-
 // modelOf is the index of the model a draw for a view shows, of n.
 func (f frameData) modelOf(view, n int) int {
 	i, ok := f.Models[view]
@@ -293,7 +277,7 @@ func (v *viewer) draw(dc *goeq.DrawContext) (goeq.Region, error) {
 	mesh := v.meshes[model]
 	mesh.PlainColor, mesh.Color, mesh.Wireframe = f.Colors != ownColors, v.color, f.Wireframe
 	if f.Colors == demoColors {
-		mesh.Color = demoColor(dc.Channel)
+		mesh.Color = dc.UniqueColor()
 	}
 	cam := f.cameraOf(dc.ViewIndex)
 	mv, distance := cam.matrix(), cam.Distance

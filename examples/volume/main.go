@@ -15,7 +15,9 @@
 // spins on, as eVolve's, until a click or space;
 // + and - make it denser or thinner on every node at once (a cluster
 // event), s switches the statistics overlay, o between perspective and a
-// parallel projection, l shows the config's next
+// parallel projection, d between the volume's colours, each channel's
+// and half of each (eVolve's demo colours, which show what part each
+// channel draws; --colors starts in them), l shows the config's next
 // layout and shift-l the one before, space or r resets the view, h or F1
 // prints the keys, q or Esc (or closing the window) quits (as eVolve's
 // keys, q aside).
@@ -61,7 +63,23 @@ type view struct {
 	Yaw, Pitch, Distance float64
 	Pan                  [2]float64 `json:",omitempty"`
 	Ortho                bool       `json:",omitempty"` // a parallel projection (eVolve's o)
+	Colors               colorMode  `json:",omitempty"` // eVolve's d
 }
+
+// colorMode is what colours the volume is drawn in, as eVolve's d
+// switches them: its own, each channel's own (which part is whose), or
+// half of each.
+type colorMode int
+
+const (
+	ownColors colorMode = iota
+	demoColors
+	halfDemoColors
+	colorModes
+)
+
+// colorNames are the colour modes as --colors names them.
+var colorNames = [colorModes]string{"own", "demo", "half"}
 
 var home = view{Pitch: 0.3, Distance: 2.4}
 
@@ -114,6 +132,11 @@ func (app) NewRenderer(p *goeq.Pipe) (goeq.Renderer, error) {
 		}
 		return m, at.Ortho
 	}
+	v.Tint = func(c *goeq.DrawContext) ([3]float32, float32) {
+		var at view
+		c.FrameData(&at)
+		return c.UniqueColor(), map[colorMode]float32{demoColors: 1, halfDemoColors: 0.5}[at.Colors]
+	}
 	if err := v.Init(); err != nil {
 		return nil, err
 	}
@@ -163,6 +186,7 @@ func main() {
 	takeUnused("w", "windowSystem", "goeq takes GLFW on a display and EGL headless (GOEQ_WINSYS=glfw or egl chooses)", false)
 	ortho := flag.Bool("ortho", false, "start with a parallel (orthographic) projection (o switches it)")
 	flag.BoolVar(ortho, "o", false, "eVolve's -o: --ortho")
+	colors := flag.String("colors", "own", "start in these colours (d switches them): own, the volume's; demo, each channel's, which shows what part each draws; half, half of each")
 	frameTimeout := flag.Duration("frame-timeout", 0, "a frame still incomplete this long fails the run; 0: 10 s, or 3 times the slowest recent frame where frames are slower (a large volume a software GL casts for seconds), and 1 minute before a frame has completed")
 	reference := flag.Bool("reference", false, "every destination channel draws its whole frame itself, undecomposed: the picture a decomposed run must match")
 	local := flag.Bool("local", false, "start every node's render client on this machine, whatever host the config names (try a cluster config here)")
@@ -182,6 +206,8 @@ func main() {
 		log.Fatalf("--brightness %g: want a number more than 0", *brightness)
 	case !(*precision >= 1) || *precision > 64:
 		log.Fatalf("--precision %g: want 1 to 64", *precision)
+	case !slices.Contains(colorNames[:], *colors):
+		log.Fatalf("--colors %q: want own, demo or half", *colors)
 	}
 	for _, u := range unusedGiven {
 		log.Printf("eVolve's %s changes nothing here: %s", u.name, u.why)
@@ -222,6 +248,7 @@ func main() {
 	}
 	start := home
 	start.Ortho = *ortho
+	start.Colors = colorMode(slices.Index(colorNames[:], *colors))
 	c := &controls{at: start, density: *dens, layouts: len(cfg.Layouts()), layout: cfg.Layout()}
 	sent := controls{density: 1, layout: c.layout} // what the run was told
 	// apply tells the run what the controls changed
@@ -321,6 +348,7 @@ const volumeKeys = `volume's keys: left-drag turn, middle-drag or wheel zoom, ri
   + -      denser, thinner (on every node at once)
   s        statistics overlay
   o        perspective or parallel projection
+  d        colours: the volume's, each channel's, half of each
   l, shift-l  the next layout, the one before
   space, r reset the view
   h, F1    this help          q, Esc  quit`
@@ -375,6 +403,9 @@ func (c *controls) handle(ev goeq.Event) bool {
 		case 'o': // as eVolve's o
 			c.at.Ortho = !c.at.Ortho
 			return true
+		case 'd': // as eVolve's d: its own colours, each channel's, half of each
+			c.at.Colors = (c.at.Colors + 1) % colorModes
+			return true
 		case 'l': // the next layout; with shift the one before, as eVolve's L
 			if c.layouts > 1 {
 				step := 1
@@ -384,8 +415,8 @@ func (c *controls) handle(ev goeq.Event) bool {
 				c.layout = (c.layout + step) % c.layouts
 				return true
 			}
-		case ' ', 'r': // as eVolve's space and r; the projection stays, a spin stops
-			c.at = view{Yaw: home.Yaw, Pitch: home.Pitch, Distance: home.Distance, Ortho: c.at.Ortho}
+		case ' ', 'r': // as eVolve's space and r; the projection and colours stay, a spin stops
+			c.at = view{Yaw: home.Yaw, Pitch: home.Pitch, Distance: home.Distance, Ortho: c.at.Ortho, Colors: c.at.Colors}
 			c.spinning = false
 			return true
 		case 'h', goeq.KeyF(1):

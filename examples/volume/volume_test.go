@@ -6,6 +6,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image"
+	"image/png"
 	"math"
 	"os"
 	"os/exec"
@@ -508,11 +510,83 @@ func TestKeysDoWhatEVolvesDo(t *testing.T) {
 	if !press('o', 0) || !c.at.Ortho {
 		t.Error("o did not switch to a parallel projection")
 	}
+	for _, want := range []colorMode{demoColors, halfDemoColors, ownColors} {
+		if !press('d', 0) || c.at.Colors != want {
+			t.Errorf("d: colours %s; want %s", colorNames[c.at.Colors], colorNames[want])
+		}
+	}
 	if !press('r', 0) || c.at != (view{Yaw: home.Yaw, Pitch: home.Pitch, Distance: home.Distance, Ortho: true}) {
 		t.Errorf("r: view %+v; want home, in the projection it had", c.at)
 	}
 	if press('q', 0) || !c.quit {
 		t.Error("q did not quit")
+	}
+}
+
+// In eVolve's demo colours (--colors demo, as d switches to) each channel
+// draws its part in its own colour: on the 2D config each quarter of the
+// picture is one colour, as bright as the volume is opaque there, where
+// the volume's own colours change within a quarter (an orange core in a
+// blue halo). Half of each is neither.
+func TestDemoColoursShowWhatEachChannelDraws(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "volume")
+	if err := gotool.Build(bin, "."); err != nil {
+		t.Fatal(err)
+	}
+	// hues is the spread of the hue over the lit pixels of each quarter of
+	// the frame (away from the splits), the largest of the four
+	hues := func(colors string) float64 {
+		out := t.TempDir()
+		if b, err := exec.Command(bin, "--camera-path", "orbit", "--frames", "1", "--colors", colors, "--out", out).CombinedOutput(); err != nil {
+			t.Fatalf("--colors %s: %v\n%s", colors, err, b)
+		}
+		f, err := os.Open(filepath.Join(out, "dest-000000.png"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		img, err := png.Decode(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := img.Bounds()
+		worst := 0.0
+		for _, q := range []image.Rectangle{image.Rect(0, 0, b.Dx()/2, b.Dy()/2), image.Rect(b.Dx()/2, 0, b.Dx(), b.Dy()/2),
+			image.Rect(0, b.Dy()/2, b.Dx()/2, b.Dy()), image.Rect(b.Dx()/2, b.Dy()/2, b.Dx(), b.Dy())} {
+			lo, hi, lit, first := math.Inf(1), math.Inf(-1), 0, math.NaN()
+			for y := q.Min.Y + 10; y < q.Max.Y-10; y++ {
+				for x := q.Min.X + 10; x < q.Max.X-10; x++ {
+					r, g, bl, _ := img.At(x, y).RGBA()
+					if max(r, g, bl) < 0x4000 { // a quarter of full: too dark to tell its hue
+						continue
+					}
+					h := math.Atan2(math.Sqrt(3)*(float64(g)-float64(bl)), 2*float64(r)-float64(g)-float64(bl))
+					if lit == 0 {
+						first = h
+					}
+					h = math.Remainder(h-first, 2*math.Pi) // about the first: a hue near cyan does not wrap
+					lo, hi, lit = min(lo, h), max(hi, h), lit+1
+				}
+			}
+			if lit < 100 {
+				t.Fatalf("--colors %s: a quarter of the frame has %d lit pixels; the volume does not cover it", colors, lit)
+			}
+			worst = max(worst, hi-lo)
+		}
+		return worst
+	}
+	if spread := hues("demo"); spread > 0.05 {
+		t.Errorf("in demo colours a quarter's hue spreads %.3f radians; want one colour a channel", spread)
+	}
+	if spread := hues("own"); spread < 0.5 {
+		t.Errorf("in its own colours a quarter's hue spreads only %.3f radians: the test cannot tell", spread)
+	}
+	if spread := hues("half"); spread < 0.05 {
+		t.Errorf("in half of each a quarter's hue spreads only %.3f radians: as demo colours", spread)
+	}
+	out, err := exec.Command(bin, "--colors", "rainbow").CombinedOutput()
+	if !strings.Contains(string(out), `--colors "rainbow": want own, demo or half`) {
+		t.Errorf("--colors rainbow: %v, %s", err, out)
 	}
 }
 

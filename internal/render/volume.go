@@ -31,7 +31,11 @@ type Volume struct {
 	// in parallel (draw.Context.Ortho and OrthoView, eVolve's -o). nil
 	// puts it 2.4 units in front of the eye, turned Spin radians per frame
 	// about the vertical axis, in perspective.
-	Place     func(c *draw.Context) (model draw.Mat4, parallel bool)
+	Place func(c *draw.Context) (model draw.Mat4, parallel bool)
+	// Tint, when set, gives a draw a colour to mix into the volume's, and
+	// how much of it (0 to 1), as eVolve's demo colours show which channel
+	// drew which part.
+	Tint      func(c *draw.Context) (rgb [3]float32, weight float32)
 	prog, vao uint32
 	textures  [2]uint32 // Data's voxels and transfer function
 	uniforms  map[string]int32
@@ -55,7 +59,7 @@ func (r *Volume) Init() error {
 		return err
 	}
 	r.uniforms = map[string]int32{}
-	for _, u := range []string{"invProjection", "invModelView", "viewport", "origin", "ndcAdjust", "extent", "slabLo", "slabHi", "dt", "density", "brightness", "volume", "transferTable", "voxel", "stepRef"} {
+	for _, u := range []string{"invProjection", "invModelView", "viewport", "origin", "ndcAdjust", "extent", "slabLo", "slabHi", "dt", "density", "brightness", "volume", "transferTable", "voxel", "stepRef", "tint"} {
 		r.uniforms[u] = glutil.Uniform(r.prog, u)
 	}
 	gl.GenVertexArrays(1, &r.vao)
@@ -142,6 +146,12 @@ func (r *Volume) Draw(p *draw.Context) (draw.Region, error) {
 	gl.Uniform1f(r.uniforms["dt"], float32(r.Step))
 	gl.Uniform1f(r.uniforms["density"], float32(r.Density))
 	gl.Uniform1f(r.uniforms["brightness"], float32(r.Brightness))
+	var tint [3]float32
+	var weight float32
+	if r.Tint != nil {
+		tint, weight = r.Tint(p)
+	}
+	gl.Uniform4f(r.uniforms["tint"], tint[0], tint[1], tint[2], min(max(weight, 0), 1))
 	if d := r.Data; d != nil {
 		gl.ActiveTexture(gl.TEXTURE0)
 		gl.BindTexture(gl.TEXTURE_3D, r.textures[0])

@@ -15,6 +15,7 @@ uniform float slabHi;
 uniform float dt;
 uniform float density;   // opacity scale of the transfer function
 uniform float brightness; // colour scale of the transfer function (to white at most)
+uniform vec4 tint;       // a colour to mix in (rgb), and how much (a)
 out vec4 outColor;
 
 #ifdef VOLUME_DATA
@@ -97,5 +98,5 @@ void main() {
             acc += (1.0 - acc.a) * s; // front to back, premultiplied
         }
     }
-    outColor = acc;
+    outColor = vec4(mix(acc.rgb, tint.rgb * acc.a, tint.a), acc.a); // premultiplied
 }
