@@ -78,8 +78,12 @@ const (
 	colorModes
 )
 
-// colorNames are the colour modes as --colors names them.
-var colorNames = [colorModes]string{"own", "demo", "half"}
+// colorNames are the colour modes as --colors names them, and
+// tintWeights how much of each channel's own colour each mixes in.
+var (
+	colorNames  = [colorModes]string{"own", "demo", "half"}
+	tintWeights = [colorModes]float32{0, 1, 0.5}
+)
 
 var home = view{Pitch: 0.3, Distance: 2.4}
 
@@ -135,7 +139,10 @@ func (app) NewRenderer(p *goeq.Pipe) (goeq.Renderer, error) {
 	v.Tint = func(c *goeq.DrawContext) ([3]float32, float32) {
 		var at view
 		c.FrameData(&at)
-		return c.UniqueColor(), map[colorMode]float32{demoColors: 1, halfDemoColors: 0.5}[at.Colors]
+		if at.Colors < ownColors || at.Colors >= colorModes {
+			return [3]float32{}, 0
+		}
+		return c.UniqueColor(), tintWeights[at.Colors]
 	}
 	if err := v.Init(); err != nil {
 		return nil, err
