@@ -300,7 +300,7 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 			if sw, sh, ok := cw.ScreenSize(); ok && (sw != w.PixelViewport.W || sh != w.PixelViewport.H) {
 				// fullscreen on a screen unlike its pipe's viewport: the
 				// frames follow its size on screen, as after a user's resize
-				n.queueEvent(w, control.WindowEvent{Kind: int(winsys.Resize), Window: w.Name, WindowID: w.ID, View: -1, W: sw, H: sh, Time: time.Now().UnixNano()})
+				n.queueEvent(w, control.WindowEvent{Kind: int(winsys.Resize), Window: w.Name, WindowID: w.ID, View: -1, W: sw, H: sh})
 			}
 		}
 		n.pipes = append(n.pipes, p)
@@ -903,8 +903,7 @@ func (n *node) windowEvent(cw *channel.Window, e winsys.Event) {
 		screenW, screenH = size.W, size.H
 	}
 	gx, gy := windowPoint(size, screenW, screenH, x, y)
-	ev := control.WindowEvent{Kind: int(e.Kind), Window: w.Name, WindowID: w.ID, View: -1, DX: e.DX, DY: e.DY, Button: e.Button, Key: e.Key, Mods: e.Mods, W: e.W, H: e.H,
-		Time: time.Now().UnixNano()}
+	ev := control.WindowEvent{Kind: int(e.Kind), Window: w.Name, WindowID: w.ID, View: -1, DX: e.DX, DY: e.DY, Button: e.Button, Key: e.Key, Mods: e.Mods, W: e.W, H: e.H}
 	for _, sp := range shown {
 		pv := sp.Viewport
 		if pv.W <= 0 || pv.H <= 0 {
@@ -933,6 +932,7 @@ func (n *node) pipeEvent(pm *compound.Pipe, data []byte) error {
 
 // queueEvent queues an event for the server, never blocking.
 func (n *node) queueEvent(w *compound.Window, ev control.WindowEvent) {
+	ev.Time = time.Now().UnixNano() // queued as its window sees it
 	select {
 	case n.events <- ev:
 	default:
