@@ -154,7 +154,7 @@ func check(files []string, stderr io.Writer) int {
 		return 2
 	}
 	for _, f := range files {
-		if strings.HasPrefix(f, "-") && f != "-" {
+		if isFlag(f) {
 			fmt.Fprintf(stderr, "eqserver check: %s: check takes no flags, only files (- for standard input)\n", f)
 			return 2
 		}
@@ -183,11 +183,15 @@ func oneFile(cmd string, fs *flag.FlagSet, args []string, stderr io.Writer) (str
 	return fs.Arg(0), true
 }
 
+// isFlag reports whether an argument is a flag: "-" alone is standard
+// input.
+func isFlag(arg string) bool { return strings.HasPrefix(arg, "-") && arg != "-" }
+
 // lateFlag says so where a flag follows the arguments: flag parsing stops
 // at the first argument, and the flags after it would go unread.
 func lateFlag(cmd string, fs *flag.FlagSet, stderr io.Writer) bool {
 	for _, a := range fs.Args()[min(1, fs.NArg()):] {
-		if strings.HasPrefix(a, "-") && a != "-" {
+		if isFlag(a) {
 			fmt.Fprintf(stderr, "eqserver %s: %s after %s: flags go before the arguments\n", cmd, a, fs.Arg(0))
 			return true
 		}

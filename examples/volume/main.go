@@ -126,8 +126,7 @@ func (app) NewRenderer(p *goeq.Pipe) (goeq.Renderer, error) {
 		v.Step = render.DefaultStep * 2 / in.Precision // eVolve's default precision is 2
 	}
 	v.Place = func(c *goeq.DrawContext) (goeq.Mat4, bool) {
-		at := home
-		c.FrameData(&at) // undecodable data keeps the home view
+		at := viewOf(c)
 		m := goeq.Translate(float32(at.Pan[0]), float32(at.Pan[1]), float32(-at.Distance)).Mul(goeq.RotateX(at.Pitch)).Mul(goeq.RotateY(at.Yaw))
 		if at.Ortho {
 			// without perspective the distance no longer shrinks the
@@ -137,8 +136,7 @@ func (app) NewRenderer(p *goeq.Pipe) (goeq.Renderer, error) {
 		return m, at.Ortho
 	}
 	v.Tint = func(c *goeq.DrawContext) ([3]float32, float32) {
-		var at view
-		c.FrameData(&at)
+		at := viewOf(c)
 		if at.Colors < ownColors || at.Colors >= colorModes {
 			return [3]float32{}, 0
 		}
@@ -148,6 +146,14 @@ func (app) NewRenderer(p *goeq.Pipe) (goeq.Renderer, error) {
 		return nil, err
 	}
 	return &volume{v}, nil
+}
+
+// viewOf is a draw's view: its frame's data (undecodable data keeps the
+// home view).
+func viewOf(c *goeq.DrawContext) view {
+	at := home
+	c.FrameData(&at)
+	return at
 }
 
 // volume is render.Volume (draw, exit, the blending order of slabs, a
