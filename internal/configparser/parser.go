@@ -8,6 +8,7 @@
 package configparser
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -143,6 +144,9 @@ func Parse(filename string, src []byte) (*Result, error) {
 		return nil, Errorf(lexer.Position{Filename: filename, Line: 1, Column: 1},
 			"input is %d bytes; configurations larger than %d bytes are refused", len(src), MaxFileSize)
 	}
+	if err := notText(filename, src); err != nil {
+		return nil, err
+	}
 	tokens, err := lexAll(filename, src)
 	if err != nil {
 		return nil, err
@@ -189,6 +193,47 @@ func Parse(filename string, src []byte) (*Result, error) {
 }
 
 var eqcSymbols = eqcLexer.Symbols()
+
+// notText refuses input that is no config text at all, naming what it
+// looks like: read as bytes, a file saved as UTF-16 or compressed would
+// otherwise fail at some stray letter with a message about keywords.
+func notText(filename string, src []byte) error {
+	first := lexer.Position{Filename: filename, Line: 1, Column: 1}
+	switch {
+	case bytes.HasPrefix(src, []byte{0xff, 0xfe}), bytes.HasPrefix(src, []byte{0xfe, 0xff}):
+		return Errorf(first, "file is UTF-16 text (it begins with a UTF-16 byte order mark); save it as UTF-8 or ASCII")
+	case bytes.HasPrefix(src, []byte{0x1f, 0x8b}):
+		return Errorf(first, "file is gzip-compressed; uncompress it first (gunzip)")
+	}
+	nul := bytes.IndexByte(src, 0)
+	if nul < 0 {
+		return nil
+	}
+	pos := first
+	pos.Offset = nul
+	pos.Line += bytes.Count(src[:nul], []byte{'\n'})
+	pos.Column = nul - (bytes.LastIndexByte(src[:nul], '\n') + 1) + 1
+	if looksUTF16(src) {
+		return Errorf(pos, "file looks like UTF-16 text (every other byte is 0); save it as UTF-8 or ASCII")
+	}
+	return Errorf(pos, "file holds a NUL byte: it is binary, not a config")
+}
+
+// looksUTF16 is true when most of the first bytes alternate with NULs, as
+// ASCII text saved as UTF-16 without a byte order mark does.
+func looksUTF16(src []byte) bool {
+	n := min(len(src), 512) &^ 1
+	var even, odd int
+	for i := 0; i < n; i += 2 {
+		if src[i] == 0 {
+			even++
+		}
+		if src[i+1] == 0 {
+			odd++
+		}
+	}
+	return n > 0 && max(even, odd) > n*2/5
+}
 
 // MaxNesting bounds how deep blocks and brackets may nest; real configs stay
 // under 12, and the recursive parser must not be driven into huge stacks.

@@ -2,6 +2,7 @@ package configparser
 
 import (
 	"bytes"
+	"compress/gzip"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -219,5 +220,54 @@ func TestAFileOfNoKnownSizeIsReadOnlyToTheBound(t *testing.T) {
 	}
 	if _, err := ParseFile(big); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("file is %d bytes", MaxFileSize+1)) {
 		t.Errorf("a file past the bound: %v", err)
+	}
+}
+
+// A config saved as UTF-16 or compressed, or a binary passed by mistake,
+// is refused as what it is, not at some stray letter read as a keyword.
+func TestFilesThatAreNotTextSayWhatTheyAre(t *testing.T) {
+	text := "server {\n  config { latency 1 }\n}\n"
+	utf16 := func(bigEndian, mark bool) []byte {
+		var out []byte
+		if mark {
+			out = append(out, 0xff, 0xfe)
+			if bigEndian {
+				out[0], out[1] = 0xfe, 0xff
+			}
+		}
+		for _, c := range []byte(text) {
+			if bigEndian {
+				out = append(out, 0, c)
+			} else {
+				out = append(out, c, 0)
+			}
+		}
+		return out
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(text))
+	zw.Close()
+	for _, tc := range []struct {
+		name string
+		src  []byte
+		want string
+	}{
+		{"utf16le-bom", utf16(false, true), "x.eqc:1:1: file is UTF-16 text"},
+		{"utf16be-bom", utf16(true, true), "x.eqc:1:1: file is UTF-16 text"},
+		{"utf16le", utf16(false, false), "x.eqc:1:2: file looks like UTF-16 text"},
+		{"utf16be", utf16(true, false), "x.eqc:1:1: file looks like UTF-16 text"},
+		{"gzip", gz.Bytes(), "x.eqc:1:1: file is gzip-compressed"},
+		{"nul", []byte("server {\n  config \x00 {}\n}\n"), "x.eqc:2:10: file holds a NUL byte"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse("x.eqc", tc.src)
+			if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+				t.Errorf("got %v, want %q...", err, tc.want)
+			}
+		})
+	}
+	if _, err := Parse("x.eqc", []byte(text)); err != nil {
+		t.Errorf("the same text as UTF-8 refused: %v", err)
 	}
 }
