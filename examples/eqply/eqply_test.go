@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -1259,7 +1260,8 @@ func absDiff(a, b uint8) uint8 { return max(a, b) - min(a, b) }
 // on two-layouts.eqc's "halves" (views 1 and 2 of the config), the left
 // view shows the second model and the right one the first, each as a run
 // of that model alone shows it. A folder of the models is the same as
-// naming them, and eqPly's -m is --model. A folder with no model in it,
+// naming them, and eqPly's -m is --model. A model may be gzipped, there
+// and named (a.ply.gz). A folder with no model in it,
 // or a model that is not there, is refused before the run.
 func TestModelsGoToTheViewsInTurn(t *testing.T) {
 	bin := build(t)
@@ -1268,7 +1270,7 @@ func TestModelsGoToTheViewsInTurn(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(folder, "more"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	bumpy := writePLY(t, filepath.Join(folder, "a.ply"), render.Bumpy(30, 60))
+	bumpy := writePLY(t, filepath.Join(folder, "a.ply.gz"), render.Bumpy(30, 60))
 	boxed := writePLY(t, filepath.Join(folder, "more", "b.PLY"), cube(1))
 	if err := os.WriteFile(filepath.Join(folder, "README"), []byte("not a model\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -1323,7 +1325,7 @@ func TestModelsGoToTheViewsInTurn(t *testing.T) {
 	for _, c := range []struct {
 		arg, want string
 	}{
-		{empty, "--model " + empty + ": no PLY file (*.ply) in it"},
+		{empty, "--model " + empty + ": no PLY file (*.ply, *.ply.gz) in it"},
 		{filepath.Join(dir, "none.ply"), "--model: stat " + filepath.Join(dir, "none.ply") + ": no such file or directory"},
 	} {
 		if text, err := run("--model", c.arg); err == nil || !strings.Contains(text, c.want) {
@@ -1374,8 +1376,19 @@ func writePLY(t *testing.T, path string, m *render.Model) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := render.WritePLY(f, m); err != nil {
+	var w io.Writer = f
+	var zw *gzip.Writer
+	if strings.HasSuffix(path, ".gz") { // compressed, as scan repositories hand models out
+		zw = gzip.NewWriter(f)
+		w = zw
+	}
+	if err := render.WritePLY(w, m); err != nil {
 		t.Fatal(err)
+	}
+	if zw != nil {
+		if err := zw.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := f.Close(); err != nil {
 		t.Fatal(err)

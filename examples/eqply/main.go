@@ -736,7 +736,7 @@ func plyFiles(args []string) ([]string, error) {
 		}
 		found := len(files)
 		err = filepath.WalkDir(abs, func(path string, d fs.DirEntry, err error) error {
-			if err == nil && regularFile(path, d) && strings.EqualFold(filepath.Ext(path), ".ply") {
+			if err == nil && regularFile(path, d) && plyName(path) {
 				files = append(files, path)
 			}
 			return err
@@ -745,10 +745,17 @@ func plyFiles(args []string) ([]string, error) {
 			return nil, fmt.Errorf("--model: %w", err)
 		}
 		if len(files) == found {
-			return nil, fmt.Errorf("--model %s: no PLY file (*.ply) in it", arg)
+			return nil, fmt.Errorf("--model %s: no PLY file (*.ply, *.ply.gz) in it", arg)
 		}
 	}
 	return files, nil
+}
+
+// plyName reports whether a folder's file is a model by its name: .ply,
+// or .ply.gz for one compressed.
+func plyName(path string) bool {
+	name := strings.ToLower(filepath.Base(path))
+	return strings.HasSuffix(name, ".ply") || strings.HasSuffix(name, ".ply.gz")
 }
 
 // regularFile reports whether a folder's entry is a file, or a link to
@@ -879,7 +886,7 @@ func main() {
 	config := flag.String("config", "", "the configuration (default: examples/configs/2d-lb-4.eqc, built in; a name that is no file, as local, runs on a config made for this machine's GPUs, saved as local.auto.eqc)")
 	var modelArgs []string
 	addModel := func(name string) error { modelArgs = append(modelArgs, name); return nil }
-	flag.Func("model", "a PLY model (ASCII or binary), or a folder of them, read by every node; again for more models, which the views show in turn (m switches); default: a procedural one", addModel)
+	flag.Func("model", "a PLY model (ASCII or binary, gzipped or not), or a folder of them, read by every node; again for more models, which the views show in turn (m switches); default: a procedural one", addModel)
 	flag.Func("m", "eqPly's -m: --model", addModel)
 	noColors := flag.Bool("black-and-white", false, "draw the models in the mesh's colour, not their own (as eqPly's -b)")
 	flag.BoolVar(noColors, "b", false, "eqPly's -b: --black-and-white")

@@ -2,6 +2,7 @@ package render
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -11,6 +12,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/klauspost/compress/gzip"
 
 	"github.com/goeq/goeq/internal/bounded"
 )
@@ -28,23 +31,53 @@ const (
 // colours (red green blue), and faces given as vertex index lists or as
 // triangle strips, in any order; polygons are fanned into triangles.
 // Missing normals are computed from the faces. The triangles are
-// kd-ordered.
+// kd-ordered. A gzip-compressed file (model.ply.gz, as scan repositories
+// hand them out) is read through gzip.
 func LoadPLY(path string) (*Model, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	size := int64(-1)
-	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-		size = st.Size()
-	}
-	m, err := readPLY(bufio.NewReaderSize(f, 1<<16), size)
+	m, err := readPLYFile(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return m, nil
 }
+
+// readPLYFile reads an open PLY file, compressed or not.
+func readPLYFile(f *os.File) (*Model, error) {
+	size := int64(-1)
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		size = st.Size()
+	}
+	r := bufio.NewReaderSize(f, 1<<16)
+	if magic, _ := r.Peek(2); !bytes.Equal(magic, []byte{0x1f, 0x8b}) {
+		return readPLY(r, size)
+	}
+	zr, err := gzip.NewReader(r)
+	if err != nil {
+		return nil, err
+	}
+	// the file's size no longer bounds what the header may promise: the
+	// element limits, and slices that grow as the data comes, do
+	data := bufio.NewReaderSize(zr, 1<<16)
+	m, err := readPLY(data, -1)
+	if err != nil {
+		return nil, err
+	}
+	// the stream's checksum, at its end, catches a byte changed in a
+	// download that still inflates
+	if _, err := io.Copy(io.Discard, io.LimitReader(data, maxTrailer)); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// maxTrailer bounds what is read after a compressed model's data to reach
+// its checksum: more there is not read (it could expand without bound).
+const maxTrailer = 1 << 20
 
 // plyKind is one of PLY's scalar types, resolved from its name once in
 // the header rather than for every value read.
@@ -224,6 +257,15 @@ func headerLine(r *bufio.Reader) (string, error) {
 	return string(line), err
 }
 
+// endsEarly is the error of a body whose reading stopped at err: the
+// file's end, or what the reader met (a gzip stream's corruption).
+func endsEarly(err error) error {
+	if err == nil || err == io.EOF {
+		return errors.New("ply: data ends early")
+	}
+	return fmt.Errorf("ply: data ends early: %w", err)
+}
+
 // plyValues reads a PLY body's values one at a time, as text or as binary.
 type plyValues struct {
 	r      *bufio.Reader
@@ -234,14 +276,14 @@ type plyValues struct {
 func (v *plyValues) next(k plyKind) (float64, error) {
 	if v.order == nil {
 		if !v.tokens.Scan() {
-			return 0, fmt.Errorf("ply: data ends early")
+			return 0, endsEarly(v.tokens.Err())
 		}
 		return strconv.ParseFloat(v.tokens.Text(), 64)
 	}
 	n := k.size()
 	b, err := v.r.Peek(n)
 	if err != nil {
-		return 0, fmt.Errorf("ply: data ends early")
+		return 0, endsEarly(err)
 	}
 	x := k.decode(b, v.order)
 	v.r.Discard(n)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"cmp"
+	"compress/gzip"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -507,6 +508,51 @@ func TestWritePLYReadsBack(t *testing.T) {
 		if got[k] != n {
 			t.Fatalf("triangle %v: written %d times, read back %d", k, n, got[k])
 		}
+	}
+}
+
+// A model compressed with gzip, as scan repositories hand them out
+// (xyzrgb_dragon.ply.gz), loads as the plain file does; one cut short, or
+// changed on the way, is refused with what gzip found.
+func TestLoadPLYReadsAGzippedModel(t *testing.T) {
+	var plain bytes.Buffer
+	if err := WritePLY(&plain, Bumpy(12, 24)); err != nil {
+		t.Fatal(err)
+	}
+	var packed bytes.Buffer
+	zw := gzip.NewWriter(&packed)
+	zw.Write(plain.Bytes())
+	zw.Close()
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	want, err := LoadPLY(write("model.ply", plain.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := LoadPLY(write("model.ply.gz", packed.Bytes()))
+	if err != nil {
+		t.Fatalf("gzipped: %v", err)
+	}
+	if !slices.Equal(got.Vertices, want.Vertices) || !slices.Equal(got.Triangles, want.Triangles) {
+		t.Errorf("gzipped: %d triangles, %d vertex floats; the plain file: %d, %d",
+			got.TriangleCount(), len(got.Vertices), want.TriangleCount(), len(want.Vertices))
+	}
+	cut := packed.Bytes()[:packed.Len()/2]
+	if _, err := LoadPLY(write("cut.ply.gz", cut)); err == nil || !strings.Contains(err.Error(), "cut.ply.gz: ply: data ends early: unexpected EOF") {
+		t.Errorf("cut short: %v", err)
+	}
+	// a byte of the checksum changed: the data inflate, and only the
+	// checksum at the end tells
+	changed := bytes.Clone(packed.Bytes())
+	changed[len(changed)-6] ^= 0x40
+	if _, err := LoadPLY(write("changed.ply.gz", changed)); err == nil || !strings.Contains(err.Error(), "changed.ply.gz: gzip: invalid checksum") {
+		t.Errorf("changed: %v", err)
 	}
 }
 
