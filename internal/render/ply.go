@@ -564,6 +564,17 @@ func readPLYBody(r *bufio.Reader, format string, elems []*plyElement, left int64
 		}
 	}
 	if len(m.Triangles) == 0 {
+		faces := 0
+		for _, e := range elems {
+			if e.name == "face" || e.name == "tristrips" {
+				faces += e.count
+			}
+		}
+		if faces == 0 && nVerts > 0 {
+			// a scan's points, as scanners and point cloud libraries
+			// write them: say what the file is, not only what it lacks
+			return nil, fmt.Errorf("ply: %d vertices and no faces: a point cloud, and goeq draws surfaces (a face or tristrips element with vertex_indices; a surface reconstruction makes one of a point cloud)", nVerts)
+		}
 		return nil, fmt.Errorf("ply: no faces (a face or tristrips element with vertex_indices)")
 	}
 	if !hasNormals {

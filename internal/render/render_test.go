@@ -100,6 +100,21 @@ func TestReadPLYRejectsBadInput(t *testing.T) {
 	}
 }
 
+// A point cloud, vertices without faces as Open3D writes one (no face
+// element) and VTK does (element face 0), is refused as what it is.
+func TestReadPLYSaysAPointCloudIsOne(t *testing.T) {
+	points := "ply\nformat ascii 1.0\nelement vertex 3\nproperty double x\nproperty double y\nproperty double z\n"
+	for name, src := range map[string]string{
+		"no face element": points + "end_header\n0 0 0\n1 0 0\n0 1 0\n",
+		"element face 0":  points + "element face 0\nproperty list uchar int vertex_indices\nend_header\n0 0 0\n1 0 0\n0 1 0\n",
+	} {
+		_, err := ReadPLY(bufio.NewReader(strings.NewReader(src)))
+		if err == nil || !strings.Contains(err.Error(), "3 vertices and no faces: a point cloud") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
 // A file that is no PLY and has no line end (a device: /dev/zero, whose
 // first line was read until memory ran out) is refused at its first
 // line's bound, and a binary first line is quoted short.
