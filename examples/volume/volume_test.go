@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"image"
@@ -23,6 +24,7 @@ import (
 	"github.com/goeq/goeq/internal/autoconfig"
 	"github.com/goeq/goeq/internal/gotool"
 	"github.com/goeq/goeq/internal/imagecmp"
+	"github.com/goeq/goeq/internal/render"
 )
 
 // TestSlabsBlendToTheWholeVolume runs the volume headless on four DB
@@ -143,10 +145,38 @@ func TestAnEVolveVolumeShowsItsVoxels(t *testing.T) {
 		}
 	}
 	matchFrames(t, "on four DB sources against one window", run("block.raw", "db-volume-4.eqc", 8), front)
+	// a volume named as the Open SciVis datasets are needs no header: its
+	// 16-bit values scaled onto bytes, in the default transfer function,
+	// show as the same bytes do under a header of that function
+	block, err := os.ReadFile(filepath.Join(dir, "block.raw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wide, scaled []byte
+	for _, v := range block {
+		wide = binary.LittleEndian.AppendUint16(wide, uint16(v)*100)
+		scaled = append(scaled, v/200*255)
+	}
+	var header strings.Builder
+	header.WriteString("w=32\nh=16\nd=8\nwScale=1\nhScale=1\ndScale=1\nTF:\nsize=256\n")
+	for _, c := range render.DefaultTransfer() {
+		fmt.Fprintf(&header, "r=%d\ng=%d\nb=%d\na=%d\n", c[0], c[1], c[2], c[3])
+	}
+	os.WriteFile(filepath.Join(dir, "block_32x16x8_uint16.raw"), wide, 0o644)
+	os.WriteFile(filepath.Join(dir, "scaled.raw"), scaled, 0o644)
+	os.WriteFile(filepath.Join(dir, "scaled.raw.vhf"), []byte(header.String()), 0o644)
+	named := run("block_32x16x8_uint16.raw", "one-window.eqc", 1)[0]
+	if d, err := imagecmp.CompareFiles(run("scaled.raw", "one-window.eqc", 1)[0], named, 0); err != nil || d.BadFraction() > 0 {
+		t.Errorf("a volume named with its size against its bytes under a header: %v %v", d, err)
+	}
+	if d, err := imagecmp.CompareFiles(front[0], named, 0); err != nil || d.BadFraction() == 0 {
+		t.Errorf("the named volume shows as the red block does: the comparison would prove nothing (%v)", err)
+	}
 	os.Remove(filepath.Join(dir, "block.raw.vhf"))
 	out, err := exec.Command(bin, "--model", filepath.Join(dir, "block.raw"), "--frames", "1").CombinedOutput()
 	var exit *exec.ExitError
-	if !errors.As(err, &exit) || !strings.Contains(string(out), "volume header: open "+filepath.Join(dir, "block.raw.vhf")+": no such file") {
+	if !errors.As(err, &exit) || !strings.Contains(string(out), "volume header: open "+filepath.Join(dir, "block.raw.vhf")+": no such file") ||
+		!strings.Contains(string(out), "NAME_WxHxD_TYPE.raw") {
 		t.Errorf("no header: %v, %s", err, out)
 	}
 	// a volume given as an argument: flag stops there, and the flags

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"os"
@@ -105,8 +106,79 @@ func TestLoadRawVolumeReadsTheValues(t *testing.T) {
 		t.Errorf("a file too short: %v", err)
 	}
 	os.Remove(short + ".vhf")
-	if _, err := LoadRawVolume(short); err == nil || !strings.Contains(err.Error(), "volume header: open "+short+".vhf") {
+	if _, err := LoadRawVolume(short); err == nil || !strings.Contains(err.Error(), "volume header: open "+short+".vhf") ||
+		!strings.Contains(err.Error(), "NAME_WxHxD_TYPE.raw") {
 		t.Errorf("no header: %v", err)
+	}
+}
+
+// A volume named as the Open SciVis datasets are, NAME_WxHxD_TYPE.raw,
+// loads without a header: its numbers, of any of their types, scaled
+// from the least to the greatest onto 0..255 (what is no number shows as
+// the least), in cubic voxels and the default transfer function. A
+// header beside it still rules.
+func TestAVolumeNamedWithItsSizeNeedsNoHeader(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, data []byte) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	// 4×2×1 voxels: the values -100, 0, ..., 600 in each type that holds them
+	numbers := []float64{-100, 0, 100, 200, 300, 400, 500, 600}
+	want := []uint8{0, 36, 73, 109, 146, 182, 219, 255}
+	encode := map[string]func(x float64) []byte{
+		"int16":   func(x float64) []byte { return binary.LittleEndian.AppendUint16(nil, uint16(int16(x))) },
+		"int32":   func(x float64) []byte { return binary.LittleEndian.AppendUint32(nil, uint32(int32(x))) },
+		"float32": func(x float64) []byte { return binary.LittleEndian.AppendUint32(nil, math.Float32bits(float32(x))) },
+		"float64": func(x float64) []byte { return binary.LittleEndian.AppendUint64(nil, math.Float64bits(x)) },
+		"uint16":  func(x float64) []byte { return binary.LittleEndian.AppendUint16(nil, uint16(x+100)) },
+		"uint32":  func(x float64) []byte { return binary.LittleEndian.AppendUint32(nil, uint32(x+100)) },
+		"int8":    func(x float64) []byte { return []byte{byte(int8(x / 5))} },
+	}
+	for kind, enc := range encode {
+		var data []byte
+		for _, x := range numbers {
+			data = append(data, enc(x)...)
+		}
+		v, err := LoadRawVolume(write("ramp_4x2x1_"+kind+".raw", data))
+		if err != nil {
+			t.Fatalf("%s: %v", kind, err)
+		}
+		if !slices.Equal(v.Values, want) {
+			t.Errorf("%s: values %v; want %v", kind, v.Values, want)
+		}
+		if v.W != 4 || v.H != 2 || v.D != 1 || v.Extent != [3]float64{1, 0.5, 0.25} || v.Transfer != DefaultTransfer() {
+			t.Errorf("%s: %d×%d×%d, box %v", kind, v.W, v.H, v.D, v.Extent)
+		}
+	}
+	bytes := []byte{0, 10, 20, 30, 40, 50, 60, 70}
+	if v, err := LoadRawVolume(write("bytes_4x2x1_uint8.raw", bytes)); err != nil || !slices.Equal(v.Values, bytes) {
+		t.Errorf("uint8, as they are: %v, %v", v, err)
+	}
+	var odd []byte
+	for _, x := range []float32{float32(math.NaN()), 1, float32(math.Inf(1)), 3} {
+		odd = binary.LittleEndian.AppendUint32(odd, math.Float32bits(x))
+	}
+	if v, err := LoadRawVolume(write("odd_2x2x1_float32.raw", odd)); err != nil || !slices.Equal(v.Values, []uint8{0, 0, 0, 255}) {
+		t.Errorf("float32 with NaN and Inf: %v, %v", v, err)
+	}
+	headed := write("headed_3x2x2_uint16.raw", make([]byte, 12))
+	os.WriteFile(headed+".vhf", []byte(vhf("3 2 2", "1 1 1")), 0o644)
+	if v, err := LoadRawVolume(headed); err != nil || v.Transfer[200] != [4]uint8{200, 55, 7, 100} {
+		t.Errorf("a header beside a named volume is not what rules: %v", err)
+	}
+	for name, want := range map[string]string{
+		"short_4x2x2_uint16.raw":        "holds 8 bytes; its name's 4×2×2 voxels of 2 byte(s) need 32",
+		"bad_4x2x1_float16.raw":         `voxel type "float16"; want uint8`,
+		"big_4096x2x1_uint8.raw":        "side 4096; want a whole number from 1 to 2048",
+		"huge_2048x2048x2048_uint8.raw": "2048×2048×2048 voxels exceed the limit",
+	} {
+		if err := CheckRawVolume(write(name, make([]byte, 8))); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v; want %q", name, err, want)
+		}
 	}
 }
 
