@@ -3,7 +3,8 @@
 # headers GLFW builds against, pkg-config, xdotool for the pointer tests,
 # setxkbmap for a keyboard layout's test;
 # with the argument "test" also Chromium, which the dashboard test drives,
-# and openssh for the ssh launch test; with "peer" ParaView under Open MPI,
+# openssh for the ssh launch test, and Teem's unu, which writes the NRRD
+# volumes a test reads; with "peer" ParaView under Open MPI,
 # which make bench-peer compares goeq against)
 # when any is missing. Quiet and fast when everything is present.
 set -euo pipefail
@@ -13,7 +14,7 @@ packages=(
   xvfb xauth xdotool x11-xkb-utils libx11-dev libxrandr-dev libxinerama-dev libxcursor-dev libxi-dev libxxf86vm-dev
 )
 if [ "${1:-}" = test ]; then
-  packages+=(chromium openssh-server openssh-client)
+  packages+=(chromium openssh-server openssh-client teem-apps)
 fi
 if [ "${1:-}" = peer ]; then
   packages+=(paraview python3-paraview python3-mpi4py openmpi-bin)

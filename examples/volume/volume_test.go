@@ -165,9 +165,16 @@ func TestAnEVolveVolumeShowsItsVoxels(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "block_32x16x8_uint16.raw"), wide, 0o644)
 	os.WriteFile(filepath.Join(dir, "scaled.raw"), scaled, 0o644)
 	os.WriteFile(filepath.Join(dir, "scaled.raw.vhf"), []byte(header.String()), 0o644)
+	// and a NRRD file of those values, its header attached, as Teem,
+	// 3D Slicer and ParaView write them
+	nrrd := "NRRD0004\ntype: ushort\ndimension: 3\nsizes: 32 16 8\nspacings: 1 1 1\nendian: little\nencoding: raw\n\n"
+	os.WriteFile(filepath.Join(dir, "block.nrrd"), append([]byte(nrrd), wide...), 0o644)
 	named := run("block_32x16x8_uint16.raw", "one-window.eqc", 1)[0]
 	if d, err := imagecmp.CompareFiles(run("scaled.raw", "one-window.eqc", 1)[0], named, 0); err != nil || d.BadFraction() > 0 {
 		t.Errorf("a volume named with its size against its bytes under a header: %v %v", d, err)
+	}
+	if d, err := imagecmp.CompareFiles(run("block.nrrd", "one-window.eqc", 1)[0], named, 0); err != nil || d.BadFraction() > 0 {
+		t.Errorf("a NRRD volume against the same values named with their size: %v %v", d, err)
 	}
 	if d, err := imagecmp.CompareFiles(front[0], named, 0); err != nil || d.BadFraction() == 0 {
 		t.Errorf("the named volume shows as the red block does: the comparison would prove nothing (%v)", err)

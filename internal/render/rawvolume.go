@@ -13,6 +13,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/klauspost/compress/gzip"
 )
 
 // VolumeData is a volume in eVolve's files, as Equalizer's eVolve reads
@@ -38,112 +40,148 @@ const (
 	MaxVolumeVoxels = 1 << 30
 )
 
-// LoadRawVolume reads a volume: eVolve's, path (*.raw) and its header
-// path + ".vhf"; or, with no header beside it, a file named as the Open
-// SciVis datasets are, NAME_WxHxD_TYPE.raw (bonsai_256x256x256_uint8.raw),
-// whose name gives its size and its voxels' type.
-func LoadRawVolume(path string) (*VolumeData, error) {
-	v, voxel, err := statRawVolume(path)
+// LoadVolume reads a volume: eVolve's, path (*.raw) and its header
+// path + ".vhf"; a NRRD file (*.nrrd, or a detached header *.nhdr and the
+// data file it names), as Teem, 3D Slicer and ParaView write them; or,
+// with no header beside it, a raw file named as the Open SciVis datasets
+// are, NAME_WxHxD_TYPE.raw (bonsai_256x256x256_uint8.raw), whose name
+// gives its size and its voxels' type.
+func LoadVolume(path string) (*VolumeData, error) {
+	v, voxels, err := statVolume(path)
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
 	v.Values = make([]uint8, v.W*v.H*v.D)
-	if err := voxel.read(f, v.Values); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	if err := voxels.read(v.Values); err != nil {
+		return nil, fmt.Errorf("%s: %w", voxels.path, err)
 	}
 	return v, nil
 }
 
-// CheckRawVolume reads a volume's header, or its name, and checks that
-// its voxels' file has the size they give, without reading them.
-func CheckRawVolume(path string) error {
-	_, _, err := statRawVolume(path)
+// CheckVolume reads a volume's header, or its name, and checks that its
+// voxels' file is there, of the size they give where it can tell without
+// reading them.
+func CheckVolume(path string) error {
+	_, _, err := statVolume(path)
 	return err
 }
 
-// statRawVolume reads path's header (or its name) and checks the size of
-// path, whose voxels are as voxel gives.
-func statRawVolume(path string) (v *VolumeData, voxel voxelType, err error) {
+// statVolume reads path's header (or its name) and checks what it can of
+// the voxels' file without reading it.
+func statVolume(path string) (*VolumeData, voxelFile, error) {
+	if ext := strings.ToLower(filepath.Ext(path)); ext == ".nrrd" || ext == ".nhdr" {
+		return statNRRD(path)
+	}
+	var v *VolumeData
+	voxels := voxelFile{path: path, kind: "uint8", order: binary.LittleEndian, source: "header"}
 	hf, openErr := os.Open(path + ".vhf")
 	switch {
 	case openErr == nil:
 		defer hf.Close()
+		var err error
 		if v, err = ReadVolumeHeader(hf); err != nil {
-			return nil, voxelType{}, fmt.Errorf("%s: %w", path+".vhf", err)
+			return nil, voxelFile{}, fmt.Errorf("%s: %w", path+".vhf", err)
 		}
-		voxel = evolveValue
 		if strings.HasSuffix(path, "_d.raw") {
-			voxel = evolveDerived // a gradient first: eVolve computes it itself otherwise, as here always
+			voxels.kind = evolveDerived // a gradient first: eVolve computes it itself otherwise, as here always
 		}
 	case errors.Is(openErr, fs.ErrNotExist):
-		var named bool
-		if v, voxel, named, err = volumeFromName(filepath.Base(path)); !named {
-			return nil, voxelType{}, fmt.Errorf("volume header: %w; with no header, the file's name gives its size and type, as the Open SciVis datasets' do: NAME_WxHxD_TYPE.raw (bonsai_256x256x256_uint8.raw; TYPE uint8, int8, uint16, int16, uint32, int32, float32 or float64)", openErr)
+		nv, named, err := volumeFromName(filepath.Base(path))
+		if !named {
+			return nil, voxelFile{}, fmt.Errorf("volume header: %w; with no header, the file's name gives its size and type, as the Open SciVis datasets' do: NAME_WxHxD_TYPE.raw (bonsai_256x256x256_uint8.raw; TYPE uint8, int8, uint16, int16, uint32, int32, float32 or float64)", openErr)
 		}
 		if err != nil {
-			return nil, voxelType{}, err
+			return nil, voxelFile{}, err
 		}
+		v, voxels.kind, voxels.source = nv.volume, nv.kind, "name"
 	default:
-		return nil, voxelType{}, fmt.Errorf("volume header: %w", openErr)
+		return nil, voxelFile{}, fmt.Errorf("volume header: %w", openErr)
 	}
 	st, err := os.Stat(path)
 	if err != nil {
-		return nil, voxelType{}, err
+		return nil, voxelFile{}, err
 	}
-	if n := v.W * v.H * v.D; st.Size() != int64(n*voxel.size) {
-		return nil, voxelType{}, fmt.Errorf("%s holds %d bytes; its %s's %d×%d×%d voxels of %d byte(s) need %d", path, st.Size(), voxel.source, v.W, v.H, v.D, voxel.size, n*voxel.size)
+	if n := int64(v.W * v.H * v.D); st.Size() != n*int64(voxels.size()) {
+		return nil, voxelFile{}, fmt.Errorf("%s holds %d bytes; its %s's %d×%d×%d voxels of %d byte(s) need %d", path, st.Size(), voxels.source, v.W, v.H, v.D, voxels.size(), n*int64(voxels.size()))
 	}
-	return v, voxel, nil
+	return v, voxels, nil
 }
 
-// voxelType is how a file holds its voxels, and what gave it.
-type voxelType struct {
-	size   int    // bytes a voxel
-	kind   string // an Open SciVis type name; "" for eVolve's bytes
-	source string // "header" or "name"
+// voxelFile is where a volume's voxels are and how they are held.
+type voxelFile struct {
+	path   string
+	offset int64  // bytes before the voxels: an attached header, a byte skip
+	lines  int    // lines before them (NRRD's line skip), after offset
+	kind   string // a type name of voxelSizes, or evolveDerived
+	order  binary.ByteOrder
+	gzip   bool
+	ascii  bool   // numbers as text, apart by white space
+	source string // what gave the layout: "header" or "name"
 }
+
+// evolveDerived is eVolve's *_d.raw voxel: a gradient's three bytes, then
+// the value.
+const evolveDerived = "evolve derived"
 
 var (
-	evolveValue   = voxelType{size: 1, source: "header"}
-	evolveDerived = voxelType{size: 4, source: "header"}
-	namedTypes    = map[string]int{"uint8": 1, "int8": 1, "uint16": 2, "int16": 2, "uint32": 4, "int32": 4, "float32": 4, "float64": 8}
-	volumeName    = regexp.MustCompile(`_(\d+)x(\d+)x(\d+)_([a-z]+\d+)\.raw$`)
+	voxelSizes = map[string]int{"uint8": 1, "int8": 1, "uint16": 2, "int16": 2, "uint32": 4, "int32": 4,
+		"uint64": 8, "int64": 8, "float32": 4, "float64": 8, evolveDerived: 4}
+	volumeName = regexp.MustCompile(`_(\d+)x(\d+)x(\d+)_([a-z]+\d+)\.raw$`)
 )
+
+// size is the bytes a voxel takes in a binary file.
+func (f voxelFile) size() int { return voxelSizes[f.kind] }
+
+// namedVolume is what a file's name gives of its volume.
+type namedVolume struct {
+	volume *VolumeData
+	kind   string
+}
 
 // volumeFromName reads a volume's size and type from its file's name,
 // NAME_WxHxD_TYPE.raw; named is false for a name of another form. With
 // no header to give one, the transfer function is DefaultTransfer's and
 // the voxels are cubes.
-func volumeFromName(name string) (v *VolumeData, voxel voxelType, named bool, err error) {
+func volumeFromName(name string) (nv namedVolume, named bool, err error) {
 	m := volumeName.FindStringSubmatch(name)
 	if m == nil {
-		return nil, voxelType{}, false, nil
+		return namedVolume{}, false, nil
 	}
-	size, ok := namedTypes[m[4]]
-	if !ok {
-		return nil, voxelType{}, true, fmt.Errorf("%s: voxel type %q; want uint8, int8, uint16, int16, uint32, int32, float32 or float64", name, m[4])
+	if _, ok := voxelSizes[m[4]]; !ok || strings.HasSuffix(m[4], "64") && !strings.HasPrefix(m[4], "float") {
+		return namedVolume{}, true, fmt.Errorf("%s: voxel type %q; want uint8, int8, uint16, int16, uint32, int32, float32 or float64", name, m[4])
 	}
-	v = &VolumeData{Transfer: DefaultTransfer()}
-	for i, dim := range []*int{&v.W, &v.H, &v.D} {
+	var dims [3]int
+	for i := range dims {
 		n, err := strconv.Atoi(m[1+i])
 		if err != nil || n < 1 || n > MaxVolumeSide {
-			return nil, voxelType{}, true, fmt.Errorf("%s: side %s; want a whole number from 1 to %d", name, m[1+i], MaxVolumeSide)
+			return namedVolume{}, true, fmt.Errorf("%s: side %s; want a whole number from 1 to %d", name, m[1+i], MaxVolumeSide)
 		}
-		*dim = n
+		dims[i] = n
 	}
+	v, err := newVolume(dims, [3]float64{1, 1, 1})
+	if err != nil {
+		return namedVolume{}, true, fmt.Errorf("%s: %w", name, err)
+	}
+	return namedVolume{volume: v, kind: m[4]}, true, nil
+}
+
+// newVolume is a volume of the dimensions given, its voxels spaced so on
+// each axis, in the default transfer function: the box as eVolve fits it,
+// its longest side from -1 to 1.
+func newVolume(dims [3]int, spacing [3]float64) (*VolumeData, error) {
+	v := &VolumeData{W: dims[0], H: dims[1], D: dims[2], Transfer: DefaultTransfer()}
 	if n := v.W * v.H * v.D; n > MaxVolumeVoxels {
-		return nil, voxelType{}, true, fmt.Errorf("%s: %d×%d×%d voxels exceed the limit of %d", name, v.W, v.H, v.D, MaxVolumeVoxels)
+		return nil, fmt.Errorf("%d×%d×%d voxels exceed the limit of %d", v.W, v.H, v.D, MaxVolumeVoxels)
 	}
-	longest := float64(max(v.W, v.H, v.D))
-	for i, n := range []int{v.W, v.H, v.D} {
-		v.Extent[i] = float64(n) / longest
+	var size [3]float64
+	for i := range size {
+		size[i] = float64(dims[i]) * spacing[i]
 	}
-	return v, voxelType{size: size, kind: m[4], source: "name"}, true, nil
+	longest := max(size[0], size[1], size[2])
+	for i := range size {
+		v.Extent[i] = size[i] / longest
+	}
+	return v, nil
 }
 
 // DefaultTransfer is the transfer function of a volume that has none: a
@@ -164,74 +202,142 @@ func DefaultTransfer() [256][4]uint8 {
 	return tf
 }
 
-// read fills values from r, one value a voxel: eVolve's bytes as they are
-// (a derived voxel's fourth), a named type's numbers scaled from their
-// smallest to their largest onto 0..255, which takes two passes over r.
-func (t voxelType) read(r io.ReadSeeker, values []uint8) error {
-	switch t {
-	case evolveValue:
-		_, err := io.ReadFull(bufio.NewReaderSize(r, 1<<20), values)
-		return err
-	case evolveDerived:
-		return eachRun(r, 4, len(values), func(at int, run []byte) {
-			for i := range len(run) / 4 {
-				values[at+i] = run[4*i+3]
-			}
-		})
-	}
-	if t.kind == "uint8" {
-		_, err := io.ReadFull(bufio.NewReaderSize(r, 1<<20), values)
-		return err
-	}
-	decode := t.decoder()
-	lo, hi := math.Inf(1), math.Inf(-1)
-	err := eachRun(r, t.size, len(values), func(_ int, run []byte) {
-		for i := 0; i < len(run); i += t.size {
-			if x := decode(run[i:]); !math.IsNaN(x) && !math.IsInf(x, 0) {
-				lo, hi = min(lo, x), max(hi, x)
-			}
-		}
-	})
+// read fills values, one a voxel: bytes as they are (eVolve's, a derived
+// voxel's fourth), other types' numbers scaled from their smallest to
+// their largest onto 0..255, which takes two passes over the file.
+func (f voxelFile) read(values []uint8) error {
+	r, done, err := f.open()
 	if err != nil {
 		return err
 	}
-	if _, err := r.Seek(0, io.SeekStart); err != nil {
+	switch {
+	case f.kind == "uint8" && !f.ascii:
+		defer done()
+		_, err := io.ReadFull(r, values)
+		return endedEarly(err)
+	case f.kind == evolveDerived:
+		defer done()
+		return endedEarly(eachRun(r, 4, len(values), func(at int, run []byte) {
+			for i := range len(run) / 4 {
+				values[at+i] = run[4*i+3]
+			}
+		}))
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	err = f.scan(r, len(values), func(_ int, x float64) {
+		if !math.IsNaN(x) && !math.IsInf(x, 0) {
+			lo, hi = min(lo, x), max(hi, x)
+		}
+	})
+	done()
+	if err != nil {
 		return err
 	}
+	if r, done, err = f.open(); err != nil {
+		return err
+	}
+	defer done()
 	scale := 0.0
 	if hi > lo {
 		scale = 255 / (hi - lo)
 	}
-	return eachRun(r, t.size, len(values), func(at int, run []byte) {
-		for i := 0; i < len(run); i += t.size {
-			x := decode(run[i:])
-			if math.IsNaN(x) || math.IsInf(x, 0) {
-				x = lo // what is no number shows as the least
-			}
-			values[at+i/t.size] = uint8(min(max(math.Round((x-lo)*scale), 0), 255))
+	return f.scan(r, len(values), func(i int, x float64) {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			x = lo // what is no number shows as the least
 		}
+		values[i] = uint8(min(max(math.Round((x-lo)*scale), 0), 255))
 	})
 }
 
-// decoder decodes one little-endian value of the type, as the Open SciVis
-// datasets store them.
-func (t voxelType) decoder() func(b []byte) float64 {
-	le := binary.LittleEndian
-	switch t.kind {
+// endedEarly is the error of a read of the voxels that stopped at err:
+// one that ran out says so.
+func endedEarly(err error) error {
+	if err == io.ErrUnexpectedEOF || err == io.EOF {
+		return errors.New("the voxels' data ends early")
+	}
+	return err
+}
+
+// open opens the voxels' file at the voxels' start, inflating it where it
+// is compressed; done closes it.
+func (f voxelFile) open() (r io.Reader, done func(), err error) {
+	file, err := os.Open(f.path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := file.Seek(f.offset, io.SeekStart); err != nil {
+		file.Close()
+		return nil, nil, err
+	}
+	r = file
+	if f.gzip {
+		zr, err := gzip.NewReader(bufio.NewReaderSize(file, 1<<16))
+		if err != nil {
+			file.Close()
+			return nil, nil, err
+		}
+		r = zr
+	}
+	br := bufio.NewReaderSize(r, 1<<20)
+	for range f.lines {
+		if _, err := br.ReadBytes('\n'); err != nil {
+			file.Close()
+			return nil, nil, endedEarly(err)
+		}
+	}
+	return br, func() { file.Close() }, nil
+}
+
+// scan gives use each of n voxels' values in order, read from r.
+func (f voxelFile) scan(r io.Reader, n int, use func(i int, x float64)) error {
+	if f.ascii {
+		words := bufio.NewScanner(r)
+		words.Split(bufio.ScanWords)
+		for i := range n {
+			if !words.Scan() {
+				if err := words.Err(); err != nil {
+					return err
+				}
+				return fmt.Errorf("the voxels' data ends after %d of %d values", i, n)
+			}
+			x, err := strconv.ParseFloat(words.Text(), 64)
+			if err != nil {
+				return fmt.Errorf("voxel %d: %q is no number", i, words.Text())
+			}
+			use(i, x)
+		}
+		return nil
+	}
+	decode, size := f.decoder(), f.size()
+	return endedEarly(eachRun(r, size, n, func(at int, run []byte) {
+		for i := 0; i < len(run); i += size {
+			use(at+i/size, decode(run[i:]))
+		}
+	}))
+}
+
+// decoder decodes one value of the file's type in its byte order.
+func (f voxelFile) decoder() func(b []byte) float64 {
+	o := f.order
+	switch f.kind {
 	case "int8":
 		return func(b []byte) float64 { return float64(int8(b[0])) }
 	case "uint16":
-		return func(b []byte) float64 { return float64(le.Uint16(b)) }
+		return func(b []byte) float64 { return float64(o.Uint16(b)) }
 	case "int16":
-		return func(b []byte) float64 { return float64(int16(le.Uint16(b))) }
+		return func(b []byte) float64 { return float64(int16(o.Uint16(b))) }
 	case "uint32":
-		return func(b []byte) float64 { return float64(le.Uint32(b)) }
+		return func(b []byte) float64 { return float64(o.Uint32(b)) }
 	case "int32":
-		return func(b []byte) float64 { return float64(int32(le.Uint32(b))) }
+		return func(b []byte) float64 { return float64(int32(o.Uint32(b))) }
+	case "uint64":
+		return func(b []byte) float64 { return float64(o.Uint64(b)) }
+	case "int64":
+		return func(b []byte) float64 { return float64(int64(o.Uint64(b))) }
 	case "float32":
-		return func(b []byte) float64 { return float64(math.Float32frombits(le.Uint32(b))) }
+		return func(b []byte) float64 { return float64(math.Float32frombits(o.Uint32(b))) }
 	case "float64":
-		return func(b []byte) float64 { return math.Float64frombits(le.Uint64(b)) }
+		return func(b []byte) float64 { return math.Float64frombits(o.Uint64(b)) }
 	}
 	return func(b []byte) float64 { return float64(b[0]) }
 }
@@ -239,11 +345,10 @@ func (t voxelType) decoder() func(b []byte) float64 {
 // eachRun reads n voxels of size bytes from r a run at a time, giving
 // each run with the index of its first voxel.
 func eachRun(r io.Reader, size, n int, use func(at int, run []byte)) error {
-	br := bufio.NewReaderSize(r, 1<<20)
 	run := make([]byte, size<<16)
 	for at := 0; at < n; {
 		k := min(len(run)/size, n-at)
-		if _, err := io.ReadFull(br, run[:k*size]); err != nil {
+		if _, err := io.ReadFull(r, run[:k*size]); err != nil {
 			return err
 		}
 		use(at, run[:k*size])

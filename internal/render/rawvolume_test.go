@@ -93,7 +93,7 @@ func TestLoadRawVolumeReadsTheValues(t *testing.T) {
 		derived = append(derived, 128, 255-v, 3, v)
 	}
 	for _, path := range []string{write("plain.raw", values), write("plain_d.raw", derived)} {
-		v, err := LoadRawVolume(path)
+		v, err := LoadVolume(path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,11 +102,11 @@ func TestLoadRawVolumeReadsTheValues(t *testing.T) {
 		}
 	}
 	short := write("short_d.raw", values)
-	if err := CheckRawVolume(short); err == nil || !strings.Contains(err.Error(), "holds 12 bytes; its header's 3×2×2 voxels of 4 byte(s) need 48") {
+	if err := CheckVolume(short); err == nil || !strings.Contains(err.Error(), "holds 12 bytes; its header's 3×2×2 voxels of 4 byte(s) need 48") {
 		t.Errorf("a file too short: %v", err)
 	}
 	os.Remove(short + ".vhf")
-	if _, err := LoadRawVolume(short); err == nil || !strings.Contains(err.Error(), "volume header: open "+short+".vhf") ||
+	if _, err := LoadVolume(short); err == nil || !strings.Contains(err.Error(), "volume header: open "+short+".vhf") ||
 		!strings.Contains(err.Error(), "NAME_WxHxD_TYPE.raw") {
 		t.Errorf("no header: %v", err)
 	}
@@ -143,7 +143,7 @@ func TestAVolumeNamedWithItsSizeNeedsNoHeader(t *testing.T) {
 		for _, x := range numbers {
 			data = append(data, enc(x)...)
 		}
-		v, err := LoadRawVolume(write("ramp_4x2x1_"+kind+".raw", data))
+		v, err := LoadVolume(write("ramp_4x2x1_"+kind+".raw", data))
 		if err != nil {
 			t.Fatalf("%s: %v", kind, err)
 		}
@@ -155,19 +155,19 @@ func TestAVolumeNamedWithItsSizeNeedsNoHeader(t *testing.T) {
 		}
 	}
 	bytes := []byte{0, 10, 20, 30, 40, 50, 60, 70}
-	if v, err := LoadRawVolume(write("bytes_4x2x1_uint8.raw", bytes)); err != nil || !slices.Equal(v.Values, bytes) {
+	if v, err := LoadVolume(write("bytes_4x2x1_uint8.raw", bytes)); err != nil || !slices.Equal(v.Values, bytes) {
 		t.Errorf("uint8, as they are: %v, %v", v, err)
 	}
 	var odd []byte
 	for _, x := range []float32{float32(math.NaN()), 1, float32(math.Inf(1)), 3} {
 		odd = binary.LittleEndian.AppendUint32(odd, math.Float32bits(x))
 	}
-	if v, err := LoadRawVolume(write("odd_2x2x1_float32.raw", odd)); err != nil || !slices.Equal(v.Values, []uint8{0, 0, 0, 255}) {
+	if v, err := LoadVolume(write("odd_2x2x1_float32.raw", odd)); err != nil || !slices.Equal(v.Values, []uint8{0, 0, 0, 255}) {
 		t.Errorf("float32 with NaN and Inf: %v, %v", v, err)
 	}
 	headed := write("headed_3x2x2_uint16.raw", make([]byte, 12))
 	os.WriteFile(headed+".vhf", []byte(vhf("3 2 2", "1 1 1")), 0o644)
-	if v, err := LoadRawVolume(headed); err != nil || v.Transfer[200] != [4]uint8{200, 55, 7, 100} {
+	if v, err := LoadVolume(headed); err != nil || v.Transfer[200] != [4]uint8{200, 55, 7, 100} {
 		t.Errorf("a header beside a named volume is not what rules: %v", err)
 	}
 	for name, want := range map[string]string{
@@ -176,7 +176,7 @@ func TestAVolumeNamedWithItsSizeNeedsNoHeader(t *testing.T) {
 		"big_4096x2x1_uint8.raw":        "side 4096; want a whole number from 1 to 2048",
 		"huge_2048x2048x2048_uint8.raw": "2048×2048×2048 voxels exceed the limit",
 	} {
-		if err := CheckRawVolume(write(name, make([]byte, 8))); err == nil || !strings.Contains(err.Error(), want) {
+		if err := CheckVolume(write(name, make([]byte, 8))); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v; want %q", name, err, want)
 		}
 	}

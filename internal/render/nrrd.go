@@ -1,0 +1,271 @@
+package render
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/goeq/goeq/internal/bounded"
+)
+
+// NRRD header bounds: a header is a few hundred bytes; what has no line
+// end that soon, or goes on longer, is no NRRD header.
+const (
+	maxNRRDLine   = 64 << 10
+	maxNRRDHeader = 1 << 20
+)
+
+// nrrdTypes are NRRD's type names, each as voxelSizes names it.
+var nrrdTypes = map[string]string{
+	"signed char": "int8", "int8": "int8", "int8_t": "int8",
+	"uchar": "uint8", "unsigned char": "uint8", "uint8": "uint8", "uint8_t": "uint8",
+	"short": "int16", "short int": "int16", "signed short": "int16", "signed short int": "int16", "int16": "int16", "int16_t": "int16",
+	"ushort": "uint16", "unsigned short": "uint16", "unsigned short int": "uint16", "uint16": "uint16", "uint16_t": "uint16",
+	"int": "int32", "signed int": "int32", "int32": "int32", "int32_t": "int32",
+	"uint": "uint32", "unsigned int": "uint32", "uint32": "uint32", "uint32_t": "uint32",
+	"longlong": "int64", "long long": "int64", "long long int": "int64", "signed long long": "int64", "signed long long int": "int64", "int64": "int64", "int64_t": "int64",
+	"ulonglong": "uint64", "unsigned long long": "uint64", "unsigned long long int": "uint64", "uint64": "uint64", "uint64_t": "uint64",
+	"float": "float32", "double": "float64",
+}
+
+// statNRRD reads a NRRD header, attached (*.nrrd, the data after it) or
+// detached (*.nhdr, naming its data file), and checks what it can of the
+// data without reading it.
+func statNRRD(path string) (*VolumeData, voxelFile, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, voxelFile{}, err
+	}
+	defer f.Close()
+	h, err := readNRRDHeader(bufio.NewReaderSize(f, 1<<16))
+	if err != nil {
+		return nil, voxelFile{}, fmt.Errorf("%s: %w", path, err)
+	}
+	v, voxels, err := h.volume(path)
+	if err != nil {
+		return nil, voxelFile{}, fmt.Errorf("%s: %w", path, err)
+	}
+	if voxels.gzip || voxels.ascii || voxels.lines > 0 {
+		_, err := os.Stat(voxels.path) // its size tells nothing of the voxels'
+		return v, voxels, err
+	}
+	st, err := os.Stat(voxels.path)
+	if err != nil {
+		return nil, voxelFile{}, err
+	}
+	need := int64(v.W*v.H*v.D) * int64(voxels.size())
+	if h.byteSkip == -1 { // the data end the file
+		voxels.offset = st.Size() - need
+	}
+	if voxels.offset < 0 || st.Size()-voxels.offset < need {
+		return nil, voxelFile{}, fmt.Errorf("%s holds %d bytes; its header's %d×%d×%d voxels of %d byte(s) need %d after the %d before them",
+			voxels.path, st.Size(), v.W, v.H, v.D, voxels.size(), need, max(voxels.offset, 0))
+	}
+	return v, voxels, nil
+}
+
+// nrrdHeader is what goeq reads of a NRRD header.
+type nrrdHeader struct {
+	fields   map[string]string
+	size     int64 // its bytes, up to and with the blank line that ends it
+	byteSkip int64
+}
+
+// readNRRDHeader reads a header: the magic line NRRD000N, then "field:
+// value" lines (comments begin with #; "key:=value" pairs are skipped),
+// up to a blank line or the file's end.
+func readNRRDHeader(r *bufio.Reader) (*nrrdHeader, error) {
+	h := &nrrdHeader{fields: map[string]string{}}
+	line := 0
+	for {
+		text, err := bounded.ReadLine(r, maxNRRDLine)
+		if tl := (*bounded.TooLarge)(nil); errors.As(err, &tl) {
+			return nil, fmt.Errorf("line %d is longer than %d bytes: not a NRRD header", line+1, maxNRRDLine)
+		}
+		if err != nil && err != io.EOF {
+			return nil, err
+		}
+		line++
+		h.size += int64(len(text))
+		if h.size > maxNRRDHeader {
+			return nil, fmt.Errorf("the header goes on past %d bytes", maxNRRDHeader)
+		}
+		s := strings.TrimRight(string(text), "\r\n")
+		switch {
+		case line == 1:
+			if !strings.HasPrefix(s, "NRRD000") {
+				if len(s) > 20 {
+					s = s[:20] + "..."
+				}
+				return nil, fmt.Errorf("not a NRRD file (first line %q; want NRRD0001 to NRRD0005)", s)
+			}
+		case s == "": // the blank line before attached data, or the file's end
+			return h, nil
+		case strings.HasPrefix(s, "#"):
+		case strings.Contains(s, ":="):
+		default:
+			key, value, ok := strings.Cut(s, ": ")
+			if !ok {
+				return nil, fmt.Errorf("line %d: %q; want \"field: value\"", line, s)
+			}
+			h.fields[strings.ToLower(strings.TrimSpace(key))] = strings.TrimSpace(value)
+		}
+		if err == io.EOF {
+			return h, nil
+		}
+	}
+}
+
+// field is the value of one of the names given a field (NRRD spells some
+// two ways).
+func (h *nrrdHeader) field(names ...string) (string, bool) {
+	for _, n := range names {
+		if v, ok := h.fields[n]; ok {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// volume is the header's volume and where its voxels are, for a header
+// read from path.
+func (h *nrrdHeader) volume(path string) (*VolumeData, voxelFile, error) {
+	for _, name := range []string{"type", "dimension", "sizes", "encoding"} {
+		if _, ok := h.fields[name]; !ok {
+			return nil, voxelFile{}, fmt.Errorf("no %q field", name)
+		}
+	}
+	voxels := voxelFile{path: path, offset: h.size, order: binary.LittleEndian, source: "header"}
+	var ok bool
+	if voxels.kind, ok = nrrdTypes[strings.ToLower(h.fields["type"])]; !ok {
+		return nil, voxelFile{}, fmt.Errorf("type %q: goeq reads whole numbers and floating point ones, not blocks", h.fields["type"])
+	}
+	dim, err := strconv.Atoi(h.fields["dimension"])
+	sizes := strings.Fields(h.fields["sizes"])
+	if err != nil || len(sizes) != dim {
+		return nil, voxelFile{}, fmt.Errorf("dimension %q, sizes %q: want as many sizes as the dimension", h.fields["dimension"], h.fields["sizes"])
+	}
+	// a first axis of one sample (a scalar's, as some writers put it) is
+	// no axis of the volume's
+	skipAxis := 0
+	if dim == 4 && sizes[0] == "1" {
+		skipAxis = 1
+	}
+	if dim-skipAxis != 3 {
+		return nil, voxelFile{}, fmt.Errorf("sizes %q: goeq's volumes have three axes of one value a voxel", h.fields["sizes"])
+	}
+	var dims [3]int
+	for i := range dims {
+		n, err := strconv.Atoi(sizes[skipAxis+i])
+		if err != nil || n < 1 || n > MaxVolumeSide {
+			return nil, voxelFile{}, fmt.Errorf("size %q; want a whole number from 1 to %d", sizes[skipAxis+i], MaxVolumeSide)
+		}
+		dims[i] = n
+	}
+	spacing, err := h.spacing(dim, skipAxis)
+	if err != nil {
+		return nil, voxelFile{}, err
+	}
+	v, err := newVolume(dims, spacing)
+	if err != nil {
+		return nil, voxelFile{}, err
+	}
+	switch enc := strings.ToLower(h.fields["encoding"]); enc {
+	case "raw":
+	case "gzip", "gz":
+		voxels.gzip = true
+	case "ascii", "text", "txt":
+		voxels.ascii = true
+	default:
+		return nil, voxelFile{}, fmt.Errorf("encoding %q: goeq reads raw, gzip and ascii (unu save -e gzip writes one it reads)", enc)
+	}
+	if !voxels.ascii && voxels.size() > 1 {
+		switch e, _ := h.field("endian"); e {
+		case "little":
+		case "big":
+			voxels.order = binary.BigEndian
+		default:
+			return nil, voxelFile{}, fmt.Errorf("endian %q; want little or big", e)
+		}
+	}
+	if s, ok := h.field("line skip", "lineskip"); ok {
+		if voxels.lines, err = strconv.Atoi(s); err != nil || voxels.lines < 0 {
+			return nil, voxelFile{}, fmt.Errorf("line skip %q; want a whole number, 0 or more", s)
+		}
+	}
+	if s, ok := h.field("byte skip", "byteskip"); ok {
+		if h.byteSkip, err = strconv.ParseInt(s, 10, 64); err != nil || h.byteSkip < -1 || h.byteSkip == -1 && (voxels.gzip || voxels.ascii) {
+			return nil, voxelFile{}, fmt.Errorf("byte skip %q; want a whole number, 0 or more (or -1 for raw data that end the file)", s)
+		}
+		if voxels.gzip && h.byteSkip > 0 {
+			return nil, voxelFile{}, fmt.Errorf("byte skip %q in gzip data: goeq skips bytes of raw data only", s)
+		}
+	}
+	if data, ok := h.field("data file", "datafile"); ok {
+		if f := strings.Fields(data); len(f) != 1 || f[0] == "LIST" || strings.Contains(f[0], "%") {
+			return nil, voxelFile{}, fmt.Errorf("data file %q: goeq reads a volume's data from one file", data)
+		}
+		voxels.path, voxels.offset = data, 0
+		if !filepath.IsAbs(data) {
+			voxels.path = filepath.Join(filepath.Dir(path), data)
+		}
+	}
+	if h.byteSkip > 0 {
+		voxels.offset += h.byteSkip
+	}
+	return v, voxels, nil
+}
+
+// spacing is the distance between the voxels along each of the volume's
+// axes: the header's spacings, or the lengths of its space directions;
+// 1 where neither gives one.
+func (h *nrrdHeader) spacing(dim, skipAxis int) ([3]float64, error) {
+	out := [3]float64{1, 1, 1}
+	if s, ok := h.fields["space directions"]; ok {
+		dirs := strings.Fields(s)
+		if len(dirs) != dim {
+			return out, fmt.Errorf("space directions %q: want one for each of the %d axes", s, dim)
+		}
+		for i := range out {
+			d := dirs[skipAxis+i]
+			var length float64
+			for _, c := range strings.Split(strings.Trim(d, "()"), ",") {
+				x, err := strconv.ParseFloat(strings.TrimSpace(c), 64)
+				if err != nil || math.IsInf(x, 0) || math.IsNaN(x) {
+					return out, fmt.Errorf("space direction %q: want a vector (x,y,z)", d)
+				}
+				length += x * x
+			}
+			if length > 0 {
+				out[i] = math.Sqrt(length)
+			}
+		}
+	} else if s, ok := h.fields["spacings"]; ok {
+		sp := strings.Fields(s)
+		if len(sp) != dim {
+			return out, fmt.Errorf("spacings %q: want one for each of the %d axes", s, dim)
+		}
+		for i := range out {
+			x, err := strconv.ParseFloat(sp[skipAxis+i], 64)
+			if err == nil && x > 0 && !math.IsInf(x, 0) {
+				out[i] = x // "nan" (none given) stays 1
+			}
+		}
+	}
+	// eVolve's bound: a voxel far flatter than the others flattens the
+	// volume away
+	longest := max(out[0], out[1], out[2])
+	for i := range out {
+		if out[i] < longest/1000 {
+			return out, fmt.Errorf("spacing %v: an axis more than 1000 times closer than another", out)
+		}
+	}
+	return out, nil
+}

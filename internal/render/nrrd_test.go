@@ -1,0 +1,120 @@
+package render
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// unu runs Teem's unu (Debian's teem-apps), which writes NRRD files as
+// Teem, 3D Slicer and ParaView users have them.
+func unu(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	bin, err := exec.LookPath("teem-unu")
+	if err != nil {
+		if bin, err = exec.LookPath("unu"); err != nil {
+			t.Fatal("Teem's unu is needed (make test installs teem-apps)")
+		}
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("unu %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
+
+// NRRD volumes as unu writes them load with the values, the size and the
+// spacing their header gives: attached and detached headers, raw, gzip
+// and ascii data, either byte order, integer and floating point types, a
+// first axis of one sample, data after a byte or line skip or at a
+// file's end. What goeq cannot read is refused, saying what it is.
+func TestNRRDVolumesAsTeemWritesThem(t *testing.T) {
+	dir := t.TempDir()
+	const w, h, d = 6, 5, 4
+	// 16-bit values, scaled onto bytes from the least to the greatest:
+	// what every variant must load as
+	var shorts []byte
+	var want []uint8
+	lo, hi := -300.0, -300.0+float64(w*h*d-1)*37
+	for i := range w * h * d {
+		x := -300 + i*37
+		shorts = binary.LittleEndian.AppendUint16(shorts, uint16(int16(x)))
+		want = append(want, uint8(math.Round((float64(x)-lo)*255/(hi-lo))))
+	}
+	if err := os.WriteFile(filepath.Join(dir, "shorts.raw"), shorts, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bytesData := make([]byte, w*h*d)
+	for i := range bytesData {
+		bytesData[i] = byte(i * 7)
+	}
+	os.WriteFile(filepath.Join(dir, "bytes.raw"), bytesData, 0o644)
+	// the data after 9 bytes of something else, and after two lines
+	os.WriteFile(filepath.Join(dir, "tail.raw"), append([]byte("ignored!!"), shorts...), 0o644)
+	os.WriteFile(filepath.Join(dir, "lines.raw"), append([]byte("one line\nand another\n"), shorts...), 0o644)
+
+	size := []string{"-s", "6", "5", "4"}
+	make := func(out string, extra ...string) {
+		unu(t, dir, append(append([]string{"make", "-i", "shorts.raw", "-t", "short", "-en", "little", "-sp", "1", "1", "2", "-o", out}, size...), extra...)...)
+	}
+	make("attached.nrrd")
+	unu(t, dir, "save", "-i", "attached.nrrd", "-f", "nrrd", "-e", "gzip", "-o", "gzip.nrrd")
+	unu(t, dir, "save", "-i", "attached.nrrd", "-f", "nrrd", "-en", "big", "-o", "big.nrrd")
+	unu(t, dir, "save", "-i", "attached.nrrd", "-f", "nrrd", "-e", "ascii", "-o", "ascii.nrrd")
+	unu(t, dir, "convert", "-i", "attached.nrrd", "-t", "double", "-o", "double.nrrd")
+	unu(t, dir, "save", "-i", "double.nrrd", "-f", "nrrd", "-e", "gzip", "-o", "double.nhdr")
+	unu(t, dir, "axinsert", "-i", "attached.nrrd", "-a", "0", "-o", "fourd.nrrd")
+	unu(t, dir, append([]string{"make", "-h", "-i", "shorts.raw", "-t", "short", "-en", "little", "-spc", "RAS", "-dirs", "(1,0,0) (0,1,0) (0,0,2)", "-orig", "(0,0,0)", "-o", "directions.nhdr"}, size...)...)
+	unu(t, dir, append([]string{"make", "-h", "-i", "tail.raw", "-t", "short", "-en", "little", "-bs", "-1", "-sp", "1", "1", "2", "-o", "byteskip.nhdr"}, size...)...)
+	unu(t, dir, append([]string{"make", "-h", "-i", "lines.raw", "-t", "short", "-en", "little", "-ls", "2", "-sp", "1", "1", "2", "-o", "lineskip.nhdr"}, size...)...)
+	for _, name := range []string{"attached.nrrd", "gzip.nrrd", "big.nrrd", "ascii.nrrd", "double.nrrd", "double.nhdr", "fourd.nrrd", "directions.nhdr", "byteskip.nhdr", "lineskip.nhdr"} {
+		v, err := LoadVolume(filepath.Join(dir, name))
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if v.W != w || v.H != h || v.D != d || v.Extent != [3]float64{0.75, 0.625, 1} || v.Transfer != DefaultTransfer() {
+			t.Errorf("%s: %d×%d×%d, box %v; want %d×%d×%d, box [0.75 0.625 1] (z spaced 2)", name, v.W, v.H, v.D, v.Extent, w, h, d)
+		}
+		if !slices.Equal(v.Values, want) {
+			t.Errorf("%s: values %v...; want %v...", name, v.Values[:8], want[:8])
+		}
+	}
+	unu(t, dir, append([]string{"make", "-i", "bytes.raw", "-t", "uchar", "-o", "bytes.nrrd"}, size...)...)
+	if v, err := LoadVolume(filepath.Join(dir, "bytes.nrrd")); err != nil || !slices.Equal(v.Values, bytesData) {
+		t.Errorf("uchar, its bytes as they are: %v", err)
+	}
+
+	// what goeq does not read
+	unu(t, dir, "save", "-i", "attached.nrrd", "-f", "nrrd", "-e", "bzip2", "-o", "bzip2.nrrd")
+	os.WriteFile(filepath.Join(dir, "rgb.raw"), make3(w*h*d), 0o644)
+	unu(t, dir, "make", "-i", "rgb.raw", "-t", "uchar", "-s", "3", "6", "5", "4", "-o", "rgb.nrrd")
+	make("missing.nhdr", "-h")
+	os.Rename(filepath.Join(dir, "shorts.raw"), filepath.Join(dir, "gone.raw"))
+	attached, _ := os.ReadFile(filepath.Join(dir, "attached.nrrd"))
+	os.WriteFile(filepath.Join(dir, "short.nrrd"), attached[:len(attached)-10], 0o644)
+	packed, _ := os.ReadFile(filepath.Join(dir, "gzip.nrrd"))
+	os.WriteFile(filepath.Join(dir, "cut.nrrd"), packed[:len(packed)-40], 0o644)
+	os.WriteFile(filepath.Join(dir, "notnrrd.nrrd"), []byte("P5\n6 5\n255\n"), 0o644)
+	for name, want := range map[string]string{
+		"bzip2.nrrd":   `encoding "bzip2": goeq reads raw, gzip and ascii`,
+		"rgb.nrrd":     `sizes "3 6 5 4": goeq's volumes have three axes of one value a voxel`,
+		"missing.nhdr": "shorts.raw: no such file",
+		"short.nrrd":   "its header's 6×5×4 voxels of 2 byte(s) need 240 after the",
+		"cut.nrrd":     "the voxels' data ends early",
+		"notnrrd.nrrd": `not a NRRD file (first line "P5"; want NRRD0001 to NRRD0005)`,
+	} {
+		if _, err := LoadVolume(filepath.Join(dir, name)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v; want %q", name, err, want)
+		}
+	}
+}
+
+// make3 is n voxels of three bytes each, an RGB volume's.
+func make3(n int) []byte { return bytes.Repeat([]byte{1, 2, 3}, n) }
