@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"math"
@@ -118,3 +119,23 @@ func TestNRRDVolumesAsTeemWritesThem(t *testing.T) {
 
 // make3 is n voxels of three bytes each, an RGB volume's.
 func make3(n int) []byte { return bytes.Repeat([]byte{1, 2, 3}, n) }
+
+// FuzzNRRDHeader: whatever a header says, reading it and the volume it
+// gives ends in a volume within the limits or an error, never a panic.
+func FuzzNRRDHeader(f *testing.F) {
+	f.Add("NRRD0004\ntype: short\ndimension: 3\nsizes: 6 5 4\nspacings: 1 1 2\nendian: little\nencoding: raw\n\n")
+	f.Add("NRRD0004\ntype: float\ndimension: 4\nsizes: 1 6 5 4\nspace directions: none (1,0,0) (0,1,0) (0,0,2)\nendian: big\nencoding: gzip\ndata file: x.raw.gz\nbyte skip: -1\nline skip: 2\n")
+	f.Fuzz(func(t *testing.T, header string) {
+		h, err := readNRRDHeader(bufio.NewReader(strings.NewReader(header)))
+		if err != nil {
+			return
+		}
+		v, voxels, err := h.volume("/x/volume.nrrd")
+		if err != nil {
+			return
+		}
+		if v.W*v.H*v.D > MaxVolumeVoxels || max(v.W, v.H, v.D) > MaxVolumeSide || voxels.size() == 0 || voxels.offset < 0 || voxels.lines < 0 {
+			t.Fatalf("%q: %d×%d×%d, %+v", header, v.W, v.H, v.D, voxels)
+		}
+	})
+}
