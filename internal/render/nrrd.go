@@ -15,13 +15,6 @@ import (
 	"github.com/goeq/goeq/internal/bounded"
 )
 
-// NRRD header bounds: a header is a few hundred bytes; what has no line
-// end that soon, or goes on longer, is no NRRD header.
-const (
-	maxNRRDLine   = 64 << 10
-	maxNRRDHeader = 1 << 20
-)
-
 // nrrdTypes are NRRD's type names, each as voxelSizes names it.
 var nrrdTypes = map[string]string{
 	"signed char": "int8", "int8": "int8", "int8_t": "int8",
@@ -85,17 +78,17 @@ func readNRRDHeader(r *bufio.Reader) (*nrrdHeader, error) {
 	h := &nrrdHeader{fields: map[string]string{}}
 	line := 0
 	for {
-		text, err := bounded.ReadLine(r, maxNRRDLine)
+		text, err := bounded.ReadLine(r, maxVolumeHeaderLine)
 		if tl := (*bounded.TooLarge)(nil); errors.As(err, &tl) {
-			return nil, fmt.Errorf("line %d is longer than %d bytes: not a NRRD header", line+1, maxNRRDLine)
+			return nil, fmt.Errorf("line %d is longer than %d bytes: not a NRRD header", line+1, maxVolumeHeaderLine)
 		}
 		if err != nil && err != io.EOF {
 			return nil, err
 		}
 		line++
 		h.size += int64(len(text))
-		if h.size > maxNRRDHeader {
-			return nil, fmt.Errorf("the header goes on past %d bytes", maxNRRDHeader)
+		if h.size > maxVolumeHeader {
+			return nil, fmt.Errorf("the header goes on past %d bytes", maxVolumeHeader)
 		}
 		s := strings.TrimRight(string(text), "\r\n")
 		switch {

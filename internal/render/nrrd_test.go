@@ -38,16 +38,7 @@ func unu(t *testing.T, dir string, args ...string) {
 func TestNRRDVolumesAsTeemWritesThem(t *testing.T) {
 	dir := t.TempDir()
 	const w, h, d = 6, 5, 4
-	// 16-bit values, scaled onto bytes from the least to the greatest:
-	// what every variant must load as
-	var shorts []byte
-	var want []uint8
-	lo, hi := -300.0, -300.0+float64(w*h*d-1)*37
-	for i := range w * h * d {
-		x := -300 + i*37
-		shorts = binary.LittleEndian.AppendUint16(shorts, uint16(int16(x)))
-		want = append(want, uint8(math.Round((float64(x)-lo)*255/(hi-lo))))
-	}
+	shorts, want := rampOfShorts(w * h * d)
 	if err := os.WriteFile(filepath.Join(dir, "shorts.raw"), shorts, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -115,6 +106,18 @@ func TestNRRDVolumesAsTeemWritesThem(t *testing.T) {
 			t.Errorf("%s: %v; want %q", name, err, want)
 		}
 	}
+}
+
+// rampOfShorts is n 16-bit values, little-endian, and what they load as,
+// scaled onto bytes from the least to the greatest.
+func rampOfShorts(n int) (shorts []byte, want []uint8) {
+	lo, hi := -300.0, -300.0+float64(n-1)*37
+	for i := range n {
+		x := -300 + i*37
+		shorts = binary.LittleEndian.AppendUint16(shorts, uint16(int16(x)))
+		want = append(want, uint8(math.Round((float64(x)-lo)*255/(hi-lo))))
+	}
+	return shorts, want
 }
 
 // make3 is n voxels of three bytes each, an RGB volume's.

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zlib"
 )
 
 // VolumeData is a volume in eVolve's files, as Equalizer's eVolve reads
@@ -40,9 +41,18 @@ const (
 	MaxVolumeVoxels = 1 << 30
 )
 
+// Volume header bounds: a header is a few hundred bytes; what has no line
+// end that soon, or goes on longer, is no header.
+const (
+	maxVolumeHeaderLine = 64 << 10
+	maxVolumeHeader     = 1 << 20
+)
+
 // LoadVolume reads a volume: eVolve's, path (*.raw) and its header
 // path + ".vhf"; a NRRD file (*.nrrd, or a detached header *.nhdr and the
-// data file it names), as Teem, 3D Slicer and ParaView write them; or,
+// data file it names), as Teem, 3D Slicer and ParaView write them; a
+// MetaImage (*.mha, or a header *.mhd and its data file), as ITK and VTK
+// write them; or,
 // with no header beside it, a raw file named as the Open SciVis datasets
 // are, NAME_WxHxD_TYPE.raw (bonsai_256x256x256_uint8.raw), whose name
 // gives its size and its voxels' type.
@@ -69,8 +79,11 @@ func CheckVolume(path string) error {
 // statVolume reads path's header (or its name) and checks what it can of
 // the voxels' file without reading it.
 func statVolume(path string) (*VolumeData, voxelFile, error) {
-	if ext := strings.ToLower(filepath.Ext(path)); ext == ".nrrd" || ext == ".nhdr" {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".nrrd", ".nhdr":
 		return statNRRD(path)
+	case ".mha", ".mhd":
+		return statMetaImage(path)
 	}
 	var v *VolumeData
 	voxels := voxelFile{path: path, kind: "uint8", order: binary.LittleEndian, source: "header"}
@@ -115,6 +128,7 @@ type voxelFile struct {
 	kind   string // a type name of voxelSizes, or evolveDerived
 	order  binary.ByteOrder
 	gzip   bool
+	zlib   bool   // a zlib stream, as MetaImage compresses
 	ascii  bool   // numbers as text, apart by white space
 	source string // what gave the layout: "header" or "name"
 }
@@ -272,6 +286,14 @@ func (f voxelFile) open() (r io.Reader, done func(), err error) {
 	r = file
 	if f.gzip {
 		zr, err := gzip.NewReader(bufio.NewReaderSize(file, 1<<16))
+		if err != nil {
+			file.Close()
+			return nil, nil, err
+		}
+		r = zr
+	}
+	if f.zlib {
+		zr, err := zlib.NewReader(bufio.NewReaderSize(file, 1<<16))
 		if err != nil {
 			file.Close()
 			return nil, nil, err

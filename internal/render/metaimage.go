@@ -1,0 +1,177 @@
+package render
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/goeq/goeq/internal/bounded"
+)
+
+// metaTypes are MetaImage's element types, each as voxelSizes names it.
+var metaTypes = map[string]string{
+	"MET_CHAR": "int8", "MET_UCHAR": "uint8", "MET_SHORT": "int16", "MET_USHORT": "uint16",
+	"MET_INT": "int32", "MET_UINT": "uint32", "MET_LONG": "int32", "MET_ULONG": "uint32",
+	"MET_LONG_LONG": "int64", "MET_ULONG_LONG": "uint64", "MET_FLOAT": "float32", "MET_DOUBLE": "float64",
+}
+
+// statMetaImage reads a MetaImage header, ITK's and VTK's: *.mha with its
+// data after it (ElementDataFile = LOCAL), or *.mhd naming its data file,
+// and checks what it can of the data without reading it.
+func statMetaImage(path string) (*VolumeData, voxelFile, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, voxelFile{}, err
+	}
+	defer f.Close()
+	fields, size, err := readMetaHeader(bufio.NewReaderSize(f, 1<<16))
+	if err != nil {
+		return nil, voxelFile{}, fmt.Errorf("%s: %w", path, err)
+	}
+	v, voxels, headerSize, err := metaVolume(fields, path, size)
+	if err != nil {
+		return nil, voxelFile{}, fmt.Errorf("%s: %w", path, err)
+	}
+	st, err := os.Stat(voxels.path)
+	if err != nil || voxels.zlib {
+		return v, voxels, err // a compressed file's size tells nothing of the voxels'
+	}
+	need := int64(v.W*v.H*v.D) * int64(voxels.size())
+	if headerSize == -1 { // the data end the file
+		voxels.offset = st.Size() - need
+	}
+	if voxels.offset < 0 || st.Size()-voxels.offset < need {
+		return nil, voxelFile{}, fmt.Errorf("%s holds %d bytes; its header's %d×%d×%d voxels of %d byte(s) need %d after the %d before them",
+			voxels.path, st.Size(), v.W, v.H, v.D, voxels.size(), need, max(voxels.offset, 0))
+	}
+	return v, voxels, nil
+}
+
+// readMetaHeader reads "Key = Value" lines up to ElementDataFile, which
+// ends a MetaImage header, and the header's size in bytes.
+func readMetaHeader(r *bufio.Reader) (map[string]string, int64, error) {
+	fields := map[string]string{}
+	var size int64
+	for line := 1; ; line++ {
+		text, err := bounded.ReadLine(r, maxVolumeHeaderLine)
+		if tl := (*bounded.TooLarge)(nil); errors.As(err, &tl) {
+			return nil, 0, fmt.Errorf("line %d is longer than %d bytes: not a MetaImage header", line, maxVolumeHeaderLine)
+		}
+		if err != nil && err != io.EOF {
+			return nil, 0, err
+		}
+		size += int64(len(text))
+		if size > maxVolumeHeader {
+			return nil, 0, fmt.Errorf("the header goes on past %d bytes with no ElementDataFile", maxVolumeHeader)
+		}
+		s := strings.TrimSpace(string(text))
+		if s != "" {
+			key, value, ok := strings.Cut(s, "=")
+			if !ok {
+				if len(s) > 20 {
+					s = s[:20] + "..."
+				}
+				return nil, 0, fmt.Errorf("line %d: %q; want \"Key = Value\" (a MetaImage header)", line, s)
+			}
+			key = strings.TrimSpace(key)
+			fields[strings.ToLower(key)] = strings.TrimSpace(value)
+			if strings.EqualFold(key, "ElementDataFile") {
+				return fields, size, nil
+			}
+		}
+		if err == io.EOF {
+			return nil, 0, errors.New("the header ends with no ElementDataFile")
+		}
+	}
+}
+
+// metaVolume is the header's volume and where its voxels are, for a
+// header of size bytes read from path; headerSize is its HeaderSize (-1:
+// the data end their file).
+func metaVolume(fields map[string]string, path string, size int64) (v *VolumeData, voxels voxelFile, headerSize int64, err error) {
+	voxels = voxelFile{path: path, offset: size, order: binary.LittleEndian, source: "header"}
+	fail := func(format string, args ...any) (*VolumeData, voxelFile, int64, error) {
+		return nil, voxelFile{}, 0, fmt.Errorf(format, args...)
+	}
+	if t, ok := fields["objecttype"]; ok && !strings.EqualFold(t, "Image") {
+		return fail("ObjectType %q: goeq reads images", t)
+	}
+	var ok bool
+	if voxels.kind, ok = metaTypes[strings.ToUpper(fields["elementtype"])]; !ok {
+		return fail("ElementType %q; want MET_UCHAR, MET_SHORT, MET_FLOAT or another of MetaImage's scalar types", fields["elementtype"])
+	}
+	if c, ok := fields["elementnumberofchannels"]; ok && c != "1" {
+		return fail("ElementNumberOfChannels %s: goeq's volumes hold one value a voxel", c)
+	}
+	sizes := strings.Fields(fields["dimsize"])
+	if n := fields["ndims"]; n != "3" || len(sizes) != 3 {
+		return fail("NDims %q, DimSize %q: goeq's volumes have three axes", n, fields["dimsize"])
+	}
+	var dims [3]int
+	for i := range dims {
+		n, err := strconv.Atoi(sizes[i])
+		if err != nil || n < 1 || n > MaxVolumeSide {
+			return fail("DimSize %q; want whole numbers from 1 to %d", fields["dimsize"], MaxVolumeSide)
+		}
+		dims[i] = n
+	}
+	spacing := [3]float64{1, 1, 1}
+	sp, ok := fields["elementspacing"]
+	if !ok {
+		sp, ok = fields["elementsize"]
+	}
+	if ok {
+		f := strings.Fields(sp)
+		if len(f) != 3 {
+			return fail("ElementSpacing %q; want three numbers", sp)
+		}
+		for i := range spacing {
+			x, err := strconv.ParseFloat(f[i], 64)
+			if err != nil || !(x > 0) || math.IsInf(x, 0) {
+				return fail("ElementSpacing %q; want three numbers above 0", sp)
+			}
+			spacing[i] = x
+		}
+		if longest := max(spacing[0], spacing[1], spacing[2]); min(spacing[0], spacing[1], spacing[2]) < longest/1000 {
+			return fail("ElementSpacing %q: an axis more than 1000 times closer than another", sp)
+		}
+	}
+	if v, err = newVolume(dims, spacing); err != nil {
+		return fail("%v", err)
+	}
+	for _, key := range []string{"binarydatabyteordermsb", "elementbyteordermsb", "byteordermsb"} {
+		if msb, ok := fields[key]; ok && strings.EqualFold(msb, "True") {
+			voxels.order = binary.BigEndian
+		}
+	}
+	if b, ok := fields["binarydata"]; ok && !strings.EqualFold(b, "True") {
+		voxels.ascii = true
+	}
+	voxels.zlib = strings.EqualFold(fields["compresseddata"], "True")
+	if h, ok := fields["headersize"]; ok {
+		if headerSize, err = strconv.ParseInt(h, 10, 64); err != nil || headerSize < -1 || headerSize == -1 && (voxels.zlib || voxels.ascii) {
+			return fail("HeaderSize %q; want a whole number, 0 or more (or -1 for raw data that end the file)", h)
+		}
+	}
+	switch data := fields["elementdatafile"]; {
+	case strings.EqualFold(data, "LOCAL"):
+		if headerSize > 0 {
+			voxels.offset += headerSize
+		}
+	case strings.EqualFold(data, "LIST"), strings.Contains(data, "%"), len(strings.Fields(data)) != 1:
+		return fail("ElementDataFile %q: goeq reads a volume's data from one file", data)
+	default:
+		voxels.path, voxels.offset = data, max(headerSize, 0)
+		if !filepath.IsAbs(data) {
+			voxels.path = filepath.Join(filepath.Dir(path), data)
+		}
+	}
+	return v, voxels, headerSize, nil
+}
