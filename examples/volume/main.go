@@ -4,8 +4,8 @@
 // Equalizer's eVolve reads them: its voxels, their scale and its transfer
 // function, shaded by the voxels' gradient), a NRRD volume (FILE.nrrd or
 // FILE.nhdr), a MetaImage (FILE.mha or FILE.mhd), or a volume named as
-// the Open SciVis datasets are,
-// NAME_WxHxD_TYPE.raw, which needs no header.
+// the Open SciVis datasets are, NAME_WxHxD_TYPE.raw, which needs no
+// header.
 // DB ranges are slabs of the volume, blended back to front for the eye;
 // 2D splits share the screen.
 //
