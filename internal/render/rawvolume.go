@@ -52,7 +52,7 @@ const (
 // path + ".vhf"; a NRRD file (*.nrrd, or a detached header *.nhdr and the
 // data file it names), as Teem, 3D Slicer and ParaView write them; a
 // MetaImage (*.mha, or a header *.mhd and its data file), as ITK and VTK
-// write them; or,
+// write them; a VTK image (*.vti, or legacy structured points *.vtk); or,
 // with no header beside it, a raw file named as the Open SciVis datasets
 // are, NAME_WxHxD_TYPE.raw (bonsai_256x256x256_uint8.raw), whose name
 // gives its size and its voxels' type.
@@ -84,6 +84,10 @@ func statVolume(path string) (*VolumeData, voxelFile, error) {
 		return statNRRD(path)
 	case ".mha", ".mhd":
 		return statMetaImage(path)
+	case ".vti":
+		return statVTI(path)
+	case ".vtk":
+		return statLegacyVTK(path)
 	}
 	var v *VolumeData
 	voxels := voxelFile{path: path, kind: "uint8", order: binary.LittleEndian, source: "header"}
@@ -128,9 +132,10 @@ type voxelFile struct {
 	kind   string // a type name of voxelSizes, or evolveDerived
 	order  binary.ByteOrder
 	gzip   bool
-	zlib   bool   // a zlib stream, as MetaImage compresses
-	ascii  bool   // numbers as text, apart by white space
-	source string // what gave the layout: "header" or "name"
+	zlib   bool       // a zlib stream, as MetaImage compresses
+	ascii  bool       // numbers as text, apart by white space
+	vtk    *vtkBlocks // VTK XML's blocks, after offset
+	source string     // what gave the layout: "header" or "name"
 }
 
 // evolveDerived is eVolve's *_d.raw voxel: a gradient's three bytes, then
@@ -299,6 +304,12 @@ func (f voxelFile) open() (r io.Reader, done func(), err error) {
 			return nil, nil, err
 		}
 		r = zr
+	}
+	if f.vtk != nil {
+		if r, err = f.vtk.open(bufio.NewReaderSize(file, 1<<16), f.order); err != nil {
+			file.Close()
+			return nil, nil, err
+		}
 	}
 	br := bufio.NewReaderSize(r, 1<<20)
 	for range f.lines {
