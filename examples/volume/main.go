@@ -21,7 +21,8 @@
 // event), s switches the statistics overlay, o between perspective and a
 // parallel projection, d between the volume's colours, each channel's
 // and half of each (eVolve's demo colours, which show what part each
-// channel draws; --colors starts in them), l shows the config's next
+// channel draws; --colors starts in them), b between a black, a white
+// and each channel's own background (--background starts so), l shows the config's next
 // layout and shift-l the one before, space or r resets the view, h or F1
 // prints the keys, q or Esc (or closing the window) quits (as eVolve's
 // keys, q aside).
@@ -68,6 +69,7 @@ type view struct {
 	Pan                  [2]float64 `json:",omitempty"`
 	Ortho                bool       `json:",omitempty"` // a parallel projection (eVolve's o)
 	Colors               colorMode  `json:",omitempty"` // eVolve's d
+	Background           background `json:",omitempty"` // eVolve's b
 }
 
 // colorMode is what colours the volume is drawn in, as eVolve's d
@@ -88,6 +90,19 @@ var (
 	colorNames  = [colorModes]string{"own", "demo", "half"}
 	tintWeights = [colorModes]float32{0, 1, 0.5}
 )
+
+// background is what the volume is shown over, as eVolve's b switches
+// it: black, white, or each destination channel's own colour.
+type background int
+
+const (
+	blackBackground background = iota
+	whiteBackground
+	channelBackground
+	backgrounds
+)
+
+var backgroundNames = [backgrounds]string{"black", "white", "channel"}
 
 var home = view{Pitch: 0.3, Distance: 2.4}
 
@@ -146,6 +161,15 @@ func (app) NewRenderer(p *goeq.Pipe) (goeq.Renderer, error) {
 		}
 		return c.UniqueColor(), tintWeights[at.Colors]
 	}
+	v.Background = func(c *goeq.DrawContext) [3]float32 {
+		switch viewOf(c).Background {
+		case whiteBackground:
+			return [3]float32{1, 1, 1}
+		case channelBackground:
+			return c.UniqueColor()
+		}
+		return [3]float32{}
+	}
 	if err := v.Init(); err != nil {
 		return nil, err
 	}
@@ -161,7 +185,8 @@ func viewOf(c *goeq.DrawContext) view {
 }
 
 // volume is render.Volume (draw, exit, the blending order of slabs, a
-// transparent background) that also takes density changes.
+// transparent background, the background drawn under the destination's
+// image) that also takes density changes.
 type volume struct{ *render.Volume }
 
 func (v *volume) Receive(frame int, msgs []goeq.Message) error {
@@ -203,6 +228,7 @@ func main() {
 	takeUnused("w", "windowSystem", "goeq takes GLFW on a display and EGL headless (GOEQ_WINSYS=glfw or egl chooses)", false)
 	ortho := flag.Bool("ortho", false, "start with a parallel (orthographic) projection (o switches it)")
 	flag.BoolVar(ortho, "o", false, "eVolve's -o: --ortho")
+	bg := flag.String("background", "black", "start over this background (b switches it, as eVolve's): black, white, or channel, each destination channel's own colour")
 	colors := flag.String("colors", "own", "start in these colours (d switches them): own, the volume's; demo, each channel's, which shows what part each draws; half, half of each")
 	frameTimeout := flag.Duration("frame-timeout", 0, "a frame still incomplete this long fails the run; 0: 10 s, or 3 times the slowest recent frame where frames are slower (a large volume a software GL casts for seconds), and 1 minute before a frame has completed")
 	reference := flag.Bool("reference", false, "every destination channel draws its whole frame itself, undecomposed: the picture a decomposed run must match")
@@ -225,6 +251,8 @@ func main() {
 		log.Fatalf("--precision %g: want 1 to 64", *precision)
 	case !slices.Contains(colorNames[:], *colors):
 		log.Fatalf("--colors %q: want own, demo or half", *colors)
+	case !slices.Contains(backgroundNames[:], *bg):
+		log.Fatalf("--background %q: want black, white or channel", *bg)
 	}
 	for _, u := range unusedGiven {
 		log.Printf("eVolve's %s changes nothing here: %s", u.name, u.why)
@@ -266,6 +294,7 @@ func main() {
 	start := home
 	start.Ortho = *ortho
 	start.Colors = colorMode(slices.Index(colorNames[:], *colors))
+	start.Background = background(slices.Index(backgroundNames[:], *bg))
 	c := &controls{at: start, density: *dens, layouts: len(cfg.Layouts()), layout: cfg.Layout()}
 	sent := controls{density: 1, layout: c.layout} // what the run was told
 	// apply tells the run what the controls changed
@@ -366,6 +395,7 @@ const volumeKeys = `volume's keys: left-drag turn, middle-drag or wheel zoom, ri
   s        statistics overlay
   o        perspective or parallel projection
   d        colours: the volume's, each channel's, half of each
+  b        background: black, white, each channel's colour
   l, shift-l  the next layout, the one before
   space, r reset the view
   h, F1    this help          q, Esc  quit`
@@ -423,6 +453,9 @@ func (c *controls) handle(ev goeq.Event) bool {
 		case 'd': // as eVolve's d: its own colours, each channel's, half of each
 			c.at.Colors = (c.at.Colors + 1) % colorModes
 			return true
+		case 'b': // as eVolve's b: black, white, each channel's colour
+			c.at.Background = (c.at.Background + 1) % backgrounds
+			return true
 		case 'l': // the next layout; with shift the one before, as eVolve's L
 			if c.layouts > 1 {
 				step := 1
@@ -432,8 +465,8 @@ func (c *controls) handle(ev goeq.Event) bool {
 				c.layout = (c.layout + step) % c.layouts
 				return true
 			}
-		case ' ', 'r': // as eVolve's space and r; the projection and colours stay, a spin stops
-			c.at = view{Yaw: home.Yaw, Pitch: home.Pitch, Distance: home.Distance, Ortho: c.at.Ortho, Colors: c.at.Colors}
+		case ' ', 'r': // as eVolve's space and r; the projection, colours and background stay, a spin stops
+			c.at = view{Yaw: home.Yaw, Pitch: home.Pitch, Distance: home.Distance, Ortho: c.at.Ortho, Colors: c.at.Colors, Background: c.at.Background}
 			c.spinning = false
 			return true
 		case 'h', goeq.KeyF(1):

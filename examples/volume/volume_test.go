@@ -552,8 +552,13 @@ func TestKeysDoWhatEVolvesDo(t *testing.T) {
 			t.Errorf("d: colours %s; want %s", colorNames[c.at.Colors], colorNames[want])
 		}
 	}
-	if !press('r', 0) || c.at != (view{Yaw: home.Yaw, Pitch: home.Pitch, Distance: home.Distance, Ortho: true}) {
-		t.Errorf("r: view %+v; want home, in the projection it had", c.at)
+	for _, want := range []background{whiteBackground, channelBackground, blackBackground, whiteBackground} {
+		if !press('b', 0) || c.at.Background != want {
+			t.Errorf("b: background %s; want %s", backgroundNames[c.at.Background], backgroundNames[want])
+		}
+	}
+	if !press('r', 0) || c.at != (view{Yaw: home.Yaw, Pitch: home.Pitch, Distance: home.Distance, Ortho: true, Background: whiteBackground}) {
+		t.Errorf("r: view %+v; want home, in the projection and over the background it had", c.at)
 	}
 	if press('q', 0) || !c.quit {
 		t.Error("q did not quit")
@@ -624,6 +629,62 @@ func TestDemoColoursShowWhatEachChannelDraws(t *testing.T) {
 	out, err := exec.Command(bin, "--colors", "rainbow").CombinedOutput()
 	if !strings.Contains(string(out), `--colors "rainbow": want own, demo or half`) {
 		t.Errorf("--colors rainbow: %v, %s", err, out)
+	}
+}
+
+// eVolve's backgrounds (--background, as b switches them) lie under the
+// volume blended whole, at the destination: on four DB sources every
+// pixel over a background K is what the black one's (the volume's own
+// premultiplied colour C) and the white one's (C plus its transparency)
+// make of K, C + (white - C)·K, and where there is no volume it is K.
+func TestBackgroundsLieUnderTheVolume(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "volume")
+	if err := gotool.Build(bin, "."); err != nil {
+		t.Fatal(err)
+	}
+	render := func(bg string) *image.NRGBA {
+		t.Helper()
+		out := t.TempDir()
+		cmd := exec.Command(bin, "--config", filepath.Join("..", "configs", "db-volume-4.eqc"), "--camera-path", "orbit", "--frames", "1", "--background", bg, "--out", out)
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("--background %s: %v\n%s", bg, err, b)
+		}
+		img, err := imagecmp.Load(filepath.Join(out, "dest-000000.png"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return img
+	}
+	black, white, channel := render("black"), render("white"), render("channel")
+	k := channel.NRGBAAt(0, 0) // no volume in the corner: the background alone
+	if w := white.NRGBAAt(0, 0); w.R != 255 || w.G != 255 || w.B != 255 || k == black.NRGBAAt(0, 0) {
+		t.Fatalf("the corner: white %v, channel %v, black %v; want white, and a colour", w, k, black.NRGBAAt(0, 0))
+	}
+	b := black.Rect
+	bad, volume := 0, 0
+	for y := 0; y < b.Dy(); y++ {
+		for x := 0; x < b.Dx(); x++ {
+			c, w, got := black.NRGBAAt(x, y), white.NRGBAAt(x, y), channel.NRGBAAt(x, y)
+			if w.R < 250 || w.G < 250 || w.B < 250 {
+				volume++ // the volume hides some of the white
+			}
+			for i, pair := range [3][3]uint8{{c.R, w.R, k.R}, {c.G, w.G, k.G}, {c.B, w.B, k.B}} {
+				want := float64(pair[0]) + (float64(pair[1])-float64(pair[0]))*float64(pair[2])/255
+				if d := math.Abs(float64([3]uint8{got.R, got.G, got.B}[i]) - want); d > 3 {
+					bad++
+				}
+			}
+		}
+	}
+	if volume < b.Dx()*b.Dy()/20 {
+		t.Fatalf("the volume covers %d of %d pixels: the test would prove little", volume, b.Dx()*b.Dy())
+	}
+	if bad > 0 {
+		t.Errorf("%d pixel components over the channel's colour are not the volume blended over it", bad)
+	}
+	out, err := exec.Command(bin, "--background", "grey").CombinedOutput()
+	if !strings.Contains(string(out), `--background "grey": want black, white or channel`) {
+		t.Errorf("--background grey: %v, %s", err, out)
 	}
 }
 

@@ -35,8 +35,14 @@ type Volume struct {
 	// Tint, when set, gives a draw a colour to mix into the volume's, and
 	// how much of it (0 to 1), as eVolve's demo colours show which channel
 	// drew which part.
-	Tint      func(c *draw.Context) (rgb [3]float32, weight float32)
+	Tint func(c *draw.Context) (rgb [3]float32, weight float32)
+	// Background, when set, gives a destination's background colour
+	// (eVolve's b): drawn under the finished image, where the blended
+	// slabs left it transparent. nil: black.
+	Background func(c *draw.Context) [3]float32
 	prog, vao uint32
+	bgProg    uint32
+	bgColor   int32
 	textures  [2]uint32 // Data's voxels and transfer function
 	uniforms  map[string]int32
 }
@@ -62,6 +68,10 @@ func (r *Volume) Init() error {
 	for _, u := range []string{"invProjection", "invModelView", "viewport", "origin", "ndcAdjust", "extent", "slabLo", "slabHi", "dt", "density", "brightness", "volume", "transferTable", "voxel", "stepRef", "tint"} {
 		r.uniforms[u] = glutil.Uniform(r.prog, u)
 	}
+	if r.bgProg, err = glutil.Program(shaders.MustSource("quad.vert"), shaders.MustSource("background.frag")); err != nil {
+		return err
+	}
+	r.bgColor = glutil.Uniform(r.bgProg, "color")
 	gl.GenVertexArrays(1, &r.vao)
 	if d := r.Data; d != nil {
 		var most int32
@@ -174,6 +184,7 @@ func (r *Volume) Draw(p *draw.Context) (draw.Region, error) {
 func (r *Volume) Exit() {
 	gl.DeleteVertexArrays(1, &r.vao)
 	gl.DeleteProgram(r.prog)
+	gl.DeleteProgram(r.bgProg)
 	if r.Data != nil {
 		gl.DeleteTextures(2, &r.textures[0])
 	}
@@ -212,6 +223,28 @@ func (r *Volume) BackToFront(c *draw.Context, ranges []draw.Range) []int {
 // farEye is how far back along the view a parallel projection's eye is
 // taken to be, in the model's units: past any slab.
 const farEye = 1e9
+
+// DrawOverlay puts the background under a destination's finished image:
+// the slabs blend over transparency, which the colour fills as far as
+// they left it (premultiplied "under").
+func (r *Volume) DrawOverlay(c *draw.Context) error {
+	if r.Background == nil {
+		return nil
+	}
+	bg := r.Background(c)
+	if bg == ([3]float32{}) {
+		return nil // black: what the transparency shows already
+	}
+	gl.Enable(gl.BLEND)
+	gl.BlendFunc(gl.ONE_MINUS_DST_ALPHA, gl.ONE)
+	gl.UseProgram(r.bgProg)
+	gl.Uniform3f(r.bgColor, bg[0], bg[1], bg[2])
+	gl.BindVertexArray(r.vao)
+	gl.DrawArrays(gl.TRIANGLE_STRIP, 0, 4)
+	gl.BindVertexArray(0)
+	gl.Disable(gl.BLEND)
+	return glutil.Error()
+}
 
 // ClearColor is transparent: slabs blend over the background.
 func (r *Volume) ClearColor() [4]float32 { return [4]float32{0, 0, 0, 0} }
