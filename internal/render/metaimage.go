@@ -15,11 +15,11 @@ import (
 	"github.com/goeq/goeq/internal/bounded"
 )
 
-// metaTypes are MetaImage's element types, each as voxelSizes names it.
-var metaTypes = map[string]string{
-	"MET_CHAR": "int8", "MET_UCHAR": "uint8", "MET_SHORT": "int16", "MET_USHORT": "uint16",
-	"MET_INT": "int32", "MET_UINT": "uint32", "MET_LONG": "int32", "MET_ULONG": "uint32",
-	"MET_LONG_LONG": "int64", "MET_ULONG_LONG": "uint64", "MET_FLOAT": "float32", "MET_DOUBLE": "float64",
+// metaTypes are MetaImage's element types.
+var metaTypes = map[string]scalarKind{
+	"MET_CHAR": scalarInt8, "MET_UCHAR": scalarUint8, "MET_SHORT": scalarInt16, "MET_USHORT": scalarUint16,
+	"MET_INT": scalarInt32, "MET_UINT": scalarUint32, "MET_LONG": scalarInt32, "MET_ULONG": scalarUint32,
+	"MET_LONG_LONG": scalarInt64, "MET_ULONG_LONG": scalarUint64, "MET_FLOAT": scalarFloat32, "MET_DOUBLE": scalarFloat64,
 }
 
 // statMetaImage reads a MetaImage header, ITK's and VTK's: *.mha with its

@@ -15,17 +15,17 @@ import (
 	"github.com/goeq/goeq/internal/bounded"
 )
 
-// nrrdTypes are NRRD's type names, each as voxelSizes names it.
-var nrrdTypes = map[string]string{
-	"signed char": "int8", "int8": "int8", "int8_t": "int8",
-	"uchar": "uint8", "unsigned char": "uint8", "uint8": "uint8", "uint8_t": "uint8",
-	"short": "int16", "short int": "int16", "signed short": "int16", "signed short int": "int16", "int16": "int16", "int16_t": "int16",
-	"ushort": "uint16", "unsigned short": "uint16", "unsigned short int": "uint16", "uint16": "uint16", "uint16_t": "uint16",
-	"int": "int32", "signed int": "int32", "int32": "int32", "int32_t": "int32",
-	"uint": "uint32", "unsigned int": "uint32", "uint32": "uint32", "uint32_t": "uint32",
-	"longlong": "int64", "long long": "int64", "long long int": "int64", "signed long long": "int64", "signed long long int": "int64", "int64": "int64", "int64_t": "int64",
-	"ulonglong": "uint64", "unsigned long long": "uint64", "unsigned long long int": "uint64", "uint64": "uint64", "uint64_t": "uint64",
-	"float": "float32", "double": "float64",
+// nrrdTypes are NRRD's type names.
+var nrrdTypes = map[string]scalarKind{
+	"signed char": scalarInt8, "int8": scalarInt8, "int8_t": scalarInt8,
+	"uchar": scalarUint8, "unsigned char": scalarUint8, "uint8": scalarUint8, "uint8_t": scalarUint8,
+	"short": scalarInt16, "short int": scalarInt16, "signed short": scalarInt16, "signed short int": scalarInt16, "int16": scalarInt16, "int16_t": scalarInt16,
+	"ushort": scalarUint16, "unsigned short": scalarUint16, "unsigned short int": scalarUint16, "uint16": scalarUint16, "uint16_t": scalarUint16,
+	"int": scalarInt32, "signed int": scalarInt32, "int32": scalarInt32, "int32_t": scalarInt32,
+	"uint": scalarUint32, "unsigned int": scalarUint32, "uint32": scalarUint32, "uint32_t": scalarUint32,
+	"longlong": scalarInt64, "long long": scalarInt64, "long long int": scalarInt64, "signed long long": scalarInt64, "signed long long int": scalarInt64, "int64": scalarInt64, "int64_t": scalarInt64,
+	"ulonglong": scalarUint64, "unsigned long long": scalarUint64, "unsigned long long int": scalarUint64, "uint64": scalarUint64, "uint64_t": scalarUint64,
+	"float": scalarFloat32, "double": scalarFloat64,
 }
 
 // statNRRD reads a NRRD header, attached (*.nrrd, the data after it) or

@@ -79,66 +79,18 @@ func readPLYFile(f *os.File) (*Model, error) {
 // its checksum: more there is not read (it could expand without bound).
 const maxTrailer = 1 << 20
 
-// plyKind is one of PLY's scalar types, resolved from its name once in
-// the header rather than for every value read.
-type plyKind uint8
-
-const (
-	plyInt8 plyKind = iota + 1
-	plyUint8
-	plyInt16
-	plyUint16
-	plyInt32
-	plyUint32
-	plyFloat32
-	plyFloat64
-)
-
-var plyKinds = map[string]plyKind{"char": plyInt8, "int8": plyInt8, "uchar": plyUint8, "uint8": plyUint8,
-	"short": plyInt16, "int16": plyInt16, "ushort": plyUint16, "uint16": plyUint16, "int": plyInt32, "int32": plyInt32,
-	"uint": plyUint32, "uint32": plyUint32, "float": plyFloat32, "float32": plyFloat32, "double": plyFloat64, "float64": plyFloat64}
-
-// size is the kind's size in a binary file.
-func (k plyKind) size() int {
-	switch k {
-	case plyInt8, plyUint8:
-		return 1
-	case plyInt16, plyUint16:
-		return 2
-	case plyFloat64:
-		return 8
-	}
-	return 4
-}
-
-// decode reads one value of the kind from the front of b.
-func (k plyKind) decode(b []byte, order binary.ByteOrder) float64 {
-	switch k {
-	case plyInt8:
-		return float64(int8(b[0]))
-	case plyUint8:
-		return float64(b[0])
-	case plyInt16:
-		return float64(int16(order.Uint16(b)))
-	case plyUint16:
-		return float64(order.Uint16(b))
-	case plyInt32:
-		return float64(int32(order.Uint32(b)))
-	case plyUint32:
-		return float64(order.Uint32(b))
-	case plyFloat32:
-		return float64(math.Float32frombits(order.Uint32(b)))
-	}
-	return math.Float64frombits(order.Uint64(b))
-}
+// plyKinds are PLY's type names.
+var plyKinds = map[string]scalarKind{"char": scalarInt8, "int8": scalarInt8, "uchar": scalarUint8, "uint8": scalarUint8,
+	"short": scalarInt16, "int16": scalarInt16, "ushort": scalarUint16, "uint16": scalarUint16, "int": scalarInt32, "int32": scalarInt32,
+	"uint": scalarUint32, "uint32": scalarUint32, "float": scalarFloat32, "float32": scalarFloat32, "double": scalarFloat64, "float64": scalarFloat64}
 
 // colorScale takes a colour component of the kind to 0..255: floating
 // point colours run from 0 to 1, 16-bit ones to 65535.
-func (k plyKind) colorScale() float64 {
+func (k scalarKind) colorScale() float64 {
 	switch k {
-	case plyFloat32, plyFloat64:
+	case scalarFloat32, scalarFloat64:
 		return 255
-	case plyInt16, plyUint16:
+	case scalarInt16, scalarUint16:
 		return 255.0 / 65535
 	}
 	return 1
@@ -146,9 +98,9 @@ func (k plyKind) colorScale() float64 {
 
 type plyProperty struct {
 	name      string
-	kind      plyKind // scalar type, or the item type of a list
+	kind      scalarKind // scalar type, or the item type of a list
 	list      bool
-	countKind plyKind
+	countKind scalarKind
 }
 
 type plyElement struct {
@@ -177,7 +129,7 @@ func readPLY(r *bufio.Reader, size int64) (*Model, error) {
 	header := int64(len(line))
 	format := ""
 	var elems []*plyElement
-	kind := func(name, line string) (plyKind, error) {
+	kind := func(name, line string) (scalarKind, error) {
 		k, ok := plyKinds[name]
 		if !ok {
 			return 0, fmt.Errorf("ply: unknown type %q in %q", name, strings.TrimSpace(line))
@@ -273,7 +225,7 @@ type plyValues struct {
 	tokens *bufio.Scanner
 }
 
-func (v *plyValues) next(k plyKind) (float64, error) {
+func (v *plyValues) next(k scalarKind) (float64, error) {
 	if v.order == nil {
 		if !v.tokens.Scan() {
 			return 0, endsEarly(v.tokens.Err())
@@ -390,7 +342,7 @@ func readPLYBody(r *bufio.Reader, format string, elems []*plyElement, left int64
 	// eachList calls list with each of e's items' vertex index list: its
 	// length (at most limit) and the type of its values, which list reads;
 	// the items' other properties are skipped
-	eachList := func(e *plyElement, limit float64, list func(item, n int, kind plyKind) error) error {
+	eachList := func(e *plyElement, limit float64, list func(item, n int, kind scalarKind) error) error {
 		for i := 0; i < e.count; i++ {
 			for _, p := range e.props {
 				if !p.list || p.name != "vertex_indices" && p.name != "vertex_index" {
@@ -484,7 +436,7 @@ func readPLYBody(r *bufio.Reader, format string, elems []*plyElement, left int64
 			m.Triangles = slices.Grow(m.Triangles, 3*room(e))
 			// a polygon of more corners is no model's (a bound, for a
 			// file read from a pipe, on what one face holds)
-			err := eachList(e, maxPolygon, func(fc, n int, kind plyKind) error {
+			err := eachList(e, maxPolygon, func(fc, n int, kind scalarKind) error {
 				ids = ids[:0]
 				for range n {
 					x, err := v.next(kind)
@@ -510,7 +462,7 @@ func readPLYBody(r *bufio.Reader, format string, elems []*plyElement, left int64
 			// them) hold their faces: each list runs strips apart by -1,
 			// and every other triangle turns its order back, so that all
 			// wind alike
-			err := eachList(e, math.MaxUint32, func(st, n int, kind plyKind) error {
+			err := eachList(e, math.MaxUint32, func(st, n int, kind scalarKind) error {
 				var strip [2]uint32 // the last two vertices of the strip
 				inStrip := 0        // how many of the strip's vertices have come
 				for range n {

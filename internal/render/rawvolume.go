@@ -90,7 +90,7 @@ func statVolume(path string) (*VolumeData, voxelFile, error) {
 		return statLegacyVTK(path)
 	}
 	var v *VolumeData
-	voxels := voxelFile{path: path, kind: "uint8", order: binary.LittleEndian, source: "header"}
+	voxels := voxelFile{path: path, kind: scalarUint8, order: binary.LittleEndian, source: "header"}
 	hf, openErr := os.Open(path + ".vhf")
 	switch {
 	case openErr == nil:
@@ -100,7 +100,7 @@ func statVolume(path string) (*VolumeData, voxelFile, error) {
 			return nil, voxelFile{}, fmt.Errorf("%s: %w", path+".vhf", err)
 		}
 		if strings.HasSuffix(path, "_d.raw") {
-			voxels.kind = evolveDerived // a gradient first: eVolve computes it itself otherwise, as here always
+			voxels.derived = true // a gradient first: eVolve computes it itself otherwise, as here always
 		}
 	case errors.Is(openErr, fs.ErrNotExist):
 		nv, named, err := volumeFromName(filepath.Base(path))
@@ -127,34 +127,39 @@ func statVolume(path string) (*VolumeData, voxelFile, error) {
 // voxelFile is where a volume's voxels are and how they are held.
 type voxelFile struct {
 	path   string
-	offset int64  // bytes before the voxels: an attached header, a byte skip
-	lines  int    // lines before them (NRRD's line skip), after offset
-	kind   string // a type name of voxelSizes, or evolveDerived
-	order  binary.ByteOrder
-	gzip   bool
-	zlib   bool       // a zlib stream, as MetaImage compresses
-	ascii  bool       // numbers as text, apart by white space
-	vtk    *vtkBlocks // VTK XML's blocks, after offset
-	source string     // what gave the layout: "header" or "name"
+	offset int64 // bytes before the voxels: an attached header, a byte skip
+	lines  int   // lines before them (NRRD's line skip), after offset
+	kind   scalarKind
+	// derived: eVolve's *_d.raw voxels, a gradient's three bytes, then
+	// the value
+	derived bool
+	order   binary.ByteOrder
+	gzip    bool
+	zlib    bool       // a zlib stream, as MetaImage compresses
+	ascii   bool       // numbers as text, apart by white space
+	vtk     *vtkBlocks // VTK XML's blocks, after offset
+	source  string     // what gave the layout: "header" or "name"
 }
 
-// evolveDerived is eVolve's *_d.raw voxel: a gradient's three bytes, then
-// the value.
-const evolveDerived = "evolve derived"
-
 var (
-	voxelSizes = map[string]int{"uint8": 1, "int8": 1, "uint16": 2, "int16": 2, "uint32": 4, "int32": 4,
-		"uint64": 8, "int64": 8, "float32": 4, "float64": 8, evolveDerived: 4}
 	volumeName = regexp.MustCompile(`_(\d+)x(\d+)x(\d+)_([a-z]+\d+)\.raw$`)
+	// the Open SciVis datasets' type names
+	namedTypes = map[string]scalarKind{"uint8": scalarUint8, "int8": scalarInt8, "uint16": scalarUint16, "int16": scalarInt16,
+		"uint32": scalarUint32, "int32": scalarInt32, "float32": scalarFloat32, "float64": scalarFloat64}
 )
 
 // size is the bytes a voxel takes in a binary file.
-func (f voxelFile) size() int { return voxelSizes[f.kind] }
+func (f voxelFile) size() int {
+	if f.derived {
+		return 4
+	}
+	return f.kind.size()
+}
 
 // namedVolume is what a file's name gives of its volume.
 type namedVolume struct {
 	volume *VolumeData
-	kind   string
+	kind   scalarKind
 }
 
 // volumeFromName reads a volume's size and type from its file's name,
@@ -166,7 +171,8 @@ func volumeFromName(name string) (nv namedVolume, named bool, err error) {
 	if m == nil {
 		return namedVolume{}, false, nil
 	}
-	if _, ok := voxelSizes[m[4]]; !ok || strings.HasSuffix(m[4], "64") && !strings.HasPrefix(m[4], "float") {
+	kind, ok := namedTypes[m[4]]
+	if !ok {
 		return namedVolume{}, true, fmt.Errorf("%s: voxel type %q; want uint8, int8, uint16, int16, uint32, int32, float32 or float64", name, m[4])
 	}
 	var dims [3]int
@@ -181,7 +187,7 @@ func volumeFromName(name string) (nv namedVolume, named bool, err error) {
 	if err != nil {
 		return namedVolume{}, true, fmt.Errorf("%s: %w", name, err)
 	}
-	return namedVolume{volume: v, kind: m[4]}, true, nil
+	return namedVolume{volume: v, kind: kind}, true, nil
 }
 
 // newVolume is a volume of the dimensions given, its voxels spaced so on
@@ -230,17 +236,17 @@ func (f voxelFile) read(values []uint8) error {
 		return err
 	}
 	switch {
-	case f.kind == "uint8" && !f.ascii:
-		defer done()
-		_, err := io.ReadFull(r, values)
-		return endedEarly(err)
-	case f.kind == evolveDerived:
+	case f.derived:
 		defer done()
 		return endedEarly(eachRun(r, 4, len(values), func(at int, run []byte) {
 			for i := range len(run) / 4 {
 				values[at+i] = run[4*i+3]
 			}
 		}))
+	case f.kind == scalarUint8 && !f.ascii:
+		defer done()
+		_, err := io.ReadFull(r, values)
+		return endedEarly(err)
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	err = f.scan(r, len(values), func(_ int, x float64) {
@@ -341,38 +347,12 @@ func (f voxelFile) scan(r io.Reader, n int, use func(i int, x float64)) error {
 		}
 		return nil
 	}
-	decode, size := f.decoder(), f.size()
+	size := f.size()
 	return endedEarly(eachRun(r, size, n, func(at int, run []byte) {
 		for i := 0; i < len(run); i += size {
-			use(at+i/size, decode(run[i:]))
+			use(at+i/size, f.kind.decode(run[i:], f.order))
 		}
 	}))
-}
-
-// decoder decodes one value of the file's type in its byte order.
-func (f voxelFile) decoder() func(b []byte) float64 {
-	o := f.order
-	switch f.kind {
-	case "int8":
-		return func(b []byte) float64 { return float64(int8(b[0])) }
-	case "uint16":
-		return func(b []byte) float64 { return float64(o.Uint16(b)) }
-	case "int16":
-		return func(b []byte) float64 { return float64(int16(o.Uint16(b))) }
-	case "uint32":
-		return func(b []byte) float64 { return float64(o.Uint32(b)) }
-	case "int32":
-		return func(b []byte) float64 { return float64(int32(o.Uint32(b))) }
-	case "uint64":
-		return func(b []byte) float64 { return float64(o.Uint64(b)) }
-	case "int64":
-		return func(b []byte) float64 { return float64(int64(o.Uint64(b))) }
-	case "float32":
-		return func(b []byte) float64 { return float64(math.Float32frombits(o.Uint32(b))) }
-	case "float64":
-		return func(b []byte) float64 { return math.Float64frombits(o.Uint64(b)) }
-	}
-	return func(b []byte) float64 { return float64(b[0]) }
 }
 
 // eachRun reads n voxels of size bytes from r a run at a time, giving

@@ -40,11 +40,11 @@ type Volume struct {
 	// (eVolve's b): drawn under the finished image, where the blended
 	// slabs left it transparent. nil: black.
 	Background func(c *draw.Context) [3]float32
-	prog, vao uint32
-	bgProg    uint32
-	bgColor   int32
-	textures  [2]uint32 // Data's voxels and transfer function
-	uniforms  map[string]int32
+	prog, vao  uint32
+	bgProg     uint32
+	bgColor    int32
+	textures   [2]uint32 // Data's voxels and transfer function
+	uniforms   map[string]int32
 }
 
 // NewVolume returns a volume renderer.

@@ -18,13 +18,12 @@ import (
 	"github.com/goeq/goeq/internal/bounded"
 )
 
-// VTK's type names, each as voxelSizes names it: the XML formats' and the
-// legacy format's.
+// VTK's type names: the XML formats' and the legacy format's.
 var (
-	vtkXMLTypes = map[string]string{"Int8": "int8", "UInt8": "uint8", "Int16": "int16", "UInt16": "uint16",
-		"Int32": "int32", "UInt32": "uint32", "Int64": "int64", "UInt64": "uint64", "Float32": "float32", "Float64": "float64"}
-	vtkLegacyTypes = map[string]string{"char": "int8", "unsigned_char": "uint8", "short": "int16", "unsigned_short": "uint16",
-		"int": "int32", "unsigned_int": "uint32", "vtktypeint64": "int64", "vtktypeuint64": "uint64", "float": "float32", "double": "float64"}
+	vtkXMLTypes = map[string]scalarKind{"Int8": scalarInt8, "UInt8": scalarUint8, "Int16": scalarInt16, "UInt16": scalarUint16,
+		"Int32": scalarInt32, "UInt32": scalarUint32, "Int64": scalarInt64, "UInt64": scalarUint64, "Float32": scalarFloat32, "Float64": scalarFloat64}
+	vtkLegacyTypes = map[string]scalarKind{"char": scalarInt8, "unsigned_char": scalarUint8, "short": scalarInt16, "unsigned_short": scalarUint16,
+		"int": scalarInt32, "unsigned_int": scalarUint32, "vtktypeint64": scalarInt64, "vtktypeuint64": scalarUint64, "float": scalarFloat32, "double": scalarFloat64}
 )
 
 // vtkBlocks is how an array of VTK's XML formats is stored: base64 text
@@ -445,7 +444,7 @@ func statLegacyVTK(path string) (*VolumeData, voxelFile, error) {
 				return fail("scalars of type %q; want unsigned_char, short, float, double or another of fixed size", fields[2])
 			}
 		case strings.EqualFold(fields[0], "LOOKUP_TABLE"):
-			if voxels.kind == "" {
+			if voxels.kind == 0 {
 				return fail("LOOKUP_TABLE before SCALARS")
 			}
 			v, err := newVolume(dims, spacing)
