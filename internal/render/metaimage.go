@@ -40,7 +40,7 @@ func statMetaImage(path string) (*VolumeData, voxelFile, error) {
 		return nil, voxelFile{}, fmt.Errorf("%s: %w", path, err)
 	}
 	st, err := os.Stat(voxels.path)
-	if err != nil || voxels.zlib {
+	if err != nil || voxels.encoding != rawVoxels {
 		return v, voxels, err // a compressed file's size tells nothing of the voxels'
 	}
 	need := int64(v.W*v.H*v.D) * int64(voxels.size())
@@ -152,11 +152,13 @@ func metaVolume(fields map[string]string, path string, size int64) (v *VolumeDat
 		}
 	}
 	if b, ok := fields["binarydata"]; ok && !strings.EqualFold(b, "True") {
-		voxels.ascii = true
+		voxels.encoding = asciiVoxels
 	}
-	voxels.zlib = strings.EqualFold(fields["compresseddata"], "True")
+	if strings.EqualFold(fields["compresseddata"], "True") {
+		voxels.encoding = zlibVoxels
+	}
 	if h, ok := fields["headersize"]; ok {
-		if headerSize, err = strconv.ParseInt(h, 10, 64); err != nil || headerSize < -1 || headerSize == -1 && (voxels.zlib || voxels.ascii) {
+		if headerSize, err = strconv.ParseInt(h, 10, 64); err != nil || headerSize < -1 || headerSize == -1 && voxels.encoding != rawVoxels {
 			return fail("HeaderSize %q; want a whole number, 0 or more (or -1 for raw data that end the file)", h)
 		}
 	}

@@ -45,7 +45,7 @@ func statNRRD(path string) (*VolumeData, voxelFile, error) {
 	if err != nil {
 		return nil, voxelFile{}, fmt.Errorf("%s: %w", path, err)
 	}
-	if voxels.gzip || voxels.ascii || voxels.lines > 0 {
+	if voxels.encoding != rawVoxels || voxels.lines > 0 {
 		_, err := os.Stat(voxels.path) // its size tells nothing of the voxels'
 		return v, voxels, err
 	}
@@ -173,13 +173,13 @@ func (h *nrrdHeader) volume(path string) (*VolumeData, voxelFile, error) {
 	switch enc := strings.ToLower(h.fields["encoding"]); enc {
 	case "raw":
 	case "gzip", "gz":
-		voxels.gzip = true
+		voxels.encoding = gzipVoxels
 	case "ascii", "text", "txt":
-		voxels.ascii = true
+		voxels.encoding = asciiVoxels
 	default:
 		return nil, voxelFile{}, fmt.Errorf("encoding %q: goeq reads raw, gzip and ascii (unu save -e gzip writes one it reads)", enc)
 	}
-	if !voxels.ascii && voxels.size() > 1 {
+	if voxels.encoding != asciiVoxels && voxels.size() > 1 {
 		switch e, _ := h.field("endian"); e {
 		case "little":
 		case "big":
@@ -194,10 +194,10 @@ func (h *nrrdHeader) volume(path string) (*VolumeData, voxelFile, error) {
 		}
 	}
 	if s, ok := h.field("byte skip", "byteskip"); ok {
-		if h.byteSkip, err = strconv.ParseInt(s, 10, 64); err != nil || h.byteSkip < -1 || h.byteSkip == -1 && (voxels.gzip || voxels.ascii) {
+		if h.byteSkip, err = strconv.ParseInt(s, 10, 64); err != nil || h.byteSkip < -1 || h.byteSkip == -1 && voxels.encoding != rawVoxels {
 			return nil, voxelFile{}, fmt.Errorf("byte skip %q; want a whole number, 0 or more (or -1 for raw data that end the file)", s)
 		}
-		if voxels.gzip && h.byteSkip > 0 {
+		if voxels.encoding == gzipVoxels && h.byteSkip > 0 {
 			return nil, voxelFile{}, fmt.Errorf("byte skip %q in gzip data: goeq skips bytes of raw data only", s)
 		}
 	}

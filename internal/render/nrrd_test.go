@@ -38,7 +38,7 @@ func unu(t *testing.T, dir string, args ...string) {
 func TestNRRDVolumesAsTeemWritesThem(t *testing.T) {
 	dir := t.TempDir()
 	const w, h, d = 6, 5, 4
-	shorts, want := rampOfShorts(w * h * d)
+	shorts, _ := rampOfShorts(w * h * d)
 	if err := os.WriteFile(filepath.Join(dir, "shorts.raw"), shorts, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -66,17 +66,7 @@ func TestNRRDVolumesAsTeemWritesThem(t *testing.T) {
 	unu(t, dir, append([]string{"make", "-h", "-i", "tail.raw", "-t", "short", "-en", "little", "-bs", "-1", "-sp", "1", "1", "2", "-o", "byteskip.nhdr"}, size...)...)
 	unu(t, dir, append([]string{"make", "-h", "-i", "lines.raw", "-t", "short", "-en", "little", "-ls", "2", "-sp", "1", "1", "2", "-o", "lineskip.nhdr"}, size...)...)
 	for _, name := range []string{"attached.nrrd", "gzip.nrrd", "big.nrrd", "ascii.nrrd", "double.nrrd", "double.nhdr", "fourd.nrrd", "directions.nhdr", "byteskip.nhdr", "lineskip.nhdr"} {
-		v, err := LoadVolume(filepath.Join(dir, name))
-		if err != nil {
-			t.Errorf("%s: %v", name, err)
-			continue
-		}
-		if v.W != w || v.H != h || v.D != d || v.Extent != [3]float64{0.75, 0.625, 1} || v.Transfer != DefaultTransfer() {
-			t.Errorf("%s: %d×%d×%d, box %v; want %d×%d×%d, box [0.75 0.625 1] (z spaced 2)", name, v.W, v.H, v.D, v.Extent, w, h, d)
-		}
-		if !slices.Equal(v.Values, want) {
-			t.Errorf("%s: values %v...; want %v...", name, v.Values[:8], want[:8])
-		}
+		loadsAsRamp(t, filepath.Join(dir, name))
 	}
 	unu(t, dir, append([]string{"make", "-i", "bytes.raw", "-t", "uchar", "-o", "bytes.nrrd"}, size...)...)
 	if v, err := LoadVolume(filepath.Join(dir, "bytes.nrrd")); err != nil || !slices.Equal(v.Values, bytesData) {
@@ -118,6 +108,24 @@ func rampOfShorts(n int) (shorts []byte, want []uint8) {
 		want = append(want, uint8(math.Round((float64(x)-lo)*255/(hi-lo))))
 	}
 	return shorts, want
+}
+
+// loadsAsRamp checks that the volume at path, 6×5×4 voxels spaced 1 1 2,
+// loads as rampOfShorts does.
+func loadsAsRamp(t *testing.T, path string) {
+	t.Helper()
+	_, want := rampOfShorts(6 * 5 * 4)
+	v, err := LoadVolume(path)
+	if err != nil {
+		t.Errorf("%s: %v", path, err)
+		return
+	}
+	if v.W != 6 || v.H != 5 || v.D != 4 || v.Extent != [3]float64{0.75, 0.625, 1} || v.Transfer != DefaultTransfer() {
+		t.Errorf("%s: %d×%d×%d, box %v; want 6×5×4, box [0.75 0.625 1] (z spaced 2)", path, v.W, v.H, v.D, v.Extent)
+	}
+	if !slices.Equal(v.Values, want) {
+		t.Errorf("%s: values %v...; want %v...", path, v.Values[:8], want[:8])
+	}
 }
 
 // make3 is n voxels of three bytes each, an RGB volume's.

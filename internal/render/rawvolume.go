@@ -132,14 +132,23 @@ type voxelFile struct {
 	kind   scalarKind
 	// derived: eVolve's *_d.raw voxels, a gradient's three bytes, then
 	// the value
-	derived bool
-	order   binary.ByteOrder
-	gzip    bool
-	zlib    bool       // a zlib stream, as MetaImage compresses
-	ascii   bool       // numbers as text, apart by white space
-	vtk     *vtkBlocks // VTK XML's blocks, after offset
-	source  string     // what gave the layout: "header" or "name"
+	derived  bool
+	order    binary.ByteOrder
+	encoding voxelEncoding
+	vtk      *vtkBlocks // with vtkVoxels: how the blocks are held
+	source   string     // what gave the layout: "header" or "name"
 }
+
+// voxelEncoding is how a file holds its voxels' numbers.
+type voxelEncoding uint8
+
+const (
+	rawVoxels   voxelEncoding = iota
+	gzipVoxels                // a gzip stream (NRRD's gzip)
+	zlibVoxels                // a zlib stream (MetaImage's compressed data)
+	asciiVoxels               // text, apart by white space
+	vtkVoxels                 // VTK XML's header and blocks
+)
 
 var (
 	volumeName = regexp.MustCompile(`_(\d+)x(\d+)x(\d+)_([a-z]+\d+)\.raw$`)
@@ -243,7 +252,7 @@ func (f voxelFile) read(values []uint8) error {
 				values[at+i] = run[4*i+3]
 			}
 		}))
-	case f.kind == scalarUint8 && !f.ascii:
+	case f.kind == scalarUint8 && f.encoding != asciiVoxels:
 		defer done()
 		_, err := io.ReadFull(r, values)
 		return endedEarly(err)
@@ -294,28 +303,19 @@ func (f voxelFile) open() (r io.Reader, done func(), err error) {
 		file.Close()
 		return nil, nil, err
 	}
-	r = file
-	if f.gzip {
-		zr, err := gzip.NewReader(bufio.NewReaderSize(file, 1<<16))
-		if err != nil {
-			file.Close()
-			return nil, nil, err
-		}
-		r = zr
+	in := bufio.NewReaderSize(file, 1<<16)
+	r = in
+	switch f.encoding {
+	case gzipVoxels:
+		r, err = gzip.NewReader(in)
+	case zlibVoxels:
+		r, err = zlib.NewReader(in)
+	case vtkVoxels:
+		r, err = f.vtk.open(in, f.order)
 	}
-	if f.zlib {
-		zr, err := zlib.NewReader(bufio.NewReaderSize(file, 1<<16))
-		if err != nil {
-			file.Close()
-			return nil, nil, err
-		}
-		r = zr
-	}
-	if f.vtk != nil {
-		if r, err = f.vtk.open(bufio.NewReaderSize(file, 1<<16), f.order); err != nil {
-			file.Close()
-			return nil, nil, err
-		}
+	if err != nil {
+		file.Close()
+		return nil, nil, err
 	}
 	br := bufio.NewReaderSize(r, 1<<20)
 	for range f.lines {
@@ -329,7 +329,7 @@ func (f voxelFile) open() (r io.Reader, done func(), err error) {
 
 // scan gives use each of n voxels' values in order, read from r.
 func (f voxelFile) scan(r io.Reader, n int, use func(i int, x float64)) error {
-	if f.ascii {
+	if f.encoding == asciiVoxels {
 		words := bufio.NewScanner(r)
 		words.Split(bufio.ScanWords)
 		for i := range n {

@@ -174,10 +174,10 @@ func readVTIHeader(r io.ReadSeeker) (*VolumeData, voxelFile, error) {
 	}
 	switch format := attr(a, "format"); format {
 	case "ascii":
-		voxels.offset, voxels.ascii = chosenAt, true
+		voxels.offset, voxels.encoding = chosenAt, asciiVoxels
 	case "binary":
 		blocks.base64 = true
-		voxels.offset, voxels.vtk = chosenAt, &blocks
+		voxels.offset, voxels.encoding, voxels.vtk = chosenAt, vtkVoxels, &blocks
 	case "appended":
 		if appendedAt < 0 {
 			return nil, voxelFile{}, errors.New("an appended array, and no AppendedData")
@@ -204,7 +204,7 @@ func readVTIHeader(r io.ReadSeeker) (*VolumeData, voxelFile, error) {
 				return nil, voxelFile{}, fmt.Errorf("AppendedData begins %q, not with an underscore", c)
 			}
 		}
-		voxels.vtk = &blocks
+		voxels.encoding, voxels.vtk = vtkVoxels, &blocks
 	default:
 		return nil, voxelFile{}, fmt.Errorf("array format %q; want ascii, binary or appended", format)
 	}
@@ -395,7 +395,7 @@ func statLegacyVTK(path string) (*VolumeData, voxelFile, error) {
 			switch strings.ToUpper(s) {
 			case "BINARY":
 			case "ASCII":
-				voxels.ascii = true
+				voxels.encoding = asciiVoxels
 			default:
 				return fail("line 3: %q; want BINARY or ASCII", s)
 			}
@@ -455,7 +455,7 @@ func statLegacyVTK(path string) (*VolumeData, voxelFile, error) {
 				return fail("POINT_DATA %d for DIMENSIONS %d %d %d", points, v.W, v.H, v.D)
 			}
 			voxels.offset = offset
-			if !voxels.ascii {
+			if voxels.encoding != asciiVoxels {
 				st, err := f.Stat()
 				if err != nil {
 					return nil, voxelFile{}, err
