@@ -39,17 +39,8 @@ func statMetaImage(path string) (*VolumeData, voxelFile, error) {
 	if err != nil {
 		return nil, voxelFile{}, fmt.Errorf("%s: %w", path, err)
 	}
-	st, err := os.Stat(voxels.path)
-	if err != nil || voxels.encoding != rawVoxels {
-		return v, voxels, err // a compressed file's size tells nothing of the voxels'
-	}
-	need := int64(v.W*v.H*v.D) * int64(voxels.size())
-	if headerSize == -1 { // the data end the file
-		voxels.offset = st.Size() - need
-	}
-	if voxels.offset < 0 || st.Size()-voxels.offset < need {
-		return nil, voxelFile{}, fmt.Errorf("%s holds %d bytes; its header's %d×%d×%d voxels of %d byte(s) need %d after the %d before them",
-			voxels.path, st.Size(), v.W, v.H, v.D, voxels.size(), need, max(voxels.offset, 0))
+	if err := voxels.place(v, headerSize == -1); err != nil {
+		return nil, voxelFile{}, err
 	}
 	return v, voxels, nil
 }

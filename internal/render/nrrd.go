@@ -45,21 +45,8 @@ func statNRRD(path string) (*VolumeData, voxelFile, error) {
 	if err != nil {
 		return nil, voxelFile{}, fmt.Errorf("%s: %w", path, err)
 	}
-	if voxels.encoding != rawVoxels || voxels.lines > 0 {
-		_, err := os.Stat(voxels.path) // its size tells nothing of the voxels'
-		return v, voxels, err
-	}
-	st, err := os.Stat(voxels.path)
-	if err != nil {
+	if err := voxels.place(v, h.byteSkip == -1); err != nil {
 		return nil, voxelFile{}, err
-	}
-	need := int64(v.W*v.H*v.D) * int64(voxels.size())
-	if h.byteSkip == -1 { // the data end the file
-		voxels.offset = st.Size() - need
-	}
-	if voxels.offset < 0 || st.Size()-voxels.offset < need {
-		return nil, voxelFile{}, fmt.Errorf("%s holds %d bytes; its header's %d×%d×%d voxels of %d byte(s) need %d after the %d before them",
-			voxels.path, st.Size(), v.W, v.H, v.D, voxels.size(), need, max(voxels.offset, 0))
 	}
 	return v, voxels, nil
 }

@@ -157,6 +157,25 @@ var (
 		"uint32": scalarUint32, "int32": scalarInt32, "float32": scalarFloat32, "float64": scalarFloat64}
 )
 
+// place checks that the voxels' file is there and, where their bytes are
+// raw, holds v's voxels after offset; atEnd, they end the file, and
+// offset is set so.
+func (f *voxelFile) place(v *VolumeData, atEnd bool) error {
+	st, err := os.Stat(f.path)
+	if err != nil || f.encoding != rawVoxels || f.lines > 0 {
+		return err // what the file's size says of the voxels is not known
+	}
+	need := int64(v.W*v.H*v.D) * int64(f.size())
+	if atEnd {
+		f.offset = st.Size() - need
+	}
+	if f.offset < 0 || st.Size()-f.offset < need {
+		return fmt.Errorf("%s holds %d bytes; its header's %d×%d×%d voxels of %d byte(s) need %d after the %d before them",
+			f.path, st.Size(), v.W, v.H, v.D, f.size(), need, max(f.offset, 0))
+	}
+	return nil
+}
+
 // size is the bytes a voxel takes in a binary file.
 func (f voxelFile) size() int {
 	if f.derived {

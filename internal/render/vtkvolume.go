@@ -455,14 +455,8 @@ func statLegacyVTK(path string) (*VolumeData, voxelFile, error) {
 				return fail("POINT_DATA %d for DIMENSIONS %d %d %d", points, v.W, v.H, v.D)
 			}
 			voxels.offset = offset
-			if voxels.encoding != asciiVoxels {
-				st, err := f.Stat()
-				if err != nil {
-					return nil, voxelFile{}, err
-				}
-				if need := int64(points) * int64(voxels.size()); st.Size()-offset < need {
-					return fail("holds %d bytes; its header's %d points of %d byte(s) need %d after the %d before them", st.Size(), points, voxels.size(), need, offset)
-				}
+			if err := voxels.place(v, false); err != nil {
+				return nil, voxelFile{}, err
 			}
 			return v, voxels, nil
 		case strings.EqualFold(fields[0], "ORIGIN"), strings.EqualFold(fields[0], "METADATA"), strings.EqualFold(fields[0], "INFORMATION"), strings.EqualFold(fields[0], "NAME"), strings.EqualFold(fields[0], "DATA"):

@@ -38,7 +38,7 @@ func TestVTKVolumes(t *testing.T) {
 		filepath.Join(dir, "cells.vti"):             "no point data array of one value a point",
 		filepath.Join(cut, "raw-appended-zlib.vti"): "the voxels' data ends early",
 		filepath.Join(cut, "blocks-base64.vti"):     "the voxels' data ends early",
-		filepath.Join(cut, "binary.vtk"):            "its header's 120 points of 2 byte(s) need 240",
+		filepath.Join(cut, "binary.vtk"):            "its header's 6×5×4 voxels of 2 byte(s) need 240 after the",
 		filepath.Join(cut, "notvtk.vtk"):            `not a legacy VTK file (first line "P5")`,
 		filepath.Join(cut, "notvti.vti"):            "no ImageData element: not a VTK XML image",
 	} {
