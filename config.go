@@ -173,9 +173,11 @@ type Config struct {
 	focusMode []FocusMode
 	layouts   []string
 	views     []string
-	units     []float64 // the views' model units, as last set (under mu)
-	canvases  []Canvas
-	shown     []int // by canvas: the layout it shows, as last asked for (under mu)
+	// viewLayouts is each view's layout, by view
+	viewLayouts []int
+	units       []float64 // the views' model units, as last set (under mu)
+	canvases    []Canvas
+	shown       []int // by canvas: the layout it shows, as last asked for (under mu)
 
 	// what goes with the next frame started (under mu)
 	messages     [][]byte
@@ -358,6 +360,7 @@ func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 		return nil, c.err
 	}
 	c.latency, c.observers, c.eyeBases, c.layouts, c.views = info.Latency, info.Observers, info.EyeBases, info.Layouts, info.Views
+	c.viewLayouts = info.ViewLayouts
 	for _, cv := range info.Canvases {
 		c.canvases = append(c.canvases, Canvas{Name: cv.Name, Layouts: cv.Layouts})
 		c.shown = append(c.shown, cv.Shows)
@@ -747,6 +750,16 @@ const (
 // Views lists the config's views' names (some may be empty), layout by
 // layout, in the order SetViewMode numbers them.
 func (c *Config) Views() []string { return append([]string(nil), c.views...) }
+
+// ViewLayout is the layout a view (by index in Views) belongs to, an
+// index in Layouts, as Equalizer's View::getLayout: the views a canvas
+// shows are those of its layout (eqply's v steps through them).
+func (c *Config) ViewLayout(view int) (int, error) {
+	if view < 0 || view >= len(c.viewLayouts) {
+		return 0, fmt.Errorf("goeq: no view %d: the config has %d", view, len(c.views))
+	}
+	return c.viewLayouts[view], nil
+}
 
 // SetViewMode renders a view in mode from the next frame started on, as
 // Equalizer's View::changeMode (eqPly's g): stereo renders a left and a

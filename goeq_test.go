@@ -1848,6 +1848,15 @@ func TestUseCanvasLayoutSwitchesOneCanvas(t *testing.T) {
 		if _, err := cfg.CanvasLayout(-1); err == nil {
 			t.Error("CanvasLayout(-1): no error")
 		}
+		// the views are the layouts' in turn: "whole"'s one, "halves"'s two
+		for v, want := range []int{0, 1, 1} {
+			if got, err := cfg.ViewLayout(v); got != want || err != nil {
+				t.Errorf("view %d (%s) is of layout %d (%v); want %d", v, cfg.Views()[v], got, err, want)
+			}
+		}
+		if _, err := cfg.ViewLayout(3); err == nil || err.Error() != "goeq: no view 3: the config has 3" {
+			t.Errorf("ViewLayout(3): %v", err)
+		}
 	}
 	written := func(name string, byFrame map[int][]string) {
 		t.Helper()

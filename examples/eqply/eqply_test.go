@@ -356,6 +356,30 @@ func TestLAndCSwitchTheCurrentCanvassLayouts(t *testing.T) {
 	}
 }
 
+// v makes the views of the layout the current canvas shows current in
+// turn, then none, as eqPly's v; the current view is the one keys act in
+// (m shows the next model there alone).
+func TestVStepsThroughTheShownLayoutsViews(t *testing.T) {
+	// two-layouts.eqc's: "whole" (view 0) and "halves" (views 1 and 2)
+	c := &controls{cam: homeCamera, view: -1, models: 2, canvasLayouts: [][]int{{0, 1}}, shown: []int{1}, viewLayouts: []int{0, 1, 1}}
+	press := func(k goeq.Key) bool { return c.handle(goeq.Event{Kind: goeq.KeyPress, Key: k}) }
+	for _, want := range []int{1, 2, -1, 1} {
+		if press('v') || c.view != want {
+			t.Fatalf("v: view %d; want %d, and the picture the same", c.view, want)
+		}
+	}
+	// the models go to the views in turn: view 1 shows model 1, view 2 model 0
+	if !press('m') || c.frame().modelOf(1, 2) != 0 || c.frame().modelOf(2, 2) != 0 {
+		t.Errorf("m in view 1: models %d and %d; want view 1's next (0), view 2's as it was (0)", c.frame().modelOf(1, 2), c.frame().modelOf(2, 2))
+	}
+	press('l') // the whole: its one view, then none
+	for _, want := range []int{0, -1} {
+		if press('v'); c.view != want {
+			t.Fatalf("v in the whole: view %d; want %d", c.view, want)
+		}
+	}
+}
+
 // runHeadless runs eqply without an X display, for at most two minutes,
 // and returns what it wrote.
 func runHeadless(bin string, args ...string) (string, error) {

@@ -320,6 +320,9 @@ type controls struct {
 	canvas        int
 	canvasLayouts [][]int
 	shown         []int
+	// viewLayouts is each view's layout (goeq.Config.ViewLayout): v
+	// makes the shown layout's views current in turn
+	viewLayouts []int
 	// balance holds the changes to the views' balancing f, F, t, T, 4
 	// and 5 asked for since the last frame (goeq.Config.SetBalancing)
 	balance []balanceChange
@@ -364,6 +367,7 @@ const keys = `eqply's keys (in the view under the pointer where it matters):
   w        wireframe                   i  idle antialiasing on or off
   m        the next model              l, shift-l  the canvas's next layout, the one before
   c        the next canvas (l switches its layouts)
+  v        the canvas's next view is the one keys act in, then none (every view)
   arrows, Page Up, Page Down  move the head;  . , ; ' [ ]  turn it
   z, Z     the eyes closer, farther apart (eye base)
   y, Y     the model unit by 0.1, by 10 (stereo and parallel show the model larger, smaller)
@@ -665,6 +669,13 @@ func (c *controls) handle(ev goeq.Event) bool {
 				c.coast = momentum{} // its view is another layout's: not shown now
 				return true
 			}
+		case 'v': // the canvas's next view is current, then none, as eqPly's
+			c.view = c.nextView()
+			if c.view < 0 {
+				fmt.Fprintln(os.Stderr, "no current view: keys act in every view")
+			} else {
+				fmt.Fprintf(os.Stderr, "view %d is current\n", c.view)
+			}
 		case 'c': // the next canvas is current, as eqPly's
 			if len(c.canvasLayouts) > 1 {
 				c.canvas = (c.canvas + 1) % len(c.canvasLayouts)
@@ -683,6 +694,25 @@ func (c *controls) handle(ev goeq.Event) bool {
 		c.quit = true
 	}
 	return false
+}
+
+// nextView is the view after the current one among those of the layout
+// the current canvas shows (the first where none is current), or -1
+// after the last: keys act in every view then.
+func (c *controls) nextView() int {
+	if c.canvas >= len(c.shown) {
+		return -1
+	}
+	var views []int
+	for v, l := range c.viewLayouts {
+		if l == c.shown[c.canvas] {
+			views = append(views, v)
+		}
+	}
+	if i := slices.Index(views, c.view); i+1 < len(views) {
+		return views[i+1]
+	}
+	return -1
 }
 
 // nextModel shows the next model in the view pointed at, or in every
@@ -1004,6 +1034,13 @@ func main() {
 			log.Fatal(err)
 		}
 		c.shown = append(c.shown, shows)
+	}
+	for v := range cfg.Views() {
+		l, err := cfg.ViewLayout(v)
+		if err != nil {
+			log.Fatal(err)
+		}
+		c.viewLayouts = append(c.viewLayouts, l)
 	}
 	used := slices.Clone(c.shown) // the layouts showing
 	stereo := false               // the views, as last asked for

@@ -218,6 +218,9 @@ type RunInfo struct {
 	// and shows as the run starts.
 	Canvases []CanvasInfo
 	Views    []string // the config's views' names, layout by layout
+	// ViewLayouts is each view's layout, an index in Layouts, by index
+	// as Views.
+	ViewLayouts []int
 	// Balancing is how each view's compounds are balanced as the run
 	// starts, by index as Views.
 	Balancing []compound.Balancing
@@ -1454,6 +1457,7 @@ func (s *server) tellReady() {
 	}
 	for _, v := range s.cfg.Views() {
 		info.Views = append(info.Views, v.Name)
+		info.ViewLayouts = append(info.ViewLayouts, slices.Index(s.cfg.Layouts, v.Layout))
 		info.Balancing = append(info.Balancing, s.cfg.ViewBalancing(v))
 	}
 	s.opt.App.Ready(info)
