@@ -55,13 +55,21 @@ func New() *Watch {
 
 // Started says that goeq.Start has returned: a signal now ends the loop,
 // not the run. When the start ended because of a signal, it says so and
-// ends the process with 128 + the signal.
+// ends the process with 128 + the signal. So it does where the signal
+// came after Start returned but before Started: Start's context, which
+// the run goes on under, has ended, and so has the run, before any frame.
 func (w *Watch) Started(err error) {
 	w.mu.Lock()
 	w.started = true
 	sig := w.caught
 	w.mu.Unlock()
-	if err != nil && sig != nil {
+	if sig == nil {
+		return
+	}
+	if err == nil && w.Start.Err() != nil {
+		err = w.Start.Err()
+	}
+	if err != nil {
 		log.Printf("stopped by %v while the nodes set up (%v)", sig, err)
 		os.Exit(128 + int(sig.(syscall.Signal)))
 	}
