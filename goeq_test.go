@@ -121,6 +121,9 @@ type squareInit struct {
 	// BadOrder: the renderer is a RangeOrderer whose BackToFront names
 	// the first range for every one
 	BadOrder bool
+	// Overlay: the renderer is an Overlayer that paints a white box at
+	// the bottom left of every destination
+	Overlay bool
 }
 
 // stopOnce stops a render process once, however many of its channels
@@ -205,6 +208,9 @@ void main() {
 	if init.BadOrder {
 		return badOrder{sq}, err
 	}
+	if init.Overlay {
+		return overlaidSquare{sq}, err
+	}
 	if init.Hooks {
 		h := &hookedSquare{square: sq, badReadAt: init.BadReadAt, badReadError: init.BadReadError, badAssembleAt: init.BadAssembleAt}
 		gl.GenFramebuffers(1, &h.readFBO)
@@ -258,6 +264,22 @@ func (h *hookedSquare) Assemble(dc *goeq.DrawContext, images []goeq.Image) error
 	gl.FramebufferTexture2D(gl.READ_FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.TEXTURE_2D, 0, 0)
 	gl.BindFramebuffer(gl.READ_FRAMEBUFFER, uint32(prev))
 	return h.note("assemble-"+url.PathEscape(dc.Channel), fmt.Sprintf("%d %d\n", dc.Frame, len(images)))
+}
+
+// overlaidSquare paints a white box over each destination's finished
+// image, in the corner overlayBox gives.
+type overlaidSquare struct{ *square }
+
+// overlayBox is the box overlaidSquare paints, from its viewport's
+// bottom left.
+var overlayBox = image.Rect(4, 4, 20, 20)
+
+func (overlaidSquare) DrawOverlay(dc *goeq.DrawContext) error {
+	gl.Enable(gl.SCISSOR_TEST)
+	gl.Scissor(int32(dc.X+overlayBox.Min.X), int32(dc.Y+overlayBox.Min.Y), int32(overlayBox.Dx()), int32(overlayBox.Dy()))
+	gl.ClearColor(1, 1, 1, 1)
+	gl.Clear(gl.COLOR_BUFFER_BIT)
+	return nil
 }
 
 // badOrder orders database ranges as no order can be: every index is 0.
@@ -1616,6 +1638,29 @@ func clientProcessesOf(exe string) int {
 		}
 	}
 	return n
+}
+
+// An Overlayer draws over every destination's finished image with all of
+// its colours, in anaglyph stereo too: a white box in its corner is white
+// on every frame, mono and stereo. The overlay was drawn under the colour
+// mask the last eye's assembly left (cyan: the box had no red).
+func TestAnOverlayDrawsInEveryColour(t *testing.T) {
+	stereoFrom1 := func(cfg *goeq.Config, i int) error {
+		if i == 1 {
+			return cfg.SetViewMode(0, goeq.Stereo)
+		}
+		return nil
+	}
+	written := runScript(t, goeq.Options{Config: examples("2d-lb-4.eqc")}, 3, squareInit{Scale: 1.4, Overlay: true}, stereoFrom1)
+	for _, path := range written {
+		img := loadPNG(t, path)
+		h := img.Rect.Dy()
+		in := img.NRGBAAt(overlayBox.Min.X+8, h-1-(overlayBox.Min.Y+8)) // PNG rows run down
+		out := img.NRGBAAt(overlayBox.Max.X+8, h-1-(overlayBox.Min.Y+8))
+		if in != (color.NRGBA{255, 255, 255, 255}) || out == in {
+			t.Errorf("%s: the overlay's box is %v, beside it %v; want white, and not white", filepath.Base(path), in, out)
+		}
+	}
 }
 
 // TestStateADrawLeavesIsNotGoeqs: a renderer that sets the GL state its

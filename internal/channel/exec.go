@@ -889,6 +889,9 @@ func (fr *frameRun) overlay(r *channelRun) error {
 	gl.Viewport(int32(pv.X), int32(pv.Y), int32(pv.W), int32(pv.H))
 	gl.Enable(gl.SCISSOR_TEST)
 	gl.Scissor(int32(pv.X), int32(pv.Y), int32(pv.W), int32(pv.H))
+	// the finished image's every colour: an anaglyph's last eye left its
+	// colour mask
+	gl.ColorMask(true, true, true, true)
 	defer gl.Disable(gl.SCISSOR_TEST)
 	defer fr.e.callRenderer(fr.frame, r.plan.Channel, "DrawOverlay", r.target.FB.FBO)()
 	return o.DrawOverlay(&draw.Context{Frame: fr.frame, Channel: r.plan.Channel.ID, Data: fr.data, Eye: draw.Cyclop, ViewIndex: r.plan.View,
