@@ -1642,7 +1642,8 @@ func clientProcessesOf(exe string) int {
 
 // An Overlayer draws over every destination's finished image with all of
 // its colours, in anaglyph stereo too: a white box in its corner is white
-// on every frame, mono and stereo. The overlay was drawn under the colour
+// on every frame, mono and stereo, on the 2D, tile and wall configs (the
+// wall's four destinations each). The overlay was drawn under the colour
 // mask the last eye's assembly left (cyan: the box had no red).
 func TestAnOverlayDrawsInEveryColour(t *testing.T) {
 	stereoFrom1 := func(cfg *goeq.Config, i int) error {
@@ -1651,7 +1652,10 @@ func TestAnOverlayDrawsInEveryColour(t *testing.T) {
 		}
 		return nil
 	}
-	written := runScript(t, goeq.Options{Config: examples("2d-lb-4.eqc")}, 3, squareInit{Scale: 1.4, Overlay: true}, stereoFrom1)
+	var written []string
+	for _, config := range []string{"2d-lb-4.eqc", "tile-4.eqc", "wall-2x2-views.eqc"} {
+		written = append(written, runScript(t, goeq.Options{Config: examples(config)}, 3, squareInit{Scale: 1.4, Overlay: true}, stereoFrom1)...)
+	}
 	for _, path := range written {
 		img := loadPNG(t, path)
 		h := img.Rect.Dy()
