@@ -137,7 +137,7 @@ type Summary struct {
 	// of a node lost while they were in flight, up to latency+1 for each
 	// loss (FrameStats.Degraded): render them again where they count.
 	DegradedFrames []int    `json:"degraded_frame_numbers,omitempty"`
-	Written        []string `json:"written,omitempty"` // PNG files, in order
+	Written        []string `json:"written,omitempty"` // PNG files, frame by frame, by name within a frame
 	// Exchanges counts the frames whose sort-last compounds composited by
 	// exchanging bands among their sources, by "compound STRATEGY among
 	// N" (the others gathered every image at the compound).

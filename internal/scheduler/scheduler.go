@@ -327,7 +327,7 @@ type Completed struct {
 	Finished time.Time
 	Records  []stats.Record
 	Degraded bool
-	Written  []string
+	Written  []string // the images written, by name
 	// Errors are what went wrong in the frame: a node's failure, which
 	// also fails the run, and what failed without failing the frame (a
 	// screenshot not written)
@@ -907,6 +907,9 @@ func (s *Scheduler) completeFrames() {
 				s.slowFrames = s.slowFrames[1:]
 			}
 		}
+		// the nodes' images in the order of their names, not of the
+		// nodes' reports: a run's summary lists them the same each time
+		slices.Sort(f.done.Written)
 		s.ready.Completed = append(s.ready.Completed, f.done)
 		s.completed++
 	}

@@ -1280,6 +1280,37 @@ func TestRecordsSayWhenTheirNodeWasDone(t *testing.T) {
 	}
 }
 
+// A frame's images are listed by name, not in the order the nodes
+// reported: a summary lists a run's images the same way each time (a
+// wall's four destinations on three nodes came in any order).
+func TestAFramesImagesAreListedByName(t *testing.T) {
+	cfg := load(t, example("wall-2x2-views.eqc"))
+	s := New(cfg, planner.New(cfg), Options{Frames: 1})
+	s.Step(Tick{Now: time.Unix(100, 0)})
+	for _, id := range s.Nodes() {
+		s.Step(Join{Node: id})
+	}
+	rd := s.Ready()
+	s.Advance()
+	var nodes []string
+	for _, w := range rd.Work {
+		nodes = append(nodes, w.Node)
+	}
+	slices.Sort(nodes)
+	slices.Reverse(nodes) // the last by name reports first
+	for _, n := range nodes {
+		s.Step(Done{Node: n, Frame: 0, Written: []string{n + "-b-000000.png", n + "-a-000000.png"}})
+	}
+	rd = s.Ready()
+	s.Advance()
+	if len(rd.Completed) != 1 || len(nodes) < 2 {
+		t.Fatalf("%d frames completed by %d nodes; want 1 by more than one", len(rd.Completed), len(nodes))
+	}
+	if got := rd.Completed[0].Written; !slices.IsSorted(got) || len(got) != 2*len(nodes) {
+		t.Errorf("images %v; want all %d, by name", got, 2*len(nodes))
+	}
+}
+
 // A frame a node failed is not a frame done, though every node reported
 // it; the images written for frames the failure leaves unfinished come
 // with it, so that a summary lists every image on disk (the destination
