@@ -14,6 +14,7 @@ import (
 	"log"
 	"maps"
 	"math"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -977,35 +978,56 @@ func TestInterruptStopsAsQDoes(t *testing.T) {
 	}
 }
 
-// An interrupt while the nodes set up (a model loading, here one that
-// never comes: a pipe with no writer) ends the start: eqply waited for
-// the five-minute init timeout.
+// An interrupt while the nodes set up ends the start: eqply waited for
+// the five-minute init timeout. The nodes here wait on a display that
+// never answers (a hung X server: a socket that takes their connections
+// and says nothing).
 func TestInterruptWhileTheNodesSetUpEndsTheStart(t *testing.T) {
 	bin, dir := build(t), t.TempDir()
-	model := filepath.Join(dir, "never.ply")
-	if err := syscall.Mkfifo(model, 0o600); err != nil {
+	if err := os.MkdirAll("/tmp/.X11-unix", 0o1777); err != nil {
 		t.Fatal(err)
 	}
+	var hung net.Listener
+	display := 0
+	for display = 300; display < 400 && hung == nil; display++ {
+		path := fmt.Sprintf("/tmp/.X11-unix/X%d", display)
+		if _, err := os.Stat(path); err == nil {
+			continue
+		}
+		hung, _ = net.Listen("unix", path)
+	}
+	if hung == nil {
+		t.Fatal("no display number free for a display that never answers")
+	}
+	display--
+	defer hung.Close()
+	connected := make(chan net.Conn, 16)
+	go func() {
+		for {
+			c, err := hung.Accept()
+			if err != nil {
+				return
+			}
+			t.Cleanup(func() { c.Close() })
+			connected <- c
+		}
+	}()
 	var out bytes.Buffer
-	app := exec.Command(bin, "--model", model, "--frames", "1")
+	app := exec.Command(bin, "--frames", "1", "--triangles", "2000")
 	app.Dir, app.Stdout, app.Stderr = dir, &out, &out
-	app.Env = append(os.Environ(), "DISPLAY=")
+	app.Env = append(os.Environ(), fmt.Sprintf("DISPLAY=:%d", display))
 	if err := app.Start(); err != nil {
 		t.Fatal(err)
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- app.Wait() }()
-	// a render client is in the renderer factory once it opens the pipe:
-	// opening the other end without blocking succeeds only then (and the
-	// client goes on to wait for the model's first line)
-	waitFor(t, "a render client reading the model", 30*time.Second, func() bool {
-		fd, err := syscall.Open(model, syscall.O_WRONLY|syscall.O_NONBLOCK, 0)
-		if err != nil {
-			return false
-		}
-		t.Cleanup(func() { syscall.Close(fd) })
-		return true
-	})
+	select {
+	case <-connected: // a render client waits for the display's answer
+	case err := <-exited:
+		t.Fatalf("eqply ended before a node set up: %v\n%s", err, out.String())
+	case <-time.After(30 * time.Second):
+		t.Fatalf("no node connected to the display:\n%s", out.String())
+	}
 	app.Process.Signal(os.Interrupt)
 	select {
 	case err := <-exited:
@@ -1285,7 +1307,7 @@ func absDiff(a, b uint8) uint8 { return max(a, b) - min(a, b) }
 // view shows the second model and the right one the first, each as a run
 // of that model alone shows it. A folder of the models is the same as
 // naming them, and eqPly's -m is --model. A model may be gzipped, there
-// and named (a.ply.gz). A folder with no model in it,
+// and named (a.ply.gz). A named pipe, a folder with no model in it,
 // or a model that is not there, is refused before the run.
 func TestModelsGoToTheViewsInTurn(t *testing.T) {
 	bin := build(t)
@@ -1351,6 +1373,8 @@ func TestModelsGoToTheViewsInTurn(t *testing.T) {
 	}{
 		{empty, "--model " + empty + ": no PLY file (*.ply, *.ply.gz) in it"},
 		{filepath.Join(dir, "none.ply"), "--model: stat " + filepath.Join(dir, "none.ply") + ": no such file or directory"},
+		// every node waited on it for a writer until the init timeout
+		{filepath.Join(folder, "more", "pipe.ply"), "--model " + filepath.Join(folder, "more", "pipe.ply") + ": a named pipe, not a file"},
 	} {
 		if text, err := run("--model", c.arg); err == nil || !strings.Contains(text, c.want) {
 			t.Errorf("--model %s: %v; want an error saying %q:\n%s", c.arg, err, c.want, text)

@@ -92,6 +92,7 @@ import (
 	"github.com/goeq/goeq/examples/configs"
 	"github.com/goeq/goeq/examples/flick"
 	"github.com/goeq/goeq/examples/interrupt"
+	"github.com/goeq/goeq/internal/bounded"
 	"github.com/goeq/goeq/internal/render"
 )
 
@@ -761,6 +762,10 @@ func plyFiles(args []string) ([]string, error) {
 			return nil, fmt.Errorf("--model: %w", err)
 		}
 		if !info.IsDir() {
+			if kind := bounded.Special(info.Mode()); kind != "" {
+				// every node would wait on a named pipe for a writer
+				return nil, fmt.Errorf("--model %s: a %s, not a file: every node reads the model from a file", arg, kind)
+			}
 			files = append(files, abs)
 			continue
 		}

@@ -8,6 +8,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 )
 
@@ -59,4 +60,22 @@ func ReadLine(r *bufio.Reader, max int) ([]byte, error) {
 			return line, err
 		}
 	}
+}
+
+// Special names what a file mode that is no regular file or folder is (a
+// named pipe, a device, a socket), or "" for one that is: data every node
+// reads must come from a file, where a pipe would keep each waiting for
+// a writer.
+func Special(m fs.FileMode) string {
+	switch {
+	case m.IsRegular(), m.IsDir():
+		return ""
+	case m&fs.ModeNamedPipe != 0:
+		return "named pipe"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	}
+	return "special file"
 }

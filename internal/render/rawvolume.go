@@ -16,6 +16,8 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zlib"
+
+	"github.com/goeq/goeq/internal/bounded"
 )
 
 // VolumeData is a volume in eVolve's files, as Equalizer's eVolve reads
@@ -79,6 +81,9 @@ func CheckVolume(path string) error {
 // statVolume reads path's header (or its name) and checks what it can of
 // the voxels' file without reading it.
 func statVolume(path string) (*VolumeData, voxelFile, error) {
+	if err := regular(path); err != nil {
+		return nil, voxelFile{}, err
+	}
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".nrrd", ".nhdr":
 		return statNRRD(path)
@@ -91,7 +96,11 @@ func statVolume(path string) (*VolumeData, voxelFile, error) {
 	}
 	var v *VolumeData
 	voxels := voxelFile{path: path, kind: scalarUint8, order: binary.LittleEndian, source: "header"}
-	hf, openErr := os.Open(path + ".vhf")
+	openErr := regular(path + ".vhf")
+	var hf *os.File
+	if openErr == nil {
+		hf, openErr = os.Open(path + ".vhf")
+	}
 	switch {
 	case openErr == nil:
 		defer hf.Close()
@@ -161,6 +170,9 @@ var (
 // raw, holds v's voxels after offset; atEnd, they end the file, and
 // offset is set so.
 func (f *voxelFile) place(v *VolumeData, atEnd bool) error {
+	if err := regular(f.path); err != nil {
+		return err
+	}
 	st, err := os.Stat(f.path)
 	if err != nil || f.encoding != rawVoxels || f.lines > 0 {
 		return err // what the file's size says of the voxels is not known
@@ -172,6 +184,19 @@ func (f *voxelFile) place(v *VolumeData, atEnd bool) error {
 	if f.offset < 0 || st.Size()-f.offset < need {
 		return fmt.Errorf("%s holds %d bytes; its header's %d×%d×%d voxels of %d byte(s) need %d after the %d before them",
 			f.path, st.Size(), v.W, v.H, v.D, f.size(), need, max(f.offset, 0))
+	}
+	return nil
+}
+
+// regular refuses a path that is there but no regular file: every node
+// would wait on a named pipe for a writer, or read a device without end.
+func regular(path string) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil // what opening it says, it says
+	}
+	if kind := bounded.Special(st.Mode()); kind != "" {
+		return fmt.Errorf("%s is a %s, not a file: every node reads the volume from files", path, kind)
 	}
 	return nil
 }

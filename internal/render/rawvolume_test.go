@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/goeq/goeq/draw"
 )
@@ -206,6 +208,40 @@ func TestSlabsBlendFarthestFromTheEyeFirst(t *testing.T) {
 		v.Place = func(*draw.Context) (draw.Mat4, bool) { return model, false }
 		if got := v.BackToFront(&draw.Context{View: draw.Identity}, ranges); !slices.Equal(got, c.want) {
 			t.Errorf("%s: %v; want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// A volume, its header or its data file that is a named pipe is refused
+// before anything is read: every node waited on it for a writer.
+func TestAVolumeFromANamedPipeIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	fifo := func(name string) string {
+		path := filepath.Join(dir, name)
+		if err := syscall.Mkfifo(path, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	os.WriteFile(filepath.Join(dir, "headed.raw"), make([]byte, 12), 0o644)
+	fifo("headed.raw.vhf")
+	os.WriteFile(filepath.Join(dir, "detached.nhdr"), []byte("NRRD0004\ntype: uchar\ndimension: 3\nsizes: 3 2 2\nencoding: gzip\ndata file: data.raw.gz\n"), 0o644)
+	fifo("data.raw.gz")
+	for _, c := range []struct{ path, want string }{
+		{fifo("pipe_3x2x2_uint8.raw"), "pipe_3x2x2_uint8.raw is a named pipe, not a file"},
+		{fifo("pipe.nrrd"), "pipe.nrrd is a named pipe, not a file"},
+		{filepath.Join(dir, "headed.raw"), "volume header: " + filepath.Join(dir, "headed.raw.vhf") + " is a named pipe, not a file"},
+		{filepath.Join(dir, "detached.nhdr"), "data.raw.gz is a named pipe, not a file"},
+	} {
+		done := make(chan error, 1)
+		go func() { done <- CheckVolume(c.path) }()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%s: %v; want %q", filepath.Base(c.path), err, c.want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: still waiting on the pipe after 10 s", filepath.Base(c.path))
 		}
 	}
 }
