@@ -981,7 +981,7 @@ func TestInterruptStopsAsQDoes(t *testing.T) {
 // An interrupt while the nodes set up ends the start: eqply waited for
 // the five-minute init timeout. The nodes here wait on a display that
 // never answers (a hung X server: a socket that takes their connections
-// and says nothing).
+// and says nothing), for 10 s before they render offscreen.
 func TestInterruptWhileTheNodesSetUpEndsTheStart(t *testing.T) {
 	bin, dir := build(t), t.TempDir()
 	if err := os.MkdirAll("/tmp/.X11-unix", 0o1777); err != nil {

@@ -70,6 +70,9 @@ func Open(choice Choice, onScreen bool) (System, Why, error) {
 		}
 		return s, Why{Text: "EGL as asked"}, nil
 	case "glfw":
+		if err := displayAnswers(os.Getenv("DISPLAY")); err != nil {
+			return nil, Why{}, err
+		}
 		s, err := OpenGLFW()
 		if err != nil {
 			return nil, Why{}, err
@@ -79,11 +82,14 @@ func Open(choice Choice, onScreen bool) (System, Why, error) {
 		display := os.Getenv("DISPLAY")
 		var xErr error // why the X display could not be used
 		if display != "" && onScreen {
-			s, err := OpenGLFW()
-			if err == nil {
-				return s, Why{Text: "GLFW on X display " + display}, nil
+			xErr = displayAnswers(display)
+			if xErr == nil {
+				s, err := OpenGLFW()
+				if err == nil {
+					return s, Why{Text: "GLFW on X display " + display}, nil
+				}
+				xErr = err
 			}
-			xErr = err
 		}
 		s, err := OpenEGL()
 		if err != nil {
@@ -115,7 +121,7 @@ func GPUs(onScreen bool) []int {
 	display := os.Getenv("DISPLAY")
 	if choice == "glfw" || (choice == "" || choice == "auto") && display != "" && onScreen {
 		if server, err := ScreenDisplay(display, 0); err == nil {
-			if n := screensWithin(server, screensBound); n > 0 {
+			if n, _ := screensWithin(server, screensBound); n > 0 {
 				list := make([]int, n)
 				for i := range list {
 					list[i] = i
@@ -132,17 +138,40 @@ func GPUs(onScreen bool) []int {
 // answers (a hung server, a forwarded display whose far end is gone).
 const screensBound = 3 * time.Second
 
-// screensWithin is screens(display), or 0 when the server has not answered
-// within bound (the query is left to end on its own).
-func screensWithin(display string, bound time.Duration) int {
-	n := make(chan int, 1)
-	go func() { n <- screens(display) }()
+// screensWithin is screens(display), and whether the server answered
+// within bound: 0 and false when it has not (the query is left to end
+// on its own).
+func screensWithin(display string, bound time.Duration) (n int, answered bool) {
+	got := make(chan int, 1)
+	go func() { got <- screens(display) }()
 	select {
-	case got := <-n:
-		return got
+	case n := <-got:
+		return n, true
 	case <-time.After(bound):
-		return 0
+		return 0, false
 	}
+}
+
+// displayAnswerBound bounds the wait for the X server before GLFW opens
+// the display: a server answers a connection in milliseconds, across a
+// forwarded link in a round trip.
+var displayAnswerBound = 10 * time.Second
+
+// displayAnswers refuses a display whose X server takes the connection
+// and says nothing (a hung server, a forwarded display whose far end is
+// gone): Xlib, under GLFW, waits for it without end, and a node showing a
+// window waited out its init timeout, saying only that it was opening the
+// window system. A display that cannot be opened at all is left to GLFW
+// to say so.
+func displayAnswers(display string) error {
+	server, err := ScreenDisplay(display, 0)
+	if err != nil {
+		return nil
+	}
+	if _, answered := screensWithin(server, displayAnswerBound); !answered {
+		return fmt.Errorf("winsys: X display %s does not answer (it took the connection and said nothing for %v): a hung X server, or a forwarded display whose far end is gone; render offscreen with GOEQ_WINSYS=egl", display, displayAnswerBound)
+	}
+	return nil
 }
 
 // coreContextError is the error of a window system (sys) that could not

@@ -365,6 +365,55 @@ func TestGPUsDoNotWaitForAServerThatNeverAnswers(t *testing.T) {
 	}
 }
 
+// Nor does opening the window system: a node that shows a window goes
+// offscreen on EGL, saying the display does not answer, after a bound
+// (GLFW, asked for, fails so, as does a pipe's X screen on it). Xlib under GLFW waited without end, and
+// the node waited out its init timeout, "opening the window system".
+func TestAServerThatNeverAnswersIsNotWaitedFor(t *testing.T) {
+	_, portText, _ := net.SplitHostPort(nettest.Peer(t, ""))
+	port, _ := strconv.Atoi(portText)
+	display := fmt.Sprintf("127.0.0.1:%d", port-6000)
+	t.Setenv("GOEQ_WINSYS", "")
+	t.Setenv("DISPLAY", display)
+	bound := displayAnswerBound
+	displayAnswerBound = time.Second
+	t.Cleanup(func() { displayAnswerBound = bound })
+	type opened struct {
+		sys System
+		why Why
+		err error
+	}
+	open := func(choice Choice) opened {
+		done := make(chan opened, 1)
+		go func() {
+			sys, why, err := Open(choice, true)
+			done <- opened{sys, why, err}
+		}()
+		select {
+		case o := <-done:
+			return o
+		case <-time.After(time.Minute):
+			t.Fatalf("opening %s waits without end for a server that never answers", choice)
+		}
+		return opened{}
+	}
+	want := "X display " + display + " does not answer"
+	o := open("auto")
+	if o.err != nil {
+		t.Fatal(o.err)
+	}
+	if _, isEGL := o.sys.(*EGL); !isEGL || !o.why.DisplayUnusable || !strings.Contains(o.why.Text, want) {
+		t.Errorf("auto: %s (%s), display unusable %v; want EGL, saying %q", o.sys.Name(), o.why, o.why.DisplayUnusable, want)
+	}
+	if o := open("glfw"); o.err == nil || !strings.Contains(o.err.Error(), want) {
+		t.Errorf("glfw: %v; want an error saying %q", o.err, want)
+	}
+	// a pipe's windows on another X server or screen
+	if _, err := OpenX11Screen(display + ".0"); err == nil || !strings.Contains(err.Error(), "X display "+display+".0 does not answer") {
+		t.Errorf("an X screen: %v; want an error saying %q", err, want)
+	}
+}
+
 // A quick drag whose events are polled at once (a hand's flick, or a
 // main thread busy for a moment) has each button event where the pointer
 // was then: the press where the drag began, the release where it ended.

@@ -251,6 +251,9 @@ func OpenX11Screen(display string) (*X11, error) {
 	if s := x11Screens[display]; s != nil {
 		return s, nil
 	}
+	if err := displayAnswers(display); err != nil {
+		return nil, err
+	}
 	keepMallocMemory()
 	C.XInitThreads()
 	// the screen is the connection's default one, which Mesa's EGL takes
