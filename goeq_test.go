@@ -2026,6 +2026,42 @@ func compareLayoutRuns(t *testing.T, frames int, got map[int][]string, gotDir st
 	}
 }
 
+// An X server that hangs under a run (stopped: SIGSTOP) holds its
+// windows' buffer swaps: the frame timeout names that wait, where it said
+// only that the node "reported no wait".
+func TestAHungXServerIsNamedByTheFrameTimeout(t *testing.T) {
+	disp, server := xtest.Server(t, 1280, 720)
+	t.Setenv("DISPLAY", disp)
+	t.Setenv("GOEQ_WINSYS", "auto") // the destination's window on screen
+	cfg, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: examples("one-window.eqc"), FrameTimeout: 3 * time.Second, InitData: squareInit{Scale: 1.4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.OnScreen() == 0 {
+		t.Fatal("no window on the display: the test would prove nothing")
+	}
+	for i := 0; i < 2 && err == nil; i++ {
+		if _, err = cfg.StartFrame(camera{Frame: i}); err == nil {
+			err = cfg.FinishAllFrames()
+		}
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	server.Signal(syscall.SIGSTOP)
+	defer server.Signal(syscall.SIGCONT)
+	for i := 2; i < 40 && err == nil; i++ {
+		if _, err = cfg.StartFrame(camera{Frame: i}); err == nil {
+			err = cfg.FinishFrame()
+		}
+	}
+	server.Signal(syscall.SIGCONT)
+	cfg.Exit()
+	if want := "waiting for its window's buffer swap to return"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("the run under a hung X server ended with %v; want the frame timeout saying %q", err, want)
+	}
+}
+
 // A destination window the user resizes renders at its new size from the
 // next frame started on, as Equalizer's does: the decomposition covers
 // the new size, and the wall widens with the aspect so the picture is not

@@ -150,6 +150,13 @@ type Executor struct {
 		task    *planner.Task
 		since   time.Time
 	}
+	// the window showing a frame now, for Waits: its swap waits on the
+	// window system, which a hung X server answers never
+	inPresent struct {
+		frame   int
+		channel string
+		since   time.Time
+	}
 	stale []*arrival // uploads for frames already finished
 	// the statistics overlay of the next frame (SetOverlay)
 	overlay []control.OverlayPart
@@ -465,6 +472,10 @@ func (e *Executor) Waits() []Wait {
 	} else if in := e.inTask; in.task != nil && time.Since(in.since) >= time.Second {
 		waits = append(waits, Wait{Frame: in.frame, Channel: in.channel,
 			What: fmt.Sprintf("its %s of compound %s to finish (running for %v)", in.task.Kind, in.task.Compound, time.Since(in.since).Round(100*time.Millisecond))})
+	}
+	if in := e.inPresent; in.channel != "" && time.Since(in.since) >= time.Second {
+		waits = append(waits, Wait{Frame: in.frame, Channel: in.channel,
+			What: fmt.Sprintf("its window's buffer swap to return (running for %v: the window system, a hung X server?)", time.Since(in.since).Round(100*time.Millisecond))})
 	}
 	return waits
 }
@@ -2182,16 +2193,24 @@ func (a *assembly) assembleByRenderer(asm draw.Assembler) error {
 	return nil
 }
 
-// Present shows the windows of the channels that showed a frame (no-op
+// Present shows the windows of the channels that showed frame (no-op
 // for offscreen windows). Call after the swap barrier released it.
-func (e *Executor) Present(windows []*Window, shown []*planner.ChannelPlan) error {
+func (e *Executor) Present(frame int, windows []*Window, shown []*planner.ChannelPlan) error {
 	return e.Pipe.Do(func() error {
+		defer func() {
+			e.waitsMu.Lock()
+			e.inPresent.channel = ""
+			e.waitsMu.Unlock()
+		}()
 		for _, w := range windows {
 			t := e.targets[targetKey{window: w.Model}]
 			i := slices.IndexFunc(shown, func(p *planner.ChannelPlan) bool { return p.Channel.Window == w.Model })
 			if t == nil || i < 0 {
 				continue
 			}
+			e.waitsMu.Lock()
+			e.inPresent.frame, e.inPresent.channel, e.inPresent.since = frame, shown[i].Channel.ID, time.Now()
+			e.waitsMu.Unlock()
 			size := shown[i].WindowSize
 			if err := w.Present(size, []PresentPart{{Texture: t.FB.Color, TexW: t.FB.W, TexH: t.FB.H,
 				At: compound.PixelViewport{W: size.W, H: size.H}}}); err != nil {

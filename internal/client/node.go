@@ -626,7 +626,7 @@ func (n *node) runPipe(p *pipe) {
 		if err == nil && job.dest {
 			err = n.barrier(t, p)
 			if err == nil {
-				err = p.exec.Present(p.windows, res.Shown)
+				err = p.exec.Present(t.frame, p.windows, res.Shown)
 				n.noteShown(p, res.Shown)
 			}
 		}

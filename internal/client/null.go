@@ -20,7 +20,7 @@ type executor interface {
 	SetOverlay([]control.OverlayPart)
 	SetRefine(sample int)
 	Run(ctx context.Context, frame int, data []byte, plans []*planner.ChannelPlan, snap func(*compound.Channel) bool) *channel.Result
-	Present(windows []*channel.Window, shown []*planner.ChannelPlan) error
+	Present(frame int, windows []*channel.Window, shown []*planner.ChannelPlan) error
 	Deliver(*channel.FrameData)
 	Abandon(frame int, producers []string)
 	Grant(channel.Grant)
@@ -40,7 +40,7 @@ type nullExecutor struct{ sink channel.Sink }
 func (nullExecutor) Receive(int, [][]byte) error      { return nil }
 func (nullExecutor) SetOverlay([]control.OverlayPart) {}
 func (nullExecutor) SetRefine(int)                    {}
-func (nullExecutor) Present([]*channel.Window, []*planner.ChannelPlan) error {
+func (nullExecutor) Present(int, []*channel.Window, []*planner.ChannelPlan) error {
 	return nil
 }
 func (nullExecutor) Abandon(int, []string) {}

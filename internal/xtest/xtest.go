@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -22,6 +23,14 @@ import (
 // reached its window. Xvfb picks a free display number itself and writes
 // it to the pipe (-displayfd).
 func Display(t *testing.T, width, height int) string {
+	t.Helper()
+	display, _ := start(t, "-screen", "0", fmt.Sprintf("%dx%dx24", width, height))
+	return display
+}
+
+// Server is Display, with the X server's process, for a test that stops
+// it (SIGSTOP: a hung server) or kills it.
+func Server(t *testing.T, width, height int) (string, *os.Process) {
 	t.Helper()
 	return start(t, "-screen", "0", fmt.Sprintf("%dx%dx24", width, height))
 }
@@ -35,10 +44,11 @@ func Screens(t *testing.T, fbdir string, sizes ...image.Point) string {
 	for i, s := range sizes {
 		args = append(args, "-screen", strconv.Itoa(i), fmt.Sprintf("%dx%dx24", s.X, s.Y))
 	}
-	return start(t, append(args, "-fbdir", fbdir)...)
+	display, _ := start(t, append(args, "-fbdir", fbdir)...)
+	return display
 }
 
-func start(t *testing.T, args ...string) string {
+func start(t *testing.T, args ...string) (string, *os.Process) {
 	t.Helper()
 	r, w, err := os.Pipe()
 	if err != nil {
@@ -52,7 +62,7 @@ func start(t *testing.T, args ...string) string {
 	if err != nil {
 		t.Fatalf("Xvfb does not start (make test installs it): %v", err)
 	}
-	t.Cleanup(func() { x.Process.Kill(); x.Wait() })
+	t.Cleanup(func() { x.Process.Signal(syscall.SIGCONT); x.Process.Kill(); x.Wait() })
 	number := make(chan string, 1)
 	go func() {
 		line, _ := bufio.NewReader(r).ReadString('\n')
@@ -63,11 +73,11 @@ func start(t *testing.T, args ...string) string {
 		if n == "" {
 			t.Fatal("Xvfb ended without a display")
 		}
-		return ":" + n
+		return ":" + n, x.Process
 	case <-time.After(30 * time.Second):
 		t.Fatal("Xvfb did not come up within 30 s")
 	}
-	return ""
+	return "", nil
 }
 
 // ScreenImage is what screen shows now, from the framebuffer file an
