@@ -122,7 +122,7 @@ func readVTIHeader(r io.ReadSeeker) (*VolumeData, voxelFile, error) {
 					for i := range spacing {
 						x, err := strconv.ParseFloat(s[i], 64)
 						if err != nil || math.IsInf(x, 0) || math.IsNaN(x) || x == 0 {
-							return nil, voxelFile{}, fmt.Errorf("Spacing %q; want three numbers other than 0", attr(e, "Spacing"))
+							return nil, voxelFile{}, fmt.Errorf("the image's Spacing %q; want three numbers other than 0", attr(e, "Spacing"))
 						}
 						spacing[i] = math.Abs(x)
 					}
