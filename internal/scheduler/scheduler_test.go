@@ -1257,13 +1257,7 @@ func TestRecordsSayWhenTheirNodeWasDone(t *testing.T) {
 			}
 		}
 	}
-	s := New(cfg, planner.New(cfg), Options{Frames: 1})
-	s.Step(Tick{Now: time.Unix(100, 0)})
-	for _, id := range s.Nodes() {
-		s.Step(Join{Node: id})
-	}
-	rd := s.Ready()
-	s.Advance()
+	s, rd := startedOneFrame(cfg)
 	at := time.Unix(99, 0)
 	for _, w := range rd.Work {
 		s.Step(Done{Node: w.Node, Frame: w.Frame, At: at, Records: []stats.Record{{Frame: w.Frame, Channel: w.Channels[0].Channel.ID}}})
@@ -1280,11 +1274,9 @@ func TestRecordsSayWhenTheirNodeWasDone(t *testing.T) {
 	}
 }
 
-// A frame's images are listed by name, not in the order the nodes
-// reported: a summary lists a run's images the same way each time (a
-// wall's four destinations on three nodes came in any order).
-func TestAFramesImagesAreListedByName(t *testing.T) {
-	cfg := load(t, example("wall-2x2-views.eqc"))
+// startedOneFrame is a scheduler of one frame on cfg whose nodes have all
+// joined, and the work it gave them.
+func startedOneFrame(cfg *compound.Config) (*Scheduler, Ready) {
 	s := New(cfg, planner.New(cfg), Options{Frames: 1})
 	s.Step(Tick{Now: time.Unix(100, 0)})
 	for _, id := range s.Nodes() {
@@ -1292,6 +1284,14 @@ func TestAFramesImagesAreListedByName(t *testing.T) {
 	}
 	rd := s.Ready()
 	s.Advance()
+	return s, rd
+}
+
+// A frame's images are listed by name, not in the order the nodes
+// reported: a summary lists a run's images the same way each time (a
+// wall's four destinations on three nodes came in any order).
+func TestAFramesImagesAreListedByName(t *testing.T) {
+	s, rd := startedOneFrame(load(t, example("wall-2x2-views.eqc")))
 	var nodes []string
 	for _, w := range rd.Work {
 		nodes = append(nodes, w.Node)
