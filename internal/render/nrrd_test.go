@@ -3,11 +3,13 @@ package render
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"encoding/binary"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -149,4 +151,34 @@ func FuzzNRRDHeader(f *testing.F) {
 			t.Fatalf("%q: %d×%d×%d, %+v", header, v.W, v.H, v.D, voxels)
 		}
 	})
+}
+
+// A small compressed file whose header promises a billion voxels is
+// refused for its short data before anything is made for the voxels: it
+// made every node allocate a gigabyte first.
+func TestAShortCompressedVolumeAllocatesNothingForItsHeader(t *testing.T) {
+	dir := t.TempDir()
+	var packed bytes.Buffer
+	zw := gzip.NewWriter(&packed)
+	zw.Write(make([]byte, 1000))
+	zw.Close()
+	for name, header := range map[string]string{
+		"bytes.nrrd":  "NRRD0004\ntype: uchar\ndimension: 3\nsizes: 1024 1024 1024\nencoding: gzip\n\n",
+		"floats.nrrd": "NRRD0004\ntype: float\ndimension: 3\nsizes: 1024 1024 1024\nendian: little\nencoding: gzip\n\n",
+	} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, append([]byte(header), packed.Bytes()...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err := LoadVolume(path)
+		runtime.ReadMemStats(&after)
+		if err == nil || !strings.Contains(err.Error(), "the voxels' data ends early") {
+			t.Errorf("%s: %v; want the data short", name, err)
+		}
+		if grown := after.TotalAlloc - before.TotalAlloc; grown > 64<<20 {
+			t.Errorf("%s: %d MB allocated for 1000 bytes of data", name, grown>>20)
+		}
+	}
 }

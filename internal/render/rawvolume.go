@@ -63,8 +63,7 @@ func LoadVolume(path string) (*VolumeData, error) {
 	if err != nil {
 		return nil, err
 	}
-	v.Values = make([]uint8, v.W*v.H*v.D)
-	if err := voxels.read(v.Values); err != nil {
+	if v.Values, err = voxels.read(v.W * v.H * v.D); err != nil {
 		return nil, fmt.Errorf("%s: %w", voxels.path, err)
 	}
 	return v, nil
@@ -280,51 +279,67 @@ func DefaultTransfer() [256][4]uint8 {
 	return tf
 }
 
-// read fills values, one a voxel: bytes as they are (eVolve's, a derived
+// read reads n voxels' values: bytes as they are (eVolve's, a derived
 // voxel's fourth), other types' numbers scaled from their smallest to
-// their largest onto 0..255, which takes two passes over the file.
-func (f voxelFile) read(values []uint8) error {
-	r, done, err := f.open()
-	if err != nil {
-		return err
-	}
-	switch {
-	case f.derived:
-		defer done()
-		return endedEarly(eachRun(r, 4, len(values), func(at int, run []byte) {
-			for i := range len(run) / 4 {
-				values[at+i] = run[4*i+3]
+// their largest onto 0..255, which takes two passes over the file. The
+// values are allocated once the data are known to hold them all: a small
+// compressed file whose header promises a billion voxels made every node
+// allocate them before it found the data short.
+func (f voxelFile) read(n int) ([]uint8, error) {
+	if f.derived || f.kind == scalarUint8 && f.encoding != asciiVoxels {
+		sized := f.encoding == rawVoxels && f.lines == 0 // its file's size was checked
+		if !sized {
+			if err := f.pass(n, func(int, float64) {}); err != nil {
+				return nil, err
 			}
-		}))
-	case f.kind == scalarUint8 && f.encoding != asciiVoxels:
+		}
+		values := make([]uint8, n)
+		r, done, err := f.open()
+		if err != nil {
+			return nil, err
+		}
 		defer done()
-		_, err := io.ReadFull(r, values)
-		return endedEarly(err)
+		if f.derived {
+			return values, endedEarly(eachRun(r, 4, n, func(at int, run []byte) {
+				for i := range len(run) / 4 {
+					values[at+i] = run[4*i+3]
+				}
+			}))
+		}
+		_, err = io.ReadFull(r, values)
+		return values, endedEarly(err)
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)
-	err = f.scan(r, len(values), func(_ int, x float64) {
+	err := f.pass(n, func(_ int, x float64) {
 		if !math.IsNaN(x) && !math.IsInf(x, 0) {
 			lo, hi = min(lo, x), max(hi, x)
 		}
 	})
-	done()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if r, done, err = f.open(); err != nil {
-		return err
-	}
-	defer done()
 	scale := 0.0
 	if hi > lo {
 		scale = 255 / (hi - lo)
 	}
-	return f.scan(r, len(values), func(i int, x float64) {
+	values := make([]uint8, n)
+	return values, f.pass(n, func(i int, x float64) {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			x = lo // what is no number shows as the least
 		}
 		values[i] = uint8(min(max(math.Round((x-lo)*scale), 0), 255))
 	})
+}
+
+// pass reads the file from the voxels' start, giving use each of n
+// voxels' values in order.
+func (f voxelFile) pass(n int, use func(i int, x float64)) error {
+	r, done, err := f.open()
+	if err != nil {
+		return err
+	}
+	defer done()
+	return f.scan(r, n, use)
 }
 
 // endedEarly is the error of a read of the voxels that stopped at err:
