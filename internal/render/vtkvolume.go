@@ -76,7 +76,10 @@ func readVTIHeader(r io.ReadSeeker) (*VolumeData, voxelFile, error) {
 		}
 		return ""
 	}
-	for appendedAt < 0 {
+	// the XML is read up to the appended data, or to the chosen array's
+	// own where it is inline: its text (megabytes of base64) is read as
+	// data, not as XML, which the header's bound would cut short
+	for appendedAt < 0 && !(chosen != nil && attr(*chosen, "format") != "appended") {
 		tok, err := dec.Token()
 		if err == io.EOF {
 			break

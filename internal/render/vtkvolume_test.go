@@ -2,6 +2,9 @@ package render
 
 import (
 	"bytes"
+	"encoding/base64"
+	"encoding/binary"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -72,4 +75,57 @@ func FuzzVTI(f *testing.F) {
 			t.Fatalf("%d values for %d×%d×%d", len(got.Values), v.W, v.H, v.D)
 		}
 	})
+}
+
+// An image whose array is inline, base64 or ascii, and larger than a
+// header's bound (megabytes of text) loads: its text was read as XML up
+// to the bound, and the image refused as cut short.
+func TestALargeInlineVTIImageLoads(t *testing.T) {
+	const w, h, d = 128, 128, 80
+	values := make([]byte, w*h*d)
+	for i := range values {
+		values[i] = byte(i * 7 / 3)
+	}
+	image := func(format, text string) []byte {
+		return []byte(`<?xml version="1.0"?>
+<VTKFile type="ImageData" version="0.1" byte_order="LittleEndian" header_type="UInt32">
+  <ImageData WholeExtent="0 127 0 127 0 79" Origin="0 0 0" Spacing="1 1 1" Direction="1 0 0 0 1 0 0 0 1">
+  <Piece Extent="0 127 0 127 0 79">
+    <PointData Scalars="d">
+      <DataArray type="UInt8" Name="d" format="` + format + `">
+        ` + text + `
+      </DataArray>
+    </PointData>
+  </Piece>
+  </ImageData>
+</VTKFile>
+`)
+	}
+	raw := binary.LittleEndian.AppendUint32(nil, uint32(len(values)))
+	var ascii strings.Builder
+	for i, v := range values {
+		if i%6 == 0 {
+			ascii.WriteString("\n        ")
+		}
+		fmt.Fprintf(&ascii, "%d ", v)
+	}
+	dir := t.TempDir()
+	for name, b := range map[string][]byte{
+		"binary.vti": image("binary", base64.StdEncoding.EncodeToString(append(raw, values...))),
+		"ascii.vti":  image("ascii", ascii.String()),
+	} {
+		if len(b) <= maxVolumeHeader {
+			t.Fatalf("%s is %d bytes: within the header's bound, the test would prove nothing", name, len(b))
+		}
+		path := filepath.Join(dir, name)
+		os.WriteFile(path, b, 0o644)
+		v, err := LoadVolume(path)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if v.W != w || v.H != h || v.D != d || !bytes.Equal(v.Values, values) {
+			t.Errorf("%s: %d×%d×%d, its values not the image's", name, v.W, v.H, v.D)
+		}
+	}
 }
