@@ -54,7 +54,8 @@ const (
 // path + ".vhf"; a NRRD file (*.nrrd, or a detached header *.nhdr and the
 // data file it names), as Teem, 3D Slicer and ParaView write them; a
 // MetaImage (*.mha, or a header *.mhd and its data file), as ITK and VTK
-// write them; a VTK image (*.vti, or legacy structured points *.vtk); or,
+// write them; a VTK image (*.vti, a parallel one's pieces listed in a
+// *.pvti, or legacy structured points *.vtk); or,
 // with no header beside it, a raw file named as the Open SciVis datasets
 // are, NAME_WxHxD_TYPE.raw (bonsai_256x256x256_uint8.raw), whose name
 // gives its size and its voxels' type.
@@ -64,9 +65,15 @@ func LoadVolume(path string) (*VolumeData, error) {
 		return nil, err
 	}
 	if v.Values, err = voxels.read(v.W * v.H * v.D); err != nil {
-		return nil, fmt.Errorf("%s: %w", voxels.path, err)
+		return nil, err
 	}
 	return v, nil
+}
+
+// voxelSource reads a volume's values: from one file (voxelFile), or
+// from the pieces of an image (vtiPieces).
+type voxelSource interface {
+	read(n int) ([]uint8, error)
 }
 
 // CheckVolume reads a volume's header, or its name, and checks that its
@@ -79,20 +86,35 @@ func CheckVolume(path string) error {
 
 // statVolume reads path's header (or its name) and checks what it can of
 // the voxels' file without reading it.
-func statVolume(path string) (*VolumeData, voxelFile, error) {
+func statVolume(path string) (*VolumeData, voxelSource, error) {
 	if err := regular(path); err != nil {
-		return nil, voxelFile{}, err
+		return nil, nil, err
 	}
+	var stat func(string) (*VolumeData, voxelFile, error)
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".nrrd", ".nhdr":
-		return statNRRD(path)
+		stat = statNRRD
 	case ".mha", ".mhd":
-		return statMetaImage(path)
+		stat = statMetaImage
 	case ".vti":
-		return statVTI(path)
+		stat = statVTI
 	case ".vtk":
-		return statLegacyVTK(path)
+		stat = statLegacyVTK
+	case ".pvti":
+		return statPVTI(path)
+	default:
+		stat = statRaw
 	}
+	v, voxels, err := stat(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return v, voxels, nil
+}
+
+// statRaw reads an eVolve volume's header, or the name of a volume that
+// has none.
+func statRaw(path string) (*VolumeData, voxelFile, error) {
 	var v *VolumeData
 	voxels := voxelFile{path: path, kind: scalarUint8, order: binary.LittleEndian, source: "header"}
 	openErr := regular(path + ".vhf")
@@ -113,7 +135,7 @@ func statVolume(path string) (*VolumeData, voxelFile, error) {
 	case errors.Is(openErr, fs.ErrNotExist):
 		nv, named, err := volumeFromName(filepath.Base(path))
 		if !named {
-			return nil, voxelFile{}, fmt.Errorf("volume header: %w; with no header, the file's name gives its size and type, as the Open SciVis datasets' do: NAME_WxHxD_TYPE.raw (bonsai_256x256x256_uint8.raw; TYPE uint8, int8, uint16, int16, uint32, int32, float32 or float64). goeq reads those, eVolve's FILE.raw with FILE.raw.vhf, NRRD (.nrrd, .nhdr), MetaImage (.mha, .mhd) and VTK images (.vti, .vtk)", openErr)
+			return nil, voxelFile{}, fmt.Errorf("volume header: %w; with no header, the file's name gives its size and type, as the Open SciVis datasets' do: NAME_WxHxD_TYPE.raw (bonsai_256x256x256_uint8.raw; TYPE uint8, int8, uint16, int16, uint32, int32, float32 or float64). goeq reads those, eVolve's FILE.raw with FILE.raw.vhf, NRRD (.nrrd, .nhdr), MetaImage (.mha, .mhd) and VTK images (.vti, .pvti, .vtk)", openErr)
 		}
 		if err != nil {
 			return nil, voxelFile{}, err
@@ -286,6 +308,14 @@ func DefaultTransfer() [256][4]uint8 {
 // compressed file whose header promises a billion voxels made every node
 // allocate them before it found the data short.
 func (f voxelFile) read(n int) ([]uint8, error) {
+	values, err := f.values(n)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", f.path, err)
+	}
+	return values, nil
+}
+
+func (f voxelFile) values(n int) ([]uint8, error) {
 	if f.derived || f.kind == scalarUint8 && f.encoding != asciiVoxels {
 		sized := f.encoding == rawVoxels && f.lines == 0 // its file's size was checked
 		if !sized {

@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -40,27 +41,86 @@ type vtkBlocks struct {
 // PointData's Scalars, or its first array of one component), inline or
 // appended, base64 or raw, zlib-compressed or not.
 func statVTI(path string) (*VolumeData, voxelFile, error) {
-	f, err := os.Open(path)
+	img, err := openVTI(path)
 	if err != nil {
 		return nil, voxelFile{}, err
 	}
-	defer f.Close()
-	v, voxels, err := readVTIHeader(f)
-	if err != nil {
-		return nil, voxelFile{}, fmt.Errorf("%s: %w", path, err)
+	if img.piece != img.whole {
+		return nil, voxelFile{}, fmt.Errorf("%s: a piece of extent %v, not the whole %v: goeq reads an image of one piece, or the .pvti that lists the pieces (ParaView's Merge Blocks, or Save Data of the whole, writes one piece)", path, img.piece, img.whole)
 	}
-	voxels.path = path
-	return v, voxels, nil
+	v, err := newVolume(img.whole.dims(), img.spacing)
+	return v, img.voxels, err
+}
+
+// vtiImage is what a .vti's header says: the whole image's extent, the
+// extent of the piece the file holds, its spacing, and where its array's
+// values are.
+type vtiImage struct {
+	whole, piece extent
+	spacing      [3]float64
+	voxels       voxelFile
+}
+
+// openVTI reads the header of the .vti at path.
+func openVTI(path string) (vtiImage, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return vtiImage{}, err
+	}
+	defer f.Close()
+	img, err := readVTIHeader(f)
+	if err != nil {
+		return vtiImage{}, fmt.Errorf("%s: %w", path, err)
+	}
+	img.voxels.path = path
+	return img, nil
+}
+
+// extent is VTK's: the first and last point on each axis, x, y and z.
+type extent [6]int
+
+// parseExtent reads an extent of sides from 1 to MaxVolumeSide points.
+func parseExtent(s string) (extent, bool) {
+	var e extent
+	f := strings.Fields(s)
+	if len(f) != 6 {
+		return e, false
+	}
+	for i := range e {
+		n, err := strconv.Atoi(f[i])
+		if err != nil {
+			return e, false
+		}
+		e[i] = n
+	}
+	for a := range 3 {
+		if e[2*a+1] < e[2*a] || e[2*a+1]-e[2*a] >= MaxVolumeSide {
+			return e, false
+		}
+	}
+	return e, true
+}
+
+// dims is the points the extent holds on each axis.
+func (e extent) dims() [3]int { return [3]int{e[1] - e[0] + 1, e[3] - e[2] + 1, e[5] - e[4] + 1} }
+
+// within is whether e lies in w.
+func (e extent) within(w extent) bool {
+	return e[0] >= w[0] && e[1] <= w[1] && e[2] >= w[2] && e[3] <= w[3] && e[4] >= w[4] && e[5] <= w[5]
+}
+
+func (e extent) String() string {
+	return fmt.Sprintf("%d %d %d %d %d %d", e[0], e[1], e[2], e[3], e[4], e[5])
 }
 
 // readVTIHeader reads the XML of a .vti up to its appended data.
-func readVTIHeader(r io.ReadSeeker) (*VolumeData, voxelFile, error) {
+func readVTIHeader(r io.ReadSeeker) (vtiImage, error) {
 	dec := xml.NewDecoder(bufio.NewReaderSize(io.LimitReader(r, maxVolumeHeader), 1<<16))
 	var (
 		blocks                      = vtkBlocks{header: 4}
 		order      binary.ByteOrder = binary.LittleEndian
-		dims       [3]int
-		spacing    = [3]float64{1, 1, 1}
+		img                         = vtiImage{spacing: [3]float64{1, 1, 1}}
+		sawPiece   bool
 		scalars    string
 		inPoint    bool
 		chosen     *xml.StartElement
@@ -85,14 +145,14 @@ func readVTIHeader(r io.ReadSeeker) (*VolumeData, voxelFile, error) {
 			break
 		}
 		if err != nil {
-			return nil, voxelFile{}, fmt.Errorf("not a VTK XML image: %v", err)
+			return vtiImage{}, fmt.Errorf("not a VTK XML image: %v", err)
 		}
 		switch e := tok.(type) {
 		case xml.StartElement:
 			switch e.Name.Local {
 			case "VTKFile":
 				if t := attr(e, "type"); t != "ImageData" {
-					return nil, voxelFile{}, fmt.Errorf("VTKFile type %q: goeq reads image data (.vti)", t)
+					return vtiImage{}, fmt.Errorf("VTKFile type %q: goeq reads image data (.vti)", t)
 				}
 				if attr(e, "byte_order") == "BigEndian" {
 					order = binary.BigEndian
@@ -105,35 +165,27 @@ func readVTIHeader(r io.ReadSeeker) (*VolumeData, voxelFile, error) {
 				case "vtkZLibDataCompressor":
 					blocks.compressed = true
 				default:
-					return nil, voxelFile{}, fmt.Errorf("compressor %s: goeq reads zlib-compressed data or data not compressed (ParaView saves so with its Compressor Type ZLib or None)", c)
+					return vtiImage{}, fmt.Errorf("compressor %s: goeq reads zlib-compressed data or data not compressed (ParaView saves so with its Compressor Type ZLib or None)", c)
 				}
 			case "ImageData":
 				sawImage = true
-				ext := strings.Fields(attr(e, "WholeExtent"))
-				if len(ext) != 6 {
-					return nil, voxelFile{}, fmt.Errorf("WholeExtent %q; want six numbers", attr(e, "WholeExtent"))
+				var ok bool
+				if img.whole, ok = parseExtent(attr(e, "WholeExtent")); !ok {
+					return vtiImage{}, fmt.Errorf("WholeExtent %q; want six numbers, sides from 1 to %d points", attr(e, "WholeExtent"), MaxVolumeSide)
 				}
-				for i := range dims {
-					lo, err1 := strconv.Atoi(ext[2*i])
-					hi, err2 := strconv.Atoi(ext[2*i+1])
-					if err1 != nil || err2 != nil || hi < lo || hi-lo >= MaxVolumeSide {
-						return nil, voxelFile{}, fmt.Errorf("WholeExtent %q; want sides from 1 to %d points", attr(e, "WholeExtent"), MaxVolumeSide)
-					}
-					dims[i] = hi - lo + 1
-				}
-				if s := strings.Fields(attr(e, "Spacing")); len(s) == 3 {
-					for i := range spacing {
-						x, err := strconv.ParseFloat(s[i], 64)
-						if err != nil || math.IsInf(x, 0) || math.IsNaN(x) || x == 0 {
-							return nil, voxelFile{}, fmt.Errorf("the image's Spacing %q; want three numbers other than 0", attr(e, "Spacing"))
-						}
-						spacing[i] = math.Abs(x)
-					}
+				var err error
+				if img.spacing, err = parseSpacing(attr(e, "Spacing")); err != nil {
+					return vtiImage{}, err
 				}
 			case "Piece":
-				if ext := attr(e, "Extent"); chosen == nil && strings.Join(strings.Fields(ext), " ") != wholeExtent(dims) {
-					return nil, voxelFile{}, fmt.Errorf("a piece of extent %q, not the whole %q: goeq reads an image of one piece (ParaView's Merge Blocks, or Save Data of the whole, writes one)", ext, wholeExtent(dims))
+				if sawPiece {
+					continue // the array chosen is the first piece's
 				}
+				var ok bool
+				if img.piece, ok = parseExtent(attr(e, "Extent")); !ok || !img.piece.within(img.whole) {
+					return vtiImage{}, fmt.Errorf("a piece of extent %q in the whole %v", attr(e, "Extent"), img.whole)
+				}
+				sawPiece = true
 			case "PointData":
 				inPoint, scalars = true, attr(e, "Scalars")
 			case "DataArray":
@@ -162,18 +214,21 @@ func readVTIHeader(r io.ReadSeeker) (*VolumeData, voxelFile, error) {
 	}
 	switch {
 	case !sawImage:
-		return nil, voxelFile{}, errors.New("no ImageData element: not a VTK XML image")
+		return vtiImage{}, errors.New("no ImageData element: not a VTK XML image")
+	case !sawPiece:
+		return vtiImage{}, errors.New("no Piece element: an image of no data")
 	case chosen == nil:
-		return nil, voxelFile{}, errors.New("no point data array of one value a point (goeq's voxels are point samples: cell data, or a vector, shows as nothing)")
+		return vtiImage{}, errors.New("no point data array of one value a point (goeq's voxels are point samples: cell data, or a vector, shows as nothing)")
 	}
 	a := *chosen
 	if n := attr(a, "NumberOfComponents"); n != "" && n != "1" {
-		return nil, voxelFile{}, fmt.Errorf("array %q has %s components: goeq's volumes hold one value a voxel", attr(a, "Name"), n)
+		return vtiImage{}, fmt.Errorf("array %q has %s components: goeq's volumes hold one value a voxel", attr(a, "Name"), n)
 	}
-	voxels := voxelFile{order: order, source: "header"}
+	voxels := &img.voxels
+	voxels.order, voxels.source = order, "header"
 	var ok bool
 	if voxels.kind, ok = vtkXMLTypes[attr(a, "type")]; !ok {
-		return nil, voxelFile{}, fmt.Errorf("array %q of type %q; want Int8 to Float64", attr(a, "Name"), attr(a, "type"))
+		return vtiImage{}, fmt.Errorf("array %q of type %q; want Int8 to Float64", attr(a, "Name"), attr(a, "type"))
 	}
 	switch format := attr(a, "format"); format {
 	case "ascii":
@@ -183,41 +238,182 @@ func readVTIHeader(r io.ReadSeeker) (*VolumeData, voxelFile, error) {
 		voxels.offset, voxels.encoding, voxels.vtk = chosenAt, vtkVoxels, &blocks
 	case "appended":
 		if appendedAt < 0 {
-			return nil, voxelFile{}, errors.New("an appended array, and no AppendedData")
+			return vtiImage{}, errors.New("an appended array, and no AppendedData")
 		}
 		offset, err := strconv.ParseInt(attr(a, "offset"), 10, 64)
 		if err != nil || offset < 0 {
-			return nil, voxelFile{}, fmt.Errorf("array offset %q", attr(a, "offset"))
+			return vtiImage{}, fmt.Errorf("array offset %q", attr(a, "offset"))
 		}
 		// the appended data begin after an underscore
 		if _, err := r.Seek(appendedAt, io.SeekStart); err != nil {
-			return nil, voxelFile{}, err
+			return vtiImage{}, err
 		}
 		br := bufio.NewReader(r)
 		for at := appendedAt; ; at++ {
 			c, err := br.ReadByte()
 			if err != nil {
-				return nil, voxelFile{}, errors.New("AppendedData with no underscore before its data")
+				return vtiImage{}, errors.New("AppendedData with no underscore before its data")
 			}
 			if c == '_' {
 				voxels.offset = at + 1 + offset
 				break
 			}
 			if !strings.ContainsRune(" \t\r\n", rune(c)) {
-				return nil, voxelFile{}, fmt.Errorf("AppendedData begins %q, not with an underscore", c)
+				return vtiImage{}, fmt.Errorf("AppendedData begins %q, not with an underscore", c)
 			}
 		}
 		voxels.encoding, voxels.vtk = vtkVoxels, &blocks
 	default:
-		return nil, voxelFile{}, fmt.Errorf("array format %q; want ascii, binary or appended", format)
+		return vtiImage{}, fmt.Errorf("array format %q; want ascii, binary or appended", format)
 	}
-	v, err := newVolume(dims, spacing)
-	return v, voxels, err
+	if _, err := newVolume(img.whole.dims(), img.spacing); err != nil {
+		return vtiImage{}, err
+	}
+	return img, nil
 }
 
-// wholeExtent is the extent of a piece that covers dims points.
-func wholeExtent(dims [3]int) string {
-	return fmt.Sprintf("0 %d 0 %d 0 %d", dims[0]-1, dims[1]-1, dims[2]-1)
+// parseSpacing reads an image's Spacing: three numbers other than 0 (a
+// negative one runs its axis the other way), 1 1 1 where none is given.
+func parseSpacing(s string) ([3]float64, error) {
+	spacing := [3]float64{1, 1, 1}
+	f := strings.Fields(s)
+	if len(f) != 3 {
+		return spacing, nil
+	}
+	for i := range spacing {
+		x, err := strconv.ParseFloat(f[i], 64)
+		if err != nil || math.IsInf(x, 0) || math.IsNaN(x) || x == 0 {
+			return spacing, fmt.Errorf("the image's Spacing %q; want three numbers other than 0", s)
+		}
+		spacing[i] = math.Abs(x)
+	}
+	return spacing, nil
+}
+
+// statPVTI reads a parallel VTK image (*.pvti, as ParaView and VTK write
+// one from a run of several processes): the whole image's extent and
+// spacing, and its pieces, each a .vti (Source) of an extent within it.
+func statPVTI(path string) (*VolumeData, voxelSource, error) {
+	b, err := bounded.ReadFile(path, maxVolumeHeader)
+	if err != nil {
+		return nil, nil, err
+	}
+	var doc struct {
+		Type  string `xml:"type,attr"`
+		Image struct {
+			WholeExtent string `xml:"WholeExtent,attr"`
+			Spacing     string `xml:"Spacing,attr"`
+			Pieces      []struct {
+				Extent string `xml:"Extent,attr"`
+				Source string `xml:"Source,attr"`
+			} `xml:"Piece"`
+		} `xml:"PImageData"`
+	}
+	fail := func(format string, args ...any) (*VolumeData, voxelSource, error) {
+		return nil, nil, fmt.Errorf("%s: "+format, append([]any{path}, args...)...)
+	}
+	if err := xml.Unmarshal(b, &doc); err != nil {
+		return fail("not a parallel VTK image: %v", err)
+	}
+	if doc.Type != "PImageData" {
+		return fail("VTKFile type %q: goeq reads a parallel image (PImageData) from a .pvti", doc.Type)
+	}
+	whole, ok := parseExtent(doc.Image.WholeExtent)
+	if !ok {
+		return fail("WholeExtent %q; want six numbers, sides from 1 to %d points", doc.Image.WholeExtent, MaxVolumeSide)
+	}
+	spacing, err := parseSpacing(doc.Image.Spacing)
+	if err != nil {
+		return fail("%v", err)
+	}
+	v, err := newVolume(whole.dims(), spacing)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if len(doc.Image.Pieces) == 0 {
+		return fail("no pieces")
+	}
+	src := vtiPieces{whole: whole}
+	for i, p := range doc.Image.Pieces {
+		at, ok := parseExtent(p.Extent)
+		if !ok || !at.within(whole) || p.Source == "" {
+			return fail("piece %d: extent %q, source %q; want an extent within the whole %v, and its file", i, p.Extent, p.Source, whole)
+		}
+		file := p.Source
+		if !filepath.IsAbs(file) {
+			file = filepath.Join(filepath.Dir(path), file)
+		}
+		if err := regular(file); err != nil {
+			return nil, nil, err
+		}
+		img, err := openVTI(file)
+		if err != nil {
+			return nil, nil, err
+		}
+		if img.piece != at {
+			return fail("piece %d: %s holds the extent %v, not %v", i, p.Source, img.piece, at)
+		}
+		if i > 0 && img.voxels.kind != src.pieces[0].voxels.kind {
+			return fail("piece %d: %s holds numbers of another type than the first piece's", i, p.Source)
+		}
+		src.pieces = append(src.pieces, vtiPiece{at: at, voxels: img.voxels})
+	}
+	return v, src, nil
+}
+
+// vtiPieces are the pieces of a parallel image, each placed where its
+// extent lies in the whole. Points a piece shares with another (VTK's
+// pieces meet on a layer of points) are the same in both.
+type vtiPieces struct {
+	whole  extent
+	pieces []vtiPiece
+}
+
+type vtiPiece struct {
+	at     extent
+	voxels voxelFile
+}
+
+// read reads the whole image's n values: bytes as they are, other types'
+// numbers scaled from the least to the greatest of every piece, after a
+// first pass over the pieces that also finds their data all there.
+func (p vtiPieces) read(n int) ([]uint8, error) {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, pc := range p.pieces {
+		d := pc.at.dims()
+		err := pc.voxels.pass(d[0]*d[1]*d[2], func(_ int, x float64) {
+			if !math.IsNaN(x) && !math.IsInf(x, 0) {
+				lo, hi = min(lo, x), max(hi, x)
+			}
+		})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", pc.voxels.path, err)
+		}
+	}
+	scale := 0.0
+	switch {
+	case p.pieces[0].voxels.kind == scalarUint8:
+		lo, scale = 0, 1 // bytes as they are
+	case hi > lo:
+		scale = 255 / (hi - lo)
+	}
+	values := make([]uint8, n)
+	w := p.whole.dims()
+	for _, pc := range p.pieces {
+		d := pc.at.dims()
+		x0, y0, z0 := pc.at[0]-p.whole[0], pc.at[2]-p.whole[2], pc.at[4]-p.whole[4]
+		err := pc.voxels.pass(d[0]*d[1]*d[2], func(i int, x float64) {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				x = lo // what is no number shows as the least
+			}
+			px, py, pz := i%d[0], i/d[0]%d[1], i/(d[0]*d[1])
+			values[((z0+pz)*w[1]+y0+py)*w[0]+x0+px] = uint8(min(max(math.Round((x-lo)*scale), 0), 255))
+		})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", pc.voxels.path, err)
+		}
+	}
+	return values, nil
 }
 
 // open reads the array's values' bytes from r, at the array's start:

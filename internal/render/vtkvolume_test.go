@@ -63,16 +63,17 @@ func FuzzVTI(f *testing.F) {
 	}
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, b []byte) {
-		v, _, err := readVTIHeader(bytes.NewReader(b))
-		if err != nil || v.W*v.H*v.D > 1<<16 { // a large one would only take time to fill
+		img, err := readVTIHeader(bytes.NewReader(b))
+		d := img.whole.dims()
+		if err != nil || d[0]*d[1]*d[2] > 1<<16 { // a large one would only take time to fill
 			return
 		}
 		path := filepath.Join(dir, "fuzz.vti")
 		if err := os.WriteFile(path, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if got, err := LoadVolume(path); err == nil && len(got.Values) != v.W*v.H*v.D {
-			t.Fatalf("%d values for %d×%d×%d", len(got.Values), v.W, v.H, v.D)
+		if got, err := LoadVolume(path); err == nil && len(got.Values) != d[0]*d[1]*d[2] {
+			t.Fatalf("%d values for %v", len(got.Values), d)
 		}
 	})
 }
@@ -126,6 +127,45 @@ func TestALargeInlineVTIImageLoads(t *testing.T) {
 		}
 		if v.W != w || v.H != h || v.D != d || !bytes.Equal(v.Values, values) {
 			t.Errorf("%s: %d×%d×%d, its values not the image's", name, v.W, v.H, v.D)
+		}
+	}
+}
+
+// A parallel image (.pvti, as ParaView writes one from a run of several
+// processes) loads as the same image written whole: each piece in its
+// place, the pieces scaled together. A piece file names its own extent;
+// one that says another, or is not there, is refused.
+func TestAParallelVTKImageLoadsAsTheWhole(t *testing.T) {
+	dir := filepath.Join("testdata", "vtk")
+	got, err := LoadVolume(filepath.Join(dir, "wave.pvti"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := LoadVolume(filepath.Join(dir, "wave-whole.vti"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.W != 8 || got.H != 6 || got.D != 4 || got.Extent != want.Extent || !bytes.Equal(got.Values, want.Values) {
+		t.Errorf("the pieces: %d×%d×%d, box %v; the whole: %d×%d×%d, box %v; values equal %v",
+			got.W, got.H, got.D, got.Extent, want.W, want.H, want.D, want.Extent, bytes.Equal(got.Values, want.Values))
+	}
+	index, err := os.ReadFile(filepath.Join(dir, "wave.pvti"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := t.TempDir()
+	for _, name := range []string{"wave_0.vti", "wave_1.vti", "wave_2.vti", "wave_3.vti"} {
+		b, _ := os.ReadFile(filepath.Join(dir, name))
+		os.WriteFile(filepath.Join(bad, name), b, 0o644)
+	}
+	for name, c := range map[string]struct{ from, to, want string }{
+		"missing.pvti": {"wave_3.vti", "wave_9.vti", "wave_9.vti: no such file"},
+		"moved.pvti":   {`Extent="3 7 2 5 0 3"`, `Extent="3 7 2 5 0 2"`, "piece 3: wave_3.vti holds the extent 3 7 2 5 0 3, not 3 7 2 5 0 2"},
+		"outside.pvti": {`Extent="3 7 2 5 0 3"`, `Extent="3 8 2 5 0 3"`, `piece 3: extent "3 8 2 5 0 3", source "wave_3.vti"; want an extent within the whole 0 7 0 5 0 3`},
+	} {
+		os.WriteFile(filepath.Join(bad, name), []byte(strings.Replace(string(index), c.from, c.to, 1)), 0o644)
+		if _, err := LoadVolume(filepath.Join(bad, name)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v; want %q", name, err, c.want)
 		}
 	}
 }

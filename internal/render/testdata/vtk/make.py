@@ -88,3 +88,19 @@ for name, binary, version in [('binary.vtk', True, None), ('ascii.vtk', False, N
         wr.SetFileVersion(version)
     wr.SetFileTypeToBinary() if binary else wr.SetFileTypeToASCII()
     wr.Write()
+
+# a parallel image: VTK's wavelet in four pieces (a .pvti and wave_0.vti
+# to wave_3.vti), and the same image whole
+wave = vtk.vtkRTAnalyticSource()
+wave.SetWholeExtent(0, 7, 0, 5, 0, 3)
+pw = vtk.vtkXMLPImageDataWriter()
+pw.SetInputConnection(wave.GetOutputPort())
+pw.SetFileName('wave.pvti')
+pw.SetNumberOfPieces(4)
+pw.SetStartPiece(0)
+pw.SetEndPiece(3)
+pw.Write()
+ww = vtk.vtkXMLImageDataWriter()
+ww.SetInputConnection(wave.GetOutputPort())
+ww.SetFileName('wave-whole.vti')
+ww.Write()
