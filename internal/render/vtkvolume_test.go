@@ -26,6 +26,18 @@ func TestVTKVolumes(t *testing.T) {
 		loadsAsRamp(t, filepath.Join(dir, name))
 	}
 	cut := t.TempDir()
+	// an extent that does not begin at 0, as a piece cut from a larger
+	// image has (it was refused as a piece of the whole)
+	ascii, err := os.ReadFile(filepath.Join(dir, "ascii.vti"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := strings.ReplaceAll(string(ascii), `Extent="0 5 0 4 0 3"`, `Extent="10 15 0 4 -3 0"`)
+	if moved == string(ascii) {
+		t.Fatal("ascii.vti's extents are not as the test expects")
+	}
+	os.WriteFile(filepath.Join(cut, "moved.vti"), []byte(moved), 0o644)
+	loadsAsRamp(t, filepath.Join(cut, "moved.vti"))
 	for name, n := range map[string]int{"raw-appended-zlib.vti": 700, "blocks-base64.vti": 800, "binary.vtk": 300} {
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
