@@ -87,11 +87,11 @@ func parseExtent(s string) (extent, bool) {
 		return e, false
 	}
 	for i := range e {
-		n, err := strconv.Atoi(f[i])
+		n, err := strconv.ParseInt(f[i], 10, 32) // VTK's are ints: their differences cannot overflow
 		if err != nil {
 			return e, false
 		}
-		e[i] = n
+		e[i] = int(n)
 	}
 	for a := range 3 {
 		if e[2*a+1] < e[2*a] || e[2*a+1]-e[2*a] >= MaxVolumeSide {

@@ -181,3 +181,16 @@ func TestAParallelVTKImageLoadsAsTheWhole(t *testing.T) {
 		}
 	}
 }
+
+// An extent whose sides would overflow, or run backwards, is refused: a
+// side of 2^64 points made a slice of negative length.
+func TestAnExtentPastIntsIsRefused(t *testing.T) {
+	for _, s := range []string{"-9223372036854775807 9223372036854775807 0 1 0 1", "0 2147483648 0 1 0 1", "5 4 0 1 0 1", "0 2048 0 1 0 1", "0 1 0 1 0"} {
+		if e, ok := parseExtent(s); ok {
+			t.Errorf("%q read as %v", s, e)
+		}
+	}
+	if e, ok := parseExtent("-2147483648 -2147481601 0 0 0 0"); !ok || e.dims() != [3]int{2048, 1, 1} {
+		t.Errorf("the lowest extent of 2048 points: %v %v", e, ok)
+	}
+}
