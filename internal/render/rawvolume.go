@@ -269,6 +269,9 @@ func volumeFromName(name string) (nv namedVolume, named bool, err error) {
 // its longest side from -1 to 1.
 func newVolume(dims [3]int, spacing [3]float64) (*VolumeData, error) {
 	v := &VolumeData{W: dims[0], H: dims[1], D: dims[2], Transfer: DefaultTransfer()}
+	if min(v.W, v.H, v.D) < 1 || max(v.W, v.H, v.D) > MaxVolumeSide {
+		return nil, fmt.Errorf("%d×%d×%d voxels: want sides from 1 to %d", v.W, v.H, v.D, MaxVolumeSide)
+	}
 	if n := v.W * v.H * v.D; n > MaxVolumeVoxels {
 		return nil, fmt.Errorf("%d×%d×%d voxels exceed the limit of %d", v.W, v.H, v.D, MaxVolumeVoxels)
 	}
