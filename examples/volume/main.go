@@ -9,8 +9,9 @@
 // DB ranges are slabs of the volume, blended back to front for the eye;
 // 2D splits share the screen.
 //
-//	volume [--config FILE] [--model FILE.raw] [--frames N] [--out DIR] [--json]
+//	volume [--config FILE] [--model FILE] [--transfer FILE] [--frames N] [--out DIR] [--json]
 //	       [--camera-path orbit] [--density D] [--brightness B] [--precision P] [--ortho]
+//	       [--colors own|demo|half] [--background black|white|channel]
 //	       [--server HOST:PORT] [--http ADDR]
 //	       [--local] [--reference] [--frame-timeout D]
 //
@@ -41,6 +42,7 @@
 package main
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -52,6 +54,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -59,6 +62,7 @@ import (
 	"github.com/goeq/goeq/examples/configs"
 	"github.com/goeq/goeq/examples/flick"
 	"github.com/goeq/goeq/examples/interrupt"
+	"github.com/goeq/goeq/internal/bounded"
 	"github.com/goeq/goeq/internal/render"
 )
 
@@ -115,6 +119,9 @@ type initData struct {
 	Model      string  // a volume file (eVolve's, NRRD, MetaImage, VTK, or named with its size) every node can read (an absolute path); empty: procedural
 	Brightness float64 // the transfer function's colour scale (eVolve's -b; 0: 1)
 	Precision  float64 // samples along a ray, as eVolve's -p (0: its default, 2)
+	// Transfer, when set, is the transfer function the volume is shown
+	// in, in place of its own (--transfer)
+	Transfer *[256][4]uint8 `json:",omitempty"`
 }
 
 type app struct{}
@@ -131,7 +138,11 @@ func (app) NewRenderer(p *goeq.Pipe) (goeq.Renderer, error) {
 		return nil, err
 	}
 	if in.Model != "" {
-		dataOnce.Do(func() { data, dataErr = render.LoadVolume(in.Model) }) // once per process, shared by its pipes
+		dataOnce.Do(func() { // once per process, shared by its pipes
+			if data, dataErr = render.LoadVolume(in.Model); dataErr == nil && in.Transfer != nil {
+				data.Transfer = *in.Transfer
+			}
+		})
 		if dataErr != nil {
 			return nil, dataErr
 		}
@@ -174,6 +185,23 @@ func (app) NewRenderer(p *goeq.Pipe) (goeq.Renderer, error) {
 		return nil, err
 	}
 	return &volume{v}, nil
+}
+
+// readTransfer reads a transfer function: an eVolve header's (FILE.vhf),
+// or a colour map preset as ParaView exports one.
+func readTransfer(path string) ([256][4]uint8, error) {
+	b, err := bounded.ReadFile(path, render.MaxTransferFile)
+	if err != nil {
+		return [256][4]uint8{}, err
+	}
+	if strings.EqualFold(filepath.Ext(path), ".vhf") {
+		v, err := render.ReadVolumeHeader(bytes.NewReader(b))
+		if err != nil {
+			return [256][4]uint8{}, err
+		}
+		return v.Transfer, nil
+	}
+	return render.ReadParaViewTransfer(bytes.NewReader(b))
 }
 
 // viewOf is a draw's view: its frame's data (undecodable data keeps the
@@ -229,6 +257,7 @@ func main() {
 	ortho := flag.Bool("ortho", false, "start with a parallel (orthographic) projection (o switches it)")
 	flag.BoolVar(ortho, "o", false, "eVolve's -o: --ortho")
 	bg := flag.String("background", "black", "start over this background (b switches it, as eVolve's): black, white, or channel, each destination channel's own colour")
+	transfer := flag.String("transfer", "", "the transfer function to show the --model volume in: a colour map preset as ParaView exports one (JSON), or an eVolve header's (FILE.vhf); default: the volume's own, or a grey ramp")
 	colors := flag.String("colors", "own", "start in these colours (d switches them): own, the volume's; demo, each channel's, which shows what part each draws; half, half of each")
 	frameTimeout := flag.Duration("frame-timeout", 0, "a frame still incomplete this long fails the run; 0: 10 s, or 3 times the slowest recent frame where frames are slower (a large volume a software GL casts for seconds), and 1 minute before a frame has completed")
 	reference := flag.Bool("reference", false, "every destination channel draws its whole frame itself, undecomposed: the picture a decomposed run must match")
@@ -275,10 +304,21 @@ func main() {
 		}
 		*model = abs
 	}
+	var tf *[256][4]uint8
+	if *transfer != "" {
+		if *model == "" {
+			log.Fatalf("--transfer %s: it colours a volume file (--model); the procedural volume has its own", *transfer)
+		}
+		t, err := readTransfer(*transfer)
+		if err != nil {
+			log.Fatalf("--transfer %s: %v", *transfer, err)
+		}
+		tf = &t
+	}
 	stop := interrupt.New()
 	configName, configText := configs.Pick(*config)
 	cfg, err := goeq.Start(stop.Start, app{}, goeq.Options{Config: configName, ConfigText: configText, Server: *server, HTTP: *httpAddr, Stats: *statsPath, OutDir: *out, Local: *local, Reference: *reference, FrameTimeout: *frameTimeout,
-		InitData: initData{Model: *model, Brightness: *brightness, Precision: *precision}, BlendRanges: true})
+		InitData: initData{Model: *model, Brightness: *brightness, Precision: *precision, Transfer: tf}, BlendRanges: true})
 	stop.Started(err)
 	if err != nil {
 		log.Fatal(err)

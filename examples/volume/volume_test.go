@@ -176,6 +176,27 @@ func TestAnEVolveVolumeShowsItsVoxels(t *testing.T) {
 	if d, err := imagecmp.CompareFiles(run("block.nrrd", "one-window.eqc", 1)[0], named, 0); err != nil || d.BadFraction() > 0 {
 		t.Errorf("a NRRD volume against the same values named with their size: %v %v", d, err)
 	}
+	// --transfer shows a volume in another transfer function: the red
+	// block in a ParaView preset's grey ramp, or in the grey of an eVolve
+	// header, is the block under a header of that grey
+	os.WriteFile(filepath.Join(dir, "grey.json"), []byte(`[{"Name": "grey", "RGBPoints": [0, 0, 0, 0, 1, 1, 1, 1]}]`), 0o644)
+	os.WriteFile(filepath.Join(dir, "greyblock.raw"), block, 0o644)
+	os.WriteFile(filepath.Join(dir, "greyblock.raw.vhf"), []byte(header.String()), 0o644) // the block's size, the default grey
+	grey := run("greyblock.raw", "one-window.eqc", 1)[0]
+	for _, tf := range []string{"grey.json", "scaled.raw.vhf"} {
+		out := t.TempDir()
+		cmd := exec.Command(bin, "--model", filepath.Join(dir, "block.raw"), "--transfer", filepath.Join(dir, tf), "--config", filepath.Join("..", "configs", "one-window.eqc"),
+			"--camera-path", "orbit", "--frames", "1", "--out", out)
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("--transfer %s: %v\n%s", tf, err, b)
+		}
+		if d, err := imagecmp.CompareFiles(filepath.Join(out, "dest-000000.png"), grey, 0); err != nil || d.BadFraction() > 0 {
+			t.Errorf("the red block in --transfer %s against it under a header of that grey: %v %v", tf, d, err)
+		}
+	}
+	if d, err := imagecmp.CompareFiles(front[0], grey, 0); err != nil || d.BadFraction() == 0 {
+		t.Errorf("the block shows alike in red and in grey: the comparison would prove nothing (%v)", err)
+	}
 	if d, err := imagecmp.CompareFiles(front[0], named, 0); err != nil || d.BadFraction() == 0 {
 		t.Errorf("the named volume shows as the red block does: the comparison would prove nothing (%v)", err)
 	}
