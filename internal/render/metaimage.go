@@ -8,11 +8,8 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
-
-	"github.com/goeq/goeq/internal/bounded"
 )
 
 // metaTypes are MetaImage's element types.
@@ -49,32 +46,21 @@ func statMetaImage(path string) (*VolumeData, voxelFile, error) {
 // ends a MetaImage header, and the header's size in bytes.
 func readMetaHeader(r *bufio.Reader) (map[string]string, int64, error) {
 	fields := map[string]string{}
-	var size int64
-	for line := 1; ; line++ {
-		text, err := bounded.ReadLine(r, maxVolumeHeaderLine)
-		if tl := (*bounded.TooLarge)(nil); errors.As(err, &tl) {
-			return nil, 0, fmt.Errorf("line %d is longer than %d bytes: not a MetaImage header", line, maxVolumeHeaderLine)
-		}
+	lines := headerLines{r: r, format: "MetaImage", endsAt: "ElementDataFile"}
+	for {
+		text, err := lines.next()
 		if err != nil && err != io.EOF {
 			return nil, 0, err
 		}
-		size += int64(len(text))
-		if size > maxVolumeHeader {
-			return nil, 0, fmt.Errorf("the header goes on past %d bytes with no ElementDataFile", maxVolumeHeader)
-		}
-		s := strings.TrimSpace(string(text))
-		if s != "" {
+		if s := strings.TrimSpace(text); s != "" {
 			key, value, ok := strings.Cut(s, "=")
 			if !ok {
-				if len(s) > 20 {
-					s = s[:20] + "..."
-				}
-				return nil, 0, fmt.Errorf("line %d: %q; want \"Key = Value\" (a MetaImage header)", line, s)
+				return nil, 0, fmt.Errorf("line %d: %q; want \"Key = Value\" (a MetaImage header)", lines.line, quoteShort(s))
 			}
 			key = strings.TrimSpace(key)
 			fields[strings.ToLower(key)] = strings.TrimSpace(value)
 			if strings.EqualFold(key, "ElementDataFile") {
-				return fields, size, nil
+				return fields, lines.size, nil
 			}
 		}
 		if err == io.EOF {
@@ -130,8 +116,8 @@ func metaVolume(fields map[string]string, path string, size int64) (v *VolumeDat
 			}
 			spacing[i] = x
 		}
-		if longest := max(spacing[0], spacing[1], spacing[2]); min(spacing[0], spacing[1], spacing[2]) < longest/1000 {
-			return fail("ElementSpacing %q: an axis more than 1000 times closer than another", sp)
+		if err := checkSpacing(spacing); err != nil {
+			return fail("ElementSpacing %q: %v", sp, err)
 		}
 	}
 	if v, err = newVolume(dims, spacing); err != nil {
@@ -161,10 +147,7 @@ func metaVolume(fields map[string]string, path string, size int64) (v *VolumeDat
 	case strings.EqualFold(data, "LIST"), strings.Contains(data, "%"), len(strings.Fields(data)) != 1:
 		return fail("ElementDataFile %q: goeq reads a volume's data from one file", data)
 	default:
-		voxels.path, voxels.offset = data, max(headerSize, 0)
-		if !filepath.IsAbs(data) {
-			voxels.path = filepath.Join(filepath.Dir(path), data)
-		}
+		voxels.path, voxels.offset = beside(path, data), max(headerSize, 0)
 	}
 	return v, voxels, headerSize, nil
 }

@@ -3,16 +3,12 @@ package render
 import (
 	"bufio"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
-
-	"github.com/goeq/goeq/internal/bounded"
 )
 
 // nrrdTypes are NRRD's type names.
@@ -63,28 +59,17 @@ type nrrdHeader struct {
 // up to a blank line or the file's end.
 func readNRRDHeader(r *bufio.Reader) (*nrrdHeader, error) {
 	h := &nrrdHeader{fields: map[string]string{}}
-	line := 0
+	lines := headerLines{r: r, format: "NRRD", endsAt: "blank line"}
 	for {
-		text, err := bounded.ReadLine(r, maxVolumeHeaderLine)
-		if tl := (*bounded.TooLarge)(nil); errors.As(err, &tl) {
-			return nil, fmt.Errorf("line %d is longer than %d bytes: not a NRRD header", line+1, maxVolumeHeaderLine)
-		}
+		s, err := lines.next()
 		if err != nil && err != io.EOF {
 			return nil, err
 		}
-		line++
-		h.size += int64(len(text))
-		if h.size > maxVolumeHeader {
-			return nil, fmt.Errorf("the header goes on past %d bytes", maxVolumeHeader)
-		}
-		s := strings.TrimRight(string(text), "\r\n")
+		h.size = lines.size
 		switch {
-		case line == 1:
+		case lines.line == 1:
 			if !strings.HasPrefix(s, "NRRD000") {
-				if len(s) > 20 {
-					s = s[:20] + "..."
-				}
-				return nil, fmt.Errorf("not a NRRD file (first line %q; want NRRD0001 to NRRD0005)", s)
+				return nil, fmt.Errorf("not a NRRD file (first line %q; want NRRD0001 to NRRD0005)", quoteShort(s))
 			}
 		case s == "": // the blank line before attached data, or the file's end
 			return h, nil
@@ -93,7 +78,7 @@ func readNRRDHeader(r *bufio.Reader) (*nrrdHeader, error) {
 		default:
 			key, value, ok := strings.Cut(s, ": ")
 			if !ok {
-				return nil, fmt.Errorf("line %d: %q; want \"field: value\"", line, s)
+				return nil, fmt.Errorf("line %d: %q; want \"field: value\"", lines.line, s)
 			}
 			h.fields[strings.ToLower(strings.TrimSpace(key))] = strings.TrimSpace(value)
 		}
@@ -192,10 +177,7 @@ func (h *nrrdHeader) volume(path string) (*VolumeData, voxelFile, error) {
 		if f := strings.Fields(data); len(f) != 1 || f[0] == "LIST" || strings.Contains(f[0], "%") {
 			return nil, voxelFile{}, fmt.Errorf("data file %q: goeq reads a volume's data from one file", data)
 		}
-		voxels.path, voxels.offset = data, 0
-		if !filepath.IsAbs(data) {
-			voxels.path = filepath.Join(filepath.Dir(path), data)
-		}
+		voxels.path, voxels.offset = beside(path, data), 0
 	}
 	if h.byteSkip > 0 {
 		voxels.offset += h.byteSkip
@@ -239,13 +221,8 @@ func (h *nrrdHeader) spacing(dim, skipAxis int) ([3]float64, error) {
 			}
 		}
 	}
-	// eVolve's bound: a voxel far flatter than the others flattens the
-	// volume away
-	longest := max(out[0], out[1], out[2])
-	for i := range out {
-		if out[i] < longest/1000 {
-			return out, fmt.Errorf("spacing %v: an axis more than 1000 times closer than another", out)
-		}
+	if err := checkSpacing(out); err != nil {
+		return out, fmt.Errorf("spacing %v: %w", out, err)
 	}
 	return out, nil
 }

@@ -121,10 +121,7 @@ func readPLY(r *bufio.Reader, size int64) (*Model, error) {
 		return nil, fmt.Errorf("ply: not a PLY file: %v", err)
 	}
 	if first := strings.TrimSpace(line); first != "ply" {
-		if len(first) > 20 {
-			first = first[:20] + "..." // of a binary file: its bytes quoted take four characters each
-		}
-		return nil, fmt.Errorf("ply: not a PLY file (first line %q)", first)
+		return nil, fmt.Errorf("ply: not a PLY file (first line %q)", quoteShort(first))
 	}
 	header := int64(len(line))
 	format := ""

@@ -50,6 +50,62 @@ const (
 	maxVolumeHeader     = 1 << 20
 )
 
+// headerLines reads a volume header's lines, each within
+// maxVolumeHeaderLine, the whole within maxVolumeHeader: a binary file or
+// a device is no header, and is not read until memory runs out.
+type headerLines struct {
+	r      *bufio.Reader
+	format string // what the header is, for errors: "NRRD"
+	endsAt string // what ends it, for errors: "ElementDataFile"
+	line   int    // the last line read, from 1
+	size   int64  // the bytes read, line ends and all
+}
+
+// next is the next line without its line end; at the input's end it is
+// the last line, if any, with io.EOF.
+func (h *headerLines) next() (string, error) {
+	text, err := bounded.ReadLine(h.r, maxVolumeHeaderLine)
+	if tl := (*bounded.TooLarge)(nil); errors.As(err, &tl) {
+		return "", fmt.Errorf("line %d is longer than %d bytes: not a %s header", h.line+1, maxVolumeHeaderLine, h.format)
+	}
+	if err != nil && err != io.EOF {
+		return "", err
+	}
+	h.line++
+	h.size += int64(len(text))
+	if h.size > maxVolumeHeader {
+		return "", fmt.Errorf("the header goes on past %d bytes with no %s", maxVolumeHeader, h.endsAt)
+	}
+	return strings.TrimRight(string(text), "\r\n"), err
+}
+
+// quoteShort is the start of a line to quote in an error: a binary
+// file's bytes quoted take four characters each.
+func quoteShort(s string) string {
+	if len(s) > 20 {
+		return s[:20] + "..."
+	}
+	return s
+}
+
+// beside is the file a header names: name, or where it is relative, in
+// the header's folder.
+func beside(header, name string) string {
+	if filepath.IsAbs(name) {
+		return name
+	}
+	return filepath.Join(filepath.Dir(header), name)
+}
+
+// checkSpacing refuses voxels far flatter than wide (eVolve's own bound
+// on its scales): the volume would be flattened away.
+func checkSpacing(spacing [3]float64) error {
+	if longest := max(spacing[0], spacing[1], spacing[2]); min(spacing[0], spacing[1], spacing[2]) < longest/1000 {
+		return errors.New("an axis more than 1000 times closer than another")
+	}
+	return nil
+}
+
 // LoadVolume reads a volume: eVolve's, path (*.raw) and its header
 // path + ".vhf"; a NRRD file (*.nrrd, or a detached header *.nhdr and the
 // data file it names), as Teem, 3D Slicer and ParaView write them; a

@@ -10,7 +10,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -339,10 +338,7 @@ func statPVTI(path string) (*VolumeData, voxelSource, error) {
 		if !ok || !at.within(whole) || p.Source == "" {
 			return fail("piece %d: extent %q, source %q; want an extent within the whole %v, and its file", i, p.Extent, p.Source, whole)
 		}
-		file := p.Source
-		if !filepath.IsAbs(file) {
-			file = filepath.Join(filepath.Dir(path), file)
-		}
+		file := beside(path, p.Source)
 		if err := regular(file); err != nil {
 			return nil, nil, err
 		}
@@ -559,9 +555,8 @@ func statLegacyVTK(path string) (*VolumeData, voxelFile, error) {
 		return nil, voxelFile{}, err
 	}
 	defer f.Close()
-	br := bufio.NewReaderSize(f, 1<<16)
+	lines := headerLines{r: bufio.NewReaderSize(f, 1<<16), format: "legacy VTK", endsAt: "LOOKUP_TABLE line"}
 	var (
-		offset  int64
 		dims    [3]int
 		spacing = [3]float64{1, 1, 1}
 		voxels  = voxelFile{path: path, order: binary.BigEndian, source: "header"}
@@ -570,27 +565,23 @@ func statLegacyVTK(path string) (*VolumeData, voxelFile, error) {
 	fail := func(format string, args ...any) (*VolumeData, voxelFile, error) {
 		return nil, voxelFile{}, fmt.Errorf("%s: "+format, append([]any{path}, args...)...)
 	}
-	for line := 1; ; line++ {
-		text, err := bounded.ReadLine(br, maxVolumeHeaderLine)
-		if err != nil {
+	for {
+		text, err := lines.next()
+		if err == io.EOF {
 			return fail("the header ends before its scalars' LOOKUP_TABLE line")
 		}
-		offset += int64(len(text))
-		if offset > maxVolumeHeader {
-			return fail("the header goes on past %d bytes", maxVolumeHeader)
+		if err != nil {
+			return fail("%v", err)
 		}
-		s := strings.TrimSpace(string(text))
+		s := strings.TrimSpace(text)
 		fields := strings.Fields(s)
 		switch {
-		case line == 1:
+		case lines.line == 1:
 			if !strings.HasPrefix(s, "# vtk DataFile") {
-				if len(s) > 20 {
-					s = s[:20] + "..."
-				}
-				return fail("not a legacy VTK file (first line %q)", s)
+				return fail("not a legacy VTK file (first line %q)", quoteShort(s))
 			}
-		case line == 2: // the title
-		case line == 3:
+		case lines.line == 2: // the title
+		case lines.line == 3:
 			switch strings.ToUpper(s) {
 			case "BINARY":
 			case "ASCII":
@@ -653,14 +644,14 @@ func statLegacyVTK(path string) (*VolumeData, voxelFile, error) {
 			if points != v.W*v.H*v.D {
 				return fail("POINT_DATA %d for DIMENSIONS %d %d %d", points, v.W, v.H, v.D)
 			}
-			voxels.offset = offset
+			voxels.offset = lines.size
 			if err := voxels.place(v, false); err != nil {
 				return nil, voxelFile{}, err
 			}
 			return v, voxels, nil
 		case strings.EqualFold(fields[0], "ORIGIN"), strings.EqualFold(fields[0], "METADATA"), strings.EqualFold(fields[0], "INFORMATION"), strings.EqualFold(fields[0], "NAME"), strings.EqualFold(fields[0], "DATA"):
 		default:
-			return fail("line %d: %q before the point scalars: goeq reads an image's first point scalars", line, s)
+			return fail("line %d: %q before the point scalars: goeq reads an image's first point scalars", lines.line, s)
 		}
 	}
 }
