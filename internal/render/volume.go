@@ -41,7 +41,7 @@ type Volume struct {
 	// slabs left it transparent. nil: black.
 	Background func(c *draw.Context) [3]float32
 	prog, vao  uint32
-	bgProg     uint32
+	bgProg     uint32 // 0 until a background is drawn
 	bgColor    int32
 	textures   [2]uint32 // Data's voxels and transfer function
 	uniforms   map[string]int32
@@ -68,10 +68,6 @@ func (r *Volume) Init() error {
 	for _, u := range []string{"invProjection", "invModelView", "viewport", "origin", "ndcAdjust", "extent", "slabLo", "slabHi", "dt", "density", "brightness", "volume", "transferTable", "voxel", "stepRef", "tint"} {
 		r.uniforms[u] = glutil.Uniform(r.prog, u)
 	}
-	if r.bgProg, err = glutil.Program(shaders.MustSource("quad.vert"), shaders.MustSource("background.frag")); err != nil {
-		return err
-	}
-	r.bgColor = glutil.Uniform(r.bgProg, "color")
 	gl.GenVertexArrays(1, &r.vao)
 	if d := r.Data; d != nil {
 		var most int32
@@ -184,7 +180,9 @@ func (r *Volume) Draw(p *draw.Context) (draw.Region, error) {
 func (r *Volume) Exit() {
 	gl.DeleteVertexArrays(1, &r.vao)
 	gl.DeleteProgram(r.prog)
-	gl.DeleteProgram(r.bgProg)
+	if r.bgProg != 0 {
+		gl.DeleteProgram(r.bgProg)
+	}
 	if r.Data != nil {
 		gl.DeleteTextures(2, &r.textures[0])
 	}
@@ -234,6 +232,13 @@ func (r *Volume) DrawOverlay(c *draw.Context) error {
 	bg := r.Background(c)
 	if bg == ([3]float32{}) {
 		return nil // black: what the transparency shows already
+	}
+	if r.bgProg == 0 { // compiled for the first background that is not black
+		prog, err := glutil.Program(shaders.MustSource("quad.vert"), shaders.MustSource("background.frag"))
+		if err != nil {
+			return err
+		}
+		r.bgProg, r.bgColor = prog, glutil.Uniform(prog, "color")
 	}
 	gl.Enable(gl.BLEND)
 	gl.BlendFunc(gl.ONE_MINUS_DST_ALPHA, gl.ONE)
