@@ -19,6 +19,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -31,6 +32,7 @@ import (
 	"github.com/goeq/goeq/examples/flick"
 	"github.com/goeq/goeq/internal/gotool"
 	"github.com/goeq/goeq/internal/imagecmp"
+	"github.com/goeq/goeq/internal/nettest"
 	"github.com/goeq/goeq/internal/render"
 	"github.com/goeq/goeq/internal/xtest"
 )
@@ -984,38 +986,14 @@ func TestInterruptStopsAsQDoes(t *testing.T) {
 // and says nothing), for 10 s before they render offscreen.
 func TestInterruptWhileTheNodesSetUpEndsTheStart(t *testing.T) {
 	bin, dir := build(t), t.TempDir()
-	if err := os.MkdirAll("/tmp/.X11-unix", 0o1777); err != nil {
-		t.Fatal(err)
-	}
-	var hung net.Listener
-	display := 0
-	for display = 300; display < 400 && hung == nil; display++ {
-		path := fmt.Sprintf("/tmp/.X11-unix/X%d", display)
-		if _, err := os.Stat(path); err == nil {
-			continue
-		}
-		hung, _ = net.Listen("unix", path)
-	}
-	if hung == nil {
-		t.Fatal("no display number free for a display that never answers")
-	}
-	display--
-	defer hung.Close()
+	// an X display reached over TCP: port 6000 + its number
 	connected := make(chan net.Conn, 16)
-	go func() {
-		for {
-			c, err := hung.Accept()
-			if err != nil {
-				return
-			}
-			t.Cleanup(func() { c.Close() })
-			connected <- c
-		}
-	}()
+	_, port, _ := net.SplitHostPort(nettest.Serve(t, func(c net.Conn) { connected <- c }))
+	number, _ := strconv.Atoi(port)
 	var out bytes.Buffer
 	app := exec.Command(bin, "--frames", "1", "--triangles", "2000")
 	app.Dir, app.Stdout, app.Stderr = dir, &out, &out
-	app.Env = append(os.Environ(), fmt.Sprintf("DISPLAY=:%d", display))
+	app.Env = append(os.Environ(), fmt.Sprintf("DISPLAY=127.0.0.1:%d", number-6000))
 	if err := app.Start(); err != nil {
 		t.Fatal(err)
 	}
