@@ -106,6 +106,10 @@ func Open(choice Choice, onScreen bool) (System, Why, error) {
 		case display != "":
 			return s, Why{Text: "every window of this node is offscreen: EGL"}, nil
 		}
+		if onScreen && os.Getenv("WAYLAND_DISPLAY") != "" {
+			// A Wayland session without XWayland: the user expects windows.
+			return s, Why{Text: "every window offscreen, on EGL: no X display, and WAYLAND_DISPLAY is set; goeq's windows are X windows (GLFW on X11), so run where DISPLAY names an X server (a Wayland desktop's XWayland)", DisplayUnusable: true}, nil
+		}
 		return s, Why{Text: "no X display: headless EGL"}, nil
 	}
 	return nil, Why{}, fmt.Errorf("winsys: unknown window system %q (egl, glfw or auto)", choice)

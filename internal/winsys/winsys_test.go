@@ -155,6 +155,31 @@ func TestUnusableDisplayFallsBackToEGL(t *testing.T) {
 	}
 }
 
+// A Wayland session without XWayland (WAYLAND_DISPLAY, no DISPLAY) gets
+// its windows offscreen with a warning, not the quiet headless run of a
+// machine without a display; a node with nothing to show stays quiet.
+func TestAWaylandSessionWithoutXIsWarned(t *testing.T) {
+	if os.Getenv("WINSYS_TEST_CHILD") == "1" {
+		for _, onScreen := range []bool{true, false} {
+			sys, why, err := Open("auto", onScreen)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, isEGL := sys.(*EGL)
+			if !isEGL || why.DisplayUnusable != onScreen || onScreen != strings.Contains(why.Text, "WAYLAND_DISPLAY") {
+				t.Fatalf("on screen %v: %s (%s), display unusable %v", onScreen, sys.Name(), why, why.DisplayUnusable)
+			}
+		}
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestAWaylandSessionWithoutXIsWarned$", "-test.v")
+	cmd.Env = append(os.Environ(), "WINSYS_TEST_CHILD=1", "DISPLAY=", "WAYLAND_DISPLAY=wayland-0", "GOEQ_WINSYS=")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS") {
+		t.Fatalf("%v\n%s", err, out)
+	}
+}
+
 // A window is placed where its viewport says, undecorated when asked, and
 // a resize (here by the program, as a user's drag would) reaches both its
 // size and its events.
