@@ -18,10 +18,12 @@ const MaxTransferFile = 1 << 20
 // preset or a list of them (the first is taken), its RGBPoints (x, red,
 // green, blue, 0 to 1) and, where it has them, its opacity Points (x,
 // opacity, midpoint, sharpness). Its x run is spread over the volume's
-// values, 0 to 255, as ParaView fits a preset to the data's range; colours
-// are interpolated in RGB (ParaView may blend in another colour space),
-// opacities linearly (midpoint and sharpness aside). Without Points the
-// opacities are DefaultTransfer's.
+// values, 0 to 255, as ParaView fits a preset to the data's range. Colours
+// blend in the preset's ColorSpace (RGB where it names none; HSVWrap as
+// ParaView applies it, off unless the preset sets it), opacities as
+// their midpoints and sharpnesses shape them, as VTK's functions that
+// ParaView hands them to do. Without Points the opacities are
+// DefaultTransfer's.
 func ReadParaViewTransfer(r io.Reader) ([256][4]uint8, error) {
 	var tf [256][4]uint8
 	b, err := io.ReadAll(io.LimitReader(r, MaxTransferFile+1))
@@ -32,9 +34,11 @@ func ReadParaViewTransfer(r io.Reader) ([256][4]uint8, error) {
 		return tf, fmt.Errorf("more than %d bytes: no colour map preset", MaxTransferFile)
 	}
 	type preset struct {
-		Name      string
-		RGBPoints []float64
-		Points    []float64
+		Name       string
+		ColorSpace string
+		HSVWrap    json.Number
+		RGBPoints  []float64
+		Points     []float64
 	}
 	var presets []preset
 	if err := json.Unmarshal(b, &presets); err != nil {
@@ -48,6 +52,11 @@ func ReadParaViewTransfer(r io.Reader) ([256][4]uint8, error) {
 		return tf, errors.New("a list of no colour map presets")
 	}
 	p := presets[0]
+	space, err := parseColorSpace(p.ColorSpace)
+	if err != nil {
+		return tf, err
+	}
+	wrap := p.HSVWrap != "" && p.HSVWrap != "0"
 	colors, err := transferPoints("RGBPoints", p.RGBPoints, 4, 1)
 	if err != nil {
 		return tf, err
@@ -62,12 +71,17 @@ func ReadParaViewTransfer(r io.Reader) ([256][4]uint8, error) {
 	defaults := DefaultTransfer()
 	for v := range tf {
 		x := lo + (hi-lo)*float64(v)/255
+		c0, c1, a := around(colors, x)
+		rgb := space.blend([3]float64(c0[1:4]), [3]float64(c1[1:4]), a, wrap)
 		for c := range 3 {
-			tf[v][c] = unit(interpolate(colors, x, 1+c))
+			tf[v][c] = unit(rgb[c])
 		}
 		tf[v][3] = defaults[v][3]
 		if opacities != nil {
-			tf[v][3] = unit(interpolate(opacities, x, 1))
+			o0, o1, a := around(opacities, x)
+			// the shape is the left point's, as in VTK
+			a = shapedFraction(a, o0[2], o0[3])
+			tf[v][3] = unit(o0[1] + a*(o1[1]-o0[1]))
 		}
 	}
 	return tf, nil
@@ -96,9 +110,9 @@ func transferPoints(name string, flat []float64, size, least int) ([][]float64, 
 	return points, nil
 }
 
-// interpolate is the value at column k of the points at x, linearly
-// between the two around it, the end's beyond the ends.
-func interpolate(points [][]float64, x float64, k int) float64 {
+// around is the two points either side of x and x's fraction of the way
+// from the first to the second; beyond the ends, the end twice.
+func around(points [][]float64, x float64) (p0, p1 []float64, a float64) {
 	i, _ := slices.BinarySearchFunc(points, x, func(p []float64, x float64) int {
 		switch {
 		case p[0] < x:
@@ -110,16 +124,15 @@ func interpolate(points [][]float64, x float64, k int) float64 {
 	})
 	switch {
 	case i == 0:
-		return points[0][k]
+		return points[0], points[0], 0
 	case i == len(points):
-		return points[len(points)-1][k]
+		return points[i-1], points[i-1], 0
 	}
-	a, b := points[i-1], points[i]
-	if b[0] == a[0] {
-		return b[k]
+	p0, p1 = points[i-1], points[i]
+	if p1[0] == p0[0] {
+		return p1, p1, 0
 	}
-	t := (x - a[0]) / (b[0] - a[0])
-	return a[k] + t*(b[k]-a[k])
+	return p0, p1, (x - p0[0]) / (p1[0] - p0[0])
 }
 
 // unit is x (0 to 1) as a byte.

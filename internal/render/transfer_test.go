@@ -1,6 +1,9 @@
 package render
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -11,16 +14,16 @@ import (
 // it gives none. What is no preset is refused, saying why.
 func TestAParaViewPresetIsATransferFunction(t *testing.T) {
 	// ParaView's export: a list of presets, x in the data's units
-	const coolToWarm = `[
+	const blueWhiteRed = `[
 	{
-		"ColorSpace" : "Diverging",
-		"Name" : "Cool to Warm",
+		"ColorSpace" : "RGB",
+		"Name" : "Blue White Red",
 		"NanColor" : [ 1, 1, 0 ],
 		"RGBPoints" : [ -100, 0, 0, 1, 0, 1, 1, 1, 100, 1, 0, 0 ],
 		"Points" : [ -100, 0, 0.5, 0, 100, 1, 0.5, 0 ]
 	}
 ]`
-	tf, err := ReadParaViewTransfer(strings.NewReader(coolToWarm))
+	tf, err := ReadParaViewTransfer(strings.NewReader(blueWhiteRed))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,4 +62,57 @@ func absDiff(a, b [4]uint8) int {
 		d = max(d, int(a[i])-int(b[i]), int(b[i])-int(a[i]))
 	}
 	return d
+}
+
+// Colour map presets blend in the colour space they name, and their
+// opacities take their points' midpoints and sharpnesses, as VTK (and so
+// ParaView) blends them: each preset in testdata/colormaps is compared
+// with the table VTK 9.1 made of it (make.py there).
+func TestColourMapsBlendAsVTKDoes(t *testing.T) {
+	presets, err := filepath.Glob("testdata/colormaps/*.vtk.json")
+	if err != nil || len(presets) < 10 {
+		t.Fatalf("%d VTK tables (%v)", len(presets), err)
+	}
+	for _, vtkTable := range presets {
+		name := strings.TrimSuffix(filepath.Base(vtkTable), ".vtk.json")
+		f, err := os.Open(filepath.Join("testdata/colormaps", name+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tf, err := ReadParaViewTransfer(f)
+		f.Close()
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		b, err := os.ReadFile(vtkTable)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want [][]float64
+		if err := json.Unmarshal(b, &want); err != nil || len(want) != 256 {
+			t.Fatalf("%s: %d rows (%v)", vtkTable, len(want), err)
+		}
+		worst, at := 0, 0
+		for v, row := range want {
+			for c, x := range row {
+				if d := int(tf[v][c]) - int(unit(x)); max(d, -d) > worst {
+					worst, at = max(d, -d), v
+				}
+			}
+		}
+		if worst > 1 {
+			t.Errorf("%s: value %d is %v; VTK's %v", name, at, tf[at], want[at])
+		}
+	}
+	// what VTK does not blend as goeq can is refused, saying so
+	for space, want := range map[string]string{
+		"Lab/CIEDE2000": `ColorSpace "Lab/CIEDE2000": goeq blends colour maps in RGB, HSV, Lab, Diverging or Step`,
+		"lab":           `ColorSpace "lab": not one of ParaView's`,
+	} {
+		_, err := ReadParaViewTransfer(strings.NewReader(`{"ColorSpace": "` + space + `", "RGBPoints": [0, 0, 0, 0, 1, 1, 1, 1]}`))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v; want %q", space, err, want)
+		}
+	}
 }
