@@ -1,7 +1,10 @@
 package render
 
 import (
+	"bytes"
+	"cmp"
 	"encoding/json"
+	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
@@ -17,13 +20,15 @@ const MaxTransferFile = 1 << 20
 // preset as ParaView exports one (Save as preset, or Export): JSON, one
 // preset or a list of them (the first is taken), its RGBPoints (x, red,
 // green, blue, 0 to 1) and, where it has them, its opacity Points (x,
-// opacity, midpoint, sharpness). Its x run is spread over the volume's
-// values, 0 to 255, as ParaView fits a preset to the data's range. Colours
-// blend in the preset's ColorSpace (RGB where it names none; HSVWrap as
-// ParaView applies it, off unless the preset sets it), opacities as
-// their midpoints and sharpnesses shape them, as VTK's functions that
-// ParaView hands them to do. Without Points the opacities are
-// DefaultTransfer's.
+// opacity, midpoint, sharpness); or the XML colour maps of ParaView before
+// 4.3 and of SciVisColor (a ColorMap of Points x, r, g, b, taken as
+// ParaView takes them: colours only). Its x run is spread over the
+// volume's values, 0 to 255, as ParaView fits a preset to the data's
+// range. Colours blend in the preset's ColorSpace (RGB where it names
+// none; HSVWrap as ParaView applies it, off unless the preset sets it),
+// opacities as their midpoints and sharpnesses shape them, as VTK's
+// functions that ParaView hands them to do. Without Points the opacities
+// are DefaultTransfer's.
 func ReadParaViewTransfer(r io.Reader) ([256][4]uint8, error) {
 	var tf [256][4]uint8
 	b, err := io.ReadAll(io.LimitReader(r, MaxTransferFile+1))
@@ -33,30 +38,23 @@ func ReadParaViewTransfer(r io.Reader) ([256][4]uint8, error) {
 	if len(b) > MaxTransferFile {
 		return tf, fmt.Errorf("more than %d bytes: no colour map preset", MaxTransferFile)
 	}
-	type preset struct {
-		Name       string
-		ColorSpace string
-		HSVWrap    json.Number
-		RGBPoints  []float64
-		Points     []float64
+	var p colorMapPreset
+	if t := bytes.TrimLeft(b, " \t\r\n\ufeff"); len(t) > 0 && t[0] == '<' {
+		p, err = readColorMapXML(b)
+	} else {
+		p, err = readColorMapJSON(b)
 	}
-	var presets []preset
-	if err := json.Unmarshal(b, &presets); err != nil {
-		var one preset
-		if err1 := json.Unmarshal(b, &one); err1 != nil {
-			return tf, fmt.Errorf("not a ParaView colour map preset (JSON with RGBPoints): %v", err)
-		}
-		presets = []preset{one}
+	if err != nil {
+		return tf, err
 	}
-	if len(presets) == 0 {
-		return tf, errors.New("a list of no colour map presets")
-	}
-	p := presets[0]
 	space, err := parseColorSpace(p.ColorSpace)
 	if err != nil {
 		return tf, err
 	}
-	wrap := p.HSVWrap != "" && p.HSVWrap != "0"
+	wrap, err := p.wraps()
+	if err != nil {
+		return tf, err
+	}
 	colors, err := transferPoints("RGBPoints", p.RGBPoints, 4, 1)
 	if err != nil {
 		return tf, err
@@ -85,6 +83,106 @@ func ReadParaViewTransfer(r io.Reader) ([256][4]uint8, error) {
 		}
 	}
 	return tf, nil
+}
+
+// colorMapPreset is what goeq takes of a colour map preset, in the JSON's
+// terms.
+type colorMapPreset struct {
+	ColorSpace string
+	HSVWrap    json.RawMessage // 0 or 1 as ParaView writes it; a bool by hand
+	RGBPoints  []float64
+	Points     []float64
+}
+
+func (p colorMapPreset) wraps() (bool, error) {
+	switch v := string(bytes.TrimSpace(p.HSVWrap)); v {
+	case "", "0", "false", "null":
+		return false, nil
+	case "1", "true":
+		return true, nil
+	default:
+		return false, fmt.Errorf("HSVWrap %s: want 0 or 1", quoteShort(v))
+	}
+}
+
+func readColorMapJSON(b []byte) (colorMapPreset, error) {
+	var presets []colorMapPreset
+	if err := json.Unmarshal(b, &presets); err != nil {
+		var one colorMapPreset
+		if err1 := json.Unmarshal(b, &one); err1 != nil {
+			return one, fmt.Errorf("not a ParaView colour map preset (JSON with RGBPoints, or XML with a ColorMap): %v", err)
+		}
+		presets = []colorMapPreset{one}
+	}
+	if len(presets) == 0 {
+		return colorMapPreset{}, errors.New("a list of no colour map presets")
+	}
+	return presets[0], nil
+}
+
+// readColorMapXML reads the first ColorMap of ParaView's older XML
+// (a ColorMaps list, or one ColorMap): its space ("Wrapped" is HSV that
+// wraps) and Points, sorted by x as ParaView sorts them. A Point's o is
+// not read, as ParaView does not read it (it writes 1 to every point).
+func readColorMapXML(b []byte) (colorMapPreset, error) {
+	type point struct {
+		X *float64 `xml:"x,attr"`
+		R *float64 `xml:"r,attr"`
+		G *float64 `xml:"g,attr"`
+		B *float64 `xml:"b,attr"`
+	}
+	type colorMap struct {
+		Name    string  `xml:"name,attr"`
+		Space   string  `xml:"space,attr"`
+		Indexed string  `xml:"indexedLookup,attr"`
+		Points  []point `xml:"Point"`
+	}
+	var doc struct {
+		XMLName xml.Name
+		colorMap
+		Maps []colorMap `xml:"ColorMap"`
+	}
+	var p colorMapPreset
+	if err := xml.Unmarshal(b, &doc); err != nil {
+		return p, fmt.Errorf("not a ParaView colour map (XML with a ColorMap): %v", err)
+	}
+	m := doc.colorMap
+	switch {
+	case doc.XMLName.Local == "ColorMaps" && len(doc.Maps) > 0:
+		m = doc.Maps[0]
+	case doc.XMLName.Local != "ColorMap":
+		return p, fmt.Errorf("XML <%s> holds no ColorMap: not a ParaView colour map", doc.XMLName.Local)
+	}
+	if m.Indexed == "true" || m.Indexed == "1" {
+		return p, fmt.Errorf("colour map %q is categorical (indexedLookup): a colour per value, where a volume's values take colours from a continuous map", m.Name)
+	}
+	switch m.Space {
+	case "Wrapped":
+		p.ColorSpace, p.HSVWrap = "HSV", json.RawMessage("1")
+	case "NoChange":
+	default:
+		p.ColorSpace = m.Space
+	}
+	for i, pt := range m.Points {
+		if pt.X == nil || pt.R == nil || pt.G == nil || pt.B == nil {
+			return p, fmt.Errorf("colour map %q: Point %d lacks x, r, g or b", m.Name, i)
+		}
+		p.RGBPoints = append(p.RGBPoints, *pt.X, *pt.R, *pt.G, *pt.B)
+	}
+	sortPoints(p.RGBPoints, 4)
+	return p, nil
+}
+
+// sortPoints sorts a flat list of points of size numbers by their first.
+func sortPoints(flat []float64, size int) {
+	points := make([][]float64, 0, len(flat)/size)
+	for i := 0; i+size <= len(flat); i += size {
+		points = append(points, slices.Clone(flat[i:i+size]))
+	}
+	slices.SortStableFunc(points, func(a, b []float64) int { return cmp.Compare(a[0], b[0]) })
+	for i, pt := range points {
+		copy(flat[i*size:], pt)
+	}
 }
 
 // transferPoints splits a preset's flat list into points of size numbers,

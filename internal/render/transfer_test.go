@@ -2,6 +2,8 @@ package render
 
 import (
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,7 +49,8 @@ func TestAParaViewPresetIsATransferFunction(t *testing.T) {
 		`{"RGBPoints": [0, 0, 0, 2]}`: "RGBPoints point 0: [0 0 0 2]; want a number x, then values from 0 to 1",
 		`{"RGBPoints": [1, 0, 0, 0, 0, 1, 1, 1]}`:                 "RGBPoints point 1: x 0 comes before the point before it",
 		`{"RGBPoints": [0, 0, 0, 0], "Points": [0, 1.5, 0.5, 0]}`: "Points point 0",
-		`<colormap/>`: "not a ParaView colour map preset",
+		`<colormap/>`: "XML <colormap> holds no ColorMap",
+		`{"RGBPoints": [0, 0, 0, 0, 1, 1, 1, 1], "HSVWrap": "yes"}`: `HSVWrap "yes": want 0 or 1`,
 	} {
 		if _, err := ReadParaViewTransfer(strings.NewReader(text)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v; want %q", text, err, want)
@@ -73,18 +76,8 @@ func TestColourMapsBlendAsVTKDoes(t *testing.T) {
 	if err != nil || len(presets) < 10 {
 		t.Fatalf("%d VTK tables (%v)", len(presets), err)
 	}
+	xmls := 0
 	for _, vtkTable := range presets {
-		name := strings.TrimSuffix(filepath.Base(vtkTable), ".vtk.json")
-		f, err := os.Open(filepath.Join("testdata/colormaps", name+".json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		tf, err := ReadParaViewTransfer(f)
-		f.Close()
-		if err != nil {
-			t.Errorf("%s: %v", name, err)
-			continue
-		}
 		b, err := os.ReadFile(vtkTable)
 		if err != nil {
 			t.Fatal(err)
@@ -93,17 +86,36 @@ func TestColourMapsBlendAsVTKDoes(t *testing.T) {
 		if err := json.Unmarshal(b, &want); err != nil || len(want) != 256 {
 			t.Fatalf("%s: %d rows (%v)", vtkTable, len(want), err)
 		}
-		worst, at := 0, 0
-		for v, row := range want {
-			for c, x := range row {
-				if d := int(tf[v][c]) - int(unit(x)); max(d, -d) > worst {
-					worst, at = max(d, -d), v
+		name := strings.TrimSuffix(vtkTable, ".vtk.json")
+		for _, file := range []string{name + ".json", name + ".xml"} {
+			f, err := os.Open(file)
+			if errors.Is(err, fs.ErrNotExist) && strings.HasSuffix(file, ".xml") {
+				continue
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			xmls += strings.Count(file, ".xml")
+			tf, err := ReadParaViewTransfer(f)
+			f.Close()
+			if err != nil {
+				t.Errorf("%s: %v", file, err)
+				continue
+			}
+			worst, at := 0, 0
+			for v, row := range want {
+				for c, x := range row {
+					if d := int(tf[v][c]) - int(unit(x)); max(d, -d) > worst {
+						worst, at = max(d, -d), v
+					}
 				}
 			}
+			if worst > 1 {
+				t.Errorf("%s: value %d is %v; VTK's %v", file, at, tf[at], want[at])
+			}
 		}
-		if worst > 1 {
-			t.Errorf("%s: value %d is %v; VTK's %v", name, at, tf[at], want[at])
-		}
+	}
+	if xmls < 5 {
+		t.Errorf("%d XML colour maps", xmls)
 	}
 	// what VTK does not blend as goeq can is refused, saying so
 	for space, want := range map[string]string{
@@ -113,6 +125,18 @@ func TestColourMapsBlendAsVTKDoes(t *testing.T) {
 		_, err := ReadParaViewTransfer(strings.NewReader(`{"ColorSpace": "` + space + `", "RGBPoints": [0, 0, 0, 0, 1, 1, 1, 1]}`))
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v; want %q", space, err, want)
+		}
+	}
+	for text, want := range map[string]string{
+		`<ColorMap name="c" indexedLookup="true"><Point r="1" g="0" b="0"/></ColorMap>`: `colour map "c" is categorical`,
+		`<ColorMap name="c"><Point x="0" r="1" g="0"/></ColorMap>`:                      `colour map "c": Point 0 lacks x, r, g or b`,
+		`<ColorMap name="c" space="Diverging"></ColorMap>`:                              "RGBPoints holds 0 numbers",
+		`<ColorMap name="c" space="CIELAB"><Point x="0" r="1" g="0" b="0"/></ColorMap>`: `ColorSpace "CIELAB": not one of ParaView's`,
+		`<ColorMaps></ColorMaps>`:                   "XML <ColorMaps> holds no ColorMap",
+		`<ColorMap><Point x="0" r="1" g="0" b="0">`: "not a ParaView colour map (XML with a ColorMap): XML syntax error",
+	} {
+		if _, err := ReadParaViewTransfer(strings.NewReader(text)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v; want %q", text, err, want)
 		}
 	}
 }

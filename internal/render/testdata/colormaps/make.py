@@ -1,5 +1,5 @@
 # Writes the colour map presets TestColourMapsBlendAsVTKDoes reads, each
-# beside VTK's own table of it (NAME.vtk.json: 256 RGBA values, 0 to 1, at
+# (some also in ParaView's older XML, NAME.xml) beside VTK's own table of it (NAME.vtk.json: 256 RGBA values, 0 to 1, at
 # the x the volume's values 0 to 255 take), computed with VTK's colour
 # transfer and piecewise functions (Debian's python3-vtk9, VTK 9.1), as
 # ParaView hands a preset to them. Run it here with /usr/bin/python3
@@ -58,3 +58,26 @@ for name, p in presets.items():
         f.write('\n')
     with open(name + '.vtk.json', 'w') as f:
         f.write('[\n' + ',\n'.join(json.dumps(row) for row in table) + '\n]\n')
+
+
+# ParaView's older XML of some: points out of order, each with the o
+# ParaView writes and does not read, a NaN colour; HSVWrap as "Wrapped"
+def xml_map(name, p):
+    space = 'Wrapped' if p.get('HSVWrap') else p['ColorSpace']
+    rgb = p['RGBPoints']
+    pts = [rgb[i:i + 4] for i in range(0, len(rgb), 4)]
+    pts = pts[1::2] + pts[0::2]
+    lines = ['  <ColorMap name="%s" space="%s">' % (name, space)]
+    lines += ['    <Point x="%r" o="1" r="%r" g="%r" b="%r"/>' % tuple(pt) for pt in pts]
+    lines += ['    <NaN r="1" g="1" b="0"/>', '  </ColorMap>']
+    return lines
+
+
+for name in ['lab', 'hsv-wrapped', 'step']:
+    with open(name + '.xml', 'w') as f:
+        f.write('\n'.join(['<ColorMaps>'] + xml_map(name, presets[name]) + ['</ColorMaps>']) + '\n')
+# one ColorMap alone, and a list whose first is taken
+with open('diverging-ends.xml', 'w') as f:
+    f.write('\n'.join(xml_map('diverging-ends', presets['diverging-ends'])).strip() + '\n')
+with open('hsv.xml', 'w') as f:
+    f.write('\n'.join(['<ColorMaps>'] + xml_map('hsv', presets['hsv']) + xml_map('lab', presets['lab']) + ['</ColorMaps>']) + '\n')
