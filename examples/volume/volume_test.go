@@ -858,3 +858,62 @@ func TestASignalStopsTheRunAsQDoes(t *testing.T) {
 		})
 	}
 }
+
+// A volume whose values change smoothly shows smoothly: a ball whose
+// value falls linearly from its centre, 8 bits a voxel, lit as eVolve
+// lights it, has no bands where a row of pixels jumps. Held as 8-bit
+// texels, Mesa's llvmpipe filtered them to 8 bits, and the gradients the
+// lighting takes from neighbouring samples came in steps: a row jumped by
+// 16 of 255 where its neighbours moved by 2, a seam down the middle of
+// the ball (a second difference of 3 at most is what it shows now).
+func TestASmoothVolumeShowsNoBands(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "volume")
+	if err := gotool.Build(bin, "."); err != nil {
+		t.Fatal(err)
+	}
+	const n = 64
+	ball := make([]byte, n*n*n)
+	for z := range n {
+		for y := range n {
+			for x := range n {
+				at := func(i int) float64 { return 2*float64(i)/(n-1) - 1 }
+				r := math.Sqrt(at(x)*at(x) + at(y)*at(y) + at(z)*at(z))
+				ball[(z*n+y)*n+x] = byte(255 * max(1-r, 0))
+			}
+		}
+	}
+	dir := t.TempDir()
+	volume := filepath.Join(dir, fmt.Sprintf("ball_%dx%dx%d_uint8.raw", n, n, n))
+	if err := os.WriteFile(volume, ball, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// with a window too (make test's display), one frame, then the end
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "--config", filepath.Join("..", "configs", "one-window.eqc"), "--model", volume, "--frames", "1", "--out", dir)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, b)
+	}
+	img, err := imagecmp.Load(filepath.Join(dir, "dest-000000.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	worst, at, lit := 0, image.Point{}, 0
+	for y := 0; y < img.Rect.Dy(); y++ {
+		for x := 1; x < img.Rect.Dx()-1; x++ {
+			g := func(x int) int { return int(img.NRGBAAt(x, y).G) }
+			if g(x) > 30 {
+				lit++
+			}
+			if d := g(x+1) - 2*g(x) + g(x-1); max(d, -d) > worst {
+				worst, at = max(d, -d), image.Pt(x, y)
+			}
+		}
+	}
+	if lit < img.Rect.Dx()*img.Rect.Dy()/20 {
+		t.Fatalf("the ball lights %d pixels: the test would prove little", lit)
+	}
+	if worst > 6 {
+		t.Errorf("a row of the ball jumps at %v: a second difference of %d of 255 (a band)", at, worst)
+	}
+}
