@@ -1939,3 +1939,15 @@ func TestADisplayThatDoesNotOpenRunsAsHeadless(t *testing.T) {
 		}
 	}
 }
+
+// --frames N with a window ends the run after the N-th frame, as it does
+// headless: it waited for an event (a key, a drag) after the last frame,
+// and idle refined the picture meanwhile, so that a user who asked for
+// three frames on a display waited without end.
+func TestFramesEndsTheRunWithAWindowToo(t *testing.T) {
+	r := startEqply(t, "--frames", "3")
+	r.endsCleanly(t, "its three frames")
+	if frames := len(readTrace(t, r.trace)); frames != 3 {
+		t.Errorf("%d frames traced; want the 3 asked for", frames)
+	}
+}

@@ -927,7 +927,7 @@ func main() {
 	flag.BoolVar(noColors, "b", false, "eqPly's -b: --black-and-white")
 	flag.BoolVar(noColors, "blackAndWhite", false, "eqPly's --blackAndWhite: --black-and-white")
 	triangles := flag.Int("triangles", 200_000, "triangles of the procedural model")
-	frames := flag.Int("frames", 0, "frames to render (0: until quit; headless: 100)")
+	frames := flag.Int("frames", 0, "frames to render, one after another, then end (0: with a window, until quit, a frame whenever the picture changes; headless: 100)")
 	flag.IntVar(frames, "n", 0, "eqPly's -n: --frames")
 	flag.IntVar(frames, "numFrames", 0, "eqPly's --numFrames: --frames")
 	out := flag.String("out", "", "write every frame's destination PNG here")
@@ -1163,8 +1163,9 @@ func main() {
 		}
 		// on demand: the next frame only when an event changed the picture
 		// (while the statistics show, every frame changes them, and a
-		// drag let go while moving goes on)
-		changed := c.stats || c.coasting()
+		// drag let go while moving goes on); --frames N renders its frames
+		// one after another, as headless, and ends
+		changed := c.stats || c.coasting() || *frames > 0
 		for samples := 0; !changed && !c.quit && err == nil; {
 			var evs []goeq.Event
 			refined := false

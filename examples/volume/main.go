@@ -231,7 +231,7 @@ func (v *volume) Receive(frame int, msgs []goeq.Message) error {
 func main() {
 	goeq.Init(app{}) // a render client never returns from here
 	config := flag.String("config", "", "the configuration (default: examples/configs/2d-lb-4.eqc, built in; a name that is no file, as local, runs on a config made for this machine's GPUs, saved as local.auto.eqc)")
-	frames := flag.Int("frames", 0, "frames to render (0: until quit; headless: 100)")
+	frames := flag.Int("frames", 0, "frames to render, one after another, then end (0: with a window, until quit, a frame whenever the picture changes; headless: 100)")
 	flag.IntVar(frames, "n", 0, "eVolve's -n: --frames")
 	out := flag.String("out", "", "write every frame's destination PNG here")
 	asJSON := flag.Bool("json", false, "print the run's summary as JSON")
@@ -367,7 +367,9 @@ func main() {
 		if _, err = cfg.StartFrame(c.at); err == nil {
 			err = cfg.FinishFrame()
 		}
-		if c.spinning { // the events so far, and the next frame
+		// spinning, or with --frames N (its frames one after another, then
+		// the end), the events so far and the next frame
+		if c.spinning || *frames > 0 {
 			for _, ev := range cfg.PendingEvents() {
 				c.handle(ev)
 			}
