@@ -71,7 +71,7 @@ func TestNRRDVolumesAsTeemWritesThem(t *testing.T) {
 		loadsAsRamp(t, filepath.Join(dir, name))
 	}
 	unu(t, dir, append([]string{"make", "-i", "bytes.raw", "-t", "uchar", "-o", "bytes.nrrd"}, size...)...)
-	if v, err := LoadVolume(filepath.Join(dir, "bytes.nrrd")); err != nil || !slices.Equal(v.Values, bytesData) {
+	if v, err := LoadVolume(filepath.Join(dir, "bytes.nrrd")); err != nil || !slices.Equal(v.Values, widened(bytesData)) {
 		t.Errorf("uchar, its bytes as they are: %v", err)
 	}
 
@@ -101,13 +101,13 @@ func TestNRRDVolumesAsTeemWritesThem(t *testing.T) {
 }
 
 // rampOfShorts is n 16-bit values, little-endian, and what they load as,
-// scaled onto bytes from the least to the greatest.
-func rampOfShorts(n int) (shorts []byte, want []uint8) {
+// scaled onto 0..65535 from the least to the greatest.
+func rampOfShorts(n int) (shorts []byte, want []uint16) {
 	lo, hi := -300.0, -300.0+float64(n-1)*37
 	for i := range n {
 		x := -300 + i*37
 		shorts = binary.LittleEndian.AppendUint16(shorts, uint16(int16(x)))
-		want = append(want, uint8(math.Round((float64(x)-lo)*255/(hi-lo))))
+		want = append(want, uint16(math.Round((float64(x)-lo)*65535/(hi-lo))))
 	}
 	return shorts, want
 }

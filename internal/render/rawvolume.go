@@ -27,7 +27,10 @@ import (
 // scale and a transfer function of a colour and opacity for each value.
 type VolumeData struct {
 	W, H, D int
-	Values  []uint8 // W*H*D, the voxels' values
+	// Values are the W*H*D voxels' values, 0 to 65535: a byte's value v
+	// as 257·v, wider numbers scaled from their least to their greatest
+	// (16 bits keep a CT scan's 12 and the shading's gradients smooth).
+	Values []uint16
 	// Extent is the box's half size on each axis: the volume fills
 	// [-Extent, Extent], its longest side from -1 to 1 (as eVolve fits it).
 	Extent [3]float64
@@ -129,7 +132,7 @@ func LoadVolume(path string) (*VolumeData, error) {
 // voxelSource reads a volume's values: from one file (voxelFile), or
 // from the pieces of an image (vtiPieces).
 type voxelSource interface {
-	read(n int) ([]uint8, error)
+	read(n int) ([]uint16, error)
 }
 
 // CheckVolume reads a volume's header, or its name, and checks that its
@@ -361,12 +364,12 @@ func DefaultTransfer() [256][4]uint8 {
 }
 
 // read reads n voxels' values: bytes as they are (eVolve's, a derived
-// voxel's fourth), other types' numbers scaled from their smallest to
-// their largest onto 0..255, which takes two passes over the file. The
+// voxel's fourth), widened, other types' numbers scaled from their
+// smallest to their largest, which takes two passes over the file. The
 // values are allocated once the data are known to hold them all: a small
 // compressed file whose header promises a billion voxels made every node
 // allocate them before it found the data short.
-func (f voxelFile) read(n int) ([]uint8, error) {
+func (f voxelFile) read(n int) ([]uint16, error) {
 	values, err := f.values(n)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", f.path, err)
@@ -374,7 +377,7 @@ func (f voxelFile) read(n int) ([]uint8, error) {
 	return values, nil
 }
 
-func (f voxelFile) values(n int) ([]uint8, error) {
+func (f voxelFile) values(n int) ([]uint16, error) {
 	if f.derived || f.kind == scalarUint8 && f.encoding != asciiVoxels {
 		sized := f.encoding == rawVoxels && f.lines == 0 // its file's size was checked
 		if !sized {
@@ -382,7 +385,7 @@ func (f voxelFile) values(n int) ([]uint8, error) {
 				return nil, err
 			}
 		}
-		values := make([]uint8, n)
+		values := make([]uint16, n)
 		r, done, err := f.open()
 		if err != nil {
 			return nil, err
@@ -391,12 +394,15 @@ func (f voxelFile) values(n int) ([]uint8, error) {
 		if f.derived {
 			return values, endedEarly(eachRun(r, 4, n, func(at int, run []byte) {
 				for i := range len(run) / 4 {
-					values[at+i] = run[4*i+3]
+					values[at+i] = byteValue * uint16(run[4*i+3])
 				}
 			}))
 		}
-		_, err = io.ReadFull(r, values)
-		return values, endedEarly(err)
+		return values, endedEarly(eachRun(r, 1, n, func(at int, run []byte) {
+			for i, b := range run {
+				values[at+i] = byteValue * uint16(b)
+			}
+		}))
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	err := f.pass(n, func(_ int, x float64) {
@@ -407,17 +413,32 @@ func (f voxelFile) values(n int) ([]uint8, error) {
 	if err != nil {
 		return nil, err
 	}
-	scale := 0.0
-	if hi > lo {
-		scale = 255 / (hi - lo)
-	}
-	values := make([]uint8, n)
+	scale := valueScale(lo, hi)
+	values := make([]uint16, n)
 	return values, f.pass(n, func(i int, x float64) {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			x = lo // what is no number shows as the least
-		}
-		values[i] = uint8(min(max(math.Round((x-lo)*scale), 0), 255))
+		values[i] = scaledValue(x, lo, scale)
 	})
+}
+
+// byteValue is a byte's step in a volume's values: 0 to 255 onto 0 to
+// 65535.
+const byteValue = 257
+
+// valueScale is what takes numbers from lo to hi onto a volume's values.
+func valueScale(lo, hi float64) float64 {
+	if hi > lo {
+		return math.MaxUint16 / (hi - lo)
+	}
+	return 0
+}
+
+// scaledValue is x's value, lo at 0 and scale a value per unit; what is no
+// number shows as the least.
+func scaledValue(x, lo, scale float64) uint16 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return 0
+	}
+	return uint16(min(max(math.Round((x-lo)*scale), 0), math.MaxUint16))
 }
 
 // pass reads the file from the voxels' start, giving use each of n

@@ -99,8 +99,8 @@ func TestLoadRawVolumeReadsTheValues(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !slices.Equal(v.Values, values) {
-			t.Errorf("%s: values %v; want %v", filepath.Base(path), v.Values, values)
+		if !slices.Equal(v.Values, widened(values)) {
+			t.Errorf("%s: values %v; want %v", filepath.Base(path), v.Values, widened(values))
 		}
 	}
 	short := write("short_d.raw", values)
@@ -116,7 +116,7 @@ func TestLoadRawVolumeReadsTheValues(t *testing.T) {
 
 // A volume named as the Open SciVis datasets are, NAME_WxHxD_TYPE.raw,
 // loads without a header: its numbers, of any of their types, scaled
-// from the least to the greatest onto 0..255 (what is no number shows as
+// from the least to the greatest onto 0..65535 (what is no number shows as
 // the least), in cubic voxels and the default transfer function. A
 // header beside it still rules.
 func TestAVolumeNamedWithItsSizeNeedsNoHeader(t *testing.T) {
@@ -130,7 +130,10 @@ func TestAVolumeNamedWithItsSizeNeedsNoHeader(t *testing.T) {
 	}
 	// 4×2×1 voxels: the values -100, 0, ..., 600 in each type that holds them
 	numbers := []float64{-100, 0, 100, 200, 300, 400, 500, 600}
-	want := []uint8{0, 36, 73, 109, 146, 182, 219, 255}
+	var want []uint16
+	for _, x := range numbers {
+		want = append(want, uint16(math.Round((x+100)*65535/700)))
+	}
 	encode := map[string]func(x float64) []byte{
 		"int16":   func(x float64) []byte { return binary.LittleEndian.AppendUint16(nil, uint16(int16(x))) },
 		"int32":   func(x float64) []byte { return binary.LittleEndian.AppendUint32(nil, uint32(int32(x))) },
@@ -157,14 +160,14 @@ func TestAVolumeNamedWithItsSizeNeedsNoHeader(t *testing.T) {
 		}
 	}
 	bytes := []byte{0, 10, 20, 30, 40, 50, 60, 70}
-	if v, err := LoadVolume(write("bytes_4x2x1_uint8.raw", bytes)); err != nil || !slices.Equal(v.Values, bytes) {
+	if v, err := LoadVolume(write("bytes_4x2x1_uint8.raw", bytes)); err != nil || !slices.Equal(v.Values, widened(bytes)) {
 		t.Errorf("uint8, as they are: %v, %v", v, err)
 	}
 	var odd []byte
 	for _, x := range []float32{float32(math.NaN()), 1, float32(math.Inf(1)), 3} {
 		odd = binary.LittleEndian.AppendUint32(odd, math.Float32bits(x))
 	}
-	if v, err := LoadVolume(write("odd_2x2x1_float32.raw", odd)); err != nil || !slices.Equal(v.Values, []uint8{0, 0, 0, 255}) {
+	if v, err := LoadVolume(write("odd_2x2x1_float32.raw", odd)); err != nil || !slices.Equal(v.Values, []uint16{0, 0, 0, 65535}) {
 		t.Errorf("float32 with NaN and Inf: %v, %v", v, err)
 	}
 	headed := write("headed_3x2x2_uint16.raw", make([]byte, 12))
@@ -242,6 +245,38 @@ func TestAVolumeFromANamedPipeIsRefused(t *testing.T) {
 			}
 		case <-time.After(10 * time.Second):
 			t.Fatalf("%s: still waiting on the pipe after 10 s", filepath.Base(c.path))
+		}
+	}
+}
+
+// widened is bytes as a volume's values hold them.
+func widened(bytes []byte) []uint16 {
+	values := make([]uint16, len(bytes))
+	for i, b := range bytes {
+		values[i] = 257 * uint16(b)
+	}
+	return values
+}
+
+// A CT scan's 12 bits stay 12 bits: 4096 values in a 16-bit file load as
+// 4096 values, in order (scaled onto bytes, 16 of them made each one, and
+// a transfer function's narrow window showed steps).
+func TestAVolumeKeepsItsValuesFinerThanBytes(t *testing.T) {
+	var data []byte
+	for i := range 4096 {
+		data = binary.LittleEndian.AppendUint16(data, uint16(i))
+	}
+	path := filepath.Join(t.TempDir(), "ct_16x16x16_uint16.raw")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	v, err := LoadVolume(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < len(v.Values); i++ {
+		if v.Values[i] <= v.Values[i-1] {
+			t.Fatalf("values %d and %d load as %d and %d: no longer apart", i-1, i, v.Values[i-1], v.Values[i])
 		}
 	}
 }

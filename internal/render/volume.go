@@ -78,10 +78,10 @@ func (r *Volume) Init() error {
 		gl.GenTextures(2, &r.textures[0])
 		gl.PixelStorei(gl.UNPACK_ALIGNMENT, 1)
 		gl.BindTexture(gl.TEXTURE_3D, r.textures[0])
-		// 16-bit texels for 8-bit values: filtered in 8 bits (llvmpipe
-		// does so), the gradients the shading takes came in steps, bands
+		// 16-bit texels, for bytes too: filtered in 8 bits (llvmpipe does
+		// so), the gradients the shading takes came in steps, bands
 		// across a smooth volume; R16 is no slower there
-		gl.TexImage3D(gl.TEXTURE_3D, 0, gl.R16, int32(d.W), int32(d.H), int32(d.D), 0, gl.RED, gl.UNSIGNED_BYTE, gl.Ptr(d.Values))
+		gl.TexImage3D(gl.TEXTURE_3D, 0, gl.R16, int32(d.W), int32(d.H), int32(d.D), 0, gl.RED, gl.UNSIGNED_SHORT, gl.Ptr(d.Values))
 		setFilter(gl.TEXTURE_3D)
 		gl.BindTexture(gl.TEXTURE_2D, r.textures[1])
 		table := d.Transfer // a copy: cgo takes no pointer into memory that holds Go pointers

@@ -370,10 +370,11 @@ type vtiPiece struct {
 	voxels voxelFile
 }
 
-// read reads the whole image's n values: bytes as they are, other types'
-// numbers scaled from the least to the greatest of every piece, after a
-// first pass over the pieces that also finds their data all there.
-func (p vtiPieces) read(n int) ([]uint8, error) {
+// read reads the whole image's n values: bytes as they are, widened,
+// other types' numbers scaled from the least to the greatest of every
+// piece, after a first pass over the pieces that also finds their data
+// all there.
+func (p vtiPieces) read(n int) ([]uint16, error) {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, pc := range p.pieces {
 		d := pc.at.dims()
@@ -386,24 +387,18 @@ func (p vtiPieces) read(n int) ([]uint8, error) {
 			return nil, fmt.Errorf("%s: %w", pc.voxels.path, err)
 		}
 	}
-	scale := 0.0
-	switch {
-	case p.pieces[0].voxels.kind == scalarUint8:
-		lo, scale = 0, 1 // bytes as they are
-	case hi > lo:
-		scale = 255 / (hi - lo)
+	scale := valueScale(lo, hi)
+	if p.pieces[0].voxels.kind == scalarUint8 {
+		lo, scale = 0, byteValue // bytes as they are
 	}
-	values := make([]uint8, n)
+	values := make([]uint16, n)
 	w := p.whole.dims()
 	for _, pc := range p.pieces {
 		d := pc.at.dims()
 		x0, y0, z0 := pc.at[0]-p.whole[0], pc.at[2]-p.whole[2], pc.at[4]-p.whole[4]
 		err := pc.voxels.pass(d[0]*d[1]*d[2], func(i int, x float64) {
-			if math.IsNaN(x) || math.IsInf(x, 0) {
-				x = lo // what is no number shows as the least
-			}
 			px, py, pz := i%d[0], i/d[0]%d[1], i/(d[0]*d[1])
-			values[((z0+pz)*w[1]+y0+py)*w[0]+x0+px] = uint8(min(max(math.Round((x-lo)*scale), 0), 255))
+			values[((z0+pz)*w[1]+y0+py)*w[0]+x0+px] = scaledValue(x, lo, scale)
 		})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", pc.voxels.path, err)
