@@ -39,7 +39,8 @@ func ReadParaViewTransfer(r io.Reader) ([256][4]uint8, error) {
 		return tf, fmt.Errorf("more than %d bytes: no colour map preset", MaxTransferFile)
 	}
 	var p colorMapPreset
-	if t := bytes.TrimLeft(b, " \t\r\n\ufeff"); len(t) > 0 && t[0] == '<' {
+	b = bytes.TrimPrefix(b, []byte("\ufeff")) // as a Windows editor saves it
+	if t := bytes.TrimLeft(b, " \t\r\n"); len(t) > 0 && t[0] == '<' {
 		p, err = readColorMapXML(b)
 	} else {
 		p, err = readColorMapJSON(b)

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io/fs"
@@ -116,6 +117,20 @@ func TestColourMapsBlendAsVTKDoes(t *testing.T) {
 	}
 	if xmls < 5 {
 		t.Errorf("%d XML colour maps", xmls)
+	}
+	// saved with a byte order mark, as Windows editors save files
+	for _, file := range []string{"lab.json", "lab.xml"} {
+		b, err := os.ReadFile(filepath.Join("testdata", "colormaps", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain, err := ReadParaViewTransfer(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if marked, err := ReadParaViewTransfer(bytes.NewReader(append([]byte("\ufeff"), b...))); err != nil || marked != plain {
+			t.Errorf("%s with a byte order mark: %v", file, err)
+		}
 	}
 	// what VTK does not blend as goeq can is refused, saying so
 	for space, want := range map[string]string{
