@@ -114,7 +114,9 @@ func checkSpacing(spacing [3]float64) error {
 // data file it names), as Teem, 3D Slicer and ParaView write them; a
 // MetaImage (*.mha, or a header *.mhd and its data file), as ITK and VTK
 // write them; a VTK image (*.vti, a parallel one's pieces listed in a
-// *.pvti, or legacy structured points *.vtk); or,
+// *.pvti, or legacy structured points *.vtk); a DICOM series, as CT and
+// MR scanners write them (path a folder of slices, or one of its files,
+// *.dcm or of no extension: the folder's files of its series); or,
 // with no header beside it, a raw file named as the Open SciVis datasets
 // are, NAME_WxHxD_TYPE.raw (bonsai_256x256x256_uint8.raw), whose name
 // gives its size and its voxels' type.
@@ -146,11 +148,16 @@ func CheckVolume(path string) error {
 // statVolume reads path's header (or its name) and checks what it can of
 // the voxels' file without reading it.
 func statVolume(path string) (*VolumeData, voxelSource, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return statDICOM(path)
+	}
 	if err := regular(path); err != nil {
 		return nil, nil, err
 	}
 	var stat func(string) (*VolumeData, voxelFile, error)
 	switch strings.ToLower(filepath.Ext(path)) {
+	case ".dcm", ".dicom":
+		return statDICOM(path)
 	case ".nrrd", ".nhdr":
 		stat = statNRRD
 	case ".mha", ".mhd":
@@ -162,6 +169,9 @@ func statVolume(path string) (*VolumeData, voxelSource, error) {
 	case ".pvti":
 		return statPVTI(path)
 	default:
+		if isDICOM(path) { // a scanner's files have no extension
+			return statDICOM(path)
+		}
 		stat = statRaw
 	}
 	v, voxels, err := stat(path)
@@ -194,7 +204,7 @@ func statRaw(path string) (*VolumeData, voxelFile, error) {
 	case errors.Is(openErr, fs.ErrNotExist):
 		nv, named, err := volumeFromName(filepath.Base(path))
 		if !named {
-			return nil, voxelFile{}, fmt.Errorf("volume header: %w; with no header, the file's name gives its size and type, as the Open SciVis datasets' do: NAME_WxHxD_TYPE.raw (bonsai_256x256x256_uint8.raw; TYPE uint8, int8, uint16, int16, uint32, int32, float32 or float64). goeq reads those, eVolve's FILE.raw with FILE.raw.vhf, NRRD (.nrrd, .nhdr), MetaImage (.mha, .mhd) and VTK images (.vti, .pvti, .vtk)", openErr)
+			return nil, voxelFile{}, fmt.Errorf("volume header: %w; with no header, the file's name gives its size and type, as the Open SciVis datasets' do: NAME_WxHxD_TYPE.raw (bonsai_256x256x256_uint8.raw; TYPE uint8, int8, uint16, int16, uint32, int32, float32 or float64). goeq reads those, eVolve's FILE.raw with FILE.raw.vhf, NRRD (.nrrd, .nhdr), MetaImage (.mha, .mhd), VTK images (.vti, .pvti, .vtk) and DICOM series (a folder, or one of its files)", openErr)
 		}
 		if err != nil {
 			return nil, voxelFile{}, err

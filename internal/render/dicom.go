@@ -1,0 +1,582 @@
+package render
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// A DICOM series is a folder of files, a slice each, as CT and MR
+// scanners write them (DICOM Part 10: a preamble, "DICM", the file's meta
+// group, then its data set). goeq reads the data sets' uncompressed forms
+// and, of their elements, only what places the slices and scales their
+// values.
+
+// dicomTag is an element's group and element number, as one number.
+type dicomTag uint32
+
+const (
+	tagTransferSyntax   dicomTag = 0x0002_0010
+	tagSliceThickness   dicomTag = 0x0018_0050
+	tagSliceSpacing     dicomTag = 0x0018_0088
+	tagSeriesUID        dicomTag = 0x0020_000E
+	tagInstanceNumber   dicomTag = 0x0020_0013
+	tagPosition         dicomTag = 0x0020_0032
+	tagOrientation      dicomTag = 0x0020_0037
+	tagSamplesPerPixel  dicomTag = 0x0028_0002
+	tagFrames           dicomTag = 0x0028_0008
+	tagRows             dicomTag = 0x0028_0010
+	tagColumns          dicomTag = 0x0028_0011
+	tagPixelSpacing     dicomTag = 0x0028_0030
+	tagBitsAllocated    dicomTag = 0x0028_0100
+	tagBitsStored       dicomTag = 0x0028_0101
+	tagPixelSign        dicomTag = 0x0028_0103
+	tagRescaleIntercept dicomTag = 0x0028_1052
+	tagRescaleSlope     dicomTag = 0x0028_1053
+	tagPixelData        dicomTag = 0x7FE0_0010
+	tagItem             dicomTag = 0xFFFE_E000
+	tagItemEnd          dicomTag = 0xFFFE_E00D
+	tagSequenceEnd      dicomTag = 0xFFFE_E0DD
+)
+
+// undefinedLength is the length of a sequence or item that ends with a
+// delimiter.
+const undefinedLength = 0xFFFF_FFFF
+
+// maxDICOMHeader bounds the elements read before a file's pixels: a
+// slice's are a few kilobytes (a scanner's private ones some hundreds).
+const maxDICOMHeader = 16 << 20
+
+// dicomSyntaxes are the transfer syntaxes goeq reads: uncompressed.
+var dicomSyntaxes = map[string]struct {
+	implicit bool
+	order    binary.ByteOrder
+}{
+	"1.2.840.10008.1.2":   {true, binary.LittleEndian},
+	"1.2.840.10008.1.2.1": {false, binary.LittleEndian},
+	"1.2.840.10008.1.2.2": {false, binary.BigEndian},
+}
+
+// dicomSlice is what goeq takes of one file of a series.
+type dicomSlice struct {
+	path             string
+	series           string
+	instance         int
+	rows, columns    int
+	frames           int
+	samples          int
+	bits, stored     int
+	signed           bool
+	order            binary.ByteOrder
+	position         []float64 // ImagePositionPatient, or nil
+	orientation      []float64 // ImageOrientationPatient, or nil
+	pixelSpacing     []float64 // rows apart, columns apart
+	thickness        float64
+	spacing          float64 // SpacingBetweenSlices
+	slope, intercept float64
+	pixels           int64 // the pixel data's offset in the file
+	pixelBytes       int64
+}
+
+// isDICOM reports whether the file at path begins as a DICOM file does.
+func isDICOM(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var head [132]byte
+	_, err = io.ReadFull(f, head[:])
+	return err == nil && string(head[128:]) == "DICM"
+}
+
+// readDICOMSlice reads a file's elements up to its pixel data.
+func readDICOMSlice(path string) (dicomSlice, error) {
+	s := dicomSlice{path: path, frames: 1, samples: 1, slope: 1}
+	f, err := os.Open(path)
+	if err != nil {
+		return s, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return s, err
+	}
+	r := &dicomReader{r: bufio.NewReader(io.LimitReader(f, maxDICOMHeader)), size: st.Size(), order: binary.LittleEndian}
+	var head [132]byte
+	if _, err := io.ReadFull(r.r, head[:]); err != nil || string(head[128:]) != "DICM" {
+		return s, errors.New("not a DICOM file (no DICM after its 128-byte preamble)")
+	}
+	r.at = 132
+	// the meta group: explicit VR, little endian, whatever follows
+	syntax := ""
+	for {
+		next, err := r.r.Peek(2)
+		if err != nil || binary.LittleEndian.Uint16(next) != 0x0002 {
+			break
+		}
+		tag, value, err := r.element(false)
+		if err != nil {
+			return s, fmt.Errorf("its meta group: %w", err)
+		}
+		if tag == tagTransferSyntax {
+			syntax = strings.TrimRight(string(value), "\x00 ")
+		}
+	}
+	ts, ok := dicomSyntaxes[syntax]
+	switch {
+	case syntax == "":
+		return s, errors.New("its meta group names no transfer syntax")
+	case !ok:
+		return s, fmt.Errorf("transfer syntax %s: %s; goeq reads uncompressed DICOM (decompress it first: gdcmconv --raw, or DCMTK's dcmdjpeg)", syntax, dicomSyntaxName(syntax))
+	}
+	r.order, s.order = ts.order, ts.order
+	for {
+		tag, value, err := r.element(ts.implicit)
+		if errors.Is(err, io.EOF) {
+			return s, errors.New("no pixel data")
+		}
+		if err != nil {
+			return s, err
+		}
+		if tag == tagPixelData {
+			if r.length == undefinedLength {
+				return s, errors.New("its pixel data is encapsulated (compressed) under an uncompressed transfer syntax")
+			}
+			s.pixels, s.pixelBytes = r.at, int64(r.length)
+			if left := st.Size() - r.at; left < s.pixelBytes {
+				return s, fmt.Errorf("its pixel data ends early: the file holds %d bytes of the %d its element says (cut short)", left, s.pixelBytes)
+			}
+			err := s.check()
+			return s, err
+		}
+		if err := s.take(tag, value, r.order); err != nil {
+			return s, fmt.Errorf("element (%04X,%04X): %w", uint32(tag)>>16, uint32(tag)&0xFFFF, err)
+		}
+	}
+}
+
+// take keeps an element's value where it is one goeq reads.
+func (s *dicomSlice) take(tag dicomTag, value []byte, order binary.ByteOrder) error {
+	text := func() string { return strings.TrimRight(string(value), "\x00 ") }
+	numbers := func() ([]float64, error) {
+		var xs []float64
+		for _, f := range strings.Split(text(), `\`) {
+			x, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+			if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+				return nil, fmt.Errorf("%q is no number", quoteShort(f))
+			}
+			xs = append(xs, x)
+		}
+		return xs, nil
+	}
+	short := func() (int, error) {
+		if len(value) != 2 {
+			return 0, fmt.Errorf("%d bytes; want 2 (US)", len(value))
+		}
+		return int(order.Uint16(value)), nil
+	}
+	var err error
+	var xs []float64
+	switch tag {
+	case tagSeriesUID:
+		s.series = text()
+	case tagInstanceNumber:
+		if xs, err = numbers(); err == nil {
+			s.instance = int(xs[0])
+		}
+	case tagPosition:
+		s.position, err = numbers()
+	case tagOrientation:
+		s.orientation, err = numbers()
+	case tagPixelSpacing:
+		s.pixelSpacing, err = numbers()
+	case tagSliceThickness:
+		if xs, err = numbers(); err == nil {
+			s.thickness = xs[0]
+		}
+	case tagSliceSpacing:
+		if xs, err = numbers(); err == nil {
+			s.spacing = xs[0]
+		}
+	case tagFrames:
+		if xs, err = numbers(); err == nil {
+			s.frames = int(xs[0])
+		}
+	case tagRescaleSlope:
+		if xs, err = numbers(); err == nil {
+			s.slope = xs[0]
+		}
+	case tagRescaleIntercept:
+		if xs, err = numbers(); err == nil {
+			s.intercept = xs[0]
+		}
+	case tagSamplesPerPixel:
+		s.samples, err = short()
+	case tagRows:
+		s.rows, err = short()
+	case tagColumns:
+		s.columns, err = short()
+	case tagBitsAllocated:
+		s.bits, err = short()
+	case tagBitsStored:
+		s.stored, err = short()
+	case tagPixelSign:
+		var sign int
+		sign, err = short()
+		s.signed = sign == 1
+	}
+	return err
+}
+
+// check refuses a slice goeq cannot take as a volume's.
+func (s *dicomSlice) check() error {
+	switch {
+	case s.samples != 1:
+		return fmt.Errorf("%d samples a pixel (colour): goeq's volumes have one value a voxel", s.samples)
+	case s.bits != 8 && s.bits != 16 && s.bits != 32:
+		return fmt.Errorf("%d bits allocated a pixel; want 8, 16 or 32", s.bits)
+	case s.rows < 1 || s.columns < 1 || s.rows > MaxVolumeSide || s.columns > MaxVolumeSide:
+		return fmt.Errorf("%d×%d pixels: want sides from 1 to %d", s.columns, s.rows, MaxVolumeSide)
+	case s.frames < 1 || s.frames > MaxVolumeSide:
+		return fmt.Errorf("%d frames: want 1 to %d", s.frames, MaxVolumeSide)
+	case s.position != nil && len(s.position) != 3, s.orientation != nil && len(s.orientation) != 6, s.pixelSpacing != nil && len(s.pixelSpacing) != 2:
+		return errors.New("a position of other than 3 numbers, an orientation of other than 6, or a pixel spacing of other than 2")
+	case s.slope == 0:
+		return errors.New("a rescale slope of 0")
+	}
+	if s.stored < 1 || s.stored > s.bits {
+		s.stored = s.bits
+	}
+	if need := int64(s.rows) * int64(s.columns) * int64(s.frames) * int64(s.bits/8); s.pixelBytes < need {
+		return fmt.Errorf("its pixel data holds %d bytes; its %d×%d pixels of %d bits (%d frames) need %d", s.pixelBytes, s.columns, s.rows, s.bits, s.frames, need)
+	}
+	return nil
+}
+
+// value is the pixel at b's front, as its rescale makes it.
+func (s *dicomSlice) value(b []byte) float64 {
+	var raw uint32
+	switch s.bits {
+	case 8:
+		raw = uint32(b[0])
+	case 16:
+		raw = uint32(s.order.Uint16(b))
+	default:
+		raw = s.order.Uint32(b)
+	}
+	// only the stored bits count; a signed value's sign is the highest
+	raw &= uint32(1)<<s.stored - 1
+	x := float64(raw)
+	if s.signed && raw&(uint32(1)<<(s.stored-1)) != 0 {
+		x -= float64(uint64(1) << s.stored)
+	}
+	return x*s.slope + s.intercept
+}
+
+// dicomReader reads a data set's elements.
+type dicomReader struct {
+	r      *bufio.Reader
+	at     int64 // bytes read from the file
+	size   int64 // the file's size
+	order  binary.ByteOrder
+	length uint32 // the last element's length as written
+	depth  int    // sequences entered
+}
+
+// longVRs are the explicit VRs whose length takes four bytes after two
+// reserved ones.
+var longVRs = map[string]bool{"OB": true, "OD": true, "OF": true, "OL": true, "OV": true, "OW": true, "SQ": true, "SV": true, "UC": true, "UN": true, "UR": true, "UT": true, "UV": true}
+
+// element reads the next element: its tag and its value, or for a
+// sequence (and the pixel data) nothing, the sequence's items read past.
+func (d *dicomReader) element(implicit bool) (dicomTag, []byte, error) {
+	var head [8]byte
+	if _, err := io.ReadFull(d.r, head[:]); err != nil {
+		if err == io.ErrUnexpectedEOF {
+			return 0, nil, errors.New("an element cut short")
+		}
+		return 0, nil, err
+	}
+	d.at += 8
+	tag := dicomTag(uint32(d.order.Uint16(head[0:]))<<16 | uint32(d.order.Uint16(head[2:])))
+	vr := string(head[4:6])
+	switch {
+	case tag>>16 == 0xFFFE: // an item or delimiter outside a sequence: its length follows
+		d.length = d.order.Uint32(head[4:])
+	case implicit:
+		d.length = d.order.Uint32(head[4:])
+		vr = ""
+	case longVRs[vr]:
+		var l [4]byte
+		if _, err := io.ReadFull(d.r, l[:]); err != nil {
+			return 0, nil, errors.New("an element cut short")
+		}
+		d.at += 4
+		d.length = d.order.Uint32(l[:])
+	default:
+		d.length = uint32(d.order.Uint16(head[6:]))
+	}
+	if tag == tagPixelData {
+		return tag, nil, nil
+	}
+	if d.length == undefinedLength {
+		if tag>>16 == 0xFFFE {
+			return tag, nil, nil // an item: its elements follow
+		}
+		// a sequence (implicit VR says so only thus), read to its end
+		return tag, nil, d.skipSequence(implicit)
+	}
+	if int64(d.length) > d.size-d.at {
+		return 0, nil, fmt.Errorf("element (%04X,%04X) of %d bytes, past the file's end", uint32(tag)>>16, uint32(tag)&0xFFFF, d.length)
+	}
+	if vr == "SQ" || tag>>16 == 0xFFFE || d.length > 1<<16 {
+		// nothing goeq reads is long: skip what is
+		n, err := d.r.Discard(int(d.length))
+		d.at += int64(n)
+		if err != nil {
+			return 0, nil, errors.New("an element cut short")
+		}
+		return tag, nil, nil
+	}
+	value := make([]byte, d.length)
+	if _, err := io.ReadFull(d.r, value); err != nil {
+		return 0, nil, errors.New("an element cut short")
+	}
+	d.at += int64(len(value))
+	return tag, value, nil
+}
+
+// skipSequence reads past a sequence of undefined length: its items,
+// each of a length or of elements up to its delimiter, up to the
+// sequence's delimiter.
+func (d *dicomReader) skipSequence(implicit bool) error {
+	if d.depth++; d.depth > 32 {
+		return errors.New("sequences nested more than 32 deep")
+	}
+	defer func() { d.depth-- }()
+	for {
+		tag, _, err := d.element(implicit)
+		if err != nil {
+			return err
+		}
+		switch tag {
+		case tagSequenceEnd:
+			return nil
+		case tagItem:
+			if d.length != undefinedLength {
+				continue // its elements were skipped with it
+			}
+			for {
+				tag, _, err := d.element(implicit)
+				if err != nil {
+					return err
+				}
+				if tag == tagItemEnd {
+					break
+				}
+			}
+		default:
+			return fmt.Errorf("(%04X,%04X) in a sequence, where an item belongs", uint32(tag)>>16, uint32(tag)&0xFFFF)
+		}
+	}
+}
+
+// dicomSyntaxName names the compressed transfer syntaxes users meet.
+func dicomSyntaxName(uid string) string {
+	switch {
+	case uid == "1.2.840.10008.1.2.1.99":
+		return "deflated"
+	case uid == "1.2.840.10008.1.2.5":
+		return "RLE compressed"
+	case strings.HasPrefix(uid, "1.2.840.10008.1.2.4.5"), strings.HasPrefix(uid, "1.2.840.10008.1.2.4.7"):
+		return "JPEG compressed"
+	case strings.HasPrefix(uid, "1.2.840.10008.1.2.4.8"):
+		return "JPEG-LS compressed"
+	case strings.HasPrefix(uid, "1.2.840.10008.1.2.4.9"):
+		return "JPEG 2000 compressed"
+	}
+	return "compressed, or not one goeq knows"
+}
+
+// dicomSeries is a series' slices in order along the slices' normal.
+type dicomSeries struct {
+	slices []dicomSlice
+}
+
+// statDICOM reads a DICOM series: the folder's files of path's series
+// where path is a file, or the folder's one series where it is a folder.
+func statDICOM(path string) (*VolumeData, voxelSource, error) {
+	dir, only := path, ""
+	if st, err := os.Stat(path); err != nil {
+		return nil, nil, err
+	} else if !st.IsDir() {
+		dir = filepath.Dir(path)
+		first, err := readDICOMSlice(path)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", path, err)
+		}
+		only = first.series
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	bySeries := map[string][]dicomSlice{}
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() || !isDICOM(p) {
+			continue // DICOMDIR's neighbours: thumbnails, notes
+		}
+		s, err := readDICOMSlice(p)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", p, err)
+		}
+		if only == "" || s.series == only {
+			bySeries[s.series] = append(bySeries[s.series], s)
+		}
+		if len(bySeries[s.series]) > MaxVolumeSide {
+			return nil, nil, fmt.Errorf("%s: more than %d slices in a series", dir, MaxVolumeSide)
+		}
+	}
+	switch len(bySeries) {
+	case 0:
+		return nil, nil, fmt.Errorf("%s: no DICOM files", dir)
+	case 1:
+	default:
+		var names []string
+		for uid, ss := range bySeries {
+			names = append(names, fmt.Sprintf("%s (%d files, %s among them)", uid, len(ss), filepath.Base(ss[0].path)))
+		}
+		slices.Sort(names)
+		return nil, nil, fmt.Errorf("%s holds %d DICOM series: %s; give one of the series' files", dir, len(bySeries), strings.Join(names, ", "))
+	}
+	var series dicomSeries
+	for _, ss := range bySeries {
+		series.slices = ss
+	}
+	v, err := series.place()
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	return v, series, nil
+}
+
+// place orders the slices along their normal (by instance number where
+// they have no position) and makes the volume of them: columns along x,
+// rows up y (a slice's first row is its top), slices along z, spaced as
+// the series says.
+func (s *dicomSeries) place() (*VolumeData, error) {
+	first := s.slices[0]
+	for _, sl := range s.slices[1:] {
+		if sl.rows != first.rows || sl.columns != first.columns || sl.bits != first.bits || sl.frames != first.frames {
+			return nil, fmt.Errorf("%s is %d×%d of %d bits (%d frames), %s %d×%d of %d bits (%d frames): a series' slices are alike",
+				filepath.Base(first.path), first.columns, first.rows, first.bits, first.frames, filepath.Base(sl.path), sl.columns, sl.rows, sl.bits, sl.frames)
+		}
+	}
+	if first.frames > 1 && len(s.slices) > 1 {
+		return nil, errors.New("several files of several frames each: goeq reads a series of single slices, or one file of many frames")
+	}
+	depth := func(sl dicomSlice) float64 { return float64(sl.instance) }
+	positioned := !slices.ContainsFunc(s.slices, func(sl dicomSlice) bool { return sl.position == nil || sl.orientation == nil })
+	if positioned {
+		o := first.orientation
+		normal := [3]float64{o[1]*o[5] - o[2]*o[4], o[2]*o[3] - o[0]*o[5], o[0]*o[4] - o[1]*o[3]}
+		depth = func(sl dicomSlice) float64 {
+			return sl.position[0]*normal[0] + sl.position[1]*normal[1] + sl.position[2]*normal[2]
+		}
+	}
+	slices.SortStableFunc(s.slices, func(a, b dicomSlice) int {
+		da, db := depth(a), depth(b)
+		switch {
+		case da < db:
+			return -1
+		case da > db:
+			return 1
+		}
+		return 0
+	})
+	// the slices' spacing: their positions' (the first to the last, over
+	// the gaps), else what the series says
+	between := first.spacing
+	if between <= 0 {
+		between = first.thickness
+	}
+	if positioned && len(s.slices) > 1 {
+		between = (depth(s.slices[len(s.slices)-1]) - depth(s.slices[0])) / float64(len(s.slices)-1)
+		for i := 1; i < len(s.slices); i++ {
+			if d := depth(s.slices[i]) - depth(s.slices[i-1]); d < between*0.01 {
+				return nil, fmt.Errorf("%s and %s lie at the same place: two series, or a series taken twice", filepath.Base(s.slices[i-1].path), filepath.Base(s.slices[i].path))
+			}
+		}
+	}
+	if between <= 0 {
+		between = 1
+	}
+	pixel := [2]float64{1, 1}
+	if first.pixelSpacing != nil && first.pixelSpacing[0] > 0 && first.pixelSpacing[1] > 0 {
+		pixel = [2]float64{first.pixelSpacing[0], first.pixelSpacing[1]}
+	}
+	spacing := [3]float64{pixel[1], pixel[0], between}
+	if err := checkSpacing(spacing); err != nil {
+		return nil, err
+	}
+	return newVolume([3]int{first.columns, first.rows, len(s.slices) * first.frames}, spacing)
+}
+
+// read reads the series' values: its pixels rescaled, from the least to
+// the greatest onto the volume's values, in two passes over the slices.
+func (s dicomSeries) read(n int) ([]uint16, error) {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	err := s.pass(func(int, int, int, float64) {}, func(x float64) { lo, hi = min(lo, x), max(hi, x) })
+	if err != nil {
+		return nil, err
+	}
+	scale := valueScale(lo, hi)
+	values := make([]uint16, n)
+	first := s.slices[0]
+	w, h := first.columns, first.rows
+	return values, s.pass(func(x, row, z int, v float64) {
+		values[(z*h+h-1-row)*w+x] = scaledValue(v, lo, scale)
+	}, nil)
+}
+
+// pass reads every pixel, in order: use its place (column, row from the
+// top, slice) and value, and each value to range.
+func (s dicomSeries) pass(use func(x, row, z int, v float64), ranged func(float64)) error {
+	z := 0
+	for _, sl := range s.slices {
+		f, err := os.Open(sl.path)
+		if err != nil {
+			return err
+		}
+		size := sl.bits / 8
+		plane := sl.rows * sl.columns
+		r := bufio.NewReaderSize(io.NewSectionReader(f, sl.pixels, int64(plane*sl.frames*size)), 1<<16)
+		err = eachRun(r, size, plane*sl.frames, func(at int, run []byte) {
+			for i := 0; i < len(run); i += size {
+				v := sl.value(run[i:])
+				if ranged != nil {
+					ranged(v)
+					continue
+				}
+				p := at + i/size
+				use(p%sl.columns, p%plane/sl.columns, z+p/plane, v)
+			}
+		})
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", sl.path, endedEarly(err))
+		}
+		z += sl.frames
+	}
+	return nil
+}

@@ -1,0 +1,97 @@
+# Writes the DICOM series TestDICOMSeries reads, with pydicom 2.3
+# (Debian's python3-pydicom) and DCMTK 3.6 (Debian's dcmtk): a 6x5x4 CT
+# image whose stored values are the ramp -300 + 37 i (i = (z*5 + y)*6 + x,
+# y counted up from the bottom row), rescaled to Hounsfield units by
+# 2 v - 1024, pixels 0.5 mm apart, slices 2.5 mm. Run it here with
+# /usr/bin/python3 make.py; the test does not run it.
+import os
+import random
+import shutil
+import subprocess
+
+import numpy as np
+import pydicom
+from pydicom.dataset import Dataset, FileDataset, FileMetaDataset
+from pydicom.sequence import Sequence
+from pydicom.uid import ExplicitVRBigEndian, ExplicitVRLittleEndian, ImplicitVRLittleEndian, generate_uid  # noqa: F401
+
+W, H, D = 6, 5, 4
+ramp = (-300 + np.arange(W * H * D) * 37).reshape(D, H, W)  # [z][y up][x]
+
+
+def slice_ds(z, syntax, series, values, signed=True, bits=16):
+    meta = FileMetaDataset()
+    meta.MediaStorageSOPClassUID = '1.2.840.10008.5.1.4.1.1.2'  # CT image storage
+    meta.MediaStorageSOPInstanceUID = generate_uid()
+    meta.TransferSyntaxUID = syntax
+    ds = FileDataset(None, {}, file_meta=meta, preamble=b'\0' * 128)
+    ds.is_little_endian = syntax != ExplicitVRBigEndian
+    ds.is_implicit_VR = syntax == ImplicitVRLittleEndian
+    ds.SOPClassUID = meta.MediaStorageSOPClassUID
+    ds.SOPInstanceUID = meta.MediaStorageSOPInstanceUID
+    ds.Modality = 'CT'
+    ds.SeriesInstanceUID = series
+    ds.InstanceNumber = z + 1
+    ds.ImagePositionPatient = [-10, 20, 100 + 2.5 * z]
+    ds.ImageOrientationPatient = [1, 0, 0, 0, 1, 0]
+    ds.PixelSpacing = [0.5, 0.5]
+    ds.SliceThickness = 2.5
+    # a sequence of undefined length before the pixels, as scanners write
+    item = Dataset()
+    item.CodeValue = 'T-D1100'
+    item.CodingSchemeDesignator = 'SRT'
+    ds.AnatomicRegionSequence = Sequence([item])
+    ds.SamplesPerPixel = 1
+    ds.PhotometricInterpretation = 'MONOCHROME2'
+    ds.Rows, ds.Columns = H, W
+    ds.BitsAllocated = bits
+    ds.BitsStored = bits
+    ds.HighBit = bits - 1
+    ds.PixelRepresentation = 1 if signed else 0
+    ds.RescaleIntercept = -1024
+    ds.RescaleSlope = 2
+    rows = values[z][::-1]  # DICOM's first row is the top
+    dtype = {(16, True): 'i2', (16, False): 'u2', (8, False): 'u1'}[(bits, signed)]
+    order = '>' if syntax == ExplicitVRBigEndian else '<'
+    ds.PixelData = rows.astype(order + dtype).tobytes()
+    return ds
+
+
+def series(folder, syntax, values=ramp, shuffle=True, prefix='IM', **kw):
+    os.makedirs(folder, exist_ok=True)
+    uid = generate_uid()
+    zs = list(range(D))
+    if shuffle:
+        random.Random(7).shuffle(zs)  # names and files in no order of z
+    for k, z in enumerate(zs):
+        slice_ds(z, syntax, uid, values, **kw).save_as(os.path.join(folder, prefix + '%04d' % (k * 13 % 97)), write_like_original=False)
+
+
+for d in ['implicit', 'explicit', 'big', 'bytes', 'two', 'jpeg']:
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def dcmconv(folder, *options):
+    for name in os.listdir(folder):
+        path = os.path.join(folder, name)
+        subprocess.run(['dcmconv', *options, path, path], check=True)
+
+
+# sequences and items of undefined length, as scanners write them; group
+# lengths in the explicit series; big endian as DCMTK writes it
+series('implicit', ImplicitVRLittleEndian)
+dcmconv('implicit', '-e')
+series('explicit', ExplicitVRLittleEndian)
+dcmconv('explicit', '-e', '+g')
+series('big', ExplicitVRLittleEndian)
+dcmconv('big', '+tb')
+series('bytes', ExplicitVRLittleEndian, values=(ramp + 300) * 255 // (37 * (W * H * D - 1)), signed=False, bits=8)
+# two series in one folder
+series('two', ExplicitVRLittleEndian)
+os.rename('two/IM0000', 'two/first')
+series('two', ImplicitVRLittleEndian, shuffle=False, prefix='SE2_')
+# compressed, by DCMTK's JPEG lossless encoder
+series('jpeg', ExplicitVRLittleEndian, shuffle=False)
+for name in os.listdir('jpeg'):
+    path = os.path.join('jpeg', name)
+    subprocess.run(['dcmcjpeg', '+e1', path, path], check=True)
