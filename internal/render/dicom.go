@@ -472,8 +472,11 @@ func statDICOM(path string) (*VolumeData, voxelSource, error) {
 
 // place orders the slices along their normal (by instance number where
 // they have no position) and makes the volume of them: columns along x,
-// rows up y (a slice's first row is its top), slices along z, spaced as
-// the series says.
+// rows up y (a slice's first row is its top), slices down z (the last
+// along the normal first), spaced as the series says. With the rows
+// turned up, the slices taken down keep the patient unmirrored (the
+// patient's axes are right-handed): as VTK's DICOM reader, and so
+// ParaView, places them.
 func (s *dicomSeries) place() (*VolumeData, error) {
 	first := s.slices[0]
 	for _, sl := range s.slices[1:] {
@@ -543,9 +546,9 @@ func (s dicomSeries) read(n int) ([]uint16, error) {
 	scale := valueScale(lo, hi)
 	values := make([]uint16, n)
 	first := s.slices[0]
-	w, h := first.columns, first.rows
+	w, h, d := first.columns, first.rows, n/(first.columns*first.rows)
 	return values, s.pass(func(x, row, z int, v float64) {
-		values[(z*h+h-1-row)*w+x] = scaledValue(v, lo, scale)
+		values[((d-1-z)*h+h-1-row)*w+x] = scaledValue(v, lo, scale)
 	}, nil)
 }
 
