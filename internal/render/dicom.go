@@ -164,9 +164,13 @@ func readDICOMSlice(path string) (dicomSlice, error) {
 	}
 }
 
-// take keeps an element's value where it is one goeq reads.
+// take keeps an element's value where it is one goeq reads. An empty one
+// (DICOM's type 2 elements may be) is as absent.
 func (s *dicomSlice) take(tag dicomTag, value []byte, order binary.ByteOrder) error {
 	text := func() string { return strings.TrimRight(string(value), "\x00 ") }
+	if text() == "" {
+		return nil
+	}
 	numbers := func() ([]float64, error) {
 		var xs []float64
 		for _, f := range strings.Split(text(), `\`) {

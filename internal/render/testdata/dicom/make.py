@@ -19,7 +19,7 @@ W, H, D = 6, 5, 4
 ramp = (-300 + np.arange(W * H * D) * 37).reshape(D, H, W)  # [z][y up][x]
 
 
-def slice_ds(z, syntax, series, values, signed=True, bits=16):
+def slice_ds(z, syntax, series, values, signed=True, bits=16, thickness=2.5):
     meta = FileMetaDataset()
     meta.MediaStorageSOPClassUID = '1.2.840.10008.5.1.4.1.1.2'  # CT image storage
     meta.MediaStorageSOPInstanceUID = generate_uid()
@@ -35,7 +35,7 @@ def slice_ds(z, syntax, series, values, signed=True, bits=16):
     ds.ImagePositionPatient = [-10, 20, 100 + 2.5 * z]
     ds.ImageOrientationPatient = [1, 0, 0, 0, 1, 0]
     ds.PixelSpacing = [0.5, 0.5]
-    ds.SliceThickness = 2.5
+    ds.SliceThickness = thickness  # '': empty, as type 2 elements may be
     # a sequence of undefined length before the pixels, as scanners write
     item = Dataset()
     item.CodeValue = 'T-D1100'
@@ -78,10 +78,11 @@ def dcmconv(folder, *options):
 
 
 # sequences and items of undefined length, as scanners write them; group
-# lengths in the explicit series; big endian as DCMTK writes it
+# lengths and an empty slice thickness in the explicit series; big endian
+# as DCMTK writes it
 series('implicit', ImplicitVRLittleEndian)
 dcmconv('implicit', '-e')
-series('explicit', ExplicitVRLittleEndian)
+series('explicit', ExplicitVRLittleEndian, thickness='')
 dcmconv('explicit', '-e', '+g')
 series('big', ExplicitVRLittleEndian)
 dcmconv('big', '+tb')
