@@ -167,78 +167,84 @@ func readDICOMSlice(path string) (dicomSlice, error) {
 // take keeps an element's value where it is one goeq reads. An empty one
 // (DICOM's type 2 elements may be) is as absent.
 func (s *dicomSlice) take(tag dicomTag, value []byte, order binary.ByteOrder) error {
-	text := func() string { return strings.TrimRight(string(value), "\x00 ") }
-	if text() == "" {
-		return nil
-	}
-	numbers := func() ([]float64, error) {
+	text := strings.TrimRight(string(value), "\x00 ") // for the text VRs (DS, IS, UI)
+	numbers := func(dst *[]float64) error {
+		if text == "" {
+			return nil
+		}
 		var xs []float64
-		for _, f := range strings.Split(text(), `\`) {
+		for _, f := range strings.Split(text, `\`) {
 			x, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
 			if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-				return nil, fmt.Errorf("%q is no number", quoteShort(f))
+				return fmt.Errorf("%q is no number", quoteShort(f))
 			}
 			xs = append(xs, x)
 		}
-		return xs, nil
+		*dst = xs
+		return nil
 	}
-	short := func() (int, error) {
-		if len(value) != 2 {
-			return 0, fmt.Errorf("%d bytes; want 2 (US)", len(value))
+	number := func(dst *float64) error {
+		var xs []float64
+		err := numbers(&xs)
+		if len(xs) > 0 {
+			*dst = xs[0]
 		}
-		return int(order.Uint16(value)), nil
+		return err
 	}
-	var err error
-	var xs []float64
+	whole := func(dst *int) error {
+		x := float64(*dst)
+		err := number(&x)
+		*dst = int(max(min(x, math.MaxInt32), math.MinInt32))
+		return err
+	}
+	short := func(dst *int) error {
+		switch len(value) {
+		case 0:
+			return nil
+		case 2:
+			*dst = int(order.Uint16(value))
+			return nil
+		}
+		return fmt.Errorf("%d bytes; want 2 (US)", len(value))
+	}
 	switch tag {
 	case tagSeriesUID:
-		s.series = text()
+		s.series = text
 	case tagInstanceNumber:
-		if xs, err = numbers(); err == nil {
-			s.instance = int(xs[0])
-		}
-	case tagPosition:
-		s.position, err = numbers()
-	case tagOrientation:
-		s.orientation, err = numbers()
-	case tagPixelSpacing:
-		s.pixelSpacing, err = numbers()
-	case tagSliceThickness:
-		if xs, err = numbers(); err == nil {
-			s.thickness = xs[0]
-		}
-	case tagSliceSpacing:
-		if xs, err = numbers(); err == nil {
-			s.spacing = xs[0]
-		}
+		return whole(&s.instance)
 	case tagFrames:
-		if xs, err = numbers(); err == nil {
-			s.frames = int(xs[0])
-		}
+		return whole(&s.frames)
+	case tagPosition:
+		return numbers(&s.position)
+	case tagOrientation:
+		return numbers(&s.orientation)
+	case tagPixelSpacing:
+		return numbers(&s.pixelSpacing)
+	case tagSliceThickness:
+		return number(&s.thickness)
+	case tagSliceSpacing:
+		return number(&s.spacing)
 	case tagRescaleSlope:
-		if xs, err = numbers(); err == nil {
-			s.slope = xs[0]
-		}
+		return number(&s.slope)
 	case tagRescaleIntercept:
-		if xs, err = numbers(); err == nil {
-			s.intercept = xs[0]
-		}
+		return number(&s.intercept)
 	case tagSamplesPerPixel:
-		s.samples, err = short()
+		return short(&s.samples)
 	case tagRows:
-		s.rows, err = short()
+		return short(&s.rows)
 	case tagColumns:
-		s.columns, err = short()
+		return short(&s.columns)
 	case tagBitsAllocated:
-		s.bits, err = short()
+		return short(&s.bits)
 	case tagBitsStored:
-		s.stored, err = short()
+		return short(&s.stored)
 	case tagPixelSign:
-		var sign int
-		sign, err = short()
+		sign := 0
+		err := short(&sign)
 		s.signed = sign == 1
+		return err
 	}
-	return err
+	return nil
 }
 
 // check refuses a slice goeq cannot take as a volume's.

@@ -51,7 +51,7 @@ def slice_ds(z, syntax, series, values, signed=True, bits=16, thickness=2.5):
     ds.RescaleIntercept = -1024
     ds.RescaleSlope = 2
     rows = values[z][::-1]  # DICOM's first row is the top
-    dtype = {(16, True): 'i2', (16, False): 'u2', (8, False): 'u1'}[(bits, signed)]
+    dtype = {(32, True): 'i4', (16, True): 'i2', (16, False): 'u2', (8, False): 'u1'}[(bits, signed)]
     order = '>' if syntax == ExplicitVRBigEndian else '<'
     ds.PixelData = rows.astype(order + dtype).tobytes()
     return ds
@@ -67,7 +67,7 @@ def series(folder, syntax, values=ramp, shuffle=True, prefix='IM', **kw):
         slice_ds(z, syntax, uid, values, **kw).save_as(os.path.join(folder, prefix + '%04d' % (k * 13 % 97)), write_like_original=False)
 
 
-for d in ['implicit', 'explicit', 'big', 'bytes', 'two', 'jpeg']:
+for d in ['implicit', 'explicit', 'big', 'bytes', 'wide', 'two', 'jpeg']:
     shutil.rmtree(d, ignore_errors=True)
 
 
@@ -86,6 +86,7 @@ series('explicit', ExplicitVRLittleEndian, thickness='')
 dcmconv('explicit', '-e', '+g')
 series('big', ExplicitVRLittleEndian)
 dcmconv('big', '+tb')
+series('wide', ExplicitVRLittleEndian, bits=32)
 series('bytes', ExplicitVRLittleEndian, values=(ramp + 300) * 255 // (37 * (W * H * D - 1)), signed=False, bits=8)
 # two series in one folder
 series('two', ExplicitVRLittleEndian)
