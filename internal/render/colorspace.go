@@ -246,6 +246,7 @@ func spunHue(msh [3]float64, m float64) float64 {
 // way; a sharpness of 0 is linear, of 1 a step at the midpoint, and in
 // between a curve that flattens at both points.
 func shapedFraction(a, midpoint, sharpness float64) float64 {
+	midpoint = min(max(midpoint, 1e-5), 1-1e-5) // as VTK holds it, off the ends
 	if a < midpoint {
 		a = 0.5 * a / midpoint
 	} else {

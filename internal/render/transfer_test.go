@@ -132,6 +132,11 @@ func TestColourMapsBlendAsVTKDoes(t *testing.T) {
 			t.Errorf("%s with a byte order mark: %v", file, err)
 		}
 	}
+	// a midpoint at a point: the value there is still the point's
+	ends, err := ReadParaViewTransfer(strings.NewReader(`{"RGBPoints": [0, 0, 0, 0, 1, 1, 1, 1], "Points": [0, 0, 1, 0, 1, 1, 0, 0]}`))
+	if err != nil || ends[0][3] != 0 || ends[255][3] != 255 {
+		t.Errorf("midpoints 1 and 0: opacities %d and %d (%v); want 0 and 255", ends[0][3], ends[255][3], err)
+	}
 	// what VTK does not blend as goeq can is refused, saying so
 	for space, want := range map[string]string{
 		"Lab/CIEDE2000": `ColorSpace "Lab/CIEDE2000": goeq blends colour maps in RGB, HSV, Lab, Diverging or Step`,
