@@ -13,7 +13,8 @@ import (
 // slices whose names and files come in no order, placed by their
 // positions, rescaled to Hounsfield units, spaced as they say, in
 // implicit and explicit VR, little and big endian, of 16 and 32 bits, with
-// sequences of undefined length, group lengths and an empty element; given as the folder or as one of
+// sequences of undefined length, group lengths and an empty element, or
+// as one file of many frames; given as the folder or as one of
 // its files. Its voxels lie as VTK's DICOM reader (and so ParaView) lays
 // them out: rows up, slices from the last along their normal, so that the
 // patient is not mirrored. What goeq does not read is refused, saying
@@ -28,7 +29,7 @@ func TestDICOMSeries(t *testing.T) {
 	for i := range want {
 		want[i] = ramp[(3-i/30)*30+i%30]
 	}
-	for _, path := range []string{"implicit", "explicit", "big", "wide", filepath.Join("implicit", "IM0026"), filepath.Join("two", "first")} {
+	for _, path := range []string{"implicit", "explicit", "big", "wide", filepath.Join("implicit", "IM0026"), filepath.Join("two", "first"), filepath.Join("frames", "multi.dcm")} {
 		v, err := LoadVolume(filepath.Join(dir, path))
 		if err != nil {
 			t.Errorf("%s: %v", path, err)

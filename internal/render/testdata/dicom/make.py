@@ -67,7 +67,7 @@ def series(folder, syntax, values=ramp, shuffle=True, prefix='IM', **kw):
         slice_ds(z, syntax, uid, values, **kw).save_as(os.path.join(folder, prefix + '%04d' % (k * 13 % 97)), write_like_original=False)
 
 
-for d in ['implicit', 'explicit', 'big', 'bytes', 'wide', 'two', 'jpeg']:
+for d in ['implicit', 'explicit', 'big', 'bytes', 'wide', 'two', 'jpeg', 'frames']:
     shutil.rmtree(d, ignore_errors=True)
 
 
@@ -97,3 +97,12 @@ series('jpeg', ExplicitVRLittleEndian, shuffle=False)
 for name in os.listdir('jpeg'):
     path = os.path.join('jpeg', name)
     subprocess.run(['dcmcjpeg', '+e1', path, path], check=True)
+
+# one file of four frames, in the order of their place
+os.makedirs('frames', exist_ok=True)
+multi = slice_ds(0, ExplicitVRLittleEndian, generate_uid(), ramp)
+del multi.ImagePositionPatient
+multi.NumberOfFrames = D
+multi.SpacingBetweenSlices = 2.5
+multi.PixelData = b''.join(ramp[z][::-1].astype('<i2').tobytes() for z in range(D))
+multi.save_as('frames/multi.dcm', write_like_original=False)
