@@ -459,7 +459,7 @@ func statDICOM(path string) (*VolumeData, voxelSource, error) {
 	}
 	switch len(bySeries) {
 	case 0:
-		return nil, nil, fmt.Errorf("%s: no DICOM files", dir)
+		return nil, nil, fmt.Errorf("%s: a folder is read as a DICOM series, and it holds no DICOM files (a file with DICM after its 128-byte preamble)", dir)
 	case 1:
 	default:
 		var names []string
