@@ -98,6 +98,9 @@ func isDICOM(path string) bool {
 	return err == nil && string(head[128:]) == "DICM"
 }
 
+// errNotDICOM is readDICOMSlice's error for a file without DICOM's mark.
+var errNotDICOM = errors.New("not a DICOM file (no DICM after its 128-byte preamble)")
+
 // readDICOMSlice reads a file's elements up to its pixel data.
 func readDICOMSlice(path string) (dicomSlice, error) {
 	s := dicomSlice{path: path, frames: 1, samples: 1, slope: 1}
@@ -113,7 +116,7 @@ func readDICOMSlice(path string) (dicomSlice, error) {
 	r := &dicomReader{r: bufio.NewReader(io.LimitReader(f, maxDICOMHeader)), size: st.Size(), order: binary.LittleEndian}
 	var head [132]byte
 	if _, err := io.ReadFull(r.r, head[:]); err != nil || string(head[128:]) != "DICM" {
-		return s, errors.New("not a DICOM file (no DICM after its 128-byte preamble)")
+		return s, errNotDICOM
 	}
 	r.at = 132
 	// the meta group: explicit VR, little endian, whatever follows
@@ -426,15 +429,15 @@ type dicomSeries struct {
 // where path is a file, or the folder's one series where it is a folder.
 func statDICOM(path string) (*VolumeData, voxelSource, error) {
 	dir, only := path, ""
+	var given dicomSlice // path's, read once, where path is a file
 	if st, err := os.Stat(path); err != nil {
 		return nil, nil, err
 	} else if !st.IsDir() {
 		dir = filepath.Dir(path)
-		first, err := readDICOMSlice(path)
-		if err != nil {
+		if given, err = readDICOMSlice(path); err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", path, err)
 		}
-		only = first.series
+		only = given.series
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -443,12 +446,17 @@ func statDICOM(path string) (*VolumeData, voxelSource, error) {
 	bySeries := map[string][]dicomSlice{}
 	for _, e := range entries {
 		p := filepath.Join(dir, e.Name())
-		if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() || !isDICOM(p) {
-			continue // DICOMDIR's neighbours: thumbnails, notes
+		if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
+			continue
 		}
-		s, err := readDICOMSlice(p)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", p, err)
+		s := given
+		if given.path == "" || e.Name() != filepath.Base(given.path) {
+			var err error
+			if s, err = readDICOMSlice(p); errors.Is(err, errNotDICOM) {
+				continue // DICOMDIR's neighbours: thumbnails, notes
+			} else if err != nil {
+				return nil, nil, fmt.Errorf("%s: %w", p, err)
+			}
 		}
 		if only == "" || s.series == only {
 			bySeries[s.series] = append(bySeries[s.series], s)
