@@ -1008,7 +1008,8 @@ func (srv *appServer) endsWithTheRun(t *testing.T) {
 
 // A signal to the eqserver an application drives: the frames in flight
 // finish, and the application's next call says the server was stopped,
-// not only that the run ended; eqserver exits 130.
+// not only that the run ended; eqserver exits 130. A second application
+// that comes during the run is refused, and told why.
 func TestAnApplicationLearnsItsServerWasStopped(t *testing.T) {
 	t.Setenv("GOEQ_TOKEN", "the-shared-token")
 	srv := startAppServer(t, examples("2d-lb-4.eqc"))
@@ -1018,6 +1019,17 @@ func TestAnApplicationLearnsItsServerWasStopped(t *testing.T) {
 	}
 	frames := 0
 	for ; err == nil && frames < 10000; frames++ {
+		if frames == 2 {
+			// a second application is told why the server refuses it,
+			// where the port closed once the first came
+			second, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Server: srv.addr, InitData: squareInit{Scale: 1.4}})
+			if err == nil {
+				second.Exit()
+				t.Error("a second application on the server was not refused")
+			} else if !strings.Contains(err.Error(), "it is running another application's frames") {
+				t.Errorf("a second application on the server: %v", err)
+			}
+		}
 		if frames == 3 {
 			srv.cmd.Process.Signal(os.Interrupt)
 		}

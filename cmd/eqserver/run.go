@@ -267,13 +267,17 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	var app *appconn.Session
 	if *appAddr != "" {
 		var err error
-		if app, err = acceptApp(stopping, *appAddr, token, *appTimeout, logger); err != nil {
+		var appPort io.Closer
+		if app, appPort, err = acceptApp(stopping, *appAddr, token, *appTimeout, logger); err != nil {
 			if caught() != nil {
 				return 130
 			}
 			logger.Error(err.Error())
 			return 1
 		}
+		// open for the run, to tell another application that comes why
+		// it is refused
+		defer appPort.Close()
 		h := app.Hello
 		// the application's executable renders, with its init data; the
 		// frames are the ones it asks for
@@ -333,30 +337,33 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 }
 
 // acceptApp waits for the application that drives the run, at most
-// timeout.
-func acceptApp(ctx context.Context, addr, token string, timeout time.Duration, logger *slog.Logger) (*appconn.Session, error) {
+// timeout. Its port stays open until the caller closes it, refusing the
+// applications that come after it.
+func acceptApp(ctx context.Context, addr, token string, timeout time.Duration, logger *slog.Logger) (*appconn.Session, io.Closer, error) {
 	if timeout <= 0 {
-		return nil, fmt.Errorf("--app-timeout must be positive, not %v", timeout)
+		return nil, nil, fmt.Errorf("--app-timeout must be positive, not %v", timeout)
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, fmt.Errorf("--app: %w", err)
+		return nil, nil, fmt.Errorf("--app: %w", err)
 	}
-	defer ln.Close()
 	logging.Prompt(logger, fmt.Sprintf("waiting for an application on %s (at most %v)", ln.Addr(), timeout))
 	wait, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	s, err := appconn.Accept(wait, ln, token, func(peer string, err error) {
 		logger.Warn(fmt.Sprintf("refused an application from %s: %v", peer, err))
 	})
+	if err != nil {
+		ln.Close()
+	}
 	if err != nil && ctx.Err() == nil && wait.Err() != nil {
-		return nil, fmt.Errorf("no application connected to %s within %v (--app-timeout)", ln.Addr(), timeout)
+		return nil, nil, fmt.Errorf("no application connected to %s within %v (--app-timeout)", ln.Addr(), timeout)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("waiting for an application: %w", err)
+		return nil, nil, fmt.Errorf("waiting for an application: %w", err)
 	}
 	logger.Info(fmt.Sprintf("application %s connected", s.Hello.Executable))
-	return s, nil
+	return s, ln, nil
 }
 
 func summaryFrames(s *server.Summary) int {

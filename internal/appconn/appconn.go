@@ -189,96 +189,134 @@ func (s *Session) Gone() error {
 	return s.gone
 }
 
-// Accept waits on ln for an application with the token. Peers that fail to
-// authenticate are told so, logged through refused and dropped; Accept
-// goes on waiting for the application until ctx ends. Peers present their
-// token side by side, at most maxHandshakes at once: one that connects
-// and says nothing holds its own handshake, not the application's, which
-// gave up behind three such peers.
+// Accept waits on ln for an application with the token, until ctx ends.
+// Peers that fail to authenticate are told so, logged through refused and
+// dropped. Peers present their token side by side, at most maxHandshakes
+// at once: one that connects and says nothing holds its own handshake,
+// not the application's, which gave up behind three such peers.
+//
+// Once it has returned the application, ln goes on answering until the
+// caller closes it: a second application that presents the token is told
+// that the server drives another's run, where a port closed after the
+// first would have told it only that its connection was refused.
 func Accept(ctx context.Context, ln net.Listener, token string, refused func(peer string, err error)) (*Session, error) {
 	if refused == nil {
 		refused = func(string, error) {}
 	}
-	accepting, stopAccepting := context.WithCancel(ctx)
-	defer stopAccepting()
-	stop := context.AfterFunc(accepting, func() { ln.Close() })
-	defer stop()
-	var (
-		mu      sync.Mutex
-		pending = map[net.Conn]bool{} // handshakes under way
-		decided bool                  // a handshake won
-		wg      sync.WaitGroup
-		won     = make(chan *Session, 1)
-	)
-	defer func() {
-		// the handshakes still under way are not the application's
-		mu.Lock()
-		for conn := range pending {
-			conn.Close()
-		}
-		pending = nil
-		mu.Unlock()
-		wg.Wait()
+	d := &door{ln: ln, token: token, refused: refused, pending: map[net.Conn]bool{}, won: make(chan *Session, 1)}
+	served := make(chan error, 1)
+	go func() { served <- d.serve() }()
+	select {
+	case s := <-d.won:
+		return s, nil
+	case err := <-served:
 		select {
-		case s := <-won: // won as ctx ended
+		case s := <-d.won: // won as ln closed
 			s.conn.Close()
 		default:
 		}
-	}()
-	refuse := func(conn net.Conn, err error) {
-		conn.SetWriteDeadline(time.Now().Add(2 * time.Second))
-		write(conn, toApp{Refused: err.Error()})
-		conn.Close()
-		refused(conn.RemoteAddr().String(), err)
+		return nil, err
+	case <-ctx.Done():
+		ln.Close()
+		<-served
+		select {
+		case s := <-d.won: // won as ctx ended
+			s.conn.Close()
+		default:
+		}
+		return nil, ctx.Err()
 	}
+}
+
+// door answers the peers of an application's port: the first with the
+// token becomes the application, and the ones after it are refused.
+type door struct {
+	ln      net.Listener
+	token   string
+	refused func(peer string, err error)
+	won     chan *Session
+
+	mu      sync.Mutex
+	pending map[net.Conn]bool // handshakes under way
+	app     *Session          // the application, once a handshake won
+	since   time.Time         // when it won
+	wg      sync.WaitGroup
+}
+
+// serve answers peers until ln is closed.
+func (d *door) serve() error {
+	defer func() {
+		// the handshakes still under way are not the application's
+		d.mu.Lock()
+		for conn := range d.pending {
+			conn.Close()
+		}
+		d.pending = nil
+		d.mu.Unlock()
+		d.wg.Wait()
+	}()
 	for {
-		conn, err := ln.Accept()
+		conn, err := d.ln.Accept()
 		if err != nil {
-			select {
-			case s := <-won:
-				return s, nil
-			default:
-			}
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			return nil, err
+			return err
 		}
-		mu.Lock()
-		full := len(pending) >= maxHandshakes
+		d.mu.Lock()
+		full := len(d.pending) >= maxHandshakes
 		if !full {
-			pending[conn] = true
+			d.pending[conn] = true
 		}
-		mu.Unlock()
+		d.mu.Unlock()
 		if full {
-			refuse(conn, fmt.Errorf("%d peers are presenting their token already", maxHandshakes))
+			d.refuse(conn, fmt.Errorf("%d peers are presenting their token already", maxHandshakes))
 			continue
 		}
-		wg.Add(1)
+		d.wg.Add(1)
 		go func() {
-			defer wg.Done()
-			s, err := handshake(conn, token)
-			mu.Lock()
-			ours := pending[conn] // not closed by Accept's return
-			delete(pending, conn)
-			first := ours && err == nil && !decided
-			decided = decided || first
-			mu.Unlock()
+			defer d.wg.Done()
+			s, err := handshake(conn, d.token, d.busy)
+			d.mu.Lock()
+			ours := d.pending[conn] // not closed by serve's return
+			delete(d.pending, conn)
+			first := ours && err == nil && d.app == nil
+			if first {
+				d.app, d.since = s, time.Now()
+			}
+			d.mu.Unlock()
 			switch {
 			case first:
-				won <- s
-				stopAccepting()
+				d.won <- s
 			case !ours:
 			case err != nil:
-				refuse(conn, err)
-			default:
-				refuse(conn, errors.New("the server has its application already"))
+				d.refuse(conn, err)
+			default: // welcomed as another handshake won
+				d.refuse(conn, d.busy())
 			}
 		}()
 	}
 }
 
-func handshake(conn net.Conn, token string) (*Session, error) {
+// busy is why a peer with the token is refused once the application has
+// come (nil before).
+func (d *door) busy() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.app == nil {
+		return nil
+	}
+	return fmt.Errorf("it is running another application's frames (%s, connected at %s); an eqserver run --app serves one application, and ends with it",
+		d.app.Hello.Executable, d.since.Format(time.TimeOnly))
+}
+
+func (d *door) refuse(conn net.Conn, err error) {
+	conn.SetWriteDeadline(time.Now().Add(2 * time.Second))
+	write(conn, toApp{Refused: err.Error()})
+	conn.Close()
+	d.refused(conn.RemoteAddr().String(), err)
+}
+
+// handshake reads the peer's token and hello, unless busy says why the
+// server takes no application now.
+func handshake(conn net.Conn, token string, busy func() error) (*Session, error) {
 	conn.SetReadDeadline(time.Now().Add(authTimeout))
 	var a auth
 	if err := read(conn, maxAuth, &a); err != nil {
@@ -286,6 +324,9 @@ func handshake(conn net.Conn, token string) (*Session, error) {
 	}
 	if subtle.ConstantTimeCompare([]byte(a.Token), []byte(token)) != 1 {
 		return nil, errors.New("the token does not match the server's")
+	}
+	if err := busy(); err != nil {
+		return nil, err
 	}
 	conn.SetWriteDeadline(time.Now().Add(authTimeout))
 	if err := write(conn, toApp{Welcome: true}); err != nil {

@@ -22,6 +22,7 @@ func TestAcceptRefusesUntilTheTokenComes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer ln.Close()
 	var mu sync.Mutex
 	var refusals []string
 	got := make(chan *Session, 1)
@@ -343,6 +344,40 @@ func TestACancelThenAnExitIsACancel(t *testing.T) {
 	}
 }
 
+// A second application that comes while the first runs is told that the
+// server is running another's frames, and whose: the port closed once the
+// first came, and the second heard only that its connection was refused,
+// as if no server were there. The first runs on.
+func TestASecondApplicationIsToldTheServerIsBusy(t *testing.T) {
+	ln, got := acceptSecret(t)
+	s, frames, _, ran := runOneFrame(t, ln, got)
+	second := func(token string) error {
+		t.Helper()
+		_, err := Run(context.Background(), ln.Addr().String(), token, Hello{Executable: "/bin/second"}, &server.App{Frames: make(chan server.AppFrame)})
+		if err == nil {
+			t.Fatalf("a second application with the token %q was not refused", token)
+		}
+		return err
+	}
+	if err := second("secret"); !strings.Contains(err.Error(), "refused the application: it is running another application's frames (/bin/app, connected at ") {
+		t.Errorf("a second application: %v", err)
+	}
+	if err := second("guess"); !strings.Contains(err.Error(), "token does not match") {
+		t.Errorf("a second peer with another token: %v", err)
+	}
+	frames <- server.AppFrame{Data: []byte("2")}
+	if f, ok := <-s.App.Frames; !ok || string(f.Data) != "2" {
+		t.Errorf("the first application's next frame: %q (%v)", f.Data, ok)
+	}
+	close(frames)
+	for range s.App.Frames {
+	}
+	s.End(&server.Summary{Frames: 2}, nil)
+	if err := <-ran; err != nil {
+		t.Errorf("the first application's run: %v", err)
+	}
+}
+
 // runOneFrame runs an application with the token "secret" on ln, whose
 // session comes on got, until the server has its first frame: the
 // application then runs its frames (sent on frames) until cancel; ran
@@ -369,13 +404,14 @@ func runOneFrame(t *testing.T, ln net.Listener, got <-chan *Session) (s *Session
 
 // acceptSecret accepts, on a loopback port of its own, the application
 // with the token "secret": the session comes on got (nil where Accept
-// failed, which fails the test).
+// failed, which fails the test). The port closes as the test ends.
 func acceptSecret(t *testing.T) (ln net.Listener, got <-chan *Session) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { ln.Close() })
 	sessions := make(chan *Session, 1)
 	go func() {
 		s, err := Accept(context.Background(), ln, "secret", nil)
