@@ -30,6 +30,7 @@ const (
 // binary_big_endian) with vertex x y z, optional nx ny nz and optional
 // colours (red green blue), and faces given as vertex index lists or as
 // triangle strips, in any order; polygons are fanned into triangles.
+// Faces' colours colour a model whose vertices have none.
 // Missing normals are computed from the faces. The triangles are
 // kd-ordered. A gzip-compressed file (model.ply.gz, as scan repositories
 // hand them out) is read through gzip.
@@ -337,11 +338,22 @@ func readPLYBody(r *bufio.Reader, format string, elems []*plyElement, left int64
 		return nil
 	}
 	// eachList calls list with each of e's items' vertex index list: its
-	// length (at most limit) and the type of its values, which list reads;
-	// the items' other properties are skipped
-	eachList := func(e *plyElement, limit float64, list func(item, n int, kind scalarKind) error) error {
+	// length (at most limit) and the type of its values, which list reads.
+	// Where read is not nil, it is called once an item is read whole, with
+	// its scalar properties' values by column (a face's colour); otherwise
+	// they are skipped, as the items' other lists are.
+	eachList := func(e *plyElement, limit float64, list func(item, n int, kind scalarKind) error, read func(item int, scalars []float64)) error {
+		scalars := make([]float64, len(e.props))
 		for i := 0; i < e.count; i++ {
-			for _, p := range e.props {
+			for c, p := range e.props {
+				if !p.list && read != nil {
+					x, err := v.next(p.kind)
+					if err != nil {
+						return err
+					}
+					scalars[c] = x
+					continue
+				}
 				if !p.list || p.name != "vertex_indices" && p.name != "vertex_index" {
 					if err := skip(e, i, p); err != nil {
 						return err
@@ -359,21 +371,26 @@ func readPLYBody(r *bufio.Reader, format string, elems []*plyElement, left int64
 					return err
 				}
 			}
+			if read != nil {
+				read(i, scalars)
+			}
 		}
 		return nil
 	}
 	hasNormals := false
 	var ids []uint32 // one face's, reused
+	// red, green and blue of each triangle, where the faces have colours:
+	// as long as m.Triangles while every face came with one
+	var faceColors []uint8
 	for _, e := range elems {
 		switch e.name {
 		case "vertex":
-			idx := map[string]int{}
-			for i, p := range e.props {
+			for _, p := range e.props {
 				if p.list {
 					return nil, fmt.Errorf("ply: list properties on vertices are not supported")
 				}
-				idx[p.name] = i
 			}
+			idx := propIndex(e)
 			for _, k := range []string{"x", "y", "z"} {
 				if _, ok := idx[k]; !ok {
 					return nil, fmt.Errorf("ply: vertex has no %s", k)
@@ -419,11 +436,7 @@ func readPLYBody(r *bufio.Reader, format string, elems []*plyElement, left int64
 				}
 				m.Vertices = append(m.Vertices, vx[:]...)
 				for _, c := range colors {
-					x := math.Round(vals[c] * e.props[c].kind.colorScale())
-					if math.IsNaN(x) {
-						x = 0
-					}
-					m.Colors = append(m.Colors, uint8(min(max(x, 0), 255)))
+					m.Colors = append(m.Colors, colorByte(vals[c], e.props[c].kind))
 				}
 			}
 		case "face":
@@ -431,6 +444,20 @@ func readPLYBody(r *bufio.Reader, format string, elems []*plyElement, left int64
 				return nil, fmt.Errorf("ply: %d faces exceed the limit of %d", e.count, MaxPLYFaces)
 			}
 			m.Triangles = slices.Grow(m.Triangles, 3*room(e))
+			// faces of a colour each (as segmentations and MeshLab's
+			// face colours are) colour their triangles
+			var colored func(fc int, scalars []float64)
+			colors := plyColors(e.props, propIndex(e))
+			if colors != nil && len(faceColors) == len(m.Triangles) { // every triangle before coloured too
+				faceColors = slices.Grow(faceColors, 3*room(e))
+				colored = func(_ int, scalars []float64) {
+					for len(faceColors) < len(m.Triangles) {
+						for _, c := range colors {
+							faceColors = append(faceColors, colorByte(scalars[c], e.props[c].kind))
+						}
+					}
+				}
+			}
 			// a polygon of more corners is no model's (a bound, for a
 			// file read from a pipe, on what one face holds)
 			err := eachList(e, maxPolygon, func(fc, n int, kind scalarKind) error {
@@ -450,7 +477,7 @@ func readPLYBody(r *bufio.Reader, format string, elems []*plyElement, left int64
 					m.Triangles = append(m.Triangles, ids[0], ids[i], ids[i+1])
 				}
 				return nil
-			})
+			}, colored)
 			if err != nil {
 				return nil, err
 			}
@@ -493,7 +520,7 @@ func readPLYBody(r *bufio.Reader, format string, elems []*plyElement, left int64
 					inStrip++
 				}
 				return nil
-			})
+			}, nil)
 			if err != nil {
 				return nil, err
 			}
@@ -529,8 +556,75 @@ func readPLYBody(r *bufio.Reader, format string, elems []*plyElement, left int64
 	if !hasNormals {
 		m.computeNormals()
 	}
+	// the vertices' own colours go before the faces' (eqPly draws those
+	// alone); faces' colours that some triangles lack (tristrips beside
+	// them) colour none
+	if m.Colors == nil && faceColors != nil && len(faceColors) == len(m.Triangles) {
+		m.colorFaces(faceColors)
+	}
 	m.kdOrder()
 	return m, nil
+}
+
+// propIndex is the column of each of e's properties, by name.
+func propIndex(e *plyElement) map[string]int {
+	idx := make(map[string]int, len(e.props))
+	for i, p := range e.props {
+		idx[p.name] = i
+	}
+	return idx
+}
+
+// colorByte is a colour component x of a PLY property of kind k, on 0..255.
+func colorByte(x float64, k scalarKind) uint8 {
+	x = math.Round(x * k.colorScale())
+	if math.IsNaN(x) {
+		x = 0
+	}
+	return uint8(min(max(x, 0), 255))
+}
+
+// colorFaces colours each triangle in its colour of rgb (three bytes a
+// triangle): a vertex of triangles of one colour takes it, and one where
+// colours meet becomes a vertex for each, so that every face shows its
+// own. The normals stay the shared vertex's, so shading runs smooth
+// across the colours' borders.
+func (m *Model) colorFaces(rgb []uint8) {
+	const none = ^uint32(0)
+	nv := len(m.Vertices) / 6
+	first := make([]uint32, nv)   // the colour a vertex took first (r<<16|g<<8|b)
+	firstAt := make([]uint32, nv) // and its vertex in the result (none: not yet)
+	for i := range firstAt {
+		firstAt[i] = none
+	}
+	more := map[uint64]uint32{} // a vertex's other colours: (vertex<<24|colour) -> its vertex
+	verts := make([]float32, 0, len(m.Vertices))
+	colors := make([]uint8, 0, len(m.Vertices)/2)
+	for t, v := range m.Triangles {
+		c := rgb[3*(t/3) : 3*(t/3)+3]
+		key := uint32(c[0])<<16 | uint32(c[1])<<8 | uint32(c[2])
+		var at uint32
+		switch {
+		case firstAt[v] == none:
+			first[v], firstAt[v] = key, uint32(len(verts)/6)
+			at = firstAt[v]
+		case first[v] == key:
+			at = firstAt[v]
+		default:
+			k := uint64(v)<<24 | uint64(key)
+			var ok bool
+			if at, ok = more[k]; !ok {
+				at = uint32(len(verts) / 6)
+				more[k] = at
+			}
+		}
+		if int(at) == len(verts)/6 { // a vertex new to the result
+			verts = append(verts, m.Vertices[6*v:6*v+6]...)
+			colors = append(colors, c...)
+		}
+		m.Triangles[t] = at
+	}
+	m.Vertices, m.Colors = verts, colors
 }
 
 // plyColors are the columns of a vertex's red, green and blue (or

@@ -6,6 +6,7 @@ import (
 	"cmp"
 	"compress/gzip"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -160,6 +161,115 @@ func TestReadPLYColors(t *testing.T) {
 		}
 		if !slices.Equal(m.Colors, want) {
 			t.Errorf("%q with %q: colours %v, want %v", c.props, c.values, m.Colors, want)
+		}
+	}
+}
+
+// Faces' colours colour a model whose vertices have none, each face in
+// its own, as VTK's PLY reader reads them: the sphere VTK's PLY writer
+// wrote, ASCII and binary (testdata/ply/make.py), its neighbouring faces
+// of other colours. Its vertices' normals stay shared across the colours'
+// borders. Vertex colours go first, and a model of coloured faces and
+// uncoloured tristrips is left in the mesh's colour.
+func TestReadPLYFaceColours(t *testing.T) {
+	var faces []struct {
+		Corners [][3]float64
+		Color   [3]uint8
+	}
+	b, err := os.ReadFile(filepath.Join("testdata", "ply", "faces.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &faces); err != nil {
+		t.Fatal(err)
+	}
+	// a face's corners, rotated to start at the least, identify it
+	// whatever the kd-order made of the triangle list
+	type corners [3][3]float32
+	ident := func(c corners) corners {
+		least := 0
+		for k := 1; k < 3; k++ {
+			if slices.Compare(c[k][:], c[least][:]) < 0 {
+				least = k
+			}
+		}
+		return corners{c[least], c[(least+1)%3], c[(least+2)%3]}
+	}
+	want := map[corners][3]uint8{}
+	for _, f := range faces {
+		var c corners
+		for k := range 3 {
+			for a := range 3 {
+				c[k][a] = float32(f.Corners[k][a])
+			}
+		}
+		want[ident(c)] = f.Color
+	}
+	for _, name := range []string{"faces-ascii.ply", "faces-binary.ply"} {
+		m, err := LoadPLY(filepath.Join("testdata", "ply", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.TriangleCount() != len(want) || len(m.Colors) != len(m.Vertices)/2 {
+			t.Fatalf("%s: %d triangles, %d colour bytes for %d vertices; want %d triangles, a colour each vertex", name, m.TriangleCount(), len(m.Colors), len(m.Vertices)/6, len(want))
+		}
+		normals := map[[3]float32][3]float32{} // of each position
+		for tri := range m.TriangleCount() {
+			var c corners
+			var rgb [3][3]uint8
+			for k := range 3 {
+				v := m.Triangles[3*tri+k]
+				copy(c[k][:], m.Vertices[6*v:6*v+3])
+				copy(rgb[k][:], m.Colors[3*v:3*v+3])
+				var n [3]float32
+				copy(n[:], m.Vertices[6*v+3:6*v+6])
+				if was, ok := normals[c[k]]; ok && was != n {
+					t.Errorf("%s: the vertex at %v has normals %v and %v", name, c[k], was, n)
+				}
+				normals[c[k]] = n
+			}
+			color, ok := want[ident(c)]
+			if !ok {
+				t.Fatalf("%s: triangle %v is none of VTK's", name, c)
+			}
+			if rgb[0] != color || rgb[1] != color || rgb[2] != color {
+				t.Errorf("%s: triangle %v has corners of %v, want %v", name, c, rgb, color)
+			}
+		}
+	}
+
+	head := "ply\nformat ascii 1.0\nelement vertex 4\nproperty float x\nproperty float y\nproperty float z\n"
+	for name, c := range map[string]struct {
+		src  string
+		want []uint8
+	}{
+		"vertex colours too": {head + "property uchar red\nproperty uchar green\nproperty uchar blue\n" +
+			"element face 2\nproperty list uchar int vertex_indices\nproperty uchar red\nproperty uchar green\nproperty uchar blue\nend_header\n" +
+			"0 0 0 1 1 1\n1 0 0 2 2 2\n0 1 0 3 3 3\n1 1 0 4 4 4\n3 0 1 2 200 0 0\n3 1 3 2 0 200 0\n", []uint8{1, 1, 1, 3, 3, 3, 2, 2, 2, 4, 4, 4}},
+		"tristrips beside": {head + "element tristrips 1\nproperty list int int vertex_indices\n" +
+			"element face 1\nproperty list uchar int vertex_indices\nproperty uchar red\nproperty uchar green\nproperty uchar blue\nend_header\n" +
+			"0 0 0\n1 0 0\n0 1 0\n1 1 0\n3 0 1 2\n3 1 3 2 0 200 0\n", nil},
+		"a quad": {head + "element face 1\nproperty uchar red\nproperty uchar green\nproperty uchar blue\nproperty list uchar int vertex_indices\nend_header\n" +
+			"0 0 0\n1 0 0\n0 1 0\n1 1 0\n9 8 7 4 0 1 3 2\n", []uint8{9, 8, 7, 9, 8, 7, 9, 8, 7, 9, 8, 7}},
+	} {
+		m, err := ReadPLY(bufio.NewReader(strings.NewReader(c.src)))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var got []uint8
+		if m.Colors != nil {
+			// by position (x, then y), whatever order the vertices took
+			order := make([]int, len(m.Vertices)/6)
+			for i := range order {
+				order[i] = i
+			}
+			slices.SortFunc(order, func(a, b int) int { return slices.Compare(m.Vertices[6*a:6*a+3], m.Vertices[6*b:6*b+3]) })
+			for _, v := range order {
+				got = append(got, m.Colors[3*v:3*v+3]...)
+			}
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: colours by position %v, want %v", name, got, c.want)
 		}
 	}
 }
