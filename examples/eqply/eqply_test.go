@@ -1077,7 +1077,7 @@ func TestBadFlagsAreRejected(t *testing.T) {
 		{[]string{"--camera-path", "spiral"}, `--camera-path "spiral": want orbit, a trace (eqply --trace) or an eqPly camera path: open spiral: no such file`},
 		// numbers that would hide the model behind NaNs
 		{[]string{"--camera", "nan,0,2"}, `--camera "nan,0,2": want YAW,PITCH,DISTANCE, numbers within float32's range`},
-		{[]string{"--camera-path", trace}, "line 2: camera {Yaw:0 Pitch:0 Distance:1e+300 Pan:[0 0]}: 1e+300 is NaN or past float32's range"},
+		{[]string{"--camera-path", trace}, "line 2: camera {Yaw:0 Pitch:0 Distance:1e+300 Pan:[0 0] Look:[0 0]}: 1e+300 is NaN or past float32's range"},
 		{[]string{"--camera-path", layouts("layout-2.jsonl", -2)}, "line 1: canvas 0's layout -2: want an index, 0 or more, or -1 (OFF)"},
 		// the default config has one layout, "2D"
 		{[]string{"--camera-path", layouts("layout5.jsonl", 5), "--triangles", "2000"}, `frame 0: goeq: no layout 5: the config has "2D"`},
@@ -1495,6 +1495,11 @@ func TestEqPlysOtherOptionsDoWhatTheyDoThere(t *testing.T) {
 	if same(centred, plain) || !same(centred, first("-m", fittedPath, "--camera", fmt.Sprintf("%g,%g,0", homeCamera.Yaw, homeCamera.Pitch))) {
 		t.Error("-z: want the home camera at distance 0")
 	}
+	// in parallel, as large as the nearest zoom shows it (it was scaled by
+	// 1/0, and not drawn at all)
+	if !same(first("-m", fittedPath, "-z", "--ortho"), first("-m", fittedPath, "--ortho", "--camera", fmt.Sprintf("%g,%g,%.17g", homeCamera.Yaw, homeCamera.Pitch, nearDistance))) {
+		t.Error("-z --ortho: want the model as the nearest zoom shows it")
+	}
 	immersive, text := run(2, "-m", halfPath, "--immersive", "-r", "-w", "GLX", "--renderMode", "VBO", "-g", "-o", "--invertFaces", "--numFrames", "2")
 	for _, name := range []string{"r", "w", "c", "g", "o", "i"} {
 		if !strings.Contains(text, "eqPly's -"+name+" changes nothing here") {
@@ -1537,6 +1542,106 @@ func TestButtonsDragAsEqPlysDo(t *testing.T) {
 	ctl = &controls{cam: homeCamera, view: -1}
 	if !ctl.handle(goeq.Event{Kind: goeq.Wheel, DX: 1, Channel: "dest"}) || ctl.camera().Distance != homeCamera.Distance || ctl.camera().Pan == homeCamera.Pan {
 		t.Errorf("the wheel turned sideways: camera %+v; want it panned, as far", *ctl.camera())
+	}
+}
+
+// eqPly's n switches pilot mode: a left drag turns the camera about the
+// eye (the model's centre keeps its distance and moves across the view),
+// and zooms, pans and the wheel fly the camera along where it looks, at a
+// pace that does not slow near the model, and through it; n again turns
+// the model, and space puts the camera back.
+func TestNFliesTheCameraAsEqPlysPilotMode(t *testing.T) {
+	centre := func(c camera) [3]float64 { // the model's centre, seen from the eye
+		m := c.matrix()
+		return [3]float64{float64(m[12]), float64(m[13]), float64(m[14])}
+	}
+	near := func(a, b [3]float64) bool {
+		return math.Abs(a[0]-b[0]) < 1e-5 && math.Abs(a[1]-b[1]) < 1e-5 && math.Abs(a[2]-b[2]) < 1e-5
+	}
+	c := &controls{cam: homeCamera, view: -1}
+	drag := func(button int, mods goeq.Modifiers, dx, dy float64) {
+		c.handle(goeq.Event{Kind: goeq.ButtonPress, Button: button, Modifiers: mods, X: 0.5, Y: 0.5, Channel: "dest"})
+		c.handle(goeq.Event{Kind: goeq.PointerMotion, Modifiers: mods, X: 0.5 + dx, Y: 0.5 + dy, Channel: "dest"})
+		c.handle(goeq.Event{Kind: goeq.ButtonRelease, Button: button, Modifiers: mods, X: 0.5 + dx, Y: 0.5 + dy, Channel: "dest"})
+		c.coast = momentum{}
+	}
+	c.handle(goeq.Event{Kind: goeq.KeyPress, Key: 'n'})
+	if !c.pilot {
+		t.Fatal("n did not switch pilot mode on")
+	}
+	before := centre(*c.camera())
+	drag(goeq.ButtonLeft, 0, 0.1, 0.05)
+	after := centre(*c.camera())
+	if cam := *c.camera(); cam.Yaw != homeCamera.Yaw || cam.Pitch != homeCamera.Pitch {
+		t.Errorf("a left drag in pilot mode turned the model: %+v", cam)
+	}
+	if d0, d1 := math.Hypot(math.Hypot(before[0], before[1]), before[2]), math.Hypot(math.Hypot(after[0], after[1]), after[2]); math.Abs(d0-d1) > 1e-5 || near(before, after) {
+		t.Errorf("a left drag in pilot mode moved the model's centre from %v to %v; want it turned about the eye", before, after)
+	}
+	for _, m := range []struct {
+		what  string
+		move  func()
+		delta [3]float64 // of the centre, from the eye: along the camera's own axes
+	}{
+		{"a middle drag", func() { drag(goeq.ButtonMiddle, 0, 0, 0.1) }, [3]float64{0, 0, 0.2 * homeCamera.Distance}},
+		{"a shifted left drag", func() { drag(goeq.ButtonLeft, goeq.ModShift, 0, -0.1) }, [3]float64{0, 0, -0.2 * homeCamera.Distance}},
+		{"a right drag", func() { drag(goeq.ButtonRight, 0, 0.1, 0.2) }, [3]float64{0.1 * homeCamera.Distance, 0.2 * homeCamera.Distance, 0}},
+		{"the wheel", func() { c.handle(goeq.Event{Kind: goeq.Wheel, DY: 1, DX: 1, Channel: "dest"}) }, [3]float64{-0.05 * homeCamera.Distance, 0, 0.1 * homeCamera.Distance}},
+		// at the same pace from the model's centre, and past it
+		{"twelve middle drags", func() {
+			for range 12 {
+				drag(goeq.ButtonMiddle, 0, 0, 0.1)
+			}
+		}, [3]float64{0, 0, 2.4 * homeCamera.Distance}},
+	} {
+		was := centre(*c.camera())
+		m.move()
+		now := centre(*c.camera())
+		if want := [3]float64{was[0] + m.delta[0], was[1] + m.delta[1], was[2] + m.delta[2]}; !near(now, want) {
+			t.Errorf("%s in pilot mode moved the centre from %v to %v, want %v", m.what, was, now, want)
+		}
+	}
+	if centre(*c.camera())[2] <= 0 {
+		t.Errorf("the flight did not take the camera past the model's centre: %v", centre(*c.camera()))
+	}
+	c.handle(goeq.Event{Kind: goeq.KeyPress, Key: 'n'})
+	look := c.camera().Look
+	drag(goeq.ButtonLeft, 0, 0.1, 0)
+	if cam := *c.camera(); c.pilot || cam.Yaw == homeCamera.Yaw || cam.Look != look {
+		t.Errorf("a left drag after n again: camera %+v (pilot %v); want the model turned", cam, c.pilot)
+	}
+	c.handle(goeq.Event{Kind: goeq.KeyPress, Key: ' '})
+	if *c.camera() != homeCamera {
+		t.Errorf("space: camera %+v, want the home camera", *c.camera())
+	}
+}
+
+// A camera at the model's centre (eqPly's -z, or --camera Y,P,0) zooms and
+// pans at the home camera's pace: by shares of its distance, nothing
+// moved it; a zoom toward the model stops short of its centre.
+func TestACameraAtTheModelsCentreZooms(t *testing.T) {
+	for _, m := range []struct {
+		what string
+		ev   []goeq.Event
+	}{
+		{"a middle drag", []goeq.Event{{Kind: goeq.ButtonPress, Button: goeq.ButtonMiddle, X: 0.5, Y: 0.5, Channel: "dest"}, {Kind: goeq.PointerMotion, X: 0.5, Y: 0.4, Channel: "dest"}}},
+		{"the wheel", []goeq.Event{{Kind: goeq.Wheel, DY: -1, Channel: "dest"}}},
+		{"a right drag", []goeq.Event{{Kind: goeq.ButtonPress, Button: goeq.ButtonRight, X: 0.5, Y: 0.5, Channel: "dest"}, {Kind: goeq.PointerMotion, X: 0.7, Y: 0.5, Channel: "dest"}}},
+	} {
+		c := &controls{cam: camera{}, view: -1}
+		for _, ev := range m.ev {
+			c.handle(ev)
+		}
+		if cam := *c.camera(); math.Hypot(math.Hypot(cam.Pan[0], cam.Pan[1]), cam.Distance) < 0.1*homeCamera.Distance {
+			t.Errorf("%s moved a camera at the model's centre to %+v; want it a tenth of the home distance away at least", m.what, cam)
+		}
+	}
+	c := &controls{cam: homeCamera, view: -1}
+	for range 100 {
+		c.handle(goeq.Event{Kind: goeq.Wheel, DY: 5, Channel: "dest"})
+	}
+	if d := c.camera().Distance; d != nearDistance {
+		t.Errorf("zoomed in a hundred times: distance %v, want it stopped at %v", d, nearDistance)
 	}
 }
 

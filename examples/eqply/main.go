@@ -106,10 +106,12 @@ type initData struct {
 }
 
 // camera places the model: turned by Yaw then Pitch, Distance in front of
-// the eye, moved by Pan.
+// the eye, moved by Pan; Look turns the camera itself about the eye (yaw,
+// pitch), as eqPly's pilot mode turns it.
 type camera struct {
 	Yaw, Pitch, Distance float64
 	Pan                  [2]float64
+	Look                 [2]float64 `json:",omitzero"`
 }
 
 var homeCamera = camera{Pitch: 0.35, Distance: 2.2}
@@ -117,7 +119,7 @@ var homeCamera = camera{Pitch: 0.35, Distance: 2.2}
 // check refuses a camera no viewer sets (a NaN, or a value past float32's
 // range): its matrix would hide the model behind NaNs.
 func (c camera) check() error {
-	for _, v := range []float64{c.Yaw, c.Pitch, c.Distance, c.Pan[0], c.Pan[1]} {
+	for _, v := range []float64{c.Yaw, c.Pitch, c.Distance, c.Pan[0], c.Pan[1], c.Look[0], c.Look[1]} {
 		if math.IsNaN(v) || math.Abs(v) > math.MaxFloat32 {
 			return fmt.Errorf("camera %+v: %v is NaN or past float32's range", c, v)
 		}
@@ -130,7 +132,26 @@ func (c camera) check() error {
 const screenshots = "screenshots"
 
 func (c camera) matrix() goeq.Mat4 {
-	return goeq.Translate(float32(c.Pan[0]), float32(c.Pan[1]), float32(-c.Distance)).Mul(goeq.RotateX(c.Pitch)).Mul(goeq.RotateY(c.Yaw))
+	placed := goeq.Translate(float32(c.Pan[0]), float32(c.Pan[1]), float32(-c.Distance)).Mul(goeq.RotateX(c.Pitch)).Mul(goeq.RotateY(c.Yaw))
+	if c.Look == [2]float64{} {
+		return placed
+	}
+	return goeq.RotateX(c.Look[1]).Mul(goeq.RotateY(c.Look[0])).Mul(placed)
+}
+
+// fly moves the camera by d along its own axes (x right, y up, z back
+// toward the viewer), as eqPly's pilot mode moves it: where the camera
+// looks turned (Look), the model's place before the turn moves by the
+// turn undone.
+func (c *camera) fly(d [3]float64) {
+	// Look's turn undone: about x by -pitch, then about y by -yaw
+	sp, cp := math.Sincos(-c.Look[1])
+	d = [3]float64{d[0], d[1]*cp - d[2]*sp, d[1]*sp + d[2]*cp}
+	sy, cy := math.Sincos(-c.Look[0])
+	d = [3]float64{d[0]*cy + d[2]*sy, d[1], -d[0]*sy + d[2]*cy}
+	c.Pan[0] += d[0]
+	c.Pan[1] += d[1]
+	c.Distance -= d[2]
 }
 
 // frameData is what changes from frame to frame: the camera, and the
@@ -288,8 +309,9 @@ func (v *viewer) draw(dc *goeq.DrawContext) (goeq.Region, error) {
 	if f.Ortho {
 		// without perspective the distance no longer shrinks the model:
 		// it is scaled to the size perspective shows it at, so that the
-		// wheel still zooms
-		return mesh.DrawProjected(dc, dc.Ortho, dc.OrthoView.Mul(goeq.Scale(float32(1/distance))).Mul(mv))
+		// wheel still zooms; nearer than zooms go (the eye in the model,
+		// or past it), as large as they show it
+		return mesh.DrawProjected(dc, dc.Ortho, dc.OrthoView.Mul(goeq.Scale(float32(1/max(distance, nearDistance)))).Mul(mv))
 	}
 	return mesh.DrawPlaced(dc, dc.View.Mul(mv))
 }
@@ -328,8 +350,12 @@ type controls struct {
 	// and 5 asked for since the last frame (goeq.Config.SetBalancing)
 	balance []balanceChange
 	stereo  bool // every view: g switches it
-	ortho   bool // o switches the projection
-	shot    bool // p asks for a screenshot of the next frame
+	// pilot: drags turn the camera about the eye and move it along
+	// where it looks, as eqPly's pilot mode (n); off, they turn the
+	// model and zoom toward it
+	pilot bool
+	ortho bool // o switches the projection
+	shot  bool // p asks for a screenshot of the next frame
 	// models is how many the run has; m shows the next in the view
 	// pointed at (every view, pointed at none): model, viewModels
 	models     int
@@ -364,6 +390,7 @@ const keys = `eqply's keys (in the view under the pointer where it matters):
   s        statistics overlay          f, F  freeze the load balancing, let it go
   t, T     tiles a pixel smaller, larger   4, 5  the load balancing's resistance up, down
   g        mono or stereo (anaglyph)   o  perspective or parallel projection
+  n        pilot mode: drags turn the camera and fly it where it looks, or turn the model
   d        colours: the models', each channel's, the mesh's
   w        wireframe                   i  idle antialiasing on or off
   m        the next model              l, shift-l  the canvas's next layout, the one before
@@ -601,11 +628,15 @@ func (c *controls) handle(ev goeq.Event) bool {
 		c.last = [2]float64{ev.X, ev.Y}
 		c.shifted = ev.Modifiers&goeq.ModShift != 0
 		c.steps.Track(ev)
-		moveCamera(cam, c.dragging, c.shifted, dx, dy)
+		moveCamera(cam, c.dragging, c.shifted, c.pilot, dx, dy)
 		return true
 	case goeq.Wheel: // as eqPly's: up and down zoom, sideways (a touchpad's) pans
-		cam.Distance *= math.Pow(0.9, ev.DY)
-		cam.Pan[0] -= 0.05 * ev.DX * cam.Distance
+		if c.pilot || cam.Distance < nearDistance { // along the camera's own axes, at a pace of its own
+			cam.fly([3]float64{-0.05 * ev.DX * homeCamera.Distance, 0, 0.1 * ev.DY * homeCamera.Distance})
+		} else {
+			cam.Distance = max(cam.Distance*math.Pow(0.9, ev.DY), nearDistance)
+			cam.Pan[0] -= 0.05 * ev.DX * cam.Distance
+		}
 		return ev.DX != 0 || ev.DY != 0
 	case goeq.KeyPress:
 		switch ev.Key {
@@ -624,6 +655,13 @@ func (c *controls) handle(ev goeq.Event) bool {
 		case 'g':
 			c.stereo = !c.stereo
 			return true
+		case 'n': // pilot mode, as eqPly's n: the picture stays
+			c.pilot = !c.pilot
+			if c.pilot {
+				fmt.Fprintln(os.Stderr, "pilot mode: left-drag turns the camera, zooms and pans fly along where it looks")
+			} else {
+				fmt.Fprintln(os.Stderr, "model mode: left-drag turns the model")
+			}
 		case 'z', 'Z': // the eyes closer, or (shifted) farther apart, as eqPly's
 			c.adjustEyeBase(ev.Key == 'Z' || ev.Modifiers&goeq.ModShift != 0)
 			return true
