@@ -54,9 +54,11 @@ func (c *controls) coastTo(now time.Time) {
 		cam.Look[0] = math.Remainder(cam.Look[0], 2*math.Pi)
 		cam.Look[1] = math.Remainder(cam.Look[1], 2*math.Pi)
 	}
-	// a flight goes through the model, and stops far from it
+	// a zoom stops as near as zooms go, a flight goes through the model,
+	// and both stop far from it
+	zoom := m.button == goeq.ButtonMiddle || m.shifted
 	away := math.Hypot(math.Hypot(cam.Pan[0], cam.Pan[1]), cam.Distance)
-	if !m.pilot && cam.Distance <= nearDistance || away > homeCamera.Distance*coastZoomBound {
+	if zoom && !m.pilot && cam.Distance == nearDistance || away > homeCamera.Distance*coastZoomBound {
 		c.coast = momentum{}
 	}
 }

@@ -109,6 +109,31 @@ func TestADragLetGoWhileMovingGoesOn(t *testing.T) {
 			t.Errorf("%s: zooming on for minutes leaves the camera at %v, still going on: %v", k.what, c.camera().Distance, c.coasting())
 		}
 	}
+	// a turn let go as near as zooms go goes on (only a zoom stops there)
+	c = &controls{cam: camera{Distance: nearDistance}, view: -1}
+	drag(c, goeq.ButtonLeft, 0, 5)
+	c.coast.clock.Start(now)
+	if c.coastTo(now.Add(100 * time.Millisecond)); !c.coasting() || c.camera().Yaw == 0 {
+		t.Errorf("a turn let go as near as zooms go: camera %+v, going on %v", *c.camera(), c.coasting())
+	}
+	// a flight in pilot mode goes on through the model's centre, and
+	// stops far from it
+	c = &controls{cam: homeCamera, view: -1, pilot: true}
+	c.handle(goeq.Event{Kind: goeq.ButtonPress, Button: goeq.ButtonMiddle, X: 0.5, Y: 0.4, Channel: "dest", Time: at(0)})
+	for i := 1; i <= 5; i++ { // down the view: forward
+		c.handle(goeq.Event{Kind: goeq.PointerMotion, X: 0.5, Y: 0.4 + 0.02*float64(i), Channel: "dest", Time: at(10 * i)})
+	}
+	c.handle(goeq.Event{Kind: goeq.ButtonRelease, Button: goeq.ButtonMiddle, X: 0.5, Y: 0.5, Channel: "dest", Time: at(55)})
+	c.coast.clock.Start(now)
+	passed := false
+	for i := range 1000 {
+		c.coastTo(now.Add(time.Duration(i) * 100 * time.Millisecond))
+		passed = passed || c.camera().Distance < 0
+	}
+	if far := homeCamera.Distance * coastZoomBound; !passed || c.coasting() || math.Abs(c.camera().Distance) < far {
+		t.Errorf("a flight let go in pilot mode: passed the model's centre %v, at %+v, going on %v; want it through, stopped %v away", passed, *c.camera(), c.coasting(), far)
+	}
+
 	// events without times (an application's own) never go on
 	c = &controls{cam: homeCamera, view: -1}
 	c.handle(goeq.Event{Kind: goeq.ButtonPress, Button: goeq.ButtonLeft, X: 0.5, Y: 0.5, Channel: "dest"})
