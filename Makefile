@@ -53,10 +53,18 @@ soak: build
 soak-uploads: build
 	scripts/soak-uploads.sh
 
+# A new input the fuzzer finds is minimised for at most 2 s: at Go's 60 s,
+# minimising the larger seeds (a model, a volume) took the whole minute
+# and fuzzing stopped after a few thousand inputs.
+FUZZ = $(GO) test -run '^$$' -fuzztime 60s -fuzzminimizetime 2s
 fuzz: deps
-	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 60s ./internal/configparser
-	$(GO) test -run '^$$' -fuzz '^FuzzConfigRuns$$' -fuzztime 60s ./internal/scheduler
-	$(GO) test -run '^$$' -fuzz '^FuzzReadPLY$$' -fuzztime 60s ./internal/render
+	$(FUZZ) -fuzz '^FuzzParse$$' ./internal/configparser
+	$(FUZZ) -fuzz '^FuzzConfigRuns$$' ./internal/scheduler
+	$(FUZZ) -fuzz '^FuzzDecodeMessage$$' ./internal/transport
+	$(FUZZ) -fuzz '^FuzzReadPLY$$' ./internal/render
+	$(FUZZ) -fuzz '^FuzzNRRDHeader$$' ./internal/render
+	$(FUZZ) -fuzz '^FuzzVTI$$' ./internal/render
+	$(FUZZ) -fuzz '^FuzzDICOM$$' ./internal/render
 
 # Go benchmarks, then the pixel-path ratios into docs/bench.json and the
 # generated section of docs/benchmarks.md.

@@ -434,6 +434,13 @@ func FuzzReadPLY(f *testing.F) {
 	b.WriteByte(3)
 	binary.Write(&b, binary.LittleEndian, [3]uint32{0, 1, 2})
 	f.Add(b.Bytes())
+	for _, name := range []string{"faces-ascii.ply", "faces-binary.ply"} { // faces' colours, as VTK writes them
+		data, err := os.ReadFile(filepath.Join("testdata", "ply", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := ReadPLY(bufio.NewReader(bytes.NewReader(data)))
 		if err != nil {
