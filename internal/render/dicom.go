@@ -2,6 +2,7 @@ package render
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -16,9 +17,10 @@ import (
 
 // A DICOM series is a folder of files, a slice each, as CT and MR
 // scanners write them (DICOM Part 10: a preamble, "DICM", the file's meta
-// group, then its data set). goeq reads the data sets' uncompressed forms
-// and, of their elements, only what places the slices and scales their
-// values.
+// group, then its data set), or one file of many frames (an enhanced
+// image's placed, spaced and scaled by its functional groups). goeq reads
+// the data sets' uncompressed forms and, of their elements, only what
+// places the slices and scales their values.
 
 // dicomTag is an element's group and element number, as one number.
 type dicomTag uint32
@@ -42,10 +44,22 @@ const (
 	tagRescaleIntercept dicomTag = 0x0028_1052
 	tagRescaleSlope     dicomTag = 0x0028_1053
 	tagPixelData        dicomTag = 0x7FE0_0010
+	tagSharedGroups     dicomTag = 0x5200_9229 // an enhanced image's functional groups of every frame
+	tagPerFrameGroups   dicomTag = 0x5200_9230 // and of each frame, an item a frame
 	tagItem             dicomTag = 0xFFFE_E000
 	tagItemEnd          dicomTag = 0xFFFE_E00D
 	tagSequenceEnd      dicomTag = 0xFFFE_E0DD
 )
+
+// groupSequences are the sequences goeq reads into: an enhanced image's
+// functional groups (it has no ImagePositionPatient, PixelSpacing or
+// rescale of its own: its groups hold them), and in them the plane
+// position, plane orientation, pixel measures and value transformation
+// groups. Other sequences are read past.
+var groupSequences = map[dicomTag]bool{
+	tagSharedGroups: true, tagPerFrameGroups: true,
+	0x0020_9113: true, 0x0020_9116: true, 0x0028_9110: true, 0x0028_9145: true,
+}
 
 // undefinedLength is the length of a sequence or item that ends with a
 // delimiter.
@@ -76,9 +90,10 @@ type dicomSlice struct {
 	bits, stored     int
 	signed           bool
 	order            binary.ByteOrder
-	position         []float64 // ImagePositionPatient, or nil
-	orientation      []float64 // ImageOrientationPatient, or nil
-	pixelSpacing     []float64 // rows apart, columns apart
+	position         []float64   // ImagePositionPatient, or nil
+	framePositions   [][]float64 // each frame's, of an enhanced image's per-frame groups (nil: none)
+	orientation      []float64   // ImageOrientationPatient, or nil
+	pixelSpacing     []float64   // rows apart, columns apart
 	thickness        float64
 	spacing          float64 // SpacingBetweenSlices
 	slope, intercept float64
@@ -127,6 +142,9 @@ func readDICOMSlice(path string) (dicomSlice, error) {
 			break
 		}
 		tag, value, err := r.element(false)
+		if err == nil && r.sequence {
+			err = r.group(false, tag, -1, nil)
+		}
 		if err != nil {
 			return s, fmt.Errorf("its meta group: %w", err)
 		}
@@ -160,6 +178,12 @@ func readDICOMSlice(path string) (dicomSlice, error) {
 			}
 			err := s.check()
 			return s, err
+		}
+		if r.sequence {
+			if err := r.group(ts.implicit, tag, -1, s.takeGrouped); err != nil {
+				return s, err
+			}
+			continue
 		}
 		if err := s.take(tag, value, r.order); err != nil {
 			return s, fmt.Errorf("element (%04X,%04X): %w", uint32(tag)>>16, uint32(tag)&0xFFFF, err)
@@ -250,6 +274,35 @@ func (s *dicomSlice) take(tag dicomTag, value []byte, order binary.ByteOrder) er
 	return nil
 }
 
+// takeGrouped keeps what an enhanced image's functional groups say of
+// frame (-1: of every frame, the shared groups): a frame's position, and
+// the rest as the image's own where the shared groups or the first
+// frame's say it (goeq takes one spacing, orientation and rescale for all
+// frames).
+func (s *dicomSlice) takeGrouped(frame int, tag dicomTag, value []byte) error {
+	if frame >= 0 && tag == tagPosition {
+		if frame >= MaxVolumeSide {
+			return fmt.Errorf("per-frame functional groups of more than %d frames", MaxVolumeSide)
+		}
+		var at dicomSlice
+		if err := at.take(tag, value, s.order); err != nil {
+			return fmt.Errorf("frame %d's position: %w", frame+1, err)
+		}
+		for len(s.framePositions) <= frame {
+			s.framePositions = append(s.framePositions, nil)
+		}
+		s.framePositions[frame] = at.position
+		return nil
+	}
+	if frame > 0 {
+		return nil
+	}
+	if err := s.take(tag, value, s.order); err != nil {
+		return fmt.Errorf("element (%04X,%04X) of its functional groups: %w", uint32(tag)>>16, uint32(tag)&0xFFFF, err)
+	}
+	return nil
+}
+
 // check refuses a slice goeq cannot take as a volume's.
 func (s *dicomSlice) check() error {
 	switch {
@@ -268,6 +321,10 @@ func (s *dicomSlice) check() error {
 	}
 	if s.stored < 1 || s.stored > s.bits {
 		s.stored = s.bits
+	}
+	// frames' positions place the frames only where every frame has one
+	if len(s.framePositions) != s.frames || slices.ContainsFunc(s.framePositions, func(p []float64) bool { return len(p) != 3 }) {
+		s.framePositions = nil
 	}
 	if need := int64(s.rows) * int64(s.columns) * int64(s.frames) * int64(s.bits/8); s.pixelBytes < need {
 		return fmt.Errorf("its pixel data holds %d bytes; its %d×%d pixels of %d bits (%d frames) need %d", s.pixelBytes, s.columns, s.rows, s.bits, s.frames, need)
@@ -303,42 +360,62 @@ type dicomReader struct {
 	order  binary.ByteOrder
 	length uint32 // the last element's length as written
 	depth  int    // sequences entered
+	// sequence: the last element is one of groupSequences, its items
+	// still to read (group reads them)
+	sequence bool
 }
 
 // longVRs are the explicit VRs whose length takes four bytes after two
 // reserved ones.
 var longVRs = map[string]bool{"OB": true, "OD": true, "OF": true, "OL": true, "OV": true, "OW": true, "SQ": true, "SV": true, "UC": true, "UN": true, "UR": true, "UT": true, "UV": true}
 
-// element reads the next element: its tag and its value, or for a
-// sequence (and the pixel data) nothing, the sequence's items read past.
-func (d *dicomReader) element(implicit bool) (dicomTag, []byte, error) {
+// head reads the next element's tag, VR ("" where implicit) and length
+// (d.length), and not its value.
+func (d *dicomReader) head(implicit bool) (dicomTag, string, error) {
 	var head [8]byte
 	if _, err := io.ReadFull(d.r, head[:]); err != nil {
 		if err == io.ErrUnexpectedEOF {
-			return 0, nil, errors.New("an element cut short")
+			return 0, "", errors.New("an element cut short")
 		}
-		return 0, nil, err
+		return 0, "", err
 	}
 	d.at += 8
 	tag := dicomTag(uint32(d.order.Uint16(head[0:]))<<16 | uint32(d.order.Uint16(head[2:])))
 	vr := string(head[4:6])
 	switch {
-	case tag>>16 == 0xFFFE: // an item or delimiter outside a sequence: its length follows
+	case tag>>16 == 0xFFFE: // an item or delimiter: its length follows
 		d.length = d.order.Uint32(head[4:])
+		vr = ""
 	case implicit:
 		d.length = d.order.Uint32(head[4:])
 		vr = ""
 	case longVRs[vr]:
 		var l [4]byte
 		if _, err := io.ReadFull(d.r, l[:]); err != nil {
-			return 0, nil, errors.New("an element cut short")
+			return 0, "", errors.New("an element cut short")
 		}
 		d.at += 4
 		d.length = d.order.Uint32(l[:])
 	default:
 		d.length = uint32(d.order.Uint16(head[6:]))
 	}
+	return tag, vr, nil
+}
+
+// element reads the next element: its tag and its value, or for a
+// sequence (and the pixel data) nothing, the sequence's items read past
+// but for groupSequences' (d.sequence), which group reads.
+func (d *dicomReader) element(implicit bool) (dicomTag, []byte, error) {
+	d.sequence = false
+	tag, vr, err := d.head(implicit)
+	if err != nil {
+		return 0, nil, err
+	}
 	if tag == tagPixelData {
+		return tag, nil, nil
+	}
+	if groupSequences[tag] && (vr == "SQ" || vr == "") {
+		d.sequence = true
 		return tag, nil, nil
 	}
 	if d.length == undefinedLength {
@@ -390,6 +467,9 @@ func (d *dicomReader) skipSequence(implicit bool) error {
 			}
 			for {
 				tag, _, err := d.element(implicit)
+				if err == nil && d.sequence {
+					err = d.group(implicit, tag, -1, nil)
+				}
 				if err != nil {
 					return err
 				}
@@ -401,6 +481,59 @@ func (d *dicomReader) skipSequence(implicit bool) error {
 			return fmt.Errorf("(%04X,%04X) in a sequence, where an item belongs", uint32(tag)>>16, uint32(tag)&0xFFFF)
 		}
 	}
+}
+
+// group reads the items of the groupSequences element just read (seq):
+// each item's elements go to take with the frame they are of, the item's
+// index in the per-frame groups, in groups within them the item's around
+// them (-1: every frame's, the shared groups'). The groups in the items
+// are read into too; a nil take reads past them all.
+func (d *dicomReader) group(implicit bool, seq dicomTag, frame int, take func(frame int, tag dicomTag, value []byte) error) error {
+	if d.depth++; d.depth > 32 {
+		return errors.New("sequences nested more than 32 deep")
+	}
+	defer func() { d.depth-- }()
+	end := int64(-1) // where a sequence of a length ends
+	if d.length != undefinedLength {
+		end = d.at + int64(d.length)
+	}
+	for item := 0; end < 0 || d.at < end; item++ {
+		tag, _, err := d.head(implicit)
+		if err != nil {
+			return err
+		}
+		if tag == tagSequenceEnd && end < 0 {
+			return nil
+		}
+		if tag != tagItem {
+			return fmt.Errorf("(%04X,%04X) in a sequence, where an item belongs", uint32(tag)>>16, uint32(tag)&0xFFFF)
+		}
+		if seq == tagPerFrameGroups {
+			frame = item
+		}
+		itemEnd := int64(-1)
+		if d.length != undefinedLength {
+			itemEnd = d.at + int64(d.length)
+		}
+		for itemEnd < 0 || d.at < itemEnd {
+			tag, value, err := d.element(implicit)
+			switch {
+			case err != nil:
+			case tag == tagItemEnd && itemEnd < 0:
+			case d.sequence:
+				err = d.group(implicit, tag, frame, take)
+			case take != nil:
+				err = take(frame, tag, value)
+			}
+			if err != nil {
+				return err
+			}
+			if tag == tagItemEnd && itemEnd < 0 {
+				break
+			}
+		}
+	}
+	return nil
 }
 
 // dicomSyntaxName names the compressed transfer syntaxes users meet.
@@ -423,6 +556,10 @@ func dicomSyntaxName(uid string) string {
 // dicomSeries is a series' slices in order along the slices' normal.
 type dicomSeries struct {
 	slices []dicomSlice
+	// frameAt is each frame's place along the normal, by its order in
+	// the file, for one file of frames its functional groups place (nil:
+	// the frames lie in the file's order)
+	frameAt []int
 }
 
 // statDICOM reads a DICOM series: the folder's files of path's series
@@ -506,25 +643,17 @@ func (s *dicomSeries) place() (*VolumeData, error) {
 	if first.frames > 1 && len(s.slices) > 1 {
 		return nil, errors.New("several files of several frames each: goeq reads a series of single slices, or one file of many frames")
 	}
+	var normal [3]float64 // of the slices, where they have an orientation
+	if o := first.orientation; o != nil {
+		normal = [3]float64{o[1]*o[5] - o[2]*o[4], o[2]*o[3] - o[0]*o[5], o[0]*o[4] - o[1]*o[3]}
+	}
+	along := func(p []float64) float64 { return p[0]*normal[0] + p[1]*normal[1] + p[2]*normal[2] }
 	depth := func(sl dicomSlice) float64 { return float64(sl.instance) }
 	positioned := !slices.ContainsFunc(s.slices, func(sl dicomSlice) bool { return sl.position == nil || sl.orientation == nil })
 	if positioned {
-		o := first.orientation
-		normal := [3]float64{o[1]*o[5] - o[2]*o[4], o[2]*o[3] - o[0]*o[5], o[0]*o[4] - o[1]*o[3]}
-		depth = func(sl dicomSlice) float64 {
-			return sl.position[0]*normal[0] + sl.position[1]*normal[1] + sl.position[2]*normal[2]
-		}
+		depth = func(sl dicomSlice) float64 { return along(sl.position) }
 	}
-	slices.SortStableFunc(s.slices, func(a, b dicomSlice) int {
-		da, db := depth(a), depth(b)
-		switch {
-		case da < db:
-			return -1
-		case da > db:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(s.slices, func(a, b dicomSlice) int { return cmp.Compare(depth(a), depth(b)) })
 	// the slices' spacing: their positions' (the first to the last, over
 	// the gaps), else what the series says
 	between := first.spacing
@@ -532,10 +661,35 @@ func (s *dicomSeries) place() (*VolumeData, error) {
 		between = first.thickness
 	}
 	if positioned && len(s.slices) > 1 {
-		between = (depth(s.slices[len(s.slices)-1]) - depth(s.slices[0])) / float64(len(s.slices)-1)
-		for i := 1; i < len(s.slices); i++ {
-			if d := depth(s.slices[i]) - depth(s.slices[i-1]); d < between*0.01 {
-				return nil, fmt.Errorf("%s and %s lie at the same place: two series, or a series taken twice", filepath.Base(s.slices[i-1].path), filepath.Base(s.slices[i].path))
+		depths := make([]float64, len(s.slices))
+		for i, sl := range s.slices {
+			depths[i] = depth(sl)
+		}
+		var same int
+		if between, same = evenlyApart(depths); same > 0 {
+			return nil, fmt.Errorf("%s and %s lie at the same place: two series, or a series taken twice", filepath.Base(s.slices[same-1].path), filepath.Base(s.slices[same].path))
+		}
+	}
+	// an enhanced image's frames, placed by their functional groups: in
+	// their order along the normal, which need not be the file's
+	if len(s.slices) == 1 && first.framePositions != nil && first.orientation != nil {
+		order := make([]int, first.frames) // the file's frames, along the normal
+		for f := range order {
+			order[f] = f
+		}
+		slices.SortStableFunc(order, func(a, b int) int {
+			return cmp.Compare(along(first.framePositions[a]), along(first.framePositions[b]))
+		})
+		depths := make([]float64, len(order))
+		s.frameAt = make([]int, len(order))
+		for z, f := range order {
+			depths[z] = along(first.framePositions[f])
+			s.frameAt[f] = z
+		}
+		if len(order) > 1 {
+			var same int
+			if between, same = evenlyApart(depths); same > 0 {
+				return nil, fmt.Errorf("frames %d and %d lie at the same place: a file of several stacks or times, and goeq reads one volume", order[same-1]+1, order[same]+1)
 			}
 		}
 	}
@@ -551,6 +705,19 @@ func (s *dicomSeries) place() (*VolumeData, error) {
 		return nil, err
 	}
 	return newVolume([3]int{first.columns, first.rows, len(s.slices) * first.frames}, spacing)
+}
+
+// evenlyApart is the spacing of two or more slices at depths, in order
+// along their normal: from the first to the last over the gaps; same is
+// the first slice at the place of the one before it (0: none is).
+func evenlyApart(depths []float64) (between float64, same int) {
+	between = (depths[len(depths)-1] - depths[0]) / float64(len(depths)-1)
+	for i := 1; i < len(depths); i++ {
+		if depths[i]-depths[i-1] <= between*0.01 {
+			return between, i
+		}
+	}
+	return between, 0
 }
 
 // read reads the series' values: its pixels rescaled, from the least to
@@ -590,7 +757,11 @@ func (s dicomSeries) pass(use func(x, row, z int, v float64), ranged func(float6
 					continue
 				}
 				p := at + i/size
-				use(p%sl.columns, p%plane/sl.columns, z+p/plane, v)
+				frame := p / plane
+				if s.frameAt != nil {
+					frame = s.frameAt[frame]
+				}
+				use(p%sl.columns, p%plane/sl.columns, z+frame, v)
 			}
 		})
 		f.Close()

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,8 +15,9 @@ import (
 // positions, rescaled to Hounsfield units, spaced as they say, in
 // implicit and explicit VR, little and big endian, of 16 and 32 bits, with
 // sequences of undefined length, group lengths and an empty element, or
-// as one file of many frames; given as the folder or as one of
-// its files. Its voxels lie as VTK's DICOM reader (and so ParaView) lays
+// as one file of many frames (an enhanced image's too, its frames placed,
+// spaced and scaled by its functional groups, last along the normal
+// first); given as the folder or as one of its files. Its voxels lie as VTK's DICOM reader (and so ParaView) lays
 // them out: rows up, slices from the last along their normal, so that the
 // patient is not mirrored. What goeq does not read is refused, saying
 // what it is.
@@ -29,7 +31,8 @@ func TestDICOMSeries(t *testing.T) {
 	for i := range want {
 		want[i] = ramp[(3-i/30)*30+i%30]
 	}
-	for _, path := range []string{"implicit", "explicit", "big", "wide", filepath.Join("implicit", "IM0026"), filepath.Join("two", "first"), filepath.Join("frames", "multi.dcm")} {
+	for _, path := range []string{"implicit", "explicit", "big", "wide", filepath.Join("implicit", "IM0026"), filepath.Join("two", "first"), filepath.Join("frames", "multi.dcm"),
+		filepath.Join("enhanced", "reversed.dcm"), filepath.Join("enhanced-explicit", "reversed.dcm")} {
 		v, err := LoadVolume(filepath.Join(dir, path))
 		if err != nil {
 			t.Errorf("%s: %v", path, err)
@@ -89,12 +92,37 @@ func TestDICOMSeries(t *testing.T) {
 	if _, err := LoadVolume(filepath.Join(empty, "x.dcm")); err == nil || !strings.Contains(err.Error(), "cut short") {
 		t.Errorf("a file that only begins as DICOM: %v", err)
 	}
+	// two slices, or two frames, at one place (a position's z of 105
+	// where it was 107.5)
+	moved := 0
+	move := func(from, to string) {
+		b, err := os.ReadFile(from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(b, []byte(`\107.5`)) {
+			moved++
+		}
+		os.WriteFile(to, bytes.Replace(b, []byte(`\107.5`), []byte(`\105.0`), 1), 0o644)
+	}
+	twice := t.TempDir()
+	for _, name := range []string{"IM0000", "IM0013", "IM0026", "IM0039"} {
+		move(filepath.Join(dir, "explicit", name), filepath.Join(twice, name))
+	}
+	if _, err := LoadVolume(twice); moved != 1 || err == nil || !strings.Contains(err.Error(), "lie at the same place: two series, or a series taken twice") {
+		t.Errorf("two slices at one place (%d moved): %v", moved, err)
+	}
+	stacks := filepath.Join(t.TempDir(), "stacks.dcm")
+	move(filepath.Join(dir, "enhanced", "reversed.dcm"), stacks)
+	if _, err := LoadVolume(stacks); moved != 2 || err == nil || !strings.Contains(err.Error(), "frames 1 and 2 lie at the same place: a file of several stacks or times") {
+		t.Errorf("two frames at one place: %v", err)
+	}
 }
 
 // FuzzDICOM: whatever a slice file holds, loading it ends in a volume of
 // its size or an error, never a panic or a wait.
 func FuzzDICOM(f *testing.F) {
-	for _, name := range []string{"implicit/IM0000", "explicit/IM0013", "big/IM0026", "bytes/IM0039", "jpeg/IM0000"} {
+	for _, name := range []string{"implicit/IM0000", "explicit/IM0013", "big/IM0026", "bytes/IM0039", "jpeg/IM0000", "enhanced/reversed.dcm", "enhanced-explicit/reversed.dcm"} {
 		b, err := os.ReadFile(filepath.Join("testdata", "dicom", name))
 		if err != nil {
 			f.Fatal(err)

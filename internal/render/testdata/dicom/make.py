@@ -106,3 +106,39 @@ multi.NumberOfFrames = D
 multi.SpacingBetweenSlices = 2.5
 multi.PixelData = b''.join(ramp[z][::-1].astype('<i2').tobytes() for z in range(D))
 multi.save_as('frames/multi.dcm', write_like_original=False)
+
+# an enhanced CT image: one file of four frames, its frames last along the
+# normal first, placed only by their per-frame functional groups and
+# spaced and scaled only by the shared ones, as modern scanners write it;
+# its sequences and items of undefined length, and of explicit lengths
+for d in ['enhanced', 'enhanced-explicit']:
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+enhanced = slice_ds(0, ExplicitVRLittleEndian, generate_uid(), ramp)
+enhanced.SOPClassUID = enhanced.file_meta.MediaStorageSOPClassUID = '1.2.840.10008.5.1.4.1.1.2.1'  # enhanced CT
+for name in ['ImagePositionPatient', 'ImageOrientationPatient', 'PixelSpacing', 'SliceThickness', 'RescaleIntercept', 'RescaleSlope', 'InstanceNumber']:
+    delattr(enhanced, name)
+enhanced.NumberOfFrames = D
+measures, orientation, rescale, shared = Dataset(), Dataset(), Dataset(), Dataset()
+measures.PixelSpacing = [0.5, 0.5]
+measures.SliceThickness = 2.5
+orientation.ImageOrientationPatient = [1, 0, 0, 0, 1, 0]
+rescale.RescaleIntercept, rescale.RescaleSlope, rescale.RescaleType = -1024, 2, 'HU'
+shared.PixelMeasuresSequence = Sequence([measures])
+shared.PlaneOrientationSequence = Sequence([orientation])
+shared.PixelValueTransformationSequence = Sequence([rescale])
+enhanced.SharedFunctionalGroupsSequence = Sequence([shared])
+frames = []
+for k in range(D):
+    z = D - 1 - k
+    position, content, frame = Dataset(), Dataset(), Dataset()
+    position.ImagePositionPatient = [-10, 20, 100 + 2.5 * z]
+    content.InStackPositionNumber = z + 1
+    frame.FrameContentSequence = Sequence([content])
+    frame.PlanePositionSequence = Sequence([position])
+    frames.append(frame)
+enhanced.PerFrameFunctionalGroupsSequence = Sequence(frames)
+enhanced.PixelData = b''.join(ramp[D - 1 - k][::-1].astype('<i2').tobytes() for k in range(D))
+enhanced.save_as('enhanced/reversed.dcm', write_like_original=False)
+dcmconv('enhanced', '-e')
+subprocess.run(['dcmconv', '+e', 'enhanced/reversed.dcm', 'enhanced-explicit/reversed.dcm'], check=True)
