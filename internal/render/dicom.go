@@ -19,8 +19,9 @@ import (
 // scanners write them (DICOM Part 10: a preamble, "DICM", the file's meta
 // group, then its data set), or one file of many frames (an enhanced
 // image's placed, spaced and scaled by its functional groups). goeq reads
-// the data sets' uncompressed forms and, of their elements, only what
-// places the slices and scales their values.
+// the data sets uncompressed, in lossless JPEG, RLE or baseline JPEG
+// (dicomcodec.go) and, of their elements, only what places the slices
+// and scales their values.
 
 // dicomTag is an element's group and element number, as one number.
 type dicomTag uint32
@@ -69,14 +70,21 @@ const undefinedLength = 0xFFFF_FFFF
 // slice's are a few kilobytes (a scanner's private ones some hundreds).
 const maxDICOMHeader = 16 << 20
 
-// dicomSyntaxes are the transfer syntaxes goeq reads: uncompressed.
+// dicomSyntaxes are the transfer syntaxes goeq reads: uncompressed, and
+// the compressed ones PACS and scanners hand CT and MR out in most
+// (lossless JPEG, RLE) and 8-bit baseline JPEG.
 var dicomSyntaxes = map[string]struct {
 	implicit bool
 	order    binary.ByteOrder
+	codec    dicomCodec
 }{
-	"1.2.840.10008.1.2":   {true, binary.LittleEndian},
-	"1.2.840.10008.1.2.1": {false, binary.LittleEndian},
-	"1.2.840.10008.1.2.2": {false, binary.BigEndian},
+	"1.2.840.10008.1.2":      {true, binary.LittleEndian, codecNone},
+	"1.2.840.10008.1.2.1":    {false, binary.LittleEndian, codecNone},
+	"1.2.840.10008.1.2.2":    {false, binary.BigEndian, codecNone},
+	"1.2.840.10008.1.2.4.57": {false, binary.LittleEndian, codecJPEGLossless},
+	"1.2.840.10008.1.2.4.70": {false, binary.LittleEndian, codecJPEGLossless}, // its first predictor
+	"1.2.840.10008.1.2.4.50": {false, binary.LittleEndian, codecJPEGBaseline},
+	"1.2.840.10008.1.2.5":    {false, binary.LittleEndian, codecRLE},
 }
 
 // dicomSlice is what goeq takes of one file of a series.
@@ -99,6 +107,9 @@ type dicomSlice struct {
 	slope, intercept float64
 	pixels           int64 // the pixel data's offset in the file
 	pixelBytes       int64
+	codec            dicomCodec
+	offsets          []uint32   // a compressed pixel data's basic offset table
+	fragments        []fragment // and its fragments
 }
 
 // isDICOM reports whether the file at path begins as a DICOM file does.
@@ -157,9 +168,9 @@ func readDICOMSlice(path string) (dicomSlice, error) {
 	case syntax == "":
 		return s, errors.New("its meta group names no transfer syntax")
 	case !ok:
-		return s, fmt.Errorf("transfer syntax %s: %s; goeq reads uncompressed DICOM (decompress it first: gdcmconv --raw, or DCMTK's dcmdjpeg)", syntax, dicomSyntaxName(syntax))
+		return s, fmt.Errorf("transfer syntax %s: %s; goeq reads uncompressed DICOM, lossless JPEG, 8-bit baseline JPEG and RLE (decompress it first: gdcmconv --raw, or DCMTK's dcmdjpeg or dcmdjpls)", syntax, dicomSyntaxName(syntax))
 	}
-	r.order, s.order = ts.order, ts.order
+	r.order, s.order, s.codec = ts.order, ts.order, ts.codec
 	for {
 		tag, value, err := r.element(ts.implicit)
 		if errors.Is(err, io.EOF) {
@@ -169,7 +180,15 @@ func readDICOMSlice(path string) (dicomSlice, error) {
 			return s, err
 		}
 		if tag == tagPixelData {
-			if r.length == undefinedLength {
+			switch {
+			case s.codec != codecNone && r.length != undefinedLength:
+				return s, errors.New("its pixel data is not encapsulated, under a compressed transfer syntax")
+			case s.codec != codecNone:
+				if s.offsets, s.fragments, err = readFragments(f, r.at, st.Size()); err != nil {
+					return s, err
+				}
+				return s, s.check()
+			case r.length == undefinedLength:
 				return s, errors.New("its pixel data is encapsulated (compressed) under an uncompressed transfer syntax")
 			}
 			s.pixels, s.pixelBytes = r.at, int64(r.length)
@@ -325,6 +344,23 @@ func (s *dicomSlice) check() error {
 	// frames' positions place the frames only where every frame has one
 	if len(s.framePositions) != s.frames || slices.ContainsFunc(s.framePositions, func(p []float64) bool { return len(p) != 3 }) {
 		s.framePositions = nil
+	}
+	if s.codec != codecNone {
+		if s.codec != codecRLE && s.bits == 32 {
+			return errors.New("32 bits allocated a pixel, in JPEG: it holds 16 at most")
+		}
+		// no codec packs more than 256 bytes into one (baseline JPEG's
+		// blocks of one value come nearest): a small file that claims
+		// great sides is refused before anything is made for them
+		var packed int64
+		for _, f := range s.fragments {
+			packed += f.size
+		}
+		if need := int64(s.rows) * int64(s.columns) * int64(s.frames) * int64(s.bits/8); need > 256*packed+1<<20 {
+			return fmt.Errorf("%d bytes of compressed pixel data for %d×%d pixels of %d bits (%d frames): more than any codec packs them", packed, s.columns, s.rows, s.bits, s.frames)
+		}
+		_, err := s.frameFragments()
+		return err
 	}
 	if need := int64(s.rows) * int64(s.columns) * int64(s.frames) * int64(s.bits/8); s.pixelBytes < need {
 		return fmt.Errorf("its pixel data holds %d bytes; its %d×%d pixels of %d bits (%d frames) need %d", s.pixelBytes, s.columns, s.rows, s.bits, s.frames, need)
@@ -748,7 +784,16 @@ func (s dicomSeries) pass(use func(x, row, z int, v float64), ranged func(float6
 		}
 		size := sl.bits / 8
 		plane := sl.rows * sl.columns
-		r := bufio.NewReaderSize(io.NewSectionReader(f, sl.pixels, int64(plane*sl.frames*size)), 1<<16)
+		var pixels io.Reader = io.NewSectionReader(f, sl.pixels, int64(plane*sl.frames*size))
+		if sl.codec != codecNone {
+			frames, err := sl.frameFragments()
+			if err != nil {
+				f.Close()
+				return fmt.Errorf("%s: %w", sl.path, err)
+			}
+			pixels = &decodedFrames{s: &sl, f: f, frames: frames}
+		}
+		r := bufio.NewReaderSize(pixels, 1<<16)
 		err = eachRun(r, size, plane*sl.frames, func(at int, run []byte) {
 			for i := 0; i < len(run); i += size {
 				v := sl.value(run[i:])

@@ -142,3 +142,55 @@ enhanced.PixelData = b''.join(ramp[D - 1 - k][::-1].astype('<i2').tobytes() for 
 enhanced.save_as('enhanced/reversed.dcm', write_like_original=False)
 dcmconv('enhanced', '-e')
 subprocess.run(['dcmconv', '+e', 'enhanced/reversed.dcm', 'enhanced-explicit/reversed.dcm'], check=True)
+
+# compressed as PACS hand slices out, each file one series of three
+# frames, and the uncompressed files they must load as: lossless JPEG of
+# each predictor (DCMTK's dcmcjpeg), in fragments of 1 KB with and without
+# a basic offset table, with a point transform, RLE (dcmcrle); 12 bits
+# stored of 16, signed; and bytes, in lossless and baseline JPEG and RLE.
+# A lossy one's reference is DCMTK's own decompression (dcmdjpeg).
+shutil.rmtree('codecs', ignore_errors=True)
+os.makedirs('codecs')
+CW, CH, CD = 48, 32, 3
+yy, xx = np.mgrid[0:CH, 0:CW]
+noise = np.random.RandomState(3).randint(-300, 300, size=(CD, CH, CW))
+rough = np.clip((40 * xx - 30 * yy)[None, :, :] + 500 * np.arange(CD)[:, None, None] + noise - 1000, -2048, 2047)
+
+
+def frames_ds(path, values, bits, stored, signed):
+    ds = slice_ds(0, ExplicitVRLittleEndian, generate_uid(), values, signed=signed, bits=bits)
+    ds.Rows, ds.Columns = CH, CW
+    ds.NumberOfFrames = CD
+    ds.SpacingBetweenSlices = 2.5
+    del ds.ImagePositionPatient
+    ds.BitsStored, ds.HighBit = stored, stored - 1
+    dtype = '<i2' if signed else ('<u2' if bits == 16 else 'u1')
+    ds.PixelData = b''.join(values[z][::-1].astype(dtype).tobytes() for z in range(CD))
+    ds.save_as(path, write_like_original=False)
+
+
+def compress(tool, source, target, *options):
+    subprocess.run([tool, *options, source, target], check=True)
+
+
+frames_ds('codecs/source.dcm', rough, 16, 12, True)
+compress('dcmcjpeg', 'codecs/source.dcm', 'codecs/sv1.dcm', '+e1')
+for sv in range(2, 8):
+    compress('dcmcjpeg', 'codecs/source.dcm', 'codecs/sv%d.dcm' % sv, '+el', '+sv', str(sv))
+compress('dcmcjpeg', 'codecs/source.dcm', 'codecs/fragments.dcm', '+e1', '+fs', '1')
+compress('dcmcjpeg', 'codecs/source.dcm', 'codecs/unindexed.dcm', '+e1', '+fs', '1', '-ot')
+compress('dcmcjpeg', 'codecs/source.dcm', 'codecs/pt2.dcm', '+el', '+sv', '1', '+pt', '2')
+compress('dcmdjpeg', 'codecs/pt2.dcm', 'codecs/pt2-reference.dcm')
+compress('dcmcrle', 'codecs/source.dcm', 'codecs/rle.dcm')
+frames_ds('codecs/bytes.dcm', (rough + 2048) // 16, 8, 8, False)
+compress('dcmcjpeg', 'codecs/bytes.dcm', 'codecs/bytes-sv1.dcm', '+e1')
+compress('dcmcrle', 'codecs/bytes.dcm', 'codecs/bytes-rle.dcm')
+compress('dcmcjpeg', 'codecs/bytes.dcm', 'codecs/bytes-baseline.dcm', '+eb')
+compress('dcmdjpeg', 'codecs/bytes-baseline.dcm', 'codecs/bytes-baseline-reference.dcm')
+# DCMTK gives a converted file its own series; the pair of each must not
+# be one series of two files of frames
+for name in os.listdir('codecs'):
+    path = os.path.join('codecs', name)
+    ds = pydicom.dcmread(path)
+    ds.SeriesInstanceUID = generate_uid()
+    ds.save_as(path)
