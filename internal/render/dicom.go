@@ -45,6 +45,9 @@ const (
 	tagRescaleIntercept dicomTag = 0x0028_1052
 	tagRescaleSlope     dicomTag = 0x0028_1053
 	tagPixelData        dicomTag = 0x7FE0_0010
+	tagDirectoryRecords dicomTag = 0x0004_1220 // a DICOMDIR's records, an item each
+	tagRecordType       dicomTag = 0x0004_1430
+	tagReferencedFile   dicomTag = 0x0004_1500
 	tagSharedGroups     dicomTag = 0x5200_9229 // an enhanced image's functional groups of every frame
 	tagPerFrameGroups   dicomTag = 0x5200_9230 // and of each frame, an item a frame
 	tagItem             dicomTag = 0xFFFE_E000
@@ -58,7 +61,8 @@ const (
 // position, plane orientation, pixel measures and value transformation
 // groups. Other sequences are read past.
 var groupSequences = map[dicomTag]bool{
-	tagSharedGroups: true, tagPerFrameGroups: true,
+	tagDirectoryRecords: true,
+	tagSharedGroups:     true, tagPerFrameGroups: true,
 	0x0020_9113: true, 0x0020_9116: true, 0x0028_9110: true, 0x0028_9145: true,
 }
 
@@ -70,14 +74,17 @@ const undefinedLength = 0xFFFF_FFFF
 // slice's are a few kilobytes (a scanner's private ones some hundreds).
 const maxDICOMHeader = 16 << 20
 
+// dicomSyntax is how a transfer syntax writes a data set.
+type dicomSyntax struct {
+	implicit bool // implicit VR
+	order    binary.ByteOrder
+	codec    dicomCodec
+}
+
 // dicomSyntaxes are the transfer syntaxes goeq reads: uncompressed, and
 // the compressed ones PACS and scanners hand CT and MR out in most
 // (lossless JPEG, RLE) and 8-bit baseline JPEG.
-var dicomSyntaxes = map[string]struct {
-	implicit bool
-	order    binary.ByteOrder
-	codec    dicomCodec
-}{
+var dicomSyntaxes = map[string]dicomSyntax{
 	"1.2.840.10008.1.2":      {true, binary.LittleEndian, codecNone},
 	"1.2.840.10008.1.2.1":    {false, binary.LittleEndian, codecNone},
 	"1.2.840.10008.1.2.2":    {false, binary.BigEndian, codecNone},
@@ -127,22 +134,29 @@ func isDICOM(path string) bool {
 // errNotDICOM is readDICOMSlice's error for a file without DICOM's mark.
 var errNotDICOM = errors.New("not a DICOM file (no DICM after its 128-byte preamble)")
 
-// readDICOMSlice reads a file's elements up to its pixel data.
-func readDICOMSlice(path string) (dicomSlice, error) {
-	s := dicomSlice{path: path, frames: 1, samples: 1, slope: 1}
-	f, err := os.Open(path)
-	if err != nil {
-		return s, err
+// errDICOMDIR is readDICOMSlice's error for a DICOMDIR: an index, of no
+// pixels.
+var errDICOMDIR = errors.New("a DICOMDIR: the index of a disc's files, not a slice")
+
+// openDICOM opens a DICOM file and reads its meta group: r reads its data
+// set next, in the transfer syntax ts.
+func openDICOM(path string) (f *os.File, r *dicomReader, ts dicomSyntax, err error) {
+	if f, err = os.Open(path); err != nil {
+		return nil, nil, ts, err
 	}
-	defer f.Close()
+	defer func() {
+		if err != nil {
+			f.Close()
+		}
+	}()
 	st, err := f.Stat()
 	if err != nil {
-		return s, err
+		return nil, nil, ts, err
 	}
-	r := &dicomReader{r: bufio.NewReader(io.LimitReader(f, maxDICOMHeader)), size: st.Size(), order: binary.LittleEndian}
+	r = &dicomReader{r: bufio.NewReader(io.LimitReader(f, maxDICOMHeader)), size: st.Size(), order: binary.LittleEndian}
 	var head [132]byte
 	if _, err := io.ReadFull(r.r, head[:]); err != nil || string(head[128:]) != "DICM" {
-		return s, errNotDICOM
+		return nil, nil, ts, errNotDICOM
 	}
 	r.at = 132
 	// the meta group: explicit VR, little endian, whatever follows
@@ -157,7 +171,7 @@ func readDICOMSlice(path string) (dicomSlice, error) {
 			err = r.group(false, tag, -1, nil)
 		}
 		if err != nil {
-			return s, fmt.Errorf("its meta group: %w", err)
+			return nil, nil, ts, fmt.Errorf("its meta group: %w", err)
 		}
 		if tag == tagTransferSyntax {
 			syntax = strings.TrimRight(string(value), "\x00 ")
@@ -166,15 +180,34 @@ func readDICOMSlice(path string) (dicomSlice, error) {
 	ts, ok := dicomSyntaxes[syntax]
 	switch {
 	case syntax == "":
-		return s, errors.New("its meta group names no transfer syntax")
+		return nil, nil, ts, errors.New("its meta group names no transfer syntax")
 	case !ok:
-		return s, fmt.Errorf("transfer syntax %s: %s; goeq reads uncompressed DICOM, lossless JPEG, 8-bit baseline JPEG and RLE (decompress it first: gdcmconv --raw, or DCMTK's dcmdjpeg or dcmdjpls)", syntax, dicomSyntaxName(syntax))
+		return nil, nil, ts, fmt.Errorf("transfer syntax %s: %s; goeq reads uncompressed DICOM, lossless JPEG, 8-bit baseline JPEG and RLE (decompress it first: gdcmconv --raw, or DCMTK's dcmdjpeg or dcmdjpls)", syntax, dicomSyntaxName(syntax))
 	}
-	r.order, s.order, s.codec = ts.order, ts.order, ts.codec
+	r.order = ts.order
+	return f, r, ts, nil
+}
+
+// readDICOMSlice reads a file's elements up to its pixel data.
+func readDICOMSlice(path string) (dicomSlice, error) {
+	s := dicomSlice{path: path, frames: 1, samples: 1, slope: 1}
+	f, r, ts, err := openDICOM(path)
+	if err != nil {
+		return s, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return s, err
+	}
+	s.order, s.codec = ts.order, ts.codec
 	for {
 		tag, value, err := r.element(ts.implicit)
 		if errors.Is(err, io.EOF) {
 			return s, errors.New("no pixel data")
+		}
+		if tag == tagDirectoryRecords {
+			return s, errDICOMDIR
 		}
 		if err != nil {
 			return s, err
@@ -544,7 +577,7 @@ func (d *dicomReader) group(implicit bool, seq dicomTag, frame int, take func(fr
 		if tag != tagItem {
 			return fmt.Errorf("(%04X,%04X) in a sequence, where an item belongs", uint32(tag)>>16, uint32(tag)&0xFFFF)
 		}
-		if seq == tagPerFrameGroups {
+		if seq == tagPerFrameGroups || seq == tagDirectoryRecords {
 			frame = item
 		}
 		itemEnd := int64(-1)
@@ -600,33 +633,56 @@ type dicomSeries struct {
 
 // statDICOM reads a DICOM series: the folder's files of path's series
 // where path is a file, or the folder's one series where it is a folder.
+// A DICOMDIR (a disc's index), or a folder that holds one, is read as the
+// one series of the images it lists.
 func statDICOM(path string) (*VolumeData, voxelSource, error) {
 	dir, only := path, ""
 	var given dicomSlice // path's, read once, where path is a file
+	var listed []string  // a DICOMDIR's images (nil: the folder's files)
+	index := ""          // the DICOMDIR
 	if st, err := os.Stat(path); err != nil {
 		return nil, nil, err
-	} else if !st.IsDir() {
+	} else if st.IsDir() {
+		if entries, err := os.ReadDir(path); err == nil {
+			for _, e := range entries {
+				if strings.EqualFold(e.Name(), "DICOMDIR") {
+					index = filepath.Join(path, e.Name())
+				}
+			}
+		}
+	} else {
 		dir = filepath.Dir(path)
-		if given, err = readDICOMSlice(path); err != nil {
+		if given, err = readDICOMSlice(path); errors.Is(err, errDICOMDIR) {
+			index, given = path, dicomSlice{}
+		} else if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", path, err)
 		}
 		only = given.series
 	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, nil, err
+	if index != "" {
+		var err error
+		if listed, err = readDICOMDIR(index); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", index, err)
+		}
+	} else {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, e := range entries {
+			listed = append(listed, filepath.Join(dir, e.Name()))
+		}
 	}
 	bySeries := map[string][]dicomSlice{}
-	for _, e := range entries {
-		p := filepath.Join(dir, e.Name())
-		if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
+	for _, p := range listed {
+		if st, err := os.Stat(p); index == "" && (err != nil || !st.Mode().IsRegular()) {
 			continue
 		}
 		s := given
-		if given.path == "" || e.Name() != filepath.Base(given.path) {
+		if given.path == "" || p != given.path {
 			var err error
-			if s, err = readDICOMSlice(p); errors.Is(err, errNotDICOM) {
-				continue // DICOMDIR's neighbours: thumbnails, notes
+			if s, err = readDICOMSlice(p); index == "" && (errors.Is(err, errNotDICOM) || errors.Is(err, errDICOMDIR)) {
+				continue // a DICOMDIR and its neighbours: thumbnails, notes
 			} else if err != nil {
 				return nil, nil, fmt.Errorf("%s: %w", p, err)
 			}
@@ -645,10 +701,15 @@ func statDICOM(path string) (*VolumeData, voxelSource, error) {
 	default:
 		var names []string
 		for uid, ss := range bySeries {
-			names = append(names, fmt.Sprintf("%s (%d files, %s among them)", uid, len(ss), filepath.Base(ss[0].path)))
+			at, _ := filepath.Rel(dir, ss[0].path)
+			names = append(names, fmt.Sprintf("%s (%d files, %s among them)", uid, len(ss), at))
 		}
 		slices.Sort(names)
-		return nil, nil, fmt.Errorf("%s holds %d DICOM series: %s; give one of the series' files", dir, len(bySeries), strings.Join(names, ", "))
+		what := dir + " holds"
+		if index != "" {
+			what = index + " lists"
+		}
+		return nil, nil, fmt.Errorf("%s %d DICOM series: %s; give one of the series' files", what, len(bySeries), strings.Join(names, ", "))
 	}
 	var series dicomSeries
 	for _, ss := range bySeries {
@@ -659,6 +720,73 @@ func statDICOM(path string) (*VolumeData, voxelSource, error) {
 		return nil, nil, fmt.Errorf("%s: %w", dir, err)
 	}
 	return v, series, nil
+}
+
+// maxDICOMDIR bounds a DICOMDIR's size: a disc of a hundred thousand
+// images lists them in some tens of megabytes.
+const maxDICOMDIR = 256 << 20
+
+// readDICOMDIR reads a DICOMDIR's records: the paths of the image files
+// it lists (each a record of type IMAGE, its file named by components
+// under the DICOMDIR's folder).
+func readDICOMDIR(path string) ([]string, error) {
+	f, r, ts, err := openDICOM(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r.r.Reset(io.LimitReader(io.NewSectionReader(f, r.at, maxDICOMDIR), maxDICOMDIR))
+	type record struct{ kind, file string }
+	var records []record
+	for {
+		tag, _, err := r.element(ts.implicit)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !r.sequence {
+			continue
+		}
+		var take func(int, dicomTag, []byte) error
+		if tag == tagDirectoryRecords {
+			take = func(item int, tag dicomTag, value []byte) error {
+				for len(records) <= item {
+					records = append(records, record{})
+				}
+				text := strings.TrimRight(string(value), "\x00 ")
+				switch tag {
+				case tagRecordType:
+					records[item].kind = text
+				case tagReferencedFile:
+					records[item].file = text
+				}
+				return nil
+			}
+		}
+		if err := r.group(ts.implicit, tag, -1, take); err != nil {
+			return nil, err
+		}
+	}
+	var files []string
+	for _, rec := range records {
+		if rec.kind != "IMAGE" || rec.file == "" {
+			continue
+		}
+		parts := []string{filepath.Dir(path)}
+		for _, c := range strings.Split(rec.file, `\`) {
+			if c = strings.TrimSpace(c); c == "" || c == "." || c == ".." || strings.ContainsAny(c, "/\x00") {
+				return nil, fmt.Errorf("a record names the file %q: a path outside the DICOMDIR's folder, or none", rec.file)
+			}
+			parts = append(parts, c)
+		}
+		files = append(files, filepath.Join(parts...))
+	}
+	if len(files) == 0 {
+		return nil, errors.New("a DICOMDIR that lists no image")
+	}
+	return files, nil
 }
 
 // place orders the slices along their normal (by instance number where

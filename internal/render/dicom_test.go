@@ -18,7 +18,8 @@ import (
 // sequences of undefined length, group lengths and an empty element, or
 // as one file of many frames (an enhanced image's too, its frames placed,
 // spaced and scaled by its functional groups, last along the normal
-// first); given as the folder or as one of its files. Its voxels lie as VTK's DICOM reader (and so ParaView) lays
+// first); given as the folder or as one of its files, or as a disc's
+// DICOMDIR or the folder that holds it. Its voxels lie as VTK's DICOM reader (and so ParaView) lays
 // them out: rows up, slices from the last along their normal, so that the
 // patient is not mirrored. What goeq does not read is refused, saying
 // what it is.
@@ -33,7 +34,8 @@ func TestDICOMSeries(t *testing.T) {
 		want[i] = ramp[(3-i/30)*30+i%30]
 	}
 	for _, path := range []string{"implicit", "explicit", "big", "wide", filepath.Join("implicit", "IM0026"), filepath.Join("two", "first"), filepath.Join("frames", "multi.dcm"),
-		filepath.Join("enhanced", "reversed.dcm"), filepath.Join("enhanced-explicit", "reversed.dcm"), "jpeg"} {
+		filepath.Join("enhanced", "reversed.dcm"), filepath.Join("enhanced-explicit", "reversed.dcm"), "jpeg",
+		"disc", filepath.Join("disc", "DICOMDIR")} {
 		v, err := LoadVolume(filepath.Join(dir, path))
 		if err != nil {
 			t.Errorf("%s: %v", path, err)
@@ -61,6 +63,25 @@ func TestDICOMSeries(t *testing.T) {
 	}
 	if _, err := LoadVolume(filepath.Join(dir, "two")); err == nil || !strings.Contains(err.Error(), "holds 2 DICOM series") {
 		t.Errorf("two series: %v", err)
+	}
+	// a disc's index of two series, and one that names a file outside it
+	for _, path := range []string{"disc2", filepath.Join("disc2", "DICOMDIR")} {
+		_, err := LoadVolume(filepath.Join(dir, path))
+		if err == nil || !strings.Contains(err.Error(), "DICOMDIR lists 2 DICOM series: ") || !strings.Contains(err.Error(), "(4 files, DICOM/SER2/IM0000 among them); give one of the series' files") {
+			t.Errorf("%s: %v", path, err)
+		}
+	}
+	if _, err := LoadVolume(filepath.Join(dir, "disc2", "DICOM", "SER2", "IM0013")); err != nil {
+		t.Errorf("a file of one of a disc's two series: %v", err)
+	}
+	index, err := os.ReadFile(filepath.Join(dir, "disc", "DICOMDIR"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	outside := filepath.Join(t.TempDir(), "DICOMDIR")
+	os.WriteFile(outside, bytes.Replace(index, []byte(`DICOM\SER1\IM0026`), []byte(`..\..\..\..\IM026`), 1), 0o644)
+	if _, err := LoadVolume(outside); err == nil || !strings.Contains(err.Error(), `a record names the file "..\\..\\..\\..\\IM026": a path outside the DICOMDIR's folder`) {
+		t.Errorf("a DICOMDIR naming a file outside its folder: %v", err)
 	}
 	// a syntax goeq does not decode (JPEG-LS, where the slice says
 	// lossless JPEG)
@@ -221,7 +242,7 @@ func absDiff16(a, b uint16) uint16 { return max(a, b) - min(a, b) }
 // its size or an error, never a panic or a wait.
 func FuzzDICOM(f *testing.F) {
 	for _, name := range []string{"implicit/IM0000", "explicit/IM0013", "big/IM0026", "bytes/IM0039", "jpeg/IM0000", "enhanced/reversed.dcm", "enhanced-explicit/reversed.dcm",
-		"codecs/sv7.dcm", "codecs/fragments.dcm", "codecs/rle.dcm", "codecs/bytes-baseline.dcm"} {
+		"codecs/sv7.dcm", "codecs/fragments.dcm", "codecs/rle.dcm", "codecs/bytes-baseline.dcm", "disc/DICOMDIR"} {
 		b, err := os.ReadFile(filepath.Join("testdata", "dicom", name))
 		if err != nil {
 			f.Fatal(err)

@@ -194,3 +194,24 @@ for name in os.listdir('codecs'):
     ds = pydicom.dcmread(path)
     ds.SeriesInstanceUID = generate_uid()
     ds.save_as(path)
+
+# discs as CD and DVD exports hold them: a DICOMDIR (DCMTK's dcmmkdir)
+# listing one series, and one listing two, in folders of their own
+def disc(folder, serieses):
+    shutil.rmtree(folder, ignore_errors=True)
+    for k, syntax in enumerate(serieses):
+        series(os.path.join(folder, 'DICOM', 'SER%d' % (k + 1)), syntax, shuffle=False)
+    for root, _, names in os.walk(os.path.join(folder, 'DICOM')):
+        for name in names:
+            path = os.path.join(root, name)
+            ds = pydicom.dcmread(path)
+            ds.PatientName, ds.PatientID = 'Doe^J', 'P1'
+            ds.StudyInstanceUID, ds.StudyID = '1.2.826.0.1.3680043.8.498.1', 'S1'
+            ds.StudyDate, ds.StudyTime, ds.AccessionNumber = '20260101', '120000', 'A1'
+            ds.SeriesNumber = int(root[-1])
+            ds.save_as(path)
+    subprocess.run(['dcmmkdir', '--recurse', 'DICOM'], cwd=folder, check=True)
+
+
+disc('disc', [ExplicitVRLittleEndian])
+disc('disc2', [ExplicitVRLittleEndian, ExplicitVRLittleEndian])
