@@ -1616,6 +1616,33 @@ func TestNFliesTheCameraAsEqPlysPilotMode(t *testing.T) {
 	}
 }
 
+// eqPly's keys that change nothing here say so, as its options that
+// change nothing do, and leave the picture as it is.
+func TestEqPlysKeysThatChangeNothingSaySo(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := os.Stderr
+	os.Stderr = w
+	c := &controls{cam: homeCamera, view: -1}
+	changed := false
+	for _, key := range "ruaxk" {
+		changed = c.handle(goeq.Event{Kind: goeq.KeyPress, Key: goeq.Key(key)}) || changed
+	}
+	os.Stderr = stderr
+	w.Close()
+	said, _ := io.ReadAll(r)
+	if changed || *c.camera() != homeCamera {
+		t.Errorf("r, u, a, x or k changed the picture: camera %+v", *c.camera())
+	}
+	for _, key := range "ruaxk" {
+		if want := fmt.Sprintf("eqPly's %c changes nothing here: %s\n", key, eqPlyKeysNotHere[key]); !strings.Contains(string(said), want) {
+			t.Errorf("%c: said %q, want %q", key, said, want)
+		}
+	}
+}
+
 // A camera at the model's centre (eqPly's -z, or --camera Y,P,0) zooms and
 // pans at the home camera's pace: by shares of its distance, nothing
 // moved it; a zoom toward the model stops short of its centre.

@@ -401,7 +401,18 @@ const keys = `eqply's keys (in the view under the pointer where it matters):
   y, Y     the model unit by 0.1, by 10 (stereo and parallel show the model larger, smaller)
   +, -     the focus farther, closer   1, 2, 3  focus fixed, relative to origin, to observer
   p, F11   screenshot into screenshots/
-  h, F1    this help                   q, Esc  quit`
+  h, F1    this help                   q, Esc  quit
+  r, u, a, x, k  eqPly's, which change nothing here (each says why)`
+
+// eqPlyKeysNotHere are eqPly's keys eqply takes and does nothing with,
+// and why.
+var eqPlyKeysNotHere = map[rune]string{
+	'r': "its render modes (display lists, buffer objects, immediate) are one here: goeq draws from buffer objects",
+	'u': "compression is each link's own here: it chooses its codec (eqserver run --codec sets one)",
+	'a': "goeq's windows are the config's: it adds none while it runs",
+	'x': "goeq's windows are the config's: it removes none while it runs",
+	'k': "its random changes of layout, view, model and windows test Equalizer's admin interface, which goeq has not",
+}
 
 // headStep is how far a head tracking emulation key moves the head (units)
 // or turns it (radians), as eqPly's.
@@ -685,6 +696,8 @@ func (c *controls) handle(ev goeq.Event) bool {
 			c.refine = !c.refine
 		case 'h', goeq.KeyF(1):
 			fmt.Fprintln(os.Stderr, keys)
+		case 'r', 'u', 'a', 'x', 'k': // eqPly's, which change nothing here: said, as its options are
+			fmt.Fprintf(os.Stderr, "eqPly's %c changes nothing here: %s\n", rune(ev.Key), eqPlyKeysNotHere[rune(ev.Key)])
 		case 'o':
 			c.ortho = !c.ortho
 			return true
