@@ -805,7 +805,10 @@ func (s *dicomSeries) place() (*VolumeData, error) {
 		}
 	}
 	if first.frames > 1 && len(s.slices) > 1 {
-		return nil, errors.New("several files of several frames each: goeq reads a series of single slices, or one file of many frames")
+		// as a file and its compressed copy side by side are, which keep
+		// their series
+		return nil, fmt.Errorf("%s and %s (of %d files) are of one series and of %d frames each: goeq reads a series of single slices, or one file of many frames (give it a folder of its own)",
+			filepath.Base(s.slices[0].path), filepath.Base(s.slices[1].path), len(s.slices), first.frames)
 	}
 	var normal [3]float64 // of the slices, where they have an orientation
 	if o := first.orientation; o != nil {

@@ -64,6 +64,17 @@ func TestDICOMSeries(t *testing.T) {
 	if _, err := LoadVolume(filepath.Join(dir, "two")); err == nil || !strings.Contains(err.Error(), "holds 2 DICOM series") {
 		t.Errorf("two series: %v", err)
 	}
+	// a file of frames and its copy, side by side
+	multi, err := os.ReadFile(filepath.Join(dir, "frames", "multi.dcm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	copies := t.TempDir()
+	os.WriteFile(filepath.Join(copies, "a.dcm"), multi, 0o644)
+	os.WriteFile(filepath.Join(copies, "b.dcm"), multi, 0o644)
+	if _, err := LoadVolume(filepath.Join(copies, "b.dcm")); err == nil || !strings.Contains(err.Error(), "a.dcm and b.dcm (of 2 files) are of one series and of 4 frames each") {
+		t.Errorf("a file of frames and its copy: %v", err)
+	}
 	// a disc's index of two series, and one that names a file outside it
 	for _, path := range []string{"disc2", filepath.Join("disc2", "DICOMDIR")} {
 		_, err := LoadVolume(filepath.Join(dir, path))

@@ -46,68 +46,74 @@ func newJPEGHuffman(counts [16]byte, values []byte) (*jpegHuffman, error) {
 }
 
 // jpegBits reads the entropy-coded data: bits from the most significant,
-// a stuffed 0 after each FF dropped; a marker ends them.
+// a stuffed 0 after each FF dropped; a marker ends them. acc holds the
+// next bits from its top; past the data's end it fills with zeros, which
+// over counts, and a read into them is the data ending early.
 type jpegBits struct {
 	data   []byte
 	at     int
-	acc    uint32
+	acc    uint64
 	n      int  // bits in acc
+	over   int  // of them, zeros past the data's end
 	marker bool // a marker came: only zeros follow
 }
 
-func (b *jpegBits) bit() (uint32, error) {
-	if b.n == 0 {
-		if b.marker || b.at >= len(b.data) {
-			return 0, errors.New("the compressed data ends early")
-		}
-		c := b.data[b.at]
-		if c == 0xFF {
-			if b.at+1 >= len(b.data) {
-				return 0, errors.New("the compressed data ends early")
-			}
-			if b.data[b.at+1] != 0 { // a marker: the data end here
-				b.marker = true
-				return 0, errors.New("the compressed data ends early")
-			}
+// fill tops acc up to more than 56 bits.
+func (b *jpegBits) fill() {
+	for b.n <= 56 {
+		var c byte
+		switch {
+		case b.marker || b.at >= len(b.data):
+			b.over += 8
+		case b.data[b.at] != 0xFF:
+			c = b.data[b.at]
 			b.at++
+		case b.at+1 < len(b.data) && b.data[b.at+1] == 0: // a stuffed FF
+			c = 0xFF
+			b.at += 2
+		default: // a marker: the data end here
+			b.marker = true
+			b.over += 8
 		}
-		b.at++
-		b.acc, b.n = uint32(c), 8
+		b.acc |= uint64(c) << (56 - b.n)
+		b.n += 8
 	}
-	b.n--
-	return b.acc >> b.n & 1, nil
 }
 
-func (b *jpegBits) bits(n int) (uint32, error) {
-	var v uint32
-	for range n {
-		x, err := b.bit()
-		if err != nil {
-			return 0, err
-		}
-		v = v<<1 | x
+// take reads k bits (at most 16).
+func (b *jpegBits) take(k int) (uint32, error) {
+	if k == 0 {
+		return 0, nil
+	}
+	b.fill()
+	v := uint32(b.acc >> (64 - k))
+	b.acc <<= k
+	b.n -= k
+	if b.n < b.over {
+		return 0, errors.New("the compressed data ends early")
 	}
 	return v, nil
 }
 
 func (b *jpegBits) decode(h *jpegHuffman) (byte, error) {
-	code := int32(0)
+	b.fill()
 	for l := 1; l <= 16; l++ {
-		x, err := b.bit()
-		if err != nil {
-			return 0, err
-		}
-		code = code<<1 | int32(x)
+		code := int32(b.acc >> (64 - l))
 		if code <= h.maxCode[l] {
+			b.acc <<= l
+			b.n -= l
+			if b.n < b.over {
+				return 0, errors.New("the compressed data ends early")
+			}
 			return h.values[h.firstValue[l]+code-h.firstCode[l]], nil
 		}
 	}
 	return 0, errors.New("a code no Huffman table holds")
 }
 
-// restart moves past a restart marker (RSTn) at a byte's start.
+// restart moves past a restart marker (RSTn), the bits before it left.
 func (b *jpegBits) restart() error {
-	b.n, b.marker = 0, false
+	b.acc, b.n, b.over, b.marker = 0, 0, 0, false
 	if b.at+1 < len(b.data) && b.data[b.at] == 0xFF && b.data[b.at+1]&0xF8 == 0xD0 {
 		b.at += 2
 		return nil
@@ -269,7 +275,7 @@ func losslessScan(b *jpegBits, table *jpegHuffman, w, h, precision, predictor, t
 		case s > 16:
 			return nil, fmt.Errorf("a difference of %d bits", s)
 		default:
-			v, err := b.bits(int(s))
+			v, err := b.take(int(s))
 			if err != nil {
 				return nil, err
 			}
