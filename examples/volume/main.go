@@ -75,6 +75,9 @@ type view struct {
 	Ortho                bool       `json:",omitempty"` // a parallel projection (eVolve's o)
 	Colors               colorMode  `json:",omitempty"` // eVolve's d
 	Background           background `json:",omitempty"` // eVolve's b
+	// Gradients is the neighbours the shading's gradients take (eVolve's
+	// n switches them)
+	Gradients render.Gradient `json:",omitempty"`
 }
 
 // colorMode is what colours the volume is drawn in, as eVolve's d
@@ -173,6 +176,7 @@ func (app) NewRenderer(p *goeq.Pipe) (goeq.Renderer, error) {
 		}
 		return c.UniqueColor(), tintWeights[at.Colors]
 	}
+	v.Gradients = func(c *goeq.DrawContext) render.Gradient { return viewOf(c).Gradients }
 	v.Background = func(c *goeq.DrawContext) [3]float32 {
 		switch viewOf(c).Background {
 		case whiteBackground:
@@ -259,6 +263,7 @@ func main() {
 	flag.BoolVar(ortho, "o", false, "eVolve's -o: --ortho")
 	bg := flag.String("background", "black", "start over this background (b switches it, as eVolve's): black, white, or channel, each destination channel's own colour")
 	transfer := flag.String("transfer", "", "the transfer function to show the --model volume in: a colour map preset as ParaView exports one (JSON), or an eVolve header's (FILE.vhf); default: the volume's own, or a grey ramp")
+	gradients := flag.Int("gradients", 6, "the neighbours of a sample its shading's gradient takes (n switches them, as eVolve's normals quality): 6, across faces; 18, and edges; 26, and corners, smoother on noisy data and slower")
 	colors := flag.String("colors", "own", "start in these colours (d switches them): own, the volume's; demo, each channel's, which shows what part each draws; half, half of each")
 	frameTimeout := flag.Duration("frame-timeout", 0, "a frame still incomplete this long fails the run; 0: 10 s, or 3 times the slowest recent frame where frames are slower (a large volume a software GL casts for seconds), and 1 minute before a frame has completed")
 	reference := flag.Bool("reference", false, "every destination channel draws its whole frame itself, undecomposed: the picture a decomposed run must match")
@@ -279,6 +284,8 @@ func main() {
 		log.Fatalf("--brightness %g: want a number more than 0", *brightness)
 	case !(*precision >= 1) || *precision > 64:
 		log.Fatalf("--precision %g: want 1 to 64", *precision)
+	case *gradients != 6 && *gradients != 18 && *gradients != 26:
+		log.Fatalf("--gradients %d: want 6, 18 or 26", *gradients)
 	case !slices.Contains(colorNames[:], *colors):
 		log.Fatalf("--colors %q: want own, demo or half", *colors)
 	case !slices.Contains(backgroundNames[:], *bg):
@@ -336,6 +343,7 @@ func main() {
 	start.Ortho = *ortho
 	start.Colors = colorMode(slices.Index(colorNames[:], *colors))
 	start.Background = background(slices.Index(backgroundNames[:], *bg))
+	start.Gradients = render.Gradient(map[int]int{6: 0, 18: 1, 26: 2}[*gradients])
 	c := &controls{at: start, density: *dens, layouts: len(cfg.Layouts()), layout: cfg.Layout()}
 	sent := controls{density: 1, layout: c.layout} // what the run was told
 	// apply tells the run what the controls changed
@@ -439,6 +447,7 @@ const volumeKeys = `volume's keys: left-drag turn, middle-drag or wheel zoom, ri
   o        perspective or parallel projection
   d        colours: the volume's, each channel's, half of each
   b        background: black, white, each channel's colour
+  n        the shading's gradients: of 26, 18 or 6 neighbours
   l, shift-l  the next layout, the one before
   space, r reset the view
   h, F1    this help          q, Esc  quit`
@@ -496,6 +505,10 @@ func (c *controls) handle(ev goeq.Event) bool {
 		case 'd': // as eVolve's d: its own colours, each channel's, half of each
 			c.at.Colors = (c.at.Colors + 1) % colorModes
 			return true
+		case 'n': // as eVolve's n: the gradients' neighbours, the most first (26, 18, 6)
+			c.at.Gradients = (c.at.Gradients + render.GradientCorners) % (render.GradientCorners + 1)
+			fmt.Fprintf(os.Stderr, "gradients of %d neighbours\n", c.at.Gradients.Neighbours())
+			return true
 		case 'b': // as eVolve's b: black, white, each channel's colour
 			c.at.Background = (c.at.Background + 1) % backgrounds
 			return true
@@ -508,8 +521,8 @@ func (c *controls) handle(ev goeq.Event) bool {
 				c.layout = (c.layout + step) % c.layouts
 				return true
 			}
-		case ' ', 'r': // as eVolve's space and r; the projection, colours and background stay, a spin stops
-			c.at = view{Yaw: home.Yaw, Pitch: home.Pitch, Distance: home.Distance, Ortho: c.at.Ortho, Colors: c.at.Colors, Background: c.at.Background}
+		case ' ', 'r': // as eVolve's space and r; the projection, colours, background and gradients stay, a spin stops
+			c.at = view{Yaw: home.Yaw, Pitch: home.Pitch, Distance: home.Distance, Ortho: c.at.Ortho, Colors: c.at.Colors, Background: c.at.Background, Gradients: c.at.Gradients}
 			c.spinning = false
 			return true
 		case 'h', goeq.KeyF(1):

@@ -10,6 +10,7 @@ import (
 	"image"
 	"image/png"
 	"math"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -580,8 +581,13 @@ func TestKeysDoWhatEVolvesDo(t *testing.T) {
 			t.Errorf("b: background %s; want %s", backgroundNames[c.at.Background], backgroundNames[want])
 		}
 	}
-	if !press('r', 0) || c.at != (view{Yaw: home.Yaw, Pitch: home.Pitch, Distance: home.Distance, Ortho: true, Background: whiteBackground}) {
-		t.Errorf("r: view %+v; want home, in the projection and over the background it had", c.at)
+	for _, want := range []int{26, 18, 6, 26} {
+		if !press('n', 0) || c.at.Gradients.Neighbours() != want {
+			t.Errorf("n: gradients of %d neighbours; want %d", c.at.Gradients.Neighbours(), want)
+		}
+	}
+	if !press('r', 0) || c.at != (view{Yaw: home.Yaw, Pitch: home.Pitch, Distance: home.Distance, Ortho: true, Background: whiteBackground, Gradients: render.GradientCorners}) {
+		t.Errorf("r: view %+v; want home, in the projection, over the background and of the gradients it had", c.at)
 	}
 	if press('q', 0) || !c.quit {
 		t.Error("q did not quit")
@@ -858,6 +864,79 @@ func TestASignalStopsTheRunAsQDoes(t *testing.T) {
 				t.Errorf("no word of the signal:\n%s", log.String())
 			}
 		})
+	}
+}
+
+// Gradients of more neighbours (--gradients, eVolve's n) smooth the
+// shading of noisy data: on a ball of noise, a row's pixels jump less from
+// one to the next with 18 neighbours than with 6, and less with 26 still;
+// a smooth ball shades alike with each.
+func TestWiderGradientsSmoothNoisyShading(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "volume")
+	if err := gotool.Build(bin, "."); err != nil {
+		t.Fatal(err)
+	}
+	const n = 48
+	rng := rand.New(rand.NewPCG(4, 5))
+	dir := t.TempDir()
+	ball := func(noise int) string {
+		b := make([]byte, n*n*n)
+		for z := range n {
+			for y := range n {
+				for x := range n {
+					at := func(i int) float64 { return 2*float64(i)/(n-1) - 1 }
+					r := math.Sqrt(at(x)*at(x) + at(y)*at(y) + at(z)*at(z))
+					v := 255*max(1-r, 0) + float64(rng.IntN(2*noise+1)-noise)
+					b[(z*n+y)*n+x] = byte(min(max(v, 0), 255))
+				}
+			}
+		}
+		path := filepath.Join(dir, fmt.Sprintf("ball%d_%dx%dx%d_uint8.raw", noise, n, n, n))
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	// roughness is the mean step between a row's neighbouring lit pixels
+	roughness := func(volume string, neighbours int) float64 {
+		t.Helper()
+		out := filepath.Join(t.TempDir(), "out")
+		cmd := exec.Command(bin, "--config", filepath.Join("..", "configs", "one-window.eqc"), "--model", volume, "--frames", "1", "--out", out,
+			"--gradients", fmt.Sprint(neighbours))
+		cmd.Env = append(os.Environ(), "GOEQ_WINSYS=egl")
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v\n%s", err, b)
+		}
+		img, err := imagecmp.Load(filepath.Join(out, "dest-000000.png"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum, lit := 0, 0
+		for y := 0; y < img.Rect.Dy(); y++ {
+			for x := 1; x < img.Rect.Dx(); x++ {
+				a, b := int(img.NRGBAAt(x-1, y).G), int(img.NRGBAAt(x, y).G)
+				if a > 30 && b > 30 {
+					sum += max(a-b, b-a)
+					lit++
+				}
+			}
+		}
+		if lit < img.Rect.Dx()*img.Rect.Dy()/20 {
+			t.Fatalf("%d neighbours: the ball lights %d pixels: the test would prove little", neighbours, lit)
+		}
+		return float64(sum) / float64(lit)
+	}
+	noisy := ball(40)
+	six, eighteen, twentySix := roughness(noisy, 6), roughness(noisy, 18), roughness(noisy, 26)
+	if !(eighteen < 0.97*six && twentySix < 0.98*eighteen) {
+		t.Errorf("a noisy ball's roughness with 6, 18 and 26 neighbours: %.2f, %.2f, %.2f; want each wider one smoother", six, eighteen, twentySix)
+	}
+	smooth := ball(0)
+	if a, b := roughness(smooth, 6), roughness(smooth, 26); math.Abs(a-b) > 0.25*a {
+		t.Errorf("a smooth ball's roughness with 6 and 26 neighbours: %.2f and %.2f; want them alike", a, b)
+	}
+	if out, err := exec.Command(bin, "--gradients", "8").CombinedOutput(); !strings.Contains(string(out), "--gradients 8: want 6, 18 or 26") {
+		t.Errorf("--gradients 8: %v, %s", err, out)
 	}
 }
 

@@ -40,12 +40,29 @@ type Volume struct {
 	// (eVolve's b): drawn under the finished image, where the blended
 	// slabs left it transparent. nil: black.
 	Background func(c *draw.Context) [3]float32
-	prog, vao  uint32
-	bgProg     uint32 // 0 until a background is drawn
-	bgColor    int32
-	textures   [2]uint32 // Data's voxels and transfer function
-	uniforms   map[string]int32
+	// Gradients, when set, gives a draw the neighbours its shading takes
+	// gradients from (eVolve's n). nil: the six across faces.
+	Gradients func(c *draw.Context) Gradient
+	prog, vao uint32
+	bgProg    uint32 // 0 until a background is drawn
+	bgColor   int32
+	textures  [2]uint32 // Data's voxels and transfer function
+	uniforms  map[string]int32
 }
+
+// Gradient is the neighbours of a sample a volume's shading takes its
+// gradient from, as eVolve's normals quality chooses them: more are
+// slower, and smooth the shading of noisy data.
+type Gradient int
+
+const (
+	GradientFaces   Gradient = iota // the 6 across faces (eVolve's lowest)
+	GradientEdges                   // and the 12 across edges: 18
+	GradientCorners                 // and the 8 across corners: 26 (eVolve's highest)
+)
+
+// Neighbours is how many neighbours a gradient takes.
+func (g Gradient) Neighbours() int { return [...]int{6, 18, 26}[max(0, min(int(g), 2))] }
 
 // NewVolume returns a volume renderer.
 func NewVolume() *Volume { return &Volume{Step: DefaultStep, Density: 1, Brightness: 1} }
@@ -65,7 +82,7 @@ func (r *Volume) Init() error {
 		return err
 	}
 	r.uniforms = map[string]int32{}
-	for _, u := range []string{"invProjection", "invModelView", "viewport", "origin", "ndcAdjust", "extent", "slabLo", "slabHi", "dt", "density", "brightness", "volume", "transferTable", "voxel", "stepRef", "tint"} {
+	for _, u := range []string{"invProjection", "invModelView", "viewport", "origin", "ndcAdjust", "extent", "slabLo", "slabHi", "dt", "density", "brightness", "volume", "transferTable", "voxel", "stepRef", "tint", "gradientReach"} {
 		r.uniforms[u] = glutil.Uniform(r.prog, u)
 	}
 	gl.GenVertexArrays(1, &r.vao)
@@ -173,6 +190,11 @@ func (r *Volume) Draw(p *draw.Context) (draw.Region, error) {
 		// eVolve's slice distance at its default precision: an opacity
 		// of the transfer function is for a step of that length
 		gl.Uniform1f(r.uniforms["stepRef"], 1.8/float32(max(d.W, d.H, d.D)))
+		reach := GradientFaces
+		if r.Gradients != nil {
+			reach = max(GradientFaces, min(r.Gradients(p), GradientCorners))
+		}
+		gl.Uniform1i(r.uniforms["gradientReach"], int32(reach))
 	}
 	glutil.Quad(r.vao)
 	gl.BindVertexArray(0)

@@ -26,6 +26,10 @@ uniform sampler3D volume;
 uniform sampler2D transferTable;
 uniform vec3 voxel;      // a voxel's size in texture coordinates
 uniform float stepRef;
+// the neighbours a gradient takes (eVolve's normals quality): those
+// across faces (0), and across edges (1), and across corners (2),
+// weighted 6:3:1 as eVolve weighs them
+uniform int gradientReach;
 
 float value(vec3 tc) { return texture(volume, tc).r; }
 
@@ -36,7 +40,19 @@ vec4 classify(vec3 p, vec3 toEye, vec3 toLight) {
     if (a <= 0.0) return vec4(0.0);
     vec3 g = vec3(value(tc + vec3(voxel.x, 0.0, 0.0)) - value(tc - vec3(voxel.x, 0.0, 0.0)),
                   value(tc + vec3(0.0, voxel.y, 0.0)) - value(tc - vec3(0.0, voxel.y, 0.0)),
-                  value(tc + vec3(0.0, 0.0, voxel.z)) - value(tc - vec3(0.0, 0.0, voxel.z))) / extent;
+                  value(tc + vec3(0.0, 0.0, voxel.z)) - value(tc - vec3(0.0, 0.0, voxel.z)));
+    if (gradientReach >= 1) {
+        // each neighbour pulls the gradient toward itself by its value
+        for (int i = -1; i <= 1; i++)
+        for (int j = -1; j <= 1; j++)
+        for (int k = -1; k <= 1; k++) {
+            vec3 o = vec3(float(i), float(j), float(k));
+            float across = abs(o.x) + abs(o.y) + abs(o.z); // 2: an edge, 3: a corner
+            if (across < 2.0 || across > 2.0 && gradientReach < 2) continue;
+            g += (across == 2.0 ? 0.5 : 1.0 / 6.0) * value(tc + o * voxel) * o;
+        }
+    }
+    g /= extent;
     float lit = 0.95; // where the value does not change: as facing the light
     if (length(g) > 1e-6) {
         vec3 n = -normalize(g);
