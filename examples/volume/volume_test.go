@@ -876,26 +876,9 @@ func TestWiderGradientsSmoothNoisyShading(t *testing.T) {
 	if err := gotool.Build(bin, "."); err != nil {
 		t.Fatal(err)
 	}
-	const n = 48
 	rng := rand.New(rand.NewPCG(4, 5))
-	dir := t.TempDir()
 	ball := func(noise int) string {
-		b := make([]byte, n*n*n)
-		for z := range n {
-			for y := range n {
-				for x := range n {
-					at := func(i int) float64 { return 2*float64(i)/(n-1) - 1 }
-					r := math.Sqrt(at(x)*at(x) + at(y)*at(y) + at(z)*at(z))
-					v := 255*max(1-r, 0) + float64(rng.IntN(2*noise+1)-noise)
-					b[(z*n+y)*n+x] = byte(min(max(v, 0), 255))
-				}
-			}
-		}
-		path := filepath.Join(dir, fmt.Sprintf("ball%d_%dx%dx%d_uint8.raw", noise, n, n, n))
-		if err := os.WriteFile(path, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return path
+		return writeBall(t, 48, func() float64 { return float64(rng.IntN(2*noise+1) - noise) })
 	}
 	// roughness is the mean step between a row's neighbouring lit pixels
 	roughness := func(volume string, neighbours int) float64 {
@@ -952,22 +935,8 @@ func TestASmoothVolumeShowsNoBands(t *testing.T) {
 	if err := gotool.Build(bin, "."); err != nil {
 		t.Fatal(err)
 	}
-	const n = 64
-	ball := make([]byte, n*n*n)
-	for z := range n {
-		for y := range n {
-			for x := range n {
-				at := func(i int) float64 { return 2*float64(i)/(n-1) - 1 }
-				r := math.Sqrt(at(x)*at(x) + at(y)*at(y) + at(z)*at(z))
-				ball[(z*n+y)*n+x] = byte(255 * max(1-r, 0))
-			}
-		}
-	}
+	volume := writeBall(t, 64, func() float64 { return 0 })
 	dir := t.TempDir()
-	volume := filepath.Join(dir, fmt.Sprintf("ball_%dx%dx%d_uint8.raw", n, n, n))
-	if err := os.WriteFile(volume, ball, 0o644); err != nil {
-		t.Fatal(err)
-	}
 	// with a window too (make test's display), one frame, then the end
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -997,4 +966,26 @@ func TestASmoothVolumeShowsNoBands(t *testing.T) {
 	if worst > 6 {
 		t.Errorf("a row of the ball jumps at %v: a second difference of %d of 255 (a band)", at, worst)
 	}
+}
+
+// writeBall writes an n³ volume of bytes, named with its size and type,
+// whose value falls linearly from 255 at its centre to 0 at its faces'
+// middles, plus noise() at each voxel, and returns its path.
+func writeBall(t *testing.T, n int, noise func() float64) string {
+	t.Helper()
+	b := make([]byte, n*n*n)
+	at := func(i int) float64 { return 2*float64(i)/float64(n-1) - 1 }
+	for z := range n {
+		for y := range n {
+			for x := range n {
+				r := math.Sqrt(at(x)*at(x) + at(y)*at(y) + at(z)*at(z))
+				b[(z*n+y)*n+x] = byte(min(max(255*max(1-r, 0)+noise(), 0), 255))
+			}
+		}
+	}
+	path := filepath.Join(t.TempDir(), fmt.Sprintf("ball_%dx%dx%d_uint8.raw", n, n, n))
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
