@@ -401,17 +401,19 @@ func (s *dicomSlice) check() error {
 	return nil
 }
 
-// value is the pixel at b's front, as its rescale makes it.
-func (s *dicomSlice) value(b []byte) float64 {
-	var raw uint32
+// raw is the pixel at b's front, as stored.
+func (s *dicomSlice) raw(b []byte) uint32 {
 	switch s.bits {
 	case 8:
-		raw = uint32(b[0])
+		return uint32(b[0])
 	case 16:
-		raw = uint32(s.order.Uint16(b))
-	default:
-		raw = s.order.Uint32(b)
+		return uint32(s.order.Uint16(b))
 	}
+	return s.order.Uint32(b)
+}
+
+// value is a stored pixel as its rescale makes it.
+func (s *dicomSlice) value(raw uint32) float64 {
 	// only the stored bits count; a signed value's sign is the highest
 	raw &= uint32(1)<<s.stored - 1
 	x := float64(raw)
@@ -888,25 +890,50 @@ func evenlyApart(depths []float64) (between float64, same int) {
 }
 
 // read reads the series' values: its pixels rescaled, from the least to
-// the greatest onto the volume's values, in two passes over the slices.
+// the greatest onto the volume's values. Pixels of 16 bits or fewer are
+// read once, kept as stored and rescaled in place once their range is
+// known (a compressed series decodes once); wider ones in two passes.
 func (s dicomSeries) read(n int) ([]uint16, error) {
+	first := s.slices[0]
+	w, h, d := first.columns, first.rows, n/(first.columns*first.rows)
+	place := func(x, row, z int) int { return ((d-1-z)*h+h-1-row)*w + x }
 	lo, hi := math.Inf(1), math.Inf(-1)
-	err := s.pass(func(int, int, int, float64) {}, func(x float64) { lo, hi = min(lo, x), max(hi, x) })
+	values := make([]uint16, n)
+	if first.bits <= 16 {
+		of := make([]*dicomSlice, d) // each slice's (its rescale)
+		err := s.pass(func(x, row, z int, raw uint32, sl *dicomSlice) {
+			v := sl.value(raw)
+			lo, hi = min(lo, v), max(hi, v)
+			values[place(x, row, z)] = uint16(raw)
+			of[z] = sl
+		})
+		if err != nil {
+			return nil, err
+		}
+		scale := valueScale(lo, hi)
+		for z, sl := range of {
+			for i := place(0, h-1, z); i < place(0, h-1, z)+w*h; i++ {
+				values[i] = scaledValue(sl.value(uint32(values[i])), lo, scale)
+			}
+		}
+		return values, nil
+	}
+	err := s.pass(func(_, _, _ int, raw uint32, sl *dicomSlice) {
+		v := sl.value(raw)
+		lo, hi = min(lo, v), max(hi, v)
+	})
 	if err != nil {
 		return nil, err
 	}
 	scale := valueScale(lo, hi)
-	values := make([]uint16, n)
-	first := s.slices[0]
-	w, h, d := first.columns, first.rows, n/(first.columns*first.rows)
-	return values, s.pass(func(x, row, z int, v float64) {
-		values[((d-1-z)*h+h-1-row)*w+x] = scaledValue(v, lo, scale)
-	}, nil)
+	return values, s.pass(func(x, row, z int, raw uint32, sl *dicomSlice) {
+		values[place(x, row, z)] = scaledValue(sl.value(raw), lo, scale)
+	})
 }
 
 // pass reads every pixel, in order: use its place (column, row from the
-// top, slice) and value, and each value to range.
-func (s dicomSeries) pass(use func(x, row, z int, v float64), ranged func(float64)) error {
+// top, slice), its value as stored and its slice.
+func (s dicomSeries) pass(use func(x, row, z int, raw uint32, sl *dicomSlice)) error {
 	z := 0
 	for _, sl := range s.slices {
 		f, err := os.Open(sl.path)
@@ -927,17 +954,12 @@ func (s dicomSeries) pass(use func(x, row, z int, v float64), ranged func(float6
 		r := bufio.NewReaderSize(pixels, 1<<16)
 		err = eachRun(r, size, plane*sl.frames, func(at int, run []byte) {
 			for i := 0; i < len(run); i += size {
-				v := sl.value(run[i:])
-				if ranged != nil {
-					ranged(v)
-					continue
-				}
 				p := at + i/size
 				frame := p / plane
 				if s.frameAt != nil {
 					frame = s.frameAt[frame]
 				}
-				use(p%sl.columns, p%plane/sl.columns, z+frame, v)
+				use(p%sl.columns, p%plane/sl.columns, z+frame, sl.raw(run[i:]), &sl)
 			}
 		})
 		f.Close()
