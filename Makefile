@@ -62,6 +62,7 @@ fuzz: deps
 	$(FUZZ) -fuzz '^FuzzConfigRuns$$' ./internal/scheduler
 	$(FUZZ) -fuzz '^FuzzDecodeMessage$$' ./internal/transport
 	$(FUZZ) -fuzz '^FuzzReadPLY$$' ./internal/render
+	$(FUZZ) -fuzz '^FuzzReadOBJ$$' ./internal/render
 	$(FUZZ) -fuzz '^FuzzNRRDHeader$$' ./internal/render
 	$(FUZZ) -fuzz '^FuzzVTI$$' ./internal/render
 	$(FUZZ) -fuzz '^FuzzDICOM$$' ./internal/render

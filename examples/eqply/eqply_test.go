@@ -1285,7 +1285,8 @@ func absDiff(a, b uint8) uint8 { return max(a, b) - min(a, b) }
 // view shows the second model and the right one the first, each as a run
 // of that model alone shows it. A folder of the models is the same as
 // naming them, and eqPly's -m is --model. A model may be gzipped, there
-// and named (a.ply.gz). A named pipe, a folder with no model in it,
+// and named (a.ply.gz), or a Wavefront OBJ file (the folder's box). A
+// named pipe, a folder with no model in it,
 // or a model that is not there, is refused before the run.
 func TestModelsGoToTheViewsInTurn(t *testing.T) {
 	bin := build(t)
@@ -1295,7 +1296,8 @@ func TestModelsGoToTheViewsInTurn(t *testing.T) {
 		t.Fatal(err)
 	}
 	bumpy := writePLY(t, filepath.Join(folder, "a.ply.gz"), render.Bumpy(30, 60))
-	boxed := writePLY(t, filepath.Join(folder, "more", "b.PLY"), cube(1))
+	boxed := writePLY(t, filepath.Join(t.TempDir(), "b.PLY"), cube(1))
+	writeOBJ(t, filepath.Join(folder, "more", "b.OBJ"), cube(1)) // the folder's: the box as an OBJ file
 	if err := os.WriteFile(filepath.Join(folder, "README"), []byte("not a model\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -1349,7 +1351,7 @@ func TestModelsGoToTheViewsInTurn(t *testing.T) {
 	for _, c := range []struct {
 		arg, want string
 	}{
-		{empty, "--model " + empty + ": no PLY file (*.ply, *.ply.gz) in it"},
+		{empty, "--model " + empty + ": no model (*.ply, *.ply.gz, *.stl, *.obj) in it"},
 		{filepath.Join(dir, "none.ply"), "--model: stat " + filepath.Join(dir, "none.ply") + ": no such file or directory"},
 		// every node waited on it for a writer until the init timeout
 		{filepath.Join(folder, "more", "pipe.ply"), "--model " + filepath.Join(folder, "more", "pipe.ply") + ": a named pipe, not a file"},
@@ -1420,6 +1422,23 @@ func writePLY(t *testing.T, path string, m *render.Model) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// writeOBJ writes m as a Wavefront OBJ file: its vertices, their normals
+// and its triangles of v//vn corners.
+func writeOBJ(t *testing.T, path string, m *render.Model) {
+	t.Helper()
+	var b strings.Builder
+	for v := 0; v < len(m.Vertices); v += 6 {
+		fmt.Fprintf(&b, "v %g %g %g\nvn %g %g %g\n", m.Vertices[v], m.Vertices[v+1], m.Vertices[v+2], m.Vertices[v+3], m.Vertices[v+4], m.Vertices[v+5])
+	}
+	for i := 0; i < len(m.Triangles); i += 3 {
+		a, c, d := m.Triangles[i]+1, m.Triangles[i+1]+1, m.Triangles[i+2]+1
+		fmt.Fprintf(&b, "f %d//%d %d//%d %d//%d\n", a, a, c, c, d, d)
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // cube is a cube of the side given at the origin's corner, one normal

@@ -1,5 +1,6 @@
 // Command eqply is an interactive PLY viewer on goeq: the model (a PLY
-// file, with its vertex colours if it has them, or a procedural one) is
+// file, with its vertex or face colours if it has them, an STL or OBJ
+// file, or a procedural one) is
 // loaded on every render node, fitted into the same sphere about the
 // origin (as eqPly fits its models, so that a model in any units and of
 // any shape shows whole from the home camera), kd-ordered so that DB
@@ -14,7 +15,7 @@
 // sends whole viewports; its -r, -w, -c, -g, -o and -i are taken and
 // change nothing here (each says why). Its long names work too.
 //
-//	eqply [--config FILE] [--model FILE.ply|DIR]... [--frames N] [--out DIR] [--json]
+//	eqply [--config FILE] [--model FILE.ply|FILE.stl|FILE.obj|DIR]... [--frames N] [--out DIR] [--json]
 //	      [--camera-path orbit|TRACE|PATH] [--camera YAW,PITCH,DISTANCE] [--trace FILE]
 //	      [--overlay] [--ortho] [--refine=false] [--server HOST:PORT] [--http ADDR]
 //	      [--frame-timeout D]
@@ -84,7 +85,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -235,7 +235,7 @@ func (app) NewRenderer(p *goeq.Pipe) (goeq.Renderer, error) {
 	}
 	modelOnce.Do(func() { // once per process, shared by its pipes
 		for _, name := range in.Models {
-			m, err := render.LoadPLY(name)
+			m, err := render.LoadModel(name)
 			if err != nil {
 				modelErr = err
 				return
@@ -797,11 +797,11 @@ func (c *controls) replay(f frameData) {
 	}
 }
 
-// plyFiles are the PLY files the --model arguments name, as absolute
+// listModels are the model files the --model arguments name, as absolute
 // paths, in order: a folder's, found in it and the folders in it, by
 // name (files and links to files: not named pipes or devices). A folder
 // without one is an error, as a file that is not there.
-func plyFiles(args []string) ([]string, error) {
+func listModels(args []string) ([]string, error) {
 	var files []string
 	for _, arg := range args {
 		abs, err := filepath.Abs(arg)
@@ -822,7 +822,7 @@ func plyFiles(args []string) ([]string, error) {
 		}
 		found := len(files)
 		err = filepath.WalkDir(abs, func(path string, d fs.DirEntry, err error) error {
-			if err == nil && regularFile(path, d) && plyName(path) {
+			if err == nil && regularFile(path, d) && render.IsModelName(path) {
 				files = append(files, path)
 			}
 			return err
@@ -831,17 +831,10 @@ func plyFiles(args []string) ([]string, error) {
 			return nil, fmt.Errorf("--model: %w", err)
 		}
 		if len(files) == found {
-			return nil, fmt.Errorf("--model %s: no PLY file (*.ply, *.ply.gz) in it", arg)
+			return nil, fmt.Errorf("--model %s: no model (*.ply, *.ply.gz, *.stl, *.obj) in it", arg)
 		}
 	}
 	return files, nil
-}
-
-// plyName reports whether a folder's file is a model by its name: .ply,
-// or .ply.gz for one compressed.
-func plyName(path string) bool {
-	name := strings.ToLower(filepath.Base(path))
-	return strings.HasSuffix(name, ".ply") || strings.HasSuffix(name, ".ply.gz")
 }
 
 // regularFile reports whether a folder's entry is a file, or a link to
@@ -972,7 +965,7 @@ func main() {
 	config := flag.String("config", "", "the configuration (default: examples/configs/2d-lb-4.eqc, built in; a name that is no file, as local, runs on a config made for this machine's GPUs, saved as local.auto.eqc)")
 	var modelArgs []string
 	addModel := func(name string) error { modelArgs = append(modelArgs, name); return nil }
-	flag.Func("model", "a PLY model (ASCII or binary, gzipped or not), or a folder of them, read by every node; again for more models, which the views show in turn (m switches); default: a procedural one", addModel)
+	flag.Func("model", "a model: PLY (ASCII or binary, gzipped or not), STL or Wavefront OBJ; or a folder of them, read by every node; again for more models, which the views show in turn (m switches); default: a procedural one", addModel)
 	flag.Func("m", "eqPly's -m: --model", addModel)
 	noColors := flag.Bool("black-and-white", false, "draw the models in the mesh's colour, not their own (as eqPly's -b)")
 	flag.BoolVar(noColors, "b", false, "eqPly's -b: --black-and-white")
@@ -1014,7 +1007,7 @@ func main() {
 	}
 	// the nodes read them from this folder's view of them, wherever a
 	// launcher (ssh) starts them
-	modelFiles, err := plyFiles(modelArgs)
+	modelFiles, err := listModels(modelArgs)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -173,7 +173,7 @@ func TestReadPLYColors(t *testing.T) {
 // uncoloured tristrips is left in the mesh's colour.
 func TestReadPLYFaceColours(t *testing.T) {
 	var faces []struct {
-		Corners [][3]float64
+		Corners [3][3]float64
 		Color   [3]uint8
 	}
 	b, err := os.ReadFile(filepath.Join("testdata", "ply", "faces.json"))
@@ -183,27 +183,9 @@ func TestReadPLYFaceColours(t *testing.T) {
 	if err := json.Unmarshal(b, &faces); err != nil {
 		t.Fatal(err)
 	}
-	// a face's corners, rotated to start at the least, identify it
-	// whatever the kd-order made of the triangle list
-	type corners [3][3]float32
-	ident := func(c corners) corners {
-		least := 0
-		for k := 1; k < 3; k++ {
-			if slices.Compare(c[k][:], c[least][:]) < 0 {
-				least = k
-			}
-		}
-		return corners{c[least], c[(least+1)%3], c[(least+2)%3]}
-	}
 	want := map[corners][3]uint8{}
 	for _, f := range faces {
-		var c corners
-		for k := range 3 {
-			for a := range 3 {
-				c[k][a] = float32(f.Corners[k][a])
-			}
-		}
-		want[ident(c)] = f.Color
+		want[cornersOf(f.Corners)] = f.Color
 	}
 	for _, name := range []string{"faces-ascii.ply", "faces-binary.ply"} {
 		m, err := LoadPLY(filepath.Join("testdata", "ply", name))
@@ -215,20 +197,20 @@ func TestReadPLYFaceColours(t *testing.T) {
 		}
 		normals := map[[3]float32][3]float32{} // of each position
 		for tri := range m.TriangleCount() {
-			var c corners
+			c := m.corners(tri)
 			var rgb [3][3]uint8
 			for k := range 3 {
 				v := m.Triangles[3*tri+k]
-				copy(c[k][:], m.Vertices[6*v:6*v+3])
 				copy(rgb[k][:], m.Colors[3*v:3*v+3])
-				var n [3]float32
+				var at, n [3]float32
+				copy(at[:], m.Vertices[6*v:6*v+3])
 				copy(n[:], m.Vertices[6*v+3:6*v+6])
-				if was, ok := normals[c[k]]; ok && was != n {
-					t.Errorf("%s: the vertex at %v has normals %v and %v", name, c[k], was, n)
+				if was, ok := normals[at]; ok && was != n {
+					t.Errorf("%s: the vertex at %v has normals %v and %v", name, at, was, n)
 				}
-				normals[c[k]] = n
+				normals[at] = n
 			}
-			color, ok := want[ident(c)]
+			color, ok := want[c]
 			if !ok {
 				t.Fatalf("%s: triangle %v is none of VTK's", name, c)
 			}
@@ -256,20 +238,93 @@ func TestReadPLYFaceColours(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		var got []uint8
-		if m.Colors != nil {
-			// by position (x, then y), whatever order the vertices took
-			order := make([]int, len(m.Vertices)/6)
-			for i := range order {
-				order[i] = i
+		if got := m.colorsByPosition(); !slices.Equal(got, c.want) {
+			t.Errorf("%s: colours by position %v, want %v", name, got, c.want)
+		}
+	}
+}
+
+// STL and Wavefront OBJ models load as VTK's readers read them: the
+// sphere VTK's STL writer wrote (binary, and ASCII), each triangle's
+// corners its own there, welded into shared vertices shaded smooth; and as
+// its OBJ writer wrote it, with its normals (testdata/ply/make.py). Each
+// triangle is matched by its corners. OBJ's other forms: quads fanned,
+// indices back from the last, v/vt/vn corners, MeshLab's vertex colours;
+// and what is no model is refused, saying what.
+func TestLoadSTLAndOBJ(t *testing.T) {
+	var triangles [][3][3]float64
+	b, err := os.ReadFile(filepath.Join("testdata", "ply", "triangles.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &triangles); err != nil {
+		t.Fatal(err)
+	}
+	want := map[corners]bool{}
+	for _, tri := range triangles {
+		want[cornersOf(tri)] = true
+	}
+	for _, name := range []string{"sphere-binary.stl", "sphere-ascii.stl", "sphere.obj"} {
+		m, err := LoadModel(filepath.Join("testdata", "ply", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.TriangleCount() != len(want) || len(m.Vertices)/6 != 47 || m.Colors != nil {
+			t.Fatalf("%s: %d triangles, %d vertices, colours %v; want %d triangles on the sphere's 47 vertices, no colours", name, m.TriangleCount(), len(m.Vertices)/6, m.Colors != nil, len(want))
+		}
+		for tri := range m.TriangleCount() {
+			c := m.corners(tri)
+			for k := range 3 {
+				v := m.Triangles[3*tri+k]
+				// a sphere's normals point out from its centre
+				n, p := m.Vertices[6*v+3:6*v+6], m.Vertices[6*v:6*v+3]
+				if dot := n[0]*p[0] + n[1]*p[1] + n[2]*p[2]; dot < 0.4 {
+					t.Fatalf("%s: the normal %v at %v points %.2f out", name, n, p, dot)
+				}
 			}
-			slices.SortFunc(order, func(a, b int) int { return slices.Compare(m.Vertices[6*a:6*a+3], m.Vertices[6*b:6*b+3]) })
-			for _, v := range order {
-				got = append(got, m.Colors[3*v:3*v+3]...)
+			if !want[c] {
+				t.Fatalf("%s: triangle %v is none of VTK's", name, c)
 			}
 		}
-		if !slices.Equal(got, c.want) {
-			t.Errorf("%s: colours by position %v, want %v", name, got, c.want)
+	}
+
+	for name, c := range map[string]struct {
+		src       string
+		triangles int
+		colors    []uint8
+		err       string
+	}{
+		"a quad, back from the last, v/vt/vn": {"v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nvt 0 0\nvn 0 0 1\nf -4/1/1 -3/1/1 -2/1/1 -1/1/1\n", 2, nil, ""},
+		// by position: (0,0,0) red, (0,1,0) blue, (1,0,0) green
+		"MeshLab's vertex colours":   {"v 0 0 0 1 0 0\nv 1 0 0 0 1 0\nv 0 1 0 0 0 1\nf 1 2 3\n", 1, []uint8{255, 0, 0, 0, 0, 255, 0, 255, 0}, ""},
+		"an index past the vertices": {"v 0 0 0\nv 1 0 0\nf 1 2 3\n", 0, nil, "obj: line 3: index 3 of 2"},
+		"index 0":                    {"v 0 0 0\nf 0 1 1\n", 0, nil, `obj: line 2: "0" is no index`},
+		"a point cloud":              {"v 0 0 0\nv 1 0 0\n", 0, nil, "obj: 2 vertices and no faces: a point cloud"},
+		"a NaN":                      {"v 0 nan 0\n", 0, nil, `obj: line 1: "nan" is no finite number`},
+	} {
+		m, err := readOBJ(strings.NewReader(c.src))
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%s: %v; want %q", name, err, c.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if colors := m.colorsByPosition(); m.TriangleCount() != c.triangles || !slices.Equal(colors, c.colors) {
+			t.Errorf("%s: %d triangles, colours %v; want %d, %v", name, m.TriangleCount(), colors, c.triangles, c.colors)
+		}
+	}
+	dir := t.TempDir()
+	for name, want := range map[string]string{
+		"cut.stl":  "stl: neither binary",
+		"none.stl": "stl: no triangles",
+	} {
+		src := map[string]string{"cut.stl": "\x00\x01", "none.stl": "solid x\nendsolid x\n"}[name]
+		os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644)
+		if _, err := LoadModel(filepath.Join(dir, name)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v; want %q", name, err, want)
 		}
 	}
 }
@@ -773,4 +828,83 @@ func TestBuiltinRefusesParametersOutOfRange(t *testing.T) {
 			t.Errorf("%+v: %v", b, err)
 		}
 	}
+}
+
+// corners are a triangle's corners, rotated to start at the least: they
+// identify it whatever the kd-order made of a model's triangle list, and
+// whichever corner a file listed first.
+type corners [3][3]float32
+
+// cornersOf is the corners of a triangle given as numbers (a JSON file's).
+func cornersOf(tri [3][3]float64) corners {
+	var c corners
+	for k := range 3 {
+		for a := range 3 {
+			c[k][a] = float32(tri[k][a])
+		}
+	}
+	return c.rotated()
+}
+
+func (c corners) rotated() corners {
+	least := 0
+	for k := 1; k < 3; k++ {
+		if slices.Compare(c[k][:], c[least][:]) < 0 {
+			least = k
+		}
+	}
+	return corners{c[least], c[(least+1)%3], c[(least+2)%3]}
+}
+
+// colorsByPosition is m's vertices' colours in the order of their
+// positions (x, then y, then z), whatever order the vertices took; nil
+// where m has none.
+func (m *Model) colorsByPosition() []uint8 {
+	if m.Colors == nil {
+		return nil
+	}
+	order := make([]int, len(m.Vertices)/6)
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return slices.Compare(m.Vertices[6*a:6*a+3], m.Vertices[6*b:6*b+3]) })
+	var colors []uint8
+	for _, v := range order {
+		colors = append(colors, m.Colors[3*v:3*v+3]...)
+	}
+	return colors
+}
+
+// corners is the corners of m's triangle tri.
+func (m *Model) corners(tri int) corners {
+	var c corners
+	for k := range 3 {
+		v := m.Triangles[3*tri+k]
+		copy(c[k][:], m.Vertices[6*v:6*v+3])
+	}
+	return c.rotated()
+}
+
+// FuzzReadOBJ: whatever an OBJ file holds, reading it ends in a model
+// whose triangles index its vertices, or an error, never a panic.
+func FuzzReadOBJ(f *testing.F) {
+	f.Add([]byte("v 0 0 0\nv 1 0 0\nv 0 1 0\nvn 0 0 1\nf 1//1 2//1 3//1\n"))
+	f.Add([]byte("v 0 0 0 1 0 0\nv 1 0 0 0 1 0\nv 0 1 0 0 0 1\nv 1 1 0 1 1 1\nvt 0 0\nf -4/1 -3/1 -1/1 -2/1\n"))
+	if b, err := os.ReadFile(filepath.Join("testdata", "ply", "sphere.obj")); err == nil {
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := readOBJ(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		for _, ix := range m.Triangles {
+			if int(ix) >= len(m.Vertices)/6 {
+				t.Fatalf("a triangle indexes vertex %d of %d", ix, len(m.Vertices)/6)
+			}
+		}
+		if m.Colors != nil && len(m.Colors) != len(m.Vertices)/2 {
+			t.Fatalf("%d colour bytes for %d vertices", len(m.Colors), len(m.Vertices)/6)
+		}
+	})
 }

@@ -40,3 +40,32 @@ for i in range(out.GetNumberOfCells()):
     faces.append({"corners": corners, "color": [int(c) for c in cellColors.GetTuple3(i)]})
 with open("faces.json", "w") as f:
     json.dump(faces, f)
+
+# the sphere as VTK's STL writer writes it (binary and ASCII: a triangle's
+# corners each its own, no colours) and its OBJ writer (vertices, normals,
+# faces of v//vn), and triangles.json: each triangle's corners as VTK's
+# STL reader reads them back
+plain = vtk.vtkSphereSource()
+plain.SetThetaResolution(9)
+plain.SetPhiResolution(7)
+plain.Update()
+for name, binary in (("sphere-binary.stl", True), ("sphere-ascii.stl", False)):
+    w = vtk.vtkSTLWriter()
+    w.SetFileName(name)
+    w.SetInputData(plain.GetOutput())
+    w.SetFileTypeToBinary() if binary else w.SetFileTypeToASCII()
+    w.Write()
+w = vtk.vtkOBJWriter()
+w.SetFileName("sphere.obj")
+w.SetInputData(plain.GetOutput())
+w.Write()
+r = vtk.vtkSTLReader()
+r.SetFileName("sphere-binary.stl")
+r.Update()
+out = r.GetOutput()
+triangles = []
+for i in range(out.GetNumberOfCells()):
+    ids = out.GetCell(i).GetPointIds()
+    triangles.append([list(out.GetPoints().GetPoint(ids.GetId(k))) for k in range(3)])
+with open("triangles.json", "w") as f:
+    json.dump(triangles, f)
