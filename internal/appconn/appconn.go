@@ -206,26 +206,22 @@ func Accept(ctx context.Context, ln net.Listener, token string, refused func(pee
 	d := &door{ln: ln, token: token, refused: refused, pending: map[net.Conn]bool{}, won: make(chan *Session, 1)}
 	served := make(chan error, 1)
 	go func() { served <- d.serve() }()
+	var err error
 	select {
 	case s := <-d.won:
 		return s, nil
-	case err := <-served:
-		select {
-		case s := <-d.won: // won as ln closed
-			s.conn.Close()
-		default:
-		}
-		return nil, err
+	case err = <-served:
 	case <-ctx.Done():
 		ln.Close()
 		<-served
-		select {
-		case s := <-d.won: // won as ctx ended
-			s.conn.Close()
-		default:
-		}
-		return nil, ctx.Err()
+		err = ctx.Err()
 	}
+	select {
+	case s := <-d.won: // won as ln closed or ctx ended
+		s.conn.Close()
+	default:
+	}
+	return nil, err
 }
 
 // door answers the peers of an application's port: the first with the
