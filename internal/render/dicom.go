@@ -196,10 +196,6 @@ func readDICOMSlice(path string) (dicomSlice, error) {
 		return s, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return s, err
-	}
 	s.order, s.codec = ts.order, ts.codec
 	for {
 		tag, value, err := r.element(ts.implicit)
@@ -217,7 +213,7 @@ func readDICOMSlice(path string) (dicomSlice, error) {
 			case s.codec != codecNone && r.length != undefinedLength:
 				return s, errors.New("its pixel data is not encapsulated, under a compressed transfer syntax")
 			case s.codec != codecNone:
-				if s.offsets, s.fragments, err = readFragments(f, r.at, st.Size()); err != nil {
+				if s.offsets, s.fragments, err = readFragments(f, r.at, r.size); err != nil {
 					return s, err
 				}
 				return s, s.check()
@@ -225,7 +221,7 @@ func readDICOMSlice(path string) (dicomSlice, error) {
 				return s, errors.New("its pixel data is encapsulated (compressed) under an uncompressed transfer syntax")
 			}
 			s.pixels, s.pixelBytes = r.at, int64(r.length)
-			if left := st.Size() - r.at; left < s.pixelBytes {
+			if left := r.size - r.at; left < s.pixelBytes {
 				return s, fmt.Errorf("its pixel data ends early: the file holds %d bytes of the %d its element says (cut short)", left, s.pixelBytes)
 			}
 			err := s.check()
@@ -642,17 +638,11 @@ func statDICOM(path string) (*VolumeData, voxelSource, error) {
 	var given dicomSlice // path's, read once, where path is a file
 	var listed []string  // a DICOMDIR's images (nil: the folder's files)
 	index := ""          // the DICOMDIR
-	if st, err := os.Stat(path); err != nil {
+	st, err := os.Stat(path)
+	if err != nil {
 		return nil, nil, err
-	} else if st.IsDir() {
-		if entries, err := os.ReadDir(path); err == nil {
-			for _, e := range entries {
-				if strings.EqualFold(e.Name(), "DICOMDIR") {
-					index = filepath.Join(path, e.Name())
-				}
-			}
-		}
-	} else {
+	}
+	if !st.IsDir() {
 		dir = filepath.Dir(path)
 		if given, err = readDICOMSlice(path); errors.Is(err, errDICOMDIR) {
 			index, given = path, dicomSlice{}
@@ -661,18 +651,19 @@ func statDICOM(path string) (*VolumeData, voxelSource, error) {
 		}
 		only = given.series
 	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, e := range entries {
+		if st.IsDir() && strings.EqualFold(e.Name(), "DICOMDIR") {
+			index = filepath.Join(dir, e.Name())
+		}
+		listed = append(listed, filepath.Join(dir, e.Name()))
+	}
 	if index != "" {
-		var err error
 		if listed, err = readDICOMDIR(index); err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", index, err)
-		}
-	} else {
-		entries, err := os.ReadDir(dir)
-		if err != nil {
-			return nil, nil, err
-		}
-		for _, e := range entries {
-			listed = append(listed, filepath.Join(dir, e.Name()))
 		}
 	}
 	bySeries := map[string][]dicomSlice{}
