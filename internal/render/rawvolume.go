@@ -114,7 +114,9 @@ func checkSpacing(spacing [3]float64) error {
 // data file it names), as Teem, 3D Slicer and ParaView write them; a
 // MetaImage (*.mha, or a header *.mhd and its data file), as ITK and VTK
 // write them; a VTK image (*.vti, a parallel one's pieces listed in a
-// *.pvti, or legacy structured points *.vtk); a DICOM series, as CT and
+// *.pvti, or legacy structured points *.vtk); a NIfTI volume (*.nii,
+// *.nii.gz, or a pair *.hdr and *.img, Analyze 7.5's too), as
+// neuroimaging tools write them; a DICOM series, as CT and
 // MR scanners write them (path a folder of slices, or one of its files,
 // *.dcm or of no extension: the folder's files of its series); or,
 // with no header beside it, a raw file named as the Open SciVis datasets
@@ -153,6 +155,12 @@ func statVolume(path string) (*VolumeData, voxelSource, error) {
 	}
 	if err := regular(path); err != nil {
 		return nil, nil, err
+	}
+	if isNIfTIName(path) {
+		return statNIfTI(path)
+	}
+	if hdr, ok := niftiPairHeader(path); ok {
+		return statNIfTI(hdr)
 	}
 	var stat func(string) (*VolumeData, voxelFile, error)
 	switch strings.ToLower(filepath.Ext(path)) {
@@ -204,7 +212,7 @@ func statRaw(path string) (*VolumeData, voxelFile, error) {
 	case errors.Is(openErr, fs.ErrNotExist):
 		nv, named, err := volumeFromName(filepath.Base(path))
 		if !named {
-			return nil, voxelFile{}, fmt.Errorf("volume header: %w; with no header, the file's name gives its size and type, as the Open SciVis datasets' do: NAME_WxHxD_TYPE.raw (bonsai_256x256x256_uint8.raw; TYPE uint8, int8, uint16, int16, uint32, int32, float32 or float64). goeq reads those, eVolve's FILE.raw with FILE.raw.vhf, NRRD (.nrrd, .nhdr), MetaImage (.mha, .mhd), VTK images (.vti, .pvti, .vtk) and DICOM series (a folder, or one of its files)", openErr)
+			return nil, voxelFile{}, fmt.Errorf("volume header: %w; with no header, the file's name gives its size and type, as the Open SciVis datasets' do: NAME_WxHxD_TYPE.raw (bonsai_256x256x256_uint8.raw; TYPE uint8, int8, uint16, int16, uint32, int32, float32 or float64). goeq reads those, eVolve's FILE.raw with FILE.raw.vhf, NRRD (.nrrd, .nhdr), MetaImage (.mha, .mhd), VTK images (.vti, .pvti, .vtk), NIfTI (.nii, .nii.gz, or .hdr and .img) and DICOM series (a folder, or one of its files)", openErr)
 		}
 		if err != nil {
 			return nil, voxelFile{}, err
@@ -235,7 +243,14 @@ type voxelFile struct {
 	order    binary.ByteOrder
 	encoding voxelEncoding
 	vtk      *vtkBlocks // with vtkVoxels: how the blocks are held
-	source   string     // what gave the layout: "header" or "name"
+	// inflatedSkip is the bytes before the voxels in a compressed
+	// stream (a NIfTI's header, inside its gzip)
+	inflatedSkip int64
+	// slope and intercept make the numbers stored the numbers meant,
+	// slope·x + intercept (NIfTI's scl_slope and scl_inter); slope 0
+	// leaves them as stored.
+	slope, intercept float64
+	source           string // what gave the layout: "header" or "name"
 }
 
 // voxelEncoding is how a file holds its voxels' numbers.
@@ -388,7 +403,7 @@ func (f voxelFile) read(n int) ([]uint16, error) {
 }
 
 func (f voxelFile) values(n int) ([]uint16, error) {
-	if f.derived || f.kind == scalarUint8 && f.encoding != asciiVoxels {
+	if f.derived || f.kind == scalarUint8 && f.encoding != asciiVoxels && f.slope == 0 {
 		sized := f.encoding == rawVoxels && f.lines == 0 // its file's size was checked
 		if !sized {
 			if err := f.pass(n, func(int, float64) {}); err != nil {
@@ -497,6 +512,10 @@ func (f voxelFile) open() (r io.Reader, done func(), err error) {
 		return nil, nil, err
 	}
 	br := bufio.NewReaderSize(r, 1<<20)
+	if _, err := br.Discard(int(f.inflatedSkip)); err != nil {
+		file.Close()
+		return nil, nil, endedEarly(err)
+	}
 	for range f.lines {
 		if _, err := br.ReadBytes('\n'); err != nil {
 			file.Close()
@@ -508,6 +527,10 @@ func (f voxelFile) open() (r io.Reader, done func(), err error) {
 
 // scan gives use each of n voxels' values in order, read from r.
 func (f voxelFile) scan(r io.Reader, n int, use func(i int, x float64)) error {
+	if f.slope != 0 {
+		stored := use
+		use = func(i int, x float64) { stored(i, f.slope*x+f.intercept) }
+	}
 	if f.encoding == asciiVoxels {
 		words := bufio.NewScanner(r)
 		words.Split(bufio.ScanWords)
