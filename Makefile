@@ -68,6 +68,7 @@ fuzz: deps
 	$(FUZZ) -fuzz '^FuzzDICOM$$' ./internal/render
 	$(FUZZ) -fuzz '^FuzzLosslessJPEG$$' ./internal/render
 	$(FUZZ) -fuzz '^FuzzNIfTI$$' ./internal/render
+	$(FUZZ) -fuzz '^FuzzTIFF$$' ./internal/render
 
 # Go benchmarks, then the pixel-path ratios into docs/bench.json and the
 # generated section of docs/benchmarks.md.

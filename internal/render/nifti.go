@@ -103,7 +103,7 @@ func statNIfTI(path string) (*VolumeData, voxelSource, error) {
 	if !h.mirrored() {
 		return v, voxels, nil
 	}
-	return v, reversedSlices{voxels, v.W * v.H}, nil
+	return v, reversedRuns{voxels, v.W * v.H}, nil
 }
 
 // readNIfTIHeader reads the header at path's start, through gzip for a
@@ -306,19 +306,20 @@ func (h *niftiHeader) mirrored() bool {
 	return false
 }
 
-// reversedSlices reads a volume's voxels with its slices in reverse order.
-type reversedSlices struct {
+// reversedRuns reads a volume's voxels with their runs of run voxels
+// (its slices, or its rows) in reverse order.
+type reversedRuns struct {
 	voxels voxelFile
-	slice  int // voxels a slice
+	run    int
 }
 
-func (r reversedSlices) read(n int) ([]uint16, error) {
+func (r reversedRuns) read(n int) ([]uint16, error) {
 	values, err := r.voxels.read(n)
 	if err != nil {
 		return nil, err
 	}
-	for a, b := 0, n-r.slice; a < b; a, b = a+r.slice, b-r.slice {
-		for i := range r.slice {
+	for a, b := 0, n-r.run; a < b; a, b = a+r.run, b-r.run {
+		for i := range r.run {
 			values[a+i], values[b+i] = values[b+i], values[a+i]
 		}
 	}

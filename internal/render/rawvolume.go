@@ -116,7 +116,9 @@ func checkSpacing(spacing [3]float64) error {
 // write them; a VTK image (*.vti, a parallel one's pieces listed in a
 // *.pvti, or legacy structured points *.vtk); a NIfTI volume (*.nii,
 // *.nii.gz, or a pair *.hdr and *.img, Analyze 7.5's too), as
-// neuroimaging tools write them; a DICOM series, as CT and
+// neuroimaging tools write them; a TIFF stack (*.tif of a page a slice,
+// or path a folder of TIFF slices), as microscopes and ImageJ write
+// them; a DICOM series, as CT and
 // MR scanners write them (path a folder of slices, or one of its files,
 // *.dcm or of no extension: the folder's files of its series); or,
 // with no header beside it, a raw file named as the Open SciVis datasets
@@ -151,10 +153,16 @@ func CheckVolume(path string) error {
 // the voxels' file without reading it.
 func statVolume(path string) (*VolumeData, voxelSource, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		if holdsTIFFs(path) {
+			return statTIFF(path)
+		}
 		return statDICOM(path)
 	}
 	if err := regular(path); err != nil {
 		return nil, nil, err
+	}
+	if isTIFFName(path) {
+		return statTIFF(path)
 	}
 	if isNIfTIName(path) {
 		return statNIfTI(path)
@@ -212,7 +220,7 @@ func statRaw(path string) (*VolumeData, voxelFile, error) {
 	case errors.Is(openErr, fs.ErrNotExist):
 		nv, named, err := volumeFromName(filepath.Base(path))
 		if !named {
-			return nil, voxelFile{}, fmt.Errorf("volume header: %w; with no header, the file's name gives its size and type, as the Open SciVis datasets' do: NAME_WxHxD_TYPE.raw (bonsai_256x256x256_uint8.raw; TYPE uint8, int8, uint16, int16, uint32, int32, float32 or float64). goeq reads those, eVolve's FILE.raw with FILE.raw.vhf, NRRD (.nrrd, .nhdr), MetaImage (.mha, .mhd), VTK images (.vti, .pvti, .vtk), NIfTI (.nii, .nii.gz, or .hdr and .img) and DICOM series (a folder, or one of its files)", openErr)
+			return nil, voxelFile{}, fmt.Errorf("volume header: %w; with no header, the file's name gives its size and type, as the Open SciVis datasets' do: NAME_WxHxD_TYPE.raw (bonsai_256x256x256_uint8.raw; TYPE uint8, int8, uint16, int16, uint32, int32, float32 or float64). goeq reads those, eVolve's FILE.raw with FILE.raw.vhf, NRRD (.nrrd, .nhdr), MetaImage (.mha, .mhd), VTK images (.vti, .pvti, .vtk), NIfTI (.nii, .nii.gz, or .hdr and .img), TIFF stacks (.tif, or a folder of slices) and DICOM series (a folder, or one of its files)", openErr)
 		}
 		if err != nil {
 			return nil, voxelFile{}, err
@@ -243,6 +251,7 @@ type voxelFile struct {
 	order    binary.ByteOrder
 	encoding voxelEncoding
 	vtk      *vtkBlocks // with vtkVoxels: how the blocks are held
+	tiff     *tiffStack // with tiffVoxels: the pages
 	// inflatedSkip is the bytes before the voxels in a compressed
 	// stream (a NIfTI's header, inside its gzip)
 	inflatedSkip int64
@@ -262,6 +271,7 @@ const (
 	zlibVoxels                // a zlib stream (MetaImage's compressed data)
 	asciiVoxels               // text, apart by white space
 	vtkVoxels                 // VTK XML's header and blocks
+	tiffVoxels                // a TIFF stack's pages (path is the file or folder)
 )
 
 var (
@@ -489,6 +499,9 @@ func endedEarly(err error) error {
 // open opens the voxels' file at the voxels' start, inflating it where it
 // is compressed; done closes it.
 func (f voxelFile) open() (r io.Reader, done func(), err error) {
+	if f.encoding == tiffVoxels {
+		return f.tiff.open()
+	}
 	file, err := os.Open(f.path)
 	if err != nil {
 		return nil, nil, err
