@@ -45,7 +45,6 @@ type niftiHeader struct {
 	pixdim    [8]float64
 	voxOffset float64
 	slope     float64
-	intercept float64
 	qformCode int
 	sformCode int
 	sform     [3][3]float64
@@ -78,8 +77,9 @@ func niftiPairHeader(path string) (string, bool) {
 // statNIfTI reads a NIfTI volume's header, as neuroimaging tools write
 // them (FSL, SPM, dcm2niix, nibabel, ITK, VTK): a single file FILE.nii,
 // gzipped or not, or a pair FILE.hdr and FILE.img (NIfTI's, or Analyze
-// 7.5's, which have no magic). Its voxels are scaled by scl_slope and
-// scl_inter where the header sets them, and spaced by its pixdim. A grid
+// 7.5's, which have no magic). Its voxels are scaled by scl_slope where
+// the header sets it (scl_inter shifts all alike, which their scaling
+// onto 16 bits undoes), and spaced by its pixdim. A grid
 // its qform (or, without one, its sform) says is left-handed, as FSL's
 // radiological files are, has its slices taken in reverse, as VTK's reader
 // (ParaView's) takes them: shown in the right-handed frame it is drawn in,
@@ -167,7 +167,7 @@ func parseNIfTIHeader(b []byte, path string) (*niftiHeader, error) {
 		h.datatype = int(int16(o.Uint16(b[70:])))
 		h.voxOffset = f32(108)
 		if h.version > 0 {
-			h.slope, h.intercept = f32(112), f32(116)
+			h.slope = f32(112)
 			h.qformCode, h.sformCode = int(int16(o.Uint16(b[252:]))), int(int16(o.Uint16(b[254:])))
 			for i := range 3 {
 				for j := range 3 {
@@ -191,7 +191,7 @@ func parseNIfTIHeader(b []byte, path string) (*niftiHeader, error) {
 		h.pixdim[i] = f64(104 + 8*i)
 	}
 	h.voxOffset = float64(int64(o.Uint64(b[168:])))
-	h.slope, h.intercept = f64(176), f64(184)
+	h.slope = f64(176)
 	h.qformCode, h.sformCode = int(int32(o.Uint32(b[344:]))), int(int32(o.Uint32(b[348:])))
 	for i := range 3 {
 		for j := range 3 {
@@ -282,9 +282,6 @@ func (h *niftiHeader) volume(path string) (*VolumeData, voxelFile, error) {
 	// A slope of 0 (or none at all) leaves the numbers as they are.
 	if h.version > 0 && h.slope != 0 && !math.IsNaN(h.slope) && !math.IsInf(h.slope, 0) {
 		voxels.slope = h.slope
-		if !math.IsNaN(h.intercept) && !math.IsInf(h.intercept, 0) {
-			voxels.intercept = h.intercept
-		}
 	}
 	return v, voxels, nil
 }

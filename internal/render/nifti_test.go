@@ -32,8 +32,8 @@ func TestNIfTIVolumes(t *testing.T) {
 	if err := json.Unmarshal(b, &read); err != nil {
 		t.Fatal(err)
 	}
-	if len(read) != 16 {
-		t.Fatalf("read.json holds %d files; want 16", len(read))
+	if len(read) != 17 {
+		t.Fatalf("read.json holds %d files; want 17", len(read))
 	}
 	for name, want := range read {
 		v, err := LoadVolume(filepath.Join(dir, name))

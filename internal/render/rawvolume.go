@@ -255,11 +255,12 @@ type voxelFile struct {
 	// inflatedSkip is the bytes before the voxels in a compressed
 	// stream (a NIfTI's header, inside its gzip)
 	inflatedSkip int64
-	// slope and intercept make the numbers stored the numbers meant,
-	// slope·x + intercept (NIfTI's scl_slope and scl_inter); slope 0
-	// leaves them as stored.
-	slope, intercept float64
-	source           string // what gave the layout: "header" or "name"
+	// slope scales the numbers stored to the numbers meant (NIfTI's
+	// scl_slope; -1 for TIFF's white is zero): its sign orders them.
+	// An intercept would shift all alike, which their scaling onto 16
+	// bits undoes. 0 leaves them as stored.
+	slope  float64
+	source string // what gave the layout: "header" or "name"
 }
 
 // voxelEncoding is how a file holds its voxels' numbers.
@@ -542,7 +543,7 @@ func (f voxelFile) open() (r io.Reader, done func(), err error) {
 func (f voxelFile) scan(r io.Reader, n int, use func(i int, x float64)) error {
 	if f.slope != 0 {
 		stored := use
-		use = func(i int, x float64) { stored(i, f.slope*x+f.intercept) }
+		use = func(i int, x float64) { stored(i, f.slope*x) }
 	}
 	if f.encoding == asciiVoxels {
 		words := bufio.NewScanner(r)

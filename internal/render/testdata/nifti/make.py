@@ -48,6 +48,10 @@ sform.set_qform(None, code=0)
 sform.header['pixdim'][0] = 1
 sform.set_sform(mirrored, code=2)
 save('sform-mirrored.nii', sform)
+qform = nib.Nifti1Image(ramp, spaced)  # a qform alone, its qfac -1
+qform.set_sform(None, code=0)
+qform.set_qform(mirrored, code=1)
+save('qform-mirrored.nii', qform)
 conflict = nib.Nifti1Image(ramp, spaced)  # the qform goes first, as in VTK
 conflict.set_qform(spaced, code=1)
 conflict.set_sform(mirrored, code=2)
@@ -70,7 +74,7 @@ save('flat.nii', nib.Nifti1Image(ramp[:, :, 0], np.diag([1, 1, 1, 1.0])))
 read = {}
 for name in ['plain.nii', 'packed.nii.gz', 'pair.hdr', 'two.nii', 'analyze.hdr', 'big.nii', 'float.nii',
              'double.nii', 'uint16.nii', 'int32.nii', 'extension.nii', 'scaled.nii', 'mirrored.nii',
-             'sform-mirrored.nii', 'qform-first.nii', 'vtk.nii']:
+             'sform-mirrored.nii', 'qform-mirrored.nii', 'qform-first.nii', 'vtk.nii']:
     r = vtk.vtkNIFTIImageReader()
     r.SetFileName(name)
     r.Update()
