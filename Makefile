@@ -63,6 +63,7 @@ fuzz: deps
 	$(FUZZ) -fuzz '^FuzzDecodeMessage$$' ./internal/transport
 	$(FUZZ) -fuzz '^FuzzReadPLY$$' ./internal/render
 	$(FUZZ) -fuzz '^FuzzReadOBJ$$' ./internal/render
+	$(FUZZ) -fuzz '^FuzzVTKSurface$$' ./internal/render
 	$(FUZZ) -fuzz '^FuzzNRRDHeader$$' ./internal/render
 	$(FUZZ) -fuzz '^FuzzVTI$$' ./internal/render
 	$(FUZZ) -fuzz '^FuzzDICOM$$' ./internal/render

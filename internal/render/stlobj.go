@@ -15,7 +15,8 @@ import (
 )
 
 // LoadModel reads a model: an STL file (*.stl, binary or ASCII, as CAD
-// and 3D printing tools write them), a Wavefront OBJ file (*.obj), or else
+// and 3D printing tools write them), a Wavefront OBJ file (*.obj), a VTK
+// surface (*.vtp, ParaView's own, or a legacy *.vtk of POLYDATA), or else
 // a PLY file (LoadPLY).
 func LoadModel(path string) (*Model, error) {
 	switch strings.ToLower(filepath.Ext(path)) {
@@ -23,15 +24,19 @@ func LoadModel(path string) (*Model, error) {
 		return loadWith(path, readSTL)
 	case ".obj":
 		return loadWith(path, func(f *os.File, _ int64) (*Model, error) { return readOBJ(f) })
+	case ".vtp":
+		return loadWith(path, readVTP)
+	case ".vtk":
+		return loadWith(path, readLegacyVTKSurface)
 	}
 	return LoadPLY(path)
 }
 
 // IsModelName reports whether a folder's file is a model by its name:
-// .ply (or .ply.gz), .stl or .obj.
+// .ply (or .ply.gz), .stl, .obj, .vtp or .vtk.
 func IsModelName(path string) bool {
 	name := strings.ToLower(filepath.Base(path))
-	for _, ext := range []string{".ply", ".ply.gz", ".stl", ".obj"} {
+	for _, ext := range []string{".ply", ".ply.gz", ".stl", ".obj", ".vtp", ".vtk"} {
 		if strings.HasSuffix(name, ext) {
 			return true
 		}
