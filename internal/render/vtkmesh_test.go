@@ -2,6 +2,7 @@ package render
 
 import (
 	"encoding/json"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -17,7 +18,8 @@ import (
 // in every form VTK writes (inline or appended, base64 or raw, zlib or
 // not, 32- or 64-bit headers, big-endian, ascii) and as legacy files
 // (4.2's cells and 5.1's offsets, ASCII and binary); and the strips with
-// vertex and line cells before them, every cell coloured. What goeq cannot draw
+// vertex and line cells before them, every cell coloured; a sphere in
+// three pieces, as a parallel run writes one. What goeq cannot draw
 // is refused, saying what it is.
 func TestVTKSurfaces(t *testing.T) {
 	dir := filepath.Join("testdata", "vtkmesh")
@@ -110,6 +112,23 @@ func TestVTKSurfaces(t *testing.T) {
 				}
 			}
 		}
+	}
+
+	// the sphere in three pieces, each of its own points: one model
+	m, err := LoadModel(filepath.Join(dir, "pieces.vtp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[corners]bool{}
+	for _, tri := range read["pieces.vtp"].Triangles {
+		want[nearCorners(cornersOf(tri.Corners))] = true
+	}
+	got := map[corners]bool{}
+	for tri := range m.TriangleCount() {
+		got[nearCorners(m.corners(tri))] = true
+	}
+	if len(want) != 90 || !maps.Equal(got, want) || m.TriangleCount() != 90 || len(m.Vertices)/6 != 66 {
+		t.Errorf("pieces.vtp: %d triangles (%d alike VTK's %d), %d vertices; want 90 of VTK's, and the pieces' 3×22 vertices", m.TriangleCount(), len(got), len(want), len(m.Vertices)/6)
 	}
 
 	cut := t.TempDir()

@@ -64,9 +64,12 @@ for i in range(strips.GetNumberOfCells()):
 mixed.GetCellData().SetScalars(mixedColors)
 
 
-def xml(name, data, mode=None, compressor='zlib', encode=True, header=None, big=False):
+def xml(name, data, mode=None, compressor='zlib', encode=True, header=None, big=False, pieces=1):
     w = vtk.vtkXMLPolyDataWriter()
-    w.SetInputData(data)
+    if pieces > 1:
+        w.SetInputConnection(data)  # a source that makes each piece by itself
+    else:
+        w.SetInputData(data)
     w.SetFileName(name)
     {'ascii': w.SetDataModeToAscii, 'binary': w.SetDataModeToBinary,
      'appended': w.SetDataModeToAppended, None: lambda: None}[mode]()
@@ -76,6 +79,7 @@ def xml(name, data, mode=None, compressor='zlib', encode=True, header=None, big=
         w.SetHeaderTypeToUInt64()
     if big:
         w.SetByteOrderToBigEndian()
+    w.SetNumberOfPieces(pieces)
     w.Write()
 
 
@@ -103,6 +107,8 @@ for stem, data in (('points', points), ('strips', strips)):
     legacy(stem + '-ascii42.vtk', data, False, 42)
     legacy(stem + '-binary42.vtk', data, True, 42)
 xml('mixed.vtp', mixed)
+# the sphere in three pieces, as a parallel run writes one
+xml('pieces.vtp', sphere.GetOutputPort(), pieces=3)
 legacy('mixed-binary.vtk', mixed, True, 51)
 legacy('mixed-ascii42.vtk', mixed, False, 42)
 
@@ -133,7 +139,7 @@ def read(name):
     return {'triangles': triangles, 'colors': colors, 'normals': out.GetPointData().GetNormals() is not None}
 
 
-result = {name: read(name) for name in ('points.vtp', 'strips.vtp', 'mixed.vtp')}
+result = {name: read(name) for name in ('points.vtp', 'strips.vtp', 'mixed.vtp', 'pieces.vtp')}
 with open('read.json', 'w') as f:
     json.dump(result, f)
 for k, v in result.items():
