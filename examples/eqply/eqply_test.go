@@ -1351,7 +1351,7 @@ func TestModelsGoToTheViewsInTurn(t *testing.T) {
 	for _, c := range []struct {
 		arg, want string
 	}{
-		{empty, "--model " + empty + ": no model (*.ply, *.ply.gz, *.stl, *.obj, *.vtp, *.vtk) in it"},
+		{empty, "--model " + empty + ": no model (*.ply, *.ply.gz, *.stl, *.obj, *.vtp, *.pvtp, *.vtk) in it"},
 		{filepath.Join(dir, "none.ply"), "--model: stat " + filepath.Join(dir, "none.ply") + ": no such file or directory"},
 		// every node waited on it for a writer until the init timeout
 		{filepath.Join(folder, "more", "pipe.ply"), "--model " + filepath.Join(folder, "more", "pipe.ply") + ": a named pipe, not a file"},
@@ -2100,5 +2100,27 @@ func TestFramesEndsTheRunWithAWindowToo(t *testing.T) {
 	r.endsCleanly(t, "its three frames")
 	if frames := len(readTrace(t, r.trace)); frames != 3 {
 		t.Errorf("%d frames traced; want the 3 asked for", frames)
+	}
+}
+
+// A folder holding a parallel VTK surface (a .pvtp and the .vtp files of
+// its pieces, as ParaView saves one from a parallel run) gives the .pvtp
+// as one model, not each piece as a model of its own.
+func TestAParallelSurfacesPiecesAreNotModels(t *testing.T) {
+	folder := t.TempDir()
+	src := filepath.Join("..", "..", "internal", "render", "testdata", "vtkmesh")
+	for _, name := range []string{"parallel.pvtp", "parallel_0.vtp", "parallel_1.vtp", "parallel_2.vtp", "points.vtp"} {
+		b, err := os.ReadFile(filepath.Join(src, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(folder, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files, err := listModels([]string{folder})
+	want := []string{filepath.Join(folder, "parallel.pvtp"), filepath.Join(folder, "points.vtp")}
+	if err != nil || !slices.Equal(files, want) {
+		t.Errorf("the folder's models: %v, %v; want %v", files, err, want)
 	}
 }

@@ -16,7 +16,8 @@ import (
 
 // LoadModel reads a model: an STL file (*.stl, binary or ASCII, as CAD
 // and 3D printing tools write them), a Wavefront OBJ file (*.obj), a VTK
-// surface (*.vtp, ParaView's own, or a legacy *.vtk of POLYDATA), or else
+// surface (*.vtp, ParaView's own, a parallel one's pieces listed in a
+// *.pvtp, or a legacy *.vtk of POLYDATA), or else
 // a PLY file (LoadPLY).
 func LoadModel(path string) (*Model, error) {
 	switch strings.ToLower(filepath.Ext(path)) {
@@ -26,6 +27,8 @@ func LoadModel(path string) (*Model, error) {
 		return loadWith(path, func(f *os.File, _ int64) (*Model, error) { return readOBJ(f) })
 	case ".vtp":
 		return loadWith(path, readVTP)
+	case ".pvtp":
+		return loadPVTP(path)
 	case ".vtk":
 		return loadWith(path, readLegacyVTKSurface)
 	}
@@ -33,10 +36,11 @@ func LoadModel(path string) (*Model, error) {
 }
 
 // IsModelName reports whether a folder's file is a model by its name:
-// .ply (or .ply.gz), .stl, .obj, .vtp or .vtk.
+// .ply (or .ply.gz), .stl, .obj, .vtp, .pvtp or .vtk (ModelParts says
+// which of a folder's .vtp files are a .pvtp's pieces).
 func IsModelName(path string) bool {
 	name := strings.ToLower(filepath.Base(path))
-	for _, ext := range []string{".ply", ".ply.gz", ".stl", ".obj", ".vtp", ".vtk"} {
+	for _, ext := range []string{".ply", ".ply.gz", ".stl", ".obj", ".vtp", ".pvtp", ".vtk"} {
 		if strings.HasSuffix(name, ext) {
 			return true
 		}

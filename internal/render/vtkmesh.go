@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -179,6 +180,15 @@ const maxVTKArray = 3 * MaxPLYFaces
 // or other array of 3 or 4 unsigned bytes) of its points or else its
 // cells, inline (ascii or base64) or appended, zlib-compressed or not.
 func readVTP(f *os.File, size int64) (*Model, error) {
+	s, err := readVTPSurface(f, size)
+	if err != nil {
+		return nil, err
+	}
+	return s.model()
+}
+
+// readVTPSurface reads a .vtp's pieces as one surface.
+func readVTPSurface(f *os.File, size int64) (*vtkSurface, error) {
 	dec := xml.NewDecoder(bufio.NewReaderSize(f, 1<<16))
 	var (
 		blocks                      = vtkBlocks{header: 4}
@@ -326,7 +336,7 @@ func readVTP(f *os.File, size int64) (*Model, error) {
 	}
 	s := &vtkSurface{}
 	for p, counts := range pieces {
-		base := int64(len(s.points) / 3)
+		piece := &vtkSurface{}
 		var (
 			points, ptNormals, ptColors, cellColors *vtpArray
 			cells                                   = map[string]map[string]*vtpArray{}
@@ -368,11 +378,11 @@ func readVTP(f *os.File, size int64) (*Model, error) {
 		if len(xyz) != 3*counts["NumberOfPoints"] {
 			return nil, fmt.Errorf("piece %d: %d point values for NumberOfPoints %d", p+1, len(xyz), counts["NumberOfPoints"])
 		}
-		s.points = append(s.points, xyz...)
+		piece.points = xyz
 		for _, c := range []struct {
 			section, count string
 			into           *vtkCells
-		}{{"Polys", "NumberOfPolys", &s.polys}, {"Strips", "NumberOfStrips", &s.strips}} {
+		}{{"Polys", "NumberOfPolys", &piece.polys}, {"Strips", "NumberOfStrips", &piece.strips}} {
 			if counts[c.count] == 0 {
 				continue
 			}
@@ -391,37 +401,34 @@ func readVTP(f *os.File, size int64) (*Model, error) {
 			if len(offsets) != counts[c.count] {
 				return nil, fmt.Errorf("piece %d: %d %s offsets for %s %d", p+1, len(offsets), c.section, c.count, counts[c.count])
 			}
-			if len(c.into.offsets) == 0 {
-				c.into.offsets = []int64{0}
-			}
-			start := int64(len(c.into.connectivity))
+			c.into.offsets = []int64{0}
 			for _, x := range connectivity {
 				if !whole(x, 0, float64(counts["NumberOfPoints"]-1)) {
 					return nil, fmt.Errorf("piece %d: %s point %g of %d", p+1, c.section, x, counts["NumberOfPoints"])
 				}
-				c.into.connectivity = append(c.into.connectivity, base+int64(x))
+				c.into.connectivity = append(c.into.connectivity, int64(x))
 			}
 			for _, x := range offsets { // each cell's end
 				if !whole(x, 0, float64(len(connectivity))) {
 					return nil, fmt.Errorf("piece %d: %s offset %g of %d points", p+1, c.section, x, len(connectivity))
 				}
-				c.into.offsets = append(c.into.offsets, start+int64(x))
+				c.into.offsets = append(c.into.offsets, int64(x))
 			}
 		}
 		others := counts["NumberOfVerts"] + counts["NumberOfLines"]
-		s.others += others
+		piece.others = others
 		if ptNormals != nil && ptNormals.comps == 3 {
 			if normals, err := read(ptNormals); err != nil {
 				return nil, err
-			} else if len(normals) == len(xyz) {
-				s.normals = append(s.normals, normals...)
+			} else {
+				piece.normals = normals
 			}
 		}
 		if ptColors != nil {
 			if rgb, err := readRGB(ptColors, counts["NumberOfPoints"]); err != nil {
 				return nil, err
 			} else {
-				s.pointRGB = append(s.pointRGB, rgb...)
+				piece.pointRGB = rgb
 			}
 		}
 		if cellColors != nil {
@@ -430,18 +437,122 @@ func readVTP(f *os.File, size int64) (*Model, error) {
 				return nil, err
 			}
 			rgb = rgb[3*others:]
-			s.polyRGB = append(s.polyRGB, rgb[:3*counts["NumberOfPolys"]]...)
-			s.stripRGB = append(s.stripRGB, rgb[3*counts["NumberOfPolys"]:]...)
+			piece.polyRGB = rgb[:3*counts["NumberOfPolys"]]
+			piece.stripRGB = rgb[3*counts["NumberOfPolys"]:]
 		}
+		s.join(piece)
 	}
-	// a piece without normals or colours leaves the whole without
-	if len(s.normals) != len(s.points) {
-		s.normals = nil
+	return s, nil
+}
+
+// join adds o to the surface: its points after the surface's, its cells
+// after its cells. Normals and colours that a part lacks leave the whole
+// without (model goes by their lengths).
+func (s *vtkSurface) join(o *vtkSurface) {
+	base := int64(len(s.points) / 3)
+	if len(o.normals) == len(o.points) {
+		s.normals = append(s.normals, o.normals...)
 	}
-	if len(s.pointRGB) != len(s.points) {
-		s.pointRGB = nil
+	if len(o.pointRGB) == len(o.points) {
+		s.pointRGB = append(s.pointRGB, o.pointRGB...)
 	}
-	return s.model()
+	if len(o.polyRGB) == 3*o.polys.count() && len(o.stripRGB) == 3*o.strips.count() {
+		s.polyRGB = append(s.polyRGB, o.polyRGB...)
+		s.stripRGB = append(s.stripRGB, o.stripRGB...)
+	}
+	s.points = append(s.points, o.points...)
+	s.polys.join(o.polys, base)
+	s.strips.join(o.strips, base)
+	s.others += o.others
+}
+
+// join adds o's cells, their points counted from base.
+func (c *vtkCells) join(o vtkCells, base int64) {
+	if o.count() == 0 {
+		return
+	}
+	if len(c.offsets) == 0 {
+		c.offsets = []int64{0}
+	}
+	start := int64(len(c.connectivity))
+	for _, x := range o.offsets[1:] {
+		c.offsets = append(c.offsets, start+x)
+	}
+	for _, p := range o.connectivity {
+		c.connectivity = append(c.connectivity, base+p)
+	}
+}
+
+// loadPVTP reads a parallel VTK surface (*.pvtp, as ParaView and VTK
+// write one from a run of several processes): its pieces, each a .vtp
+// (Source) beside it, as one surface.
+func loadPVTP(path string) (*Model, error) {
+	files, err := pvtpPieces(path)
+	if err != nil {
+		return nil, err
+	}
+	s := &vtkSurface{}
+	for _, file := range files {
+		if err := regular(file); err != nil {
+			return nil, err
+		}
+		var piece *vtkSurface
+		_, err := loadWith(file, func(f *os.File, size int64) (*Model, error) {
+			var err error
+			piece, err = readVTPSurface(f, size)
+			return nil, err
+		})
+		if err != nil {
+			return nil, err
+		}
+		s.join(piece)
+	}
+	m, err := s.model()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, nil
+}
+
+// pvtpPieces is the files of a .pvtp's pieces.
+func pvtpPieces(path string) ([]string, error) {
+	b, err := bounded.ReadFile(path, maxVolumeHeader)
+	if err != nil {
+		return nil, err
+	}
+	var doc struct {
+		Type   string `xml:"type,attr"`
+		Pieces []struct {
+			Source string `xml:"Source,attr"`
+		} `xml:"PPolyData>Piece"`
+	}
+	if err := xml.Unmarshal(b, &doc); err != nil {
+		return nil, fmt.Errorf("%s: not a parallel VTK surface: %v", path, err)
+	}
+	if doc.Type != "PPolyData" {
+		return nil, fmt.Errorf("%s: VTKFile type %q: goeq reads a parallel surface (PPolyData) from a .pvtp", path, doc.Type)
+	}
+	if len(doc.Pieces) == 0 {
+		return nil, fmt.Errorf("%s: no pieces", path)
+	}
+	var files []string
+	for i, p := range doc.Pieces {
+		if p.Source == "" {
+			return nil, fmt.Errorf("%s: piece %d names no file (Source)", path, i+1)
+		}
+		files = append(files, beside(path, p.Source))
+	}
+	return files, nil
+}
+
+// ModelParts is the other files the model at path is read from: a
+// .pvtp's pieces (a folder holding it holds them too, and they are
+// parts of it, not models of their own); none for other models.
+func ModelParts(path string) ([]string, error) {
+	if !strings.EqualFold(filepath.Ext(path), ".pvtp") {
+		return nil, nil
+	}
+	return pvtpPieces(path)
 }
 
 // vtpArray is a DataArray of a .vtp: where it is, and its text where it
@@ -753,9 +864,6 @@ func readLegacyVTKSurface(f *os.File, _ int64) (*Model, error) {
 	if cells := cellKinds[0] + cellKinds[1] + cellKinds[2] + cellKinds[3]; len(cellRGB) == 3*cells {
 		s.polyRGB = cellRGB[3*s.others : 3*(s.others+cellKinds[2])]
 		s.stripRGB = cellRGB[3*(s.others+cellKinds[2]):]
-	}
-	if len(s.normals) != len(s.points) {
-		s.normals = nil
 	}
 	return s.model()
 }

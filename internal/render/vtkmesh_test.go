@@ -19,7 +19,8 @@ import (
 // not, 32- or 64-bit headers, big-endian, ascii) and as legacy files
 // (4.2's cells and 5.1's offsets, ASCII and binary); and the strips with
 // vertex and line cells before them, every cell coloured; a sphere in
-// three pieces, as a parallel run writes one. What goeq cannot draw
+// three pieces, as a parallel run writes one, in a .vtp and as a .pvtp
+// naming a .vtp a piece. What goeq cannot draw
 // is refused, saying what it is.
 func TestVTKSurfaces(t *testing.T) {
 	dir := filepath.Join("testdata", "vtkmesh")
@@ -114,21 +115,27 @@ func TestVTKSurfaces(t *testing.T) {
 		}
 	}
 
-	// the sphere in three pieces, each of its own points: one model
-	m, err := LoadModel(filepath.Join(dir, "pieces.vtp"))
-	if err != nil {
-		t.Fatal(err)
+	// the sphere in three pieces, each of its own points, in one file
+	// and as a parallel surface: one model
+	for _, name := range []string{"pieces.vtp", "parallel.pvtp"} {
+		m, err := LoadModel(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[corners]bool{}
+		for _, tri := range read[name].Triangles {
+			want[nearCorners(cornersOf(tri.Corners))] = true
+		}
+		got := map[corners]bool{}
+		for tri := range m.TriangleCount() {
+			got[nearCorners(m.corners(tri))] = true
+		}
+		if len(want) != 90 || !maps.Equal(got, want) || m.TriangleCount() != 90 || len(m.Vertices)/6 != 66 {
+			t.Errorf("%s: %d triangles (%d alike VTK's %d), %d vertices; want 90 of VTK's, and the pieces' 3×22 vertices", name, m.TriangleCount(), len(got), len(want), len(m.Vertices)/6)
+		}
 	}
-	want := map[corners]bool{}
-	for _, tri := range read["pieces.vtp"].Triangles {
-		want[nearCorners(cornersOf(tri.Corners))] = true
-	}
-	got := map[corners]bool{}
-	for tri := range m.TriangleCount() {
-		got[nearCorners(m.corners(tri))] = true
-	}
-	if len(want) != 90 || !maps.Equal(got, want) || m.TriangleCount() != 90 || len(m.Vertices)/6 != 66 {
-		t.Errorf("pieces.vtp: %d triangles (%d alike VTK's %d), %d vertices; want 90 of VTK's, and the pieces' 3×22 vertices", m.TriangleCount(), len(got), len(want), len(m.Vertices)/6)
+	if parts, err := ModelParts(filepath.Join(dir, "parallel.pvtp")); err != nil || len(parts) != 3 || parts[2] != filepath.Join(dir, "parallel_2.vtp") {
+		t.Errorf("the parts of parallel.pvtp: %v, %v; want its three pieces' files", parts, err)
 	}
 
 	cut := t.TempDir()
@@ -139,12 +146,14 @@ func TestVTKSurfaces(t *testing.T) {
 	os.WriteFile(filepath.Join(cut, "cloud.vtk"), []byte("# vtk DataFile Version 4.2\nscan\nASCII\nDATASET POLYDATA\nPOINTS 2 float\n0 0 0 1 0 0\nVERTICES 2 4\n1 0\n1 1\n"), 0o644)
 	os.WriteFile(filepath.Join(cut, "grid.vtp"), []byte(`<?xml version="1.0"?><VTKFile type="UnstructuredGrid"></VTKFile>`), 0o644)
 	os.WriteFile(filepath.Join(cut, "notvtk.vtk"), []byte("ply\nformat ascii 1.0\n"), 0o644)
+	os.WriteFile(filepath.Join(cut, "lost.pvtp"), []byte(`<VTKFile type="PPolyData"><PPolyData><Piece Source="lost_0.vtp"/></PPolyData></VTKFile>`), 0o644)
 	for path, want := range map[string]string{
 		filepath.Join(cut, "short.vtp"):                "array \"offsets\": 550 bytes: the data end within a value of 8 bytes",
 		filepath.Join(cut, "far.vtk"):                  "polygons: point 99 of 47",
 		filepath.Join(cut, "cloud.vtk"):                "2 points and 2 vertex or line cells, and no polygons: goeq draws surfaces",
 		filepath.Join(cut, "grid.vtp"):                 `VTKFile type "UnstructuredGrid": goeq reads surfaces of PolyData`,
 		filepath.Join(cut, "notvtk.vtk"):               `not a legacy VTK file (first line "ply")`,
+		filepath.Join(cut, "lost.pvtp"):                "lost_0.vtp: no such file",
 		filepath.Join("testdata", "vtk", "binary.vtk"): "goeq draws POLYDATA surfaces (a STRUCTURED_POINTS image is a volume",
 	} {
 		if _, err := LoadModel(path); err == nil || !strings.Contains(err.Error(), want) {

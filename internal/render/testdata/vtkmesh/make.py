@@ -109,12 +109,20 @@ for stem, data in (('points', points), ('strips', strips)):
 xml('mixed.vtp', mixed)
 # the sphere in three pieces, as a parallel run writes one
 xml('pieces.vtp', sphere.GetOutputPort(), pieces=3)
+# and as a parallel surface: a .pvtp naming a .vtp a piece
+pw = vtk.vtkXMLPPolyDataWriter()
+pw.SetInputConnection(sphere.GetOutputPort())
+pw.SetFileName('parallel.pvtp')
+pw.SetNumberOfPieces(3)
+pw.SetStartPiece(0)
+pw.SetEndPiece(2)
+pw.Write()
 legacy('mixed-binary.vtk', mixed, True, 51)
 legacy('mixed-ascii42.vtk', mixed, False, 42)
 
 
 def read(name):
-    r = vtk.vtkXMLPolyDataReader() if name.endswith('.vtp') else vtk.vtkPolyDataReader()
+    r = {'.vtp': vtk.vtkXMLPolyDataReader, 'pvtp': vtk.vtkXMLPPolyDataReader, '.vtk': vtk.vtkPolyDataReader}[name[-4:]]()
     r.SetFileName(name)
     t = vtk.vtkTriangleFilter()
     t.SetInputConnection(r.GetOutputPort())
@@ -139,7 +147,7 @@ def read(name):
     return {'triangles': triangles, 'colors': colors, 'normals': out.GetPointData().GetNormals() is not None}
 
 
-result = {name: read(name) for name in ('points.vtp', 'strips.vtp', 'mixed.vtp', 'pieces.vtp')}
+result = {name: read(name) for name in ('points.vtp', 'strips.vtp', 'mixed.vtp', 'pieces.vtp', 'parallel.pvtp')}
 with open('read.json', 'w') as f:
     json.dump(result, f)
 for k, v in result.items():
