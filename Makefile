@@ -64,6 +64,7 @@ fuzz: deps
 	$(FUZZ) -fuzz '^FuzzReadPLY$$' ./internal/render
 	$(FUZZ) -fuzz '^FuzzReadOBJ$$' ./internal/render
 	$(FUZZ) -fuzz '^FuzzVTKSurface$$' ./internal/render
+	$(FUZZ) -fuzz '^FuzzGLTF$$' ./internal/render
 	$(FUZZ) -fuzz '^FuzzNRRDHeader$$' ./internal/render
 	$(FUZZ) -fuzz '^FuzzVTI$$' ./internal/render
 	$(FUZZ) -fuzz '^FuzzDICOM$$' ./internal/render

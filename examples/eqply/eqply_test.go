@@ -1351,7 +1351,7 @@ func TestModelsGoToTheViewsInTurn(t *testing.T) {
 	for _, c := range []struct {
 		arg, want string
 	}{
-		{empty, "--model " + empty + ": no model (*.ply, *.ply.gz, *.stl, *.obj, *.vtp, *.pvtp, *.vtk) in it"},
+		{empty, "--model " + empty + ": no model (*.ply, *.ply.gz, *.stl, *.obj, *.vtp, *.pvtp, *.vtk, *.gltf, *.glb) in it"},
 		{filepath.Join(dir, "none.ply"), "--model: stat " + filepath.Join(dir, "none.ply") + ": no such file or directory"},
 		// every node waited on it for a writer until the init timeout
 		{filepath.Join(folder, "more", "pipe.ply"), "--model " + filepath.Join(folder, "more", "pipe.ply") + ": a named pipe, not a file"},

@@ -1,6 +1,7 @@
 // Command eqply is an interactive PLY viewer on goeq: the model (a PLY
 // file, with its vertex or face colours if it has them, an STL or OBJ
-// file, a VTK surface (.vtp, .pvtp or legacy .vtk), or a procedural one) is
+// file, a VTK surface (.vtp, .pvtp or legacy .vtk), a glTF 2 model (.gltf
+// or .glb), or a procedural one) is
 // loaded on every render node, fitted into the same sphere about the
 // origin (as eqPly fits its models, so that a model in any units and of
 // any shape shows whole from the home camera), kd-ordered so that DB
@@ -843,7 +844,7 @@ func listModels(args []string) ([]string, error) {
 		}
 		files = slices.DeleteFunc(files, func(f string) bool { return parts[filepath.Clean(f)] })
 		if len(files) == found {
-			return nil, fmt.Errorf("--model %s: no model (*.ply, *.ply.gz, *.stl, *.obj, *.vtp, *.pvtp, *.vtk) in it", arg)
+			return nil, fmt.Errorf("--model %s: no model (*.ply, *.ply.gz, *.stl, *.obj, *.vtp, *.pvtp, *.vtk, *.gltf, *.glb) in it", arg)
 		}
 	}
 	return files, nil
@@ -977,7 +978,7 @@ func main() {
 	config := flag.String("config", "", "the configuration (default: examples/configs/2d-lb-4.eqc, built in; a name that is no file, as local, runs on a config made for this machine's GPUs, saved as local.auto.eqc)")
 	var modelArgs []string
 	addModel := func(name string) error { modelArgs = append(modelArgs, name); return nil }
-	flag.Func("model", "a model: PLY (ASCII or binary, gzipped or not), STL, Wavefront OBJ, or a VTK surface (ParaView's .vtp, a parallel one's .pvtp, or a legacy .vtk of POLYDATA); or a folder of them, read by every node; again for more models, which the views show in turn (m switches); default: a procedural one", addModel)
+	flag.Func("model", "a model: PLY (ASCII or binary, gzipped or not), STL, Wavefront OBJ, a VTK surface (ParaView's .vtp, a parallel one's .pvtp, or a legacy .vtk of POLYDATA), or glTF 2 (.gltf or .glb); or a folder of them, read by every node; again for more models, which the views show in turn (m switches); default: a procedural one", addModel)
 	flag.Func("m", "eqPly's -m: --model", addModel)
 	noColors := flag.Bool("black-and-white", false, "draw the models in the mesh's colour, not their own (as eqPly's -b)")
 	flag.BoolVar(noColors, "b", false, "eqPly's -b: --black-and-white")

@@ -17,7 +17,8 @@ import (
 // LoadModel reads a model: an STL file (*.stl, binary or ASCII, as CAD
 // and 3D printing tools write them), a Wavefront OBJ file (*.obj), a VTK
 // surface (*.vtp, ParaView's own, a parallel one's pieces listed in a
-// *.pvtp, or a legacy *.vtk of POLYDATA), or else
+// *.pvtp, or a legacy *.vtk of POLYDATA), a glTF 2 model (*.gltf or
+// *.glb), or else
 // a PLY file (LoadPLY).
 func LoadModel(path string) (*Model, error) {
 	switch strings.ToLower(filepath.Ext(path)) {
@@ -29,6 +30,8 @@ func LoadModel(path string) (*Model, error) {
 		return loadWith(path, readVTP)
 	case ".pvtp":
 		return loadPVTP(path)
+	case ".gltf", ".glb":
+		return loadGLTF(path)
 	case ".vtk":
 		return loadWith(path, readLegacyVTKSurface)
 	}
@@ -36,11 +39,11 @@ func LoadModel(path string) (*Model, error) {
 }
 
 // IsModelName reports whether a folder's file is a model by its name:
-// .ply (or .ply.gz), .stl, .obj, .vtp, .pvtp or .vtk (ModelParts says
+// .ply (or .ply.gz), .stl, .obj, .vtp, .pvtp, .vtk, .gltf or .glb (ModelParts says
 // which of a folder's .vtp files are a .pvtp's pieces).
 func IsModelName(path string) bool {
 	name := strings.ToLower(filepath.Base(path))
-	for _, ext := range []string{".ply", ".ply.gz", ".stl", ".obj", ".vtp", ".pvtp", ".vtk"} {
+	for _, ext := range []string{".ply", ".ply.gz", ".stl", ".obj", ".vtp", ".pvtp", ".vtk", ".gltf", ".glb"} {
 		if strings.HasSuffix(name, ext) {
 			return true
 		}
