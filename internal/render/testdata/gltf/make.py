@@ -130,6 +130,18 @@ d.g['nodes'] = [{'mesh': 0}]
 d.g['scenes'] = [{'nodes': [0]}]
 d.save('strips.gltf')
 
+# quantized.gltf: positions of normalized 16-bit integers, scaled back by
+# the node (KHR_mesh_quantization), indices of bytes
+d = Doc()
+q = np.round(points / 0.5 * 32767).astype('<i2')
+pos = d.array(q, 5122, 'VEC3', normalized=True)
+ind = d.array(polys.astype('u1').ravel(), 5121, 'SCALAR')
+d.g['meshes'].append({'primitives': [{'attributes': {'POSITION': pos}, 'indices': ind}]})
+d.g['nodes'] = [{'mesh': 0, 'scale': [0.5, 0.5, 0.5]}]
+d.g['scenes'] = [{'nodes': [0]}]
+d.g['extensionsUsed'] = d.g['extensionsRequired'] = ['KHR_mesh_quantization']
+d.save('quantized.gltf')
+
 # refused
 for name, change in [('draco.gltf', lambda g: g.update(extensionsRequired=['KHR_draco_mesh_compression'])),
                      ('version1.gltf', lambda g: g['asset'].update(version='1.0')),
@@ -146,7 +158,7 @@ def srgb(c):
 
 
 read = {}
-for name in ['nodes.gltf', 'interleaved.glb', 'strips.gltf']:
+for name in ['nodes.gltf', 'interleaved.glb', 'strips.gltf', 'quantized.gltf']:
     r = vtk.vtkGLTFReader()
     r.SetFileName(name)
     r.Update()
