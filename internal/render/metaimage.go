@@ -128,6 +128,18 @@ func metaVolume(fields map[string]string, path string, size int64) (v *VolumeDat
 			voxels.order = binary.BigEndian
 		}
 	}
+	for _, key := range []string{"transformmatrix", "rotation", "orientation"} {
+		if f := strings.Fields(fields[key]); len(f) == 9 {
+			var m [3][3]float64
+			for i := range 9 {
+				m[i/3][i%3], _ = strconv.ParseFloat(f[i], 64)
+			}
+			if leftHanded(m) { // as ITK writes a grid's directions
+				voxels.reverseRuns = v.W * v.H
+			}
+			break
+		}
+	}
 	if b, ok := fields["binarydata"]; ok && !strings.EqualFold(b, "True") {
 		voxels.encoding = asciiVoxels
 	}

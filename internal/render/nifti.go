@@ -100,10 +100,10 @@ func statNIfTI(path string) (*VolumeData, voxelSource, error) {
 	} else if err := regular(voxels.path); err != nil {
 		return nil, nil, err
 	}
-	if !h.mirrored() {
-		return v, voxels, nil
+	if h.mirrored() {
+		voxels.reverseRuns = v.W * v.H
 	}
-	return v, reversedRuns{voxels, v.W * v.H}, nil
+	return v, voxels, nil
 }
 
 // readNIfTIHeader reads the header at path's start, through gzip for a
@@ -296,29 +296,7 @@ func (h *niftiHeader) mirrored() bool {
 	case h.qformCode > 0:
 		return h.pixdim[0] < 0
 	case h.sformCode > 0:
-		m := h.sform
-		det := m[0][0]*(m[1][1]*m[2][2]-m[1][2]*m[2][1]) - m[0][1]*(m[1][0]*m[2][2]-m[1][2]*m[2][0]) + m[0][2]*(m[1][0]*m[2][1]-m[1][1]*m[2][0])
-		return det < 0
+		return leftHanded(h.sform)
 	}
 	return false
-}
-
-// reversedRuns reads a volume's voxels with their runs of run voxels
-// (its slices, or its rows) in reverse order.
-type reversedRuns struct {
-	voxels voxelFile
-	run    int
-}
-
-func (r reversedRuns) read(n int) ([]uint16, error) {
-	values, err := r.voxels.read(n)
-	if err != nil {
-		return nil, err
-	}
-	for a, b := 0, n-r.run; a < b; a, b = a+r.run, b-r.run {
-		for i := range r.run {
-			values[a+i], values[b+i] = values[b+i], values[a+i]
-		}
-	}
-	return values, nil
 }

@@ -182,7 +182,36 @@ func (h *nrrdHeader) volume(path string) (*VolumeData, voxelFile, error) {
 	if h.byteSkip > 0 {
 		voxels.offset += h.byteSkip
 	}
+	if h.leftHanded(skipAxis) {
+		voxels.reverseRuns = v.W * v.H
+	}
 	return v, voxels, nil
+}
+
+// nrrdLeftSpaces are NRRD's spaces whose axes make a left-handed frame.
+var nrrdLeftSpaces = map[string]bool{"left-anterior-superior": true, "las": true, "left-anterior-superior-time": true,
+	"last": true, "3d-left-handed": true, "3d-left-handed-time": true}
+
+// leftHanded says whether the volume's axes, its space directions, make a
+// left-handed frame in the header's space (a left-handed space, as LAS,
+// turns them again), as 3D Slicer places them: shown as they are, the
+// volume would be mirrored.
+func (h *nrrdHeader) leftHanded(skipAxis int) bool {
+	dirs := strings.Fields(h.fields["space directions"])
+	if len(dirs) < skipAxis+3 {
+		return false
+	}
+	var m [3][3]float64
+	for i := range 3 {
+		c := strings.Split(strings.Trim(dirs[skipAxis+i], "()"), ",")
+		if len(c) != 3 {
+			return false // a space of other than three axes
+		}
+		for a := range 3 {
+			m[a][i], _ = strconv.ParseFloat(strings.TrimSpace(c[a]), 64)
+		}
+	}
+	return leftHanded(m) != nrrdLeftSpaces[strings.ToLower(h.fields["space"])]
 }
 
 // spacing is the distance between the voxels along each of the volume's

@@ -259,8 +259,12 @@ type voxelFile struct {
 	// scl_slope; -1 for TIFF's white is zero): its sign orders them.
 	// An intercept would shift all alike, which their scaling onto 16
 	// bits undoes. 0 leaves them as stored.
-	slope  float64
-	source string // what gave the layout: "header" or "name"
+	slope float64
+	// reverseRuns, where not 0, takes the voxels' runs of this many (a
+	// slice, or a row) in reverse order: a grid its file says is
+	// left-handed, or whose rows run down, shown unmirrored.
+	reverseRuns int
+	source      string // what gave the layout: "header" or "name"
 }
 
 // voxelEncoding is how a file holds its voxels' numbers.
@@ -410,7 +414,29 @@ func (f voxelFile) read(n int) ([]uint16, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", f.path, err)
 	}
+	reverseRuns(values, f.reverseRuns)
 	return values, nil
+}
+
+// reverseRuns puts values' runs of run values in reverse order (none
+// where run is 0).
+func reverseRuns(values []uint16, run int) {
+	if run <= 0 {
+		return
+	}
+	for a, b := 0, len(values)-run; a < b; a, b = a+run, b-run {
+		for i := range run {
+			values[a+i], values[b+i] = values[b+i], values[a+i]
+		}
+	}
+}
+
+// leftHanded says whether a grid's axes, the columns of m, make a
+// left-handed frame: shown in goeq's right-handed one as they are, the
+// volume would be mirrored.
+func leftHanded(m [3][3]float64) bool {
+	det := m[0][0]*(m[1][1]*m[2][2]-m[1][2]*m[2][1]) - m[0][1]*(m[1][0]*m[2][2]-m[1][2]*m[2][0]) + m[0][2]*(m[1][0]*m[2][1]-m[1][1]*m[2][0])
+	return det < 0
 }
 
 func (f voxelFile) values(n int) ([]uint16, error) {

@@ -139,11 +139,12 @@ func statTIFF(path string) (*VolumeData, voxelSource, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	voxels := voxelFile{path: path, kind: stack.kind, order: stack.pages[0].order, encoding: tiffVoxels, tiff: stack, source: "TIFF"}
+	voxels := voxelFile{path: path, kind: stack.kind, order: stack.pages[0].order, encoding: tiffVoxels, tiff: stack,
+		reverseRuns: stack.width, source: "TIFF"}
 	if ifds[0].photometric == 0 { // white is zero
 		voxels.slope = -1
 	}
-	return v, reversedRuns{voxels, stack.width}, nil
+	return v, voxels, nil
 }
 
 // readTIFFFolder reads the first page of each TIFF in dir, in their

@@ -48,6 +48,9 @@ func statVTI(path string) (*VolumeData, voxelFile, error) {
 		return nil, voxelFile{}, fmt.Errorf("%s: a piece of extent %v, not the whole %v: goeq reads an image of one piece, or the .pvti that lists the pieces (ParaView's Merge Blocks, or Save Data of the whole, writes one piece)", path, img.piece, img.whole)
 	}
 	v, err := newVolume(img.whole.dims(), img.spacing)
+	if err == nil && img.leftHanded {
+		img.voxels.reverseRuns = v.W * v.H
+	}
 	return v, img.voxels, err
 }
 
@@ -58,6 +61,7 @@ type vtiImage struct {
 	whole, piece extent
 	spacing      [3]float64
 	voxels       voxelFile
+	leftHanded   bool // its Direction (VTK 9's) turns its axes into a left-handed frame
 }
 
 // openVTI reads the header of the .vti at path.
@@ -176,6 +180,7 @@ func readVTIHeader(r io.ReadSeeker) (vtiImage, error) {
 				if img.spacing, err = parseSpacing(attr(e, "Spacing")); err != nil {
 					return vtiImage{}, err
 				}
+				img.leftHanded = leftHandedDirection(attr(e, "Direction"))
 			case "Piece":
 				if sawPiece {
 					continue // the array chosen is the first piece's
@@ -271,6 +276,21 @@ func readVTIHeader(r io.ReadSeeker) (vtiImage, error) {
 	return img, nil
 }
 
+// leftHandedDirection says whether a VTK image's Direction (nine
+// numbers, row by row; none: the identity) makes its axes a left-handed
+// frame. ParaView shows the image so placed: unmirrored.
+func leftHandedDirection(s string) bool {
+	f := strings.Fields(s)
+	if len(f) != 9 {
+		return false
+	}
+	var m [3][3]float64
+	for i := range 9 {
+		m[i/3][i%3], _ = strconv.ParseFloat(f[i], 64)
+	}
+	return leftHanded(m)
+}
+
 // parseSpacing reads an image's Spacing: three numbers other than 0 (a
 // negative one runs its axis the other way), 1 1 1 where none is given.
 func parseSpacing(s string) ([3]float64, error) {
@@ -302,6 +322,7 @@ func statPVTI(path string) (*VolumeData, voxelSource, error) {
 		Image struct {
 			WholeExtent string `xml:"WholeExtent,attr"`
 			Spacing     string `xml:"Spacing,attr"`
+			Direction   string `xml:"Direction,attr"`
 			Pieces      []struct {
 				Extent string `xml:"Extent,attr"`
 				Source string `xml:"Source,attr"`
@@ -333,6 +354,9 @@ func statPVTI(path string) (*VolumeData, voxelSource, error) {
 		return fail("no pieces")
 	}
 	src := vtiPieces{whole: whole}
+	if leftHandedDirection(doc.Image.Direction) {
+		src.reverseRuns = v.W * v.H
+	}
 	for i, p := range doc.Image.Pieces {
 		at, ok := parseExtent(p.Extent)
 		if !ok || !at.within(whole) || p.Source == "" {
@@ -361,8 +385,9 @@ func statPVTI(path string) (*VolumeData, voxelSource, error) {
 // extent lies in the whole. Points a piece shares with another (VTK's
 // pieces meet on a layer of points) are the same in both.
 type vtiPieces struct {
-	whole  extent
-	pieces []vtiPiece
+	whole       extent
+	pieces      []vtiPiece
+	reverseRuns int // as voxelFile's: the whole's
 }
 
 type vtiPiece struct {
@@ -404,6 +429,7 @@ func (p vtiPieces) read(n int) ([]uint16, error) {
 			return nil, fmt.Errorf("%s: %w", pc.voxels.path, err)
 		}
 	}
+	reverseRuns(values, p.reverseRuns)
 	return values, nil
 }
 
