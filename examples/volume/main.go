@@ -6,7 +6,7 @@
 // FILE.nhdr), a MetaImage (FILE.mha or FILE.mhd), a VTK image (FILE.vti,
 // or a legacy FILE.vtk), a NIfTI volume (FILE.nii, FILE.nii.gz, or
 // FILE.hdr and FILE.img), a TIFF stack (FILE.tif of a page a slice, or
-// a folder of TIFF slices), a DICOM series (its folder, or one of its
+// a folder of TIFF or PNG slices), a DICOM series (its folder, or one of its
 // files), or a volume named as the Open SciVis datasets are,
 // NAME_WxHxD_TYPE.raw, which needs no header.
 // DB ranges are slabs of the volume, blended back to front for the eye;
@@ -248,7 +248,7 @@ func main() {
 	path := flag.String("camera-path", "", "orbit: turn the camera around the volume (the default headless)")
 	dens := flag.Float64("density", 1, "the transfer function's opacity scale")
 	flag.Float64Var(dens, "a", 1, "eVolve's -a (alpha attenuation): --density")
-	model := flag.String("model", "", "an eVolve volume (FILE.raw, its header FILE.raw.vhf beside it), a NRRD volume (FILE.nrrd, or a detached header FILE.nhdr), a MetaImage (FILE.mha, or FILE.mhd), a VTK image (FILE.vti, a parallel one's FILE.pvti, or a legacy FILE.vtk), a NIfTI volume (FILE.nii, FILE.nii.gz, or a pair's FILE.hdr and FILE.img, Analyze's too), a TIFF stack (FILE.tif, as ImageJ and Fiji save one, or a folder of TIFF slices), a DICOM series (its folder, one of its files, or a disc's DICOMDIR), or one named with its size and type as the Open SciVis datasets are (NAME_WxHxD_uint8.raw, uint16, float32...), read by every node; default: a procedural one")
+	model := flag.String("model", "", "an eVolve volume (FILE.raw, its header FILE.raw.vhf beside it), a NRRD volume (FILE.nrrd, or a detached header FILE.nhdr), a MetaImage (FILE.mha, or FILE.mhd), a VTK image (FILE.vti, a parallel one's FILE.pvti, or a legacy FILE.vtk), a NIfTI volume (FILE.nii, FILE.nii.gz, or a pair's FILE.hdr and FILE.img, Analyze's too), a TIFF stack (FILE.tif, as ImageJ and Fiji save one, or a folder of TIFF or PNG slices), a DICOM series (its folder, one of its files, or a disc's DICOMDIR), or one named with its size and type as the Open SciVis datasets are (NAME_WxHxD_uint8.raw, uint16, float32...), read by every node; default: a procedural one")
 	flag.StringVar(model, "m", "", "eVolve's -m: --model")
 	brightness := flag.Float64("brightness", 1, "the transfer function's colour scale, up to white")
 	precision := flag.Float64("precision", 2, "samples along each ray, as eVolve's precision: 2 is the default, 4 twice as many")

@@ -117,8 +117,8 @@ func checkSpacing(spacing [3]float64) error {
 // *.pvti, or legacy structured points *.vtk); a NIfTI volume (*.nii,
 // *.nii.gz, or a pair *.hdr and *.img, Analyze 7.5's too), as
 // neuroimaging tools write them; a TIFF stack (*.tif of a page a slice,
-// or path a folder of TIFF slices), as microscopes and ImageJ write
-// them; a DICOM series, as CT and
+// or path a folder of TIFF or PNG slices), as microscopes, ImageJ and CT
+// reconstructions write them; a DICOM series, as CT and
 // MR scanners write them (path a folder of slices, or one of its files,
 // *.dcm or of no extension: the folder's files of its series); or,
 // with no header beside it, a raw file named as the Open SciVis datasets
@@ -153,7 +153,7 @@ func CheckVolume(path string) error {
 // the voxels' file without reading it.
 func statVolume(path string) (*VolumeData, voxelSource, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		if holdsTIFFs(path) {
+		if holdsSlices(path) {
 			return statTIFF(path)
 		}
 		return statDICOM(path)
@@ -220,7 +220,7 @@ func statRaw(path string) (*VolumeData, voxelFile, error) {
 	case errors.Is(openErr, fs.ErrNotExist):
 		nv, named, err := volumeFromName(filepath.Base(path))
 		if !named {
-			return nil, voxelFile{}, fmt.Errorf("volume header: %w; with no header, the file's name gives its size and type, as the Open SciVis datasets' do: NAME_WxHxD_TYPE.raw (bonsai_256x256x256_uint8.raw; TYPE uint8, int8, uint16, int16, uint32, int32, float32 or float64). goeq reads those, eVolve's FILE.raw with FILE.raw.vhf, NRRD (.nrrd, .nhdr), MetaImage (.mha, .mhd), VTK images (.vti, .pvti, .vtk), NIfTI (.nii, .nii.gz, or .hdr and .img), TIFF stacks (.tif, or a folder of slices) and DICOM series (a folder, or one of its files)", openErr)
+			return nil, voxelFile{}, fmt.Errorf("volume header: %w; with no header, the file's name gives its size and type, as the Open SciVis datasets' do: NAME_WxHxD_TYPE.raw (bonsai_256x256x256_uint8.raw; TYPE uint8, int8, uint16, int16, uint32, int32, float32 or float64). goeq reads those, eVolve's FILE.raw with FILE.raw.vhf, NRRD (.nrrd, .nhdr), MetaImage (.mha, .mhd), VTK images (.vti, .pvti, .vtk), NIfTI (.nii, .nii.gz, or .hdr and .img), TIFF stacks (.tif, or a folder of TIFF or PNG slices) and DICOM series (a folder, or one of its files)", openErr)
 		}
 		if err != nil {
 			return nil, voxelFile{}, err

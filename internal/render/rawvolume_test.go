@@ -109,7 +109,7 @@ func TestLoadRawVolumeReadsTheValues(t *testing.T) {
 	}
 	os.Remove(short + ".vhf")
 	if _, err := LoadVolume(short); err == nil || !strings.Contains(err.Error(), "volume header: open "+short+".vhf") ||
-		!strings.Contains(err.Error(), "NAME_WxHxD_TYPE.raw") || !strings.Contains(err.Error(), "NRRD (.nrrd, .nhdr), MetaImage (.mha, .mhd), VTK images (.vti, .pvti, .vtk), NIfTI (.nii, .nii.gz, or .hdr and .img), TIFF stacks (.tif, or a folder of slices) and DICOM series") {
+		!strings.Contains(err.Error(), "NAME_WxHxD_TYPE.raw") || !strings.Contains(err.Error(), "NRRD (.nrrd, .nhdr), MetaImage (.mha, .mhd), VTK images (.vti, .pvti, .vtk), NIfTI (.nii, .nii.gz, or .hdr and .img), TIFF stacks (.tif, or a folder of TIFF or PNG slices) and DICOM series") {
 		t.Errorf("no header: %v", err)
 	}
 }

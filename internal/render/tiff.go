@@ -6,6 +6,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"image"
+	"image/color"
+	"image/png"
 	"io"
 	"math"
 	"os"
@@ -54,6 +57,10 @@ const (
 	tiffPackBits     = 32773
 )
 
+// pngSlice marks a stack's slice that is a PNG file, not a TIFF's
+// page: decoded whole.
+const pngSlice = -1
+
 // tiffCompressionNames names those it does not.
 var tiffCompressionNames = map[int]string{
 	2: "CCITT", 3: "CCITT T.4", 4: "CCITT T.6", 6: "old JPEG", 7: "JPEG", 34712: "JPEG 2000",
@@ -66,11 +73,18 @@ func isTIFFName(path string) bool {
 	return ext == ".tif" || ext == ".tiff"
 }
 
-// holdsTIFFs says whether the folder dir holds TIFF files, a stack's
-// slices.
-func holdsTIFFs(dir string) bool {
+// isSliceName says whether a folder's file is named as an image of a
+// slice is: a TIFF or a PNG.
+func isSliceName(path string) bool {
+	return isTIFFName(path) || strings.EqualFold(filepath.Ext(path), ".png")
+}
+
+// holdsSlices says whether the folder dir holds images of slices (TIFF or
+// PNG files), as CT reconstructions, microscopes, ImageJ's and 3D
+// Slicer's image sequences write them.
+func holdsSlices(dir string) bool {
 	entries, _ := os.ReadDir(dir)
-	return slices.ContainsFunc(entries, func(e os.DirEntry) bool { return !e.IsDir() && isTIFFName(e.Name()) })
+	return slices.ContainsFunc(entries, func(e os.DirEntry) bool { return !e.IsDir() && isSliceName(e.Name()) })
 }
 
 // tiffStack is a volume's slices as TIFF pages: a multi-page TIFF's
@@ -113,7 +127,7 @@ type tiffIFD struct {
 }
 
 // statTIFF reads a TIFF stack's layout: a file of pages, or a folder of
-// files of a page each, in their names' order (slice2 before slice10). Its
+// slices, TIFFs of a page each or PNGs, in their names' order (slice2 before slice10). Its
 // pixels are spaced by the resolution (ImageJ's spacing between slices,
 // or the pixels' width without one). Its rows are taken upwards and its
 // pages backwards, as DICOM's are, so that the first page's picture shows
@@ -124,7 +138,7 @@ func statTIFF(path string) (*VolumeData, voxelSource, error) {
 		err  error
 	)
 	if st, statErr := os.Stat(path); statErr == nil && st.IsDir() {
-		ifds, err = readTIFFFolder(path)
+		ifds, err = readSliceFolder(path)
 	} else {
 		ifds, err = readTIFF(path)
 	}
@@ -147,18 +161,25 @@ func statTIFF(path string) (*VolumeData, voxelSource, error) {
 	return v, voxels, nil
 }
 
-// readTIFFFolder reads the first page of each TIFF in dir, in their
-// names' order.
-func readTIFFFolder(dir string) ([]tiffIFD, error) {
+// readSliceFolder reads the image of each slice in dir (a TIFF's one
+// page, or a PNG), in their names' order.
+func readSliceFolder(dir string) ([]tiffIFD, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
 	}
 	var names []string
+	pngs := 0
 	for _, e := range entries {
-		if isTIFFName(e.Name()) && !e.IsDir() {
+		if isSliceName(e.Name()) && !e.IsDir() {
 			names = append(names, e.Name())
+			if !isTIFFName(e.Name()) {
+				pngs++
+			}
 		}
+	}
+	if pngs > 0 && pngs < len(names) {
+		return nil, fmt.Errorf("%s holds TIFF and PNG slices: a stack's slices are alike (keep one kind in the folder)", dir)
 	}
 	slices.SortFunc(names, naturalCompare)
 	if len(names) > MaxVolumeSide {
@@ -169,6 +190,14 @@ func readTIFFFolder(dir string) ([]tiffIFD, error) {
 		path := filepath.Join(dir, name)
 		if err := regular(path); err != nil {
 			return nil, err
+		}
+		if pngs > 0 {
+			page, err := readPNGSlice(path)
+			if err != nil {
+				return nil, err
+			}
+			ifds = append(ifds, page)
+			continue
 		}
 		pages, err := readTIFFPages(path, 2)
 		if err != nil {
@@ -468,7 +497,7 @@ func stackOf(ifds []tiffIFD, path string) (*tiffStack, [3]float64, error) {
 		return fail("compression %d (%s): goeq decodes TIFFs uncompressed, LZW, Deflate or PackBits", first.compression, name)
 	}
 	switch first.compression {
-	case tiffUncompressed, tiffLZW, tiffDeflate, tiffOldDeflate, tiffPackBits:
+	case tiffUncompressed, tiffLZW, tiffDeflate, tiffOldDeflate, tiffPackBits, pngSlice:
 	default:
 		return fail("compression %d: goeq decodes TIFFs uncompressed, LZW, Deflate or PackBits", first.compression)
 	}
@@ -628,11 +657,19 @@ func (t *tiffSamples) decodeStrip() error {
 		}
 		t.file, t.filePath = f, page.path
 	}
+	var err error
 	rows := min(page.rowsPerStrip, s.height-t.strip*page.rowsPerStrip)
 	sample := s.kind.size()
 	want := rows * s.width * sample
 	fail := func(err error) error {
 		return fmt.Errorf("%s: page %d, strip %d: %w", page.path, t.page+1, t.strip+1, err)
+	}
+	if s.compression == pngSlice {
+		if t.buf, err = decodePNGSlice(t.file, page.path, s.width, s.height, sample, page.order, t.buf); err != nil {
+			return err
+		}
+		t.page++
+		return nil
 	}
 	var in io.Reader = io.NewSectionReader(t.file, int64(min(page.offsets[t.strip], math.MaxInt64)), int64(min(page.counts[t.strip], math.MaxInt64)))
 	switch s.compression {
@@ -661,6 +698,73 @@ func (t *tiffSamples) decodeStrip() error {
 		t.page, t.strip = t.page+1, 0
 	}
 	return nil
+}
+
+// readPNGSlice reads a PNG slice's size and depth as a page's.
+func readPNGSlice(path string) (tiffIFD, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return tiffIFD{}, err
+	}
+	defer f.Close()
+	cfg, err := png.DecodeConfig(bufio.NewReader(f))
+	if err != nil {
+		return tiffIFD{}, fmt.Errorf("%s: %w", path, err)
+	}
+	bits := 8
+	switch cfg.ColorModel {
+	case color.Gray16Model, color.RGBA64Model, color.NRGBA64Model:
+		bits = 16
+	}
+	return tiffIFD{page: tiffPage{path: path, order: binary.LittleEndian, offsets: []uint64{0}, counts: []uint64{0}, rowsPerStrip: cfg.Height},
+		width: cfg.Width, height: cfg.Height, bits: bits, format: 1, samples: 1, compression: pngSlice, predictor: 1, photometric: 1,
+		hasStrips: true, hasCounts: true}, nil
+}
+
+// decodePNGSlice decodes a PNG slice of width×height into buf: its grey
+// samples of size bytes (1 or 2) in order. A colour PNG whose pixels are
+// all grey (as image sequences are often saved) is read as grey; one in
+// colour is refused.
+func decodePNGSlice(f *os.File, path string, width, height, size int, order binary.ByteOrder, buf []byte) ([]byte, error) {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	img, err := png.Decode(bufio.NewReader(f))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	b := img.Bounds()
+	if b.Dx() != width || b.Dy() != height {
+		return nil, fmt.Errorf("%s is %d×%d, the stack's first slice %d×%d", path, b.Dx(), b.Dy(), width, height)
+	}
+	buf = slices.Grow(buf[:0], width*height*size)[:width*height*size]
+	for y := range height {
+		for x := range width {
+			var v uint16
+			switch img := img.(type) {
+			case *image.Gray:
+				v = uint16(img.Pix[y*img.Stride+x])
+			case *image.Gray16:
+				v = binary.BigEndian.Uint16(img.Pix[y*img.Stride+2*x:])
+			default:
+				r, g, bl, _ := img.At(b.Min.X+x, b.Min.Y+y).RGBA()
+				if r != g || g != bl {
+					return nil, fmt.Errorf("%s is in colour (its pixel at %d,%d): goeq reads grey slices", path, x, y)
+				}
+				v = uint16(r)
+				if size == 1 {
+					v >>= 8
+				}
+			}
+			at := (y*width + x) * size
+			if size == 1 {
+				buf[at] = byte(v)
+			} else {
+				order.PutUint16(buf[at:], v)
+			}
+		}
+	}
+	return buf, nil
 }
 
 // undoDifferences undoes TIFF's horizontal predictor: each sample of a row

@@ -1,8 +1,13 @@
 package render
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,7 +21,8 @@ import (
 // ImageJ's stacks with their calibration, classic and BigTIFF, either byte
 // order, strips of a few rows, uncompressed, Deflate, LZW and PackBits,
 // the horizontal predictor, five number types, white is zero, and a folder
-// of a slice a file in its names' order; the first page's top row shows at
+// of a slice a file in its names' order (TIFFs, or PNGs: 16-bit, 8-bit, and
+// RGB of grey pixels, as Pillow saves them); the first page's top row shows at
 // the top and nearest the eye. What goeq cannot read is refused, saying
 // what it is.
 func TestTIFFStacks(t *testing.T) {
@@ -32,8 +38,8 @@ func TestTIFFStacks(t *testing.T) {
 	if err := json.Unmarshal(b, &read); err != nil {
 		t.Fatal(err)
 	}
-	if len(read) != 16 {
-		t.Fatalf("read.json holds %d stacks; want 16", len(read))
+	if len(read) != 19 {
+		t.Fatalf("read.json holds %d stacks; want 19", len(read))
 	}
 	for name, want := range read {
 		v, err := LoadVolume(filepath.Join(dir, name))
@@ -48,7 +54,7 @@ func TestTIFFStacks(t *testing.T) {
 			t.Errorf("%s: %d×%d×%d, box %v; want 6×5×4, box %v (spaced %v)", name, v.W, v.H, v.D, v.Extent, box, want.Spacing)
 		}
 		wanted := scaledOnto16Bits(want.Values)
-		if strings.Contains(name, "bytes") { // bytes are taken as they are
+		if strings.Contains(name, "bytes") || name == "png8" || name == "pngrgb" { // bytes are taken as they are
 			for i, x := range want.Values {
 				wanted[i] = byteValue * uint16(x)
 			}
@@ -85,7 +91,24 @@ func TestTIFFStacks(t *testing.T) {
 		b, _ := os.ReadFile(filepath.Join(dir, name))
 		os.WriteFile(filepath.Join(mixed, []string{"a.tif", "b.tif"}[i]), b, 0o644)
 	}
+	colour := filepath.Join(cut, "colour")
+	os.Mkdir(colour, 0o755)
+	for i := range 2 {
+		img := image.NewRGBA(image.Rect(0, 0, 3, 2))
+		img.Set(1, 1, color.RGBA{200, 100, 50, 255})
+		var b bytes.Buffer
+		png.Encode(&b, img)
+		os.WriteFile(filepath.Join(colour, fmt.Sprintf("s%d.png", i)), b.Bytes(), 0o644)
+	}
+	both := filepath.Join(cut, "both")
+	os.Mkdir(both, 0o755)
+	for _, name := range []string{"folder/slice8.tif", "png8/slice_9.png"} {
+		b, _ := os.ReadFile(filepath.Join(dir, name))
+		os.WriteFile(filepath.Join(both, filepath.Base(name)), b, 0o644)
+	}
 	for path, want := range map[string]string{
+		colour:                             "s0.png is in colour (its pixel at 1,1): goeq reads grey slices",
+		both:                               "holds TIFF and PNG slices: a stack's slices are alike",
 		filepath.Join(dir, "rgb.tif"):      "3 samples a pixel (colour): goeq's volumes hold one number a voxel",
 		filepath.Join(dir, "one-page.tif"): "a TIFF of one page: a stack has a page a slice (a folder of TIFF slices loads as one stack",
 		filepath.Join(dir, "channels.tif"): "an ImageJ hyperstack of 2 channels: goeq reads one",

@@ -36,6 +36,19 @@ tifffile.imwrite('white-is-zero.tif', (stack + 300).astype('<u2'), photometric='
 os.makedirs('folder', exist_ok=True)
 for i, page in enumerate(stack):  # slice8 .. slice11: slice10 after slice9
     tifffile.imwrite('folder/slice%d.tif' % (i + 8), page.astype('<i2'), **grey)
+# image sequences of PNG slices, as 3D Slicer, ImageJ and others save
+# them, by Pillow (python3-pil): 16-bit grey, 8-bit grey, and 8-bit RGB
+# of grey pixels
+from PIL import Image
+for folder, pages, mode in [('png16', (stack + 300).astype('<u2'), None), ('png8', ((stack + 300) // 20).astype('u1'), None),
+                            ('pngrgb', ((stack + 300) // 20).astype('u1'), 'RGB')]:
+    os.makedirs(folder, exist_ok=True)
+    for i, page in enumerate(pages):
+        img = Image.fromarray(page)
+        if mode:
+            img = img.convert(mode)
+        img.save('%s/slice_%d.png' % (folder, i + 9))  # slice_9, slice_10, ...
+
 # VTK's writer: libtiff's strips, compressed, a horizontal predictor with
 # Deflate (VTK 9.1's LZW is not libtiff's: it says LZW is disabled, and
 # libtiff reads its samples as their differences); VTK writes its rows
@@ -73,11 +86,15 @@ def pages(name):
 
 read = {}
 for name in ['imagej.tif', 'imagej-float.tif', 'int16.tif', 'big-endian.tif', 'bigtiff.tif', 'zlib.tif', 'strips.tif',
-             'double.tif', 'bytes.tif', 'white-is-zero.tif', 'folder', 'vtk-packbits.tif', 'vtk-deflate.tif', 'lzw.tif', 'lzw-bytes.tif', 'zip.tif']:
+             'double.tif', 'bytes.tif', 'white-is-zero.tif', 'folder', 'vtk-packbits.tif', 'vtk-deflate.tif', 'lzw.tif', 'lzw-bytes.tif', 'zip.tif', 'png16', 'png8', 'pngrgb']:
     if name == 'folder':
         files = ['folder/slice%d.tif' % (i + 8) for i in range(d)]
         pixels = np.stack([pages(f) for f in files])[:, 0]
         first = tifffile.TiffFile(files[0])
+    elif name.startswith('png'):
+        files = ['%s/slice_%d.png' % (name, i + 9) for i in range(d)]
+        pixels = np.stack([np.asarray(Image.open(f).convert('I;16') if name == 'png16' else Image.open(f).convert('L')) for f in files])
+        first = tifffile.TiffFile('int16.tif')  # no resolution: spaced 1 1 1
     else:
         first = tifffile.TiffFile(name)
         if first.pages[0].compression == tifffile.COMPRESSION.LZW:
