@@ -303,11 +303,13 @@ func (d *door) busy() error {
 		d.app.Hello.Executable, d.since.Format(time.TimeOnly))
 }
 
+// refuse logs a refusal before the peer hears it, so that a peer that has
+// been told has been logged too.
 func (d *door) refuse(conn net.Conn, err error) {
+	d.refused(conn.RemoteAddr().String(), err)
 	conn.SetWriteDeadline(time.Now().Add(2 * time.Second))
 	write(conn, toApp{Refused: err.Error()})
 	conn.Close()
-	d.refused(conn.RemoteAddr().String(), err)
 }
 
 // handshake reads the peer's token and hello, unless busy says why the
