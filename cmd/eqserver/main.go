@@ -16,6 +16,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 
 	"github.com/goeq/goeq/internal/compound"
@@ -271,6 +272,9 @@ func simulateCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "eqserver simulate: %q: it takes flags alone (a config is --config FILE), and none after it was read\n", fs.Arg(0))
 		return 2
 	}
+	// the simulator's live heap is a few MB of plans; collecting it at
+	// four times that, not twice, spent 15% less CPU on the report
+	debug.SetGCPercent(400)
 	if *frames < 1 || *frames > simulate.MaxFrames {
 		fmt.Fprintf(stderr, "eqserver simulate: --frames %d: want 1 to %d\n", *frames, simulate.MaxFrames)
 		return 2

@@ -21,6 +21,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -37,14 +38,33 @@ import (
 	"github.com/goeq/goeq/internal/xtest"
 )
 
-// build builds eqply into a temporary folder.
+// build is eqply, built once for the package's tests (each link took
+// 3.5 s, sixteen times) into a folder TestMain removes.
 func build(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "eqply")
-	if err := gotool.Build(bin, "."); err != nil {
-		t.Fatal(err)
+	buildOnce.Do(func() {
+		if builtDir, builtErr = os.MkdirTemp("", "goeq-eqply-test"); builtErr == nil {
+			builtErr = gotool.Build(filepath.Join(builtDir, "eqply"), ".")
+		}
+	})
+	if builtErr != nil {
+		t.Fatal(builtErr)
 	}
-	return bin
+	return filepath.Join(builtDir, "eqply")
+}
+
+var (
+	buildOnce sync.Once
+	builtDir  string
+	builtErr  error
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if builtDir != "" {
+		os.RemoveAll(builtDir)
+	}
+	os.Exit(code)
 }
 
 type traceLine struct {

@@ -17,6 +17,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -28,15 +29,41 @@ import (
 	"github.com/goeq/goeq/internal/render"
 )
 
+// The volume command, built once for the package's tests: each link of
+// it took 3.5 s, eleven times. TestMain removes it.
+var (
+	buildOnce sync.Once
+	builtDir  string
+	builtErr  error
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if builtDir != "" {
+		os.RemoveAll(builtDir)
+	}
+	os.Exit(code)
+}
+
+func volumeBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		if builtDir, builtErr = os.MkdirTemp("", "goeq-volume-test"); builtErr == nil {
+			builtErr = gotool.Build(filepath.Join(builtDir, "volume"), ".")
+		}
+	})
+	if builtErr != nil {
+		t.Fatal(builtErr)
+	}
+	return filepath.Join(builtDir, "volume")
+}
+
 // TestSlabsBlendToTheWholeVolume runs the volume headless on four DB
 // sources (slabs on two render nodes, blended back to front for an
 // orbiting camera) and on one window, with a density the application
 // broadcasts: every frame's images agree, and the density shows.
 func TestSlabsBlendToTheWholeVolume(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "volume")
-	if err := gotool.Build(bin, "."); err != nil {
-		t.Fatal(err)
-	}
+	bin := volumeBinary(t)
 	const frames = 6
 	run := func(cfg, density string, args ...string) []string {
 		t.Helper()
@@ -66,7 +93,6 @@ func TestSlabsBlendToTheWholeVolume(t *testing.T) {
 	if d, err := imagecmp.CompareFiles(parallel[0], whole[0], 3); err != nil || d.BadFraction() < 0.05 {
 		t.Errorf("the parallel projection looks like the perspective one (%v, %v)", d, err)
 	}
-	os.RemoveAll(filepath.Dir(bin))
 }
 
 // An eVolve volume (a .raw file and its .vhf header, as Equalizer's eVolve
@@ -77,10 +103,7 @@ func TestSlabsBlendToTheWholeVolume(t *testing.T) {
 // DB sources, round the volume (from its sides too, where the eye's plane
 // crosses the slabs), it is the picture of one window.
 func TestAnEVolveVolumeShowsItsVoxels(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "volume")
-	if err := gotool.Build(bin, "."); err != nil {
-		t.Fatal(err)
-	}
+	bin := volumeBinary(t)
 	dir := writeBlock(t)
 	run := func(model, cfg string, frames int) []string {
 		t.Helper()
@@ -231,10 +254,7 @@ func TestAnEVolveVolumeShowsItsVoxels(t *testing.T) {
 // written here). Every frame is the reference's, the destination drawing
 // the whole volume.
 func TestAVolumeBlendsOnEqualizersDBConfigs(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "volume")
-	if err := gotool.Build(bin, "."); err != nil {
-		t.Fatal(err)
-	}
+	bin := volumeBinary(t)
 	model := filepath.Join(writeBlock(t), "block.raw")
 	corpus := filepath.Join("..", "..", "..", "shared", "eqc-corpus")
 	anaglyph := filepath.Join(t.TempDir(), "db-anaglyph.eqc")
@@ -293,10 +313,7 @@ func TestAVolumeBlendsOnEqualizersDBConfigs(t *testing.T) {
 // 2-window.DB.eqc is the reference's picture there too.
 func TestAVolumeBlendsOnARunningEqserver(t *testing.T) {
 	dir := t.TempDir()
-	bin, server := filepath.Join(dir, "volume"), filepath.Join(dir, "eqserver")
-	if err := gotool.Build(bin, "."); err != nil {
-		t.Fatal(err)
-	}
+	bin, server := volumeBinary(t), filepath.Join(dir, "eqserver")
 	if err := gotool.Build(server, "../../cmd/eqserver"); err != nil {
 		t.Fatal(err)
 	}
@@ -456,10 +473,7 @@ const dbAnaglyph = `server
 // names work, and -r and -w are taken with a word on why they change
 // nothing. (-o, a parallel projection: TestSlabsBlendToTheWholeVolume.)
 func TestEVolvesOtherOptionsDoWhatTheyDoThere(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "volume")
-	if err := gotool.Build(bin, "."); err != nil {
-		t.Fatal(err)
-	}
+	bin := volumeBinary(t)
 	run := func(args ...string) (string, string, error) {
 		t.Helper()
 		out := t.TempDir()
@@ -600,10 +614,7 @@ func TestKeysDoWhatEVolvesDo(t *testing.T) {
 // the volume's own colours change within a quarter (an orange core in a
 // blue halo). Half of each is neither.
 func TestDemoColoursShowWhatEachChannelDraws(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "volume")
-	if err := gotool.Build(bin, "."); err != nil {
-		t.Fatal(err)
-	}
+	bin := volumeBinary(t)
 	// hues is the spread of the hue over the lit pixels of each quarter of
 	// the frame (away from the splits), the largest of the four
 	hues := func(colors string) float64 {
@@ -667,10 +678,7 @@ func TestDemoColoursShowWhatEachChannelDraws(t *testing.T) {
 // premultiplied colour C) and the white one's (C plus its transparency)
 // make of K, C + (white - C)·K, and where there is no volume it is K.
 func TestBackgroundsLieUnderTheVolume(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "volume")
-	if err := gotool.Build(bin, "."); err != nil {
-		t.Fatal(err)
-	}
+	bin := volumeBinary(t)
 	render := func(bg string) *image.NRGBA {
 		t.Helper()
 		out := t.TempDir()
@@ -780,10 +788,7 @@ func TestAFlickSpinsAsEVolvesDoes(t *testing.T) {
 // Under a DISPLAY that does not open the volume renders offscreen and,
 // as no window can take a key, orbits for 100 frames and ends.
 func TestADisplayThatDoesNotOpenRunsAsHeadless(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "volume")
-	if err := gotool.Build(bin, "."); err != nil {
-		t.Fatal(err)
-	}
+	bin := volumeBinary(t)
 	text, err := os.ReadFile(filepath.Join("..", "configs", "one-window.eqc"))
 	if err != nil {
 		t.Fatal(err)
@@ -809,10 +814,7 @@ func TestADisplayThatDoesNotOpenRunsAsHeadless(t *testing.T) {
 // every image, and the exit status is 128 + the signal. The volume ended
 // at once before, its frames in flight lost and no summary printed.
 func TestASignalStopsTheRunAsQDoes(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "volume")
-	if err := gotool.Build(bin, "."); err != nil {
-		t.Fatal(err)
-	}
+	bin := volumeBinary(t)
 	for _, c := range []struct {
 		sig  syscall.Signal
 		code int
@@ -872,10 +874,7 @@ func TestASignalStopsTheRunAsQDoes(t *testing.T) {
 // one to the next with 18 neighbours than with 6, and less with 26 still;
 // a smooth ball shades alike with each.
 func TestWiderGradientsSmoothNoisyShading(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "volume")
-	if err := gotool.Build(bin, "."); err != nil {
-		t.Fatal(err)
-	}
+	bin := volumeBinary(t)
 	rng := rand.New(rand.NewPCG(4, 5))
 	ball := func(noise int) string {
 		return writeBall(t, 48, func() float64 { return float64(rng.IntN(2*noise+1) - noise) })
@@ -931,10 +930,7 @@ func TestWiderGradientsSmoothNoisyShading(t *testing.T) {
 // 16 of 255 where its neighbours moved by 2, a seam down the middle of
 // the ball (a second difference of 3 at most is what it shows now).
 func TestASmoothVolumeShowsNoBands(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "volume")
-	if err := gotool.Build(bin, "."); err != nil {
-		t.Fatal(err)
-	}
+	bin := volumeBinary(t)
 	volume := writeBall(t, 64, func() float64 { return 0 })
 	dir := t.TempDir()
 	// with a window too (make test's display), one frame, then the end

@@ -3,14 +3,23 @@ package simulate
 import (
 	"math"
 	"math/rand"
+	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"testing"
 
 	"github.com/goeq/goeq/internal/compound"
 	"github.com/goeq/goeq/internal/stats"
 )
+
+// The simulations' live heap is a few MB of plans: collected at four
+// times that, as eqserver simulate does, they spent 15% less CPU.
+func TestMain(m *testing.M) {
+	debug.SetGCPercent(400)
+	os.Exit(m.Run())
+}
 
 func loadConfig(t testing.TB, name string) *compound.Config {
 	t.Helper()
