@@ -4,27 +4,47 @@ package nettest
 
 import (
 	"net"
+	"sync"
 	"testing"
 )
 
 // Serve listens on loopback for the rest of the test, calls handle with
 // each connection it accepts (on its accepting goroutine: handle starts
 // its own for long work), and returns its address. Connections are closed
-// when the test ends.
+// when the test ends, those accepted as it ended too: one registered then
+// with t.Cleanup was never closed, and a client waiting on it (Xlib,
+// holding its process-wide lock) held up the package's later tests.
 func Serve(t testing.TB, handle func(net.Conn)) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { ln.Close() })
+	var mu sync.Mutex
+	var conns []net.Conn
+	ended := false
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		ended = true
+		for _, c := range conns {
+			c.Close()
+		}
+	})
 	go func() {
 		for {
 			c, err := ln.Accept()
 			if err != nil {
 				return
 			}
-			t.Cleanup(func() { c.Close() })
+			mu.Lock()
+			if ended {
+				c.Close()
+			} else {
+				conns = append(conns, c)
+			}
+			mu.Unlock()
 			handle(c)
 		}
 	}()

@@ -143,9 +143,13 @@ func GPUs(onScreen bool) []int {
 const screensBound = 3 * time.Second
 
 // screensWithin is screens(display), and whether the server answered
-// within bound: 0 and false when it has not (the query is left to end
-// on its own).
+// within bound: 0 and false when it has not. Xlib is asked only once the
+// server has answered xAnswers; should it hang in between, the query is
+// left to end on its own.
 func screensWithin(display string, bound time.Duration) (n int, answered bool) {
+	if !xAnswers(display, bound) {
+		return 0, false
+	}
 	got := make(chan int, 1)
 	go func() { got <- screens(display) }()
 	select {
