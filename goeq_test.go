@@ -50,19 +50,9 @@ func TestMain(m *testing.M) {
 	// internal/channel; here the application API is under test
 	os.Setenv("GOEQ_WINSYS", "egl")
 	code := m.Run()
-	if builtDir != "" {
-		os.RemoveAll(builtDir)
-	}
+	gotool.RemoveBinaries()
 	os.Exit(code)
 }
-
-// eqserver, built once for the tests that run one (each link took
-// seconds, fifteen times) into a folder TestMain removes.
-var (
-	buildOnce sync.Once
-	builtDir  string
-	builtErr  error
-)
 
 // camera is the test's frame data: the frame it is meant for, and the
 // angle the square turns to.
@@ -965,15 +955,12 @@ type appServer struct {
 
 func startAppServer(t *testing.T, cfgPath string) *appServer {
 	t.Helper()
-	buildOnce.Do(func() {
-		if builtDir, builtErr = os.MkdirTemp("", "goeq-test"); builtErr == nil {
-			builtErr = gotool.Build(filepath.Join(builtDir, "eqserver"), "./cmd/eqserver")
-		}
-	})
-	if builtErr != nil {
-		t.Fatal(builtErr)
+	// built once for the tests that run one (each link took seconds,
+	// fifteen times)
+	bin, err := gotool.Binary("eqserver", "./cmd/eqserver")
+	if err != nil {
+		t.Fatal(err)
 	}
-	bin := filepath.Join(builtDir, "eqserver")
 	srv := &appServer{cmd: exec.Command(bin, "run", "--app", "127.0.0.1:0", "--local", "--frame-timeout", "20s", cfgPath), exited: make(chan error, 1)}
 	stderr, err := srv.cmd.StderrPipe()
 	if err != nil {

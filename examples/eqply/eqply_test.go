@@ -21,7 +21,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -39,31 +38,19 @@ import (
 )
 
 // build is eqply, built once for the package's tests (each link took
-// 3.5 s, sixteen times) into a folder TestMain removes.
+// 3.5 s, sixteen times).
 func build(t *testing.T) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		if builtDir, builtErr = os.MkdirTemp("", "goeq-eqply-test"); builtErr == nil {
-			builtErr = gotool.Build(filepath.Join(builtDir, "eqply"), ".")
-		}
-	})
-	if builtErr != nil {
-		t.Fatal(builtErr)
+	bin, err := gotool.Binary("eqply", ".")
+	if err != nil {
+		t.Fatal(err)
 	}
-	return filepath.Join(builtDir, "eqply")
+	return bin
 }
-
-var (
-	buildOnce sync.Once
-	builtDir  string
-	builtErr  error
-)
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if builtDir != "" {
-		os.RemoveAll(builtDir)
-	}
+	gotool.RemoveBinaries()
 	os.Exit(code)
 }
 

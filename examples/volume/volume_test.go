@@ -17,7 +17,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -29,33 +28,21 @@ import (
 	"github.com/goeq/goeq/internal/render"
 )
 
-// The volume command, built once for the package's tests: each link of
-// it took 3.5 s, eleven times. TestMain removes it.
-var (
-	buildOnce sync.Once
-	builtDir  string
-	builtErr  error
-)
+// volumeBinary is the volume command, built once for the package's tests
+// (each link took 3.5 s, eleven times).
+func volumeBinary(t *testing.T) string {
+	t.Helper()
+	bin, err := gotool.Binary("volume", ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if builtDir != "" {
-		os.RemoveAll(builtDir)
-	}
+	gotool.RemoveBinaries()
 	os.Exit(code)
-}
-
-func volumeBinary(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		if builtDir, builtErr = os.MkdirTemp("", "goeq-volume-test"); builtErr == nil {
-			builtErr = gotool.Build(filepath.Join(builtDir, "volume"), ".")
-		}
-	})
-	if builtErr != nil {
-		t.Fatal(builtErr)
-	}
-	return filepath.Join(builtDir, "volume")
 }
 
 // TestSlabsBlendToTheWholeVolume runs the volume headless on four DB

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 )
 
 // Path is the go command that runs this test (make test may have
@@ -30,3 +31,44 @@ func Build(out string, pkgs ...string) error {
 	}
 	return nil
 }
+
+// Binary is pkg built into a command called name, once per process
+// however many tests ask (a link takes seconds), in a folder of its own
+// that RemoveBinaries removes: a package's TestMain calls it.
+func Binary(name, pkg string) (string, error) {
+	binariesMu.Lock()
+	b := binaries[name+" "+pkg]
+	if b == nil {
+		b = &binary{}
+		binaries[name+" "+pkg] = b
+	}
+	binariesMu.Unlock()
+	b.once.Do(func() {
+		if b.dir, b.err = os.MkdirTemp("", "goeq-"+name); b.err == nil {
+			b.err = Build(filepath.Join(b.dir, name), pkg)
+		}
+	})
+	return filepath.Join(b.dir, name), b.err
+}
+
+// RemoveBinaries removes what Binary built.
+func RemoveBinaries() {
+	binariesMu.Lock()
+	defer binariesMu.Unlock()
+	for _, b := range binaries {
+		if b.dir != "" {
+			os.RemoveAll(b.dir)
+		}
+	}
+}
+
+type binary struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+var (
+	binariesMu sync.Mutex
+	binaries   = map[string]*binary{}
+)
