@@ -236,7 +236,7 @@ func (g *GLFW) newWindow(share Context, spec WindowSpec, visible bool) (Context,
 		})
 		c.win.Show()
 		c.xid = uintptr(c.win.GetX11Window())
-		glfwDestroyed.watch(c.xid, func() {
+		glfwDestroyed.watch(unsafe.Pointer(glfw.GetX11Display()), c.xid, func() {
 			c.gone.Store(true)
 			if c.handler != nil {
 				c.handler(Event{Kind: Destroyed})

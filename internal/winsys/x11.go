@@ -97,12 +97,32 @@ static Window goeqX11Window(Display *x, int screen, VisualID visualID, int px, i
 	return win;
 }
 
+// goeqWatching is the connection goeqXWatch selects on, whose errors
+// goeqWatchError takes while it does.
+static Display *goeqWatching;
+static XErrorHandler goeqPrevError;
+
+static int goeqWatchError(Display *x, XErrorEvent *e) {
+	if (x == goeqWatching) return 0; // the window went before it was watched
+	return goeqPrevError ? goeqPrevError(x, e) : 0;
+}
+
 // goeqXWatch selects structure events on a window that another
-// connection made (GLFW's), so that this connection learns when another
-// client destroys it.
-static void goeqXWatch(Display *x, Window w) {
+// connection (owner, GLFW's) made, so that this connection learns when
+// another client destroys it. The X server takes requests of different
+// connections in any order: the owner's are synced first, or the
+// selection could reach the server before the window's creation, a
+// BadWindow that Xlib's default handler ended the process with (as it
+// did under load). A window another client destroyed meanwhile is not
+// watched, and its error is not the process's end either.
+static void goeqXWatch(Display *x, Display *owner, Window w) {
+	XSync(owner, False);
+	goeqWatching = x;
+	goeqPrevError = XSetErrorHandler(goeqWatchError);
 	XSelectInput(x, w, StructureNotifyMask);
-	XFlush(x);
+	XSync(x, False);
+	XSetErrorHandler(goeqPrevError);
+	goeqWatching = NULL;
 }
 
 // goeqXDestroyed reads the connection's events without waiting and
@@ -553,18 +573,18 @@ type destroyWatch struct {
 }
 
 // watch calls destroyed (on the main thread) once another client destroys
-// window.
-func (w *destroyWatch) watch(window uintptr, destroyed func()) {
+// window, which the connection owner made.
+func (w *destroyWatch) watch(owner unsafe.Pointer, window uintptr, destroyed func()) {
 	if !w.opened {
 		w.opened = true
 		w.x = C.XOpenDisplay(nil) // the DISPLAY GLFW opened
 		w.windows = map[C.Window]func(){}
 	}
-	if w.x == nil || window == 0 {
+	if w.x == nil || owner == nil || window == 0 {
 		return
 	}
 	w.windows[C.Window(window)] = destroyed
-	C.goeqXWatch(w.x, C.Window(window))
+	C.goeqXWatch(w.x, (*C.Display)(owner), C.Window(window))
 }
 
 // forget stops watching window, before its owner destroys it.
