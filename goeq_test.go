@@ -957,10 +957,7 @@ func startAppServer(t *testing.T, cfgPath string) *appServer {
 	t.Helper()
 	// built once for the tests that run one (each link took seconds,
 	// fifteen times)
-	bin, err := gotool.Binary("eqserver", "./cmd/eqserver")
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin := gotool.Binary(t, "eqserver", "./cmd/eqserver")
 	srv := &appServer{cmd: exec.Command(bin, "run", "--app", "127.0.0.1:0", "--local", "--frame-timeout", "20s", cfgPath), exited: make(chan error, 1)}
 	stderr, err := srv.cmd.StderrPipe()
 	if err != nil {

@@ -39,14 +39,7 @@ import (
 
 // build is eqply, built once for the package's tests (each link took
 // 3.5 s, sixteen times).
-func build(t *testing.T) string {
-	t.Helper()
-	bin, err := gotool.Binary("eqply", ".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return bin
-}
+func build(t *testing.T) string { return gotool.Binary(t, "eqply", ".") }
 
 func TestMain(m *testing.M) {
 	code := m.Run()

@@ -30,14 +30,7 @@ import (
 
 // volumeBinary is the volume command, built once for the package's tests
 // (each link took 3.5 s, eleven times).
-func volumeBinary(t *testing.T) string {
-	t.Helper()
-	bin, err := gotool.Binary("volume", ".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return bin
-}
+func volumeBinary(t *testing.T) string { return gotool.Binary(t, "volume", ".") }
 
 func TestMain(m *testing.M) {
 	code := m.Run()

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"testing"
 )
 
 // Path is the go command that runs this test (make test may have
@@ -34,8 +35,10 @@ func Build(out string, pkgs ...string) error {
 
 // Binary is pkg built into a command called name, once per process
 // however many tests ask (a link takes seconds), in a folder of its own
-// that RemoveBinaries removes: a package's TestMain calls it.
-func Binary(name, pkg string) (string, error) {
+// that RemoveBinaries removes: a package's TestMain calls it. A build that
+// fails fails t.
+func Binary(t testing.TB, name, pkg string) string {
+	t.Helper()
 	binariesMu.Lock()
 	b := binaries[name+" "+pkg]
 	if b == nil {
@@ -48,7 +51,10 @@ func Binary(name, pkg string) (string, error) {
 			b.err = Build(filepath.Join(b.dir, name), pkg)
 		}
 	})
-	return filepath.Join(b.dir, name), b.err
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
+	return filepath.Join(b.dir, name)
 }
 
 // RemoveBinaries removes what Binary built.
