@@ -140,8 +140,11 @@ var errDICOMDIR = errors.New("a DICOMDIR: the index of a disc's files, not a sli
 
 // openDICOM opens a DICOM file and reads its meta group: r reads its data
 // set next, in the transfer syntax ts.
-func openDICOM(path string) (f *os.File, r *dicomReader, ts dicomSyntax, err error) {
-	if f, err = os.Open(path); err != nil {
+func openDICOM(path string) (_ *os.File, r *dicomReader, ts dicomSyntax, err error) {
+	// not a named result: each error's return sets that to nil before a
+	// deferred close of it runs, and the file was left open
+	f, err := os.Open(path)
+	if err != nil {
 		return nil, nil, ts, err
 	}
 	defer func() {
