@@ -1243,6 +1243,48 @@ func TestFirstFramesDoNotLengthenLiveness(t *testing.T) {
 	}
 }
 
+// With latency, the first frames start together, and the last of them
+// is timed from that start: it waits behind the warm-up frames before it
+// (2-node.DPlex, latency 3: frame 3 took 0.87 s, start to finish, where
+// its draw took 0.3 s and later frames 0.1 s). That does not stretch the
+// liveness timeout: a node that falls silent once the warm-up is done is
+// lost within a second (it took 5.3 s on 2-node.DPlex).
+func TestLatencyDoesNotLengthenLiveness(t *testing.T) {
+	for _, tc := range []struct {
+		path       string
+		latency    int
+		warmingFor int // frames
+		node       string
+	}{
+		{example("2d-lb-4.eqc"), 3, warmupFrames, "render1"},
+		{corpus("2-node.DPlex.eqc"), 3, warmupFrames, "node1"},
+	} {
+		t.Run(fmt.Sprintf("%s latency %d", filepath.Base(tc.path), tc.latency), func(t *testing.T) {
+			cfg := load(t, tc.path)
+			cfg.Latency = tc.latency
+			c := newCluster(t, cfg, Options{Frames: 400})
+			c.step = 150 * time.Millisecond
+			for len(c.completed) < tc.warmingFor {
+				c.round()
+			}
+			c.step = 5 * time.Millisecond
+			for len(c.completed) < 16 { // the 32 frames liveness keeps still hold the slow ones
+				c.round()
+			}
+			slowest := time.Duration(0)
+			for _, f := range c.completed[warmupFrames:] {
+				slowest = max(slowest, f.Finished.Sub(f.Started))
+			}
+			if 4*slowest <= time.Second {
+				t.Fatalf("no frame after the first %d took over 250 ms: nothing for this test to show", warmupFrames)
+			}
+			if took := c.silenceUntilReported(tc.node); took > time.Second {
+				t.Errorf("lost %v after it fell silent, want within 1 s (log %v)", took, c.log)
+			}
+		})
+	}
+}
+
 // Each record says when its node reported the frame done (the adaptive
 // policy follows the renderers' frames from it), within the frame's
 // start and completion; a Done that says when it came is stamped so.
