@@ -142,7 +142,7 @@ const (
 	// (a 640x360 frame 0 took 200-400 ms under llvmpipe, its successors
 	// 30-60), which is set-up, not load, and would stretch every node's
 	// timeout past a second for the next livenessGaps frames. The latency
-	// frames started beside them are left out too (warmupFor).
+	// frames started beside them are left out too (completeFrames).
 	warmupFrames = 3
 	// destinationSilence is the least silence after which a node that
 	// shows a destination of a frame in flight is lost (at most half the
@@ -496,8 +496,6 @@ type Scheduler struct {
 	// livenessChecked is when silence was last checked for
 	livenessChecked time.Time
 	frameTime       []time.Duration // recent frame times (livenessGaps of them)
-	// warmup is how many first frames frameTime leaves out (warmupFor)
-	warmup int
 	// adaptiveTimeout: Options.FrameTimeout was left at 0, and frames are
 	// bounded by what recent frames took (frameTimeout)
 	adaptiveTimeout bool
@@ -535,7 +533,7 @@ func New(cfg *compound.Config, p Planner, opt Options) *Scheduler {
 	}
 	s := &Scheduler{cfg: cfg, planner: p, opt: opt, latency: cfg.Latency, nodes: map[string]*nodeState{},
 		nodeOf: map[string]string{}, channels: map[string]*compound.Channel{}, channelNode: map[*compound.Channel]*nodeState{}, inflight: map[int]*frameState{},
-		requested: opt.Frames, everyNode: map[int]bool{}, adaptiveTimeout: adaptive, warmup: warmupFor(cfg)}
+		requested: opt.Frames, everyNode: map[int]bool{}, adaptiveTimeout: adaptive}
 	only := map[string]bool{}
 	for _, id := range opt.Nodes {
 		only[id] = true
@@ -899,7 +897,9 @@ func (s *Scheduler) completeFrames() {
 		f.done.Finished, s.lastCompleted, s.stalledOldest = s.now, s.now, 0
 		s.planner.Feed(stats.Frame{Frame: f.number, Records: f.done.Records, Started: f.started, Completed: s.now})
 		if took := f.done.Finished.Sub(f.done.Started); !f.stalled {
-			if f.number >= s.warmup {
+			// the latency frames started beside the warm-up frames are
+			// timed from their start, so wait behind them
+			if f.number >= warmupFrames+min(s.latency, livenessGaps) {
 				s.frameTime = append(s.frameTime, took)
 				if len(s.frameTime) > livenessGaps {
 					s.frameTime = s.frameTime[1:]
@@ -1020,13 +1020,6 @@ func (s *Scheduler) pull(e Pull) {
 		}
 	}
 	s.ready.Grants = append(s.ready.Grants, g)
-}
-
-// warmupFor is how many first frames of a run of cfg are set-up, not
-// load: the latency frames started beside the last warm-up frame are
-// timed from their start, and so wait behind the warm-up frames.
-func warmupFor(cfg *compound.Config) int {
-	return warmupFrames + min(max(cfg.Latency, 0), livenessGaps)
 }
 
 // livenessTimeout is how long a node may be silent: livenessMargin times
