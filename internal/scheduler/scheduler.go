@@ -838,10 +838,23 @@ func (s *Scheduler) done(ns *nodeState, e Done) {
 	if at.IsZero() {
 		at = s.now
 	}
-	from := len(f.done.Records)
-	f.done.Records = append(f.done.Records, e.Records...)
-	for i := from; i < len(f.done.Records); i++ {
-		f.done.Records[i].Finished = at
+	// A node's statistics steer every later plan, so those no run could
+	// have written are left out, and no time may exceed what passed
+	// between the frame's start and the node's report: one draw claimed
+	// to take hours spaced a time-multiplexed run's frames by as much
+	// (the framerate equalizer). A clock that did not move (a
+	// simulation's instant frame) bounds nothing.
+	elapsed := at.Sub(f.started)
+	for _, r := range e.Records {
+		if err := r.Check(); err != nil {
+			f.done.Errors = append(f.done.Errors, fmt.Sprintf("node %s: statistics left out: %v", e.Node, err))
+			continue
+		}
+		if elapsed > 0 {
+			r.Times = r.Times.AtMost(elapsed)
+		}
+		r.Finished = at
+		f.done.Records = append(f.done.Records, r)
 	}
 	f.done.Written = append(f.done.Written, e.Written...)
 	for _, w := range e.Warnings {

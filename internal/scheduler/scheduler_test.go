@@ -64,6 +64,10 @@ type fakeCluster struct {
 	maxInflight int
 	log         []string
 	slow        []string // Ready.Slow, in order
+	// statistics, when set, changes what a node reports of a frame
+	statistics func(node string, frame int, recs []stats.Record) []stats.Record
+	// tasks, when set, is shown every channel's plan sent to a node
+	tasks func(frame int, cp *planner.ChannelPlan)
 }
 
 type fakeNode struct {
@@ -169,6 +173,9 @@ func (c *fakeCluster) drain() {
 				if c.s.NodeOf(ch.Channel.ID) != w.Node {
 					c.t.Errorf("frame %d: channel %s sent to node %s", w.Frame, ch.Channel.ID, w.Node)
 				}
+				if c.tasks != nil {
+					c.tasks(w.Frame, ch)
+				}
 			}
 		}
 		for _, sw := range rd.Swaps {
@@ -246,6 +253,9 @@ func (c *fakeCluster) advance(n *fakeNode) {
 					Range: t.Range, Times: stats.Times{Draw: time.Millisecond}})
 			}
 		}
+	}
+	if c.statistics != nil {
+		recs = c.statistics(n.id, w.Frame, recs)
 	}
 	c.s.Step(Done{Node: n.id, Frame: w.Frame, Records: recs})
 }

@@ -33,6 +33,12 @@ func (t Times) Busy() time.Duration {
 	return t.Clear + t.Draw + t.ReadbackSync + t.Assemble + t.DataLoad
 }
 
+// AtMost returns the times with each one bounded by d.
+func (t Times) AtMost(d time.Duration) Times {
+	return Times{Clear: min(t.Clear, d), Draw: min(t.Draw, d), ReadbackSync: min(t.ReadbackSync, d), ReadbackAsync: min(t.ReadbackAsync, d),
+		Compress: min(t.Compress, d), Transmit: min(t.Transmit, d), Wait: min(t.Wait, d), Assemble: min(t.Assemble, d), DataLoad: min(t.DataLoad, d)}
+}
+
 // Record is one channel's statistics for one compound in one frame.
 type Record struct {
 	Frame    int    `json:"frame"`
