@@ -62,8 +62,17 @@ soak-uploads: build
 FUZZ = $(GO) test -run '^$$' -fuzztime 60s -fuzzminimizetime 2s
 fuzz: deps
 	$(FUZZ) -fuzz '^FuzzParse$$' ./internal/configparser
+	$(FUZZ) -fuzz '^FuzzLexer$$' ./internal/configparser
 	$(FUZZ) -fuzz '^FuzzConfigRuns$$' ./internal/scheduler
+	$(FUZZ) -fuzz '^FuzzImplausibleStatistics$$' ./internal/scheduler
 	$(FUZZ) -fuzz '^FuzzDecodeMessage$$' ./internal/transport
+	$(FUZZ) -fuzz '^FuzzDecodeNone$$' ./internal/compressor
+	$(FUZZ) -fuzz '^FuzzDecodeS2$$' ./internal/compressor
+	$(FUZZ) -fuzz '^FuzzDecodeZstd$$' ./internal/compressor
+	$(FUZZ) -fuzz '^FuzzDecodeRLE$$' ./internal/compressor
+	$(FUZZ) -fuzz '^FuzzDecodePlanes$$' ./internal/compressor
+	$(FUZZ) -fuzz '^FuzzDecodePlaneRLE$$' ./internal/compressor
+	$(FUZZ) -fuzz '^FuzzDecodeDelta$$' ./internal/compressor
 	$(FUZZ) -fuzz '^FuzzReadPLY$$' ./internal/render
 	$(FUZZ) -fuzz '^FuzzReadOBJ$$' ./internal/render
 	$(FUZZ) -fuzz '^FuzzVTKSurface$$' ./internal/render
