@@ -20,6 +20,9 @@ import (
 // frame (13 MB) when glibc unmapped a thread arena's emptied heap, which
 // made that config run at a third of its pace (see keepMallocMemory).
 func TestDrawsIntoTwoWindowsKeepTheirMemory(t *testing.T) {
+	if underRace {
+		t.Skip("the race detector's shadow memory faults pages in beside the frames'")
+	}
 	sys, err := winsys.OpenEGL()
 	if err != nil {
 		t.Fatal(err)
