@@ -9,6 +9,7 @@ import (
 	"github.com/goeq/goeq/draw"
 	"github.com/goeq/goeq/internal/compound"
 	"github.com/goeq/goeq/internal/glutil"
+	"github.com/goeq/goeq/internal/race"
 	"github.com/goeq/goeq/internal/render"
 	"github.com/goeq/goeq/internal/winsys"
 )
@@ -20,7 +21,7 @@ import (
 // frame (13 MB) when glibc unmapped a thread arena's emptied heap, which
 // made that config run at a third of its pace (see keepMallocMemory).
 func TestDrawsIntoTwoWindowsKeepTheirMemory(t *testing.T) {
-	if underRace {
+	if race.Enabled {
 		t.Skip("the race detector's shadow memory faults pages in beside the frames'")
 	}
 	sys, err := winsys.OpenEGL()

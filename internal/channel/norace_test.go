@@ -1,5 +1,0 @@
-//go:build !race
-
-package channel
-
-const underRace = false
