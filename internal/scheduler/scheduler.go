@@ -845,9 +845,10 @@ func (s *Scheduler) done(ns *nodeState, e Done) {
 	// frames by as much (the framerate equalizer). A clock that did not
 	// move (a simulation's instant frame) bounds nothing.
 	elapsed := at.Sub(f.started)
+	var refused []error
 	for _, r := range e.Records {
 		if err := r.Check(); err != nil {
-			f.done.Errors = append(f.done.Errors, fmt.Sprintf("node %s: statistics left out: %v", e.Node, err))
+			refused = append(refused, err)
 			continue
 		}
 		if elapsed > 0 {
@@ -855,6 +856,10 @@ func (s *Scheduler) done(ns *nodeState, e Done) {
 		}
 		r.Finished = at
 		f.done.Records = append(f.done.Records, r)
+	}
+	if len(refused) > 0 {
+		f.done.Errors = append(f.done.Errors, fmt.Sprintf("node %s: %d of its %d statistics records left out, as no run could have written them: %v",
+			e.Node, len(refused), len(e.Records), refused[0]))
 	}
 	f.done.Written = append(f.done.Written, e.Written...)
 	for _, w := range e.Warnings {

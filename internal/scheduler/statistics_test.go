@@ -40,7 +40,7 @@ func TestImplausibleStatisticsDoNotStallTheRun(t *testing.T) {
 					name, claimedIn, claim, c.now.Sub(time.Unix(1000, 0)), len(c.completed), frames, c.failure)
 			}
 			f := c.completed[claimedIn]
-			said := strings.Contains(strings.Join(f.Errors, "\n"), "statistics left out")
+			said := strings.Contains(strings.Join(f.Errors, "\n"), "statistics records left out")
 			for _, r := range f.Records {
 				if took := f.Finished.Sub(f.Started); r.Times.Draw > took {
 					t.Errorf("%s, draws reported as %v: frame %d kept a draw of %v, in a frame that took %v", name, claim, claimedIn, r.Times.Draw, took)
