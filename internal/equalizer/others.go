@@ -86,12 +86,18 @@ type Framerate struct {
 
 // Update takes each source's time for the last finished frame (0 for
 // those that did not render it) and its period, and returns the interval
-// to release frames at.
-func (f *Framerate) Update(times []float64, periods []int) float64 {
+// to release frames at. frame is how long that frame took on the server's
+// clock, from its start to its completion (0: unknown): no source spent
+// longer on it, so a time reported longer is cut to it. (A draw reported
+// as taking hours spaced the frames by as much, and the run stood still.)
+func (f *Framerate) Update(times []float64, periods []int, frame float64) float64 {
 	if len(f.paces) != len(times) {
 		f.paces = make([]float64, len(times))
 	}
 	for i, t := range times {
+		if frame > 0 {
+			t = min(t, frame)
+		}
 		if t > 0 && periods[i] > 0 {
 			f.paces[i] = t / float64(periods[i])
 		}

@@ -36,18 +36,28 @@ func TestViewEqualizerSharesByLoad(t *testing.T) {
 // slower one sets the interval.
 func TestFramerateSmoothsDPlex(t *testing.T) {
 	f := Framerate{Damping: 0.5}
-	if got := f.Update([]float64{0.040, 0}, []int{2, 2}); !near(got, 0.020, 1e-12) {
+	if got := f.Update([]float64{0.040, 0}, []int{2, 2}, 0); !near(got, 0.020, 1e-12) {
 		t.Errorf("interval %v, want 0.020", got)
 	}
-	if got := f.Update([]float64{0, 0.080}, []int{2, 2}); !near(got, 0.030, 1e-12) {
+	if got := f.Update([]float64{0, 0.080}, []int{2, 2}, 0); !near(got, 0.030, 1e-12) {
 		t.Errorf("damped interval %v, want 0.030 (half way to source 2's 40 ms)", got)
 	}
-	if got := f.Update([]float64{0.040, 0}, []int{2, 2}); !near(got, 0.035, 1e-12) {
+	if got := f.Update([]float64{0.040, 0}, []int{2, 2}, 0); !near(got, 0.035, 1e-12) {
 		t.Errorf("interval %v, want 0.035: source 2, at 40 ms, is still the slower", got)
 	}
 	g := Framerate{Damping: 0}
-	if got := g.Update([]float64{0.030, 0.030, 0.030}, []int{3, 3, 3}); !near(got, 0.010, 1e-12) {
+	if got := g.Update([]float64{0.030, 0.030, 0.030}, []int{3, 3, 3}, 0); !near(got, 0.010, 1e-12) {
 		t.Errorf("three sources of period 3 at 30 ms: interval %v, want 0.010", got)
+	}
+}
+
+// A source cannot have spent longer on a frame than the frame took from
+// its start to its completion: a time reported as an hour is cut to the
+// frame's 50 ms, rather than spacing the frames by half an hour.
+func TestFramerateCutsATimeToItsFrame(t *testing.T) {
+	f := Framerate{Damping: 0}
+	if got := f.Update([]float64{3600, 0}, []int{2, 2}, 0.050); !near(got, 0.025, 1e-12) {
+		t.Errorf("an hour reported in a frame of 50 ms: interval %v, want 0.025", got)
 	}
 }
 

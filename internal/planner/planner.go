@@ -951,7 +951,11 @@ func (p *Planner) runEqualizers(c *compound.Compound, frame int, states map[stri
 			}
 			periods[i] = ch.Period
 		}
-		plan.Interval = math.Max(plan.Interval, f.Update(times, periods))
+		took := 0.0
+		if !p.latest.Started.IsZero() && !p.latest.Completed.IsZero() {
+			took = p.latest.Completed.Sub(p.latest.Started).Seconds()
+		}
+		plan.Interval = math.Max(plan.Interval, f.Update(times, periods, took))
 	}
 }
 

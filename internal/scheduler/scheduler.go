@@ -838,21 +838,13 @@ func (s *Scheduler) done(ns *nodeState, e Done) {
 	if at.IsZero() {
 		at = s.now
 	}
-	// A node's statistics steer every later plan, so those no run could
-	// have written are left out, and no time the plans read (Busy's) may
-	// exceed what passed between the frame's start and the node's report:
-	// one draw claimed to take hours spaced a time-multiplexed run's
-	// frames by as much (the framerate equalizer). A clock that did not
-	// move (a simulation's instant frame) bounds nothing.
-	elapsed := at.Sub(f.started)
+	// A node's statistics steer every later plan: those no run could
+	// have written are left out.
 	var refused []error
 	for _, r := range e.Records {
 		if err := r.Check(); err != nil {
 			refused = append(refused, err)
 			continue
-		}
-		if elapsed > 0 {
-			r.Times = r.Times.BusyWithin(elapsed)
 		}
 		r.Finished = at
 		f.done.Records = append(f.done.Records, r)

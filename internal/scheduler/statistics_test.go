@@ -18,7 +18,8 @@ import (
 // run wait hours: on a time-multiplexed compound the framerate equalizer
 // spaced the frames by the claimed time, and the run stood still with no
 // error. A claim no run could make (over stats.MaxTime) is left out and
-// said; one that is merely longer than the frame was is cut to it.
+// said; one that is merely longer than its frame took is kept as the node
+// reported it, and the framerate equalizer cuts it to the frame.
 func TestImplausibleStatisticsDoNotStallTheRun(t *testing.T) {
 	const frames, claimedIn = 12, 2
 	for _, name := range []string{"2-node.DPlex.eqc", "3-window.DPlex.eqc"} {
@@ -41,16 +42,11 @@ func TestImplausibleStatisticsDoNotStallTheRun(t *testing.T) {
 			}
 			f := c.completed[claimedIn]
 			said := strings.Contains(strings.Join(f.Errors, "\n"), "statistics records left out")
-			for _, r := range f.Records {
-				if took := f.Finished.Sub(f.Started); r.Times.Draw > took {
-					t.Errorf("%s, draws reported as %v: frame %d kept a draw of %v, in a frame that took %v", name, claim, claimedIn, r.Times.Draw, took)
-				}
-			}
 			switch {
 			case claim > stats.MaxTime && (!said || len(f.Records) != 0):
 				t.Errorf("%s, draws reported as %v: frame %d kept %d records, errors %q; want them left out and said", name, claim, claimedIn, len(f.Records), f.Errors)
-			case claim <= stats.MaxTime && (said || len(f.Records) == 0):
-				t.Errorf("%s, draws reported as %v: frame %d kept %d records, errors %q; want them kept, cut to the frame", name, claim, claimedIn, len(f.Records), f.Errors)
+			case claim <= stats.MaxTime && (said || len(f.Records) == 0 || f.Records[0].Times.Draw != claim):
+				t.Errorf("%s, draws reported as %v: frame %d kept %d records, errors %q; want them kept as reported", name, claim, claimedIn, len(f.Records), f.Errors)
 			}
 		}
 	}

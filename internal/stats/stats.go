@@ -33,15 +33,6 @@ func (t Times) Busy() time.Duration {
 	return t.Clear + t.Draw + t.ReadbackSync + t.Assemble + t.DataLoad
 }
 
-// BusyWithin returns the times with each of Busy's parts bounded by d.
-// Those are the render goroutine's, spent one after another within a
-// frame; the others add up work done side by side (a frame compressed
-// and sent to several consumers at once) and may exceed the frame.
-func (t Times) BusyWithin(d time.Duration) Times {
-	t.Clear, t.Draw, t.ReadbackSync, t.Assemble, t.DataLoad = min(t.Clear, d), min(t.Draw, d), min(t.ReadbackSync, d), min(t.Assemble, d), min(t.DataLoad, d)
-	return t
-}
-
 // Record is one channel's statistics for one compound in one frame.
 type Record struct {
 	Frame    int    `json:"frame"`
