@@ -76,9 +76,10 @@ type Record struct {
 const MaxTime = time.Hour
 
 // Check reports what makes a record one no run could have written (a
-// statistics file edited, cut or made by another program): a negative
-// frame, a time below zero or above MaxTime, or a viewport, drawn region
-// or range that is not finite or runs backwards.
+// statistics file edited, cut or made by another program, or a client's
+// report gone wrong): a negative frame, a time below zero or above
+// MaxTime, or a viewport, drawn region or range that is not finite or
+// runs backwards.
 func (r Record) Check() error {
 	if r.Frame < 0 {
 		return fmt.Errorf("frame %d is negative", r.Frame)
