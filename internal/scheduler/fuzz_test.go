@@ -15,8 +15,8 @@ import (
 // and nothing panics or waits without bound. Run with `make fuzz`; the
 // corpus and the examples seed it.
 func FuzzConfigRuns(f *testing.F) {
-	for _, dir := range []string{filepath.Join("..", "..", "examples", "configs"), filepath.Join("..", "..", "..", "shared", "eqc-corpus")} {
-		names, _ := filepath.Glob(filepath.Join(dir, "*.eqc"))
+	for _, pattern := range []string{example("*.eqc"), corpus("*.eqc")} {
+		names, _ := filepath.Glob(pattern)
 		for _, name := range names {
 			if b, err := os.ReadFile(name); err == nil {
 				f.Add(b)

@@ -24,7 +24,7 @@ func TestImplausibleStatisticsDoNotStallTheRun(t *testing.T) {
 	const frames, claimedIn = 12, 2
 	for _, name := range []string{"2-node.DPlex.eqc", "3-window.DPlex.eqc"} {
 		for _, claim := range []time.Duration{1000 * time.Hour, 50 * time.Minute} {
-			cfg := load(t, filepath.Join("..", "..", "..", "shared", "eqc-corpus", name))
+			cfg := load(t, corpus(name))
 			c := newCluster(t, cfg, Options{Frames: frames})
 			c.statistics = func(node string, frame int, recs []stats.Record) []stats.Record {
 				if frame == claimedIn {
@@ -57,8 +57,8 @@ func TestImplausibleStatisticsDoNotStallTheRun(t *testing.T) {
 // given lies within its destination and database.
 func FuzzImplausibleStatistics(f *testing.F) {
 	var cfgs []string
-	for _, dir := range []string{filepath.Join("..", "..", "examples", "configs"), filepath.Join("..", "..", "..", "shared", "eqc-corpus")} {
-		names, _ := filepath.Glob(filepath.Join(dir, "*.eqc"))
+	for _, pattern := range []string{example("*.eqc"), corpus("*.eqc")} {
+		names, _ := filepath.Glob(pattern)
 		cfgs = append(cfgs, names...)
 	}
 	f.Add(uint16(0), []byte{1, 2, 3, 4, 5, 6, 7, 8})
