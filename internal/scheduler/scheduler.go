@@ -1081,9 +1081,26 @@ func (s *Scheduler) checkLiveness() {
 			limit = max(limit, min(destinationSilence, s.opt.FrameTimeout/2))
 		}
 		if s.now.Sub(ns.lastSeen) > limit {
-			s.lose(ns.id, fmt.Sprintf("no heartbeat for %v", limit.Round(time.Millisecond)))
+			s.lose(ns.id, fmt.Sprintf("no heartbeat for %v%s", limit.Round(time.Millisecond), s.lengthenedBy(ns, slowest, limit)))
 		}
 	}
+}
+
+// lengthenedBy says what made a node's bound on silence longer than the
+// floor, if anything did: a user who was promised a second sees why it
+// took longer.
+func (s *Scheduler) lengthenedBy(ns *nodeState, slowestFrame, limit time.Duration) string {
+	switch {
+	case limit <= s.opt.Liveness:
+		return ""
+	case limit == livenessMargin*ns.gaps.longest:
+		return fmt.Sprintf(", %d times its longest recent gap between messages", livenessMargin)
+	case limit == livenessMargin*slowestFrame:
+		return fmt.Sprintf(", %d times the slowest recent frame", livenessMargin)
+	case limit == StartupLiveness:
+		return ", as it had only just joined"
+	}
+	return ""
 }
 
 // showsAFrameInFlight reports whether a node shows a destination of a

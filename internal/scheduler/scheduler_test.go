@@ -997,8 +997,41 @@ func TestLivenessAdaptsToGaps(t *testing.T) {
 		t.Fatalf("lost %v after 2 s of silence, want nobody yet", got)
 	}
 	tick(100 * time.Millisecond)
-	if got := lost(); len(got) != 1 || got[0] != "render1: no heartbeat for 2s" {
+	if got := lost(); len(got) != 1 || got[0] != "render1: no heartbeat for 2s, 4 times its longest recent gap between messages" {
 		t.Fatalf("lost %v, want render1 after 2 s", got)
+	}
+}
+
+// A node silent while it sets up is lost after StartupLiveness, and the
+// reason says why the bound was longer than the floor.
+func TestSilenceWhileSettingUpSaysWhy(t *testing.T) {
+	cfg := load(t, example("2d-lb-4.eqc"))
+	s := New(cfg, planner.New(cfg), Options{})
+	now := time.Unix(1000, 0)
+	tick := func(d time.Duration) { now = now.Add(d); s.Step(Tick{Now: now}) }
+	tick(0)
+	for _, id := range s.Nodes() {
+		s.Step(Join{Node: id})
+	}
+	var reasons []string
+	for len(reasons) == 0 && now.Before(time.Unix(1010, 0)) {
+		tick(50 * time.Millisecond)
+		for _, id := range s.Nodes() {
+			if id != "render2" {
+				s.Step(Progress{Node: id})
+			}
+		}
+		for _, l := range s.Ready().Lost {
+			reasons = append(reasons, l.Node+": "+l.Reason)
+		}
+		s.Advance()
+	}
+	want := "render2: no heartbeat for 2s, as it had only just joined"
+	if len(reasons) != 1 || reasons[0] != want {
+		t.Errorf("lost %q, want %q", reasons, want)
+	}
+	if took := now.Sub(time.Unix(1000, 0)); took < StartupLiveness {
+		t.Errorf("lost after %v of silence, before %v", took, StartupLiveness)
 	}
 }
 
@@ -1199,7 +1232,7 @@ func TestSlowFramesLengthenLiveness(t *testing.T) {
 		t.Fatalf("frames of %v are not slow enough for this test", slowest)
 	}
 	took := c.silenceUntilReported("render1")
-	want := fmt.Sprintf("lost render1: no heartbeat for %v", (4 * slowest).Round(time.Millisecond))
+	want := fmt.Sprintf("lost render1: no heartbeat for %v, 4 times the slowest recent frame", (4 * slowest).Round(time.Millisecond))
 	if len(c.log) != 1 || c.log[0] != want {
 		t.Errorf("log %v, want %q", c.log, want)
 	}

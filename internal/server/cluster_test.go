@@ -505,7 +505,25 @@ type bgServer struct {
 // startServerOn starts eqserver with args on host h.
 func startServerOn(t testing.TB, h netns.Host, env []string, args ...string) *bgServer {
 	t.Helper()
-	s := &bgServer{cmd: h.Command(filepath.Join(binaries(t), "eqserver"), args...), exited: make(chan error, 1)}
+	return startBackground(t, h.Command(filepath.Join(binaries(t), "eqserver"), args...), env)
+}
+
+// startTimedServerOn starts eqserver with args on host h, it and the
+// clients it launches (which inherit it) at a raised priority. The tests
+// that time how soon a fault is noticed use it: the namespaced hosts share
+// this machine's cores with the other test packages, where real hosts have
+// their own, and the 1 s bound holds on a quiet cluster (on a loaded one it
+// grows with the heartbeats' gaps and the frames' times). In CI, with the
+// other packages rendering beside it, a frozen node was lost after 1.004 s,
+// four of its 251 ms.
+func startTimedServerOn(t testing.TB, h netns.Host, env []string, args ...string) *bgServer {
+	t.Helper()
+	return startBackground(t, h.Command("nice", append([]string{"-n", "-10", filepath.Join(binaries(t), "eqserver")}, args...)...), env)
+}
+
+func startBackground(t testing.TB, cmd *exec.Cmd, env []string) *bgServer {
+	t.Helper()
+	s := &bgServer{cmd: cmd, exited: make(chan error, 1)}
 	s.cmd.Env = env
 	s.cmd.Stdout, s.cmd.Stderr = &s.stdout, &s.log
 	if err := s.cmd.Start(); err != nil {
@@ -732,7 +750,7 @@ func TestKilledNodeRejoins(t *testing.T) {
 	c := netns.New(t, 3)
 	cfg := namespacedConfig(t, c, "2d-lb-4.eqc", nil)
 	statsPath := filepath.Join(t.TempDir(), "stats.jsonl")
-	srv := startServerOn(t, c.Hosts[0], testEnv(), "run", "--json", "--frames", "100000", "--triangles", "20000",
+	srv := startTimedServerOn(t, c.Hosts[0], testEnv(), "run", "--json", "--frames", "100000", "--triangles", "20000",
 		"--relaunch", "1", "--stats", statsPath, cfg)
 	// render1's channels are n1.*: the last frame they drew in
 	render1Drew := func() int { _, _, last := recorded(statsPath, "n1."); return last }
@@ -793,7 +811,7 @@ func TestFrozenAndCutNodes(t *testing.T) {
 			// back for the next test
 			t.Cleanup(func() { tc.host.Command("ip", "link", "set", "eth0", "up").Run() })
 			statsPath := filepath.Join(t.TempDir(), "stats.jsonl")
-			srv := startServerOn(t, c.Hosts[0], testEnv(), "run", "--json", "--frames", "100000", "--triangles", "20000",
+			srv := startTimedServerOn(t, c.Hosts[0], testEnv(), "run", "--json", "--frames", "100000", "--triangles", "20000",
 				"--stats", statsPath, cfg)
 			last := func() int { _, l, _ := recorded(statsPath, ""); return l }
 			srv.waitFor(t, "frames", 60*time.Second, func() bool { return last() >= 10 })
@@ -805,7 +823,7 @@ func TestFrozenAndCutNodes(t *testing.T) {
 				t.Fatal(err)
 			}
 			took := srv.logged(t, "node "+tc.node+" lost", 10*time.Second)
-			m := regexp.MustCompile(`node ` + tc.node + ` lost \(no heartbeat for ([0-9.]+m?s)\)`).FindStringSubmatch(srv.log.String())
+			m := regexp.MustCompile(`node ` + tc.node + ` lost \(no heartbeat for ([0-9.]+m?s)[^)]*\)`).FindStringSubmatch(srv.log.String())
 			if m == nil {
 				t.Fatalf("%s was not lost for silence:\n%s", tc.node, srv.log.String())
 			}
@@ -818,7 +836,7 @@ func TestFrozenAndCutNodes(t *testing.T) {
 			// a quiet link it is four heartbeats (800 ms)
 			limit, _ := time.ParseDuration(m[1])
 			if limit > time.Second || took > limit+500*time.Millisecond {
-				t.Errorf("%s was lost %v after the fault, for %v without a heartbeat; want within 1 s", tc.node, took, limit)
+				t.Errorf("%s was lost %v after the fault (%s); want within 1 s", tc.node, took, m[0])
 			}
 			// frames go on without it
 			at := last()
