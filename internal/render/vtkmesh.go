@@ -201,14 +201,6 @@ func readVTPSurface(f *os.File, size int64) (*vtkSurface, error) {
 		appendedAt int64 = -1
 		sawPoly    bool
 	)
-	attr := func(e xml.StartElement, name string) string {
-		for _, a := range e.Attr {
-			if a.Name.Local == name {
-				return a.Value
-			}
-		}
-		return ""
-	}
 	for appendedAt < 0 {
 		tok, err := dec.Token()
 		if err == io.EOF {
@@ -221,59 +213,46 @@ func readVTPSurface(f *os.File, size int64) (*vtkSurface, error) {
 		case xml.StartElement:
 			switch e.Name.Local {
 			case "VTKFile":
-				if t := attr(e, "type"); t != "PolyData" {
-					return nil, fmt.Errorf("VTKFile type %q: goeq reads surfaces of PolyData (.vtp; ParaView's Extract Surface makes one of other data)", t)
-				}
-				if attr(e, "byte_order") == "BigEndian" {
-					order = binary.BigEndian
-				}
-				if attr(e, "header_type") == "UInt64" {
-					blocks.header = 8
-				}
-				switch c := attr(e, "compressor"); c {
-				case "":
-				case "vtkZLibDataCompressor":
-					blocks.compressed = true
-				default:
-					return nil, fmt.Errorf("compressor %s: goeq reads zlib-compressed data or data not compressed (ParaView saves so with its Compressor Type ZLib or None)", c)
+				if err := blocks.readVTKFile(e, "PolyData", "surfaces of PolyData (.vtp; ParaView's Extract Surface makes one of other data)", &order); err != nil {
+					return nil, err
 				}
 			case "PolyData":
 				sawPoly = true
 			case "Piece":
 				counts := map[string]int{}
 				for _, name := range []string{"NumberOfPoints", "NumberOfVerts", "NumberOfLines", "NumberOfStrips", "NumberOfPolys"} {
-					n, err := strconv.Atoi(attr(e, name))
-					if attr(e, name) == "" {
+					n, err := strconv.Atoi(xmlAttr(e, name))
+					if xmlAttr(e, name) == "" {
 						n, err = 0, nil
 					}
 					if err != nil || n < 0 || n > MaxPLYFaces {
-						return nil, fmt.Errorf("piece %d: %s %q; want a count from 0 to %d", len(pieces)+1, name, attr(e, name), MaxPLYFaces)
+						return nil, fmt.Errorf("piece %d: %s %q; want a count from 0 to %d", len(pieces)+1, name, xmlAttr(e, name), MaxPLYFaces)
 					}
 					counts[name] = n
 				}
 				pieces = append(pieces, counts)
 			case "PointData", "CellData", "Points", "Verts", "Lines", "Strips", "Polys":
 				section = e.Name.Local
-				named = map[string]string{"Scalars": attr(e, "Scalars"), "Normals": attr(e, "Normals")}
+				named = map[string]string{"Scalars": xmlAttr(e, "Scalars"), "Normals": xmlAttr(e, "Normals")}
 			case "DataArray":
 				if len(pieces) == 0 || section == "" {
 					continue
 				}
-				comps, err := strconv.Atoi(attr(e, "NumberOfComponents"))
-				if attr(e, "NumberOfComponents") == "" {
+				comps, err := strconv.Atoi(xmlAttr(e, "NumberOfComponents"))
+				if xmlAttr(e, "NumberOfComponents") == "" {
 					comps, err = 1, nil
 				}
 				if err != nil || comps < 1 || comps > 64 {
-					return nil, fmt.Errorf("array %q: NumberOfComponents %q", attr(e, "Name"), attr(e, "NumberOfComponents"))
+					return nil, fmt.Errorf("array %q: NumberOfComponents %q", xmlAttr(e, "Name"), xmlAttr(e, "NumberOfComponents"))
 				}
-				a := &vtpArray{piece: len(pieces) - 1, section: section, name: attr(e, "Name"), comps: comps,
-					typ: attr(e, "type"), format: attr(e, "format"), offset: attr(e, "offset")}
+				a := &vtpArray{piece: len(pieces) - 1, section: section, name: xmlAttr(e, "Name"), comps: comps,
+					typ: xmlAttr(e, "type"), format: xmlAttr(e, "format"), offset: xmlAttr(e, "offset")}
 				a.scalars = a.name != "" && a.name == named["Scalars"]
 				a.normals = a.name != "" && a.name == named["Normals"]
 				arrays, current = append(arrays, a), a
 			case "AppendedData":
 				appendedAt = dec.InputOffset()
-				if attr(e, "encoding") == "base64" {
+				if xmlAttr(e, "encoding") == "base64" {
 					blocks.base64 = true
 				}
 			default:

@@ -35,6 +35,39 @@ type vtkBlocks struct {
 	header     int // bytes of a header count
 }
 
+// xmlAttr is the value of e's attribute name, "" where it has none.
+func xmlAttr(e xml.StartElement, name string) string {
+	for _, a := range e.Attr {
+		if a.Name.Local == name {
+			return a.Value
+		}
+	}
+	return ""
+}
+
+// readVTKFile takes the layout of a VTK XML file's arrays from its root
+// element, a VTKFile of type want; reads says what goeq reads where the
+// type is another.
+func (b *vtkBlocks) readVTKFile(e xml.StartElement, want, reads string, order *binary.ByteOrder) error {
+	if t := xmlAttr(e, "type"); t != want {
+		return fmt.Errorf("VTKFile type %q: goeq reads %s", t, reads)
+	}
+	if xmlAttr(e, "byte_order") == "BigEndian" {
+		*order = binary.BigEndian
+	}
+	if xmlAttr(e, "header_type") == "UInt64" {
+		b.header = 8
+	}
+	switch c := xmlAttr(e, "compressor"); c {
+	case "":
+	case "vtkZLibDataCompressor":
+		b.compressed = true
+	default:
+		return fmt.Errorf("compressor %s: goeq reads zlib-compressed data or data not compressed (ParaView saves so with its Compressor Type ZLib or None)", c)
+	}
+	return nil
+}
+
 // statVTI reads a VTK XML image (*.vti, ParaView's own format for image
 // data): its extent, spacing and the point data array it shows (the
 // PointData's Scalars, or its first array of one component), inline or
@@ -131,18 +164,10 @@ func readVTIHeader(r io.ReadSeeker) (vtiImage, error) {
 		appendedAt int64 = -1
 		sawImage   bool
 	)
-	attr := func(e xml.StartElement, name string) string {
-		for _, a := range e.Attr {
-			if a.Name.Local == name {
-				return a.Value
-			}
-		}
-		return ""
-	}
 	// the XML is read up to the appended data, or to the chosen array's
 	// own where it is inline: its text (megabytes of base64) is read as
 	// data, not as XML, which the header's bound would cut short
-	for appendedAt < 0 && !(chosen != nil && attr(*chosen, "format") != "appended") {
+	for appendedAt < 0 && !(chosen != nil && xmlAttr(*chosen, "format") != "appended") {
 		tok, err := dec.Token()
 		if err == io.EOF {
 			break
@@ -154,59 +179,46 @@ func readVTIHeader(r io.ReadSeeker) (vtiImage, error) {
 		case xml.StartElement:
 			switch e.Name.Local {
 			case "VTKFile":
-				if t := attr(e, "type"); t != "ImageData" {
-					return vtiImage{}, fmt.Errorf("VTKFile type %q: goeq reads image data (.vti)", t)
-				}
-				if attr(e, "byte_order") == "BigEndian" {
-					order = binary.BigEndian
-				}
-				if attr(e, "header_type") == "UInt64" {
-					blocks.header = 8
-				}
-				switch c := attr(e, "compressor"); c {
-				case "":
-				case "vtkZLibDataCompressor":
-					blocks.compressed = true
-				default:
-					return vtiImage{}, fmt.Errorf("compressor %s: goeq reads zlib-compressed data or data not compressed (ParaView saves so with its Compressor Type ZLib or None)", c)
+				if err := blocks.readVTKFile(e, "ImageData", "image data (.vti)", &order); err != nil {
+					return vtiImage{}, err
 				}
 			case "ImageData":
 				sawImage = true
 				var ok bool
-				if img.whole, ok = parseExtent(attr(e, "WholeExtent")); !ok {
-					return vtiImage{}, fmt.Errorf("WholeExtent %q; want six numbers, sides from 1 to %d points", attr(e, "WholeExtent"), MaxVolumeSide)
+				if img.whole, ok = parseExtent(xmlAttr(e, "WholeExtent")); !ok {
+					return vtiImage{}, fmt.Errorf("WholeExtent %q; want six numbers, sides from 1 to %d points", xmlAttr(e, "WholeExtent"), MaxVolumeSide)
 				}
 				var err error
-				if img.spacing, err = parseSpacing(attr(e, "Spacing")); err != nil {
+				if img.spacing, err = parseSpacing(xmlAttr(e, "Spacing")); err != nil {
 					return vtiImage{}, err
 				}
-				img.leftHanded = leftHandedDirection(attr(e, "Direction"))
+				img.leftHanded = leftHandedDirection(xmlAttr(e, "Direction"))
 			case "Piece":
 				if sawPiece {
 					continue // the array chosen is the first piece's
 				}
 				var ok bool
-				if img.piece, ok = parseExtent(attr(e, "Extent")); !ok || !img.piece.within(img.whole) {
-					return vtiImage{}, fmt.Errorf("a piece of extent %q in the whole %v", attr(e, "Extent"), img.whole)
+				if img.piece, ok = parseExtent(xmlAttr(e, "Extent")); !ok || !img.piece.within(img.whole) {
+					return vtiImage{}, fmt.Errorf("a piece of extent %q in the whole %v", xmlAttr(e, "Extent"), img.whole)
 				}
 				sawPiece = true
 			case "PointData":
-				inPoint, scalars = true, attr(e, "Scalars")
+				inPoint, scalars = true, xmlAttr(e, "Scalars")
 			case "DataArray":
 				if !inPoint || chosen != nil {
 					continue
 				}
-				if n := attr(e, "NumberOfComponents"); n != "" && n != "1" && attr(e, "Name") != scalars {
+				if n := xmlAttr(e, "NumberOfComponents"); n != "" && n != "1" && xmlAttr(e, "Name") != scalars {
 					continue
 				}
-				if scalars != "" && attr(e, "Name") != scalars {
+				if scalars != "" && xmlAttr(e, "Name") != scalars {
 					continue
 				}
 				e := e.Copy()
 				chosen, chosenAt = &e, dec.InputOffset()
 			case "AppendedData":
 				appendedAt = dec.InputOffset()
-				if attr(e, "encoding") == "base64" {
+				if xmlAttr(e, "encoding") == "base64" {
 					blocks.base64 = true
 				}
 			}
@@ -225,16 +237,16 @@ func readVTIHeader(r io.ReadSeeker) (vtiImage, error) {
 		return vtiImage{}, errors.New("no point data array of one value a point (goeq's voxels are point samples: cell data, or a vector, shows as nothing)")
 	}
 	a := *chosen
-	if n := attr(a, "NumberOfComponents"); n != "" && n != "1" {
-		return vtiImage{}, fmt.Errorf("array %q has %s components: goeq's volumes hold one value a voxel", attr(a, "Name"), n)
+	if n := xmlAttr(a, "NumberOfComponents"); n != "" && n != "1" {
+		return vtiImage{}, fmt.Errorf("array %q has %s components: goeq's volumes hold one value a voxel", xmlAttr(a, "Name"), n)
 	}
 	voxels := &img.voxels
 	voxels.order, voxels.source = order, "header"
 	var ok bool
-	if voxels.kind, ok = vtkXMLTypes[attr(a, "type")]; !ok {
-		return vtiImage{}, fmt.Errorf("array %q of type %q; want Int8 to Float64", attr(a, "Name"), attr(a, "type"))
+	if voxels.kind, ok = vtkXMLTypes[xmlAttr(a, "type")]; !ok {
+		return vtiImage{}, fmt.Errorf("array %q of type %q; want Int8 to Float64", xmlAttr(a, "Name"), xmlAttr(a, "type"))
 	}
-	switch format := attr(a, "format"); format {
+	switch format := xmlAttr(a, "format"); format {
 	case "ascii":
 		voxels.offset, voxels.encoding = chosenAt, asciiVoxels
 	case "binary":
@@ -244,9 +256,9 @@ func readVTIHeader(r io.ReadSeeker) (vtiImage, error) {
 		if appendedAt < 0 {
 			return vtiImage{}, errors.New("an appended array, and no AppendedData")
 		}
-		offset, err := strconv.ParseInt(attr(a, "offset"), 10, 64)
+		offset, err := strconv.ParseInt(xmlAttr(a, "offset"), 10, 64)
 		if err != nil || offset < 0 {
-			return vtiImage{}, fmt.Errorf("array offset %q", attr(a, "offset"))
+			return vtiImage{}, fmt.Errorf("array offset %q", xmlAttr(a, "offset"))
 		}
 		// the appended data begin after an underscore
 		if _, err := r.Seek(appendedAt, io.SeekStart); err != nil {
