@@ -1076,19 +1076,24 @@ func (s *Scheduler) checkLiveness() {
 		if !ns.alive || ns.lastSeen.IsZero() {
 			continue
 		}
-		limit := s.livenessTimeout(ns, slowest)
+		own := s.livenessTimeout(ns, slowest)
+		limit := own
 		if s.showsAFrameInFlight(ns) {
-			limit = max(limit, min(destinationSilence, s.opt.FrameTimeout/2))
+			limit = max(own, min(destinationSilence, s.opt.FrameTimeout/2))
 		}
 		if s.now.Sub(ns.lastSeen) > limit {
-			s.lose(ns.id, fmt.Sprintf("no heartbeat for %v%s", limit.Round(time.Millisecond), s.lengthenedBy(ns, slowest, limit)))
+			why := "" // a destination's loss says it is one
+			if limit == own {
+				why = s.lengthenedBy(ns, slowest, own)
+			}
+			s.lose(ns.id, fmt.Sprintf("no heartbeat for %v%s", limit.Round(time.Millisecond), why))
 		}
 	}
 }
 
-// lengthenedBy says what made a node's bound on silence longer than the
-// floor, if anything did: a user who was promised a second sees why it
-// took longer.
+// lengthenedBy says what made a node's own bound on silence
+// (livenessTimeout) longer than the floor, if anything did: a user who was
+// promised a second sees why it took longer.
 func (s *Scheduler) lengthenedBy(ns *nodeState, slowestFrame, limit time.Duration) string {
 	switch {
 	case limit <= s.opt.Liveness:
