@@ -514,8 +514,8 @@ func startServerOn(t testing.TB, h netns.Host, env []string, args ...string) *bg
 // this machine's cores with the other test packages, where real hosts have
 // their own, and the 1 s bound holds on a quiet cluster (on a loaded one it
 // grows with the heartbeats' gaps and the frames' times). In CI, with the
-// other packages rendering beside it, a frozen node was lost after 1.004 s,
-// four of its 251 ms.
+// other packages rendering beside it, a node whose link was cut was lost
+// for a silence of 1.004 s: four times a gap or a frame of 251 ms.
 func startTimedServerOn(t testing.TB, h netns.Host, env []string, args ...string) *bgServer {
 	t.Helper()
 	return startBackground(t, h.Command("nice", append([]string{"-n", "-10", filepath.Join(binaries(t), "eqserver")}, args...)...), env)
