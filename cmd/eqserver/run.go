@@ -85,7 +85,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	httpAddr := fs.String("http", "", "serve the run's live dashboard and Prometheus /metrics on this address (e.g. 127.0.0.1:8080)")
 	appAddr := fs.String("app", "", "wait on this address for an application (goeq.Options.Server) to drive the run; its executable becomes the render clients")
 	cpuProfile := fs.String("cpuprofile", "", "write the server's CPU profile to this file (go tool pprof)")
-	nullClients := fs.Bool("null-clients", false, "launch render clients without GL (eqclient --null): they report fixed draw times and send empty frames, to measure the server on many nodes")
+	nullClients := fs.Bool("null-clients", false, "launch render clients without GL (eqclient --null): they report fixed draw times and send empty frames, to measure the server on many nodes; those on this machine share a process per core")
 	appTimeout := fs.Duration("app-timeout", 5*time.Minute, "with --app: give up when no application has connected in this time")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -241,7 +241,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 			logger.Error("--null-clients render nothing: no images for --out or --reference")
 			return 2
 		}
-		opt.ClientArgs = []string{"--null"}
+		opt.NullClients = true
 	}
 	if path := *cpuProfile; path != "" {
 		f, err := os.Create(path)

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,6 +23,7 @@ import (
 
 	"github.com/goeq/goeq/internal/gotool"
 	"github.com/goeq/goeq/internal/imagecmp"
+	"github.com/goeq/goeq/internal/simulate"
 )
 
 // These tests start real eqserver and eqclient processes talking over
@@ -530,10 +532,15 @@ type serverProcess struct {
 }
 
 func startServer(t *testing.T, cfg string, frames int, args ...string) *serverProcess {
-	bin := binaries(t)
 	dir := t.TempDir()
-	all := append([]string{"run", "--local", "--json", "--frames", strconv.Itoa(frames), "--out", dir, "--dump-every", "1",
-		"--triangles", "20000", "--stats", filepath.Join(dir, "stats.jsonl")}, args...)
+	return startServerIn(t, dir, cfg, frames, append([]string{"--out", dir, "--dump-every", "1", "--triangles", "20000"}, args...)...)
+}
+
+// startServerIn starts eqserver run --local of cfg in the background,
+// with its statistics in dir (framesDone).
+func startServerIn(t *testing.T, dir, cfg string, frames int, args ...string) *serverProcess {
+	bin := binaries(t)
+	all := append([]string{"run", "--local", "--json", "--frames", strconv.Itoa(frames), "--stats", filepath.Join(dir, "stats.jsonl")}, args...)
 	sp := &serverProcess{cmd: exec.Command(filepath.Join(bin, "eqserver"), append(all, cfg)...), out: dir, pids: map[string]int{}, done: make(chan error, 1)}
 	sp.cmd.Env = testEnv()
 	pipe, _ := sp.cmd.StderrPipe()
@@ -820,6 +827,75 @@ func TestNullClients(t *testing.T) {
 	if b, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(b), "--null-clients render nothing") {
 		t.Errorf("--null-clients with --out: %v\n%s", err, b)
 	}
+}
+
+// eqserver run --local --null-clients launches a wall of hundreds of null
+// nodes in a process per core (nullProcesses), and it runs at the default
+// liveness: a process per node left this 2-core machine switching between
+// 128 of them, their heartbeats seconds late, and the run failed on
+// destinations lost for silence.
+func TestANullWallOfHundredsSharesProcesses(t *testing.T) {
+	bin := binaries(t)
+	const nodes = 128
+	cfg := filepath.Join(t.TempDir(), "wall.eqc")
+	if err := os.WriteFile(cfg, []byte(simulate.Wall(nodes)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum, log := runSummary(t, exec.Command(filepath.Join(bin, "eqserver"), "run", "--local", "--null-clients", "--json", "--frames", "40", cfg), "run")
+	if sum.Frames != 40 || sum.Degraded != 0 || len(sum.LostNodes) != 0 {
+		t.Errorf("%d frames, %d degraded, lost %v", sum.Frames, sum.Degraded, sum.LostNodes)
+	}
+	pids := map[string]bool{}
+	launched := regexp.MustCompile(`node \S+: client pid (\d+)`).FindAllStringSubmatch(log, -1)
+	for _, m := range launched {
+		pids[m[1]] = true
+	}
+	if len(launched) != nodes || len(pids) != nullProcesses() {
+		t.Errorf("%d nodes launched in %d processes, want %d in %d", len(launched), len(pids), nodes, nullProcesses())
+	}
+}
+
+// A null process serving several nodes that is killed loses exactly
+// those nodes, and only it is killed; --relaunch starts each of them
+// again in a process of its own, and they rejoin.
+func TestAKilledSharedNullProcessLosesItsNodes(t *testing.T) {
+	sp := startServerIn(t, t.TempDir(), config("2d-lb-4.eqc"), 0, "--null-clients", "--relaunch", "1")
+	sp.waitFrames(t, 8)
+	killed := sp.pid("render1")
+	var sharing []string
+	sp.mu.Lock()
+	for node, pid := range sp.pids {
+		if pid == killed {
+			sharing = append(sharing, node)
+		}
+	}
+	sp.mu.Unlock()
+	sort.Strings(sharing)
+	if err := syscall.Kill(killed, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	for _, node := range sharing {
+		sp.waitLog(t, regexp.MustCompile(`node `+node+` rejoined`))
+	}
+	relaunched := map[int]bool{}
+	for _, node := range sharing {
+		relaunched[sp.pid(node)] = true
+	}
+	if relaunched[killed] || len(relaunched) != len(sharing) {
+		t.Errorf("%v, whose process %d was killed, rejoined from processes %v, want one each", sharing, killed, slices.Collect(maps.Keys(relaunched)))
+	}
+	sp.cmd.Process.Signal(os.Interrupt)
+	if err := sp.wait(t); err != nil && sp.cmd.ProcessState.ExitCode() != 130 {
+		t.Fatalf("run: %v\n%s", err, sp.log())
+	}
+	var sum Summary
+	if err := json.Unmarshal([]byte(sp.stdout.String()), &sum); err != nil {
+		t.Fatalf("summary: %v\n%s", err, sp.stdout.String())
+	}
+	if !slices.Equal(sum.LostNodes, sharing) || !slices.Equal(sum.RejoinedNodes, sharing) {
+		t.Errorf("lost %v, rejoined %v; want %v, the nodes of the killed process, in both", sum.LostNodes, sum.RejoinedNodes, sharing)
+	}
+	t.Logf("%d frames; process %d served %v", sum.Frames, killed, sharing)
 }
 
 // nullWall is an eqserver run --no-launch --null-clients of the 2x2 wall,

@@ -117,6 +117,10 @@ type Options struct {
 	// ClientArgs go before a launched client's own arguments (the
 	// application binary's client flag).
 	ClientArgs []string
+	// NullClients launches eqclient --null for every node (no GL; fixed
+	// draw times, empty frames), those on this machine a few processes
+	// each serving many nodes (nullProcesses).
+	NullClients bool
 	// InitData is the application's init data, sent to every client
 	// (eqclient's: which built-in renderer, render.Builtin).
 	InitData []byte
@@ -293,6 +297,9 @@ type nodeConn struct {
 	cmd       *exec.Cmd
 	output    *lastLine // the launched client's output, for messages
 	exited    chan struct{}
+	// sharesProcess: cmd serves other nodes too (NullClients), and
+	// losing this one does not end it
+	sharesProcess bool
 	// why the launched process ended, set before exited is closed
 	exitReason string
 	// set while a session holds the node: a second client for the same
@@ -751,7 +758,7 @@ func ClientBinary(given string) string {
 	return "eqclient"
 }
 
-// launch starts a client per node: here for local nodes (and with
+// launch starts the nodes' clients: here for local nodes (and with
 // --local), otherwise through the node's launch_command, with Equalizer's
 // %h (the host), %n (the node) and %c (the client's command line, each
 // argument in launch_command_quote's quotes). The token goes to the
@@ -759,19 +766,66 @@ func ClientBinary(given string) string {
 // environment: ssh forwards stdin (which is why goeq's default is "ssh %h
 // %c", without Equalizer's -n), and needs no SendEnv.
 func (s *server) launch(listening net.Addr) error {
+	// null nodes on this machine share processes, those that reach the
+	// server at the same address
+	var addrs []string
+	null := map[string][]string{}
 	for _, id := range s.order {
-		if err := s.launchNode(id, listening); err != nil {
+		if nc := s.nodes[id]; s.opt.NullClients && s.runsHere(nc.model.Host) {
+			addr := s.addrFor(nc, listening)
+			if null[addr] == nil {
+				addrs = append(addrs, addr)
+			}
+			null[addr] = append(null[addr], id)
+			continue
+		}
+		if err := s.launchNodes([]string{id}, listening); err != nil {
 			return err
+		}
+	}
+	for _, addr := range addrs {
+		for _, group := range nullGroups(null[addr], nullProcesses()) {
+			if err := s.launchNodes(group, listening); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
 }
 
-// launchNode starts one node's client.
-func (s *server) launchNode(id string, listening net.Addr) error {
+// nullProcesses is how many processes the null nodes on this machine
+// share: a process per node left a 2-core machine switching between a
+// hundred processes, whose heartbeats came seconds late (128 nodes:
+// silences of up to 8 s, 1.4 frames a second, and nodes lost at the
+// default liveness); a few processes serve 256 nodes at 25 frames a
+// second.
+func nullProcesses() int { return max(2, runtime.NumCPU()) }
+
+// nullGroups splits ids into at most n groups of consecutive nodes, as
+// even as they go.
+func nullGroups(ids []string, n int) [][]string {
+	n = min(n, len(ids))
+	groups := make([][]string, 0, n)
+	for i := range n {
+		groups = append(groups, ids[i*len(ids)/n:(i+1)*len(ids)/n])
+	}
+	return groups
+}
+
+// launchNodes starts one client process for nodes ids: a node's own, or
+// null nodes' shared one (they are all on this machine).
+func (s *server) launchNodes(ids []string, listening net.Addr) error {
 	bin := s.clientBinary()
-	nc := s.nodes[id]
-	args := append(append([]string(nil), s.opt.ClientArgs...), "--server", s.addrFor(nc, listening), "--node", id, "--token-stdin", "--launched")
+	nc := s.nodes[ids[0]]
+	args := append([]string(nil), s.opt.ClientArgs...)
+	if s.opt.NullClients {
+		args = append(args, "--null")
+	}
+	args = append(args, "--server", s.addrFor(nc, listening))
+	for _, id := range ids {
+		args = append(args, "--node", id)
+	}
+	args = append(args, "--token-stdin", "--launched")
 	if level := logging.LevelOf(s.opt.Log); level != slog.LevelInfo {
 		// the client writes what the server does (an argument, which
 		// reaches a client over ssh, where the environment does not)
@@ -804,14 +858,20 @@ func (s *server) launchNode(id string, listening net.Addr) error {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
 	cmd.WaitDelay = time.Second
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("launching node %s (%s): %w", id, bin, err)
+		return fmt.Errorf("launching node %s (%s): %w", strings.Join(ids, ", "), bin, err)
 	}
 	exited := make(chan struct{})
+	launches := make([]int64, len(ids))
 	s.mu.Lock()
-	nc.cmd, nc.output, nc.exited = cmd, last, exited
-	launch := nc.launches.Add(1)
+	for i, id := range ids {
+		n := s.nodes[id]
+		n.cmd, n.output, n.exited, n.sharesProcess = cmd, last, exited, len(ids) > 1
+		launches[i] = n.launches.Add(1)
+	}
 	s.mu.Unlock()
-	s.opt.Log.Info(fmt.Sprintf("node %s: client pid %d", id, cmd.Process.Pid))
+	for _, id := range ids {
+		s.opt.Log.Info(fmt.Sprintf("node %s: client pid %d", id, cmd.Process.Pid))
+	}
 	go func() {
 		err := cmd.Wait()
 		reason := fmt.Sprintf("%s exited (%v)", client, exitText(err))
@@ -821,10 +881,16 @@ func (s *server) launchNode(id string, listening net.Addr) error {
 			reason += ": " + l
 		}
 		s.mu.Lock()
-		nc.exitReason = reason
+		for _, id := range ids {
+			if n := s.nodes[id]; n.exited == exited { // not since relaunched
+				n.exitReason = reason
+			}
+		}
 		s.mu.Unlock()
 		close(exited)
-		s.events <- event{node: id, conn: nc, ev: scheduler.Lost{Node: id, Reason: reason}, launch: launch}
+		for i, id := range ids {
+			s.events <- event{node: id, conn: s.nodes[id], ev: scheduler.Lost{Node: id, Reason: reason}, launch: launches[i]}
+		}
 	}()
 	return nil
 }
@@ -1651,11 +1717,13 @@ func (s *server) act(rd scheduler.Ready, rep *report) error {
 		default:
 		}
 		if nc.cmd != nil && nc.cmd.Process != nil {
-			nc.kill()
+			if !nc.sharesProcess { // a shared one ends the node on Dropped
+				nc.kill()
+			}
 			if nc.relaunch < s.opt.Relaunch && !s.opt.NoLaunch {
 				nc.relaunch++
 				s.opt.Log.Info(fmt.Sprintf("node %s: starting its client again (%d of %d)", l.Node, nc.relaunch, s.opt.Relaunch))
-				if err := s.launchNode(l.Node, s.listening); err != nil {
+				if err := s.launchNodes([]string{l.Node}, s.listening); err != nil {
 					s.opt.Log.Warn(fmt.Sprintf("node %s: %v", l.Node, err))
 				}
 			}
