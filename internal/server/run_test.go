@@ -892,7 +892,7 @@ func TestAKilledSharedNullProcessLosesItsNodes(t *testing.T) {
 	if err := json.Unmarshal([]byte(sp.stdout.String()), &sum); err != nil {
 		t.Fatalf("summary: %v\n%s", err, sp.stdout.String())
 	}
-	if !slices.Equal(sum.LostNodes, sharing) || !slices.Equal(sum.RejoinedNodes, sharing) {
+	if !slices.Equal(slices.Sorted(slices.Values(sum.LostNodes)), sharing) || !slices.Equal(slices.Sorted(slices.Values(sum.RejoinedNodes)), sharing) {
 		t.Errorf("lost %v, rejoined %v; want %v, the nodes of the killed process, in both", sum.LostNodes, sum.RejoinedNodes, sharing)
 	}
 	t.Logf("%d frames; process %d served %v", sum.Frames, killed, sharing)
