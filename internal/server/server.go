@@ -797,8 +797,8 @@ func (s *server) launch(listening net.Addr) error {
 // share: a process per node left a 2-core machine switching between a
 // hundred processes, whose heartbeats came seconds late (128 nodes:
 // silences of up to 8 s, 1.4 frames a second, and nodes lost at the
-// default liveness); a few processes serve 256 nodes at 25 frames a
-// second.
+// default liveness); two processes serve them at 59 frames a second, and
+// 256 nodes at 28.
 func nullProcesses() int { return max(2, runtime.NumCPU()) }
 
 // nullGroups splits ids into at most n groups of consecutive nodes, as
