@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -870,7 +869,7 @@ func TestAKilledSharedNullProcessLosesItsNodes(t *testing.T) {
 		}
 	}
 	sp.mu.Unlock()
-	sort.Strings(sharing)
+	slices.Sort(sharing)
 	if err := syscall.Kill(killed, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
