@@ -1,7 +1,9 @@
 package server
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -58,7 +60,7 @@ func corpusDir() string { return filepath.Join("..", "..", "..", "shared", "eqc-
 func corpusRun(t *testing.T, cfg string, reference bool, extra ...string) string {
 	t.Helper()
 	dir := t.TempDir()
-	args := []string{"run", "--local", "--frames", fmt.Sprint(corpusFrames), "--out", dir, "--dump-every", "1",
+	args := []string{"run", "--local", "--json", "--frames", fmt.Sprint(corpusFrames), "--out", dir, "--dump-every", "1",
 		"--triangles", "8000", "--spin", "0.2", "--frame-timeout", "60s"}
 	if reference {
 		args = append(args, "--reference")
@@ -72,12 +74,28 @@ func corpusRun(t *testing.T, cfg string, reference bool, extra ...string) string
 	if !reference && os.Getenv("DISPLAY") != "" {
 		cmd.Env = append(os.Environ(), "GOEQ_WINSYS=auto")
 	}
-	out, err := cmd.CombinedOutput()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	out := stderr.String() + stdout.String()
 	if ctx.Err() != nil {
-		t.Fatalf("did not end within 2 minutes (reference %v)\n%s", reference, tailOf(string(out), 4000))
+		t.Fatalf("did not end within 2 minutes (reference %v)\n%s", reference, tailOf(out, 4000))
 	}
 	if err != nil {
-		t.Fatalf("failed (reference %v): %v\n%s", reference, err, tailOf(string(out), 4000))
+		t.Fatalf("failed (reference %v): %v\n%s", reference, err, tailOf(out, 4000))
+	}
+	// a node lost on the way shows as a picture mismatch at best; say so
+	// instead, since nothing in a corpus run should be lost
+	var sum Summary
+	if err := json.Unmarshal(stdout.Bytes(), &sum); err != nil {
+		t.Fatalf("the summary (reference %v) is not JSON: %v\n%s", reference, err, tailOf(out, 4000))
+	}
+	if sum.Degraded > 0 || len(sum.LostNodes) > 0 || len(sum.LostPipes) > 0 {
+		t.Fatalf("run (reference %v) lost nodes %v, pipes %v, degraded frames %v\n%s",
+			reference, sum.LostNodes, sum.LostPipes, sum.DegradedFrames, tailOf(stderr.String(), 4000))
+	}
+	if sum.Frames != corpusFrames {
+		t.Fatalf("run (reference %v) summed up %d frames, not %d", reference, sum.Frames, corpusFrames)
 	}
 	return dir
 }
