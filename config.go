@@ -72,7 +72,7 @@ type Options struct {
 	FrameTimeout time.Duration
 	// Liveness is the shortest silence after which a render node is lost
 	// and the run goes on without it (0: 800 ms; it grows by itself with
-	// each node's heartbeat gaps and the frame time). A debugger that
+	// each node's heartbeat gaps). A debugger that
 	// stops a render client's process silences it: to debug a renderer,
 	// set this and FrameTimeout to minutes.
 	Liveness time.Duration

@@ -76,7 +76,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	layout := fs.String("layout", "", "make this layout the active one on the canvases that have it: its name, or its index in the config (for unnamed ones)")
 	frameTimeout := fs.Duration("frame-timeout", 0, "a frame still incomplete this long once it is the oldest in flight fails the run (tiles its tile queues hand out start it again); 0: 10 s, or 3 times the slowest recent frame where frames are slower, and 1 minute before a frame has completed")
 	initTimeout := fs.Duration("init-timeout", server.DefaultInitTimeout, "a node that has not set up (its pipes, windows and renderers) in this time after its client connected fails the run")
-	liveness := fs.Duration("liveness", scheduler.DefaultLiveness, "the shortest silence after which a node is lost (it grows by itself with each node's heartbeat gaps and the frame time)")
+	liveness := fs.Duration("liveness", scheduler.DefaultLiveness, "the shortest silence after which a node is lost (it grows by itself with each node's heartbeat gaps)")
 	relaunch := fs.Int("relaunch", 0, "start a lost node's client again, up to N times per node: it rejoins and gets work again")
 	encrypt := fs.Bool("encrypt-frames", false, "encrypt the pixel links between nodes (TLS 1.3, keys made per run; implied by --tls-cert)")
 	overlay := fs.Bool("overlay", false, "draw the statistics overlay (per-channel time bars, split outlines) over the destinations")

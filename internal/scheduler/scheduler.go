@@ -130,20 +130,13 @@ const (
 	// livenessGaps is how many recent gaps between a node's messages its
 	// timeout is judged from (about six seconds of heartbeats).
 	livenessGaps = 32
-	// livenessMargin times the longest recent gap, or the slowest recent
-	// frame, is how long a node may be silent.
+	// livenessMargin times the longest recent gap is how long a node may
+	// be silent.
 	livenessMargin = 4
 	// frameTimeoutMargin times the slowest recent frame bounds a frame
 	// where FrameTimeout is left at 0 and frames take longer than a third
 	// of DefaultFrameTimeout: slow is not stuck.
 	frameTimeoutMargin = 3
-	// warmupFrames are the run's first frames, left out of the recent
-	// frames liveness is judged from: they compile shaders and allocate
-	// (a 640x360 frame 0 took 200-400 ms under llvmpipe, its successors
-	// 30-60), which is set-up, not load, and would stretch every node's
-	// timeout past a second for the next livenessGaps frames. The latency
-	// frames started beside them are left out too (completeFrames).
-	warmupFrames = 3
 	// destinationSilence is the least silence after which a node that
 	// shows a destination of a frame in flight is lost (at most half the
 	// frame timeout). Losing it ends the run, where a render node's loss
@@ -495,7 +488,6 @@ type Scheduler struct {
 	lastTick time.Time
 	// livenessChecked is when silence was last checked for
 	livenessChecked time.Time
-	frameTime       []time.Duration // recent frame times (livenessGaps of them)
 	// adaptiveTimeout: Options.FrameTimeout was left at 0, and frames are
 	// bounded by what recent frames took (frameTimeout)
 	adaptiveTimeout bool
@@ -907,14 +899,6 @@ func (s *Scheduler) completeFrames() {
 		f.done.Finished, s.lastCompleted, s.stalledOldest = s.now, s.now, 0
 		s.planner.Feed(stats.Frame{Frame: f.number, Records: f.done.Records, Started: f.started, Completed: s.now})
 		if took := f.done.Finished.Sub(f.done.Started); !f.stalled {
-			// the latency frames started beside the warm-up frames are
-			// timed from their start, so wait behind them
-			if f.number >= warmupFrames+min(s.latency, livenessGaps) {
-				s.frameTime = append(s.frameTime, took)
-				if len(s.frameTime) > livenessGaps {
-					s.frameTime = s.frameTime[1:]
-				}
-			}
 			s.slowFrames = append(s.slowFrames, took)
 			if len(s.slowFrames) > livenessGaps {
 				s.slowFrames = s.slowFrames[1:]
@@ -1033,16 +1017,19 @@ func (s *Scheduler) pull(e Pull) {
 }
 
 // livenessTimeout is how long a node may be silent: livenessMargin times
-// the longest of its recent gaps or of the recent frames (slowestFrame),
-// at least the configured floor; while its gaps are not yet measured,
-// StartupLiveness. (Heartbeats do not wait for rendering, but where frames
-// are slow the machine is loaded, and a process may wait long for a core.)
-func (s *Scheduler) livenessTimeout(ns *nodeState, slowestFrame time.Duration) time.Duration {
+// the longest of its recent gaps, at least the configured floor; while its
+// gaps are not yet measured, StartupLiveness. Heartbeats do not wait for
+// rendering, so slow frames do not lengthen it: they did (four times the
+// slowest recent frame) until a frozen node of stress.2D, whose latency
+// keeps eleven frames in flight, was found only after 1.2 s, and in a
+// whole make test, and runs of 4M triangles beside four busy loops, that
+// term never kept a node from being lost that the gaps did not.
+func (s *Scheduler) livenessTimeout(ns *nodeState) time.Duration {
 	floor := s.opt.Liveness
 	if ns.gaps.n < livenessGaps/4 {
 		floor = max(floor, StartupLiveness)
 	}
-	return max(floor, livenessMargin*max(slowestFrame, ns.gaps.longest))
+	return max(floor, livenessMargin*ns.gaps.longest)
 }
 
 // forgiveStall keeps the runtime's own stalls from counting as silence,
@@ -1071,12 +1058,11 @@ func (s *Scheduler) forgiveStall() {
 }
 
 func (s *Scheduler) checkLiveness() {
-	slowest := longest(s.frameTime) // the same for every node: found once per tick
 	for _, ns := range s.order {
 		if !ns.alive || ns.lastSeen.IsZero() {
 			continue
 		}
-		own := s.livenessTimeout(ns, slowest)
+		own := s.livenessTimeout(ns)
 		limit := own
 		if s.showsAFrameInFlight(ns) {
 			limit = max(own, min(destinationSilence, s.opt.FrameTimeout/2))
@@ -1084,7 +1070,7 @@ func (s *Scheduler) checkLiveness() {
 		if s.now.Sub(ns.lastSeen) > limit {
 			why := "" // a destination's loss says it is one
 			if limit == own {
-				why = s.lengthenedBy(ns, slowest, own)
+				why = s.lengthenedBy(ns, own)
 			}
 			s.lose(ns.id, fmt.Sprintf("no heartbeat for %v%s", limit.Round(time.Millisecond), why))
 		}
@@ -1094,14 +1080,12 @@ func (s *Scheduler) checkLiveness() {
 // lengthenedBy says what made a node's own bound on silence
 // (livenessTimeout) longer than the floor, if anything did: a user who was
 // promised a second sees why it took longer.
-func (s *Scheduler) lengthenedBy(ns *nodeState, slowestFrame, limit time.Duration) string {
+func (s *Scheduler) lengthenedBy(ns *nodeState, limit time.Duration) string {
 	switch {
 	case limit <= s.opt.Liveness:
 		return ""
 	case limit == livenessMargin*ns.gaps.longest:
 		return fmt.Sprintf(", %d times its longest recent gap between messages", livenessMargin)
-	case limit == livenessMargin*slowestFrame:
-		return fmt.Sprintf(", %d times the slowest recent frame", livenessMargin)
 	case limit == StartupLiveness:
 		return ", as it had only just joined"
 	}

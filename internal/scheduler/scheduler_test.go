@@ -1217,9 +1217,11 @@ func TestNoLossWhileMessagesWaitUnread(t *testing.T) {
 	}
 }
 
-// Slow frames (a loaded machine) make the silence a node is allowed
-// longer: four times the slowest recent frame.
-func TestSlowFramesLengthenLiveness(t *testing.T) {
+// Slow frames do not make the silence a node is allowed longer: its
+// heartbeats do not wait for them. A node of a run whose frames take
+// 300 ms is lost within a second of falling silent, where four times the
+// slowest frame allowed it 1.2 s.
+func TestSlowFramesDoNotLengthenLiveness(t *testing.T) {
 	c := newCluster(t, load(t, example("2d-lb-4.eqc")), Options{Frames: 400})
 	c.step = 150 * time.Millisecond
 	for len(c.completed) < 40 {
@@ -1229,16 +1231,14 @@ func TestSlowFramesLengthenLiveness(t *testing.T) {
 	for _, f := range c.completed[len(c.completed)-32:] {
 		slowest = max(slowest, f.Finished.Sub(f.Started))
 	}
-	if 4*slowest <= DefaultLiveness {
+	if 4*slowest <= DefaultLiveness { // the old rule's bound, four frames
 		t.Fatalf("frames of %v are not slow enough for this test", slowest)
 	}
-	took := c.silenceUntilReported("render1")
-	want := fmt.Sprintf("lost render1: no heartbeat for %v, 4 times the slowest recent frame", (4 * slowest).Round(time.Millisecond))
-	if len(c.log) != 1 || c.log[0] != want {
-		t.Errorf("log %v, want %q", c.log, want)
+	if took := c.silenceUntilReported("render1"); took > time.Second {
+		t.Errorf("lost %v after it fell silent, frames of %v, want within 1 s (log %v)", took, slowest, c.log)
 	}
-	if took < 4*slowest {
-		t.Errorf("lost after %v of silence, before 4 frames of %v", took, slowest)
+	if want := "lost render1: no heartbeat for 800ms"; len(c.log) != 1 || c.log[0] != want {
+		t.Errorf("log %v, want %q", c.log, want)
 	}
 }
 
@@ -1294,6 +1294,7 @@ func TestFirstFramesDoNotLengthenLiveness(t *testing.T) {
 // liveness timeout: a node that falls silent once the warm-up is done is
 // lost within a second (it took 5.3 s on 2-node.DPlex).
 func TestLatencyDoesNotLengthenLiveness(t *testing.T) {
+	const warmupFrames = 3 // slow: they compile shaders and allocate
 	for _, tc := range []struct{ path, node string }{
 		{example("2d-lb-4.eqc"), "render1"},
 		{corpus("2-node.DPlex.eqc"), "node1"},

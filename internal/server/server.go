@@ -106,7 +106,7 @@ type Options struct {
 	// the run at once instead.
 	Stop <-chan struct{}
 	// Liveness is the shortest silence after which a node is lost (800 ms;
-	// it grows by itself with each node's gaps and the frame time).
+	// it grows by itself with each node's gaps between messages).
 	Liveness time.Duration
 	Log      *slog.Logger
 	Progress io.Writer // one-line progress (a terminal), or nil
