@@ -138,16 +138,19 @@ func TestEveryCorpusConfigRunsAndMatchesItsReference(t *testing.T) {
 	if err != nil || len(files) != 80 {
 		t.Fatalf("the corpus at %s has %d configs (want 80): %v", corpusDir(), len(files), err)
 	}
-	distinguished := 0
+	ran, distinguished := 0, 0
 	for _, file := range files {
 		name := strings.TrimSuffix(filepath.Base(file), ".eqc")
 		t.Run(name, func(t *testing.T) {
+			ran++
 			if matchesReference(t, file) {
 				distinguished++
 			}
 		})
 	}
-	if distinguished < len(files)*3/4 {
+	// a tally of the whole corpus: a run of some configs (-run) says
+	// nothing of it
+	if ran == len(files) && distinguished < len(files)*3/4 {
 		t.Errorf("the tolerances told frame N from frame N+1 in only %d of %d configs", distinguished, len(files))
 	}
 }
