@@ -3,9 +3,9 @@ package channel
 import (
 	"math"
 	"path/filepath"
+	"slices"
 	"testing"
 
-	"github.com/goeq/goeq/draw"
 	"github.com/goeq/goeq/internal/compound"
 	"github.com/goeq/goeq/internal/render"
 	"github.com/goeq/goeq/internal/winsys"
@@ -46,33 +46,77 @@ func TestDumpPath(t *testing.T) {
 	}
 }
 
-// The synthetic renderer draws its pattern at the render's place in the
-// destination: red is x, green is y of the destination.
-func TestSyntheticPattern(t *testing.T) {
+// The synthetic renderer draws its pattern where each rendered pixel's
+// sample lies, whatever the decomposition: its colours follow the
+// direction of the sample in the eye's space, computed here on the CPU
+// from the destination's projection. (A pattern placed by the share alone
+// differed from the reference on pixel kernels and zoom, and on segments
+// assembled from another channel's output frame, in the corpus.) It draws
+// with depth: a database decomposition's depth merge dropped a pattern
+// left at the far plane, and showed the background.
+func TestSyntheticPatternFollowsTheDecomposition(t *testing.T) {
+	const destW, destH = 200, 100
 	p := eglPipe(t, "synthetic")
-	r := render.NewSynthetic(200, 100, 4)
-	var px *Pixels
-	err := p.Do(func() error {
-		if err := r.Init(); err != nil {
-			return err
-		}
-		// the right half of the destination
-		tg := renderSub(t, r, render.Sub{DestW: 200, DestH: 100, X: 100, W: 100, H: 100}, compound.FullRange, background)
-		defer tg.Delete()
-		r.Draw(&draw.Context{Width: 100, Height: 100, Viewport: draw.Viewport{X: 0.5, W: 0.5, H: 1}})
-		px = readTarget(tg, false)
-		return nil
-	})
-	if err != nil {
+	r := render.NewSynthetic(4)
+	if err := p.Do(r.Init); err != nil {
 		t.Fatal(err)
 	}
-	// pixel (10, 20) of the render is destination (110, 20): x = 110.5/200
-	i := 4 * (20*100 + 10)
-	if got, want := int(px.Color[i]), int(math.Round(110.5/200*255)); got < want-1 || got > want+1 {
-		t.Errorf("red %d, want %d", got, want)
+	fromEye := destProjection().Inverse()
+	colour := func(x, y float64) [3]float64 {
+		ndc := [4]float64{2*x/destW - 1, 2*y/destH - 1, -1, 1}
+		var v [4]float64
+		for row := range v {
+			for k := range ndc {
+				v[row] += float64(fromEye[k*4+row]) * ndc[k]
+			}
+		}
+		tx, ty := v[0]/-v[2], v[1]/-v[2]
+		return [3]float64{0.5 + 0.5*math.Sin(2*tx), 0.5 + 0.5*math.Sin(2*ty), 0.5 + 0.3*math.Sin(12*tx)*math.Sin(12*ty)}
 	}
-	if got, want := int(px.Color[i+1]), int(math.Round(20.5/100*255)); got < want-1 || got > want+1 {
-		t.Errorf("green %d, want %d", got, want)
+	for _, c := range []struct {
+		name string
+		sub  render.Sub
+		// at is render pixel (i, j)'s sample in destination pixels
+		at func(i, j int) (float64, float64)
+	}{
+		{"whole", render.Sub{DestW: destW, DestH: destH, W: destW, H: destH},
+			func(i, j int) (float64, float64) { return float64(i) + 0.5, float64(j) + 0.5 }},
+		{"right half", render.Sub{DestW: destW, DestH: destH, X: 100, W: 100, H: 100},
+			func(i, j int) (float64, float64) { return 100 + float64(i) + 0.5, float64(j) + 0.5 }},
+		{"pixel kernel (1,1) of 2x2", render.Sub{DestW: destW, DestH: destH, W: 100, H: 50, Pixel: compound.Pixel{X: 1, Y: 1, W: 2, H: 2}, ShareW: destW, ShareH: destH},
+			func(i, j int) (float64, float64) { return float64(1+2*i) + 0.5, float64(1+2*j) + 0.5 }},
+		{"top half zoomed to half", render.Sub{DestW: destW, DestH: destH, Y: 50, W: 100, H: 25, ShareW: 200, ShareH: 50},
+			func(i, j int) (float64, float64) { return 2*float64(i) + 1, 50 + 2*float64(j) + 1 }},
+		{"jittered", render.Sub{DestW: destW, DestH: destH, W: destW, H: destH, Jitter: [2]float64{0.25, -0.25}},
+			func(i, j int) (float64, float64) { return float64(i) + 0.75, float64(j) + 0.25 }},
+	} {
+		var px *Pixels
+		if err := p.Do(func() error {
+			tg := renderSub(t, r, c.sub, compound.FullRange, background)
+			defer tg.Delete()
+			px = readTarget(tg, true)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if far := slices.Index(px.Depth, 1); far >= 0 {
+			t.Errorf("%s: pixel %d left at the far plane", c.name, far)
+		}
+		bad := 0
+		for j := 0; j < c.sub.H; j += 3 {
+			for i := 0; i < c.sub.W; i += 3 {
+				x, y := c.at(i, j)
+				want := colour(x, y)
+				k := 4 * (j*c.sub.W + i)
+				for ch := range want {
+					if d := math.Abs(float64(px.Color[k+ch]) - want[ch]*255); d > 1.5 {
+						if bad++; bad <= 3 {
+							t.Errorf("%s: pixel (%d, %d) colour %d is %d, want %.1f (destination %.2f, %.2f)", c.name, i, j, ch, px.Color[k+ch], want[ch]*255, x, y)
+						}
+					}
+				}
+			}
+		}
 	}
 }
 

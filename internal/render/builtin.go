@@ -60,7 +60,7 @@ func (b Builtin) New() (draw.Renderer, error) {
 		return v, nil
 	case "synthetic":
 		// the destination size comes with each draw
-		return NewSynthetic(1, 1, b.Iterations), nil
+		return NewSynthetic(b.Iterations), nil
 	}
 	modelOnce.Do(func() {
 		n := max(b.Triangles, 2000)

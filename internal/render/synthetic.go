@@ -11,18 +11,19 @@ import (
 // Synthetic draws a recognisable pattern and spends GPU time proportional
 // to a cost field over its viewport and range (a hotspot ten times as
 // expensive as the rest): the benchmark renderer, whose draw time the
-// load equalizer must balance.
+// load equalizer must balance. The cost lies on the destination and the
+// colours in the eye's space, each where the draw's projection places
+// it, so a decomposed run composes the picture its reference draws.
 type Synthetic struct {
-	DestW, DestH int
-	Iterations   float64 // loop length per pixel at cost 1
-	Hotspot      [2]float32
-	prog, vao    uint32
-	uniforms     map[string]int32
+	Iterations float64 // loop length per pixel at cost 1
+	Hotspot    [2]float32
+	prog, vao  uint32
+	uniforms   map[string]int32
 }
 
-// NewSynthetic returns a synthetic-cost renderer for a destination size.
-func NewSynthetic(destW, destH int, iterations float64) *Synthetic {
-	return &Synthetic{DestW: destW, DestH: destH, Iterations: iterations, Hotspot: [2]float32{0.3, 0.6}}
+// NewSynthetic returns a synthetic-cost renderer.
+func NewSynthetic(iterations float64) *Synthetic {
+	return &Synthetic{Iterations: iterations, Hotspot: [2]float32{0.3, 0.6}}
 }
 
 // Init compiles the shader (per pipe).
@@ -33,31 +34,35 @@ func (r *Synthetic) Init() error {
 		return err
 	}
 	r.uniforms = map[string]int32{}
-	for _, u := range []string{"destSize", "origin", "viewOrigin", "scale", "iterations", "hotspot", "rangeLo", "rangeHi"} {
+	for _, u := range []string{"viewport", "viewOrigin", "ndcAdjust", "invProjection", "iterations", "hotspot", "rangeLo", "rangeHi"} {
 		r.uniforms[u] = glutil.Uniform(r.prog, u)
 	}
 	gl.GenVertexArrays(1, &r.vao)
 	return glutil.Error()
 }
 
-// Draw fills the render with the pattern at its place in the destination.
+// Draw fills the render with the pattern at its place in the destination,
+// at mid depth: a database decomposition's depth merge keeps what is drawn.
 func (r *Synthetic) Draw(p *draw.Context) (draw.Region, error) {
-	gl.Disable(gl.DEPTH_TEST)
+	gl.Enable(gl.DEPTH_TEST)
+	gl.DepthFunc(gl.LESS)
+	gl.DepthMask(true)
 	gl.Disable(gl.BLEND)
 	gl.UseProgram(r.prog)
-	destW, destH, origin := r.DestW, r.DestH, [2]float32{float32(p.Viewport.X * float64(r.DestW)), float32(p.Viewport.Y * float64(r.DestH))}
-	scale := [2]float32{1, 1}
-	if p.DestWidth > 0 && p.DestHeight > 0 {
-		destW, destH = p.DestWidth, p.DestHeight
-		origin = [2]float32{float32(p.Share.X), float32(p.Share.Y)}
-		if p.Width > 0 && p.Height > 0 && p.Share.W > 0 {
-			scale = [2]float32{float32(p.Share.W) / float32(p.Width), float32(p.Share.H) / float32(p.Height)}
-		}
+	adjust := p.Adjust
+	if adjust == (draw.Mat4{}) {
+		adjust = draw.Identity
 	}
-	gl.Uniform2f(r.uniforms["destSize"], float32(destW), float32(destH))
-	gl.Uniform2f(r.uniforms["origin"], origin[0], origin[1])
+	toDest := adjust.Inverse()
+	gl.Uniform2f(r.uniforms["viewport"], float32(p.Width), float32(p.Height))
 	gl.Uniform2f(r.uniforms["viewOrigin"], float32(p.X), float32(p.Y))
-	gl.Uniform2f(r.uniforms["scale"], scale[0], scale[1])
+	gl.UniformMatrix4fv(r.uniforms["ndcAdjust"], 1, false, &toDest[0])
+	proj := p.Projection
+	if proj == (draw.Mat4{}) {
+		proj = draw.Identity
+	}
+	fromEye := proj.Inverse()
+	gl.UniformMatrix4fv(r.uniforms["invProjection"], 1, false, &fromEye[0])
 	gl.Uniform1f(r.uniforms["iterations"], float32(r.Iterations))
 	gl.Uniform2f(r.uniforms["hotspot"], r.Hotspot[0], r.Hotspot[1])
 	rng := p.Range
