@@ -59,7 +59,7 @@ func (b Builtin) New() (draw.Renderer, error) {
 		v.Spin = b.Spin
 		return v, nil
 	case "synthetic":
-		// the destination size comes with each draw
+		// its place in the destination comes with each draw
 		return NewSynthetic(b.Iterations), nil
 	}
 	modelOnce.Do(func() {
