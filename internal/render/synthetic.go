@@ -49,19 +49,11 @@ func (r *Synthetic) Draw(p *draw.Context) (draw.Region, error) {
 	gl.DepthMask(true)
 	gl.Disable(gl.BLEND)
 	gl.UseProgram(r.prog)
-	adjust := p.Adjust
-	if adjust == (draw.Mat4{}) {
-		adjust = draw.Identity
-	}
-	toDest := adjust.Inverse()
+	toDest := p.Adjust.Inverse()
 	gl.Uniform2f(r.uniforms["viewport"], float32(p.Width), float32(p.Height))
 	gl.Uniform2f(r.uniforms["viewOrigin"], float32(p.X), float32(p.Y))
 	gl.UniformMatrix4fv(r.uniforms["ndcAdjust"], 1, false, &toDest[0])
-	proj := p.Projection
-	if proj == (draw.Mat4{}) {
-		proj = draw.Identity
-	}
-	fromEye := proj.Inverse()
+	fromEye := p.Projection.Inverse()
 	gl.UniformMatrix4fv(r.uniforms["invProjection"], 1, false, &fromEye[0])
 	gl.Uniform1f(r.uniforms["iterations"], float32(r.Iterations))
 	gl.Uniform2f(r.uniforms["hotspot"], r.Hotspot[0], r.Hotspot[1])
