@@ -38,10 +38,13 @@ func Load(path string) (*image.NRGBA, error) {
 const (
 	// Tolerance is the difference allowed per colour channel.
 	Tolerance = 2
-	// EdgeFraction of the pixels may differ more: where a triangle edge
-	// passes exactly through a sample, the sub-frustum of a part
-	// rasterises it differently from the whole.
+	// EdgeFraction of the pixels, and at least EdgePixels, may differ
+	// more: where a triangle edge passes exactly through a sample, the
+	// sub-frustum of a part rasterises it differently from the whole. The
+	// floor is for small windows, where the fraction is less than one
+	// pixel and would demand that no edge meet any sample.
 	EdgeFraction = 0.0002
+	EdgePixels   = 1
 	// ResampledPSNR is the least PSNR (dB) of a config that changes
 	// resolution or sampling on purpose (compound.Config.Resampling).
 	ResampledPSNR = 30.0
@@ -68,13 +71,13 @@ func (d Diff) Matches(resampling string) bool {
 	if resampling != "" {
 		return d.PSNR >= ResampledPSNR
 	}
-	return d.BadFraction() <= EdgeFraction
+	return d.Bad <= max(EdgePixels, int(EdgeFraction*float64(d.Pixels)))
 }
 
 // Allowance says what Matches allows, for reports.
 func Allowance(resampling string) string {
 	if resampling == "" {
-		return fmt.Sprintf("within %d per colour channel but for %.2f%% of the pixels", Tolerance, 100*EdgeFraction)
+		return fmt.Sprintf("within %d per colour channel but for %.2f%% of the pixels, and never fewer than %d", Tolerance, 100*EdgeFraction, EdgePixels)
 	}
 	return fmt.Sprintf("a PSNR of %.0f dB or more, as the config resamples (%s)", ResampledPSNR, resampling)
 }

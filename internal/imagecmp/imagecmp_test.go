@@ -74,3 +74,26 @@ func TestHalve(t *testing.T) {
 		}
 	}
 }
+
+// Matches allows EdgeFraction of the pixels beyond the tolerance, and one
+// pixel however small the image: a 64x48 picture, whose fraction is 0.6 of
+// a pixel, may have one edge meet a sample but not two.
+func TestMatchesAllowsEdgePixels(t *testing.T) {
+	for _, c := range []struct {
+		pixels, bad int
+		want        bool
+	}{
+		{64 * 48, 0, true},
+		{64 * 48, 1, true},
+		{64 * 48, 2, false},
+		{1920 * 1080, 414, true},
+		{1920 * 1080, 415, false},
+	} {
+		if got := (Diff{Pixels: c.pixels, Bad: c.bad}).Matches(""); got != c.want {
+			t.Errorf("%d bad of %d pixels: Matches %v, want %v", c.bad, c.pixels, got, c.want)
+		}
+	}
+	if (Diff{Pixels: 100, Bad: 50, PSNR: 31}).Matches("zoom") != true || (Diff{Pixels: 100, PSNR: 29}).Matches("zoom") != false {
+		t.Error("a resampling config is held to its PSNR alone")
+	}
+}
