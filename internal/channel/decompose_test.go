@@ -651,3 +651,27 @@ func dumpPNG(t *testing.T, name string, got, want []byte) {
 func pixelShare(w, h int, p compound.Pixel) (int, int) {
 	return (w - p.X + p.W - 1) / p.W, (h - p.Y + p.H - 1) / p.H
 }
+
+// Two pixel decompositions' columns (or rows) meet where a column of the
+// overlap is sampled by both: rows 3k and 6k+1 never do, rows 3k and
+// 6k+3 do, and rows 2k and 2k+1 do not, whatever their places.
+func TestSamplesMeet(t *testing.T) {
+	for _, c := range []struct {
+		lo, n, ra, m, rb, k int
+		want                bool
+	}{
+		{0, 100, 0, 3, 1, 6, false},
+		{0, 100, 0, 3, 3, 6, true},
+		{0, 100, 0, 2, 1, 2, false},
+		{0, 100, 0, 2, 2, 2, true},
+		{0, 100, 7, 1, 0, 3, true}, // a step of 1 samples every column
+		{0, 100, 0, 0, 5, 4, true}, // as does a step of 0
+		{1, 2, 0, 3, 0, 6, false},  // 0 and 6 lie outside [1, 3)
+		{5, 2, 0, 3, 0, 6, true},   // 6 lies inside [5, 7)
+		{-7, 3, 1, 4, -3, 2, true}, // -7 = 1 (mod 4) and -3 (mod 2)
+	} {
+		if got := samplesMeet(c.lo, c.n, c.ra, c.m, c.rb, c.k); got != c.want {
+			t.Errorf("[%d, %d) sampled by %d mod %d and %d mod %d: %v, want %v", c.lo, c.lo+c.n, c.ra, c.m, c.rb, c.k, got, c.want)
+		}
+	}
+}

@@ -2046,26 +2046,39 @@ func subpixelDecompositions(frames []*arrival, place func(*arrival) compound.Pix
 }
 
 // sharePixels reports whether a frame of as and one of bs land on a
-// common pixel: their places overlap, and their pixel decompositions do
-// not keep them apart (the rows or columns of one pixel compound's parts
-// are each a subpixel decomposition of its own).
+// common pixel: their places overlap, and a column and a row of the
+// overlap are sampled by both their pixel decompositions (the rows or
+// columns of one pixel compound's parts are each a subpixel decomposition
+// of its own, and parts of pixel compounds nested to other sizes, rows 3k
+// and rows 6k+1, can be apart too).
 func sharePixels(as, bs []*arrival, place func(*arrival) compound.PixelViewport) bool {
 	for _, a := range as {
 		for _, b := range bs {
 			pa, pb := place(a), place(b)
-			if overlap := intersect(pa, pb); overlap.W <= 0 || overlap.H <= 0 {
+			overlap := intersect(pa, pb)
+			if overlap.W <= 0 || overlap.H <= 0 {
 				continue
-			}
-			p, q := a.data.Pixel, b.data.Pixel
-			whole := func(x compound.Pixel) bool { return x.W <= 1 && x.H <= 1 }
-			if whole(p) || whole(q) || p.W != q.W || p.H != q.H {
-				return true
 			}
 			// the columns and rows they sample, counted from the
 			// framebuffer's corner (a part's are from its share's)
-			if (pa.X+p.X-pb.X-q.X)%p.W == 0 && (pa.Y+p.Y-pb.Y-q.Y)%p.H == 0 {
+			p, q := a.data.Pixel, b.data.Pixel
+			if samplesMeet(overlap.X, overlap.W, pa.X+p.X, p.W, pb.X+q.X, q.W) &&
+				samplesMeet(overlap.Y, overlap.H, pa.Y+p.Y, p.H, pb.Y+q.Y, q.H) {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// samplesMeet reports whether [lo, lo+n) holds a column (or row) x that
+// both x = ra (mod m) and x = rb (mod k) sample; a step of 0 or 1 samples
+// every one.
+func samplesMeet(lo, n, ra, m, rb, k int) bool {
+	m, k = max(m, 1), max(k, 1)
+	for x := lo; x < lo+min(n, m/gcd(m, k)*k); x++ {
+		if mod(x-ra, m) == 0 && mod(x-rb, k) == 0 {
+			return true
 		}
 	}
 	return false

@@ -339,6 +339,17 @@ func TestGeneratedCompoundTreesMatchTheReference(t *testing.T) {
         compound { pixel [ 0 1 1 3 ] ` + source(3, "subpixel [ 0 3 ]") + source(4, "subpixel [ 1 3 ]") + source(5, "subpixel [ 2 3 ]") + ` }
         ` + source(6, "pixel [ 0 2 1 3 ]") + `
         ` + inputFrames(7)
+	// subpixel decompositions in rows of pixel compounds of two sizes,
+	// rows 3k and rows 6k+1, with 3 and 2 samples: they were taken for
+	// one decomposition, and each row averaged with the other's samples
+	// as well as its own
+	subpixelsInPixelRowsOfTwoSizes := `task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ]
+        compound { pixel [ 0 0 1 3 ] ` + source(0, "subpixel [ 0 3 ]") + source(1, "subpixel [ 1 3 ]") + source(2, "subpixel [ 2 3 ]") + ` }
+        compound { pixel [ 0 1 1 3 ]
+            compound { pixel [ 0 0 1 2 ] ` + source(3, "subpixel [ 0 2 ]") + source(4, "subpixel [ 1 2 ]") + ` }
+            ` + source(5, "pixel [ 0 1 1 2 ]") + ` }
+        ` + source(6, "pixel [ 0 2 1 3 ]") + `
+        ` + inputFrames(7)
 	balanced2DInSubpixels := `task [ CLEAR ASSEMBLE ]
         compound { subpixel [ 0 2 ] load_equalizer { mode 2D } ` + source(0, "") + source(1, "") + source(2, "") + ` }
         compound { subpixel [ 1 2 ] ` + source(3, "") + ` }
@@ -421,6 +432,7 @@ func TestGeneratedCompoundTreesMatchTheReference(t *testing.T) {
 		{"destination-pulls-tiles-of-a-pixel-part-300x200", generated{w: 300, h: 200, sources: 2}, destinationPullsTiles},
 		{"destination-pulls-tiles-twice-300x200", generated{w: 300, h: 200, sources: 1}, destinationPullsTilesTwice},
 		{"subpixels-in-pixel-rows-80x182", generated{w: 80, h: 182, sources: 7}, subpixelsInPixelRows},
+		{"subpixels-in-pixel-rows-of-two-sizes-257x241", generated{w: 257, h: 241, sources: 7}, subpixelsInPixelRowsOfTwoSizes},
 		{"balanced-2d-in-subpixels-301x157", generated{w: 301, h: 157, sources: 4}, balanced2DInSubpixels},
 		{"tiles-in-pixels-stereo-80x125", generated{w: 80, h: 125, sources: 3, stereo: true}, tilesInPixels},
 		{"eyes-333x177", generated{w: 333, h: 177, sources: 4, stereo: true}, eyes},
