@@ -1980,14 +1980,19 @@ func overlaps(a, b compound.PixelViewport) bool {
 type subpixelDecomposition struct {
 	at      compound.PixelViewport // the places' union
 	frames  []*arrival
-	samples [][]*arrival // by sample of the coarsest size, in order of arrival
+	samples [][]*arrival // by sample of size, in order of arrival
 	// oneFramePerSample: each sample is one frame covering at pixel for
 	// pixel, averaged as it is; otherwise each sample's frames (the parts
 	// of a DB or 2D split under or over the subpixel compound, a zoomed
 	// or pixel-decomposed render) are composited first
 	oneFramePerSample bool
 	depth             bool // a frame has depth, to merge with what lies under it
-	size              int  // the samples' subpixel size (finer ones nest in them)
+	// size is the least common multiple of the frames' subpixel sizes: a
+	// frame, sample i of n, is in samples i*size/n to (i+1)*size/n - 1,
+	// so that a decomposition nested in another's sample (sizes 2 and 4)
+	// and decompositions of different ranges (2 and 3 samples) each
+	// weigh what their own samples do
+	size int
 }
 
 // subpixelDecompositions groups subpixel inputs by decomposition. The
@@ -2013,33 +2018,28 @@ func subpixelDecompositions(frames []*arrival, place func(*arrival) compound.Pix
 		ds = append(ds, d)
 	}
 	for _, d := range ds {
-		// a subpixel compound nested in another's sample makes finer
-		// samples of it: the coarsest size's sample they fall in is
-		// theirs (index i of n is sample i/(n/coarsest))
-		coarsest := 0
+		d.size = 1
 		for _, ar := range d.frames {
-			if n := ar.data.Subpixel.Size; coarsest == 0 || n < coarsest {
-				coarsest = n
-			}
+			d.size = lcm(d.size, max(ar.data.Subpixel.Size, 1))
 		}
-		d.size = coarsest
-		index := map[compound.Subpixel]int{}
+		samples := make([][]*arrival, d.size)
 		d.oneFramePerSample = true
 		for _, ar := range d.frames {
-			key := ar.data.Subpixel
-			if key.Size%coarsest == 0 {
-				key = compound.Subpixel{Index: key.Index / (key.Size / coarsest), Size: coarsest}
+			sp, f := ar.data.Subpixel, ar.data
+			per := d.size / max(sp.Size, 1)
+			for k := sp.Index * per; k < (sp.Index+1)*per && k < d.size; k++ {
+				samples[k] = append(samples[k], ar)
 			}
-			i, ok := index[key]
-			if !ok {
-				i = len(d.samples)
-				index[key] = i
-				d.samples = append(d.samples, nil)
-			}
-			d.samples[i] = append(d.samples[i], ar)
-			f := ar.data
-			d.oneFramePerSample = d.oneFramePerSample && place(ar) == d.at && f.W == d.at.W && f.H == d.at.H && f.Subpixel.Size == coarsest && len(d.samples[i]) == 1
+			d.oneFramePerSample = d.oneFramePerSample && place(ar) == d.at && f.W == d.at.W && f.H == d.at.H && per == 1
 			d.depth = d.depth || ar.depth
+		}
+		// a sample no frame drew is left out of the mean, as Equalizer
+		// averages the frames that came
+		for _, sample := range samples {
+			if len(sample) > 0 {
+				d.samples = append(d.samples, sample)
+				d.oneFramePerSample = d.oneFramePerSample && len(sample) == 1
+			}
 		}
 	}
 	return ds
@@ -2110,21 +2110,16 @@ func (a *assembly) averageComposited(d *subpixelDecomposition) error {
 			t.ranges = slices.Clone(held)
 		}
 		deferred, over := len(a.deferred), len(a.over)
-		var finer []*arrival
 		for _, ar := range sample {
 			one, f := *ar, *ar.data
 			f.Subpixel = compound.Subpixel{}
-			if n := ar.data.Subpixel.Size / d.size; n > 1 && ar.data.Subpixel.Size%d.size == 0 {
-				// a sample of a decomposition nested in this one
-				f.Subpixel = compound.Subpixel{Index: ar.data.Subpixel.Index % n, Size: n}
-				one.data = &f
-				finer = append(finer, &one)
-				continue
-			}
 			one.data = &f
 			if err := a.composite(planner.Input{}, &one); err != nil {
 				return err
 			}
+			// a frame held in memory and placed scaled went to the GPU
+			// (compositeAt): the later samples it is in take it there
+			ar.upload = one.upload
 		}
 		slabs, late := a.deferred[deferred:], a.over[over:]
 		a.deferred, a.over = a.deferred[:deferred], a.over[:over]
@@ -2135,9 +2130,6 @@ func (a *assembly) averageComposited(d *subpixelDecomposition) error {
 			return err
 		}
 		if err := a.compositeOver(late); err != nil {
-			return err
-		}
-		if err := a.averageSamples(finer); err != nil {
 			return err
 		}
 		t.FB.Bind()
@@ -2296,6 +2288,8 @@ func cutOnWholePixels(lo, hi, n, m int) (rlo, rhi, slo, shi int) {
 	shi = min((hi*m+n-1)/n+step-1, m) / step * step
 	return slo * n / m, shi * n / m, slo, shi
 }
+
+func lcm(a, b int) int { return a / gcd(a, b) * b }
 
 func gcd(a, b int) int {
 	for b != 0 {

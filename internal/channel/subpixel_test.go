@@ -48,8 +48,17 @@ func TestSubpixelInputsGroupBySample(t *testing.T) {
 		// compound's row 1
 		{"a part of a row", []*arrival{pixelFrame(full, 0, 2, 1), pixelFrame(full, 1, 2, 1), pixelFrame(compound.PixelViewport{Y: 51, W: 300, H: 149}, 0, 2, 0), pixelFrame(compound.PixelViewport{Y: 51, W: 300, H: 149}, 1, 2, 0)},
 			[]want{{full, []int{2, 2}, false}}},
+		// samples of the least common multiple of the sizes, each frame
+		// in those of its own sample: the left half of sample 0 of 2 with
+		// each of the right half's samples 0 to 2 of 6, and sample 1 of
+		// 2 three times, so that it weighs half
 		{"samples nested in one sample", []*arrival{frame(left, 0, 2), frame(right, 0, 6), frame(right, 1, 6), frame(right, 2, 6), frame(full, 1, 2)},
-			[]want{{full, []int{4, 1}, false}}},
+			[]want{{full, []int{2, 2, 2, 1, 1, 1}, false}}},
+		// two DB ranges, one of 2 samples and one of 3: each of the 6
+		// samples has one frame of each
+		{"decompositions of two sizes in DB ranges", []*arrival{frame(full, 0, 2), frame(full, 1, 2), frame(full, 0, 3), frame(full, 1, 3), frame(full, 2, 3)},
+			[]want{{full, []int{2, 2, 2, 2, 2, 2}, false}}},
+		{"a sample no frame drew is left out", []*arrival{frame(full, 0, 3), frame(full, 2, 3)}, []want{{full, []int{1, 1}, true}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got := subpixelDecompositions(c.frames, place)

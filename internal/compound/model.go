@@ -741,9 +741,11 @@ func (w *Window) Label() string {
 }
 
 // Resampling says why the config changes resolution or sampling on
-// purpose in a layout shown (subpixel, zoom, DFR or monitor), or "": its
+// purpose in a layout shown (zoom, DFR, monitor or subpixel), or "": its
 // decomposed pictures then differ from the undecomposed one by more than
-// edge pixels (imagecmp.Diff.Matches).
+// edge pixels (imagecmp.Diff.Matches). It says subpixel only where nothing
+// changes resolution: a smooth picture's samples (the synthetic
+// renderer's) then average to nearly the unjittered one.
 func (c *Config) Resampling() string {
 	why := ""
 	c.Walk(func(cp *Compound) {
@@ -751,10 +753,10 @@ func (c *Config) Resampling() string {
 			return // a layout that is not on screen
 		}
 		switch {
-		case cp.Subpixel.Size > 1:
-			why = "subpixel"
 		case cp.Zoom.X != 1 || cp.Zoom.Y != 1:
 			why = "zoom"
+		case cp.Subpixel.Size > 1 && why == "":
+			why = "subpixel"
 		}
 		for _, eq := range cp.Equalizers {
 			if eq.Kind == "DFR" || eq.Kind == "monitor" {

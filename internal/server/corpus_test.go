@@ -37,7 +37,10 @@ import (
 //     TestUpscaledSourceIsTheSmallerViewStretched,
 //     TestZoomedDepthFramesMergeTheirNearestSamples, TestDFRRendersSmaller,
 //     the monitor tests), and the mean of the samples rendered alone
-//     (TestSubpixelSamplesAverageToTheirSeparateRenders).
+//     (TestSubpixelSamplesAverageToTheirSeparateRenders). A config that
+//     resamples by subpixel decomposition alone runs again under the
+//     synthetic renderer, whose smooth pattern its samples average to
+//     within 2 of the reference: a sample weighted wrongly fails there.
 //
 // A mixed-generation frame fails: every image of frame N is compared with
 // the reference of frame N, and the test checks that the tolerance does
@@ -52,6 +55,10 @@ const (
 	corpusFrames   = 8
 	exactTolerance = imagecmp.Tolerance
 	exactBadMax    = imagecmp.EdgeFraction
+	// the synthetic pattern's slope over a sample's jitter, averaged:
+	// up to 3 levels in an 80x182 window, where a sample missing or
+	// weighted wrongly is tens of levels off
+	syntheticSubpixelTolerance = 4
 )
 
 func corpusDir() string { return filepath.Join("..", "..", "..", "shared", "eqc-corpus") }
@@ -64,6 +71,12 @@ func corpusRun(t *testing.T, cfg string, reference bool, extra ...string) string
 		"--triangles", "8000", "--spin", "0.2", "--frame-timeout", "60s"}
 	if reference {
 		args = append(args, "--reference")
+	}
+	// a probe of every config under another renderer (volume,
+	// synthetic); the tallies of configs whose frames the tolerance
+	// tells apart then fail, as the synthetic pattern does not turn
+	if r := os.Getenv("GOEQ_PROBE_RENDERER"); r != "" {
+		args = append(args, "--renderer", r)
 	}
 	args = append(args, extra...)
 	args = append(args, cfg)
@@ -251,6 +264,25 @@ func layoutMatchesReference(t *testing.T, file, layout string) (distinguished bo
 			t.Fatalf("images differ in name: exchanging %v, gathering %v", names, got)
 		}
 		compare(swapped, " (sources exchanging by binary swap)")
+	}
+	// a config that resamples by subpixel decomposition alone runs again
+	// under the synthetic renderer: its pattern is smooth, so jittered
+	// samples average to within the exact tolerance of the unjittered
+	// reference, and a sample weighted wrongly shows where the mesh's
+	// PSNR would hide it (GOEQ_PROBE_RENDERER runs everything under
+	// another renderer)
+	if mode == "subpixel" && os.Getenv("GOEQ_PROBE_RENDERER") == "" {
+		synthetic := append(extra, "--renderer", "synthetic")
+		sdec, sref := corpusRun(t, file, false, synthetic...), corpusRun(t, file, true, synthetic...)
+		for _, img := range got {
+			d, err := imagecmp.CompareFiles(filepath.Join(sdec, img), filepath.Join(sref, img), syntheticSubpixelTolerance)
+			if err != nil {
+				t.Fatalf("%s (synthetic renderer): %v", img, err)
+			}
+			if !d.Matches("") {
+				t.Errorf("%s (synthetic renderer, within %d but for edge pixels): %s", img, syntheticSubpixelTolerance, d)
+			}
+		}
 	}
 	// the tolerance tells frames apart: frame N against the reference of
 	// N+1 must fail it somewhere

@@ -89,7 +89,11 @@ func runRandomConfig(t *testing.T, draw func() (text, about string)) bool {
 			continue
 		}
 		t.Log(about)
-		return matchesReference(t, path)
+		distinguished := matchesReference(t, path)
+		if t.Failed() {
+			t.Logf("the whole config, to run again (eqserver verify):\n%s", text)
+		}
+		return distinguished
 	}
 }
 

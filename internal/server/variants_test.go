@@ -350,6 +350,13 @@ func TestGeneratedCompoundTreesMatchTheReference(t *testing.T) {
             ` + source(5, "pixel [ 0 1 1 2 ]") + ` }
         ` + source(6, "pixel [ 0 2 1 3 ]") + `
         ` + inputFrames(7)
+	// subpixel decompositions of two sizes in two ranges of a DB split:
+	// the 5 samples were averaged as one decomposition's, each with one
+	// range alone, so each range weighed 2 or 3 fifths
+	subpixelsOfTwoSizesInDB := `task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ]
+        compound { range [ 0 0.5 ] ` + source(0, "subpixel [ 0 2 ]") + source(1, "subpixel [ 1 2 ]") + ` }
+        compound { range [ 0.5 1 ] ` + source(2, "subpixel [ 0 3 ]") + source(3, "subpixel [ 1 3 ]") + source(4, "subpixel [ 2 3 ]") + ` }
+        ` + inputFrames(5)
 	balanced2DInSubpixels := `task [ CLEAR ASSEMBLE ]
         compound { subpixel [ 0 2 ] load_equalizer { mode 2D } ` + source(0, "") + source(1, "") + source(2, "") + ` }
         compound { subpixel [ 1 2 ] ` + source(3, "") + ` }
@@ -433,6 +440,7 @@ func TestGeneratedCompoundTreesMatchTheReference(t *testing.T) {
 		{"destination-pulls-tiles-twice-300x200", generated{w: 300, h: 200, sources: 1}, destinationPullsTilesTwice},
 		{"subpixels-in-pixel-rows-80x182", generated{w: 80, h: 182, sources: 7}, subpixelsInPixelRows},
 		{"subpixels-in-pixel-rows-of-two-sizes-257x241", generated{w: 257, h: 241, sources: 7}, subpixelsInPixelRowsOfTwoSizes},
+		{"subpixels-of-two-sizes-in-db-256x240", generated{w: 256, h: 240, sources: 5}, subpixelsOfTwoSizesInDB},
 		{"balanced-2d-in-subpixels-301x157", generated{w: 301, h: 157, sources: 4}, balanced2DInSubpixels},
 		{"tiles-in-pixels-stereo-80x125", generated{w: 80, h: 125, sources: 3, stereo: true}, tilesInPixels},
 		{"eyes-333x177", generated{w: 333, h: 177, sources: 4, stereo: true}, eyes},
@@ -448,11 +456,15 @@ func TestGeneratedCompoundTreesMatchTheReference(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), c.name+".eqc")
-			if err := os.WriteFile(path, []byte(c.g.config(c.body)), 0o644); err != nil {
+			text := c.g.config(c.body)
+			if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			if !matchesReference(t, path) {
 				t.Errorf("the comparison did not tell a frame from the next one's reference")
+			}
+			if t.Failed() {
+				t.Logf("the whole config, to run again (eqserver verify):\n%s", text)
 			}
 		})
 	}
