@@ -1831,9 +1831,17 @@ func (a *assembly) compositeDeferred() error {
 // averageSamples averages subpixel inputs, each decomposition in its
 // place.
 func (a *assembly) averageSamples(frames []*arrival) error {
+	_, orders := a.fr.e.rangeOrderer()
 	for _, d := range subpixelDecompositions(frames, func(ar *arrival) compound.PixelViewport { return a.place(planner.Input{}, ar.data) }) {
+		// a renderer's slabs blend in its order with what lies under
+		// them (another range blended before): averaged as they are,
+		// they would cover it
+		slabs := orders && slices.ContainsFunc(d.frames, func(ar *arrival) bool {
+			r := ar.data.Range
+			return !ar.depth && r != compound.FullRange && r.End > r.Start
+		})
 		var err error
-		if d.oneFramePerSample && (!d.depth || a.r.target.holdsClear(d.at)) {
+		if d.oneFramePerSample && !slabs && (!d.depth || a.r.target.holdsClear(d.at)) {
 			err = a.average(d.frames, d.at)
 		} else {
 			err = a.averageComposited(d)
