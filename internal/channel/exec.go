@@ -1713,7 +1713,7 @@ func (a *assembly) compositeAt(in planner.Input, ar *arrival) error {
 		a.deferred = append(a.deferred, ar)
 		return nil
 	}
-	if _, ok := a.fr.e.rangeOrderer(); ok && slab && !ar.depth {
+	if a.blendsInOrder(ar) {
 		// blended in the renderer's order once all came; the samples of
 		// a pixel decomposition each over the pixel they land on
 		a.deferred = append(a.deferred, ar)
@@ -1769,6 +1769,15 @@ func (a *assembly) compositeAt(in planner.Input, ar *arrival) error {
 	}
 	a.wrote(at)
 	return err
+}
+
+// blendsInOrder reports whether ar is a slab of a renderer that blends
+// its database ranges in its own order (its colour translucent, no depth
+// to merge by).
+func (a *assembly) blendsInOrder(ar *arrival) bool {
+	_, orders := a.fr.e.rangeOrderer()
+	r := ar.data.Range
+	return orders && !ar.depth && r != compound.FullRange && r.End > r.Start
 }
 
 // interleaving is where a pixel-decomposed input's samples land in the
@@ -1831,15 +1840,15 @@ func (a *assembly) compositeDeferred() error {
 // averageSamples averages subpixel inputs, each decomposition in its
 // place.
 func (a *assembly) averageSamples(frames []*arrival) error {
-	_, orders := a.fr.e.rangeOrderer()
-	for _, d := range subpixelDecompositions(frames, func(ar *arrival) compound.PixelViewport { return a.place(planner.Input{}, ar.data) }) {
+	ds, err := subpixelDecompositions(frames, func(ar *arrival) compound.PixelViewport { return a.place(planner.Input{}, ar.data) })
+	if err != nil {
+		return err
+	}
+	for _, d := range ds {
 		// a renderer's slabs blend in its order with what lies under
 		// them (another range blended before): averaged as they are,
 		// they would cover it
-		slabs := orders && slices.ContainsFunc(d.frames, func(ar *arrival) bool {
-			r := ar.data.Range
-			return !ar.depth && r != compound.FullRange && r.End > r.Start
-		})
+		slabs := slices.ContainsFunc(d.frames, a.blendsInOrder)
 		var err error
 		if d.oneFramePerSample && !slabs && (!d.depth || a.r.target.holdsClear(d.at)) {
 			err = a.average(d.frames, d.at)
@@ -1983,6 +1992,10 @@ func overlaps(a, b compound.PixelViewport) bool {
 	return i.W > 0 && i.H > 0
 }
 
+// maxSubpixelSamples bounds the samples of one subpixel decomposition:
+// Equalizer's configs use 2 to 16.
+const maxSubpixelSamples = 4096
+
 // subpixelDecomposition is the input frames of one subpixel
 // decomposition: those that share pixels, by sample.
 type subpixelDecomposition struct {
@@ -2006,7 +2019,7 @@ type subpixelDecomposition struct {
 // subpixelDecompositions groups subpixel inputs by decomposition. The
 // parts of a 2D split may each be one, averaged in its part (all were
 // averaged into the first one's place, and the others' left empty).
-func subpixelDecompositions(frames []*arrival, place func(*arrival) compound.PixelViewport) []*subpixelDecomposition {
+func subpixelDecompositions(frames []*arrival, place func(*arrival) compound.PixelViewport) ([]*subpixelDecomposition, error) {
 	var ds []*subpixelDecomposition
 	for _, ar := range frames {
 		d := &subpixelDecomposition{at: place(ar), frames: []*arrival{ar}}
@@ -2028,14 +2041,23 @@ func subpixelDecompositions(frames []*arrival, place func(*arrival) compound.Pix
 	for _, d := range ds {
 		d.size = 1
 		for _, ar := range d.frames {
-			d.size = lcm(d.size, max(ar.data.Subpixel.Size, 1))
+			// a frame's sample comes from the network: one outside its
+			// size, or sizes whose samples would be too many to hold,
+			// fail the frame
+			sp := ar.data.Subpixel
+			if sp.Size < 1 || sp.Size > maxSubpixelSamples || sp.Index < 0 || sp.Index >= sp.Size {
+				return nil, fmt.Errorf("%s from %s: subpixel [ %d %d ] is no sample of at most %d", ar.data.Name, ar.data.Producer, sp.Index, sp.Size, maxSubpixelSamples)
+			}
+			if d.size = lcm(d.size, sp.Size); d.size > maxSubpixelSamples {
+				return nil, fmt.Errorf("subpixel decompositions of sizes whose least common multiple is over %d on the same pixels", maxSubpixelSamples)
+			}
 		}
 		samples := make([][]*arrival, d.size)
 		d.oneFramePerSample = true
 		for _, ar := range d.frames {
 			sp, f := ar.data.Subpixel, ar.data
-			per := d.size / max(sp.Size, 1)
-			for k := sp.Index * per; k < (sp.Index+1)*per && k < d.size; k++ {
+			per := d.size / sp.Size
+			for k := sp.Index * per; k < (sp.Index+1)*per; k++ {
 				samples[k] = append(samples[k], ar)
 			}
 			d.oneFramePerSample = d.oneFramePerSample && place(ar) == d.at && f.W == d.at.W && f.H == d.at.H && per == 1
@@ -2050,7 +2072,7 @@ func subpixelDecompositions(frames []*arrival, place func(*arrival) compound.Pix
 			}
 		}
 	}
-	return ds
+	return ds, nil
 }
 
 // sharePixels reports whether a frame of as and one of bs land on a

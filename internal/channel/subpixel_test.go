@@ -61,7 +61,10 @@ func TestSubpixelInputsGroupBySample(t *testing.T) {
 		{"a sample no frame drew is left out", []*arrival{frame(full, 0, 3), frame(full, 2, 3)}, []want{{full, []int{1, 1}, true}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got := subpixelDecompositions(c.frames, place)
+			got, err := subpixelDecompositions(c.frames, place)
+			if err != nil {
+				t.Fatal(err)
+			}
 			if len(got) != len(c.want) {
 				t.Fatalf("%d decompositions, want %d", len(got), len(c.want))
 			}
@@ -76,5 +79,26 @@ func TestSubpixelInputsGroupBySample(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A frame's subpixel sample comes from the network: one outside its size,
+// or sizes of too many samples together, fail the frame rather than the
+// render client.
+func TestSubpixelInputsOfNoSampleAreRefused(t *testing.T) {
+	full := compound.PixelViewport{W: 30, H: 20}
+	frame := func(index, size int) *arrival {
+		return &arrival{data: &FrameData{Name: "f", Producer: "src", Share: full, W: full.W, H: full.H, Subpixel: compound.Subpixel{Index: index, Size: size}}}
+	}
+	place := func(ar *arrival) compound.PixelViewport { return ar.data.Share }
+	for _, frames := range [][]*arrival{
+		{frame(-1, 2), frame(1, 2)},
+		{frame(0, 2), frame(2, 2)},
+		{frame(0, 1<<40), frame(1, 2)},
+		{frame(0, 4093), frame(0, 4091)},
+	} {
+		if _, err := subpixelDecompositions(frames, place); err == nil {
+			t.Errorf("samples %v and %v: no error", frames[0].data.Subpixel, frames[1].data.Subpixel)
+		}
 	}
 }
