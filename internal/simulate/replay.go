@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/goeq/goeq/internal/bounded"
 	"github.com/goeq/goeq/internal/compound"
@@ -75,29 +76,18 @@ func Replay(cfg *compound.Config, configName string, recorded []stats.Record, po
 	if policy != "equalizer" && policy != "adaptive" {
 		return nil, nil, fmt.Errorf("unknown policy %q (equalizer or adaptive)", policy)
 	}
-	balanced, sources := Balanced(cfg)
-	if balanced == nil {
-		return nil, nil, fmt.Errorf("config %s has no load_equalizer compound to balance", configName)
+	balanced, byFrame, err := recordedBalanced(cfg, configName, recorded)
+	if err != nil {
+		return nil, nil, err
 	}
-	// a source is known by its compound and its channel: compound paths
-	// alone are positions, which another config's tree may share
-	sourceChannel := map[string]string{}
-	for _, s := range sources {
-		if s.Channel != nil {
-			sourceChannel[s.Path()] = s.Channel.ID
-		}
-	}
-	byFrame := map[int][]stats.Record{}
+	sources := balanced.Children
+	show(cfg, balanced)
 	recorded2D, recordedDB := false, false
-	for _, r := range recorded {
-		if ch, ok := sourceChannel[r.Compound]; ok && ch == r.Channel {
-			byFrame[r.Frame] = append(byFrame[r.Frame], r)
+	for _, recs := range byFrame {
+		for _, r := range recs {
 			recorded2D = recorded2D || r.Viewport != compound.FullViewport
 			recordedDB = recordedDB || r.Range != compound.FullRange
 		}
-	}
-	if len(byFrame) == 0 {
-		return nil, nil, fmt.Errorf("the statistics have no source of %s's load-balanced compound %s (recorded with another config?)", configName, balanced.Path())
 	}
 	frames := make([]int, 0, len(byFrame))
 	for f := range byFrame {
@@ -151,6 +141,65 @@ func Replay(cfg *compound.Config, configName string, recorded []stats.Record, po
 		return nil, nil, err
 	}
 	return sum, given, nil
+}
+
+// recordedBalanced is the load-balanced compound of cfg whose sources the
+// statistics have most records of, and those records by frame. A source
+// is known by its compound and its channel: compound paths alone are
+// positions, which another config's tree may share. A run records the
+// compounds of the layout it showed, which may be another than the one
+// the config starts in.
+func recordedBalanced(cfg *compound.Config, configName string, recorded []stats.Record) (*compound.Compound, map[int][]stats.Record, error) {
+	all := balancedCompounds(cfg)
+	if len(all) == 0 {
+		return nil, nil, nothingToBalance(cfg, configName)
+	}
+	var best *compound.Compound
+	var bestFrames map[int][]stats.Record
+	bestCount := 0
+	for _, c := range all {
+		sourceChannel := map[string]string{}
+		for _, s := range c.Children {
+			if s.Channel != nil {
+				sourceChannel[s.Path()] = s.Channel.ID
+			}
+		}
+		byFrame, count := map[int][]stats.Record{}, 0
+		for _, r := range recorded {
+			if ch, ok := sourceChannel[r.Compound]; ok && ch == r.Channel {
+				byFrame[r.Frame] = append(byFrame[r.Frame], r)
+				count++
+			}
+		}
+		if count > bestCount {
+			best, bestFrames, bestCount = c, byFrame, count
+		}
+	}
+	if best != nil {
+		return best, bestFrames, nil
+	}
+	// the compounds by the layout that shows them, in config order
+	var layouts []string
+	byLayout := map[string][]string{}
+	for _, c := range all {
+		l := layoutOf(cfg, c)
+		if _, ok := byLayout[l]; !ok {
+			layouts = append(layouts, l)
+		}
+		byLayout[l] = append(byLayout[l], c.Path())
+	}
+	var which []string
+	for _, l := range layouts {
+		w := "compound " + byLayout[l][0]
+		if len(byLayout[l]) > 1 {
+			w = "compounds " + strings.Join(byLayout[l], ", ")
+		}
+		if l != "" {
+			w += fmt.Sprintf(" (eqserver run --layout %q)", l)
+		}
+		which = append(which, w)
+	}
+	return nil, nil, fmt.Errorf("the statistics have no source of a load-balanced compound of %s: record a run that shows %s; or they were recorded with another config", configName, strings.Join(which, " or "))
 }
 
 // share is the fraction of recorded part x that state covers: of its

@@ -12,6 +12,7 @@ import (
 	"math"
 	"math/rand"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/goeq/goeq/internal/compound"
@@ -88,15 +89,9 @@ func Run(cfg *compound.Config, configName string, opt Options) (*Summary, error)
 	}
 	balanced, sources := Balanced(cfg)
 	if balanced == nil {
-		return nil, fmt.Errorf("config %s has no load_equalizer compound to balance", configName)
+		return nil, nothingToBalance(cfg, configName)
 	}
-	if dest := balanced.Destination(); dest != nil && !dest.Channel.Showing() {
-		// a config that starts in a layout without one shows the
-		// balanced compound's for the simulation
-		for cv, i := range cfg.LayoutIndexes(dest.Channel.View.Layout) {
-			cv.ActiveLayout = i
-		}
-	}
+	show(cfg, balanced)
 	setPolicy(balanced, opt.Policy)
 	p := planner.New(cfg)
 	db := p.Load(balanced).Params.Mode == "DB"
@@ -320,6 +315,10 @@ func drive(cfg *compound.Config, p *planner.Planner, balanced *compound.Compound
 		// frame that completion lets start starts now
 		sched.Step(scheduler.Tick{Now: now})
 	}
+	if busyTotal == 0 {
+		// a summary of zeros would read as a perfect balance
+		return nil, fmt.Errorf("simulation: the sources of compound %s drew nothing in %d frames", balanced.Path(), frames)
+	}
 	sum.finish(frameTimes, busyTotal, capacity, moved, db)
 	return given, nil
 }
@@ -356,31 +355,100 @@ func overlap(a, b compound.Range) float64 {
 	return math.Max(0, math.Min(a.End, b.End)-math.Max(a.Start, b.Start))
 }
 
-// Balanced returns the first compound with a load or tree equalizer in a
-// layout shown as the config starts (else the first in any layout), and
-// its children (the sources).
+// Balanced returns the compound a simulation balances, and its children
+// (the sources): the first compound with a load or tree equalizer that
+// draws in a layout shown as the config starts, else the first that draws
+// in any layout (which the simulation shows). It is nil where none draws: a compound of
+// eye CYCLOP on a stereo view draws no eye its view shows.
 func Balanced(cfg *compound.Config) (*compound.Compound, []*compound.Compound) {
-	var found, shown *compound.Compound
+	all := balancedCompounds(cfg)
+	for _, c := range all {
+		if dest := c.Destination(); dest == nil || dest.Channel.Showing() {
+			return c, c.Children
+		}
+	}
+	if len(all) > 0 {
+		return all[0], all[0].Children
+	}
+	return nil, nil
+}
+
+// balancedCompounds are the config's compounds with a load or tree
+// equalizer that draw an eye their destination shows, in config order.
+func balancedCompounds(cfg *compound.Config) []*compound.Compound {
+	var out []*compound.Compound
 	cfg.Walk(func(c *compound.Compound) {
-		for _, eq := range c.Equalizers {
-			if eq.Kind != "load" && eq.Kind != "tree" {
-				continue
-			}
-			if found == nil {
-				found = c
-			}
-			if dest := c.Destination(); shown == nil && (dest == nil || dest.Channel.Showing()) {
-				shown = c
-			}
+		if balances(c) && drawsAnEye(c) {
+			out = append(out, c)
 		}
 	})
-	if shown != nil {
-		found = shown
+	return out
+}
+
+func balances(c *compound.Compound) bool {
+	for _, eq := range c.Equalizers {
+		if eq.Kind == "load" || eq.Kind == "tree" {
+			return true
+		}
 	}
-	if found == nil {
-		return nil, nil
+	return false
+}
+
+func drawsAnEye(c *compound.Compound) bool {
+	if dest := c.Destination(); dest != nil {
+		return c.Eyes&dest.DestinationEyes() != 0
 	}
-	return found, found.Children
+	return c.Eyes != 0
+}
+
+// show makes the canvases show the layout of c's destination, where the
+// config starts in another one.
+func show(cfg *compound.Config, c *compound.Compound) {
+	dest := c.Destination()
+	if dest == nil || dest.Channel.Showing() || dest.Channel.View == nil {
+		return
+	}
+	for cv, i := range cfg.LayoutIndexes(dest.Channel.View.Layout) {
+		cv.ActiveLayout = i
+	}
+}
+
+// nothingToBalance says why cfg has no compound to balance.
+func nothingToBalance(cfg *compound.Config, configName string) error {
+	var undrawn []string
+	cfg.Walk(func(c *compound.Compound) {
+		if balances(c) {
+			undrawn = append(undrawn, c.Path())
+		}
+	})
+	if len(undrawn) == 0 {
+		return fmt.Errorf("config %s has no load_equalizer compound to balance", configName)
+	}
+	which := "compound " + undrawn[0] + " draws"
+	if len(undrawn) > 1 {
+		which = "compounds " + strings.Join(undrawn, ", ") + " draw"
+	}
+	return fmt.Errorf("config %s has no load-balanced compound that draws: %s no eye its view shows (a compound of eye CYCLOP on a stereo view), so there is nothing to balance", configName, which)
+}
+
+// layoutOf is what `--layout` takes to show c's destination: its
+// layout's name, or its index in the config where it has none; "" where
+// c is on no layout.
+func layoutOf(cfg *compound.Config, c *compound.Compound) string {
+	dest := c.Destination()
+	if dest == nil || dest.Channel.View == nil || dest.Channel.View.Layout == nil {
+		return ""
+	}
+	l := dest.Channel.View.Layout
+	if l.Name != "" {
+		return l.Name
+	}
+	for i, x := range cfg.Layouts {
+		if x == l {
+			return fmt.Sprint(i)
+		}
+	}
+	return ""
 }
 
 // splitsOf reports the boundaries between sources: range starts (DB) or

@@ -1,0 +1,121 @@
+package simulate
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/goeq/goeq/internal/compound"
+	"github.com/goeq/goeq/internal/stats"
+)
+
+func loadCorpusConfig(t testing.TB, name string) *compound.Config {
+	t.Helper()
+	m, _, err := compound.Load(filepath.Join("..", "..", "..", "shared", "eqc-corpus", name), compound.Options{Getenv: func(string) (string, bool) { return "", false }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.Configs[0]
+}
+
+// halvesRecorded is a recorded run of the sources of compound path in
+// cfg: two sources one above the other, as a 2D split of two starts,
+// the second twice as slow.
+func halvesRecorded(t *testing.T, cfg *compound.Config, path string, frames int) []stats.Record {
+	t.Helper()
+	var sources []*compound.Compound
+	cfg.Walk(func(c *compound.Compound) {
+		if c.Path() == path {
+			sources = c.Children
+		}
+	})
+	if len(sources) != 2 {
+		t.Fatalf("compound %s has %d sources, want 2", path, len(sources))
+	}
+	var recs []stats.Record
+	for f := range frames {
+		for i, s := range sources {
+			recs = append(recs, stats.Record{Frame: f, Compound: s.Path(), Channel: s.Channel.ID,
+				Viewport: compound.Viewport{Y: float64(i) / 2, W: 1, H: 0.5}, Range: compound.FullRange,
+				Times: stats.Times{Draw: time.Duration(10+10*i) * time.Millisecond}})
+		}
+	}
+	return recs
+}
+
+// A run records the compounds of the layout it showed (eqserver run
+// --layout). Replayed against its config, which starts in another layout,
+// the replay planned the start's layout, where the recorded compound
+// draws nothing: a summary of zeros (2-node.2D of the corpus, recorded in
+// "2D load-balanced").
+func TestAReplayShowsTheLayoutItWasRecordedIn(t *testing.T) {
+	cfg := loadConfig(t, "two-layouts.eqc")
+	balanced, _ := Balanced(cfg)
+	recs := halvesRecorded(t, cfg, balanced.Path(), 30)
+	sum, given, err := Replay(loadConfig(t, "two-layouts.eqc"), "two-layouts.eqc", recs, "equalizer")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.FrameTimeMean < 0.010 || sum.Efficiency <= 0 || len(given) != len(recs) {
+		t.Fatalf("frame time %.4f s, efficiency %.3f, %d statistics given for %d recorded", sum.FrameTimeMean, sum.Efficiency, len(given), len(recs))
+	}
+	if last := given[len(given)-1]; last.Viewport.W*last.Viewport.H >= 0.5 {
+		t.Errorf("the slower source still draws %.3f of the viewport at the end", last.Viewport.W*last.Viewport.H)
+	}
+}
+
+// Where a config balances compounds in several layouts, the replay takes
+// the one the statistics recorded. It took the first in the config,
+// which in 1-pipe.LG_CF3D draws no eye of its stereo view, and refused
+// every recording.
+func TestAReplayBalancesTheCompoundItRecorded(t *testing.T) {
+	recs := halvesRecorded(t, loadCorpusConfig(t, "1-pipe.LG_CF3D.eqc"), "5", 20)
+	_, given, err := Replay(loadCorpusConfig(t, "1-pipe.LG_CF3D.eqc"), "1-pipe.LG_CF3D.eqc", recs, "adaptive")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range given {
+		if !strings.HasPrefix(r.Compound, "5.") {
+			t.Fatalf("the replay balanced compound %s", r.Compound)
+		}
+	}
+	// a recording of no balanced compound names the layouts that have one
+	_, _, err = Replay(loadCorpusConfig(t, "2-node.2D.eqc"), "2-node.2D.eqc", recs, "equalizer")
+	if err == nil || !strings.Contains(err.Error(), `eqserver run --layout "2D load-balanced"`) {
+		t.Errorf("a recording of another config replayed: %v", err)
+	}
+}
+
+// Every corpus config with a load or tree equalizer simulates a frame
+// time, or says that it has nothing to balance. A load-balanced compound
+// of eye CYCLOP on a stereo view draws nothing: simulating it printed a
+// summary of zeros, which reads as a perfect balance.
+func TestEveryBalancedCorpusConfigSimulates(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "..", "..", "shared", "eqc-corpus", "*.eqc"))
+	if err != nil || len(files) != 80 {
+		t.Fatalf("%d corpus configs: %v", len(files), err)
+	}
+	simulated, undrawn := 0, 0
+	for _, file := range files {
+		name := filepath.Base(file)
+		for _, policy := range []string{"equalizer", "adaptive"} {
+			sum, err := Run(loadCorpusConfig(t, name), name, Options{Scenario: "hotspot", Policy: policy, Frames: 40})
+			switch {
+			case err != nil && strings.Contains(err.Error(), "has no load_equalizer compound"):
+			case err != nil && strings.Contains(err.Error(), "has no load-balanced compound that draws"):
+				undrawn++
+			case err != nil:
+				t.Errorf("%s, %s: %v", name, policy, err)
+			case sum.FrameTimeMean <= 0 || sum.Efficiency <= 0 || sum.Efficiency > 1.0001:
+				t.Errorf("%s, %s: frame time %.4f s, efficiency %.3f", name, policy, sum.FrameTimeMean, sum.Efficiency)
+			default:
+				simulated++
+			}
+		}
+	}
+	// Passive.stereo.powerwall's only one is of eye CYCLOP on a stereo view
+	if simulated < 2*15 || undrawn != 2 {
+		t.Errorf("%d simulations ran and %d had nothing to balance, want 30 and 2", simulated, undrawn)
+	}
+}
