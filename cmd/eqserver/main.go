@@ -31,7 +31,7 @@ const usage = `usage:
   eqserver explain [--json] FILE     print the resolved model: every compound with its
                                      inherited values, frames and equalizers
                                      (check, fmt and explain read standard input for -)
-  eqserver simulate --config FILE --scenario NAME [--frames N] [--policy equalizer|adaptive] [--json]
+  eqserver simulate --config FILE --scenario NAME [--frames N] [--policy equalizer|adaptive] [--layout L] [--json]
                                      run the planner and equalizers on a synthetic workload
   eqserver run [--local] [--frames N] [--out DIR] [--stats FILE] [--renderer mesh|volume|synthetic] [CONFIG]
   eqserver run --app ADDR [--local] [--stats FILE] [CONFIG]   (an application drives the run)
@@ -262,6 +262,7 @@ func simulateCmd(args []string, stdout, stderr io.Writer) int {
 	scenario := fs.String("scenario", "", "workload: "+strings.Join(simulate.ScenarioNames(), ", "))
 	frames := fs.Int("frames", 300, "frames to simulate")
 	policy := fs.String("policy", "equalizer", "equalizer (Equalizer's) or adaptive (goeq's)")
+	layout := fs.String("layout", "", "the layout to show, by name or index: its load-balanced compound is balanced (default: the first load-balanced compound the config shows as it starts, else the first in any layout)")
 	asJSON := fs.Bool("json", false, "print one JSON summary")
 	reportDir := fs.String("report", "", "write balance.md and plots for every scenario into this folder")
 	configs := fs.String("configs", "examples/configs", "with --report: the folder of goeq's example configs, which the report runs")
@@ -290,7 +291,7 @@ func simulateCmd(args []string, stdout, stderr io.Writer) int {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if *reportDir != "" {
-		for _, name := range []string{"config", "scenario", "policy", "json"} {
+		for _, name := range []string{"config", "scenario", "policy", "json", "layout"} {
 			if set[name] {
 				fmt.Fprintf(stderr, "eqserver simulate: --%s goes without --report, which runs every scenario and policy on the configs in --configs\n", name)
 				return 2
@@ -326,7 +327,7 @@ func simulateCmd(args []string, stdout, stderr io.Writer) int {
 		report(stderr, err)
 		return 1
 	}
-	sum, err := simulate.Run(cfg, filepath.Base(*config), simulate.Options{Scenario: *scenario, Frames: *frames, Policy: *policy})
+	sum, err := simulate.Run(cfg, filepath.Base(*config), simulate.Options{Scenario: *scenario, Frames: *frames, Policy: *policy, Layout: *layout})
 	if err != nil {
 		fmt.Fprintf(stderr, "eqserver simulate: %v\n", err)
 		return 1

@@ -119,3 +119,29 @@ func TestEveryBalancedCorpusConfigSimulates(t *testing.T) {
 		t.Errorf("%d simulations ran and %d had nothing to balance, want 30 and 2", simulated, undrawn)
 	}
 }
+
+// Options.Layout (eqserver simulate --layout) simulates the compound the
+// layout shows; the config's first was the only one a user could.
+func TestALayoutChoosesTheCompoundSimulated(t *testing.T) {
+	for _, tc := range []struct {
+		layout string
+		db     bool
+	}{{"2D", false}, {"DB_Active", true}} {
+		sum, err := Run(loadCorpusConfig(t, "4-window.all.eqc"), "4-window.all.eqc", Options{Scenario: "db-step", Frames: 40, Layout: tc.layout})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// a DB split's splits are range starts, one fewer than its sources;
+		// a 2D split's are each source's viewport corner
+		if db := len(sum.Series[0].Splits) == 3; db != tc.db {
+			t.Errorf("layout %s: splits %v", tc.layout, sum.Series[0].Splits)
+		}
+	}
+	_, err := Run(loadCorpusConfig(t, "4-window.all.eqc"), "4-window.all.eqc", Options{Scenario: "uniform", Frames: 10, Layout: "Wall"})
+	if err == nil || !strings.Contains(err.Error(), `(eqserver simulate --layout "WallLB")`) {
+		t.Errorf("a layout that balances nothing: %v", err)
+	}
+	if _, err := Run(loadCorpusConfig(t, "4-window.all.eqc"), "4-window.all.eqc", Options{Scenario: "uniform", Frames: 10, Layout: "nope"}); err == nil {
+		t.Error("an unknown layout simulated")
+	}
+}

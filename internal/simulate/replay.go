@@ -178,28 +178,33 @@ func recordedBalanced(cfg *compound.Config, configName string, recorded []stats.
 	if best != nil {
 		return best, bestFrames, nil
 	}
-	// the compounds by the layout that shows them, in config order
+	return nil, nil, fmt.Errorf("the statistics have no source of a load-balanced compound of %s: record a run that shows %s; or they were recorded with another config", configName, byLayout(cfg, all, "eqserver run"))
+}
+
+// byLayout names compounds by the layout that shows them, in config
+// order, as command is told to show it.
+func byLayout(cfg *compound.Config, compounds []*compound.Compound, command string) string {
 	var layouts []string
-	byLayout := map[string][]string{}
-	for _, c := range all {
+	paths := map[string][]string{}
+	for _, c := range compounds {
 		l := layoutOf(cfg, c)
-		if _, ok := byLayout[l]; !ok {
+		if _, ok := paths[l]; !ok {
 			layouts = append(layouts, l)
 		}
-		byLayout[l] = append(byLayout[l], c.Path())
+		paths[l] = append(paths[l], c.Path())
 	}
 	var which []string
 	for _, l := range layouts {
-		w := "compound " + byLayout[l][0]
-		if len(byLayout[l]) > 1 {
-			w = "compounds " + strings.Join(byLayout[l], ", ")
+		w := "compound " + paths[l][0]
+		if len(paths[l]) > 1 {
+			w = "compounds " + strings.Join(paths[l], ", ")
 		}
 		if l != "" {
-			w += fmt.Sprintf(" (eqserver run --layout %q)", l)
+			w += fmt.Sprintf(" (%s --layout %q)", command, l)
 		}
 		which = append(which, w)
 	}
-	return nil, nil, fmt.Errorf("the statistics have no source of a load-balanced compound of %s: record a run that shows %s; or they were recorded with another config", configName, strings.Join(which, " or "))
+	return strings.Join(which, " or ")
 }
 
 // share is the fraction of recorded part x that state covers: of its

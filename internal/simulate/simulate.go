@@ -32,6 +32,9 @@ type Options struct {
 	Frames   int
 	Policy   string // "equalizer" or "adaptive"
 	Seed     int64
+	// Layout, when set, is the layout to show (its name, or its index in
+	// the config): the load-balanced compound it shows is simulated.
+	Layout string
 }
 
 // Summary is the outcome of a run (the --json output).
@@ -87,9 +90,17 @@ func Run(cfg *compound.Config, configName string, opt Options) (*Summary, error)
 	if sc.Sessions {
 		return runSessions(configName, sc, opt), nil
 	}
+	if opt.Layout != "" {
+		if err := cfg.ActivateLayout(opt.Layout); err != nil {
+			return nil, fmt.Errorf("layout %s: %w", opt.Layout, err)
+		}
+	}
 	balanced, sources := Balanced(cfg)
 	if balanced == nil {
 		return nil, nothingToBalance(cfg, configName)
+	}
+	if dest := balanced.Destination(); opt.Layout != "" && dest != nil && !dest.Channel.Showing() {
+		return nil, fmt.Errorf("layout %s of %s balances nothing: it balances %s", opt.Layout, configName, byLayout(cfg, balancedCompounds(cfg), "eqserver simulate"))
 	}
 	show(cfg, balanced)
 	setPolicy(balanced, opt.Policy)
