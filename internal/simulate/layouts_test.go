@@ -145,3 +145,30 @@ func TestALayoutChoosesTheCompoundSimulated(t *testing.T) {
 		t.Error("an unknown layout simulated")
 	}
 }
+
+// A run that showed the balanced compound's layout for a while (eqply's
+// l switches) recorded its sources in some frames only. The replay took
+// the frames after the first recorded one in a row, and replayed the
+// frames of the other layout as sources that took no time.
+func TestAReplaySkipsTheFramesOfAnotherLayout(t *testing.T) {
+	cfg := loadConfig(t, "two-layouts.eqc")
+	balanced, _ := Balanced(cfg)
+	var recs []stats.Record
+	for _, r := range halvesRecorded(t, cfg, balanced.Path(), 40) {
+		if r.Frame < 10 || r.Frame >= 30 {
+			recs = append(recs, r)
+		}
+	}
+	sum, given, err := Replay(loadConfig(t, "two-layouts.eqc"), "two-layouts.eqc", recs, "adaptive")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Frames != 20 || len(given) != 40 {
+		t.Fatalf("%d frames replayed, %d statistics given; want 20 and 40", sum.Frames, len(given))
+	}
+	for _, r := range given {
+		if r.Times.Draw <= 0 {
+			t.Fatalf("frame %d: source %s replayed as drawing in no time", r.Frame, r.Compound)
+		}
+	}
+}

@@ -94,8 +94,9 @@ func Replay(cfg *compound.Config, configName string, recorded []stats.Record, po
 		frames = append(frames, f)
 	}
 	sort.Ints(frames)
-	// replayed frames are the recorded ones in order, from 0
-	first := frames[0]
+	// replayed frame f is the f-th recorded one: a run that showed the
+	// compound's layout for a while (eqply's l) recorded it in some of
+	// its frames only
 	setPolicy(balanced, policy)
 	p := planner.New(cfg)
 	mode := p.Load(balanced).Params.Mode
@@ -107,7 +108,7 @@ func Replay(cfg *compound.Config, configName string, recorded []stats.Record, po
 		return nil, nil, fmt.Errorf("the statistics' sources drew depth ranges (a DB split), but %s's compound %s balances %s (recorded with another config?)", configName, balanced.Path(), mode)
 	}
 	work := func(f, i int, src *compound.Compound, state planner.CompoundState) stats.Record {
-		recs := byFrame[first+f]
+		recs := byFrame[frames[f]]
 		var own *stats.Record
 		for k := range recs {
 			if recs[k].Compound == src.Path() {
