@@ -207,7 +207,11 @@ func (r *report) summary(interrupted bool) *Summary {
 	return sum
 }
 
-// finalSplit describes what each balanced source had in the last frame.
+// finalSplit describes what each balanced source had in the last frame,
+// of the load-balanced compounds that frame drew: those of layouts not
+// shown, which share the shown ones' source channels, said "nothing" of
+// them. A channel that is a source of several such compounds is named
+// with the destination it drew for.
 func (r *report) finalSplit(sum *Summary) {
 	p := r.s.plan
 	if p == nil || r.frames == 0 {
@@ -217,26 +221,45 @@ func (r *report) finalSplit(sum *Summary) {
 	if last == nil {
 		return
 	}
+	var balanced []*compound.Compound
+	sources := map[string]int{}
 	r.s.cfg.Walk(func(c *compound.Compound) {
-		l := p.Load(c)
-		if l == nil {
+		if p.Load(c) == nil || !last[c.Path()].Active {
 			return
 		}
+		balanced = append(balanced, c)
+		for _, ch := range c.Children {
+			sources[sourceName(ch)]++
+		}
+	})
+	for _, c := range balanced {
+		mode := p.Load(c).Params.Mode
 		for _, ch := range c.Children {
 			st := last[ch.Path()]
-			name := ch.Path()
-			if ch.Channel != nil {
-				name = ch.Channel.Label
+			name := sourceName(ch)
+			if sources[name] > 1 {
+				if dest := c.Destination(); dest != nil && dest.Channel != nil {
+					name += " for " + dest.Channel.Label
+				} else {
+					name += " in compound " + c.Path()
+				}
 			}
 			switch {
 			case !st.Active || st.Skip:
 				sum.FinalSplit[name] = "nothing"
-			case l.Params.Mode == "DB":
+			case mode == "DB":
 				sum.FinalSplit[name] = fmt.Sprintf("range [%.3f %.3f)", st.Local.Range.Start, st.Local.Range.End)
 			default:
 				v := st.Local.Viewport
 				sum.FinalSplit[name] = fmt.Sprintf("viewport [%.3f %.3f %.3f %.3f]", v.X, v.Y, v.W, v.H)
 			}
 		}
-	})
+	}
+}
+
+func sourceName(c *compound.Compound) string {
+	if c.Channel != nil {
+		return c.Channel.Label
+	}
+	return c.Path()
 }

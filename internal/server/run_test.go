@@ -1011,3 +1011,35 @@ func TestLogLevelReachesTheClients(t *testing.T) {
 		t.Errorf("--log-level loud: %v\n%s", err, out)
 	}
 }
+
+// The summary's final split is that of the load-balanced compounds the
+// last frame drew. Those of layouts not shown share the shown ones'
+// source channels, and their "nothing" overwrote the sources' splits
+// (1-pipe.LG_CF3D in layout "2D": every source said "nothing"); a channel
+// that is a source of several compounds drawn (a wall balanced across its
+// segments) is named with the destination it drew for.
+func TestTheFinalSplitIsTheShownLayouts(t *testing.T) {
+	bin := binaries(t)
+	for _, tc := range []struct {
+		config, layout string
+		want           []string
+	}{
+		{"1-pipe.LG_CF3D.eqc", "2D", []string{"lchannel.2D.view0", "channel0", "channel1", "channel2"}},
+		{"4-window.all.eqc", "WallLB", []string{"channel1.WallLB.view0", "channel2 for channel1.WallLB.view0", "channel1 for channel4.WallLB.view0", "channel4.WallLB.view0"}},
+	} {
+		t.Run(tc.layout, func(t *testing.T) {
+			cmd := exec.Command(filepath.Join(bin, "eqserver"), "run", "--local", "--null-clients", "--json", "--frames", "6", "--layout", tc.layout, filepath.Join(corpusDir(), tc.config))
+			sum, _ := runSummary(t, cmd, "run")
+			for _, name := range tc.want {
+				if split := sum.FinalSplit[name]; !strings.HasPrefix(split, "viewport [") {
+					t.Errorf("%s: final split %q, want a viewport; all: %v", name, split, sum.FinalSplit)
+				}
+			}
+			for name, split := range sum.FinalSplit {
+				if split == "nothing" {
+					t.Errorf("%s drew nothing in the last frame", name)
+				}
+			}
+		})
+	}
+}
