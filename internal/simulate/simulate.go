@@ -368,9 +368,10 @@ func overlap(a, b compound.Range) float64 {
 
 // Balanced returns the compound a simulation balances, and its children
 // (the sources): the first compound with a load or tree equalizer that
-// draws in a layout shown as the config starts, else the first that draws
-// in any layout (which the simulation shows). It is nil where none draws: a compound of
-// eye CYCLOP on a stereo view draws no eye its view shows.
+// draws in a layout shown as the config starts, else the first that
+// draws in any layout (which the simulation shows). It is nil where none
+// draws: a compound of eye CYCLOP on a stereo view draws no eye its view
+// shows.
 func Balanced(cfg *compound.Config) (*compound.Compound, []*compound.Compound) {
 	all := balancedCompounds(cfg)
 	for _, c := range all {
