@@ -52,6 +52,8 @@ type CompoundInfo struct {
 	Channel string `json:"channel,omitempty"` // ID
 	Label   string `json:"label,omitempty"`
 	What    string `json:"what"` // its tasks and equalizers, in words
+	// Destination is the ID of the destination channel it draws for
+	Destination string `json:"destination,omitempty"`
 }
 
 // Destination is a destination channel: the frames shown.
@@ -76,6 +78,8 @@ type Policy struct {
 	Compound string `json:"compound"`
 	Kind     string `json:"kind"`   // load, tree, ...
 	Policy   string `json:"policy"` // equalizer (Equalizer's) or adaptive (goeq's)
+	// Destination is the ID of the destination channel it balances for
+	Destination string `json:"destination,omitempty"`
 }
 
 // Link is the traffic of one node-to-node link with one codec.
@@ -135,6 +139,10 @@ type state struct {
 	Nodes        []NodeStatus   `json:"nodes"`
 	Links        []Link         `json:"links"`
 	Previews     map[string]int `json:"previews"` // destination -> frame of its latest image
+	// Shown lists the destinations the recent frames drew, in the order of
+	// Destinations: those of a layout not shown draw nothing. It is null
+	// before the first frame.
+	Shown []string `json:"shown"`
 }
 
 // Dashboard is a run's live view.
@@ -144,6 +152,8 @@ type Dashboard struct {
 	previews map[string]preview
 	links    map[[3]string]int64
 	channels map[string]ChannelInfo
+	// drawn is the last frame each destination drew (Shown)
+	drawn map[string]int
 
 	reg       *prometheus.Registry
 	frames    prometheus.Counter
@@ -174,9 +184,15 @@ const maxStreams = 64
 // event waits no longer than this to be written.
 const streamWriteTimeout = 10 * time.Second
 
+// shownFor is how many frames a destination stays shown after the last
+// one it drew: a destination compound drawn in some frames only (a period
+// of its own) does not blink, and one whose layout was switched off goes
+// within a second.
+const shownFor = 8
+
 // New makes the dashboard of a run.
 func New(info Info) *Dashboard {
-	d := &Dashboard{previews: map[string]preview{}, links: map[[3]string]int64{}, channels: map[string]ChannelInfo{},
+	d := &Dashboard{previews: map[string]preview{}, links: map[[3]string]int64{}, channels: map[string]ChannelInfo{}, drawn: map[string]int{},
 		reg: prometheus.NewRegistry(), encodedVersion: -1, streams: make(chan struct{}, maxStreams)}
 	d.st = state{Config: info.Config, Destinations: info.Destinations, Channels: info.Channels, Policies: info.Policies, Compounds: info.Compounds,
 		Frame: -1, Previews: map[string]int{}}
@@ -247,6 +263,7 @@ func (d *Dashboard) Frame(frame int, seconds float64, degraded bool, records []s
 				d.taskSecs.WithLabelValues(r.Channel, label, task).Observe(v / 1000)
 			}
 		}
+		d.drawn[dest] = frame
 		parts = append(parts, part{Compound: r.Compound, Channel: r.Channel, Destination: dest,
 			Viewport: [4]float64{r.Viewport.X, r.Viewport.Y, r.Viewport.W, r.Viewport.H},
 			Range:    [2]float64{r.Range.Start, r.Range.End}, Times: times})
@@ -260,6 +277,12 @@ func (d *Dashboard) Frame(frame int, seconds float64, degraded bool, records []s
 	}
 	d.st.Frame = frame
 	d.st.Parts = parts
+	d.st.Shown = []string{}
+	for _, dst := range d.st.Destinations {
+		if last, ok := d.drawn[dst.ID]; ok && frame-last < shownFor {
+			d.st.Shown = append(d.st.Shown, dst.ID)
+		}
+	}
 	d.st.History = append(d.st.History, point{frame, seconds, imbalance})
 	if len(d.st.History) > history {
 		d.st.History = d.st.History[len(d.st.History)-history:]
@@ -441,8 +464,11 @@ func InfoOf(cfg *compound.Config, name string, policyOf func(*compound.Compound)
 			what = append(what, fmt.Sprintf("%d children", len(c.Children)))
 		}
 		ci.What = strings.Join(what, ", ")
-		info.Compounds = append(info.Compounds, ci)
 		dest := c.Destination()
+		if dest != nil && dest.Channel != nil {
+			ci.Destination = dest.Channel.ID
+		}
+		info.Compounds = append(info.Compounds, ci)
 		if c.Channel == nil || dest == nil || dest.Channel == nil {
 			return
 		}
@@ -459,7 +485,7 @@ func InfoOf(cfg *compound.Config, name string, policyOf func(*compound.Compound)
 		}
 		for _, eq := range c.Equalizers {
 			if eq.Kind == "load" || eq.Kind == "tree" {
-				info.Policies = append(info.Policies, Policy{Compound: c.Path(), Kind: eq.Kind, Policy: policyOf(c)})
+				info.Policies = append(info.Policies, Policy{Compound: c.Path(), Kind: eq.Kind, Policy: policyOf(c), Destination: dest.Channel.ID})
 			}
 		}
 	})

@@ -3,11 +3,17 @@ package dashboard
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/goeq/goeq/internal/compound"
+	"github.com/goeq/goeq/internal/stats"
 )
 
 // openStream opens /events and reads its first event, which says what
@@ -79,5 +85,65 @@ func TestStreamsAreBoundedAndShareOneEncoding(t *testing.T) {
 			t.Fatalf("a stream ended, and another is still refused: %s", resp.Status)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// The page shows the destinations the recent frames drew: a config's
+// destinations of layouts not shown drew nothing, and showed as broken
+// images, with their channels' empty rows in the Gantt chart, beside the
+// layout shown. After a layout switch, the destination switched off goes
+// within shownFor frames.
+func TestShownDestinationsAreTheOnesDrawn(t *testing.T) {
+	m, _, err := compound.Load(filepath.Join("..", "..", "examples", "configs", "two-layouts.eqc"), compound.Options{Getenv: func(string) (string, bool) { return "", false }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := InfoOf(m.Configs[0], "two-layouts.eqc", func(*compound.Compound) string { return "equalizer" })
+	if len(info.Destinations) != 3 {
+		t.Fatalf("%d destinations, want 3 (one in \"whole\", two in \"halves\")", len(info.Destinations))
+	}
+	destOf := map[string]string{}
+	drawnFor := map[string][]stats.Record{}
+	for _, c := range info.Compounds {
+		destOf[c.Path] = c.Destination
+		if c.Channel != "" {
+			drawnFor[c.Destination] = append(drawnFor[c.Destination], stats.Record{Compound: c.Path, Channel: c.Channel})
+		}
+	}
+	d := New(info)
+	shown := func() []string {
+		b, _ := d.snapshot()
+		var st struct{ Shown []string }
+		if err := json.Unmarshal(b, &st); err != nil {
+			t.Fatal(err)
+		}
+		return st.Shown
+	}
+	if got := shown(); got != nil {
+		t.Errorf("before the first frame: shown %v, want null (all)", got)
+	}
+	whole, halves := info.Destinations[0].ID, []string{info.Destinations[1].ID, info.Destinations[2].ID}
+	frame := 0
+	draw := func(dests ...string) {
+		var recs []stats.Record
+		for _, dst := range dests {
+			recs = append(recs, drawnFor[dst]...)
+		}
+		d.Frame(frame, 0.02, false, recs, func(path string) string { return destOf[path] })
+		frame++
+	}
+	draw(whole)
+	if got := shown(); !slices.Equal(got, []string{whole}) {
+		t.Errorf("frame of \"whole\": shown %v, want [%s]", got, whole)
+	}
+	for range shownFor - 1 {
+		draw(halves...)
+	}
+	if got := shown(); !slices.Equal(got, append([]string{whole}, halves...)) {
+		t.Errorf("%d frames after a switch: shown %v, want all three", shownFor-1, got)
+	}
+	draw(halves...)
+	if got := shown(); !slices.Equal(got, halves) {
+		t.Errorf("%d frames after a switch: shown %v, want %v", shownFor, got, halves)
 	}
 }

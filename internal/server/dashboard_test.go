@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -42,59 +43,8 @@ func TestDashboardInABrowser(t *testing.T) {
 	}
 	dir := t.TempDir()
 	statsPath := filepath.Join(dir, "stats.jsonl")
-	cmd := exec.Command(filepath.Join(binaries(t), "eqserver"), "run", "--local", "--frames", "100000", "--triangles", "20000",
-		"--http", "127.0.0.1:0", "--stats", statsPath, config("2d-lb-4.eqc"))
-	cmd.Env = testEnv()
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	urls := make(chan string, 1)
-	var logged strings.Builder
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			logged.WriteString(sc.Text() + "\n")
-			if m := regexp.MustCompile(`dashboard on (http://[0-9.:]+/)`).FindStringSubmatch(sc.Text()); m != nil {
-				urls <- m[1]
-			}
-		}
-		exited <- cmd.Wait()
-	}()
-	defer func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-exited
-		}
-	}()
-	var url string
-	select {
-	case url = <-urls:
-	case err := <-exited:
-		t.Fatalf("eqserver ended: %v\n%s", err, logged.String())
-	case <-time.After(30 * time.Second):
-		t.Fatal("no dashboard address logged")
-	}
-
-	// Chromium's profile and its singleton socket directory go into the
-	// test's own directory: left to themselves, the socket's stayed in
-	// the system's temporary directory after every run
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browser), chromedp.NoSandbox,
-		chromedp.WindowSize(1100, 900), chromedp.Flag("disable-gpu", true),
-		chromedp.UserDataDir(t.TempDir()), chromedp.Env("TMPDIR="+t.TempDir()))
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancelTime := context.WithTimeout(ctx, 90*time.Second)
-	defer cancelTime()
+	url, logged := startDashboardRun(t, "--triangles", "20000", "--stats", statsPath, config("2d-lb-4.eqc"))
+	ctx := browse(t, browser)
 
 	// live updates: the frame number the page shows moves on, and the
 	// destination's image has loaded
@@ -102,7 +52,7 @@ func TestDashboardInABrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`Number(document.body.dataset.frame) >= 5 && !!document.querySelector(".dest img") && document.querySelector(".dest img").naturalWidth > 0`)); err != nil {
-		t.Fatalf("the page did not come alive: %v\n%s", err, logged.String())
+		t.Fatalf("the page did not come alive: %v\n%s", err, logged())
 	}
 	first, err := chromedp.Run(ctx, chromedp.Evaluate[int](`Number(document.body.dataset.frame)`))
 	if err != nil {
@@ -211,6 +161,134 @@ func TestDashboardInABrowser(t *testing.T) {
 		t.Errorf("goeq_frames_total went from %g to %g", before, after)
 	}
 	t.Logf("the page showed frame %d with %d parts; %d channels", frame, len(look.Splits), len(channels))
+}
+
+// The page shows the layout the run shows: two-layouts.eqc in "halves"
+// has three destinations, one of them in "whole", which drew nothing and
+// showed as a broken image, its channel's empty row in the Gantt chart
+// and its compounds as if they drew. Null clients draw nothing, so the
+// page is what the plan and the statistics make of it.
+func TestDashboardShowsTheLayoutShown(t *testing.T) {
+	browser, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Fatal("chromium is needed (make test installs it)")
+	}
+	url, logged := startDashboardRun(t, "--null-clients", "--layout", "halves", config("two-layouts.eqc"))
+	ctx := browse(t, browser)
+	if _, err := chromedp.Run(ctx, chromedp.Navigate(url)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`Number(document.body.dataset.frame) >= 5`)); err != nil {
+		t.Fatalf("the page did not come alive: %v\n%s", err, logged())
+	}
+	type lookType struct {
+		Shown, Hidden, Rows, Idle, Drawing []string
+	}
+	look, err := chromedp.Run(ctx, chromedp.Evaluate[lookType](`(() => {
+		const dests = [...document.querySelectorAll(".dest")];
+		const tree = [...document.querySelectorAll("#tree li")];
+		return {
+			Shown: dests.filter(d => !d.hidden && d.offsetHeight > 0).map(d => d.querySelector(".label").textContent),
+			Hidden: dests.filter(d => d.hidden && d.offsetHeight === 0).map(d => d.querySelector(".label").textContent),
+			Rows: [...document.querySelectorAll("#gantt g.row text:first-of-type")].map(t => t.textContent),
+			Idle: tree.filter(li => li.classList.contains("idle")).map(li => li.dataset.path),
+			Drawing: tree.filter(li => !li.classList.contains("idle")).map(li => li.dataset.path),
+		};
+	})()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range append(look.Shown, look.Hidden...) {
+		if strings.Contains(d, "whole") != slices.Contains(look.Hidden, d) {
+			t.Errorf("destinations shown %v, hidden %v: want those of \"halves\" shown", look.Shown, look.Hidden)
+			break
+		}
+	}
+	if len(look.Shown) != 2 || len(look.Hidden) != 1 {
+		t.Errorf("destinations shown %v, hidden %v: want 2 and 1", look.Shown, look.Hidden)
+	}
+	for _, r := range look.Rows {
+		if strings.Contains(r, "whole") {
+			t.Errorf("the Gantt chart has a row of the layout not shown: %v", look.Rows)
+		}
+	}
+	if len(look.Idle) == 0 || len(look.Drawing) == 0 {
+		t.Errorf("compounds shown as idle %v and drawing %v: want some of each", look.Idle, look.Drawing)
+	}
+}
+
+// startDashboardRun starts an endless eqserver run --local with --http
+// and the given arguments, which it ends when the test does; it returns
+// the dashboard's address and what the run logged so far.
+func startDashboardRun(t *testing.T, args ...string) (url string, logged func() string) {
+	t.Helper()
+	args = append([]string{"run", "--local", "--frames", "100000", "--http", "127.0.0.1:0"}, args...)
+	cmd := exec.Command(filepath.Join(binaries(t), "eqserver"), args...)
+	cmd.Env = testEnv()
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	urls := make(chan string, 1)
+	var mu sync.Mutex
+	var log strings.Builder
+	logged = func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return log.String()
+	}
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			mu.Lock()
+			log.WriteString(sc.Text() + "\n")
+			mu.Unlock()
+			if m := regexp.MustCompile(`dashboard on (http://[0-9.:]+/)`).FindStringSubmatch(sc.Text()); m != nil {
+				urls <- m[1]
+			}
+		}
+		exited <- cmd.Wait()
+	}()
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-exited
+		}
+	})
+	select {
+	case url = <-urls:
+	case err := <-exited:
+		t.Fatalf("eqserver ended: %v\n%s", err, logged())
+	case <-time.After(30 * time.Second):
+		t.Fatal("no dashboard address logged")
+	}
+	return url, logged
+}
+
+// browse starts headless Chromium for the test: its context, which ends
+// with the test or after 90 s.
+func browse(t *testing.T, browser string) context.Context {
+	t.Helper()
+	// Chromium's profile and its singleton socket directory go into the
+	// test's own directory: left to themselves, the socket's stayed in
+	// the system's temporary directory after every run
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browser), chromedp.NoSandbox,
+		chromedp.WindowSize(1100, 900), chromedp.Flag("disable-gpu", true),
+		chromedp.UserDataDir(t.TempDir()), chromedp.Env("TMPDIR="+t.TempDir()))
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancelAlloc)
+	ctx, cancel := chromedp.NewContext(actx)
+	t.Cleanup(cancel)
+	ctx, cancelTime := context.WithTimeout(ctx, 90*time.Second)
+	t.Cleanup(cancelTime)
+	return ctx
 }
 
 // colourSpread is the largest difference of a colour channel between the

@@ -13,6 +13,12 @@ function el(tag, attrs, parent) {
   return e;
 }
 
+// shown says whether the recent frames drew destination id: those of a
+// layout not shown draw nothing (all are, before the first frame)
+function shown(st, id) {
+  return !st.shown || st.shown.includes(id);
+}
+
 function colorOf(st, channel, dest) {
   const c = st.channels.find((c) => c.id === channel && c.destination === dest);
   return c ? c.color : "#fff";
@@ -31,11 +37,12 @@ function drawFrames(st) {
       div.querySelector(".label").textContent = d.label;
       box.appendChild(div);
     }
+    div.hidden = !shown(st, d.id);
     const img = div.querySelector("img");
-    const shown = st.previews[d.id];
-    if (shown !== undefined && img.dataset.frame !== String(shown)) {
-      img.dataset.frame = shown;
-      img.src = `frame?id=${encodeURIComponent(d.id)}&f=${shown}`;
+    const latest = st.previews[d.id];
+    if (latest !== undefined && img.dataset.frame !== String(latest)) {
+      img.dataset.frame = latest;
+      img.src = `frame?id=${encodeURIComponent(d.id)}&f=${latest}`;
     }
     const svg = div.querySelector("svg");
     svg.replaceChildren();
@@ -62,12 +69,12 @@ function drawFrames(st) {
   });
 }
 
-// the Gantt chart: one row per channel, its tasks of the last frame in
-// order
+// the Gantt chart: one row per channel of a destination shown, its tasks
+// of the last frame in order
 function drawGantt(st) {
   const svg = $("gantt"), rowH = 20, labelW = 220, width = 900;
   svg.replaceChildren();
-  const rows = st.channels.map((c) => {
+  const rows = st.channels.filter((c) => shown(st, c.destination)).map((c) => {
     const sum = {};
     for (const p of st.parts) {
       if (p.channel !== c.id || p.destination !== c.destination) continue;
@@ -147,6 +154,7 @@ function drawTree(st) {
       if (a > 0 || b < 1) text += ` range [${a.toFixed(3)} ${b.toFixed(3)}]`;
     }
     li.textContent = text;
+    li.classList.toggle("idle", !!c.destination && !shown(st, c.destination));
     if (part) {
       const sw = document.createElement("i");
       sw.className = "swatch";
@@ -177,7 +185,7 @@ function show(st) {
     const rate = prev !== undefined && dt > 0 ? `${human((l.bytes - prev) / dt)}/s` : "";
     return [l.from, l.to, l.codec, human(l.bytes), rate];
   }));
-  fillTable("policies", (st.policies || []).map((p) => [p.compound, p.kind, p.policy]));
+  fillTable("policies", (st.policies || []).filter((p) => shown(st, p.destination)).map((p) => [p.compound, p.kind, p.policy]));
   document.body.dataset.frame = st.frame;
   last = st;
   lastTime = now;
