@@ -207,24 +207,31 @@ func (r *report) summary(interrupted bool) *Summary {
 	return sum
 }
 
-// finalSplit describes what each balanced source had in the last frame,
-// of the load-balanced compounds that frame drew: those of layouts not
-// shown, which share the shown ones' source channels, said "nothing" of
-// them. A channel that is a source of several such compounds is named
-// with the destination it drew for.
+// finalSplit describes what each balanced source had in the last frame
+// its compound drew, of the load-balanced compounds the last frames drew
+// (a DPlex compound draws every other frame). Those of layouts not shown
+// share the shown ones' source channels, and would say "nothing" of them.
+// A channel that is a source of several compounds is named with the
+// destination it drew for.
 func (r *report) finalSplit(sum *Summary) {
 	p := r.s.plan
 	if p == nil || r.frames == 0 {
 		return
 	}
-	last := p.Planned(r.lastFrame)
-	if last == nil {
-		return
-	}
+	planned := map[*compound.Compound]map[string]planner.CompoundState{}
 	var balanced []*compound.Compound
 	sources := map[string]int{}
 	r.s.cfg.Walk(func(c *compound.Compound) {
-		if p.Load(c) == nil || !last[c.Path()].Active {
+		if p.Load(c) == nil {
+			return
+		}
+		for f := r.lastFrame; f > r.lastFrame-splitFrames; f-- {
+			if states := p.Planned(f); states != nil && states[c.Path()].Active {
+				planned[c] = states
+				break
+			}
+		}
+		if planned[c] == nil {
 			return
 		}
 		balanced = append(balanced, c)
@@ -235,7 +242,7 @@ func (r *report) finalSplit(sum *Summary) {
 	for _, c := range balanced {
 		mode := p.Load(c).Params.Mode
 		for _, ch := range c.Children {
-			st := last[ch.Path()]
+			st := planned[c][ch.Path()]
 			name := sourceName(ch)
 			if sources[name] > 1 {
 				if dest := c.Destination(); dest != nil && dest.Channel != nil {
@@ -256,6 +263,10 @@ func (r *report) finalSplit(sum *Summary) {
 		}
 	}
 }
+
+// splitFrames is how far back the final split looks for a frame each
+// load-balanced compound drew: a period of a time-multiplexed compound.
+const splitFrames = 16
 
 func sourceName(c *compound.Compound) string {
 	if c.Channel != nil {

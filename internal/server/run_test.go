@@ -1017,7 +1017,9 @@ func TestLogLevelReachesTheClients(t *testing.T) {
 // source channels, and their "nothing" overwrote the sources' splits
 // (1-pipe.LG_CF3D in layout "2D": every source said "nothing"); a channel
 // that is a source of several compounds drawn (a wall balanced across its
-// segments) is named with the destination it drew for.
+// segments) is named with the destination it drew for; and a compound
+// that draws every other frame (DPlex) has the split of the last frame it
+// drew.
 func TestTheFinalSplitIsTheShownLayouts(t *testing.T) {
 	bin := binaries(t)
 	for _, tc := range []struct {
@@ -1026,8 +1028,10 @@ func TestTheFinalSplitIsTheShownLayouts(t *testing.T) {
 	}{
 		{"1-pipe.LG_CF3D.eqc", "2D", []string{"lchannel.2D.view0", "channel0", "channel1", "channel2"}},
 		{"4-window.all.eqc", "WallLB", []string{"channel1.WallLB.view0", "channel2 for channel1.WallLB.view0", "channel1 for channel4.WallLB.view0", "channel4.WallLB.view0"}},
+		// each phase's compound draws every other frame
+		{"7-window.DPLEX.2D.lb.eqc", "0", []string{"channel-even-1", "channel-even-2", "channel-odd-1", "channel-odd-2"}},
 	} {
-		t.Run(tc.layout, func(t *testing.T) {
+		t.Run(tc.config, func(t *testing.T) {
 			cmd := exec.Command(filepath.Join(bin, "eqserver"), "run", "--local", "--null-clients", "--json", "--frames", "6", "--layout", tc.layout, filepath.Join(corpusDir(), tc.config))
 			sum, _ := runSummary(t, cmd, "run")
 			for _, name := range tc.want {
