@@ -46,7 +46,7 @@ const usage = `usage:
                                      every picture: exit 1, saying where, when any differs
   eqserver simulate --report DIR [--configs DIR]
                                      every scenario, both policies: DIR/balance.md and plots
-  eqserver replay --config FILE [--policy equalizer|adaptive] [--json] STATS.jsonl
+  eqserver replay --config FILE [--policy equalizer|adaptive] [--compound PATH] [--json] STATS.jsonl
                                      how each policy would have balanced a recorded run
                                      (run --stats) of FILE
 `
@@ -352,6 +352,7 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	config := fs.String("config", "", "the .eqc config the run was recorded with")
 	policy := fs.String("policy", "", "equalizer (Equalizer's) or adaptive (goeq's); default both")
+	compoundPath := fs.String("compound", "", "the load-balanced compound to replay, by its path (as explain prints it); default the one the statistics have most records of")
 	asJSON := fs.Bool("json", false, "print the summaries as JSON")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -387,7 +388,7 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 		if m == nil {
 			return 1
 		}
-		sum, _, err := simulate.Replay(m.Configs[0], filepath.Base(*config), recorded, pol)
+		sum, _, err := simulate.ReplayCompound(m.Configs[0], filepath.Base(*config), recorded, pol, *compoundPath)
 		if err != nil {
 			fmt.Fprintf(stderr, "eqserver replay: %v\n", err)
 			return 1
@@ -402,7 +403,11 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	fmt.Fprintf(stdout, "%s: %d recorded frames of %s replayed\n\n", fs.Arg(0), sums[0].Frames, filepath.Base(*config))
+	fmt.Fprintf(stdout, "%s: %d recorded frames of %s's compound %s replayed\n", fs.Arg(0), sums[0].Frames, filepath.Base(*config), sums[0].Compound)
+	for _, other := range sums[0].AlsoRecorded {
+		fmt.Fprintf(stdout, "(the statistics also have compound %s: --compound %s replays it)\n", other, other)
+	}
+	fmt.Fprintln(stdout)
 	fmt.Fprint(stdout, simulate.TableHeader)
 	for _, s := range sums {
 		fmt.Fprint(stdout, s.TableRow())

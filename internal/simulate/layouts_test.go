@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -66,18 +67,38 @@ func TestAReplayShowsTheLayoutItWasRecordedIn(t *testing.T) {
 }
 
 // Where a config balances compounds in several layouts, the replay takes
-// the one the statistics recorded. It took the first in the config,
-// which in 1-pipe.LG_CF3D draws no eye of its stereo view, and refused
-// every recording.
+// the one the statistics recorded most, or the one asked for
+// (ReplayCompound; eqserver replay --compound). It took the first in the
+// config, which in 1-pipe.LG_CF3D draws no eye of its stereo view, and
+// refused every recording. Layout "2D" there balances two compounds, one
+// per eye.
 func TestAReplayBalancesTheCompoundItRecorded(t *testing.T) {
-	recs := halvesRecorded(t, loadCorpusConfig(t, "1-pipe.LG_CF3D.eqc"), "5", 20)
-	_, given, err := Replay(loadCorpusConfig(t, "1-pipe.LG_CF3D.eqc"), "1-pipe.LG_CF3D.eqc", recs, "adaptive")
+	cfg := loadCorpusConfig(t, "1-pipe.LG_CF3D.eqc")
+	recs := append(halvesRecorded(t, cfg, "5", 20), halvesRecorded(t, cfg, "4", 10)...)
+	sum, given, err := Replay(loadCorpusConfig(t, "1-pipe.LG_CF3D.eqc"), "1-pipe.LG_CF3D.eqc", recs, "adaptive")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if sum.Compound != "5" || !slices.Equal(sum.AlsoRecorded, []string{"4"}) || sum.Frames != 20 {
+		t.Errorf("replayed compound %s over %d frames, also recorded %v; want 5, 20 and [4]", sum.Compound, sum.Frames, sum.AlsoRecorded)
 	}
 	for _, r := range given {
 		if !strings.HasPrefix(r.Compound, "5.") {
 			t.Fatalf("the replay balanced compound %s", r.Compound)
+		}
+	}
+	sum, given, err = ReplayCompound(loadCorpusConfig(t, "1-pipe.LG_CF3D.eqc"), "1-pipe.LG_CF3D.eqc", recs, "equalizer", "4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Compound != "4" || sum.Frames != 10 || len(given) == 0 || !strings.HasPrefix(given[0].Compound, "4.") {
+		t.Errorf("--compound 4 replayed compound %s over %d frames", sum.Compound, sum.Frames)
+	}
+	// compound 3 balances a channel of eye CYCLOP on a stereo view, 7 is
+	// in another layout
+	for path, want := range map[string]string{"3": "has no load-balanced compound 3 that draws", "7": "the statistics have no source of compound 7"} {
+		if _, _, err := ReplayCompound(loadCorpusConfig(t, "1-pipe.LG_CF3D.eqc"), "1-pipe.LG_CF3D.eqc", recs, "equalizer", path); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("--compound %s: %v", path, err)
 		}
 	}
 	// a recording of no balanced compound names the layouts that have one

@@ -72,11 +72,21 @@ func ReadStats(r io.Reader) (recs []stats.Record, cut string, err error) {
 // policy also follows when each node finished its frames, which the
 // replay times as the simulator does). It returns the summary and the
 // statistics it gave, whose viewports and ranges are its decisions.
+//
+// It replays the load-balanced compound whose sources the statistics
+// have most records of; ReplayCompound replays another.
 func Replay(cfg *compound.Config, configName string, recorded []stats.Record, policy string) (*Summary, []stats.Record, error) {
+	return ReplayCompound(cfg, configName, recorded, policy, "")
+}
+
+// ReplayCompound is Replay of the load-balanced compound at path (""
+// for the one recorded most): a layout that balances several (a wall's
+// segments, each eye's channel) records them all.
+func ReplayCompound(cfg *compound.Config, configName string, recorded []stats.Record, policy, path string) (*Summary, []stats.Record, error) {
 	if policy != "equalizer" && policy != "adaptive" {
 		return nil, nil, fmt.Errorf("unknown policy %q (equalizer or adaptive)", policy)
 	}
-	balanced, byFrame, err := recordedBalanced(cfg, configName, recorded)
+	balanced, byFrame, also, err := recordedBalanced(cfg, configName, recorded, path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -136,7 +146,7 @@ func Replay(cfg *compound.Config, configName string, recorded []stats.Record, po
 		r.Times.Draw = dur(draw)
 		return r
 	}
-	sum := &Summary{Config: configName, Scenario: "replay", Policy: policy, Frames: len(frames)}
+	sum := &Summary{Config: configName, Scenario: "replay", Policy: policy, Frames: len(frames), Compound: balanced.Path(), AlsoRecorded: also}
 	given, err := drive(cfg, p, balanced, sources, db, len(frames), sum, work, true)
 	if err != nil {
 		return nil, nil, err
@@ -144,20 +154,21 @@ func Replay(cfg *compound.Config, configName string, recorded []stats.Record, po
 	return sum, given, nil
 }
 
-// recordedBalanced is the load-balanced compound of cfg whose sources the
-// statistics have most records of, and those records by frame. A source
-// is known by its compound and its channel: compound paths alone are
-// positions, which another config's tree may share. A run records the
-// compounds of the layout it showed, which may be another than the one
-// the config starts in.
-func recordedBalanced(cfg *compound.Config, configName string, recorded []stats.Record) (*compound.Compound, map[int][]stats.Record, error) {
+// recordedBalanced is the load-balanced compound of cfg at path, or
+// where path is "" the one whose sources the statistics have most records
+// of; those records by frame; and the other balanced compounds the
+// statistics have sources of. A source is known by its compound and its
+// channel: compound paths alone are positions, which another config's
+// tree may share. A run records the compounds of the layout it showed,
+// which may be another than the one the config starts in.
+func recordedBalanced(cfg *compound.Config, configName string, recorded []stats.Record, path string) (*compound.Compound, map[int][]stats.Record, []string, error) {
 	all := balancedCompounds(cfg)
 	if len(all) == 0 {
-		return nil, nil, nothingToBalance(cfg, configName)
+		return nil, nil, nil, nothingToBalance(cfg, configName)
 	}
-	var best *compound.Compound
-	var bestFrames map[int][]stats.Record
-	bestCount := 0
+	var chosen *compound.Compound
+	var chosenFrames map[int][]stats.Record
+	counts := map[*compound.Compound]int{}
 	for _, c := range all {
 		sourceChannel := map[string]string{}
 		for _, s := range c.Children {
@@ -165,21 +176,34 @@ func recordedBalanced(cfg *compound.Config, configName string, recorded []stats.
 				sourceChannel[s.Path()] = s.Channel.ID
 			}
 		}
-		byFrame, count := map[int][]stats.Record{}, 0
+		byFrame := map[int][]stats.Record{}
 		for _, r := range recorded {
 			if ch, ok := sourceChannel[r.Compound]; ok && ch == r.Channel {
 				byFrame[r.Frame] = append(byFrame[r.Frame], r)
-				count++
+				counts[c]++
 			}
 		}
-		if count > bestCount {
-			best, bestFrames, bestCount = c, byFrame, count
+		if path == c.Path() || path == "" && counts[c] > counts[chosen] {
+			chosen, chosenFrames = c, byFrame
 		}
 	}
-	if best != nil {
-		return best, bestFrames, nil
+	switch {
+	case path != "" && chosen == nil:
+		return nil, nil, nil, fmt.Errorf("%s has no load-balanced compound %s that draws: it balances %s", configName, path, byLayout(cfg, all, "eqserver run"))
+	case chosen == nil || counts[chosen] == 0:
+		what := "a load-balanced compound"
+		if path != "" {
+			what = "compound " + path
+		}
+		return nil, nil, nil, fmt.Errorf("the statistics have no source of %s of %s: record a run that shows %s; or they were recorded with another config", what, configName, byLayout(cfg, all, "eqserver run"))
 	}
-	return nil, nil, fmt.Errorf("the statistics have no source of a load-balanced compound of %s: record a run that shows %s; or they were recorded with another config", configName, byLayout(cfg, all, "eqserver run"))
+	var also []string
+	for _, c := range all {
+		if c != chosen && counts[c] > 0 {
+			also = append(also, c.Path())
+		}
+	}
+	return chosen, chosenFrames, also, nil
 }
 
 // byLayout names compounds by the layout that shows them, in config

@@ -51,6 +51,10 @@ type Summary struct {
 	JitterPct      float64 `json:"jitter_pct"`      // std of split positions in steady state, % of the viewport/range
 	Efficiency     float64 `json:"efficiency"`      // busy time / (sources x frame time), a shared renderer once
 	DataMoved      float64 `json:"data_moved"`      // range units per frame (DB)
+	// Compound is the load-balanced compound a replay balanced, and
+	// AlsoRecorded the others whose sources its statistics have.
+	Compound     string   `json:"compound,omitempty"`
+	AlsoRecorded []string `json:"also_recorded,omitempty"`
 	// Per-frame series for plots.
 	Series []FrameSample `json:"-"`
 }
