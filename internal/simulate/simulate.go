@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -459,10 +460,8 @@ func layoutOf(cfg *compound.Config, c *compound.Compound) string {
 	if l.Name != "" {
 		return l.Name
 	}
-	for i, x := range cfg.Layouts {
-		if x == l {
-			return fmt.Sprint(i)
-		}
+	if i := slices.Index(cfg.Layouts, l); i >= 0 {
+		return fmt.Sprint(i)
 	}
 	return ""
 }
