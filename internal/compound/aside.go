@@ -1,5 +1,7 @@
 package compound
 
+import "slices"
+
 // drawAside gives each part of a pixel, subpixel or zoom decomposition
 // that its destination's channel draws itself (a leaf of that channel
 // with no output frame) a frame to the nearest ancestor assembling on the
@@ -98,6 +100,12 @@ func blendRanges(cfg *Config) {
 		}
 		sendAside(c, to)
 	})
+}
+
+// drawsTiles reports whether c has a tile equalizer of 2D tiles, which its
+// children draw at full size whatever their zoom or c's.
+func drawsTiles(c *Compound) bool {
+	return slices.ContainsFunc(c.Equalizers, func(eq *Equalizer) bool { return eq.Kind == "tile" && eq.ChunkDB == 0 })
 }
 
 // drawsChunks reports whether c draws the database chunks of a tile

@@ -608,6 +608,27 @@ func TestCheckWarnsAboutALoadEqualizerBesideTiles(t *testing.T) {
 	}
 }
 
+// Sources draw the tiles they take at full size: a zoom on them, or on
+// the compound whose tiles they take, changes nothing, and check says so
+// where it is written. A database chunk queue's sources draw zoomed.
+func TestCheckWarnsAboutZoomedTiles(t *testing.T) {
+	src := `config {
+    appNode { pipe { window { viewport [ 0 0 320 240 ] channel { name "dest" } channel { name "src" } channel { name "src2" } } } }
+    compound { channel "dest" tile_equalizer {} zoom [ 2 2 ]
+        compound { zoom [ 0.5 1 ] }
+        compound { channel "src" zoom [ 0.5 0.5 ] outputframe {} }
+        inputframe { name "frame.src" } }
+    compound { channel "src2" tile_equalizer { size 0.1 }
+        compound { zoom [ 0.5 0.5 ] } }
+}`
+	_, got := resolveWarned(t, "tiles.eqc", src)
+	const noEffect = "zoom beside or under a tile_equalizer has no effect: the sources draw the tiles they take at full size"
+	want := []string{"tiles.eqc:3:49: " + noEffect, "tiles.eqc:4:20: " + noEffect, "tiles.eqc:5:34: " + noEffect}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("warnings:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
 // A compound that draws on another channel than its destination's and
 // sends no output frame shows its pixels on its own channel alone. Where
 // it cannot become that channel's destination (an equalizer above divides

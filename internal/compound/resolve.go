@@ -997,11 +997,16 @@ func (r *resolver) checkShares(cfg *Config) {
 			return
 		}
 		share := dest.Channel.PixelViewport.Apply(c.Viewport.RelativeTo(dest.Viewport))
-		w, h := int(float64(share.W)*c.Zoom.X+0.5), int(float64(share.H)*c.Zoom.Y+0.5)
+		zoom := c.Zoom
+		if c.Parent != nil && drawsTiles(c.Parent) {
+			// its tiles, drawn at full size, lie anywhere in its parent's share
+			share, zoom = dest.Channel.PixelViewport.Apply(c.Parent.Viewport.RelativeTo(dest.Viewport)), Zoom{1, 1}
+		}
+		w, h := int(float64(share.W)*zoom.X+0.5), int(float64(share.H)*zoom.Y+0.5)
 		if c.Parent != nil && hasLoadEqualizer(c.Parent) {
 			// a load equalizer may give the source all of its parent's share
 			p := dest.Channel.PixelViewport.Apply(c.Parent.Viewport.RelativeTo(dest.Viewport))
-			w, h = max(w, int(float64(p.W)*c.Zoom.X+0.5)), max(h, int(float64(p.H)*c.Zoom.Y+0.5))
+			w, h = max(w, int(float64(p.W)*zoom.X+0.5)), max(h, int(float64(p.H)*zoom.Y+0.5))
 		}
 		own := c.Channel.PixelViewport
 		limit := ""
@@ -1625,6 +1630,7 @@ type compoundData struct {
 	pixel                  Pixel
 	subpixel               Subpixel
 	zoom                   Zoom
+	zoomPos                lexer.Position
 	period, phase          int // -1: not set
 	frustum                *Wall
 	outputFrames, inFrames []*configparser.Frame
@@ -1682,7 +1688,7 @@ func (r *resolver) compound(c *configparser.Compound, parent *Compound, cfg *Con
 			d.phase = int(num(f.Phase.Raw))
 		case f.Zoom != nil:
 			v := floats(f.Zoom.V)
-			d.zoom = Zoom{v[0], v[1]}
+			d.zoom, d.zoomPos = Zoom{v[0], v[1]}, f.Pos
 			if v[0] <= 0 || v[1] <= 0 || v[0] > MaxFramebuffer || v[1] > MaxFramebuffer {
 				// a pixel zoomed by more is wider than any framebuffer
 				r.errorf(f.Zoom.Pos, "zoom [ %g %g ] must be positive and at most %d", v[0], v[1], MaxFramebuffer)
@@ -1770,6 +1776,9 @@ func (r *resolver) compound(c *configparser.Compound, parent *Compound, cfg *Con
 				}
 			}
 		}
+	}
+	if d.zoom != (Zoom{1, 1}) && (drawsTiles(out) || parent != nil && drawsTiles(parent)) {
+		r.warnf(d.zoomPos, "zoom beside or under a tile_equalizer has no effect: the sources draw the tiles they take at full size")
 	}
 	if tiled && splitAt.Line > 0 {
 		r.warnf(splitAt, "a load or tree equalizer beside a tile_equalizer has no effect: the sources draw the tiles they take from the queue, whatever part it gives them (as in Equalizer)")

@@ -744,18 +744,23 @@ func compose(c *compound.Compound, parent *CompoundState, states map[string]Comp
 		}
 	} else {
 		local := s.Local
-		if tileEqualizer(c.Parent) != nil {
+		s.Zoom = compound.Zoom{X: parent.Zoom.X * s.Local.Zoom.X, Y: parent.Zoom.Y * s.Local.Zoom.Y}
+		if eq := tileEqualizer(c.Parent); eq != nil {
 			// a tile carries its place, frustum and range: a source
 			// draws the tiles it takes of its parent, whatever part a
 			// viewport or a load equalizer gives it (as in Equalizer)
 			local.Viewport, local.Range = compound.FullViewport, compound.FullRange
+			if eq.ChunkDB == 0 {
+				// and at full size whatever its zoom, each at its place
+				// in the region, which the clear then covers
+				s.Zoom = compound.Zoom{X: 1, Y: 1}
+			}
 		}
 		s.Viewport = parent.Viewport.Apply(local.Viewport)
 		s.Range = parent.Range.Apply(local.Range)
 		s.Share = parent.Share.Apply(local.Viewport)
 		s.Pixel = rebase(parent.Pixel, s.Share.X-parent.Share.X, s.Share.Y-parent.Share.Y).Apply(s.Local.Pixel)
 		s.Subpixel = parent.Subpixel.Apply(s.Local.Subpixel)
-		s.Zoom = compound.Zoom{X: parent.Zoom.X * s.Local.Zoom.X, Y: parent.Zoom.Y * s.Local.Zoom.Y}
 		s.Active = s.Active && parent.Active
 		s.Skip = s.Skip || parent.Skip && c.Channel == nil
 	}

@@ -409,6 +409,13 @@ func TestGeneratedCompoundTreesMatchTheReference(t *testing.T) {
         compound { load_equalizer { mode DB } ` + source(0, "") + source(1, "") + ` }
         compound { load_equalizer { mode DB } ` + source(2, "") + source(3, "") + ` }
         ` + inputFrames(4)
+	// tiles taken by zoomed sources, which draw them at full size: the
+	// sources cleared their zoomed region alone, and a stereo pair's
+	// second eye drew its tiles outside it over the first eye's (zoom
+	// on random trees, seed 40)
+	zoomedTiles := `task [ CLEAR ASSEMBLE ]
+        compound { tile_equalizer { size [ 64 64 ] } ` + source(0, "zoom [ 0.5 0.5 ]") + source(1, "zoom [ 2 1 ]") + ` }
+        ` + inputFrames(2)
 	for _, c := range []struct {
 		name string
 		g    generated
@@ -445,6 +452,7 @@ func TestGeneratedCompoundTreesMatchTheReference(t *testing.T) {
 		{"subpixels-of-two-sizes-in-db-256x240", generated{w: 256, h: 240, sources: 5}, subpixelsOfTwoSizesInDB},
 		{"balanced-2d-in-subpixels-301x157", generated{w: 301, h: 157, sources: 4}, balanced2DInSubpixels},
 		{"tiles-in-pixels-stereo-80x125", generated{w: 80, h: 125, sources: 3, stereo: true}, tilesInPixels},
+		{"zoomed-tiles-stereo-256x240", generated{w: 256, h: 240, sources: 2, stereo: true}, zoomedTiles},
 		{"eyes-333x177", generated{w: 333, h: 177, sources: 4, stereo: true}, eyes},
 		{"alternating-333x177", generated{w: 333, h: 177, sources: 2}, alternating},
 		{"eye-phase-shown-mono-265x181", generated{w: 265, h: 181, sources: 4}, eyePhase},
