@@ -295,8 +295,10 @@ type Planner struct {
 	// asides hold the tasks stand-ins run for each lost channel in the
 	// frame being planned: a plan of their own, so that they and the
 	// stand-in's own tasks wait for each other's frames as two channels
-	// would, each lost channel's past the last one's pixels (placeAsides)
-	asides map[*compound.Channel]*ChannelPlan
+	// would, each lost channel's past the last one's pixels (placeAsides).
+	// A channel that is a source of two destinations has a stand-in in
+	// each, and a plan in each.
+	asides map[aside]*ChannelPlan
 	seq    int // task sequence of the frame being planned
 	// compounds is how many the config has (a frame's states, sized once)
 	compounds int
@@ -343,7 +345,7 @@ func New(cfg *compound.Config) *Planner {
 	p := &Planner{cfg: cfg, loads: map[*compound.Compound]*equalizer.Load{}, trees: map[*compound.Compound]bool{},
 		views: map[*compound.Compound]*equalizer.View{}, dfrs: map[*compound.Compound]*equalizer.DFR{},
 		framerate: map[*compound.Compound]*equalizer.Framerate{}, usage: map[*compound.Compound]float64{},
-		history: map[int]map[string]CompoundState{}, down: map[*compound.Channel]bool{}, standIns: map[*compound.Compound]*compound.Channel{}, asides: map[*compound.Channel]*ChannelPlan{},
+		history: map[int]map[string]CompoundState{}, down: map[*compound.Channel]bool{}, standIns: map[*compound.Compound]*compound.Channel{}, asides: map[aside]*ChannelPlan{},
 		firstSends: map[*compound.Compound][]Output{}, Rates: compositing.DefaultRates,
 		chosen: map[*compound.Compound]compositing.Strategy{}, eyeViews: map[eyeKey]*eyeView{}, drawn: map[*compound.Compound]int{}, drawsEye: map[eyeKey]bool{},
 		interleaving: map[*compound.Compound]bool{}}
@@ -660,14 +662,18 @@ func heir(cs []*compound.Compound) *compound.Compound {
 // asideFor is the stand-in in's plan for the lost channel's compounds
 // (placed by placeAsides once they are all planned).
 func (p *Planner) asideFor(lost, in *compound.Channel, plan *FramePlan) *ChannelPlan {
-	if a := p.asides[lost]; a != nil {
+	key := aside{lost, in}
+	if a := p.asides[key]; a != nil {
 		return a
 	}
 	a := &ChannelPlan{Channel: in, Viewport: p.Sizes.Channel(in), WindowSize: p.Sizes.Window(in.Window), View: p.cfg.ViewIndex(in), Aside: true}
-	p.asides[lost] = a
+	p.asides[key] = a
 	plan.Channels = append(plan.Channels, a)
 	return a
 }
+
+// aside is a lost channel's stand-in.
+type aside struct{ lost, in *compound.Channel }
 
 // placeAsides moves each stand-in plan's regions into a band of their own
 // past its window's own pixels and past the bands placed in that window

@@ -291,12 +291,36 @@ func TestALostNodesPartIsDrawnByItsDestination(t *testing.T) {
 	if err := os.WriteFile(generated, []byte(balancedOnOneNode), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// a source of two destinations, each of which stands in for it: the
+	// second destination's part went to the first one's stand-in plan,
+	// and the second waited for it until the frame timed out (random
+	// trees of two destinations, seed 2065, whose source node crashed)
+	sharedByTwo := fmt.Sprintf(`config {
+    appNode { pipe { %s %s } }
+    node { name "node1" pipe { %s } pipe { %s } }
+    observer { }
+    layout { name "L" view { observer 0 } }
+    canvas { layout "L" wall { } segment { channel "dest" viewport [ 0 0 0.5 1 ] } segment { channel "dest2" viewport [ 0.5 0 0.5 1 ] } }
+    compound { channel ( segment 0 view 0 ) task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ]
+        compound { tile_equalizer { size [ 64 64 ] }
+            compound { channel "src0" outputframe { name "f0" } } compound { channel "src1" outputframe { name "f1" } } }
+        inputframe { name "f0" } inputframe { name "f1" } }
+    compound { channel ( segment 1 view 0 ) task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ]
+        compound { channel "src0" outputframe { name "g0" } }
+        inputframe { name "g0" } }
+}
+`, window("dest"), window("dest2"), window("src0"), window("src1"))
+	twoDestinations := filepath.Join(t.TempDir(), "a-source-of-two-destinations.eqc")
+	if err := os.WriteFile(twoDestinations, []byte(sharedByTwo), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct{ config, victim string }{
 		{"2-node.2D", "node1"},    // static 2D (its first layout)
 		{"2-node.DB", "node1"},    // static DB, depth-merged
 		{"2-node.DPlex", "node1"}, // time-multiplex: every other frame
 		{"3-node.DB.ds", "node2"}, // a direct send tree: the part assembles others' frames
 		{generated, "node1"},
+		{twoDestinations, "node1"},
 	} {
 		t.Run(filepath.Base(tc.config), func(t *testing.T) {
 			cfg := filepath.Join(corpusDir(), tc.config+".eqc")
