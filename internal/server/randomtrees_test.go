@@ -44,12 +44,8 @@ import (
 // subpixel samples and another's 3 averaged as 5 samples of one range
 // each (subpixels-of-two-sizes-in-db there, seed 1547).
 func TestRandomCompoundTreesMatchTheReference(t *testing.T) {
-	trees := 12
-	if n, err := strconv.Atoi(os.Getenv("GOEQ_RANDOM_TREES")); err == nil && n > 0 {
-		trees = n
-	}
 	ran, distinguished := 0, 0
-	for seed := firstRandomSeed(); seed < firstRandomSeed()+trees; seed++ {
+	for _, seed := range randomSeeds(12, 1) {
 		t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(seed), 0x601d))
 			ran++
@@ -77,13 +73,9 @@ func TestRandomCompoundTreesMatchTheReference(t *testing.T) {
 // TestGeneratedCompoundTreesMatchTheReference, seed 40).
 func TestRandomZoomedTreesMatchTheReference(t *testing.T) {
 	t.Setenv("GOEQ_PROBE_RENDERER", "synthetic")
-	trees := 4
-	if n, err := strconv.Atoi(os.Getenv("GOEQ_RANDOM_TREES")); err == nil && n > 3 {
-		trees = n / 4
-	}
 	sourceAt := regexp.MustCompile(`compound \{ channel "src\d+"`)
 	zooms := []string{"0.5 0.5", "2 2", "0.25 0.5", "0.75 1.5", "1.5 1.5", "0.33 0.67"}
-	for seed := firstRandomSeed(); seed < firstRandomSeed()+trees; seed++ {
+	for _, seed := range randomSeeds(4, 4) {
 		t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(seed), 0x200a))
 			zr := rand.New(rand.NewPCG(uint64(seed), 0x300b))
@@ -111,29 +103,14 @@ func TestRandomZoomedTreesMatchTheReference(t *testing.T) {
 // first's plan; seeds 3000 to 3039 pass since.
 func TestRandomTreesOfTwoDestinationsSurviveTheirNodesLoss(t *testing.T) {
 	const frames = 20
-	pairs := 2
-	if n, err := strconv.Atoi(os.Getenv("GOEQ_RANDOM_TREES")); err == nil && n > 7 {
-		pairs = n / 8
-	}
-	for seed := firstRandomSeed(); seed < firstRandomSeed()+pairs; seed++ {
+	for _, seed := range randomSeeds(2, 8) {
 		t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
 			// the trees of TestRandomTreesOfTwoDestinationsShareTheirSources
 			r := rand.New(rand.NewPCG(uint64(seed), 0x7770))
-			path := filepath.Join(t.TempDir(), "random.eqc")
-			var text string
-			for attempt := 0; ; attempt++ {
-				text, _ = twoTrees(r)
-				if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				_, res, err := compound.Load(path, compound.Options{})
-				if err != nil {
-					t.Fatalf("a random config does not load: %v\n%s", err, text)
-				}
-				if attempt >= 20 || !holes(res.Warnings) {
-					break
-				}
-			}
+			path, text, _ := drawRandomConfig(t, func() (string, string) {
+				text, _ := twoTrees(r)
+				return text, ""
+			})
 			m, _, err := compound.Load(path, compound.Options{})
 			if err != nil {
 				t.Fatal(err)
@@ -179,6 +156,20 @@ func TestRandomTreesOfTwoDestinationsSurviveTheirNodesLoss(t *testing.T) {
 	}
 }
 
+// randomSeeds are the seeds a test of random trees runs: count of them,
+// or with GOEQ_RANDOM_TREES=N one per of N (at least one), from seed
+// GOEQ_RANDOM_TREES_FROM.
+func randomSeeds(count, per int) []int {
+	if n, err := strconv.Atoi(os.Getenv("GOEQ_RANDOM_TREES")); err == nil && n > 0 {
+		count = max(n/per, 1)
+	}
+	seeds := make([]int, count)
+	for i := range seeds {
+		seeds[i] = firstRandomSeed() + i
+	}
+	return seeds
+}
+
 // firstRandomSeed is GOEQ_RANDOM_TREES_FROM, or 0: seeds already run need
 // not be drawn again to try new trees.
 func firstRandomSeed() int {
@@ -194,9 +185,22 @@ func firstRandomSeed() int {
 // times); it says whether the comparison told frame N from N+1.
 func runRandomConfig(t *testing.T, draw func() (text, about string)) bool {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "random.eqc")
+	path, text, about := drawRandomConfig(t, draw)
+	t.Log(about)
+	distinguished := matchesReference(t, path)
+	if t.Failed() {
+		t.Logf("the whole config, to run again (eqserver verify):\n%s", text)
+	}
+	return distinguished
+}
+
+// drawRandomConfig writes a config drawn at random into a file, drawn
+// again while check warns that a part of it stays empty (up to 20 times).
+func drawRandomConfig(t *testing.T, draw func() (text, about string)) (path, text, about string) {
+	t.Helper()
+	path = filepath.Join(t.TempDir(), "random.eqc")
 	for attempt := 0; ; attempt++ {
-		text, about := draw()
+		text, about = draw()
 		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -204,15 +208,9 @@ func runRandomConfig(t *testing.T, draw func() (text, about string)) bool {
 		if err != nil {
 			t.Fatalf("a random config does not load: %v\n%s", err, text)
 		}
-		if attempt < 20 && holes(res.Warnings) {
-			continue
+		if attempt >= 20 || !holes(res.Warnings) {
+			return path, text, about
 		}
-		t.Log(about)
-		distinguished := matchesReference(t, path)
-		if t.Failed() {
-			t.Logf("the whole config, to run again (eqserver verify):\n%s", text)
-		}
-		return distinguished
 	}
 }
 
@@ -343,11 +341,7 @@ func randomTree(r *rand.Rand) (generated, string) {
 // of two sizes averaged as one (subpixels-in-pixel-rows-of-two-sizes
 // there, seed 1022); both pass since.
 func TestRandomTreesOfTwoDestinationsShareTheirSources(t *testing.T) {
-	pairs := 6
-	if n, err := strconv.Atoi(os.Getenv("GOEQ_RANDOM_TREES")); err == nil && n > 1 {
-		pairs = n / 2
-	}
-	for seed := firstRandomSeed(); seed < firstRandomSeed()+pairs; seed++ {
+	for _, seed := range randomSeeds(6, 2) {
 		t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(seed), 0x7770))
 			runRandomConfig(t, func() (string, string) {
