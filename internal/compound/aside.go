@@ -108,6 +108,12 @@ func drawsTiles(c *Compound) bool {
 	return slices.ContainsFunc(c.Equalizers, func(eq *Equalizer) bool { return eq.Kind == "tile" && eq.ChunkDB == 0 })
 }
 
+// zoomIgnored reports whether c's zoom has no effect: it has, or its
+// parent has, a tile equalizer of 2D tiles (drawsTiles).
+func zoomIgnored(c *Compound) bool {
+	return drawsTiles(c) || c.Parent != nil && drawsTiles(c.Parent)
+}
+
 // drawsChunks reports whether c draws the database chunks of a tile
 // equalizer: the nearest one above it chunks the range.
 func drawsChunks(c *Compound) bool {

@@ -753,7 +753,7 @@ func (c *Config) Resampling() string {
 			return // a layout that is not on screen
 		}
 		switch {
-		case (cp.Zoom.X != 1 || cp.Zoom.Y != 1) && !drawsTiles(cp) && (cp.Parent == nil || !drawsTiles(cp.Parent)):
+		case (cp.Zoom.X != 1 || cp.Zoom.Y != 1) && !zoomIgnored(cp):
 			why = "zoom"
 		case cp.Subpixel.Size > 1 && why == "":
 			why = "subpixel"

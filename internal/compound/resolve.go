@@ -1777,7 +1777,7 @@ func (r *resolver) compound(c *configparser.Compound, parent *Compound, cfg *Con
 			}
 		}
 	}
-	if d.zoom != (Zoom{1, 1}) && (drawsTiles(out) || parent != nil && drawsTiles(parent)) {
+	if d.zoom != (Zoom{1, 1}) && zoomIgnored(out) {
 		r.warnf(d.zoomPos, "zoom beside or under a tile_equalizer has no effect: the sources draw the tiles they take at full size")
 	}
 	if tiled && splitAt.Line > 0 {

@@ -268,6 +268,8 @@ func (r *report) finalSplit(sum *Summary) {
 // load-balanced compound drew: a period of a time-multiplexed compound.
 const splitFrames = 16
 
+// sourceName names a balanced source in the summary: its channel, or
+// its path where it has none of its own.
 func sourceName(c *compound.Compound) string {
 	if c.Channel != nil {
 		return c.Channel.Label
