@@ -1567,6 +1567,7 @@ func (a *assembly) progress() (bool, error) {
 				continue
 			}
 			for _, ar := range b.take(k, in.Tiles) {
+				a.inTaskSamples(ar)
 				if err := a.composite(in, ar); err != nil {
 					return false, err
 				}
@@ -1613,6 +1614,35 @@ func (a *assembly) progress() (bool, error) {
 	a.used = nil
 	a.busy += time.Since(start)
 	return true, err
+}
+
+// inTaskSamples expresses an input drawn under the task's own pixel
+// decomposition (the task assembles on a source's channel for a part of a
+// pixel compound) among the task's samples: its region holds those
+// alone, as its draws and its readback do, so a frame of the same
+// columns and rows lands there as a plain image, and one of a finer
+// decomposition interleaves by the finer step over the coarser. Placed
+// by its columns and rows of the destination, it fell off the region and
+// over what the others drew.
+func (a *assembly) inTaskSamples(ar *arrival) {
+	tp, f := a.t.Pixel, ar.data
+	if tp.W <= 1 && tp.H <= 1 {
+		return
+	}
+	tw, th := max(tp.W, 1), max(tp.H, 1)
+	fw, fh := max(f.Pixel.W, 1), max(f.Pixel.H, 1)
+	// the input's first sample, from the first of the task's
+	dx := f.Share.X - a.t.Share.X + f.Pixel.X - tp.X
+	dy := f.Share.Y - a.t.Share.Y + f.Pixel.Y - tp.Y
+	if dx%tw != 0 || dy%th != 0 || fw%tw != 0 || fh%th != 0 || f.W <= 0 || f.H <= 0 {
+		return // not drawn under it: it lands at its share
+	}
+	kw, kh := fw/tw, fh/th
+	g := *f
+	g.Share = compound.PixelViewport{X: a.t.Share.X + dx/tw, Y: a.t.Share.Y + dy/th, W: (f.W-1)*kw + 1, H: (f.H-1)*kh + 1}
+	g.Extent = g.Share
+	g.Pixel = compound.Pixel{W: kw, H: kh}
+	ar.data = &g
 }
 
 // place is where an input frame lands in the channel's framebuffer.
@@ -1849,8 +1879,12 @@ func (a *assembly) averageSamples(frames []*arrival) error {
 		// them (another range blended before): averaged as they are,
 		// they would cover it
 		slabs := slices.ContainsFunc(d.frames, a.blendsInOrder)
+		// the mean alone is colour: where the channel sends its image on
+		// with depth (an assembly on a source's channel), the samples
+		// composited each leave a depth to merge by, not the clear's
+		keepDepth := d.depth && a.readsDepthLater()
 		var err error
-		if d.oneFramePerSample && !slabs && (!d.depth || a.r.target.holdsClear(d.at)) {
+		if d.oneFramePerSample && !slabs && !keepDepth && (!d.depth || a.r.target.holdsClear(d.at)) {
 			err = a.average(d.frames, d.at)
 		} else {
 			err = a.averageComposited(d)
@@ -1860,6 +1894,21 @@ func (a *assembly) averageSamples(frames []*arrival) error {
 		}
 	}
 	return nil
+}
+
+// readsDepthLater reports whether the channel reads back depth after the
+// assembly, for a frame it sends on.
+func (a *assembly) readsDepthLater() bool {
+	ts := a.r.plan.Tasks
+	for i := range ts {
+		if &ts[i] != a.t {
+			continue
+		}
+		return slices.ContainsFunc(ts[i+1:], func(t planner.Task) bool {
+			return t.Kind == planner.Readback && slices.ContainsFunc(t.Outputs, func(o planner.Output) bool { return o.Buffers&compound.BufferDepth != 0 })
+		})
+	}
+	return false
 }
 
 // blend blends database slabs over the framebuffer in the renderer's

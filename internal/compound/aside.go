@@ -3,9 +3,10 @@ package compound
 import "slices"
 
 // drawAside gives each part of a pixel, subpixel or zoom decomposition
-// that its destination's channel draws itself (a leaf of that channel
-// with no output frame) a frame to the nearest ancestor assembling on the
-// channel, and marks it DrawsAside: the planner has it drawn past the
+// that its home's channel draws itself (a leaf of that channel with no
+// output frame: Compound.Home, its destination or an assembling compound
+// on a source's channel) a frame to the nearest ancestor assembling on
+// the channel, and marks it DrawsAside: the planner has it drawn past the
 // window's pixels, cleared first, and read back, so that its samples are
 // interleaved, averaged or scaled like those of the other parts. Drawn in
 // place, it stayed a render of fewer pixels at its share's corner (as in
@@ -17,11 +18,14 @@ import "slices"
 func drawAside(cfg *Config) {
 	for _, root := range cfg.Compounds {
 		root.Walk(func(c *Compound) {
-			dest := c.Destination()
-			if dest == nil || dest == c || c.Channel != dest.Channel || !c.IsLeaf() || c.Tasks&TaskDraw == 0 {
+			dest, home := c.Destination(), c.Home()
+			if dest == nil || home == c || !c.IsLeaf() || c.Tasks&TaskDraw == 0 {
 				return
 			}
 			if len(c.OutputFrames) > 0 {
+				if home != dest {
+					return
+				}
 				if c.Eyes&dest.Eyes != dest.Eyes && dest.EyePixels() != nil {
 					c.Tasks |= TaskClear
 					c.DrawsAside = true
@@ -33,22 +37,22 @@ func drawAside(cfg *Config) {
 			}
 			to := assemblerAbove(c)
 			if to == nil {
-				to = dest
+				to = home
 			}
 			sendAside(c, to)
 		})
 	}
 }
 
-// assemblerAbove is the nearest compound above c, up to its destination,
-// that composites on c's channel, or nil.
+// assemblerAbove is the nearest compound above c, up to its home, that
+// composites on c's channel, or nil.
 func assemblerAbove(c *Compound) *Compound {
-	dest := c.Destination()
+	home := c.Home()
 	for a := c.Parent; a != nil; a = a.Parent {
 		if a.Channel == c.Channel && a.Tasks&TaskAssemble != 0 {
 			return a
 		}
-		if a == dest {
+		if a == home {
 			break
 		}
 	}
@@ -78,7 +82,7 @@ func sendAside(c, to *Compound) {
 // over it), and no sort-last compound exchanges bands by depth
 // (SortLastSources).
 //
-// A part its destination's channel draws in place from a tile equalizer's
+// A part its home's channel draws in place from a tile equalizer's
 // database chunks draws aside: each chunk is read back and blended in its
 // turn. In place, each chunk's slab replaced the one drawn before it (a
 // volume on a chunked config lost 9% of its pixels).
@@ -90,13 +94,13 @@ func blendRanges(cfg *Config) {
 		}
 	})
 	cfg.Walk(func(c *Compound) {
-		dest := c.Destination()
-		if dest == nil || dest == c || c.Channel != dest.Channel || !c.IsLeaf() || c.Tasks&TaskDraw == 0 || len(c.OutputFrames) > 0 || !drawsChunks(c) {
+		home := c.Home()
+		if c.Destination() == nil || home == c || !c.IsLeaf() || c.Tasks&TaskDraw == 0 || len(c.OutputFrames) > 0 || !drawsChunks(c) {
 			return
 		}
 		to := assemblerAbove(c)
 		if to == nil {
-			to = dest
+			to = home
 		}
 		sendAside(c, to)
 	})

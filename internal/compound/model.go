@@ -683,6 +683,32 @@ func (c *Compound) interleavesEye(dest *Compound) bool {
 	return c.Eyes&dest.Eyes != dest.Eyes && (c.Local.Pixel.W > 1 || c.Local.Pixel.H > 1)
 }
 
+// Home is the compound whose picture c draws into on its channel: its
+// destination for a part the destination's channel draws; otherwise the
+// top-most of c and its ancestors in an unbroken line on c's channel (an
+// assembling compound on a source's channel holds its parts' picture
+// there, as the destination holds its own). It is c where c's parent is
+// on another channel.
+func (c *Compound) Home() *Compound {
+	if dest := c.Destination(); dest != nil && dest.Channel == c.Channel {
+		return dest
+	}
+	h := c
+	for h.Parent != nil && h.Parent.Channel == c.Channel {
+		h = h.Parent
+	}
+	return h
+}
+
+// HoldsPicture reports whether c's channel holds a picture of c's that
+// goes on: c is a destination, or an inner compound that reads back what
+// its parts made and sends it in a frame (an assembly on a source's
+// channel, the Home of its parts there). Such a compound draws what its
+// parts leave to it (an eye decomposition's parts in a mono view).
+func (c *Compound) HoldsPicture() bool {
+	return c.Channel != nil && (c.Destination() == c || !c.IsLeaf() && c.Tasks&TaskReadback != 0 && len(c.OutputFrames) > 0)
+}
+
 // Destination is the top-most compound with a channel above or at c:
 // the one whose channel shows what c renders (nil for channel-less roots).
 func (c *Compound) Destination() *Compound {

@@ -662,14 +662,16 @@ func (r *resolver) shareDumps(cfg *Config) {
 // c is a part of where c has parts for the stereo eyes alone and its
 // destination shows a mono view that the rest of its tree draws: c's
 // pixels stay empty (the planner fills such parts of a 2D or DB split
-// only, where its destination can draw them in place). A part may be one
+// only, where the compound holding its parent's picture can draw them in
+// place, and a part that holds a picture of its own draws it whole:
+// Compound.HoldsPicture). A part may be one
 // of its parent's region, samples or phases (a time multiplex's phase
 // leaves them empty in its frames). It is "" where c is no such part, or
 // the topmost one is above it; a load-balanced split gives such a part
 // no share. phase says that c is a phase.
 func monoHole(c *Compound) (kind string, phase bool) {
 	dest := c.Destination()
-	if c.Parent == nil || dest == nil || dest == c || c.Parent.Channel != dest.Channel || dest.DestinationEyes()&EyeCyclop == 0 {
+	if c.Parent == nil || dest == nil || dest == c || c.HoldsPicture() || !c.Parent.Home().HoldsPicture() || dest.DestinationEyes()&EyeCyclop == 0 {
 		return "", false
 	}
 	phase = c.Period != c.Parent.Period || c.Phase != c.Parent.Phase
@@ -693,7 +695,7 @@ func monoHole(c *Compound) (kind string, phase bool) {
 // stay empty. It is "" otherwise, or where a part above it is such a part.
 func unreachedPart(c *Compound) string {
 	dest := c.Destination()
-	if c.Parent == nil || dest == nil || dest == c || c.Parent.Channel != dest.Channel || !c.Local.splits() {
+	if c.Parent == nil || dest == nil || dest == c || c.HoldsPicture() || !c.Parent.Home().HoldsPicture() || !c.Local.splits() {
 		return ""
 	}
 	if !c.HasDraws() || !c.Parent.drawsAnEye() || c.drawsAnEye() {

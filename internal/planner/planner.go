@@ -1006,16 +1006,36 @@ func sourceID(ch *compound.Channel) string {
 }
 
 // region is where a compound renders in its channel's framebuffer (see
-// Task.Region): its share on the destination channel, else a rectangle of
-// its share's size at the channel's corner; pixel decomposition and zoom
-// change the number of pixels rendered.
-func region(c *compound.Compound, s CompoundState) compound.PixelViewport {
+// Task.Region): its share on the destination channel; on another, its
+// place in its home's picture (compound.Compound.Home), which is at the
+// channel's corner; a part drawn aside at the corner too (placeAsides
+// moves it past the window's pixels). Pixel decomposition and zoom change
+// the number of pixels rendered.
+func region(c *compound.Compound, s CompoundState, states map[string]CompoundState) compound.PixelViewport {
 	r := s.Share
-	if dest := c.Destination(); dest == nil || c.Channel != dest.Channel || c.DrawsAside {
+	home := c.Home()
+	switch dest := c.Destination(); {
+	case c.DrawsAside || dest == nil || home == c:
 		r.X, r.Y = 0, 0
+	case home != dest:
+		// a home under a pixel compound holds that compound's samples
+		// alone: c's place among them
+		hs := states[home.Path()]
+		r.X = amongSamples(r.X-hs.Share.X, s.Pixel.X, hs.Pixel.X, hs.Pixel.W)
+		r.Y = amongSamples(r.Y-hs.Share.Y, s.Pixel.Y, hs.Pixel.Y, hs.Pixel.H)
 	}
 	r.W, r.H = RenderSize(r.W, r.H, s.Pixel, s.Zoom)
 	return r
+}
+
+// amongSamples is where a part d pixels into its home's share, its first
+// sample at first there, lands among the home's samples (every step-th
+// pixel from home's first); d itself where the home takes every pixel.
+func amongSamples(d, first, homeFirst, step int) int {
+	if step <= 1 {
+		return d
+	}
+	return (d + first - homeFirst) / step
 }
 
 // RenderSize is the size of a render covering w x h destination pixels
@@ -1089,11 +1109,17 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 		return
 	}
 	if p.eyePartShownAs(c, eye, states) {
-		// its destination draws it in place, as a part of its own
-		if cp := byChannel[c.Destination().Channel]; cp != nil {
+		// the compound holding its parent's picture (its destination, or
+		// an assembly on a source's channel) draws it in place, as a
+		// part of its own
+		home := c.Parent.Home()
+		if cp := byChannel[home.Channel]; cp != nil {
 			t := p.numbered(p.task(c, eye, states), Draw)
-			t.Home, t.Region = true, s.Share
-			t.Samples = p.drawSamples(c.Destination())
+			t.Home, t.Region = home.Channel.Window == c.Destination().Channel.Window, s.Share
+			if at := states[home.Path()].Share; home != c.Destination() {
+				t.Region.X, t.Region.Y = t.Region.X-at.X, t.Region.Y-at.Y
+			}
+			t.Samples = p.drawSamples(home)
 			cp.Tasks = append(cp.Tasks, t)
 		}
 		return
@@ -1161,8 +1187,9 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 	}
 	// a view switched to a mode its tree has no part for (an eye
 	// decomposition shown mono) is drawn by its destination, where
-	// Equalizer's would show nothing
-	unserved := !c.IsLeaf() && c.Destination() == c && (!p.drawsFor(c, eye) || !drawsNow(c, eye, states, map[*compound.Compound]bool{}))
+	// Equalizer's would show nothing, and such a part that sends its
+	// picture on by the compound that sends it
+	unserved := !c.IsLeaf() && c.HoldsPicture() && (!p.drawsFor(c, eye) || !drawsNow(c, eye, states, map[*compound.Compound]bool{}))
 	if (c.Tasks&compound.TaskDraw != 0 || unserved) && !c.IsLeaf() && renders {
 		// an inner compound that draws does so before assembling
 		t := task(Draw)
@@ -1221,17 +1248,30 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 // destination drew in place before it (a channel on the destination's
 // pixels is the destination's, compound.Config's sameAsDestination). A
 // part that sends pieces of itself elsewhere and keeps the rest in place
-// (a direct send's) is the destination's picture.
+// (a direct send's) is the destination's picture. The same holds on a
+// source's channel for the picture an assembly there holds (Home).
 func scratch(c *compound.Compound, s CompoundState) bool {
-	dest := c.Destination()
-	if dest == nil || dest == c || c.Channel != dest.Channel {
+	home := c.Home()
+	if c.Destination() == nil {
+		return false
+	}
+	if home == c {
+		// a part on a channel whose picture an assembly above holds (a
+		// channel that assembles there and draws a part for another
+		// channel's assembly below it) draws at the corner, over that
+		// picture
+		for a := c.Parent; a != nil; a = a.Parent {
+			if a.Channel == c.Channel {
+				return true
+			}
+		}
 		return false
 	}
 	if s.Pixel.W > 1 || s.Pixel.H > 1 || s.Subpixel.Size > 1 || s.Zoom != (compound.Zoom{X: 1, Y: 1}) {
 		return true
 	}
 	for _, f := range c.OutputFrames {
-		if (f.Viewport == compound.FullViewport || !f.Viewport.HasArea()) && slices.Contains(f.Consumers, dest) {
+		if (f.Viewport == compound.FullViewport || !f.Viewport.HasArea()) && slices.Contains(f.Consumers, home) {
 			return true
 		}
 	}
@@ -1259,15 +1299,17 @@ func (p *Planner) clearedForEarlierEye(c *compound.Compound, eye int, s Compound
 // eyePartShownAs says whether c is a part of its destination's view with
 // parts for other eyes only (an eye decomposition under a 2D or DB split),
 // or for eyes its ancestors leave out, shown in eye: its place would stay
-// empty, so the destination draws it.
-// A part that draws into the destination's framebuffer one to one is
-// drawn so; under a pixel, subpixel or zoom decomposition it stays empty,
-// as in Equalizer.
+// empty, so the compound holding its parent's picture draws it (the
+// destination, or an assembly on a source's channel: HoldsPicture).
+// A part that draws into that picture one to one is drawn so; under a
+// pixel, subpixel or zoom decomposition it stays empty, as in Equalizer.
+// A part that holds a picture of its own draws it itself (unserved in
+// emit): drawn for it, its frame was still awaited.
 func (p *Planner) eyePartShownAs(c *compound.Compound, eye int, states map[string]CompoundState) bool {
-	dest := c.Destination()
-	if c.Parent == nil || dest == nil || dest == c || c.Parent.Channel != dest.Channel || p.drawsFor(c, eye) {
+	if c.Parent == nil || c.Destination() == c || c.HoldsPicture() || !c.Parent.Home().HoldsPicture() || p.drawsFor(c, eye) {
 		return false
 	}
+	home := c.Parent.Home()
 	s := states[c.Path()]
 	if s.Skip || s.Share.W <= 0 || s.Share.H <= 0 || s.Pixel.W > 1 || s.Pixel.H > 1 || s.Subpixel.Size > 1 || s.Zoom != (compound.Zoom{X: 1, Y: 1}) {
 		return false
@@ -1281,8 +1323,8 @@ func (p *Planner) eyePartShownAs(c *compound.Compound, eye int, states map[strin
 	}
 	other = other || c.HasDraws()
 	// where nothing of the view draws the eye the destination draws it
-	// whole already
-	return other && drawsNow(dest, eye, states, map[*compound.Compound]bool{})
+	// whole already (an assembly on a source's channel its share)
+	return other && drawsNow(home, eye, states, map[*compound.Compound]bool{})
 }
 
 // drawsNow says whether c, or a compound whose frames it takes, draws for
@@ -1348,7 +1390,7 @@ func (p *Planner) task(c *compound.Compound, eye int, states map[string]Compound
 	s := states[c.Path()]
 	t := Task{Home: c.Destination().Channel.Window == c.Channel.Window, Compound: c.Path(), Eye: eye, View: p.cfg.ViewIndex(c.Destination().Channel),
 		Viewport: s.Viewport, Range: s.Range, Pixel: s.Pixel,
-		Subpixel: s.Subpixel, Zoom: s.Zoom, Buffers: c.Buffers, Share: s.Share, Region: region(c, s),
+		Subpixel: s.Subpixel, Zoom: s.Zoom, Buffers: c.Buffers, Share: s.Share, Region: region(c, s, states),
 		ColorMask: colorMask(c, eye)}
 	if owner := c.WallOwner; owner != nil && c.Wall != nil {
 		t.Area = states[owner.Path()].Share

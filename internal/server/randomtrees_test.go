@@ -93,67 +93,95 @@ func TestRandomZoomedTreesMatchTheReference(t *testing.T) {
 	}
 }
 
+// Random trees whose inner compounds assemble their parts on a channel
+// of their own, a new one or their first source's, and send the result
+// up in one frame (hierarchical compositing: a DB range's parts
+// depth-merged, a pixel or subpixel decomposition put together, on the
+// way to the destination). make test runs 4; GOEQ_RANDOM_TREES=N runs
+// N/2, from seed GOEQ_RANDOM_TREES_FROM. The first forty found an
+// assembly's channel drawing parts off their place or at its corner, an
+// assembly under a pixel compound placing its parts off its region,
+// subpixel samples averaged there without depth, and eye parts of a mono
+// view left empty there; the first two hundred, a part that sends its
+// picture drawn for it by its destination, which then waited for its
+// frame (the assembly cases of TestGeneratedCompoundTreesMatchTheReference);
+// seeds 0 to 399 pass since.
+func TestRandomAssemblingTreesMatchTheReference(t *testing.T) {
+	for _, seed := range randomSeeds(4, 2) {
+		t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(uint64(seed), 0x4a55))
+			runRandomConfig(t, func() (string, string) {
+				g, body := randomTreeOf(r, true)
+				return g.config(body), fmt.Sprintf("%dx%d, %d channels (in the destination's window: %v), stereo %v:\n%s", g.w, g.h, g.sources, g.inDestination, g.stereo, body)
+			})
+		})
+	}
+}
+
 // Random trees of two destinations lose their render node (every source)
 // after 6 frames: each destination stands in for the sources of its
 // tree, the run goes on with at most the 2 frames in flight degraded, and
-// the last frames match the reference. make test runs 2; with
-// GOEQ_RANDOM_TREES=N, N/8 from seed GOEQ_RANDOM_TREES_FROM. A crash of
-// the node in seed 2065 of TestRandomTreesOfTwoDestinationsShareTheirSources
-// found the second destination waiting for its stand-in's part in the
-// first's plan; seeds 3000 to 3119 pass since. The run is long enough
-// that its node dies well before its end, on a fast machine too.
+// the last frames match the reference. make test runs 2 of each kind
+// (pairKinds); with GOEQ_RANDOM_TREES=N, N/8 from seed
+// GOEQ_RANDOM_TREES_FROM. A crash of the node in seed 2065 of
+// TestRandomTreesOfTwoDestinationsShareTheirSources found the second
+// destination waiting for its stand-in's part in the first's plan; seeds
+// 3000 to 3119 pass since, and assembling ones 0 to 19. The run is long
+// enough that its node dies well before its end, on a fast machine too.
 func TestRandomTreesOfTwoDestinationsSurviveTheirNodesLoss(t *testing.T) {
 	const frames = 30
-	for _, seed := range randomSeeds(2, 8) {
-		t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
-			// the trees of TestRandomTreesOfTwoDestinationsShareTheirSources
-			r := rand.New(rand.NewPCG(uint64(seed), 0x7770))
-			path, text, _ := drawRandomConfig(t, func() (string, string) {
-				text, _ := twoTrees(r)
-				return text, ""
-			})
-			m, _, err := compound.Load(path, compound.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			mode := m.Configs[0].Resampling()
-			ref := startServer(t, path, frames, "--spin", "0.02", "--reference")
-			if err := ref.wait(t); err != nil {
-				t.Fatalf("reference: %v", err)
-			}
-			sp := startServer(t, path, frames, "--spin", "0.02")
-			sp.waitFrames(t, 6)
-			pid := sp.pid("node1")
-			if pid == 0 {
-				t.Fatalf("no pid for node1: %v", sp.pids)
-			}
-			syscall.Kill(pid, syscall.SIGKILL)
-			if err := sp.wait(t); err != nil {
-				t.Fatalf("the run failed after node1 died: %v\n%s\n%s", err, tailOf(sp.log(), 3000), text)
-			}
-			var sum Summary
-			if err := json.Unmarshal([]byte(sp.stdout.String()), &sum); err != nil {
-				t.Fatalf("summary: %v", err)
-			}
-			if len(sum.LostNodes) != 1 || sum.Frames != frames || sum.Degraded > 2 {
-				t.Errorf("summary: lost %v, %d frames, %d degraded (at most the 2 in flight)", sum.LostNodes, sum.Frames, sum.Degraded)
-			}
-			for _, name := range pngs(t, ref.out) {
-				if !strings.HasSuffix(name, fmt.Sprintf("-%06d.png", frames-1)) && !strings.HasSuffix(name, fmt.Sprintf("-%06d.png", frames-2)) {
-					continue
-				}
-				d, err := imagecmp.CompareFiles(filepath.Join(sp.out, name), filepath.Join(ref.out, name), exactTolerance)
+	for _, kind := range pairKinds {
+		for _, seed := range randomSeeds(2, 8) {
+			t.Run(fmt.Sprintf("%sseed-%d", kind.prefix, seed), func(t *testing.T) {
+				// the trees of TestRandomTreesOfTwoDestinationsShareTheirSources
+				r := rand.New(rand.NewPCG(uint64(seed), kind.stream))
+				path, text, _ := drawRandomConfig(t, func() (string, string) {
+					text, _ := twoTrees(r, kind.assembling)
+					return text, ""
+				})
+				m, _, err := compound.Load(path, compound.Options{})
 				if err != nil {
 					t.Fatal(err)
 				}
-				if !d.Matches(mode) {
-					t.Errorf("%s after the loss (%s): %s", name, imagecmp.Allowance(mode), d)
+				mode := m.Configs[0].Resampling()
+				ref := startServer(t, path, frames, "--spin", "0.02", "--reference")
+				if err := ref.wait(t); err != nil {
+					t.Fatalf("reference: %v", err)
 				}
-			}
-			if t.Failed() {
-				t.Logf("the whole config:\n%s", text)
-			}
-		})
+				sp := startServer(t, path, frames, "--spin", "0.02")
+				sp.waitFrames(t, 6)
+				pid := sp.pid("node1")
+				if pid == 0 {
+					t.Fatalf("no pid for node1: %v", sp.pids)
+				}
+				syscall.Kill(pid, syscall.SIGKILL)
+				if err := sp.wait(t); err != nil {
+					t.Fatalf("the run failed after node1 died: %v\n%s\n%s", err, tailOf(sp.log(), 3000), text)
+				}
+				var sum Summary
+				if err := json.Unmarshal([]byte(sp.stdout.String()), &sum); err != nil {
+					t.Fatalf("summary: %v", err)
+				}
+				if len(sum.LostNodes) != 1 || sum.Frames != frames || sum.Degraded > 2 {
+					t.Errorf("summary: lost %v, %d frames, %d degraded (at most the 2 in flight)", sum.LostNodes, sum.Frames, sum.Degraded)
+				}
+				for _, name := range pngs(t, ref.out) {
+					if !strings.HasSuffix(name, fmt.Sprintf("-%06d.png", frames-1)) && !strings.HasSuffix(name, fmt.Sprintf("-%06d.png", frames-2)) {
+						continue
+					}
+					d, err := imagecmp.CompareFiles(filepath.Join(sp.out, name), filepath.Join(ref.out, name), exactTolerance)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !d.Matches(mode) {
+						t.Errorf("%s after the loss (%s): %s", name, imagecmp.Allowance(mode), d)
+					}
+				}
+				if t.Failed() {
+					t.Logf("the whole config:\n%s", text)
+				}
+			})
+		}
 	}
 }
 
@@ -227,22 +255,33 @@ func holes(warnings []configparser.Diagnostic) bool {
 
 // randomTree draws a tree and the frame it runs in.
 func randomTree(r *rand.Rand) (generated, string) {
+	return randomTreeOf(r, false)
+}
+
+// randomTreeOf draws a tree and the frame it runs in; where assembling,
+// a third of its inner compounds assemble their parts on a channel of
+// their own (a new one, or their first source's) and send the result up
+// in a frame, as hierarchical compositing does. Without it, it draws what
+// it drew before assembling trees were added (the seeds run stay valid).
+func randomTreeOf(r *rand.Rand, assembling bool) (generated, string) {
 	sizes := [][2]int{{320, 200}, {256, 240}, {400, 150}, {200, 300}, {333, 297}, {257, 241}}
 	size := sizes[r.IntN(len(sizes))]
 	g := generated{w: size[0], h: size[1], stereo: r.IntN(4) == 0}
-	destDraws, destSends := false, false
-	leaf := func(part string) string {
+	destDraws := false
+	assembled := 0
+	// leaf is a part's compound and the frame it sends, if any
+	leaf := func(part string) (string, []string) {
 		if !destDraws && r.IntN(8) == 0 {
 			// the destination draws a part: in place, or (as Equalizer's
 			// 3-window.PIXEL) sending it to itself in a frame
-			destDraws, destSends = true, r.IntN(2) == 0
-			if destSends {
-				return "compound { " + part + ` outputframe { name "fd" } }`
+			destDraws = true
+			if r.IntN(2) == 0 {
+				return "compound { " + part + ` outputframe { name "fd" } }`, []string{"fd"}
 			}
-			return "compound { " + part + " }"
+			return "compound { " + part + " }", nil
 		}
 		g.sources++
-		return source(g.sources-1, part)
+		return source(g.sources-1, part), []string{fmt.Sprintf("f%d", g.sources-1)}
 	}
 	// cuts splits 0..1 into n parts at tenths
 	cuts := func(n int) []float64 {
@@ -254,14 +293,20 @@ func randomTree(r *rand.Rand) (generated, string) {
 		slices.Sort(xs)
 		return xs
 	}
-	var node func(depth int, part string) string
-	node = func(depth int, part string) string {
+	// node is a subtree's compound and the frames it sends up
+	var node func(depth int, part string) (string, []string)
+	node = func(depth int, part string) (string, []string) {
 		left := 8 - g.sources
 		if depth == 0 || left < 2 || r.IntN(10) < 3 {
 			return leaf(part)
 		}
 		n := 2 + r.IntN(min(2, left-1))
-		var kids []string
+		var kids, frames []string
+		kid := func(text string, sent []string) {
+			kids = append(kids, text)
+			frames = append(frames, sent...)
+		}
+		first := g.sources
 		extra := ""
 		switch kind := r.IntN(10); kind {
 		case 0, 1: // across, or in rows
@@ -271,12 +316,12 @@ func randomTree(r *rand.Rand) (generated, string) {
 				if kind == 1 {
 					vp = fmt.Sprintf("viewport [ 0 %g 1 %g ]", xs[i], xs[i+1]-xs[i])
 				}
-				kids = append(kids, node(depth-1, vp))
+				kid(node(depth-1, vp))
 			}
 		case 2:
 			xs := cuts(n)
 			for i := range n {
-				kids = append(kids, node(depth-1, fmt.Sprintf("range [ %g %g ]", xs[i], xs[i+1])))
+				kid(node(depth-1, fmt.Sprintf("range [ %g %g ]", xs[i], xs[i+1])))
 			}
 		case 3:
 			across := r.IntN(2) == 0
@@ -285,37 +330,55 @@ func randomTree(r *rand.Rand) (generated, string) {
 				if across {
 					px = fmt.Sprintf("pixel [ %d 0 %d 1 ]", i, n)
 				}
-				kids = append(kids, node(depth-1, px))
+				kid(node(depth-1, px))
 			}
 		case 4, 5:
 			extra = "load_equalizer { mode " + []string{"2D", "VERTICAL", "HORIZONTAL", "DB"}[r.IntN(4)] + " }"
 			for range n {
-				kids = append(kids, node(depth-1, ""))
+				kid(node(depth-1, ""))
 			}
 		case 6:
 			for i := range n {
-				kids = append(kids, node(depth-1, fmt.Sprintf("period %d phase %d", n, i)))
+				kid(node(depth-1, fmt.Sprintf("period %d phase %d", n, i)))
 			}
 		case 7:
 			extra = fmt.Sprintf("tile_equalizer { size [ %d %d ] }", []int{16, 33, 64}[r.IntN(3)], []int{8, 31, 64}[r.IntN(3)])
 			for range n {
-				kids = append(kids, leaf(""))
+				kid(leaf(""))
 			}
 		case 9:
 			for i := range n {
-				kids = append(kids, node(depth-1, fmt.Sprintf("subpixel [ %d %d ]", i, n)))
+				kid(node(depth-1, fmt.Sprintf("subpixel [ %d %d ]", i, n)))
 			}
 		case 8:
-			kids = append(kids, node(depth-1, "eye [ LEFT ]"), node(depth-1, "eye [ RIGHT ]"))
+			kid(node(depth-1, "eye [ LEFT ]"))
+			kid(node(depth-1, "eye [ RIGHT ]"))
 			if r.IntN(2) == 0 {
-				kids = append(kids, node(depth-1, "eye [ CYCLOP ]"))
+				kid(node(depth-1, "eye [ CYCLOP ]"))
 			}
 		}
-		return fmt.Sprintf("compound { %s %s\n            %s }", part, extra, strings.Join(kids, "\n            "))
+		if assembling && len(frames) > 0 && r.IntN(3) == 0 {
+			// assemble the parts here, on a channel of its own or on its
+			// first source's, and send them up in one frame
+			ch := first
+			if first == g.sources || (g.sources < 8 && r.IntN(2) == 0) {
+				ch = g.sources
+				g.sources++
+			}
+			inputs := make([]string, len(frames))
+			for i, f := range frames {
+				inputs[i] = fmt.Sprintf(`inputframe { name %q }`, f)
+			}
+			name := fmt.Sprintf("a%d", assembled)
+			assembled++
+			return fmt.Sprintf("compound { channel \"src%d\" %s %s\n            %s\n            %s outputframe { name %q } }",
+				ch, part, extra, strings.Join(kids, "\n            "), strings.Join(inputs, " "), name), []string{name}
+		}
+		return fmt.Sprintf("compound { %s %s\n            %s }", part, extra, strings.Join(kids, "\n            ")), frames
 	}
-	tree := node(3, "")
+	tree, frames := node(3, "")
 	if g.sources == 0 {
-		return randomTree(r) // the destination draws it all: nothing to compare
+		return randomTreeOf(r, assembling) // the destination draws it all: nothing to compare
 	}
 	if r.IntN(4) == 0 {
 		// the sources in the destination's window, over its picture
@@ -324,41 +387,60 @@ func randomTree(r *rand.Rand) (generated, string) {
 			g.inDestination = append(g.inDestination, parts[r.IntN(len(parts))])
 		}
 	}
-	inputs := inputFrames(g.sources)
-	if destSends {
-		inputs += ` inputframe { name "fd" }`
+	// the destination's own frame last, as the trees drew it before
+	// assembling ones
+	if i := slices.Index(frames, "fd"); i >= 0 {
+		frames = append(slices.Delete(frames, i, i+1), "fd")
 	}
-	return g, "task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ]\n        " + tree + "\n        " + inputs
+	inputs := make([]string, len(frames))
+	for i, f := range frames {
+		inputs[i] = fmt.Sprintf(`inputframe { name %q }`, f)
+	}
+	return g, "task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ]\n        " + tree + "\n        " + strings.Join(inputs, " ")
 }
 
 // Two destinations side by side on one canvas, each with a tree drawn at
 // random over the same sources (every source renders for both), their
 // windows apart or one window's two channels. Each image runs against its
-// reference. make test runs 6; GOEQ_RANDOM_TREES=N runs N/2, from seed
-// GOEQ_RANDOM_TREES_FROM. The first four hundred found a part of a DB
-// split whose draws were all for eyes its parent left out
-// (eyes-under-a-cyclop-part in TestGeneratedCompoundTreesMatchTheReference);
-// seeds 1000 to 1199, subpixel decompositions in rows of pixel compounds
-// of two sizes averaged as one (subpixels-in-pixel-rows-of-two-sizes
-// there, seed 1022); both pass since.
+// reference. make test runs 6 of each kind (pairKinds);
+// GOEQ_RANDOM_TREES=N runs N/2, from seed GOEQ_RANDOM_TREES_FROM. The
+// first four hundred found a part of a DB split whose draws were all for
+// eyes its parent left out (eyes-under-a-cyclop-part in
+// TestGeneratedCompoundTreesMatchTheReference); seeds 1000 to 1199,
+// subpixel decompositions in rows of pixel compounds of two sizes
+// averaged as one (subpixels-in-pixel-rows-of-two-sizes there, seed
+// 1022); both pass since. Assembling ones, 0 to 99, a channel's part for
+// an assembly below the one it holds left in that picture
+// (assembler-draws-below-another there, seed 90); 0 to 299 pass since.
 func TestRandomTreesOfTwoDestinationsShareTheirSources(t *testing.T) {
-	for _, seed := range randomSeeds(6, 2) {
-		t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
-			r := rand.New(rand.NewPCG(uint64(seed), 0x7770))
-			runRandomConfig(t, func() (string, string) {
-				text, oneWindow := twoTrees(r)
-				return text, fmt.Sprintf("the destinations in one window: %v\n%s", oneWindow, text)
+	for _, kind := range pairKinds {
+		for _, seed := range randomSeeds(6, 2) {
+			t.Run(fmt.Sprintf("%sseed-%d", kind.prefix, seed), func(t *testing.T) {
+				r := rand.New(rand.NewPCG(uint64(seed), kind.stream))
+				runRandomConfig(t, func() (string, string) {
+					text, oneWindow := twoTrees(r, kind.assembling)
+					return text, fmt.Sprintf("the destinations in one window: %v\n%s", oneWindow, text)
+				})
 			})
-		})
+		}
 	}
 }
 
+// pairKinds are the trees the tests of two destinations draw: plain
+// ones, and assembling ones (randomTreeOf) from a stream of their own.
+var pairKinds = []struct {
+	prefix     string
+	assembling bool
+	stream     uint64
+}{{"", false, 0x7770}, {"assembling-", true, 0x7771}}
+
 // twoTrees is a config of two destinations, the canvas' halves, with a
-// random tree each over shared sources.
-func twoTrees(r *rand.Rand) (string, bool) {
-	g1, left := randomTree(r)
-	g2, right := randomTree(r)
-	right = strings.ReplaceAll(right, `name "f`, `name "g`) // its frames
+// random tree each over shared sources (assembling ones: randomTreeOf).
+func twoTrees(r *rand.Rand, assembling bool) (string, bool) {
+	g1, left := randomTreeOf(r, assembling)
+	g2, right := randomTreeOf(r, assembling)
+	// its frames
+	right = strings.ReplaceAll(strings.ReplaceAll(right, `name "f`, `name "g`), `name "a`, `name "b`)
 	window := func(name string, w int, channels string) string {
 		return fmt.Sprintf(`window { name %q viewport [ 0 0 %d %d ] attributes { hint_drawable FBO } %s }`, name, w, g1.h, channels)
 	}

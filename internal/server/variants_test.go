@@ -416,11 +416,99 @@ func TestGeneratedCompoundTreesMatchTheReference(t *testing.T) {
 	zoomedTiles := `task [ CLEAR ASSEMBLE ]
         compound { tile_equalizer { size [ 64 64 ] } ` + source(0, "zoom [ 0.5 0.5 ]") + source(1, "zoom [ 2 1 ]") + ` }
         ` + inputFrames(2)
+	// compounds assembling their parts on a source's channel and sending
+	// the result up (hierarchical compositing; random assembling trees,
+	// seeds 0 to 39): the assembly's channel drawing a pixel part off its
+	// place, sent to itself or drawn in place, left that render in its
+	// picture; a part drawn in place there was drawn at the channel's
+	// corner; an assembly under a pixel compound placed its parts by the
+	// destination's columns, off its region (and a part of it assembling
+	// in place at its place in full pixels); subpixel samples averaged
+	// there lost their depth, and the destination's depth merge dropped
+	// them; and eye parts of a mono view under it stayed empty, where the
+	// destination draws them for its own parts
+	assemblyDrawsPixels := `task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ]
+        compound { channel "src0" ` + source(0, "pixel [ 0 0 2 1 ]") + source(1, "pixel [ 1 0 2 1 ]") + `
+            ` + inputFrames(2) + ` outputframe { name "a0" } }
+        inputframe { name "a0" }`
+	assemblyDrawsPixelsInPlace := `task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ]
+        compound { channel "src0" range [ 0 0.5 ] compound { channel "src0" pixel [ 0 0 2 1 ] } ` + source(1, "pixel [ 1 0 2 1 ]") + `
+            inputframe { name "f1" } outputframe { name "a0" } }
+        ` + source(2, "range [ 0.5 1 ]") + `
+        inputframe { name "a0" } inputframe { name "f2" }`
+	assemblyDrawsAPartInPlace := `task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ]
+        compound { channel "src0" range [ 0 0.5 ] ` + source(1, "viewport [ 0 0 0.5 1 ]") + ` compound { channel "src0" viewport [ 0.5 0 0.5 1 ] }
+            inputframe { name "f1" } outputframe { name "a0" } }
+        ` + source(2, "range [ 0.5 1 ]") + `
+        inputframe { name "a0" } inputframe { name "f2" }`
+	assemblyInPixels := `task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ]
+        compound { pixel [ 0 1 1 2 ] compound { channel "src2" ` + source(0, "viewport [ 0 0 0.5 1 ]") + source(1, "viewport [ 0.5 0 0.5 1 ]") + `
+            ` + inputFrames(2) + ` outputframe { name "a0" } } }
+        compound { pixel [ 0 0 1 2 ] }
+        inputframe { name "a0" }`
+	assemblyInPixelsOfAPartInPlace := `task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ]
+        compound { pixel [ 0 1 1 2 ] compound { channel "src2" ` + source(3, "viewport [ 0 0 1 0.5 ]") + `
+            compound { channel "src2" viewport [ 0 0.5 1 0.5 ] ` + source(0, "viewport [ 0 0 0.5 1 ]") + source(1, "viewport [ 0.5 0 0.5 1 ]") + ` ` + inputFrames(2) + ` }
+            inputframe { name "f3" } outputframe { name "a0" } } }
+        compound { pixel [ 0 0 1 2 ] }
+        inputframe { name "a0" }`
+	assemblyOfSamples := `task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ]
+        compound { channel "src2" ` + source(0, "subpixel [ 0 2 ]") + source(1, "subpixel [ 1 2 ]") + `
+            ` + inputFrames(2) + ` outputframe { name "a0" } }
+        inputframe { name "a0" }`
+	assemblyOfEyePartsShownMono := `task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ]
+        compound { channel "src0" viewport [ 0 0 0.6 1 ]
+            compound { viewport [ 0 0 0.5 1 ] ` + source(1, "eye [ LEFT ]") + source(2, "eye [ RIGHT ]") + ` }
+            ` + source(3, "viewport [ 0.5 0 0.5 1 ]") + `
+            inputframe { name "f1" } inputframe { name "f2" } inputframe { name "f3" } outputframe { name "a0" } }
+        compound { channel "src1" viewport [ 0.6 0 0.4 1 ] outputframe { name "g1" } }
+        inputframe { name "a0" } inputframe { name "g1" }`
+	assemblyOfAPixelPartsEyesShownMono := `task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ]
+        compound { channel "src0"
+            compound { channel "src3" pixel [ 0 0 2 1 ] ` + source(1, "eye [ LEFT ]") + source(2, "eye [ RIGHT ]") + `
+                inputframe { name "f1" } inputframe { name "f2" } outputframe { name "p0" } }
+            compound { channel "src3" pixel [ 1 0 2 1 ] outputframe { name "f3" } }
+            inputframe { name "p0" } inputframe { name "f3" } outputframe { name "a0" } }
+        inputframe { name "a0" }`
+	// a 2D part of a mono view whose parts draw a stereo eye alone, and
+	// that sends its picture in a frame: the destination drew it in
+	// place and waited for its frame until the frame timeout (random
+	// assembling trees, seed 86; on the destination's channel too)
+	eyePartAssembling := `task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ]
+        compound { channel "src2" viewport [ 0 0 0.5 1 ] compound { eye [ LEFT ] ` + source(0, "") + ` } inputframe { name "f0" } outputframe { name "a0" } }
+        ` + source(1, "viewport [ 0.5 0 0.5 1 ]") + `
+        inputframe { name "a0" } inputframe { name "f1" }`
+	eyePartSendingToTheDestination := `task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ]
+        compound { viewport [ 0 0 0.5 1 ] compound { eye [ LEFT ] ` + source(0, "") + ` } inputframe { name "f0" } outputframe { name "a0" } }
+        ` + source(1, "viewport [ 0.5 0 0.5 1 ]") + `
+        inputframe { name "a0" } inputframe { name "f1" }`
+	// a channel that assembles at the top and draws a part for another
+	// channel's assembly below: the part's draw, at the channel's corner,
+	// stayed in the top assembly's picture and won its depth merge where
+	// nearer (pairs of assembling trees, seed 90)
+	assemblerDrawsBelowAnother := `task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ]
+        compound { channel "src0"
+            compound { channel "src1" pixel [ 0 0 3 1 ] ` + source(0, "viewport [ 0 0 0.7 1 ]") + source(2, "viewport [ 0.7 0 0.3 1 ]") + `
+                inputframe { name "f0" } inputframe { name "f2" } outputframe { name "a0" } }
+            ` + source(3, "pixel [ 1 0 3 1 ]") + source(4, "pixel [ 2 0 3 1 ]") + `
+            inputframe { name "a0" } inputframe { name "f3" } inputframe { name "f4" } outputframe { name "a1" } }
+        inputframe { name "a1" }`
 	for _, c := range []struct {
 		name string
 		g    generated
 		body string
 	}{
+		{"assembler-draws-below-another-333x297", generated{w: 333, h: 297, sources: 5}, assemblerDrawsBelowAnother},
+		{"eye-part-assembling-shown-mono-333x297", generated{w: 333, h: 297, sources: 3}, eyePartAssembling},
+		{"eye-part-sending-to-the-destination-shown-mono-333x297", generated{w: 333, h: 297, sources: 2}, eyePartSendingToTheDestination},
+		{"assembly-draws-pixels-333x297", generated{w: 333, h: 297, sources: 2}, assemblyDrawsPixels},
+		{"assembly-draws-pixels-in-place-333x297", generated{w: 333, h: 297, sources: 3}, assemblyDrawsPixelsInPlace},
+		{"assembly-draws-a-part-in-place-333x297", generated{w: 333, h: 297, sources: 3}, assemblyDrawsAPartInPlace},
+		{"assembly-in-pixels-200x300", generated{w: 200, h: 300, sources: 3}, assemblyInPixels},
+		{"assembly-in-pixels-of-a-part-in-place-333x297", generated{w: 333, h: 297, sources: 4}, assemblyInPixelsOfAPartInPlace},
+		{"assembly-of-samples-333x297", generated{w: 333, h: 297, sources: 3}, assemblyOfSamples},
+		{"assembly-of-eye-parts-shown-mono-333x297", generated{w: 333, h: 297, sources: 4}, assemblyOfEyePartsShownMono},
+		{"assembly-of-a-pixel-parts-eyes-shown-mono-333x297", generated{w: 333, h: 297, sources: 4}, assemblyOfAPixelPartsEyesShownMono},
 		{"db-in-2d-333x177", generated{w: 333, h: 177, sources: 4}, dbIn2D},
 		{"db-in-2d-1001x33-stereo", generated{w: 1001, h: 33, sources: 4, stereo: true}, dbIn2D},
 		{"balanced-2d-in-db-64x700-stereo", generated{w: 64, h: 700, sources: 4, stereo: true}, balanced2DInDB},
