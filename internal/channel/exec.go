@@ -1638,8 +1638,11 @@ func (a *assembly) inTaskSamples(ar *arrival) {
 		return // not drawn under it: it lands at its share
 	}
 	kw, kh := fw/tw, fh/th
+	// the samples its share has (a zoomed part drew fewer, which spread
+	// over them)
+	gw, gh := planner.RenderSize(f.Share.W, f.Share.H, f.Pixel, compound.Zoom{X: 1, Y: 1})
 	g := *f
-	g.Share = compound.PixelViewport{X: a.t.Share.X + dx/tw, Y: a.t.Share.Y + dy/th, W: (f.W-1)*kw + 1, H: (f.H-1)*kh + 1}
+	g.Share = compound.PixelViewport{X: a.t.Share.X + dx/tw, Y: a.t.Share.Y + dy/th, W: (gw-1)*kw + 1, H: (gh-1)*kh + 1}
 	g.Extent = g.Share
 	g.Pixel = compound.Pixel{W: kw, H: kh}
 	ar.data = &g

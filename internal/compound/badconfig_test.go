@@ -1129,3 +1129,27 @@ func TestCheckWarnsWhereNoChannelIsNamed(t *testing.T) {
 		t.Errorf("warnings:\n%s\nwant only\n%s", strings.Join(got, "\n"), want)
 	}
 }
+
+// A compound that assembles the parts of a pixel decomposition at a zoom
+// gets their samples placed as if unzoomed (zoomed random assembling
+// trees): check says so, and not where the parts are zoomed themselves.
+func TestCheckWarnsAboutZoomedAssembliesOfPixelParts(t *testing.T) {
+	src := `config {
+    appNode { pipe { window { viewport [ 0 0 320 240 ] channel { name "dest" } channel { name "a" } channel { name "b" } channel { name "c" } } } }
+    compound { channel "dest" wall {}
+        compound { channel "a" zoom [ 0.5 0.5 ]
+            compound { channel "b" pixel [ 0 0 2 1 ] outputframe { name "b" } }
+            compound { channel "c" pixel [ 1 0 2 1 ] outputframe { name "c" } }
+            inputframe { name "b" } inputframe { name "c" } outputframe { name "a" } }
+        inputframe { name "a" } }
+    compound { channel "a" wall {}
+        compound { channel "b" pixel [ 0 0 2 1 ] zoom [ 0.5 0.5 ] outputframe { name "b2" } }
+        compound { channel "c" pixel [ 1 0 2 1 ] outputframe { name "c2" } }
+        inputframe { name "b2" } inputframe { name "c2" } }
+}`
+	_, got := resolveWarned(t, "zoomed.eqc", src)
+	want := "zoomed.eqc:4:9: this compound assembles the parts of a pixel decomposition at a zoom of [ 0.5 0.5 ]: goeq places their samples as if it were not zoomed, so its picture comes out wrong; zoom the parts rather than the compound that assembles them"
+	if strings.Join(got, "\n") != want {
+		t.Errorf("warnings:\n%s\nwant\n%s", strings.Join(got, "\n"), want)
+	}
+}

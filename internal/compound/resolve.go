@@ -597,6 +597,7 @@ func (r *resolver) config(c *configparser.Config) *Config {
 	r.checkCompositing(cfg)
 	r.checkSamples(cfg)
 	r.checkDeadEnds(cfg)
+	r.checkZoomedInterleaves(cfg)
 	r.checkEyesOnWalls(cfg)
 	if len(r.errs) == 0 { // it divides by what a bad file may have as 0
 		r.checkCoverage(cfg)
@@ -740,6 +741,26 @@ func eyesDrawn(c *Compound) int {
 		}
 	}
 	return eyes
+}
+
+// checkZoomedInterleaves warns where a compound assembles the parts of a
+// pixel decomposition at a zoom: the assembly places their samples as if
+// it were not zoomed, so its picture comes out wrong (a limit of goeq:
+// zoomed random assembling trees found it). Zooming the parts works.
+func (r *resolver) checkZoomedInterleaves(cfg *Config) {
+	cfg.Walk(func(c *Compound) {
+		if c.Channel == nil || c.Zoom == (Zoom{1, 1}) || c.Zoom == (Zoom{}) || drawsTiles(c) || c.Tasks&TaskAssemble == 0 {
+			return
+		}
+		for _, f := range c.InputFrames {
+			for _, p := range f.Producers {
+				if p.Pixel.W > 1 || p.Pixel.H > 1 {
+					r.warnf(r.raw[c].pos, "this compound assembles the parts of a pixel decomposition at a zoom of [ %g %g ]: goeq places their samples as if it were not zoomed, so its picture comes out wrong; zoom the parts rather than the compound that assembles them", c.Zoom.X, c.Zoom.Y)
+					return
+				}
+			}
+		}
+	})
 }
 
 // checkDeadEnds warns where a compound's own eye or task list keeps what

@@ -751,6 +751,11 @@ func compose(c *compound.Compound, parent *CompoundState, states map[string]Comp
 	} else {
 		local := s.Local
 		s.Zoom = compound.Zoom{X: parent.Zoom.X * s.Local.Zoom.X, Y: parent.Zoom.Y * s.Local.Zoom.Y}
+		if eq := tileEqualizer(c); eq != nil && eq.ChunkDB == 0 {
+			// its sources' tiles come at full size: its own zoom has no
+			// effect either (check warns), or it assembled them scaled
+			s.Zoom = parent.Zoom
+		}
 		if eq := tileEqualizer(c.Parent); eq != nil {
 			// a tile carries its place, frustum and range: a source
 			// draws the tiles it takes of its parent, whatever part a

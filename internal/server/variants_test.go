@@ -493,11 +493,26 @@ func TestGeneratedCompoundTreesMatchTheReference(t *testing.T) {
             ` + source(3, "pixel [ 1 0 3 1 ]") + source(4, "pixel [ 2 0 3 1 ]") + `
             inputframe { name "a0" } inputframe { name "f3" } inputframe { name "f4" } outputframe { name "a1" } }
         inputframe { name "a1" }`
+	// a zoomed part under an assembly of a pixel compound: its frame
+	// was taken for as many samples as it drew (zoomed random assembling
+	// trees, seed 10); and a zoomed assembly of tiles, whose zoom check
+	// says has no effect, assembled the full-size tiles scaled down
+	// (seed 60)
+	zoomedPartOfAnAssemblyInPixels := `task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ]
+        compound { channel "src0" pixel [ 0 0 2 1 ] ` + source(1, "zoom [ 0.5 0.5 ]") + ` inputframe { name "f1" } outputframe { name "a0" } }
+        ` + source(2, "pixel [ 1 0 2 1 ]") + `
+        inputframe { name "a0" } inputframe { name "f2" }`
+	zoomedAssemblyOfTiles := `task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ]
+        compound { channel "src0" zoom [ 0.33 0.67 ] tile_equalizer { size [ 33 64 ] } compound { } ` + source(1, "") + `
+            inputframe { name "f1" } outputframe { name "a0" } }
+        inputframe { name "a0" }`
 	for _, c := range []struct {
 		name string
 		g    generated
 		body string
 	}{
+		{"zoomed-part-of-an-assembly-in-pixels-333x297", generated{w: 333, h: 297, sources: 3}, zoomedPartOfAnAssemblyInPixels},
+		{"zoomed-assembly-of-tiles-333x297", generated{w: 333, h: 297, sources: 2}, zoomedAssemblyOfTiles},
 		{"assembler-draws-below-another-333x297", generated{w: 333, h: 297, sources: 5}, assemblerDrawsBelowAnother},
 		{"eye-part-assembling-shown-mono-333x297", generated{w: 333, h: 297, sources: 3}, eyePartAssembling},
 		{"eye-part-sending-to-the-destination-shown-mono-333x297", generated{w: 333, h: 297, sources: 2}, eyePartSendingToTheDestination},
