@@ -1020,9 +1020,13 @@ func region(c *compound.Compound, s CompoundState, states map[string]CompoundSta
 	r := s.Share
 	home := c.Home()
 	switch dest := c.Destination(); {
-	case c.DrawsAside || dest == nil || home == c:
+	case c.DrawsAside || dest == nil:
 		r.X, r.Y = 0, 0
-	case home != dest:
+	case home == dest:
+		// in place on the destination's channel, the destination too
+	case home == c:
+		r.X, r.Y = 0, 0
+	default:
 		// a home under a pixel compound holds that compound's samples
 		// alone: c's place among them
 		hs := states[home.Path()]
