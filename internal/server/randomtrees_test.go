@@ -121,8 +121,8 @@ func TestRandomAssemblingTreesMatchTheReference(t *testing.T) {
 // Random trees of two destinations lose their render node (every source)
 // after 6 frames: each destination stands in for the sources of its
 // tree, the run goes on with at most the 2 frames in flight degraded, and
-// the last frames match the reference. make test runs 2 of each kind
-// (pairKinds); with GOEQ_RANDOM_TREES=N, N/8 from seed
+// the last frames match the reference. make test runs 2 plain and 1
+// assembling (pairKinds); with GOEQ_RANDOM_TREES=N, N/8 from seed
 // GOEQ_RANDOM_TREES_FROM. A crash of the node in seed 2065 of
 // TestRandomTreesOfTwoDestinationsShareTheirSources found the second
 // destination waiting for its stand-in's part in the first's plan; seeds
@@ -131,7 +131,7 @@ func TestRandomAssemblingTreesMatchTheReference(t *testing.T) {
 func TestRandomTreesOfTwoDestinationsSurviveTheirNodesLoss(t *testing.T) {
 	const frames = 30
 	for _, kind := range pairKinds {
-		for _, seed := range randomSeeds(2, 8) {
+		for _, seed := range randomSeeds(max(2/kind.thinning, 1), 8) {
 			t.Run(fmt.Sprintf("%sseed-%d", kind.prefix, seed), func(t *testing.T) {
 				// the trees of TestRandomTreesOfTwoDestinationsShareTheirSources
 				r := rand.New(rand.NewPCG(uint64(seed), kind.stream))
@@ -402,7 +402,7 @@ func randomTreeOf(r *rand.Rand, assembling bool) (generated, string) {
 // Two destinations side by side on one canvas, each with a tree drawn at
 // random over the same sources (every source renders for both), their
 // windows apart or one window's two channels. Each image runs against its
-// reference. make test runs 6 of each kind (pairKinds);
+// reference. make test runs 6 plain and 2 assembling (pairKinds);
 // GOEQ_RANDOM_TREES=N runs N/2, from seed GOEQ_RANDOM_TREES_FROM. The
 // first four hundred found a part of a DB split whose draws were all for
 // eyes its parent left out (eyes-under-a-cyclop-part in
@@ -414,7 +414,7 @@ func randomTreeOf(r *rand.Rand, assembling bool) (generated, string) {
 // (assembler-draws-below-another there, seed 90); 0 to 299 pass since.
 func TestRandomTreesOfTwoDestinationsShareTheirSources(t *testing.T) {
 	for _, kind := range pairKinds {
-		for _, seed := range randomSeeds(6, 2) {
+		for _, seed := range randomSeeds(max(6/kind.thinning, 1), 2) {
 			t.Run(fmt.Sprintf("%sseed-%d", kind.prefix, seed), func(t *testing.T) {
 				r := rand.New(rand.NewPCG(uint64(seed), kind.stream))
 				runRandomConfig(t, func() (string, string) {
@@ -428,11 +428,14 @@ func TestRandomTreesOfTwoDestinationsShareTheirSources(t *testing.T) {
 
 // pairKinds are the trees the tests of two destinations draw: plain
 // ones, and assembling ones (randomTreeOf) from a stream of their own.
+// By default a kind runs a test's count divided by its thinning (at least
+// one), to keep make test short; GOEQ_RANDOM_TREES runs as many of each.
 var pairKinds = []struct {
 	prefix     string
 	assembling bool
 	stream     uint64
-}{{"", false, 0x7770}, {"assembling-", true, 0x7771}}
+	thinning   int
+}{{"", false, 0x7770, 1}, {"assembling-", true, 0x7771, 3}}
 
 // twoTrees is a config of two destinations, the canvas' halves, with a
 // random tree each over shared sources (assembling ones: randomTreeOf).
