@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -80,6 +81,9 @@ type generated struct {
 	// each a channel over the part of it given (x, y, w, h), where they
 	// render over the picture it shows
 	inDestination [][4]float64
+	// nodeOf is the render node of each source's pipe (0 to n-1, named
+	// node1 to noden when launched); nil puts them all on one
+	nodeOf []int
 }
 
 // config writes it with body inside the destination's compound.
@@ -106,7 +110,17 @@ func (g generated) config(body string) string {
 		}
 	}
 	renderNode := ""
-	if len(pipes) > 0 {
+	if g.nodeOf != nil && len(pipes) == g.sources {
+		byNode := map[int][]string{}
+		for i, p := range pipes {
+			byNode[g.nodeOf[i]] = append(byNode[g.nodeOf[i]], p)
+		}
+		var nodes []string
+		for n := range slices.Max(g.nodeOf) + 1 {
+			nodes = append(nodes, `node { host "localhost" `+strings.Join(byNode[n], " ")+" }")
+		}
+		renderNode = strings.Join(nodes, "\n    ")
+	} else if len(pipes) > 0 {
 		renderNode = `node { host "localhost" ` + strings.Join(pipes, " ") + " }"
 	}
 	return fmt.Sprintf(`config {
