@@ -1196,7 +1196,7 @@ func (fr *frameRun) drawn(r *channelRun, t *planner.Task, rec *stats.Record, roi
 
 // draw renders share (destination pixels) into region of the channel's
 // framebuffer.
-func (fr *frameRun) draw(r *channelRun, t *planner.Task, share, region compound.PixelViewport, rng compound.Range) (compound.PixelViewport, error) {
+func (fr *frameRun) draw(r *channelRun, t *planner.Task, share, region compound.PixelViewport, rng compound.Range) (drawn compound.PixelViewport, err error) {
 	area := t.Area
 	if area.W == 0 || area.H == 0 {
 		area = compound.PixelViewport{W: share.W, H: share.H}
@@ -1242,7 +1242,14 @@ func (fr *frameRun) draw(r *channelRun, t *planner.Task, share, region compound.
 	gl.Scissor(int32(region.X), int32(region.Y), int32(region.W), int32(region.H))
 	defer gl.Disable(gl.SCISSOR_TEST)
 	if ms != nil {
-		defer ms.ResolveInto(r.target.FB, region.X, region.Y, region.W, region.H)
+		defer func() {
+			ms.ResolveInto(r.target.FB, region.X, region.Y, region.W, region.H)
+			depthErr := fr.e.comp.NearestDepth(ms.Depth, ms.DepthSamples, region.X, region.Y, region.W, region.H)
+			applyMask(t.ColorMask)
+			if err == nil && depthErr != nil {
+				err = fmt.Errorf("%s: resolving a multisampled depth: %w", r.plan.Channel.Label, depthErr)
+			}
+		}()
 	}
 	defer fr.e.callRenderer(fr.frame, r.plan.Channel, "Draw", drawnInto)()
 	roi, err := fr.e.Renderer.Draw(&draw.Context{Frame: fr.frame, Channel: r.plan.Channel.ID, Data: fr.data, Eye: draw.Eye(t.Eye), ViewIndex: t.View,

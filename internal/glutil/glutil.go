@@ -175,13 +175,18 @@ func (t *Target) Delete() {
 	gl.DeleteTextures(1, &t.Depth)
 }
 
-// Multisample is a framebuffer object of RGBA8 colour and float depth
-// renderbuffers with Samples samples a pixel: draws into it are
-// antialiased, and ResolveInto turns them into a Target's pixels.
+// Multisample is a framebuffer object of an RGBA8 colour renderbuffer
+// and a float depth texture with Samples samples a pixel: draws into it
+// are antialiased, and ResolveInto turns them into a Target's pixels. Its
+// depth is a texture for a shader to resolve (gpu.Compositor.NearestDepth):
+// a blit keeps one sample of it.
 type Multisample struct {
 	FBO, Color, Depth uint32
 	W, H, Samples     int
-	Stencil           bool
+	// DepthSamples is how many samples the GL gave the depth: as many as
+	// asked or more (llvmpipe makes 2 into 4)
+	DepthSamples int
+	Stencil      bool
 }
 
 // NewMultisample creates a multisampled framebuffer of w x h pixels,
@@ -196,14 +201,18 @@ func NewMultisample(w, h, samples int, stencil bool) (*Multisample, error) {
 	gl.GenRenderbuffers(1, &m.Color)
 	gl.BindRenderbuffer(gl.RENDERBUFFER, m.Color)
 	gl.RenderbufferStorageMultisample(gl.RENDERBUFFER, int32(samples), gl.RGBA8, int32(w), int32(h))
-	gl.GenRenderbuffers(1, &m.Depth)
-	gl.BindRenderbuffer(gl.RENDERBUFFER, m.Depth)
-	gl.RenderbufferStorageMultisample(gl.RENDERBUFFER, int32(samples), depthFormat, int32(w), int32(h))
 	gl.BindRenderbuffer(gl.RENDERBUFFER, 0)
+	gl.GenTextures(1, &m.Depth)
+	gl.BindTexture(gl.TEXTURE_2D_MULTISAMPLE, m.Depth)
+	gl.TexImage2DMultisample(gl.TEXTURE_2D_MULTISAMPLE, int32(samples), depthFormat, int32(w), int32(h), true)
+	var given int32
+	gl.GetTexLevelParameteriv(gl.TEXTURE_2D_MULTISAMPLE, 0, gl.TEXTURE_SAMPLES, &given)
+	m.DepthSamples = max(int(given), samples)
+	gl.BindTexture(gl.TEXTURE_2D_MULTISAMPLE, 0)
 	gl.GenFramebuffers(1, &m.FBO)
 	gl.BindFramebuffer(gl.FRAMEBUFFER, m.FBO)
 	gl.FramebufferRenderbuffer(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.RENDERBUFFER, m.Color)
-	gl.FramebufferRenderbuffer(gl.FRAMEBUFFER, attach, gl.RENDERBUFFER, m.Depth)
+	gl.FramebufferTexture2D(gl.FRAMEBUFFER, attach, gl.TEXTURE_2D_MULTISAMPLE, m.Depth, 0)
 	if s := gl.CheckFramebufferStatus(gl.FRAMEBUFFER); s != gl.FRAMEBUFFER_COMPLETE {
 		m.Delete()
 		return nil, fmt.Errorf("glutil: multisampled framebuffer %dx%d of %d samples incomplete: 0x%x", w, h, samples, s)
@@ -211,16 +220,16 @@ func NewMultisample(w, h, samples int, stencil bool) (*Multisample, error) {
 	return m, nil
 }
 
-// ResolveInto writes the colour and depth (and stencil) of the rectangle
-// at (x, y) into the same place of dst, one value a pixel (colour averaged
-// over the samples). dst has the same depth format. It leaves dst bound
-// and the scissor test off.
+// ResolveInto writes the colour (averaged over the samples) and the
+// stencil of the rectangle at (x, y) into the same place of dst, one value
+// a pixel; the depth is gpu.Compositor.NearestDepth's to resolve. It
+// leaves dst bound and the scissor test off.
 func (m *Multisample) ResolveInto(dst *Target, x, y, w, h int) {
 	gl.Disable(gl.SCISSOR_TEST) // a blit is scissored, and a draw may leave any box
 	gl.BindFramebuffer(gl.READ_FRAMEBUFFER, m.FBO)
 	gl.BindFramebuffer(gl.DRAW_FRAMEBUFFER, dst.FBO)
 	x0, y0, x1, y1 := int32(x), int32(y), int32(x+w), int32(y+h)
-	mask := uint32(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT)
+	mask := uint32(gl.COLOR_BUFFER_BIT)
 	if m.Stencil {
 		mask |= gl.STENCIL_BUFFER_BIT
 	}
@@ -232,15 +241,16 @@ func (m *Multisample) ResolveInto(dst *Target, x, y, w, h int) {
 func (m *Multisample) Delete() {
 	gl.DeleteFramebuffers(1, &m.FBO)
 	gl.DeleteRenderbuffers(1, &m.Color)
-	gl.DeleteRenderbuffers(1, &m.Depth)
+	gl.DeleteTextures(1, &m.Depth)
 }
 
 // MaxSamples is the most samples a pixel the current context's
 // framebuffers may have.
 func MaxSamples() int {
-	var n int32
+	var n, depth int32
 	gl.GetIntegerv(gl.MAX_SAMPLES, &n)
-	return int(n)
+	gl.GetIntegerv(gl.MAX_DEPTH_TEXTURE_SAMPLES, &depth) // Multisample's depth is a texture
+	return int(min(n, depth))
 }
 
 // MaxFramebuffer is the largest width or height, in pixels, of a

@@ -25,6 +25,7 @@ type Compositor struct {
 	vao                                  uint32
 	assemble, depth, interleave, average uint32
 	scale, depthScale, interleaveDepth   uint32
+	nearestDepth                         uint32
 	linear                               uint32 // sampler object: linear filtering for scaled assembly
 }
 
@@ -37,7 +38,8 @@ func New() (*Compositor, error) {
 		dst  *uint32
 		frag string
 	}{{&c.assemble, "assemble.frag"}, {&c.depth, "depth.frag"}, {&c.interleave, "interleave.frag"}, {&c.average, "average.frag"},
-		{&c.scale, "scale.frag"}, {&c.depthScale, "depthscale.frag"}, {&c.interleaveDepth, "interleavedepth.frag"}} {
+		{&c.scale, "scale.frag"}, {&c.depthScale, "depthscale.frag"}, {&c.interleaveDepth, "interleavedepth.frag"},
+		{&c.nearestDepth, "nearestdepth.frag"}} {
 		if *p.dst, err = glutil.Program(quad, shaders.MustSource(p.frag)); err != nil {
 			return nil, fmt.Errorf("gpu compositor: %s: %w", p.frag, err)
 		}
@@ -65,7 +67,7 @@ func New() (*Compositor, error) {
 
 // Delete frees the programs.
 func (c *Compositor) Delete() {
-	for _, p := range []uint32{c.assemble, c.depth, c.interleave, c.average, c.scale, c.depthScale, c.interleaveDepth} {
+	for _, p := range []uint32{c.assemble, c.depth, c.interleave, c.average, c.scale, c.depthScale, c.interleaveDepth, c.nearestDepth} {
 		gl.DeleteProgram(p)
 	}
 	gl.DeleteSamplers(1, &c.linear)
@@ -116,6 +118,28 @@ func (c *Compositor) Copy(color, depth uint32, x, y, w, h int) error {
 	c.draw(c.depth, x, y, w, h)
 	gl.DepthFunc(gl.LESS)
 	return endDepth()
+}
+
+// NearestDepth writes into the framebuffer's depth, in the rectangle at
+// (x, y), the nearest of the samples of a multisampled depth texture of
+// as many samples there (glutil.Multisample's), leaving its colour as it
+// is. The caller puts its colour mask back.
+func (c *Compositor) NearestDepth(depth uint32, samples, x, y, w, h int) error {
+	gl.Enable(gl.DEPTH_TEST)
+	gl.DepthFunc(gl.ALWAYS)
+	gl.DepthMask(true)
+	gl.ColorMask(false, false, false, false)
+	gl.ActiveTexture(gl.TEXTURE0)
+	gl.BindTexture(gl.TEXTURE_2D_MULTISAMPLE, depth)
+	gl.UseProgram(c.nearestDepth)
+	gl.Uniform1i(glutil.Uniform(c.nearestDepth, "depth"), 0)
+	gl.Uniform1i(glutil.Uniform(c.nearestDepth, "samples"), int32(samples))
+	c.draw(c.nearestDepth, x, y, w, h)
+	gl.BindTexture(gl.TEXTURE_2D_MULTISAMPLE, 0)
+	gl.DepthFunc(gl.LESS)
+	gl.ColorMask(true, true, true, true)
+	gl.Disable(gl.DEPTH_TEST)
+	return glutil.Error()
 }
 
 // beginDepth sets up a depth-tested pass of prog over a colour and a depth
