@@ -202,20 +202,7 @@ func TestRandomAssemblingTreesLoseANodeThatRejoins(t *testing.T) {
 			if err := ref.wait(t); err != nil {
 				t.Fatalf("reference: %v", err)
 			}
-			compared := 0
-			for _, name := range pngs(t, ref.out) {
-				if !strings.HasSuffix(name, fmt.Sprintf("-%06d.png", frames-1)) && !strings.HasSuffix(name, fmt.Sprintf("-%06d.png", frames-2)) {
-					continue
-				}
-				d, err := imagecmp.CompareFiles(filepath.Join(sp.out, name), filepath.Join(ref.out, name), exactTolerance)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if compared++; !d.Matches(mode) {
-					t.Errorf("%s after %s rejoined (%s): %s", name, victim, imagecmp.Allowance(mode), d)
-				}
-			}
-			if compared == 0 {
+			if lastFramesMatch(t, sp.out, ref.out, frames, mode, "after "+victim+" rejoined") == 0 {
 				t.Errorf("the reference of %d frames wrote neither of the last two", frames)
 			}
 			if t.Failed() {
@@ -353,24 +340,34 @@ func TestRandomTreesOfTwoDestinationsSurviveTheirNodesLoss(t *testing.T) {
 				if len(sum.LostNodes) != 1 || sum.Frames != frames || sum.Degraded > 2 {
 					t.Errorf("summary: lost %v, %d frames, %d degraded (at most the 2 in flight)", sum.LostNodes, sum.Frames, sum.Degraded)
 				}
-				for _, name := range pngs(t, ref.out) {
-					if !strings.HasSuffix(name, fmt.Sprintf("-%06d.png", frames-1)) && !strings.HasSuffix(name, fmt.Sprintf("-%06d.png", frames-2)) {
-						continue
-					}
-					d, err := imagecmp.CompareFiles(filepath.Join(sp.out, name), filepath.Join(ref.out, name), exactTolerance)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if !d.Matches(mode) {
-						t.Errorf("%s after the loss (%s): %s", name, imagecmp.Allowance(mode), d)
-					}
-				}
+				lastFramesMatch(t, sp.out, ref.out, frames, mode, "after the loss")
 				if t.Failed() {
 					t.Logf("the whole config:\n%s", text)
 				}
 			})
 		}
 	}
+}
+
+// lastFramesMatch compares the images of a run's last two frames (of
+// frames) in dir with the reference's, as mode allows, and says how many
+// it compared; when says what came before them.
+func lastFramesMatch(t *testing.T, dir, ref string, frames int, mode, when string) int {
+	t.Helper()
+	compared := 0
+	for _, name := range pngs(t, ref) {
+		if !strings.HasSuffix(name, fmt.Sprintf("-%06d.png", frames-1)) && !strings.HasSuffix(name, fmt.Sprintf("-%06d.png", frames-2)) {
+			continue
+		}
+		d, err := imagecmp.CompareFiles(filepath.Join(dir, name), filepath.Join(ref, name), exactTolerance)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if compared++; !d.Matches(mode) {
+			t.Errorf("%s %s (%s): %s", name, when, imagecmp.Allowance(mode), d)
+		}
+	}
+	return compared
 }
 
 // randomSeeds are the seeds a test of random trees runs: count of them,
