@@ -108,7 +108,7 @@ func TestRandomZoomedTreesMatchTheReference(t *testing.T) {
 // view left empty there; the first two hundred, a part that sends its
 // picture drawn for it by its destination, which then waited for its
 // frame (the assembly cases of TestGeneratedCompoundTreesMatchTheReference);
-// seeds 0 to 399 pass since. With their nodes drawn, seeds 0 to 149 pass
+// seeds 0 to 399 pass since. With their nodes drawn, seeds 0 to 299 pass
 // (and a probe of 360 such trees, all across nodes).
 func TestRandomAssemblingTreesMatchTheReference(t *testing.T) {
 	for _, seed := range randomSeeds(4, 2) {
@@ -152,7 +152,7 @@ func spreadOverNodes(r *rand.Rand, g generated) []int {
 // match the reference. The tree's other nodes keep their work, and an
 // assembly whose channel was lost takes its parts' frames again once it
 // is back. make test runs 1; GOEQ_RANDOM_TREES=N runs N/4, from seed
-// GOEQ_RANDOM_TREES_FROM. Seeds 0 to 39 pass. (A probe of forty other
+// GOEQ_RANDOM_TREES_FROM. Seeds 0 to 79 pass. (A probe of forty other
 // such trees, their node frozen by SIGSTOP for 2.5 s and continued, found
 // nothing either.)
 func TestRandomAssemblingTreesLoseANodeThatRejoins(t *testing.T) {
@@ -219,7 +219,7 @@ func TestRandomAssemblingTreesLoseANodeThatRejoins(t *testing.T) {
 // drawn from all of them (the sources exchange bands among odd counts
 // too, over nodes and within one). Each runs against its reference.
 // make test runs 3; GOEQ_RANDOM_TREES=N runs N, from seed
-// GOEQ_RANDOM_TREES_FROM. Seeds 0 to 149 pass. An earlier probe of 200
+// GOEQ_RANDOM_TREES_FROM. Seeds 0 to 299 pass. An earlier probe of 200
 // with windows of 7 x 300 and 640 x 3 pixels among the sizes failed
 // three of 7 pixels' width, every strategy alike, gather too: at frame 0
 // the model's vertices on its plane of symmetry lie on the pixel centres
