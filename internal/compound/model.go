@@ -709,6 +709,14 @@ func (c *Compound) HoldsPicture() bool {
 	return c.Channel != nil && (c.Destination() == c || !c.IsLeaf() && c.Tasks&TaskReadback != 0 && len(c.OutputFrames) > 0)
 }
 
+// PartOfHeldPicture reports whether c draws into a picture that a
+// compound above it holds (its parent's Home, where that HoldsPicture)
+// and holds none of its own: the parts whose empty places the holder
+// fills in (eye parts of a mono view), or check warns about.
+func (c *Compound) PartOfHeldPicture() bool {
+	return c.Parent != nil && !c.HoldsPicture() && c.Parent.Home().HoldsPicture()
+}
+
 // Destination is the top-most compound with a channel above or at c:
 // the one whose channel shows what c renders (nil for channel-less roots).
 func (c *Compound) Destination() *Compound {

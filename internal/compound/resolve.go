@@ -672,7 +672,7 @@ func (r *resolver) shareDumps(cfg *Config) {
 // no share. phase says that c is a phase.
 func monoHole(c *Compound) (kind string, phase bool) {
 	dest := c.Destination()
-	if c.Parent == nil || dest == nil || dest == c || c.HoldsPicture() || !c.Parent.Home().HoldsPicture() || dest.DestinationEyes()&EyeCyclop == 0 {
+	if !c.PartOfHeldPicture() || dest.DestinationEyes()&EyeCyclop == 0 {
 		return "", false
 	}
 	phase = c.Period != c.Parent.Period || c.Phase != c.Parent.Phase
@@ -695,8 +695,7 @@ func monoHole(c *Compound) (kind string, phase bool) {
 // it (eye [ LEFT ] compounds under an eye [ CYCLOP ] one): its pixels
 // stay empty. It is "" otherwise, or where a part above it is such a part.
 func unreachedPart(c *Compound) string {
-	dest := c.Destination()
-	if c.Parent == nil || dest == nil || dest == c || c.HoldsPicture() || !c.Parent.Home().HoldsPicture() || !c.Local.splits() {
+	if !c.PartOfHeldPicture() || !c.Local.splits() {
 		return ""
 	}
 	if !c.HasDraws() || !c.Parent.drawsAnEye() || c.drawsAnEye() {

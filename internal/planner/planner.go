@@ -1315,7 +1315,7 @@ func (p *Planner) clearedForEarlierEye(c *compound.Compound, eye int, s Compound
 // A part that holds a picture of its own draws it itself (unserved in
 // emit): drawn for it, its frame was still awaited.
 func (p *Planner) eyePartShownAs(c *compound.Compound, eye int, states map[string]CompoundState) bool {
-	if c.Parent == nil || c.Destination() == c || c.HoldsPicture() || !c.Parent.Home().HoldsPicture() || p.drawsFor(c, eye) {
+	if !c.PartOfHeldPicture() || p.drawsFor(c, eye) {
 		return false
 	}
 	home := c.Parent.Home()
