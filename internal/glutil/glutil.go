@@ -222,14 +222,18 @@ func NewMultisample(w, h, samples int, stencil bool) (*Multisample, error) {
 
 // ResolveInto writes the colour (averaged over the samples) and the
 // stencil of the rectangle at (x, y) into the same place of dst, one value
-// a pixel; the depth is gpu.Compositor.NearestDepth's to resolve. It
-// leaves dst bound and the scissor test off.
-func (m *Multisample) ResolveInto(dst *Target, x, y, w, h int) {
+// a pixel, and the depth when asked: one sample of it, where
+// gpu.Compositor.NearestDepth resolves the nearest. It leaves dst bound and
+// the scissor test off.
+func (m *Multisample) ResolveInto(dst *Target, x, y, w, h int, depth bool) {
 	gl.Disable(gl.SCISSOR_TEST) // a blit is scissored, and a draw may leave any box
 	gl.BindFramebuffer(gl.READ_FRAMEBUFFER, m.FBO)
 	gl.BindFramebuffer(gl.DRAW_FRAMEBUFFER, dst.FBO)
 	x0, y0, x1, y1 := int32(x), int32(y), int32(x+w), int32(y+h)
 	mask := uint32(gl.COLOR_BUFFER_BIT)
+	if depth {
+		mask |= gl.DEPTH_BUFFER_BIT
+	}
 	if m.Stencil {
 		mask |= gl.STENCIL_BUFFER_BIT
 	}

@@ -125,7 +125,7 @@ func (x *exchange) receives(round, i int) []Input {
 	var ins []Input
 	for _, t := range x.sched.Rounds[round] {
 		if t.To == i {
-			ins = append(ins, Input{Name: x.name(round, t.From, t.To), Producers: []string{x.sources[t.From].Channel.ID}})
+			ins = append(ins, Input{Name: x.name(round, t.From, t.To), Producers: []string{x.sources[t.From].Channel.ID}, Depth: true})
 		}
 	}
 	return ins

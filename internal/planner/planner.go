@@ -99,6 +99,9 @@ type Input struct {
 	// Equalizer it lands at the task's corner (its own origin there), not
 	// at its share of a destination it does not belong to.
 	Native bool `json:"native,omitempty"`
+	// Depth: a producer sends depth with it, which the assembly merges
+	// against the framebuffer's.
+	Depth bool `json:"depth,omitempty"`
 }
 
 // Task is one unit of work for one channel in one frame.
@@ -1222,6 +1225,7 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 					in.Producers = append(in.Producers, p.channelOf(prod).ID)
 					in.Tiles = in.Tiles || queueOf(prod, eye) != ""
 					in.Native = in.Native || prod.Destination() != c.Destination()
+					in.Depth = in.Depth || sendsDepth(prod, f.Name)
 					if monitor {
 						in.Place = monitorPlace(t.Region, prod, ps)
 					}
@@ -1248,6 +1252,13 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 		}
 		cp.Tasks = append(cp.Tasks, t)
 	}
+}
+
+// sendsDepth reports whether c's output frame of that name carries depth.
+func sendsDepth(c *compound.Compound, name string) bool {
+	return slices.ContainsFunc(c.OutputFrames, func(f *compound.Frame) bool {
+		return f.Name == name && f.Buffers&compound.BufferDepth != 0
+	})
 }
 
 // scratch says whether what c draws on its destination's own channel is

@@ -61,6 +61,11 @@ func TestPlan2DFirstFrame(t *testing.T) {
 	if n := len(dest.Tasks[1].Inputs); n != 4 {
 		t.Errorf("dest assembles %d frames, want 4", n)
 	}
+	for _, in := range dest.Tasks[1].Inputs {
+		if in.Depth {
+			t.Errorf("input %s of colour frames says it carries depth", in.Name)
+		}
+	}
 	want := map[string]compound.PixelViewport{
 		"src1": {X: 0, Y: 0, W: 320, H: 180}, "src2": {X: 0, Y: 180, W: 320, H: 180},
 		"src3": {X: 320, Y: 0, W: 320, H: 180}, "src4": {X: 320, Y: 180, W: 320, H: 180},
@@ -197,6 +202,59 @@ func TestDBPlanRanges(t *testing.T) {
 		if pvp := channel(plan, name).Tasks[1].Region; pvp.W != 640 || pvp.H != 360 {
 			t.Errorf("%s: DB sources render the whole viewport, got %+v", name, pvp)
 		}
+	}
+}
+
+// An input says it carries depth exactly when a producer's output of that
+// name does (an executor resolves the depth of a multisampled draw only
+// for what reads it), on every corpus and example config, sort-last
+// exchanges included.
+func TestInputsSayWhetherTheyCarryDepth(t *testing.T) {
+	var paths []string
+	for _, dir := range []string{filepath.Join("..", "..", "..", "shared", "eqc-corpus"), filepath.Join("..", "..", "examples", "configs")} {
+		found, err := filepath.Glob(filepath.Join(dir, "*.eqc"))
+		if err != nil || len(found) == 0 {
+			t.Fatalf("no configs in %s: %v", dir, err)
+		}
+		paths = append(paths, found...)
+	}
+	withDepth, without := 0, 0
+	for _, path := range paths {
+		m, _, err := compound.Load(path, compound.Options{Getenv: func(string) (string, bool) { return "", false }})
+		if err != nil {
+			continue // the corpus' broken configs have tests of their own
+		}
+		for _, cfg := range m.Configs {
+			p := New(cfg)
+			for f := range 4 {
+				plan := p.Plan(f)
+				depth := map[string]bool{} // by frame name
+				for _, cp := range plan.Channels {
+					for _, task := range cp.Tasks {
+						for _, out := range task.Outputs {
+							depth[out.Name] = depth[out.Name] || out.Buffers&compound.BufferDepth != 0
+						}
+					}
+				}
+				for _, cp := range plan.Channels {
+					for _, task := range cp.Tasks {
+						for _, in := range task.Inputs {
+							if in.Depth != depth[in.Name] {
+								t.Errorf("%s frame %d: %s's input %s says depth %v; its producers send depth: %v", filepath.Base(path), f, cp.Channel.Name, in.Name, in.Depth, depth[in.Name])
+							}
+							if in.Depth {
+								withDepth++
+							} else {
+								without++
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	if withDepth == 0 || without == 0 {
+		t.Errorf("%d inputs with depth, %d without: the configs should have both", withDepth, without)
 	}
 }
 
