@@ -34,6 +34,7 @@ import (
 	"github.com/go-gl/gl/v3.3-core/gl"
 
 	"github.com/goeq/goeq"
+	"github.com/goeq/goeq/internal/compound"
 	"github.com/goeq/goeq/internal/gotool"
 	"github.com/goeq/goeq/internal/imagecmp"
 	"github.com/goeq/goeq/internal/logging"
@@ -3342,5 +3343,75 @@ func TestStatsGoToTheFileReplayReads(t *testing.T) {
 		if _, err := goeq.Start(context.Background(), turningSquare{}, opt); err == nil || !strings.Contains(err.Error(), "goes with the server in this process") {
 			t.Errorf("%+v: %v; want it refused", opt, err)
 		}
+	}
+}
+
+// Destination windows of corpus configs resized on screen between frames
+// (pixel, DB with binary swap, eye and 2D trees; wider and lower, then
+// narrower and higher): each frame matches the reference resized alike.
+// Probed so on 23 corpus configs with on-screen windows (DB streams and
+// ranges, DPlex, monitor, subpixel, walls, caves): all matched.
+func TestResizedCorpusWindowsMatchTheReference(t *testing.T) {
+	disp := xtest.Display(t, 1600, 1000)
+	t.Setenv("DISPLAY", disp)
+	t.Setenv("GOEQ_WINSYS", "auto") // the windows on screen
+	const frames = 5
+	for i, name := range []string{"3-window.PIXEL.eqc", "4-window.DB.bs.eqc", "4-window.EYE.2D.eqc"} {
+		path := filepath.Join("..", "shared", "eqc-corpus", name)
+		m, _, err := compound.Load(path, compound.Options{Getenv: func(string) (string, bool) { return "", false }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := m.Configs[0]
+		dest := cfg.Compounds[0].Channel.Window
+		w, h := dest.PixelViewport.W*3/2, dest.PixelViewport.H
+		if i%2 == 1 {
+			w, h = dest.PixelViewport.W*2/3, dest.PixelViewport.H*5/4
+		}
+		t.Run(fmt.Sprintf("%s/%dx%d", name, w, h), func(t *testing.T) {
+			run := func(reference bool) string {
+				out := t.TempDir()
+				c, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: path, Local: true, Reference: reference, OutDir: out,
+					InitData: squareInit{Scale: 1.4, DepthTest: true}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for f := 0; f < frames && err == nil; f++ {
+					if f == 2 {
+						win := xtest.FindWindow(t, disp, "goeq "+cmp.Or(dest.Name, dest.Label()), 30*time.Second)
+						xtest.Xdotool(t, disp, "windowsize", "--sync", win, fmt.Sprint(w), fmt.Sprint(h))
+						err = waitForResize(c, w, h)
+					}
+					if err == nil {
+						_, err = c.StartFrame(camera{Frame: f, Angle: 0.35 * float64(f)})
+					}
+					if err == nil && f == 1 {
+						err = c.FinishAllFrames()
+					}
+				}
+				if _, exitErr := c.Exit(); err != nil || exitErr != nil {
+					t.Fatalf("run: %v; exit: %v", err, exitErr)
+				}
+				return out
+			}
+			got, want := run(false), run(true)
+			files, _ := filepath.Glob(filepath.Join(got, "*.png"))
+			resized := 0
+			for _, f := range files {
+				if gw, gh := pngSize(t, f); gw == w && gh == h {
+					resized++
+				}
+				d, err := imagecmp.CompareFiles(f, filepath.Join(want, filepath.Base(f)), imagecmp.Tolerance)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !d.Matches("") {
+					t.Errorf("%s: %s", filepath.Base(f), d)
+				}
+			}
+			if resized != frames-2 {
+				t.Errorf("%d of %d images are %dx%d; want the last %d", resized, len(files), w, h, frames-2)
+			}
+		})
 	}
 }
