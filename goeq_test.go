@@ -2002,16 +2002,23 @@ func runLayoutSwitches(t *testing.T, opt goeq.Options, check func(*goeq.Config),
 	if err != nil || exitErr != nil {
 		t.Fatalf("run: %v; exit: %v", err, exitErr)
 	}
+	return imagesByFrame(t, sum.Written), out
+}
+
+// imagesByFrame groups a run's images (Summary.Written) by the frame
+// number that ends their names.
+func imagesByFrame(t *testing.T, written []string) map[int][]string {
+	t.Helper()
 	byFrame := map[int][]string{}
-	for _, w := range sum.Written {
+	for _, w := range written {
 		var f int
 		base := filepath.Base(w)
-		if _, err := fmt.Sscanf(base[strings.LastIndex(base, "-")+1:], "%06d.png", &f); err != nil {
+		if _, err := fmt.Sscanf(base[max(0, len(base)-len("000000.png")):], "%06d.png", &f); err != nil {
 			t.Fatalf("image %s: %v", base, err)
 		}
 		byFrame[f] = append(byFrame[f], base)
 	}
-	return byFrame, out
+	return byFrame
 }
 
 // compareLayoutRuns checks a run of TestUseLayoutSwitchesFromAFrameOn

@@ -2,7 +2,6 @@ package goeq_test
 
 import (
 	"context"
-	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
 	"os"
@@ -81,16 +80,7 @@ func TestRandomLayoutAndViewModeSwitchesMatchTheReference(t *testing.T) {
 				if err != nil || exitErr != nil {
 					t.Fatalf("run: %v; exit: %v", err, exitErr)
 				}
-				byFrame := map[int][]string{}
-				for _, w := range sum.Written {
-					var f int
-					base := filepath.Base(w)
-					if _, err := fmt.Sscanf(base[max(0, len(base)-10):], "%06d.png", &f); err != nil {
-						t.Fatalf("image %s: %v", base, err)
-					}
-					byFrame[f] = append(byFrame[f], base)
-				}
-				return byFrame, out
+				return imagesByFrame(t, sum.Written), out
 			}
 			want, wantDir := run(true)
 			got, gotDir := run(false)
