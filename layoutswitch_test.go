@@ -18,10 +18,11 @@ import (
 // from frame to frame (static, load-balanced, DB, eye, pixel and subpixel
 // trees; layouts of their own channels and of shared sources): every
 // frame shows the layout and the eyes it was switched to, as the
-// reference renders them. make test runs five; GOEQ_LAYOUT_SWITCHES=all
-// every corpus config (all 80 pass).
+// reference renders them, with the run in this process and on a running
+// eqserver. make test runs five; GOEQ_LAYOUT_SWITCHES=all every corpus
+// config (all 80 pass both ways).
 func TestRandomLayoutAndViewModeSwitchesMatchTheReference(t *testing.T) {
-	names := []string{"1-pipe.LG_CF3D.eqc", "4-window.all.eqc", "7-window.EYE.PIXEL.eqc", "8-node.layout.DB.eqc", "layout.wall.operator.eqc"}
+	names := []string{"1-pipe.LG_CF3D.eqc", "2-node.DB.eqc", "4-window.all.eqc", "7-window.EYE.PIXEL.eqc", "layout.wall.operator.eqc"}
 	all := os.Getenv("GOEQ_LAYOUT_SWITCHES") == "all"
 	if all {
 		paths, _ := filepath.Glob(filepath.Join("..", "shared", "eqc-corpus", "*.eqc"))
@@ -54,11 +55,11 @@ func TestRandomLayoutAndViewModeSwitchesMatchTheReference(t *testing.T) {
 				}
 			}
 			t.Logf("layouts by frame %v, view modes %v", layouts, modes)
-			run := func(reference bool) (map[int][]string, string) {
+			run := func(opt goeq.Options) (map[int][]string, string) {
 				out := t.TempDir()
 				// the square writes depth: DB trees merge it
-				c, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: path, Local: true, Reference: reference, OutDir: out,
-					InitData: squareInit{Scale: 1.4, DepthTest: true}})
+				opt.OutDir, opt.InitData = out, squareInit{Scale: 1.4, DepthTest: true}
+				c, err := goeq.Start(context.Background(), turningSquare{}, opt)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -82,26 +83,34 @@ func TestRandomLayoutAndViewModeSwitchesMatchTheReference(t *testing.T) {
 				}
 				return imagesByFrame(t, sum.Written), out
 			}
-			want, wantDir := run(true)
-			got, gotDir := run(false)
-			for f := range frames {
-				resampling := resamplingIn(cfg, layouts[f])
-				slices.Sort(got[f])
-				slices.Sort(want[f])
-				if len(got[f]) == 0 || !slices.Equal(got[f], want[f]) {
-					t.Errorf("frame %d wrote %q, the reference %q", f, got[f], want[f])
-					continue
-				}
-				for _, img := range got[f] {
-					d, err := imagecmp.CompareFiles(filepath.Join(gotDir, img), filepath.Join(wantDir, img), imagecmp.Tolerance)
-					if err != nil {
-						t.Fatal(err)
+			want, wantDir := run(goeq.Options{Config: path, Local: true, Reference: true})
+			compare := func(how string, got map[int][]string, gotDir string) {
+				for f := range frames {
+					resampling := resamplingIn(cfg, layouts[f])
+					slices.Sort(got[f])
+					slices.Sort(want[f])
+					if len(got[f]) == 0 || !slices.Equal(got[f], want[f]) {
+						t.Errorf("%s: frame %d wrote %q, the reference %q", how, f, got[f], want[f])
+						continue
 					}
-					if !d.Matches(resampling) {
-						t.Errorf("%s (%s): %s", img, imagecmp.Allowance(resampling), d)
+					for _, img := range got[f] {
+						d, err := imagecmp.CompareFiles(filepath.Join(gotDir, img), filepath.Join(wantDir, img), imagecmp.Tolerance)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if !d.Matches(resampling) {
+							t.Errorf("%s: %s (%s): %s", how, img, imagecmp.Allowance(resampling), d)
+						}
 					}
 				}
 			}
+			got, gotDir := run(goeq.Options{Config: path, Local: true})
+			compare("in this process", got, gotDir)
+			t.Setenv("GOEQ_TOKEN", "the-shared-token")
+			srv := startAppServer(t, path)
+			got, gotDir = run(goeq.Options{Server: srv.addr})
+			compare("on a running eqserver", got, gotDir)
+			srv.endsWithTheRun(t)
 		})
 	}
 }
