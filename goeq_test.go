@@ -3422,3 +3422,68 @@ func TestResizedCorpusWindowsMatchTheReference(t *testing.T) {
 		})
 	}
 }
+
+// A destination resized to far more pixels than any window of the config
+// (16 times; a user maximizing a small window) gets its frames at its new
+// size: from a source on another node that assembles the part of a third.
+// The frames were refused as larger than any framebuffer of the config
+// (4 times the largest window was allowed), on the destination's node
+// and on the assembling one, the links dropped, and the run ended at the
+// frame timeout.
+func TestAWindowResizedFarLargerGetsItsSourcesFrames(t *testing.T) {
+	disp := xtest.Display(t, 2000, 1200)
+	t.Setenv("DISPLAY", disp)
+	t.Setenv("GOEQ_WINSYS", "auto") // the destination's window on screen
+	const text = `server { config {
+    appNode { pipe { window { name "dest" viewport [ 0 0 400 300 ] channel { name "dest" } } } }
+    node { connection { hostname "localhost" } pipe { window { name "src0" viewport [ 0 0 400 300 ] attributes { hint_drawable FBO } channel { name "src0" } } } }
+    node { connection { hostname "localhost" } pipe { window { name "src1" viewport [ 0 0 400 300 ] attributes { hint_drawable FBO } channel { name "src1" } } } }
+    layout { view { } } canvas { layout 0 wall {} segment { channel "dest" } }
+    compound { channel ( segment 0 view 0 ) task [ CLEAR ASSEMBLE ]
+        compound { channel "src0" task [ CLEAR ASSEMBLE READBACK ]
+            compound { channel "src1" outputframe { name "f1" } } inputframe { name "f1" } outputframe { name "a0" } }
+        inputframe { name "a0" } } } }`
+	const frames, w, h = 4, 1800, 1100
+	run := func(reference bool) string {
+		out := t.TempDir()
+		c, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{ConfigText: text, Local: true, Reference: reference, OutDir: out,
+			InitData: squareInit{Scale: 1.4}, FrameTimeout: 20 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for f := 0; f < frames && err == nil; f++ {
+			if f == 1 {
+				xtest.Xdotool(t, disp, "windowsize", "--sync", xtest.FindWindow(t, disp, "goeq dest", 30*time.Second), fmt.Sprint(w), fmt.Sprint(h))
+				err = waitForResize(c, w, h)
+			}
+			if err == nil {
+				_, err = c.StartFrame(camera{Frame: f, Angle: 0.35 * float64(f)})
+			}
+			if err == nil && f == 0 {
+				err = c.FinishAllFrames()
+			}
+		}
+		sum, exitErr := c.Exit()
+		if err != nil || exitErr != nil {
+			t.Fatalf("run: %v; exit: %v", err, exitErr)
+		}
+		if sum.Degraded != 0 {
+			t.Errorf("%d degraded frames", sum.Degraded)
+		}
+		return out
+	}
+	got, want := run(false), run(true)
+	for f := 1; f < frames; f++ {
+		name := fmt.Sprintf("dest-%06d.png", f)
+		if gw, gh := pngSize(t, filepath.Join(got, name)); gw != w || gh != h {
+			t.Errorf("frame %d is %dx%d; want %dx%d", f, gw, gh, w, h)
+		}
+		d, err := imagecmp.CompareFiles(filepath.Join(got, name), filepath.Join(want, name), imagecmp.Tolerance)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !d.Matches("") {
+			t.Errorf("frame %d: %s", f, d)
+		}
+	}
+}

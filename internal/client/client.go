@@ -184,9 +184,7 @@ func Run(ctx context.Context, opt Options) error {
 		}
 	}
 	if err == nil {
-		// no frame is larger than the config's largest window at four
-		// times its pixels (a zoomed source)
-		ln.SetMaxPixels(4 * n.largestWindow())
+		n.frameBound.bound(ln, n.cfg)
 	}
 	stopSetupHeartbeats()
 	if err != nil {

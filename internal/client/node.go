@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -22,6 +23,7 @@ import (
 	"github.com/goeq/goeq/internal/configparser"
 	"github.com/goeq/goeq/internal/control"
 	"github.com/goeq/goeq/internal/planner"
+	"github.com/goeq/goeq/internal/transport"
 	"github.com/goeq/goeq/internal/winsys"
 )
 
@@ -30,15 +32,16 @@ import (
 type node struct {
 	// exiting: the run has stopped and the pipes' frames have ended; the
 	// renderers run their Exit (said with the heartbeats)
-	exiting atomic.Bool
-	log     *slog.Logger
-	token   string
-	name    string
-	session *session
-	setupM  *control.Setup
-	cfg     *compound.Config
-	model   *compound.Node
-	pipes   []*pipe
+	exiting    atomic.Bool
+	frameBound frameBound
+	log        *slog.Logger
+	token      string
+	name       string
+	session    *session
+	setupM     *control.Setup
+	cfg        *compound.Config
+	model      *compound.Node
+	pipes      []*pipe
 	// lostPipes could not be set up; the node goes on without them
 	lostPipes []control.LostPipe
 	byChan    map[string]*pipe // channel ID -> the pipe it is on (this node's)
@@ -432,17 +435,53 @@ func (n *node) claimChannels(p *pipe) {
 	}
 }
 
-// largestWindow is the pixel count of the config's largest window.
-func (n *node) largestWindow() int {
-	most := 1
-	for _, nd := range n.cfg.Nodes {
+// frameBound bounds the frames a node's listener accepts by the largest
+// it can be sent: a share is at most its destination, so at most the
+// largest window, and a zoomed compound renders it larger, by its zoom
+// times its ancestors' (a zoom of 2 under another of 2 sends 16 times the
+// window's pixels). Four times that leaves room for windows of other
+// nodes made larger. A window of this node resized grows the bound
+// before the server hears of it, so before any frame of its new size is
+// sent (a frame the bound refuses drops the link it came on); the shares
+// of windows of other nodes grow it with the frame's plan.
+type frameBound struct {
+	mu     sync.Mutex
+	ln     *transport.Listener
+	window int     // the largest window's pixels
+	zoom   float64 // the largest zoom's growth of a share's pixels
+}
+
+// bound sets ln's bound from cfg's windows and zooms.
+func (b *frameBound) bound(ln *transport.Listener, cfg *compound.Config) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.ln, b.zoom = ln, 1
+	for _, nd := range cfg.Nodes {
 		for _, p := range nd.Pipes {
 			for _, w := range p.Windows {
-				most = max(most, w.PixelViewport.W*w.PixelViewport.H)
+				b.window = max(b.window, w.PixelViewport.W*w.PixelViewport.H)
 			}
 		}
 	}
-	return most
+	cfg.Walk(func(c *compound.Compound) { b.zoom = max(b.zoom, c.Zoom.X*c.Zoom.Y) })
+	b.apply()
+}
+
+// allow grows the bound for a window, or a share of one, of that many
+// pixels.
+func (b *frameBound) allow(pixels int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if pixels > b.window {
+		b.window = pixels
+		b.apply()
+	}
+}
+
+func (b *frameBound) apply() {
+	if b.ln != nil {
+		b.ln.SetMaxPixels(int(math.Ceil(4 * float64(max(b.window, 1)) * b.zoom)))
+	}
 }
 
 func (n *node) shutdown() {
@@ -557,6 +596,12 @@ func (n *node) start(ctx context.Context, fw *control.FrameWork) error {
 		if ch == nil || p == nil {
 			cancel()
 			return fmt.Errorf("frame %d: channel %s is not on node %s", fw.Frame, cw.Channel, n.name)
+		}
+		// a window of another node resized larger: this one's shares
+		// of it grew with it
+		n.frameBound.allow(cw.WindowSize.W * cw.WindowSize.H)
+		for _, t := range cw.Tasks {
+			n.frameBound.allow(t.Region.W * t.Region.H)
 		}
 		job := byPipe[p]
 		if job == nil {
@@ -933,6 +978,9 @@ func (n *node) pipeEvent(pm *compound.Pipe, data []byte) error {
 // queueEvent queues an event for the server, never blocking.
 func (n *node) queueEvent(w *compound.Window, ev control.WindowEvent) {
 	ev.Time = time.Now().UnixNano() // queued as its window sees it
+	if ev.Kind == int(winsys.Resize) {
+		n.frameBound.allow(ev.W * ev.H)
+	}
 	select {
 	case n.events <- ev:
 	default:

@@ -532,11 +532,19 @@ func TestGeneratedCompoundTreesMatchTheReference(t *testing.T) {
         compound { channel "src0" zoom [ 0.33 0.67 ] tile_equalizer { size [ 33 64 ] } compound { } ` + source(1, "") + `
             inputframe { name "f1" } outputframe { name "a0" } }
         inputframe { name "a0" }`
+	// zoomed twice, up, and sent between render nodes: the receiving
+	// node refused a frame 16 times its largest window (it allowed 4, one
+	// zoom of 2), dropped the link, and the frame timed out (a random
+	// zoomed assembling tree over nodes)
+	nestedZoomsAcrossNodes := `task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ]
+        compound { channel "src0" zoom [ 2 2 ] ` + source(1, "zoom [ 2 2 ]") + ` inputframe { name "f1" } outputframe { name "a0" } }
+        inputframe { name "a0" }`
 	for _, c := range []struct {
 		name string
 		g    generated
 		body string
 	}{
+		{"nested-zooms-across-nodes-200x300", generated{w: 200, h: 300, sources: 2, nodeOf: []int{0, 1}}, nestedZoomsAcrossNodes},
 		{"zoomed-part-of-an-assembly-in-pixels-333x297", generated{w: 333, h: 297, sources: 3}, zoomedPartOfAnAssemblyInPixels},
 		{"zoomed-assembly-of-tiles-333x297", generated{w: 333, h: 297, sources: 2}, zoomedAssemblyOfTiles},
 		{"assembler-draws-below-another-333x297", generated{w: 333, h: 297, sources: 5}, assemblerDrawsBelowAnother},
