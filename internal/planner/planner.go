@@ -1175,7 +1175,7 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 				t.Queue = queue
 				if c.Tasks&compound.TaskReadback != 0 {
 					t.Outputs = p.outputs(c, states)
-					t.Scratch = scratch(c, s)
+					t.Scratch = scratch(c, s, states)
 				}
 			}
 			cp.Tasks = append(cp.Tasks, t)
@@ -1244,7 +1244,7 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 	if (c.Tasks&compound.TaskReadback != 0 && len(c.OutputFrames) > 0 || exchanging) && renders && !(queue != "" && c.IsLeaf()) {
 		t := task(Readback)
 		t.Outputs = p.outputs(c, states)
-		t.Scratch = scratch(c, s) && !exchanging // an exchange goes on from the image it holds
+		t.Scratch = scratch(c, s, states) && !exchanging // an exchange goes on from the image it holds
 		if exchanging {
 			t.Outputs = sends // its image goes to the exchange's first round
 			t.Exchange = ExchangeFirst
@@ -1269,8 +1269,10 @@ func sendsDepth(c *compound.Compound, name string) bool {
 // pixels is the destination's, compound.Config's sameAsDestination). A
 // part that sends pieces of itself elsewhere and keeps the rest in place
 // (a direct send's) is the destination's picture. The same holds on a
-// source's channel for the picture an assembly there holds (Home).
-func scratch(c *compound.Compound, s CompoundState) bool {
+// source's channel for the picture an assembly there holds (Home), at
+// that picture's zoom: a tile queue's sources under a zoomed assembly
+// draw at full size (compose), over the assembly's smaller picture.
+func scratch(c *compound.Compound, s CompoundState, states map[string]CompoundState) bool {
 	home := c.Home()
 	if c.Destination() == nil {
 		return false
@@ -1287,7 +1289,7 @@ func scratch(c *compound.Compound, s CompoundState) bool {
 		}
 		return false
 	}
-	if s.Pixel.W > 1 || s.Pixel.H > 1 || s.Subpixel.Size > 1 || s.Zoom != (compound.Zoom{X: 1, Y: 1}) {
+	if s.Pixel.W > 1 || s.Pixel.H > 1 || s.Subpixel.Size > 1 || s.Zoom != (compound.Zoom{X: 1, Y: 1}) || s.Zoom != states[home.Path()].Zoom {
 		return true
 	}
 	for _, f := range c.OutputFrames {

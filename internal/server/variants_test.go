@@ -539,11 +539,23 @@ func TestGeneratedCompoundTreesMatchTheReference(t *testing.T) {
 	nestedZoomsAcrossNodes := `task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ]
         compound { channel "src0" zoom [ 2 2 ] ` + source(1, "zoom [ 2 2 ]") + ` inputframe { name "f1" } outputframe { name "a0" } }
         inputframe { name "a0" }`
+	// a zoomed assembly whose part on its own channel pulls 2D tiles,
+	// which its sources draw at full size: those of the channel's own
+	// source were drawn over the assembly's smaller picture there, which
+	// was sent on as it was (18-21 dB; a random zoomed assembling tree,
+	// seed 153, 12 dB under the synthetic renderer)
+	tilesUnderAZoomedAssembly := `task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ]
+        compound { channel "src0" zoom [ 0.5 0.5 ]
+            compound { channel "src0" tile_equalizer { size [ 64 31 ] } ` + source(0, "") + source(1, "") + `
+                inputframe { name "f0" } inputframe { name "f1" } outputframe { name "a0" } }
+            inputframe { name "a0" } outputframe { name "a1" } }
+        inputframe { name "a1" }`
 	for _, c := range []struct {
 		name string
 		g    generated
 		body string
 	}{
+		{"tiles-under-a-zoomed-assembly-320x200", generated{w: 320, h: 200, sources: 2}, tilesUnderAZoomedAssembly},
 		{"nested-zooms-across-nodes-200x300", generated{w: 200, h: 300, sources: 2, nodeOf: []int{0, 1}}, nestedZoomsAcrossNodes},
 		{"zoomed-part-of-an-assembly-in-pixels-333x297", generated{w: 333, h: 297, sources: 3}, zoomedPartOfAnAssemblyInPixels},
 		{"zoomed-assembly-of-tiles-333x297", generated{w: 333, h: 297, sources: 2}, zoomedAssemblyOfTiles},
