@@ -678,8 +678,6 @@ func (e *Executor) Run(ctx context.Context, frame int, data []byte, plans []*pla
 				gl.ColorMask(true, true, true, true)
 				fr.clearRegion(compound.PixelViewport{W: r.target.FB.W, H: r.target.FB.H})
 			}
-		}
-		for _, r := range fr.runs {
 			r.target.depthRead = r.target.depthRead || slices.ContainsFunc(r.plan.Tasks, readsDepth)
 		}
 		defer func() {

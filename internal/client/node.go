@@ -599,10 +599,11 @@ func (n *node) start(ctx context.Context, fw *control.FrameWork) error {
 		}
 		// a window of another node resized larger: this one's shares
 		// of it grew with it
-		n.frameBound.allow(cw.WindowSize.W * cw.WindowSize.H)
+		most := cw.WindowSize.W * cw.WindowSize.H
 		for _, t := range cw.Tasks {
-			n.frameBound.allow(t.Region.W * t.Region.H)
+			most = max(most, t.Region.W*t.Region.H)
 		}
+		n.frameBound.allow(most)
 		job := byPipe[p]
 		if job == nil {
 			job = &pipeJob{track: track}
