@@ -29,7 +29,7 @@ func TestWithPolicyMakesTheLoadEqualizerAdaptive(t *testing.T) {
 			found := false
 			m.Configs[0].Walk(func(c *compound.Compound) {
 				for _, eq := range c.Equalizers {
-					if eq.Kind == "load" {
+					if eq.Kind == compound.LoadEqualizer {
 						found = true
 						if eq.Adaptive != (pol == "adaptive") {
 							t.Errorf("%s %s: adaptive %v", name, pol, eq.Adaptive)

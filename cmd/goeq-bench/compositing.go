@@ -12,6 +12,7 @@ import (
 
 	"github.com/goeq/goeq/internal/benchdoc"
 	"github.com/goeq/goeq/internal/compositing"
+	"github.com/goeq/goeq/internal/compound"
 	"github.com/goeq/goeq/internal/simulate"
 )
 
@@ -105,7 +106,7 @@ func compositingBench(eqserver string, repeats int, linkGBps float64) (*composit
 	measured := map[int]map[compositing.Strategy][]runTimes{}
 	for _, n := range []int{4, 8} {
 		cfg := filepath.Join(dir, fmt.Sprintf("db-%d.eqc", n))
-		if err := os.WriteFile(cfg, []byte(simulate.Generated{Mode: "DB", Sources: n, W: w, H: h, PipesPerNode: 1}.EQC()), 0o644); err != nil {
+		if err := os.WriteFile(cfg, []byte(simulate.Generated{Mode: compound.SplitDB, Sources: n, W: w, H: h, PipesPerNode: 1}.EQC()), 0o644); err != nil {
 			return nil, err
 		}
 		measured[n] = map[compositing.Strategy][]runTimes{}

@@ -28,6 +28,7 @@ import (
 
 	"github.com/goeq/goeq/internal/benchdoc"
 	"github.com/goeq/goeq/internal/compositor"
+	"github.com/goeq/goeq/internal/compound"
 	"github.com/goeq/goeq/internal/compressor"
 	"github.com/goeq/goeq/internal/simulate"
 	"github.com/goeq/goeq/internal/testframes"
@@ -357,11 +358,11 @@ func measurePipeline(eqserver string, runs int, res *result) {
 		fail(err)
 	}
 	defer os.RemoveAll(dir)
-	oneSource, err := writeGenerated(dir, simulate.Generated{Mode: "2D", Sources: 1, W: 640, H: 360, PipesPerNode: 1})
+	oneSource, err := writeGenerated(dir, simulate.Generated{Mode: compound.Split2D, Sources: 1, W: 640, H: 360, PipesPerNode: 1})
 	if err != nil {
 		fail(err)
 	}
-	ownRasterizers, err := writeGenerated(dir, simulate.Generated{Mode: "2D", Sources: 4, W: 640, H: 360, PipesPerNode: 1})
+	ownRasterizers, err := writeGenerated(dir, simulate.Generated{Mode: compound.Split2D, Sources: 4, W: 640, H: 360, PipesPerNode: 1})
 	if err != nil {
 		fail(err)
 	}

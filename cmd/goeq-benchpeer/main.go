@@ -43,6 +43,7 @@ import (
 	"time"
 
 	"github.com/goeq/goeq/internal/benchdoc"
+	"github.com/goeq/goeq/internal/compound"
 	"github.com/goeq/goeq/internal/procstat"
 	"github.com/goeq/goeq/internal/render"
 	"github.com/goeq/goeq/internal/simulate"
@@ -318,7 +319,11 @@ func (b *bench) config(mode string, k int) (string, error) {
 	// one source per node, as one rank per process: llvmpipe runs one
 	// rasterizer (LP_NUM_THREADS threads) per EGL display, and a process
 	// has two (winsys.Rasterizers), which a node's third pipe would share
-	g := simulate.Generated{Mode: mode, Sources: k, W: b.w, H: b.h, PipesPerNode: 1}
+	split := compound.Split2D
+	if mode == "DB" {
+		split = compound.SplitDB
+	}
+	g := simulate.Generated{Mode: split, Sources: k, W: b.w, H: b.h, PipesPerNode: 1}
 	text := strings.Replace(g.EQC(), "wall {}", b.wall(), 1)
 	path := filepath.Join(b.dir, g.Name())
 	return path, os.WriteFile(path, []byte(text), 0o644)

@@ -63,7 +63,7 @@ func assemblerAbove(c *Compound) *Compound {
 // composites it on their channel.
 func sendAside(c, to *Compound) {
 	name := "(drawn aside " + c.Path() + ")"
-	out := &Frame{Name: name, Type: "memory", Viewport: FullViewport, Buffers: c.Buffers, Zoom: Zoom{X: 1, Y: 1}, Compound: c, Consumers: []*Compound{to}}
+	out := &Frame{Name: name, Viewport: FullViewport, Buffers: c.Buffers, Zoom: Zoom{X: 1, Y: 1}, Compound: c, Consumers: []*Compound{to}}
 	in := *out
 	in.Compound, in.Consumers, in.Producers = to, nil, []*Compound{c}
 	c.OutputFrames = append(c.OutputFrames, out)
@@ -109,7 +109,7 @@ func blendRanges(cfg *Config) {
 // drawsTiles reports whether c has a tile equalizer of 2D tiles, which its
 // children draw at full size whatever their zoom or c's.
 func drawsTiles(c *Compound) bool {
-	return slices.ContainsFunc(c.Equalizers, func(eq *Equalizer) bool { return eq.Kind == "tile" && eq.ChunkDB == 0 })
+	return slices.ContainsFunc(c.Equalizers, func(eq *Equalizer) bool { return eq.Kind == TileEqualizer && eq.ChunkDB == 0 })
 }
 
 // zoomIgnored reports whether c's zoom has no effect: it has, or its
@@ -123,7 +123,7 @@ func zoomIgnored(c *Compound) bool {
 func drawsChunks(c *Compound) bool {
 	for a := c; a != nil; a = a.Parent {
 		for _, eq := range a.Equalizers {
-			if eq.Kind == "tile" {
+			if eq.Kind == TileEqualizer {
 				return eq.ChunkDB > 0
 			}
 		}

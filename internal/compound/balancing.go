@@ -117,13 +117,13 @@ func (c *Config) ViewBalancing(v *View) Balancing {
 	var load, tile, dfr bool
 	c.viewEqualizers(v, func(eq *Equalizer) {
 		switch {
-		case (eq.Kind == "load" || eq.Kind == "tree") && !load:
+		case eq.Kind.Splits() && !load:
 			load = true
 			b.Damping, b.Boundary, b.BoundaryDB, b.Resistance, b.ResistanceDB = eq.Damping, eq.Boundary2D, eq.BoundaryDB, eq.Resistance2D, eq.ResistanceDB
-		case eq.Kind == "tile" && eq.ChunkDB == 0 && !tile:
+		case eq.Kind == TileEqualizer && eq.ChunkDB == 0 && !tile:
 			tile = true
 			b.TileSize = eq.TileSize
-		case eq.Kind == "DFR" && !dfr:
+		case eq.Kind == DFREqualizer && !dfr:
 			dfr = true
 			b.Framerate = eq.Framerate
 			if !load {
@@ -157,17 +157,17 @@ func (c *Changes) SetBalancing(frame int, cfg *Config, v *View, ch BalancingChan
 		}
 		cfg.viewEqualizers(v, func(eq *Equalizer) {
 			switch eq.Kind {
-			case "load", "tree":
+			case LoadEqualizer, TreeEqualizer:
 				setIf(&eq.Damping, b.Damping, ch.Fields&BalanceDamping)
 				setIf(&eq.Boundary2D, b.Boundary, ch.Fields&BalanceBoundary)
 				setIf(&eq.BoundaryDB, b.BoundaryDB, ch.Fields&BalanceBoundaryDB)
 				setIf(&eq.Resistance2D, b.Resistance, ch.Fields&BalanceResistance)
 				setIf(&eq.ResistanceDB, b.ResistanceDB, ch.Fields&BalanceResistanceDB)
-			case "tile":
+			case TileEqualizer:
 				if eq.ChunkDB == 0 { // a DB tile equalizer's chunks are no tiles
 					setIf(&eq.TileSize, b.TileSize, ch.Fields&BalanceTileSize)
 				}
-			case "DFR":
+			case DFREqualizer:
 				setIf(&eq.Damping, b.Damping, ch.Fields&BalanceDamping)
 				setIf(&eq.Framerate, b.Framerate, ch.Fields&BalanceFramerate)
 			}

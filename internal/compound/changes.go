@@ -31,11 +31,7 @@ func (c *Changes) SetLayout(frame int, cv *Canvas, layout int) {
 
 // SetViewMode makes a view stereo (or mono) from frame on.
 func (c *Changes) SetViewMode(frame int, v *View, stereo bool) {
-	mode := "MONO"
-	if stereo {
-		mode = "STEREO"
-	}
-	c.edits.Set(frame, func() { v.Mode = mode })
+	c.edits.Set(frame, func() { v.Stereo = stereo })
 }
 
 // CheckModelUnit says why unit cannot be a view's model unit: it must be
@@ -85,7 +81,7 @@ func (c *Changes) Wall(cfg *Config, x *Compound, eye int) (Wall, Vec3) {
 		wall = wall.Widened(c.Sizes.Widening(dest.Channel))
 	}
 	v := ViewOf(x)
-	if v != nil && wall.Type != "HMD" {
+	if v != nil && !wall.HMD {
 		m, ok := c.focus[v]
 		if !ok {
 			m.eye, m.ratio = c.focusOf(cfg, v)

@@ -184,7 +184,7 @@ func explainWall(w *Wall) *ExplainWall {
 	if w == nil {
 		return nil
 	}
-	return &ExplainWall{v3(w.BottomLeft), v3(w.BottomRight), v3(w.TopLeft), w.Type}
+	return &ExplainWall{v3(w.BottomLeft), v3(w.BottomRight), v3(w.TopLeft), w.TypeName()}
 }
 
 func bitNames(bits int, names []string) []string {
@@ -241,7 +241,7 @@ func explainConfig(c *Config) ExplainConfig {
 			if v.Observer != nil {
 				obs = observerLabel(c, v.Observer)
 			}
-			el.Views = append(el.Views, ExplainView{Name: v.Name, Mode: v.Mode, Viewport: vp4(v.Viewport), Observer: obs, Wall: explainWall(v.Frustum)})
+			el.Views = append(el.Views, ExplainView{Name: v.Name, Mode: v.ModeName(), Viewport: vp4(v.Viewport), Observer: obs, Wall: explainWall(v.Frustum)})
 		}
 		ec.Layouts = append(ec.Layouts, el)
 	}
@@ -327,7 +327,7 @@ func explainCompound(cfg *Config, c *Compound, path string) ExplainCompound {
 	}
 	if c.Frustum != nil {
 		frustum := *c.Frustum
-		if v := ViewOf(c); v != nil && frustum.Type != "HMD" {
+		if v := ViewOf(c); v != nil && !frustum.HMD {
 			frustum = frustum.movedFocus((&Changes{}).focusOf(cfg, v)) // as planned, heads untracked
 		}
 		for i, eye := range []int{EyeCyclop, EyeLeft, EyeRight} {
@@ -385,27 +385,27 @@ func destinationViewport(c *Compound) Viewport {
 }
 
 func explainFrame(f *Frame) ExplainFrame {
-	return ExplainFrame{Name: f.Name, Type: f.Type, Viewport: vp4(f.Viewport), Buffers: bitNames(f.Buffers, bufferNames),
+	return ExplainFrame{Name: f.Name, Type: f.TypeName(), Viewport: vp4(f.Viewport), Buffers: bitNames(f.Buffers, bufferNames),
 		Zoom: [2]float64{r6(f.Zoom.X), r6(f.Zoom.Y)}}
 }
 
 func fnum(f float64) string { return strconv.FormatFloat(r6(f), 'g', -1, 64) }
 
 func explainEqualizer(eq *Equalizer) ExplainEqualizer {
-	e := ExplainEqualizer{Kind: eq.Kind}
+	e := ExplainEqualizer{Kind: eq.Kind.String()}
 	switch eq.Kind {
-	case "load", "tree":
-		e.Mode = eq.Mode
+	case LoadEqualizer, TreeEqualizer:
+		e.Mode = eq.Mode.String()
 		d := eq.Damping
 		e.Damping = &d
-		if eq.Mode == "DB" {
+		if eq.Mode == SplitDB {
 			e.Boundary = fnum(eq.BoundaryDB)
 			e.Resistance = fnum(eq.ResistanceDB)
 		} else {
 			e.Boundary = fmt.Sprintf("[ %d %d ]", eq.Boundary2D[0], eq.Boundary2D[1])
 			e.Resistance = fmt.Sprintf("[ %d %d ]", eq.Resistance2D[0], eq.Resistance2D[1])
 		}
-		if eq.Kind == "load" {
+		if eq.Kind == LoadEqualizer {
 			e.AssembleOnlyLimit = "unlimited"
 			if eq.AssembleOnlyLimit != nil {
 				e.AssembleOnlyLimit = fnum(*eq.AssembleOnlyLimit)
@@ -413,10 +413,10 @@ func explainEqualizer(eq *Equalizer) ExplainEqualizer {
 		}
 		a := eq.Adaptive
 		e.Adaptive = &a
-	case "DFR":
+	case DFREqualizer:
 		d, f := eq.Damping, eq.Framerate
 		e.Damping, e.Framerate = &d, &f
-	case "tile":
+	case TileEqualizer:
 		e.Name = eq.Name
 		if eq.ChunkDB > 0 {
 			e.Size = fnum(eq.ChunkDB)

@@ -16,7 +16,7 @@ func (r *resolver) checkEyesOnWalls(cfg *Config) {
 	var firstEye Vec3
 	n := 0
 	cfg.Walk(func(c *Compound) {
-		if c.Channel == nil || c.Destination() != c || c.Frustum == nil || c.Frustum.Type == "HMD" {
+		if c.Channel == nil || c.Destination() != c || c.Frustum == nil || c.Frustum.HMD {
 			return
 		}
 		var eye Vec3

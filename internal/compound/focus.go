@@ -55,7 +55,7 @@ func (c *Changes) focusOf(cfg *Config, v *View) (eye Vec3, ratio float64) {
 	dir = dir.Normalized()
 	distance := math.Inf(1)
 	cfg.Walk(func(x *Compound) {
-		if x.Channel == nil || x.Channel.View != v || x.Wall == nil || x.Wall.Type == "HMD" {
+		if x.Channel == nil || x.Channel.View != v || x.Wall == nil || x.Wall.HMD {
 			return
 		}
 		w := *x.Wall

@@ -23,7 +23,15 @@ func (a Vec3) Normalized() Vec3 {
 // Wall is a projection surface given by three corners, as in Equalizer.
 type Wall struct {
 	BottomLeft, BottomRight, TopLeft Vec3
-	Type                             string // fixed or HMD
+	HMD                              bool // moves with the tracked head (type HMD), not fixed
+}
+
+// TypeName is its type as a config names it.
+func (w Wall) TypeName() string {
+	if w.HMD {
+		return "HMD"
+	}
+	return "fixed"
 }
 
 // DefaultWall is Equalizer's frustum when a config gives none: 1.6 m by
@@ -32,7 +40,6 @@ var DefaultWall = Wall{
 	BottomLeft:  Vec3{-0.8, -0.5, -1},
 	BottomRight: Vec3{0.8, -0.5, -1},
 	TopLeft:     Vec3{-0.8, 0.5, -1},
-	Type:        "fixed",
 }
 
 // Projection is a frustum given by its origin, distance, field of view and
@@ -60,7 +67,6 @@ func (p Projection) Wall() Wall {
 		BottomLeft:  center.Add(rot(Vec3{-w / 2, -h / 2, 0})),
 		BottomRight: center.Add(rot(Vec3{w / 2, -h / 2, 0})),
 		TopLeft:     center.Add(rot(Vec3{-w / 2, h / 2, 0})),
-		Type:        "fixed",
 	}
 }
 
@@ -73,7 +79,7 @@ func (w Wall) Sub(vp Viewport) Wall {
 		BottomLeft:  bl,
 		BottomRight: bl.Add(u.Scale(vp.W)),
 		TopLeft:     bl.Add(v.Scale(vp.H)),
-		Type:        w.Type,
+		HMD:         w.HMD,
 	}
 }
 

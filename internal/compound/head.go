@@ -144,7 +144,7 @@ func (t *Tracking) Eye(cfg *Config, c *Compound, wall Wall, eye int) (Wall, Vec3
 			offset = Vec3{}
 		}
 	}
-	if wall.Type == "HMD" {
+	if wall.HMD {
 		wall.BottomLeft, wall.BottomRight, wall.TopLeft = h.Point(wall.BottomLeft), h.Point(wall.BottomRight), h.Point(wall.TopLeft)
 	}
 	return wall, h.Point(offset)

@@ -188,7 +188,7 @@ func (r *resolver) convert10(cfg *Config) {
 		if d.eyes >= 0 {
 			eyes = d.eyes
 			if eyes&EyeCyclop == 0 {
-				ch.View.Mode = "STEREO"
+				ch.View.Stereo = true
 				d.eyes |= EyeCyclop
 			}
 		}
@@ -366,13 +366,13 @@ func gcd(a, b int) int {
 }
 
 func (r *resolver) frame(f *configparser.Frame, c *Compound, pos lexer.Position) *Frame {
-	fr := &Frame{Type: "memory", Viewport: FullViewport, Buffers: c.Buffers, Zoom: Zoom{1, 1}, Compound: c, Pos: pos}
+	fr := &Frame{Viewport: FullViewport, Buffers: c.Buffers, Zoom: Zoom{1, 1}, Compound: c, Pos: pos}
 	for _, ff := range f.Fields {
 		switch {
 		case ff.Name != nil:
 			fr.Name = str(ff.Name)
 		case ff.Type != "":
-			fr.Type = ff.Type
+			fr.Texture = ff.Type == "texture"
 		case ff.Viewport != nil:
 			fr.Viewport = r.fracViewport(ff.Viewport, "frame")
 		case ff.Buffer != nil:

@@ -263,7 +263,7 @@ type Layout struct {
 type View struct {
 	Name     string
 	Layout   *Layout
-	Mode     string // MONO or STEREO
+	Stereo   bool // renders a left and a right eye (mode STEREO), not a cyclop (MONO)
 	Viewport Viewport
 	Frustum  *Wall // own wall or projection, if any
 	Observer *Observer
@@ -275,6 +275,14 @@ type View struct {
 	// BalanceFrozen load and tree equalizers of the view's compounds keep
 	// the split they have (an application's Balancing.Frozen).
 	BalanceFrozen bool
+}
+
+// ModeName is its mode as a config names it.
+func (v *View) ModeName() string {
+	if v.Stereo {
+		return "STEREO"
+	}
+	return "MONO"
 }
 
 // Canvas is a display surface made of segments.
@@ -310,7 +318,7 @@ type SwapBarrier struct {
 // Frame is an output or input frame of a compound.
 type Frame struct {
 	Name     string
-	Type     string // memory or texture
+	Texture  bool // type texture; read back as memory is (docs/config-language.md)
 	Viewport Viewport
 	Buffers  int
 	Zoom     Zoom
@@ -323,6 +331,14 @@ type Frame struct {
 	Pos       lexer.Position
 }
 
+// TypeName is its type as a config names it.
+func (f *Frame) TypeName() string {
+	if f.Texture {
+		return "texture"
+	}
+	return "memory"
+}
+
 // TileQueue is an output or input tile queue.
 type TileQueue struct {
 	Name     string
@@ -330,12 +346,65 @@ type TileQueue struct {
 	Compound *Compound
 }
 
+// EqualizerKind is which of Equalizer's equalizers a compound carries.
+type EqualizerKind uint8
+
+const (
+	LoadEqualizer      EqualizerKind = iota + 1 // splits its children's share by their last frames' costs
+	TreeEqualizer                               // the same split, decided pairwise down a binary tree
+	DFREqualizer                                // zooms the frame to hold a frame rate
+	FramerateEqualizer                          // smooths the rate of time-multiplexed parts
+	MonitorEqualizer                            // zooms a view shown again on another canvas
+	ViewEqualizer                               // lends sources between destinations
+	TileEqualizer                               // hands out tiles (or DB chunks) as sources ask
+)
+
+var equalizerNames = [...]string{"", "load", "tree", "DFR", "framerate", "monitor", "view", "tile"}
+
+// String is its name in a config, less "_equalizer".
+func (k EqualizerKind) String() string {
+	if int(k) < len(equalizerNames) && k != 0 {
+		return equalizerNames[k]
+	}
+	return fmt.Sprintf("EqualizerKind(%d)", k)
+}
+
+// Splits says whether it sets its children's viewports or ranges from
+// their costs: a load or a tree equalizer.
+func (k EqualizerKind) Splits() bool { return k == LoadEqualizer || k == TreeEqualizer }
+
+// SplitMode is how a load or tree equalizer splits: the zero value, as in
+// Equalizer, is 2D.
+type SplitMode uint8
+
+const (
+	Split2D         SplitMode = iota // tiles in both directions
+	SplitVertical                    // columns
+	SplitHorizontal                  // rows
+	SplitDB                          // depth ranges of the model
+)
+
+var splitModeNames = [...]string{"2D", "VERTICAL", "HORIZONTAL", "DB"}
+
+// String is its keyword in a config.
+func (m SplitMode) String() string {
+	if int(m) < len(splitModeNames) {
+		return splitModeNames[m]
+	}
+	return fmt.Sprintf("SplitMode(%d)", m)
+}
+
+// splitModeOf is the mode a config's keyword names (the grammar admits no other).
+func splitModeOf(word string) SplitMode {
+	return SplitMode(max(0, slices.Index(splitModeNames[:], word)))
+}
+
 // Equalizer is one equalizer attached to a compound, with every parameter
 // resolved (defaults filled in).
 type Equalizer struct {
-	Kind string // load, tree, DFR, framerate, monitor, view, tile
+	Kind EqualizerKind
 	// load and tree
-	Mode              string // 2D, DB, HORIZONTAL, VERTICAL
+	Mode              SplitMode
 	Damping           float64
 	Boundary2D        [2]int
 	BoundaryDB        float64
@@ -636,7 +705,7 @@ func (c *Compound) DestinationEyes() int {
 	if seg == 0 {
 		seg = EyesAll
 	}
-	if ch.View.Mode == "STEREO" {
+	if ch.View.Stereo {
 		return (EyeLeft | EyeRight) & seg
 	}
 	return EyeCyclop & seg
@@ -793,8 +862,8 @@ func (c *Config) Resampling() string {
 			why = "subpixel"
 		}
 		for _, eq := range cp.Equalizers {
-			if eq.Kind == "DFR" || eq.Kind == "monitor" {
-				why = eq.Kind
+			if eq.Kind == DFREqualizer || eq.Kind == MonitorEqualizer {
+				why = eq.Kind.String()
 			}
 		}
 	})
@@ -857,7 +926,7 @@ func overlapsOtherRange(cp, p *Compound) bool {
 func splitsDepth(c *Compound) bool {
 	for a := c; a != nil; a = a.Parent {
 		for _, eq := range a.Equalizers {
-			if (eq.Kind == "load" || eq.Kind == "tree") && eq.Mode == "DB" {
+			if eq.Kind.Splits() && eq.Mode == SplitDB {
 				return true
 			}
 		}

@@ -36,7 +36,7 @@ func (c *Compound) DrawSamples() int {
 	}
 	for x := c; x != nil; x = x.Parent {
 		for _, eq := range x.Equalizers {
-			if (eq.Kind == "load" || eq.Kind == "tree") && eq.Mode == "DB" || eq.Kind == "tile" && eq.ChunkDB > 0 {
+			if eq.Kind.Splits() && eq.Mode == SplitDB || eq.Kind == TileEqualizer && eq.ChunkDB > 0 {
 				return 0
 			}
 		}

@@ -326,7 +326,7 @@ func (r *resolver) wall(w *configparser.Wall) *Wall {
 		case f.TopLeft != nil:
 			out.TopLeft = vec3(f.TopLeft)
 		case f.Type != "":
-			out.Type = f.Type
+			out.HMD = f.Type == "HMD"
 		}
 	}
 	u := out.BottomRight.Sub(out.BottomLeft)
@@ -680,7 +680,7 @@ func monoHole(c *Compound) (kind string, phase bool) {
 		return "", false // an eye's part of its parent's region, or one that draws
 	}
 	for _, eq := range c.Parent.Equalizers {
-		if eq.Kind == "load" || eq.Kind == "tree" {
+		if eq.Kind.Splits() {
 			return "", false
 		}
 	}
@@ -781,7 +781,7 @@ func (r *resolver) checkDeadEnds(cfg *Config) {
 				// another compound for the view's other mode is fine
 				// (a 2D compound for the cyclop eye beside the stereo ones)
 				_, view := channelLabel(c.Channel)
-				mode := cmp.Or(c.Channel.View.Mode, "MONO")
+				mode := c.Channel.View.ModeName()
 				shows := fmt.Sprintf("it shows eye [ %s ], which this compound does not render", strings.Join(bitNames(c.DestinationEyes(), eyeNames), " "))
 				if c.DestinationEyes() == 0 {
 					shows = fmt.Sprintf("its segment shows eye [ %s ] alone, which a %s view has not", strings.Join(bitNames(c.Channel.Segment.Eyes, eyeNames), " "), mode)
@@ -1055,7 +1055,7 @@ func (r *resolver) checkFramePorts(cfg *Config) {
 
 func hasLoadEqualizer(c *Compound) bool {
 	for _, eq := range c.Equalizers {
-		if eq.Kind == "load" || eq.Kind == "tree" {
+		if eq.Kind.Splits() {
 			return true
 		}
 	}
@@ -1343,7 +1343,7 @@ func (r *resolver) layout(l *configparser.Layout, cfg *Config) *Layout {
 			out.Name = str(f.Name)
 			continue
 		}
-		v := &View{Layout: out, Mode: "MONO", Viewport: FullViewport, ModelUnit: 1}
+		v := &View{Layout: out, Viewport: FullViewport, ModelUnit: 1}
 		for _, vf := range f.View.Fields {
 			switch {
 			case vf.DisplayCluster != nil:
@@ -1355,7 +1355,7 @@ func (r *resolver) layout(l *configparser.Layout, cfg *Config) *Layout {
 			case vf.Name != nil:
 				v.Name = str(vf.Name)
 			case vf.Mode != "":
-				v.Mode = vf.Mode
+				v.Stereo = vf.Mode == "STEREO"
 			case vf.Viewport != nil:
 				v.Viewport = r.fracViewport(vf.Viewport, "view")
 			case vf.Wall != nil:
@@ -1736,27 +1736,27 @@ func (r *resolver) compound(c *configparser.Compound, parent *Compound, cfg *Con
 		case f.LoadBalancer != nil:
 			if eq := r.loadBalancer(f.LoadBalancer); eq != nil {
 				out.Equalizers = append(out.Equalizers, eq)
-				if eq.Kind == "load" || eq.Kind == "tree" {
+				if eq.Kind.Splits() {
 					splitAt = f.Pos
 				}
 			}
 		case f.LoadEqualizer != nil:
-			out.Equalizers = append(out.Equalizers, r.loadEqualizer("load", f.LoadEqualizer))
+			out.Equalizers = append(out.Equalizers, r.loadEqualizer(LoadEqualizer, f.LoadEqualizer))
 			splitAt = f.Pos
 		case f.TreeEqualizer != nil:
-			out.Equalizers = append(out.Equalizers, r.loadEqualizer("tree", f.TreeEqualizer))
+			out.Equalizers = append(out.Equalizers, r.loadEqualizer(TreeEqualizer, f.TreeEqualizer))
 			splitAt = f.Pos
 		case f.DFREqualizer != nil:
 			out.Equalizers = append(out.Equalizers, r.dfrEqualizer(f.DFREqualizer))
 		case f.FramerateEqualizer:
-			out.Equalizers = append(out.Equalizers, &Equalizer{Kind: "framerate"})
+			out.Equalizers = append(out.Equalizers, &Equalizer{Kind: FramerateEqualizer})
 		case f.MonitorEqualizer:
-			out.Equalizers = append(out.Equalizers, &Equalizer{Kind: "monitor"})
+			out.Equalizers = append(out.Equalizers, &Equalizer{Kind: MonitorEqualizer})
 		case f.ViewEqualizer:
-			out.Equalizers = append(out.Equalizers, &Equalizer{Kind: "view"})
+			out.Equalizers = append(out.Equalizers, &Equalizer{Kind: ViewEqualizer})
 		case f.TileEqualizer != nil:
 			tiled = true
-			eq := &Equalizer{Kind: "tile", Name: "tiles", TileSize: [2]int{64, 64}}
+			eq := &Equalizer{Kind: TileEqualizer, Name: "tiles", TileSize: [2]int{64, 64}}
 			for _, tf := range f.TileEqualizer.Fields {
 				if tf.Name != nil {
 					eq.Name = str(tf.Name)
@@ -1830,12 +1830,12 @@ func (r *resolver) tileQueue(t *configparser.TileQueue, c *Compound) *TileQueue 
 // loadEqualizer fills in Equalizer's defaults: mode 2D, damping 0.5,
 // boundary 1x1 pixels or the smallest float step, no resistance, no
 // assemble-only limit.
-func (r *resolver) loadEqualizer(kind string, l *configparser.LoadEqualizer) *Equalizer {
-	eq := &Equalizer{Kind: kind, Mode: "2D", Damping: 0.5, Boundary2D: [2]int{1, 1}, BoundaryDB: 1.0 / (1 << 23)} // float32 epsilon, as Equalizer
+func (r *resolver) loadEqualizer(kind EqualizerKind, l *configparser.LoadEqualizer) *Equalizer {
+	eq := &Equalizer{Kind: kind, Mode: Split2D, Damping: 0.5, Boundary2D: [2]int{1, 1}, BoundaryDB: 1.0 / (1 << 23)} // float32 epsilon, as Equalizer
 	for _, f := range l.Fields {
 		switch {
 		case f.Mode != "":
-			eq.Mode = f.Mode
+			eq.Mode = splitModeOf(f.Mode)
 		case f.Damping != nil:
 			eq.Damping = num(f.Damping.Raw)
 			if eq.Damping < 0 || eq.Damping > 1 {
@@ -1873,17 +1873,19 @@ func (r *resolver) loadEqualizer(kind string, l *configparser.LoadEqualizer) *Eq
 
 func (r *resolver) loadBalancer(lb *configparser.LoadBalancer) *Equalizer {
 	switch kind, load, dfr := lb.Convert(); kind {
-	case "framerate", "monitor":
-		return &Equalizer{Kind: kind}
+	case "framerate":
+		return &Equalizer{Kind: FramerateEqualizer}
+	case "monitor":
+		return &Equalizer{Kind: MonitorEqualizer}
 	case "DFR":
 		return r.dfrEqualizer(dfr)
 	default:
-		return r.loadEqualizer("load", load)
+		return r.loadEqualizer(LoadEqualizer, load)
 	}
 }
 
 func (r *resolver) dfrEqualizer(d *configparser.DFREqualizer) *Equalizer {
-	eq := &Equalizer{Kind: "DFR", Damping: 0.5, Framerate: 10}
+	eq := &Equalizer{Kind: DFREqualizer, Damping: 0.5, Framerate: 10}
 	for _, f := range d.Fields {
 		if f.Damping != nil {
 			eq.Damping = num(f.Damping.Raw)

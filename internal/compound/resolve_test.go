@@ -114,7 +114,7 @@ func TestDefaultTasks(t *testing.T) {
 	if len(in.Producers) != 1 || in.Producers[0] != src || len(src.OutputFrames[0].Consumers) != 1 {
 		t.Errorf("frame links wrong: producers %v", in.Producers)
 	}
-	if in.Buffers != BufferColor || in.Type != "memory" || in.Viewport != FullViewport {
+	if in.Buffers != BufferColor || in.Texture || in.Viewport != FullViewport {
 		t.Errorf("frame defaults %+v", in)
 	}
 }
@@ -514,10 +514,10 @@ func TestEqualizerDefaults(t *testing.T) {
 	m := mustResolve(t, cfgWith(`compound { channel "dest" load_equalizer { } tree_equalizer { mode DB } DFR_equalizer { } tile_equalizer { } }`), Options{})
 	eqs := m.Configs[0].Compounds[0].Equalizers
 	le := eqs[0]
-	if le.Mode != "2D" || le.Damping != 0.5 || le.Boundary2D != [2]int{1, 1} || le.AssembleOnlyLimit != nil || le.Adaptive {
+	if le.Mode != Split2D || le.Damping != 0.5 || le.Boundary2D != [2]int{1, 1} || le.AssembleOnlyLimit != nil || le.Adaptive {
 		t.Errorf("load defaults %+v", le)
 	}
-	if eqs[1].Kind != "tree" || eqs[1].Mode != "DB" || eqs[2].Framerate != 10 || eqs[3].TileSize != [2]int{64, 64} {
+	if eqs[1].Kind != TreeEqualizer || eqs[1].Mode != SplitDB || eqs[2].Framerate != 10 || eqs[3].TileSize != [2]int{64, 64} {
 		t.Errorf("defaults %+v %+v %+v", eqs[1], eqs[2], eqs[3])
 	}
 }

@@ -37,7 +37,7 @@ func TestWindowSizesHoldFromTheirFrame(t *testing.T) {
 // resizeHorizontal does.
 func TestWallWidened(t *testing.T) {
 	got := DefaultWall.Widened(2)
-	want := Wall{BottomLeft: Vec3{-1.6, -0.5, -1}, BottomRight: Vec3{1.6, -0.5, -1}, TopLeft: Vec3{-1.6, 0.5, -1}, Type: "fixed"}
+	want := Wall{BottomLeft: Vec3{-1.6, -0.5, -1}, BottomRight: Vec3{1.6, -0.5, -1}, TopLeft: Vec3{-1.6, 0.5, -1}}
 	if got != want {
 		t.Errorf("widened twice: %+v, want %+v", got, want)
 	}

@@ -31,12 +31,12 @@ func (c *Compound) SortLastSources() []*Compound {
 	db := false
 	for _, eq := range c.Equalizers {
 		switch eq.Kind {
-		case "load", "tree":
-			if eq.Mode != "DB" {
+		case LoadEqualizer, TreeEqualizer:
+			if eq.Mode != SplitDB {
 				return nil
 			}
 			db = true
-		case "tile", "monitor", "DFR":
+		case TileEqualizer, MonitorEqualizer, DFREqualizer:
 			return nil
 		}
 	}

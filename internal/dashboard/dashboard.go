@@ -458,7 +458,7 @@ func InfoOf(cfg *compound.Config, name string, policyOf func(*compound.Compound)
 		}
 		var what []string
 		for _, eq := range c.Equalizers {
-			what = append(what, eq.Kind+" equalizer")
+			what = append(what, eq.Kind.String()+" equalizer")
 		}
 		if len(c.Children) > 0 {
 			what = append(what, fmt.Sprintf("%d children", len(c.Children)))
@@ -484,8 +484,8 @@ func InfoOf(cfg *compound.Config, name string, policyOf func(*compound.Compound)
 				Color: colour(len(info.Channels))})
 		}
 		for _, eq := range c.Equalizers {
-			if eq.Kind == "load" || eq.Kind == "tree" {
-				info.Policies = append(info.Policies, Policy{Compound: c.Path(), Kind: eq.Kind, Policy: policyOf(c), Destination: dest.Channel.ID})
+			if eq.Kind.Splits() {
+				info.Policies = append(info.Policies, Policy{Compound: c.Path(), Kind: eq.Kind.String(), Policy: policyOf(c), Destination: dest.Channel.ID})
 			}
 		}
 	})

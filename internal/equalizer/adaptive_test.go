@@ -9,7 +9,7 @@ import (
 	"github.com/goeq/goeq/internal/compound"
 )
 
-func adaptiveParams(mode string) compound.Equalizer {
+func adaptiveParams(mode compound.SplitMode) compound.Equalizer {
 	p := params(mode)
 	p.Adaptive = true
 	return p
@@ -36,7 +36,7 @@ func rangeHalves(ta, tb float64) []Sample {
 // learns from those frames, and its first own plan moves half way from
 // where Equalizer's left the split, whatever it saves.
 func TestAdaptiveStartsWithEqualizersPlans(t *testing.T) {
-	damped := params("2D")
+	damped := params(compound.Split2D)
 	damped.Damping = 0.5
 	eq := NewLoad(damped, 960, 540)
 	adaptive := damped
@@ -81,7 +81,7 @@ func TestAdaptiveStartsWithEqualizersPlans(t *testing.T) {
 // Where moving work costs (DB data to load), the study's 10% threshold
 // holds: a small imbalance waits for a correction.
 func TestAdaptiveKeepsSmallImbalanceThenCorrects(t *testing.T) {
-	l := NewLoad(adaptiveParams("DB"), 960, 540)
+	l := NewLoad(adaptiveParams(compound.SplitDB), 960, 540)
 	l.Adaptive.ObserveMove(1e-6, 1) // loading data costs, but little
 	l.Plan(two(), nil)
 	// 5% apart: the best split saves ~2.4% of the frame, under 10%
@@ -100,7 +100,7 @@ func TestAdaptiveKeepsSmallImbalanceThenCorrects(t *testing.T) {
 // Where moving work costs nothing measurable (2D), only noise holds it:
 // with quiet timers a 2.4% saving moves at once.
 func TestAdaptiveFollowsSmallImbalanceWhereMovingIsFree(t *testing.T) {
-	l := NewLoad(adaptiveParams("2D"), 960, 540)
+	l := NewLoad(adaptiveParams(compound.Split2D), 960, 540)
 	l.Plan(two(), nil)
 	for i := 0; i < 8; i++ { // past the first plans and the noise prior
 		l.Plan(two(), halves(0.010, 0.010))
@@ -115,7 +115,7 @@ func TestAdaptiveFollowsSmallImbalanceWhereMovingIsFree(t *testing.T) {
 // noise-free run otherwise kept such splits for good after a step, 0.2%
 // slower on the mean than Equalizer's policy.
 func TestAdaptiveCorrectsASmallImbalanceWhenTimersAreQuiet(t *testing.T) {
-	l := NewLoad(adaptiveParams("2D"), 960, 540)
+	l := NewLoad(adaptiveParams(compound.Split2D), 960, 540)
 	l.Plan(two(), nil)
 	for i := 0; i < 12; i++ { // past the first plans; the noise is measured as none
 		l.Plan(two(), halves(0.010, 0.010))
@@ -150,7 +150,7 @@ func constant(v float64) func(int) float64 { return func(int) float64 { return v
 // pastColdPlans is an adaptive equalizer of two children whose model plans
 // (see coldPlans), on a uniform load.
 func pastColdPlans() (*Load, []Assignment) {
-	l := NewLoad(adaptiveParams("2D"), 960, 540)
+	l := NewLoad(adaptiveParams(compound.Split2D), 960, 540)
 	out := l.Plan(two(), nil)
 	out, _ = steady(l, out, coldPlans+3, constant(0.020), constant(0.020))
 	return l, out
@@ -335,7 +335,7 @@ func eightSources() (*Load, func(factor func(child int) float64) []Assignment) {
 	for i := range children {
 		children[i] = Child{Path: string(rune('a' + i)), Active: true, Usage: 1}
 	}
-	l := NewLoad(adaptiveParams("2D"), 1280, 720)
+	l := NewLoad(adaptiveParams(compound.Split2D), 1280, 720)
 	out := l.Plan(children, nil)
 	return l, func(factor func(int) float64) []Assignment {
 		samples := make([]Sample, len(out))
@@ -417,7 +417,7 @@ func TestAnUndoneHiccupsMoveIsTakenBack(t *testing.T) {
 // When a's time rises by what b's falls, the work moved in the scene: the
 // speeds stay, and the model's work moves.
 func TestAdaptiveTellsMovedWorkFromSlowerSource(t *testing.T) {
-	l := NewLoad(adaptiveParams("2D"), 960, 540)
+	l := NewLoad(adaptiveParams(compound.Split2D), 960, 540)
 	out := l.Plan(two(), nil)
 	out, _ = steady(l, out, 3, constant(0.020), constant(0.020))
 	_, w := steady(l, out, 1, constant(0.030), constant(0.010))
@@ -434,7 +434,7 @@ func TestAdaptiveTellsMovedWorkFromSlowerSource(t *testing.T) {
 // keeps the share of its slow phase: after the first cycles its fast
 // phases are not trusted any more, and no frame waits for it.
 func TestAdaptiveHoldsTheSlowShareOfAnOscillatingSource(t *testing.T) {
-	l := NewLoad(adaptiveParams("2D"), 960, 540)
+	l := NewLoad(adaptiveParams(compound.Split2D), 960, 540)
 	out := l.Plan(two(), nil)
 	out, _ = steady(l, out, 3, constant(0.020), constant(0.020))
 	osc := func(f int) float64 {
@@ -637,11 +637,11 @@ func rmsFromMiddle(w []float64) float64 {
 // againstDampedEqualizer averages spread over seeds 1 to seeds, under
 // Equalizer's policy with its default damping and under the adaptive one.
 func againstDampedEqualizer(seeds int64, spread func(p compound.Equalizer, seed int64) float64) (eq, ad float64) {
-	damped := params("2D")
+	damped := params(compound.Split2D)
 	damped.Damping = 0.5
 	for seed := int64(1); seed <= seeds; seed++ {
 		eq += spread(damped, seed) / float64(seeds)
-		ad += spread(adaptiveParams("2D"), seed) / float64(seeds)
+		ad += spread(adaptiveParams(compound.Split2D), seed) / float64(seeds)
 	}
 	return eq, ad
 }
@@ -651,7 +651,7 @@ func againstDampedEqualizer(seeds int64, spread func(p compound.Equalizer, seed 
 // get a quarter of the load: range passes only between neighbours.
 func TestNeighbourDBBalances(t *testing.T) {
 	children := []Child{{Path: "a", Active: true}, {Path: "b", Active: true}, {Path: "c", Active: true}, {Path: "d", Active: true}}
-	l := NewLoad(adaptiveParams("DB"), 960, 540)
+	l := NewLoad(adaptiveParams(compound.SplitDB), 960, 540)
 	out := l.Plan(children, nil)
 	cost := func(r compound.Range) float64 {
 		return (r.End - r.Start) + overlap1D(r, rng(0.5, 0.75))
@@ -677,7 +677,7 @@ func TestNeighbourDBBalances(t *testing.T) {
 }
 
 func TestAdaptiveCancelsCostlyMoves(t *testing.T) {
-	l := NewLoad(adaptiveParams("DB"), 960, 540)
+	l := NewLoad(adaptiveParams(compound.SplitDB), 960, 540)
 	l.Adaptive.ObserveMove(100, 0.1) // loading a tenth of the range takes 100 s
 	l.Plan(two(), nil)
 	out := l.Plan(two(), []Sample{{Path: "a", Range: rng(0, 0.5), Busy: 0.3}, {Path: "b", Range: rng(0.5, 1), Busy: 0.1}})
@@ -794,7 +794,7 @@ func TestMovedWorkLiesNextToTheEdgeItCrossed(t *testing.T) {
 // they last; without a floor on the speed the model takes a source to
 // have, one region shrank to nothing (minSpeedRatio).
 func TestASharedRasterizerDoesNotStarveASource(t *testing.T) {
-	l := NewLoad(adaptiveParams("2D"), 960, 540)
+	l := NewLoad(adaptiveParams(compound.Split2D), 960, 540)
 	out := l.Plan(two(), nil)
 	r := rand.New(rand.NewSource(3))
 	narrowest := 1.0
@@ -823,7 +823,7 @@ func TestASharedRasterizerDoesNotStarveASource(t *testing.T) {
 // renderer. One of the pair, by chance each frame, takes both ones' time.
 func TestChildrenSharingARendererGetItsShare(t *testing.T) {
 	run := func(renderers [4]string) float64 {
-		l := NewLoad(adaptiveParams("VERTICAL"), 960, 540)
+		l := NewLoad(adaptiveParams(compound.SplitVertical), 960, 540)
 		kids := []Child{{Path: "a", Active: true, Usage: 1}, {Path: "b", Active: true, Usage: 1},
 			{Path: "c", Active: true, Usage: 1}, {Path: "d", Active: true, Usage: 1}}
 		out := l.Plan(kids, nil)
@@ -911,7 +911,7 @@ func TestChildrenThatWaitForEachOtherAreTakenOneByOne(t *testing.T) {
 		}
 		return sum / 200
 	}
-	l := NewLoad(adaptiveParams("VERTICAL"), 960, 540)
+	l := NewLoad(adaptiveParams(compound.SplitVertical), 960, 540)
 	planned, best := run(l), run(nil)
 	if _, ok := l.Adaptive.shared["a"]; ok {
 		t.Errorf("a and b, each taking both ones' time, are taken to take turns")
@@ -1039,7 +1039,7 @@ func TestAdaptivePlansAMovingLoadAhead(t *testing.T) {
 	for seed := int64(1); seed <= 10; seed++ {
 		var w [2][]float64
 		for i, lag := range []int{0, 2} {
-			l := NewLoad(adaptiveParams("2D"), 960, 540)
+			l := NewLoad(adaptiveParams(compound.Split2D), 960, 540)
 			out := l.Plan(two(), nil)
 			l.Adaptive.ObserveLag(lag)
 			r := rand.New(rand.NewSource(seed))
@@ -1065,7 +1065,7 @@ func fourSources() (l *Load, frame func(speeds map[string]float64) []float64) {
 	for i := range children {
 		children[i] = Child{Path: string(rune('a' + i)), Active: true, Usage: 1}
 	}
-	l = NewLoad(adaptiveParams("2D"), 1280, 720)
+	l = NewLoad(adaptiveParams(compound.Split2D), 1280, 720)
 	out := l.Plan(children, nil)
 	return l, func(speeds map[string]float64) []float64 {
 		samples := make([]Sample, len(out))

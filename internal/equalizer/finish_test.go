@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/goeq/goeq/internal/compound"
 )
 
 // overlapRun is two children, a and b, whose frames run as the server runs
@@ -131,7 +133,7 @@ func TestChildrenOfOneRendererAreFollowedAsOne(t *testing.T) {
 	kids := []Child{{Path: "a", Active: true, Usage: 1}, {Path: "b", Active: true, Usage: 1},
 		{Path: "c", Active: true, Usage: 1}, {Path: "d", Active: true, Usage: 1}}
 	renderers := []string{"n1 software", "n1 software", "n2 software", "n2 software"}
-	l := NewLoad(adaptiveParams("2D"), 1280, 720)
+	l := NewLoad(adaptiveParams(compound.Split2D), 1280, 720)
 	out := l.Plan(kids, nil)
 	epoch := time.Unix(0, 0)
 	at := func(s float64) time.Time { return epoch.Add(time.Duration(s * 1e9)) }

@@ -150,7 +150,7 @@ func (l *Load) Plan(children []Child, samples []Sample) []Assignment {
 		}
 		return out
 	}
-	db := l.Params.Mode == "DB"
+	db := l.Params.Mode == compound.SplitDB
 	g := newGrid(db, samples)
 	if l.Adaptive != nil {
 		g = l.Adaptive.filter(g, samples, db)
@@ -307,7 +307,7 @@ func (l *Load) split(n *node, reg region, even compound.Viewport, g *grid, out m
 	} else if n.usage > 0 {
 		frac = n.left.usage / n.usage
 	}
-	db := l.Params.Mode == "DB"
+	db := l.Params.Mode == compound.SplitDB
 	if db {
 		lo, hi := reg.r.Start, reg.r.End
 		pos := g.findSplit1D(lo, hi, frac)
@@ -371,9 +371,9 @@ func (l *Load) split(n *node, reg region, even compound.Viewport, g *grid, out m
 // hotspot circling the screen cost frames up to 75% longer).
 func (l *Load) splitVertically(even compound.Viewport) bool {
 	switch l.Params.Mode {
-	case "VERTICAL":
+	case compound.SplitVertical:
 		return true
-	case "HORIZONTAL":
+	case compound.SplitHorizontal:
 		return false
 	}
 	return even.W*float64(l.PixelW) >= even.H*float64(l.PixelH)

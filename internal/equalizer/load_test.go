@@ -7,8 +7,8 @@ import (
 	"github.com/goeq/goeq/internal/compound"
 )
 
-func params(mode string) compound.Equalizer {
-	return compound.Equalizer{Kind: "load", Mode: mode, Damping: 0, Boundary2D: [2]int{1, 1}, BoundaryDB: 1e-6}
+func params(mode compound.SplitMode) compound.Equalizer {
+	return compound.Equalizer{Kind: compound.LoadEqualizer, Mode: mode, Damping: 0, Boundary2D: [2]int{1, 1}, BoundaryDB: 1e-6}
 }
 
 func two(active ...bool) []Child {
@@ -20,7 +20,7 @@ func two(active ...bool) []Child {
 func near(a, b, eps float64) bool { return math.Abs(a-b) <= eps }
 
 func TestFirstFrameSplitsEvenly(t *testing.T) {
-	l := NewLoad(params("2D"), 960, 540)
+	l := NewLoad(params(compound.Split2D), 960, 540)
 	out := l.Plan(two(), nil)
 	if out[0].Viewport != (vp(0, 0, 0.5, 1)) || out[1].Viewport != (vp(0.5, 0, 0.5, 1)) {
 		t.Errorf("got %+v", out)
@@ -34,7 +34,7 @@ func TestSplitFromLoadGrid(t *testing.T) {
 		{Path: "a", Viewport: vp(0, 0, 0.5, 1), Busy: 0.030},
 		{Path: "b", Viewport: vp(0.5, 0, 0.5, 1), Busy: 0.010},
 	}
-	l := NewLoad(params("2D"), 960, 540)
+	l := NewLoad(params(compound.Split2D), 960, 540)
 	l.Plan(two(), nil)
 	out := l.Plan(two(), samples)
 	if !near(out[0].Viewport.W, 1.0/3, 1e-6) || !near(out[1].Viewport.X, 1.0/3, 1e-6) {
@@ -42,7 +42,7 @@ func TestSplitFromLoadGrid(t *testing.T) {
 	}
 
 	// Damping 0.5 moves half way from the old split: 0.5 -> 0.41667.
-	p := params("2D")
+	p := params(compound.Split2D)
 	p.Damping = 0.5
 	l = NewLoad(p, 960, 540)
 	l.Plan(two(), nil)
@@ -74,20 +74,20 @@ func TestSplitDirection(t *testing.T) {
 	children := []Child{{Path: "a", Active: true}, {Path: "b", Active: true}, {Path: "c", Active: true}, {Path: "d", Active: true}}
 	// wide destination: first cut is vertical, then each half (480x540) is
 	// taller than wide: horizontal cuts
-	out := NewLoad(params("2D"), 960, 540).Plan(children, nil)
+	out := NewLoad(params(compound.Split2D), 960, 540).Plan(children, nil)
 	want := []compound.Viewport{vp(0, 0, 0.5, 0.5), vp(0, 0.5, 0.5, 0.5), vp(0.5, 0, 0.5, 0.5), vp(0.5, 0.5, 0.5, 0.5)}
 	for i, a := range out {
 		if !near(a.Viewport.X, want[i].X, 1e-9) || !near(a.Viewport.Y, want[i].Y, 1e-9) || !near(a.Viewport.W, want[i].W, 1e-9) || !near(a.Viewport.H, want[i].H, 1e-9) {
 			t.Errorf("child %d: %+v, want %+v", i, a.Viewport, want[i])
 		}
 	}
-	out = NewLoad(params("HORIZONTAL"), 960, 540).Plan(children, nil)
+	out = NewLoad(params(compound.SplitHorizontal), 960, 540).Plan(children, nil)
 	for i, a := range out {
 		if !near(a.Viewport.Y, float64(i)*0.25, 1e-9) || a.Viewport.W != 1 {
 			t.Errorf("HORIZONTAL child %d: %+v", i, a.Viewport)
 		}
 	}
-	out = NewLoad(params("VERTICAL"), 960, 540).Plan(children, nil)
+	out = NewLoad(params(compound.SplitVertical), 960, 540).Plan(children, nil)
 	for i, a := range out {
 		if !near(a.Viewport.X, float64(i)*0.25, 1e-9) || a.Viewport.H != 1 {
 			t.Errorf("VERTICAL child %d: %+v", i, a.Viewport)
@@ -96,7 +96,7 @@ func TestSplitDirection(t *testing.T) {
 }
 
 func TestDBSplit(t *testing.T) {
-	l := NewLoad(params("DB"), 960, 540)
+	l := NewLoad(params(compound.SplitDB), 960, 540)
 	out := l.Plan(two(), nil)
 	if out[0].Range != (rng(0, 0.5)) {
 		t.Fatalf("first DB split %+v", out[0].Range)
@@ -107,7 +107,7 @@ func TestDBSplit(t *testing.T) {
 		t.Errorf("DB split %+v", out)
 	}
 	// DB boundary 0.25 rounds 1/3 to 0.25
-	p := params("DB")
+	p := params(compound.SplitDB)
 	p.BoundaryDB = 0.25
 	l = NewLoad(p, 960, 540)
 	l.Plan(two(), nil)
@@ -118,7 +118,7 @@ func TestDBSplit(t *testing.T) {
 }
 
 func TestInactiveChildGetsNothing(t *testing.T) {
-	out := NewLoad(params("2D"), 960, 540).Plan(two(true, false), nil)
+	out := NewLoad(params(compound.Split2D), 960, 540).Plan(two(true, false), nil)
 	if out[0].Skip || out[0].Viewport != compound.FullViewport || !out[1].Skip {
 		t.Errorf("got %+v", out)
 	}
@@ -132,14 +132,14 @@ func TestDestinationShareAndAssembleOnlyLimit(t *testing.T) {
 		{Path: "dest", Viewport: vp(0, 0, 0.5, 1), Busy: 0.010, Assemble: 0.004},
 		{Path: "src", Viewport: vp(0.5, 0, 0.5, 1), Busy: 0.010},
 	}
-	l := NewLoad(params("2D"), 960, 540)
+	l := NewLoad(params(compound.Split2D), 960, 540)
 	l.Plan(children, nil)
 	out := l.Plan(children, samples)
 	// total 20 ms: dest 10-4 = 6 ms, src 10 ms: split at 6/16 of uniform load
 	if !near(out[0].Viewport.W, 6.0/16, 1e-6) {
 		t.Errorf("destination share %v, want 0.375", out[0].Viewport.W)
 	}
-	p := params("2D")
+	p := params(compound.Split2D)
 	lim := 8.0 // ms
 	p.AssembleOnlyLimit = &lim
 	l = NewLoad(p, 960, 540)
@@ -153,7 +153,7 @@ func TestDestinationShareAndAssembleOnlyLimit(t *testing.T) {
 // With latency the samples are older than the last plan; they carry the
 // region they were measured on, so the split is computed the same.
 func TestLateSamplesUseTheirOwnRegions(t *testing.T) {
-	l := NewLoad(params("2D"), 960, 540)
+	l := NewLoad(params(compound.Split2D), 960, 540)
 	l.Plan(two(), nil)
 	l.Plan(two(), nil) // a second frame planned before any statistics
 	out := l.Plan(two(), []Sample{
@@ -167,7 +167,7 @@ func TestLateSamplesUseTheirOwnRegions(t *testing.T) {
 
 func TestUsageSharesResources(t *testing.T) {
 	children := []Child{{Path: "a", Active: true, Usage: 1}, {Path: "b", Active: true, Usage: 0.5}}
-	out := NewLoad(params("2D"), 960, 540).Plan(children, nil)
+	out := NewLoad(params(compound.Split2D), 960, 540).Plan(children, nil)
 	if !near(out[0].Viewport.W, 2.0/3, 1e-6) {
 		t.Errorf("usage 1 : 0.5 split %v, want 2/3", out[0].Viewport.W)
 	}
@@ -181,7 +181,7 @@ func rng(a, b float64) compound.Range         { return compound.Range{Start: a, 
 // left until a and b's region is taller than wide.
 func TestSplitDirectionsAreTheTrees(t *testing.T) {
 	for _, adaptive := range []bool{false, true} {
-		p := params("2D")
+		p := params(compound.Split2D)
 		p.Damping, p.Adaptive = 0.5, adaptive
 		l := NewLoad(p, 2000, 1000)
 		children := []Child{{Path: "a", Active: true}, {Path: "b", Active: true}, {Path: "c", Active: true}}
@@ -215,7 +215,7 @@ func TestSplitDirectionsAreTheTrees(t *testing.T) {
 // damped toward the columns split's position, a coordinate on the other
 // axis (5/12).
 func TestASplitThatTurnsStartsAfresh(t *testing.T) {
-	p := params("2D")
+	p := params(compound.Split2D)
 	p.Damping = 0.5
 	l := NewLoad(p, 2000, 1000)
 	a, b := &Child{Path: "a", Active: true}, &Child{Path: "b", Active: true}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goeq/goeq/internal/compound"
 	"github.com/goeq/goeq/internal/planner"
 	"github.com/goeq/goeq/internal/simulate"
 	"github.com/goeq/goeq/internal/stats"
@@ -18,7 +19,7 @@ import (
 func TestA2DSplitDrawsEveryPixelOnceUnderChangingLoads(t *testing.T) {
 	for _, size := range [][2]int{{333, 297}, {641, 359}, {1001, 7}, {7, 1001}} {
 		for _, n := range []int{3, 6, 7, 13} {
-			g := simulate.Generated{Mode: "2D", Sources: n, W: size[0], H: size[1], PipesPerNode: 4}
+			g := simulate.Generated{Mode: compound.Split2D, Sources: n, W: size[0], H: size[1], PipesPerNode: 4}
 			cfg, err := g.Config()
 			if err != nil {
 				t.Fatal(err)

@@ -221,7 +221,7 @@ func TestExchangesMergeEverySourceIntoEveryRow(t *testing.T) {
 		for _, n := range []int{2, 3, 4, 5, 6, 8, 12, 16} {
 			for _, s := range []compositing.Strategy{compositing.Gather, compositing.DirectSend, compositing.BinarySwap, compositing.RadixK} {
 				t.Run(fmt.Sprintf("%d rows/%d/%s", h, n, s), func(t *testing.T) {
-					cfg, err := simulate.Generated{Mode: "DB", Sources: n, W: 320, H: h}.Config()
+					cfg, err := simulate.Generated{Mode: compound.SplitDB, Sources: n, W: 320, H: h}.Config()
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -367,15 +367,15 @@ func New(cfg *compound.Config) *Planner {
 		}
 		for _, eq := range c.Equalizers {
 			switch eq.Kind {
-			case "load", "tree":
+			case compound.LoadEqualizer, compound.TreeEqualizer:
 				w, h := p.loadSize(c)
 				p.loads[c] = equalizer.NewLoad(*eq, w, h)
-				p.trees[c] = eq.Kind == "tree"
-			case "view":
+				p.trees[c] = eq.Kind == compound.TreeEqualizer
+			case compound.ViewEqualizer:
 				p.views[c] = equalizer.NewView(0.5)
-			case "DFR":
+			case compound.DFREqualizer:
 				p.dfrs[c] = equalizer.NewDFR(*eq)
-			case "framerate":
+			case compound.FramerateEqualizer:
 				p.framerate[c] = &equalizer.Framerate{Damping: 0.5}
 			}
 		}
@@ -398,14 +398,14 @@ func (p *Planner) SetBalancing(frame int, v *compound.View, ch compound.Balancin
 func (p *Planner) followBalancing() {
 	for c, l := range p.loads {
 		for _, eq := range c.Equalizers {
-			if eq.Kind == "load" || eq.Kind == "tree" {
+			if eq.Kind.Splits() {
 				l.SetParams(*eq)
 			}
 		}
 	}
 	for c, d := range p.dfrs {
 		for _, eq := range c.Equalizers {
-			if eq.Kind == "DFR" {
+			if eq.Kind == compound.DFREqualizer {
 				d.Damping, d.Framerate = eq.Damping, eq.Framerate
 			}
 		}
@@ -916,7 +916,7 @@ func (p *Planner) runEqualizers(c *compound.Compound, frame int, states map[stri
 		for _, a := range l.Plan(children, samples) {
 			s := states[a.Path]
 			s.Skip = a.Skip
-			if l.Params.Mode == "DB" {
+			if l.Params.Mode == compound.SplitDB {
 				s.Local.Range = a.Range
 			} else {
 				s.Local.Viewport = a.Viewport
@@ -996,7 +996,7 @@ func (p *Planner) observeAdaptive(l *equalizer.Load, samples []equalizer.Sample)
 		moved += r.DataMoved
 	}
 	l.Adaptive.ObserveOverhead(p.Overhead, frameTime)
-	if tasks > 0 && pixels > 0 && l.Params.Mode != "DB" {
+	if tasks > 0 && pixels > 0 && l.Params.Mode != compound.SplitDB {
 		// a split edge runs across a source's region: about the shorter
 		// side of the compound over the number of sources along it
 		span := math.Min(float64(l.PixelW), float64(l.PixelH)) / math.Sqrt(float64(tasks))
@@ -1210,7 +1210,7 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 	}
 	if c.Tasks&compound.TaskAssemble != 0 && len(c.InputFrames) > 0 && !(s.Skip && s.Share.W == 0) {
 		t := task(Assemble)
-		monitor := hasEqualizer(c, "monitor")
+		monitor := hasEqualizer(c, compound.MonitorEqualizer)
 		if x != nil {
 			t.Inputs = x.collected()
 		}
@@ -1466,7 +1466,7 @@ func (p *Planner) outputs(c *compound.Compound, states map[string]CompoundState)
 				// a monitor scales the frame to its place: a cut of it
 				// would land rounded to the monitor's pixels, off by up
 				// to half of one
-				out.ROI = out.ROI && clears(cons) && !hasEqualizer(cons, "monitor")
+				out.ROI = out.ROI && clears(cons) && !hasEqualizer(cons, compound.MonitorEqualizer)
 			}
 		}
 		if s := states[c.Path()]; s.Pixel.W > 1 || s.Pixel.H > 1 || s.Subpixel.Size > 1 {
@@ -1490,7 +1490,7 @@ func clears(c *compound.Compound) bool {
 	return false
 }
 
-func hasEqualizer(c *compound.Compound, kind string) bool {
+func hasEqualizer(c *compound.Compound, kind compound.EqualizerKind) bool {
 	for _, eq := range c.Equalizers {
 		if eq.Kind == kind {
 			return true
@@ -1502,7 +1502,7 @@ func hasEqualizer(c *compound.Compound, kind string) bool {
 // tileEqualizer returns the tile equalizer of c, if any.
 func tileEqualizer(c *compound.Compound) *compound.Equalizer {
 	for _, eq := range c.Equalizers {
-		if eq.Kind == "tile" {
+		if eq.Kind == compound.TileEqualizer {
 			return eq
 		}
 	}

@@ -232,7 +232,7 @@ func (p *Planner) shown(dest *compound.Compound, region compound.PixelViewport) 
 	}
 	monitor := false
 	for _, eq := range dest.Equalizers {
-		monitor = monitor || eq.Kind == "monitor"
+		monitor = monitor || eq.Kind == compound.MonitorEqualizer
 	}
 	var out []view
 	for _, in := range dest.InputFrames {

@@ -843,7 +843,7 @@ func TestATileQueueThatKeepsHandingOutIsNoFrameTimeout(t *testing.T) {
 	queues := 0
 	cfg.Walk(func(c *compound.Compound) {
 		for _, eq := range c.Equalizers {
-			if eq.Kind == "tile" {
+			if eq.Kind == compound.TileEqualizer {
 				eq.TileSize = [2]int{8, 8}
 				queues++
 			}

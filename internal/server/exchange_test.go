@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/goeq/goeq/internal/compound"
 	"github.com/goeq/goeq/internal/simulate"
 )
 
@@ -18,7 +19,7 @@ import (
 func TestExchangesMatchTheReference(t *testing.T) {
 	const frames, k = 4, 3
 	gen := filepath.Join(t.TempDir(), "gen-db-8.eqc")
-	os.WriteFile(gen, []byte(simulate.Generated{Mode: "DB", Sources: 8, W: 320, H: 180, PipesPerNode: 2}.EQC()), 0o644)
+	os.WriteFile(gen, []byte(simulate.Generated{Mode: compound.SplitDB, Sources: 8, W: 320, H: 180, PipesPerNode: 2}.EQC()), 0o644)
 	corpus8 := filepath.Join(corpusDir(), "8-node.layout.DB.eqc")
 	cases := []struct {
 		name, cfg, strategy, want string

@@ -254,7 +254,7 @@ func (r *report) finalSplit(sum *Summary) {
 			switch {
 			case !st.Active || st.Skip:
 				sum.FinalSplit[name] = "nothing"
-			case mode == "DB":
+			case mode == compound.SplitDB:
 				sum.FinalSplit[name] = fmt.Sprintf("range [%.3f %.3f)", st.Local.Range.Start, st.Local.Range.End)
 			default:
 				v := st.Local.Viewport

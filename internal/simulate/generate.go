@@ -13,7 +13,7 @@ import (
 // or DB load_equalizer compound with Equalizer's defaults. The balancing goals are checked on these as well
 // as on the examples, so the policies are not tuned to a handful of files.
 type Generated struct {
-	Mode    string // "2D" or "DB"
+	Mode    compound.SplitMode // 2D or DB
 	Sources int
 	W, H    int
 	// PipesPerNode is how many of the sources share a node (a process);
@@ -46,7 +46,7 @@ func (g Generated) EQC() string {
 		fmt.Fprintf(&inputs, "        inputframe { name \"f%d\" }\n", i+1)
 	}
 	buffer := "COLOR"
-	if g.Mode == "DB" {
+	if g.Mode == compound.SplitDB {
 		buffer = "COLOR DEPTH"
 	}
 	return fmt.Sprintf(`#Equalizer 1.2 ascii
@@ -92,25 +92,25 @@ func HeldOutConfigs() []Generated {
 	var out []Generated
 	for _, n := range []int{2, 3, 6, 12} {
 		for _, s := range sizes {
-			out = append(out, Generated{Mode: "2D", Sources: n, W: s[0], H: s[1]})
+			out = append(out, Generated{Mode: compound.Split2D, Sources: n, W: s[0], H: s[1]})
 		}
-		out = append(out, Generated{Mode: "DB", Sources: n, W: 1024, H: 768})
+		out = append(out, Generated{Mode: compound.SplitDB, Sources: n, W: 1024, H: 768})
 	}
 	// a second group, added after the drift tracking was tuned: source
 	// counts that are neither powers of two nor pairs, a pipe per node
 	for _, n := range []int{5, 7, 10} {
 		for _, s := range [][2]int{{1280, 1024}, {3440, 1440}, {600, 900}} {
-			out = append(out, Generated{Mode: "2D", Sources: n, W: s[0], H: s[1], PipesPerNode: 1})
+			out = append(out, Generated{Mode: compound.Split2D, Sources: n, W: s[0], H: s[1], PipesPerNode: 1})
 		}
-		out = append(out, Generated{Mode: "DB", Sources: n, W: 1280, H: 1024, PipesPerNode: 1})
+		out = append(out, Generated{Mode: compound.SplitDB, Sources: n, W: 1280, H: 1024, PipesPerNode: 1})
 	}
 	// a third, added after the split direction's hysteresis and the
 	// overshoot damping were chosen on the first two
 	for _, n := range []int{9, 14} {
 		for _, s := range [][2]int{{1920, 1200}, {2560, 1440}, {1080, 1920}} {
-			out = append(out, Generated{Mode: "2D", Sources: n, W: s[0], H: s[1]})
+			out = append(out, Generated{Mode: compound.Split2D, Sources: n, W: s[0], H: s[1]})
 		}
-		out = append(out, Generated{Mode: "DB", Sources: n, W: 1920, H: 1200})
+		out = append(out, Generated{Mode: compound.SplitDB, Sources: n, W: 1920, H: 1200})
 	}
 	return out
 }
@@ -124,9 +124,9 @@ func GeneratedConfigs() []Generated {
 	var out []Generated
 	for _, n := range []int{4, 8, 16} {
 		for _, s := range sizes {
-			out = append(out, Generated{Mode: "2D", Sources: n, W: s[0], H: s[1]})
+			out = append(out, Generated{Mode: compound.Split2D, Sources: n, W: s[0], H: s[1]})
 		}
-		out = append(out, Generated{Mode: "DB", Sources: n, W: 320, H: 240}, Generated{Mode: "DB", Sources: n, W: 1920, H: 1080})
+		out = append(out, Generated{Mode: compound.SplitDB, Sources: n, W: 320, H: 240}, Generated{Mode: compound.SplitDB, Sources: n, W: 1920, H: 1080})
 	}
 	return out
 }

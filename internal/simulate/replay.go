@@ -110,7 +110,7 @@ func ReplayCompound(cfg *compound.Config, configName string, recorded []stats.Re
 	setPolicy(balanced, policy)
 	p := planner.New(cfg)
 	mode := p.Load(balanced).Params.Mode
-	db := mode == "DB"
+	db := mode == compound.SplitDB
 	switch {
 	case db && recorded2D && !recordedDB:
 		return nil, nil, fmt.Errorf("the statistics' sources drew parts of the viewport (a 2D split), but %s's compound %s balances DB (recorded with another config?)", configName, balanced.Path())

@@ -110,7 +110,7 @@ func Run(cfg *compound.Config, configName string, opt Options) (*Summary, error)
 	show(cfg, balanced)
 	setPolicy(balanced, opt.Policy)
 	p := planner.New(cfg)
-	db := p.Load(balanced).Params.Mode == "DB"
+	db := p.Load(balanced).Params.Mode == compound.SplitDB
 	rng := rand.New(rand.NewSource(opt.Seed + 1))
 	field := newField(sc, db)
 	prevRange := map[string]compound.Range{}
@@ -178,7 +178,7 @@ func Run(cfg *compound.Config, configName string, opt Options) (*Summary, error)
 // setPolicy makes the balanced compound's equalizers use a policy.
 func setPolicy(balanced *compound.Compound, policy string) {
 	for _, eq := range balanced.Equalizers {
-		if eq.Kind == "load" || eq.Kind == "tree" {
+		if eq.Kind.Splits() {
 			eq.Adaptive = policy == "adaptive"
 		}
 	}
@@ -404,7 +404,7 @@ func balancedCompounds(cfg *compound.Config) []*compound.Compound {
 
 func balances(c *compound.Compound) bool {
 	for _, eq := range c.Equalizers {
-		if eq.Kind == "load" || eq.Kind == "tree" {
+		if eq.Kind.Splits() {
 			return true
 		}
 	}

@@ -289,7 +289,7 @@ func averageP99Ratio(t *testing.T, g Generated, scenario string, seeds int) floa
 // above it. Both policies now keep the tree's directions (see
 // splitVertically in the equalizer package).
 func TestASplitTurnedOverCostsNoFrames(t *testing.T) {
-	g := Generated{Mode: "2D", Sources: 7, W: 3440, H: 1440, PipesPerNode: 1}
+	g := Generated{Mode: compound.Split2D, Sources: 7, W: 3440, H: 1440, PipesPerNode: 1}
 	if r := p99Ratio(t, g, "moving-hotspot"); r > 1.01 {
 		t.Errorf("%s moving-hotspot: adaptive p99 %.3f times Equalizer's", g.Name(), r)
 	}
@@ -300,7 +300,7 @@ func TestASplitTurnedOverCostsNoFrames(t *testing.T) {
 // split whose sources' errors alternate now moves part of the way (see
 // Adaptive.overshoot).
 func TestAnOvershootingSplitIsDamped(t *testing.T) {
-	g := Generated{Mode: "2D", Sources: 3, W: 800, H: 800}
+	g := Generated{Mode: compound.Split2D, Sources: 3, W: 800, H: 800}
 	if r := p99Ratio(t, g, "moving-hotspot"); r > 1.10 {
 		t.Errorf("%s moving-hotspot: adaptive p99 %.3f times Equalizer's", g.Name(), r)
 	}
@@ -315,7 +315,7 @@ func TestAnOvershootingSplitIsDamped(t *testing.T) {
 // the shares plans aim at took seed 0 at 1366x768 from 1.03 to 1.12 and
 // the average over 20 seeds from 1.08 to 1.06, so the average is checked.)
 func TestMovedWorkIsPutByTheSplitItCrossed(t *testing.T) {
-	for _, g := range []Generated{{Mode: "2D", Sources: 3, W: 1024, H: 768}, {Mode: "2D", Sources: 3, W: 1366, H: 768}} {
+	for _, g := range []Generated{{Mode: compound.Split2D, Sources: 3, W: 1024, H: 768}, {Mode: compound.Split2D, Sources: 3, W: 1366, H: 768}} {
 		if r := averageP99Ratio(t, g, "moving-hotspot", 20); r > 1.07 {
 			t.Errorf("%s moving-hotspot: adaptive p99 %.3f times Equalizer's on average over 20 seeds", g.Name(), r)
 		}
@@ -330,7 +330,7 @@ func TestMovedWorkIsPutByTheSplitItCrossed(t *testing.T) {
 // by the shares they aim at where a renderer is being caught up (see
 // Adaptive.gate in package equalizer).
 func TestAStaleSplitIsNotKeptForALateRenderer(t *testing.T) {
-	g := Generated{Mode: "2D", Sources: 8, W: 3840, H: 1080}
+	g := Generated{Mode: compound.Split2D, Sources: 8, W: 3840, H: 1080}
 	if r := averageP99Ratio(t, g, "moving-hotspot", 20); r > 1.04 {
 		t.Errorf("%s moving-hotspot: adaptive p99 %.3f times Equalizer's on average over 20 seeds", g.Name(), r)
 	}
