@@ -443,7 +443,8 @@ func (n *node) claimChannels(p *pipe) {
 // nodes made larger. A window of this node resized grows the bound
 // before the server hears of it, so before any frame of its new size is
 // sent (a frame the bound refuses drops the link it came on); the shares
-// of windows of other nodes grow it with the frame's plan.
+// of windows of other nodes grow it with the frame's plan (a part that
+// comes before it waits for that: transport.Listener.admit).
 type frameBound struct {
 	mu     sync.Mutex
 	ln     *transport.Listener

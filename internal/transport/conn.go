@@ -131,8 +131,14 @@ type Listener struct {
 	// unauthenticated counts connections that have not authenticated yet
 	unauthenticated atomic.Int32
 	refused         atomic.Int64
-	maxPixels       atomic.Int64
 	tls             atomic.Pointer[tls.Config]
+	// maxPixels is the bound on a frame's pixels (0: none); grown is
+	// closed, and replaced, when it changes, and closed when the listener
+	// closes
+	boundMu   sync.Mutex
+	maxPixels int
+	grown     chan struct{}
+	closed    chan struct{}
 }
 
 // Limits bound what peers can make a listener hold.
@@ -174,8 +180,8 @@ func ListenLimited(addr, token string, handler func(*Frame), logger *slog.Logger
 	if limits.AuthTimeout <= 0 {
 		limits.AuthTimeout = 5 * time.Second
 	}
-	l := &Listener{ln: ln, token: token, handler: handler, limits: limits, Log: logger, conns: map[net.Conn]bool{}}
-	l.maxPixels.Store(int64(limits.MaxPixels))
+	l := &Listener{ln: ln, token: token, handler: handler, limits: limits, Log: logger, conns: map[net.Conn]bool{},
+		maxPixels: limits.MaxPixels, grown: make(chan struct{}), closed: make(chan struct{})}
 	l.wg.Add(1)
 	go l.accept()
 	return l, nil
@@ -184,7 +190,41 @@ func ListenLimited(addr, token string, handler func(*Frame), logger *slog.Logger
 // SetMaxPixels bounds the frames accepted from now on (width x height;
 // 0: the protocol's limit): a receiver knows its largest framebuffer once
 // it has its config.
-func (l *Listener) SetMaxPixels(n int) { l.maxPixels.Store(int64(n)) }
+func (l *Listener) SetMaxPixels(n int) {
+	l.boundMu.Lock()
+	defer l.boundMu.Unlock()
+	l.maxPixels = n
+	close(l.grown)
+	l.grown = make(chan struct{})
+}
+
+// admit says whether a frame of w x h pixels is within the bound. One
+// past it waits for the bound to grow, up to the message timeout: a peer
+// may send its part of a window that grew on another node before this
+// node has read the frame's plan, which grows the bound here.
+func (l *Listener) admit(w, h int) error {
+	var wait <-chan time.Time
+	for {
+		l.boundMu.Lock()
+		bound, grown := l.maxPixels, l.grown
+		l.boundMu.Unlock()
+		if bound <= 0 || w*h <= bound {
+			return nil
+		}
+		if wait == nil {
+			t := time.NewTimer(l.limits.MessageTimeout)
+			defer t.Stop()
+			wait = t.C
+		}
+		select {
+		case <-grown:
+		case <-wait:
+			return malformed("frame %dx%d is larger than any framebuffer here (%d pixels), and stayed so for %v", w, h, bound, l.limits.MessageTimeout)
+		case <-l.closed:
+			return net.ErrClosed
+		}
+	}
+}
 
 // SetTLS encrypts the connections accepted from now on (RunTLS's listen
 // configuration): a client learns the run's keys with its setup, after it
@@ -261,7 +301,7 @@ func (l *Listener) serve(raw net.Conn) {
 			// once a message starts, all of it must come in time
 			c.SetReadDeadline(time.Now().Add(l.limits.MessageTimeout))
 			var f *Frame
-			if f, err = decodeFrame(c, kind, hl, pl, int(l.maxPixels.Load())); err == nil {
+			if f, err = decodeFrame(c, kind, hl, pl, l.admit); err == nil {
 				l.handler(f)
 				continue
 			}
@@ -276,6 +316,9 @@ func (l *Listener) serve(raw net.Conn) {
 // Close stops listening and closes every connection.
 func (l *Listener) Close() error {
 	l.mu.Lock()
+	if !l.closing {
+		close(l.closed) // a frame waiting for the bound to grow waits no more
+	}
 	l.closing = true
 	for c := range l.conns {
 		c.Close()

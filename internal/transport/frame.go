@@ -309,12 +309,12 @@ func DecodeMessage(r io.Reader) (*Frame, error) {
 	if err != nil {
 		return nil, err
 	}
-	return decodeFrame(r, kind, hl, pl, 0)
+	return decodeFrame(r, kind, hl, pl, nil)
 }
 
 // decodeFrame reads a frame message's header and payload after its
-// prefix; maxPixels (0: none) bounds the frame's size.
-func decodeFrame(r io.Reader, kind byte, hl, pl, maxPixels int) (*Frame, error) {
+// prefix; admit (nil: any) says whether a frame of that size is taken.
+func decodeFrame(r io.Reader, kind byte, hl, pl int, admit func(w, h int) error) (*Frame, error) {
 	if kind != kindFrame {
 		return nil, malformed("message kind %d where a frame was expected", kind)
 	}
@@ -340,9 +340,11 @@ func decodeFrame(r io.Reader, kind byte, hl, pl, maxPixels int) (*Frame, error) 
 		giveBack()
 		return nil, malformed("header: %v", err)
 	}
-	if maxPixels > 0 && f.W*f.H > maxPixels {
-		giveBack()
-		return nil, malformed("frame %dx%d is larger than any framebuffer here (%d pixels)", f.W, f.H, maxPixels)
+	if admit != nil {
+		if err := admit(f.W, f.H); err != nil {
+			giveBack()
+			return nil, err
+		}
 	}
 	if pooled == nil {
 		pooled = &payload // a new buffer joins the pool on release

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"math"
 	"net"
+	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -352,6 +353,82 @@ func TestUnfinishedFrameTimesOut(t *testing.T) {
 	}
 	if took := time.Since(start); took > 5*time.Second {
 		t.Errorf("an unfinished frame held the connection %v (timeout 300ms)", took)
+	}
+}
+
+// A frame past the listener's bound waits for the bound to grow: a node
+// grows it with a frame's plan, which can come after a peer's part of
+// that frame (of a window resized on another node). One the bound does
+// not grow for within the message timeout is refused, and its connection
+// dropped; so is one waiting when the listener closes.
+func TestAFramePastTheBoundWaitsForItToGrow(t *testing.T) {
+	got := &collector{got: make(chan struct{}, 4)}
+	l, err := ListenLimited("127.0.0.1:0", "tok", got.handle, quietLog(), Limits{MaxPixels: 100, MessageTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	s, err := Dial(l.Addr(), "tok", "peer", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	send := func(w, h int) {
+		f := testFrame(w, h, false)
+		if err := f.Encode(compressor.None); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Send(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send(20, 20)
+	select {
+	case <-got.got:
+		t.Fatal("a frame of 400 pixels was taken under a bound of 100")
+	case <-time.After(200 * time.Millisecond):
+	}
+	l.SetMaxPixels(400)
+	select {
+	case <-got.got:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the frame was not taken once the bound grew to it")
+	}
+	if f := got.last(); f.W != 20 || f.H != 20 {
+		t.Errorf("took a %dx%d frame", f.W, f.H)
+	}
+	// the bound stays: refused, the connection dropped
+	send(30, 30)
+	s.conn.SetReadDeadline(time.Now().Add(20 * time.Second))
+	if _, err := s.conn.Read(make([]byte, 1)); err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("a frame past the bound kept its connection: %v", err)
+	}
+	select {
+	case <-got.got:
+		t.Fatal("a frame past the bound was taken")
+	default:
+	}
+
+	// one waiting when the listener closes: Close returns without the
+	// wait's end
+	closing, err := ListenLimited("127.0.0.1:0", "tok", got.handle, quietLog(), Limits{MaxPixels: 100, MessageTimeout: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2, err := Dial(closing.Addr(), "tok", "peer", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	s = s2
+	send(20, 20)
+	time.Sleep(100 * time.Millisecond)
+	closed := make(chan error)
+	go func() { closed <- closing.Close() }()
+	select {
+	case <-closed:
+	case <-time.After(30 * time.Second):
+		t.Fatal("Close waited for a frame waiting for the bound")
 	}
 }
 
