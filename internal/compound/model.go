@@ -378,7 +378,7 @@ func (k EqualizerKind) Splits() bool { return k == LoadEqualizer || k == TreeEqu
 type SplitMode uint8
 
 const (
-	Split2D         SplitMode = iota // tiles in both directions
+	Split2D         SplitMode = iota // rectangles, each cut across its longer side
 	SplitVertical                    // columns
 	SplitHorizontal                  // rows
 	SplitDB                          // depth ranges of the model
