@@ -522,6 +522,25 @@ func TestEqualizerDefaults(t *testing.T) {
 	}
 }
 
+// Each equalizer and split mode a config names resolves to its own kind,
+// whose name is the config's word again (explain and check print it).
+func TestEqualizerKindsAndModesAreTheConfigsWords(t *testing.T) {
+	m := mustResolve(t, cfgWith(`compound { channel "dest" load_equalizer { mode VERTICAL } tree_equalizer { mode HORIZONTAL } DFR_equalizer { }
+		framerate_equalizer { } monitor_equalizer { } view_equalizer { } tile_equalizer { } load_equalizer { mode DB } tree_equalizer { mode 2D } }`), Options{})
+	var got []string
+	for _, eq := range m.Configs[0].Compounds[0].Equalizers {
+		s := eq.Kind.String()
+		if eq.Kind.Splits() {
+			s += " " + eq.Mode.String()
+		}
+		got = append(got, s)
+	}
+	want := "load VERTICAL, tree HORIZONTAL, DFR, framerate, monitor, view, tile, load DB, tree 2D"
+	if strings.Join(got, ", ") != want {
+		t.Errorf("kinds %q, want %q", strings.Join(got, ", "), want)
+	}
+}
+
 // A fullscreen window takes its pipe's size, as Equalizer's takes its
 // screen's when it opens; an offscreen one keeps its viewport.
 func TestFullscreenWindowTakesThePipesSize(t *testing.T) {
