@@ -846,22 +846,45 @@ func (fr *frameRun) runNext(r *channelRun) (bool, error) {
 		if _, ok := r.kept[rb]; ok {
 			continue
 		}
-		region := r.plan.Tasks[rb].Region
+		region, eye := r.plan.Tasks[rb].Region, r.plan.Tasks[rb].Eye
+		// the channel's drawn region goes back with the pixels: the
+		// compound's clear dropped it, and a readback after cut what
+		// the picture held to none
+		drawn, wasDrawn := r.dirty[eye]
 		if r.target.holdsClear(region) {
 			// as the frame began: clearing it again puts it back
-			r.kept[rb] = &heldPixels{at: region, clear: true}
-		} else {
-			r.kept[rb] = hold(r.target.FB, region, compound.Pixel{})
+			r.kept[rb] = &heldPixels{at: region, clear: true, drawn: drawn, wasDrawn: wasDrawn}
+			continue
+		}
+		k := hold(r.target.FB, region, compound.Pixel{})
+		k.drawn, k.wasDrawn = drawn, wasDrawn
+		r.kept[rb] = k
+		if t.Kind != planner.Clear || !contains(t.Region, region) {
+			// a compound drawn off its home's picture that starts without
+			// a clear of its own (an ancestor on this channel cleared,
+			// but its own picture alone: a zoomed one smaller, or over
+			// tiles drawn at full size) starts from the background, not
+			// from the depth and colour another destination's tree left
+			// there this frame; what the region held goes back after it
+			r.target.FB.Bind()
+			gl.ColorMask(true, true, true, true)
+			fr.clearRegion(region)
+			r.target.wrote(region)
 		}
 	}
 	ok, err := fr.run(r, t)
-	if k := r.kept[r.next]; err == nil && ok && t.Scratch {
-		if k != nil && k.clear {
+	if k := r.kept[r.next]; err == nil && ok && t.Scratch && k != nil {
+		if k.clear {
 			r.target.FB.Bind()
 			gl.ColorMask(true, true, true, true)
 			fr.clearRegion(k.at)
 		} else {
 			err = k.putBack(r.target.FB)
+		}
+		if k.wasDrawn {
+			r.dirty[t.Eye] = k.drawn
+		} else {
+			delete(r.dirty, t.Eye)
 		}
 		delete(r.kept, r.next)
 	}
@@ -1079,6 +1102,10 @@ type heldPixels struct {
 	color   []byte
 	depth   []float32
 	stencil []byte
+	// drawn is the channel's drawn region of the eye (channelRun.dirty)
+	// when a scratch compound's region was held, if any (wasDrawn)
+	drawn    compound.PixelViewport
+	wasDrawn bool
 }
 
 // hold reads what region of fb holds, for the pixels outside pattern to

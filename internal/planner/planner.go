@@ -1292,8 +1292,11 @@ func scratch(c *compound.Compound, s CompoundState, states map[string]CompoundSt
 	if s.Pixel.W > 1 || s.Pixel.H > 1 || s.Subpixel.Size > 1 || s.Zoom != (compound.Zoom{X: 1, Y: 1}) || s.Zoom != states[home.Path()].Zoom {
 		return true
 	}
+	// a frame to a compound that assembles into the same picture (home,
+	// or an assembly between it and c on the channel) composites it there
+	assemblesHere := func(x *compound.Compound) bool { return x == home || x.Channel == c.Channel && x.Home() == home }
 	for _, f := range c.OutputFrames {
-		if (f.Viewport == compound.FullViewport || !f.Viewport.HasArea()) && slices.Contains(f.Consumers, home) {
+		if (f.Viewport == compound.FullViewport || !f.Viewport.HasArea()) && slices.ContainsFunc(f.Consumers, assemblesHere) {
 			return true
 		}
 	}

@@ -614,6 +614,17 @@ func TestGeneratedCompoundTreesMatchTheReference(t *testing.T) {
 		{"destination-draws-333x177-stereo", generated{w: 333, h: 177, sources: 2, stereo: true}, destinationDraws},
 		{"balanced-db-in-2d-500x300-stereo", generated{w: 500, h: 300, sources: 4, stereo: true}, balancedDBIn2D},
 		{"one-window-balanced-2d-in-db-200x300", generated{w: 200, h: 300, sources: 4, oneWindow: true}, balanced2DInDB},
+		// two channels over the destination's pixels (they draw on its
+		// channel): one assembles a tile queue that it draws in place
+		// and the other draws for, whose clear and readback wiped those
+		// tiles and the region its assembly read back (the picture was
+		// empty: random assembling trees, seed 522)
+		{"tiles-assembled-on-the-destinations-pixels-257x241", generated{w: 257, h: 241, sources: 2, inDestination: [][4]float64{{0, 0, 1, 1}, {0, 0, 1, 1}}}, `task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ]
+        compound { channel "src0" tile_equalizer { size [ 16 31 ] }
+            compound { }
+            ` + source(1, "") + `
+            inputframe { name "f1" } outputframe { name "a0" } }
+        inputframe { name "a0" }`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), c.name+".eqc")
