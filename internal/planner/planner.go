@@ -163,7 +163,8 @@ type Task struct {
 	// each tile), says that what the compound drew on its destination's
 	// own pixels is not the destination's picture: drawn off its place
 	// (a pixel, subpixel or zoom part: at the corner, smaller or
-	// shifted), or sent whole back to the destination in a frame. What
+	// shifted), or sent whole back in a frame to the destination (or to
+	// an assembly between it and the destination on the channel). What
 	// its region held before the compound's first task goes back after
 	// it; otherwise an off-place draw stayed in the picture (and won a
 	// depth-merged assembly over the parts where nearer), and the
@@ -1263,9 +1264,10 @@ func sendsDepth(c *compound.Compound, name string) bool {
 
 // scratch says whether what c draws on its destination's own channel is
 // not the destination's picture (Task.Scratch): drawn off its place (a
-// pixel, subpixel or zoom part), or sent whole back to the destination in
-// a frame, which assembles it there; its clear erased what the
-// destination drew in place before it (a channel on the destination's
+// pixel, subpixel or zoom part), or sent whole back in a frame to the
+// destination, or to an assembly between them on the channel, which
+// assembles it there; its clear erased what the destination drew in
+// place before it (a channel on the destination's
 // pixels is the destination's, compound.Config's sameAsDestination). A
 // part that sends pieces of itself elsewhere and keeps the rest in place
 // (a direct send's) is the destination's picture. The same holds on a
