@@ -93,6 +93,52 @@ func TestRandomZoomedTreesMatchTheReference(t *testing.T) {
 	}
 }
 
+// Pairs of random trees (TestRandomTreesOfTwoDestinationsShareTheirSources),
+// half of them assembling, whose sources render zoomed as in
+// TestRandomZoomedTreesMatchTheReference, at latency 0 to 2; a pair that
+// check warns assembles a pixel decomposition at a zoom (a known limit)
+// is drawn again. make test runs 2; GOEQ_RANDOM_TREES=N runs N/4, from
+// seed GOEQ_RANDOM_TREES_FROM. Seeds 38 and 136 found a shared source's
+// part under a zoomed assembly drawn over the other destination's picture
+// (TestPartsOfASharedSourceUnderAZoomedAssembly); seeds 0 to 299 pass
+// since but seed 133, which fails in about one run of five, before those
+// fixes too (open): at frame 0, at latency 2, blocks of 80 to 100 pixels
+// in both destinations (which share src0, and the sources of a tile
+// queue, which take their tiles as they come).
+func TestRandomZoomedPairsMatchTheReference(t *testing.T) {
+	t.Setenv("GOEQ_PROBE_RENDERER", "synthetic")
+	sourceAt := regexp.MustCompile(`compound \{ channel "src\d+"`)
+	zooms := []string{"0.5 0.5", "2 2", "0.25 0.5", "0.75 1.5", "1.5 1.5", "0.33 0.67"}
+	for _, seed := range randomSeeds(2, 4) {
+		t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(uint64(seed), 0x7f01))
+			zr := rand.New(rand.NewPCG(uint64(seed), 0x7f02))
+			runRandomConfig(t, func() (string, string) {
+				for {
+					text, _ := twoTrees(r, zr.IntN(2) == 0)
+					text = sourceAt.ReplaceAllStringFunc(text, func(s string) string {
+						if zr.IntN(2) == 0 {
+							return s
+						}
+						return s + " zoom [ " + zooms[zr.IntN(len(zooms))] + " ]"
+					})
+					latency := zr.IntN(3)
+					text = strings.Replace(text, "latency 1", fmt.Sprintf("latency %d", latency), 1)
+					_, res, err := compound.LoadText("pair.eqc", []byte(text), compound.Options{})
+					if err != nil {
+						t.Fatalf("a random config does not load: %v\n%s", err, text)
+					}
+					if !slices.ContainsFunc(res.Warnings, func(w configparser.Diagnostic) bool {
+						return strings.Contains(w.Msg, "pixel decomposition at a zoom")
+					}) {
+						return text, fmt.Sprintf("latency %d", latency)
+					}
+				}
+			})
+		})
+	}
+}
+
 // Random trees whose inner compounds assemble their parts on a channel
 // of their own, a new one or their first source's, and send the result
 // up in one frame (hierarchical compositing: a DB range's parts
