@@ -73,25 +73,32 @@ func TestRandomCompoundTreesMatchTheReference(t *testing.T) {
 // TestGeneratedCompoundTreesMatchTheReference); seeds 0 to 459 pass since.
 func TestRandomZoomedTreesMatchTheReference(t *testing.T) {
 	t.Setenv("GOEQ_PROBE_RENDERER", "synthetic")
-	sourceAt := regexp.MustCompile(`compound \{ channel "src\d+"`)
-	zooms := []string{"0.5 0.5", "2 2", "0.25 0.5", "0.75 1.5", "1.5 1.5", "0.33 0.67"}
 	for _, seed := range randomSeeds(4, 4) {
 		t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(seed), 0x200a))
 			zr := rand.New(rand.NewPCG(uint64(seed), 0x300b))
 			runRandomConfig(t, func() (string, string) {
 				g, body := randomTree(r)
-				body = sourceAt.ReplaceAllStringFunc(body, func(s string) string {
-					if zr.IntN(2) == 0 {
-						return s
-					}
-					return s + " zoom [ " + zooms[zr.IntN(len(zooms))] + " ]"
-				})
+				body = zoomSources(zr, body)
 				return g.config(body), fmt.Sprintf("%dx%d, %d sources (in the destination's window: %v), stereo %v:\n%s", g.w, g.h, g.sources, g.inDestination, g.stereo, body)
 			})
 		})
 	}
 }
+
+// zoomSources zooms half the source compounds of text, drawn from r, by
+// one of six zooms: down, up, and unlike across and up.
+func zoomSources(r *rand.Rand, text string) string {
+	zooms := []string{"0.5 0.5", "2 2", "0.25 0.5", "0.75 1.5", "1.5 1.5", "0.33 0.67"}
+	return sourceAt.ReplaceAllStringFunc(text, func(s string) string {
+		if r.IntN(2) == 0 {
+			return s
+		}
+		return s + " zoom [ " + zooms[r.IntN(len(zooms))] + " ]"
+	})
+}
+
+var sourceAt = regexp.MustCompile(`compound \{ channel "src\d+"`)
 
 // Pairs of random trees (TestRandomTreesOfTwoDestinationsShareTheirSources),
 // half of them assembling, whose sources render zoomed as in
@@ -107,8 +114,6 @@ func TestRandomZoomedTreesMatchTheReference(t *testing.T) {
 // queue, which take their tiles as they come).
 func TestRandomZoomedPairsMatchTheReference(t *testing.T) {
 	t.Setenv("GOEQ_PROBE_RENDERER", "synthetic")
-	sourceAt := regexp.MustCompile(`compound \{ channel "src\d+"`)
-	zooms := []string{"0.5 0.5", "2 2", "0.25 0.5", "0.75 1.5", "1.5 1.5", "0.33 0.67"}
 	for _, seed := range randomSeeds(2, 4) {
 		t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(seed), 0x7f01))
@@ -116,12 +121,7 @@ func TestRandomZoomedPairsMatchTheReference(t *testing.T) {
 			runRandomConfig(t, func() (string, string) {
 				for {
 					text, _ := twoTrees(r, zr.IntN(2) == 0)
-					text = sourceAt.ReplaceAllStringFunc(text, func(s string) string {
-						if zr.IntN(2) == 0 {
-							return s
-						}
-						return s + " zoom [ " + zooms[zr.IntN(len(zooms))] + " ]"
-					})
+					text = zoomSources(zr, text)
 					latency := zr.IntN(3)
 					text = strings.Replace(text, "latency 1", fmt.Sprintf("latency %d", latency), 1)
 					_, res, err := compound.LoadText("pair.eqc", []byte(text), compound.Options{})
