@@ -846,31 +846,32 @@ func (fr *frameRun) runNext(r *channelRun) (bool, error) {
 		if _, ok := r.kept[rb]; ok {
 			continue
 		}
-		region, eye := r.plan.Tasks[rb].Region, r.plan.Tasks[rb].Eye
+		region := r.plan.Tasks[rb].Region
+		var k *heldPixels
+		if r.target.holdsClear(region) {
+			// as the frame began: clearing it again puts it back
+			k = &heldPixels{at: region, clear: true}
+		} else {
+			k = hold(r.target.FB, region, compound.Pixel{})
+			if t.Kind != planner.Clear || !contains(t.Region, region) {
+				// a compound drawn off its home's picture that starts
+				// without a clear of its own (an ancestor on this channel
+				// cleared, but its own picture alone: a zoomed one
+				// smaller, or over tiles drawn at full size) starts from
+				// the background, not from the depth and colour another
+				// destination's tree left there this frame; what the
+				// region held goes back after it
+				r.target.FB.Bind()
+				gl.ColorMask(true, true, true, true)
+				fr.clearRegion(region)
+				r.target.wrote(region)
+			}
+		}
 		// the channel's drawn region goes back with the pixels: the
 		// compound's clear dropped it, and a readback after cut what
 		// the picture held to none
-		drawn, wasDrawn := r.dirty[eye]
-		if r.target.holdsClear(region) {
-			// as the frame began: clearing it again puts it back
-			r.kept[rb] = &heldPixels{at: region, clear: true, drawn: drawn, wasDrawn: wasDrawn}
-			continue
-		}
-		k := hold(r.target.FB, region, compound.Pixel{})
-		k.drawn, k.wasDrawn = drawn, wasDrawn
+		k.drawn, k.wasDrawn = r.dirty[r.plan.Tasks[rb].Eye]
 		r.kept[rb] = k
-		if t.Kind != planner.Clear || !contains(t.Region, region) {
-			// a compound drawn off its home's picture that starts without
-			// a clear of its own (an ancestor on this channel cleared,
-			// but its own picture alone: a zoomed one smaller, or over
-			// tiles drawn at full size) starts from the background, not
-			// from the depth and colour another destination's tree left
-			// there this frame; what the region held goes back after it
-			r.target.FB.Bind()
-			gl.ColorMask(true, true, true, true)
-			fr.clearRegion(region)
-			r.target.wrote(region)
-		}
 	}
 	ok, err := fr.run(r, t)
 	if k := r.kept[r.next]; err == nil && ok && t.Scratch && k != nil {

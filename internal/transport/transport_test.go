@@ -59,16 +59,7 @@ func (c *collector) last() *Frame {
 
 func TestSendReceive(t *testing.T) {
 	c := &collector{got: make(chan struct{}, 8)}
-	l, err := Listen("127.0.0.1:0", "secret", c.handle, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	s, err := Dial(l.Addr(), "secret", "n1", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	_, s := listening(t, c.handle, Limits{})
 	for _, codec := range []compressor.Codec{compressor.None, compressor.S2} {
 		f := testFrame(64, 32, true)
 		if err := f.Encode(codec); err != nil {
@@ -334,16 +325,7 @@ func TestUnauthenticatedConnectionsAreLimited(t *testing.T) {
 // An authenticated peer that starts a frame and never finishes it is cut
 // off after the message timeout.
 func TestUnfinishedFrameTimesOut(t *testing.T) {
-	l, err := ListenLimited("127.0.0.1:0", "tok", func(f *Frame) { f.Release() }, quietLog(), Limits{MessageTimeout: 300 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	s, err := Dial(l.Addr(), "tok", "peer", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	_, s := listening(t, func(f *Frame) { f.Release() }, Limits{MessageTimeout: 300 * time.Millisecond})
 	s.conn.Write(prefix(kindFrame, 64, 1<<20))
 	s.conn.Write([]byte("{"))
 	s.conn.SetReadDeadline(time.Now().Add(10 * time.Second))
@@ -363,17 +345,8 @@ func TestUnfinishedFrameTimesOut(t *testing.T) {
 // dropped; so is one waiting when the listener closes.
 func TestAFramePastTheBoundWaitsForItToGrow(t *testing.T) {
 	got := &collector{got: make(chan struct{}, 4)}
-	l, err := ListenLimited("127.0.0.1:0", "tok", got.handle, quietLog(), Limits{MaxPixels: 100, MessageTimeout: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	s, err := Dial(l.Addr(), "tok", "peer", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	send := func(w, h int) {
+	l, s := listening(t, got.handle, Limits{MaxPixels: 100, MessageTimeout: time.Second})
+	send := func(s *Sender, w, h int) {
 		f := testFrame(w, h, false)
 		if err := f.Encode(compressor.None); err != nil {
 			t.Fatal(err)
@@ -382,7 +355,7 @@ func TestAFramePastTheBoundWaitsForItToGrow(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	send(20, 20)
+	send(s, 20, 20)
 	select {
 	case <-got.got:
 		t.Fatal("a frame of 400 pixels was taken under a bound of 100")
@@ -398,7 +371,7 @@ func TestAFramePastTheBoundWaitsForItToGrow(t *testing.T) {
 		t.Errorf("took a %dx%d frame", f.W, f.H)
 	}
 	// the bound stays: refused, the connection dropped
-	send(30, 30)
+	send(s, 30, 30)
 	s.conn.SetReadDeadline(time.Now().Add(20 * time.Second))
 	if _, err := s.conn.Read(make([]byte, 1)); err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Fatalf("a frame past the bound kept its connection: %v", err)
@@ -411,17 +384,8 @@ func TestAFramePastTheBoundWaitsForItToGrow(t *testing.T) {
 
 	// one waiting when the listener closes: Close returns without the
 	// wait's end
-	closing, err := ListenLimited("127.0.0.1:0", "tok", got.handle, quietLog(), Limits{MaxPixels: 100, MessageTimeout: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s2, err := Dial(closing.Addr(), "tok", "peer", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s2.Close()
-	s = s2
-	send(20, 20)
+	closing, waiting := listening(t, got.handle, Limits{MaxPixels: 100, MessageTimeout: time.Hour})
+	send(waiting, 20, 20)
 	time.Sleep(100 * time.Millisecond)
 	closed := make(chan error)
 	go func() { closed <- closing.Close() }()
@@ -433,6 +397,23 @@ func TestAFramePastTheBoundWaitsForItToGrow(t *testing.T) {
 }
 
 func quietLog() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// listening is a listener on loopback with limits, and a sender
+// authenticated to it; both close when the test ends.
+func listening(t *testing.T, handler func(*Frame), limits Limits) (*Listener, *Sender) {
+	t.Helper()
+	l, err := ListenLimited("127.0.0.1:0", "tok", handler, quietLog(), limits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	s, err := Dial(l.Addr(), "tok", "peer", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return l, s
+}
 
 // An encrypted listener takes frames from a sender with the run's keys;
 // a plaintext sender and a listener with another run's certificate are
