@@ -680,26 +680,45 @@ func (p *Planner) asideFor(lost, in *compound.Channel, plan *FramePlan) *Channel
 type aside struct{ lost, in *compound.Channel }
 
 // placeAsides moves each stand-in plan's regions into a band of their own
-// past its window's own pixels and past the bands placed in that window
-// already (of the lost channels its channel stands in for, or of another
-// channel of the window), so that the pixels of each stay as they are
-// (the window's target grows to fit). A band is as large as what its
-// tasks render; bands go on in rows below once a row would pass the
-// framebuffer limit: a 4K window standing in for four lost channels in a
-// row would need 19200 pixels.
+// past its window's own pixels, past what the window's other plans render
+// there (a zoomed share renders offscreen at full size, past the window's
+// pixels too) and past the bands placed in that window already (of the
+// lost channels its channel stands in for, or of another channel of the
+// window), so that the pixels of each stay as they are (the window's
+// target grows to fit). A band is as large as what its tasks render;
+// bands go on in rows below once a row would pass the framebuffer limit:
+// a 4K window standing in for four lost channels in a row would need
+// 19200 pixels.
 func (p *Planner) placeAsides(plan *FramePlan) {
 	type cursor struct{ x, y, rowH int }
 	// one cursor a window: its channels share its framebuffer (a band of
 	// each, placed from its own cursor, lay where the other's did)
 	cursors := map[*compound.Window]*cursor{}
+	// extent is how far a plan's tasks reach from its channel's corner
+	extent := func(a *ChannelPlan) (w, h int) {
+		w, h = 1, 1
+		for _, t := range a.Tasks {
+			w, h = max(w, t.Region.X+t.Region.W), max(h, t.Region.Y+t.Region.H)
+		}
+		return w, h
+	}
+	for _, a := range plan.Channels {
+		if a.Aside {
+			continue
+		}
+		c := cursors[a.Channel.Window]
+		if c == nil {
+			c = &cursor{x: a.WindowSize.W, rowH: a.WindowSize.H}
+			cursors[a.Channel.Window] = c
+		}
+		w, h := extent(a)
+		c.x, c.rowH = max(c.x, a.Viewport.X+w), max(c.rowH, a.Viewport.Y+h)
+	}
 	for _, a := range plan.Channels {
 		if !a.Aside {
 			continue
 		}
-		w, h := 1, 1
-		for _, t := range a.Tasks {
-			w, h = max(w, t.Region.X+t.Region.W), max(h, t.Region.Y+t.Region.H)
-		}
+		w, h := extent(a)
 		c := cursors[a.Channel.Window]
 		if c == nil {
 			c = &cursor{x: a.WindowSize.W, rowH: a.WindowSize.H}

@@ -1133,6 +1133,52 @@ compound { channel ( segment 1 view 0 ) task [ CLEAR ASSEMBLE ]
 	}
 }
 
+// A part drawn aside gets a band past what its window's other tasks
+// render beyond the window's pixels: a zoomed share renders offscreen at
+// full size there too. Its band began at the window's edge, inside a
+// zoomed part's render on the same channel, and cleared it whenever the
+// stand-in plan ran between that part's draw and readback (random pairs
+// of zoomed trees, seed 133: a fifth of destination 1 the background).
+func TestAPartDrawnAsideKeepsClearOfAZoomedShare(t *testing.T) {
+	cfg := loadText(t, "zoomaside.eqc", `config {
+appNode { pipe { window { viewport [ 0 0 400 300 ] attributes { hint_drawable FBO }
+    channel { name "dest" viewport [ 0 0 0.5 1 ] } channel { name "dest2" viewport [ 0.5 0 0.5 1 ] } } } }
+node { host "localhost" pipe { window { viewport [ 0 0 200 300 ] channel { name "src0" } } } pipe { window { viewport [ 0 0 200 300 ] channel { name "src1" } } } }
+observer { }
+layout { name "L" view { observer 0 } }
+canvas { layout "L" wall { } segment { channel "dest" viewport [ 0 0 0.5 1 ] } segment { channel "dest2" viewport [ 0.5 0 0.5 1 ] } }
+compound { channel ( segment 0 view 0 ) task [ CLEAR ASSEMBLE ]
+    compound { channel "src0" zoom [ 2 2 ] outputframe { name "a0" } } inputframe { name "a0" } }
+compound { channel ( segment 1 view 0 ) task [ CLEAR ASSEMBLE ]
+    compound { channel "src0" task [ CLEAR ASSEMBLE ]
+        compound { pixel [ 0 0 2 1 ] } compound { channel "src1" pixel [ 1 0 2 1 ] outputframe { name "g1" } }
+        inputframe { name "g1" } outputframe { name "b1" } }
+    inputframe { name "b1" } }
+}`)
+	plan := New(cfg).Plan(0)
+	var zoomed, band compound.PixelViewport
+	for _, cp := range plan.Channels {
+		if cp.Channel.Name != "src0" {
+			continue
+		}
+		if cp.Aside {
+			band = asideBand(cp)
+			continue
+		}
+		for _, task := range cp.Tasks {
+			if task.Zoom.X == 2 {
+				zoomed = task.Region
+			}
+		}
+	}
+	if zoomed.W != 400 || band.W == 0 {
+		t.Fatalf("src0 renders the zoomed share at %v and draws aside at %v; want both, the share at 400x600", zoomed, band)
+	}
+	if overlaps(band, zoomed) {
+		t.Errorf("the band drawn aside, %v, overlaps the zoomed share's render, %v", band, zoomed)
+	}
+}
+
 // A time multiplex of two sources (period 2) that take 40 ms for a frame
 // gives a frame every 20 ms between them: the framerate equalizer spaces
 // frames so. It spaced them 40 ms apart, a source's whole frame time,

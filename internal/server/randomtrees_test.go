@@ -107,11 +107,12 @@ var sourceAt = regexp.MustCompile(`compound \{ channel "src\d+"`)
 // is drawn again. make test runs 2; GOEQ_RANDOM_TREES=N runs N/4, from
 // seed GOEQ_RANDOM_TREES_FROM. Seeds 38 and 136 found a shared source's
 // part under a zoomed assembly drawn over the other destination's picture
-// (TestPartsOfASharedSourceUnderAZoomedAssembly); seeds 0 to 299 pass
-// since but seed 133, which fails in about one run of five, before those
-// fixes too (open): at frame 0, at latency 2, blocks of 80 to 100 pixels
-// in both destinations (which share src0, and the sources of a tile
-// queue, which take their tiles as they come).
+// (TestPartsOfASharedSourceUnderAZoomedAssembly). Seed 133 failed in
+// about one run of five: src0 drew a tile queue's part aside in a band
+// that began at its window's edge, inside its zoomed share's render for
+// the other destination, whenever it ran between that share's draw and
+// readback (planner's TestAPartDrawnAsideKeepsClearOfAZoomedShare).
+// Seeds 0 to 299 pass since.
 func TestRandomZoomedPairsMatchTheReference(t *testing.T) {
 	t.Setenv("GOEQ_PROBE_RENDERER", "synthetic")
 	for _, seed := range randomSeeds(2, 4) {
