@@ -3,7 +3,8 @@ package compound
 import "slices"
 
 // drawAside gives each part of a pixel, subpixel or zoom decomposition
-// that its home's channel draws itself (a leaf of that channel with no
+// (a zoom a DFR equalizer above it chooses included) that its home's
+// channel draws itself (a leaf of that channel with no
 // output frame: Compound.Home, its destination or an assembling compound
 // on a source's channel) a frame to the nearest ancestor assembling on
 // the channel, and marks it DrawsAside: the planner has it drawn past the
@@ -32,7 +33,7 @@ func drawAside(cfg *Config) {
 				}
 				return
 			}
-			if c.Pixel.W <= 1 && c.Pixel.H <= 1 && c.Subpixel.Size <= 1 && c.Zoom == (Zoom{X: 1, Y: 1}) {
+			if c.Pixel.W <= 1 && c.Pixel.H <= 1 && c.Subpixel.Size <= 1 && c.Zoom == (Zoom{X: 1, Y: 1}) && !zoomedByDFR(c) {
 				return
 			}
 			to := assemblerAbove(c)
@@ -110,6 +111,18 @@ func blendRanges(cfg *Config) {
 // children draw at full size whatever their zoom or c's.
 func drawsTiles(c *Compound) bool {
 	return slices.ContainsFunc(c.Equalizers, func(eq *Equalizer) bool { return eq.Kind == TileEqualizer && eq.ChunkDB == 0 })
+}
+
+// zoomedByDFR reports whether a DFR equalizer on c or above it may zoom
+// c: its zoom is then chosen each frame rather than known here, and a part
+// drawn in place under a zoomed assembly landed off its place.
+func zoomedByDFR(c *Compound) bool {
+	for a := c; a != nil; a = a.Parent {
+		if slices.ContainsFunc(a.Equalizers, func(eq *Equalizer) bool { return eq.Kind == DFREqualizer }) {
+			return true
+		}
+	}
+	return false
 }
 
 // zoomIgnored reports whether c's zoom has no effect: it has, or its

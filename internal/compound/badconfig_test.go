@@ -1152,4 +1152,37 @@ func TestCheckWarnsAboutZoomedAssembliesOfPixelParts(t *testing.T) {
 	if strings.Join(got, "\n") != want {
 		t.Errorf("warnings:\n%s\nwant\n%s", strings.Join(got, "\n"), want)
 	}
+	// a DFR equalizer chooses the zoom while the config runs
+	_, got = resolveWarned(t, "dfr.eqc", strings.Replace(src, `zoom [ 0.5 0.5 ]`, `DFR_equalizer { framerate 30 }`, 1))
+	want = "dfr.eqc:4:9: this compound assembles the parts of a pixel decomposition at the zoom a DFR equalizer chooses: goeq places their samples as if it were not zoomed, so its picture comes out wrong; zoom the parts rather than the compound that assembles them"
+	if strings.Join(got, "\n") != want {
+		t.Errorf("warnings:\n%s\nwant\n%s", strings.Join(got, "\n"), want)
+	}
+}
+
+// A part under a DFR equalizer is a part of a zoom decomposition in the
+// frames the DFR zooms: where it draws eyes alone in a mono view, check
+// says that its pixels stay empty, as it does under a zoom in the config
+// (random assembling trees under a DFR equalizer drew such a part, and
+// check had said nothing).
+func TestCheckWarnsAboutMonoHolesUnderADFR(t *testing.T) {
+	src := `config {
+    appNode { pipe { window { viewport [ 0 0 320 240 ] channel { name "dest" } channel { name "a" } channel { name "b" } channel { name "c" } } } }
+    observer { }
+    layout { view { mode MONO observer 0 } }
+    canvas { layout 0 wall { } segment { channel "dest" } }
+    compound { channel ( segment 0 view 0 )
+        compound { channel "a" DFR_equalizer { framerate 30 }
+            compound { viewport [ 0 0 0.5 1 ]
+                compound { channel "b" eye [ LEFT ] outputframe { name "b" } }
+                compound { channel "c" eye [ RIGHT ] outputframe { name "c" } } }
+            compound { channel "b" viewport [ 0.5 0 0.5 1 ] outputframe { name "b2" } }
+            inputframe { name "b" } inputframe { name "c" } inputframe { name "b2" } outputframe { name "a" } }
+        inputframe { name "a" } }
+}`
+	_, got := resolveWarned(t, "dfr.eqc", src)
+	want := "dfr.eqc:8:13: this part of a zoom decomposition draws eye [ LEFT RIGHT ] alone, and the view it shows is MONO: while it is, its pixels stay empty, as in Equalizer (a destination draws such parts of a 2D or DB split itself, and the whole view where no part draws the cyclop eye)"
+	if strings.Join(got, "\n") != want {
+		t.Errorf("warnings:\n%s\nwant\n%s", strings.Join(got, "\n"), want)
+	}
 }

@@ -706,14 +706,15 @@ func unreachedPart(c *Compound) string {
 
 // resampledPart names the decomposition ("pixel", "subpixel" or "zoom")
 // whose part c's own values make it, where its destination cannot draw
-// the part in place; "" for none.
+// the part in place; "" for none. A DFR equalizer above it zooms it in
+// the frames it chooses to.
 func (c *Compound) resampledPart() string {
 	switch {
 	case c.Pixel.W > 1 || c.Pixel.H > 1:
 		return "pixel"
 	case c.Subpixel.Size > 1:
 		return "subpixel"
-	case c.Zoom != (Zoom{1, 1}) && c.Zoom != (Zoom{}):
+	case c.Zoom != (Zoom{1, 1}) && c.Zoom != (Zoom{}) || zoomedByDFR(c):
 		return "zoom"
 	}
 	return ""
@@ -743,18 +744,24 @@ func eyesDrawn(c *Compound) int {
 }
 
 // checkZoomedInterleaves warns where a compound assembles the parts of a
-// pixel decomposition at a zoom: the assembly places their samples as if
-// it were not zoomed, so its picture comes out wrong (a limit of goeq:
-// zoomed random assembling trees found it). Zooming the parts works.
+// pixel decomposition at a zoom, its own or one a DFR equalizer above it
+// chooses: the assembly places their samples as if it were not zoomed,
+// so its picture comes out wrong (a limit of goeq: zoomed random
+// assembling trees found it). Zooming the parts works.
 func (r *resolver) checkZoomedInterleaves(cfg *Config) {
 	cfg.Walk(func(c *Compound) {
-		if c.Channel == nil || c.Zoom == (Zoom{1, 1}) || c.Zoom == (Zoom{}) || drawsTiles(c) || c.Tasks&TaskAssemble == 0 {
+		zoomed := c.Zoom != (Zoom{1, 1}) && c.Zoom != (Zoom{})
+		if c.Channel == nil || !zoomed && !zoomedByDFR(c) || drawsTiles(c) || c.Tasks&TaskAssemble == 0 {
 			return
+		}
+		zoom := fmt.Sprintf("a zoom of [ %g %g ]", c.Zoom.X, c.Zoom.Y)
+		if !zoomed {
+			zoom = "the zoom a DFR equalizer chooses"
 		}
 		for _, f := range c.InputFrames {
 			for _, p := range f.Producers {
 				if p.Pixel.W > 1 || p.Pixel.H > 1 {
-					r.warnf(r.raw[c].pos, "this compound assembles the parts of a pixel decomposition at a zoom of [ %g %g ]: goeq places their samples as if it were not zoomed, so its picture comes out wrong; zoom the parts rather than the compound that assembles them", c.Zoom.X, c.Zoom.Y)
+					r.warnf(r.raw[c].pos, "this compound assembles the parts of a pixel decomposition at %s: goeq places their samples as if it were not zoomed, so its picture comes out wrong; zoom the parts rather than the compound that assembles them", zoom)
 					return
 				}
 			}

@@ -116,6 +116,43 @@ func TestDFRRendersSmaller(t *testing.T) {
 		stretch(loadPNG(t, filepath.Join(ref.out, "channel-000011.png")), 480, 300), fmt.Sprintf("the view rendered at %v and stretched", last))
 }
 
+// A part that an assembly under a DFR equalizer draws itself (a viewport
+// of its own channel's picture) is drawn aside at the zoom the DFR
+// chooses, and scaled with the sources' parts: drawn in place, at its
+// share's unzoomed offset, it landed off its place, over the picture's
+// middle (random assembling trees under a DFR equalizer, 19 of 200 at
+// 7 to 21 dB). Only a zoom in the config made such a part draw aside.
+func TestAPartDrawnInPlaceUnderADFRAssemblyIsScaledWithTheOthers(t *testing.T) {
+	t.Setenv("GOEQ_PROBE_RENDERER", "synthetic")
+	cfg := filepath.Join(t.TempDir(), "dfr.eqc")
+	// a frame rate no renderer reaches: the zoom goes down, to the
+	// DFR's least at once (damping 0); 640x480 keeps the synthetic
+	// pattern within the resampling allowance even there
+	err := os.WriteFile(cfg, []byte(generated{w: 640, h: 480, sources: 2}.config(`task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ]
+        compound { channel "src1" buffer [ COLOR DEPTH ] DFR_equalizer { framerate 10000 damping 0 }
+            `+source(0, "viewport [ 0 0 1 0.2 ]")+`
+            compound { viewport [ 0 0.2 1 0.8 ] }
+            inputframe { name "f0" } outputframe { name "dfr" } }
+        inputframe { name "dfr" }`)), 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, cfg, 8, "--renderer", "synthetic")
+	if r.err != nil {
+		t.Fatalf("run failed: %v\n%s", r.err, r.stderr)
+	}
+	least := 0
+	for _, rec := range readStats(t, r.out) {
+		if rec.Frame == 7 && rec.Size[0] > 0 && (least == 0 || rec.Size[0] < least) {
+			least = rec.Size[0]
+		}
+	}
+	if least == 0 || least > 640/2 {
+		t.Fatalf("frame 7 rendered at most %d pixels wide: the DFR zoom did not shrink the render", least)
+	}
+	matchesReference(t, cfg)
+}
+
 // The monitor equalizer shows each wall segment's frame on the monitor at
 // its place, scaled down: the monitor's halves are the segments' images
 // at half size.
