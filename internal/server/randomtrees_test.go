@@ -140,6 +140,58 @@ func TestRandomZoomedPairsMatchTheReference(t *testing.T) {
 	}
 }
 
+// Random trees, half of them assembling and half over nodes, whose load
+// equalizers are tree equalizers for half of them, with boundaries,
+// resistances and damping drawn at random (DB's as fractions). make test
+// runs 2; GOEQ_RANDOM_TREES=N runs N/2, from seed GOEQ_RANDOM_TREES_FROM.
+// Seeds 0 to 199 pass.
+func TestRandomBalancingParametersMatchTheReference(t *testing.T) {
+	equalizer := regexp.MustCompile(`load_equalizer \{ mode (\w+) \}`)
+	for _, seed := range randomSeeds(2, 2) {
+		t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(uint64(seed), 0x9a01))
+			pr := rand.New(rand.NewPCG(uint64(seed), 0x9a02))
+			pick := func(of ...string) string { return of[pr.IntN(len(of))] }
+			runRandomConfig(t, func() (string, string) {
+				for {
+					g, body := randomTreeOf(r, pr.IntN(2) == 0)
+					if !strings.Contains(body, "load_equalizer") {
+						continue
+					}
+					body = equalizer.ReplaceAllStringFunc(body, func(s string) string {
+						mode := equalizer.FindStringSubmatch(s)[1]
+						kind := pick("load_equalizer", "tree_equalizer")
+						var params []string
+						if mode == "DB" {
+							if pr.IntN(2) == 0 {
+								params = append(params, "boundary "+pick("0.01", "0.1", "0.25"))
+							}
+							if pr.IntN(2) == 0 {
+								params = append(params, "resistance "+pick("0.01", "0.1"))
+							}
+						} else {
+							if pr.IntN(2) == 0 {
+								params = append(params, fmt.Sprintf("boundary [ %s %s ]", pick("1", "8", "16", "64"), pick("1", "8", "16", "64")))
+							}
+							if pr.IntN(2) == 0 {
+								params = append(params, fmt.Sprintf("resistance [ %s %s ]", pick("1", "10", "50"), pick("1", "10", "50")))
+							}
+						}
+						if pr.IntN(2) == 0 {
+							params = append(params, "damping "+pick("0", "0.5", "0.9", "1"))
+						}
+						return fmt.Sprintf("%s { mode %s %s }", kind, mode, strings.Join(params, " "))
+					})
+					if pr.IntN(2) == 0 {
+						g.nodeOf = spreadOverNodes(pr, g)
+					}
+					return g.config(body), fmt.Sprintf("%dx%d, on nodes %v:\n%s", g.w, g.h, g.nodeOf, body)
+				}
+			})
+		})
+	}
+}
+
 // Random trees, half of them assembling, under an assembly on a channel
 // of its own with a DFR equalizer, which sends the picture to the
 // destination as a colour texture (as Equalizer's DFR examples do: it is
