@@ -64,12 +64,16 @@ const (
 
 func corpusDir() string { return filepath.Join("..", "..", "..", "shared", "eqc-corpus") }
 
-// corpusRun runs one config; it must end by itself.
+// corpusRun runs one config; it must end by itself. Its pictures are
+// what it tests, so a node has 3 s of silence before it is lost rather
+// than the default 800 ms: under a whole make test on two cores, the six
+// render clients of 6-node.layout once went 880 ms without a heartbeat,
+// and the run lost one (the tests of lost nodes keep the default).
 func corpusRun(t *testing.T, cfg string, reference bool, extra ...string) string {
 	t.Helper()
 	dir := t.TempDir()
 	args := []string{"run", "--local", "--json", "--frames", fmt.Sprint(corpusFrames), "--out", dir, "--dump-every", "1",
-		"--triangles", "8000", "--spin", "0.2", "--frame-timeout", "60s"}
+		"--triangles", "8000", "--spin", "0.2", "--frame-timeout", "60s", "--liveness", "3s"}
 	if reference {
 		args = append(args, "--reference")
 	}
