@@ -1186,3 +1186,32 @@ func TestCheckWarnsAboutMonoHolesUnderADFR(t *testing.T) {
 		t.Errorf("warnings:\n%s\nwant\n%s", strings.Join(got, "\n"), want)
 	}
 }
+
+// A destination compound zoomed, by its own zoom or a DFR equalizer,
+// draws its picture scaled from its channel's corner, and nothing scales
+// it back (as in Equalizer): check says so, and where the zoom belongs. It had
+// said nothing, and a DFR equalizer on a destination left the picture an
+// eighth of its size in the corner.
+func TestCheckWarnsAboutZoomedDestinations(t *testing.T) {
+	src := `config {
+    appNode { pipe { window { viewport [ 0 0 320 240 ] channel { name "dest" } channel { name "a" } } } }
+    compound { channel "dest" wall {} ZOOM
+        compound { channel "a" viewport [ 0 0 1 0.5 ] outputframe { name "a" } }
+        compound { viewport [ 0 0.5 1 0.5 ] }
+        inputframe { name "a" } }
+}`
+	for _, c := range []struct{ zoom, want string }{
+		{"zoom [ 0.5 0.5 ]", "zoom [ 0.5 0.5 ]"},
+		{"DFR_equalizer { framerate 30 }", "the zoom its DFR equalizer chooses"},
+		{"", ""},
+	} {
+		_, got := resolveWarned(t, "dest.eqc", strings.Replace(src, "ZOOM", c.zoom, 1))
+		want := ""
+		if c.want != "" {
+			want = "dest.eqc:3:5: this destination compound draws its picture scaled by " + c.want + ", from its channel's corner, and nothing scales it back (as in Equalizer); zoom a compound below it that sends its frame up instead, as Equalizer's DFR examples do"
+		}
+		if strings.Join(got, "\n") != want {
+			t.Errorf("%q: warnings:\n%s\nwant\n%s", c.zoom, strings.Join(got, "\n"), want)
+		}
+	}
+}

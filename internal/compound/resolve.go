@@ -598,6 +598,7 @@ func (r *resolver) config(c *configparser.Config) *Config {
 	r.checkSamples(cfg)
 	r.checkDeadEnds(cfg)
 	r.checkZoomedInterleaves(cfg)
+	r.checkZoomedDestinations(cfg)
 	r.checkEyesOnWalls(cfg)
 	if len(r.errs) == 0 { // it divides by what a bad file may have as 0
 		r.checkCoverage(cfg)
@@ -766,6 +767,29 @@ func (r *resolver) checkZoomedInterleaves(cfg *Config) {
 				}
 			}
 		}
+	})
+}
+
+// checkZoomedDestinations warns where a destination compound is zoomed,
+// by a zoom of its own (or above it) or by a DFR equalizer: it draws its
+// picture scaled from its channel's corner, and nothing scales it back
+// (as in Equalizer). The zoom belongs on a compound below it that sends
+// its frame up, as Equalizer's DFR examples have it.
+func (r *resolver) checkZoomedDestinations(cfg *Config) {
+	cfg.Walk(func(c *Compound) {
+		if c.Channel == nil || c.Destination() != c || r.raw[c] == nil || zoomIgnored(c) {
+			return
+		}
+		zoom := ""
+		switch {
+		case c.Zoom != (Zoom{1, 1}) && c.Zoom != (Zoom{}):
+			zoom = fmt.Sprintf("zoom [ %g %g ]", c.Zoom.X, c.Zoom.Y)
+		case zoomedByDFR(c):
+			zoom = "the zoom its DFR equalizer chooses"
+		default:
+			return
+		}
+		r.warnf(r.raw[c].pos, "this destination compound draws its picture scaled by %s, from its channel's corner, and nothing scales it back (as in Equalizer); zoom a compound below it that sends its frame up instead, as Equalizer's DFR examples do", zoom)
 	})
 }
 
