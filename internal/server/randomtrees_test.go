@@ -233,10 +233,10 @@ func TestRandomChunkQueuesMatchTheReference(t *testing.T) {
 // least zoom, 1/8) and, for half of them, over two or three render
 // nodes; under the synthetic renderer, whose smooth pattern stays within
 // the resampling allowance (a frame with depth, scaled unfiltered, came
-// to 29.4 dB at 1/8 in 200x300 pixels). A tree
-// that check warns assembles pixel parts at the DFR's zoom (a known
-// limit) is drawn again. make test runs 2; GOEQ_RANDOM_TREES=N runs N/2,
-// from seed GOEQ_RANDOM_TREES_FROM. The first 200 found parts that such
+// to 29.4 dB at 1/8 in 200x300 pixels). A tree that check warns
+// assembles pixel parts at the DFR's zoom (a known limit) is drawn
+// again. make test runs 2; GOEQ_RANDOM_TREES=N runs N/2, from seed
+// GOEQ_RANDOM_TREES_FROM. The first 200 found parts that such
 // an assembly draws itself drawn at their unzoomed offset
 // (TestAPartDrawnInPlaceUnderADFRAssemblyIsScaledWithTheOthers), and
 // mono eye parts left empty where check had said nothing; seeds 0 to
