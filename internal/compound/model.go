@@ -100,6 +100,10 @@ func (s Subpixel) Apply(child Subpixel) Subpixel {
 // Zoom scales the rendered resolution.
 type Zoom struct{ X, Y float64 }
 
+// Scales reports whether z changes the resolution: it is set, and not
+// [ 1 1 ].
+func (z Zoom) Scales() bool { return z != (Zoom{1, 1}) && z != (Zoom{}) }
+
 // Eye bits.
 const (
 	EyeCyclop = 1 << iota

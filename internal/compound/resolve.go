@@ -715,7 +715,7 @@ func (c *Compound) resampledPart() string {
 		return "pixel"
 	case c.Subpixel.Size > 1:
 		return "subpixel"
-	case c.Zoom != (Zoom{1, 1}) && c.Zoom != (Zoom{}) || zoomedByDFR(c):
+	case c.Zoom.Scales() || zoomedByDFR(c):
 		return "zoom"
 	}
 	return ""
@@ -730,7 +730,7 @@ func (c *Compound) drawsAnEye() bool {
 // parent's region or samples (not all of it, as an eye's part is).
 func (l Local) splits() bool {
 	return l.Viewport != FullViewport || l.Range != FullRange || l.Pixel.W > 1 || l.Pixel.H > 1 || l.Subpixel.Size > 1 ||
-		l.Zoom != (Zoom{1, 1}) && l.Zoom != (Zoom{})
+		l.Zoom.Scales()
 }
 
 // eyesDrawn are the stereo eyes c's tree draws.
@@ -751,7 +751,7 @@ func eyesDrawn(c *Compound) int {
 // assembling trees found it). Zooming the parts works.
 func (r *resolver) checkZoomedInterleaves(cfg *Config) {
 	cfg.Walk(func(c *Compound) {
-		zoomed := c.Zoom != (Zoom{1, 1}) && c.Zoom != (Zoom{})
+		zoomed := c.Zoom.Scales()
 		if c.Channel == nil || !zoomed && !zoomedByDFR(c) || drawsTiles(c) || c.Tasks&TaskAssemble == 0 {
 			return
 		}
@@ -782,7 +782,7 @@ func (r *resolver) checkZoomedDestinations(cfg *Config) {
 		}
 		zoom := ""
 		switch {
-		case c.Zoom != (Zoom{1, 1}) && c.Zoom != (Zoom{}):
+		case c.Zoom.Scales():
 			zoom = fmt.Sprintf("zoom [ %g %g ]", c.Zoom.X, c.Zoom.Y)
 		case zoomedByDFR(c):
 			zoom = "the zoom its DFR equalizer chooses"

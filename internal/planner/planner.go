@@ -656,7 +656,7 @@ func (p *Planner) anyLive(cs []*compound.Compound) bool {
 // would draw all of it coarser), or else the first.
 func heir(cs []*compound.Compound) *compound.Compound {
 	for _, c := range cs {
-		if c.Zoom == (compound.Zoom{X: 1, Y: 1}) || c.Zoom == (compound.Zoom{}) {
+		if !c.Zoom.Scales() {
 			return c
 		}
 	}
@@ -694,6 +694,14 @@ func (p *Planner) placeAsides(plan *FramePlan) {
 	// one cursor a window: its channels share its framebuffer (a band of
 	// each, placed from its own cursor, lay where the other's did)
 	cursors := map[*compound.Window]*cursor{}
+	cursorOf := func(a *ChannelPlan) *cursor {
+		c := cursors[a.Channel.Window]
+		if c == nil {
+			c = &cursor{x: a.WindowSize.W, rowH: a.WindowSize.H}
+			cursors[a.Channel.Window] = c
+		}
+		return c
+	}
 	// extent is how far a plan's tasks reach from its channel's corner
 	extent := func(a *ChannelPlan) (w, h int) {
 		w, h = 1, 1
@@ -706,11 +714,7 @@ func (p *Planner) placeAsides(plan *FramePlan) {
 		if a.Aside {
 			continue
 		}
-		c := cursors[a.Channel.Window]
-		if c == nil {
-			c = &cursor{x: a.WindowSize.W, rowH: a.WindowSize.H}
-			cursors[a.Channel.Window] = c
-		}
+		c := cursorOf(a)
 		w, h := extent(a)
 		c.x, c.rowH = max(c.x, a.Viewport.X+w), max(c.rowH, a.Viewport.Y+h)
 	}
@@ -719,11 +723,7 @@ func (p *Planner) placeAsides(plan *FramePlan) {
 			continue
 		}
 		w, h := extent(a)
-		c := cursors[a.Channel.Window]
-		if c == nil {
-			c = &cursor{x: a.WindowSize.W, rowH: a.WindowSize.H}
-			cursors[a.Channel.Window] = c
-		}
+		c := cursorOf(a)
 		if c.x > 0 && c.x+w > compound.MaxFramebuffer {
 			c.x, c.y, c.rowH = 0, c.y+c.rowH, 0
 		}
