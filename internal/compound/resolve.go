@@ -599,6 +599,7 @@ func (r *resolver) config(c *configparser.Config) *Config {
 	r.checkDeadEnds(cfg)
 	r.checkZoomedInterleaves(cfg)
 	r.checkZoomedDestinations(cfg)
+	r.checkAnaglyphMasks(cfg)
 	r.checkEyesOnWalls(cfg)
 	if len(r.errs) == 0 { // it divides by what a bad file may have as 0
 		r.checkCoverage(cfg)
@@ -791,6 +792,63 @@ func (r *resolver) checkZoomedDestinations(cfg *Config) {
 		}
 		r.warnf(r.raw[c].pos, "this destination compound draws its picture scaled by %s, from its channel's corner, and nothing scales it back (as in Equalizer); zoom a compound below it that sends its frame up instead, as Equalizer's DFR examples do", zoom)
 	})
+}
+
+// checkAnaglyphMasks warns where a compound's own stereo attributes make
+// it write fewer colours of an eye than its destination shows of that
+// eye: as in Equalizer, each compound's draws and assemblies write the
+// colours its own masks name, so the frames it sends carry only those,
+// and the destination shows the others as its channel held them before
+// (the background).
+func (r *resolver) checkAnaglyphMasks(cfg *Config) {
+	cfg.Walk(func(c *Compound) {
+		d, dest := r.raw[c], c.Destination()
+		if d == nil || d.stereoPos.Line == 0 || dest == nil || dest == c || dest.DestinationEyes()&(EyeLeft|EyeRight) != EyeLeft|EyeRight {
+			return
+		}
+		var lost []string
+		for _, eye := range []int{EyeLeft, EyeRight} {
+			if c.Eyes&eye == 0 {
+				continue
+			}
+			want, got := anaglyphColours(dest, eye), anaglyphColours(c, eye)
+			var missing []string
+			for _, colour := range want {
+				if !slices.Contains(got, colour) {
+					missing = append(missing, colour)
+				}
+			}
+			if len(missing) > 0 {
+				lost = append(lost, fmt.Sprintf("the %s eye without %s", strings.ToLower(bitNames(eye, eyeNames)[0]), strings.Join(missing, " ")))
+			}
+		}
+		if len(lost) > 0 {
+			r.warnf(d.stereoPos, "these stereo attributes make this compound write %s, which destination %q shows of it: as in Equalizer, a compound's draws and assemblies write only its own masks' colours, and the destination shows the others as they were before (the background); set the masks on the destination compound", strings.Join(lost, " and "), dest.Channel.Name)
+		}
+	})
+}
+
+// anaglyphColours are the colours c's tasks for eye write: its mask's
+// where it shows both eyes as an anaglyph (ANAGLYPH, or AUTO on a
+// destination showing both, as the planner's masks are), all three
+// otherwise or where the mask names none.
+func anaglyphColours(c *Compound, eye int) []string {
+	all := []string{"RED", "GREEN", "BLUE"}
+	if c.Attributes["stereo_mode"] == "PASSIVE" {
+		return all
+	}
+	if c.Attributes["stereo_mode"] != "ANAGLYPH" && c.Attributes["stereo_mode"] != "QUAD" &&
+		(c.Destination() == nil || c.Destination().DestinationEyes()&(EyeLeft|EyeRight) != EyeLeft|EyeRight) {
+		return all
+	}
+	key := "stereo_anaglyph_left_mask"
+	if eye == EyeRight {
+		key = "stereo_anaglyph_right_mask"
+	}
+	if words := strings.Fields(strings.Trim(c.Attributes[key], "[] ")); len(words) > 0 {
+		return words
+	}
+	return all
 }
 
 // checkDeadEnds warns where a compound's own eye or task list keeps what
@@ -1691,6 +1749,7 @@ type compoundData struct {
 	pos                    lexer.Position // where the compound starts
 	channelPos             lexer.Position // where the compound names its channel
 	compositingPos         lexer.Position // where it names its compositing
+	stereoPos              lexer.Position // where it first sets a stereo attribute
 	taskPos, eyePos        lexer.Position // where it sets its tasks and eyes
 }
 
@@ -1812,6 +1871,9 @@ func (r *resolver) compound(c *configparser.Compound, parent *Compound, cfg *Con
 			out.InputTiles = append(out.InputTiles, r.tileQueue(f.InputTiles, out))
 		case f.Attributes != nil:
 			for _, a := range f.Attributes.Fields {
+				if (a.StereoMode != nil || a.LeftMask != nil || a.RightMask != nil) && d.stereoPos.Line == 0 {
+					d.stereoPos = a.Pos
+				}
 				switch {
 				case a.StereoMode != nil:
 					out.Attributes["stereo_mode"] = attrValue("stereo_mode", iattr(a.StereoMode))
