@@ -1145,7 +1145,13 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 		// an assembly on a source's channel) draws it in place, as a
 		// part of its own
 		home := c.Parent.Home()
-		if cp := byChannel[home.Channel]; cp != nil {
+		cp := byChannel[home.Channel]
+		if in := p.standIns[home]; in != nil {
+			// the picture is drawn aside: by a stand-in for its lost
+			// channel, or by its channel apart from its other work
+			cp = p.asideFor(home.Channel, in, plan)
+		}
+		if cp != nil {
 			t := p.numbered(p.task(c, eye, states), Draw)
 			t.Home, t.Region = home.Channel.Window == c.Destination().Channel.Window, s.Share
 			if at := states[home.Path()].Share; home != c.Destination() {

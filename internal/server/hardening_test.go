@@ -314,6 +314,32 @@ func TestALostNodesPartIsDrawnByItsDestination(t *testing.T) {
 	if err := os.WriteFile(twoDestinations, []byte(sharedByTwo), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// a part of a mono view drawn by eyes alone (eye [ LEFT ] and eye
+	// [ RIGHT ] under a DB range), which the assembly holding its parent's
+	// picture draws in place: lost with the assembly's node, that draw
+	// went to the lost channel's plan, not its stand-in's, and the range
+	// was missing from every frame after (random walls losing their
+	// sources, seeds 40 and 53: 17-29 dB)
+	eyePartsHeld := fmt.Sprintf(`config {
+    appNode { pipe { %s } }
+    node { name "node1" pipe { %s } pipe { %s } pipe { %s } }
+    observer { }
+    layout { name "L" view { mode MONO observer 0 } }
+    canvas { layout "L" wall { } segment { channel "dest" } }
+    compound { channel ( segment 0 view 0 ) task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ]
+        compound { channel "src1"
+            compound { range [ 0 0.6 ]
+                compound { channel "src1" eye [ LEFT ] outputframe { name "left" } }
+                compound { channel "src2" eye [ RIGHT ] outputframe { name "right" } } }
+            compound { channel "src0" range [ 0.6 1 ] outputframe { name "far" } }
+            inputframe { name "left" } inputframe { name "right" } inputframe { name "far" } outputframe { name "parts" } }
+        inputframe { name "parts" } }
+}
+`, window("dest"), window("src0"), window("src1"), window("src2"))
+	eyePartsOfALostAssembly := filepath.Join(t.TempDir(), "eye-parts-of-a-lost-assembly.eqc")
+	if err := os.WriteFile(eyePartsOfALostAssembly, []byte(eyePartsHeld), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct{ config, victim string }{
 		{"2-node.2D", "node1"},    // static 2D (its first layout)
 		{"2-node.DB", "node1"},    // static DB, depth-merged
@@ -321,6 +347,7 @@ func TestALostNodesPartIsDrawnByItsDestination(t *testing.T) {
 		{"3-node.DB.ds", "node2"}, // a direct send tree: the part assembles others' frames
 		{generated, "node1"},
 		{twoDestinations, "node1"},
+		{eyePartsOfALostAssembly, "node1"},
 	} {
 		t.Run(filepath.Base(tc.config), func(t *testing.T) {
 			cfg := filepath.Join(corpusDir(), tc.config+".eqc")
