@@ -461,3 +461,42 @@ func TestAFullDiskFailsTheRunAndLeavesNoPartialFrame(t *testing.T) {
 		})
 	}
 }
+
+// A render node that shows a segment of the wall ends the run when lost,
+// --relaunch or not, and is not started again: a new client joined just
+// to be stopped, and the stop then warned that it had "not ended" and
+// killed it (random walls whose segments' node was killed).
+func TestALostDestinationsNodeIsNotRelaunched(t *testing.T) {
+	window := func(name string) string {
+		return fmt.Sprintf(`window { viewport [ 0 0 200 150 ] attributes { hint_drawable FBO } channel { name %q } }`, name)
+	}
+	text := fmt.Sprintf(`config {
+    appNode { pipe { %s } }
+    node { name "node1" pipe { %s } }
+    observer { }
+    layout { name "L" view { observer 0 } }
+    canvas { layout "L" wall { } segment { channel "left" viewport [ 0 0 0.5 1 ] } segment { channel "right" viewport [ 0.5 0 0.5 1 ] } }
+    compound { channel ( segment 0 view 0 ) }
+    compound { channel ( segment 1 view 0 ) }
+}
+`, window("left"), window("right"))
+	path := filepath.Join(t.TempDir(), "wall.eqc")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sp := startServer(t, path, 0, "--spin", "0.02", "--relaunch", "1")
+	sp.waitFrames(t, 4)
+	pid := sp.pid("node1")
+	if pid == 0 {
+		t.Fatalf("no pid for node1: %v", sp.pids)
+	}
+	syscall.Kill(pid, syscall.SIGKILL)
+	if err := sp.wait(t); err == nil || !strings.Contains(sp.log(), "node node1, which shows the destination, died") {
+		t.Fatalf("the run's end: %v\n%s", err, tailOf(sp.log(), 2000))
+	}
+	for _, said := range []string{"starting its client again", "had not ended"} {
+		if strings.Contains(sp.log(), said) {
+			t.Errorf("the log says %q:\n%s", said, tailOf(sp.log(), 2000))
+		}
+	}
+}

@@ -1720,7 +1720,9 @@ func (s *server) act(rd scheduler.Ready, rep *report) error {
 			if !nc.sharesProcess { // a shared one ends the node on Dropped
 				nc.kill()
 			}
-			if nc.relaunch < s.opt.Relaunch && !s.opt.NoLaunch {
+			// a loss that ends the run (a destination's node) is not
+			// worth a new client: it would only be stopped again
+			if nc.relaunch < s.opt.Relaunch && !s.opt.NoLaunch && rd.Failure == "" {
 				nc.relaunch++
 				s.opt.Log.Info(fmt.Sprintf("node %s: starting its client again (%d of %d)", l.Node, nc.relaunch, s.opt.Relaunch))
 				if err := s.launchNodes([]string{l.Node}, s.listening); err != nil {
