@@ -715,6 +715,35 @@ func (c *Compound) DestinationEyes() int {
 	return EyeCyclop & seg
 }
 
+// AnaglyphMask is the colour mask (an attribute's value, as "[ RED ]")
+// that c's tasks for eye write under, or "" where they write every
+// colour: its own (inherited) mask for a stereo eye where its stereo
+// mode is ANAGLYPH (or QUAD, which framebuffer objects show as one), or
+// AUTO while its destination shows both eyes (goeq renders into
+// framebuffer objects, which have no quad-buffered stereo; Equalizer
+// chooses the same for FBO windows). A mask naming no colour writes every
+// colour too.
+func (c *Compound) AnaglyphMask(eye int) string {
+	if eye == EyeCyclop {
+		return ""
+	}
+	switch c.Attributes["stereo_mode"] {
+	case "PASSIVE":
+		return ""
+	case "ANAGLYPH", "QUAD":
+	default: // AUTO
+		dest := c.Destination()
+		if dest == nil || dest.DestinationEyes()&(EyeLeft|EyeRight) != EyeLeft|EyeRight {
+			return ""
+		}
+	}
+	key := "stereo_anaglyph_left_mask"
+	if eye == EyeRight {
+		key = "stereo_anaglyph_right_mask"
+	}
+	return c.Attributes[key]
+}
+
 // EyePixels is the pixel pattern each eye of destination c shows in where
 // its tree interleaves its eyes: each compound below c that draws some of
 // its eyes only is a pixel decomposition of it (a row-interleaved passive

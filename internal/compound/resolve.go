@@ -828,27 +828,12 @@ func (r *resolver) checkAnaglyphMasks(cfg *Config) {
 	})
 }
 
-// anaglyphColours are the colours c's tasks for eye write: its mask's
-// where it shows both eyes as an anaglyph (ANAGLYPH, or AUTO on a
-// destination showing both, as the planner's masks are), all three
-// otherwise or where the mask names none.
+// anaglyphColours are the colours c's tasks for eye write.
 func anaglyphColours(c *Compound, eye int) []string {
-	all := []string{"RED", "GREEN", "BLUE"}
-	if c.Attributes["stereo_mode"] == "PASSIVE" {
-		return all
-	}
-	if c.Attributes["stereo_mode"] != "ANAGLYPH" && c.Attributes["stereo_mode"] != "QUAD" &&
-		(c.Destination() == nil || c.Destination().DestinationEyes()&(EyeLeft|EyeRight) != EyeLeft|EyeRight) {
-		return all
-	}
-	key := "stereo_anaglyph_left_mask"
-	if eye == EyeRight {
-		key = "stereo_anaglyph_right_mask"
-	}
-	if words := strings.Fields(strings.Trim(c.Attributes[key], "[] ")); len(words) > 0 {
+	if words := strings.Fields(strings.Trim(c.AnaglyphMask(eye), "[] ")); len(words) > 0 {
 		return words
 	}
-	return all
+	return []string{"RED", "GREEN", "BLUE"}
 }
 
 // checkDeadEnds warns where a compound's own eye or task list keeps what

@@ -1084,30 +1084,10 @@ func RenderSize(w, h int, px compound.Pixel, z compound.Zoom) (int, int) {
 	return w, h
 }
 
-// colorMask is the anaglyph mask of an eye when the compound's stereo
-// mode is anaglyph. Mode AUTO means anaglyph when the destination shows
-// both stereo eyes: goeq renders into framebuffer objects, which have no
-// quad-buffered stereo (Equalizer chooses the same for FBO windows).
+// colorMask is the anaglyph mask c's tasks for eye write under (0: every
+// colour).
 func colorMask(c *compound.Compound, eye int) ColorMask {
-	if eye == compound.EyeCyclop {
-		return 0
-	}
-	mode := c.Attributes["stereo_mode"]
-	dest := c.Destination()
-	switch mode {
-	case "PASSIVE":
-		return 0
-	case "ANAGLYPH", "QUAD":
-	default: // AUTO
-		if dest == nil || dest.DestinationEyes()&(compound.EyeLeft|compound.EyeRight) != compound.EyeLeft|compound.EyeRight {
-			return 0
-		}
-	}
-	key := "stereo_anaglyph_left_mask"
-	if eye == compound.EyeRight {
-		key = "stereo_anaglyph_right_mask"
-	}
-	return ParseColorMask(c.Attributes[key])
+	return ParseColorMask(c.AnaglyphMask(eye))
 }
 
 // ParseColorMask reads a mask attribute such as "[ GREEN BLUE ]". A mask
