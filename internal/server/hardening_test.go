@@ -51,6 +51,33 @@ func (sp *serverProcess) waitLog(t *testing.T, re *regexp.Regexp) []string {
 	return nil
 }
 
+// runLosingNode runs config for frames frames beside its reference, with
+// victim's client killed once 6 frames are done: the run must end well.
+// It returns the run, its summary and the reference, for the caller's
+// own checks.
+func runLosingNode(t *testing.T, config string, frames int, victim string) (*serverProcess, Summary, *serverProcess) {
+	t.Helper()
+	ref := startServer(t, config, frames, "--spin", "0.02", "--reference")
+	if err := ref.wait(t); err != nil {
+		t.Fatalf("reference: %v", err)
+	}
+	sp := startServer(t, config, frames, "--spin", "0.02")
+	sp.waitFrames(t, 6)
+	pid := sp.pid(victim)
+	if pid == 0 {
+		t.Fatalf("no pid for %s: %v", victim, sp.pids)
+	}
+	syscall.Kill(pid, syscall.SIGKILL)
+	if err := sp.wait(t); err != nil {
+		t.Fatalf("the run failed after %s died: %v\n%s", victim, err, tailOf(sp.log(), 3000))
+	}
+	var sum Summary
+	if err := json.Unmarshal([]byte(sp.stdout.String()), &sum); err != nil {
+		t.Fatalf("summary: %v", err)
+	}
+	return sp, sum, ref
+}
+
 // Four connections to a client's frame port that each claim the largest
 // payload before authenticating cost the client less than 64 MB.
 func TestUnauthenticatedClaimsDoNotGrowAClient(t *testing.T) {
@@ -354,24 +381,7 @@ func TestALostNodesPartIsDrawnByItsDestination(t *testing.T) {
 			if filepath.IsAbs(tc.config) {
 				cfg = tc.config
 			}
-			ref := startServer(t, cfg, frames, "--spin", "0.02", "--reference")
-			if err := ref.wait(t); err != nil {
-				t.Fatalf("reference: %v", err)
-			}
-			sp := startServer(t, cfg, frames, "--spin", "0.02")
-			sp.waitFrames(t, 6)
-			pid := sp.pid(tc.victim)
-			if pid == 0 {
-				t.Fatalf("no pid for %s: %v", tc.victim, sp.pids)
-			}
-			syscall.Kill(pid, syscall.SIGKILL)
-			if err := sp.wait(t); err != nil {
-				t.Fatalf("the run failed after %s died: %v\n%s", tc.victim, err, tailOf(sp.log(), 3000))
-			}
-			var sum Summary
-			if err := json.Unmarshal([]byte(sp.stdout.String()), &sum); err != nil {
-				t.Fatalf("summary: %v", err)
-			}
+			sp, sum, ref := runLosingNode(t, cfg, frames, tc.victim)
 			if len(sum.LostNodes) != 1 || sum.LostNodes[0] != tc.victim || sum.Frames != frames {
 				t.Errorf("summary: lost %v, %d frames", sum.LostNodes, sum.Frames)
 			}

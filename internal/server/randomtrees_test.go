@@ -509,31 +509,16 @@ func TestRandomTreesOfTwoDestinationsSurviveTheirNodesLoss(t *testing.T) {
 					t.Fatal(err)
 				}
 				mode := m.Configs[0].Resampling()
-				ref := startServer(t, path, frames, "--spin", "0.02", "--reference")
-				if err := ref.wait(t); err != nil {
-					t.Fatalf("reference: %v", err)
-				}
-				sp := startServer(t, path, frames, "--spin", "0.02")
-				sp.waitFrames(t, 6)
-				pid := sp.pid("node1")
-				if pid == 0 {
-					t.Fatalf("no pid for node1: %v", sp.pids)
-				}
-				syscall.Kill(pid, syscall.SIGKILL)
-				if err := sp.wait(t); err != nil {
-					t.Fatalf("the run failed after node1 died: %v\n%s\n%s", err, tailOf(sp.log(), 3000), text)
-				}
-				var sum Summary
-				if err := json.Unmarshal([]byte(sp.stdout.String()), &sum); err != nil {
-					t.Fatalf("summary: %v", err)
-				}
+				defer func() {
+					if t.Failed() {
+						t.Logf("the whole config:\n%s", text)
+					}
+				}()
+				sp, sum, ref := runLosingNode(t, path, frames, "node1")
 				if len(sum.LostNodes) != 1 || sum.Frames != frames || sum.Degraded > 2 {
 					t.Errorf("summary: lost %v, %d frames, %d degraded (at most the 2 in flight)", sum.LostNodes, sum.Frames, sum.Degraded)
 				}
 				lastFramesMatch(t, sp.out, ref.out, frames, mode, "after the loss")
-				if t.Failed() {
-					t.Logf("the whole config:\n%s", text)
-				}
 			})
 		}
 	}

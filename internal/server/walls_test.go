@@ -1,12 +1,10 @@
 package server
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/goeq/goeq/internal/compound"
@@ -295,24 +293,12 @@ func TestRandomWallsLoseTheirSources(t *testing.T) {
 				t.Fatal(err)
 			}
 			cfg := m.Configs[0]
-			ref := startServer(t, path, frames, "--spin", "0.02", "--reference")
-			if err := ref.wait(t); err != nil {
-				t.Fatalf("reference: %v", err)
-			}
-			sp := startServer(t, path, frames, "--spin", "0.02")
-			sp.waitFrames(t, 6)
-			pid := sp.pid(sources)
-			if pid == 0 {
-				t.Fatalf("no pid for %s: %v", sources, sp.pids)
-			}
-			syscall.Kill(pid, syscall.SIGKILL)
-			if err := sp.wait(t); err != nil {
-				t.Fatalf("the run failed after %s died: %v\n%s\n%s", sources, err, tailOf(sp.log(), 3000), text)
-			}
-			var sum Summary
-			if err := json.Unmarshal([]byte(sp.stdout.String()), &sum); err != nil {
-				t.Fatalf("summary: %v", err)
-			}
+			defer func() {
+				if t.Failed() {
+					t.Logf("the whole config:\n%s", text)
+				}
+			}()
+			sp, sum, ref := runLosingNode(t, path, frames, sources)
 			// at latency 2 and more, latency+1 frames are in flight
 			// (docs/runtime.md)
 			inFlight := max(2, cfg.Latency+1)
@@ -320,9 +306,6 @@ func TestRandomWallsLoseTheirSources(t *testing.T) {
 				t.Errorf("summary: lost %v, %d frames, %d degraded (at most the %d in flight)", sum.LostNodes, sum.Frames, sum.Degraded, inFlight)
 			}
 			lastFramesMatch(t, sp.out, ref.out, frames, cfg.Resampling(), "after the loss")
-			if t.Failed() {
-				t.Logf("the whole config:\n%s", text)
-			}
 		})
 	}
 }
