@@ -1260,3 +1260,42 @@ func TestCheckWarnsAboutAnaglyphMasksBelowTheDestination(t *testing.T) {
 		}
 	}
 }
+
+// A monitor shows each frame where it is on the canvas, within the part
+// of the canvas its channel shows: check warns where a monitor takes a
+// frame from a part it does not show (the frame lands outside its
+// channel), and not for a monitor's own view, nor for one monitor of
+// the whole canvas (Equalizer's).
+func TestCheckWarnsAboutMonitorFramesFromOutsideItsView(t *testing.T) {
+	src := `config {
+    appNode { pipe {
+        window { viewport [ 0 0 480 300 ] channel { name "wall" } }
+        window { viewport [ 0 0 240 150 ] channel { name "mon" } }
+    } }
+    observer { }
+    layout { name "L" view { observer 0 viewport [ 0 0 0.5 1 ] } view { observer 0 viewport [ 0.5 0 0.5 1 ] } }
+    layout { name "M" view { observer 0 } }
+    canvas { layout "L" wall { } segment { channel "wall" } }
+    canvas { layout "MONITOR" wall { } segment { channel "mon" } }
+    compound {
+        compound { channel ( segment 0 layout "L" view 0 ) outputframe { name "v0" } }
+        compound { channel ( segment 0 layout "L" view 1 ) OUT1 }
+        compound { channel ( canvas 1 segment 0 layout "MONITOR" view 0 ) monitor_equalizer { } task [ CLEAR ASSEMBLE ] INPUTS }
+    }
+}`
+	for _, c := range []struct{ layout, inputs, want string }{
+		{"L", `inputframe { name "v0" }`, ""},
+		{"L", `inputframe { name "v0" } inputframe { name "v1" }`, `mon.eqc:14:140: input frame "v1" comes from a part of the canvas this monitor does not show (viewport [ 0.5 0 0.5 1 ]): the monitor places each frame where it is on the canvas, so this one lands outside its channel; give this monitor the frames of its own view`},
+		{"M", `inputframe { name "v0" } inputframe { name "v1" }`, ""},
+	} {
+		out1 := ""
+		if strings.Contains(c.inputs, "v1") {
+			out1 = `outputframe { name "v1" }`
+		}
+		text := strings.NewReplacer("MONITOR", c.layout, "INPUTS", c.inputs, "OUT1", out1).Replace(src)
+		_, got := resolveWarned(t, "mon.eqc", text)
+		if strings.Join(got, "\n") != c.want {
+			t.Errorf("layout %s, %s: warnings:\n%s\nwant\n%s", c.layout, c.inputs, strings.Join(got, "\n"), c.want)
+		}
+	}
+}

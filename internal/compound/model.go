@@ -240,11 +240,22 @@ func (c *Channel) ViewPoint(x, y float64) (float64, float64) {
 	if c.View == nil || c.Segment == nil || c.View.Viewport.W <= 0 || c.View.Viewport.H <= 0 {
 		return x, y
 	}
-	seg, v := c.Segment.Viewport, c.View.Viewport
-	x0, y0 := max(seg.X, v.X), max(seg.Y, v.Y)
-	x1, y1 := min(seg.X+seg.W, v.X+v.W), min(seg.Y+seg.H, v.Y+v.H)
-	cx, cy := x0+x*(x1-x0), y0+y*(y1-y0) // on the canvas
+	area, v := c.CanvasArea(), c.View.Viewport
+	cx, cy := area.X+x*area.W, area.Y+y*area.H // on the canvas
 	return (cx - v.X) / v.W, (cy - v.Y) / v.H
+}
+
+// CanvasArea is the part of its canvas a destination channel of a canvas
+// shows: its segment's viewport within its view's. Any other channel is
+// a canvas of its own, whole.
+func (c *Channel) CanvasArea() Viewport {
+	switch {
+	case c.Segment == nil:
+		return FullViewport
+	case c.View == nil:
+		return c.Segment.Viewport
+	}
+	return c.Segment.Viewport.Intersect(c.View.Viewport)
 }
 
 // Observer is a tracked viewer.

@@ -600,6 +600,7 @@ func (r *resolver) config(c *configparser.Config) *Config {
 	r.checkZoomedInterleaves(cfg)
 	r.checkZoomedDestinations(cfg)
 	r.checkAnaglyphMasks(cfg)
+	r.checkMonitorInputs(cfg)
 	r.checkEyesOnWalls(cfg)
 	if len(r.errs) == 0 { // it divides by what a bad file may have as 0
 		r.checkCoverage(cfg)
@@ -826,6 +827,35 @@ func (r *resolver) checkAnaglyphMasks(cfg *Config) {
 			r.warnf(d.stereoPos, "these stereo attributes make this compound write %s, which destination %q shows of it: as in Equalizer, a compound's draws and assemblies write only its own masks' colours, and the destination shows the others as they were before (the background); set the masks on the destination compound", strings.Join(lost, " and "), dest.Channel.Name)
 		}
 	})
+}
+
+// checkMonitorInputs warns where a monitor takes a frame from a part of
+// the canvas it does not show: the frame lands at its place on the
+// canvas, beside the monitor's channel, and is not seen there.
+func (r *resolver) checkMonitorInputs(cfg *Config) {
+	cfg.Walk(func(c *Compound) {
+		dest := c.Destination()
+		if dest == nil || !slices.ContainsFunc(c.Equalizers, func(e *Equalizer) bool { return e.Kind == MonitorEqualizer }) {
+			return
+		}
+		shows := dest.Channel.CanvasArea()
+		for _, in := range c.InputFrames {
+			for _, prod := range in.Producers {
+				src := prod.Destination()
+				if src == nil || src == dest || src.Channel.CanvasArea().Intersect(shows).HasArea() {
+					continue
+				}
+				r.warnf(in.Pos, "input frame %q comes from a part of the canvas this monitor does not show (%s): the monitor places each frame where it is on the canvas, so this one lands outside its channel; give this monitor the frames of its own view", in.Name, canvasPart(src.Channel))
+				break
+			}
+		}
+	})
+}
+
+// canvasPart names the part of its canvas a channel shows, for messages.
+func canvasPart(ch *Channel) string {
+	a := ch.CanvasArea()
+	return fmt.Sprintf("viewport [ %g %g %g %g ]", a.X, a.Y, a.W, a.H)
 }
 
 // anaglyphColours are the colours c's tasks for eye write.

@@ -1233,7 +1233,7 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 					in.Native = in.Native || prod.Destination() != c.Destination()
 					in.Depth = in.Depth || sendsDepth(prod, f.Name)
 					if monitor {
-						in.Place = monitorPlace(t.Region, prod, ps)
+						in.Place = monitorPlace(t.Region, c, prod, ps)
 					}
 				}
 			}
@@ -1570,12 +1570,17 @@ func queueFor(c *compound.Compound, eye int, states map[string]CompoundState) *Q
 }
 
 // monitorPlace is where the monitor equalizer puts a frame of another
-// destination on the monitor channel: at its segment's place on the
-// canvas, scaled to the monitor's region.
-func monitorPlace(monitor compound.PixelViewport, prod *compound.Compound, ps CompoundState) *compound.PixelViewport {
-	vp := compound.FullViewport
-	if dest := prod.Destination(); dest != nil && dest.Channel.Segment != nil {
-		vp = dest.Channel.Segment.Viewport.Apply(ps.Viewport)
+// destination on the monitor channel: at its place on its canvas, within
+// the part of the monitor's canvas the monitor shows (a view's, where the
+// layout has several), scaled to the monitor's region. A monitor showing
+// the whole of its canvas (Equalizer's case) takes the canvas as it is.
+func monitorPlace(monitor compound.PixelViewport, c, prod *compound.Compound, ps CompoundState) *compound.PixelViewport {
+	vp := ps.Viewport
+	if dest := prod.Destination(); dest != nil {
+		vp = dest.Channel.CanvasArea().Apply(ps.Viewport)
+	}
+	if dest := c.Destination(); dest != nil {
+		vp = vp.RelativeTo(dest.Channel.CanvasArea())
 	}
 	place := equalizer.Monitor(monitor, []equalizer.MonitorInput{{Viewport: vp, PixelW: ps.Share.W, PixelH: ps.Share.H}})[0].PixelViewport
 	return &place

@@ -222,8 +222,8 @@ type view struct {
 
 // shown lists the pictures of other trees that a destination drawing
 // nothing of its own shows: a monitor each input frame's producing
-// destination, placed at its segment's place on the canvas (the monitor's
-// region); another destination the part each frame carries, pixel for
+// destination, placed at its place on the canvas within the part of the
+// canvas the monitor shows (its region); another destination the part each frame carries, pixel for
 // pixel at its corner, as the frame lands there (an old display-wall
 // config sends each window its half of one picture so).
 func (p *Planner) shown(dest *compound.Compound, region compound.PixelViewport) []view {
@@ -242,10 +242,7 @@ func (p *Planner) shown(dest *compound.Compound, region compound.PixelViewport) 
 				continue
 			}
 			if monitor {
-				vp := compound.FullViewport
-				if seg := src.Channel.Segment; seg != nil {
-					vp = seg.Viewport
-				}
+				vp := shownOnCanvas(src.Channel).RelativeTo(shownOnCanvas(dest.Channel))
 				out = append(out, view{source: wallOwner(src), cut: compound.FullViewport, place: region.Apply(vp)})
 				continue
 			}
@@ -256,6 +253,22 @@ func (p *Planner) shown(dest *compound.Compound, region compound.PixelViewport) 
 		}
 	}
 	return out
+}
+
+// shownOnCanvas is the part of its canvas a channel shows: its
+// segment's area within its view's, or all of it.
+func shownOnCanvas(ch *compound.Channel) compound.Viewport {
+	vp := compound.FullViewport
+	if ch.Segment != nil {
+		vp = ch.Segment.Viewport
+	}
+	if ch.View != nil && ch.Segment != nil {
+		v := ch.View.Viewport
+		x0, y0 := max(vp.X, v.X), max(vp.Y, v.Y)
+		x1, y1 := min(vp.X+vp.W, v.X+v.W), min(vp.Y+vp.H, v.Y+v.H)
+		vp = compound.Viewport{X: x0, Y: y0, W: x1 - x0, H: y1 - y0}
+	}
+	return vp
 }
 
 // outputViewport is the part of its compound that c's output frame of a

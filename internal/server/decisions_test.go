@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"image"
+	"image/draw"
 	"math"
 	"os"
 	"path/filepath"
@@ -243,6 +244,66 @@ func TestMonitorShowsAPartlyDrawnSegmentInPlace(t *testing.T) {
 		half := imagecmp.Halve(loadPNG(t, filepath.Join(r.out, filepathFrame("channel1", f))))
 		matchesOracle(t, fmt.Sprintf("the monitor's frame %d", f), loadPNG(t, filepath.Join(r.out, filepathFrame("viewer", f))), half,
 			"the segment scaled down")
+	}
+}
+
+// A monitor of a layout of several views shows in each view's channel
+// that view of the wall, and a monitor segment over part of its canvas
+// that part: each wall frame lands at its place on the canvas within
+// the part of the monitor's canvas its channel shows. Frames landed at
+// their segment's place on the whole canvas, squeezed into the view's
+// channel (Equalizer's placement, which takes the monitor channel for the
+// whole canvas). Each monitor view is the wall's view at half size.
+func TestMonitorShowsEachViewOfTheWall(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "monitor-views.eqc")
+	if err := os.WriteFile(path, []byte(`config {
+    appNode { pipe {
+        window { viewport [ 0 0 480 300 ] attributes { hint_drawable FBO } channel { name "seg0" } }
+        window { viewport [ 0 0 480 300 ] attributes { hint_drawable FBO } channel { name "seg1" } }
+        window { viewport [ 0 0 480 150 ] attributes { hint_drawable FBO } channel { name "whole" } }
+        window { viewport [ 0 0 288 150 ] attributes { hint_drawable FBO } channel { name "part" } }
+    } }
+    observer {}
+    layout { name "L" view { observer 0 viewport [ 0 0 0.4 1 ] } view { observer 0 viewport [ 0.4 0 0.6 1 ] } }
+    canvas { layout "L" wall { bottom_left [ -0.8 -0.25 -1 ] bottom_right [ 0.8 -0.25 -1 ] top_left [ -0.8 0.25 -1 ] }
+        segment { channel "seg0" viewport [ 0 0 0.5 1 ] } segment { channel "seg1" viewport [ 0.5 0 0.5 1 ] } }
+    canvas { layout "L" wall {} segment { channel "whole" } }
+    canvas { layout "L" wall {} segment { channel "part" viewport [ 0.4 0 0.6 1 ] } }
+    compound {
+        compound { channel ( segment 0 layout "L" view 0 ) outputframe { name "s0v0" } }
+        compound { channel ( segment 0 layout "L" view 1 ) outputframe { name "s0v1" } }
+        compound { channel ( segment 1 layout "L" view 1 ) outputframe { name "s1v1" } }
+        compound { channel ( canvas 1 segment 0 layout "L" view 0 ) monitor_equalizer {} task [ CLEAR ASSEMBLE ]
+            inputframe { name "s0v0" } }
+        compound { channel ( canvas 1 segment 0 layout "L" view 1 ) monitor_equalizer {} task [ CLEAR ASSEMBLE ]
+            inputframe { name "s0v1" } inputframe { name "s1v1" } }
+        compound { channel ( canvas 2 segment 0 layout "L" view 1 ) monitor_equalizer {} task [ CLEAR ASSEMBLE ]
+            inputframe { name "s0v1" } inputframe { name "s1v1" } }
+    }
+}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const frames = 2
+	r := run(t, path, frames)
+	if r.err != nil {
+		t.Fatalf("run failed: %v\n%s", r.err, r.stderr)
+	}
+	f := frames - 1
+	half := func(label string) *image.NRGBA {
+		return imagecmp.Halve(loadPNG(t, filepath.Join(r.out, filepathFrame(label, f))))
+	}
+	// the wall's second view is two segments' channels: side by side
+	left, right := half("seg0.L.view1"), half("seg1")
+	view1 := image.NewNRGBA(image.Rect(0, 0, left.Rect.Dx()+right.Rect.Dx(), left.Rect.Dy()))
+	draw.Draw(view1, left.Rect, left, image.Point{}, draw.Src)
+	draw.Draw(view1, right.Rect.Add(image.Pt(left.Rect.Dx(), 0)), right, image.Point{}, draw.Src)
+	for label, want := range map[string]*image.NRGBA{
+		"whole.L.view0": half("seg0.L.view0"),
+		"whole.L.view1": view1,
+		"part":          view1,
+	} {
+		matchesOracle(t, label, loadPNG(t, filepath.Join(r.out, filepathFrame(label, f))), want, "the wall's view at half size")
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -45,6 +46,95 @@ func TestRandomWallsMatchTheReference(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The walls of TestRandomWallsMatchTheReference (but caves, whose
+// segments all cover the canvas) with a monitor (withMonitor): a canvas of
+// the wall's layouts whose one segment, over all of it or a part, is a
+// window of its own size, and a monitor_equalizer compound for each view
+// it shows, taking the frames of that view's destinations. Each layout
+// runs against its reference; the monitor resamples, so every picture is
+// held to the resampled tolerance. make test runs 2; GOEQ_RANDOM_TREES=N
+// runs N, from seed GOEQ_RANDOM_TREES_FROM. The first 110 found frames of
+// a layout of several views landing at their segment's place on the whole
+// canvas, squeezed into a view's channel (seeds 51, 66 and 94, 13-29 dB;
+// TestMonitorShowsEachViewOfTheWall); seeds 0 to 259 pass since, but
+// 228 and 255, whose monitors of 15 to 24 rows show the tops of the model
+// at 29.2 to 29.9 dB (the reference renders at the monitor's size, the
+// run scales the wall's pictures down to it).
+func TestRandomMonitorWallsMatchTheReference(t *testing.T) {
+	for _, seed := range randomSeeds(2, 1) {
+		t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(uint64(seed), 0x3a11))
+			m := rand.New(rand.NewPCG(uint64(seed), 0x303))
+			path, text, _ := drawRandomConfig(t, func() (string, string) {
+				for {
+					if wall := randomWall(r); !strings.Contains(wall, "bottom_left") {
+						return withMonitor(m, wall), ""
+					}
+				}
+			})
+			matchesReference(t, path)
+			for l := 1; strings.Contains(text, fmt.Sprintf(`layout "L%d"`, l)); l++ {
+				layoutMatchesReference(t, path, fmt.Sprintf("L%d", l))
+			}
+			if t.Failed() {
+				t.Logf("the whole config, to run again (eqserver verify, --layout L1 for its second layout):\n%s", text)
+			}
+		})
+	}
+}
+
+var (
+	wallDestination = regexp.MustCompile(`compound \{ channel \( segment (\d+) layout "L(\d+)" view (\d+) \)`)
+	readbackless    = regexp.MustCompile(`(outputframe \{ name "mon_[^"]*" \}\s*task \[[^\]]*)\]`)
+	namedLayout     = regexp.MustCompile(`layout \{ name "L(\d+)"(.*)\}`)
+	viewportOf      = regexp.MustCompile(`viewport \[ ([^ ]+) ([^ ]+) ([^ ]+) ([^ ]+) \]`)
+	layoutOfCanvas  = regexp.MustCompile(`layout "L\d+"`)
+)
+
+// withMonitor adds a monitor to a wall of randomWall (see
+// TestRandomMonitorWallsMatchTheReference): every destination sends its
+// picture (an output frame, read back) to the monitor of its view.
+func withMonitor(r *rand.Rand, wall string) string {
+	type view struct{ layout, index string }
+	inputs := map[view][]string{}
+	var views []view
+	text := wallDestination.ReplaceAllStringFunc(wall, func(head string) string {
+		m := wallDestination.FindStringSubmatch(head)
+		v, name := view{m[2], m[3]}, fmt.Sprintf("mon_%s_%s_%s", m[1], m[2], m[3])
+		if _, ok := inputs[v]; !ok {
+			views = append(views, v)
+		}
+		inputs[v] = append(inputs[v], fmt.Sprintf("inputframe { name %q }", name))
+		return head + fmt.Sprintf(" outputframe { name %q }", name)
+	})
+	text = readbackless.ReplaceAllString(text, "$1 READBACK ]")
+	w, h := []int{320, 400, 256, 200}[r.IntN(4)], []int{120, 150, 200, 90}[r.IntN(4)]
+	text = strings.Replace(text, "appNode { pipe { ", fmt.Sprintf(`appNode { pipe { window { name "mon" viewport [ 0 0 %d %d ] attributes { hint_drawable FBO } channel { name "mon" } } `, w, h), 1)
+	shows := []rect{{0, 0, 1, 1}, {0, 0, 1, 1}, {0.2, 0, 0.6, 1}, {0, 0.25, 1, 0.5}, {0.1, 0.1, 0.5, 0.8}}[r.IntN(5)]
+	areas := map[view]rect{}
+	for _, l := range namedLayout.FindAllStringSubmatch(text, -1) {
+		for i, vp := range viewportOf.FindAllStringSubmatch(l[2], -1) {
+			var a rect
+			fmt.Sscan(strings.Join(vp[1:], " "), &a.x, &a.y, &a.w, &a.h)
+			areas[view{l[1], fmt.Sprint(i)}] = a
+		}
+	}
+	// the monitor's canvas after the wall's, and every compound in one
+	// tree, where input frames find output frames
+	canvas := strings.Index(text, "\n    canvas {")
+	end := canvas + 1 + strings.Index(text[canvas+1:], "\n")
+	compounds := text[end:strings.LastIndex(text, "}")]
+	var monitors []string
+	for _, v := range views {
+		if w, h := areas[v].common(shows); w < 1e-6 || h < 1e-6 {
+			continue
+		}
+		monitors = append(monitors, fmt.Sprintf(`compound { channel ( canvas 1 segment 0 layout "L%s" view %s ) monitor_equalizer { } task [ CLEAR ASSEMBLE ] %s }`, v.layout, v.index, strings.Join(inputs[v], " ")))
+	}
+	return fmt.Sprintf("%s\n    canvas { %s wall { } segment { channel \"mon\" viewport [ %g %g %g %g ] } }\n    compound {%s    %s\n    }\n}\n",
+		text[:end], strings.Join(layoutOfCanvas.FindAllString(text[canvas:end], -1), " "), shows.x, shows.y, shows.w, shows.h, compounds, strings.Join(monitors, "\n    "))
 }
 
 // rect is a fraction of a canvas: a segment's or a view's viewport.
