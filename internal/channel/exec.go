@@ -168,6 +168,8 @@ type Executor struct {
 	// channel's average of refined frames (by channel ID)
 	refine int
 	accum  map[string]*accumulation
+	// frames read back smaller than rendered are scaled down here first
+	shrink *shrinkBuffer
 }
 
 // initer is a renderer made off the pipe's goroutine that sets up its GL
@@ -228,6 +230,9 @@ func (e *Executor) Close() {
 		}
 		for _, a := range e.accum {
 			a.delete()
+		}
+		if e.shrink != nil {
+			e.shrink.delete()
 		}
 		for _, a := range e.inbox.forget(int(^uint(0) >> 1)) {
 			a.upload.Release()
@@ -1364,6 +1369,18 @@ func (fr *frameRun) readback(r *channelRun, t *planner.Task, rec *stats.Record, 
 		}
 		if band != nil {
 			send(band.slice(fr.frame, read, depth))
+			continue
+		}
+		_, reader := fr.e.Renderer.(draw.Reader)
+		if w, h := out.ReadW, out.ReadH; w > 0 && h > 0 && w <= read.W && h <= read.H && !pixel && !depth && !reader {
+			// the consumers show it smaller: read it so
+			px, err := fr.readShrunk(r, read, w, h)
+			if err != nil {
+				fr.fail(err)
+				continue
+			}
+			base.W, base.H = w, h
+			send(px)
 			continue
 		}
 		start := time.Now()

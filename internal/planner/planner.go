@@ -80,6 +80,12 @@ type Output struct {
 	// ROI: only the region the renderer drew needs to travel, because
 	// every consumer cleared its region before assembling.
 	ROI bool `json:"roi,omitempty"`
+	// ReadW x ReadH, when set, is the size the frame is read back at,
+	// scaled down on the GPU: every consumer is a monitor that shows it
+	// at that size, so the full picture need not travel (Equalizer zooms
+	// such output frames so).
+	ReadW int `json:"read_w,omitempty"`
+	ReadH int `json:"read_h,omitempty"`
 }
 
 // Input is an input frame an assemble task composites.
@@ -1481,11 +1487,46 @@ func (p *Planner) outputs(c *compound.Compound, states map[string]CompoundState)
 		}
 		if s := states[c.Path()]; s.Pixel.W > 1 || s.Pixel.H > 1 || s.Subpixel.Size > 1 {
 			out.ROI = false // interleaving and averaging need every sample
+		} else {
+			out.ReadW, out.ReadH = monitorReadSize(c, f, out, states)
 		}
 		sort.Strings(out.Consumers)
 		outs = append(outs, out)
 	}
 	return outs
+}
+
+// monitorReadSize is the size c's output frame f is read back at where
+// each of its active consumers is a monitor showing it smaller than c
+// renders it, all at one size: colour alone, read at that size, is what
+// they show. 0, 0 otherwise: read as rendered.
+func monitorReadSize(c *compound.Compound, f *compound.Frame, out Output, states map[string]CompoundState) (w, h int) {
+	s := states[c.Path()]
+	read := region(c, s, states).Apply(out.Viewport)
+	if out.Buffers&compound.BufferDepth != 0 || len(out.Consumers) == 0 || c.Parent != nil && tileEqualizer(c.Parent) != nil {
+		// depth cannot be scaled; tiles travel one by one
+		return 0, 0
+	}
+	for _, cons := range f.Consumers {
+		cs := states[cons.Path()]
+		if !cs.Active || cons.Channel == nil {
+			continue
+		}
+		if !hasEqualizer(cons, compound.MonitorEqualizer) {
+			return 0, 0
+		}
+		place := monitorPlace(region(cons, cs, states), cons, c, s)
+		if w == 0 && h == 0 {
+			w, h = place.W, place.H
+		}
+		if place.W != w || place.H != h {
+			return 0, 0
+		}
+	}
+	if w <= 0 || h <= 0 || w > read.W || h > read.H || w == read.W && h == read.H {
+		return 0, 0
+	}
+	return w, h
 }
 
 // clears reports whether a compound's region is cleared before it

@@ -253,15 +253,20 @@ func TestMonitorShowsAPartlyDrawnSegmentInPlace(t *testing.T) {
 // the part of the monitor's canvas its channel shows. Frames landed at
 // their segment's place on the whole canvas, squeezed into the view's
 // channel (Equalizer's placement, which takes the monitor channel for the
-// whole canvas). Each monitor view is the wall's view at half size.
+// whole canvas). Each monitor view is the wall's view at half size. The
+// wall's node sends each frame at the size the monitors show it (scaled
+// down on its GPU), not at the size it rendered it: a quarter of the
+// bytes here.
 func TestMonitorShowsEachViewOfTheWall(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "monitor-views.eqc")
 	if err := os.WriteFile(path, []byte(`config {
     appNode { pipe {
-        window { viewport [ 0 0 480 300 ] attributes { hint_drawable FBO } channel { name "seg0" } }
-        window { viewport [ 0 0 480 300 ] attributes { hint_drawable FBO } channel { name "seg1" } }
         window { viewport [ 0 0 480 150 ] attributes { hint_drawable FBO } channel { name "whole" } }
         window { viewport [ 0 0 288 150 ] attributes { hint_drawable FBO } channel { name "part" } }
+    } }
+    node { host "localhost" pipe {
+        window { viewport [ 0 0 480 300 ] attributes { hint_drawable FBO } channel { name "seg0" } }
+        window { viewport [ 0 0 480 300 ] attributes { hint_drawable FBO } channel { name "seg1" } }
     } }
     observer {}
     layout { name "L" view { observer 0 viewport [ 0 0 0.4 1 ] } view { observer 0 viewport [ 0.4 0 0.6 1 ] } }
@@ -285,11 +290,26 @@ func TestMonitorShowsEachViewOfTheWall(t *testing.T) {
 		t.Fatal(err)
 	}
 	const frames = 2
-	r := run(t, path, frames)
+	r := run(t, path, frames, "--codec", "none")
 	if r.err != nil {
 		t.Fatalf("run failed: %v\n%s", r.err, r.stderr)
 	}
 	f := frames - 1
+	// each wall destination's frame (by its compound: the config's
+	// first three) at the size of its place on the monitors (2 of view
+	// 1's), colour alone, with a header each
+	sent := map[string]int{"0.0": 192 * 150, "0.1": 2 * 48 * 150, "0.2": 2 * 240 * 150}
+	for _, rec := range readStats(t, r.out) {
+		if want, ok := sent[rec.Compound]; ok && rec.Frame == f {
+			if rec.Bytes < 4*want || rec.Bytes > 4*want+256 {
+				t.Errorf("compound %s sent %d bytes; want the %d pixels the monitors show (%d bytes and headers)", rec.Compound, rec.Bytes, want, 4*want)
+			}
+			delete(sent, rec.Compound)
+		}
+	}
+	if len(sent) > 0 {
+		t.Errorf("no statistics of frame %d for %v", f, sent)
+	}
 	half := func(label string) *image.NRGBA {
 		return imagecmp.Halve(loadPNG(t, filepath.Join(r.out, filepathFrame(label, f))))
 	}
