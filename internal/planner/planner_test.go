@@ -1373,3 +1373,48 @@ func corpusConfig(t testing.TB, name string) *compound.Config {
 	}
 	return m.Configs[0]
 }
+
+// A frame whose every consumer is a monitor showing it at one size
+// smaller than rendered is read back at that size; one that another
+// compound assembles too, that carries depth, or that monitors show at
+// two sizes is read back as rendered.
+func TestMonitorFramesAreReadAtTheMonitorsSize(t *testing.T) {
+	const text = `config {
+    appNode { pipe {
+        window { viewport [ 0 0 480 300 ] channel { name "wall" } }
+        window { viewport [ 0 0 240 150 ] channel { name "mon" } }
+        window { viewport [ 0 0 MON2 ] channel { name "mon2" } }
+        window { viewport [ 0 0 480 300 ] channel { name "copy" } }
+    } }
+    observer { }
+    layout { name "L" view { observer 0 } }
+    canvas { layout "L" wall { } segment { channel "wall" } }
+    canvas { layout "L" wall { } segment { channel "mon" } }
+    canvas { layout "L" wall { } segment { channel "mon2" } }
+    compound {
+        compound { channel ( segment 0 layout "L" view 0 ) outputframe { name "a" BUFFERS } }
+        compound { channel ( canvas 1 segment 0 layout "L" view 0 ) monitor_equalizer { } task [ CLEAR ASSEMBLE ] inputframe { name "a" } }
+        MORE
+    }
+}`
+	second := `compound { channel ( canvas 2 segment 0 layout "L" view 0 ) monitor_equalizer { } task [ CLEAR ASSEMBLE ] inputframe { name "a" } }`
+	for _, c := range []struct {
+		about, mon2, buffers, more string
+		w, h                       int
+	}{
+		{"a monitor", "120 75", "", "", 240, 150},
+		{"two monitors of one size", "240 150", "", second, 240, 150},
+		{"two monitors of two sizes", "120 75", "", second, 0, 0},
+		{"a monitor and a copy", "120 75", "", `compound { channel "copy" task [ CLEAR ASSEMBLE ] inputframe { name "a" } }`, 0, 0},
+		{"with depth", "120 75", "buffer [ COLOR DEPTH ]", "", 0, 0},
+	} {
+		cfg := loadText(t, "monitor.eqc", strings.NewReplacer("MON2", c.mon2, "BUFFERS", c.buffers, "MORE", c.more).Replace(text))
+		var outs []Output
+		for _, task := range channel(New(cfg).Plan(0), "wall").Tasks {
+			outs = append(outs, task.Outputs...)
+		}
+		if len(outs) != 1 || outs[0].ReadW != c.w || outs[0].ReadH != c.h {
+			t.Errorf("%s: outputs %+v; want one read at %dx%d", c.about, outs, c.w, c.h)
+		}
+	}
+}
