@@ -223,9 +223,10 @@ type view struct {
 // shown lists the pictures of other trees that a destination drawing
 // nothing of its own shows: a monitor each input frame's producing
 // destination, placed at its place on the canvas within the part of the
-// canvas the monitor shows (its region); another destination the part each frame carries, pixel for
-// pixel at its corner, as the frame lands there (an old display-wall
-// config sends each window its half of one picture so).
+// canvas the monitor shows (its region); another destination the part
+// each frame carries, pixel for pixel at its corner, as the frame lands
+// there (an old display-wall config sends each window its half of one
+// picture so).
 func (p *Planner) shown(dest *compound.Compound, region compound.PixelViewport) []view {
 	if draws(dest) {
 		return nil
