@@ -63,15 +63,12 @@ func (fr *frameRun) accumulate(r *channelRun) error {
 			a.delete()
 			delete(e.accum, id)
 		}
-		a = &accumulation{w: vp.W, h: vp.H, tex: glutil.Texture(vp.W, vp.H, gl.RGBA16F, gl.RGBA, gl.FLOAT)}
-		gl.GenFramebuffers(1, &a.fbo)
-		gl.BindFramebuffer(gl.FRAMEBUFFER, a.fbo)
-		gl.FramebufferTexture2D(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.TEXTURE_2D, a.tex, 0)
-		if s := gl.CheckFramebufferStatus(gl.FRAMEBUFFER); s != gl.FRAMEBUFFER_COMPLETE {
-			a.delete()
+		fbo, tex, err := glutil.ColorFramebuffer(vp.W, vp.H, gl.RGBA16F, gl.RGBA, gl.FLOAT)
+		if err != nil {
 			r.target.FB.Bind()
-			return fmt.Errorf("refine: accumulation framebuffer %dx%d incomplete: 0x%x", vp.W, vp.H, s)
+			return fmt.Errorf("refine: accumulation: %w", err)
 		}
+		a = &accumulation{w: vp.W, h: vp.H, fbo: fbo, tex: tex}
 		e.accum[id] = a
 	}
 	gl.ColorMask(true, true, true, true)

@@ -35,17 +35,12 @@ func (fr *frameRun) readShrunk(r *channelRun, read compound.PixelViewport, w, h 
 			b.delete()
 			e.shrink = nil
 		}
-		b = &shrinkBuffer{w: bw, h: bh}
-		b.tex = glutil.Texture(b.w, b.h, gl.RGBA8, gl.RGBA, gl.UNSIGNED_BYTE)
-		gl.GenFramebuffers(1, &b.fbo)
-		gl.BindFramebuffer(gl.FRAMEBUFFER, b.fbo)
-		gl.FramebufferTexture2D(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.TEXTURE_2D, b.tex, 0)
-		if s := gl.CheckFramebufferStatus(gl.FRAMEBUFFER); s != gl.FRAMEBUFFER_COMPLETE {
-			b.delete()
+		fbo, tex, err := glutil.ColorFramebuffer(bw, bh, gl.RGBA8, gl.RGBA, gl.UNSIGNED_BYTE)
+		if err != nil {
 			r.target.FB.Bind()
-			return nil, fmt.Errorf("frame %d: channel %s: a framebuffer of %dx%d to scale frames down in is incomplete: 0x%x", fr.frame, r.plan.Channel.Label, b.w, b.h, s)
+			return nil, fmt.Errorf("frame %d: channel %s: to scale frames down in: %w", fr.frame, r.plan.Channel.Label, err)
 		}
-		e.shrink = b
+		e.shrink = &shrinkBuffer{fbo: fbo, tex: tex, w: bw, h: bh}
 	}
 	gl.ColorMask(true, true, true, true)
 	gl.Disable(gl.SCISSOR_TEST)

@@ -280,6 +280,22 @@ func Texture(w, h int, internal int32, format, kind uint32) uint32 {
 	return tex
 }
 
+// ColorFramebuffer makes a framebuffer of one colour attachment, a new
+// w x h texture (as Texture makes it), and leaves it bound; where GL finds
+// it incomplete it deletes both and says so.
+func ColorFramebuffer(w, h int, internal int32, format, kind uint32) (fbo, tex uint32, err error) {
+	tex = Texture(w, h, internal, format, kind)
+	gl.GenFramebuffers(1, &fbo)
+	gl.BindFramebuffer(gl.FRAMEBUFFER, fbo)
+	gl.FramebufferTexture2D(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.TEXTURE_2D, tex, 0)
+	if s := gl.CheckFramebufferStatus(gl.FRAMEBUFFER); s != gl.FRAMEBUFFER_COMPLETE {
+		gl.DeleteFramebuffers(1, &fbo)
+		gl.DeleteTextures(1, &tex)
+		return 0, 0, fmt.Errorf("a framebuffer of %dx%d incomplete: 0x%x", w, h, s)
+	}
+	return fbo, tex, nil
+}
+
 // Quad draws the full-viewport quad of shaders/quad.vert; vao is an empty
 // vertex array object of the current context (VAOs are not shared).
 func Quad(vao uint32) {
