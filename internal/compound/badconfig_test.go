@@ -1265,7 +1265,7 @@ func TestCheckWarnsAboutAnaglyphMasksBelowTheDestination(t *testing.T) {
 // of the canvas its channel shows: check warns where a monitor takes a
 // frame from a part it does not show (the frame lands outside its
 // channel), and not for a monitor's own view, nor for one monitor of
-// the whole canvas (Equalizer's).
+// the whole canvas (Equalizer's); and where a monitor takes no frame.
 func TestCheckWarnsAboutMonitorFramesFromOutsideItsView(t *testing.T) {
 	src := `config {
     appNode { pipe {
@@ -1287,6 +1287,9 @@ func TestCheckWarnsAboutMonitorFramesFromOutsideItsView(t *testing.T) {
 		{"L", `inputframe { name "v0" }`, ""},
 		{"L", `inputframe { name "v0" } inputframe { name "v1" }`, `mon.eqc:14:140: input frame "v1" comes from a part of the canvas this monitor does not show (viewport [ 0.5 0 0.5 1 ]): the monitor places each frame where it is on the canvas, so this one lands outside its channel; give this monitor the frames of its own view`},
 		{"M", `inputframe { name "v0" } inputframe { name "v1" }`, ""},
+		// a monitor with no frame shows its clear alone
+		{"M", "", `mon.eqc:12:60: output frame "v0" is assembled by no input frame in this compound tree, so what this compound draws for it shows nowhere` + "\n" +
+			"mon.eqc:14:9: this monitor takes no input frame and draws nothing: its channel shows the background alone; give it the output frames of the destinations it shows"},
 	} {
 		out1 := ""
 		if strings.Contains(c.inputs, "v1") {

@@ -829,13 +829,17 @@ func (r *resolver) checkAnaglyphMasks(cfg *Config) {
 	})
 }
 
-// checkMonitorInputs warns where a monitor takes a frame from a part of
-// the canvas it does not show: the frame lands at its place on the
-// canvas, beside the monitor's channel, and is not seen there.
+// checkMonitorInputs warns where a monitor takes no frame, or one from a
+// part of the canvas it does not show: the frame lands at its place on
+// the canvas, beside the monitor's channel, and is not seen there.
 func (r *resolver) checkMonitorInputs(cfg *Config) {
 	cfg.Walk(func(c *Compound) {
 		dest := c.Destination()
 		if dest == nil || !slices.ContainsFunc(c.Equalizers, func(e *Equalizer) bool { return e.Kind == MonitorEqualizer }) {
+			return
+		}
+		if len(c.InputFrames) == 0 && !c.HasDraws() {
+			r.warnf(r.raw[c].pos, "this monitor takes no input frame and draws nothing: its channel shows the background alone; give it the output frames of the destinations it shows")
 			return
 		}
 		shows := dest.Channel.CanvasArea()
