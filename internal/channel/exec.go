@@ -1372,7 +1372,13 @@ func (fr *frameRun) readback(r *channelRun, t *planner.Task, rec *stats.Record, 
 			continue
 		}
 		_, reader := fr.e.Renderer.(draw.Reader)
-		if w, h := out.ReadW, out.ReadH; w > 0 && h > 0 && w <= read.W && h <= read.H && !pixel && !depth && !reader {
+		w, h := out.ReadW, out.ReadH
+		if out.AtShare {
+			// a supersampled frame: its share's pixels hold what the
+			// consumers keep of it
+			w, h = outShare.W, outShare.H
+		}
+		if w > 0 && h > 0 && w <= read.W && h <= read.H && (w < read.W || h < read.H) && !pixel && !depth && !reader {
 			// the consumers show it smaller: read it so
 			px, err := fr.readShrunk(r, read, w, h)
 			if err != nil {

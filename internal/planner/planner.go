@@ -86,6 +86,10 @@ type Output struct {
 	// such output frames so).
 	ReadW int `json:"read_w,omitempty"`
 	ReadH int `json:"read_h,omitempty"`
+	// AtShare: the frame was rendered zoomed up (supersampled) and every
+	// consumer lands it at its share's resolution, so the producer scales
+	// it down to that on its GPU before it travels (colour alone).
+	AtShare bool `json:"at_share,omitempty"`
 }
 
 // Input is an input frame an assemble task composites.
@@ -1489,6 +1493,7 @@ func (p *Planner) outputs(c *compound.Compound, states map[string]CompoundState)
 			out.ROI = false // interleaving and averaging need every sample
 		} else {
 			out.ReadW, out.ReadH = monitorReadSize(c, f, out, states)
+			out.AtShare = out.ReadW == 0 && landsAtShare(c, f, out, states)
 		}
 		sort.Strings(out.Consumers)
 		outs = append(outs, out)
@@ -1527,6 +1532,29 @@ func monitorReadSize(c *compound.Compound, f *compound.Frame, out Output, states
 		return 0, 0
 	}
 	return w, h
+}
+
+// landsAtShare reports whether c renders its output frame f zoomed up
+// (a supersampling zoom above 1) and every active consumer lands it at
+// the resolution of its share: one not zoomed itself, and no monitor.
+// Such a frame carrying colour alone, outside a tile queue, can travel
+// at that resolution.
+func landsAtShare(c *compound.Compound, f *compound.Frame, out Output, states map[string]CompoundState) bool {
+	z := states[c.Path()].Zoom
+	if z.X < 1 || z.Y < 1 || z.X == 1 && z.Y == 1 || out.Buffers&compound.BufferDepth != 0 || len(out.Consumers) == 0 ||
+		c.Parent != nil && tileEqualizer(c.Parent) != nil {
+		return false
+	}
+	for _, cons := range f.Consumers {
+		cs := states[cons.Path()]
+		if !cs.Active || cons.Channel == nil {
+			continue
+		}
+		if hasEqualizer(cons, compound.MonitorEqualizer) || cs.Zoom.X != 1 || cs.Zoom.Y != 1 {
+			return false
+		}
+	}
+	return true
 }
 
 // clears reports whether a compound's region is cleared before it

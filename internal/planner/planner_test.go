@@ -1418,3 +1418,40 @@ func TestMonitorFramesAreReadAtTheMonitorsSize(t *testing.T) {
 		}
 	}
 }
+
+// A frame rendered zoomed up (supersampled) is read back at its share's
+// resolution where every consumer lands it at that resolution: not with
+// depth, not below 1, and not for a consumer zoomed itself.
+func TestSupersampledFramesAreReadAtTheirShare(t *testing.T) {
+	const text = `config {
+    appNode { pipe { window { viewport [ 0 0 400 200 ] channel { name "dest" } } } }
+    node { host "localhost" pipe { window { viewport [ 0 0 800 400 ] channel { name "src" } } } }
+    observer { }
+    layout { view { observer 0 } }
+    canvas { layout 0 wall { } segment { channel "dest" } }
+    compound { channel ( segment 0 view 0 ) BUFFERS
+        compound { ASSEMBLER
+            compound { channel "src" zoom [ ZOOM ] outputframe { name "f" } }
+            inputframe { name "f" } }
+    }
+}`
+	for _, c := range []struct {
+		about, zoom, buffers, assembler string
+		want                            bool
+	}{
+		{"zoomed by 2", "2 2", "", "", true},
+		{"zoomed by 2 across", "2 1", "", "", true},
+		{"zoomed down", "0.5 0.5", "", "", false},
+		{"with depth", "2 2", "buffer [ COLOR DEPTH ]", "", false},
+		{"under a zoomed assembly", "2 2", "", "zoom [ 2 2 ]", false},
+	} {
+		cfg := loadText(t, "zoom.eqc", strings.NewReplacer("ZOOM", c.zoom, "BUFFERS", c.buffers, "ASSEMBLER", c.assembler).Replace(text))
+		var outs []Output
+		for _, task := range channel(New(cfg).Plan(0), "src").Tasks {
+			outs = append(outs, task.Outputs...)
+		}
+		if len(outs) != 1 || outs[0].AtShare != c.want {
+			t.Errorf("%s: outputs %+v; want one with AtShare %v", c.about, outs, c.want)
+		}
+	}
+}

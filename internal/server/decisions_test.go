@@ -455,6 +455,49 @@ func zoomConfig(t *testing.T, zoom string, w, h int) string {
 	return path
 }
 
+// A source zoomed by 2 on a node of its own (supersampling) sends its
+// frame at its share's resolution, scaled down on its GPU: a quarter of
+// the pixels it rendered, which the destination would only average down.
+// The picture is the view rendered at twice the size (--reference) and
+// averaged down on the CPU.
+func TestSupersampledFramesTravelAtTheirSharesSize(t *testing.T) {
+	const w, h, frames = 400, 200, 3
+	r := run(t, zoomConfig(t, "2 2", w, h), frames, "--codec", "none", "--roi=false")
+	big := filepath.Join(t.TempDir(), "twice.eqc")
+	text, err := os.ReadFile(zoomConfig(t, "1 1", 2*w, 2*h))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(big, text, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ref := run(t, big, frames, "--reference")
+	for _, x := range []runResult{r, ref} {
+		if x.err != nil {
+			t.Fatalf("run failed: %v\n%s", x.err, x.stderr)
+		}
+	}
+	seen := 0
+	for _, rec := range readStats(t, r.out) {
+		if rec.Bytes == 0 {
+			continue
+		}
+		seen++
+		if rec.Bytes < 4*w*h || rec.Bytes > 4*w*h+256 {
+			t.Errorf("frame %d: the source sent %d bytes; want its share's %dx%d pixels (%d bytes and a header), not the %dx%d it rendered",
+				rec.Frame, rec.Bytes, w, h, 4*w*h, 2*w, 2*h)
+		}
+	}
+	if seen != frames {
+		t.Errorf("%d records of frames sent; want %d", seen, frames)
+	}
+	for f := range frames {
+		name := filepathFrame("channel", f)
+		matchesOracle(t, fmt.Sprintf("frame %d", f), loadPNG(t, filepath.Join(r.out, name)), imagecmp.Halve(loadPNG(t, filepath.Join(ref.out, name))),
+			"the view at twice the size, scaled down")
+	}
+}
+
 // A source zoomed to less than 1 (as DFR zooms a slow one) renders the
 // view smaller, and the destination stretches it with a linear filter:
 // the picture is the view rendered whole at that size (--reference) and
