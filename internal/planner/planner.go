@@ -1502,14 +1502,13 @@ func (p *Planner) outputs(c *compound.Compound, states map[string]CompoundState)
 }
 
 // monitorReadSize is the size c's output frame f is read back at where
-// each of its active consumers is a monitor showing it smaller than c
-// renders it, all at one size: colour alone, read at that size, is what
-// they show. 0, 0 otherwise: read as rendered.
+// it is scalable and each of its active consumers is a monitor showing
+// it smaller than c renders it, all at one size: read at that size, it is
+// what they show. 0, 0 otherwise: read as rendered.
 func monitorReadSize(c *compound.Compound, f *compound.Frame, out Output, states map[string]CompoundState) (w, h int) {
 	s := states[c.Path()]
 	read := region(c, s, states).Apply(out.Viewport)
-	if out.Buffers&compound.BufferDepth != 0 || len(out.Consumers) == 0 || c.Parent != nil && tileEqualizer(c.Parent) != nil {
-		// depth cannot be scaled; tiles travel one by one
+	if !scalable(c, out) {
 		return 0, 0
 	}
 	for _, cons := range f.Consumers {
@@ -1534,15 +1533,19 @@ func monitorReadSize(c *compound.Compound, f *compound.Frame, out Output, states
 	return w, h
 }
 
+// scalable reports whether c's output frame out can be scaled down
+// before it travels: it carries colour alone (depth cannot be averaged)
+// to some consumer, and is no tile queue's (tiles travel one by one).
+func scalable(c *compound.Compound, out Output) bool {
+	return out.Buffers&compound.BufferDepth == 0 && len(out.Consumers) > 0 && (c.Parent == nil || tileEqualizer(c.Parent) == nil)
+}
+
 // landsAtShare reports whether c renders its output frame f zoomed up
 // (a supersampling zoom above 1) and every active consumer lands it at
-// the resolution of its share: one not zoomed itself, and no monitor.
-// Such a frame carrying colour alone, outside a tile queue, can travel
-// at that resolution.
+// the resolution of its share (one not zoomed itself, and no monitor),
+// and it is scalable: it can travel at that resolution.
 func landsAtShare(c *compound.Compound, f *compound.Frame, out Output, states map[string]CompoundState) bool {
-	z := states[c.Path()].Zoom
-	if z.X < 1 || z.Y < 1 || z.X == 1 && z.Y == 1 || out.Buffers&compound.BufferDepth != 0 || len(out.Consumers) == 0 ||
-		c.Parent != nil && tileEqualizer(c.Parent) != nil {
+	if z := states[c.Path()].Zoom; z.X < 1 || z.Y < 1 || z.X == 1 && z.Y == 1 || !scalable(c, out) {
 		return false
 	}
 	for _, cons := range f.Consumers {
