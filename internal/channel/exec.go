@@ -1371,7 +1371,7 @@ func (fr *frameRun) readback(r *channelRun, t *planner.Task, rec *stats.Record, 
 			send(band.slice(fr.frame, read, depth))
 			continue
 		}
-		_, reader := fr.e.Renderer.(draw.Reader)
+		rd, reader := fr.e.Renderer.(draw.Reader)
 		w, h := out.ReadW, out.ReadH
 		if out.AtShare {
 			// a supersampled frame: its share's pixels hold what the
@@ -1379,7 +1379,8 @@ func (fr *frameRun) readback(r *channelRun, t *planner.Task, rec *stats.Record, 
 			w, h = outShare.W, outShare.H
 		}
 		if w > 0 && h > 0 && w <= read.W && h <= read.H && (w < read.W || h < read.H) && !pixel && !depth && !reader {
-			// the consumers show it smaller: read it so
+			// the consumers show it smaller: read it so (a renderer that
+			// reads back itself reads what it drew)
 			px, err := fr.readShrunk(r, read, w, h)
 			if err != nil {
 				fr.fail(err)
@@ -1390,7 +1391,7 @@ func (fr *frameRun) readback(r *channelRun, t *planner.Task, rec *stats.Record, 
 			continue
 		}
 		start := time.Now()
-		if rd, ok := fr.e.Renderer.(draw.Reader); ok {
+		if reader {
 			px, err := fr.readByRenderer(rd, r, t, read, depth)
 			if err != nil {
 				fr.fail(err)

@@ -10,8 +10,9 @@ import (
 )
 
 // shrinkBuffer is where a pipe scales a frame down on the GPU before
-// reading it back at the size its consumers show it (a monitor's:
-// planner.Output's ReadW x ReadH).
+// reading it back at the size its consumers show it: a monitor's
+// (planner.Output's ReadW x ReadH), or a supersampled frame's share
+// (Output.AtShare).
 type shrinkBuffer struct {
 	fbo, tex uint32
 	w, h     int
@@ -23,12 +24,12 @@ func (b *shrinkBuffer) delete() {
 }
 
 // readShrunk reads the region read of the channel's framebuffer back
-// scaled to w x h pixels, filtered linearly as a monitor's assembly
-// scales a frame.
+// scaled to w x h pixels, filtered linearly as the consumer's assembly
+// would have scaled the frame.
 func (fr *frameRun) readShrunk(r *channelRun, read compound.PixelViewport, w, h int) (*Pixels, error) {
 	e := fr.e
 	if b := e.shrink; b == nil || b.w < w || b.h < h {
-		// grown, not fitted: a monitor's frames differ in size
+		// grown, not fitted: the frames read so differ in size
 		bw, bh := max(w, 256), max(h, 256)
 		if b != nil {
 			bw, bh = max(bw, b.w), max(bh, b.h)

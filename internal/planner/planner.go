@@ -1506,11 +1506,11 @@ func (p *Planner) outputs(c *compound.Compound, states map[string]CompoundState)
 // it smaller than c renders it, all at one size: read at that size, it is
 // what they show. 0, 0 otherwise: read as rendered.
 func monitorReadSize(c *compound.Compound, f *compound.Frame, out Output, states map[string]CompoundState) (w, h int) {
-	s := states[c.Path()]
-	read := region(c, s, states).Apply(out.Viewport)
 	if !scalable(c, out) {
 		return 0, 0
 	}
+	s := states[c.Path()]
+	read := region(c, s, states).Apply(out.Viewport)
 	for _, cons := range f.Consumers {
 		cs := states[cons.Path()]
 		if !cs.Active || cons.Channel == nil {
