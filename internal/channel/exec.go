@@ -1327,10 +1327,19 @@ func (fr *frameRun) readback(r *channelRun, t *planner.Task, rec *stats.Record, 
 			read, outShare = region.Apply(vp), share.Apply(vp)
 		}
 		extent := outShare
+		// its zoom asks for it smaller (planner.Output.Scale)
+		scaledW, scaledH := 0, 0
+		if z := out.Scale; z.X > 0 && z.Y > 0 && !pixel {
+			scaledW, scaledH = max(1, int(float64(read.W)*z.X+0.5)), max(1, int(float64(read.H)*z.Y+0.5))
+		}
 		if out.ROI && !pixel && !fr.e.opt.FullReadback {
 			// cut to the drawn region, and the share with it
 			if d, ok := r.dirty[t.Eye]; ok {
-				read, outShare = cutToDrawn(read, outShare, d)
+				if scaledW > 0 {
+					read, outShare, scaledW, scaledH = cutToDrawnScaled(read, outShare, d, scaledW, scaledH)
+				} else {
+					read, outShare = cutToDrawn(read, outShare, d)
+				}
 			}
 		}
 		depth := out.Buffers&compound.BufferDepth != 0
@@ -1377,6 +1386,9 @@ func (fr *frameRun) readback(r *channelRun, t *planner.Task, rec *stats.Record, 
 			// a supersampled frame: its share's pixels hold what the
 			// consumers keep of it
 			w, h = outShare.W, outShare.H
+		}
+		if scaledW > 0 {
+			w, h = scaledW, scaledH
 		}
 		if w > 0 && h > 0 && w <= read.W && h <= read.H && (w < read.W || h < read.H) && !pixel && !depth && !reader {
 			// the consumers show it smaller: read it so (a renderer that
@@ -1722,6 +1734,20 @@ func (a *assembly) place(in planner.Input, f *FrameData) compound.PixelViewport 
 	if in.Place != nil {
 		return scaleRect(f.Share, f.Extent, *in.Place)
 	}
+	at := a.atShare(in, f)
+	if z := in.Scale; z.X > 0 && z.Y > 0 {
+		// its frames' zooms scale it from the region's corner
+		r := a.t.Region
+		x0, y0 := r.X+int(float64(at.X-r.X)*z.X+0.5), r.Y+int(float64(at.Y-r.Y)*z.Y+0.5)
+		x1, y1 := r.X+int(float64(at.X+at.W-r.X)*z.X+0.5), r.Y+int(float64(at.Y+at.H-r.Y)*z.Y+0.5)
+		at = compound.PixelViewport{X: x0, Y: y0, W: x1 - x0, H: y1 - y0}
+	}
+	return at
+}
+
+// atShare is where an input frame lands at its share (the config's frame
+// zooms aside).
+func (a *assembly) atShare(in planner.Input, f *FrameData) compound.PixelViewport {
 	t := a.t
 	if in.Native {
 		return compound.PixelViewport{X: t.Region.X + f.Share.X - f.Extent.X, Y: t.Region.Y + f.Share.Y - f.Extent.Y, W: f.Share.W, H: f.Share.H}
@@ -2428,26 +2454,45 @@ func cutToDrawn(read, share, drawn compound.PixelViewport) (compound.PixelViewpo
 	if read.W == share.W && read.H == share.H {
 		return cut, scaleRect(cut, read, share)
 	}
-	x0, x1, sx0, sx1 := cutOnWholePixels(cut.X-1-read.X, cut.X+cut.W+1-read.X, read.W, share.W)
-	y0, y1, sy0, sy1 := cutOnWholePixels(cut.Y-1-read.Y, cut.Y+cut.H+1-read.Y, read.H, share.H)
+	x0, x1, sx0, sx1, _, _ := cutOnWholePixels(cut.X-1-read.X, cut.X+cut.W+1-read.X, read.W, share.W, read.W)
+	y0, y1, sy0, sy1, _, _ := cutOnWholePixels(cut.Y-1-read.Y, cut.Y+cut.H+1-read.Y, read.H, share.H, read.H)
 	return compound.PixelViewport{X: read.X + x0, Y: read.Y + y0, W: x1 - x0, H: y1 - y0},
 		compound.PixelViewport{X: share.X + sx0, Y: share.Y + sy0, W: sx1 - sx0, H: sy1 - sy0}
 }
 
+// cutToDrawnScaled is cutToDrawn for a read scaled to w x h before it
+// travels (planner.Output.Scale): the cut also falls on whole pixels of
+// the scaled read, widened by one of them, which the filter that scales it
+// back up reaches, so that its pixels are those of the whole read scaled.
+// It returns the cut's scaled size with it.
+func cutToDrawnScaled(read, share, drawn compound.PixelViewport, w, h int) (compound.PixelViewport, compound.PixelViewport, int, int) {
+	cut := intersect(read, drawn)
+	if cut.W <= 0 || cut.H <= 0 {
+		return cut, compound.PixelViewport{X: share.X, Y: share.Y}, 0, 0
+	}
+	// one scaled pixel, in read pixels
+	px, py := (read.W+w-1)/w, (read.H+h-1)/h
+	x0, x1, sx0, sx1, kx0, kx1 := cutOnWholePixels(cut.X-px-read.X, cut.X+cut.W+px-read.X, read.W, share.W, w)
+	y0, y1, sy0, sy1, ky0, ky1 := cutOnWholePixels(cut.Y-py-read.Y, cut.Y+cut.H+py-read.Y, read.H, share.H, h)
+	return compound.PixelViewport{X: read.X + x0, Y: read.Y + y0, W: x1 - x0, H: y1 - y0},
+		compound.PixelViewport{X: share.X + sx0, Y: share.Y + sy0, W: sx1 - sx0, H: sy1 - sy0}, kx1 - kx0, ky1 - ky0
+}
+
 // cutOnWholePixels widens the span [lo, hi) of a read of n pixels that
-// covers m pixels of its share to edges on whole pixels of both, and
-// returns them in read and in share pixels.
-func cutOnWholePixels(lo, hi, n, m int) (rlo, rhi, slo, shi int) {
-	if n <= 0 || m <= 0 {
-		return 0, max(n, 0), 0, max(m, 0)
+// covers m pixels of its share, and k of a scaled copy of it, to edges on
+// whole pixels of all three, and returns them in read, share and scaled
+// pixels.
+func cutOnWholePixels(lo, hi, n, m, k int) (rlo, rhi, slo, shi, klo, khi int) {
+	if n <= 0 || m <= 0 || k <= 0 {
+		return 0, max(n, 0), 0, max(m, 0), 0, max(k, 0)
 	}
 	lo, hi = max(lo, 0), min(hi, n)
-	// share pixel s lies on a read pixel where s*n is a multiple of m:
-	// every step share pixels
-	step := m / gcd(n, m)
+	// share pixel s lies on a read pixel where s*n is a multiple of m,
+	// and on a scaled one where s*k is: every step share pixels
+	step := lcm(m/gcd(n, m), m/gcd(k, m))
 	slo = lo * m / n / step * step
-	shi = min((hi*m+n-1)/n+step-1, m) / step * step
-	return slo * n / m, shi * n / m, slo, shi
+	shi = min((hi*m+n-1)/n+step-1, m) / step * step // step divides m
+	return slo * n / m, shi * n / m, slo, shi, slo * k / m, shi * k / m
 }
 
 func lcm(a, b int) int { return a / gcd(a, b) * b }

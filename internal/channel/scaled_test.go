@@ -61,19 +61,22 @@ func TestScaledFrameSamplesOnlyItsOwnTexels(t *testing.T) {
 }
 
 // A cut of a zoomed read holds the span asked for, and its edges fall on
-// whole pixels of both the read and its share, for every span of reads
-// and shares of many sizes.
+// whole pixels of the read, of its share and of a scaled copy of it (an
+// output frame's zoom), for every span of reads, shares and copies of many
+// sizes.
 func TestCutOnWholePixels(t *testing.T) {
-	for n := 1; n <= 40; n++ {
-		for m := 1; m <= 40; m++ {
-			for lo := 0; lo < n; lo++ {
-				for hi := lo + 1; hi <= n; hi++ {
-					rlo, rhi, slo, shi := cutOnWholePixels(lo, hi, n, m)
-					if rlo > lo || rhi < hi || rlo < 0 || rhi > n || slo < 0 || shi > m || slo >= shi {
-						t.Fatalf("read %d onto %d, span [%d, %d): cut [%d, %d) onto [%d, %d)", n, m, lo, hi, rlo, rhi, slo, shi)
-					}
-					if slo*n != rlo*m || shi*n != rhi*m {
-						t.Fatalf("read %d onto %d, span [%d, %d): the cut [%d, %d) onto [%d, %d) is off whole pixels", n, m, lo, hi, rlo, rhi, slo, shi)
+	for n := 1; n <= 24; n++ {
+		for m := 1; m <= 24; m++ {
+			for k := 1; k <= 24; k++ {
+				for lo := 0; lo < n; lo++ {
+					for hi := lo + 1; hi <= n; hi++ {
+						rlo, rhi, slo, shi, klo, khi := cutOnWholePixels(lo, hi, n, m, k)
+						if rlo > lo || rhi < hi || rlo < 0 || rhi > n || slo < 0 || shi > m || slo >= shi || klo < 0 || khi > k || klo >= khi {
+							t.Fatalf("read %d onto %d (scaled to %d), span [%d, %d): cut [%d, %d) onto [%d, %d) and [%d, %d)", n, m, k, lo, hi, rlo, rhi, slo, shi, klo, khi)
+						}
+						if slo*n != rlo*m || shi*n != rhi*m || slo*k != klo*m || shi*k != khi*m {
+							t.Fatalf("read %d onto %d (scaled to %d), span [%d, %d): the cut [%d, %d) onto [%d, %d) and [%d, %d) is off whole pixels", n, m, k, lo, hi, rlo, rhi, slo, shi, klo, khi)
+						}
 					}
 				}
 			}
@@ -81,7 +84,7 @@ func TestCutOnWholePixels(t *testing.T) {
 	}
 	// as narrow as the pixels allow: a read twice its share's size is cut
 	// on every other pixel
-	if rlo, rhi, slo, shi := cutOnWholePixels(115, 384, 500, 250); rlo != 114 || rhi != 384 || slo != 57 || shi != 192 {
+	if rlo, rhi, slo, shi, _, _ := cutOnWholePixels(115, 384, 500, 250, 500); rlo != 114 || rhi != 384 || slo != 57 || shi != 192 {
 		t.Errorf("[115, 384) of 500 onto 250: cut [%d, %d) onto [%d, %d), want [114, 384) onto [57, 192)", rlo, rhi, slo, shi)
 	}
 }

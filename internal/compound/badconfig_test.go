@@ -1302,3 +1302,92 @@ func TestCheckWarnsAboutMonitorFramesFromOutsideItsView(t *testing.T) {
 		}
 	}
 }
+
+// Check says what frame zooms do where a user may not expect it: a frame
+// that lands scaled (its zooms do not cancel out), one with depth that is
+// not read smaller, and zooms with no effect (on a pixel part's frame, on a
+// monitor's input frame); zooms that cancel out, or a supersampled
+// source's own, say nothing.
+func TestCheckWarnsAboutFrameZooms(t *testing.T) {
+	const text = `config {
+    appNode { pipe {
+        window { viewport [ 0 0 400 200 ] channel { name "dest" } }
+        window { viewport [ 0 300 400 200 ] channel { name "src" } }
+    } }
+    observer { }
+    layout { view { observer 0 } }
+    canvas { layout 0 wall { } segment { channel "dest" } }
+    compound { channel ( segment 0 view 0 ) BUFFERS
+        compound { channel "src" SOURCE outputframe { name "f" zoom [ OUT ] } }
+        inputframe { name "f" zoom [ IN ] }
+    }
+}`
+	for _, c := range []struct {
+		about, out, in, source, buffers string
+		want                            string // in the one warning; "" for none
+	}{
+		{"cancelled", "0.5 0.5", "2 2", "", "", ""},
+		{"cancelled on a supersampled source", "0.25 0.25", "2 2", "zoom [ 2 2 ]", "", ""},
+		{"output alone", "0.5 0.5", "1 1", "", "", `frame.eqc:10:63: frame "f" lands scaled by [ 0.5 0.5 ] from the corner`},
+		{"input alone", "1 1", "2 1", "", "", `frame.eqc:11:36: frame "f" lands scaled by [ 2 1 ] from the corner`},
+		{"with depth", "0.5 0.5", "2 2", "", "buffer [ COLOR DEPTH ]", `frame "f" carries depth, which is not averaged`},
+		{"a pixel part", "0.5 0.5", "2 2", "pixel [ 0 0 2 1 ]", "", "has no effect: they land at their share"},
+	} {
+		src := strings.NewReplacer("OUT", c.out, "IN", c.in, "SOURCE", c.source, "BUFFERS", c.buffers).Replace(text)
+		_, warned := resolveWarned(t, "frame.eqc", src)
+		var got []string
+		for _, w := range warned {
+			if strings.Contains(w, "zoom") || strings.Contains(w, "frame \"f\"") {
+				got = append(got, w)
+			}
+		}
+		switch {
+		case c.want == "" && len(got) > 0:
+			t.Errorf("%s: warnings %q, want none", c.about, got)
+		case c.want != "" && (len(got) != 1 || !strings.Contains(got[0], c.want)):
+			t.Errorf("%s: warnings %q, want one saying %q", c.about, got, c.want)
+		}
+	}
+}
+
+// Check warns of a frame of colour alone assembled into a picture that is
+// sent on with depth (its pixels keep the clear's depth, and the depth
+// merge above drops them), and not of one whose assembly sends colour
+// alone too, or of frames with depth.
+func TestCheckWarnsAboutColourAssembledIntoDepth(t *testing.T) {
+	const text = `config {
+    appNode { pipe {
+        window { viewport [ 0 0 400 200 ] channel { name "dest" } }
+        window { viewport [ 0 300 400 200 ] channel { name "mid" } }
+        window { viewport [ 500 300 400 200 ] channel { name "src" } }
+    } }
+    observer { }
+    layout { view { observer 0 } }
+    canvas { layout 0 wall { } segment { channel "dest" } }
+    compound { channel ( segment 0 view 0 ) buffer [ COLOR DEPTH ]
+        compound { channel "mid"
+            compound { channel "src" viewport [ 0 0 0.5 1 ] outputframe { name "part" buffers [ PART ] } }
+            inputframe { name "part" } outputframe { name "mid" buffers [ MID ] } }
+        inputframe { name "mid" }
+    }
+}`
+	for _, c := range []struct {
+		part, mid string
+		want      bool
+	}{
+		{"COLOR", "COLOR DEPTH", true},
+		{"COLOR", "COLOR", false},
+		{"COLOR DEPTH", "COLOR DEPTH", false},
+	} {
+		_, warned := resolveWarned(t, "colour.eqc", strings.NewReplacer("PART", c.part, "MID", c.mid).Replace(text))
+		var got []string
+		for _, w := range warned {
+			if strings.Contains(w, "carries colour alone") {
+				got = append(got, w)
+			}
+		}
+		if c.want && (len(got) != 1 || !strings.HasPrefix(got[0], "colour.eqc:12:61: frame \"part\" carries colour alone") || !strings.Contains(got[0], `(frame "mid")`)) || !c.want && len(got) > 0 {
+			t.Errorf("part %s, assembly %s: warnings %q, want one: %v", c.part, c.mid, got, c.want)
+		}
+	}
+}

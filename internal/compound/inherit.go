@@ -383,9 +383,7 @@ func (r *resolver) frame(f *configparser.Frame, c *Compound, pos lexer.Position)
 		case ff.Zoom != nil:
 			v := floats(ff.Zoom.V)
 			fr.Zoom = Zoom{v[0], v[1]}
-			if fr.Zoom != (Zoom{1, 1}) {
-				r.warnf(ff.Zoom.Pos, "frame zoom: goeq reads and assembles frames at the resolution they were rendered (use the compound's zoom)")
-			}
+			fr.ZoomPos = ff.Zoom.Pos
 		}
 	}
 	if fr.Name == "" {

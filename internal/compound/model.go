@@ -104,6 +104,49 @@ type Zoom struct{ X, Y float64 }
 // [ 1 1 ].
 func (z Zoom) Scales() bool { return z != (Zoom{1, 1}) && z != (Zoom{}) }
 
+// ReadScale is how much smaller than rendered an output frame is read
+// back: its zoom where below 1 (Equalizer reads such frames scaled down;
+// a zoom above 1 scales it up where it lands, LandingScale). {1, 1}
+// where it is not read smaller.
+func (f *Frame) ReadScale() Zoom {
+	if !f.Zoom.Scales() {
+		return Zoom{1, 1}
+	}
+	return Zoom{min(f.Zoom.X, 1), min(f.Zoom.Y, 1)}
+}
+
+// LandingScale is how much larger than its share, at the consumer's zoom,
+// a frame lands: rendered by a compound at zoom from, and assembled by one
+// at zoom to, from output frame out into input frame in. Equalizer lands a
+// frame at its rendered size times out's zoom times in's; unset (or
+// [ 1 1 ]), those are 1/from and to, which land it at its share. {1, 1}
+// where they cancel out, as [ 0.5 0.5 ] out and [ 2 2 ] in do: a frame
+// sent at half its resolution and shown at its size.
+func LandingScale(out, in *Frame, from, to Zoom) Zoom {
+	from, to = orOne(from), orOne(to)
+	zo, zi := Zoom{1 / from.X, 1 / from.Y}, to
+	if out.Zoom.Scales() {
+		zo = out.Zoom
+	}
+	if in.Zoom.Scales() {
+		zi = in.Zoom
+	}
+	near1 := func(v float64) float64 {
+		if math.Abs(v-1) < 1e-9 {
+			return 1
+		}
+		return v
+	}
+	return Zoom{near1(from.X * zo.X * zi.X / to.X), near1(from.Y * zo.Y * zi.Y / to.Y)}
+}
+
+func orOne(z Zoom) Zoom {
+	if z.X <= 0 || z.Y <= 0 {
+		return Zoom{1, 1}
+	}
+	return z
+}
+
 // Eye bits.
 const (
 	EyeCyclop = 1 << iota
@@ -337,6 +380,7 @@ type Frame struct {
 	Viewport Viewport
 	Buffers  int
 	Zoom     Zoom
+	ZoomPos  lexer.Position // where Zoom is set
 	Compound *Compound
 	// For an input frame, the compounds producing the frame of that name
 	// (several when period and phase alternate them); for an output frame,
@@ -908,6 +952,16 @@ func (c *Config) Resampling() string {
 		for _, eq := range cp.Equalizers {
 			if eq.Kind == DFREqualizer || eq.Kind == MonitorEqualizer {
 				why = eq.Kind.String()
+			}
+		}
+		for _, f := range cp.InputFrames {
+			if f.Zoom.Scales() && why == "" {
+				why = "frame zoom"
+			}
+		}
+		for _, f := range cp.OutputFrames {
+			if f.Zoom.Scales() && why == "" {
+				why = "frame zoom"
 			}
 		}
 	})

@@ -599,6 +599,8 @@ func (r *resolver) config(c *configparser.Config) *Config {
 	r.checkDeadEnds(cfg)
 	r.checkZoomedInterleaves(cfg)
 	r.checkZoomedDestinations(cfg)
+	r.checkFrameZooms(cfg)
+	r.checkColourIntoDepth(cfg)
 	r.checkAnaglyphMasks(cfg)
 	r.checkMonitorInputs(cfg)
 	r.checkEyesOnWalls(cfg)
@@ -793,6 +795,101 @@ func (r *resolver) checkZoomedDestinations(cfg *Config) {
 		}
 		r.warnf(r.raw[c].pos, "this destination compound draws its picture scaled by %s, from its channel's corner, and nothing scales it back (as in Equalizer); zoom a compound below it that sends its frame up instead, as Equalizer's DFR examples do", zoom)
 	})
+}
+
+// checkFrameZooms warns of output and input frame zooms with an effect a
+// user may not expect: a frame that lands scaled rather than at its share
+// (its zooms do not cancel out: Equalizer scales it so, from the corner of
+// the consumer's channel), one with depth, which is not read smaller (its
+// samples are not averaged), and zooms that goeq ignores: on the frames of
+// a pixel or subpixel decomposition or a tile queue (they land sample by
+// sample, or tile by tile, at their share) and on a monitor's (it places
+// and scales them itself).
+func (r *resolver) checkFrameZooms(cfg *Config) {
+	type once struct {
+		f   *Frame
+		why string
+	}
+	warned := map[once]bool{}
+	warn := func(f *Frame, format string, args ...any) {
+		if !warned[once{f, format}] {
+			warned[once{f, format}] = true
+			r.warnf(f.ZoomPos, format, args...)
+		}
+	}
+	tiled := func(c *Compound) bool {
+		return c.Parent != nil && slices.ContainsFunc(c.Parent.Equalizers, func(eq *Equalizer) bool { return eq.Kind == TileEqualizer })
+	}
+	interleaved := func(c *Compound) bool { return c.Pixel.W > 1 || c.Pixel.H > 1 || c.Subpixel.Size > 1 }
+	cfg.Walk(func(c *Compound) {
+		for _, in := range c.InputFrames {
+			for _, p := range in.Producers {
+				out := outputFrameOf(p, in.Name)
+				if out == nil || !out.Zoom.Scales() && !in.Zoom.Scales() {
+					continue
+				}
+				zoomed := out
+				if !out.Zoom.Scales() {
+					zoomed = in
+				}
+				switch {
+				case interleaved(p) || interleaved(c) || tiled(p):
+					warn(zoomed, "frame zoom on the frames of a pixel or subpixel decomposition or of a tile queue has no effect: they land at their share")
+				case slices.ContainsFunc(c.Equalizers, func(eq *Equalizer) bool { return eq.Kind == MonitorEqualizer }):
+					// an output frame's zoom below 1 still reads it smaller
+					if in.Zoom.Scales() {
+						zoomed = in
+					}
+					if in.Zoom.Scales() || out.Zoom.X > 1 || out.Zoom.Y > 1 {
+						warn(zoomed, "frame zoom on a monitor's frame has no effect but to read it back smaller (an output frame's zoom below 1): the monitor equalizer places and scales it")
+					}
+				default:
+					if s := LandingScale(out, in, p.Zoom, c.Zoom); s != (Zoom{1, 1}) {
+						warn(zoomed, "frame %q lands scaled by [ %g %g ] from the corner of its consumer's channel, its output frame's zoom times its input frame's (as in Equalizer); zooms that cancel out, as [ 0.5 0.5 ] on the output frame and [ 2 2 ] on the input frame, send it at a lower resolution and show it at its place", in.Name, s.X, s.Y)
+					}
+				}
+				if out.ReadScale() != (Zoom{1, 1}) && out.Buffers&BufferDepth != 0 {
+					warn(out, "frame %q carries depth, which is not averaged: it travels at the resolution it was rendered at, whatever its zoom", out.Name)
+				}
+			}
+		}
+	})
+}
+
+// checkColourIntoDepth warns of a frame of colour alone that a compound
+// assembles into a picture it sends on with depth: where the frame lands,
+// the depth stays as the clear left it, the farthest, so the depth merge
+// further up drops its pixels (as in Equalizer; a random tree with such a
+// frame found it).
+func (r *resolver) checkColourIntoDepth(cfg *Config) {
+	cfg.Walk(func(c *Compound) {
+		i := slices.IndexFunc(c.OutputFrames, func(f *Frame) bool { return f.Buffers&BufferDepth != 0 && f.Pos.Line > 0 })
+		if i < 0 {
+			return
+		}
+		sent := c.OutputFrames[i]
+		warned := map[*Frame]bool{}
+		for _, in := range c.InputFrames {
+			for _, p := range in.Producers {
+				out := outputFrameOf(p, in.Name)
+				if out == nil || out.Buffers&BufferDepth != 0 || out.Buffers == 0 || out.Pos.Line == 0 || warned[out] {
+					continue
+				}
+				warned[out] = true
+				r.warnf(out.Pos, "frame %q carries colour alone, but the compound that assembles it sends its picture on with depth (frame %q): where this frame lands that depth is the clear's, the farthest, so the depth merge further up drops its pixels (as in Equalizer); give it DEPTH too, or send %q without", out.Name, sent.Name, sent.Name)
+			}
+		}
+	})
+}
+
+// outputFrameOf is c's output frame of that name, or nil.
+func outputFrameOf(c *Compound, name string) *Frame {
+	for _, f := range c.OutputFrames {
+		if f.Name == name {
+			return f
+		}
+	}
+	return nil
 }
 
 // checkAnaglyphMasks warns where a compound's own stereo attributes make

@@ -90,6 +90,11 @@ type Output struct {
 	// consumer lands it at its share's resolution, so the producer scales
 	// it down to that on its GPU before it travels (colour alone).
 	AtShare bool `json:"at_share,omitempty"`
+	// Scale, when set, reads the frame back at that fraction of its
+	// rendered resolution, scaled down on the GPU: its output frame's zoom
+	// asks so (compound.Frame.ReadScale), and it is scalable. Its
+	// consumers scale it to where it lands.
+	Scale compound.Zoom `json:"scale,omitzero"`
 }
 
 // Input is an input frame an assemble task composites.
@@ -112,6 +117,10 @@ type Input struct {
 	// Depth: a producer sends depth with it, which the assembly merges
 	// against the framebuffer's.
 	Depth bool `json:"depth,omitempty"`
+	// Scale, when set, scales where the frame lands from the corner of
+	// the task's region: its output and input frames' zooms land it at
+	// another size than its share's (compound.LandingScale).
+	Scale compound.Zoom `json:"scale,omitzero"`
 }
 
 // Task is one unit of work for one channel in one frame.
@@ -1244,6 +1253,8 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 					in.Depth = in.Depth || sendsDepth(prod, f.Name)
 					if monitor {
 						in.Place = monitorPlace(t.Region, c, prod, ps)
+					} else {
+						in.Scale = landingScale(c, f, prod, eye, states)
 					}
 				}
 			}
@@ -1270,11 +1281,42 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 	}
 }
 
+// landingScale is how much larger than its share c lands prod's frame
+// of input frame in: zero where at its share, as frames of a pixel or
+// subpixel decomposition or a tile queue always land (check warns of
+// their zoom).
+func landingScale(c *compound.Compound, in *compound.Frame, prod *compound.Compound, eye int, states map[string]CompoundState) compound.Zoom {
+	out := outputFrame(prod, in.Name)
+	ps, cs := states[prod.Path()], states[c.Path()]
+	if out == nil || interleaves(ps) || interleaves(cs) || queueOf(prod, eye) != "" {
+		return compound.Zoom{}
+	}
+	if z := compound.LandingScale(out, in, ps.Zoom, cs.Zoom); z != (compound.Zoom{X: 1, Y: 1}) {
+		return z
+	}
+	return compound.Zoom{}
+}
+
+// interleaves reports whether a compound's samples spread over its
+// share's pixels: a pixel or subpixel decomposition's.
+func interleaves(s CompoundState) bool {
+	return s.Pixel.W > 1 || s.Pixel.H > 1 || s.Subpixel.Size > 1
+}
+
+// outputFrame is c's output frame of that name, or nil.
+func outputFrame(c *compound.Compound, name string) *compound.Frame {
+	for _, f := range c.OutputFrames {
+		if f.Name == name {
+			return f
+		}
+	}
+	return nil
+}
+
 // sendsDepth reports whether c's output frame of that name carries depth.
 func sendsDepth(c *compound.Compound, name string) bool {
-	return slices.ContainsFunc(c.OutputFrames, func(f *compound.Frame) bool {
-		return f.Name == name && f.Buffers&compound.BufferDepth != 0
-	})
+	f := outputFrame(c, name)
+	return f != nil && f.Buffers&compound.BufferDepth != 0
 }
 
 // scratch says whether what c draws on its destination's own channel is
@@ -1489,8 +1531,10 @@ func (p *Planner) outputs(c *compound.Compound, states map[string]CompoundState)
 				out.ROI = out.ROI && clears(cons) && !hasEqualizer(cons, compound.MonitorEqualizer)
 			}
 		}
-		if s := states[c.Path()]; s.Pixel.W > 1 || s.Pixel.H > 1 || s.Subpixel.Size > 1 {
+		if interleaves(states[c.Path()]) {
 			out.ROI = false // interleaving and averaging need every sample
+		} else if z := f.ReadScale(); z != (compound.Zoom{X: 1, Y: 1}) && scalable(c, out) {
+			out.Scale = z // asked for: what consumers land it at follows
 		} else {
 			out.ReadW, out.ReadH = monitorReadSize(c, f, out, states)
 			out.AtShare = out.ReadW == 0 && landsAtShare(c, f, out, states)

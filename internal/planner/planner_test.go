@@ -1455,3 +1455,51 @@ func TestSupersampledFramesAreReadAtTheirShare(t *testing.T) {
 		}
 	}
 }
+
+// An output frame's zoom below 1 reads the frame back smaller, where it
+// can be (colour alone, no pixel or subpixel decomposition); the output
+// and input frames' zooms together scale where it lands unless they
+// cancel out, relative to the share the source's zoom alone lands it at.
+func TestFrameZoomsScaleTheReadAndTheLanding(t *testing.T) {
+	const text = `config {
+    appNode { pipe { window { viewport [ 0 0 400 200 ] channel { name "dest" } } } }
+    node { host "localhost" pipe { window { viewport [ 0 0 800 400 ] channel { name "src" } } } }
+    observer { }
+    layout { view { observer 0 } }
+    canvas { layout 0 wall { } segment { channel "dest" } }
+    compound { channel ( segment 0 view 0 ) BUFFERS
+        compound { channel "src" SOURCE outputframe { name "f" zoom [ OUT ] } }
+        inputframe { name "f" zoom [ IN ] }
+    }
+}`
+	half, none := compound.Zoom{X: 0.5, Y: 0.5}, compound.Zoom{}
+	for _, c := range []struct {
+		about, out, in, source, buffers string
+		read, land                      compound.Zoom
+	}{
+		{"cancelled", "0.5 0.5", "2 2", "", "", half, none},
+		{"output alone", "0.5 0.5", "1 1", "", "", half, half},
+		{"output above 1", "2 2", "1 1", "", "", none, compound.Zoom{X: 2, Y: 2}},
+		{"input alone", "1 1", "0.5 1", "", "", none, compound.Zoom{X: 0.5, Y: 1}},
+		{"supersampled, read at half its share", "0.25 0.25", "2 2", "zoom [ 2 2 ]", "", compound.Zoom{X: 0.25, Y: 0.25}, none},
+		{"with depth", "0.5 0.5", "2 2", "", "buffer [ COLOR DEPTH ]", none, none},
+		{"a pixel part", "0.5 0.5", "1 1", "pixel [ 0 0 2 1 ]", "", none, none},
+	} {
+		cfg := loadText(t, "zoom.eqc", strings.NewReplacer("OUT", c.out, "IN", c.in, "SOURCE", c.source, "BUFFERS", c.buffers).Replace(text))
+		plan := New(cfg).Plan(0)
+		var outs []Output
+		for _, task := range channel(plan, "src").Tasks {
+			outs = append(outs, task.Outputs...)
+		}
+		var ins []Input
+		for _, task := range channel(plan, "dest").Tasks {
+			ins = append(ins, task.Inputs...)
+		}
+		if len(outs) != 1 || outs[0].Scale != c.read || outs[0].AtShare || outs[0].ReadW != 0 {
+			t.Errorf("%s: outputs %+v; want one read at scale %v", c.about, outs, c.read)
+		}
+		if len(ins) != 1 || ins[0].Scale != c.land {
+			t.Errorf("%s: inputs %+v; want one landing at scale %v", c.about, ins, c.land)
+		}
+	}
+}

@@ -1,0 +1,182 @@
+package server
+
+import (
+	"fmt"
+	"image"
+	"image/draw"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/goeq/goeq/internal/compound"
+	"github.com/goeq/goeq/internal/configparser"
+	"github.com/goeq/goeq/internal/imagecmp"
+)
+
+// frameZoomConfig writes a config whose w x h destination draws the right
+// half of its view and shows the left half from a source on a node of its
+// own, through an output frame zoomed by out and an input frame zoomed by
+// in.
+func frameZoomConfig(t *testing.T, out, in string, buffers string, w, h int) string {
+	text := fmt.Sprintf(`config {
+    appNode { pipe { window { viewport [ 0 0 %d %d ] attributes { hint_drawable FBO } channel { name "channel" } } } }
+    node { host "localhost" pipe { window { viewport [ 0 0 %d %d ] attributes { hint_drawable FBO } channel { name "buffer" } } } }
+    observer {}
+    layout { view { observer 0 } }
+    canvas { layout 0 wall {} segment { channel "channel" } }
+    compound { channel ( segment 0 view 0 ) buffer [ %s ]
+        compound { viewport [ 0.5 0 0.5 1 ] }
+        compound { channel "buffer" viewport [ 0 0 0.5 1 ] outputframe { zoom [ %s ] } }
+        inputframe { name "frame.buffer" zoom [ %s ] }
+    }
+}
+`, w, h, w/2, h, buffers, out, in)
+	path := filepath.Join(t.TempDir(), "framezoom.eqc")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// Frame zooms that cancel out, [ 0.5 0.5 ] on the output frame and
+// [ 2 2 ] on the input frame, send the frame at half its resolution,
+// scaled down on the producer's GPU, and show it at its place (as
+// Equalizer reads and assembles such frames): a quarter of the bytes, and
+// the picture is the view (--reference) whose left half is averaged down
+// and stretched back on the CPU. With region of interest the cut falls on
+// whole pixels of the read, its share and its half, so the picture is the
+// same. With depth, which is not averaged, the frame travels whole and the
+// picture is the view. Before, goeq ignored frame zooms with a warning.
+func TestFrameZoomsThatCancelOutSendTheFrameSmaller(t *testing.T) {
+	const w, h, frames = 400, 200, 3
+	ref := run(t, frameZoomConfig(t, "1 1", "1 1", "COLOR", w, h), frames, "--reference")
+	full := run(t, frameZoomConfig(t, "0.5 0.5", "2 2", "COLOR", w, h), frames, "--codec", "none", "--roi=false")
+	roi := run(t, frameZoomConfig(t, "0.5 0.5", "2 2", "COLOR", w, h), frames)
+	depth := run(t, frameZoomConfig(t, "0.5 0.5", "2 2", "COLOR DEPTH", w, h), frames, "--codec", "none", "--roi=false")
+	for _, x := range []runResult{ref, full, roi, depth} {
+		if x.err != nil {
+			t.Fatalf("run failed: %v\n%s", x.err, x.stderr)
+		}
+	}
+	sent := func(r runResult, want int, what string) {
+		t.Helper()
+		seen := 0
+		for _, rec := range readStats(t, r.out) {
+			if rec.Bytes == 0 {
+				continue
+			}
+			seen++
+			if rec.Bytes < want || rec.Bytes > want+256 {
+				t.Errorf("frame %d: the source sent %d bytes; want %s (%d bytes and a header)", rec.Frame, rec.Bytes, what, want)
+			}
+		}
+		if seen != frames {
+			t.Errorf("%d records of frames sent; want %d", seen, frames)
+		}
+	}
+	sent(full, 4*(w/4)*(h/2), fmt.Sprintf("its %dx%d half", w/4, h/2))
+	sent(depth, 8*(w/2)*h, fmt.Sprintf("its %dx%d pixels of colour and depth", w/2, h))
+	for f := range frames {
+		name := filepathFrame("channel", f)
+		view := loadPNG(t, filepath.Join(ref.out, name))
+		want := image.NewNRGBA(view.Rect)
+		draw.Draw(want, want.Rect, view, image.Point{}, draw.Src)
+		left := stretch(imagecmp.Halve(crop(view, image.Rect(0, 0, w/2, h))), w/2, h)
+		draw.Draw(want, image.Rect(0, 0, w/2, h), left, image.Point{}, draw.Src)
+		matchesOracle(t, fmt.Sprintf("frame %d", f), loadPNG(t, filepath.Join(full.out, name)), want, "the view with its left half halved and stretched")
+		matchesOracle(t, fmt.Sprintf("frame %d with region of interest", f), loadPNG(t, filepath.Join(roi.out, name)), want, "the view with its left half halved and stretched")
+		matchesOracle(t, fmt.Sprintf("frame %d with depth", f), loadPNG(t, filepath.Join(depth.out, name)), view, "the view")
+	}
+}
+
+// An output frame's zoom that its input frame does not cancel lands the
+// frame scaled from the corner of its consumer's channel, as Equalizer
+// lands it, and check says so: [ 0.5 0.5 ] alone puts the left half,
+// averaged down, into the lower left quarter of it.
+func TestAFrameZoomThatIsNotCancelledLandsScaled(t *testing.T) {
+	const w, h, frames = 400, 200, 2
+	cfg := frameZoomConfig(t, "0.5 0.5", "1 1", "COLOR", w, h)
+	ref := run(t, frameZoomConfig(t, "1 1", "1 1", "COLOR", w, h), frames, "--reference")
+	r := run(t, cfg, frames)
+	for _, x := range []runResult{ref, r} {
+		if x.err != nil {
+			t.Fatalf("run failed: %v\n%s", x.err, x.stderr)
+		}
+	}
+	if !strings.Contains(r.stderr, "lands scaled by [ 0.5 0.5 ] from the corner of its consumer's channel") {
+		t.Errorf("no warning that the frame lands scaled:\n%s", tailOf(r.stderr, 2000))
+	}
+	for f := range frames {
+		name := filepathFrame("channel", f)
+		view, got := loadPNG(t, filepath.Join(ref.out, name)), loadPNG(t, filepath.Join(r.out, name))
+		quarter := image.Rect(0, h/2, w/4, h) // the lower left, in rows from the top
+		matchesOracle(t, fmt.Sprintf("frame %d's lower left", f), crop(got, quarter), imagecmp.Halve(crop(view, image.Rect(0, 0, w/2, h))), "the left half averaged down")
+		matchesOracle(t, fmt.Sprintf("frame %d's right half", f), crop(got, image.Rect(w/2, 0, w, h)), crop(view, image.Rect(w/2, 0, w, h)), "the view's right half")
+	}
+}
+
+// Random trees, half of them assembling, whose frames (a random two thirds
+// of them) have output and input zooms that cancel out: [ 0.5 0.5 ] and
+// [ 2 2 ], [ 0.5 1 ] and [ 2 1 ], or [ 0.25 0.5 ] and [ 4 2 ]. Each such
+// frame of colour travels at that fraction of its resolution and lands
+// at its place, so the picture is the reference's within the resampling
+// allowance; frames with depth, or of a pixel or subpixel decomposition
+// or a tile queue, travel whole. In trees without depth ranges the
+// zoomed frames carry colour alone, so that they are read smaller. A tree where they would not cancel (a
+// zoomed source's frame: check warns that it lands scaled) is drawn
+// again, as is one with a frame of colour alone that an assembly sends on
+// with depth, whose pixels the depth merge above it drops (check warns;
+// the first 150 found it). Under the synthetic renderer, whose smooth pattern resamples
+// within the allowance. make test runs 2; GOEQ_RANDOM_TREES=N runs N/2,
+// from seed GOEQ_RANDOM_TREES_FROM.
+func TestRandomFrameZoomTreesMatchTheReference(t *testing.T) {
+	t.Setenv("GOEQ_PROBE_RENDERER", "synthetic")
+	pairs := [][2]string{{"0.5 0.5", "2 2"}, {"0.5 1", "2 1"}, {"0.25 0.5", "4 2"}}
+	named := regexp.MustCompile(`(outputframe|inputframe) \{ name "([^"]+)"`)
+	for _, seed := range randomSeeds(2, 2) {
+		t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(uint64(seed), 0x200f))
+			zr := rand.New(rand.NewPCG(uint64(seed), 0x2010))
+			runRandomConfig(t, func() (string, string) {
+				for {
+					g, body := randomTreeOf(r, zr.IntN(2) == 0)
+					zoomOf := map[string][2]string{}
+					for _, m := range named.FindAllStringSubmatch(body, -1) {
+						if _, ok := zoomOf[m[2]]; !ok && m[1] == "outputframe" && zr.IntN(3) > 0 {
+							zoomOf[m[2]] = pairs[zr.IntN(len(pairs))]
+						}
+					}
+					colour := !strings.Contains(body, "range [") && !strings.Contains(body, "mode DB")
+					body = named.ReplaceAllStringFunc(body, func(s string) string {
+						m := named.FindStringSubmatch(s)
+						z, ok := zoomOf[m[2]]
+						if !ok {
+							return s
+						}
+						if m[1] == "outputframe" && colour {
+							return s + " buffers [ COLOR ] zoom [ " + z[0] + " ]"
+						}
+						if m[1] == "outputframe" {
+							return s + " zoom [ " + z[0] + " ]"
+						}
+						return s + " zoom [ " + z[1] + " ]"
+					})
+					text := g.config(body)
+					_, res, err := compound.LoadText("zoom.eqc", []byte(text), compound.Options{})
+					if err != nil {
+						t.Fatalf("a random config does not load: %v\n%s", err, text)
+					}
+					if !slices.ContainsFunc(res.Warnings, func(w configparser.Diagnostic) bool {
+						return strings.Contains(w.Msg, "lands scaled by") || strings.Contains(w.Msg, "carries colour alone")
+					}) {
+						return text, fmt.Sprintf("%dx%d, frame zooms %v:\n%s", g.w, g.h, zoomOf, body)
+					}
+				}
+			})
+		})
+	}
+}
