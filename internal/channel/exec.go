@@ -1390,9 +1390,10 @@ func (fr *frameRun) readback(r *channelRun, t *planner.Task, rec *stats.Record, 
 		if scaledW > 0 {
 			w, h = scaledW, scaledH
 		}
-		if w > 0 && h > 0 && w <= read.W && h <= read.H && (w < read.W || h < read.H) && !pixel && !depth && !reader {
+		shrink := w > 0 && h > 0 && w <= read.W && h <= read.H && (w < read.W || h < read.H) && !pixel
+		if shrink && !depth && !reader {
 			// the consumers show it smaller: read it so (a renderer that
-			// reads back itself reads what it drew)
+			// reads back itself sends what it drew, which they scale)
 			px, err := fr.readShrunk(r, read, w, h)
 			if err != nil {
 				fr.fail(err)
@@ -1401,6 +1402,12 @@ func (fr *frameRun) readback(r *channelRun, t *planner.Task, rec *stats.Record, 
 			base.W, base.H = w, h
 			send(px)
 			continue
+		}
+		if shrink && depth {
+			// the samples the consumers' scaled depth merge would take
+			whole := send
+			send = func(px *Pixels) { whole(nearestSamples(px, w, h)) }
+			base.W, base.H = w, h
 		}
 		start := time.Now()
 		if reader {
@@ -1434,6 +1441,35 @@ func (fr *frameRun) readback(r *channelRun, t *planner.Task, rec *stats.Record, 
 			send(px)
 		}()
 	}
+}
+
+// nearestSamples keeps, of pixels read with depth, the sample nearest the
+// centre of each pixel of a w x h frame over the same region: what a
+// consumer's scaled depth merge (depthscale.frag) takes of them, which
+// then lands them unscaled. Colour and depth stay together, so a pixel
+// keeps the colour of the depth that wins.
+func nearestSamples(px *Pixels, w, h int) *Pixels {
+	if px == nil {
+		return nil
+	}
+	rw, rh := px.PixelViewport.W, px.PixelViewport.H
+	out := &Pixels{Frame: px.Frame, PixelViewport: compound.PixelViewport{X: px.PixelViewport.X, Y: px.PixelViewport.Y, W: w, H: h},
+		Color: make([]byte, 4*w*h), Depth: make([]float32, w*h)}
+	// in float32, as the shader computes it: where a pixel's centre falls
+	// on a sample's edge, exact arithmetic can pick the other one
+	at := func(i, n, m int) int { return min(int((float32(i)+0.5)*(float32(n)/float32(m))), n-1) }
+	xs := make([]int, w)
+	for i := range xs {
+		xs[i] = at(i, rw, w)
+	}
+	for j := range h {
+		row := at(j, rh, h) * rw
+		for i, x := range xs {
+			copy(out.Color[4*(j*w+i):4*(j*w+i)+4], px.Color[4*(row+x):])
+			out.Depth[j*w+i] = px.Depth[row+x]
+		}
+	}
+	return out
 }
 
 // fail records a frame's error from any goroutine (the first one stays).

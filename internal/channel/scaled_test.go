@@ -2,6 +2,7 @@ package channel
 
 import (
 	"bytes"
+	"slices"
 	"testing"
 
 	"github.com/goeq/goeq/internal/compositor/gpu"
@@ -87,4 +88,55 @@ func TestCutOnWholePixels(t *testing.T) {
 	if rlo, rhi, slo, shi, _, _ := cutOnWholePixels(115, 384, 500, 250, 500); rlo != 114 || rhi != 384 || slo != 57 || shi != 192 {
 		t.Errorf("[115, 384) of 500 onto 250: cut [%d, %d) onto [%d, %d), want [114, 384) onto [57, 192)", rlo, rhi, slo, shi)
 	}
+}
+
+// The samples a producer keeps of a frame with depth that travels smaller
+// (nearestSamples) are, colour and depth, what the consumer's scaled depth
+// merge on the GPU takes of the whole frame: ratios of 2, odd ones, and
+// ones just above 2 and 1.
+func TestNearestSamplesAreWhatAScaledDepthMergeTakes(t *testing.T) {
+	sizes := [][4]int{{8, 6, 4, 3}, {7, 5, 3, 2}, {150, 100, 100, 50}, {257, 97, 128, 48}, {161, 100, 160, 99}}
+	withPipes(t, func(t *testing.T, f *fixture) {
+		for _, s := range sizes {
+			rw, rh, w, h := s[0], s[1], s[2], s[3]
+			px := &Pixels{PixelViewport: compound.PixelViewport{W: rw, H: rh}, Color: make([]byte, 4*rw*rh), Depth: make([]float32, rw*rh)}
+			for i := range rw * rh {
+				px.Color[4*i], px.Color[4*i+1], px.Color[4*i+2], px.Color[4*i+3] = byte(i), byte(i>>8), byte(i*7), 255
+				px.Depth[i] = 0.25 + 0.5*float32(i)/float32(rw*rh)
+			}
+			want := nearestSamples(px, w, h)
+			var got *Pixels
+			err := f.pipe.Do(func() error {
+				up := f.pipe.StartUpload(px)
+				if err := up.Use(); err != nil {
+					return err
+				}
+				defer up.Release()
+				dst, err := glutil.NewTarget(w, h)
+				if err != nil {
+					return err
+				}
+				defer dst.Delete()
+				dst.Bind()
+				clearTo(background)()
+				if err := f.comp.DepthMergeScaled(up.Color, up.Depth, rw, rh, gpu.Rect{W: w, H: h}); err != nil {
+					return err
+				}
+				got = readTarget(dst, true)
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got.Color, want.Color) || !slices.Equal(got.Depth, want.Depth) {
+				bad := 0
+				for i := range w * h {
+					if !bytes.Equal(got.Color[4*i:4*i+4], want.Color[4*i:4*i+4]) {
+						bad++
+					}
+				}
+				t.Errorf("%dx%d onto %dx%d: %d of %d pixels differ from the scaled depth merge's", rw, rh, w, h, bad, w*h)
+			}
+		}
+	})
 }

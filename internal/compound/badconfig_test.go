@@ -1304,10 +1304,9 @@ func TestCheckWarnsAboutMonitorFramesFromOutsideItsView(t *testing.T) {
 }
 
 // Check says what frame zooms do where a user may not expect it: a frame
-// that lands scaled (its zooms do not cancel out), one with depth that is
-// not read smaller, and zooms with no effect (on a pixel part's frame, on a
-// monitor's input frame); zooms that cancel out, or a supersampled
-// source's own, say nothing.
+// that lands scaled (its zooms do not cancel out), and zooms with no
+// effect (on a pixel part's frame); zooms that cancel out, on a frame with
+// depth too, or a supersampled source's own, say nothing.
 func TestCheckWarnsAboutFrameZooms(t *testing.T) {
 	const text = `config {
     appNode { pipe {
@@ -1330,7 +1329,7 @@ func TestCheckWarnsAboutFrameZooms(t *testing.T) {
 		{"cancelled on a supersampled source", "0.25 0.25", "2 2", "zoom [ 2 2 ]", "", ""},
 		{"output alone", "0.5 0.5", "1 1", "", "", `frame.eqc:10:63: frame "f" lands scaled by [ 0.5 0.5 ] from the corner`},
 		{"input alone", "1 1", "2 1", "", "", `frame.eqc:11:36: frame "f" lands scaled by [ 2 1 ] from the corner`},
-		{"with depth", "0.5 0.5", "2 2", "", "buffer [ COLOR DEPTH ]", `frame "f" carries depth, which is not averaged`},
+		{"with depth", "0.5 0.5", "2 2", "", "buffer [ COLOR DEPTH ]", ""},
 		{"a pixel part", "0.5 0.5", "2 2", "pixel [ 0 0 2 1 ]", "", "has no effect: they land at their share"},
 	} {
 		src := strings.NewReplacer("OUT", c.out, "IN", c.in, "SOURCE", c.source, "BUFFERS", c.buffers).Replace(text)

@@ -800,8 +800,7 @@ func (r *resolver) checkZoomedDestinations(cfg *Config) {
 // checkFrameZooms warns of output and input frame zooms with an effect a
 // user may not expect: a frame that lands scaled rather than at its share
 // (its zooms do not cancel out: Equalizer scales it so, from the corner of
-// the consumer's channel), one with depth, which is not read smaller (its
-// samples are not averaged), and zooms that goeq ignores: on the frames of
+// the consumer's channel), and zooms that goeq ignores: on the frames of
 // a pixel or subpixel decomposition or a tile queue (they land sample by
 // sample, or tile by tile, at their share) and on a monitor's (it places
 // and scales them itself).
@@ -847,9 +846,6 @@ func (r *resolver) checkFrameZooms(cfg *Config) {
 					if s := LandingScale(out, in, p.Zoom, c.Zoom); s != (Zoom{1, 1}) {
 						warn(zoomed, "frame %q lands scaled by [ %g %g ] from the corner of its consumer's channel, its output frame's zoom times its input frame's (as in Equalizer); zooms that cancel out, as [ 0.5 0.5 ] on the output frame and [ 2 2 ] on the input frame, send it at a lower resolution and show it at its place", in.Name, s.X, s.Y)
 					}
-				}
-				if out.ReadScale() != (Zoom{1, 1}) && out.Buffers&BufferDepth != 0 {
-					warn(out, "frame %q carries depth, which is not averaged: it travels at the resolution it was rendered at, whatever its zoom", out.Name)
 				}
 			}
 		}

@@ -80,20 +80,23 @@ type Output struct {
 	// ROI: only the region the renderer drew needs to travel, because
 	// every consumer cleared its region before assembling.
 	ROI bool `json:"roi,omitempty"`
-	// ReadW x ReadH, when set, is the size the frame is read back at,
-	// scaled down on the GPU: every consumer is a monitor that shows it
-	// at that size, so the full picture need not travel (Equalizer zooms
-	// such output frames so).
+	// The frame travels smaller than it was read, scaled down by the
+	// producer (colour averaged on its GPU; with depth, the sample
+	// nearest each pixel's centre kept, as a scaled depth merge takes
+	// it), where:
+	//
+	// ReadW x ReadH, when set, is the size it travels at: every consumer
+	// is a monitor that shows it at that size, so the full picture need
+	// not travel (Equalizer zooms such output frames so).
 	ReadW int `json:"read_w,omitempty"`
 	ReadH int `json:"read_h,omitempty"`
-	// AtShare: the frame was rendered zoomed up (supersampled) and every
-	// consumer lands it at its share's resolution, so the producer scales
-	// it down to that on its GPU before it travels (colour alone).
+	// AtShare: it was rendered zoomed up (supersampled) and every
+	// consumer lands it at its share's resolution, so it travels at that.
 	AtShare bool `json:"at_share,omitempty"`
-	// Scale, when set, reads the frame back at that fraction of its
-	// rendered resolution, scaled down on the GPU: its output frame's zoom
-	// asks so (compound.Frame.ReadScale), and it is scalable. Its
-	// consumers scale it to where it lands.
+	// Scale, when set, is the fraction of its rendered resolution it
+	// travels at: its output frame's zoom asks so
+	// (compound.Frame.ReadScale). Its consumers scale it to where it
+	// lands.
 	Scale compound.Zoom `json:"scale,omitzero"`
 }
 
@@ -1578,10 +1581,12 @@ func monitorReadSize(c *compound.Compound, f *compound.Frame, out Output, states
 }
 
 // scalable reports whether c's output frame out can be scaled down
-// before it travels: it carries colour alone (depth cannot be averaged)
-// to some consumer, and is no tile queue's (tiles travel one by one).
+// before it travels: it goes to some consumer, and is no tile queue's
+// (tiles travel one by one). Its colour is averaged down; one with depth
+// keeps the sample nearest each pixel's centre of both, which is what a
+// consumer's scaled depth merge takes of it.
 func scalable(c *compound.Compound, out Output) bool {
-	return out.Buffers&compound.BufferDepth == 0 && len(out.Consumers) > 0 && (c.Parent == nil || tileEqualizer(c.Parent) == nil)
+	return len(out.Consumers) > 0 && (c.Parent == nil || tileEqualizer(c.Parent) == nil)
 }
 
 // landsAtShare reports whether c renders its output frame f zoomed up

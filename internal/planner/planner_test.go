@@ -1375,9 +1375,10 @@ func corpusConfig(t testing.TB, name string) *compound.Config {
 }
 
 // A frame whose every consumer is a monitor showing it at one size
-// smaller than rendered is read back at that size; one that another
-// compound assembles too, that carries depth, or that monitors show at
-// two sizes is read back as rendered.
+// smaller than rendered is read back at that size, with depth too (the
+// samples nearest the monitor's pixels); one that another compound
+// assembles too, or that monitors show at two sizes, is read back as
+// rendered.
 func TestMonitorFramesAreReadAtTheMonitorsSize(t *testing.T) {
 	const text = `config {
     appNode { pipe {
@@ -1406,7 +1407,7 @@ func TestMonitorFramesAreReadAtTheMonitorsSize(t *testing.T) {
 		{"two monitors of one size", "240 150", "", second, 240, 150},
 		{"two monitors of two sizes", "120 75", "", second, 0, 0},
 		{"a monitor and a copy", "120 75", "", `compound { channel "copy" task [ CLEAR ASSEMBLE ] inputframe { name "a" } }`, 0, 0},
-		{"with depth", "120 75", "buffer [ COLOR DEPTH ]", "", 0, 0},
+		{"with depth", "120 75", "buffer [ COLOR DEPTH ]", "", 240, 150},
 	} {
 		cfg := loadText(t, "monitor.eqc", strings.NewReplacer("MON2", c.mon2, "BUFFERS", c.buffers, "MORE", c.more).Replace(text))
 		var outs []Output
@@ -1420,8 +1421,9 @@ func TestMonitorFramesAreReadAtTheMonitorsSize(t *testing.T) {
 }
 
 // A frame rendered zoomed up (supersampled) is read back at its share's
-// resolution where every consumer lands it at that resolution: not with
-// depth, not below 1, and not for a consumer zoomed itself.
+// resolution where every consumer lands it at that resolution (with
+// depth too, as the samples nearest its pixels): not below 1, and not for
+// a consumer zoomed itself.
 func TestSupersampledFramesAreReadAtTheirShare(t *testing.T) {
 	const text = `config {
     appNode { pipe { window { viewport [ 0 0 400 200 ] channel { name "dest" } } } }
@@ -1442,7 +1444,7 @@ func TestSupersampledFramesAreReadAtTheirShare(t *testing.T) {
 		{"zoomed by 2", "2 2", "", "", true},
 		{"zoomed by 2 across", "2 1", "", "", true},
 		{"zoomed down", "0.5 0.5", "", "", false},
-		{"with depth", "2 2", "buffer [ COLOR DEPTH ]", "", false},
+		{"with depth", "2 2", "buffer [ COLOR DEPTH ]", "", true},
 		{"under a zoomed assembly", "2 2", "", "zoom [ 2 2 ]", false},
 	} {
 		cfg := loadText(t, "zoom.eqc", strings.NewReplacer("ZOOM", c.zoom, "BUFFERS", c.buffers, "ASSEMBLER", c.assembler).Replace(text))
@@ -1457,7 +1459,7 @@ func TestSupersampledFramesAreReadAtTheirShare(t *testing.T) {
 }
 
 // An output frame's zoom below 1 reads the frame back smaller, where it
-// can be (colour alone, no pixel or subpixel decomposition); the output
+// can be (no pixel or subpixel decomposition); the output
 // and input frames' zooms together scale where it lands unless they
 // cancel out, relative to the share the source's zoom alone lands it at.
 func TestFrameZoomsScaleTheReadAndTheLanding(t *testing.T) {
@@ -1482,7 +1484,7 @@ func TestFrameZoomsScaleTheReadAndTheLanding(t *testing.T) {
 		{"output above 1", "2 2", "1 1", "", "", none, compound.Zoom{X: 2, Y: 2}},
 		{"input alone", "1 1", "0.5 1", "", "", none, compound.Zoom{X: 0.5, Y: 1}},
 		{"supersampled, read at half its share", "0.25 0.25", "2 2", "zoom [ 2 2 ]", "", compound.Zoom{X: 0.25, Y: 0.25}, none},
-		{"with depth", "0.5 0.5", "2 2", "", "buffer [ COLOR DEPTH ]", none, none},
+		{"with depth", "0.5 0.5", "2 2", "", "buffer [ COLOR DEPTH ]", half, none},
 		{"a pixel part", "0.5 0.5", "1 1", "pixel [ 0 0 2 1 ]", "", none, none},
 	} {
 		cfg := loadText(t, "zoom.eqc", strings.NewReplacer("OUT", c.out, "IN", c.in, "SOURCE", c.source, "BUFFERS", c.buffers).Replace(text))

@@ -49,8 +49,11 @@ func frameZoomConfig(t *testing.T, out, in string, buffers string, w, h int) str
 // the picture is the view (--reference) whose left half is averaged down
 // and stretched back on the CPU. With region of interest the cut falls on
 // whole pixels of the read, its share and its half, so the picture is the
-// same. With depth, which is not averaged, the frame travels whole and the
-// picture is the view. Before, goeq ignored frame zooms with a warning.
+// same. With depth, which is not averaged, the half keeps the sample
+// nearest each of its pixels (nearestSamples), and the destination's
+// scaled depth merge stretches it unfiltered: the view with each 2x2 block
+// of its left half one sample of it. Before, goeq ignored frame zooms with
+// a warning.
 func TestFrameZoomsThatCancelOutSendTheFrameSmaller(t *testing.T) {
 	const w, h, frames = 400, 200, 3
 	ref := run(t, frameZoomConfig(t, "1 1", "1 1", "COLOR", w, h), frames, "--reference")
@@ -79,7 +82,7 @@ func TestFrameZoomsThatCancelOutSendTheFrameSmaller(t *testing.T) {
 		}
 	}
 	sent(full, 4*(w/4)*(h/2), fmt.Sprintf("its %dx%d half", w/4, h/2))
-	sent(depth, 8*(w/2)*h, fmt.Sprintf("its %dx%d pixels of colour and depth", w/2, h))
+	sent(depth, 8*(w/4)*(h/2), fmt.Sprintf("its %dx%d half, colour and depth", w/4, h/2))
 	for f := range frames {
 		name := filepathFrame("channel", f)
 		view := loadPNG(t, filepath.Join(ref.out, name))
@@ -89,7 +92,10 @@ func TestFrameZoomsThatCancelOutSendTheFrameSmaller(t *testing.T) {
 		draw.Draw(want, image.Rect(0, 0, w/2, h), left, image.Point{}, draw.Src)
 		matchesOracle(t, fmt.Sprintf("frame %d", f), loadPNG(t, filepath.Join(full.out, name)), want, "the view with its left half halved and stretched")
 		matchesOracle(t, fmt.Sprintf("frame %d with region of interest", f), loadPNG(t, filepath.Join(roi.out, name)), want, "the view with its left half halved and stretched")
-		matchesOracle(t, fmt.Sprintf("frame %d with depth", f), loadPNG(t, filepath.Join(depth.out, name)), view, "the view")
+		blocks := image.NewNRGBA(view.Rect)
+		draw.Draw(blocks, blocks.Rect, view, image.Point{}, draw.Src)
+		draw.Draw(blocks, image.Rect(0, 0, w/2, h), nearestOf(nearestOf(crop(view, image.Rect(0, 0, w/2, h)), w/4, h/2), w/2, h), image.Point{}, draw.Src)
+		matchesOracle(t, fmt.Sprintf("frame %d with depth", f), loadPNG(t, filepath.Join(depth.out, name)), blocks, "the view with its left half in blocks of one sample")
 	}
 }
 
@@ -178,5 +184,78 @@ func TestRandomFrameZoomTreesMatchTheReference(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// nearestOf is the w x h picture over src whose every pixel takes the
+// sample of src nearest its centre, counting rows from the bottom as GL
+// does: what a scaled depth merge takes, scaling down or up.
+func nearestOf(src *image.NRGBA, w, h int) *image.NRGBA {
+	sw, sh := src.Rect.Dx(), src.Rect.Dy()
+	out := image.NewNRGBA(image.Rect(0, 0, w, h))
+	for j := range h { // from the bottom
+		sy := sh - 1 - (2*j+1)*sh/(2*h)
+		for i := range w {
+			sx := (2*i + 1) * sw / (2 * w)
+			copy(out.Pix[out.PixOffset(i, h-1-j):out.PixOffset(i, h-1-j)+4], src.Pix[src.PixOffset(sx, sy):])
+		}
+	}
+	return out
+}
+
+// Two DB sources zoomed by 2 (supersampling), each on a node of its own,
+// send their frames of colour and depth at their share's resolution: the
+// sample nearest each of its pixels (nearestSamples), which is what the
+// destination's scaled depth merge took of the whole frame, so a quarter
+// of the bytes. The picture is the view rendered at twice the size
+// (--reference) with those samples kept on the CPU.
+func TestSupersampledDepthFramesTravelAtTheirShare(t *testing.T) {
+	const w, h, frames = 320, 200, 3
+	config := func(w, h int, zoom string) string {
+		text := fmt.Sprintf(`config {
+    appNode { pipe { window { viewport [ 0 0 %d %d ] attributes { hint_drawable FBO } channel { name "channel" } } } }
+    node { host "localhost" pipe { window { viewport [ 0 0 %d %d ] attributes { hint_drawable FBO } channel { name "a" } } } }
+    node { host "localhost" pipe { window { viewport [ 0 0 %d %d ] attributes { hint_drawable FBO } channel { name "b" } } } }
+    observer {}
+    layout { view { observer 0 } }
+    canvas { layout 0 wall {} segment { channel "channel" } }
+    compound { channel ( segment 0 view 0 ) buffer [ COLOR DEPTH ]
+        compound { channel "a" range [ 0 0.5 ] zoom [ %s ] outputframe {} }
+        compound { channel "b" range [ 0.5 1 ] zoom [ %s ] outputframe {} }
+        inputframe { name "frame.a" } inputframe { name "frame.b" }
+    }
+}
+`, w, h, 2*w, 2*h, 2*w, 2*h, zoom, zoom)
+		path := filepath.Join(t.TempDir(), "db.eqc")
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	r := run(t, config(w, h, "2 2"), frames, "--codec", "none", "--roi=false", "--compositing", "gather")
+	ref := run(t, config(2*w, 2*h, "1 1"), frames, "--reference")
+	for _, x := range []runResult{r, ref} {
+		if x.err != nil {
+			t.Fatalf("run failed: %v\n%s", x.err, x.stderr)
+		}
+	}
+	seen := 0
+	for _, rec := range readStats(t, r.out) {
+		if rec.Bytes == 0 {
+			continue
+		}
+		seen++
+		if rec.Bytes < 8*w*h || rec.Bytes > 8*w*h+256 {
+			t.Errorf("frame %d: %s sent %d bytes; want its share's %dx%d pixels of colour and depth (%d bytes and a header), not the %dx%d it rendered",
+				rec.Frame, rec.Channel, rec.Bytes, w, h, 8*w*h, 2*w, 2*h)
+		}
+	}
+	if seen != 2*frames {
+		t.Errorf("%d records of frames sent; want %d", seen, 2*frames)
+	}
+	for f := range frames {
+		name := filepathFrame("channel", f)
+		matchesOracle(t, fmt.Sprintf("frame %d", f), loadPNG(t, filepath.Join(r.out, name)), nearestOf(loadPNG(t, filepath.Join(ref.out, name)), w, h),
+			"the view at twice the size, a sample of each 2x2")
 	}
 }
