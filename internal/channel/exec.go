@@ -1242,7 +1242,8 @@ func (fr *frameRun) draw(r *channelRun, t *planner.Task, share, region compound.
 		area = compound.PixelViewport{W: share.W, H: share.H}
 	}
 	sub := render.Sub{DestW: area.W, DestH: area.H, X: share.X - area.X, Y: share.Y - area.Y, W: region.W, H: region.H,
-		Pixel: t.Pixel, Jitter: addJitter(render.SubpixelJitter(t.Subpixel.Index, t.Subpixel.Size), RefineJitter(fr.refine)), ShareW: share.W, ShareH: share.H}
+		Pixel: t.Pixel, Jitter: addJitter(render.SubpixelJitter(t.Subpixel.Index, t.Subpixel.Size), RefineJitter(fr.refine)), ShareW: share.W, ShareH: share.H,
+		GridZoom: t.GridZoom}
 	adj := sub.Matrix()
 	vp := t.Viewport
 	if dest := t.Area; dest.W > 0 && dest.H > 0 {
@@ -1946,9 +1947,15 @@ func (a *assembly) blendsInOrder(ar *arrival) bool {
 
 // interleaving is where a pixel-decomposed input's samples land in the
 // framebuffer: sample (i, j) of its share's on first + (i, j)*step,
-// inside at (its share's pixels); a zoomed one drew fewer.
+// inside at (its share's pixels, zoomed where the task is a zoomed
+// assembly of the decomposition); a zoomed part drew fewer.
 func (a *assembly) interleaving(f *FrameData) (s gpu.Samples, at compound.PixelViewport) {
 	at = compound.PixelViewport{X: a.t.Region.X + f.Share.X - a.t.Share.X, Y: a.t.Region.Y + f.Share.Y - a.t.Share.Y, W: f.Share.W, H: f.Share.H}
+	if z, p := a.t.Zoom, a.t.Pixel; z.Scales() && p.W <= 1 && p.H <= 1 && a.t.Subpixel.Size <= 1 {
+		// a zoomed assembly of a pixel decomposition below it: its parts
+		// sampled its zoomed pixels (planner.Task.GridZoom)
+		at = scaleRect(f.Share, a.t.Share, a.t.Region)
+	}
 	gw, gh := planner.RenderSize(at.W, at.H, f.Pixel, compound.Zoom{X: 1, Y: 1})
 	return gpu.Samples{First: [2]int{at.X + f.Pixel.X, at.Y + f.Pixel.Y}, Step: [2]int{max(f.Pixel.W, 1), max(f.Pixel.H, 1)},
 		Drawn: [2]int{f.W, f.H}, Grid: [2]int{gw, gh}}, at

@@ -125,6 +125,43 @@ func zoomedByDFR(c *Compound) bool {
 	return false
 }
 
+// PixelGrid is the compound whose pixels the pixel decomposition of a
+// part c samples, where an assembly above it interleaves them: the
+// parent of the topmost compound below the assembly that sets a pixel
+// kernel. A zoomed assembly places the samples on its zoomed pixels where
+// that is the assembly's zoom. nil where c has no kernel of its own below
+// the assembly, the assembly is not above it, or c is in a 2D part (of
+// a viewport, or a load, tree or tile equalizer) below the assembly: its
+// share's corner need not fall on a zoomed pixel's, so neither would its
+// samples.
+func PixelGrid(c, assembly *Compound) *Compound {
+	var top *Compound
+	for x := c; x != assembly; x = x.Parent {
+		if x == nil || x.Local.Viewport != FullViewport || x.Parent != nil && slices.ContainsFunc(x.Parent.Equalizers, splits2D) {
+			return nil
+		}
+		if x.Local.Pixel.W > 1 || x.Local.Pixel.H > 1 {
+			top = x
+		}
+	}
+	if top == nil {
+		return nil
+	}
+	return top.Parent
+}
+
+// splits2D reports whether an equalizer gives its compound's children 2D
+// parts.
+func splits2D(eq *Equalizer) bool {
+	switch eq.Kind {
+	case LoadEqualizer, TreeEqualizer:
+		return eq.Mode != SplitDB
+	case TileEqualizer:
+		return eq.ChunkDB == 0
+	}
+	return false
+}
+
 // zoomIgnored reports whether c's zoom has no effect: it has, or its
 // parent has, a tile equalizer of 2D tiles (drawsTiles).
 func zoomIgnored(c *Compound) bool {

@@ -1130,33 +1130,43 @@ func TestCheckWarnsWhereNoChannelIsNamed(t *testing.T) {
 	}
 }
 
-// A compound that assembles the parts of a pixel decomposition at a zoom
-// gets their samples placed as if unzoomed (zoomed random assembling
-// trees): check says so, and not where the parts are zoomed themselves.
+// A zoomed compound that assembles the parts of a pixel decomposition
+// below it places their samples on its zoomed pixels, and check says
+// nothing; where it cannot (it is a pixel part itself, or the parts'
+// kernel lies under another zoom or a 2D split below it), check says its
+// picture comes out wrong, for a DFR equalizer's zoom too.
 func TestCheckWarnsAboutZoomedAssembliesOfPixelParts(t *testing.T) {
-	src := `config {
+	const text = `config {
     appNode { pipe { window { viewport [ 0 0 320 240 ] channel { name "dest" } channel { name "a" } channel { name "b" } channel { name "c" } } } }
     compound { channel "dest" wall {}
-        compound { channel "a" zoom [ 0.5 0.5 ]
-            compound { channel "b" pixel [ 0 0 2 1 ] outputframe { name "b" } }
-            compound { channel "c" pixel [ 1 0 2 1 ] outputframe { name "c" } }
+        compound { channel "a" ZOOM ASSEMBLY
+            compound { INNER
+                compound { channel "b" pixel [ 0 0 2 1 ] outputframe { name "b" } }
+                compound { channel "c" pixel [ 1 0 2 1 ] outputframe { name "c" } } }
             inputframe { name "b" } inputframe { name "c" } outputframe { name "a" } }
         inputframe { name "a" } }
-    compound { channel "a" wall {}
-        compound { channel "b" pixel [ 0 0 2 1 ] zoom [ 0.5 0.5 ] outputframe { name "b2" } }
-        compound { channel "c" pixel [ 1 0 2 1 ] outputframe { name "c2" } }
-        inputframe { name "b2" } inputframe { name "c2" } }
 }`
-	_, got := resolveWarned(t, "zoomed.eqc", src)
-	want := "zoomed.eqc:4:9: this compound assembles the parts of a pixel decomposition at a zoom of [ 0.5 0.5 ]: goeq places their samples as if it were not zoomed, so its picture comes out wrong; zoom the parts rather than the compound that assembles them"
-	if strings.Join(got, "\n") != want {
-		t.Errorf("warnings:\n%s\nwant\n%s", strings.Join(got, "\n"), want)
-	}
-	// a DFR equalizer chooses the zoom while the config runs
-	_, got = resolveWarned(t, "dfr.eqc", strings.Replace(src, `zoom [ 0.5 0.5 ]`, `DFR_equalizer { framerate 30 }`, 1))
-	want = "dfr.eqc:4:9: this compound assembles the parts of a pixel decomposition at the zoom a DFR equalizer chooses: goeq places their samples as if it were not zoomed, so its picture comes out wrong; zoom the parts rather than the compound that assembles them"
-	if strings.Join(got, "\n") != want {
-		t.Errorf("warnings:\n%s\nwant\n%s", strings.Join(got, "\n"), want)
+	for _, c := range []struct {
+		about, zoom, assembly, inner string
+		want                         string // the warning's start; "" for none
+	}{
+		{"zoomed above the kernel", "zoom [ 0.5 0.5 ]", "", "", ""},
+		{"a DFR above the kernel", "DFR_equalizer { framerate 30 }", "", "", ""},
+		{"a pixel part itself", "zoom [ 0.5 0.5 ]", "pixel [ 0 0 1 2 ]", "", "zoomed.eqc:4:9: this compound assembles the parts of a pixel decomposition at a zoom of [ 0.5 0.5 ], but is a part of a pixel or subpixel decomposition itself"},
+		{"the kernel under another zoom", "zoom [ 0.5 0.5 ]", "", "zoom [ 2 2 ]", "zoomed.eqc:4:9: this compound assembles the parts of a pixel decomposition at a zoom of [ 0.5 0.5 ]"},
+		{"a DFR, the kernel under a zoom", "DFR_equalizer { framerate 30 }", "", "zoom [ 2 2 ]", "zoomed.eqc:4:9: this compound assembles the parts of a pixel decomposition at the zoom a DFR equalizer chooses"},
+		{"the kernel a 2D part", "zoom [ 0.5 0.5 ]", "", "viewport [ 0 0 0.5 1 ]", "zoomed.eqc:4:9: this compound assembles the parts of a pixel decomposition at a zoom of [ 0.5 0.5 ]"},
+	} {
+		_, warned := resolveWarned(t, "zoomed.eqc", strings.NewReplacer("ZOOM", c.zoom, "ASSEMBLY", c.assembly, "INNER", c.inner).Replace(text))
+		var got []string
+		for _, w := range warned {
+			if strings.Contains(w, "pixel decomposition at") {
+				got = append(got, w)
+			}
+		}
+		if c.want == "" && len(got) > 0 || c.want != "" && (len(got) != 1 || !strings.HasPrefix(got[0], c.want)) {
+			t.Errorf("%s: warnings %q, want one starting %q", c.about, got, c.want)
+		}
 	}
 }
 

@@ -104,6 +104,16 @@ type Zoom struct{ X, Y float64 }
 // [ 1 1 ].
 func (z Zoom) Scales() bool { return z != (Zoom{1, 1}) && z != (Zoom{}) }
 
+// OutputFrame is c's output frame of that name, or nil.
+func (c *Compound) OutputFrame(name string) *Frame {
+	for _, f := range c.OutputFrames {
+		if f.Name == name {
+			return f
+		}
+	}
+	return nil
+}
+
 // ReadScale is how much smaller than rendered an output frame is read
 // back: its zoom where below 1 (Equalizer reads such frames scaled down;
 // a zoom above 1 scales it up where it lands, LandingScale). {1, 1}

@@ -750,9 +750,12 @@ func eyesDrawn(c *Compound) int {
 
 // checkZoomedInterleaves warns where a compound assembles the parts of a
 // pixel decomposition at a zoom, its own or one a DFR equalizer above it
-// chooses: the assembly places their samples as if it were not zoomed,
-// so its picture comes out wrong (a limit of goeq: zoomed random
-// assembling trees found it). Zooming the parts works.
+// chooses, and cannot place their samples on its zoomed pixels: it is a
+// part of a pixel or subpixel decomposition itself, or the parts' kernel
+// lies under another zoom or a 2D split below it (PixelGrid). Its
+// picture comes out wrong (a limit of goeq: zoomed random assembling
+// trees found it). A zoomed assembly of a pixel decomposition below it
+// places them (render.Sub's GridZoom), and zooming the parts works.
 func (r *resolver) checkZoomedInterleaves(cfg *Config) {
 	cfg.Walk(func(c *Compound) {
 		zoomed := c.Zoom.Scales()
@@ -765,8 +768,11 @@ func (r *resolver) checkZoomedInterleaves(cfg *Config) {
 		}
 		for _, f := range c.InputFrames {
 			for _, p := range f.Producers {
-				if p.Pixel.W > 1 || p.Pixel.H > 1 {
-					r.warnf(r.raw[c].pos, "this compound assembles the parts of a pixel decomposition at %s: goeq places their samples as if it were not zoomed, so its picture comes out wrong; zoom the parts rather than the compound that assembles them", zoom)
+				if p.Pixel.W <= 1 && p.Pixel.H <= 1 {
+					continue
+				}
+				if g := PixelGrid(p, c); c.Pixel.W > 1 || c.Pixel.H > 1 || c.Subpixel.Size > 1 || g == nil || g.Zoom != c.Zoom {
+					r.warnf(r.raw[c].pos, "this compound assembles the parts of a pixel decomposition at %s, but is a part of a pixel or subpixel decomposition itself, or their kernel lies under another zoom or a 2D split below it: goeq places their samples as if it were not zoomed, so its picture comes out wrong; zoom the assembly alone above the pixel compound, or the parts", zoom)
 					return
 				}
 			}
@@ -823,7 +829,7 @@ func (r *resolver) checkFrameZooms(cfg *Config) {
 	cfg.Walk(func(c *Compound) {
 		for _, in := range c.InputFrames {
 			for _, p := range in.Producers {
-				out := outputFrameOf(p, in.Name)
+				out := p.OutputFrame(in.Name)
 				if out == nil || !out.Zoom.Scales() && !in.Zoom.Scales() {
 					continue
 				}
@@ -867,7 +873,7 @@ func (r *resolver) checkColourIntoDepth(cfg *Config) {
 		warned := map[*Frame]bool{}
 		for _, in := range c.InputFrames {
 			for _, p := range in.Producers {
-				out := outputFrameOf(p, in.Name)
+				out := p.OutputFrame(in.Name)
 				if out == nil || out.Buffers&BufferDepth != 0 || out.Buffers == 0 || out.Pos.Line == 0 || warned[out] {
 					continue
 				}
@@ -876,16 +882,6 @@ func (r *resolver) checkColourIntoDepth(cfg *Config) {
 			}
 		}
 	})
-}
-
-// outputFrameOf is c's output frame of that name, or nil.
-func outputFrameOf(c *Compound, name string) *Frame {
-	for _, f := range c.OutputFrames {
-		if f.Name == name {
-			return f
-		}
-	}
-	return nil
 }
 
 // checkAnaglyphMasks warns where a compound's own stereo attributes make

@@ -80,7 +80,7 @@ type Output struct {
 	// ROI: only the region the renderer drew needs to travel, because
 	// every consumer cleared its region before assembling.
 	ROI bool `json:"roi,omitempty"`
-	// The frame travels smaller than it was read, scaled down by the
+	// The frame travels smaller than it was rendered, scaled down by the
 	// producer (colour averaged on its GPU; with depth, the sample
 	// nearest each pixel's centre kept, as a scaled depth merge takes
 	// it), where:
@@ -169,6 +169,10 @@ type Task struct {
 	Viewport  compound.Viewport `json:"viewport"`            // of the destination
 	Range     compound.Range    `json:"range"`
 	Pixel     compound.Pixel    `json:"pixel"`
+	// GridZoom, when set, is the zoom of the pixels a pixel
+	// decomposition's part samples: its assembly's, which interleaves the
+	// samples on its zoomed pixels (render.Sub's GridZoom).
+	GridZoom compound.Zoom `json:"grid_zoom,omitzero"`
 	// Interleave, on a whole draw, is the pattern of the region's pixels
 	// it changes (counted from the region's corner); the others keep what
 	// they held. The reference draws so each eye of a destination whose
@@ -1078,6 +1082,13 @@ func region(c *compound.Compound, s CompoundState, states map[string]CompoundSta
 		r.X = amongSamples(r.X-hs.Share.X, s.Pixel.X, hs.Pixel.X, hs.Pixel.W)
 		r.Y = amongSamples(r.Y-hs.Share.Y, s.Pixel.Y, hs.Pixel.Y, hs.Pixel.H)
 	}
+	if g := gridZoom(c, s, states); g.Scales() {
+		// the samples of its zoomed assembly's pixels, at its zoom
+		// beyond that
+		w, h := int(float64(r.W)*g.X+0.5), int(float64(r.H)*g.Y+0.5)
+		r.W, r.H = RenderSize(w, h, s.Pixel, compound.Zoom{X: s.Zoom.X / g.X, Y: s.Zoom.Y / g.Y})
+		return r
+	}
 	r.W, r.H = RenderSize(r.W, r.H, s.Pixel, s.Zoom)
 	return r
 }
@@ -1289,7 +1300,7 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 // subpixel decomposition or a tile queue always land (check warns of
 // their zoom).
 func landingScale(c *compound.Compound, in *compound.Frame, prod *compound.Compound, eye int, states map[string]CompoundState) compound.Zoom {
-	out := outputFrame(prod, in.Name)
+	out := prod.OutputFrame(in.Name)
 	ps, cs := states[prod.Path()], states[c.Path()]
 	if out == nil || interleaves(ps) || interleaves(cs) || queueOf(prod, eye) != "" {
 		return compound.Zoom{}
@@ -1300,25 +1311,34 @@ func landingScale(c *compound.Compound, in *compound.Frame, prod *compound.Compo
 	return compound.Zoom{}
 }
 
+// gridZoom is the zoom of the pixels c's samples interleave on, where c
+// is a part of a pixel decomposition whose assembly (its first output
+// frame's first consumer) is zoomed, is no part of a pixel or subpixel
+// decomposition itself, and sets that zoom on the pixels the kernel
+// samples (compound.PixelGrid): the assembly's zoom. Zero otherwise
+// (check warns where such an assembly's picture comes out wrong).
+func gridZoom(c *compound.Compound, s CompoundState, states map[string]CompoundState) compound.Zoom {
+	if s.Pixel.W <= 1 && s.Pixel.H <= 1 || len(c.OutputFrames) == 0 || len(c.OutputFrames[0].Consumers) == 0 {
+		return compound.Zoom{}
+	}
+	cons := c.OutputFrames[0].Consumers[0]
+	cs := states[cons.Path()]
+	grid := compound.PixelGrid(c, cons)
+	if !cs.Zoom.Scales() || interleaves(cs) || grid == nil || states[grid.Path()].Zoom != cs.Zoom {
+		return compound.Zoom{}
+	}
+	return cs.Zoom
+}
+
 // interleaves reports whether a compound's samples spread over its
 // share's pixels: a pixel or subpixel decomposition's.
 func interleaves(s CompoundState) bool {
 	return s.Pixel.W > 1 || s.Pixel.H > 1 || s.Subpixel.Size > 1
 }
 
-// outputFrame is c's output frame of that name, or nil.
-func outputFrame(c *compound.Compound, name string) *compound.Frame {
-	for _, f := range c.OutputFrames {
-		if f.Name == name {
-			return f
-		}
-	}
-	return nil
-}
-
 // sendsDepth reports whether c's output frame of that name carries depth.
 func sendsDepth(c *compound.Compound, name string) bool {
-	f := outputFrame(c, name)
+	f := c.OutputFrame(name)
 	return f != nil && f.Buffers&compound.BufferDepth != 0
 }
 
@@ -1478,7 +1498,7 @@ func (p *Planner) task(c *compound.Compound, eye int, states map[string]Compound
 	t := Task{Home: c.Destination().Channel.Window == c.Channel.Window, Compound: c.Path(), Eye: eye, View: p.cfg.ViewIndex(c.Destination().Channel),
 		Viewport: s.Viewport, Range: s.Range, Pixel: s.Pixel,
 		Subpixel: s.Subpixel, Zoom: s.Zoom, Buffers: c.Buffers, Share: s.Share, Region: region(c, s, states),
-		ColorMask: colorMask(c, eye)}
+		ColorMask: colorMask(c, eye), GridZoom: gridZoom(c, s, states)}
 	if owner := c.WallOwner; owner != nil && c.Wall != nil {
 		t.Area = states[owner.Path()].Share
 		wall, eyePos := p.Changes.Wall(p.cfg, c, eye)

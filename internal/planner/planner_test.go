@@ -1505,3 +1505,46 @@ func TestFrameZoomsScaleTheReadAndTheLanding(t *testing.T) {
 		}
 	}
 }
+
+// The parts of a pixel decomposition under a zoomed assembly sample its
+// zoomed pixels (GridZoom), and their regions hold those samples: a
+// 321-pixel share zoomed by 2 has 642 zoomed columns, 321 for each part
+// of two. Under an assembly that is a pixel part itself (check warns)
+// they sample the destination's pixels, as before.
+func TestPixelPartsUnderAZoomedAssemblySampleItsZoomedPixels(t *testing.T) {
+	const text = `config {
+    appNode { pipe { window { viewport [ 0 0 321 200 ] channel { name "dest" } } } }
+    node { host "localhost" pipe {
+        window { viewport [ 0 0 642 400 ] channel { name "asm" } }
+        window { viewport [ 0 0 642 400 ] channel { name "a" } }
+        window { viewport [ 0 0 642 400 ] channel { name "b" } } } }
+    observer { }
+    layout { view { observer 0 } }
+    canvas { layout 0 wall { } segment { channel "dest" } }
+    compound { channel ( segment 0 view 0 )
+        compound { channel "asm" zoom [ 2 2 ] ASSEMBLY
+            compound { channel "a" pixel [ 0 0 2 1 ] outputframe { name "a" } }
+            compound { channel "b" pixel [ 1 0 2 1 ] outputframe { name "b" } }
+            inputframe { name "a" } inputframe { name "b" } outputframe { name "asm" } }
+        inputframe { name "asm" }
+    }
+}`
+	for _, c := range []struct {
+		about, assembly string
+		grid            compound.Zoom
+		w               [2]int // a's, b's
+		h               int
+	}{
+		{"zoomed above the kernel", "", compound.Zoom{X: 2, Y: 2}, [2]int{321, 321}, 400},
+		{"a pixel part itself", "pixel [ 0 0 1 2 ]", compound.Zoom{}, [2]int{322, 320}, 200},
+	} {
+		plan := New(loadText(t, "grid.eqc", strings.Replace(text, "ASSEMBLY", c.assembly, 1))).Plan(0)
+		for i, name := range []string{"a", "b"} {
+			for _, task := range channel(plan, name).Tasks {
+				if task.Kind == Draw && (task.GridZoom != c.grid || task.Region.W != c.w[i] || task.Region.H != c.h) {
+					t.Errorf("%s: %s draws %v at grid zoom %v; want %d x %d at %v", c.about, name, task.Region, task.GridZoom, c.w[i], c.h, c.grid)
+				}
+			}
+		}
+	}
+}

@@ -22,6 +22,11 @@ type Sub struct {
 	// ShareW x ShareH are the destination pixels the render covers when
 	// it has another resolution (zoom); zero means W x H.
 	ShareW, ShareH int
+	// GridZoom, when set, zooms the pixels a pixel decomposition samples:
+	// its assembly is zoomed, and interleaves the samples on its zoomed
+	// pixels, so sample (i, j) is at zoomed pixel (Pixel.X + i*Pixel.W,
+	// Pixel.Y + j*Pixel.H) of the zoomed share, Jitter in zoomed pixels.
+	GridZoom compound.Zoom
 }
 
 // Matrix is the clip-space transform from the destination's projection to
@@ -40,17 +45,26 @@ func (s Sub) Matrix() draw.Mat4 {
 	// render pixel m stands for samples m*g/W to (m+1)*g/W (one, unless
 	// zoomed), and its centre lies at their middle
 	pw, ph := max(s.Pixel.W, 1), max(s.Pixel.H, 1)
+	// the grid's pixels per destination pixel
+	zx, zy := 1.0, 1.0
+	if s.GridZoom.Scales() {
+		zx, zy = s.GridZoom.X, s.GridZoom.Y
+	}
 	gx, gy := s.W, s.H
 	if s.ShareW > 0 && s.ShareH > 0 {
-		gx, gy = (s.ShareW-s.Pixel.X+pw-1)/pw, (s.ShareH-s.Pixel.Y+ph-1)/ph
+		gw, gh := int(float64(s.ShareW)*zx+0.5), int(float64(s.ShareH)*zy+0.5)
+		gx, gy = (gw-s.Pixel.X+pw-1)/pw, (gh-s.Pixel.Y+ph-1)/ph
 	}
-	sx := float64(s.DestW) / float64(pw*gx)
-	sy := float64(s.DestH) / float64(ph*gy)
+	// the render's width and height in destination pixels
+	fw, fh := float64(pw*gx)/zx, float64(ph*gy)/zy
+	sx := float64(s.DestW) / fw
+	sy := float64(s.DestH) / fh
 	// where render pixel coordinate 0 lies in destination pixels
-	bx := float64(s.X+s.Pixel.X) + 0.5 + s.Jitter[0] - float64(pw)/2
-	by := float64(s.Y+s.Pixel.Y) + 0.5 + s.Jitter[1] - float64(ph)/2
-	ox := (float64(s.DestW)-2*bx)/float64(pw*gx) - 1
-	oy := (float64(s.DestH)-2*by)/float64(ph*gy) - 1
+	// (a subpixel jitter moves the sample within its pixel: a zoomed one)
+	bx := float64(s.X) + (float64(s.Pixel.X)+0.5-float64(pw)/2+s.Jitter[0])/zx
+	by := float64(s.Y) + (float64(s.Pixel.Y)+0.5-float64(ph)/2+s.Jitter[1])/zy
+	ox := (float64(s.DestW)-2*bx)/fw - 1
+	oy := (float64(s.DestH)-2*by)/fh - 1
 	return draw.Mat4{float32(sx), 0, 0, 0, 0, float32(sy), 0, 0, 0, 0, 1, 0, float32(ox), float32(oy), 0, 1}
 }
 

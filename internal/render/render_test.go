@@ -648,6 +648,16 @@ func TestSubMatrix(t *testing.T) {
 	if sx := float64(m[0])*dx + float64(m[12]); math.Abs(sx-((1.5/3)*2-1)) > 1e-6 {
 		t.Errorf("zoomed pixel decomposition maps to %v", sx)
 	}
+	// under an assembly zoomed by 2, the samples are its zoomed pixels:
+	// of a 6-pixel share's 12 zoomed pixels, this part's 6 are 1, 3, ...,
+	// 11, so its pixel 2 (centre 2.5) is zoomed pixel 5, whose centre is
+	// at destination pixel 2.75
+	g := Sub{DestW: 6, DestH: 2, W: 6, H: 2, Pixel: compound.Pixel{X: 1, Y: 0, W: 2, H: 2}, ShareW: 6, ShareH: 2, GridZoom: compound.Zoom{X: 2, Y: 2}}
+	m = g.Matrix()
+	dx = (2.75/6)*2 - 1
+	if sx := float64(m[0])*dx + float64(m[12]); math.Abs(sx-((2.5/6)*2-1)) > 1e-6 {
+		t.Errorf("a pixel decomposition under a zoomed assembly maps to %v", sx)
+	}
 }
 
 func TestOneMillionTriangles(t *testing.T) {

@@ -102,9 +102,8 @@ var sourceAt = regexp.MustCompile(`compound \{ channel "src\d+"`)
 
 // Pairs of random trees (TestRandomTreesOfTwoDestinationsShareTheirSources),
 // half of them assembling, whose sources render zoomed as in
-// TestRandomZoomedTreesMatchTheReference, at latency 0 to 2; a pair that
-// check warns assembles a pixel decomposition at a zoom (a known limit)
-// is drawn again. make test runs 2; GOEQ_RANDOM_TREES=N runs N/4, from
+// TestRandomZoomedTreesMatchTheReference, at latency 0 to 2. make test
+// runs 2; GOEQ_RANDOM_TREES=N runs N/4, from
 // seed GOEQ_RANDOM_TREES_FROM. Seeds 38 and 136 found a shared source's
 // part under a zoomed assembly drawn over the other destination's picture
 // (TestPartsOfASharedSourceUnderAZoomedAssembly). Seed 133 failed in
@@ -112,7 +111,10 @@ var sourceAt = regexp.MustCompile(`compound \{ channel "src\d+"`)
 // that began at its window's edge, inside its zoomed share's render for
 // the other destination, whenever it ran between that share's draw and
 // readback (planner's TestAPartDrawnAsideKeepsClearOfAZoomedShare).
-// Seeds 0 to 299 pass since.
+// Seeds 0 to 299 pass since. A pair that check warns assembles a pixel
+// decomposition at a zoom it cannot place it on (a known limit) is drawn
+// again; until TestAZoomedAssemblyInterleavesItsPixelPartsOnItsZoomedPixels
+// every zoomed assembly of pixel parts was.
 func TestRandomZoomedPairsMatchTheReference(t *testing.T) {
 	t.Setenv("GOEQ_PROBE_RENDERER", "synthetic")
 	for _, seed := range randomSeeds(2, 4) {
@@ -125,13 +127,7 @@ func TestRandomZoomedPairsMatchTheReference(t *testing.T) {
 					text = zoomSources(zr, text)
 					latency := zr.IntN(3)
 					text = strings.Replace(text, "latency 1", fmt.Sprintf("latency %d", latency), 1)
-					_, res, err := compound.LoadText("pair.eqc", []byte(text), compound.Options{})
-					if err != nil {
-						t.Fatalf("a random config does not load: %v\n%s", err, text)
-					}
-					if !slices.ContainsFunc(res.Warnings, func(w configparser.Diagnostic) bool {
-						return strings.Contains(w.Msg, "pixel decomposition at a zoom")
-					}) {
+					if !zoomedInterleaveWarned(t, text) {
 						return text, fmt.Sprintf("latency %d", latency)
 					}
 				}
@@ -233,14 +229,16 @@ func TestRandomChunkQueuesMatchTheReference(t *testing.T) {
 // least zoom, 1/8) and, for half of them, over two or three render
 // nodes; under the synthetic renderer, whose smooth pattern stays within
 // the resampling allowance (a frame with depth, scaled unfiltered, came
-// to 29.4 dB at 1/8 in 200x300 pixels). A tree that check warns
-// assembles pixel parts at the DFR's zoom (a known limit) is drawn
-// again. make test runs 2; GOEQ_RANDOM_TREES=N runs N/2, from seed
-// GOEQ_RANDOM_TREES_FROM. The first 200 found parts that such
-// an assembly draws itself drawn at their unzoomed offset
+// to 29.4 dB at 1/8 in 200x300 pixels). make test runs 2;
+// GOEQ_RANDOM_TREES=N runs N/2, from seed GOEQ_RANDOM_TREES_FROM. The
+// first 200 found parts that such an assembly draws itself drawn at their
+// unzoomed offset
 // (TestAPartDrawnInPlaceUnderADFRAssemblyIsScaledWithTheOthers), and
 // mono eye parts left empty where check had said nothing; seeds 0 to
-// 399 pass since.
+// 399 pass since. A tree that check warns assembles pixel parts at the
+// DFR's zoom it cannot place them on (a known limit) is drawn again;
+// until TestAZoomedAssemblyInterleavesItsPixelPartsOnItsZoomedPixels
+// every such tree was.
 func TestRandomDFRTreesMatchTheReference(t *testing.T) {
 	t.Setenv("GOEQ_PROBE_RENDERER", "synthetic")
 	for _, seed := range randomSeeds(2, 2) {
@@ -264,20 +262,26 @@ func TestRandomDFRTreesMatchTheReference(t *testing.T) {
 					if dr.IntN(2) == 0 {
 						g.nodeOf = spreadOverNodes(dr, g)
 					}
-					text := g.config(body)
-					_, res, err := compound.LoadText("dfr.eqc", []byte(text), compound.Options{})
-					if err != nil {
-						t.Fatalf("a random config does not load: %v\n%s", err, text)
-					}
-					if !slices.ContainsFunc(res.Warnings, func(w configparser.Diagnostic) bool {
-						return strings.Contains(w.Msg, "assembles the parts of a pixel decomposition at")
-					}) {
+					if text := g.config(body); !zoomedInterleaveWarned(t, text) {
 						return text, fmt.Sprintf("%dx%d, DFR at %d fps, on nodes %v:\n%s", g.w, g.h, framerate, g.nodeOf, body)
 					}
 				}
 			})
 		})
 	}
+}
+
+// zoomedInterleaveWarned reports whether check warns that a compound of
+// text assembles pixel parts at a zoom it cannot place them on.
+func zoomedInterleaveWarned(t *testing.T, text string) bool {
+	t.Helper()
+	_, res, err := compound.LoadText("random.eqc", []byte(text), compound.Options{})
+	if err != nil {
+		t.Fatalf("a random config does not load: %v\n%s", err, text)
+	}
+	return slices.ContainsFunc(res.Warnings, func(w configparser.Diagnostic) bool {
+		return strings.Contains(w.Msg, "assembles the parts of a pixel decomposition at")
+	})
 }
 
 // Random trees whose inner compounds assemble their parts on a channel
