@@ -1459,9 +1459,9 @@ func TestSupersampledFramesAreReadAtTheirShare(t *testing.T) {
 }
 
 // An output frame's zoom below 1 reads the frame back smaller, where it
-// can be (no pixel or subpixel decomposition); the output
-// and input frames' zooms together scale where it lands unless they
-// cancel out, relative to the share the source's zoom alone lands it at.
+// can be (no pixel or subpixel decomposition); the output and input
+// frames' zooms together scale where it lands unless they cancel out,
+// relative to the share the source's zoom alone lands it at.
 func TestFrameZoomsScaleTheReadAndTheLanding(t *testing.T) {
 	const text = `config {
     appNode { pipe { window { viewport [ 0 0 400 200 ] channel { name "dest" } } } }

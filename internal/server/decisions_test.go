@@ -448,11 +448,37 @@ func zoomConfig(t *testing.T, zoom string, w, h int) string {
     }
 }
 `, w, h, 2*w, 2*h, zoom)
-	path := filepath.Join(t.TempDir(), "zoom.eqc")
+	return configFile(t, "zoom.eqc", text)
+}
+
+// configFile writes a config's text into a file of that name in a
+// temporary folder, and returns its path.
+func configFile(t *testing.T, name, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// eachFrameSent checks that a run's statistics record n frames sent, each
+// of want bytes and a header: what they hold.
+func eachFrameSent(t *testing.T, r runResult, n, want int, what string) {
+	t.Helper()
+	seen := 0
+	for _, rec := range readStats(t, r.out) {
+		if rec.Bytes == 0 {
+			continue
+		}
+		seen++
+		if rec.Bytes < want || rec.Bytes > want+256 {
+			t.Errorf("frame %d: %s sent %d bytes; want %s (%d bytes and a header)", rec.Frame, rec.Channel, rec.Bytes, what, want)
+		}
+	}
+	if seen != n {
+		t.Errorf("%d records of frames sent; want %d", seen, n)
+	}
 }
 
 // A source zoomed by 2 on a node of its own (supersampling) sends its
@@ -477,20 +503,7 @@ func TestSupersampledFramesTravelAtTheirSharesSize(t *testing.T) {
 			t.Fatalf("run failed: %v\n%s", x.err, x.stderr)
 		}
 	}
-	seen := 0
-	for _, rec := range readStats(t, r.out) {
-		if rec.Bytes == 0 {
-			continue
-		}
-		seen++
-		if rec.Bytes < 4*w*h || rec.Bytes > 4*w*h+256 {
-			t.Errorf("frame %d: the source sent %d bytes; want its share's %dx%d pixels (%d bytes and a header), not the %dx%d it rendered",
-				rec.Frame, rec.Bytes, w, h, 4*w*h, 2*w, 2*h)
-		}
-	}
-	if seen != frames {
-		t.Errorf("%d records of frames sent; want %d", seen, frames)
-	}
+	eachFrameSent(t, r, frames, 4*w*h, fmt.Sprintf("its share's %dx%d pixels, not the %dx%d it rendered", w, h, 2*w, 2*h))
 	for f := range frames {
 		name := filepathFrame("channel", f)
 		matchesOracle(t, fmt.Sprintf("frame %d", f), loadPNG(t, filepath.Join(r.out, name)), imagecmp.Halve(loadPNG(t, filepath.Join(ref.out, name))),

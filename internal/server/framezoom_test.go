@@ -5,7 +5,6 @@ import (
 	"image"
 	"image/draw"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -35,11 +34,7 @@ func frameZoomConfig(t *testing.T, out, in string, buffers string, w, h int) str
     }
 }
 `, w, h, w/2, h, buffers, out, in)
-	path := filepath.Join(t.TempDir(), "framezoom.eqc")
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return configFile(t, "framezoom.eqc", text)
 }
 
 // Frame zooms that cancel out, [ 0.5 0.5 ] on the output frame and
@@ -65,24 +60,8 @@ func TestFrameZoomsThatCancelOutSendTheFrameSmaller(t *testing.T) {
 			t.Fatalf("run failed: %v\n%s", x.err, x.stderr)
 		}
 	}
-	sent := func(r runResult, want int, what string) {
-		t.Helper()
-		seen := 0
-		for _, rec := range readStats(t, r.out) {
-			if rec.Bytes == 0 {
-				continue
-			}
-			seen++
-			if rec.Bytes < want || rec.Bytes > want+256 {
-				t.Errorf("frame %d: the source sent %d bytes; want %s (%d bytes and a header)", rec.Frame, rec.Bytes, what, want)
-			}
-		}
-		if seen != frames {
-			t.Errorf("%d records of frames sent; want %d", seen, frames)
-		}
-	}
-	sent(full, 4*(w/4)*(h/2), fmt.Sprintf("its %dx%d half", w/4, h/2))
-	sent(depth, 8*(w/4)*(h/2), fmt.Sprintf("its %dx%d half, colour and depth", w/4, h/2))
+	eachFrameSent(t, full, frames, 4*(w/4)*(h/2), fmt.Sprintf("its %dx%d half", w/4, h/2))
+	eachFrameSent(t, depth, frames, 8*(w/4)*(h/2), fmt.Sprintf("its %dx%d half, colour and depth", w/4, h/2))
 	for f := range frames {
 		name := filepathFrame("channel", f)
 		view := loadPNG(t, filepath.Join(ref.out, name))
@@ -227,11 +206,7 @@ func TestSupersampledDepthFramesTravelAtTheirShare(t *testing.T) {
     }
 }
 `, w, h, 2*w, 2*h, 2*w, 2*h, zoom, zoom)
-		path := filepath.Join(t.TempDir(), "db.eqc")
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return path
+		return configFile(t, "db.eqc", text)
 	}
 	r := run(t, config(w, h, "2 2"), frames, "--codec", "none", "--roi=false", "--compositing", "gather")
 	ref := run(t, config(2*w, 2*h, "1 1"), frames, "--reference")
@@ -240,20 +215,7 @@ func TestSupersampledDepthFramesTravelAtTheirShare(t *testing.T) {
 			t.Fatalf("run failed: %v\n%s", x.err, x.stderr)
 		}
 	}
-	seen := 0
-	for _, rec := range readStats(t, r.out) {
-		if rec.Bytes == 0 {
-			continue
-		}
-		seen++
-		if rec.Bytes < 8*w*h || rec.Bytes > 8*w*h+256 {
-			t.Errorf("frame %d: %s sent %d bytes; want its share's %dx%d pixels of colour and depth (%d bytes and a header), not the %dx%d it rendered",
-				rec.Frame, rec.Channel, rec.Bytes, w, h, 8*w*h, 2*w, 2*h)
-		}
-	}
-	if seen != 2*frames {
-		t.Errorf("%d records of frames sent; want %d", seen, 2*frames)
-	}
+	eachFrameSent(t, r, 2*frames, 8*w*h, fmt.Sprintf("its share's %dx%d pixels of colour and depth, not the %dx%d it rendered", w, h, 2*w, 2*h))
 	for f := range frames {
 		name := filepathFrame("channel", f)
 		matchesOracle(t, fmt.Sprintf("frame %d", f), loadPNG(t, filepath.Join(r.out, name)), nearestOf(loadPNG(t, filepath.Join(ref.out, name)), w, h),

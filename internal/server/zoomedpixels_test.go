@@ -2,7 +2,6 @@ package server
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -50,15 +49,8 @@ func TestAZoomedAssemblyInterleavesItsPixelPartsOnItsZoomedPixels(t *testing.T) 
     }
 }
 `, dest(c.w, c.h), 2*c.w, 2*c.h, strings.Join(wins, "\n"), strings.Join(parts, "\n"), strings.Join(ins, " "))
-			path := filepath.Join(t.TempDir(), "zp.eqc")
-			big := filepath.Join(t.TempDir(), "big.eqc")
-			for file, text := range map[string]string{path: text, big: strings.Replace(text, dest(c.w, c.h), dest(2*c.w, 2*c.h), 1)} {
-				if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			r := run(t, path, 2)
-			ref := run(t, big, 2, "--reference")
+			r := run(t, configFile(t, "zoomed.eqc", text), 2)
+			ref := run(t, configFile(t, "twice.eqc", strings.Replace(text, dest(c.w, c.h), dest(2*c.w, 2*c.h), 1)), 2, "--reference")
 			for _, x := range []runResult{r, ref} {
 				if x.err != nil {
 					t.Fatalf("run failed: %v\n%s", x.err, tailOf(x.stderr, 2000))
