@@ -61,7 +61,10 @@ func TestRandomWallsMatchTheReference(t *testing.T) {
 // TestMonitorShowsEachViewOfTheWall); seeds 0 to 259 pass since, but
 // 228 and 255, whose monitors of 15 to 24 rows show the tops of the model
 // at 29.2 to 29.9 dB (the reference renders at the monitor's size, the
-// run scales the wall's pictures down to it).
+// run scales the wall's pictures down to it). With depth frames read at
+// the monitor's size too, seeds 0 to 199 pass; one make test run lost
+// seed 0's application node to a SIGABRT inside llvmpipe's glDrawArrays
+// (a monitor's depth merge), not seen again in 70 runs of that config.
 func TestRandomMonitorWallsMatchTheReference(t *testing.T) {
 	for _, seed := range randomSeeds(2, 1) {
 		t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
