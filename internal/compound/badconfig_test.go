@@ -1314,8 +1314,9 @@ func TestCheckWarnsAboutMonitorFramesFromOutsideItsView(t *testing.T) {
 }
 
 // Check says what frame zooms do where a user may not expect it: a frame
-// that lands scaled (its zooms do not cancel out), and zooms with no
-// effect (on a pixel part's frame); zooms that cancel out, on a frame with
+// that lands scaled (its zooms do not cancel out, or an output frame's
+// zoom under a DFR takes the place of the one that undoes the DFR's), and
+// zooms with no effect (on a pixel part's frame); zooms that cancel out, on a frame with
 // depth too, or a supersampled source's own, say nothing.
 func TestCheckWarnsAboutFrameZooms(t *testing.T) {
 	const text = `config {
@@ -1341,6 +1342,7 @@ func TestCheckWarnsAboutFrameZooms(t *testing.T) {
 		{"input alone", "1 1", "2 1", "", "", `frame.eqc:11:36: frame "f" lands scaled by [ 2 1 ] from the corner`},
 		{"with depth", "0.5 0.5", "2 2", "", "buffer [ COLOR DEPTH ]", ""},
 		{"a pixel part", "0.5 0.5", "2 2", "pixel [ 0 0 2 1 ]", "", "has no effect: they land at their share"},
+		{"under a DFR", "0.5 0.5", "2 2", "DFR_equalizer { framerate 30 }", "", `frame "f" has a zoom of its own from under a DFR equalizer`},
 	} {
 		src := strings.NewReplacer("OUT", c.out, "IN", c.in, "SOURCE", c.source, "BUFFERS", c.buffers).Replace(text)
 		_, warned := resolveWarned(t, "frame.eqc", src)

@@ -806,7 +806,9 @@ func (r *resolver) checkZoomedDestinations(cfg *Config) {
 // checkFrameZooms warns of output and input frame zooms with an effect a
 // user may not expect: a frame that lands scaled rather than at its share
 // (its zooms do not cancel out: Equalizer scales it so, from the corner of
-// the consumer's channel), and zooms that goeq ignores: on the frames of
+// the consumer's channel; or an output frame's zoom under a DFR equalizer
+// takes the place of the one that undoes the DFR's), and zooms that goeq
+// ignores: on the frames of
 // a pixel or subpixel decomposition or a tile queue (they land sample by
 // sample, or tile by tile, at their share) and on a monitor's (it places
 // and scales them itself).
@@ -848,6 +850,8 @@ func (r *resolver) checkFrameZooms(cfg *Config) {
 					if in.Zoom.Scales() || out.Zoom.X > 1 || out.Zoom.Y > 1 {
 						warn(zoomed, "frame zoom on a monitor's frame has no effect but to read it back smaller (an output frame's zoom below 1): the monitor equalizer places and scales it")
 					}
+				case out.Zoom.Scales() && zoomedByDFR(p) && !zoomedByDFR(c):
+					warn(out, "frame %q has a zoom of its own from under a DFR equalizer: it takes the place of the one that undoes the DFR's zoom, so the frame lands scaled by the zoom the DFR chooses, from the corner of its consumer's channel (as in Equalizer); leave the output frame's zoom unset", out.Name)
 				default:
 					if s := LandingScale(out, in, p.Zoom, c.Zoom); s != (Zoom{1, 1}) {
 						warn(zoomed, "frame %q lands scaled by [ %g %g ] from the corner of its consumer's channel, its output frame's zoom times its input frame's (as in Equalizer); zooms that cancel out, as [ 0.5 0.5 ] on the output frame and [ 2 2 ] on the input frame, send it at a lower resolution and show it at its place", in.Name, s.X, s.Y)
