@@ -104,6 +104,12 @@ type Zoom struct{ X, Y float64 }
 // [ 1 1 ].
 func (z Zoom) Scales() bool { return z != (Zoom{1, 1}) && z != (Zoom{}) }
 
+// Interleaves reports whether c's samples spread over its share's
+// pixels: it is a part of a pixel or subpixel decomposition.
+func (c *Compound) Interleaves() bool {
+	return c.Pixel.W > 1 || c.Pixel.H > 1 || c.Subpixel.Size > 1
+}
+
 // OutputFrame is c's output frame of that name, or nil.
 func (c *Compound) OutputFrame(name string) *Frame {
 	for _, f := range c.OutputFrames {

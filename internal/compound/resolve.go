@@ -771,7 +771,7 @@ func (r *resolver) checkZoomedInterleaves(cfg *Config) {
 				if p.Pixel.W <= 1 && p.Pixel.H <= 1 {
 					continue
 				}
-				if g := PixelGrid(p, c); c.Pixel.W > 1 || c.Pixel.H > 1 || c.Subpixel.Size > 1 || g == nil || g.Zoom != c.Zoom {
+				if g := PixelGrid(p, c); c.Interleaves() || g == nil || g.Zoom != c.Zoom {
 					r.warnf(r.raw[c].pos, "this compound assembles the parts of a pixel decomposition at %s, but is a part of a pixel or subpixel decomposition itself, or their kernel lies under another zoom or a 2D split below it: goeq places their samples as if it were not zoomed, so its picture comes out wrong; zoom the assembly alone above the pixel compound, or the parts", zoom)
 					return
 				}
@@ -827,7 +827,6 @@ func (r *resolver) checkFrameZooms(cfg *Config) {
 	tiled := func(c *Compound) bool {
 		return c.Parent != nil && slices.ContainsFunc(c.Parent.Equalizers, func(eq *Equalizer) bool { return eq.Kind == TileEqualizer })
 	}
-	interleaved := func(c *Compound) bool { return c.Pixel.W > 1 || c.Pixel.H > 1 || c.Subpixel.Size > 1 }
 	cfg.Walk(func(c *Compound) {
 		for _, in := range c.InputFrames {
 			for _, p := range in.Producers {
@@ -840,7 +839,7 @@ func (r *resolver) checkFrameZooms(cfg *Config) {
 					zoomed = in
 				}
 				switch {
-				case interleaved(p) || interleaved(c) || tiled(p):
+				case p.Interleaves() || c.Interleaves() || tiled(p):
 					warn(zoomed, "frame zoom on the frames of a pixel or subpixel decomposition or of a tile queue has no effect: they land at their share")
 				case slices.ContainsFunc(c.Equalizers, func(eq *Equalizer) bool { return eq.Kind == MonitorEqualizer }):
 					// an output frame's zoom below 1 still reads it smaller

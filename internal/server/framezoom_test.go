@@ -7,12 +7,9 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 
-	"github.com/goeq/goeq/internal/compound"
-	"github.com/goeq/goeq/internal/configparser"
 	"github.com/goeq/goeq/internal/imagecmp"
 )
 
@@ -151,14 +148,7 @@ func TestRandomFrameZoomTreesMatchTheReference(t *testing.T) {
 						}
 						return s + " zoom [ " + z[1] + " ]"
 					})
-					text := g.config(body)
-					_, res, err := compound.LoadText("zoom.eqc", []byte(text), compound.Options{})
-					if err != nil {
-						t.Fatalf("a random config does not load: %v\n%s", err, text)
-					}
-					if !slices.ContainsFunc(res.Warnings, func(w configparser.Diagnostic) bool {
-						return strings.Contains(w.Msg, "lands scaled by") || strings.Contains(w.Msg, "carries colour alone")
-					}) {
+					if text := g.config(body); !checkWarns(t, text, "lands scaled by", "carries colour alone") {
 						return text, fmt.Sprintf("%dx%d, frame zooms %v:\n%s", g.w, g.h, zoomOf, body)
 					}
 				}

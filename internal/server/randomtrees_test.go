@@ -271,17 +271,24 @@ func TestRandomDFRTreesMatchTheReference(t *testing.T) {
 	}
 }
 
-// zoomedInterleaveWarned reports whether check warns that a compound of
-// text assembles pixel parts at a zoom it cannot place them on.
-func zoomedInterleaveWarned(t *testing.T, text string) bool {
+// checkWarns reports whether check warns of a config's text with any of
+// the phrases: a random config that a test draws again.
+func checkWarns(t *testing.T, text string, phrases ...string) bool {
 	t.Helper()
 	_, res, err := compound.LoadText("random.eqc", []byte(text), compound.Options{})
 	if err != nil {
 		t.Fatalf("a random config does not load: %v\n%s", err, text)
 	}
 	return slices.ContainsFunc(res.Warnings, func(w configparser.Diagnostic) bool {
-		return strings.Contains(w.Msg, "assembles the parts of a pixel decomposition at")
+		return slices.ContainsFunc(phrases, func(p string) bool { return strings.Contains(w.Msg, p) })
 	})
+}
+
+// zoomedInterleaveWarned reports whether check warns that a compound of
+// text assembles pixel parts at a zoom it cannot place them on.
+func zoomedInterleaveWarned(t *testing.T, text string) bool {
+	t.Helper()
+	return checkWarns(t, text, "assembles the parts of a pixel decomposition at")
 }
 
 // Random trees whose inner compounds assemble their parts on a channel
