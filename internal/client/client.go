@@ -189,7 +189,7 @@ func Run(ctx context.Context, opt Options) error {
 	stopSetupHeartbeats()
 	if err != nil {
 		// say why before leaving, so the server need not wait for a join
-		s.send(&control.ClientMsg{Failed: err.Error()})
+		s.fail(ctx, err)
 		n.logPanic(err)
 		return err
 	}
@@ -300,6 +300,32 @@ func (s *session) close(cancel context.CancelFunc) {
 	defer s.sendMu.Unlock()
 	s.closed = true
 	s.stream.Close()
+}
+
+// failWait bounds the wait for the server to take a client's failure.
+const failWait = 5 * time.Second
+
+// fail tells the server why this client leaves during its set-up, and
+// waits, bounded, for the server to end the stream: closing the connection
+// at once can drop the message gRPC still holds queued, and the server
+// would say only that the session ended.
+func (s *session) fail(ctx context.Context, why error) {
+	if s.send(&control.ClientMsg{Failed: why.Error()}) != nil {
+		return
+	}
+	s.sendMu.Lock()
+	s.stream.CloseSend()
+	s.sendMu.Unlock()
+	deadline := time.Now().Add(failWait)
+	for {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return
+		}
+		if _, err := s.recv(ctx, left); err != nil {
+			return
+		}
+	}
 }
 
 // refusal reads why a server ended the stream (a refusal arrives on
