@@ -72,3 +72,50 @@ func TestSessionClosesBetweenSends(t *testing.T) {
 		t.Errorf("a send after close: %v", err)
 	}
 }
+
+// slowReader takes a session's messages only after a while, as a busy
+// server does, and says what its first one was.
+type slowReader struct{ got chan string }
+
+func (h slowReader) Session(stream grpc.ServerStream, _ string) error {
+	time.Sleep(300 * time.Millisecond)
+	m := &control.ClientMsg{}
+	if err := stream.RecvMsg(m); err != nil {
+		h.got <- "error: " + control.ErrorText(err)
+		return nil
+	}
+	h.got <- "failed: " + m.Failed
+	return nil
+}
+
+// A client whose set-up fails says why, and the server takes it however
+// late it reads: closing the connection at once, as the client did, could
+// drop the message gRPC still held, and the server logged only that the
+// session was cancelled (a make test run on CI).
+func TestAFailureReachesAServerThatReadsLate(t *testing.T) {
+	h := slowReader{got: make(chan string, 1)}
+	srv := control.NewServer(h, "secret", nil, slog.New(slog.DiscardHandler))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	defer srv.Stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stream, err := control.Dial(ctx, ln.Addr().String(), "secret", "n1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &session{stream: stream}
+	s.fail(ctx, errors.New(`pipe "gpu2": no GPU`))
+	s.close(cancel)
+	select {
+	case got := <-h.got:
+		if want := `failed: pipe "gpu2": no GPU`; got != want {
+			t.Errorf("the server read %q, want %q", got, want)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the server read nothing")
+	}
+}
