@@ -173,6 +173,32 @@ func TestEveryCorpusConfigRunsAndMatchesItsReference(t *testing.T) {
 	}
 }
 
+// Corpus configs at a latency of their own: with more frames in flight
+// (or none), each frame still shows what its reference does, as the
+// equalizers plan from older statistics and frames overtake nothing. A
+// seed picks a config and a latency of 0, 2 or 3. make test runs 2;
+// GOEQ_RANDOM_TREES=N runs N, from seed GOEQ_RANDOM_TREES_FROM. Every
+// config of the corpus passes at latency 0 and at 3 (2026-12-05).
+func TestCorpusConfigsAtOtherLatenciesMatchTheirReference(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(corpusDir(), "*.eqc"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no corpus at %s: %v", corpusDir(), err)
+	}
+	latencies := []int{0, 2, 3}
+	for _, seed := range randomSeeds(2, 1) {
+		file, latency := files[seed*7%len(files)], latencies[seed%len(latencies)]
+		name := strings.TrimSuffix(filepath.Base(file), ".eqc")
+		t.Run(fmt.Sprintf("%s-latency-%d", name, latency), func(t *testing.T) {
+			path := withLatency(t, file, latency)
+			m, _, err := compound.Load(path, compound.Options{})
+			if err != nil || m.Configs[0].Latency != latency {
+				t.Fatalf("the config with latency %d does not load as such: %v", latency, err)
+			}
+			layoutMatchesReference(t, path, "")
+		})
+	}
+}
+
 // The config goeq makes for a machine of several GPUs (what an
 // application started without one runs on: every layout of it) renders
 // what the reference does. Its pipes render where unnamed ones do, so that

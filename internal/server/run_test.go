@@ -218,19 +218,27 @@ func referenceDir(t *testing.T, renderer string, frames int) string {
 	return dir
 }
 
-// withLatency writes a copy of a config with another latency.
+var (
+	latencyOf  = regexp.MustCompile(`\blatency\s+\d+`)
+	configOpen = regexp.MustCompile(`\bconfig\s*\{`)
+)
+
+// withLatency writes a copy of a config with another latency: the one it
+// gives changed, or one set first in its config block.
 func withLatency(t *testing.T, cfg string, latency int) string {
 	b, err := os.ReadFile(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := regexp.MustCompile(`latency \d+`).ReplaceAllString(string(b), fmt.Sprintf("latency %d", latency))
-	if !strings.Contains(s, "latency") {
-		s = strings.Replace(s, "config\n{", fmt.Sprintf("config\n{\n    latency %d", latency), 1)
+	text, set := string(b), fmt.Sprintf("latency %d", latency)
+	if latencyOf.MatchString(text) {
+		text = latencyOf.ReplaceAllString(text, set)
+	} else if at := configOpen.FindStringIndex(text); at != nil {
+		text = text[:at[1]] + "\n    " + set + text[at[1]:]
+	} else {
+		t.Fatalf("%s has no config block", cfg)
 	}
-	path := filepath.Join(t.TempDir(), filepath.Base(cfg))
-	os.WriteFile(path, []byte(s), 0o644)
-	return path
+	return configFile(t, filepath.Base(cfg), text)
 }
 
 func TestDecomposedRunsEqualSingleChannel(t *testing.T) {

@@ -88,6 +88,65 @@ func TestRandomMonitorWallsMatchTheReference(t *testing.T) {
 	}
 }
 
+// The walls of TestRandomWallsMatchTheReference with two in three of the
+// destinations that draw themselves drawn instead by a source of their
+// own under a DFR equalizer at 1 (no zoom), 30 or 1000 frames a second,
+// sent to the destination as a colour texture and scaled up there, as
+// Equalizer's DFR examples do; under the synthetic renderer, whose smooth
+// pattern stays within the resampling allowance. make test runs 2;
+// GOEQ_RANDOM_TREES=N runs N, from seed GOEQ_RANDOM_TREES_FROM. Seeds 0 to
+// 149 pass.
+func TestRandomDFRWallsMatchTheReference(t *testing.T) {
+	t.Setenv("GOEQ_PROBE_RENDERER", "synthetic")
+	for _, seed := range randomSeeds(2, 1) {
+		t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(uint64(seed), 0x3a11))
+			dr := rand.New(rand.NewPCG(uint64(seed), 0x3a12))
+			path, text, _ := drawRandomConfig(t, func() (string, string) {
+				for {
+					if wall, ok := withDFRSources(dr, randomWall(r)); ok {
+						return wall, ""
+					}
+				}
+			})
+			matchesReference(t, path)
+			for l := 1; strings.Contains(text, fmt.Sprintf(`layout "L%d"`, l)); l++ {
+				layoutMatchesReference(t, path, fmt.Sprintf("L%d", l))
+			}
+			if t.Failed() {
+				t.Logf("the whole config, to run again (eqserver verify, --layout L1 for its second layout):\n%s", text)
+			}
+		})
+	}
+}
+
+// selfDrawn is a destination of randomWall that draws itself.
+var selfDrawn = regexp.MustCompile(`compound \{ channel \( segment \d+ layout "L\d+" view \d+ \) \}`)
+
+// withDFRSources gives two in three of a wall's destinations that draw
+// themselves a source under a DFR equalizer (see
+// TestRandomDFRWallsMatchTheReference), each on a pipe of a node of their
+// own; ok is false where none was given one.
+func withDFRSources(r *rand.Rand, wall string) (_ string, ok bool) {
+	var pipes []string
+	wall = selfDrawn.ReplaceAllStringFunc(wall, func(destination string) string {
+		if r.IntN(3) == 0 {
+			return destination
+		}
+		name := fmt.Sprintf("dfr%d", len(pipes))
+		pipes = append(pipes, fmt.Sprintf(`pipe { window { name %q viewport [ 0 0 %d %d ] attributes { hint_drawable FBO } channel { name %q } } }`,
+			name, []int{400, 800}[r.IntN(2)], []int{300, 480}[r.IntN(2)], name))
+		return fmt.Sprintf(`%s
+        compound { channel %q buffer [ COLOR DEPTH ] DFR_equalizer { framerate %d damping %g } outputframe { name %q type texture buffers [ COLOR ] } }
+        inputframe { name %q } }`, strings.TrimSuffix(destination, " }"), name, []int{1, 30, 1000}[r.IntN(3)], []float64{0, 0.5, 0.9}[r.IntN(3)], name, name)
+	})
+	at := strings.Index(wall, "\n    observer")
+	if len(pipes) == 0 || at < 0 {
+		return wall, false
+	}
+	return wall[:at] + "\n    node { host \"localhost\" " + strings.Join(pipes, " ") + " }" + wall[at:], true
+}
+
 var (
 	wallDestination = regexp.MustCompile(`compound \{ channel \( segment (\d+) layout "L(\d+)" view (\d+) \)`)
 	readbackless    = regexp.MustCompile(`(outputframe \{ name "mon_[^"]*" \}\s*task \[[^\]]*)\]`)
