@@ -65,6 +65,8 @@ func TestRandomWallsMatchTheReference(t *testing.T) {
 // the monitor's size too, seeds 0 to 199 pass; one make test run lost
 // seed 0's application node to a SIGABRT inside llvmpipe's glDrawArrays
 // (a monitor's depth merge), not seen again in 70 runs of that config.
+// Of seeds 5000 to 5399, all but 5147 pass: its monitor shows a view in
+// 48 rows, at 29.6 to 29.9 dB, as 228 and 255 do.
 func TestRandomMonitorWallsMatchTheReference(t *testing.T) {
 	for _, seed := range randomSeeds(2, 1) {
 		t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
