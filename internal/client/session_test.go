@@ -14,6 +14,26 @@ import (
 	"github.com/goeq/goeq/internal/control"
 )
 
+// sessionWith is a client's session with a control server whose sessions
+// h handles, and the context of its stream; both end with the test.
+func sessionWith(t *testing.T, h control.Handler) (*session, context.Context, context.CancelFunc) {
+	t.Helper()
+	srv := control.NewServer(h, "secret", nil, slog.New(slog.DiscardHandler))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	t.Cleanup(srv.Stop)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	stream, err := control.Dial(ctx, ln.Addr().String(), "secret", "n1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &session{stream: stream}, ctx, cancel
+}
+
 // stalled takes a session and reads nothing from it until released.
 type stalled struct{ release chan struct{} }
 
@@ -29,20 +49,7 @@ func (h stalled) Session(grpc.ServerStream, string) error {
 func TestSessionClosesBetweenSends(t *testing.T) {
 	h := stalled{release: make(chan struct{})}
 	defer close(h.release)
-	srv := control.NewServer(h, "secret", nil, slog.New(slog.DiscardHandler))
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(ln)
-	defer srv.Stop()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	stream, err := control.Dial(ctx, ln.Addr().String(), "secret", "n1", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &session{stream: stream}
+	s, _, cancel := sessionWith(t, h)
 	// events fill the flow-control window of a server that reads nothing
 	big := &control.ClientMsg{Failed: strings.Repeat("x", 1<<20)}
 	sending := make(chan error, 1)
@@ -94,20 +101,7 @@ func (h slowReader) Session(stream grpc.ServerStream, _ string) error {
 // session was cancelled (a make test run on CI).
 func TestAFailureReachesAServerThatReadsLate(t *testing.T) {
 	h := slowReader{got: make(chan string, 1)}
-	srv := control.NewServer(h, "secret", nil, slog.New(slog.DiscardHandler))
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(ln)
-	defer srv.Stop()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	stream, err := control.Dial(ctx, ln.Addr().String(), "secret", "n1", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &session{stream: stream}
+	s, ctx, cancel := sessionWith(t, h)
 	s.fail(ctx, errors.New(`pipe "gpu2": no GPU`))
 	s.close(cancel)
 	select {
