@@ -37,14 +37,21 @@ func TestRandomWallsMatchTheReference(t *testing.T) {
 		t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(seed), 0x3a11))
 			path, text, _ := drawRandomConfig(t, func() (string, string) { return randomWall(r), "" })
-			matchesReference(t, path)
-			for l := 1; strings.Contains(text, fmt.Sprintf(`layout "L%d"`, l)); l++ {
-				layoutMatchesReference(t, path, fmt.Sprintf("L%d", l))
-			}
-			if t.Failed() {
-				t.Logf("the whole config, to run again (eqserver verify, --layout L1 for its second layout):\n%s", text)
-			}
+			wallMatchesReference(t, path, text)
 		})
+	}
+}
+
+// wallMatchesReference runs a wall of randomWall against its reference in
+// each of its layouts, and logs its whole config where one differs.
+func wallMatchesReference(t *testing.T, path, text string) {
+	t.Helper()
+	matchesReference(t, path)
+	for l := 1; strings.Contains(text, fmt.Sprintf(`layout "L%d"`, l)); l++ {
+		layoutMatchesReference(t, path, fmt.Sprintf("L%d", l))
+	}
+	if t.Failed() {
+		t.Logf("the whole config, to run again (eqserver verify, --layout L1 for its second layout):\n%s", text)
 	}
 }
 
@@ -79,13 +86,7 @@ func TestRandomMonitorWallsMatchTheReference(t *testing.T) {
 					}
 				}
 			})
-			matchesReference(t, path)
-			for l := 1; strings.Contains(text, fmt.Sprintf(`layout "L%d"`, l)); l++ {
-				layoutMatchesReference(t, path, fmt.Sprintf("L%d", l))
-			}
-			if t.Failed() {
-				t.Logf("the whole config, to run again (eqserver verify, --layout L1 for its second layout):\n%s", text)
-			}
+			wallMatchesReference(t, path, text)
 		})
 	}
 }
@@ -111,13 +112,7 @@ func TestRandomDFRWallsMatchTheReference(t *testing.T) {
 					}
 				}
 			})
-			matchesReference(t, path)
-			for l := 1; strings.Contains(text, fmt.Sprintf(`layout "L%d"`, l)); l++ {
-				layoutMatchesReference(t, path, fmt.Sprintf("L%d", l))
-			}
-			if t.Failed() {
-				t.Logf("the whole config, to run again (eqserver verify, --layout L1 for its second layout):\n%s", text)
-			}
+			wallMatchesReference(t, path, text)
 		})
 	}
 }
