@@ -42,6 +42,9 @@ const (
 	sendQueue = 4096
 	// maxHandshakes bounds the peers presenting a token at once.
 	maxHandshakes = 16
+	// endWait bounds End's waits: for the application to take what was
+	// sent to it, and then to close its end.
+	endWait = 5 * time.Second
 )
 
 // Hello is what an application tells the server after the token.
@@ -151,6 +154,7 @@ type Session struct {
 	conn  net.Conn
 	out   chan toApp
 	done  chan struct{} // the writer has stopped
+	read  chan struct{} // the reader has stopped
 	once  sync.Once
 	mu    sync.Mutex
 	gone  error // why the application's frames ended without its exit
@@ -343,7 +347,7 @@ func handshake(conn net.Conn, token string, busy func() error) (*Session, error)
 	}
 	conn.SetReadDeadline(time.Time{})
 	frames := make(chan server.AppFrame)
-	s := &Session{Hello: *m.Hello, conn: conn, out: make(chan toApp, sendQueue), done: make(chan struct{})}
+	s := &Session{Hello: *m.Hello, conn: conn, out: make(chan toApp, sendQueue), done: make(chan struct{}), read: make(chan struct{})}
 	s.App = &server.App{
 		Frames: frames,
 		Ready:  func(info server.RunInfo) { s.send(toApp{Ready: &info}) },
@@ -355,8 +359,12 @@ func handshake(conn net.Conn, token string, busy func() error) (*Session, error)
 	go s.writeLoop()
 	go func() {
 		// the application's frames, until it exits or goes: a lost
-		// application ends the run as Exit would
+		// application ends the run as Exit would. Once the run has ended
+		// (the writer stopped) they are read and dropped, so that End
+		// closes a socket that holds none unread.
+		defer close(s.read)
 		defer close(frames)
+		taking := true
 		for {
 			var m toServer
 			err := read(conn, maxMessage, &m)
@@ -375,11 +383,11 @@ func handshake(conn net.Conn, token string, busy func() error) (*Session, error)
 				s.mu.Unlock()
 				return
 			}
-			if m.Frame != nil {
+			if m.Frame != nil && taking {
 				select {
 				case frames <- *m.Frame:
 				case <-s.done:
-					return
+					taking = false
 				}
 			}
 		}
@@ -427,10 +435,24 @@ func (s *Session) End(sum *server.Summary, err error) {
 		close(s.out)
 		select {
 		case <-s.done:
-		case <-time.After(5 * time.Second):
+			s.closeGently()
+		case <-time.After(endWait):
 		}
 		s.conn.Close()
 	})
+}
+
+// closeGently half-closes the connection and reads what the application
+// still sends until it closes its end, at most endWait: a socket closed
+// with bytes unread resets the connection, and the reset discards what
+// the application has not yet received, the run's end with it.
+func (s *Session) closeGently() {
+	half, ok := s.conn.(interface{ CloseWrite() error })
+	if !ok || half.CloseWrite() != nil {
+		return
+	}
+	s.conn.SetReadDeadline(time.Now().Add(endWait))
+	<-s.read
 }
 
 // Run connects to the server at addr as an application and drives the run

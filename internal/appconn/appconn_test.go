@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goeq/goeq/internal/control"
 	"github.com/goeq/goeq/internal/nettest"
 	"github.com/goeq/goeq/internal/server"
 )
@@ -170,6 +171,71 @@ func TestAnApplicationThatGoesWithoutExitingIsGone(t *testing.T) {
 		t.Errorf("an application whose connection closed without its exit is not said to be gone")
 	}
 	s.End(&server.Summary{Frames: 1}, nil)
+}
+
+// The run's end reaches an application that reads late while frames it
+// sent wait unread in the session: closing a socket that holds unread
+// bytes resets the connection, and the reset threw away what the
+// application had not yet received, the end with it, so that it reported
+// "connection reset by peer" rather than how the run ended.
+func TestTheRunsEndReachesAnApplicationThatReadsLate(t *testing.T) {
+	ln, got := acceptSecret(t)
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	write(c, auth{"secret"})
+	var welcome toApp
+	if err := read(c, maxAuth, &welcome); err != nil || !welcome.Welcome {
+		t.Fatalf("no welcome: %+v, %v", welcome, err)
+	}
+	write(c, toServer{Hello: &Hello{Executable: "/bin/app"}})
+	// frames the run does not take: the first waits in the session, the
+	// rest on its socket
+	go func() {
+		for range 64 {
+			if write(c, toServer{Frame: &server.AppFrame{Data: make([]byte, 1024)}}) != nil {
+				return
+			}
+		}
+	}()
+	s := <-got
+	if s == nil {
+		t.FailNow()
+	}
+	// the application reads after a while, up to the end, and closes its
+	// connection, as Run does
+	ended := make(chan string, 1)
+	go func() {
+		defer c.Close()
+		time.Sleep(300 * time.Millisecond)
+		c.SetReadDeadline(time.Now().Add(20 * time.Second))
+		for {
+			var m toApp
+			if err := read(c, maxMessage, &m); err != nil {
+				ended <- "no end, but " + err.Error()
+				return
+			}
+			if m.End != nil {
+				ended <- m.End.Err
+				return
+			}
+		}
+	}()
+	// more input than the sockets' buffers hold, so that some of it and
+	// the end wait in the server's when the session closes
+	events := make([]control.WindowEvent, 64)
+	for i := range events {
+		events[i] = control.WindowEvent{Kind: 1, Window: "a window of the wall", X: float64(i), Y: float64(i)}
+	}
+	for range 1000 {
+		s.App.Input("node1", events)
+	}
+	s.End(nil, errors.New("node node1, which shows the destination, died"))
+	if got := <-ended; got != "node node1, which shows the destination, died" {
+		t.Errorf("the application read %q", got)
+	}
 }
 
 // An application on a server that stops answering while frames are due (a
