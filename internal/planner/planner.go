@@ -665,7 +665,7 @@ func (p *Planner) findStandIns() {
 			return // there is no one to draw it
 		}
 		if (p.loads[parent] != nil || p.views[parent] != nil || tileEqualizer(parent) != nil) &&
-			(c != heir(parent.Children) || p.anyLive(parent.Children)) {
+			(c != p.heir(parent) || p.anyLive(parent.Children)) {
 			return // its equalizer shares the work out
 		}
 		p.standIns[c] = dest.Channel
@@ -678,13 +678,24 @@ func (p *Planner) anyLive(cs []*compound.Compound) bool {
 }
 
 // heir is the compound among an equalizer's lost children that takes the
-// whole part: the first that renders at full resolution (a zoomed one
-// would draw all of it coarser), or else the first.
-func heir(cs []*compound.Compound) *compound.Compound {
-	for _, c := range cs {
-		if !c.Zoom.Scales() {
-			return c
-		}
+// whole part: the first that draws for an eye its destination shows (an
+// eye decomposition in a mono view draws nothing, and the part stayed
+// empty) and renders at full resolution (a zoomed one would draw all of
+// it coarser); failing that, the first that draws, or else the first.
+func (p *Planner) heir(equalized *compound.Compound) *compound.Compound {
+	cs := equalized.Children
+	shown := compound.EyesAll
+	if dest := equalized.Destination(); dest != nil {
+		shown = dest.DestinationEyes()
+	}
+	draws := func(c *compound.Compound) bool {
+		return slices.ContainsFunc(compound.Eyes[:], func(eye int) bool { return shown&eye != 0 && p.drawsFor(c, eye) })
+	}
+	if i := slices.IndexFunc(cs, func(c *compound.Compound) bool { return draws(c) && !c.Zoom.Scales() }); i >= 0 {
+		return cs[i]
+	}
+	if i := slices.IndexFunc(cs, draws); i >= 0 {
+		return cs[i]
 	}
 	return cs[0]
 }

@@ -798,6 +798,52 @@ func TestAViewShownInAModeItsTreeLacksIsDrawnByItsDestination(t *testing.T) {
 	}
 }
 
+// Where an equalizer's children are all down, the one that takes the whole
+// part over draws for the eyes its destination shows: in a mono view, not
+// an eye decomposition, which the equalizer gives nothing while it is up
+// (its part stayed empty).
+func TestALostEqualizersHeirDrawsWhatTheViewShows(t *testing.T) {
+	cfg := loadText(t, "eyes-first.eqc", `config {
+    appNode { pipe { window { viewport [ 0 0 300 200 ] channel { name "dest" } } } }
+    node { name "node1"
+        pipe { window { viewport [ 0 0 300 200 ] channel { name "left" } } }
+        pipe { window { viewport [ 0 0 300 200 ] channel { name "right" } } }
+        pipe { window { viewport [ 0 0 300 200 ] channel { name "whole" } } } }
+    observer { }
+    layout { name "L" view { mode MONO observer 0 } }
+    canvas { layout "L" wall { } segment { channel "dest" } }
+    compound { channel ( segment 0 view 0 ) task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ]
+        compound { load_equalizer { mode DB }
+            compound { channel "left"
+                compound { eye [ LEFT ] }
+                compound { channel "right" eye [ RIGHT ] outputframe { name "r" } }
+                inputframe { name "r" } outputframe { name "eyes" } }
+            compound { channel "whole" outputframe { name "w" } } }
+        inputframe { name "eyes" } inputframe { name "w" } }
+}`)
+	p := New(cfg)
+	for _, ch := range cfg.Channels {
+		if ch.Window.Pipe.Node.Name == "node1" {
+			p.SetChannelDown(ch, true)
+		}
+	}
+	plan := p.Plan(0)
+	drawn := compound.Range{}
+	for _, cp := range plan.Channels {
+		for _, task := range cp.Tasks {
+			if task.Kind == Draw && cp.Aside {
+				drawn = task.Range
+				if task.Compound != "0.0.1" || cp.Channel.Name != "dest" {
+					t.Errorf("%s draws compound %s, want the destination drawing compound 0.0.1 (whole's)", cp.Channel.Name, task.Compound)
+				}
+			}
+		}
+	}
+	if drawn != compound.FullRange {
+		t.Errorf("the stand-in draws the range %v, want all of it", drawn)
+	}
+}
+
 // A down channel's part goes to its destination's channel, in a plan of
 // its own (Aside) whose regions lie past the window's own pixels, and its
 // frame comes from there; back up, the channel draws its part again. A

@@ -367,6 +367,33 @@ func TestALostNodesPartIsDrawnByItsDestination(t *testing.T) {
 	if err := os.WriteFile(eyePartsOfALostAssembly, []byte(eyePartsHeld), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// a load-balanced part whose first source is an eye decomposition, in
+	// a mono view: the equalizer gives all of it to the second, and once
+	// both are lost the first took the part over and drew nothing there
+	// (random walls losing their sources, seed 6004: 20 dB)
+	eyesFirst := fmt.Sprintf(`config {
+    appNode { pipe { %s } }
+    node { name "node1" pipe { %s } pipe { %s } pipe { %s } pipe { %s } }
+    observer { }
+    layout { name "L" view { mode MONO observer 0 } }
+    canvas { layout "L" wall { } segment { channel "dest" } }
+    compound { channel ( segment 0 view 0 ) task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ]
+        compound { channel "src0"
+            compound { channel "src0" viewport [ 0 0 1 0.5 ] outputframe { name "bottom" } }
+            compound { viewport [ 0 0.5 1 0.5 ] load_equalizer { mode DB }
+                compound { channel "src1"
+                    compound { channel "src1" eye [ LEFT ] outputframe { name "left" } }
+                    compound { channel "src2" eye [ RIGHT ] outputframe { name "right" } }
+                    inputframe { name "left" } inputframe { name "right" } outputframe { name "eyes" } }
+                compound { channel "src3" outputframe { name "top" } } }
+            inputframe { name "bottom" } inputframe { name "eyes" } inputframe { name "top" } outputframe { name "parts" } }
+        inputframe { name "parts" } }
+}
+`, window("dest"), window("src0"), window("src1"), window("src2"), window("src3"))
+	eyesFirstInALostEqualizer := filepath.Join(t.TempDir(), "eyes-first-in-a-lost-equalizer.eqc")
+	if err := os.WriteFile(eyesFirstInALostEqualizer, []byte(eyesFirst), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct{ config, victim string }{
 		{"2-node.2D", "node1"},    // static 2D (its first layout)
 		{"2-node.DB", "node1"},    // static DB, depth-merged
@@ -375,6 +402,7 @@ func TestALostNodesPartIsDrawnByItsDestination(t *testing.T) {
 		{generated, "node1"},
 		{twoDestinations, "node1"},
 		{eyePartsOfALostAssembly, "node1"},
+		{eyesFirstInALostEqualizer, "node1"},
 	} {
 		t.Run(filepath.Base(tc.config), func(t *testing.T) {
 			cfg := filepath.Join(corpusDir(), tc.config+".eqc")

@@ -418,7 +418,10 @@ func randomWall(r *rand.Rand) string {
 // GOEQ_RANDOM_TREES_FROM. The first 120 found an eye part that a lost
 // assembly drew in place left out of every frame after the loss (seeds
 // 40 and 53; TestALostNodesPartIsDrawnByItsDestination's
-// eye-parts-of-a-lost-assembly); seeds 0 to 199 pass since.
+// eye-parts-of-a-lost-assembly); seeds 0 to 199 pass since. Seeds 6000
+// to 6059 found a load-balanced part whose first source was an eye
+// decomposition in a mono view left empty once both were lost (seed
+// 6004; eyes-first-in-a-lost-equalizer there).
 func TestRandomWallsLoseTheirSources(t *testing.T) {
 	const frames = 30
 	for _, seed := range randomSeeds(1, 1) {
