@@ -665,16 +665,22 @@ func (p *Planner) findStandIns() {
 			return // there is no one to draw it
 		}
 		if (p.loads[parent] != nil || p.views[parent] != nil || tileEqualizer(parent) != nil) &&
-			(c != p.heir(parent) || p.anyLive(parent.Children)) {
+			(c != p.heir(parent) || p.anyLiveDraws(parent)) {
 			return // its equalizer shares the work out
 		}
 		p.standIns[c] = dest.Channel
 	})
 }
 
-// anyLive says whether a compound among cs runs on a channel that is up.
-func (p *Planner) anyLive(cs []*compound.Compound) bool {
-	return slices.ContainsFunc(cs, func(c *compound.Compound) bool { return c.Channel != nil && !p.down[c.Channel] })
+// anyLiveDraws says whether a child of an equalized compound runs on a
+// channel that is up and draws for an eye its destination shows: one
+// that draws nothing there (an eye decomposition in a mono view) gets no
+// share from the equalizer, and cannot take the lost children's over.
+func (p *Planner) anyLiveDraws(equalized *compound.Compound) bool {
+	shown := shownEyes(equalized)
+	return slices.ContainsFunc(equalized.Children, func(c *compound.Compound) bool {
+		return c.Channel != nil && !p.down[c.Channel] && p.drawsShown(c, shown)
+	})
 }
 
 // heir is the compound among an equalizer's lost children that takes the
@@ -683,14 +689,8 @@ func (p *Planner) anyLive(cs []*compound.Compound) bool {
 // empty) and renders at full resolution (a zoomed one would draw all of
 // it coarser); failing that, the first that draws, or else the first.
 func (p *Planner) heir(equalized *compound.Compound) *compound.Compound {
-	cs := equalized.Children
-	shown := compound.EyesAll
-	if dest := equalized.Destination(); dest != nil {
-		shown = dest.DestinationEyes()
-	}
-	draws := func(c *compound.Compound) bool {
-		return slices.ContainsFunc(compound.Eyes[:], func(eye int) bool { return shown&eye != 0 && p.drawsFor(c, eye) })
-	}
+	cs, shown := equalized.Children, shownEyes(equalized)
+	draws := func(c *compound.Compound) bool { return p.drawsShown(c, shown) }
 	if i := slices.IndexFunc(cs, func(c *compound.Compound) bool { return draws(c) && !c.Zoom.Scales() }); i >= 0 {
 		return cs[i]
 	}
@@ -698,6 +698,20 @@ func (p *Planner) heir(equalized *compound.Compound) *compound.Compound {
 		return cs[i]
 	}
 	return cs[0]
+}
+
+// shownEyes are the eyes c's destination shows (every eye where it has
+// none).
+func shownEyes(c *compound.Compound) int {
+	if dest := c.Destination(); dest != nil {
+		return dest.DestinationEyes()
+	}
+	return compound.EyesAll
+}
+
+// drawsShown says whether c draws for one of the eyes shown.
+func (p *Planner) drawsShown(c *compound.Compound, shown int) bool {
+	return slices.ContainsFunc(compound.Eyes[:], func(eye int) bool { return shown&eye != 0 && p.drawsFor(c, eye) })
 }
 
 // asideFor is the stand-in in's plan for the lost channel's compounds

@@ -798,10 +798,10 @@ func TestAViewShownInAModeItsTreeLacksIsDrawnByItsDestination(t *testing.T) {
 	}
 }
 
-// Where an equalizer's children are all down, the one that takes the whole
-// part over draws for the eyes its destination shows: in a mono view, not
-// an eye decomposition, which the equalizer gives nothing while it is up
-// (its part stayed empty).
+// Where an equalizer's children that draw for the eyes its destination
+// shows are all down, the one that takes the whole part over draws for
+// them: in a mono view, not an eye decomposition, which the equalizer
+// gives nothing, up or down (the part stayed empty).
 func TestALostEqualizersHeirDrawsWhatTheViewShows(t *testing.T) {
 	cfg := loadText(t, "eyes-first.eqc", `config {
     appNode { pipe { window { viewport [ 0 0 300 200 ] channel { name "dest" } } } }
@@ -821,26 +821,30 @@ func TestALostEqualizersHeirDrawsWhatTheViewShows(t *testing.T) {
             compound { channel "whole" outputframe { name "w" } } }
         inputframe { name "eyes" } inputframe { name "w" } }
 }`)
-	p := New(cfg)
-	for _, ch := range cfg.Channels {
-		if ch.Window.Pipe.Node.Name == "node1" {
-			p.SetChannelDown(ch, true)
+	// every source lost, and whole's alone: the eye decomposition still
+	// up cannot take its part over
+	for _, lost := range [][]string{{"left", "right", "whole"}, {"whole"}} {
+		p := New(cfg)
+		for _, ch := range cfg.Channels {
+			if slices.Contains(lost, ch.Name) {
+				p.SetChannelDown(ch, true)
+			}
 		}
-	}
-	plan := p.Plan(0)
-	drawn := compound.Range{}
-	for _, cp := range plan.Channels {
-		for _, task := range cp.Tasks {
-			if task.Kind == Draw && cp.Aside {
-				drawn = task.Range
-				if task.Compound != "0.0.1" || cp.Channel.Name != "dest" {
-					t.Errorf("%s draws compound %s, want the destination drawing compound 0.0.1 (whole's)", cp.Channel.Name, task.Compound)
+		plan := p.Plan(0)
+		drawn := compound.Range{}
+		for _, cp := range plan.Channels {
+			for _, task := range cp.Tasks {
+				if task.Kind == Draw && cp.Aside {
+					drawn = task.Range
+					if task.Compound != "0.0.1" || cp.Channel.Name != "dest" {
+						t.Errorf("%v lost: %s draws compound %s, want the destination drawing compound 0.0.1 (whole's)", lost, cp.Channel.Name, task.Compound)
+					}
 				}
 			}
 		}
-	}
-	if drawn != compound.FullRange {
-		t.Errorf("the stand-in draws the range %v, want all of it", drawn)
+		if drawn != compound.FullRange {
+			t.Errorf("%v lost: the stand-in draws the range %v, want all of it", lost, drawn)
+		}
 	}
 }
 

@@ -394,6 +394,16 @@ func TestALostNodesPartIsDrawnByItsDestination(t *testing.T) {
 	if err := os.WriteFile(eyesFirstInALostEqualizer, []byte(eyesFirst), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// the same with the eye decomposition's node left: it draws nothing
+	// in the mono view, so it cannot take the lost source's part over
+	eyesLeft := strings.Replace(eyesFirst, " pipe { "+window("src3")+" } }", " }\n    node { name \"node2\" pipe { "+window("src3")+" } }", 1)
+	if eyesLeft == eyesFirst {
+		t.Fatal("src3 is not node1's last pipe")
+	}
+	eyesLeftInAnEqualizer := filepath.Join(t.TempDir(), "eyes-left-in-an-equalizer.eqc")
+	if err := os.WriteFile(eyesLeftInAnEqualizer, []byte(eyesLeft), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct{ config, victim string }{
 		{"2-node.2D", "node1"},    // static 2D (its first layout)
 		{"2-node.DB", "node1"},    // static DB, depth-merged
@@ -403,6 +413,7 @@ func TestALostNodesPartIsDrawnByItsDestination(t *testing.T) {
 		{twoDestinations, "node1"},
 		{eyePartsOfALostAssembly, "node1"},
 		{eyesFirstInALostEqualizer, "node1"},
+		{eyesLeftInAnEqualizer, "node2"},
 	} {
 		t.Run(filepath.Base(tc.config), func(t *testing.T) {
 			cfg := filepath.Join(corpusDir(), tc.config+".eqc")
