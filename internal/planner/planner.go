@@ -970,11 +970,7 @@ func (p *Planner) runEqualizers(c *compound.Compound, frame int, states map[stri
 			// a child with nothing to draw for the eyes shown (an eye
 			// decomposition in a mono view) gets no part of the split,
 			// which would stay empty
-			serves := false
-			for _, eye := range compound.Eyes {
-				serves = serves || states[c.Path()].Eyes&eye != 0 && drawsNow(ch, eye, states, map[*compound.Compound]bool{})
-			}
-			children = append(children, equalizer.Child{Path: ch.Path(), Active: states[ch.Path()].Active && states[c.Path()].Active && serves,
+			children = append(children, equalizer.Child{Path: ch.Path(), Active: states[ch.Path()].Active && states[c.Path()].Active && servesNow(c, ch, states),
 				Usage: u, Destination: ch.Channel == c.Channel})
 		}
 		samples := p.samples(c)
@@ -993,6 +989,17 @@ func (p *Planner) runEqualizers(c *compound.Compound, frame int, states map[stri
 				s.Local.Viewport = a.Viewport
 			}
 			states[a.Path] = s
+		}
+	}
+	if tileEqualizer(c) != nil {
+		// a child with nothing to draw for the eyes shown pulls no tiles:
+		// its frame, which no tile reached, was waited for until the
+		// frame timed out
+		for _, ch := range c.Children {
+			if s := states[ch.Path()]; !servesNow(c, ch, states) {
+				s.Skip = true
+				states[ch.Path()] = s
+			}
 		}
 	}
 	if v := p.views[c]; v != nil && p.latest != nil {
@@ -1457,6 +1464,14 @@ func (p *Planner) eyePartShownAs(c *compound.Compound, eye int, states map[strin
 	// where nothing of the view draws the eye the destination draws it
 	// whole already (an assembly on a source's channel its share)
 	return other && drawsNow(home, eye, states, map[*compound.Compound]bool{})
+}
+
+// servesNow says whether child draws in this frame for an eye its
+// parent renders.
+func servesNow(parent, child *compound.Compound, states map[string]CompoundState) bool {
+	return slices.ContainsFunc(compound.Eyes[:], func(eye int) bool {
+		return states[parent.Path()].Eyes&eye != 0 && drawsNow(child, eye, states, map[*compound.Compound]bool{})
+	})
 }
 
 // drawsNow says whether c, or a compound whose frames it takes, draws for

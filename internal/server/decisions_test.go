@@ -65,6 +65,37 @@ func TestTileQueueIsDrawnBySources(t *testing.T) {
 	}
 }
 
+// A tile equalizer's child that draws nothing for the eyes shown (an eye
+// decomposition in a mono view) pulls no tiles, and its frame is not
+// waited for: the other child draws them all. Every frame waited for it
+// until the frame timed out.
+func TestAnEyeDecompositionInAMonoViewPullsNoTiles(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "eyes-beside-a-source.eqc")
+	window := func(name string) string {
+		return fmt.Sprintf(`window { viewport [ 0 0 300 200 ] attributes { hint_drawable FBO } channel { name %q } }`, name)
+	}
+	text := fmt.Sprintf(`config {
+    appNode { pipe { %s } }
+    node { pipe { %s } pipe { %s } pipe { %s } }
+    observer { }
+    layout { name "L" view { mode MONO observer 0 } }
+    canvas { layout "L" wall { } segment { channel "dest" } }
+    compound { channel ( segment 0 view 0 ) task [ CLEAR ASSEMBLE ]
+        compound { tile_equalizer { size [ 32 32 ] }
+            compound { channel "left"
+                compound { eye [ LEFT ] }
+                compound { channel "right" eye [ RIGHT ] outputframe { name "r" } }
+                inputframe { name "r" } outputframe { name "eyes" } }
+            compound { channel "whole" outputframe { name "w" } } }
+        inputframe { name "eyes" } inputframe { name "w" } }
+}
+`, window("dest"), window("left"), window("right"), window("whole"))
+	if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	matchesReference(t, cfg)
+}
+
 // The DFR equalizer lowers the resolution of a source that misses its
 // frame rate: it renders fewer pixels, and the destination still shows
 // the whole frame, scaled up. Its frames shrink from frame to frame, so
