@@ -360,22 +360,7 @@ func TestRandomAssemblingTreesLoseANodeThatRejoins(t *testing.T) {
 	for _, seed := range randomSeeds(1, 4) {
 		t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(seed), 0x4a57))
-			nodes := 0
-			path, text, _ := drawRandomConfig(t, func() (string, string) {
-				for {
-					g, body := randomTreeOf(r, true)
-					if g.nodeOf = spreadOverNodes(r, g); g.nodeOf != nil {
-						nodes = slices.Max(g.nodeOf) + 1
-						return g.config(body), ""
-					}
-				}
-			})
-			victim := fmt.Sprintf("node%d", 1+r.IntN(nodes))
-			m, _, err := compound.Load(path, compound.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			mode := m.Configs[0].Resampling()
+			path, text, victim, mode := randomSpreadTree(t, r, func() bool { return true })
 			// until stopped, as its node's client comes back in its own time
 			sp := startServer(t, path, 0, "--spin", "0.02", "--relaunch", "1")
 			sp.waitFrames(t, 6)
@@ -425,31 +410,41 @@ func TestRandomTreesLoseANodeForGood(t *testing.T) {
 	for _, seed := range randomSeeds(1, 2) {
 		t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(seed), 0x10c7))
-			nodes := 0
-			path, text, _ := drawRandomConfig(t, func() (string, string) {
-				for {
-					g, body := randomTreeOf(r, r.IntN(2) == 0)
-					if g.nodeOf = spreadOverNodes(r, g); g.nodeOf != nil {
-						nodes = slices.Max(g.nodeOf) + 1
-						return g.config(body), ""
-					}
-				}
-			})
-			victim := fmt.Sprintf("node%d", 1+r.IntN(nodes))
-			m, _, err := compound.Load(path, compound.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			path, text, victim, mode := randomSpreadTree(t, r, func() bool { return r.IntN(2) == 0 })
 			sp, sum, ref := runLosingNode(t, path, frames, victim)
 			if !slices.Equal(sum.LostNodes, []string{victim}) || sum.Frames != frames || sum.Degraded > 2 {
 				t.Errorf("summary: lost %v, %d frames, %d degraded (want %s lost, at most the 2 in flight degraded)", sum.LostNodes, sum.Frames, sum.Degraded, victim)
 			}
-			lastFramesMatch(t, sp.out, ref.out, frames, m.Configs[0].Resampling(), "after "+victim+" was lost")
+			lastFramesMatch(t, sp.out, ref.out, frames, mode, "after "+victim+" was lost")
 			if t.Failed() {
 				t.Logf("the whole config (%s killed):\n%s", victim, text)
 			}
 		})
 	}
+}
+
+// randomSpreadTree draws a random tree (assembling when assembling says
+// so, asked once per tree drawn) whose sources' pipes spread over two or
+// three render nodes, and one of those nodes to lose: the config's path
+// and text, the node, and how the config resamples.
+func randomSpreadTree(t *testing.T, r *rand.Rand, assembling func() bool) (path, text, victim, mode string) {
+	t.Helper()
+	nodes := 0
+	path, text, _ = drawRandomConfig(t, func() (string, string) {
+		for {
+			g, body := randomTreeOf(r, assembling())
+			if g.nodeOf = spreadOverNodes(r, g); g.nodeOf != nil {
+				nodes = slices.Max(g.nodeOf) + 1
+				return g.config(body), ""
+			}
+		}
+	})
+	victim = fmt.Sprintf("node%d", 1+r.IntN(nodes))
+	m, _, err := compound.Load(path, compound.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, text, victim, m.Configs[0].Resampling()
 }
 
 // Sort-last compounds drawn at random, as users write them for large
