@@ -419,9 +419,12 @@ func randomWall(r *rand.Rand) string {
 // assembly drew in place left out of every frame after the loss (seeds
 // 40 and 53; TestALostNodesPartIsDrawnByItsDestination's
 // eye-parts-of-a-lost-assembly); seeds 0 to 199 pass since. Seeds 6000
-// to 6059 found a load-balanced part whose first source was an eye
-// decomposition in a mono view left empty once both were lost (seed
-// 6004; eyes-first-in-a-lost-equalizer there).
+// to 6259 found load-balanced parts left empty once their sources were
+// lost, where a source that was an eye decomposition in a mono view
+// took the part over (seed 6004) or, on a channel still up (the
+// destination's), kept its lost sibling from a
+// stand-in (seed 6208): eyes-first-in-a-lost-equalizer and
+// eyes-left-in-an-equalizer there. All 260 pass since.
 func TestRandomWallsLoseTheirSources(t *testing.T) {
 	const frames = 30
 	for _, seed := range randomSeeds(1, 1) {
