@@ -422,9 +422,9 @@ func randomWall(r *rand.Rand) string {
 // to 6259 found load-balanced parts left empty once their sources were
 // lost, where a source that was an eye decomposition in a mono view
 // took the part over (seed 6004) or, on a channel still up (the
-// destination's), kept its lost sibling from a
-// stand-in (seed 6208): eyes-first-in-a-lost-equalizer and
-// eyes-left-in-an-equalizer there. All 260 pass since.
+// destination's), kept its lost sibling from a stand-in (seed 6208):
+// eyes-first-in-a-lost-equalizer and eyes-left-in-an-equalizer there.
+// All 260 pass since.
 func TestRandomWallsLoseTheirSources(t *testing.T) {
 	const frames = 30
 	for _, seed := range randomSeeds(1, 1) {
