@@ -54,14 +54,20 @@ func (sp *serverProcess) waitLog(t *testing.T, re *regexp.Regexp) []string {
 // runLosingNode runs config for frames frames beside its reference, with
 // victim's client killed once 6 frames are done: the run must end well.
 // It returns the run, its summary and the reference, for the caller's
-// own checks.
+// own checks. GOEQ_PROBE_RENDERER runs both under another renderer (a
+// probe of DFR walls that lose their sources wants the synthetic one,
+// as TestRandomDFRWallsMatchTheReference does).
 func runLosingNode(t *testing.T, config string, frames int, victim string) (*serverProcess, Summary, *serverProcess) {
 	t.Helper()
-	ref := startServer(t, config, frames, "--spin", "0.02", "--reference")
+	args := []string{"--spin", "0.02"}
+	if r := os.Getenv("GOEQ_PROBE_RENDERER"); r != "" {
+		args = append(args, "--renderer", r)
+	}
+	ref := startServer(t, config, frames, append(args, "--reference")...)
 	if err := ref.wait(t); err != nil {
 		t.Fatalf("reference: %v", err)
 	}
-	sp := startServer(t, config, frames, "--spin", "0.02")
+	sp := startServer(t, config, frames, args...)
 	sp.waitFrames(t, 6)
 	pid := sp.pid(victim)
 	if pid == 0 {
