@@ -404,7 +404,7 @@ func TestRandomAssemblingTreesLoseANodeThatRejoins(t *testing.T) {
 // its last frames match the reference, the lost parts drawn by the
 // others (an equalizer's share) or by stand-ins. make test runs 1;
 // GOEQ_RANDOM_TREES=N runs N/2, from seed GOEQ_RANDOM_TREES_FROM. Seeds 0
-// to 199 pass.
+// to 399 pass.
 func TestRandomTreesLoseANodeForGood(t *testing.T) {
 	const frames = 20
 	for _, seed := range randomSeeds(1, 2) {
