@@ -320,7 +320,7 @@ type Completed struct {
 	Started  time.Time
 	Finished time.Time
 	Records  []stats.Record
-	Degraded bool
+	Degraded bool     // shown without an input a lost node never sent
 	Written  []string // the images written, by name
 	// Errors are what went wrong in the frame: a node's failure, which
 	// also fails the run, and what failed without failing the frame (a
@@ -960,8 +960,13 @@ func (s *Scheduler) lose(node, reason string) {
 		if !f.nodes.has(ns.index) {
 			continue
 		}
+		// Whether the frame lacks the node's part is for its consumers
+		// to say: one whose input from it never came reports the frame
+		// degraded (Done.Degraded). A node lost after it sent its part,
+		// or with nothing to send, costs the frame nothing: marked here,
+		// every frame in flight was degraded, latency + 1 of them, though
+		// a node that runs ahead has sent most of them whole.
 		f.pending.remove(ns.index)
-		f.done.Degraded = true
 		for i, other := range s.order {
 			if other != ns && f.nodes.has(i) && other.alive {
 				s.ready.Abandons = append(s.ready.Abandons, Abandon{Node: other.id, Frame: n, Producers: ids})

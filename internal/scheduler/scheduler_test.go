@@ -76,11 +76,14 @@ type fakeNode struct {
 	pos     map[string]int
 	dead    bool
 	silent  bool // alive but never answers (a frame that cannot complete)
+	stalled bool // alive, heartbeating, but runs no task (a slow node)
 	swaps   map[int]bool
 	waiting map[int]bool // at the swap barrier
 	pulls   map[string]bool
 	grants  map[string]*Grant
 	lastHB  time.Time
+	// degraded are the inputs of a frame that never came (abandoned)
+	degraded map[int][]string
 }
 
 // newCluster makes a cluster of the config's nodes, each joined but the
@@ -92,7 +95,7 @@ func newCluster(t *testing.T, cfg *compound.Config, opt Options, absent ...strin
 	c.s.Step(Tick{Now: c.now})
 	for _, id := range c.s.Nodes() {
 		c.nodes[id] = &fakeNode{id: id, pos: map[string]int{}, swaps: map[int]bool{}, waiting: map[int]bool{},
-			pulls: map[string]bool{}, grants: map[string]*Grant{}}
+			pulls: map[string]bool{}, grants: map[string]*Grant{}, degraded: map[int][]string{}}
 		if slices.Contains(absent, id) {
 			c.nodes[id].dead = true
 			continue
@@ -143,7 +146,9 @@ func (c *fakeCluster) round() {
 			n.lastHB = c.now
 			c.s.Step(Progress{Node: id})
 		}
-		c.advance(n)
+		if !n.stalled {
+			c.advance(n)
+		}
 		c.drain()
 	}
 }
@@ -257,7 +262,8 @@ func (c *fakeCluster) advance(n *fakeNode) {
 	if c.statistics != nil {
 		recs = c.statistics(n.id, w.Frame, recs)
 	}
-	c.s.Step(Done{Node: n.id, Frame: w.Frame, Records: recs})
+	c.s.Step(Done{Node: n.id, Frame: w.Frame, Records: recs, Degraded: n.degraded[w.Frame]})
+	delete(n.degraded, w.Frame)
 }
 
 // run1 executes one task; false when it must wait.
@@ -293,6 +299,13 @@ func (c *fakeCluster) run1(n *fakeNode, frame int, channel string, t planner.Tas
 			for _, p := range in.Producers {
 				if !c.produced[frameKey{frame, t.Eye, in.Name, p}] && !c.abandoned[frame][p] {
 					return false
+				}
+			}
+		}
+		for _, in := range t.Inputs {
+			for _, p := range in.Producers {
+				if !c.produced[frameKey{frame, t.Eye, in.Name, p}] {
+					n.degraded[frame] = append(n.degraded[frame], in.Name)
 				}
 			}
 		}
@@ -463,6 +476,42 @@ func TestNodeLostMidFrame(t *testing.T) {
 	}
 	if len(c.log) != 1 || !strings.Contains(c.log[0], "lost render2: killed") {
 		t.Errorf("log %v", c.log)
+	}
+}
+
+// A node lost while frames are in flight degrades only those it had not
+// sent its part of: one that ran ahead of a slow destination (latency 3
+// here) had sent all but one of them whole. Every frame in flight was
+// degraded, latency + 1 of them.
+func TestALostNodeDegradesOnlyTheFramesItHadNotSent(t *testing.T) {
+	cfg := load(t, example("2d-lb-4.eqc"))
+	cfg.Latency = 3
+	c := newCluster(t, cfg, Options{Frames: 30})
+	for len(c.completed) < 5 {
+		c.round()
+	}
+	render2 := c.nodes["render2"]
+	c.nodes["app"].stalled = true
+	for i := 0; i < 1000 && (len(render2.work) != 1 || c.s.Started()-c.s.Completed() != cfg.Latency+1); i++ {
+		c.round()
+	}
+	if len(render2.work) != 1 || c.s.Started()-c.s.Completed() != cfg.Latency+1 {
+		t.Fatalf("render2 has %d frames to do of the %d in flight; want the last one alone", len(render2.work), c.s.Started()-c.s.Completed())
+	}
+	unsent := render2.work[0].Frame
+	render2.dead = true
+	c.s.Step(Lost{Node: "render2", Reason: "killed"})
+	c.drain()
+	c.nodes["app"].stalled = false
+	c.runToEnd(20000)
+	var degraded []int
+	for _, f := range c.completed {
+		if f.Degraded {
+			degraded = append(degraded, f.Frame)
+		}
+	}
+	if !slices.Equal(degraded, []int{unsent}) {
+		t.Errorf("degraded frames %v; want %d alone, the one render2 had not sent its part of", degraded, unsent)
 	}
 }
 
@@ -1137,7 +1186,7 @@ func TestFramesNeverMix(t *testing.T) {
 		c.round()
 	}
 	c.nodes["render2"] = &fakeNode{id: "render2", pos: map[string]int{}, swaps: map[int]bool{}, waiting: map[int]bool{},
-		pulls: map[string]bool{}, grants: map[string]*Grant{}}
+		pulls: map[string]bool{}, grants: map[string]*Grant{}, degraded: map[int][]string{}}
 	rejoinedAt := c.s.Started()
 	c.s.Step(Join{Node: "render2"})
 	c.drain()

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -18,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goeq/goeq/internal/compound"
 	"github.com/goeq/goeq/internal/imagecmp"
 	"github.com/goeq/goeq/internal/simulate"
 	"github.com/goeq/goeq/internal/transport"
@@ -456,6 +458,80 @@ func TestALostNodesPartIsDrawnByItsDestination(t *testing.T) {
 						t.Errorf("%s after the loss: %s", name, d)
 					}
 				}
+			}
+		})
+	}
+}
+
+// A node lost at latencies of 2 to 10 degrades only the frames in flight
+// it had not sent its part of, and says so of each: every frame not named
+// degraded equals the reference. Every frame in flight was named, latency
+// + 1 of them, though a node that ran ahead had sent most of them whole;
+// now the frames' consumers name those they lacked an input of
+// (stress.2D, latency 10, degrades 1 to 11, by how far ahead its node was
+// when it was killed; the scheduler's test of the same name counts them).
+func TestALostNodeDegradesOnlyTheFramesItHadNotSent(t *testing.T) {
+	const frames = 24
+	for _, tc := range []struct {
+		config, victim string
+		latency        int // 0: the config's own
+	}{
+		{"stress.2D", "node1", 0},
+		{"2-node.DPlex", "node1", 0}, // latency 3, a time multiplex
+		{"2-node.DB", "node1", 4},
+		{"3-node.DB.ds", "node2", 2},
+		{"2-node.tile", "node1", 3},
+	} {
+		name := tc.config
+		if tc.latency > 0 {
+			name += fmt.Sprintf("-at-latency-%d", tc.latency)
+		}
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(corpusDir(), tc.config+".eqc")
+			if tc.latency > 0 {
+				b, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				at := regexp.MustCompile(`\n\s*config\s*\{`).FindIndex(b)
+				if at == nil || bytes.Contains(b, []byte("latency")) {
+					t.Fatalf("%s: no config block to set the latency in, or a latency of its own", tc.config)
+				}
+				text := fmt.Sprintf("%s latency %d %s", b[:at[1]], tc.latency, b[at[1]:])
+				path = filepath.Join(t.TempDir(), tc.config+".eqc")
+				if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			m, _, err := compound.Load(path, compound.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := m.Configs[0]
+			sp, sum, ref := runLosingNode(t, path, frames, tc.victim)
+			t.Logf("latency %d: frames %v degraded", cfg.Latency, sum.DegradedFrames)
+			if len(sum.LostNodes) != 1 || sum.LostNodes[0] != tc.victim || sum.Frames != frames || sum.Degraded > cfg.Latency+1 {
+				t.Errorf("summary: lost %v, %d frames, %d degraded (at most the %d in flight)", sum.LostNodes, sum.Frames, sum.Degraded, cfg.Latency+1)
+			}
+			compared := 0
+			for _, name := range pngs(t, ref.out) {
+				var f int
+				if _, err := fmt.Sscanf(name[strings.LastIndex(name, "-")+1:], "%06d.png", &f); err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				if slices.Contains(sum.DegradedFrames, f) {
+					continue
+				}
+				d, err := imagecmp.CompareFiles(filepath.Join(sp.out, name), filepath.Join(ref.out, name), exactTolerance)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if compared++; !d.Matches(cfg.Resampling()) {
+					t.Errorf("%s, not named degraded: %s", name, d)
+				}
+			}
+			if compared < frames-cfg.Latency-1 {
+				t.Errorf("%d pictures compared", compared)
 			}
 		})
 	}
