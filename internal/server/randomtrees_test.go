@@ -349,11 +349,12 @@ func spreadOverNodes(r *rand.Rand, g generated) []int {
 // A random assembling tree over two or three render nodes loses one of
 // them after 6 frames, and the server launches its client again
 // (--relaunch 1): the run goes on with at most the 2 frames in flight
-// degraded, the node rejoins, and 10 frames after that the last ones
-// match the reference. The tree's other nodes keep their work, and an
-// assembly whose channel was lost takes its parts' frames again once it
-// is back. make test runs 1; GOEQ_RANDOM_TREES=N runs N/4, from seed
-// GOEQ_RANDOM_TREES_FROM. Seeds 0 to 79 pass. (A probe of forty other
+// degraded, the node rejoins and, 10 frames after that, the run is
+// stopped: every frame not named degraded matches the reference. The
+// tree's other nodes keep their work, and an assembly whose channel was
+// lost takes its parts' frames again once it is back. make test runs 1;
+// GOEQ_RANDOM_TREES=N runs N/4, from seed GOEQ_RANDOM_TREES_FROM. Seeds 0
+// to 79 pass (0 to 49 with every frame compared, not only the last two). (A probe of forty other
 // such trees, their node frozen by SIGSTOP for 2.5 s and continued, found
 // nothing either.)
 func TestRandomAssemblingTreesLoseANodeThatRejoins(t *testing.T) {
@@ -388,8 +389,8 @@ func TestRandomAssemblingTreesLoseANodeThatRejoins(t *testing.T) {
 			if err := ref.wait(t); err != nil {
 				t.Fatalf("reference: %v", err)
 			}
-			if lastFramesMatch(t, sp.out, ref.out, frames, mode, "after "+victim+" rejoined") == 0 {
-				t.Errorf("the reference of %d frames wrote neither of the last two", frames)
+			if wholeFramesMatch(t, sp.out, ref.out, sum.DegradedFrames, mode, "with "+victim+" lost and rejoined") < frames-2 {
+				t.Errorf("the reference of %d frames wrote fewer images", frames)
 			}
 			if t.Failed() {
 				t.Logf("the whole config (%s killed):\n%s", victim, text)
@@ -401,10 +402,14 @@ func TestRandomAssemblingTreesLoseANodeThatRejoins(t *testing.T) {
 // Random trees, assembling or not, their sources' pipes spread over two or
 // three render nodes, one of which is killed after 6 frames and stays
 // lost: the run goes on with at most the 2 frames in flight degraded, and
-// its last frames match the reference, the lost parts drawn by the
-// others (an equalizer's share) or by stand-ins. make test runs 1;
-// GOEQ_RANDOM_TREES=N runs N/2, from seed GOEQ_RANDOM_TREES_FROM. Seeds 0
-// to 399 pass.
+// every frame not named degraded matches the reference, the lost parts
+// drawn by the others (an equalizer's share) or by stand-ins. make test
+// runs 1; GOEQ_RANDOM_TREES=N runs N/2, from seed GOEQ_RANDOM_TREES_FROM.
+// Seeds 0 to 579 pass but 278, whose frames 6 and 16 are 14 and 16 pixels
+// on the silhouette (0.023-0.027%) off in a run without a loss too: a
+// 9-row pixel kernel (pixel [ 0 1 1 3 ] under pixel [ 0 0 1 3 ]), as seed
+// 46 of TestRandomChunkQueuesMatchTheReference. Until 2026-12-05 only
+// the last two frames were compared.
 func TestRandomTreesLoseANodeForGood(t *testing.T) {
 	const frames = 20
 	for _, seed := range randomSeeds(1, 2) {
@@ -415,7 +420,7 @@ func TestRandomTreesLoseANodeForGood(t *testing.T) {
 			if !slices.Equal(sum.LostNodes, []string{victim}) || sum.Frames != frames || sum.Degraded > 2 {
 				t.Errorf("summary: lost %v, %d frames, %d degraded (want %s lost, at most the 2 in flight degraded)", sum.LostNodes, sum.Frames, sum.Degraded, victim)
 			}
-			lastFramesMatch(t, sp.out, ref.out, frames, mode, "after "+victim+" was lost")
+			wholeFramesMatch(t, sp.out, ref.out, sum.DegradedFrames, mode, "with "+victim+" lost")
 			if t.Failed() {
 				t.Logf("the whole config (%s killed):\n%s", victim, text)
 			}
@@ -528,16 +533,19 @@ func TestRandomSortLastCompoundsMatchTheReference(t *testing.T) {
 	}
 }
 
-// Random trees of two destinations lose their render node (every source)
-// after 6 frames: each destination stands in for the sources of its
-// tree, the run goes on with at most the 2 frames in flight degraded, and
-// the last frames match the reference. make test runs 2 plain and 1
-// assembling (pairKinds); with GOEQ_RANDOM_TREES=N, N/8 from seed
-// GOEQ_RANDOM_TREES_FROM. A crash of the node in seed 2065 of
+// Random trees of two destinations lose their render node (every
+// source) after 6 frames: each destination stands in for the sources of
+// its tree, the run goes on with at most the 2 frames in flight
+// degraded, and every frame not named degraded matches the reference
+// (the last two alone until 2026-12-05; seeds 3000 to 3099 of both
+// kinds pass so). make test runs 2 plain and 1 assembling (pairKinds);
+// with GOEQ_RANDOM_TREES=N, N/8 from seed GOEQ_RANDOM_TREES_FROM. A
+// crash of the node in seed 2065 of
 // TestRandomTreesOfTwoDestinationsShareTheirSources found the second
-// destination waiting for its stand-in's part in the first's plan; seeds
-// 3000 to 3119 pass since, and assembling ones 0 to 19. The run is long
-// enough that its node dies well before its end, on a fast machine too.
+// destination waiting for its stand-in's part in the first's plan;
+// seeds 3000 to 3119 pass since, and assembling ones 0 to 19. The run
+// is long enough that its node dies well before its end, on a fast
+// machine too.
 func TestRandomTreesOfTwoDestinationsSurviveTheirNodesLoss(t *testing.T) {
 	const frames = 30
 	for _, kind := range pairKinds {
@@ -563,20 +571,25 @@ func TestRandomTreesOfTwoDestinationsSurviveTheirNodesLoss(t *testing.T) {
 				if len(sum.LostNodes) != 1 || sum.Frames != frames || sum.Degraded > 2 {
 					t.Errorf("summary: lost %v, %d frames, %d degraded (at most the 2 in flight)", sum.LostNodes, sum.Frames, sum.Degraded)
 				}
-				lastFramesMatch(t, sp.out, ref.out, frames, mode, "after the loss")
+				wholeFramesMatch(t, sp.out, ref.out, sum.DegradedFrames, mode, "with node1 lost")
 			})
 		}
 	}
 }
 
-// lastFramesMatch compares the images of a run's last two frames (of
-// frames) in dir with the reference's, as mode allows, and says how many
-// it compared; when says what came before them.
-func lastFramesMatch(t *testing.T, dir, ref string, frames int, mode, when string) int {
+// wholeFramesMatch compares the images of every frame in dir but the
+// degraded ones with the reference's, as mode allows, and says how many
+// it compared; when says what the run went through. A loss may cost the
+// frames it names degraded, and no other.
+func wholeFramesMatch(t *testing.T, dir, ref string, degraded []int, mode, when string) int {
 	t.Helper()
 	compared := 0
 	for _, name := range pngs(t, ref) {
-		if !strings.HasSuffix(name, fmt.Sprintf("-%06d.png", frames-1)) && !strings.HasSuffix(name, fmt.Sprintf("-%06d.png", frames-2)) {
+		var f int
+		if _, err := fmt.Sscanf(name[strings.LastIndex(name, "-")+1:], "%06d.png", &f); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if slices.Contains(degraded, f) {
 			continue
 		}
 		d, err := imagecmp.CompareFiles(filepath.Join(dir, name), filepath.Join(ref, name), exactTolerance)
@@ -584,7 +597,7 @@ func lastFramesMatch(t *testing.T, dir, ref string, frames int, mode, when strin
 			t.Fatal(err)
 		}
 		if compared++; !d.Matches(mode) {
-			t.Errorf("%s %s (%s): %s", name, when, imagecmp.Allowance(mode), d)
+			t.Errorf("%s, not named degraded, %s (%s): %s", name, when, imagecmp.Allowance(mode), d)
 		}
 	}
 	return compared

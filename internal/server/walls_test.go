@@ -413,8 +413,9 @@ func randomWall(r *rand.Rand) string {
 // The walls of TestRandomWallsMatchTheReference with their sources' render
 // node killed after 6 frames of 30 (walls without sources are drawn
 // again): the run goes on, at most the frames in flight at the loss are
-// degraded, and its last frames match the reference, the lost parts drawn
-// by stand-ins. make test runs 1; GOEQ_RANDOM_TREES=N runs N, from seed
+// degraded, and every frame not named degraded matches the reference,
+// the lost parts drawn by stand-ins (until 2026-12-05 the last two alone
+// were compared; seeds 0 to 149 pass the whole run). make test runs 1; GOEQ_RANDOM_TREES=N runs N, from seed
 // GOEQ_RANDOM_TREES_FROM. The first 120 found an eye part that a lost
 // assembly drew in place left out of every frame after the loss (seeds
 // 40 and 53; TestALostNodesPartIsDrawnByItsDestination's
@@ -460,7 +461,7 @@ func TestRandomWallsLoseTheirSources(t *testing.T) {
 			if len(sum.LostNodes) != 1 || sum.Frames != frames || sum.Degraded > inFlight {
 				t.Errorf("summary: lost %v, %d frames, %d degraded (at most the %d in flight)", sum.LostNodes, sum.Frames, sum.Degraded, inFlight)
 			}
-			lastFramesMatch(t, sp.out, ref.out, frames, cfg.Resampling(), "after the loss")
+			wholeFramesMatch(t, sp.out, ref.out, sum.DegradedFrames, cfg.Resampling(), "with "+sources+" lost")
 		})
 	}
 }
