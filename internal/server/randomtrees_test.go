@@ -42,7 +42,11 @@ import (
 // destination-sends, destination-pulls and source-on-the-destination
 // cases there); 900 pass since. Seeds 1400 to 1699 found a DB range's 2
 // subpixel samples and another's 3 averaged as 5 samples of one range
-// each (subpixels-of-two-sizes-in-db there, seed 1547).
+// each (subpixels-of-two-sizes-in-db there, seed 1547). Under
+// GOEQ_PROBE_RENDERER the tally of trees whose frames the tolerance
+// tells apart may fall short, as the corpus' does: the volume changes
+// little from frame to frame (85 of 120 at seeds 7000 to 7119, all of
+// which match their reference).
 func TestRandomCompoundTreesMatchTheReference(t *testing.T) {
 	ran, distinguished := 0, 0
 	for _, seed := range randomSeeds(12, 1) {
