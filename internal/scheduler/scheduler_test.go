@@ -86,6 +86,11 @@ type fakeNode struct {
 	degraded map[int][]string
 }
 
+func newFakeNode(id string) *fakeNode {
+	return &fakeNode{id: id, pos: map[string]int{}, swaps: map[int]bool{}, waiting: map[int]bool{},
+		pulls: map[string]bool{}, grants: map[string]*Grant{}, degraded: map[int][]string{}}
+}
+
 // newCluster makes a cluster of the config's nodes, each joined but the
 // absent ones, which never do.
 func newCluster(t *testing.T, cfg *compound.Config, opt Options, absent ...string) *fakeCluster {
@@ -94,8 +99,7 @@ func newCluster(t *testing.T, cfg *compound.Config, opt Options, absent ...strin
 	c.s = New(cfg, planner.New(cfg), opt)
 	c.s.Step(Tick{Now: c.now})
 	for _, id := range c.s.Nodes() {
-		c.nodes[id] = &fakeNode{id: id, pos: map[string]int{}, swaps: map[int]bool{}, waiting: map[int]bool{},
-			pulls: map[string]bool{}, grants: map[string]*Grant{}, degraded: map[int][]string{}}
+		c.nodes[id] = newFakeNode(id)
 		if slices.Contains(absent, id) {
 			c.nodes[id].dead = true
 			continue
@@ -1185,8 +1189,7 @@ func TestFramesNeverMix(t *testing.T) {
 	for len(c.completed) < 12 {
 		c.round()
 	}
-	c.nodes["render2"] = &fakeNode{id: "render2", pos: map[string]int{}, swaps: map[int]bool{}, waiting: map[int]bool{},
-		pulls: map[string]bool{}, grants: map[string]*Grant{}, degraded: map[int][]string{}}
+	c.nodes["render2"] = newFakeNode("render2")
 	rejoinedAt := c.s.Started()
 	c.s.Step(Join{Node: "render2"})
 	c.drain()
