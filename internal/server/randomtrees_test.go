@@ -358,9 +358,9 @@ func spreadOverNodes(r *rand.Rand, g generated) []int {
 // tree's other nodes keep their work, and an assembly whose channel was
 // lost takes its parts' frames again once it is back. make test runs 1;
 // GOEQ_RANDOM_TREES=N runs N/4, from seed GOEQ_RANDOM_TREES_FROM. Seeds 0
-// to 79 pass (0 to 49 with every frame compared, not only the last two). (A probe of forty other
-// such trees, their node frozen by SIGSTOP for 2.5 s and continued, found
-// nothing either.)
+// to 79 pass (0 to 49 with every frame compared, not only the last two).
+// (A probe of forty other such trees, their node frozen by SIGSTOP for
+// 2.5 s and continued, found nothing either.)
 func TestRandomAssemblingTreesLoseANodeThatRejoins(t *testing.T) {
 	for _, seed := range randomSeeds(1, 4) {
 		t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
