@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -496,25 +495,16 @@ func TestALostNodeDegradesOnlyTheFramesItHadNotSent(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(corpusDir(), tc.config+".eqc")
 			if tc.latency > 0 {
-				b, err := os.ReadFile(path)
-				if err != nil {
-					t.Fatal(err)
-				}
-				at := regexp.MustCompile(`\n\s*config\s*\{`).FindIndex(b)
-				if at == nil || bytes.Contains(b, []byte("latency")) {
-					t.Fatalf("%s: no config block to set the latency in, or a latency of its own", tc.config)
-				}
-				text := fmt.Sprintf("%s latency %d %s", b[:at[1]], tc.latency, b[at[1]:])
-				path = filepath.Join(t.TempDir(), tc.config+".eqc")
-				if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-					t.Fatal(err)
-				}
+				path = withLatency(t, path, tc.latency)
 			}
 			m, _, err := compound.Load(path, compound.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			cfg := m.Configs[0]
+			if tc.latency > 0 && cfg.Latency != tc.latency {
+				t.Fatalf("the config loads with latency %d, not %d", cfg.Latency, tc.latency)
+			}
 			sp, sum, ref := runLosingNode(t, path, frames, tc.victim)
 			t.Logf("latency %d: frames %v degraded", cfg.Latency, sum.DegradedFrames)
 			if len(sum.LostNodes) != 1 || sum.LostNodes[0] != tc.victim || sum.Frames != frames || sum.Degraded > cfg.Latency+1 {
