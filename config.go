@@ -136,7 +136,10 @@ type Summary struct {
 	// DegradedFrames are the frames shown (and written) without the part
 	// of a node lost while they were in flight, up to latency+1 for each
 	// loss (FrameStats.Degraded): render them again where they count.
-	DegradedFrames []int    `json:"degraded_frame_numbers,omitempty"`
+	DegradedFrames []int `json:"degraded_frame_numbers,omitempty"`
+	// RepairedFrames are the frames in flight at a loss whose lost parts
+	// were drawn by the channels they went to instead: they are whole.
+	RepairedFrames []int    `json:"repaired_frame_numbers,omitempty"`
 	Written        []string `json:"written,omitempty"` // PNG files, frame by frame, by name within a frame
 	// Exchanges counts the frames whose sort-last compounds composited by
 	// exchanging bands among their sources, by "compound STRATEGY among
@@ -998,7 +1001,7 @@ func (c *Config) Exit() (*Summary, error) {
 	if sum == nil {
 		return nil, err
 	}
-	return &Summary{Frames: sum.Frames, Seconds: sum.Seconds, FPS: sum.FPS, Degraded: sum.Degraded, DegradedFrames: sum.DegradedFrames, Written: sum.Written, Exchanges: sum.Exchanges,
+	return &Summary{Frames: sum.Frames, Seconds: sum.Seconds, FPS: sum.FPS, Degraded: sum.Degraded, DegradedFrames: sum.DegradedFrames, RepairedFrames: sum.RepairedFrames, Written: sum.Written, Exchanges: sum.Exchanges,
 		CodecBytes: sum.CodecBytes, LostNodes: sum.LostNodes, RejoinedNodes: sum.RejoinedNodes, LostPipes: sum.LostPipes}, err
 }
 

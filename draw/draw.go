@@ -170,8 +170,12 @@ type Subpixel struct{ Index, Size int }
 
 // Context is everything one draw needs.
 type Context struct {
-	Frame   int    // the frame number, counted from 0
-	Channel string // the channel's identity (as in statistics and logs)
+	Frame int // the frame number, counted from 0
+	// Channel is the channel's identity (as in statistics and logs): the
+	// one drawn for. It may be another node's, lost in a frame in flight,
+	// whose part this pipe draws in its place, at that channel's region
+	// and projection.
+	Channel string
 	Eye     Eye
 	// ViewIndex is the config's view this is for: the one its destination
 	// shows, as an index into goeq's Config.Views (-1 when it shows none).

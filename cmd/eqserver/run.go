@@ -385,6 +385,9 @@ func printSummary(stdout io.Writer, sum *server.Summary, asJSON bool) {
 	if len(sum.LostPipes) > 0 {
 		fmt.Fprintf(stdout, "; lost pipes %s", strings.Join(sum.LostPipes, ", "))
 	}
+	if len(sum.RepairedFrames) > 0 {
+		fmt.Fprintf(stdout, "; %d frames whole with a lost node's parts drawn by their consumers", len(sum.RepairedFrames))
+	}
 	if len(sum.RejoinedNodes) > 0 {
 		fmt.Fprintf(stdout, "; rejoined %v", sum.RejoinedNodes)
 	}

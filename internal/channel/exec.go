@@ -402,6 +402,25 @@ func ownTargets(plans []*planner.ChannelPlan, tasks [][]planner.Task) []bool {
 	return own
 }
 
+// inRunOrder is a channel's tasks in window coordinates, in the order it
+// runs them: in its window's order (windowOrder), those for other windows'
+// destinations first, which draw at its corner, before its own tree's,
+// which then stay as shown (a channel that is a destination and a source
+// of other trees drew a later tree's part over its own picture).
+func inRunOrder(p *planner.ChannelPlan) []planner.Task {
+	tasks := inWindow(p)
+	slices.SortStableFunc(tasks, func(a, b planner.Task) int {
+		switch {
+		case a.Home == b.Home:
+			return 0
+		case !a.Home:
+			return -1
+		}
+		return 1
+	})
+	return tasks
+}
+
 // inWindow moves a channel's tasks from channel to window coordinates.
 func inWindow(p *planner.ChannelPlan) []planner.Task {
 	o := p.Viewport
@@ -468,6 +487,13 @@ func (e *Executor) Deliver(f *FrameData) {
 
 // Abandon says that these producers' frames will not come for a frame.
 func (e *Executor) Abandon(frame int, producers []string) { e.inbox.abandon(frame, producers) }
+
+// Repair has this pipe draw lost channels' parts of a frame, in the
+// frame, as the lost channels would have (their tasks, read back and
+// handed to their consumer, a channel of this pipe, or to each other,
+// under the lost channels' names), each on a framebuffer of its own (any
+// goroutine).
+func (e *Executor) Repair(frame int, lost []*planner.ChannelPlan) { e.inbox.repair(frame, lost) }
 
 // Grant delivers tile queue items asked for with Sink.Pull.
 func (e *Executor) Grant(g Grant) { e.inbox.grant(g) }
@@ -567,6 +593,10 @@ type channelRun struct {
 	// what each one's region held before, by the readback's index
 	holdFor map[int][]int
 	kept    map[int]*heldPixels
+	// group, for a lost channel's part drawn here (Executor.Repair), are
+	// the lost channels drawn with it, itself too, which it hands frames to
+	// here: their node is gone
+	group map[string]bool
 }
 
 // frameRun is one frame on the pipe.
@@ -581,6 +611,9 @@ type frameRun struct {
 	res     *Result
 	records map[string]*stats.Record
 	pulls   map[grantKey]*tilePull // by channel and queue
+	// repaired are the lost channels (IDs) whose parts this pipe drew
+	// this frame (Executor.Repair)
+	repaired map[string]bool
 }
 
 // Receive hands a frame's cluster events to the renderer, when it takes
@@ -621,21 +654,7 @@ func (e *Executor) Run(ctx context.Context, frame int, data []byte, plans []*pla
 		// before any plan takes it (growing it replaces it)
 		tasks := make([][]planner.Task, len(plans))
 		for i, p := range plans {
-			tasks[i] = inWindow(p)
-			// a channel runs its tasks in its window's order (windowOrder):
-			// those for other windows' destinations first, which draw at
-			// its corner, before its own tree's, which then stay as shown
-			// (a channel that is a destination and a source of other trees
-			// drew a later tree's part over its own picture)
-			slices.SortStableFunc(tasks[i], func(a, b planner.Task) int {
-				switch {
-				case a.Home == b.Home:
-					return 0
-				case !a.Home:
-					return -1
-				}
-				return 1
-			})
+			tasks[i] = inRunOrder(p)
 		}
 		own := ownTargets(plans, tasks)
 		keys := make([]targetKey, len(plans))
@@ -650,12 +669,8 @@ func (e *Executor) Run(ctx context.Context, frame int, data []byte, plans []*pla
 			for _, t := range tasks[i] {
 				w, h = max(w, t.Region.X+t.Region.W), max(h, t.Region.Y+t.Region.H)
 			}
-			if w > e.maxFramebuffer || h > e.maxFramebuffer {
-				// a zoomed share, or one larger than its channel, renders
-				// offscreen at full size; what GL cannot hold fails here,
-				// saying why, rather than as an incomplete framebuffer
-				return fmt.Errorf("%s: channel %q needs %dx%d pixels this frame (its tasks, zoomed shares included, render offscreen at full size): larger than this GL's framebuffer limit of %d",
-					p.Channel.Window.Label(), p.Channel.Name, w, h, e.maxFramebuffer)
+			if err := e.fits(p, w, h); err != nil {
+				return err
 			}
 			sizes[keys[i]] = [2]int{w, h}
 		}
@@ -671,17 +686,11 @@ func (e *Executor) Run(ctx context.Context, frame int, data []byte, plans []*pla
 				holdFor: scratchStarts(wp.Tasks)})
 		}
 		fr.windowOrder()
-		// every frame starts from a cleared window, as from a fresh back
-		// buffer: pixels no channel writes (a channel masked to one eye's
-		// colours) are defined
 		cleared := map[*Target]bool{}
 		for _, r := range fr.runs {
 			if !cleared[r.target] {
 				cleared[r.target] = true
-				r.target.written, r.target.ranges, r.target.depthRead = compound.PixelViewport{}, nil, false
-				r.target.FB.Bind()
-				gl.ColorMask(true, true, true, true)
-				fr.clearRegion(compound.PixelViewport{W: r.target.FB.W, H: r.target.FB.H})
+				fr.startTarget(r.target)
 			}
 			r.target.depthRead = r.target.depthRead || slices.ContainsFunc(r.plan.Tasks, readsDepth)
 		}
@@ -701,6 +710,11 @@ func (e *Executor) Run(ctx context.Context, frame int, data []byte, plans []*pla
 		}()
 		lastProgress := time.Now()
 		for {
+			for _, lost := range e.inbox.takeRepairs(frame) {
+				if err := fr.repair(lost); err != nil {
+					return err
+				}
+			}
 			progressed, err := fr.step()
 			if err == nil {
 				// a part that failed (a renderer's readback) stops the
@@ -738,7 +752,11 @@ func (e *Executor) Run(ctx context.Context, frame int, data []byte, plans []*pla
 		fr.fail(err)
 	}
 	for _, k := range sortedKeys(fr.records) {
-		res.Records = append(res.Records, fr.records[k])
+		if r := fr.records[k]; !fr.repaired[r.Channel] {
+			// a lost channel's part drawn here is not this pipe's work,
+			// nor that channel's speed: the equalizers leave it out
+			res.Records = append(res.Records, r)
+		}
 	}
 	for _, r := range fr.runs {
 		if r.next == len(r.plan.Tasks) && r.plan.Destination {
@@ -746,6 +764,72 @@ func (e *Executor) Run(ctx context.Context, frame int, data []byte, plans []*pla
 		}
 	}
 	return res
+}
+
+// fits fails a channel plan that needs a w x h framebuffer larger than
+// this GL's limit: a zoomed share, or one larger than its channel, renders
+// offscreen at full size, and this says why rather than an incomplete
+// framebuffer.
+func (e *Executor) fits(p *planner.ChannelPlan, w, h int) error {
+	if w > e.maxFramebuffer || h > e.maxFramebuffer {
+		return fmt.Errorf("%s: channel %q needs %dx%d pixels this frame (its tasks, zoomed shares included, render offscreen at full size): larger than this GL's framebuffer limit of %d",
+			p.Channel.Window.Label(), p.Channel.Name, w, h, e.maxFramebuffer)
+	}
+	return nil
+}
+
+// startTarget clears a target as the frame begins, as a fresh back buffer
+// is: pixels no channel writes (a channel masked to one eye's colours)
+// are defined.
+func (fr *frameRun) startTarget(t *Target) {
+	t.written, t.ranges, t.depthRead = compound.PixelViewport{}, nil, false
+	t.FB.Bind()
+	gl.ColorMask(true, true, true, true)
+	fr.clearRegion(compound.PixelViewport{W: t.FB.W, H: t.FB.H})
+}
+
+// repair runs lost channels' parts of the frame (Executor.Repair), each on
+// a framebuffer of its own, keyed by the lost channel, which no channel of
+// this pipe shares: their tasks run in an order of their own, as another
+// window's would, from where the frame is now. The framebuffer stays for
+// the lost channel's next repair, as a window's does.
+func (fr *frameRun) repair(lost []*planner.ChannelPlan) error {
+	e := fr.e
+	group := map[string]bool{}
+	for _, p := range lost {
+		group[p.Channel.ID] = true
+	}
+	for _, lp := range lost {
+		tasks := inRunOrder(lp)
+		w, h := lp.WindowSize.W, lp.WindowSize.H
+		for _, t := range tasks {
+			w, h = max(w, t.Region.X+t.Region.W), max(h, t.Region.Y+t.Region.H)
+		}
+		if err := e.fits(lp, w, h); err != nil {
+			return err
+		}
+		tg, err := e.target(targetKey{window: lp.Channel.Window, channel: lp.Channel}, w, h)
+		if err != nil {
+			return err
+		}
+		fr.startTarget(tg)
+		tg.depthRead = slices.ContainsFunc(tasks, readsDepth)
+		p := *lp
+		p.Tasks = tasks
+		r := &channelRun{plan: &p, target: tg, dirty: map[int]compound.PixelViewport{}, done: make([]bool, len(tasks)),
+			holdFor: scratchStarts(tasks), group: group}
+		fr.runs = append(fr.runs, r)
+		refs := make([]taskRef, len(tasks))
+		for i := range tasks {
+			refs[i] = taskRef{run: r, index: i}
+		}
+		fr.windows = append(fr.windows, refs)
+		if fr.repaired == nil {
+			fr.repaired = map[string]bool{}
+		}
+		fr.repaired[lp.Channel.ID] = true
+	}
+	return nil
 }
 
 func describeWaits(ws []Wait) string {
@@ -1352,6 +1436,7 @@ func (fr *frameRun) readback(r *channelRun, t *planner.Task, rec *stats.Record, 
 		}
 		base := FrameData{Frame: fr.frame, Eye: t.Eye, Name: out.Name, Producer: r.plan.Channel.ID, Compound: t.Compound,
 			Share: outShare, Extent: extent, Range: held, Pixel: t.Pixel, Subpixel: t.Subpixel, W: read.W, H: read.H, Tile: tile}
+		group := r.group
 		send := func(px *Pixels) {
 			if depth && px != nil {
 				fr.e.checkDepth(r.plan.Channel.Label, px)
@@ -1368,6 +1453,10 @@ func (fr *frameRun) readback(r *channelRun, t *planner.Task, rec *stats.Record, 
 							f.Depth = append([]float32(nil), px.Depth...)
 						}
 					}
+				}
+				if group[consumer] {
+					fr.e.Deliver(&f)
+					continue
 				}
 				fr.e.sink.Send(&f)
 			}

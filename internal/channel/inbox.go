@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/goeq/goeq/internal/compound"
+	"github.com/goeq/goeq/internal/planner"
 )
 
 // FrameData is one output frame's pixels on their way from the channel
@@ -90,6 +91,9 @@ type inbox struct {
 	ends      map[inputKey]int
 	abandoned map[int]map[string]bool // frame -> producer IDs
 	grants    map[grantKey][]Grant
+	// repairs are lost channels' parts of a frame this pipe draws in
+	// their stead (Executor.Repair)
+	repairs map[int][][]*planner.ChannelPlan
 	// through is the last frame the executor finished: later arrivals
 	// for it or earlier ones are dropped at once
 	through int
@@ -97,7 +101,7 @@ type inbox struct {
 
 func newInbox() *inbox {
 	return &inbox{changed: make(chan struct{}, 1), arrivals: map[inputKey][]*arrival{}, ends: map[inputKey]int{},
-		abandoned: map[int]map[string]bool{}, grants: map[grantKey][]Grant{}, through: -1}
+		abandoned: map[int]map[string]bool{}, grants: map[grantKey][]Grant{}, repairs: map[int][][]*planner.ChannelPlan{}, through: -1}
 }
 
 func (b *inbox) wake() {
@@ -154,6 +158,23 @@ func (b *inbox) abandon(frame int, producers []string) {
 	b.wake()
 }
 
+func (b *inbox) repair(frame int, lost []*planner.ChannelPlan) {
+	b.mu.Lock()
+	if frame > b.through {
+		b.repairs[frame] = append(b.repairs[frame], lost)
+	}
+	b.mu.Unlock()
+	b.wake()
+}
+
+func (b *inbox) takeRepairs(frame int) [][]*planner.ChannelPlan {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	r := b.repairs[frame]
+	delete(b.repairs, frame)
+	return r
+}
+
 func (b *inbox) grant(g Grant) {
 	b.mu.Lock()
 	if g.Frame > b.through {
@@ -199,6 +220,11 @@ func (b *inbox) forget(f int) []*arrival {
 	for k := range b.grants {
 		if k.frame <= f {
 			delete(b.grants, k)
+		}
+	}
+	for fr := range b.repairs {
+		if fr <= f {
+			delete(b.repairs, fr)
 		}
 	}
 	return left

@@ -561,6 +561,8 @@ func (n *node) serve(ctx context.Context, s *session) error {
 			for _, p := range n.pipes {
 				p.exec.Abandon(m.Abandon.Frame, m.Abandon.Producers)
 			}
+		case m.Repair != nil:
+			n.repair(m.Repair)
 		case m.Swap != nil:
 			n.release(*m.Swap)
 		case m.Grant != nil:
@@ -575,6 +577,26 @@ func (n *node) serve(ctx context.Context, s *session) error {
 			}
 		}
 	}
+}
+
+// repair hands lost channels' parts of a frame to the pipe of the channel
+// that stands in for them.
+func (n *node) repair(r *control.Repair) {
+	p := n.byChan[r.StandIn]
+	if p == nil {
+		n.log.Warn(fmt.Sprintf("frame %d: a repair by channel %s, which is not on this node: ignored", r.Frame, r.StandIn))
+		return
+	}
+	var plans []*planner.ChannelPlan
+	for _, cw := range r.Lost {
+		lost := n.cfg.ChannelByID(cw.Channel)
+		if lost == nil || n.byChan[cw.Channel] != nil {
+			n.log.Warn(fmt.Sprintf("frame %d: a repair of channel %s, which is not a lost channel of the config: ignored", r.Frame, cw.Channel))
+			return
+		}
+		plans = append(plans, &planner.ChannelPlan{Channel: lost, Tasks: cw.Tasks, Viewport: cw.Viewport, WindowSize: cw.WindowSize, View: cw.View})
+	}
+	p.exec.Repair(r.Frame, plans)
 }
 
 // start hands a frame's work to the pipes; each runs its frames in order.

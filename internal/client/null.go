@@ -23,6 +23,7 @@ type executor interface {
 	Present(frame int, windows []*channel.Window, shown []*planner.ChannelPlan) error
 	Deliver(*channel.FrameData)
 	Abandon(frame int, producers []string)
+	Repair(frame int, lost []*planner.ChannelPlan)
 	Grant(channel.Grant)
 	Waits() []channel.Wait
 	Close()
@@ -44,9 +45,12 @@ func (nullExecutor) Present(int, []*channel.Window, []*planner.ChannelPlan) erro
 	return nil
 }
 func (nullExecutor) Abandon(int, []string) {}
-func (nullExecutor) Grant(channel.Grant)   {}
-func (nullExecutor) Waits() []channel.Wait { return nil }
-func (nullExecutor) Close()                {}
+
+// Repair does nothing: a null assemble waits for no input.
+func (nullExecutor) Repair(int, []*planner.ChannelPlan) {}
+func (nullExecutor) Grant(channel.Grant)                {}
+func (nullExecutor) Waits() []channel.Wait              { return nil }
+func (nullExecutor) Close()                             {}
 func (nullExecutor) Deliver(f *channel.FrameData) {
 	if f.Release != nil {
 		f.Release()

@@ -181,6 +181,7 @@ type ServerMsg struct {
 	Setup   *Setup     `json:"setup,omitempty"`
 	Frame   *FrameWork `json:"frame,omitempty"`
 	Abandon *Abandon   `json:"abandon,omitempty"`
+	Repair  *Repair    `json:"repair,omitempty"`
 	Swap    *int       `json:"swap,omitempty"` // release the swap barrier of a frame
 	Grant   *Grant     `json:"grant,omitempty"`
 	Stop    bool       `json:"stop,omitempty"`
@@ -321,6 +322,15 @@ type FrameWork struct {
 type Abandon struct {
 	Frame     int      `json:"frame"`
 	Producers []string `json:"producers"` // channel IDs
+}
+
+// Repair has a channel draw lost channels' parts of a frame in flight,
+// which send only to it, and hand them to itself under the lost channels'
+// names (scheduler.Repair).
+type Repair struct {
+	Frame   int           `json:"frame"`
+	StandIn string        `json:"stand_in"` // channel ID
+	Lost    []ChannelWork `json:"lost"`
 }
 
 // Grant hands a channel tile queue items.

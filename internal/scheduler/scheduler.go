@@ -301,6 +301,18 @@ type Abandon struct {
 	Producers []string
 }
 
+// Repair has a node draw lost channels' parts of a frame in flight, which
+// their node died before it sent: StandIn (a channel ID) is the one
+// channel the parts send to, and draws them apart, as the lost channels
+// would have, and hands them to itself under the lost channels' names.
+// Without it, the frame would be shown without them.
+type Repair struct {
+	Node    string
+	Frame   int
+	StandIn string
+	Plans   []*planner.ChannelPlan // the lost channels' parts, drawn together
+}
+
 // Grant hands a source the next items of a tile queue; Done says the queue
 // is empty after them.
 type Grant struct {
@@ -343,6 +355,7 @@ type Ready struct {
 	Work      []Work
 	Swaps     []Swap
 	Abandons  []Abandon
+	Repairs   []Repair
 	Grants    []Grant
 	Completed []Completed
 	Lost      []NodeLoss
@@ -368,7 +381,7 @@ type Ready struct {
 }
 
 func (r *Ready) empty() bool {
-	return len(r.Work) == 0 && len(r.Swaps) == 0 && len(r.Abandons) == 0 && len(r.Grants) == 0 &&
+	return len(r.Work) == 0 && len(r.Swaps) == 0 && len(r.Abandons) == 0 && len(r.Repairs) == 0 && len(r.Grants) == 0 &&
 		len(r.Completed) == 0 && len(r.Lost) == 0 && r.Failure == "" && !r.Finished && len(r.Slow) == 0
 }
 
@@ -965,11 +978,17 @@ func (s *Scheduler) lose(node, reason string) {
 		// degraded (Done.Degraded). A node lost after it sent its part,
 		// or with nothing to send, costs the frame nothing: marked here,
 		// every frame in flight was degraded, latency + 1 of them, though
-		// a node that runs ahead has sent most of them whole.
+		// a node that runs ahead has sent most of them whole. Its parts
+		// that their consumer can draw itself are drawn there (repair),
+		// and only the others are given up.
+		abandoned := ids
+		if f.pending.has(ns.index) {
+			abandoned = s.repair(f, ns, ids)
+		}
 		f.pending.remove(ns.index)
 		for i, other := range s.order {
-			if other != ns && f.nodes.has(i) && other.alive {
-				s.ready.Abandons = append(s.ready.Abandons, Abandon{Node: other.id, Frame: n, Producers: ids})
+			if other != ns && f.nodes.has(i) && other.alive && len(abandoned) > 0 {
+				s.ready.Abandons = append(s.ready.Abandons, Abandon{Node: other.id, Frame: n, Producers: abandoned})
 			}
 		}
 		s.releaseSwap(f)
@@ -984,6 +1003,128 @@ func (s *Scheduler) lose(node, reason string) {
 	case s.next > 0 && !slices.ContainsFunc(s.order, func(ns *nodeState) bool { return ns.alive }):
 		s.fail("every node is lost")
 	}
+}
+
+// repair hands the parts of frame f the lost node ns had yet to finish to
+// the live channel they go to, to draw them (Repair), and returns the lost
+// channels (ids) whose parts it did not hand out. The frame's plan holds
+// each part as the lost channel was to draw it, so the frame comes out as
+// it would have. Parts go together where one assembles another's frame
+// (the node's pipes composite among themselves first), and a group is
+// drawn again only where everything it assembles comes from within it and
+// what it sends out goes to one channel. A part that assembles a live
+// node's frames (theirs went to the dead node), pulls tiles, or exchanges
+// bands is not: its consumers go on without it.
+func (s *Scheduler) repair(f *frameState, ns *nodeState, ids []string) []string {
+	parts := map[string]*planner.ChannelPlan{} // the lost node's, by channel ID
+	for _, cp := range f.plan.Channels {
+		if s.channelNode[cp.Channel] == ns && len(cp.Tasks) > 0 {
+			parts[cp.Channel.ID] = cp
+		}
+	}
+	redrawn := map[string]bool{}
+	for id, cp := range parts {
+		redrawn[id] = redrawable(cp)
+	}
+	// a part that assembles a frame no part redraws is not drawn either
+	for changed := true; changed; {
+		changed = false
+		for id, cp := range parts {
+			if redrawn[id] && slices.ContainsFunc(cp.Tasks, func(t planner.Task) bool {
+				return slices.ContainsFunc(t.Inputs, func(in planner.Input) bool {
+					return slices.ContainsFunc(in.Producers, func(p string) bool { return !redrawn[p] })
+				})
+			}) {
+				redrawn[id], changed = false, true
+			}
+		}
+	}
+	// groups of parts that send each other frames, each with the channels
+	// outside it that it sends to
+	group := map[string]string{} // part -> its group's first part
+	var find func(id string) string
+	find = func(id string) string {
+		if g, ok := group[id]; ok && g != id {
+			g = find(g)
+			group[id] = g
+			return g
+		}
+		return id
+	}
+	ordered := slices.Sorted(maps.Keys(parts))
+	for _, id := range ordered {
+		if !redrawn[id] {
+			continue
+		}
+		group[id] = find(id)
+		for _, c := range consumersOf(parts[id]) {
+			if redrawn[c] {
+				a, b := find(id), find(c)
+				group[max(a, b)] = min(a, b)
+			}
+		}
+	}
+	members := map[string][]*planner.ChannelPlan{}
+	sends := map[string]map[string]bool{}
+	for _, id := range ordered {
+		if !redrawn[id] {
+			continue
+		}
+		g := find(id)
+		members[g] = append(members[g], parts[id])
+		if sends[g] == nil {
+			sends[g] = map[string]bool{}
+		}
+		for _, c := range consumersOf(parts[id]) {
+			if parts[c] == nil {
+				sends[g][c] = true
+			} else if !redrawn[c] {
+				sends[g][""] = true // to a part not drawn again: none is
+			}
+		}
+	}
+	var repaired []string
+	for _, g := range slices.Sorted(maps.Keys(members)) {
+		if len(sends[g]) != 1 {
+			continue
+		}
+		consumer := slices.Collect(maps.Keys(sends[g]))[0]
+		in := s.channels[consumer]
+		cns := s.channelNode[in]
+		if in == nil || cns == nil || !cns.alive || !f.pending.has(cns.index) {
+			continue
+		}
+		s.ready.Repairs = append(s.ready.Repairs, Repair{Node: cns.id, Frame: f.number, StandIn: consumer, Plans: members[g]})
+		for _, cp := range members[g] {
+			repaired = append(repaired, cp.Channel.ID)
+		}
+	}
+	return slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return slices.Contains(repaired, id) })
+}
+
+// redrawable says whether a part could be drawn again by another channel:
+// it pulls no tiles (the tiles were its node's to choose) and exchanges
+// no bands, and it does not show a destination.
+func redrawable(cp *planner.ChannelPlan) bool {
+	return !cp.Destination && !cp.Aside && !slices.ContainsFunc(cp.Tasks, func(t planner.Task) bool {
+		return t.Queue != "" || t.Exchange != 0 || slices.ContainsFunc(t.Inputs, func(in planner.Input) bool { return in.Tiles })
+	})
+}
+
+// consumersOf are the channels (IDs) a part sends frames to, itself
+// left out.
+func consumersOf(cp *planner.ChannelPlan) []string {
+	var out []string
+	for _, t := range cp.Tasks {
+		for _, o := range t.Outputs {
+			for _, c := range o.Consumers {
+				if c != cp.Channel.ID && !slices.Contains(out, c) {
+					out = append(out, c)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // showsADestination reports whether a node's channels show a destination

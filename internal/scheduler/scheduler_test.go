@@ -55,6 +55,7 @@ type fakeCluster struct {
 	// produced output frames, and abandoned producers per frame
 	produced  map[frameKey]bool
 	abandoned map[int]map[string]bool
+	repairs   []Repair
 	tiles     map[string][]int // queue -> item indexes handed out
 	completed []Completed
 	failure   string
@@ -196,6 +197,20 @@ func (c *fakeCluster) drain() {
 			}
 			for _, p := range a.Producers {
 				c.abandoned[a.Frame][p] = true
+			}
+		}
+		for _, r := range rd.Repairs {
+			// the stand-in draws the lost part and hands it to itself
+			c.repairs = append(c.repairs, r)
+			for _, cp := range r.Plans {
+				if c.s.NodeOf(r.StandIn) != r.Node || c.s.NodeOf(cp.Channel.ID) == r.Node {
+					c.t.Errorf("frame %d: channel %s's part repaired by %s on node %s", r.Frame, cp.Channel.ID, r.StandIn, r.Node)
+				}
+				for _, t := range cp.Tasks {
+					for _, o := range t.Outputs {
+						c.produced[frameKey{r.Frame, t.Eye, o.Name, cp.Channel.ID}] = true
+					}
+				}
 			}
 		}
 		for _, g := range rd.Grants {
@@ -444,12 +459,11 @@ func waitingNodes(c *fakeCluster, f int) int {
 	return n
 }
 
-// A source node lost mid-frame: the frames in flight abandon its outputs
-// and complete degraded, later frames leave its channels out, and the run
-// ends normally.
-func TestNodeLostMidFrame(t *testing.T) {
-	cfg := load(t, example("2d-lb-4.eqc"))
-	c := newCluster(t, cfg, Options{Frames: 30})
+// render2KilledAfter5 runs frames of cfg until 5 are complete, and then
+// kills render2 with frames in flight; it returns the cluster and the
+// first frame started after the loss.
+func render2KilledAfter5(t *testing.T, cfg *compound.Config, frames int) (*fakeCluster, int) {
+	c := newCluster(t, cfg, Options{Frames: frames})
 	for len(c.completed) < 5 {
 		c.round()
 	}
@@ -457,21 +471,33 @@ func TestNodeLostMidFrame(t *testing.T) {
 	lostAt := c.s.Started()
 	c.s.Step(Lost{Node: "render2", Reason: "killed"})
 	c.drain()
+	return c, lostAt
+}
+
+// A source node lost mid-frame: the destination draws its parts of the
+// frames in flight itself (Repair), so no frame lacks them; later frames
+// leave its channels out, and the run ends normally.
+func TestNodeLostMidFrame(t *testing.T) {
+	cfg := load(t, example("2d-lb-4.eqc"))
+	c, lostAt := render2KilledAfter5(t, cfg, 30)
 	c.run(20000)
 	if c.failure != "" || !c.finished || len(c.completed) != 30 {
 		t.Fatalf("failure %q finished %v completed %d", c.failure, c.finished, len(c.completed))
 	}
-	degraded := 0
 	for _, f := range c.completed {
 		if f.Degraded {
-			degraded++
-			if f.Frame >= lostAt {
-				t.Errorf("frame %d, started after the loss, is degraded", f.Frame)
-			}
+			t.Errorf("frame %d is degraded", f.Frame)
 		}
 	}
-	if degraded == 0 || degraded > cfg.Latency+1 {
-		t.Errorf("%d degraded frames, want 1..%d", degraded, cfg.Latency+1)
+	repaired := map[int]bool{}
+	for _, r := range c.repairs {
+		repaired[r.Frame] = true
+		if r.Frame >= lostAt || r.Node != "app" {
+			t.Errorf("frame %d repaired on node %s; want frames before %d, on app", r.Frame, r.Node, lostAt)
+		}
+	}
+	if len(repaired) == 0 || len(repaired) > cfg.Latency+1 {
+		t.Errorf("%d frames repaired, want 1..%d", len(repaired), cfg.Latency+1)
 	}
 	for _, w := range c.nodes["render2"].work {
 		if w.Frame >= lostAt {
@@ -483,11 +509,10 @@ func TestNodeLostMidFrame(t *testing.T) {
 	}
 }
 
-// A node lost while frames are in flight degrades only those it had not
-// sent its part of: one that ran ahead of a slow destination (latency 3
-// here) had sent all but one of them whole. Every frame in flight was
-// degraded, latency + 1 of them.
-func TestALostNodeDegradesOnlyTheFramesItHadNotSent(t *testing.T) {
+// A node lost while frames are in flight has only the parts it had not
+// sent drawn again: one that ran ahead of a slow destination (latency 3
+// here) had sent all but one of them.
+func TestALostNodesUnsentPartsAloneAreRepaired(t *testing.T) {
 	cfg := load(t, example("2d-lb-4.eqc"))
 	cfg.Latency = 3
 	c := newCluster(t, cfg, Options{Frames: 30})
@@ -508,14 +533,77 @@ func TestALostNodeDegradesOnlyTheFramesItHadNotSent(t *testing.T) {
 	c.drain()
 	c.nodes["app"].stalled = false
 	c.runToEnd(20000)
-	var degraded []int
-	for _, f := range c.completed {
-		if f.Degraded {
-			degraded = append(degraded, f.Frame)
+	var repaired []string
+	for _, r := range c.repairs {
+		for _, cp := range r.Plans {
+			repaired = append(repaired, fmt.Sprintf("%d %s", r.Frame, cp.Channel.ID))
 		}
 	}
-	if !slices.Equal(degraded, []int{unsent}) {
-		t.Errorf("degraded frames %v; want %d alone, the one render2 had not sent its part of", degraded, unsent)
+	slices.Sort(repaired)
+	var want []string
+	for id := range c.s.nodes["render2"].channels {
+		want = append(want, fmt.Sprintf("%d %s", unsent, id))
+	}
+	slices.Sort(want)
+	if !slices.Equal(repaired, want) {
+		t.Errorf("repaired %v; want %v: render2's two channels' parts of the frame it had not sent", repaired, want)
+	}
+	for _, f := range c.completed {
+		if f.Degraded {
+			t.Errorf("frame %d is degraded", f.Frame)
+		}
+	}
+}
+
+// A lost node whose pipes composite among themselves before they send
+// (src3 assembles src4's half) has both parts drawn again together, on
+// the destination, in one repair: src4's frame then goes to src3's part
+// drawn there.
+func TestALostNodesPartsThatAssembleEachOtherAreRepairedTogether(t *testing.T) {
+	cfg := load(t, filepath.Join("testdata", "node-local-assembly.eqc"))
+	c, _ := render2KilledAfter5(t, cfg, 20)
+	c.runToEnd(20000)
+	if len(c.repairs) == 0 {
+		t.Fatal("nothing repaired")
+	}
+	for _, r := range c.repairs {
+		var lost []string
+		for _, cp := range r.Plans {
+			lost = append(lost, cp.Channel.Name)
+		}
+		slices.Sort(lost)
+		if !slices.Equal(lost, []string{"src3", "src4"}) || c.s.channels[r.StandIn].Name != "dest" {
+			t.Errorf("frame %d: %v repaired by %s; want src3 and src4 together, by dest", r.Frame, lost, c.s.channels[r.StandIn].Name)
+		}
+	}
+	for _, f := range c.completed {
+		if f.Degraded {
+			t.Errorf("frame %d is degraded", f.Frame)
+		}
+	}
+}
+
+// A part that cannot be drawn again (a tile queue's: its node pulled
+// tiles of its own choosing) is given up: the frames in flight that lack
+// it complete degraded, latency + 1 of them at most, and none later.
+func TestALostNodesQueuedPartsDegradeTheirFrames(t *testing.T) {
+	cfg := load(t, example("tile-4.eqc"))
+	c, lostAt := render2KilledAfter5(t, cfg, 30)
+	c.runToEnd(20000)
+	if len(c.repairs) != 0 {
+		t.Errorf("%d parts repaired; a tile queue's cannot be", len(c.repairs))
+	}
+	degraded := 0
+	for _, f := range c.completed {
+		if f.Degraded {
+			degraded++
+			if f.Frame >= lostAt {
+				t.Errorf("frame %d, started after the loss, is degraded", f.Frame)
+			}
+		}
+	}
+	if degraded == 0 || degraded > cfg.Latency+1 {
+		t.Errorf("%d degraded frames, want 1..%d", degraded, cfg.Latency+1)
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/goeq/goeq/internal/compound"
@@ -30,6 +32,7 @@ type report struct {
 	// degradedFrames are the frames completed without a lost node's part
 	// (Summary.DegradedFrames)
 	degradedFrames []int
+	repairedFrames []int // Summary.RepairedFrames
 	lost           []string
 	rejoined       []string
 	lostPipes      []string // "node: pipe"
@@ -81,6 +84,18 @@ func (r *report) label(id string) string {
 		return l
 	}
 	return id
+}
+
+// repaired notes lost channels' parts of a frame handed to their consumer.
+func (r *report) repaired(rp scheduler.Repair) {
+	var lost []string
+	for _, cp := range rp.Plans {
+		lost = append(lost, r.label(cp.Channel.ID))
+	}
+	r.s.opt.Log.Info(fmt.Sprintf("frame %d: the part of %s, lost with its node, is drawn by channel %s", rp.Frame, strings.Join(lost, ", "), r.label(rp.StandIn)))
+	if i, found := slices.BinarySearch(r.repairedFrames, rp.Frame); !found {
+		r.repairedFrames = slices.Insert(r.repairedFrames, i, rp.Frame)
+	}
 }
 
 func (r *report) complete(c scheduler.Completed) {
@@ -173,7 +188,7 @@ func (r *report) summary(interrupted bool) *Summary {
 	if !r.start.IsZero() {
 		seconds = time.Since(r.start).Seconds()
 	}
-	sum := &Summary{Frames: r.frames, Seconds: seconds, Degraded: len(r.degradedFrames), DegradedFrames: r.degradedFrames, LostNodes: r.lost, RejoinedNodes: r.rejoined, LostPipes: r.lostPipes,
+	sum := &Summary{Frames: r.frames, Seconds: seconds, Degraded: len(r.degradedFrames), DegradedFrames: r.degradedFrames, RepairedFrames: r.repairedFrames, LostNodes: r.lost, RejoinedNodes: r.rejoined, LostPipes: r.lostPipes,
 		Written: r.written, FinalSplit: map[string]string{}, Interrupted: interrupted}
 	if sum.Seconds > 0 {
 		sum.FPS = float64(sum.Frames) / sum.Seconds

@@ -248,7 +248,10 @@ type Summary struct {
 	// of a node lost while they were in flight: up to latency+1 of them
 	// for each loss. An application that records frames renders them
 	// again.
-	DegradedFrames []int    `json:"degraded_frame_numbers,omitempty"`
+	DegradedFrames []int `json:"degraded_frame_numbers,omitempty"`
+	// RepairedFrames are the frames in flight at a loss whose lost parts
+	// their consumers drew instead (scheduler.Repair): they are whole.
+	RepairedFrames []int    `json:"repaired_frame_numbers,omitempty"`
 	LostNodes      []string `json:"lost_nodes,omitempty"`
 	// RejoinedNodes lists nodes that came back after a loss (a client
 	// started again by hand, or relaunched)
@@ -1660,6 +1663,12 @@ func (s *server) request(af AppFrame) (scheduler.Request, error) {
 
 // overlayFor is the statistics overlay of a node's work: the parts of its
 // destinations in the last frame completed, when the overlay is on.
+// channelWork is a channel's plan as its node is sent it.
+func channelWork(cp *planner.ChannelPlan) control.ChannelWork {
+	return control.ChannelWork{Channel: cp.Channel.ID, Tasks: cp.Tasks, Destination: cp.Destination, Aside: cp.Aside,
+		Viewport: cp.Viewport, WindowSize: cp.WindowSize, View: cp.View}
+}
+
 func (s *server) overlayFor(w scheduler.Work, rep *report) []control.OverlayPart {
 	// a switch holds from its frame on (frames start in order)
 	from := -1
@@ -1741,8 +1750,7 @@ func (s *server) act(rd scheduler.Ready, rep *report) error {
 			fw := &control.FrameWork{Frame: w.Frame, SwapBarrier: s.sched.SwapBarrier(w.Frame), Messages: s.messages[w.Frame], Screenshot: s.screenshots[w.Frame],
 				Sample: s.samples[w.Frame], Overlay: s.overlayFor(w, rep)}
 			for _, cp := range w.Channels {
-				fw.Channels = append(fw.Channels, control.ChannelWork{Channel: cp.Channel.ID, Tasks: cp.Tasks, Destination: cp.Destination, Aside: cp.Aside,
-					Viewport: cp.Viewport, WindowSize: cp.WindowSize, View: cp.View})
+				fw.Channels = append(fw.Channels, channelWork(cp))
 			}
 			nc := s.nodes[w.Node]
 			nc.framed = true
@@ -1759,6 +1767,14 @@ func (s *server) act(rd scheduler.Ready, rep *report) error {
 	}
 	for _, a := range rd.Abandons {
 		s.send(s.nodes[a.Node], &control.ServerMsg{Abandon: &control.Abandon{Frame: a.Frame, Producers: a.Producers}})
+	}
+	for _, r := range rd.Repairs {
+		rep.repaired(r)
+		m := &control.Repair{Frame: r.Frame, StandIn: r.StandIn}
+		for _, cp := range r.Plans {
+			m.Lost = append(m.Lost, channelWork(cp))
+		}
+		s.send(s.nodes[r.Node], &control.ServerMsg{Repair: m})
 	}
 	for _, g := range rd.Grants {
 		s.send(s.nodes[g.Node], &control.ServerMsg{Grant: &control.Grant{Frame: g.Frame, Channel: g.Channel, Queue: g.Queue, First: g.First,
