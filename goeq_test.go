@@ -1478,8 +1478,9 @@ func TestABadRangeOrderFailsTheFrame(t *testing.T) {
 }
 
 // A render client stopped for 3 s (as at a debugger's breakpoint in a
-// Draw) is lost by default, and the summary names it and the frames shown
-// without its part, as each frame's statistics say; with Liveness and
+// Draw) is lost by default, and the summary names it; the frame it stopped
+// in has its part drawn by the destination (repaired), and no frame is
+// shown without it, as each frame's statistics say too. With Liveness and
 // FrameTimeout set long, as for debugging a renderer, the run waits for
 // it and loses nothing.
 func TestLivenessLetsARendererBeDebugged(t *testing.T) {
@@ -1518,8 +1519,11 @@ func TestLivenessLetsARendererBeDebugged(t *testing.T) {
 				t.Errorf("%d degraded frames, want none", sum.Degraded)
 			}
 			// one frame in flight at a time: the one it stopped in
-			if want := map[bool][]int{true: {20}, false: nil}[tc.lost != ""]; !slices.Equal(sum.DegradedFrames, want) || !slices.Equal(degraded, want) || sum.Degraded != len(want) {
-				t.Errorf("degraded frames %v (%d), by their statistics %v; want %v", sum.DegradedFrames, sum.Degraded, degraded, want)
+			if want := map[bool][]int{true: {20}, false: nil}[tc.lost != ""]; !slices.Equal(sum.RepairedFrames, want) {
+				t.Errorf("repaired frames %v; want %v", sum.RepairedFrames, want)
+			}
+			if len(sum.DegradedFrames) != 0 || len(degraded) != 0 || sum.Degraded != 0 {
+				t.Errorf("degraded frames %v (%d), by their statistics %v; want none", sum.DegradedFrames, sum.Degraded, degraded)
 			}
 		})
 	}

@@ -490,9 +490,9 @@ func (e *Executor) Abandon(frame int, producers []string) { e.inbox.abandon(fram
 
 // Repair has this pipe draw lost channels' parts of a frame, in the
 // frame, as the lost channels would have (their tasks, read back and
-// handed to their consumer, a channel of this pipe, or to each other,
-// under the lost channels' names), each on a framebuffer of its own (any
-// goroutine).
+// handed to their consumers, a channel of this pipe among them, or to
+// each other, under the lost channels' names), each on a framebuffer of
+// its own (any goroutine).
 func (e *Executor) Repair(frame int, lost []*planner.ChannelPlan) { e.inbox.repair(frame, lost) }
 
 // Grant delivers tile queue items asked for with Sink.Pull.
@@ -597,6 +597,17 @@ type channelRun struct {
 	// the lost channels drawn with it, itself too, which it hands frames to
 	// here: their node is gone
 	group map[string]bool
+}
+
+// send hands an output frame to its consumer: through the sink, or, from
+// a lost channel's part drawn here to another drawn with it, to this pipe
+// (their node is gone). Any goroutine: group does not change.
+func (r *channelRun) send(e *Executor, f *FrameData) {
+	if r.group[f.Consumer] {
+		e.Deliver(f)
+		return
+	}
+	e.sink.Send(f)
 }
 
 // frameRun is one frame on the pipe.
@@ -1436,7 +1447,6 @@ func (fr *frameRun) readback(r *channelRun, t *planner.Task, rec *stats.Record, 
 		}
 		base := FrameData{Frame: fr.frame, Eye: t.Eye, Name: out.Name, Producer: r.plan.Channel.ID, Compound: t.Compound,
 			Share: outShare, Extent: extent, Range: held, Pixel: t.Pixel, Subpixel: t.Subpixel, W: read.W, H: read.H, Tile: tile}
-		group := r.group
 		send := func(px *Pixels) {
 			if depth && px != nil {
 				fr.e.checkDepth(r.plan.Channel.Label, px)
@@ -1454,11 +1464,7 @@ func (fr *frameRun) readback(r *channelRun, t *planner.Task, rec *stats.Record, 
 						}
 					}
 				}
-				if group[consumer] {
-					fr.e.Deliver(&f)
-					continue
-				}
-				fr.e.sink.Send(&f)
+				r.send(fr.e, &f)
 			}
 		}
 		if read.W <= 0 || read.H <= 0 {
@@ -1692,7 +1698,7 @@ func (fr *frameRun) drawTiles(r *channelRun, t *planner.Task, rec *stats.Record)
 	}
 	for _, out := range t.Outputs {
 		for _, consumer := range out.Consumers {
-			e.sink.Send(&FrameData{Frame: fr.frame, Eye: t.Eye, Name: out.Name, Producer: r.plan.Channel.ID, Consumer: consumer,
+			r.send(e, &FrameData{Frame: fr.frame, Eye: t.Eye, Name: out.Name, Producer: r.plan.Channel.ID, Consumer: consumer,
 				Compound: t.Compound, End: true, Tiles: td.sent})
 		}
 	}
@@ -1718,12 +1724,16 @@ func (fr *frameRun) clearRegion(reg compound.PixelViewport) {
 // assembly is an assemble task in progress: inputs are composited as they
 // arrive; those whose order matters (blending, averaging) once all came.
 type assembly struct {
-	fr        *frameRun
-	r         *channelRun
-	t         *planner.Task
-	started   time.Time
-	busy      time.Duration
-	got       map[inputKey]int         // parts composited (tiles) per input
+	fr      *frameRun
+	r       *channelRun
+	t       *planner.Task
+	started time.Time
+	busy    time.Duration
+	got     map[inputKey]int // parts composited (tiles) per input
+	// tiles are the tiles composited per input, by Tile: a lost producer's
+	// tiles drawn again by a stand-in (Executor.Repair) come a second time
+	// where the producer had sent them, and count once
+	tiles     map[inputKey]map[int]bool
 	finished  map[inputKey]bool        // complete, or abandoned
 	deferred  []*arrival               // blend and average inputs (all, for a draw.Assembler)
 	placed    []compound.PixelViewport // where each deferred input lands (a draw.Assembler's)
@@ -1774,6 +1784,19 @@ func (a *assembly) progress() (bool, error) {
 				continue
 			}
 			for _, ar := range b.take(k, in.Tiles) {
+				if in.Tiles && ar.data.Tile > 0 {
+					if a.tiles[k][ar.data.Tile] {
+						a.used = append(a.used, ar.upload)
+						continue
+					}
+					if a.tiles == nil {
+						a.tiles = map[inputKey]map[int]bool{}
+					}
+					if a.tiles[k] == nil {
+						a.tiles[k] = map[int]bool{}
+					}
+					a.tiles[k][ar.data.Tile] = true
+				}
 				a.inTaskSamples(ar)
 				if err := a.composite(in, ar); err != nil {
 					return false, err

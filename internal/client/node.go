@@ -45,6 +45,9 @@ type node struct {
 	// lostPipes could not be set up; the node goes on without them
 	lostPipes []control.LostPipe
 	byChan    map[string]*pipe // channel ID -> the pipe it is on (this node's)
+	// repairing are other nodes' lost channels whose parts of a frame a
+	// pipe here draws (by ID): their tile grants go to it (serve's alone)
+	repairing map[string]*pipe
 	chooser   *compressor.Chooser
 	data      []byte // the latest frame data (only changes travel)
 
@@ -216,7 +219,7 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 		sample[i] = byte(i / 4 / 64)
 	}
 	n.chooser.Calibrate(compressor.RGBA8, 256, 64, sample)
-	n.byChan = map[string]*pipe{}
+	n.byChan, n.repairing = map[string]*pipe{}, map[string]*pipe{}
 	n.frames = map[int]*frameTrack{}
 	n.drop = map[string]bool{}
 	if v := os.Getenv("GOEQ_DROP_FRAMES"); v != "" {
@@ -566,11 +569,7 @@ func (n *node) serve(ctx context.Context, s *session) error {
 		case m.Swap != nil:
 			n.release(*m.Swap)
 		case m.Grant != nil:
-			if p := n.byChan[m.Grant.Channel]; p != nil {
-				g := m.Grant
-				p.exec.Grant(channel.Grant{Frame: g.Frame, Channel: g.Channel, Queue: g.Queue, First: g.First, Tiles: g.Tiles,
-					Ranges: g.Ranges, Done: g.Done})
-			}
+			n.grant(*m.Grant)
 		case m.Frame != nil:
 			if err := n.start(ctx, m.Frame); err != nil {
 				return err
@@ -579,8 +578,22 @@ func (n *node) serve(ctx context.Context, s *session) error {
 	}
 }
 
+// grant hands tile queue items to the pipe of the channel they are for, or
+// of the channel that draws a lost one's part (repair).
+func (n *node) grant(g control.Grant) {
+	p := n.byChan[g.Channel]
+	if p == nil {
+		p = n.repairing[g.Channel]
+	}
+	if p != nil {
+		p.exec.Grant(channel.Grant{Frame: g.Frame, Channel: g.Channel, Queue: g.Queue, First: g.First, Tiles: g.Tiles,
+			Ranges: g.Ranges, Done: g.Done})
+	}
+}
+
 // repair hands lost channels' parts of a frame to the pipe of the channel
-// that stands in for them.
+// that stands in for them, with the tile queue items they were handed: it
+// pulls the rest for them.
 func (n *node) repair(r *control.Repair) {
 	p := n.byChan[r.StandIn]
 	if p == nil {
@@ -595,6 +608,10 @@ func (n *node) repair(r *control.Repair) {
 			return
 		}
 		plans = append(plans, &planner.ChannelPlan{Channel: lost, Tasks: cw.Tasks, Viewport: cw.Viewport, WindowSize: cw.WindowSize, View: cw.View})
+		n.repairing[cw.Channel] = p
+	}
+	for _, g := range r.Grants {
+		n.grant(g)
 	}
 	p.exec.Repair(r.Frame, plans)
 }

@@ -325,12 +325,14 @@ type Abandon struct {
 }
 
 // Repair has a channel draw lost channels' parts of a frame in flight,
-// which send only to it, and hand them to itself under the lost channels'
-// names (scheduler.Repair).
+// which send to it, and hand them to itself, and to the others they go
+// to, under the lost channels' names (scheduler.Repair).
 type Repair struct {
 	Frame   int           `json:"frame"`
 	StandIn string        `json:"stand_in"` // channel ID
 	Lost    []ChannelWork `json:"lost"`
+	// Grants are the tile queue items the lost channels were handed
+	Grants []Grant `json:"grants,omitempty"`
 }
 
 // Grant hands a channel tile queue items.

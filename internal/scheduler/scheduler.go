@@ -302,15 +302,20 @@ type Abandon struct {
 }
 
 // Repair has a node draw lost channels' parts of a frame in flight, which
-// their node died before it sent: StandIn (a channel ID) is the one
-// channel the parts send to, and draws them apart, as the lost channels
-// would have, and hands them to itself under the lost channels' names.
-// Without it, the frame would be shown without them.
+// their node died before it sent: StandIn (a channel ID) is a channel the
+// parts send to, and draws them apart, as the lost channels would have,
+// and hands them to itself, and to the other channels they go to, under
+// the lost channels' names. Without it, the frame would be shown without
+// them.
 type Repair struct {
 	Node    string
 	Frame   int
 	StandIn string
 	Plans   []*planner.ChannelPlan // the lost channels' parts, drawn together
+	// Grants are the tile queue items the lost channels were handed: the
+	// stand-in draws them, whether they came or not (its consumer keeps one
+	// of each), and pulls the rest for them as they would have
+	Grants []Grant
 }
 
 // Grant hands a source the next items of a tile queue; Done says the queue
@@ -478,6 +483,9 @@ type queueState struct {
 	q         *planner.Queue
 	next      int
 	handedOut time.Time // when it last handed out items
+	// given are the items handed to each channel (by ID): a lost one's
+	// are drawn again by its stand-in (repair)
+	given map[string][]Grant
 }
 
 // Scheduler runs frames for one config. Create it with New.
@@ -798,7 +806,7 @@ func (s *Scheduler) start(number int) {
 	s.lastStart = s.now
 	s.interval = time.Duration(plan.Interval * float64(time.Second))
 	for _, q := range plan.Queues {
-		f.queues[q.ID] = &queueState{q: q}
+		f.queues[q.ID] = &queueState{q: q, given: map[string][]Grant{}}
 	}
 	works := make([]Work, n) // by node index; one with no Node has none
 	for _, cp := range plan.Channels {
@@ -1006,15 +1014,17 @@ func (s *Scheduler) lose(node, reason string) {
 }
 
 // repair hands the parts of frame f the lost node ns had yet to finish to
-// the live channel they go to, to draw them (Repair), and returns the lost
+// a live channel they go to, to draw them (Repair), and returns the lost
 // channels (ids) whose parts it did not hand out. The frame's plan holds
 // each part as the lost channel was to draw it, so the frame comes out as
 // it would have. Parts go together where one assembles another's frame
 // (the node's pipes composite among themselves first), and a group is
-// drawn again only where everything it assembles comes from within it and
-// what it sends out goes to one channel. A part that assembles a live
-// node's frames (theirs went to the dead node), pulls tiles, or exchanges
-// bands is not: its consumers go on without it.
+// drawn again only where everything it assembles comes from within it;
+// the first channel it sends to that waits for the frame draws it, and
+// sends the others theirs. A part that pulls tiles draws again the tiles
+// it was handed and pulls on. A part that assembles a live node's frames
+// (theirs went to the dead node) or exchanges bands is not drawn again:
+// its consumers go on without it.
 func (s *Scheduler) repair(f *frameState, ns *nodeState, ids []string) []string {
 	parts := map[string]*planner.ChannelPlan{} // the lost node's, by channel ID
 	for _, cp := range f.plan.Channels {
@@ -1085,30 +1095,43 @@ func (s *Scheduler) repair(f *frameState, ns *nodeState, ids []string) []string 
 	}
 	var repaired []string
 	for _, g := range slices.Sorted(maps.Keys(members)) {
-		if len(sends[g]) != 1 {
+		if sends[g][""] {
 			continue
 		}
-		consumer := slices.Collect(maps.Keys(sends[g]))[0]
-		in := s.channels[consumer]
-		cns := s.channelNode[in]
-		if in == nil || cns == nil || !cns.alive || !f.pending.has(cns.index) {
+		// the first channel it sends to that still waits for the frame
+		// draws it, and sends the others theirs as the lost node would
+		// have
+		var host *nodeState
+		consumer := ""
+		for _, c := range slices.Sorted(maps.Keys(sends[g])) {
+			if cns := s.channelNode[s.channels[c]]; cns != nil && cns.alive && f.pending.has(cns.index) {
+				host, consumer = cns, c
+				break
+			}
+		}
+		if host == nil {
 			continue
 		}
-		s.ready.Repairs = append(s.ready.Repairs, Repair{Node: cns.id, Frame: f.number, StandIn: consumer, Plans: members[g]})
+		rp := Repair{Node: host.id, Frame: f.number, StandIn: consumer, Plans: members[g]}
 		for _, cp := range members[g] {
 			repaired = append(repaired, cp.Channel.ID)
+			for _, id := range slices.Sorted(maps.Keys(f.queues)) {
+				for _, given := range f.queues[id].given[cp.Channel.ID] {
+					given.Node = host.id
+					rp.Grants = append(rp.Grants, given)
+				}
+			}
 		}
+		s.ready.Repairs = append(s.ready.Repairs, rp)
 	}
 	return slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return slices.Contains(repaired, id) })
 }
 
 // redrawable says whether a part could be drawn again by another channel:
-// it pulls no tiles (the tiles were its node's to choose) and exchanges
-// no bands, and it does not show a destination.
+// it exchanges no bands (the others merged theirs with it), and it does
+// not show a destination.
 func redrawable(cp *planner.ChannelPlan) bool {
-	return !cp.Destination && !cp.Aside && !slices.ContainsFunc(cp.Tasks, func(t planner.Task) bool {
-		return t.Queue != "" || t.Exchange != 0 || slices.ContainsFunc(t.Inputs, func(in planner.Input) bool { return in.Tiles })
-	})
+	return !cp.Destination && !cp.Aside && !slices.ContainsFunc(cp.Tasks, func(t planner.Task) bool { return t.Exchange != 0 })
 }
 
 // consumersOf are the channels (IDs) a part sends frames to, itself
@@ -1158,6 +1181,9 @@ func (s *Scheduler) pull(e Pull) {
 				s.stalledOldest = 0 // counted from now on
 			}
 		}
+	}
+	if q != nil {
+		q.given[e.Channel] = append(q.given[e.Channel], g)
 	}
 	s.ready.Grants = append(s.ready.Grants, g)
 }

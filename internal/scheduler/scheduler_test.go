@@ -474,6 +474,21 @@ func render2KilledAfter5(t *testing.T, cfg *compound.Config, frames int) (*fakeC
 	return c, lostAt
 }
 
+// repairedWhole runs the cluster to the end and fails the test where no
+// part was repaired or a frame came out degraded.
+func repairedWhole(t *testing.T, c *fakeCluster) {
+	t.Helper()
+	c.runToEnd(20000)
+	if len(c.repairs) == 0 {
+		t.Fatal("nothing repaired")
+	}
+	for _, f := range c.completed {
+		if f.Degraded {
+			t.Errorf("frame %d is degraded", f.Frame)
+		}
+	}
+}
+
 // A source node lost mid-frame: the destination draws its parts of the
 // frames in flight itself (Repair), so no frame lacks them; later frames
 // leave its channels out, and the run ends normally.
@@ -562,10 +577,7 @@ func TestALostNodesUnsentPartsAloneAreRepaired(t *testing.T) {
 func TestALostNodesPartsThatAssembleEachOtherAreRepairedTogether(t *testing.T) {
 	cfg := load(t, filepath.Join("testdata", "node-local-assembly.eqc"))
 	c, _ := render2KilledAfter5(t, cfg, 20)
-	c.runToEnd(20000)
-	if len(c.repairs) == 0 {
-		t.Fatal("nothing repaired")
-	}
+	repairedWhole(t, c)
 	for _, r := range c.repairs {
 		var lost []string
 		for _, cp := range r.Plans {
@@ -576,22 +588,31 @@ func TestALostNodesPartsThatAssembleEachOtherAreRepairedTogether(t *testing.T) {
 			t.Errorf("frame %d: %v repaired by %s; want src3 and src4 together, by dest", r.Frame, lost, c.s.channels[r.StandIn].Name)
 		}
 	}
-	for _, f := range c.completed {
-		if f.Degraded {
-			t.Errorf("frame %d is degraded", f.Frame)
+}
+
+// A lost source of two destinations has its part drawn again by one of
+// them, which sends the other its frame, as the lost node would have.
+func TestALostSourceOfTwoDestinationsIsRepairedForBoth(t *testing.T) {
+	cfg := load(t, filepath.Join("testdata", "two-destinations.eqc"))
+	c, _ := render2KilledAfter5(t, cfg, 20)
+	repairedWhole(t, c)
+	for _, r := range c.repairs {
+		if len(r.Plans) != 1 || r.Plans[0].Channel.Name != "src3" || c.s.channels[r.StandIn].Name != "dest" {
+			t.Errorf("frame %d: %d parts repaired by %s; want src3's, by dest (the first it sends to)", r.Frame, len(r.Plans), c.s.channels[r.StandIn].Name)
 		}
 	}
 }
 
-// A part that cannot be drawn again (a tile queue's: its node pulled
-// tiles of its own choosing) is given up: the frames in flight that lack
-// it complete degraded, latency + 1 of them at most, and none later.
-func TestALostNodesQueuedPartsDegradeTheirFrames(t *testing.T) {
-	cfg := load(t, example("tile-4.eqc"))
+// A part that cannot be drawn again (one that assembles a live node's
+// frame: that went to the dead node) is given up: the frames in flight
+// that lack it complete degraded, latency + 1 of them at most, and none
+// later.
+func TestALostNodesAssemblyOfALiveNodesFrameDegradesItsFrames(t *testing.T) {
+	cfg := load(t, filepath.Join("testdata", "cross-node-assembly.eqc"))
 	c, lostAt := render2KilledAfter5(t, cfg, 30)
 	c.runToEnd(20000)
 	if len(c.repairs) != 0 {
-		t.Errorf("%d parts repaired; a tile queue's cannot be", len(c.repairs))
+		t.Errorf("%d parts repaired; src3's, which assembles src1's frame, cannot be", len(c.repairs))
 	}
 	degraded := 0
 	for _, f := range c.completed {
@@ -604,6 +625,26 @@ func TestALostNodesQueuedPartsDegradeTheirFrames(t *testing.T) {
 	}
 	if degraded == 0 || degraded > cfg.Latency+1 {
 		t.Errorf("%d degraded frames, want 1..%d", degraded, cfg.Latency+1)
+	}
+}
+
+// A lost node that pulled tiles has the tiles it was handed drawn again by
+// the destination, which pulls on for it: no frame lacks them.
+func TestALostNodesQueuedPartsAreRepairedWithTheirTiles(t *testing.T) {
+	cfg := load(t, example("tile-4.eqc"))
+	c, _ := render2KilledAfter5(t, cfg, 30)
+	repairedWhole(t, c)
+	granted := 0
+	for _, r := range c.repairs {
+		granted += len(r.Grants)
+		for _, g := range r.Grants {
+			if g.Node != r.Node || g.Frame != r.Frame || c.s.NodeOf(g.Channel) != "render2" {
+				t.Errorf("frame %d: a grant of %s for frame %d on node %s, with a repair on %s", r.Frame, g.Channel, g.Frame, g.Node, r.Node)
+			}
+		}
+	}
+	if granted == 0 {
+		t.Error("no tile render2 was handed is drawn again")
 	}
 }
 

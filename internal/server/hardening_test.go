@@ -471,12 +471,13 @@ func TestALostNodesPartIsDrawnByItsDestination(t *testing.T) {
 
 // A node lost at latencies of 2 to 10 costs no frame where its parts can
 // be drawn by the channels they go to: the frames in flight it had not
-// sent its part of are repaired, and every frame equals the reference.
-// Parts that cannot be (a direct send's, which merged bands others sent
-// it; a tile queue's) are given up: only the frames that lacked one are
-// named degraded, and every frame not named equals the reference.
-// Before repairs, stress.2D at latency 10 named 1 to 11 frames, by how
-// far ahead its node was when it was killed.
+// sent its part of are repaired (a tile queue's part with the tiles it was
+// handed), and every frame equals the reference. Parts that cannot be (a
+// direct send's, which merged bands others sent it; one that assembles
+// another node's frame) are given up: only the frames that lacked one are
+// named degraded, and every frame not named equals the reference. Before
+// repairs, stress.2D at latency 10 named 1 to 11 frames, by how far ahead
+// its node was when it was killed.
 func TestALostNodesFramesInFlightAreRepaired(t *testing.T) {
 	const frames = 24
 	for _, tc := range []struct {
@@ -489,8 +490,14 @@ func TestALostNodesFramesInFlightAreRepaired(t *testing.T) {
 		{"2-node.DB", "node1", 4, true},
 		// render2's pipes composite among themselves before they send
 		{"node-local-assembly", "render2", 3, true},
+		{"2-node.tile", "node1", 3, true}, // the tiles it was handed too
+		// render2's pipes share a tile queue, and one assembles both's tiles
+		{"node-local-tiles", "render2", 3, true},
+		// render2's channel is a source of two destinations
+		{"two-destinations", "render2", 3, true},
 		{"3-node.DB.ds", "node2", 2, false},
-		{"2-node.tile", "node1", 3, false},
+		// render2 assembles a frame of render1's, which went to it
+		{"cross-node-assembly", "render2", 3, false},
 	} {
 		name := tc.config
 		if tc.latency > 0 {

@@ -1663,6 +1663,11 @@ func (s *server) request(af AppFrame) (scheduler.Request, error) {
 
 // overlayFor is the statistics overlay of a node's work: the parts of its
 // destinations in the last frame completed, when the overlay is on.
+// grantMsg is a grant of tile queue items as its node is sent it.
+func grantMsg(g scheduler.Grant) control.Grant {
+	return control.Grant{Frame: g.Frame, Channel: g.Channel, Queue: g.Queue, First: g.First, Tiles: g.Tiles, Ranges: g.Ranges, Done: g.Done}
+}
+
 // channelWork is a channel's plan as its node is sent it.
 func channelWork(cp *planner.ChannelPlan) control.ChannelWork {
 	return control.ChannelWork{Channel: cp.Channel.ID, Tasks: cp.Tasks, Destination: cp.Destination, Aside: cp.Aside,
@@ -1774,11 +1779,14 @@ func (s *server) act(rd scheduler.Ready, rep *report) error {
 		for _, cp := range r.Plans {
 			m.Lost = append(m.Lost, channelWork(cp))
 		}
+		for _, g := range r.Grants {
+			m.Grants = append(m.Grants, grantMsg(g))
+		}
 		s.send(s.nodes[r.Node], &control.ServerMsg{Repair: m})
 	}
 	for _, g := range rd.Grants {
-		s.send(s.nodes[g.Node], &control.ServerMsg{Grant: &control.Grant{Frame: g.Frame, Channel: g.Channel, Queue: g.Queue, First: g.First,
-			Tiles: g.Tiles, Ranges: g.Ranges, Done: g.Done}})
+		m := grantMsg(g)
+		s.send(s.nodes[g.Node], &control.ServerMsg{Grant: &m})
 	}
 	for _, c := range rd.Completed {
 		rep.complete(c)
