@@ -303,6 +303,9 @@ func (fr *frameRun) clearPixel(t *Target, x, y int) [4]byte {
 type targetKey struct {
 	window  *compound.Window
 	channel *compound.Channel // nil: the window's
+	// repair: a part drawn for another node's lost one (Executor.Repair),
+	// which may be a part of a channel of this pipe
+	repair bool
 }
 
 // target returns the framebuffer of key, made (or grown) to hold at least
@@ -489,11 +492,15 @@ func (e *Executor) Deliver(f *FrameData) {
 func (e *Executor) Abandon(frame int, producers []string) { e.inbox.abandon(frame, producers) }
 
 // Repair has this pipe draw lost channels' parts of a frame, in the
-// frame, as the lost channels would have (their tasks, read back and
-// handed to their consumers, a channel of this pipe among them, or to
-// each other, under the lost channels' names), each on a framebuffer of
-// its own (any goroutine).
-func (e *Executor) Repair(frame int, lost []*planner.ChannelPlan) { e.inbox.repair(frame, lost) }
+// frame, as the lost channels would have, for some of its channels (to,
+// IDs): their tasks run, each on a framebuffer of its own, and what they
+// read back goes to those channels, or to each other, under the lost
+// channels' names. Feeders are live channels' parts that send the lost
+// ones frames, drawn again with them (what they sent went to the dead
+// node). Any goroutine.
+func (e *Executor) Repair(frame int, to []string, lost, feeders []*planner.ChannelPlan) {
+	e.inbox.repair(frame, repair{to: to, lost: lost, feeders: feeders})
+}
 
 // Grant delivers tile queue items asked for with Sink.Pull.
 func (e *Executor) Grant(g Grant) { e.inbox.grant(g) }
@@ -593,21 +600,27 @@ type channelRun struct {
 	// what each one's region held before, by the readback's index
 	holdFor map[int][]int
 	kept    map[int]*heldPixels
-	// group, for a lost channel's part drawn here (Executor.Repair), are
-	// the lost channels drawn with it, itself too, which it hands frames to
-	// here: their node is gone
-	group map[string]bool
+	// group, for a part drawn here for a lost one (Executor.Repair), are
+	// the lost channels drawn with it, which it hands frames to here
+	// (their node is gone), and to are the channels of this pipe it draws
+	// for: its frames for others are theirs to draw
+	group, to map[string]bool
 }
 
 // send hands an output frame to its consumer: through the sink, or, from
 // a lost channel's part drawn here to another drawn with it, to this pipe
-// (their node is gone). Any goroutine: group does not change.
+// (their node is gone). Such a part's frames for other channels than
+// those it is drawn for are left out. Any goroutine: group and to do not
+// change.
 func (r *channelRun) send(e *Executor, f *FrameData) {
-	if r.group[f.Consumer] {
+	switch {
+	case r.group[f.Consumer]:
 		e.Deliver(f)
-		return
+	case r.group == nil || r.to[f.Consumer]:
+		e.sink.Send(f)
+	default:
+		f.release()
 	}
-	e.sink.Send(f)
 }
 
 // frameRun is one frame on the pipe.
@@ -622,9 +635,6 @@ type frameRun struct {
 	res     *Result
 	records map[string]*stats.Record
 	pulls   map[grantKey]*tilePull // by channel and queue
-	// repaired are the lost channels (IDs) whose parts this pipe drew
-	// this frame (Executor.Repair)
-	repaired map[string]bool
 }
 
 // Receive hands a frame's cluster events to the renderer, when it takes
@@ -721,8 +731,8 @@ func (e *Executor) Run(ctx context.Context, frame int, data []byte, plans []*pla
 		}()
 		lastProgress := time.Now()
 		for {
-			for _, lost := range e.inbox.takeRepairs(frame) {
-				if err := fr.repair(lost); err != nil {
+			for _, rp := range e.inbox.takeRepairs(frame) {
+				if err := fr.repair(rp); err != nil {
 					return err
 				}
 			}
@@ -763,11 +773,7 @@ func (e *Executor) Run(ctx context.Context, frame int, data []byte, plans []*pla
 		fr.fail(err)
 	}
 	for _, k := range sortedKeys(fr.records) {
-		if r := fr.records[k]; !fr.repaired[r.Channel] {
-			// a lost channel's part drawn here is not this pipe's work,
-			// nor that channel's speed: the equalizers leave it out
-			res.Records = append(res.Records, r)
-		}
+		res.Records = append(res.Records, fr.records[k])
 	}
 	for _, r := range fr.runs {
 		if r.next == len(r.plan.Tasks) && r.plan.Destination {
@@ -804,13 +810,16 @@ func (fr *frameRun) startTarget(t *Target) {
 // this pipe shares: their tasks run in an order of their own, as another
 // window's would, from where the frame is now. The framebuffer stays for
 // the lost channel's next repair, as a window's does.
-func (fr *frameRun) repair(lost []*planner.ChannelPlan) error {
+func (fr *frameRun) repair(rp repair) error {
 	e := fr.e
-	group := map[string]bool{}
-	for _, p := range lost {
+	group, to := map[string]bool{}, map[string]bool{}
+	for _, p := range rp.lost {
 		group[p.Channel.ID] = true
 	}
-	for _, lp := range lost {
+	for _, id := range rp.to {
+		to[id] = true
+	}
+	for _, lp := range slices.Concat(rp.lost, rp.feeders) {
 		tasks := inRunOrder(lp)
 		w, h := lp.WindowSize.W, lp.WindowSize.H
 		for _, t := range tasks {
@@ -819,7 +828,7 @@ func (fr *frameRun) repair(lost []*planner.ChannelPlan) error {
 		if err := e.fits(lp, w, h); err != nil {
 			return err
 		}
-		tg, err := e.target(targetKey{window: lp.Channel.Window, channel: lp.Channel}, w, h)
+		tg, err := e.target(targetKey{window: lp.Channel.Window, channel: lp.Channel, repair: true}, w, h)
 		if err != nil {
 			return err
 		}
@@ -828,17 +837,13 @@ func (fr *frameRun) repair(lost []*planner.ChannelPlan) error {
 		p := *lp
 		p.Tasks = tasks
 		r := &channelRun{plan: &p, target: tg, dirty: map[int]compound.PixelViewport{}, done: make([]bool, len(tasks)),
-			holdFor: scratchStarts(tasks), group: group}
+			holdFor: scratchStarts(tasks), group: group, to: to}
 		fr.runs = append(fr.runs, r)
 		refs := make([]taskRef, len(tasks))
 		for i := range tasks {
 			refs[i] = taskRef{run: r, index: i}
 		}
 		fr.windows = append(fr.windows, refs)
-		if fr.repaired == nil {
-			fr.repaired = map[string]bool{}
-		}
-		fr.repaired[lp.Channel.ID] = true
 	}
 	return nil
 }
@@ -1121,6 +1126,11 @@ func applyMask(m planner.ColorMask) {
 // run executes one task; ok is false when it must wait for inputs.
 func (fr *frameRun) run(r *channelRun, t *planner.Task) (bool, error) {
 	rec := fr.record(r.plan.Channel, t)
+	if r.group != nil {
+		// a part drawn for a lost one is neither this pipe's work nor the
+		// lost channel's speed: the equalizers are not told of it
+		rec = &stats.Record{}
+	}
 	start := time.Now()
 	if t.Kind != planner.Readback {
 		if err := fr.flushOthers(r); err != nil {

@@ -93,7 +93,7 @@ type inbox struct {
 	grants    map[grantKey][]Grant
 	// repairs are lost channels' parts of a frame this pipe draws in
 	// their stead (Executor.Repair)
-	repairs map[int][][]*planner.ChannelPlan
+	repairs map[int][]repair
 	// through is the last frame the executor finished: later arrivals
 	// for it or earlier ones are dropped at once
 	through int
@@ -101,7 +101,7 @@ type inbox struct {
 
 func newInbox() *inbox {
 	return &inbox{changed: make(chan struct{}, 1), arrivals: map[inputKey][]*arrival{}, ends: map[inputKey]int{},
-		abandoned: map[int]map[string]bool{}, grants: map[grantKey][]Grant{}, repairs: map[int][][]*planner.ChannelPlan{}, through: -1}
+		abandoned: map[int]map[string]bool{}, grants: map[grantKey][]Grant{}, repairs: map[int][]repair{}, through: -1}
 }
 
 func (b *inbox) wake() {
@@ -158,16 +158,23 @@ func (b *inbox) abandon(frame int, producers []string) {
 	b.wake()
 }
 
-func (b *inbox) repair(frame int, lost []*planner.ChannelPlan) {
+// repair is lost channels' parts drawn here for some of this pipe's
+// channels (Executor.Repair).
+type repair struct {
+	to            []string
+	lost, feeders []*planner.ChannelPlan
+}
+
+func (b *inbox) repair(frame int, r repair) {
 	b.mu.Lock()
 	if frame > b.through {
-		b.repairs[frame] = append(b.repairs[frame], lost)
+		b.repairs[frame] = append(b.repairs[frame], r)
 	}
 	b.mu.Unlock()
 	b.wake()
 }
 
-func (b *inbox) takeRepairs(frame int) [][]*planner.ChannelPlan {
+func (b *inbox) takeRepairs(frame int) []repair {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	r := b.repairs[frame]

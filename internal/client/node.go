@@ -591,29 +591,46 @@ func (n *node) grant(g control.Grant) {
 	}
 }
 
-// repair hands lost channels' parts of a frame to the pipe of the channel
-// that stands in for them, with the tile queue items they were handed: it
-// pulls the rest for them.
+// repair hands lost channels' parts of a frame to the pipe of the channels
+// they go to, with the tile queue items they were handed: it pulls the
+// rest for them.
 func (n *node) repair(r *control.Repair) {
-	p := n.byChan[r.StandIn]
-	if p == nil {
-		n.log.Warn(fmt.Sprintf("frame %d: a repair by channel %s, which is not on this node: ignored", r.Frame, r.StandIn))
-		return
-	}
-	var plans []*planner.ChannelPlan
-	for _, cw := range r.Lost {
-		lost := n.cfg.ChannelByID(cw.Channel)
-		if lost == nil || n.byChan[cw.Channel] != nil {
-			n.log.Warn(fmt.Sprintf("frame %d: a repair of channel %s, which is not a lost channel of the config: ignored", r.Frame, cw.Channel))
+	var p *pipe
+	for _, id := range r.For {
+		q := n.byChan[id]
+		if q == nil || p != nil && q != p {
+			n.log.Warn(fmt.Sprintf("frame %d: a repair for channels %v, which are not on one pipe of this node: ignored", r.Frame, r.For))
 			return
 		}
-		plans = append(plans, &planner.ChannelPlan{Channel: lost, Tasks: cw.Tasks, Viewport: cw.Viewport, WindowSize: cw.WindowSize, View: cw.View})
+		p = q
+	}
+	if p == nil {
+		n.log.Warn(fmt.Sprintf("frame %d: a repair for no channel: ignored", r.Frame))
+		return
+	}
+	plans := func(cws []control.ChannelWork) []*planner.ChannelPlan {
+		var out []*planner.ChannelPlan
+		for _, cw := range cws {
+			ch := n.cfg.ChannelByID(cw.Channel)
+			if ch == nil {
+				n.log.Warn(fmt.Sprintf("frame %d: a repair of channel %s, which is not in the config: ignored", r.Frame, cw.Channel))
+				return nil
+			}
+			out = append(out, &planner.ChannelPlan{Channel: ch, Tasks: cw.Tasks, Viewport: cw.Viewport, WindowSize: cw.WindowSize, View: cw.View})
+		}
+		return out
+	}
+	lost, feeders := plans(r.Lost), plans(r.Feeders)
+	if len(lost) != len(r.Lost) || len(feeders) != len(r.Feeders) {
+		return
+	}
+	for _, cw := range r.Lost {
 		n.repairing[cw.Channel] = p
 	}
 	for _, g := range r.Grants {
 		n.grant(g)
 	}
-	p.exec.Repair(r.Frame, plans)
+	p.exec.Repair(r.Frame, r.For, lost, feeders)
 }
 
 // start hands a frame's work to the pipes; each runs its frames in order.

@@ -23,7 +23,7 @@ type executor interface {
 	Present(frame int, windows []*channel.Window, shown []*planner.ChannelPlan) error
 	Deliver(*channel.FrameData)
 	Abandon(frame int, producers []string)
-	Repair(frame int, lost []*planner.ChannelPlan)
+	Repair(frame int, to []string, lost, feeders []*planner.ChannelPlan)
 	Grant(channel.Grant)
 	Waits() []channel.Wait
 	Close()
@@ -47,10 +47,10 @@ func (nullExecutor) Present(int, []*channel.Window, []*planner.ChannelPlan) erro
 func (nullExecutor) Abandon(int, []string) {}
 
 // Repair does nothing: a null assemble waits for no input.
-func (nullExecutor) Repair(int, []*planner.ChannelPlan) {}
-func (nullExecutor) Grant(channel.Grant)                {}
-func (nullExecutor) Waits() []channel.Wait              { return nil }
-func (nullExecutor) Close()                             {}
+func (nullExecutor) Repair(int, []string, []*planner.ChannelPlan, []*planner.ChannelPlan) {}
+func (nullExecutor) Grant(channel.Grant)                                                  {}
+func (nullExecutor) Waits() []channel.Wait                                                { return nil }
+func (nullExecutor) Close()                                                               {}
 func (nullExecutor) Deliver(f *channel.FrameData) {
 	if f.Release != nil {
 		f.Release()

@@ -324,13 +324,15 @@ type Abandon struct {
 	Producers []string `json:"producers"` // channel IDs
 }
 
-// Repair has a channel draw lost channels' parts of a frame in flight,
-// which send to it, and hand them to itself, and to the others they go
-// to, under the lost channels' names (scheduler.Repair).
+// Repair has the pipe of some channels (For, IDs) draw lost channels'
+// parts of a frame in flight, which go to them, and hand them to them
+// under the lost channels' names (scheduler.Repair).
 type Repair struct {
-	Frame   int           `json:"frame"`
-	StandIn string        `json:"stand_in"` // channel ID
-	Lost    []ChannelWork `json:"lost"`
+	Frame int           `json:"frame"`
+	For   []string      `json:"for"`
+	Lost  []ChannelWork `json:"lost"`
+	// Feeders are live channels' parts that send the lost ones frames
+	Feeders []ChannelWork `json:"feeders,omitempty"`
 	// Grants are the tile queue items the lost channels were handed
 	Grants []Grant `json:"grants,omitempty"`
 }

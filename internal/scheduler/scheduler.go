@@ -302,16 +302,21 @@ type Abandon struct {
 }
 
 // Repair has a node draw lost channels' parts of a frame in flight, which
-// their node died before it sent: StandIn (a channel ID) is a channel the
-// parts send to, and draws them apart, as the lost channels would have,
-// and hands them to itself, and to the other channels they go to, under
-// the lost channels' names. Without it, the frame would be shown without
-// them.
+// their node died before it sent: the pipe of the channels the parts go
+// to (For) draws them apart, as the lost channels would have, and hands
+// them to those channels under the lost channels' names. Without it, the
+// frame would be shown without them.
 type Repair struct {
-	Node    string
-	Frame   int
-	StandIn string
-	Plans   []*planner.ChannelPlan // the lost channels' parts, drawn together
+	Node  string
+	Frame int
+	// For are the channels (IDs) the parts go to on one of the node's
+	// pipes, which draws them for those alone
+	For   []string
+	Plans []*planner.ChannelPlan // the lost channels' parts, drawn together
+	// Feeders are the parts of live channels' plans that send the lost
+	// parts frames (those went to the dead node): drawn again with them,
+	// they send those frames to them alone
+	Feeders []*planner.ChannelPlan
 	// Grants are the tile queue items the lost channels were handed: the
 	// stand-in draws them, whether they came or not (its consumer keeps one
 	// of each), and pulls the rest for them as they would have
@@ -1014,43 +1019,66 @@ func (s *Scheduler) lose(node, reason string) {
 }
 
 // repair hands the parts of frame f the lost node ns had yet to finish to
-// a live channel they go to, to draw them (Repair), and returns the lost
+// the live channels they go to, to draw them (Repair), and returns the lost
 // channels (ids) whose parts it did not hand out. The frame's plan holds
 // each part as the lost channel was to draw it, so the frame comes out as
 // it would have. Parts go together where one assembles another's frame
 // (the node's pipes composite among themselves first), and a group is
 // drawn again only where everything it assembles comes from within it;
-// the first channel it sends to that waits for the frame draws it, and
-// sends the others theirs. A part that pulls tiles draws again the tiles
-// it was handed and pulls on. A part that assembles a live node's frames
-// (theirs went to the dead node) or exchanges bands is not drawn again:
-// its consumers go on without it.
+// the pipe of each channel it sends to draws it for its own. A part that
+// pulls tiles draws again the tiles it was handed and pulls on. A part
+// that assembles a live node's frames has them drawn again with it
+// (theirs went to the dead node), where they pull no tiles. A part that
+// exchanges bands is not drawn again: its consumers go on without it.
 func (s *Scheduler) repair(f *frameState, ns *nodeState, ids []string) []string {
-	parts := map[string]*planner.ChannelPlan{} // the lost node's, by channel ID
+	lost := map[string]*planner.ChannelPlan{} // the lost node's parts, by channel ID
+	own := map[string]*planner.ChannelPlan{}  // every channel's own plan
 	for _, cp := range f.plan.Channels {
 		if s.channelNode[cp.Channel] == ns && len(cp.Tasks) > 0 {
-			parts[cp.Channel.ID] = cp
+			lost[cp.Channel.ID] = cp
+		}
+		if !cp.Aside {
+			own[cp.Channel.ID] = cp
+		}
+	}
+	ordered := slices.Sorted(maps.Keys(lost))
+	// a live channel's frames for a lost part went to the dead node: the
+	// part of its plan that sends them is drawn again with it
+	feeders := map[string]*planner.ChannelPlan{}
+	for _, id := range ordered {
+		for _, p := range producersOf(lost[id]) {
+			if lost[p] == nil && feeders[p] == nil && own[p] != nil {
+				if fd := feeding(own[p], lost); fd != nil {
+					feeders[p] = fd
+				}
+			}
 		}
 	}
 	redrawn := map[string]bool{}
-	for id, cp := range parts {
+	for id, cp := range lost {
 		redrawn[id] = redrawable(cp)
 	}
-	// a part that assembles a frame no part redraws is not drawn either
+	// a part that assembles a frame none drawn again sends is not drawn
+	// either: it would wait for it
+	produced := func(p, name string, eye int, to string) bool {
+		if fd := feeders[p]; fd != nil {
+			return sends(fd, name, eye, to)
+		}
+		return redrawn[p] && sends(lost[p], name, eye, to)
+	}
 	for changed := true; changed; {
 		changed = false
-		for id, cp := range parts {
+		for id, cp := range lost {
 			if redrawn[id] && slices.ContainsFunc(cp.Tasks, func(t planner.Task) bool {
 				return slices.ContainsFunc(t.Inputs, func(in planner.Input) bool {
-					return slices.ContainsFunc(in.Producers, func(p string) bool { return !redrawn[p] })
+					return slices.ContainsFunc(in.Producers, func(p string) bool { return !produced(p, in.Name, t.Eye, id) })
 				})
 			}) {
 				redrawn[id], changed = false, true
 			}
 		}
 	}
-	// groups of parts that send each other frames, each with the channels
-	// outside it that it sends to
+	// groups of lost parts that send each other frames
 	group := map[string]string{} // part -> its group's first part
 	var find func(id string) string
 	find = func(id string) string {
@@ -1061,13 +1089,12 @@ func (s *Scheduler) repair(f *frameState, ns *nodeState, ids []string) []string 
 		}
 		return id
 	}
-	ordered := slices.Sorted(maps.Keys(parts))
 	for _, id := range ordered {
 		if !redrawn[id] {
 			continue
 		}
 		group[id] = find(id)
-		for _, c := range consumersOf(parts[id]) {
+		for _, c := range consumersOf(lost[id]) {
 			if redrawn[c] {
 				a, b := find(id), find(c)
 				group[max(a, b)] = min(a, b)
@@ -1075,54 +1102,74 @@ func (s *Scheduler) repair(f *frameState, ns *nodeState, ids []string) []string 
 		}
 	}
 	members := map[string][]*planner.ChannelPlan{}
-	sends := map[string]map[string]bool{}
+	outside := map[string]map[string]bool{} // group -> the live channels it sends to
 	for _, id := range ordered {
 		if !redrawn[id] {
 			continue
 		}
 		g := find(id)
-		members[g] = append(members[g], parts[id])
-		if sends[g] == nil {
-			sends[g] = map[string]bool{}
+		members[g] = append(members[g], lost[id])
+		if outside[g] == nil {
+			outside[g] = map[string]bool{}
 		}
-		for _, c := range consumersOf(parts[id]) {
-			if parts[c] == nil {
-				sends[g][c] = true
+		for _, c := range consumersOf(lost[id]) {
+			if lost[c] == nil {
+				outside[g][c] = true
 			} else if !redrawn[c] {
-				sends[g][""] = true // to a part not drawn again: none is
+				outside[g][""] = true // to a part not drawn again: none is
 			}
 		}
 	}
 	var repaired []string
 	for _, g := range slices.Sorted(maps.Keys(members)) {
-		if sends[g][""] {
+		if outside[g][""] {
 			continue
 		}
-		// the first channel it sends to that still waits for the frame
-		// draws it, and sends the others theirs as the lost node would
-		// have
-		var host *nodeState
-		consumer := ""
-		for _, c := range slices.Sorted(maps.Keys(sends[g])) {
-			if cns := s.channelNode[s.channels[c]]; cns != nil && cns.alive && f.pending.has(cns.index) {
-				host, consumer = cns, c
-				break
+		// each pipe that shows a channel it sends to draws it for its
+		// own, where the node still runs the frame: one pipe may have
+		// finished its part of the frame (with the lost node's frame)
+		// while another still waits
+		var pipes []*compound.Pipe
+		waiting := map[*compound.Pipe][]string{}
+		for _, c := range slices.Sorted(maps.Keys(outside[g])) {
+			ch := s.channels[c]
+			if cns := s.channelNode[ch]; cns != nil && cns.alive && f.pending.has(cns.index) {
+				if waiting[ch.Window.Pipe] == nil {
+					pipes = append(pipes, ch.Window.Pipe)
+				}
+				waiting[ch.Window.Pipe] = append(waiting[ch.Window.Pipe], c)
 			}
 		}
-		if host == nil {
-			continue
-		}
-		rp := Repair{Node: host.id, Frame: f.number, StandIn: consumer, Plans: members[g]}
+		var grants []Grant
+		var fed []*planner.ChannelPlan
 		for _, cp := range members[g] {
-			repaired = append(repaired, cp.Channel.ID)
 			for _, id := range slices.Sorted(maps.Keys(f.queues)) {
-				for _, given := range f.queues[id].given[cp.Channel.ID] {
-					given.Node = host.id
-					rp.Grants = append(rp.Grants, given)
+				grants = append(grants, f.queues[id].given[cp.Channel.ID]...)
+			}
+			for _, p := range producersOf(cp) {
+				if fd := feeders[p]; fd != nil && !slices.Contains(fed, fd) {
+					fed = append(fed, fd)
 				}
 			}
 		}
-		s.ready.Repairs = append(s.ready.Repairs, rp)
+		pulls := slices.ContainsFunc(members[g], func(cp *planner.ChannelPlan) bool {
+			return slices.ContainsFunc(cp.Tasks, func(t planner.Task) bool { return t.Queue != "" })
+		})
+		if len(pipes) == 0 || pulls && len(pipes) > 1 {
+			continue // two stand-ins would share the lost one's tiles out
+		}
+		for _, cp := range members[g] {
+			repaired = append(repaired, cp.Channel.ID)
+		}
+		for _, p := range pipes {
+			node := s.channelNode[s.channels[waiting[p][0]]]
+			rp := Repair{Node: node.id, Frame: f.number, For: waiting[p], Plans: members[g], Feeders: fed}
+			for _, given := range grants {
+				given.Node = node.id
+				rp.Grants = append(rp.Grants, given)
+			}
+			s.ready.Repairs = append(s.ready.Repairs, rp)
+		}
 	}
 	return slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return slices.Contains(repaired, id) })
 }
@@ -1132,6 +1179,65 @@ func (s *Scheduler) repair(f *frameState, ns *nodeState, ids []string) []string 
 // not show a destination.
 func redrawable(cp *planner.ChannelPlan) bool {
 	return !cp.Destination && !cp.Aside && !slices.ContainsFunc(cp.Tasks, func(t planner.Task) bool { return t.Exchange != 0 })
+}
+
+// sends says whether a part sends a frame of that name and eye to a
+// channel (ID).
+func sends(cp *planner.ChannelPlan, name string, eye int, to string) bool {
+	return slices.ContainsFunc(cp.Tasks, func(t planner.Task) bool {
+		return t.Eye == eye && slices.ContainsFunc(t.Outputs, func(o planner.Output) bool {
+			return o.Name == name && slices.Contains(o.Consumers, to)
+		})
+	})
+}
+
+// producersOf are the channels (IDs) whose frames a part assembles.
+func producersOf(cp *planner.ChannelPlan) []string {
+	var out []string
+	for _, t := range cp.Tasks {
+		for _, in := range t.Inputs {
+			for _, p := range in.Producers {
+				if !slices.Contains(out, p) {
+					out = append(out, p)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// feeding is the part of a live channel's plan that sends frames to lost
+// parts (to, by channel ID): the tasks of its compounds whose readback
+// goes there, and of those on the channel beneath them. It is nil where
+// there are none, where they pull tiles (the live channel pulls on for
+// itself, and which tiles it drew is its own), or where they assemble
+// (what they assemble is the live channel's).
+func feeding(cp *planner.ChannelPlan, to map[string]*planner.ChannelPlan) *planner.ChannelPlan {
+	var roots []string
+	for _, t := range cp.Tasks {
+		if t.Kind == planner.Readback && slices.ContainsFunc(t.Outputs, func(o planner.Output) bool {
+			return slices.ContainsFunc(o.Consumers, func(c string) bool { return to[c] != nil })
+		}) {
+			roots = append(roots, t.Compound)
+		}
+	}
+	under := func(path string) bool {
+		return slices.ContainsFunc(roots, func(r string) bool { return path == r || strings.HasPrefix(path, r+".") })
+	}
+	sub := *cp
+	sub.Tasks, sub.Destination = nil, false
+	for _, t := range cp.Tasks {
+		if under(t.Compound) {
+			if t.Queue != "" || len(t.Inputs) > 0 {
+				return nil
+			}
+			sub.Tasks = append(sub.Tasks, t)
+		}
+	}
+	if len(sub.Tasks) == 0 {
+		return nil
+	}
+	return &sub
 }
 
 // consumersOf are the channels (IDs) a part sends frames to, itself

@@ -92,7 +92,11 @@ func (r *report) repaired(rp scheduler.Repair) {
 	for _, cp := range rp.Plans {
 		lost = append(lost, r.label(cp.Channel.ID))
 	}
-	r.s.opt.Log.Info(fmt.Sprintf("frame %d: the part of %s, lost with its node, is drawn by channel %s", rp.Frame, strings.Join(lost, ", "), r.label(rp.StandIn)))
+	var to []string
+	for _, id := range rp.For {
+		to = append(to, r.label(id))
+	}
+	r.s.opt.Log.Info(fmt.Sprintf("frame %d: the part of %s, lost with its node, is drawn again for %s", rp.Frame, strings.Join(lost, ", "), strings.Join(to, ", ")))
 	if i, found := slices.BinarySearch(r.repairedFrames, rp.Frame); !found {
 		r.repairedFrames = slices.Insert(r.repairedFrames, i, rp.Frame)
 	}

@@ -1775,9 +1775,12 @@ func (s *server) act(rd scheduler.Ready, rep *report) error {
 	}
 	for _, r := range rd.Repairs {
 		rep.repaired(r)
-		m := &control.Repair{Frame: r.Frame, StandIn: r.StandIn}
+		m := &control.Repair{Frame: r.Frame, For: r.For}
 		for _, cp := range r.Plans {
 			m.Lost = append(m.Lost, channelWork(cp))
+		}
+		for _, cp := range r.Feeders {
+			m.Feeders = append(m.Feeders, channelWork(cp))
 		}
 		for _, g := range r.Grants {
 			m.Grants = append(m.Grants, grantMsg(g))
