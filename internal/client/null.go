@@ -45,12 +45,13 @@ func (nullExecutor) Present(int, []*channel.Window, []*planner.ChannelPlan) erro
 	return nil
 }
 func (nullExecutor) Abandon(int, []string) {}
+func (nullExecutor) Grant(channel.Grant)   {}
+func (nullExecutor) Waits() []channel.Wait { return nil }
+func (nullExecutor) Close()                {}
 
 // Repair does nothing: a null assemble waits for no input.
 func (nullExecutor) Repair(int, []string, []*planner.ChannelPlan, []*planner.ChannelPlan) {}
-func (nullExecutor) Grant(channel.Grant)                                                  {}
-func (nullExecutor) Waits() []channel.Wait                                                { return nil }
-func (nullExecutor) Close()                                                               {}
+
 func (nullExecutor) Deliver(f *channel.FrameData) {
 	if f.Release != nil {
 		f.Release()
