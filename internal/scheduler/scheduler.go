@@ -1025,11 +1025,12 @@ func (s *Scheduler) lose(node, reason string) {
 // it would have. Parts go together where one assembles another's frame
 // (the node's pipes composite among themselves first), and a group is
 // drawn again only where everything it assembles comes from within it;
-// the pipe of each channel it sends to draws it for its own. A part that
-// pulls tiles draws again the tiles it was handed and pulls on. A part
-// that assembles a live node's frames has them drawn again with it
-// (theirs went to the dead node), where they pull no tiles. A part that
-// exchanges bands is not drawn again: its consumers go on without it.
+// the pipe of each channel it sends to draws what those channels need. A
+// part that pulls tiles draws again the tiles it was handed and pulls on.
+// A part that assembles a live node's frames has them drawn again with it
+// (theirs went to the dead node: a sort-last exchange's bands), where
+// they pull no tiles and assemble nothing first. Otherwise its consumers
+// go on without it.
 func (s *Scheduler) repair(f *frameState, ns *nodeState, ids []string) []string {
 	lost := map[string]*planner.ChannelPlan{} // the lost node's parts, by channel ID
 	own := map[string]*planner.ChannelPlan{}  // every channel's own plan
@@ -1140,18 +1141,6 @@ func (s *Scheduler) repair(f *frameState, ns *nodeState, ids []string) []string 
 				waiting[ch.Window.Pipe] = append(waiting[ch.Window.Pipe], c)
 			}
 		}
-		var grants []Grant
-		var fed []*planner.ChannelPlan
-		for _, cp := range members[g] {
-			for _, id := range slices.Sorted(maps.Keys(f.queues)) {
-				grants = append(grants, f.queues[id].given[cp.Channel.ID]...)
-			}
-			for _, p := range producersOf(cp) {
-				if fd := feeders[p]; fd != nil && !slices.Contains(fed, fd) {
-					fed = append(fed, fd)
-				}
-			}
-		}
 		pulls := slices.ContainsFunc(members[g], func(cp *planner.ChannelPlan) bool {
 			return slices.ContainsFunc(cp.Tasks, func(t planner.Task) bool { return t.Queue != "" })
 		})
@@ -1163,10 +1152,27 @@ func (s *Scheduler) repair(f *frameState, ns *nodeState, ids []string) []string 
 		}
 		for _, p := range pipes {
 			node := s.channelNode[s.channels[waiting[p][0]]]
-			rp := Repair{Node: node.id, Frame: f.number, For: waiting[p], Plans: members[g], Feeders: fed}
-			for _, given := range grants {
-				given.Node = node.id
-				rp.Grants = append(rp.Grants, given)
+			rp := Repair{Node: node.id, Frame: f.number, For: waiting[p]}
+			// what the channels waiting there need, and no more: a
+			// sort-last exchange's source sends each of them a band, and
+			// merges its own from every other source's
+			for _, cp := range members[g] {
+				if cut := upTo(cp, func(c string) bool { return slices.Contains(waiting[p], c) || redrawn[c] && lost[c] != nil }); cut != nil {
+					rp.Plans = append(rp.Plans, cut)
+				}
+			}
+			for _, cp := range rp.Plans {
+				for _, id := range slices.Sorted(maps.Keys(f.queues)) {
+					for _, given := range f.queues[id].given[cp.Channel.ID] {
+						given.Node = node.id
+						rp.Grants = append(rp.Grants, given)
+					}
+				}
+				for _, p := range producersOf(cp) {
+					if fd := feeders[p]; fd != nil && !slices.Contains(rp.Feeders, fd) {
+						rp.Feeders = append(rp.Feeders, fd)
+					}
+				}
 			}
 			s.ready.Repairs = append(s.ready.Repairs, rp)
 		}
@@ -1175,11 +1181,8 @@ func (s *Scheduler) repair(f *frameState, ns *nodeState, ids []string) []string 
 }
 
 // redrawable says whether a part could be drawn again by another channel:
-// it exchanges no bands (the others merged theirs with it), and it does
-// not show a destination.
-func redrawable(cp *planner.ChannelPlan) bool {
-	return !cp.Destination && !cp.Aside && !slices.ContainsFunc(cp.Tasks, func(t planner.Task) bool { return t.Exchange != 0 })
-}
+// it does not show a destination.
+func redrawable(cp *planner.ChannelPlan) bool { return !cp.Destination && !cp.Aside }
 
 // sends says whether a part sends a frame of that name and eye to a
 // channel (ID).
@@ -1189,6 +1192,26 @@ func sends(cp *planner.ChannelPlan, name string, eye int, to string) bool {
 			return o.Name == name && slices.Contains(o.Consumers, to)
 		})
 	})
+}
+
+// upTo is a part's tasks up to its last frame for a channel (ID) that
+// wants says it needs, nil where it sends none of them one.
+func upTo(cp *planner.ChannelPlan, wants func(channel string) bool) *planner.ChannelPlan {
+	last := -1
+	for i, t := range cp.Tasks {
+		if slices.ContainsFunc(t.Outputs, func(o planner.Output) bool { return slices.ContainsFunc(o.Consumers, wants) }) {
+			last = i
+		}
+	}
+	switch last {
+	case -1:
+		return nil
+	case len(cp.Tasks) - 1:
+		return cp
+	}
+	cut := *cp
+	cut.Tasks = cp.Tasks[:last+1]
+	return &cut
 }
 
 // producersOf are the channels (IDs) whose frames a part assembles.
@@ -1208,10 +1231,11 @@ func producersOf(cp *planner.ChannelPlan) []string {
 
 // feeding is the part of a live channel's plan that sends frames to lost
 // parts (to, by channel ID): the tasks of its compounds whose readback
-// goes there, and of those on the channel beneath them. It is nil where
-// there are none, where they pull tiles (the live channel pulls on for
-// itself, and which tiles it drew is its own), or where they assemble
-// (what they assemble is the live channel's).
+// goes there, and of those on the channel beneath them, up to the last
+// that sends there. It is nil where there are none, where they pull tiles
+// (the live channel pulls on for itself, and which tiles it drew is its
+// own), or where they assemble first (what they assemble is the live
+// channel's).
 func feeding(cp *planner.ChannelPlan, to map[string]*planner.ChannelPlan) *planner.ChannelPlan {
 	var roots []string
 	for _, t := range cp.Tasks {
@@ -1224,9 +1248,19 @@ func feeding(cp *planner.ChannelPlan, to map[string]*planner.ChannelPlan) *plann
 	under := func(path string) bool {
 		return slices.ContainsFunc(roots, func(r string) bool { return path == r || strings.HasPrefix(path, r+".") })
 	}
+	// up to its last frame for them: a sort-last exchange's source goes on
+	// to merge its own band, which is the live channel's
+	last := -1
+	for i, t := range cp.Tasks {
+		if under(t.Compound) && slices.ContainsFunc(t.Outputs, func(o planner.Output) bool {
+			return slices.ContainsFunc(o.Consumers, func(c string) bool { return to[c] != nil })
+		}) {
+			last = i
+		}
+	}
 	sub := *cp
 	sub.Tasks, sub.Destination = nil, false
-	for _, t := range cp.Tasks {
+	for _, t := range cp.Tasks[:last+1] {
 		if under(t.Compound) {
 			if t.Queue != "" || len(t.Inputs) > 0 {
 				return nil

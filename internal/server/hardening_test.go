@@ -472,10 +472,10 @@ func TestALostNodesPartIsDrawnByItsDestination(t *testing.T) {
 // A node lost at latencies of 2 to 10 costs no frame where its parts can
 // be drawn by the channels they go to: the frames in flight it had not
 // sent its part of are repaired (a tile queue's part with the tiles it was
-// handed; another node's frame it assembles with it), and every frame
-// equals the reference. Parts that cannot be (a sort-last exchange's,
-// which merged bands others sent it; one that assembles the tiles another
-// node pulled) are given up: only the frames that lacked one are
+// handed; another node's frame it assembles with it; a sort-last
+// exchange's bands), and every frame equals the reference. Parts that
+// cannot be (one that assembles the tiles another node pulled) are given
+// up: only the frames that lacked one are
 // named degraded, and every frame not named equals the reference. Before
 // repairs, stress.2D at latency 10 named 1 to 11 frames, by how far ahead
 // its node was when it was killed.
@@ -499,9 +499,9 @@ func TestALostNodesFramesInFlightAreRepaired(t *testing.T) {
 		// a direct send written out in frames: node2's part, and the
 		// stripes the others sent it, drawn again
 		{"3-node.DB.ds", "node2", 2, true},
-		// the direct send goeq chose for the DB compound: node2 merged the
-		// others' bands
-		{"3-node.DB", "node2", 2, false},
+		// the direct send goeq chose for the DB compound: node2's bands for
+		// the others, and its own band with theirs merged, drawn again
+		{"3-node.DB", "node2", 2, true},
 		// render2 assembles a frame of render1's, which went to it: drawn
 		// again with its part
 		{"cross-node-assembly", "render2", 3, true},
