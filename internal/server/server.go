@@ -1661,8 +1661,6 @@ func (s *server) request(af AppFrame) (scheduler.Request, error) {
 	return req, nil
 }
 
-// overlayFor is the statistics overlay of a node's work: the parts of its
-// destinations in the last frame completed, when the overlay is on.
 // grantMsg is a grant of tile queue items as its node is sent it.
 func grantMsg(g scheduler.Grant) control.Grant {
 	return control.Grant{Frame: g.Frame, Channel: g.Channel, Queue: g.Queue, First: g.First, Tiles: g.Tiles, Ranges: g.Ranges, Done: g.Done}
@@ -1674,6 +1672,8 @@ func channelWork(cp *planner.ChannelPlan) control.ChannelWork {
 		Viewport: cp.Viewport, WindowSize: cp.WindowSize, View: cp.View}
 }
 
+// overlayFor is the statistics overlay of a node's work: the parts of its
+// destinations in the last frame completed, when the overlay is on.
 func (s *server) overlayFor(w scheduler.Work, rep *report) []control.OverlayPart {
 	// a switch holds from its frame on (frames start in order)
 	from := -1
