@@ -686,14 +686,11 @@ func (e *Executor) Run(ctx context.Context, frame int, data []byte, plans []*pla
 				keys[i].channel = p.Channel
 			}
 			wh := sizes[keys[i]]
-			w, h := max(wh[0], p.WindowSize.W), max(wh[1], p.WindowSize.H) // the window's size this frame
-			for _, t := range tasks[i] {
-				w, h = max(w, t.Region.X+t.Region.W), max(h, t.Region.Y+t.Region.H)
-			}
-			if err := e.fits(p, w, h); err != nil {
+			w, h, err := e.size(p, tasks[i])
+			if err != nil {
 				return err
 			}
-			sizes[keys[i]] = [2]int{w, h}
+			sizes[keys[i]] = [2]int{max(wh[0], w), max(wh[1], h)}
 		}
 		for i, p := range plans {
 			wh := sizes[keys[i]]
@@ -783,16 +780,21 @@ func (e *Executor) Run(ctx context.Context, frame int, data []byte, plans []*pla
 	return res
 }
 
-// fits fails a channel plan that needs a w x h framebuffer larger than
-// this GL's limit: a zoomed share, or one larger than its channel, renders
-// offscreen at full size, and this says why rather than an incomplete
-// framebuffer.
-func (e *Executor) fits(p *planner.ChannelPlan, w, h int) error {
+// size is the framebuffer a channel plan's tasks (in window coordinates)
+// need this frame: its window's size this frame, grown to hold them. A
+// zoomed share, or one larger than its channel, renders offscreen at full
+// size; what this GL cannot hold fails here, saying why, rather than as an
+// incomplete framebuffer.
+func (e *Executor) size(p *planner.ChannelPlan, tasks []planner.Task) (w, h int, err error) {
+	w, h = p.WindowSize.W, p.WindowSize.H
+	for _, t := range tasks {
+		w, h = max(w, t.Region.X+t.Region.W), max(h, t.Region.Y+t.Region.H)
+	}
 	if w > e.maxFramebuffer || h > e.maxFramebuffer {
-		return fmt.Errorf("%s: channel %q needs %dx%d pixels this frame (its tasks, zoomed shares included, render offscreen at full size): larger than this GL's framebuffer limit of %d",
+		return 0, 0, fmt.Errorf("%s: channel %q needs %dx%d pixels this frame (its tasks, zoomed shares included, render offscreen at full size): larger than this GL's framebuffer limit of %d",
 			p.Channel.Window.Label(), p.Channel.Name, w, h, e.maxFramebuffer)
 	}
-	return nil
+	return w, h, nil
 }
 
 // startTarget clears a target as the frame begins, as a fresh back buffer
@@ -821,11 +823,8 @@ func (fr *frameRun) repair(rp repair) error {
 	}
 	for _, lp := range slices.Concat(rp.lost, rp.feeders) {
 		tasks := inRunOrder(lp)
-		w, h := lp.WindowSize.W, lp.WindowSize.H
-		for _, t := range tasks {
-			w, h = max(w, t.Region.X+t.Region.W), max(h, t.Region.Y+t.Region.H)
-		}
-		if err := e.fits(lp, w, h); err != nil {
+		w, h, err := e.size(lp, tasks)
+		if err != nil {
 			return err
 		}
 		tg, err := e.target(targetKey{window: lp.Channel.Window, channel: lp.Channel, repair: true}, w, h)

@@ -1199,7 +1199,7 @@ func sends(cp *planner.ChannelPlan, name string, eye int, to string) bool {
 func upTo(cp *planner.ChannelPlan, wants func(channel string) bool) *planner.ChannelPlan {
 	last := -1
 	for i, t := range cp.Tasks {
-		if slices.ContainsFunc(t.Outputs, func(o planner.Output) bool { return slices.ContainsFunc(o.Consumers, wants) }) {
+		if sendsTo(t, wants) {
 			last = i
 		}
 	}
@@ -1212,6 +1212,12 @@ func upTo(cp *planner.ChannelPlan, wants func(channel string) bool) *planner.Cha
 	cut := *cp
 	cut.Tasks = cp.Tasks[:last+1]
 	return &cut
+}
+
+// sendsTo says whether a task sends a frame to a channel (ID) that wants
+// says it needs.
+func sendsTo(t planner.Task, wants func(channel string) bool) bool {
+	return slices.ContainsFunc(t.Outputs, func(o planner.Output) bool { return slices.ContainsFunc(o.Consumers, wants) })
 }
 
 // producersOf are the channels (IDs) whose frames a part assembles.
@@ -1237,11 +1243,10 @@ func producersOf(cp *planner.ChannelPlan) []string {
 // own), or where they assemble first (what they assemble is the live
 // channel's).
 func feeding(cp *planner.ChannelPlan, to map[string]*planner.ChannelPlan) *planner.ChannelPlan {
+	isLost := func(c string) bool { return to[c] != nil }
 	var roots []string
 	for _, t := range cp.Tasks {
-		if t.Kind == planner.Readback && slices.ContainsFunc(t.Outputs, func(o planner.Output) bool {
-			return slices.ContainsFunc(o.Consumers, func(c string) bool { return to[c] != nil })
-		}) {
+		if t.Kind == planner.Readback && sendsTo(t, isLost) {
 			roots = append(roots, t.Compound)
 		}
 	}
@@ -1252,9 +1257,7 @@ func feeding(cp *planner.ChannelPlan, to map[string]*planner.ChannelPlan) *plann
 	// to merge its own band, which is the live channel's
 	last := -1
 	for i, t := range cp.Tasks {
-		if under(t.Compound) && slices.ContainsFunc(t.Outputs, func(o planner.Output) bool {
-			return slices.ContainsFunc(o.Consumers, func(c string) bool { return to[c] != nil })
-		}) {
+		if under(t.Compound) && sendsTo(t, isLost) {
 			last = i
 		}
 	}
