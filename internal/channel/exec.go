@@ -303,9 +303,9 @@ func (fr *frameRun) clearPixel(t *Target, x, y int) [4]byte {
 type targetKey struct {
 	window  *compound.Window
 	channel *compound.Channel // nil: the window's
-	// repair: a part drawn for another node's lost one (Executor.Repair),
-	// which may be a part of a channel of this pipe
-	repair bool
+	// repair: a part drawn again for a lost one (Executor.Repair), which
+	// may be a part of a channel of this pipe; the nth drawn this frame
+	repair int
 }
 
 // target returns the framebuffer of key, made (or grown) to hold at least
@@ -496,8 +496,9 @@ func (e *Executor) Abandon(frame int, producers []string) { e.inbox.abandon(fram
 // IDs): their tasks run, each on a framebuffer of its own, and what they
 // read back goes to those channels, or to each other, under the lost
 // channels' names. Feeders are live channels' parts that send the lost
-// ones frames, drawn again with them (what they sent went to the dead
-// node). Any goroutine.
+// ones frames, or each other, drawn again with them (what they sent went
+// to the dead node): they send frames only to the parts drawn with them.
+// Any goroutine.
 func (e *Executor) Repair(frame int, to []string, lost, feeders []*planner.ChannelPlan) {
 	e.inbox.repair(frame, repair{to: to, lost: lost, feeders: feeders})
 }
@@ -600,24 +601,45 @@ type channelRun struct {
 	// what each one's region held before, by the readback's index
 	holdFor map[int][]int
 	kept    map[int]*heldPixels
-	// group, for a part drawn here for a lost one (Executor.Repair), are
-	// the lost channels drawn with it, which it hands frames to here
-	// (their node is gone), and to are the channels of this pipe it draws
-	// for: its frames for others are theirs to draw
-	group, to map[string]bool
+	// repair, for a part drawn here again (Executor.Repair), says which
+	// frames it hands on
+	repair *repairRoutes
+}
+
+// repairRoutes are where a part drawn again for a lost one sends its
+// frames: to the parts drawn with it that assemble them, on this pipe
+// (the lost ones' node is gone, and the live ones' own frames are not
+// theirs), and, for a lost part, to the channels of this pipe it is drawn
+// for. Its frames for others are theirs to draw.
+type repairRoutes struct {
+	takes map[string][]string // part's channel ID -> the producers it assembles
+	to    map[string]bool
 }
 
 // send hands an output frame to its consumer: through the sink, or, from
-// a lost channel's part drawn here to another drawn with it, to this pipe
-// (their node is gone). Such a part's frames for other channels than
-// those it is drawn for are left out. Any goroutine: group and to do not
-// change.
+// a part drawn again, as repairRoutes say. Any goroutine: the routes do
+// not change.
 func (r *channelRun) send(e *Executor, f *FrameData) {
-	switch {
-	case r.group[f.Consumer]:
-		e.Deliver(f)
-	case r.group == nil || r.to[f.Consumer]:
+	rr := r.repair
+	if rr == nil {
 		e.sink.Send(f)
+		return
+	}
+	local, out := slices.Contains(rr.takes[f.Consumer], f.Producer), rr.to[f.Consumer]
+	if local && out {
+		// the waiting channel takes it, and so does a part drawn again
+		// on its channel that sends on
+		c := *f
+		c.Color, c.Depth, c.Release = slices.Clone(f.Color), slices.Clone(f.Depth), nil
+		c.repaired = true
+		e.Deliver(&c)
+	}
+	switch {
+	case out:
+		e.sink.Send(f)
+	case local:
+		f.repaired = true
+		e.Deliver(f)
 	default:
 		f.release()
 	}
@@ -807,27 +829,41 @@ func (fr *frameRun) startTarget(t *Target) {
 	fr.clearRegion(compound.PixelViewport{W: t.FB.W, H: t.FB.H})
 }
 
-// repair runs lost channels' parts of the frame (Executor.Repair), each on
-// a framebuffer of its own, keyed by the lost channel, which no channel of
-// this pipe shares: their tasks run in an order of their own, as another
-// window's would, from where the frame is now. The framebuffer stays for
-// the lost channel's next repair, as a window's does.
+// repair runs lost channels' parts of the frame, and their feeders
+// (Executor.Repair), each on a framebuffer of its own, keyed by its
+// channel, which no channel of this pipe shares: their tasks run in an
+// order of their own, as another window's would, from where the frame is
+// now. The framebuffer stays for the channel's next repair, as a window's
+// does.
 func (fr *frameRun) repair(rp repair) error {
 	e := fr.e
-	group, to := map[string]bool{}, map[string]bool{}
-	for _, p := range rp.lost {
-		group[p.Channel.ID] = true
+	takes := map[string][]string{}
+	for _, p := range slices.Concat(rp.lost, rp.feeders) {
+		for _, t := range p.Tasks {
+			for _, in := range t.Inputs {
+				takes[p.Channel.ID] = append(takes[p.Channel.ID], in.Producers...)
+			}
+		}
 	}
+	lost := &repairRoutes{takes: takes, to: map[string]bool{}}
 	for _, id := range rp.to {
-		to[id] = true
+		lost.to[id] = true
 	}
-	for _, lp := range slices.Concat(rp.lost, rp.feeders) {
+	// a live channel's frames for the channels waiting here are its own
+	// to send
+	fed := &repairRoutes{takes: takes}
+	for i, lp := range slices.Concat(rp.lost, rp.feeders) {
 		tasks := inRunOrder(lp)
 		w, h, err := e.size(lp, tasks)
 		if err != nil {
 			return err
 		}
-		tg, err := e.target(targetKey{window: lp.Channel.Window, channel: lp.Channel, repair: true}, w, h)
+		// a channel drawn again twice this frame (a feeder of two
+		// repairs) draws each on a framebuffer of its own
+		nth := 1 + len(slices.DeleteFunc(slices.Clone(fr.runs), func(r *channelRun) bool {
+			return r.repair == nil || r.plan.Channel != lp.Channel
+		}))
+		tg, err := e.target(targetKey{window: lp.Channel.Window, channel: lp.Channel, repair: nth}, w, h)
 		if err != nil {
 			return err
 		}
@@ -835,8 +871,12 @@ func (fr *frameRun) repair(rp repair) error {
 		tg.depthRead = slices.ContainsFunc(tasks, readsDepth)
 		p := *lp
 		p.Tasks = tasks
+		routes := lost
+		if i >= len(rp.lost) {
+			routes = fed
+		}
 		r := &channelRun{plan: &p, target: tg, dirty: map[int]compound.PixelViewport{}, done: make([]bool, len(tasks)),
-			holdFor: scratchStarts(tasks), group: group, to: to}
+			holdFor: scratchStarts(tasks), repair: routes}
 		fr.runs = append(fr.runs, r)
 		refs := make([]taskRef, len(tasks))
 		for i := range tasks {
@@ -1125,7 +1165,7 @@ func applyMask(m planner.ColorMask) {
 // run executes one task; ok is false when it must wait for inputs.
 func (fr *frameRun) run(r *channelRun, t *planner.Task) (bool, error) {
 	rec := fr.record(r.plan.Channel, t)
-	if r.group != nil {
+	if r.repair != nil {
 		// a part drawn for a lost one is neither this pipe's work nor the
 		// lost channel's speed: the equalizers are not told of it
 		rec = &stats.Record{}
@@ -1766,10 +1806,15 @@ func (a *assembly) keys() []inputKey {
 	var ks []inputKey
 	for _, in := range a.t.Inputs {
 		for _, p := range in.Producers {
-			ks = append(ks, inputKey{frame: a.fr.frame, eye: a.t.Eye, name: in.Name, producer: p, consumer: a.r.plan.Channel.ID})
+			ks = append(ks, a.key(in, p))
 		}
 	}
 	return ks
+}
+
+// key names what the assemble waits for from a producer.
+func (a *assembly) key(in planner.Input, producer string) inputKey {
+	return inputKey{frame: a.fr.frame, eye: a.t.Eye, name: in.Name, producer: producer, consumer: a.r.plan.Channel.ID, repaired: a.r.repair != nil}
 }
 
 // missing describes the inputs not yet complete.
@@ -1788,7 +1833,7 @@ func (a *assembly) progress() (bool, error) {
 	b := a.fr.e.inbox
 	for _, in := range a.t.Inputs {
 		for _, p := range in.Producers {
-			k := inputKey{frame: a.fr.frame, eye: a.t.Eye, name: in.Name, producer: p, consumer: a.r.plan.Channel.ID}
+			k := a.key(in, p)
 			if a.finished[k] {
 				continue
 			}

@@ -38,6 +38,11 @@ type FrameData struct {
 	// Release, when set, gives the pixel memory back (the receive buffer)
 	// once nothing reads it.
 	Release func()
+	// repaired: from a part drawn here again for a lost one to another
+	// drawn with it (Executor.Repair), never through the sink: the
+	// channel it goes to may be this pipe's own, which waits for the
+	// frame of that name from the live producer
+	repaired bool
 }
 
 func (f *FrameData) release() {
@@ -55,6 +60,7 @@ type inputKey struct {
 	name     string
 	producer string
 	consumer string
+	repaired bool // between parts drawn again (FrameData.repaired)
 }
 
 // arrival is an input frame (or one tile of it) with its upload under way.
@@ -112,7 +118,7 @@ func (b *inbox) wake() {
 }
 
 func keyOf(f *FrameData) inputKey {
-	return inputKey{frame: f.Frame, eye: f.Eye, name: f.Name, producer: f.Producer, consumer: f.Consumer}
+	return inputKey{frame: f.Frame, eye: f.Eye, name: f.Name, producer: f.Producer, consumer: f.Consumer, repaired: f.repaired}
 }
 
 // take removes the arrivals of key: all of them (a frame's tiles), or

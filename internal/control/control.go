@@ -331,7 +331,8 @@ type Repair struct {
 	Frame int           `json:"frame"`
 	For   []string      `json:"for"`
 	Lost  []ChannelWork `json:"lost"`
-	// Feeders are live channels' parts that send the lost ones frames
+	// Feeders are live channels' parts that send the lost ones frames, or
+	// each other (scheduler.Repair.Feeders)
 	Feeders []ChannelWork `json:"feeders,omitempty"`
 	// Grants are the tile queue items the lost channels were handed
 	Grants []Grant `json:"grants,omitempty"`

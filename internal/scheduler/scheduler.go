@@ -314,8 +314,9 @@ type Repair struct {
 	For   []string
 	Plans []*planner.ChannelPlan // the lost channels' parts, drawn together
 	// Feeders are the parts of live channels' plans that send the lost
-	// parts frames (those went to the dead node): drawn again with them,
-	// they send those frames to them alone
+	// parts frames (those went to the dead node), and of those that feed
+	// these in turn (a binary swap's earlier rounds): drawn again with
+	// them, they send frames to the parts drawn with them alone
 	Feeders []*planner.ChannelPlan
 	// Grants are the tile queue items the lost channels were handed: the
 	// stand-in draws them, whether they came or not (its consumer keeps one
@@ -1024,13 +1025,14 @@ func (s *Scheduler) lose(node, reason string) {
 // each part as the lost channel was to draw it, so the frame comes out as
 // it would have. Parts go together where one assembles another's frame
 // (the node's pipes composite among themselves first), and a group is
-// drawn again only where everything it assembles comes from within it;
-// the pipe of each channel it sends to draws what those channels need. A
-// part that pulls tiles draws again the tiles it was handed and pulls on.
+// drawn again only where everything it assembles is drawn again too. The
+// pipe of each live channel they send to draws, in one repair, what its
+// channels need. A part that pulls tiles draws again the tiles it was
+// handed and pulls on (on one pipe only).
 // A part that assembles a live node's frames has them drawn again with it
-// (theirs went to the dead node: a sort-last exchange's bands), where
-// they pull no tiles and assemble nothing first. Otherwise its consumers
-// go on without it.
+// (theirs went to the dead node: a sort-last exchange's bands), and what
+// those assemble first in turn (a binary swap's earlier rounds), where
+// none of them pulls tiles. Otherwise its consumers go on without it.
 func (s *Scheduler) repair(f *frameState, ns *nodeState, ids []string) []string {
 	lost := map[string]*planner.ChannelPlan{} // the lost node's parts, by channel ID
 	own := map[string]*planner.ChannelPlan{}  // every channel's own plan
@@ -1044,42 +1046,164 @@ func (s *Scheduler) repair(f *frameState, ns *nodeState, ids []string) []string 
 	}
 	ordered := slices.Sorted(maps.Keys(lost))
 	// a live channel's frames for a lost part went to the dead node: the
-	// part of its plan that sends them is drawn again with it
+	// part of its plan that sends them is drawn again with it (a feeder),
+	// and so are the live channels' parts that feed those in turn (a
+	// binary swap's earlier rounds)
 	feeders := map[string]*planner.ChannelPlan{}
-	for _, id := range ordered {
-		for _, p := range producersOf(lost[id]) {
-			if lost[p] == nil && feeders[p] == nil && own[p] != nil {
-				if fd := feeding(own[p], lost); fd != nil {
-					feeders[p] = fd
-				}
-			}
+	wanted := func(c string) bool { return lost[c] != nil || feeders[c] != nil }
+	for changed := true; changed; {
+		changed = false
+		for _, id := range slices.Sorted(maps.Keys(feeders)) {
+			changed = s.addFeeders(feeders[id], lost, own, feeders, wanted) || changed
+		}
+		for _, id := range ordered {
+			changed = s.addFeeders(lost[id], lost, own, feeders, wanted) || changed
 		}
 	}
 	redrawn := map[string]bool{}
 	for id, cp := range lost {
 		redrawn[id] = redrawable(cp)
 	}
+	fed := map[string]bool{} // feeders whose own inputs are drawn again
+	for id := range feeders {
+		fed[id] = true
+	}
 	// a part that assembles a frame none drawn again sends is not drawn
 	// either: it would wait for it
 	produced := func(p, name string, eye int, to string) bool {
 		if fd := feeders[p]; fd != nil {
-			return sends(fd, name, eye, to)
+			return fed[p] && sends(fd, name, eye, to)
 		}
 		return redrawn[p] && sends(lost[p], name, eye, to)
 	}
-	for changed := true; changed; {
-		changed = false
-		for id, cp := range lost {
-			if redrawn[id] && slices.ContainsFunc(cp.Tasks, func(t planner.Task) bool {
-				return slices.ContainsFunc(t.Inputs, func(in planner.Input) bool {
-					return slices.ContainsFunc(in.Producers, func(p string) bool { return !produced(p, in.Name, t.Eye, id) })
-				})
-			}) {
-				redrawn[id], changed = false, true
+	waitsInVain := func(cp *planner.ChannelPlan) bool {
+		return slices.ContainsFunc(cp.Tasks, func(t planner.Task) bool {
+			return slices.ContainsFunc(t.Inputs, func(in planner.Input) bool {
+				return slices.ContainsFunc(in.Producers, func(p string) bool { return !produced(p, in.Name, t.Eye, cp.Channel.ID) })
+			})
+		})
+	}
+	settle := func() {
+		for changed := true; changed; {
+			changed = false
+			for id, cp := range lost {
+				if redrawn[id] && waitsInVain(cp) {
+					redrawn[id], changed = false, true
+				}
+			}
+			for id, fd := range feeders {
+				if fed[id] && waitsInVain(fd) {
+					fed[id], changed = false, true
+				}
 			}
 		}
 	}
-	// groups of lost parts that send each other frames
+	settle()
+	// each pipe that shows a channel a part drawn again sends to draws it
+	// for its own, where the node still runs the frame: one pipe may have
+	// finished its part of the frame (with the lost node's frame) while
+	// another still waits
+	var pipes []*compound.Pipe
+	var waiting map[*compound.Pipe][]string
+	for {
+		groups := lostGroups(lost, redrawn)
+		pipes, waiting = nil, map[*compound.Pipe][]string{}
+		given := false // up: a group none draws again
+		for _, g := range groups {
+			gpipes, gwaiting := s.waitingPipes(f, g.outside)
+			pulls := slices.ContainsFunc(g.members, func(id string) bool {
+				return slices.ContainsFunc(lost[id].Tasks, func(t planner.Task) bool { return t.Queue != "" })
+			})
+			// none is where a part sends to a lost one not drawn again, or
+			// two stand-ins would share the lost one's tiles out
+			if g.outside[""] || len(gpipes) == 0 || pulls && len(gpipes) > 1 {
+				for _, id := range g.members {
+					redrawn[id] = false
+				}
+				given = true
+				continue
+			}
+			for _, p := range gpipes {
+				if waiting[p] == nil {
+					pipes = append(pipes, p)
+				}
+				for _, c := range gwaiting[p] {
+					if !slices.Contains(waiting[p], c) {
+						waiting[p] = append(waiting[p], c)
+					}
+				}
+			}
+		}
+		if !given {
+			break
+		}
+		settle() // what fed on a part given up waits in vain
+	}
+	var repaired []string
+	for _, id := range ordered {
+		if redrawn[id] {
+			repaired = append(repaired, id)
+		}
+	}
+	// one repair for each pipe: parts of different groups may feed each
+	// other through live channels (a radix-k's rounds), whose parts drawn
+	// again then serve both
+	for _, p := range pipes {
+		slices.Sort(waiting[p])
+		node := s.channelNode[s.channels[waiting[p][0]]]
+		rp := Repair{Node: node.id, Frame: f.number, For: waiting[p]}
+		// what the channels waiting there need, and no more: a sort-last
+		// exchange's source sends each of them a band, and merges its own
+		// from every other source's; a part is cut after its last frame
+		// for a channel waiting there or for a part drawn with it that
+		// assembles it
+		cuts := map[string]*planner.ChannelPlan{}
+		for changed := true; changed; {
+			changed = false
+			for _, id := range ordered {
+				if redrawn[id] {
+					changed = cutFor(lost[id], waiting[p], cuts) || changed
+				}
+			}
+			for _, id := range slices.Sorted(maps.Keys(feeders)) {
+				if fed[id] {
+					// its frames for the channels waiting here are the
+					// live channel's to send
+					changed = cutFor(feeders[id], nil, cuts) || changed
+				}
+			}
+		}
+		for _, id := range slices.Sorted(maps.Keys(cuts)) {
+			if feeders[id] != nil {
+				rp.Feeders = append(rp.Feeders, cuts[id])
+			} else {
+				rp.Plans = append(rp.Plans, cuts[id])
+			}
+		}
+		for _, cp := range rp.Plans {
+			for _, id := range slices.Sorted(maps.Keys(f.queues)) {
+				for _, given := range f.queues[id].given[cp.Channel.ID] {
+					given.Node = node.id
+					rp.Grants = append(rp.Grants, given)
+				}
+			}
+		}
+		s.ready.Repairs = append(s.ready.Repairs, rp)
+	}
+	return slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return slices.Contains(repaired, id) })
+}
+
+// lostGroup is lost parts drawn again that send each other frames (a
+// node's pipes that composite among themselves first), and the live
+// channels they send to ("" for a lost part not drawn again).
+type lostGroup struct {
+	members []string // channel IDs
+	outside map[string]bool
+}
+
+// lostGroups parts the lost parts drawn again (redrawn) into groups.
+func lostGroups(lost map[string]*planner.ChannelPlan, redrawn map[string]bool) []lostGroup {
+	ordered := slices.Sorted(maps.Keys(lost))
 	group := map[string]string{} // part -> its group's first part
 	var find func(id string) string
 	find = func(id string) string {
@@ -1102,82 +1226,52 @@ func (s *Scheduler) repair(f *frameState, ns *nodeState, ids []string) []string 
 			}
 		}
 	}
-	members := map[string][]*planner.ChannelPlan{}
-	outside := map[string]map[string]bool{} // group -> the live channels it sends to
+	byFirst := map[string]*lostGroup{}
+	var out []*lostGroup
 	for _, id := range ordered {
 		if !redrawn[id] {
 			continue
 		}
-		g := find(id)
-		members[g] = append(members[g], lost[id])
-		if outside[g] == nil {
-			outside[g] = map[string]bool{}
+		g := byFirst[find(id)]
+		if g == nil {
+			g = &lostGroup{outside: map[string]bool{}}
+			byFirst[find(id)] = g
+			out = append(out, g)
 		}
+		g.members = append(g.members, id)
 		for _, c := range consumersOf(lost[id]) {
 			if lost[c] == nil {
-				outside[g][c] = true
+				g.outside[c] = true
 			} else if !redrawn[c] {
-				outside[g][""] = true // to a part not drawn again: none is
+				g.outside[""] = true // to a part not drawn again: none is
 			}
 		}
 	}
-	var repaired []string
-	for _, g := range slices.Sorted(maps.Keys(members)) {
-		if outside[g][""] {
-			continue
+	groups := make([]lostGroup, len(out))
+	for i, g := range out {
+		groups[i] = *g
+	}
+	return groups
+}
+
+// waitingPipes are the pipes of the live channels (consumers, IDs) that
+// still run frame f, in order, with those channels on each.
+func (s *Scheduler) waitingPipes(f *frameState, consumers map[string]bool) ([]*compound.Pipe, map[*compound.Pipe][]string) {
+	var pipes []*compound.Pipe
+	waiting := map[*compound.Pipe][]string{}
+	for _, c := range slices.Sorted(maps.Keys(consumers)) {
+		ch := s.channels[c]
+		if ch == nil {
+			continue // "": a lost part
 		}
-		// each pipe that shows a channel it sends to draws it for its
-		// own, where the node still runs the frame: one pipe may have
-		// finished its part of the frame (with the lost node's frame)
-		// while another still waits
-		var pipes []*compound.Pipe
-		waiting := map[*compound.Pipe][]string{}
-		for _, c := range slices.Sorted(maps.Keys(outside[g])) {
-			ch := s.channels[c]
-			if cns := s.channelNode[ch]; cns != nil && cns.alive && f.pending.has(cns.index) {
-				if waiting[ch.Window.Pipe] == nil {
-					pipes = append(pipes, ch.Window.Pipe)
-				}
-				waiting[ch.Window.Pipe] = append(waiting[ch.Window.Pipe], c)
+		if cns := s.channelNode[ch]; cns != nil && cns.alive && f.pending.has(cns.index) {
+			if waiting[ch.Window.Pipe] == nil {
+				pipes = append(pipes, ch.Window.Pipe)
 			}
-		}
-		pulls := slices.ContainsFunc(members[g], func(cp *planner.ChannelPlan) bool {
-			return slices.ContainsFunc(cp.Tasks, func(t planner.Task) bool { return t.Queue != "" })
-		})
-		if len(pipes) == 0 || pulls && len(pipes) > 1 {
-			continue // two stand-ins would share the lost one's tiles out
-		}
-		for _, cp := range members[g] {
-			repaired = append(repaired, cp.Channel.ID)
-		}
-		for _, p := range pipes {
-			node := s.channelNode[s.channels[waiting[p][0]]]
-			rp := Repair{Node: node.id, Frame: f.number, For: waiting[p]}
-			// what the channels waiting there need, and no more: a
-			// sort-last exchange's source sends each of them a band, and
-			// merges its own from every other source's
-			for _, cp := range members[g] {
-				if cut := upTo(cp, func(c string) bool { return slices.Contains(waiting[p], c) || redrawn[c] && lost[c] != nil }); cut != nil {
-					rp.Plans = append(rp.Plans, cut)
-				}
-			}
-			for _, cp := range rp.Plans {
-				for _, id := range slices.Sorted(maps.Keys(f.queues)) {
-					for _, given := range f.queues[id].given[cp.Channel.ID] {
-						given.Node = node.id
-						rp.Grants = append(rp.Grants, given)
-					}
-				}
-				for _, p := range producersOf(cp) {
-					if fd := feeders[p]; fd != nil && !slices.Contains(rp.Feeders, fd) {
-						rp.Feeders = append(rp.Feeders, fd)
-					}
-				}
-			}
-			s.ready.Repairs = append(s.ready.Repairs, rp)
+			waiting[ch.Window.Pipe] = append(waiting[ch.Window.Pipe], c)
 		}
 	}
-	return slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return slices.Contains(repaired, id) })
+	return pipes, waiting
 }
 
 // redrawable says whether a part could be drawn again by another channel:
@@ -1235,37 +1329,76 @@ func producersOf(cp *planner.ChannelPlan) []string {
 	return out
 }
 
-// feeding is the part of a live channel's plan that sends frames to lost
-// parts (to, by channel ID): the tasks of its compounds whose readback
-// goes there, and of those on the channel beneath them, up to the last
-// that sends there. It is nil where there are none, where they pull tiles
+// addFeeders adds the feeders of a part drawn again (its live producers'
+// parts that send it frames: feeding) to feeders, or lengthens them to
+// send what is wanted now; it reports whether any changed.
+func (s *Scheduler) addFeeders(cp *planner.ChannelPlan, lost, own, feeders map[string]*planner.ChannelPlan, wanted func(string) bool) bool {
+	changed := false
+	for _, p := range producersOf(cp) {
+		if lost[p] != nil || own[p] == nil {
+			continue
+		}
+		// it only grows (wanted does): a longer one that pulls tiles is
+		// not taken, and the one before waits in vain
+		if fd := feeding(own[p], wanted); fd != nil && (feeders[p] == nil || len(fd.Tasks) > len(feeders[p].Tasks)) {
+			feeders[p], changed = fd, true
+		}
+	}
+	return changed
+}
+
+// cutFor puts a part's tasks into cuts up to its last frame for a channel
+// waiting for it (IDs) or for a part in cuts that assembles it; it
+// reports whether cuts grew.
+func cutFor(cp *planner.ChannelPlan, waiting []string, cuts map[string]*planner.ChannelPlan) bool {
+	id := cp.Channel.ID
+	cut := upTo(cp, func(c string) bool {
+		return c != id && (slices.Contains(waiting, c) || cuts[c] != nil && slices.Contains(producersOf(cuts[c]), id))
+	})
+	if cut == nil || cuts[id] != nil && len(cuts[id].Tasks) >= len(cut.Tasks) {
+		return false
+	}
+	cuts[id] = cut
+	return true
+}
+
+// feeding is the part of a live channel's plan that sends frames to the
+// channels (IDs) wanted: the tasks of its compounds whose readback goes
+// there, and of those on the channel beneath them, up to the last that
+// sends there. It is nil where there are none, or where they pull tiles
 // (the live channel pulls on for itself, and which tiles it drew is its
-// own), or where they assemble first (what they assemble is the live
-// channel's).
-func feeding(cp *planner.ChannelPlan, to map[string]*planner.ChannelPlan) *planner.ChannelPlan {
-	isLost := func(c string) bool { return to[c] != nil }
+// own). What they assemble first is drawn again too (its producers feed
+// it in turn).
+func feeding(cp *planner.ChannelPlan, wanted func(string) bool) *planner.ChannelPlan {
+	isWanted := func(c string) bool { return c != cp.Channel.ID && wanted(c) }
 	var roots []string
 	for _, t := range cp.Tasks {
-		if t.Kind == planner.Readback && sendsTo(t, isLost) {
+		if t.Kind == planner.Readback && sendsTo(t, isWanted) {
 			roots = append(roots, t.Compound)
 		}
 	}
 	under := func(path string) bool {
 		return slices.ContainsFunc(roots, func(r string) bool { return path == r || strings.HasPrefix(path, r+".") })
 	}
+	above := func(path string) bool {
+		return slices.ContainsFunc(roots, func(r string) bool { return strings.HasPrefix(r, path+".") })
+	}
 	// up to its last frame for them: a sort-last exchange's source goes on
 	// to merge its own band, which is the live channel's
 	last := -1
 	for i, t := range cp.Tasks {
-		if under(t.Compound) && sendsTo(t, isLost) {
+		if under(t.Compound) && sendsTo(t, isWanted) {
 			last = i
 		}
 	}
 	sub := *cp
 	sub.Tasks, sub.Destination = nil, false
 	for _, t := range cp.Tasks[:last+1] {
-		if under(t.Compound) {
-			if t.Queue != "" || len(t.Inputs) > 0 {
+		// a compound above them on the channel clears what they draw
+		// into (a destination that draws a range in place clears for
+		// each eye: the second eye's draw wants its depth cleared)
+		if under(t.Compound) || t.Kind == planner.Clear && above(t.Compound) {
+			if t.Queue != "" {
 				return nil
 			}
 			sub.Tasks = append(sub.Tasks, t)

@@ -199,9 +199,21 @@ func (c *fakeCluster) drain() {
 				c.abandoned[a.Frame][p] = true
 			}
 		}
+		type framePipe struct {
+			frame int
+			pipe  *compound.Pipe
+		}
+		pipes := map[framePipe]bool{}
 		for _, r := range rd.Repairs {
 			// the stand-in draws the lost part and hands it to itself
 			c.repairs = append(c.repairs, r)
+			if len(r.For) > 0 {
+				at := framePipe{r.Frame, c.s.channels[r.For[0]].Window.Pipe}
+				if pipes[at] {
+					c.t.Errorf("frame %d: two repairs at once on the pipe of %v: each would draw its feeders, and wait for the lost parts the other draws", r.Frame, names(c, r.For))
+				}
+				pipes[at] = true
+			}
 			for _, ch := range r.For {
 				if c.s.NodeOf(ch) != r.Node {
 					c.t.Errorf("frame %d: a repair for channel %s on node %s", r.Frame, ch, r.Node)
@@ -266,8 +278,8 @@ func (c *fakeCluster) advance(n *fakeNode) {
 		c.t.Fatalf("node %s got frame %d after frame %d", n.id, n.work[1].Frame, w.Frame)
 	}
 	finished, dest := true, false
-	for _, cp := range w.Channels {
-		key := fmt.Sprintf("%d/%s", w.Frame, cp.Channel.ID)
+	for i, cp := range w.Channels {
+		key := fmt.Sprintf("%d/%d", w.Frame, i) // a stand-in's aside plan is on its channel too
 		for n.pos[key] < len(cp.Tasks) {
 			t := cp.Tasks[n.pos[key]]
 			if !c.run1(n, w.Frame, cp.Channel.ID, t) {
@@ -704,6 +716,94 @@ func TestALostExchangeSourceIsRepairedForWhatEachPipeNeeds(t *testing.T) {
 	}
 }
 
+// A lost node's sources of a binary swap (src3 and src4 of four) are drawn
+// again on each pipe for what it needs. The destination's pipe gets both
+// whole, fed by src1 and src2 up to their round 2 bands for them, which
+// hold the halves they swapped in round 1 (drawn again too: feeders that
+// feed each other). src1's pipe gets src3 up to its round 2 band for src1
+// and src4 up to its round 1 half for src3, and no feeder; src2's the
+// same the other way round.
+func TestALostBinarySwapSourceIsRepairedWithThePartnersThatFedIt(t *testing.T) {
+	cfg := load(t, filepath.Join("testdata", "binary-swap.eqc"))
+	c, _ := render2KilledAfter5(t, cfg, 20)
+	repairedWhole(t, c)
+	type shape struct {
+		lost, feeders []string // "name:last step" of each part
+	}
+	parts := func(cps []*planner.ChannelPlan) []string {
+		var out []string
+		for _, cp := range cps {
+			out = append(out, fmt.Sprintf("%s:%d", cp.Channel.Name, cp.Tasks[len(cp.Tasks)-1].Exchange))
+		}
+		return out
+	}
+	send, first := int(planner.ExchangeSend), int(planner.ExchangeFirst)
+	want := map[string]shape{
+		"dest": {[]string{fmt.Sprintf("src3:%d", send), fmt.Sprintf("src4:%d", send)}, []string{fmt.Sprintf("src1:%d", send), fmt.Sprintf("src2:%d", send)}},
+		"src1": {[]string{fmt.Sprintf("src3:%d", send), fmt.Sprintf("src4:%d", first)}, nil},
+		"src2": {[]string{fmt.Sprintf("src3:%d", first), fmt.Sprintf("src4:%d", send)}, nil},
+	}
+	seen := map[string]int{}
+	for _, r := range c.repairs {
+		for_ := names(c, r.For)
+		if len(for_) != 1 {
+			t.Fatalf("frame %d: a repair for %v", r.Frame, for_)
+		}
+		got := shape{parts(r.Plans), parts(r.Feeders)}
+		slices.Sort(got.lost)
+		slices.Sort(got.feeders)
+		if w := want[for_[0]]; !slices.Equal(got.lost, w.lost) || !slices.Equal(got.feeders, w.feeders) {
+			t.Errorf("frame %d for %s: lost parts %v fed by %v; want %v fed by %v", r.Frame, for_[0], got.lost, got.feeders, w.lost, w.feeders)
+		}
+		for _, fd := range r.Feeders {
+			if !slices.ContainsFunc(fd.Tasks, func(t planner.Task) bool { return t.Kind == planner.Assemble }) {
+				t.Errorf("frame %d: %s's part drawn again does not merge its round 1 half", r.Frame, fd.Channel.Name)
+			}
+		}
+		seen[for_[0]]++
+	}
+	if seen["dest"] == 0 {
+		t.Errorf("repairs %v; want some for dest", seen)
+	}
+}
+
+// A lost node's sources in two groups of a radix-k's first round (src3 and
+// src4 of eight, which send each other nothing) are fed by the same live
+// rounds: src7 merges src4's quarter before it sends src3 its half, and
+// src0 merges src3's before it sends src4 its own. Each pipe gets one
+// repair with both (two, each with its own src7 drawn again, would wait
+// for the one src4 drawn again for both).
+func TestLostPartsThatFeedEachOtherThroughLiveRoundsAreOneRepair(t *testing.T) {
+	cfg := load(t, filepath.Join("testdata", "radix-k.eqc"))
+	c, _ := render2KilledAfter5(t, cfg, 20)
+	repairedWhole(t, c)
+	forDest := 0
+	for _, r := range c.repairs {
+		if !slices.Equal(names(c, r.For), []string{"dest"}) {
+			continue
+		}
+		forDest++
+		var lost, merging []string
+		for _, cp := range r.Plans {
+			lost = append(lost, cp.Channel.Name)
+		}
+		for _, fd := range r.Feeders {
+			if slices.ContainsFunc(fd.Tasks, func(t planner.Task) bool { return t.Kind == planner.Assemble }) {
+				merging = append(merging, fd.Channel.Name)
+			}
+		}
+		if slices.Sort(lost); !slices.Equal(lost, []string{"src3", "src4"}) {
+			t.Errorf("frame %d for dest: %v repaired; want src3 and src4 in one repair", r.Frame, lost)
+		}
+		if slices.Sort(merging); !slices.Equal(merging, []string{"src0", "src7"}) {
+			t.Errorf("frame %d for dest: feeders %v merge a round; want src0 and src7", r.Frame, merging)
+		}
+	}
+	if forDest == 0 {
+		t.Error("no repair for dest")
+	}
+}
+
 // A part that cannot be drawn again (one that assembles the tiles a live
 // node pulled from a queue: which it drew is its own) is given up: the
 // frames in flight that lack it complete degraded, latency + 1 of them at
@@ -752,11 +852,8 @@ func TestALostNodesQueuedPartsAreRepairedWithTheirTiles(t *testing.T) {
 // Every node of the corpus that shows no destination, lost at latency 1
 // and 3 with frames in flight: the run goes on to its end, and no frame is
 // degraded, the frames in flight repaired (the DB compounds' sort-last
-// exchanges too). The configs that write a direct send or binary swap out
-// in frames are left out: this fake cluster does not run their stand-ins'
-// aside plans after the loss (frame 5 of 3-node.DB.ds waits for a stripe
-// from the lost node, as it did before repairs); the server's tests run
-// them.
+// exchanges, and the direct sends and binary swaps written out in frames,
+// too).
 func TestEveryCorpusNodeLossIsRepaired(t *testing.T) {
 	names, err := filepath.Glob(corpus("*.eqc"))
 	if err != nil || len(names) == 0 {
@@ -764,9 +861,6 @@ func TestEveryCorpusNodeLossIsRepaired(t *testing.T) {
 	}
 	for _, name := range names {
 		base := filepath.Base(name)
-		if strings.Contains(base, ".ds.") || strings.Contains(base, ".bs.") {
-			continue
-		}
 		for _, latency := range []int{1, 3} {
 			probe := newCluster(t, withLatency(t, name, latency), Options{Frames: 1})
 			for _, id := range probe.s.Nodes() {

@@ -55,12 +55,13 @@ func (sp *serverProcess) waitLog(t *testing.T, re *regexp.Regexp) []string {
 // runLosingNode runs config for frames frames beside its reference, with
 // victim's client killed once 6 frames are done: the run must end well.
 // It returns the run, its summary and the reference, for the caller's
-// own checks. GOEQ_PROBE_RENDERER runs both under another renderer (a
-// probe of DFR walls that lose their sources wants the synthetic one,
-// as TestRandomDFRWallsMatchTheReference does).
-func runLosingNode(t *testing.T, config string, frames int, victim string) (*serverProcess, Summary, *serverProcess) {
+// own checks. Both runs take the extra arguments too.
+// GOEQ_PROBE_RENDERER runs both under another renderer (a probe of DFR
+// walls that lose their sources wants the synthetic one, as
+// TestRandomDFRWallsMatchTheReference does).
+func runLosingNode(t *testing.T, config string, frames int, victim string, extra ...string) (*serverProcess, Summary, *serverProcess) {
 	t.Helper()
-	args := []string{"--spin", "0.02"}
+	args := append([]string{"--spin", "0.02"}, extra...)
 	if r := os.Getenv("GOEQ_PROBE_RENDERER"); r != "" {
 		args = append(args, "--renderer", r)
 	}
@@ -505,6 +506,15 @@ func TestALostNodesFramesInFlightAreRepaired(t *testing.T) {
 		// render2 assembles a frame of render1's, which went to it: drawn
 		// again with its part
 		{"cross-node-assembly", "render2", 3, true},
+		// a binary swap: render2's two sources, and the live sources'
+		// rounds that fed them (each merging its round 1 half), drawn again
+		{"binary-swap", "render2", 3, true},
+		// a radix-k: render2's sources in two groups of its first round,
+		// fed by the same live rounds, drawn again in one repair a pipe
+		{"radix-k", "render2", 3, true},
+		// a stereo binary swap whose destination draws: its range drawn
+		// again for each eye, after its compound's clear for that eye
+		{"stereo-binary-swap", "render2", 2, true},
 		// render2 assembles the tiles render1 pulled, which went to it
 		{"cross-node-tiles", "render2", 3, false},
 	} {
