@@ -860,9 +860,12 @@ func (fr *frameRun) repair(rp repair) error {
 		}
 		// a channel drawn again twice this frame (a feeder of two
 		// repairs) draws each on a framebuffer of its own
-		nth := 1 + len(slices.DeleteFunc(slices.Clone(fr.runs), func(r *channelRun) bool {
-			return r.repair == nil || r.plan.Channel != lp.Channel
-		}))
+		nth := 1
+		for _, r := range fr.runs {
+			if r.repair != nil && r.plan.Channel == lp.Channel {
+				nth++
+			}
+		}
 		tg, err := e.target(targetKey{window: lp.Channel.Window, channel: lp.Channel, repair: nth}, w, h)
 		if err != nil {
 			return err

@@ -185,6 +185,7 @@ func Run(ctx context.Context, opt Options) error {
 	}
 	if err == nil {
 		n.frameBound.bound(ln, n.cfg)
+		n.listener = ln
 	}
 	stopSetupHeartbeats()
 	if err != nil {

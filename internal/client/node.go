@@ -49,7 +49,9 @@ type node struct {
 	// pipe here draws (by ID): their tile grants go to it (serve's alone)
 	repairing map[string]*pipe
 	chooser   *compressor.Chooser
-	data      []byte // the latest frame data (only changes travel)
+	// listener takes the frames peers send (Drained)
+	listener *transport.Listener
+	data     []byte // the latest frame data (only changes travel)
 
 	// onRasterizers counts the pipes given a display of the software
 	// renderer so far, which spreads them over its rasterizers
@@ -561,9 +563,7 @@ func (n *node) serve(ctx context.Context, s *session) error {
 			n.cancelFrames()
 			return fmt.Errorf("the server went on without this node (lost: %s); start the client again to rejoin", m.Dropped)
 		case m.Abandon != nil:
-			for _, p := range n.pipes {
-				p.exec.Abandon(m.Abandon.Frame, m.Abandon.Producers)
-			}
+			n.abandon(m.Abandon)
 		case m.Repair != nil:
 			n.repair(m.Repair)
 		case m.Swap != nil:
@@ -871,6 +871,39 @@ func (n *node) release(frame int) {
 			delete(n.released, f)
 		}
 	}
+}
+
+// drainWait bounds how long a node waits for the frames a lost node sent
+// before it tells its pipes not to wait for its parts: one that died
+// closed its connections at once, after what it had written; one that
+// froze or lost its link had sent nothing for the liveness time before it
+// was lost.
+const drainWait = 500 * time.Millisecond
+
+// abandon tells the pipes that a lost node's parts of a frame will not
+// come, once what it sent before it died has come: told at once, they
+// would not wait for a part that had been sent whole and is on its way
+// (a frame named degraded that need not have been).
+func (n *node) abandon(a *control.Abandon) {
+	tell := func() {
+		for _, p := range n.pipes {
+			p.exec.Abandon(a.Frame, a.Producers)
+		}
+	}
+	if a.From == "" || n.listener == nil {
+		tell()
+		return
+	}
+	drained := n.listener.Drained(a.From)
+	go func() {
+		t := time.NewTimer(drainWait)
+		defer t.Stop()
+		select {
+		case <-drained:
+		case <-t.C:
+		}
+		tell()
+	}()
 }
 
 // finish reports a frame once its pipes and sends are done.

@@ -322,6 +322,9 @@ type FrameWork struct {
 type Abandon struct {
 	Frame     int      `json:"frame"`
 	Producers []string `json:"producers"` // channel IDs
+	// From is the lost node they were on: what it sent before it died may
+	// still be on its way, and is taken
+	From string `json:"from,omitempty"`
 }
 
 // Repair has the pipe of some channels (For, IDs) draw lost channels'

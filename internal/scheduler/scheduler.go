@@ -294,11 +294,13 @@ type Swap struct {
 }
 
 // Abandon tells a node that the outputs of these producers (channel IDs)
-// will not come for a frame.
+// of a lost node will not come for a frame, but for what the lost node
+// sent before it died.
 type Abandon struct {
 	Node      string
 	Frame     int
 	Producers []string
+	Lost      string // the node they were on
 }
 
 // Repair has a node draw lost channels' parts of a frame in flight, which
@@ -1002,7 +1004,7 @@ func (s *Scheduler) lose(node, reason string) {
 		f.pending.remove(ns.index)
 		for i, other := range s.order {
 			if other != ns && f.nodes.has(i) && other.alive && len(abandoned) > 0 {
-				s.ready.Abandons = append(s.ready.Abandons, Abandon{Node: other.id, Frame: n, Producers: abandoned})
+				s.ready.Abandons = append(s.ready.Abandons, Abandon{Node: other.id, Frame: n, Producers: abandoned, Lost: node})
 			}
 		}
 		s.releaseSwap(f)
@@ -1102,27 +1104,27 @@ func (s *Scheduler) repair(f *frameState, ns *nodeState, ids []string) []string 
 	// each pipe that shows a channel a part drawn again sends to draws it
 	// for its own, where the node still runs the frame: one pipe may have
 	// finished its part of the frame (with the lost node's frame) while
-	// another still waits
+	// another still waits. A part whose own consumers all finished may
+	// still feed a live channel's part drawn again for another.
 	var pipes []*compound.Pipe
 	var waiting map[*compound.Pipe][]string
+	cuts := map[*compound.Pipe]map[string]*planner.ChannelPlan{}
 	for {
 		groups := lostGroups(lost, redrawn)
 		pipes, waiting = nil, map[*compound.Pipe][]string{}
+		giveUp := func(g lostGroup) {
+			for _, id := range g.members {
+				redrawn[id] = false
+			}
+		}
 		given := false // up: a group none draws again
 		for _, g := range groups {
-			gpipes, gwaiting := s.waitingPipes(f, g.outside)
-			pulls := slices.ContainsFunc(g.members, func(id string) bool {
-				return slices.ContainsFunc(lost[id].Tasks, func(t planner.Task) bool { return t.Queue != "" })
-			})
-			// none is where a part sends to a lost one not drawn again, or
-			// two stand-ins would share the lost one's tiles out
-			if g.outside[""] || len(gpipes) == 0 || pulls && len(gpipes) > 1 {
-				for _, id := range g.members {
-					redrawn[id] = false
-				}
+			if g.outside[""] { // it sends to a lost part not drawn again
+				giveUp(g)
 				given = true
 				continue
 			}
+			gpipes, gwaiting := s.waitingPipes(f, g.outside)
 			for _, p := range gpipes {
 				if waiting[p] == nil {
 					pipes = append(pipes, p)
@@ -1134,17 +1136,32 @@ func (s *Scheduler) repair(f *frameState, ns *nodeState, ids []string) []string 
 				}
 			}
 		}
+		clear(cuts)
+		for _, p := range pipes {
+			cuts[p] = repairCuts(lost, redrawn, feeders, fed, waiting[p])
+		}
+		// two stand-ins would share a lost part's tiles out
+		for _, g := range groups {
+			pulls := slices.ContainsFunc(g.members, func(id string) bool {
+				return slices.ContainsFunc(lost[id].Tasks, func(t planner.Task) bool { return t.Queue != "" })
+			})
+			drawnOn := 0
+			for _, p := range pipes {
+				if slices.ContainsFunc(g.members, func(id string) bool { return cuts[p][id] != nil }) {
+					drawnOn++
+				}
+			}
+			if pulls && drawnOn > 1 && redrawn[g.members[0]] {
+				giveUp(g)
+				given = true
+			}
+		}
 		if !given {
 			break
 		}
 		settle() // what fed on a part given up waits in vain
 	}
 	var repaired []string
-	for _, id := range ordered {
-		if redrawn[id] {
-			repaired = append(repaired, id)
-		}
-	}
 	// one repair for each pipe: parts of different groups may feed each
 	// other through live channels (a radix-k's rounds), whose parts drawn
 	// again then serve both
@@ -1152,33 +1169,18 @@ func (s *Scheduler) repair(f *frameState, ns *nodeState, ids []string) []string 
 		slices.Sort(waiting[p])
 		node := s.channelNode[s.channels[waiting[p][0]]]
 		rp := Repair{Node: node.id, Frame: f.number, For: waiting[p]}
-		// what the channels waiting there need, and no more: a sort-last
-		// exchange's source sends each of them a band, and merges its own
-		// from every other source's; a part is cut after its last frame
-		// for a channel waiting there or for a part drawn with it that
-		// assembles it
-		cuts := map[string]*planner.ChannelPlan{}
-		for changed := true; changed; {
-			changed = false
-			for _, id := range ordered {
-				if redrawn[id] {
-					changed = cutFor(lost[id], waiting[p], cuts) || changed
-				}
+		for _, id := range slices.Sorted(maps.Keys(cuts[p])) {
+			if feeders[id] != nil {
+				rp.Feeders = append(rp.Feeders, cuts[p][id])
+				continue
 			}
-			for _, id := range slices.Sorted(maps.Keys(feeders)) {
-				if fed[id] {
-					// its frames for the channels waiting here are the
-					// live channel's to send
-					changed = cutFor(feeders[id], nil, cuts) || changed
-				}
+			rp.Plans = append(rp.Plans, cuts[p][id])
+			if !slices.Contains(repaired, id) {
+				repaired = append(repaired, id)
 			}
 		}
-		for _, id := range slices.Sorted(maps.Keys(cuts)) {
-			if feeders[id] != nil {
-				rp.Feeders = append(rp.Feeders, cuts[id])
-			} else {
-				rp.Plans = append(rp.Plans, cuts[id])
-			}
+		if len(rp.Plans) == 0 {
+			continue
 		}
 		for _, cp := range rp.Plans {
 			for _, id := range slices.Sorted(maps.Keys(f.queues)) {
@@ -1345,6 +1347,33 @@ func (s *Scheduler) addFeeders(cp *planner.ChannelPlan, lost, own, feeders map[s
 		}
 	}
 	return changed
+}
+
+// repairCuts are the parts drawn again on a pipe for its channels waiting
+// for them (IDs), and no more: a sort-last exchange's source sends each
+// of them a band, and merges its own from every other source's. A part is
+// cut after its last frame for a channel waiting there or for a part drawn
+// with it that assembles it, by channel ID: the lost parts drawn again
+// (redrawn) and the feeders whose own inputs are (fed).
+func repairCuts(lost map[string]*planner.ChannelPlan, redrawn map[string]bool, feeders map[string]*planner.ChannelPlan, fed map[string]bool,
+	waiting []string) map[string]*planner.ChannelPlan {
+	cuts := map[string]*planner.ChannelPlan{}
+	for changed := true; changed; {
+		changed = false
+		for _, id := range slices.Sorted(maps.Keys(lost)) {
+			if redrawn[id] {
+				changed = cutFor(lost[id], waiting, cuts) || changed
+			}
+		}
+		for _, id := range slices.Sorted(maps.Keys(feeders)) {
+			if fed[id] {
+				// its frames for the channels waiting here are the live
+				// channel's to send
+				changed = cutFor(feeders[id], nil, cuts) || changed
+			}
+		}
+	}
+	return cuts
 }
 
 // cutFor puts a part's tasks into cuts up to its last frame for a channel

@@ -243,10 +243,17 @@ func (c *fakeCluster) drain() {
 }
 
 // redraw runs a repair's parts at once, task by task, each as far as the
-// frames it assembles came (from each other): a part that waits for a
-// frame none sends leaves the rest of its own unsent, and its consumers
-// wait.
+// frames it assembles came from the parts drawn with it (as the pipe does,
+// which keeps those apart from its own channels'): a part that waits for a
+// frame none of them sends leaves the rest of its own unsent, and its
+// consumers wait. What a lost part sends the channels the repair is for
+// reaches them; the rest goes nowhere else.
 func (c *fakeCluster) redraw(r Repair) {
+	type sent struct {
+		eye                      int
+		name, producer, consumer string
+	}
+	local := map[sent]bool{}
 	parts := slices.Concat(r.Feeders, r.Plans)
 	next := make([]int, len(parts))
 	for progressed := true; progressed; {
@@ -255,12 +262,17 @@ func (c *fakeCluster) redraw(r Repair) {
 			for ; next[i] < len(cp.Tasks); next[i]++ {
 				t := cp.Tasks[next[i]]
 				if slices.ContainsFunc(t.Inputs, func(in planner.Input) bool {
-					return slices.ContainsFunc(in.Producers, func(p string) bool { return !c.produced[frameKey{r.Frame, t.Eye, in.Name, p}] })
+					return slices.ContainsFunc(in.Producers, func(p string) bool { return !local[sent{t.Eye, in.Name, p, cp.Channel.ID}] })
 				}) {
 					break
 				}
 				for _, o := range t.Outputs {
-					c.produced[frameKey{r.Frame, t.Eye, o.Name, cp.Channel.ID}] = true
+					for _, to := range o.Consumers {
+						local[sent{t.Eye, o.Name, cp.Channel.ID, to}] = true
+						if i >= len(r.Feeders) && slices.Contains(r.For, to) {
+							c.produced[frameKey{r.Frame, t.Eye, o.Name, cp.Channel.ID}] = true
+						}
+					}
 				}
 				progressed = true
 			}
@@ -801,6 +813,67 @@ func TestLostPartsThatFeedEachOtherThroughLiveRoundsAreOneRepair(t *testing.T) {
 	}
 	if forDest == 0 {
 		t.Error("no repair for dest")
+	}
+}
+
+// A lost part whose own consumer is done with the frame may still be
+// needed: src4 (render2) fed src1 (render1), which finished the frame,
+// and src3 (render2) waits for src1's frame. src3's part is drawn again
+// for the destination with src1's, and src4's with them (it was given up
+// when none of its own consumers waited, and the frame came out degraded).
+func TestALostPartFedThroughALiveNodeThatFinishedIsDrawnAgain(t *testing.T) {
+	cfg := load(t, filepath.Join("testdata", "fed-through-a-live-node.eqc"))
+	c := newCluster(t, cfg, Options{Frames: 20})
+	for len(c.completed) < 4 {
+		c.round()
+	}
+	id := func(name string) string {
+		for _, ch := range c.s.channels {
+			if ch.Name == name {
+				return ch.ID
+			}
+		}
+		t.Fatalf("no channel %s", name)
+		return ""
+	}
+	src4, render1, render2 := id("src4"), c.nodes["render1"], c.nodes["render2"]
+	frame := c.s.Started() - 1 // the newest, which render2 has not drawn
+	sent := func() bool {
+		return slices.ContainsFunc(compound.Eyes[:], func(eye int) bool { return c.produced[frameKey{frame, eye, "f4", src4}] })
+	}
+	for i := 0; i < 1000 && !sent(); i++ {
+		c.round()
+	}
+	render2.stalled = true // with src3 waiting for src1's frame
+	for i := 0; i < 1000 && slices.ContainsFunc(render1.work, func(w Work) bool { return w.Frame == frame }); i++ {
+		c.round()
+	}
+	if !sent() || slices.ContainsFunc(render1.work, func(w Work) bool { return w.Frame == frame }) {
+		t.Fatalf("frame %d: src4 sent f4 %v, render1 still has it to do", frame, sent())
+	}
+	render2.dead = true
+	c.s.Step(Lost{Node: "render2", Reason: "killed"})
+	c.drain()
+	repairedWhole(t, c)
+	found := false
+	for _, r := range c.repairs {
+		if r.Frame != frame {
+			continue
+		}
+		var lost, fed []string
+		for _, cp := range r.Plans {
+			lost = append(lost, cp.Channel.Name)
+		}
+		for _, cp := range r.Feeders {
+			fed = append(fed, cp.Channel.Name)
+		}
+		slices.Sort(lost)
+		if slices.Equal(names(c, r.For), []string{"dest"}) && slices.Equal(lost, []string{"src3", "src4"}) && slices.Equal(fed, []string{"src1"}) {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("frame %d: no repair for dest of src3 and src4, fed by src1", frame)
 	}
 }
 

@@ -506,6 +506,10 @@ func TestALostNodesFramesInFlightAreRepaired(t *testing.T) {
 		// render2 assembles a frame of render1's, which went to it: drawn
 		// again with its part
 		{"cross-node-assembly", "render2", 3, true},
+		// render2's src4 feeds render1's src1, which feeds render2's src3:
+		// both drawn again with src1's part, whether or not render1 had
+		// finished the frame
+		{"fed-through-a-live-node", "render2", 3, true},
 		// a binary swap: render2's two sources, and the live sources'
 		// rounds that fed them (each merging its round 1 half), drawn again
 		{"binary-swap", "render2", 3, true},

@@ -1771,7 +1771,7 @@ func (s *server) act(rd scheduler.Ready, rep *report) error {
 		s.send(s.nodes[sw.Node], &control.ServerMsg{Swap: &f})
 	}
 	for _, a := range rd.Abandons {
-		s.send(s.nodes[a.Node], &control.ServerMsg{Abandon: &control.Abandon{Frame: a.Frame, Producers: a.Producers}})
+		s.send(s.nodes[a.Node], &control.ServerMsg{Abandon: &control.Abandon{Frame: a.Frame, Producers: a.Producers, From: a.Lost}})
 	}
 	for _, r := range rd.Repairs {
 		rep.repaired(r)

@@ -128,6 +128,10 @@ type Listener struct {
 	mu      sync.Mutex
 	conns   map[net.Conn]bool
 	closing bool
+	// from counts the open connections each peer node authenticated on;
+	// drained are closed once a node's count is 0 (Drained)
+	from    map[string]int
+	drained map[string][]chan struct{}
 	// unauthenticated counts connections that have not authenticated yet
 	unauthenticated atomic.Int32
 	refused         atomic.Int64
@@ -181,6 +185,7 @@ func ListenLimited(addr, token string, handler func(*Frame), logger *slog.Logger
 		limits.AuthTimeout = 5 * time.Second
 	}
 	l := &Listener{ln: ln, token: token, handler: handler, limits: limits, Log: logger, conns: map[net.Conn]bool{},
+		from: map[string]int{}, drained: map[string][]chan struct{}{},
 		maxPixels: limits.MaxPixels, grown: make(chan struct{}), closed: make(chan struct{})}
 	l.wg.Add(1)
 	go l.accept()
@@ -294,6 +299,10 @@ func (l *Listener) serve(raw net.Conn) {
 		l.Log.Warn(fmt.Sprintf("frame transport: refused %s (node %q): %v", c.RemoteAddr(), node, err))
 		return
 	}
+	l.mu.Lock()
+	l.from[node]++
+	l.mu.Unlock()
+	defer l.left(node) // after every frame read is handed on
 	for {
 		c.SetReadDeadline(time.Time{}) // idle between frames is fine
 		kind, hl, pl, err := readPrefix(c)
@@ -311,6 +320,36 @@ func (l *Listener) serve(raw net.Conn) {
 		}
 		return
 	}
+}
+
+// Drained returns a channel closed once no connection from a peer node
+// (as it authenticated) is open: every frame it sent that came has been
+// handed on. A peer that dies closes its connections at once, after what
+// it wrote; one that froze or lost its link keeps them open.
+func (l *Listener) Drained(node string) <-chan struct{} {
+	ch := make(chan struct{})
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.from[node] == 0 {
+		close(ch)
+	} else {
+		l.drained[node] = append(l.drained[node], ch)
+	}
+	return ch
+}
+
+// left counts a node's connection closed.
+func (l *Listener) left(node string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.from[node]--; l.from[node] > 0 {
+		return
+	}
+	delete(l.from, node)
+	for _, ch := range l.drained[node] {
+		close(ch)
+	}
+	delete(l.drained, node)
 }
 
 // Close stops listening and closes every connection.

@@ -82,6 +82,43 @@ func TestSendReceive(t *testing.T) {
 	}
 }
 
+// A peer that closes its link after a frame is drained only once that
+// frame has been handed on: a node told that a lost peer's part will not
+// come waits for what the peer sent before it died.
+func TestAPeerIsDrainedOnceItsFramesAreHandedOn(t *testing.T) {
+	entered, release := make(chan struct{}), make(chan struct{})
+	l, s := listening(t, func(f *Frame) {
+		close(entered)
+		<-release // a frame still being decoded
+	}, Limits{})
+	select {
+	case <-l.Drained("another"):
+	default:
+		t.Error("a node that never connected is not drained")
+	}
+	f := testFrame(16, 8, false)
+	if err := f.Encode(compressor.None); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Send(f); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	<-entered
+	drained := l.Drained("peer")
+	select {
+	case <-drained:
+		t.Fatal("drained while its frame is being handed on")
+	case <-time.After(100 * time.Millisecond):
+	}
+	close(release)
+	select {
+	case <-drained:
+	case <-time.After(5 * time.Second):
+		t.Fatal("not drained after its link closed and its frame was handed on")
+	}
+}
+
 func TestWrongTokenIsRefusedWithALogLine(t *testing.T) {
 	var logs strings.Builder
 	var mu sync.Mutex
