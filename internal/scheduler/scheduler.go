@@ -1056,10 +1056,10 @@ func (s *Scheduler) repair(f *frameState, ns *nodeState, ids []string) []string 
 	for changed := true; changed; {
 		changed = false
 		for _, id := range slices.Sorted(maps.Keys(feeders)) {
-			changed = s.addFeeders(feeders[id], lost, own, feeders, wanted) || changed
+			changed = addFeeders(feeders[id], lost, own, feeders, wanted) || changed
 		}
 		for _, id := range ordered {
-			changed = s.addFeeders(lost[id], lost, own, feeders, wanted) || changed
+			changed = addFeeders(lost[id], lost, own, feeders, wanted) || changed
 		}
 	}
 	redrawn := map[string]bool{}
@@ -1112,7 +1112,7 @@ func (s *Scheduler) repair(f *frameState, ns *nodeState, ids []string) []string 
 	for {
 		groups := lostGroups(lost, redrawn)
 		pipes, waiting = nil, map[*compound.Pipe][]string{}
-		giveUp := func(g lostGroup) {
+		giveUp := func(g *lostGroup) {
 			for _, id := range g.members {
 				redrawn[id] = false
 			}
@@ -1204,7 +1204,7 @@ type lostGroup struct {
 }
 
 // lostGroups parts the lost parts drawn again (redrawn) into groups.
-func lostGroups(lost map[string]*planner.ChannelPlan, redrawn map[string]bool) []lostGroup {
+func lostGroups(lost map[string]*planner.ChannelPlan, redrawn map[string]bool) []*lostGroup {
 	ordered := slices.Sorted(maps.Keys(lost))
 	group := map[string]string{} // part -> its group's first part
 	var find func(id string) string
@@ -1229,7 +1229,7 @@ func lostGroups(lost map[string]*planner.ChannelPlan, redrawn map[string]bool) [
 		}
 	}
 	byFirst := map[string]*lostGroup{}
-	var out []*lostGroup
+	var groups []*lostGroup
 	for _, id := range ordered {
 		if !redrawn[id] {
 			continue
@@ -1238,7 +1238,7 @@ func lostGroups(lost map[string]*planner.ChannelPlan, redrawn map[string]bool) [
 		if g == nil {
 			g = &lostGroup{outside: map[string]bool{}}
 			byFirst[find(id)] = g
-			out = append(out, g)
+			groups = append(groups, g)
 		}
 		g.members = append(g.members, id)
 		for _, c := range consumersOf(lost[id]) {
@@ -1248,10 +1248,6 @@ func lostGroups(lost map[string]*planner.ChannelPlan, redrawn map[string]bool) [
 				g.outside[""] = true // to a part not drawn again: none is
 			}
 		}
-	}
-	groups := make([]lostGroup, len(out))
-	for i, g := range out {
-		groups[i] = *g
 	}
 	return groups
 }
@@ -1334,7 +1330,7 @@ func producersOf(cp *planner.ChannelPlan) []string {
 // addFeeders adds the feeders of a part drawn again (its live producers'
 // parts that send it frames: feeding) to feeders, or lengthens them to
 // send what is wanted now; it reports whether any changed.
-func (s *Scheduler) addFeeders(cp *planner.ChannelPlan, lost, own, feeders map[string]*planner.ChannelPlan, wanted func(string) bool) bool {
+func addFeeders(cp *planner.ChannelPlan, lost, own, feeders map[string]*planner.ChannelPlan, wanted func(string) bool) bool {
 	changed := false
 	for _, p := range producersOf(cp) {
 		if lost[p] != nil || own[p] == nil {

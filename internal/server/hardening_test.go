@@ -473,8 +473,9 @@ func TestALostNodesPartIsDrawnByItsDestination(t *testing.T) {
 // A node lost at latencies of 2 to 10 costs no frame where its parts can
 // be drawn by the channels they go to: the frames in flight it had not
 // sent its part of are repaired (a tile queue's part with the tiles it was
-// handed; another node's frame it assembles with it; a sort-last
-// exchange's bands), and every frame equals the reference. Parts that
+// handed; another node's frame it assembles with it, and what that frame
+// assembled first; a sort-last exchange's bands, in every round), and
+// every frame equals the reference. Parts that
 // cannot be (one that assembles the tiles another node pulled) are given
 // up: only the frames that lacked one are
 // named degraded, and every frame not named equals the reference. Before
