@@ -839,11 +839,7 @@ func (fr *frameRun) repair(rp repair) error {
 	e := fr.e
 	takes := map[string][]string{}
 	for _, p := range slices.Concat(rp.lost, rp.feeders) {
-		for _, t := range p.Tasks {
-			for _, in := range t.Inputs {
-				takes[p.Channel.ID] = append(takes[p.Channel.ID], in.Producers...)
-			}
-		}
+		takes[p.Channel.ID] = p.Producers()
 	}
 	lost := &repairRoutes{takes: takes, to: map[string]bool{}}
 	for _, id := range rp.to {

@@ -251,6 +251,22 @@ type ChannelPlan struct {
 	Aside bool
 }
 
+// Producers are the channels (IDs) whose frames the plan's tasks
+// assemble, each once, in the order they first come.
+func (cp *ChannelPlan) Producers() []string {
+	var out []string
+	for _, t := range cp.Tasks {
+		for _, in := range t.Inputs {
+			for _, p := range in.Producers {
+				if !slices.Contains(out, p) {
+					out = append(out, p)
+				}
+			}
+		}
+	}
+	return out
+}
+
 // CompoundState is what the planner decided for one compound this frame.
 type CompoundState struct {
 	Active   bool

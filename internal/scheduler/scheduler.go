@@ -1312,27 +1312,12 @@ func sendsTo(t planner.Task, wants func(channel string) bool) bool {
 	return slices.ContainsFunc(t.Outputs, func(o planner.Output) bool { return slices.ContainsFunc(o.Consumers, wants) })
 }
 
-// producersOf are the channels (IDs) whose frames a part assembles.
-func producersOf(cp *planner.ChannelPlan) []string {
-	var out []string
-	for _, t := range cp.Tasks {
-		for _, in := range t.Inputs {
-			for _, p := range in.Producers {
-				if !slices.Contains(out, p) {
-					out = append(out, p)
-				}
-			}
-		}
-	}
-	return out
-}
-
 // addFeeders adds the feeders of a part drawn again (its live producers'
 // parts that send it frames: feeding) to feeders, or lengthens them to
 // send what is wanted now; it reports whether any changed.
 func addFeeders(cp *planner.ChannelPlan, lost, own, feeders map[string]*planner.ChannelPlan, wanted func(string) bool) bool {
 	changed := false
-	for _, p := range producersOf(cp) {
+	for _, p := range cp.Producers() {
 		if lost[p] != nil || own[p] == nil {
 			continue
 		}
@@ -1378,7 +1363,7 @@ func repairCuts(lost map[string]*planner.ChannelPlan, redrawn map[string]bool, f
 func cutFor(cp *planner.ChannelPlan, waiting []string, cuts map[string]*planner.ChannelPlan) bool {
 	id := cp.Channel.ID
 	cut := upTo(cp, func(c string) bool {
-		return c != id && (slices.Contains(waiting, c) || cuts[c] != nil && slices.Contains(producersOf(cuts[c]), id))
+		return c != id && (slices.Contains(waiting, c) || cuts[c] != nil && slices.Contains(cuts[c].Producers(), id))
 	})
 	if cut == nil || cuts[id] != nil && len(cuts[id].Tasks) >= len(cut.Tasks) {
 		return false
