@@ -498,9 +498,12 @@ func (e *Executor) Abandon(frame int, producers []string) { e.inbox.abandon(fram
 // channels' names. Feeders are live channels' parts that send the lost
 // ones frames, or each other, drawn again with them (what they sent went
 // to the dead node): they send frames only to the parts drawn with them.
+// Feeders, and the lost channels (IDs) reading says, draw the tile queue
+// items they are handed marked Repaired, and pull none: a live channel
+// pulls for itself, and a lost one's stand-in on another pipe for it.
 // Any goroutine.
-func (e *Executor) Repair(frame int, to []string, lost, feeders []*planner.ChannelPlan) {
-	e.inbox.repair(frame, repair{to: to, lost: lost, feeders: feeders})
+func (e *Executor) Repair(frame int, to []string, lost, feeders []*planner.ChannelPlan, reading []string) {
+	e.inbox.repair(frame, repair{to: to, lost: lost, feeders: feeders, reading: reading})
 }
 
 // Grant delivers tile queue items asked for with Sink.Pull.
@@ -614,6 +617,13 @@ type channelRun struct {
 type repairRoutes struct {
 	takes map[string][]string // part's channel ID -> the producers it assembles
 	to    map[string]bool
+	// reads: the parts draw the tile queue items their channels are
+	// handed elsewhere (Grant.Repaired) and pull none themselves; pulls
+	// are how far each channel's draws got (all of them: a channel's plan
+	// aside draws from its queue too, and takes the items its own plan did
+	// not, as on its own pipe), by queue
+	reads bool
+	pulls map[grantKey]*tilePull
 }
 
 // send hands an output frame to its consumer: through the sink, or, from
@@ -839,15 +849,22 @@ func (fr *frameRun) repair(rp repair) error {
 	e := fr.e
 	takes := map[string][]string{}
 	for _, p := range slices.Concat(rp.lost, rp.feeders) {
-		takes[p.Channel.ID] = p.Producers()
+		// a lost channel's plan aside sends its own plan a frame
+		for _, producer := range p.Producers() {
+			if !slices.Contains(takes[p.Channel.ID], producer) {
+				takes[p.Channel.ID] = append(takes[p.Channel.ID], producer)
+			}
+		}
 	}
 	lost := &repairRoutes{takes: takes, to: map[string]bool{}}
 	for _, id := range rp.to {
 		lost.to[id] = true
 	}
+	// a lost channel whose tiles a stand-in on another pipe pulls
+	reading := &repairRoutes{takes: takes, to: lost.to, reads: true, pulls: map[grantKey]*tilePull{}}
 	// a live channel's frames for the channels waiting here are its own
 	// to send
-	fed := &repairRoutes{takes: takes}
+	fed := &repairRoutes{takes: takes, reads: true, pulls: map[grantKey]*tilePull{}}
 	for i, lp := range slices.Concat(rp.lost, rp.feeders) {
 		tasks := inRunOrder(lp)
 		w, h, err := e.size(lp, tasks)
@@ -871,8 +888,11 @@ func (fr *frameRun) repair(rp repair) error {
 		p := *lp
 		p.Tasks = tasks
 		routes := lost
-		if i >= len(rp.lost) {
+		switch {
+		case i >= len(rp.lost):
 			routes = fed
+		case slices.Contains(rp.reading, lp.Channel.ID):
+			routes = reading
 		}
 		r := &channelRun{plan: &p, target: tg, dirty: map[int]compound.PixelViewport{}, done: make([]bool, len(tasks)),
 			holdFor: scratchStarts(tasks), repair: routes}
@@ -1658,6 +1678,7 @@ type tileDraw struct {
 type tilePull struct {
 	asked bool // a pull is outstanding
 	last  bool // the queue said it is empty
+	read  int  // grants read, by a feeder (inbox.grantsFrom)
 }
 
 type tileItem struct {
@@ -1679,17 +1700,33 @@ func (fr *frameRun) drawTiles(r *channelRun, t *planner.Task, rec *stats.Record)
 	// one it draws aside, or one merged into it): the grants answer the
 	// channel, so whichever of its draws runs takes them, and each ends
 	// once the queue is done
-	key := grantKey{fr.frame, r.plan.Channel.ID, t.Queue}
-	if fr.pulls == nil {
+	// a feeder of a repair draws what its live channel is handed, which
+	// pulls on for itself (and a lost part what its stand-in on another
+	// pipe is): it asks for nothing, and reads the grants, which another
+	// repair's part of the channel reads too
+	feeder := r.repair != nil && r.repair.reads
+	key := grantKey{fr.frame, r.plan.Channel.ID, t.Queue, feeder}
+	pulls := fr.pulls
+	if feeder {
+		pulls = r.repair.pulls
+	} else if pulls == nil {
 		fr.pulls = map[grantKey]*tilePull{}
+		pulls = fr.pulls
 	}
-	pull := fr.pulls[key]
+	pull := pulls[key]
 	if pull == nil {
-		pull = &tilePull{}
-		fr.pulls[key] = pull
+		pull = &tilePull{asked: feeder}
+		pulls[key] = pull
 	}
-	for _, g := range e.inbox.takeGrants(key) {
-		pull.asked = false
+	var grants []Grant
+	if feeder {
+		grants = e.inbox.grantsFrom(key, pull.read)
+		pull.read += len(grants)
+	} else {
+		grants = e.inbox.takeGrants(key)
+	}
+	for _, g := range grants {
+		pull.asked = feeder
 		for i := range g.Tiles {
 			td.pending = append(td.pending, tileItem{index: g.First + i, tile: &g.Tiles[i]})
 		}

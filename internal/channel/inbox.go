@@ -1,6 +1,7 @@
 package channel
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/goeq/goeq/internal/compound"
@@ -74,6 +75,9 @@ type grantKey struct {
 	frame   int
 	channel string
 	queue   string
+	// repaired: a live channel's items for its parts drawn again, which
+	// each such part reads (grantsFrom) and none takes
+	repaired bool
 }
 
 // Grant is a batch of tile queue items for a channel.
@@ -85,6 +89,10 @@ type Grant struct {
 	Tiles   []compound.PixelViewport
 	Ranges  []compound.Range
 	Done    bool
+	// Repaired: for the parts of repairs that read what the channel
+	// pulls (Executor.Repair's feeders and reading), not for the channel
+	// or its stand-in, which pulls them
+	Repaired bool
 }
 
 // inbox holds what arrives for a pipe while its executor runs: input
@@ -169,6 +177,7 @@ func (b *inbox) abandon(frame int, producers []string) {
 type repair struct {
 	to            []string
 	lost, feeders []*planner.ChannelPlan
+	reading       []string
 }
 
 func (b *inbox) repair(frame int, r repair) {
@@ -191,7 +200,7 @@ func (b *inbox) takeRepairs(frame int) []repair {
 func (b *inbox) grant(g Grant) {
 	b.mu.Lock()
 	if g.Frame > b.through {
-		k := grantKey{g.Frame, g.Channel, g.Queue}
+		k := grantKey{g.Frame, g.Channel, g.Queue, g.Repaired}
 		b.grants[k] = append(b.grants[k], g)
 	}
 	b.mu.Unlock()
@@ -204,6 +213,18 @@ func (b *inbox) takeGrants(k grantKey) []Grant {
 	g := b.grants[k]
 	delete(b.grants, k)
 	return g
+}
+
+// grantsFrom are the grants of a key from the nth on, left in place: a
+// channel drawn again twice this frame (a feeder of two repairs) draws
+// the same items in each.
+func (b *inbox) grantsFrom(k grantKey, n int) []Grant {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if g := b.grants[k]; n < len(g) {
+		return slices.Clone(g[n:])
+	}
+	return nil
 }
 
 // forget drops what is left of frames up to f: arrivals nobody assembled

@@ -10,6 +10,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -48,7 +49,12 @@ type node struct {
 	// repairing are other nodes' lost channels whose parts of a frame a
 	// pipe here draws (by ID): their tile grants go to it (serve's alone)
 	repairing map[string]*pipe
-	chooser   *compressor.Chooser
+	// feeding are the pipes here whose repairs read a channel's tile
+	// grants (by ID): a live channel's part drawn again (a feeder), or a
+	// lost one's whose stand-in on another pipe pulls; its grants marked
+	// Repair go to them (serve's alone)
+	feeding map[string][]*pipe
+	chooser *compressor.Chooser
 	// listener takes the frames peers send (Drained)
 	listener *transport.Listener
 	data     []byte // the latest frame data (only changes travel)
@@ -221,7 +227,7 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 		sample[i] = byte(i / 4 / 64)
 	}
 	n.chooser.Calibrate(compressor.RGBA8, 256, 64, sample)
-	n.byChan, n.repairing = map[string]*pipe{}, map[string]*pipe{}
+	n.byChan, n.repairing, n.feeding = map[string]*pipe{}, map[string]*pipe{}, map[string][]*pipe{}
 	n.frames = map[int]*frameTrack{}
 	n.drop = map[string]bool{}
 	if v := os.Getenv("GOEQ_DROP_FRAMES"); v != "" {
@@ -579,15 +585,23 @@ func (n *node) serve(ctx context.Context, s *session) error {
 }
 
 // grant hands tile queue items to the pipe of the channel they are for, or
-// of the channel that draws a lost one's part (repair).
+// of the channel that draws a lost one's part (repair), or, marked Repair,
+// to the pipes whose repairs read them (feeding).
 func (n *node) grant(g control.Grant) {
+	cg := channel.Grant{Frame: g.Frame, Channel: g.Channel, Queue: g.Queue, First: g.First, Tiles: g.Tiles,
+		Ranges: g.Ranges, Done: g.Done, Repaired: g.Repair}
+	if g.Repair {
+		for _, p := range n.feeding[g.Channel] {
+			p.exec.Grant(cg)
+		}
+		return
+	}
 	p := n.byChan[g.Channel]
 	if p == nil {
 		p = n.repairing[g.Channel]
 	}
 	if p != nil {
-		p.exec.Grant(channel.Grant{Frame: g.Frame, Channel: g.Channel, Queue: g.Queue, First: g.First, Tiles: g.Tiles,
-			Ranges: g.Ranges, Done: g.Done})
+		p.exec.Grant(cg)
 	}
 }
 
@@ -624,13 +638,26 @@ func (n *node) repair(r *control.Repair) {
 	if len(lost) != len(r.Lost) || len(feeders) != len(r.Feeders) {
 		return
 	}
+	reads := func(id string) {
+		// a node has few pipes: the list stays short
+		if !slices.Contains(n.feeding[id], p) {
+			n.feeding[id] = append(n.feeding[id], p)
+		}
+	}
 	for _, cw := range r.Lost {
-		n.repairing[cw.Channel] = p
+		if slices.Contains(r.Reading, cw.Channel) {
+			reads(cw.Channel)
+		} else {
+			n.repairing[cw.Channel] = p
+		}
+	}
+	for _, cw := range r.Feeders {
+		reads(cw.Channel)
 	}
 	for _, g := range r.Grants {
 		n.grant(g)
 	}
-	p.exec.Repair(r.Frame, r.For, lost, feeders)
+	p.exec.Repair(r.Frame, r.For, lost, feeders, r.Reading)
 }
 
 // start hands a frame's work to the pipes; each runs its frames in order.

@@ -337,8 +337,12 @@ type Repair struct {
 	// Feeders are live channels' parts that send the lost ones frames, or
 	// each other (scheduler.Repair.Feeders)
 	Feeders []ChannelWork `json:"feeders,omitempty"`
-	// Grants are the tile queue items the lost channels were handed
+	// Grants are the tile queue items the lost channels were handed, and
+	// the feeders' live channels (Repair set)
 	Grants []Grant `json:"grants,omitempty"`
+	// Reading are lost channels (IDs) whose tiles a stand-in on another
+	// pipe pulls (scheduler.Repair.Reading)
+	Reading []string `json:"reading,omitempty"`
 }
 
 // Grant hands a channel tile queue items.
@@ -350,6 +354,9 @@ type Grant struct {
 	Tiles   []compound.PixelViewport `json:"tiles,omitempty"`
 	Ranges  []compound.Range         `json:"ranges,omitempty"`
 	Done    bool                     `json:"done,omitempty"`
+	// Repair: for the parts of repairs that draw Channel's items again
+	// (scheduler.Grant.Repair)
+	Repair bool `json:"repair,omitempty"`
 }
 
 // ServiceName and the stream method, spelled as gRPC paths.

@@ -322,8 +322,16 @@ type Repair struct {
 	Feeders []*planner.ChannelPlan
 	// Grants are the tile queue items the lost channels were handed: the
 	// stand-in draws them, whether they came or not (its consumer keeps one
-	// of each), and pulls the rest for them as they would have
+	// of each), and pulls the rest for them as they would have. A feeder
+	// that pulls tiles is handed the items its live channel was (Repair
+	// set), and later ones as that channel pulls them: its tiles went to
+	// the dead node, and the live one pulls on for itself.
 	Grants []Grant
+	// Reading are lost channels (IDs) of Plans that pull tiles and are
+	// drawn again on another pipe too, whose stand-in there pulls for
+	// them: drawn here, they are handed what it is (Repair set), as a
+	// feeder is, and pull nothing
+	Reading []string
 }
 
 // Grant hands a source the next items of a tile queue; Done says the queue
@@ -337,6 +345,10 @@ type Grant struct {
 	Tiles   []compound.PixelViewport
 	Ranges  []compound.Range
 	Done    bool
+	// Repair: for the parts of a repair on Node that draw Channel's items
+	// again (a live channel's feeder, a lost one's Reading), pulling
+	// nothing themselves
+	Repair bool
 }
 
 // Completed is a finished frame with its statistics.
@@ -494,6 +506,9 @@ type queueState struct {
 	// given are the items handed to each channel (by ID): a lost one's
 	// are drawn again by its stand-in (repair)
 	given map[string][]Grant
+	// mirrors are the nodes whose repairs draw a live channel's (by ID)
+	// items again (a feeder that pulls tiles): each is handed them too
+	mirrors map[string][]string
 }
 
 // Scheduler runs frames for one config. Create it with New.
@@ -814,7 +829,7 @@ func (s *Scheduler) start(number int) {
 	s.lastStart = s.now
 	s.interval = time.Duration(plan.Interval * float64(time.Second))
 	for _, q := range plan.Queues {
-		f.queues[q.ID] = &queueState{q: q, given: map[string][]Grant{}}
+		f.queues[q.ID] = &queueState{q: q, given: map[string][]Grant{}, mirrors: map[string][]string{}}
 	}
 	works := make([]Work, n) // by node index; one with no Node has none
 	for _, cp := range plan.Channels {
@@ -1030,20 +1045,28 @@ func (s *Scheduler) lose(node, reason string) {
 // drawn again only where everything it assembles is drawn again too. The
 // pipe of each live channel they send to draws, in one repair, what its
 // channels need. A part that pulls tiles draws again the tiles it was
-// handed and pulls on (on one pipe only).
+// handed and pulls on, on one pipe; on others it draws what that one is
+// handed (Repair.Reading).
 // A part that assembles a live node's frames has them drawn again with it
-// (theirs went to the dead node: a sort-last exchange's bands), and what
-// those assemble first in turn (a binary swap's earlier rounds), where
-// none of them pulls tiles. Otherwise its consumers go on without it.
+// (theirs went to the dead node: a sort-last exchange's bands, tiles a
+// live channel pulled), and what those assemble first in turn (a binary
+// swap's earlier rounds). Otherwise its consumers go on without it.
 func (s *Scheduler) repair(f *frameState, ns *nodeState, ids []string) []string {
-	lost := map[string]*planner.ChannelPlan{} // the lost node's parts, by channel ID
-	own := map[string]*planner.ChannelPlan{}  // every channel's own plan
+	plansOf := map[string][]*planner.ChannelPlan{}
 	for _, cp := range f.plan.Channels {
-		if s.channelNode[cp.Channel] == ns && len(cp.Tasks) > 0 {
-			lost[cp.Channel.ID] = cp
+		if len(cp.Tasks) > 0 {
+			plansOf[cp.Channel.ID] = append(plansOf[cp.Channel.ID], cp)
 		}
-		if !cp.Aside {
-			own[cp.Channel.ID] = cp
+	}
+	lost := map[string]*planner.ChannelPlan{} // the lost node's parts, by channel ID
+	own := map[string]*planner.ChannelPlan{}  // every channel's part with a plan of its own
+	for id, plans := range plansOf {
+		part := onePart(plans)
+		if s.channelNode[plans[0].Channel] == ns {
+			lost[id] = part
+		}
+		if !part.Aside {
+			own[id] = part
 		}
 	}
 	ordered := slices.Sorted(maps.Keys(lost))
@@ -1136,30 +1159,24 @@ func (s *Scheduler) repair(f *frameState, ns *nodeState, ids []string) []string 
 				}
 			}
 		}
-		clear(cuts)
-		for _, p := range pipes {
-			cuts[p] = repairCuts(lost, redrawn, feeders, fed, waiting[p])
-		}
-		// two stand-ins would share a lost part's tiles out
-		for _, g := range groups {
-			pulls := slices.ContainsFunc(g.members, func(id string) bool {
-				return slices.ContainsFunc(lost[id].Tasks, func(t planner.Task) bool { return t.Queue != "" })
-			})
-			drawnOn := 0
-			for _, p := range pipes {
-				if slices.ContainsFunc(g.members, func(id string) bool { return cuts[p][id] != nil }) {
-					drawnOn++
-				}
-			}
-			if pulls && drawnOn > 1 && redrawn[g.members[0]] {
-				giveUp(g)
-				given = true
-			}
-		}
 		if !given {
 			break
 		}
 		settle() // what fed on a part given up waits in vain
+	}
+	for _, p := range pipes {
+		cuts[p] = repairCuts(lost, redrawn, feeders, fed, waiting[p])
+	}
+	// a lost part that pulls tiles, drawn on several pipes: the first
+	// one's stand-in pulls them, and the others read what it is handed
+	// (two that pulled would share them out)
+	puller := map[string]*compound.Pipe{}
+	for _, p := range pipes {
+		for id, cut := range cuts[p] {
+			if lost[id] != nil && puller[id] == nil && slices.ContainsFunc(cut.Tasks, func(t planner.Task) bool { return t.Queue != "" }) {
+				puller[id] = p
+			}
+		}
 	}
 	var repaired []string
 	// one repair for each pipe: parts of different groups may feed each
@@ -1171,10 +1188,10 @@ func (s *Scheduler) repair(f *frameState, ns *nodeState, ids []string) []string 
 		rp := Repair{Node: node.id, Frame: f.number, For: waiting[p]}
 		for _, id := range slices.Sorted(maps.Keys(cuts[p])) {
 			if feeders[id] != nil {
-				rp.Feeders = append(rp.Feeders, cuts[p][id])
+				rp.Feeders = append(rp.Feeders, splitPart(cuts[p][id], plansOf[id])...)
 				continue
 			}
-			rp.Plans = append(rp.Plans, cuts[p][id])
+			rp.Plans = append(rp.Plans, splitPart(cuts[p][id], plansOf[id])...)
 			if !slices.Contains(repaired, id) {
 				repaired = append(repaired, id)
 			}
@@ -1182,10 +1199,18 @@ func (s *Scheduler) repair(f *frameState, ns *nodeState, ids []string) []string 
 		if len(rp.Plans) == 0 {
 			continue
 		}
-		for _, cp := range rp.Plans {
-			for _, id := range slices.Sorted(maps.Keys(f.queues)) {
-				for _, given := range f.queues[id].given[cp.Channel.ID] {
-					given.Node = node.id
+		for _, id := range slices.Sorted(maps.Keys(cuts[p])) {
+			reads := feeders[id] != nil || puller[id] != nil && puller[id] != p
+			if reads && lost[id] != nil {
+				rp.Reading = append(rp.Reading, id)
+			}
+			for _, qid := range slices.Sorted(maps.Keys(f.queues)) {
+				q := f.queues[qid]
+				if reads && slices.ContainsFunc(cuts[p][id].Tasks, func(t planner.Task) bool { return t.Queue == qid }) && !slices.Contains(q.mirrors[id], node.id) {
+					q.mirrors[id] = append(q.mirrors[id], node.id)
+				}
+				for _, given := range q.given[id] {
+					given.Node, given.Repair = node.id, reads
 					rp.Grants = append(rp.Grants, given)
 				}
 			}
@@ -1193,6 +1218,56 @@ func (s *Scheduler) repair(f *frameState, ns *nodeState, ids []string) []string 
 		s.ready.Repairs = append(s.ready.Repairs, rp)
 	}
 	return slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return slices.Contains(repaired, id) })
+}
+
+// onePart is a channel's plans of a frame as one part: its own plan's
+// tasks after those of its plans aside (a compound of a pixel
+// decomposition its channel draws past its own pixels, a stand-in's for
+// a channel lost before), whose frames it assembles. splitPart parts
+// them again. A channel with no plan of its own is not drawn again.
+func onePart(plans []*planner.ChannelPlan) *planner.ChannelPlan {
+	if len(plans) == 1 {
+		return plans[0]
+	}
+	var part *planner.ChannelPlan
+	var tasks []planner.Task
+	for _, cp := range plans {
+		if cp.Aside {
+			tasks = append(tasks, cp.Tasks...)
+		} else {
+			part = cp
+		}
+	}
+	if part == nil {
+		return plans[0]
+	}
+	one := *part
+	one.Tasks = append(tasks, part.Tasks...)
+	return &one
+}
+
+// splitPart parts a cut of a part made by onePart into its channel's
+// plans, each on a framebuffer of its own as it was in the frame, by the
+// tasks' sequence numbers (unique in a frame).
+func splitPart(cut *planner.ChannelPlan, plans []*planner.ChannelPlan) []*planner.ChannelPlan {
+	if len(plans) == 1 {
+		return []*planner.ChannelPlan{cut}
+	}
+	var out []*planner.ChannelPlan
+	for _, cp := range plans {
+		part := *cp
+		part.Tasks = nil
+		for _, t := range cut.Tasks {
+			if slices.ContainsFunc(cp.Tasks, func(o planner.Task) bool { return o.Seq == t.Seq }) {
+				part.Tasks = append(part.Tasks, t)
+			}
+		}
+		if len(part.Tasks) > 0 {
+			part.Destination = cut.Destination && !cp.Aside
+			out = append(out, &part)
+		}
+	}
+	return out
 }
 
 // lostGroup is lost parts drawn again that send each other frames (a
@@ -1321,8 +1396,7 @@ func addFeeders(cp *planner.ChannelPlan, lost, own, feeders map[string]*planner.
 		if lost[p] != nil || own[p] == nil {
 			continue
 		}
-		// it only grows (wanted does): a longer one that pulls tiles is
-		// not taken, and the one before waits in vain
+		// it only grows (wanted does)
 		if fd := feeding(own[p], wanted); fd != nil && (feeders[p] == nil || len(fd.Tasks) > len(feeders[p].Tasks)) {
 			feeders[p], changed = fd, true
 		}
@@ -1374,16 +1448,15 @@ func cutFor(cp *planner.ChannelPlan, waiting []string, cuts map[string]*planner.
 
 // feeding is the part of a live channel's plan that sends frames to the
 // channels (IDs) wanted: the tasks of its compounds whose readback goes
-// there, and of those on the channel beneath them, up to the last that
-// sends there. It is nil where there are none, or where they pull tiles
-// (the live channel pulls on for itself, and which tiles it drew is its
-// own). What they assemble first is drawn again too (its producers feed
+// there (a draw of tiles reads back each), and of those on the channel
+// beneath them, up to the last that sends there; nil where there are
+// none. What they assemble first is drawn again too (its producers feed
 // it in turn).
 func feeding(cp *planner.ChannelPlan, wanted func(string) bool) *planner.ChannelPlan {
 	isWanted := func(c string) bool { return c != cp.Channel.ID && wanted(c) }
 	var roots []string
 	for _, t := range cp.Tasks {
-		if t.Kind == planner.Readback && sendsTo(t, isWanted) {
+		if (t.Kind == planner.Readback || t.Queue != "") && sendsTo(t, isWanted) {
 			roots = append(roots, t.Compound)
 		}
 	}
@@ -1408,9 +1481,6 @@ func feeding(cp *planner.ChannelPlan, wanted func(string) bool) *planner.Channel
 		// into (a destination that draws a range in place clears for
 		// each eye: the second eye's draw wants its depth cleared)
 		if under(t.Compound) || t.Kind == planner.Clear && above(t.Compound) {
-			if t.Queue != "" {
-				return nil
-			}
 			sub.Tasks = append(sub.Tasks, t)
 		}
 	}
@@ -1468,10 +1538,16 @@ func (s *Scheduler) pull(e Pull) {
 			}
 		}
 	}
-	if q != nil {
-		q.given[e.Channel] = append(q.given[e.Channel], g)
-	}
 	s.ready.Grants = append(s.ready.Grants, g)
+	if q == nil {
+		return
+	}
+	q.given[e.Channel] = append(q.given[e.Channel], g)
+	for _, node := range q.mirrors[e.Channel] {
+		m := g
+		m.Node, m.Repair = node, true
+		s.ready.Grants = append(s.ready.Grants, m)
+	}
 }
 
 // livenessTimeout is how long a node may be silent: livenessMargin times

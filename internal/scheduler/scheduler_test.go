@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
@@ -56,7 +57,12 @@ type fakeCluster struct {
 	produced  map[frameKey]bool
 	abandoned map[int]map[string]bool
 	repairs   []Repair
-	tiles     map[string][]int // queue -> item indexes handed out
+	redrawing []*redrawing // repairs not yet drawn to their end
+	// laterMirrors are the grants for feeders handed after their repair
+	laterMirrors []Grant
+	tiles        map[string][]int // queue -> item indexes handed out
+	// handed are the items each channel was handed, by pullKey
+	handed    map[pullKey][]int
 	completed []Completed
 	failure   string
 	finished  bool
@@ -80,23 +86,36 @@ type fakeNode struct {
 	stalled bool // alive, heartbeating, but runs no task (a slow node)
 	swaps   map[int]bool
 	waiting map[int]bool // at the swap barrier
-	pulls   map[string]bool
-	grants  map[string]*Grant
-	lastHB  time.Time
+	pulls   map[pullKey]bool
+	emptied map[pullKey]bool // the queue said it is done
+	grants  map[pullKey]*Grant
+	// mirrored are the items a repair's feeder here was handed (Grant.
+	// Repair), and whether the queue said it is done
+	mirrored map[pullKey][]int
+	mirrorOf map[pullKey]bool
+	lastHB   time.Time
 	// degraded are the inputs of a frame that never came (abandoned)
 	degraded map[int][]string
 }
 
 func newFakeNode(id string) *fakeNode {
 	return &fakeNode{id: id, pos: map[string]int{}, swaps: map[int]bool{}, waiting: map[int]bool{},
-		pulls: map[string]bool{}, grants: map[string]*Grant{}, degraded: map[int][]string{}}
+		pulls: map[pullKey]bool{}, emptied: map[pullKey]bool{}, grants: map[pullKey]*Grant{}, degraded: map[int][]string{},
+		mirrored: map[pullKey][]int{}, mirrorOf: map[pullKey]bool{}}
+}
+
+// pullKey is a channel's pulls from a queue in a frame.
+type pullKey struct {
+	frame          int
+	channel, queue string
 }
 
 // newCluster makes a cluster of the config's nodes, each joined but the
 // absent ones, which never do.
 func newCluster(t *testing.T, cfg *compound.Config, opt Options, absent ...string) *fakeCluster {
 	c := &fakeCluster{t: t, cfg: cfg, now: time.Unix(1000, 0), step: 5 * time.Millisecond, nodes: map[string]*fakeNode{},
-		produced: map[frameKey]bool{}, abandoned: map[int]map[string]bool{}, tiles: map[string][]int{}, starts: map[int]time.Time{}}
+		produced: map[frameKey]bool{}, abandoned: map[int]map[string]bool{}, tiles: map[string][]int{}, starts: map[int]time.Time{},
+		handed: map[pullKey][]int{}}
 	c.s = New(cfg, planner.New(cfg), opt)
 	c.s.Step(Tick{Now: c.now})
 	for _, id := range c.s.Nodes() {
@@ -153,6 +172,7 @@ func (c *fakeCluster) round() {
 		}
 		if !n.stalled {
 			c.advance(n)
+			c.redrawOn(n)
 		}
 		c.drain()
 	}
@@ -219,13 +239,13 @@ func (c *fakeCluster) drain() {
 					c.t.Errorf("frame %d: a repair for channel %s on node %s", r.Frame, ch, r.Node)
 				}
 			}
-			c.redraw(r)
+			c.redrawing = append(c.redrawing, newRedrawing(r))
+			c.grant(r.Grants, false)
 		}
+		c.grant(rd.Grants, true)
 		for _, g := range rd.Grants {
-			gc := g
-			c.nodes[g.Node].grants[g.Channel] = &gc
-			for i := range len(g.Tiles) + len(g.Ranges) {
-				c.tiles[g.Queue] = append(c.tiles[g.Queue], g.First+i)
+			if g.Repair {
+				c.laterMirrors = append(c.laterMirrors, g)
 			}
 		}
 		c.completed = append(c.completed, rd.Completed...)
@@ -242,41 +262,107 @@ func (c *fakeCluster) drain() {
 	}
 }
 
-// redraw runs a repair's parts at once, task by task, each as far as the
-// frames it assembles came from the parts drawn with it (as the pipe does,
-// which keeps those apart from its own channels'): a part that waits for a
-// frame none of them sends leaves the rest of its own unsent, and its
-// consumers wait. What a lost part sends the channels the repair is for
-// reaches them; the rest goes nowhere else.
-func (c *fakeCluster) redraw(r Repair) {
-	type sent struct {
-		eye                      int
-		name, producer, consumer string
+// grant hands tile queue items to the node they are for: to the channel
+// that pulled them (or its stand-in), or to a repair's feeder that draws
+// them again. They are handed out now, or again with a repair.
+func (c *fakeCluster) grant(gs []Grant, now bool) {
+	for _, g := range gs {
+		n := c.nodes[g.Node]
+		k := pullKey{g.Frame, g.Channel, g.Queue}
+		items := make([]int, len(g.Tiles)+len(g.Ranges))
+		for i := range items {
+			items[i] = g.First + i
+		}
+		if g.Repair {
+			n.mirrored[k] = append(n.mirrored[k], items...)
+			n.mirrorOf[k] = n.mirrorOf[k] || g.Done
+			continue
+		}
+		gc := g
+		n.grants[k] = &gc
+		if now {
+			c.handed[k] = append(c.handed[k], items...)
+			c.tiles[g.Queue] = append(c.tiles[g.Queue], items...)
+		}
 	}
-	local := map[sent]bool{}
+}
+
+// redrawing is a repair's parts in progress, each as far as the frames it
+// assembles came from the parts drawn with it (as the pipe does, which
+// keeps those apart from its own channels').
+type redrawing struct {
+	r     Repair
+	parts []*planner.ChannelPlan // the feeders first
+	next  []int
+	local map[repairSent]bool
+	done  bool
+}
+
+type repairSent struct {
+	eye                      int
+	name, producer, consumer string
+}
+
+func newRedrawing(r Repair) *redrawing {
 	parts := slices.Concat(r.Feeders, r.Plans)
-	next := make([]int, len(parts))
-	for progressed := true; progressed; {
-		progressed = false
-		for i, cp := range parts {
-			for ; next[i] < len(cp.Tasks); next[i]++ {
-				t := cp.Tasks[next[i]]
-				if slices.ContainsFunc(t.Inputs, func(in planner.Input) bool {
-					return slices.ContainsFunc(in.Producers, func(p string) bool { return !local[sent{t.Eye, in.Name, p, cp.Channel.ID}] })
-				}) {
-					break
-				}
-				for _, o := range t.Outputs {
-					for _, to := range o.Consumers {
-						local[sent{t.Eye, o.Name, cp.Channel.ID, to}] = true
-						if i >= len(r.Feeders) && slices.Contains(r.For, to) {
-							c.produced[frameKey{r.Frame, t.Eye, o.Name, cp.Channel.ID}] = true
+	return &redrawing{r: r, parts: parts, next: make([]int, len(parts)), local: map[repairSent]bool{}}
+}
+
+// redrawOn runs the repairs on a node as far as they can go: a part that
+// waits for a frame none of them sends leaves the rest of its own unsent,
+// and its consumers wait. A lost part's stand-in pulls its tiles on; a
+// feeder pulls none, and draws what its live channel is handed (Grant.
+// Repair), the same items, as does a lost part that another pipe's
+// stand-in pulls for (Repair.Reading). What a lost part sends the channels the repair
+// is for reaches them; the rest goes nowhere else.
+func (c *fakeCluster) redrawOn(n *fakeNode) {
+	for _, rd := range c.redrawing {
+		if rd.r.Node != n.id || rd.done {
+			continue
+		}
+		r := rd.r
+		for progressed := true; progressed; {
+			progressed = false
+			for i, cp := range rd.parts {
+				feeder := i < len(r.Feeders)
+				reads := feeder || slices.Contains(r.Reading, cp.Channel.ID)
+				for ; rd.next[i] < len(cp.Tasks); rd.next[i]++ {
+					t := cp.Tasks[rd.next[i]]
+					if slices.ContainsFunc(t.Inputs, func(in planner.Input) bool {
+						return slices.ContainsFunc(in.Producers, func(p string) bool { return !rd.local[repairSent{t.Eye, in.Name, p, cp.Channel.ID}] })
+					}) {
+						break
+					}
+					if t.Queue != "" {
+						k := pullKey{r.Frame, cp.Channel.ID, t.Queue}
+						if !reads && !c.pullTiles(n, r.Frame, cp.Channel.ID, t.Queue) {
+							break
+						}
+						if reads {
+							if !n.mirrorOf[k] {
+								break
+							}
+							got, want := slices.Sorted(slices.Values(n.mirrored[k])), slices.Sorted(slices.Values(c.handed[k]))
+							if !slices.Equal(got, want) {
+								c.t.Errorf("frame %d: the part of %s drawn again on node %s drew items %v of queue %s, which handed it %v", r.Frame, cp.Channel.ID, n.id, got, t.Queue, want)
+							}
 						}
 					}
+					for _, o := range t.Outputs {
+						for _, to := range o.Consumers {
+							rd.local[repairSent{t.Eye, o.Name, cp.Channel.ID, to}] = true
+							if !feeder && slices.Contains(r.For, to) {
+								c.produced[frameKey{r.Frame, t.Eye, o.Name, cp.Channel.ID}] = true
+							}
+						}
+					}
+					progressed = true
 				}
-				progressed = true
 			}
 		}
+		rd.done = !slices.ContainsFunc(rd.parts, func(cp *planner.ChannelPlan) bool {
+			return rd.next[slices.Index(rd.parts, cp)] < len(cp.Tasks)
+		})
 	}
 }
 
@@ -331,26 +417,38 @@ func (c *fakeCluster) advance(n *fakeNode) {
 	delete(n.degraded, w.Frame)
 }
 
+// pullTiles pulls a channel's items of a queue until the queue says it is
+// done; false while it is not.
+func (c *fakeCluster) pullTiles(n *fakeNode, frame int, channel, queue string) bool {
+	k := pullKey{frame, channel, queue}
+	if n.emptied[k] {
+		return true // a channel's second draw from the queue (the executor's tilePull)
+	}
+	g := n.grants[k]
+	if g == nil {
+		if !n.pulls[k] {
+			n.pulls[k] = true
+			c.s.Step(Pull{Node: n.id, Channel: channel, Frame: frame, Queue: queue, Max: 4})
+		}
+		return false
+	}
+	delete(n.grants, k)
+	if !g.Done {
+		c.s.Step(Pull{Node: n.id, Channel: channel, Frame: frame, Queue: queue, Max: 4})
+		return false
+	}
+	n.emptied[k] = true
+	return true
+}
+
 // run1 executes one task; false when it must wait.
 func (c *fakeCluster) run1(n *fakeNode, frame int, channel string, t planner.Task) bool {
 	switch t.Kind {
 	case planner.Draw:
 		if t.Queue != "" {
-			// pull until the queue says done
-			g := n.grants[channel]
-			if g == nil || g.Frame != frame || g.Queue != t.Queue {
-				if !n.pulls[channel+t.Queue+fmt.Sprint(frame)] {
-					n.pulls[channel+t.Queue+fmt.Sprint(frame)] = true
-					c.s.Step(Pull{Node: n.id, Channel: channel, Frame: frame, Queue: t.Queue, Max: 4})
-				}
+			if !c.pullTiles(n, frame, channel, t.Queue) {
 				return false
 			}
-			if !g.Done {
-				delete(n.grants, channel)
-				c.s.Step(Pull{Node: n.id, Channel: channel, Frame: frame, Queue: t.Queue, Max: 4})
-				return false
-			}
-			delete(n.grants, channel)
 			for _, o := range t.Outputs {
 				c.produced[frameKey{frame, t.Eye, o.Name, channel}] = true
 			}
@@ -513,11 +611,17 @@ func render2KilledAfter5(t *testing.T, cfg *compound.Config, frames int) (*fakeC
 	for len(c.completed) < 5 {
 		c.round()
 	}
-	c.nodes["render2"].dead = true
+	return c, c.kill("render2")
+}
+
+// kill makes a node die with the frames in flight, and tells the
+// scheduler; it returns the first frame started after the loss.
+func (c *fakeCluster) kill(node string) int {
+	c.nodes[node].dead = true
 	lostAt := c.s.Started()
-	c.s.Step(Lost{Node: "render2", Reason: "killed"})
+	c.s.Step(Lost{Node: node, Reason: "killed"})
 	c.drain()
-	return c, lostAt
+	return lostAt
 }
 
 // names are channels' names in the config, by their IDs.
@@ -527,6 +631,18 @@ func names(c *fakeCluster, ids []string) []string {
 		out = append(out, c.s.channels[id].Name)
 	}
 	return out
+}
+
+// channelID is the ID of the config's channel of that name.
+func channelID(t *testing.T, c *fakeCluster, name string) string {
+	t.Helper()
+	for _, ch := range c.s.channels {
+		if ch.Name == name {
+			return ch.ID
+		}
+	}
+	t.Fatalf("no channel %s", name)
+	return ""
 }
 
 // repairedWhole runs the cluster to the end and fails the test where no
@@ -697,9 +813,7 @@ func TestALostExchangeSourceIsRepairedForWhatEachPipeNeeds(t *testing.T) {
 	for len(c.completed) < 4 {
 		c.round()
 	}
-	c.nodes["node2"].dead = true
-	c.s.Step(Lost{Node: "node2", Reason: "killed"})
-	c.drain()
+	c.kill("node2")
 	repairedWhole(t, c)
 	for _, r := range c.repairs {
 		if len(r.Plans) != 1 {
@@ -827,16 +941,7 @@ func TestALostPartFedThroughALiveNodeThatFinishedIsDrawnAgain(t *testing.T) {
 	for len(c.completed) < 4 {
 		c.round()
 	}
-	id := func(name string) string {
-		for _, ch := range c.s.channels {
-			if ch.Name == name {
-				return ch.ID
-			}
-		}
-		t.Fatalf("no channel %s", name)
-		return ""
-	}
-	src4, render1, render2 := id("src4"), c.nodes["render1"], c.nodes["render2"]
+	src4, render1, render2 := channelID(t, c, "src4"), c.nodes["render1"], c.nodes["render2"]
 	frame := c.s.Started() - 1 // the newest, which render2 has not drawn
 	sent := func() bool {
 		return slices.ContainsFunc(compound.Eyes[:], func(eye int) bool { return c.produced[frameKey{frame, eye, "f4", src4}] })
@@ -877,28 +982,119 @@ func TestALostPartFedThroughALiveNodeThatFinishedIsDrawnAgain(t *testing.T) {
 	}
 }
 
-// A part that cannot be drawn again (one that assembles the tiles a live
-// node pulled from a queue: which it drew is its own) is given up: the
-// frames in flight that lack it complete degraded, latency + 1 of them at
-// most, and none later.
-func TestALostNodesAssemblyOfALiveNodesTilesDegradesItsFrames(t *testing.T) {
-	cfg := load(t, filepath.Join("testdata", "cross-node-tiles.eqc"))
-	c, lostAt := render2KilledAfter5(t, cfg, 30)
-	c.runToEnd(20000)
-	if len(c.repairs) != 0 {
-		t.Errorf("%d parts repaired; src3's, which assembles src1's tiles, cannot be", len(c.repairs))
+// A lost part that assembles the tiles a live node pulls from a queue:
+// the live channel's tiles went to the dead node, so its part is drawn
+// again with the lost one, on the same items (the feeder pulls none
+// itself: it is handed what the live channel was, and then what it pulls
+// on). render2 dies while src1 is still pulling the newest frame's tiles,
+// and no frame is degraded.
+func TestALostAssemblyOfALiveNodesTilesIsRepairedWithTheSameTiles(t *testing.T) {
+	c := newCluster(t, load(t, filepath.Join("testdata", "cross-node-tiles.eqc")), Options{Frames: 30})
+	for len(c.completed) < 5 {
+		c.round()
 	}
-	degraded := 0
-	for _, f := range c.completed {
-		if f.Degraded {
-			degraded++
-			if f.Frame >= lostAt {
-				t.Errorf("frame %d, started after the loss, is degraded", f.Frame)
+	src1 := channelID(t, c, "src1")
+	frame := c.s.Started() - 1
+	pulling := func() bool {
+		for k, items := range c.handed {
+			if k.frame == frame && k.channel == src1 && len(items) > 0 {
+				return true
+			}
+		}
+		return false
+	}
+	for i := 0; i < 1000 && !pulling(); i++ {
+		c.round()
+	}
+	if !pulling() {
+		t.Fatalf("src1 pulled nothing of frame %d", frame)
+	}
+	c.kill("render2")
+	mirroredAtRepair := 0
+	for _, r := range c.repairs {
+		for _, g := range r.Grants {
+			if g.Repair && g.Channel == src1 && g.Frame == frame {
+				mirroredAtRepair++
 			}
 		}
 	}
-	if degraded == 0 || degraded > cfg.Latency+1 {
-		t.Errorf("%d degraded frames, want 1..%d", degraded, cfg.Latency+1)
+	repairedWhole(t, c)
+	found := false
+	for _, r := range c.repairs {
+		var lost, fed []string
+		for _, cp := range r.Plans {
+			lost = append(lost, cp.Channel.Name)
+		}
+		for _, cp := range r.Feeders {
+			fed = append(fed, cp.Channel.Name)
+		}
+		if r.Frame == frame && slices.Equal(names(c, r.For), []string{"dest"}) && slices.Equal(lost, []string{"src3"}) && slices.Equal(fed, []string{"src1"}) {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("frame %d: no repair for dest of src3, fed by src1", frame)
+	}
+	// redrawOn checked that the feeder drew what src1 was handed
+	mirrored := 0
+	for k, items := range c.nodes["app"].mirrored {
+		if k.frame == frame && k.channel == src1 {
+			mirrored += len(items)
+		}
+	}
+	if mirroredAtRepair == 0 || mirrored == 0 || !slices.ContainsFunc(c.laterMirrors, func(g Grant) bool { return g.Frame == frame && g.Channel == src1 }) {
+		t.Errorf("frame %d: src1's feeder was handed %d grants with the repair and %d items in all; want some then and some as src1 pulled on", frame, mirroredAtRepair, mirrored)
+	}
+}
+
+// A lost channel that draws a part aside (a column of the pixel
+// decomposition it assembles) has both its plans drawn again, the aside
+// one on a framebuffer of its own as in the frame, with src1's frame for
+// it: no frame is degraded (the part drawn aside stood for the whole
+// channel, which was not drawn again).
+func TestALostChannelsPartDrawnAsideIsDrawnAgainWithIt(t *testing.T) {
+	c, _ := render2KilledAfter5(t, load(t, filepath.Join("testdata", "drawn-aside.eqc")), 20)
+	repairedWhole(t, c)
+	for _, r := range c.repairs {
+		var lost []string
+		for _, cp := range r.Plans {
+			lost = append(lost, fmt.Sprintf("%s aside %v", cp.Channel.Name, cp.Aside))
+		}
+		slices.Sort(lost)
+		if !slices.Equal(names(c, r.For), []string{"dest"}) || !slices.Equal(lost, []string{"src3 aside false", "src3 aside true"}) ||
+			len(r.Feeders) != 1 || r.Feeders[0].Channel.Name != "src1" {
+			t.Errorf("frame %d: a repair for %v of %v, fed by %d parts; want one for dest of src3's plan and its plan aside, fed by src1", r.Frame, names(c, r.For), lost, len(r.Feeders))
+		}
+	}
+}
+
+// A lost part that pulls tiles and goes to channels on two pipes is drawn
+// again on both: one stand-in pulls its tiles on, and the other draws
+// what that one is handed (Repair.Reading), as a feeder does, rather than
+// share them out between two (no frame is degraded; before, the part was
+// given up).
+func TestALostPartThatPullsTilesForTwoPipesIsDrawnOnBoth(t *testing.T) {
+	c, _ := render2KilledAfter5(t, load(t, filepath.Join("testdata", "tiles-for-two-destinations.eqc")), 30)
+	repairedWhole(t, c)
+	src3, src4 := channelID(t, c, "src3"), channelID(t, c, "src4")
+	pulling, reading := map[int]int{}, map[int]int{}
+	for _, r := range c.repairs {
+		switch {
+		case slices.Equal(r.Reading, []string{src3, src4}) || slices.Equal(r.Reading, []string{src4, src3}):
+			reading[r.Frame]++
+		case len(r.Reading) == 0:
+			pulling[r.Frame]++
+		default:
+			t.Errorf("frame %d: a repair for %v reads %v", r.Frame, names(c, r.For), names(c, r.Reading))
+		}
+	}
+	for frame := range pulling {
+		if pulling[frame] != 1 || reading[frame] != 1 {
+			t.Errorf("frame %d: %d repairs pull src3's and src4's tiles and %d read them; want one of each", frame, pulling[frame], reading[frame])
+		}
+	}
+	if len(pulling) == 0 || !slices.ContainsFunc(c.laterMirrors, func(g Grant) bool { return g.Channel == src3 || g.Channel == src4 }) {
+		t.Errorf("frames %v repaired; no tiles the stand-in pulled were handed to the other pipe's", slices.Sorted(maps.Keys(pulling)))
 	}
 }
 
@@ -945,10 +1141,7 @@ func TestEveryCorpusNodeLossIsRepaired(t *testing.T) {
 					for i := 0; i < 10000 && len(c.completed) < 4; i++ {
 						c.round()
 					}
-					c.nodes[id].dead = true
-					lostAt := c.s.Started()
-					c.s.Step(Lost{Node: id, Reason: "killed"})
-					c.drain()
+					lostAt := c.kill(id)
 					c.runToEnd(40000)
 					for _, f := range c.completed {
 						if f.Degraded {

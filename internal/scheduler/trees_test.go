@@ -15,12 +15,22 @@ import (
 // has: decompositions (2D, DB, pixel, eye, time) nested up to three deep,
 // with load and tile equalizers, in mono or stereo, the sources on pipes of
 // their own or channels of one window, the destination drawing a part
-// itself now and then.
-func randomTree(r *rand.Rand) string {
-	sources := 0
+// itself now and then. Its sources' pipes are on as many render nodes
+// (node1, node2, ...) as nodes says, where there are as many sources.
+// Assembling, a nested compound may assemble its parts on a channel of
+// its own and send them up in one frame, drawing its first part itself
+// now and then (aside, where it is a pixel part).
+func randomTree(r *rand.Rand, nodes int, assembling bool) string {
+	sources, assembled := 0, 0
 	destDraws := r.IntN(4) == 0
-	var tree func(depth int) string
-	tree = func(depth int) string {
+	// tree is a compound's children, and the frames they send up
+	var tree func(depth int) (string, []string)
+	tree = func(depth int) (string, []string) {
+		assembler := -1 // the channel that assembles this compound's parts
+		if assembling && depth > 0 && r.IntN(2) == 0 {
+			assembler = sources
+			sources++
+		}
 		k := 2 + r.IntN(2)
 		kinds := []string{"viewport", "range", "pixel", "eye", "load 2D", "load DB", "tile"}
 		if depth == 0 {
@@ -39,7 +49,7 @@ func randomTree(r *rand.Rand) string {
 		case "tile":
 			own = fmt.Sprintf("tile_equalizer { size [ %d %d ] }", 8+r.IntN(60), 8+r.IntN(60))
 		}
-		var children []string
+		var children, frames []string
 		for i := range k {
 			part := ""
 			switch kind {
@@ -54,28 +64,43 @@ func randomTree(r *rand.Rand) string {
 			case "period":
 				part = fmt.Sprintf("period %d phase %d", k, i)
 			}
-			if depth == 0 && i == 0 && destDraws && kind != "eye" && kind != "period" {
-				// the destination draws this part itself (aside, where
-				// it is a pixel part)
+			if i == 0 && kind != "eye" && kind != "period" && (depth == 0 && destDraws || assembler >= 0 && r.IntN(3) == 0) {
+				// the destination, or the assembler, draws this part
+				// itself (aside, where it is a pixel part)
 				children = append(children, "compound { "+part+" }")
 				continue
 			}
 			if depth < 2 && r.IntN(3) == 0 {
-				children = append(children, "compound { "+part+" "+tree(depth+1)+" }")
+				sub, up := tree(depth + 1)
+				children = append(children, "compound { "+part+" "+sub+" }")
+				frames = append(frames, up...)
 				continue
 			}
 			children = append(children, fmt.Sprintf(`compound { channel "src%d" %s outputframe { name "f%d" } }`, sources, part, sources))
+			frames = append(frames, fmt.Sprintf("f%d", sources))
 			sources++
 		}
-		return own + "\n" + strings.Join(children, "\n")
+		body := own + "\n" + strings.Join(children, "\n")
+		if assembler < 0 || len(frames) == 0 {
+			return body, frames
+		}
+		var inputs []string
+		for _, f := range frames {
+			inputs = append(inputs, fmt.Sprintf("inputframe { name %q }", f))
+		}
+		name := fmt.Sprintf("a%d", assembled)
+		assembled++
+		return fmt.Sprintf("compound { channel \"src%d\" %s\n%s outputframe { name %q } }", assembler, body, strings.Join(inputs, " "), name), []string{name}
 	}
-	body := tree(0)
+	body, frames := tree(0)
 	w, h := 16+r.IntN(600), 8+r.IntN(400)
 	var pipes, inputs []string
-	oneWindow := r.IntN(4) == 0
+	for _, f := range frames {
+		inputs = append(inputs, fmt.Sprintf("inputframe { name %q }", f))
+	}
+	oneWindow := r.IntN(4) == 0 && nodes == 1
 	var channels []string
 	for i := range sources {
-		inputs = append(inputs, fmt.Sprintf(`inputframe { name "f%d" }`, i))
 		if oneWindow {
 			channels = append(channels, fmt.Sprintf(`channel { name "src%d" viewport [ %g 0 %g 1 ] }`, i, float64(i)/float64(sources), 1/float64(sources)))
 			continue
@@ -85,11 +110,23 @@ func randomTree(r *rand.Rand) string {
 	if oneWindow {
 		pipes = []string{fmt.Sprintf(`pipe { window { viewport [ 0 0 %d %d ] attributes { hint_drawable FBO } %s } }`, w*sources, h, strings.Join(channels, " "))}
 	}
+	nodes = min(nodes, len(pipes))
+	onNode := [][]string{pipes}
+	if nodes > 1 {
+		onNode = make([][]string, nodes)
+		for i, j := range r.Perm(len(pipes)) {
+			onNode[i%nodes] = append(onNode[i%nodes], pipes[j])
+		}
+	}
+	var nodeText []string
+	for i, ps := range onNode {
+		nodeText = append(nodeText, fmt.Sprintf(`node { name "node%d" host "localhost" %s }`, i+1, strings.Join(ps, " ")))
+	}
 	mode := []string{"MONO", "STEREO"}[r.IntN(2)]
 	return fmt.Sprintf(`config {
 latency %d
 appNode { pipe { window { viewport [ 0 0 %d %d ] attributes { hint_drawable FBO } channel { name "dest" } } } }
-node { host "localhost" %s }
+%s
 observer { }
 layout { name "L" view { mode %s observer 0 } }
 canvas { layout "L" wall { } segment { channel "dest" } }
@@ -98,7 +135,21 @@ compound { channel ( segment 0 view 0 ) task [ CLEAR ASSEMBLE ] buffer [ COLOR D
 %s
 }
 }
-`, r.IntN(3), w, h, strings.Join(pipes, " "), mode, body, strings.Join(inputs, " "))
+`, r.IntN(3), w, h, strings.Join(nodeText, "\n"), mode, body, strings.Join(inputs, " "))
+}
+
+// resolveTree loads a random tree's config text.
+func resolveTree(t *testing.T, seed uint64, text string) *compound.Config {
+	t.Helper()
+	res, err := configparser.Parse(fmt.Sprintf("tree%d.eqc", seed), []byte(text))
+	if err != nil {
+		t.Fatalf("seed %d: %v\n%s", seed, err, text)
+	}
+	m, err := compound.Resolve(res, compound.Options{Getenv: func(string) (string, bool) { return "", false }})
+	if err != nil {
+		t.Fatalf("seed %d: %v\n%s", seed, err, text)
+	}
+	return m.Configs[0]
 }
 
 // Randomly generated compound trees (as users nest decompositions, some
@@ -109,19 +160,56 @@ compound { channel ( segment 0 view 0 ) task [ CLEAR ASSEMBLE ] buffer [ COLOR D
 // found the planner's faults with pixel parts and eye parts.
 func TestRandomCompoundTreesRun(t *testing.T) {
 	for seed := range uint64(400) {
-		text := randomTree(rand.New(rand.NewPCG(seed, 11)))
-		res, err := configparser.Parse(fmt.Sprintf("tree%d.eqc", seed), []byte(text))
-		if err != nil {
-			t.Fatalf("seed %d: %v\n%s", seed, err, text)
-		}
-		m, err := compound.Resolve(res, compound.Options{Getenv: func(string) (string, bool) { return "", false }})
-		if err != nil {
-			t.Fatalf("seed %d: %v\n%s", seed, err, text)
-		}
-		c := newCluster(t, m.Configs[0], Options{Frames: 4})
+		text := randomTree(rand.New(rand.NewPCG(seed, 11)), 1, false)
+		c := newCluster(t, resolveTree(t, seed, text), Options{Frames: 4})
 		c.run(20000)
 		if !c.finished || c.failure != "" {
 			t.Errorf("seed %d: finished %v after %d frames, failure %q\n%s", seed, c.finished, len(c.completed), c.failure, text)
 		}
+	}
+}
+
+// Random trees (randomTree), assembling or not, over two or three render
+// nodes lose one of them with frames in flight: the run goes on to its
+// end, and the repairs draw every lost part again (its tiles, a live
+// node's frames and tiles for it, parts drawn aside, a part that pulls
+// tiles for two pipes), so no frame is degraded. Without the last three,
+// 2 to 18 frames of the 300 runs were.
+func TestRandomTreesLoseANodeInFlight(t *testing.T) {
+	repaired, degraded, runs := 0, 0, 0
+	for seed := range uint64(300) {
+		r := rand.New(rand.NewPCG(seed, 0x1057))
+		text := randomTree(r, 2+r.IntN(2), r.IntN(2) == 0)
+		c := newCluster(t, resolveTree(t, seed, text), Options{Frames: 12})
+		victim := "node" + fmt.Sprint(1+r.IntN(len(c.s.Nodes())-1))
+		for i := 0; i < 20000 && len(c.completed) < 4 && c.failure == ""; i++ {
+			c.round()
+		}
+		lostAt := c.kill(victim)
+		c.run(40000)
+		if !c.finished || c.failure != "" {
+			t.Errorf("seed %d (%s lost): finished %v after %d frames, failure %q\n%s", seed, victim, c.finished, len(c.completed), c.failure, text)
+			continue
+		}
+		runs++
+		frames := map[int]bool{}
+		for _, rp := range c.repairs {
+			frames[rp.Frame] = true
+		}
+		repaired += len(frames)
+		var lacking []int
+		for _, f := range c.completed {
+			if f.Degraded {
+				lacking = append(lacking, f.Frame)
+			}
+		}
+		if len(lacking) > 0 {
+			t.Errorf("seed %d (%s lost at frame %d): frames %v degraded\n%s", seed, victim, lostAt, lacking, text)
+		}
+		degraded += len(lacking)
+	}
+	t.Logf("%d runs: %d frames repaired, %d degraded", runs, repaired, degraded)
+	if repaired == 0 {
+		t.Error("nothing repaired")
 	}
 }

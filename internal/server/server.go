@@ -1663,7 +1663,7 @@ func (s *server) request(af AppFrame) (scheduler.Request, error) {
 
 // grantMsg is a grant of tile queue items as its node is sent it.
 func grantMsg(g scheduler.Grant) control.Grant {
-	return control.Grant{Frame: g.Frame, Channel: g.Channel, Queue: g.Queue, First: g.First, Tiles: g.Tiles, Ranges: g.Ranges, Done: g.Done}
+	return control.Grant{Frame: g.Frame, Channel: g.Channel, Queue: g.Queue, First: g.First, Tiles: g.Tiles, Ranges: g.Ranges, Done: g.Done, Repair: g.Repair}
 }
 
 // channelWork is a channel's plan as its node is sent it.
@@ -1775,7 +1775,7 @@ func (s *server) act(rd scheduler.Ready, rep *report) error {
 	}
 	for _, r := range rd.Repairs {
 		rep.repaired(r)
-		m := &control.Repair{Frame: r.Frame, For: r.For}
+		m := &control.Repair{Frame: r.Frame, For: r.For, Reading: r.Reading}
 		for _, cp := range r.Plans {
 			m.Lost = append(m.Lost, channelWork(cp))
 		}
