@@ -89,9 +89,9 @@ type Grant struct {
 	Tiles   []compound.PixelViewport
 	Ranges  []compound.Range
 	Done    bool
-	// Repaired: for the parts of repairs that read what the channel
-	// pulls (Executor.Repair's feeders and reading), not for the channel
-	// or its stand-in, which pulls them
+	// Repaired: for a live channel's part drawn again in a repair (a
+	// feeder), which draws what the channel was handed and pulls nothing
+	// itself
 	Repaired bool
 }
 
@@ -177,7 +177,6 @@ func (b *inbox) abandon(frame int, producers []string) {
 type repair struct {
 	to            []string
 	lost, feeders []*planner.ChannelPlan
-	reading       []string
 }
 
 func (b *inbox) repair(frame int, r repair) {

@@ -47,13 +47,13 @@ type node struct {
 	lostPipes []control.LostPipe
 	byChan    map[string]*pipe // channel ID -> the pipe it is on (this node's)
 	// repairing are other nodes' lost channels whose parts of a frame a
-	// pipe here draws (by ID): their tile grants go to it (serve's alone)
-	repairing map[string]*pipe
-	// feeding are the pipes here whose repairs read a channel's tile
-	// grants (by ID): a live channel's part drawn again (a feeder), or a
-	// lost one's whose stand-in on another pipe pulls; its grants marked
-	// Repair go to them (serve's alone)
-	feeding map[string][]*pipe
+	// pipe here draws (by frame and ID): their tile grants go to it; each
+	// frame's to its own, which pulls them (serve's alone)
+	repairing map[repairOf]*pipe
+	// feeding are the pipes here whose repairs of a frame draw a live
+	// channel's part again (a feeder): its tile grants marked Repair go to
+	// them (serve's alone)
+	feeding map[repairOf][]*pipe
 	chooser *compressor.Chooser
 	// listener takes the frames peers send (Drained)
 	listener *transport.Listener
@@ -227,7 +227,7 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 		sample[i] = byte(i / 4 / 64)
 	}
 	n.chooser.Calibrate(compressor.RGBA8, 256, 64, sample)
-	n.byChan, n.repairing, n.feeding = map[string]*pipe{}, map[string]*pipe{}, map[string][]*pipe{}
+	n.byChan, n.repairing, n.feeding = map[string]*pipe{}, map[repairOf]*pipe{}, map[repairOf][]*pipe{}
 	n.frames = map[int]*frameTrack{}
 	n.drop = map[string]bool{}
 	if v := os.Getenv("GOEQ_DROP_FRAMES"); v != "" {
@@ -586,23 +586,30 @@ func (n *node) serve(ctx context.Context, s *session) error {
 
 // grant hands tile queue items to the pipe of the channel they are for, or
 // of the channel that draws a lost one's part (repair), or, marked Repair,
-// to the pipes whose repairs read them (feeding).
+// to the pipes that draw a live channel's part again as a repair's feeder.
 func (n *node) grant(g control.Grant) {
 	cg := channel.Grant{Frame: g.Frame, Channel: g.Channel, Queue: g.Queue, First: g.First, Tiles: g.Tiles,
 		Ranges: g.Ranges, Done: g.Done, Repaired: g.Repair}
+	at := repairOf{g.Frame, g.Channel}
 	if g.Repair {
-		for _, p := range n.feeding[g.Channel] {
+		for _, p := range n.feeding[at] {
 			p.exec.Grant(cg)
 		}
 		return
 	}
 	p := n.byChan[g.Channel]
 	if p == nil {
-		p = n.repairing[g.Channel]
+		p = n.repairing[at]
 	}
 	if p != nil {
 		p.exec.Grant(cg)
 	}
+}
+
+// repairOf names a channel's part of a frame drawn again.
+type repairOf struct {
+	frame   int
+	channel string
 }
 
 // repair hands lost channels' parts of a frame to the pipe of the channels
@@ -638,26 +645,33 @@ func (n *node) repair(r *control.Repair) {
 	if len(lost) != len(r.Lost) || len(feeders) != len(r.Feeders) {
 		return
 	}
-	reads := func(id string) {
-		// a node has few pipes: the list stays short
-		if !slices.Contains(n.feeding[id], p) {
-			n.feeding[id] = append(n.feeding[id], p)
+	// the frames done here are done with their repairs
+	n.framesMu.Lock()
+	for at := range n.repairing {
+		if at.frame < r.Frame && n.frames[at.frame] == nil {
+			delete(n.repairing, at)
 		}
 	}
-	for _, cw := range r.Lost {
-		if slices.Contains(r.Reading, cw.Channel) {
-			reads(cw.Channel)
-		} else {
-			n.repairing[cw.Channel] = p
+	for at := range n.feeding {
+		if at.frame < r.Frame && n.frames[at.frame] == nil {
+			delete(n.feeding, at)
 		}
+	}
+	n.framesMu.Unlock()
+	for _, cw := range r.Lost {
+		n.repairing[repairOf{r.Frame, cw.Channel}] = p
 	}
 	for _, cw := range r.Feeders {
-		reads(cw.Channel)
+		// a node has few pipes: the list stays short
+		at := repairOf{r.Frame, cw.Channel}
+		if !slices.Contains(n.feeding[at], p) {
+			n.feeding[at] = append(n.feeding[at], p)
+		}
 	}
 	for _, g := range r.Grants {
 		n.grant(g)
 	}
-	p.exec.Repair(r.Frame, r.For, lost, feeders, r.Reading)
+	p.exec.Repair(r.Frame, r.For, lost, feeders)
 }
 
 // start hands a frame's work to the pipes; each runs its frames in order.

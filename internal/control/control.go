@@ -340,9 +340,6 @@ type Repair struct {
 	// Grants are the tile queue items the lost channels were handed, and
 	// the feeders' live channels (Repair set)
 	Grants []Grant `json:"grants,omitempty"`
-	// Reading are lost channels (IDs) whose tiles a stand-in on another
-	// pipe pulls (scheduler.Repair.Reading)
-	Reading []string `json:"reading,omitempty"`
 }
 
 // Grant hands a channel tile queue items.
@@ -354,8 +351,8 @@ type Grant struct {
 	Tiles   []compound.PixelViewport `json:"tiles,omitempty"`
 	Ranges  []compound.Range         `json:"ranges,omitempty"`
 	Done    bool                     `json:"done,omitempty"`
-	// Repair: for the parts of repairs that draw Channel's items again
-	// (scheduler.Grant.Repair)
+	// Repair: for a repair's feeder of Channel, a live channel, which
+	// draws the items again (scheduler.Grant.Repair)
 	Repair bool `json:"repair,omitempty"`
 }
 

@@ -327,11 +327,6 @@ type Repair struct {
 	// set), and later ones as that channel pulls them: its tiles went to
 	// the dead node, and the live one pulls on for itself.
 	Grants []Grant
-	// Reading are lost channels (IDs) of Plans that pull tiles and are
-	// drawn again on another pipe too, whose stand-in there pulls for
-	// them: drawn here, they are handed what it is (Repair set), as a
-	// feeder is, and pull nothing
-	Reading []string
 }
 
 // Grant hands a source the next items of a tile queue; Done says the queue
@@ -345,9 +340,8 @@ type Grant struct {
 	Tiles   []compound.PixelViewport
 	Ranges  []compound.Range
 	Done    bool
-	// Repair: for the parts of a repair on Node that draw Channel's items
-	// again (a live channel's feeder, a lost one's Reading), pulling
-	// nothing themselves
+	// Repair: for a feeder of a repair on Node, which draws what
+	// Channel, a live channel, draws, and pulls nothing itself
 	Repair bool
 }
 
@@ -1045,8 +1039,7 @@ func (s *Scheduler) lose(node, reason string) {
 // drawn again only where everything it assembles is drawn again too. The
 // pipe of each live channel they send to draws, in one repair, what its
 // channels need. A part that pulls tiles draws again the tiles it was
-// handed and pulls on, on one pipe; on others it draws what that one is
-// handed (Repair.Reading).
+// handed and pulls on (on one pipe only).
 // A part that assembles a live node's frames has them drawn again with it
 // (theirs went to the dead node: a sort-last exchange's bands, tiles a
 // live channel pulled), and what those assemble first in turn (a binary
@@ -1159,24 +1152,32 @@ func (s *Scheduler) repair(f *frameState, ns *nodeState, ids []string) []string 
 				}
 			}
 		}
+		clear(cuts)
+		for _, p := range pipes {
+			cuts[p] = repairCuts(lost, redrawn, feeders, fed, waiting[p])
+		}
+		// two stand-ins would share a lost part's tiles out, and one that
+		// pulled while another read what it is handed could have finished
+		// the frame (its pipe had the lost node's frame) before it came
+		for _, g := range groups {
+			pulls := slices.ContainsFunc(g.members, func(id string) bool {
+				return slices.ContainsFunc(lost[id].Tasks, func(t planner.Task) bool { return t.Queue != "" })
+			})
+			drawnOn := 0
+			for _, p := range pipes {
+				if slices.ContainsFunc(g.members, func(id string) bool { return cuts[p][id] != nil }) {
+					drawnOn++
+				}
+			}
+			if pulls && drawnOn > 1 && redrawn[g.members[0]] {
+				giveUp(g)
+				given = true
+			}
+		}
 		if !given {
 			break
 		}
 		settle() // what fed on a part given up waits in vain
-	}
-	for _, p := range pipes {
-		cuts[p] = repairCuts(lost, redrawn, feeders, fed, waiting[p])
-	}
-	// a lost part that pulls tiles, drawn on several pipes: the first
-	// one's stand-in pulls them, and the others read what it is handed
-	// (two that pulled would share them out)
-	puller := map[string]*compound.Pipe{}
-	for _, p := range pipes {
-		for id, cut := range cuts[p] {
-			if lost[id] != nil && puller[id] == nil && slices.ContainsFunc(cut.Tasks, func(t planner.Task) bool { return t.Queue != "" }) {
-				puller[id] = p
-			}
-		}
 	}
 	var repaired []string
 	// one repair for each pipe: parts of different groups may feed each
@@ -1200,10 +1201,7 @@ func (s *Scheduler) repair(f *frameState, ns *nodeState, ids []string) []string 
 			continue
 		}
 		for _, id := range slices.Sorted(maps.Keys(cuts[p])) {
-			reads := feeders[id] != nil || puller[id] != nil && puller[id] != p
-			if reads && lost[id] != nil {
-				rp.Reading = append(rp.Reading, id)
-			}
+			reads := feeders[id] != nil
 			for _, qid := range slices.Sorted(maps.Keys(f.queues)) {
 				q := f.queues[qid]
 				if reads && slices.ContainsFunc(cuts[p][id].Tasks, func(t planner.Task) bool { return t.Queue == qid }) && !slices.Contains(q.mirrors[id], node.id) {
