@@ -498,10 +498,13 @@ func (e *Executor) Abandon(frame int, producers []string) { e.inbox.abandon(fram
 // channels' names. Feeders are live channels' parts that send the lost
 // ones frames, or each other, drawn again with them (what they sent went
 // to the dead node): they send frames only to the parts drawn with them.
-// Feeders draw the tile queue items they are handed marked Repaired, and
-// pull none: the live channel pulls for itself. Any goroutine.
-func (e *Executor) Repair(frame int, to []string, lost, feeders []*planner.ChannelPlan) {
-	e.inbox.repair(frame, repair{to: to, lost: lost, feeders: feeders})
+// Feeders, and the lost channels (IDs) reading says, draw the tile queue
+// items they are handed marked Repaired, and pull none: a live channel
+// pulls for itself, and a lost one drawn on several pipes is handed all
+// its items with the repair.
+// Any goroutine.
+func (e *Executor) Repair(frame int, to []string, lost, feeders []*planner.ChannelPlan, reading []string) {
+	e.inbox.repair(frame, repair{to: to, lost: lost, feeders: feeders, reading: reading})
 }
 
 // Grant delivers tile queue items asked for with Sink.Pull.
@@ -615,11 +618,11 @@ type channelRun struct {
 type repairRoutes struct {
 	takes map[string][]string // part's channel ID -> the producers it assembles
 	to    map[string]bool
-	// reads: the parts are live channels' (feeders), which draw the tile
-	// queue items their channels are handed (Grant.Repaired) and pull
-	// none themselves; pulls are how far each channel's draws got (all of
-	// them: a channel's plan aside draws from its queue too, and takes the
-	// items its own plan did not, as on its own pipe), by queue
+	// reads: the parts draw the tile queue items their channels are
+	// handed elsewhere (Grant.Repaired) and pull none themselves; pulls
+	// are how far each channel's draws got (all of them: a channel's plan
+	// aside draws from its queue too, and takes the items its own plan did
+	// not, as on its own pipe), by queue
 	reads bool
 	pulls map[grantKey]*tilePull
 }
@@ -858,6 +861,8 @@ func (fr *frameRun) repair(rp repair) error {
 	for _, id := range rp.to {
 		lost.to[id] = true
 	}
+	// a lost channel drawn on several pipes, handed all its tiles
+	reading := &repairRoutes{takes: takes, to: lost.to, reads: true, pulls: map[grantKey]*tilePull{}}
 	// a live channel's frames for the channels waiting here are its own
 	// to send
 	fed := &repairRoutes{takes: takes, reads: true, pulls: map[grantKey]*tilePull{}}
@@ -884,8 +889,11 @@ func (fr *frameRun) repair(rp repair) error {
 		p := *lp
 		p.Tasks = tasks
 		routes := lost
-		if i >= len(rp.lost) {
+		switch {
+		case i >= len(rp.lost):
 			routes = fed
+		case slices.Contains(rp.reading, lp.Channel.ID):
+			routes = reading
 		}
 		r := &channelRun{plan: &p, target: tg, dirty: map[int]compound.PixelViewport{}, done: make([]bool, len(tasks)),
 			holdFor: scratchStarts(tasks), repair: routes}
@@ -1694,8 +1702,9 @@ func (fr *frameRun) drawTiles(r *channelRun, t *planner.Task, rec *stats.Record)
 	// channel, so whichever of its draws runs takes them, and each ends
 	// once the queue is done
 	// a feeder of a repair draws what its live channel is handed, which
-	// pulls on for itself: it asks for nothing, and reads the grants,
-	// which another repair's feeder of the channel reads too
+	// pulls on for itself (and a lost part drawn on several pipes what
+	// the repair hands it): it asks for nothing, and reads the grants,
+	// which another repair's part of the channel reads too
 	feeder := r.repair != nil && r.repair.reads
 	key := grantKey{fr.frame, r.plan.Channel.ID, t.Queue, feeder}
 	pulls := fr.pulls

@@ -75,8 +75,8 @@ type grantKey struct {
 	frame   int
 	channel string
 	queue   string
-	// repaired: a live channel's items for its parts drawn again, which
-	// each such part reads (grantsFrom) and none takes
+	// repaired: a channel's items for its parts drawn again that read
+	// them, which each such part reads (grantsFrom) and none takes
 	repaired bool
 }
 
@@ -89,9 +89,8 @@ type Grant struct {
 	Tiles   []compound.PixelViewport
 	Ranges  []compound.Range
 	Done    bool
-	// Repaired: for a live channel's part drawn again in a repair (a
-	// feeder), which draws what the channel was handed and pulls nothing
-	// itself
+	// Repaired: for the parts of repairs that read the channel's items
+	// (Executor.Repair's feeders and reading) rather than pull them
 	Repaired bool
 }
 
@@ -177,6 +176,7 @@ func (b *inbox) abandon(frame int, producers []string) {
 type repair struct {
 	to            []string
 	lost, feeders []*planner.ChannelPlan
+	reading       []string
 }
 
 func (b *inbox) repair(frame int, r repair) {

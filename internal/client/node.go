@@ -50,9 +50,10 @@ type node struct {
 	// pipe here draws (by frame and ID): their tile grants go to it; each
 	// frame's to its own, which pulls them (serve's alone)
 	repairing map[repairOf]*pipe
-	// feeding are the pipes here whose repairs of a frame draw a live
-	// channel's part again (a feeder): its tile grants marked Repair go to
-	// them (serve's alone)
+	// feeding are the pipes here whose repairs of a frame read a
+	// channel's tile grants: a live channel's part drawn again (a feeder),
+	// or a lost one's that is drawn on several pipes; its grants marked
+	// Repair go to them (serve's alone)
 	feeding map[repairOf][]*pipe
 	chooser *compressor.Chooser
 	// listener takes the frames peers send (Drained)
@@ -586,10 +587,9 @@ func (n *node) serve(ctx context.Context, s *session) error {
 
 // grant hands tile queue items to the pipe of the channel they are for, or
 // of the channel that draws a lost one's part (repair), or, marked Repair,
-// to the pipes that draw a live channel's part again as a repair's feeder.
+// to the pipes whose repairs read them (feeding).
 func (n *node) grant(g control.Grant) {
-	cg := channel.Grant{Frame: g.Frame, Channel: g.Channel, Queue: g.Queue, First: g.First, Tiles: g.Tiles,
-		Ranges: g.Ranges, Done: g.Done, Repaired: g.Repair}
+	cg := channelGrant(g)
 	at := repairOf{g.Frame, g.Channel}
 	if g.Repair {
 		for _, p := range n.feeding[at] {
@@ -604,6 +604,11 @@ func (n *node) grant(g control.Grant) {
 	if p != nil {
 		p.exec.Grant(cg)
 	}
+}
+
+func channelGrant(g control.Grant) channel.Grant {
+	return channel.Grant{Frame: g.Frame, Channel: g.Channel, Queue: g.Queue, First: g.First, Tiles: g.Tiles,
+		Ranges: g.Ranges, Done: g.Done, Repaired: g.Repair}
 }
 
 // repairOf names a channel's part of a frame drawn again.
@@ -658,20 +663,30 @@ func (n *node) repair(r *control.Repair) {
 		}
 	}
 	n.framesMu.Unlock()
-	for _, cw := range r.Lost {
-		n.repairing[repairOf{r.Frame, cw.Channel}] = p
-	}
-	for _, cw := range r.Feeders {
+	reads := func(id string) {
 		// a node has few pipes: the list stays short
-		at := repairOf{r.Frame, cw.Channel}
+		at := repairOf{r.Frame, id}
 		if !slices.Contains(n.feeding[at], p) {
 			n.feeding[at] = append(n.feeding[at], p)
 		}
 	}
-	for _, g := range r.Grants {
-		n.grant(g)
+	for _, cw := range r.Lost {
+		if slices.Contains(r.Reading, cw.Channel) {
+			reads(cw.Channel)
+		} else {
+			n.repairing[repairOf{r.Frame, cw.Channel}] = p
+		}
 	}
-	p.exec.Repair(r.Frame, r.For, lost, feeders)
+	for _, cw := range r.Feeders {
+		reads(cw.Channel)
+	}
+	// this repair's alone: another pipe here that reads the channel's
+	// grants had its own (and a part that read them twice would draw
+	// each tile twice, and count it so)
+	for _, g := range r.Grants {
+		p.exec.Grant(channelGrant(g))
+	}
+	p.exec.Repair(r.Frame, r.For, lost, feeders, r.Reading)
 }
 
 // start hands a frame's work to the pipes; each runs its frames in order.

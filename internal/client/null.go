@@ -23,7 +23,7 @@ type executor interface {
 	Present(frame int, windows []*channel.Window, shown []*planner.ChannelPlan) error
 	Deliver(*channel.FrameData)
 	Abandon(frame int, producers []string)
-	Repair(frame int, to []string, lost, feeders []*planner.ChannelPlan)
+	Repair(frame int, to []string, lost, feeders []*planner.ChannelPlan, reading []string)
 	Grant(channel.Grant)
 	Waits() []channel.Wait
 	Close()
@@ -50,7 +50,7 @@ func (nullExecutor) Waits() []channel.Wait { return nil }
 func (nullExecutor) Close()                {}
 
 // Repair does nothing: a null assemble waits for no input.
-func (nullExecutor) Repair(int, []string, []*planner.ChannelPlan, []*planner.ChannelPlan) {}
+func (nullExecutor) Repair(int, []string, []*planner.ChannelPlan, []*planner.ChannelPlan, []string) {}
 
 func (nullExecutor) Deliver(f *channel.FrameData) {
 	if f.Release != nil {

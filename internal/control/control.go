@@ -340,6 +340,9 @@ type Repair struct {
 	// Grants are the tile queue items the lost channels were handed, and
 	// the feeders' live channels (Repair set)
 	Grants []Grant `json:"grants,omitempty"`
+	// Reading are lost channels (IDs) handed all their tile queue items
+	// with the repair, which pull none (scheduler.Repair.Reading)
+	Reading []string `json:"reading,omitempty"`
 }
 
 // Grant hands a channel tile queue items.
@@ -351,8 +354,8 @@ type Grant struct {
 	Tiles   []compound.PixelViewport `json:"tiles,omitempty"`
 	Ranges  []compound.Range         `json:"ranges,omitempty"`
 	Done    bool                     `json:"done,omitempty"`
-	// Repair: for a repair's feeder of Channel, a live channel, which
-	// draws the items again (scheduler.Grant.Repair)
+	// Repair: for the parts of repairs that draw Channel's items again
+	// (scheduler.Grant.Repair)
 	Repair bool `json:"repair,omitempty"`
 }
 

@@ -327,6 +327,11 @@ type Repair struct {
 	// set), and later ones as that channel pulls them: its tiles went to
 	// the dead node, and the live one pulls on for itself.
 	Grants []Grant
+	// Reading are lost channels (IDs) of Plans that pull tiles and are
+	// drawn on several pipes: each of those is handed, here, every item
+	// of their queues the channel was and the rest of them (Repair set),
+	// and pulls none
+	Reading []string
 }
 
 // Grant hands a source the next items of a tile queue; Done says the queue
@@ -340,8 +345,9 @@ type Grant struct {
 	Tiles   []compound.PixelViewport
 	Ranges  []compound.Range
 	Done    bool
-	// Repair: for a feeder of a repair on Node, which draws what
-	// Channel, a live channel, draws, and pulls nothing itself
+	// Repair: for the parts of a repair on Node that draw Channel's items
+	// again (a live channel's feeder, a lost one's Reading), pulling
+	// nothing themselves
 	Repair bool
 }
 
@@ -1039,7 +1045,8 @@ func (s *Scheduler) lose(node, reason string) {
 // drawn again only where everything it assembles is drawn again too. The
 // pipe of each live channel they send to draws, in one repair, what its
 // channels need. A part that pulls tiles draws again the tiles it was
-// handed and pulls on (on one pipe only).
+// handed and pulls on; one drawn on several pipes is handed the rest of
+// its queues at once (Repair.Reading).
 // A part that assembles a live node's frames has them drawn again with it
 // (theirs went to the dead node: a sort-last exchange's bands, tiles a
 // live channel pulled), and what those assemble first in turn (a binary
@@ -1124,7 +1131,6 @@ func (s *Scheduler) repair(f *frameState, ns *nodeState, ids []string) []string 
 	// still feed a live channel's part drawn again for another.
 	var pipes []*compound.Pipe
 	var waiting map[*compound.Pipe][]string
-	cuts := map[*compound.Pipe]map[string]*planner.ChannelPlan{}
 	for {
 		groups := lostGroups(lost, redrawn)
 		pipes, waiting = nil, map[*compound.Pipe][]string{}
@@ -1152,32 +1158,47 @@ func (s *Scheduler) repair(f *frameState, ns *nodeState, ids []string) []string 
 				}
 			}
 		}
-		clear(cuts)
-		for _, p := range pipes {
-			cuts[p] = repairCuts(lost, redrawn, feeders, fed, waiting[p])
-		}
-		// two stand-ins would share a lost part's tiles out, and one that
-		// pulled while another read what it is handed could have finished
-		// the frame (its pipe had the lost node's frame) before it came
-		for _, g := range groups {
-			pulls := slices.ContainsFunc(g.members, func(id string) bool {
-				return slices.ContainsFunc(lost[id].Tasks, func(t planner.Task) bool { return t.Queue != "" })
-			})
-			drawnOn := 0
-			for _, p := range pipes {
-				if slices.ContainsFunc(g.members, func(id string) bool { return cuts[p][id] != nil }) {
-					drawnOn++
-				}
-			}
-			if pulls && drawnOn > 1 && redrawn[g.members[0]] {
-				giveUp(g)
-				given = true
-			}
-		}
 		if !given {
 			break
 		}
 		settle() // what fed on a part given up waits in vain
+	}
+	cuts := map[*compound.Pipe]map[string]*planner.ChannelPlan{}
+	for _, p := range pipes {
+		cuts[p] = repairCuts(lost, redrawn, feeders, fed, waiting[p])
+	}
+	// a lost part that pulls tiles, drawn on several pipes: each stand-in
+	// draws every item, handed it with the repair, and none pulls (two
+	// that pulled would share them out; one that drew what the other
+	// pulled waited for ever where the other's pipe had finished the frame
+	// with the lost node's part and dropped its repair)
+	shared := map[string][]string{} // lost channel -> the queues it pulls from
+	for _, p := range pipes {
+		for id, cut := range cuts[p] {
+			if lost[id] == nil {
+				continue
+			}
+			for _, t := range cut.Tasks {
+				if t.Queue != "" && !slices.Contains(shared[id], t.Queue) {
+					shared[id] = append(shared[id], t.Queue)
+				}
+			}
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(shared)) {
+		drawnOn := 0
+		for _, p := range pipes {
+			if cuts[p][id] != nil {
+				drawnOn++
+			}
+		}
+		if drawnOn < 2 {
+			delete(shared, id)
+			continue
+		}
+		for _, qid := range shared[id] {
+			s.handRest(f, qid, id)
+		}
 	}
 	var repaired []string
 	// one repair for each pipe: parts of different groups may feed each
@@ -1201,10 +1222,13 @@ func (s *Scheduler) repair(f *frameState, ns *nodeState, ids []string) []string 
 			continue
 		}
 		for _, id := range slices.Sorted(maps.Keys(cuts[p])) {
-			reads := feeders[id] != nil
+			reads := feeders[id] != nil || shared[id] != nil
+			if shared[id] != nil {
+				rp.Reading = append(rp.Reading, id)
+			}
 			for _, qid := range slices.Sorted(maps.Keys(f.queues)) {
 				q := f.queues[qid]
-				if reads && slices.ContainsFunc(cuts[p][id].Tasks, func(t planner.Task) bool { return t.Queue == qid }) && !slices.Contains(q.mirrors[id], node.id) {
+				if feeders[id] != nil && slices.ContainsFunc(cuts[p][id].Tasks, func(t planner.Task) bool { return t.Queue == qid }) && !slices.Contains(q.mirrors[id], node.id) {
 					q.mirrors[id] = append(q.mirrors[id], node.id)
 				}
 				for _, given := range q.given[id] {
@@ -1546,6 +1570,29 @@ func (s *Scheduler) pull(e Pull) {
 		m.Node, m.Repair = node, true
 		s.ready.Grants = append(s.ready.Grants, m)
 	}
+}
+
+// handRest hands a lost channel the rest of a queue's items in a frame,
+// where the queue has not said it is done to it: its stand-ins on
+// several pipes draw them all (Repair.Reading), and the live channels
+// that pull from the queue are told it is done.
+func (s *Scheduler) handRest(f *frameState, queue, channel string) {
+	q := f.queues[queue]
+	if q == nil || slices.ContainsFunc(q.given[channel], func(g Grant) bool { return g.Done }) {
+		return
+	}
+	g := Grant{Channel: channel, Frame: f.number, Queue: queue, First: q.next, Done: true}
+	for ; q.next < q.q.Len(); q.next++ {
+		if len(q.q.Tiles) > 0 {
+			g.Tiles = append(g.Tiles, q.q.Tiles[q.next])
+		} else {
+			g.Ranges = append(g.Ranges, q.q.Ranges[q.next])
+		}
+	}
+	if g.First < q.next {
+		f.handedOut, q.handedOut = s.now, s.now
+	}
+	q.given[channel] = append(q.given[channel], g)
 }
 
 // livenessTimeout is how long a node may be silent: livenessMargin times

@@ -475,7 +475,8 @@ func TestALostNodesPartIsDrawnByItsDestination(t *testing.T) {
 // to (a tile queue's part with the tiles it was handed; another node's
 // frame it assembles with it, and what that frame assembled first, tiles
 // it pulled too; a sort-last exchange's bands, in every round; a part it
-// drew aside), and every frame equals the reference. Before repairs,
+// drew aside; a part that pulls tiles for two pipes, on both), and every
+// frame equals the reference. Before repairs,
 // stress.2D at latency 10 named 1 to 11 frames, by how far ahead its node
 // was when it was killed.
 func TestALostNodesFramesInFlightAreRepaired(t *testing.T) {
@@ -522,6 +523,10 @@ func TestALostNodesFramesInFlightAreRepaired(t *testing.T) {
 		{"cross-node-tiles", "render2", 3},
 		// render2's src3 draws a column of its pixel decomposition aside
 		{"drawn-aside", "render2", 3},
+		// render2's src3 assembles the tiles it and src4 pull for dest,
+		// and those of another queue for dest2: drawn again on both
+		// destinations' pipes, each handed all the tiles
+		{"tiles-for-two-destinations", "render2", 2},
 	} {
 		name := tc.config
 		if tc.latency > 0 {

@@ -1775,7 +1775,7 @@ func (s *server) act(rd scheduler.Ready, rep *report) error {
 	}
 	for _, r := range rd.Repairs {
 		rep.repaired(r)
-		m := &control.Repair{Frame: r.Frame, For: r.For}
+		m := &control.Repair{Frame: r.Frame, For: r.For, Reading: r.Reading}
 		for _, cp := range r.Plans {
 			m.Lost = append(m.Lost, channelWork(cp))
 		}
