@@ -1679,7 +1679,7 @@ type tileDraw struct {
 type tilePull struct {
 	asked bool // a pull is outstanding
 	last  bool // the queue said it is empty
-	read  int  // grants read, by a feeder (inbox.grantsFrom)
+	read  int  // grants read, by a part that reads them (inbox.grantsFrom)
 }
 
 type tileItem struct {
@@ -1705,10 +1705,10 @@ func (fr *frameRun) drawTiles(r *channelRun, t *planner.Task, rec *stats.Record)
 	// pulls on for itself (and a lost part drawn on several pipes what
 	// the repair hands it): it asks for nothing, and reads the grants,
 	// which another repair's part of the channel reads too
-	feeder := r.repair != nil && r.repair.reads
-	key := grantKey{fr.frame, r.plan.Channel.ID, t.Queue, feeder}
+	reads := r.repair != nil && r.repair.reads
+	key := grantKey{fr.frame, r.plan.Channel.ID, t.Queue, reads}
 	pulls := fr.pulls
-	if feeder {
+	if reads {
 		pulls = r.repair.pulls
 	} else if pulls == nil {
 		fr.pulls = map[grantKey]*tilePull{}
@@ -1716,18 +1716,18 @@ func (fr *frameRun) drawTiles(r *channelRun, t *planner.Task, rec *stats.Record)
 	}
 	pull := pulls[key]
 	if pull == nil {
-		pull = &tilePull{asked: feeder}
+		pull = &tilePull{asked: reads}
 		pulls[key] = pull
 	}
 	var grants []Grant
-	if feeder {
+	if reads {
 		grants = e.inbox.grantsFrom(key, pull.read)
 		pull.read += len(grants)
 	} else {
 		grants = e.inbox.takeGrants(key)
 	}
 	for _, g := range grants {
-		pull.asked = feeder
+		pull.asked = reads
 		for i := range g.Tiles {
 			td.pending = append(td.pending, tileItem{index: g.First + i, tile: &g.Tiles[i]})
 		}
