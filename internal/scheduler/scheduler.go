@@ -1173,11 +1173,13 @@ func (s *Scheduler) repair(f *frameState, ns *nodeState, ids []string) []string 
 	// pulled waited for ever where the other's pipe had finished the frame
 	// with the lost node's part and dropped its repair)
 	shared := map[string][]string{} // lost channel -> the queues it pulls from
+	drawnOn := map[string]int{}     // lost channel -> the pipes it is drawn on
 	for _, p := range pipes {
 		for id, cut := range cuts[p] {
 			if lost[id] == nil {
 				continue
 			}
+			drawnOn[id]++
 			for _, t := range cut.Tasks {
 				if t.Queue != "" && !slices.Contains(shared[id], t.Queue) {
 					shared[id] = append(shared[id], t.Queue)
@@ -1186,13 +1188,7 @@ func (s *Scheduler) repair(f *frameState, ns *nodeState, ids []string) []string 
 		}
 	}
 	for _, id := range slices.Sorted(maps.Keys(shared)) {
-		drawnOn := 0
-		for _, p := range pipes {
-			if cuts[p][id] != nil {
-				drawnOn++
-			}
-		}
-		if drawnOn < 2 {
+		if drawnOn[id] < 2 {
 			delete(shared, id)
 			continue
 		}
@@ -1541,24 +1537,8 @@ func (s *Scheduler) pull(e Pull) {
 	}
 	q := f.queues[e.Queue]
 	g := Grant{Node: e.Node, Channel: e.Channel, Frame: e.Frame, Queue: e.Queue, Done: true}
-	if q != nil {
-		n := max(e.Max, 1)
-		g.First = q.next
-		for ; n > 0 && q.next < q.q.Len(); n-- {
-			if len(q.q.Tiles) > 0 {
-				g.Tiles = append(g.Tiles, q.q.Tiles[q.next])
-			} else {
-				g.Ranges = append(g.Ranges, q.q.Ranges[q.next])
-			}
-			q.next++
-		}
-		g.Done = q.next >= q.q.Len()
-		if g.First < q.next {
-			f.handedOut, q.handedOut = s.now, s.now
-			if e.Frame == s.completed {
-				s.stalledOldest = 0 // counted from now on
-			}
-		}
+	if q != nil && s.handOut(f, q, &g, max(e.Max, 1)) && e.Frame == s.completed {
+		s.stalledOldest = 0 // counted from now on
 	}
 	s.ready.Grants = append(s.ready.Grants, g)
 	if q == nil {
@@ -1581,18 +1561,29 @@ func (s *Scheduler) handRest(f *frameState, queue, channel string) {
 	if q == nil || slices.ContainsFunc(q.given[channel], func(g Grant) bool { return g.Done }) {
 		return
 	}
-	g := Grant{Channel: channel, Frame: f.number, Queue: queue, First: q.next, Done: true}
-	for ; q.next < q.q.Len(); q.next++ {
+	g := Grant{Channel: channel, Frame: f.number, Queue: queue}
+	s.handOut(f, q, &g, q.q.Len())
+	q.given[channel] = append(q.given[channel], g)
+}
+
+// handOut moves up to n of a queue's next items into a grant, which says
+// whether the queue is done after them; it reports whether it moved any.
+func (s *Scheduler) handOut(f *frameState, q *queueState, g *Grant, n int) bool {
+	g.First = q.next
+	for ; n > 0 && q.next < q.q.Len(); n-- {
 		if len(q.q.Tiles) > 0 {
 			g.Tiles = append(g.Tiles, q.q.Tiles[q.next])
 		} else {
 			g.Ranges = append(g.Ranges, q.q.Ranges[q.next])
 		}
+		q.next++
 	}
-	if g.First < q.next {
-		f.handedOut, q.handedOut = s.now, s.now
+	g.Done = q.next >= q.q.Len()
+	if g.First == q.next {
+		return false
 	}
-	q.given[channel] = append(q.given[channel], g)
+	f.handedOut, q.handedOut = s.now, s.now
+	return true
 }
 
 // livenessTimeout is how long a node may be silent: livenessMargin times

@@ -402,9 +402,10 @@ func (c *fakeCluster) redrawOn(n *fakeNode) {
 				}
 			}
 		}
-		rd.done = !slices.ContainsFunc(rd.parts, func(cp *planner.ChannelPlan) bool {
-			return rd.next[slices.Index(rd.parts, cp)] < len(cp.Tasks)
-		})
+		rd.done = true
+		for i, cp := range rd.parts {
+			rd.done = rd.done && rd.next[i] == len(cp.Tasks)
+		}
 	}
 }
 
