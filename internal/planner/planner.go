@@ -1458,10 +1458,10 @@ func (p *Planner) clearedForEarlierEye(c *compound.Compound, eye int, s Compound
 // destination, or an assembly on a source's channel: HoldsPicture).
 // A part that draws into that picture one to one is drawn so; under a
 // pixel, subpixel or zoom decomposition it stays empty, as in Equalizer.
-// A part that holds a picture of its own draws it itself (unserved in
-// emit): drawn for it, its frame was still awaited.
+// A part that holds a picture of its own, or holds one below it, draws
+// it itself (unserved in emit): drawn for it, its frame was still awaited.
 func (p *Planner) eyePartShownAs(c *compound.Compound, eye int, states map[string]CompoundState) bool {
-	if !c.PartOfHeldPicture() || p.drawsFor(c, eye) {
+	if !c.PartOfHeldPicture() || p.drawsFor(c, eye) || holdsPictureBelow(c) {
 		return false
 	}
 	home := c.Parent.Home()
@@ -1480,6 +1480,14 @@ func (p *Planner) eyePartShownAs(c *compound.Compound, eye int, states map[strin
 	// where nothing of the view draws the eye the destination draws it
 	// whole already (an assembly on a source's channel its share)
 	return other && drawsNow(home, eye, states, map[*compound.Compound]bool{})
+}
+
+// holdsPictureBelow says whether a compound below c holds a picture of
+// its own that it sends on (an assembly on a source's channel).
+func holdsPictureBelow(c *compound.Compound) bool {
+	held := false
+	c.Walk(func(x *compound.Compound) { held = held || x != c && x.HoldsPicture() })
+	return held
 }
 
 // servesNow says whether child draws in this frame for an eye its

@@ -1142,6 +1142,28 @@ compound { channel "src3" viewport [ 0.75 0 0.25 1 ] outputframe { name "f3" } }
 	if k := kinds(dest); k != "clear draw assemble" {
 		t.Errorf("the destination's tasks: %s", k)
 	}
+	// the part in a compound of no channel of its own, under which an
+	// assembly on a source's channel sends its picture on: that source
+	// draws it (the destination drew the part in place, and waited for
+	// the source's frame, which never came: the run hung)
+	wrapped := New(config(`compound { channel "src0" viewport [ 0 0 0.5 1 ] outputframe { name "f0" } }
+compound { viewport [ 0.5 0 0.5 1 ] compound { channel "src3"
+  compound { channel "src1" eye [ LEFT ] outputframe { name "f1" } }
+  compound { channel "src2" eye [ RIGHT ] outputframe { name "f2" } }
+  inputframe { name "f1" } inputframe { name "f2" } outputframe { name "f3" } } }`))
+	plan = wrapped.Plan(0)
+	if n, _ := draws(plan, "dest"); n != 0 {
+		t.Errorf("the destination draws %d times, want none", n)
+	}
+	if channel(plan, "src3") == nil {
+		t.Fatal("src3 has no tasks: the destination waits for its frame")
+	}
+	if n, share := draws(plan, "src3"); n != 1 || share != (compound.PixelViewport{X: 100, Y: 0, W: 100, H: 100}) {
+		t.Errorf("src3 draws %d times, the last %+v; want once, its part", n, share)
+	}
+	if k := kinds(channel(plan, "src3")); k != "clear draw readback" {
+		t.Errorf("src3's tasks: %s", k)
+	}
 }
 
 // Two channels of one window that each draw a part of a pixel

@@ -504,6 +504,15 @@ func TestGeneratedCompoundTreesMatchTheReference(t *testing.T) {
         compound { channel "src2" viewport [ 0 0 0.5 1 ] compound { eye [ LEFT ] ` + source(0, "") + ` } inputframe { name "f0" } outputframe { name "a0" } }
         ` + source(1, "viewport [ 0.5 0 0.5 1 ]") + `
         inputframe { name "a0" } inputframe { name "f1" }`
+	// an assembly of eye parts on a source's channel, in a 2D part of no
+	// channel of its own, shown mono: the destination drew the part in
+	// place, and waited for the assembly's frame, which nothing drew
+	// (random assembling trees of package scheduler, 19 of 4000)
+	wrappedAssemblyOfEyeParts := `task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ]
+        compound { viewport [ 0 0 0.5 1 ] compound { channel "src3" ` + source(0, "eye [ LEFT ]") + source(1, "eye [ RIGHT ]") + `
+            inputframe { name "f0" } inputframe { name "f1" } outputframe { name "a0" } } }
+        ` + source(2, "viewport [ 0.5 0 0.5 1 ]") + `
+        inputframe { name "a0" } inputframe { name "f2" }`
 	eyePartSendingToTheDestination := `task [ CLEAR ASSEMBLE ] buffer [ COLOR DEPTH ]
         compound { viewport [ 0 0 0.5 1 ] compound { eye [ LEFT ] ` + source(0, "") + ` } inputframe { name "f0" } outputframe { name "a0" } }
         ` + source(1, "viewport [ 0.5 0 0.5 1 ]") + `
