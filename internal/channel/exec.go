@@ -1902,7 +1902,10 @@ func (a *assembly) progress() (bool, error) {
 			case a.got[k] > 0:
 				a.finished[k] = true
 			}
-			if !a.finished[k] && b.isAbandoned(a.fr.frame, p) {
+			// a repair's inputs are drawn in it, not sent by the
+			// producer (whose loss after the repair came abandons its
+			// frames to the others)
+			if !a.finished[k] && !k.repaired && b.isAbandoned(a.fr.frame, p) {
 				a.finished[k] = true
 				a.degraded = append(a.degraded, in.Name)
 			}

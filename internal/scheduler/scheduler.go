@@ -468,6 +468,9 @@ type frameState struct {
 	// time says nothing of how long frames take
 	stalled bool
 	queues  map[string]*queueState
+	// standIns are the nodes (indices) whose repairs draw a lost
+	// channel's part again (by ID): a stand-in lost in turn loses it again
+	standIns map[string][]int
 	// handedOut is when its tile queues last handed out work: a frame
 	// whose sources keep pulling is slow, not stuck
 	handedOut time.Time
@@ -1051,6 +1054,10 @@ func (s *Scheduler) lose(node, reason string) {
 // (theirs went to the dead node: a sort-last exchange's bands, tiles a
 // live channel pulled), and what those assemble first in turn (a binary
 // swap's earlier rounds). Otherwise its consumers go on without it.
+// The parts of a node lost before that ns alone drew again are lost again
+// with it, and drawn again as its own are; copies of its parts that
+// earlier repairs draw on live nodes (feeders) read on what its parts'
+// stand-ins pull, or the rest of their queues where none pulls.
 func (s *Scheduler) repair(f *frameState, ns *nodeState, ids []string) []string {
 	plansOf := map[string][]*planner.ChannelPlan{}
 	for _, cp := range f.plan.Channels {
@@ -1062,7 +1069,7 @@ func (s *Scheduler) repair(f *frameState, ns *nodeState, ids []string) []string 
 	own := map[string]*planner.ChannelPlan{}  // every channel's part with a plan of its own
 	for id, plans := range plansOf {
 		part := onePart(plans)
-		if s.channelNode[plans[0].Channel] == ns {
+		if s.channelNode[plans[0].Channel] == ns || s.drawnOnlyOn(f, id, ns) {
 			lost[id] = part
 		}
 		if !part.Aside {
@@ -1196,6 +1203,19 @@ func (s *Scheduler) repair(f *frameState, ns *nodeState, ids []string) []string 
 			s.handRest(f, qid, id)
 		}
 	}
+	// a lost part drawn nowhere whose items copies of it on live nodes
+	// read (a feeder of an earlier loss's repair): none pulls for it now,
+	// so they are handed the rest
+	for _, id := range ordered {
+		if drawnOn[id] > 0 {
+			continue
+		}
+		for _, t := range lost[id].Tasks {
+			if q := f.queues[t.Queue]; q != nil && len(q.mirrors[id]) > 0 {
+				s.handRest(f, t.Queue, id)
+			}
+		}
+	}
 	var repaired []string
 	// one repair for each pipe: parts of different groups may feed each
 	// other through live channels (a radix-k's rounds), whose parts drawn
@@ -1213,6 +1233,10 @@ func (s *Scheduler) repair(f *frameState, ns *nodeState, ids []string) []string 
 			if !slices.Contains(repaired, id) {
 				repaired = append(repaired, id)
 			}
+			if f.standIns == nil {
+				f.standIns = map[string][]int{}
+			}
+			f.standIns[id] = append(f.standIns[id], node.index)
 		}
 		if len(rp.Plans) == 0 {
 			continue
@@ -1248,10 +1272,10 @@ func onePart(plans []*planner.ChannelPlan) *planner.ChannelPlan {
 		return plans[0]
 	}
 	var part *planner.ChannelPlan
-	var tasks []planner.Task
+	var order []*planner.ChannelPlan
 	for _, cp := range plans {
 		if cp.Aside {
-			tasks = append(tasks, cp.Tasks...)
+			order = append(order, cp)
 		} else {
 			part = cp
 		}
@@ -1260,8 +1284,64 @@ func onePart(plans []*planner.ChannelPlan) *planner.ChannelPlan {
 		return plans[0]
 	}
 	one := *part
-	one.Tasks = append(tasks, part.Tasks...)
+	one.Tasks = nil
+	for _, cp := range producersFirst(append(order, part)) {
+		one.Tasks = append(one.Tasks, cp.Tasks...)
+	}
 	return &one
+}
+
+// producersFirst orders a channel's plans so that each comes after those
+// that draw frames it assembles (a plan aside assembling another's
+// samples), as they run; otherwise as given. A part is cut after its last
+// frame for others by its tasks' place in it: the assembly's frames, drawn
+// by a plan after it, were cut off, and it waited for them in vain.
+func producersFirst(plans []*planner.ChannelPlan) []*planner.ChannelPlan {
+	self := plans[0].Channel.ID
+	feeds := func(from, to *planner.ChannelPlan) bool {
+		return slices.ContainsFunc(from.Tasks, func(t planner.Task) bool {
+			return slices.ContainsFunc(t.Outputs, func(o planner.Output) bool {
+				return slices.Contains(o.Consumers, self) && takes(to, o.Name, t.Eye, self)
+			})
+		})
+	}
+	placed := make([]bool, len(plans))
+	waits := func(i int) bool { // for a plan not placed yet
+		for j, o := range plans {
+			if j != i && !placed[j] && feeds(o, plans[i]) {
+				return true
+			}
+		}
+		return false
+	}
+	var ordered []*planner.ChannelPlan
+	for len(ordered) < len(plans) {
+		next := -1
+		for i := range plans {
+			if placed[i] {
+				continue
+			}
+			if next < 0 {
+				next = i // where every plan waits for another: as given
+			}
+			if !waits(i) {
+				next = i
+				break
+			}
+		}
+		placed[next] = true
+		ordered = append(ordered, plans[next])
+	}
+	return ordered
+}
+
+// takes says whether a plan assembles frame name of eye from producer.
+func takes(cp *planner.ChannelPlan, name string, eye int, producer string) bool {
+	return slices.ContainsFunc(cp.Tasks, func(t planner.Task) bool {
+		return t.Eye == eye && slices.ContainsFunc(t.Inputs, func(in planner.Input) bool {
+			return in.Name == name && slices.Contains(in.Producers, producer)
+		})
+	})
 }
 
 // splitPart parts a cut of a part made by onePart into its channel's
@@ -1545,11 +1625,7 @@ func (s *Scheduler) pull(e Pull) {
 		return
 	}
 	q.given[e.Channel] = append(q.given[e.Channel], g)
-	for _, node := range q.mirrors[e.Channel] {
-		m := g
-		m.Node, m.Repair = node, true
-		s.ready.Grants = append(s.ready.Grants, m)
-	}
+	s.mirror(q, g)
 }
 
 // handRest hands a lost channel the rest of a queue's items in a frame,
@@ -1564,6 +1640,26 @@ func (s *Scheduler) handRest(f *frameState, queue, channel string) {
 	g := Grant{Channel: channel, Frame: f.number, Queue: queue}
 	s.handOut(f, q, &g, q.q.Len())
 	q.given[channel] = append(q.given[channel], g)
+	s.mirror(q, g)
+}
+
+// mirror hands a grant to the live nodes whose repairs draw its channel's
+// items again (queueState.mirrors).
+func (s *Scheduler) mirror(q *queueState, g Grant) {
+	for _, node := range q.mirrors[g.Channel] {
+		if ns := s.nodes[node]; ns != nil && ns.alive {
+			m := g
+			m.Node, m.Repair = node, true
+			s.ready.Grants = append(s.ready.Grants, m)
+		}
+	}
+}
+
+// drawnOnlyOn says whether a lost channel's part of frame f is drawn
+// again on node ns alone: lost with ns, it is lost again.
+func (s *Scheduler) drawnOnlyOn(f *frameState, id string, ns *nodeState) bool {
+	on := f.standIns[id]
+	return len(on) > 0 && !slices.ContainsFunc(on, func(i int) bool { return i != ns.index })
 }
 
 // handOut moves up to n of a queue's next items into a grant, which says

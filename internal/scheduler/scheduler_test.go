@@ -370,9 +370,11 @@ func (c *fakeCluster) redrawOn(n *fakeNode) {
 								break
 							}
 							want := c.handed[k]
-							if !feeder {
+							if !feeder || c.nodes[c.s.NodeOf(cp.Channel.ID)].dead {
 								// a lost part's items, and the rest of the
-								// queue, as the scheduler handed them
+								// queue, as the scheduler handed them (a
+								// feeder's channel lost after its repair
+								// is handed the rest too)
 								want = nil
 								f := c.s.inflight[r.Frame]
 								if f == nil {
@@ -1136,6 +1138,56 @@ func TestALostPartThatPullsTilesForTwoPipesIsDrawnOnBoth(t *testing.T) {
 	for _, g := range c.laterMirrors {
 		if g.Channel == src3 || g.Channel == src4 {
 			t.Errorf("frame %d: %s's items handed after its repair", g.Frame, names(c, []string{g.Channel}))
+		}
+	}
+}
+
+// Both render nodes of a tree are lost with frames in flight, one after
+// the other (0 to 11 rounds apart, from 4 starts): no frame waits for
+// ever, and none is degraded.
+//   - render1 pulls the tiles that render2 assembles for the destination,
+//     either lost first. With render1 first, render2 draws its parts again
+//     and is lost with them: they are lost again, and drawn again by the
+//     destination (before, it waited for ever for them). With render2
+//     first, the destination draws copies of render1's parts (feeders)
+//     that read its tiles as it pulls them; once render1 is lost too, none
+//     pulls, and the copies are handed the rest (before, they waited for
+//     ever).
+//   - render1 draws the samples of a subpixel compound whose assembly
+//     goes to render2. Lost, it has the destination stand in for it in two
+//     plans aside, one assembling what the other draws. Once render2 is
+//     lost too, those plans feed its part drawn again: the assembling one
+//     came first in the channel's part, its cut left the other's sample
+//     out, and the frames planned after the first loss were degraded.
+func TestTwoNodesLostOneAfterTheOtherAreRepaired(t *testing.T) {
+	for _, tc := range []struct {
+		config string
+		order  [2]string
+	}{
+		{"tiles-assembled-on-another-node", [2]string{"render1", "render2"}},
+		{"tiles-assembled-on-another-node", [2]string{"render2", "render1"}},
+		{"samples-drawn-by-a-stand-in", [2]string{"render1", "render2"}},
+	} {
+		cfg := load(t, filepath.Join("testdata", tc.config+".eqc"))
+		order := tc.order
+		for apart := range 12 {
+			for start := range 4 {
+				c := newCluster(t, cfg, Options{Frames: 20})
+				for len(c.completed) < 4+start {
+					c.round()
+				}
+				c.kill(order[0])
+				for range apart {
+					c.round()
+				}
+				c.kill(order[1])
+				c.run(40000)
+				degraded := slices.IndexFunc(c.completed, func(f Completed) bool { return f.Degraded })
+				if !c.finished || c.failure != "" || degraded >= 0 {
+					t.Errorf("%s: %s lost, then %s %d rounds later (from frame %d): finished %v, failure %q, degraded frame at %d",
+						tc.config, order[0], order[1], apart, 4+start, c.finished, c.failure, degraded)
+				}
+			}
 		}
 	}
 }

@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -42,6 +43,12 @@ func randomTree(r *rand.Rand, nodes int, assembling bool) string {
 			cuts = append(cuts, 0.1+0.8*r.Float64())
 		}
 		slices.Sort(cuts)
+		for i := 1; i < len(cuts)-1; i++ {
+			// parts of no width, as written to 3 places, are invalid
+			if math.Round(cuts[i]*1000) <= math.Round(cuts[i-1]*1000) {
+				cuts[i] = cuts[i-1] + 0.0015
+			}
+		}
 		own := ""
 		switch kind {
 		case "load 2D", "load DB":
@@ -169,6 +176,28 @@ func TestRandomCompoundTreesRun(t *testing.T) {
 	}
 }
 
+// Random trees as above, assembling or not, over one to three render
+// nodes: 5 of these 1000 hung (19 of 4000) where an assembly of eye parts
+// on a source's channel, in a part of no channel of its own, was shown
+// mono (planner.holdsPictureBelow).
+func TestRandomAssemblingTreesRun(t *testing.T) {
+	hung := 0
+	for seed := range uint64(1000) {
+		r := rand.New(rand.NewPCG(seed, 0x3057))
+		text := randomTree(r, 1+r.IntN(3), r.IntN(2) == 0)
+		c := newCluster(t, resolveTree(t, seed, text), Options{Frames: 4})
+		c.run(20000)
+		if !c.finished || c.failure != "" {
+			if hung++; hung <= 3 {
+				t.Errorf("seed %d: finished %v after %d frames, failure %q\n%s", seed, c.finished, len(c.completed), c.failure, text)
+			}
+		}
+	}
+	if hung > 3 {
+		t.Errorf("%d trees in all did not run to the end", hung)
+	}
+}
+
 // Random trees (randomTree), assembling or not, over two or three render
 // nodes lose one of them with frames in flight: the run goes on to its
 // end, and the repairs draw every lost part again (its tiles, a live
@@ -214,4 +243,53 @@ func TestRandomTreesLoseANodeInFlight(t *testing.T) {
 	if repaired == 0 {
 		t.Error("nothing repaired")
 	}
+}
+
+// Random trees over three render nodes lose two of them with frames in
+// flight, 0 to 3 rounds apart: every run goes on to its end, and no frame
+// is degraded. The parts of the first node that the second drew again
+// are lost with it and drawn again (3 of these 400 runs hung until the
+// frame timeout without); plans aside of a stand-in for the first that
+// feed the second's parts are cut in the order they run (one frame was
+// degraded without, 3 in 2800 runs).
+func TestRandomTreesLoseTwoNodesInFlight(t *testing.T) {
+	runs, degraded := 0, 0
+	for seed := range uint64(400) {
+		r := rand.New(rand.NewPCG(seed, 0x2057))
+		text := randomTree(r, 3, r.IntN(2) == 0)
+		c := newCluster(t, resolveTree(t, seed, text), Options{Frames: 12})
+		nodes := len(c.s.Nodes()) - 1 // render nodes: the first is the application's
+		if nodes < 2 {
+			continue
+		}
+		first := 1 + r.IntN(nodes)
+		second := 1 + (first+r.IntN(nodes-1))%nodes
+		victims := []string{fmt.Sprint("node", first), fmt.Sprint("node", second)}
+		for i := 0; i < 20000 && len(c.completed) < 4 && c.failure == ""; i++ {
+			c.round()
+		}
+		c.kill(victims[0])
+		apart := r.IntN(4)
+		for range apart {
+			c.round()
+		}
+		c.kill(victims[1])
+		c.run(40000)
+		if !c.finished || c.failure != "" {
+			t.Errorf("seed %d (%v lost, %d rounds apart): finished %v after %d frames, failure %q\n%s", seed, victims, apart, c.finished, len(c.completed), c.failure, text)
+			continue
+		}
+		runs++
+		lacking := 0
+		for _, f := range c.completed {
+			if f.Degraded {
+				lacking++
+			}
+		}
+		if lacking > 0 {
+			t.Errorf("seed %d (%v lost, %d rounds apart): %d frames degraded\n%s", seed, victims, apart, lacking, text)
+		}
+		degraded += lacking
+	}
+	t.Logf("%d runs: %d frames degraded", runs, degraded)
 }
