@@ -696,7 +696,11 @@ func byHand(t *testing.T, c *netns.Cluster, args ...string) (*bgServer, func(h n
 // goes on when it is continued, losing no node. Then the server's host
 // drops off the network (its link cut): every client, each on a host of
 // its own, gives the server up within the kernel's bound and exits.
+//
+// It waits most of its 45 s, so it runs beside the corpus test (both
+// parallel, after the package's other tests).
 func TestClientsWaitOnAStoppedServerNotOnAGoneOne(t *testing.T) {
+	t.Parallel()
 	c := netns.New(t, 3)
 	statsPath := filepath.Join(t.TempDir(), "stats.jsonl")
 	srv, start := byHand(t, c, "--frames", "100000", "--triangles", "20000", "--stats", statsPath)

@@ -152,6 +152,7 @@ func pngs(t *testing.T, dir string) []string {
 }
 
 func TestEveryCorpusConfigRunsAndMatchesItsReference(t *testing.T) {
+	t.Parallel() // beside TestClientsWaitOnAStoppedServerNotOnAGoneOne, which sleeps
 	files, err := filepath.Glob(filepath.Join(corpusDir(), "*.eqc"))
 	if err != nil || len(files) != 80 {
 		t.Fatalf("the corpus at %s has %d configs (want 80): %v", corpusDir(), len(files), err)

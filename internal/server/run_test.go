@@ -65,8 +65,6 @@ func binaries(t testing.TB) string {
 	return binDir
 }
 
-// testEnv runs the clients headless through EGL: the GLFW window path is
-// tested in package channel; here the runtime is under test.
 // freeLoopbackAddr is a loopback address with a port free a moment ago,
 // for a server started by hand (--no-launch) to listen on.
 func freeLoopbackAddr(t *testing.T) string {
@@ -78,6 +76,8 @@ func freeLoopbackAddr(t *testing.T) string {
 	return l.Addr().String()
 }
 
+// testEnv runs the clients headless through EGL: the GLFW window path is
+// tested in package channel; here the runtime is under test.
 func testEnv() []string { return append(os.Environ(), "GOEQ_WINSYS=egl") }
 
 func config(name string) string { return filepath.Join("..", "..", "examples", "configs", name) }

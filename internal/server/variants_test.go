@@ -571,6 +571,7 @@ func TestGeneratedCompoundTreesMatchTheReference(t *testing.T) {
 		{"assembler-draws-below-another-333x297", generated{w: 333, h: 297, sources: 5}, assemblerDrawsBelowAnother},
 		{"eye-part-assembling-shown-mono-333x297", generated{w: 333, h: 297, sources: 3}, eyePartAssembling},
 		{"eye-part-sending-to-the-destination-shown-mono-333x297", generated{w: 333, h: 297, sources: 2}, eyePartSendingToTheDestination},
+		{"wrapped-assembly-of-eye-parts-shown-mono-333x297", generated{w: 333, h: 297, sources: 4}, wrappedAssemblyOfEyeParts},
 		{"assembly-draws-pixels-333x297", generated{w: 333, h: 297, sources: 2}, assemblyDrawsPixels},
 		{"assembly-draws-pixels-in-place-333x297", generated{w: 333, h: 297, sources: 3}, assemblyDrawsPixelsInPlace},
 		{"assembly-draws-a-part-in-place-333x297", generated{w: 333, h: 297, sources: 3}, assemblyDrawsAPartInPlace},
