@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math"
 	"os"
 	"runtime"
@@ -652,16 +653,9 @@ func (n *node) repair(r *control.Repair) {
 	}
 	// the frames done here are done with their repairs
 	n.framesMu.Lock()
-	for at := range n.repairing {
-		if at.frame < r.Frame && n.frames[at.frame] == nil {
-			delete(n.repairing, at)
-		}
-	}
-	for at := range n.feeding {
-		if at.frame < r.Frame && n.frames[at.frame] == nil {
-			delete(n.feeding, at)
-		}
-	}
+	done := func(at repairOf) bool { return at.frame < r.Frame && n.frames[at.frame] == nil }
+	maps.DeleteFunc(n.repairing, func(at repairOf, _ *pipe) bool { return done(at) })
+	maps.DeleteFunc(n.feeding, func(at repairOf, _ []*pipe) bool { return done(at) })
 	n.framesMu.Unlock()
 	reads := func(id string) {
 		// a node has few pipes: the list stays short

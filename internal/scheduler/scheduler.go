@@ -1630,8 +1630,9 @@ func (s *Scheduler) pull(e Pull) {
 
 // handRest hands a lost channel the rest of a queue's items in a frame,
 // where the queue has not said it is done to it: its stand-ins on
-// several pipes draw them all (Repair.Reading), and the live channels
-// that pull from the queue are told it is done.
+// several pipes (Repair.Reading), or the copies of it that earlier
+// repairs draw (mirrors), draw them all, and the live channels that pull
+// from the queue are told it is done.
 func (s *Scheduler) handRest(f *frameState, queue, channel string) {
 	q := f.queues[queue]
 	if q == nil || slices.ContainsFunc(q.given[channel], func(g Grant) bool { return g.Done }) {
