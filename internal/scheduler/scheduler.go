@@ -468,14 +468,18 @@ type frameState struct {
 	// time says nothing of how long frames take
 	stalled bool
 	queues  map[string]*queueState
-	// standIns are the nodes (indices) whose repairs draw a lost
-	// channel's part again (by ID): a stand-in lost in turn loses it again
-	standIns map[string][]int
+	// standIns are the nodes whose repairs draw a lost channel's part
+	// again (by ID): a stand-in lost in turn loses it again
+	standIns map[string][]standIn
 	// handedOut is when its tile queues last handed out work: a frame
 	// whose sources keep pulling is slow, not stuck
 	handedOut time.Time
 	done      Completed
 }
+
+// standIn is a node that draws a lost part again: its index, and its
+// joins then (a node that rejoined since has none of that frame's work).
+type standIn struct{ node, joins int }
 
 // nodeSet is a set of the run's nodes by their index in the config's
 // order: a frame's sets are looked up for every message of a large wall.
@@ -1234,9 +1238,9 @@ func (s *Scheduler) repair(f *frameState, ns *nodeState, ids []string) []string 
 				repaired = append(repaired, id)
 			}
 			if f.standIns == nil {
-				f.standIns = map[string][]int{}
+				f.standIns = map[string][]standIn{}
 			}
-			f.standIns[id] = append(f.standIns[id], node.index)
+			f.standIns[id] = append(f.standIns[id], standIn{node.index, node.joins})
 		}
 		if len(rp.Plans) == 0 {
 			continue
@@ -1657,10 +1661,16 @@ func (s *Scheduler) mirror(q *queueState, g Grant) {
 }
 
 // drawnOnlyOn says whether a lost channel's part of frame f is drawn
-// again on node ns alone: lost with ns, it is lost again.
+// again on node ns and on no other live node: lost with ns, it is lost
+// again. Stand-ins lost before count for nothing, rejoined or not (three
+// nodes lost one after the other: the first one's part drawn again on
+// the second, and then on the third).
 func (s *Scheduler) drawnOnlyOn(f *frameState, id string, ns *nodeState) bool {
 	on := f.standIns[id]
-	return len(on) > 0 && !slices.ContainsFunc(on, func(i int) bool { return i != ns.index })
+	return slices.Contains(on, standIn{ns.index, ns.joins}) && !slices.ContainsFunc(on, func(e standIn) bool {
+		n := s.order[e.node]
+		return n != ns && n.alive && n.joins == e.joins
+	})
 }
 
 // handOut moves up to n of a queue's next items into a grant, which says

@@ -1142,7 +1142,7 @@ func TestALostPartThatPullsTilesForTwoPipesIsDrawnOnBoth(t *testing.T) {
 	}
 }
 
-// Both render nodes of a tree are lost with frames in flight, one after
+// The render nodes of a tree are lost with frames in flight, one after
 // the other (0 to 11 rounds apart, from 4 starts): no frame waits for
 // ever, and none is degraded.
 //   - render1 pulls the tiles that render2 assembles for the destination,
@@ -1159,14 +1159,21 @@ func TestALostPartThatPullsTilesForTwoPipesIsDrawnOnBoth(t *testing.T) {
 //     lost too, those plans feed its part drawn again: the assembling one
 //     came first in the channel's part, its cut left the other's sample
 //     out, and the frames planned after the first loss were degraded.
-func TestTwoNodesLostOneAfterTheOtherAreRepaired(t *testing.T) {
+//   - three render nodes each assemble the next one's picture, and are
+//     lost from the innermost out: render3's part, drawn again on render2
+//     and then on render1, is lost with render1 too, though render2, an
+//     earlier stand-in, is lost already (before, render3's channel was
+//     taken for a live one and the destination waited for ever).
+func TestNodesLostOneAfterTheOtherAreRepaired(t *testing.T) {
 	for _, tc := range []struct {
 		config string
-		order  [2]string
+		order  []string
 	}{
-		{"tiles-assembled-on-another-node", [2]string{"render1", "render2"}},
-		{"tiles-assembled-on-another-node", [2]string{"render2", "render1"}},
-		{"samples-drawn-by-a-stand-in", [2]string{"render1", "render2"}},
+		{"tiles-assembled-on-another-node", []string{"render1", "render2"}},
+		{"tiles-assembled-on-another-node", []string{"render2", "render1"}},
+		{"samples-drawn-by-a-stand-in", []string{"render1", "render2"}},
+		{"assemblies-nested-over-three-nodes", []string{"render3", "render2", "render1"}},
+		{"assemblies-nested-over-three-nodes", []string{"render1", "render2", "render3"}},
 	} {
 		cfg := load(t, filepath.Join("testdata", tc.config+".eqc"))
 		order := tc.order
@@ -1176,16 +1183,19 @@ func TestTwoNodesLostOneAfterTheOtherAreRepaired(t *testing.T) {
 				for len(c.completed) < 4+start {
 					c.round()
 				}
-				c.kill(order[0])
-				for range apart {
-					c.round()
+				for i, node := range order {
+					if i > 0 {
+						for range apart {
+							c.round()
+						}
+					}
+					c.kill(node)
 				}
-				c.kill(order[1])
 				c.run(40000)
 				degraded := slices.IndexFunc(c.completed, func(f Completed) bool { return f.Degraded })
 				if !c.finished || c.failure != "" || degraded >= 0 {
-					t.Errorf("%s: %s lost, then %s %d rounds later (from frame %d): finished %v, failure %q, degraded frame at %d",
-						tc.config, order[0], order[1], apart, 4+start, c.finished, c.failure, degraded)
+					t.Errorf("%s: %v lost in turn, %d rounds apart (from frame %d): finished %v, failure %q, degraded frame at %d",
+						tc.config, order, apart, 4+start, c.finished, c.failure, degraded)
 				}
 			}
 		}
