@@ -548,6 +548,11 @@ func TestALostNodesFramesInFlightAreRepaired(t *testing.T) {
 		// assembling the other's, for render2's src0: then render2 is
 		// lost, and src0's part is drawn again fed by those plans
 		{"samples-drawn-by-a-stand-in", "render1 +2 render2", 2},
+		// every render node lost: render3, whose part render2 draws
+		// again, then a frame later render2 and render1 at once; the
+		// destination draws render3's part, though its first stand-in
+		// was lost before (it waited for it until the frame timeout)
+		{"assemblies-nested-over-three-nodes", "render3 +1 render2 render1", 2},
 	} {
 		name := tc.config
 		if tc.latency > 0 {
@@ -682,5 +687,90 @@ func TestALostDestinationsNodeIsNotRelaunched(t *testing.T) {
 		if strings.Contains(sp.log(), said) {
 			t.Errorf("the log says %q:\n%s", said, tailOf(sp.log(), 2000))
 		}
+	}
+}
+
+// A client started again for a lost node that ends before it joins (it
+// crashed while it set up), or that does not join in time (stopped
+// before it connected, under a launch_timeout of 1.5 s), is started again
+// while --relaunch allows, and the log says so; once the relaunches are
+// spent, the log says that the node stays lost. The scheduler had lost
+// the node already: the second end was dropped without a word, and no
+// client was started again. The lost client's own end, which comes after
+// the loss (a frozen one is killed then), is no such client.
+func TestAClientStartedAgainThatDoesNotJoinIsStartedAgain(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		relaunch int
+		stop     bool // SIGSTOP the client started again, rather than kill it
+		said     string
+	}{
+		{"killed", 3, false, "node render1 did not rejoin: eqclient exited (signal: killed)"},
+		{"stopped", 3, true, "node render1 did not rejoin: its client did not connect within 1.5s, its launch_timeout; its client (pid "},
+		{"killed-with-no-relaunch-left", 1, false, "node render1 did not rejoin: eqclient exited (signal: killed); its client is not started again (--relaunch 1, all taken)"},
+		{"frozen-without-relaunch", 0, true, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rejoins := tc.relaunch > 1
+			sp := startServer(t, render1On(t, "localhost", "launch_timeout 1500", ""), 0, "--spin", "0.02", "--relaunch", strconv.Itoa(tc.relaunch))
+			sp.waitFrames(t, 4)
+			first := sp.pid("render1")
+			if first == 0 {
+				t.Fatalf("no pid for render1: %v", sp.pids)
+			}
+			if tc.relaunch == 0 {
+				syscall.Kill(first, syscall.SIGSTOP)
+				defer syscall.Kill(first, syscall.SIGKILL)
+				sp.waitLog(t, regexp.MustCompile(`node render1 lost`))
+				sp.waitFrames(t, sp.framesDone()+8)
+				sp.cmd.Process.Signal(os.Interrupt)
+				if err := sp.wait(t); err != nil && sp.cmd.ProcessState.ExitCode() != 130 {
+					t.Fatalf("the run failed: %v\n%s", err, tailOf(sp.log(), 3000))
+				}
+				if strings.Contains(sp.log(), "did not") || strings.Contains(sp.log(), "again (") {
+					t.Errorf("the log takes the lost client's end for a client started again:\n%s", tailOf(sp.log(), 3000))
+				}
+				return
+			}
+			syscall.Kill(first, syscall.SIGKILL)
+			// the client started again is killed or stopped before it can
+			// connect (it takes 40 ms and more)
+			again := 0
+			for deadline := time.Now().Add(20 * time.Second); again == 0 || again == first; time.Sleep(time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatalf("render1's client was not started again:\n%s", tailOf(sp.log(), 3000))
+				}
+				again = sp.pid("render1")
+			}
+			if tc.stop {
+				syscall.Kill(again, syscall.SIGSTOP)
+				defer syscall.Kill(again, syscall.SIGKILL)
+			} else {
+				syscall.Kill(again, syscall.SIGKILL)
+			}
+			sp.waitLog(t, regexp.MustCompile(`node render1 did not rejoin: `))
+			if rejoins {
+				sp.waitLog(t, regexp.MustCompile(`node render1 rejoined`))
+			}
+			sp.waitFrames(t, sp.framesDone()+8)
+			sp.cmd.Process.Signal(os.Interrupt)
+			if err := sp.wait(t); err != nil && sp.cmd.ProcessState.ExitCode() != 130 {
+				t.Fatalf("the run failed: %v\n%s", err, tailOf(sp.log(), 3000))
+			}
+			if !strings.Contains(sp.log(), tc.said) || rejoins != strings.Contains(sp.log(), "node render1: starting its client again (2 of 3)") {
+				t.Errorf("the log does not say %q, or says render1 is started again when it is not:\n%s", tc.said, tailOf(sp.log(), 3000))
+			}
+			var sum Summary
+			if err := json.Unmarshal([]byte(sp.stdout.String()), &sum); err != nil {
+				t.Fatalf("summary: %v", err)
+			}
+			want := []string(nil)
+			if rejoins {
+				want = []string{"render1"}
+			}
+			if !slices.Equal(sum.LostNodes, []string{"render1"}) || !slices.Equal(sum.RejoinedNodes, want) || sum.Degraded > 2 {
+				t.Errorf("summary: lost %v, rejoined %v, %d degraded (want render1 lost, rejoined %v, at most 2 degraded)", sum.LostNodes, sum.RejoinedNodes, sum.Degraded, want)
+			}
+		})
 	}
 }

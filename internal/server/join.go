@@ -22,7 +22,8 @@ const setupSilence = 10 * time.Second
 // windows and makes its renderers (the init timeout). A client setting up
 // says what it is doing with each heartbeat, so a slow set-up is told from
 // a frozen one, and an error says which step did not end. A node leaves
-// the watch when it joins.
+// the watch when it joins, and comes back to it when the server starts
+// its client again after a loss.
 type joinWatch struct {
 	initTimeout time.Duration
 	nodes       map[string]*joinState
@@ -57,7 +58,7 @@ func (w *joinWatch) launched(node string, now time.Time, timeout time.Duration) 
 func (w *joinWatch) settingUp(node, doing string, now time.Time) {
 	st := w.nodes[node]
 	if st == nil {
-		return // joined: a later session's set-up is the scheduler's
+		return // joined, or a lost node's client started by hand: not watched
 	}
 	if st.settingUpSince.IsZero() {
 		st.settingUpSince, st.told = now, now

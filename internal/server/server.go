@@ -328,8 +328,14 @@ type nodeConn struct {
 	// run loop alone)
 	framed   bool
 	relaunch int // relaunches so far
-	out      chan *control.ServerMsg
-	gone     chan struct{} // closed when the current session ends
+	// down: lost, and not joined since; lostLaunch and lostGen are its
+	// process and session at the loss. A later one that ends before it
+	// joins (a client that was to take the node back) is the server's to
+	// tell of: the scheduler lost the node already. Run loop only.
+	down                bool
+	lostLaunch, lostGen int64
+	out                 chan *control.ServerMsg
+	gone                chan struct{} // closed when the current session ends
 	// the frame data last sent (only changes travel) and the version of
 	// the peers it has; both start again with each session
 	lastData []byte
@@ -1220,6 +1226,13 @@ func (s *server) outOf(id string) chan *control.ServerMsg {
 	return s.nodes[id].out
 }
 
+// rejoining reports whether ev comes from a client that was to take the
+// lost node back: a process or session that began after the loss (the
+// lost one's own ends come after the loss too).
+func (nc *nodeConn) rejoining(ev *event) bool {
+	return nc.down && (ev.launch > nc.lostLaunch || ev.gen > nc.lostGen)
+}
+
 // stale reports an event of a node's earlier session or process, which
 // a newer one has replaced.
 func (s *server) stale(ev *event) bool {
@@ -1310,6 +1323,10 @@ func (s *server) loop(ctx context.Context, statsFile *os.File) (sum *Summary, er
 					joinOrLoss = true
 				case scheduler.Lost:
 					joinOrLoss = true
+					if nc := s.nodes[e.Node]; nc.rejoining(&batch[i]) {
+						s.rejoinFailed(nc, e.Reason, joined[e.Node], joining)
+						continue
+					}
 					joining.joined(e.Node) // the scheduler decides whether the run goes on
 				}
 				s.sched.Step(ev)
@@ -1327,6 +1344,10 @@ func (s *server) loop(ctx context.Context, statsFile *os.File) (sum *Summary, er
 				nc := s.nodes[id]
 				launchNote := func() string { return launchTimeoutNote(nc.model) + s.stillLaunching(nc) }
 				if why := joining.overdue(id, now, s.joinTimeout(nc.model), launchNote); why != "" {
+					if nc.down {
+						s.rejoinFailed(nc, why, joined[id], joining)
+						continue
+					}
 					joining.joined(id)
 					s.sched.Step(scheduler.Lost{Node: id, Reason: why})
 				}
@@ -1344,7 +1365,7 @@ func (s *server) loop(ctx context.Context, statsFile *os.File) (sum *Summary, er
 			rd := s.sched.Ready()
 			s.sched.Advance()
 			started = started || len(rd.Work) > 0
-			if err := s.act(rd, rep); err != nil {
+			if err := s.act(rd, rep, joining); err != nil {
 				return rep.summary(false), err
 			}
 			if rd.Finished {
@@ -1361,9 +1382,9 @@ func (s *server) loop(ctx context.Context, statsFile *os.File) (sum *Summary, er
 			s.live.nodes(time.Now(), s.sched.NodeStatus(), joinOrLoss, joining.doing)
 		}
 		next := 50 * time.Millisecond
-		if w := s.sched.Ready().WakeAt; !w.IsZero() && joining.allJoined() {
-			// (while nodes join, a pass every 50 ms: the join watch takes
-			// a longer gap for the server standing still)
+		if w := s.sched.Ready().WakeAt; !w.IsZero() && (joining.allJoined() || time.Until(w) < next) {
+			// (while nodes join, a pass every 50 ms at the least: the join
+			// watch takes a longer gap for the server standing still)
 			next = max(time.Until(w), time.Millisecond)
 		}
 		if !rep.start.IsZero() {
@@ -1408,13 +1429,10 @@ func (s *server) take(ev *event, rep *report, joined map[string]bool) (scheduler
 	if s.stale(ev) {
 		return nil, nil // from a session or process the node has replaced
 	}
-	switch {
-	case ev.failed != "" && !joined[ev.node]:
-		// the scheduler decides whether the run goes on without it
+	if ev.failed != "" {
+		// the scheduler decides whether the run goes on without it (or
+		// the loop, for a lost node's client that was to rejoin)
 		ev.ev = scheduler.Lost{Node: ev.node, Reason: "it failed to set up: " + ev.failed}
-	case ev.failed != "":
-		// a rejoining client that could not set up: lost again
-		ev.ev = scheduler.Lost{Node: ev.node, Reason: "it failed to set up again: " + ev.failed}
 	}
 	if ev.health != nil && s.live != nil {
 		s.live.dash.Process(ev.node, ev.health.Goroutines, ev.health.RSS)
@@ -1439,6 +1457,7 @@ func (s *server) take(ev *event, rep *report, joined map[string]bool) (scheduler
 	case scheduler.Join:
 		// a new session has nothing of what earlier ones were sent
 		s.nodes[e.Node].newSession()
+		s.nodes[e.Node].down = false
 		switch {
 		case joined[e.Node]:
 			s.opt.Log.Info(fmt.Sprintf("node %s rejoined: its channels take part again", e.Node))
@@ -1707,8 +1726,51 @@ func (s *server) overlayFor(w scheduler.Work, rep *report) []control.OverlayPart
 	return out
 }
 
-// act carries out one Ready.
-func (s *server) act(rd scheduler.Ready, rep *report) error {
+// relaunch starts a lost node's client again, and watches it join as
+// the first one was.
+func (s *server) relaunch(nc *nodeConn, joining *joinWatch) {
+	nc.relaunch++
+	s.opt.Log.Info(fmt.Sprintf("node %s: starting its client again (%d of %d)", nc.id, nc.relaunch, s.opt.Relaunch))
+	if err := s.launchNodes([]string{nc.id}, s.listening); err != nil {
+		s.opt.Log.Warn(fmt.Sprintf("node %s: %v", nc.id, err))
+		return
+	}
+	joining.launched(nc.id, time.Now(), s.joinTimeout(nc.model))
+}
+
+// rejoinFailed tells of a lost node's client that ended, or did not join
+// in time, before it joined: the scheduler lost the node already, and
+// would drop the end without a word. A client the server started is
+// started again while --relaunch allows (a client that crashed as it set
+// up was the node's last: the node stayed lost however many relaunches
+// were left).
+func (s *server) rejoinFailed(nc *nodeConn, why string, joinedBefore bool, joining *joinWatch) {
+	joining.joined(nc.id)
+	did := "did not join"
+	if joinedBefore {
+		did = "did not rejoin"
+	}
+	if nc.cmd == nil || s.opt.NoLaunch {
+		s.opt.Log.Warn(fmt.Sprintf("node %s %s: %s", nc.id, did, why))
+		return
+	}
+	select {
+	case <-nc.exited:
+	default:
+		if !nc.sharesProcess {
+			nc.kill() // stopped, or setting up for ever: its end is stale once another is started
+		}
+	}
+	if nc.relaunch >= s.opt.Relaunch {
+		s.opt.Log.Warn(fmt.Sprintf("node %s %s: %s; its client is not started again (--relaunch %d, all taken)", nc.id, did, why, s.opt.Relaunch))
+		return
+	}
+	s.opt.Log.Warn(fmt.Sprintf("node %s %s: %s", nc.id, did, why))
+	s.relaunch(nc, joining)
+}
+
+// act carries out one Ready; joining watches the clients it starts again.
+func (s *server) act(rd scheduler.Ready, rep *report, joining *joinWatch) error {
 	for _, slow := range rd.Slow {
 		s.opt.Log.Warn(slow)
 	}
@@ -1720,6 +1782,7 @@ func (s *server) act(rd scheduler.Ready, rep *report) error {
 		}
 		rep.lost = append(rep.lost, l.Node)
 		nc := s.nodes[l.Node]
+		nc.down, nc.lostLaunch, nc.lostGen = true, nc.launches.Load(), nc.gen.Load()
 		s.mu.Lock()
 		nc.stale = true // a new client may take the node over
 		out := nc.out
@@ -1737,11 +1800,7 @@ func (s *server) act(rd scheduler.Ready, rep *report) error {
 			// a loss that ends the run (a destination's node) is not
 			// worth a new client: it would only be stopped again
 			if nc.relaunch < s.opt.Relaunch && !s.opt.NoLaunch && rd.Failure == "" {
-				nc.relaunch++
-				s.opt.Log.Info(fmt.Sprintf("node %s: starting its client again (%d of %d)", l.Node, nc.relaunch, s.opt.Relaunch))
-				if err := s.launchNodes([]string{l.Node}, s.listening); err != nil {
-					s.opt.Log.Warn(fmt.Sprintf("node %s: %v", l.Node, err))
-				}
+				s.relaunch(nc, joining)
 			}
 		}
 	}
