@@ -708,6 +708,7 @@ func TestAClientStartedAgainThatDoesNotJoinIsStartedAgain(t *testing.T) {
 		{"killed", 3, false, "node render1 did not rejoin: eqclient exited (signal: killed)"},
 		{"stopped", 3, true, "node render1 did not rejoin: its client did not connect within 1.5s, its launch_timeout; its client (pid "},
 		{"killed-with-no-relaunch-left", 1, false, "node render1 did not rejoin: eqclient exited (signal: killed); its client is not started again (--relaunch 1, all taken)"},
+		{"stopped-with-no-relaunch-left", 1, true, "node render1 did not rejoin: its client did not connect within 1.5s, its launch_timeout; its client (pid "},
 		{"frozen-without-relaunch", 0, true, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -759,6 +760,9 @@ func TestAClientStartedAgainThatDoesNotJoinIsStartedAgain(t *testing.T) {
 			}
 			if !strings.Contains(sp.log(), tc.said) || rejoins != strings.Contains(sp.log(), "node render1: starting its client again (2 of 3)") {
 				t.Errorf("the log does not say %q, or says render1 is started again when it is not:\n%s", tc.said, tailOf(sp.log(), 3000))
+			}
+			if n := strings.Count(sp.log(), "did not rejoin"); n != 1 {
+				t.Errorf("the log says %d times that render1 did not rejoin, not once:\n%s", n, tailOf(sp.log(), 3000))
 			}
 			var sum Summary
 			if err := json.Unmarshal([]byte(sp.stdout.String()), &sum); err != nil {

@@ -1746,6 +1746,9 @@ func (s *server) relaunch(nc *nodeConn, joining *joinWatch) {
 // were left).
 func (s *server) rejoinFailed(nc *nodeConn, why string, joinedBefore bool, joining *joinWatch) {
 	joining.joined(nc.id)
+	// told once: the same client's other end (its process after its
+	// session, or after it is killed here) says nothing new
+	nc.lostLaunch, nc.lostGen = nc.launches.Load(), nc.gen.Load()
 	did := "did not join"
 	if joinedBefore {
 		did = "did not rejoin"
