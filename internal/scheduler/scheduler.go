@@ -1024,8 +1024,12 @@ func (s *Scheduler) lose(node, reason string) {
 			abandoned = s.repair(f, ns, ids)
 		}
 		f.pending.remove(ns.index)
+		// the node's part of this frame is settled: lost again once it
+		// rejoined, it has none (its parts drawn again elsewhere were
+		// given up for a second time, and frames came out degraded)
+		f.nodes.remove(ns.index)
 		for i, other := range s.order {
-			if other != ns && f.nodes.has(i) && other.alive && len(abandoned) > 0 {
+			if f.nodes.has(i) && other.alive && len(abandoned) > 0 {
 				s.ready.Abandons = append(s.ready.Abandons, Abandon{Node: other.id, Frame: n, Producers: abandoned, Lost: node})
 			}
 		}

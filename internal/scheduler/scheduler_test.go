@@ -59,6 +59,8 @@ type fakeCluster struct {
 	redrawing []*redrawing // repairs not yet drawn to their end
 	// laterMirrors are the grants for feeders handed after their repair
 	laterMirrors []Grant
+	// lostOnce are the nodes lost during the run, rejoined since or not
+	lostOnce map[string]bool
 	tiles        map[string][]int // queue -> item indexes handed out
 	// handed are the items each channel was handed, by pullKey
 	handed    map[pullKey][]int
@@ -110,7 +112,7 @@ type pullKey struct {
 func newCluster(t *testing.T, cfg *compound.Config, opt Options, absent ...string) *fakeCluster {
 	c := &fakeCluster{t: t, cfg: cfg, now: time.Unix(1000, 0), step: 5 * time.Millisecond, nodes: map[string]*fakeNode{},
 		produced: map[frameKey]bool{}, abandoned: map[int]map[string]bool{}, tiles: map[string][]int{}, starts: map[int]time.Time{},
-		handed: map[pullKey][]int{}}
+		handed: map[pullKey][]int{}, lostOnce: map[string]bool{}}
 	c.s = New(cfg, planner.New(cfg), opt)
 	c.s.Step(Tick{Now: c.now})
 	for _, id := range c.s.Nodes() {
@@ -370,11 +372,12 @@ func (c *fakeCluster) redrawOn(n *fakeNode) {
 								break
 							}
 							want := c.handed[k]
-							if !feeder || c.nodes[c.s.NodeOf(cp.Channel.ID)].dead {
+							if !feeder || c.lostOnce[c.s.NodeOf(cp.Channel.ID)] {
 								// a lost part's items, and the rest of the
 								// queue, as the scheduler handed them (a
 								// feeder's channel lost after its repair
-								// is handed the rest too)
+								// is handed the rest too, and a rejoined
+								// one pulls nothing of the frame)
 								want = nil
 								f := c.s.inflight[r.Frame]
 								if f == nil {
@@ -663,10 +666,19 @@ func render2KilledAfter5(t *testing.T, cfg *compound.Config, frames int) (*fakeC
 // scheduler; it returns the first frame started after the loss.
 func (c *fakeCluster) kill(node string) int {
 	c.nodes[node].dead = true
+	c.lostOnce[node] = true
 	lostAt := c.s.Started()
 	c.s.Step(Lost{Node: node, Reason: "killed"})
 	c.drain()
 	return lostAt
+}
+
+// rejoin brings a lost node back as a new client: it has none of the
+// frames in flight.
+func (c *fakeCluster) rejoin(node string) {
+	c.nodes[node] = newFakeNode(node)
+	c.s.Step(Join{Node: node})
+	c.drain()
 }
 
 // names are channels' names in the config, by their IDs.

@@ -346,3 +346,57 @@ func TestRandomTreesOverManyNodesLoseSeveral(t *testing.T) {
 	}
 	t.Logf("%d runs, %d repairs", runs, repaired)
 }
+
+// Random trees over two to seven render nodes, at latency 0 to 3, lose
+// nodes that rejoin, and lose them again, 2 to 6 times in all, 0 to 4
+// rounds apart: every run goes on to its end, and no frame is degraded.
+// A node lost again once it rejoined, with frames in flight from before
+// its first loss, has no part in them (its new client has none of their
+// work): the parts drawn again for it were given up a second time, and
+// frames came out degraded (in 24 of these 1200 runs).
+func TestRandomTreesLoseNodesThatRejoin(t *testing.T) {
+	runs, repaired := 0, 0
+	for seed := range uint64(1200) {
+		r := rand.New(rand.NewPCG(seed, 0x7e70))
+		text := randomTree(r, 2+r.IntN(6), r.IntN(2) == 0)
+		text = regexp.MustCompile(`latency \d`).ReplaceAllString(text, fmt.Sprintf("latency %d", r.IntN(4)))
+		c := newCluster(t, resolveTree(t, seed, text), Options{Frames: 24})
+		nodes := len(c.s.Nodes()) - 1 // render nodes: the first is the application's
+		if nodes < 2 {
+			continue
+		}
+		for i := 0; i < 20000 && len(c.completed) < 3 && c.failure == ""; i++ {
+			c.round()
+		}
+		var what []string
+		lost := map[string]bool{}
+		for range 2 + r.IntN(5) {
+			for range r.IntN(5) {
+				c.round()
+			}
+			n := fmt.Sprint("node", 1+r.IntN(nodes))
+			if lost[n] {
+				c.rejoin(n)
+				what = append(what, n+" rejoins")
+			} else {
+				c.kill(n)
+				what = append(what, n+" lost")
+			}
+			lost[n] = !lost[n]
+		}
+		c.run(80000)
+		if !c.finished || c.failure != "" {
+			t.Errorf("seed %d (%v): finished %v after %d frames, failure %q\n%s", seed, what, c.finished, len(c.completed), c.failure, text)
+			continue
+		}
+		runs++
+		repaired += len(c.repairs)
+		if degraded := slices.IndexFunc(c.completed, func(f Completed) bool { return f.Degraded }); degraded >= 0 {
+			t.Errorf("seed %d (%v): frame %d degraded\n%s", seed, what, c.completed[degraded].Frame, text)
+		}
+	}
+	if repaired == 0 {
+		t.Error("nothing repaired")
+	}
+	t.Logf("%d runs, %d repairs", runs, repaired)
+}
