@@ -705,10 +705,10 @@ func TestAClientStartedAgainThatDoesNotJoinIsStartedAgain(t *testing.T) {
 		stop     bool // SIGSTOP the client started again, rather than kill it
 		said     string
 	}{
-		{"killed", 3, false, "node render1 did not rejoin: eqclient exited (signal: killed)"},
-		{"stopped", 3, true, "node render1 did not rejoin: its client did not connect within 1.5s, its launch_timeout; its client (pid "},
-		{"killed-with-no-relaunch-left", 1, false, "node render1 did not rejoin: eqclient exited (signal: killed); its client is not started again (--relaunch 1, all taken)"},
-		{"stopped-with-no-relaunch-left", 1, true, "node render1 did not rejoin: its client did not connect within 1.5s, its launch_timeout; its client (pid "},
+		{"killed", 3, false, "node render1 did not rejoin: "},
+		{"stopped", 3, true, "node render1 did not rejoin: its client "},
+		{"killed-with-no-relaunch-left", 1, false, "; its client is not started again (--relaunch 1, all taken)"},
+		{"stopped-with-no-relaunch-left", 1, true, "; its client is not started again (--relaunch 1, all taken)"},
 		{"frozen-without-relaunch", 0, true, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -735,7 +735,9 @@ func TestAClientStartedAgainThatDoesNotJoinIsStartedAgain(t *testing.T) {
 			}
 			syscall.Kill(first, syscall.SIGKILL)
 			// the client started again is killed or stopped before it can
-			// connect (it takes 40 ms and more)
+			// join (it takes 100 ms and more): stopped before it connects,
+			// it does not within the launch_timeout; after, it stops
+			// answering as it sets up
 			again := 0
 			for deadline := time.Now().Add(20 * time.Second); again == 0 || again == first; time.Sleep(time.Millisecond) {
 				if time.Now().After(deadline) {

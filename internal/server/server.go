@@ -1323,11 +1323,16 @@ func (s *server) loop(ctx context.Context, statsFile *os.File) (sum *Summary, er
 					joinOrLoss = true
 				case scheduler.Lost:
 					joinOrLoss = true
-					if nc := s.nodes[e.Node]; nc.rejoining(&batch[i]) {
+					nc := s.nodes[e.Node]
+					if nc.rejoining(&batch[i]) {
 						s.rejoinFailed(nc, e.Reason, joined[e.Node], joining)
 						continue
 					}
-					joining.joined(e.Node) // the scheduler decides whether the run goes on
+					if !nc.down {
+						// (a lost client's second end, its process after
+						// its session, is not its new client's to end)
+						joining.joined(e.Node) // the scheduler decides whether the run goes on
+					}
 				}
 				s.sched.Step(ev)
 			}
