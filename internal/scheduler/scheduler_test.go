@@ -61,7 +61,7 @@ type fakeCluster struct {
 	laterMirrors []Grant
 	// lostOnce are the nodes lost during the run, rejoined since or not
 	lostOnce map[string]bool
-	tiles        map[string][]int // queue -> item indexes handed out
+	tiles    map[string][]int // queue -> item indexes handed out
 	// handed are the items each channel was handed, by pullKey
 	handed    map[pullKey][]int
 	completed []Completed

@@ -306,8 +306,7 @@ func TestRandomTreesOverManyNodesLoseSeveral(t *testing.T) {
 	runs, repaired := 0, 0
 	for seed := range uint64(3000) {
 		r := rand.New(rand.NewPCG(seed, 0x7a11))
-		text := randomTree(r, 2+r.IntN(7), r.IntN(2) == 0)
-		text = regexp.MustCompile(`latency \d`).ReplaceAllString(text, fmt.Sprintf("latency %d", r.IntN(4)))
+		text := randomTreeAtLatency(r, 2+r.IntN(7))
 		c := newCluster(t, resolveTree(t, seed, text), Options{Frames: 14})
 		nodes := len(c.s.Nodes()) - 1 // render nodes: the first is the application's
 		if nodes < 2 {
@@ -330,15 +329,9 @@ func TestRandomTreesOverManyNodesLoseSeveral(t *testing.T) {
 			lost = append(lost, fmt.Sprint("node", v+1))
 			c.kill(lost[len(lost)-1])
 		}
-		c.run(60000)
-		if !c.finished || c.failure != "" {
-			t.Errorf("seed %d (%v lost): finished %v after %d frames, failure %q\n%s", seed, lost, c.finished, len(c.completed), c.failure, text)
-			continue
-		}
-		runs++
-		repaired += len(c.repairs)
-		if degraded := slices.IndexFunc(c.completed, func(f Completed) bool { return f.Degraded }); degraded >= 0 {
-			t.Errorf("seed %d (%v lost): frame %d degraded\n%s", seed, lost, c.completed[degraded].Frame, text)
+		if runsWhole(t, c, 60000, fmt.Sprintf("seed %d (%v lost)", seed, lost), text) {
+			runs++
+			repaired += len(c.repairs)
 		}
 	}
 	if repaired == 0 {
@@ -358,8 +351,7 @@ func TestRandomTreesLoseNodesThatRejoin(t *testing.T) {
 	runs, repaired := 0, 0
 	for seed := range uint64(1200) {
 		r := rand.New(rand.NewPCG(seed, 0x7e70))
-		text := randomTree(r, 2+r.IntN(6), r.IntN(2) == 0)
-		text = regexp.MustCompile(`latency \d`).ReplaceAllString(text, fmt.Sprintf("latency %d", r.IntN(4)))
+		text := randomTreeAtLatency(r, 2+r.IntN(6))
 		c := newCluster(t, resolveTree(t, seed, text), Options{Frames: 24})
 		nodes := len(c.s.Nodes()) - 1 // render nodes: the first is the application's
 		if nodes < 2 {
@@ -384,19 +376,36 @@ func TestRandomTreesLoseNodesThatRejoin(t *testing.T) {
 			}
 			lost[n] = !lost[n]
 		}
-		c.run(80000)
-		if !c.finished || c.failure != "" {
-			t.Errorf("seed %d (%v): finished %v after %d frames, failure %q\n%s", seed, what, c.finished, len(c.completed), c.failure, text)
-			continue
-		}
-		runs++
-		repaired += len(c.repairs)
-		if degraded := slices.IndexFunc(c.completed, func(f Completed) bool { return f.Degraded }); degraded >= 0 {
-			t.Errorf("seed %d (%v): frame %d degraded\n%s", seed, what, c.completed[degraded].Frame, text)
+		if runsWhole(t, c, 80000, fmt.Sprintf("seed %d (%v)", seed, what), text) {
+			runs++
+			repaired += len(c.repairs)
 		}
 	}
 	if repaired == 0 {
 		t.Error("nothing repaired")
 	}
 	t.Logf("%d runs, %d repairs", runs, repaired)
+}
+
+// randomTreeAtLatency is a random tree over up to nodes render nodes,
+// assembling or not, at latency 0 to 3.
+func randomTreeAtLatency(r *rand.Rand, nodes int) string {
+	text := randomTree(r, nodes, r.IntN(2) == 0)
+	return regexp.MustCompile(`latency \d`).ReplaceAllString(text, fmt.Sprintf("latency %d", r.IntN(4)))
+}
+
+// runsWhole runs the cluster to its end, or for at most rounds, and
+// fails the test where the run does not end or a frame is degraded; it
+// reports whether the run ended.
+func runsWhole(t *testing.T, c *fakeCluster, rounds int, run, text string) bool {
+	t.Helper()
+	c.run(rounds)
+	if !c.finished || c.failure != "" {
+		t.Errorf("%s: finished %v after %d frames, failure %q\n%s", run, c.finished, len(c.completed), c.failure, text)
+		return false
+	}
+	if degraded := slices.IndexFunc(c.completed, func(f Completed) bool { return f.Degraded }); degraded >= 0 {
+		t.Errorf("%s: frame %d degraded\n%s", run, c.completed[degraded].Frame, text)
+	}
+	return true
 }
