@@ -220,16 +220,17 @@ func (c *fakeCluster) drain() {
 			frame int
 			pipe  *compound.Pipe
 		}
-		pipes := map[framePipe]bool{}
+		// one repair a pipe for each node lost (nodes that fall silent
+		// together are lost in one pass)
+		pipes := map[framePipe]int{}
 		for _, r := range rd.Repairs {
 			// the stand-in draws the lost part and hands it to itself
 			c.repairs = append(c.repairs, r)
 			if len(r.For) > 0 {
 				at := framePipe{r.Frame, c.s.channels[r.For[0]].Window.Pipe}
-				if pipes[at] {
+				if pipes[at]++; pipes[at] > max(1, len(rd.Lost)) {
 					c.t.Errorf("frame %d: two repairs at once on the pipe of %v: each would draw its feeders, and wait for the lost parts the other draws", r.Frame, names(c, r.For))
 				}
-				pipes[at] = true
 			}
 			for _, ch := range r.For {
 				if c.s.NodeOf(ch) != r.Node {
@@ -260,6 +261,7 @@ func (c *fakeCluster) drain() {
 		c.slow = append(c.slow, rd.Slow...)
 		for _, l := range rd.Lost {
 			c.log = append(c.log, fmt.Sprintf("lost %s: %s", l.Node, l.Reason))
+			c.lostOnce[l.Node] = true // killed, or silent until lost
 		}
 		if rd.Failure != "" {
 			c.failure = rd.Failure
@@ -666,7 +668,6 @@ func render2KilledAfter5(t *testing.T, cfg *compound.Config, frames int) (*fakeC
 // scheduler; it returns the first frame started after the loss.
 func (c *fakeCluster) kill(node string) int {
 	c.nodes[node].dead = true
-	c.lostOnce[node] = true
 	lostAt := c.s.Started()
 	c.s.Step(Lost{Node: node, Reason: "killed"})
 	c.drain()

@@ -2,7 +2,6 @@ package scheduler
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"regexp"
 	"slices"
@@ -45,8 +44,9 @@ func randomTree(r *rand.Rand, nodes int, assembling bool) string {
 		}
 		slices.Sort(cuts)
 		for i := 1; i < len(cuts)-1; i++ {
-			// parts of no width, as written to 3 places, are invalid
-			if math.Round(cuts[i]*1000) <= math.Round(cuts[i-1]*1000) {
+			// parts of no width, as written to 3 places (a range's ends,
+			// a viewport's width), are invalid
+			if cuts[i]-cuts[i-1] < 0.0015 {
 				cuts[i] = cuts[i-1] + 0.0015
 			}
 		}
@@ -408,4 +408,47 @@ func runsWhole(t *testing.T, c *fakeCluster, rounds int, run, text string) bool 
 		t.Errorf("%s: frame %d degraded\n%s", run, c.completed[degraded].Frame, text)
 	}
 	return true
+}
+
+// Random trees over two to seven render nodes, at latency 0 to 3: one or
+// two of them fall silent (frozen, or cut off) or die with frames in
+// flight, 0 to 3 rounds apart: every run goes on to its end, and no frame
+// is degraded. Nodes that fall silent together are lost in one liveness
+// pass, and the parts of each are drawn again in a repair of its own.
+func TestRandomTreesLoseSilentNodes(t *testing.T) {
+	runs, repaired := 0, 0
+	for seed := range uint64(1000) {
+		r := rand.New(rand.NewPCG(seed, 0x5113))
+		text := randomTreeAtLatency(r, 2+r.IntN(6))
+		c := newCluster(t, resolveTree(t, seed, text), Options{Frames: 16})
+		nodes := len(c.s.Nodes()) - 1 // render nodes: the first is the application's
+		if nodes < 2 {
+			continue
+		}
+		for i := 0; i < 20000 && len(c.completed) < 3 && c.failure == ""; i++ {
+			c.round()
+		}
+		var what []string
+		for _, v := range r.Perm(nodes)[:1+r.IntN(min(2, nodes))] {
+			for range r.IntN(4) {
+				c.round()
+			}
+			n := fmt.Sprint("node", v+1)
+			if r.IntN(2) == 0 {
+				c.nodes[n].silent = true
+				what = append(what, n+" silent")
+			} else {
+				c.kill(n)
+				what = append(what, n+" killed")
+			}
+		}
+		if runsWhole(t, c, 200000, fmt.Sprintf("seed %d (%v)", seed, what), text) {
+			runs++
+			repaired += len(c.repairs)
+		}
+	}
+	if repaired == 0 {
+		t.Error("nothing repaired")
+	}
+	t.Logf("%d runs, %d repairs", runs, repaired)
 }
