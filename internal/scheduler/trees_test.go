@@ -306,17 +306,12 @@ func TestRandomTreesOverManyNodesLoseSeveral(t *testing.T) {
 	runs, repaired := 0, 0
 	for seed := range uint64(3000) {
 		r := rand.New(rand.NewPCG(seed, 0x7a11))
-		text := randomTreeAtLatency(r, 2+r.IntN(7))
-		c := newCluster(t, resolveTree(t, seed, text), Options{Frames: 14})
-		nodes := len(c.s.Nodes()) - 1 // render nodes: the first is the application's
-		if nodes < 2 {
+		c, text, nodes := startRandomTree(t, r, seed, 7, 14, 4)
+		if c == nil {
 			continue
 		}
 		lose := 1 + r.IntN(min(3, nodes))
 		victims := r.Perm(nodes)[:lose]
-		for i := 0; i < 20000 && len(c.completed) < 4 && c.failure == ""; i++ {
-			c.round()
-		}
 		var lost []string
 		for k, v := range victims {
 			if k > 0 {
@@ -351,14 +346,9 @@ func TestRandomTreesLoseNodesThatRejoin(t *testing.T) {
 	runs, repaired := 0, 0
 	for seed := range uint64(1200) {
 		r := rand.New(rand.NewPCG(seed, 0x7e70))
-		text := randomTreeAtLatency(r, 2+r.IntN(6))
-		c := newCluster(t, resolveTree(t, seed, text), Options{Frames: 24})
-		nodes := len(c.s.Nodes()) - 1 // render nodes: the first is the application's
-		if nodes < 2 {
+		c, text, nodes := startRandomTree(t, r, seed, 6, 24, 3)
+		if c == nil {
 			continue
-		}
-		for i := 0; i < 20000 && len(c.completed) < 3 && c.failure == ""; i++ {
-			c.round()
 		}
 		var what []string
 		lost := map[string]bool{}
@@ -387,11 +377,23 @@ func TestRandomTreesLoseNodesThatRejoin(t *testing.T) {
 	t.Logf("%d runs, %d repairs", runs, repaired)
 }
 
-// randomTreeAtLatency is a random tree over up to nodes render nodes,
-// assembling or not, at latency 0 to 3.
-func randomTreeAtLatency(r *rand.Rand, nodes int) string {
-	text := randomTree(r, nodes, r.IntN(2) == 0)
-	return regexp.MustCompile(`latency \d`).ReplaceAllString(text, fmt.Sprintf("latency %d", r.IntN(4)))
+// startRandomTree runs a random tree over 2 to 1+spread render nodes,
+// assembling or not, at latency 0 to 3, for frames frames, until warm of
+// them have completed: the cluster, the config's text and its render
+// nodes; no cluster where the tree has fewer than two render nodes.
+func startRandomTree(t *testing.T, r *rand.Rand, seed uint64, spread, frames, warm int) (*fakeCluster, string, int) {
+	t.Helper()
+	text := randomTree(r, 2+r.IntN(spread), r.IntN(2) == 0)
+	text = regexp.MustCompile(`latency \d`).ReplaceAllString(text, fmt.Sprintf("latency %d", r.IntN(4)))
+	c := newCluster(t, resolveTree(t, seed, text), Options{Frames: frames})
+	nodes := len(c.s.Nodes()) - 1 // render nodes: the first is the application's
+	if nodes < 2 {
+		return nil, text, nodes
+	}
+	for i := 0; i < 20000 && len(c.completed) < warm && c.failure == ""; i++ {
+		c.round()
+	}
+	return c, text, nodes
 }
 
 // runsWhole runs the cluster to its end, or for at most rounds, and
@@ -419,14 +421,9 @@ func TestRandomTreesLoseSilentNodes(t *testing.T) {
 	runs, repaired := 0, 0
 	for seed := range uint64(1000) {
 		r := rand.New(rand.NewPCG(seed, 0x5113))
-		text := randomTreeAtLatency(r, 2+r.IntN(6))
-		c := newCluster(t, resolveTree(t, seed, text), Options{Frames: 16})
-		nodes := len(c.s.Nodes()) - 1 // render nodes: the first is the application's
-		if nodes < 2 {
+		c, text, nodes := startRandomTree(t, r, seed, 6, 16, 3)
+		if c == nil {
 			continue
-		}
-		for i := 0; i < 20000 && len(c.completed) < 3 && c.failure == ""; i++ {
-			c.round()
 		}
 		var what []string
 		for _, v := range r.Perm(nodes)[:1+r.IntN(min(2, nodes))] {
