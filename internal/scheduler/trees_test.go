@@ -303,36 +303,23 @@ func TestRandomTreesLoseTwoNodesInFlight(t *testing.T) {
 // third, was taken for a live channel's once the third was lost, and the
 // destination waited for it until the frame timeout (seed 2729).
 func TestRandomTreesOverManyNodesLoseSeveral(t *testing.T) {
-	runs, repaired := 0, 0
-	for seed := range uint64(3000) {
-		r := rand.New(rand.NewPCG(seed, 0x7a11))
-		c, text, nodes := startRandomTree(t, r, seed, 7, 14, 4)
-		if c == nil {
-			continue
-		}
-		lose := 1 + r.IntN(min(3, nodes))
-		victims := r.Perm(nodes)[:lose]
-		var lost []string
-		for k, v := range victims {
-			if k > 0 {
-				apart := r.IntN(4)
-				for range apart {
-					c.round()
+	treeRuns{count: 3000, stream: 0x7a11, spread: 7, frames: 14, warm: 4, rounds: 60000}.runWhole(t,
+		func(r *rand.Rand, c *fakeCluster, nodes int) (did []string) {
+			lose := 1 + r.IntN(min(3, nodes))
+			for k, v := range r.Perm(nodes)[:lose] {
+				if k > 0 {
+					apart := r.IntN(4)
+					for range apart {
+						c.round()
+					}
+					did = append(did, fmt.Sprint("+", apart))
 				}
-				lost = append(lost, fmt.Sprint("+", apart))
+				n := fmt.Sprint("node", v+1)
+				c.kill(n)
+				did = append(did, n+" lost")
 			}
-			lost = append(lost, fmt.Sprint("node", v+1))
-			c.kill(lost[len(lost)-1])
-		}
-		if runsWhole(t, c, 60000, fmt.Sprintf("seed %d (%v lost)", seed, lost), text) {
-			runs++
-			repaired += len(c.repairs)
-		}
-	}
-	if repaired == 0 {
-		t.Error("nothing repaired")
-	}
-	t.Logf("%d runs, %d repairs", runs, repaired)
+			return did
+		})
 }
 
 // Random trees over two to seven render nodes, at latency 0 to 3, lose
@@ -343,73 +330,25 @@ func TestRandomTreesOverManyNodesLoseSeveral(t *testing.T) {
 // work): the parts drawn again for it were given up a second time, and
 // frames came out degraded (in 24 of these 1200 runs).
 func TestRandomTreesLoseNodesThatRejoin(t *testing.T) {
-	runs, repaired := 0, 0
-	for seed := range uint64(1200) {
-		r := rand.New(rand.NewPCG(seed, 0x7e70))
-		c, text, nodes := startRandomTree(t, r, seed, 6, 24, 3)
-		if c == nil {
-			continue
-		}
-		var what []string
-		lost := map[string]bool{}
-		for range 2 + r.IntN(5) {
-			for range r.IntN(5) {
-				c.round()
+	treeRuns{count: 1200, stream: 0x7e70, spread: 6, frames: 24, warm: 3, rounds: 80000}.runWhole(t,
+		func(r *rand.Rand, c *fakeCluster, nodes int) (did []string) {
+			lost := map[string]bool{}
+			for range 2 + r.IntN(5) {
+				for range r.IntN(5) {
+					c.round()
+				}
+				n := fmt.Sprint("node", 1+r.IntN(nodes))
+				if lost[n] {
+					c.rejoin(n)
+					did = append(did, n+" rejoins")
+				} else {
+					c.kill(n)
+					did = append(did, n+" lost")
+				}
+				lost[n] = !lost[n]
 			}
-			n := fmt.Sprint("node", 1+r.IntN(nodes))
-			if lost[n] {
-				c.rejoin(n)
-				what = append(what, n+" rejoins")
-			} else {
-				c.kill(n)
-				what = append(what, n+" lost")
-			}
-			lost[n] = !lost[n]
-		}
-		if runsWhole(t, c, 80000, fmt.Sprintf("seed %d (%v)", seed, what), text) {
-			runs++
-			repaired += len(c.repairs)
-		}
-	}
-	if repaired == 0 {
-		t.Error("nothing repaired")
-	}
-	t.Logf("%d runs, %d repairs", runs, repaired)
-}
-
-// startRandomTree runs a random tree over 2 to 1+spread render nodes,
-// assembling or not, at latency 0 to 3, for frames frames, until warm of
-// them have completed: the cluster, the config's text and its render
-// nodes; no cluster where the tree has fewer than two render nodes.
-func startRandomTree(t *testing.T, r *rand.Rand, seed uint64, spread, frames, warm int) (*fakeCluster, string, int) {
-	t.Helper()
-	text := randomTree(r, 2+r.IntN(spread), r.IntN(2) == 0)
-	text = regexp.MustCompile(`latency \d`).ReplaceAllString(text, fmt.Sprintf("latency %d", r.IntN(4)))
-	c := newCluster(t, resolveTree(t, seed, text), Options{Frames: frames})
-	nodes := len(c.s.Nodes()) - 1 // render nodes: the first is the application's
-	if nodes < 2 {
-		return nil, text, nodes
-	}
-	for i := 0; i < 20000 && len(c.completed) < warm && c.failure == ""; i++ {
-		c.round()
-	}
-	return c, text, nodes
-}
-
-// runsWhole runs the cluster to its end, or for at most rounds, and
-// fails the test where the run does not end or a frame is degraded; it
-// reports whether the run ended.
-func runsWhole(t *testing.T, c *fakeCluster, rounds int, run, text string) bool {
-	t.Helper()
-	c.run(rounds)
-	if !c.finished || c.failure != "" {
-		t.Errorf("%s: finished %v after %d frames, failure %q\n%s", run, c.finished, len(c.completed), c.failure, text)
-		return false
-	}
-	if degraded := slices.IndexFunc(c.completed, func(f Completed) bool { return f.Degraded }); degraded >= 0 {
-		t.Errorf("%s: frame %d degraded\n%s", run, c.completed[degraded].Frame, text)
-	}
-	return true
+			return did
+		})
 }
 
 // Random trees over two to seven render nodes, at latency 0 to 3: one or
@@ -418,31 +357,63 @@ func runsWhole(t *testing.T, c *fakeCluster, rounds int, run, text string) bool 
 // is degraded. Nodes that fall silent together are lost in one liveness
 // pass, and the parts of each are drawn again in a repair of its own.
 func TestRandomTreesLoseSilentNodes(t *testing.T) {
+	treeRuns{count: 1000, stream: 0x5113, spread: 6, frames: 16, warm: 3, rounds: 200000}.runWhole(t,
+		func(r *rand.Rand, c *fakeCluster, nodes int) (did []string) {
+			for _, v := range r.Perm(nodes)[:1+r.IntN(min(2, nodes))] {
+				for range r.IntN(4) {
+					c.round()
+				}
+				n := fmt.Sprint("node", v+1)
+				if r.IntN(2) == 0 {
+					c.nodes[n].silent = true
+					did = append(did, n+" silent")
+				} else {
+					c.kill(n)
+					did = append(did, n+" killed")
+				}
+			}
+			return did
+		})
+}
+
+// treeRuns are count random trees of a stream, over 2 to 1+spread render
+// nodes, assembling or not, at latency 0 to 3, each run for frames
+// frames, and for at most rounds once warm of them have completed.
+type treeRuns struct {
+	count                        int
+	stream                       uint64
+	spread, frames, warm, rounds int
+}
+
+// runWhole runs the trees, events doing to each cluster (of nodes render
+// nodes) what the test does and saying what it did: every run must end,
+// no frame may be degraded, and some part must be drawn again.
+func (tr treeRuns) runWhole(t *testing.T, events func(r *rand.Rand, c *fakeCluster, nodes int) []string) {
+	t.Helper()
 	runs, repaired := 0, 0
-	for seed := range uint64(1000) {
-		r := rand.New(rand.NewPCG(seed, 0x5113))
-		c, text, nodes := startRandomTree(t, r, seed, 6, 16, 3)
-		if c == nil {
+	for seed := range uint64(tr.count) {
+		r := rand.New(rand.NewPCG(seed, tr.stream))
+		text := randomTree(r, 2+r.IntN(tr.spread), r.IntN(2) == 0)
+		text = regexp.MustCompile(`latency \d`).ReplaceAllString(text, fmt.Sprintf("latency %d", r.IntN(4)))
+		c := newCluster(t, resolveTree(t, seed, text), Options{Frames: tr.frames})
+		nodes := len(c.s.Nodes()) - 1 // render nodes: the first is the application's
+		if nodes < 2 {
 			continue
 		}
-		var what []string
-		for _, v := range r.Perm(nodes)[:1+r.IntN(min(2, nodes))] {
-			for range r.IntN(4) {
-				c.round()
-			}
-			n := fmt.Sprint("node", v+1)
-			if r.IntN(2) == 0 {
-				c.nodes[n].silent = true
-				what = append(what, n+" silent")
-			} else {
-				c.kill(n)
-				what = append(what, n+" killed")
-			}
+		for i := 0; i < 20000 && len(c.completed) < tr.warm && c.failure == ""; i++ {
+			c.round()
 		}
-		if runsWhole(t, c, 200000, fmt.Sprintf("seed %d (%v)", seed, what), text) {
-			runs++
-			repaired += len(c.repairs)
+		did := events(r, c, nodes)
+		c.run(tr.rounds)
+		if !c.finished || c.failure != "" {
+			t.Errorf("seed %d (%v): finished %v after %d frames, failure %q\n%s", seed, did, c.finished, len(c.completed), c.failure, text)
+			continue
 		}
+		if degraded := slices.IndexFunc(c.completed, func(f Completed) bool { return f.Degraded }); degraded >= 0 {
+			t.Errorf("seed %d (%v): frame %d degraded\n%s", seed, did, c.completed[degraded].Frame, text)
+		}
+		runs++
+		repaired += len(c.repairs)
 	}
 	if repaired == 0 {
 		t.Error("nothing repaired")
