@@ -125,6 +125,13 @@ type Options struct {
 	// frame on (as Equalizer's --eq-modelunit; see Config.SetModelUnit).
 	// Otherwise it is 1.
 	ModelUnit float64
+	// Relaunch starts a lost render node's client again, up to this many
+	// times per node, as eqserver run --relaunch: it rejoins, sets up its
+	// renderers again (NewRenderer, with the same InitData) and gets work
+	// from a later frame on. 0 leaves a lost node out for the rest of the
+	// run. The server in this process relaunches (a running eqserver
+	// follows its own --relaunch).
+	Relaunch int
 }
 
 // Summary is what a run did.
@@ -256,6 +263,9 @@ func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 	if opt.InitTimeout < 0 {
 		return nil, fmt.Errorf("goeq: InitTimeout %v: want 0 (5 minutes) or more", opt.InitTimeout)
 	}
+	if opt.Relaunch < 0 {
+		return nil, fmt.Errorf("goeq: Relaunch %d: want 0 or more", opt.Relaunch)
+	}
 	if opt.ModelUnit != 0 {
 		if err := compound.CheckModelUnit(opt.ModelUnit); err != nil {
 			return nil, fmt.Errorf("goeq: ModelUnit: %w", err)
@@ -317,7 +327,7 @@ func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 		return server.Run(ctx, server.Options{ConfigPath: configName(opt), ConfigText: opt.ConfigText, OutDir: opt.OutDir, DumpEvery: 1, Local: opt.Local, Token: token,
 			ClientBinary: exe, ClientArgs: []string{clientFlag}, InitData: initData, App: hooks, Async: true,
 			Reference: opt.Reference, FrameTimeout: opt.FrameTimeout, Liveness: opt.Liveness, InitTimeout: opt.InitTimeout, Log: logger, Codec: "auto", HTTP: opt.HTTP, Overlay: opt.Overlay, Layout: opt.Layout,
-			BlendRanges: opt.BlendRanges, StatsPath: opt.Stats})
+			BlendRanges: opt.BlendRanges, StatsPath: opt.Stats, Relaunch: opt.Relaunch})
 	}
 	if opt.Server != "" {
 		for _, o := range []struct{ name, value, own string }{{"HTTP", opt.HTTP, "serves its own dashboard (eqserver run --http)"},
@@ -325,6 +335,9 @@ func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 			if o.value != "" {
 				return nil, fmt.Errorf("goeq: Options.%s goes with the server in this process: the eqserver at %s %s", o.name, opt.Server, o.own)
 			}
+		}
+		if opt.Relaunch != 0 {
+			return nil, fmt.Errorf("goeq: Options.Relaunch goes with the server in this process: the eqserver at %s starts lost clients again as its own --relaunch says", opt.Server)
 		}
 		if os.Getenv("GOEQ_TOKEN") == "" {
 			return nil, errors.New("goeq: a run on a running eqserver needs its token in GOEQ_TOKEN")

@@ -110,6 +110,10 @@ type squareInit struct {
 	// a debugger's breakpoint would (when above zero)
 	StopAt   int
 	StopNode string
+	// KillAt: the first draw of this frame on node KillNode kills its
+	// process (SIGKILL, as a crash would; when above zero)
+	KillAt   int
+	KillNode string
 	// SetupDelay: NewRenderer takes this long, as one loading the
 	// application's data would, and records when it ran
 	SetupDelay time.Duration
@@ -208,6 +212,9 @@ void main() {
 		record: init.Record, pipe: p.Node + "-" + p.Name, report: init.Report, send: p.SendEvent, noteMemory: init.SetupGarbage > 0}
 	if init.StopAt > 0 && p.Node == init.StopNode {
 		sq.stopAt = init.StopAt
+	}
+	if init.KillAt > 0 && p.Node == init.KillNode {
+		sq.killAt = init.KillAt
 	}
 	if init.BadOrder {
 		return badOrder{sq}, err
@@ -310,6 +317,7 @@ type square struct {
 	stallAt   int
 	heavyAt   int
 	stopAt    int
+	killAt    int
 	untidy    bool
 	glError   bool
 	// panicInExit: Exit panics
@@ -391,6 +399,9 @@ func (s *square) Draw(dc *goeq.DrawContext) (goeq.Region, error) {
 				syscall.Kill(pid, syscall.SIGSTOP)
 			}
 		})
+	}
+	if s.killAt > 0 && dc.Frame == s.killAt {
+		syscall.Kill(os.Getpid(), syscall.SIGKILL)
 	}
 	if s.noteMemory {
 		if err := s.note("rss-"+s.pipe, fmt.Sprintf("%d\n", procstat.Self().RSS)); err != nil {
@@ -1529,6 +1540,61 @@ func TestLivenessLetsARendererBeDebugged(t *testing.T) {
 	}
 }
 
+// TestALostNodeIsStartedAgain: with Options.Relaunch, a render node whose
+// process dies mid-run (SIGKILL, as in a crash) is started again: it sets
+// up its renderers anew, with the same init data, and draws again. The
+// frames in flight when it died are repaired, none is degraded, and every
+// frame matches the reference. (Applications had no way to ask for this:
+// only eqserver run --relaunch had it.)
+func TestALostNodeIsStartedAgain(t *testing.T) {
+	const killAt, after = 10, 6
+	for _, name := range []string{"2d-lb-4.eqc", "db-lb-4.eqc"} {
+		t.Run(name, func(t *testing.T) {
+			init := squareInit{Scale: 1.4, DepthTest: true}
+			opt := goeq.Options{Config: examples(name), OutDir: t.TempDir(), Relaunch: 1}
+			killing := init
+			killing.KillAt, killing.KillNode = killAt, "render1"
+			opt.InitData = killing
+			cfg, err := goeq.Start(context.Background(), turningSquare{}, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// render1 (node 1) draws src1 and src2: once src1 draws again
+			// after killAt, it has rejoined (bounded: it takes a second or
+			// so)
+			frames, drewAgain := 0, -1
+			for ; err == nil && frames < 1000 && (drewAgain < 0 || frames < drewAgain+after); frames++ {
+				if _, err = cfg.StartFrame(camera{Frame: frames, Angle: 0.35 * float64(frames)}); err == nil {
+					err = cfg.FinishFrame()
+				}
+				fs := cfg.LastFrameStats()
+				if drewAgain < 0 && fs.Frame > killAt && slices.ContainsFunc(fs.Channels, func(c goeq.ChannelStats) bool { return c.Channel == "n1.p0.w0.c0" && c.Draw > 0 }) {
+					drewAgain = fs.Frame
+				}
+			}
+			sum, exitErr := cfg.Exit()
+			if err != nil || exitErr != nil {
+				t.Fatalf("run: %v; exit: %v", err, exitErr)
+			}
+			if drewAgain < 0 {
+				t.Fatalf("render1 did not draw again in %d frames after it was killed in frame %d; lost %v, rejoined %v", frames-killAt, killAt, sum.LostNodes, sum.RejoinedNodes)
+			}
+			if lost, rejoined := strings.Join(sum.LostNodes, " "), strings.Join(sum.RejoinedNodes, " "); lost != "render1" || rejoined != "render1" {
+				t.Errorf("lost %q and rejoined %q; want render1 both", lost, rejoined)
+			}
+			if sum.Degraded != 0 || len(sum.RepairedFrames) == 0 {
+				t.Errorf("degraded frames %v, repaired %v; want none degraded, and the frame it died in repaired", sum.DegradedFrames, sum.RepairedFrames)
+			}
+			if sum.Frames != frames {
+				t.Fatalf("%d frames done of %d", sum.Frames, frames)
+			}
+			t.Logf("killed in frame %d, drew again in frame %d; repaired %v", killAt, drewAgain, sum.RepairedFrames)
+			opt.Reference, opt.Relaunch = true, 0
+			compareRuns(t, sum.Written, runScript(t, opt, frames, init, nil))
+		})
+	}
+}
+
 // A Config's methods may be called from several goroutines: here two
 // frame loops and an event loop that changes what the next frames show.
 // Every frame started gets a number of its own, in the order the run
@@ -2419,6 +2485,9 @@ func TestCallsOutOfTurnAreRefused(t *testing.T) {
 	}
 	if _, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: examples("one-window.eqc"), Liveness: -time.Second}); err == nil || !strings.Contains(err.Error(), "Liveness -1s") {
 		t.Errorf("a negative liveness: %v", err)
+	}
+	if _, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: examples("one-window.eqc"), Relaunch: -1}); err == nil || !strings.Contains(err.Error(), "Relaunch -1") {
+		t.Errorf("negative relaunches: %v", err)
 	}
 	// a renderer that panics ends the run with an error naming its pipe
 	// (an unnamed pipe was "pipe :")
@@ -3349,7 +3418,7 @@ func TestStatsGoToTheFileReplayReads(t *testing.T) {
 	if len(got) != 5 || slices.ContainsFunc(slices.Collect(maps.Values(got)), func(n int) bool { return n != frames }) {
 		t.Errorf("records per channel %v; want %d for each of the config's 5", got, frames)
 	}
-	for _, opt := range []goeq.Options{{Server: "127.0.0.1:1", Stats: path}, {Server: "127.0.0.1:1", HTTP: "127.0.0.1:0"}} {
+	for _, opt := range []goeq.Options{{Server: "127.0.0.1:1", Stats: path}, {Server: "127.0.0.1:1", HTTP: "127.0.0.1:0"}, {Server: "127.0.0.1:1", Relaunch: 2}} {
 		t.Setenv("GOEQ_TOKEN", "the-shared-token")
 		if _, err := goeq.Start(context.Background(), turningSquare{}, opt); err == nil || !strings.Contains(err.Error(), "goes with the server in this process") {
 			t.Errorf("%+v: %v; want it refused", opt, err)

@@ -1074,6 +1074,7 @@ func TestBadFlagsAreRejected(t *testing.T) {
 		{[]string{"--triangles", "0"}, "--triangles 0: want 1 to 100000000"},
 		{[]string{"--triangles", "300000000"}, "--triangles 300000000: want 1 to 100000000"},
 		{[]string{"--frame-timeout", "-1s"}, "--frame-timeout -1s: want 0 (bounds that follow the frames' time) or more"},
+		{[]string{"--relaunch", "-1"}, "--relaunch -1: want 0 (a lost node stays out) or more"},
 		{[]string{"--camera-path", "spiral"}, `--camera-path "spiral": want orbit, a trace (eqply --trace) or an eqPly camera path: open spiral: no such file`},
 		// numbers that would hide the model behind NaNs
 		{[]string{"--camera", "nan,0,2"}, `--camera "nan,0,2": want YAW,PITCH,DISTANCE, numbers within float32's range`},
@@ -1133,6 +1134,82 @@ func TestClusterConfigRunsHereWithLocal(t *testing.T) {
 	if err == nil || !strings.Contains(text, "--local") {
 		t.Errorf("without --local: %v, output %q; want an error that names --local", err, text)
 	}
+}
+
+// A cluster config run with --local --relaunch 1, one render client
+// killed mid-run (SIGKILL, as a crash): the node is started again and
+// rejoins, the summary names it lost and rejoined, no frame is degraded,
+// and every frame is --reference's.
+func TestRelaunchStartsAKilledNodeAgain(t *testing.T) {
+	bin := build(t)
+	cfg := filepath.Join("..", "..", "..", "shared", "eqc-corpus", "4-node.DB.bs.eqc")
+	const frames = 100
+	args := []string{"--config", cfg, "--local", "--frames", strconv.Itoa(frames), "--triangles", "20000"}
+	out, ref := t.TempDir(), t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, append(args, "--relaunch", "1", "--json", "--out", out)...)
+	cmd.Env = append(os.Environ(), "DISPLAY=")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for wait := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		if written, _ := filepath.Glob(filepath.Join(out, "*.png")); len(written) >= 10 {
+			break
+		}
+		if time.Now().After(wait) {
+			t.Fatalf("no 10 frames written in a minute:\n%s", stderr.String())
+		}
+	}
+	pid := clientOf(t, bin, "node2")
+	syscall.Kill(pid, syscall.SIGKILL)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	var sum goeq.Summary
+	if err := json.Unmarshal(stdout.Bytes(), &sum); err != nil {
+		t.Fatalf("the summary: %v\n%s", err, stdout.String())
+	}
+	if lost, rejoined := strings.Join(sum.LostNodes, " "), strings.Join(sum.RejoinedNodes, " "); lost != "node2" || rejoined != "node2" || sum.Degraded != 0 || sum.Frames != frames {
+		t.Errorf("lost %q, rejoined %q, %d frames, degraded %v; want node2 lost and rejoined, %d frames, none degraded\n%s", lost, rejoined, sum.Frames, sum.DegradedFrames, frames, stderr.String())
+	}
+	if text, err := runHeadless(bin, append(args, "--reference", "--out", ref)...); err != nil {
+		t.Fatalf("--reference: %v\n%s", err, text)
+	}
+	files, _ := filepath.Glob(filepath.Join(out, "*.png"))
+	if len(files) != frames {
+		t.Errorf("%d images written, want %d", len(files), frames)
+	}
+	for _, f := range files {
+		d, err := imagecmp.CompareFiles(f, filepath.Join(ref, filepath.Base(f)), 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.BadFraction() > 0.0002 {
+			t.Errorf("%s against --reference: %s", filepath.Base(f), d)
+		}
+	}
+}
+
+// clientOf is the pid of bin's render client for node.
+func clientOf(t *testing.T, bin, node string) int {
+	t.Helper()
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		args := strings.Split(string(b), "\x00")
+		if err != nil || args[0] != bin || !slices.Contains(args, "--goeq-client") {
+			continue
+		}
+		if i := slices.Index(args, "--node"); i >= 0 && i+1 < len(args) && args[i+1] == node {
+			pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+			return pid
+		}
+	}
+	t.Fatalf("no render client of %s for node %s", bin, node)
+	return 0
 }
 
 // A trace that cannot be written (here a file size limit, as a full disk)

@@ -1003,6 +1003,7 @@ func main() {
 	frameTimeout := flag.Duration("frame-timeout", 0, "a frame still incomplete this long fails the run; 0: 10 s, or 3 times the slowest recent frame where frames are slower (a model a software GL draws for seconds), and 1 minute before a frame has completed")
 	local := flag.Bool("local", false, "start every node's render client on this machine, whatever host the config names (try a cluster config here)")
 	reference := flag.Bool("reference", false, "every destination channel draws its whole frame itself, undecomposed: the picture a decomposed run must match")
+	relaunch := flag.Int("relaunch", 0, "start a lost render node's client again, up to N times per node: it rejoins and draws again")
 	layout := flag.String("layout", "", "the layout to start with on the canvases that list it: its name, or its index in the config for an unnamed one (l steps on from it)")
 	eqPly := eqPlyFlags()
 	flag.Parse()
@@ -1017,6 +1018,8 @@ func main() {
 		log.Fatalf("--triangles %d: want 1 to %d", *triangles, render.MaxPLYFaces)
 	case *frameTimeout < 0:
 		log.Fatalf("--frame-timeout %v: want 0 (bounds that follow the frames' time) or more", *frameTimeout)
+	case *relaunch < 0:
+		log.Fatalf("--relaunch %d: want 0 (a lost node stays out) or more", *relaunch)
 	}
 	// the nodes read them from this folder's view of them, wherever a
 	// launcher (ssh) starts them
@@ -1070,7 +1073,7 @@ func main() {
 	}
 	stop := interrupt.New()
 	configName, configText := configs.Pick(*config)
-	cfg, err := goeq.Start(stop.Start, app{}, goeq.Options{Config: configName, ConfigText: configText, Server: *server, HTTP: *httpAddr, Stats: *statsPath, OutDir: *out, Overlay: *overlay, Local: *local, Reference: *reference, FrameTimeout: *frameTimeout,
+	cfg, err := goeq.Start(stop.Start, app{}, goeq.Options{Config: configName, ConfigText: configText, Server: *server, HTTP: *httpAddr, Stats: *statsPath, OutDir: *out, Overlay: *overlay, Local: *local, Reference: *reference, FrameTimeout: *frameTimeout, Relaunch: *relaunch,
 		Layout: *layout, InitData: initData{Models: modelFiles, Triangles: *triangles, NoColors: *noColors,
 			KeepUnits: eqPly.keepUnits, NoROI: eqPly.noROI}})
 	stop.Started(err)
