@@ -581,7 +581,12 @@ const maxMessages = 1024
 // Broadcast sends v (any value encoding/json takes) to every node with the
 // next frame started: on every node, every pipe's renderer that is a
 // Receiver takes it before drawing that frame, in the order sent. The
-// messages of one frame share the frame data's bound, MaxFrameData.
+// messages of one frame share the frame data's bound, MaxFrameData. A
+// node that joins mid-run (started again after it was lost, or late)
+// has new renderers: before its first frame they take every message
+// broadcast earlier, in order and each with its own frame, so that they
+// hold what the others do (the run keeps the last 32 MiB of messages;
+// past that, the log says what such a node lacks).
 func (c *Config) Broadcast(v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {

@@ -1542,18 +1542,35 @@ func TestLivenessLetsARendererBeDebugged(t *testing.T) {
 
 // TestALostNodeIsStartedAgain: with Options.Relaunch, a render node whose
 // process dies mid-run (SIGKILL, as in a crash) is started again: it sets
-// up its renderers anew, with the same init data, and draws again. The
-// frames in flight when it died are repaired, none is degraded, and every
-// frame matches the reference. (Applications had no way to ask for this:
-// only eqserver run --relaunch had it.)
+// up its renderers anew, with the same init data, takes the messages
+// broadcast before it came back, in order, and draws again. The frames in
+// flight when it died are repaired, none is degraded, and every frame
+// matches the reference. (Applications had no way to ask for this: only
+// eqserver run --relaunch had it; and a node started again drew without
+// the messages broadcast before, in the tint it started with.)
 func TestALostNodeIsStartedAgain(t *testing.T) {
 	const killAt, after = 10, 6
+	// tints before render1 is killed, and one it may not have taken
+	script := func(cfg *goeq.Config, frame int) error {
+		switch frame {
+		case 3:
+			if err := cfg.Broadcast(tint{Frame: 3, Name: "green", RGB: [3]float32{0.3, 1, 0.3}}); err != nil {
+				return err
+			}
+			return cfg.Broadcast(tint{Frame: 3, Name: "blue", RGB: [3]float32{0.3, 0.3, 1}})
+		case killAt + 1:
+			return cfg.Broadcast(tint{Frame: killAt + 1, Name: "red", RGB: [3]float32{1, 0.3, 0.3}})
+		}
+		return nil
+	}
+	const took = "3 green\n3 blue\n11 red\n"
 	for _, name := range []string{"2d-lb-4.eqc", "db-lb-4.eqc"} {
 		t.Run(name, func(t *testing.T) {
 			init := squareInit{Scale: 1.4, DepthTest: true}
+			record := t.TempDir()
 			opt := goeq.Options{Config: examples(name), OutDir: t.TempDir(), Relaunch: 1}
 			killing := init
-			killing.KillAt, killing.KillNode = killAt, "render1"
+			killing.KillAt, killing.KillNode, killing.Record = killAt, "render1", record
 			opt.InitData = killing
 			cfg, err := goeq.Start(context.Background(), turningSquare{}, opt)
 			if err != nil {
@@ -1564,6 +1581,9 @@ func TestALostNodeIsStartedAgain(t *testing.T) {
 			// so)
 			frames, drewAgain := 0, -1
 			for ; err == nil && frames < 1000 && (drewAgain < 0 || frames < drewAgain+after); frames++ {
+				if err = script(cfg, frames); err != nil {
+					break
+				}
 				if _, err = cfg.StartFrame(camera{Frame: frames, Angle: 0.35 * float64(frames)}); err == nil {
 					err = cfg.FinishFrame()
 				}
@@ -1589,8 +1609,15 @@ func TestALostNodeIsStartedAgain(t *testing.T) {
 				t.Fatalf("%d frames done of %d", sum.Frames, frames)
 			}
 			t.Logf("killed in frame %d, drew again in frame %d; repaired %v", killAt, drewAgain, sum.RepairedFrames)
+			// render1's pipes, started again, took every tint again
+			for _, pipe := range []string{"app-display", "render1-gpu1", "render1-gpu2", "render2-gpu3", "render2-gpu4"} {
+				b, err := os.ReadFile(filepath.Join(record, "recv-"+pipe))
+				if got := string(b); err != nil || !strings.HasPrefix(pipe, "render1") && got != took || !strings.HasSuffix(got, took) {
+					t.Errorf("pipe %s took %q (%v); want %q, last", pipe, got, err, took)
+				}
+			}
 			opt.Reference, opt.Relaunch = true, 0
-			compareRuns(t, sum.Written, runScript(t, opt, frames, init, nil))
+			compareRuns(t, sum.Written, runScript(t, opt, frames, init, script))
 		})
 	}
 }

@@ -125,7 +125,9 @@ func (m Message) Decode(v any) error { return json.Unmarshal(m, v) }
 // cluster events. Receive runs on every pipe of every node, on the pipe's
 // goroutine with its context current, before anything of frame is drawn,
 // whether or not the pipe draws in that frame; the messages come in the
-// order they were sent. An error fails the frame.
+// order they were sent. A renderer set up mid-run (its node rejoined)
+// first takes the messages of the frames before its first, each frame's
+// in a call of its own. An error fails the frame.
 type Receiver interface {
 	Receive(frame int, msgs []Message) error
 }

@@ -269,6 +269,7 @@ func main() {
 	colors := flag.String("colors", "own", "start in these colours (d switches them): own, the volume's; demo, each channel's, which shows what part each draws; half, half of each")
 	frameTimeout := flag.Duration("frame-timeout", 0, "a frame still incomplete this long fails the run; 0: 10 s, or 3 times the slowest recent frame where frames are slower (a large volume a software GL casts for seconds), and 1 minute before a frame has completed")
 	reference := flag.Bool("reference", false, "every destination channel draws its whole frame itself, undecomposed: the picture a decomposed run must match")
+	relaunch := flag.Int("relaunch", 0, "start a lost render node's client again, up to N times per node: it rejoins, takes the density set before, and draws again")
 	local := flag.Bool("local", false, "start every node's render client on this machine, whatever host the config names (try a cluster config here)")
 	flag.Parse()
 	switch {
@@ -282,6 +283,8 @@ func main() {
 		log.Fatalf("--density %g: want a number more than 0", *dens)
 	case *frameTimeout < 0:
 		log.Fatalf("--frame-timeout %v: want 0 (bounds that follow the frames' time) or more", *frameTimeout)
+	case *relaunch < 0:
+		log.Fatalf("--relaunch %d: want 0 (a lost node stays out) or more", *relaunch)
 	case !(*brightness > 0) || math.IsInf(*brightness, 0):
 		log.Fatalf("--brightness %g: want a number more than 0", *brightness)
 	case !(*precision >= 1) || *precision > 64:
@@ -327,7 +330,7 @@ func main() {
 	}
 	stop := interrupt.New()
 	configName, configText := configs.Pick(*config)
-	cfg, err := goeq.Start(stop.Start, app{}, goeq.Options{Config: configName, ConfigText: configText, Server: *server, HTTP: *httpAddr, Stats: *statsPath, OutDir: *out, Local: *local, Reference: *reference, FrameTimeout: *frameTimeout,
+	cfg, err := goeq.Start(stop.Start, app{}, goeq.Options{Config: configName, ConfigText: configText, Server: *server, HTTP: *httpAddr, Stats: *statsPath, OutDir: *out, Local: *local, Reference: *reference, FrameTimeout: *frameTimeout, Relaunch: *relaunch,
 		InitData: initData{Model: *model, Brightness: *brightness, Precision: *precision, Transfer: tf}, BlendRanges: true})
 	stop.Started(err)
 	if err != nil {

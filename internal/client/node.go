@@ -60,6 +60,10 @@ type node struct {
 	// listener takes the frames peers send (Drained)
 	listener *transport.Listener
 	data     []byte // the latest frame data (only changes travel)
+	// earlier: messages broadcast before this session's first frame, for
+	// its pipes to take before it (run loop only)
+	earlier      []control.FrameMessages
+	earlierBytes int
 
 	// onRasterizers counts the pipes given a display of the software
 	// renderer so far, which spreads them over its rasterizers
@@ -125,7 +129,10 @@ type frameTrack struct {
 	frame    int
 	data     []byte // the application's frame data
 	messages [][]byte
-	overlay  []control.OverlayPart // the statistics overlay's content
+	// earlier: the messages of earlier frames, taken first (this
+	// session's first frame)
+	earlier []control.FrameMessages
+	overlay []control.OverlayPart // the statistics overlay's content
 	// screenshot is a folder the destinations' images go into too
 	screenshot string
 	sample     int // of a refined frame
@@ -578,6 +585,11 @@ func (n *node) serve(ctx context.Context, s *session) error {
 			n.release(*m.Swap)
 		case m.Grant != nil:
 			n.grant(*m.Grant)
+		case m.Earlier != nil:
+			if err := n.takeEarlier(m.Earlier); err != nil {
+				n.cancelFrames()
+				return err
+			}
 		case m.Frame != nil:
 			if err := n.start(ctx, m.Frame); err != nil {
 				return err
@@ -683,6 +695,28 @@ func (n *node) repair(r *control.Repair) {
 	p.exec.Repair(r.Frame, r.For, lost, feeders, r.Reading)
 }
 
+// maxEarlier bounds the earlier messages a node holds for its first frame
+// (the server keeps 32 MiB of them).
+const maxEarlier = 64 << 20
+
+// takeEarlier holds messages broadcast before the session's first frame,
+// checked to come in frame order and within maxEarlier.
+func (n *node) takeEarlier(fms []control.FrameMessages) error {
+	for _, fm := range fms {
+		if len(n.earlier) > 0 && fm.Frame <= n.earlier[len(n.earlier)-1].Frame || fm.Frame < 0 {
+			return fmt.Errorf("the server sent the messages of frame %d out of order", fm.Frame)
+		}
+		for _, m := range fm.Messages {
+			n.earlierBytes += len(m)
+		}
+		if n.earlierBytes > maxEarlier {
+			return fmt.Errorf("the server sent more than %d MiB of earlier messages", maxEarlier>>20)
+		}
+		n.earlier = append(n.earlier, fm)
+	}
+	return nil
+}
+
 // start hands a frame's work to the pipes; each runs its frames in order.
 func (n *node) start(ctx context.Context, fw *control.FrameWork) error {
 	if fw.Peers != nil { // sent when they changed
@@ -697,6 +731,13 @@ func (n *node) start(ctx context.Context, fw *control.FrameWork) error {
 		n.data = fw.Data
 	}
 	track := &frameTrack{frame: fw.Frame, data: n.data, messages: fw.Messages, overlay: fw.Overlay, barrier: fw.SwapBarrier, screenshot: fw.Screenshot, sample: fw.Sample, ctx: fctx, cancel: cancel, extra: map[string]*sent{}, links: map[[2]string]int{}}
+	if len(n.earlier) > 0 {
+		if last := n.earlier[len(n.earlier)-1].Frame; last >= fw.Frame {
+			cancel()
+			return fmt.Errorf("frame %d: the server sent messages of frame %d as earlier ones", fw.Frame, last)
+		}
+		track.earlier, n.earlier, n.earlierBytes = n.earlier, nil, 0
+	}
 	for _, cw := range fw.Channels {
 		ch := n.cfg.ChannelByID(cw.Channel)
 		p := n.byChan[cw.Channel]
@@ -720,7 +761,7 @@ func (n *node) start(ctx context.Context, fw *control.FrameWork) error {
 			Viewport: cw.Viewport, WindowSize: cw.WindowSize, View: cw.View})
 		job.dest = job.dest || cw.Destination
 	}
-	if len(fw.Messages) > 0 {
+	if len(fw.Messages)+len(track.earlier) > 0 {
 		// every pipe takes the frame's messages, drawing or not
 		for _, p := range n.pipes {
 			if byPipe[p] == nil {
@@ -753,6 +794,17 @@ func (n *node) start(ctx context.Context, fw *control.FrameWork) error {
 	return nil
 }
 
+// receive gives a pipe's renderer a frame's messages, after the earlier
+// frames' this session was not sent before.
+func (n *node) receive(p *pipe, t *frameTrack) error {
+	for _, fm := range t.earlier {
+		if err := p.exec.Receive(fm.Frame, fm.Messages); err != nil {
+			return fmt.Errorf("the messages broadcast in frame %d, taken before frame %d: %w", fm.Frame, t.frame, err)
+		}
+	}
+	return p.exec.Receive(t.frame, t.messages)
+}
+
 // runPipe runs a pipe's frames in order: the tasks, the images, the swap
 // barrier and presentation.
 func (n *node) runPipe(p *pipe) {
@@ -760,7 +812,7 @@ func (n *node) runPipe(p *pipe) {
 	for job := range p.work {
 		t := job.track
 		var res *channel.Result
-		if err := p.exec.Receive(t.frame, t.messages); err != nil {
+		if err := n.receive(p, t); err != nil {
 			res = &channel.Result{Frame: t.frame, Err: err}
 		} else {
 			previews := map[string]bool{}

@@ -189,6 +189,17 @@ type ServerMsg struct {
 	// lost: silent too long, as a stopped process is): its client ends, and
 	// started again it rejoins.
 	Dropped string `json:"dropped,omitempty"`
+	// Earlier has the application's cluster events of frames before the
+	// next FrameWork that this session was not sent (it joined mid-run,
+	// or again): its renderers, new, take them first, in order, and hold
+	// what the others hold.
+	Earlier []FrameMessages `json:"earlier,omitempty"`
+}
+
+// FrameMessages are the application's cluster events of one frame.
+type FrameMessages struct {
+	Frame    int      `json:"frame"`
+	Messages [][]byte `json:"messages"`
 }
 
 // Setup tells a client what to run.

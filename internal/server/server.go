@@ -326,7 +326,10 @@ type nodeConn struct {
 	settingUp atomic.Pointer[string]
 	// framed: the run sent it a frame's work (read and written by the
 	// run loop alone)
-	framed   bool
+	framed bool
+	// caughtUp: this session was sent the messages broadcast before its
+	// first frame (run loop only)
+	caughtUp bool
 	relaunch int // relaunches so far
 	// down: lost, and not joined since; lostLaunch and lostGen are its
 	// process and session at the loss. A later one that ends before it
@@ -346,7 +349,7 @@ type nodeConn struct {
 // newSession forgets what an earlier session of the node was sent: a
 // rejoined client has none of it.
 func (nc *nodeConn) newSession() {
-	nc.dataSent, nc.lastData, nc.peersGen = false, nil, 0
+	nc.dataSent, nc.lastData, nc.peersGen, nc.caughtUp = false, nil, 0, false
 	nc.exiting.Store(false)
 }
 
@@ -366,6 +369,26 @@ func (nc *nodeConn) addData(fw *control.FrameWork, data []byte) {
 		return
 	}
 	fw.Data, nc.lastData, nc.dataSent = data, data, true
+}
+
+// sendEarlier sends a node's session, before its first frame, the
+// messages broadcast in the frames before it: a node started again (or
+// late) had none of them, and its renderers drew without what they set
+// (a tint, a transfer function) until the application sent it again.
+func (s *server) sendEarlier(nc *nodeConn, first int) {
+	batches, dropped, droppedThrough := s.broadcasts.before(first)
+	if dropped > 0 {
+		s.opt.Log.Warn(fmt.Sprintf("node %s: the messages broadcast in %d frames up to frame %d are not sent to it (the run keeps the last %d MiB): its renderers lack them", nc.id, dropped, droppedThrough, maxBroadcastHistory>>20))
+	}
+	if len(batches) == 0 {
+		return
+	}
+	frames := 0
+	for _, b := range batches {
+		frames += len(b)
+		s.send(nc, &control.ServerMsg{Earlier: b})
+	}
+	s.opt.Log.Info(fmt.Sprintf("node %s takes the messages broadcast before its first frame, %d (those of %d frames)", nc.id, first, frames))
 }
 
 // kill ends a launched client and whatever its launcher started.
@@ -500,6 +523,8 @@ type server struct {
 	// frame data by frame, from the application, until the frame is done
 	data     map[int][]byte
 	messages map[int][][]byte
+	// broadcasts: every frame's messages, for nodes that join mid-run
+	broadcasts broadcastHistory
 	// screenshots are the folders frames write their destinations' images
 	// into, as the application asked
 	screenshots map[int]string
@@ -599,7 +624,7 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 		}
 	}
 	s := &server{opt: opt, cfg: cfg, text: string(text), defaults: defaults, nodes: map[string]*nodeConn{}, events: make(chan event, 4096),
-		data: map[int][]byte{}, messages: map[int][][]byte{}, screenshots: map[int]string{}, samples: map[int]int{}, overlayFrom: map[int]bool{}, overlayOn: opt.Overlay,
+		data: map[int][]byte{}, messages: map[int][][]byte{}, broadcasts: broadcastHistory{limit: maxBroadcastHistory}, screenshots: map[int]string{}, samples: map[int]int{}, overlayFrom: map[int]bool{}, overlayOn: opt.Overlay,
 		destOf: map[string]string{}, colours: dashboard.ColourIndexes(cfg)}
 	cfg.Walk(func(c *compound.Compound) {
 		if d := c.Destination(); d != nil && d.Channel != nil {
@@ -1605,6 +1630,7 @@ func (s *server) request(af AppFrame) (scheduler.Request, error) {
 	req := scheduler.Request{Frames: 1, EveryNode: len(af.Messages) > 0, Freeze: af.FreezeBalance}
 	if req.EveryNode {
 		s.messages[frame] = af.Messages
+		s.broadcasts.add(frame, af.Messages)
 	}
 	for i, h := range af.Heads {
 		if i < 0 || i >= len(s.cfg.Observers) {
@@ -1826,6 +1852,10 @@ func (s *server) act(rd scheduler.Ready, rep *report, joining *joinWatch) error 
 			}
 			nc := s.nodes[w.Node]
 			nc.framed = true
+			if !nc.caughtUp {
+				nc.caughtUp = true
+				s.sendEarlier(nc, w.Frame)
+			}
 			nc.addPeers(fw, s.peers, s.peersGen)
 			if s.opt.App != nil {
 				nc.addData(fw, s.data[w.Frame])
