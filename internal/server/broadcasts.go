@@ -56,10 +56,13 @@ func (h *broadcastHistory) before(frame int) (batches [][]control.FrameMessages,
 	return batches, dropped, droppedThrough
 }
 
+// messageBytes is a frame's messages' size, with what each frame and
+// message costs beside its bytes (in memory, and in JSON): a message a
+// frame of a byte each counts too.
 func messageBytes(msgs [][]byte) int {
-	n := 0
+	n := 64
 	for _, m := range msgs {
-		n += len(m)
+		n += 16 + len(m)
 	}
 	return n
 }

@@ -10,7 +10,7 @@ import (
 // past its bound the oldest go, and it says how many a node lacks.
 func TestBroadcastHistory(t *testing.T) {
 	msg := func(n int, b byte) []byte { return bytes.Repeat([]byte{b}, n) }
-	h := broadcastHistory{limit: 3 * maxEarlierBatch}
+	h := broadcastHistory{limit: 3*maxEarlierBatch + 2048}
 	h.add(2, [][]byte{msg(10, 'a'), msg(20, 'b')})
 	h.add(5, [][]byte{msg(30, 'c')})
 	h.add(9, [][]byte{msg(maxEarlierBatch, 'd')})
@@ -27,14 +27,22 @@ func TestBroadcastHistory(t *testing.T) {
 		t.Errorf("before frame 2: %d batches; want none", len(batches))
 	}
 	// past the bound: frames 2 and 5 go, then 9
-	h.add(12, [][]byte{msg(2*maxEarlierBatch, 'e')})
+	h.add(12, [][]byte{msg(2*maxEarlierBatch+1800, 'e')})
 	batches, dropped, through := h.before(13)
 	if dropped != 2 || through != 5 || len(batches) != 2 || batches[0][0].Frame != 9 || batches[1][0].Frame != 12 {
 		t.Errorf("past the bound: %d dropped through frame %d, %d batches; want 2 through 5, then frames 9 and 12", dropped, through, len(batches))
 	}
-	h.add(14, [][]byte{msg(1, 'f')})
-	if _, dropped, through := h.before(15); dropped != 3 || through != 9 || h.bytes != 2*maxEarlierBatch+1 {
-		t.Errorf("%d dropped through frame %d, %d bytes kept; want 3 through 9, %d", dropped, through, h.bytes, 2*maxEarlierBatch+1)
+	h.add(14, [][]byte{msg(100, 'f')})
+	if _, dropped, through := h.before(15); dropped != 3 || through != 9 || h.bytes != messageBytes([][]byte{msg(2*maxEarlierBatch+1800, 'e')})+messageBytes([][]byte{msg(100, 'f')}) {
+		t.Errorf("%d dropped through frame %d, %d bytes kept; want 3 through 9, and frames 12 and 14", dropped, through, h.bytes)
+	}
+	// tiny messages count what each costs beside its bytes
+	tiny := broadcastHistory{limit: 100 * messageBytes([][]byte{{'x'}})}
+	for f := range 1000 {
+		tiny.add(f, [][]byte{{'x'}})
+	}
+	if len(tiny.frames) != 100 || tiny.dropped != 900 {
+		t.Errorf("%d frames of one byte kept, %d dropped; want 100 and 900", len(tiny.frames), tiny.dropped)
 	}
 	// a node whose first frame is before every dropped one lacks none
 	if _, dropped, _ := h.before(1); dropped != 0 {
