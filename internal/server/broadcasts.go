@@ -1,6 +1,12 @@
 package server
 
-import "github.com/goeq/goeq/internal/control"
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/goeq/goeq/internal/control"
+)
 
 // maxBroadcastHistory bounds the application's cluster events the server
 // keeps for nodes that join mid-run (a node started again, or late):
@@ -65,4 +71,20 @@ func messageBytes(msgs [][]byte) int {
 		n += 16 + len(m)
 	}
 	return n
+}
+
+// frameList names frames for the log: the first few, and how many more.
+func frameList(frames []int) string {
+	const named = 6
+	var b strings.Builder
+	for i, f := range frames[:min(len(frames), named)] {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Itoa(f))
+	}
+	if len(frames) > named {
+		fmt.Fprintf(&b, " and %d more", len(frames)-named)
+	}
+	return b.String()
 }

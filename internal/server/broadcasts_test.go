@@ -49,3 +49,18 @@ func TestBroadcastHistory(t *testing.T) {
 		t.Errorf("before frame 1: %d dropped; want none", dropped)
 	}
 }
+
+func TestFrameList(t *testing.T) {
+	for _, c := range []struct {
+		frames []int
+		want   string
+	}{
+		{[]int{7}, "7"},
+		{[]int{2, 5, 9}, "2, 5, 9"},
+		{[]int{1, 2, 3, 4, 5, 6, 7, 8}, "1, 2, 3, 4, 5, 6 and 2 more"},
+	} {
+		if got := frameList(c.frames); got != c.want {
+			t.Errorf("frameList(%v) = %q, want %q", c.frames, got, c.want)
+		}
+	}
+}

@@ -378,17 +378,19 @@ func (nc *nodeConn) addData(fw *control.FrameWork, data []byte) {
 func (s *server) sendEarlier(nc *nodeConn, first int) {
 	batches, dropped, droppedThrough := s.broadcasts.before(first)
 	if dropped > 0 {
-		s.opt.Log.Warn(fmt.Sprintf("node %s: the messages broadcast in %d frames up to frame %d are not sent to it (the run keeps the last %d MiB): its renderers lack them", nc.id, dropped, droppedThrough, maxBroadcastHistory>>20))
+		s.opt.Log.Warn(fmt.Sprintf("node %s: the oldest messages broadcast, up to frame %d, are not sent to it (the run keeps the last %d MiB): its renderers lack them", nc.id, droppedThrough, maxBroadcastHistory>>20))
 	}
 	if len(batches) == 0 {
 		return
 	}
-	frames := 0
+	var frames []int
 	for _, b := range batches {
-		frames += len(b)
+		for _, fm := range b {
+			frames = append(frames, fm.Frame)
+		}
 		s.send(nc, &control.ServerMsg{Earlier: b})
 	}
-	s.opt.Log.Info(fmt.Sprintf("node %s takes the messages broadcast before its first frame, %d (those of %d frames)", nc.id, first, frames))
+	s.opt.Log.Info(fmt.Sprintf("node %s takes the messages broadcast before its first frame, %d: those of frames %s", nc.id, first, frameList(frames)))
 }
 
 // kill ends a launched client and whatever its launcher started.
