@@ -188,6 +188,8 @@ type Config struct {
 	units       []float64 // the views' model units, as last set (under mu)
 	canvases    []Canvas
 	shown       []int // by canvas: the layout it shows, as last asked for (under mu)
+	// channels name the channels the statistics give by identity
+	channels map[string]server.ChannelInfo
 
 	// what goes with the next frame started (under mu)
 	messages     [][]byte
@@ -306,7 +308,7 @@ func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 		Completed: func(frame int, degraded bool, records []stats.Record) {
 			c.mu.Lock()
 			c.completed = frame + 1
-			c.stats = frameStatsOf(frame, records)
+			c.stats = frameStatsOf(frame, records, c.channels)
 			c.stats.Degraded = degraded
 			c.changed.Broadcast()
 			c.mu.Unlock()
@@ -384,6 +386,10 @@ func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 	c.focus = info.FocusDistances
 	c.onScreen = info.OnScreen
 	c.mu.Lock()
+	c.channels = map[string]server.ChannelInfo{}
+	for _, ch := range info.Channels {
+		c.channels[ch.ID] = ch
+	}
 	c.balancing = append([]compound.Balancing(nil), info.Balancing...)
 	c.balancingSent = append([]compound.Balancing(nil), info.Balancing...)
 	c.units = make([]float64, len(c.views))
@@ -1026,7 +1032,10 @@ func (c *Config) Exit() (*Summary, error) {
 // ChannelStats is one channel's work on one frame: what it rendered and
 // how long each step took.
 type ChannelStats struct {
-	Channel                                  string // its identity
+	Channel string // its identity
+	// Name is what the config calls the channel ("" for an unnamed one),
+	// and Node its node, as Summary.LostNodes names it
+	Name, Node                               string
 	Eye                                      Eye
 	Viewport                                 Viewport // the part of the destination it rendered
 	Range                                    Range    // the part of the database
@@ -1042,11 +1051,12 @@ type FrameStats struct {
 	Degraded bool
 }
 
-func frameStatsOf(frame int, records []stats.Record) FrameStats {
+func frameStatsOf(frame int, records []stats.Record, channels map[string]server.ChannelInfo) FrameStats {
 	fs := FrameStats{Frame: frame}
 	for _, r := range records {
 		t := r.Times
-		fs.Channels = append(fs.Channels, ChannelStats{Channel: r.Channel, Eye: Eye(r.Eye), Viewport: Viewport(r.Viewport),
+		ch := channels[r.Channel]
+		fs.Channels = append(fs.Channels, ChannelStats{Channel: r.Channel, Name: ch.Name, Node: ch.Node, Eye: Eye(r.Eye), Viewport: Viewport(r.Viewport),
 			Range: Range(r.Range), Draw: t.Draw, Readback: t.ReadbackSync + t.ReadbackAsync, Transmit: t.Compress + t.Transmit,
 			Assemble: t.Assemble, Wait: t.Wait})
 	}

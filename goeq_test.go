@@ -1576,9 +1576,8 @@ func TestALostNodeIsStartedAgain(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			// render1 (node 1) draws src1 and src2: once src1 draws again
-			// after killAt, it has rejoined (bounded: it takes a second or
-			// so)
+			// once render1 draws again after killAt, it has rejoined
+			// (bounded: it takes a second or so)
 			frames, drewAgain := 0, -1
 			for ; err == nil && frames < 1000 && (drewAgain < 0 || frames < drewAgain+after); frames++ {
 				if err = script(cfg, frames); err != nil {
@@ -1588,7 +1587,7 @@ func TestALostNodeIsStartedAgain(t *testing.T) {
 					err = cfg.FinishFrame()
 				}
 				fs := cfg.LastFrameStats()
-				if drewAgain < 0 && fs.Frame > killAt && slices.ContainsFunc(fs.Channels, func(c goeq.ChannelStats) bool { return c.Channel == "n1.p0.w0.c0" && c.Draw > 0 }) {
+				if drewAgain < 0 && fs.Frame > killAt && slices.ContainsFunc(fs.Channels, func(c goeq.ChannelStats) bool { return c.Node == "render1" && c.Draw > 0 }) {
 					drewAgain = fs.Frame
 				}
 			}
@@ -2347,7 +2346,8 @@ func TestFullscreenWindowRendersAtTheScreensSize(t *testing.T) {
 // FreezeBalancing keeps the load equalizer's split from the next frame
 // on, in process and on a running eqserver: every source draws the same
 // part of the destination in every frozen frame, while the timings it
-// would balance by go on changing.
+// would balance by go on changing. The statistics name each channel and
+// its node, as the config does.
 func TestFreezeBalancingKeepsTheSplit(t *testing.T) {
 	const frames, freezeAt = 10, 3
 	run := func(opt goeq.Options) {
@@ -2357,6 +2357,7 @@ func TestFreezeBalancingKeepsTheSplit(t *testing.T) {
 			t.Fatal(err)
 		}
 		split := map[int]map[string]goeq.Viewport{} // by frame, by channel
+		var named []string                          // node/name of each channel in the frame before the freeze
 		for i := 0; i < frames && err == nil; i++ {
 			if i == freezeAt {
 				cfg.FreezeBalancing(true)
@@ -2368,7 +2369,14 @@ func TestFreezeBalancingKeepsTheSplit(t *testing.T) {
 			split[fs.Frame] = map[string]goeq.Viewport{}
 			for _, ch := range fs.Channels {
 				split[fs.Frame][ch.Channel] = ch.Viewport
+				if fs.Frame == freezeAt-1 {
+					named = append(named, ch.Node+"/"+ch.Name)
+				}
 			}
+		}
+		slices.Sort(named)
+		if want := []string{"app/dest", "render1/src1", "render1/src2", "render2/src3", "render2/src4"}; !slices.Equal(named, want) {
+			t.Errorf("the statistics name the channels %q, want %q", named, want)
 		}
 		if _, exitErr := cfg.Exit(); err != nil || exitErr != nil {
 			t.Fatalf("run: %v; exit: %v", err, exitErr)

@@ -159,6 +159,13 @@ type App struct {
 // numbered: the canvas shows nothing.
 const LayoutOff = -1
 
+// ChannelInfo names a channel whose identity the statistics give.
+type ChannelInfo struct {
+	ID   string
+	Name string // as the config calls it (destinations of a canvas share their segment channel's)
+	Node string // its node, as LostNodes name it
+}
+
 // CanvasInfo is what an application learns of a canvas.
 type CanvasInfo struct {
 	Name string
@@ -236,6 +243,8 @@ type RunInfo struct {
 	// joined: 0 when all draw offscreen (headless, or where no display
 	// opened), and no user's input comes from them.
 	OnScreen int
+	// Channels name every channel of the config, by its identity.
+	Channels []ChannelInfo
 }
 
 // Summary is what a run reports at the end.
@@ -1564,6 +1573,9 @@ func (s *server) tellReady() {
 		info.Layouts = append(info.Layouts, l.Name)
 	}
 	info.Canvases = canvasInfos(s.cfg)
+	for _, ch := range s.cfg.Channels {
+		info.Channels = append(info.Channels, ChannelInfo{ID: ch.ID, Name: ch.Name, Node: ch.Window.Pipe.Node.ID})
+	}
 	s.mu.Lock()
 	for _, nc := range s.nodes {
 		info.OnScreen += nc.onScreen
