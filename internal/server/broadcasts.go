@@ -63,8 +63,8 @@ func (h *broadcastHistory) before(frame int) (batches [][]control.FrameMessages,
 }
 
 // messageBytes is a frame's messages' size, with what each frame and
-// message costs beside its bytes (in memory, and in JSON): a message a
-// frame of a byte each counts too.
+// message costs beside its bytes (in memory, and in JSON), so that a run
+// of frames with a tiny message each is bounded too.
 func messageBytes(msgs [][]byte) int {
 	n := 64
 	for _, m := range msgs {
