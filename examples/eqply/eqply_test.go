@@ -1117,19 +1117,7 @@ func TestClusterConfigRunsHereWithLocal(t *testing.T) {
 	if text, err := run("--local", "--reference", "--out", ref); err != nil {
 		t.Fatalf("--local --reference: %v\n%s", err, text)
 	}
-	files, _ := filepath.Glob(filepath.Join(out, "*.png"))
-	if len(files) != 3 {
-		t.Errorf("--local wrote %d images, want 3: %v", len(files), files)
-	}
-	for _, f := range files {
-		d, err := imagecmp.CompareFiles(f, filepath.Join(ref, filepath.Base(f)), 2)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d.BadFraction() > 0.0002 {
-			t.Errorf("%s against --reference: %s", filepath.Base(f), d)
-		}
-	}
+	matchesReference(t, out, ref, 3)
 	text, err := run()
 	if err == nil || !strings.Contains(text, "--local") {
 		t.Errorf("without --local: %v, output %q; want an error that names --local", err, text)
@@ -1178,9 +1166,16 @@ func TestRelaunchStartsAKilledNodeAgain(t *testing.T) {
 	if text, err := runHeadless(bin, append(args, "--reference", "--out", ref)...); err != nil {
 		t.Fatalf("--reference: %v\n%s", err, text)
 	}
+	matchesReference(t, out, ref, frames)
+}
+
+// matchesReference checks that out has frames images, each as ref's of
+// the same name.
+func matchesReference(t *testing.T, out, ref string, frames int) {
+	t.Helper()
 	files, _ := filepath.Glob(filepath.Join(out, "*.png"))
 	if len(files) != frames {
-		t.Errorf("%d images written, want %d", len(files), frames)
+		t.Errorf("%d images written, want %d: %v", len(files), frames, files)
 	}
 	for _, f := range files {
 		d, err := imagecmp.CompareFiles(f, filepath.Join(ref, filepath.Base(f)), 2)
