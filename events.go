@@ -31,6 +31,13 @@ const (
 	// PipeEvent is a renderer's event (Pipe.SendEvent), as Equalizer's
 	// render nodes send config events: its Node and Pipe, and its Data.
 	PipeEvent = EventKind(control.PipeEventKind)
+	// NodeLost: the run lost a render node (Node), and goes on without
+	// it; Reason says why (its process ended, it fell silent).
+	NodeLost = EventKind(control.NodeLostKind)
+	// NodeJoined: a render node (Node) joined mid-run, started again
+	// after it was lost (Options.Relaunch, or by hand) or late; it draws
+	// again from a later frame on.
+	NodeJoined = EventKind(control.NodeJoinedKind)
 )
 
 func (k EventKind) String() string {
@@ -55,6 +62,10 @@ func (k EventKind) String() string {
 		return "expose"
 	case PipeEvent:
 		return "pipe event"
+	case NodeLost:
+		return "node lost"
+	case NodeJoined:
+		return "node joined"
 	}
 	return "event"
 }
@@ -107,8 +118,9 @@ const (
 )
 
 // Event is an input event of a destination window, delivered to the
-// application process in the order the window saw it, or a renderer's
-// event (PipeEvent), in the order its pipe sent it.
+// application process in the order the window saw it, a renderer's
+// event (PipeEvent), in the order its pipe sent it, or the server's word
+// that a node was lost or joined (NodeLost, NodeJoined).
 type Event struct {
 	Kind    EventKind
 	Node    string // the node whose window it is
@@ -136,6 +148,8 @@ type Event struct {
 	// and what it sent, encoded (Decode).
 	Pipe string
 	Data []byte
+	// Reason is why a NodeLost node was lost.
+	Reason string
 	// Time is when the window's node saw the event (when the renderer
 	// sent a PipeEvent), on that machine's clock, as Equalizer's events
 	// carry theirs. Events arrive in batches, a frame's at a time; Time
@@ -151,7 +165,7 @@ func (e Event) Decode(v any) error { return json.Unmarshal(e.Data, v) }
 func eventOf(node string, e control.WindowEvent) Event {
 	return Event{Kind: EventKind(e.Kind), Node: node, Window: e.Window, Channel: e.Channel, ViewIndex: e.View, X: e.X, Y: e.Y, DX: e.DX, DY: e.DY,
 		Button: e.Button, Key: Key(e.Key), Modifiers: Modifiers(e.Mods), Width: e.W, Height: e.H,
-		Pipe: e.Pipe, Data: e.Data, Time: eventTime(e.Time)}
+		Pipe: e.Pipe, Data: e.Data, Reason: e.Why, Time: eventTime(e.Time)}
 }
 
 // eventTime is a control.WindowEvent's time; the zero Time where it has

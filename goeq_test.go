@@ -1545,7 +1545,8 @@ func TestLivenessLetsARendererBeDebugged(t *testing.T) {
 // up its renderers anew, with the same init data, takes the messages
 // broadcast before it came back, in order, and draws again. The frames in
 // flight when it died are repaired, none is degraded, and every frame
-// matches the reference. (Applications had no way to ask for this: only
+// matches the reference. The application is told of the loss and of the
+// return as events. (Applications had no way to ask for this: only
 // eqserver run --relaunch had it; and a node started again drew without
 // the messages broadcast before, in the tint it started with.)
 func TestALostNodeIsStartedAgain(t *testing.T) {
@@ -1579,7 +1580,16 @@ func TestALostNodeIsStartedAgain(t *testing.T) {
 			// once render1 draws again after killAt, it has rejoined
 			// (bounded: it takes a second or so)
 			frames, drewAgain := 0, -1
+			var told []string // the node events, as kind node reason
+			tell := func() {
+				for _, ev := range cfg.PendingEvents() {
+					if ev.Kind == goeq.NodeLost || ev.Kind == goeq.NodeJoined {
+						told = append(told, strings.TrimSpace(fmt.Sprint(ev.Kind, " ", ev.Node, " ", ev.Reason)))
+					}
+				}
+			}
 			for ; err == nil && frames < 1000 && (drewAgain < 0 || frames < drewAgain+after); frames++ {
+				tell()
 				if err = script(cfg, frames); err != nil {
 					break
 				}
@@ -1594,6 +1604,12 @@ func TestALostNodeIsStartedAgain(t *testing.T) {
 			sum, exitErr := cfg.Exit()
 			if err != nil || exitErr != nil {
 				t.Fatalf("run: %v; exit: %v", err, exitErr)
+			}
+			tell()
+			// the reason names the render clients' executable: this one
+			exe, _ := os.Executable()
+			if want := "node lost render1 " + filepath.Base(exe) + " exited (signal: killed)|node joined render1"; strings.Join(told, "|") != want {
+				t.Errorf("the application was told %q, want %q", told, want)
 			}
 			if drewAgain < 0 {
 				t.Fatalf("render1 did not draw again in %d frames after it was killed in frame %d; lost %v, rejoined %v", frames-killAt, killAt, sum.LostNodes, sum.RejoinedNodes)

@@ -87,6 +87,15 @@ type LostPipe struct {
 // system's kinds.
 const PipeEventKind = 100
 
+// NodeLostKind and NodeJoinedKind are the server's events for the
+// application, no window's either: the run lost a node (Why says why), or
+// a node joined mid-run (again, or late). A client's events of these
+// kinds are not taken.
+const (
+	NodeLostKind   = 101
+	NodeJoinedKind = 102
+)
+
 // MaxEventData bounds a renderer's event for the application (encoded):
 // a batch of 256 stays well within MaxMessage.
 const MaxEventData = 16 << 10
@@ -115,6 +124,8 @@ type WindowEvent struct {
 	// name and what it sent.
 	Pipe string `json:"pipe,omitempty"`
 	Data []byte `json:"data,omitempty"`
+	// Why is a NodeLostKind event's reason.
+	Why string `json:"why,omitempty"`
 	// Time is when the window's node saw the event (a renderer sent it),
 	// in Unix nanoseconds on that machine's clock: how far apart two
 	// events of a window were, which their batched delivery hides.

@@ -21,6 +21,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"slices"
@@ -877,14 +878,16 @@ func (s *server) launchNodes(ids []string, listening net.Addr) error {
 		args = append(args, "--log-level", level.String())
 	}
 	var cmd *exec.Cmd
-	client := "eqclient"
+	// eqclient, or the application's executable, whose processes are the
+	// render clients of its runs
+	client := filepath.Base(bin)
 	if s.runsHere(nc.model.Host) {
 		cmd = exec.Command(bin, args...)
 	} else {
 		cmd = exec.Command("sh", "-c", launchLine(nc.model, bin, args))
 		// the launcher's own errors name the host, which an unnamed
 		// node's name (node6 on host node1) does not
-		client = fmt.Sprintf("eqclient launched on host %s", nc.model.Host)
+		client = fmt.Sprintf("%s launched on host %s", client, nc.model.Host)
 	}
 	cmd.Stdin = strings.NewReader(s.opt.Token + "\n" + string(s.launchCert()))
 	cmd.Env = withoutToken(os.Environ())
@@ -1193,10 +1196,10 @@ func (s *server) Session(stream grpc.ServerStream, node string) error {
 			}
 		}
 	}()
-	if len(ready.Events) > 0 {
+	if evs := clientEvents(ready.Events); len(evs) > 0 {
 		// before the join: the frames planned once it is in take them
 		// (a fullscreen window's size on its screen)
-		tell(event{input: ready.Events})
+		tell(event{input: evs})
 	}
 	tell(event{ev: scheduler.Join{Node: node, Down: down}})
 	for {
@@ -1213,7 +1216,9 @@ func (s *server) Session(stream grpc.ServerStream, node string) error {
 		}
 		switch {
 		case len(m.Events) > 0:
-			tell(event{input: m.Events})
+			if evs := clientEvents(m.Events); len(evs) > 0 {
+				tell(event{input: evs})
+			}
 		case m.Done != nil:
 			// the loop takes messages in batches: a batch's time is not
 			// when each came
@@ -1503,8 +1508,10 @@ func (s *server) take(ev *event, rep *report, joined map[string]bool) (scheduler
 		case joined[e.Node]:
 			s.opt.Log.Info(fmt.Sprintf("node %s rejoined: its channels take part again", e.Node))
 			rep.rejoined = append(rep.rejoined, e.Node)
+			s.tellApp(e.Node, control.NodeJoinedKind, "")
 		case slices.Contains(rep.lost, e.Node):
 			s.opt.Log.Info(fmt.Sprintf("node %s joined late: its channels take part from now on", e.Node))
+			s.tellApp(e.Node, control.NodeJoinedKind, "")
 		}
 		joined[e.Node] = true
 		for _, ch := range s.cfg.Channels {
@@ -1817,6 +1824,22 @@ func (s *server) rejoinFailed(nc *nodeConn, why string, joinedBefore bool, joini
 	s.relaunch(nc, joining)
 }
 
+// clientEvents are a client's events without those of the server's own
+// kinds, which are its word alone.
+func clientEvents(evs []control.WindowEvent) []control.WindowEvent {
+	return slices.DeleteFunc(evs, func(e control.WindowEvent) bool {
+		return e.Kind == control.NodeLostKind || e.Kind == control.NodeJoinedKind
+	})
+}
+
+// tellApp gives the application the server's own event of a node: lost,
+// or joined mid-run.
+func (s *server) tellApp(node string, kind int, why string) {
+	if s.opt.App != nil && s.opt.App.Input != nil {
+		s.opt.App.Input(node, []control.WindowEvent{{Kind: kind, View: -1, Why: why, Time: time.Now().UnixNano()}})
+	}
+}
+
 // act carries out one Ready; joining watches the clients it starts again.
 func (s *server) act(rd scheduler.Ready, rep *report, joining *joinWatch) error {
 	for _, slow := range rd.Slow {
@@ -1829,6 +1852,7 @@ func (s *server) act(rd scheduler.Ready, rep *report, joining *joinWatch) error 
 			s.opt.Log.Warn(fmt.Sprintf("node %s lost (%s): its channels %s leave the compounds", l.Node, l.Reason, strings.Join(l.Channels, ", ")))
 		}
 		rep.lost = append(rep.lost, l.Node)
+		s.tellApp(l.Node, control.NodeLostKind, l.Reason)
 		nc := s.nodes[l.Node]
 		nc.down, nc.lostLaunch, nc.lostGen = true, nc.launches.Load(), nc.gen.Load()
 		s.mu.Lock()

@@ -11,6 +11,7 @@ import (
 	"github.com/goeq/goeq/internal/compound"
 	"github.com/goeq/goeq/internal/control"
 	"github.com/goeq/goeq/internal/logging"
+	"github.com/goeq/goeq/internal/stats"
 	"github.com/goeq/goeq/internal/winsys"
 )
 
@@ -72,6 +73,80 @@ func TestAWindowsSizeAtSetUpHoldsFromTheFirstFrame(t *testing.T) {
 			}
 		}
 		break
+	}
+	cancel()
+	<-ran
+}
+
+// A client cannot pass itself off as the server: events of the server's
+// own kinds (a node lost or joined) that a client sends, with its
+// readiness or later, do not reach the application; its others do.
+func TestAClientsEventsOfTheServersKindsAreDropped(t *testing.T) {
+	const text = `server { config {
+    appNode { pipe { window { viewport [ 0 0 320 200 ] channel { name "dest" } } } }
+    compound { channel "dest" wall {} }
+} }`
+	var logs logging.Buffer
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	frames := make(chan AppFrame)
+	got := make(chan control.WindowEvent, 16)
+	app := &App{Frames: frames, Ready: func(RunInfo) {}, Completed: func(int, bool, []stats.Record) {},
+		Input: func(node string, evs []control.WindowEvent) {
+			for _, e := range evs {
+				got <- e
+			}
+		}}
+	ran := make(chan error, 1)
+	go func() {
+		_, err := Run(ctx, Options{ConfigPath: "events.eqc", ConfigText: text, NoLaunch: true, Token: "secret", App: app,
+			Log: slog.New(slog.NewTextHandler(&logs, nil))})
+		ran <- err
+	}()
+	var addr string
+	for deadline := time.Now().Add(20 * time.Second); addr == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if m := regexp.MustCompile(`control server on ([0-9.]+:[0-9]+)`).FindStringSubmatch(logs.String()); m != nil {
+			addr = m[1]
+		}
+	}
+	if addr == "" {
+		t.Fatalf("no control address logged:\n%s", logs.String())
+	}
+	st, err := control.Dial(ctx, addr, "secret", "app", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.Send(&control.ClientMsg{Hello: &control.Hello{Node: "app", FrameAddr: "127.0.0.1:9", PID: os.Getpid(), Build: control.Build()}}); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := st.Recv(); err != nil || m.Setup == nil {
+		t.Fatalf("no setup: %v", err)
+	}
+	forged := func(key int) []control.WindowEvent {
+		return []control.WindowEvent{{Kind: control.NodeLostKind, View: -1, Why: "forged"}, {Kind: int(winsys.KeyPress), Key: key, View: -1},
+			{Kind: control.NodeJoinedKind, View: -1}}
+	}
+	if err := st.Send(&control.ClientMsg{Ready: true, Events: forged('a')}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Send(&control.ClientMsg{Events: forged('b')}); err != nil {
+		t.Fatal(err)
+	}
+	var keys []int
+	for len(keys) < 2 {
+		select {
+		case e := <-got:
+			if e.Kind != int(winsys.KeyPress) {
+				t.Errorf("the application was given a client's event of kind %d (%q)", e.Kind, e.Why)
+			}
+			keys = append(keys, e.Key)
+		case <-time.After(20 * time.Second):
+			t.Fatalf("the keys did not reach the application (%v):\n%s", keys, logs.String())
+		}
+	}
+	if keys[0] != 'a' || keys[1] != 'b' {
+		t.Errorf("keys %c, want a then b", keys)
 	}
 	cancel()
 	<-ran
