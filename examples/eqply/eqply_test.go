@@ -359,6 +359,19 @@ func TestLAndCSwitchTheCurrentCanvassLayouts(t *testing.T) {
 	}
 }
 
+// A node lost draws the picture again on demand: a frame in flight may
+// have been shown without its part. A node that joins changes nothing
+// shown.
+func TestALostNodeDrawsAgain(t *testing.T) {
+	c := &controls{cam: homeCamera, view: -1}
+	if !c.handle(goeq.Event{Kind: goeq.NodeLost, Node: "render1", Reason: "its process ended"}) {
+		t.Error("a node lost: the picture is not drawn again")
+	}
+	if c.handle(goeq.Event{Kind: goeq.NodeJoined, Node: "render1"}) {
+		t.Error("a node joined: the picture is drawn again, unchanged")
+	}
+}
+
 // v makes the views of the layout the current canvas shows current in
 // turn, then none, as eqPly's v; the current view is the one keys act in
 // (m shows the next model there alone).

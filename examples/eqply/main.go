@@ -743,6 +743,10 @@ func (c *controls) handle(ev goeq.Event) bool {
 		return true // the next frame renders at the window's new size
 	case goeq.Expose:
 		return true // the window shows the frame again
+	case goeq.NodeLost:
+		// a frame in flight may have been shown without the node's part:
+		// drawn again, the picture is whole without it
+		return true
 	case goeq.WindowClose:
 		c.quit = true
 	}

@@ -535,6 +535,12 @@ func (c *controls) handle(ev goeq.Event) bool {
 		case 'q', goeq.KeyEscape:
 			c.quit = true
 		}
+	case goeq.Expose:
+		return true // the window shows the frame again
+	case goeq.NodeLost:
+		// a frame in flight may have been shown without the node's part:
+		// drawn again, the picture is whole without it
+		return true
 	case goeq.WindowClose:
 		c.quit = true
 	}

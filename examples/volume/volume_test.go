@@ -588,6 +588,22 @@ func TestKeysDoWhatEVolvesDo(t *testing.T) {
 	}
 }
 
+// On demand, a window exposed again (uncovered, mapped) and a node lost
+// draw the picture again: the one shown may be damaged, or lack the lost
+// node's part; a node that joins changes nothing shown. (An exposed
+// window stayed as it was until the next key or drag.)
+func TestAnExposeOrALostNodeDrawsAgain(t *testing.T) {
+	c := &controls{at: home}
+	for _, ev := range []struct {
+		kind goeq.EventKind
+		draw bool
+	}{{goeq.Expose, true}, {goeq.NodeLost, true}, {goeq.NodeJoined, false}} {
+		if got := c.handle(goeq.Event{Kind: ev.kind, Node: "render1"}); got != ev.draw {
+			t.Errorf("%s: draws again %v, want %v", ev.kind, got, ev.draw)
+		}
+	}
+}
+
 // In eVolve's demo colours (--colors demo, as d switches to) each channel
 // draws its part in its own colour: on the 2D config each quarter of the
 // picture is one colour, as bright as the volume is opaque there, where
