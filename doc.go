@@ -82,11 +82,14 @@
 // frame's per-channel times and split, and whether it was shown without
 // the part of a node lost while it was in flight;
 // [Config.SetBalancing] changes how a view is balanced (frozen, damping,
-// tile size, as Equalizer's View::getEqualizer).
+// tile size, as Equalizer's View::getEqualizer). [NodeLost] and
+// [NodeJoined] events say that the run lost a render node and goes on
+// without it, or that one came back ([Options.Relaunch] starts a lost
+// node's client again).
 //
 // [Config.Broadcast] sends the application's own events to every node
 // with the next frame: every pipe's [Receiver] takes them before drawing
-// that frame. [Config.SetHead] moves a tracked observer: the frusta of
+// that frame, and a node that comes back takes those sent before first. [Config.SetHead] moves a tracked observer: the frusta of
 // the walls it watches follow.
 //
 // # Optional interfaces
