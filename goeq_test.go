@@ -966,12 +966,13 @@ type appServer struct {
 	log, stdout strings.Builder
 }
 
-func startAppServer(t *testing.T, cfgPath string) *appServer {
+func startAppServer(t *testing.T, cfgPath string, flags ...string) *appServer {
 	t.Helper()
 	// built once for the tests that run one (each link took seconds,
 	// fifteen times)
 	bin := gotool.Binary(t, "eqserver", "./cmd/eqserver")
-	srv := &appServer{cmd: exec.Command(bin, "run", "--app", "127.0.0.1:0", "--local", "--frame-timeout", "20s", cfgPath), exited: make(chan error, 1)}
+	args := append([]string{"run", "--app", "127.0.0.1:0", "--local", "--frame-timeout", "20s"}, flags...)
+	srv := &appServer{cmd: exec.Command(bin, append(args, cfgPath)...), exited: make(chan error, 1)}
 	stderr, err := srv.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -1546,7 +1547,7 @@ func TestLivenessLetsARendererBeDebugged(t *testing.T) {
 // broadcast before it came back, in order, and draws again. The frames in
 // flight when it died are repaired, none is degraded, and every frame
 // matches the reference. The application is told of the loss and of the
-// return as events. (Applications had no way to ask for this: only
+// return as events; also from a running eqserver that relaunches. (Applications had no way to ask for this: only
 // eqserver run --relaunch had it; and a node started again drew without
 // the messages broadcast before, in the tint it started with.)
 func TestALostNodeIsStartedAgain(t *testing.T) {
@@ -1565,11 +1566,21 @@ func TestALostNodeIsStartedAgain(t *testing.T) {
 		return nil
 	}
 	const took = "3 green\n3 blue\n11 red\n"
-	for _, name := range []string{"2d-lb-4.eqc", "db-lb-4.eqc"} {
-		t.Run(name, func(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		onServer bool // an eqserver run --app --relaunch 1 relaunches
+	}{{"2d-lb-4.eqc", false}, {"db-lb-4.eqc", false}, {"2d-lb-4.eqc", true}} {
+		where := map[bool]string{false: "in process", true: "on a running eqserver"}[c.onServer]
+		t.Run(c.name+"/"+where, func(t *testing.T) {
 			init := squareInit{Scale: 1.4, DepthTest: true}
 			record := t.TempDir()
-			opt := goeq.Options{Config: examples(name), OutDir: t.TempDir(), Relaunch: 1}
+			opt := goeq.Options{Config: examples(c.name), OutDir: t.TempDir(), Relaunch: 1}
+			var srv *appServer
+			if c.onServer {
+				t.Setenv("GOEQ_TOKEN", "the-shared-token")
+				srv = startAppServer(t, examples(c.name), "--relaunch", "1")
+				opt.Server, opt.Relaunch = srv.addr, 0
+			}
 			killing := init
 			killing.KillAt, killing.KillNode, killing.Record = killAt, "render1", record
 			opt.InitData = killing
@@ -1631,7 +1642,10 @@ func TestALostNodeIsStartedAgain(t *testing.T) {
 					t.Errorf("pipe %s took %q (%v); want %q, last", pipe, got, err, took)
 				}
 			}
-			opt.Reference, opt.Relaunch = true, 0
+			if srv != nil {
+				srv.endsWithTheRun(t)
+			}
+			opt.Reference, opt.Relaunch, opt.Server = true, 0, ""
 			compareRuns(t, sum.Written, runScript(t, opt, frames, init, script))
 		})
 	}
