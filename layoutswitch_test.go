@@ -22,26 +22,9 @@ import (
 // eqserver. make test runs five; GOEQ_LAYOUT_SWITCHES=all every corpus
 // config (all 80 pass both ways).
 func TestRandomLayoutAndViewModeSwitchesMatchTheReference(t *testing.T) {
-	names := []string{"1-pipe.LG_CF3D.eqc", "2-node.DB.eqc", "4-window.all.eqc", "7-window.EYE.PIXEL.eqc", "layout.wall.operator.eqc"}
-	all := os.Getenv("GOEQ_LAYOUT_SWITCHES") == "all"
-	if all {
-		paths, _ := filepath.Glob(filepath.Join("..", "shared", "eqc-corpus", "*.eqc"))
-		names = names[:0]
-		for _, p := range paths {
-			names = append(names, filepath.Base(p))
-		}
-	}
 	const frames = 8
-	for _, name := range names {
-		path := filepath.Join("..", "shared", "eqc-corpus", name)
-		m, _, err := compound.Load(path, compound.Options{Getenv: func(string) (string, bool) { return "", false }})
-		if err != nil {
-			if all {
-				continue // the broken configs have tests of their own
-			}
-			t.Fatal(err)
-		}
-		cfg := m.Configs[0]
+	for _, cc := range corpusConfigs(t, "GOEQ_LAYOUT_SWITCHES", "1-pipe.LG_CF3D.eqc", "2-node.DB.eqc", "4-window.all.eqc", "7-window.EYE.PIXEL.eqc", "layout.wall.operator.eqc") {
+		name, path, cfg := cc.name, cc.path, cc.cfg
 		t.Run(name, func(t *testing.T) {
 			h := fnv.New64a()
 			h.Write([]byte(name))
@@ -85,24 +68,7 @@ func TestRandomLayoutAndViewModeSwitchesMatchTheReference(t *testing.T) {
 			}
 			want, wantDir := run(goeq.Options{Config: path, Local: true, Reference: true})
 			compare := func(how string, got map[int][]string, gotDir string) {
-				for f := range frames {
-					resampling := resamplingIn(cfg, layouts[f])
-					slices.Sort(got[f])
-					slices.Sort(want[f])
-					if len(got[f]) == 0 || !slices.Equal(got[f], want[f]) {
-						t.Errorf("%s: frame %d wrote %q, the reference %q", how, f, got[f], want[f])
-						continue
-					}
-					for _, img := range got[f] {
-						d, err := imagecmp.CompareFiles(filepath.Join(gotDir, img), filepath.Join(wantDir, img), imagecmp.Tolerance)
-						if err != nil {
-							t.Fatal(err)
-						}
-						if !d.Matches(resampling) {
-							t.Errorf("%s: %s (%s): %s", how, img, imagecmp.Allowance(resampling), d)
-						}
-					}
-				}
+				framesMatch(t, how, frames, got, gotDir, want, wantDir, func(f int) string { return resamplingIn(cfg, layouts[f]) })
 			}
 			got, gotDir := run(goeq.Options{Config: path, Local: true})
 			compare("in this process", got, gotDir)
@@ -112,6 +78,64 @@ func TestRandomLayoutAndViewModeSwitchesMatchTheReference(t *testing.T) {
 			compare("on a running eqserver", got, gotDir)
 			srv.endsWithTheRun(t)
 		})
+	}
+}
+
+// corpusConfig is a corpus config that loads.
+type corpusConfig struct {
+	name, path string
+	cfg        *compound.Config
+}
+
+// corpusConfigs are the corpus configs a test runs: those named, or every
+// one that loads when the environment variable env is "all" (the broken
+// ones have tests of their own).
+func corpusConfigs(t *testing.T, env string, names ...string) []corpusConfig {
+	t.Helper()
+	all := os.Getenv(env) == "all"
+	if all {
+		paths, _ := filepath.Glob(filepath.Join("..", "shared", "eqc-corpus", "*.eqc"))
+		names = names[:0]
+		for _, p := range paths {
+			names = append(names, filepath.Base(p))
+		}
+	}
+	var out []corpusConfig
+	for _, name := range names {
+		path := filepath.Join("..", "shared", "eqc-corpus", name)
+		m, _, err := compound.Load(path, compound.Options{Getenv: func(string) (string, bool) { return "", false }})
+		if err != nil {
+			if all {
+				continue
+			}
+			t.Fatal(err)
+		}
+		out = append(out, corpusConfig{name, path, m.Configs[0]})
+	}
+	return out
+}
+
+// framesMatch checks a run's images, by frame, against the reference's:
+// the same names in every frame, and pixels within the allowance of the
+// frame's resampling.
+func framesMatch(t *testing.T, how string, frames int, got map[int][]string, gotDir string, want map[int][]string, wantDir string, resampling func(frame int) string) {
+	t.Helper()
+	for f := range frames {
+		slices.Sort(got[f])
+		slices.Sort(want[f])
+		if len(got[f]) == 0 || !slices.Equal(got[f], want[f]) {
+			t.Errorf("%s: frame %d wrote %q, the reference %q", how, f, got[f], want[f])
+			continue
+		}
+		for _, img := range got[f] {
+			d, err := imagecmp.CompareFiles(filepath.Join(gotDir, img), filepath.Join(wantDir, img), imagecmp.Tolerance)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r := resampling(f); !d.Matches(r) {
+				t.Errorf("%s: %s (%s): %s", how, img, imagecmp.Allowance(r), d)
+			}
+		}
 	}
 }
 

@@ -5,15 +5,11 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/goeq/goeq"
-	"github.com/goeq/goeq/internal/compound"
-	"github.com/goeq/goeq/internal/imagecmp"
 )
 
 // Corpus configs of several nodes, each render node that shows no
@@ -25,26 +21,9 @@ import (
 // every corpus config (24 load with several nodes: 69 nodes in 20 of
 // them show no destination, and all pass).
 func TestCorpusRenderNodesStartedAgainMatchTheReference(t *testing.T) {
-	names := []string{"2-node.2D.eqc"}
-	all := os.Getenv("GOEQ_RELAUNCH") == "all"
-	if all {
-		paths, _ := filepath.Glob(filepath.Join("..", "shared", "eqc-corpus", "*.eqc"))
-		names = names[:0]
-		for _, p := range paths {
-			names = append(names, filepath.Base(p))
-		}
-	}
 	const frames, killAt = 40, 6
-	for _, name := range names {
-		path := filepath.Join("..", "shared", "eqc-corpus", name)
-		m, _, err := compound.Load(path, compound.Options{Getenv: func(string) (string, bool) { return "", false }})
-		if err != nil {
-			if all {
-				continue // the broken configs have tests of their own
-			}
-			t.Fatal(err)
-		}
-		cfg := m.Configs[0]
+	for _, cc := range corpusConfigs(t, "GOEQ_RELAUNCH", "2-node.2D.eqc") {
+		name, path, cfg := cc.name, cc.path, cc.cfg
 		for _, victim := range cfg.Nodes {
 			if victim.App {
 				continue
@@ -92,24 +71,8 @@ func TestCorpusRenderNodesStartedAgainMatchTheReference(t *testing.T) {
 					t.Errorf("lost %v, rejoined %v, degraded %v: want %s, if lost, back, and no frame degraded", got.LostNodes, got.RejoinedNodes, got.DegradedFrames, victim.ID)
 				}
 				want, wantDir := run(goeq.Options{Reference: true}, init)
-				wantBy, gotBy := imagesByFrame(t, want.Written), imagesByFrame(t, got.Written)
-				for f := range frames {
-					slices.Sort(wantBy[f])
-					slices.Sort(gotBy[f])
-					if len(gotBy[f]) == 0 || !slices.Equal(gotBy[f], wantBy[f]) {
-						t.Errorf("frame %d wrote %q, the reference %q", f, gotBy[f], wantBy[f])
-						continue
-					}
-					for _, img := range gotBy[f] {
-						d, err := imagecmp.CompareFiles(filepath.Join(gotDir, img), filepath.Join(wantDir, img), imagecmp.Tolerance)
-						if err != nil {
-							t.Fatal(err)
-						}
-						if resampling := resamplingIn(cfg, layouts[f]); !d.Matches(resampling) {
-							t.Errorf("%s (%s): %s", img, imagecmp.Allowance(resampling), d)
-						}
-					}
-				}
+				framesMatch(t, "started again", frames, imagesByFrame(t, got.Written), gotDir, imagesByFrame(t, want.Written), wantDir,
+					func(f int) string { return resamplingIn(cfg, layouts[f]) })
 				t.Logf("lost %v, rejoined %v, repaired %v", got.LostNodes, got.RejoinedNodes, got.RepairedFrames)
 			})
 		}

@@ -15,47 +15,25 @@ import (
 	"github.com/goeq/goeq/internal/winsys"
 )
 
+// oneWindow is a config of one window on the application's node.
+const oneWindow = `server { config {
+    appNode { pipe { window { viewport [ 0 0 320 200 ] channel { name "dest" } } } }
+    compound { channel "dest" wall {} }
+} }`
+
 // A window whose size on screen is not the config's (fullscreen on a
 // screen of another size) has it from the first frame: its client reports
 // it with its readiness, and the server takes it before the node joins.
 // Reported just after, it raced the first frames, which were planned at
 // the config's size in a third of the runs.
 func TestAWindowsSizeAtSetUpHoldsFromTheFirstFrame(t *testing.T) {
-	const text = `server { config {
-    appNode { pipe { window { viewport [ 0 0 320 200 ] channel { name "dest" } } } }
-    compound { channel "dest" wall {} }
-} }`
 	var logs logging.Buffer
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	ran := make(chan error, 1)
-	go func() {
-		_, err := Run(ctx, Options{ConfigPath: "setup.eqc", ConfigText: text, NoLaunch: true, Token: "secret", Frames: 3,
-			Log: slog.New(slog.NewTextHandler(&logs, nil))})
-		ran <- err
-	}()
-	var addr string
-	for deadline := time.Now().Add(20 * time.Second); addr == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if m := regexp.MustCompile(`control server on ([0-9.]+:[0-9]+)`).FindStringSubmatch(logs.String()); m != nil {
-			addr = m[1]
-		}
-	}
-	if addr == "" {
-		t.Fatalf("no control address logged:\n%s", logs.String())
-	}
-	st, err := control.Dial(ctx, addr, "secret", "app", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if err := st.Send(&control.ClientMsg{Hello: &control.Hello{Node: "app", FrameAddr: "127.0.0.1:9", PID: os.Getpid(), Build: control.Build()}}); err != nil {
-		t.Fatal(err)
-	}
-	if m, err := st.Recv(); err != nil || m.Setup == nil {
-		t.Fatalf("no setup: %v", err)
-	}
+	st, ran := runAsApp(t, ctx, Options{ConfigPath: "setup.eqc", ConfigText: oneWindow, NoLaunch: true, Token: "secret", Frames: 3,
+		Log: slog.New(slog.NewTextHandler(&logs, nil))}, &logs)
 	const windowID = "n0.p0.w0"
-	err = st.Send(&control.ClientMsg{Ready: true, Events: []control.WindowEvent{{Kind: int(winsys.Resize), WindowID: windowID, View: -1, W: 160, H: 100}}})
+	err := st.Send(&control.ClientMsg{Ready: true, Events: []control.WindowEvent{{Kind: int(winsys.Resize), WindowID: windowID, View: -1, W: 160, H: 100}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,10 +60,6 @@ func TestAWindowsSizeAtSetUpHoldsFromTheFirstFrame(t *testing.T) {
 // own kinds (a node lost or joined) that a client sends, with its
 // readiness or later, do not reach the application; its others do.
 func TestAClientsEventsOfTheServersKindsAreDropped(t *testing.T) {
-	const text = `server { config {
-    appNode { pipe { window { viewport [ 0 0 320 200 ] channel { name "dest" } } } }
-    compound { channel "dest" wall {} }
-} }`
 	var logs logging.Buffer
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -97,32 +71,8 @@ func TestAClientsEventsOfTheServersKindsAreDropped(t *testing.T) {
 				got <- e
 			}
 		}}
-	ran := make(chan error, 1)
-	go func() {
-		_, err := Run(ctx, Options{ConfigPath: "events.eqc", ConfigText: text, NoLaunch: true, Token: "secret", App: app,
-			Log: slog.New(slog.NewTextHandler(&logs, nil))})
-		ran <- err
-	}()
-	var addr string
-	for deadline := time.Now().Add(20 * time.Second); addr == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if m := regexp.MustCompile(`control server on ([0-9.]+:[0-9]+)`).FindStringSubmatch(logs.String()); m != nil {
-			addr = m[1]
-		}
-	}
-	if addr == "" {
-		t.Fatalf("no control address logged:\n%s", logs.String())
-	}
-	st, err := control.Dial(ctx, addr, "secret", "app", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if err := st.Send(&control.ClientMsg{Hello: &control.Hello{Node: "app", FrameAddr: "127.0.0.1:9", PID: os.Getpid(), Build: control.Build()}}); err != nil {
-		t.Fatal(err)
-	}
-	if m, err := st.Recv(); err != nil || m.Setup == nil {
-		t.Fatalf("no setup: %v", err)
-	}
+	st, ran := runAsApp(t, ctx, Options{ConfigPath: "events.eqc", ConfigText: oneWindow, NoLaunch: true, Token: "secret", App: app,
+		Log: slog.New(slog.NewTextHandler(&logs, nil))}, &logs)
 	forged := func(key int) []control.WindowEvent {
 		return []control.WindowEvent{{Kind: control.NodeLostKind, View: -1, Why: "forged"}, {Kind: int(winsys.KeyPress), Key: key, View: -1},
 			{Kind: control.NodeJoinedKind, View: -1}}
@@ -150,4 +100,36 @@ func TestAClientsEventsOfTheServersKindsAreDropped(t *testing.T) {
 	}
 	cancel()
 	<-ran
+}
+
+// runAsApp runs opt (NoLaunch, its log into logs) and joins it as its
+// node "app" by hand, up to the set-up: the stream, and the run's end.
+func runAsApp(t *testing.T, ctx context.Context, opt Options, logs *logging.Buffer) (*control.Stream, <-chan error) {
+	t.Helper()
+	ran := make(chan error, 1)
+	go func() {
+		_, err := Run(ctx, opt)
+		ran <- err
+	}()
+	var addr string
+	for deadline := time.Now().Add(20 * time.Second); addr == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if m := regexp.MustCompile(`control server on ([0-9.]+:[0-9]+)`).FindStringSubmatch(logs.String()); m != nil {
+			addr = m[1]
+		}
+	}
+	if addr == "" {
+		t.Fatalf("no control address logged:\n%s", logs.String())
+	}
+	st, err := control.Dial(ctx, addr, opt.Token, "app", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if err := st.Send(&control.ClientMsg{Hello: &control.Hello{Node: "app", FrameAddr: "127.0.0.1:9", PID: os.Getpid(), Build: control.Build()}}); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := st.Recv(); err != nil || m.Setup == nil {
+		t.Fatalf("no setup: %v", err)
+	}
+	return st, ran
 }
