@@ -706,12 +706,7 @@ func (n *node) takeEarlier(fms []control.FrameMessages) error {
 		if len(n.earlier) > 0 && fm.Frame <= n.earlier[len(n.earlier)-1].Frame || fm.Frame < 0 {
 			return fmt.Errorf("the server sent the messages of frame %d out of order", fm.Frame)
 		}
-		// a frame and a message cost beside their bytes, as the server
-		// counts them
-		n.earlierBytes += 64
-		for _, m := range fm.Messages {
-			n.earlierBytes += 16 + len(m)
-		}
+		n.earlierBytes += fm.Size()
 		if n.earlierBytes > maxEarlier {
 			return fmt.Errorf("the server sent more than %d MiB of earlier messages", maxEarlier>>20)
 		}

@@ -213,6 +213,19 @@ type FrameMessages struct {
 	Messages [][]byte `json:"messages"`
 }
 
+// Size is what the frame's messages cost to hold and to send: their
+// bytes, and what each frame and message costs beside them (in memory,
+// and in JSON), so that a run of frames with a tiny message each, or
+// none, is bounded too. The server and its clients bound earlier
+// messages by it.
+func (fm FrameMessages) Size() int {
+	n := 64
+	for _, m := range fm.Messages {
+		n += 16 + len(m)
+	}
+	return n
+}
+
 // Setup tells a client what to run.
 type Setup struct {
 	ConfigName string `json:"config_name"`

@@ -30,10 +30,11 @@ type broadcastHistory struct {
 }
 
 func (h *broadcastHistory) add(frame int, msgs [][]byte) {
-	h.frames = append(h.frames, control.FrameMessages{Frame: frame, Messages: msgs})
-	h.bytes += messageBytes(msgs)
+	fm := control.FrameMessages{Frame: frame, Messages: msgs}
+	h.frames = append(h.frames, fm)
+	h.bytes += fm.Size()
 	for h.bytes > h.limit && len(h.frames) > 0 {
-		h.bytes -= messageBytes(h.frames[0].Messages)
+		h.bytes -= h.frames[0].Size()
 		h.dropped, h.droppedThrough = h.dropped+1, h.frames[0].Frame
 		h.frames[0] = control.FrameMessages{}
 		h.frames = h.frames[1:]
@@ -52,7 +53,7 @@ func (h *broadcastHistory) before(frame int) (batches [][]control.FrameMessages,
 		if fm.Frame >= frame {
 			break
 		}
-		n := messageBytes(fm.Messages)
+		n := fm.Size()
 		if len(batches) == 0 || size+n > maxEarlierBatch {
 			batches, size = append(batches, nil), 0
 		}
@@ -60,17 +61,6 @@ func (h *broadcastHistory) before(frame int) (batches [][]control.FrameMessages,
 		size += n
 	}
 	return batches, dropped, droppedThrough
-}
-
-// messageBytes is a frame's messages' size, with what each frame and
-// message costs beside its bytes (in memory, and in JSON), so that a run
-// of frames with a tiny message each is bounded too.
-func messageBytes(msgs [][]byte) int {
-	n := 64
-	for _, m := range msgs {
-		n += 16 + len(m)
-	}
-	return n
 }
 
 // frameList names frames for the log: the first few, and how many more.

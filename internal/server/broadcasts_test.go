@@ -3,6 +3,8 @@ package server
 import (
 	"bytes"
 	"testing"
+
+	"github.com/goeq/goeq/internal/control"
 )
 
 // The history gives a node that joins mid-run the messages of the frames
@@ -10,6 +12,7 @@ import (
 // past its bound the oldest go, and it says how many a node lacks.
 func TestBroadcastHistory(t *testing.T) {
 	msg := func(n int, b byte) []byte { return bytes.Repeat([]byte{b}, n) }
+	size := func(m []byte) int { return control.FrameMessages{Messages: [][]byte{m}}.Size() }
 	h := broadcastHistory{limit: 3*maxEarlierBatch + 2048}
 	h.add(2, [][]byte{msg(10, 'a'), msg(20, 'b')})
 	h.add(5, [][]byte{msg(30, 'c')})
@@ -33,11 +36,11 @@ func TestBroadcastHistory(t *testing.T) {
 		t.Errorf("past the bound: %d dropped through frame %d, %d batches; want 2 through 5, then frames 9 and 12", dropped, through, len(batches))
 	}
 	h.add(14, [][]byte{msg(100, 'f')})
-	if _, dropped, through := h.before(15); dropped != 3 || through != 9 || h.bytes != messageBytes([][]byte{msg(2*maxEarlierBatch+1800, 'e')})+messageBytes([][]byte{msg(100, 'f')}) {
+	if _, dropped, through := h.before(15); dropped != 3 || through != 9 || h.bytes != size(msg(2*maxEarlierBatch+1800, 'e'))+size(msg(100, 'f')) {
 		t.Errorf("%d dropped through frame %d, %d bytes kept; want 3 through 9, and frames 12 and 14", dropped, through, h.bytes)
 	}
 	// tiny messages count what each costs beside its bytes
-	tiny := broadcastHistory{limit: 100 * messageBytes([][]byte{{'x'}})}
+	tiny := broadcastHistory{limit: 100 * size([]byte{'x'})}
 	for f := range 1000 {
 		tiny.add(f, [][]byte{{'x'}})
 	}
