@@ -132,6 +132,12 @@ type squareInit struct {
 	// Overlay: the renderer is an Overlayer that paints a white box at
 	// the bottom left of every destination
 	Overlay bool
+	// Slices: a draw of a database range draws that part of the square
+	// (from the left edge), as a renderer of a model split by range would
+	Slices bool
+	// Assembles: the renderer composites its input frames with a shader
+	// of its own: depth, pixel and subpixel decompositions included
+	Assembles bool
 }
 
 // stopOnce stops a render process once, however many of its channels
@@ -199,8 +205,9 @@ void main() {
 	uv = c;
 	gl_Position = mvp * vec4(c - 0.5, 0, 1);
 }`, `#version 330 core
-in vec2 uv; out vec4 frag; uniform vec3 tint; uniform int spin;
+in vec2 uv; out vec4 frag; uniform vec3 tint; uniform int spin; uniform vec2 slice;
 void main() {
+	if (slice.x > 0.0 && uv.x < slice.x || slice.y < 1.0 && uv.x >= slice.y) discard;
 	frag = vec4(vec3(uv, 1.0 - uv.x * uv.y) * tint, 1);
 	float a = uv.x;
 	for (int i = 0; i < spin; i++) a = fract(sin(a * 12.9898 + float(i)) * 43758.5453);
@@ -208,7 +215,7 @@ void main() {
 }`)
 	var vao uint32
 	gl.GenVertexArrays(1, &vao)
-	sq := &square{prog: prog, vao: vao, scale: float32(init.Scale), tint: [3]float32{1, 1, 1}, ortho: init.Ortho, depth: cmp.Or(init.Depth, 2), refined: init.Refined, depthTest: init.DepthTest, stencil: init.Stencil, panicAt: init.PanicAt, stallAt: init.StallAt, heavyAt: init.HeavyAt, untidy: init.Untidy, glError: init.GLError, panicInExit: init.PanicInExit, exitDelay: init.ExitDelay,
+	sq := &square{prog: prog, vao: vao, scale: float32(init.Scale), tint: [3]float32{1, 1, 1}, ortho: init.Ortho, depth: cmp.Or(init.Depth, 2), refined: init.Refined, depthTest: init.DepthTest, slices: init.Slices, stencil: init.Stencil, panicAt: init.PanicAt, stallAt: init.StallAt, heavyAt: init.HeavyAt, untidy: init.Untidy, glError: init.GLError, panicInExit: init.PanicInExit, exitDelay: init.ExitDelay,
 		record: init.Record, pipe: p.Node + "-" + p.Name, report: init.Report, send: p.SendEvent, noteMemory: init.SetupGarbage > 0}
 	if init.StopAt > 0 && p.Node == init.StopNode {
 		sq.stopAt = init.StopAt
@@ -221,6 +228,9 @@ void main() {
 	}
 	if init.Overlay {
 		return overlaidSquare{sq}, err
+	}
+	if init.Assembles {
+		return newAssemblingSquare(sq)
 	}
 	if init.Hooks {
 		h := &hookedSquare{square: sq, badReadAt: init.BadReadAt, badReadError: init.BadReadError, badAssembleAt: init.BadAssembleAt}
@@ -312,6 +322,7 @@ type square struct {
 	depth     float64
 	refined   bool
 	depthTest bool
+	slices    bool
 	stencil   bool
 	panicAt   int
 	stallAt   int
@@ -442,6 +453,11 @@ func (s *square) Draw(dc *goeq.DrawContext) (goeq.Region, error) {
 		spin = 1 << 20
 	}
 	gl.Uniform1i(gl.GetUniformLocation(s.prog, gl.Str("spin\x00")), spin)
+	slice := goeq.Range{Start: 0, End: 1}
+	if s.slices {
+		slice = dc.Range
+	}
+	gl.Uniform2f(gl.GetUniformLocation(s.prog, gl.Str("slice\x00")), float32(slice.Start), float32(slice.End))
 	gl.Uniform3f(gl.GetUniformLocation(s.prog, gl.Str("tint\x00")), s.tint[0], s.tint[1], s.tint[2])
 	gl.UniformMatrix4fv(gl.GetUniformLocation(s.prog, gl.Str("mvp\x00")), 1, false, &mvp[0])
 	gl.BindVertexArray(s.vao)
