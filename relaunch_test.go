@@ -17,7 +17,9 @@ import (
 // application switches layouts at random where there are several and
 // broadcasts tints before and after the loss: the node rejoins, takes
 // the tints it missed, and every frame matches the reference with the
-// same layouts and tints. make test runs one config; GOEQ_RELAUNCH=all
+// same layouts and tints. Each source of a database range draws only its
+// range's part of the square, so a part drawn again for the lost node,
+// or not, shows. make test runs one config; GOEQ_RELAUNCH=all
 // every corpus config (24 load with several nodes: 69 nodes in 20 of
 // them show no destination, and all pass).
 func TestCorpusRenderNodesStartedAgainMatchTheReference(t *testing.T) {
@@ -63,7 +65,7 @@ func TestCorpusRenderNodesStartedAgainMatchTheReference(t *testing.T) {
 					}
 					return sum, out
 				}
-				init := squareInit{Scale: 1.4, DepthTest: true}
+				init := squareInit{Scale: 1.4, DepthTest: true, Slices: true}
 				killing := init
 				killing.KillAt, killing.KillNode = killAt, victim.ID
 				got, gotDir := run(goeq.Options{Relaunch: 2}, killing)
