@@ -488,9 +488,10 @@ func TestCheckWarnsAboutChannelsOfOneName(t *testing.T) {
 // The draws under a compound that split it along one dimension and leave
 // part of it to none of them, or draw part of it twice, are warned about
 // at the compound: the picture misses that part, or it costs twice.
-// Splits that cover their compound once each, however deep their draws
-// are (a direct send draws a level down), and splits an equalizer makes,
-// are not.
+// A destination's one draw is judged against the destination: what it
+// leaves out, nothing draws. Splits that cover their compound once each,
+// however deep their draws are (a direct send draws a level down), and
+// splits an equalizer makes, are not.
 func TestCheckWarnsWherePartsLeaveGapsOrOverlap(t *testing.T) {
 	const head = `config {
     appNode { pipe {
@@ -569,6 +570,21 @@ func TestCheckWarnsWherePartsLeaveGapsOrOverlap(t *testing.T) {
         compound { channel "a" viewport [ 0 0 .5 1 ] range [ .5 1 ] outputframe { name "fa" } }
         compound { channel "b" viewport [ .5 0 .5 1 ] range [ .5 .8 ] outputframe { name "fb" } }
         inputframe { name "fa" } inputframe { name "fb" } }`, "x.eqc:6:5: the 3 draws under this compound (their viewports and ranges) leave 50% of its area showing only part of the data: the ranges drawn over each pixel must add up to the whole data once"},
+		{"one draw of half the area", `compound { channel "dest"
+        compound { channel "a" viewport [ .5 0 .5 1 ] outputframe { name "fa" } }
+        inputframe { name "fa" } }`, "x.eqc:6:5: the one draw under this destination (its viewport) leaves 50% of its area undrawn: nothing else draws under it"},
+		{"one draw of half the data", `compound { channel "dest" buffer [ COLOR DEPTH ]
+        compound { channel "a" range [ 0 .5 ] outputframe { name "fa" } }
+        inputframe { name "fa" } }`, "x.eqc:6:5: the one draw under this destination (its range) leaves 50% of the data undrawn: nothing else draws under it"},
+		{"one draw of every other pixel", `compound { channel "dest"
+        compound { pixel [ 1 0 2 1 ] } }`, "x.eqc:6:5: the one draw under this destination (its pixel kernel) leaves 1 of every 2 pixels undrawn: nothing else draws under it"},
+		{"one draw of the whole on another channel", `compound { channel "dest"
+        compound { channel "a" outputframe { name "fa" } }
+        inputframe { name "fa" } }`, ""},
+		{"one draw of a stage's part", `compound { channel "dest" buffer [ COLOR DEPTH ]
+        compound { channel "a" compound { range [ 0 .5 ] outputframe { name "fa" } } compound { task [ ASSEMBLE READBACK ] inputframe { name "fb" } outputframe { name "fab" } } }
+        compound { channel "b" compound { range [ .5 1 ] outputframe { name "fb" } } }
+        inputframe { name "fa" } inputframe { name "fab" } }`, ""},
 		{"thirds written with three digits", `compound { channel "dest"
         compound { viewport [ 0 0 .333 1 ] }
         compound { channel "a" viewport [ .333 0 .333 1 ] outputframe { name "fa" } }
@@ -579,7 +595,7 @@ func TestCheckWarnsWherePartsLeaveGapsOrOverlap(t *testing.T) {
 			_, got := resolveWarned(t, "x.eqc", head+"    "+c.tree+"\n}\n")
 			var split []string
 			for _, w := range got {
-				if strings.Contains(w, "draws under this compound") {
+				if strings.Contains(w, "draws under this compound") || strings.Contains(w, "draw under this destination") {
 					split = append(split, w)
 				}
 			}

@@ -10,7 +10,8 @@ import (
 // its work along one dimension (2D viewports, DB ranges, pixel kernels,
 // subpixel samples, or the frames of period and phase) and leave part of
 // it to none of them, or draw part of it twice, or that all draw the same
-// part of it. Equalizer runs such a file
+// part of it, and where a destination's one draw leaves part of it out.
+// Equalizer runs such a file
 // as written: the part left out shows the clear, or misses from the
 // picture, and the part drawn twice costs twice. The draws are taken
 // wherever they are under it (a direct send draws its ranges a level
@@ -66,16 +67,24 @@ const (
 
 // coverage says how the draws under c fail to split it, or "".
 func (r *resolver) coverage(c *Compound) string {
-	if len(c.Children) < 2 || len(c.Equalizers) > 0 || r.draws(c) || c.Channel == nil {
+	if len(c.Children) == 0 || len(c.Equalizers) > 0 || r.draws(c) || c.Channel == nil {
 		return "" // a compound with no channel groups destinations, each whole
 	}
 	parts := r.drawsUnder(c)
-	if len(parts) < 2 {
+	if len(parts) == 0 {
 		return ""
 	}
 	var differ [splitDimensions]bool
-	first := parts[0]
-	for _, x := range parts[1:] {
+	first, others := parts[0], parts[1:]
+	if len(parts) == 1 {
+		if c.Destination() != c {
+			return "" // a stage of a split above (a binary swap's)
+		}
+		// the one draw is judged against the destination: what it leaves
+		// out, nothing draws
+		first, others = c, parts
+	}
+	for _, x := range others {
 		differ[splitViewport] = differ[splitViewport] || x.Viewport != first.Viewport
 		differ[splitRange] = differ[splitRange] || x.Range != first.Range
 		differ[splitPixel] = differ[splitPixel] || x.Pixel != first.Pixel
@@ -88,6 +97,9 @@ func (r *resolver) coverage(c *Compound) string {
 		if d {
 			n++
 		}
+	}
+	if len(parts) == 1 && (n != 1 || differ[splitTime] || differ[splitEyes]) {
+		return ""
 	}
 	switch {
 	case n == 0:
@@ -159,6 +171,9 @@ func (r *resolver) coverage(c *Compound) string {
 	}
 	if msg == "" {
 		return ""
+	}
+	if len(parts) == 1 {
+		return "the one draw under this destination " + msg + ": nothing else draws under it"
 	}
 	return fmt.Sprintf("the %d draws under this compound %s", len(parts), msg)
 }
@@ -246,7 +261,7 @@ func viewportCoverage(vps []Viewport) string {
 			twice += area * float64(len(over)-1)
 		}
 	})
-	return coverageMessage("viewports", "of its area", undrawn, twice)
+	return coverageMessage("viewports", "of its area", len(vps), undrawn, twice)
 }
 
 // areaDataCoverage judges parts that each draw a range of the data over
@@ -316,22 +331,29 @@ func rangeGaps(rs []Range) (undrawn, twice float64) {
 // rangeCoverage is viewportCoverage's for DB ranges.
 func rangeCoverage(rs []Range) string {
 	undrawn, twice := rangeGaps(rs)
-	return coverageMessage("ranges", "of the data", undrawn, twice)
+	return coverageMessage("ranges", "of the data", len(rs), undrawn, twice)
 }
 
-func coverageMessage(what, of string, undrawn, twice float64) string {
+func coverageMessage(what, of string, parts int, undrawn, twice float64) string {
 	amount := func(f float64) string {
 		if f <= coverageEps {
 			return ""
 		}
 		return fmt.Sprintf("%.3g%% %s", 100*f, of)
 	}
-	return splitMessage(what, amount(undrawn), amount(twice))
+	return splitMessage(what, parts, amount(undrawn), amount(twice))
 }
 
 // splitMessage says what a split's parts leave to none of them and draw
-// twice ("" for nothing), or "" when neither.
-func splitMessage(what, undrawn, twice string) string {
+// twice ("" for nothing), or "" when neither; of one part, what it leaves
+// undrawn.
+func splitMessage(what string, parts int, undrawn, twice string) string {
+	if parts == 1 {
+		if undrawn == "" {
+			return ""
+		}
+		return "(its " + strings.TrimSuffix(what, "s") + ") leaves " + undrawn + " undrawn"
+	}
 	var says []string
 	if undrawn != "" {
 		says = append(says, "leave "+undrawn+" to none of them")
@@ -372,7 +394,7 @@ func pixelCoverage(ps []Pixel) string {
 			}
 		}
 	}
-	return countMessage("pixel kernels", "pixels", w*h, undrawn, twice)
+	return countMessage("pixel kernels", "pixels", len(ps), w*h, undrawn, twice)
 }
 
 // subpixelCoverage does the same for samples of one count.
@@ -394,7 +416,7 @@ func subpixelCoverage(ss []Subpixel) string {
 			twice += n - 1
 		}
 	}
-	return countMessage("subpixel samples", "samples", size, undrawn, twice)
+	return countMessage("subpixel samples", "samples", len(ss), size, undrawn, twice)
 }
 
 // timeCoverage counts the frames the compound runs in that none of its
@@ -424,14 +446,14 @@ func timeCoverage(c *Compound, parts []*Compound) string {
 	return fmt.Sprintf("(their period and phase) run in none of %d of every %d frames this compound runs in, which show only its clear", idle, runs)
 }
 
-func countMessage(what, unit string, total, undrawn, twice int) string {
+func countMessage(what, unit string, parts, total, undrawn, twice int) string {
 	amount := func(n int) string {
 		if n == 0 {
 			return ""
 		}
 		return fmt.Sprintf("%d of every %d %s", n, total, unit)
 	}
-	return splitMessage(what, amount(undrawn), amount(twice))
+	return splitMessage(what, parts, amount(undrawn), amount(twice))
 }
 
 func lcm(a, b int) int { return a / gcd(a, b) * b }
