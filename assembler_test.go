@@ -123,16 +123,9 @@ void main() {
 	return a, nil
 }
 
-// ReadBack reads region with glReadPixels, colour and depth.
+// ReadBack reads region with glReadPixels.
 func (a *assemblingSquare) ReadBack(dc *goeq.DrawContext, r goeq.Region, depth bool) ([]byte, []float32, error) {
-	color := make([]byte, 4*r.W*r.H)
-	gl.PixelStorei(gl.PACK_ALIGNMENT, 1)
-	gl.ReadPixels(int32(r.X), int32(r.Y), int32(r.W), int32(r.H), gl.RGBA, gl.UNSIGNED_BYTE, gl.Ptr(color))
-	var z []float32
-	if depth {
-		z = make([]float32, r.W*r.H)
-		gl.ReadPixels(int32(r.X), int32(r.Y), int32(r.W), int32(r.H), gl.DEPTH_COMPONENT, gl.FLOAT, gl.Ptr(z))
-	}
+	color, z := readPixels(r, depth)
 	return color, z, a.note("readback-"+url.PathEscape(dc.Channel), fmt.Sprintf("%d\n", dc.Frame))
 }
 

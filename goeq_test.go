@@ -259,15 +259,21 @@ func (h *hookedSquare) ReadBack(dc *goeq.DrawContext, r goeq.Region, depth bool)
 	default:
 		return make([]byte, 3), nil, nil
 	}
-	color := make([]byte, 4*r.W*r.H)
+	color, z := readPixels(r, depth)
+	return color, z, h.note("readback-"+url.PathEscape(dc.Channel), fmt.Sprintf("%d %dx%d\n", dc.Frame, r.W, r.H))
+}
+
+// readPixels reads region r of the bound framebuffer with glReadPixels:
+// its colour, and its depth when asked.
+func readPixels(r goeq.Region, depth bool) (color []byte, z []float32) {
+	color = make([]byte, 4*r.W*r.H)
 	gl.PixelStorei(gl.PACK_ALIGNMENT, 1)
 	gl.ReadPixels(int32(r.X), int32(r.Y), int32(r.W), int32(r.H), gl.RGBA, gl.UNSIGNED_BYTE, gl.Ptr(color))
-	var z []float32
 	if depth {
 		z = make([]float32, r.W*r.H)
 		gl.ReadPixels(int32(r.X), int32(r.Y), int32(r.W), int32(r.H), gl.DEPTH_COMPONENT, gl.FLOAT, gl.Ptr(z))
 	}
-	return color, z, h.note("readback-"+url.PathEscape(dc.Channel), fmt.Sprintf("%d %dx%d\n", dc.Frame, r.W, r.H))
+	return color, z
 }
 
 func (h *hookedSquare) Assemble(dc *goeq.DrawContext, images []goeq.Image) error {
