@@ -721,7 +721,8 @@ func TestCheckWarnsWhereACompoundNamesTwoChannels(t *testing.T) {
 // generated side-by-side stereo config renders eye [ LEFT RIGHT ] on a
 // view left MONO for its application to switch), but not where another
 // compound is there for the mode (a 2D compound for the cyclop eye beside
-// the stereo ones, as Passive.stereo.powerwall has).
+// the stereo ones, as Passive.stereo.powerwall has). Eyes a group of
+// destinations names are warned about where it names them.
 func TestCheckWarnsWhereAViewsModeShowsNoEyeADestinationDraws(t *testing.T) {
 	nodes := `appNode { pipe { window { viewport [ 0 0 320 180 ] channel { name "a" } channel { name "b" } } } }`
 	for _, c := range []struct{ name, body, want string }{
@@ -731,6 +732,9 @@ func TestCheckWarnsWhereAViewsModeShowsNoEyeADestinationDraws(t *testing.T) {
 		{"a right-eye segment of a mono view", `layout { view { } } canvas { layout 0 wall { } segment { channel "a" } segment { channel "b" eye [ RIGHT ] } }
     compound { compound { channel ( view 0 segment 0 ) } compound { channel ( view 0 segment 1 ) eye [ RIGHT ] } }`,
 			`eyes.eqc:4:102: eye [ RIGHT ]: the view this destination shows (layout "" view #0 on canvas "" segment #1) is MONO: its segment shows eye [ RIGHT ] alone, which a MONO view has not, so it draws nothing until the view's mode changes (an application's Config.SetViewMode)`},
+		{"stereo eyes of a group of destinations on a mono view", `layout { view { } } canvas { layout 0 wall { } segment { channel "a" } }
+    compound { eye [ LEFT RIGHT ] compound { channel ( view 0 segment 0 ) } }`,
+			`eyes.eqc:4:20: eye [ LEFT RIGHT ]: the view the destination at line 4, which takes them, shows (layout "" view #0 on canvas "" segment #0) is MONO: it shows eye [ CYCLOP ], which it does not render, so it draws nothing until the view's mode changes (an application's Config.SetViewMode)`},
 		{"a compound for each mode", `layout { view { mode STEREO } } canvas { layout 0 wall { } segment { channel "a" } }
     compound { channel ( view 0 segment 0 ) eye [ CYCLOP ] }
     compound { channel ( view 0 segment 0 ) eye [ LEFT RIGHT ] }`, ""},
@@ -738,6 +742,41 @@ func TestCheckWarnsWhereAViewsModeShowsNoEyeADestinationDraws(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			_, got := resolveWarned(t, "eyes.eqc", "config {\n    "+nodes+"\n    "+c.body+"\n}")
 			checkWarningsWith(t, got, "draws nothing until the view's mode", c.want)
+		})
+	}
+}
+
+// A version 1.0 file is converted as Equalizer converts it: a destination
+// that renders the stereo eyes without the cyclop eye, by its own eye list
+// or the nearest one above it, makes its view stereo, and its segment
+// shows the eyes it renders. Destinations held by a group without a
+// channel are converted too (an HMD's two eyes, in Equalizer's 1.0
+// 4-window.all.eqc). A 1.1 file keeps its views' modes.
+func TestAVersion10DestinationOfStereoEyesMakesItsViewStereo(t *testing.T) {
+	const nodes = `appNode { pipe { window { viewport [ 0 0 320 180 ] channel { name "a" } channel { name "b" } channel { name "c" } } } }`
+	const views = `layout { view { } } layout { view { } } layout { view { } }
+    canvas { layout 0 layout 1 layout 2 wall { } segment { channel "a" } segment { channel "b" } segment { channel "c" } }`
+	const compounds = `compound { channel ( layout 0 view 0 segment 0 ) eye [ LEFT RIGHT ] }
+    compound { compound { channel ( layout 1 view 0 segment 0 ) eye [ LEFT ] } compound { channel ( layout 1 view 0 segment 1 ) eye [ RIGHT ] } }
+    compound { eye [ LEFT RIGHT ] compound { channel ( layout 2 view 0 segment 2 ) } }`
+	for _, version := range []string{"1.0", "1.1"} {
+		t.Run(version, func(t *testing.T) {
+			m, _ := resolveWarned(t, "eyes.eqc", "#Equalizer "+version+" ascii\nconfig {\n    "+nodes+"\n    "+views+"\n    "+compounds+"\n}")
+			cfg := m.Configs[0]
+			for i, layout := range cfg.Layouts {
+				if stereo := layout.Views[0].Stereo; stereo != (version == "1.0") {
+					t.Errorf("layout %d's view: stereo %v, want %v in a version %s file", i, stereo, version == "1.0", version)
+				}
+			}
+			if version == "1.0" {
+				segs := cfg.Canvases[0].Segments
+				want := []int{EyesAll, EyeCyclop | EyeRight, EyeCyclop | EyeLeft | EyeRight}
+				for i, seg := range segs {
+					if seg.Eyes != want[i] {
+						t.Errorf("segment %d shows eyes %b, want %b", i, seg.Eyes, want[i])
+					}
+				}
+			}
 		})
 	}
 }

@@ -179,20 +179,7 @@ func (r *resolver) convert10(cfg *Config) {
 		}
 	}
 	for _, root := range cfg.Compounds {
-		ch := root.Channel
-		if ch == nil || ch.View == nil || ch.Segment == nil {
-			continue
-		}
-		d := r.raw[root]
-		eyes := EyesAll
-		if d.eyes >= 0 {
-			eyes = d.eyes
-			if eyes&EyeCyclop == 0 {
-				ch.View.Stereo = true
-				d.eyes |= EyeCyclop
-			}
-		}
-		ch.Segment.Eyes |= eyes | EyeCyclop
+		r.convertDestinations10(root)
 	}
 	for _, s := range cfg.Canvases {
 		for _, seg := range s.Segments {
@@ -201,6 +188,36 @@ func (r *resolver) convert10(cfg *Config) {
 			}
 		}
 	}
+}
+
+// convertDestinations10 converts the destinations in c's subtree, the
+// first compounds with a channel on each path down (a group of
+// destinations without a channel, as an HMD's two eyes, holds several):
+// the eyes a destination renders are its own, or those of the nearest
+// compound above it that names some, as Equalizer's conversion takes them.
+func (r *resolver) convertDestinations10(c *Compound) {
+	ch := c.Channel
+	if ch == nil {
+		for _, child := range c.Children {
+			r.convertDestinations10(child)
+		}
+		return
+	}
+	if ch.View == nil || ch.Segment == nil {
+		return
+	}
+	eyes := EyesAll
+	for x := c; x != nil; x = x.Parent {
+		if d := r.raw[x]; d.eyes >= 0 {
+			eyes = d.eyes
+			if eyes&EyeCyclop == 0 {
+				ch.View.Stereo = true
+				d.eyes |= EyeCyclop
+			}
+			break
+		}
+	}
+	ch.Segment.Eyes |= eyes | EyeCyclop
 }
 
 // addOutputCompounds gives every destination channel that no root compound

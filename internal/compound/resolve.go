@@ -962,6 +962,17 @@ func anaglyphColours(c *Compound, eye int) []string {
 	return []string{"RED", "GREEN", "BLUE"}
 }
 
+// eyeListOf is the compound whose eye list c renders: c, or the nearest
+// compound above it that writes one (nil: none does, all eyes).
+func (r *resolver) eyeListOf(c *Compound) *Compound {
+	for x := c; x != nil; x = x.Parent {
+		if r.raw[x].eyes >= 0 {
+			return x
+		}
+	}
+	return nil
+}
+
 // checkDeadEnds warns where a compound's own eye or task list keeps what
 // it would draw or pass on from ever reaching a destination: the run
 // goes on, with those pixels missing, as the file says.
@@ -977,17 +988,22 @@ func (r *resolver) checkDeadEnds(cfg *Config) {
 			d := r.raw[c]
 			if d.eyes == 0 {
 				r.warnf(d.eyePos, "eye [ ]: this compound renders no eye, so neither it nor its children draw anything")
-			} else if d.eyes > 0 && c.Channel != nil && c.Channel.View != nil && c.Destination() == c && shown[c.Channel] == 0 {
+			} else if from := r.eyeListOf(c); from != nil && r.raw[from].eyes > 0 && c.Channel != nil && c.Channel.View != nil && c.Destination() == c && shown[c.Channel] == 0 {
 				// another compound for the view's other mode is fine
 				// (a 2D compound for the cyclop eye beside the stereo ones)
 				_, view := channelLabel(c.Channel)
 				mode := c.Channel.View.ModeName()
-				shows := fmt.Sprintf("it shows eye [ %s ], which this compound does not render", strings.Join(bitNames(c.DestinationEyes(), eyeNames), " "))
+				which, renders := "this destination", "this compound"
+				if from != c {
+					// the eye list of a group of destinations above it
+					which, renders = fmt.Sprintf("the destination at line %d, which takes them,", r.raw[c].pos.Line), "it"
+				}
+				shows := fmt.Sprintf("it shows eye [ %s ], which %s does not render", strings.Join(bitNames(c.DestinationEyes(), eyeNames), " "), renders)
 				if c.DestinationEyes() == 0 {
 					shows = fmt.Sprintf("its segment shows eye [ %s ] alone, which a %s view has not", strings.Join(bitNames(c.Channel.Segment.Eyes, eyeNames), " "), mode)
 				}
-				r.warnf(d.eyePos, "eye [ %s ]: the view this destination shows (%s) is %s: %s, so it draws nothing until the view's mode changes (an application's Config.SetViewMode)",
-					strings.Join(bitNames(c.Eyes, eyeNames), " "), view, mode, shows)
+				r.warnf(r.raw[from].eyePos, "eye [ %s ]: the view %s shows (%s) is %s: %s, so it draws nothing until the view's mode changes (an application's Config.SetViewMode)",
+					strings.Join(bitNames(c.Eyes, eyeNames), " "), which, view, mode, shows)
 			}
 			if d.eyes > 0 && c.Parent != nil && c.Parent.Destination() == c.Destination() && c.Eyes&c.Parent.Eyes == 0 {
 				r.warnf(d.eyePos, "eye [ %s ]: its parent renders eye [ %s ] alone, so this compound never draws (an eye reaches a compound only through compounds that render it, as in Equalizer)",
