@@ -146,13 +146,17 @@ func (r *resolver) inherit(c *Compound) {
 }
 
 // defaultEyes reports whether neither c nor a compound above it sets eyes.
-func (r *resolver) defaultEyes(c *Compound) bool {
+func (r *resolver) defaultEyes(c *Compound) bool { return r.eyeListOf(c) == nil }
+
+// eyeListOf is the compound whose eye list c renders: c, or the nearest
+// compound above it that writes one (nil: none does, all eyes).
+func (r *resolver) eyeListOf(c *Compound) *Compound {
 	for x := c; x != nil; x = x.Parent {
 		if r.raw[x].eyes >= 0 {
-			return false
+			return x
 		}
 	}
-	return true
+	return nil
 }
 
 // drawnEyes are the eyes that the compounds of c's tree draw.
@@ -207,14 +211,12 @@ func (r *resolver) convertDestinations10(c *Compound) {
 		return
 	}
 	eyes := EyesAll
-	for x := c; x != nil; x = x.Parent {
-		if d := r.raw[x]; d.eyes >= 0 {
-			eyes = d.eyes
-			if eyes&EyeCyclop == 0 {
-				ch.View.Stereo = true
-				d.eyes |= EyeCyclop
-			}
-			break
+	if from := r.eyeListOf(c); from != nil {
+		d := r.raw[from]
+		eyes = d.eyes
+		if eyes&EyeCyclop == 0 {
+			ch.View.Stereo = true
+			d.eyes |= EyeCyclop
 		}
 	}
 	ch.Segment.Eyes |= eyes | EyeCyclop

@@ -962,17 +962,6 @@ func anaglyphColours(c *Compound, eye int) []string {
 	return []string{"RED", "GREEN", "BLUE"}
 }
 
-// eyeListOf is the compound whose eye list c renders: c, or the nearest
-// compound above it that writes one (nil: none does, all eyes).
-func (r *resolver) eyeListOf(c *Compound) *Compound {
-	for x := c; x != nil; x = x.Parent {
-		if r.raw[x].eyes >= 0 {
-			return x
-		}
-	}
-	return nil
-}
-
 // checkDeadEnds warns where a compound's own eye or task list keeps what
 // it would draw or pass on from ever reaching a destination: the run
 // goes on, with those pixels missing, as the file says.
