@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -62,6 +63,17 @@ type Destination struct {
 	Label  string `json:"label"`
 	Width  int    `json:"width"`
 	Height int    `json:"height"`
+	// Canvas is the index in the config of the canvas it shows a part of
+	// (-1 for a destination of no canvas), CanvasName that canvas's name,
+	// and Area where on the canvas it lies (x, y, width, height, fractions
+	// from the bottom left): the page puts a wall's segments together as
+	// the wall shows them, not each in a row of its own.
+	Canvas     int        `json:"canvas"`
+	CanvasName string     `json:"canvas_name,omitempty"`
+	Area       [4]float64 `json:"area"`
+	// Eyes are the eyes its segment shows, where not all: a passive
+	// stereo wall's projectors of one eye each cover the same area.
+	Eyes []string `json:"eyes,omitempty"`
 }
 
 // ChannelInfo names a channel and says which destination its compounds
@@ -474,8 +486,7 @@ func InfoOf(cfg *compound.Config, name string, policyOf func(*compound.Compound)
 		}
 		if dest == c && !seen["dest|"+c.Channel.ID] {
 			seen["dest|"+c.Channel.ID] = true
-			info.Destinations = append(info.Destinations, Destination{ID: c.Channel.ID, Label: c.Channel.Label,
-				Width: c.Channel.PixelViewport.W, Height: c.Channel.PixelViewport.H})
+			info.Destinations = append(info.Destinations, destinationOf(cfg, c.Channel))
 		}
 		key := c.Channel.ID + "|" + dest.Channel.ID
 		if !seen[key] {
@@ -490,4 +501,27 @@ func InfoOf(cfg *compound.Config, name string, policyOf func(*compound.Compound)
 		}
 	})
 	return info
+}
+
+// destinationOf describes a destination channel and its place on the
+// wall.
+func destinationOf(cfg *compound.Config, ch *compound.Channel) Destination {
+	area := ch.CanvasArea()
+	d := Destination{ID: ch.ID, Label: ch.Label, Width: ch.PixelViewport.W, Height: ch.PixelViewport.H,
+		Canvas: -1, Area: [4]float64{area.X, area.Y, area.W, area.H}}
+	if ch.Segment == nil {
+		return d
+	}
+	d.Canvas = slices.Index(cfg.Canvases, ch.Segment.Canvas)
+	if d.Canvas >= 0 {
+		d.CanvasName = ch.Segment.Canvas.Name
+	}
+	if eyes := ch.Segment.Eyes; eyes != 0 && eyes&compound.EyesAll != compound.EyesAll {
+		for i, e := range compound.Eyes {
+			if eyes&e != 0 {
+				d.Eyes = append(d.Eyes, [...]string{"cyclop", "left", "right"}[i])
+			}
+		}
+	}
+	return d
 }

@@ -147,3 +147,60 @@ func TestShownDestinationsAreTheOnesDrawn(t *testing.T) {
 		t.Errorf("%d frames after a switch: shown %v, want %v", shownFor, got, halves)
 	}
 }
+
+// A destination says where its canvas shows it, so that the page puts a
+// wall together: its segment's area within its view's, the canvas, and
+// the eyes of a segment that shows some only. A destination of no canvas
+// has none.
+func TestDestinationsSayWhereTheirCanvasShowsThem(t *testing.T) {
+	const cfg = `#Equalizer 1.2 ascii
+config {
+    appNode { pipe {
+        window { viewport [ 0 0 400 300 ] channel { name "left" } }
+        window { viewport [ 0 0 400 300 ] channel { name "right" } }
+        window { viewport [ 0 0 400 300 ] channel { name "right-eye" } }
+        window { viewport [ 0 0 200 100 ] channel { name "alone" } }
+    } }
+    observer {}
+    layout { name "L" view { observer 0 mode STEREO viewport [ 0 0 1 .5 ] } }
+    canvas {
+        name "wall"
+        layout "L"
+        wall {}
+        segment { channel "left" viewport [ 0 0 .5 1 ] }
+        segment { channel "right" viewport [ .5 0 .5 1 ] eye [ LEFT CYCLOP ] }
+        segment { channel "right-eye" viewport [ .5 0 .5 1 ] eye [ RIGHT ] }
+    }
+    compound { channel ( segment 0 view 0 ) }
+    compound { channel ( segment 1 view 0 ) eye [ LEFT ] }
+    compound { channel ( segment 2 view 0 ) eye [ RIGHT ] }
+    compound { channel "alone" wall {} }
+}`
+	m, _, err := compound.LoadText("wall.eqc", []byte(cfg), compound.Options{Getenv: func(string) (string, bool) { return "", false }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := InfoOf(m.Configs[0], "wall.eqc", func(*compound.Compound) string { return "equalizer" })
+	got := map[string]Destination{}
+	for _, d := range info.Destinations {
+		got[d.Label] = d
+	}
+	want := map[string]Destination{
+		// the view covers the canvas's lower half: each segment shows
+		// the part of it within the segment
+		"left":      {Canvas: 0, CanvasName: "wall", Area: [4]float64{0, 0, .5, .5}},
+		"right":     {Canvas: 0, CanvasName: "wall", Area: [4]float64{.5, 0, .5, .5}, Eyes: []string{"cyclop", "left"}},
+		"right-eye": {Canvas: 0, CanvasName: "wall", Area: [4]float64{.5, 0, .5, .5}, Eyes: []string{"right"}},
+		"alone":     {Canvas: -1, Area: [4]float64{0, 0, 1, 1}},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("destinations %v, want %d", info.Destinations, len(want))
+	}
+	for label, w := range want {
+		g := got[label]
+		if g.Canvas != w.Canvas || g.CanvasName != w.CanvasName || g.Area != w.Area || !slices.Equal(g.Eyes, w.Eyes) {
+			t.Errorf("%s: canvas %d %q, area %v, eyes %v; want canvas %d %q, area %v, eyes %v", label, g.Canvas, g.CanvasName, g.Area, g.Eyes,
+				w.Canvas, w.CanvasName, w.Area, w.Eyes)
+		}
+	}
+}

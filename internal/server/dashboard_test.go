@@ -26,6 +26,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"github.com/goeq/goeq/internal/simulate"
 	"github.com/goeq/goeq/internal/stats"
 )
 
@@ -217,6 +218,95 @@ func TestDashboardShowsTheLayoutShown(t *testing.T) {
 	}
 }
 
+// A wall's segments are put together on the page as the wall shows them.
+// A 4x4 wall of null nodes: each segment at its place on the canvas,
+// counted from the bottom left as the config's viewports are, and the
+// canvas as wide for its height as its segments' pixels make it. A
+// passive stereo wall: its two projectors cover the same area with one
+// eye each, so each has a box of its own, named by its eye, rather than
+// one hiding the other. Before, the page showed every destination in a
+// row of its own, in the config's order, whatever the wall.
+func TestDashboardPutsAWallTogether(t *testing.T) {
+	browser, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Fatal("chromium is needed (make test installs it)")
+	}
+	type tile struct {
+		Box, Label             string
+		X, Y, W, H, BoxW, BoxH float64
+	}
+	// look waits for the page to show frames, then gives the place of
+	// every destination shown in its canvas box
+	look := func(t *testing.T, url string) []tile {
+		ctx := browse(t, browser)
+		if _, err := chromedp.Run(ctx, chromedp.Navigate(url)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`Number(document.body.dataset.frame) >= 5`)); err != nil {
+			t.Fatalf("the page did not come alive: %v", err)
+		}
+		tiles, err := chromedp.Run(ctx, chromedp.Evaluate[[]tile](`[...document.querySelectorAll(".dest")].filter(d => !d.hidden && d.offsetHeight > 0).map(d => {
+			const wall = d.closest(".wall"), area = d.closest(".wall-area");
+			const r = d.getBoundingClientRect(), a = area ? area.getBoundingClientRect() : r;
+			return {Box: wall ? wall.querySelector(".wall-label").textContent : "", Label: d.querySelector(".label").textContent,
+				X: r.left - a.left, Y: r.top - a.top, W: r.width, H: r.height, BoxW: a.width, BoxH: a.height};
+		})`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tiles
+	}
+
+	t.Run("4x4", func(t *testing.T) {
+		const side = 4
+		cfg := filepath.Join(t.TempDir(), "wall.eqc")
+		if err := os.WriteFile(cfg, []byte(simulate.Wall(side*side)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		url, _ := startDashboardRun(t, "--null-clients", cfg)
+		tiles := look(t, url)
+		if len(tiles) != side*side {
+			t.Fatalf("%d destinations shown, want %d: %+v", len(tiles), side*side, tiles)
+		}
+		for _, tl := range tiles {
+			i, err := strconv.Atoi(strings.TrimPrefix(tl.Label, "c"))
+			if err != nil || tl.Box != "wall" {
+				t.Fatalf("destination %q in box %q: want c<i> on the canvas \"wall\"", tl.Label, tl.Box)
+			}
+			// segment i is column i%side, row i/side from the bottom
+			want := [4]float64{float64(i%side) / side * tl.BoxW, (1 - float64(i/side+1)/side) * tl.BoxH, tl.BoxW / side, tl.BoxH / side}
+			got := [4]float64{tl.X, tl.Y, tl.W, tl.H}
+			for k := range got {
+				if math.Abs(got[k]-want[k]) > 1.5 {
+					t.Errorf("%s lies at %v in its canvas of %gx%g, want %v", tl.Label, got, tl.BoxW, tl.BoxH, want)
+					break
+				}
+			}
+			if aspect := tl.BoxW / tl.BoxH; math.Abs(aspect-64.0/36) > 0.03 {
+				t.Errorf("the canvas is %gx%g, want the 16:9 of its 64x36 segments", tl.BoxW, tl.BoxH)
+			}
+		}
+	})
+
+	t.Run("passive stereo", func(t *testing.T) {
+		url, _ := startDashboardRun(t, "--null-clients", corpusConfig("Passive.stereo.powerwall.eqc"))
+		tiles := look(t, url)
+		boxes := map[string]tile{}
+		for _, tl := range tiles {
+			boxes[tl.Box] = tl
+		}
+		left, right := boxes["canvas 0, left eye"], boxes["canvas 0, right eye"]
+		if len(tiles) != 2 || left.Label != "channel-left" || right.Label != "channel-right" {
+			t.Fatalf("destinations shown %+v: want channel-left and channel-right, each in a box of its eye", tiles)
+		}
+		for _, tl := range tiles {
+			if tl.X != 0 || tl.Y != 0 || tl.W != tl.BoxW || tl.H != tl.BoxH {
+				t.Errorf("%s covers %gx%g at %g,%g of its box of %gx%g: want all of it, as its segment covers the canvas", tl.Label, tl.W, tl.H, tl.X, tl.Y, tl.BoxW, tl.BoxH)
+			}
+		}
+	})
+}
+
 // startDashboardRun starts an endless eqserver run --local with --http
 // and the given arguments, which it ends when the test does; it returns
 // the dashboard's address and what the run logged so far.
@@ -276,12 +366,19 @@ func startDashboardRun(t *testing.T, args ...string) (url string, logged func() 
 // with the test or after 90 s.
 func browse(t *testing.T, browser string) context.Context {
 	t.Helper()
-	// Chromium's profile and its singleton socket directory go into the
-	// test's own directory: left to themselves, the socket's stayed in
-	// the system's temporary directory after every run
+	// Chromium's profile and its singleton socket directory are the
+	// test's own: left to themselves, the socket's stayed in the system's
+	// temporary directory after every run. The socket's is named short:
+	// its path must fit a socket address (108 bytes), and under
+	// t.TempDir a subtest's name made it too long.
+	tmp, err := os.MkdirTemp("", "chromium")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(tmp) })
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browser), chromedp.NoSandbox,
 		chromedp.WindowSize(1100, 900), chromedp.Flag("disable-gpu", true),
-		chromedp.UserDataDir(t.TempDir()), chromedp.Env("TMPDIR="+t.TempDir()))
+		chromedp.UserDataDir(t.TempDir()), chromedp.Env("TMPDIR="+tmp))
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	t.Cleanup(cancelAlloc)
 	ctx, cancel := chromedp.NewContext(actx)

@@ -24,19 +24,138 @@ function colorOf(st, channel, dest) {
   return c ? c.color : "#fff";
 }
 
+// overlaps says whether two areas of a canvas share more than a sliver
+// (segments of a projection wall overlap a little where they blend)
+function overlaps(a, b) {
+  const w = Math.min(a[0] + a[2], b[0] + b[2]) - Math.max(a[0], b[0]);
+  const h = Math.min(a[1] + a[3], b[1] + b[3]) - Math.max(a[1], b[1]);
+  return w > 0 && h > 0 && w * h > 0.25 * Math.min(a[2] * a[3], b[2] * b[3]);
+}
+
+// walls: the boxes the frames go in, in the order of their first
+// destination. A destination of a canvas lies where the canvas shows it,
+// beside the other destinations of that canvas shown; one of no canvas
+// has a box of its own. Destinations of one canvas that cover the same
+// area (a passive stereo wall's projectors of one eye each) go in boxes
+// of their own, one layer each, so that neither hides the other.
+function walls(st) {
+  const boxes = [], byCanvas = new Map();
+  for (const d of st.destinations) {
+    if (d.canvas < 0) {
+      boxes.push({ key: `dest ${d.id}`, dests: [d], label: "" });
+      continue;
+    }
+    let layers = byCanvas.get(d.canvas);
+    if (!layers) {
+      layers = [];
+      byCanvas.set(d.canvas, layers);
+    }
+    // a destination not shown stays in the first layer, hidden
+    let layer = shown(st, d.id) ? layers.find((l) => !l.dests.some((o) => shown(st, o.id) && overlaps(o.area, d.area))) : layers[0];
+    if (!layer) {
+      layer = { key: `canvas ${d.canvas} ${layers.length}`, dests: [], canvas: d, layer: layers.length };
+      layers.push(layer);
+      boxes.push(layer);
+    }
+    layer.dests.push(d);
+  }
+  for (const layers of byCanvas.values()) {
+    for (const l of layers) {
+      const name = l.canvas.canvas_name || `canvas ${l.canvas.canvas}`;
+      // the cyclop eye beside a stereo one is the same segment's mono picture
+      const eyes = l.dests.filter((d) => shown(st, d.id)).map((d) => {
+        const e = d.eyes || [];
+        return (e.length > 1 ? e.filter((x) => x !== "cyclop") : e).join(" and ");
+      });
+      const same = eyes.length > 0 && eyes.every((e) => e && e === eyes[0]);
+      l.label = same ? `${name}, ${eyes[0] === "cyclop" ? "mono" : eyes[0] + " eye"}` : layers.length > 1 ? `${name}, layer ${l.layer + 1}` : name;
+    }
+  }
+  return boxes;
+}
+
+// the size a canvas box is drawn at: its destinations' pixels, scaled to
+// at most maxWall wide
+const maxWall = 1000;
+function wallSize(dests) {
+  let w = 1, h = 1;
+  for (const d of dests) {
+    if (d.area[2] > 0) w = Math.max(w, d.width / d.area[2]);
+    if (d.area[3] > 0) h = Math.max(h, d.height / d.area[3]);
+  }
+  const scale = Math.min(1, maxWall / w);
+  return [Math.round(w * scale), Math.round(h * scale)];
+}
+
+function destElement(box, d) {
+  let div = box.querySelector(`[data-destination="${CSS.escape(d.id)}"]`);
+  if (!div) {
+    div = document.createElement("div");
+    div.className = "dest";
+    div.dataset.destination = d.id;
+    div.title = d.label;
+    div.innerHTML = `<div class="label"></div><div class="image"><img width="${d.width}" height="${d.height}" alt="frame of ${d.label}"><svg viewBox="0 0 ${d.width} ${d.height}" preserveAspectRatio="none"></svg></div>`;
+    div.querySelector(".label").textContent = d.label;
+  }
+  return div;
+}
+
+// placeFrames puts every destination's element in its box, once the
+// destinations shown change
+let placed = "";
+function placeFrames(st) {
+  const key = JSON.stringify(st.shown);
+  if (key === placed) return;
+  placed = key;
+  const frames = $("frames");
+  const old = new Map([...frames.querySelectorAll(".dest")].map((e) => [e.dataset.destination, e]));
+  const kept = new Set();
+  for (const b of walls(st)) {
+    let box = frames.querySelector(`[data-box="${CSS.escape(b.key)}"]`);
+    if (!box) {
+      box = document.createElement("div");
+      box.dataset.box = b.key;
+      if (b.canvas) {
+        box.className = "wall";
+        box.innerHTML = `<div class="wall-label"></div><div class="wall-area"></div>`;
+      }
+    }
+    frames.appendChild(box); // in order
+    kept.add(box);
+    const area = b.canvas ? box.querySelector(".wall-area") : box;
+    const [wallW, wallH] = b.canvas ? wallSize(b.dests) : [0, 0];
+    // a canvas one destination fills shows its name beside the canvas's
+    const seen = b.dests.filter((d) => shown(st, d.id));
+    const alone = seen.length === 1 && seen[0].area.every((v, i) => Math.abs(v - [0, 0, 1, 1][i]) < 1e-6) ? seen[0] : null;
+    if (b.canvas) {
+      box.querySelector(".wall-label").textContent = alone ? `${b.label}: ${alone.label}` : b.label;
+      area.style.width = `${wallW}px`;
+      area.style.height = `${wallH}px`;
+    }
+    for (const d of b.dests) {
+      const div = old.get(d.id) || destElement(area, d);
+      if (b.canvas) {
+        // areas count from the bottom left, as OpenGL does
+        const [x, y, w, h] = d.area;
+        Object.assign(div.style, { left: `${x * 100}%`, top: `${(1 - y - h) * 100}%`, width: `${w * 100}%`, height: `${h * 100}%` });
+        // a small segment's name would hide it: its tooltip names it
+        div.classList.toggle("small", w * wallW < 120 || h * wallH < 40 || d === alone);
+      }
+      area.appendChild(div);
+    }
+    box.hidden = !b.dests.some((d) => shown(st, d.id));
+  }
+  for (const box of frames.querySelectorAll("[data-box]")) {
+    if (!kept.has(box)) box.remove();
+  }
+}
+
 // frames: each destination's latest image with the split drawn over it
 function drawFrames(st) {
+  placeFrames(st);
   const box = $("frames");
-  st.destinations.forEach((d, i) => {
-    let div = box.querySelector(`[data-destination="${CSS.escape(d.id)}"]`);
-    if (!div) {
-      div = document.createElement("div");
-      div.className = "dest";
-      div.dataset.destination = d.id;
-      div.innerHTML = `<div class="label"></div><div style="position:relative"><img width="${d.width}" height="${d.height}" alt="frame of ${d.label}"><svg viewBox="0 0 ${d.width} ${d.height}" preserveAspectRatio="none"></svg></div>`;
-      div.querySelector(".label").textContent = d.label;
-      box.appendChild(div);
-    }
+  st.destinations.forEach((d) => {
+    const div = box.querySelector(`[data-destination="${CSS.escape(d.id)}"]`);
     div.hidden = !shown(st, d.id);
     const img = div.querySelector("img");
     const latest = st.previews[d.id];
