@@ -221,8 +221,10 @@ func TestDashboardShowsTheLayoutShown(t *testing.T) {
 // A wall's segments are put together on the page as the wall shows them.
 // A 4x4 wall of null nodes: each segment at its place on the canvas,
 // counted from the bottom left as the config's viewports are, and the
-// canvas as wide for its height as its segments' pixels make it. A
-// passive stereo wall: its two projectors cover the same area with one
+// canvas as wide for its height as its segments' pixels make it. Two
+// segments side by side, each drawn by the same six sources: the halves
+// of the canvas, and a source's Gantt row for each destination names it.
+// A passive stereo wall: its two projectors cover the same area with one
 // eye each, so each has a box of its own, named by its eye, rather than
 // one hiding the other. Before, the page showed every destination in a
 // row of its own, in the config's order, whatever the wall.
@@ -236,8 +238,8 @@ func TestDashboardPutsAWallTogether(t *testing.T) {
 		X, Y, W, H, BoxW, BoxH float64
 	}
 	// look waits for the page to show frames, then gives the place of
-	// every destination shown in its canvas box
-	look := func(t *testing.T, url string) []tile {
+	// every destination shown in its canvas box, and the browser's page
+	look := func(t *testing.T, url string) ([]tile, context.Context) {
 		ctx := browse(t, browser)
 		if _, err := chromedp.Run(ctx, chromedp.Navigate(url)); err != nil {
 			t.Fatal(err)
@@ -254,7 +256,7 @@ func TestDashboardPutsAWallTogether(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return tiles
+		return tiles, ctx
 	}
 
 	t.Run("4x4", func(t *testing.T) {
@@ -264,7 +266,7 @@ func TestDashboardPutsAWallTogether(t *testing.T) {
 			t.Fatal(err)
 		}
 		url, _ := startDashboardRun(t, "--null-clients", cfg)
-		tiles := look(t, url)
+		tiles, _ := look(t, url)
 		if len(tiles) != side*side {
 			t.Fatalf("%d destinations shown, want %d: %+v", len(tiles), side*side, tiles)
 		}
@@ -288,14 +290,42 @@ func TestDashboardPutsAWallTogether(t *testing.T) {
 		}
 	})
 
+	// two segments side by side, each a destination the same six sources
+	// draw parts of: a source's Gantt rows name the destination each is
+	// for
+	t.Run("two segments", func(t *testing.T) {
+		url, _ := startDashboardRun(t, "--null-clients", corpusConfig("8-window.wall.lb.eqc"))
+		tiles, page := look(t, url)
+		byLabel := map[string]tile{}
+		for _, tl := range tiles {
+			byLabel[tl.Label] = tl
+		}
+		left, right := byLabel["left-dst"], byLabel["right-dst"]
+		if len(tiles) != 2 || left.Box != "canvas 0" || right.Box != "canvas 0" {
+			t.Fatalf("destinations shown %+v: want left-dst and right-dst on canvas 0", tiles)
+		}
+		if math.Abs(left.X) > 1 || math.Abs(right.X-left.W) > 1 || left.Y != right.Y || math.Abs(left.W-right.W) > 1 || math.Abs(left.W-left.BoxW/2) > 1 {
+			t.Errorf("left-dst at %+v and right-dst at %+v: want the canvas's left and right halves", left, right)
+		}
+		rows, err := chromedp.Run(page, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#gantt g.row text:first-of-type")].map(t => t.textContent)`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"source1 → left-dst", "source1 → right-dst", "left-dst", "right-src"} {
+			if !slices.Contains(rows, want) {
+				t.Errorf("the Gantt rows %q lack %q", rows, want)
+			}
+		}
+	})
+
 	t.Run("passive stereo", func(t *testing.T) {
 		url, _ := startDashboardRun(t, "--null-clients", corpusConfig("Passive.stereo.powerwall.eqc"))
-		tiles := look(t, url)
+		tiles, _ := look(t, url)
 		boxes := map[string]tile{}
 		for _, tl := range tiles {
 			boxes[tl.Box] = tl
 		}
-		left, right := boxes["canvas 0, left eye"], boxes["canvas 0, right eye"]
+		left, right := boxes["canvas 0, left eye: channel-left"], boxes["canvas 0, right eye: channel-right"]
 		if len(tiles) != 2 || left.Label != "channel-left" || right.Label != "channel-right" {
 			t.Fatalf("destinations shown %+v: want channel-left and channel-right, each in a box of its eye", tiles)
 		}

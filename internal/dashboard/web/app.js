@@ -201,6 +201,11 @@ function drawGantt(st) {
     }
     return { c, sum, total: TASKS.reduce((a, [k]) => a + (sum[k] || 0), 0) };
   });
+  // a source of several destinations has a row for each: its name alone
+  // would not say which
+  const named = new Map();
+  for (const r of rows) named.set(r.c.label, (named.get(r.c.label) || 0) + 1);
+  const destLabel = new Map(st.destinations.map((d) => [d.id, d.label]));
   const most = Math.max(1, ...rows.map((r) => r.total));
   const scale = (width - labelW - 60) / most;
   svg.setAttribute("viewBox", `0 0 ${width} ${rows.length * rowH + 4}`);
@@ -208,7 +213,7 @@ function drawGantt(st) {
     const g = el("g", { class: "row", "data-channel": r.c.id, transform: `translate(0 ${i * rowH})` }, svg);
     el("rect", { x: 0, y: 4, width: 8, height: rowH - 8, fill: r.c.color }, g);
     const t = el("text", { x: 14, y: rowH - 6, fill: "#ccc", "font-size": 12 }, g);
-    t.textContent = r.c.label;
+    t.textContent = named.get(r.c.label) > 1 && r.c.id !== r.c.destination ? `${r.c.label} → ${destLabel.get(r.c.destination)}` : r.c.label;
     let x = labelW;
     for (const [k, color] of TASKS) {
       const v = r.sum[k] || 0;
