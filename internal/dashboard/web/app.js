@@ -68,7 +68,10 @@ function walls(st) {
         return (e.length > 1 ? e.filter((x) => x !== "cyclop") : e).join(" and ");
       });
       const same = eyes.length > 0 && eyes.every((e) => e && e === eyes[0]);
-      l.label = same ? `${name}, ${eyes[0] === "cyclop" ? "mono" : eyes[0] + " eye"}` : layers.length > 1 ? `${name}, layer ${l.layer + 1}` : name;
+      // a layer of one destination is named by it (placeFrames), as a
+      // cave's walls, which share the canvas's area, are
+      const many = eyes.length > 1 && layers.length > 1;
+      l.label = same ? `${name}, ${eyes[0] === "cyclop" ? "mono" : eyes[0] + " eye"}` : many ? `${name}, layer ${l.layer + 1}` : name;
     }
   }
   return boxes;
