@@ -102,6 +102,10 @@ type squareInit struct {
 	ExitDelay time.Duration
 	// StallAt: the draws of this frame take 5 s more (when above zero)
 	StallAt int
+	// SlowPipe: every draw of the pipe of this name takes SlowDraw more,
+	// as a slower GPU's would
+	SlowPipe string
+	SlowDraw time.Duration
 	// HeavyAt: the draws of this frame return at once, leaving the GL
 	// seconds of work on a software rasterizer (when above zero)
 	HeavyAt int
@@ -223,6 +227,9 @@ void main() {
 	if init.KillAt > 0 && p.Node == init.KillNode {
 		sq.killAt = init.KillAt
 	}
+	if p.Name == init.SlowPipe {
+		sq.slowDraw = init.SlowDraw
+	}
 	if init.BadOrder {
 		return badOrder{sq}, err
 	}
@@ -332,6 +339,7 @@ type square struct {
 	stencil   bool
 	panicAt   int
 	stallAt   int
+	slowDraw  time.Duration
 	heavyAt   int
 	stopAt    int
 	killAt    int
@@ -409,6 +417,7 @@ func (s *square) Draw(dc *goeq.DrawContext) (goeq.Region, error) {
 	if s.stallAt > 0 && dc.Frame == s.stallAt {
 		time.Sleep(5 * time.Second)
 	}
+	time.Sleep(s.slowDraw)
 	if s.stopAt > 0 && dc.Frame == s.stopAt {
 		stopOnce.Do(func() {
 			pid := os.Getpid()
@@ -3646,4 +3655,126 @@ func TestAWindowResizedFarLargerGetsItsSourcesFrames(t *testing.T) {
 			t.Errorf("frame %d: %s", f, d)
 		}
 	}
+}
+
+// projectorsOfOneNode is a wall of two projectors side by side, each
+// driven by a pipe (a GPU) of one node, as display walls are built, with
+// a swap barrier across them.
+const projectorsOfOneNode = `#Equalizer 1.2 ascii
+config
+{
+    appNode
+    {
+        pipe { name "left" window { name "left" viewport [ 0 0 200 150 ] channel { name "left" } } }
+        pipe { name "right" window { name "right" viewport [ 220 0 200 150 ] channel { name "right" } } }
+    }
+    observer {}
+    layout { name "wall" view { observer 0 } }
+    canvas
+    {
+        layout "wall"
+        wall {}
+        swapbarrier {}
+        segment { channel "left" viewport [ 0 0 0.5 1 ] }
+        segment { channel "right" viewport [ 0.5 0 0.5 1 ] }
+    }
+    compound { channel ( canvas 0 segment 0 layout 0 view 0 ) }
+    compound { channel ( canvas 0 segment 1 layout 0 view 0 ) }
+}
+`
+
+// The projectors of one node show each frame together: the right pipe's
+// draws take 300 ms longer, and pictures of the X server's screen taken
+// through the run (its framebuffer, read without GL) show both halves of
+// the wall at the same frame but for the moment between the two pipes'
+// swaps. Each half is told by the frame's picture written with --out.
+// Before, the swap barrier held the nodes of a frame's destinations, not
+// the pipes of one node: each pipe showed a frame as soon as it had it,
+// and the left half showed a frame two ahead of the right's in every
+// picture of the screen.
+func TestProjectorsOfOneNodeShowEachFrameTogether(t *testing.T) {
+	fbdir := t.TempDir()
+	t.Setenv("DISPLAY", xtest.Screens(t, fbdir, image.Pt(440, 170)))
+	t.Setenv("GOEQ_WINSYS", "auto") // the windows on screen
+	out := t.TempDir()
+	cfg, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{ConfigText: projectorsOfOneNode, OutDir: out,
+		InitData: squareInit{Scale: 1.4, SlowPipe: "right", SlowDraw: 300 * time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.OnScreen() != 2 {
+		cfg.Exit()
+		t.Fatalf("%d windows on screen, want 2", cfg.OnScreen())
+	}
+	halves := map[string]image.Rectangle{"left": image.Rect(0, 0, 200, 150), "right": image.Rect(220, 0, 420, 150)}
+	var shots []map[string][]byte
+	shooting := make(chan struct{})
+	shot := make(chan struct{})
+	go func() {
+		defer close(shot)
+		for {
+			select {
+			case <-shooting:
+				return
+			case <-time.After(15 * time.Millisecond):
+			}
+			screen, err := xtest.ScreenImage(fbdir, 0)
+			if err != nil {
+				continue
+			}
+			s := map[string][]byte{}
+			for name, r := range halves {
+				s[name] = make([]byte, 0, 4*r.Dx()*r.Dy())
+				for y := r.Min.Y; y < r.Max.Y; y++ {
+					s[name] = append(s[name], screen.Pix[screen.PixOffset(r.Min.X, y):screen.PixOffset(r.Max.X, y)]...)
+				}
+			}
+			shots = append(shots, s)
+		}
+	}()
+	const frames = 12
+	for i := 0; i < frames && err == nil; i++ {
+		if _, err = cfg.StartFrame(camera{Frame: i, Angle: 0.35 * float64(i)}); err == nil {
+			err = cfg.FinishFrame()
+		}
+	}
+	close(shooting)
+	<-shot
+	if _, exitErr := cfg.Exit(); err != nil || exitErr != nil {
+		t.Fatalf("run: %v; exit: %v", err, exitErr)
+	}
+	// each frame's picture of each half, as written
+	frameOf := map[string]map[string]int{"left": {}, "right": {}}
+	for name := range halves {
+		for f := range frames {
+			img, err := imagecmp.Load(filepath.Join(out, fmt.Sprintf("%s-%06d.png", name, f)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			frameOf[name][string(img.Pix)] = f
+		}
+		if len(frameOf[name]) != frames {
+			t.Fatalf("%s: %d distinct pictures of %d frames: the test cannot tell the frames apart", name, len(frameOf[name]), frames)
+		}
+	}
+	together, apart := 0, []string{}
+	for _, s := range shots {
+		l, lok := frameOf["left"][string(s["left"])]
+		r, rok := frameOf["right"][string(s["right"])]
+		switch {
+		case !lok || !rok: // before the first frame, or a window half drawn
+		case l == r:
+			together++
+		default:
+			apart = append(apart, fmt.Sprintf("%d/%d", l, r))
+		}
+	}
+	if together+len(apart) < 20 {
+		t.Fatalf("%d pictures of the screen showed known frames on both halves, of %d taken: too few to judge", together+len(apart), len(shots))
+	}
+	// the moment between two swaps is a few milliseconds of a frame's 300
+	if share := float64(len(apart)) / float64(together+len(apart)); share > 0.15 {
+		t.Errorf("the halves showed different frames (left/right) in %d of %d pictures: %v", len(apart), together+len(apart), apart)
+	}
+	t.Logf("%d pictures with both halves at one frame, %d apart", together, len(apart))
 }

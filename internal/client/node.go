@@ -135,21 +135,25 @@ type frameTrack struct {
 	overlay []control.OverlayPart // the statistics overlay's content
 	// screenshot is a folder the destinations' images go into too
 	screenshot string
-	sample     int // of a refined frame
-	barrier    bool
-	ctx        context.Context
-	cancel     context.CancelFunc
-	mu         sync.Mutex
-	pipes      int // pipes still running it
-	dests      int // destination pipes not yet at the barrier
-	results    []*channel.Result
-	written    []string
-	warnings   []string // of screenshots not written
-	err        error
-	sends      sync.WaitGroup
-	writes     sync.WaitGroup    // of its images (writeImages)
-	extra      map[string]*sent  // compression, transmission and bytes per record key
-	links      map[[2]string]int // bytes sent by consumer channel and codec
+	sample     int  // of a refined frame
+	barrier    bool // the frame's destinations span nodes: the server's Swap releases it
+	// together is closed once every destination pipe of this node has the
+	// frame, where it has several (destPipes): they show it together
+	together  chan struct{}
+	destPipes int
+	ctx       context.Context
+	cancel    context.CancelFunc
+	mu        sync.Mutex
+	pipes     int // pipes still running it
+	dests     int // destination pipes not yet at the barrier
+	results   []*channel.Result
+	written   []string
+	warnings  []string // of screenshots not written
+	err       error
+	sends     sync.WaitGroup
+	writes    sync.WaitGroup    // of its images (writeImages)
+	extra     map[string]*sent  // compression, transmission and bytes per record key
+	links     map[[2]string]int // bytes sent by consumer channel and codec
 }
 
 // showsWindows reports whether any window of this node asks to be on
@@ -773,6 +777,7 @@ func (n *node) start(ctx context.Context, fw *control.FrameWork) error {
 			track.dests++
 		}
 	}
+	track.destPipes, track.together = track.dests, make(chan struct{})
 	n.framesMu.Lock()
 	n.frames[fw.Frame] = track
 	n.framesMu.Unlock()
@@ -826,11 +831,18 @@ func (n *node) runPipe(p *pipe) {
 		}
 		n.writeImages(t, res)
 		err := res.Failure()
-		if err == nil && job.dest {
-			err = n.barrier(t, p)
+		switch {
+		case job.dest && err == nil:
+			err = n.barrier(t)
 			if err == nil {
 				err = p.exec.Present(t.frame, p.windows, res.Shown)
 				n.noteShown(p, res.Shown)
+			}
+		case job.dest:
+			// the frame failed here: the node's other destination pipes
+			// do not wait for this one to show it
+			if _, err := n.atBarrier(t); err != nil {
+				n.log.Warn(fmt.Sprintf("frame %d: %v", t.frame, err))
 			}
 		}
 		t.mu.Lock()
@@ -916,23 +928,18 @@ func (n *node) writeImages(t *frameTrack, res *channel.Result) {
 	}
 }
 
-// barrier waits until every destination node has the frame, when the
-// frame has a swap barrier: the node says Assembled once its last
-// destination pipe arrives, and the server's Swap releases all.
-func (n *node) barrier(t *frameTrack, p *pipe) error {
-	if !t.barrier {
-		return nil
-	}
-	t.mu.Lock()
-	t.dests--
-	arrived := t.dests == 0
-	t.mu.Unlock()
-	rel := n.releaseOf(t.frame)
-	if arrived {
-		f := t.frame
-		if err := n.session.send(&control.ClientMsg{Assembled: &f}); err != nil {
-			return err
-		}
+// barrier holds a destination pipe's frame until it may be shown, so
+// that a wall's segments show the same frame: until every destination
+// pipe of this node has it (two projectors on two GPUs of one node), and
+// where the frame's destinations span nodes, until the server's Swap
+// releases them all. The node says Assembled once its last destination
+// pipe arrives. Before, the pipes of one node showed each frame as each
+// finished it: segments of a projector wall showed different frames
+// whatever the config's swap barrier.
+func (n *node) barrier(t *frameTrack) error {
+	rel, err := n.atBarrier(t)
+	if rel == nil || err != nil {
+		return err
 	}
 	timer := time.NewTimer(max(n.setupM.InputTimeout, 30*time.Second))
 	defer timer.Stop()
@@ -944,6 +951,33 @@ func (n *node) barrier(t *frameTrack, p *pipe) error {
 	case <-timer.C:
 		return fmt.Errorf("frame %d: the swap barrier was not released", t.frame)
 	}
+}
+
+// atBarrier counts a destination pipe as having the frame, and gives what
+// releases it: nil where it need not wait (the node's one destination
+// pipe, of a frame shown on this node alone).
+func (n *node) atBarrier(t *frameTrack) (chan struct{}, error) {
+	if !t.barrier && t.destPipes < 2 {
+		return nil, nil
+	}
+	t.mu.Lock()
+	t.dests--
+	arrived := t.dests == 0
+	t.mu.Unlock()
+	if !t.barrier {
+		if arrived {
+			close(t.together)
+		}
+		return t.together, nil
+	}
+	rel := n.releaseOf(t.frame)
+	if arrived {
+		f := t.frame
+		if err := n.session.send(&control.ClientMsg{Assembled: &f}); err != nil {
+			return nil, err
+		}
+	}
+	return rel, nil
 }
 
 func (n *node) releaseOf(frame int) chan struct{} {
