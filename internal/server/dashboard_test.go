@@ -237,9 +237,11 @@ func TestDashboardPutsAWallTogether(t *testing.T) {
 		Box, Label             string
 		X, Y, W, H, BoxW, BoxH float64
 	}
-	// look waits for the page to show frames, then gives the place of
-	// every destination shown in its canvas box, and the browser's page
-	look := func(t *testing.T, url string) ([]tile, context.Context) {
+	// look runs a config on null clients and waits for the page to show
+	// frames, then gives the place of every destination shown in its
+	// canvas box, and the browser's page
+	look := func(t *testing.T, config string) ([]tile, context.Context) {
+		url, _ := startDashboardRun(t, "--null-clients", config)
 		ctx := browse(t, browser)
 		if _, err := chromedp.Run(ctx, chromedp.Navigate(url)); err != nil {
 			t.Fatal(err)
@@ -259,14 +261,27 @@ func TestDashboardPutsAWallTogether(t *testing.T) {
 		return tiles, ctx
 	}
 
+	// by finds the two tiles whose key is a and b (zero tiles where none is)
+	by := func(tiles []tile, key func(tile) string, a, b string) (tile, tile) {
+		var ta, tb tile
+		for _, tl := range tiles {
+			switch key(tl) {
+			case a:
+				ta = tl
+			case b:
+				tb = tl
+			}
+		}
+		return ta, tb
+	}
+
 	t.Run("4x4", func(t *testing.T) {
 		const side = 4
 		cfg := filepath.Join(t.TempDir(), "wall.eqc")
 		if err := os.WriteFile(cfg, []byte(simulate.Wall(side*side)), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		url, _ := startDashboardRun(t, "--null-clients", cfg)
-		tiles, _ := look(t, url)
+		tiles, _ := look(t, cfg)
 		if len(tiles) != side*side {
 			t.Fatalf("%d destinations shown, want %d: %+v", len(tiles), side*side, tiles)
 		}
@@ -294,13 +309,8 @@ func TestDashboardPutsAWallTogether(t *testing.T) {
 	// draw parts of: a source's Gantt rows name the destination each is
 	// for
 	t.Run("two segments", func(t *testing.T) {
-		url, _ := startDashboardRun(t, "--null-clients", corpusConfig("8-window.wall.lb.eqc"))
-		tiles, page := look(t, url)
-		byLabel := map[string]tile{}
-		for _, tl := range tiles {
-			byLabel[tl.Label] = tl
-		}
-		left, right := byLabel["left-dst"], byLabel["right-dst"]
+		tiles, page := look(t, corpusConfig("8-window.wall.lb.eqc"))
+		left, right := by(tiles, func(tl tile) string { return tl.Label }, "left-dst", "right-dst")
 		if len(tiles) != 2 || left.Box != "canvas 0" || right.Box != "canvas 0" {
 			t.Fatalf("destinations shown %+v: want left-dst and right-dst on canvas 0", tiles)
 		}
@@ -319,13 +329,8 @@ func TestDashboardPutsAWallTogether(t *testing.T) {
 	})
 
 	t.Run("passive stereo", func(t *testing.T) {
-		url, _ := startDashboardRun(t, "--null-clients", corpusConfig("Passive.stereo.powerwall.eqc"))
-		tiles, _ := look(t, url)
-		boxes := map[string]tile{}
-		for _, tl := range tiles {
-			boxes[tl.Box] = tl
-		}
-		left, right := boxes["canvas 0, left eye: channel-left"], boxes["canvas 0, right eye: channel-right"]
+		tiles, _ := look(t, corpusConfig("Passive.stereo.powerwall.eqc"))
+		left, right := by(tiles, func(tl tile) string { return tl.Box }, "canvas 0, left eye: channel-left", "canvas 0, right eye: channel-right")
 		if len(tiles) != 2 || left.Label != "channel-left" || right.Label != "channel-right" {
 			t.Fatalf("destinations shown %+v: want channel-left and channel-right, each in a box of its eye", tiles)
 		}
