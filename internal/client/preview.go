@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image"
 	"image/jpeg"
+	"math"
 	"time"
 
 	"github.com/goeq/goeq/internal/channel"
@@ -12,9 +13,22 @@ import (
 	"github.com/goeq/goeq/internal/control"
 )
 
-// previewWidth bounds a preview's width: a wall's destination shrinks by
-// a whole factor until it fits.
-const previewWidth = 800
+// previewWidth bounds a preview's width: a destination shrinks by a
+// whole factor until it fits. A segment of a wall is bounded by its share
+// of the width the dashboard draws a canvas at (wallWidth, twice over for
+// a screen of high density), and by minPreviewWidth at the least: each of
+// a 16x16 wall's 256 segments sent a picture 640 pixels wide five times a
+// second, where the page shows it 62 pixels wide.
+const (
+	previewWidth    = 800
+	minPreviewWidth = 160
+	wallWidth       = 1000 // the dashboard's widest canvas (maxWall in web/app.js)
+)
+
+// previewWidthOf is the widest preview of a destination channel.
+func previewWidthOf(ch *compound.Channel) int {
+	return min(previewWidth, max(minPreviewWidth, int(math.Ceil(2*wallWidth*ch.CanvasArea().W))))
+}
 
 // previewDue says whether a destination channel's image goes to the
 // dashboard with this frame (at most every Setup.PreviewEvery), and
@@ -45,9 +59,9 @@ func (n *node) sendPreviews(frame int, res *channel.Result, due map[string]bool)
 		if px == nil || ch == nil {
 			continue
 		}
-		w, h := px.PixelViewport.W, px.PixelViewport.H
+		w, h, most := px.PixelViewport.W, px.PixelViewport.H, previewWidthOf(ch)
 		go func() {
-			b := previewJPEG(px.Color, w, h)
+			b := previewJPEG(px.Color, w, h, most)
 			if b == nil {
 				return
 			}
@@ -58,13 +72,13 @@ func (n *node) sendPreviews(frame int, res *channel.Result, due map[string]bool)
 	}
 }
 
-// previewJPEG turns bottom-up RGBA rows into a JPEG no wider than
-// previewWidth, or nil when it cannot fit the bound.
-func previewJPEG(rgba []byte, w, h int) []byte {
-	if len(rgba) < 4*w*h || w <= 0 || h <= 0 {
+// previewJPEG turns bottom-up RGBA rows into a JPEG no wider than most
+// pixels, or nil when it cannot fit the bound.
+func previewJPEG(rgba []byte, w, h, most int) []byte {
+	if len(rgba) < 4*w*h || w <= 0 || h <= 0 || most <= 0 {
 		return nil
 	}
-	step := (w + previewWidth - 1) / previewWidth
+	step := (w + most - 1) / most
 	img := image.NewRGBA(image.Rect(0, 0, w/step, h/step))
 	for y := 0; y < h/step; y++ {
 		src := (h - 1 - y*step) * w * 4 // top row first
