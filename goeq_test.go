@@ -3691,13 +3691,35 @@ config
 // Before, the swap barrier held the nodes of a frame's destinations, not
 // the pipes of one node: each pipe showed a frame as soon as it had it,
 // and the left half showed a frame two ahead of the right's in every
-// picture of the screen.
+// picture of the screen. The same wall with the right projector on a node
+// of its own holds the server's barrier to the same (with that barrier
+// off, the halves were apart in every picture too).
 func TestProjectorsOfOneNodeShowEachFrameTogether(t *testing.T) {
+	t.Run("two pipes of one node", func(t *testing.T) { projectorsShowFramesTogether(t, projectorsOfOneNode) })
+	// the same wall with the right projector on a node of its own: the
+	// server's barrier across nodes, as the screen shows it
+	twoNodes := strings.Replace(projectorsOfOneNode, `
+        pipe { name "right"`, `
+    }
+    node
+    {
+        name "render"
+        host "localhost"
+        pipe { name "right"`, 1)
+	if twoNodes == projectorsOfOneNode {
+		t.Fatal("the two-node edit of the wall does not apply")
+	}
+	t.Run("two nodes", func(t *testing.T) { projectorsShowFramesTogether(t, twoNodes) })
+}
+
+// projectorsShowFramesTogether runs a wall of two projectors, "left" and
+// "right", and checks that pictures of the screen show both at one frame.
+func projectorsShowFramesTogether(t *testing.T, config string) {
 	fbdir := t.TempDir()
 	t.Setenv("DISPLAY", xtest.Screens(t, fbdir, image.Pt(440, 170)))
 	t.Setenv("GOEQ_WINSYS", "auto") // the windows on screen
 	out := t.TempDir()
-	cfg, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{ConfigText: projectorsOfOneNode, OutDir: out,
+	cfg, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{ConfigText: config, OutDir: out,
 		InitData: squareInit{Scale: 1.4, SlowPipe: "right", SlowDraw: 300 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
