@@ -3746,10 +3746,7 @@ func projectorsShowFramesTogether(t *testing.T, config string) {
 			}
 			s := map[string][]byte{}
 			for name, r := range halves {
-				s[name] = make([]byte, 0, 4*r.Dx()*r.Dy())
-				for y := r.Min.Y; y < r.Max.Y; y++ {
-					s[name] = append(s[name], screen.Pix[screen.PixOffset(r.Min.X, y):screen.PixOffset(r.Max.X, y)]...)
-				}
+				s[name] = imagecmp.Crop(screen, r).Pix
 			}
 			shots = append(shots, s)
 		}

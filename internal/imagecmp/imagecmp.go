@@ -181,3 +181,12 @@ func Halve(src *image.NRGBA) *image.NRGBA {
 	}
 	return out
 }
+
+// Crop copies the r part of img into an image of its own, from (0, 0).
+func Crop(img *image.NRGBA, r image.Rectangle) *image.NRGBA {
+	out := image.NewNRGBA(image.Rect(0, 0, r.Dx(), r.Dy()))
+	for y := 0; y < r.Dy(); y++ {
+		copy(out.Pix[y*out.Stride:(y+1)*out.Stride], img.Pix[img.PixOffset(r.Min.X, r.Min.Y+y):])
+	}
+	return out
+}

@@ -64,13 +64,13 @@ func TestFrameZoomsThatCancelOutSendTheFrameSmaller(t *testing.T) {
 		view := loadPNG(t, filepath.Join(ref.out, name))
 		want := image.NewNRGBA(view.Rect)
 		draw.Draw(want, want.Rect, view, image.Point{}, draw.Src)
-		left := stretch(imagecmp.Halve(crop(view, image.Rect(0, 0, w/2, h))), w/2, h)
+		left := stretch(imagecmp.Halve(imagecmp.Crop(view, image.Rect(0, 0, w/2, h))), w/2, h)
 		draw.Draw(want, image.Rect(0, 0, w/2, h), left, image.Point{}, draw.Src)
 		matchesOracle(t, fmt.Sprintf("frame %d", f), loadPNG(t, filepath.Join(full.out, name)), want, "the view with its left half halved and stretched")
 		matchesOracle(t, fmt.Sprintf("frame %d with region of interest", f), loadPNG(t, filepath.Join(roi.out, name)), want, "the view with its left half halved and stretched")
 		blocks := image.NewNRGBA(view.Rect)
 		draw.Draw(blocks, blocks.Rect, view, image.Point{}, draw.Src)
-		draw.Draw(blocks, image.Rect(0, 0, w/2, h), nearestOf(nearestOf(crop(view, image.Rect(0, 0, w/2, h)), w/4, h/2), w/2, h), image.Point{}, draw.Src)
+		draw.Draw(blocks, image.Rect(0, 0, w/2, h), nearestOf(nearestOf(imagecmp.Crop(view, image.Rect(0, 0, w/2, h)), w/4, h/2), w/2, h), image.Point{}, draw.Src)
 		matchesOracle(t, fmt.Sprintf("frame %d with depth", f), loadPNG(t, filepath.Join(depth.out, name)), blocks, "the view with its left half in blocks of one sample")
 	}
 }
@@ -96,8 +96,8 @@ func TestAFrameZoomThatIsNotCancelledLandsScaled(t *testing.T) {
 		name := filepathFrame("channel", f)
 		view, got := loadPNG(t, filepath.Join(ref.out, name)), loadPNG(t, filepath.Join(r.out, name))
 		quarter := image.Rect(0, h/2, w/4, h) // the lower left, in rows from the top
-		matchesOracle(t, fmt.Sprintf("frame %d's lower left", f), crop(got, quarter), imagecmp.Halve(crop(view, image.Rect(0, 0, w/2, h))), "the left half averaged down")
-		matchesOracle(t, fmt.Sprintf("frame %d's right half", f), crop(got, image.Rect(w/2, 0, w, h)), crop(view, image.Rect(w/2, 0, w, h)), "the view's right half")
+		matchesOracle(t, fmt.Sprintf("frame %d's lower left", f), imagecmp.Crop(got, quarter), imagecmp.Halve(imagecmp.Crop(view, image.Rect(0, 0, w/2, h))), "the left half averaged down")
+		matchesOracle(t, fmt.Sprintf("frame %d's right half", f), imagecmp.Crop(got, image.Rect(w/2, 0, w, h)), imagecmp.Crop(view, image.Rect(w/2, 0, w, h)), "the view's right half")
 	}
 }
 

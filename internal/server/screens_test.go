@@ -162,7 +162,7 @@ func showsOnScreens(t *testing.T, config, display string, where map[string]shown
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := crop(screen, image.Rectangle{Min: w.at, Max: w.at.Add(want[name].Bounds().Size())})
+			got := imagecmp.Crop(screen, image.Rectangle{Min: w.at, Max: w.at.Add(want[name].Bounds().Size())})
 			d, err := imagecmp.Compare(got, want[name], exactTolerance)
 			if err != nil || d.BadFraction() > exactBadMax {
 				shown, why = false, fmt.Sprintf("%s on screen %d of its X server: %s", name, w.screen, d)
@@ -184,12 +184,4 @@ func showsOnScreens(t *testing.T, config, display string, where map[string]shown
 	if b, _ := os.ReadFile(logPath); !strings.Contains(string(b), logged) {
 		t.Errorf("the log does not name %q:\n%s", logged, logTail())
 	}
-}
-
-func crop(img *image.NRGBA, r image.Rectangle) *image.NRGBA {
-	out := image.NewNRGBA(image.Rect(0, 0, r.Dx(), r.Dy()))
-	for y := 0; y < r.Dy(); y++ {
-		copy(out.Pix[y*out.Stride:(y+1)*out.Stride], img.Pix[img.PixOffset(r.Min.X, r.Min.Y+y):])
-	}
-	return out
 }
