@@ -90,16 +90,15 @@ function wallSize(dests) {
   return [Math.round(w * scale), Math.round(h * scale)];
 }
 
-function destElement(box, d) {
-  let div = box.querySelector(`[data-destination="${CSS.escape(d.id)}"]`);
-  if (!div) {
-    div = document.createElement("div");
-    div.className = "dest";
-    div.dataset.destination = d.id;
-    div.title = d.label;
-    div.innerHTML = `<div class="label"></div><div class="image"><img width="${d.width}" height="${d.height}" alt="frame of ${d.label}"><svg viewBox="0 0 ${d.width} ${d.height}" preserveAspectRatio="none"></svg></div>`;
-    div.querySelector(".label").textContent = d.label;
-  }
+// destElement makes a destination's element: its label, image and the
+// split drawn over it
+function destElement(d) {
+  const div = document.createElement("div");
+  div.className = "dest";
+  div.dataset.destination = d.id;
+  div.title = d.label;
+  div.innerHTML = `<div class="label"></div><div class="image"><img width="${d.width}" height="${d.height}" alt="frame of ${d.label}"><svg viewBox="0 0 ${d.width} ${d.height}" preserveAspectRatio="none"></svg></div>`;
+  div.querySelector(".label").textContent = d.label;
   return div;
 }
 
@@ -136,7 +135,7 @@ function placeFrames(st) {
       area.style.height = `${wallH}px`;
     }
     for (const d of b.dests) {
-      const div = old.get(d.id) || destElement(area, d);
+      const div = old.get(d.id) || destElement(d);
       if (b.canvas) {
         // areas count from the bottom left, as OpenGL does
         const [x, y, w, h] = d.area;
