@@ -102,8 +102,8 @@ type squareInit struct {
 	ExitDelay time.Duration
 	// StallAt: the draws of this frame take 5 s more (when above zero)
 	StallAt int
-	// SlowPipe: every draw of the pipe of this name takes SlowDraw more,
-	// as a slower GPU's would
+	// SlowPipe: every draw of the pipes of these names (space-separated)
+	// takes SlowDraw more, as a slower GPU's would
 	SlowPipe string
 	SlowDraw time.Duration
 	// HeavyAt: the draws of this frame return at once, leaving the GL
@@ -227,7 +227,7 @@ void main() {
 	if init.KillAt > 0 && p.Node == init.KillNode {
 		sq.killAt = init.KillAt
 	}
-	if p.Name == init.SlowPipe {
+	if slices.Contains(strings.Fields(init.SlowPipe), p.Name) {
 		sq.slowDraw = init.SlowDraw
 	}
 	if init.BadOrder {
@@ -3729,57 +3729,25 @@ func projectorsShowFramesTogether(t *testing.T, config string) {
 		t.Fatalf("%d windows on screen, want 2", cfg.OnScreen())
 	}
 	halves := map[string]image.Rectangle{"left": image.Rect(0, 0, 200, 150), "right": image.Rect(220, 0, 420, 150)}
-	var shots []map[string][]byte
-	shooting := make(chan struct{})
-	shot := make(chan struct{})
-	go func() {
-		defer close(shot)
-		for {
-			select {
-			case <-shooting:
-				return
-			case <-time.After(15 * time.Millisecond):
-			}
-			screen, err := xtest.ScreenImage(fbdir, 0)
-			if err != nil {
-				continue
-			}
-			s := map[string][]byte{}
-			for name, r := range halves {
-				s[name] = imagecmp.Crop(screen, r).Pix
-			}
-			shots = append(shots, s)
-		}
-	}()
+	stop := screenShots(fbdir, 15*time.Millisecond, halves)
 	const frames = 12
 	for i := 0; i < frames && err == nil; i++ {
 		if _, err = cfg.StartFrame(camera{Frame: i, Angle: 0.35 * float64(i)}); err == nil {
 			err = cfg.FinishFrame()
 		}
 	}
-	close(shooting)
-	<-shot
+	shots := stop()
 	if _, exitErr := cfg.Exit(); err != nil || exitErr != nil {
 		t.Fatalf("run: %v; exit: %v", err, exitErr)
 	}
-	// each frame's picture of each half, as written
-	frameOf := map[string]map[string]int{"left": {}, "right": {}}
+	frameOf := map[string]map[string]int{}
 	for name := range halves {
-		for f := range frames {
-			img, err := imagecmp.Load(filepath.Join(out, fmt.Sprintf("%s-%06d.png", name, f)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			frameOf[name][string(img.Pix)] = f
-		}
-		if len(frameOf[name]) != frames {
-			t.Fatalf("%s: %d distinct pictures of %d frames: the test cannot tell the frames apart", name, len(frameOf[name]), frames)
-		}
+		frameOf[name] = framesByPicture(t, out, name, frames)
 	}
 	together, apart := 0, []string{}
 	for _, s := range shots {
-		l, lok := frameOf["left"][string(s["left"])]
-		r, rok := frameOf["right"][string(s["right"])]
+		l, lok := frameOf["left"][string(s.pix["left"])]
+		r, rok := frameOf["right"][string(s.pix["right"])]
 		switch {
 		case !lok || !rok: // before the first frame, or a window half drawn
 		case l == r:
@@ -3796,4 +3764,159 @@ func projectorsShowFramesTogether(t *testing.T, config string) {
 		t.Errorf("the halves showed different frames (left/right) in %d of %d pictures: %v", len(apart), together+len(apart), apart)
 	}
 	t.Logf("%d pictures with both halves at one frame, %d apart", together, len(apart))
+}
+
+// screenShot is a picture of parts of an X screen, by name, and when it
+// was taken.
+type screenShot struct {
+	at  time.Time
+	pix map[string][]byte
+}
+
+// screenShots takes pictures of the parts of screen 0 of an Xvfb whose
+// framebuffer is in fbdir (xtest.Screens), one every so often, until stop
+// is called, which returns them.
+func screenShots(fbdir string, every time.Duration, parts map[string]image.Rectangle) (stop func() []screenShot) {
+	var shots []screenShot
+	stopping, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		for {
+			select {
+			case <-stopping:
+				return
+			case <-time.After(every):
+			}
+			screen, err := xtest.ScreenImage(fbdir, 0)
+			if err != nil {
+				continue
+			}
+			s := screenShot{at: time.Now(), pix: map[string][]byte{}}
+			for name, r := range parts {
+				s.pix[name] = imagecmp.Crop(screen, r).Pix
+			}
+			shots = append(shots, s)
+		}
+	}()
+	return func() []screenShot {
+		close(stopping)
+		<-stopped
+		return shots
+	}
+}
+
+// framesByPicture maps each of a channel's pictures of frames 0 to
+// frames-1, as written into out, to its frame.
+func framesByPicture(t *testing.T, out, label string, frames int) map[string]int {
+	t.Helper()
+	frameOf := map[string]int{}
+	for f := range frames {
+		img, err := imagecmp.Load(filepath.Join(out, fmt.Sprintf("%s-%06d.png", label, f)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		frameOf[string(img.Pix)] = f
+	}
+	if len(frameOf) != frames {
+		t.Fatalf("%s: %d distinct pictures of %d frames: the test cannot tell the frames apart", label, len(frameOf), frames)
+	}
+	return frameOf
+}
+
+// timeMultiplex is a time-multiplexed (DPlex) compound: two sources of
+// one node draw every other frame each, and the destination shows them in
+// turn, smoothed by the framerate equalizer.
+const timeMultiplex = `#Equalizer 1.2 ascii
+config
+{
+    latency 3
+    appNode
+    {
+        pipe { name "dest" window { name "dest" viewport [ 0 0 160 120 ] channel { name "dest" } } }
+        pipe { name "even" window { viewport [ 0 0 160 120 ] attributes { hint_drawable FBO } channel { name "even" } } }
+        pipe { name "odd" window { viewport [ 0 0 160 120 ] attributes { hint_drawable FBO } channel { name "odd" } } }
+    }
+    observer {}
+    layout { view { observer 0 } }
+    canvas { layout 0 wall {} segment { channel "dest" } }
+    compound
+    {
+        channel ( segment 0 view 0 )
+        framerate_equalizer {}
+        compound { channel "even" phase 0 period 2 outputframe { name "frame.DPlex" } }
+        compound { channel "odd" phase 1 period 2 outputframe { name "frame.DPlex" } }
+        inputframe { name "frame.DPlex" }
+    }
+}
+`
+
+// A time multiplex shows its frames evenly spaced: two sources that take
+// 120 ms a frame, each drawing every other frame, keep up with a frame
+// every 60 ms, and pictures of the X server's screen taken through the
+// run show each frame for about that long. Before, the framerate
+// equalizer spaced the frames' starts, which cannot space their ends once
+// the sources have frames queued (the application asks for frames as fast
+// as the latency lets it): both sources finished a frame at the same
+// moment, and the destination showed frames in pairs, the first of each
+// pair for a few milliseconds (in 10 of 20 frames), as a stutter at half
+// the frame rate. Equalizer's framerate equalizer throttles the
+// destination window's swaps, as goeq's destination pipes now do.
+func TestATimeMultiplexShowsItsFramesEvenlySpaced(t *testing.T) {
+	fbdir := t.TempDir()
+	t.Setenv("DISPLAY", xtest.Screens(t, fbdir, image.Pt(160, 120)))
+	t.Setenv("GOEQ_WINSYS", "auto") // the destination's window on screen
+	out := t.TempDir()
+	const draw = 120 * time.Millisecond
+	cfg, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{ConfigText: timeMultiplex, OutDir: out,
+		InitData: squareInit{Scale: 1.4, SlowPipe: "even odd", SlowDraw: draw}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.OnScreen() != 1 {
+		cfg.Exit()
+		t.Fatalf("%d windows on screen, want 1", cfg.OnScreen())
+	}
+	stop := screenShots(fbdir, 2*time.Millisecond, map[string]image.Rectangle{"dest": image.Rect(0, 0, 160, 120)})
+	const frames = 30
+	for i := 0; i < frames && err == nil; i++ {
+		if _, err = cfg.StartFrame(camera{Frame: i, Angle: 0.35 * float64(i)}); err == nil {
+			err = cfg.FinishFrame()
+		}
+	}
+	if err == nil {
+		err = cfg.FinishAllFrames()
+	}
+	shots := stop()
+	if _, exitErr := cfg.Exit(); err != nil || exitErr != nil {
+		t.Fatalf("run: %v; exit: %v", err, exitErr)
+	}
+	frameOf := framesByPicture(t, out, "dest", frames)
+	// when each frame was first seen on the screen
+	seen := map[int]time.Time{}
+	for _, s := range shots {
+		if f, ok := frameOf[string(s.pix["dest"])]; ok && seen[f].IsZero() {
+			seen[f] = s.at
+		}
+	}
+	// from frame 8 on, the framerate equalizer has measured the sources;
+	// a frame is shown too briefly where it was not seen, or the next
+	// one came within half the 60 ms
+	const from, to = 8, frames - 2
+	var brief, gaps []string
+	for f := from; f <= to; f++ {
+		next := seen[f+1]
+		if !seen[f].IsZero() && !next.IsZero() {
+			gaps = append(gaps, fmt.Sprint(next.Sub(seen[f]).Milliseconds()))
+		}
+		switch {
+		case seen[f].IsZero():
+			brief = append(brief, fmt.Sprintf("%d: not seen", f))
+		case !next.IsZero() && next.Sub(seen[f]) < draw/4:
+			brief = append(brief, fmt.Sprintf("%d: %d ms", f, next.Sub(seen[f]).Milliseconds()))
+		}
+	}
+	t.Logf("%d pictures of the screen; ms from frame to frame: %s; frames %d to %d shown too briefly: %v", len(shots), strings.Join(gaps, " "), from, to, brief)
+	if len(brief) > (to-from+1)*15/100 {
+		t.Errorf("%d of frames %d to %d were shown for less than %v, or not seen: %v", len(brief), from, to, draw/4, brief)
+	}
 }

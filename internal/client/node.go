@@ -116,6 +116,7 @@ type pipe struct {
 	windows []*channel.Window
 	work    chan *pipeJob
 	done    chan struct{}
+	shownAt time.Time // when it last showed a frame (runPipe's)
 }
 
 type pipeJob struct {
@@ -137,6 +138,7 @@ type frameTrack struct {
 	screenshot string
 	sample     int  // of a refined frame
 	barrier    bool // the frame's destinations span nodes: the server's Swap releases it
+	pace       time.Duration
 	// together is closed once every destination pipe of this node has the
 	// frame, where it has several (destPipes): they show it together
 	together  chan struct{}
@@ -732,7 +734,7 @@ func (n *node) start(ctx context.Context, fw *control.FrameWork) error {
 	if !fw.DataKept {
 		n.data = fw.Data
 	}
-	track := &frameTrack{frame: fw.Frame, data: n.data, messages: fw.Messages, overlay: fw.Overlay, barrier: fw.SwapBarrier, screenshot: fw.Screenshot, sample: fw.Sample, ctx: fctx, cancel: cancel, extra: map[string]*sent{}, links: map[[2]string]int{}}
+	track := &frameTrack{frame: fw.Frame, data: n.data, messages: fw.Messages, overlay: fw.Overlay, barrier: fw.SwapBarrier, pace: min(max(fw.Pace, 0), maxPace), screenshot: fw.Screenshot, sample: fw.Sample, ctx: fctx, cancel: cancel, extra: map[string]*sent{}, links: map[[2]string]int{}}
 	if len(n.earlier) > 0 {
 		if last := n.earlier[len(n.earlier)-1].Frame; last >= fw.Frame {
 			cancel()
@@ -833,9 +835,13 @@ func (n *node) runPipe(p *pipe) {
 		err := res.Failure()
 		switch {
 		case job.dest && err == nil:
-			err = n.barrier(t)
+			err = n.pace(p, t)
+			if err == nil {
+				err = n.barrier(t)
+			}
 			if err == nil {
 				err = p.exec.Present(t.frame, p.windows, res.Shown)
+				p.shownAt = time.Now()
 				n.noteShown(p, res.Shown)
 			}
 		case job.dest:
@@ -925,6 +931,34 @@ func (n *node) writeImages(t *frameTrack, res *channel.Result) {
 				}
 			}()
 		}
+	}
+}
+
+// maxPace bounds the pace a frame's work may ask for: a time multiplex
+// whose sources take a minute a frame is not a display anyone watches.
+const maxPace = time.Minute
+
+// pace holds a destination pipe's frame until the frame's pace has passed
+// since the pipe showed the one before, as Equalizer's framerate
+// equalizer throttles a destination window's swaps. The server spaces the
+// frames' starts by the same interval, but that cannot space their ends
+// once sources have frames queued: a time multiplex's sources then
+// finished theirs at the same moments, and they showed in pairs.
+func (n *node) pace(p *pipe, t *frameTrack) error {
+	if t.pace <= 0 || p.shownAt.IsZero() {
+		return nil
+	}
+	wait := time.Until(p.shownAt.Add(t.pace))
+	if wait <= 0 {
+		return nil
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return nil
+	case <-t.ctx.Done():
+		return fmt.Errorf("frame %d: waiting for its turn to show: %w", t.frame, t.ctx.Err())
 	}
 }
 

@@ -331,6 +331,11 @@ type FrameWork struct {
 	// SwapBarrier: destinations on several nodes show this frame together
 	// (wait for Swap).
 	SwapBarrier bool `json:"swap_barrier,omitempty"`
+	// Pace is the least time from the node's destinations showing the
+	// frame before to their showing this one (the framerate equalizer's
+	// interval), so that a time multiplex's frames show evenly spaced;
+	// zero: as soon as they are done.
+	Pace time.Duration `json:"pace,omitempty"`
 	// Data is the application's frame data for this frame. Only what
 	// changed travels: DataKept says it is the same as the previous
 	// frame's the node was sent.

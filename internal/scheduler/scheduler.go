@@ -285,6 +285,11 @@ type Work struct {
 	Node     string
 	Frame    int
 	Channels []*planner.ChannelPlan
+	// Pace is the least time from the node's destinations showing the
+	// frame before to their showing this one: the framerate equalizer's
+	// interval, for a node with destinations; zero where frames show as
+	// they are done.
+	Pace time.Duration
 }
 
 // Swap releases a node's destinations to show a frame.
@@ -860,6 +865,9 @@ func (s *Scheduler) start(number int) {
 		}
 	}
 	for i, w := range works {
+		if f.dests.has(i) {
+			w.Pace = s.interval
+		}
 		if w.Node != "" {
 			f.nodes.add(i)
 			f.pending.add(i)

@@ -68,6 +68,7 @@ type fakeCluster struct {
 	failure   string
 	finished  bool
 	starts    map[int]time.Time
+	sent      []Work // every work the scheduler gave out
 	// maxInflight is the most frames started but not completed
 	maxInflight int
 	log         []string
@@ -195,6 +196,7 @@ func (c *fakeCluster) drain() {
 		c.s.Advance()
 		for _, w := range rd.Work {
 			c.starts[w.Frame] = c.now
+			c.sent = append(c.sent, w)
 			c.nodes[w.Node].work = append(c.nodes[w.Node].work, w)
 			for _, ch := range w.Channels {
 				if c.s.NodeOf(ch.Channel.ID) != w.Node {
@@ -1880,7 +1882,10 @@ func (p fixedInterval) Plan(f int) *planner.FramePlan {
 }
 
 // The framerate equalizer's interval spaces frame starts, and the
-// scheduler asks to be woken when the next frame is due.
+// scheduler asks to be woken when the next frame is due. The work of the
+// destination's node carries it as the frame's pace, which spaces what
+// shows (sources with frames queued end them back to back, whatever their
+// starts); the other nodes show nothing and have none.
 func TestFramerateIntervalSpacesFrames(t *testing.T) {
 	cfg := load(t, example("2d-lb-4.eqc"))
 	c := newCluster(t, cfg, Options{})
@@ -1906,6 +1911,12 @@ func TestFramerateIntervalSpacesFrames(t *testing.T) {
 	}
 	if !sawWake {
 		t.Error("the scheduler never asked for a wake-up at the next frame's time")
+	}
+	destNode := c.s.NodeOf(cfg.Compounds[0].Channel.ID)
+	for _, w := range c.sent {
+		if want := map[bool]time.Duration{true: 50 * time.Millisecond}[w.Node == destNode]; w.Pace != want {
+			t.Errorf("frame %d: node %s's work has pace %v, want %v", w.Frame, w.Node, w.Pace, want)
+		}
 	}
 }
 

@@ -1883,7 +1883,7 @@ func (s *server) act(rd scheduler.Ready, rep *report, joining *joinWatch) error 
 		}
 		s.refreshPeers()
 		for _, w := range rd.Work {
-			fw := &control.FrameWork{Frame: w.Frame, SwapBarrier: s.sched.SwapBarrier(w.Frame), Messages: s.messages[w.Frame], Screenshot: s.screenshots[w.Frame],
+			fw := &control.FrameWork{Frame: w.Frame, SwapBarrier: s.sched.SwapBarrier(w.Frame), Pace: w.Pace, Messages: s.messages[w.Frame], Screenshot: s.screenshots[w.Frame],
 				Sample: s.samples[w.Frame], Overlay: s.overlayFor(w, rep)}
 			for _, cp := range w.Channels {
 				fw.Channels = append(fw.Channels, channelWork(cp))
