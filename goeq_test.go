@@ -3920,3 +3920,145 @@ func TestATimeMultiplexShowsItsFramesEvenlySpaced(t *testing.T) {
 		t.Errorf("%d of frames %d to %d were shown for less than %v, or not seen: %v", len(brief), from, to, draw/4, brief)
 	}
 }
+
+// aWallOfTwoLayouts is two projectors side by side, on one pipe, and two
+// layouts: one view on the whole wall, and one on its left half only; and
+// OFF.
+const aWallOfTwoLayouts = `#Equalizer 1.2 ascii
+config
+{
+    appNode
+    {
+        pipe
+        {
+            window { name "left" viewport [ 0 0 200 150 ] channel { name "left" } }
+            window { name "right" viewport [ 220 0 200 150 ] channel { name "right" } }
+        }
+    }
+    observer {}
+    layout { name "whole" view { observer 0 } }
+    layout { name "left" view { observer 0 viewport [ 0 0 0.5 1 ] } }
+    canvas
+    {
+        layout "whole"
+        layout "left"
+        layout OFF
+        wall {}
+        segment { channel "left" viewport [ 0 0 0.5 1 ] }
+        segment { channel "right" viewport [ 0.5 0 0.5 1 ] }
+    }
+}
+`
+
+// A window the active layout does not use goes black: the wall above
+// switched to its left half's layout blanks the right projector, and
+// switched back, the right one shows the frames again. Before, the right
+// projector went on showing the last frame of the layout before, for as
+// long as the other was used. The same holds with the right projector on
+// a node of its own, which the new layout gives no work at all (the
+// server sends it the frame to blank it). A wall whose layout is OFF goes
+// dark on every projector.
+func TestAWindowTheLayoutDoesNotUseGoesBlack(t *testing.T) {
+	t.Run("one node", func(t *testing.T) { windowOutOfTheLayoutGoesBlack(t, aWallOfTwoLayouts) })
+	ownNode := strings.Replace(aWallOfTwoLayouts, `
+            window { name "right"`, `
+        }
+    }
+    node
+    {
+        name "render"
+        host "localhost"
+        pipe
+        {
+            window { name "right"`, 1)
+	if ownNode == aWallOfTwoLayouts {
+		t.Fatal("the own-node edit of the wall does not apply")
+	}
+	t.Run("its own node", func(t *testing.T) { windowOutOfTheLayoutGoesBlack(t, ownNode) })
+}
+
+func windowOutOfTheLayoutGoesBlack(t *testing.T, config string) {
+	fbdir := t.TempDir()
+	t.Setenv("DISPLAY", xtest.Screens(t, fbdir, image.Pt(440, 170)))
+	t.Setenv("GOEQ_WINSYS", "auto") // the windows on screen
+	out := t.TempDir()
+	cfg, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{ConfigText: config, OutDir: out, InitData: squareInit{Scale: 1.4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cfg.Exit()
+	if cfg.OnScreen() != 2 {
+		t.Fatalf("%d windows on screen, want 2", cfg.OnScreen())
+	}
+	right := image.Rect(220, 0, 420, 150)
+	// the right projector's picture, once it is what want says
+	rightShows := func(want func(pix []byte) bool) ([]byte, bool) {
+		var pix []byte
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			screen, err := xtest.ScreenImage(fbdir, 0)
+			if err != nil {
+				continue
+			}
+			if pix = imagecmp.Crop(screen, right).Pix; want(pix) {
+				return pix, true
+			}
+		}
+		return pix, false
+	}
+	black := func(pix []byte) bool {
+		return !slices.ContainsFunc(slices.Collect(slices.Chunk(pix, 4)), func(p []byte) bool { return p[0]|p[1]|p[2] != 0 })
+	}
+	frames := func(from, to int, layout string) {
+		t.Helper()
+		if err := cfg.UseLayout(layout); err != nil {
+			t.Fatal(err)
+		}
+		for f := from; f <= to; f++ {
+			if _, err := cfg.StartFrame(camera{Frame: f, Angle: 0.35 * float64(f)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := cfg.FinishAllFrames(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// the right projector's picture of a frame, as written
+	written := func(f int) []byte {
+		t.Helper()
+		found, _ := filepath.Glob(filepath.Join(out, fmt.Sprintf("right*-%06d.png", f)))
+		if len(found) != 1 {
+			t.Fatalf("frame %d: right's pictures %v", f, found)
+		}
+		img, err := imagecmp.Load(found[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return img.Pix
+	}
+	frames(0, 3, "whole")
+	if pix, ok := rightShows(func(pix []byte) bool { return bytes.Equal(pix, written(3)) }); !ok || black(pix) {
+		t.Fatalf("the right projector does not show frame 3 of the whole wall's layout")
+	}
+	frames(4, 7, "left")
+	if _, ok := rightShows(black); !ok {
+		t.Errorf("the right projector, which the left half's layout does not use, is not black")
+	}
+	frames(8, 9, "whole")
+	if _, ok := rightShows(func(pix []byte) bool { return bytes.Equal(pix, written(9)) }); !ok {
+		t.Errorf("switched back to the whole wall, the right projector does not show frame 9")
+	}
+	// the wall turned off: both go dark
+	if err := cfg.UseCanvasLayout(0, goeq.LayoutOff); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cfg.StartFrame(camera{Frame: 10, Angle: 3.5}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.FinishAllFrames(); err != nil {
+		t.Fatal(err)
+	}
+	right = image.Rect(0, 0, 200, 150) // the left projector
+	if _, ok := rightShows(black); !ok {
+		t.Errorf("the wall's layout is OFF, and its left projector is not black")
+	}
+}

@@ -2662,6 +2662,18 @@ func (e *Executor) Present(frame int, windows []*Window, shown []*planner.Channe
 	})
 }
 
+// Blank shows black on the on-screen windows among these.
+func (e *Executor) Blank(windows []*Window) error {
+	return e.Pipe.Do(func() error {
+		for _, w := range windows {
+			if err := w.Blank(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
 // ---- rectangles ------------------------------------------------------------
 
 func intersect(a, b compound.PixelViewport) compound.PixelViewport {

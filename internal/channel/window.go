@@ -150,13 +150,36 @@ type PresentPart struct {
 // planned, or fullscreen on a screen unlike its pipe's viewport) shows the
 // frame scaled to fit, its aspect kept.
 func (w *Window) Present(size compound.Size, parts []PresentPart) error {
-	if w.screen == nil || len(parts) == 0 {
+	if len(parts) == 0 {
+		return nil
+	}
+	return w.onScreen(func() error { return w.draw(size, parts) })
+}
+
+// Blank shows black on the on-screen window (no-op for an FBO drawable),
+// as its letterbox is. Call it on the pipe goroutine.
+func (w *Window) Blank() error {
+	return w.onScreen(func() error {
+		gl.BindFramebuffer(gl.FRAMEBUFFER, 0)
+		sw, sh, _ := w.ScreenSize()
+		gl.Viewport(0, 0, int32(sw), int32(sh))
+		gl.ColorMask(true, true, true, true)
+		gl.ClearColor(0, 0, 0, 1)
+		gl.Clear(gl.COLOR_BUFFER_BIT)
+		return nil
+	})
+}
+
+// onScreen draws into the window's back buffer with its context current,
+// swaps, and makes the pipe's context current again.
+func (w *Window) onScreen(draw func() error) error {
+	if w.screen == nil {
 		return nil
 	}
 	if err := w.screen.MakeCurrent(); err != nil {
 		return fmt.Errorf("%s: %w", w.Model.Label(), err)
 	}
-	if err := w.draw(size, parts); err != nil {
+	if err := draw(); err != nil {
 		return err
 	}
 	w.screen.Swap()

@@ -47,6 +47,9 @@ type node struct {
 	// lostPipes could not be set up; the node goes on without them
 	lostPipes []control.LostPipe
 	byChan    map[string]*pipe // channel ID -> the pipe it is on (this node's)
+	// showing are the windows whose destinations showed the frame started
+	// last (start's)
+	showing map[*compound.Window]bool
 	// repairing are other nodes' lost channels whose parts of a frame a
 	// pipe here draws (by frame and ID): their tile grants go to it; each
 	// frame's to its own, which pulls them (serve's alone)
@@ -123,6 +126,9 @@ type pipeJob struct {
 	track *frameTrack
 	plans []*planner.ChannelPlan
 	dest  bool
+	// blank are the pipe's windows that showed the frame before and show
+	// nothing in this one
+	blank []*channel.Window
 }
 
 // frameTrack gathers one frame's results from the pipes and the sends.
@@ -773,6 +779,7 @@ func (n *node) start(ctx context.Context, fw *control.FrameWork) error {
 			}
 		}
 	}
+	n.blankUnshown(fw, byPipe, track)
 	track.pipes = len(byPipe)
 	for _, job := range byPipe {
 		if job.dest {
@@ -797,6 +804,32 @@ func (n *node) start(ctx context.Context, fw *control.FrameWork) error {
 		}
 	}
 	return nil
+}
+
+// blankUnshown has the windows that showed the frame before and show
+// nothing in this one go black: a layout that does not use their channels
+// (a wall switched to fewer segments). Before, they kept showing the old
+// layout's last frame for as long as the layout was used. Equalizer closes
+// such windows; black keeps a projector dark and the window in its place.
+func (n *node) blankUnshown(fw *control.FrameWork, byPipe map[*pipe]*pipeJob, track *frameTrack) {
+	shows := map[*compound.Window]bool{}
+	for _, cw := range fw.Channels {
+		if cw.Destination {
+			shows[n.cfg.ChannelByID(cw.Channel).Window] = true
+		}
+	}
+	for _, p := range n.pipes {
+		for _, w := range p.windows {
+			if !n.showing[w.Model] || shows[w.Model] {
+				continue
+			}
+			if byPipe[p] == nil {
+				byPipe[p] = &pipeJob{track: track}
+			}
+			byPipe[p].blank = append(byPipe[p].blank, w)
+		}
+	}
+	n.showing = shows
 }
 
 // receive gives a pipe's renderer a frame's messages, after the earlier
@@ -850,6 +883,9 @@ func (n *node) runPipe(p *pipe) {
 			if _, err := n.atBarrier(t); err != nil {
 				n.log.Warn(fmt.Sprintf("frame %d: %v", t.frame, err))
 			}
+		}
+		if len(job.blank) > 0 && err == nil {
+			err = p.exec.Blank(job.blank)
 		}
 		t.mu.Lock()
 		t.results = append(t.results, res)

@@ -21,6 +21,8 @@ type executor interface {
 	SetRefine(sample int)
 	Run(ctx context.Context, frame int, data []byte, plans []*planner.ChannelPlan, snap func(*compound.Channel) bool) *channel.Result
 	Present(frame int, windows []*channel.Window, shown []*planner.ChannelPlan) error
+	// Blank shows black on windows that show nothing this frame.
+	Blank(windows []*channel.Window) error
 	Deliver(*channel.FrameData)
 	Abandon(frame int, producers []string)
 	Repair(frame int, to []string, lost, feeders []*planner.ChannelPlan, reading []string)
@@ -44,10 +46,11 @@ func (nullExecutor) SetRefine(int)                    {}
 func (nullExecutor) Present(int, []*channel.Window, []*planner.ChannelPlan) error {
 	return nil
 }
-func (nullExecutor) Abandon(int, []string) {}
-func (nullExecutor) Grant(channel.Grant)   {}
-func (nullExecutor) Waits() []channel.Wait { return nil }
-func (nullExecutor) Close()                {}
+func (nullExecutor) Blank([]*channel.Window) error { return nil }
+func (nullExecutor) Abandon(int, []string)         {}
+func (nullExecutor) Grant(channel.Grant)           {}
+func (nullExecutor) Waits() []channel.Wait         { return nil }
+func (nullExecutor) Close()                        {}
 
 // Repair does nothing: a null assemble waits for no input.
 func (nullExecutor) Repair(int, []string, []*planner.ChannelPlan, []*planner.ChannelPlan, []string) {}

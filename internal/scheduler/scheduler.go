@@ -425,6 +425,9 @@ type nodeState struct {
 	lastSeen time.Time
 	gaps     gapWindow // recent gaps between its messages
 	waits    []Wait
+	// showed: its destinations showed the frame started last (this
+	// session)
+	showed bool
 }
 
 // gapWindow holds a node's last livenessGaps gaps between messages and
@@ -719,7 +722,7 @@ func (s *Scheduler) Step(e Event) {
 					s.planner.SetChannelDown(ch, down)
 				}
 			}
-			ns.joined, ns.alive, ns.lastSeen, ns.gaps = true, true, s.now, gapWindow{}
+			ns.joined, ns.alive, ns.lastSeen, ns.gaps, ns.showed = true, true, s.now, gapWindow{}, false
 			ns.joins++
 		}
 	case Lost:
@@ -863,6 +866,15 @@ func (s *Scheduler) start(number int) {
 				works[i] = Work{Node: ns.id, Frame: number}
 			}
 		}
+	}
+	for i, ns := range s.order {
+		// a node whose destinations showed the frame before and show
+		// nothing in this one (a layout that does not use them) gets the
+		// frame, to blank them
+		if ns.showed && !f.dests.has(i) && ns.alive && works[i].Node == "" {
+			works[i] = Work{Node: ns.id, Frame: number}
+		}
+		ns.showed = f.dests.has(i)
 	}
 	for i, w := range works {
 		if f.dests.has(i) {

@@ -2279,3 +2279,35 @@ func TestAFailedFrameIsNotDoneAndItsImagesAreListed(t *testing.T) {
 		t.Errorf("frames completed %v: the failed frame 2 among them", completed)
 	}
 }
+
+// A node whose destinations showed a frame and show nothing in the next
+// (a layout that does not use them) gets that frame's work, with no
+// channels, so that its windows go black; in the frames after, while the
+// layout stays, it gets nothing. Switched back, it shows again.
+func TestANodeTheLayoutStopsUsingGetsTheFrameToBlankIt(t *testing.T) {
+	cfg := load(t, filepath.Join("testdata", "a-segment-on-its-own-node.eqc"))
+	c := newCluster(t, cfg, Options{})
+	wall := cfg.Canvases[0]
+	frames := func(n, layout int) {
+		c.s.Step(Request{Frames: n, Layouts: map[*compound.Canvas]int{wall: layout}})
+		for want := len(c.completed) + n; len(c.completed) < want && c.failure == ""; {
+			c.round()
+		}
+		if c.failure != "" {
+			t.Fatal(c.failure)
+		}
+	}
+	frames(2, 0)
+	frames(3, 1)
+	frames(2, 0)
+	var got []string
+	for _, w := range c.sent {
+		if w.Node == "render" {
+			got = append(got, fmt.Sprintf("%d:%d", w.Frame, len(w.Channels)))
+		}
+	}
+	// frames 0, 1, 5 and 6 show the whole wall; frame 2 blanks
+	if want := []string{"0:1", "1:1", "2:0", "5:1", "6:1"}; !slices.Equal(got, want) {
+		t.Errorf("render's work (frame:channels) %v, want %v", got, want)
+	}
+}
