@@ -4062,3 +4062,54 @@ func windowOutOfTheLayoutGoesBlack(t *testing.T, config string) {
 		t.Errorf("the wall's layout is OFF, and its left projector is not black")
 	}
 }
+
+// A source's window on screen shows what its channel drew, as
+// Equalizer's source windows do: the time multiplex above with its
+// sources' windows on screen beside the destination's, where each shows
+// the last frame it drew, which the destination showed as it is. Before,
+// they stayed black.
+func TestASourcesWindowOnScreenShowsWhatItDrew(t *testing.T) {
+	config := strings.NewReplacer(`name "even" window { viewport [ 0 0 160 120 ] attributes { hint_drawable FBO }`, `name "even" window { viewport [ 180 0 160 120 ]`,
+		`name "odd" window { viewport [ 0 0 160 120 ] attributes { hint_drawable FBO }`, `name "odd" window { viewport [ 360 0 160 120 ]`).Replace(timeMultiplex)
+	if strings.Count(config, "hint_drawable") != 0 {
+		t.Fatal("the edit of the time multiplex does not apply")
+	}
+	fbdir := t.TempDir()
+	t.Setenv("DISPLAY", xtest.Screens(t, fbdir, image.Pt(520, 120)))
+	t.Setenv("GOEQ_WINSYS", "auto") // the windows on screen
+	out := t.TempDir()
+	cfg, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{ConfigText: config, OutDir: out, InitData: squareInit{Scale: 1.4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cfg.Exit()
+	if cfg.OnScreen() != 3 {
+		t.Fatalf("%d windows on screen, want 3", cfg.OnScreen())
+	}
+	const frames = 6
+	for f := range frames {
+		if _, err := cfg.StartFrame(camera{Frame: f, Angle: 0.35 * float64(f)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := cfg.FinishAllFrames(); err != nil {
+		t.Fatal(err)
+	}
+	frameOf := framesByPicture(t, out, "dest", frames)
+	for _, w := range []struct {
+		name string
+		at   image.Rectangle
+		last int // the last frame it drew
+	}{{"dest", image.Rect(0, 0, 160, 120), 5}, {"even", image.Rect(180, 0, 340, 120), 4}, {"odd", image.Rect(360, 0, 520, 120), 5}} {
+		shown := -1
+		for deadline := time.Now().Add(5 * time.Second); shown != w.last && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if screen, err := xtest.ScreenImage(fbdir, 0); err == nil {
+				f, ok := frameOf[string(imagecmp.Crop(screen, w.at).Pix)]
+				shown = map[bool]int{true: f, false: -1}[ok]
+			}
+		}
+		if shown != w.last {
+			t.Errorf("the %s window shows frame %d (-1: none), not frame %d", w.name, shown, w.last)
+		}
+	}
+}

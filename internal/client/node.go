@@ -866,6 +866,9 @@ func (n *node) runPipe(p *pipe) {
 		}
 		n.writeImages(t, res)
 		err := res.Failure()
+		if err == nil {
+			err = n.showDrawn(p, job)
+		}
 		switch {
 		case job.dest && err == nil:
 			err = n.pace(p, t)
@@ -899,6 +902,32 @@ func (n *node) runPipe(p *pipe) {
 			go n.finish(t)
 		}
 	}
+}
+
+// showDrawn shows on the pipe's on-screen windows that drew this frame
+// but show no destination in it (a source's window) what they drew, as
+// Equalizer's source windows do: a 2D source's tile, a DB source's range,
+// a time multiplex's frames in turn. It does so at once, as nothing waits
+// for a source. Before, such windows stayed black. A window drawn only
+// every few frames (a time multiplex) keeps its picture in between.
+func (n *node) showDrawn(p *pipe, job *pipeJob) error {
+	var windows []*channel.Window
+	var drawn []*planner.ChannelPlan
+	for _, w := range p.windows {
+		if w.Drawable != channel.OnScreen {
+			continue
+		}
+		on := func(cp *planner.ChannelPlan) bool { return cp.Channel.Window == w.Model && !cp.Aside }
+		i := slices.IndexFunc(job.plans, on)
+		if i < 0 || slices.ContainsFunc(job.plans, func(cp *planner.ChannelPlan) bool { return on(cp) && cp.Destination }) {
+			continue
+		}
+		windows, drawn = append(windows, w), append(drawn, job.plans[i])
+	}
+	if len(windows) == 0 {
+		return nil
+	}
+	return p.exec.Present(job.track.frame, windows, drawn)
 }
 
 // imagePaths are where a channel's image of a frame goes, none when none
