@@ -47,9 +47,6 @@ type node struct {
 	// lostPipes could not be set up; the node goes on without them
 	lostPipes []control.LostPipe
 	byChan    map[string]*pipe // channel ID -> the pipe it is on (this node's)
-	// showing are the windows whose destinations showed the frame started
-	// last (start's)
-	showing map[*compound.Window]bool
 	// repairing are other nodes' lost channels whose parts of a frame a
 	// pipe here draws (by frame and ID): their tile grants go to it; each
 	// frame's to its own, which pulls them (serve's alone)
@@ -779,7 +776,17 @@ func (n *node) start(ctx context.Context, fw *control.FrameWork) error {
 			}
 		}
 	}
-	n.blankUnshown(fw, byPipe, track)
+	for _, id := range fw.Blank {
+		w, p := n.windowByID(id)
+		if w == nil {
+			cancel()
+			return fmt.Errorf("frame %d: window %s is not on node %s", fw.Frame, id, n.name)
+		}
+		if byPipe[p] == nil {
+			byPipe[p] = &pipeJob{track: track}
+		}
+		byPipe[p].blank = append(byPipe[p].blank, w)
+	}
 	track.pipes = len(byPipe)
 	for _, job := range byPipe {
 		if job.dest {
@@ -806,30 +813,16 @@ func (n *node) start(ctx context.Context, fw *control.FrameWork) error {
 	return nil
 }
 
-// blankUnshown has the windows that showed the frame before and show
-// nothing in this one go black: a layout that does not use their channels
-// (a wall switched to fewer segments). Before, they kept showing the old
-// layout's last frame for as long as the layout was used. Equalizer closes
-// such windows; black keeps a projector dark and the window in its place.
-func (n *node) blankUnshown(fw *control.FrameWork, byPipe map[*pipe]*pipeJob, track *frameTrack) {
-	shows := map[*compound.Window]bool{}
-	for _, cw := range fw.Channels {
-		if cw.Destination {
-			shows[n.cfg.ChannelByID(cw.Channel).Window] = true
-		}
-	}
+// windowByID finds one of the node's windows, and its pipe.
+func (n *node) windowByID(id string) (*channel.Window, *pipe) {
 	for _, p := range n.pipes {
 		for _, w := range p.windows {
-			if !n.showing[w.Model] || shows[w.Model] {
-				continue
+			if w.Model.ID == id {
+				return w, p
 			}
-			if byPipe[p] == nil {
-				byPipe[p] = &pipeJob{track: track}
-			}
-			byPipe[p].blank = append(byPipe[p].blank, w)
 		}
 	}
-	n.showing = shows
+	return nil, nil
 }
 
 // receive gives a pipe's renderer a frame's messages, after the earlier

@@ -306,6 +306,10 @@ type FramePlan struct {
 	// Exchanges are the sort-last compounds whose sources exchange bands
 	// this frame, and how.
 	Exchanges []Exchanged
+	// Showing are the windows of the destinations the frame's layouts
+	// show, whether or not they draw it (a period skips frames): a
+	// window that leaves it shows nothing from this frame on.
+	Showing []*compound.Window
 }
 
 // Planner plans frames for one config. Feed it statistics as frames
@@ -631,10 +635,23 @@ func (p *Planner) Plan(frame int) *FramePlan {
 		}
 	})
 	p.placeAsides(plan)
+	plan.Showing = p.showing()
 	if p.unchanging {
 		p.last = plan
 	}
 	return plan
+}
+
+// showing lists the windows of the destinations the layouts show now, in
+// the config's order.
+func (p *Planner) showing() []*compound.Window {
+	var out []*compound.Window
+	p.cfg.Walk(func(c *compound.Compound) {
+		if c.Channel != nil && c.Destination() == c && c.Channel.Showing() && !slices.Contains(out, c.Channel.Window) {
+			out = append(out, c.Channel.Window)
+		}
+	})
+	return out
 }
 
 // keep records a planned frame's states for the statistics that arrive

@@ -290,6 +290,10 @@ type Work struct {
 	// interval, for a node with destinations; zero where frames show as
 	// they are done.
 	Pace time.Duration
+	// Blank are the node's windows that showed a destination and show
+	// none from this frame on (a layout that does not use them): they go
+	// black.
+	Blank []*compound.Window
 }
 
 // Swap releases a node's destinations to show a frame.
@@ -425,9 +429,9 @@ type nodeState struct {
 	lastSeen time.Time
 	gaps     gapWindow // recent gaps between its messages
 	waits    []Wait
-	// showed: its destinations showed the frame started last (this
-	// session)
-	showed bool
+	// showing are its windows that showed a destination at the frame
+	// started last (this session)
+	showing []*compound.Window
 }
 
 // gapWindow holds a node's last livenessGaps gaps between messages and
@@ -722,7 +726,7 @@ func (s *Scheduler) Step(e Event) {
 					s.planner.SetChannelDown(ch, down)
 				}
 			}
-			ns.joined, ns.alive, ns.lastSeen, ns.gaps, ns.showed = true, true, s.now, gapWindow{}, false
+			ns.joined, ns.alive, ns.lastSeen, ns.gaps, ns.showing = true, true, s.now, gapWindow{}, nil
 			ns.joins++
 		}
 	case Lost:
@@ -868,13 +872,24 @@ func (s *Scheduler) start(number int) {
 		}
 	}
 	for i, ns := range s.order {
-		// a node whose destinations showed the frame before and show
-		// nothing in this one (a layout that does not use them) gets the
-		// frame, to blank them
-		if ns.showed && !f.dests.has(i) && ns.alive && works[i].Node == "" {
-			works[i] = Work{Node: ns.id, Frame: number}
+		// windows that showed a destination and do not any more (a
+		// layout that does not use them) are blanked with this frame, on
+		// a node that has nothing else to do in it too
+		var showing, blank []*compound.Window
+		for _, w := range plan.Showing {
+			if w.Pipe.Node.ID == ns.id {
+				showing = append(showing, w)
+			}
 		}
-		ns.showed = f.dests.has(i)
+		for _, w := range ns.showing {
+			if !slices.Contains(showing, w) {
+				blank = append(blank, w)
+			}
+		}
+		ns.showing = showing
+		if len(blank) > 0 && ns.alive {
+			works[i].Node, works[i].Frame, works[i].Blank = ns.id, number, blank
+		}
 	}
 	for i, w := range works {
 		if f.dests.has(i) {

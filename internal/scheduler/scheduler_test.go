@@ -3,6 +3,7 @@ package scheduler
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -2280,12 +2281,15 @@ func TestAFailedFrameIsNotDoneAndItsImagesAreListed(t *testing.T) {
 	}
 }
 
-// A node whose destinations showed a frame and show nothing in the next
-// (a layout that does not use them) gets that frame's work, with no
-// channels, so that its windows go black; in the frames after, while the
-// layout stays, it gets nothing. Switched back, it shows again.
+// A node whose destination's window showed a frame and shows nothing in
+// the next (a layout that does not use it) gets that frame's work, with
+// no channels and the window to blank; in the frames after, while the
+// layout stays, it gets nothing. Switched back, it shows again. A
+// destination that draws every other frame (a period) is not blanked in
+// between: it still shows its last frame, as Equalizer's does.
 func TestANodeTheLayoutStopsUsingGetsTheFrameToBlankIt(t *testing.T) {
-	cfg := load(t, filepath.Join("testdata", "a-segment-on-its-own-node.eqc"))
+	path := filepath.Join("testdata", "a-segment-on-its-own-node.eqc")
+	cfg := load(t, path)
 	c := newCluster(t, cfg, Options{})
 	wall := cfg.Canvases[0]
 	frames := func(n, layout int) {
@@ -2303,11 +2307,45 @@ func TestANodeTheLayoutStopsUsingGetsTheFrameToBlankIt(t *testing.T) {
 	var got []string
 	for _, w := range c.sent {
 		if w.Node == "render" {
-			got = append(got, fmt.Sprintf("%d:%d", w.Frame, len(w.Channels)))
+			got = append(got, fmt.Sprintf("%d:%d%v", w.Frame, len(w.Channels), windowNames(w.Blank)))
 		}
 	}
 	// frames 0, 1, 5 and 6 show the whole wall; frame 2 blanks
-	if want := []string{"0:1", "1:1", "2:0", "5:1", "6:1"}; !slices.Equal(got, want) {
-		t.Errorf("render's work (frame:channels) %v, want %v", got, want)
+	if want := []string{"0:1[]", "1:1[]", "2:0[right]", "5:1[]", "6:1[]"}; !slices.Equal(got, want) {
+		t.Errorf("render's work (frame:channels[blanked]) %v, want %v", got, want)
 	}
+
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(b), "canvas", `compound { channel ( segment 0 view 0 ) }
+    compound { channel ( segment 1 view 0 ) period 2 }
+    canvas`, 1)
+	periodic := filepath.Join(t.TempDir(), "periodic.eqc")
+	if err := os.WriteFile(periodic, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c = newCluster(t, load(t, periodic), Options{Frames: 6})
+	c.runToEnd(5000)
+	drawn := 0
+	for _, w := range c.sent {
+		if len(w.Blank) > 0 {
+			t.Errorf("frame %d: node %s blanks %v", w.Frame, w.Node, windowNames(w.Blank))
+		}
+		if w.Node == "render" {
+			drawn++
+		}
+	}
+	if drawn != 3 {
+		t.Errorf("the right projector drew %d of 6 frames, not every other one", drawn)
+	}
+}
+
+func windowNames(ws []*compound.Window) []string {
+	var out []string
+	for _, w := range ws {
+		out = append(out, w.Name)
+	}
+	return out
 }

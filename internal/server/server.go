@@ -1888,6 +1888,9 @@ func (s *server) act(rd scheduler.Ready, rep *report, joining *joinWatch) error 
 			for _, cp := range w.Channels {
 				fw.Channels = append(fw.Channels, channelWork(cp))
 			}
+			for _, win := range w.Blank {
+				fw.Blank = append(fw.Blank, win.ID)
+			}
 			nc := s.nodes[w.Node]
 			nc.framed = true
 			if !nc.caughtUp {
