@@ -646,10 +646,13 @@ func (p *Planner) Plan(frame int) *FramePlan {
 // the config's order.
 func (p *Planner) showing() []*compound.Window {
 	var out []*compound.Window
+	listed := map[*compound.Window]bool{}
 	p.cfg.Walk(func(c *compound.Compound) {
-		if c.Channel != nil && c.Destination() == c && c.Channel.Showing() && !slices.Contains(out, c.Channel.Window) {
-			out = append(out, c.Channel.Window)
+		if c.Channel == nil || c.Destination() != c || !c.Channel.Showing() || listed[c.Channel.Window] {
+			return
 		}
+		listed[c.Channel.Window] = true
+		out = append(out, c.Channel.Window)
 	})
 	return out
 }

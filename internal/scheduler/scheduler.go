@@ -871,16 +871,16 @@ func (s *Scheduler) start(number int) {
 			}
 		}
 	}
+	// windows that showed a destination and do not any more (a layout
+	// that does not use them) are blanked with this frame, on a node that
+	// has nothing else to do in it too
+	showingOn := map[string][]*compound.Window{}
+	for _, w := range plan.Showing {
+		showingOn[w.Pipe.Node.ID] = append(showingOn[w.Pipe.Node.ID], w)
+	}
 	for i, ns := range s.order {
-		// windows that showed a destination and do not any more (a
-		// layout that does not use them) are blanked with this frame, on
-		// a node that has nothing else to do in it too
-		var showing, blank []*compound.Window
-		for _, w := range plan.Showing {
-			if w.Pipe.Node.ID == ns.id {
-				showing = append(showing, w)
-			}
-		}
+		showing := showingOn[ns.id]
+		var blank []*compound.Window
 		for _, w := range ns.showing {
 			if !slices.Contains(showing, w) {
 				blank = append(blank, w)
