@@ -3956,8 +3956,8 @@ config
 // projector went on showing the last frame of the layout before, for as
 // long as the other was used. The same holds with the right projector on
 // a node of its own, which the new layout gives no work at all (the
-// server sends it the frame to blank it). A wall whose layout is OFF goes
-// dark on every projector.
+// server sends it the frame to blank it). A click on the black projector
+// is on no view. A wall whose layout is OFF goes dark on every projector.
 func TestAWindowTheLayoutDoesNotUseGoesBlack(t *testing.T) {
 	t.Run("one node", func(t *testing.T) { windowOutOfTheLayoutGoesBlack(t, aWallOfTwoLayouts) })
 	ownNode := strings.Replace(aWallOfTwoLayouts, `
@@ -4042,6 +4042,24 @@ func windowOutOfTheLayoutGoesBlack(t *testing.T, config string) {
 	frames(4, 7, "left")
 	if _, ok := rightShows(black); !ok {
 		t.Errorf("the right projector, which the left half's layout does not use, is not black")
+	}
+	// a click on it is on no view: it shows none
+	xtest.Xdotool(t, os.Getenv("DISPLAY"), "mousemove", "--sync", "320", "75", "click", "1")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for clicked := false; !clicked; {
+		evs, err := cfg.WaitEvents(ctx)
+		if err != nil {
+			t.Fatalf("waiting for the click: %v", err)
+		}
+		for _, ev := range evs {
+			if ev.Kind == goeq.ButtonPress {
+				clicked = true
+				if ev.Window != "right" || ev.ViewIndex != -1 || ev.Channel != "" {
+					t.Errorf("a click on the black right projector: window %q, view %d, channel %q; want right, -1 and none", ev.Window, ev.ViewIndex, ev.Channel)
+				}
+			}
+		}
 	}
 	frames(8, 9, "whole")
 	if _, ok := rightShows(func(pix []byte) bool { return bytes.Equal(pix, written(9)) }); !ok {

@@ -39,7 +39,7 @@ func TestWindowPointFollowsTheScaledFrame(t *testing.T) {
 
 // Window events go to the channels the window showed last: the layout the
 // application chose, not the one the config starts with, which they go to
-// before the window's first frame.
+// before the window's first frame; and to none once it was blanked.
 func TestEventsGoToTheChannelsShown(t *testing.T) {
 	w := &compound.Window{Name: "main", PixelViewport: compound.PixelViewport{W: 100, H: 50}}
 	one, two := &compound.Layout{Name: "one"}, &compound.Layout{Name: "two"}
@@ -54,7 +54,6 @@ func TestEventsGoToTheChannelsShown(t *testing.T) {
 	cw := &channel.Window{Model: w}
 	n := &node{events: make(chan control.WindowEvent, 4), pointer: map[*compound.Window][2]float64{},
 		cfg: &compound.Config{Layouts: []*compound.Layout{one, two}, Channels: []*compound.Channel{whole, left, right}}}
-	p := &pipe{windows: []*channel.Window{cw}}
 	plans := func(chs ...*compound.Channel) []*planner.ChannelPlan {
 		var out []*planner.ChannelPlan
 		for _, ch := range chs {
@@ -74,15 +73,15 @@ func TestEventsGoToTheChannelsShown(t *testing.T) {
 	if got := at(75); got != "whole" {
 		t.Errorf("before any frame: the event went to %q, not to the config's first layout", got)
 	}
-	n.noteShown(p, plans(left, right))
+	n.noteShown(plans(left, right))
 	if got := at(75); got != "right" {
 		t.Errorf("with two views shown, right of the middle: %q", got)
 	}
-	n.noteShown(p, plans(whole))
+	n.noteShown(plans(whole))
 	if got := at(75); got != "whole" {
 		t.Errorf("with one view shown again: %q", got)
 	}
-	n.noteShown(p, plans(left, right))
+	n.noteShown(plans(left, right))
 	if got := at(75); got != "right" {
 		t.Errorf("with two views shown, right of the middle: %q", got)
 	}
@@ -91,7 +90,7 @@ func TestEventsGoToTheChannelsShown(t *testing.T) {
 	}
 	// the window resized to 200x50: its frames show the halves at their
 	// new size, and the pointer is placed in them
-	n.noteShown(p, []*planner.ChannelPlan{
+	n.noteShown([]*planner.ChannelPlan{
 		{Channel: left, Viewport: compound.PixelViewport{W: 100, H: 50}, WindowSize: compound.Size{W: 200, H: 50}},
 		{Channel: right, Viewport: compound.PixelViewport{X: 100, W: 100, H: 50}, WindowSize: compound.Size{W: 200, H: 50}}})
 	if got := at(75); got != "left" {
@@ -99,5 +98,11 @@ func TestEventsGoToTheChannelsShown(t *testing.T) {
 	}
 	if got := at(150); got != "right" {
 		t.Errorf("resized to 200x50, at x 150: %q, want the right half", got)
+	}
+	// blanked (a layout that does not use it): on no channel
+	n.noteBlank([]*channel.Window{cw})
+	n.windowEvent(cw, winsys.Event{Kind: winsys.PointerMotion, X: 150, Y: 10})
+	if ev := <-n.events; ev.Channel != "" || ev.View != -1 {
+		t.Errorf("blanked: the event went to channel %q, view %d", ev.Channel, ev.View)
 	}
 }

@@ -871,7 +871,7 @@ func (n *node) runPipe(p *pipe) {
 			if err == nil {
 				err = p.exec.Present(t.frame, p.windows, res.Shown)
 				p.shownAt = time.Now()
-				n.noteShown(p, res.Shown)
+				n.noteShown(res.Shown)
 			}
 		case job.dest:
 			// the frame failed here: the node's other destination pipes
@@ -882,6 +882,7 @@ func (n *node) runPipe(p *pipe) {
 		}
 		if len(job.blank) > 0 && err == nil {
 			err = p.exec.Blank(job.blank)
+			n.noteBlank(job.blank)
 		}
 		t.mu.Lock()
 		t.results = append(t.results, res)
@@ -1392,19 +1393,35 @@ func (n *node) screenSystem(sys winsys.System, pm *compound.Pipe) winsys.System 
 	return sys
 }
 
-// noteShown keeps what the pipe's windows showed in the frame presented.
-func (n *node) noteShown(p *pipe, shown []*planner.ChannelPlan) {
+// noteShown keeps what windows showed in the frame presented: a window
+// shown replaces what it showed before, and the others keep theirs (a
+// destination drawn every few frames, a period) until they are shown
+// again or blanked (noteBlank).
+func (n *node) noteShown(shown []*planner.ChannelPlan) {
+	now := map[*compound.Window][]*planner.ChannelPlan{}
+	for _, sp := range shown {
+		now[sp.Channel.Window] = append(now[sp.Channel.Window], sp)
+	}
 	n.shownMu.Lock()
 	defer n.shownMu.Unlock()
 	if n.shown == nil {
 		n.shown = map[*compound.Window][]*planner.ChannelPlan{}
 	}
-	for _, w := range p.windows {
-		n.shown[w.Model] = nil
+	maps.Copy(n.shown, now)
+}
+
+// noteBlank records that windows show nothing: their events are on no
+// channel. Before, a window blanked on a pipe that showed nothing else
+// kept the channels it showed last, and a click on it moved the view of a
+// layout no longer shown.
+func (n *node) noteBlank(windows []*channel.Window) {
+	n.shownMu.Lock()
+	defer n.shownMu.Unlock()
+	if n.shown == nil {
+		n.shown = map[*compound.Window][]*planner.ChannelPlan{}
 	}
-	for _, sp := range shown {
-		w := sp.Channel.Window
-		n.shown[w] = append(n.shown[w], sp)
+	for _, w := range windows {
+		n.shown[w.Model] = nil
 	}
 }
 
