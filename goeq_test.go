@@ -4131,3 +4131,39 @@ func TestASourcesWindowOnScreenShowsWhatItDrew(t *testing.T) {
 		}
 	}
 }
+
+// A window is black from when it opens until its first frame, as
+// Equalizer clears and swaps a window as it sets it up: here for the 2 s
+// its renderer factory takes (an application loading its data), on an X
+// screen whose root is white. Before, the window showed what was behind
+// it (the root, or another application's window) until the first frame.
+func TestAWindowIsBlackUntilItsFirstFrame(t *testing.T) {
+	fbdir := t.TempDir()
+	t.Setenv("DISPLAY", xtest.Screens(t, fbdir, image.Pt(440, 170)))
+	t.Setenv("GOEQ_WINSYS", "auto") // the windows on screen
+	// both projectors' centres, once the windows opened
+	centres := make(chan [2]color.NRGBA, 1)
+	go func() {
+		var last [2]color.NRGBA
+		defer func() { centres <- last }()
+		for deadline := time.Now().Add(1500 * time.Millisecond); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			screen, err := xtest.ScreenImage(fbdir, 0)
+			if err != nil {
+				continue
+			}
+			last = [2]color.NRGBA{screen.NRGBAAt(100, 75), screen.NRGBAAt(320, 75)}
+			if last[0] == (color.NRGBA{A: 255}) && last[1] == last[0] {
+				return
+			}
+		}
+	}()
+	cfg, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{ConfigText: projectorsOfOneNode,
+		InitData: squareInit{Scale: 1.4, SetupDelay: 2 * time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cfg.Exit()
+	if got := <-centres; got[0] != (color.NRGBA{A: 255}) || got[1] != got[0] {
+		t.Errorf("while the renderers set up, the projectors' centres are %v and %v, not black", got[0], got[1])
+	}
+}

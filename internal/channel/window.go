@@ -94,6 +94,13 @@ func (p *Pipe) OpenWindow(m *compound.Window, d Drawable) (*Window, error) {
 			return nil, err
 		}
 		w.screen = ctx
+		// black until its first frame, as Equalizer clears and swaps a
+		// window it sets up: it showed what was behind it while the
+		// renderers set up
+		if err := p.Do(w.Blank); err != nil {
+			ctx.Destroy()
+			return nil, err
+		}
 	}
 	return w, nil
 }

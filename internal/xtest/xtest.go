@@ -38,9 +38,11 @@ func Server(t *testing.T, width, height int) (string, *os.Process) {
 // Screens starts a private Xvfb with a screen of each size, which writes
 // each screen's framebuffer to a file in fbdir as it is drawn (Xvfb
 // -fbdir; ScreenImage reads it): what the X server shows, read without GL.
+// Its root window is white (-wr), so that black on screen is what a window
+// drew, not the root showing through one that drew nothing.
 func Screens(t *testing.T, fbdir string, sizes ...image.Point) string {
 	t.Helper()
-	var args []string
+	args := []string{"-wr"}
 	for i, s := range sizes {
 		args = append(args, "-screen", strconv.Itoa(i), fmt.Sprintf("%dx%dx24", s.X, s.Y))
 	}
