@@ -336,9 +336,9 @@ type FrameWork struct {
 	// interval), so that a time multiplex's frames show evenly spaced;
 	// zero: as soon as they are done.
 	Pace time.Duration `json:"pace,omitempty"`
-	// Blank are the node's windows (IDs) that showed a destination and
-	// show none from this frame on (a layout that does not use them):
-	// they go black.
+	// Blank are the node's windows (IDs) that the layouts used and do not
+	// use from this frame on (a destination's, or a source's of it): they
+	// go black.
 	Blank []string `json:"blank,omitempty"`
 	// Data is the application's frame data for this frame. Only what
 	// changed travels: DataKept says it is the same as the previous

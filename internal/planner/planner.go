@@ -306,9 +306,10 @@ type FramePlan struct {
 	// Exchanges are the sort-last compounds whose sources exchange bands
 	// this frame, and how.
 	Exchanges []Exchanged
-	// Showing are the windows of the destinations the frame's layouts
-	// show, whether or not they draw it (a period skips frames): a
-	// window that leaves it shows nothing from this frame on.
+	// Showing are the windows the frame's layouts use: those of the
+	// destinations they show and of these destinations' sources, whether
+	// or not they draw this frame (a period skips frames). A window that
+	// leaves it shows nothing from this frame on.
 	Showing []*compound.Window
 }
 
@@ -642,13 +643,14 @@ func (p *Planner) Plan(frame int) *FramePlan {
 	return plan
 }
 
-// showing lists the windows of the destinations the layouts show now, in
+// showing lists the windows the layouts use now (FramePlan.Showing), in
 // the config's order.
 func (p *Planner) showing() []*compound.Window {
 	var out []*compound.Window
 	listed := map[*compound.Window]bool{}
 	p.cfg.Walk(func(c *compound.Compound) {
-		if c.Channel == nil || c.Destination() != c || !c.Channel.Showing() || listed[c.Channel.Window] {
+		dest := c.Destination()
+		if c.Channel == nil || dest == nil || !dest.Channel.Showing() || listed[c.Channel.Window] {
 			return
 		}
 		listed[c.Channel.Window] = true

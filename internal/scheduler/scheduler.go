@@ -290,9 +290,8 @@ type Work struct {
 	// interval, for a node with destinations; zero where frames show as
 	// they are done.
 	Pace time.Duration
-	// Blank are the node's windows that showed a destination and show
-	// none from this frame on (a layout that does not use them): they go
-	// black.
+	// Blank are the node's windows that the layouts used and do not use
+	// from this frame on: they go black.
 	Blank []*compound.Window
 }
 
@@ -429,8 +428,8 @@ type nodeState struct {
 	lastSeen time.Time
 	gaps     gapWindow // recent gaps between its messages
 	waits    []Wait
-	// showing are its windows that showed a destination at the frame
-	// started last (this session)
+	// showing are its windows the layouts used at the frame started last
+	// (this session)
 	showing []*compound.Window
 }
 
@@ -871,9 +870,8 @@ func (s *Scheduler) start(number int) {
 			}
 		}
 	}
-	// windows that showed a destination and do not any more (a layout
-	// that does not use them) are blanked with this frame, on a node that
-	// has nothing else to do in it too
+	// windows the layouts used and do not any more are blanked with this
+	// frame, on a node that has nothing else to do in it too
 	showingOn := map[string][]*compound.Window{}
 	for _, w := range plan.Showing {
 		showingOn[w.Pipe.Node.ID] = append(showingOn[w.Pipe.Node.ID], w)

@@ -2342,6 +2342,55 @@ func TestANodeTheLayoutStopsUsingGetsTheFrameToBlankIt(t *testing.T) {
 	}
 }
 
+// A source's window is used while the layout its destination shows is:
+// switched to a layout whose tree does not have it, its node gets it to
+// blank (its window would keep the last part it drew), and switched back,
+// it draws again.
+func TestASourceTheLayoutStopsUsingIsBlanked(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "two-trees.eqc")
+	if err := os.WriteFile(path, []byte(`#Equalizer 1.2 ascii
+config
+{
+    appNode { pipe { window { name "dest" viewport [ 0 0 200 150 ] channel { name "dest" } } } }
+    node { name "render" host "localhost" pipe { window { name "src" viewport [ 0 0 200 150 ] channel { name "src" } } } }
+    observer {}
+    layout { name "split" view { observer 0 } }
+    layout { name "alone" view { observer 0 } }
+    canvas { layout "split" layout "alone" wall {} segment { channel "dest" } }
+    compound
+    {
+        channel ( canvas 0 segment 0 layout "split" view 0 )
+        compound { viewport [ 0 0 .5 1 ] }
+        compound { channel "src" viewport [ .5 0 .5 1 ] outputframe { name "half" } }
+        inputframe { name "half" }
+    }
+    compound { channel ( canvas 0 segment 0 layout "alone" view 0 ) }
+}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := load(t, path)
+	c := newCluster(t, cfg, Options{})
+	for _, step := range []struct{ frames, layout int }{{2, 0}, {2, 1}, {2, 0}} {
+		c.s.Step(Request{Frames: step.frames, Layouts: map[*compound.Canvas]int{cfg.Canvases[0]: step.layout}})
+		for want := len(c.completed) + step.frames; len(c.completed) < want && c.failure == ""; {
+			c.round()
+		}
+		if c.failure != "" {
+			t.Fatal(c.failure)
+		}
+	}
+	var got []string
+	for _, w := range c.sent {
+		if w.Node == "render" {
+			got = append(got, fmt.Sprintf("%d:%d%v", w.Frame, len(w.Channels), windowNames(w.Blank)))
+		}
+	}
+	if want := []string{"0:1[]", "1:1[]", "2:0[src]", "4:1[]", "5:1[]"}; !slices.Equal(got, want) {
+		t.Errorf("render's work (frame:channels[blanked]) %v, want %v", got, want)
+	}
+}
+
 func windowNames(ws []*compound.Window) []string {
 	var out []string
 	for _, w := range ws {
