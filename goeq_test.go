@@ -3991,23 +3991,8 @@ func windowOutOfTheLayoutGoesBlack(t *testing.T, config string) {
 		t.Fatalf("%d windows on screen, want 2", cfg.OnScreen())
 	}
 	right := image.Rect(220, 0, 420, 150)
-	// the right projector's picture, once it is what want says
-	rightShows := func(want func(pix []byte) bool) ([]byte, bool) {
-		var pix []byte
-		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-			screen, err := xtest.ScreenImage(fbdir, 0)
-			if err != nil {
-				continue
-			}
-			if pix = imagecmp.Crop(screen, right).Pix; want(pix) {
-				return pix, true
-			}
-		}
-		return pix, false
-	}
-	black := func(pix []byte) bool {
-		return !slices.ContainsFunc(slices.Collect(slices.Chunk(pix, 4)), func(p []byte) bool { return p[0]|p[1]|p[2] != 0 })
-	}
+	rightShows := func(want func(pix []byte) bool) ([]byte, bool) { return screenShows(fbdir, right, want) }
+	black := isBlack
 	frames := func(from, to int, layout string) {
 		t.Helper()
 		if err := cfg.UseLayout(layout); err != nil {
@@ -4022,19 +4007,7 @@ func windowOutOfTheLayoutGoesBlack(t *testing.T, config string) {
 			t.Fatal(err)
 		}
 	}
-	// the right projector's picture of a frame, as written
-	written := func(f int) []byte {
-		t.Helper()
-		found, _ := filepath.Glob(filepath.Join(out, fmt.Sprintf("right*-%06d.png", f)))
-		if len(found) != 1 {
-			t.Fatalf("frame %d: right's pictures %v", f, found)
-		}
-		img, err := imagecmp.Load(found[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		return img.Pix
-	}
+	written := func(f int) []byte { return writtenPicture(t, out, "right*", f) }
 	frames(0, 3, "whole")
 	if pix, ok := rightShows(func(pix []byte) bool { return bytes.Equal(pix, written(3)) }); !ok || black(pix) {
 		t.Fatalf("the right projector does not show frame 3 of the whole wall's layout")
@@ -4165,5 +4138,100 @@ func TestAWindowIsBlackUntilItsFirstFrame(t *testing.T) {
 	defer cfg.Exit()
 	if got := <-centres; got[0] != (color.NRGBA{A: 255}) || got[1] != got[0] {
 		t.Errorf("while the renderers set up, the projectors' centres are %v and %v, not black", got[0], got[1])
+	}
+}
+
+// screenShows waits up to 5 s for a part of screen 0 of an Xvfb whose
+// framebuffer is in fbdir (xtest.Screens) to be what want says, and
+// returns its last picture.
+func screenShows(fbdir string, part image.Rectangle, want func(pix []byte) bool) ([]byte, bool) {
+	var pix []byte
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		screen, err := xtest.ScreenImage(fbdir, 0)
+		if err != nil {
+			continue
+		}
+		if pix = imagecmp.Crop(screen, part).Pix; want(pix) {
+			return pix, true
+		}
+	}
+	return pix, false
+}
+
+// isBlack reports whether RGBA pixels are all black.
+func isBlack(pix []byte) bool {
+	return !slices.ContainsFunc(slices.Collect(slices.Chunk(pix, 4)), func(p []byte) bool { return p[0]|p[1]|p[2] != 0 })
+}
+
+// writtenPicture is the one picture of a frame written into out whose
+// label matches pattern.
+func writtenPicture(t *testing.T, out, pattern string, frame int) []byte {
+	t.Helper()
+	found, _ := filepath.Glob(filepath.Join(out, fmt.Sprintf("%s-%06d.png", pattern, frame)))
+	if len(found) != 1 {
+		t.Fatalf("frame %d: pictures %v of %s", frame, found, pattern)
+	}
+	img, err := imagecmp.Load(found[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img.Pix
+}
+
+// A passive stereo wall's right-eye projector, whose segment shows the
+// right eye alone, goes black while its view is mono, and shows the right
+// eye again once it is stereo (as Passive.stereo.powerwall's does, whose
+// left-eye projector shows the mono frames). Before, it went on showing
+// the last stereo frame's right eye.
+func TestAPassiveStereoWallsRightEyeIsBlackInMono(t *testing.T) {
+	config := strings.NewReplacer(`layout { name "wall" view { observer 0 } }`, `layout { name "wall" view { observer 0 mode STEREO } }`,
+		`segment { channel "left" viewport [ 0 0 0.5 1 ] }`, `segment { channel "left" eye [ LEFT CYCLOP ] }`,
+		`segment { channel "right" viewport [ 0.5 0 0.5 1 ] }`, `segment { channel "right" eye [ RIGHT ] }`,
+		"swapbarrier {}", "").Replace(projectorsOfOneNode)
+	if strings.Count(config, "eye [") != 2 || !strings.Contains(config, "STEREO") {
+		t.Fatal("the passive stereo edit of the projectors does not apply")
+	}
+	fbdir := t.TempDir()
+	t.Setenv("DISPLAY", xtest.Screens(t, fbdir, image.Pt(440, 170)))
+	t.Setenv("GOEQ_WINSYS", "auto") // the windows on screen
+	out := t.TempDir()
+	cfg, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{ConfigText: config, OutDir: out, InitData: squareInit{Scale: 1.4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cfg.Exit()
+	left, right := image.Rect(0, 0, 200, 150), image.Rect(220, 0, 420, 150)
+	frames := func(from, to int, mode goeq.ViewMode) {
+		t.Helper()
+		if err := cfg.SetViewMode(0, mode); err != nil {
+			t.Fatal(err)
+		}
+		for f := from; f <= to; f++ {
+			if _, err := cfg.StartFrame(camera{Frame: f, Angle: 0.35 * float64(f)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := cfg.FinishAllFrames(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	shows := func(part image.Rectangle, label string, frame int) bool {
+		_, ok := screenShows(fbdir, part, func(pix []byte) bool { return bytes.Equal(pix, writtenPicture(t, out, label, frame)) })
+		return ok
+	}
+	frames(0, 3, goeq.Stereo)
+	if !shows(right, "right", 3) {
+		t.Fatal("in stereo, the right projector does not show frame 3's right eye")
+	}
+	frames(4, 7, goeq.Mono)
+	if _, ok := screenShows(fbdir, right, isBlack); !ok {
+		t.Error("in mono, the right-eye projector is not black")
+	}
+	if !shows(left, "left", 7) {
+		t.Error("in mono, the left projector does not show frame 7")
+	}
+	frames(8, 9, goeq.Stereo)
+	if !shows(right, "right", 9) {
+		t.Error("back in stereo, the right projector does not show frame 9's right eye")
 	}
 }

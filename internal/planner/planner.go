@@ -306,8 +306,9 @@ type FramePlan struct {
 	// Exchanges are the sort-last compounds whose sources exchange bands
 	// this frame, and how.
 	Exchanges []Exchanged
-	// Showing are the windows the frame's layouts use: those of the
-	// destinations they show and of these destinations' sources, whether
+	// Showing are the windows the frame's layouts and view modes use:
+	// those of the destinations they show and of these destinations'
+	// sources, where an eye of theirs is drawn in the view's mode, whether
 	// or not they draw this frame (a period skips frames). A window that
 	// leaves it shows nothing from this frame on.
 	Showing []*compound.Window
@@ -636,21 +637,22 @@ func (p *Planner) Plan(frame int) *FramePlan {
 		}
 	})
 	p.placeAsides(plan)
-	plan.Showing = p.showing()
+	plan.Showing = p.showing(states)
 	if p.unchanging {
 		p.last = plan
 	}
 	return plan
 }
 
-// showing lists the windows the layouts use now (FramePlan.Showing), in
-// the config's order.
-func (p *Planner) showing() []*compound.Window {
+// showing lists the windows the layouts and view modes use now
+// (FramePlan.Showing), in the config's order: a passive stereo wall's
+// right-eye projector is not used in mono.
+func (p *Planner) showing(states map[string]CompoundState) []*compound.Window {
 	var out []*compound.Window
 	listed := map[*compound.Window]bool{}
 	p.cfg.Walk(func(c *compound.Compound) {
 		dest := c.Destination()
-		if c.Channel == nil || dest == nil || !dest.Channel.Showing() || listed[c.Channel.Window] {
+		if c.Channel == nil || dest == nil || !dest.Channel.Showing() || states[c.Path()].Eyes == 0 || listed[c.Channel.Window] {
 			return
 		}
 		listed[c.Channel.Window] = true
