@@ -303,6 +303,14 @@ type FramePlan struct {
 	// Interval is the minimum time between frames the framerate equalizer
 	// asks for (seconds; 0: none).
 	Interval float64
+	// Pace is the least time between the destinations showing one frame
+	// and the next (seconds; 0: as they are done): the interval of the
+	// framerate equalizers whose destination's pipe draws none of their
+	// frames. A pipe that draws frames of its own in between cannot be
+	// held to a pace: waiting to show one frame delays drawing the next,
+	// and 2-node.DPlex's destination, which draws every other frame,
+	// showed them 60 and 120 ms apart at two thirds of the frames a second.
+	Pace float64
 	// Exchanges are the sort-last compounds whose sources exchange bands
 	// this frame, and how.
 	Exchanges []Exchanged
@@ -1092,8 +1100,30 @@ func (p *Planner) runEqualizers(c *compound.Compound, frame int, states map[stri
 		if !p.latest.Started.IsZero() && !p.latest.Completed.IsZero() {
 			took = p.latest.Completed.Sub(p.latest.Started).Seconds()
 		}
-		plan.Interval = math.Max(plan.Interval, f.Update(times, periods, took))
+		interval := f.Update(times, periods, took)
+		plan.Interval = math.Max(plan.Interval, interval)
+		if !drawsOnItsPipe(c) {
+			plan.Pace = math.Max(plan.Pace, interval)
+		}
 	}
+}
+
+// drawsOnItsPipe reports whether a compound below c draws on the pipe of
+// c's channel.
+func drawsOnItsPipe(c *compound.Compound) bool {
+	if c.Channel == nil {
+		return false
+	}
+	var below func(*compound.Compound) bool
+	below = func(x *compound.Compound) bool {
+		for _, ch := range x.Children {
+			if ch.Channel != nil && ch.Channel.Window.Pipe == c.Channel.Window.Pipe && ch.Tasks&compound.TaskDraw != 0 || below(ch) {
+				return true
+			}
+		}
+		return false
+	}
+	return below(c)
 }
 
 // observeAdaptive feeds the adaptive policy what it chooses its period and

@@ -1271,7 +1271,33 @@ func TestFramerateSpacesDPlexFramesByEachSourcesShare(t *testing.T) {
 		if f >= 2 && math.Abs(plan.Interval-0.020) > 1e-9 {
 			t.Errorf("frame %d: interval %v s, want 0.020", f, plan.Interval)
 		}
+		if f >= 2 && plan.Pace != plan.Interval {
+			t.Errorf("frame %d: pace %v s, want the interval: the destination's pipe only shows the frames", f, plan.Pace)
+		}
 		src := fmt.Sprintf("0.%d", f%2) // the source this frame renders on
+		p.Feed(stats.Frame{Frame: f, Records: []stats.Record{record(f, src, compound.FullViewport, 40*time.Millisecond)}})
+	}
+}
+
+// Where the destination's pipe draws frames of the multiplex itself (as
+// 2-node.DPlex's does), frames are not paced where they show: waiting to
+// show one frame would delay drawing the next on that pipe.
+func TestADestinationThatDrawsInItsMultiplexIsNotPaced(t *testing.T) {
+	cfg := loadText(t, "dplex-dest.eqc", `config {
+    appNode { pipe { window { viewport [ 0 0 320 240 ] channel { name "dest" } } } }
+    node { pipe { window { viewport [ 0 0 320 240 ] channel { name "b" } } } }
+    compound { channel "dest" framerate_equalizer {}
+        compound { channel "dest" period 2 phase 0 outputframe { name "f" } }
+        compound { channel "b" period 2 phase 1 outputframe { name "f" } }
+        inputframe { name "f" } }
+}`)
+	p := New(cfg)
+	for f := 0; f < 6; f++ {
+		plan := p.Plan(f)
+		if f >= 2 && (plan.Interval <= 0 || plan.Pace != 0) {
+			t.Errorf("frame %d: interval %v s, pace %v s; want an interval and no pace", f, plan.Interval, plan.Pace)
+		}
+		src := fmt.Sprintf("0.%d", f%2)
 		p.Feed(stats.Frame{Frame: f, Records: []stats.Record{record(f, src, compound.FullViewport, 40*time.Millisecond)}})
 	}
 }

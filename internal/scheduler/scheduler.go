@@ -286,9 +286,9 @@ type Work struct {
 	Frame    int
 	Channels []*planner.ChannelPlan
 	// Pace is the least time from the node's destinations showing the
-	// frame before to their showing this one: the framerate equalizer's
-	// interval, for a node with destinations; zero where frames show as
-	// they are done.
+	// frame before to their showing this one (planner.FramePlan.Pace),
+	// for a node with destinations; zero where frames show as they are
+	// done.
 	Pace time.Duration
 	// Blank are the node's windows that the layouts used and do not use
 	// from this frame on: they go black.
@@ -891,7 +891,7 @@ func (s *Scheduler) start(number int) {
 	}
 	for i, w := range works {
 		if f.dests.has(i) {
-			w.Pace = s.interval
+			w.Pace = time.Duration(plan.Pace * float64(time.Second))
 		}
 		if w.Node != "" {
 			f.nodes.add(i)

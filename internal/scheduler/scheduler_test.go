@@ -1878,7 +1878,7 @@ type fixedInterval struct {
 
 func (p fixedInterval) Plan(f int) *planner.FramePlan {
 	plan := p.Planner.Plan(f)
-	plan.Interval = p.interval
+	plan.Interval, plan.Pace = p.interval, p.interval
 	return plan
 }
 
