@@ -307,9 +307,9 @@ type FramePlan struct {
 	// and the next (seconds; 0: as they are done): the interval of the
 	// framerate equalizers whose destination's pipe draws none of their
 	// frames. A pipe that draws frames of its own in between cannot be
-	// held to a pace: waiting to show one frame delays drawing the next,
-	// and 2-node.DPlex's destination, which draws every other frame,
-	// showed them 60 and 120 ms apart at two thirds of the frames a second.
+	// held to a pace: waiting to show one frame delays drawing the next.
+	// A destination whose pipe drew every other frame showed them 60 and
+	// 120 ms apart, at two thirds of the frames a second.
 	Pace float64
 	// Exchanges are the sort-last compounds whose sources exchange bands
 	// this frame, and how.
