@@ -1279,9 +1279,11 @@ func TestFramerateSpacesDPlexFramesByEachSourcesShare(t *testing.T) {
 	}
 }
 
-// Where the destination's pipe draws frames of the multiplex itself (as
-// 2-node.DPlex's does), frames are not paced where they show: waiting to
-// show one frame would delay drawing the next on that pipe.
+// Where the destination's pipe draws frames of the multiplex itself,
+// frames are not paced where they show: waiting to show one frame would
+// delay drawing the next on that pipe. (The corpus' multiplexes draw on
+// other pipes: 2-node.DPlex's destination pipe only shows the frames of
+// its node's second pipe and of the other node.)
 func TestADestinationThatDrawsInItsMultiplexIsNotPaced(t *testing.T) {
 	cfg := loadText(t, "dplex-dest.eqc", `config {
     appNode { pipe { window { viewport [ 0 0 320 240 ] channel { name "dest" } } } }
