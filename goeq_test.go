@@ -3715,19 +3715,8 @@ func TestProjectorsOfOneNodeShowEachFrameTogether(t *testing.T) {
 // projectorsShowFramesTogether runs a wall of two projectors, "left" and
 // "right", and checks that pictures of the screen show both at one frame.
 func projectorsShowFramesTogether(t *testing.T, config string) {
-	fbdir := t.TempDir()
-	t.Setenv("DISPLAY", xtest.Screens(t, fbdir, image.Pt(440, 170)))
-	t.Setenv("GOEQ_WINSYS", "auto") // the windows on screen
-	out := t.TempDir()
-	cfg, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{ConfigText: config, OutDir: out,
-		InitData: squareInit{Scale: 1.4, SlowPipe: "right", SlowDraw: 300 * time.Millisecond}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if cfg.OnScreen() != 2 {
-		cfg.Exit()
-		t.Fatalf("%d windows on screen, want 2", cfg.OnScreen())
-	}
+	cfg, fbdir, out := startOnScreen(t, config, image.Pt(440, 170), 2, squareInit{Scale: 1.4, SlowPipe: "right", SlowDraw: 300 * time.Millisecond})
+	var err error
 	halves := map[string]image.Rectangle{"left": image.Rect(0, 0, 200, 150), "right": image.Rect(220, 0, 420, 150)}
 	stop := screenShots(fbdir, 15*time.Millisecond, halves)
 	const frames = 12
@@ -3764,6 +3753,26 @@ func projectorsShowFramesTogether(t *testing.T, config string) {
 		t.Errorf("the halves showed different frames (left/right) in %d of %d pictures: %v", len(apart), together+len(apart), apart)
 	}
 	t.Logf("%d pictures with both halves at one frame, %d apart", together, len(apart))
+}
+
+// startOnScreen starts a run of config with its windows on a private X
+// screen of that size (xtest.Screens; fbdir has its framebuffer) and every
+// frame written into out, and checks that that many of its windows are on
+// screen. The caller exits the run.
+func startOnScreen(t *testing.T, config string, screen image.Point, windows int, init squareInit) (cfg *goeq.Config, fbdir, out string) {
+	t.Helper()
+	fbdir, out = t.TempDir(), t.TempDir()
+	t.Setenv("DISPLAY", xtest.Screens(t, fbdir, screen))
+	t.Setenv("GOEQ_WINSYS", "auto") // the windows on screen
+	cfg, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{ConfigText: config, OutDir: out, InitData: init})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.OnScreen() != windows {
+		cfg.Exit()
+		t.Fatalf("%d windows on screen, want %d", cfg.OnScreen(), windows)
+	}
+	return cfg, fbdir, out
 }
 
 // screenShot is a picture of parts of an X screen, by name, and when it
@@ -3862,20 +3871,9 @@ config
 // the frame rate. Equalizer's framerate equalizer throttles the
 // destination window's swaps, as goeq's destination pipes now do.
 func TestATimeMultiplexShowsItsFramesEvenlySpaced(t *testing.T) {
-	fbdir := t.TempDir()
-	t.Setenv("DISPLAY", xtest.Screens(t, fbdir, image.Pt(160, 120)))
-	t.Setenv("GOEQ_WINSYS", "auto") // the destination's window on screen
-	out := t.TempDir()
 	const draw = 120 * time.Millisecond
-	cfg, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{ConfigText: timeMultiplex, OutDir: out,
-		InitData: squareInit{Scale: 1.4, SlowPipe: "even odd", SlowDraw: draw}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if cfg.OnScreen() != 1 {
-		cfg.Exit()
-		t.Fatalf("%d windows on screen, want 1", cfg.OnScreen())
-	}
+	cfg, fbdir, out := startOnScreen(t, timeMultiplex, image.Pt(160, 120), 1, squareInit{Scale: 1.4, SlowPipe: "even odd", SlowDraw: draw})
+	var err error
 	stop := screenShots(fbdir, 2*time.Millisecond, map[string]image.Rectangle{"dest": image.Rect(0, 0, 160, 120)})
 	const frames = 30
 	for i := 0; i < frames && err == nil; i++ {
@@ -3978,18 +3976,8 @@ func TestAWindowTheLayoutDoesNotUseGoesBlack(t *testing.T) {
 }
 
 func windowOutOfTheLayoutGoesBlack(t *testing.T, config string) {
-	fbdir := t.TempDir()
-	t.Setenv("DISPLAY", xtest.Screens(t, fbdir, image.Pt(440, 170)))
-	t.Setenv("GOEQ_WINSYS", "auto") // the windows on screen
-	out := t.TempDir()
-	cfg, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{ConfigText: config, OutDir: out, InitData: squareInit{Scale: 1.4}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, fbdir, out := startOnScreen(t, config, image.Pt(440, 170), 2, squareInit{Scale: 1.4})
 	defer cfg.Exit()
-	if cfg.OnScreen() != 2 {
-		t.Fatalf("%d windows on screen, want 2", cfg.OnScreen())
-	}
 	right := image.Rect(220, 0, 420, 150)
 	rightShows := func(want func(pix []byte) bool) ([]byte, bool) { return screenShows(fbdir, right, want) }
 	black := isBlack
@@ -4065,18 +4053,8 @@ func TestASourcesWindowOnScreenShowsWhatItDrew(t *testing.T) {
 	if strings.Count(config, "hint_drawable") != 0 {
 		t.Fatal("the edit of the time multiplex does not apply")
 	}
-	fbdir := t.TempDir()
-	t.Setenv("DISPLAY", xtest.Screens(t, fbdir, image.Pt(520, 120)))
-	t.Setenv("GOEQ_WINSYS", "auto") // the windows on screen
-	out := t.TempDir()
-	cfg, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{ConfigText: config, OutDir: out, InitData: squareInit{Scale: 1.4}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, fbdir, out := startOnScreen(t, config, image.Pt(520, 120), 3, squareInit{Scale: 1.4})
 	defer cfg.Exit()
-	if cfg.OnScreen() != 3 {
-		t.Fatalf("%d windows on screen, want 3", cfg.OnScreen())
-	}
 	const frames = 6
 	for f := range frames {
 		if _, err := cfg.StartFrame(camera{Frame: f, Angle: 0.35 * float64(f)}); err != nil {
@@ -4191,14 +4169,7 @@ func TestAPassiveStereoWallsRightEyeIsBlackInMono(t *testing.T) {
 	if strings.Count(config, "eye [") != 2 || !strings.Contains(config, "STEREO") {
 		t.Fatal("the passive stereo edit of the projectors does not apply")
 	}
-	fbdir := t.TempDir()
-	t.Setenv("DISPLAY", xtest.Screens(t, fbdir, image.Pt(440, 170)))
-	t.Setenv("GOEQ_WINSYS", "auto") // the windows on screen
-	out := t.TempDir()
-	cfg, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{ConfigText: config, OutDir: out, InitData: squareInit{Scale: 1.4}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, fbdir, out := startOnScreen(t, config, image.Pt(440, 170), 2, squareInit{Scale: 1.4})
 	defer cfg.Exit()
 	left, right := image.Rect(0, 0, 200, 150), image.Rect(220, 0, 420, 150)
 	frames := func(from, to int, mode goeq.ViewMode) {
