@@ -123,8 +123,8 @@ type pipeJob struct {
 	track *frameTrack
 	plans []*planner.ChannelPlan
 	dest  bool
-	// blank are the pipe's windows that showed the frame before and show
-	// nothing in this one
+	// blank are the pipe's windows the layouts stopped using with this
+	// frame (FrameWork.Blank)
 	blank []*channel.Window
 }
 

@@ -21,7 +21,7 @@ type executor interface {
 	SetRefine(sample int)
 	Run(ctx context.Context, frame int, data []byte, plans []*planner.ChannelPlan, snap func(*compound.Channel) bool) *channel.Result
 	Present(frame int, windows []*channel.Window, shown []*planner.ChannelPlan) error
-	// Blank shows black on windows that show nothing this frame.
+	// Blank shows black on windows the layouts stopped using.
 	Blank(windows []*channel.Window) error
 	Deliver(*channel.FrameData)
 	Abandon(frame int, producers []string)
