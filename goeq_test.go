@@ -3955,7 +3955,8 @@ config
 // long as the other was used. The same holds with the right projector on
 // a node of its own, which the new layout gives no work at all (the
 // server sends it the frame to blank it). A click on the black projector
-// is on no view. A wall whose layout is OFF goes dark on every projector.
+// is on no view, and moved half off the screen and back, it is black
+// where it was uncovered. A wall whose layout is OFF goes dark on every projector.
 func TestAWindowTheLayoutDoesNotUseGoesBlack(t *testing.T) {
 	t.Run("one node", func(t *testing.T) { windowOutOfTheLayoutGoesBlack(t, aWallOfTwoLayouts) })
 	ownNode := strings.Replace(aWallOfTwoLayouts, `
@@ -4003,6 +4004,14 @@ func windowOutOfTheLayoutGoesBlack(t *testing.T, config string) {
 	frames(4, 7, "left")
 	if _, ok := rightShows(black); !ok {
 		t.Errorf("the right projector, which the left half's layout does not use, is not black")
+	}
+	// moved half off the screen and back, the half uncovered is black
+	// too: the X server paints the window's background there
+	id := xtest.FindWindow(t, os.Getenv("DISPLAY"), "goeq right", 10*time.Second)
+	xtest.Xdotool(t, os.Getenv("DISPLAY"), "windowmove", "--sync", id, "340", "0")
+	xtest.Xdotool(t, os.Getenv("DISPLAY"), "windowmove", "--sync", id, "220", "0")
+	if _, ok := rightShows(black); !ok {
+		t.Errorf("the black right projector, moved half off the screen and back, is not black")
 	}
 	// a click on it is on no view: it shows none
 	xtest.Xdotool(t, os.Getenv("DISPLAY"), "mousemove", "--sync", "320", "75", "click", "1")

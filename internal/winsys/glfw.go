@@ -18,6 +18,16 @@ static const char *goeqGLVersion(void *getString) {
 static int goeqGLXDirect(void *display, void *context) {
 	return glXIsDirect((Display *)display, (GLXContext)context);
 }
+
+// goeqBlackBackground gives a window a black background, which the X
+// server paints where the window is uncovered, until it draws there.
+static void goeqBlackBackground(void *display, unsigned long window) {
+	Display *d = (Display *)display;
+	XWindowAttributes a;
+	if (XGetWindowAttributes(d, (Window)window, &a)) {
+		XSetWindowBackground(d, (Window)window, BlackPixelOfScreen(a.screen));
+	}
+}
 */
 import "C"
 
@@ -234,8 +244,13 @@ func (g *GLFW) newWindow(share Context, spec WindowSpec, visible bool) (Context,
 				c.handler(Event{Kind: Resize, W: width, H: height})
 			}
 		})
-		c.win.Show()
 		c.xid = uintptr(c.win.GetX11Window())
+		// GLFW's windows have no background: where one is uncovered, the
+		// X server leaves what was there until the window draws again,
+		// and a window that shows nothing (a layout does not use it)
+		// does not draw again
+		C.goeqBlackBackground(unsafe.Pointer(glfw.GetX11Display()), C.ulong(c.xid))
+		c.win.Show()
 		glfwDestroyed.watch(unsafe.Pointer(glfw.GetX11Display()), c.xid, func() {
 			c.gone.Store(true)
 			if c.handler != nil {

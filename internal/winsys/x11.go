@@ -71,8 +71,10 @@ static Window goeqX11Window(Display *x, int screen, VisualID visualID, int px, i
 	wa.colormap = XCreateColormap(x, root, vi->visual, AllocNone);
 	wa.event_mask = KeyPressMask | KeyReleaseMask | ButtonPressMask | ButtonReleaseMask |
 		PointerMotionMask | StructureNotifyMask | ExposureMask;
+	// black where the window is uncovered, until it draws there
+	wa.background_pixel = BlackPixel(x, screen);
 	Window win = XCreateWindow(x, root, px, py, w, h, 0, vi->depth, InputOutput, vi->visual,
-		CWColormap | CWEventMask | CWBorderPixel, &wa);
+		CWColormap | CWEventMask | CWBorderPixel | CWBackPixel, &wa);
 	XFree(vi);
 	if (!win) return 0;
 	XStoreName(x, win, title);
