@@ -2291,27 +2291,11 @@ func TestANodeTheLayoutStopsUsingGetsTheFrameToBlankIt(t *testing.T) {
 	path := filepath.Join("testdata", "a-segment-on-its-own-node.eqc")
 	cfg := load(t, path)
 	c := newCluster(t, cfg, Options{})
-	wall := cfg.Canvases[0]
-	frames := func(n, layout int) {
-		c.s.Step(Request{Frames: n, Layouts: map[*compound.Canvas]int{wall: layout}})
-		for want := len(c.completed) + n; len(c.completed) < want && c.failure == ""; {
-			c.round()
-		}
-		if c.failure != "" {
-			t.Fatal(c.failure)
-		}
-	}
-	frames(2, 0)
-	frames(3, 1)
-	frames(2, 0)
-	var got []string
-	for _, w := range c.sent {
-		if w.Node == "render" {
-			got = append(got, fmt.Sprintf("%d:%d%v", w.Frame, len(w.Channels), windowNames(w.Blank)))
-		}
-	}
+	c.framesIn(t, cfg.Canvases[0], 0, 2)
+	c.framesIn(t, cfg.Canvases[0], 1, 3)
+	c.framesIn(t, cfg.Canvases[0], 0, 2)
 	// frames 0, 1, 5 and 6 show the whole wall; frame 2 blanks
-	if want := []string{"0:1[]", "1:1[]", "2:0[right]", "5:1[]", "6:1[]"}; !slices.Equal(got, want) {
+	if got, want := c.workSent("render"), []string{"0:1[]", "1:1[]", "2:0[right]", "5:1[]", "6:1[]"}; !slices.Equal(got, want) {
 		t.Errorf("render's work (frame:channels[blanked]) %v, want %v", got, want)
 	}
 
@@ -2371,24 +2355,37 @@ config
 	}
 	cfg := load(t, path)
 	c := newCluster(t, cfg, Options{})
-	for _, step := range []struct{ frames, layout int }{{2, 0}, {2, 1}, {2, 0}} {
-		c.s.Step(Request{Frames: step.frames, Layouts: map[*compound.Canvas]int{cfg.Canvases[0]: step.layout}})
-		for want := len(c.completed) + step.frames; len(c.completed) < want && c.failure == ""; {
-			c.round()
-		}
-		if c.failure != "" {
-			t.Fatal(c.failure)
-		}
-	}
-	var got []string
-	for _, w := range c.sent {
-		if w.Node == "render" {
-			got = append(got, fmt.Sprintf("%d:%d%v", w.Frame, len(w.Channels), windowNames(w.Blank)))
-		}
-	}
-	if want := []string{"0:1[]", "1:1[]", "2:0[src]", "4:1[]", "5:1[]"}; !slices.Equal(got, want) {
+	c.framesIn(t, cfg.Canvases[0], 0, 2)
+	c.framesIn(t, cfg.Canvases[0], 1, 2)
+	c.framesIn(t, cfg.Canvases[0], 0, 2)
+	if got, want := c.workSent("render"), []string{"0:1[]", "1:1[]", "2:0[src]", "4:1[]", "5:1[]"}; !slices.Equal(got, want) {
 		t.Errorf("render's work (frame:channels[blanked]) %v, want %v", got, want)
 	}
+}
+
+// framesIn has the application ask for n frames with a canvas showing a
+// layout, and runs the cluster until they are complete.
+func (c *fakeCluster) framesIn(t *testing.T, canvas *compound.Canvas, layout, n int) {
+	t.Helper()
+	c.s.Step(Request{Frames: n, Layouts: map[*compound.Canvas]int{canvas: layout}})
+	for want := len(c.completed) + n; len(c.completed) < want && c.failure == ""; {
+		c.round()
+	}
+	if c.failure != "" {
+		t.Fatal(c.failure)
+	}
+}
+
+// workSent is the work the scheduler gave a node, a frame at a time, as
+// "frame:channels[windows blanked]".
+func (c *fakeCluster) workSent(node string) []string {
+	var out []string
+	for _, w := range c.sent {
+		if w.Node == node {
+			out = append(out, fmt.Sprintf("%d:%d%v", w.Frame, len(w.Channels), windowNames(w.Blank)))
+		}
+	}
+	return out
 }
 
 func windowNames(ws []*compound.Window) []string {
