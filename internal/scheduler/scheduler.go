@@ -527,6 +527,8 @@ type queueState struct {
 	// mirrors are the nodes whose repairs draw a live channel's (by ID)
 	// items again (a feeder that pulls tiles): each is handed them too
 	mirrors map[string][]string
+	// pullers is how many channels pull from the queue in the frame
+	pullers int
 }
 
 // Scheduler runs frames for one config. Create it with New.
@@ -848,6 +850,15 @@ func (s *Scheduler) start(number int) {
 	s.interval = time.Duration(plan.Interval * float64(time.Second))
 	for _, q := range plan.Queues {
 		f.queues[q.ID] = &queueState{q: q, given: map[string][]Grant{}, mirrors: map[string][]string{}}
+	}
+	for _, cp := range plan.Channels {
+		var pulls []string
+		for _, t := range cp.Tasks {
+			if q := f.queues[t.Queue]; q != nil && !slices.Contains(pulls, t.Queue) {
+				pulls = append(pulls, t.Queue)
+				q.pullers++
+			}
+		}
 	}
 	works := make([]Work, n) // by node index; one with no Node has none
 	for _, cp := range plan.Channels {
@@ -1658,7 +1669,7 @@ func (s *Scheduler) pull(e Pull) {
 	}
 	q := f.queues[e.Queue]
 	g := Grant{Node: e.Node, Channel: e.Channel, Frame: e.Frame, Queue: e.Queue, Done: true}
-	if q != nil && s.handOut(f, q, &g, max(e.Max, 1)) && e.Frame == s.completed {
+	if q != nil && s.handOut(f, q, &g, q.share(e.Max)) && e.Frame == s.completed {
 		s.stalledOldest = 0 // counted from now on
 	}
 	s.ready.Grants = append(s.ready.Grants, g)
@@ -1667,6 +1678,18 @@ func (s *Scheduler) pull(e Pull) {
 	}
 	q.given[e.Channel] = append(q.given[e.Channel], g)
 	s.mirror(q, g)
+}
+
+// share is how many items a pull of up to asked items is handed: half
+// of an even split of what is left among the channels that pull, and at
+// least one (factoring, as loops are scheduled on parallel machines).
+// Sources ask for their next batch before drawing the one they hold, so
+// a full batch to the first that asks could leave the others nothing to
+// draw: six tiles in batches of four among four sources took four
+// draws' time where two suffice.
+func (q *queueState) share(asked int) int {
+	left := q.q.Len() - q.next
+	return max(1, min(asked, left/max(2*q.pullers, 1)))
 }
 
 // handRest hands a lost channel the rest of a queue's items in a frame,

@@ -1869,6 +1869,106 @@ func TestTileQueuePulls(t *testing.T) {
 	}
 }
 
+// A source asks for its next batch of tiles before it draws the one it
+// holds, so the first sources to ask must not take the whole queue: each
+// pull is handed half an even split of what is left. Fifteen tiles among
+// four sources of equal speed, each asking again as it starts a batch,
+// take four tiles' time (the fewest that cover them). Before, batches of
+// four left the first source that asked eight and two sources none: the
+// frame took twice as long.
+func TestATileQueueLeavesEverySourceItsShare(t *testing.T) {
+	cfg := load(t, example("tile-4.eqc"))
+	cfg.Walk(func(c *compound.Compound) {
+		for _, eq := range c.Equalizers {
+			if eq.Kind == compound.TileEqualizer {
+				eq.TileSize = [2]int{128, 128} // 5x3 tiles of 640x360
+			}
+		}
+	})
+	s := New(cfg, planner.New(cfg), Options{Frames: 1})
+	s.Step(Tick{Now: time.Unix(1000, 0)})
+	for _, id := range s.Nodes() {
+		s.Step(Join{Node: id})
+	}
+	type source struct {
+		node, channel, queue string
+		held                 []int // the sizes of the batches it holds
+		done                 bool  // the queue said it is empty
+		busyUntil, drawn     int   // in tiles' time
+	}
+	var sources []*source
+	for s.HasReady() {
+		rd := s.Ready()
+		s.Advance()
+		for _, w := range rd.Work {
+			for _, cp := range w.Channels {
+				for _, tk := range cp.Tasks {
+					if tk.Queue != "" {
+						sources = append(sources, &source{node: w.Node, channel: cp.Channel.ID, queue: tk.Queue})
+					}
+				}
+			}
+		}
+	}
+	if len(sources) != 4 {
+		t.Fatalf("%d channels pull tiles, want tile-4.eqc's four sources", len(sources))
+	}
+	handed := map[int]int{}
+	pull := func(src *source) {
+		s.Step(Pull{Node: src.node, Channel: src.channel, Frame: 0, Queue: src.queue, Max: 4})
+		for _, g := range s.Ready().Grants {
+			if len(g.Tiles) > 0 {
+				src.held = append(src.held, len(g.Tiles))
+			}
+			for i := range g.Tiles {
+				handed[g.First+i]++
+			}
+			src.done = src.done || g.Done
+		}
+		s.Advance()
+	}
+	// a source that holds a batch and is idle starts it, and asks for
+	// the next one first (channel.frameRun.drawTiles)
+	startBatch := func(src *source, now int) {
+		if now < src.busyUntil || len(src.held) == 0 {
+			return
+		}
+		src.busyUntil, src.drawn = now+src.held[0], src.drawn+src.held[0]
+		src.held = src.held[1:]
+		if !src.done {
+			pull(src)
+		}
+	}
+	// the first to start asks twice before the others ask once (its
+	// grant comes back before they have started the frame)
+	for _, src := range sources {
+		pull(src)
+		startBatch(src, 0)
+	}
+	end := 0
+	for now := 1; now < 100; now++ {
+		for _, src := range sources {
+			startBatch(src, now)
+			end = max(end, src.busyUntil)
+		}
+	}
+	drawn := map[string]int{}
+	for _, src := range sources {
+		drawn[src.channel] = src.drawn
+	}
+	if end > 4 {
+		t.Errorf("the 15 tiles took %d tiles' time among four sources, want 4; each drew %v", end, drawn)
+	}
+	if len(handed) != 15 {
+		t.Errorf("%d of the 15 tiles handed out: %v", len(handed), drawn)
+	}
+	for i, n := range handed {
+		if n != 1 {
+			t.Errorf("tile %d handed out %d times", i, n)
+		}
+	}
+}
+
 // fixedInterval plans like the planner but asks for a fixed interval
 // between frames, as the framerate equalizer does.
 type fixedInterval struct {
