@@ -4092,6 +4092,78 @@ func TestASourcesWindowOnScreenShowsWhatItDrew(t *testing.T) {
 	}
 }
 
+// A source's window whose channel only clears for the pixel parts drawn
+// on it and on another window shows the part it drew, as Equalizer's
+// does: 4-window.EYE.PIXEL's right eye, a compound on "right-buffer-1"
+// that sends no frame, over its part of every other column. The window's
+// green and blue (the anaglyph's right eye) are those of columns 0, 2,
+// 4, ... of the destination in the reference render, which draws the
+// whole view in one. Before, the part was drawn as scratch over the
+// compound's picture, which went back to the clear after the readback:
+// the window showed nothing.
+func TestAPixelPartOnAWindowThatOnlyClearsShowsThere(t *testing.T) {
+	text, err := os.ReadFile(filepath.Join("..", "shared", "eqc-corpus", "4-window.EYE.PIXEL.eqc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const frames = 3
+	run := func(cfg *goeq.Config) {
+		t.Helper()
+		for f := 0; f < frames && err == nil; f++ {
+			_, err = cfg.StartFrame(camera{Frame: f, Angle: 0.35 * float64(f)})
+		}
+		if err == nil {
+			err = cfg.FinishAllFrames()
+		}
+		if err != nil {
+			cfg.Exit()
+			t.Fatal(err)
+		}
+	}
+	refDir := t.TempDir()
+	ref, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{ConfigText: string(text), OutDir: refDir, Reference: true, InitData: squareInit{Scale: 1.4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(ref)
+	if _, err := ref.Exit(); err != nil {
+		t.Fatal(err)
+	}
+	want, err := imagecmp.Load(filepath.Join(refDir, fmt.Sprintf("destination-%06d.png", frames-1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, fbdir, _ := startOnScreen(t, string(text), image.Pt(820, 660), 4, squareInit{Scale: 1.4})
+	defer cfg.Exit()
+	run(cfg)
+	// "right eye 1" is 200x250 at 350, 400 from the screen's top left
+	at := image.Rect(350, 400, 550, 650)
+	differ := func(shown *image.NRGBA) int {
+		bad := 0
+		for y := range at.Dy() {
+			for x := range at.Dx() {
+				got, w := shown.NRGBAAt(at.Min.X+x, at.Min.Y+y), want.NRGBAAt(2*x, y)
+				if absDiff(got.G, w.G) > 2 || absDiff(got.B, w.B) > 2 {
+					bad++
+				}
+			}
+		}
+		return bad
+	}
+	limit, bad := at.Dx()*at.Dy()/500, -1
+	for deadline := time.Now().Add(5 * time.Second); (bad < 0 || bad > limit) && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if screen, err := xtest.ScreenImage(fbdir, 0); err == nil {
+			bad = differ(screen)
+		}
+	}
+	t.Logf("%d pixels differ", bad)
+	if bad < 0 || bad > limit {
+		t.Errorf("the right eye 1 window differs from the reference's right eye in %d of %d pixels (allowed %d)", bad, at.Dx()*at.Dy(), limit)
+	}
+}
+
+func absDiff(a, b uint8) uint8 { return max(a, b) - min(a, b) }
+
 // A window is black from when it opens until its first frame, as
 // Equalizer clears and swaps a window as it sets it up: here for the 2 s
 // its renderer factory takes (an application loading its data), on an X

@@ -1473,6 +1473,13 @@ func scratch(c *compound.Compound, s CompoundState, states map[string]CompoundSt
 		}
 		return false
 	}
+	if home != c.Destination() && !home.HoldsPicture() {
+		// a compound above on a source's channel that neither shows nor
+		// sends a picture (it clears, as 4-window.EYE.PIXEL's right eye
+		// does for its pixel parts): no picture there goes on, and the
+		// window shows what the part drew, as Equalizer's does
+		return false
+	}
 	if s.Pixel.W > 1 || s.Pixel.H > 1 || s.Subpixel.Size > 1 || s.Zoom != (compound.Zoom{X: 1, Y: 1}) || s.Zoom != states[home.Path()].Zoom {
 		return true
 	}
