@@ -527,8 +527,9 @@ type queueState struct {
 	// mirrors are the nodes whose repairs draw a live channel's (by ID)
 	// items again (a feeder that pulls tiles): each is handed them too
 	mirrors map[string][]string
-	// pullers is how many channels pull from the queue in the frame
-	pullers int
+	// pullers are the channels (IDs) that pull from the queue in the
+	// frame
+	pullers []string
 }
 
 // Scheduler runs frames for one config. Create it with New.
@@ -573,6 +574,9 @@ type Scheduler struct {
 	finished      bool
 	failed        string
 	everyNode     map[int]bool // frames that go to every node (Request.EveryNode)
+	// tileCost is each channel's time per item it drew from a tile queue
+	// (seconds; recent frames weigh most), which sizes its grants
+	tileCost map[string]float64
 
 	ready Ready
 }
@@ -589,7 +593,7 @@ func New(cfg *compound.Config, p Planner, opt Options) *Scheduler {
 	}
 	s := &Scheduler{cfg: cfg, planner: p, opt: opt, latency: cfg.Latency, nodes: map[string]*nodeState{},
 		nodeOf: map[string]string{}, channels: map[string]*compound.Channel{}, channelNode: map[*compound.Channel]*nodeState{}, inflight: map[int]*frameState{},
-		requested: opt.Frames, everyNode: map[int]bool{}, adaptiveTimeout: adaptive}
+		requested: opt.Frames, everyNode: map[int]bool{}, tileCost: map[string]float64{}, adaptiveTimeout: adaptive}
 	only := map[string]bool{}
 	for _, id := range opt.Nodes {
 		only[id] = true
@@ -852,11 +856,9 @@ func (s *Scheduler) start(number int) {
 		f.queues[q.ID] = &queueState{q: q, given: map[string][]Grant{}, mirrors: map[string][]string{}}
 	}
 	for _, cp := range plan.Channels {
-		var pulls []string
 		for _, t := range cp.Tasks {
-			if q := f.queues[t.Queue]; q != nil && !slices.Contains(pulls, t.Queue) {
-				pulls = append(pulls, t.Queue)
-				q.pullers++
+			if q := f.queues[t.Queue]; q != nil && !slices.Contains(q.pullers, cp.Channel.ID) {
+				q.pullers = append(q.pullers, cp.Channel.ID)
 			}
 		}
 	}
@@ -935,6 +937,13 @@ func (s *Scheduler) done(ns *nodeState, e Done) {
 		}
 		r.Finished = at
 		f.done.Records = append(f.done.Records, r)
+		if r.Tiles > 0 {
+			cost := r.Times.Busy().Seconds() / float64(r.Tiles)
+			if old := s.tileCost[r.Channel]; old > 0 {
+				cost = (old + cost) / 2
+			}
+			s.tileCost[r.Channel] = cost
+		}
 	}
 	if len(refused) > 0 {
 		f.done.Errors = append(f.done.Errors, fmt.Sprintf("node %s: %d of its %d statistics records left out, as no run could have written them: %v",
@@ -991,6 +1000,7 @@ func (s *Scheduler) completeFrames() {
 			break
 		}
 		delete(s.inflight, s.completed)
+		s.decayQueueCosts(f)
 		f.done.Finished, s.lastCompleted, s.stalledOldest = s.now, s.now, 0
 		s.planner.Feed(stats.Frame{Frame: f.number, Records: f.done.Records, Started: f.started, Completed: s.now})
 		if took := f.done.Finished.Sub(f.done.Started); !f.stalled {
@@ -1669,7 +1679,7 @@ func (s *Scheduler) pull(e Pull) {
 	}
 	q := f.queues[e.Queue]
 	g := Grant{Node: e.Node, Channel: e.Channel, Frame: e.Frame, Queue: e.Queue, Done: true}
-	if q != nil && s.handOut(f, q, &g, q.share(e.Max)) && e.Frame == s.completed {
+	if n := s.share(q, e.Channel, e.Max); n > 0 && s.handOut(f, q, &g, n) && e.Frame == s.completed {
 		s.stalledOldest = 0 // counted from now on
 	}
 	s.ready.Grants = append(s.ready.Grants, g)
@@ -1680,16 +1690,77 @@ func (s *Scheduler) pull(e Pull) {
 	s.mirror(q, g)
 }
 
-// share is how many items a pull of up to asked items is handed: half
-// of an even split of what is left among the channels that pull, and at
+// share is how many items channel's pull of up to asked items is
+// handed: half its part of what is left, split among the channels that
+// pull by their measured speeds (tileCost; alike until measured), and at
 // least one (factoring, as loops are scheduled on parallel machines).
 // Sources ask for their next batch before drawing the one they hold, so
 // a full batch to the first that asks could leave the others nothing to
 // draw: six tiles in batches of four among four sources took four
 // draws' time where two suffice.
-func (q *queueState) share(asked int) int {
+//
+// A channel is handed none, and told the queue is done, where faster
+// channels still pulling would draw all that is left before it drew one
+// item: a source slowed by other work (a loaded node, a weaker GPU) took
+// its batch and the others waited for it, which made a frame that three
+// sources drew in 10 ms take 240. One that drew nothing counts as faster
+// each frame (decayQueueCosts), so that it is tried again once its load
+// may have gone.
+func (s *Scheduler) share(q *queueState, channel string, asked int) int {
+	if q == nil {
+		return 0
+	}
 	left := q.q.Len() - q.next
-	return max(1, min(asked, left/max(2*q.pullers, 1)))
+	if left <= 0 {
+		return 0
+	}
+	var known, sum float64
+	for _, p := range q.pullers {
+		if c := s.tileCost[p]; c > 0 {
+			known, sum = known+1, sum+1/c
+		}
+	}
+	rate := func(p string) float64 {
+		switch c := s.tileCost[p]; {
+		case c > 0:
+			return 1 / c
+		case known > 0:
+			return sum / known
+		}
+		return 1
+	}
+	mine, total, faster := rate(channel), 0.0, 0.0
+	for _, p := range q.pullers {
+		total += rate(p)
+		if p != channel && rate(p) > mine && s.stillPulls(q, p) {
+			faster += rate(p)
+		}
+	}
+	if s.tileCost[channel] > 0 && faster > 0 && float64(left)/faster < 1/mine {
+		return 0
+	}
+	return max(1, min(asked, int(float64(left)*mine/total/2)))
+}
+
+// stillPulls says whether a channel may pull more of a queue in the
+// frame: its node is alive and the queue has not said it is done to it.
+func (s *Scheduler) stillPulls(q *queueState, channel string) bool {
+	ns := s.nodes[s.nodeOf[channel]]
+	return ns != nil && ns.alive && !slices.ContainsFunc(q.given[channel], func(g Grant) bool { return g.Done })
+}
+
+// decayQueueCosts counts each channel that pulled from a frame's queues
+// but drew nothing as faster by a fifth: it was handed nothing, so its
+// time per item is not measured again, and the load that slowed it may
+// have gone.
+func (s *Scheduler) decayQueueCosts(f *frameState) {
+	for _, q := range f.queues {
+		for _, p := range q.pullers {
+			if !slices.ContainsFunc(q.given[p], func(g Grant) bool { return len(g.Tiles)+len(g.Ranges) > 0 }) {
+				s.tileCost[p] *= 0.8
+			}
+		}
+	}
 }
 
 // handRest hands a lost channel the rest of a queue's items in a frame,

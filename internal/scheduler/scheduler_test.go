@@ -1869,14 +1869,23 @@ func TestTileQueuePulls(t *testing.T) {
 	}
 }
 
-// A source asks for its next batch of tiles before it draws the one it
-// holds, so the first sources to ask must not take the whole queue: each
-// pull is handed half an even split of what is left. Fifteen tiles among
-// four sources of equal speed, each asking again as it starts a batch,
-// take four tiles' time (the fewest that cover them). Before, batches of
-// four left the first source that asked eight and two sources none: the
-// frame took twice as long.
-func TestATileQueueLeavesEverySourceItsShare(t *testing.T) {
+// tileRun drives a scheduler over tile-4.eqc's queue, 15 tiles of
+// 128x128 among four sources, frame by frame. A source takes its cost in
+// time units (milliseconds, in its statistics) to draw a tile, and asks
+// for its next batch as it starts drawing one (channel.frameRun's
+// drawTiles); the first to start asks twice before the others ask once
+// (its grant comes back before they have started the frame).
+type tileRun struct {
+	t       *testing.T
+	s       *Scheduler
+	sources []tileSource // in the order they start a frame
+	work    map[int][]Work
+	now     time.Time
+}
+
+type tileSource struct{ node, channel, compound, queue string }
+
+func newTileRun(t *testing.T, frames int) *tileRun {
 	cfg := load(t, example("tile-4.eqc"))
 	cfg.Walk(func(c *compound.Compound) {
 		for _, eq := range c.Equalizers {
@@ -1885,88 +1894,167 @@ func TestATileQueueLeavesEverySourceItsShare(t *testing.T) {
 			}
 		}
 	})
-	s := New(cfg, planner.New(cfg), Options{Frames: 1})
-	s.Step(Tick{Now: time.Unix(1000, 0)})
-	for _, id := range s.Nodes() {
-		s.Step(Join{Node: id})
+	r := &tileRun{t: t, s: New(cfg, planner.New(cfg), Options{Frames: frames}), work: map[int][]Work{}, now: time.Unix(1000, 0)}
+	r.s.Step(Tick{Now: r.now})
+	for _, id := range r.s.Nodes() {
+		r.s.Step(Join{Node: id})
 	}
-	type source struct {
-		node, channel, queue string
-		held                 []int // the sizes of the batches it holds
-		done                 bool  // the queue said it is empty
-		busyUntil, drawn     int   // in tiles' time
-	}
-	var sources []*source
-	for s.HasReady() {
-		rd := s.Ready()
-		s.Advance()
-		for _, w := range rd.Work {
-			for _, cp := range w.Channels {
-				for _, tk := range cp.Tasks {
-					if tk.Queue != "" {
-						sources = append(sources, &source{node: w.Node, channel: cp.Channel.ID, queue: tk.Queue})
-					}
+	r.drain()
+	for _, w := range r.work[0] {
+		for _, cp := range w.Channels {
+			for _, tk := range cp.Tasks {
+				if tk.Queue != "" {
+					r.sources = append(r.sources, tileSource{w.Node, cp.Channel.ID, tk.Compound, tk.Queue})
 				}
 			}
 		}
 	}
-	if len(sources) != 4 {
-		t.Fatalf("%d channels pull tiles, want tile-4.eqc's four sources", len(sources))
+	if len(r.sources) != 4 {
+		t.Fatalf("%d channels pull tiles, want tile-4.eqc's four sources", len(r.sources))
 	}
-	handed := map[int]int{}
-	pull := func(src *source) {
-		s.Step(Pull{Node: src.node, Channel: src.channel, Frame: 0, Queue: src.queue, Max: 4})
-		for _, g := range s.Ready().Grants {
-			if len(g.Tiles) > 0 {
-				src.held = append(src.held, len(g.Tiles))
-			}
-			for i := range g.Tiles {
-				handed[g.First+i]++
-			}
-			src.done = src.done || g.Done
+	return r
+}
+
+func (r *tileRun) drain() {
+	for r.s.HasReady() {
+		rd := r.s.Ready()
+		r.s.Advance()
+		for _, w := range rd.Work {
+			r.work[w.Frame] = append(r.work[w.Frame], w)
 		}
-		s.Advance()
 	}
-	// a source that holds a batch and is idle starts it, and asks for
-	// the next one first (channel.frameRun.drawTiles)
-	startBatch := func(src *source, now int) {
-		if now < src.busyUntil || len(src.held) == 0 {
+}
+
+// frame runs frame f's pulls and draws, and reports it done from every
+// node: when its last tile was drawn, and how many each source drew.
+func (r *tileRun) frame(f int, cost map[string]int) (end int, drawn map[string]int) {
+	type state struct {
+		held            []int // the sizes of the batches it holds
+		done            bool  // the queue said it is empty
+		busyUntil, drew int
+	}
+	states := make([]*state, len(r.sources))
+	handed := map[int]int{}
+	pull := func(i int) {
+		src, st := r.sources[i], states[i]
+		r.s.Step(Pull{Node: src.node, Channel: src.channel, Frame: f, Queue: src.queue, Max: 4})
+		for _, g := range r.s.Ready().Grants {
+			if len(g.Tiles) > 0 {
+				st.held = append(st.held, len(g.Tiles))
+			}
+			for k := range g.Tiles {
+				handed[g.First+k]++
+			}
+			st.done = st.done || g.Done
+		}
+		r.s.Advance()
+	}
+	startBatch := func(i, now int) {
+		st := states[i]
+		if now < st.busyUntil || len(st.held) == 0 {
 			return
 		}
-		src.busyUntil, src.drawn = now+src.held[0], src.drawn+src.held[0]
-		src.held = src.held[1:]
-		if !src.done {
-			pull(src)
+		st.busyUntil, st.drew = now+st.held[0]*cost[r.sources[i].channel], st.drew+st.held[0]
+		st.held = st.held[1:]
+		if !st.done {
+			pull(i)
 		}
 	}
-	// the first to start asks twice before the others ask once (its
-	// grant comes back before they have started the frame)
-	for _, src := range sources {
-		pull(src)
-		startBatch(src, 0)
+	for i := range r.sources {
+		states[i] = &state{}
+		pull(i)
+		startBatch(i, 0)
 	}
-	end := 0
-	for now := 1; now < 100; now++ {
-		for _, src := range sources {
-			startBatch(src, now)
-			end = max(end, src.busyUntil)
+	for now := 1; now < 10000; now++ {
+		for i := range r.sources {
+			startBatch(i, now)
 		}
 	}
-	drawn := map[string]int{}
-	for _, src := range sources {
-		drawn[src.channel] = src.drawn
-	}
-	if end > 4 {
-		t.Errorf("the 15 tiles took %d tiles' time among four sources, want 4; each drew %v", end, drawn)
+	drawn = map[string]int{}
+	records := map[string][]stats.Record{}
+	for i, src := range r.sources {
+		end = max(end, states[i].busyUntil)
+		drawn[src.channel] = states[i].drew
+		records[src.node] = append(records[src.node], stats.Record{Frame: f, Compound: src.compound, Channel: src.channel, Tiles: states[i].drew,
+			Times: stats.Times{Draw: time.Duration(states[i].drew*cost[src.channel]) * time.Millisecond}})
 	}
 	if len(handed) != 15 {
-		t.Errorf("%d of the 15 tiles handed out: %v", len(handed), drawn)
+		r.t.Errorf("frame %d: %d of the 15 tiles handed out: %v", f, len(handed), drawn)
 	}
-	for i, n := range handed {
+	for k, n := range handed {
 		if n != 1 {
-			t.Errorf("tile %d handed out %d times", i, n)
+			r.t.Errorf("frame %d: tile %d handed out %d times", f, k, n)
 		}
 	}
+	for _, w := range r.work[f] {
+		r.s.Step(Done{Node: w.Node, Frame: f, Records: records[w.Node]})
+	}
+	r.now = r.now.Add(time.Duration(end) * time.Millisecond)
+	r.s.Step(Tick{Now: r.now})
+	r.drain()
+	return end, drawn
+}
+
+// A source asks for its next batch of tiles before it draws the one it
+// holds, so the first sources to ask must not take the whole queue: each
+// pull is handed half its share of what is left. Fifteen tiles among four
+// sources of equal speed take four tiles' time (the fewest that cover
+// them). Before, batches of four left the first source that asked eight
+// and two sources none: the frame took twice as long.
+func TestATileQueueLeavesEverySourceItsShare(t *testing.T) {
+	r := newTileRun(t, 3)
+	cost := map[string]int{}
+	for _, src := range r.sources {
+		cost[src.channel] = 1
+	}
+	for f := range 3 {
+		if end, drawn := r.frame(f, cost); end > 4 {
+			t.Errorf("frame %d: the 15 tiles took %d tiles' time among four sources, want 4; each drew %v", f, end, drawn)
+		}
+	}
+}
+
+// A source slowed by other work (here sixty times slower than the
+// others) is handed no tile once its speed is measured, where the others
+// would draw what is left before it drew one: the frame takes the five
+// tiles' time three sources need. Before, it took its batch, and every
+// frame waited for it (60 times four). Once its load has gone, it draws
+// again within 20 frames.
+func TestASlowSourceIsLeftOutOfATileQueueTheOthersEmptySooner(t *testing.T) {
+	const frames = 50
+	r := newTileRun(t, frames)
+	slow := r.sources[0].channel
+	cost := map[string]int{}
+	for _, src := range r.sources {
+		cost[src.channel] = 1
+	}
+	cost[slow] = 60
+	for f := range 10 {
+		end, drawn := r.frame(f, cost)
+		if f >= 1 && (end > 5 || drawn[slow] > 0) {
+			t.Errorf("frame %d took %d tiles' time, the slow source drawing %d of its tiles: %v", f, end, drawn[slow], drawn)
+		}
+	}
+	cost[slow] = 1 // its load has gone
+	back := -1
+	for f := 10; f < frames && back < 0; f++ {
+		if _, drawn := r.frame(f, cost); drawn[slow] > 0 {
+			back = f
+		}
+	}
+	if back < 0 || back >= 30 {
+		t.Fatalf("the source whose load went at frame 10 drew again at frame %d (-1: not by frame %d)", back, frames-1)
+	}
+	// its speed measured again, it takes its share within a few frames
+	var ends []int
+	for f := back + 1; f <= back+4; f++ {
+		end, _ := r.frame(f, cost)
+		ends = append(ends, end)
+	}
+	if ends[len(ends)-1] > 4 {
+		t.Errorf("frames %d to %d, after the source drew again at frame %d, took %v tiles' time", back+1, back+4, back, ends)
+	}
+	t.Logf("drew again at frame %d; then frames took %v", back, ends)
 }
 
 // fixedInterval plans like the planner but asks for a fixed interval
