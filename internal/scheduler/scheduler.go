@@ -527,9 +527,21 @@ type queueState struct {
 	// mirrors are the nodes whose repairs draw a live channel's (by ID)
 	// items again (a feeder that pulls tiles): each is handed them too
 	mirrors map[string][]string
-	// pullers are the channels (IDs) that pull from the queue in the
-	// frame
-	pullers []string
+	// pullers are the channels that pull from the queue in the frame
+	pullers []puller
+}
+
+// puller is a channel (ID) that draws a queue's items for a compound
+// (path): its time per item is measured there (Scheduler.tileCost), as
+// another layout's queue may cut items of another size.
+type puller struct{ channel, compound string }
+
+// pullerOf is the channel's puller of the queue.
+func (q *queueState) pullerOf(channel string) puller {
+	if i := slices.IndexFunc(q.pullers, func(p puller) bool { return p.channel == channel }); i >= 0 {
+		return q.pullers[i]
+	}
+	return puller{channel: channel}
 }
 
 // Scheduler runs frames for one config. Create it with New.
@@ -574,9 +586,9 @@ type Scheduler struct {
 	finished      bool
 	failed        string
 	everyNode     map[int]bool // frames that go to every node (Request.EveryNode)
-	// tileCost is each channel's time per item it drew from a tile queue
+	// tileCost is each puller's time per item it drew from a tile queue
 	// (seconds; recent frames weigh most), which sizes its grants
-	tileCost map[string]float64
+	tileCost map[puller]float64
 
 	ready Ready
 }
@@ -593,7 +605,7 @@ func New(cfg *compound.Config, p Planner, opt Options) *Scheduler {
 	}
 	s := &Scheduler{cfg: cfg, planner: p, opt: opt, latency: cfg.Latency, nodes: map[string]*nodeState{},
 		nodeOf: map[string]string{}, channels: map[string]*compound.Channel{}, channelNode: map[*compound.Channel]*nodeState{}, inflight: map[int]*frameState{},
-		requested: opt.Frames, everyNode: map[int]bool{}, tileCost: map[string]float64{}, adaptiveTimeout: adaptive}
+		requested: opt.Frames, everyNode: map[int]bool{}, tileCost: map[puller]float64{}, adaptiveTimeout: adaptive}
 	only := map[string]bool{}
 	for _, id := range opt.Nodes {
 		only[id] = true
@@ -857,8 +869,8 @@ func (s *Scheduler) start(number int) {
 	}
 	for _, cp := range plan.Channels {
 		for _, t := range cp.Tasks {
-			if q := f.queues[t.Queue]; q != nil && !slices.Contains(q.pullers, cp.Channel.ID) {
-				q.pullers = append(q.pullers, cp.Channel.ID)
+			if q := f.queues[t.Queue]; q != nil && q.pullerOf(cp.Channel.ID).compound == "" {
+				q.pullers = append(q.pullers, puller{cp.Channel.ID, t.Compound})
 			}
 		}
 	}
@@ -939,10 +951,11 @@ func (s *Scheduler) done(ns *nodeState, e Done) {
 		f.done.Records = append(f.done.Records, r)
 		if r.Tiles > 0 {
 			cost := r.Times.Busy().Seconds() / float64(r.Tiles)
-			if old := s.tileCost[r.Channel]; old > 0 {
+			p := puller{r.Channel, r.Compound}
+			if old := s.tileCost[p]; old > 0 {
 				cost = (old + cost) / 2
 			}
-			s.tileCost[r.Channel] = cost
+			s.tileCost[p] = cost
 		}
 	}
 	if len(refused) > 0 {
@@ -1705,7 +1718,8 @@ func (s *Scheduler) pull(e Pull) {
 // its batch and the others waited for it, which made a frame that three
 // sources drew in 10 ms take 240. One that drew nothing counts as faster
 // each frame (decayQueueCosts), so that it is tried again once its load
-// may have gone.
+// may have gone. Speeds are measured per compound a channel pulls for:
+// another layout's queue may cut items of another size.
 func (s *Scheduler) share(q *queueState, channel string, asked int) int {
 	if q == nil {
 		return 0
@@ -1720,7 +1734,7 @@ func (s *Scheduler) share(q *queueState, channel string, asked int) int {
 			known, sum = known+1, sum+1/c
 		}
 	}
-	rate := func(p string) float64 {
+	rate := func(p puller) float64 {
 		switch c := s.tileCost[p]; {
 		case c > 0:
 			return 1 / c
@@ -1729,14 +1743,15 @@ func (s *Scheduler) share(q *queueState, channel string, asked int) int {
 		}
 		return 1
 	}
-	mine, total, faster := rate(channel), 0.0, 0.0
+	me := q.pullerOf(channel)
+	mine, total, faster := rate(me), 0.0, 0.0
 	for _, p := range q.pullers {
 		total += rate(p)
-		if p != channel && rate(p) > mine && s.stillPulls(q, p) {
+		if p.channel != channel && rate(p) > mine && s.stillPulls(q, p.channel) {
 			faster += rate(p)
 		}
 	}
-	if s.tileCost[channel] > 0 && faster > 0 && float64(left)/faster < 1/mine {
+	if s.tileCost[me] > 0 && faster > 0 && float64(left)/faster < 1/mine {
 		return 0
 	}
 	return max(1, min(asked, int(float64(left)*mine/total/2)))
@@ -1749,15 +1764,16 @@ func (s *Scheduler) stillPulls(q *queueState, channel string) bool {
 	return ns != nil && ns.alive && !slices.ContainsFunc(q.given[channel], func(g Grant) bool { return g.Done })
 }
 
-// decayQueueCosts counts each channel that pulled from a frame's queues
-// but drew nothing as faster by a fifth: it was handed nothing, so its
-// time per item is not measured again, and the load that slowed it may
-// have gone.
+// decayQueueCosts takes a fifth off the time per item of each channel
+// that pulled from a frame's queues but drew nothing: it was handed
+// nothing, so its time is not measured again, and the load that slowed
+// it may have gone.
 func (s *Scheduler) decayQueueCosts(f *frameState) {
 	for _, q := range f.queues {
 		for _, p := range q.pullers {
-			if !slices.ContainsFunc(q.given[p], func(g Grant) bool { return len(g.Tiles)+len(g.Ranges) > 0 }) {
-				s.tileCost[p] *= 0.8
+			drew := slices.ContainsFunc(q.given[p.channel], func(g Grant) bool { return len(g.Tiles)+len(g.Ranges) > 0 })
+			if c := s.tileCost[p]; c > 0 && !drew {
+				s.tileCost[p] = 0.8 * c
 			}
 		}
 	}
