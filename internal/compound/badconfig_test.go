@@ -180,24 +180,38 @@ func resolveWarned(t *testing.T, name, src string) (*Model, []string) {
 
 // check warns about what would render wrong or fail at run time: a source
 // channel smaller than the share of the destination it renders, and a
-// window beyond GL's framebuffer limit.
+// window beyond GL's framebuffer limit. A pixel part renders every other
+// pixel of its share, and fits a channel half as wide; a compound that
+// only clears renders nothing.
 func TestCheckWarnsAboutSizes(t *testing.T) {
 	src := `config {
     appNode { pipe {
         window { viewport [ 0 0 8192 8192 ] channel { name "dest" } }
         window { viewport [ 0 0 320 240 ] channel { name "src" } }
         window { viewport [ 0 0 16385 16 ] channel { name "wide" } }
+        window { viewport [ 0 0 4096 8192 ] channel { name "half" } }
+        window { viewport [ 0 0 320 240 ] channel { name "pix" } }
+        window { viewport [ 0 0 320 240 ] channel { name "clear" } }
     } }
-    compound { channel "dest" compound { channel "src" outputframe { name "f" } } inputframe { name "f" } }
+    compound { channel "dest" compound { channel "src" outputframe { name "f" } } inputframe { name "f" }
+        compound { channel "half" pixel [ 0 0 2 1 ] outputframe { name "h" } } inputframe { name "h" }
+        compound { channel "pix" pixel [ 1 0 2 1 ] outputframe { name "p" } } inputframe { name "p" }
+        compound { channel "clear" task [ CLEAR ] } }
 }`
 	_, got := resolveWarned(t, "sizes.eqc", src)
 	all := strings.Join(got, "\n")
 	for _, want := range []string{
-		`sizes.eqc:7:42: channel "src" (320x240) renders up to 8192x8192 pixels of destination "dest"`,
+		`sizes.eqc:10:42: channel "src" (320x240) renders up to 8192x8192 pixels of destination "dest"`,
 		"sizes.eqc:5:27: window of 16385x16 pixels: beyond the 16384-pixel framebuffer limit",
+		`sizes.eqc:12:20: channel "pix" (320x240) renders up to 4096x8192 pixels of destination "dest"`,
 	} {
 		if !strings.Contains(all, want) {
 			t.Errorf("no warning %q in:\n%s", want, all)
+		}
+	}
+	for _, unwanted := range []string{`channel "half"`, `channel "clear"`} {
+		if strings.Contains(all, unwanted) {
+			t.Errorf("a warning about %s in:\n%s", unwanted, all)
 		}
 	}
 }

@@ -1215,12 +1215,15 @@ const MaxFramebuffer = 16384
 // checkShares warns where a source channel is smaller than the share of
 // its destination it may render: Equalizer renders a source's share one
 // pixel per destination pixel at the channel's corner and loses what falls
-// outside its window; goeq renders it offscreen at full size.
+// outside its window; goeq renders it offscreen at full size. A pixel
+// part renders every few pixels of its share, and a compound that only
+// clears (over parts drawn on its channel) renders nothing to lose: they
+// warned of a loss no run has (4-window.EYE.PIXEL's four warnings).
 func (r *resolver) checkShares(cfg *Config) {
 	cfg.Walk(func(c *Compound) {
 		d := r.raw[c]
 		dest := c.Destination()
-		if d == nil || d.channelPos.Line == 0 || dest == nil || dest == c || c.Channel == dest.Channel {
+		if d == nil || d.channelPos.Line == 0 || dest == nil || dest == c || c.Channel == dest.Channel || c.Tasks&(TaskDraw|TaskAssemble) == 0 {
 			return
 		}
 		share := dest.Channel.PixelViewport.Apply(c.Viewport.RelativeTo(dest.Viewport))
@@ -1235,6 +1238,8 @@ func (r *resolver) checkShares(cfg *Config) {
 			p := dest.Channel.PixelViewport.Apply(c.Parent.Viewport.RelativeTo(dest.Viewport))
 			w, h = max(w, int(float64(p.W)*zoom.X+0.5)), max(h, int(float64(p.H)*zoom.Y+0.5))
 		}
+		pw, ph := max(c.Pixel.W, 1), max(c.Pixel.H, 1)
+		w, h = (w+pw-1)/pw, (h+ph-1)/ph
 		own := c.Channel.PixelViewport
 		limit := ""
 		if w > MaxFramebuffer || h > MaxFramebuffer {
