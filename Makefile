@@ -92,7 +92,7 @@ fuzz: deps
 # Go benchmarks, then the pixel-path ratios into docs/bench.json and the
 # generated section of docs/benchmarks.md.
 bench: build
-	$(GO) test -run '^$$' -bench . -benchmem ./internal/configparser ./internal/compound ./internal/planner ./internal/simulate ./internal/compositor ./internal/compressor ./internal/transport
+	$(GO) test -run '^$$' -bench . -benchmem ./internal/configparser ./internal/compound ./internal/planner ./internal/scheduler ./internal/simulate ./internal/compositor ./internal/compressor ./internal/transport
 	$(GO) run ./cmd/goeq-bench -json docs/bench.json -md docs/benchmarks.md -eqserver bin/eqserver
 
 # The namespace-cluster tests alone (root; they are part of test too):

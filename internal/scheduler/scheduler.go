@@ -529,6 +529,9 @@ type queueState struct {
 	mirrors map[string][]string
 	// pullers are the channels that pull from the queue in the frame
 	pullers []puller
+	// emptied are the channels (IDs) the queue said it is done to: a
+	// queue of small tiles hands out hundreds of thousands of grants
+	emptied map[string]bool
 }
 
 // puller is a channel (ID) that draws a queue's items for a compound
@@ -865,7 +868,7 @@ func (s *Scheduler) start(number int) {
 	s.lastStart = s.now
 	s.interval = time.Duration(plan.Interval * float64(time.Second))
 	for _, q := range plan.Queues {
-		f.queues[q.ID] = &queueState{q: q, given: map[string][]Grant{}, mirrors: map[string][]string{}}
+		f.queues[q.ID] = &queueState{q: q, given: map[string][]Grant{}, mirrors: map[string][]string{}, emptied: map[string]bool{}}
 	}
 	for _, cp := range plan.Channels {
 		for _, t := range cp.Tasks {
@@ -1699,8 +1702,14 @@ func (s *Scheduler) pull(e Pull) {
 	if q == nil {
 		return
 	}
-	q.given[e.Channel] = append(q.given[e.Channel], g)
+	q.give(g)
 	s.mirror(q, g)
+}
+
+// give records a grant handed out.
+func (q *queueState) give(g Grant) {
+	q.given[g.Channel] = append(q.given[g.Channel], g)
+	q.emptied[g.Channel] = q.emptied[g.Channel] || g.Done
 }
 
 // share is how many items channel's pull of up to asked items is
@@ -1761,7 +1770,7 @@ func (s *Scheduler) share(q *queueState, channel string, asked int) int {
 // frame: its node is alive and the queue has not said it is done to it.
 func (s *Scheduler) stillPulls(q *queueState, channel string) bool {
 	ns := s.nodes[s.nodeOf[channel]]
-	return ns != nil && ns.alive && !slices.ContainsFunc(q.given[channel], func(g Grant) bool { return g.Done })
+	return ns != nil && ns.alive && !q.emptied[channel]
 }
 
 // decayQueueCosts takes a fifth off the time per item of each channel
@@ -1786,12 +1795,12 @@ func (s *Scheduler) decayQueueCosts(f *frameState) {
 // from the queue are told it is done.
 func (s *Scheduler) handRest(f *frameState, queue, channel string) {
 	q := f.queues[queue]
-	if q == nil || slices.ContainsFunc(q.given[channel], func(g Grant) bool { return g.Done }) {
+	if q == nil || q.emptied[channel] {
 		return
 	}
 	g := Grant{Channel: channel, Frame: f.number, Queue: queue}
 	s.handOut(f, q, &g, q.q.Len())
-	q.given[channel] = append(q.given[channel], g)
+	q.give(g)
 	s.mirror(q, g)
 }
 

@@ -15,7 +15,7 @@ import (
 	"github.com/goeq/goeq/internal/stats"
 )
 
-func load(t *testing.T, path string) *compound.Config {
+func load(t testing.TB, path string) *compound.Config {
 	t.Helper()
 	m, _, err := compound.Load(path, compound.Options{Getenv: func(string) (string, bool) { return "", false }})
 	if err != nil {
