@@ -1217,8 +1217,8 @@ const MaxFramebuffer = 16384
 // pixel per destination pixel at the channel's corner and loses what falls
 // outside its window; goeq renders it offscreen at full size. A pixel
 // part renders every few pixels of its share, and a compound that only
-// clears (over parts drawn on its channel) renders nothing to lose: they
-// warned of a loss no run has (4-window.EYE.PIXEL's four warnings).
+// clears (over parts drawn on its channel) renders nothing to lose: the
+// warnings about them named a loss no run has (16 on the corpus).
 func (r *resolver) checkShares(cfg *Config) {
 	cfg.Walk(func(c *Compound) {
 		d := r.raw[c]
