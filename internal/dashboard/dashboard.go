@@ -122,6 +122,9 @@ type part struct {
 	Viewport    [4]float64         `json:"viewport"` // of the destination: x, y, w, h
 	Range       [2]float64         `json:"range"`
 	Times       map[string]float64 `json:"times"` // milliseconds by task
+	// Tiles is how many items of a tile queue it drew: a source the
+	// others outpace draws none (scheduler's share)
+	Tiles int `json:"tiles,omitempty"`
 }
 
 type point struct {
@@ -278,7 +281,7 @@ func (d *Dashboard) Frame(frame int, seconds float64, degraded bool, records []s
 		d.drawn[dest] = frame
 		parts = append(parts, part{Compound: r.Compound, Channel: r.Channel, Destination: dest,
 			Viewport: [4]float64{r.Viewport.X, r.Viewport.Y, r.Viewport.W, r.Viewport.H},
-			Range:    [2]float64{r.Range.Start, r.Range.End}, Times: times})
+			Range:    [2]float64{r.Range.Start, r.Range.End}, Times: times, Tiles: r.Tiles})
 		if busy := t.Busy().Seconds(); t.Draw > 0 {
 			busiest, total, n = max(busiest, busy), total+busy, n+1
 		}

@@ -218,6 +218,45 @@ func TestDashboardShowsTheLayoutShown(t *testing.T) {
 	}
 }
 
+// A tile queue's sources say in their Gantt rows how many tiles each drew
+// in the frame shown, which add up to the frame's tiles: tile-4.eqc's
+// 640x360 in 64x64 tiles, 60. A source the others outpace draws none
+// (the scheduler's share), and without the count its row only looked
+// idle.
+func TestTheDashboardSaysHowManyTilesEachSourceDrew(t *testing.T) {
+	browser, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Fatal("chromium is needed (make test installs it)")
+	}
+	url, logged := startDashboardRun(t, "--triangles", "20000", config("tile-4.eqc"))
+	ctx := browse(t, browser)
+	if _, err := chromedp.Run(ctx, chromedp.Navigate(url)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`Number(document.body.dataset.frame) >= 5`)); err != nil {
+		t.Fatalf("the page did not come alive: %v\n%s", err, logged())
+	}
+	type row struct {
+		Tiles int
+		Text  string
+	}
+	rows, err := chromedp.Run(ctx, chromedp.Evaluate[[]row](`[...document.querySelectorAll("#gantt g.row")].map(g =>
+		({Tiles: Number(g.dataset.tiles || 0), Text: g.querySelector("text:last-of-type").textContent}))`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := 0
+	for _, r := range rows {
+		sum += r.Tiles
+		if r.Tiles > 0 && !strings.HasSuffix(r.Text, fmt.Sprintf(", %d tiles", r.Tiles)) {
+			t.Errorf("a row of %d tiles says %q", r.Tiles, r.Text)
+		}
+	}
+	if sum != 60 {
+		t.Errorf("the Gantt rows %v count %d tiles; the frame has 60", rows, sum)
+	}
+}
+
 // A wall's segments are put together on the page as the wall shows them.
 // A 4x4 wall of null nodes: each segment at its place on the canvas,
 // counted from the bottom left as the config's viewports are, and the

@@ -197,11 +197,13 @@ function drawGantt(st) {
   svg.replaceChildren();
   const rows = st.channels.filter((c) => shown(st, c.destination)).map((c) => {
     const sum = {};
+    let tiles = 0;
     for (const p of st.parts) {
       if (p.channel !== c.id || p.destination !== c.destination) continue;
       for (const [k, v] of Object.entries(p.times)) sum[k] = (sum[k] || 0) + v;
+      tiles += p.tiles || 0;
     }
-    return { c, sum, total: TASKS.reduce((a, [k]) => a + (sum[k] || 0), 0) };
+    return { c, sum, tiles, total: TASKS.reduce((a, [k]) => a + (sum[k] || 0), 0) };
   });
   // a source of several destinations has a row for each: its name alone
   // would not say which
@@ -212,7 +214,7 @@ function drawGantt(st) {
   const scale = (width - labelW - 60) / most;
   svg.setAttribute("viewBox", `0 0 ${width} ${rows.length * rowH + 4}`);
   rows.forEach((r, i) => {
-    const g = el("g", { class: "row", "data-channel": r.c.id, transform: `translate(0 ${i * rowH})` }, svg);
+    const g = el("g", { class: "row", "data-channel": r.c.id, "data-tiles": r.tiles, transform: `translate(0 ${i * rowH})` }, svg);
     el("rect", { x: 0, y: 4, width: 8, height: rowH - 8, fill: r.c.color }, g);
     const t = el("text", { x: 14, y: rowH - 6, fill: "#ccc", "font-size": 12 }, g);
     t.textContent = named.get(r.c.label) > 1 && r.c.id !== r.c.destination ? `${r.c.label} → ${destLabel.get(r.c.destination)}` : r.c.label;
@@ -225,7 +227,9 @@ function drawGantt(st) {
       x += v * scale;
     }
     const tt = el("text", { x: x + 6, y: rowH - 6, fill: "#888", "font-size": 11 }, g);
-    tt.textContent = `${r.total.toFixed(1)} ms`;
+    // a tile queue's sources: how many tiles each drew (one the others
+    // outpace draws none)
+    tt.textContent = `${r.total.toFixed(1)} ms` + (r.tiles ? `, ${r.tiles} tiles` : "");
   });
   $("legend").innerHTML = TASKS.map(([k, c]) => `<span><i style="background:${c}"></i>${k}</span>`).join("");
 }
