@@ -1721,9 +1721,10 @@ func (q *queueState) give(g Grant) {
 // draw: six tiles in batches of four among four sources took four
 // draws' time where two suffice.
 //
-// A channel is handed none, and told the queue is done, where faster
-// channels still pulling would draw all that is left before it drew one
-// item: a source slowed by other work (a loaded node, a weaker GPU) took
+// A channel is handed none, and told the queue is done, where channels
+// at least twice as fast, still pulling, would draw all that is left
+// (and what they hold) before it drew one item: a source slowed by other
+// work (a loaded node, a weaker GPU) took
 // its batch and the others waited for it, which made a frame that three
 // sources drew in 10 ms take 240. One that drew nothing counts as faster
 // each frame (decayQueueCosts), so that it is tried again once its load
@@ -1753,17 +1754,29 @@ func (s *Scheduler) share(q *queueState, channel string, asked int) int {
 		return 1
 	}
 	me := q.pullerOf(channel)
-	mine, total, faster := rate(me), 0.0, 0.0
+	mine, total, faster, held := rate(me), 0.0, 0.0, 0
 	for _, p := range q.pullers {
 		total += rate(p)
-		if p.channel != channel && rate(p) > mine && s.stillPulls(q, p.channel) {
+		if p.channel != channel && rate(p) >= 2*mine && s.stillPulls(q, p.channel) {
 			faster += rate(p)
+			held += q.holds(p.channel)
 		}
 	}
-	if s.tileCost[me] > 0 && faster > 0 && float64(left)/faster < 1/mine {
+	if s.tileCost[me] > 0 && faster > 0 && float64(left+held)/faster < 1/mine {
 		return 0
 	}
 	return max(1, min(asked, int(float64(left)*mine/total/2)))
+}
+
+// holds bounds what a channel has yet to draw of the items it was
+// handed: the batch it draws and the one it asked for as it started it.
+func (q *queueState) holds(channel string) int {
+	n := 0
+	given := q.given[channel]
+	for _, g := range given[max(0, len(given)-2):] {
+		n += len(g.Tiles) + len(g.Ranges)
+	}
+	return n
 }
 
 // stillPulls says whether a channel may pull more of a queue in the
