@@ -2000,7 +2000,9 @@ func (r *tileRun) frame(f int, cost map[string]int) (end int, drawn map[string]i
 // pull is handed half its share of what is left. Fifteen tiles among four
 // sources of equal speed take four tiles' time (the fewest that cover
 // them). Before, batches of four left the first source that asked eight
-// and two sources none: the frame took twice as long.
+// and two sources none: the frame took twice as long. Sources a little
+// unlike all draw to the end: a first form left the slower one out while
+// the others still held tiles to draw.
 func TestATileQueueLeavesEverySourceItsShare(t *testing.T) {
 	r := newTileRun(t, 3)
 	cost := map[string]int{}
@@ -2010,6 +2012,19 @@ func TestATileQueueLeavesEverySourceItsShare(t *testing.T) {
 	for f := range 3 {
 		if end, drawn := r.frame(f, cost); end > 4 {
 			t.Errorf("frame %d: the 15 tiles took %d tiles' time among four sources, want 4; each drew %v", f, end, drawn)
+		}
+	}
+	// sources a little unlike (one takes 3 units a tile, the others 2)
+	// all draw to the end: 4, 4, 4 and 3 tiles end by 9 units, where
+	// leaving the slower one out ends at 10
+	r = newTileRun(t, 6)
+	for _, src := range r.sources {
+		cost[src.channel] = 2
+	}
+	cost[r.sources[3].channel] = 3
+	for f := range 6 {
+		if end, drawn := r.frame(f, cost); end > 9 {
+			t.Errorf("frame %d of sources a little unlike took %d units; each drew %v", f, end, drawn)
 		}
 	}
 }
