@@ -1724,12 +1724,13 @@ func (q *queueState) give(g Grant) {
 // A channel is handed none, and told the queue is done, where channels
 // at least twice as fast, still pulling, would draw all that is left
 // (and what they hold) before it drew one item: a source slowed by other
-// work (a loaded node, a weaker GPU) took
-// its batch and the others waited for it, which made a frame that three
-// sources drew in 10 ms take 240. One that drew nothing counts as faster
-// each frame (decayQueueCosts), so that it is tried again once its load
-// may have gone. Speeds are measured per compound a channel pulls for:
-// another layout's queue may cut items of another size.
+// work (a loaded node, a weaker GPU) took its batch and the others
+// waited for it, which made a frame that three sources drew in 10 ms
+// take 240. Sources only a little slower are not left out (the faster
+// ones may still hold tiles to draw). One that drew nothing counts as
+// faster each frame (decayQueueCosts), so that it is tried again once
+// its load may have gone. Speeds are measured per compound a channel
+// pulls for: another layout's queue may cut items of another size.
 func (s *Scheduler) share(q *queueState, channel string, asked int) int {
 	if q == nil {
 		return 0
