@@ -3987,12 +3987,7 @@ func windowOutOfTheLayoutGoesBlack(t *testing.T, config string) {
 		if err := cfg.UseLayout(layout); err != nil {
 			t.Fatal(err)
 		}
-		for f := from; f <= to; f++ {
-			if _, err := cfg.StartFrame(camera{Frame: f, Angle: 0.35 * float64(f)}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := cfg.FinishAllFrames(); err != nil {
+		if err := turnFrames(cfg, from, to); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -4065,12 +4060,7 @@ func TestASourcesWindowOnScreenShowsWhatItDrew(t *testing.T) {
 	cfg, fbdir, out := startOnScreen(t, config, image.Pt(520, 120), 3, squareInit{Scale: 1.4})
 	defer cfg.Exit()
 	const frames = 6
-	for f := range frames {
-		if _, err := cfg.StartFrame(camera{Frame: f, Angle: 0.35 * float64(f)}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := cfg.FinishAllFrames(); err != nil {
+	if err := turnFrames(cfg, 0, frames-1); err != nil {
 		t.Fatal(err)
 	}
 	frameOf := framesByPicture(t, out, "dest", frames)
@@ -4109,13 +4099,7 @@ func TestAPixelPartOnAWindowThatOnlyClearsShowsThere(t *testing.T) {
 	const frames = 3
 	run := func(cfg *goeq.Config) {
 		t.Helper()
-		for f := 0; f < frames && err == nil; f++ {
-			_, err = cfg.StartFrame(camera{Frame: f, Angle: 0.35 * float64(f)})
-		}
-		if err == nil {
-			err = cfg.FinishAllFrames()
-		}
-		if err != nil {
+		if err := turnFrames(cfg, 0, frames-1); err != nil {
 			cfg.Exit()
 			t.Fatal(err)
 		}
@@ -4163,6 +4147,17 @@ func TestAPixelPartOnAWindowThatOnlyClearsShowsThere(t *testing.T) {
 }
 
 func absDiff(a, b uint8) uint8 { return max(a, b) - min(a, b) }
+
+// turnFrames starts frames from to to of the turning square, each turned
+// by its number, and waits until all of them are done.
+func turnFrames(cfg *goeq.Config, from, to int) error {
+	for f := from; f <= to; f++ {
+		if _, err := cfg.StartFrame(camera{Frame: f, Angle: 0.35 * float64(f)}); err != nil {
+			return err
+		}
+	}
+	return cfg.FinishAllFrames()
+}
 
 // A window is black from when it opens until its first frame, as
 // Equalizer clears and swaps a window as it sets it up: here for the 2 s
@@ -4258,12 +4253,7 @@ func TestAPassiveStereoWallsRightEyeIsBlackInMono(t *testing.T) {
 		if err := cfg.SetViewMode(0, mode); err != nil {
 			t.Fatal(err)
 		}
-		for f := from; f <= to; f++ {
-			if _, err := cfg.StartFrame(camera{Frame: f, Angle: 0.35 * float64(f)}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := cfg.FinishAllFrames(); err != nil {
+		if err := turnFrames(cfg, from, to); err != nil {
 			t.Fatal(err)
 		}
 	}
