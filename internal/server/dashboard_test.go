@@ -170,18 +170,7 @@ func TestDashboardInABrowser(t *testing.T) {
 // and its compounds as if they drew. Null clients draw nothing, so the
 // page is what the plan and the statistics make of it.
 func TestDashboardShowsTheLayoutShown(t *testing.T) {
-	browser, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Fatal("chromium is needed (make test installs it)")
-	}
-	url, logged := startDashboardRun(t, "--null-clients", "--layout", "halves", config("two-layouts.eqc"))
-	ctx := browse(t, browser)
-	if _, err := chromedp.Run(ctx, chromedp.Navigate(url)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`Number(document.body.dataset.frame) >= 5`)); err != nil {
-		t.Fatalf("the page did not come alive: %v\n%s", err, logged())
-	}
+	ctx := openLiveDashboard(t, "--null-clients", "--layout", "halves", config("two-layouts.eqc"))
 	type lookType struct {
 		Shown, Hidden, Rows, Idle, Drawing []string
 	}
@@ -224,18 +213,7 @@ func TestDashboardShowsTheLayoutShown(t *testing.T) {
 // (the scheduler's share), and without the count its row only looked
 // idle.
 func TestTheDashboardSaysHowManyTilesEachSourceDrew(t *testing.T) {
-	browser, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Fatal("chromium is needed (make test installs it)")
-	}
-	url, logged := startDashboardRun(t, "--triangles", "20000", config("tile-4.eqc"))
-	ctx := browse(t, browser)
-	if _, err := chromedp.Run(ctx, chromedp.Navigate(url)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`Number(document.body.dataset.frame) >= 5`)); err != nil {
-		t.Fatalf("the page did not come alive: %v\n%s", err, logged())
-	}
+	ctx := openLiveDashboard(t, "--triangles", "20000", config("tile-4.eqc"))
 	type row struct {
 		Tiles int
 		Text  string
@@ -384,6 +362,25 @@ func TestDashboardPutsAWallTogether(t *testing.T) {
 // startDashboardRun starts an endless eqserver run --local with --http
 // and the given arguments, which it ends when the test does; it returns
 // the dashboard's address and what the run logged so far.
+// openLiveDashboard starts a run with these arguments and its dashboard,
+// opens the page in headless Chromium, and waits until it shows frame 5.
+func openLiveDashboard(t *testing.T, args ...string) context.Context {
+	t.Helper()
+	browser, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Fatal("chromium is needed (make test installs it)")
+	}
+	url, logged := startDashboardRun(t, args...)
+	ctx := browse(t, browser)
+	if _, err := chromedp.Run(ctx, chromedp.Navigate(url)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`Number(document.body.dataset.frame) >= 5`)); err != nil {
+		t.Fatalf("the page did not come alive: %v\n%s", err, logged())
+	}
+	return ctx
+}
+
 func startDashboardRun(t *testing.T, args ...string) (url string, logged func() string) {
 	t.Helper()
 	args = append([]string{"run", "--local", "--frames", "100000", "--http", "127.0.0.1:0"}, args...)
