@@ -1111,19 +1111,13 @@ func (p *Planner) runEqualizers(c *compound.Compound, frame int, states map[stri
 // drawsOnItsPipe reports whether a compound below c draws on the pipe of
 // c's channel.
 func drawsOnItsPipe(c *compound.Compound) bool {
-	if c.Channel == nil {
-		return false
+	draws := false
+	if c.Channel != nil {
+		c.Walk(func(x *compound.Compound) {
+			draws = draws || x != c && x.Channel != nil && x.Channel.Window.Pipe == c.Channel.Window.Pipe && x.Tasks&compound.TaskDraw != 0
+		})
 	}
-	var below func(*compound.Compound) bool
-	below = func(x *compound.Compound) bool {
-		for _, ch := range x.Children {
-			if ch.Channel != nil && ch.Channel.Window.Pipe == c.Channel.Window.Pipe && ch.Tasks&compound.TaskDraw != 0 || below(ch) {
-				return true
-			}
-		}
-		return false
-	}
-	return below(c)
+	return draws
 }
 
 // observeAdaptive feeds the adaptive policy what it chooses its period and
