@@ -539,6 +539,21 @@ type queueState struct {
 // another layout's queue may cut items of another size.
 type puller struct{ channel, compound string }
 
+// listPullers lists each of the frame's queues' pullers: the channels
+// with a task on it. A frame without queues (most) has nothing to look at.
+func (f *frameState) listPullers() {
+	if len(f.queues) == 0 {
+		return
+	}
+	for _, cp := range f.plan.Channels {
+		for _, t := range cp.Tasks {
+			if q := f.queues[t.Queue]; q != nil && q.pullerOf(cp.Channel.ID).compound == "" {
+				q.pullers = append(q.pullers, puller{cp.Channel.ID, t.Compound})
+			}
+		}
+	}
+}
+
 // pullerOf is the channel's puller of the queue.
 func (q *queueState) pullerOf(channel string) puller {
 	if i := slices.IndexFunc(q.pullers, func(p puller) bool { return p.channel == channel }); i >= 0 {
@@ -870,13 +885,7 @@ func (s *Scheduler) start(number int) {
 	for _, q := range plan.Queues {
 		f.queues[q.ID] = &queueState{q: q, given: map[string][]Grant{}, mirrors: map[string][]string{}, emptied: map[string]bool{}}
 	}
-	for _, cp := range plan.Channels {
-		for _, t := range cp.Tasks {
-			if q := f.queues[t.Queue]; q != nil && q.pullerOf(cp.Channel.ID).compound == "" {
-				q.pullers = append(q.pullers, puller{cp.Channel.ID, t.Compound})
-			}
-		}
-	}
+	f.listPullers()
 	works := make([]Work, n) // by node index; one with no Node has none
 	for _, cp := range plan.Channels {
 		ns := s.channelNode[cp.Channel] // nil: its node is not in the run
