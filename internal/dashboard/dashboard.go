@@ -149,11 +149,13 @@ type state struct {
 	Frame        int            `json:"frame"` // the last frame completed, -1 before any
 	Degraded     int            `json:"degraded_frames"`
 	FPS          float64        `json:"fps"`
-	Parts        []part         `json:"parts"`
-	History      []point        `json:"history"`
-	Nodes        []NodeStatus   `json:"nodes"`
-	Links        []Link         `json:"links"`
-	Previews     map[string]int `json:"previews"` // destination -> frame of its latest image
+	// Parts and History are lists from the start, empty before the first
+	// frame: the page iterates them (and threw on null before).
+	Parts    []part         `json:"parts"`
+	History  []point        `json:"history"`
+	Nodes    []NodeStatus   `json:"nodes"`
+	Links    []Link         `json:"links"`
+	Previews map[string]int `json:"previews"` // destination -> frame of its latest image
 	// Shown lists the destinations the recent frames drew, in the order of
 	// Destinations: those of a layout not shown draw nothing. It is null
 	// before the first frame.
@@ -210,7 +212,7 @@ func New(info Info) *Dashboard {
 	d := &Dashboard{previews: map[string]preview{}, links: map[[3]string]int64{}, channels: map[string]ChannelInfo{}, drawn: map[string]int{},
 		reg: prometheus.NewRegistry(), encodedVersion: -1, streams: make(chan struct{}, maxStreams)}
 	d.st = state{Config: info.Config, Destinations: info.Destinations, Channels: info.Channels, Policies: info.Policies, Compounds: info.Compounds,
-		Frame: -1, Previews: map[string]int{}}
+		Frame: -1, Previews: map[string]int{}, Parts: []part{}, History: []point{}}
 	for _, c := range info.Channels {
 		d.channels[c.ID+"|"+c.Destination] = c
 	}
@@ -263,7 +265,7 @@ func (d *Dashboard) Frame(frame int, seconds float64, degraded bool, records []s
 		d.degraded.Inc()
 		d.st.Degraded++
 	}
-	var parts []part
+	parts := make([]part, 0, len(records)) // a list, never null: the page iterates it
 	busiest, total, n := 0.0, 0.0, 0
 	for _, r := range records {
 		t := r.Times

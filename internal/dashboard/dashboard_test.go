@@ -204,3 +204,23 @@ config {
 		}
 	}
 }
+
+// The page iterates the parts and the history of every state it gets:
+// before the first frame and after a frame that drew nothing they are
+// empty lists, not null (the page threw on null, and showed nothing more
+// of that state, its nodes joining included).
+func TestTheStatesListsAreNeverNull(t *testing.T) {
+	d := New(Info{Config: "c"})
+	lists := func(when string) {
+		t.Helper()
+		b, _ := d.snapshot()
+		for _, key := range []string{`"parts":[`, `"history":[`} {
+			if !strings.Contains(string(b), key) {
+				t.Errorf("%s: the state has no list %s]: %s", when, key, b)
+			}
+		}
+	}
+	lists("before the first frame")
+	d.Frame(0, 0.01, false, nil, func(string) string { return "" })
+	lists("after a frame that drew nothing")
+}

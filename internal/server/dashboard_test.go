@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -46,6 +47,7 @@ func TestDashboardInABrowser(t *testing.T) {
 	statsPath := filepath.Join(dir, "stats.jsonl")
 	url, logged := startDashboardRun(t, "--triangles", "20000", "--stats", statsPath, config("2d-lb-4.eqc"))
 	ctx := browse(t, browser)
+	failOnPageErrors(t, ctx)
 
 	// live updates: the frame number the page shows moves on, and the
 	// destination's image has loaded
@@ -162,6 +164,43 @@ func TestDashboardInABrowser(t *testing.T) {
 		t.Errorf("goeq_frames_total went from %g to %g", before, after)
 	}
 	t.Logf("the page showed frame %d with %d parts; %d channels", frame, len(look.Splits), len(channels))
+}
+
+// Before the first frame the page shows the nodes as they join, and what
+// each one's set-up is doing. The state had no parts and no history then
+// (null), which the page threw on: its nodes table stayed empty while the
+// nodes set up, when it is there to be read.
+func TestTheDashboardShowsTheNodesJoiningBeforeTheFirstFrame(t *testing.T) {
+	browser, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Fatal("chromium is needed (make test installs it)")
+	}
+	// no client is started: the nodes stay joining
+	url, logged := startDashboardServer(t, "run", "--no-launch", "--http", "127.0.0.1:0", config("2d-lb-4.eqc"))
+	ctx := browse(t, browser)
+	failOnPageErrors(t, ctx)
+	if _, err := chromedp.Run(ctx, chromedp.Navigate(url)); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := chromedp.Run(ctx, chromedp.Poll[[]string](`(() => {
+		const rows = [...document.querySelectorAll("#nodes tbody tr")].map(tr => tr.innerText.replace(/\s+/g, " ").trim());
+		return rows.length ? rows : null;
+	})()`))
+	if err != nil {
+		t.Fatalf("the page shows no nodes: %v\n%s", err, logged())
+	}
+	if len(rows) != 3 {
+		t.Errorf("the page shows %d nodes, the config has 3: %q", len(rows), rows)
+	}
+	for _, r := range rows {
+		if !strings.Contains(r, "joining") {
+			t.Errorf("node row %q does not say joining", r)
+		}
+	}
+	frame, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.dataset.frame`))
+	if err != nil || frame != "-1" {
+		t.Errorf("the page's frame is %q (%v), want -1 before the first frame", frame, err)
+	}
 }
 
 // The page shows the layout the run shows: two-layouts.eqc in "halves"
@@ -372,6 +411,7 @@ func openLiveDashboard(t *testing.T, args ...string) context.Context {
 	}
 	url, logged := startDashboardRun(t, args...)
 	ctx := browse(t, browser)
+	failOnPageErrors(t, ctx)
 	if _, err := chromedp.Run(ctx, chromedp.Navigate(url)); err != nil {
 		t.Fatal(err)
 	}
@@ -383,7 +423,13 @@ func openLiveDashboard(t *testing.T, args ...string) context.Context {
 
 func startDashboardRun(t *testing.T, args ...string) (url string, logged func() string) {
 	t.Helper()
-	args = append([]string{"run", "--local", "--frames", "100000", "--http", "127.0.0.1:0"}, args...)
+	return startDashboardServer(t, append([]string{"run", "--local", "--frames", "100000", "--http", "127.0.0.1:0"}, args...)...)
+}
+
+// startDashboardServer starts eqserver with args, which serve a dashboard,
+// and returns the dashboard's address.
+func startDashboardServer(t *testing.T, args ...string) (url string, logged func() string) {
+	t.Helper()
 	cmd := exec.Command(filepath.Join(binaries(t), "eqserver"), args...)
 	cmd.Env = testEnv()
 	stderr, err := cmd.StderrPipe()
@@ -431,6 +477,32 @@ func startDashboardRun(t *testing.T, args ...string) (url string, logged func() 
 		t.Fatal("no dashboard address logged")
 	}
 	return url, logged
+}
+
+// failOnPageErrors fails the test, once it ends, when the page threw an
+// exception that it did not catch: the rest of that update was not shown.
+func failOnPageErrors(t *testing.T, ctx context.Context) {
+	t.Helper()
+	var mu sync.Mutex
+	var thrown []string
+	chromedp.Listen(ctx, func(ev any) {
+		if e, ok := ev.(*runtime.EventExceptionThrown); ok {
+			what := e.ExceptionDetails.Text
+			if x := e.ExceptionDetails.Exception; x != nil {
+				what += " " + x.Description
+			}
+			mu.Lock()
+			thrown = append(thrown, what)
+			mu.Unlock()
+		}
+	})
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(thrown) > 0 {
+			t.Errorf("the page threw %d times; the first:\n%s", len(thrown), thrown[0])
+		}
+	})
 }
 
 // browse starts headless Chromium for the test: its context, which ends
