@@ -160,6 +160,10 @@ type state struct {
 	// Destinations: those of a layout not shown draw nothing. It is null
 	// before the first frame.
 	Shown []string `json:"shown"`
+	// Ended says how the run ended, once it has; the page then stops
+	// listening and says so, where it showed the last state as if the run
+	// went on.
+	Ended string `json:"ended,omitempty"`
 }
 
 // Dashboard is a run's live view.
@@ -189,6 +193,9 @@ type Dashboard struct {
 	// streams: 5 frames in 15 s where it made 120)
 	encoded        []byte
 	encodedVersion int
+	// endedVersion is the state's version once the run ended (End), 0
+	// while it runs: a stream that has sent it is done
+	endedVersion int
 	// streams bounds the /events streams served at once
 	streams chan struct{}
 }
@@ -351,6 +358,26 @@ func (d *Dashboard) Process(name string, goroutines int, rss int64) {
 	d.health[name] = [2]int64{int64(goroutines), rss}
 }
 
+// End takes how the run ended (why: "ended after 300 frames"). The event
+// streams send it and end; the page says it.
+func (d *Dashboard) End(why string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.endedVersion != 0 {
+		return
+	}
+	d.st.Ended = why
+	d.st.Version++
+	d.endedVersion = d.st.Version
+}
+
+// endedBy says whether the state at version v says that the run ended.
+func (d *Dashboard) endedBy(v int) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.endedVersion != 0 && v >= d.endedVersion
+}
+
 // Nodes takes the nodes' status.
 func (d *Dashboard) Nodes(nodes []NodeStatus) {
 	d.mu.Lock()
@@ -435,7 +462,7 @@ func (d *Dashboard) events(w http.ResponseWriter, r *http.Request) {
 			if _, err := fmt.Fprintf(w, "data: %s\n\n", b); err != nil {
 				return
 			}
-			if rc.Flush() != nil {
+			if rc.Flush() != nil || d.endedBy(v) {
 				return
 			}
 		}

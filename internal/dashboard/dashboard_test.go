@@ -224,3 +224,33 @@ func TestTheStatesListsAreNeverNull(t *testing.T) {
 	d.Frame(0, 0.01, false, nil, func(string) string { return "" })
 	lists("after a frame that drew nothing")
 }
+
+// Once the run has ended, an event stream sends the state that says how
+// and ends: the page stops listening and says so.
+func TestAStreamEndsWithTheRun(t *testing.T) {
+	d := New(Info{Config: "c"})
+	srv := httptest.NewServer(d.Handler())
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	resp, first := openStream(t, ctx, srv.URL)
+	defer resp.Body.Close()
+	if strings.Contains(first, `"ended"`) {
+		t.Fatalf("while the run goes on the state says it ended: %s", first)
+	}
+	d.End("ended after 3 frames")
+	var last string
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		if line := sc.Text(); line != "" {
+			last = line
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatalf("the stream did not end: %v", err)
+	}
+	if !strings.Contains(last, `"ended":"ended after 3 frames"`) {
+		t.Errorf("the stream's last state does not say how the run ended: %s", last)
+	}
+}

@@ -60,11 +60,30 @@ func (s *server) startDashboard(addr string) (*live, error) {
 	return lv, nil
 }
 
-func (lv *live) stop() {
+// stop tells the page how the run ended (howItEnded) and stops serving it.
+func (lv *live) stop(how string) {
+	lv.dash.End(how)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	lv.http.Shutdown(ctx)
 	lv.http.Close() // event streams do not end on their own
+}
+
+// howItEnded says how a run with this outcome ended, as the dashboard
+// shows it after "The run".
+func howItEnded(sum *Summary, err error) string {
+	frames := 0
+	if sum != nil {
+		frames = sum.Frames
+	}
+	switch {
+	case err != nil:
+		return fmt.Sprintf("failed after %d frames: %v", frames, err)
+	case sum != nil && sum.Interrupted:
+		return fmt.Sprintf("was stopped after %d frames", frames)
+	default:
+		return fmt.Sprintf("ended after %d frames", frames)
+	}
 }
 
 // completed takes a completed frame.

@@ -176,7 +176,7 @@ func TestTheDashboardShowsTheNodesJoiningBeforeTheFirstFrame(t *testing.T) {
 		t.Fatal("chromium is needed (make test installs it)")
 	}
 	// no client is started: the nodes stay joining
-	url, logged := startDashboardServer(t, "run", "--no-launch", "--http", "127.0.0.1:0", config("2d-lb-4.eqc"))
+	url, logged, _ := startDashboardServer(t, "run", "--no-launch", "--http", "127.0.0.1:0", config("2d-lb-4.eqc"))
 	ctx := browse(t, browser)
 	failOnPageErrors(t, ctx)
 	if _, err := chromedp.Run(ctx, chromedp.Navigate(url)); err != nil {
@@ -200,6 +200,48 @@ func TestTheDashboardShowsTheNodesJoiningBeforeTheFirstFrame(t *testing.T) {
 	frame, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.dataset.frame`))
 	if err != nil || frame != "-1" {
 		t.Errorf("the page's frame is %q (%v), want -1 before the first frame", frame, err)
+	}
+}
+
+// The page says when the run has ended, and when it lost its connection
+// to the run's server: it went on showing the last state, fps and all, as
+// if the run went on.
+func TestTheDashboardSaysWhenTheRunIsOver(t *testing.T) {
+	browser, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Fatal("chromium is needed (make test installs it)")
+	}
+	for _, c := range []struct {
+		name   string
+		signal os.Signal
+		kind   string // the page's data-connection after it
+		says   string
+	}{
+		{"stopped", syscall.SIGTERM, "ended", "The run was stopped after "},
+		{"killed", syscall.SIGKILL, "lost", "No connection to the run since "},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			url, logged, process := startDashboardServer(t, "run", "--local", "--null-clients", "--frames", "0", "--http", "127.0.0.1:0", config("2d-lb-4.eqc"))
+			ctx := browse(t, browser)
+			failOnPageErrors(t, ctx)
+			if _, err := chromedp.Run(ctx, chromedp.Navigate(url)); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`Number(document.body.dataset.frame) >= 5`)); err != nil {
+				t.Fatalf("the page did not come alive: %v\n%s", err, logged())
+			}
+			if said, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("connection").hidden ? "" : document.getElementById("connection").textContent`)); said != "" {
+				t.Errorf("while the run goes on the page says %q", said)
+			}
+			process.Signal(c.signal)
+			said, err := chromedp.Run(ctx, chromedp.Poll[string](fmt.Sprintf(`document.body.dataset.connection === %q && document.getElementById("connection").textContent`, c.kind)))
+			if err != nil {
+				t.Fatalf("the page does not say that the run is %s: %v\n%s", c.name, err, logged())
+			}
+			if !strings.HasPrefix(said, c.says) {
+				t.Errorf("the page says %q, want %q...", said, c.says)
+			}
+		})
 	}
 }
 
@@ -423,12 +465,13 @@ func openLiveDashboard(t *testing.T, args ...string) context.Context {
 
 func startDashboardRun(t *testing.T, args ...string) (url string, logged func() string) {
 	t.Helper()
-	return startDashboardServer(t, append([]string{"run", "--local", "--frames", "100000", "--http", "127.0.0.1:0"}, args...)...)
+	url, logged, _ = startDashboardServer(t, append([]string{"run", "--local", "--frames", "100000", "--http", "127.0.0.1:0"}, args...)...)
+	return url, logged
 }
 
 // startDashboardServer starts eqserver with args, which serve a dashboard,
-// and returns the dashboard's address.
-func startDashboardServer(t *testing.T, args ...string) (url string, logged func() string) {
+// and returns the dashboard's address and the process.
+func startDashboardServer(t *testing.T, args ...string) (url string, logged func() string, process *os.Process) {
 	t.Helper()
 	cmd := exec.Command(filepath.Join(binaries(t), "eqserver"), args...)
 	cmd.Env = testEnv()
@@ -476,7 +519,7 @@ func startDashboardServer(t *testing.T, args ...string) (url string, logged func
 	case <-time.After(30 * time.Second):
 		t.Fatal("no dashboard address logged")
 	}
-	return url, logged
+	return url, logged, cmd.Process
 }
 
 // failOnPageErrors fails the test, once it ends, when the page threw an

@@ -563,7 +563,7 @@ const Forever = -1
 
 // Run performs a run. On error (or interruption) the summary holds what
 // was done so far.
-func Run(ctx context.Context, opt Options) (*Summary, error) {
+func Run(ctx context.Context, opt Options) (sum *Summary, err error) {
 	if opt.Log == nil {
 		opt.Log = logging.New(os.Stderr, logging.Text, slog.LevelInfo, "eqserver")
 	}
@@ -707,7 +707,7 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 		if s.live, err = s.startDashboard(opt.HTTP); err != nil {
 			return nil, err
 		}
-		defer s.live.stop()
+		defer func() { s.live.stop(howItEnded(sum, err)) }()
 	}
 	s.listening = ln.Addr()
 	gs := control.NewServer(s, opt.Token, opt.TLSConfig, opt.Log)

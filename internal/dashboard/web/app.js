@@ -319,7 +319,34 @@ function show(st) {
   document.body.dataset.frame = st.frame;
   last = st;
   lastTime = now;
+  if (st.ended) {
+    // the run is over: no more states will come
+    source.close();
+    say(`The run ${st.ended}. The page shows its last state.`, "ended");
+  }
+}
+
+// say puts a line about the connection to the run above the page (none:
+// takes it away)
+function say(text, kind) {
+  const p = $("connection");
+  p.hidden = !text;
+  p.textContent = text || "";
+  p.className = kind || "";
+  document.body.dataset.connection = kind || "live";
 }
 
 const source = new EventSource("events");
 source.onmessage = (e) => show(JSON.parse(e.data));
+source.onopen = () => say("");
+// the browser tries again by itself while the source is not closed
+source.onerror = () => {
+  if (last && last.ended) return;
+  const since = new Date().toLocaleTimeString();
+  if (source.readyState === EventSource.CLOSED) {
+    // refused (the server's stream bound) or not a stream: no retries
+    say(`The run's server refused the page its updates at ${since}; load the page again to try again. It shows the last state it got.`, "lost");
+  } else {
+    say(`No connection to the run since ${since}: it ended, or its server cannot be reached. Trying again; the page shows the last state it got.`, "lost");
+  }
+};
