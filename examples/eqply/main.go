@@ -36,7 +36,10 @@
 //   - o switches between perspective and a parallel projection;
 //   - d switches the colours between the models' own, each channel's
 //     (which source drew which part) and the mesh's;
-//   - w draws the triangles' edges only, and back;
+//   - w draws the triangles' edges only, and back (a pixel decomposition
+//     draws them wider: each source draws them a pixel of its own wide,
+//     which spans its step of the window's pixels; a subpixel one blurs
+//     them; as Equalizer's do);
 //   - i switches idle antialiasing off and on;
 //   - m shows the next model in the view under the pointer;
 //   - l shows the current canvas's next layout (on a wall with several;
