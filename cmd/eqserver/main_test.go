@@ -162,6 +162,19 @@ func TestAppWaitIsBounded(t *testing.T) {
 	}
 }
 
+// A server that launches no clients needs a token the clients started by
+// hand can present. Without one it made one up that it never told, and
+// every client started as its prompt said was refused ("wrong or missing
+// token").
+func TestNoLaunchNeedsAToken(t *testing.T) {
+	t.Setenv("GOEQ_TOKEN", "")
+	cfg := filepath.Join("..", "..", "examples", "configs", "one-window.eqc")
+	code, _, stderr := runArgs("run", "--no-launch", "--listen", "127.0.0.1:0", cfg)
+	if want := "--no-launch needs the token the clients you start will present: set GOEQ_TOKEN or --token-file"; code != 2 || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, stderr %q; want exit 2 and %q", code, stderr, want)
+	}
+}
+
 // eqserver run rejects flag values it would otherwise replace by a
 // default or clamp (--frames 0 rendered 100 frames, where it now renders
 // until a signal; --codec with a typo sent raw frames), before it starts

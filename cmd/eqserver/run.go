@@ -62,7 +62,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	async := fs.Bool("async-readback", true, "finish readbacks on the download goroutine")
 	iterations := fs.Float64("iterations", 64, "synthetic renderer: loop length per pixel")
 	listen := fs.String("listen", "", "control address (default: loopback when every node runs here, else the config's server connection or every interface)")
-	tokenFile := fs.String("token-file", "", "shared token file (default: $GOEQ_TOKEN, or a new one for --local)")
+	tokenFile := fs.String("token-file", "", "shared token file (default: $GOEQ_TOKEN, or one made up for the run, in a file of its own that a lost node's warning names)")
 	clientBin := fs.String("client", "", "eqclient binary (default: beside eqserver, then PATH)")
 	drawable := fs.String("drawable", "", "override every window's hint_drawable: window or FBO")
 	summaryJSON := fs.Bool("json", false, "print the summary as JSON")
@@ -157,10 +157,24 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		logger.Error("--app needs the token the application will present: set GOEQ_TOKEN or --token-file")
 		return 2
 	}
+	// a token made up here would be known to no client started by hand:
+	// each would be refused, as the prompt to start them said nothing of it
+	if token == "" && *noLaunch {
+		logger.Error("--no-launch needs the token the clients you start will present: set GOEQ_TOKEN or --token-file, and the same for each eqclient")
+		return 2
+	}
 	if token == "" {
 		var b [16]byte
 		rand.Read(b[:])
 		token = hex.EncodeToString(b[:])
+		// a client started by hand (a lost node's, to rejoin) needs it
+		path, remove, err := control.WriteTokenFile(token)
+		if err != nil {
+			logger.Error(fmt.Sprintf("the run's token file: %v", err))
+			return 1
+		}
+		defer remove()
+		*tokenFile = path
 	}
 	var tlsConfig *tls.Config
 	if *tlsCert != "" || *tlsKey != "" {
@@ -226,7 +240,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	opt := server.Options{ConfigPath: configPath, ConfigText: configText, Frames: *frames, OutDir: *out, StatsPath: *statsPath,
-		Local: *local, Listen: *listen, Token: token, ClientBinary: *clientBin, ClientOutput: stderr, InitData: initData,
+		Local: *local, Listen: *listen, Token: token, TokenFile: *tokenFile, ClientBinary: *clientBin, ClientOutput: stderr, InitData: initData,
 		DumpEvery: *every, Codec: *codec, Async: *async, Drawable: *drawable,
 		Log: logger, Progress: progress, NoLaunch: *noLaunch, TLSConfig: tlsConfig, Reference: *ref, Layout: *layout, FullReadback: !*roi, Merge: *merge, Compositing: *compositingFlag,
 		FrameTimeout: *frameTimeout, InitTimeout: *initTimeout, Stop: stopping.Done(), Liveness: *liveness, HTTP: *httpAddr, Overlay: *overlay, EncryptFrames: *encrypt, Relaunch: *relaunch,

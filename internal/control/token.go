@@ -3,6 +3,8 @@ package control
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/goeq/goeq/internal/bounded"
@@ -23,4 +25,20 @@ func ReadTokenFile(path string) (string, error) {
 		return "", err
 	}
 	return strings.TrimSpace(string(b)), nil
+}
+
+// WriteTokenFile puts a run's token into a file of its own, readable by
+// its owner alone, for clients started by hand (--token-file); remove
+// takes it away with its folder.
+func WriteTokenFile(token string) (path string, remove func(), err error) {
+	dir, err := os.MkdirTemp("", "goeq-run-")
+	if err != nil {
+		return "", nil, err
+	}
+	path = filepath.Join(dir, "token")
+	if err := os.WriteFile(path, []byte(token+"\n"), 0o600); err != nil {
+		os.RemoveAll(dir)
+		return "", nil, err
+	}
+	return path, func() { os.RemoveAll(dir) }, nil
 }

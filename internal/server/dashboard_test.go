@@ -176,6 +176,7 @@ func TestTheDashboardShowsTheNodesJoiningBeforeTheFirstFrame(t *testing.T) {
 		t.Fatal("chromium is needed (make test installs it)")
 	}
 	// no client is started: the nodes stay joining
+	t.Setenv("GOEQ_TOKEN", "a token no client presents")
 	url, logged, _ := startDashboardServer(t, "run", "--no-launch", "--http", "127.0.0.1:0", config("2d-lb-4.eqc"))
 	ctx := browse(t, browser)
 	failOnPageErrors(t, ctx)
@@ -482,7 +483,11 @@ func startDashboardServer(t *testing.T, args ...string) (url string, logged func
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	exited := make(chan error, 1)
+	// closed once eqserver has exited, with its error in ended: the
+	// cleanup waits on it after a start that saw it exit too (a channel
+	// that carried the error once left that cleanup waiting for ever)
+	exited := make(chan struct{})
+	var ended error
 	urls := make(chan string, 1)
 	var mu sync.Mutex
 	var log strings.Builder
@@ -501,7 +506,8 @@ func startDashboardServer(t *testing.T, args ...string) (url string, logged func
 				urls <- m[1]
 			}
 		}
-		exited <- cmd.Wait()
+		ended = cmd.Wait()
+		close(exited)
 	}()
 	t.Cleanup(func() {
 		cmd.Process.Signal(syscall.SIGTERM)
@@ -514,8 +520,8 @@ func startDashboardServer(t *testing.T, args ...string) (url string, logged func
 	})
 	select {
 	case url = <-urls:
-	case err := <-exited:
-		t.Fatalf("eqserver ended: %v\n%s", err, logged())
+	case <-exited:
+		t.Fatalf("eqserver ended: %v\n%s", ended, logged())
 	case <-time.After(30 * time.Second):
 		t.Fatal("no dashboard address logged")
 	}

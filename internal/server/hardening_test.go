@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"image/png"
 	"net"
@@ -778,5 +779,42 @@ func TestAClientStartedAgainThatDoesNotJoinIsStartedAgain(t *testing.T) {
 				t.Errorf("summary: lost %v, rejoined %v, %d degraded (want render1 lost, rejoined %v, at most 2 degraded)", sum.LostNodes, sum.RejoinedNodes, sum.Degraded, want)
 			}
 		})
+	}
+}
+
+// A lost node's client started again by hand, as the server's warning
+// says, rejoins a run whose token the server made up (no GOEQ_TOKEN set):
+// the token is in a file of the run's own, which goes with the run.
+// Before, a client started by hand had no way to the token and was
+// refused, so the README's "start its client again by hand" could not
+// be done on such a run.
+func TestALostNodeStartedAgainByHandRejoinsARunWithoutAToken(t *testing.T) {
+	t.Setenv("GOEQ_TOKEN", "")
+	sp := startServer(t, config("2d-lb-4.eqc"), 0, "--renderer", "synthetic")
+	sp.waitFrames(t, 5)
+	syscall.Kill(sp.pid("render2"), syscall.SIGKILL)
+	m := sp.waitLog(t, regexp.MustCompile(`started again by hand, its client rejoins: eqclient (--server \S+ --node render2 --token-file (\S+?))"`))
+	tokenFile := m[2]
+	client := exec.Command(filepath.Join(binaries(t), "eqclient"), strings.Fields(m[1])...)
+	client.Env = testEnv()
+	var clientLog strings.Builder
+	client.Stdout, client.Stderr = &clientLog, &clientLog
+	if err := client.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		client.Process.Kill()
+		client.Wait()
+	}()
+	sp.waitLog(t, regexp.MustCompile(`node render2 rejoined`))
+	sp.cmd.Process.Signal(syscall.SIGTERM)
+	if err := sp.wait(t); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 143 {
+			t.Errorf("eqserver ended with %v, want exit status 143 on SIGTERM", err)
+		}
+	}
+	if _, err := os.Stat(tokenFile); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the run's token file %s is still there once it ended (%v)", tokenFile, err)
 	}
 }

@@ -58,11 +58,15 @@ type Options struct {
 	ConfigText string
 	// Frames is how many frames to render (100 when not positive);
 	// Forever renders until Stop or the context ends the run.
-	Frames       int
-	OutDir       string
-	StatsPath    string
-	Local        bool
-	NoLaunch     bool // wait for clients started by hand (eqclient --server)
+	Frames    int
+	OutDir    string
+	StatsPath string
+	Local     bool
+	NoLaunch  bool // wait for clients started by hand (eqclient --server)
+	// TokenFile holds the run's token for clients started by hand, as a
+	// lost node's is to rejoin (eqclient --token-file); empty: they take
+	// it from GOEQ_TOKEN, as the server did
+	TokenFile    string
 	TLSConfig    *tls.Config
 	Listen       string // control address; default 127.0.0.1:0
 	Token        string
@@ -721,7 +725,7 @@ func Run(ctx context.Context, opt Options) (sum *Summary, err error) {
 
 	defer s.stopClients(ctx)
 	if opt.NoLaunch {
-		logging.Prompt(opt.Log, fmt.Sprintf("waiting for nodes %s to join: eqclient --server %s --node NAME", strings.Join(s.order, ", "), ln.Addr()))
+		logging.Prompt(opt.Log, fmt.Sprintf("waiting for nodes %s to join: eqclient --server %s --node NAME, with this server's token (GOEQ_TOKEN or --token-file)", strings.Join(s.order, ", "), ln.Addr()))
 	} else if err := s.launch(ln.Addr()); err != nil {
 		return nil, err
 	}
@@ -1840,6 +1844,20 @@ func (s *server) tellApp(node string, kind int, why string) {
 	}
 }
 
+// startAgain says how to start a lost node's client again by hand, for
+// eqserver's own clients: its token was made up for the run where no
+// GOEQ_TOKEN was set, and a client started without it is refused.
+func (s *server) startAgain(node string) string {
+	if s.opt.App != nil || len(s.opt.ClientArgs) > 0 {
+		return "" // an application's executable: its own flags
+	}
+	how := fmt.Sprintf("; started again by hand, its client rejoins: eqclient --server %s --node %s", s.listening, node)
+	if s.opt.TokenFile != "" {
+		return how + " --token-file " + s.opt.TokenFile
+	}
+	return how + ", with the server's GOEQ_TOKEN"
+}
+
 // act carries out one Ready; joining watches the clients it starts again.
 func (s *server) act(rd scheduler.Ready, rep *report, joining *joinWatch) error {
 	for _, slow := range rd.Slow {
@@ -1847,9 +1865,9 @@ func (s *server) act(rd scheduler.Ready, rep *report, joining *joinWatch) error 
 	}
 	for _, l := range rd.Lost {
 		if l.NeverJoined {
-			s.opt.Log.Warn(fmt.Sprintf("node %s did not join (%s): the run goes on without it, as the config's robustness (ON unless the config says OFF) lets it; its channels %s leave the compounds", l.Node, l.Reason, strings.Join(l.Channels, ", ")))
+			s.opt.Log.Warn(fmt.Sprintf("node %s did not join (%s): the run goes on without it, as the config's robustness (ON unless the config says OFF) lets it; its channels %s leave the compounds%s", l.Node, l.Reason, strings.Join(l.Channels, ", "), s.startAgain(l.Node)))
 		} else {
-			s.opt.Log.Warn(fmt.Sprintf("node %s lost (%s): its channels %s leave the compounds", l.Node, l.Reason, strings.Join(l.Channels, ", ")))
+			s.opt.Log.Warn(fmt.Sprintf("node %s lost (%s): its channels %s leave the compounds%s", l.Node, l.Reason, strings.Join(l.Channels, ", "), s.startAgain(l.Node)))
 		}
 		rep.lost = append(rep.lost, l.Node)
 		s.tellApp(l.Node, control.NodeLostKind, l.Reason)

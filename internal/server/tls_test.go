@@ -55,10 +55,11 @@ func TestTLSWithLaunchedClients(t *testing.T) {
 		t.Errorf("%d of 3 nodes encrypted their frame links:\n%s", n, r.stderr)
 	}
 
+	t.Setenv("GOEQ_TOKEN", "whatever")
 	sp := startServer(t, config("2d-lb-4.eqc"), 4, "--no-launch", "--tls-cert", cert, "--tls-key", key)
 	defer sp.cmd.Process.Kill()
 	cmd := exec.Command(filepath.Join(binaries(t), "eqclient"), "--server", sp.controlAddr(t), "--node", "render1")
-	cmd.Env = append(testEnv(), "GOEQ_TOKEN=whatever")
+	cmd.Env = testEnv()
 	out, err := cmd.CombinedOutput()
 	if err == nil {
 		t.Fatalf("a plaintext client joined a TLS control port:\n%s", out)
