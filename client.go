@@ -10,6 +10,7 @@ import (
 
 	"github.com/goeq/goeq/draw"
 	"github.com/goeq/goeq/internal/client"
+	"github.com/goeq/goeq/internal/control"
 	"github.com/goeq/goeq/internal/logging"
 	"github.com/goeq/goeq/internal/winsys"
 )
@@ -37,6 +38,7 @@ func serveClient(app Application, args []string) int {
 	node := fs.String("node", "", "the config node this client renders")
 	ws := fs.String("winsys", "auto", "window system: auto, egl or glfw")
 	tokenStdin := fs.Bool("token-stdin", false, "read the token from standard input's first line")
+	tokenFile := fs.String("token-file", "", "read the token from this file (the run's own, which a lost node's warning names)")
 	launched := fs.Bool("launched", false, "started by the server: end with the process that started this client")
 	level := logging.LevelFlag(fs)
 	if err := fs.Parse(args); err != nil {
@@ -54,6 +56,9 @@ func serveClient(app Application, args []string) int {
 		}
 	}
 	token, tlsConfig, err := client.Credentials(*tokenStdin)
+	if err == nil && *tokenFile != "" {
+		token, err = control.ReadTokenFile(*tokenFile)
+	}
 	if err != nil {
 		logger.Error(err.Error())
 		return 2

@@ -4277,3 +4277,58 @@ func TestAPassiveStereoWallsRightEyeIsBlackInMono(t *testing.T) {
 		t.Error("back in stereo, the right projector does not show frame 9's right eye")
 	}
 }
+
+// An application's lost node, its client started again by hand as the
+// run's warning says, rejoins a run whose token goeq made up (no
+// GOEQ_TOKEN set): the token is in a file of the run's own, which the
+// application's client reads with --token-file and which goes with the
+// run. Before, such a client had no way to the token and was refused.
+func TestALostNodeOfAnApplicationStartedAgainByHandRejoins(t *testing.T) {
+	t.Setenv("GOEQ_TOKEN", "")
+	var log logging.Buffer
+	init := squareInit{Scale: 1.4, KillAt: 3, KillNode: "render1"}
+	cfg, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: examples("2d-lb-4.eqc"),
+		InitData: init, Log: slog.New(slog.NewTextHandler(&log, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := regexp.MustCompile(`started again by hand, its client rejoins: (\S+) (--goeq-client --server \S+ --node render1 --token-file (\S+?))"`)
+	var hand *exec.Cmd
+	var tokenFile string
+	joined := false
+	for frame := 0; err == nil && frame < 400 && !joined; frame++ {
+		if hand == nil {
+			if m := again.FindStringSubmatch(log.String()); m != nil {
+				tokenFile = m[3]
+				hand = exec.Command(m[1], strings.Fields(m[2])...)
+				hand.Stdout, hand.Stderr = os.Stderr, os.Stderr
+				if err := hand.Start(); err != nil {
+					t.Fatal(err)
+				}
+				defer func() {
+					hand.Process.Kill()
+					hand.Wait()
+				}()
+			}
+		}
+		for _, ev := range cfg.PendingEvents() {
+			joined = joined || ev.Kind == goeq.NodeJoined && ev.Node == "render1"
+		}
+		if _, err = cfg.StartFrame(camera{Frame: frame}); err == nil {
+			err = cfg.FinishFrame()
+		}
+	}
+	sum, exitErr := cfg.Exit()
+	if err != nil || exitErr != nil {
+		t.Fatalf("run: %v; exit: %v\n%s", err, exitErr, log.String())
+	}
+	if hand == nil {
+		t.Fatalf("no warning said how to start render1's client again by hand:\n%s", log.String())
+	}
+	if !joined || strings.Join(sum.RejoinedNodes, " ") != "render1" {
+		t.Errorf("render1 started again by hand did not rejoin (rejoined %v):\n%s", sum.RejoinedNodes, log.String())
+	}
+	if _, err := os.Stat(tokenFile); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the run's token file %s is still there once it ended (%v)", tokenFile, err)
+	}
+}

@@ -1844,18 +1844,19 @@ func (s *server) tellApp(node string, kind int, why string) {
 	}
 }
 
-// startAgain says how to start a lost node's client again by hand, for
-// eqserver's own clients: its token was made up for the run where no
-// GOEQ_TOKEN was set, and a client started without it is refused.
+// startAgain says how to start a lost node's client again by hand (an
+// eqclient, or the application's executable as its client): where no
+// GOEQ_TOKEN was set the run's token was made up, and is in TokenFile.
 func (s *server) startAgain(node string) string {
-	if s.opt.App != nil || len(s.opt.ClientArgs) > 0 {
-		return "" // an application's executable: its own flags
+	client, whose := "eqclient", "server's"
+	if len(s.opt.ClientArgs) > 0 { // an application's executable
+		client, whose = strings.Join(append([]string{s.opt.ClientBinary}, s.opt.ClientArgs...), " "), "application's"
 	}
-	how := fmt.Sprintf("; started again by hand, its client rejoins: eqclient --server %s --node %s", s.listening, node)
+	how := fmt.Sprintf("; started again by hand, its client rejoins: %s --server %s --node %s", client, s.listening, node)
 	if s.opt.TokenFile != "" {
 		return how + " --token-file " + s.opt.TokenFile
 	}
-	return how + ", with the server's GOEQ_TOKEN"
+	return how + ", with the " + whose + " GOEQ_TOKEN"
 }
 
 // act carries out one Ready; joining watches the clients it starts again.
