@@ -208,10 +208,6 @@ func TestTheDashboardShowsTheNodesJoiningBeforeTheFirstFrame(t *testing.T) {
 // to the run's server: it went on showing the last state, fps and all, as
 // if the run went on.
 func TestTheDashboardSaysWhenTheRunIsOver(t *testing.T) {
-	browser, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Fatal("chromium is needed (make test installs it)")
-	}
 	for _, c := range []struct {
 		name   string
 		signal os.Signal
@@ -223,14 +219,7 @@ func TestTheDashboardSaysWhenTheRunIsOver(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			url, logged, process := startDashboardServer(t, "run", "--local", "--null-clients", "--frames", "0", "--http", "127.0.0.1:0", config("2d-lb-4.eqc"))
-			ctx := browse(t, browser)
-			failOnPageErrors(t, ctx)
-			if _, err := chromedp.Run(ctx, chromedp.Navigate(url)); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`Number(document.body.dataset.frame) >= 5`)); err != nil {
-				t.Fatalf("the page did not come alive: %v\n%s", err, logged())
-			}
+			ctx := openDashboard(t, url, logged)
 			if said, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("connection").hidden ? "" : document.getElementById("connection").textContent`)); said != "" {
 				t.Errorf("while the run goes on the page says %q", said)
 			}
@@ -448,11 +437,18 @@ func TestDashboardPutsAWallTogether(t *testing.T) {
 // opens the page in headless Chromium, and waits until it shows frame 5.
 func openLiveDashboard(t *testing.T, args ...string) context.Context {
 	t.Helper()
+	url, logged := startDashboardRun(t, args...)
+	return openDashboard(t, url, logged)
+}
+
+// openDashboard opens the dashboard at url in headless Chromium and waits
+// until it shows frame 5; logged is the server's log, for a failure.
+func openDashboard(t *testing.T, url string, logged func() string) context.Context {
+	t.Helper()
 	browser, err := exec.LookPath("chromium")
 	if err != nil {
 		t.Fatal("chromium is needed (make test installs it)")
 	}
-	url, logged := startDashboardRun(t, args...)
 	ctx := browse(t, browser)
 	failOnPageErrors(t, ctx)
 	if _, err := chromedp.Run(ctx, chromedp.Navigate(url)); err != nil {
