@@ -710,6 +710,27 @@ func TestCheckWarnsWhereTheEyeLiesInAWallsPlane(t *testing.T) {
 	}
 }
 
+// A projection that check refuses gets its error alone: a field of view of
+// 180 degrees also had a warning that the eye lies in the plane of the
+// unbounded wall it made.
+func TestARefusedProjectionGetsNoWarningOfItsWall(t *testing.T) {
+	src := `config {
+    appNode { pipe { window { channel { name "c" } } } }
+    compound { channel "c" projection { distance 1 fov [ 180 90 ] } }
+}`
+	res, err := configparser.Parse("fov.eqc", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Resolve(res, noEnv)
+	if err == nil || !strings.Contains(err.Error(), "projection needs a field of view between 0 and 180 degrees") {
+		t.Fatalf("error %v, want the projection's", err)
+	}
+	for _, w := range res.Warnings {
+		t.Errorf("warning beside the projection's error: %s", w)
+	}
+}
+
 // A compound that names two channels keeps the last, as Equalizer's does:
 // check says which one it replaced (one of the corpus configs names a
 // view's channel and then the plain one, so its view got a compound of

@@ -603,9 +603,11 @@ func (r *resolver) config(c *configparser.Config) *Config {
 	r.checkColourIntoDepth(cfg)
 	r.checkAnaglyphMasks(cfg)
 	r.checkMonitorInputs(cfg)
-	r.checkEyesOnWalls(cfg)
-	if len(r.errs) == 0 { // it divides by what a bad file may have as 0
-		r.checkCoverage(cfg)
+	if len(r.errs) == 0 {
+		// a projection refused (a field of view of 180 degrees) leaves
+		// a wall that an eye's check would warn of as well
+		r.checkEyesOnWalls(cfg)
+		r.checkCoverage(cfg) // it divides by what a bad file may have as 0
 	}
 	return cfg
 }
