@@ -710,6 +710,25 @@ func TestCheckWarnsWhereTheEyeLiesInAWallsPlane(t *testing.T) {
 	}
 }
 
+// A window whose fractional viewport reaches past its pipe's screen opens
+// partly off it, as Equalizer's does (its pixel viewport may), with a
+// warning: check refused the config.
+func TestAWindowPartlyOffItsScreenOpensThere(t *testing.T) {
+	src := `config {
+    appNode { pipe { window { viewport [ 0.25 0.25 1 0.5 ] channel { name "c" } } } }
+    compound { channel "c" wall {} }
+}`
+	m, got := resolveWarned(t, "off.eqc", src)
+	want := "off.eqc:2:40: window viewport [ 0.25 0.25 1 0.5 ] reaches past its pipe's screen: the window opens partly off it, as Equalizer's does"
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("warnings:\n%s\nwant only\n%s", strings.Join(got, "\n"), want)
+	}
+	win := m.Configs[0].Nodes[0].Pipes[0].Windows[0]
+	if pv := win.PixelViewport; pv != (PixelViewport{480, 270, 1920, 540}) {
+		t.Errorf("the window's pixel viewport is %v, want [480 270 1920 540] of its pipe's 1920x1080", pv)
+	}
+}
+
 // A projection that check refuses gets its error alone: a field of view of
 // 180 degrees also had a warning that the eye lies in the plane of the
 // unbounded wall it made.

@@ -254,12 +254,9 @@ func maskWords(f *configparser.Flags) string {
 func (r *resolver) fracViewport(v *configparser.Viewport, what string) Viewport {
 	f := floats(v.V)
 	vp := Viewport{f[0], f[1], f[2], f[3]}
-	// Real files write thirds as .3334 and overshoot 1 by a rounding step;
-	// accept that and clip it.
-	const eps = 1e-3
 	if vp.W <= 0 || vp.H <= 0 {
 		r.errorf(v.Pos, "%s viewport [ %g %g %g %g ] has no area: width and height must be positive", what, f[0], f[1], f[2], f[3])
-	} else if vp.X < -eps || vp.Y < -eps || vp.X+vp.W > 1+eps || vp.Y+vp.H > 1+eps {
+	} else if !withinUnit(vp) {
 		r.errorf(v.Pos, "%s viewport [ %g %g %g %g ] is out of range: x+width and y+height must lie within [0,1]", what, f[0], f[1], f[2], f[3])
 	}
 	vp = vp.Intersect(FullViewport)
@@ -274,11 +271,10 @@ func (r *resolver) fracViewport(v *configparser.Viewport, what string) Viewport 
 func (r *resolver) segmentViewport(v *configparser.Viewport) Viewport {
 	f := floats(v.V)
 	vp := Viewport{f[0], f[1], f[2], f[3]}
-	const eps = 1e-3 // a rounding step past the canvas is clipped, as fracViewport does
 	switch {
 	case vp.W <= 0 || vp.H <= 0:
 		return r.fracViewport(v, "segment") // the error
-	case vp.X >= -eps && vp.Y >= -eps && vp.X+vp.W <= 1+eps && vp.Y+vp.H <= 1+eps:
+	case withinUnit(vp):
 		return vp.Intersect(FullViewport)
 	case !vp.Intersect(FullViewport).HasArea():
 		r.warnf(v.Pos, "segment viewport [ %g %g %g %g ] lies outside its canvas: no view reaches it, so its channel shows nothing of the canvas", f[0], f[1], f[2], f[3])
@@ -286,6 +282,14 @@ func (r *resolver) segmentViewport(v *configparser.Viewport) Viewport {
 		r.warnf(v.Pos, "segment viewport [ %g %g %g %g ] reaches past its canvas: its wall extends the canvas's, and its channel shows the views only where it overlaps the canvas", f[0], f[1], f[2], f[3])
 	}
 	return vp
+}
+
+// withinUnit says whether a fractional viewport lies within [0,1] both
+// ways. Real files write thirds as .3334 and overshoot 1 by a rounding
+// step: that much passes, and is clipped.
+func withinUnit(vp Viewport) bool {
+	const eps = 1e-3
+	return vp.X >= -eps && vp.Y >= -eps && vp.X+vp.W <= 1+eps && vp.Y+vp.H <= 1+eps
 }
 
 // isPixelViewport says whether a window's or channel's viewport counts
@@ -311,6 +315,13 @@ func (r *resolver) windowViewport(v *configparser.Viewport, what string) (Viewpo
 			r.errorf(v.Pos, "%s pixel viewport [ %g %g %g %g ] has no area (%dx%d whole pixels)", what, f[0], f[1], f[2], f[3], max(pvp.W, 0), max(pvp.H, 0))
 		}
 		return Viewport{}, pvp
+	}
+	if vp := (Viewport{f[0], f[1], f[2], f[3]}); what == "window" && !withinUnit(vp) && vp.Intersect(FullViewport).HasArea() {
+		// Equalizer opens such a window partly off its pipe's screen, as
+		// it does one whose pixel viewport reaches past the screen (one
+		// wholly off it is refused: nothing of it would show)
+		r.warnf(v.Pos, "window viewport [ %g %g %g %g ] reaches past its pipe's screen: the window opens partly off it, as Equalizer's does", f[0], f[1], f[2], f[3])
+		return vp, nil
 	}
 	return r.fracViewport(v, what), nil
 }
