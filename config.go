@@ -294,18 +294,11 @@ func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 		opt.Config, opt.ConfigText = autoConfig(exe, opt.Config, logger)
 	}
 	token := os.Getenv("GOEQ_TOKEN")
-	tokenFile, removeTokenFile := "", func() {}
-	if token == "" {
+	tokenMadeUp := token == ""
+	if tokenMadeUp {
 		var b [16]byte
 		rand.Read(b[:])
 		token = hex.EncodeToString(b[:])
-		// a client started by hand (a lost node's, to rejoin) reads it
-		// there: the run's warning names the file
-		if opt.Server == "" {
-			if tokenFile, removeTokenFile, err = control.WriteTokenFile(token); err != nil {
-				return nil, fmt.Errorf("goeq: the run's token file: %w", err)
-			}
-		}
 	}
 	c := &Config{frames: make(chan server.AppFrame), done: make(chan struct{})}
 	c.changed = sync.NewCond(&c.mu)
@@ -337,7 +330,7 @@ func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 		return server.Run(ctx, server.Options{ConfigPath: configName(opt), ConfigText: opt.ConfigText, OutDir: opt.OutDir, DumpEvery: 1, Local: opt.Local, Token: token,
 			ClientBinary: exe, ClientArgs: []string{clientFlag}, InitData: initData, App: hooks, Async: true,
 			Reference: opt.Reference, FrameTimeout: opt.FrameTimeout, Liveness: opt.Liveness, InitTimeout: opt.InitTimeout, Log: logger, Codec: "auto", HTTP: opt.HTTP, Overlay: opt.Overlay, Layout: opt.Layout,
-			BlendRanges: opt.BlendRanges, StatsPath: opt.Stats, Relaunch: opt.Relaunch, TokenFile: tokenFile})
+			BlendRanges: opt.BlendRanges, StatsPath: opt.Stats, Relaunch: opt.Relaunch, TokenMadeUp: tokenMadeUp})
 	}
 	if opt.Server != "" {
 		for _, o := range []struct{ name, value, own string }{{"HTTP", opt.HTTP, "serves its own dashboard (eqserver run --http)"},
@@ -366,7 +359,6 @@ func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 	}
 	go func() {
 		sum, err := run()
-		removeTokenFile()
 		c.mu.Lock()
 		c.summary, c.err, c.ended = sum, err, true
 		if c.err == nil && !c.exited {

@@ -145,7 +145,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	// launched clients log the same way
 	os.Setenv(logging.EnvFormat, string(format))
 	logger := logging.New(stderr, format, *level, "eqserver")
-	token := os.Getenv("GOEQ_TOKEN")
+	token, tokenMadeUp := os.Getenv("GOEQ_TOKEN"), false
 	if *tokenFile != "" {
 		var err error
 		if token, err = control.ReadTokenFile(*tokenFile); err != nil {
@@ -167,14 +167,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		var b [16]byte
 		rand.Read(b[:])
 		token = hex.EncodeToString(b[:])
-		// a client started by hand (a lost node's, to rejoin) needs it
-		path, remove, err := control.WriteTokenFile(token)
-		if err != nil {
-			logger.Error(fmt.Sprintf("the run's token file: %v", err))
-			return 1
-		}
-		defer remove()
-		*tokenFile = path
+		tokenMadeUp = true
 	}
 	var tlsConfig *tls.Config
 	if *tlsCert != "" || *tlsKey != "" {
@@ -240,7 +233,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	opt := server.Options{ConfigPath: configPath, ConfigText: configText, Frames: *frames, OutDir: *out, StatsPath: *statsPath,
-		Local: *local, Listen: *listen, Token: token, TokenFile: *tokenFile, ClientBinary: *clientBin, ClientOutput: stderr, InitData: initData,
+		Local: *local, Listen: *listen, Token: token, TokenFile: *tokenFile, TokenMadeUp: tokenMadeUp, ClientBinary: *clientBin, ClientOutput: stderr, InitData: initData,
 		DumpEvery: *every, Codec: *codec, Async: *async, Drawable: *drawable,
 		Log: logger, Progress: progress, NoLaunch: *noLaunch, TLSConfig: tlsConfig, Reference: *ref, Layout: *layout, FullReadback: !*roi, Merge: *merge, Compositing: *compositingFlag,
 		FrameTimeout: *frameTimeout, InitTimeout: *initTimeout, Stop: stopping.Done(), Liveness: *liveness, HTTP: *httpAddr, Overlay: *overlay, EncryptFrames: *encrypt, Relaunch: *relaunch,

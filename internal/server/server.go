@@ -65,8 +65,12 @@ type Options struct {
 	NoLaunch  bool // wait for clients started by hand (eqclient --server)
 	// TokenFile holds the run's token for clients started by hand, as a
 	// lost node's is to rejoin (eqclient --token-file); empty: they take
-	// it from GOEQ_TOKEN, as the server did
+	// it from GOEQ_TOKEN, as the server did. TokenMadeUp says that the
+	// token was made up for the run and no one else knows it: the run
+	// writes it into a file of its own at the first loss, and removes it
+	// as it ends.
 	TokenFile    string
+	TokenMadeUp  bool
 	TLSConfig    *tls.Config
 	Listen       string // control address; default 127.0.0.1:0
 	Token        string
@@ -508,6 +512,9 @@ func (s *server) wakeups(ctx context.Context, done <-chan struct{}) *time.Timer 
 }
 
 type server struct {
+	// removeTokenFile takes away the file startAgain wrote the run's
+	// made-up token into (nil: none written)
+	removeTokenFile func()
 	// peers is every channel's frame address; it changes only when a node
 	// (re)joins, and each node gets it again only then (peersGen counts
 	// its versions): sent with every frame, it made the control traffic
@@ -724,6 +731,11 @@ func Run(ctx context.Context, opt Options) (sum *Summary, err error) {
 	opt.Log.Info(fmt.Sprintf("control server on %s; config %s: %d nodes%s", ln.Addr(), opt.ConfigPath, len(s.order), mode))
 
 	defer s.stopClients(ctx)
+	defer func() {
+		if s.removeTokenFile != nil {
+			s.removeTokenFile()
+		}
+	}()
 	if opt.NoLaunch {
 		logging.Prompt(opt.Log, fmt.Sprintf("waiting for nodes %s to join: eqclient --server %s --node NAME, with this server's token (GOEQ_TOKEN or --token-file)", strings.Join(s.order, ", "), ln.Addr()))
 	} else if err := s.launch(ln.Addr()); err != nil {
@@ -1846,8 +1858,17 @@ func (s *server) tellApp(node string, kind int, why string) {
 
 // startAgain says how to start a lost node's client again by hand (an
 // eqclient, or the application's executable as its client): where no
-// GOEQ_TOKEN was set the run's token was made up, and is in TokenFile.
+// GOEQ_TOKEN was set the run's token was made up, and goes in TokenFile.
 func (s *server) startAgain(node string) string {
+	if s.opt.TokenMadeUp && s.opt.TokenFile == "" {
+		// written at the first loss, not at the start: a run that loses
+		// no node leaves no file, even where it is killed
+		path, remove, err := control.WriteTokenFile(s.opt.Token)
+		if err != nil {
+			return fmt.Sprintf("; its client cannot be started again by hand: the run's token could not be written for it (%v)", err)
+		}
+		s.opt.TokenFile, s.removeTokenFile = path, remove
+	}
 	client, whose := "eqclient", "server's"
 	if len(s.opt.ClientArgs) > 0 { // an application's executable
 		client, whose = strings.Join(append([]string{s.opt.ClientBinary}, s.opt.ClientArgs...), " "), "application's"
