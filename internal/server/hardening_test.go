@@ -805,6 +805,9 @@ func TestALostNodeStartedAgainByHandRejoinsARunWithoutAToken(t *testing.T) {
 	defer func() {
 		client.Process.Kill()
 		client.Wait()
+		if t.Failed() {
+			t.Logf("the client started by hand:\n%s", clientLog.String())
+		}
 	}()
 	sp.waitLog(t, regexp.MustCompile(`node render2 rejoined`))
 	sp.cmd.Process.Signal(syscall.SIGTERM)

@@ -512,8 +512,8 @@ func (s *server) wakeups(ctx context.Context, done <-chan struct{}) *time.Timer 
 }
 
 type server struct {
-	// removeTokenFile takes away the file startAgain wrote the run's
-	// made-up token into (nil: none written)
+	// removeTokenFile takes away the file writeMadeUpToken wrote the
+	// run's made-up token into (nil: none written)
 	removeTokenFile func()
 	// peers is every channel's frame address; it changes only when a node
 	// (re)joins, and each node gets it again only then (peersGen counts
@@ -1860,14 +1860,8 @@ func (s *server) tellApp(node string, kind int, why string) {
 // eqclient, or the application's executable as its client): where no
 // GOEQ_TOKEN was set the run's token was made up, and goes in TokenFile.
 func (s *server) startAgain(node string) string {
-	if s.opt.TokenMadeUp && s.opt.TokenFile == "" {
-		// written at the first loss, not at the start: a run that loses
-		// no node leaves no file, even where it is killed
-		path, remove, err := control.WriteTokenFile(s.opt.Token)
-		if err != nil {
-			return fmt.Sprintf("; its client cannot be started again by hand: the run's token could not be written for it (%v)", err)
-		}
-		s.opt.TokenFile, s.removeTokenFile = path, remove
+	if err := s.writeMadeUpToken(); err != nil {
+		return fmt.Sprintf("; its client cannot be started again by hand: the run's token could not be written for it (%v)", err)
 	}
 	client, whose := "eqclient", "server's"
 	if len(s.opt.ClientArgs) > 0 { // an application's executable
@@ -1878,6 +1872,21 @@ func (s *server) startAgain(node string) string {
 		return how + " --token-file " + s.opt.TokenFile
 	}
 	return how + ", with the " + whose + " GOEQ_TOKEN"
+}
+
+// writeMadeUpToken puts a made-up token into TokenFile, once. It is
+// written at the first loss, not at the start: a run that loses no node
+// leaves no file, even where it is killed.
+func (s *server) writeMadeUpToken() error {
+	if !s.opt.TokenMadeUp || s.opt.TokenFile != "" {
+		return nil
+	}
+	path, remove, err := control.WriteTokenFile(s.opt.Token)
+	if err != nil {
+		return err
+	}
+	s.opt.TokenFile, s.removeTokenFile = path, remove
+	return nil
 }
 
 // act carries out one Ready; joining watches the clients it starts again.
