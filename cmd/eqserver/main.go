@@ -21,6 +21,7 @@ import (
 
 	"github.com/goeq/goeq/internal/compound"
 	"github.com/goeq/goeq/internal/configparser"
+	"github.com/goeq/goeq/internal/planner"
 	"github.com/goeq/goeq/internal/simulate"
 )
 
@@ -141,6 +142,11 @@ func load(file string, stderr io.Writer) *compound.Model {
 		return nil
 	}
 	m, res, err := compound.LoadText(name, src, compound.Options{})
+	if err == nil {
+		var circles []configparser.Diagnostic
+		circles, err = planner.CheckOrder(m.Configs[0])
+		res.Warnings = append(res.Warnings, circles...)
+	}
 	warn(stderr, res)
 	if err != nil {
 		report(stderr, err)

@@ -222,6 +222,36 @@ func TestRunRejectsValuesItWouldReplace(t *testing.T) {
 // starts, naming the flag: a --stats path in a missing folder failed it
 // only once every node had set up. (The client binary is
 // missing: a run that went on to launch would say so.)
+// A config whose channel would assemble a frame before it draws it is
+// refused by check and by run, before any client starts, where the run
+// waited out its frame timeout (and Equalizer's for ever).
+func TestAConfigThatWouldWaitForEverIsRefused(t *testing.T) {
+	config := filepath.Join(t.TempDir(), "circle.eqc")
+	text := `server { config {
+    appNode { pipe { window { viewport [ 0 0 400 300 ] channel { name "c" } } } }
+    compound
+    {
+        channel "c"
+        wall { bottom_left [ -.5 -.5 -1 ] bottom_right [ .5 -.5 -1 ] top_left [ -.5 .5 -1 ] }
+        compound { viewport [ 0 0 .5 1 ] inputframe { name "right" } outputframe { name "left" } }
+        compound { viewport [ .5 0 .5 1 ] outputframe { name "right" } }
+        inputframe { name "left" }
+    }
+} }
+`
+	if err := os.WriteFile(config, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := config + `:7:42: input frame "right" is never assembled: channel c assembles it in compound 0.0 before it reads it back in compound 0.1`
+	if code, _, stderr := runArgs("check", config); code != 1 || !strings.HasPrefix(stderr, want) {
+		t.Errorf("check: exit %d, stderr %q; want exit 1 and %q", code, stderr, want)
+	}
+	missing := filepath.Join(t.TempDir(), "no-eqclient")
+	if code, _, stderr := runArgs("run", "--local", "--frames", "1", "--client", missing, config); code != 1 || !strings.Contains(stderr, want) || strings.Contains(stderr, "no-eqclient") {
+		t.Errorf("run: exit %d, stderr %q; want exit 1 and %q, before the launch", code, stderr, want)
+	}
+}
+
 func TestOutputsThatCannotBeWrittenFailBeforeTheLaunch(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "no-eqclient")
 	config := filepath.Join("..", "..", "examples", "configs", "one-window.eqc")

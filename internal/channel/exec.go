@@ -406,21 +406,10 @@ func ownTargets(plans []*planner.ChannelPlan, tasks [][]planner.Task) []bool {
 }
 
 // inRunOrder is a channel's tasks in window coordinates, in the order it
-// runs them: in its window's order (windowOrder), those for other windows'
-// destinations first, which draw at its corner, before its own tree's,
-// which then stay as shown (a channel that is a destination and a source
-// of other trees drew a later tree's part over its own picture).
+// runs them (planner.SortForRun).
 func inRunOrder(p *planner.ChannelPlan) []planner.Task {
 	tasks := inWindow(p)
-	slices.SortStableFunc(tasks, func(a, b planner.Task) int {
-		switch {
-		case a.Home == b.Home:
-			return 0
-		case !a.Home:
-			return -1
-		}
-		return 1
-	})
+	planner.SortForRun(tasks)
 	return tasks
 }
 

@@ -191,6 +191,22 @@ func (c *fakeCluster) heartbeatsOnly(d time.Duration) {
 	}
 }
 
+// inRunOrder is w with each channel's tasks in the order an executor runs
+// them (planner.SortForRun): in plan order, a channel that is a
+// destination and draws for other windows' trees finished a circle of
+// waits that the executor never does.
+func inRunOrder(w Work) Work {
+	run := w
+	run.Channels = make([]*planner.ChannelPlan, len(w.Channels))
+	for i, cp := range w.Channels {
+		sorted := *cp
+		sorted.Tasks = slices.Clone(cp.Tasks)
+		planner.SortForRun(sorted.Tasks)
+		run.Channels[i] = &sorted
+	}
+	return run
+}
+
 func (c *fakeCluster) drain() {
 	for c.s.HasReady() {
 		rd := c.s.Ready()
@@ -198,7 +214,7 @@ func (c *fakeCluster) drain() {
 		for _, w := range rd.Work {
 			c.starts[w.Frame] = c.now
 			c.sent = append(c.sent, w)
-			c.nodes[w.Node].work = append(c.nodes[w.Node].work, w)
+			c.nodes[w.Node].work = append(c.nodes[w.Node].work, inRunOrder(w))
 			for _, ch := range w.Channels {
 				if c.s.NodeOf(ch.Channel.ID) != w.Node {
 					c.t.Errorf("frame %d: channel %s sent to node %s", w.Frame, ch.Channel.ID, w.Node)

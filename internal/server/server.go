@@ -646,6 +646,13 @@ func Run(ctx context.Context, opt Options) (sum *Summary, err error) {
 				" composites sort-last (a DB compound with depth whose children each draw a range of the whole view at its size, unzoomed, into one output frame)")
 		}
 	}
+	circles, err := planner.CheckOrder(cfg)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range circles {
+		opt.Log.Warn(w.String())
+	}
 	s := &server{opt: opt, cfg: cfg, text: string(text), defaults: defaults, nodes: map[string]*nodeConn{}, events: make(chan event, 4096),
 		data: map[int][]byte{}, messages: map[int][][]byte{}, broadcasts: broadcastHistory{limit: maxBroadcastHistory}, screenshots: map[int]string{}, samples: map[int]int{}, overlayFrom: map[int]bool{}, overlayOn: opt.Overlay,
 		destOf: map[string]string{}, colours: dashboard.ColourIndexes(cfg)}
