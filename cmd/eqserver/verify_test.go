@@ -134,3 +134,52 @@ server { config {
 		t.Errorf("%s: %v, want a match and no client's log:\n%s", device, err, out)
 	}
 }
+
+// Two channels of one window, each a step of a chain of depth merges
+// through a channel on another pipe (c2 draws, d merges c2's frame, c1
+// merges d's): c1's merge waits for d, which waits for c2's readback
+// behind c1's merge on the window. The executor ran the window's tasks in
+// order and waited out the frame timeout, as Equalizer's pipe would; c2
+// now runs ahead, as it touches none of c1's pixels, and the pictures
+// match the reference.
+func TestChannelsOfOneWindowInAChainThroughAnotherPipeRun(t *testing.T) {
+	dir := t.TempDir()
+	client := filepath.Join(dir, "eqclient")
+	if err := gotool.Build(client, "github.com/goeq/goeq/cmd/eqclient"); err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(dir, "chain.eqc")
+	if err := os.WriteFile(config, []byte(`server { config {
+    appNode
+    {
+        pipe
+        {
+            window { viewport [ 0 0 200 150 ] channel { name "dest" } }
+            window
+            {
+                viewport [ 0 0 400 150 ]
+                channel { name "c1" viewport [ 0 0 .5 1 ] }
+                channel { name "c2" viewport [ .5 0 .5 1 ] }
+            }
+        }
+        pipe { window { viewport [ 0 0 200 150 ] channel { name "d" } } }
+    }
+    compound
+    {
+        channel "dest"
+        buffer [ COLOR DEPTH ]
+        wall { bottom_left [ -.5 -.5 -1 ] bottom_right [ .5 -.5 -1 ] top_left [ -.5 .5 -1 ] }
+        compound { channel "c1" range [ 0 .34 ] inputframe { name "x" } outputframe { name "a" } }
+        compound { channel "d" range [ .34 .67 ] inputframe { name "y" } outputframe { name "x" } }
+        compound { channel "c2" range [ .67 1 ] outputframe { name "y" } }
+        inputframe { name "a" }
+    }
+} }
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runArgs("verify", "--frames", "2", "--client", client, config)
+	if code != 0 || !strings.Contains(stdout, "all 2 pictures match the reference") {
+		t.Fatalf("exit %d, want 0 and every picture matched:\n%s\n%s", code, stdout, stderr)
+	}
+}

@@ -928,8 +928,10 @@ func (fr *frameRun) done() bool {
 // step runs what can run. Tasks on one window run in the plan's order
 // (channels that share a window share its pixels: see planner.Task.Seq);
 // different windows go on independently. Only when nothing can
-// run that way may a channel run ahead of another on its window, so that
-// two channels of one window exchanging frames cannot deadlock.
+// run that way may a channel run ahead of another on its window: one whose
+// frame an assemble waits for, so that two channels of one window
+// exchanging frames cannot deadlock, then any whose task touches none of
+// the pixels of those it passes.
 func (fr *frameRun) step() (progressed bool, err error) {
 	for _, w := range fr.windows {
 		for _, it := range w {
@@ -977,7 +979,53 @@ func (fr *frameRun) step() (progressed bool, err error) {
 			progressed = true
 		}
 	}
+	if progressed {
+		return true, nil
+	}
+	// still nothing: a channel's next task runs ahead of the tasks before
+	// it on its window where it touches none of their pixels, so the order
+	// does not show. The frame a channel waits for may come from another
+	// pipe that waits for a readback behind it on the window; in order, as
+	// Equalizer's pipe runs its tasks, both wait for ever.
+	for _, w := range fr.windows {
+		var before []compound.PixelViewport
+		for _, it := range w {
+			r := it.run
+			if r.done[it.index] {
+				continue
+			}
+			touched := r.touches(it.index)
+			if it.index == r.next && !slices.ContainsFunc(before, func(b compound.PixelViewport) bool {
+				return slices.ContainsFunc(touched, func(t compound.PixelViewport) bool { return overlaps(b, t) })
+			}) {
+				ok, err := fr.runNext(r)
+				if err != nil {
+					return progressed, err
+				}
+				if ok {
+					progressed = true
+					continue
+				}
+			}
+			before = append(before, touched...)
+		}
+	}
 	return progressed, nil
+}
+
+// touches lists the pixels of its window a channel's task may write or
+// read: its region, those it holds for a scratch part, and on a
+// destination's last task the channel's viewport (the overlays and the
+// picture taken go over it).
+func (r *channelRun) touches(i int) []compound.PixelViewport {
+	out := []compound.PixelViewport{r.plan.Tasks[i].Region}
+	for _, rb := range r.holdFor[i] {
+		out = append(out, r.plan.Tasks[rb].Region)
+	}
+	if r.plan.Destination && i == len(r.plan.Tasks)-1 {
+		out = append(out, r.plan.Viewport)
+	}
+	return out
 }
 
 // runNext runs a channel's next task; false when it waits.
