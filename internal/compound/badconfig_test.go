@@ -183,6 +183,59 @@ func resolveWarned(t *testing.T, name, src string) (*Model, []string) {
 // window beyond GL's framebuffer limit. A pixel part renders every other
 // pixel of its share, and fits a channel half as wide; a compound that
 // only clears renders nothing.
+// A source whose frame goes to a compound that shows it on a window of
+// its own and sends nothing on (7-window.DB.2D with one of the
+// destination's input frames left out) is missing from the destination:
+// check says where its frames end. Nothing in the corpus, whose files
+// assemble such frames at both, is warned of.
+func TestCheckWarnsOfFramesThatEndShortOfTheirDestination(t *testing.T) {
+	const src = `config {
+    appNode { pipe {
+        window { viewport [ 0 0 320 240 ] channel { name "dest" } }
+        window { viewport [ 0 0 320 240 ] channel { name "half" } }
+        window { viewport [ 0 0 320 240 ] channel { name "left" } }
+        window { viewport [ 0 0 320 240 ] channel { name "right" } }
+    } }
+    compound
+    {
+        channel "dest"
+        wall { bottom_left [ -.5 -.5 -1 ] bottom_right [ .5 -.5 -1 ] top_left [ -.5 .5 -1 ] }
+        compound
+        {
+            channel "half"
+            compound { channel "left" viewport [ 0 0 .5 1 ] outputframe { name "l" } }
+            compound { channel "right" viewport [ .5 0 .5 1 ] outputframe { name "r" } }
+            inputframe { name "l" }
+            inputframe { name "r" }
+        }
+        %s
+        inputframe { name "r" }
+    }
+}`
+	_, got := resolveWarned(t, "short.eqc", fmt.Sprintf(src, ""))
+	want := `short.eqc:15:24: channel "left" draws here for destination "dest", but its frames end on channel "half", which sends none on: what it draws shows there alone, and that part is missing from "dest"'s images`
+	if !slices.Contains(got, want) {
+		t.Errorf("no warning %q in:\n%s", want, strings.Join(got, "\n"))
+	}
+	if _, got := resolveWarned(t, "short.eqc", fmt.Sprintf(src, `inputframe { name "l" }`)); slices.ContainsFunc(got, func(w string) bool { return strings.Contains(w, "frames end on") }) {
+		t.Errorf("a warning with both frames assembled:\n%s", strings.Join(got, "\n"))
+	}
+	for _, f := range corpusFiles(t) {
+		res, err := configparser.ParseFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Resolve(res, noEnv); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range res.Warnings {
+			if strings.Contains(w.Msg, "frames end on") {
+				t.Errorf("%s", w)
+			}
+		}
+	}
+}
+
 func TestCheckWarnsAboutSizes(t *testing.T) {
 	src := `config {
     appNode { pipe {

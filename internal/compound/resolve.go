@@ -1039,6 +1039,10 @@ func (r *resolver) checkDeadEnds(cfg *Config) {
 					if left := unsent(c); left > coverageEps {
 						r.warnf(pos, "channel %q draws here for destination %q, but the output frames read back on it carry %.3g%% of what it draws: the rest is missing from %q's images (an output frame's viewport is a part of its compound's)",
 							c.Channel.Name, dest.Channel.Name, 100*(1-left), dest.Channel.Name)
+					} else if ok, end := reaches(c.Channel, dest.Channel, dest); !ok && end != nil {
+						// (frames no compound assembles are warned of as such)
+						r.warnf(pos, "channel %q draws here for destination %q, but its frames end on channel %q, which sends none on: what it draws shows there alone, and that part is missing from %q's images",
+							c.Channel.Name, dest.Channel.Name, end.Name, dest.Channel.Name)
 					}
 				}
 			}
@@ -1072,6 +1076,53 @@ func sendsOn(c *Compound, to *Channel) bool {
 		}
 	}
 	return false
+}
+
+// reaches reports whether what channel ch holds in the destination tree
+// under root reaches channel to's pixels: there, or through the output
+// frames of a compound on ch in the tree, assembled by compounds whose
+// channels it reaches in turn, each in its own destination's tree (a tile
+// queue is taken to). Any compound on a channel
+// counts, which finds every path and may find one the frames' viewports
+// do not take (unsent warns of those). Otherwise end is a channel the
+// frames reach that sends none on, if there is one (nil where the frames
+// reach no compound, or only channels that send them on elsewhere).
+func reaches(ch, to *Channel, root *Compound) (ok bool, end *Channel) {
+	seen := map[*Channel]bool{}
+	var from func(ch *Channel, root *Compound) bool
+	from = func(ch *Channel, root *Compound) bool {
+		if ch == to || drawsInPlace(ch, to) {
+			return true
+		}
+		if seen[ch] {
+			return false
+		}
+		seen[ch] = true
+		sends, found := false, false
+		root.Walk(func(x *Compound) {
+			if found || x.Channel != ch {
+				return
+			}
+			if len(x.OutputTiles) > 0 {
+				found = true
+				return
+			}
+			for _, f := range x.OutputFrames {
+				sends = true
+				for _, k := range f.Consumers {
+					if !found && k.Channel != nil && from(k.Channel, k.Destination()) {
+						found = true
+					}
+				}
+			}
+		})
+		if !sends && end == nil {
+			end = ch
+		}
+		return found
+	}
+	ok = from(ch, root)
+	return ok, end
 }
 
 // drawsInPlace reports whether channel ch draws on to's pixels of its
