@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -182,7 +183,11 @@ type Config struct {
 	focus     []float64 // the config's focus distances, by observer
 	focusMode []FocusMode
 	layouts   []string
-	views     []string
+	// stuckStereo and stuckMono (by view) are the mode switches after
+	// which the frames would wait in a circle, and why (server.RunInfo):
+	// they are refused, as the layouts are that Canvas.Refused lists
+	stuckStereo, stuckMono map[int]string
+	views                  []string
 	// viewLayouts is each view's layout, by view
 	viewLayouts []int
 	units       []float64 // the views' model units, as last set (under mu)
@@ -381,9 +386,10 @@ func Start(ctx context.Context, app Application, opt Options) (*Config, error) {
 	c.latency, c.observers, c.eyeBases, c.layouts, c.views = info.Latency, info.Observers, info.EyeBases, info.Layouts, info.Views
 	c.viewLayouts = info.ViewLayouts
 	for _, cv := range info.Canvases {
-		c.canvases = append(c.canvases, Canvas{Name: cv.Name, Layouts: cv.Layouts})
+		c.canvases = append(c.canvases, Canvas{Name: cv.Name, Layouts: cv.Layouts, Refused: cv.Stuck})
 		c.shown = append(c.shown, cv.Shows)
 	}
+	c.stuckStereo, c.stuckMono = info.StuckStereo, info.StuckMono
 	c.focus = info.FocusDistances
 	c.onScreen = info.OnScreen
 	c.mu.Lock()
@@ -623,7 +629,10 @@ func (c *Config) Layouts() []string { return append([]string(nil), c.layouts...)
 // from the next frame started on, as Equalizer's Canvas::useLayout does
 // on each: the destination channels of its views render, those of the
 // layout it replaces stop. A canvas shows its first layout until then
-// (or Options.Layout). UseCanvasLayout switches one canvas alone.
+// (or Options.Layout). UseCanvasLayout switches one canvas alone. A
+// layout whose frames would wait in a circle on a canvas (check warns of
+// it: Canvas.Refused) is refused with ErrNeverCompletes, and no canvas
+// switches.
 func (c *Config) UseLayout(name string) error {
 	if i := slices.Index(c.layouts, name); name != "" && i >= 0 {
 		return c.UseLayoutIndex(i)
@@ -641,6 +650,13 @@ func (c *Config) UseLayoutIndex(i int) error {
 	defer c.mu.Unlock()
 	if err := c.closedLocked(); err != nil {
 		return err
+	}
+	for cv, canvas := range c.canvases {
+		if slices.Contains(canvas.Layouts, i) {
+			if err := c.stuckLayout(cv, i); err != nil {
+				return err
+			}
+		}
 	}
 	listed := false
 	for cv, canvas := range c.canvases {
@@ -688,13 +704,23 @@ type Canvas struct {
 	// Layouts are the layouts the canvas lists, in the config's order for
 	// it: indexes in Config.Layouts, or LayoutOff for its `layout OFF`.
 	Layouts []int
+	// Refused are the layouts among them whose frames would wait in a
+	// circle on the canvas (check warns of each), and why: a switch to
+	// one is refused with ErrNeverCompletes.
+	Refused map[int]string
 }
+
+// ErrNeverCompletes is the error of a layout or view mode switch refused
+// because the frames would wait in a circle after it: a channel would
+// assemble a frame before it draws it, or channels each other's.
+var ErrNeverCompletes = errors.New("would never complete a frame")
 
 // Canvases lists the config's canvases, in its order.
 func (c *Config) Canvases() []Canvas {
 	out := slices.Clone(c.canvases)
 	for i := range out {
 		out[i].Layouts = slices.Clone(out[i].Layouts)
+		out[i].Refused = maps.Clone(out[i].Refused)
 	}
 	return out
 }
@@ -725,12 +751,24 @@ func (c *Config) UseCanvasLayout(canvas, layout int) error {
 	if !slices.Contains(c.canvases[canvas].Layouts, layout) {
 		return fmt.Errorf("goeq: canvas %s does not list layout %s; it lists %s", c.describeCanvas(canvas), c.describeLayout(layout), c.describeCanvasLayouts(canvas))
 	}
+	if err := c.stuckLayout(canvas, layout); err != nil {
+		return err
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err := c.closedLocked(); err != nil {
 		return err
 	}
 	c.useLocked(canvas, layout)
+	return nil
+}
+
+// stuckLayout says why a canvas may not show a layout, if the frames
+// would wait in a circle there.
+func (c *Config) stuckLayout(canvas, layout int) error {
+	if why := c.canvases[canvas].Refused[layout]; why != "" {
+		return fmt.Errorf("goeq: layout %s on canvas %s %w: %s", c.describeLayout(layout), c.describeCanvas(canvas), ErrNeverCompletes, why)
+	}
 	return nil
 }
 
@@ -793,13 +831,21 @@ func (c *Config) ViewLayout(view int) (int, error) {
 // Equalizer's View::changeMode (eqPly's g): stereo renders a left and a
 // right eye where the view's destinations show both (on framebuffer
 // objects as anaglyph, in the colours the compounds give), mono the
-// cyclop eye.
+// cyclop eye. A mode the view's frames would wait in a circle in (check
+// warns of it) is refused with ErrNeverCompletes.
 func (c *Config) SetViewMode(view int, mode ViewMode) error {
 	if view < 0 || view >= len(c.views) {
 		return fmt.Errorf("goeq: no view %d: the config has %d", view, len(c.views))
 	}
 	if mode != Mono && mode != Stereo {
 		return fmt.Errorf("goeq: view mode %d is neither Mono nor Stereo", mode)
+	}
+	stuck, name := c.stuckMono, "mono"
+	if mode == Stereo {
+		stuck, name = c.stuckStereo, "stereo"
+	}
+	if why := stuck[view]; why != "" {
+		return fmt.Errorf("goeq: view %d in %s %w: %s", view, name, ErrNeverCompletes, why)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

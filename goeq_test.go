@@ -4332,3 +4332,79 @@ func TestALostNodeOfAnApplicationStartedAgainByHandRejoins(t *testing.T) {
 		t.Errorf("the run's token file %s is still there once it ended (%v)", tokenFile, err)
 	}
 }
+
+// A layout or view mode whose frames would wait in a circle (check warns
+// of it: planner.CheckOrder) is refused with why, where the switch made
+// the run wait out its frame timeout and fail; the run goes on in the
+// layouts and modes that work, in this process and on a running eqserver.
+func TestASwitchWhoseFramesWouldNeverCompleteIsRefused(t *testing.T) {
+	const config = `config
+{
+    appNode { pipe { window { viewport [ 0 0 320 180 ] attributes { hint_drawable FBO } channel { name "wall" } } } }
+    observer {}
+    layout { name "plain" view { mode MONO observer 0 } }
+    layout { name "split" view { observer 0 } }
+    canvas { layout "plain" layout "split" wall {} segment { channel "wall" } }
+    compound
+    {
+        channel ( segment 0 layout "plain" view 0 )
+        eye [ CYCLOP LEFT RIGHT ]
+        compound
+        {
+            eye [ RIGHT ]
+            compound { viewport [ 0 0 .5 1 ] inputframe { name "r" } outputframe { name "l" } }
+            compound { viewport [ .5 0 .5 1 ] outputframe { name "r" } }
+            inputframe { name "l" }
+        }
+    }
+    compound
+    {
+        channel ( segment 0 layout "split" view 0 )
+        compound { viewport [ 0 0 .5 1 ] inputframe { name "right" } outputframe { name "left" } }
+        compound { viewport [ .5 0 .5 1 ] outputframe { name "right" } }
+        inputframe { name "left" }
+    }
+}
+`
+	refused := func(cfg *goeq.Config) {
+		split := `stuck.eqc:23:42: input frame "right" is never assembled: channel wall.split.view0 assembles it in compound 1.0 before it reads it back in compound 1.1`
+		for _, c := range []struct {
+			err        error
+			want, why string
+		}{
+			{cfg.UseLayout("split"), `goeq: layout "split" on canvas 0 would never complete a frame: `, split},
+			{cfg.UseLayoutIndex(1), `goeq: layout "split" on canvas 0 would never complete a frame: `, split},
+			{cfg.UseCanvasLayout(0, 1), `goeq: layout "split" on canvas 0 would never complete a frame: `, split},
+			{cfg.SetViewMode(0, goeq.Stereo), `goeq: view 0 in stereo would never complete a frame: `, `stuck.eqc:15:46: input frame "r" is never assembled: `},
+		} {
+			if !errors.Is(c.err, goeq.ErrNeverCompletes) || !strings.HasPrefix(c.err.Error(), c.want) || !strings.Contains(c.err.Error(), c.why) {
+				t.Errorf("%v: want ErrNeverCompletes, %q, then %q", c.err, c.want, c.why)
+			}
+		}
+		if refused := cfg.Canvases()[0].Refused; len(refused) != 1 || !strings.Contains(refused[1], split) {
+			t.Errorf("Canvas.Refused %v: want layout 1's reason", refused)
+		}
+		if got := cfg.Layout(); got != 0 {
+			t.Errorf("Layout() %d after the refusals", got)
+		}
+	}
+	use := func(cfg *goeq.Config, frame int) error {
+		if frame == 2 {
+			refused(cfg)
+			return cfg.SetViewMode(0, goeq.Mono)
+		}
+		return nil
+	}
+	opt := goeq.Options{Config: "stuck.eqc", ConfigText: config, FrameTimeout: 5 * time.Second}
+	if frames, _ := runLayoutSwitches(t, opt, refused, use); len(frames) != layoutFrames {
+		t.Errorf("%d frames written, want %d", len(frames), layoutFrames)
+	}
+	path := filepath.Join(t.TempDir(), "stuck.eqc")
+	if err := os.WriteFile(path, []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GOEQ_TOKEN", "the-shared-token")
+	if frames, _ := runLayoutSwitches(t, goeq.Options{Server: startAppServer(t, path).addr}, refused, use); len(frames) != layoutFrames {
+		t.Errorf("on a running eqserver: %d frames written, want %d", len(frames), layoutFrames)
+	}
+}

@@ -143,9 +143,11 @@ func load(file string, stderr io.Writer) *compound.Model {
 	}
 	m, res, err := compound.LoadText(name, src, compound.Options{})
 	if err == nil {
-		var circles []configparser.Diagnostic
-		circles, err = planner.CheckOrder(m.Configs[0])
-		res.Warnings = append(res.Warnings, circles...)
+		var stuck []planner.Switch
+		stuck, err = planner.CheckOrder(m.Configs[0])
+		for _, s := range stuck {
+			res.Warnings = append(res.Warnings, s.Warning)
+		}
 	}
 	warn(stderr, res)
 	if err != nil {

@@ -1099,8 +1099,15 @@ func main() {
 	home := c.cam
 	n := 0
 	shown := *overlay // what the overlay is set to
+	layoutNames := cfg.Layouts()
 	for i, cv := range cfg.Canvases() {
-		c.canvasLayouts = append(c.canvasLayouts, cv.Layouts)
+		// l and L step through the layouts a canvas can show: one whose
+		// frames would wait in a circle is refused (check warns of it)
+		layouts := slices.DeleteFunc(slices.Clone(cv.Layouts), func(l int) bool { return cv.Refused[l] != "" })
+		for _, l := range slices.Sorted(maps.Keys(cv.Refused)) {
+			log.Printf("layout %q is left out of canvas %d's l: it would never complete a frame: %s", layoutNames[l], i, cv.Refused[l])
+		}
+		c.canvasLayouts = append(c.canvasLayouts, layouts)
 		shows, err := cfg.CanvasLayout(i)
 		if err != nil {
 			log.Fatal(err)
@@ -1160,7 +1167,13 @@ func main() {
 				mode = goeq.Stereo
 			}
 			for i := range cfg.Views() {
-				if err := cfg.SetViewMode(i, mode); err != nil {
+				err := cfg.SetViewMode(i, mode)
+				if errors.Is(err, goeq.ErrNeverCompletes) {
+					// g again switches the others back
+					log.Printf("g: %v", err)
+					continue
+				}
+				if err != nil {
 					return err
 				}
 			}

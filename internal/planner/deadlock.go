@@ -181,41 +181,46 @@ func (d Deadlock) describe() string {
 	return strings.Join(parts, ", and ") + ": a channel runs its tasks in order, so each waits for the other"
 }
 
-// CheckOrder plans a config's first frames (every compound's period), in
-// each layout of each of its canvases and with every view in the other
-// mode (mono, stereo), and reports each circle of waits found
-// (FramePlan.Deadlock) at the input frame that starts it: a run of the
-// config would wait for ever, as Equalizer's does. A circle in the layouts
-// and modes the config starts in is an error; one that only a switch
-// reaches, a warning (a run that never switches there is not hurt). It
-// leaves the config's layouts and view modes as they were.
-func CheckOrder(cfg *compound.Config) (warnings []configparser.Diagnostic, err error) {
-	const most = 64 // frames planned in each layout
+// Switch is a layout or view mode switch after which a config's frames
+// wait in a circle (CheckOrder), and the warning that says so.
+type Switch struct {
+	// Canvas (an index in the config's Canvases) shows Layout (an index in
+	// its Layouts), or, where Canvas is -1, View (an index among the
+	// config's views, layout by layout) shows its other mode.
+	Canvas, Layout, View int
+	Warning              configparser.Diagnostic
+	// Why says it to an application refused the switch.
+	Why string
+}
+
+// CheckOrder plans a config's first frames (every compound's period) as
+// it starts, then with each canvas in each other layout of its own and
+// each view in its other mode (mono, stereo), and finds the circles of
+// waits (FramePlan.Deadlock), reported at the input frame that starts
+// each: a run of the config would wait for ever there, as Equalizer's
+// does. A circle as the config starts is an error; the switches that lead
+// to one are returned, each with its warning: a run that never switches
+// there is not hurt, and an application is refused the switch. It leaves
+// the config's layouts and view modes as they were.
+func CheckOrder(cfg *compound.Config) (stuck []Switch, err error) {
+	const most = 64 // frames planned in each setting
 	frames := 1
 	cfg.Walk(func(c *compound.Compound) {
 		if c.Period > 1 && frames < most {
 			frames = min(most, frames*c.Period/gcd(frames, c.Period))
 		}
 	})
-	type switched struct {
-		canvas *compound.Canvas
-		layout int
-		modes  bool // every view's mode switched
-	}
-	settings := []switched{{}} // the layouts as configured first
-	for _, cv := range cfg.Canvases {
+	views := cfg.Views()
+	settings := []Switch{{Canvas: -1, View: -1}} // as the config starts
+	for ci, cv := range cfg.Canvases {
 		for i := range cv.Layouts {
 			if i != cv.ActiveLayout {
-				settings = append(settings, switched{canvas: cv, layout: i})
+				settings = append(settings, Switch{Canvas: ci, Layout: i, View: -1})
 			}
 		}
 	}
-	var views []*compound.View
-	for _, l := range cfg.Layouts {
-		views = append(views, l.Views...)
-	}
-	if len(views) > 0 {
-		settings = append(settings, switched{modes: true})
+	for i := range views {
+		settings = append(settings, Switch{Canvas: -1, View: i})
 	}
 	active := make([]int, len(cfg.Canvases))
 	for i, cv := range cfg.Canvases {
@@ -234,17 +239,14 @@ func CheckOrder(cfg *compound.Config) (warnings []configparser.Diagnostic, err e
 		}
 	}()
 	var errs configparser.ErrorList
-	reported := map[string]bool{}
 	p := New(cfg)
 	frame := 0
 	for _, s := range settings {
-		if s.canvas != nil {
-			p.Changes.SetLayout(frame, s.canvas, s.layout)
+		if s.Canvas >= 0 {
+			p.Changes.SetLayout(frame, cfg.Canvases[s.Canvas], s.Layout)
 		}
-		for i, v := range views {
-			if s.modes {
-				p.Changes.SetViewMode(frame, v, !stereo[i])
-			}
+		if s.View >= 0 {
+			p.Changes.SetViewMode(frame, views[s.View], !stereo[s.View])
 		}
 		for range frames {
 			d := p.Plan(frame).Deadlock()
@@ -253,42 +255,41 @@ func CheckOrder(cfg *compound.Config) (warnings []configparser.Diagnostic, err e
 				continue
 			}
 			in := inputFrame(cfg, d[0].Assemble, d[0].Frame)
-			if in == nil || reported[in.Pos.String()] {
+			if in == nil {
 				continue
 			}
-			reported[in.Pos.String()] = true
-			where := ""
+			s.Why = fmt.Sprintf("%s: input frame %q is never assembled: %s", in.Pos, d[0].Frame, d.describe())
 			switch {
-			case s.canvas != nil:
-				where = fmt.Sprintf(" in layout %s of canvas %s", layoutLabel(s.canvas, s.layout), canvasLabel(cfg, s.canvas))
-			case s.modes && !slices.Contains(stereo, true):
-				where = " when its views show stereo"
-			case s.modes && !slices.Contains(stereo, false):
-				where = " when its views show mono"
-			case s.modes:
-				where = " when its views switch mode (mono, stereo)"
-			}
-			if where == "" {
+			case s.Canvas >= 0:
+				cv := cfg.Canvases[s.Canvas]
+				s.Warning = configparser.Diagnostic{Pos: in.Pos, Msg: fmt.Sprintf("input frame %q is never assembled in layout %s of canvas %s: %s; an application is refused the switch (UseLayout, eqply's l)",
+					d[0].Frame, layoutLabel(cv, s.Layout), canvasLabel(cfg, cv), d.describe())}
+				stuck = append(stuck, s)
+			case s.View >= 0:
+				mode := "stereo"
+				if stereo[s.View] {
+					mode = "mono"
+				}
+				s.Warning = configparser.Diagnostic{Pos: in.Pos, Msg: fmt.Sprintf("input frame %q is never assembled when view %s shows %s: %s; an application is refused the switch (SetViewMode, eqply's g)",
+					d[0].Frame, viewLabel(views, s.View), mode, d.describe())}
+				stuck = append(stuck, s)
+			default:
 				errs = append(errs, configparser.Diagnostic{Pos: in.Pos, Msg: fmt.Sprintf("input frame %q is never assembled: %s", d[0].Frame, d.describe())})
-				continue
 			}
-			warnings = append(warnings, configparser.Diagnostic{Pos: in.Pos, Msg: fmt.Sprintf(
-				"input frame %q is never assembled%s: %s; a run that switches there fails when its frame timeout runs out", d[0].Frame, where, d.describe())})
+			break // the first frame with a circle says it
 		}
-		if s.canvas != nil {
-			p.Changes.SetLayout(frame, s.canvas, active[slices.Index(cfg.Canvases, s.canvas)])
+		if s.Canvas >= 0 {
+			p.Changes.SetLayout(frame, cfg.Canvases[s.Canvas], active[s.Canvas])
 		}
-		for i, v := range views {
-			if s.modes {
-				p.Changes.SetViewMode(frame, v, stereo[i])
-			}
+		if s.View >= 0 {
+			p.Changes.SetViewMode(frame, views[s.View], stereo[s.View])
 		}
 	}
 	if len(errs) == 0 {
-		return warnings, nil
+		return stuck, nil
 	}
 	errs.Sort()
-	return warnings, errs
+	return stuck, errs
 }
 
 // inputFrame finds the input frame named name of the compound at path.
@@ -318,6 +319,13 @@ func canvasLabel(cfg *compound.Config, cv *compound.Canvas) string {
 		return fmt.Sprintf("%q", cv.Name)
 	}
 	return fmt.Sprint(slices.Index(cfg.Canvases, cv))
+}
+
+func viewLabel(views []*compound.View, i int) string {
+	if views[i].Name != "" {
+		return fmt.Sprintf("%q", views[i].Name)
+	}
+	return fmt.Sprint(i)
 }
 
 func gcd(a, b int) int {

@@ -154,7 +154,8 @@ func TestChannelsWaitingForEachOthersFramesAreRefused(t *testing.T) {
 }
 
 // A circle in a layout other than the first is a warning (a run that
-// never switches there is not hurt), and the check leaves the first shown.
+// never switches there is not hurt; an application is refused the
+// switch), and the check leaves the first shown.
 // With that layout chosen to start with, it is an error.
 func TestACircleInALaterLayoutIsAWarning(t *testing.T) {
 	const text = `server
@@ -193,13 +194,14 @@ func TestACircleInALaterLayoutIsAWarning(t *testing.T) {
 }
 `
 	cfg := loadText(t, "layouts.eqc", text)
-	warnings, err := CheckOrder(cfg)
+	stuck, err := CheckOrder(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := at("layouts.eqc", text, `inputframe { name "right" }`) + `: input frame "right" is never assembled in layout "split" of canvas 0: `
-	if len(warnings) != 1 || !strings.HasPrefix(warnings[0].String(), want) || !strings.HasSuffix(warnings[0].Msg, "; a run that switches there fails when its frame timeout runs out") {
-		t.Fatalf("warnings %v: want one at %q", warnings, want)
+	if len(stuck) != 1 || stuck[0].Canvas != 0 || stuck[0].Layout != 1 || stuck[0].View != -1 || !strings.HasPrefix(stuck[0].Warning.String(), want) ||
+		!strings.HasSuffix(stuck[0].Warning.Msg, "; an application is refused the switch (UseLayout, eqply's l)") {
+		t.Fatalf("%+v: want layout 1 of canvas 0, warned at %q", stuck, want)
 	}
 	if cfg.Canvases[0].ActiveLayout != 0 {
 		t.Errorf("the check left layout %d active", cfg.Canvases[0].ActiveLayout)
@@ -248,9 +250,9 @@ func TestACircleOfTheStereoEyesIsFoundInMono(t *testing.T) {
 }
 `
 	cfg := loadText(t, "mono.eqc", text)
-	warnings, err := CheckOrder(cfg)
-	if want := at("mono.eqc", text, `inputframe { name "right" }`) + `: input frame "right" is never assembled when its views show stereo: `; err != nil || len(warnings) != 1 || !strings.HasPrefix(warnings[0].String(), want) {
-		t.Fatalf("warnings %v, error %v: want %q", warnings, err, want)
+	stuck, err := CheckOrder(cfg)
+	if want := at("mono.eqc", text, `inputframe { name "right" }`) + `: input frame "right" is never assembled when view 0 shows stereo: `; err != nil || len(stuck) != 1 || stuck[0].Canvas != -1 || stuck[0].View != 0 || !strings.HasPrefix(stuck[0].Warning.String(), want) {
+		t.Fatalf("%+v, error %v: want view 0, warned at %q", stuck, err, want)
 	}
 	if cfg.Layouts[0].Views[0].Stereo {
 		t.Error("the check left the view in stereo")
@@ -265,8 +267,8 @@ func TestNoCorpusConfigWaitsInACircle(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if warnings, err := CheckOrder(m.Configs[0]); err != nil || len(warnings) > 0 {
-			t.Errorf("%s: %v %v", filepath.Base(path), warnings, err)
+		if stuck, err := CheckOrder(m.Configs[0]); err != nil || len(stuck) > 0 {
+			t.Errorf("%s: %v %v", filepath.Base(path), stuck, err)
 		}
 	}
 }

@@ -47,9 +47,11 @@ func TestTheCheckRefusesExactlyTheConfigsThatHang(t *testing.T) {
 					continue
 				}
 				mutants++
-				warnings, checked := planner.CheckOrder(m.Configs[0])
-				if checked == nil && len(warnings) > 0 {
-					checked = configparser.ErrorList(warnings)
+				stuck, checked := planner.CheckOrder(m.Configs[0])
+				for _, s := range stuck {
+					if s.Canvas >= 0 && checked == nil { // the fake nodes run each layout as it starts, not modes
+						checked = configparser.ErrorList{s.Warning}
+					}
 				}
 				if checked != nil {
 					refused++

@@ -16,6 +16,7 @@ import (
 
 	"github.com/goeq/goeq/internal/compound"
 	"github.com/goeq/goeq/internal/imagecmp"
+	"github.com/goeq/goeq/internal/planner"
 	"github.com/goeq/goeq/internal/stats"
 )
 
@@ -722,6 +723,66 @@ func TestAnApplicationsModelUnitsAreChecked(t *testing.T) {
 	req, err := s.request(AppFrame{ModelUnits: map[int]float64{1: 1000}})
 	if err != nil || len(req.ModelUnits) != 1 || req.ModelUnits[views[1]] != 1000 {
 		t.Errorf("unit 1000 for view 1: %v, %v", req.ModelUnits, err)
+	}
+}
+
+// An application's layout and view mode switches after which the frames
+// would wait in a circle (planner.CheckOrder) are refused by the server
+// too, for an application that does not ask through goeq.Config; the
+// others reach the scheduler.
+func TestAnApplicationsStuckSwitchesAreRefused(t *testing.T) {
+	const text = `config
+{
+    appNode { pipe { window { viewport [ 0 0 320 180 ] channel { name "wall" } } } }
+    observer {}
+    layout { name "plain" view { mode MONO observer 0 } }
+    layout { name "split" view { observer 0 } }
+    canvas { layout "plain" layout "split" wall {} segment { channel "wall" } }
+    compound
+    {
+        channel ( segment 0 layout "plain" view 0 )
+        eye [ CYCLOP LEFT RIGHT ]
+        compound
+        {
+            eye [ RIGHT ]
+            compound { viewport [ 0 0 .5 1 ] inputframe { name "r" } outputframe { name "l" } }
+            compound { viewport [ .5 0 .5 1 ] outputframe { name "r" } }
+            inputframe { name "l" }
+        }
+    }
+    compound
+    {
+        channel ( segment 0 layout "split" view 0 )
+        compound { viewport [ 0 0 .5 1 ] inputframe { name "right" } outputframe { name "left" } }
+        compound { viewport [ .5 0 .5 1 ] outputframe { name "right" } }
+        inputframe { name "left" }
+    }
+}
+`
+	m, _, err := compound.LoadText("stuck.eqc", []byte(text), compound.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &server{cfg: m.Configs[0], data: map[int][]byte{}}
+	stuck, err := planner.CheckOrder(s.cfg)
+	if err != nil || len(stuck) != 2 {
+		t.Fatalf("check: %v, %v", stuck, err)
+	}
+	s.refuse(stuck)
+	for _, c := range []struct {
+		af   AppFrame
+		want string
+	}{
+		{AppFrame{CanvasLayouts: map[int]int{0: 1}}, `frame 0: layout "split" on canvas 0 would never complete a frame: stuck.eqc:23:42: input frame "right" is never assembled: `},
+		{AppFrame{ViewModes: map[int]bool{0: true}}, `frame 1: view 0 in stereo would never complete a frame: stuck.eqc:15:46: input frame "r" is never assembled: `},
+	} {
+		if _, err := s.request(c.af); err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%+v: %v; want %q", c.af, err, c.want)
+		}
+	}
+	req, err := s.request(AppFrame{CanvasLayouts: map[int]int{0: 0}, ViewModes: map[int]bool{0: false, 1: true}})
+	if err != nil || len(req.Layouts) != 1 || len(req.ViewModes) != 2 {
+		t.Errorf("the layout and modes that work: %+v, %v", req, err)
 	}
 }
 

@@ -184,6 +184,9 @@ type CanvasInfo struct {
 	// Shows is the one it shows as the run starts (Options.Layout, or its
 	// first): an index in RunInfo.Layouts, or LayoutOff.
 	Shows int
+	// Stuck are the layouts (as Layouts) after a switch to which the
+	// frames would wait in a circle, and why (planner.CheckOrder).
+	Stuck map[int]string
 }
 
 // AppFrame is one frame an application asks for.
@@ -244,6 +247,10 @@ type RunInfo struct {
 	// Balancing is how each view's compounds are balanced as the run
 	// starts, by index as Views.
 	Balancing []compound.Balancing
+	// StuckStereo and StuckMono are the views (as Views) in whose stereo
+	// or mono mode, not the one they start in, the frames would wait in a
+	// circle, and why.
+	StuckStereo, StuckMono map[int]string
 	// FrameTimeout is how long the server lets a frame take before it
 	// fails the run: an application on a server of its own gives up on a
 	// server silent for much longer while frames are due.
@@ -512,6 +519,13 @@ func (s *server) wakeups(ctx context.Context, done <-chan struct{}) *time.Timer 
 }
 
 type server struct {
+	// stuckLayouts (by canvas, then layout, as RunInfo numbers them),
+	// stuckStereo and stuckMono (by view) are the switches after which
+	// frames would wait in a circle (planner.CheckOrder), and why: an
+	// application is refused them
+	stuckLayouts           []map[int]string
+	stuckStereo, stuckMono map[int]string
+
 	// removeTokenFile takes away the file writeMadeUpToken wrote the
 	// run's made-up token into (nil: none written)
 	removeTokenFile func()
@@ -646,16 +660,17 @@ func Run(ctx context.Context, opt Options) (sum *Summary, err error) {
 				" composites sort-last (a DB compound with depth whose children each draw a range of the whole view at its size, unzoomed, into one output frame)")
 		}
 	}
-	circles, err := planner.CheckOrder(cfg)
+	stuck, err := planner.CheckOrder(cfg)
 	if err != nil {
 		return nil, err
 	}
-	for _, w := range circles {
-		opt.Log.Warn(w.String())
+	for _, st := range stuck {
+		opt.Log.Warn(st.Warning.String())
 	}
 	s := &server{opt: opt, cfg: cfg, text: string(text), defaults: defaults, nodes: map[string]*nodeConn{}, events: make(chan event, 4096),
 		data: map[int][]byte{}, messages: map[int][][]byte{}, broadcasts: broadcastHistory{limit: maxBroadcastHistory}, screenshots: map[int]string{}, samples: map[int]int{}, overlayFrom: map[int]bool{}, overlayOn: opt.Overlay,
 		destOf: map[string]string{}, colours: dashboard.ColourIndexes(cfg)}
+	s.refuse(stuck)
 	cfg.Walk(func(c *compound.Compound) {
 		if d := c.Destination(); d != nil && d.Channel != nil {
 			s.destOf[c.Path()] = d.Channel.ID
@@ -777,6 +792,45 @@ func (p plannerWithOverhead) Plan(frame int) *planner.FramePlan {
 		}
 	}
 	return plan
+}
+
+// refuse keeps the switches CheckOrder found stuck, numbered as RunInfo
+// numbers them, before the run changes any layout or mode.
+func (s *server) refuse(stuck []planner.Switch) {
+	s.stuckLayouts = make([]map[int]string, len(s.cfg.Canvases))
+	views := s.cfg.Views()
+	for _, st := range stuck {
+		switch {
+		case st.Canvas >= 0:
+			layout := LayoutOff
+			if l := s.cfg.Canvases[st.Canvas].Layouts[st.Layout]; l != nil {
+				layout = slices.Index(s.cfg.Layouts, l)
+			}
+			s.stuckLayouts[st.Canvas] = withKey(s.stuckLayouts[st.Canvas], layout, st.Why)
+		case views[st.View].Stereo:
+			s.stuckMono = withKey(s.stuckMono, st.View, st.Why)
+		default:
+			s.stuckStereo = withKey(s.stuckStereo, st.View, st.Why)
+		}
+	}
+}
+
+// stuckLayout says why frames would wait in a circle with canvas cv
+// showing layout (numbered as RunInfo does), or "".
+func (s *server) stuckLayout(cv, layout int) string {
+	if cv < 0 || cv >= len(s.stuckLayouts) {
+		return ""
+	}
+	return s.stuckLayouts[cv][layout]
+}
+
+// withKey sets m[k], making m where it is nil.
+func withKey(m map[int]string, k int, v string) map[int]string {
+	if m == nil {
+		m = map[int]string{}
+	}
+	m[k] = v
+	return m
 }
 
 // canvasInfos number each canvas's layouts as RunInfo does.
@@ -1603,6 +1657,12 @@ func (s *server) tellReady() {
 		info.Layouts = append(info.Layouts, l.Name)
 	}
 	info.Canvases = canvasInfos(s.cfg)
+	for i := range info.Canvases {
+		if i < len(s.stuckLayouts) {
+			info.Canvases[i].Stuck = s.stuckLayouts[i]
+		}
+	}
+	info.StuckStereo, info.StuckMono = s.stuckStereo, s.stuckMono
 	for _, ch := range s.cfg.Channels {
 		info.Channels = append(info.Channels, ChannelInfo{ID: ch.ID, Name: ch.Name, Node: ch.Window.Pipe.Node.ID})
 	}
@@ -1702,6 +1762,13 @@ func (s *server) request(af AppFrame) (scheduler.Request, error) {
 		if err := checkView(i); err != nil {
 			return req, err
 		}
+		stuck, mode := s.stuckMono, "mono"
+		if stereo {
+			stuck, mode = s.stuckStereo, "stereo"
+		}
+		if why := stuck[i]; why != "" {
+			return req, fmt.Errorf("frame %d: view %d in %s would never complete a frame: %s", frame, i, mode, why)
+		}
 		if req.ViewModes == nil {
 			req.ViewModes = map[*compound.View]bool{}
 		}
@@ -1746,6 +1813,9 @@ func (s *server) request(af AppFrame) (scheduler.Request, error) {
 		i := slices.Index(canvas.Layouts, l)
 		if i < 0 {
 			return req, fmt.Errorf("frame %d: canvas %d does not list layout %s", frame, cv, describeLayout(l, layout))
+		}
+		if why := s.stuckLayout(cv, layout); why != "" {
+			return req, fmt.Errorf("frame %d: layout %s on canvas %d would never complete a frame: %s", frame, describeLayout(l, layout), cv, why)
 		}
 		if req.Layouts == nil {
 			req.Layouts = map[*compound.Canvas]int{}
