@@ -4369,7 +4369,7 @@ func TestASwitchWhoseFramesWouldNeverCompleteIsRefused(t *testing.T) {
 	refused := func(cfg *goeq.Config) {
 		split := `stuck.eqc:23:42: input frame "right" is never assembled: channel wall.split.view0 assembles it in compound 1.0 before it reads it back in compound 1.1`
 		for _, c := range []struct {
-			err        error
+			err       error
 			want, why string
 		}{
 			{cfg.UseLayout("split"), `goeq: layout "split" on canvas 0 would never complete a frame: `, split},
