@@ -4338,36 +4338,9 @@ func TestALostNodeOfAnApplicationStartedAgainByHandRejoins(t *testing.T) {
 // the run wait out its frame timeout and fail; the run goes on in the
 // layouts and modes that work, in this process and on a running eqserver.
 func TestASwitchWhoseFramesWouldNeverCompleteIsRefused(t *testing.T) {
-	const config = `config
-{
-    appNode { pipe { window { viewport [ 0 0 320 180 ] attributes { hint_drawable FBO } channel { name "wall" } } } }
-    observer {}
-    layout { name "plain" view { mode MONO observer 0 } }
-    layout { name "split" view { observer 0 } }
-    canvas { layout "plain" layout "split" wall {} segment { channel "wall" } }
-    compound
-    {
-        channel ( segment 0 layout "plain" view 0 )
-        eye [ CYCLOP LEFT RIGHT ]
-        compound
-        {
-            eye [ RIGHT ]
-            compound { viewport [ 0 0 .5 1 ] inputframe { name "r" } outputframe { name "l" } }
-            compound { viewport [ .5 0 .5 1 ] outputframe { name "r" } }
-            inputframe { name "l" }
-        }
-    }
-    compound
-    {
-        channel ( segment 0 layout "split" view 0 )
-        compound { viewport [ 0 0 .5 1 ] inputframe { name "right" } outputframe { name "left" } }
-        compound { viewport [ .5 0 .5 1 ] outputframe { name "right" } }
-        inputframe { name "left" }
-    }
-}
-`
+	config := filepath.Join("internal", "planner", "testdata", "stuck-switches.eqc")
 	refused := func(cfg *goeq.Config) {
-		split := `stuck.eqc:23:42: input frame "right" is never assembled: channel wall.split.view0 assembles it in compound 1.0 before it reads it back in compound 1.1`
+		split := `stuck-switches.eqc:28:42: input frame "right" is never assembled: channel wall.split.view0 assembles it in compound 1.0 before it reads it back in compound 1.1`
 		for _, c := range []struct {
 			err       error
 			want, why string
@@ -4375,7 +4348,7 @@ func TestASwitchWhoseFramesWouldNeverCompleteIsRefused(t *testing.T) {
 			{cfg.UseLayout("split"), `goeq: layout "split" on canvas 0 would never complete a frame: `, split},
 			{cfg.UseLayoutIndex(1), `goeq: layout "split" on canvas 0 would never complete a frame: `, split},
 			{cfg.UseCanvasLayout(0, 1), `goeq: layout "split" on canvas 0 would never complete a frame: `, split},
-			{cfg.SetViewMode(0, goeq.Stereo), `goeq: view 0 in stereo would never complete a frame: `, `stuck.eqc:15:46: input frame "r" is never assembled: `},
+			{cfg.SetViewMode(0, goeq.Stereo), `goeq: view 0 in stereo would never complete a frame: `, `stuck-switches.eqc:20:46: input frame "r" is never assembled: `},
 		} {
 			if !errors.Is(c.err, goeq.ErrNeverCompletes) || !strings.HasPrefix(c.err.Error(), c.want) || !strings.Contains(c.err.Error(), c.why) {
 				t.Errorf("%v: want ErrNeverCompletes, %q, then %q", c.err, c.want, c.why)
@@ -4395,16 +4368,12 @@ func TestASwitchWhoseFramesWouldNeverCompleteIsRefused(t *testing.T) {
 		}
 		return nil
 	}
-	opt := goeq.Options{Config: "stuck.eqc", ConfigText: config, FrameTimeout: 5 * time.Second}
+	opt := goeq.Options{Config: config, FrameTimeout: 5 * time.Second}
 	if frames, _ := runLayoutSwitches(t, opt, refused, use); len(frames) != layoutFrames {
 		t.Errorf("%d frames written, want %d", len(frames), layoutFrames)
 	}
-	path := filepath.Join(t.TempDir(), "stuck.eqc")
-	if err := os.WriteFile(path, []byte(config), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	t.Setenv("GOEQ_TOKEN", "the-shared-token")
-	if frames, _ := runLayoutSwitches(t, goeq.Options{Server: startAppServer(t, path).addr}, refused, use); len(frames) != layoutFrames {
+	if frames, _ := runLayoutSwitches(t, goeq.Options{Server: startAppServer(t, config).addr}, refused, use); len(frames) != layoutFrames {
 		t.Errorf("on a running eqserver: %d frames written, want %d", len(frames), layoutFrames)
 	}
 }

@@ -153,109 +153,43 @@ func TestChannelsWaitingForEachOthersFramesAreRefused(t *testing.T) {
 	}
 }
 
-// A circle in a layout other than the first is a warning (a run that
-// never switches there is not hurt; an application is refused the
-// switch), and the check leaves the first shown.
-// With that layout chosen to start with, it is an error.
-func TestACircleInALaterLayoutIsAWarning(t *testing.T) {
-	const text = `server
-{
-    config
-    {
-        appNode
-        {
-            pipe
-            {
-                window { viewport [ 0 0 400 300 ] channel { name "wall" } }
-            }
-        }
-        observer {}
-        layout { name "plain" view { observer 0 } }
-        layout { name "split" view { observer 0 } }
-        canvas { layout "plain" layout "split" wall {} segment { channel "wall" } }
-        compound { channel ( segment 0 layout "plain" view 0 ) }
-        compound
-        {
-            channel ( segment 0 layout "split" view 0 )
-            compound
-            {
-                viewport [ 0 0 .5 1 ]
-                inputframe { name "right" }
-                outputframe { name "left" }
-            }
-            compound
-            {
-                viewport [ .5 0 .5 1 ]
-                outputframe { name "right" }
-            }
-            inputframe { name "left" }
-        }
-    }
-}
-`
-	cfg := loadText(t, "layouts.eqc", text)
-	stuck, err := CheckOrder(cfg)
+// A circle in a layout other than the first, or in a view's other mode,
+// is a warning (a run that never switches there is not hurt; an
+// application is refused the switch), and the check leaves the layouts
+// and modes as they were. With that layout chosen to start with, it is an
+// error.
+func TestCirclesOnlyASwitchReachesAreWarnings(t *testing.T) {
+	path := filepath.Join("testdata", "stuck-switches.eqc")
+	m, _, err := compound.Load(path, compound.Options{Getenv: func(string) (string, bool) { return "", false }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := at("layouts.eqc", text, `inputframe { name "right" }`) + `: input frame "right" is never assembled in layout "split" of canvas 0: `
-	if len(stuck) != 1 || stuck[0].Canvas != 0 || stuck[0].Layout != 1 || stuck[0].View != -1 || !strings.HasPrefix(stuck[0].Warning.String(), want) ||
-		!strings.HasSuffix(stuck[0].Warning.Msg, "; an application is refused the switch (UseLayout, eqply's l)") {
-		t.Fatalf("%+v: want layout 1 of canvas 0, warned at %q", stuck, want)
+	cfg := m.Configs[0]
+	stuck, err := CheckOrder(cfg)
+	if err != nil || len(stuck) != 2 {
+		t.Fatalf("%+v, %v: want two switches", stuck, err)
 	}
-	if cfg.Canvases[0].ActiveLayout != 0 {
-		t.Errorf("the check left layout %d active", cfg.Canvases[0].ActiveLayout)
+	for i, want := range []struct {
+		canvas, layout, view int
+		warning              string
+	}{
+		{0, 1, -1, path + `:28:42: input frame "right" is never assembled in layout "split" of canvas 0: channel wall.split.view0 assembles it in compound 1.0 before it reads it back in compound 1.1`},
+		{-1, 0, 0, path + `:20:46: input frame "r" is never assembled when view 0 shows stereo: channel wall.plain.view0 assembles it in compound 0.0.0 before it reads it back in compound 0.0.1`},
+	} {
+		got := stuck[i]
+		if got.Canvas != want.canvas || got.Layout != want.layout || got.View != want.view || !strings.HasPrefix(got.Warning.String(), want.warning) ||
+			!strings.Contains(got.Warning.Msg, "; an application is refused the switch (") || !strings.Contains(got.Why, "is never assembled: ") {
+			t.Errorf("%+v: want canvas %d, layout %d, view %d, warned %q", got, want.canvas, want.layout, want.view, want.warning)
+		}
+	}
+	if cfg.Canvases[0].ActiveLayout != 0 || cfg.Layouts[0].Views[0].Stereo {
+		t.Errorf("the check left layout %d and stereo %v", cfg.Canvases[0].ActiveLayout, cfg.Layouts[0].Views[0].Stereo)
 	}
 	if err := cfg.ActivateLayout("split"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := CheckOrder(cfg); err == nil || !strings.Contains(err.Error(), `input frame "right" is never assembled: `) {
+	if _, err := CheckOrder(cfg); err == nil || !strings.Contains(err.Error(), `:28:42: input frame "right" is never assembled: `) {
 		t.Errorf("starting in layout split: error %v", err)
-	}
-}
-
-// A circle in an eye a view shows only in stereo is found in mono, as a
-// warning.
-func TestACircleOfTheStereoEyesIsFoundInMono(t *testing.T) {
-	const text = `server
-{
-    config
-    {
-        appNode { pipe { window { viewport [ 0 0 400 300 ] channel { name "wall" } } } }
-        observer {}
-        layout { view { mode MONO observer 0 } }
-        canvas { layout 0 wall {} segment { channel "wall" } }
-        compound
-        {
-            channel ( segment 0 view 0 )
-            eye [ CYCLOP LEFT RIGHT ]
-            compound
-            {
-                eye [ RIGHT ]
-                compound
-                {
-                    viewport [ 0 0 .5 1 ]
-                    inputframe { name "right" }
-                    outputframe { name "left" }
-                }
-                compound
-                {
-                    viewport [ .5 0 .5 1 ]
-                    outputframe { name "right" }
-                }
-                inputframe { name "left" }
-            }
-        }
-    }
-}
-`
-	cfg := loadText(t, "mono.eqc", text)
-	stuck, err := CheckOrder(cfg)
-	if want := at("mono.eqc", text, `inputframe { name "right" }`) + `: input frame "right" is never assembled when view 0 shows stereo: `; err != nil || len(stuck) != 1 || stuck[0].Canvas != -1 || stuck[0].View != 0 || !strings.HasPrefix(stuck[0].Warning.String(), want) {
-		t.Fatalf("%+v, error %v: want view 0, warned at %q", stuck, err, want)
-	}
-	if cfg.Layouts[0].Views[0].Stereo {
-		t.Error("the check left the view in stereo")
 	}
 }
 

@@ -731,35 +731,7 @@ func TestAnApplicationsModelUnitsAreChecked(t *testing.T) {
 // too, for an application that does not ask through goeq.Config; the
 // others reach the scheduler.
 func TestAnApplicationsStuckSwitchesAreRefused(t *testing.T) {
-	const text = `config
-{
-    appNode { pipe { window { viewport [ 0 0 320 180 ] channel { name "wall" } } } }
-    observer {}
-    layout { name "plain" view { mode MONO observer 0 } }
-    layout { name "split" view { observer 0 } }
-    canvas { layout "plain" layout "split" wall {} segment { channel "wall" } }
-    compound
-    {
-        channel ( segment 0 layout "plain" view 0 )
-        eye [ CYCLOP LEFT RIGHT ]
-        compound
-        {
-            eye [ RIGHT ]
-            compound { viewport [ 0 0 .5 1 ] inputframe { name "r" } outputframe { name "l" } }
-            compound { viewport [ .5 0 .5 1 ] outputframe { name "r" } }
-            inputframe { name "l" }
-        }
-    }
-    compound
-    {
-        channel ( segment 0 layout "split" view 0 )
-        compound { viewport [ 0 0 .5 1 ] inputframe { name "right" } outputframe { name "left" } }
-        compound { viewport [ .5 0 .5 1 ] outputframe { name "right" } }
-        inputframe { name "left" }
-    }
-}
-`
-	m, _, err := compound.LoadText("stuck.eqc", []byte(text), compound.Options{})
+	m, _, err := compound.Load(filepath.Join("..", "planner", "testdata", "stuck-switches.eqc"), compound.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -773,8 +745,8 @@ func TestAnApplicationsStuckSwitchesAreRefused(t *testing.T) {
 		af   AppFrame
 		want string
 	}{
-		{AppFrame{CanvasLayouts: map[int]int{0: 1}}, `frame 0: layout "split" on canvas 0 would never complete a frame: stuck.eqc:23:42: input frame "right" is never assembled: `},
-		{AppFrame{ViewModes: map[int]bool{0: true}}, `frame 1: view 0 in stereo would never complete a frame: stuck.eqc:15:46: input frame "r" is never assembled: `},
+		{AppFrame{CanvasLayouts: map[int]int{0: 1}}, `frame 0: layout "split" on canvas 0 would never complete a frame: ../planner/testdata/stuck-switches.eqc:28:42: input frame "right" is never assembled: `},
+		{AppFrame{ViewModes: map[int]bool{0: true}}, `frame 1: view 0 in stereo would never complete a frame: ../planner/testdata/stuck-switches.eqc:20:46: input frame "r" is never assembled: `},
 	} {
 		if _, err := s.request(c.af); err == nil || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("%+v: %v; want %q", c.af, err, c.want)
