@@ -359,6 +359,28 @@ func TestLAndCSwitchTheCurrentCanvassLayouts(t *testing.T) {
 	}
 }
 
+// l steps past a layout the run refuses (its frames would wait in a
+// circle), and eqply says why it is left out.
+func TestLStepsPastARefusedLayout(t *testing.T) {
+	var said []string
+	logf := func(format string, args ...any) { said = append(said, fmt.Sprintf(format, args...)) }
+	canvases := []goeq.Canvas{{Layouts: []int{0, 1, 2}, Refused: map[int]string{1: "a.eqc:3:4: input frame \"r\" is never assembled: ..."}}, {Layouts: []int{0}}}
+	stepped := steppedLayouts(canvases, []string{"plain", "split", "third"}, logf)
+	if want := [][]int{{0, 2}, {0}}; !slices.EqualFunc(stepped, want, slices.Equal) {
+		t.Errorf("stepped %v, want %v", stepped, want)
+	}
+	if want := `layout "split" is left out of canvas 0's l: it would never complete a frame: a.eqc:3:4: input frame "r" is never assembled: ...`; len(said) != 1 || said[0] != want {
+		t.Errorf("said %q, want %q", said, want)
+	}
+	c := &controls{cam: homeCamera, view: -1, canvasLayouts: stepped, shown: []int{0, 0}}
+	for _, want := range []int{2, 0} {
+		c.handle(goeq.Event{Kind: goeq.KeyPress, Key: 'l'})
+		if got := c.frame().Layouts[0]; got != want {
+			t.Fatalf("l: layout %d, want %d", got, want)
+		}
+	}
+}
+
 // A node lost draws the picture again on demand: a frame in flight may
 // have been shown without its part. A node that joins changes nothing
 // shown.

@@ -131,6 +131,20 @@ func (c camera) check() error {
 	return nil
 }
 
+// steppedLayouts are the layouts l and L step through on each canvas:
+// those it lists but the ones refused (goeq.Canvas.Refused: their frames
+// would wait in a circle, and check warns of them), which logf says.
+func steppedLayouts(canvases []goeq.Canvas, names []string, logf func(string, ...any)) [][]int {
+	var out [][]int
+	for i, cv := range canvases {
+		out = append(out, slices.DeleteFunc(slices.Clone(cv.Layouts), func(l int) bool { return cv.Refused[l] != "" }))
+		for _, l := range slices.Sorted(maps.Keys(cv.Refused)) {
+			logf("layout %q is left out of canvas %d's l: it would never complete a frame: %s", names[l], i, cv.Refused[l])
+		}
+	}
+	return out
+}
+
 // screenshots is where p writes the frame shown (each destination's
 // image), under the working directory.
 const screenshots = "screenshots"
@@ -1099,15 +1113,8 @@ func main() {
 	home := c.cam
 	n := 0
 	shown := *overlay // what the overlay is set to
-	layoutNames := cfg.Layouts()
-	for i, cv := range cfg.Canvases() {
-		// l and L step through the layouts a canvas can show: one whose
-		// frames would wait in a circle is refused (check warns of it)
-		layouts := slices.DeleteFunc(slices.Clone(cv.Layouts), func(l int) bool { return cv.Refused[l] != "" })
-		for _, l := range slices.Sorted(maps.Keys(cv.Refused)) {
-			log.Printf("layout %q is left out of canvas %d's l: it would never complete a frame: %s", layoutNames[l], i, cv.Refused[l])
-		}
-		c.canvasLayouts = append(c.canvasLayouts, layouts)
+	c.canvasLayouts = steppedLayouts(cfg.Canvases(), cfg.Layouts(), log.Printf)
+	for i := range cfg.Canvases() {
 		shows, err := cfg.CanvasLayout(i)
 		if err != nil {
 			log.Fatal(err)
