@@ -1014,16 +1014,13 @@ func (fr *frameRun) step() (progressed bool, err error) {
 }
 
 // touches lists the pixels of its window a channel's task may write or
-// read: its region, those it holds for a scratch part, and on a
-// destination's last task the channel's viewport (the overlays and the
-// picture taken go over it).
+// read: the channel's viewport (where input frames land, the overlays and
+// the picture taken of a destination), its region and those it holds for
+// a scratch part, which lie in it unless the channel renders past it.
 func (r *channelRun) touches(i int) []compound.PixelViewport {
-	out := []compound.PixelViewport{r.plan.Tasks[i].Region}
+	out := []compound.PixelViewport{r.plan.Viewport, r.plan.Tasks[i].Region}
 	for _, rb := range r.holdFor[i] {
 		out = append(out, r.plan.Tasks[rb].Region)
-	}
-	if r.plan.Destination && i == len(r.plan.Tasks)-1 {
-		out = append(out, r.plan.Viewport)
 	}
 	return out
 }
