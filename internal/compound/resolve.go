@@ -1082,11 +1082,11 @@ func sendsOn(c *Compound, to *Channel) bool {
 // under root reaches channel to's pixels: there, or through the output
 // frames of a compound on ch in the tree, assembled by compounds whose
 // channels it reaches in turn, each in its own destination's tree (a tile
-// queue is taken to). Any compound on a channel
-// counts, which finds every path and may find one the frames' viewports
-// do not take (unsent warns of those). Otherwise end is a channel the
-// frames reach that sends none on, if there is one (nil where the frames
-// reach no compound, or only channels that send them on elsewhere).
+// queue is taken to). Any compound on a channel counts, which finds every
+// path and may find one the frames' viewports do not take (unsent warns
+// of those). Otherwise end is a channel the frames reach that sends none
+// on, if there is one (nil where the frames reach no compound, or only
+// channels that send them on elsewhere).
 func reaches(ch, to *Channel, root *Compound) (ok bool, end *Channel) {
 	seen := map[*Channel]bool{}
 	var from func(ch *Channel, root *Compound) bool
