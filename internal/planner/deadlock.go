@@ -31,7 +31,6 @@ func SortForRun(tasks []Task) {
 // assemble waits for.
 type Link struct {
 	Channel  *compound.Channel
-	Eye      int
 	Assemble string // the assembling compound (a path)
 	Frame    string // the input frame assembled
 	// Before is the readback on the same channel that runs after the
@@ -151,7 +150,7 @@ func (w *waits) links() Deadlock {
 			continue
 		}
 		a := w.ordered[c[j].at.plan][c[j].at.task]
-		d = append(d, Link{Channel: w.plan.Channels[c[j].at.plan].Channel, Eye: a.Eye, Assemble: a.Compound, Frame: c[j+1].frame})
+		d = append(d, Link{Channel: w.plan.Channels[c[j].at.plan].Channel, Assemble: a.Compound, Frame: c[j+1].frame})
 	}
 	// the readback a link's assemble waits for runs on the next link's
 	// channel, after that link's assemble
