@@ -236,6 +236,63 @@ func TestCheckWarnsOfFramesThatEndShortOfTheirDestination(t *testing.T) {
 	}
 }
 
+// A colour-only output frame whose viewport reaches past the band its
+// compound composited carries its channel's own range alone there, and
+// paints it over the destination's whole data (stress.DB.ds with one
+// frame's viewport made taller): check says how much. The frame cut to
+// its band, and every corpus file, are not warned of.
+func TestCheckWarnsOfAFrameThatCarriesMoreThanItComposited(t *testing.T) {
+	const src = `config {
+    appNode { pipe {
+        window { viewport [ 0 0 320 240 ] channel { name "dest" } }
+        window { viewport [ 0 0 320 240 ] channel { name "src" } }
+    } }
+    compound
+    {
+        channel "dest"
+        buffer [ COLOR DEPTH ]
+        wall { bottom_left [ -.5 -.5 -1 ] bottom_right [ .5 -.5 -1 ] top_left [ -.5 .5 -1 ] }
+        compound
+        {
+            channel "dest"
+            compound { range [ 0 .5 ] outputframe { name "top.dest" viewport [ 0 .5 1 .5 ] } }
+            inputframe { name "bottom.src" }
+        }
+        compound
+        {
+            channel "src"
+            compound { range [ .5 1 ] outputframe { name "bottom.src" viewport [ 0 0 1 .5 ] } }
+            inputframe { name "top.dest" }
+            outputframe { name "frame.src" buffer [ COLOR ] viewport [ %s ] }
+        }
+        inputframe { name "frame.src" }
+    }
+}`
+	_, got := resolveWarned(t, "over.eqc", fmt.Sprintf(src, "0 0 1 1"))
+	want := `over.eqc:22:13: output frame "frame.src": 50% of what it carries lies where its compound composited nothing and channel "src" holds part of range [ 0 1 ] alone, beside a part that holds all of it; colour without depth, it paints that part over "dest"'s pixels (an output frame's viewport is the part its compound composited)`
+	if !slices.Contains(got, want) || len(got) != 1 {
+		t.Errorf("want the one warning %q, got:\n%s", want, strings.Join(got, "\n"))
+	}
+	carries := func(w string) bool { return strings.Contains(w, "of what it carries lies") }
+	if _, got := resolveWarned(t, "over.eqc", fmt.Sprintf(src, "0 .5 1 .5")); slices.ContainsFunc(got, carries) {
+		t.Errorf("a warning with the frame cut to its band:\n%s", strings.Join(got, "\n"))
+	}
+	for _, f := range corpusFiles(t) {
+		res, err := configparser.ParseFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Resolve(res, noEnv); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range res.Warnings {
+			if carries(w.Msg) {
+				t.Errorf("%s", w)
+			}
+		}
+	}
+}
+
 func TestCheckWarnsAboutSizes(t *testing.T) {
 	src := `config {
     appNode { pipe {

@@ -1046,6 +1046,12 @@ func (r *resolver) checkDeadEnds(cfg *Config) {
 					}
 				}
 			}
+			for _, f := range c.OutputFrames {
+				if part := overreach(c, f); part > coverageEps && len(f.Consumers) > 0 && f.Consumers[0].Channel != nil {
+					r.warnf(f.Pos, "output frame %q: %.3g%% of what it carries lies where its compound composited nothing and channel %q holds part of range [ %g %g ] alone, beside a part that holds all of it; colour without depth, it paints that part over %q's pixels (an output frame's viewport is the part its compound composited)",
+						f.Name, 100*part, c.Channel.Name, c.Range.Start, c.Range.End, f.Consumers[0].Channel.Name)
+				}
+			}
 			if d.tasks < 0 {
 				return
 			}
@@ -1203,7 +1209,9 @@ func overpainted(c *Compound) float64 {
 					continue
 				}
 				for _, f := range p.OutputFrames {
-					if f.Name == in.Name && f.Buffers&in.Buffers&BufferDepth == 0 {
+					// (a frame that carries more than its compound
+					// composited is warned of as such)
+					if f.Name == in.Name && f.Buffers&in.Buffers&BufferDepth == 0 && overreach(p, f) <= coverageEps {
 						painted = append(painted, p.Viewport.Apply(f.Viewport).RelativeTo(c.Viewport))
 					}
 				}
@@ -1217,6 +1225,85 @@ func overpainted(c *Compound) float64 {
 		}
 	})
 	return lost
+}
+
+// overreach is the part of colour-only output frame f of compound c where
+// its channel holds only part of c's range and c composited nothing (no
+// input frame c assembles lies there, or where c assembles none, no input
+// frame at all), while another part of f holds all of the range: f
+// carries pixels beyond those c composited, and without depth they paint
+// over the whole data at the consumer. What lies on the channel there counts from every compound
+// on it under its topmost compound on it: draws with their ranges, and
+// input frames with their producers'. 0 where equalizers, resampling,
+// tiles or time multiplexes make the ranges a frame's own.
+func overreach(c *Compound, f *Frame) float64 {
+	if c.Channel == nil || f.Buffers&BufferDepth != 0 || f.Zoom.Scales() || c.DrawsAside {
+		return 0
+	}
+	top := c
+	for top.Parent != nil && top.Parent.Channel == c.Channel {
+		top = top.Parent
+	}
+	for x := top; x != nil; x = x.Parent {
+		if len(x.Equalizers) > 0 || x.resampledPart() != "" {
+			return 0
+		}
+	}
+	area := c.Viewport.Apply(f.Viewport)
+	if !area.HasArea() {
+		return 0
+	}
+	// what lies on the channel: a draw, an input frame that a compound
+	// below c assembles, or one that c assembles itself
+	const drawn, takenIn, takenInByC = 0, 1, 2
+	var parts []Viewport
+	var ranges []Range
+	var how []int
+	plain, cTakesIn := true, false
+	top.Walk(func(x *Compound) {
+		if x.Channel != c.Channel || x.Eyes&c.Eyes == 0 {
+			return
+		}
+		plain = plain && len(x.Equalizers) == 0 && x.resampledPart() == "" && x.Period <= 1 && len(x.InputTiles) == 0 && len(x.OutputTiles) == 0
+		if x.Tasks&TaskDraw != 0 && x.IsLeaf() {
+			parts, ranges, how = append(parts, x.Viewport.RelativeTo(area)), append(ranges, x.Range), append(how, drawn)
+		}
+		for _, in := range x.InputFrames {
+			for _, p := range in.Producers {
+				plain = plain && p.resampledPart() == "" && p.Period <= 1
+				for _, out := range p.OutputFrames {
+					if out.Name == in.Name && p.Eyes&c.Eyes != 0 {
+						parts, ranges, how = append(parts, p.Viewport.Apply(out.Viewport).RelativeTo(area)), append(ranges, p.Range), append(how, takenIn)
+						if x == c {
+							how[len(how)-1], cTakesIn = takenInByC, true
+						}
+					}
+				}
+			}
+		}
+	})
+	if !plain {
+		return 0
+	}
+	whole, beyond := false, 0.0
+	forEachCell(parts, func(cell float64, over []int) {
+		held, composited := []Range{{0, c.Range.Start}, {c.Range.End, 1}}, false
+		for _, k := range over {
+			held = append(held, Range{max(ranges[k].Start, c.Range.Start), min(ranges[k].End, c.Range.End)})
+			composited = composited || how[k] == takenInByC || !cTakesIn && how[k] == takenIn
+		}
+		undrawn, _ := rangeGaps(held)
+		switch {
+		case undrawn <= coverageEps:
+			whole = true
+		case len(over) > 0 && !composited:
+			beyond += cell
+		}
+	})
+	if !whole {
+		return 0
+	}
+	return beyond
 }
 
 // drawsRange reports whether a compound of c's tree draws all of range r.
