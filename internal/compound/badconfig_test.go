@@ -613,7 +613,9 @@ func TestCheckWarnsAboutChannelsOfOneName(t *testing.T) {
 // part of it to none of them, or draw part of it twice, are warned about
 // at the compound: the picture misses that part, or it costs twice.
 // A destination's one draw is judged against the destination: what it
-// leaves out, nothing draws. Splits that cover their compound once each,
+// leaves out, nothing draws. Draws that differ in two dimensions are
+// judged by the compound's children (7-window.DB.PIXEL with the second
+// half's range cut to [ .5 .9 ] ran with no warning). Splits that cover their compound once each,
 // however deep their draws are (a direct send draws a level down), and
 // splits an equalizer makes, are not.
 func TestCheckWarnsWherePartsLeaveGapsOrOverlap(t *testing.T) {
@@ -709,6 +711,20 @@ func TestCheckWarnsWherePartsLeaveGapsOrOverlap(t *testing.T) {
         compound { channel "a" compound { range [ 0 .5 ] outputframe { name "fa" } } compound { task [ ASSEMBLE READBACK ] inputframe { name "fb" } outputframe { name "fab" } } }
         compound { channel "b" compound { range [ .5 1 ] outputframe { name "fb" } } }
         inputframe { name "fa" } inputframe { name "fab" } }`, ""},
+		{"DB halves of pixel parts, one short", `compound { channel "dest" buffer [ COLOR DEPTH ]
+        compound { channel "a" range [ 0 .5 ]
+            compound { channel "b" pixel [ 0 0 2 1 ] outputframe { name "fb" } }
+            compound { channel "c" pixel [ 1 0 2 1 ] outputframe { name "fc" } }
+            inputframe { name "fb" } inputframe { name "fc" } outputframe { name "fa" } }
+        compound { range [ .5 .9 ] pixel [ 0 0 1 1 ] }
+        inputframe { name "fa" } }`, "x.eqc:6:5: the 2 children that draw under this compound (their ranges) leave 10% of the data to none of them"},
+		{"DB halves of pixel parts", `compound { channel "dest" buffer [ COLOR DEPTH ]
+        compound { channel "a" range [ 0 .5 ]
+            compound { channel "b" pixel [ 0 0 2 1 ] outputframe { name "fb" } }
+            compound { channel "c" pixel [ 1 0 2 1 ] outputframe { name "fc" } }
+            inputframe { name "fb" } inputframe { name "fc" } outputframe { name "fa" } }
+        compound { range [ .5 1 ] }
+        inputframe { name "fa" } }`, ""},
 		{"thirds written with three digits", `compound { channel "dest"
         compound { viewport [ 0 0 .333 1 ] }
         compound { channel "a" viewport [ .333 0 .333 1 ] outputframe { name "fa" } }
@@ -719,7 +735,7 @@ func TestCheckWarnsWherePartsLeaveGapsOrOverlap(t *testing.T) {
 			_, got := resolveWarned(t, "x.eqc", head+"    "+c.tree+"\n}\n")
 			var split []string
 			for _, w := range got {
-				if strings.Contains(w, "draws under this compound") || strings.Contains(w, "draw under this destination") {
+				if strings.Contains(w, "draws under this compound") || strings.Contains(w, "draw under this compound") || strings.Contains(w, "draw under this destination") {
 					split = append(split, w)
 				}
 			}

@@ -17,8 +17,9 @@ import (
 // wherever they are under it (a direct send draws its ranges a level
 // down), and a compound whose children an equalizer splits is one part
 // of what is above it, judged by its own extent. Draws that differ in more
-// than one dimension (an eye decomposition of 2D parts, say) are not
-// judged.
+// than one dimension are judged by the compound's children instead, where
+// those differ in one (DB halves of pixel parts), and otherwise not (an
+// eye decomposition of 2D parts, say).
 func (r *resolver) checkCoverage(cfg *Config) {
 	for _, root := range cfg.Compounds {
 		r.checkCoverageUnder(root)
@@ -70,7 +71,14 @@ func (r *resolver) coverage(c *Compound) string {
 	if len(c.Children) == 0 || len(c.Equalizers) > 0 || r.draws(c) || c.Channel == nil {
 		return "" // a compound with no channel groups destinations, each whole
 	}
-	parts := r.drawsUnder(c)
+	return r.splitCoverage(c, r.drawsUnder(c), true)
+}
+
+// splitCoverage says how parts fail to split c, or "". Draws that differ
+// in several dimensions are judged by c's children that draw instead
+// (where byChildren), each taken as whole, as its own level judges it: a
+// DB split of pixel-decomposed halves is a split of ranges.
+func (r *resolver) splitCoverage(c *Compound, parts []*Compound, byChildren bool) string {
 	if len(parts) == 0 {
 		return ""
 	}
@@ -106,6 +114,17 @@ func (r *resolver) coverage(c *Compound) string {
 		return fmt.Sprintf("the %d draws under this compound all draw the same part of it, %d times over", len(parts), len(parts))
 	case n == 2 && differ[splitViewport] && differ[splitRange]:
 		// a split of both area and data: judged below, pixel by pixel
+	case n > 1 && byChildren:
+		var kids []*Compound
+		for _, k := range c.Children {
+			if len(k.Equalizers) > 0 || r.draws(k) || len(r.drawsUnder(k)) > 0 {
+				kids = append(kids, k)
+			}
+		}
+		if len(kids) < 2 || len(kids) == len(parts) {
+			return ""
+		}
+		return r.splitCoverage(c, kids, false)
 	case n > 1:
 		return "" // several at once: not a split this judges
 	}
@@ -174,6 +193,9 @@ func (r *resolver) coverage(c *Compound) string {
 	}
 	if len(parts) == 1 {
 		return "the one draw under this destination " + msg + ": nothing else draws under it"
+	}
+	if !byChildren {
+		return fmt.Sprintf("the %d children that draw under this compound %s", len(parts), msg)
 	}
 	return fmt.Sprintf("the %d draws under this compound %s", len(parts), msg)
 }
