@@ -293,6 +293,79 @@ func TestCheckWarnsOfAFrameThatCarriesMoreThanItComposited(t *testing.T) {
 	}
 }
 
+// A frame with depth that reaches past its stripe lands where colour-only
+// frames come back composited (hactar.DB.ds with one stripe made the
+// whole height): merged by depth against what the colour-only frames
+// did not write, whichever comes last shows. check says how much of it
+// lands there. The stripe as written, and every corpus file, are not
+// warned of.
+func TestCheckWarnsOfADepthFrameUnderColourOnlyFrames(t *testing.T) {
+	const src = `config {
+    appNode { pipe {
+        window { viewport [ 0 0 320 240 ] channel { name "dest" } }
+        window { viewport [ 0 0 320 240 ] channel { name "src" } }
+    } }
+    compound
+    {
+        channel "dest"
+        buffer [ COLOR DEPTH ]
+        wall { bottom_left [ -.5 -.5 -1 ] bottom_right [ .5 -.5 -1 ] top_left [ -.5 .5 -1 ] }
+        compound
+        {
+            channel "src"
+            compound { range [ .5 1 ] outputframe { name "bottom.src" viewport [ %s ] } }
+            inputframe { name "top.dest" }
+            outputframe { name "frame.src" buffer [ COLOR ] viewport [ 0 .5 1 .5 ] }
+        }
+        compound { range [ 0 .5 ] outputframe { name "top.dest" viewport [ 0 .5 1 .5 ] } }
+        inputframe { name "bottom.src" }
+        inputframe { name "frame.src" }
+    }
+}`
+	_, got := resolveWarned(t, "deep.eqc", fmt.Sprintf(src, "0 0 1 1"))
+	want := `deep.eqc:14:39: output frame "bottom.src": 50% of what it carries lands where "dest" assembles colour-only frame "frame.src" too; a depth merge cannot see what a colour-only frame painted, so whichever comes last shows there (an output frame's viewport is the part its compound composited)`
+	if !slices.Contains(got, want) {
+		t.Errorf("no warning %q in:\n%s", want, strings.Join(got, "\n"))
+	}
+	lands := func(w string) bool { return strings.Contains(w, "of what it carries lands where") }
+	if _, got := resolveWarned(t, "deep.eqc", fmt.Sprintf(src, "0 0 1 .5")); slices.ContainsFunc(got, lands) {
+		t.Errorf("a warning with the stripe as written:\n%s", strings.Join(got, "\n"))
+	}
+	noneWarns(t, "of what it carries lands where", corpusFiles(t)...)
+}
+
+// An eye that a source draws for its frame and that no compound
+// assembling the frame renders is lost (3-window.EYE.anaglyph with the
+// right eye's assembly made the left eye's): check names the eye.
+// Assemblies for the eyes drawn, and every corpus file, are not warned of.
+func TestCheckWarnsOfAnEyeDrawnForAFrameNoneAssembles(t *testing.T) {
+	const src = `config {
+    appNode { pipe {
+        window { viewport [ 0 0 320 240 ] channel { name "dest" } }
+        window { viewport [ 0 0 320 240 ] channel { name "right" } }
+    } }
+    layout { view { mode STEREO } }
+    canvas { layout 0 wall {} segment { channel "dest" } }
+    compound
+    {
+        channel ( segment 0 view 0 )
+        compound { eye [ LEFT ] }
+        compound { channel "right" eye [ RIGHT ] outputframe { name "r" } }
+        compound { task [ ASSEMBLE ] eye [ %s ] inputframe { name "r" } }
+    }
+}`
+	_, got := resolveWarned(t, "eyes.eqc", fmt.Sprintf(src, "LEFT"))
+	want := `eyes.eqc:12:50: output frame "r": its compound draws eye [ RIGHT ] for it, which "dest" shows, but the compounds that assemble it render eye [ LEFT ]: what it draws for that eye shows nowhere`
+	if !slices.Contains(got, want) {
+		t.Errorf("no warning %q in:\n%s", want, strings.Join(got, "\n"))
+	}
+	nowhere := func(w string) bool { return strings.Contains(w, "for that eye shows nowhere") }
+	if _, got := resolveWarned(t, "eyes.eqc", fmt.Sprintf(src, "RIGHT")); slices.ContainsFunc(got, nowhere) {
+		t.Errorf("a warning with the right eye assembled:\n%s", strings.Join(got, "\n"))
+	}
+	noneWarns(t, "for that eye shows nowhere", corpusFiles(t)...)
+}
+
 func TestCheckWarnsAboutSizes(t *testing.T) {
 	src := `config {
     appNode { pipe {

@@ -1047,10 +1047,22 @@ func (r *resolver) checkDeadEnds(cfg *Config) {
 				}
 			}
 			for _, f := range c.OutputFrames {
+				if lost, took := eyesNotAssembled(c, f); lost != 0 {
+					r.warnf(f.Pos, "output frame %q: its compound draws eye [ %s ] for it, which %q shows, but the compounds that assemble it render eye [ %s ]: what it draws for that eye shows nowhere",
+						f.Name, strings.Join(bitNames(lost, eyeNames), " "), c.Destination().Channel.Name, strings.Join(bitNames(took, eyeNames), " "))
+				}
 				if part := overreach(c, f); part > coverageEps && len(f.Consumers) > 0 && f.Consumers[0].Channel != nil {
 					r.warnf(f.Pos, "output frame %q: %.3g%% of what it carries lies where its compound composited nothing and channel %q holds part of range [ %g %g ] alone, beside a part that holds all of it; colour without depth, it paints that part over %q's pixels (an output frame's viewport is the part its compound composited)",
 						f.Name, 100*part, c.Channel.Name, c.Range.Start, c.Range.End, f.Consumers[0].Channel.Name)
 				}
+			}
+			if deep, flats, part := depthUnderColour(c); part > coverageEps {
+				names := fmt.Sprintf("colour-only frame %q", flats[0].Name)
+				if len(flats) > 1 {
+					names = fmt.Sprintf("colour-only frames %q and %d more", flats[0].Name, len(flats)-1)
+				}
+				r.warnf(deep.Pos, "output frame %q: %.3g%% of what it carries lands where %q assembles %s too; a depth merge cannot see what a colour-only frame painted, so whichever comes last shows there (an output frame's viewport is the part its compound composited)",
+					deep.Name, 100*part, c.Channel.Name, names)
 			}
 			if d.tasks < 0 {
 				return
@@ -1304,6 +1316,95 @@ func overreach(c *Compound, f *Frame) float64 {
 		return 0
 	}
 	return beyond
+}
+
+// eyesNotAssembled are the eyes the destination of c shows that c draws
+// for output frame f and that no compound assembling f renders, and took
+// the eyes those do render. 0 where f has no consumer (warned of as such).
+func eyesNotAssembled(c *Compound, f *Frame) (lost, took int) {
+	dest := c.Destination()
+	if len(f.Consumers) == 0 || dest == nil || dest.Channel == nil {
+		return 0, 0
+	}
+	for _, eye := range Eyes {
+		if dest.DestinationEyes()&eye == 0 || !c.DrawsFor(eye) {
+			continue
+		}
+		assembled := false
+		for _, k := range f.Consumers {
+			if k.rendersEye(eye) {
+				assembled = true
+			}
+		}
+		if !assembled {
+			lost |= eye
+		}
+	}
+	for _, k := range f.Consumers {
+		took |= k.Eyes
+	}
+	return lost, took
+}
+
+// depthUnderColour finds an output frame with depth, deep, that compound c
+// assembles over pixels where it assembles colour-only frames, flats, too,
+// and the part of deep's pixels they cover: one merged by depth and the
+// others painted, the picture there depends on which comes last.
+// Frames of equalized, resampled or time-multiplexed parts are left out.
+func depthUnderColour(c *Compound) (deep *Frame, flats []*Frame, part float64) {
+	if c.Channel == nil {
+		return nil, nil, 0
+	}
+	for x := c; x != nil; x = x.Parent {
+		if len(x.Equalizers) > 0 {
+			return nil, nil, 0
+		}
+	}
+	type landing struct {
+		out  *Frame
+		area Viewport
+	}
+	var deeps, colours []landing
+	for _, in := range c.InputFrames {
+		for _, p := range in.Producers {
+			if p.resampledPart() != "" || p.Period > 1 || len(p.Equalizers) > 0 || p.Eyes&c.Eyes == 0 {
+				continue
+			}
+			for _, out := range p.OutputFrames {
+				if out.Name != in.Name || out.Zoom.Scales() {
+					continue
+				}
+				l := landing{out, p.Viewport.Apply(out.Viewport)}
+				if out.Buffers&in.Buffers&BufferDepth != 0 {
+					deeps = append(deeps, l)
+				} else {
+					colours = append(colours, l)
+				}
+			}
+		}
+	}
+	for _, d := range deeps {
+		if !d.area.HasArea() {
+			continue
+		}
+		var under []Viewport
+		var over []*Frame
+		for _, f := range colours {
+			if shared := d.area.Intersect(f.area); shared.HasArea() {
+				under, over = append(under, shared.RelativeTo(d.area)), append(over, f.out)
+			}
+		}
+		s := 0.0
+		forEachCell(under, func(area float64, over []int) {
+			if len(over) > 0 {
+				s += area
+			}
+		})
+		if s > part {
+			deep, flats, part = d.out, over, s
+		}
+	}
+	return deep, flats, part
 }
 
 // drawsRange reports whether a compound of c's tree draws all of range r.
