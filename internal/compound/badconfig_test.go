@@ -295,12 +295,53 @@ func TestCheckWarnsOfAFrameThatCarriesMoreThanItComposited(t *testing.T) {
 
 // A frame with depth that reaches past its stripe lands where colour-only
 // frames come back composited (hactar.DB.ds with one stripe made the
-// whole height): merged by depth against what the colour-only frames
-// did not write, whichever comes last shows. check says how much of it
-// lands there. The stripe as written, and every corpus file, are not
-// warned of.
+// whole height): merged by depth against what the colour-only frames did
+// not write, it shows over them where it comes last, and the destination
+// lacks part of the data there. check says how much of it lands so. The
+// stripe as written, the same with two ranges (where the destination's
+// own range and the frame's make the whole data, in either order), and
+// every corpus file, are not warned of.
 func TestCheckWarnsOfADepthFrameUnderColourOnlyFrames(t *testing.T) {
 	const src = `config {
+    appNode { pipe {
+        window { viewport [ 0 0 320 240 ] channel { name "dest" } }
+        window { viewport [ 0 0 320 240 ] channel { name "src" } }
+        window { viewport [ 0 0 320 240 ] channel { name "src2" } }
+    } }
+    compound
+    {
+        channel "dest"
+        buffer [ COLOR DEPTH ]
+        wall { bottom_left [ -.5 -.5 -1 ] bottom_right [ .5 -.5 -1 ] top_left [ -.5 .5 -1 ] }
+        compound { range [ 0 .333 ] outputframe { name "s1.dest" viewport [ 0 .333 1 .333 ] } outputframe { name "s2.dest" viewport [ 0 .666 1 .334 ] } }
+        compound
+        {
+            channel "src"
+            compound { range [ .333 .666 ] outputframe { name "s0.src" viewport [ %s ] } outputframe { name "s2.src" viewport [ 0 .666 1 .334 ] } }
+            inputframe { name "s1.dest" } inputframe { name "s1.src2" }
+            outputframe { name "frame.src" buffer [ COLOR ] viewport [ 0 .333 1 .333 ] }
+        }
+        compound
+        {
+            channel "src2"
+            compound { range [ .666 1 ] outputframe { name "s0.src2" viewport [ 0 0 1 .333 ] } outputframe { name "s1.src2" viewport [ 0 .333 1 .333 ] } }
+            inputframe { name "s2.dest" } inputframe { name "s2.src" }
+            outputframe { name "frame.src2" buffer [ COLOR ] viewport [ 0 .666 1 .334 ] }
+        }
+        inputframe { name "s0.src" } inputframe { name "s0.src2" }
+        inputframe { name "frame.src" } inputframe { name "frame.src2" }
+    }
+}`
+	_, got := resolveWarned(t, "deep.eqc", fmt.Sprintf(src, "0 0 1 1"))
+	want := `deep.eqc:16:44: output frame "s0.src": 66.7% of what it carries lands where "dest" assembles colour-only frames "frame.src" and 1 more too; a depth merge cannot see what a colour-only frame painted, so whichever comes last shows there (an output frame's viewport is the part its compound composited)`
+	if !slices.Contains(got, want) {
+		t.Errorf("no warning %q in:\n%s", want, strings.Join(got, "\n"))
+	}
+	lands := func(w string) bool { return strings.Contains(w, "of what it carries lands where") }
+	if _, got := resolveWarned(t, "deep.eqc", fmt.Sprintf(src, "0 0 1 .333")); slices.ContainsFunc(got, lands) {
+		t.Errorf("a warning with the stripe as written:\n%s", strings.Join(got, "\n"))
+	}
+	const two = `config {
     appNode { pipe {
         window { viewport [ 0 0 320 240 ] channel { name "dest" } }
         window { viewport [ 0 0 320 240 ] channel { name "src" } }
@@ -313,7 +354,7 @@ func TestCheckWarnsOfADepthFrameUnderColourOnlyFrames(t *testing.T) {
         compound
         {
             channel "src"
-            compound { range [ .5 1 ] outputframe { name "bottom.src" viewport [ %s ] } }
+            compound { range [ .5 1 ] outputframe { name "bottom.src" viewport [ 0 0 1 1 ] } }
             inputframe { name "top.dest" }
             outputframe { name "frame.src" buffer [ COLOR ] viewport [ 0 .5 1 .5 ] }
         }
@@ -322,14 +363,8 @@ func TestCheckWarnsOfADepthFrameUnderColourOnlyFrames(t *testing.T) {
         inputframe { name "frame.src" }
     }
 }`
-	_, got := resolveWarned(t, "deep.eqc", fmt.Sprintf(src, "0 0 1 1"))
-	want := `deep.eqc:14:39: output frame "bottom.src": 50% of what it carries lands where "dest" assembles colour-only frame "frame.src" too; a depth merge cannot see what a colour-only frame painted, so whichever comes last shows there (an output frame's viewport is the part its compound composited)`
-	if !slices.Contains(got, want) {
-		t.Errorf("no warning %q in:\n%s", want, strings.Join(got, "\n"))
-	}
-	lands := func(w string) bool { return strings.Contains(w, "of what it carries lands where") }
-	if _, got := resolveWarned(t, "deep.eqc", fmt.Sprintf(src, "0 0 1 .5")); slices.ContainsFunc(got, lands) {
-		t.Errorf("a warning with the stripe as written:\n%s", strings.Join(got, "\n"))
+	if _, got := resolveWarned(t, "two.eqc", two); slices.ContainsFunc(got, lands) {
+		t.Errorf("a warning where the destination's range and the frame's make the whole data:\n%s", strings.Join(got, "\n"))
 	}
 	noneWarns(t, "of what it carries lands where", corpusFiles(t)...)
 }

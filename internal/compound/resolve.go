@@ -1348,8 +1348,9 @@ func eyesNotAssembled(c *Compound, f *Frame) (lost, took int) {
 
 // depthUnderColour finds an output frame with depth, deep, that compound c
 // assembles over pixels where it assembles colour-only frames, flats, too,
-// and the part of deep's pixels they cover: one merged by depth and the
-// others painted, the picture there depends on which comes last.
+// and the part of deep's pixels they cover where c's own draws and the
+// frames with depth do not hold c's whole range: one merged by depth and
+// the others painted, the picture there depends on which comes last.
 // Frames of equalized, resampled or time-multiplexed parts are left out.
 func depthUnderColour(c *Compound) (deep *Frame, flats []*Frame, part float64) {
 	if c.Channel == nil {
@@ -1361,10 +1362,16 @@ func depthUnderColour(c *Compound) (deep *Frame, flats []*Frame, part float64) {
 		}
 	}
 	type landing struct {
-		out  *Frame
-		area Viewport
+		out   *Frame
+		area  Viewport
+		shows Range
 	}
-	var deeps, colours []landing
+	var deeps, colours, own []landing
+	c.Walk(func(x *Compound) {
+		if x.Channel == c.Channel && x.IsLeaf() && x.Tasks&TaskDraw != 0 && x.Eyes&c.Eyes != 0 {
+			own = append(own, landing{nil, x.Viewport, x.Range})
+		}
+	})
 	for _, in := range c.InputFrames {
 		for _, p := range in.Producers {
 			if p.resampledPart() != "" || p.Period > 1 || len(p.Equalizers) > 0 || p.Eyes&c.Eyes == 0 {
@@ -1374,7 +1381,7 @@ func depthUnderColour(c *Compound) (deep *Frame, flats []*Frame, part float64) {
 				if out.Name != in.Name || out.Zoom.Scales() {
 					continue
 				}
-				l := landing{out, p.Viewport.Apply(out.Viewport)}
+				l := landing{out, p.Viewport.Apply(out.Viewport), p.Range}
 				if out.Buffers&in.Buffers&BufferDepth != 0 {
 					deeps = append(deeps, l)
 				} else {
@@ -1387,16 +1394,35 @@ func depthUnderColour(c *Compound) (deep *Frame, flats []*Frame, part float64) {
 		if !d.area.HasArea() {
 			continue
 		}
-		var under []Viewport
+		// cells: the colour-only frames' part of d's pixels first, then
+		// what the depth merges hold there (c's own draws and the frames
+		// with depth), with their ranges
+		var cells []Viewport
+		var shows []Range
 		var over []*Frame
 		for _, f := range colours {
 			if shared := d.area.Intersect(f.area); shared.HasArea() {
-				under, over = append(under, shared.RelativeTo(d.area)), append(over, f.out)
+				cells, over = append(cells, shared.RelativeTo(d.area)), append(over, f.out)
 			}
 		}
+		painted := len(cells)
+		for _, l := range append(own, deeps...) {
+			cells, shows = append(cells, l.area.RelativeTo(d.area)), append(shows, l.shows)
+		}
 		s := 0.0
-		forEachCell(under, func(area float64, over []int) {
-			if len(over) > 0 {
+		forEachCell(cells, func(area float64, in []int) {
+			if len(in) == 0 || in[0] >= painted {
+				return
+			}
+			// where depth merges bring the whole range too, either order
+			// shows it whole
+			held := []Range{{0, c.Range.Start}, {c.Range.End, 1}}
+			for _, k := range in {
+				if k >= painted {
+					held = append(held, shows[k-painted])
+				}
+			}
+			if undrawn, _ := rangeGaps(held); undrawn > coverageEps {
 				s += area
 			}
 		})
