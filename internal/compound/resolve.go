@@ -1364,12 +1364,12 @@ func depthUnderColour(c *Compound) (deep *Frame, flats []*Frame, part float64) {
 	type landing struct {
 		out   *Frame
 		area  Viewport
-		shows Range
+		shows []Range
 	}
 	var deeps, colours, own []landing
 	c.Walk(func(x *Compound) {
 		if x.Channel == c.Channel && x.IsLeaf() && x.Tasks&TaskDraw != 0 && x.Eyes&c.Eyes != 0 {
-			own = append(own, landing{nil, x.Viewport, x.Range})
+			own = append(own, landing{nil, x.Viewport, []Range{x.Range}})
 		}
 	})
 	for _, in := range c.InputFrames {
@@ -1381,7 +1381,7 @@ func depthUnderColour(c *Compound) (deep *Frame, flats []*Frame, part float64) {
 				if out.Name != in.Name || out.Zoom.Scales() {
 					continue
 				}
-				l := landing{out, p.Viewport.Apply(out.Viewport), p.Range}
+				l := landing{out, p.Viewport.Apply(out.Viewport), heldRanges(p)}
 				if out.Buffers&in.Buffers&BufferDepth != 0 {
 					deeps = append(deeps, l)
 				} else {
@@ -1398,7 +1398,7 @@ func depthUnderColour(c *Compound) (deep *Frame, flats []*Frame, part float64) {
 		// what the depth merges hold there (c's own draws and the frames
 		// with depth), with their ranges
 		var cells []Viewport
-		var shows []Range
+		var shows [][]Range
 		var over []*Frame
 		for _, f := range colours {
 			if shared := d.area.Intersect(f.area); shared.HasArea() {
@@ -1419,7 +1419,7 @@ func depthUnderColour(c *Compound) (deep *Frame, flats []*Frame, part float64) {
 			held := []Range{{0, c.Range.Start}, {c.Range.End, 1}}
 			for _, k := range in {
 				if k >= painted {
-					held = append(held, shows[k-painted])
+					held = append(held, shows[k-painted]...)
 				}
 			}
 			if undrawn, _ := rangeGaps(held); undrawn > coverageEps {
@@ -1431,6 +1431,29 @@ func depthUnderColour(c *Compound) (deep *Frame, flats []*Frame, part float64) {
 		}
 	}
 	return deep, flats, part
+}
+
+// heldRanges are the ranges of the data compound p's channel may hold when
+// p reads a frame back: those drawn on it under p's topmost compound on
+// it, and those of the frames p assembles (a binary swap's stage holds
+// its draw and its partner's, not the whole range it inherits).
+func heldRanges(p *Compound) []Range {
+	top := p
+	for top.Parent != nil && top.Parent.Channel == p.Channel {
+		top = top.Parent
+	}
+	var held []Range
+	top.Walk(func(x *Compound) {
+		if x.Channel == p.Channel && x.IsLeaf() && x.Tasks&TaskDraw != 0 {
+			held = append(held, x.Range)
+		}
+	})
+	for _, in := range p.InputFrames {
+		for _, q := range in.Producers {
+			held = append(held, q.Range)
+		}
+	}
+	return held
 }
 
 // drawsRange reports whether a compound of c's tree draws all of range r.
