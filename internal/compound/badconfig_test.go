@@ -2,6 +2,8 @@ package compound
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -365,6 +367,27 @@ func TestCheckWarnsOfADepthFrameUnderColourOnlyFrames(t *testing.T) {
 }`
 	if _, got := resolveWarned(t, "two.eqc", two); slices.ContainsFunc(got, lands) {
 		t.Errorf("a warning where the destination's range and the frame's make the whole data:\n%s", strings.Join(got, "\n"))
+	}
+	// a binary swap's second stage holds its draw and its partner's, not
+	// the whole range it inherits: 4-node.DB.bs with one stage's frame
+	// made the whole window differs from the reference in some frames
+	var swap string
+	for _, f := range corpusFiles(t) {
+		if filepath.Base(f) == "4-node.DB.bs.eqc" {
+			swap = f
+		}
+	}
+	text, err := os.ReadFile(swap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const stage = `outputframe { name "f2.c3" viewport [ 0 .75 1 .25 ] }`
+	if strings.Count(string(text), stage) != 1 {
+		t.Fatalf("%s does not send f2.c3 as the test expects", swap)
+	}
+	_, got = resolveWarned(t, "swap.eqc", strings.Replace(string(text), stage, `outputframe { name "f2.c3" viewport [ 0 0 1 1 ] }`, 1))
+	if !slices.ContainsFunc(got, func(w string) bool { return lands(w) && strings.Contains(w, `"f2.c3"`) }) {
+		t.Errorf("no warning of f2.c3 in:\n%s", strings.Join(got, "\n"))
 	}
 	noneWarns(t, "of what it carries lands where", corpusFiles(t)...)
 }
