@@ -424,6 +424,27 @@ func TestCheckWarnsOfAnEyeDrawnForAFrameNoneAssembles(t *testing.T) {
 	noneWarns(t, "for that eye shows nowhere", corpusFiles(t)...)
 }
 
+// A wall whose corners do not meet at a right angle is projected as if
+// they did: 2-window.FBO with one corner moved showed its copied halves
+// apart from what each channel's own part of the wall draws. check says
+// by how much, and where top_left would make it a rectangle; the corpus's
+// walls, rounded as they are, are not warned of.
+func TestCheckWarnsOfAWallThatIsNoRectangle(t *testing.T) {
+	const src = `config {
+    appNode { pipe { window { viewport [ 0 0 320 240 ] channel { name "dest" } } } }
+    compound { channel "dest" wall { bottom_left [ -1.6 %s -1 ] bottom_right [ 1.6 -.5 -1 ] top_left [ -1.6 .5 -1 ] } }
+}`
+	_, got := resolveWarned(t, "skew.eqc", fmt.Sprintf(src, "-.8"))
+	want := `skew.eqc:3:31: wall corners: the edges from bottom_left to bottom_right and to top_left meet at 84.6°, not at a right angle; Equalizer and goeq project as if they did, so the picture is distorted and parts of it drawn apart (segments, 2D parts, frames shown on other channels) do not line up (top_left [ -1.721 0.4887 -1 ] makes it a rectangle)`
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("warnings:\n%s\nwant only\n%s", strings.Join(got, "\n"), want)
+	}
+	if _, got := resolveWarned(t, "skew.eqc", fmt.Sprintf(src, "-.5")); len(got) > 0 {
+		t.Errorf("warnings for a rectangle:\n%s", strings.Join(got, "\n"))
+	}
+	noneWarns(t, "wall corners:", corpusFiles(t)...)
+}
+
 func TestCheckWarnsAboutSizes(t *testing.T) {
 	src := `config {
     appNode { pipe {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"hash/fnv"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -326,6 +327,11 @@ func (r *resolver) windowViewport(v *configparser.Viewport, what string) (Viewpo
 	return r.fracViewport(v, what), nil
 }
 
+// wallSkew is how far from a right angle a wall's corners may be (in
+// radians) before check says so: rounded corners in real configs are off
+// by far less.
+const wallSkew = 0.5 * math.Pi / 180
+
 func (r *resolver) wall(w *configparser.Wall) *Wall {
 	out := DefaultWall
 	for _, f := range w.Fields {
@@ -344,6 +350,12 @@ func (r *resolver) wall(w *configparser.Wall) *Wall {
 	v := out.TopLeft.Sub(out.BottomLeft)
 	if u.Cross(v).Len() == 0 {
 		r.errorf(w.Pos, "wall corners are degenerate: bottom_left, bottom_right and top_left must span a rectangle")
+	} else if cos := u.Dot(v) / (u.Len() * v.Len()); math.Abs(cos) > math.Sin(wallSkew) {
+		// the frustum projects onto the edges' directions as if they
+		// were at right angles, so the wall's parts do not tile it
+		square := out.BottomLeft.Add(v.Sub(u.Scale(u.Dot(v) / u.Dot(u))))
+		r.warnf(w.Pos, "wall corners: the edges from bottom_left to bottom_right and to top_left meet at %.1f°, not at a right angle; Equalizer and goeq project as if they did, so the picture is distorted and parts of it drawn apart (segments, 2D parts, frames shown on other channels) do not line up (top_left [ %.4g %.4g %.4g ] makes it a rectangle)",
+			math.Acos(cos)*180/math.Pi, square[0], square[1], square[2])
 	}
 	return &out
 }
