@@ -1256,10 +1256,11 @@ func overpainted(c *Compound) float64 {
 // input frame c assembles lies there, or where c assembles none, no input
 // frame at all), while another part of f holds all of the range: f
 // carries pixels beyond those c composited, and without depth they paint
-// over the whole data at the consumer. What lies on the channel there counts from every compound
-// on it under its topmost compound on it: draws with their ranges, and
-// input frames with their producers'. 0 where equalizers, resampling,
-// tiles or time multiplexes make the ranges a frame's own.
+// over the whole data at the consumer. What lies on the channel counts
+// from every compound on it under its topmost compound on it: draws with
+// their ranges, and input frames with their producers'. 0 where
+// equalizers, resampling, tiles or time multiplexes make the ranges a
+// frame's own.
 func overreach(c *Compound, f *Frame) float64 {
 	if c.Channel == nil || f.Buffers&BufferDepth != 0 || f.Zoom.Scales() || c.DrawsAside {
 		return 0
