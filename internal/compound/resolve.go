@@ -1063,9 +1063,15 @@ func (r *resolver) checkDeadEnds(cfg *Config) {
 					r.warnf(f.Pos, "output frame %q: its compound draws eye [ %s ] for it, which %q shows, but the compounds that assemble it render eye [ %s ]: what it draws for that eye shows nowhere",
 						f.Name, strings.Join(bitNames(lost, eyeNames), " "), c.Destination().Channel.Name, strings.Join(bitNames(took, eyeNames), " "))
 				}
-				if part := overreach(c, f); part > coverageEps && len(f.Consumers) > 0 && f.Consumers[0].Channel != nil {
+				if len(f.Consumers) == 0 || f.Consumers[0].Channel == nil {
+					continue
+				}
+				if part := overreach(c, f); part > coverageEps {
 					r.warnf(f.Pos, "output frame %q: %.3g%% of what it carries lies where its compound composited nothing and channel %q holds part of range [ %g %g ] alone, beside a part that holds all of it; colour without depth, it paints that part over %q's pixels (an output frame's viewport is the part its compound composited)",
 						f.Name, 100*part, c.Channel.Name, c.Range.Start, c.Range.End, f.Consumers[0].Channel.Name)
+				} else if part, missing := unbrought(c, f); part > coverageEps {
+					r.warnf(f.Pos, "output frame %q: %.3g%% of what it carries lacks range [ %.4g %.4g ] of the data: channel %q does not draw it, and no input frame assembled there brings it; colour without depth, the frame paints over %q's pixels without it (is an input frame named in the wrong compound?)",
+						f.Name, 100*part, missing.Start, missing.End, c.Channel.Name, f.Consumers[0].Channel.Name)
 				}
 			}
 			if deep, flats, part := depthUnderColour(c); part > coverageEps {
@@ -1251,19 +1257,33 @@ func overpainted(c *Compound) float64 {
 	return lost
 }
 
-// overreach is the part of colour-only output frame f of compound c where
-// its channel holds only part of c's range and c composited nothing (no
-// input frame c assembles lies there, or where c assembles none, no input
-// frame at all), while another part of f holds all of the range: f
-// carries pixels beyond those c composited, and without depth they paint
-// over the whole data at the consumer. What lies on the channel counts
-// from every compound on it under its topmost compound on it: draws with
-// their ranges, and input frames with their producers'. 0 where
-// equalizers, resampling, tiles or time multiplexes make the ranges a
-// frame's own.
-func overreach(c *Compound, f *Frame) float64 {
+// holding is what lies on a channel where a colour-only output frame is
+// read back: draws and input frames, each over its part of the frame's
+// area with the range of the data it brings.
+type holding struct {
+	parts  []Viewport
+	ranges []Range
+	how    []int // drawn, takenIn or takenInByC
+	// cTakesIn says the frame's compound assembles an input itself
+	cTakesIn bool
+}
+
+// what lies on a frame's channel: a draw, an input frame that a compound
+// below the frame's compound assembles, or one that it assembles itself
+const (
+	drawn = iota
+	takenIn
+	takenInByC
+)
+
+// holdings collects what lies on c's channel under colour-only output
+// frame f: every compound on the channel under its topmost compound on
+// it counts, draws with their ranges, and input frames with their
+// producers'. ok is false where equalizers, resampling, tiles or time
+// multiplexes make the ranges a frame's own.
+func holdings(c *Compound, f *Frame) (h holding, area Viewport, ok bool) {
 	if c.Channel == nil || f.Buffers&BufferDepth != 0 || f.Zoom.Scales() || c.DrawsAside {
-		return 0
+		return h, area, false
 	}
 	top := c
 	for top.Parent != nil && top.Parent.Channel == c.Channel {
@@ -1271,55 +1291,85 @@ func overreach(c *Compound, f *Frame) float64 {
 	}
 	for x := top; x != nil; x = x.Parent {
 		if len(x.Equalizers) > 0 || x.resampledPart() != "" {
-			return 0
+			return h, area, false
 		}
 	}
-	area := c.Viewport.Apply(f.Viewport)
+	area = c.Viewport.Apply(f.Viewport)
 	if !area.HasArea() {
-		return 0
+		return h, area, false
 	}
-	// what lies on the channel: a draw, an input frame that a compound
-	// below c assembles, or one that c assembles itself
-	const drawn, takenIn, takenInByC = 0, 1, 2
-	var parts []Viewport
-	var ranges []Range
-	var how []int
-	plain, cTakesIn := true, false
+	plain := true
+	add := func(v Viewport, r Range, how int) {
+		h.parts, h.ranges, h.how = append(h.parts, v.RelativeTo(area)), append(h.ranges, r), append(h.how, how)
+	}
 	top.Walk(func(x *Compound) {
 		if x.Channel != c.Channel || x.Eyes&c.Eyes == 0 {
 			return
 		}
 		plain = plain && len(x.Equalizers) == 0 && x.resampledPart() == "" && x.Period <= 1 && len(x.InputTiles) == 0 && len(x.OutputTiles) == 0
 		if x.Tasks&TaskDraw != 0 && x.IsLeaf() {
-			parts, ranges, how = append(parts, x.Viewport.RelativeTo(area)), append(ranges, x.Range), append(how, drawn)
+			add(x.Viewport, x.Range, drawn)
 		}
 		for _, in := range x.InputFrames {
 			for _, p := range in.Producers {
 				plain = plain && p.resampledPart() == "" && p.Period <= 1
 				for _, out := range p.OutputFrames {
 					if out.Name == in.Name && p.Eyes&c.Eyes != 0 {
-						parts, ranges, how = append(parts, p.Viewport.Apply(out.Viewport).RelativeTo(area)), append(ranges, p.Range), append(how, takenIn)
+						how := takenIn
 						if x == c {
-							how[len(how)-1], cTakesIn = takenInByC, true
+							how, h.cTakesIn = takenInByC, true
 						}
+						add(p.Viewport.Apply(out.Viewport), p.Range, how)
 					}
 				}
 			}
 		}
 	})
-	if !plain {
+	return h, area, plain
+}
+
+// gaps are the parts of whole that rs leave out.
+func gaps(whole Range, rs []Range) []Range {
+	ends := []float64{whole.Start, whole.End}
+	for _, r := range rs {
+		ends = append(ends, max(whole.Start, min(whole.End, r.Start)), max(whole.Start, min(whole.End, r.End)))
+	}
+	slices.Sort(ends)
+	ends = slices.Compact(ends)
+	var out []Range
+	for i := 0; i+1 < len(ends); i++ {
+		mid := (ends[i] + ends[i+1]) / 2
+		if !slices.ContainsFunc(rs, func(r Range) bool { return mid > r.Start && mid < r.End }) && ends[i+1]-ends[i] > coverageEps {
+			if n := len(out); n > 0 && out[n-1].End == ends[i] {
+				out[n-1].End = ends[i+1]
+			} else {
+				out = append(out, Range{ends[i], ends[i+1]})
+			}
+		}
+	}
+	return out
+}
+
+// overreach is the part of colour-only output frame f of compound c where
+// its channel holds only part of c's range and c composited nothing (no
+// input frame c assembles lies there, or where c assembles none, no input
+// frame at all), while another part of f holds all of the range: f
+// carries pixels beyond those c composited, and without depth they paint
+// over the whole data at the consumer.
+func overreach(c *Compound, f *Frame) float64 {
+	h, _, ok := holdings(c, f)
+	if !ok {
 		return 0
 	}
 	whole, beyond := false, 0.0
-	forEachCell(parts, func(cell float64, over []int) {
-		held, composited := []Range{{0, c.Range.Start}, {c.Range.End, 1}}, false
+	forEachCell(h.parts, func(cell float64, over []int) {
+		held, composited := make([]Range, 0, len(over)), false
 		for _, k := range over {
-			held = append(held, Range{max(ranges[k].Start, c.Range.Start), min(ranges[k].End, c.Range.End)})
-			composited = composited || how[k] == takenInByC || !cTakesIn && how[k] == takenIn
+			held = append(held, h.ranges[k])
+			composited = composited || h.how[k] == takenInByC || !h.cTakesIn && h.how[k] == takenIn
 		}
-		undrawn, _ := rangeGaps(held)
 		switch {
-		case undrawn <= coverageEps:
+		case len(gaps(c.Range, held)) == 0:
 			whole = true
 		case len(over) > 0 && !composited:
 			beyond += cell
@@ -1329,6 +1379,47 @@ func overreach(c *Compound, f *Frame) float64 {
 		return 0
 	}
 	return beyond
+}
+
+// unbrought is the part of colour-only output frame f of compound c that
+// lacks a part of c's range, missing, that nothing on its channel draws
+// and no input frame assembled there brings into f's area: an input frame
+// named in the wrong compound (4-node.DB.ds with two stripes' names
+// swapped) leaves its stripe without that data. A range some input brings
+// into part of the area is a frame cut short, which unsent warns of at
+// its source.
+func unbrought(c *Compound, f *Frame) (part float64, missing Range) {
+	h, _, ok := holdings(c, f)
+	if !ok || len(h.parts) == 0 {
+		return 0, Range{}
+	}
+	brought := func(g Range) bool {
+		for k, r := range h.ranges {
+			if h.how[k] != drawn && r.Start < g.End && r.End > g.Start && h.parts[k].Intersect(FullViewport).HasArea() {
+				return true
+			}
+		}
+		return false
+	}
+	forEachCell(h.parts, func(cell float64, over []int) {
+		if len(over) == 0 {
+			return
+		}
+		held := make([]Range, 0, len(over))
+		for _, k := range over {
+			held = append(held, h.ranges[k])
+		}
+		for _, g := range gaps(c.Range, held) {
+			if !brought(g) {
+				if part == 0 {
+					missing = g
+				}
+				part += cell
+				break
+			}
+		}
+	})
+	return part, missing
 }
 
 // eyesNotAssembled are the eyes the destination of c shows that c draws
