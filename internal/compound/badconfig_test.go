@@ -432,6 +432,66 @@ func TestCheckWarnsOfAWallThatIsNoRectangle(t *testing.T) {
 	noneWarns(t, "wall corners:", corpusFiles(t)...)
 }
 
+// Input frames named in the wrong compound: in 4-node.DB.ds with two
+// stripes' names swapped between their compositors, each composites its
+// stripe without one source's range, and in 7-window.EYE.PIXEL with two
+// frames swapped between the eyes' assemblies, each assembles a frame
+// drawn for the other eye alone. verify finds the pictures wrong; check
+// names the range, and the eyes. The corpus as written is not warned of.
+func TestCheckWarnsOfFramesNamedInTheWrongCompound(t *testing.T) {
+	corpusText := func(name string) string {
+		for _, f := range corpusFiles(t) {
+			if filepath.Base(f) == name {
+				text, err := os.ReadFile(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return string(text)
+			}
+		}
+		t.Fatalf("no %s in the corpus", name)
+		return ""
+	}
+	// swap exchanges the last occurrences of a and b
+	swap := func(text, a, b string) string {
+		i, j := strings.LastIndex(text, a), strings.LastIndex(text, b)
+		if i < 0 || j < 0 || i > j {
+			t.Fatalf("%q and %q are not in that order", a, b)
+		}
+		return text[:i] + b + text[i+len(a):j] + a + text[j+len(b):]
+	}
+	for _, c := range []struct {
+		config, a, b, says string
+		want            []string
+	}{
+		{"4-node.DB.ds.eqc", `inputframe { name "stripe4.c1" }`, `inputframe { name "stripe3.c2" }`, "lacks range", []string{
+			`output frame "frame.channel2": 100% of what it carries lacks range [ 0.75 1 ] of the data: channel "channel2" does not draw it`,
+			`output frame "frame.channel3": 100% of what it carries lacks range [ 0 0.25 ] of the data: channel "channel3" does not draw it`}},
+		{"7-window.EYE.PIXEL.eqc", `inputframe{ name "frame.channel-left-2" }`, `inputframe{ name "frame.channel-right-2" }`, "nothing comes to assemble here", []string{
+			`input frame "frame.channel-right-2": this compound renders eye [ LEFT ] of those "channel-all" shows, and its producers draw eye [ RIGHT ] for it`,
+			`input frame "frame.channel-left-2": this compound renders eye [ RIGHT ] of those "channel-all" shows, and its producers draw eye [ LEFT ] for it`}},
+	} {
+		t.Run(c.config, func(t *testing.T) {
+			_, got := resolveWarned(t, c.config, swap(corpusText(c.config), c.a, c.b))
+			var said []string
+			for _, w := range got {
+				if strings.Contains(w, c.says) {
+					said = append(said, w)
+				}
+			}
+			if len(said) != len(c.want) {
+				t.Errorf("warnings:\n%s\nwant %d saying %q", strings.Join(got, "\n"), len(c.want), c.says)
+			}
+			for _, w := range c.want {
+				if !slices.ContainsFunc(said, func(s string) bool { return strings.Contains(s, w) }) {
+					t.Errorf("no warning with %q in:\n%s", w, strings.Join(said, "\n"))
+				}
+			}
+			noneWarns(t, c.says, corpusFiles(t)...)
+		})
+	}
+}
+
 func TestCheckWarnsAboutSizes(t *testing.T) {
 	src := `config {
     appNode { pipe {

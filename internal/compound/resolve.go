@@ -1058,6 +1058,12 @@ func (r *resolver) checkDeadEnds(cfg *Config) {
 					}
 				}
 			}
+			for _, in := range c.InputFrames {
+				if drawn, renders := eyesNotBrought(c, in); drawn != 0 {
+					r.warnf(in.Pos, "input frame %q: this compound renders eye [ %s ] of those %q shows, and its producers draw eye [ %s ] for it: nothing comes to assemble here (is the frame named in the wrong eye's compound?)",
+						in.Name, strings.Join(bitNames(renders, eyeNames), " "), c.Destination().Channel.Name, strings.Join(bitNames(drawn, eyeNames), " "))
+				}
+			}
 			for _, f := range c.OutputFrames {
 				if lost, took := eyesNotAssembled(c, f); lost != 0 {
 					r.warnf(f.Pos, "output frame %q: its compound draws eye [ %s ] for it, which %q shows, but the compounds that assemble it render eye [ %s ]: what it draws for that eye shows nowhere",
@@ -1448,6 +1454,41 @@ func eyesNotAssembled(c *Compound, f *Frame) (lost, took int) {
 		took |= k.Eyes
 	}
 	return lost, took
+}
+
+// eyesNotBrought reports, for input frame in of compound c, the eyes the
+// destination shows that in's producers draw for it, drawn, and those c
+// renders, renders, where they share none: nothing comes for c to
+// assemble (7-window.EYE.PIXEL with two frames' names swapped between
+// the eyes' compounds). Both are 0 where the producers draw no eye shown
+// (a part's eyes are warned of as such).
+func eyesNotBrought(c *Compound, in *Frame) (drawn, renders int) {
+	dest := c.Destination()
+	if dest == nil || dest.Channel == nil {
+		return 0, 0
+	}
+	for _, eye := range Eyes {
+		if dest.DestinationEyes()&eye == 0 {
+			continue
+		}
+		if slices.ContainsFunc(in.Producers, func(p *Compound) bool { return p.DrawsFor(eye) }) {
+			drawn |= eye
+		}
+		if c.rendersEye(eye) {
+			renders |= eye
+		}
+	}
+	if drawn == 0 || drawn&renders != 0 {
+		return 0, 0
+	}
+	for _, p := range in.Producers {
+		for _, out := range p.OutputFrames {
+			if lost, _ := eyesNotAssembled(p, out); out.Name == in.Name && lost != 0 {
+				return 0, 0 // no compound assembles it for those eyes: warned of at the output frame
+			}
+		}
+	}
+	return drawn, renders
 }
 
 // depthUnderColour finds an output frame with depth, deep, that compound c
