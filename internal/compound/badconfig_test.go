@@ -462,7 +462,7 @@ func TestCheckWarnsOfFramesNamedInTheWrongCompound(t *testing.T) {
 	}
 	for _, c := range []struct {
 		config, a, b, says string
-		want            []string
+		want               []string
 	}{
 		{"4-node.DB.ds.eqc", `inputframe { name "stripe4.c1" }`, `inputframe { name "stripe3.c2" }`, "lacks range", []string{
 			`output frame "frame.channel2": 100% of what it carries lacks range [ 0.75 1 ] of the data: channel "channel2" does not draw it`,
