@@ -1269,17 +1269,18 @@ func overpainted(c *Compound) float64 {
 type holding struct {
 	parts  []Viewport
 	ranges []Range
-	how    []int // drawn, takenIn or takenInByC
+	how    []heldBy
 	// cTakesIn says the frame's compound assembles an input itself
 	cTakesIn bool
 }
 
-// what lies on a frame's channel: a draw, an input frame that a compound
-// below the frame's compound assembles, or one that it assembles itself
+// heldBy is how something came to lie on a frame's channel.
+type heldBy uint8
+
 const (
-	drawn = iota
-	takenIn
-	takenInByC
+	heldDraw     heldBy = iota // drawn there
+	heldInput                  // an input frame a compound below the frame's assembles
+	heldInputOfC               // an input frame the frame's own compound assembles
 )
 
 // holdings collects what lies on c's channel under colour-only output
@@ -1287,9 +1288,9 @@ const (
 // it counts, draws with their ranges, and input frames with their
 // producers'. ok is false where equalizers, resampling, tiles or time
 // multiplexes make the ranges a frame's own.
-func holdings(c *Compound, f *Frame) (h holding, area Viewport, ok bool) {
+func holdings(c *Compound, f *Frame) (h holding, ok bool) {
 	if c.Channel == nil || f.Buffers&BufferDepth != 0 || f.Zoom.Scales() || c.DrawsAside {
-		return h, area, false
+		return h, false
 	}
 	top := c
 	for top.Parent != nil && top.Parent.Channel == c.Channel {
@@ -1297,15 +1298,15 @@ func holdings(c *Compound, f *Frame) (h holding, area Viewport, ok bool) {
 	}
 	for x := top; x != nil; x = x.Parent {
 		if len(x.Equalizers) > 0 || x.resampledPart() != "" {
-			return h, area, false
+			return h, false
 		}
 	}
-	area = c.Viewport.Apply(f.Viewport)
+	area := c.Viewport.Apply(f.Viewport)
 	if !area.HasArea() {
-		return h, area, false
+		return h, false
 	}
 	plain := true
-	add := func(v Viewport, r Range, how int) {
+	add := func(v Viewport, r Range, how heldBy) {
 		h.parts, h.ranges, h.how = append(h.parts, v.RelativeTo(area)), append(h.ranges, r), append(h.how, how)
 	}
 	top.Walk(func(x *Compound) {
@@ -1314,16 +1315,16 @@ func holdings(c *Compound, f *Frame) (h holding, area Viewport, ok bool) {
 		}
 		plain = plain && len(x.Equalizers) == 0 && x.resampledPart() == "" && x.Period <= 1 && len(x.InputTiles) == 0 && len(x.OutputTiles) == 0
 		if x.Tasks&TaskDraw != 0 && x.IsLeaf() {
-			add(x.Viewport, x.Range, drawn)
+			add(x.Viewport, x.Range, heldDraw)
 		}
 		for _, in := range x.InputFrames {
 			for _, p := range in.Producers {
 				plain = plain && p.resampledPart() == "" && p.Period <= 1
 				for _, out := range p.OutputFrames {
 					if out.Name == in.Name && p.Eyes&c.Eyes != 0 {
-						how := takenIn
+						how := heldInput
 						if x == c {
-							how, h.cTakesIn = takenInByC, true
+							how, h.cTakesIn = heldInputOfC, true
 						}
 						add(p.Viewport.Apply(out.Viewport), p.Range, how)
 					}
@@ -1331,7 +1332,7 @@ func holdings(c *Compound, f *Frame) (h holding, area Viewport, ok bool) {
 			}
 		}
 	})
-	return h, area, plain
+	return h, plain
 }
 
 // gaps are the parts of whole that rs leave out.
@@ -1363,7 +1364,7 @@ func gaps(whole Range, rs []Range) []Range {
 // carries pixels beyond those c composited, and without depth they paint
 // over the whole data at the consumer.
 func overreach(c *Compound, f *Frame) float64 {
-	h, _, ok := holdings(c, f)
+	h, ok := holdings(c, f)
 	if !ok {
 		return 0
 	}
@@ -1372,7 +1373,7 @@ func overreach(c *Compound, f *Frame) float64 {
 		held, composited := make([]Range, 0, len(over)), false
 		for _, k := range over {
 			held = append(held, h.ranges[k])
-			composited = composited || h.how[k] == takenInByC || !h.cTakesIn && h.how[k] == takenIn
+			composited = composited || h.how[k] == heldInputOfC || !h.cTakesIn && h.how[k] == heldInput
 		}
 		switch {
 		case len(gaps(c.Range, held)) == 0:
@@ -1395,13 +1396,13 @@ func overreach(c *Compound, f *Frame) float64 {
 // into part of the area is a frame cut short, which unsent warns of at
 // its source.
 func unbrought(c *Compound, f *Frame) (part float64, missing Range) {
-	h, _, ok := holdings(c, f)
+	h, ok := holdings(c, f)
 	if !ok || len(h.parts) == 0 {
 		return 0, Range{}
 	}
 	brought := func(g Range) bool {
 		for k, r := range h.ranges {
-			if h.how[k] != drawn && r.Start < g.End && r.End > g.Start && h.parts[k].Intersect(FullViewport).HasArea() {
+			if h.how[k] != heldDraw && r.Start < g.End && r.End > g.Start && h.parts[k].Intersect(FullViewport).HasArea() {
 				return true
 			}
 		}
