@@ -161,6 +161,22 @@ func load(name, src string) error {
 	return err
 }
 
+// corpusText is the text of the corpus config called name.
+func corpusText(t *testing.T, name string) string {
+	t.Helper()
+	for _, f := range corpusFiles(t) {
+		if filepath.Base(f) == name {
+			text, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return string(text)
+		}
+	}
+	t.Fatalf("no %s in the corpus", name)
+	return ""
+}
+
 // resolveWarned resolves src, named name in messages, and returns its
 // model with the warnings check would print.
 func resolveWarned(t *testing.T, name, src string) (*Model, []string) {
@@ -358,21 +374,12 @@ func TestCheckWarnsOfADepthFrameUnderColourOnlyFrames(t *testing.T) {
 	// a binary swap's second stage holds its draw and its partner's, not
 	// the whole range it inherits: 4-node.DB.bs with one stage's frame
 	// made the whole window differs from the reference in some frames
-	var swap string
-	for _, f := range corpusFiles(t) {
-		if filepath.Base(f) == "4-node.DB.bs.eqc" {
-			swap = f
-		}
-	}
-	text, err := os.ReadFile(swap)
-	if err != nil {
-		t.Fatal(err)
-	}
+	text := corpusText(t, "4-node.DB.bs.eqc")
 	const stage = `outputframe { name "f2.c3" viewport [ 0 .75 1 .25 ] }`
-	if strings.Count(string(text), stage) != 1 {
-		t.Fatalf("%s does not send f2.c3 as the test expects", swap)
+	if strings.Count(text, stage) != 1 {
+		t.Fatal("4-node.DB.bs.eqc does not send f2.c3 as the test expects")
 	}
-	_, got = resolveWarned(t, "swap.eqc", strings.Replace(string(text), stage, `outputframe { name "f2.c3" viewport [ 0 0 1 1 ] }`, 1))
+	_, got = resolveWarned(t, "swap.eqc", strings.Replace(text, stage, `outputframe { name "f2.c3" viewport [ 0 0 1 1 ] }`, 1))
 	if !slices.ContainsFunc(got, func(w string) bool { return lands(w) && strings.Contains(w, `"f2.c3"`) }) {
 		t.Errorf("no warning of f2.c3 in:\n%s", strings.Join(got, "\n"))
 	}
@@ -439,19 +446,6 @@ func TestCheckWarnsOfAWallThatIsNoRectangle(t *testing.T) {
 // drawn for the other eye alone. verify finds the pictures wrong; check
 // names the range, and the eyes. The corpus as written is not warned of.
 func TestCheckWarnsOfFramesNamedInTheWrongCompound(t *testing.T) {
-	corpusText := func(name string) string {
-		for _, f := range corpusFiles(t) {
-			if filepath.Base(f) == name {
-				text, err := os.ReadFile(f)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return string(text)
-			}
-		}
-		t.Fatalf("no %s in the corpus", name)
-		return ""
-	}
 	// swap exchanges the last occurrences of a and b
 	swap := func(text, a, b string) string {
 		i, j := strings.LastIndex(text, a), strings.LastIndex(text, b)
@@ -472,7 +466,7 @@ func TestCheckWarnsOfFramesNamedInTheWrongCompound(t *testing.T) {
 			`input frame "frame.channel-left-2": this compound renders eye [ RIGHT ] of those "channel-all" shows, and its producers draw eye [ LEFT ] for it`}},
 	} {
 		t.Run(c.config, func(t *testing.T) {
-			_, got := resolveWarned(t, c.config, swap(corpusText(c.config), c.a, c.b))
+			_, got := resolveWarned(t, c.config, swap(corpusText(t, c.config), c.a, c.b))
 			var said []string
 			for _, w := range got {
 				if strings.Contains(w, c.says) {

@@ -185,21 +185,12 @@ func noneWarns(t *testing.T, what string, paths ...string) {
 // corpus mutants. A 2D tile assembled over a destination that draws the
 // whole view paints the same data, and is not warned of.
 func TestCheckWarnsWhereFramesPaintOverADestinationsDraw(t *testing.T) {
-	var path string
-	for _, p := range corpus.Paths(t) {
-		if filepath.Base(p) == "4-node.DB.ds.eqc" {
-			path = p
-		}
-	}
-	text, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	text := corpusText(t, "4-node.DB.ds.eqc")
 	const sent = `outputframe { name "stripe2.c1" viewport [ 0 .25 1 .25 ] }`
-	if strings.Count(string(text), sent) != 1 {
-		t.Fatalf("%s does not send stripe2.c1 as the test expects", path)
+	if strings.Count(text, sent) != 1 {
+		t.Fatal("4-node.DB.ds.eqc does not send stripe2.c1 as the test expects")
 	}
-	half := strings.Replace(string(text), sent, `outputframe { name "stripe2.c1" viewport [ 0 .25 .5 .25 ] }`, 1)
+	half := strings.Replace(text, sent, `outputframe { name "stripe2.c1" viewport [ 0 .25 .5 .25 ] }`, 1)
 	_, got := resolveWarned(t, "half.eqc", half)
 	want := `channel "channel1" draws here on destination "channel1"'s own pixels, but colour-only input frames assembled there paint over 12.5% of what it draws`
 	if len(got) != 1 || !strings.Contains(got[0], want) {

@@ -1193,15 +1193,23 @@ func unsent(c *Compound) float64 {
 	return left
 }
 
+// topOnChannel is the topmost of c and its ancestors on c's channel: the
+// compounds on the channel under it all leave their pixels there before
+// it reads back.
+func topOnChannel(c *Compound) *Compound {
+	top := c
+	for top.Parent != nil && top.Parent.Channel == c.Channel {
+		top = top.Parent
+	}
+	return top
+}
+
 // sentParts are the parts of what c draws that output frames read back on
 // its channel take (relative to c's viewport): any frame of the compounds
 // on that channel around c, below top, the topmost of c's ancestors on
 // it. tiles says that tiles go out in a queue there.
 func sentParts(c *Compound) (top *Compound, parts []Viewport, tiles bool) {
-	top = c
-	for top.Parent != nil && top.Parent.Channel == c.Channel {
-		top = top.Parent
-	}
+	top = topOnChannel(c)
 	top.Walk(func(x *Compound) {
 		if x.Channel != c.Channel {
 			return
@@ -1292,10 +1300,7 @@ func holdings(c *Compound, f *Frame) (h holding, ok bool) {
 	if c.Channel == nil || f.Buffers&BufferDepth != 0 || f.Zoom.Scales() || c.DrawsAside {
 		return h, false
 	}
-	top := c
-	for top.Parent != nil && top.Parent.Channel == c.Channel {
-		top = top.Parent
-	}
+	top := topOnChannel(c)
 	for x := top; x != nil; x = x.Parent {
 		if len(x.Equalizers) > 0 || x.resampledPart() != "" {
 			return h, false
@@ -1584,12 +1589,8 @@ func depthUnderColour(c *Compound) (deep *Frame, flats []*Frame, part float64) {
 // it, and those of the frames p assembles (a binary swap's stage holds
 // its draw and its partner's, not the whole range it inherits).
 func heldRanges(p *Compound) []Range {
-	top := p
-	for top.Parent != nil && top.Parent.Channel == p.Channel {
-		top = top.Parent
-	}
 	var held []Range
-	top.Walk(func(x *Compound) {
+	topOnChannel(p).Walk(func(x *Compound) {
 		if x.Channel == p.Channel && x.IsLeaf() && x.Tasks&TaskDraw != 0 {
 			held = append(held, x.Range)
 		}
