@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/goeq/goeq/internal/bounded"
 )
@@ -27,18 +29,51 @@ func ReadTokenFile(path string) (string, error) {
 	return strings.TrimSpace(string(b)), nil
 }
 
+// tokenDirPrefix names the folders WriteTokenFile makes in the temporary
+// folder.
+const tokenDirPrefix = "goeq-run-"
+
 // WriteTokenFile puts a run's token into a file of its own, readable by
 // its owner alone, for clients started by hand (--token-file); remove
-// takes it away with its folder.
+// takes it away with its folder. The folder also holds the server's
+// process ID, so that a later run takes away the folders of servers that
+// were killed without a chance to (SIGKILL).
 func WriteTokenFile(token string) (path string, remove func(), err error) {
-	dir, err := os.MkdirTemp("", "goeq-run-")
+	removeOrphanedTokenDirs(os.TempDir())
+	dir, err := os.MkdirTemp("", tokenDirPrefix)
 	if err != nil {
 		return "", nil, err
 	}
 	path = filepath.Join(dir, "token")
-	if err := os.WriteFile(path, []byte(token+"\n"), 0o600); err != nil {
+	// the process ID goes first: a folder with a token has its owner named
+	err = os.WriteFile(filepath.Join(dir, "pid"), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600)
+	if err == nil {
+		err = os.WriteFile(path, []byte(token+"\n"), 0o600)
+	}
+	if err != nil {
 		os.RemoveAll(dir)
 		return "", nil, err
 	}
 	return path, func() { os.RemoveAll(dir) }, nil
+}
+
+// removeOrphanedTokenDirs takes away the token folders in tmp whose server
+// process is gone. A folder without a process ID (one being made, or made
+// by an older goeq) and one whose process runs, or may run as another
+// user, stays.
+func removeOrphanedTokenDirs(tmp string) {
+	dirs, _ := filepath.Glob(filepath.Join(tmp, tokenDirPrefix+"*"))
+	for _, dir := range dirs {
+		b, err := bounded.ReadFile(filepath.Join(dir, "pid"), 32)
+		if err != nil {
+			continue
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err != nil || pid <= 0 {
+			continue
+		}
+		if syscall.Kill(pid, 0) == syscall.ESRCH {
+			os.RemoveAll(dir)
+		}
+	}
 }
