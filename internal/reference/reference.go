@@ -247,9 +247,16 @@ func (p *Planner) shown(dest *compound.Compound, region compound.PixelViewport) 
 				out = append(out, view{source: wallOwner(src), cut: compound.FullViewport, place: region.Apply(vp)})
 				continue
 			}
-			cut := prod.Viewport.Apply(outputViewport(prod, in.Name))
 			pvp := p.Sizes.Channel(src.Channel)
-			part := compound.PixelViewport{W: pvp.W, H: pvp.H}.Apply(cut) // the frame's pixels
+			if pvp.W <= 0 || pvp.H <= 0 {
+				continue
+			}
+			// the frame's pixels, and the part of the picture they hold: a
+			// cut inside a pixel (half of an odd width) renders from the
+			// edges of the pixels the frame carries, as its producer did
+			part := compound.PixelViewport{W: pvp.W, H: pvp.H}.Apply(prod.Viewport.Apply(outputViewport(prod, in.Name)))
+			cut := compound.Viewport{X: float64(part.X) / float64(pvp.W), Y: float64(part.Y) / float64(pvp.H),
+				W: float64(part.W) / float64(pvp.W), H: float64(part.H) / float64(pvp.H)}
 			out = append(out, view{source: wallOwner(src), cut: cut, place: compound.PixelViewport{X: region.X, Y: region.Y, W: part.W, H: part.H}})
 		}
 	}

@@ -200,6 +200,26 @@ func TestCorpusConfigsAtOtherLatenciesMatchTheirReference(t *testing.T) {
 	}
 }
 
+// An old display-wall config renders one picture in an offscreen buffer
+// and sends each projector's window its half, which lands pixel for pixel
+// at the window's corner. With an odd width the halves split inside a
+// pixel; the reference must render the pixels the frame carries, not the
+// exact half (it showed the right half shifted by half a pixel).
+func TestHalvesOfAnOddWidthLandAsTheirPixels(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(corpusDir(), "2-window.FBO.eqc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	for _, vp := range []string{"[ 100 450 960 300 ]", "[ 98 100 480 300 ]", "[ 582 100 480 300 ]"} {
+		if !strings.Contains(text, "viewport "+vp) {
+			t.Fatalf("2-window.FBO.eqc has no window viewport %s", vp)
+		}
+		text = strings.Replace(text, "viewport "+vp, "viewport [ 0 0 301 97 ]", 1)
+	}
+	layoutMatchesReference(t, configFile(t, "2-window.FBO.odd.eqc", text), "")
+}
+
 // The config goeq makes for a machine of several GPUs (what an
 // application started without one runs on: every layout of it) renders
 // what the reference does. Its pipes render where unnamed ones do, so that
