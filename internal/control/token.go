@@ -57,13 +57,20 @@ func WriteTokenFile(token string) (path string, remove func(), err error) {
 	return path, func() { os.RemoveAll(dir) }, nil
 }
 
-// removeOrphanedTokenDirs takes away the token folders in tmp whose server
-// process is gone. A folder without a process ID (one being made, or made
-// by an older goeq) and one whose process runs, or may run as another
-// user, stays.
+// removeOrphanedTokenDirs takes away this user's token folders in tmp
+// whose server process is gone. A folder without a process ID (one being
+// made, or made by an older goeq), one whose process runs, and anything
+// that is not a folder of this user's stays.
 func removeOrphanedTokenDirs(tmp string) {
 	dirs, _ := filepath.Glob(filepath.Join(tmp, tokenDirPrefix+"*"))
 	for _, dir := range dirs {
+		info, err := os.Lstat(dir)
+		if err != nil || !info.IsDir() {
+			continue
+		}
+		if st, ok := info.Sys().(*syscall.Stat_t); !ok || int(st.Uid) != os.Getuid() {
+			continue
+		}
 		b, err := bounded.ReadFile(filepath.Join(dir, "pid"), 32)
 		if err != nil {
 			continue

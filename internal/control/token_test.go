@@ -26,7 +26,8 @@ func TestReadTokenFile(t *testing.T) {
 
 // A server killed with SIGKILL cannot take away its token folder; the
 // next run that writes one takes away those whose server is gone, and
-// leaves those of running servers and those still being made.
+// leaves those of running servers, those still being made, and a link
+// that looks like one.
 func TestWriteTokenFileTakesAwayKilledServersFolders(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
@@ -55,6 +56,17 @@ func TestWriteTokenFileTakesAwayKilledServersFolders(t *testing.T) {
 	orphan := folder("killed", strconv.Itoa(killed.Process.Pid))
 	running := folder("running", strconv.Itoa(os.Getpid()))
 	beingMade := folder("new", "")
+	elsewhere := filepath.Join(t.TempDir(), "elsewhere")
+	if err := os.Mkdir(elsewhere, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(elsewhere, "pid"), []byte(strconv.Itoa(killed.Process.Pid)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(tmp, "goeq-run-link")
+	if err := os.Symlink(elsewhere, link); err != nil {
+		t.Fatal(err)
+	}
 
 	path, remove, err := WriteTokenFile("s3cret")
 	if err != nil {
@@ -66,7 +78,7 @@ func TestWriteTokenFileTakesAwayKilledServersFolders(t *testing.T) {
 	if _, err := os.Stat(orphan); !os.IsNotExist(err) {
 		t.Errorf("the killed server's folder is still there: %v", err)
 	}
-	for _, dir := range []string{running, beingMade} {
+	for _, dir := range []string{running, beingMade, link, filepath.Join(elsewhere, "pid")} {
 		if _, err := os.Stat(dir); err != nil {
 			t.Errorf("%s was taken away: %v", dir, err)
 		}
