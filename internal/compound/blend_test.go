@@ -121,6 +121,25 @@ func TestRangesWithoutDepthAreFound(t *testing.T) {
 	} else if f := m.Configs[0].RangesWithoutDepth(); f == nil || f.Name != "fa" {
 		t.Errorf("ranges that overlap by a tenth: got %v, want fa", f)
 	}
+	// a tile queue of database chunks gives out ranges too (the corpus'
+	// 2-node.tile.eqc with its tiles made chunks drew them over each other)
+	chunks := `config {
+    appNode { pipe { window { viewport [ 0 0 320 240 ] channel { name "dest" } channel { name "a" } } } }
+    compound { channel "dest" tile_equalizer { size %s } %s
+        compound { }
+        compound { channel "a" outputframe { name "fa" } }
+        inputframe { name "fa" } }
+}`
+	for _, c := range []struct {
+		size, buffers string
+		found         bool
+	}{{"0.3", "", true}, {"0.3", "buffer [ COLOR DEPTH ]", false}, {"[ 64 64 ]", "", false}} {
+		if m, _, err = LoadText("chunks.eqc", []byte(fmt.Sprintf(chunks, c.size, c.buffers)), noEnv); err != nil {
+			t.Fatal(err)
+		} else if f := m.Configs[0].RangesWithoutDepth(); (f != nil) != c.found {
+			t.Errorf("tile_equalizer { size %s } with %q: found %v, want found %v", c.size, c.buffers, f, c.found)
+		}
+	}
 	for _, path := range corpus.Paths(t) {
 		m, _, err := Load(path, noEnv)
 		if err != nil {

@@ -985,7 +985,7 @@ func (c *Config) Resampling() string {
 }
 
 // RangesWithoutDepth returns an input frame, of a layout shown, that brings
-// depth ranges (a DB part, or the parts of a DB load or tree equalizer)
+// depth ranges (a DB part, the parts of a DB load or tree equalizer, or a queue's chunks)
 // without DEPTH, or nil. Its compound blends such frames in range order
 // by colour alone: right for a renderer whose slabs are see-through and
 // drawn to be blended (volume), but an opaque renderer's ranges then
@@ -1036,11 +1036,12 @@ func overlapsOtherRange(cp, p *Compound) bool {
 }
 
 // splitsDepth reports whether an equalizer above c (or on it) gives out
-// depth ranges.
+// depth ranges: a DB load or tree equalizer, or a tile queue of database
+// chunks.
 func splitsDepth(c *Compound) bool {
 	for a := c; a != nil; a = a.Parent {
 		for _, eq := range a.Equalizers {
-			if eq.Kind.Splits() && eq.Mode == SplitDB {
+			if eq.Kind.Splits() && eq.Mode == SplitDB || eq.Kind == TileEqualizer && eq.ChunkDB > 0 {
 				return true
 			}
 		}
