@@ -91,6 +91,11 @@ var badCases = []badCase{
 	{name: "bad equalizer mode", splice: "    compound { channel \"c1\" load_equalizer { mode 3D } }", pos: "19:51", message: "expected one of 2D, DB, HORIZONTAL, VERTICAL, found \"3D\""},
 	{name: "damping out of range", splice: "    compound { channel \"c1\" load_equalizer { damping 2 } }", pos: "19:54", message: "damping 2 is out of range"},
 	{name: "zero boundary", splice: "    compound { channel \"c1\" load_equalizer { boundary [ 0 4 ] } }", pos: "19:55", message: "boundary [ 0 4 ] must be at least 1 pixel"},
+	{name: "zero tile size", splice: "    compound { channel \"c1\" tile_equalizer { size [ 0 0 ] } }", pos: "19:51", message: "tile size [ 0 0 ] must be at least 1 pixel"},
+	{name: "chunk out of range", splice: "    compound { channel \"c1\" tile_equalizer { size 2 } }", pos: "19:51", message: "size 2 is out of range: a database chunk is a fraction in (0,1]"},
+	{name: "chunks past count", splice: "    compound { channel \"c1\" tile_equalizer { size 0.000000001 } }", pos: "19:51", message: "size 1e-09 makes 1000000000 database chunks a frame"},
+	{name: "DFR framerate", splice: "    compound { channel \"c1\" DFR_equalizer { framerate 0 } }", pos: "19:55", message: "framerate 0 must be above 0"},
+	{name: "DFR damping", splice: "    compound { channel \"c1\" DFR_equalizer { damping 1.5 } }", pos: "19:53", message: "damping 1.5 is out of range"},
 	{name: "tree equalizer with assemble_only_limit", splice: "    compound { channel \"c1\" tree_equalizer { assemble_only_limit 1 } }", pos: "19:46", message: "tree_equalizer has no assemble_only_limit"},
 	{name: "unknown window attribute", src: "config { appNode { pipe { window { attributes { hint_fast ON } } } } }", pos: "1:49", message: `unknown attribute "hint_fast" in window attributes`},
 	{name: "misspelt window attribute", src: "config { appNode { pipe { window { attributes { hint_drawabel FBO } } } } }", pos: "1:49", message: `unknown attribute "hint_drawabel" in window attributes: did you mean "hint_drawable"?`},
@@ -954,6 +959,37 @@ func TestCheckWarnsAboutALoadEqualizerBesideTiles(t *testing.T) {
 	want := `tiles.eqc:4:9: a load or tree equalizer beside a tile_equalizer has no effect: the sources draw the tiles they take from the queue, whatever part it gives them (as in Equalizer)`
 	if len(got) != 1 || got[0] != want {
 		t.Errorf("warnings:\n%s\nwant only\n%s", strings.Join(got, "\n"), want)
+	}
+}
+
+// A tile is a task of its own: tiles so small that their overhead is the
+// frame are warned of (1x1 tiles of 960x540 pixels took 40 s a frame),
+// and a queue that would not fit in memory is refused, where the compound
+// is written.
+func TestCheckWarnsAboutTinyTiles(t *testing.T) {
+	src := `config {
+    appNode { pipe { window { viewport [ 0 0 %d %d ] channel { name "dest" } channel { name "src" } } } }
+    compound { channel "dest" tile_equalizer { size %s }
+        compound {}
+        compound { channel "src" outputframe {} }
+        inputframe { name "frame.src" } }
+}`
+	_, got := resolveWarned(t, "tiles.eqc", fmt.Sprintf(src, 320, 240, "[ 64 64 ]"))
+	if len(got) != 0 {
+		t.Errorf("tiles of [ 64 64 ]: warnings\n%s", strings.Join(got, "\n"))
+	}
+	_, got = resolveWarned(t, "tiles.eqc", fmt.Sprintf(src, 320, 240, "[ 4 2 ]"))
+	if len(got) != 0 {
+		t.Errorf("9600 tiles: warnings\n%s", strings.Join(got, "\n"))
+	}
+	_, got = resolveWarned(t, "tiles.eqc", fmt.Sprintf(src, 320, 240, "[ 2 2 ]"))
+	want := `tiles.eqc:3:5: tile_equalizer "tiles" cuts its 320x240 pixels of "dest" into 19200 tiles of [ 2 2 ] a frame, each drawn, read back and sent on its own: their overhead makes the frame's time; tiles of [ 64 64 ] (Equalizer's default) make 20`
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("19200 tiles: warnings\n%s\nwant\n%s", strings.Join(got, "\n"), want)
+	}
+	err := load("tiles.eqc", fmt.Sprintf(src, 2048, 1024, "[ 1 1 ]"))
+	if err == nil || !strings.Contains(err.Error(), `tiles.eqc:3:5: tile_equalizer "tiles" cuts its 2048x1024 pixels of "dest" into 2097152 tiles of [ 1 1 ] a frame, each drawn, read back and sent on its own: more than goeq takes`) {
+		t.Errorf("2097152 tiles: %v", err)
 	}
 }
 

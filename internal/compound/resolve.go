@@ -626,6 +626,7 @@ func (r *resolver) config(c *configparser.Config) *Config {
 	r.checkColourIntoDepth(cfg)
 	r.checkAnaglyphMasks(cfg)
 	r.checkMonitorInputs(cfg)
+	r.checkTileCounts(cfg)
 	if len(r.errs) == 0 {
 		// a projection refused (a field of view of 180 degrees) leaves
 		// a wall that an eye's check would warn of as well
@@ -633,6 +634,50 @@ func (r *resolver) config(c *configparser.Config) *Config {
 		r.checkCoverage(cfg) // it divides by what a bad file may have as 0
 	}
 	return cfg
+}
+
+// Tile queues: a tile or chunk is a task of its own, drawn, read back and
+// sent alone, and the whole queue goes out with each frame's plan.
+const (
+	// maxChunks bounds a database chunk queue: each chunk draws the
+	// whole view.
+	maxChunks = 4096
+	// manyTiles is where tiles a frame make the frame's time their
+	// overhead (1x1 tiles of 960x540 pixels took 40 s a frame here);
+	// MaxTiles is where the queue would take the memory as well: the
+	// planner makes larger tiles than that for a window resized larger
+	// or tiles made smaller at run time.
+	manyTiles = 16384
+	MaxTiles  = 1 << 20
+)
+
+// checkTileCounts warns of a 2D tile queue that cuts its destination's
+// pixels into so many tiles that their overhead is the frame, and refuses
+// one whose tiles would not fit in memory (the channel's size as
+// configured: a window resized larger makes more).
+func (r *resolver) checkTileCounts(cfg *Config) {
+	cfg.Walk(func(c *Compound) {
+		dest := c.Destination()
+		if dest == nil || dest.Channel == nil || r.raw[c] == nil {
+			return
+		}
+		for _, eq := range c.Equalizers {
+			if eq.Kind != TileEqualizer || eq.ChunkDB > 0 || eq.TileSize[0] < 1 || eq.TileSize[1] < 1 {
+				continue
+			}
+			share := dest.Channel.PixelViewport.Apply(c.Viewport.RelativeTo(destinationViewport(c)))
+			tiles := ((share.W + eq.TileSize[0] - 1) / eq.TileSize[0]) * ((share.H + eq.TileSize[1] - 1) / eq.TileSize[1])
+			msg := fmt.Sprintf("tile_equalizer %q cuts its %dx%d pixels of %q into %d tiles of [ %d %d ] a frame, each drawn, read back and sent on its own",
+				eq.Name, share.W, share.H, dest.Channel.Label, tiles, eq.TileSize[0], eq.TileSize[1])
+			switch {
+			case tiles > MaxTiles:
+				r.errorf(r.raw[c].pos, "%s: more than goeq takes (%d); give it larger tiles (Equalizer's default is [ 64 64 ])", msg, MaxTiles)
+			case tiles > manyTiles:
+				r.warnf(r.raw[c].pos, "%s: their overhead makes the frame's time; tiles of [ 64 64 ] (Equalizer's default) make %d", msg,
+					((share.W+63)/64)*((share.H+63)/64))
+			}
+		}
+	})
 }
 
 // shareDumps marks the destination channels whose dump_image prefix
@@ -2422,9 +2467,21 @@ func (r *resolver) compound(c *configparser.Compound, parent *Compound, cfg *Con
 				} else if tf.Size.Pair != nil {
 					v := uints(tf.Size.Pair.V)
 					eq.TileSize = [2]int{v[0], v[1]}
+					if v[0] < 1 || v[1] < 1 {
+						r.errorf(tf.Size.Pos, "tile size [ %d %d ] must be at least 1 pixel in each direction", v[0], v[1])
+					}
 				} else {
 					eq.ChunkDB = num(tf.Size.Value.Raw)
 					eq.TileSize = [2]int{}
+					switch {
+					case eq.ChunkDB <= 0 || eq.ChunkDB > 1:
+						r.errorf(tf.Size.Pos, "size %g is out of range: a database chunk is a fraction in (0,1]", eq.ChunkDB)
+					case 1/eq.ChunkDB > maxChunks:
+						// each chunk is a draw of the whole view, read back
+						// with depth: the queue alone would take all memory
+						r.errorf(tf.Size.Pos, "size %g makes %.0f database chunks a frame, each a draw of the whole view read back with depth; goeq takes chunks of at least %g (%d a frame)",
+							eq.ChunkDB, math.Ceil(1/eq.ChunkDB), 1.0/maxChunks, maxChunks)
+					}
 				}
 			}
 			out.Equalizers = append(out.Equalizers, eq)
@@ -2551,8 +2608,14 @@ func (r *resolver) dfrEqualizer(d *configparser.DFREqualizer) *Equalizer {
 	for _, f := range d.Fields {
 		if f.Damping != nil {
 			eq.Damping = num(f.Damping.Raw)
+			if eq.Damping < 0 || eq.Damping > 1 {
+				r.errorf(f.Damping.Pos, "damping %g is out of range: it must lie in [0,1]", eq.Damping)
+			}
 		} else {
 			eq.Framerate = num(f.Framerate.Raw)
+			if eq.Framerate <= 0 {
+				r.errorf(f.Framerate.Pos, "framerate %g must be above 0: the frames a second the equalizer keeps to", eq.Framerate)
+			}
 		}
 	}
 	return eq

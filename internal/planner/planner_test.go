@@ -767,6 +767,33 @@ func TestTileQueuePerEye(t *testing.T) {
 	}
 }
 
+// Tiles made 1x1 at run time on a window resized to 2048x1024 would make
+// two million tiles a frame, past what check refuses in a config: the
+// queue takes larger tiles, and still covers every pixel once.
+func TestATileQueueStaysWithinItsBound(t *testing.T) {
+	cfg := load(t, "tile-4.eqc")
+	p := New(cfg)
+	dest := channel(p.Plan(0), "dest").Channel
+	p.SetBalancing(1, cfg.Views()[0], compound.BalancingChange{Balancing: compound.Balancing{TileSize: [2]int{1, 1}}, Fields: compound.BalanceTileSize})
+	p.SetWindowSize(2, dest.Window, compound.Size{W: 2048, H: 1024})
+	for frame, want := range []int{60, 230400} {
+		if got := p.Plan(frame).Queues[0].Len(); got != want {
+			t.Errorf("frame %d: %d tiles, want %d", frame, got, want)
+		}
+	}
+	q := p.Plan(2).Queues[0]
+	if q.Len() > compound.MaxTiles || q.Len() < compound.MaxTiles/4 {
+		t.Errorf("2048x1024 pixels in 1x1 tiles: %d tiles, want at most %d, and tiles no larger than needed", q.Len(), compound.MaxTiles)
+	}
+	area := 0
+	for _, tile := range q.Tiles {
+		area += tile.W * tile.H
+	}
+	if area != 2048*1024 {
+		t.Errorf("the tiles cover %d pixels, want 2048x1024", area)
+	}
+}
+
 // An eye decomposition shown mono (the corpus' 3-window.EYE.anaglyph.eqc
 // with its view switched) has no compound for the cyclop eye: its
 // destination draws the frame itself rather than show nothing, and goes
