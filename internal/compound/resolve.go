@@ -2579,6 +2579,9 @@ func (r *resolver) loadEqualizer(kind EqualizerKind, l *configparser.LoadEqualiz
 				eq.Resistance2D = [2]int{v[0], v[1]}
 			} else {
 				eq.ResistanceDB = num(f.Resistance.Value.Raw)
+				if eq.ResistanceDB < 0 || eq.ResistanceDB > 1 {
+					r.errorf(f.Resistance.Pos, "resistance %g is out of range: a DB resistance is a fraction in [0,1]", eq.ResistanceDB)
+				}
 			}
 		case f.AssembleOnlyLimit != nil:
 			v := num(f.AssembleOnlyLimit.Raw)
