@@ -2436,6 +2436,10 @@ func overlaps(a, b compound.PixelViewport) bool {
 // Equalizer's configs use 2 to 16.
 const maxSubpixelSamples = 4096
 
+// A decomposition the config takes is one the assembly can average (a
+// negative array length does not compile).
+var _ [compositor.MaxAverage - compound.MaxSubpixel]struct{}
+
 // subpixelDecomposition is the input frames of one subpixel
 // decomposition: those that share pixels, by sample.
 type subpixelDecomposition struct {

@@ -92,6 +92,7 @@ var badCases = []badCase{
 	{name: "damping out of range", splice: "    compound { channel \"c1\" load_equalizer { damping 2 } }", pos: "19:54", message: "damping 2 is out of range"},
 	{name: "zero boundary", splice: "    compound { channel \"c1\" load_equalizer { boundary [ 0 4 ] } }", pos: "19:55", message: "boundary [ 0 4 ] must be at least 1 pixel"},
 	{name: "DB resistance out of range", splice: "    compound { channel \"c1\" load_equalizer { mode DB resistance 1.5 } }", pos: "19:65", message: "resistance 1.5 is out of range: a DB resistance is a fraction in [0,1]"},
+	{name: "subpixel past the average", splice: "    compound { channel \"c1\" subpixel [ 0 1000 ] }", pos: "19:38", message: "subpixel [ 0 1000 ]: goeq averages at most 256 samples a pixel"},
 	{name: "zero tile size", splice: "    compound { channel \"c1\" tile_equalizer { size [ 0 0 ] } }", pos: "19:51", message: "tile size [ 0 0 ] must be at least 1 pixel"},
 	{name: "chunk out of range", splice: "    compound { channel \"c1\" tile_equalizer { size 2 } }", pos: "19:51", message: "size 2 is out of range: a database chunk is a fraction in (0,1]"},
 	{name: "chunks past count", splice: "    compound { channel \"c1\" tile_equalizer { size 0.000000001 } }", pos: "19:51", message: "size 1e-09 makes 1000000000 database chunks a frame"},

@@ -636,6 +636,11 @@ func (r *resolver) config(c *configparser.Config) *Config {
 	return cfg
 }
 
+// MaxSubpixel bounds a subpixel decomposition's samples: the assembly
+// averages them in 16-bit sums (compositor.MaxAverage). Equalizer's
+// configs use 2 to 16.
+const MaxSubpixel = 256
+
 // Tile queues: a tile or chunk is a task of its own, drawn, read back and
 // sent alone, and the whole queue goes out with each frame's plan.
 const (
@@ -2430,8 +2435,11 @@ func (r *resolver) compound(c *configparser.Compound, parent *Compound, cfg *Con
 		case f.Subpixel != nil:
 			v := uints(f.Subpixel.V)
 			d.subpixel = Subpixel{v[0], v[1]}
-			if v[1] == 0 || v[0] >= v[1] {
+			switch {
+			case v[1] == 0 || v[0] >= v[1]:
 				r.errorf(f.Subpixel.Pos, "subpixel [ %d %d ] is invalid: it needs index < size", v[0], v[1])
+			case v[1] > MaxSubpixel:
+				r.errorf(f.Subpixel.Pos, "subpixel [ %d %d ]: goeq averages at most %d samples a pixel", v[0], v[1], MaxSubpixel)
 			}
 		case f.Wall != nil:
 			d.frustum = r.wall(f.Wall)
