@@ -649,11 +649,10 @@ const (
 	maxChunks = 4096
 	// manyTiles is where tiles a frame make the frame's time their
 	// overhead: about 0.4 ms a tile on the 2-core test machine (the
-	// corpus' 2-node.tile.eqc took 3.3 s a frame in 8160 tiles, 40 s in
-	// 518400);
-	// MaxTiles is where the queue would take the memory as well: the
-	// planner makes larger tiles than that for a window resized larger
-	// or tiles made smaller at run time.
+	// corpus' 2-node.tile.eqc took 3.3 s a frame in 8160 tiles, and 40 s
+	// in 518400). MaxTiles is where the queue would take the memory as
+	// well: the planner makes larger tiles than that for a window resized
+	// larger or tiles made smaller at run time.
 	manyTiles = 8192
 	MaxTiles  = 1 << 20
 )
@@ -2487,10 +2486,8 @@ func (r *resolver) compound(c *configparser.Compound, parent *Compound, cfg *Con
 					case eq.ChunkDB <= 0 || eq.ChunkDB > 1:
 						r.errorf(tf.Size.Pos, "size %g is out of range: a database chunk is a fraction in (0,1]", eq.ChunkDB)
 					case 1/eq.ChunkDB > maxChunks:
-						// each chunk is a draw of the whole view, read back
-						// with depth: the queue alone would take all memory
-						r.errorf(tf.Size.Pos, "size %g makes %.0f database chunks a frame, each a draw of the whole view read back with depth; goeq takes chunks of at least %g (%d a frame)",
-							eq.ChunkDB, math.Ceil(1/eq.ChunkDB), 1.0/maxChunks, maxChunks)
+						r.errorf(tf.Size.Pos, "size %g makes %.0f database chunks a frame, each a draw of the whole view read back with depth; goeq takes chunks of at least 1/%d",
+							eq.ChunkDB, math.Ceil(1/eq.ChunkDB), maxChunks)
 					}
 				}
 			}
