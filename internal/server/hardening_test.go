@@ -301,6 +301,28 @@ func TestRunRejectsAnUnknownCodec(t *testing.T) {
 	}
 }
 
+// An address the control server cannot listen on is named with where it
+// came from: --listen, or the config's server connection (which a user
+// given --listen was told of before).
+func TestRunSaysWhoseAddressCannotBeListenedOn(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	cfg := filepath.Join("..", "..", "examples", "configs", "one-window.eqc")
+	_, err = Run(context.Background(), Options{ConfigPath: cfg, Token: "t", Listen: busy.Addr().String()})
+	if err == nil || !strings.Contains(err.Error(), "cannot listen on "+busy.Addr().String()+" (--listen)") {
+		t.Errorf("--listen on a port in use: %v", err)
+	}
+	port := busy.Addr().(*net.TCPAddr).Port
+	text := fmt.Sprintf("server { connection { hostname \"127.0.0.1\" port %d } config { appNode { pipe { window { viewport [ 0 0 64 64 ] channel { name \"c\" } } } } compound { channel \"c\" } } }", port)
+	_, err = Run(context.Background(), Options{ConfigPath: configFile(t, "busy.eqc", text), Token: "t"})
+	if err == nil || !strings.Contains(err.Error(), "the config's server connection") {
+		t.Errorf("the config's connection on a port in use: %v", err)
+	}
+}
+
 // A node lost from a decomposition that no equalizer shares out (a static
 // 2D, DB or time-multiplex compound, or a direct send written in the
 // config) still has its part drawn: its destination's channel stands in

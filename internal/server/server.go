@@ -733,6 +733,9 @@ func Run(ctx context.Context, opt Options) (sum *Summary, err error) {
 	// a client per node, each once more while it rejoins, and room for
 	// peers that are refused
 	ln, err := control.Listen(addr, 2*len(s.nodes)+64)
+	if err != nil && opt.Listen != "" {
+		return nil, fmt.Errorf("the control server cannot listen on %s (--listen): %w", addr, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("the control server cannot listen on %s, the config's server connection (--listen gives another address; --local runs every node on this machine): %w", addr, err)
 	}
