@@ -850,6 +850,17 @@ func TestCheckWarnsWherePartsLeaveGapsOrOverlap(t *testing.T) {
         compound { channel "a" subpixel [ 0 3 ] outputframe { name "fa" } }
         compound { channel "b" subpixel [ 1 3 ] outputframe { name "fb" } }
         inputframe { name "fa" } inputframe { name "fb" } }`, "x.eqc:6:5: the 3 draws under this compound (their subpixel samples) leave 1 of every 3 samples to none of them and draw 1 of every 3 samples twice"},
+		// samples of different counts weigh as their own samples do
+		{"subpixel counts that overlap", `compound { channel "dest"
+        compound { subpixel [ 0 2 ] }
+        compound { channel "a" subpixel [ 1 3 ] outputframe { name "fa" } }
+        compound { channel "b" subpixel [ 2 3 ] outputframe { name "fb" } }
+        inputframe { name "fa" } inputframe { name "fb" } }`, "x.eqc:6:5: the 3 draws under this compound (their subpixel samples) draw 1 of every 6 samples twice"},
+		{"subpixel counts that cover", `compound { channel "dest"
+        compound { subpixel [ 0 2 ] }
+        compound { channel "a" subpixel [ 2 4 ] outputframe { name "fa" } }
+        compound { channel "b" subpixel [ 3 4 ] outputframe { name "fb" } }
+        inputframe { name "fa" } inputframe { name "fb" } }`, ""},
 		{"all the same", `compound { channel "dest"
         compound { channel "a" outputframe { name "fa" } }
         compound { channel "b" outputframe { name "fb" } }

@@ -419,15 +419,23 @@ func pixelCoverage(ps []Pixel) string {
 	return countMessage("pixel kernels", "pixels", len(ps), w*h, undrawn, twice)
 }
 
-// subpixelCoverage does the same for samples of one count.
+// subpixelCoverage does the same for samples. Samples of different
+// counts weigh as their own samples do, as the assembly averages them: a
+// sample of n is size/n samples of the least common multiple of the
+// counts.
 func subpixelCoverage(ss []Subpixel) string {
-	size := ss[0].Size
+	size := 1
+	for _, s := range ss {
+		if size = lcm(size, s.Size); size > 1<<12 {
+			return ""
+		}
+	}
 	seen := make([]int, size)
 	for _, s := range ss {
-		if s.Size != size {
-			return "" // nested sample counts: judged where each is split
+		per := size / s.Size
+		for k := s.Index * per; k < (s.Index+1)*per; k++ {
+			seen[k]++
 		}
-		seen[s.Index]++
 	}
 	undrawn, twice := 0, 0
 	for _, n := range seen {
