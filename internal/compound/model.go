@@ -986,10 +986,11 @@ func (c *Config) Resampling() string {
 
 // RangesWithoutDepth returns an input frame, of a layout shown, that brings
 // depth ranges (a DB part, the parts of a DB load or tree equalizer, or a
-// tile queue's chunks) without DEPTH, or nil. Its compound blends such frames in range order
-// by colour alone: right for a renderer whose slabs are see-through and
-// drawn to be blended (volume), but an opaque renderer's ranges then
-// cover each other in that order rather than by depth, as under Equalizer.
+// tile queue's chunks) without DEPTH, or nil. Its compound blends such
+// frames in range order by colour alone: right for a renderer whose slabs
+// are see-through and drawn to be blended (volume), but an opaque
+// renderer's ranges then cover each other in that order rather than by
+// depth, as under Equalizer.
 func (c *Config) RangesWithoutDepth() *Frame {
 	var found *Frame
 	c.Walk(func(cp *Compound) {
