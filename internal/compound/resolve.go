@@ -671,8 +671,8 @@ func (r *resolver) checkTileCounts(cfg *Config) {
 			if eq.Kind != TileEqualizer || eq.ChunkDB > 0 || eq.TileSize[0] < 1 || eq.TileSize[1] < 1 {
 				continue
 			}
-			share := dest.Channel.PixelViewport.Apply(c.Viewport.RelativeTo(destinationViewport(c)))
-			tiles := ((share.W + eq.TileSize[0] - 1) / eq.TileSize[0]) * ((share.H + eq.TileSize[1] - 1) / eq.TileSize[1])
+			share := destinationPixels(dest, c.Viewport)
+			tiles := TileCount(share.W, share.H, eq.TileSize[0], eq.TileSize[1])
 			msg := fmt.Sprintf("tile_equalizer %q cuts its %dx%d pixels of %q into %d tiles of [ %d %d ] a frame, each drawn, read back and sent on its own",
 				eq.Name, share.W, share.H, dest.Channel.Label, tiles, eq.TileSize[0], eq.TileSize[1])
 			switch {
@@ -680,10 +680,19 @@ func (r *resolver) checkTileCounts(cfg *Config) {
 				r.errorf(r.raw[c].pos, "%s: more than goeq takes (%d); give it larger tiles (Equalizer's default is [ 64 64 ])", msg, MaxTiles)
 			case tiles > manyTiles:
 				r.warnf(r.raw[c].pos, "%s: their overhead makes the frame's time; tiles of [ 64 64 ] (Equalizer's default) make %d", msg,
-					((share.W+63)/64)*((share.H+63)/64))
+					TileCount(share.W, share.H, 64, 64))
 			}
 		}
 	})
+}
+
+// TileCount is how many tiles of tw x th pixels cover w x h pixels.
+func TileCount(w, h, tw, th int) int { return ((w + tw - 1) / tw) * ((h + th - 1) / th) }
+
+// destinationPixels is the part vp (of dest's channel, as a compound under
+// dest has it) in the pixels of dest's channel.
+func destinationPixels(dest *Compound, vp Viewport) PixelViewport {
+	return dest.Channel.PixelViewport.Apply(vp.RelativeTo(dest.Viewport))
 }
 
 // shareDumps marks the destination channels whose dump_image prefix
@@ -1725,16 +1734,16 @@ func (r *resolver) checkShares(cfg *Config) {
 		if d == nil || d.channelPos.Line == 0 || dest == nil || dest == c || c.Channel == dest.Channel || c.Tasks&(TaskDraw|TaskAssemble) == 0 {
 			return
 		}
-		share := dest.Channel.PixelViewport.Apply(c.Viewport.RelativeTo(dest.Viewport))
+		share := destinationPixels(dest, c.Viewport)
 		zoom := c.Zoom
 		if c.Parent != nil && drawsTiles(c.Parent) {
 			// its tiles, drawn at full size, lie anywhere in its parent's share
-			share, zoom = dest.Channel.PixelViewport.Apply(c.Parent.Viewport.RelativeTo(dest.Viewport)), Zoom{1, 1}
+			share, zoom = destinationPixels(dest, c.Parent.Viewport), Zoom{1, 1}
 		}
 		w, h := int(float64(share.W)*zoom.X+0.5), int(float64(share.H)*zoom.Y+0.5)
 		if c.Parent != nil && hasLoadEqualizer(c.Parent) {
 			// a load equalizer may give the source all of its parent's share
-			p := dest.Channel.PixelViewport.Apply(c.Parent.Viewport.RelativeTo(dest.Viewport))
+			p := destinationPixels(dest, c.Parent.Viewport)
 			w, h = max(w, int(float64(p.W)*zoom.X+0.5)), max(h, int(float64(p.H)*zoom.Y+0.5))
 		}
 		pw, ph := max(c.Pixel.W, 1), max(c.Pixel.H, 1)
@@ -2563,10 +2572,7 @@ func (r *resolver) loadEqualizer(kind EqualizerKind, l *configparser.LoadEqualiz
 		case f.Mode != "":
 			eq.Mode = splitModeOf(f.Mode)
 		case f.Damping != nil:
-			eq.Damping = num(f.Damping.Raw)
-			if eq.Damping < 0 || eq.Damping > 1 {
-				r.errorf(f.Damping.Pos, "damping %g is out of range: it must lie in [0,1]", eq.Damping)
-			}
+			eq.Damping = r.damping(f.Damping)
 		case f.Boundary != nil:
 			if f.Boundary.Pair != nil {
 				v := uints(f.Boundary.Pair.V)
@@ -2600,6 +2606,15 @@ func (r *resolver) loadEqualizer(kind EqualizerKind, l *configparser.LoadEqualiz
 	return eq
 }
 
+// damping reads a load, tree or DFR equalizer's damping, a fraction.
+func (r *resolver) damping(f *configparser.Float) float64 {
+	d := num(f.Raw)
+	if d < 0 || d > 1 {
+		r.errorf(f.Pos, "damping %g is out of range: it must lie in [0,1]", d)
+	}
+	return d
+}
+
 func (r *resolver) loadBalancer(lb *configparser.LoadBalancer) *Equalizer {
 	switch kind, load, dfr := lb.Convert(); kind {
 	case "framerate":
@@ -2617,10 +2632,7 @@ func (r *resolver) dfrEqualizer(d *configparser.DFREqualizer) *Equalizer {
 	eq := &Equalizer{Kind: DFREqualizer, Damping: 0.5, Framerate: 10}
 	for _, f := range d.Fields {
 		if f.Damping != nil {
-			eq.Damping = num(f.Damping.Raw)
-			if eq.Damping < 0 || eq.Damping > 1 {
-				r.errorf(f.Damping.Pos, "damping %g is out of range: it must lie in [0,1]", eq.Damping)
-			}
+			eq.Damping = r.damping(f.Damping)
 		} else {
 			eq.Framerate = num(f.Framerate.Raw)
 			if eq.Framerate <= 0 {

@@ -1823,7 +1823,7 @@ func queueFor(c *compound.Compound, eye int, states map[string]CompoundState) *Q
 	}
 	// tiles made smaller at run time, or a window resized larger, past
 	// what the config is refused for: larger tiles, whole periods still
-	for tw >= 1 && th >= 1 && ((s.Share.W+tw-1)/tw)*((s.Share.H+th-1)/th) > compound.MaxTiles {
+	for tw >= 1 && th >= 1 && compound.TileCount(s.Share.W, s.Share.H, tw, th) > compound.MaxTiles {
 		tw, th = 2*tw, 2*th
 	}
 	for _, t := range equalizer.Tiles(s.Share.W, s.Share.H, tw, th) {
