@@ -29,7 +29,7 @@ type Balancing struct {
 	// TileSize is the tile equalizers' tile in pixels, 1 to 16384.
 	TileSize [2]int
 	// Framerate is the frame rate the DFR equalizers hold (frames a
-	// second, above 0).
+	// second, above 0 and at most 1,000,000).
 	Framerate float64
 }
 

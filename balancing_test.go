@@ -58,7 +58,7 @@ func TestSetBalancingFreezesOneView(t *testing.T) {
 		}
 		bad := b
 		bad.Damping, bad.TileSize = 2, [2]int{0, 8}
-		if err := cfg.SetBalancing(0, bad); err == nil || !strings.Contains(err.Error(), "damping 2") || !strings.Contains(err.Error(), "tile size [0 8]") {
+		if err := cfg.SetBalancing(0, bad); err == nil || !strings.Contains(err.Error(), "damping 2") || !strings.Contains(err.Error(), "tile size [ 0 8 ]") {
 			t.Errorf("out of range: %v", err)
 		}
 		if err := cfg.SetBalancing(2, b); err == nil {

@@ -78,34 +78,85 @@ func (b Balancing) Diff(from Balancing) BalancingChange {
 // read back on its own, and one larger than any framebuffer is a mistake.
 const MaxTileSize = 16384
 
+// MaxFramerate bounds the frame rate a DFR equalizer holds: past it, the
+// equalizer only ever asks for its smallest zoom.
+const MaxFramerate = 1e6
+
 // Check says why ch cannot change a view's balancing, naming every field
-// it sets out of range, as the config parser does for the same values.
-// The fields it leaves are not checked: they stay as the config has them.
+// it sets out of range. The fields it leaves are not checked: they stay as
+// the config has them.
 func (ch BalancingChange) Check() error {
 	b, set := ch.Balancing, func(f BalancingFields) bool { return ch.Fields&f != 0 }
 	var errs []error
-	if set(BalanceDamping) && !(b.Damping >= 0 && b.Damping <= 1) {
-		errs = append(errs, fmt.Errorf("damping %v: want 0 to 1", b.Damping))
-	}
-	if set(BalanceBoundary) && (b.Boundary[0] < 1 || b.Boundary[1] < 1) {
-		errs = append(errs, fmt.Errorf("boundary %v: want at least 1 pixel in each direction", b.Boundary))
-	}
-	if set(BalanceBoundaryDB) && !(b.BoundaryDB > 0 && b.BoundaryDB <= 1) {
-		errs = append(errs, fmt.Errorf("DB boundary %v: want a fraction in (0,1]", b.BoundaryDB))
-	}
-	if set(BalanceResistance) && (b.Resistance[0] < 0 || b.Resistance[1] < 0) {
-		errs = append(errs, fmt.Errorf("resistance %v: want no fewer than 0 pixels", b.Resistance))
-	}
-	if set(BalanceResistanceDB) && !(b.ResistanceDB >= 0 && b.ResistanceDB <= 1) {
-		errs = append(errs, fmt.Errorf("DB resistance %v: want a fraction in [0,1]", b.ResistanceDB))
-	}
-	if set(BalanceTileSize) && (b.TileSize[0] < 1 || b.TileSize[1] < 1 || b.TileSize[0] > MaxTileSize || b.TileSize[1] > MaxTileSize) {
-		errs = append(errs, fmt.Errorf("tile size %v: want 1 to %d pixels in each direction", b.TileSize, MaxTileSize))
-	}
-	if set(BalanceFramerate) && !(b.Framerate > 0 && b.Framerate <= 1e6) {
-		errs = append(errs, fmt.Errorf("frame rate %v: want above 0 frames a second", b.Framerate))
+	for _, c := range []struct {
+		field BalancingFields
+		err   func() error
+	}{
+		{BalanceDamping, func() error { return checkDamping(b.Damping) }},
+		{BalanceBoundary, func() error { return checkBoundary(b.Boundary) }},
+		{BalanceBoundaryDB, func() error { return checkBoundaryDB(b.BoundaryDB) }},
+		{BalanceResistance, func() error { return checkResistance(b.Resistance) }},
+		{BalanceResistanceDB, func() error { return checkResistanceDB(b.ResistanceDB) }},
+		{BalanceTileSize, func() error { return checkTileSize(b.TileSize) }},
+		{BalanceFramerate, func() error { return checkFramerate(b.Framerate) }},
+	} {
+		if set(c.field) {
+			errs = append(errs, c.err())
+		}
 	}
 	return errors.Join(errs...)
+}
+
+// The ranges of the values both a config and an application's change set:
+// the resolver and Check use these, so the two take the same values.
+
+func checkDamping(d float64) error {
+	if !(d >= 0 && d <= 1) {
+		return fmt.Errorf("damping %g is out of range: it must lie in [0,1]", d)
+	}
+	return nil
+}
+
+func checkBoundary(b [2]int) error {
+	if b[0] < 1 || b[1] < 1 {
+		return fmt.Errorf("boundary [ %d %d ] must be at least 1 pixel in each direction", b[0], b[1])
+	}
+	return nil
+}
+
+func checkBoundaryDB(f float64) error {
+	if !(f > 0 && f <= 1) {
+		return fmt.Errorf("boundary %g is out of range: a DB boundary is a fraction in (0,1]", f)
+	}
+	return nil
+}
+
+func checkResistance(r [2]int) error {
+	if r[0] < 0 || r[1] < 0 {
+		return fmt.Errorf("resistance [ %d %d ] must be no fewer than 0 pixels", r[0], r[1])
+	}
+	return nil
+}
+
+func checkResistanceDB(f float64) error {
+	if !(f >= 0 && f <= 1) {
+		return fmt.Errorf("resistance %g is out of range: a DB resistance is a fraction in [0,1]", f)
+	}
+	return nil
+}
+
+func checkTileSize(s [2]int) error {
+	if s[0] < 1 || s[1] < 1 || s[0] > MaxTileSize || s[1] > MaxTileSize {
+		return fmt.Errorf("tile size [ %d %d ] must be 1 to %d pixels in each direction", s[0], s[1], MaxTileSize)
+	}
+	return nil
+}
+
+func checkFramerate(f float64) error {
+	if !(f > 0 && f <= MaxFramerate) {
+		return fmt.Errorf("framerate %g is out of range: the frames a second a DFR equalizer keeps to lie in (0,%g]", f, MaxFramerate)
+	}
+	return nil
 }
 
 // ViewBalancing is how v's compounds are balanced as the run starts: the

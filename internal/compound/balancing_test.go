@@ -20,7 +20,7 @@ func TestBalancingCheckNamesEachBadField(t *testing.T) {
 	if err == nil {
 		t.Fatal("no error")
 	}
-	for _, want := range []string{"damping 1.5", "boundary [0 1]", "DB boundary 0", "resistance [-1 0]", "DB resistance 2", "tile size [0 16385]", "frame rate 0"} {
+	for _, want := range []string{"damping 1.5", "boundary [ 0 1 ]", "boundary 0 is out of range", "resistance [ -1 0 ]", "resistance 2 is out of range", "tile size [ 0 16385 ]", "framerate 0 is out of range"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("%q does not name %q", err, want)
 		}

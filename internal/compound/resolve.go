@@ -132,6 +132,13 @@ func (r *resolver) errorf(pos lexer.Position, format string, args ...any) {
 	r.errs = append(r.errs, configparser.Diagnostic{Pos: pos, Msg: fmt.Sprintf(format, args...)})
 }
 
+// check reports err, a value out of its range, at pos.
+func (r *resolver) check(pos lexer.Position, err error) {
+	if err != nil {
+		r.errorf(pos, "%v", err)
+	}
+}
+
 // ---- values ---------------------------------------------------------------
 
 func num(raw string) float64 {
@@ -2485,9 +2492,7 @@ func (r *resolver) compound(c *configparser.Compound, parent *Compound, cfg *Con
 				} else if tf.Size.Pair != nil {
 					v := uints(tf.Size.Pair.V)
 					eq.TileSize = [2]int{v[0], v[1]}
-					if v[0] < 1 || v[1] < 1 {
-						r.errorf(tf.Size.Pos, "tile size [ %d %d ] must be at least 1 pixel in each direction", v[0], v[1])
-					}
+					r.check(tf.Size.Pos, checkTileSize(eq.TileSize))
 				} else {
 					eq.ChunkDB = num(tf.Size.Value.Raw)
 					eq.TileSize = [2]int{}
@@ -2577,24 +2582,19 @@ func (r *resolver) loadEqualizer(kind EqualizerKind, l *configparser.LoadEqualiz
 			if f.Boundary.Pair != nil {
 				v := uints(f.Boundary.Pair.V)
 				eq.Boundary2D = [2]int{v[0], v[1]}
-				if v[0] == 0 || v[1] == 0 {
-					r.errorf(f.Boundary.Pos, "boundary [ %d %d ] must be at least 1 pixel in each direction", v[0], v[1])
-				}
+				r.check(f.Boundary.Pos, checkBoundary(eq.Boundary2D))
 			} else {
 				eq.BoundaryDB = num(f.Boundary.Value.Raw)
-				if eq.BoundaryDB <= 0 || eq.BoundaryDB > 1 {
-					r.errorf(f.Boundary.Pos, "boundary %g is out of range: a DB boundary is a fraction in (0,1]", eq.BoundaryDB)
-				}
+				r.check(f.Boundary.Pos, checkBoundaryDB(eq.BoundaryDB))
 			}
 		case f.Resistance != nil:
 			if f.Resistance.Pair != nil {
 				v := uints(f.Resistance.Pair.V)
 				eq.Resistance2D = [2]int{v[0], v[1]}
+				r.check(f.Resistance.Pos, checkResistance(eq.Resistance2D))
 			} else {
 				eq.ResistanceDB = num(f.Resistance.Value.Raw)
-				if eq.ResistanceDB < 0 || eq.ResistanceDB > 1 {
-					r.errorf(f.Resistance.Pos, "resistance %g is out of range: a DB resistance is a fraction in [0,1]", eq.ResistanceDB)
-				}
+				r.check(f.Resistance.Pos, checkResistanceDB(eq.ResistanceDB))
 			}
 		case f.AssembleOnlyLimit != nil:
 			v := num(f.AssembleOnlyLimit.Raw)
@@ -2609,9 +2609,7 @@ func (r *resolver) loadEqualizer(kind EqualizerKind, l *configparser.LoadEqualiz
 // damping reads a load, tree or DFR equalizer's damping, a fraction.
 func (r *resolver) damping(f *configparser.Float) float64 {
 	d := num(f.Raw)
-	if d < 0 || d > 1 {
-		r.errorf(f.Pos, "damping %g is out of range: it must lie in [0,1]", d)
-	}
+	r.check(f.Pos, checkDamping(d))
 	return d
 }
 
@@ -2635,9 +2633,7 @@ func (r *resolver) dfrEqualizer(d *configparser.DFREqualizer) *Equalizer {
 			eq.Damping = r.damping(f.Damping)
 		} else {
 			eq.Framerate = num(f.Framerate.Raw)
-			if eq.Framerate <= 0 {
-				r.errorf(f.Framerate.Pos, "framerate %g must be above 0: the frames a second the equalizer keeps to", eq.Framerate)
-			}
+			r.check(f.Framerate.Pos, checkFramerate(eq.Framerate))
 		}
 	}
 	return eq

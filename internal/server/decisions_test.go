@@ -776,7 +776,7 @@ func TestAnApplicationsBalancingIsChecked(t *testing.T) {
 		want   string
 	}{
 		{map[int]compound.BalancingChange{len(views): {Balancing: good}}, fmt.Sprintf("frame 0: no view %d (the config has %d)", len(views), len(views))},
-		{map[int]compound.BalancingChange{1: {Balancing: bad, Fields: compound.BalanceTileSize}}, "frame 1: view 1: balancing: tile size [0 64]: want 1 to 16384 pixels in each direction"},
+		{map[int]compound.BalancingChange{1: {Balancing: bad, Fields: compound.BalanceTileSize}}, "frame 1: view 1: balancing: tile size [ 0 64 ] must be 1 to 16384 pixels in each direction"},
 	} {
 		if _, err := s.request(AppFrame{Balancing: c.change}); err == nil || err.Error() != c.want {
 			t.Errorf("balancing %v: %v; want %q", c.change, err, c.want)
