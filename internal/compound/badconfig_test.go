@@ -1170,6 +1170,31 @@ func TestCheckWarnsWhereAViewsModeShowsNoEyeADestinationDraws(t *testing.T) {
 	}
 }
 
+// A view whose every segment shows only eyes its mode has not shows
+// nowhere, and check says so; passive stereo, where one segment goes dark
+// in each mode, is no mistake. The verify of a corpus config with its one
+// segment made eye [ LEFT ] said "its warnings above say why" above none.
+func TestCheckWarnsOfAViewNoSegmentShows(t *testing.T) {
+	nodes := `appNode { pipe { window { viewport [ 0 0 320 180 ] channel { name "a" } channel { name "b" } channel { name "c" } } } }`
+	for _, c := range []struct{ name, body, want string }{
+		{"a left-eye segment of a mono view", `layout { view { } } canvas { layout 0 wall { } segment { channel "a" eye [ LEFT ] } }
+    compound { channel ( view 0 segment 0 ) }`,
+			`eyes.eqc:3:52: this segment shows eye [ LEFT ] alone, which the MONO view #0 of layout "" has not, and no other segment shows that view: it shows nowhere until its mode changes (an application's Config.SetViewMode), as in Equalizer`},
+		{"a cyclop segment of a stereo view", `layout { view { mode STEREO } } canvas { layout 0 wall { } segment { channel "a" eye [ CYCLOP ] } }
+    compound { channel ( view 0 segment 0 ) }`,
+			`eyes.eqc:3:64: this segment shows eye [ CYCLOP ] alone, which the STEREO view #0 of layout "" has not, and no other segment shows that view: it shows nowhere until its mode changes (an application's Config.SetViewMode), as in Equalizer`},
+		{"passive stereo, in stereo", `layout { view { mode STEREO } } canvas { layout 0 wall { } segment { channel "a" eye [ LEFT ] } segment { channel "b" eye [ RIGHT ] } segment { channel "c" eye [ CYCLOP ] } }
+    compound { compound { channel ( view 0 segment 0 ) } compound { channel ( view 0 segment 1 ) } compound { channel ( view 0 segment 2 ) } }`, ""},
+		{"passive stereo, in mono", `layout { view { } } canvas { layout 0 wall { } segment { channel "a" eye [ LEFT CYCLOP ] } segment { channel "b" eye [ RIGHT ] } }
+    compound { compound { channel ( view 0 segment 0 ) } compound { channel ( view 0 segment 1 ) } }`, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, got := resolveWarned(t, "eyes.eqc", "config {\n    "+nodes+"\n    "+c.body+"\n}")
+			checkWarningsWith(t, got, "it shows nowhere", c.want)
+		})
+	}
+}
+
 // A version 1.0 file is converted as Equalizer converts it: a destination
 // that renders the stereo eyes without the cyclop eye, by its own eye list
 // or the nearest one above it, makes its view stereo, and its segment

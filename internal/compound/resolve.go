@@ -1054,6 +1054,40 @@ func anaglyphColours(c *Compound, eye int) []string {
 	return []string{"RED", "GREEN", "BLUE"}
 }
 
+// checkDarkViews warns of a view that no segment shows in the view's mode:
+// each segment it falls on shows only eyes the mode has not. One segment
+// dark in one mode is how passive stereo is set up (a projector per eye,
+// a monitor for the cyclop eye); a whole view dark is a mistake.
+func (r *resolver) checkDarkViews(cfg *Config) {
+	lit := map[*View]bool{}
+	var dark []*Compound // the first destination of each dark view, in the config's order
+	cfg.Walk(func(c *Compound) {
+		ch := c.Channel
+		if ch == nil || ch.View == nil || ch.Segment == nil || c.Destination() != c {
+			return
+		}
+		seen := lit[ch.View]
+		if c.DestinationEyes() != 0 {
+			lit[ch.View] = true
+		} else if !seen {
+			lit[ch.View] = false
+			dark = append(dark, c)
+		}
+	})
+	for _, c := range dark {
+		if lit[c.Channel.View] || r.eyeListOf(c) != nil { // an eye list gets its own warning
+			continue
+		}
+		seg, v := c.Channel.Segment, c.Channel.View
+		view := v.Name
+		if view == "" {
+			view = "#" + strconv.Itoa(indexOf(v.Layout.Views, v))
+		}
+		r.warnf(r.segmentPos[seg], "this segment shows eye [ %s ] alone, which the %s view %s of layout %q has not, and no other segment shows that view: it shows nowhere until its mode changes (an application's Config.SetViewMode), as in Equalizer",
+			strings.Join(bitNames(seg.Eyes, eyeNames), " "), v.ModeName(), view, v.Layout.Name)
+	}
+}
+
 // checkDeadEnds warns where a compound's own eye or task list keeps what
 // it would draw or pass on from ever reaching a destination: the run
 // goes on, with those pixels missing, as the file says.
@@ -1064,6 +1098,7 @@ func (r *resolver) checkDeadEnds(cfg *Config) {
 			shown[c.Channel] |= c.Eyes & c.DestinationEyes()
 		}
 	})
+	r.checkDarkViews(cfg)
 	for _, root := range cfg.Compounds {
 		root.Walk(func(c *Compound) {
 			d := r.raw[c]
