@@ -287,17 +287,21 @@ func channelLabel(ch *Channel) (name, dest string) {
 		return "", ""
 	}
 	if ch.View != nil {
-		view := ch.View.Name
-		if view == "" {
-			view = "#" + strconv.Itoa(indexOf(ch.View.Layout.Views, ch.View))
-		}
 		seg := ch.Segment.Name
 		if seg == "" {
 			seg = "#" + strconv.Itoa(indexOf(ch.Segment.Canvas.Segments, ch.Segment))
 		}
-		dest = fmt.Sprintf("layout %q view %s on canvas %q segment %s", ch.View.Layout.Name, view, ch.Segment.Canvas.Name, seg)
+		dest = fmt.Sprintf("layout %q view %s on canvas %q segment %s", ch.View.Layout.Name, ch.View.label(), ch.Segment.Canvas.Name, seg)
 	}
 	return ch.Name, dest
+}
+
+// label is v's name, or "#i" for the layout's i-th view where it has none.
+func (v *View) label() string {
+	if v.Name != "" {
+		return v.Name
+	}
+	return "#" + strconv.Itoa(indexOf(v.Layout.Views, v))
 }
 
 func indexOf[T comparable](list []T, x T) int {

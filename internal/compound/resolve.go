@@ -1066,7 +1066,7 @@ func (r *resolver) checkDarkViews(cfg *Config) {
 		if ch == nil || ch.View == nil || ch.Segment == nil || c.Destination() != c {
 			return
 		}
-		seen := lit[ch.View]
+		_, seen := lit[ch.View]
 		if c.DestinationEyes() != 0 {
 			lit[ch.View] = true
 		} else if !seen {
@@ -1079,12 +1079,8 @@ func (r *resolver) checkDarkViews(cfg *Config) {
 			continue
 		}
 		seg, v := c.Channel.Segment, c.Channel.View
-		view := v.Name
-		if view == "" {
-			view = "#" + strconv.Itoa(indexOf(v.Layout.Views, v))
-		}
 		r.warnf(r.segmentPos[seg], "this segment shows eye [ %s ] alone, which the %s view %s of layout %q has not, and no other segment shows that view: it shows nowhere until its mode changes (an application's Config.SetViewMode), as in Equalizer",
-			strings.Join(bitNames(seg.Eyes, eyeNames), " "), v.ModeName(), view, v.Layout.Name)
+			strings.Join(bitNames(seg.Eyes, eyeNames), " "), v.ModeName(), v.label(), v.Layout.Name)
 	}
 }
 
