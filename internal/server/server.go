@@ -1975,9 +1975,14 @@ func (s *server) act(rd scheduler.Ready, rep *report, joining *joinWatch) error 
 		s.opt.Log.Warn(slow)
 	}
 	for _, l := range rd.Lost {
-		if l.NeverJoined {
+		switch {
+		case rd.Failure != "":
+			// the run ends (its failure says why): nothing to leave
+			// the compounds or to start again
+			s.opt.Log.Warn(fmt.Sprintf("node %s lost (%s)", l.Node, l.Reason))
+		case l.NeverJoined:
 			s.opt.Log.Warn(fmt.Sprintf("node %s did not join (%s): the run goes on without it, as the config's robustness (ON unless the config says OFF) lets it; its channels %s leave the compounds%s", l.Node, l.Reason, strings.Join(l.Channels, ", "), s.startAgain(l.Node)))
-		} else {
+		default:
 			s.opt.Log.Warn(fmt.Sprintf("node %s lost (%s): its channels %s leave the compounds%s", l.Node, l.Reason, strings.Join(l.Channels, ", "), s.startAgain(l.Node)))
 		}
 		rep.lost = append(rep.lost, l.Node)
