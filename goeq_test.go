@@ -103,9 +103,11 @@ type squareInit struct {
 	// StallAt: the draws of this frame take 5 s more (when above zero)
 	StallAt int
 	// SlowPipe: every draw of the pipes of these names (space-separated)
-	// takes SlowDraw more, as a slower GPU's would
+	// takes SlowDraw more, as a slower GPU's would; only those of frame
+	// SlowAt where it is above zero
 	SlowPipe string
 	SlowDraw time.Duration
+	SlowAt   int
 	// HeavyAt: the draws of this frame return at once, leaving the GL
 	// seconds of work on a software rasterizer (when above zero)
 	HeavyAt int
@@ -228,7 +230,7 @@ void main() {
 		sq.killAt = init.KillAt
 	}
 	if slices.Contains(strings.Fields(init.SlowPipe), p.Name) {
-		sq.slowDraw = init.SlowDraw
+		sq.slowDraw, sq.slowAt = init.SlowDraw, init.SlowAt
 	}
 	if init.BadOrder {
 		return badOrder{sq}, err
@@ -340,6 +342,7 @@ type square struct {
 	panicAt   int
 	stallAt   int
 	slowDraw  time.Duration
+	slowAt    int
 	heavyAt   int
 	stopAt    int
 	killAt    int
@@ -417,7 +420,9 @@ func (s *square) Draw(dc *goeq.DrawContext) (goeq.Region, error) {
 	if s.stallAt > 0 && dc.Frame == s.stallAt {
 		time.Sleep(5 * time.Second)
 	}
-	time.Sleep(s.slowDraw)
+	if s.slowAt == 0 || dc.Frame == s.slowAt {
+		time.Sleep(s.slowDraw)
+	}
 	if s.stopAt > 0 && dc.Frame == s.stopAt {
 		stopOnce.Do(func() {
 			pid := os.Getpid()
@@ -3404,6 +3409,32 @@ func TestARenderersSlowExitRunsToItsEnd(t *testing.T) {
 	cfg.Exit()
 	if ended, _ := filepath.Glob(filepath.Join(record, "exit-*")); len(ended) != 0 {
 		t.Errorf("a cancelled run waited for its renderers' Exit of 8 s: %v", ended)
+	}
+}
+
+// A run that fails mid-frame (a renderer panicked in a draw of frame 2)
+// stops clients still in a draw (of frame 1, on one slow pipe): they end
+// it and run their renderers' Exit. They were
+// killed a second after the stop, said to be in "a draw that did not
+// return" (the corpus' stress.eqc with a destination's node killed: its 4
+// other render processes on 2 cores took 1.1 to 1.5 s to end).
+func TestAFailedRunLetsADrawInProgressEnd(t *testing.T) {
+	record := t.TempDir()
+	cfg, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: examples("2d-lb-4.eqc"),
+		InitData: squareInit{Scale: 1.4, Record: record, ExitDelay: time.Millisecond, SlowPipe: "gpu1", SlowDraw: 1500 * time.Millisecond, SlowAt: 1, PanicAt: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 20 && err == nil; i++ {
+		if _, err = cfg.StartFrame(camera{Frame: i}); err == nil {
+			err = cfg.FinishFrame()
+		}
+	}
+	if _, exitErr := cfg.Exit(); err == nil || !strings.Contains(err.Error(), "panic: the square came apart") {
+		t.Fatalf("the run's end: %v (exit: %v)", err, exitErr)
+	}
+	if _, err := os.Stat(filepath.Join(record, "exit-render1-gpu1")); err != nil {
+		t.Errorf("the renderer in a draw as the run failed did not run its Exit: %v", err)
 	}
 }
 

@@ -1991,6 +1991,10 @@ func (s *Scheduler) checkTimeout() {
 // slowestRecent is the longest of the recent frames, the warm-up's too.
 func (s *Scheduler) slowestRecent() time.Duration { return longest(s.slowFrames) }
 
+// SlowestRecentFrame is the longest of the recent frames (0 before any
+// completed): how long a draw of this run may take.
+func (s *Scheduler) SlowestRecentFrame() time.Duration { return s.slowestRecent() }
+
 // longest is the longest of ds, 0 for none.
 func longest(ds []time.Duration) time.Duration {
 	l := time.Duration(0)

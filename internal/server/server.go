@@ -2091,11 +2091,13 @@ func (s *server) act(rd scheduler.Ready, rep *report, joining *joinWatch) error 
 // their frames and run their renderers' Exit, the application's code,
 // which may free much or write files: it has exitGrace while its
 // heartbeats say it is in those (and go on), and a second otherwise, or
-// once it has been silent for exitSilence after that. A client whose
-// draw does not return is not waited for. One whose session has ended
-// since the stop has done its part and is on its way out: the kernel
-// reclaims its memory before its process is gone, which took 4 s for a
-// render client on a loaded machine, and it has exitReap for that.
+// once it has been silent for exitSilence after that. A client still in
+// a draw has as long as the run's frames make a draw last (stopClients'
+// drawGrace); one whose draw does not return is not waited for longer.
+// One whose session has ended since the stop has done its part and is on
+// its way out: the kernel reclaims its memory before its process is gone,
+// which took 4 s for a render client on a loaded machine, and it has
+// exitReap for that.
 const (
 	exitGrace   = 30 * time.Second
 	exitSilence = time.Second
@@ -2104,11 +2106,11 @@ const (
 
 // stopClients tells every client to stop and gives them a second to exit
 // (to end their sessions, where started by hand); launched ones heard
-// from in their renderers' Exit get up to exitGrace, and those whose
-// sessions ended since the stop up to exitReap, unless ctx has ended (a
-// second interrupt: the second is all they get). Stragglers are killed
-// (no orphans), with a warning, and their ends awaited together for half
-// a second more.
+// from in a draw get up to drawGrace, in their renderers' Exit up to
+// exitGrace, and those whose sessions ended since the stop up to
+// exitReap, unless ctx has ended (a second interrupt: the second is all
+// they get). Stragglers are killed (no orphans), with a warning, and
+// their ends awaited together for half a second more.
 func (s *server) stopClients(ctx context.Context) {
 	for _, id := range s.order {
 		select {
@@ -2129,6 +2131,13 @@ func (s *server) stopClients(ctx context.Context) {
 	s.mu.Unlock()
 	stopped := time.Now()
 	deadline := stopped.Add(time.Second)
+	// a client heard from that has yet to end its frames is in a draw
+	// (a stop that ends a failed run comes mid-frame): it may take three
+	// of the run's slowest recent frames, three seconds at least; past
+	// that, it is a draw that does not return (the 5 render processes
+	// of stress.eqc on 2 cores took 1.1 to 1.5 s, and were killed before
+	// their renderers' Exit at the second they had)
+	drawGrace := min(exitGrace, max(3*time.Second, 3*s.sched.SlowestRecentFrame()))
 	var launched, killed []*nodeConn
 	for _, id := range s.order {
 		nc := s.nodes[id]
@@ -2162,7 +2171,8 @@ func (s *server) stopClients(ctx context.Context) {
 				default:
 				}
 			}
-			if since < time.Second || ctx.Err() == nil && nc.exiting.Load() && since < exitGrace && silent < exitSilence || ctx.Err() == nil && leaving && since < exitReap {
+			drawing := nc.framed && !nc.exiting.Load() && silent < exitSilence
+			if since < time.Second || ctx.Err() == nil && drawing && since < drawGrace || ctx.Err() == nil && nc.exiting.Load() && since < exitGrace && silent < exitSilence || ctx.Err() == nil && leaving && since < exitReap {
 				left = append(left, nc)
 				continue
 			}
@@ -2182,7 +2192,7 @@ func (s *server) stopClients(ctx context.Context) {
 				// it joined as the run stopped (another node never did)
 				why = "still starting: set up, and given no frame"
 			case silent < exitSilence:
-				why = "still heard from, its frames not ended: a draw that did not return?"
+				why = fmt.Sprintf("still heard from, its frames not ended in the %v a draw of this run is given: a draw that did not return?", drawGrace.Round(time.Millisecond))
 			}
 			s.opt.Log.Warn(fmt.Sprintf("node %s's client had not ended %v after the run's stop (%s): killed", nc.id, since.Round(time.Millisecond), why))
 			nc.kill()
