@@ -87,22 +87,27 @@ const MaxFramerate = 1e6
 // the config has them.
 func (ch BalancingChange) Check() error {
 	b, set := ch.Balancing, func(f BalancingFields) bool { return ch.Fields&f != 0 }
-	var errs []error
-	for _, c := range []struct {
-		field BalancingFields
-		err   func() error
-	}{
-		{BalanceDamping, func() error { return checkDamping(b.Damping) }},
-		{BalanceBoundary, func() error { return checkBoundary(b.Boundary) }},
-		{BalanceBoundaryDB, func() error { return checkBoundaryDB(b.BoundaryDB) }},
-		{BalanceResistance, func() error { return checkResistance(b.Resistance) }},
-		{BalanceResistanceDB, func() error { return checkResistanceDB(b.ResistanceDB) }},
-		{BalanceTileSize, func() error { return checkTileSize(b.TileSize) }},
-		{BalanceFramerate, func() error { return checkFramerate(b.Framerate) }},
-	} {
-		if set(c.field) {
-			errs = append(errs, c.err())
-		}
+	var errs []error // errors.Join leaves out the nil ones
+	if set(BalanceDamping) {
+		errs = append(errs, checkDamping(b.Damping))
+	}
+	if set(BalanceBoundary) {
+		errs = append(errs, checkBoundary(b.Boundary))
+	}
+	if set(BalanceBoundaryDB) {
+		errs = append(errs, checkBoundaryDB(b.BoundaryDB))
+	}
+	if set(BalanceResistance) {
+		errs = append(errs, checkResistance(b.Resistance))
+	}
+	if set(BalanceResistanceDB) {
+		errs = append(errs, checkResistanceDB(b.ResistanceDB))
+	}
+	if set(BalanceTileSize) {
+		errs = append(errs, checkTileSize(b.TileSize))
+	}
+	if set(BalanceFramerate) {
+		errs = append(errs, checkFramerate(b.Framerate))
 	}
 	return errors.Join(errs...)
 }
