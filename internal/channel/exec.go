@@ -750,6 +750,14 @@ func (e *Executor) Run(ctx context.Context, frame int, data []byte, plans []*pla
 		}()
 		lastProgress := time.Now()
 		for {
+			if err := ctx.Err(); err != nil {
+				// a frame given up (the run stopped, or failed) draws no
+				// more of its tasks, nor do the frames queued behind it:
+				// the 9 render processes of a stress config on 2 cores
+				// drew on for 4 s after a failed run's stop, and were
+				// killed before their renderers' Exit
+				return fmt.Errorf("frame %d: %w", frame, err)
+			}
 			for _, rp := range e.inbox.takeRepairs(frame) {
 				if err := fr.repair(rp); err != nil {
 					return err
