@@ -2134,9 +2134,9 @@ func (s *server) stopClients(ctx context.Context) {
 	// a client heard from that has yet to end its frames is in a draw
 	// (a stop that ends a failed run comes mid-frame): it may take three
 	// of the run's slowest recent frames, three seconds at least; past
-	// that, it is a draw that does not return (the 5 render processes
-	// of stress.eqc on 2 cores took 1.1 to 1.5 s, and were killed before
-	// their renderers' Exit at the second they had)
+	// that, it is a draw that does not return (a draw of a big frame on
+	// a software GL takes seconds, and was killed before the renderers'
+	// Exit at the second it had)
 	drawGrace := min(exitGrace, max(3*time.Second, 3*s.sched.SlowestRecentFrame()))
 	var launched, killed []*nodeConn
 	for _, id := range s.order {
