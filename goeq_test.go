@@ -3414,10 +3414,10 @@ func TestARenderersSlowExitRunsToItsEnd(t *testing.T) {
 
 // A run that fails mid-frame (a renderer panicked in a draw of frame 2)
 // stops clients still in a draw (of frame 1, on one slow pipe): they end
-// it and run their renderers' Exit. They were
-// killed a second after the stop, said to be in "a draw that did not
-// return" (the corpus' stress.eqc with a destination's node killed: its 4
-// other render processes on 2 cores took 1.1 to 1.5 s to end).
+// it and run their renderers' Exit. They were killed a second after the
+// stop, said to be in "a draw that did not return" (the corpus'
+// stress.eqc with a destination's node killed: its 4 other render
+// processes on 2 cores took 1.1 to 1.5 s to end).
 func TestAFailedRunLetsADrawInProgressEnd(t *testing.T) {
 	record := t.TempDir()
 	cfg, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: examples("2d-lb-4.eqc"),
