@@ -626,6 +626,7 @@ func (r *resolver) config(c *configparser.Config) *Config {
 	r.checkFramePorts(cfg)
 	r.checkCompositing(cfg)
 	r.checkSamples(cfg)
+	r.checkDarkViews(cfg)
 	r.checkDeadEnds(cfg)
 	r.checkZoomedInterleaves(cfg)
 	r.checkZoomedDestinations(cfg)
@@ -1094,7 +1095,6 @@ func (r *resolver) checkDeadEnds(cfg *Config) {
 			shown[c.Channel] |= c.Eyes & c.DestinationEyes()
 		}
 	})
-	r.checkDarkViews(cfg)
 	for _, root := range cfg.Compounds {
 		root.Walk(func(c *Compound) {
 			d := r.raw[c]

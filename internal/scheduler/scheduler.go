@@ -1981,19 +1981,16 @@ func (s *Scheduler) checkTimeout() {
 		s.fail(s.diagnose(f))
 		return
 	}
-	if s.adaptiveTimeout && took > DefaultFrameTimeout && took > 2*s.slowestRecent() && s.slowTold <= f.number {
+	if s.adaptiveTimeout && took > DefaultFrameTimeout && took > 2*s.SlowestRecentFrame() && s.slowTold <= f.number {
 		s.slowTold = f.number + 1
 		s.ready.Slow = append(s.ready.Slow, fmt.Sprintf("frame %d: %s (incomplete after %v; the frame timeout lets it take %v)",
 			f.number, strings.Join(s.waiting(f), "; "), took.Round(time.Second), limit))
 	}
 }
 
-// slowestRecent is the longest of the recent frames, the warm-up's too.
-func (s *Scheduler) slowestRecent() time.Duration { return longest(s.slowFrames) }
-
-// SlowestRecentFrame is the longest of the recent frames (0 before any
-// completed): how long a draw of this run may take.
-func (s *Scheduler) SlowestRecentFrame() time.Duration { return s.slowestRecent() }
+// SlowestRecentFrame is the longest of the recent frames, the warm-up's
+// too (0 before any completed): how long a draw of this run may take.
+func (s *Scheduler) SlowestRecentFrame() time.Duration { return longest(s.slowFrames) }
 
 // longest is the longest of ds, 0 for none.
 func longest(ds []time.Duration) time.Duration {
@@ -2014,7 +2011,7 @@ func (s *Scheduler) frameTimeout() time.Duration {
 	case s.completed == 0:
 		return FirstFrameTimeout
 	}
-	return max(DefaultFrameTimeout, frameTimeoutMargin*s.slowestRecent())
+	return max(DefaultFrameTimeout, frameTimeoutMargin*s.SlowestRecentFrame())
 }
 
 // diagnose says why a frame is incomplete: per pending node, what its
