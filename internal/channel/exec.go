@@ -2451,21 +2451,23 @@ var _ [compositor.MaxAverage - compound.MaxSubpixel]struct{}
 // subpixelDecomposition is the input frames of one subpixel
 // decomposition: those that share pixels, by sample.
 type subpixelDecomposition struct {
-	at      compound.PixelViewport // the places' union
-	frames  []*arrival
-	samples [][]*arrival // by sample of size, in order of arrival
+	at     compound.PixelViewport // the places' union
+	frames []*arrival
+	// samples are the frames of each run of samples that the same frames
+	// cover, in order of arrival, and weights how many samples of the
+	// least common multiple of the frames' subpixel sizes each run is: a
+	// frame, sample i of n, covers the multiple's samples i*m/n to
+	// (i+1)*m/n - 1, so that a decomposition nested in another's sample
+	// (sizes 2 and 4) and decompositions of different ranges (2 and 3
+	// samples) each weigh what their own samples do
+	samples [][]*arrival
+	weights []int
 	// oneFramePerSample: each sample is one frame covering at pixel for
 	// pixel, averaged as it is; otherwise each sample's frames (the parts
 	// of a DB or 2D split under or over the subpixel compound, a zoomed
 	// or pixel-decomposed render) are composited first
 	oneFramePerSample bool
 	depth             bool // a frame has depth, to merge with what lies under it
-	// size is the least common multiple of the frames' subpixel sizes: a
-	// frame, sample i of n, is in samples i*size/n to (i+1)*size/n - 1,
-	// so that a decomposition nested in another's sample (sizes 2 and 4)
-	// and decompositions of different ranges (2 and 3 samples) each
-	// weigh what their own samples do
-	size int
 }
 
 // subpixelDecompositions groups subpixel inputs by decomposition. The
@@ -2491,37 +2493,39 @@ func subpixelDecompositions(frames []*arrival, place func(*arrival) compound.Pix
 		ds = append(ds, d)
 	}
 	for _, d := range ds {
-		d.size = 1
-		for _, ar := range d.frames {
+		ss := make([]compound.Subpixel, len(d.frames))
+		for i, ar := range d.frames {
 			// a frame's sample comes from the network: one outside its
-			// size, or sizes whose samples would be too many to hold,
-			// fail the frame
+			// size, or sizes whose samples weigh too much to sum, fail
+			// the frame
 			sp := ar.data.Subpixel
 			if sp.Size < 1 || sp.Size > maxSubpixelSamples || sp.Index < 0 || sp.Index >= sp.Size {
 				return nil, fmt.Errorf("%s from %s: subpixel [ %d %d ] is no sample of at most %d", ar.data.Name, ar.data.Producer, sp.Index, sp.Size, maxSubpixelSamples)
 			}
-			if d.size = lcm(d.size, sp.Size); d.size > maxSubpixelSamples {
-				return nil, fmt.Errorf("subpixel decompositions of sizes whose least common multiple is over %d on the same pixels", maxSubpixelSamples)
-			}
+			ss[i] = sp
 		}
-		samples := make([][]*arrival, d.size)
+		spans, multiple, ok := compound.SubpixelSpans(ss)
+		if !ok {
+			return nil, fmt.Errorf("subpixel decompositions of sizes whose least common multiple is over %d on the same pixels", compound.MaxSubpixelWeight)
+		}
 		d.oneFramePerSample = true
 		for _, ar := range d.frames {
-			sp, f := ar.data.Subpixel, ar.data
-			per := d.size / sp.Size
-			for k := sp.Index * per; k < (sp.Index+1)*per; k++ {
-				samples[k] = append(samples[k], ar)
-			}
-			d.oneFramePerSample = d.oneFramePerSample && place(ar) == d.at && f.W == d.at.W && f.H == d.at.H && per == 1
+			f := ar.data
+			d.oneFramePerSample = d.oneFramePerSample && place(ar) == d.at && f.W == d.at.W && f.H == d.at.H && f.Subpixel.Size == multiple
 			d.depth = d.depth || ar.depth
 		}
 		// a sample no frame drew is left out of the mean, as Equalizer
 		// averages the frames that came
-		for _, sample := range samples {
-			if len(sample) > 0 {
-				d.samples = append(d.samples, sample)
-				d.oneFramePerSample = d.oneFramePerSample && len(sample) == 1
+		for _, s := range spans {
+			if len(s.Covers) == 0 {
+				continue
 			}
+			sample := make([]*arrival, len(s.Covers))
+			for i, k := range s.Covers {
+				sample[i] = d.frames[k]
+			}
+			d.samples, d.weights = append(d.samples, sample), append(d.weights, s.End-s.Start)
+			d.oneFramePerSample = d.oneFramePerSample && len(sample) == 1
 		}
 	}
 	return ds, nil
@@ -2576,9 +2580,6 @@ func (a *assembly) averageComposited(d *subpixelDecomposition) error {
 	if at.W <= 0 || at.H <= 0 {
 		return nil
 	}
-	if len(d.samples) > compositor.MaxAverage {
-		return fmt.Errorf("%d subpixel samples to average, at most %d", len(d.samples), compositor.MaxAverage)
-	}
 	color, depth, stencil := readAll(t.FB, at)
 	under := &compositor.Image{W: at.W, H: at.H, Color: color, Depth: depth}
 	held := slices.Clone(t.ranges)
@@ -2618,7 +2619,7 @@ func (a *assembly) averageComposited(d *subpixelDecomposition) error {
 		imgs[i] = &compositor.Image{W: at.W, H: at.H, Color: glutil.ReadColor(at.X, at.Y, at.W, at.H, nil)}
 	}
 	mean := &compositor.Image{W: at.W, H: at.H, Color: a.fr.e.scratch(4 * at.W * at.H)}
-	if err := compositor.Average(mean, imgs); err != nil {
+	if err := compositor.WeightedAverage(mean, imgs, d.weights); err != nil {
 		return err
 	}
 	a.wrote(at)

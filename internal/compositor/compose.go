@@ -409,6 +409,54 @@ func Average(dst *Image, srcs []*Image) error {
 // must fit 16 bits.
 const MaxAverage = 257
 
+// MaxWeight bounds the sum of WeightedAverage's weights: the weighted sums
+// of a channel fit 32 bits.
+const MaxWeight = 1 << 24
+
+// WeightedAverage writes into dst the mean of srcs in which srcs[i]
+// counts weights[i] times (subpixel samples of different sizes, a sample
+// of 2 weighing as three of 6), rounded to nearest as Average rounds:
+// with every weight 1 it is Average, for any number of sources.
+func WeightedAverage(dst *Image, srcs []*Image, weights []int) error {
+	if len(srcs) == 0 || len(weights) != len(srcs) {
+		return fmt.Errorf("compositor: %d sources and %d weights to average", len(srcs), len(weights))
+	}
+	total := 0
+	for i, s := range srcs {
+		if err := sameSize(dst, s); err != nil {
+			return err
+		}
+		if weights[i] < 1 || weights[i] > MaxWeight-total {
+			return fmt.Errorf("compositor: weights %v: each must be at least 1, and their sum at most %d", weights, MaxWeight)
+		}
+		total += weights[i]
+	}
+	pix := make([][]uint32, len(srcs))
+	for i, s := range srcs {
+		pix[i] = s.Pixels()
+	}
+	dc := dst.Pixels()
+	n := uint64(total)
+	parallel(len(dc), len(srcs), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			var sum [4]uint64
+			for k, p := range pix {
+				w, v := uint64(weights[k]), p[i]
+				sum[0] += w * uint64(v&0xff)
+				sum[1] += w * uint64(v>>8&0xff)
+				sum[2] += w * uint64(v>>16&0xff)
+				sum[3] += w * uint64(v>>24)
+			}
+			var px uint32
+			for c, s := range sum {
+				px |= uint32((s*2+n)/(2*n)) << (8 * c)
+			}
+			dc[i] = px
+		}
+	})
+	return nil
+}
+
 func sameSize(a, b *Image) error {
 	if err := a.check(); err != nil {
 		return err

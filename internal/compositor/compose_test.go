@@ -284,6 +284,53 @@ func TestAverageRoundsToNearest(t *testing.T) {
 	}
 }
 
+// A weighted mean is the plain mean of each source repeated its weight's
+// times: Average itself where that makes at most MaxAverage sources, and
+// the rounded sum of the bytes, counted one by one, past it (samples of
+// sizes 2, 255 and 2 on the same pixels weigh 255, 2 and 253 of 510).
+func TestWeightedAverageIsTheMeanOfRepeatedSources(t *testing.T) {
+	r := rand.New(rand.NewSource(7))
+	for _, weights := range [][]int{{1}, {1, 1}, {1, 1, 1}, {2, 1}, {1, 3, 2}, {255, 2, 253}, {1, 1000, 7}} {
+		var srcs, repeated []*Image
+		for _, w := range weights {
+			img := randomImage(r, 40, 30, false)
+			srcs = append(srcs, img)
+			for range w {
+				repeated = append(repeated, img)
+			}
+		}
+		got := NewImage(40, 30, false)
+		if err := WeightedAverage(got, srcs, weights); err != nil {
+			t.Fatal(err)
+		}
+		if len(repeated) <= MaxAverage {
+			want := NewImage(40, 30, false)
+			if err := Average(want, repeated); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got.Color, want.Color) {
+				t.Errorf("weights %v: not Average of the sources repeated", weights)
+			}
+			continue
+		}
+		for i := range got.Color {
+			sum := 0
+			for _, s := range repeated {
+				sum += int(s.Color[i])
+			}
+			if want := int(math.Floor(float64(sum)/float64(len(repeated)) + 0.5)); int(got.Color[i]) != want {
+				t.Fatalf("weights %v, byte %d: got %d want %d", weights, i, got.Color[i], want)
+			}
+		}
+	}
+	for _, weights := range [][]int{{0, 1}, {-1, 2}, {MaxWeight, 1}, {1}} {
+		srcs := []*Image{NewImage(4, 4, false), NewImage(4, 4, false)}
+		if err := WeightedAverage(NewImage(4, 4, false), srcs, weights); err == nil {
+			t.Errorf("weights %v for 2 sources: no error", weights)
+		}
+	}
+}
+
 // Blending slabs back to front with BlendOver equals blending them front to
 // back with BlendUnder into a transparent image, then over the background.
 func TestBlendOrderFrontToBackEqualsBackToFront(t *testing.T) {

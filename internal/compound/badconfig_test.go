@@ -852,7 +852,20 @@ func TestCheckWarnsWherePartsLeaveGapsOrOverlap(t *testing.T) {
         compound { channel "a" subpixel [ 0 3 ] outputframe { name "fa" } }
         compound { channel "b" subpixel [ 1 3 ] outputframe { name "fb" } }
         inputframe { name "fa" } inputframe { name "fb" } }`, "x.eqc:6:5: the 3 draws under this compound (their subpixel samples) leave 1 of every 3 samples to none of them and draw 1 of every 3 samples twice"},
-		// samples of different counts weigh as their own samples do
+		// samples of different counts weigh as their own samples do, in
+		// samples of the least common multiple of the counts: one of
+		// 256, 255, 253 and 251 samples is too small a weight to sum
+		{"subpixel counts too many to weigh", `compound { channel "dest"
+        compound { subpixel [ 0 256 ] }
+        compound { subpixel [ 0 255 ] outputframe { name "fz" } }
+        compound { channel "a" subpixel [ 0 253 ] outputframe { name "fa" } }
+        compound { channel "b" subpixel [ 0 251 ] outputframe { name "fb" } }
+        inputframe { name "fa" } inputframe { name "fb" } inputframe { name "fz" } }`, "x.eqc:6:5: the 4 draws under this compound (their subpixel samples) are of sizes whose least common multiple is over 16777216, more than goeq weighs on the same pixels: each frame fails"},
+		{"subpixel counts of many samples", `compound { channel "dest"
+        compound { subpixel [ 0 2 ] }
+        compound { channel "a" subpixel [ 1 2 ] outputframe { name "fa" } }
+        compound { channel "b" subpixel [ 0 255 ] outputframe { name "fb" } }
+        inputframe { name "fa" } inputframe { name "fb" } }`, "x.eqc:6:5: the 3 draws under this compound (their subpixel samples) draw 2 of every 510 samples twice"},
 		{"subpixel counts that overlap", `compound { channel "dest"
         compound { subpixel [ 0 2 ] }
         compound { channel "a" subpixel [ 1 3 ] outputframe { name "fa" } }

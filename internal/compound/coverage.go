@@ -424,26 +424,17 @@ func pixelCoverage(ps []Pixel) string {
 // sample of n is size/n samples of the least common multiple of the
 // counts.
 func subpixelCoverage(ss []Subpixel) string {
-	size := 1
-	for _, s := range ss {
-		if size = lcm(size, s.Size); size > 1<<12 {
-			return ""
-		}
-	}
-	seen := make([]int, size)
-	for _, s := range ss {
-		per := size / s.Size
-		for k := s.Index * per; k < (s.Index+1)*per; k++ {
-			seen[k]++
-		}
+	spans, size, ok := SubpixelSpans(ss)
+	if !ok {
+		return fmt.Sprintf("(their subpixel samples) are of sizes whose least common multiple is over %d, more than goeq weighs on the same pixels: each frame fails", MaxSubpixelWeight)
 	}
 	undrawn, twice := 0, 0
-	for _, n := range seen {
-		switch {
+	for _, s := range spans {
+		switch n := len(s.Covers); {
 		case n == 0:
-			undrawn++
+			undrawn += s.End - s.Start
 		case n > 1:
-			twice += n - 1
+			twice += (n - 1) * (s.End - s.Start)
 		}
 	}
 	return countMessage("subpixel samples", "samples", len(ss), size, undrawn, twice)

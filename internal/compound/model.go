@@ -97,6 +97,54 @@ func (s Subpixel) Apply(child Subpixel) Subpixel {
 	return Subpixel{s.Index*child.Size + child.Index, s.Size * child.Size}
 }
 
+// MaxSubpixelWeight bounds the least common multiple of the sizes of
+// subpixel samples on the same pixels: a sample of n weighs multiple/n,
+// and the mean's sums of a channel, 255 × the multiple, fit 32 bits.
+const MaxSubpixelWeight = 1 << 24
+
+// SubpixelSpan is a run of samples of the least common multiple of some
+// subpixel samples' sizes that the same of them cover.
+type SubpixelSpan struct {
+	Start, End int   // in samples of that multiple
+	Covers     []int // indices of the samples that cover it; none for a run no sample draws
+}
+
+// SubpixelSpans cuts the samples of ss, weighed in samples of the least
+// common multiple of their sizes, into spans that the same of them cover,
+// in order: the multiple's samples of ss[i] are Index*m/Size to
+// (Index+1)*m/Size. Samples of different sizes thus weigh what their own
+// samples do (a sample of 2 as much as three of 6) without a list of the
+// multiple's samples. ok is false where a size is below 1, an index is
+// outside its size, or the multiple is over MaxSubpixelWeight.
+func SubpixelSpans(ss []Subpixel) (spans []SubpixelSpan, multiple int, ok bool) {
+	multiple = 1
+	for _, s := range ss {
+		if s.Size < 1 || s.Size > MaxSubpixelWeight || s.Index < 0 || s.Index >= s.Size {
+			return nil, 0, false
+		}
+		if multiple = multiple / gcd(multiple, s.Size) * s.Size; multiple > MaxSubpixelWeight {
+			return nil, 0, false
+		}
+	}
+	cuts := []int{0, multiple}
+	for _, s := range ss {
+		per := multiple / s.Size
+		cuts = append(cuts, s.Index*per, (s.Index+1)*per)
+	}
+	slices.Sort(cuts)
+	cuts = slices.Compact(cuts)
+	for k := 0; k+1 < len(cuts); k++ {
+		span := SubpixelSpan{Start: cuts[k], End: cuts[k+1]}
+		for i, s := range ss {
+			if per := multiple / s.Size; s.Index*per <= span.Start && span.Start < (s.Index+1)*per {
+				span.Covers = append(span.Covers, i)
+			}
+		}
+		spans = append(spans, span)
+	}
+	return spans, multiple, true
+}
+
 // Zoom scales the rendered resolution.
 type Zoom struct{ X, Y float64 }
 
