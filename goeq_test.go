@@ -1687,6 +1687,101 @@ func TestALostNodeIsStartedAgain(t *testing.T) {
 	}
 }
 
+// A node whose destination is in a layout not shown now is lost as a
+// render node is: the wall goes on showing the layout that leaves its
+// segment out (its part there is drawn again by the destination), the
+// node is started again, and once it has rejoined, its layout shows again.
+// Every frame matches a reference run of the same layouts. Before, the
+// loss ended the run, though nothing shown was on the node.
+func TestALostNodeOfALayoutNotShownRejoinsBeforeItShows(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "halves.eqc")
+	if err := os.WriteFile(path, []byte(`#Equalizer 1.2 ascii
+config
+{
+    latency 1
+    appNode { pipe { window { name "left" viewport [ 0 0 160 120 ] attributes { hint_drawable FBO } channel { name "left" } } } }
+    node { name "right" host "localhost" pipe { window { name "right" viewport [ 0 0 160 120 ] attributes { hint_drawable FBO } channel { name "right" } } } }
+    observer {}
+    layout { name "both" view { observer 0 } }
+    layout { name "leftonly" view { observer 0 viewport [ 0 0 .5 1 ] } }
+    canvas { layout "both" layout "leftonly" wall {} segment { viewport [ 0 0 .5 1 ] channel "left" } segment { viewport [ .5 0 .5 1 ] channel "right" } }
+    compound { channel ( segment 0 layout "both" view 0 ) }
+    compound { channel ( segment 1 layout "both" view 0 ) }
+    compound
+    {
+        channel ( segment 0 layout "leftonly" view 0 )
+        compound { viewport [ 0 0 .5 1 ] }
+        compound { channel "right" viewport [ .5 0 .5 1 ] outputframe { name "half" } }
+        inputframe { name "half" }
+    }
+}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const killAt, back = 5, 4 // frames of "both" after the rejoin
+	init := squareInit{Scale: 1.4}
+	killing := init
+	killing.KillAt, killing.KillNode = killAt, "right"
+	cfg, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: path, OutDir: t.TempDir(), InitData: killing, Relaunch: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// "leftonly" from frame 2 until the node has rejoined (bounded: it
+	// takes a second or so), then "both" again
+	frames, shownAgain := 0, -1
+	for ; err == nil && frames < 2000 && (shownAgain < 0 || frames < shownAgain+back); frames++ {
+		if shownAgain < 0 && frames > killAt && slices.ContainsFunc(cfg.PendingEvents(), func(ev goeq.Event) bool { return ev.Kind == goeq.NodeJoined }) {
+			shownAgain = frames
+		}
+		switch {
+		case frames == 2:
+			err = cfg.UseLayout("leftonly")
+		case frames == shownAgain:
+			err = cfg.UseLayout("both")
+		}
+		if err == nil {
+			if _, err = cfg.StartFrame(camera{Frame: frames, Angle: 0.35 * float64(frames)}); err == nil {
+				err = cfg.FinishFrame()
+			}
+		}
+	}
+	sum, exitErr := cfg.Exit()
+	if err != nil || exitErr != nil {
+		t.Fatalf("run: %v; exit: %v", err, exitErr)
+	}
+	if shownAgain < 0 {
+		t.Fatalf("the right node did not rejoin in %d frames after it was killed in frame %d; lost %v", frames-killAt, killAt, sum.LostNodes)
+	}
+	if lost, rejoined := strings.Join(sum.LostNodes, " "), strings.Join(sum.RejoinedNodes, " "); lost != "right" || rejoined != "right" || sum.Frames != frames {
+		t.Errorf("lost %q, rejoined %q, %d frames of %d; want right both, every frame", lost, rejoined, sum.Frames, frames)
+	}
+	ref, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{Config: path, OutDir: t.TempDir(), InitData: init, Reference: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < frames && err == nil; i++ {
+		switch i {
+		case 2:
+			err = ref.UseLayout("leftonly")
+		case shownAgain:
+			err = ref.UseLayout("both")
+		}
+		if err == nil {
+			if _, err = ref.StartFrame(camera{Frame: i, Angle: 0.35 * float64(i)}); err == nil {
+				err = ref.FinishFrame()
+			}
+		}
+	}
+	want, exitErr := ref.Exit()
+	if err != nil || exitErr != nil {
+		t.Fatalf("reference run: %v; exit: %v", err, exitErr)
+	}
+	if both := 2*(2+frames-shownAgain) + shownAgain - 2; len(sum.Written) != both || len(want.Written) != both {
+		t.Fatalf("%d images, and %d in the reference; want %d: both segments in %d frames, the left one in %d", len(sum.Written), len(want.Written), both, 2+frames-shownAgain, shownAgain-2)
+	}
+	compareRuns(t, sum.Written, want.Written)
+}
+
 // A Config's methods may be called from several goroutines: here two
 // frame loops and an event loop that changes what the next frames show.
 // Every frame started gets a number of its own, in the order the run

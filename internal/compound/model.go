@@ -727,6 +727,18 @@ func (c *Config) ShowsADestination(channels func(*Channel) bool) bool {
 	return found
 }
 
+// ShownDestination is the channel of a destination among channels that
+// is on screen in the layouts shown now (Channel.Showing), or nil.
+func (c *Config) ShownDestination(channels func(*Channel) bool) *Channel {
+	var found *Channel
+	c.Walk(func(x *Compound) {
+		if found == nil && x.Channel != nil && x.Destination() == x && channels(x.Channel) && x.Channel.Showing() {
+			found = x.Channel
+		}
+	})
+	return found
+}
+
 // MayGoWithout reports whether a run may go on without pipe p when it
 // fails to set up: under the config's robustness, when it shows no
 // destination.

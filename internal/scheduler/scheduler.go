@@ -431,6 +431,7 @@ type nodeState struct {
 	// showing are its windows the layouts used at the frame started last
 	// (this session)
 	showing []*compound.Window
+	lostFor string // why it was lost last
 }
 
 // gapWindow holds a node's last livenessGaps gaps between messages and
@@ -874,6 +875,15 @@ func (s *Scheduler) startFrames() {
 
 func (s *Scheduler) start(number int) {
 	plan := s.planner.Plan(number)
+	// a layout switched to shows a destination on a node lost while
+	// another was shown: the frame would leave it dark
+	for _, ns := range s.order {
+		if ch := s.shownDestination(ns); ch != nil && !ns.alive {
+			s.fail(fmt.Sprintf("node %s was lost (%s), and %s, a destination of the layouts shown from frame %d, is on it: the run ends, as with the loss of a node that shows the destination",
+				ns.id, ns.lostFor, describeDestination(ch), number))
+			return
+		}
+	}
 	n := len(s.order)
 	f := &frameState{number: number, plan: plan, started: s.now, nodes: newNodeSet(n), pending: newNodeSet(n),
 		dests: newNodeSet(n), assembled: newNodeSet(n), queues: map[string]*queueState{}}
@@ -1066,7 +1076,7 @@ func (s *Scheduler) lose(node, reason string) {
 	if ns == nil || !ns.alive {
 		return
 	}
-	ns.alive = false
+	ns.alive, ns.lostFor = false, reason
 	var chs []*compound.Channel
 	var ids []string
 	for id, ch := range ns.channels {
@@ -1117,9 +1127,11 @@ func (s *Scheduler) lose(node, reason string) {
 	switch {
 	case !s.cfg.Robust():
 		s.fail(fmt.Sprintf("node %s died: %s (the config's robustness is OFF: the run ends with any node)", node, reason))
-	case s.showsADestination(ns):
+	case s.shownDestination(ns) != nil:
 		// between frames too, and before the first: the frames after
-		// would show nothing there
+		// would show nothing there. A node that shows only layouts not
+		// shown now is lost as any other; a frame that shows one of them
+		// again before it rejoins fails (start)
 		s.fail(fmt.Sprintf("node %s, which shows the destination, died: %s", node, reason))
 	case s.next > 0 && !slices.ContainsFunc(s.order, func(ns *nodeState) bool { return ns.alive }):
 		s.fail("every node is lost")
@@ -1695,6 +1707,21 @@ func consumersOf(cp *planner.ChannelPlan) []string {
 // of the config, in any layout.
 func (s *Scheduler) showsADestination(ns *nodeState) bool {
 	return s.cfg.ShowsADestination(func(ch *compound.Channel) bool { return ns.channels[ch.ID] == ch })
+}
+
+// shownDestination is a channel of a node's that shows a destination in
+// the layouts shown now (those of the frame planned last), or nil.
+func (s *Scheduler) shownDestination(ns *nodeState) *compound.Channel {
+	return s.cfg.ShownDestination(func(ch *compound.Channel) bool { return ns.channels[ch.ID] == ch })
+}
+
+// describeDestination names a destination channel as the config does: a
+// canvas' by its segment's channel and its view's layout.
+func describeDestination(ch *compound.Channel) string {
+	if ch.Source == nil || ch.View == nil || ch.View.Layout == nil {
+		return fmt.Sprintf("channel %q", compound.ConfigNames([]*compound.Channel{ch})[0])
+	}
+	return fmt.Sprintf("channel %q in layout %q", compound.ConfigNames([]*compound.Channel{ch.Source})[0], ch.View.Layout.Name)
 }
 
 func (s *Scheduler) pull(e Pull) {

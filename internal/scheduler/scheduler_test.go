@@ -1443,6 +1443,56 @@ func TestALossBetweenFramesFailsWhereItMust(t *testing.T) {
 	}
 }
 
+// A node that shows a destination only in layouts not shown now is lost
+// as any render node is, and the run goes on (an operator's wall whose
+// layout leaves the dead projector's segment out); a frame that shows
+// such a layout again before the node rejoins fails the run, naming the
+// node and the destination, and none is planned dark. Before, the run
+// ended with the loss, whatever the layout.
+func TestALostNodeShowingOnlyAnotherLayoutIsNotTheEnd(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "halves.eqc")
+	if err := os.WriteFile(path, []byte(`#Equalizer 1.2 ascii
+config
+{
+    appNode { pipe { window { name "left" viewport [ 0 0 200 150 ] channel { name "left" } } } }
+    node { name "right" host "localhost" pipe { window { name "right" viewport [ 0 0 200 150 ] channel { name "right" } } } }
+    observer {}
+    layout { name "both" view { observer 0 } }
+    layout { name "leftonly" view { observer 0 viewport [ 0 0 .5 1 ] } }
+    canvas { layout "both" layout "leftonly" wall {} segment { viewport [ 0 0 .5 1 ] channel "left" } segment { viewport [ .5 0 .5 1 ] channel "right" } }
+}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, rejoin := range []bool{false, true} {
+		cfg := load(t, path)
+		c := newCluster(t, cfg, Options{})
+		c.framesIn(t, cfg.Canvases[0], 0, 2)
+		c.framesIn(t, cfg.Canvases[0], 1, 2)
+		c.s.Step(Lost{Node: "right", Reason: "gone"})
+		c.drain()
+		if c.failure != "" {
+			t.Fatalf("the right node lost while its segment is dark: %s", c.failure)
+		}
+		c.framesIn(t, cfg.Canvases[0], 1, 2)
+		if rejoin {
+			c.s.Step(Join{Node: "right"})
+			c.framesIn(t, cfg.Canvases[0], 0, 2)
+			continue
+		}
+		sent := len(c.sent)
+		c.s.Step(Request{Frames: 2, Layouts: map[*compound.Canvas]int{cfg.Canvases[0]: 0}})
+		c.drain()
+		want := `node right was lost (gone), and channel "right" in layout "both", a destination of the layouts shown from frame 6, is on it`
+		if !strings.HasPrefix(c.failure, want) {
+			t.Errorf("layout \"both\" shown again without the right node: failure %q, want %q...", c.failure, want)
+		}
+		if len(c.sent) != sent {
+			t.Errorf("work %v sent for the frame that would leave the right segment dark", c.sent[sent:])
+		}
+	}
+}
+
 // A silent node is lost after the liveness timeout; a node that keeps
 // reporting while a frame takes long is not, and a frame that can never
 // complete fails the run within the frame timeout, naming what waits.
