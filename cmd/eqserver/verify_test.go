@@ -1,12 +1,15 @@
 package main
 
 import (
+	"image"
+	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/goeq/goeq/internal/compound"
 	"github.com/goeq/goeq/internal/gotool"
 )
 
@@ -181,5 +184,85 @@ func TestChannelsOfOneWindowInAChainThroughAnotherPipeRun(t *testing.T) {
 	code, stdout, stderr := runArgs("verify", "--frames", "2", "--client", client, config)
 	if code != 0 || !strings.Contains(stdout, "all 2 pictures match the reference") {
 		t.Fatalf("exit %d, want 0 and every picture matched:\n%s\n%s", code, stdout, stderr)
+	}
+}
+
+// Each picture is judged by its own destination's layout: an
+// application's run that switched layouts wrote pictures of a layout that
+// resamples (subpixel, held to a PSNR) and of one that does not (held to
+// a few levels). Before, every picture was held to what the layout shown
+// at the start allowed, and 4-window.all's Subpixel layout failed an
+// application's run that started in its Wall layout.
+func TestVerifyJudgesEachPictureByItsLayout(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "two.eqc")
+	text := `#Equalizer 1.2 ascii
+config
+{
+    appNode { pipe { window { viewport [ 0 0 64 48 ] channel { name "dest" } } window { viewport [ 0 0 64 48 ] attributes { hint_drawable FBO } channel { name "aux" } } } }
+    observer {}
+    layout { name "plain" view { observer 0 } }
+    layout { name "fine" view { observer 0 } }
+    canvas { layout "plain" layout "fine" wall {} segment { channel "dest" } }
+    compound { channel ( segment 0 layout "plain" view 0 ) }
+    compound
+    {
+        channel ( segment 0 layout "fine" view 0 )
+        compound { subpixel [ 0 2 ] }
+        compound { channel "aux" subpixel [ 1 2 ] outputframe { name "s" } }
+        inputframe { name "s" }
+    }
+}
+`
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, _, err := compound.Load(path, compound.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels := map[string]string{} // by layout
+	for _, ch := range m.Configs[0].Channels {
+		if ch.View != nil {
+			labels[ch.View.Layout.Name] = ch.Label
+		}
+	}
+	if labels["plain"] == "" || labels["fine"] == "" {
+		t.Fatalf("destination channels by layout: %v", labels)
+	}
+	// the same small difference in both layouts' pictures: 5 levels of
+	// red in every tenth pixel, over a PSNR of 40 dB
+	want, got := image.NewNRGBA(image.Rect(0, 0, 64, 48)), image.NewNRGBA(image.Rect(0, 0, 64, 48))
+	for i := 0; i < len(want.Pix); i += 4 {
+		copy(want.Pix[i:], []byte{byte(i / 7), byte(i / 13), 90, 255})
+		copy(got.Pix[i:], want.Pix[i:i+4])
+		if i/4%10 == 0 {
+			got.Pix[i] += 5
+		}
+	}
+	decomposed, reference := filepath.Join(dir, "decomposed"), filepath.Join(dir, "reference")
+	for _, layout := range []string{"plain", "fine"} {
+		for folder, img := range map[string]image.Image{decomposed: got, reference: want} {
+			if err := os.MkdirAll(folder, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			f, err := os.Create(filepath.Join(folder, labels[layout]+"-000000.png"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := png.Encode(f, img); err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+		}
+	}
+	code, stdout, stderr := runArgs("verify", "--decomposed", decomposed, "--reference", reference, path)
+	for _, want := range []string{labels["plain"] + "-000000.png: differs", "1 of 2 pictures differ", "as the config resamples (subpixel)"} {
+		if code != 1 || !strings.Contains(stdout, want) {
+			t.Errorf("exit %d, want 1 and %q:\n%s\n%s", code, want, stdout, stderr)
+		}
+	}
+	if strings.Contains(stdout, labels["fine"]) {
+		t.Errorf("the subpixel layout's picture was held to the exact layout's allowance:\n%s", stdout)
 	}
 }

@@ -1014,10 +1014,23 @@ func (w *Window) Label() string {
 // changes resolution: a smooth picture's samples (the synthetic
 // renderer's) then average to nearly the unjittered one.
 func (c *Config) Resampling() string {
+	// a layout that is not on screen is left out
+	return c.resampling(func(dest *Compound) bool { return dest == nil || dest.Channel.Showing() })
+}
+
+// ResamplingOf is Resampling for the pictures of one destination channel,
+// whatever layout is shown: an application's run that switched layouts
+// has pictures of several.
+func (c *Config) ResamplingOf(ch *Channel) string {
+	return c.resampling(func(dest *Compound) bool { return dest != nil && dest.Channel == ch })
+}
+
+// resampling says why the compounds whose destination counts resample.
+func (c *Config) resampling(counts func(dest *Compound) bool) string {
 	why := ""
 	c.Walk(func(cp *Compound) {
-		if dest := cp.Destination(); dest != nil && !dest.Channel.Showing() {
-			return // a layout that is not on screen
+		if !counts(cp.Destination()) {
+			return
 		}
 		switch {
 		case (cp.Zoom.X != 1 || cp.Zoom.Y != 1) && !zoomIgnored(cp):
