@@ -445,7 +445,7 @@ func (s *square) Draw(dc *goeq.DrawContext) (goeq.Region, error) {
 	if s.glError {
 		gl.Enable(0x1234) // GL_INVALID_ENUM
 	}
-	model := goeq.Translate(0, 0, float32(-s.depth)).Mul(goeq.RotateY(cam.Angle)).Mul(goeq.RotateX(0.3 * cam.Angle))
+	model := goeq.Translate(0, 0, -s.depth).Mul(goeq.RotateY(cam.Angle)).Mul(goeq.RotateX(0.3 * cam.Angle))
 	model[0], model[5] = model[0]*s.scale, model[5]*s.scale
 	mvp := dc.Projection.Mul(dc.View).Mul(model)
 	if s.ortho {

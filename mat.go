@@ -8,11 +8,12 @@ import (
 // Identity is the identity matrix.
 var Identity = draw.Identity
 
-// Translate is a translation.
-func Translate(x, y, z float32) Mat4 { return draw.Translate(x, y, z) }
+// Translate is a translation (float64, as the rotations and Go's math
+// take; the matrix holds float32, as GL does).
+func Translate(x, y, z float64) Mat4 { return draw.Translate(x, y, z) }
 
 // Scale scales by s in every direction.
-func Scale(s float32) Mat4 { return draw.Scale(s) }
+func Scale(s float64) Mat4 { return draw.Scale(s) }
 
 // RotateX is a rotation about the x axis by radians.
 func RotateX(radians float64) Mat4 { return draw.RotateX(radians) }

@@ -263,16 +263,18 @@ func (m Mat4) Mul(n Mat4) Mat4 {
 	return out
 }
 
-// Translate is a translation.
-func Translate(x, y, z float32) Mat4 {
+// Translate is a translation. Like the rotations it takes float64, Go's
+// math's type, and stores float32, GL's.
+func Translate(x, y, z float64) Mat4 {
 	m := Identity
-	m[12], m[13], m[14] = x, y, z
+	m[12], m[13], m[14] = float32(x), float32(y), float32(z)
 	return m
 }
 
 // Scale scales by s in every direction.
-func Scale(s float32) Mat4 {
-	return Mat4{s, 0, 0, 0, 0, s, 0, 0, 0, 0, s, 0, 0, 0, 0, 1}
+func Scale(s float64) Mat4 {
+	f := float32(s)
+	return Mat4{f, 0, 0, 0, 0, f, 0, 0, 0, 0, f, 0, 0, 0, 0, 1}
 }
 
 // RotateX is a rotation about the x axis by radians.

@@ -150,7 +150,7 @@ func steppedLayouts(canvases []goeq.Canvas, names []string, logf func(string, ..
 const screenshots = "screenshots"
 
 func (c camera) matrix() goeq.Mat4 {
-	placed := goeq.Translate(float32(c.Pan[0]), float32(c.Pan[1]), float32(-c.Distance)).Mul(goeq.RotateX(c.Pitch)).Mul(goeq.RotateY(c.Yaw))
+	placed := goeq.Translate(c.Pan[0], c.Pan[1], -c.Distance).Mul(goeq.RotateX(c.Pitch)).Mul(goeq.RotateY(c.Yaw))
 	if c.Look == [2]float64{} {
 		return placed
 	}
@@ -243,7 +243,7 @@ var (
 	modelOnce sync.Once
 	models    []*render.Model
 	modelErr  error
-	eqPlyFits []float32 // each model's scale at eqPly's size, for a pose
+	eqPlyFits []float64 // each model's scale at eqPly's size, for a pose
 )
 
 func (app) NewRenderer(p *goeq.Pipe) (goeq.Renderer, error) {
@@ -295,7 +295,7 @@ func (app) NewRenderer(p *goeq.Pipe) (goeq.Renderer, error) {
 
 type viewer struct {
 	meshes    []*render.Mesh // one a model
-	eqPlyFits []float32
+	eqPlyFits []float64
 	noROI     bool
 	color     [3]float32 // the mesh's own
 }
@@ -329,7 +329,7 @@ func (v *viewer) draw(dc *goeq.DrawContext) (goeq.Region, error) {
 		// it is scaled to the size perspective shows it at, so that the
 		// wheel still zooms; nearer than zooms go (the eye in the model,
 		// or past it), as large as they show it
-		return mesh.DrawProjected(dc, dc.Ortho, dc.OrthoView.Mul(goeq.Scale(float32(1/max(distance, nearDistance)))).Mul(mv))
+		return mesh.DrawProjected(dc, dc.Ortho, dc.OrthoView.Mul(goeq.Scale(1/max(distance, nearDistance))).Mul(mv))
 	}
 	return mesh.DrawPlaced(dc, dc.View.Mul(mv))
 }

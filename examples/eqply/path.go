@@ -28,7 +28,7 @@ func rotateXYZ(r [3]float64) goeq.Mat4 {
 }
 
 func (p pose) matrix() goeq.Mat4 {
-	at := goeq.Translate(float32(p.Position[0]), float32(p.Position[1]), float32(p.Position[2]))
+	at := goeq.Translate(p.Position[0], p.Position[1], p.Position[2])
 	return rotateXYZ(p.Rotation).Mul(at).Mul(rotateXYZ(p.Model))
 }
 
@@ -55,12 +55,12 @@ func finite32(x float64) bool { return !math.IsNaN(x) && math.Abs(x) <= math.Max
 // eqPlySize scales a model fitted to render.ViewRadius to eqPly's size
 // for it: its largest side 2 units long (triply's VertexData::scale), so
 // that a path's positions, made for eqPly, show it as eqPly did.
-func eqPlySize(box [2][3]float32) float32 {
+func eqPlySize(box [2][3]float32) float64 {
 	side := max(box[1][0]-box[0][0], box[1][1]-box[0][1], box[1][2]-box[0][2])
 	if !(side > 0) {
 		return 1
 	}
-	return 2 / side
+	return 2 / float64(side)
 }
 
 // cameraPath is an eqPly camera path: the model's rotation, and the poses

@@ -163,11 +163,11 @@ func (app) NewRenderer(p *goeq.Pipe) (goeq.Renderer, error) {
 	}
 	v.Place = func(c *goeq.DrawContext) (goeq.Mat4, bool) {
 		at := viewOf(c)
-		m := goeq.Translate(float32(at.Pan[0]), float32(at.Pan[1]), float32(-at.Distance)).Mul(goeq.RotateX(at.Pitch)).Mul(goeq.RotateY(at.Yaw))
+		m := goeq.Translate(at.Pan[0], at.Pan[1], -at.Distance).Mul(goeq.RotateX(at.Pitch)).Mul(goeq.RotateY(at.Yaw))
 		if at.Ortho {
 			// without perspective the distance no longer shrinks the
 			// volume: it is scaled to the size perspective shows it at
-			m = goeq.Scale(float32(1 / max(at.Distance, 1e-3))).Mul(m)
+			m = goeq.Scale(1 / max(at.Distance, 1e-3)).Mul(m)
 		}
 		return m, at.Ortho
 	}
