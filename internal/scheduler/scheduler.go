@@ -876,9 +876,13 @@ func (s *Scheduler) startFrames() {
 func (s *Scheduler) start(number int) {
 	plan := s.planner.Plan(number)
 	// a layout switched to shows a destination on a node lost while
-	// another was shown: the frame would leave it dark
+	// another was shown: the frame would leave it dark (the config is
+	// walked for lost nodes alone: a frame's control time is bounded)
 	for _, ns := range s.order {
-		if ch := s.shownDestination(ns); ch != nil && !ns.alive {
+		if ns.alive {
+			continue
+		}
+		if ch := s.shownDestination(ns); ch != nil {
 			s.fail(fmt.Sprintf("node %s was lost (%s), and %s, a destination of the layouts shown from frame %d, is on it: the run ends, as with the loss of a node that shows the destination",
 				ns.id, ns.lostFor, describeDestination(ch), number))
 			return
