@@ -1729,21 +1729,26 @@ config
 	// "leftonly" from frame 2 until the node has rejoined (bounded: it
 	// takes a second or so), then "both" again
 	frames, shownAgain := 0, -1
+	step := func(cfg *goeq.Config, frame int) error {
+		var err error
+		switch frame {
+		case 2:
+			err = cfg.UseLayout("leftonly")
+		case shownAgain:
+			err = cfg.UseLayout("both")
+		}
+		if err == nil {
+			if _, err = cfg.StartFrame(camera{Frame: frame, Angle: 0.35 * float64(frame)}); err == nil {
+				err = cfg.FinishFrame()
+			}
+		}
+		return err
+	}
 	for ; err == nil && frames < 2000 && (shownAgain < 0 || frames < shownAgain+back); frames++ {
 		if shownAgain < 0 && frames > killAt && slices.ContainsFunc(cfg.PendingEvents(), func(ev goeq.Event) bool { return ev.Kind == goeq.NodeJoined }) {
 			shownAgain = frames
 		}
-		switch {
-		case frames == 2:
-			err = cfg.UseLayout("leftonly")
-		case frames == shownAgain:
-			err = cfg.UseLayout("both")
-		}
-		if err == nil {
-			if _, err = cfg.StartFrame(camera{Frame: frames, Angle: 0.35 * float64(frames)}); err == nil {
-				err = cfg.FinishFrame()
-			}
-		}
+		err = step(cfg, frames)
 	}
 	sum, exitErr := cfg.Exit()
 	if err != nil || exitErr != nil {
@@ -1760,17 +1765,7 @@ config
 		t.Fatal(err)
 	}
 	for i := 0; i < frames && err == nil; i++ {
-		switch i {
-		case 2:
-			err = ref.UseLayout("leftonly")
-		case shownAgain:
-			err = ref.UseLayout("both")
-		}
-		if err == nil {
-			if _, err = ref.StartFrame(camera{Frame: i, Angle: 0.35 * float64(i)}); err == nil {
-				err = ref.FinishFrame()
-			}
-		}
+		err = step(ref, i)
 	}
 	want, exitErr := ref.Exit()
 	if err != nil || exitErr != nil {
