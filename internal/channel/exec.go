@@ -2448,6 +2448,10 @@ const maxSubpixelSamples = 4096
 // negative array length does not compile).
 var _ [compositor.MaxAverage - compound.MaxSubpixel]struct{}
 
+// The weights of a decomposition's samples, which sum to at most the
+// least common multiple of their sizes, are weights it can sum.
+var _ [compositor.MaxWeight - compound.MaxSubpixelWeight]struct{}
+
 // subpixelDecomposition is the input frames of one subpixel
 // decomposition: those that share pixels, by sample.
 type subpixelDecomposition struct {
