@@ -1747,7 +1747,7 @@ config
 	// frames go on without the node after the one it died in (each
 	// finished before the next), then wait for it to come back: it
 	// takes a second or so (bounded)
-	rejoined := func() error {
+	waitForRejoin := func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		for {
@@ -1762,7 +1762,7 @@ config
 	}
 	for ; err == nil && (shownAgain < 0 || frames < shownAgain+back); frames++ {
 		if frames == killAt+3 {
-			if err = rejoined(); err != nil {
+			if err = waitForRejoin(); err != nil {
 				break
 			}
 			shownAgain = frames
