@@ -1064,10 +1064,12 @@ func (s *Scheduler) completeFrames() {
 // Equalizer's config init does under the config's robustness (ON unless
 // the config turns it off), the run goes on without a node that shows no
 // destination: its channels' work goes to the others, and it takes part
-// if it joins later. A node that shows a destination must join, or the
-// run fails: its pictures would be lost.
+// if it joins later. A node that shows a destination of the layouts shown
+// must join, or the run fails: its pictures would be lost. One whose
+// destinations are in other layouts is lost as a node that joined, until
+// a frame shows one of them (start).
 func (s *Scheduler) neverJoined(ns *nodeState, reason string) {
-	if !s.cfg.Robust() || s.showsADestination(ns) {
+	if !s.cfg.Robust() || s.shownDestination(ns) != nil {
 		s.fail(fmt.Sprintf("node %s did not join: %s", ns.id, reason))
 		return
 	}
@@ -1705,12 +1707,6 @@ func consumersOf(cp *planner.ChannelPlan) []string {
 		}
 	}
 	return out
-}
-
-// showsADestination reports whether a node's channels show a destination
-// of the config, in any layout.
-func (s *Scheduler) showsADestination(ns *nodeState) bool {
-	return s.cfg.ShowsADestination(func(ch *compound.Channel) bool { return ns.channels[ch.ID] == ch })
 }
 
 // shownDestination is a channel of a node's that shows a destination in

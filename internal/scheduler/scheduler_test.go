@@ -1254,11 +1254,11 @@ func TestALostNodesQueuedPartsAreRepairedWithTheirTiles(t *testing.T) {
 	}
 }
 
-// Every node of the corpus that shows no destination, lost at latency 1
-// and 3 with frames in flight: the run goes on to its end, and no frame is
-// degraded, the frames in flight repaired (the DB compounds' sort-last
-// exchanges, and the direct sends and binary swaps written out in frames,
-// too).
+// Every node of the corpus that shows no destination of the layouts shown
+// at the start, lost at latency 1 and 3 with frames in flight: the run
+// goes on to its end, and no frame is degraded, the frames in flight
+// repaired (the DB compounds' sort-last exchanges, and the direct sends
+// and binary swaps written out in frames, too).
 func TestEveryCorpusNodeLossIsRepaired(t *testing.T) {
 	names, err := filepath.Glob(corpus("*.eqc"))
 	if err != nil || len(names) == 0 {
@@ -1269,7 +1269,7 @@ func TestEveryCorpusNodeLossIsRepaired(t *testing.T) {
 		for _, latency := range []int{1, 3} {
 			probe := newCluster(t, withLatency(t, name, latency), Options{Frames: 1})
 			for _, id := range probe.s.Nodes() {
-				if probe.s.showsADestination(probe.s.nodes[id]) {
+				if probe.s.shownDestination(probe.s.nodes[id]) != nil {
 					continue
 				}
 				t.Run(fmt.Sprintf("%s/latency-%d/%s", base, latency, id), func(t *testing.T) {
@@ -1447,8 +1447,8 @@ func TestALossBetweenFramesFailsWhereItMust(t *testing.T) {
 // as any render node is, and the run goes on (an operator's wall whose
 // layout leaves the dead projector's segment out); a frame that shows
 // such a layout again before the node rejoins fails the run, naming the
-// node and the destination, and none is planned dark. Before, the run
-// ended with the loss, whatever the layout.
+// node and the destination, and none is planned dark. So does a node that
+// never joined. Before, the run ended with the loss, whatever the layout.
 func TestALostNodeShowingOnlyAnotherLayoutIsNotTheEnd(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "halves.eqc")
 	if err := os.WriteFile(path, []byte(`#Equalizer 1.2 ascii
@@ -1464,6 +1464,20 @@ config
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// and one that never joined while a layout without its destination
+	// is shown: the run starts without it
+	cfg := load(t, path)
+	cfg.Canvases[0].ActiveLayout = 1
+	c := newCluster(t, cfg, Options{}, "right")
+	c.s.Step(Lost{Node: "right", Reason: "no client"})
+	c.drain()
+	c.framesIn(t, cfg.Canvases[0], 1, 2)
+	c.s.Step(Request{Frames: 1, Layouts: map[*compound.Canvas]int{cfg.Canvases[0]: 0}})
+	c.drain()
+	if want := `node right was lost (no client), and channel "right" in layout "both", a destination of the layouts shown from frame 2, is on it`; !strings.HasPrefix(c.failure, want) {
+		t.Errorf("the right node never joined, and layout \"both\" shown: failure %q, want %q...", c.failure, want)
+	}
+
 	for _, rejoin := range []bool{false, true} {
 		cfg := load(t, path)
 		c := newCluster(t, cfg, Options{})
