@@ -257,9 +257,11 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 	n.released = map[int]chan struct{}{}
 	n.events = make(chan control.WindowEvent, eventQueue)
 	n.pointer = map[*compound.Window][2]float64{}
-	// a pipe that shows no destination may fail alone: the node goes on
-	// without it under the config's robustness, as Equalizer's config
-	// init drops a pipe that fails (compound.Config.MayGoWithout)
+	// a pipe may fail alone: the node goes on without it under the
+	// config's robustness, as Equalizer's config init drops a pipe that
+	// fails. The server says whether the run can: not while a layout
+	// shown has a destination on it, which may change before the first
+	// frame and a rejoining node does not know
 	var firstLoss error
 	lose := func(pi int, p *pipe, r draw.Renderer, err error) {
 		n.log.Warn(fmt.Sprintf("%s could not be set up (%v): the node goes on without it, as the config's robustness lets it", n.model.Pipes[pi].Label(), err))
@@ -284,7 +286,7 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 		}
 		p, err := n.openPipe(pm, sys, s.Drawable)
 		if err != nil {
-			if !n.cfg.MayGoWithout(pm) {
+			if !n.cfg.Robust() {
 				return err
 			}
 			lose(pi, nil, nil, err)
@@ -316,7 +318,7 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 		exec, err := channel.NewExecutor(glp, renderers[i], n, channel.ExecOptions{AsyncReadback: s.AsyncReadback, FullReadback: s.FullReadback, InputTimeout: s.InputTimeout, Merge: merge,
 			Node: n.name, Port: pm.Port, Device: pm.Device, Warn: func(msg string) { n.log.Warn(msg) }})
 		if err != nil {
-			if !n.cfg.MayGoWithout(pm) {
+			if !n.cfg.Robust() {
 				return err
 			}
 			lose(glIndex[i], p, renderers[i], err)
@@ -401,9 +403,9 @@ func (p *pipe) release(r draw.Renderer) {
 // factory may make GL objects), as Equalizer's pipe threads initialise
 // together: factories that load the application's data take the time of
 // the slowest, not the sum. The first to fail ends it at once, without
-// waiting for the others' loads: the process leaves with its error. A
-// pipe the node may go on without (compound.Config.MayGoWithout) fails
-// alone: its error is its entry in failed.
+// waiting for the others' loads: the process leaves with its error. Under
+// the config's robustness a pipe fails alone: its error is its entry in
+// failed.
 func (n *node) makeRenderers(pipes []*pipe, s *control.Setup, opt Options) (renderers []draw.Renderer, failed []error, err error) {
 	if len(pipes) == 0 {
 		return nil, nil, nil
@@ -438,7 +440,7 @@ func (n *node) makeRenderers(pipes []*pipe, s *control.Setup, opt Options) (rend
 	renderers, failed = make([]draw.Renderer, len(pipes)), make([]error, len(pipes))
 	for range pipes {
 		m := <-results
-		if m.err != nil && !n.cfg.MayGoWithout(pipes[m.i].model) {
+		if m.err != nil && !n.cfg.Robust() {
 			return nil, nil, m.err
 		}
 		renderers[m.i], failed[m.i] = m.r, m.err

@@ -719,8 +719,7 @@ func (c *Config) Walk(fn func(*Compound)) {
 func (c *Config) Robust() bool { return c.Robustness != "OFF" }
 
 // ShowsADestination reports whether any of channels is the channel of a
-// destination compound, in any layout: losing it loses pictures, which
-// robustness does not allow.
+// destination compound, in any layout.
 func (c *Config) ShowsADestination(channels func(*Channel) bool) bool {
 	found := false
 	c.Walk(func(x *Compound) { found = found || x.Channel != nil && x.Destination() == x && channels(x.Channel) })
@@ -737,13 +736,6 @@ func (c *Config) ShownDestination(channels func(*Channel) bool) *Channel {
 		}
 	})
 	return found
-}
-
-// MayGoWithout reports whether a run may go on without pipe p when it
-// fails to set up: under the config's robustness, when it shows no
-// destination.
-func (c *Config) MayGoWithout(p *Pipe) bool {
-	return c.Robust() && !c.ShowsADestination(func(ch *Channel) bool { return ch.Window.Pipe == p })
 }
 
 // IsActive reports whether the compound runs in the given frame (period

@@ -194,12 +194,14 @@ type Request struct {
 	EveryNode bool
 }
 
-// Join: a node's render client is set up and takes frames. Down lists its
-// channels (IDs) on pipes that could not be set up, which the config's
-// robustness lets the run go on without: they stay out of the frames.
+// Join: a node's render client is set up and takes frames. Down holds its
+// channels (IDs) on pipes that could not be set up, each with why, which
+// the config's robustness lets the run go on without: they stay out of
+// the frames, and a frame whose layouts show a destination among them
+// ends the run.
 type Join struct {
 	Node string
-	Down []string
+	Down map[string]string
 }
 
 // Lost: a node died or its connection broke. Before it joined: its client
@@ -432,6 +434,9 @@ type nodeState struct {
 	// (this session)
 	showing []*compound.Window
 	lostFor string // why it was lost last
+	// down are its channels (IDs) on pipes its client could not set up
+	// this session, each with why (Join.Down)
+	down map[string]string
 }
 
 // gapWindow holds a node's last livenessGaps gaps between messages and
@@ -604,7 +609,10 @@ type Scheduler struct {
 	stopping      bool
 	finished      bool
 	failed        string
-	everyNode     map[int]bool // frames that go to every node (Request.EveryNode)
+	// ending is the failure of a frame that could not start: it ends the
+	// run once the frames in flight, which were whole, have completed
+	ending    string
+	everyNode map[int]bool // frames that go to every node (Request.EveryNode)
 	// tileCost is each puller's time per item it drew from a tile queue
 	// (seconds; recent frames weigh most), which sizes its grants
 	tileCost map[puller]float64
@@ -758,11 +766,11 @@ func (s *Scheduler) Step(e Event) {
 			// a lost node rejoins: its channels take part again, but those
 			// its client could not set up this time
 			for id, ch := range ns.channels {
-				if down := slices.Contains(e.Down, id); down || ns.joined {
+				if _, down := e.Down[id]; down || ns.joined {
 					s.planner.SetChannelDown(ch, down)
 				}
 			}
-			ns.joined, ns.alive, ns.lastSeen, ns.gaps, ns.showing = true, true, s.now, gapWindow{}, nil
+			ns.joined, ns.alive, ns.lastSeen, ns.gaps, ns.showing, ns.down = true, true, s.now, gapWindow{}, nil, e.Down
 			ns.joins++
 		}
 	case Lost:
@@ -861,10 +869,21 @@ func (s *Scheduler) fail(reason string) {
 	}
 }
 
+// endAfterInflight ends the run once the frames in flight have completed
+// (completeFrames); no frame starts meanwhile.
+func (s *Scheduler) endAfterInflight(reason string) {
+	if s.ending == "" {
+		s.ending = reason
+	}
+	if len(s.inflight) == 0 {
+		s.fail(reason)
+	}
+}
+
 // startFrames starts every frame the latency rule and the framerate
 // interval allow.
 func (s *Scheduler) startFrames() {
-	for s.failed == "" && s.next < s.requested && s.next <= s.completed+s.latency && s.allJoined() {
+	for s.failed == "" && s.ending == "" && s.next < s.requested && s.next <= s.completed+s.latency && s.allJoined() {
 		if s.interval > 0 && !s.lastStart.IsZero() && s.now.Before(s.lastStart.Add(s.interval)) {
 			return
 		}
@@ -875,17 +894,25 @@ func (s *Scheduler) startFrames() {
 
 func (s *Scheduler) start(number int) {
 	plan := s.planner.Plan(number)
-	// a layout switched to shows a destination on a node lost while
-	// another was shown: the frame would leave it dark (the config is
-	// walked for lost nodes alone: a frame's control time is bounded)
+	// a layout switched to, or the first, shows a destination on a node
+	// lost while another was shown, or on a pipe that could not be set
+	// up: the frame would leave it dark (the config is walked for those
+	// alone: a frame's control time is bounded). The frames before it
+	// are the user's, whole: the run ends once they complete
 	for _, ns := range s.order {
-		if ns.alive {
-			continue
-		}
-		if ch := s.shownDestination(ns); ch != nil {
-			s.fail(fmt.Sprintf("node %s was lost (%s), and %s, a destination of the layouts shown from frame %d, is on it: the run ends, as with the loss of a node that shows the destination",
-				ns.id, ns.lostFor, describeDestination(ch), number))
-			return
+		switch {
+		case !ns.alive:
+			if ch := s.shownDestination(ns); ch != nil {
+				s.endAfterInflight(fmt.Sprintf("node %s was lost (%s), and %s, a destination of the layouts shown from frame %d, is on it: the run ends, as with the loss of a node that shows the destination",
+					ns.id, ns.lostFor, describeDestination(ch), number))
+				return
+			}
+		case len(ns.down) > 0:
+			if ch := s.cfg.ShownDestination(func(ch *compound.Channel) bool { _, down := ns.down[ch.ID]; return down && ns.channels[ch.ID] == ch }); ch != nil {
+				s.endAfterInflight(fmt.Sprintf("node %s: %s could not be set up (%s), and %s, a destination of the layouts shown from frame %d, is on it: the run ends, as the config's robustness goes on only without what shows no destination",
+					ns.id, ch.Window.Pipe.Label(), ns.down[ch.ID], describeDestination(ch), number))
+				return
+			}
 		}
 	}
 	n := len(s.order)
@@ -1053,6 +1080,9 @@ func (s *Scheduler) completeFrames() {
 		slices.Sort(f.done.Written)
 		s.ready.Completed = append(s.ready.Completed, f.done)
 		s.completed++
+	}
+	if s.ending != "" && len(s.inflight) == 0 {
+		s.fail(s.ending)
 	}
 	if !s.finished && s.failed == "" && s.completed >= s.requested && len(s.inflight) == 0 && (s.opt.Frames > 0 || s.stopping) {
 		s.finished = true

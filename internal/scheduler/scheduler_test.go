@@ -1379,7 +1379,7 @@ func TestAJoinLeavesOutTheChannelsItCouldNotSetUp(t *testing.T) {
 		ids[ch.Label] = ch.ID
 	}
 	c.nodes["render1"].dead = false
-	c.s.Step(Join{Node: "render1", Down: []string{ids["src2"]}})
+	c.s.Step(Join{Node: "render1", Down: map[string]string{ids["src2"]: "no GPU"}})
 	for len(c.completed) < 20 {
 		c.round()
 	}
@@ -1450,20 +1450,7 @@ func TestALossBetweenFramesFailsWhereItMust(t *testing.T) {
 // node and the destination, and none is planned dark. So does a node that
 // never joined. Before, the run ended with the loss, whatever the layout.
 func TestALostNodeShowingOnlyAnotherLayoutIsNotTheEnd(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "halves.eqc")
-	if err := os.WriteFile(path, []byte(`#Equalizer 1.2 ascii
-config
-{
-    appNode { pipe { window { name "left" viewport [ 0 0 200 150 ] channel { name "left" } } } }
-    node { name "right" host "localhost" pipe { window { name "right" viewport [ 0 0 200 150 ] channel { name "right" } } } }
-    observer {}
-    layout { name "both" view { observer 0 } }
-    layout { name "leftonly" view { observer 0 viewport [ 0 0 .5 1 ] } }
-    canvas { layout "both" layout "leftonly" wall {} segment { viewport [ 0 0 .5 1 ] channel "left" } segment { viewport [ .5 0 .5 1 ] channel "right" } }
-}
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := halves(t)
 	// and one that never joined while a layout without its destination
 	// is shown: the run starts without it
 	cfg := load(t, path)
@@ -1504,6 +1491,99 @@ config
 		if len(c.sent) != sent {
 			t.Errorf("work %v sent for the frame that would leave the right segment dark", c.sent[sent:])
 		}
+	}
+}
+
+// halves writes a config of two segments, each a node's, and two
+// layouts: "both" shows both, "leftonly" the app node's alone.
+func halves(t *testing.T) string {
+	path := filepath.Join(t.TempDir(), "halves.eqc")
+	if err := os.WriteFile(path, []byte(`#Equalizer 1.2 ascii
+config
+{
+    appNode { pipe { window { name "left" viewport [ 0 0 200 150 ] channel { name "left" } } } }
+    node { name "right" host "localhost" pipe { name "gpu" window { name "right" viewport [ 0 0 200 150 ] channel { name "right" } } } }
+    observer {}
+    layout { name "both" view { observer 0 } }
+    layout { name "leftonly" view { observer 0 viewport [ 0 0 .5 1 ] } }
+    canvas { layout "both" layout "leftonly" wall {} segment { viewport [ 0 0 .5 1 ] channel "left" } segment { viewport [ .5 0 .5 1 ] channel "right" } }
+}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// A pipe that could not be set up, whose destinations are only in layouts
+// not shown, leaves the run as a lost node does: the frames go on, and one
+// whose layout shows such a destination ends the run, at the start as
+// after a switch, and sends no work. The frames in flight before it
+// complete first. A later session that sets the pipe up brings the
+// layout back.
+func TestAPipeNotSetUpEndsTheRunOnlyWhenItsDestinationIsShown(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		first       int  // the layout shown at the start
+		rejoin      bool // with the pipe set up, before "both" is shown
+		inflight    bool // "both" asked for while frames of "leftonly" are in flight
+		failedFrame int  // -1: none
+	}{
+		{"shown at the start", 0, false, false, 0},
+		{"shown after a switch", 1, false, false, 2},
+		{"shown after a switch, frames in flight", 1, false, true, 2},
+		{"shown after a session that set it up", 1, true, false, -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := load(t, halves(t))
+			cfg.Canvases[0].ActiveLayout = tc.first
+			c := newCluster(t, cfg, Options{}, "right")
+			down := map[string]string{}
+			for _, ch := range cfg.Channels {
+				if ch.Window.Pipe.Name == "gpu" {
+					down[ch.ID] = "no GPU"
+				}
+			}
+			c.nodes["right"].dead = false
+			c.s.Step(Join{Node: "right", Down: down})
+			switch {
+			case tc.inflight:
+				c.s.Step(Request{Frames: 2, Layouts: map[*compound.Canvas]int{cfg.Canvases[0]: 1}})
+				c.drain()
+				if c.s.Started() != 2 || len(c.completed) != 0 {
+					t.Fatalf("%d frames started, %d completed; want 2 in flight", c.s.Started(), len(c.completed))
+				}
+			case tc.first == 1:
+				c.framesIn(t, cfg.Canvases[0], 1, 2)
+			}
+			if tc.rejoin {
+				c.s.Step(Lost{Node: "right", Reason: "restarted"})
+				c.s.Step(Join{Node: "right"})
+			}
+			sent := len(c.sent)
+			c.s.Step(Request{Frames: 2, Layouts: map[*compound.Canvas]int{cfg.Canvases[0]: 0}})
+			if tc.failedFrame < 0 {
+				for want := len(c.completed) + 2; len(c.completed) < want && c.failure == ""; {
+					c.round()
+				}
+				if c.failure != "" {
+					t.Fatalf("the pipe set up again, and layout \"both\" shown: %s", c.failure)
+				}
+				return
+			}
+			for rounds := 0; c.failure == "" && rounds < 1000; rounds++ {
+				c.round()
+			}
+			if len(c.completed) != tc.failedFrame {
+				t.Errorf("%d frames completed before the run ended; want the %d before the frame that failed", len(c.completed), tc.failedFrame)
+			}
+			want := fmt.Sprintf(`node right: pipe "gpu" could not be set up (no GPU), and channel "right" in layout "both", a destination of the layouts shown from frame %d, is on it`, tc.failedFrame)
+			if !strings.HasPrefix(c.failure, want) {
+				t.Errorf("failure %q, want %q...", c.failure, want)
+			}
+			if len(c.sent) != sent {
+				t.Errorf("work %v sent for a frame that would leave the right segment dark", c.sent[sent:])
+			}
+		})
 	}
 }
 

@@ -2,7 +2,6 @@ package server
 
 import (
 	"log/slog"
-	"slices"
 	"strings"
 	"testing"
 
@@ -11,9 +10,10 @@ import (
 )
 
 // The pipes a client says it could not set up are checked: the run goes
-// on without one only under the config's robustness and when it shows no
-// destination; a pipe the node does not have, or one named twice, fails
-// the node's set-up instead of taking channels out.
+// on without one only under the config's robustness (and while the
+// layouts shown have no destination on it, which the scheduler judges);
+// a pipe the node does not have, or one named twice, fails the node's
+// set-up instead of taking channels out.
 func TestLostPipesAreChecked(t *testing.T) {
 	const text = `server { config { %s
     appNode {
@@ -26,7 +26,7 @@ func TestLostPipesAreChecked(t *testing.T) {
 		down, why  string
 	}{
 		{"", []control.LostPipe{{Pipe: 1, Reason: "no GPU"}}, "src1", ""},
-		{"", []control.LostPipe{{Pipe: 0, Reason: "no GPU"}}, "", `pipe "display": no GPU`},
+		{"", []control.LostPipe{{Pipe: 0, Reason: "no GPU"}}, "dest", ""},
 		{"attributes { robustness OFF }", []control.LostPipe{{Pipe: 1, Reason: "no GPU"}}, "", `pipe "gpu1": no GPU`},
 		{"", []control.LostPipe{{Pipe: 2, Reason: "no GPU"}}, "", "pipe 2 lost, which the node does not have"},
 		{"", []control.LostPipe{{Pipe: 1, Reason: "a"}, {Pipe: 1, Reason: "b"}}, "", "or twice"},
@@ -41,8 +41,11 @@ func TestLostPipesAreChecked(t *testing.T) {
 		ids, why := s.lostPipes(s.cfg.Nodes[0], tc.lost)
 		var down []string
 		for _, ch := range s.cfg.Channels {
-			if slices.Contains(ids, ch.ID) {
+			if reason, ok := ids[ch.ID]; ok {
 				down = append(down, ch.Label)
+				if reason != clipText(tc.lost[0].Reason, maxSettingUp) {
+					t.Errorf("%v: channel %s down for %q", tc.lost, ch.Label, reason)
+				}
 			}
 		}
 		if strings.Join(down, " ") != tc.down || !strings.Contains(why, tc.why) || (tc.why == "") != (why == "") {
@@ -50,6 +53,11 @@ func TestLostPipesAreChecked(t *testing.T) {
 		}
 		if tc.why != "" && strings.Contains(log.String(), "could not be set up") {
 			t.Errorf("%v: a node whose report fails logged a pipe the run goes on without:\n%s", tc.lost, log.String())
+		}
+		// the destination's pipe is lost for as long as no layout shown
+		// has the destination: the warning says so, a source's does not
+		if while := strings.Contains(log.String(), "while the layouts shown have no destination on it"); while != (tc.down == "dest") {
+			t.Errorf("%v: the warning says %v that the run goes on only while no destination is shown:\n%s", tc.lost, while, log.String())
 		}
 		if len(log.String()) > 2000 {
 			t.Errorf("a long reason went into the log whole: %d bytes", len(log.String()))

@@ -1215,7 +1215,7 @@ func (s *server) Session(stream grpc.ServerStream, node string) error {
 	tell(event{settingUp: "taking the config"})
 	// the node takes part once it has opened its pipes, windows and
 	// channels: frames sent earlier would find nothing to land in
-	var down []string // channels of the pipes it could not set up
+	var down map[string]string // channels of the pipes it could not set up, with why
 	var ready *control.ClientMsg
 	for {
 		m := &control.ClientMsg{}
@@ -1596,7 +1596,7 @@ func (s *server) take(ev *event, rep *report, joined map[string]bool) (scheduler
 		joined[e.Node] = true
 		for _, ch := range s.cfg.Channels {
 			label := e.Node + ": " + ch.Window.Pipe.Label()
-			if slices.Contains(e.Down, ch.ID) && !slices.Contains(rep.lostPipes, label) {
+			if _, down := e.Down[ch.ID]; down && !slices.Contains(rep.lostPipes, label) {
 				rep.lostPipes = append(rep.lostPipes, label)
 			}
 		}
@@ -1605,10 +1605,11 @@ func (s *server) take(ev *event, rep *report, joined map[string]bool) (scheduler
 }
 
 // lostPipes checks the pipes a node's client could not set up, and
-// returns their channels (IDs). The run goes on without a pipe only under
-// the config's robustness and when it shows no destination; otherwise
-// why says that the node failed to set up.
-func (s *server) lostPipes(n *compound.Node, lost []control.LostPipe) (down []string, why string) {
+// returns their channels (IDs), each with why. The run goes on without a
+// pipe only under the config's robustness, and while the layouts shown
+// have no destination on it (the scheduler's to judge, frame by frame);
+// otherwise why says that the node failed to set up.
+func (s *server) lostPipes(n *compound.Node, lost []control.LostPipe) (down map[string]string, why string) {
 	seen := map[int]bool{}
 	var warnings []string // logged once every pipe passed
 	for _, l := range lost {
@@ -1618,18 +1619,25 @@ func (s *server) lostPipes(n *compound.Node, lost []control.LostPipe) (down []st
 		seen[l.Pipe] = true
 		pm := n.Pipes[l.Pipe]
 		reason := clipText(l.Reason, maxSettingUp)
-		if !s.cfg.MayGoWithout(pm) {
+		if !s.cfg.Robust() {
 			return nil, fmt.Sprintf("%s: %s", pm.Label(), reason)
 		}
 		var chs []*compound.Channel
 		for _, ch := range s.cfg.Channels {
 			if ch.Window.Pipe == pm {
-				down = append(down, ch.ID)
+				if down == nil {
+					down = map[string]string{}
+				}
+				down[ch.ID] = reason
 				chs = append(chs, ch)
 			}
 		}
-		warnings = append(warnings, fmt.Sprintf("node %s: %s could not be set up (%s): the run goes on without it, as the config's robustness (ON unless the config says OFF) lets it; its channels %s leave the compounds",
-			n.ID, pm.Label(), reason, strings.Join(compound.ConfigNames(chs), ", ")))
+		while := ""
+		if s.cfg.ShowsADestination(func(ch *compound.Channel) bool { return ch.Window.Pipe == pm }) {
+			while = " while the layouts shown have no destination on it"
+		}
+		warnings = append(warnings, fmt.Sprintf("node %s: %s could not be set up (%s): the run goes on without it%s, as the config's robustness (ON unless the config says OFF) lets it; its channels %s leave the compounds",
+			n.ID, pm.Label(), reason, while, strings.Join(compound.ConfigNames(chs), ", ")))
 	}
 	for _, w := range warnings {
 		s.opt.Log.Warn(w)
