@@ -263,8 +263,9 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 	// shown has a destination on it, which may change before the first
 	// frame and a rejoining node does not know
 	var firstLoss error
+	var lossWarnings []string // logged once some pipe is set up: else the node itself did not come
 	lose := func(pi int, p *pipe, r draw.Renderer, err error) {
-		n.log.Warn(fmt.Sprintf("%s could not be set up (%v): the node goes on without it, as the config's robustness lets it", n.model.Pipes[pi].Label(), err))
+		lossWarnings = append(lossWarnings, fmt.Sprintf("%s could not be set up (%v): the node goes on without it, as the config's robustness lets it", n.model.Pipes[pi].Label(), err))
 		n.logPanic(err)
 		if p != nil {
 			p.release(r)
@@ -343,6 +344,9 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 	}
 	if len(n.pipes) == 0 && firstLoss != nil {
 		return firstLoss // nothing left: the node itself did not come
+	}
+	for _, w := range lossWarnings {
+		n.log.Warn(w)
 	}
 	return nil
 }

@@ -317,8 +317,9 @@ type FramePlan struct {
 	// Showing are the windows the frame's layouts and view modes use:
 	// those of the destinations they show and of these destinations'
 	// sources, where an eye of theirs is drawn in the view's mode, whether
-	// or not they draw this frame (a period skips frames). A window that
-	// leaves it shows nothing from this frame on.
+	// or not they draw this frame (a period skips frames), but for those
+	// of channels down. A window that leaves it shows nothing from this
+	// frame on.
 	Showing []*compound.Window
 }
 
@@ -654,13 +655,15 @@ func (p *Planner) Plan(frame int) *FramePlan {
 
 // showing lists the windows the layouts and view modes use now
 // (FramePlan.Showing), in the config's order: a passive stereo wall's
-// right-eye projector is not used in mono.
+// right-eye projector is not used in mono. A down channel's window is
+// not there to use, or to blank: its pipe could not be set up, or its
+// node is lost.
 func (p *Planner) showing(states map[string]CompoundState) []*compound.Window {
 	var out []*compound.Window
 	listed := map[*compound.Window]bool{}
 	p.cfg.Walk(func(c *compound.Compound) {
 		dest := c.Destination()
-		if c.Channel == nil || dest == nil || !dest.Channel.Showing() || states[c.Path()].Eyes == 0 || listed[c.Channel.Window] {
+		if c.Channel == nil || dest == nil || !dest.Channel.Showing() || states[c.Path()].Eyes == 0 || listed[c.Channel.Window] || p.down[c.Channel] {
 			return
 		}
 		listed[c.Channel.Window] = true

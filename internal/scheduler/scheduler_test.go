@@ -2692,7 +2692,8 @@ func TestANodeTheLayoutStopsUsingGetsTheFrameToBlankIt(t *testing.T) {
 // A source's window is used while the layout its destination shows is:
 // switched to a layout whose tree does not have it, its node gets it to
 // blank (its window would keep the last part it drew), and switched back,
-// it draws again.
+// it draws again. A window whose pipe could not be set up is not there to
+// blank: its node gets nothing for it.
 func TestASourceTheLayoutStopsUsingIsBlanked(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "two-trees.eqc")
 	if err := os.WriteFile(path, []byte(`#Equalizer 1.2 ascii
@@ -2723,6 +2724,17 @@ config
 	c.framesIn(t, cfg.Canvases[0], 0, 2)
 	if got, want := c.workSent("render"), []string{"0:1[]", "1:1[]", "2:0[src]", "4:1[]", "5:1[]"}; !slices.Equal(got, want) {
 		t.Errorf("render's work (frame:channels[blanked]) %v, want %v", got, want)
+	}
+
+	cfg = load(t, path)
+	c = newCluster(t, cfg, Options{}, "render")
+	c.nodes["render"].dead = false
+	c.s.Step(Join{Node: "render", Down: map[string]string{channelID(t, c, "src"): "no GPU"}})
+	c.framesIn(t, cfg.Canvases[0], 0, 2)
+	c.framesIn(t, cfg.Canvases[0], 1, 2)
+	c.framesIn(t, cfg.Canvases[0], 0, 2)
+	if got := c.workSent("render"); len(got) > 0 {
+		t.Errorf("render, whose pipe could not be set up, got work (frame:channels[blanked]) %v", got)
 	}
 }
 
