@@ -1440,56 +1440,89 @@ func TestAPipeThatFailsToSetUpLeavesTheRun(t *testing.T) {
 // A pipe that fails to set up, whose destination is only in a layout not
 // shown, leaves the run as a render pipe does: the frames of the layout
 // shown go on, whole; the first frame that shows its destination ends
-// the run with an error that names the pipe, why and the layout.
+// the run with an error that names the pipe, why and the layout. A source
+// pipe that fails is left out of every layout: switched away from the
+// layout it draws for, it is not there to blank.
 func TestAPipeOfALayoutNotShownFailsOnlyWhenItShows(t *testing.T) {
 	const halves = `config { latency 1
     appNode {
         pipe { name "left" window { name "left" viewport [ 0 0 160 120 ] attributes { hint_drawable FBO } channel { name "left" } } }
-        pipe { name "right" window { name "right" viewport [ 0 0 160 120 ] attributes { hint_drawable FBO } channel { name "right" } } } }
+        pipe { name "right" window { name "right" viewport [ 0 0 160 120 ] attributes { hint_drawable FBO } channel { name "right" } } }
+        pipe { name "aux" window { name "aux" viewport [ 0 0 160 120 ] attributes { hint_drawable FBO } channel { name "aux" } } } }
     observer {}
     layout { name "both" view { observer 0 } }
     layout { name "leftonly" view { observer 0 viewport [ 0 0 .5 1 ] } }
     canvas { layout "both" layout "leftonly" wall {} segment { viewport [ 0 0 .5 1 ] channel "left" } segment { viewport [ .5 0 .5 1 ] channel "right" } }
     compound { channel ( segment 0 layout "both" view 0 ) }
     compound { channel ( segment 1 layout "both" view 0 ) }
-    compound { channel ( segment 0 layout "leftonly" view 0 ) } }`
-	const frames = 4
-	run := func(init squareInit, reference bool) (*goeq.Summary, error) {
+    compound { channel ( segment 0 layout "leftonly" view 0 )
+        compound { viewport [ 0 0 .5 1 ] }
+        compound { channel "aux" viewport [ .5 0 .5 1 ] outputframe { name "half" } }
+        inputframe { name "half" } } }`
+	// run shows each layout of the schedule for its frames, in turn
+	type shown struct {
+		layout string
+		frames int
+	}
+	run := func(init squareInit, reference bool, schedule ...shown) (*goeq.Summary, error) {
 		cfg, err := goeq.Start(context.Background(), turningSquare{}, goeq.Options{ConfigText: halves, OutDir: t.TempDir(), InitData: init, Reference: reference})
 		if err != nil {
 			return nil, err
 		}
-		if err = cfg.UseLayout("leftonly"); err == nil {
-			err = startAndFinish(cfg, frames)
-		}
-		if err == nil && !reference {
-			if err = cfg.UseLayout("both"); err == nil {
-				err = startAndFinish(cfg, 1)
+		frame := 0
+		for _, s := range schedule {
+			err = cfg.UseLayout(s.layout)
+			for end := frame + s.frames; err == nil && frame < end; frame++ {
+				if _, err = cfg.StartFrame(camera{Frame: frame}); err == nil {
+					err = cfg.FinishFrame()
+				}
+			}
+			if err != nil {
+				break
 			}
 		}
 		sum, exitErr := cfg.Exit()
 		return sum, errors.Join(err, exitErr)
 	}
-	sum, err := run(squareInit{Scale: 1, FailPipe: "right"}, false)
+	matches := func(sum *goeq.Summary, schedule ...shown) {
+		t.Helper()
+		ref, err := run(squareInit{Scale: 1}, true, schedule...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ref.Written) != len(sum.Written) {
+			t.Fatalf("%d images, and %d of the reference", len(sum.Written), len(ref.Written))
+		}
+		for i := range sum.Written {
+			d, err := imagecmp.CompareFiles(sum.Written[i], ref.Written[i], 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.BadFraction() > 0.0002 {
+				t.Errorf("%s: %s", filepath.Base(sum.Written[i]), d)
+			}
+		}
+	}
+
+	const frames = 4
+	sum, err := run(squareInit{Scale: 1, FailPipe: "right"}, false, shown{"leftonly", frames}, shown{"both", 1})
 	if want := `node app: pipe "right" could not be set up (pipe "right": the test refuses pipe right), and channel "right" in layout "both", a destination of the layouts shown from frame 4, is on it`; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("layout \"both\" shown without the right pipe: %v; want %q", err, want)
 	}
 	if sum == nil || sum.Frames != frames || sum.Degraded != 0 || len(sum.Written) != frames || strings.Join(sum.LostPipes, " ") != `app: pipe "right"` {
 		t.Fatalf("summary %+v; want %d whole frames, each written, and the right pipe lost", sum, frames)
 	}
-	ref, err := run(squareInit{Scale: 1}, true)
+	matches(sum, shown{"leftonly", frames})
+
+	switching := []shown{{"leftonly", 2}, {"both", 2}, {"leftonly", 2}}
+	sum, err = run(squareInit{Scale: 1, FailPipe: "aux"}, false, switching...)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("without the aux pipe, layouts switched: %v", err)
 	}
-	for i := range sum.Written {
-		d, err := imagecmp.CompareFiles(sum.Written[i], ref.Written[i], 2)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d.BadFraction() > 0.0002 {
-			t.Errorf("%s: %s", filepath.Base(sum.Written[i]), d)
-		}
+	if sum.Frames != 6 || sum.Degraded != 0 || strings.Join(sum.LostPipes, " ") != `app: pipe "aux"` {
+		t.Fatalf("summary %+v; want 6 whole frames, and the aux pipe lost", sum)
 	}
+	matches(sum, switching...)
 }
 
 // A window that cannot open fails the run before the renderer factories
