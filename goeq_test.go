@@ -1421,19 +1421,28 @@ func TestAPipeThatFailsToSetUpLeavesTheRun(t *testing.T) {
 			}
 			opt.Reference, opt.InitData = true, squareInit{Scale: 1}
 			ref, _ := run(opt)
-			if len(sum.Written) != 4 || len(ref.Written) != 4 {
-				t.Fatalf("%d images and %d of the reference; want 4 each", len(sum.Written), len(ref.Written))
+			if len(sum.Written) != 4 {
+				t.Fatalf("%d images; want 4", len(sum.Written))
 			}
-			for i := range sum.Written {
-				d, err := imagecmp.CompareFiles(sum.Written[i], ref.Written[i], 2)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if d.BadFraction() > 0.0002 {
-					t.Errorf("%s: %s", filepath.Base(sum.Written[i]), d)
-				}
-			}
+			writtenMatch(t, sum.Written, ref.Written)
 		})
+	}
+}
+
+// writtenMatch compares a run's images with a reference run's, in order.
+func writtenMatch(t *testing.T, got, want []string) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%d images, and %d of the reference", len(got), len(want))
+	}
+	for i := range got {
+		d, err := imagecmp.CompareFiles(got[i], want[i], 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.BadFraction() > 0.0002 {
+			t.Errorf("%s: %s", filepath.Base(got[i]), d)
+		}
 	}
 }
 
@@ -1490,18 +1499,7 @@ func TestAPipeOfALayoutNotShownFailsOnlyWhenItShows(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(ref.Written) != len(sum.Written) {
-			t.Fatalf("%d images, and %d of the reference", len(sum.Written), len(ref.Written))
-		}
-		for i := range sum.Written {
-			d, err := imagecmp.CompareFiles(sum.Written[i], ref.Written[i], 2)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d.BadFraction() > 0.0002 {
-				t.Errorf("%s: %s", filepath.Base(sum.Written[i]), d)
-			}
-		}
+		writtenMatch(t, sum.Written, ref.Written)
 	}
 
 	const frames = 4
