@@ -1192,13 +1192,13 @@ func TestCheckWarnsOfAViewNoSegmentShows(t *testing.T) {
 	for _, c := range []struct{ name, body, want string }{
 		{"a left-eye segment of a mono view", `layout { view { } } canvas { layout 0 wall { } segment { channel "a" eye [ LEFT ] } }
     compound { channel ( view 0 segment 0 ) }`,
-			`eyes.eqc:3:52: this segment shows eye [ LEFT ] alone, which the MONO view #0 of layout "" has not, and no other segment shows that view: it shows nowhere until its mode changes (an application's Config.SetViewMode), as in Equalizer`},
+			`eyes.eqc:3:52: this segment shows eye [ LEFT ] alone, which the MONO view #0 of layout 0 (unnamed) has not, and no other segment shows that view: it shows nowhere until its mode changes (an application's Config.SetViewMode), as in Equalizer`},
 		{"a cyclop segment of a stereo view", `layout { view { mode STEREO } } canvas { layout 0 wall { } segment { channel "a" eye [ CYCLOP ] } }
     compound { channel ( view 0 segment 0 ) }`,
-			`eyes.eqc:3:64: this segment shows eye [ CYCLOP ] alone, which the STEREO view #0 of layout "" has not, and no other segment shows that view: it shows nowhere until its mode changes (an application's Config.SetViewMode), as in Equalizer`},
+			`eyes.eqc:3:64: this segment shows eye [ CYCLOP ] alone, which the STEREO view #0 of layout 0 (unnamed) has not, and no other segment shows that view: it shows nowhere until its mode changes (an application's Config.SetViewMode), as in Equalizer`},
 		{"two left-eye segments of a mono view, said once", `layout { view { } } canvas { layout 0 wall { } segment { channel "a" eye [ LEFT ] } segment { channel "b" eye [ LEFT ] } }
     compound { compound { channel ( view 0 segment 0 ) } compound { channel ( view 0 segment 1 ) } }`,
-			`eyes.eqc:3:52: this segment shows eye [ LEFT ] alone, which the MONO view #0 of layout "" has not, and no other segment shows that view: it shows nowhere until its mode changes (an application's Config.SetViewMode), as in Equalizer`},
+			`eyes.eqc:3:52: this segment shows eye [ LEFT ] alone, which the MONO view #0 of layout 0 (unnamed) has not, and no other segment shows that view: it shows nowhere until its mode changes (an application's Config.SetViewMode), as in Equalizer`},
 		{"passive stereo, in stereo", `layout { view { mode STEREO } } canvas { layout 0 wall { } segment { channel "a" eye [ LEFT ] } segment { channel "b" eye [ RIGHT ] } segment { channel "c" eye [ CYCLOP ] } }
     compound { compound { channel ( view 0 segment 0 ) } compound { channel ( view 0 segment 1 ) } compound { channel ( view 0 segment 2 ) } }`, ""},
 		{"passive stereo, in mono", `layout { view { } } canvas { layout 0 wall { } segment { channel "a" eye [ LEFT CYCLOP ] } segment { channel "b" eye [ RIGHT ] } }

@@ -2,6 +2,7 @@ package compound
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -64,6 +65,12 @@ func DescribeLayoutName(name string, index int) string {
 		return fmt.Sprintf("%d (unnamed)", index)
 	}
 	return strconv.Quote(name)
+}
+
+// LayoutLabel names one of the config's layouts in a message, as
+// DescribeLayoutName does: `layout "2D"`, or `layout 0 (unnamed)`.
+func (c *Config) LayoutLabel(l *Layout) string {
+	return "layout " + DescribeLayoutName(l.Name, slices.Index(c.Layouts, l))
 }
 
 // ActivateLayout makes the named layout (or, unnamed, the one at that

@@ -1080,8 +1080,8 @@ func (r *resolver) checkDarkViews(cfg *Config) {
 			continue
 		}
 		seg, v := c.Channel.Segment, c.Channel.View
-		r.warnf(r.segmentPos[seg], "this segment shows eye [ %s ] alone, which the %s view %s of layout %q has not, and no other segment shows that view: it shows nowhere until its mode changes (an application's Config.SetViewMode), as in Equalizer",
-			strings.Join(bitNames(seg.Eyes, eyeNames), " "), v.ModeName(), v.label(), v.Layout.Name)
+		r.warnf(r.segmentPos[seg], "this segment shows eye [ %s ] alone, which the %s view %s of %s has not, and no other segment shows that view: it shows nowhere until its mode changes (an application's Config.SetViewMode), as in Equalizer",
+			strings.Join(bitNames(seg.Eyes, eyeNames), " "), v.ModeName(), v.label(), r.cfg.LayoutLabel(v.Layout))
 	}
 }
 

@@ -904,13 +904,13 @@ func (s *Scheduler) start(number int) {
 		case !ns.alive:
 			if ch := s.shownDestination(ns); ch != nil {
 				s.endAfterInflight(fmt.Sprintf("node %s was lost (%s), and %s, a destination of the layouts shown from frame %d, is on it: the run ends, as with the loss of a node that shows the destination",
-					ns.id, ns.lostFor, describeDestination(ch), number))
+					ns.id, ns.lostFor, s.describeDestination(ch), number))
 				return
 			}
 		case len(ns.down) > 0:
 			if ch := s.cfg.ShownDestination(func(ch *compound.Channel) bool { _, down := ns.down[ch.ID]; return down && ns.channels[ch.ID] == ch }); ch != nil {
 				s.endAfterInflight(fmt.Sprintf("node %s: %s could not be set up (%s), and %s, a destination of the layouts shown from frame %d, is on it: the run ends, as the config's robustness goes on only without what shows no destination",
-					ns.id, ch.Window.Pipe.Label(), ns.down[ch.ID], describeDestination(ch), number))
+					ns.id, ch.Window.Pipe.Label(), ns.down[ch.ID], s.describeDestination(ch), number))
 				return
 			}
 		}
@@ -1747,11 +1747,11 @@ func (s *Scheduler) shownDestination(ns *nodeState) *compound.Channel {
 
 // describeDestination names a destination channel as the config does: a
 // canvas' by its segment's channel and its view's layout.
-func describeDestination(ch *compound.Channel) string {
+func (s *Scheduler) describeDestination(ch *compound.Channel) string {
 	if ch.Source == nil || ch.View == nil || ch.View.Layout == nil {
 		return fmt.Sprintf("channel %q", compound.ConfigNames([]*compound.Channel{ch})[0])
 	}
-	return fmt.Sprintf("channel %q in layout %q", compound.ConfigNames([]*compound.Channel{ch.Source})[0], ch.View.Layout.Name)
+	return fmt.Sprintf("channel %q in %s", compound.ConfigNames([]*compound.Channel{ch.Source})[0], s.cfg.LayoutLabel(ch.View.Layout))
 }
 
 func (s *Scheduler) pull(e Pull) {
