@@ -896,24 +896,11 @@ func (s *Scheduler) start(number int) {
 	plan := s.planner.Plan(number)
 	// a layout switched to, or the first, shows a destination on a node
 	// lost while another was shown, or on a pipe that could not be set
-	// up: the frame would leave it dark (the config is walked for those
-	// alone: a frame's control time is bounded). The frames before it
-	// are the user's, whole: the run ends once they complete
-	for _, ns := range s.order {
-		switch {
-		case !ns.alive:
-			if ch := s.shownDestination(ns); ch != nil {
-				s.endAfterInflight(fmt.Sprintf("node %s was lost (%s), and %s, a destination of the layouts shown from frame %d, is on it: the run ends, as with the loss of a node that shows the destination",
-					ns.id, ns.lostFor, s.describeDestination(ch), number))
-				return
-			}
-		case len(ns.down) > 0:
-			if ch := s.cfg.ShownDestination(func(ch *compound.Channel) bool { _, down := ns.down[ch.ID]; return down && ns.channels[ch.ID] == ch }); ch != nil {
-				s.endAfterInflight(fmt.Sprintf("node %s: %s could not be set up (%s), and %s, a destination of the layouts shown from frame %d, is on it: the run ends, as the config's robustness goes on only without what shows no destination",
-					ns.id, ch.Window.Pipe.Label(), ns.down[ch.ID], s.describeDestination(ch), number))
-				return
-			}
-		}
+	// up: the frame would leave it dark. The frames before it are the
+	// user's, whole: the run ends once they complete
+	if why := s.darkDestination(number); why != "" {
+		s.endAfterInflight(why)
+		return
 	}
 	n := len(s.order)
 	f := &frameState{number: number, plan: plan, started: s.now, nodes: newNodeSet(n), pending: newNodeSet(n),
@@ -1743,6 +1730,37 @@ func consumersOf(cp *planner.ChannelPlan) []string {
 // the layouts shown now (those of the frame planned last), or nil.
 func (s *Scheduler) shownDestination(ns *nodeState) *compound.Channel {
 	return s.cfg.ShownDestination(func(ch *compound.Channel) bool { return ns.channels[ch.ID] == ch })
+}
+
+// darkDestination says why frame number, planned, would leave a
+// destination of the layouts it shows dark: it is on a lost node, or on a
+// pipe its node could not set up; "" when none is. The config is walked
+// once, and only while a node is lost or lacks a pipe: a frame's control
+// time is bounded.
+func (s *Scheduler) darkDestination(number int) string {
+	if !slices.ContainsFunc(s.order, func(ns *nodeState) bool { return !ns.alive || len(ns.down) > 0 }) {
+		return ""
+	}
+	var why string
+	s.cfg.Walk(func(x *compound.Compound) {
+		if why != "" || x.Channel == nil || x.Destination() != x || !x.Channel.Showing() {
+			return
+		}
+		ch, ns := x.Channel, s.nodes[s.nodeOf[x.Channel.ID]]
+		if ns == nil {
+			return
+		}
+		reason, down := ns.down[ch.ID]
+		switch {
+		case !ns.alive:
+			why = fmt.Sprintf("node %s was lost (%s), and %s, a destination of the layouts shown from frame %d, is on it: the run ends, as with the loss of a node that shows the destination",
+				ns.id, ns.lostFor, s.describeDestination(ch), number)
+		case down:
+			why = fmt.Sprintf("node %s: %s could not be set up (%s), and %s, a destination of the layouts shown from frame %d, is on it: the run ends, as the config's robustness goes on only without what shows no destination",
+				ns.id, ch.Window.Pipe.Label(), reason, s.describeDestination(ch), number)
+		}
+	})
+	return why
 }
 
 // describeDestination names a destination channel as the config does: a
