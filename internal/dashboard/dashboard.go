@@ -108,10 +108,13 @@ type NodeStatus struct {
 	Status string `json:"status"` // joining, alive, lost, rejoined
 	// SettingUp is what a joining node's client says its set-up is doing
 	// (a renderer factory loading the application's data, for how long)
-	SettingUp  string  `json:"setting_up,omitempty"`
-	Heartbeat  float64 `json:"heartbeat_age_ms"`
-	Goroutines int64   `json:"goroutines"`
-	RSS        int64   `json:"rss_bytes"`
+	SettingUp string `json:"setting_up,omitempty"`
+	// Lacks are the pipes a node alive could not set up, each with why:
+	// the run goes on without them, as the config's robustness lets it
+	Lacks      []string `json:"lacks,omitempty"`
+	Heartbeat  float64  `json:"heartbeat_age_ms"`
+	Goroutines int64    `json:"goroutines"`
+	RSS        int64    `json:"rss_bytes"`
 }
 
 // part is one channel's work on the destination of one frame.
@@ -183,6 +186,7 @@ type Dashboard struct {
 	taskSecs  *prometheus.HistogramVec
 	linkBytes *prometheus.CounterVec
 	alive     prometheus.Gauge
+	pipesLost prometheus.Gauge
 	procGo    *prometheus.GaugeVec
 	procRSS   *prometheus.GaugeVec
 	health    map[string][2]int64 // process -> goroutines, resident bytes
@@ -232,9 +236,10 @@ func New(info Info) *Dashboard {
 	d.linkBytes = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "goeq_link_bytes_total", Help: "Encoded pixel bytes sent from node to node."},
 		[]string{"from", "to", "codec"})
 	d.alive = prometheus.NewGauge(prometheus.GaugeOpts{Name: "goeq_nodes_alive", Help: "Render nodes alive."})
+	d.pipesLost = prometheus.NewGauge(prometheus.GaugeOpts{Name: "goeq_pipes_lost", Help: "Pipes the nodes alive could not set up, which the run goes on without."})
 	d.procGo = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "goeq_process_goroutines", Help: "Goroutines of the server and of each node's client."}, []string{"process"})
 	d.procRSS = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "goeq_process_resident_bytes", Help: "Resident memory of the server and of each node's client."}, []string{"process"})
-	d.reg.MustRegister(d.frames, d.degraded, d.frameSecs, d.taskSecs, d.linkBytes, d.alive, d.procGo, d.procRSS)
+	d.reg.MustRegister(d.frames, d.degraded, d.frameSecs, d.taskSecs, d.linkBytes, d.alive, d.pipesLost, d.procGo, d.procRSS)
 	d.health = map[string][2]int64{}
 	return d
 }
@@ -382,13 +387,15 @@ func (d *Dashboard) endedBy(v int) bool {
 func (d *Dashboard) Nodes(nodes []NodeStatus) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	alive := 0
+	alive, pipesLost := 0, 0
 	for _, n := range nodes {
 		if n.Status == "alive" || n.Status == "rejoined" {
 			alive++
+			pipesLost += len(n.Lacks)
 		}
 	}
 	d.alive.Set(float64(alive))
+	d.pipesLost.Set(float64(pipesLost))
 	for i := range nodes {
 		h := d.health[nodes[i].Node]
 		nodes[i].Goroutines, nodes[i].RSS = h[0], h[1]

@@ -676,13 +676,37 @@ type NodeStatus struct {
 	NeverCame bool
 	Alive     bool
 	LastSeen  time.Time // its last heartbeat or message
+	// Lacks are the pipes its client could not set up, alive, each with
+	// why (Join.Down), in the node's order
+	Lacks []string
 }
 
 // NodeStatus reports every node's state, in config order.
 func (s *Scheduler) NodeStatus() []NodeStatus {
 	out := make([]NodeStatus, 0, len(s.order))
 	for _, ns := range s.order {
-		out = append(out, NodeStatus{Node: ns.id, Joins: ns.joins, NeverCame: ns.joined && ns.joins == 0, Alive: ns.alive, LastSeen: ns.lastSeen})
+		out = append(out, NodeStatus{Node: ns.id, Joins: ns.joins, NeverCame: ns.joined && ns.joins == 0, Alive: ns.alive, LastSeen: ns.lastSeen, Lacks: ns.lacks()})
+	}
+	return out
+}
+
+// lacks names the pipes a node alive could not set up, each with why.
+func (ns *nodeState) lacks() []string {
+	if !ns.alive || len(ns.down) == 0 {
+		return nil
+	}
+	why := map[*compound.Pipe]string{}
+	for id, reason := range ns.down {
+		if ch := ns.channels[id]; ch != nil {
+			why[ch.Window.Pipe] = reason
+		}
+	}
+	pipes := slices.SortedFunc(maps.Keys(why), func(a, b *compound.Pipe) int {
+		return slices.Index(a.Node.Pipes, a) - slices.Index(b.Node.Pipes, b)
+	})
+	out := make([]string, len(pipes))
+	for i, p := range pipes {
+		out[i] = fmt.Sprintf("%s (%s)", p.Label(), why[p])
 	}
 	return out
 }

@@ -122,7 +122,7 @@ func (lv *live) nodes(now time.Time, st []scheduler.NodeStatus, force bool, sett
 		if !n.LastSeen.IsZero() {
 			age = float64(now.Sub(n.LastSeen)) / float64(time.Millisecond)
 		}
-		ns := dashboard.NodeStatus{Node: n.Node, Status: status, Heartbeat: age}
+		ns := dashboard.NodeStatus{Node: n.Node, Status: status, Heartbeat: age, Lacks: n.Lacks}
 		if status == "joining" {
 			ns.SettingUp = settingUp(n.Node)
 		}

@@ -204,6 +204,47 @@ func TestTheDashboardShowsTheNodesJoiningBeforeTheFirstFrame(t *testing.T) {
 	}
 }
 
+// A node that goes on without a pipe it could not set up says so on the
+// page, with why, and /metrics counts the pipe: the page said "alive",
+// and the run's lost pipes showed only in its summary at the end. Here
+// render1's second window is past the GL's framebuffer limit.
+func TestTheDashboardSaysWhichPipesANodeLacks(t *testing.T) {
+	text, err := os.ReadFile(config("2d-lb-4.eqc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	huge := regexp.MustCompile(`(name "w2"\s*viewport \[ 0 0 )640( 360 \])`).ReplaceAll(text, []byte("${1}16385${2}"))
+	if bytes.Equal(huge, text) {
+		t.Fatal("2d-lb-4.eqc has no window w2 of 640x360 to widen")
+	}
+	path := filepath.Join(t.TempDir(), "huge-w2.eqc")
+	if err := os.WriteFile(path, huge, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	url, logged := startDashboardRun(t, path)
+	ctx := openDashboard(t, url, logged)
+	row, err := chromedp.Run(ctx, chromedp.Poll[string](`[...document.querySelectorAll("#nodes tbody tr")].map(tr => tr.innerText.replace(/\s+/g, " ").trim()).find(r => r.startsWith("render1")) || null`))
+	if err != nil {
+		t.Fatalf("the page shows no render1: %v\n%s", err, logged())
+	}
+	if want := `alive, without pipe "gpu2" (window "w2": 16385x360 pixels: larger than this GL's framebuffer limit of 16384)`; !strings.Contains(row, want) {
+		t.Errorf("render1's row %q does not say %q", row, want)
+	}
+	resp, err := http.Get(strings.TrimSuffix(url, "/") + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(resp.Body)
+	if err != nil {
+		t.Fatalf("/metrics does not parse: %v", err)
+	}
+	if fam := families["goeq_pipes_lost"]; fam == nil || len(fam.Metric) != 1 || fam.Metric[0].GetGauge().GetValue() != 1 {
+		t.Errorf("goeq_pipes_lost is %v, want 1", fam)
+	}
+}
+
 // The page says when the run has ended, and when it lost its connection
 // to the run's server: it went on showing the last state, fps and all, as
 // if the run went on.

@@ -306,7 +306,8 @@ function show(st) {
   drawTree(st);
   plot($("plot-time"), st.history.map((p) => p.seconds * 1000), (v) => `${v.toFixed(1)} ms`);
   plot($("plot-imbalance"), st.history.map((p) => p.imbalance), (v) => v.toFixed(2));
-  fillTable("nodes", (st.nodes || []).map((n) => [n.node, { text: n.setting_up ? `${n.status}: ${n.setting_up}` : n.status, cls: n.status }, `${Math.round(n.heartbeat_age_ms)} ms`,
+  const nodeStatus = (n) => n.setting_up ? `${n.status}: ${n.setting_up}` : n.lacks ? `${n.status}, without ${n.lacks.join(", ")}` : n.status;
+  fillTable("nodes", (st.nodes || []).map((n) => [n.node, { text: nodeStatus(n), cls: n.status }, `${Math.round(n.heartbeat_age_ms)} ms`,
     n.goroutines || "", n.rss_bytes ? human(n.rss_bytes) : ""]));
   const before = new Map((last ? last.links || [] : []).map((l) => [`${l.from}|${l.to}|${l.codec}`, l.bytes]));
   const dt = (now - lastTime) / 1000;
