@@ -1380,11 +1380,20 @@ func TestAJoinLeavesOutTheChannelsItCouldNotSetUp(t *testing.T) {
 	}
 	c.nodes["render1"].dead = false
 	c.s.Step(Join{Node: "render1", Down: map[string]string{ids["src2"]: "no GPU"}})
+	lacks := func() []string {
+		return c.s.NodeStatus()[slices.IndexFunc(c.s.NodeStatus(), func(n NodeStatus) bool { return n.Node == "render1" })].Lacks
+	}
+	if got, want := lacks(), []string{`pipe "gpu2" (no GPU)`}; !slices.Equal(got, want) {
+		t.Errorf("render1 lacks %q, want %q", got, want)
+	}
 	for len(c.completed) < 20 {
 		c.round()
 	}
 	c.s.Step(Lost{Node: "render1", Reason: "restarted"})
 	c.s.Step(Join{Node: "render1"})
+	if got := lacks(); got != nil {
+		t.Errorf("render1, rejoined with every pipe, lacks %q", got)
+	}
 	backAt := c.s.Started()
 	c.runToEnd(20000)
 	drew := map[string]int{}
