@@ -965,15 +965,20 @@ func CheckDrawableOverride(d string) error {
 }
 
 // Label names a pipe in messages: by its name, or by its place in its node
-// (pipes need no name in a config).
+// (pipes need no name in a config), and by both where another pipe of the
+// node has the name (Equalizer's 2-pipe.all names two "GPU 0").
 func (p *Pipe) Label() string {
-	if p.Name != "" {
-		return fmt.Sprintf("pipe %q", p.Name)
-	}
+	i := -1
 	if p.Node != nil {
-		if i := slices.Index(p.Node.Pipes, p); i >= 0 {
-			return fmt.Sprintf("pipe %d of node %s", i+1, p.Node.ID)
-		}
+		i = slices.Index(p.Node.Pipes, p)
+	}
+	switch {
+	case p.Name != "" && i >= 0 && slices.ContainsFunc(p.Node.Pipes, func(o *Pipe) bool { return o != p && o.Name == p.Name }):
+		return fmt.Sprintf("pipe %q (pipe %d of node %s)", p.Name, i+1, p.Node.ID)
+	case p.Name != "":
+		return fmt.Sprintf("pipe %q", p.Name)
+	case i >= 0:
+		return fmt.Sprintf("pipe %d of node %s", i+1, p.Node.ID)
 	}
 	return "a pipe"
 }
@@ -986,9 +991,19 @@ func (w *Window) OnScreen() bool {
 }
 
 // Label names a window in messages: by its name, or by its place in its
-// pipe.
+// pipe, and by its pipe too where another window of the node has the name
+// (2-pipe.all names two "window GPU 0"), and its place where one of the
+// pipe has.
 func (w *Window) Label() string {
 	if w.Name != "" {
+		twin := func(o *Window) bool { return o != w && o.Name == w.Name }
+		switch {
+		case w.Pipe == nil || w.Pipe.Node == nil:
+		case slices.ContainsFunc(w.Pipe.Windows, twin):
+			return fmt.Sprintf("window %q (window %d of %s)", w.Name, slices.Index(w.Pipe.Windows, w)+1, w.Pipe.Label())
+		case slices.ContainsFunc(w.Pipe.Node.Pipes, func(p *Pipe) bool { return slices.ContainsFunc(p.Windows, twin) }):
+			return fmt.Sprintf("window %q of %s", w.Name, w.Pipe.Label())
+		}
 		return fmt.Sprintf("window %q", w.Name)
 	}
 	if w.Pipe != nil {
