@@ -44,7 +44,15 @@ func Bumpy(rings, segments int) *Model {
 	}
 	for i := 0; i <= rings; i++ {
 		for j := 0; j <= segments; j++ {
-			u, v := float64(i)/float64(rings), float64(j)/float64(segments)
+			// the last meridian is the first, and each pole one point,
+			// bit for bit: triangles that meet there share their edges
+			// exactly, so no pixel is drawn twice at one depth (a tie
+			// that DB ranges resolve by arrival, not by range) or left out
+			along := j % segments
+			if i == 0 || i == rings {
+				along = 0
+			}
+			u, v := float64(i)/float64(rings), float64(along)/float64(segments)
 			p := pos(u, v)
 			const e = 1e-4
 			du := sub3(pos(math.Min(u+e, 1), v), pos(math.Max(u-e, 0), v))

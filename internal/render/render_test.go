@@ -660,6 +660,41 @@ func TestSubMatrix(t *testing.T) {
 	}
 }
 
+// The procedural model is closed: by their corners' positions, every edge
+// of a triangle that has an area is one of exactly two triangles'. Its
+// last meridian did not meet its first bit for bit, and its poles were
+// rings of points: triangles there overlapped, and a pixel drawn twice at
+// one depth took whichever DB range came first, not the first range.
+func TestTheProceduralModelIsClosed(t *testing.T) {
+	for _, size := range [][2]int{{12, 24}, {40, 80}, {7, 13}} {
+		m := Bumpy(size[0], size[1])
+		at := func(v uint32) [3]float32 { return [3]float32(m.Vertices[6*v : 6*v+3]) }
+		edges := map[[2][3]float32]int{}
+		for tri := 0; tri+2 < len(m.Triangles); tri += 3 {
+			c := [3][3]float32{at(m.Triangles[tri]), at(m.Triangles[tri+1]), at(m.Triangles[tri+2])}
+			if c[0] == c[1] || c[1] == c[2] || c[0] == c[2] {
+				continue // a pole's: no area
+			}
+			for k := range 3 {
+				a, b := c[k], c[(k+1)%3]
+				if slices.Compare(a[:], b[:]) > 0 {
+					a, b = b, a
+				}
+				edges[[2][3]float32{a, b}]++
+			}
+		}
+		open := 0
+		for _, n := range edges {
+			if n != 2 {
+				open++
+			}
+		}
+		if open > 0 {
+			t.Errorf("Bumpy(%d, %d): %d of %d edges are not two triangles'", size[0], size[1], open, len(edges))
+		}
+	}
+}
+
 func TestOneMillionTriangles(t *testing.T) {
 	if n := Bumpy(500, 1000).TriangleCount(); n < 1_000_000 {
 		t.Errorf("%d triangles", n)
