@@ -24,6 +24,7 @@ import (
 
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
@@ -230,17 +231,7 @@ func TestTheDashboardSaysWhichPipesANodeLacks(t *testing.T) {
 	if want := `alive, without pipe "gpu2" (window "w2": 16385x360 pixels: larger than this GL's framebuffer limit of 16384)`; !strings.Contains(row, want) {
 		t.Errorf("render1's row %q does not say %q", row, want)
 	}
-	resp, err := http.Get(strings.TrimSuffix(url, "/") + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := parser.TextToMetricFamilies(resp.Body)
-	if err != nil {
-		t.Fatalf("/metrics does not parse: %v", err)
-	}
-	if fam := families["goeq_pipes_lost"]; fam == nil || len(fam.Metric) != 1 || fam.Metric[0].GetGauge().GetValue() != 1 {
+	if fam := scrapeMetrics(t, strings.TrimSuffix(url, "/"))["goeq_pipes_lost"]; fam == nil || len(fam.Metric) != 1 || fam.Metric[0].GetGauge().GetValue() != 1 {
 		t.Errorf("goeq_pipes_lost is %v, want 1", fam)
 	}
 }
@@ -641,8 +632,8 @@ func colourSpread(t *testing.T, pngBytes []byte) int {
 	return spread
 }
 
-// framesTotal scrapes goeq_frames_total.
-func framesTotal(t *testing.T, base string) float64 {
+// scrapeMetrics reads the dashboard's /metrics at base.
+func scrapeMetrics(t *testing.T, base string) map[string]*dto.MetricFamily {
 	t.Helper()
 	resp, err := http.Get(base + "/metrics")
 	if err != nil {
@@ -654,6 +645,13 @@ func framesTotal(t *testing.T, base string) float64 {
 	if err != nil {
 		t.Fatalf("/metrics does not parse: %v", err)
 	}
+	return families
+}
+
+// framesTotal scrapes goeq_frames_total.
+func framesTotal(t *testing.T, base string) float64 {
+	t.Helper()
+	families := scrapeMetrics(t, base)
 	for _, name := range []string{"goeq_frame_seconds", "goeq_task_seconds", "goeq_link_bytes_total", "goeq_nodes_alive", "goeq_degraded_frames_total",
 		"goeq_process_goroutines", "goeq_process_resident_bytes"} {
 		if families[name] == nil {
