@@ -1765,26 +1765,24 @@ func (s *Scheduler) darkDestination(number int) string {
 	if !slices.ContainsFunc(s.order, func(ns *nodeState) bool { return !ns.alive || len(ns.down) > 0 }) {
 		return ""
 	}
-	var why string
-	s.cfg.Walk(func(x *compound.Compound) {
-		if why != "" || x.Channel == nil || x.Destination() != x || !x.Channel.Showing() {
-			return
-		}
-		ch, ns := x.Channel, s.nodes[s.nodeOf[x.Channel.ID]]
+	ch := s.cfg.ShownDestination(func(ch *compound.Channel) bool {
+		ns := s.nodes[s.nodeOf[ch.ID]]
 		if ns == nil {
-			return
+			return false
 		}
-		reason, down := ns.down[ch.ID]
-		switch {
-		case !ns.alive:
-			why = fmt.Sprintf("node %s was lost (%s), and %s, a destination of the layouts shown from frame %d, is on it: the run ends, as with the loss of a node that shows the destination",
-				ns.id, ns.lostFor, s.describeDestination(ch), number)
-		case down:
-			why = fmt.Sprintf("node %s: %s could not be set up (%s), and %s, a destination of the layouts shown from frame %d, is on it: the run ends, as the config's robustness goes on only without what shows no destination",
-				ns.id, ch.Window.Pipe.Label(), reason, s.describeDestination(ch), number)
-		}
+		_, down := ns.down[ch.ID]
+		return !ns.alive || down
 	})
-	return why
+	if ch == nil {
+		return ""
+	}
+	ns := s.nodes[s.nodeOf[ch.ID]]
+	if !ns.alive {
+		return fmt.Sprintf("node %s was lost (%s), and %s, a destination of the layouts shown from frame %d, is on it: the run ends, as with the loss of a node that shows the destination",
+			ns.id, ns.lostFor, s.describeDestination(ch), number)
+	}
+	return fmt.Sprintf("node %s: %s could not be set up (%s), and %s, a destination of the layouts shown from frame %d, is on it: the run ends, as the config's robustness goes on only without what shows no destination",
+		ns.id, ch.Window.Pipe.Label(), ns.down[ch.ID], s.describeDestination(ch), number)
 }
 
 // describeDestination names a destination channel as the config does: a
