@@ -1315,6 +1315,17 @@ func (a *Adaptive) gate(l *Load, active []*Child, g *grid, next map[string]regio
 		}
 		cur[c.Path] = region{vp: prev.Viewport, r: prev.Range}
 	}
+	// a child that drew last time and is out now (its node lost, its pipe
+	// not set up, an eye it does not draw): kept, the others' regions
+	// would leave its region undrawn, which live showed as a black part
+	// of two frames that no one called degraded
+	for path, prev := range l.last {
+		if _, in := cur[path]; !in && !prev.Skip {
+			a.LastDecision = "move: a child left"
+			a.below, a.sincePlan = 0, 0
+			return next
+		}
+	}
 	a.sincePlan++
 	if a.sincePlan < a.Period {
 		a.LastDecision = "keep: within balancing period"

@@ -1135,3 +1135,56 @@ func TestNoiseDoesNotTakeASpeedUpForMovedWork(t *testing.T) {
 		t.Errorf("a back at the others' speed is taken at %.3f of d's", a/d)
 	}
 }
+
+// A child that leaves (its node lost, its pipe not set up) takes its
+// region out of the split: the others' regions must cover the whole
+// viewport or range from the next plan on, whatever the balancing period
+// or threshold would keep. The adaptive policy kept the others' regions,
+// and live a lost node's quarter of 2d-lb-4 showed black in two frames
+// that no one called degraded.
+func TestAChildThatLeavesLeavesNoHole(t *testing.T) {
+	for _, mode := range []compound.SplitMode{compound.Split2D, compound.SplitDB} {
+		t.Run(mode.String(), func(t *testing.T) {
+			children := make([]Child, 4)
+			for i := range children {
+				children[i] = Child{Path: string(rune('a' + i)), Active: true, Usage: 1}
+			}
+			l := NewLoad(adaptiveParams(mode), 960, 540)
+			if mode == compound.SplitDB {
+				l.Adaptive.ObserveMove(1e-6, 1) // data to load: the threshold holds small moves
+			}
+			samples := func(out []Assignment) []Sample {
+				var s []Sample
+				for _, a := range out {
+					if !a.Skip {
+						s = append(s, Sample{Path: a.Path, Viewport: a.Viewport, Range: a.Range, Busy: 0.010})
+					}
+				}
+				return s
+			}
+			out := l.Plan(children, nil)
+			for range 12 { // past Equalizer's first plans, into the model's
+				out = l.Plan(children, samples(out))
+			}
+			children[2].Active = false
+			for frame := range 3 {
+				out = l.Plan(children, samples(out))
+				covered := 0.0
+				for _, a := range out {
+					switch {
+					case a.Path == "c" && !a.Skip:
+						t.Fatalf("plan %d after c left gives it %+v", frame, a)
+					case a.Skip:
+					case mode == compound.SplitDB:
+						covered += a.Range.End - a.Range.Start
+					default:
+						covered += a.Viewport.W * a.Viewport.H
+					}
+				}
+				if !near(covered, 1, 1e-9) {
+					t.Errorf("plan %d after c left covers %.4f (%s): %+v", frame, covered, l.Adaptive.LastDecision, out)
+				}
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -112,10 +113,15 @@ type pullKey struct {
 // newCluster makes a cluster of the config's nodes, each joined but the
 // absent ones, which never do.
 func newCluster(t *testing.T, cfg *compound.Config, opt Options, absent ...string) *fakeCluster {
+	return newClusterPlanned(t, cfg, planner.New(cfg), opt, absent...)
+}
+
+// newClusterPlanned is newCluster with the scheduler's planner given.
+func newClusterPlanned(t *testing.T, cfg *compound.Config, p Planner, opt Options, absent ...string) *fakeCluster {
 	c := &fakeCluster{t: t, cfg: cfg, now: time.Unix(1000, 0), step: 5 * time.Millisecond, nodes: map[string]*fakeNode{},
 		produced: map[frameKey]bool{}, abandoned: map[int]map[string]bool{}, tiles: map[string][]int{}, starts: map[int]time.Time{},
 		handed: map[pullKey][]int{}, lostOnce: map[string]bool{}}
-	c.s = New(cfg, planner.New(cfg), opt)
+	c.s = New(cfg, p, opt)
 	c.s.Step(Tick{Now: c.now})
 	for _, id := range c.s.Nodes() {
 		c.nodes[id] = newFakeNode(id)
@@ -2778,4 +2784,102 @@ func windowNames(ws []*compound.Window) []string {
 		out = append(out, w.Name)
 	}
 	return out
+}
+
+// splitsCovered is a planner whose every plan is checked: where a load or
+// tree equalizer splits an active compound, the children it gives work
+// cover the compound's whole viewport (2D) or range (DB), as a reference
+// render draws it whole. It fails t otherwise.
+type splitsCovered struct {
+	*planner.Planner
+	t   *testing.T
+	cfg *compound.Config
+}
+
+func (p splitsCovered) Plan(frame int) *planner.FramePlan {
+	plan := p.Planner.Plan(frame)
+	p.cfg.Walk(func(c *compound.Compound) {
+		i := slices.IndexFunc(c.Equalizers, func(eq *compound.Equalizer) bool { return eq.Kind.Splits() })
+		if i < 0 || !plan.Compounds[c.Path()].Active || plan.Compounds[c.Path()].Skip {
+			return
+		}
+		db := c.Equalizers[i].Mode == compound.SplitDB
+		covered, drawing := 0.0, 0
+		for _, child := range c.Children {
+			s := plan.Compounds[child.Path()]
+			if !s.Active || s.Skip {
+				continue
+			}
+			drawing++
+			if db {
+				covered += s.Local.Range.End - s.Local.Range.Start
+			} else {
+				covered += s.Local.Viewport.W * s.Local.Viewport.H
+			}
+		}
+		if drawing > 0 && math.Abs(covered-1) > 1e-6 {
+			p.t.Errorf("frame %d: the %d children of compound %s that draw cover %.4f of it", frame, drawing, c.Path(), covered)
+		}
+	})
+	return plan
+}
+
+// Every node of every corpus and example config with a load or tree
+// equalizer that shows no destination, lost once the adaptive policy
+// plans from its own
+// model (past Equalizer's first plans), under both policies: the split
+// goes on covering each balanced compound whole. Under the adaptive
+// policy the others kept their regions for the balancing period, and the
+// lost node's part was drawn by no one in frames no one called degraded.
+// The sources draw at different speeds, in proportion to their part, so
+// the splits move.
+func TestEverySplitCoversItsCompoundThroughANodeLoss(t *testing.T) {
+	names, err := filepath.Glob(corpus("*.eqc"))
+	if err != nil || len(names) == 0 {
+		t.Fatalf("no corpus: %v", err)
+	}
+	examples, _ := filepath.Glob(example("*.eqc"))
+	names = append(names, examples...)
+	withPolicy := func(name string, adaptive bool) (*compound.Config, bool) {
+		cfg := load(t, name)
+		balanced := false
+		cfg.Walk(func(c *compound.Compound) {
+			for _, eq := range c.Equalizers {
+				if eq.Kind.Splits() {
+					eq.Adaptive, balanced = adaptive, true
+				}
+			}
+		})
+		return cfg, balanced
+	}
+	for _, name := range names {
+		if _, balanced := withPolicy(name, false); !balanced {
+			continue
+		}
+		probe := newCluster(t, load(t, name), Options{Frames: 1})
+		for _, id := range probe.s.Nodes() {
+			if probe.s.shownDestination(probe.s.nodes[id]) != nil {
+				continue
+			}
+			for _, adaptive := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%s/%s/adaptive-%v", filepath.Base(name), id, adaptive), func(t *testing.T) {
+					cfg, _ := withPolicy(name, adaptive)
+					c := newClusterPlanned(t, cfg, splitsCovered{planner.New(cfg), t, cfg}, Options{Frames: 24})
+					c.statistics = func(node string, frame int, recs []stats.Record) []stats.Record {
+						for i := range recs {
+							part := recs[i].Viewport.W * recs[i].Viewport.H * (recs[i].Range.End - recs[i].Range.Start)
+							speed := 1 + float64(len(recs[i].Channel)%3)
+							recs[i].Times.Draw = time.Duration(part * speed * float64(20*time.Millisecond))
+						}
+						return recs
+					}
+					for i := 0; i < 20000 && len(c.completed) < 10; i++ {
+						c.round()
+					}
+					c.kill(id)
+					c.runToEnd(40000)
+				})
+			}
+		}
+	}
 }

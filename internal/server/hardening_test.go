@@ -844,3 +844,32 @@ func TestALostNodeStartedAgainByHandRejoinsARunWithoutAToken(t *testing.T) {
 		t.Errorf("the run's token file %s is still there once it ended (%v)", tokenFile, err)
 	}
 }
+
+// A node lost under the adaptive policy, once it plans from its own
+// model: the remaining sources take the lost part over in the next frame
+// planned, and every frame not named degraded equals the reference.
+// Before, the policy kept the others' regions for its balancing period,
+// and the lost node's half of 2d-lb-4 was black in two frames that the
+// run did not call degraded.
+func TestALostNodesPartIsTakenOverUnderTheAdaptivePolicy(t *testing.T) {
+	text, err := os.ReadFile(config("2d-lb-4.eqc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	adaptive := strings.Replace(string(text), "damping 0.5", "damping 0.5 adaptive ON", 1)
+	if adaptive == string(text) {
+		t.Fatal("2d-lb-4.eqc has no damping to put the policy beside")
+	}
+	cfg := filepath.Join(t.TempDir(), "2d-lb-4-adaptive.eqc")
+	if err := os.WriteFile(cfg, []byte(adaptive), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// past the policy's first plans (Equalizer's) before the loss
+	sp, sum, ref := runLosingNode(t, cfg, 30, "+8 render2")
+	if len(sum.LostNodes) != 1 || sum.LostNodes[0] != "render2" || sum.Frames != 30 {
+		t.Fatalf("summary: lost %v, %d frames", sum.LostNodes, sum.Frames)
+	}
+	if n := wholeFramesMatch(t, sp.out, ref.out, sum.DegradedFrames, "", "with render2 lost"); n < 28 {
+		t.Errorf("%d frames compared", n)
+	}
+}
