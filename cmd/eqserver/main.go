@@ -391,8 +391,14 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 		policies = []string{*policy}
 	}
 	var sums []*simulate.Summary
-	for _, pol := range policies {
-		m := load(*config, stderr)
+	for i, pol := range policies {
+		// a model per policy (the replay sets its equalizers' policy),
+		// its warnings said once
+		warnings := stderr
+		if i > 0 {
+			warnings = io.Discard
+		}
+		m := load(*config, warnings)
 		if m == nil {
 			return 1
 		}

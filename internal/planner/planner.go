@@ -536,6 +536,22 @@ func (p *Planner) SetChannelDown(ch *compound.Channel, down bool) {
 	}
 }
 
+// DownChannels are the IDs of the channels out of the frames
+// (SetChannelDown), sorted; nil when none is. A statistics file gives
+// them with each frame planned without them, so that its replay plans
+// without them too.
+func (p *Planner) DownChannels() []string {
+	if len(p.down) == 0 {
+		return nil
+	}
+	ids := make([]string, 0, len(p.down))
+	for ch := range p.down {
+		ids = append(ids, ch.ID)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
 // Feed delivers the statistics of a finished frame. Only the newest frame
 // a plan may read is used: each load equalizer balances on its last
 // measurement. A plan of frame f reads frame f-latency-1's statistics (or

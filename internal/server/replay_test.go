@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -232,5 +233,84 @@ func TestAStatisticsFileReplansItsRunExactly(t *testing.T) {
 	}
 	if moves < 10 {
 		t.Errorf("the split moved %d times in %d frames: the comparison proves little", moves, frames)
+	}
+}
+
+// A run that went on without a pipe (render1's second window is past the
+// GL's framebuffer limit) planned every frame without its channel, and
+// its statistics file says so on each frame's first line (`down`). The
+// replay plans without it too, so that under Equalizer's policy it plans
+// the recorded splits. Before, it planned the pipe a part the run never
+// gave it, and every split differed.
+func TestAReplayGoesWithoutThePipeTheRunWentWithout(t *testing.T) {
+	const frames = 30
+	text, err := os.ReadFile(config("2d-lb-4.eqc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := strings.Index(string(text), `name "w2"`)
+	wide := string(text[:at]) + strings.Replace(string(text[at:]), "viewport [ 0 0 640 360 ]", "viewport [ 0 0 16385 360 ]", 1)
+	cfg := filepath.Join(t.TempDir(), "2d-lb-4-w2-too-wide.eqc")
+	if err := os.WriteFile(cfg, []byte(wide), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, cfg, frames)
+	if r.err != nil {
+		t.Fatalf("run: %v\n%s", r.err, r.stderr)
+	}
+	m, _, err := compound.Load(cfg, compound.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(m.Configs[0].Channels, func(ch *compound.Channel) bool { return ch.Name == "src2" })
+	if i < 0 {
+		t.Fatal("no channel src2")
+	}
+	src2 := m.Configs[0].Channels[i]
+	data, err := os.ReadFile(filepath.Join(r.out, "stats.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var rec stats.Record
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatal(err)
+		}
+		if rec.Channel == src2.ID {
+			t.Fatalf("frame %d has a record of src2, which was never set up", rec.Frame)
+		}
+		if !seen[rec.Frame] {
+			seen[rec.Frame] = true
+			if len(rec.Down) != 1 || rec.Down[0] != src2.ID {
+				t.Errorf("frame %d's first line gives down %v, want [%s]", rec.Frame, rec.Down, src2.ID)
+			}
+		} else if len(rec.Down) > 0 {
+			t.Errorf("frame %d gives down on a line after its first", rec.Frame)
+		}
+	}
+	recorded, _, err := simulate.ReadStats(strings.NewReader(string(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, replayed, err := simulate.Replay(m.Configs[0], "2d-lb-4-w2-too-wide.eqc", recorded, "equalizer")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type key struct {
+		frame    int
+		compound string
+	}
+	want := map[key]compound.Viewport{}
+	for _, rec := range recorded {
+		want[key{rec.Frame, rec.Compound}] = rec.Viewport
+	}
+	for _, rec := range replayed {
+		if got, ok := want[key{rec.Frame, rec.Compound}]; !ok || got != rec.Viewport {
+			t.Errorf("frame %d, compound %s (%s): the replay planned %v, the run %v (recorded: %v)", rec.Frame, rec.Compound, rec.Channel, rec.Viewport, got, ok)
+		}
+	}
+	if len(replayed) != 3*frames {
+		t.Errorf("the replay gave %d statistics, want 3 sources x %d frames", len(replayed), frames)
 	}
 }

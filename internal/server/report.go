@@ -70,7 +70,8 @@ type statsLine struct {
 	// Done when the channel's node reported it done: frames overlap
 	// (latency), and a node that finished one late may start the next
 	// late. The first line of a frame also carries the adaptive policies'
-	// state as the frame was planned.
+	// state as the frame was planned, and the channels it was planned
+	// without (stats.Record.Down).
 	Completed float64                `json:"completed_s"`
 	Started   float64                `json:"started_s"`
 	Done      float64                `json:"done_s,omitempty"`
@@ -126,7 +127,7 @@ func (r *report) complete(c scheduler.Completed) {
 				line.Done = math.Max(0, rec.Finished.Sub(r.start).Seconds())
 			}
 			if i == 0 {
-				line.Balance = r.s.balanced[c.Frame]
+				line.Balance, line.Down = r.s.balanced[c.Frame], r.s.downAt[c.Frame]
 			}
 			if err := r.statsOut.Encode(line); err != nil && r.statsErr == nil {
 				r.statsErr = fmt.Errorf("writing the statistics (--stats %s) of frame %d: %w", r.s.opt.StatsPath, c.Frame, err)
@@ -147,6 +148,7 @@ func (r *report) complete(c scheduler.Completed) {
 		}
 	}
 	delete(r.s.balanced, c.Frame)
+	delete(r.s.downAt, c.Frame)
 	if w := r.s.opt.Progress; w != nil {
 		el := time.Since(r.start).Seconds()
 		imb := 1.0

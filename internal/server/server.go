@@ -551,8 +551,10 @@ type server struct {
 	// exchanges counts frames composited by exchange (Summary.Exchanges)
 	exchanges map[string]int
 	// balanced is the adaptive policies' state as each frame in flight
-	// was planned, for the statistics file
+	// was planned, and downAt the channels it was planned without, for
+	// the statistics file
 	balanced map[int][]planner.BalanceState
+	downAt   map[int][]string
 	nodes    map[string]*nodeConn
 	order    []string
 	mu       sync.Mutex
@@ -692,8 +694,8 @@ func Run(ctx context.Context, opt Options) (sum *Summary, err error) {
 		if opt.Merge == "gpu" {
 			s.plan.Rates.BandsInMemory = false // every merge goes through the GL
 		}
-		s.exchanges, s.balanced = map[string]int{}, map[int][]planner.BalanceState{}
-		p = plannerWithOverhead{s.plan, s.exchanges, s.balanced}
+		s.exchanges, s.balanced, s.downAt = map[string]int{}, map[int][]planner.BalanceState{}, map[int][]string{}
+		p = plannerWithOverhead{s.plan, s.exchanges, s.balanced, s.downAt}
 	}
 	s.sched = scheduler.New(cfg, p, sopt)
 	for _, id := range s.sched.Nodes() {
@@ -771,12 +773,13 @@ func Run(ctx context.Context, opt Options) (sum *Summary, err error) {
 
 // plannerWithOverhead lets the scheduler hand the measured overhead to
 // the planner, counts the frames each sort-last compound composited by
-// exchange, by strategy, and keeps the adaptive policies' state as each
-// frame was planned.
+// exchange, by strategy, and keeps the adaptive policies' state and the
+// channels down as each frame was planned.
 type plannerWithOverhead struct {
 	*planner.Planner
 	exchanges map[string]int
 	balanced  map[int][]planner.BalanceState
+	downAt    map[int][]string
 }
 
 func (p plannerWithOverhead) SetOverhead(seconds float64) { p.Planner.Overhead = seconds }
@@ -785,6 +788,9 @@ func (p plannerWithOverhead) Plan(frame int) *planner.FramePlan {
 	plan := p.Planner.Plan(frame)
 	if b := p.Planner.Balance(); len(b) > 0 {
 		p.balanced[frame] = b
+	}
+	if down := p.Planner.DownChannels(); len(down) > 0 {
+		p.downAt[frame] = down
 	}
 	seen := map[string]bool{}
 	for _, x := range plan.Exchanges {

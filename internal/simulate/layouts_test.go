@@ -193,3 +193,62 @@ func TestAReplaySkipsTheFramesOfAnotherLayout(t *testing.T) {
 		}
 	}
 }
+
+// A run that went on without a pipe or a node planned its frames without
+// its channels, and its statistics file says so on each frame's first
+// record (stats.Record.Down). The replay planned them in anyway, so a
+// replay under Equalizer's policy no longer planned the recorded splits,
+// and the channel down got work the run never gave it. Here 2d-lb-4's
+// second source is down in frames 8 to 13, as a node lost and started
+// again would be.
+func TestAReplayPlansWithoutTheChannelsTheRunWentWithout(t *testing.T) {
+	cfg := loadConfig(t, "2d-lb-4.eqc")
+	balanced, sources := Balanced(cfg)
+	if len(sources) != 4 {
+		t.Fatalf("%d sources, want 4", len(sources))
+	}
+	gone := sources[1]
+	downIn := func(f int) bool { return f >= 8 && f <= 13 }
+	var recs []stats.Record
+	for f := range 20 {
+		first := true
+		for i, s := range sources {
+			if downIn(f) && s == gone {
+				continue
+			}
+			r := stats.Record{Frame: f, Compound: s.Path(), Channel: s.Channel.ID,
+				Viewport: compound.Viewport{X: float64(i) / 4, W: 0.25, H: 1}, Range: compound.FullRange,
+				Times: stats.Times{Draw: time.Duration(10+5*i) * time.Millisecond}}
+			if first && downIn(f) {
+				r.Down = []string{gone.Channel.ID}
+			}
+			first = false
+			recs = append(recs, r)
+		}
+	}
+	for _, policy := range []string{"equalizer", "adaptive"} {
+		sum, given, err := Replay(loadConfig(t, "2d-lb-4.eqc"), "2d-lb-4.eqc", recs, policy)
+		if err != nil {
+			t.Fatal(err)
+		}
+		area := map[int]float64{}
+		drew := map[int]bool{}
+		for _, r := range given {
+			area[r.Frame] += r.Viewport.W * r.Viewport.H
+			if r.Compound == gone.Path() {
+				drew[r.Frame] = true
+			}
+		}
+		for f := range 20 {
+			if drew[f] == downIn(f) {
+				t.Errorf("%s: frame %d: the channel down in frames 8 to 13 drew: %v", policy, f, drew[f])
+			}
+			if a := area[f]; a < 0.999 || a > 1.001 {
+				t.Errorf("%s: frame %d: the sources drew %.4f of the viewport, want all of it", policy, f, a)
+			}
+		}
+		if sum.Compound != balanced.Path() || sum.Efficiency <= 0 || sum.Efficiency > 1 {
+			t.Errorf("%s: compound %s, efficiency %.3f", policy, sum.Compound, sum.Efficiency)
+		}
+	}
+}

@@ -147,11 +147,35 @@ func ReplayCompound(cfg *compound.Config, configName string, recorded []stats.Re
 		return r
 	}
 	sum := &Summary{Config: configName, Scenario: "replay", Policy: policy, Frames: len(frames), Compound: balanced.Path(), AlsoRecorded: also}
-	given, err := drive(cfg, p, balanced, sources, db, len(frames), sum, work, true)
+	downAt := recordedDown(cfg, recorded)
+	down := func(f int) map[*compound.Channel]bool { return downAt[frames[f]] }
+	given, err := drive(cfg, p, balanced, sources, db, len(frames), sum, work, down, true)
 	if err != nil {
 		return nil, nil, err
 	}
 	return sum, given, nil
+}
+
+// recordedDown are the channels each recorded frame was planned without
+// (stats.Record.Down), by frame: a run that went on without a pipe or a
+// node is replayed without it too. IDs cfg does not have are left out.
+func recordedDown(cfg *compound.Config, recorded []stats.Record) map[int]map[*compound.Channel]bool {
+	byID := map[string]*compound.Channel{}
+	for _, ch := range cfg.Channels {
+		byID[ch.ID] = ch
+	}
+	out := map[int]map[*compound.Channel]bool{}
+	for _, r := range recorded {
+		for _, id := range r.Down {
+			if ch := byID[id]; ch != nil {
+				if out[r.Frame] == nil {
+					out[r.Frame] = map[*compound.Channel]bool{}
+				}
+				out[r.Frame][ch] = true
+			}
+		}
+	}
+	return out
 }
 
 // recordedBalanced is the load-balanced compound of cfg at path, or

@@ -168,7 +168,7 @@ func Run(cfg *compound.Config, configName string, opt Options) (*Summary, error)
 		return rec
 	}
 	sum := &Summary{Config: configName, Scenario: opt.Scenario, Policy: opt.Policy, Frames: opt.Frames}
-	if _, err := drive(cfg, p, balanced, sources, db, opt.Frames, sum, work, false); err != nil {
+	if _, err := drive(cfg, p, balanced, sources, db, opt.Frames, sum, work, nil, false); err != nil {
 		return nil, err
 	}
 	sum.convergence(sc.StepFrame)
@@ -187,10 +187,17 @@ func setPolicy(balanced *compound.Compound, policy string) {
 // drive runs frames through the live scheduler and planner, the workload
 // giving each active source's statistics for what it was planned (an
 // idle time makes a source's whole frame time the sum of its busy times).
+// down, when not nil, gives the channels each frame is planned without,
+// as a recorded run planned it; they are no capacity left idle either.
 // With keep, it returns every statistic the workload gave, in frame order.
 func drive(cfg *compound.Config, p *planner.Planner, balanced *compound.Compound, sources []*compound.Compound, db bool, frames int,
-	sum *Summary, work func(f, i int, src *compound.Compound, state planner.CompoundState) stats.Record, keep bool) ([]stats.Record, error) {
+	sum *Summary, work func(f, i int, src *compound.Compound, state planner.CompoundState) stats.Record,
+	down func(frame int) map[*compound.Channel]bool, keep bool) ([]stats.Record, error) {
 	load := p.Load(balanced)
+	var planned scheduler.Planner = p
+	if down != nil {
+		planned = &plannedWithout{Planner: p, downAt: down, down: map[*compound.Channel]bool{}}
+	}
 	var frameTimes []float64
 	var given []stats.Record
 	busyTotal, capacity, moved := 0.0, 0.0, 0.0
@@ -209,7 +216,7 @@ func drive(cfg *compound.Config, p *planner.Planner, balanced *compound.Compound
 	// started when the one before completed, the adaptive policy looked
 	// faster than Equalizer's where live it was not: docs/equalizers.md,
 	// "Frames in flight".)
-	sched := scheduler.New(cfg, p, scheduler.Options{Frames: frames, FrameTimeout: 1e6 * time.Second, Liveness: 1e6 * time.Second})
+	sched := scheduler.New(cfg, planned, scheduler.Options{Frames: frames, FrameTimeout: 1e6 * time.Second, Liveness: 1e6 * time.Second})
 	now := time.Unix(0, 0)
 	sched.Step(scheduler.Tick{Now: now})
 	for _, id := range sched.Nodes() {
@@ -264,6 +271,15 @@ func drive(cfg *compound.Config, p *planner.Planner, balanced *compound.Compound
 					// idle sources leave capacity unused
 					units := stats.ByRenderer(renderers, times)
 					idle := len(sources) - len(recs)
+					if down != nil {
+						gone := down(f)
+						for _, src := range sources {
+							if gone[src.Channel] {
+								idle--
+							}
+						}
+						idle = max(idle, 0)
+					}
 					ft, mean := 0.0, 0.0
 					for _, t := range units {
 						ft = math.Max(ft, t)
@@ -340,6 +356,32 @@ func drive(cfg *compound.Config, p *planner.Planner, balanced *compound.Compound
 }
 
 func dur(s float64) time.Duration { return time.Duration(s * 1e9) }
+
+// plannedWithout plans each frame without the channels a recorded run
+// planned it without (a pipe not set up, a node lost), as the live
+// scheduler's SetChannelDown did.
+type plannedWithout struct {
+	*planner.Planner
+	downAt func(frame int) map[*compound.Channel]bool
+	down   map[*compound.Channel]bool
+}
+
+func (p *plannedWithout) Plan(frame int) *planner.FramePlan {
+	want := p.downAt(frame)
+	for ch := range p.down {
+		if !want[ch] {
+			p.Planner.SetChannelDown(ch, false)
+			delete(p.down, ch)
+		}
+	}
+	for ch := range want {
+		if !p.down[ch] {
+			p.Planner.SetChannelDown(ch, true)
+			p.down[ch] = true
+		}
+	}
+	return p.Planner.Plan(frame)
+}
 
 // renderersDone starts a frame's work on each renderer (sources sharing
 // one are one; see stats.ByRenderer) when its tasks come at now or when it

@@ -64,6 +64,10 @@ type Record struct {
 	// each display) or one GPU. Channels with the same renderer take turns
 	// on it, so one's time includes part of the others' work.
 	Renderer string `json:"renderer,omitempty"`
+	// Down are the channels (IDs) the frame was planned without: on pipes
+	// not set up, or nodes lost. A statistics file gives them on a
+	// frame's first record, and a replay plans that frame without them.
+	Down []string `json:"down,omitempty"`
 	// Finished is when the channel's node reported the frame done, on the
 	// scheduler's clock (zero: unknown); the statistics file has it as
 	// done_s
