@@ -755,6 +755,9 @@ func TestAClientStartedAgainThatDoesNotJoinIsStartedAgain(t *testing.T) {
 				if strings.Contains(sp.log(), "did not") || strings.Contains(sp.log(), "again (") {
 					t.Errorf("the log takes the lost client's end for a client started again:\n%s", tailOf(sp.log(), 3000))
 				}
+				if !strings.Contains(sp.log(), "started again by hand, its client rejoins") {
+					t.Errorf("no relaunch, and the loss does not say how to start the client by hand:\n%s", tailOf(sp.log(), 3000))
+				}
 				return
 			}
 			syscall.Kill(first, syscall.SIGKILL)
@@ -786,6 +789,12 @@ func TestAClientStartedAgainThatDoesNotJoinIsStartedAgain(t *testing.T) {
 			}
 			if !strings.Contains(sp.log(), tc.said) || rejoins != strings.Contains(sp.log(), "node render1: starting its client again (2 of 3)") {
 				t.Errorf("the log does not say %q, or says render1 is started again when it is not:\n%s", tc.said, tailOf(sp.log(), 3000))
+			}
+			// the server starts the client again: the loss gives no hint
+			// to start it by hand, which would race that client
+			if !strings.Contains(sp.log(), "node render1 lost (eqclient exited (signal: killed)): its channels src1, src2 leave the compounds; its client is started again") ||
+				strings.Contains(sp.log(), "started again by hand") {
+				t.Errorf("the loss does not say that the client is started again, or tells how to start it by hand:\n%s", tailOf(sp.log(), 3000))
 			}
 			if n := strings.Count(sp.log(), "did not rejoin"); n != 1 {
 				t.Errorf("the log says %d times that render1 did not rejoin, not once:\n%s", n, tailOf(sp.log(), 3000))

@@ -1894,7 +1894,7 @@ func (s *server) relaunch(nc *nodeConn, joining *joinWatch) {
 	nc.relaunch++
 	s.opt.Log.Info(fmt.Sprintf("node %s: starting its client again (%d of %d)", nc.id, nc.relaunch, s.opt.Relaunch))
 	if err := s.launchNodes([]string{nc.id}, s.listening); err != nil {
-		s.opt.Log.Warn(fmt.Sprintf("node %s: %v", nc.id, err))
+		s.opt.Log.Warn(fmt.Sprintf("node %s: %v%s", nc.id, err, s.startAgain(nc.id)))
 		return
 	}
 	joining.launched(nc.id, time.Now(), s.joinTimeout(nc.model))
@@ -1989,19 +1989,30 @@ func (s *server) act(rd scheduler.Ready, rep *report, joining *joinWatch) error 
 		s.opt.Log.Warn(slow)
 	}
 	for _, l := range rd.Lost {
+		nc := s.nodes[l.Node]
+		// a loss that ends the run (a destination's node) is not worth a
+		// new client: it would only be stopped again
+		relaunch := nc.cmd != nil && nc.cmd.Process != nil && nc.relaunch < s.opt.Relaunch && !s.opt.NoLaunch && rd.Failure == ""
+		// the server starts it again and says so next; a hint to start it
+		// by hand would race that client
+		again := func() string {
+			if relaunch {
+				return "; its client is started again"
+			}
+			return s.startAgain(l.Node)
+		}
 		switch {
 		case rd.Failure != "":
 			// the run ends (its failure says why): nothing to leave
 			// the compounds or to start again
 			s.opt.Log.Warn(fmt.Sprintf("node %s lost (%s)", l.Node, l.Reason))
 		case l.NeverJoined:
-			s.opt.Log.Warn(fmt.Sprintf("node %s did not join (%s): the run goes on without it, as the config's robustness (ON unless the config says OFF) lets it; its channels %s leave the compounds%s", l.Node, l.Reason, strings.Join(l.Channels, ", "), s.startAgain(l.Node)))
+			s.opt.Log.Warn(fmt.Sprintf("node %s did not join (%s): the run goes on without it, as the config's robustness (ON unless the config says OFF) lets it; its channels %s leave the compounds%s", l.Node, l.Reason, strings.Join(l.Channels, ", "), again()))
 		default:
-			s.opt.Log.Warn(fmt.Sprintf("node %s lost (%s): its channels %s leave the compounds%s", l.Node, l.Reason, strings.Join(l.Channels, ", "), s.startAgain(l.Node)))
+			s.opt.Log.Warn(fmt.Sprintf("node %s lost (%s): its channels %s leave the compounds%s", l.Node, l.Reason, strings.Join(l.Channels, ", "), again()))
 		}
 		rep.lost = append(rep.lost, l.Node)
 		s.tellApp(l.Node, control.NodeLostKind, l.Reason)
-		nc := s.nodes[l.Node]
 		nc.down, nc.lostLaunch, nc.lostGen = true, nc.launches.Load(), nc.gen.Load()
 		s.mu.Lock()
 		nc.stale = true // a new client may take the node over
@@ -2017,9 +2028,7 @@ func (s *server) act(rd scheduler.Ready, rep *report, joining *joinWatch) error 
 			if !nc.sharesProcess { // a shared one ends the node on Dropped
 				nc.kill()
 			}
-			// a loss that ends the run (a destination's node) is not
-			// worth a new client: it would only be stopped again
-			if nc.relaunch < s.opt.Relaunch && !s.opt.NoLaunch && rd.Failure == "" {
+			if relaunch {
 				s.relaunch(nc, joining)
 			}
 		}
