@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -15,6 +17,7 @@ import (
 	"github.com/goeq/goeq/internal/compound"
 	"github.com/goeq/goeq/internal/imagecmp"
 	"github.com/goeq/goeq/internal/logging"
+	"github.com/goeq/goeq/internal/server"
 )
 
 // verifyCmd runs a config decomposed and again as its reference (every
@@ -75,7 +78,7 @@ func verifyCmd(args []string, stdout, stderr io.Writer) int {
 	// both runs offscreen at the config's sizes (a fullscreen window
 	// would take its screen's), turning the model enough that each frame
 	// differs from the next
-	common := []string{"--local", "--frames", fmt.Sprint(*frames), "--dump-every", "1", "--drawable", "FBO",
+	common := []string{"--local", "--json", "--frames", fmt.Sprint(*frames), "--dump-every", "1", "--drawable", "FBO",
 		"--renderer", *renderer, "--triangles", "100000", "--spin", "0.2", "--log-level", "warn"}
 	if *layout != "" {
 		common = append(common, "--layout", *layout)
@@ -84,6 +87,7 @@ func verifyCmd(args []string, stdout, stderr io.Writer) int {
 		common = append(common, "--client", *clientBin)
 	}
 	decomposed, reference := filepath.Join(dir, "decomposed"), filepath.Join(dir, "reference")
+	var notes []string
 	for _, r := range []struct {
 		name, out string
 		extra     []string
@@ -98,11 +102,21 @@ func verifyCmd(args []string, stdout, stderr io.Writer) int {
 		argv := slices.Concat(common, []string{"--out", r.out}, r.extra, []string{file})
 		// the run's log and its clients' output, said only when it fails
 		var log logging.Buffer
-		if code := runCmd(argv, &log, &log); code != 0 {
+		var summary bytes.Buffer
+		if code := runCmd(argv, &summary, &log); code != 0 {
 			fmt.Fprintf(stderr, "eqserver verify: the %s run failed (exit %d):\n%s", r.name, code, log.String())
 			return 1
 		}
+		if without := wentWithout(r.name, summary.Bytes()); len(without) > 0 {
+			notes = append(notes, without...)
+			notes = append(notes, fmt.Sprintf("the %s run's warnings:\n%s", r.name, strings.TrimRight(log.String(), "\n")))
+		}
 	}
+	defer func() {
+		for _, n := range notes {
+			fmt.Fprintln(stdout, n)
+		}
+	}()
 	if pictures(decomposed)+pictures(reference) == 0 {
 		fmt.Fprintf(stderr, "eqserver verify: neither run wrote a picture in %d frames: no destination the config shows draws (its warnings above say why)\n", *frames)
 		return 1
@@ -163,6 +177,30 @@ func blendHint(cfg *compound.Config, renderer string) string {
 	return fmt.Sprintf("note: %s: input frame %q brings depth ranges without DEPTH, so its compound blends them in range order by colour alone, "+
 		"which suits see-through slabs (a volume renderer: --renderer volume); %s, whose ranges then cover each other in that order rather than by depth "+
 		"(as under Equalizer): give the frames DEPTH (buffer [ COLOR DEPTH ]) to merge them by depth", frame.Pos, frame.Name, who)
+}
+
+// wentWithout says what a run's summary (run --json) went without: pipes
+// that could not be set up and nodes lost, which the config's robustness
+// let it go on without, and frames shown without a lost node's part.
+// Its pictures are then of the config without them, whether or not they
+// match.
+func wentWithout(run string, summary []byte) []string {
+	var sum server.Summary
+	if err := json.Unmarshal(summary, &sum); err != nil {
+		return []string{fmt.Sprintf("note: the %s run's summary could not be read (%v)", run, err)}
+	}
+	var notes []string
+	if len(sum.LostPipes) > 0 {
+		notes = append(notes, fmt.Sprintf("note: the %s run went without %s, which could not be set up: its pictures are of the config without them",
+			run, strings.Join(sum.LostPipes, ", ")))
+	}
+	if len(sum.LostNodes) > 0 {
+		notes = append(notes, fmt.Sprintf("note: the %s run lost %s and went on without them", run, strings.Join(sum.LostNodes, ", ")))
+	}
+	if sum.Degraded > 0 {
+		notes = append(notes, fmt.Sprintf("note: the %s run showed %d frames without a lost node's part (%v)", run, sum.Degraded, sum.DegradedFrames))
+	}
+	return notes
 }
 
 // nonEmpty is a flag and its value, or nothing when the value is "".

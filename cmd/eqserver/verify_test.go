@@ -136,6 +136,27 @@ server { config {
 	if err != nil || !strings.Contains(string(out), "all 1 pictures match") || strings.Contains(string(out), "eqclient") {
 		t.Errorf("%s: %v, want a match and no client's log:\n%s", device, err, out)
 	}
+
+	// a run that went on without a pipe (a source's window past the GL's
+	// framebuffer limit) matches with the others' parts, and verify says
+	// what it went without and why: the pictures are not of the config as
+	// written. Before, it said only that all pictures matched.
+	lb, err := os.ReadFile(filepath.Join("..", "..", "examples", "configs", "2d-lb-4.eqc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := strings.Index(string(lb), `name "w2"`)
+	wide := filepath.Join(dir, "w2-too-wide.eqc")
+	if err := os.WriteFile(wide, []byte(string(lb[:at])+strings.Replace(string(lb[at:]), "viewport [ 0 0 640 360 ]", "viewport [ 0 0 16385 360 ]", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = runArgs("verify", "--frames", "1", "--client", client, wide)
+	for _, want := range []string{"all 1 pictures match", `note: the decomposed run went without render1: pipe "gpu2", which could not be set up`,
+		"larger than this GL's framebuffer limit of"} {
+		if code != 0 || !strings.Contains(stdout, want) {
+			t.Errorf("%s: exit %d, want 0 and %q:\n%s\n%s", wide, code, want, stdout, stderr)
+		}
+	}
 }
 
 // Two channels of one window, each a step of a chain of depth merges
