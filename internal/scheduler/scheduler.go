@@ -1011,7 +1011,9 @@ func (s *Scheduler) done(ns *nodeState, e Done) {
 			refused = append(refused, err)
 			continue
 		}
-		r.Finished = at
+		// when it came, and which channels the frame went without, are
+		// the scheduler's word, not the node's
+		r.Finished, r.Down = at, nil
 		f.done.Records = append(f.done.Records, r)
 		if r.Tiles > 0 {
 			cost := r.Times.Busy().Seconds() / float64(r.Tiles)

@@ -2883,3 +2883,30 @@ func TestEverySplitCoversItsCompoundThroughANodeLoss(t *testing.T) {
 		}
 	}
 }
+
+// Which channels a frame went without is the scheduler's word: a node's
+// records that name some (stats.Record.Down) lose them, or a statistics
+// file would carry what a client made up, and its replay would plan
+// without those channels.
+func TestANodesRecordsDoNotSayWhichChannelsAreDown(t *testing.T) {
+	c := newCluster(t, load(t, example("2d-lb-4.eqc")), Options{Frames: 4})
+	c.statistics = func(node string, frame int, recs []stats.Record) []stats.Record {
+		for i := range recs {
+			recs[i].Down = []string{recs[i].Channel}
+		}
+		return recs
+	}
+	c.runToEnd(10000)
+	records := 0
+	for _, f := range c.completed {
+		for _, r := range f.Records {
+			records++
+			if r.Down != nil {
+				t.Errorf("frame %d: channel %s's record says %v are down", f.Frame, r.Channel, r.Down)
+			}
+		}
+	}
+	if records == 0 {
+		t.Fatal("no records")
+	}
+}
