@@ -198,7 +198,7 @@ func wentWithout(run string, summary []byte) []string {
 		notes = append(notes, fmt.Sprintf("note: the %s run lost %s and went on without them", run, strings.Join(sum.LostNodes, ", ")))
 	}
 	if sum.Degraded > 0 {
-		notes = append(notes, fmt.Sprintf("note: the %s run showed %d frames without a lost node's part (%v)", run, sum.Degraded, sum.DegradedFrames))
+		notes = append(notes, fmt.Sprintf("note: the %s run showed %d frames degraded, without part of their picture (%v)", run, sum.Degraded, sum.DegradedFrames))
 	}
 	return notes
 }

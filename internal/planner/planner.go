@@ -321,6 +321,12 @@ type FramePlan struct {
 	// of channels down. A window that leaves it shows nothing from this
 	// frame on.
 	Showing []*compound.Window
+	// Undrawn names the parts of the frame that no channel draws, or two
+	// do: a load or tree equalizer whose children that draw cover less
+	// (or more) than their compound. A correct plan has none; the frame
+	// is shown as planned and called degraded, so that a planning fault
+	// is never silent.
+	Undrawn []string
 }
 
 // Planner plans frames for one config. Feed it statistics as frames
@@ -637,6 +643,7 @@ func (p *Planner) Plan(frame int) *FramePlan {
 	p.cfg.Walk(func(c *compound.Compound) {
 		p.runEqualizers(c, frame, states, plan)
 	})
+	plan.Undrawn = p.uncoveredSplits(states)
 	// 3. compose locals into destination-relative values
 	for _, root := range p.cfg.Compounds {
 		compose(root, nil, states, &p.Sizes)
@@ -693,6 +700,39 @@ func (p *Planner) showing(states map[string]CompoundState) []*compound.Window {
 func (p *Planner) keep(plan *FramePlan) {
 	p.history[plan.Frame] = plan.Compounds
 	delete(p.history, plan.Frame-64)
+}
+
+// uncoveredSplits names the compounds whose load or tree equalizer left
+// part of them to no child, or to two: the children that draw cover less
+// (or more) than the whole viewport (2D) or range (DB). None does in a
+// correct plan; sorted by compound.
+func (p *Planner) uncoveredSplits(states map[string]CompoundState) []string {
+	var out []string
+	for c := range p.loads {
+		st := states[c.Path()]
+		if !st.Active || st.Skip {
+			continue
+		}
+		db := p.loads[c].Params.Mode == compound.SplitDB
+		covered, drawing := 0.0, 0
+		for _, child := range c.Children {
+			s := states[child.Path()]
+			if !s.Active || s.Skip {
+				continue
+			}
+			drawing++
+			if db {
+				covered += s.Local.Range.End - s.Local.Range.Start
+			} else {
+				covered += s.Local.Viewport.W * s.Local.Viewport.H
+			}
+		}
+		if drawing > 0 && math.Abs(covered-1) > 1e-6 {
+			out = append(out, fmt.Sprintf("compound %s: its %d children that draw cover %.4f of it", c.Path(), drawing, covered))
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // findStandIns gives each compound of a down channel whose work no

@@ -1675,3 +1675,45 @@ func TestPixelPartsUnderAZoomedAssemblySampleItsZoomedPixels(t *testing.T) {
 		}
 	}
 }
+
+// A plan names what its equalizers left to no child (FramePlan.Undrawn),
+// so that a fault like the adaptive policy's kept split after a source
+// left (its region drawn by no one, in frames no one called degraded)
+// shows as a degraded frame and an error rather than a silent hole. A
+// correct plan names nothing; children that cover less of their compound,
+// or overlap, are named.
+func TestAPlanNamesWhatNoChildDraws(t *testing.T) {
+	for _, name := range []string{"2d-lb-4.eqc", "db-lb-4.eqc"} {
+		p := New(load(t, name))
+		if plan := p.Plan(0); plan.Undrawn != nil {
+			t.Fatalf("%s: frame 0 leaves %v undrawn", name, plan.Undrawn)
+		}
+		states := maps.Clone(p.history[0])
+		second := states["0.1"]
+		if strings.HasPrefix(name, "db") {
+			second.Local.Range.End -= 0.1
+		} else {
+			second.Local.Viewport.W /= 2
+		}
+		states["0.1"] = second
+		got := p.uncoveredSplits(states)
+		if len(got) != 1 || !strings.HasPrefix(got[0], "compound 0: its 4 children that draw cover 0.") {
+			t.Errorf("%s: a child shrunk: %v", name, got)
+		}
+		second.Skip = true
+		states["0.1"] = second
+		if got := p.uncoveredSplits(states); len(got) != 1 {
+			t.Errorf("%s: a child skipped: %v", name, got)
+		}
+		second.Skip = false
+		if strings.HasPrefix(name, "db") {
+			second.Local.Range.End += 0.2
+		} else {
+			second.Local.Viewport.W *= 4
+		}
+		states["0.1"] = second
+		if got := p.uncoveredSplits(states); len(got) != 1 || !strings.Contains(got[0], "cover 1.") {
+			t.Errorf("%s: a child grown over its neighbour: %v", name, got)
+		}
+	}
+}

@@ -367,8 +367,11 @@ type Completed struct {
 	Started  time.Time
 	Finished time.Time
 	Records  []stats.Record
-	Degraded bool     // shown without an input a lost node never sent
-	Written  []string // the images written, by name
+	Degraded bool // shown without an input a lost node never sent, or Undrawn
+	// Undrawn are parts of the frame that its plan gave no channel
+	// (planner.FramePlan.Undrawn): a planning fault
+	Undrawn []string
+	Written []string // the images written, by name
 	// Errors are what went wrong in the frame: a node's failure, which
 	// also fails the run, and what failed without failing the frame (a
 	// screenshot not written)
@@ -931,6 +934,10 @@ func (s *Scheduler) start(number int) {
 		dests: newNodeSet(n), assembled: newNodeSet(n), queues: map[string]*queueState{}}
 	// a record per channel drawn is the usual count
 	f.done = Completed{Frame: number, Started: s.now, Records: make([]stats.Record, 0, len(plan.Channels))}
+	if len(plan.Undrawn) > 0 {
+		// a planning fault: shown as it is, and never silently
+		f.done.Degraded, f.done.Undrawn = true, plan.Undrawn
+	}
 	s.inflight[number] = f
 	s.lastStart = s.now
 	s.interval = time.Duration(plan.Interval * float64(time.Second))

@@ -2,7 +2,6 @@ package scheduler
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -2786,53 +2785,15 @@ func windowNames(ws []*compound.Window) []string {
 	return out
 }
 
-// splitsCovered is a planner whose every plan is checked: where a load or
-// tree equalizer splits an active compound, the children it gives work
-// cover the compound's whole viewport (2D) or range (DB), as a reference
-// render draws it whole. It fails t otherwise.
-type splitsCovered struct {
-	*planner.Planner
-	t   *testing.T
-	cfg *compound.Config
-}
-
-func (p splitsCovered) Plan(frame int) *planner.FramePlan {
-	plan := p.Planner.Plan(frame)
-	p.cfg.Walk(func(c *compound.Compound) {
-		i := slices.IndexFunc(c.Equalizers, func(eq *compound.Equalizer) bool { return eq.Kind.Splits() })
-		if i < 0 || !plan.Compounds[c.Path()].Active || plan.Compounds[c.Path()].Skip {
-			return
-		}
-		db := c.Equalizers[i].Mode == compound.SplitDB
-		covered, drawing := 0.0, 0
-		for _, child := range c.Children {
-			s := plan.Compounds[child.Path()]
-			if !s.Active || s.Skip {
-				continue
-			}
-			drawing++
-			if db {
-				covered += s.Local.Range.End - s.Local.Range.Start
-			} else {
-				covered += s.Local.Viewport.W * s.Local.Viewport.H
-			}
-		}
-		if drawing > 0 && math.Abs(covered-1) > 1e-6 {
-			p.t.Errorf("frame %d: the %d children of compound %s that draw cover %.4f of it", frame, drawing, c.Path(), covered)
-		}
-	})
-	return plan
-}
-
 // Every node of every corpus and example config with a load or tree
 // equalizer that shows no destination, lost once the adaptive policy
-// plans from its own
-// model (past Equalizer's first plans), under both policies: the split
-// goes on covering each balanced compound whole. Under the adaptive
-// policy the others kept their regions for the balancing period, and the
-// lost node's part was drawn by no one in frames no one called degraded.
-// The sources draw at different speeds, in proportion to their part, so
-// the splits move.
+// plans from its own model (past Equalizer's first plans), under both
+// policies: the split goes on covering each balanced compound whole (no
+// plan leaves a part undrawn, planner.FramePlan.Undrawn), and no frame is
+// degraded. Under the adaptive policy the others kept their regions for
+// the balancing period, and the lost node's part was drawn by no one in
+// frames no one called degraded. The sources draw at different speeds,
+// in proportion to their part, so the splits move.
 func TestEverySplitCoversItsCompoundThroughANodeLoss(t *testing.T) {
 	names, err := filepath.Glob(corpus("*.eqc"))
 	if err != nil || len(names) == 0 {
@@ -2864,7 +2825,7 @@ func TestEverySplitCoversItsCompoundThroughANodeLoss(t *testing.T) {
 			for _, adaptive := range []bool{false, true} {
 				t.Run(fmt.Sprintf("%s/%s/adaptive-%v", filepath.Base(name), id, adaptive), func(t *testing.T) {
 					cfg, _ := withPolicy(name, adaptive)
-					c := newClusterPlanned(t, cfg, splitsCovered{planner.New(cfg), t, cfg}, Options{Frames: 24})
+					c := newCluster(t, cfg, Options{Frames: 24})
 					c.statistics = func(node string, frame int, recs []stats.Record) []stats.Record {
 						for i := range recs {
 							part := recs[i].Viewport.W * recs[i].Viewport.H * (recs[i].Range.End - recs[i].Range.Start)
@@ -2878,6 +2839,11 @@ func TestEverySplitCoversItsCompoundThroughANodeLoss(t *testing.T) {
 					}
 					c.kill(id)
 					c.runToEnd(40000)
+					for _, f := range c.completed {
+						if f.Degraded || len(f.Undrawn) > 0 {
+							t.Errorf("frame %d: degraded %v, undrawn %v", f.Frame, f.Degraded, f.Undrawn)
+						}
+					}
 				})
 			}
 		}
@@ -2908,5 +2874,39 @@ func TestANodesRecordsDoNotSayWhichChannelsAreDown(t *testing.T) {
 	}
 	if records == 0 {
 		t.Fatal("no records")
+	}
+}
+
+// undrawnAt is a planner whose plan of one frame leaves a part undrawn,
+// as a planning fault would.
+type undrawnAt struct {
+	*planner.Planner
+	frame int
+}
+
+func (p undrawnAt) Plan(frame int) *planner.FramePlan {
+	plan := p.Planner.Plan(frame)
+	if frame == p.frame {
+		copied := *plan
+		copied.Undrawn = []string{"compound 0: its 3 children that draw cover 0.7500 of it"}
+		return &copied
+	}
+	return plan
+}
+
+// A frame whose plan leaves part of it to no channel (a planning fault)
+// completes degraded, naming the part, and the run goes on: the fault is
+// never silent, and the frames after it are whole.
+func TestAFramePlannedWithAHoleIsDegraded(t *testing.T) {
+	cfg := load(t, example("2d-lb-4.eqc"))
+	c := newClusterPlanned(t, cfg, undrawnAt{planner.New(cfg), 3}, Options{Frames: 6})
+	c.runToEnd(10000)
+	for _, f := range c.completed {
+		if f.Degraded != (f.Frame == 3) || (len(f.Undrawn) > 0) != (f.Frame == 3) {
+			t.Errorf("frame %d: degraded %v, undrawn %v", f.Frame, f.Degraded, f.Undrawn)
+		}
+	}
+	if len(c.completed) != 6 {
+		t.Errorf("%d frames completed, want 6", len(c.completed))
 	}
 }

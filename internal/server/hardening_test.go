@@ -878,6 +878,10 @@ func TestALostNodesPartIsTakenOverUnderTheAdaptivePolicy(t *testing.T) {
 	if len(sum.LostNodes) != 1 || sum.LostNodes[0] != "render2" || sum.Frames != 30 {
 		t.Fatalf("summary: lost %v, %d frames", sum.LostNodes, sum.Frames)
 	}
+	// the frames in flight at the loss are repaired: none is degraded
+	if sum.Degraded != 0 {
+		t.Errorf("frames %v degraded:\n%s", sum.DegradedFrames, tailOf(sp.log(), 2000))
+	}
 	if n := wholeFramesMatch(t, sp.out, ref.out, sum.DegradedFrames, "", "with render2 lost"); n < 28 {
 		t.Errorf("%d frames compared", n)
 	}

@@ -108,7 +108,12 @@ func (r *report) complete(c scheduler.Completed) {
 	r.lastFrame = c.Frame
 	if c.Degraded {
 		r.degradedFrames = append(r.degradedFrames, c.Frame)
-		r.s.opt.Log.Warn(fmt.Sprintf("frame %d is shown without the part of a node lost while it was in flight (degraded)", c.Frame))
+		if len(c.Undrawn) > 0 {
+			r.s.opt.Log.Warn(fmt.Sprintf("frame %d is shown without parts its plan gave no channel, a fault of goeq's planner (please report it, with the config): %s (degraded)",
+				c.Frame, strings.Join(c.Undrawn, "; ")))
+		} else {
+			r.s.opt.Log.Warn(fmt.Sprintf("frame %d is shown without the part of a node lost while it was in flight (degraded)", c.Frame))
+		}
 	}
 	r.written = append(r.written, c.Written...)
 	for _, e := range c.Errors {
