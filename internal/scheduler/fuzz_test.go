@@ -12,7 +12,8 @@ import (
 // FuzzConfigRuns feeds arbitrary config text through the parser, the
 // resolver and the scheduler, with nodes that run their tasks in memory:
 // a config that resolves either runs its frames or fails with a message,
-// and nothing panics or waits without bound. Run with `make fuzz`; the
+// nothing panics or waits without bound, and no plan leaves a part of a
+// balanced compound to no one (FramePlan.Undrawn). Run with `make fuzz`; the
 // corpus and the examples seed it.
 func FuzzConfigRuns(f *testing.F) {
 	for _, pattern := range []string{example("*.eqc"), corpus("*.eqc")} {
@@ -40,6 +41,12 @@ func FuzzConfigRuns(f *testing.F) {
 			c.run(rounds)
 			if !c.finished && c.failure == "" {
 				t.Fatalf("3 frames neither done nor failed after %d rounds: %d completed", rounds, len(c.completed))
+			}
+			// and no plan leaves a part of a balanced compound to no one
+			for _, f := range c.completed {
+				if len(f.Undrawn) > 0 {
+					t.Fatalf("frame %d leaves %v undrawn", f.Frame, f.Undrawn)
+				}
 			}
 		}
 	})
