@@ -143,7 +143,9 @@ type Summary struct {
 	Degraded int     `json:"degraded_frames"`
 	// DegradedFrames are the frames shown (and written) without the part
 	// of a node lost while they were in flight, up to latency+1 for each
-	// loss (FrameStats.Degraded): render them again where they count.
+	// loss, or without a part their plan gave no channel, a planning
+	// fault the run warns of (FrameStats.Degraded): render them again
+	// where they count.
 	DegradedFrames []int `json:"degraded_frame_numbers,omitempty"`
 	// RepairedFrames are the frames in flight at a loss whose lost parts
 	// were drawn by the channels they went to instead: they are whole.
@@ -1094,7 +1096,8 @@ type FrameStats struct {
 	Frame    int
 	Channels []ChannelStats
 	// Degraded: the frame was shown without the part of a node lost while
-	// it was in flight (Summary.DegradedFrames lists every such frame).
+	// it was in flight, or without a part its plan gave no channel
+	// (Summary.DegradedFrames lists every such frame).
 	Degraded bool
 }
 
