@@ -272,8 +272,8 @@ type Summary struct {
 	// DegradedFrames are the frames shown (and written) without the part
 	// of a node lost while they were in flight: up to latency+1 of them
 	// for each loss; or without a part their plan gave no channel, a
-	// planning fault (scheduler.Completed.Undrawn). An application that records frames renders them
-	// again.
+	// planning fault (scheduler.Completed.Undrawn). An application that
+	// records frames renders them again.
 	DegradedFrames []int `json:"degraded_frame_numbers,omitempty"`
 	// RepairedFrames are the frames in flight at a loss whose lost parts
 	// their consumers drew instead (scheduler.Repair): they are whole.
