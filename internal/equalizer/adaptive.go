@@ -1308,10 +1308,16 @@ func (a *Adaptive) gate(l *Load, active []*Child, g *grid, next map[string]regio
 	cur := map[string]region{}
 	for _, c := range active {
 		prev, ok := l.last[c.Path]
-		if !ok || prev.Skip {
+		if !ok || prev.Skip && regionSize(next[c.Path], g.db) > 0 {
 			a.LastDecision = "move: new child"
 			a.below, a.sincePlan = 0, 0
 			return next
+		}
+		if prev.Skip {
+			// drew nothing, and gets nothing now (a destination that only
+			// assembles): no new child, or the policy moved every frame
+			cur[c.Path] = region{}
+			continue
 		}
 		cur[c.Path] = region{vp: prev.Viewport, r: prev.Range}
 	}

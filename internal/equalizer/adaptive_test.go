@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/goeq/goeq/internal/compound"
@@ -1186,5 +1187,53 @@ func TestAChildThatLeavesLeavesNoHole(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A destination whose assembly leaves it nothing to draw (its target
+// below the assemble-only limit) is active and skipped in every plan. The
+// policy took it for a new child each frame and moved the split every
+// frame: its balancing period, threshold and noise filter did nothing.
+// Such a destination is no new child; the others' split is kept as any
+// other, and never given to it.
+func TestADestinationThatOnlyAssemblesIsNoNewChild(t *testing.T) {
+	p := adaptiveParams(compound.Split2D)
+	limit := 1000.0 // ms: the destination's share is always below it
+	p.AssembleOnlyLimit = &limit
+	l := NewLoad(p, 960, 540)
+	children := []Child{{Path: "dest", Active: true, Usage: 1, Destination: true}, {Path: "b", Active: true, Usage: 1}, {Path: "c", Active: true, Usage: 1}}
+	out := l.Plan(children, nil)
+	kept := 0
+	for frame := range 30 {
+		var samples []Sample
+		for _, a := range out {
+			busy := 0.0
+			if !a.Skip {
+				busy = 0.020 * a.Viewport.W * a.Viewport.H
+			}
+			samples = append(samples, Sample{Path: a.Path, Viewport: a.Viewport, Busy: busy, Assemble: 0.001})
+		}
+		out = l.Plan(children, samples)
+		covered := 0.0
+		for _, a := range out {
+			if a.Path == "dest" && !a.Skip {
+				t.Fatalf("frame %d: the destination that only assembles draws %+v", frame, a.Viewport)
+			}
+			if !a.Skip {
+				covered += a.Viewport.W * a.Viewport.H
+			}
+		}
+		if !near(covered, 1, 1e-9) {
+			t.Fatalf("frame %d: b and c cover %.4f", frame, covered)
+		}
+		if strings.HasPrefix(l.Adaptive.LastDecision, "keep") {
+			kept++
+		}
+		if l.Adaptive.LastDecision == "move: new child" && frame > coldPlans {
+			t.Errorf("frame %d: %s", frame, l.Adaptive.LastDecision)
+		}
+	}
+	if kept == 0 {
+		t.Error("the split was never kept")
 	}
 }
