@@ -861,18 +861,7 @@ func TestALostNodeStartedAgainByHandRejoinsARunWithoutAToken(t *testing.T) {
 // and the lost node's half of 2d-lb-4 was black in two frames that the
 // run did not call degraded.
 func TestALostNodesPartIsTakenOverUnderTheAdaptivePolicy(t *testing.T) {
-	text, err := os.ReadFile(config("2d-lb-4.eqc"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	adaptive := strings.Replace(string(text), "damping 0.5", "damping 0.5 adaptive ON", 1)
-	if adaptive == string(text) {
-		t.Fatal("2d-lb-4.eqc has no damping to put the policy beside")
-	}
-	cfg := filepath.Join(t.TempDir(), "2d-lb-4-adaptive.eqc")
-	if err := os.WriteFile(cfg, []byte(adaptive), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	cfg := adaptiveExample(t, "2d-lb-4.eqc")
 	// past the policy's first plans (Equalizer's) before the loss
 	sp, sum, ref := runLosingNode(t, cfg, 30, "+8 render2")
 	if len(sum.LostNodes) != 1 || sum.LostNodes[0] != "render2" || sum.Frames != 30 {

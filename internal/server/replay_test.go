@@ -147,18 +147,7 @@ func TestReplayReproducesTheRecordedSplits(t *testing.T) {
 // when the frame completed.)
 func TestAStatisticsFileReplansItsRunExactly(t *testing.T) {
 	const frames = 80
-	text, err := os.ReadFile(config("2d-lb-4.eqc"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	adaptive := strings.Replace(string(text), "load_equalizer\n        {", "load_equalizer\n        { adaptive ON", 1)
-	if adaptive == string(text) {
-		t.Fatal("2d-lb-4.eqc's load_equalizer is not where the test expects it")
-	}
-	cfgPath := filepath.Join(t.TempDir(), "2d-lb-4-adaptive.eqc")
-	if err := os.WriteFile(cfgPath, []byte(adaptive), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	cfgPath := adaptiveExample(t, "2d-lb-4.eqc")
 	r := run(t, cfgPath, frames, "--renderer", "synthetic")
 	if r.err != nil {
 		t.Fatalf("run: %v\n%s", r.err, r.stderr)
@@ -234,6 +223,25 @@ func TestAStatisticsFileReplansItsRunExactly(t *testing.T) {
 	if moves < 10 {
 		t.Errorf("the split moved %d times in %d frames: the comparison proves little", moves, frames)
 	}
+}
+
+// adaptiveExample writes an example config with its load equalizer under
+// the adaptive policy, and returns its path.
+func adaptiveExample(t *testing.T, name string) string {
+	t.Helper()
+	text, err := os.ReadFile(config(name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	adaptive := strings.Replace(string(text), "load_equalizer\n        {", "load_equalizer\n        { adaptive ON", 1)
+	if adaptive == string(text) {
+		t.Fatalf("%s's load_equalizer is not where the test expects it", name)
+	}
+	path := filepath.Join(t.TempDir(), strings.TrimSuffix(name, ".eqc")+"-adaptive.eqc")
+	if err := os.WriteFile(path, []byte(adaptive), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // A run that went on without a pipe (render1's second window is past the
