@@ -1458,25 +1458,37 @@ func overlap1D(a, b compound.Range) float64 {
 // target time, integrating the per-unit cost of the cells the boundary
 // crosses (S[i] = what passes from child i to child i+1). Only neighbours
 // exchange range, and no range moves that the balance does not need.
+//
+// A destination among the children gets its tree target, which its
+// assembly comes off (none under the assemble-only limit: it gets no
+// range), and the others' targets are scaled to the whole range; without
+// one, each child's target is its share of the whole.
 func (l *Load) neighbourDB(tree *node, active []*Child, g *grid, out map[string]region) {
-	n := len(active)
 	type dom struct {
 		c     *Child
 		start float64
 	}
-	doms := make([]dom, n)
-	for i, c := range active {
+	targets := map[string]float64{}
+	tree.eachLeaf(func(n *node) { targets[n.child.Path] = n.target })
+	destination := slices.ContainsFunc(active, func(c *Child) bool { return c.Destination })
+	var doms []dom
+	for _, c := range active {
+		if destination && targets[c.Path] <= 0 && tree.target > 0 {
+			continue // only assembles
+		}
 		prev, ok := l.last[c.Path]
 		if !ok || prev.Skip {
 			l.split(tree, region{r: compound.FullRange}, compound.Viewport{}, g, out)
 			return
 		}
-		doms[i] = dom{c, prev.Range.Start}
+		doms = append(doms, dom{c, prev.Range.Start})
 	}
+	n := len(doms)
 	sort.SliceStable(doms, func(i, j int) bool { return doms[i].start < doms[j].start })
-	total, usage := g.load1D(0, 1), 0.0
+	total, usage, aimed := g.load1D(0, 1), 0.0, 0.0
 	for _, d := range doms {
 		usage += l.share(d.c)
+		aimed += targets[d.c.Path]
 	}
 	step := math.Max(l.Params.BoundaryDB, 1e-6)
 	lo := 0.0
@@ -1484,6 +1496,9 @@ func (l *Load) neighbourDB(tree *node, active []*Child, g *grid, out map[string]
 		hi := 1.0
 		if i < n-1 {
 			target := total * l.share(d.c) / usage
+			if destination && aimed > 0 {
+				target = total * targets[d.c.Path] / aimed
+			}
 			hi = g.findSplit1D(lo, 1, target/math.Max(g.load1D(lo, 1), 1e-12))
 			hi = math.Round(hi/step) * step
 			hi = math.Min(math.Max(hi, lo+step), 1-float64(n-1-i)*step)
@@ -1491,6 +1506,16 @@ func (l *Load) neighbourDB(tree *node, active []*Child, g *grid, out map[string]
 		out[d.c.Path] = region{r: compound.Range{Start: lo, End: hi}}
 		lo = hi
 	}
+}
+
+// eachLeaf calls f on each leaf of the tree, left to right.
+func (n *node) eachLeaf(f func(*node)) {
+	if n.child != nil {
+		f(n)
+		return
+	}
+	n.left.eachLeaf(f)
+	n.right.eachLeaf(f)
 }
 
 func b2f(b bool) float64 {

@@ -1195,45 +1195,85 @@ func TestAChildThatLeavesLeavesNoHole(t *testing.T) {
 // policy took it for a new child each frame and moved the split every
 // frame: its balancing period, threshold and noise filter did nothing.
 // Such a destination is no new child; the others' split is kept as any
-// other, and never given to it.
+// other, and never given to it. In DB, where the policy moves range only
+// between neighbours, such a destination got a range of its own, the
+// assemble-only limit unread.
 func TestADestinationThatOnlyAssemblesIsNoNewChild(t *testing.T) {
-	p := adaptiveParams(compound.Split2D)
-	limit := 1000.0 // ms: the destination's share is always below it
-	p.AssembleOnlyLimit = &limit
-	l := NewLoad(p, 960, 540)
+	for _, mode := range []compound.SplitMode{compound.Split2D, compound.SplitDB} {
+		t.Run(mode.String(), func(t *testing.T) {
+			db := mode == compound.SplitDB
+			p := adaptiveParams(mode)
+			limit := 1000.0 // ms: the destination's share is always below it
+			p.AssembleOnlyLimit = &limit
+			l := NewLoad(p, 960, 540)
+			children := []Child{{Path: "dest", Active: true, Usage: 1, Destination: true}, {Path: "b", Active: true, Usage: 1}, {Path: "c", Active: true, Usage: 1}}
+			part := func(a Assignment) float64 {
+				if db {
+					return a.Range.End - a.Range.Start
+				}
+				return a.Viewport.W * a.Viewport.H
+			}
+			out := l.Plan(children, nil)
+			kept := 0
+			for frame := range 30 {
+				var samples []Sample
+				for _, a := range out {
+					busy := 0.0
+					if !a.Skip {
+						busy = 0.020 * part(a)
+					}
+					samples = append(samples, Sample{Path: a.Path, Viewport: a.Viewport, Range: a.Range, Busy: busy, Assemble: 0.001})
+				}
+				out = l.Plan(children, samples)
+				covered := 0.0
+				for _, a := range out {
+					if a.Path == "dest" && !a.Skip {
+						t.Fatalf("frame %d: the destination that only assembles draws %+v %+v", frame, a.Viewport, a.Range)
+					}
+					if !a.Skip {
+						covered += part(a)
+					}
+				}
+				if !near(covered, 1, 1e-9) {
+					t.Fatalf("frame %d: b and c cover %.4f", frame, covered)
+				}
+				if strings.HasPrefix(l.Adaptive.LastDecision, "keep") {
+					kept++
+				}
+				if l.Adaptive.LastDecision == "move: new child" && frame > coldPlans {
+					t.Errorf("frame %d: %s", frame, l.Adaptive.LastDecision)
+				}
+			}
+			if kept == 0 {
+				t.Error("the split was never kept")
+			}
+		})
+	}
+}
+
+// In DB, where the adaptive policy moves range only between neighbours, a
+// destination's assembly comes off its share, as under Equalizer's
+// policy: it drew as much range as a source that only draws.
+func TestADestinationsAssemblyComesOffItsRange(t *testing.T) {
+	l := NewLoad(adaptiveParams(compound.SplitDB), 960, 540)
 	children := []Child{{Path: "dest", Active: true, Usage: 1, Destination: true}, {Path: "b", Active: true, Usage: 1}, {Path: "c", Active: true, Usage: 1}}
 	out := l.Plan(children, nil)
-	kept := 0
-	for frame := range 30 {
+	for range 30 {
 		var samples []Sample
 		for _, a := range out {
-			busy := 0.0
-			if !a.Skip {
-				busy = 0.020 * a.Viewport.W * a.Viewport.H
+			s := Sample{Path: a.Path, Range: a.Range, Busy: 0.030 * (a.Range.End - a.Range.Start)}
+			if a.Path == "dest" {
+				s.Assemble = 0.005 // half its even share's draw
 			}
-			samples = append(samples, Sample{Path: a.Path, Viewport: a.Viewport, Busy: busy, Assemble: 0.001})
+			samples = append(samples, s)
 		}
 		out = l.Plan(children, samples)
-		covered := 0.0
-		for _, a := range out {
-			if a.Path == "dest" && !a.Skip {
-				t.Fatalf("frame %d: the destination that only assembles draws %+v", frame, a.Viewport)
-			}
-			if !a.Skip {
-				covered += a.Viewport.W * a.Viewport.H
-			}
-		}
-		if !near(covered, 1, 1e-9) {
-			t.Fatalf("frame %d: b and c cover %.4f", frame, covered)
-		}
-		if strings.HasPrefix(l.Adaptive.LastDecision, "keep") {
-			kept++
-		}
-		if l.Adaptive.LastDecision == "move: new child" && frame > coldPlans {
-			t.Errorf("frame %d: %s", frame, l.Adaptive.LastDecision)
-		}
 	}
-	if kept == 0 {
-		t.Error("the split was never kept")
+	size := map[string]float64{}
+	for _, a := range out {
+		size[a.Path] = a.Range.End - a.Range.Start
+	}
+	if size["dest"] >= 0.8*size["b"] || size["dest"] >= 0.8*size["c"] || !near(size["dest"]+size["b"]+size["c"], 1, 1e-9) {
+		t.Errorf("ranges %v: the destination, which also assembles for 5 ms, draws about as much as the others", size)
 	}
 }
