@@ -141,6 +141,25 @@ func TestChooseBySizeAndCount(t *testing.T) {
 	}
 }
 
+// Where the destination's collecting sets the time, every exchange ties on
+// it, and the one that costs the nodes the least work is taken: not
+// direct send's n(n-1) messages a frame. Where direct send is as fast and
+// costs about as much, it is still taken, as the simplest exchange.
+func TestTiedExchangesGoByTheirWork(t *testing.T) {
+	r := DefaultRates
+	sh := Shape{Sources: 256, Pixels: 1920 * 1080, Draw: 0.01, Pipelined: true}
+	ds, bs := r.Time(DirectSend, sh), r.Time(BinarySwap, sh)
+	if ds > 1.01*bs {
+		t.Fatalf("no tie to break: direct send %.4f s, binary swap %.4f s", ds, bs)
+	}
+	if s := r.Choose(sh); s != BinarySwap && s != RadixK {
+		t.Errorf("256 sources collected at 1080p: %s, want BINARY_SWAP or RADIX_K", s)
+	}
+	if s := r.Choose(Shape{Sources: 4, Pixels: 1920 * 1080, Draw: 0.01, Pipelined: true}); s != DirectSend {
+		t.Errorf("4 sources at 1080p: %s, want DIRECT_SEND", s)
+	}
+}
+
 // A destination that does not draw merges one frame while the sources draw
 // the next: behind a long draw a gather costs nothing more, where an
 // exchange keeps the sources from drawing.

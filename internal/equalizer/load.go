@@ -5,8 +5,10 @@
 package equalizer
 
 import (
+	"cmp"
 	"maps"
 	"math"
+	"slices"
 	"sort"
 	"time"
 
@@ -456,6 +458,13 @@ type grid struct {
 	// the splits integrate it some thousand times per frame.
 	sat []float64
 	n   int
+	// edges and below, for DB cells that do not overlap (a split's ranges
+	// never do): the load of the range up to edges[i] is below[i], and the
+	// density between edges[i-1] and edges[i] is density[i], so a range's
+	// load costs two binary searches instead of a pass over the cells:
+	// the splits' bisections take it some thousand times a frame, which
+	// cost 20 ms a frame with 256 sources
+	edges, below, density []float64
 }
 
 type cell struct {
@@ -484,7 +493,51 @@ func newGrid(db bool, samples []Sample) *grid {
 	if covered > 0 {
 		g.mean = load / covered
 	}
+	if db {
+		g.prefix()
+	}
 	return g
+}
+
+// prefix sums the DB cells' loads from 0, the gaps between them at the
+// mean density, where no two cells overlap.
+func (g *grid) prefix() {
+	if len(g.cells) == 0 {
+		return
+	}
+	cells := slices.Clone(g.cells)
+	slices.SortFunc(cells, func(a, b cell) int { return cmp.Compare(a.r.Start, b.r.Start) })
+	edges, below, density := []float64{0}, []float64{0}, []float64{g.mean}
+	add := func(to, d float64) {
+		last := len(edges) - 1
+		if to <= edges[last] {
+			return
+		}
+		below = append(below, below[last]+(to-edges[last])*d)
+		edges, density = append(edges, to), append(density, d)
+	}
+	for i, c := range cells {
+		if c.r.Start < 0 || (i > 0 && c.r.Start < cells[i-1].r.End) {
+			return // overlapping cells: load1D sums them one by one
+		}
+		add(c.r.Start, g.mean)
+		add(c.r.End, c.density)
+	}
+	g.edges, g.below, g.density = edges, below, density
+}
+
+// upTo is the load of the range from 0 to x, by the prefix sums; beyond
+// the cells, at the mean density.
+func (g *grid) upTo(x float64) float64 {
+	i, _ := slices.BinarySearch(g.edges, x)
+	switch {
+	case i == 0:
+		return x * g.mean // x <= 0
+	case i == len(g.edges):
+		last := len(g.edges) - 1
+		return g.below[last] + (x-g.edges[last])*g.mean
+	}
+	return g.below[i-1] + (x-g.edges[i-1])*g.density[i]
 }
 
 // total is the load of the whole compound.
@@ -522,6 +575,9 @@ func (g *grid) load1D(lo, hi float64) float64 {
 	}
 	if len(g.cells) == 0 {
 		return hi - lo
+	}
+	if g.edges != nil {
+		return g.upTo(hi) - g.upTo(lo)
 	}
 	sum, covered := 0.0, 0.0
 	for _, c := range g.cells {

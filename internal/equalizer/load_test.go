@@ -2,6 +2,8 @@ package equalizer
 
 import (
 	"math"
+	"math/rand"
+	"slices"
 	"testing"
 
 	"github.com/goeq/goeq/internal/compound"
@@ -234,5 +236,43 @@ func TestASplitThatTurnsStartsAfresh(t *testing.T) {
 	l.split(tree, region{vp: compound.FullViewport}, vp(0, 0, 0.25, 1), g, out)
 	if h := out["a"].vp.H; !near(h, 0.5, 1e-3) || out["a"].vp.W != 1 {
 		t.Errorf("rows: a %+v, want the top half", out["a"].vp)
+	}
+}
+
+// A DB grid's loads by prefix sums are the loads summed cell by cell:
+// random ranges with gaps (at the mean density), queried inside and past
+// the cells; overlapping cells are summed one by one.
+func TestDBPrefixSumsAreTheCellsLoads(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	for trial := 0; trial < 2000; trial++ {
+		cuts := []float64{0, 1}
+		for i := rng.Intn(20); i >= 0; i-- {
+			cuts = append(cuts, rng.Float64())
+		}
+		slices.Sort(cuts)
+		var samples []Sample
+		for i := 0; i+1 < len(cuts); i++ {
+			if rng.Intn(4) > 0 { // else a gap
+				samples = append(samples, Sample{Path: "s", Range: compound.Range{Start: cuts[i], End: cuts[i+1]}, Busy: rng.Float64()})
+			}
+		}
+		g := newGrid(true, samples)
+		if len(samples) > 0 && g.edges == nil {
+			t.Fatalf("trial %d: no prefix sums for %d ranges that do not overlap", trial, len(samples))
+		}
+		bySum := *g
+		bySum.edges = nil
+		for k := 0; k < 50; k++ {
+			lo, hi := rng.Float64()*1.2-0.1, rng.Float64()*1.2-0.1
+			lo, hi = min(lo, hi), max(lo, hi)
+			if a, b := g.load1D(lo, hi), bySum.load1D(lo, hi); math.Abs(a-b) > 1e-9 {
+				t.Fatalf("trial %d: load of [%.4f, %.4f] %.12f, summed over the cells %.12f", trial, lo, hi, a, b)
+			}
+		}
+	}
+	overlapping := newGrid(true, []Sample{{Path: "a", Range: compound.Range{Start: 0, End: 0.6}, Busy: 1},
+		{Path: "b", Range: compound.Range{Start: 0.5, End: 1}, Busy: 1}})
+	if overlapping.edges != nil {
+		t.Error("prefix sums for overlapping ranges")
 	}
 }

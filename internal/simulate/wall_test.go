@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goeq/goeq/internal/compositing"
 	"github.com/goeq/goeq/internal/compound"
 	"github.com/goeq/goeq/internal/planner"
 	"github.com/goeq/goeq/internal/scheduler"
@@ -67,5 +68,41 @@ func BenchmarkWallFrame(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkSortLastPlan plans one frame of a DB load-balanced compound of
+// n sources on a 1920x1080 destination, statistics fed every frame, with
+// the strategy the cost model picks and with direct send, whose n(n-1)
+// transfers a frame are the most an exchange plans.
+func BenchmarkSortLastPlan(b *testing.B) {
+	for _, n := range []int{64, 256} {
+		for _, strategy := range []compositing.Strategy{compositing.Auto, compositing.DirectSend} {
+			b.Run(fmt.Sprintf("%d/%s", n, strategy), func(b *testing.B) {
+				cfg, err := Generated{Mode: compound.SplitDB, Sources: n, W: 1920, H: 1080}.Config()
+				if err != nil {
+					b.Fatal(err)
+				}
+				root := cfg.Compounds[0]
+				root.Attributes[compound.CompositingAttr] = strategy.String()
+				p := planner.New(cfg)
+				var recs []stats.Record
+				for i, c := range root.Children {
+					recs = append(recs, stats.Record{Compound: c.Path(), Channel: c.Channel.Name, Viewport: c.Viewport,
+						Range: compound.Range{Start: float64(i) / float64(n), End: float64(i+1) / float64(n)},
+						Times: stats.Times{Draw: time.Duration(5+i%7) * time.Millisecond}})
+				}
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					for j := range recs {
+						recs[j].Frame = i
+					}
+					p.Feed(stats.Frame{Frame: i, Records: recs})
+					if plan := p.Plan(i + 1); len(plan.Exchanges) == 0 {
+						b.Fatalf("frame %d: no exchange planned", i+1)
+					}
+				}
+			})
+		}
 	}
 }
