@@ -465,6 +465,13 @@ type grid struct {
 	// the splits' bisections take it some thousand times a frame, which
 	// cost 20 ms a frame with 256 sources
 	edges, below, density []float64
+	// xs, ys and table, for 2D cells that do not overlap: the cells' edges
+	// make a grid of columns and rows, and table[j*len(xs)+i] is the load
+	// of [xs[0], xs[i]] x [ys[0], ys[j]], each grid cell at its cell's
+	// density or the mean; a region's load is then four lookups
+	// (bilinear within a grid cell, exact there) instead of a pass over
+	// the cells, 13 ms a frame with 256 sources
+	xs, ys, table []float64
 }
 
 type cell struct {
@@ -495,8 +502,98 @@ func newGrid(db bool, samples []Sample) *grid {
 	}
 	if db {
 		g.prefix()
+	} else {
+		g.summedArea()
 	}
 	return g
+}
+
+// edgeTolerance merges cell edges closer than it: neighbours' edges
+// computed as x+w and x differ by a rounding.
+const edgeTolerance = 1e-12
+
+// summedArea builds the 2D table, where no two cells overlap.
+func (g *grid) summedArea() {
+	if len(g.cells) == 0 {
+		return
+	}
+	xs, ys := []float64{0, 1}, []float64{0, 1}
+	for _, c := range g.cells {
+		xs = append(xs, c.vp.X, c.vp.X+c.vp.W)
+		ys = append(ys, c.vp.Y, c.vp.Y+c.vp.H)
+	}
+	xs, ys = edgesOf(xs), edgesOf(ys)
+	nx, ny := len(xs), len(ys)
+	// the density of grid cell (i, j), between xs[i] and xs[i+1], ys[j]
+	// and ys[j+1]; NaN until a cell covers it
+	dens := make([]float64, (nx-1)*(ny-1))
+	for k := range dens {
+		dens[k] = math.NaN()
+	}
+	for _, c := range g.cells {
+		i0, i1 := nearest(xs, c.vp.X), nearest(xs, c.vp.X+c.vp.W)
+		j0, j1 := nearest(ys, c.vp.Y), nearest(ys, c.vp.Y+c.vp.H)
+		if i0 == i1 || j0 == j1 {
+			return // a cell thinner than the tolerance: its load would be lost
+		}
+		for j := j0; j < j1; j++ {
+			for i := i0; i < i1; i++ {
+				if !math.IsNaN(dens[j*(nx-1)+i]) {
+					return // overlapping cells: load2D sums them one by one
+				}
+				dens[j*(nx-1)+i] = c.density
+			}
+		}
+	}
+	table := make([]float64, nx*ny)
+	for j := 1; j < ny; j++ {
+		for i := 1; i < nx; i++ {
+			d := dens[(j-1)*(nx-1)+i-1]
+			if math.IsNaN(d) {
+				d = g.mean
+			}
+			table[j*nx+i] = table[(j-1)*nx+i] + table[j*nx+i-1] - table[(j-1)*nx+i-1] + d*(xs[i]-xs[i-1])*(ys[j]-ys[j-1])
+		}
+	}
+	g.xs, g.ys, g.table = xs, ys, table
+}
+
+// edgesOf sorts edges and merges those within edgeTolerance.
+func edgesOf(edges []float64) []float64 {
+	slices.Sort(edges)
+	out := edges[:1]
+	for _, e := range edges[1:] {
+		if e-out[len(out)-1] > edgeTolerance {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// nearest is the index of the edge nearest to x.
+func nearest(edges []float64, x float64) int {
+	i, _ := slices.BinarySearch(edges, x)
+	if i == len(edges) || i > 0 && x-edges[i-1] < edges[i]-x {
+		i--
+	}
+	return i
+}
+
+// cellOf is the grid cell of x among edges, and how far x lies across it.
+func cellOf(edges []float64, x float64) (int, float64) {
+	i, _ := slices.BinarySearch(edges, x)
+	i = min(max(i, 1), len(edges)-1) - 1
+	return i, (x - edges[i]) / (edges[i+1] - edges[i])
+}
+
+// summedTo is the load of [xs[0], x] x [ys[0], y].
+func (g *grid) summedTo(x, y float64) float64 {
+	i, fx := cellOf(g.xs, x)
+	j, fy := cellOf(g.ys, y)
+	w := len(g.xs)
+	a, b := g.table[j*w+i], g.table[j*w+i+1]
+	c, d := g.table[(j+1)*w+i], g.table[(j+1)*w+i+1]
+	return a*(1-fx)*(1-fy) + b*fx*(1-fy) + c*(1-fx)*fy + d*fx*fy
 }
 
 // prefix sums the DB cells' loads from 0, the gaps between them at the
@@ -555,6 +652,11 @@ func (g *grid) load2D(vp compound.Viewport) float64 {
 	area := vp.W * vp.H
 	if len(g.cells) == 0 {
 		return area
+	}
+	if g.table != nil && vp.X >= g.xs[0]-edgeTolerance && vp.Y >= g.ys[0]-edgeTolerance &&
+		vp.X+vp.W <= g.xs[len(g.xs)-1]+edgeTolerance && vp.Y+vp.H <= g.ys[len(g.ys)-1]+edgeTolerance {
+		x1, y1 := vp.X+vp.W, vp.Y+vp.H
+		return g.summedTo(x1, y1) - g.summedTo(vp.X, y1) - g.summedTo(x1, vp.Y) + g.summedTo(vp.X, vp.Y)
 	}
 	sum, covered := 0.0, 0.0
 	for _, c := range g.cells {

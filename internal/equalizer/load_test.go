@@ -276,3 +276,49 @@ func TestDBPrefixSumsAreTheCellsLoads(t *testing.T) {
 		t.Error("prefix sums for overlapping ranges")
 	}
 }
+
+// A 2D grid's loads by its summed-area table are the loads summed cell by
+// cell: random splits of the area, some parts left without a sample (at
+// the mean density), queried anywhere in it; overlapping cells are summed
+// one by one.
+func TestSummedAreasAreTheCellsLoads(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	var split func(v compound.Viewport, depth int, out *[]Sample)
+	split = func(v compound.Viewport, depth int, out *[]Sample) {
+		if depth == 0 || rng.Intn(5) == 0 {
+			if rng.Intn(4) > 0 { // else a gap
+				*out = append(*out, Sample{Path: "s", Viewport: v, Busy: rng.Float64()})
+			}
+			return
+		}
+		f := 0.1 + 0.8*rng.Float64()
+		if rng.Intn(2) == 0 {
+			split(compound.Viewport{X: v.X, Y: v.Y, W: v.W * f, H: v.H}, depth-1, out)
+			split(compound.Viewport{X: v.X + v.W*f, Y: v.Y, W: v.W * (1 - f), H: v.H}, depth-1, out)
+		} else {
+			split(compound.Viewport{X: v.X, Y: v.Y, W: v.W, H: v.H * f}, depth-1, out)
+			split(compound.Viewport{X: v.X, Y: v.Y + v.H*f, W: v.W, H: v.H * (1 - f)}, depth-1, out)
+		}
+	}
+	for trial := 0; trial < 1000; trial++ {
+		var samples []Sample
+		split(compound.FullViewport, 1+rng.Intn(8), &samples)
+		g := newGrid(false, samples)
+		if len(samples) > 0 && g.table == nil {
+			t.Fatalf("trial %d: no table for %d parts that do not overlap", trial, len(samples))
+		}
+		bySum := *g
+		bySum.table = nil
+		for k := 0; k < 50; k++ {
+			x0, x1, y0, y1 := rng.Float64(), rng.Float64(), rng.Float64(), rng.Float64()
+			v := compound.Viewport{X: min(x0, x1), Y: min(y0, y1), W: math.Abs(x1 - x0), H: math.Abs(y1 - y0)}
+			if a, b := g.load2D(v), bySum.load2D(v); math.Abs(a-b) > 1e-9 {
+				t.Fatalf("trial %d: load of %+v %.12f, summed over the cells %.12f", trial, v, a, b)
+			}
+		}
+	}
+	overlapping := newGrid(false, []Sample{{Path: "a", Viewport: vp(0, 0, 0.6, 1), Busy: 1}, {Path: "b", Viewport: vp(0.5, 0, 0.5, 1), Busy: 1}})
+	if overlapping.table != nil {
+		t.Error("a table for overlapping parts")
+	}
+}
