@@ -114,9 +114,72 @@ type pipe struct {
 	gl      *channel.Pipe // nil for a null node
 	exec    executor
 	windows []*channel.Window
-	work    chan *pipeJob
+	work    *jobQueue
 	done    chan struct{}
 	shownAt time.Time // when it last showed a frame (runPipe's)
+}
+
+// maxFramesHeld bounds the frames a node takes before it is done with the
+// first: the server starts a frame once the one latency+1 before it is
+// done; the rest is room for a server that counts otherwise.
+func maxFramesHeld(latency int) int { return 2*latency + 32 }
+
+// jobQueue is a pipe's frames to run, in order. The node's message loop
+// adds to it without waiting: the pipe may be waiting, in an earlier
+// frame, for a message only that loop takes (tiles, a swap barrier's
+// release). When it waited for room in a queue of 16, every config with a
+// tile queue or a swap barrier across nodes hung at frame 0 from latency
+// 17 on. The frames a node is sent are bounded by the latency (see
+// start).
+type jobQueue struct {
+	mu     sync.Mutex
+	jobs   []*pipeJob
+	closed bool
+	more   chan struct{} // a token while jobs or the closing are unread
+}
+
+func newJobQueue() *jobQueue { return &jobQueue{more: make(chan struct{}, 1)} }
+
+func (q *jobQueue) push(job *pipeJob) {
+	q.mu.Lock()
+	q.jobs = append(q.jobs, job)
+	q.mu.Unlock()
+	q.wake()
+}
+
+// close ends the queue once the jobs in it are taken.
+func (q *jobQueue) close() {
+	q.mu.Lock()
+	q.closed = true
+	q.mu.Unlock()
+	q.wake()
+}
+
+func (q *jobQueue) wake() {
+	select {
+	case q.more <- struct{}{}:
+	default:
+	}
+}
+
+// next waits for the next job; false once the queue is closed and empty.
+func (q *jobQueue) next() (*pipeJob, bool) {
+	for {
+		q.mu.Lock()
+		if len(q.jobs) > 0 {
+			job := q.jobs[0]
+			q.jobs[0] = nil
+			q.jobs = q.jobs[1:]
+			q.mu.Unlock()
+			return job, true
+		}
+		closed := q.closed
+		q.mu.Unlock()
+		if closed {
+			return nil, false
+		}
+		<-q.more
+	}
 }
 
 type pipeJob struct {
@@ -279,7 +342,7 @@ func (n *node) setup(s *control.Setup, opt Options) error {
 	var glIndex []int // of each in the node's pipes
 	for pi, pm := range n.model.Pipes {
 		if opt.Null {
-			p := &pipe{model: pm, exec: nullExecutor{sink: n}, work: make(chan *pipeJob, 16), done: make(chan struct{})}
+			p := &pipe{model: pm, exec: nullExecutor{sink: n}, work: newJobQueue(), done: make(chan struct{})}
 			n.pipes = append(n.pipes, p)
 			n.claimChannels(p)
 			go n.runPipe(p)
@@ -361,7 +424,7 @@ func (n *node) openPipe(pm *compound.Pipe, sys winsys.System, drawable string) (
 		return nil, err
 	}
 	glp.Warn = func(msg string) { n.log.Warn(msg) }
-	p := &pipe{model: pm, gl: glp, work: make(chan *pipeJob, 16), done: make(chan struct{})}
+	p := &pipe{model: pm, gl: glp, work: newJobQueue(), done: make(chan struct{})}
 	// the windows open before the renderer factories run: a window that
 	// cannot open fails the run before the application's data is loaded,
 	// not after
@@ -524,7 +587,7 @@ func (n *node) shutdown() {
 	// every pipe ends its frame first: the server waits for the
 	// renderers' Exit, not for a draw that does not return
 	for _, p := range n.pipes {
-		close(p.work)
+		p.work.close()
 	}
 	for _, p := range n.pipes {
 		<-p.done
@@ -801,19 +864,20 @@ func (n *node) start(ctx context.Context, fw *control.FrameWork) error {
 	}
 	track.destPipes, track.together = track.dests, make(chan struct{})
 	n.framesMu.Lock()
+	held := len(n.frames)
 	n.frames[fw.Frame] = track
 	n.framesMu.Unlock()
+	if held > maxFramesHeld(n.cfg.Latency) {
+		cancel()
+		return fmt.Errorf("frame %d: the server sent it while this node had %d frames not done, more than latency %d lets it send", fw.Frame, held, n.cfg.Latency)
+	}
 	if len(byPipe) == 0 {
 		n.finish(track)
 		return nil
 	}
 	for _, p := range n.pipes {
 		if job := byPipe[p]; job != nil {
-			select {
-			case p.work <- job:
-			case <-ctx.Done():
-				return ctx.Err()
-			}
+			p.work.push(job)
 		}
 	}
 	return nil
@@ -846,7 +910,11 @@ func (n *node) receive(p *pipe, t *frameTrack) error {
 // barrier and presentation.
 func (n *node) runPipe(p *pipe) {
 	defer close(p.done)
-	for job := range p.work {
+	for {
+		job, ok := p.work.next()
+		if !ok {
+			return
+		}
 		t := job.track
 		var res *channel.Result
 		if err := n.receive(p, t); err != nil {

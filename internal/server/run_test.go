@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goeq/goeq/internal/compound"
 	"github.com/goeq/goeq/internal/gotool"
 	"github.com/goeq/goeq/internal/imagecmp"
 	"github.com/goeq/goeq/internal/simulate"
@@ -1054,4 +1055,54 @@ func TestTheFinalSplitIsTheShownLayouts(t *testing.T) {
 			}
 		})
 	}
+}
+
+// More frames in flight than a pipe's queue once held (16): a node's
+// message loop waited for room in it while the pipe waited, in frame 0,
+// for a message only that loop takes. At latency 20 every frame 0 of a
+// tile queue (its tiles) and of a swap barrier across nodes (its release)
+// hung until the frame timeout.
+func TestLatencyPastAPipesQueue(t *testing.T) {
+	withLatency := func(name string) string {
+		src, err := os.ReadFile(config(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := strings.Replace(string(src), "config\n{\n", "config\n{\n    latency 20\n", 1)
+		if !strings.Contains(text, "latency 20") {
+			t.Fatalf("%s: no config block to set the latency in", name)
+		}
+		path := filepath.Join(t.TempDir(), "latency-20-"+name)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	t.Run("tile queue", func(t *testing.T) {
+		r := run(t, withLatency("tile-4.eqc"), 30, "--frame-timeout", "20s")
+		if r.err != nil {
+			t.Fatalf("run failed: %v\n%s", r.err, r.stderr)
+		}
+		if r.summary.Frames != 30 || r.summary.Degraded != 0 {
+			t.Errorf("%d frames, %d degraded", r.summary.Frames, r.summary.Degraded)
+		}
+		perFrame := map[int]int{}
+		for _, rec := range readStats(t, r.out) {
+			perFrame[rec.Frame] += rec.Tiles
+		}
+		for f := 0; f < 30; f++ {
+			if want := compound.TileCount(640, 360, 64, 64); perFrame[f] != want {
+				t.Errorf("frame %d: %d tiles drawn, want %d", f, perFrame[f], want)
+			}
+		}
+	})
+	t.Run("swap barrier across nodes", func(t *testing.T) {
+		cmd := exec.Command(filepath.Join(binaries(t), "eqserver"), "run", "--local", "--null-clients", "--json", "--frames", "30",
+			"--frame-timeout", "20s", withLatency("wall-2x2-views.eqc"))
+		cmd.Env = testEnv()
+		sum, _ := runSummary(t, cmd, "run")
+		if sum.Frames != 30 || sum.Degraded != 0 || len(sum.LostNodes) != 0 {
+			t.Errorf("%d frames, %d degraded, lost %v", sum.Frames, sum.Degraded, sum.LostNodes)
+		}
+	})
 }
