@@ -316,19 +316,21 @@ var Candidates = []Strategy{Gather, DirectSend, BinarySwap, RadixK}
 // over binary swap's 2,048 for 0.4% of modelled time, and the messages'
 // cost on a real network (switch contention) is what the model leaves out.
 func (r Rates) Choose(sh Shape) Strategy {
+	times, works := make([]float64, len(Candidates)), make([]float64, len(Candidates))
 	fastest := math.Inf(1)
-	for _, s := range Candidates {
-		fastest = math.Min(fastest, r.Time(s, sh))
+	for i, s := range Candidates {
+		times[i] = r.Time(s, sh)
+		_, works[i] = r.cost(s, sh)
+		fastest = math.Min(fastest, times[i])
 	}
 	least := math.Inf(1)
-	for _, s := range Candidates {
-		if r.Time(s, sh) <= fastest*1.05 {
-			_, work := r.cost(s, sh)
-			least = math.Min(least, work)
+	for i := range Candidates {
+		if times[i] <= fastest*1.05 {
+			least = math.Min(least, works[i])
 		}
 	}
-	for _, s := range Candidates {
-		if _, work := r.cost(s, sh); r.Time(s, sh) <= fastest*1.05 && work <= least*1.05 {
+	for i, s := range Candidates {
+		if times[i] <= fastest*1.05 && works[i] <= least*1.05 {
 			return s
 		}
 	}
