@@ -645,18 +645,27 @@ func (g *grid) total() float64 {
 	return g.load2D(compound.FullViewport)
 }
 
+// summedWithin is the load of [0,x] x [0,y] by a summed-area table that
+// covers vp, or nil where load2D must sum vp's cells one by one.
+func (g *grid) summedWithin(vp compound.Viewport) func(x, y float64) float64 {
+	switch {
+	case g.sat != nil:
+		return g.satAt
+	case g.table != nil && vp.X >= g.xs[0]-edgeTolerance && vp.Y >= g.ys[0]-edgeTolerance &&
+		vp.X+vp.W <= g.xs[len(g.xs)-1]+edgeTolerance && vp.Y+vp.H <= g.ys[len(g.ys)-1]+edgeTolerance:
+		return g.summedTo
+	}
+	return nil
+}
+
 func (g *grid) load2D(vp compound.Viewport) float64 {
-	if g.sat != nil {
-		return g.satAt(vp.X+vp.W, vp.Y+vp.H) - g.satAt(vp.X, vp.Y+vp.H) - g.satAt(vp.X+vp.W, vp.Y) + g.satAt(vp.X, vp.Y)
+	if at := g.summedWithin(vp); at != nil {
+		x1, y1 := vp.X+vp.W, vp.Y+vp.H
+		return at(x1, y1) - at(vp.X, y1) - at(x1, vp.Y) + at(vp.X, vp.Y)
 	}
 	area := vp.W * vp.H
 	if len(g.cells) == 0 {
 		return area
-	}
-	if g.table != nil && vp.X >= g.xs[0]-edgeTolerance && vp.Y >= g.ys[0]-edgeTolerance &&
-		vp.X+vp.W <= g.xs[len(g.xs)-1]+edgeTolerance && vp.Y+vp.H <= g.ys[len(g.ys)-1]+edgeTolerance {
-		x1, y1 := vp.X+vp.W, vp.Y+vp.H
-		return g.summedTo(x1, y1) - g.summedTo(vp.X, y1) - g.summedTo(x1, vp.Y) + g.summedTo(vp.X, vp.Y)
 	}
 	sum, covered := 0.0, 0.0
 	for _, c := range g.cells {
@@ -671,15 +680,24 @@ func (g *grid) load2D(vp compound.Viewport) float64 {
 	return sum
 }
 
+// summedUpTo is the load of [0,x] by prefix sums, or nil where load1D
+// must sum the cells one by one.
+func (g *grid) summedUpTo() func(x float64) float64 {
+	switch {
+	case g.sat != nil:
+		return func(x float64) float64 { return g.satAt(x, 0) }
+	case g.edges != nil:
+		return g.upTo
+	}
+	return nil
+}
+
 func (g *grid) load1D(lo, hi float64) float64 {
-	if g.sat != nil {
-		return g.satAt(hi, 0) - g.satAt(lo, 0)
+	if upTo := g.summedUpTo(); upTo != nil {
+		return upTo(hi) - upTo(lo)
 	}
 	if len(g.cells) == 0 {
 		return hi - lo
-	}
-	if g.edges != nil {
-		return g.upTo(hi) - g.upTo(lo)
 	}
 	sum, covered := 0.0, 0.0
 	for _, c := range g.cells {
@@ -714,11 +732,23 @@ func (g *grid) satAt(x, y float64) float64 {
 
 // findSplit2D returns the position along the split axis where the load on
 // the low side is frac of the region's load (bisection: load is monotone).
+// Each step moves one edge of the part, so the table is read at the two
+// corners of its fixed edge once: the sum is load2D's, term for term.
 func (g *grid) findSplit2D(vp compound.Viewport, vertical bool, frac float64) float64 {
 	total := g.load2D(vp)
 	lo, hi := vp.Y, vp.Y+vp.H
 	if vertical {
 		lo, hi = vp.X, vp.X+vp.W
+	}
+	at := g.summedWithin(vp)
+	var fixedFar, fixedCorner float64 // the table at the fixed edge's corners
+	if at != nil {
+		fixedCorner = at(vp.X, vp.Y)
+		if vertical {
+			fixedFar = at(vp.X, vp.Y+vp.H)
+		} else {
+			fixedFar = at(vp.X+vp.W, vp.Y)
+		}
 	}
 	a, b := lo, hi
 	for i := 0; i < 50; i++ {
@@ -729,7 +759,17 @@ func (g *grid) findSplit2D(vp compound.Viewport, vertical bool, frac float64) fl
 		} else {
 			part.H = m - vp.Y
 		}
-		if g.load2D(part) < frac*total {
+		var load float64
+		x1, y1 := part.X+part.W, part.Y+part.H
+		switch {
+		case at == nil:
+			load = g.load2D(part)
+		case vertical:
+			load = at(x1, y1) - fixedFar - at(x1, part.Y) + fixedCorner
+		default:
+			load = at(x1, y1) - at(part.X, y1) - fixedFar + fixedCorner
+		}
+		if load < frac*total {
 			a = m
 		} else {
 			b = m
@@ -740,10 +780,21 @@ func (g *grid) findSplit2D(vp compound.Viewport, vertical bool, frac float64) fl
 
 func (g *grid) findSplit1D(lo, hi, frac float64) float64 {
 	total := g.load1D(lo, hi)
+	upTo := g.summedUpTo()
+	var fixed float64 // the sums at lo, read once
+	if upTo != nil {
+		fixed = upTo(lo)
+	}
 	a, b := lo, hi
 	for i := 0; i < 50; i++ {
 		m := (a + b) / 2
-		if g.load1D(lo, m) < frac*total {
+		var load float64
+		if upTo != nil {
+			load = upTo(m) - fixed
+		} else {
+			load = g.load1D(lo, m)
+		}
+		if load < frac*total {
 			a = m
 		} else {
 			b = m

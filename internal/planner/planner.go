@@ -1336,8 +1336,9 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 	} else if c.Channel != nil {
 		cp = byChannel[c.Channel]
 		if cp == nil {
-			// a channel that renders clears and draws at least
-			cp = &ChannelPlan{Channel: c.Channel, Tasks: make([]Task, 0, 2), Viewport: p.Sizes.Channel(c.Channel),
+			// a channel that renders clears, draws and reads back or
+			// assembles at least
+			cp = &ChannelPlan{Channel: c.Channel, Tasks: make([]Task, 0, 4), Viewport: p.Sizes.Channel(c.Channel),
 				WindowSize: p.Sizes.Window(c.Channel.Window), View: p.cfg.ViewIndex(c.Channel)}
 			byChannel[c.Channel] = cp
 			plan.Channels = append(plan.Channels, cp)

@@ -106,3 +106,33 @@ func BenchmarkSortLastPlan(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSplit2DPlan plans one frame of a 2D load-balanced compound of
+// n sources on a 3440x1440 destination, statistics fed every frame: the
+// splits' bisections read the load grid some thousand times a frame.
+func BenchmarkSplit2DPlan(b *testing.B) {
+	for _, n := range []int{7, 64, 256} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			cfg, err := Generated{Mode: compound.Split2D, Sources: n, W: 3440, H: 1440}.Config()
+			if err != nil {
+				b.Fatal(err)
+			}
+			p := planner.New(cfg)
+			plan := p.Plan(0)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				var recs []stats.Record
+				for _, cp := range plan.Channels {
+					for k, t := range cp.Tasks {
+						if t.Kind == planner.Draw {
+							recs = append(recs, stats.Record{Frame: i, Compound: t.Compound, Channel: cp.Channel.Name, Viewport: t.Viewport,
+								Times: stats.Times{Draw: time.Duration(5+(k+len(recs))%7) * time.Millisecond}})
+						}
+					}
+				}
+				p.Feed(stats.Frame{Frame: i, Records: recs})
+				plan = p.Plan(i + 1)
+			}
+		})
+	}
+}
