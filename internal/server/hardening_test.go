@@ -706,6 +706,10 @@ func TestALostDestinationsNodeIsNotRelaunched(t *testing.T) {
 	if err := sp.wait(t); err == nil || !strings.Contains(sp.log(), "node node1, which shows the destination, died") {
 		t.Fatalf("the run's end: %v\n%s", err, tailOf(sp.log(), 2000))
 	}
+	// the user who asked for relaunches is told why there is none
+	if !strings.Contains(sp.log(), "its client is not started again, as the run ends with it (--relaunch 1 starts again") {
+		t.Errorf("the log does not say why node1 is not started again:\n%s", tailOf(sp.log(), 2000))
+	}
 	// nor how to start it again by hand, in a run that ends with it
 	for _, said := range []string{"starting its client again", "had not ended", "started again by hand", "leave the compounds"} {
 		if strings.Contains(sp.log(), said) {

@@ -1993,7 +1993,8 @@ func (s *server) act(rd scheduler.Ready, rep *report, joining *joinWatch) error 
 		nc := s.nodes[l.Node]
 		// a loss that ends the run (a destination's node) is not worth a
 		// new client: it would only be stopped again
-		relaunch := nc.cmd != nil && nc.cmd.Process != nil && nc.relaunch < s.opt.Relaunch && !s.opt.NoLaunch && rd.Failure == ""
+		relaunchable := nc.cmd != nil && nc.cmd.Process != nil && nc.relaunch < s.opt.Relaunch && !s.opt.NoLaunch
+		relaunch := relaunchable && rd.Failure == ""
 		// the server starts it again and says so next; a hint to start it
 		// by hand would race that client
 		again := func() string {
@@ -2005,8 +2006,13 @@ func (s *server) act(rd scheduler.Ready, rep *report, joining *joinWatch) error 
 		switch {
 		case rd.Failure != "":
 			// the run ends (its failure says why): nothing to leave
-			// the compounds or to start again
-			s.opt.Log.Warn(fmt.Sprintf("node %s lost (%s)", l.Node, l.Reason))
+			// the compounds or to start again, and a user who asked
+			// for relaunches is told why this node gets none
+			why := ""
+			if relaunchable {
+				why = fmt.Sprintf("; its client is not started again, as the run ends with it (--relaunch %d starts again the nodes a run goes on without, and a node that shows a destination is not one)", s.opt.Relaunch)
+			}
+			s.opt.Log.Warn(fmt.Sprintf("node %s lost (%s)%s", l.Node, l.Reason, why))
 		case l.NeverJoined:
 			s.opt.Log.Warn(fmt.Sprintf("node %s did not join (%s): the run goes on without it, as the config's robustness (ON unless the config says OFF) lets it; its channels %s leave the compounds%s", l.Node, l.Reason, strings.Join(l.Channels, ", "), again()))
 		default:
