@@ -322,3 +322,83 @@ func TestSummedAreasAreTheCellsLoads(t *testing.T) {
 		t.Error("a table for overlapping parts")
 	}
 }
+
+// bisected is the split the bisections find, each step weighing the part
+// with load: the splits read the table at a part's fixed edge once, and
+// must find what a full weighing of every part finds, bit for bit.
+func bisected(lo, hi, frac, total float64, load func(m float64) float64) float64 {
+	a, b := lo, hi
+	for i := 0; i < 50; i++ {
+		m := (a + b) / 2
+		if load(m) < frac*total {
+			a = m
+		} else {
+			b = m
+		}
+	}
+	return (a + b) / 2
+}
+
+// Splits found through a summed-area table, prefix sums or a raster
+// equal the bisection that weighs each part whole (load2D, load1D), on
+// random grids and regions, both ways, and so do those of grids summed
+// cell by cell.
+func TestSplitsWeighPartsAsLoadDoes(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	randomVP := func() compound.Viewport {
+		x0, x1, y0, y1 := rng.Float64(), rng.Float64(), rng.Float64(), rng.Float64()
+		return compound.Viewport{X: min(x0, x1), Y: min(y0, y1), W: math.Abs(x1 - x0), H: math.Abs(y1 - y0)}
+	}
+	for trial := 0; trial < 300; trial++ {
+		var samples, ranges []Sample
+		for i := rng.Intn(12); i >= 0; i-- {
+			v := randomVP()
+			samples = append(samples, Sample{Path: "s", Viewport: v, Busy: rng.Float64()})
+			ranges = append(ranges, Sample{Path: "s", Range: compound.Range{Start: v.X, End: v.X + v.W}, Busy: rng.Float64()})
+		}
+		tiled := newGrid(false, samples[:1]) // one part: a table
+		raster := newRaster(false)
+		for k := range raster.d {
+			raster.d[k] = rng.Float64()
+		}
+		rasterDB := newRaster(true)
+		for k := range rasterDB.d {
+			rasterDB.d[k] = rng.Float64()
+		}
+		grids2D := map[string]*grid{"table": tiled, "summed": newGrid(false, samples), "raster": raster.grid()}
+		grids1D := map[string]*grid{"prefix sums": newGrid(true, ranges[:1]), "summed": newGrid(true, ranges), "raster": rasterDB.grid()}
+		if len(samples) > 1 && grids2D["summed"].table != nil {
+			continue // parts that happen not to overlap
+		}
+		for k := 0; k < 20; k++ {
+			v, frac := randomVP(), rng.Float64()
+			for name, g := range grids2D {
+				for _, vertical := range []bool{true, false} {
+					lo, hi := v.Y, v.Y+v.H
+					if vertical {
+						lo, hi = v.X, v.X+v.W
+					}
+					want := bisected(lo, hi, frac, g.load2D(v), func(m float64) float64 {
+						part := v
+						if vertical {
+							part.W = m - v.X
+						} else {
+							part.H = m - v.Y
+						}
+						return g.load2D(part)
+					})
+					if got := g.findSplit2D(v, vertical, frac); got != want {
+						t.Fatalf("trial %d, %s, %+v, vertical %v, frac %.4f: split at %v, weighing whole parts %v", trial, name, v, vertical, frac, got, want)
+					}
+				}
+			}
+			for name, g := range grids1D {
+				lo, hi := v.X, v.X+v.W
+				want := bisected(lo, hi, frac, g.load1D(lo, hi), func(m float64) float64 { return g.load1D(lo, m) })
+				if got := g.findSplit1D(lo, hi, frac); got != want {
+					t.Fatalf("trial %d, %s, [%v, %v], frac %.4f: split at %v, weighing whole ranges %v", trial, name, lo, hi, frac, got, want)
+				}
+			}
+		}
+	}
+}
