@@ -1336,8 +1336,8 @@ func (p *Planner) emit(c *compound.Compound, eye int, states map[string]Compound
 	} else if c.Channel != nil {
 		cp = byChannel[c.Channel]
 		if cp == nil {
-			// a channel that renders clears, draws and reads back or
-			// assembles at least
+			// room for a source's clear, draw and readback, and one
+			// more: the list grew for nearly every source each frame
 			cp = &ChannelPlan{Channel: c.Channel, Tasks: make([]Task, 0, 4), Viewport: p.Sizes.Channel(c.Channel),
 				WindowSize: p.Sizes.Window(c.Channel.Window), View: p.cfg.ViewIndex(c.Channel)}
 			byChannel[c.Channel] = cp

@@ -707,7 +707,7 @@ func TestALostDestinationsNodeIsNotRelaunched(t *testing.T) {
 		t.Fatalf("the run's end: %v\n%s", err, tailOf(sp.log(), 2000))
 	}
 	// the user who asked for relaunches is told why there is none
-	if !strings.Contains(sp.log(), "its client is not started again, as the run ends with it (--relaunch 1 starts again") {
+	if !strings.Contains(sp.log(), "its client is not started again, as the run ends (--relaunch 1 starts again only") {
 		t.Errorf("the log does not say why node1 is not started again:\n%s", tailOf(sp.log(), 2000))
 	}
 	// nor how to start it again by hand, in a run that ends with it

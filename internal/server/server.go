@@ -2010,7 +2010,7 @@ func (s *server) act(rd scheduler.Ready, rep *report, joining *joinWatch) error 
 			// for relaunches is told why this node gets none
 			why := ""
 			if relaunchable {
-				why = fmt.Sprintf("; its client is not started again, as the run ends with it (--relaunch %d starts again the nodes a run goes on without, and a node that shows a destination is not one)", s.opt.Relaunch)
+				why = fmt.Sprintf("; its client is not started again, as the run ends (--relaunch %d starts again only the nodes a run goes on without)", s.opt.Relaunch)
 			}
 			s.opt.Log.Warn(fmt.Sprintf("node %s lost (%s)%s", l.Node, l.Reason, why))
 		case l.NeverJoined:
