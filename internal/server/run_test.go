@@ -1063,23 +1063,8 @@ func TestTheFinalSplitIsTheShownLayouts(t *testing.T) {
 // tile queue (its tiles) and of a swap barrier across nodes (its release)
 // hung until the frame timeout.
 func TestLatencyPastAPipesQueue(t *testing.T) {
-	withLatency := func(name string) string {
-		src, err := os.ReadFile(config(name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		text := strings.Replace(string(src), "config\n{\n", "config\n{\n    latency 20\n", 1)
-		if !strings.Contains(text, "latency 20") {
-			t.Fatalf("%s: no config block to set the latency in", name)
-		}
-		path := filepath.Join(t.TempDir(), "latency-20-"+name)
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return path
-	}
 	t.Run("tile queue", func(t *testing.T) {
-		r := run(t, withLatency("tile-4.eqc"), 30, "--frame-timeout", "20s")
+		r := run(t, withLatency(t, config("tile-4.eqc"), 20), 30, "--frame-timeout", "20s")
 		if r.err != nil {
 			t.Fatalf("run failed: %v\n%s", r.err, r.stderr)
 		}
@@ -1098,7 +1083,7 @@ func TestLatencyPastAPipesQueue(t *testing.T) {
 	})
 	t.Run("swap barrier across nodes", func(t *testing.T) {
 		cmd := exec.Command(filepath.Join(binaries(t), "eqserver"), "run", "--local", "--null-clients", "--json", "--frames", "30",
-			"--frame-timeout", "20s", withLatency("wall-2x2-views.eqc"))
+			"--frame-timeout", "20s", withLatency(t, config("wall-2x2-views.eqc"), 20))
 		cmd.Env = testEnv()
 		sum, _ := runSummary(t, cmd, "run")
 		if sum.Frames != 30 || sum.Degraded != 0 || len(sum.LostNodes) != 0 {
