@@ -310,8 +310,7 @@ func TestSummedAreasAreTheCellsLoads(t *testing.T) {
 		bySum := *g
 		bySum.table = nil
 		for k := 0; k < 50; k++ {
-			x0, x1, y0, y1 := rng.Float64(), rng.Float64(), rng.Float64(), rng.Float64()
-			v := compound.Viewport{X: min(x0, x1), Y: min(y0, y1), W: math.Abs(x1 - x0), H: math.Abs(y1 - y0)}
+			v := randomViewport(rng)
 			if a, b := g.load2D(v), bySum.load2D(v); math.Abs(a-b) > 1e-9 {
 				t.Fatalf("trial %d: load of %+v %.12f, summed over the cells %.12f", trial, v, a, b)
 			}
@@ -321,6 +320,13 @@ func TestSummedAreasAreTheCellsLoads(t *testing.T) {
 	if overlapping.table != nil {
 		t.Error("a table for overlapping parts")
 	}
+}
+
+// randomViewport is a viewport between two random corners of the unit
+// square.
+func randomViewport(rng *rand.Rand) compound.Viewport {
+	x0, x1, y0, y1 := rng.Float64(), rng.Float64(), rng.Float64(), rng.Float64()
+	return compound.Viewport{X: min(x0, x1), Y: min(y0, y1), W: math.Abs(x1 - x0), H: math.Abs(y1 - y0)}
 }
 
 // bisected is the split the bisections find, each step weighing the part
@@ -345,14 +351,10 @@ func bisected(lo, hi, frac, total float64, load func(m float64) float64) float64
 // cell by cell.
 func TestSplitsWeighPartsAsLoadDoes(t *testing.T) {
 	rng := rand.New(rand.NewSource(2))
-	randomVP := func() compound.Viewport {
-		x0, x1, y0, y1 := rng.Float64(), rng.Float64(), rng.Float64(), rng.Float64()
-		return compound.Viewport{X: min(x0, x1), Y: min(y0, y1), W: math.Abs(x1 - x0), H: math.Abs(y1 - y0)}
-	}
 	for trial := 0; trial < 300; trial++ {
 		var samples, ranges []Sample
 		for i := rng.Intn(12); i >= 0; i-- {
-			v := randomVP()
+			v := randomViewport(rng)
 			samples = append(samples, Sample{Path: "s", Viewport: v, Busy: rng.Float64()})
 			ranges = append(ranges, Sample{Path: "s", Range: compound.Range{Start: v.X, End: v.X + v.W}, Busy: rng.Float64()})
 		}
@@ -371,7 +373,7 @@ func TestSplitsWeighPartsAsLoadDoes(t *testing.T) {
 			continue // parts that happen not to overlap
 		}
 		for k := 0; k < 20; k++ {
-			v, frac := randomVP(), rng.Float64()
+			v, frac := randomViewport(rng), rng.Float64()
 			for name, g := range grids2D {
 				for _, vertical := range []bool{true, false} {
 					lo, hi := v.Y, v.Y+v.H
