@@ -238,7 +238,12 @@ type Rates struct {
 // Time models a frame's seconds: the sources' draw, then the compositing
 // until the destination's image is finished, less what pipelining hides.
 func (r Rates) Time(s Strategy, sh Shape) float64 {
-	path, work := r.cost(s, sh)
+	return r.timeOf(r.cost(s, sh))
+}
+
+// timeOf is the modelled time of a critical path and its nodes' total
+// work: where the nodes share cores, the work may take longer.
+func (r Rates) timeOf(path, work float64) float64 {
 	if r.Cores > 0 {
 		return math.Max(path, work/r.Cores)
 	}
@@ -319,8 +324,8 @@ func (r Rates) Choose(sh Shape) Strategy {
 	times, works := make([]float64, len(Candidates)), make([]float64, len(Candidates))
 	fastest := math.Inf(1)
 	for i, s := range Candidates {
-		times[i] = r.Time(s, sh)
-		_, works[i] = r.cost(s, sh)
+		path, work := r.cost(s, sh)
+		times[i], works[i] = r.timeOf(path, work), work
 		fastest = math.Min(fastest, times[i])
 	}
 	least := math.Inf(1)
